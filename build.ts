@@ -1,0 +1,79 @@
+/**
+ * Builds dist/talentd: one executable with the libSQL native addon, the migrations, the public
+ * catalog and the static assets inside. Run with `bun run build`.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import type { BunPlugin } from "bun";
+
+const root = import.meta.dir;
+
+function readTree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!existsSync(dir)) return out;
+  const walk = (d: string): void => {
+    for (const name of readdirSync(d).sort()) {
+      if (name.startsWith(".")) continue;
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else out[relative(dir, p).split(sep).join("/")] = readFileSync(p, "utf8");
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/**
+ * `bun build --compile` cannot follow libsql's computed require(`@libsql/${target}`), so the
+ * binary would fail with "Cannot find module '@libsql/linux-x64-gnu'". Rewriting it to a static
+ * require of this platform's addon makes Bun embed the .node file.
+ */
+const libsqlNative: BunPlugin = {
+  name: "libsql-native",
+  setup(build) {
+    build.onLoad({ filter: /node_modules[\\/]libsql[\\/]index\.js$/ }, async (args) => {
+      const src = await Bun.file(args.path).text();
+      const target = `${process.platform}-${process.arch}-${process.platform === "linux" ? "gnu" : ""}`.replace(/-$/, "");
+      const addon = `@libsql/${target}/index.node`;
+      const replaced = src.replace(/require\(`@libsql\/\$\{target\}`\)/, `require(${JSON.stringify(addon)})`);
+      if (replaced === src) throw new Error("libsql-native: the require to rewrite was not found in libsql/index.js");
+      return { contents: replaced, loader: "js" };
+    });
+  },
+};
+
+/** Replaces src/embedded.ts with a module holding the catalog and assets as literals. */
+const embedFiles: BunPlugin = {
+  name: "embed-files",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]src[\\/]embedded\.ts$/ }, () => {
+      const talents = readTree(join(root, "talents"));
+      const assets = readTree(join(root, "public"));
+      assets["htmx.min.js"] = readFileSync(join(root, "node_modules", "htmx.org", "dist", "htmx.min.js"), "utf8");
+      const contents = [
+        `const TALENTS = ${JSON.stringify(talents)};`,
+        `const ASSETS = ${JSON.stringify(assets)};`,
+        "export function embeddedTalents() { return TALENTS; }",
+        "export function embeddedAssets() { return ASSETS; }",
+      ].join("\n");
+      return { contents, loader: "js" };
+    });
+  },
+};
+
+mkdirSync(join(root, "dist"), { recursive: true });
+const started = performance.now();
+const result = await Bun.build({
+  entrypoints: [join(root, "src", "main.ts")],
+  compile: { outfile: join(root, "dist", "talentd") },
+  minify: true,
+  sourcemap: "none",
+  plugins: [libsqlNative, embedFiles],
+  define: { "process.env.NODE_ENV": '"production"' },
+});
+if (!result.success) {
+  for (const log of result.logs) console.error(log);
+  process.exit(1);
+}
+const size = statSync(join(root, "dist", "talentd")).size;
+console.log(`dist/talentd built in ${Math.round(performance.now() - started)} ms (${(size / 1024 / 1024).toFixed(1)} MiB)`);

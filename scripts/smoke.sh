@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Smoke test of the built binary: run it from an empty folder with no node_modules on a free
+# port, check /healthz and /readyz (≥ 40 talents), stop it with SIGTERM, expect exit 0.
+set -euo pipefail
+bin="$(cd "$(dirname "$0")/.." && pwd)/dist/talentd"
+[ -x "$bin" ] || { echo "smoke: $bin is missing (bun run build)"; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+port=$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+cd "$work"
+"$bin" serve --port "$port" --host 127.0.0.1 >"$work/out.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 100); do
+  curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
+  sleep 0.1
+done
+health=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/healthz")
+ready=$(curl -s "http://127.0.0.1:$port/readyz")
+htmx=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/assets/htmx.min.js")
+kill -TERM "$pid"
+code=0
+wait "$pid" || code=$?
+talents=$(node -e 'try{console.log(JSON.parse(process.argv[1]).catalog.talents)}catch{console.log(0)}' "$ready")
+echo "smoke: /healthz $health, /readyz $ready, htmx $htmx, exit $code"
+if [ "$health" != 200 ] || [ "$talents" -lt 40 ] || [ "$htmx" != 200 ] || [ "$code" != 0 ] || [ ! -f "$work/data/talentd.db" ]; then
+  echo "smoke: FAILED"; cat "$work/out.log"; exit 1
+fi
+echo "smoke: ok ($talents talents)"

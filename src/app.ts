@@ -1,0 +1,35 @@
+/**
+ * The composition root: one Elysia app, one plugin per domain, nothing else registers routes.
+ */
+import { Elysia } from "elysia";
+import type { Catalog } from "./catalog/catalog";
+import type { Config } from "./config";
+import type { Database } from "./db/client";
+import { healthRoutes } from "./health/routes";
+import { edge } from "./http/edge";
+import { assetRoutes } from "./web/assets";
+import type { Logger } from "./lib/log";
+
+/** Mutable process state the routes read (readiness, the loaded catalog). */
+export interface AppState {
+  catalog: Catalog | null;
+  draining: boolean;
+}
+
+export interface AppDeps {
+  config: Config;
+  database: Database;
+  log: Logger;
+  state: AppState;
+}
+
+/** Builds the app; `app.handle(request)` serves it without a socket (tests), `listen` with one. */
+export function createApp(deps: AppDeps) {
+  // Bun's own cap is a backstop above ours, so the edge can answer 413 in the error model.
+  return new Elysia({ serve: { maxRequestBodySize: deps.config.bodyLimit + 64 * 1024 } })
+    .use(edge({ log: deps.log, bodyLimit: deps.config.bodyLimit, accessLog: deps.config.accessLog }))
+    .use(healthRoutes(deps))
+    .use(assetRoutes());
+}
+
+export type App = ReturnType<typeof createApp>;

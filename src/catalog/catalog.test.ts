@@ -1,0 +1,155 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { buildCatalog } from "./catalog";
+import { formatFinding } from "./format";
+import { readTalentDir } from "./load";
+import { talentMd, tempDir, writeFiles } from "../../test/helpers";
+import type { TalentSource } from "./validate";
+
+function src(folder: string, files: Record<string, string>): TalentSource {
+  return { folder, files, label: (p) => `talents/${folder}/${p}` };
+}
+
+/** Builds a catalog of the given folders and returns the finding lines. */
+function lint(...sources: TalentSource[]): string[] {
+  return buildCatalog(sources).findings.map(formatFinding);
+}
+
+describe("the validator gives each failure its own clear message (file: field: problem)", () => {
+  const cases: [string, TalentSource[], string][] = [
+    ["missing field", [src("alpha", { "TALENT.md": talentMd("alpha", { summary: "__omit__" }) })], "talents/alpha/TALENT.md: summary: missing"],
+    ["bad id", [src("Alpha_1", { "TALENT.md": talentMd("Alpha_1") })], 'talents/Alpha_1/TALENT.md: id: "Alpha_1" is not a valid id'],
+    ["id ≠ folder", [src("alpha", { "TALENT.md": talentMd("beta") })], 'talents/alpha/TALENT.md: id: "beta" ≠ folder name "alpha"'],
+    ["over budget", [src("alpha", { "TALENT.md": talentMd("alpha", { budget: "100" }, "x".repeat(1000)) })], "talents/alpha/TALENT.md: budget: compact form is"],
+    ["dangling requires", [src("alpha", { "TALENT.md": talentMd("alpha", { requires: "[ghost]" }) })], 'talents/alpha/TALENT.md: requires: "ghost" does not exist in the catalog'],
+    [
+      "dangling talent:// pointer",
+      [src("alpha", { "TALENT.md": talentMd("alpha", {}, "See [more](talent://alpha/references/more.md).") })],
+      'talents/alpha/TALENT.md: body: pointer talent://alpha/references/more.md: no file "references/more.md" in this talent',
+    ],
+    [
+      "pointer into another talent's missing file",
+      [
+        src("alpha", { "TALENT.md": talentMd("alpha", {}, "See talent://beta/nope.md") }),
+        src("beta", { "TALENT.md": talentMd("beta") }),
+      ],
+      'talents/alpha/TALENT.md: body: pointer talent://beta/nope.md: no file "nope.md" in talent "beta"',
+    ],
+    ["bad YAML", [src("alpha", { "TALENT.md": "---\nid: alpha\ntitle: [unclosed\n---\nbody\n" })], "talents/alpha/TALENT.md: front matter: invalid YAML"],
+    ["no front matter", [src("alpha", { "TALENT.md": "# just markdown\n" })], "talents/alpha/TALENT.md: front matter: missing"],
+    [
+      "duplicate rule id",
+      [
+        src("alpha", {
+          "TALENT.md": talentMd("alpha", {
+            rules: `
+  - { id: AB-001, severity: blocking, title: One., check: One. }
+  - { id: AB-001, severity: advisory, title: Two., check: Two. }
+  - { id: AB-003, severity: advisory, title: Three., check: Three. }`,
+          }),
+        }),
+      ],
+      'talents/alpha/TALENT.md: rules[1].id: duplicate rule id "AB-001"',
+    ],
+    ["unknown field", [src("alpha", { "TALENT.md": talentMd("alpha", { rulez: "[]" }) })], "talents/alpha/TALENT.md: rulez: unknown field"],
+    [
+      "blocking rule without a conformance test",
+      [src("alpha", { "TALENT.md": talentMd("alpha", { tests: "[]" }) })],
+      "talents/alpha/TALENT.md: tests: blocking rule AB-001 has no conformance test",
+    ],
+    ["bad severity", [src("alpha", { "TALENT.md": talentMd("alpha", { rules: "[{id: AB-001, severity: must, title: T., check: C.}, {id: AB-002, severity: advisory, title: T., check: C.}, {id: AB-003, severity: advisory, title: T., check: C.}]", tests: "[]" }) })], "talents/alpha/TALENT.md: rules[AB-001].severity: must be blocking or advisory"],
+    ["too few rules", [src("alpha", { "TALENT.md": talentMd("alpha", { rules: "[{id: AB-001, severity: advisory, title: T., check: C.}]", tests: "[]" }) })], "talents/alpha/TALENT.md: rules: needs 3 to 12 rules (has 1)"],
+    ["bad semver", [src("alpha", { "TALENT.md": talentMd("alpha", { version: "v1" }) })], 'talents/alpha/TALENT.md: version: "v1" is not a semantic version'],
+    ["summary over 300 chars", [src("alpha", { "TALENT.md": talentMd("alpha", { summary: "s".repeat(301) }) })], "talents/alpha/TALENT.md: summary: too long (301 > 300 characters)"],
+    ["bad glob", [src("alpha", { "TALENT.md": talentMd("alpha", { triggers: '{ files: ["src/[abc"] }' }) })], 'talents/alpha/TALENT.md: triggers.files: "src/[abc" has unbalanced brackets'],
+    ["dangling conflicts", [src("alpha", { "TALENT.md": talentMd("alpha", { conflicts: "[ghost]" }) })], 'talents/alpha/TALENT.md: conflicts: "ghost" does not exist in the catalog'],
+    [
+      "requires cycle",
+      [
+        src("alpha", { "TALENT.md": talentMd("alpha", { requires: "[beta]" }) }),
+        src("beta", { "TALENT.md": talentMd("beta", { requires: "[alpha]" }) }),
+      ],
+      "requires: is part of a requires cycle",
+    ],
+  ];
+  for (const [name, sources, expected] of cases) {
+    test(`${name} → "${expected.slice(0, 70)}…"`, () => {
+      const lines = lint(...sources);
+      expect(lines.some((l) => l.startsWith(expected) || l.includes(expected))).toBe(true);
+      // and the talent is refused
+      expect(buildCatalog(sources).catalog.get(sources[0]!.folder)).toBeUndefined();
+    });
+  }
+
+  test("a valid talent has no finding and is indexed with its compact form, digest and tokens", () => {
+    const { catalog, findings } = buildCatalog([src("alpha", { "TALENT.md": talentMd("alpha"), "references/x.md": "# X" })]);
+    expect(findings).toEqual([]);
+    const t = catalog.get("alpha")!;
+    expect(t.uri).toBe("talent://alpha");
+    expect(t.compact).toContain("# Title of alpha");
+    expect(t.compact).toContain("- [AB-001] (blocking) Do the first thing.");
+    expect(t.compact).not.toContain("Look for the first thing."); // check text is for the playbook
+    expect(t.tokens).toBe(Math.ceil(t.compact.length / 4));
+    expect(t.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(t.files.get("references/x.md")!.digest).toMatch(/^sha256:/);
+  });
+
+  test("a talent requiring a broken one is refused too, naming it", () => {
+    const lines = lint(
+      src("alpha", { "TALENT.md": talentMd("alpha", { requires: "[beta]" }) }),
+      src("beta", { "TALENT.md": talentMd("beta", { version: "bad" }) }),
+    );
+    expect(lines).toContain('talents/alpha/TALENT.md: requires: "beta" is broken');
+  });
+
+  test("an Agent Skills SKILL.md folder is read as a talent without rules", () => {
+    const { catalog, findings } = buildCatalog([
+      src("pdf-tools", { "SKILL.md": "---\nname: pdf-tools\ndescription: Fill and merge PDF forms. Use when a task handles PDFs.\n---\nUse pdftk.\n" }),
+    ]);
+    expect(findings).toEqual([]);
+    const t = catalog.get("pdf-tools")!;
+    expect(t.format).toBe("skill");
+    expect(t.rules).toEqual([]);
+    expect(t.summary).toContain("Fill and merge");
+  });
+});
+
+describe("TALENTS_DIR: a broken folder is skipped and reported, the rest still loads", () => {
+  const { dir, cleanup } = tempDir();
+  afterAll(cleanup);
+  test("one good, one broken YAML, one non-text file", () => {
+    writeFiles(dir, {
+      "good/TALENT.md": talentMd("good"),
+      "broken/TALENT.md": "---\nid: broken\n  bad: : indent\n---\n",
+      "binary/TALENT.md": talentMd("binary"),
+    });
+    Bun.write(`${dir}/binary/references/blob.bin`, new Uint8Array([0, 1, 2, 0]));
+    const read = readTalentDir(dir, "extra");
+    const { catalog, findings } = buildCatalog(read.sources, read.findings);
+    expect(catalog.get("good")).toBeDefined();
+    expect(catalog.get("broken")).toBeUndefined();
+    expect(catalog.broken.map((b) => b.folder)).toContain("broken");
+    const lines = findings.map(formatFinding);
+    expect(lines.some((l) => l.startsWith("extra/broken/TALENT.md: front matter: invalid YAML"))).toBe(true);
+    expect(lines).toContain("extra/binary/references/blob.bin: file: is not a text file");
+  });
+});
+
+describe("literal search", () => {
+  const { catalog } = buildCatalog([
+    src("react-hooks", { "TALENT.md": talentMd("react-hooks", { title: "React hooks", triggers: "{ keywords: [useeffect] }" }) }),
+    src("sql-base", { "TALENT.md": talentMd("sql-base", { title: "SQL basics", summary: "Schema and queries; designate for SQL." }) }),
+  ]);
+  test("case-insensitive, over id, title, keywords, summary and rules; pointers only", () => {
+    expect(catalog.search("REACT").map((h) => h.id)).toEqual(["react-hooks"]);
+    expect(catalog.search("useEffect").map((h) => h.id)).toEqual(["react-hooks"]);
+    expect(catalog.search("schema").map((h) => h.id)).toEqual(["sql-base"]);
+    const hit = catalog.search("sql")[0]!;
+    expect(Object.keys(hit).sort()).toEqual(["id", "score", "summary", "uri"]);
+  });
+  test("every word must match; k limits; filter restricts", () => {
+    expect(catalog.search("react schema")).toEqual([]);
+    expect(catalog.search("thing", 1)).toHaveLength(1);
+    expect(catalog.search("thing", 10, (t) => t.id === "sql-base").map((h) => h.id)).toEqual(["sql-base"]);
+    expect(catalog.search("   ")).toEqual([]);
+  });
+});

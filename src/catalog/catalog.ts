@@ -1,0 +1,207 @@
+/**
+ * The in-memory catalog: validated talents by id, their files and digests, the dependency graph,
+ * triggers, and a literal search. Built once at start from the embedded catalog with
+ * TALENTS_DIR merged over it; broken folders are skipped and kept for `doctor`.
+ */
+import { digestOf } from "../lib/crypto";
+import { formatFinding, type Finding, type Talent } from "./format";
+import { validateTalent, type TalentSource } from "./validate";
+
+/** A folder that could not be loaded, with why. */
+export interface BrokenTalent {
+  folder: string;
+  findings: Finding[];
+}
+
+export interface SearchHit {
+  id: string;
+  uri: string;
+  summary: string;
+  score: number;
+}
+
+interface SearchEntry {
+  talent: Talent;
+  id: string;
+  title: string;
+  keywords: string;
+  summary: string;
+  rules: string;
+}
+
+export class Catalog {
+  readonly talents: ReadonlyMap<string, Talent>;
+  /** Sorted by id. */
+  readonly list: readonly Talent[];
+  readonly broken: readonly BrokenTalent[];
+  /** sha256 over every talent's id and digest: changes whenever any served byte can change. */
+  readonly digest: string;
+  /** id → ids of talents that require it. */
+  readonly dependents: ReadonlyMap<string, readonly string[]>;
+  readonly #search: SearchEntry[];
+
+  constructor(talents: Talent[], broken: BrokenTalent[]) {
+    const sorted = [...talents].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    this.list = sorted;
+    this.talents = new Map(sorted.map((t) => [t.id, t]));
+    this.broken = broken;
+    this.digest = digestOf(sorted.map((t) => `${t.id}@${t.digest}`).join("\n"));
+    const dependents = new Map<string, string[]>();
+    for (const t of sorted) for (const r of t.requires) dependents.set(r, [...(dependents.get(r) ?? []), t.id]);
+    this.dependents = dependents;
+    this.#search = sorted.map((t) => ({
+      talent: t,
+      id: t.id,
+      title: t.title.toLowerCase(),
+      keywords: t.triggers.keywords.join("\n").toLowerCase(),
+      summary: t.summary.toLowerCase(),
+      rules: t.rules.map((r) => `${r.id} ${r.title}`).join("\n").toLowerCase(),
+    }));
+  }
+
+  get(id: string): Talent | undefined {
+    return this.talents.get(id);
+  }
+
+  /**
+   * Literal, case-insensitive search over id, title, keywords, summary and rules. Every word of
+   * the query must occur somewhere; the whole phrase and earlier fields score higher.
+   * `filter` restricts the candidates (installed, active, pinned…).
+   */
+  search(query: string, k = 10, filter?: (t: Talent) => boolean): SearchHit[] {
+    return searchEntries(this.#search, query, k, filter);
+  }
+}
+
+const FIELD_WEIGHTS: [keyof Omit<SearchEntry, "talent">, number][] = [
+  ["id", 8],
+  ["title", 6],
+  ["keywords", 5],
+  ["summary", 3],
+  ["rules", 2],
+];
+
+function searchEntries(entries: SearchEntry[], query: string, k: number, filter?: (t: Talent) => boolean): SearchHit[] {
+  const phrase = query.trim().toLowerCase().replace(/\s+/g, " ");
+  if (!phrase) return [];
+  const words = [...new Set(phrase.split(" "))];
+  const hits: SearchHit[] = [];
+  for (const e of entries) {
+    if (filter && !filter(e.talent)) continue;
+    let score = 0;
+    let allWords = true;
+    for (const w of words) {
+      let best = 0;
+      for (const [field, weight] of FIELD_WEIGHTS) if (weight > best && e[field].includes(w)) best = weight;
+      if (best === 0) {
+        allWords = false;
+        break;
+      }
+      score += best;
+    }
+    if (!allWords) continue;
+    if (e.id === phrase) score += 100;
+    else if (words.length > 1) for (const [field, weight] of FIELD_WEIGHTS) if (e[field].includes(phrase)) { score += weight * 2; break; }
+    hits.push({ id: e.talent.id, uri: e.talent.uri, summary: e.talent.summary, score });
+  }
+  hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+  return hits.slice(0, k);
+}
+
+/** Result of building a catalog: the catalog and every finding (for lint and logs). */
+export interface BuildResult {
+  catalog: Catalog;
+  findings: Finding[];
+}
+
+/**
+ * Validates sources and links them: a talent with a dangling `requires` or `conflicts`, a
+ * pointer to a missing file of another talent, or in a `requires` cycle is refused.
+ * Later sources override earlier ones with the same folder (TALENTS_DIR over embedded).
+ */
+export function buildCatalog(sources: TalentSource[], extraFindings: Finding[] = []): BuildResult {
+  const byFolder = new Map<string, TalentSource>();
+  for (const s of sources) byFolder.set(s.folder, s);
+  const findings: Finding[] = [...extraFindings];
+  const brokenMap = new Map<string, Finding[]>();
+  const valid = new Map<string, Talent>();
+  const labels = new Map<string, (p: string) => string>();
+  for (const src of byFolder.values()) {
+    const { talent, findings: f } = validateTalent(src);
+    labels.set(src.folder, src.label);
+    if (talent) valid.set(talent.id, talent);
+    else brokenMap.set(src.folder, f);
+  }
+  for (const f of extraFindings) {
+    const folder = f.file.split("/").at(-2);
+    if (folder && !brokenMap.has(folder) && !valid.has(folder)) brokenMap.set(folder, [f]);
+  }
+
+  // Link checks, repeated until stable: dropping one talent can dangle another's requires.
+  let changed = true;
+  while (changed) {
+    changed = false;
+    for (const t of [...valid.values()]) {
+      const label = labels.get(t.id)!(t.mainFile);
+      const problems: Finding[] = [];
+      for (const r of t.requires) {
+        if (!valid.has(r)) problems.push({ file: label, field: "requires", problem: `"${r}" ${brokenMap.has(r) ? "is broken" : "does not exist in the catalog"}` });
+      }
+      for (const c of t.conflicts) {
+        if (!valid.has(c) && !brokenMap.has(c)) problems.push({ file: label, field: "conflicts", problem: `"${c}" does not exist in the catalog` });
+      }
+      for (const p of t.pointers) {
+        if (p.startsWith(t.uri + "/")) continue;
+        const rest = p.slice("talent://".length);
+        const slash = rest.indexOf("/");
+        const target = slash < 0 ? rest : rest.slice(0, slash);
+        const path = slash < 0 ? "" : rest.slice(slash + 1);
+        const other = valid.get(target);
+        if (!other) problems.push({ file: label, field: "body", problem: `pointer ${p}: talent "${target}" does not exist` });
+        else if (path && !other.files.has(path)) problems.push({ file: label, field: "body", problem: `pointer ${p}: no file "${path}" in talent "${target}"` });
+      }
+      if (problems.length > 0) {
+        valid.delete(t.id);
+        brokenMap.set(t.id, problems);
+        changed = true;
+      }
+    }
+  }
+  for (const id of findCycle(valid)) {
+    const t = valid.get(id)!;
+    valid.delete(id);
+    brokenMap.set(id, [{ file: labels.get(id)!(t.mainFile), field: "requires", problem: "is part of a requires cycle" }]);
+  }
+
+  const broken: BrokenTalent[] = [...brokenMap.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([folder, f]) => ({ folder, findings: f }));
+  for (const b of broken) for (const f of b.findings) if (!findings.includes(f)) findings.push(f);
+  return { catalog: new Catalog([...valid.values()], broken), findings };
+}
+
+/** Ids on a requires cycle (Tarjan would be overkill: the graph is small and acyclic in practice). */
+function findCycle(talents: Map<string, Talent>): string[] {
+  const state = new Map<string, 1 | 2>();
+  const onCycle = new Set<string>();
+  const stack: string[] = [];
+  const visit = (id: string): void => {
+    state.set(id, 1);
+    stack.push(id);
+    for (const r of talents.get(id)?.requires ?? []) {
+      if (!talents.has(r)) continue;
+      const s = state.get(r);
+      if (s === 1) for (const x of stack.slice(stack.indexOf(r))) onCycle.add(x);
+      else if (s === undefined) visit(r);
+    }
+    stack.pop();
+    state.set(id, 2);
+  };
+  for (const id of talents.keys()) if (!state.has(id)) visit(id);
+  return [...onCycle];
+}
+
+/** Formats findings one per line (lint output, start-up log). */
+export function formatFindings(findings: Finding[]): string[] {
+  return findings.map(formatFinding);
+}

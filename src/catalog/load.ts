@@ -1,0 +1,79 @@
+/** Reads talent folders from disk (or from the files embedded in the binary) into TalentSources. */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import type { Finding } from "./format";
+import type { TalentSource } from "./validate";
+
+/** Largest file read from a talent folder; bigger files are reported and skipped. */
+export const MAX_TALENT_FILE_BYTES = 256 * 1024;
+
+export interface ReadResult {
+  sources: TalentSource[];
+  findings: Finding[];
+}
+
+/**
+ * Reads every sub-folder of `dir` as one talent. `labelRoot` prefixes file names in findings
+ * (e.g. `talents`). Files that are not text or too large are reported, the rest still loads.
+ */
+export function readTalentDir(dir: string, labelRoot: string = dir): ReadResult {
+  const sources: TalentSource[] = [];
+  const findings: Finding[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync(dir).sort();
+  } catch (e) {
+    findings.push({ file: labelRoot, field: "folder", problem: `cannot be read (${(e as NodeJS.ErrnoException).code ?? e})` });
+    return { sources, findings };
+  }
+  for (const name of entries) {
+    if (name.startsWith(".") || name.startsWith("_")) continue;
+    const folder = join(dir, name);
+    if (!statSync(folder).isDirectory()) continue;
+    const files: Record<string, string> = {};
+    for (const path of walk(folder)) {
+      const rel = relative(folder, path).split(sep).join("/");
+      const size = statSync(path).size;
+      if (size > MAX_TALENT_FILE_BYTES) {
+        findings.push({ file: `${labelRoot}/${name}/${rel}`, field: "file", problem: `too large (${size} bytes > ${MAX_TALENT_FILE_BYTES})` });
+        continue;
+      }
+      const buf = readFileSync(path);
+      if (buf.includes(0)) {
+        findings.push({ file: `${labelRoot}/${name}/${rel}`, field: "file", problem: "is not a text file" });
+        continue;
+      }
+      files[rel] = buf.toString("utf8");
+    }
+    sources.push({ folder: name, files, label: (p) => `${labelRoot}/${name}/${p}` });
+  }
+  return { sources, findings };
+}
+
+function* walk(dir: string): Generator<string> {
+  for (const name of readdirSync(dir).sort()) {
+    if (name.startsWith(".")) continue;
+    const path = join(dir, name);
+    const st = statSync(path);
+    if (st.isDirectory()) yield* walk(path);
+    else if (st.isFile()) yield path;
+  }
+}
+
+/** Groups a flat `<folder>/<path>` → content map (the embedded catalog) into TalentSources. */
+export function sourcesFromFlat(flat: Record<string, string>, labelRoot = "talents"): TalentSource[] {
+  const byFolder = new Map<string, Record<string, string>>();
+  for (const [key, content] of Object.entries(flat)) {
+    const slash = key.indexOf("/");
+    if (slash < 0) continue;
+    const folder = key.slice(0, slash);
+    let files = byFolder.get(folder);
+    if (!files) byFolder.set(folder, (files = {}));
+    files[key.slice(slash + 1)] = content;
+  }
+  return [...byFolder.keys()].sort().map((folder) => ({
+    folder,
+    files: byFolder.get(folder)!,
+    label: (p: string) => `${labelRoot}/${folder}/${p}`,
+  }));
+}

@@ -1,0 +1,186 @@
+/**
+ * Configuration: command-line flags, then environment variables, then the defaults written
+ * beside each field. Parsed once at start into a typed object that is passed down; no other
+ * module reads `process.env`.
+ */
+import { accessSync, constants, mkdirSync } from "node:fs";
+import { resolve } from "node:path";
+import type { LogLevel } from "./lib/log";
+
+export interface Config {
+  /** PORT / --port. Default 8787. 0 picks a free port (tests). */
+  port: number;
+  /** HOST / --host. Default 0.0.0.0 (all interfaces, so agents on the LAN can reach it). */
+  host: string;
+  /** BASE_URL / --base-url. Default http://localhost:PORT. The public origin (OAuth, links, CSRF). */
+  baseUrl: string;
+  /** DATA_DIR / --data-dir. Default ./data (created at start). */
+  dataDir: string;
+  /** DATABASE_URL / --database-url. Default file:DATA_DIR/talentd.db; libsql:// or http(s):// for a server. */
+  databaseUrl: string;
+  /** DATABASE_AUTH_TOKEN. Default none (for a remote libSQL server). */
+  databaseAuthToken: string | undefined;
+  /** TALENTS_DIR / --talents-dir. Default none: an extra catalog folder merged over the embedded one. */
+  talentsDir: string | undefined;
+  /** SMTP_URL. Default none: mails go to the log and the outbox table. */
+  smtpUrl: string | undefined;
+  /** MAIL_FROM. Default talentd@<host of BASE_URL>. */
+  mailFrom: string;
+  /** AUTO_APPROVE_ORGS. Default false: new organizations wait for a platform admin. */
+  autoApproveOrgs: boolean;
+  /** KEYS_ENABLED. Default true: false turns the project-key API off (every key gets 401). */
+  keysEnabled: boolean;
+  /** BODY_LIMIT (bytes). Default 1 MiB: larger request bodies get 413 payload_too_large. */
+  bodyLimit: number;
+  /** LOG_LEVEL. Default info. */
+  logLevel: LogLevel;
+  /** ACCESS_LOG. Default true: one JSON line per request. */
+  accessLog: boolean;
+}
+
+/** A configuration value that cannot be used; main prints `message` and exits 2. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+const FLAGS: Record<string, string> = {
+  "--port": "PORT",
+  "--host": "HOST",
+  "--base-url": "BASE_URL",
+  "--data-dir": "DATA_DIR",
+  "--database-url": "DATABASE_URL",
+  "--talents-dir": "TALENTS_DIR",
+  "--log-level": "LOG_LEVEL",
+};
+
+/** Splits `--flag value` / `--flag=value` config flags out of argv; returns the rest untouched. */
+export function extractConfigFlags(argv: string[]): { values: Record<string, string>; rest: string[] } {
+  const values: Record<string, string> = {};
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const eq = arg.indexOf("=");
+    const name = eq > 0 ? arg.slice(0, eq) : arg;
+    const env = FLAGS[name];
+    if (!env) {
+      rest.push(arg);
+      continue;
+    }
+    const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
+    if (value === undefined) throw new ConfigError(`${name}: needs a value`);
+    values[env] = value;
+  }
+  return { values, rest };
+}
+
+function parseBool(name: string, raw: string | undefined, fallback: boolean): boolean {
+  if (raw === undefined || raw === "") return fallback;
+  const v = raw.toLowerCase();
+  if (["1", "true", "yes", "on"].includes(v)) return true;
+  if (["0", "false", "no", "off"].includes(v)) return false;
+  throw new ConfigError(`${name}: "${raw}" is not a boolean (use true or false)`);
+}
+
+function parseIntIn(name: string, raw: string, min: number, max: number, what: string): number {
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name}: "${raw}" is not ${what}`);
+  const n = Number(raw.trim());
+  if (n < min || n > max) throw new ConfigError(`${name}: "${raw}" is not ${what}`);
+  return n;
+}
+
+const DB_SCHEMES = ["file:", "libsql:", "http:", "https:", "ws:", "wss:"];
+
+/**
+ * Builds the configuration from flags and environment. Throws ConfigError with one readable
+ * line for a bad value. `checkDataDir` creates DATA_DIR and checks it is writable.
+ */
+export function loadConfig(
+  env: Record<string, string | undefined>,
+  flags: Record<string, string> = {},
+  opts: { checkDataDir?: boolean } = {},
+): Config {
+  const get = (name: string): string | undefined => {
+    const v = flags[name] ?? env[name];
+    return v === undefined || v === "" ? undefined : v;
+  };
+
+  const port = get("PORT") === undefined ? 8787 : parseIntIn("PORT", get("PORT")!, 0, 65535, "a port (0–65535)");
+  const host = get("HOST") ?? "0.0.0.0";
+
+  let baseUrl = get("BASE_URL") ?? `http://localhost:${port}`;
+  try {
+    const u = new URL(baseUrl);
+    if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error();
+    baseUrl = u.origin + u.pathname.replace(/\/+$/, "");
+  } catch {
+    throw new ConfigError(`BASE_URL: "${baseUrl}" is not an http(s) URL`);
+  }
+
+  const dataDir = resolve(get("DATA_DIR") ?? "./data");
+  let databaseUrl = get("DATABASE_URL") ?? `file:${resolve(dataDir, "talentd.db")}`;
+  const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(databaseUrl)?.[0]?.toLowerCase();
+  if (!scheme || !DB_SCHEMES.includes(scheme)) {
+    throw new ConfigError(
+      `DATABASE_URL: "${databaseUrl}" is malformed (expected file:PATH, libsql://HOST, or http(s)://HOST)`,
+    );
+  }
+  if (scheme === "file:") {
+    const path = databaseUrl.slice(5);
+    if (path === "" || path.startsWith("//") && !path.startsWith("///")) {
+      throw new ConfigError(`DATABASE_URL: "${databaseUrl}" is malformed (expected file:PATH)`);
+    }
+  } else {
+    try {
+      const u = new URL(databaseUrl);
+      if (!u.hostname) throw new Error();
+      databaseUrl = u.toString().replace(/\/$/, "");
+    } catch {
+      throw new ConfigError(`DATABASE_URL: "${databaseUrl}" is malformed (no host)`);
+    }
+  }
+
+  const bodyLimitRaw = get("BODY_LIMIT");
+  const bodyLimit =
+    bodyLimitRaw === undefined ? 1024 * 1024 : parseIntIn("BODY_LIMIT", bodyLimitRaw, 1024, 64 * 1024 * 1024, "a size in bytes (1024–67108864)");
+
+  const logLevelRaw = (get("LOG_LEVEL") ?? "info").toLowerCase();
+  if (!["debug", "info", "warn", "error"].includes(logLevelRaw)) {
+    throw new ConfigError(`LOG_LEVEL: "${logLevelRaw}" is not one of debug, info, warn, error`);
+  }
+
+  const smtpUrl = get("SMTP_URL");
+  if (smtpUrl !== undefined && !/^smtps?:\/\/[^/]+/.test(smtpUrl)) {
+    throw new ConfigError(`SMTP_URL: "${smtpUrl}" is not an smtp:// or smtps:// URL`);
+  }
+
+  const config: Config = {
+    port,
+    host,
+    baseUrl,
+    dataDir,
+    databaseUrl,
+    databaseAuthToken: get("DATABASE_AUTH_TOKEN"),
+    talentsDir: get("TALENTS_DIR") ? resolve(get("TALENTS_DIR")!) : undefined,
+    smtpUrl,
+    mailFrom: get("MAIL_FROM") ?? `talentd@${new URL(baseUrl).hostname}`,
+    autoApproveOrgs: parseBool("AUTO_APPROVE_ORGS", get("AUTO_APPROVE_ORGS"), false),
+    keysEnabled: parseBool("KEYS_ENABLED", get("KEYS_ENABLED"), true),
+    bodyLimit,
+    logLevel: logLevelRaw as LogLevel,
+    accessLog: parseBool("ACCESS_LOG", get("ACCESS_LOG"), true),
+  };
+
+  if (opts.checkDataDir) ensureWritableDir("DATA_DIR", config.dataDir);
+  return config;
+}
+
+/** Creates `dir` if needed and checks the process can write there. */
+export function ensureWritableDir(name: string, dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+    accessSync(dir, constants.W_OK);
+  } catch (e) {
+    const reason = (e as NodeJS.ErrnoException).code ?? "not writable";
+    throw new ConfigError(`${name}: "${dir}" is not a writable folder (${reason})`);
+  }
+}

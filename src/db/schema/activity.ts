@@ -1,0 +1,23 @@
+/** The per-project activity journal. */
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { projects } from "./projects";
+
+export const traceEvents = sqliteTable("trace_events", {
+  id: text("id").primaryKey(),
+  projectId: text("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+  /** e.g. prepare_task, validate, record_validation, deepen.search, install, … (docs/api.md). */
+  kind: text("kind").notNull(),
+  via: text("via", { enum: ["api", "web", "mcp"] }).notNull(),
+  authorType: text("author_type", { enum: ["key", "user", "token"] }).notNull(),
+  authorId: text("author_id").notNull(),
+  authorName: text("author_name").notNull(),
+  /** Development tool: MCP clientInfo name/version, or the User-Agent. */
+  client: text("client"),
+  talentsEntered: text("talents_entered", { mode: "json" }).$type<string[]>().notNull(),
+  talentsLeft: text("talents_left", { mode: "json" }).$type<string[]>().notNull(),
+  resolutionId: text("resolution_id"),
+  status: integer("status").notNull(),
+  durationMs: integer("duration_ms").notNull(),
+  detail: text("detail", { mode: "json" }).$type<Record<string, unknown>>(),
+  createdAt: integer("created_at").notNull(),
+}, (t) => [index("trace_events_project_idx").on(t.projectId, t.createdAt)]);

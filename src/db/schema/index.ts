@@ -1,0 +1,8 @@
+/** The whole schema, one module per domain. */
+export * from "./identity";
+export * from "./tenancy";
+export * from "./projects";
+export * from "./expertises";
+export * from "./resolution";
+export * from "./activity";
+export * from "./oauth";

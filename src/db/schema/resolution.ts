@@ -1,0 +1,63 @@
+/** Content-addressed blobs, frozen resolutions, validation reports. */
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { projects } from "./projects";
+
+/** Served bytes, addressed by `sha256:<hex>`, so a resolution reads the same forever. */
+export const contentBlobs = sqliteTable("content_blobs", {
+  digest: text("digest").primaryKey(),
+  content: text("content").notNull(),
+  size: integer("size").notNull(),
+  createdAt: integer("created_at").notNull(),
+});
+
+export const resolutions = sqliteTable("resolutions", {
+  id: text("id").primaryKey(),
+  projectId: text("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+  language: text("language"),
+  tokens: integer("tokens").notNull(),
+  catalogDigest: text("catalog_digest").notNull(),
+  authorType: text("author_type", { enum: ["key", "user", "token"] }).notNull(),
+  authorId: text("author_id").notNull(),
+  via: text("via", { enum: ["api", "web", "mcp"] }).notNull(),
+  createdAt: integer("created_at").notNull(),
+}, (t) => [index("resolutions_project_idx").on(t.projectId)]);
+
+/** One served talent of a resolution, with the version and digests of what was served. */
+export const resolutionItems = sqliteTable("resolution_items", {
+  resolutionId: text("resolution_id").notNull().references(() => resolutions.id, { onDelete: "cascade" }),
+  position: integer("position").notNull(),
+  talentId: text("talent_id").notNull(),
+  kind: text("kind", { enum: ["talent", "expertise"] }).notNull(),
+  version: text("version").notNull(),
+  /** Digest of the compact form served (blob). */
+  digest: text("digest").notNull(),
+  /** Digest of the full talent definition (TALENT.md) pinned for the playbook. */
+  definitionDigest: text("definition_digest").notNull(),
+  /** Relative path → digest of each further file pinned. */
+  files: text("files", { mode: "json" }).$type<Record<string, string>>().notNull(),
+  expertiseId: text("expertise_id"),
+}, (t) => [primaryKey({ columns: [t.resolutionId, t.talentId] })]);
+
+export const reports = sqliteTable("reports", {
+  id: text("id").primaryKey(),
+  projectId: text("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+  resolutionId: text("resolution_id").notNull().references(() => resolutions.id, { onDelete: "cascade" }),
+  submissionId: text("submission_id").notNull(),
+  /** sha256 of the canonical payload, to tell a replay from a conflict. */
+  payloadDigest: text("payload_digest").notNull(),
+  /** The first response, returned again on replay. */
+  response: text("response", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+  authorType: text("author_type").notNull(),
+  authorId: text("author_id").notNull(),
+  createdAt: integer("created_at").notNull(),
+}, (t) => [uniqueIndex("reports_submission_uq").on(t.projectId, t.submissionId), index("reports_resolution_idx").on(t.resolutionId)]);
+
+export const reportResults = sqliteTable("report_results", {
+  reportId: text("report_id").notNull().references(() => reports.id, { onDelete: "cascade" }),
+  talentId: text("talent_id").notNull(),
+  kind: text("kind", { enum: ["talent", "expertise"] }).notNull(),
+  verdict: text("verdict", { enum: ["pass", "fail", "not_applicable"] }).notNull(),
+  evidence: text("evidence", { mode: "json" }).$type<string[]>().notNull(),
+  missing: text("missing", { mode: "json" }).$type<string[]>().notNull(),
+  note: text("note"),
+}, (t) => [primaryKey({ columns: [t.reportId, t.talentId] })]);

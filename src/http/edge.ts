@@ -1,0 +1,153 @@
+/**
+ * The HTTP edge shared by every route: request ids, the JSON-lines access log, the body size
+ * limit, and the one onError that renders every failure in the error model of DESIGN §3.
+ */
+import { Elysia } from "elysia";
+import type { Logger } from "../lib/log";
+import { ulid } from "../lib/ids";
+import { AppError, errorResponse, validationFailed, type Issue } from "./errors";
+
+interface RequestMeta {
+  id: string;
+  start: number;
+  /** Status of an error response rendered by onError (the access log reads it). */
+  errorStatus?: number;
+}
+
+const meta = new WeakMap<Request, RequestMeta>();
+
+/** The request id of a request seen by the edge (for logs and traces). */
+export function requestIdOf(request: Request): string {
+  return meta.get(request)?.id ?? "unknown";
+}
+
+/** Milliseconds since the edge saw the request. */
+export function elapsedMs(request: Request): number {
+  const m = meta.get(request);
+  return m ? performance.now() - m.start : 0;
+}
+
+export interface EdgeOptions {
+  log: Logger;
+  bodyLimit: number;
+  accessLog: boolean;
+}
+
+/** Turns Elysia's validation error into our issues list. */
+function validationIssues(error: unknown): Issue[] {
+  const e = error as { all?: { path?: string; message?: string; summary?: string }[]; message?: string };
+  const all = Array.isArray(e.all) ? e.all : [];
+  if (all.length === 0) return [{ path: "", message: "invalid request" }];
+  const seen = new Set<string>();
+  const issues: Issue[] = [];
+  for (const x of all) {
+    const path = (x.path ?? "").replace(/^\//, "").replace(/\//g, ".");
+    const message = x.summary ?? x.message ?? "invalid";
+    const key = `${path}|${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    issues.push({ path, message });
+  }
+  return issues;
+}
+
+/** Reads a body of unknown length, refusing it with 413 once it passes `limit` bytes. */
+async function readLimited(request: Request, limit: number): Promise<string> {
+  const reader = request.body!.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw new AppError("payload_too_large", `The request body is larger than ${limit} bytes.`, { limit });
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
+
+/** Maps any error to a Response in the error model (AppError, Elysia codes, the unexpected). */
+function renderError(code: unknown, error: unknown, request: Request, log: Logger): Response {
+  const id = requestIdOf(request);
+  if (error instanceof AppError) return errorResponse(error, id);
+  // Elysia wraps what a parser throws in a ParseError; ours carries the real cause.
+  const cause = (error as { cause?: unknown })?.cause;
+  if (cause instanceof AppError) return errorResponse(cause, id);
+  switch (code) {
+    case "VALIDATION":
+      return errorResponse(validationFailed(validationIssues(error)), id);
+    case "PARSE":
+      return errorResponse(validationFailed([{ path: "", message: "the body is not valid JSON or form data" }], "The request body could not be parsed."), id);
+    case "NOT_FOUND":
+      return errorResponse(new AppError("not_found", "No such route."), id);
+    default: {
+      const status = (error as { status?: number }).status;
+      if (status === 413) return errorResponse(new AppError("payload_too_large"), id);
+      log.error("unhandled error", { requestId: id, error: String((error as Error)?.stack ?? error) });
+      return errorResponse(new AppError("internal_error", `Something went wrong on our side (request ${id}).`, { requestId: id }), id);
+    }
+  }
+}
+
+/** The edge plugin; apply it first in createApp so its hooks are global. */
+export function edge(opts: EdgeOptions) {
+  return new Elysia({ name: "edge" })
+    .onRequest(({ request, set }) => {
+      const incoming = request.headers.get("x-request-id");
+      const id = incoming && /^[A-Za-z0-9._-]{1,64}$/.test(incoming) ? incoming : ulid();
+      meta.set(request, { id, start: performance.now() });
+      set.headers["x-request-id"] = id;
+      const len = request.headers.get("content-length");
+      if (len !== null && Number(len) > opts.bodyLimit) {
+        return errorResponse(
+          new AppError("payload_too_large", `The request body is larger than ${opts.bodyLimit} bytes.`, { limit: opts.bodyLimit }),
+          id,
+        );
+      }
+    })
+    .onParse({ as: "global" }, async ({ request, contentType }) => {
+      // Bodies with a content-length were checked in onRequest; a chunked body is read here
+      // with the same limit, then parsed as Elysia would.
+      if (request.headers.has("content-length") || !request.body) return;
+      const text = await readLimited(request, opts.bodyLimit);
+      const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+      if (type === "application/json") {
+        try {
+          return text === "" ? {} : JSON.parse(text);
+        } catch {
+          throw validationFailed([{ path: "", message: "the body is not valid JSON" }], "The request body could not be parsed.");
+        }
+      }
+      if (type === "application/x-www-form-urlencoded") return Object.fromEntries(new URLSearchParams(text));
+      return text;
+    })
+    .onError({ as: "global" }, ({ code, error, request }) => {
+      const res = renderError(code, error, request, opts.log);
+      const m = meta.get(request);
+      if (m) m.errorStatus = res.status;
+      return res;
+    })
+    .onAfterResponse({ as: "global" }, ({ request, set, responseValue }) => {
+      if (!opts.accessLog) return;
+      const url = new URL(request.url);
+      const status =
+        meta.get(request)?.errorStatus ??
+        (responseValue instanceof Response
+          ? responseValue.status
+          : typeof set.status === "number"
+            ? set.status
+            : Number(set.status ?? 200));
+      opts.log.info("request", {
+        requestId: requestIdOf(request),
+        method: request.method,
+        path: url.pathname,
+        status,
+        ms: Math.round(elapsedMs(request) * 10) / 10,
+        ua: request.headers.get("user-agent") ?? undefined,
+      });
+    });
+}

@@ -1,0 +1,83 @@
+/**
+ * One error type and a table of codes (DESIGN §3). Every error body is
+ * `{"error": code, "message": sentence, ...details}`.
+ */
+
+export const ERROR_CODES = {
+  validation_failed: { status: 400, message: "The request is not valid." },
+  designation_required: { status: 400, message: "Designate at least one talent: talentIds must be a non-empty array." },
+  unknown_talents: { status: 400, message: "Some talents are unknown or not active in this project." },
+  invalid_token: { status: 401, message: "The bearer token is missing, unknown, revoked or expired." },
+  unauthenticated: { status: 401, message: "Sign in first." },
+  invalid_credentials: { status: 401, message: "E-mail or password is wrong." },
+  insufficient_scope: { status: 403, message: "This key does not carry the scope this tool needs." },
+  not_a_member: { status: 403, message: "The key's creator is no longer a member of the organization." },
+  organization_not_approved: { status: 403, message: "The organization is not approved." },
+  forbidden: { status: 403, message: "You are not allowed to do this." },
+  csrf_rejected: { status: 403, message: "Cross-site request refused." },
+  not_found: { status: 404, message: "Not found." },
+  invalid_transition: { status: 409, message: "That operation is not possible from the current state." },
+  conflict: { status: 409, message: "The resource already exists." },
+  submission_conflict: { status: 409, message: "This submissionId was already used for a different report." },
+  expertise_revision_conflict: { status: 409, message: "The expertise changed since you read it." },
+  payload_too_large: { status: 413, message: "The request body is too large." },
+  unsupported_media_type: { status: 415, message: "Send JSON or form-encoded bodies." },
+  rate_limited: { status: 429, message: "Too many attempts; retry later." },
+  internal_error: { status: 500, message: "Something went wrong on our side." },
+  not_ready: { status: 503, message: "The service is starting." },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** An error meant for the client: status, code, a sentence, and optional details merged into the body. */
+export class AppError extends Error {
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    details: Record<string, unknown> = {},
+    headers: Record<string, string> = {},
+  ) {
+    super(message ?? ERROR_CODES[code].message);
+    this.code = code;
+    this.status = ERROR_CODES[code].status;
+    this.details = details;
+    this.headers = headers;
+  }
+
+  /** The JSON body of this error. */
+  body(): Record<string, unknown> {
+    return { error: this.code, message: this.message, ...this.details };
+  }
+}
+
+/** One field problem of a validation_failed error. */
+export interface Issue {
+  path: string;
+  message: string;
+}
+
+/** 400 validation_failed listing each bad field. */
+export function validationFailed(issues: Issue[], message?: string): AppError {
+  return new AppError(
+    "validation_failed",
+    message ?? (issues.length === 1 ? `${issues[0]!.path}: ${issues[0]!.message}` : ERROR_CODES.validation_failed.message),
+    { issues },
+  );
+}
+
+/** 404 not_found with a sentence naming what is missing. */
+export function notFound(what = "Not found."): AppError {
+  return new AppError("not_found", what);
+}
+
+/** Renders an AppError as a Response with JSON body and extra headers. */
+export function errorResponse(err: AppError, requestId?: string): Response {
+  const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8", ...err.headers };
+  if (requestId) headers["x-request-id"] = requestId;
+  return new Response(JSON.stringify(err.body()), { status: err.status, headers });
+}

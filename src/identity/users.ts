@@ -1,0 +1,42 @@
+/** User records: creation and lookup by e-mail. */
+import { eq } from "drizzle-orm";
+import type { Database, Tx } from "../db/client";
+import { users } from "../db/schema";
+import { newId } from "../lib/ids";
+import { hashPassword } from "./passwords";
+
+export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** Lower-cased, trimmed e-mail: the one form stored and compared. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export interface NewUser {
+  email: string;
+  password: string;
+  name?: string;
+  role?: "user" | "admin";
+}
+
+/** Inserts a user inside `tx`; the caller has checked the e-mail is free. Returns the id. */
+export async function insertUser(tx: Tx, u: NewUser): Promise<string> {
+  const now = Date.now();
+  const id = newId("usr");
+  await tx.insert(users).values({
+    id,
+    email: normalizeEmail(u.email),
+    name: u.name ?? "",
+    passwordHash: await hashPassword(u.password),
+    role: u.role ?? "user",
+    createdAt: now,
+    updatedAt: now,
+  });
+  return id;
+}
+
+/** Finds a user by e-mail (normalized). */
+export async function findUserByEmail(database: Database, email: string) {
+  const rows = await database.db.select().from(users).where(eq(users.email, normalizeEmail(email))).limit(1);
+  return rows[0];
+}

@@ -1,0 +1,141 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { createClient } from "@libsql/client";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { eq } from "drizzle-orm";
+import { openDatabase } from "../src/db/client";
+import { migrate } from "../src/db/migrate";
+import { backupDatabase } from "../src/db/backup";
+import { migrations } from "../migrations";
+import * as s from "../src/db/schema";
+import { ROOT, tempDir } from "./helpers";
+
+const { dir, cleanup } = tempDir();
+afterAll(cleanup);
+
+describe("migrations", () => {
+  test("migrations/index.ts lists exactly the journal's migrations (run `bun run db:generate` after a schema change)", () => {
+    const journal = JSON.parse(readFileSync(join(ROOT, "migrations", "meta", "_journal.json"), "utf8"));
+    expect(migrations.map((m) => m.tag)).toEqual(journal.entries.map((e: { tag: string }) => e.tag));
+    for (const m of migrations) expect(m.sql).toBe(readFileSync(join(ROOT, "migrations", `${m.tag}.sql`), "utf8"));
+  });
+
+  test("apply to an empty database, then again as a no-op (idempotent)", async () => {
+    const database = await openDatabase(`file:${join(dir, "m.db")}`);
+    const first = await migrate(database.client);
+    expect(first.applied).toEqual(migrations.map((m) => m.tag));
+    const second = await migrate(database.client);
+    expect(second.applied).toEqual([]);
+    expect(second.skipped).toEqual(first.applied);
+    const tables = (await database.client.execute("SELECT name FROM sqlite_master WHERE type='table'")).rows.map((r) => r.name);
+    for (const t of ["users", "organizations", "projects", "api_keys", "resolutions", "reports", "trace_events", "oauth_tokens", "expertises", "content_blobs"]) {
+      expect(tables).toContain(t);
+    }
+    database.close();
+  });
+
+  test("a migration edited after it was applied is refused", async () => {
+    const database = await openDatabase(`file:${join(dir, "m2.db")}`);
+    await migrate(database.client, [{ tag: "0000_x", sql: "CREATE TABLE x (a INTEGER)" }]);
+    await expect(migrate(database.client, [{ tag: "0000_x", sql: "CREATE TABLE x (b INTEGER)" }])).rejects.toThrow(/was changed after it was applied/);
+    database.close();
+  });
+
+  test("a failing migration leaves nothing half-applied", async () => {
+    const database = await openDatabase(`file:${join(dir, "m3.db")}`);
+    await expect(
+      migrate(database.client, [{ tag: "0000_bad", sql: "CREATE TABLE y (a INTEGER);\n--> statement-breakpoint\nCREATE TABLE oops (" }]),
+    ).rejects.toThrow();
+    const tables = (await database.client.execute("SELECT name FROM sqlite_master WHERE type='table' AND name = 'y'")).rows;
+    expect(tables).toEqual([]);
+    database.close();
+  });
+});
+
+describe("connection pragmas (DESIGN §9) hold on every pooled connection", () => {
+  test("WAL, synchronous FULL, foreign keys ON, busy_timeout 5000 — also on a connection opened for a transaction", async () => {
+    const database = await openDatabase(`file:${join(dir, "p.db")}`);
+    const one = async (sql: string) => Object.values((await database.client.execute(sql)).rows[0]!)[0];
+    expect(await one("PRAGMA journal_mode")).toBe("wal");
+    expect(await one("PRAGMA synchronous")).toBe(2);
+    expect(await one("PRAGMA foreign_keys")).toBe(1);
+    expect(await one("PRAGMA busy_timeout")).toBe(5000);
+    const tx = await database.client.transaction("read");
+    // the pool hands out a second connection while the transaction holds the first
+    expect(Object.values((await database.client.execute("PRAGMA foreign_keys")).rows[0]!)[0]).toBe(1);
+    expect(Object.values((await database.client.execute("PRAGMA busy_timeout")).rows[0]!)[0]).toBe(5000);
+    await tx.commit();
+    database.close();
+  });
+});
+
+describe("foreign keys cascade from organization and project", () => {
+  test("deleting an organization removes its projects, keys, selection, resolutions and traces", async () => {
+    const database = await openDatabase(`file:${join(dir, "c.db")}`);
+    await migrate(database.client);
+    const now = Date.now();
+    await database.write(async (tx) => {
+      await tx.insert(s.users).values({ id: "usr_1", email: "a@b.co", createdAt: now, updatedAt: now });
+      await tx.insert(s.organizations).values({ id: "org_1", slug: "acme", name: "Acme", createdAt: now, updatedAt: now });
+      await tx.insert(s.projects).values({ id: "prj_1", organizationId: "org_1", name: "P", createdAt: now, updatedAt: now });
+      await tx.insert(s.apiKeys).values({ id: "key_1", projectId: "prj_1", name: "k", tools: ["doctor"], keyHash: "h", createdBy: "usr_1", createdAt: now });
+      await tx.insert(s.installedTalents).values({ projectId: "prj_1", talentId: "sql-base", kind: "talent", installedAt: now, updatedAt: now });
+      await tx.insert(s.resolutions).values({ id: "res_1", projectId: "prj_1", tokens: 1, catalogDigest: "d", authorType: "key", authorId: "key_1", via: "api", createdAt: now });
+      await tx.insert(s.traceEvents).values({ id: "trc_1", projectId: "prj_1", kind: "doctor", via: "api", authorType: "key", authorId: "key_1", authorName: "k", talentsEntered: [], talentsLeft: [], status: 200, durationMs: 1, createdAt: now });
+    });
+    await database.write((tx) => tx.delete(s.organizations).where(eq(s.organizations.id, "org_1")));
+    for (const table of ["projects", "api_keys", "installed_talents", "resolutions", "trace_events"]) {
+      const n = (await database.client.execute(`SELECT count(*) AS n FROM ${table}`)).rows[0]!.n;
+      expect(`${table}: ${n}`).toBe(`${table}: 0`);
+    }
+    database.close();
+  });
+
+  test("a failing write transaction commits nothing", async () => {
+    const database = await openDatabase(`file:${join(dir, "t.db")}`);
+    await migrate(database.client);
+    const now = Date.now();
+    await expect(
+      database.write(async (tx) => {
+        await tx.insert(s.users).values({ id: "usr_2", email: "x@y.co", createdAt: now, updatedAt: now });
+        await tx.insert(s.users).values({ id: "usr_3", email: "x@y.co", createdAt: now, updatedAt: now }); // unique e-mail
+      }),
+    ).rejects.toThrow();
+    expect((await database.client.execute("SELECT count(*) AS n FROM users")).rows[0]!.n).toBe(0);
+    database.close();
+  });
+
+  test("concurrent write transactions are serialized, none lost", async () => {
+    const database = await openDatabase(`file:${join(dir, "w.db")}`);
+    await migrate(database.client);
+    const now = Date.now();
+    await Promise.all(
+      Array.from({ length: 25 }, (_, i) =>
+        database.write(async (tx) => {
+          await tx.insert(s.users).values({ id: `usr_${i}`, email: `u${i}@y.co`, createdAt: now, updatedAt: now });
+          await new Promise((r) => setTimeout(r, 1)); // an await inside the transaction
+          await tx.update(s.users).set({ name: `n${i}` }).where(eq(s.users.id, `usr_${i}`));
+        }),
+      ),
+    );
+    expect((await database.client.execute("SELECT count(*) AS n FROM users WHERE name LIKE 'n%'")).rows[0]!.n).toBe(25);
+    database.close();
+  });
+});
+
+describe("backup", () => {
+  test("produces a file that passes integrity_check and opens with the data", async () => {
+    const database = await openDatabase(`file:${join(dir, "b.db")}`);
+    await migrate(database.client);
+    const now = Date.now();
+    await database.write((tx) => tx.insert(s.users).values({ id: "usr_b", email: "b@b.co", createdAt: now, updatedAt: now }));
+    const r = await backupDatabase(database, join(dir, "snap.db"));
+    expect(r.bytes).toBeGreaterThan(0);
+    const copy = createClient({ url: `file:${r.file}` });
+    expect((await copy.execute("PRAGMA integrity_check")).rows[0]![0]).toBe("ok");
+    expect((await copy.execute("SELECT email FROM users")).rows[0]!.email).toBe("b@b.co");
+    copy.close();
+    await expect(backupDatabase(database, join(dir, "snap.db"))).rejects.toThrow(/already exists/);
+    database.close();
+  });
+});

@@ -1,0 +1,125 @@
+/** Test helpers: temp folders, a real libSQL file per test file, the app over app.handle. */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { createApp, type AppState } from "../src/app";
+import { buildCatalog, type Catalog } from "../src/catalog/catalog";
+import { sourcesFromFlat } from "../src/catalog/load";
+import { loadConfig, type Config } from "../src/config";
+import { openDatabase, type Database } from "../src/db/client";
+import { migrate } from "../src/db/migrate";
+import { embeddedTalents } from "../src/embedded";
+import { createLogger, type Logger } from "../src/lib/log";
+
+export const ROOT = join(import.meta.dir, "..");
+export const BUN = process.execPath;
+
+/** A fresh temp folder, removed by the returned cleanup. */
+export function tempDir(prefix = "talentd-test-"): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Writes `files` (relative path → content) under `dir`. */
+export function writeFiles(dir: string, files: Record<string, string>): void {
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  }
+}
+
+let shippedCatalog: Catalog | undefined;
+/** The shipped catalog, built once per test process. */
+export function shipped(): Catalog {
+  shippedCatalog ??= buildCatalog(sourcesFromFlat(embeddedTalents())).catalog;
+  return shippedCatalog;
+}
+
+export interface TestEnv {
+  app: ReturnType<typeof createApp>;
+  database: Database;
+  config: Config;
+  state: AppState;
+  logs: string[];
+  dir: string;
+  /** Calls the app with a path relative to the base URL. */
+  request(path: string, init?: RequestInit): Promise<Response>;
+  close(): void;
+}
+
+/** A real database file in a temp folder, migrated, with the app composed over it. */
+export async function testEnv(env: Record<string, string> = {}, catalog: Catalog = shipped()): Promise<TestEnv> {
+  const { dir, cleanup } = tempDir();
+  const config = loadConfig({ DATA_DIR: dir, BASE_URL: "http://localhost:8787", ...env }, {}, { checkDataDir: true });
+  const database = await openDatabase(config.databaseUrl);
+  await migrate(database.client);
+  const logs: string[] = [];
+  const log: Logger = createLogger("debug", (line) => logs.push(line));
+  const state: AppState = { catalog, draining: false };
+  const app = createApp({ config, database, log, state });
+  return {
+    app,
+    database,
+    config,
+    state,
+    logs,
+    dir,
+    request: (path, init) => app.handle(new Request(config.baseUrl + path, init)),
+    close: () => {
+      database.close();
+      cleanup();
+    },
+  };
+}
+
+/** A minimal valid TALENT.md, with front matter fields overridable. */
+export function talentMd(id: string, over: Record<string, string> = {}, body = "Do the thing well."): string {
+  const fields: Record<string, string> = {
+    id,
+    title: `Title of ${id}`,
+    summary: `Covers ${id}. Designate when the task touches ${id}.`,
+    version: "1.0.0",
+    roles: "[backend]",
+    languages: "[typescript]",
+    triggers: '{ files: ["**/*.ts"], keywords: [' + id.split("-")[0] + "] }",
+    requires: "[]",
+    conflicts: "[]",
+    budget: "800",
+    rules: `
+  - id: AB-001
+    severity: blocking
+    title: Do the first thing.
+    check: Look for the first thing.
+  - id: AB-002
+    severity: advisory
+    title: Do the second thing.
+    check: Look for the second thing.
+  - id: AB-003
+    severity: advisory
+    title: Do the third thing.
+    check: Look for the third thing.`,
+    tests: `
+  - rule: AB-001
+    pass: "good()"
+    fail: "bad()"`,
+    ...over,
+  };
+  const yaml = Object.entries(fields)
+    .filter(([, v]) => v !== "__omit__")
+    .map(([k, v]) => `${k}: ${v}`)
+    .join("\n");
+  return `---\n${yaml}\n---\n${body}\n`;
+}
+
+/** Runs the CLI from source in `cwd` and returns exit code and output. */
+export async function runCli(args: string[], opts: { cwd?: string; env?: Record<string, string>; stdin?: string } = {}) {
+  const proc = Bun.spawn([BUN, join(ROOT, "src", "main.ts"), ...args], {
+    cwd: opts.cwd ?? ROOT,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...opts.env },
+    stdin: opts.stdin !== undefined ? new TextEncoder().encode(opts.stdin) : "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}

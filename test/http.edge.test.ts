@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Elysia } from "elysia";
+import { testEnv, shipped, type TestEnv } from "./helpers";
+import { edge } from "../src/http/edge";
+import { createLogger } from "../src/lib/log";
+
+let env: TestEnv;
+beforeAll(async () => {
+  env = await testEnv({ BODY_LIMIT: "2048" });
+});
+afterAll(() => env.close());
+
+describe("health", () => {
+  test("GET /healthz → 200 while the process runs", async () => {
+    const r = await env.request("/healthz");
+    expect(r.status).toBe(200);
+    expect(await r.json()).toEqual({ status: "ok" });
+  });
+  test('GET /readyz → {"status":"ready","catalog":{"talents":N,"digest":"sha256:…"}}', async () => {
+    const r = await env.request("/readyz");
+    expect(r.status).toBe(200);
+    const body = await r.json();
+    expect(body).toEqual({ status: "ready", catalog: { talents: shipped().list.length, digest: shipped().digest } });
+    expect(body.catalog.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+  });
+  test("GET /readyz → 503 until the catalog is loaded", async () => {
+    const saved = env.state.catalog;
+    env.state.catalog = null;
+    try {
+      const r = await env.request("/readyz");
+      expect(r.status).toBe(503);
+      expect((await r.json()).error).toBe("not_ready");
+    } finally {
+      env.state.catalog = saved;
+    }
+  });
+  test("GET /readyz → 503 while draining on shutdown", async () => {
+    env.state.draining = true;
+    try {
+      expect((await env.request("/readyz")).status).toBe(503);
+    } finally {
+      env.state.draining = false;
+    }
+  });
+});
+
+describe("error model and request ids", () => {
+  test("every response carries x-request-id; a sane incoming one is kept", async () => {
+    const a = await env.request("/healthz");
+    expect(a.headers.get("x-request-id")).toMatch(/^[0-9A-Z]{26}$/);
+    const b = await env.request("/healthz", { headers: { "x-request-id": "trace-abc.1" } });
+    expect(b.headers.get("x-request-id")).toBe("trace-abc.1");
+    const c = await env.request("/healthz", { headers: { "x-request-id": "bad id with spaces" } });
+    expect(c.headers.get("x-request-id")).not.toBe("bad id with spaces");
+  });
+  test("an unknown route → 404 {error: not_found, message}", async () => {
+    const r = await env.request("/no/such/route");
+    expect(r.status).toBe(404);
+    expect(r.headers.get("x-request-id")).toBeTruthy();
+    expect(await r.json()).toEqual({ error: "not_found", message: "No such route." });
+  });
+  test("a body over BODY_LIMIT → 413 payload_too_large, with content-length or chunked, over a real socket", async () => {
+    const app = new Elysia({ serve: { maxRequestBodySize: 2048 + 65536 } })
+      .use(edge({ log: createLogger("error", () => {}), bodyLimit: 2048, accessLog: false }))
+      .post("/echo", ({ body }) => ({ received: JSON.stringify(body).length }));
+    app.listen({ port: 0, hostname: "127.0.0.1" });
+    try {
+      const url = `http://127.0.0.1:${app.server!.port}/echo`;
+      const small = await fetch(url, { method: "POST", body: JSON.stringify({ a: 1 }), headers: { "content-type": "application/json" } });
+      expect(await small.json()).toEqual({ received: 7 });
+      const sized = await fetch(url, { method: "POST", body: "x".repeat(4096), headers: { "content-type": "text/plain" } });
+      expect(sized.status).toBe(413);
+      expect(await sized.json()).toMatchObject({ error: "payload_too_large", limit: 2048 });
+      const chunks = new ReadableStream({
+        start(c) {
+          for (let i = 0; i < 4; i++) c.enqueue(new TextEncoder().encode(JSON.stringify({ pad: "y".repeat(900) })));
+          c.close();
+        },
+      });
+      const chunked = await fetch(url, { method: "POST", body: chunks, headers: { "content-type": "application/json" }, duplex: "half" } as RequestInit);
+      expect(chunked.status).toBe(413);
+      expect((await chunked.json()).error).toBe("payload_too_large");
+    } finally {
+      await app.stop();
+    }
+  });
+  test("an unexpected exception → 500 internal_error with the request id, never a stack trace", async () => {
+    const logs: string[] = [];
+    const app = new Elysia()
+      .use(edge({ log: createLogger("info", (l) => logs.push(l)), bodyLimit: 1024, accessLog: true }))
+      .get("/boom", () => {
+        throw new Error("secret internals at /src/x.ts:12");
+      });
+    const r = await app.handle(new Request("http://localhost/boom"));
+    expect(r.status).toBe(500);
+    const body = await r.json();
+    expect(body.error).toBe("internal_error");
+    expect(body.requestId).toBe(r.headers.get("x-request-id"));
+    expect(JSON.stringify(body)).not.toContain("secret internals");
+    expect(logs.some((l) => l.includes("secret internals"))).toBe(true); // logged for the operator
+  });
+  test("the access log writes one JSON line per request with the real status", async () => {
+    env.logs.length = 0;
+    await env.request("/no/such/route");
+    await Bun.sleep(5); // the access log is written after the response is handed back
+    const line = env.logs.map((l) => JSON.parse(l)).find((l) => l.msg === "request");
+    expect(line).toMatchObject({ method: "GET", path: "/no/such/route", status: 404 });
+    expect(typeof line.ms).toBe("number");
+  });
+});
+
+describe("embedded assets (no CDN)", () => {
+  test("htmx is served from the binary with an ETag; If-None-Match → 304", async () => {
+    const r = await env.request("/assets/htmx.min.js");
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toContain("javascript");
+    expect((await r.text()).length).toBeGreaterThan(10_000);
+    const again = await env.request("/assets/htmx.min.js", { headers: { "if-none-match": r.headers.get("etag")! } });
+    expect(again.status).toBe(304);
+    expect((await env.request("/assets/app.css")).status).toBe(200);
+    expect((await env.request("/assets/nope.js")).status).toBe(404);
+  });
+});

@@ -1,0 +1,43 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { BUN, ROOT, tempDir } from "./helpers";
+
+const { dir, cleanup } = tempDir();
+afterAll(cleanup);
+
+async function waitFor(url: string, ms = 10_000): Promise<Response> {
+  const until = Date.now() + ms;
+  for (;;) {
+    try {
+      return await fetch(url);
+    } catch (e) {
+      if (Date.now() > until) throw e;
+      await Bun.sleep(50);
+    }
+  }
+}
+
+describe("talentd serve as a process", () => {
+  test("starts in an empty folder, creates its database, serves /readyz, and exits 0 on SIGTERM", async () => {
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    const proc = Bun.spawn([BUN, join(ROOT, "src", "main.ts"), "serve", "--port", String(port), "--host", "127.0.0.1"], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? "" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    try {
+      const ready = await waitFor(`http://127.0.0.1:${port}/readyz`);
+      expect(ready.status).toBe(200);
+      expect((await ready.json()).catalog.talents).toBeGreaterThan(0);
+      expect(await Bun.file(join(dir, "data", "talentd.db")).exists()).toBe(true);
+    } finally {
+      proc.kill("SIGTERM");
+    }
+    expect(await proc.exited).toBe(0);
+    const out = await new Response(proc.stdout).text();
+    const lines = out.trim().split("\n").map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.msg)).toContain("shutting down");
+    expect(lines.at(-1).msg).toBe("stopped");
+  });
+});
