@@ -1,0 +1,75 @@
+/** Benchmark helpers: generated catalogs, spawning the built binary, timing, tables. */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+export const ROOT = join(import.meta.dir, "..");
+export const BINARY = join(ROOT, "dist", "talentd");
+
+/** Writes `n` valid, realistic-size talents (TALENT.md + one reference) into `dir`. */
+export function generateCatalog(dir: string, n: number): void {
+  for (let i = 0; i < n; i++) {
+    const id = `gen-talent-${i}`;
+    const rules = Array.from({ length: 6 }, (_, r) => {
+      const rid = `G${i}-${String(r + 1).padStart(3, "0")}`.slice(0, 14);
+      return `  - id: ${rid.length <= 14 ? rid : `G-${r}`}\n    severity: ${r < 2 ? "blocking" : "advisory"}\n    title: Rule ${r + 1} of generated talent ${i}, stated as one imperative sentence of moderate length.\n    check: Look in the diff for the pattern number ${r + 1} of talent ${i}; a reviewer can verify it quickly.`;
+    });
+    const prefix = `G${i}`.slice(0, 10);
+    const ruleIds = Array.from({ length: 6 }, (_, r) => `${prefix}-${String(r + 1).padStart(3, "0")}`);
+    const yaml = [
+      `id: ${id}`,
+      `title: Generated talent ${i}`,
+      `summary: Conventions number ${i} for benchmarking the catalog. Designate when a task touches area ${i % 97} or module ${i % 13}.`,
+      "version: 1.0.0",
+      "roles: [backend, frontend]",
+      "languages: [typescript]",
+      `triggers: { files: ["src/area${i % 97}/**/*.ts", "**/*.gen${i % 7}"], keywords: [area${i % 97}, module${i % 13}, gen${i}] }`,
+      i > 0 && i % 3 === 0 ? `requires: [gen-talent-${i - 1}]` : "requires: []",
+      "conflicts: []",
+      "budget: 1200",
+      "rules:",
+      ...rules.map((r, k) => r.replace(/id: .*/, `id: ${ruleIds[k]}`)),
+      "tests:",
+      ...ruleIds.slice(0, 2).map((rid) => `  - rule: ${rid}\n    pass: "ok()"\n    fail: "bad()"`),
+    ].join("\n");
+    const body = [
+      `Guidance for area ${i % 97}. ${"Write small functions, name things after the domain, and keep side effects at the edges. ".repeat(8)}`,
+      "",
+      `Go deeper: [details](talent://${id}/references/details.md)`,
+    ].join("\n");
+    mkdirSync(join(dir, id, "references"), { recursive: true });
+    writeFileSync(join(dir, id, "TALENT.md"), `---\n${yaml}\n---\n${body}\n`);
+    writeFileSync(join(dir, id, "references", "details.md"), `# Details ${i}\n\n${"More depth on the rules, with examples. ".repeat(40)}\n`);
+  }
+}
+
+/** A free TCP port on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = s.port;
+  s.stop(true);
+  return port;
+}
+
+/** Resident memory of a process in MiB (Linux /proc). */
+export function rssMiB(pid: number): number {
+  const status = require("node:fs").readFileSync(`/proc/${pid}/status`, "utf8") as string;
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kb / 1024;
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  const i = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
+  return sorted[Math.max(0, i)]!;
+}
+
+/** Prints rows as an aligned text table. */
+export function printTable(title: string, header: string[], rows: (string | number)[][]): void {
+  const cells = [header, ...rows.map((r) => r.map(String))];
+  const widths = header.map((_, c) => Math.max(...cells.map((r) => r[c]!.length)));
+  const line = (r: string[]) => "| " + r.map((x, c) => x.padEnd(widths[c]!)).join(" | ") + " |";
+  console.log(`\n${title}`);
+  console.log(line(header));
+  console.log("|" + widths.map((w) => "-".repeat(w + 2)).join("|") + "|");
+  for (const r of cells.slice(1)) console.log(line(r));
+}

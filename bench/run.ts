@@ -1,0 +1,9 @@
+/** `bun run bench`: runs every benchmark and prints a table each. `bun run bench startup` runs one. */
+import { benchStartup } from "./startup";
+
+const all: Record<string, () => Promise<void>> = { startup: benchStartup };
+const pick = Bun.argv.slice(2);
+for (const [name, fn] of Object.entries(all)) {
+  if (pick.length > 0 && !pick.includes(name)) continue;
+  await fn();
+}
