@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { buildCatalog } from "./catalog";
 import { formatFinding } from "./format";
 import { readTalentDir } from "./load";
@@ -122,7 +123,8 @@ describe("TALENTS_DIR: a broken folder is skipped and reported, the rest still l
       "broken/TALENT.md": "---\nid: broken\n  bad: : indent\n---\n",
       "binary/TALENT.md": talentMd("binary"),
     });
-    Bun.write(`${dir}/binary/references/blob.bin`, new Uint8Array([0, 1, 2, 0]));
+    mkdirSync(`${dir}/binary/references`, { recursive: true });
+    writeFileSync(`${dir}/binary/references/blob.bin`, new Uint8Array([0, 1, 2, 0]));
     const read = readTalentDir(dir, "extra");
     const { catalog, findings } = buildCatalog(read.sources, read.findings);
     expect(catalog.get("good")).toBeDefined();
