@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError, extractConfigFlags, loadConfig } from "./config";
 import { tempDir } from "../test/helpers";
@@ -45,7 +46,7 @@ describe("config: flags > env > defaults", () => {
     const { dir, cleanup } = tempDir();
     try {
       // tests may run as root, who can write anywhere: a path under a regular file is unwritable for everyone
-      Bun.write(join(dir, "plain"), "x");
+      writeFileSync(join(dir, "plain"), "x");
       expect(() => loadConfig({ DATA_DIR: join(dir, "plain", "sub") }, {}, { checkDataDir: true })).toThrow(/^DATA_DIR: ".*" is not a writable folder/);
     } finally {
       cleanup();
