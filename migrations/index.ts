@@ -2,7 +2,9 @@
 export interface EmbeddedMigration { tag: string; sql: string }
 
 import m0 from "./0000_init.sql" with { type: "text" };
+import m1 from "./0001_key_tombstones.sql" with { type: "text" };
 
 export const migrations: EmbeddedMigration[] = [
   { tag: "0000_init", sql: m0 },
+  { tag: "0001_key_tombstones", sql: m1 },
 ];

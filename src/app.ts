@@ -5,7 +5,12 @@ import { Elysia } from "elysia";
 import type { Catalog } from "./catalog/catalog";
 import type { Config } from "./config";
 import type { Database } from "./db/client";
+import { createGuards } from "./auth/guards";
+import { catalogApiRoutes } from "./catalog/routes";
 import { healthRoutes } from "./health/routes";
+import { identityRoutes, setupRoutes } from "./identity/routes";
+import { projectRoutes } from "./projects/routes";
+import { tenancyRoutes } from "./tenancy/routes";
 import { edge } from "./http/edge";
 import { assetRoutes } from "./web/assets";
 import type { Logger } from "./lib/log";
@@ -25,11 +30,17 @@ export interface AppDeps {
 
 /** Builds the app; `app.handle(request)` serves it without a socket (tests), `listen` with one. */
 export function createApp(deps: AppDeps) {
+  const guards = createGuards(deps);
   // Bun's own cap is a backstop above ours, so the edge can answer 413 in the error model.
   return new Elysia({ serve: { maxRequestBodySize: deps.config.bodyLimit + 64 * 1024 } })
     .use(edge({ log: deps.log, bodyLimit: deps.config.bodyLimit, accessLog: deps.config.accessLog }))
     .use(healthRoutes(deps))
-    .use(assetRoutes());
+    .use(assetRoutes())
+    .use(identityRoutes(deps, guards))
+    .use(setupRoutes(deps))
+    .use(tenancyRoutes(deps, guards))
+    .use(projectRoutes(deps, guards))
+    .use(catalogApiRoutes(deps, guards));
 }
 
 export type App = ReturnType<typeof createApp>;

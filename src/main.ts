@@ -14,6 +14,7 @@ import { backupDatabase } from "./db/backup";
 import { openDatabase, type Database } from "./db/client";
 import { migrate } from "./db/migrate";
 import { embeddedTalents } from "./embedded";
+import { issueSetupToken } from "./identity/service";
 import { createLogger, type Logger } from "./lib/log";
 import { resolve } from "node:path";
 
@@ -52,6 +53,12 @@ async function openAndMigrate(config: Config, log: Logger): Promise<Database> {
 async function serve(config: Config, log: Logger): Promise<void> {
   const started = performance.now();
   const database = await openAndMigrate(config, log);
+  const setupToken = await issueSetupToken(database);
+  if (setupToken) {
+    log.warn("no platform administrator yet: open this one-time link within 1 hour to create one (or run `talentd admin create`)", {
+      setupLink: `${config.baseUrl}/setup?token=${setupToken}`,
+    });
+  }
   const state = { catalog: loadCatalog(config.talentsDir, log), draining: false };
   const app = createApp({ config, database, log, state });
   app.listen({ port: config.port, hostname: config.host });

@@ -123,3 +123,79 @@ export async function runCli(args: string[], opts: { cwd?: string; env?: Record<
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
 }
+
+/** A browser-like client over app.handle: keeps the session cookie, sends a same-origin Origin. */
+export class WebClient {
+  cookie: string | null = null;
+  constructor(
+    readonly env: TestEnv,
+    readonly extraHeaders: Record<string, string> = {},
+  ) {}
+
+  async call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
+    const h: Record<string, string> = { origin: new URL(this.env.config.baseUrl).origin, ...this.extraHeaders, ...headers };
+    if (this.cookie) h.cookie = this.cookie;
+    let payload: string | undefined;
+    if (body !== undefined) {
+      payload = JSON.stringify(body);
+      h["content-type"] = "application/json";
+    }
+    const r = await this.env.request(path, { method, headers: h, body: payload });
+    const set = r.headers.get("set-cookie");
+    if (set) {
+      const m = /talentd_session=([^;]*)/.exec(set);
+      if (m) this.cookie = m[1] ? `talentd_session=${m[1]}` : null;
+    }
+    return r;
+  }
+
+  /** Calls and parses JSON, returning status and body. */
+  async json(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; res: Response }> {
+    const res = await this.call(method, path, body, headers);
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : null, res };
+  }
+
+  get = (path: string) => this.json("GET", path);
+  post = (path: string, body?: unknown) => this.json("POST", path, body ?? {});
+  patch = (path: string, body?: unknown) => this.json("PATCH", path, body ?? {});
+  put = (path: string, body?: unknown) => this.json("PUT", path, body ?? {});
+  del = (path: string) => this.json("DELETE", path);
+}
+
+let userSeq = 0;
+/** Signs up a new user; returns the client and the user's e-mail. */
+export async function signedUp(env: TestEnv, email = `user${++userSeq}-${Date.now()}@example.com`): Promise<WebClient & { email: string; userId: string }> {
+  const c = new WebClient(env) as WebClient & { email: string; userId: string };
+  const r = await c.post("/api/auth/sign-up", { email, password: "correct horse battery" });
+  if (r.status !== 201) throw new Error(`sign-up failed: ${JSON.stringify(r.body)}`);
+  c.email = email;
+  c.userId = r.body.user.id;
+  return c;
+}
+
+/** Makes a user a platform admin directly in the database. */
+export async function makePlatformAdmin(env: TestEnv, userId: string): Promise<void> {
+  await env.database.client.execute({ sql: "UPDATE users SET role = 'admin' WHERE id = ?", args: [userId] });
+}
+
+/** A user with an approved organization (approved by a platform admin) and a project. */
+export async function orgWithProject(env: TestEnv, name = `Org ${++userSeq}`) {
+  const owner = await signedUp(env);
+  const org = (await owner.post("/web/orgs", { name })).body.organization;
+  await env.database.client.execute({ sql: "UPDATE organizations SET status = 'approved' WHERE id = ?", args: [org.id] });
+  const project = (await owner.post("/web/projects", { name: `${name} project` })).body.project;
+  return { owner, org, project };
+}
+
+/** Creates a key on a project through the web route; returns value and record. */
+export async function createKey(client: WebClient, projectId: string, tools: string[], extra: Record<string, unknown> = {}) {
+  const r = await client.post(`/web/projects/${projectId}/keys`, { name: `key ${tools.join("+")}`, tools, ...extra });
+  if (r.status !== 201) throw new Error(`key creation failed: ${JSON.stringify(r.body)}`);
+  return r.body as { key: { id: string }; value: string };
+}
+
+/** Calls the key API with a bearer. */
+export function withKey(env: TestEnv, key: string, path: string, init: RequestInit = {}): Promise<Response> {
+  return env.request(path, { ...init, headers: { authorization: `Bearer ${key}`, ...(init.headers as Record<string, string>) } });
+}

@@ -59,3 +59,18 @@ export const projectRelevance = sqliteTable("project_relevance", {
   settings: text("settings", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
   updatedAt: integer("updated_at").notNull(),
 });
+
+/**
+ * What remains of a project's active keys when the project is deleted (the keys themselves
+ * cascade away): lets the key guard answer 404 "project gone" as the spec orders, instead of
+ * a 401 that would send the caller hunting for a key problem.
+ */
+export const keyTombstones = sqliteTable("key_tombstones", {
+  keyHash: text("key_hash").primaryKey(),
+  keyId: text("key_id").notNull(),
+  projectId: text("project_id").notNull(),
+  organizationId: text("organization_id").notNull().references(() => organizations.id, { onDelete: "cascade" }),
+  createdBy: text("created_by").notNull(),
+  expiresAt: integer("expires_at"),
+  deletedAt: integer("deleted_at").notNull(),
+});

@@ -1,0 +1,60 @@
+/**
+ * Guards as Elysia macros, so each route names its guard beside it (STYLE 2):
+ *   { session: true }            a signed-in person (CSRF-checked)
+ *   { org: "member" | "admin" }  …acting in an approved active organization with that role
+ *   { platformAdmin: true }      …who is a platform administrator
+ *   { key: "<scope>" }           a project key (or OAuth token) carrying that scope
+ * Authentication runs in `transform`, before body and query validation, so an
+ * unauthenticated caller learns nothing about a route's input rules; `resolve` hands the
+ * result to the handler. Created once per app in createApp and used by every domain plugin.
+ */
+import { Elysia } from "elysia";
+import type { AppDeps } from "../app";
+import type { KeyScope, MemberRole } from "../db/schema";
+import type { SessionRecord } from "../identity/sessions";
+import { AppError } from "../http/errors";
+import type { OrgMembership } from "../tenancy/service";
+import { authenticateKey, type KeyPrincipal } from "./key";
+import { requireOrg, requireSession } from "./session";
+
+interface Resolved {
+  auth?: SessionRecord;
+  org?: OrgMembership;
+  principal?: KeyPrincipal;
+}
+
+export function createGuards(deps: AppDeps) {
+  const resolved = new WeakMap<Request, Resolved>();
+  const got = (request: Request): Resolved => resolved.get(request) ?? {};
+  return new Elysia().macro({
+    session: {
+      async transform({ request }) {
+        resolved.set(request, { auth: await requireSession(deps, request) });
+      },
+      resolve: ({ request }) => ({ auth: got(request).auth! }),
+    },
+    org: (minRole: MemberRole) => ({
+      async transform({ request }) {
+        const auth = await requireSession(deps, request);
+        resolved.set(request, { auth, org: await requireOrg(deps.database, auth, minRole) });
+      },
+      resolve: ({ request }) => ({ auth: got(request).auth!, org: got(request).org! }),
+    }),
+    platformAdmin: {
+      async transform({ request }) {
+        const auth = await requireSession(deps, request);
+        if (auth.user.role !== "admin") throw new AppError("forbidden", "This needs a platform administrator.");
+        resolved.set(request, { auth });
+      },
+      resolve: ({ request }) => ({ auth: got(request).auth! }),
+    },
+    key: (scope: KeyScope) => ({
+      async transform({ request }) {
+        resolved.set(request, { principal: await authenticateKey(deps, request, scope) });
+      },
+      resolve: ({ request }) => ({ principal: got(request).principal! }),
+    }),
+  });
+}
+
+export type Guards = ReturnType<typeof createGuards>;

@@ -1,0 +1,126 @@
+/**
+ * The project-key guard (spec "Authentication" 5, issue 3 §8), evaluated on every call in this
+ * order: bearer parse → hash lookup → unknown / revoked / expired / keys disabled → one
+ * byte-identical 401 invalid_token; creator no longer a member → 403 not_a_member;
+ * organization not approved → 403 organization_not_approved; project gone → 404;
+ * missing scope → 403 insufficient_scope with requiredScope.
+ */
+import { eq, sql } from "drizzle-orm";
+import type { Config } from "../config";
+import type { Database } from "../db/client";
+import { apiKeys, keyTombstones, type KeyScope } from "../db/schema";
+import { AppError } from "../http/errors";
+import { hasValidChecksum, sha256Hex } from "../lib/crypto";
+import type { Logger } from "../lib/log";
+import { KEY_PREFIX } from "../projects/keys";
+
+/** Who is calling on the key API: a project key (or, from issue 6, an OAuth access token). */
+export interface KeyPrincipal {
+  kind: "key" | "token";
+  /** Key id (or token id). */
+  id: string;
+  /** Key name (or the OAuth client's name): the author shown in traces. */
+  name: string;
+  projectId: string;
+  organizationId: string;
+  /** The key's creator (or the token's user): must still be a member. */
+  userId: string;
+  scopes: KeyScope[];
+}
+
+/** The one 401 of the key API: same status, headers and body in every case. */
+export function invalidToken(): AppError {
+  return new AppError("invalid_token", "The bearer token is missing, unknown, revoked or expired.", {}, {
+    "www-authenticate": 'Bearer realm="talentd", error="invalid_token"',
+  });
+}
+
+/** 403 insufficient_scope naming the scope the route needs. */
+export function insufficientScope(scope: KeyScope): AppError {
+  return new AppError("insufficient_scope", `This key does not carry the "${scope}" scope.`, { requiredScope: scope }, {
+    "www-authenticate": `Bearer realm="talentd", error="insufficient_scope", scope="${scope}"`,
+  });
+}
+
+/** The bearer token of a request, or null. */
+export function bearerOf(request: Request): string | null {
+  const h = request.headers.get("authorization");
+  if (!h) return null;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+  return m ? m[1]! : null;
+}
+
+const LAST_USED_EVERY_MS = 60_000;
+
+/** Evaluates a project key for `scope`; throws the spec's error or returns the principal. */
+export async function authenticateKey(
+  deps: { config: Config; database: Database; log: Logger },
+  request: Request,
+  scope: KeyScope,
+): Promise<KeyPrincipal> {
+  const token = bearerOf(request);
+  if (!deps.config.keysEnabled || !token || !hasValidChecksum(token, KEY_PREFIX)) throw invalidToken();
+  const hash = sha256Hex(token);
+  const now = Date.now();
+  const rows = await deps.database.db
+    .select({
+      id: apiKeys.id,
+      name: apiKeys.name,
+      tools: apiKeys.tools,
+      projectId: apiKeys.projectId,
+      createdBy: apiKeys.createdBy,
+      expiresAt: apiKeys.expiresAt,
+      revokedAt: apiKeys.revokedAt,
+      lastUsedAt: apiKeys.lastUsedAt,
+      organizationId: sql<string>`p.organization_id`,
+      orgStatus: sql<string>`o.status`,
+      memberRole: sql<string | null>`m.role`,
+    })
+    .from(apiKeys)
+    .innerJoin(sql`projects p`, sql`p.id = ${apiKeys.projectId}`)
+    .innerJoin(sql`organizations o`, sql`o.id = p.organization_id`)
+    .leftJoin(sql`members m`, sql`m.organization_id = o.id AND m.user_id = ${apiKeys.createdBy}`)
+    .where(eq(apiKeys.keyHash, hash))
+    .limit(1);
+  const key = rows[0];
+  if (!key) return projectGone(deps.database, hash, now);
+  if (key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt <= now)) throw invalidToken();
+  if (key.memberRole === null) throw new AppError("not_a_member");
+  if (key.orgStatus !== "approved") throw new AppError("organization_not_approved");
+  if (!key.tools.includes(scope)) throw insufficientScope(scope);
+  if (key.lastUsedAt === null || now - key.lastUsedAt > LAST_USED_EVERY_MS) {
+    // at most once a minute; never delays or fails the call
+    deps.database
+      .write((tx) => tx.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, key.id)))
+      .catch((e) => deps.log.warn("could not record key use", { keyId: key.id, error: String(e) }));
+  }
+  return {
+    kind: "key",
+    id: key.id,
+    name: key.name,
+    projectId: key.projectId,
+    organizationId: key.organizationId,
+    userId: key.createdBy,
+    scopes: key.tools,
+  };
+}
+
+/** A key whose project was deleted: evaluated in the same order, ending in 404. */
+async function projectGone(database: Database, hash: string, now: number): Promise<never> {
+  const rows = await database.db
+    .select({
+      expiresAt: keyTombstones.expiresAt,
+      orgStatus: sql<string>`o.status`,
+      memberRole: sql<string | null>`m.role`,
+    })
+    .from(keyTombstones)
+    .innerJoin(sql`organizations o`, sql`o.id = ${keyTombstones.organizationId}`)
+    .leftJoin(sql`members m`, sql`m.organization_id = o.id AND m.user_id = ${keyTombstones.createdBy}`)
+    .where(eq(keyTombstones.keyHash, hash))
+    .limit(1);
+  const t = rows[0];
+  if (!t || (t.expiresAt !== null && t.expiresAt <= now)) throw invalidToken();
+  if (t.memberRole === null) throw new AppError("not_a_member");
+  if (t.orgStatus !== "approved") throw new AppError("organization_not_approved");
+  throw new AppError("not_found", "The project of this key no longer exists.");
+}

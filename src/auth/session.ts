@@ -1,0 +1,57 @@
+/** The web-session side of the guards: session lookup, CSRF, active organization. */
+import type { Config } from "../config";
+import type { Database } from "../db/client";
+import type { MemberRole } from "../db/schema";
+import { AppError } from "../http/errors";
+import { findSession, sessionTokenFrom, type SessionRecord } from "../identity/sessions";
+import { findMembership, type OrgMembership } from "../tenancy/service";
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * CSRF (DESIGN §5): a cookie-authenticated non-GET must carry a same-origin Origin, or
+ * HX-Request with a Sec-Fetch-Site that is not cross-site.
+ */
+export function checkCsrf(config: Config, request: Request): void {
+  if (SAFE_METHODS.has(request.method)) return;
+  const origin = request.headers.get("origin");
+  if (origin !== null) {
+    if (origin === new URL(config.baseUrl).origin) return;
+    throw new AppError("csrf_rejected", `Requests from ${origin} are not accepted; use ${new URL(config.baseUrl).origin}.`);
+  }
+  const site = request.headers.get("sec-fetch-site");
+  if (request.headers.get("hx-request") === "true" && site !== "cross-site") return;
+  throw new AppError("csrf_rejected", "A same-origin Origin header is required for this request.");
+}
+
+/** The session of a request; 401 unauthenticated without one. CSRF-checked for non-GET. */
+export async function requireSession(deps: { config: Config; database: Database }, request: Request): Promise<SessionRecord> {
+  const token = sessionTokenFrom(request);
+  const session = token ? await findSession(deps.database, token) : null;
+  if (!session) throw new AppError("unauthenticated");
+  checkCsrf(deps.config, request);
+  return session;
+}
+
+/** The session's active organization with the caller's role, or null (none, or no longer a member). */
+export async function activeOrganization(database: Database, session: SessionRecord): Promise<OrgMembership | null> {
+  if (!session.activeOrganizationId) return null;
+  return (await findMembership(database, session.user.id, session.activeOrganizationId)) ?? null;
+}
+
+/** Rank of roles for "at least" checks. */
+export const ROLE_RANK: Record<MemberRole, number> = { member: 1, admin: 2, owner: 3 };
+
+/**
+ * The active organization for a business route: it must exist, be approved (spec C rule 1),
+ * and the caller must hold at least `minRole`.
+ */
+export async function requireOrg(database: Database, session: SessionRecord, minRole: MemberRole): Promise<OrgMembership> {
+  const org = await activeOrganization(database, session);
+  if (!org) throw new AppError("no_active_organization");
+  if (org.status !== "approved") {
+    throw new AppError("organization_not_approved", `The organization "${org.name}" is ${org.status}: only its status is available.`, { status: org.status });
+  }
+  if (ROLE_RANK[org.role] < ROLE_RANK[minRole]) throw new AppError("forbidden", `This needs the ${minRole} role or higher.`);
+  return org;
+}

@@ -1,0 +1,70 @@
+/** `GET /api/catalog` (scope catalog): the public catalog, paged with an opaque cursor. */
+import { Elysia, t } from "elysia";
+import type { AppDeps } from "../app";
+import type { Guards } from "../auth/guards";
+import { validationFailed } from "../http/errors";
+import type { Catalog } from "./catalog";
+import type { Talent } from "./format";
+
+export const CATALOG_PAGE_MAX = 200;
+
+/** The listing shape of a talent: what an agent needs to choose, no content. */
+export function talentSummary(t: Talent) {
+  return {
+    id: t.id,
+    uri: t.uri,
+    title: t.title,
+    summary: t.summary,
+    version: t.version,
+    roles: t.roles,
+    languages: t.languages,
+    triggers: t.triggers,
+    requires: t.requires,
+    conflicts: t.conflicts,
+    rules: t.rules.length,
+    tokens: t.tokens,
+  };
+}
+
+const encodeCursor = (id: string) => Buffer.from(`after:${id}`).toString("base64url");
+function decodeCursor(cursor: string): string {
+  const raw = Buffer.from(cursor, "base64url").toString("utf8");
+  if (!raw.startsWith("after:")) throw validationFailed([{ path: "cursor", message: "is not a cursor returned by this route" }]);
+  return raw.slice(6);
+}
+
+/** One page of the catalog after `cursor` (ids are sorted, so pages are stable). */
+export function catalogPage(catalog: Catalog, limit: number, cursor?: string) {
+  const after = cursor ? decodeCursor(cursor) : null;
+  const list = catalog.list;
+  let start = 0;
+  if (after !== null) {
+    // binary search for the first id > after
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid]!.id <= after) lo = mid + 1;
+      else hi = mid;
+    }
+    start = lo;
+  }
+  const page = list.slice(start, start + limit);
+  const more = start + limit < list.length;
+  return {
+    talents: page.map(talentSummary),
+    total: list.length,
+    digest: catalog.digest,
+    nextCursor: more && page.length > 0 ? encodeCursor(page.at(-1)!.id) : null,
+  };
+}
+
+export function catalogApiRoutes(deps: AppDeps, guards: Guards) {
+  return new Elysia().use(guards).get("/api/catalog", ({ query }) => catalogPage(deps.state.catalog!, query.limit ?? 50, query.cursor), {
+    key: "catalog",
+    query: t.Object({
+      limit: t.Optional(t.Numeric({ minimum: 1, maximum: CATALOG_PAGE_MAX, error: `must be a number from 1 to ${CATALOG_PAGE_MAX}` })),
+      cursor: t.Optional(t.String({ maxLength: 200 })),
+    }),
+  });
+}

@@ -1,0 +1,148 @@
+/** Accounts: sign-up, sign-in (rate limited), password change, first-admin setup tokens. */
+import { and, eq, isNull, gt } from "drizzle-orm";
+import { randomBytes } from "node:crypto";
+import type { Database } from "../db/client";
+import { setupTokens, users } from "../db/schema";
+import { AppError } from "../http/errors";
+import { base62, sha256Hex } from "../lib/crypto";
+import { SlidingWindowLimiter } from "../lib/rateLimit";
+import { listMemberships } from "../tenancy/service";
+import { hashPassword, verifyPassword } from "./passwords";
+import { recordSecurityEvent } from "./security";
+import { createSession, dropUserSessions, deleteSessionByToken } from "./sessions";
+import { findUserByEmail, insertUser, normalizeEmail } from "./users";
+
+/** Failed sign-ins allowed per e-mail and per IP in a 15-minute window. */
+export const SIGN_IN_LIMITS = { perEmail: 5, perIp: 20, windowMs: 15 * 60 * 1000 };
+
+export interface ClientMeta {
+  ip: string | null;
+  userAgent: string | null;
+}
+
+/** Per-process sign-in limiters (one pair per app). */
+export function createSignInLimiters() {
+  return {
+    email: new SlidingWindowLimiter(SIGN_IN_LIMITS.perEmail, SIGN_IN_LIMITS.windowMs),
+    ip: new SlidingWindowLimiter(SIGN_IN_LIMITS.perIp, SIGN_IN_LIMITS.windowMs),
+  };
+}
+export type SignInLimiters = ReturnType<typeof createSignInLimiters>;
+
+/** A dummy hash so an unknown e-mail costs as much as a wrong password (no timing oracle). */
+let dummyHash: Promise<string> | undefined;
+
+/** Creates an account and its first session. 409 when the e-mail is taken. */
+export async function signUp(database: Database, input: { email: string; password: string; name?: string }, meta: ClientMeta) {
+  const email = normalizeEmail(input.email);
+  if (await findUserByEmail(database, email)) throw new AppError("conflict", "An account with this e-mail exists; sign in instead.", { field: "email" });
+  const result = await database.write(async (tx) => {
+    const userId = await insertUser(tx, { email, password: input.password, name: input.name?.trim() ?? "" });
+    const session = await createSession(tx, userId, { ...meta, userAgent: meta.userAgent });
+    return { userId, session };
+  });
+  await recordSecurityEvent(database, { kind: "sign_up", userId: result.userId, email, ...meta });
+  return { user: { id: result.userId, email, name: input.name?.trim() ?? "", role: "user" as const }, session: result.session };
+}
+
+/**
+ * Signs in with e-mail and password: 429 once an e-mail or an IP has too many recent
+ * failures; a new session every time (the old one of this browser is ended).
+ */
+export async function signIn(
+  database: Database,
+  limiters: SignInLimiters,
+  input: { email: string; password: string },
+  meta: ClientMeta,
+  previousToken: string | null,
+) {
+  const email = normalizeEmail(input.email);
+  const ipKey = meta.ip ?? "unknown";
+  for (const [limiter, key, scope] of [[limiters.email, email, "e-mail"], [limiters.ip, ipKey, "address"]] as const) {
+    const r = limiter.check(key);
+    if (!r.allowed) {
+      await recordSecurityEvent(database, { kind: "sign_in.rate_limited", email, ...meta, detail: { scope } });
+      throw new AppError("rate_limited", `Too many failed sign-ins for this ${scope}; retry in ${r.retryAfter} s.`, { retryAfter: r.retryAfter }, { "retry-after": String(r.retryAfter) });
+    }
+  }
+  const user = await findUserByEmail(database, email);
+  const ok = user?.passwordHash ? await verifyPassword(input.password, user.passwordHash) : (await verifyPassword(input.password, await (dummyHash ??= hashPassword("not-a-real-password"))), false);
+  if (!user || !ok) {
+    limiters.email.hit(email);
+    limiters.ip.hit(ipKey);
+    await recordSecurityEvent(database, { kind: "sign_in.failure", userId: user?.id ?? null, email, ...meta });
+    throw new AppError("invalid_credentials");
+  }
+  limiters.email.reset(email);
+  const orgs = await listMemberships(database, user.id);
+  const session = await database.write(async (tx) => {
+    if (previousToken) await deleteSessionByToken(tx, previousToken);
+    return createSession(tx, user.id, { ...meta, activeOrganizationId: orgs[0]?.id ?? null });
+  });
+  await recordSecurityEvent(database, { kind: "sign_in.success", userId: user.id, email, ...meta });
+  return { user: { id: user.id, email: user.email, name: user.name, role: user.role }, session, organizations: orgs };
+}
+
+/** Changes a password: every session of the user ends; a fresh one is returned for this browser. */
+export async function changePassword(database: Database, userId: string, current: string, next: string, meta: ClientMeta) {
+  const user = (await database.db.select().from(users).where(eq(users.id, userId)).limit(1))[0];
+  if (!user?.passwordHash || !(await verifyPassword(current, user.passwordHash))) throw new AppError("invalid_credentials", "The current password is wrong.");
+  const hash = await hashPassword(next);
+  const session = await database.write(async (tx) => {
+    await tx.update(users).set({ passwordHash: hash, updatedAt: Date.now() }).where(eq(users.id, userId));
+    await dropUserSessions(tx, userId);
+    return createSession(tx, userId, meta);
+  });
+  await recordSecurityEvent(database, { kind: "password_changed", userId, email: user.email, ...meta });
+  return session;
+}
+
+// ---- first platform admin ----------------------------------------------------------------
+
+export const SETUP_TOKEN_TTL_MS = 3600 * 1000;
+
+/** True when some user holds the platform admin role. */
+export async function hasPlatformAdmin(database: Database): Promise<boolean> {
+  const r = await database.db.select({ id: users.id }).from(users).where(eq(users.role, "admin")).limit(1);
+  return r.length > 0;
+}
+
+/** When there is no admin yet: a single-use setup token valid 1 h (its raw value goes to the log). */
+export async function issueSetupToken(database: Database): Promise<string | null> {
+  if (await hasPlatformAdmin(database)) return null;
+  const token = base62(randomBytes(24));
+  const now = Date.now();
+  await database.write((tx) => tx.insert(setupTokens).values({ tokenHash: sha256Hex(token), expiresAt: now + SETUP_TOKEN_TTL_MS, createdAt: now }));
+  return token;
+}
+
+/** True when the token is unused, unexpired, and no admin exists yet. */
+export async function setupTokenValid(database: Database, token: string): Promise<boolean> {
+  if (await hasPlatformAdmin(database)) return false;
+  const r = await database.db
+    .select({ h: setupTokens.tokenHash })
+    .from(setupTokens)
+    .where(and(eq(setupTokens.tokenHash, sha256Hex(token)), isNull(setupTokens.usedAt), gt(setupTokens.expiresAt, Date.now())))
+    .limit(1);
+  return r.length > 0;
+}
+
+/** Uses the setup token to create the first platform admin, signed in. */
+export async function completeSetup(database: Database, input: { token: string; email: string; password: string; name?: string }, meta: ClientMeta) {
+  const email = normalizeEmail(input.email);
+  const result = await database.write(async (tx) => {
+    const admin = await tx.select({ id: users.id }).from(users).where(eq(users.role, "admin")).limit(1);
+    const used = await tx
+      .update(setupTokens)
+      .set({ usedAt: Date.now() })
+      .where(and(eq(setupTokens.tokenHash, sha256Hex(input.token)), isNull(setupTokens.usedAt), gt(setupTokens.expiresAt, Date.now())))
+      .returning({ h: setupTokens.tokenHash });
+    if (admin.length > 0 || used.length === 0) throw new AppError("forbidden", "This setup link is invalid, expired or already used.");
+    const taken = await tx.select({ id: users.id }).from(users).where(eq(users.email, email)).limit(1);
+    if (taken.length > 0) throw new AppError("conflict", "An account with this e-mail exists; use `talentd admin create` to promote it.");
+    const userId = await insertUser(tx, { email, password: input.password, name: input.name, role: "admin" });
+    return { userId, session: await createSession(tx, userId, meta) };
+  });
+  await recordSecurityEvent(database, { kind: "setup.admin_created", userId: result.userId, email, ...meta });
+  return result;
+}

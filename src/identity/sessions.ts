@@ -1,0 +1,122 @@
+/**
+ * Web sessions (DESIGN §5): a 160-bit random token in an httpOnly, SameSite=Lax cookie,
+ * stored as SHA-256, 30-day sliding expiry, renewed at sign-in.
+ */
+import { and, eq, ne } from "drizzle-orm";
+import { randomBytes } from "node:crypto";
+import type { Config } from "../config";
+import type { Database, Tx } from "../db/client";
+import { sessions, users } from "../db/schema";
+import { base62, sha256Hex } from "../lib/crypto";
+import { newId } from "../lib/ids";
+
+export const SESSION_COOKIE = "talentd_session";
+export const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
+/** A session's expiry slides forward at most once per this interval (bounded writes). */
+const SLIDE_EVERY_MS = 3600 * 1000;
+
+export interface SessionUser {
+  id: string;
+  email: string;
+  name: string;
+  role: "user" | "admin";
+}
+
+export interface SessionRecord {
+  id: string;
+  user: SessionUser;
+  activeOrganizationId: string | null;
+  expiresAt: number;
+}
+
+/** Creates a session inside `tx`; returns the raw token (only ever in the cookie). */
+export async function createSession(
+  tx: Tx,
+  userId: string,
+  meta: { userAgent?: string | null; ip?: string | null; activeOrganizationId?: string | null },
+): Promise<{ token: string; id: string; expiresAt: number }> {
+  const token = base62(randomBytes(20));
+  const now = Date.now();
+  const id = newId("ses");
+  const expiresAt = now + SESSION_TTL_MS;
+  await tx.insert(sessions).values({
+    id,
+    userId,
+    tokenHash: sha256Hex(token),
+    activeOrganizationId: meta.activeOrganizationId ?? null,
+    expiresAt,
+    createdAt: now,
+    lastSeenAt: now,
+    userAgent: meta.userAgent?.slice(0, 300) ?? null,
+    ip: meta.ip ?? null,
+  });
+  return { token, id, expiresAt };
+}
+
+/** Looks a session up by raw token; null when unknown or expired. Slides the expiry. */
+export async function findSession(database: Database, token: string): Promise<SessionRecord | null> {
+  if (!/^[0-9A-Za-z]{20,64}$/.test(token)) return null;
+  const rows = await database.db
+    .select({
+      id: sessions.id,
+      expiresAt: sessions.expiresAt,
+      lastSeenAt: sessions.lastSeenAt,
+      activeOrganizationId: sessions.activeOrganizationId,
+      userId: users.id,
+      email: users.email,
+      name: users.name,
+      role: users.role,
+    })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(eq(sessions.tokenHash, sha256Hex(token)))
+    .limit(1);
+  const row = rows[0];
+  const now = Date.now();
+  if (!row || row.expiresAt <= now) return null;
+  let expiresAt = row.expiresAt;
+  if (now - row.lastSeenAt > SLIDE_EVERY_MS) {
+    expiresAt = now + SESSION_TTL_MS;
+    await database.write((tx) => tx.update(sessions).set({ lastSeenAt: now, expiresAt }).where(eq(sessions.id, row.id)));
+  }
+  return {
+    id: row.id,
+    activeOrganizationId: row.activeOrganizationId,
+    expiresAt,
+    user: { id: row.userId, email: row.email, name: row.name, role: row.role },
+  };
+}
+
+/** Ends one session (sign-out). */
+export async function deleteSessionByToken(tx: Tx, token: string): Promise<void> {
+  await tx.delete(sessions).where(eq(sessions.tokenHash, sha256Hex(token)));
+}
+
+/** Drops every session of a user (password change), except `keepId` if given. */
+export async function dropUserSessions(tx: Tx, userId: string, keepId?: string): Promise<void> {
+  await tx.delete(sessions).where(keepId ? and(eq(sessions.userId, userId), ne(sessions.id, keepId)) : eq(sessions.userId, userId));
+}
+
+/** Sets the organization a session acts in. */
+export async function setActiveOrganization(tx: Tx, sessionId: string, organizationId: string | null): Promise<void> {
+  await tx.update(sessions).set({ activeOrganizationId: organizationId }).where(eq(sessions.id, sessionId));
+}
+
+/** The Set-Cookie value for a session token (or its removal with `token = null`). */
+export function sessionCookie(config: Config, token: string | null, expiresAt?: number): string {
+  const secure = config.baseUrl.startsWith("https:") ? "; Secure" : "";
+  if (token === null) return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secure}`;
+  const maxAge = Math.floor(((expiresAt ?? Date.now() + SESSION_TTL_MS) - Date.now()) / 1000);
+  return `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secure}`;
+}
+
+/** Reads the session token from a Cookie header. */
+export function sessionTokenFrom(request: Request): string | null {
+  const header = request.headers.get("cookie");
+  if (!header) return null;
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === SESSION_COOKIE) return part.slice(eq + 1).trim() || null;
+  }
+  return null;
+}

@@ -1,0 +1,100 @@
+/**
+ * Project API keys (DESIGN §5): `svc_pk_` + 32 random bytes in base62 + a 6-character CRC32
+ * checksum. Stored as SHA-256 only; the raw value exists only in the creation response.
+ */
+import { and, desc, eq } from "drizzle-orm";
+import type { Database, Tx } from "../db/client";
+import { apiKeys, KEY_SCOPES, users, type KeyScope } from "../db/schema";
+import { notFound } from "../http/errors";
+import { newSecret, sha256Hex } from "../lib/crypto";
+import { newId } from "../lib/ids";
+
+export const KEY_PREFIX = "svc_pk_";
+export const KEY_NAME_MAX = 100;
+
+/** A key record as it may leave the service: never any part of the value or its hash. */
+export interface KeyView {
+  id: string;
+  projectId: string;
+  name: string;
+  tools: KeyScope[];
+  expiresAt: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+  status: "active" | "expired" | "revoked";
+  createdBy: { id: string; email: string };
+}
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+function view(row: typeof apiKeys.$inferSelect, creatorEmail: string, now = Date.now()): KeyView {
+  return {
+    id: row.id,
+    projectId: row.projectId,
+    name: row.name,
+    tools: row.tools,
+    expiresAt: iso(row.expiresAt),
+    createdAt: new Date(row.createdAt).toISOString(),
+    lastUsedAt: iso(row.lastUsedAt),
+    revokedAt: iso(row.revokedAt),
+    status: row.revokedAt !== null ? "revoked" : row.expiresAt !== null && row.expiresAt <= now ? "expired" : "active",
+    createdBy: { id: row.createdBy, email: creatorEmail },
+  };
+}
+
+/** True when `s` is one of the eight scopes. */
+export function isScope(s: string): s is KeyScope {
+  return (KEY_SCOPES as readonly string[]).includes(s);
+}
+
+/** Creates a key; returns its record and the raw value (shown once). */
+export async function createKey(
+  tx: Tx,
+  input: { projectId: string; name: string; tools: KeyScope[]; expiresAt: number | null; createdBy: { id: string; email: string } },
+): Promise<{ key: KeyView; value: string }> {
+  const value = newSecret(KEY_PREFIX, 32);
+  const row = {
+    id: newId("key"),
+    projectId: input.projectId,
+    name: input.name,
+    tools: [...new Set(input.tools)].sort((a, b) => KEY_SCOPES.indexOf(a) - KEY_SCOPES.indexOf(b)),
+    keyHash: sha256Hex(value),
+    createdBy: input.createdBy.id,
+    expiresAt: input.expiresAt,
+    revokedAt: null,
+    lastUsedAt: null,
+    createdAt: Date.now(),
+  };
+  await tx.insert(apiKeys).values(row);
+  return { key: view(row, input.createdBy.email), value };
+}
+
+/** Every key of a project (active, expired, revoked), newest first. */
+export async function listKeys(database: Database, projectId: string): Promise<KeyView[]> {
+  const rows = await database.db
+    .select({ key: apiKeys, email: users.email })
+    .from(apiKeys)
+    .innerJoin(users, eq(users.id, apiKeys.createdBy))
+    .where(eq(apiKeys.projectId, projectId))
+    .orderBy(desc(apiKeys.createdAt));
+  return rows.map((r) => view(r.key, r.email));
+}
+
+/** Revokes a key of the project (idempotent); 404 for a key of another project. */
+export async function revokeKey(tx: Tx, projectId: string, keyId: string): Promise<KeyView> {
+  const rows = await tx
+    .select({ key: apiKeys, email: users.email })
+    .from(apiKeys)
+    .innerJoin(users, eq(users.id, apiKeys.createdBy))
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.projectId, projectId)))
+    .limit(1);
+  const r = rows[0];
+  if (!r) throw notFound("No such key in this project.");
+  if (r.key.revokedAt === null) {
+    const now = Date.now();
+    await tx.update(apiKeys).set({ revokedAt: now }).where(eq(apiKeys.id, keyId));
+    r.key.revokedAt = now;
+  }
+  return view(r.key, r.email);
+}

@@ -1,0 +1,71 @@
+/** `/web/projects/*`: projects of the active organization and their API keys. */
+import { Elysia, t } from "elysia";
+import type { AppDeps } from "../app";
+import type { Guards } from "../auth/guards";
+import { KEY_SCOPES, type KeyScope } from "../db/schema";
+import { validationFailed } from "../http/errors";
+import { recordSecurityEvent } from "../identity/security";
+import { createKey, isScope, KEY_NAME_MAX, listKeys, revokeKey } from "./keys";
+import { createProject, deleteProject, getProject, listProjects, type Project } from "./service";
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const projectView = (p: Project) => ({ id: p.id, organizationId: p.organizationId, name: p.name, description: p.description, createdBy: p.createdBy, createdAt: iso(p.createdAt), updatedAt: iso(p.updatedAt) });
+
+export function projectRoutes(deps: AppDeps, guards: Guards) {
+  return new Elysia({ prefix: "/web/projects" })
+    .use(guards)
+    .get("/", async ({ org }) => ({ projects: (await listProjects(deps.database, org.id)).map(projectView) }), { org: "member" })
+    .post("/", async ({ auth, org, body, set }) => {
+      const p = await deps.database.write((tx) =>
+        createProject(tx, { organizationId: org.id, name: body.name.trim(), description: body.description?.trim() ?? "", createdBy: auth.user.id }),
+      );
+      set.status = 201;
+      return { project: projectView(p) };
+    }, { org: "member", body: t.Object({ name: t.String({ minLength: 1, maxLength: 100 }), description: t.Optional(t.String({ maxLength: 1000 })) }) })
+    .get("/:id", async ({ org, params }) => ({ project: projectView(await getProject(deps.database, org.id, params.id)) }), { org: "member" })
+    .delete("/:id", async ({ org, params }) => {
+      await deps.database.write((tx) => deleteProject(tx, org.id, params.id));
+      return { deleted: params.id };
+    }, { org: "admin" })
+    // ---- keys: any member lists, creates and revokes; a key can never reach these routes
+    .get("/:id/keys", async ({ org, params }) => {
+      await getProject(deps.database, org.id, params.id);
+      return { keys: await listKeys(deps.database, params.id) };
+    }, { org: "member" })
+    .post("/:id/keys", async ({ auth, org, params, body, set }) => {
+      await getProject(deps.database, org.id, params.id);
+      const name = body.name.trim();
+      const issues = [];
+      if (name.length === 0) issues.push({ path: "name", message: "must not be empty: it is the only later means of identifying the key" });
+      const tools = Array.isArray(body.tools) ? body.tools : String(body.tools).split(",").map((s) => s.trim()).filter(Boolean);
+      const unknown = tools.filter((x) => !isScope(x));
+      if (tools.length === 0) issues.push({ path: "tools", message: `choose at least one of ${KEY_SCOPES.join(", ")}` });
+      if (unknown.length > 0) issues.push({ path: "tools", message: `unknown scope(s) ${unknown.join(", ")}; allowed: ${KEY_SCOPES.join(", ")}` });
+      let expiresAt: number | null = null;
+      if (body.expiresAt !== undefined && body.expiresAt !== null && body.expiresAt !== "") {
+        expiresAt = Date.parse(body.expiresAt);
+        if (Number.isNaN(expiresAt)) issues.push({ path: "expiresAt", message: "must be an ISO 8601 timestamp" });
+        else if (expiresAt <= Date.now()) issues.push({ path: "expiresAt", message: "must be in the future" });
+      }
+      if (issues.length > 0) throw validationFailed(issues);
+      const r = await deps.database.write((tx) =>
+        createKey(tx, { projectId: params.id, name, tools: tools as KeyScope[], expiresAt, createdBy: { id: auth.user.id, email: auth.user.email } }),
+      );
+      await recordSecurityEvent(deps.database, { kind: "key.created", userId: auth.user.id, email: auth.user.email, detail: { keyId: r.key.id, projectId: params.id, tools: r.key.tools } });
+      set.status = 201;
+      return { key: r.key, value: r.value, notice: "Copy the value now: it is shown once and cannot be retrieved again." };
+    }, {
+      org: "member",
+      body: t.Object({
+        name: t.String({ maxLength: KEY_NAME_MAX, error: `must be a string of at most ${KEY_NAME_MAX} characters` }),
+        tools: t.Union([t.Array(t.String({ maxLength: 40 }), { maxItems: 16 }), t.String({ maxLength: 400 })]),
+        expiresAt: t.Optional(t.Union([t.String({ maxLength: 40 }), t.Null()])),
+      }),
+    })
+    .delete("/:id/keys/:keyId", async ({ auth, org, params }) => {
+      await getProject(deps.database, org.id, params.id);
+      const key = await deps.database.write((tx) => revokeKey(tx, params.id, params.keyId));
+      await recordSecurityEvent(deps.database, { kind: "key.revoked", userId: auth.user.id, email: auth.user.email, detail: { keyId: key.id, projectId: params.id } });
+      return { key };
+    }, { org: "member" });
+}

@@ -1,0 +1,58 @@
+/** Projects of an organization: create, list, read, delete (the database cascades the rest). */
+import { and, desc, eq, isNull } from "drizzle-orm";
+import type { Database, Tx } from "../db/client";
+import { apiKeys, keyTombstones, projects } from "../db/schema";
+import { notFound } from "../http/errors";
+import { newId } from "../lib/ids";
+
+export type Project = typeof projects.$inferSelect;
+
+/** Creates a project in an organization. */
+export async function createProject(tx: Tx, input: { organizationId: string; name: string; description: string; createdBy: string }): Promise<Project> {
+  const now = Date.now();
+  const row: Project = { id: newId("prj"), ...input, createdAt: now, updatedAt: now };
+  await tx.insert(projects).values(row);
+  return row;
+}
+
+/** Projects of an organization, newest first. */
+export async function listProjects(database: Database, organizationId: string): Promise<Project[]> {
+  return database.db.select().from(projects).where(eq(projects.organizationId, organizationId)).orderBy(desc(projects.createdAt));
+}
+
+/** A project of the organization, or 404 (another organization's project is hidden the same way). */
+export async function getProject(database: Database | Tx, organizationId: string, projectId: string): Promise<Project> {
+  const db = "db" in database ? database.db : database;
+  const rows = await db
+    .select()
+    .from(projects)
+    .where(and(eq(projects.id, projectId), eq(projects.organizationId, organizationId)))
+    .limit(1);
+  if (!rows[0]) throw notFound("No such project.");
+  return rows[0];
+}
+
+/**
+ * Deletes a project; foreign keys cascade to its selection, keys, resolutions, reports and
+ * traces. Its active keys leave a tombstone so the key guard can answer 404 (project gone).
+ */
+export async function deleteProject(tx: Tx, organizationId: string, projectId: string): Promise<void> {
+  await getProject(tx, organizationId, projectId);
+  const live = await tx
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.projectId, projectId), isNull(apiKeys.revokedAt)));
+  const now = Date.now();
+  for (const k of live) {
+    await tx.insert(keyTombstones).values({
+      keyHash: k.keyHash,
+      keyId: k.id,
+      projectId,
+      organizationId,
+      createdBy: k.createdBy,
+      expiresAt: k.expiresAt,
+      deletedAt: now,
+    });
+  }
+  await tx.delete(projects).where(eq(projects.id, projectId));
+}

@@ -1,0 +1,143 @@
+/**
+ * `/web/orgs/*`, `/web/invitations/*` and `/web/admin/*`: organizations, the active
+ * organization, members, invitations, and platform administration.
+ */
+import { Elysia, t } from "elysia";
+import type { AppDeps } from "../app";
+import type { Guards } from "../auth/guards";
+import { activeOrganization } from "../auth/session";
+import { MEMBER_ROLES, users } from "../db/schema";
+import { AppError, notFound } from "../http/errors";
+import { listSecurityEvents } from "../identity/security";
+import { setActiveOrganization } from "../identity/sessions";
+import { normalizeEmail } from "../identity/users";
+import { queueMail } from "../mail/outbox";
+import { desc } from "drizzle-orm";
+import {
+  acceptInvitation,
+  APPROVAL_OPERATIONS,
+  changeApproval,
+  changeMemberRole,
+  createInvitation,
+  createOrganization,
+  findMembership,
+  listAllOrganizations,
+  listInvitations,
+  listMembers,
+  listMemberships,
+  removeMember,
+  revokeInvitation,
+  slugify,
+  SLUG_PATTERN,
+  type ApprovalOperation,
+} from "./service";
+
+const Role = t.Union(MEMBER_ROLES.map((r) => t.Literal(r)), { error: "must be owner, admin or member" });
+const iso = (ms: number | null | undefined) => (ms == null ? null : new Date(ms).toISOString());
+
+export function tenancyRoutes(deps: AppDeps, guards: Guards) {
+  return new Elysia()
+    .use(guards)
+    // ---- organizations of the signed-in user (no approval needed: not a business route)
+    .get("/web/orgs", async ({ auth }) => ({
+      organizations: await listMemberships(deps.database, auth.user.id),
+      activeOrganizationId: auth.activeOrganizationId,
+    }), { session: true })
+    .post("/web/orgs", async ({ auth, body, set }) => {
+      const slug = body.slug ?? slugify(body.name);
+      if (!SLUG_PATTERN.test(slug) || slug.length > 40) throw new AppError("validation_failed", "slug: lower-case letters and digits separated by -, at most 40 characters", { issues: [{ path: "slug", message: "invalid slug" }] });
+      const approved = deps.config.autoApproveOrgs || auth.user.role === "admin";
+      const org = await deps.database.write(async (tx) => {
+        const o = await createOrganization(tx, { name: body.name.trim(), slug, creatorId: auth.user.id, approved });
+        await setActiveOrganization(tx, auth.id, o.id);
+        return o;
+      });
+      set.status = 201;
+      return { organization: org };
+    }, { session: true, body: t.Object({ name: t.String({ minLength: 1, maxLength: 100 }), slug: t.Optional(t.String({ maxLength: 40 })) }) })
+    .get("/web/orgs/current/status", async ({ auth }) => {
+      const org = await activeOrganization(deps.database, auth);
+      return {
+        organization: org ? { id: org.id, slug: org.slug, name: org.name, status: org.status } : null,
+        role: org?.role ?? null,
+        approved: org?.status === "approved",
+      };
+    }, { session: true })
+    .post("/web/orgs/active", async ({ auth, body }) => {
+      const org = await findMembership(deps.database, auth.user.id, body.organizationId);
+      if (!org) throw notFound("No such organization among yours.");
+      await deps.database.write((tx) => setActiveOrganization(tx, auth.id, org.id));
+      return { organization: org };
+    }, { session: true, body: t.Object({ organizationId: t.String({ maxLength: 64 }) }) })
+    // ---- members
+    .get("/web/orgs/current/members", async ({ org }) => ({
+      members: (await listMembers(deps.database, org.id)).map((m) => ({ ...m, joinedAt: iso(m.joinedAt) })),
+    }), { org: "member" })
+    .patch("/web/orgs/current/members/:userId", async ({ org, params, body }) =>
+      deps.database.write((tx) => changeMemberRole(tx, org.id, org.role, params.userId, body.role)),
+    { org: "admin", body: t.Object({ role: Role }) })
+    .delete("/web/orgs/current/members/:userId", async ({ auth, org, params }) => {
+      await deps.database.write((tx) => removeMember(tx, org.id, { userId: auth.user.id, role: org.role }, params.userId));
+      return { removed: params.userId };
+    }, { org: "member" })
+    // ---- invitations
+    .get("/web/orgs/current/invitations", async ({ org }) => ({
+      invitations: (await listInvitations(deps.database, org.id)).map((i) => ({
+        id: i.id, email: i.email, role: i.role, status: i.status, expiresAt: iso(i.expiresAt), createdAt: iso(i.createdAt),
+        link: `${deps.config.baseUrl}/accept-invitation/${i.id}`,
+      })),
+    }), { org: "admin" })
+    .post("/web/orgs/current/invitations", async ({ auth, org, body, set }) => {
+      const email = normalizeEmail(body.email);
+      const inv = await deps.database.write(async (tx) => {
+        const i = await createInvitation(tx, { organizationId: org.id, email, role: body.role ?? "member", invitedBy: auth.user.id, actorRole: org.role });
+        const link = `${deps.config.baseUrl}/accept-invitation/${i.id}`;
+        await queueMail(tx, deps.log, {
+          to: email,
+          subject: `Join ${org.name} on talentd`,
+          body: `${auth.user.email} invites you to the organization "${org.name}" as ${i.role}.\n\nAccept: ${link}\n\nThe link expires ${new Date(i.expiresAt).toISOString()}.`,
+        });
+        return { ...i, link };
+      });
+      set.status = 201;
+      return { id: inv.id, link: inv.link, email: inv.email, role: inv.role, expiresAt: iso(inv.expiresAt) };
+    }, { org: "admin", body: t.Object({ email: t.String({ maxLength: 254, pattern: "^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$", error: "must be an e-mail address" }), role: t.Optional(Role) }) })
+    .delete("/web/orgs/current/invitations/:id", async ({ org, params }) => {
+      await deps.database.write((tx) => revokeInvitation(tx, org.id, params.id));
+      return { revoked: params.id };
+    }, { org: "admin" })
+    .post("/web/invitations/:id/accept", async ({ auth, params }) => {
+      const r = await deps.database.write(async (tx) => {
+        const a = await acceptInvitation(tx, params.id, auth.user);
+        await setActiveOrganization(tx, auth.id, a.organizationId);
+        return a;
+      });
+      return { organization: await findMembership(deps.database, auth.user.id, r.organizationId) };
+    }, { session: true })
+    // ---- platform administration (open to platform admins whatever their organization's state)
+    .get("/web/admin/organizations", async () => ({
+      organizations: (await listAllOrganizations(deps.database)).map((o) => ({ ...o, createdAt: iso(o.createdAt), statusChangedAt: iso(o.statusChangedAt) })),
+    }), { platformAdmin: true })
+    .post("/web/admin/organizations/:id/:operation", async ({ auth, params }) => {
+      if (!(APPROVAL_OPERATIONS as readonly string[]).includes(params.operation)) throw notFound("No such operation.");
+      const org = await deps.database.write((tx) => changeApproval(tx, params.id, params.operation as ApprovalOperation, auth.user.id));
+      return { organization: { id: org.id, slug: org.slug, name: org.name, status: org.status, statusChangedAt: iso(org.statusChangedAt) } };
+    }, { platformAdmin: true })
+    .get("/web/admin/users", async () => ({
+      users: (await deps.database.db
+        .select({ id: users.id, email: users.email, name: users.name, role: users.role, createdAt: users.createdAt })
+        .from(users)
+        .orderBy(desc(users.createdAt))).map((u) => ({ ...u, createdAt: iso(u.createdAt) })),
+    }), { platformAdmin: true })
+    .get("/web/admin/security-events", async ({ query }) => {
+      const limit = query.limit ?? 100;
+      const rows = await listSecurityEvents(deps.database, limit, query.before);
+      return {
+        events: rows.map((e) => ({ ...e, createdAt: iso(e.createdAt) })),
+        nextBefore: rows.length === limit ? rows.at(-1)!.createdAt : null,
+      };
+    }, {
+      platformAdmin: true,
+      query: t.Object({ limit: t.Optional(t.Numeric({ minimum: 1, maximum: 500 })), before: t.Optional(t.Numeric()) }),
+    });
+}

@@ -1,0 +1,253 @@
+/**
+ * Organizations (tenants): creation, approval by platform admins, members and roles,
+ * invitations. Plain functions over the database; routes do the HTTP.
+ */
+import { and, asc, count, desc, eq, sql } from "drizzle-orm";
+import type { Database, Tx } from "../db/client";
+import { invitations, members, organizations, users, type MemberRole, type OrgStatus } from "../db/schema";
+import { AppError, notFound } from "../http/errors";
+import { newId } from "../lib/ids";
+
+export interface OrgMembership {
+  id: string;
+  slug: string;
+  name: string;
+  status: OrgStatus;
+  role: MemberRole;
+}
+
+export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+
+/** A slug from a display name: lower-case words joined by `-`, at most 40 characters. */
+export function slugify(name: string): string {
+  const s = name
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 40)
+    .replace(/-+$/, "");
+  return s || "org";
+}
+
+/** Creates an organization with its creator as owner. New ones wait for approval unless `approved`. */
+export async function createOrganization(
+  tx: Tx,
+  input: { name: string; slug: string; creatorId: string; approved: boolean },
+): Promise<OrgMembership> {
+  const taken = await tx.select({ id: organizations.id }).from(organizations).where(eq(organizations.slug, input.slug)).limit(1);
+  if (taken.length > 0) throw new AppError("conflict", `The slug "${input.slug}" is taken; choose another.`, { field: "slug" });
+  const now = Date.now();
+  const id = newId("org");
+  const status: OrgStatus = input.approved ? "approved" : "pending";
+  await tx.insert(organizations).values({
+    id,
+    slug: input.slug,
+    name: input.name,
+    status,
+    createdBy: input.creatorId,
+    statusChangedAt: input.approved ? now : null,
+    statusChangedBy: input.approved ? "auto" : null,
+    createdAt: now,
+    updatedAt: now,
+  });
+  await tx.insert(members).values({ organizationId: id, userId: input.creatorId, role: "owner", createdAt: now });
+  return { id, slug: input.slug, name: input.name, status, role: "owner" };
+}
+
+/** The organizations a user belongs to, with their role. */
+export async function listMemberships(database: Database, userId: string): Promise<OrgMembership[]> {
+  return database.db
+    .select({ id: organizations.id, slug: organizations.slug, name: organizations.name, status: organizations.status, role: members.role })
+    .from(members)
+    .innerJoin(organizations, eq(organizations.id, members.organizationId))
+    .where(eq(members.userId, userId))
+    .orderBy(desc(members.createdAt));
+}
+
+/** The user's membership in one organization, or undefined. */
+export async function findMembership(database: Database | Tx, userId: string, organizationId: string): Promise<OrgMembership | undefined> {
+  const db = "db" in database ? database.db : database;
+  const rows = await db
+    .select({ id: organizations.id, slug: organizations.slug, name: organizations.name, status: organizations.status, role: members.role })
+    .from(members)
+    .innerJoin(organizations, eq(organizations.id, members.organizationId))
+    .where(and(eq(members.userId, userId), eq(members.organizationId, organizationId)))
+    .limit(1);
+  return rows[0];
+}
+
+// ---- approval (platform admin) -------------------------------------------------------------
+
+export const APPROVAL_OPERATIONS = ["approve", "reject", "suspend", "reactivate"] as const;
+export type ApprovalOperation = (typeof APPROVAL_OPERATIONS)[number];
+
+/**
+ * The approval state machine (docs/api.md):
+ * pending → approved (approve) | rejected (reject); approved → suspended (suspend);
+ * suspended → approved (reactivate); rejected → approved (approve).
+ */
+export const APPROVAL_MOVES: Record<ApprovalOperation, Partial<Record<OrgStatus, OrgStatus>>> = {
+  approve: { pending: "approved", rejected: "approved" },
+  reject: { pending: "rejected" },
+  suspend: { approved: "suspended" },
+  reactivate: { suspended: "approved" },
+};
+
+/** Applies an approval operation or throws 409 invalid_transition naming the state. */
+export async function changeApproval(tx: Tx, organizationId: string, op: ApprovalOperation, adminId: string) {
+  const rows = await tx.select().from(organizations).where(eq(organizations.id, organizationId)).limit(1);
+  const org = rows[0];
+  if (!org) throw notFound("No such organization.");
+  const next = APPROVAL_MOVES[op][org.status];
+  if (!next) {
+    throw new AppError("invalid_transition", `Cannot ${op} an organization that is ${org.status}.`, {
+      status: org.status,
+      operation: op,
+      allowed: APPROVAL_OPERATIONS.filter((o) => APPROVAL_MOVES[o][org.status]),
+    });
+  }
+  const now = Date.now();
+  await tx
+    .update(organizations)
+    .set({ status: next, statusChangedAt: now, statusChangedBy: adminId, updatedAt: now })
+    .where(eq(organizations.id, organizationId));
+  return { ...org, status: next, statusChangedAt: now, statusChangedBy: adminId };
+}
+
+/** Every organization with its status and member count (platform admin). */
+export async function listAllOrganizations(database: Database) {
+  return database.db
+    .select({
+      id: organizations.id,
+      slug: organizations.slug,
+      name: organizations.name,
+      status: organizations.status,
+      createdAt: organizations.createdAt,
+      statusChangedAt: organizations.statusChangedAt,
+      members: sql<number>`(SELECT count(*) FROM members m WHERE m.organization_id = ${organizations.id})`,
+    })
+    .from(organizations)
+    .orderBy(desc(organizations.createdAt));
+}
+
+// ---- members ---------------------------------------------------------------------------------
+
+/** Members of an organization with their e-mail, oldest first. */
+export async function listMembers(database: Database, organizationId: string) {
+  return database.db
+    .select({ userId: users.id, email: users.email, name: users.name, role: members.role, joinedAt: members.createdAt })
+    .from(members)
+    .innerJoin(users, eq(users.id, members.userId))
+    .where(eq(members.organizationId, organizationId))
+    .orderBy(asc(members.createdAt));
+}
+
+async function ownerCount(tx: Tx, organizationId: string): Promise<number> {
+  const r = await tx
+    .select({ n: count() })
+    .from(members)
+    .where(and(eq(members.organizationId, organizationId), eq(members.role, "owner")));
+  return r[0]?.n ?? 0;
+}
+
+/**
+ * Changes a member's role. Admins manage members and admins; only an owner grants or takes
+ * the owner role; the last owner cannot be demoted (409 last_owner).
+ */
+export async function changeMemberRole(tx: Tx, organizationId: string, actorRole: MemberRole, userId: string, role: MemberRole) {
+  const target = (await tx.select().from(members).where(and(eq(members.organizationId, organizationId), eq(members.userId, userId))).limit(1))[0];
+  if (!target) throw notFound("No such member.");
+  if ((target.role === "owner" || role === "owner") && actorRole !== "owner") {
+    throw new AppError("forbidden", "Only an owner can grant or take the owner role.");
+  }
+  if (target.role === "owner" && role !== "owner" && (await ownerCount(tx, organizationId)) <= 1) {
+    throw new AppError("last_owner", "The last owner cannot be demoted; make someone else owner first.");
+  }
+  await tx.update(members).set({ role }).where(and(eq(members.organizationId, organizationId), eq(members.userId, userId)));
+  return { userId, role };
+}
+
+/**
+ * Removes a member (or lets a member leave). Effective at once: sessions and keys are
+ * re-evaluated on every call, so the next one is refused.
+ */
+export async function removeMember(tx: Tx, organizationId: string, actor: { userId: string; role: MemberRole }, userId: string) {
+  const target = (await tx.select().from(members).where(and(eq(members.organizationId, organizationId), eq(members.userId, userId))).limit(1))[0];
+  if (!target) throw notFound("No such member.");
+  const self = actor.userId === userId;
+  if (!self && actor.role === "member") throw new AppError("forbidden", "Only an owner or admin can remove members.");
+  if (!self && target.role === "owner" && actor.role !== "owner") throw new AppError("forbidden", "Only an owner can remove an owner.");
+  if (target.role === "owner" && (await ownerCount(tx, organizationId)) <= 1) {
+    throw new AppError("last_owner", "The last owner cannot be removed; make someone else owner first.");
+  }
+  await tx.delete(members).where(and(eq(members.organizationId, organizationId), eq(members.userId, userId)));
+}
+
+// ---- invitations -----------------------------------------------------------------------------
+
+export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
+
+/** Creates a pending invitation; returns it. The caller queues the mail in the same transaction. */
+export async function createInvitation(
+  tx: Tx,
+  input: { organizationId: string; email: string; role: MemberRole; invitedBy: string; actorRole: MemberRole },
+) {
+  if (input.role === "owner" && input.actorRole !== "owner") throw new AppError("forbidden", "Only an owner can invite an owner.");
+  const existing = await tx
+    .select({ userId: users.id })
+    .from(members)
+    .innerJoin(users, eq(users.id, members.userId))
+    .where(and(eq(members.organizationId, input.organizationId), eq(users.email, input.email)))
+    .limit(1);
+  if (existing.length > 0) throw new AppError("conflict", `${input.email} is already a member.`);
+  const now = Date.now();
+  const id = newId("inv");
+  const row = {
+    id,
+    organizationId: input.organizationId,
+    email: input.email,
+    role: input.role,
+    status: "pending" as const,
+    invitedBy: input.invitedBy,
+    expiresAt: now + INVITATION_TTL_MS,
+    createdAt: now,
+  };
+  await tx.insert(invitations).values(row);
+  return row;
+}
+
+/** Pending invitations of an organization. */
+export async function listInvitations(database: Database, organizationId: string) {
+  return database.db
+    .select()
+    .from(invitations)
+    .where(and(eq(invitations.organizationId, organizationId), eq(invitations.status, "pending")))
+    .orderBy(desc(invitations.createdAt));
+}
+
+/** Revokes a pending invitation of the organization (404 for another organization's). */
+export async function revokeInvitation(tx: Tx, organizationId: string, id: string): Promise<void> {
+  const r = await tx
+    .update(invitations)
+    .set({ status: "revoked" })
+    .where(and(eq(invitations.id, id), eq(invitations.organizationId, organizationId), eq(invitations.status, "pending")))
+    .returning({ id: invitations.id });
+  if (r.length === 0) throw notFound("No such pending invitation.");
+}
+
+/** The signed-in invitee accepts: becomes a member with the invited role. */
+export async function acceptInvitation(tx: Tx, id: string, user: { id: string; email: string }) {
+  const inv = (await tx.select().from(invitations).where(eq(invitations.id, id)).limit(1))[0];
+  if (!inv || inv.status === "revoked") throw notFound("No such invitation.");
+  if (inv.email !== user.email) throw new AppError("forbidden", "This invitation was sent to another e-mail address; sign in with that one.");
+  if (inv.status === "accepted") throw new AppError("invalid_transition", "This invitation was already accepted.", { status: "accepted" });
+  if (inv.expiresAt <= Date.now()) throw new AppError("invitation_expired", "This invitation has expired; ask for a new one.");
+  const already = await tx.select().from(members).where(and(eq(members.organizationId, inv.organizationId), eq(members.userId, user.id))).limit(1);
+  if (already.length === 0) {
+    await tx.insert(members).values({ organizationId: inv.organizationId, userId: user.id, role: inv.role, createdAt: Date.now() });
+  }
+  await tx.update(invitations).set({ status: "accepted", acceptedAt: Date.now() }).where(eq(invitations.id, id));
+  return { organizationId: inv.organizationId, role: inv.role };
+}
