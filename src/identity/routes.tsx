@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 /** `/api/auth/*` (sign-up, sign-in, sign-out, session, change-password) and `/setup`. */
 import { Elysia, t } from "elysia";
 import type { AppDeps } from "../app";

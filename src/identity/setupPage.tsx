@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 /** The one-time first-admin setup page (`/setup?token=…`, printed to the log at first start). */
 import { Layout } from "../web/layout";
 

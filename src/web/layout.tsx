@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 /** The page layout shared by the dashboard, the login, setup and consent pages (hono/jsx). */
 import type { Child } from "hono/jsx";
 

@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createKey, orgWithProject, signedUp, testEnv, withKey, type TestEnv } from "./helpers";
+
+let env: TestEnv;
+beforeAll(async () => {
+  env = await testEnv();
+});
+afterAll(() => env.close());
+
+describe("two organizations: a member of B on A's ids gets 404 (or 403 where the spec says), never data", () => {
+  test("every /web route of identity, tenancy, projects and keys", async () => {
+    const a = await orgWithProject(env, "Alpha");
+    const b = await orgWithProject(env, "Beta");
+    const aMember = await signedUp(env);
+    const aInvite = (await a.owner.post("/web/orgs/current/invitations", { email: aMember.email })).body;
+    await aMember.post(`/web/invitations/${aInvite.id}/accept`);
+    const aPending = (await a.owner.post("/web/orgs/current/invitations", { email: "someone@example.com" })).body;
+    const aKey = await createKey(a.owner, a.project.id, ["catalog"]);
+    const secretsOfA = [a.project.id, a.project.name, aKey.key.id, aMember.email, a.owner.email, "someone@example.com"];
+
+    const cases: [string, string, unknown, number][] = [
+      ["GET", `/web/projects/${a.project.id}`, undefined, 404],
+      ["DELETE", `/web/projects/${a.project.id}`, undefined, 404],
+      ["GET", `/web/projects/${a.project.id}/keys`, undefined, 404],
+      ["POST", `/web/projects/${a.project.id}/keys`, { name: "steal", tools: ["catalog"] }, 404],
+      ["DELETE", `/web/projects/${a.project.id}/keys/${aKey.key.id}`, undefined, 404],
+      ["DELETE", `/web/projects/${b.project.id}/keys/${aKey.key.id}`, undefined, 404],
+      ["PATCH", `/web/orgs/current/members/${aMember.userId}`, { role: "admin" }, 404],
+      ["DELETE", `/web/orgs/current/members/${aMember.userId}`, undefined, 404],
+      ["DELETE", `/web/orgs/current/invitations/${aPending.id}`, undefined, 404],
+      ["POST", "/web/orgs/active", { organizationId: a.org.id }, 404],
+      ["POST", `/web/invitations/${aPending.id}/accept`, undefined, 403],
+      ["GET", "/web/admin/organizations", undefined, 403],
+      ["POST", `/web/admin/organizations/${a.org.id}/suspend`, undefined, 403],
+      ["GET", "/web/admin/users", undefined, 403],
+      ["GET", "/web/admin/security-events", undefined, 403],
+    ];
+    for (const [method, path, body, status] of cases) {
+      const r = await b.owner.json(method, path, body);
+      expect(`${method} ${path} → ${r.status}`).toBe(`${method} ${path} → ${status}`);
+      const text = JSON.stringify(r.body);
+      for (const s of secretsOfA) expect(text.includes(s)).toBe(false);
+    }
+    // B's own listings never show A's data
+    for (const path of ["/web/projects", "/web/orgs", "/web/orgs/current/members", "/web/orgs/current/invitations", `/web/projects/${b.project.id}/keys`]) {
+      const text = JSON.stringify((await b.owner.get(path)).body);
+      for (const s of secretsOfA) expect(`${path}: ${text.includes(s)}`).toBe(`${path}: false`);
+    }
+    // and nothing of A changed
+    expect((await a.owner.get(`/web/projects/${a.project.id}`)).status).toBe(200);
+    expect((await a.owner.get(`/web/projects/${a.project.id}/keys`)).body.keys[0].status).toBe("active");
+    expect((await withKey(env, aKey.value, "/api/catalog")).status).toBe(200);
+    expect((await a.owner.get("/web/orgs/current/members")).body.members).toHaveLength(2);
+    expect((await a.owner.get("/web/orgs/current/invitations")).body.invitations).toHaveLength(1);
+  });
+
+  test("mass assignment: organizationId posted with a project is ignored (the project lands in the active organization)", async () => {
+    const a = await orgWithProject(env, "Gamma");
+    const b = await orgWithProject(env, "Delta");
+    const r = await b.owner.post("/web/projects", { name: "planted", organizationId: a.org.id });
+    expect(r.status).toBe(201);
+    expect(r.body.project.organizationId).toBe(b.org.id);
+    expect((await a.owner.get("/web/projects")).body.projects.map((p: { name: string }) => p.name)).not.toContain("planted");
+  });
+
+  test("a member (not admin) cannot delete a project (403); the owner can, and it cascades", async () => {
+    const a = await orgWithProject(env, "Epsilon");
+    const m = await signedUp(env);
+    const inv = (await a.owner.post("/web/orgs/current/invitations", { email: m.email })).body;
+    await m.post(`/web/invitations/${inv.id}/accept`);
+    expect((await m.del(`/web/projects/${a.project.id}`)).status).toBe(403);
+    await createKey(a.owner, a.project.id, ["doctor"]);
+    expect((await a.owner.del(`/web/projects/${a.project.id}`)).status).toBe(200);
+    expect((await a.owner.get(`/web/projects/${a.project.id}`)).status).toBe(404);
+    expect((await a.owner.del(`/web/projects/${a.project.id}`)).status).toBe(404);
+  });
+
+  test("project routes: a bad body → 400; an unknown project → 404", async () => {
+    const a = await orgWithProject(env, "Zeta");
+    expect((await a.owner.post("/web/projects", { name: "" })).status).toBe(400);
+    expect((await a.owner.post("/web/projects", {})).status).toBe(400);
+    expect((await a.owner.get("/web/projects/prj_nope")).status).toBe(404);
+  });
+});
