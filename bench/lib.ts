@@ -73,3 +73,80 @@ export function printTable(title: string, header: string[], rows: (string | numb
   console.log("|" + widths.map((w) => "-".repeat(w + 2)).join("|") + "|");
   for (const r of cells.slice(1)) console.log(line(r));
 }
+
+export interface Running {
+  base: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/** Starts dist/talentd in a fresh temp folder; resolves once /readyz is 200. */
+export async function startBinary(env: Record<string, string> = {}): Promise<Running> {
+  const { mkdtempSync, rmSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const dir = mkdtempSync(join(tmpdir(), "talentd-bench-"));
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const proc = Bun.spawn([BINARY, "serve", "--port", String(port), "--host", "127.0.0.1", "--base-url", base], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? "", ACCESS_LOG: "false", LOG_LEVEL: "error", AUTO_APPROVE_ORGS: "true", ...env },
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+  const until = Date.now() + 30_000;
+  for (;;) {
+    try {
+      if ((await fetch(`${base}/readyz`)).status === 200) break;
+    } catch {
+      /* not yet */
+    }
+    if (Date.now() > until) throw new Error("binary did not become ready");
+    await Bun.sleep(10);
+  }
+  return {
+    base,
+    pid: proc.pid,
+    stop: async () => {
+      proc.kill("SIGTERM");
+      await proc.exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Signs up, creates an (auto-approved) organization and a project; returns cookie, project id and a key with every scope. */
+export async function seedProject(base: string): Promise<{ cookie: string; projectId: string; key: string; email: string; password: string }> {
+  const email = `bench-${Date.now()}@example.com`;
+  const password = "bench password 123";
+  const headers = { "content-type": "application/json", origin: base };
+  const up = await fetch(`${base}/api/auth/sign-up`, { method: "POST", headers, body: JSON.stringify({ email, password }) });
+  const cookie = /talentd_session=[^;]+/.exec(up.headers.get("set-cookie") ?? "")![0];
+  const h = { ...headers, cookie };
+  await fetch(`${base}/web/orgs`, { method: "POST", headers: h, body: JSON.stringify({ name: `Bench ${Date.now()}` }) });
+  const project = (await (await fetch(`${base}/web/projects`, { method: "POST", headers: h, body: JSON.stringify({ name: "bench" }) })).json()) as { project: { id: string } };
+  const tools = ["prepare_task", "validate", "record_validation", "deepen", "doctor", "catalog", "discover", "install"];
+  const key = (await (await fetch(`${base}/web/projects/${project.project.id}/keys`, { method: "POST", headers: h, body: JSON.stringify({ name: "bench", tools }) })).json()) as { value: string };
+  return { cookie, projectId: project.project.id, key: key.value, email, password };
+}
+
+export interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+/** Runs autocannon against one request for `seconds`. */
+export async function load(opts: { url: string; method?: string; headers?: Record<string, string>; body?: string; seconds?: number; connections?: number }): Promise<LoadResult> {
+  const autocannon = (await import("autocannon")).default;
+  const r = await autocannon({
+    url: opts.url,
+    method: (opts.method ?? "GET") as "GET",
+    headers: opts.headers,
+    body: opts.body,
+    duration: opts.seconds ?? 5,
+    connections: opts.connections ?? 10,
+  });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
+}

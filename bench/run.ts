@@ -1,7 +1,8 @@
 /** `bun run bench`: runs every benchmark and prints a table each. `bun run bench startup` runs one. */
+import { benchIdentity } from "./identity";
 import { benchStartup } from "./startup";
 
-const all: Record<string, () => Promise<void>> = { startup: benchStartup };
+const all: Record<string, () => Promise<void>> = { startup: benchStartup, identity: benchIdentity };
 const pick = Bun.argv.slice(2);
 for (const [name, fn] of Object.entries(all)) {
   if (pick.length > 0 && !pick.includes(name)) continue;

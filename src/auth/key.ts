@@ -52,6 +52,30 @@ export function bearerOf(request: Request): string | null {
 
 const LAST_USED_EVERY_MS = 60_000;
 
+interface KeyRow {
+  id: string;
+  name: string;
+  tools: string;
+  projectId: string;
+  createdBy: string;
+  expiresAt: number | null;
+  revokedAt: number | null;
+  lastUsedAt: number | null;
+  organizationId: string;
+  orgStatus: string;
+  memberRole: string | null;
+}
+
+/** One indexed lookup per call: the key, its project's organization, and the creator's membership. */
+const KEY_LOOKUP = `SELECT k.id AS id, k.name AS name, k.tools AS tools, k.project_id AS projectId, k.created_by AS createdBy,
+  k.expires_at AS expiresAt, k.revoked_at AS revokedAt, k.last_used_at AS lastUsedAt,
+  p.organization_id AS organizationId, o.status AS orgStatus, m.role AS memberRole
+FROM api_keys k
+JOIN projects p ON p.id = k.project_id
+JOIN organizations o ON o.id = p.organization_id
+LEFT JOIN members m ON m.organization_id = o.id AND m.user_id = k.created_by
+WHERE k.key_hash = ? LIMIT 1`;
+
 /** Evaluates a project key for `scope`; throws the spec's error or returns the principal. */
 export async function authenticateKey(
   deps: { config: Config; database: Database; log: Logger },
@@ -62,32 +86,14 @@ export async function authenticateKey(
   if (!deps.config.keysEnabled || !token || !hasValidChecksum(token, KEY_PREFIX)) throw invalidToken();
   const hash = sha256Hex(token);
   const now = Date.now();
-  const rows = await deps.database.db
-    .select({
-      id: apiKeys.id,
-      name: apiKeys.name,
-      tools: apiKeys.tools,
-      projectId: apiKeys.projectId,
-      createdBy: apiKeys.createdBy,
-      expiresAt: apiKeys.expiresAt,
-      revokedAt: apiKeys.revokedAt,
-      lastUsedAt: apiKeys.lastUsedAt,
-      organizationId: sql<string>`p.organization_id`,
-      orgStatus: sql<string>`o.status`,
-      memberRole: sql<string | null>`m.role`,
-    })
-    .from(apiKeys)
-    .innerJoin(sql`projects p`, sql`p.id = ${apiKeys.projectId}`)
-    .innerJoin(sql`organizations o`, sql`o.id = p.organization_id`)
-    .leftJoin(sql`members m`, sql`m.organization_id = o.id AND m.user_id = ${apiKeys.createdBy}`)
-    .where(eq(apiKeys.keyHash, hash))
-    .limit(1);
-  const key = rows[0];
+  const key = await deps.database.get<KeyRow>(KEY_LOOKUP, [hash]);
+
   if (!key) return projectGone(deps.database, hash, now);
   if (key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt <= now)) throw invalidToken();
   if (key.memberRole === null) throw new AppError("not_a_member");
   if (key.orgStatus !== "approved") throw new AppError("organization_not_approved");
-  if (!key.tools.includes(scope)) throw insufficientScope(scope);
+  const tools = JSON.parse(key.tools) as KeyScope[];
+  if (!tools.includes(scope)) throw insufficientScope(scope);
   if (key.lastUsedAt === null || now - key.lastUsedAt > LAST_USED_EVERY_MS) {
     // at most once a minute; never delays or fails the call
     deps.database
@@ -101,7 +107,7 @@ export async function authenticateKey(
     projectId: key.projectId,
     organizationId: key.organizationId,
     userId: key.createdBy,
-    scopes: key.tools,
+    scopes: tools,
   };
 }
 

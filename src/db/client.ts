@@ -2,7 +2,8 @@
  * The database handle: drizzle over @libsql/client, with the pragmas of DESIGN §9 and one
  * writer mutex (see src/lib/mutex.ts for why every write transaction goes through it).
  */
-import { createClient, type Client } from "@libsql/client";
+import { createClient, type Client, type InValue } from "@libsql/client";
+import LibsqlDatabase from "libsql";
 import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
 import { Mutex } from "../lib/mutex";
 import * as schema from "./schema";
@@ -21,6 +22,13 @@ export interface Database {
    * process: all of it commits or none of it does.
    */
   write<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Hot-path reads by raw SQL: one row (or undefined) / all rows as plain objects. On a local
+   * file they run on a dedicated read connection with cached prepared statements (measured:
+   * 17 µs against ~430 µs through drizzle for the key lookup; docs/performance.md).
+   */
+  get<T>(sql: string, args?: InValue[]): Promise<T | undefined>;
+  all<T>(sql: string, args?: InValue[]): Promise<T[]>;
   /** True when the database is a local file (pragmas and backups apply). */
   isLocal: boolean;
   close(): void;
@@ -39,11 +47,44 @@ export async function openDatabase(url: string, authToken?: string): Promise<Dat
   }
   const db = drizzle(client, { schema });
   const mutex = new Mutex();
+  const reader = isLocal ? preparedReader(url) : null;
   return {
     db,
     client,
     isLocal,
     write: (fn) => mutex.run(() => db.transaction(fn, { behavior: "immediate" })),
-    close: () => client.close(),
+    get: async <T>(sql: string, args: InValue[] = []) => {
+      if (reader) return reader.get(sql, args) as T | undefined;
+      return (await client.execute({ sql, args })).rows[0] as T | undefined;
+    },
+    all: async <T>(sql: string, args: InValue[] = []) => {
+      if (reader) return reader.all(sql, args) as T[];
+      return (await client.execute({ sql, args })).rows as unknown as T[];
+    },
+    close: () => {
+      reader?.close();
+      client.close();
+    },
+  };
+}
+
+/** A read-only native connection with a prepared-statement cache (local files only). */
+function preparedReader(url: string) {
+  const path = decodeURIComponent(url.slice("file:".length).split("?")[0]!);
+  const conn = new LibsqlDatabase(path, { timeout: 5000 } as ConstructorParameters<typeof LibsqlDatabase>[1]);
+  interface Stmt {
+    get(...params: unknown[]): unknown;
+    all(...params: unknown[]): unknown[];
+  }
+  const cache = new Map<string, Stmt>();
+  const stmt = (sql: string): Stmt => {
+    let s = cache.get(sql);
+    if (!s) cache.set(sql, (s = conn.prepare(sql) as unknown as Stmt));
+    return s;
+  };
+  return {
+    get: (sql: string, args: InValue[]) => stmt(sql).get(...args),
+    all: (sql: string, args: InValue[]) => stmt(sql).all(...args),
+    close: () => conn.close(),
   };
 }

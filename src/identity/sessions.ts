@@ -6,7 +6,7 @@ import { and, eq, ne } from "drizzle-orm";
 import { randomBytes } from "node:crypto";
 import type { Config } from "../config";
 import type { Database, Tx } from "../db/client";
-import { sessions, users } from "../db/schema";
+import { sessions } from "../db/schema";
 import { base62, sha256Hex } from "../lib/crypto";
 import { newId } from "../lib/ids";
 
@@ -53,25 +53,24 @@ export async function createSession(
   return { token, id, expiresAt };
 }
 
+const SESSION_LOOKUP = `SELECT s.id AS id, s.expires_at AS expiresAt, s.last_seen_at AS lastSeenAt,
+  s.active_organization_id AS activeOrganizationId, u.id AS userId, u.email AS email, u.name AS name, u.role AS role
+FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? LIMIT 1`;
+
 /** Looks a session up by raw token; null when unknown or expired. Slides the expiry. */
 export async function findSession(database: Database, token: string): Promise<SessionRecord | null> {
   if (!/^[0-9A-Za-z]{20,64}$/.test(token)) return null;
-  const rows = await database.db
-    .select({
-      id: sessions.id,
-      expiresAt: sessions.expiresAt,
-      lastSeenAt: sessions.lastSeenAt,
-      activeOrganizationId: sessions.activeOrganizationId,
-      userId: users.id,
-      email: users.email,
-      name: users.name,
-      role: users.role,
-    })
-    .from(sessions)
-    .innerJoin(users, eq(users.id, sessions.userId))
-    .where(eq(sessions.tokenHash, sha256Hex(token)))
-    .limit(1);
-  const row = rows[0];
+  const row = await database.get<{
+    id: string;
+    expiresAt: number;
+    lastSeenAt: number;
+    activeOrganizationId: string | null;
+    userId: string;
+    email: string;
+    name: string;
+    role: "user" | "admin";
+  }>(SESSION_LOOKUP, [sha256Hex(token)]);
+
   const now = Date.now();
   if (!row || row.expiresAt <= now) return null;
   let expiresAt = row.expiresAt;
