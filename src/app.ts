@@ -5,8 +5,12 @@ import { Elysia } from "elysia";
 import type { Catalog } from "./catalog/catalog";
 import type { Config } from "./config";
 import type { Database } from "./db/client";
+import { TraceJournal } from "./activity/journal";
 import { createGuards } from "./auth/guards";
+import { selectionRoutes } from "./projects/selectionRoutes";
+import { resolutionRoutes } from "./resolution/routes";
 import { catalogApiRoutes } from "./catalog/routes";
+import { expertiseRoutes } from "./expertises/routes";
 import { healthRoutes } from "./health/routes";
 import { identityRoutes, setupRoutes } from "./identity/routes";
 import { projectRoutes } from "./projects/routes";
@@ -26,10 +30,13 @@ export interface AppDeps {
   database: Database;
   log: Logger;
   state: AppState;
+  /** The activity journal; createApp makes one when absent (main passes its own to flush at shutdown). */
+  journal?: TraceJournal;
 }
 
 /** Builds the app; `app.handle(request)` serves it without a socket (tests), `listen` with one. */
-export function createApp(deps: AppDeps) {
+export function createApp(input: AppDeps) {
+  const deps = { ...input, journal: input.journal ?? new TraceJournal(input.database, input.log) };
   const guards = createGuards(deps);
   // Bun's own cap is a backstop above ours, so the edge can answer 413 in the error model.
   return new Elysia({ serve: { maxRequestBodySize: deps.config.bodyLimit + 64 * 1024 } })
@@ -40,7 +47,10 @@ export function createApp(deps: AppDeps) {
     .use(setupRoutes(deps))
     .use(tenancyRoutes(deps, guards))
     .use(projectRoutes(deps, guards))
-    .use(catalogApiRoutes(deps, guards));
+    .use(expertiseRoutes(deps, guards))
+    .use(catalogApiRoutes(deps, guards))
+    .use(resolutionRoutes(deps, guards))
+    .use(selectionRoutes(deps, guards));
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -4,6 +4,7 @@
  * Exit codes: 0 ok, 1 the command failed, 2 bad usage or configuration.
  */
 import pkg from "../package.json" with { type: "json" };
+import { TraceJournal } from "./activity/journal";
 import { createApp } from "./app";
 import { buildCatalog, formatFindings } from "./catalog/catalog";
 import { readTalentDir, sourcesFromFlat } from "./catalog/load";
@@ -60,7 +61,8 @@ async function serve(config: Config, log: Logger): Promise<void> {
     });
   }
   const state = { catalog: loadCatalog(config.talentsDir, log), draining: false };
-  const app = createApp({ config, database, log, state });
+  const journal = new TraceJournal(database, log);
+  const app = createApp({ config, database, log, state, journal });
   app.listen({ port: config.port, hostname: config.host });
   const port = app.server?.port;
   log.info("talentd listening", {
@@ -83,6 +85,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
     } catch (e) {
       log.error("error while stopping the server", { error: String(e) });
     }
+    await journal.flush();
     database.close();
     log.info("stopped");
     process.exit(0);

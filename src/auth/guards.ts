@@ -23,8 +23,20 @@ interface Resolved {
   principal?: KeyPrincipal;
 }
 
+/** What the guards resolved per request (shared by every app: requests are unique objects). */
+const resolved = new WeakMap<Request, Resolved>();
+
+/** The key (or token) principal the guard resolved for a request, if any (trace journal). */
+export function principalOf(request: Request): KeyPrincipal | undefined {
+  return resolved.get(request)?.principal;
+}
+
+/** The web session the guard resolved for a request, if any (trace journal). */
+export function sessionOf(request: Request): SessionRecord | undefined {
+  return resolved.get(request)?.auth;
+}
+
 export function createGuards(deps: AppDeps) {
-  const resolved = new WeakMap<Request, Resolved>();
   const got = (request: Request): Resolved => resolved.get(request) ?? {};
   return new Elysia().macro({
     session: {

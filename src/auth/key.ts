@@ -13,6 +13,7 @@ import { AppError } from "../http/errors";
 import { hasValidChecksum, sha256Hex } from "../lib/crypto";
 import type { Logger } from "../lib/log";
 import { KEY_PREFIX } from "../projects/keys";
+import { authenticateToken, isAccessToken } from "./token";
 
 /** Who is calling on the key API: a project key (or, from issue 6, an OAuth access token). */
 export interface KeyPrincipal {
@@ -82,6 +83,8 @@ export async function authenticateKey(
   request: Request,
   scope: KeyScope,
 ): Promise<KeyPrincipal> {
+  // an OAuth access token (svc_at_…, issue 6) is evaluated by the token guard, same principal
+  if (isAccessToken(bearerOf(request))) return authenticateToken(deps, request, scope);
   const token = bearerOf(request);
   if (!deps.config.keysEnabled || !token || !hasValidChecksum(token, KEY_PREFIX)) throw invalidToken();
   const hash = sha256Hex(token);

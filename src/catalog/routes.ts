@@ -2,6 +2,8 @@
 import { Elysia, t } from "elysia";
 import type { AppDeps } from "../app";
 import type { Guards } from "../auth/guards";
+import type { TraceJournal } from "../activity/journal";
+import { keyApiTracer } from "../activity/trace";
 import { validationFailed } from "../http/errors";
 import type { Catalog } from "./catalog";
 import type { Talent } from "./format";
@@ -59,8 +61,8 @@ export function catalogPage(catalog: Catalog, limit: number, cursor?: string) {
   };
 }
 
-export function catalogApiRoutes(deps: AppDeps, guards: Guards) {
-  return new Elysia().use(guards).get("/api/catalog", ({ query }) => catalogPage(deps.state.catalog!, query.limit ?? 50, query.cursor), {
+export function catalogApiRoutes(deps: AppDeps & { journal: TraceJournal }, guards: Guards) {
+  return new Elysia().use(guards).onAfterResponse(keyApiTracer(deps.journal, { "GET /api/catalog": "catalog" })).get("/api/catalog", ({ query }) => catalogPage(deps.state.catalog!, query.limit ?? 50, query.cursor), {
     key: "catalog",
     query: t.Object({
       limit: t.Optional(t.Numeric({ minimum: 1, maximum: CATALOG_PAGE_MAX, error: `must be a number from 1 to ${CATALOG_PAGE_MAX}` })),

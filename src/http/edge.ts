@@ -10,15 +10,34 @@ import { AppError, errorResponse, validationFailed, type Issue } from "./errors"
 interface RequestMeta {
   id: string;
   start: number;
+  /** Wall-clock time the request arrived (ms since epoch). */
+  startedAt: number;
+  /** Arrival order in this process. */
+  seq: number;
   /** Status of an error response rendered by onError (the access log reads it). */
   errorStatus?: number;
 }
 
 const meta = new WeakMap<Request, RequestMeta>();
+let arrivals = 0;
 
 /** The request id of a request seen by the edge (for logs and traces). */
 export function requestIdOf(request: Request): string {
   return meta.get(request)?.id ?? "unknown";
+}
+
+/** The status a request was answered with (error responses included), as the edge saw it. */
+export function statusOf(request: Request, set: { status?: number | string }, responseValue: unknown): number {
+  const m = meta.get(request);
+  if (m?.errorStatus !== undefined) return m.errorStatus;
+  if (responseValue instanceof Response) return responseValue.status;
+  return typeof set.status === "number" ? set.status : Number(set.status ?? 200);
+}
+
+/** When the request arrived (ms since epoch) and its arrival number: orders trace events by call. */
+export function arrivalOf(request: Request): { at: number; seq: number } {
+  const m = meta.get(request);
+  return m ? { at: m.startedAt, seq: m.seq } : { at: Date.now(), seq: ++arrivals };
 }
 
 /** Milliseconds since the edge saw the request. */
@@ -99,7 +118,7 @@ export function edge(opts: EdgeOptions) {
     .onRequest(({ request, set }) => {
       const incoming = request.headers.get("x-request-id");
       const id = incoming && /^[A-Za-z0-9._-]{1,64}$/.test(incoming) ? incoming : ulid();
-      meta.set(request, { id, start: performance.now() });
+      meta.set(request, { id, start: performance.now(), startedAt: Date.now(), seq: ++arrivals });
       set.headers["x-request-id"] = id;
       const len = request.headers.get("content-length");
       if (len !== null && Number(len) > opts.bodyLimit) {
@@ -134,13 +153,7 @@ export function edge(opts: EdgeOptions) {
     .onAfterResponse({ as: "global" }, ({ request, set, responseValue }) => {
       if (!opts.accessLog) return;
       const url = new URL(request.url);
-      const status =
-        meta.get(request)?.errorStatus ??
-        (responseValue instanceof Response
-          ? responseValue.status
-          : typeof set.status === "number"
-            ? set.status
-            : Number(set.status ?? 200));
+      const status = statusOf(request, set, responseValue);
       opts.log.info("request", {
         requestId: requestIdOf(request),
         method: request.method,

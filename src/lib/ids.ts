@@ -38,3 +38,20 @@ export function ulid(now: number = Date.now()): string {
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${ulid()}`;
 }
+
+/** A ULID-shaped id from a time and a sequence number: sorts by (time, seq) exactly. */
+export function orderedId(time: number, seq: number): string {
+  let t = time;
+  let head = "";
+  for (let i = 0; i < 10; i++) {
+    head = CROCKFORD[t % 32] + head;
+    t = Math.floor(t / 32);
+  }
+  let n = seq;
+  let tail = "";
+  for (let i = 0; i < 16; i++) {
+    tail = CROCKFORD[n % 32] + tail;
+    n = Math.floor(n / 32);
+  }
+  return head + tail;
+}

@@ -1,0 +1,108 @@
+/**
+ * The activity journal: one trace event per call of the key API, MCP and the selection's web
+ * routes (spec "Trace event", Events 1). Events are batched and written at most 250 ms after
+ * the call (DESIGN §9), in one transaction per batch; reads flush first, so a reader always sees
+ * every call that completed before it.
+ */
+import { and, desc, eq, inArray, lt } from "drizzle-orm";
+import type { Database } from "../db/client";
+import { projects, traceEvents } from "../db/schema";
+import { orderedId } from "../lib/ids";
+import type { Logger } from "../lib/log";
+
+export interface TraceInput {
+  projectId: string;
+  /** What was done: prepare_task, designable, validate, record_validation, search, read, doctor, catalog, discover, install, … */
+  kind: string;
+  via: "api" | "web" | "mcp";
+  authorType: "key" | "user" | "token";
+  authorId: string;
+  authorName: string;
+  /** The development tool: MCP clientInfo, or the User-Agent. */
+  client: string | null;
+  talentsEntered?: string[];
+  talentsLeft?: string[];
+  resolutionId?: string | null;
+  status: number;
+  durationMs: number;
+  detail?: Record<string, unknown> | null;
+  /** When the call arrived (ms, arrival number); events are ordered by it. Default: now. */
+  arrival?: { at: number; seq: number };
+}
+
+export const FLUSH_MS = 250;
+const MAX_BATCH = 500;
+
+export class TraceJournal {
+  #pending: (typeof traceEvents.$inferInsert)[] = [];
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  #flushing: Promise<void> = Promise.resolve();
+  #seq = 0;
+
+  constructor(
+    readonly database: Database,
+    readonly log: Logger,
+  ) {}
+
+  /** Queues one event; it is written within FLUSH_MS. */
+  record(e: TraceInput): void {
+    const arrival = e.arrival ?? { at: Date.now(), seq: ++this.#seq };
+    const at = arrival.at;
+    this.#pending.push({
+      id: `trc_${orderedId(arrival.at, arrival.seq)}`,
+      projectId: e.projectId,
+      kind: e.kind,
+      via: e.via,
+      authorType: e.authorType,
+      authorId: e.authorId,
+      authorName: e.authorName,
+      client: e.client?.slice(0, 200) ?? null,
+      talentsEntered: e.talentsEntered ?? [],
+      talentsLeft: e.talentsLeft ?? [],
+      resolutionId: e.resolutionId ?? null,
+      status: e.status,
+      durationMs: Math.round(e.durationMs),
+      detail: e.detail ?? null,
+      createdAt: at,
+    });
+    if (this.#pending.length >= MAX_BATCH) void this.flush();
+    else this.#timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
+  }
+
+  /** Writes everything queued so far. Events of a project deleted meanwhile are dropped. */
+  flush(): Promise<void> {
+    if (this.#timer) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
+    const batch = this.#pending;
+    this.#pending = [];
+    this.#flushing = this.#flushing.then(async () => {
+      if (batch.length === 0) return;
+      try {
+        await this.database.write(async (tx) => {
+          // a project deleted between the call and the flush: its journal is gone with it
+          const ids = [...new Set(batch.map((r) => r.projectId))];
+          const live = new Set((await tx.select({ id: projects.id }).from(projects).where(inArray(projects.id, ids))).map((r) => r.id));
+          const rows = batch.filter((r) => live.has(r.projectId));
+          for (let i = 0; i < rows.length; i += 100) await tx.insert(traceEvents).values(rows.slice(i, i + 100));
+        });
+      } catch (e) {
+        this.log.error("trace events could not be written", { count: batch.length, error: String(e) });
+      }
+    });
+    return this.#flushing;
+  }
+
+  /** A page of a project's events, newest first; `before` is the previous page's `nextBefore`. */
+  async list(projectId: string, limit: number, before?: string) {
+    // Elysia records finished calls in setImmediate callbacks (onAfterResponse): let those
+    // already scheduled run first (FIFO), so the page includes every call that completed.
+    await new Promise((r) => setImmediate(r));
+    await this.flush();
+    // ids are (arrival time, arrival number): ordering by id is ordering by call
+    const where = before ? and(eq(traceEvents.projectId, projectId), lt(traceEvents.id, before)) : eq(traceEvents.projectId, projectId);
+    const rows = await this.database.db.select().from(traceEvents).where(where).orderBy(desc(traceEvents.id)).limit(limit);
+    return { events: rows, nextBefore: rows.length === limit ? rows.at(-1)!.id : null };
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * The trace hook of the key API: after each call that got past authentication, one journal
+ * event with the route's kind, the author (key or token), the development tool, the final
+ * status and duration, and what the handler noted (resolutionId, talents entered/left).
+ */
+import { principalOf } from "../auth/guards";
+import { elapsedMs, arrivalOf, statusOf } from "../http/edge";
+import type { TraceJournal } from "./journal";
+
+export interface TraceNote {
+  resolutionId?: string | null;
+  entered?: string[];
+  left?: string[];
+  detail?: Record<string, unknown>;
+}
+
+const notes = new WeakMap<Request, TraceNote>();
+
+/** Lets a handler add facts to the trace of its request. */
+export function noteTrace(request: Request, note: TraceNote): void {
+  notes.set(request, { ...notes.get(request), ...note });
+}
+
+/** The calling tool: the MCP adapter's `x-talentd-client`, else the User-Agent. */
+export function clientOf(request: Request): string | null {
+  return request.headers.get("x-talentd-client") ?? request.headers.get("user-agent");
+}
+
+/** `mcp` when the MCP adapter made the call (its `x-talentd-via` label), else `api`. */
+export function viaOf(request: Request): "api" | "mcp" {
+  return request.headers.get("x-talentd-via") === "mcp" ? "mcp" : "api";
+}
+
+/** An onAfterResponse handler recording key-API calls; `kinds` maps "METHOD route" to a trace kind. */
+export function keyApiTracer(journal: TraceJournal, kinds: Record<string, string>) {
+  return (ctx: { request: Request; route: string; set: { status?: number | string }; responseValue: unknown }): void => {
+    const principal = principalOf(ctx.request);
+    if (!principal) return;
+    const kind = kinds[`${ctx.request.method} ${ctx.route}`];
+    if (!kind) return;
+    const note = notes.get(ctx.request) ?? {};
+    journal.record({
+      projectId: principal.projectId,
+      kind,
+      via: viaOf(ctx.request),
+      authorType: principal.kind,
+      authorId: principal.id,
+      authorName: principal.name,
+      client: clientOf(ctx.request),
+      talentsEntered: note.entered,
+      talentsLeft: note.left,
+      resolutionId: note.resolutionId ?? null,
+      status: statusOf(ctx.request, ctx.set, ctx.responseValue),
+      durationMs: elapsedMs(ctx.request),
+      detail: note.detail ?? null,
+      arrival: arrivalOf(ctx.request),
+    });
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * OAuth access tokens (`svc_at_…`) as bearers, evaluated on every call like project keys
+ * (spec "Authentication" 5) and producing the same KeyPrincipal with `kind: "token"`:
+ * parse → hash lookup → unknown / revoked / expired / bound to another resource → the one
+ * 401 invalid_token; the token's user no longer a member → 403 not_a_member; organization not
+ * approved → 403 organization_not_approved; missing scope → 403 insufficient_scope.
+ * A project deleted takes its tokens with it (foreign-key cascade), so its tokens are unknown.
+ *
+ * The resource (RFC 8707) a token is bound to is checked against the URL it is used on: on
+ * `/mcp/<id>` and `/mcp` it must be exactly that URL. On the key API (`/api/*`, where the MCP
+ * adapter forwards the caller's bearer) it must be one of this service's MCP URLs of the
+ * token's own project — so a token minted under another BASE_URL is refused too.
+ */
+import { eq } from "drizzle-orm";
+import type { Config } from "../config";
+import type { Database } from "../db/client";
+import { oauthTokens, type KeyScope } from "../db/schema";
+import { AppError } from "../http/errors";
+import { hasValidChecksum, sha256Hex } from "../lib/crypto";
+import type { Logger } from "../lib/log";
+import { ACCESS_TOKEN_PREFIX } from "../oauth/grants";
+import { mcpResource } from "../oauth/resource";
+import { KEY_PREFIX } from "../projects/keys";
+import { authenticateKey, bearerOf, insufficientScope, invalidToken, type KeyPrincipal } from "./key";
+
+type Deps = { config: Config; database: Database; log: Logger };
+
+interface TokenRow {
+  id: string;
+  clientName: string;
+  userId: string;
+  projectId: string;
+  scopes: string;
+  resource: string;
+  expiresAt: number;
+  revokedAt: number | null;
+  lastUsedAt: number | null;
+  organizationId: string;
+  orgStatus: string;
+  memberRole: string | null;
+}
+
+/** One indexed lookup per call: the token, its client, its project's organization, the user's membership. */
+const TOKEN_LOOKUP = `SELECT t.id AS id, c.name AS clientName, t.user_id AS userId, t.project_id AS projectId,
+  t.scopes AS scopes, t.resource AS resource, t.expires_at AS expiresAt, t.revoked_at AS revokedAt,
+  t.last_used_at AS lastUsedAt, p.organization_id AS organizationId, o.status AS orgStatus, m.role AS memberRole
+FROM oauth_tokens t
+JOIN oauth_clients c ON c.id = t.client_id
+JOIN projects p ON p.id = t.project_id
+JOIN organizations o ON o.id = p.organization_id
+LEFT JOIN members m ON m.organization_id = o.id AND m.user_id = t.user_id
+WHERE t.token_hash = ? AND t.kind = 'access' LIMIT 1`;
+
+const LAST_USED_EVERY_MS = 60_000;
+
+/** True when a bearer is an OAuth access token (the key guard hands those over here). */
+export function isAccessToken(token: string | null): boolean {
+  return token !== null && token.startsWith(ACCESS_TOKEN_PREFIX);
+}
+
+/**
+ * Evaluates an OAuth access token. `scope` null checks everything but the scope.
+ * `resource` is the exact URL the request addressed (`/mcp…`), or undefined on the key API.
+ */
+export async function authenticateToken(deps: Deps, request: Request, scope: KeyScope | null, resource?: string): Promise<KeyPrincipal> {
+  const token = bearerOf(request);
+  if (!token || !hasValidChecksum(token, ACCESS_TOKEN_PREFIX)) throw invalidToken();
+  const now = Date.now();
+  const t = await deps.database.get<TokenRow>(TOKEN_LOOKUP, [sha256Hex(token)]);
+  if (!t || t.revokedAt !== null || t.expiresAt <= now) throw invalidToken();
+  const audience = resource !== undefined ? [resource] : [mcpResource(deps.config.baseUrl, t.projectId), mcpResource(deps.config.baseUrl)];
+  if (!audience.includes(t.resource)) throw invalidToken();
+  if (t.memberRole === null) throw new AppError("not_a_member", "The user who authorized this token is no longer a member of the organization.");
+  if (t.orgStatus !== "approved") throw new AppError("organization_not_approved");
+  const scopes = JSON.parse(t.scopes) as KeyScope[];
+  if (scope !== null && !scopes.includes(scope)) throw insufficientScope(scope);
+  if (t.lastUsedAt === null || now - t.lastUsedAt > LAST_USED_EVERY_MS) {
+    deps.database
+      .write((tx) => tx.update(oauthTokens).set({ lastUsedAt: now }).where(eq(oauthTokens.id, t.id)))
+      .catch((e) => deps.log.warn("could not record token use", { tokenId: t.id, error: String(e) }));
+  }
+  return { kind: "token", id: t.id, name: t.clientName, projectId: t.projectId, organizationId: t.organizationId, userId: t.userId, scopes };
+}
+
+/**
+ * The bearer of an MCP request (a project key or an access token) for the resource `resource`
+ * (`${BASE_URL}/mcp` or `${BASE_URL}/mcp/<id>`), with `scope` or none (initialize, listings).
+ * A key designates its project: on `/mcp/<id>` it must be a key of that project (else 401,
+ * as for a token bound elsewhere). Keys go through the key guard unchanged, so their errors
+ * and their order stay those of the key API.
+ */
+export async function authenticateBearer(deps: Deps, request: Request, scope: KeyScope | null, resource: string, projectId: string | null): Promise<KeyPrincipal> {
+  const token = bearerOf(request);
+  if (isAccessToken(token)) return authenticateToken(deps, request, scope, resource);
+  let asScope = scope;
+  if (asScope === null) {
+    // The key guard always checks a scope; with none required, check one the key holds so
+    // every other step (revocation, expiry, membership, approval, project) runs as usual.
+    const held = token && hasValidChecksum(token, KEY_PREFIX) ? await deps.database.get<{ tools: string }>("SELECT tools FROM api_keys WHERE key_hash = ? LIMIT 1", [sha256Hex(token)]) : undefined;
+    asScope = held ? ((JSON.parse(held.tools) as KeyScope[])[0] ?? "catalog") : "catalog";
+  }
+  const principal = await authenticateKey(deps, request, asScope);
+  if (projectId !== null && principal.projectId !== projectId) throw invalidToken();
+  return principal;
+}

@@ -1,0 +1,109 @@
+/**
+ * `/web/orgs/current/expertises/*`: private expertises of the active organization
+ * (docs/api-expertises.md). Owner and admin only: a member's request is answered exactly like an
+ * unknown expertise (404 not_found), as is another organization's expertise (spec C rule 2).
+ * The guard `{ org: "member" }` authenticates and checks approval (403 organization_not_approved);
+ * the role is checked here, before any body is read, so a member learns nothing.
+ */
+import { Elysia } from "elysia";
+import type { AppDeps } from "../app";
+import type { Guards } from "../auth/guards";
+import { ROLE_RANK } from "../auth/session";
+import { validationFailed } from "../http/errors";
+import type { OrgMembership } from "../tenancy/service";
+import type { LifecycleOperation } from "./lifecycle";
+import { parseCreate, parseListQuery, parseOptionalRevision, parsePatch, parseTriggersBody, parseVersionParam } from "./model";
+import {
+  changeLifecycle,
+  confirmTriggers,
+  createExpertise,
+  deleteExpertise,
+  detailView,
+  expertiseNotFound,
+  findExpertise,
+  listExpertises,
+  publishExpertise,
+  readVersion,
+  updateWorkingVersion,
+} from "./service";
+import { normalizeTriggers, proposeTriggers } from "./triggers";
+
+/** Owner or admin of the active organization; anyone else is told the expertise does not exist. */
+function ownerOrAdmin(org: OrgMembership): OrgMembership {
+  if (ROLE_RANK[org.role] < ROLE_RANK.admin) throw expertiseNotFound();
+  return org;
+}
+
+export function expertiseRoutes(deps: AppDeps, guards: Guards) {
+  const db = deps.database;
+  const catalog = () => deps.state.catalog;
+  const detail = async (org: OrgMembership, id: string) => detailView(db, await findExpertise(db, org.id, id), org.slug, catalog());
+  const lifecycle = (op: Exclude<LifecycleOperation, "publish">) => async ({ org, params }: { org: OrgMembership; params: { id: string } }) => {
+    ownerOrAdmin(org);
+    const row = await db.write((tx) => changeLifecycle(tx, org.id, params.id, op));
+    return detailView(db, row, org.slug, catalog());
+  };
+
+  return new Elysia({ prefix: "/web/orgs/current/expertises" })
+    .use(guards)
+    .get("/", async ({ org, query }) => {
+      ownerOrAdmin(org);
+      const filter = parseListQuery(query as Record<string, string | undefined>);
+      return { expertises: await listExpertises(db, org, filter) };
+    }, { org: "member" })
+    .post("/", async ({ auth, org, body, set }) => {
+      ownerOrAdmin(org);
+      const input = parseCreate(body);
+      const row = await db.write((tx) => createExpertise(tx, { ...input, organizationId: org.id, userId: auth.user.id }));
+      set.status = 201;
+      return detailView(db, row, org.slug, catalog());
+    }, { org: "member" })
+    .get("/:id", async ({ org, params }) => {
+      ownerOrAdmin(org);
+      return detail(org, params.id);
+    }, { org: "member" })
+    .patch("/:id", async ({ org, params, body }) => {
+      ownerOrAdmin(org);
+      await findExpertise(db, org.id, params.id);
+      const input = parsePatch(body);
+      const row = await db.write((tx) => updateWorkingVersion(tx, org.id, params.id, input));
+      return detailView(db, row, org.slug, catalog());
+    }, { org: "member" })
+    .delete("/:id", async ({ org, params }) => {
+      ownerOrAdmin(org);
+      await db.write((tx) => deleteExpertise(tx, org.id, params.id));
+      return { deleted: params.id };
+    }, { org: "member" })
+    .post("/:id/trigger-proposal", async ({ org, params }) => {
+      ownerOrAdmin(org);
+      const row = await findExpertise(db, org.id, params.id);
+      const proposal = proposeTriggers(row.workingContent);
+      return { id: row.id, revision: row.revision, ...proposal, confirmed: row.triggers, triggersConfirmedAt: row.triggersConfirmedAt === null ? null : new Date(row.triggersConfirmedAt).toISOString() };
+    }, { org: "member" })
+    .put("/:id/triggers", async ({ org, params, body }) => {
+      ownerOrAdmin(org);
+      await findExpertise(db, org.id, params.id);
+      const input = parseTriggersBody(body);
+      const { triggers, issues } = normalizeTriggers(input);
+      if (issues.length > 0) throw validationFailed(issues);
+      const row = await db.write((tx) => confirmTriggers(tx, org.id, params.id, triggers, input.expectedRevision));
+      return detailView(db, row, org.slug, catalog());
+    }, { org: "member" })
+    .post("/:id/publish", async ({ auth, org, params, body }) => {
+      ownerOrAdmin(org);
+      await findExpertise(db, org.id, params.id);
+      const expectedRevision = parseOptionalRevision(body);
+      const r = await db.write((tx) => publishExpertise(tx, org, params.id, auth.user.id, catalog(), expectedRevision));
+      return { ...(await detailView(db, r.row, org.slug, catalog())), published: { version: r.version, created: r.created } };
+    }, { org: "member" })
+    .post("/:id/activate", lifecycle("activate"), { org: "member" })
+    .post("/:id/deactivate", lifecycle("deactivate"), { org: "member" })
+    .post("/:id/reactivate", lifecycle("reactivate"), { org: "member" })
+    .get("/:id/versions/:version", async ({ org, params }) => {
+      ownerOrAdmin(org);
+      const version = parseVersionParam(params.version);
+      await findExpertise(db, org.id, params.id);
+      if (version === undefined) throw validationFailed([{ path: "version", message: "must be a positive integer" }]);
+      return readVersion(db, org.id, params.id, version);
+    }, { org: "member" });
+}

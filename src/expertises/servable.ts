@@ -1,0 +1,120 @@
+/**
+ * What the agent loop may serve of an organization's expertises: active, not deleted ones at
+ * their latest published version, and any published version by number (pinned reads).
+ *
+ * A version is immutable: its TALENT.md and files live in the content-addressed blob store and
+ * the Talent built from them is cached in memory by (expertise, version, digests). The served
+ * Talent is the validator's, with two fields set from the version: `version` is the version
+ * number as a string, and `triggers` are the triggers confirmed when it was published.
+ * Returned objects are shared by the cache: callers must not mutate them.
+ */
+import type { Catalog } from "../catalog/catalog";
+import type { Talent, Triggers } from "../catalog/format";
+import type { Database } from "../db/client";
+import { getBlobs } from "../db/blobs";
+import { refOf, validateExpertise } from "./verify";
+
+export interface ServableExpertise {
+  expertiseId: string;
+  /** `@org-slug/slug` */
+  ref: string;
+  version: number;
+  /** id === ref, kind "expertise", uri "talent://" + ref, version String(version). */
+  talent: Talent;
+}
+
+interface VersionRow {
+  expertise_id: string;
+  slug: string;
+  org_slug: string;
+  version: number;
+  content_digest: string;
+  files: string;
+  triggers: string;
+}
+
+const CACHE_MAX = 1000;
+const cache = new Map<string, Talent | null>();
+
+/** Builds (or reuses) the Talent of a stored version; undefined if its bytes no longer validate. */
+async function talentOfVersion(database: Database, row: VersionRow): Promise<Talent | undefined> {
+  const files = JSON.parse(row.files) as Record<string, string>;
+  const fileKeys = Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1)).map(([p, d]) => `${p}=${d}`).join(",");
+  const key = `${row.expertise_id}@${row.version}|${row.org_slug}/${row.slug}|${row.content_digest}|${fileKeys}`;
+  if (cache.has(key)) {
+    const hit = cache.get(key)!;
+    // refresh its place (least recently used goes first)
+    cache.delete(key);
+    cache.set(key, hit);
+    return hit ?? undefined;
+  }
+  const blobs = await getBlobs(database, [row.content_digest, ...Object.values(files)]);
+  const content = blobs.get(row.content_digest);
+  const fileTexts: Record<string, string> = {};
+  let complete = content !== undefined;
+  for (const [p, d] of Object.entries(files)) {
+    const text = blobs.get(d);
+    if (text === undefined) complete = false;
+    else fileTexts[p] = text;
+  }
+  let talent: Talent | null = null;
+  if (complete) {
+    const r = validateExpertise({ orgSlug: row.org_slug, slug: row.slug, content: content!, files: fileTexts });
+    if (r.talent) {
+      const triggers = JSON.parse(row.triggers) as Triggers;
+      talent = { ...r.talent, version: String(row.version), triggers: { files: [...triggers.files], keywords: [...triggers.keywords] } };
+    }
+  }
+  if (!complete) return undefined; // not cached: a blob is missing (should never happen)
+  cache.set(key, talent);
+  if (cache.size > CACHE_MAX) cache.delete(cache.keys().next().value!);
+  return talent ?? undefined;
+}
+
+const SELECT = `SELECT e.id AS expertise_id, e.slug AS slug, o.slug AS org_slug, v.version AS version,
+  v.content_digest AS content_digest, v.files AS files, v.triggers AS triggers
+  FROM expertises e
+  JOIN organizations o ON o.id = e.organization_id
+  JOIN expertise_versions v ON v.expertise_id = e.id`;
+
+async function toServable(database: Database, rows: VersionRow[]): Promise<ServableExpertise[]> {
+  const out: ServableExpertise[] = [];
+  for (const row of rows) {
+    const talent = await talentOfVersion(database, row);
+    if (talent) out.push({ expertiseId: row.expertise_id, ref: refOf(row.org_slug, row.slug), version: Number(row.version), talent });
+  }
+  return out;
+}
+
+/** Active, not deleted expertises of an organization, each at its latest published version, by slug. */
+export async function listServableExpertises(database: Database, organizationId: string, _catalog: Catalog): Promise<ServableExpertise[]> {
+  const rows = await database.all<VersionRow>(
+    `${SELECT} AND v.version = e.published_version
+     WHERE e.organization_id = ? AND e.status = 'active' AND e.deleted_at IS NULL
+     ORDER BY e.slug`,
+    [organizationId],
+  );
+  return toServable(database, rows);
+}
+
+/** One by ref (`@org/slug`) within the organization, or undefined if unknown/not active/deleted/never published. */
+export async function getServableExpertise(database: Database, organizationId: string, ref: string, _catalog: Catalog): Promise<ServableExpertise | undefined> {
+  const m = /^@([^/]+)\/([^/]+)$/.exec(ref);
+  if (!m) return undefined;
+  const rows = await database.all<VersionRow>(
+    `${SELECT} AND v.version = e.published_version
+     WHERE e.organization_id = ? AND o.slug = ? AND e.slug = ? AND e.status = 'active' AND e.deleted_at IS NULL`,
+    [organizationId, m[1]!, m[2]!],
+  );
+  return (await toServable(database, rows))[0];
+}
+
+/**
+ * A published version by number, whatever the expertise's state now (inactive and deleted
+ * expertises included: resolutions that pinned it still audit against it), or undefined.
+ */
+export async function getExpertiseVersion(database: Database, expertiseId: string, version: number, _catalog: Catalog): Promise<ServableExpertise | undefined> {
+  if (!Number.isSafeInteger(version) || version < 1) return undefined;
+  const rows = await database.all<VersionRow>(`${SELECT} AND v.version = ? WHERE e.id = ?`, [version, expertiseId]);
+  return (await toServable(database, rows))[0];
+}

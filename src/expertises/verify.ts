@@ -1,0 +1,69 @@
+/**
+ * Verification of an expertise: the one talent validator (src/catalog/validate.ts) on its
+ * TALENT.md and files, plus the links a single talent cannot check alone, against the public
+ * catalog: `requires` and `conflicts` name public talents, and a `talent://` pointer names either
+ * a file of this expertise (`talent://@org/slug/<path>`) or a public talent (and its file).
+ */
+import type { Catalog } from "../catalog/catalog";
+import type { Finding, Talent } from "../catalog/format";
+import { validateTalent } from "../catalog/validate";
+import type { Issue } from "../http/errors";
+
+export interface ExpertiseSource {
+  orgSlug: string;
+  slug: string;
+  content: string;
+  files: Record<string, string>;
+}
+
+export const refOf = (orgSlug: string, slug: string) => `@${orgSlug}/${slug}`;
+
+/** Runs the talent validator on an expertise's bytes (no link checks). */
+export function validateExpertise(src: ExpertiseSource): { talent: Talent | null; findings: Finding[] } {
+  const ref = refOf(src.orgSlug, src.slug);
+  return validateTalent({
+    folder: src.slug,
+    files: { ...src.files, "TALENT.md": src.content },
+    label: (p) => `${ref}/${p}`,
+    kind: "expertise",
+    uri: `talent://${ref}`,
+  });
+}
+
+/** Links of a structurally valid expertise that the public catalog does not satisfy. */
+export function linkFindings(talent: Talent, catalog: Catalog): Finding[] {
+  const file = `${talent.id}/${talent.mainFile}`;
+  const out: Finding[] = [];
+  for (const r of talent.requires) if (!catalog.get(r)) out.push({ file, field: "requires", problem: `"${r}" does not exist in the catalog` });
+  for (const c of talent.conflicts) if (!catalog.get(c)) out.push({ file, field: "conflicts", problem: `"${c}" does not exist in the catalog` });
+  for (const p of talent.pointers) {
+    if (p === talent.uri || p.startsWith(talent.uri + "/")) continue; // own files: checked by the validator
+    const rest = p.slice("talent://".length);
+    if (rest.startsWith("@")) {
+      out.push({ file, field: "body", problem: `pointer ${p}: an expertise may point to its own files and to public talents only` });
+      continue;
+    }
+    const slash = rest.indexOf("/");
+    const target = slash < 0 ? rest : rest.slice(0, slash);
+    const path = slash < 0 ? "" : rest.slice(slash + 1);
+    const other = catalog.get(target);
+    if (!other) out.push({ file, field: "body", problem: `pointer ${p}: talent "${target}" does not exist in the catalog` });
+    else if (path && !other.files.has(path)) out.push({ file, field: "body", problem: `pointer ${p}: no file "${path}" in talent "${target}"` });
+  }
+  return out;
+}
+
+export interface Verification {
+  valid: boolean;
+  talent: Talent | null;
+  /** `{path: "<file>: <field>", message: <problem>}`, in the validator's order. */
+  issues: Issue[];
+}
+
+/** Validator + link checks (the links only when the catalog is loaded). */
+export function verifyExpertise(src: ExpertiseSource, catalog: Catalog | null): Verification {
+  const { talent, findings } = validateExpertise(src);
+  const all = talent && catalog ? linkFindings(talent, catalog) : findings;
+  const issues = all.map((f) => ({ path: `${f.file}: ${f.field}`, message: f.problem }));
+  return { valid: issues.length === 0 && talent !== null, talent: issues.length === 0 ? talent : null, issues };
+}

@@ -1,0 +1,120 @@
+/**
+ * Dynamic client registration (RFC 7591) for public MCP clients: no secret, PKCE required,
+ * redirect URIs limited to https and loopback http (RFC 8252 §7.3, where any port matches).
+ */
+import { eq } from "drizzle-orm";
+import type { Database } from "../db/client";
+import { oauthClients } from "../db/schema";
+import { newId } from "../lib/ids";
+import { OAuthError } from "./errors";
+import { parseScopes } from "./resource";
+
+export const REDIRECT_URIS_MAX = 10;
+const URI_MAX = 2000;
+const NAME_MAX = 200;
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+export interface OAuthClient {
+  id: string;
+  name: string;
+  redirectUris: string[];
+}
+
+/** Why a redirect URI cannot be registered, or null when it can. */
+export function redirectUriProblem(uri: string): string | null {
+  if (uri.length > URI_MAX) return `is longer than ${URI_MAX} characters`;
+  let u: URL;
+  try {
+    u = new URL(uri);
+  } catch {
+    return "is not an absolute URL";
+  }
+  if (u.hash !== "" || uri.includes("#")) return "must not contain a fragment";
+  if (u.protocol === "https:") return null;
+  if (u.protocol === "http:" && LOOPBACK_HOSTS.has(u.hostname)) return null;
+  return "must be https, or http on a loopback address (localhost, 127.0.0.1, [::1])";
+}
+
+/**
+ * True when `candidate` is one of the registered URIs: exact match, except that a loopback
+ * http URI matches on any port (native apps bind an ephemeral port, RFC 8252 §7.3).
+ */
+export function redirectUriRegistered(registered: string[], candidate: string): boolean {
+  if (registered.includes(candidate)) return true;
+  let c: URL;
+  try {
+    c = new URL(candidate);
+  } catch {
+    return false;
+  }
+  if (c.protocol !== "http:" || !LOOPBACK_HOSTS.has(c.hostname) || c.hash !== "") return false;
+  return registered.some((r) => {
+    const u = new URL(r);
+    return u.protocol === "http:" && u.hostname === c.hostname && u.pathname === c.pathname && u.search === c.search;
+  });
+}
+
+const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+
+/**
+ * Registers a public client. URIs that are not https or loopback http are dropped (RFC 7591
+ * §2 lets the server replace requested values; clients such as Cursor send a private-use
+ * scheme beside a loopback one); the registration fails only when none is left.
+ */
+export async function registerClient(database: Database, body: unknown) {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw new OAuthError("invalid_client_metadata", "The body must be a JSON object of client metadata.");
+  }
+  const b = body as Record<string, unknown>;
+  const uris = b.redirect_uris;
+  if (!Array.isArray(uris) || uris.length === 0 || !uris.every((u) => typeof u === "string")) {
+    throw new OAuthError("invalid_redirect_uri", "redirect_uris must be a non-empty array of URLs.");
+  }
+  if (uris.length > REDIRECT_URIS_MAX) throw new OAuthError("invalid_redirect_uri", `At most ${REDIRECT_URIS_MAX} redirect_uris.`);
+  const kept = [...new Set(uris as string[])].filter((u) => redirectUriProblem(u) === null);
+  if (kept.length === 0) {
+    const u = uris[0] as string;
+    throw new OAuthError("invalid_redirect_uri", `redirect_uri ${JSON.stringify(u.slice(0, 200))} ${redirectUriProblem(u)}.`);
+  }
+  const grantTypes = Array.isArray(b.grant_types) ? b.grant_types : ["authorization_code", "refresh_token"];
+  if (!grantTypes.every((g) => g === "authorization_code" || g === "refresh_token")) {
+    throw new OAuthError("invalid_client_metadata", "grant_types may only contain authorization_code and refresh_token.");
+  }
+  const responseTypes = Array.isArray(b.response_types) ? b.response_types : ["code"];
+  if (!responseTypes.every((r) => r === "code")) throw new OAuthError("invalid_client_metadata", 'response_types may only contain "code".');
+  const scope = str(b.scope);
+  if (scope !== undefined && parseScopes(scope).unknown.length > 0) {
+    throw new OAuthError("invalid_client_metadata", `Unknown scope(s): ${parseScopes(scope).unknown.join(", ")}.`);
+  }
+  const name = (str(b.client_name) ?? "").trim().slice(0, NAME_MAX) || "Unnamed client";
+  const now = Date.now();
+  const id = newId("ocl");
+  const metadata: Record<string, unknown> = {
+    grant_types: grantTypes,
+    response_types: responseTypes,
+    token_endpoint_auth_method: "none",
+    ...(scope !== undefined ? { scope } : {}),
+    ...(str(b.client_uri) ? { client_uri: str(b.client_uri)!.slice(0, URI_MAX) } : {}),
+    ...(str(b.software_id) ? { software_id: str(b.software_id)!.slice(0, NAME_MAX) } : {}),
+    ...(str(b.software_version) ? { software_version: str(b.software_version)!.slice(0, NAME_MAX) } : {}),
+  };
+  await database.write((tx) => tx.insert(oauthClients).values({ id, name, redirectUris: kept, metadata, createdAt: now }));
+  return {
+    client_id: id,
+    client_id_issued_at: Math.floor(now / 1000),
+    client_name: name,
+    redirect_uris: kept,
+    ...metadata,
+  };
+}
+
+/** A registered client, or null. */
+export async function findClient(database: Database, id: string): Promise<OAuthClient | null> {
+  if (!/^ocl_[0-9A-Z]{26}$/.test(id)) return null;
+  const rows = await database.db
+    .select({ id: oauthClients.id, name: oauthClients.name, redirectUris: oauthClients.redirectUris })
+    .from(oauthClients)
+    .where(eq(oauthClients.id, id))
+    .limit(1);
+  return rows[0] ?? null;
+}

@@ -1,0 +1,160 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * The front channel, under the web session: `GET /oauth/authorize` (consent page),
+ * `POST /oauth/authorize` (the consent form, CSRF-checked), and the plain `/login` page that
+ * returns to the consent after sign-in.
+ */
+import { Elysia } from "elysia";
+import type { AppDeps } from "../app";
+import { checkCsrf } from "../auth/session";
+import { clientMeta } from "../http/client";
+import { AppError } from "../http/errors";
+import { createSignInLimiters, signIn } from "../identity/service";
+import { findSession, sessionCookie, sessionTokenFrom, type SessionRecord } from "../identity/sessions";
+import { page } from "../web/layout";
+import { AUTHORIZE_PARAMS, checkAuthorizeRequest, projectForConsent, projectsForConsent, redirectWith, type AuthorizeRequest } from "./authorize";
+import { issueCode } from "./grants";
+import { ConsentPage, LoginPage, OAuthErrorPage } from "./pages";
+
+/** No framing (clickjacking of the consent), no caching, no referrer leaking the request. */
+const PAGE_HEADERS = {
+  "x-frame-options": "DENY",
+  "content-security-policy": "frame-ancestors 'none'",
+  "cache-control": "no-store",
+  "referrer-policy": "no-referrer",
+};
+
+const html = (node: unknown, status = 200) => page(node, status, PAGE_HEADERS);
+const redirect = (location: string, headers: Record<string, string> = {}) =>
+  new Response(null, { status: 302, headers: { location, "cache-control": "no-store", ...headers } });
+
+/** A same-site path to return to after sign-in (never another origin). */
+export function safeNext(next: string | undefined | null): string {
+  if (!next || !next.startsWith("/") || next.startsWith("//") || /[\\\r\n]/.test(next)) return "/";
+  return next.slice(0, 4000);
+}
+
+const field = (body: unknown, name: string): string | undefined => {
+  const v = (body as Record<string, unknown> | null)?.[name];
+  return typeof v === "string" ? v : undefined;
+};
+
+async function sessionOf(deps: AppDeps, request: Request): Promise<SessionRecord | null> {
+  const token = sessionTokenFrom(request);
+  return token ? findSession(deps.database, token) : null;
+}
+
+/** The hidden fields that carry the authorization request through the form. */
+function carried(get: (n: string) => string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const n of AUTHORIZE_PARAMS) {
+    const v = get(n);
+    if (v !== undefined) out[n] = v;
+  }
+  return out;
+}
+
+export function consentRoutes(deps: AppDeps) {
+  const limiters = createSignInLimiters();
+  const base = deps.config.baseUrl;
+
+  /** The page explaining why there is nothing to consent to, with a way back to the client. */
+  const refusal = (req: AuthorizeRequest, session: SessionRecord, message: string, status: number, returnTo: string) =>
+    html(
+      <OAuthErrorPage
+        title="Access cannot be granted"
+        message={message}
+        user={session.user}
+        links={[
+          { href: `/login?next=${encodeURIComponent(returnTo)}`, label: "Sign in with another account" },
+          { href: redirectWith(req.redirectUri, { error: "access_denied", error_description: message, state: req.state }, base), label: `Return to ${req.client.name}` },
+        ]}
+      />,
+      status,
+    );
+
+  return new Elysia()
+    .get("/oauth/authorize", async ({ request }) => {
+      const url = new URL(request.url);
+      const get = (n: string) => url.searchParams.get(n) ?? undefined;
+      const check = await checkAuthorizeRequest(deps.database, base, get);
+      if (!check.ok) return "redirect" in check ? redirect(check.redirect) : html(<OAuthErrorPage title="Authorization request refused" message={check.page} />, 400);
+      const session = await sessionOf(deps, request);
+      const here = url.pathname + url.search;
+      if (!session) return redirect(`/login?next=${encodeURIComponent(here)}`);
+      const req = check.request;
+      let project = null;
+      let choices: { id: string; name: string; organizationName: string }[] = [];
+      if (req.projectId) {
+        const p = await projectForConsent(deps.database, session.user.id, req.projectId);
+        if ("refused" in p) return refusal(req, session, p.refused, p.status, here);
+        project = p;
+      } else {
+        choices = await projectsForConsent(deps.database, session.user.id);
+        if (choices.length === 0) return refusal(req, session, "You have no project in an approved organization.", 403, here);
+      }
+      return html(
+        <ConsentPage
+          user={session.user}
+          client={{ id: req.client.id, name: req.client.name }}
+          redirectHost={new URL(req.redirectUri).host}
+          project={project}
+          choices={choices}
+          scopes={req.scopes}
+          request={carried(get)}
+        />,
+      );
+    })
+    .post("/oauth/authorize", async ({ request, body }) => {
+      const get = (n: string) => field(body, n);
+      const session = await sessionOf(deps, request);
+      if (!session) return html(<OAuthErrorPage title="Signed out" message="Your session ended. Start the connection again from the application." />, 401);
+      try {
+        checkCsrf(deps.config, request);
+      } catch (e) {
+        if (e instanceof AppError) return html(<OAuthErrorPage title="Request refused" message={e.message} user={session.user} />, e.status);
+        throw e;
+      }
+      const check = await checkAuthorizeRequest(deps.database, base, get);
+      if (!check.ok) return "redirect" in check ? redirect(check.redirect) : html(<OAuthErrorPage title="Authorization request refused" message={check.page} />, 400);
+      const req = check.request;
+      const deny = (description: string) => redirect(redirectWith(req.redirectUri, { error: "access_denied", error_description: description, state: req.state }, base));
+      if (get("decision") !== "allow") return deny("The user denied access.");
+      const projectId = req.projectId ?? get("project_id") ?? "";
+      const here = `/oauth/authorize?${new URLSearchParams(carried(get)).toString()}`;
+      const p = await projectForConsent(deps.database, session.user.id, projectId);
+      if ("refused" in p) return refusal(req, session, p.refused, p.status, here);
+      const scopes = req.scopes.filter((s) => get(`scope_${s}`) !== undefined);
+      if (scopes.length === 0) return deny("No scope was granted.");
+      const code = await issueCode(deps.database, {
+        clientId: req.client.id,
+        userId: session.user.id,
+        projectId: p.id,
+        redirectUri: req.redirectUri,
+        codeChallenge: req.codeChallenge,
+        scopes,
+        resource: req.resource,
+      });
+      return redirect(redirectWith(req.redirectUri, { code, state: req.state }, base));
+    })
+    .get("/login", async ({ request }) => {
+      const next = safeNext(new URL(request.url).searchParams.get("next"));
+      const session = await sessionOf(deps, request);
+      return html(<LoginPage next={next} signedInAs={session?.user.email ?? null} />);
+    })
+    .post("/login", async ({ request, body, server }) => {
+      const next = safeNext(field(body, "next"));
+      const email = (field(body, "email") ?? "").slice(0, 320);
+      try {
+        checkCsrf(deps.config, request);
+        const r = await signIn(deps.database, limiters, { email, password: (field(body, "password") ?? "").slice(0, 1024) }, clientMeta(request, server), sessionTokenFrom(request));
+        return new Response(null, {
+          status: 303,
+          headers: { location: next, "set-cookie": sessionCookie(deps.config, r.session.token, r.session.expiresAt), "cache-control": "no-store" },
+        });
+      } catch (e) {
+        if (!(e instanceof AppError)) throw e;
+        return page(<LoginPage next={next} email={email} error={e.message} />, e.status, { ...PAGE_HEADERS, ...e.headers });
+      }
+    });
+}

@@ -1,0 +1,108 @@
+/**
+ * The back channel of the authorization server (public, CORS-enabled, JSON):
+ *   GET  /.well-known/oauth-protected-resource[/mcp[/:projectId]]   RFC 9728
+ *   GET  /.well-known/oauth-authorization-server                     RFC 8414
+ *   POST /oauth/register                                             RFC 7591 (rate limited per IP)
+ *   POST /oauth/token                                                authorization_code + PKCE S256, refresh_token
+ *   POST /oauth/revoke                                               RFC 7009
+ * Errors are RFC 6749 bodies `{error, error_description}`, rendered here, not by the global onError.
+ */
+import { Elysia } from "elysia";
+import type { AppDeps } from "../app";
+import { clientMeta } from "../http/client";
+import { SlidingWindowLimiter } from "../lib/rateLimit";
+import { findClient, registerClient } from "./clients";
+import { consentRoutes } from "./consentRoutes";
+import { OAuthError, oauthErrorResponse, oauthJson, PUBLIC_CORS, preflight } from "./errors";
+import { exchangeCode, refreshTokens, revokeToken } from "./grants";
+import { authorizationServerMetadata, protectedResourceMetadata } from "./metadata";
+import { PROJECT_ID_PATTERN } from "./resource";
+
+/** Client registrations allowed per IP and minute. */
+export const REGISTRATIONS_PER_MINUTE = 30;
+
+const METADATA_CACHE = { "cache-control": "public, max-age=300" };
+
+const param = (body: unknown, name: string): string | undefined => {
+  if (typeof body !== "object" || body === null) return undefined;
+  const v = (body as Record<string, unknown>)[name];
+  return typeof v === "string" && v !== "" ? v : undefined;
+};
+
+/** Runs a back-channel handler, rendering an OAuthError as its RFC 6749 response. */
+async function answer(fn: () => Promise<Response>): Promise<Response> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof OAuthError) return oauthErrorResponse(e);
+    throw e;
+  }
+}
+
+/** The client_id of a token or revocation request, which must name a registered client. */
+async function requireClient(deps: AppDeps, body: unknown): Promise<string> {
+  const clientId = param(body, "client_id");
+  if (!clientId) throw new OAuthError("invalid_request", "client_id is required (public clients identify themselves with it).");
+  if (!(await findClient(deps.database, clientId))) throw new OAuthError("invalid_client", "Unknown client_id; register again.");
+  return clientId;
+}
+
+export function oauthRoutes(deps: AppDeps) {
+  const base = deps.config.baseUrl;
+  const registrations = new SlidingWindowLimiter(REGISTRATIONS_PER_MINUTE, 60_000);
+  return new Elysia()
+    .get("/.well-known/oauth-protected-resource", () => oauthJson(protectedResourceMetadata(base), 200, METADATA_CACHE))
+    .get("/.well-known/oauth-protected-resource/mcp", () => oauthJson(protectedResourceMetadata(base), 200, METADATA_CACHE))
+    .get("/.well-known/oauth-protected-resource/mcp/:projectId", ({ params }) =>
+      PROJECT_ID_PATTERN.test(params.projectId)
+        ? oauthJson(protectedResourceMetadata(base, params.projectId), 200, METADATA_CACHE)
+        : oauthJson({ error: "not_found", message: "No such protected resource." }, 404),
+    )
+    .get("/.well-known/oauth-authorization-server", () => oauthJson(authorizationServerMetadata(base), 200, METADATA_CACHE))
+    .post("/oauth/register", ({ body, request, server }) =>
+      answer(async () => {
+        const ip = clientMeta(request, server).ip ?? "unknown";
+        if (!registrations.check(ip).allowed) throw new OAuthError("too_many_requests", "Too many client registrations from this address; retry in a minute.");
+        registrations.hit(ip);
+        return oauthJson(await registerClient(deps.database, body), 201);
+      }),
+    )
+    .post("/oauth/token", ({ body }) =>
+      answer(async () => {
+        const grantType = param(body, "grant_type");
+        if (!grantType) throw new OAuthError("invalid_request", "grant_type is required.");
+        if (grantType !== "authorization_code" && grantType !== "refresh_token") {
+          throw new OAuthError("unsupported_grant_type", "Supported grant types: authorization_code, refresh_token.");
+        }
+        const clientId = await requireClient(deps, body);
+        if (grantType === "authorization_code") {
+          const code = param(body, "code");
+          const codeVerifier = param(body, "code_verifier");
+          const redirectUri = param(body, "redirect_uri");
+          if (!code || !codeVerifier || !redirectUri) throw new OAuthError("invalid_request", "code, code_verifier and redirect_uri are required.");
+          return oauthJson(await exchangeCode(deps.database, { clientId, code, codeVerifier, redirectUri, resource: param(body, "resource") }));
+        }
+        const refreshToken = param(body, "refresh_token");
+        if (!refreshToken) throw new OAuthError("invalid_request", "refresh_token is required.");
+        return oauthJson(await refreshTokens(deps.database, { clientId, refreshToken, resource: param(body, "resource"), scope: param(body, "scope") }));
+      }),
+    )
+    .post("/oauth/revoke", ({ body }) =>
+      answer(async () => {
+        const token = param(body, "token");
+        if (!token) throw new OAuthError("invalid_request", "token is required.");
+        const clientId = param(body, "client_id");
+        await revokeToken(deps.database, { token, clientId });
+        return new Response(null, { status: 200, headers: { ...PUBLIC_CORS, "cache-control": "no-store" } });
+      }),
+    )
+    // CORS preflights of the public endpoints
+    .options("/.well-known/oauth-protected-resource", preflight)
+    .options("/.well-known/oauth-protected-resource/mcp", preflight)
+    .options("/.well-known/oauth-protected-resource/mcp/:projectId", preflight)
+    .options("/.well-known/oauth-authorization-server", preflight)
+    .options("/oauth/register", preflight)
+    .options("/oauth/token", preflight)
+    .options("/oauth/revoke", preflight)
+    .use(consentRoutes(deps));
+}

@@ -1,0 +1,118 @@
+/**
+ * A project's selection (spec "Talent in a project"): not installed → installed and active
+ * (install) ⇄ installed and disabled (toggle), → not installed (uninstall). A list install is
+ * atomic. Installing never changes an existing resolution (resolutions pin their own bytes).
+ */
+import { and, asc, eq, inArray } from "drizzle-orm";
+import type { Database, Tx } from "../db/client";
+import { installedTalents } from "../db/schema";
+import { AppError, notFound } from "../http/errors";
+
+export type TalentKind = "talent" | "expertise";
+
+export interface InstalledRow {
+  talentId: string;
+  kind: TalentKind;
+  enabled: boolean;
+  installedAt: number;
+  updatedAt: number;
+  installedBy: string | null;
+}
+
+/** What a change did to the set of active talents (for the trace journal). */
+export interface SelectionChange {
+  entered: string[];
+  left: string[];
+  /** Ids that were already installed (install is idempotent and never re-enables). */
+  unchanged: string[];
+}
+
+/** 400 unknown_talents listing every id that cannot be installed. */
+export function unknownTalents(ids: string[], why = "not in the catalog (nor an active expertise of this organization)"): AppError {
+  return new AppError("unknown_talents", `Unknown talent${ids.length > 1 ? "s" : ""} ${ids.join(", ")}: ${why}. Nothing was changed.`, { ids });
+}
+
+/** Every installed talent of a project, oldest first. */
+export async function listInstalled(database: Database | Tx, projectId: string): Promise<InstalledRow[]> {
+  const db = "db" in database ? database.db : database;
+  return db
+    .select({
+      talentId: installedTalents.talentId,
+      kind: installedTalents.kind,
+      enabled: installedTalents.enabled,
+      installedAt: installedTalents.installedAt,
+      updatedAt: installedTalents.updatedAt,
+      installedBy: installedTalents.installedBy,
+    })
+    .from(installedTalents)
+    .where(eq(installedTalents.projectId, projectId))
+    .orderBy(asc(installedTalents.installedAt), asc(installedTalents.talentId));
+}
+
+/**
+ * Installs talents, all or nothing (the caller has checked every id exists). New ones start
+ * active; ones already installed are left as they are (a disabled one stays disabled:
+ * disabling and enabling are the dashboard's).
+ */
+export async function installTalents(tx: Tx, projectId: string, items: { id: string; kind: TalentKind }[], by: string): Promise<SelectionChange> {
+  const ids = [...new Set(items.map((i) => i.id))];
+  const existing = new Set(
+    (await tx.select({ id: installedTalents.talentId }).from(installedTalents).where(and(eq(installedTalents.projectId, projectId), inArray(installedTalents.talentId, ids)))).map((r) => r.id),
+  );
+  const now = Date.now();
+  const seen = new Set<string>(existing);
+  const fresh = items.filter((i) => !seen.has(i.id) && seen.add(i.id));
+  const rows = fresh.map((i) => ({
+    projectId,
+    talentId: i.id,
+    kind: i.kind,
+    enabled: true,
+    installedBy: by,
+    installedAt: now,
+    updatedAt: now,
+  }));
+  if (rows.length > 0) await tx.insert(installedTalents).values(rows);
+  return { entered: rows.map((r) => r.talentId), left: [], unchanged: ids.filter((id) => existing.has(id)) };
+}
+
+/** Toggles one installed talent; 404 when it is not installed. */
+export async function setEnabled(tx: Tx, projectId: string, talentId: string, enabled: boolean): Promise<SelectionChange> {
+  const row = (await tx.select().from(installedTalents).where(and(eq(installedTalents.projectId, projectId), eq(installedTalents.talentId, talentId))).limit(1))[0];
+  if (!row) throw notFound(`${talentId} is not installed in this project.`);
+  if (row.enabled === enabled) return { entered: [], left: [], unchanged: [talentId] };
+  await tx
+    .update(installedTalents)
+    .set({ enabled, updatedAt: Date.now() })
+    .where(and(eq(installedTalents.projectId, projectId), eq(installedTalents.talentId, talentId)));
+  return enabled ? { entered: [talentId], left: [], unchanged: [] } : { entered: [], left: [talentId], unchanged: [] };
+}
+
+/** Disables installed talents, all or nothing: an id that is not installed → 400 unknown_talents. */
+export async function disableTalents(tx: Tx, projectId: string, ids: string[]): Promise<SelectionChange> {
+  const unique = [...new Set(ids)];
+  const rows = await tx
+    .select({ id: installedTalents.talentId, enabled: installedTalents.enabled })
+    .from(installedTalents)
+    .where(and(eq(installedTalents.projectId, projectId), inArray(installedTalents.talentId, unique)));
+  const found = new Map(rows.map((r) => [r.id, r.enabled]));
+  const missing = unique.filter((id) => !found.has(id));
+  if (missing.length > 0) throw unknownTalents(missing, "not installed in this project, so it cannot be disabled");
+  const toDisable = unique.filter((id) => found.get(id) === true);
+  if (toDisable.length > 0) {
+    await tx
+      .update(installedTalents)
+      .set({ enabled: false, updatedAt: Date.now() })
+      .where(and(eq(installedTalents.projectId, projectId), inArray(installedTalents.talentId, toDisable)));
+  }
+  return { entered: [], left: toDisable, unchanged: unique.filter((id) => !toDisable.includes(id)) };
+}
+
+/** Uninstalls one talent; 404 when it is not installed. */
+export async function uninstall(tx: Tx, projectId: string, talentId: string): Promise<SelectionChange> {
+  const r = await tx
+    .delete(installedTalents)
+    .where(and(eq(installedTalents.projectId, projectId), eq(installedTalents.talentId, talentId)))
+    .returning({ enabled: installedTalents.enabled });
+  if (r.length === 0) throw notFound(`${talentId} is not installed in this project.`);
+  return { entered: [], left: r[0]!.enabled ? [talentId] : [], unchanged: [] };
+}

@@ -1,0 +1,121 @@
+/**
+ * The selection in the dashboard (`/web/projects/:id/installed|talents`), the activity journal
+ * (`/web/projects/:id/traces`) and the reports of a resolution: any member of the project's
+ * organization. Selection changes are traced with the person as author, via `web`.
+ */
+import { Elysia, t } from "elysia";
+import type { AppDeps } from "../app";
+import type { Guards } from "../auth/guards";
+import type { TraceJournal } from "../activity/journal";
+import { elapsedMs, arrivalOf } from "../http/edge";
+import { validationFailed } from "../http/errors";
+import type { SessionRecord } from "../identity/sessions";
+import { listReports } from "../resolution/reports";
+import { loadResolution } from "../resolution/pinned";
+import { classifyInstallable, installedWithItems } from "../resolution/sources";
+import { installTalents, setEnabled, uninstall, unknownTalents, type SelectionChange } from "./selection";
+import { getProject } from "./service";
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function selectionRoutes(deps: AppDeps & { journal: TraceJournal }, guards: Guards) {
+  const src = () => ({ database: deps.database, catalog: deps.state.catalog! });
+  const trace = (request: Request, auth: SessionRecord, projectId: string, kind: string, change: SelectionChange, status = 200) =>
+    deps.journal.record({
+      projectId,
+      kind,
+      via: "web",
+      authorType: "user",
+      authorId: auth.user.id,
+      authorName: auth.user.email,
+      client: request.headers.get("user-agent"),
+      talentsEntered: change.entered,
+      talentsLeft: change.left,
+      status,
+      durationMs: elapsedMs(request),
+      arrival: arrivalOf(request),
+    });
+  return new Elysia({ prefix: "/web/projects/:id" })
+    .use(guards)
+    .get("/installed", async ({ org, params }) => {
+      const project = await getProject(deps.database, org.id, params.id);
+      const all = await installedWithItems(src(), project);
+      const installedIds = new Map(all.map((x) => [x.row.talentId, x.row.enabled]));
+      const talents = all.map(({ row, item }) => {
+        const requires = item?.talent.requires ?? [];
+        return {
+          id: row.talentId,
+          kind: row.kind,
+          state: row.enabled ? "active" : "disabled",
+          servable: item !== null,
+          title: item?.talent.title ?? null,
+          summary: item?.talent.summary ?? null,
+          version: item?.version ?? null,
+          requires,
+          missingDependencies: requires.filter((r) => !installedIds.has(r)),
+          disabledDependencies: requires.filter((r) => installedIds.get(r) === false),
+          installedAt: iso(row.installedAt),
+        };
+      });
+      const missing = new Set(talents.flatMap((x) => (x.state === "active" ? x.missingDependencies : [])));
+      return {
+        talents,
+        counts: { installed: talents.length, active: talents.filter((x) => x.state === "active").length, disabled: talents.filter((x) => x.state === "disabled").length, missing: missing.size },
+      };
+    }, { org: "member" })
+    .post("/talents", async ({ auth, org, params, body, request, set }) => {
+      const project = await getProject(deps.database, org.id, params.id);
+      const b = body as { talent?: unknown; talents?: unknown };
+      const list = typeof b.talent === "string" && b.talents === undefined ? [b.talent] : Array.isArray(b.talents) && b.talent === undefined ? (b.talents as unknown[]) : null;
+      if (!list || list.length === 0 || list.length > 200 || list.some((x) => typeof x !== "string" || x === "")) {
+        throw validationFailed([{ path: "", message: "give talent (an id) or talents (a non-empty array of ids)" }]);
+      }
+      const { known, unknown } = await classifyInstallable(src(), org.id, list as string[]);
+      if (unknown.length > 0) throw unknownTalents(unknown);
+      const change = await deps.database.write((tx) => installTalents(tx, project.id, known, `user:${auth.user.id}`));
+      trace(request, auth, project.id, "install", change, 201);
+      set.status = 201;
+      return { installed: change.entered, alreadyInstalled: change.unchanged };
+    }, { org: "member", body: t.Object({ talent: t.Optional(t.Unknown()), talents: t.Optional(t.Unknown()) }) })
+    .patch("/talents/*", async ({ auth, org, params, body, request }) => {
+      const project = await getProject(deps.database, org.id, params.id);
+      const talentId = decodeURIComponent(params["*"]);
+      const change = await deps.database.write((tx) => setEnabled(tx, project.id, talentId, body.enabled));
+      trace(request, auth, project.id, body.enabled ? "enable" : "disable", change);
+      return { id: talentId, state: body.enabled ? "active" : "disabled", changed: change.entered.length + change.left.length > 0 };
+    }, { org: "member", body: t.Object({ enabled: t.Boolean({ error: "enabled must be true or false" }) }) })
+    .delete("/talents/*", async ({ auth, org, params, request }) => {
+      const project = await getProject(deps.database, org.id, params.id);
+      const talentId = decodeURIComponent(params["*"]);
+      const change = await deps.database.write((tx) => uninstall(tx, project.id, talentId));
+      trace(request, auth, project.id, "uninstall", change);
+      return { uninstalled: talentId };
+    }, { org: "member" })
+    // ---- activity
+    .get("/traces", async ({ org, params, query }) => {
+      const project = await getProject(deps.database, org.id, params.id);
+      const page = await deps.journal.list(project.id, query.limit ?? 50, query.before);
+      return {
+        events: page.events.map((e) => ({
+          id: e.id,
+          at: iso(e.createdAt),
+          kind: e.kind,
+          via: e.via,
+          author: { type: e.authorType, id: e.authorId, name: e.authorName },
+          client: e.client,
+          talentsEntered: e.talentsEntered,
+          talentsLeft: e.talentsLeft,
+          resolutionId: e.resolutionId,
+          status: e.status,
+          durationMs: e.durationMs,
+          detail: e.detail,
+        })),
+        nextBefore: page.nextBefore,
+      };
+    }, { org: "member", query: t.Object({ limit: t.Optional(t.Numeric({ minimum: 1, maximum: 200 })), before: t.Optional(t.String({ maxLength: 64 })) }) })
+    .get("/resolutions/:resolutionId/reports", async ({ org, params }) => {
+      const project = await getProject(deps.database, org.id, params.id);
+      await loadResolution(deps.database, project.id, params.resolutionId);
+      return { resolutionId: params.resolutionId, reports: await listReports(deps.database, project.id, params.resolutionId) };
+    }, { org: "member" });
+}

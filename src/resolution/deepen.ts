@@ -1,0 +1,183 @@
+/**
+ * Deepen (spec A "deepen", DESIGN §6): a literal search that returns pointers only, and reads
+ * of talent files — the current bytes of an enabled public talent, or the pinned bytes of a
+ * talent a given resolution served. Never a talent that is neither enabled nor pinned, and an
+ * expertise's files only through a resolution that pinned it.
+ */
+import type { Catalog } from "../catalog/catalog";
+import type { Talent } from "../catalog/format";
+import { getBlobs } from "../db/blobs";
+import type { Database } from "../db/client";
+import { AppError, notFound, validationFailed } from "../http/errors";
+import { digestOf } from "../lib/crypto";
+import { loadResolution, type PinnedResolution } from "./pinned";
+import { installedWithItems, type ServableItem } from "./sources";
+
+export const SEARCH_SCOPES = ["catalog", "installed", "active", "resolution"] as const;
+export type SearchScope = (typeof SEARCH_SCOPES)[number];
+export const SEARCH_K_DEFAULT = 10;
+export const SEARCH_K_MAX = 50;
+export const READ_MAX_URIS = 20;
+
+interface Deps {
+  database: Database;
+  catalog: Catalog;
+}
+
+interface Project {
+  id: string;
+  organizationId: string;
+}
+
+/** Parses `talent://<id>[/<path>]` or `talent://@org/slug[/<path>]`. */
+export function parseTalentUri(uri: string): { id: string; path: string | null } | null {
+  if (typeof uri !== "string" || !uri.startsWith("talent://") || uri.length > 500) return null;
+  const rest = uri.slice("talent://".length);
+  const parts = rest.split("/");
+  const idParts = rest.startsWith("@") ? 2 : 1;
+  if (parts.length < idParts || parts.slice(0, idParts).some((p) => p === "")) return null;
+  const id = parts.slice(0, idParts).join("/");
+  const path = parts.slice(idParts).join("/");
+  if (path.split("/").some((p) => p === ".." || p === ".")) return null;
+  return { id, path: path === "" ? null : path };
+}
+
+/** The part of a markdown text under the heading named `section` (case-insensitive), or null. */
+export function extractSection(markdown: string, section: string): string | null {
+  const lines = markdown.split("\n");
+  const want = section.trim().replace(/^#+\s*/, "").toLowerCase();
+  let start = -1;
+  let level = 0;
+  let inFence = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (/^(```|~~~)/.test(line)) inFence = !inFence;
+    if (inFence) continue;
+    const m = /^(#{1,6})\s+(.*?)\s*#*\s*$/.exec(line);
+    if (!m) continue;
+    if (start >= 0 && m[1]!.length <= level) return lines.slice(start, i).join("\n").trimEnd() + "\n";
+    if (start < 0 && m[2]!.toLowerCase() === want) {
+      start = i;
+      level = m[1]!.length;
+    }
+  }
+  return start >= 0 ? lines.slice(start).join("\n").trimEnd() + "\n" : null;
+}
+
+/** Literal search within a scope; pointers only (id, uri, summary), never content. */
+export async function search(
+  deps: Deps,
+  project: Project,
+  input: { query: string; k?: number; scope?: SearchScope; resolutionId?: string },
+): Promise<{ results: { id: string; uri: string; summary: string }[]; scope: SearchScope }> {
+  const scope = input.scope ?? "active";
+  const k = input.k ?? SEARCH_K_DEFAULT;
+  let candidates: Talent[] | null = null;
+  let filter: ((t: Talent) => boolean) | undefined;
+  if (scope === "catalog") {
+    filter = undefined;
+  } else if (scope === "resolution") {
+    if (!input.resolutionId) throw validationFailed([{ path: "resolutionId", message: "is required with scope=resolution" }]);
+    const res = await loadResolution(deps.database, project.id, input.resolutionId);
+    const ids = new Set(res.items.map((i) => i.talentId));
+    const all = await installedWithItems(deps, project);
+    const privates = all.map((x) => x.item).filter((i): i is ServableItem => i !== null && i.kind === "expertise" && ids.has(i.id));
+    candidates = [...deps.catalog.list.filter((t) => ids.has(t.id)), ...privates.map((p) => p.talent)];
+  } else {
+    const all = await installedWithItems(deps, project);
+    const items = all.filter((x) => x.item && (scope === "installed" || x.row.enabled)).map((x) => x.item!);
+    const publicIds = new Set(items.filter((i) => i.kind === "talent").map((i) => i.id));
+    filter = (t) => publicIds.has(t.id);
+    const privates = items.filter((i) => i.kind === "expertise").map((i) => i.talent);
+    if (privates.length > 0) candidates = [...deps.catalog.list.filter(filter), ...privates];
+  }
+  const hits = candidates ? searchList(candidates, input.query, k) : deps.catalog.search(input.query, k, filter);
+  return { scope, results: hits.map(({ id, uri, summary }) => ({ id, uri, summary })) };
+}
+
+/** Literal search over an explicit list (expertises are not in the catalog's index). */
+function searchList(list: Talent[], query: string, k: number) {
+  const words = query.trim().toLowerCase().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return [];
+  const scored = [];
+  for (const t of list) {
+    const fields: [string, number][] = [
+      [t.id.toLowerCase(), 8],
+      [t.title.toLowerCase(), 6],
+      [t.triggers.keywords.join("\n").toLowerCase(), 5],
+      [t.summary.toLowerCase(), 3],
+      [t.rules.map((r) => `${r.id} ${r.title}`).join("\n").toLowerCase(), 2],
+    ];
+    let score = 0;
+    let all = true;
+    for (const w of words) {
+      const best = Math.max(0, ...fields.filter(([f]) => f.includes(w)).map(([, n]) => n));
+      if (best === 0) {
+        all = false;
+        break;
+      }
+      score += best;
+    }
+    if (all) scored.push({ id: t.id, uri: t.uri, summary: t.summary, score });
+  }
+  return scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, k);
+}
+
+export interface ReadFile {
+  uri: string;
+  digest: string;
+  content: string;
+  pinned: boolean;
+  section?: string;
+}
+
+/**
+ * Reads 1..20 uris, all or nothing: with `resolutionId`, pinned talents read their pinned
+ * bytes and others must be enabled public talents; without it, only enabled public talents.
+ */
+export async function readFiles(deps: Deps, project: Project, input: { uris: string[]; resolutionId?: string; section?: string }): Promise<ReadFile[]> {
+  if (input.uris.length === 0) throw validationFailed([{ path: "uris", message: "give uri, or uris with 1 to 20 entries" }]);
+  if (input.uris.length > READ_MAX_URIS) {
+    throw validationFailed(
+      [{ path: "uris", message: `at most ${READ_MAX_URIS} uris per read (got ${input.uris.length}); send sequential batches of at most ${READ_MAX_URIS}` }],
+      `One read carries at most ${READ_MAX_URIS} uris; send sequential batches of at most ${READ_MAX_URIS}.`,
+    );
+  }
+  const res: PinnedResolution | null = input.resolutionId ? await loadResolution(deps.database, project.id, input.resolutionId) : null;
+  const pinned = new Map(res?.items.map((i) => [i.talentId, i]) ?? []);
+  let enabled: Map<string, ServableItem> | null = null;
+  const unreadable: string[] = [];
+  const planned: { uri: string; pinnedDigest?: string; live?: { content: string; digest: string } }[] = [];
+  for (const uri of input.uris) {
+    const parsed = parseTalentUri(uri);
+    if (!parsed) throw validationFailed([{ path: "uri", message: `"${uri}" is not a talent:// uri` }]);
+    const p = pinned.get(parsed.id);
+    if (p) {
+      const path = parsed.path ?? (p.files["TALENT.md"] ? "TALENT.md" : "SKILL.md");
+      const digest = p.files[path];
+      if (digest) planned.push({ uri, pinnedDigest: digest });
+      else unreadable.push(uri);
+      continue;
+    }
+    if (!enabled) {
+      const all = await installedWithItems(deps, project);
+      enabled = new Map(all.filter((x) => x.row.enabled && x.item?.kind === "talent").map((x) => [x.item!.id, x.item!]));
+    }
+    const item = enabled.get(parsed.id);
+    const file = item?.talent.files.get(parsed.path ?? item.talent.mainFile);
+    if (file) planned.push({ uri, live: { content: file.content, digest: file.digest } });
+    else unreadable.push(uri);
+  }
+  if (unreadable.length > 0) {
+    throw new AppError("not_found", `Not readable for this project: ${unreadable.join(", ")} (a talent must be enabled in the project, or pinned by the given resolution).`, { uris: unreadable });
+  }
+  const blobs = await getBlobs(deps.database, planned.filter((x) => x.pinnedDigest).map((x) => x.pinnedDigest!));
+  return planned.map((x) => {
+    const content = x.live ? x.live.content : blobs.get(x.pinnedDigest!)!;
+    const digest = x.live ? x.live.digest : x.pinnedDigest!;
+    if (input.section === undefined) return { uri: x.uri, digest, content, pinned: !x.live };
+    const part = extractSection(content, input.section);
+    if (part === null) throw notFound(`No section "${input.section}" in ${x.uri}.`);
+    return { uri: x.uri, digest: digestOf(part), content: part, pinned: !x.live, section: input.section };
+  });
+}

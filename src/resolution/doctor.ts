@@ -1,0 +1,56 @@
+/**
+ * Doctor (spec A "doctor"): what is wrong with the current selection — prerequisites that are
+ * missing, conflicts among active talents, disabled dependencies of active talents, installed
+ * talents that can no longer be served, and (for owners and admins) broken catalog entries.
+ */
+import type { Catalog } from "../catalog/catalog";
+import { formatFinding } from "../catalog/format";
+import type { Database } from "../db/client";
+import { installedWithItems } from "./sources";
+
+export async function doctor(deps: { database: Database; catalog: Catalog }, project: { id: string; organizationId: string }, opts: { admin: boolean }) {
+  const all = await installedWithItems(deps, project);
+  const installed = new Map(all.map((x) => [x.row.talentId, x]));
+  const active = all.filter((x) => x.row.enabled && x.item).map((x) => x.item!);
+  const missing = new Map<string, Set<string>>();
+  const disabled = new Map<string, Set<string>>();
+  for (const item of active) {
+    for (const r of item.talent.requires) {
+      const dep = installed.get(r);
+      if (!dep) (missing.get(r) ?? missing.set(r, new Set()).get(r)!).add(item.id);
+      else if (!dep.row.enabled) (disabled.get(r) ?? disabled.set(r, new Set()).get(r)!).add(item.id);
+    }
+  }
+  const conflicts: { a: string; b: string }[] = [];
+  for (let i = 0; i < active.length; i++) {
+    for (let j = i + 1; j < active.length; j++) {
+      const x = active[i]!;
+      const y = active[j]!;
+      if (x.talent.conflicts.includes(y.id) || y.talent.conflicts.includes(x.id)) {
+        const [a, b] = [x.id, y.id].sort() as [string, string];
+        conflicts.push({ a, b });
+      }
+    }
+  }
+  const unservable = all.filter((x) => !x.item).map((x) => ({ id: x.row.talentId, kind: x.row.kind, reason: x.row.kind === "expertise" ? "no longer an active published expertise" : "no longer in the catalog" }));
+  const missingPrerequisites = [...missing.entries()].map(([id, by]) => ({ id, requiredBy: [...by], inCatalog: deps.catalog.get(id) !== undefined }));
+  const disabledDependencies = [...disabled.entries()].map(([id, by]) => ({ id, requiredBy: [...by] }));
+  const healthy = missingPrerequisites.length === 0 && conflicts.length === 0 && disabledDependencies.length === 0 && unservable.length === 0;
+  return {
+    healthy,
+    selection: { installed: all.length, active: active.length, disabled: all.filter((x) => !x.row.enabled).length },
+    missingPrerequisites,
+    conflicts,
+    disabledDependencies,
+    unservable,
+    ...(opts.admin ? { brokenCatalogEntries: deps.catalog.broken.map((b) => ({ folder: b.folder, problems: b.findings.map(formatFinding) })) } : {}),
+    advice: healthy
+      ? "The selection is consistent."
+      : [
+          missingPrerequisites.length ? `Install the missing prerequisites (${missingPrerequisites.map((m) => m.id).join(", ")}) or remove what requires them.` : "",
+          disabledDependencies.length ? `Enable ${disabledDependencies.map((d) => d.id).join(", ")} in the dashboard: active talents build on them.` : "",
+          conflicts.length ? `Conflicting talents are both active (${conflicts.map((c) => `${c.a} × ${c.b}`).join(", ")}): disable one of each pair in the dashboard.` : "",
+          unservable.length ? `Uninstall what can no longer be served (${unservable.map((u) => u.id).join(", ")}).` : "",
+        ].filter(Boolean).join(" "),
+  };
+}

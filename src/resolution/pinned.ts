@@ -1,0 +1,78 @@
+/**
+ * Reading a frozen resolution: its items as served (versions, digests, file manifests) and the
+ * rules and conformance tests of each pinned definition, parsed from the stored bytes — never
+ * from the live catalog, so a resolution audits the same forever.
+ */
+import type { ConformanceTest, TalentRule } from "../catalog/format";
+import { parseFrontMatterYaml, splitFrontMatter } from "../catalog/validate";
+import { getBlob } from "../db/blobs";
+import type { Database } from "../db/client";
+import { notFound } from "../http/errors";
+import type { TalentKind } from "../projects/selection";
+
+export interface PinnedItem {
+  talentId: string;
+  kind: TalentKind;
+  version: string;
+  digest: string;
+  definitionDigest: string;
+  files: Record<string, string>;
+  position: number;
+}
+
+export interface PinnedResolution {
+  id: string;
+  projectId: string;
+  language: string | null;
+  tokens: number;
+  createdAt: number;
+  items: PinnedItem[];
+}
+
+/** A resolution of the project with its items in served order; 404 for unknown or another project's. */
+export async function loadResolution(database: Database, projectId: string, resolutionId: string): Promise<PinnedResolution> {
+  const r = await database.get<{ id: string; projectId: string; language: string | null; tokens: number; createdAt: number }>(
+    "SELECT id, project_id AS projectId, language, tokens, created_at AS createdAt FROM resolutions WHERE id = ?",
+    [resolutionId],
+  );
+  if (!r || r.projectId !== projectId) throw notFound(`No resolution ${resolutionId} in this project.`);
+  const rows = await database.all<Omit<PinnedItem, "files"> & { files: string }>(
+    `SELECT talent_id AS talentId, kind, version, digest, definition_digest AS definitionDigest, files, position
+     FROM resolution_items WHERE resolution_id = ? ORDER BY position`,
+    [resolutionId],
+  );
+  return { ...r, items: rows.map((x) => ({ ...x, files: JSON.parse(x.files) as Record<string, string> })) };
+}
+
+export interface PinnedDefinition {
+  title: string;
+  summary: string;
+  rules: TalentRule[];
+  tests: ConformanceTest[];
+  mainFile: string;
+}
+
+const definitions = new Map<string, PinnedDefinition>();
+const DEFINITION_CACHE_MAX = 5000;
+
+/** The rules and tests of a pinned item, parsed from its stored main file (cached: immutable). */
+export async function pinnedDefinition(database: Database, item: PinnedItem): Promise<PinnedDefinition> {
+  const cached = definitions.get(item.definitionDigest);
+  if (cached) return cached;
+  const mainFile = item.files["TALENT.md"] === item.definitionDigest ? "TALENT.md" : item.files["SKILL.md"] === item.definitionDigest ? "SKILL.md" : "TALENT.md";
+  const text = await getBlob(database, item.definitionDigest);
+  if (text === undefined) throw new Error(`blob ${item.definitionDigest} of ${item.talentId} is missing`);
+  const split = splitFrontMatter(text);
+  const parsed = split ? parseFrontMatterYaml(split.yaml) : { error: "no front matter" };
+  const fm = ("value" in parsed ? parsed.value : {}) as Record<string, unknown>;
+  const def: PinnedDefinition = {
+    title: String(fm.title ?? fm.name ?? item.talentId),
+    summary: String(fm.summary ?? fm.description ?? ""),
+    rules: Array.isArray(fm.rules) ? (fm.rules as TalentRule[]).map((r) => ({ id: r.id, severity: r.severity, title: String(r.title).trim(), check: String(r.check).trim() })) : [],
+    tests: Array.isArray(fm.tests) ? (fm.tests as ConformanceTest[]).map((t) => ({ rule: t.rule, pass: String(t.pass), fail: String(t.fail) })) : [],
+    mainFile,
+  };
+  if (definitions.size >= DEFINITION_CACHE_MAX) definitions.delete(definitions.keys().next().value!);
+  definitions.set(item.definitionDigest, def);
+  return def;
+}

@@ -1,0 +1,68 @@
+/**
+ * The audit playbook (spec A "validate", DESIGN §6): exactly what a resolution served, as
+ * obligations per talent, with a procedure an agent can follow; with `talent`, the targeted
+ * detail (full rules with their check, and the conformance tests).
+ */
+import type { Database } from "../db/client";
+import { notFound } from "../http/errors";
+import { loadResolution, pinnedDefinition } from "./pinned";
+
+/** The procedure text of every playbook. */
+export function auditProcedure(resolutionId: string, hasExpertises: boolean): string[] {
+  const steps = [
+    "Review your own diff against every obligation below; no diff is ever sent to the service.",
+    `For each talent whose rules touch your change, fetch its detail (GET /api/validation/playbook?resolutionId=${resolutionId}&talent=<id>) and apply each rule's check to the diff; its conformance tests show a passing and a failing example.`,
+    "List every violation with file:line. Blocking rules must not be violated when the work lands; advisory ones are reported.",
+  ];
+  if (hasExpertises) {
+    steps.push(
+      "Before fixing anything, record the first exhaustive report: POST /api/validation/reports with a new submissionId and exactly one final verdict per private expertise (verdictRequired: true) — pass, fail (with evidence path:line or the missing elements) or not_applicable.",
+      "Fix the blocking violations, review the diff again from step 1, and record a second report with a NEW submissionId. Reuse a submissionId only to retry the identical report.",
+    );
+  } else {
+    steps.push("Fix the blocking violations and review the diff again from step 1. Verdicts for public talents may be recorded too (POST /api/validation/reports), but none is required.");
+  }
+  return steps.map((s, i) => `${i + 1}. ${s}`);
+}
+
+/** The playbook of a resolution of the project; 404 for another project's or an unknown talent. */
+export async function playbook(database: Database, projectId: string, resolutionId: string, talent?: string) {
+  const res = await loadResolution(database, projectId, resolutionId);
+  const obligations = [];
+  let detail: Record<string, unknown> | undefined;
+  for (const item of res.items) {
+    const def = await pinnedDefinition(database, item);
+    obligations.push({
+      id: item.talentId,
+      kind: item.kind,
+      version: item.version,
+      digest: item.digest,
+      title: def.title,
+      verdictRequired: item.kind === "expertise",
+      blocking: def.rules.filter((r) => r.severity === "blocking").length,
+      rules: def.rules.map((r) => ({ id: r.id, severity: r.severity, title: r.title })),
+    });
+    if (talent !== undefined && item.talentId === talent) {
+      detail = {
+        id: item.talentId,
+        kind: item.kind,
+        version: item.version,
+        digest: item.digest,
+        title: def.title,
+        summary: def.summary,
+        rules: def.rules,
+        tests: def.tests,
+      };
+    }
+  }
+  if (talent !== undefined && !detail) throw notFound(`${talent} was not served by resolution ${resolutionId}.`);
+  const hasExpertises = res.items.some((i) => i.kind === "expertise");
+  return {
+    resolutionId,
+    createdAt: new Date(res.createdAt).toISOString(),
+    procedure: auditProcedure(resolutionId, hasExpertises),
+    obligations,
+    verdictsRequired: res.items.filter((i) => i.kind === "expertise").map((i) => i.talentId),
+    ...(detail ? { detail } : {}),
+  };
+}

@@ -1,0 +1,174 @@
+/**
+ * Task preparation (spec A, DESIGN §6): the agent designates talents; the service compiles
+ * exactly those (public and private mixed, always the compact form) and freezes a resolution.
+ * Nothing is guessed: no designation → 400 designation_required; an id that is not active in
+ * the project → 400 unknown_talents. Dependencies not designated are listed, not served.
+ */
+import type { Catalog } from "../catalog/catalog";
+import type { Database, Tx } from "../db/client";
+import { putBlob } from "../db/blobs";
+import { resolutionItems, resolutions } from "../db/schema";
+import { AppError, validationFailed } from "../http/errors";
+import { newId } from "../lib/ids";
+import { unknownTalents } from "../projects/selection";
+import { activeItems, type ServableItem } from "./sources";
+
+export interface Author {
+  type: "key" | "user" | "token";
+  id: string;
+  via: "api" | "web" | "mcp";
+}
+
+export interface PrepareInput {
+  talentIds?: unknown;
+  language?: unknown;
+}
+
+export interface Prerequisite {
+  id: string;
+  requiredBy: string[];
+  /** Whether the prerequisite is active in the project (designable right away). */
+  active: boolean;
+}
+
+export const MAX_DESIGNATED = 100;
+
+/** Blobs known to be committed (content-addressed, never deleted): their inserts are skipped. */
+const storedBlobs = new WeakMap<Database, Set<string>>();
+
+function knownBlobs(database: Database): Set<string> {
+  let known = storedBlobs.get(database);
+  if (!known) storedBlobs.set(database, (known = new Set()));
+  return known;
+}
+
+/** Stores a blob unless known committed; records it in `written` to be marked after commit. */
+async function putBlobOnce(tx: Tx, known: Set<string>, written: string[], content: string, digest: string): Promise<void> {
+  if (known.has(digest)) return;
+  await putBlob(tx, content);
+  written.push(digest);
+}
+
+/** Checks the body; returns the designated ids (deduplicated, in order) and the language. */
+export function readDesignation(body: PrepareInput): { ids: string[]; language: string | null } {
+  const raw = body.talentIds;
+  if (raw === undefined || raw === null || (Array.isArray(raw) && raw.length === 0)) throw new AppError("designation_required");
+  if (!Array.isArray(raw) || raw.some((x) => typeof x !== "string" || x.trim() === "" || x.length > 200)) {
+    throw validationFailed([{ path: "talentIds", message: "must be a non-empty array of talent ids (strings)" }]);
+  }
+  if (raw.length > MAX_DESIGNATED) throw validationFailed([{ path: "talentIds", message: `at most ${MAX_DESIGNATED} talents per task` }]);
+  const language = body.language;
+  if (language !== undefined && language !== null && (typeof language !== "string" || language.length > 50)) {
+    throw validationFailed([{ path: "language", message: "must be a string of at most 50 characters" }]);
+  }
+  return { ids: [...new Set((raw as string[]).map((s) => s.trim()))], language: (language as string | undefined) ?? null };
+}
+
+/** Transitive `requires` of the designated talents that were not designated. */
+export function missingPrerequisites(designated: ServableItem[], catalog: Catalog, active: Map<string, ServableItem>): Prerequisite[] {
+  const chosen = new Set(designated.map((d) => d.id));
+  const requiredBy = new Map<string, Set<string>>();
+  const queue: { id: string; requires: string[] }[] = designated.map((d) => ({ id: d.id, requires: d.talent.requires }));
+  const visited = new Set<string>();
+  while (queue.length > 0) {
+    const { id, requires } = queue.shift()!;
+    for (const r of requires) {
+      if (chosen.has(r)) continue;
+      let set = requiredBy.get(r);
+      if (!set) requiredBy.set(r, (set = new Set()));
+      set.add(id);
+      if (!visited.has(r)) {
+        visited.add(r);
+        queue.push({ id: r, requires: active.get(r)?.talent.requires ?? catalog.get(r)?.requires ?? [] });
+      }
+    }
+  }
+  return [...requiredBy.entries()].map(([id, by]) => ({ id, requiredBy: [...by], active: active.has(id) }));
+}
+
+/** Pairs of designated talents that declare a conflict (either side). */
+export function conflictsAmong(designated: ServableItem[]): { a: string; b: string }[] {
+  const out: { a: string; b: string }[] = [];
+  for (let i = 0; i < designated.length; i++) {
+    for (let j = i + 1; j < designated.length; j++) {
+      const x = designated[i]!;
+      const y = designated[j]!;
+      if (x.talent.conflicts.includes(y.id) || y.talent.conflicts.includes(x.id)) {
+        const [a, b] = [x.id, y.id].sort() as [string, string];
+        out.push({ a, b });
+      }
+    }
+  }
+  return out;
+}
+
+/** Prepares a task: validates, freezes the resolution in one transaction, returns the 201 body. */
+export async function prepareTask(
+  deps: { database: Database; catalog: Catalog },
+  project: { id: string; organizationId: string },
+  author: Author,
+  body: PrepareInput,
+) {
+  const { ids, language } = readDesignation(body);
+  const active = await activeItems(deps, project);
+  const unknown = ids.filter((id) => !active.has(id));
+  if (unknown.length > 0) throw unknownTalents(unknown, "not active in this project (install and enable it first, or designate from GET /api/prepare-task/designable)");
+  const designated = ids.map((id) => active.get(id)!);
+  const prerequisites = missingPrerequisites(designated, deps.catalog, active);
+  const conflicts = conflictsAmong(designated);
+  const tokens = designated.reduce((n, d) => n + d.talent.tokens, 0);
+  const resolutionId = newId("res");
+  const now = Date.now();
+
+  const known = knownBlobs(deps.database);
+  const written: string[] = [];
+  await deps.database.write(async (tx) => {
+    await tx.insert(resolutions).values({
+      id: resolutionId,
+      projectId: project.id,
+      language,
+      tokens,
+      catalogDigest: deps.catalog.digest,
+      authorType: author.type,
+      authorId: author.id,
+      via: author.via,
+      createdAt: now,
+    });
+    const rows = [];
+    for (const [position, d] of designated.entries()) {
+      await putBlobOnce(tx, known, written, d.talent.compact, d.talent.compactDigest);
+      const files: Record<string, string> = {};
+      for (const f of d.talent.files.values()) {
+        await putBlobOnce(tx, known, written, f.content, f.digest);
+        files[f.path] = f.digest;
+      }
+      rows.push({
+        resolutionId,
+        position,
+        talentId: d.id,
+        kind: d.kind,
+        version: d.version,
+        digest: d.talent.compactDigest,
+        definitionDigest: d.talent.digest,
+        files,
+        expertiseId: d.expertiseId,
+      });
+    }
+    await tx.insert(resolutionItems).values(rows);
+  });
+  for (const d of written) known.add(d);
+
+  return {
+    resolutionId,
+    language,
+    createdAt: new Date(now).toISOString(),
+    talents: designated.map((d) => ({ id: d.id, kind: d.kind, version: d.version, digest: d.talent.compactDigest, uri: d.talent.uri, compact: d.talent.compact })),
+    prerequisites,
+    conflicts,
+    tokens,
+    next:
+      `Do the task following these talents. Read deeper files only when a pointer applies (POST /api/talents/get with resolutionId). ` +
+      `When the work is done, fetch the audit playbook: GET /api/validation/playbook?resolutionId=${resolutionId}` +
+      (designated.some((d) => d.kind === "expertise") ? `, then record one verdict per private expertise with POST /api/validation/reports.` : "."),
+  };
+}

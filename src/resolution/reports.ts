@@ -1,0 +1,156 @@
+/**
+ * Validation reports (spec A "record_validation", semantics 4; DESIGN §6): exactly one final
+ * verdict per private expertise of the resolution, with path:line evidence or the missing
+ * elements for a fail. Replays of the identical report return the first answer; the same
+ * submissionId with other content is a 409. Recorded in one transaction.
+ */
+import { and, eq } from "drizzle-orm";
+import type { Database } from "../db/client";
+import { reportResults, reports } from "../db/schema";
+import { AppError, validationFailed, type Issue } from "../http/errors";
+import { sha256Hex } from "../lib/crypto";
+import { newId } from "../lib/ids";
+import type { Author } from "./prepare";
+import { loadResolution } from "./pinned";
+
+export const VERDICTS = ["pass", "fail", "not_applicable"] as const;
+export type Verdict = (typeof VERDICTS)[number];
+/** `<file>:<line>` or `<file>:<line>-<line>`. */
+export const EVIDENCE_PATTERN = /^[^\s]+:\d+(-\d+)?$/;
+export const MAX_RESULTS = 200;
+
+export interface ResultInput {
+  id: string;
+  verdict: Verdict;
+  evidence: string[];
+  missing: string[];
+  note: string | null;
+}
+
+/** Structural checks of the body; returns normalized results. */
+export function readReport(body: Record<string, unknown>): { submissionId: string; resolutionId: string; results: ResultInput[] } {
+  const issues: Issue[] = [];
+  const submissionId = body.submissionId;
+  const resolutionId = body.resolutionId;
+  if (typeof submissionId !== "string" || submissionId.trim() === "" || submissionId.length > 200) issues.push({ path: "submissionId", message: "must be a stable non-empty string of at most 200 characters" });
+  if (typeof resolutionId !== "string" || resolutionId === "") issues.push({ path: "resolutionId", message: "is required" });
+  const raw = body.expertiseResults;
+  if (!Array.isArray(raw)) issues.push({ path: "expertiseResults", message: "is required: an array with one result per private expertise" });
+  else if (raw.length > MAX_RESULTS) issues.push({ path: "expertiseResults", message: `at most ${MAX_RESULTS} results` });
+  const results: ResultInput[] = [];
+  if (Array.isArray(raw) && raw.length <= MAX_RESULTS) {
+    raw.forEach((r: unknown, i) => {
+      const at = `expertiseResults[${i}]`;
+      if (r === null || typeof r !== "object" || Array.isArray(r)) return void issues.push({ path: at, message: "must be an object {id, verdict, evidence?, missing?, note?}" });
+      const x = r as Record<string, unknown>;
+      if (typeof x.id !== "string" || x.id === "") issues.push({ path: `${at}.id`, message: "is required" });
+      if (!VERDICTS.includes(x.verdict as Verdict)) issues.push({ path: `${at}.verdict`, message: "must be pass, fail or not_applicable" });
+      const list = (name: "evidence" | "missing"): string[] => {
+        const v = x[name];
+        if (v === undefined || v === null) return [];
+        if (!Array.isArray(v) || v.length > 100 || v.some((s) => typeof s !== "string" || s.length === 0 || s.length > 500)) {
+          issues.push({ path: `${at}.${name}`, message: "must be an array of non-empty strings (at most 100)" });
+          return [];
+        }
+        return v as string[];
+      };
+      const evidence = list("evidence");
+      const missing = list("missing");
+      for (const e of evidence) if (!EVIDENCE_PATTERN.test(e)) issues.push({ path: `${at}.evidence`, message: `"${e}" is not <file>:<line>` });
+      if (x.verdict === "fail" && evidence.length === 0 && missing.length === 0) issues.push({ path: `${at}`, message: "a fail needs evidence (file:line) or the missing elements" });
+      if (x.note !== undefined && x.note !== null && (typeof x.note !== "string" || x.note.length > 2000)) issues.push({ path: `${at}.note`, message: "must be a string of at most 2000 characters" });
+      results.push({ id: String(x.id), verdict: x.verdict as Verdict, evidence, missing, note: (x.note as string | undefined) ?? null });
+    });
+  }
+  if (issues.length > 0) throw validationFailed(issues);
+  return { submissionId: (submissionId as string).trim(), resolutionId: resolutionId as string, results };
+}
+
+/** The digest that tells a replay (same) from a conflict (different). */
+function payloadDigest(resolutionId: string, results: ResultInput[]): string {
+  const canonical = [...results].sort((a, b) => (a.id < b.id ? -1 : 1)).map((r) => [r.id, r.verdict, r.evidence, r.missing, r.note]);
+  return sha256Hex(JSON.stringify([resolutionId, canonical]));
+}
+
+/** Records a report; returns the HTTP status (201 new, 200 replay) and body. */
+export async function recordReport(database: Database, projectId: string, author: Author, body: Record<string, unknown>): Promise<{ status: number; body: Record<string, unknown> }> {
+  const { submissionId, resolutionId, results } = readReport(body);
+  const digest = payloadDigest(resolutionId, results);
+  const replay = async () => {
+    const prior = await database.db
+      .select({ digest: reports.payloadDigest, response: reports.response })
+      .from(reports)
+      .where(and(eq(reports.projectId, projectId), eq(reports.submissionId, submissionId)))
+      .limit(1);
+    if (!prior[0]) return null;
+    if (prior[0].digest !== digest) {
+      throw new AppError("submission_conflict", `submissionId "${submissionId}" was already used for a different report; use a new submissionId for a new report.`, { submissionId });
+    }
+    return { status: 200, body: { ...prior[0].response, replayed: true } };
+  };
+  const early = await replay();
+  if (early) return early;
+
+  const res = await loadResolution(database, projectId, resolutionId);
+  const kinds = new Map(res.items.map((i) => [i.talentId, i.kind]));
+  const counts = new Map<string, number>();
+  for (const r of results) counts.set(r.id, (counts.get(r.id) ?? 0) + 1);
+  const unknown = [...counts.keys()].filter((id) => !kinds.has(id));
+  if (unknown.length > 0) throw new AppError("unknown_talents", `Not served by resolution ${resolutionId}: ${unknown.join(", ")}.`, { ids: unknown });
+  const duplicates = [...counts.entries()].filter(([, n]) => n > 1).map(([id]) => id);
+  const expertises = res.items.filter((i) => i.kind === "expertise").map((i) => i.talentId);
+  const missing = expertises.filter((id) => !counts.has(id));
+  if (duplicates.length > 0 || missing.length > 0) {
+    const issues: Issue[] = [
+      ...missing.map((id) => ({ path: "expertiseResults", message: `one final verdict is required for private expertise ${id}` })),
+      ...duplicates.map((id) => ({ path: "expertiseResults", message: `exactly one verdict per talent: ${id} appears more than once` })),
+    ];
+    throw new AppError("validation_failed", `The report needs exactly one final verdict per private expertise of the resolution${missing.length ? ` (missing: ${missing.join(", ")})` : ""}${duplicates.length ? ` (repeated: ${duplicates.join(", ")})` : ""}.`, { issues, missing, duplicates });
+  }
+
+  const reportId = newId("rep");
+  const now = Date.now();
+  const summary = { pass: 0, fail: 0, not_applicable: 0 };
+  for (const r of results) summary[r.verdict]++;
+  const response = {
+    reportId,
+    submissionId,
+    resolutionId,
+    recordedAt: new Date(now).toISOString(),
+    verdicts: results.length,
+    expertiseVerdicts: expertises.length,
+    summary,
+    failing: results.filter((r) => r.verdict === "fail").map((r) => r.id),
+    replayed: false,
+  };
+  return database.write(async (tx) => {
+    // a concurrent identical submission may have landed while we validated: decide again inside the write
+    const prior = await tx
+      .select({ digest: reports.payloadDigest, response: reports.response })
+      .from(reports)
+      .where(and(eq(reports.projectId, projectId), eq(reports.submissionId, submissionId)))
+      .limit(1);
+    if (prior[0]) {
+      if (prior[0].digest !== digest) throw new AppError("submission_conflict", `submissionId "${submissionId}" was already used for a different report.`, { submissionId });
+      return { status: 200, body: { ...prior[0].response, replayed: true } };
+    }
+    await tx.insert(reports).values({ id: reportId, projectId, resolutionId, submissionId, payloadDigest: digest, response, authorType: author.type, authorId: author.id, createdAt: now });
+    if (results.length > 0) {
+      await tx.insert(reportResults).values(
+        results.map((r) => ({ reportId, talentId: r.id, kind: kinds.get(r.id)!, verdict: r.verdict, evidence: r.evidence, missing: r.missing, note: r.note })),
+      );
+    }
+    return { status: 201, body: response };
+  });
+}
+
+/** Reports recorded for a resolution, oldest first, with their verdicts (dashboard). */
+export async function listReports(database: Database, projectId: string, resolutionId: string) {
+  const rows = await database.db.select().from(reports).where(and(eq(reports.projectId, projectId), eq(reports.resolutionId, resolutionId))).orderBy(reports.createdAt);
+  const out = [];
+  for (const r of rows) {
+    const results = await database.db.select().from(reportResults).where(eq(reportResults.reportId, r.id));
+    out.push({ reportId: r.id, submissionId: r.submissionId, recordedAt: new Date(r.createdAt).toISOString(), author: { type: r.authorType, id: r.authorId }, results: results.map(({ reportId: _, ...x }) => x) });
+  }
+  return out;
+}

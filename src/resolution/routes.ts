@@ -1,0 +1,167 @@
+/**
+ * The project-key API of the agent loop (spec A): designable, prepare-task, playbook, reports,
+ * search and reads (one deepen scope for both), doctor, discovery, install. The project is the
+ * key's; `x-svc-project` is never read. Every call is traced.
+ */
+import { Elysia, t } from "elysia";
+import type { AppDeps } from "../app";
+import type { KeyPrincipal } from "../auth/key";
+import type { Guards } from "../auth/guards";
+import type { TraceJournal } from "../activity/journal";
+import { keyApiTracer, noteTrace, viaOf } from "../activity/trace";
+import { AppError, notFound, validationFailed } from "../http/errors";
+import { disableTalents, installTalents, listInstalled, unknownTalents } from "../projects/selection";
+import { readFiles, READ_MAX_URIS, search, SEARCH_K_MAX, SEARCH_SCOPES, type SearchScope } from "./deepen";
+import { discoveryPlaybook } from "./discovery";
+import { doctor } from "./doctor";
+import { playbook } from "./playbook";
+import { prepareTask, type Author } from "./prepare";
+import { recordReport } from "./reports";
+import { activeItems, classifyInstallable } from "./sources";
+
+/** Trace kinds of the key API, by "METHOD route". */
+export const KEY_API_TRACE_KINDS: Record<string, string> = {
+  "GET /api/prepare-task/designable": "designable",
+  "POST /api/prepare-task": "prepare_task",
+  "GET /api/validation/playbook": "validate",
+  "POST /api/validation/reports": "record_validation",
+  "GET /api/search": "search",
+  "POST /api/talents/get": "read",
+  "GET /api/doctor": "doctor",
+  "GET /api/catalog": "catalog",
+  "GET /api/discovery/playbook": "discover",
+  "PATCH /api/projects/:id/talents": "install",
+};
+
+const project = (p: KeyPrincipal) => ({ id: p.projectId, organizationId: p.organizationId });
+const author = (p: KeyPrincipal, request: Request): Author => ({ type: p.kind, id: p.id, via: viaOf(request) });
+const asObject = (body: unknown): Record<string, unknown> => {
+  if (body === undefined || body === null || body === "") return {};
+  if (typeof body !== "object" || Array.isArray(body)) throw validationFailed([{ path: "", message: "the body must be a JSON object" }]);
+  return body as Record<string, unknown>;
+};
+const ids = (v: unknown, path: string): string[] => {
+  if (!Array.isArray(v) || v.length === 0 || v.length > 200 || v.some((x) => typeof x !== "string" || x === "" || x.length > 200)) {
+    throw validationFailed([{ path, message: "must be a non-empty array of talent ids (at most 200)" }]);
+  }
+  return v as string[];
+};
+
+export function resolutionRoutes(deps: AppDeps & { journal: TraceJournal }, guards: Guards) {
+  const src = () => ({ database: deps.database, catalog: deps.state.catalog! });
+  const isOrgAdmin = async (p: KeyPrincipal) => {
+    const row = await deps.database.get<{ role: string }>("SELECT role FROM members WHERE organization_id = ? AND user_id = ?", [p.organizationId, p.userId]);
+    return row?.role === "owner" || row?.role === "admin";
+  };
+  return new Elysia()
+    .use(guards)
+    .onAfterResponse(keyApiTracer(deps.journal, KEY_API_TRACE_KINDS))
+    // ---- prepare_task
+    .get("/api/prepare-task/designable", async ({ principal }) => {
+      const active = await activeItems(src(), project(principal));
+      return {
+        talents: [...active.values()].map((i) => ({
+          id: i.id,
+          kind: i.kind,
+          version: i.version,
+          title: i.talent.title,
+          summary: i.talent.summary,
+          triggers: i.talent.triggers,
+          requires: i.talent.requires,
+          conflicts: i.talent.conflicts,
+          tokens: i.talent.tokens,
+        })),
+        next: "Designate the talents your task touches: POST /api/prepare-task {talentIds: [...]}. Designate nothing you do not need: only what is designated is served and reviewed.",
+      };
+    }, { key: "prepare_task" })
+    .post("/api/prepare-task", async ({ principal, body, request, set }) => {
+      const r = await prepareTask(src(), project(principal), author(principal, request), asObject(body));
+      noteTrace(request, { resolutionId: r.resolutionId, detail: { talents: r.talents.map((x) => x.id), tokens: r.tokens } });
+      set.status = 201;
+      return r;
+    }, { key: "prepare_task" })
+    // ---- validate / record_validation
+    .get("/api/validation/playbook", async ({ principal, query, request }) => {
+      noteTrace(request, { resolutionId: query.resolutionId, detail: query.talent ? { talent: query.talent } : undefined });
+      return playbook(deps.database, principal.projectId, query.resolutionId, query.talent);
+    }, {
+      key: "validate",
+      query: t.Object({ resolutionId: t.String({ minLength: 1, maxLength: 100, error: "resolutionId is required" }), talent: t.Optional(t.String({ maxLength: 200 })) }),
+    })
+    .post("/api/validation/reports", async ({ principal, body, request, set }) => {
+      const b = asObject(body);
+      if (typeof b.resolutionId === "string") noteTrace(request, { resolutionId: b.resolutionId });
+      const r = await recordReport(deps.database, principal.projectId, author(principal, request), b);
+      noteTrace(request, { detail: { submissionId: r.body.submissionId, replayed: r.body.replayed, summary: r.body.summary } });
+      set.status = r.status;
+      return r.body;
+    }, { key: "record_validation" })
+    // ---- deepen: search and read, one scope
+    .get("/api/search", async ({ principal, query }) => {
+      return search(src(), project(principal), { query: query.query, k: query.k, scope: query.scope as SearchScope | undefined, resolutionId: query.resolutionId });
+    }, {
+      key: "deepen",
+      query: t.Object({
+        query: t.String({ minLength: 1, maxLength: 200, error: "query is required (1 to 200 characters)" }),
+        k: t.Optional(t.Numeric({ minimum: 1, maximum: SEARCH_K_MAX, error: `k must be a number from 1 to ${SEARCH_K_MAX}` })),
+        scope: t.Optional(t.Union(SEARCH_SCOPES.map((s) => t.Literal(s)), { error: `scope must be one of ${SEARCH_SCOPES.join(", ")}` })),
+        resolutionId: t.Optional(t.String({ maxLength: 100 })),
+      }),
+    })
+    .post("/api/talents/get", async ({ principal, body, request }) => {
+      const b = asObject(body);
+      const resolutionId = b.resolutionId === undefined ? undefined : String(b.resolutionId);
+      if (resolutionId) noteTrace(request, { resolutionId });
+      if (b.query !== undefined && b.uri === undefined && b.uris === undefined) {
+        if (typeof b.query !== "string" || b.query.trim() === "" || b.query.length > 200) throw validationFailed([{ path: "query", message: "must be a non-empty string of at most 200 characters" }]);
+        const k = b.k === undefined ? undefined : Number(b.k);
+        if (k !== undefined && (!Number.isInteger(k) || k < 1 || k > SEARCH_K_MAX)) throw validationFailed([{ path: "k", message: `must be a number from 1 to ${SEARCH_K_MAX}` }]);
+        const scope = b.scope as SearchScope | undefined;
+        if (scope !== undefined && !SEARCH_SCOPES.includes(scope)) throw validationFailed([{ path: "scope", message: `must be one of ${SEARCH_SCOPES.join(", ")}` }]);
+        return search(src(), project(principal), { query: b.query, k, scope: scope ?? (resolutionId ? "active" : undefined), resolutionId });
+      }
+      let uris: string[];
+      if (b.uri !== undefined && b.uris === undefined) {
+        if (typeof b.uri !== "string") throw validationFailed([{ path: "uri", message: "must be a talent:// uri" }]);
+        uris = [b.uri];
+      } else if (b.uris !== undefined && b.uri === undefined) {
+        if (!Array.isArray(b.uris)) throw validationFailed([{ path: "uris", message: `must be an array of {uri} (at most ${READ_MAX_URIS})` }]);
+        if (b.uris.length > 10_000) throw new AppError("payload_too_large");
+        uris = b.uris.map((u: unknown, i: number) => {
+          const v = typeof u === "string" ? u : u && typeof u === "object" ? (u as { uri?: unknown }).uri : undefined;
+          if (typeof v !== "string") throw validationFailed([{ path: `uris[${i}]`, message: "must be {uri: \"talent://…\"}" }]);
+          return v;
+        });
+      } else {
+        throw validationFailed([{ path: "", message: "give exactly one of uri, uris (with resolutionId), or query" }]);
+      }
+      if (b.section !== undefined && (typeof b.section !== "string" || b.section.trim() === "" || b.section.length > 200)) {
+        throw validationFailed([{ path: "section", message: "must be a heading text of at most 200 characters" }]);
+      }
+      return { files: await readFiles(src(), project(principal), { uris, resolutionId, section: b.section as string | undefined }) };
+    }, { key: "deepen" })
+    // ---- doctor, discovery
+    .get("/api/doctor", async ({ principal }) => doctor(src(), project(principal), { admin: await isOrgAdmin(principal) }), { key: "doctor" })
+    .get("/api/discovery/playbook", async ({ principal }) => {
+      const rows = await listInstalled(deps.database, principal.projectId);
+      return discoveryPlaybook(deps.state.catalog!, { installed: rows.length, active: rows.filter((r) => r.enabled).length });
+    }, { key: "discover" })
+    // ---- install (installs or disables)
+    .patch("/api/projects/:id/talents", async ({ principal, params, body, request }) => {
+      if (params.id !== "current" && params.id !== principal.projectId) throw notFound("No such project for this key.");
+      const b = asObject(body);
+      if ((b.talent === undefined) === (b.talents === undefined)) throw validationFailed([{ path: "", message: "give exactly one of talent (an id) or talents (an array of ids)" }]);
+      const list = b.talent !== undefined ? (typeof b.talent === "string" && b.talent !== "" ? [b.talent] : ids(null, "talent")) : ids(b.talents, "talents");
+      if (b.enabled !== undefined && typeof b.enabled !== "boolean") throw validationFailed([{ path: "enabled", message: "must be false (to disable) or true" }]);
+      if (b.enabled === false) {
+        const change = await deps.database.write((tx) => disableTalents(tx, principal.projectId, list));
+        noteTrace(request, { left: change.left });
+        return { disabled: change.left, unchanged: change.unchanged };
+      }
+      const { known, unknown } = await classifyInstallable(src(), principal.organizationId, list);
+      if (unknown.length > 0) throw unknownTalents(unknown);
+      const change = await deps.database.write((tx) => installTalents(tx, principal.projectId, known, `${principal.kind}:${principal.id}`));
+      noteTrace(request, { entered: change.entered });
+      return { installed: change.entered, alreadyInstalled: change.unchanged };
+    }, { key: "install" });
+}

@@ -1,0 +1,70 @@
+/**
+ * What a project can be served: its installed and enabled talents, public ones from the
+ * catalog and private expertises of its organization at their latest published version.
+ */
+import type { Catalog } from "../catalog/catalog";
+import type { Talent } from "../catalog/format";
+import type { Database } from "../db/client";
+import { getServableExpertise, listServableExpertises } from "../expertises/servable";
+import { listInstalled, type InstalledRow, type TalentKind } from "../projects/selection";
+
+/** A talent as it would be served now. */
+export interface ServableItem {
+  id: string;
+  kind: TalentKind;
+  talent: Talent;
+  /** semver of a public talent; the published version number of an expertise. */
+  version: string;
+  expertiseId: string | null;
+}
+
+export interface SourceDeps {
+  database: Database;
+  catalog: Catalog;
+}
+
+/** True for an expertise reference `@org-slug/slug`. */
+export function isExpertiseRef(id: string): boolean {
+  return id.startsWith("@");
+}
+
+/** The project's installed rows with, for each, what would be served (null: gone or not servable). */
+export async function installedWithItems(deps: SourceDeps, project: { id: string; organizationId: string }) {
+  const rows = await listInstalled(deps.database, project.id);
+  const needsExpertises = rows.some((r) => r.kind === "expertise");
+  const expertises = needsExpertises ? await listServableExpertises(deps.database, project.organizationId, deps.catalog) : [];
+  const byRef = new Map(expertises.map((e) => [e.ref, e]));
+  return rows.map((row): { row: InstalledRow; item: ServableItem | null } => {
+    if (row.kind === "expertise") {
+      const e = byRef.get(row.talentId);
+      return { row, item: e ? { id: e.ref, kind: "expertise", talent: e.talent, version: String(e.version), expertiseId: e.expertiseId } : null };
+    }
+    const t = deps.catalog.get(row.talentId);
+    return { row, item: t ? { id: t.id, kind: "talent", talent: t, version: t.version, expertiseId: null } : null };
+  });
+}
+
+/** The active talents of a project (installed, enabled, servable), by id. */
+export async function activeItems(deps: SourceDeps, project: { id: string; organizationId: string }): Promise<Map<string, ServableItem>> {
+  const all = await installedWithItems(deps, project);
+  const out = new Map<string, ServableItem>();
+  for (const { row, item } of all) if (row.enabled && item) out.set(item.id, item);
+  return out;
+}
+
+/**
+ * Splits ids into installable ones (with their kind) and unknown ones: a public id must be in
+ * the catalog; an expertise ref must be an active, published expertise of the organization.
+ */
+export async function classifyInstallable(deps: SourceDeps, organizationId: string, ids: string[]) {
+  const known: { id: string; kind: TalentKind }[] = [];
+  const unknown: string[] = [];
+  for (const id of ids) {
+    if (isExpertiseRef(id)) {
+      if (await getServableExpertise(deps.database, organizationId, id, deps.catalog)) known.push({ id, kind: "expertise" });
+      else unknown.push(id);
+    } else if (deps.catalog.get(id)) known.push({ id, kind: "talent" });
+    else unknown.push(id);
+  }
+  return { known, unknown: [...new Set(unknown)] };
+}
