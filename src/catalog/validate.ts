@@ -197,7 +197,10 @@ export function validateTalent(src: TalentSource): ValidationResult {
       mainFile,
       files,
       pointers,
-      compact,
+      // rendered on each access rather than kept: ~2.5 KB a talent (docs/performance.md)
+      get compact(): string {
+        return renderCompact(this);
+      },
       compactDigest: digestOf(compact),
       tokens,
       digest: digestOf(text),
