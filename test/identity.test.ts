@@ -177,6 +177,11 @@ describe("CSRF (DESIGN §5)", () => {
     });
     expect(cross.status).toBe(403);
   });
+  test("sign-in without any Origin (curl, scripts) is accepted; only a foreign Origin is refused", async () => {
+    const c = await signedUp(env);
+    const r = await env.request("/api/auth/sign-in", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: c.email, password: PW }) });
+    expect(r.status).toBe(200);
+  });
   test("sign-in from a foreign Origin → 403 (login CSRF)", async () => {
     const r = await new WebClient(env).json("POST", "/api/auth/sign-in", { email: "a@b.co", password: PW }, { origin: "https://evil.example" });
     expect(r.status).toBe(403);

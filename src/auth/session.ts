@@ -24,6 +24,17 @@ export function checkCsrf(config: Config, request: Request): void {
   throw new AppError("csrf_rejected", "A same-origin Origin header is required for this request.");
 }
 
+/**
+ * For routes that are not cookie-authenticated (sign-in, sign-up): a foreign Origin is refused
+ * (login CSRF), while a client that sends none (curl, scripts) is let through.
+ */
+export function rejectForeignOrigin(config: Config, request: Request): void {
+  const origin = request.headers.get("origin");
+  if (origin !== null && origin !== new URL(config.baseUrl).origin) {
+    throw new AppError("csrf_rejected", `Requests from ${origin} are not accepted; use ${new URL(config.baseUrl).origin}.`);
+  }
+}
+
 /** The session of a request; 401 unauthenticated without one. CSRF-checked for non-GET. */
 export async function requireSession(deps: { config: Config; database: Database }, request: Request): Promise<SessionRecord> {
   const token = sessionTokenFrom(request);

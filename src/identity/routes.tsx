@@ -3,7 +3,7 @@
 import { Elysia, t } from "elysia";
 import type { AppDeps } from "../app";
 import type { Guards } from "../auth/guards";
-import { checkCsrf } from "../auth/session";
+import { checkCsrf, rejectForeignOrigin } from "../auth/session";
 import { AppError } from "../http/errors";
 import { clientMeta } from "../http/client";
 import { page } from "../web/layout";
@@ -18,14 +18,14 @@ export function identityRoutes(deps: AppDeps, guards: Guards) {
   return new Elysia({ prefix: "/api/auth" })
     .use(guards)
     .post("/sign-up", async ({ body, request, server, set }) => {
-      checkCsrf(deps.config, request);
+      rejectForeignOrigin(deps.config, request);
       const r = await signUp(deps.database, body, clientMeta(request, server));
       set.status = 201;
       set.headers["set-cookie"] = sessionCookie(deps.config, r.session.token, r.session.expiresAt);
       return { user: r.user, organizations: [] };
     }, { body: SignUpBody })
     .post("/sign-in", async ({ body, request, server, set }) => {
-      checkCsrf(deps.config, request);
+      rejectForeignOrigin(deps.config, request);
       const r = await signIn(deps.database, limiters, body, clientMeta(request, server), sessionTokenFrom(request));
       set.headers["set-cookie"] = sessionCookie(deps.config, r.session.token, r.session.expiresAt);
       return { user: r.user, activeOrganizationId: r.organizations[0]?.id ?? null, organizations: r.organizations };
@@ -63,7 +63,7 @@ export function setupRoutes(deps: AppDeps) {
       return page(<SetupPage token={token} valid={token !== "" && (await setupTokenValid(deps.database, token))} />);
     }, { query: t.Object({ token: t.Optional(t.String({ maxLength: 200 })) }) })
     .post("/setup", async ({ body, request, server }) => {
-      checkCsrf(deps.config, request);
+      rejectForeignOrigin(deps.config, request);
       try {
         const r = await completeSetup(deps.database, body, clientMeta(request, server));
         const cookie = sessionCookie(deps.config, r.session.token, r.session.expiresAt);
