@@ -12,6 +12,8 @@ import { resolutionRoutes } from "./resolution/routes";
 import { catalogApiRoutes } from "./catalog/routes";
 import { expertiseRoutes } from "./expertises/routes";
 import { healthRoutes } from "./health/routes";
+import { mcpRoutes, type Backend } from "./mcp/routes";
+import { oauthRoutes } from "./oauth/routes";
 import { identityRoutes, setupRoutes } from "./identity/routes";
 import { projectRoutes } from "./projects/routes";
 import { tenancyRoutes } from "./tenancy/routes";
@@ -38,8 +40,10 @@ export interface AppDeps {
 export function createApp(input: AppDeps) {
   const deps = { ...input, journal: input.journal ?? new TraceJournal(input.database, input.log) };
   const guards = createGuards(deps);
+  // The MCP adapter sends each tool call through the app itself (issue 6).
+  const backend: Backend = { handle: (request) => app.handle(request) };
   // Bun's own cap is a backstop above ours, so the edge can answer 413 in the error model.
-  return new Elysia({ serve: { maxRequestBodySize: deps.config.bodyLimit + 64 * 1024 } })
+  const app = new Elysia({ serve: { maxRequestBodySize: deps.config.bodyLimit + 64 * 1024 } })
     .use(edge({ log: deps.log, bodyLimit: deps.config.bodyLimit, accessLog: deps.config.accessLog }))
     .use(healthRoutes(deps))
     .use(assetRoutes())
@@ -50,7 +54,10 @@ export function createApp(input: AppDeps) {
     .use(expertiseRoutes(deps, guards))
     .use(catalogApiRoutes(deps, guards))
     .use(resolutionRoutes(deps, guards))
-    .use(selectionRoutes(deps, guards));
+    .use(selectionRoutes(deps, guards))
+    .use(oauthRoutes(deps))
+    .use(mcpRoutes(deps, backend));
+  return app;
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -67,19 +67,21 @@ export const TOOLS: ToolSpec[] = [
     scope: "deepen",
     description:
       "During a task, when the served guidance points further (talent:// links) or you need a talent you were not served. " +
-      "With uri: reads that one talent file (optionally one markdown section). With query: literal, case-insensitive search that returns pointers (id, uri, summary), never content — then read what you need with uri. Read only what the task needs.",
+      "With uri: reads that one talent file (optionally one markdown section). With query: literal, case-insensitive search that returns pointers (id, uri, summary), never content — then read what you need with uri. Read only what the task needs. " +
+      "Pass the task's resolutionId to read exactly what was served to it (files of a private expertise are readable only this way).",
     inputSchema: {
       uri: z.string().optional().describe("A talent file to read, e.g. talent://typescript-strict/references/strict-flags.md (from a pointer in the guidance or a search result)."),
       section: z.string().optional().describe("With uri: return only the markdown section with this heading."),
       query: z.string().optional().describe("Without uri: the literal text to search for in talent ids, titles, summaries, keywords and rules."),
       k: z.number().int().min(1).max(50).optional().describe("With query: the maximum number of pointers (default 10)."),
-      scope: z.enum(["catalog", "installed", "active", "resolution"]).optional().describe("With query: where to search — the whole public catalog, the project's installed talents, its active talents, or the current resolution."),
+      scope: z.enum(["catalog", "installed", "active", "resolution"]).optional().describe("With query: where to search — the whole public catalog, the project's installed talents, its active talents, or the resolution given in resolutionId."),
+      resolutionId: z.string().optional().describe("The resolutionId of the current task (from svc_prepare_task): reads are pinned to what it served. Optional."),
     },
     routes: ["POST /api/talents/get", "GET /api/search"],
     toRequest: (a) =>
       a.uri !== undefined
-        ? { method: "POST", path: "/api/talents/get", body: { uri: a.uri, section: a.section } }
-        : { method: "GET", path: "/api/search", query: { query: a.query as string | undefined, k: a.k as number | undefined, scope: a.scope as string | undefined } },
+        ? { method: "POST", path: "/api/talents/get", body: { uri: a.uri, section: a.section, resolutionId: a.resolutionId } }
+        : { method: "GET", path: "/api/search", query: { query: a.query as string | undefined, k: a.k as number | undefined, scope: a.scope as string | undefined, resolutionId: a.resolutionId as string | undefined } },
   },
   {
     name: "svc_validate",

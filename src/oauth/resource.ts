@@ -33,7 +33,7 @@ export function parseResource(baseUrl: string, resource: string): { projectId: s
   return PROJECT_ID_PATTERN.test(id) ? { projectId: id } : null;
 }
 
-/** Parses a space-separated scope string; `unknown` lists the names that are not scopes. */
+/** Parses a space-separated scope string (scopes in canonical order); `unknown` lists the names that are not scopes. */
 export function parseScopes(value: string | null | undefined): { scopes: KeyScope[]; unknown: string[] } {
   const scopes: KeyScope[] = [];
   const unknown: string[] = [];
@@ -45,5 +45,6 @@ export function parseScopes(value: string | null | undefined): { scopes: KeyScop
       unknown.push(s);
     }
   }
-  return { scopes, unknown };
+  // canonical order, whatever the order asked
+  return { scopes: OAUTH_SCOPES.filter((s) => scopes.includes(s)), unknown };
 }

@@ -1,0 +1,137 @@
+/**
+ * `/mcp` and `/mcp/:projectId`: MCP over Streamable HTTP (spec B, DESIGN §7), stateless, one
+ * fresh server and transport per request. In order, every request:
+ *   1. Origin, when sent, must be BASE_URL's (DNS-rebinding protection)      → 403
+ *   2. bearer (project key or OAuth access token) valid for this URL        → 401 + resource_metadata
+ *      (then the key guard's own 403 not_a_member / organization_not_approved / 404)
+ *   3. a tools/call needs the tool's scope                                  → 403 insufficient_scope
+ *   4. POST → the SDK transport (JSON responses); GET → 405 (no server-initiated messages in
+ *      stateless mode, as the SDK's stateless example); DELETE → the transport (200).
+ * Tool calls become requests to the key API through `app.handle` with the caller's own
+ * Authorization header; the adapter itself reads no database.
+ */
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { Elysia } from "elysia";
+import type { AppDeps } from "../app";
+import type { KeyPrincipal } from "../auth/key";
+import { authenticateBearer } from "../auth/token";
+import { requestIdOf } from "../http/edge";
+import { AppError, errorResponse } from "../http/errors";
+import { mcpResource, PROJECT_ID_PATTERN, resourceMetadataUrl } from "../oauth/resource";
+import { clientLabel, sessionIdFor } from "./client";
+import { createMcpServer, type BackendAnswer } from "./server";
+import { TOOLS_BY_NAME, type BackendCall } from "./tools";
+
+/** What the adapter needs of the app: its request handler (the backend). */
+export interface Backend {
+  handle(request: Request): Promise<Response>;
+}
+
+/** CORS of a 401, so a browser-based client can read the challenge. */
+const CHALLENGE_CORS = { "access-control-allow-origin": "*", "access-control-expose-headers": "www-authenticate" };
+
+function jsonRpcError(status: number, message: string, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
+}
+
+interface JsonRpcMessage {
+  method?: unknown;
+  params?: { name?: unknown; clientInfo?: unknown };
+}
+
+/** The JSON-RPC messages of a parsed POST body (one or a batch). */
+function messagesOf(body: unknown): JsonRpcMessage[] {
+  const list = Array.isArray(body) ? body : [body];
+  return list.filter((m): m is JsonRpcMessage => typeof m === "object" && m !== null);
+}
+
+export function mcpRoutes(deps: AppDeps, backend: Backend) {
+  const base = deps.config.baseUrl;
+  const origin = new URL(base).origin;
+
+  /** The refusal of a bearer, with the challenge that sends an OAuth client to discovery. */
+  function refusal(e: AppError, request: Request, projectId: string | null, principal?: KeyPrincipal): Response {
+    const metadata = `resource_metadata="${resourceMetadataUrl(base, projectId)}"`;
+    const id = requestIdOf(request);
+    if (e.status === 401) {
+      // RFC 6750 §3: no error code when the request carried no credentials at all
+      const challenge = request.headers.has("authorization") ? `Bearer realm="talentd", error="invalid_token", ${metadata}` : `Bearer realm="talentd", ${metadata}`;
+      return errorResponse(new AppError(e.code, e.message, e.details, { ...CHALLENGE_CORS, "www-authenticate": challenge }), id);
+    }
+    if (e.code === "insufficient_scope") {
+      const needed = String(e.details.requiredScope);
+      // a token is told the scopes to ask for so that it keeps the ones it has (step-up)
+      const scope = principal?.kind === "token" ? [needed, ...principal.scopes.filter((s) => s !== needed)].join(" ") : needed;
+      const challenge = `Bearer realm="talentd", error="insufficient_scope", scope="${scope}", ${metadata}`;
+      return errorResponse(new AppError(e.code, e.message, e.details, { ...CHALLENGE_CORS, "www-authenticate": challenge }), id);
+    }
+    return errorResponse(e, id);
+  }
+
+  async function serve(request: Request, body: unknown, projectId: string | null): Promise<Response> {
+    if (projectId !== null && !PROJECT_ID_PATTERN.test(projectId)) return errorResponse(new AppError("not_found", "No such MCP endpoint."), requestIdOf(request));
+    const from = request.headers.get("origin");
+    if (from !== null && from !== origin) return jsonRpcError(403, `Invalid Origin header: ${from.slice(0, 200)}`);
+
+    const messages = request.method === "POST" ? messagesOf(body) : [];
+    let principal: KeyPrincipal;
+    try {
+      principal = await authenticateBearer(deps, request, null, mcpResource(base, projectId), projectId);
+    } catch (e) {
+      if (e instanceof AppError) return refusal(e, request, projectId);
+      throw e;
+    }
+    for (const m of messages) {
+      const tool = m.method === "tools/call" ? TOOLS_BY_NAME.get(String(m.params?.name)) : undefined;
+      if (tool && !principal.scopes.includes(tool.scope)) {
+        return refusal(new AppError("insufficient_scope", `These credentials do not carry the "${tool.scope}" scope that ${tool.name} needs.`, { requiredScope: tool.scope }), request, projectId, principal);
+      }
+    }
+    if (request.method === "GET") return jsonRpcError(405, "Method not allowed: this stateless server sends no server-initiated messages.", { allow: "POST, DELETE" });
+
+    const initialize = messages.find((m) => m.method === "initialize");
+    const client = clientLabel(request, initialize?.params?.clientInfo);
+    const forwarded: Record<string, string> = {
+      authorization: request.headers.get("authorization") ?? "",
+      accept: "application/json",
+      "x-talentd-via": "mcp",
+      "x-request-id": requestIdOf(request),
+    };
+    if (client) forwarded["x-talentd-client"] = client;
+    const ua = request.headers.get("user-agent");
+    if (ua) forwarded["user-agent"] = ua;
+
+    const call = async (c: BackendCall, tool: string): Promise<BackendAnswer> => {
+      const url = new URL(c.path, origin);
+      for (const [k, v] of Object.entries(c.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+      const headers: Record<string, string> = { ...forwarded, "x-talentd-tool": tool };
+      let payload: string | undefined;
+      if (c.body !== undefined) {
+        payload = JSON.stringify(c.body);
+        headers["content-type"] = "application/json";
+      }
+      const res = await backend.handle(new Request(url, { method: c.method, headers, body: payload }));
+      return { status: res.status, text: await res.text() };
+    };
+
+    const server = createMcpServer(call, principal.projectId);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    try {
+      await server.connect(transport);
+      const res = await transport.handleRequest(request, { parsedBody: body });
+      if (!initialize || !client || res.status !== 200) return res;
+      const headers = new Headers(res.headers);
+      headers.set("mcp-session-id", sessionIdFor(client));
+      return new Response(res.body, { status: res.status, headers });
+    } finally {
+      void server.close();
+    }
+  }
+
+  return new Elysia()
+    .all("/mcp", ({ request, body }) => serve(request, body, null))
+    .all("/mcp/:projectId", ({ request, body, params }) => serve(request, body, params.projectId));
+}
