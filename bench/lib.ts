@@ -138,7 +138,16 @@ export interface LoadResult {
 }
 
 /** Runs autocannon against one request for `seconds`. */
-export async function load(opts: { url: string; method?: string; headers?: Record<string, string>; body?: string; seconds?: number; connections?: number }): Promise<LoadResult> {
+export async function load(opts: {
+  url: string;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  seconds?: number;
+  connections?: number;
+  /** Replace each `[<id>]` in the body with a fresh unique id per request (autocannon's idReplacement). */
+  idReplacement?: boolean;
+}): Promise<LoadResult> {
   const autocannon = (await import("autocannon")).default;
   const r = await autocannon({
     url: opts.url,
@@ -147,6 +156,58 @@ export async function load(opts: { url: string; method?: string; headers?: Recor
     body: opts.body,
     duration: opts.seconds ?? 5,
     connections: opts.connections ?? 10,
+    ...(opts.idReplacement ? { idReplacement: true } : {}),
   });
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
+}
+
+export interface RunningIn extends Running {
+  /** The process's folder (cwd); its data is in `<dir>/data` unless DATA_DIR says otherwise. */
+  dir: string;
+  /** `kill -9`: no shutdown, no flush; resolves when the process is gone. The folder is kept. */
+  kill(): Promise<void>;
+}
+
+/**
+ * Starts dist/talentd with `dir` as its working folder (so DATA_DIR ./data is `<dir>/data`),
+ * which survives the process: `stop()` (SIGTERM) and `kill()` (SIGKILL) keep the folder, so a
+ * second start on the same folder sees the same database. Resolves once /readyz is 200.
+ */
+export async function startBinaryIn(dir: string, env: Record<string, string> = {}): Promise<RunningIn> {
+  mkdirSync(dir, { recursive: true });
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const proc = Bun.spawn([BINARY, "serve", "--port", String(port), "--host", "127.0.0.1", "--base-url", base], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? "", ACCESS_LOG: "false", LOG_LEVEL: "error", AUTO_APPROVE_ORGS: "true", ...env },
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+  const until = Date.now() + 30_000;
+  for (;;) {
+    try {
+      if ((await fetch(`${base}/readyz`)).status === 200) break;
+    } catch {
+      /* not yet */
+    }
+    if (proc.exitCode !== null) throw new Error(`binary exited with ${proc.exitCode} before becoming ready`);
+    if (Date.now() > until) {
+      proc.kill("SIGKILL");
+      throw new Error("binary did not become ready");
+    }
+    await Bun.sleep(10);
+  }
+  return {
+    base,
+    pid: proc.pid,
+    dir,
+    stop: async () => {
+      proc.kill("SIGTERM");
+      await proc.exited;
+    },
+    kill: async () => {
+      proc.kill("SIGKILL");
+      await proc.exited;
+    },
+  };
 }
