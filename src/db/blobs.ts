@@ -2,7 +2,6 @@
  * The content-addressed blob store: served bytes keyed by `sha256:<hex>`, so a resolution or a
  * published expertise version reads the same forever. Writing the same content twice is a no-op.
  */
-import { inArray } from "drizzle-orm";
 import type { Database, Tx } from "./client";
 import { contentBlobs } from "./schema";
 import { digestOf } from "../lib/crypto";
@@ -23,13 +22,17 @@ export async function getBlob(database: Database, digest: string): Promise<strin
   return row?.content;
 }
 
-/** Reads many blobs at once: digest → content. */
-export async function getBlobs(database: Database | Tx, digests: string[]): Promise<Map<string, string>> {
-  if (digests.length === 0) return new Map();
-  const db = "db" in database ? database.db : database;
-  const rows = await db
-    .select({ digest: contentBlobs.digest, content: contentBlobs.content })
-    .from(contentBlobs)
-    .where(inArray(contentBlobs.digest, [...new Set(digests)]));
-  return new Map(rows.map((r) => [r.digest, r.content]));
+/** Reads many blobs at once: digest → content (prepared statements, one per batch size). */
+export async function getBlobs(database: Database, digests: string[]): Promise<Map<string, string>> {
+  const unique = [...new Set(digests)];
+  const out = new Map<string, string>();
+  for (let i = 0; i < unique.length; i += 50) {
+    const chunk = unique.slice(i, i + 50);
+    const rows = await database.all<{ digest: string; content: string }>(
+      `SELECT digest, content FROM content_blobs WHERE digest IN (${chunk.map(() => "?").join(",")})`,
+      chunk,
+    );
+    for (const r of rows) out.set(r.digest, r.content);
+  }
+  return out;
 }

@@ -3,7 +3,7 @@
  * (install) ⇄ installed and disabled (toggle), → not installed (uninstall). A list install is
  * atomic. Installing never changes an existing resolution (resolutions pin their own bytes).
  */
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import type { Database, Tx } from "../db/client";
 import { installedTalents } from "../db/schema";
 import { AppError, notFound } from "../http/errors";
@@ -32,21 +32,13 @@ export function unknownTalents(ids: string[], why = "not in the catalog (nor an 
   return new AppError("unknown_talents", `Unknown talent${ids.length > 1 ? "s" : ""} ${ids.join(", ")}: ${why}. Nothing was changed.`, { ids });
 }
 
-/** Every installed talent of a project, oldest first. */
-export async function listInstalled(database: Database | Tx, projectId: string): Promise<InstalledRow[]> {
-  const db = "db" in database ? database.db : database;
-  return db
-    .select({
-      talentId: installedTalents.talentId,
-      kind: installedTalents.kind,
-      enabled: installedTalents.enabled,
-      installedAt: installedTalents.installedAt,
-      updatedAt: installedTalents.updatedAt,
-      installedBy: installedTalents.installedBy,
-    })
-    .from(installedTalents)
-    .where(eq(installedTalents.projectId, projectId))
-    .orderBy(asc(installedTalents.installedAt), asc(installedTalents.talentId));
+const INSTALLED_SQL = `SELECT talent_id AS talentId, kind, enabled, installed_at AS installedAt, updated_at AS updatedAt, installed_by AS installedBy
+FROM installed_talents WHERE project_id = ? ORDER BY installed_at, talent_id`;
+
+/** Every installed talent of a project, oldest first (a hot read: prepared statement). */
+export async function listInstalled(database: Database, projectId: string): Promise<InstalledRow[]> {
+  const rows = await database.all<Omit<InstalledRow, "enabled"> & { enabled: number | boolean }>(INSTALLED_SQL, [projectId]);
+  return rows.map((r) => ({ talentId: r.talentId, kind: r.kind, enabled: Boolean(r.enabled), installedAt: r.installedAt, updatedAt: r.updatedAt, installedBy: r.installedBy }));
 }
 
 /**

@@ -77,16 +77,15 @@ export async function recordReport(database: Database, projectId: string, author
   const { submissionId, resolutionId, results } = readReport(body);
   const digest = payloadDigest(resolutionId, results);
   const replay = async () => {
-    const prior = await database.db
-      .select({ digest: reports.payloadDigest, response: reports.response })
-      .from(reports)
-      .where(and(eq(reports.projectId, projectId), eq(reports.submissionId, submissionId)))
-      .limit(1);
-    if (!prior[0]) return null;
-    if (prior[0].digest !== digest) {
+    const prior = await database.get<{ digest: string; response: string }>(
+      "SELECT payload_digest AS digest, response FROM reports WHERE project_id = ? AND submission_id = ?",
+      [projectId, submissionId],
+    );
+    if (!prior) return null;
+    if (prior.digest !== digest) {
       throw new AppError("submission_conflict", `submissionId "${submissionId}" was already used for a different report; use a new submissionId for a new report.`, { submissionId });
     }
-    return { status: 200, body: { ...prior[0].response, replayed: true } };
+    return { status: 200, body: { ...(JSON.parse(prior.response) as Record<string, unknown>), replayed: true } };
   };
   const early = await replay();
   if (early) return early;
