@@ -155,3 +155,17 @@ describe("literal search", () => {
     expect(catalog.search("   ")).toEqual([]);
   });
 });
+
+describe("the trigram prefilter gives exactly the results of a full scan", () => {
+  test("same hits, same order, on a catalog large enough to be indexed", async () => {
+    const many = Array.from({ length: 700 }, (_, i) =>
+      src(`t-${i}`, { "TALENT.md": talentMd(`t-${i}`, { title: `Topic ${i % 37} ${i % 5 === 0 ? "React" : "Go"}`, triggers: `{ keywords: [kw${i % 11}, shared] }` }) }),
+    );
+    const { catalog } = buildCatalog(many);
+    const { catalog: small } = buildCatalog(many.slice(0, 400)); // scanned, never indexed
+    for (const q of ["react", "topic 3", "kw7", "shared", "go", "t-69", "TOPIC 36 react", "zz", "first thing", "ab-001"]) {
+      const expected = small.search(q, 50);
+      expect(catalog.search(q, 50, (t) => Number(t.id.slice(2)) < 400)).toEqual(expected);
+    }
+  });
+});

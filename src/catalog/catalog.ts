@@ -5,6 +5,7 @@
  */
 import { digestOf } from "../lib/crypto";
 import { formatFinding, type Finding, type Talent } from "./format";
+import { TrigramIndex } from "./trigrams";
 import { validateTalent, type TalentSource } from "./validate";
 
 /** A folder that could not be loaded, with why. */
@@ -39,6 +40,7 @@ export class Catalog {
   /** id → ids of talents that require it. */
   readonly dependents: ReadonlyMap<string, readonly string[]>;
   readonly #search: SearchEntry[];
+  #trigrams: TrigramIndex | undefined;
 
   constructor(talents: Talent[], broken: BrokenTalent[]) {
     const sorted = [...talents].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -69,9 +71,21 @@ export class Catalog {
    * `filter` restricts the candidates (installed, active, pinned…).
    */
   search(query: string, k = 10, filter?: (t: Talent) => boolean): SearchHit[] {
-    return searchEntries(this.#search, query, k, filter);
+    const phrase = query.trim().toLowerCase().replace(/\s+/g, " ");
+    if (!phrase) return [];
+    let entries: Iterable<SearchEntry> = this.#search;
+    if (this.#search.length > INDEX_FROM) {
+      // built on the first search (about 170 ms and 6 MiB for 5,000 talents), not at start
+      this.#trigrams ??= new TrigramIndex(this.#search.map((e) => `${e.id}\n${e.title}\n${e.keywords}\n${e.summary}\n${e.rules}`));
+      const candidates = this.#trigrams.candidates(phrase.split(" "));
+      if (candidates) entries = Array.from(candidates, (i) => this.#search[i]!);
+    }
+    return searchEntries(entries, phrase, k, filter);
   }
 }
+
+/** Catalogs larger than this get a trigram prefilter; smaller ones are scanned. */
+const INDEX_FROM = 500;
 
 const FIELD_WEIGHTS: [keyof Omit<SearchEntry, "talent">, number][] = [
   ["id", 8],
@@ -81,9 +95,7 @@ const FIELD_WEIGHTS: [keyof Omit<SearchEntry, "talent">, number][] = [
   ["rules", 2],
 ];
 
-function searchEntries(entries: SearchEntry[], query: string, k: number, filter?: (t: Talent) => boolean): SearchHit[] {
-  const phrase = query.trim().toLowerCase().replace(/\s+/g, " ");
-  if (!phrase) return [];
+function searchEntries(entries: Iterable<SearchEntry>, phrase: string, k: number, filter?: (t: Talent) => boolean): SearchHit[] {
   const words = [...new Set(phrase.split(" "))];
   const hits: SearchHit[] = [];
   for (const e of entries) {
