@@ -123,6 +123,42 @@ describe("foreign keys cascade from organization and project", () => {
   });
 });
 
+describe("raw write transactions (the hot-path writer)", () => {
+  test("all or nothing: a failing statement rolls back the ones before it", async () => {
+    const database = await openDatabase(`file:${join(dir, "raw1.db")}`);
+    await migrate(database.client);
+    const now = Date.now();
+    await expect(
+      database.writeRaw(async (w) => {
+        await w.run("INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES (?, ?, '', 'user', ?, ?)", ["usr_r1", "r1@x.co", now, now]);
+        await w.run("INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES (?, ?, '', 'user', ?, ?)", ["usr_r2", "r1@x.co", now, now]);
+      }),
+    ).rejects.toThrow();
+    expect((await database.client.execute("SELECT count(*) AS n FROM users")).rows[0]!.n).toBe(0);
+    // and the connection is usable afterwards
+    await database.writeRaw((w) => w.run("INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES (?, ?, '', 'user', ?, ?)", ["usr_r3", "r3@x.co", now, now]));
+    expect((await database.get<{ n: number }>("SELECT count(*) AS n FROM users"))!.n).toBe(1);
+    database.close();
+  });
+  test("foreign keys hold on the raw writer, and raw and drizzle writes interleave without loss", async () => {
+    const database = await openDatabase(`file:${join(dir, "raw2.db")}`);
+    await migrate(database.client);
+    const now = Date.now();
+    await expect(
+      database.writeRaw((w) => w.run("INSERT INTO projects (id, organization_id, name, description, created_at, updated_at) VALUES ('prj_x', 'org_missing', 'p', '', ?, ?)", [now, now])),
+    ).rejects.toThrow(/FOREIGN KEY/);
+    await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        i % 2
+          ? database.writeRaw((w) => w.run("INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES (?, ?, '', 'user', ?, ?)", [`usr_${i}`, `u${i}@x.co`, now, now]))
+          : database.write((tx) => tx.insert(s.users).values({ id: `usr_${i}`, email: `u${i}@x.co`, createdAt: now, updatedAt: now })),
+      ),
+    );
+    expect((await database.get<{ n: number }>("SELECT count(*) AS n FROM users"))!.n).toBe(30);
+    database.close();
+  });
+});
+
 describe("backup", () => {
   test("produces a file that passes integrity_check and opens with the data", async () => {
     const database = await openDatabase(`file:${join(dir, "b.db")}`);

@@ -4,9 +4,9 @@
  * the call (DESIGN §9), in one transaction per batch; reads flush first, so a reader always sees
  * every call that completed before it.
  */
-import { and, desc, eq, inArray, lt } from "drizzle-orm";
+import { and, desc, eq, lt } from "drizzle-orm";
 import type { Database } from "../db/client";
-import { projects, traceEvents } from "../db/schema";
+import { traceEvents } from "../db/schema";
 import { orderedId } from "../lib/ids";
 import type { Logger } from "../lib/log";
 
@@ -31,6 +31,8 @@ export interface TraceInput {
 }
 
 export const FLUSH_MS = 250;
+const INSERT_TRACE = `INSERT INTO trace_events (id, project_id, kind, via, author_type, author_id, author_name, client,
+  talents_entered, talents_left, resolution_id, status, duration_ms, detail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 const MAX_BATCH = 500;
 
 export class TraceJournal {
@@ -80,12 +82,18 @@ export class TraceJournal {
     this.#flushing = this.#flushing.then(async () => {
       if (batch.length === 0) return;
       try {
-        await this.database.write(async (tx) => {
+        await this.database.writeRaw(async (w) => {
           // a project deleted between the call and the flush: its journal is gone with it
-          const ids = [...new Set(batch.map((r) => r.projectId))];
-          const live = new Set((await tx.select({ id: projects.id }).from(projects).where(inArray(projects.id, ids))).map((r) => r.id));
-          const rows = batch.filter((r) => live.has(r.projectId));
-          for (let i = 0; i < rows.length; i += 100) await tx.insert(traceEvents).values(rows.slice(i, i + 100));
+          const live = new Map<string, boolean>();
+          for (const r of batch) {
+            if (!live.has(r.projectId)) live.set(r.projectId, (await w.get("SELECT 1 AS x FROM projects WHERE id = ?", [r.projectId])) !== undefined);
+            if (!live.get(r.projectId)) continue;
+            await w.run(INSERT_TRACE, [
+              r.id, r.projectId, r.kind, r.via, r.authorType, r.authorId, r.authorName, r.client ?? null,
+              JSON.stringify(r.talentsEntered ?? []), JSON.stringify(r.talentsLeft ?? []), r.resolutionId ?? null,
+              r.status, r.durationMs, r.detail ? JSON.stringify(r.detail) : null, r.createdAt,
+            ]);
+          }
         });
       } catch (e) {
         this.log.error("trace events could not be written", { count: batch.length, error: String(e) });

@@ -29,9 +29,22 @@ export interface Database {
    */
   get<T>(sql: string, args?: InValue[]): Promise<T | undefined>;
   all<T>(sql: string, args?: InValue[]): Promise<T[]>;
+  /**
+   * A hot-path write transaction in raw SQL: serialized with every other write (same mutex),
+   * one IMMEDIATE transaction, all or nothing. On a local file it runs on a dedicated native
+   * connection with cached prepared statements (measured: prepare-task's write 944 → ~340 µs);
+   * on a libSQL server, in an interactive transaction.
+   */
+  writeRaw<T>(fn: (w: RawWriter) => Promise<T>): Promise<T>;
   /** True when the database is a local file (pragmas and backups apply). */
   isLocal: boolean;
   close(): void;
+}
+
+/** The statements a raw write transaction can run. */
+export interface RawWriter {
+  run(sql: string, args?: InValue[]): Promise<void>;
+  get<T>(sql: string, args?: InValue[]): Promise<T | undefined>;
 }
 
 /** Opens the database at `url` and applies the connection pragmas. */
@@ -48,11 +61,30 @@ export async function openDatabase(url: string, authToken?: string): Promise<Dat
   const db = drizzle(client, { schema });
   const mutex = new Mutex();
   const reader = isLocal ? preparedReader(url) : null;
+  const writer = isLocal ? nativeWriter(url) : null;
   return {
     db,
     client,
     isLocal,
     write: (fn) => mutex.run(() => db.transaction(fn, { behavior: "immediate" })),
+    writeRaw: (fn) =>
+      mutex.run(async () => {
+        if (writer) return writer.transaction(fn);
+        const txn = await client.transaction("write");
+        try {
+          const result = await fn({
+            run: async (sql, args = []) => void (await txn.execute({ sql, args })),
+            get: async <T>(sql: string, args: InValue[] = []) => (await txn.execute({ sql, args })).rows[0] as T | undefined,
+          });
+          await txn.commit();
+          return result;
+        } catch (e) {
+          await txn.rollback().catch(() => {});
+          throw e;
+        } finally {
+          txn.close();
+        }
+      }),
     get: async <T>(sql: string, args: InValue[] = []) => {
       if (reader) return reader.get(sql, args) as T | undefined;
       return (await client.execute({ sql, args })).rows[0] as T | undefined;
@@ -63,6 +95,7 @@ export async function openDatabase(url: string, authToken?: string): Promise<Dat
     },
     close: () => {
       reader?.close();
+      writer?.close();
       client.close();
     },
   };
@@ -85,6 +118,46 @@ function preparedReader(url: string) {
   return {
     get: (sql: string, args: InValue[]) => stmt(sql).get(...args),
     all: (sql: string, args: InValue[]) => stmt(sql).all(...args),
+    close: () => conn.close(),
+  };
+}
+
+/** A native write connection with cached prepared statements (local files only; used under the mutex). */
+function nativeWriter(url: string) {
+  const path = decodeURIComponent(url.slice("file:".length).split("?")[0]!);
+  const conn = new LibsqlDatabase(path, { timeout: 5000 } as ConstructorParameters<typeof LibsqlDatabase>[1]);
+  conn.exec("PRAGMA synchronous = FULL");
+  conn.exec("PRAGMA foreign_keys = ON");
+  interface Stmt {
+    run(...params: unknown[]): unknown;
+    get(...params: unknown[]): unknown;
+  }
+  const cache = new Map<string, Stmt>();
+  const stmt = (sql: string): Stmt => {
+    let s = cache.get(sql);
+    if (!s) cache.set(sql, (s = conn.prepare(sql) as unknown as Stmt));
+    return s;
+  };
+  const w: RawWriter = {
+    run: async (sql, args = []) => void stmt(sql).run(...args),
+    get: async <T>(sql: string, args: InValue[] = []) => stmt(sql).get(...args) as T | undefined,
+  };
+  return {
+    async transaction<T>(fn: (w: RawWriter) => Promise<T>): Promise<T> {
+      conn.exec("BEGIN IMMEDIATE");
+      try {
+        const result = await fn(w);
+        conn.exec("COMMIT");
+        return result;
+      } catch (e) {
+        try {
+          conn.exec("ROLLBACK");
+        } catch {
+          /* the transaction is already gone */
+        }
+        throw e;
+      }
+    },
     close: () => conn.close(),
   };
 }

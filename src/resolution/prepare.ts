@@ -5,9 +5,7 @@
  * the project → 400 unknown_talents. Dependencies not designated are listed, not served.
  */
 import type { Catalog } from "../catalog/catalog";
-import type { Database, Tx } from "../db/client";
-import { putBlob } from "../db/blobs";
-import { resolutionItems, resolutions } from "../db/schema";
+import type { Database } from "../db/client";
 import { AppError, validationFailed } from "../http/errors";
 import { newId } from "../lib/ids";
 import { unknownTalents } from "../projects/selection";
@@ -40,13 +38,6 @@ function knownBlobs(database: Database): Set<string> {
   let known = storedBlobs.get(database);
   if (!known) storedBlobs.set(database, (known = new Set()));
   return known;
-}
-
-/** Stores a blob unless known committed; records it in `written` to be marked after commit. */
-async function putBlobOnce(tx: Tx, known: Set<string>, written: string[], content: string, digest: string): Promise<void> {
-  if (known.has(digest)) return;
-  await putBlob(tx, content);
-  written.push(digest);
 }
 
 /** Checks the body; returns the designated ids (deduplicated, in order) and the language. */
@@ -122,39 +113,28 @@ export async function prepareTask(
 
   const known = knownBlobs(deps.database);
   const written: string[] = [];
-  await deps.database.write(async (tx) => {
-    await tx.insert(resolutions).values({
-      id: resolutionId,
-      projectId: project.id,
-      language,
-      tokens,
-      catalogDigest: deps.catalog.digest,
-      authorType: author.type,
-      authorId: author.id,
-      via: author.via,
-      createdAt: now,
-    });
-    const rows = [];
+  await deps.database.writeRaw(async (w) => {
+    await w.run(
+      "INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      [resolutionId, project.id, language, tokens, deps.catalog.digest, author.type, author.id, author.via, now],
+    );
+    const putOnce = async (content: string, digest: string) => {
+      if (known.has(digest)) return;
+      await w.run("INSERT OR IGNORE INTO content_blobs (digest, content, size, created_at) VALUES (?, ?, ?, ?)", [digest, content, Buffer.byteLength(content), now]);
+      written.push(digest);
+    };
     for (const [position, d] of designated.entries()) {
-      await putBlobOnce(tx, known, written, d.talent.compact, d.talent.compactDigest);
+      await putOnce(d.talent.compact, d.talent.compactDigest);
       const files: Record<string, string> = {};
       for (const f of d.talent.files.values()) {
-        await putBlobOnce(tx, known, written, f.content, f.digest);
+        await putOnce(f.content, f.digest);
         files[f.path] = f.digest;
       }
-      rows.push({
-        resolutionId,
-        position,
-        talentId: d.id,
-        kind: d.kind,
-        version: d.version,
-        digest: d.talent.compactDigest,
-        definitionDigest: d.talent.digest,
-        files,
-        expertiseId: d.expertiseId,
-      });
+      await w.run(
+        "INSERT INTO resolution_items (resolution_id, position, talent_id, kind, version, digest, definition_digest, files, expertise_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [resolutionId, position, d.id, d.kind, d.version, d.talent.compactDigest, d.talent.digest, JSON.stringify(files), d.expertiseId],
+      );
     }
-    await tx.insert(resolutionItems).values(rows);
   });
   for (const d of written) known.add(d);
 

@@ -122,21 +122,24 @@ export async function recordReport(database: Database, projectId: string, author
     failing: results.filter((r) => r.verdict === "fail").map((r) => r.id),
     replayed: false,
   };
-  return database.write(async (tx) => {
+  return database.writeRaw(async (w) => {
     // a concurrent identical submission may have landed while we validated: decide again inside the write
-    const prior = await tx
-      .select({ digest: reports.payloadDigest, response: reports.response })
-      .from(reports)
-      .where(and(eq(reports.projectId, projectId), eq(reports.submissionId, submissionId)))
-      .limit(1);
-    if (prior[0]) {
-      if (prior[0].digest !== digest) throw new AppError("submission_conflict", `submissionId "${submissionId}" was already used for a different report.`, { submissionId });
-      return { status: 200, body: { ...prior[0].response, replayed: true } };
+    const prior = await w.get<{ digest: string; response: string }>(
+      "SELECT payload_digest AS digest, response FROM reports WHERE project_id = ? AND submission_id = ?",
+      [projectId, submissionId],
+    );
+    if (prior) {
+      if (prior.digest !== digest) throw new AppError("submission_conflict", `submissionId "${submissionId}" was already used for a different report.`, { submissionId });
+      return { status: 200, body: { ...(JSON.parse(prior.response) as Record<string, unknown>), replayed: true } };
     }
-    await tx.insert(reports).values({ id: reportId, projectId, resolutionId, submissionId, payloadDigest: digest, response, authorType: author.type, authorId: author.id, createdAt: now });
-    if (results.length > 0) {
-      await tx.insert(reportResults).values(
-        results.map((r) => ({ reportId, talentId: r.id, kind: kinds.get(r.id)!, verdict: r.verdict, evidence: r.evidence, missing: r.missing, note: r.note })),
+    await w.run(
+      "INSERT INTO reports (id, project_id, resolution_id, submission_id, payload_digest, response, author_type, author_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      [reportId, projectId, resolutionId, submissionId, digest, JSON.stringify(response), author.type, author.id, now],
+    );
+    for (const r of results) {
+      await w.run(
+        "INSERT INTO report_results (report_id, talent_id, kind, verdict, evidence, missing, note) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [reportId, r.id, kinds.get(r.id)!, r.verdict, JSON.stringify(r.evidence), JSON.stringify(r.missing), r.note],
       );
     }
     return { status: 201, body: response };
