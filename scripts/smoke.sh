@@ -25,4 +25,12 @@ echo "smoke: /healthz $health, /readyz $ready, htmx $htmx, exit $code"
 if [ "$health" != 200 ] || [ "$talents" -lt 40 ] || [ "$htmx" != 200 ] || [ "$code" != 0 ] || [ ! -f "$work/data/talentd.db" ]; then
   echo "smoke: FAILED"; cat "$work/out.log"; exit 1
 fi
-echo "smoke: ok ($talents talents)"
+# the validator's detailed YAML messages come from a module loaded on demand: check it is in the binary
+mkdir -p "$work/lint/broken"
+printf -- '---\nid: broken\ntitle: [unclosed\n---\nbody\n' > "$work/lint/broken/TALENT.md"
+lint_code=0
+lint_out=$("$bin" talents lint "$work/lint" 2>/dev/null) || lint_code=$?
+if [ "$lint_code" != 1 ] || ! printf '%s' "$lint_out" | grep -q "front matter: invalid YAML"; then
+  echo "smoke: FAILED: talents lint on a broken folder gave exit $lint_code: $lint_out"; exit 1
+fi
+echo "smoke: ok ($talents talents; lint reports broken YAML)"

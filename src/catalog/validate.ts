@@ -3,7 +3,7 @@
  * and the expertise publication. It checks one talent on its own; links between talents
  * (requires, conflicts, pointers into other talents) are checked by the index.
  */
-import { parse as parseYaml, YAMLParseError } from "yaml";
+import type * as YamlModule from "yaml";
 import { digestOf } from "../lib/crypto";
 import {
   estimateTokens,
@@ -222,6 +222,8 @@ export function parseFrontMatterYaml(yaml: string): { value: unknown } | { error
   }
   const keys = yaml.match(/^[A-Za-z_][\w-]*(?=\s*:)/gm) ?? [];
   if (!failed && new Set(keys).size === keys.length) return { value };
+  // loaded only here: it is a large module, and only a failing file needs its messages
+  const { parse: parseYaml, YAMLParseError } = require("yaml") as typeof YamlModule;
   try {
     return { value: parseYaml(yaml, { prettyErrors: false, uniqueKeys: true }) };
   } catch (e) {
