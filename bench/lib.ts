@@ -80,35 +80,17 @@ export interface Running {
   stop(): Promise<void>;
 }
 
-/** Starts dist/talentd in a fresh temp folder; resolves once /readyz is 200. */
+/** Starts dist/talentd in a fresh temp folder; resolves once /readyz is 200. `stop()` removes the folder. */
 export async function startBinary(env: Record<string, string> = {}): Promise<Running> {
   const { mkdtempSync, rmSync } = await import("node:fs");
   const { tmpdir } = await import("node:os");
   const dir = mkdtempSync(join(tmpdir(), "talentd-bench-"));
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const proc = Bun.spawn([BINARY, "serve", "--port", String(port), "--host", "127.0.0.1", "--base-url", base], {
-    cwd: dir,
-    env: { PATH: process.env.PATH ?? "", ACCESS_LOG: "false", LOG_LEVEL: "error", AUTO_APPROVE_ORGS: "true", ...env },
-    stdout: "ignore",
-    stderr: "inherit",
-  });
-  const until = Date.now() + 30_000;
-  for (;;) {
-    try {
-      if ((await fetch(`${base}/readyz`)).status === 200) break;
-    } catch {
-      /* not yet */
-    }
-    if (Date.now() > until) throw new Error("binary did not become ready");
-    await Bun.sleep(10);
-  }
+  const running = await startBinaryIn(dir, env);
   return {
-    base,
-    pid: proc.pid,
+    base: running.base,
+    pid: running.pid,
     stop: async () => {
-      proc.kill("SIGTERM");
-      await proc.exited;
+      await running.stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };

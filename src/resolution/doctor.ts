@@ -6,6 +6,7 @@
 import type { Catalog } from "../catalog/catalog";
 import { formatFinding } from "../catalog/format";
 import type { Database } from "../db/client";
+import { conflictsAmong } from "./prepare";
 import { installedWithItems } from "./sources";
 
 export async function doctor(deps: { database: Database; catalog: Catalog }, project: { id: string; organizationId: string }, opts: { admin: boolean }) {
@@ -21,17 +22,7 @@ export async function doctor(deps: { database: Database; catalog: Catalog }, pro
       else if (!dep.row.enabled) (disabled.get(r) ?? disabled.set(r, new Set()).get(r)!).add(item.id);
     }
   }
-  const conflicts: { a: string; b: string }[] = [];
-  for (let i = 0; i < active.length; i++) {
-    for (let j = i + 1; j < active.length; j++) {
-      const x = active[i]!;
-      const y = active[j]!;
-      if (x.talent.conflicts.includes(y.id) || y.talent.conflicts.includes(x.id)) {
-        const [a, b] = [x.id, y.id].sort() as [string, string];
-        conflicts.push({ a, b });
-      }
-    }
-  }
+  const conflicts = conflictsAmong(active);
   const unservable = all.filter((x) => !x.item).map((x) => ({ id: x.row.talentId, kind: x.row.kind, reason: x.row.kind === "expertise" ? "no longer an active published expertise" : "no longer in the catalog" }));
   const missingPrerequisites = [...missing.entries()].map(([id, by]) => ({ id, requiredBy: [...by], inCatalog: deps.catalog.get(id) !== undefined }));
   const disabledDependencies = [...disabled.entries()].map(([id, by]) => ({ id, requiredBy: [...by] }));

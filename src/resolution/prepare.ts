@@ -77,7 +77,7 @@ export function missingPrerequisites(designated: ServableItem[], catalog: Catalo
   return [...requiredBy.entries()].map(([id, by]) => ({ id, requiredBy: [...by], active: active.has(id) }));
 }
 
-/** Pairs of designated talents that declare a conflict (either side). */
+/** Pairs of talents (designated, or active for doctor) that declare a conflict (either side). */
 export function conflictsAmong(designated: ServableItem[]): { a: string; b: string }[] {
   const out: { a: string; b: string }[] = [];
   for (let i = 0; i < designated.length; i++) {
