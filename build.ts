@@ -65,7 +65,13 @@ mkdirSync(join(root, "dist"), { recursive: true });
 const started = performance.now();
 const result = await Bun.build({
   entrypoints: [join(root, "src", "main.ts")],
-  compile: { outfile: join(root, "dist", "talentd") },
+  compile: {
+    outfile: join(root, "dist", "talentd"),
+    // configuration is flags > environment > defaults (src/config.ts): the binary must not pick
+    // up a stray .env or bunfig.toml from the folder it happens to run in
+    autoloadDotenv: false,
+    autoloadBunfig: false,
+  },
   minify: true,
   sourcemap: "none",
   plugins: [libsqlNative, embedFiles],

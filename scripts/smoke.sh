@@ -8,6 +8,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 port=$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
 cd "$work"
+# configuration is flags > env > defaults: a stray .env in the folder must not be read
+printf 'PORT=not-a-port\n' > "$work/.env"
 "$bin" serve --port "$port" --host 127.0.0.1 >"$work/out.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 100); do
