@@ -8,7 +8,7 @@ import { TraceJournal } from "./activity/journal";
 import { createApp } from "./app";
 import { buildCatalog, formatFindings } from "./catalog/catalog";
 import { readTalentDir, sourcesFromFlat } from "./catalog/load";
-import { loadCatalog } from "./catalog/startup";
+import { loadCatalog, slimCatalog } from "./catalog/startup";
 import { adminCreate, CliError } from "./cli/admin";
 import { ConfigError, extractConfigFlags, loadConfig, type Config } from "./config";
 import { backupDatabase } from "./db/backup";
@@ -60,7 +60,8 @@ async function serve(config: Config, log: Logger): Promise<void> {
       setupLink: `${config.baseUrl}/setup?token=${setupToken}`,
     });
   }
-  const state = { catalog: loadCatalog(config.talentsDir, log), draining: false };
+  const loaded = await loadCatalog(config.talentsDir, log);
+  const state = { catalog: loaded.catalog, draining: false };
   const journal = new TraceJournal(database, log);
   const app = createApp({ config, database, log, state, journal });
   app.listen({ port: config.port, hostname: config.host });
@@ -72,6 +73,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
     database: config.databaseUrl.startsWith("file:") ? config.databaseUrl : config.databaseUrl.replace(/\/\/.*@/, "//***@"),
     ms: Math.round(performance.now() - started),
   });
+  void slimCatalog(database, loaded.catalog, loaded.extraFolders, log);
 
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {

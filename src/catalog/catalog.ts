@@ -5,6 +5,7 @@
  */
 import { digestOf } from "../lib/crypto";
 import { formatFinding, type Finding, type Talent } from "./format";
+import { lazyTalent, TalentCache, type BlobLoader } from "./lazy";
 import { TrigramIndex } from "./trigrams";
 import { validateTalent, type TalentSource } from "./validate";
 
@@ -63,6 +64,26 @@ export class Catalog {
 
   get(id: string): Talent | undefined {
     return this.talents.get(id);
+  }
+
+  /**
+   * Replaces the given talents by lazy twins whose heavy fields are rebuilt from stored bytes
+   * on access (src/catalog/lazy.ts). The caller has stored every file of them as a blob.
+   */
+  offload(ids: ReadonlySet<string>, load: BlobLoader, cache: TalentCache = new TalentCache()): number {
+    const talents = this.talents as Map<string, Talent>;
+    const list = this.list as Talent[];
+    let n = 0;
+    for (let i = 0; i < list.length; i++) {
+      const t = list[i]!;
+      if (!ids.has(t.id)) continue;
+      const lazy = lazyTalent(t, load, cache);
+      list[i] = lazy;
+      talents.set(t.id, lazy);
+      this.#search[i]!.talent = lazy;
+      n++;
+    }
+    return n;
   }
 
   /**

@@ -44,6 +44,8 @@ export interface Talent {
   conflicts: string[];
   budget: number;
   rules: TalentRule[];
+  /** rules.length, kept light (listings need it without rebuilding a lazy talent). */
+  ruleCount: number;
   tests: ConformanceTest[];
   body: string;
   /** `talent://<id>` (or `talent://@org/slug`). */

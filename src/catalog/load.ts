@@ -33,12 +33,11 @@ export function readTalentDir(dir: string, labelRoot: string = dir): ReadResult 
     const files: Record<string, string> = {};
     for (const path of walk(folder)) {
       const rel = relative(folder, path).split(sep).join("/");
-      const size = statSync(path).size;
-      if (size > MAX_TALENT_FILE_BYTES) {
-        findings.push({ file: `${labelRoot}/${name}/${rel}`, field: "file", problem: `too large (${size} bytes > ${MAX_TALENT_FILE_BYTES})` });
+      const buf = readFileSync(path);
+      if (buf.length > MAX_TALENT_FILE_BYTES) {
+        findings.push({ file: `${labelRoot}/${name}/${rel}`, field: "file", problem: `too large (${buf.length} bytes > ${MAX_TALENT_FILE_BYTES})` });
         continue;
       }
-      const buf = readFileSync(path);
       if (buf.includes(0)) {
         findings.push({ file: `${labelRoot}/${name}/${rel}`, field: "file", problem: "is not a text file" });
         continue;
@@ -51,12 +50,12 @@ export function readTalentDir(dir: string, labelRoot: string = dir): ReadResult 
 }
 
 function* walk(dir: string): Generator<string> {
-  for (const name of readdirSync(dir).sort()) {
-    if (name.startsWith(".")) continue;
-    const path = join(dir, name);
-    const st = statSync(path);
-    if (st.isDirectory()) yield* walk(path);
-    else if (st.isFile()) yield path;
+  const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const e of entries) {
+    if (e.name.startsWith(".")) continue;
+    const path = join(dir, e.name);
+    if (e.isDirectory()) yield* walk(path);
+    else if (e.isFile()) yield path;
   }
 }
 

@@ -23,7 +23,7 @@ export function talentSummary(t: Talent) {
     triggers: t.triggers,
     requires: t.requires,
     conflicts: t.conflicts,
-    rules: t.rules.length,
+    rules: t.ruleCount,
     tokens: t.tokens,
   };
 }

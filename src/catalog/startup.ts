@@ -1,25 +1,106 @@
 /** Loads the catalog the server serves: the embedded one with TALENTS_DIR merged over it. */
+import type { Database } from "../db/client";
 import { embeddedTalents } from "../embedded";
 import type { Logger } from "../lib/log";
 import { buildCatalog, type Catalog } from "./catalog";
 import { formatFinding } from "./format";
+import type { BlobLoader } from "./lazy";
 import { readTalentDir, sourcesFromFlat } from "./load";
 
-/** Builds the catalog; every skipped folder is logged with its reasons, never a crash. */
-export function loadCatalog(talentsDir: string | undefined, log: Logger): Catalog {
+/**
+ * Builds the catalog; every skipped folder is logged with its reasons, never a crash. Returns
+ * the folders that came from TALENTS_DIR, for `slimCatalog` once the service is serving.
+ */
+export async function loadCatalog(talentsDir: string | undefined, log: Logger): Promise<{ catalog: Catalog; extraFolders: Set<string> }> {
   const started = performance.now();
-  const sources = sourcesFromFlat(embeddedTalents());
-  const extra = talentsDir ? readTalentDir(talentsDir) : { sources: [], findings: [] };
-  const { catalog, findings } = buildCatalog([...sources, ...extra.sources], extra.findings, { gcEvery: 500 });
-  // Start-up parses every talent once; collecting during the load keeps the heap from
-  // fragmenting (docs/performance.md: RSS with 5,000 talents 149 → 142 MiB).
+  const loaded = build(talentsDir, log);
+  // Start-up parses every talent once; the raw sources die with build()'s scope.
   Bun.gc(true);
-  for (const f of findings) log.warn("talent skipped", { finding: formatFinding(f) });
   log.info("catalog loaded", {
-    talents: catalog.list.length,
-    broken: catalog.broken.length,
-    digest: catalog.digest,
+    talents: loaded.catalog.list.length,
+    broken: loaded.catalog.broken.length,
+    digest: loaded.catalog.digest,
     ms: Math.round(performance.now() - started),
   });
-  return catalog;
+  return loaded;
+}
+
+/** The build, in its own scope so that its sources (every file's text) are garbage when it returns. */
+function build(talentsDir: string | undefined, log: Logger): { catalog: Catalog; extraFolders: Set<string> } {
+  const sources = sourcesFromFlat(embeddedTalents());
+  const extra = talentsDir ? readTalentDir(talentsDir) : { sources: [], findings: [] };
+  const { catalog, findings } = buildCatalog([...sources, ...extra.sources], extra.findings, { gcEvery: 1000 });
+  for (const f of findings) log.warn("talent skipped", { finding: formatFinding(f) });
+  return { catalog, extraFolders: new Set(extra.sources.map((s) => s.folder)) };
+}
+
+/**
+ * After the service is ready: keeps a large TALENTS_DIR catalog lazily (bytes in the blob
+ * table, heavy fields rebuilt on access) and hands the freed memory back. Serving goes on
+ * meanwhile: a full talent and its lazy twin answer with the same bytes, and the swap is
+ * one synchronous step. Never throws; a failure leaves the catalog as it was.
+ */
+export async function slimCatalog(database: Database, catalog: Catalog, folders: ReadonlySet<string>, log: Logger): Promise<void> {
+  if (!database.allSync || folders.size < MIN_LAZY) return;
+  // let the first requests (readiness probes) through before the blob writes start
+  await new Promise((r) => setTimeout(r, SLIM_DELAY_MS));
+  const started = performance.now();
+  try {
+    const lazy = await offloadTalents(database, catalog, folders);
+    if (lazy === 0) return;
+    Bun.gc(true);
+    // once more after the async frames that still reach the full talents are gone
+    await new Promise((r) => setTimeout(r, 300));
+    Bun.gc(true);
+    const mem = process.memoryUsage();
+    log.info("catalog slimmed", { lazy, heapMiB: Math.round(mem.heapUsed / 1048576), rssMiB: Math.round(mem.rss / 1048576), ms: Math.round(performance.now() - started) });
+  } catch (e) {
+    log.error("catalog could not be slimmed; it stays fully in memory", { error: String(e) });
+  }
+}
+
+const MIN_LAZY = 200;
+const SLIM_DELAY_MS = 500;
+
+/**
+ * Stores every file of the given talents in the content-addressed blob table (idempotent) and
+ * swaps them for lazy twins. Only for a local database (reads must be synchronous) and a
+ * TALENTS_DIR large enough for memory to matter; returns how many became lazy.
+ */
+export async function offloadTalents(database: Database, catalog: Catalog, folders: ReadonlySet<string>): Promise<number> {
+  const allSync = database.allSync;
+  if (!allSync || folders.size < MIN_LAZY) return 0;
+  const talents = [...folders].map((id) => catalog.get(id)).filter((t) => t !== undefined);
+  const now = Date.now();
+  const rows = talents.flatMap((t) => [...t.files.values()].map((f) => [f.digest, f.content, Buffer.byteLength(f.content), now]));
+  const PER_STATEMENT = 50;
+  const PER_TRANSACTION = 500;
+  for (let i = 0; i < rows.length; i += PER_TRANSACTION) {
+    const end = Math.min(i + PER_TRANSACTION, rows.length);
+    await database.writeRaw(async (w) => {
+      for (let j = i; j < end; j += PER_STATEMENT) {
+        const chunk = rows.slice(j, Math.min(j + PER_STATEMENT, end));
+        await w.run(`INSERT OR IGNORE INTO content_blobs (digest, content, size, created_at) VALUES ${chunk.map(() => "(?, ?, ?, ?)").join(", ")}`, chunk.flat());
+      }
+    });
+    await new Promise((r) => setImmediate(r)); // requests go on between transactions
+  }
+  return catalog.offload(new Set(talents.map((t) => t.id)), blobLoader(allSync));
+}
+
+/**
+ * The synchronous blob loader of lazy talents. Built in its own function on purpose: a closure
+ * made inside offloadTalents would share that scope and keep its array of full talents alive.
+ */
+function blobLoader(allSync: NonNullable<Database["allSync"]>): BlobLoader {
+  return (digests) => {
+    const out = new Map<string, string>();
+    for (let i = 0; i < digests.length; i += 50) {
+      const chunk = digests.slice(i, i + 50);
+      for (const r of allSync<{ digest: string; content: string }>(`SELECT digest, content FROM content_blobs WHERE digest IN (${chunk.map(() => "?").join(",")})`, chunk)) {
+        out.set(r.digest, r.content);
+      }
+    }
+    return out;
+  };
 }

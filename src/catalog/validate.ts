@@ -191,6 +191,7 @@ export function validateTalent(src: TalentSource): ValidationResult {
       conflicts,
       budget,
       rules,
+      ruleCount: rules.length,
       tests,
       body,
       uri,

@@ -29,6 +29,8 @@ export interface Database {
    */
   get<T>(sql: string, args?: InValue[]): Promise<T | undefined>;
   all<T>(sql: string, args?: InValue[]): Promise<T[]>;
+  /** Synchronous reads on the local read connection; null for a libSQL server (no sync client). */
+  allSync: (<T>(sql: string, args?: InValue[]) => T[]) | null;
   /**
    * A hot-path write transaction in raw SQL: serialized with every other write (same mutex),
    * one IMMEDIATE transaction, all or nothing. On a local file it runs on a dedicated native
@@ -89,6 +91,7 @@ export async function openDatabase(url: string, authToken?: string): Promise<Dat
       if (reader) return reader.get(sql, args) as T | undefined;
       return (await client.execute({ sql, args })).rows[0] as T | undefined;
     },
+    allSync: reader ? <T>(sql: string, args: InValue[] = []) => reader.all(sql, args) as T[] : null,
     all: async <T>(sql: string, args: InValue[] = []) => {
       if (reader) return reader.all(sql, args) as T[];
       return (await client.execute({ sql, args })).rows as unknown as T[];

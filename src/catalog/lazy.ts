@@ -1,0 +1,86 @@
+/**
+ * Lazy talents: what keeps a large TALENTS_DIR catalog small in memory. After start, a talent
+ * keeps its light fields (id, title, summary, triggers, graph, digests, token count). Its heavy
+ * fields (body, rules, tests, file contents, pointers) are rebuilt on access from the
+ * content-addressed blob table, where start-up stored its bytes, and kept in a small LRU. The
+ * bytes are the ones validated at start, so a file edited on disk afterwards changes nothing
+ * until the next start (docs/performance.md, issue 2).
+ */
+import type { Talent } from "./format";
+import { validateTalent } from "./validate";
+
+/** Loads file contents by digest, synchronously (the prepared read connection). */
+export type BlobLoader = (digests: string[]) => Map<string, string>;
+
+/** A bounded most-recently-used cache of rebuilt talents, shared by one catalog's lazy talents. */
+export class TalentCache {
+  readonly #map = new Map<string, Talent>();
+  constructor(readonly max = 256) {}
+
+  get(key: string): Talent | undefined {
+    const t = this.#map.get(key);
+    if (t) {
+      this.#map.delete(key);
+      this.#map.set(key, t);
+    }
+    return t;
+  }
+
+  set(key: string, t: Talent): void {
+    this.#map.set(key, t);
+    if (this.#map.size > this.max) this.#map.delete(this.#map.keys().next().value!);
+  }
+}
+
+/** A fresh copy of a string, so it does not keep the parse-time source text alive. */
+const own = (s: string): string => Buffer.from(s, "utf8").toString("utf8");
+
+/** The lazy twin of a validated public talent. */
+export function lazyTalent(full: Talent, load: BlobLoader, cache: TalentCache): Talent {
+  const manifest = [...full.files.values()].map((f) => ({ path: own(f.path), digest: f.digest }));
+  const key = `${full.id}@${full.digest}`;
+  const folder = own(full.id);
+  const rebuild = (): Talent => {
+    const hit = cache.get(key);
+    if (hit) return hit;
+    const contents = load(manifest.map((m) => m.digest));
+    const files: Record<string, string> = {};
+    for (const m of manifest) {
+      const c = contents.get(m.digest);
+      if (c === undefined) throw new Error(`talent ${folder}: blob ${m.digest} (${m.path}) is missing`);
+      files[m.path] = c;
+    }
+    const r = validateTalent({ folder, files, label: (p) => `${folder}/${p}` });
+    if (!r.talent) throw new Error(`talent ${folder}: stored bytes no longer validate (${r.findings.length} findings)`);
+    cache.set(key, r.talent);
+    return r.talent;
+  };
+  const light = {
+    id: folder,
+    kind: full.kind,
+    format: full.format,
+    title: own(full.title),
+    summary: own(full.summary),
+    version: own(full.version),
+    roles: full.roles.map(own),
+    languages: full.languages.map(own),
+    triggers: { files: full.triggers.files.map(own), keywords: full.triggers.keywords.map(own) },
+    requires: full.requires.map(own),
+    conflicts: full.conflicts.map(own),
+    budget: full.budget,
+    ruleCount: full.ruleCount,
+    uri: own(full.uri),
+    mainFile: full.mainFile === "TALENT.md" ? "TALENT.md" : "SKILL.md",
+    compactDigest: full.compactDigest,
+    tokens: full.tokens,
+    digest: full.digest,
+  };
+  return Object.defineProperties(light, {
+    body: { get: () => rebuild().body, enumerable: true },
+    rules: { get: () => rebuild().rules, enumerable: true },
+    tests: { get: () => rebuild().tests, enumerable: true },
+    files: { get: () => rebuild().files, enumerable: true },
+    pointers: { get: () => rebuild().pointers, enumerable: true },
+    compact: { get: () => rebuild().compact, enumerable: true },
+  }) as unknown as Talent;
+}
