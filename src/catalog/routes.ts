@@ -1,5 +1,6 @@
 /** `GET /api/catalog` (scope catalog): the public catalog, paged with an opaque cursor. */
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
+import { intParam, strParam } from "../http/query";
 import type { AppDeps } from "../app";
 import type { Guards } from "../auth/guards";
 import type { TraceJournal } from "../activity/journal";
@@ -62,11 +63,7 @@ export function catalogPage(catalog: Catalog, limit: number, cursor?: string) {
 }
 
 export function catalogApiRoutes(deps: AppDeps & { journal: TraceJournal }, guards: Guards) {
-  return new Elysia().use(guards).onAfterResponse(keyApiTracer(deps.journal, { "GET /api/catalog": "catalog" })).get("/api/catalog", ({ query }) => catalogPage(deps.state.catalog!, query.limit ?? 50, query.cursor), {
-    key: "catalog",
-    query: t.Object({
-      limit: t.Optional(t.Numeric({ minimum: 1, maximum: CATALOG_PAGE_MAX, error: `must be a number from 1 to ${CATALOG_PAGE_MAX}` })),
-      cursor: t.Optional(t.String({ maxLength: 200 })),
-    }),
-  });
+  return new Elysia().use(guards).onAfterResponse(keyApiTracer(deps.journal, { "GET /api/catalog": "catalog" })).get("/api/catalog", ({ query }) =>
+    catalogPage(deps.state.catalog!, intParam(query, "limit", 1, CATALOG_PAGE_MAX, 50), strParam(query, "cursor", 200)),
+  { key: "catalog" });
 }

@@ -3,13 +3,14 @@
  * search and reads (one deepen scope for both), doctor, discovery, install. The project is the
  * key's; `x-svc-project` is never read. Every call is traced.
  */
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
 import type { KeyPrincipal } from "../auth/key";
 import type { Guards } from "../auth/guards";
 import type { TraceJournal } from "../activity/journal";
 import { keyApiTracer, noteTrace, viaOf } from "../activity/trace";
 import { AppError, notFound, validationFailed } from "../http/errors";
+import { intParam, oneOf, strParam } from "../http/query";
 import { disableTalents, installTalents, listInstalled, unknownTalents } from "../projects/selection";
 import { readFiles, READ_MAX_URIS, search, SEARCH_K_MAX, SEARCH_SCOPES, type SearchScope } from "./deepen";
 import { discoveryPlaybook } from "./discovery";
@@ -82,12 +83,11 @@ export function resolutionRoutes(deps: AppDeps & { journal: TraceJournal }, guar
     }, { key: "prepare_task" })
     // ---- validate / record_validation
     .get("/api/validation/playbook", async ({ principal, query, request }) => {
-      noteTrace(request, { resolutionId: query.resolutionId, detail: query.talent ? { talent: query.talent } : undefined });
-      return playbook(deps.database, principal.projectId, query.resolutionId, query.talent);
-    }, {
-      key: "validate",
-      query: t.Object({ resolutionId: t.String({ minLength: 1, maxLength: 100, error: "resolutionId is required" }), talent: t.Optional(t.String({ maxLength: 200 })) }),
-    })
+      const resolutionId = strParam(query, "resolutionId", 100, true);
+      const talent = strParam(query, "talent", 200);
+      noteTrace(request, { resolutionId, detail: talent ? { talent } : undefined });
+      return playbook(deps.database, principal.projectId, resolutionId, talent);
+    }, { key: "validate" })
     .post("/api/validation/reports", async ({ principal, body, request, set }) => {
       const b = asObject(body);
       if (typeof b.resolutionId === "string") noteTrace(request, { resolutionId: b.resolutionId });
@@ -98,16 +98,13 @@ export function resolutionRoutes(deps: AppDeps & { journal: TraceJournal }, guar
     }, { key: "record_validation" })
     // ---- deepen: search and read, one scope
     .get("/api/search", async ({ principal, query }) => {
-      return search(src(), project(principal), { query: query.query, k: query.k, scope: query.scope as SearchScope | undefined, resolutionId: query.resolutionId });
-    }, {
-      key: "deepen",
-      query: t.Object({
-        query: t.String({ minLength: 1, maxLength: 200, error: "query is required (1 to 200 characters)" }),
-        k: t.Optional(t.Numeric({ minimum: 1, maximum: SEARCH_K_MAX, error: `k must be a number from 1 to ${SEARCH_K_MAX}` })),
-        scope: t.Optional(t.Union(SEARCH_SCOPES.map((s) => t.Literal(s)), { error: `scope must be one of ${SEARCH_SCOPES.join(", ")}` })),
-        resolutionId: t.Optional(t.String({ maxLength: 100 })),
-      }),
-    })
+      return search(src(), project(principal), {
+        query: strParam(query, "query", 200, true),
+        k: intParam(query, "k", 1, SEARCH_K_MAX),
+        scope: oneOf(query, "scope", SEARCH_SCOPES),
+        resolutionId: strParam(query, "resolutionId", 100),
+      });
+    }, { key: "deepen" })
     .post("/api/talents/get", async ({ principal, body, request }) => {
       const b = asObject(body);
       const resolutionId = b.resolutionId === undefined ? undefined : String(b.resolutionId);

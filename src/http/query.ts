@@ -1,0 +1,41 @@
+/**
+ * Query-string parsing for hot routes. Elysia's `t.Numeric` is a transform type that TypeBox
+ * decodes dynamically on every request (measured: about 58 µs of a key route's time under
+ * load; docs/performance.md), so hot key-API routes read their few parameters here instead,
+ * with the same 400 validation_failed answers.
+ */
+import { validationFailed } from "./errors";
+
+type Query = Record<string, string | undefined>;
+
+/** An optional integer parameter within [min, max], or `fallback`. */
+export function intParam(query: Query, name: string, min: number, max: number, fallback: number): number;
+export function intParam(query: Query, name: string, min: number, max: number): number | undefined;
+export function intParam(query: Query, name: string, min: number, max: number, fallback?: number): number | undefined {
+  const raw = query[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!/^-?\d+$/.test(raw.trim()) || n < min || n > max) throw validationFailed([{ path: name, message: `must be a number from ${min} to ${max}` }]);
+  return n;
+}
+
+/** An optional string parameter of at most `max` characters (`required`: 1..max). */
+export function strParam(query: Query, name: string, max: number, required: true): string;
+export function strParam(query: Query, name: string, max: number, required?: false): string | undefined;
+export function strParam(query: Query, name: string, max: number, required = false): string | undefined {
+  const v = query[name];
+  if (v === undefined || v === "") {
+    if (required) throw validationFailed([{ path: name, message: `${name} is required (1 to ${max} characters)` }]);
+    return undefined;
+  }
+  if (v.length > max) throw validationFailed([{ path: name, message: `must be at most ${max} characters` }]);
+  return v;
+}
+
+/** An optional parameter among `allowed`. */
+export function oneOf<T extends string>(query: Query, name: string, allowed: readonly T[]): T | undefined {
+  const v = query[name];
+  if (v === undefined || v === "") return undefined;
+  if (!(allowed as readonly string[]).includes(v)) throw validationFailed([{ path: name, message: `${name} must be one of ${allowed.join(", ")}` }]);
+  return v as T;
+}
