@@ -180,6 +180,16 @@ describe("the key guard, evaluated on every call (spec Authentication 5)", () =>
     expect((await env.database.client.execute({ sql: "SELECT count(*) AS n FROM api_keys WHERE project_id = ?", args: [project.id] })).rows[0]!.n).toBe(0);
   });
 
+  test("rights are re-read after any commit, even one made outside this app (another process): no stale cached key", async () => {
+    const { owner, project } = await orgWithProject(env);
+    const k = await createKey(owner, project.id, ["catalog"]);
+    for (let i = 0; i < 3; i++) expect((await withKey(env, k.value, "/api/catalog")).status).toBe(200); // warm any cache
+    const other = (await import("@libsql/client")).createClient({ url: env.config.databaseUrl });
+    await other.execute({ sql: "UPDATE api_keys SET revoked_at = ? WHERE id = ?", args: [Date.now(), k.key.id] });
+    other.close();
+    expect((await withKey(env, k.value, "/api/catalog")).status).toBe(401);
+  });
+
   test("x-svc-project sent with a key is ignored", async () => {
     const a = await orgWithProject(env);
     const b = await orgWithProject(env);

@@ -89,7 +89,7 @@ export async function authenticateKey(
   if (!deps.config.keysEnabled || !token || !hasValidChecksum(token, KEY_PREFIX)) throw invalidToken();
   const hash = sha256Hex(token);
   const now = Date.now();
-  const key = await deps.database.get<KeyRow>(KEY_LOOKUP, [hash]);
+  const key = await lookupKey(deps.database, hash);
 
   if (!key) return projectGone(deps.database, hash, now);
   if (key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt <= now)) throw invalidToken();
@@ -112,6 +112,30 @@ export async function authenticateKey(
     userId: key.createdBy,
     scopes: tools,
   };
+}
+
+/** Key rows by hash, valid for one data version of the database (see Database.dataVersion). */
+const keyCaches = new WeakMap<Database, { version: number; rows: Map<string, KeyRow> }>();
+const KEY_CACHE_MAX = 10_000;
+
+/**
+ * The key lookup, cached until the next commit anywhere (any write, by this process or another,
+ * changes the data version and drops the cache), so revocation, removal and approval changes
+ * are seen on the very next call. Expiry and scope are still checked per call.
+ */
+async function lookupKey(database: Database, hash: string): Promise<KeyRow | undefined> {
+  const version = database.dataVersion(); // read before the row: a row is never newer-labelled than it is
+  if (version === null) return database.get<KeyRow>(KEY_LOOKUP, [hash]);
+  let cache = keyCaches.get(database);
+  if (!cache || cache.version !== version) keyCaches.set(database, (cache = { version, rows: new Map() }));
+  const hit = cache.rows.get(hash);
+  if (hit) return hit;
+  const row = await database.get<KeyRow>(KEY_LOOKUP, [hash]);
+  if (row) {
+    if (cache.rows.size >= KEY_CACHE_MAX) cache.rows.clear();
+    cache.rows.set(hash, row);
+  }
+  return row;
 }
 
 /** A key whose project was deleted: evaluated in the same order, ending in 404. */

@@ -29,6 +29,12 @@ export interface Database {
    */
   get<T>(sql: string, args?: InValue[]): Promise<T | undefined>;
   all<T>(sql: string, args?: InValue[]): Promise<T[]>;
+  /**
+   * SQLite's `PRAGMA data_version` on the read connection, which never writes: it changes
+   * whenever any other connection or process commits. Null for a libSQL server. Lets hot
+   * paths cache rows exactly: a cached row is used only while nothing was committed since.
+   */
+  dataVersion(): number | null;
   /** Synchronous reads on the local read connection; null for a libSQL server (no sync client). */
   allSync: (<T>(sql: string, args?: InValue[]) => T[]) | null;
   /**
@@ -91,6 +97,7 @@ export async function openDatabase(url: string, authToken?: string): Promise<Dat
       if (reader) return reader.get(sql, args) as T | undefined;
       return (await client.execute({ sql, args })).rows[0] as T | undefined;
     },
+    dataVersion: () => (reader ? (reader.get("PRAGMA data_version", []) as { data_version: number }).data_version : null),
     allSync: reader ? <T>(sql: string, args: InValue[] = []) => reader.all(sql, args) as T[] : null,
     all: async <T>(sql: string, args: InValue[] = []) => {
       if (reader) return reader.all(sql, args) as T[];
