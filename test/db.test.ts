@@ -159,6 +159,33 @@ describe("raw write transactions (the hot-path writer)", () => {
   });
 });
 
+describe("group commit of raw writes", () => {
+  test("jobs queued together share one transaction: a failing job rolls back alone, the others commit and see earlier jobs' rows", async () => {
+    const database = await openDatabase(`file:${join(dir, "group.db")}`);
+    await migrate(database.client);
+    const now = Date.now();
+    const insert = (id: string, email: string) => (w: import("../src/db/client").RawWriter) =>
+      w.run("INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES (?, ?, '', 'user', ?, ?)", [id, email, now, now]);
+    const results = await Promise.allSettled([
+      database.writeRaw(insert("usr_g1", "g1@x.co")),
+      database.writeRaw(async (w) => {
+        await insert("usr_g2", "g2@x.co")(w);
+        await insert("usr_g3", "g1@x.co")(w); // duplicate e-mail: this whole job fails
+      }),
+      database.writeRaw(async (w) => {
+        const seen = await w.get<{ n: number }>("SELECT count(*) AS n FROM users WHERE id = 'usr_g1'");
+        await insert("usr_g4", "g4@x.co")(w);
+        return seen!.n;
+      }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect((results[2] as PromiseFulfilledResult<number>).value).toBe(1); // saw job 1's row inside the shared transaction
+    const ids = (await database.all<{ id: string }>("SELECT id FROM users ORDER BY id")).map((r) => r.id);
+    expect(ids).toEqual(["usr_g1", "usr_g4"]); // job 2's first insert rolled back with it
+    database.close();
+  });
+});
+
 describe("backup", () => {
   test("produces a file that passes integrity_check and opens with the data", async () => {
     const database = await openDatabase(`file:${join(dir, "b.db")}`);
