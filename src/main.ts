@@ -13,6 +13,7 @@ import { adminCreate, CliError } from "./cli/admin";
 import { ConfigError, extractConfigFlags, loadConfig, type Config } from "./config";
 import { backupDatabase } from "./db/backup";
 import { openDatabase, type Database } from "./db/client";
+import { startHousekeeping } from "./db/housekeeping";
 import { migrate } from "./db/migrate";
 import { embeddedTalents } from "./embedded";
 import { issueSetupToken } from "./identity/service";
@@ -74,6 +75,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
     ms: Math.round(performance.now() - started),
   });
   void slimCatalog(database, loaded.catalog, loaded.extraFolders, log);
+  const stopHousekeeping = startHousekeeping(database, log);
 
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {
@@ -87,6 +89,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
     } catch (e) {
       log.error("error while stopping the server", { error: String(e) });
     }
+    stopHousekeeping();
     await journal.flush();
     database.close();
     log.info("stopped");

@@ -186,6 +186,42 @@ describe("group commit of raw writes", () => {
   });
 });
 
+describe("housekeeping", () => {
+  test("expired sessions, long-expired OAuth codes and tokens, setup tokens and stale invitations go; live rows stay", async () => {
+    const database = await openDatabase(`file:${join(dir, "hk.db")}`);
+    await migrate(database.client);
+    const now = Date.now();
+    const day = 24 * 3600 * 1000;
+    await database.write(async (tx) => {
+      await tx.insert(s.users).values({ id: "usr_h", email: "h@x.co", createdAt: now, updatedAt: now });
+      await tx.insert(s.organizations).values({ id: "org_h", slug: "h", name: "H", createdAt: now, updatedAt: now });
+      await tx.insert(s.projects).values({ id: "prj_h", organizationId: "org_h", name: "P", createdAt: now, updatedAt: now });
+      await tx.insert(s.oauthClients).values({ id: "ocl_h", name: "c", redirectUris: ["http://127.0.0.1/cb"], metadata: {}, createdAt: now });
+      for (const [id, exp] of [["ses_old", now - 1], ["ses_live", now + day]] as const) {
+        await tx.insert(s.sessions).values({ id, userId: "usr_h", tokenHash: id, expiresAt: exp, createdAt: now, lastSeenAt: now });
+      }
+      const code = { clientId: "ocl_h", userId: "usr_h", projectId: "prj_h", redirectUri: "http://127.0.0.1/cb", codeChallenge: "x", scopes: [], resource: "r", createdAt: now };
+      await tx.insert(s.oauthCodes).values({ ...code, codeHash: "code_old", expiresAt: now - 2 * day });
+      await tx.insert(s.oauthCodes).values({ ...code, codeHash: "code_recent", expiresAt: now - 60_000, usedAt: now - 120_000 }); // used: reuse must still be recognised
+      const tok = { kind: "refresh" as const, familyId: "f", clientId: "ocl_h", userId: "usr_h", projectId: "prj_h", scopes: [], resource: "r", createdAt: now };
+      await tx.insert(s.oauthTokens).values({ ...tok, id: "otk_old", tokenHash: "t_old", expiresAt: now - 2 * day });
+      await tx.insert(s.oauthTokens).values({ ...tok, id: "otk_rotated", tokenHash: "t_rot", expiresAt: now + day, rotatedAt: now - 1000 });
+      await tx.insert(s.setupTokens).values({ tokenHash: "st_old", expiresAt: now - 2 * day, createdAt: now });
+      await tx.insert(s.invitations).values({ id: "inv_old", organizationId: "org_h", email: "i@x.co", expiresAt: now - 31 * day, createdAt: now });
+      await tx.insert(s.invitations).values({ id: "inv_new", organizationId: "org_h", email: "j@x.co", expiresAt: now - day, createdAt: now });
+    });
+    const { purgeExpired } = await import("../src/db/housekeeping");
+    expect(await purgeExpired(database, now)).toEqual({ sessions: 1, oauthCodes: 1, oauthTokens: 1, setupTokens: 1, invitations: 1 });
+    const ids = async (sql: string) => (await database.all<{ id: string }>(sql)).map((r) => r.id);
+    expect(await ids("SELECT id FROM sessions")).toEqual(["ses_live"]);
+    expect(await ids("SELECT code_hash AS id FROM oauth_codes")).toEqual(["code_recent"]);
+    expect(await ids("SELECT id FROM oauth_tokens")).toEqual(["otk_rotated"]);
+    expect(await ids("SELECT id FROM invitations")).toEqual(["inv_new"]);
+    expect(await purgeExpired(database, now)).toEqual({ sessions: 0, oauthCodes: 0, oauthTokens: 0, setupTokens: 0, invitations: 0 });
+    database.close();
+  });
+});
+
 describe("backup", () => {
   test("produces a file that passes integrity_check and opens with the data", async () => {
     const database = await openDatabase(`file:${join(dir, "b.db")}`);
