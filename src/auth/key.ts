@@ -138,8 +138,11 @@ async function lookupKey(database: Database, hash: string): Promise<KeyRow | und
   return row;
 }
 
-/** A key whose project was deleted: evaluated in the same order, ending in 404. */
-async function projectGone(database: Database, hash: string, now: number): Promise<never> {
+/**
+ * A key (or OAuth access token) whose project was deleted: evaluated in the same order,
+ * ending in 404; an unknown bearer ends in the one 401.
+ */
+export async function projectGone(database: Database, hash: string, now: number): Promise<never> {
   const rows = await database.db
     .select({
       expiresAt: keyTombstones.expiresAt,

@@ -21,7 +21,7 @@ import type { Logger } from "../lib/log";
 import { ACCESS_TOKEN_PREFIX } from "../oauth/grants";
 import { mcpResource } from "../oauth/resource";
 import { KEY_PREFIX } from "../projects/keys";
-import { authenticateKey, bearerOf, insufficientScope, invalidToken, type KeyPrincipal } from "./key";
+import { authenticateKey, bearerOf, insufficientScope, invalidToken, projectGone, type KeyPrincipal } from "./key";
 
 type Deps = { config: Config; database: Database; log: Logger };
 
@@ -66,8 +66,10 @@ export async function authenticateToken(deps: Deps, request: Request, scope: Key
   const token = bearerOf(request);
   if (!token || !hasValidChecksum(token, ACCESS_TOKEN_PREFIX)) throw invalidToken();
   const now = Date.now();
-  const t = await deps.database.get<TokenRow>(TOKEN_LOOKUP, [sha256Hex(token)]);
-  if (!t || t.revokedAt !== null || t.expiresAt <= now) throw invalidToken();
+  const hash = sha256Hex(token);
+  const t = await deps.database.get<TokenRow>(TOKEN_LOOKUP, [hash]);
+  if (!t) return projectGone(deps.database, hash, now); // a deleted project's token: 404, as for a key
+  if (t.revokedAt !== null || t.expiresAt <= now) throw invalidToken();
   const audience = resource !== undefined ? [resource] : [mcpResource(deps.config.baseUrl, t.projectId), mcpResource(deps.config.baseUrl)];
   if (!audience.includes(t.resource)) throw invalidToken();
   if (t.memberRole === null) throw new AppError("not_a_member", "The user who authorized this token is no longer a member of the organization.");

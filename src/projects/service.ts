@@ -1,7 +1,7 @@
 /** Projects of an organization: create, list, read, delete (the database cascades the rest). */
-import { and, desc, eq, isNull } from "drizzle-orm";
+import { and, desc, eq, gt, isNull } from "drizzle-orm";
 import type { Database, Tx } from "../db/client";
-import { apiKeys, keyTombstones, projects } from "../db/schema";
+import { apiKeys, keyTombstones, oauthTokens, projects } from "../db/schema";
 import { notFound } from "../http/errors";
 import { newId } from "../lib/ids";
 
@@ -34,7 +34,8 @@ export async function getProject(database: Database | Tx, organizationId: string
 
 /**
  * Deletes a project; foreign keys cascade to its selection, keys, resolutions, reports and
- * traces. Its active keys leave a tombstone so the key guard can answer 404 (project gone).
+ * traces. Its active keys and live OAuth access tokens leave a tombstone so the guard can answer
+ * 404 (project gone) instead of 401.
  */
 export async function deleteProject(tx: Tx, organizationId: string, projectId: string): Promise<void> {
   await getProject(tx, organizationId, projectId);
@@ -43,6 +44,15 @@ export async function deleteProject(tx: Tx, organizationId: string, projectId: s
     .from(apiKeys)
     .where(and(eq(apiKeys.projectId, projectId), isNull(apiKeys.revokedAt)));
   const now = Date.now();
+  // live OAuth access tokens too: the same 404 for them as for a key (refresh tokens go: a
+  // refresh for a deleted project is refused by the token endpoint)
+  const tokens = await tx
+    .select()
+    .from(oauthTokens)
+    .where(and(eq(oauthTokens.projectId, projectId), eq(oauthTokens.kind, "access"), isNull(oauthTokens.revokedAt), gt(oauthTokens.expiresAt, now)));
+  for (const t of tokens) {
+    await tx.insert(keyTombstones).values({ keyHash: t.tokenHash, keyId: t.id, projectId, organizationId, createdBy: t.userId, expiresAt: t.expiresAt, deletedAt: now });
+  }
   for (const k of live) {
     await tx.insert(keyTombstones).values({
       keyHash: k.keyHash,
