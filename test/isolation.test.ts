@@ -54,6 +54,38 @@ describe("two organizations: a member of B on A's ids gets 404 (or 403 where the
     expect((await a.owner.get("/web/orgs/current/invitations")).body.invitations).toHaveLength(1);
   });
 
+  test("the selection, traces and reports routes: B on A's project or resolution → 404, never data; bad queries → 400", async () => {
+    const a = await orgWithProject(env, "Eta");
+    const b = await orgWithProject(env, "Theta");
+    await a.owner.post(`/web/projects/${a.project.id}/talents`, { talents: ["typescript-strict", "javascript-base"] });
+    const key = await createKey(a.owner, a.project.id, ["prepare_task"]);
+    const prep = await withKey(env, key.value, "/api/prepare-task", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ talentIds: ["typescript-strict"] }) });
+    const rid = (await prep.json()).resolutionId as string;
+    const cases: [string, string, unknown][] = [
+      ["GET", `/web/projects/${a.project.id}/installed`, undefined],
+      ["POST", `/web/projects/${a.project.id}/talents`, { talent: "sql-base" }],
+      ["PATCH", `/web/projects/${a.project.id}/talents/typescript-strict`, { enabled: false }],
+      ["DELETE", `/web/projects/${a.project.id}/talents/typescript-strict`, undefined],
+      ["GET", `/web/projects/${a.project.id}/traces`, undefined],
+      ["GET", `/web/projects/${a.project.id}/resolutions/${rid}/reports`, undefined],
+      ["GET", `/web/projects/${b.project.id}/resolutions/${rid}/reports`, undefined],
+    ];
+    for (const [method, path, body] of cases) {
+      const r = await b.owner.json(method, path, body);
+      expect(`${method} ${path} → ${r.status}`).toBe(`${method} ${path} → 404`);
+      expect(JSON.stringify(r.body)).not.toContain("typescript-strict");
+    }
+    // nothing of A changed
+    const installed = (await a.owner.get(`/web/projects/${a.project.id}/installed`)).body.talents;
+    expect(installed.map((t: { id: string; state: string }) => `${t.id}:${t.state}`).sort()).toEqual(["javascript-base:active", "typescript-strict:active"]);
+    for (const q of ["limit=0", "limit=999", "limit=abc"]) {
+      expect((await a.owner.get(`/web/projects/${a.project.id}/traces?${q}`)).status).toBe(400);
+    }
+    expect((await a.owner.get(`/web/projects/${a.project.id}/resolutions/res_nope/reports`)).status).toBe(404);
+    expect((await a.owner.post(`/web/projects/${a.project.id}/talents`, { talents: [] })).status).toBe(400);
+    expect((await a.owner.post(`/web/projects/${a.project.id}/talents`, { talent: 42 })).status).toBe(400);
+  });
+
   test("mass assignment: organizationId posted with a project is ignored (the project lands in the active organization)", async () => {
     const a = await orgWithProject(env, "Gamma");
     const b = await orgWithProject(env, "Delta");
