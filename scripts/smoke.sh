@@ -10,7 +10,7 @@ port=$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=
 cd "$work"
 # configuration is flags > env > defaults: a stray .env in the folder must not be read
 printf 'PORT=not-a-port\n' > "$work/.env"
-"$bin" serve --port "$port" --host 127.0.0.1 >"$work/out.log" 2>&1 &
+AUTO_APPROVE_ORGS=true "$bin" serve --port "$port" --host 127.0.0.1 --base-url "http://127.0.0.1:$port" >"$work/out.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 100); do
   curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
@@ -19,12 +19,14 @@ done
 health=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/healthz")
 ready=$(curl -s "http://127.0.0.1:$port/readyz")
 htmx=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/assets/htmx.min.js")
+loop_code=0
+(cd "$(dirname "$bin")/.." && npx --no-install bun scripts/smoke-loop.ts "http://127.0.0.1:$port") || loop_code=$?
 kill -TERM "$pid"
 code=0
 wait "$pid" || code=$?
 talents=$(node -e 'try{console.log(JSON.parse(process.argv[1]).catalog.talents)}catch{console.log(0)}' "$ready")
-echo "smoke: /healthz $health, /readyz $ready, htmx $htmx, exit $code"
-if [ "$health" != 200 ] || [ "$talents" -lt 40 ] || [ "$htmx" != 200 ] || [ "$code" != 0 ] || [ ! -f "$work/data/talentd.db" ]; then
+echo "smoke: /healthz $health, /readyz $ready, htmx $htmx, agent loop $loop_code, exit $code"
+if [ "$health" != 200 ] || [ "$talents" -lt 40 ] || [ "$htmx" != 200 ] || [ "$loop_code" != 0 ] || [ "$code" != 0 ] || [ ! -f "$work/data/talentd.db" ]; then
   echo "smoke: FAILED"; cat "$work/out.log"; exit 1
 fi
 # the validator's detailed YAML messages come from a module loaded on demand: check it is in the binary

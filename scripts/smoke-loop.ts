@@ -1,0 +1,49 @@
+/**
+ * Smoke test of the agent loop on the built binary (run by scripts/smoke.sh with the binary's
+ * base URL): sign-up, organization (AUTO_APPROVE_ORGS), project, install, key, prepare-task,
+ * playbook, a report, and one MCP tool call — so that CI catches what only the bundle can
+ * break (lazily loaded modules such as the MCP SDK, the embedded migrations and catalog).
+ */
+const base: string = process.argv[2] ?? "";
+if (!base) throw new Error("usage: bun scripts/smoke-loop.ts BASE_URL");
+
+async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const r = await fetch(base + path, {
+    method,
+    headers: { origin: base, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await r.text();
+  return { status: r.status, headers: r.headers, body: text.startsWith("{") ? JSON.parse(text) : text };
+}
+function expect(what: string, ok: boolean, got: unknown): void {
+  if (!ok) {
+    console.error(`smoke-loop: FAILED at ${what}: ${JSON.stringify(got).slice(0, 500)}`);
+    process.exit(1);
+  }
+}
+
+const up = await call("POST", "/api/auth/sign-up", { email: "smoke@example.com", password: "smoke password 123" });
+expect("sign-up", up.status === 201, up);
+const cookie = /talentd_session=[^;]+/.exec(up.headers.get("set-cookie") ?? "")?.[0] ?? "";
+const web = (m: string, p: string, b?: unknown) => call(m, p, b, { cookie });
+const org = await web("POST", "/web/orgs", { name: "Smoke" });
+expect("organization approved", org.body?.organization?.status === "approved", org);
+const project = await web("POST", "/web/projects", { name: "smoke" });
+expect("project", project.status === 201, project);
+const pid = project.body.project.id as string;
+expect("install", (await web("POST", `/web/projects/${pid}/talents`, { talents: ["typescript-strict", "javascript-base"] })).status === 201, null);
+const key = await web("POST", `/web/projects/${pid}/keys`, { name: "smoke", tools: ["prepare_task", "validate", "record_validation", "doctor"] });
+expect("key", key.status === 201, key);
+const auth = { authorization: `Bearer ${key.body.value}` };
+const prep = await call("POST", "/api/prepare-task", { talentIds: ["typescript-strict"] }, auth);
+expect("prepare-task", prep.status === 201 && prep.body.talents[0].compact.includes("TypeScript"), prep);
+const book = await call("GET", `/api/validation/playbook?resolutionId=${prep.body.resolutionId}&talent=typescript-strict`, undefined, auth);
+expect("playbook", book.status === 200 && book.body.detail.rules.length > 0, book);
+const rep = await call("POST", "/api/validation/reports", { submissionId: "smoke-1", resolutionId: prep.body.resolutionId, expertiseResults: [] }, auth);
+expect("report", rep.status === 201, rep);
+const mcp = await call("POST", "/mcp", { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "svc_doctor", arguments: {} } }, { ...auth, accept: "application/json, text/event-stream" });
+expect("mcp svc_doctor", mcp.status === 200 && JSON.stringify(mcp.body).includes("healthy"), mcp);
+const meta = await call("GET", `/.well-known/oauth-protected-resource/mcp/${pid}`);
+expect("oauth metadata", meta.status === 200 && meta.body.resource === `${base}/mcp/${pid}`, meta);
+console.log("smoke-loop: ok (sign-up → org → project → install → key → prepare → playbook → report → MCP → OAuth metadata)");
