@@ -47,3 +47,4 @@ expect("mcp svc_doctor", mcp.status === 200 && JSON.stringify(mcp.body).includes
 const meta = await call("GET", `/.well-known/oauth-protected-resource/mcp/${pid}`);
 expect("oauth metadata", meta.status === 200 && meta.body.resource === `${base}/mcp/${pid}`, meta);
 console.log("smoke-loop: ok (sign-up → org → project → install → key → prepare → playbook → report → MCP → OAuth metadata)");
+export {};
