@@ -16,6 +16,7 @@ import { mcpRoutes, type Backend } from "./mcp/routes";
 import { oauthRoutes } from "./oauth/routes";
 import { identityRoutes, setupRoutes } from "./identity/routes";
 import { projectRoutes } from "./projects/routes";
+import { invitationPages } from "./tenancy/invitationPages";
 import { tenancyRoutes } from "./tenancy/routes";
 import { edge } from "./http/edge";
 import { assetRoutes } from "./web/assets";
@@ -50,6 +51,7 @@ export function createApp(input: AppDeps) {
     .use(identityRoutes(deps, guards))
     .use(setupRoutes(deps))
     .use(tenancyRoutes(deps, guards))
+    .use(invitationPages(deps))
     .use(projectRoutes(deps, guards))
     .use(expertiseRoutes(deps, guards))
     .use(catalogApiRoutes(deps, guards))

@@ -1,0 +1,157 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * `/accept-invitation/:id`, the page an invitation mail links to (spec D). Signed in as the
+ * invitee: an Accept button. Signed in as someone else: says so. Not signed in: sign in (the
+ * `/login` page, returning here) or create the account with the invited address and join.
+ */
+import { Elysia } from "elysia";
+import { eq } from "drizzle-orm";
+import type { AppDeps } from "../app";
+import { checkCsrf, rejectForeignOrigin } from "../auth/session";
+import { invitations, organizations } from "../db/schema";
+import { clientMeta } from "../http/client";
+import { AppError } from "../http/errors";
+import { signUp } from "../identity/service";
+import { findSession, sessionCookie, sessionTokenFrom, setActiveOrganization } from "../identity/sessions";
+import { normalizeEmail } from "../identity/users";
+import { Layout, page } from "../web/layout";
+import { acceptInvitation } from "./service";
+
+const HEADERS = { "x-frame-options": "DENY", "content-security-policy": "frame-ancestors 'none'", "cache-control": "no-store", "referrer-policy": "no-referrer" };
+
+interface InvitationView {
+  id: string;
+  email: string;
+  role: string;
+  status: string;
+  expiresAt: number;
+  organizationName: string;
+}
+
+function Message(props: { title: string; text: string; link?: { href: string; label: string } }) {
+  return (
+    <Layout title={props.title}>
+      <div class="card">
+        <h1>{props.title}</h1>
+        <p>{props.text}</p>
+        {props.link ? <p><a class="button" href={props.link.href}>{props.link.label}</a></p> : null}
+      </div>
+    </Layout>
+  );
+}
+
+function InvitationPage(props: { inv: InvitationView; signedInAs: string | null; error?: string }) {
+  const { inv } = props;
+  const here = `/accept-invitation/${inv.id}`;
+  return (
+    <Layout title={`Join ${inv.organizationName}`} user={props.signedInAs ? { email: props.signedInAs } : null}>
+      <div class="card">
+        <h1>Join {inv.organizationName}</h1>
+        <p>
+          {inv.email} is invited to the organization <strong>{inv.organizationName}</strong> as {inv.role}. The invitation expires{" "}
+          {new Date(inv.expiresAt).toISOString().slice(0, 16).replace("T", " ")} UTC.
+        </p>
+        {props.error ? <p class="error">{props.error}</p> : null}
+        {props.signedInAs === inv.email ? (
+          <form method="post" action={here}>
+            <button type="submit">Accept and join</button>
+          </form>
+        ) : props.signedInAs ? (
+          <p class="error">
+            You are signed in as {props.signedInAs}, but this invitation is for {inv.email}. <a href={`/login?next=${encodeURIComponent(here)}`}>Sign in as {inv.email}</a>.
+          </p>
+        ) : (
+          <div>
+            <p>
+              Have an account? <a href={`/login?next=${encodeURIComponent(here)}`}>Sign in as {inv.email}</a>, then accept.
+            </p>
+            <h2>New here? Create your account</h2>
+            <form method="post" action={`${here}/sign-up`}>
+              <label for="email">E-mail</label>
+              <input id="email" name="email" type="email" value={inv.email} readonly />
+              <label for="name">Name</label>
+              <input id="name" name="name" type="text" autocomplete="name" />
+              <label for="password">Password (at least 10 characters)</label>
+              <input id="password" name="password" type="password" required minlength={10} autocomplete="new-password" />
+              <p><button type="submit">Create account and join</button></p>
+            </form>
+          </div>
+        )}
+      </div>
+    </Layout>
+  );
+}
+
+const field = (body: unknown, name: string): string => {
+  const v = (body as Record<string, unknown> | null)?.[name];
+  return typeof v === "string" ? v : "";
+};
+
+export function invitationPages(deps: AppDeps) {
+  const load = async (id: string): Promise<InvitationView | Response> => {
+    const row = (
+      await deps.database.db
+        .select({ id: invitations.id, email: invitations.email, role: invitations.role, status: invitations.status, expiresAt: invitations.expiresAt, organizationName: organizations.name })
+        .from(invitations)
+        .innerJoin(organizations, eq(organizations.id, invitations.organizationId))
+        .where(eq(invitations.id, id))
+        .limit(1)
+    )[0];
+    if (!row || row.status === "revoked") return page(<Message title="Invitation not found" text="This invitation does not exist or was withdrawn. Ask for a new one." />, 404, HEADERS);
+    if (row.status === "accepted") return page(<Message title="Already accepted" text={`This invitation to ${row.organizationName} was already accepted.`} />, 409, HEADERS);
+    if (row.expiresAt <= Date.now()) return page(<Message title="Invitation expired" text={`This invitation to ${row.organizationName} has expired. Ask for a new one.`} />, 410, HEADERS);
+    return row;
+  };
+  const session = async (request: Request) => {
+    const token = sessionTokenFrom(request);
+    return token ? findSession(deps.database, token) : null;
+  };
+  const joined = (inv: InvitationView, cookie?: string) =>
+    page(<Message title={`Welcome to ${inv.organizationName}`} text={`You are now a member of ${inv.organizationName} (${inv.role}); it is your active organization.`} />, 200, cookie ? { ...HEADERS, "set-cookie": cookie } : HEADERS);
+
+  return new Elysia()
+    .get("/accept-invitation/:id", async ({ params, request }) => {
+      const inv = await load(params.id);
+      if (inv instanceof Response) return inv;
+      const s = await session(request);
+      return page(<InvitationPage inv={inv} signedInAs={s?.user.email ?? null} />, 200, HEADERS);
+    })
+    .post("/accept-invitation/:id", async ({ params, request }) => {
+      const inv = await load(params.id);
+      if (inv instanceof Response) return inv;
+      const s = await session(request);
+      if (!s) return new Response(null, { status: 303, headers: { location: `/login?next=${encodeURIComponent(`/accept-invitation/${inv.id}`)}` } });
+      checkCsrf(deps.config, request);
+      try {
+        await deps.database.write(async (tx) => {
+          const a = await acceptInvitation(tx, inv.id, s.user);
+          await setActiveOrganization(tx, s.id, a.organizationId);
+        });
+      } catch (e) {
+        if (!(e instanceof AppError)) throw e;
+        return page(<InvitationPage inv={inv} signedInAs={s.user.email} error={e.message} />, e.status, HEADERS);
+      }
+      return joined(inv);
+    })
+    .post("/accept-invitation/:id/sign-up", async ({ params, request, body, server }) => {
+      const inv = await load(params.id);
+      if (inv instanceof Response) return inv;
+      rejectForeignOrigin(deps.config, request);
+      const email = normalizeEmail(field(body, "email") || inv.email);
+      const password = field(body, "password");
+      const fail = (message: string, status = 400) => page(<InvitationPage inv={inv} signedInAs={null} error={message} />, status, HEADERS);
+      if (email !== inv.email) return fail(`This invitation is for ${inv.email}.`, 403);
+      if (password.length < 10 || password.length > 256) return fail("The password must be 10 to 256 characters.");
+      try {
+        const r = await signUp(deps.database, { email, password, name: field(body, "name").slice(0, 100) || undefined }, clientMeta(request, server));
+        await deps.database.write(async (tx) => {
+          const a = await acceptInvitation(tx, inv.id, { id: r.user.id, email: r.user.email });
+          await setActiveOrganization(tx, r.session.id, a.organizationId);
+        });
+        return joined(inv, sessionCookie(deps.config, r.session.token, r.session.expiresAt));
+      } catch (e) {
+        if (!(e instanceof AppError)) throw e;
+        return fail(e.code === "conflict" ? `An account with ${inv.email} exists: sign in instead.` : e.message, e.status);
+      }
+    });
+}
