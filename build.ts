@@ -31,12 +31,12 @@ function readTree(dir: string): Record<string, string> {
 const libsqlNative: BunPlugin = {
   name: "libsql-native",
   setup(build) {
-    build.onLoad({ filter: /node_modules[\\/]libsql[\\/]index\.js$/ }, async (args) => {
+    build.onLoad({ filter: /node_modules[\\/]libsql[\\/](index|promise)\.js$/ }, async (args) => {
       const src = await Bun.file(args.path).text();
       const target = `${process.platform}-${process.arch}-${process.platform === "linux" ? "gnu" : ""}`.replace(/-$/, "");
       const addon = `@libsql/${target}/index.node`;
       const replaced = src.replace(/require\(`@libsql\/\$\{target\}`\)/, `require(${JSON.stringify(addon)})`);
-      if (replaced === src) throw new Error("libsql-native: the require to rewrite was not found in libsql/index.js");
+      if (replaced === src) throw new Error(`libsql-native: the require to rewrite was not found in ${args.path}`);
       return { contents: replaced, loader: "js" };
     });
   },
