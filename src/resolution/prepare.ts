@@ -108,6 +108,7 @@ export async function prepareTask(
   const prerequisites = missingPrerequisites(designated, deps.catalog, active);
   const conflicts = conflictsAmong(designated);
   const tokens = designated.reduce((n, d) => n + d.talent.tokens, 0);
+  const compacts = designated.map((d) => d.talent.compact); // rendered once (a getter)
   const resolutionId = newId("res");
   const now = Date.now();
 
@@ -118,16 +119,17 @@ export async function prepareTask(
       "INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
       [resolutionId, project.id, language, tokens, deps.catalog.digest, author.type, author.id, author.via, now],
     );
-    const putOnce = async (content: string, digest: string) => {
+    const putOnce = async (content: () => string, digest: string) => {
       if (known.has(digest)) return;
-      await w.run("INSERT OR IGNORE INTO content_blobs (digest, content, size, created_at) VALUES (?, ?, ?, ?)", [digest, content, Buffer.byteLength(content), now]);
+      const text = content();
+      await w.run("INSERT OR IGNORE INTO content_blobs (digest, content, size, created_at) VALUES (?, ?, ?, ?)", [digest, text, Buffer.byteLength(text), now]);
       written.push(digest);
     };
     for (const [position, d] of designated.entries()) {
-      await putOnce(d.talent.compact, d.talent.compactDigest);
+      await putOnce(() => compacts[position]!, d.talent.compactDigest);
       const files: Record<string, string> = {};
       for (const f of d.talent.files.values()) {
-        await putOnce(f.content, f.digest);
+        await putOnce(() => f.content, f.digest);
         files[f.path] = f.digest;
       }
       await w.run(
@@ -142,7 +144,7 @@ export async function prepareTask(
     resolutionId,
     language,
     createdAt: new Date(now).toISOString(),
-    talents: designated.map((d) => ({ id: d.id, kind: d.kind, version: d.version, digest: d.talent.compactDigest, uri: d.talent.uri, compact: d.talent.compact })),
+    talents: designated.map((d, i) => ({ id: d.id, kind: d.kind, version: d.version, digest: d.talent.compactDigest, uri: d.talent.uri, compact: compacts[i]! })),
     prerequisites,
     conflicts,
     tokens,
