@@ -118,7 +118,9 @@ const FIELD_WEIGHTS: [keyof Omit<SearchEntry, "talent">, number][] = [
 
 function searchEntries(entries: Iterable<SearchEntry>, phrase: string, k: number, filter?: (t: Talent) => boolean): SearchHit[] {
   const words = [...new Set(phrase.split(" "))];
-  const hits: SearchHit[] = [];
+  // keep only the best k while scanning (ordered by score desc, then id): no sort of every match
+  const top: { e: SearchEntry; score: number }[] = [];
+  const better = (a: { e: SearchEntry; score: number }, b: { e: SearchEntry; score: number }) => a.score > b.score || (a.score === b.score && a.e.id < b.e.id);
   for (const e of entries) {
     if (filter && !filter(e.talent)) continue;
     let score = 0;
@@ -135,10 +137,16 @@ function searchEntries(entries: Iterable<SearchEntry>, phrase: string, k: number
     if (!allWords) continue;
     if (e.id === phrase) score += 100;
     else if (words.length > 1) for (const [field, weight] of FIELD_WEIGHTS) if (e[field].includes(phrase)) { score += weight * 2; break; }
-    hits.push({ id: e.talent.id, uri: e.talent.uri, summary: e.talent.summary, score });
+    const hit = { e, score };
+    if (top.length === k && !better(hit, top[k - 1]!)) continue;
+    let i = top.length < k ? top.length : k - 1;
+    while (i > 0 && better(hit, top[i - 1]!)) {
+      top[i] = top[i - 1]!;
+      i--;
+    }
+    top[i] = hit;
   }
-  hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-  return hits.slice(0, k);
+  return top.map(({ e, score }) => ({ id: e.talent.id, uri: e.talent.uri, summary: e.talent.summary, score }));
 }
 
 /** Result of building a catalog: the catalog and every finding (for lint and logs). */
