@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { buildCatalog } from "./catalog";
+import { buildCatalog, searchTalents } from "./catalog";
 import { formatFinding } from "./format";
 import { readTalentDir } from "./load";
 import { talentMd, tempDir, writeFiles } from "../../test/helpers";
@@ -147,6 +147,12 @@ describe("literal search", () => {
     expect(catalog.search("schema").map((h) => h.id)).toEqual(["sql-base"]);
     const hit = catalog.search("sql")[0]!;
     expect(Object.keys(hit).sort()).toEqual(["id", "score", "summary", "uri"]);
+  });
+  test("searchTalents (lists with expertises) matches and ranks exactly like the catalog's search", () => {
+    for (const q of ["react", "sql-base", "thing", "schema", "react schema", "  ", "react-hooks"]) {
+      expect(searchTalents(catalog.list, q, 10)).toEqual(catalog.search(q, 10));
+    }
+    expect(searchTalents(catalog.list, "sql-base")[0]!.score).toBeGreaterThan(100); // the exact-id bonus applies too
   });
   test("every word must match; k limits; filter restricts", () => {
     expect(catalog.search("react schema")).toEqual([]);

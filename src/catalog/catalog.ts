@@ -52,14 +52,7 @@ export class Catalog {
     const dependents = new Map<string, string[]>();
     for (const t of sorted) for (const r of t.requires) dependents.set(r, [...(dependents.get(r) ?? []), t.id]);
     this.dependents = dependents;
-    this.#search = sorted.map((t) => ({
-      talent: t,
-      id: t.id,
-      title: t.title.toLowerCase(),
-      keywords: t.triggers.keywords.join("\n").toLowerCase(),
-      summary: t.summary.toLowerCase(),
-      rules: t.rules.map((r) => `${r.id} ${r.title}`).join("\n").toLowerCase(),
-    }));
+    this.#search = sorted.map(searchEntry);
   }
 
   get(id: string): Talent | undefined {
@@ -103,6 +96,28 @@ export class Catalog {
     }
     return searchEntries(entries, phrase, k, filter);
   }
+}
+
+/** The lower-cased fields one talent is searched by. */
+function searchEntry(t: Talent): SearchEntry {
+  return {
+    talent: t,
+    id: t.id,
+    title: t.title.toLowerCase(),
+    keywords: t.triggers.keywords.join("\n").toLowerCase(),
+    summary: t.summary.toLowerCase(),
+    rules: t.rules.map((r) => `${r.id} ${r.title}`).join("\n").toLowerCase(),
+  };
+}
+
+/**
+ * The same literal search over an explicit list of talents (a project's selection with its
+ * expertises, which are not in the catalog's index): same matching, same scoring.
+ */
+export function searchTalents(list: readonly Talent[], query: string, k = 10): SearchHit[] {
+  const phrase = query.trim().toLowerCase().replace(/\s+/g, " ");
+  if (!phrase) return [];
+  return searchEntries(list.map(searchEntry), phrase, k);
 }
 
 /** Catalogs larger than this get a trigram prefilter; smaller ones are scanned. */

@@ -4,7 +4,7 @@
  * talent a given resolution served. Never a talent that is neither enabled nor pinned, and an
  * expertise's files only through a resolution that pinned it.
  */
-import type { Catalog } from "../catalog/catalog";
+import { searchTalents, type Catalog } from "../catalog/catalog";
 import type { Talent } from "../catalog/format";
 import { getBlobs } from "../db/blobs";
 import type { Database } from "../db/client";
@@ -91,36 +91,8 @@ export async function search(
     const privates = items.filter((i) => i.kind === "expertise").map((i) => i.talent);
     if (privates.length > 0) candidates = [...deps.catalog.list.filter(filter), ...privates];
   }
-  const hits = candidates ? searchList(candidates, input.query, k) : deps.catalog.search(input.query, k, filter);
+  const hits = candidates ? searchTalents(candidates, input.query, k) : deps.catalog.search(input.query, k, filter);
   return { scope, results: hits.map(({ id, uri, summary }) => ({ id, uri, summary })) };
-}
-
-/** Literal search over an explicit list (expertises are not in the catalog's index). */
-function searchList(list: Talent[], query: string, k: number) {
-  const words = query.trim().toLowerCase().split(/\s+/).filter(Boolean);
-  if (words.length === 0) return [];
-  const scored = [];
-  for (const t of list) {
-    const fields: [string, number][] = [
-      [t.id.toLowerCase(), 8],
-      [t.title.toLowerCase(), 6],
-      [t.triggers.keywords.join("\n").toLowerCase(), 5],
-      [t.summary.toLowerCase(), 3],
-      [t.rules.map((r) => `${r.id} ${r.title}`).join("\n").toLowerCase(), 2],
-    ];
-    let score = 0;
-    let all = true;
-    for (const w of words) {
-      const best = Math.max(0, ...fields.filter(([f]) => f.includes(w)).map(([, n]) => n));
-      if (best === 0) {
-        all = false;
-        break;
-      }
-      score += best;
-    }
-    if (all) scored.push({ id: t.id, uri: t.uri, summary: t.summary, score });
-  }
-  return scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, k);
 }
 
 export interface ReadFile {
