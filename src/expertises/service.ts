@@ -17,6 +17,7 @@ import { newId } from "../lib/ids";
 import { allowedOperations, nextStatus, type LifecycleOperation } from "./lifecycle";
 import type { CreateInput, ListFilter, PatchInput } from "./model";
 import { refOf, verifyExpertise } from "./verify";
+import { iso } from "../lib/time";
 
 export type ExpertiseRow = typeof expertises.$inferSelect;
 type Db = Database | Tx;
@@ -232,7 +233,6 @@ export function describeContent(content: string): { title: string | null; summar
   };
 }
 
-const iso = (ms: number | null | undefined) => (ms == null ? null : new Date(ms).toISOString());
 
 export interface VersionView {
   version: number;

@@ -11,18 +11,12 @@ import { clientMeta } from "../http/client";
 import { AppError } from "../http/errors";
 import { createSignInLimiters, signIn } from "../identity/service";
 import { findSession, sessionCookie, sessionTokenFrom, type SessionRecord } from "../identity/sessions";
-import { page } from "../web/layout";
+import { page, SENSITIVE_PAGE_HEADERS } from "../web/layout";
 import { AUTHORIZE_PARAMS, checkAuthorizeRequest, projectForConsent, projectsForConsent, redirectWith, type AuthorizeRequest } from "./authorize";
 import { issueCode } from "./grants";
 import { ConsentPage, LoginPage, OAuthErrorPage } from "./pages";
 
-/** No framing (clickjacking of the consent), no caching, no referrer leaking the request. */
-const PAGE_HEADERS = {
-  "x-frame-options": "DENY",
-  "content-security-policy": "frame-ancestors 'none'",
-  "cache-control": "no-store",
-  "referrer-policy": "no-referrer",
-};
+const PAGE_HEADERS = SENSITIVE_PAGE_HEADERS;
 
 const html = (node: unknown, status = 200) => page(node, status, PAGE_HEADERS);
 const redirect = (location: string, headers: Record<string, string> = {}) =>

@@ -8,6 +8,7 @@ import { apiKeys, KEY_SCOPES, users, type KeyScope } from "../db/schema";
 import { notFound } from "../http/errors";
 import { newSecret, sha256Hex } from "../lib/crypto";
 import { newId } from "../lib/ids";
+import { iso } from "../lib/time";
 
 export const KEY_PREFIX = "svc_pk_";
 export const KEY_NAME_MAX = 100;
@@ -26,7 +27,6 @@ export interface KeyView {
   createdBy: { id: string; email: string };
 }
 
-const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
 function view(row: typeof apiKeys.$inferSelect, creatorEmail: string, now = Date.now()): KeyView {
   return {

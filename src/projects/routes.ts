@@ -7,8 +7,8 @@ import { validationFailed } from "../http/errors";
 import { recordSecurityEvent } from "../identity/security";
 import { createKey, isScope, KEY_NAME_MAX, listKeys, revokeKey } from "./keys";
 import { createProject, deleteProject, getProject, listProjects, type Project } from "./service";
+import { iso } from "../lib/time";
 
-const iso = (ms: number) => new Date(ms).toISOString();
 const projectView = (p: Project) => ({ id: p.id, organizationId: p.organizationId, name: p.name, description: p.description, createdBy: p.createdBy, createdAt: iso(p.createdAt), updatedAt: iso(p.updatedAt) });
 
 export function projectRoutes(deps: AppDeps, guards: Guards) {

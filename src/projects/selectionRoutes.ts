@@ -15,8 +15,8 @@ import { loadResolution } from "../resolution/pinned";
 import { classifyInstallable, installedWithItems } from "../resolution/sources";
 import { installTalents, setEnabled, uninstall, unknownTalents, type SelectionChange } from "./selection";
 import { getProject } from "./service";
+import { iso } from "../lib/time";
 
-const iso = (ms: number) => new Date(ms).toISOString();
 
 export function selectionRoutes(deps: AppDeps & { journal: TraceJournal }, guards: Guards) {
   const src = () => ({ database: deps.database, catalog: deps.state.catalog! });

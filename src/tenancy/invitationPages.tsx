@@ -14,10 +14,10 @@ import { AppError } from "../http/errors";
 import { signUp } from "../identity/service";
 import { findSession, sessionCookie, sessionTokenFrom, setActiveOrganization } from "../identity/sessions";
 import { normalizeEmail } from "../identity/users";
-import { Layout, page } from "../web/layout";
+import { Layout, page, SENSITIVE_PAGE_HEADERS } from "../web/layout";
 import { acceptInvitation } from "./service";
 
-const HEADERS = { "x-frame-options": "DENY", "content-security-policy": "frame-ancestors 'none'", "cache-control": "no-store", "referrer-policy": "no-referrer" };
+const HEADERS = SENSITIVE_PAGE_HEADERS;
 
 interface InvitationView {
   id: string;

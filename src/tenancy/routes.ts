@@ -31,9 +31,9 @@ import {
   SLUG_PATTERN,
   type ApprovalOperation,
 } from "./service";
+import { iso } from "../lib/time";
 
 const Role = t.Union(MEMBER_ROLES.map((r) => t.Literal(r)), { error: "must be owner, admin or member" });
-const iso = (ms: number | null | undefined) => (ms == null ? null : new Date(ms).toISOString());
 
 export function tenancyRoutes(deps: AppDeps, guards: Guards) {
   return new Elysia()

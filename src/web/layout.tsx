@@ -30,3 +30,14 @@ export function page(node: unknown, status = 200, headers: Record<string, string
     headers: { "content-type": "text/html; charset=utf-8", ...headers },
   });
 }
+
+/**
+ * Headers of pages that act on a person's session (sign-in, consent, invitations): no framing
+ * (clickjacking), no caching, no referrer leaking the request's parameters.
+ */
+export const SENSITIVE_PAGE_HEADERS: Record<string, string> = {
+  "x-frame-options": "DENY",
+  "content-security-policy": "frame-ancestors 'none'",
+  "cache-control": "no-store",
+  "referrer-policy": "no-referrer",
+};
