@@ -81,7 +81,8 @@ WHERE k.key_hash = ? LIMIT 1`;
 export async function authenticateKey(
   deps: { config: Config; database: Database; log: Logger },
   request: Request,
-  scope: KeyScope,
+  /** The scope the route needs; null for a request that needs none (MCP initialize, listings). */
+  scope: KeyScope | null,
 ): Promise<KeyPrincipal> {
   // an OAuth access token (svc_at_…, issue 6) is evaluated by the token guard, same principal
   if (isAccessToken(bearerOf(request))) return authenticateToken(deps, request, scope);
@@ -96,7 +97,7 @@ export async function authenticateKey(
   if (key.memberRole === null) throw new AppError("not_a_member");
   if (key.orgStatus !== "approved") throw new AppError("organization_not_approved");
   const tools = JSON.parse(key.tools) as KeyScope[];
-  if (!tools.includes(scope)) throw insufficientScope(scope);
+  if (scope !== null && !tools.includes(scope)) throw insufficientScope(scope);
   if (key.lastUsedAt === null || now - key.lastUsedAt > LAST_USED_EVERY_MS) {
     // at most once a minute; never delays or fails the call
     deps.database

@@ -20,7 +20,6 @@ import { hasValidChecksum, sha256Hex } from "../lib/crypto";
 import type { Logger } from "../lib/log";
 import { ACCESS_TOKEN_PREFIX } from "../oauth/grants";
 import { mcpResource } from "../oauth/resource";
-import { KEY_PREFIX } from "../projects/keys";
 import { authenticateKey, bearerOf, insufficientScope, invalidToken, projectGone, type KeyPrincipal } from "./key";
 
 type Deps = { config: Config; database: Database; log: Logger };
@@ -94,14 +93,7 @@ export async function authenticateToken(deps: Deps, request: Request, scope: Key
 export async function authenticateBearer(deps: Deps, request: Request, scope: KeyScope | null, resource: string, projectId: string | null): Promise<KeyPrincipal> {
   const token = bearerOf(request);
   if (isAccessToken(token)) return authenticateToken(deps, request, scope, resource);
-  let asScope = scope;
-  if (asScope === null) {
-    // The key guard always checks a scope; with none required, check one the key holds so
-    // every other step (revocation, expiry, membership, approval, project) runs as usual.
-    const held = token && hasValidChecksum(token, KEY_PREFIX) ? await deps.database.get<{ tools: string }>("SELECT tools FROM api_keys WHERE key_hash = ? LIMIT 1", [sha256Hex(token)]) : undefined;
-    asScope = held ? ((JSON.parse(held.tools) as KeyScope[])[0] ?? "catalog") : "catalog";
-  }
-  const principal = await authenticateKey(deps, request, asScope);
+  const principal = await authenticateKey(deps, request, scope);
   if (projectId !== null && principal.projectId !== projectId) throw invalidToken();
   return principal;
 }
