@@ -8,7 +8,7 @@
 import { eq, sql } from "drizzle-orm";
 import type { Config } from "../config";
 import type { Database } from "../db/client";
-import { apiKeys, keyTombstones, type KeyScope } from "../db/schema";
+import { keyTombstones, type KeyScope } from "../db/schema";
 import { AppError } from "../http/errors";
 import { hasValidChecksum, sha256Hex } from "../lib/crypto";
 import type { Logger } from "../lib/log";
@@ -52,6 +52,23 @@ export function bearerOf(request: Request): string | null {
 }
 
 const LAST_USED_EVERY_MS = 60_000;
+
+/**
+ * Records that a key or token was used: at most once a minute, and never delaying or failing
+ * the call (a failure is only logged).
+ */
+export function recordUse(
+  deps: { database: Database; log: Logger },
+  table: "api_keys" | "oauth_tokens",
+  id: string,
+  lastUsedAt: number | null,
+  now: number,
+): void {
+  if (lastUsedAt !== null && now - lastUsedAt <= LAST_USED_EVERY_MS) return;
+  deps.database
+    .writeRaw((w) => w.run(`UPDATE ${table} SET last_used_at = ? WHERE id = ?`, [now, id]))
+    .catch((e) => deps.log.warn("could not record use", { table, id, error: String(e) }));
+}
 
 interface KeyRow {
   id: string;
@@ -98,12 +115,7 @@ export async function authenticateKey(
   if (key.orgStatus !== "approved") throw new AppError("organization_not_approved");
   const tools = JSON.parse(key.tools) as KeyScope[];
   if (scope !== null && !tools.includes(scope)) throw insufficientScope(scope);
-  if (key.lastUsedAt === null || now - key.lastUsedAt > LAST_USED_EVERY_MS) {
-    // at most once a minute; never delays or fails the call
-    deps.database
-      .write((tx) => tx.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, key.id)))
-      .catch((e) => deps.log.warn("could not record key use", { keyId: key.id, error: String(e) }));
-  }
+  recordUse(deps, "api_keys", key.id, key.lastUsedAt, now);
   return {
     kind: "key",
     id: key.id,

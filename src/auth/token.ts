@@ -11,16 +11,15 @@
  * adapter forwards the caller's bearer) it must be one of this service's MCP URLs of the
  * token's own project — so a token minted under another BASE_URL is refused too.
  */
-import { eq } from "drizzle-orm";
 import type { Config } from "../config";
 import type { Database } from "../db/client";
-import { oauthTokens, type KeyScope } from "../db/schema";
+import type { KeyScope } from "../db/schema";
 import { AppError } from "../http/errors";
 import { hasValidChecksum, sha256Hex } from "../lib/crypto";
 import type { Logger } from "../lib/log";
 import { ACCESS_TOKEN_PREFIX } from "../oauth/grants";
 import { mcpResource } from "../oauth/resource";
-import { authenticateKey, bearerOf, insufficientScope, invalidToken, projectGone, type KeyPrincipal } from "./key";
+import { authenticateKey, bearerOf, insufficientScope, invalidToken, projectGone, recordUse, type KeyPrincipal } from "./key";
 
 type Deps = { config: Config; database: Database; log: Logger };
 
@@ -50,7 +49,6 @@ JOIN organizations o ON o.id = p.organization_id
 LEFT JOIN members m ON m.organization_id = o.id AND m.user_id = t.user_id
 WHERE t.token_hash = ? AND t.kind = 'access' LIMIT 1`;
 
-const LAST_USED_EVERY_MS = 60_000;
 
 /** True when a bearer is an OAuth access token (the key guard hands those over here). */
 export function isAccessToken(token: string | null): boolean {
@@ -75,11 +73,7 @@ export async function authenticateToken(deps: Deps, request: Request, scope: Key
   if (t.orgStatus !== "approved") throw new AppError("organization_not_approved");
   const scopes = JSON.parse(t.scopes) as KeyScope[];
   if (scope !== null && !scopes.includes(scope)) throw insufficientScope(scope);
-  if (t.lastUsedAt === null || now - t.lastUsedAt > LAST_USED_EVERY_MS) {
-    deps.database
-      .write((tx) => tx.update(oauthTokens).set({ lastUsedAt: now }).where(eq(oauthTokens.id, t.id)))
-      .catch((e) => deps.log.warn("could not record token use", { tokenId: t.id, error: String(e) }));
-  }
+  recordUse(deps, "oauth_tokens", t.id, t.lastUsedAt, now);
   return { kind: "token", id: t.id, name: t.clientName, projectId: t.projectId, organizationId: t.organizationId, userId: t.userId, scopes };
 }
 
