@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { createClient } from "@libsql/client";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { openDatabase } from "../src/db/client";
 import { migrate } from "../src/db/migrate";
 import { backupDatabase } from "../src/db/backup";
@@ -182,6 +182,43 @@ describe("group commit of raw writes", () => {
     expect((results[2] as PromiseFulfilledResult<number>).value).toBe(1); // saw job 1's row inside the shared transaction
     const ids = (await database.all<{ id: string }>("SELECT id FROM users ORDER BY id")).map((r) => r.id);
     expect(ids).toEqual(["usr_g1", "usr_g4"]); // job 2's first insert rolled back with it
+    database.close();
+  });
+});
+
+describe("dataVersion: the change counter hot-path caches are keyed by", () => {
+  test("changes after every commit by this process's writers, by another connection and by another process, also across a WAL checkpoint; stays put without commits", async () => {
+    const path = join(dir, "dv.db");
+    const database = await openDatabase(`file:${path}`);
+    await database.client.execute("CREATE TABLE dv (x INTEGER)");
+    const seen = new Set<number>();
+    const changed = () => {
+      const v = database.dataVersion()!;
+      const fresh = !seen.has(v);
+      seen.add(v);
+      return fresh;
+    };
+    changed();
+    expect(changed()).toBe(false); // nothing committed: same version
+    await database.writeRaw((w) => w.run("INSERT INTO dv VALUES (1)"));
+    expect(changed()).toBe(true);
+    await database.write(async (tx) => void (await tx.run(sql`INSERT INTO dv VALUES (2)`)));
+    expect(changed()).toBe(true);
+    const other = createClient({ url: `file:${path}` });
+    await other.execute("INSERT INTO dv VALUES (3)");
+    expect(changed()).toBe(true);
+    await other.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+    changed();
+    await other.execute("INSERT INTO dv VALUES (4)");
+    expect(changed()).toBe(true);
+    other.close();
+    for (let i = 0; i < 3; i++) {
+      const proc = Bun.spawn([process.execPath, "-e", `const D = require("libsql"); const d = new D(${JSON.stringify(path)}); d.exec("INSERT INTO dv VALUES (${10 + i})"); d.close();`], { cwd: ROOT });
+      expect(await proc.exited).toBe(0);
+      expect(changed()).toBe(true);
+    }
+    expect(changed()).toBe(false);
+    expect(Number((await database.client.execute("SELECT count(*) AS n FROM dv")).rows[0]!.n)).toBe(7);
     database.close();
   });
 });

@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { TraceJournal } from "../src/activity/journal";
+import { createLogger } from "../src/lib/log";
+import { orgWithProject, testEnv, type TestEnv } from "./helpers";
+
+let env: TestEnv;
+beforeAll(async () => {
+  env = await testEnv({ AUTO_APPROVE_ORGS: "true" });
+});
+afterAll(() => env.close());
+
+const event = (projectId: string, i: number) => ({
+  projectId,
+  kind: "catalog",
+  via: "api" as const,
+  authorType: "key" as const,
+  authorId: "key_x",
+  authorName: "bench",
+  client: "test",
+  talentsEntered: i % 2 ? [`t-${i}`] : [],
+  status: 200,
+  durationMs: i,
+  detail: i % 3 ? null : { i },
+  arrival: { at: 1_700_000_000_000 + i, seq: i },
+});
+
+describe("activity journal writes (spec 'Trace event', DESIGN §9)", () => {
+  test("a batch of any size is written whole and in call order (rows are written 50, 10 and 1 per statement); events of a project deleted before the flush are dropped", async () => {
+    const logs: string[] = [];
+    const journal = new TraceJournal(env.database, createLogger("debug", (l) => logs.push(l)));
+    const live = await orgWithProject(env);
+    const gone = await orgWithProject(env);
+    for (let i = 0; i < 123; i++) journal.record(event(live.project.id, i));
+    for (let i = 0; i < 7; i++) journal.record(event(gone.project.id, i));
+    expect((await gone.owner.del(`/web/projects/${gone.project.id}`)).status).toBe(200);
+    await journal.flush();
+    const rows = (await env.database.client.execute({ sql: "SELECT project_id, duration_ms, talents_entered, detail FROM trace_events WHERE author_id = 'key_x' ORDER BY id" })).rows;
+    expect(rows.length).toBe(123);
+    expect(rows.map((r) => Number(r.duration_ms))).toEqual(Array.from({ length: 123 }, (_, i) => i));
+    expect(rows.every((r) => r.project_id === live.project.id)).toBe(true);
+    expect(JSON.parse(String(rows[5]!.talents_entered))).toEqual(["t-5"]);
+    expect(JSON.parse(String(rows[6]!.detail))).toEqual({ i: 6 });
+    expect(logs.filter((l) => l.includes("could not be written"))).toEqual([]);
+  });
+});
