@@ -123,65 +123,66 @@ describe("foreign keys cascade from organization and project", () => {
   });
 });
 
-describe("raw write transactions (the hot-path writer)", () => {
-  test("all or nothing: a failing statement rolls back the ones before it", async () => {
+const userInsert = (id: string, email: string, now = Date.now()) => ({
+  sql: "INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES (?, ?, '', 'user', ?, ?)",
+  args: [id, email, now, now],
+});
+
+describe("write jobs (the hot-path writer, on the writer thread)", () => {
+  test("all or nothing: a failing statement rolls back the job's statements before it", async () => {
     const database = await openDatabase(`file:${join(dir, "raw1.db")}`);
     await migrate(database.client);
-    const now = Date.now();
-    await expect(
-      database.writeRaw(async (w) => {
-        await w.run("INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES (?, ?, '', 'user', ?, ?)", ["usr_r1", "r1@x.co", now, now]);
-        await w.run("INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES (?, ?, '', 'user', ?, ?)", ["usr_r2", "r1@x.co", now, now]);
-      }),
-    ).rejects.toThrow();
+    await expect(database.writeJob({ statements: [userInsert("usr_r1", "r1@x.co"), userInsert("usr_r2", "r1@x.co")] })).rejects.toThrow(/UNIQUE/);
     expect((await database.client.execute("SELECT count(*) AS n FROM users")).rows[0]!.n).toBe(0);
-    // and the connection is usable afterwards
-    await database.writeRaw((w) => w.run("INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES (?, ?, '', 'user', ?, ?)", ["usr_r3", "r3@x.co", now, now]));
+    // and the writer is usable afterwards
+    expect(await database.writeJob({ statements: [userInsert("usr_r3", "r3@x.co")] })).toBeUndefined();
     expect((await database.get<{ n: number }>("SELECT count(*) AS n FROM users"))!.n).toBe(1);
     database.close();
   });
-  test("foreign keys hold on the raw writer, and raw and drizzle writes interleave without loss", async () => {
+
+  test("foreign keys hold on the writer thread, and job and drizzle writes interleave without loss", async () => {
     const database = await openDatabase(`file:${join(dir, "raw2.db")}`);
     await migrate(database.client);
     const now = Date.now();
     await expect(
-      database.writeRaw((w) => w.run("INSERT INTO projects (id, organization_id, name, description, created_at, updated_at) VALUES ('prj_x', 'org_missing', 'p', '', ?, ?)", [now, now])),
+      database.writeJob({ statements: [{ sql: "INSERT INTO projects (id, organization_id, name, description, created_at, updated_at) VALUES ('prj_x', 'org_missing', 'p', '', ?, ?)", args: [now, now] }] }),
     ).rejects.toThrow(/FOREIGN KEY/);
     await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
         i % 2
-          ? database.writeRaw((w) => w.run("INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES (?, ?, '', 'user', ?, ?)", [`usr_${i}`, `u${i}@x.co`, now, now]))
+          ? database.writeJob({ statements: [userInsert(`usr_${i}`, `u${i}@x.co`)] })
           : database.write((tx) => tx.insert(s.users).values({ id: `usr_${i}`, email: `u${i}@x.co`, createdAt: now, updatedAt: now })),
       ),
     );
     expect((await database.get<{ n: number }>("SELECT count(*) AS n FROM users"))!.n).toBe(30);
     database.close();
   });
+
+  test("`unless` decides inside the transaction: a row found means nothing is written and the row is the result", async () => {
+    const database = await openDatabase(`file:${join(dir, "unless.db")}`);
+    await migrate(database.client);
+    const unless = { sql: "SELECT id, email FROM users WHERE email = ?", args: ["u@x.co"] };
+    expect(await database.writeJob({ unless, statements: [userInsert("usr_u1", "u@x.co")] })).toBeUndefined();
+    expect(await database.writeJob({ unless, statements: [userInsert("usr_u2", "u@x.co"), userInsert("usr_u3", "other@x.co")] })).toMatchObject({ id: "usr_u1", email: "u@x.co" });
+    expect((await database.all<{ id: string }>("SELECT id FROM users ORDER BY id")).map((r) => r.id)).toEqual(["usr_u1"]);
+    database.close();
+  });
 });
 
-describe("group commit of raw writes", () => {
+describe("group commit of write jobs", () => {
   test("jobs queued together share one transaction: a failing job rolls back alone, the others commit and see earlier jobs' rows", async () => {
     const database = await openDatabase(`file:${join(dir, "group.db")}`);
     await migrate(database.client);
-    const now = Date.now();
-    const insert = (id: string, email: string) => (w: import("../src/db/client").RawWriter) =>
-      w.run("INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES (?, ?, '', 'user', ?, ?)", [id, email, now, now]);
     const results = await Promise.allSettled([
-      database.writeRaw(insert("usr_g1", "g1@x.co")),
-      database.writeRaw(async (w) => {
-        await insert("usr_g2", "g2@x.co")(w);
-        await insert("usr_g3", "g1@x.co")(w); // duplicate e-mail: this whole job fails
-      }),
-      database.writeRaw(async (w) => {
-        const seen = await w.get<{ n: number }>("SELECT count(*) AS n FROM users WHERE id = 'usr_g1'");
-        await insert("usr_g4", "g4@x.co")(w);
-        return seen!.n;
-      }),
+      database.writeJob({ statements: [userInsert("usr_g1", "g1@x.co")] }),
+      database.writeJob({ statements: [userInsert("usr_g2", "g2@x.co"), userInsert("usr_g3", "g1@x.co")] }), // duplicate e-mail: this whole job fails
+      database.writeJob({ unless: { sql: "SELECT id FROM users WHERE id = 'usr_g1'" }, statements: [userInsert("usr_g5", "g5@x.co")] }), // sees job 1's row
+      database.writeJob({ statements: [userInsert("usr_g4", "g4@x.co")] }),
     ]);
-    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
-    expect((results[2] as PromiseFulfilledResult<number>).value).toBe(1); // saw job 1's row inside the shared transaction
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled", "fulfilled"]);
+    expect((results[2] as PromiseFulfilledResult<unknown>).value).toMatchObject({ id: "usr_g1" }); // inside the shared transaction
     const ids = (await database.all<{ id: string }>("SELECT id FROM users ORDER BY id")).map((r) => r.id);
-    expect(ids).toEqual(["usr_g1", "usr_g4"]); // job 2's first insert rolled back with it
+    expect(ids).toEqual(["usr_g1", "usr_g4"]); // job 2's first insert rolled back with it; job 3 wrote nothing
     database.close();
   });
 });
@@ -200,7 +201,7 @@ describe("dataVersion: the change counter hot-path caches are keyed by", () => {
     };
     changed();
     expect(changed()).toBe(false); // nothing committed: same version
-    await database.writeRaw((w) => w.run("INSERT INTO dv VALUES (1)"));
+    await database.writeJob({ statements: [{ sql: "INSERT INTO dv VALUES (1)" }] });
     expect(changed()).toBe(true);
     await database.write(async (tx) => void (await tx.run(sql`INSERT INTO dv VALUES (2)`)));
     expect(changed()).toBe(true);

@@ -5,8 +5,8 @@
  * every call that completed before it.
  */
 import { and, desc, eq, lt } from "drizzle-orm";
-import type { InValue } from "@libsql/client";
 import type { Database } from "../db/client";
+import type { Statement } from "../db/writeJob";
 import { traceEvents } from "../db/schema";
 import { orderedId } from "../lib/ids";
 import type { Logger } from "../lib/log";
@@ -40,7 +40,8 @@ function insertTraces(n: number): string {
   if (!text) {
     const row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
     text = `INSERT INTO trace_events (id, project_id, kind, via, author_type, author_id, author_name, client,
-  talents_entered, talents_left, resolution_id, status, duration_ms, detail, created_at) VALUES ${Array(n).fill(row).join(", ")}`;
+  talents_entered, talents_left, resolution_id, status, duration_ms, detail, created_at)
+  SELECT * FROM (VALUES ${Array(n).fill(row).join(", ")}) AS v WHERE EXISTS (SELECT 1 FROM projects p WHERE p.id = v.column2)`;
     insertSql.set(n, text);
   }
   return text;
@@ -94,26 +95,20 @@ export class TraceJournal {
     this.#flushing = this.#flushing.then(async () => {
       if (batch.length === 0) return;
       try {
-        await this.database.writeRaw(async (w) => {
-          // a project deleted between the call and the flush: its journal is gone with it
-          const live = new Map<string, boolean>();
-          const rows: InValue[][] = [];
-          for (const r of batch) {
-            if (!live.has(r.projectId)) live.set(r.projectId, (await w.get("SELECT 1 AS x FROM projects WHERE id = ?", [r.projectId])) !== undefined);
-            if (!live.get(r.projectId)) continue;
-            rows.push([
-              r.id, r.projectId, r.kind, r.via, r.authorType, r.authorId, r.authorName, r.client ?? null,
-              JSON.stringify(r.talentsEntered ?? []), JSON.stringify(r.talentsLeft ?? []), r.resolutionId ?? null,
-              r.status, r.durationMs, r.detail ? JSON.stringify(r.detail) : null, r.createdAt,
-            ]);
-          }
-          // several rows per statement: one native call per 50 events, not per event (about
-          // half the journal's cost per call under load; docs/performance.md)
-          let i = 0;
-          for (const size of INSERT_SIZES) {
-            for (; rows.length - i >= size; i += size) await w.run(insertTraces(size), rows.slice(i, i + size).flat());
-          }
-        });
+        // a project deleted between the call and the flush: its journal is gone with it (the
+        // insert keeps only rows whose project still exists, decided inside the transaction);
+        // several rows per statement: one statement per 50 events, not per event
+        const rows = batch.map((r) => [
+          r.id, r.projectId, r.kind, r.via, r.authorType, r.authorId, r.authorName, r.client ?? null,
+          JSON.stringify(r.talentsEntered ?? []), JSON.stringify(r.talentsLeft ?? []), r.resolutionId ?? null,
+          r.status, r.durationMs, r.detail ? JSON.stringify(r.detail) : null, r.createdAt,
+        ]);
+        const statements: Statement[] = [];
+        let i = 0;
+        for (const size of INSERT_SIZES) {
+          for (; rows.length - i >= size; i += size) statements.push({ sql: insertTraces(size), args: rows.slice(i, i + size).flat() });
+        }
+        await this.database.writeJob({ statements });
       } catch (e) {
         this.log.error("trace events could not be written", { count: batch.length, error: String(e) });
       }

@@ -77,12 +77,12 @@ export async function offloadTalents(database: Database, catalog: Catalog, folde
   const PER_TRANSACTION = 500;
   for (let i = 0; i < rows.length; i += PER_TRANSACTION) {
     const end = Math.min(i + PER_TRANSACTION, rows.length);
-    await database.writeRaw(async (w) => {
-      for (let j = i; j < end; j += PER_STATEMENT) {
-        const chunk = rows.slice(j, Math.min(j + PER_STATEMENT, end));
-        await w.run(`INSERT OR IGNORE INTO content_blobs (digest, content, size, created_at) VALUES ${chunk.map(() => "(?, ?, ?, ?)").join(", ")}`, chunk.flat());
-      }
-    });
+    const statements = [];
+    for (let j = i; j < end; j += PER_STATEMENT) {
+      const chunk = rows.slice(j, Math.min(j + PER_STATEMENT, end));
+      statements.push({ sql: `INSERT OR IGNORE INTO content_blobs (digest, content, size, created_at) VALUES ${chunk.map(() => "(?, ?, ?, ?)").join(", ")}`, args: chunk.flat() });
+    }
+    await database.writeJob({ statements });
     await new Promise((r) => setImmediate(r)); // requests go on between transactions
   }
   return catalog.offload(new Set(talents.map((t) => t.id)), blobLoader(allSync));

@@ -6,6 +6,7 @@ import { createClient, type Client, type InValue } from "@libsql/client";
 import LibsqlDatabase from "libsql";
 import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
 import { Mutex } from "../lib/mutex";
+import { fromWireError, type FromWriter, type ToWriter, type WriteJob } from "./writeJob";
 import * as schema from "./schema";
 
 export type DrizzleDb = LibSQLDatabase<typeof schema>;
@@ -38,21 +39,16 @@ export interface Database {
   /** Synchronous reads on the local read connection; null for a libSQL server (no sync client). */
   allSync: (<T>(sql: string, args?: InValue[]) => T[]) | null;
   /**
-   * A hot-path write transaction in raw SQL: serialized with every other write (same mutex),
-   * one IMMEDIATE transaction, all or nothing. On a local file it runs on a dedicated native
-   * connection with cached prepared statements (measured: prepare-task's write 944 → ~340 µs);
-   * on a libSQL server, in an interactive transaction.
+   * A hot-path write, as data (src/db/writeJob.ts): serialized with every other write (same
+   * mutex), all or nothing. On a local file, jobs queued in one event-loop turn share one
+   * transaction on the writer thread (src/db/writerThread.ts), so the COMMIT's fsync does not
+   * block the thread serving requests; on a libSQL server, one interactive transaction each.
+   * Resolves after the COMMIT with the row `unless` found (nothing written), or undefined.
    */
-  writeRaw<T>(fn: (w: RawWriter) => Promise<T>): Promise<T>;
+  writeJob<T = Record<string, unknown>>(job: WriteJob): Promise<T | undefined>;
   /** True when the database is a local file (pragmas and backups apply). */
   isLocal: boolean;
   close(): void;
-}
-
-/** The statements a raw write transaction can run. */
-export interface RawWriter {
-  run(sql: string, args?: InValue[]): Promise<void>;
-  get<T>(sql: string, args?: InValue[]): Promise<T | undefined>;
 }
 
 /** Opens the database at `url` and applies the connection pragmas. */
@@ -69,31 +65,29 @@ export async function openDatabase(url: string, authToken?: string): Promise<Dat
   const db = drizzle(client, { schema });
   const mutex = new Mutex();
   const reader = isLocal ? preparedReader(url) : null;
-  const writer = isLocal ? nativeWriter(url, mutex) : null;
+  const writer = isLocal ? writerThread(localPath(url), mutex) : null;
   return {
     db,
     client,
     isLocal,
     write: (fn) => mutex.run(() => db.transaction(fn, { behavior: "immediate" })),
-    writeRaw: (fn) =>
-      writer
-        ? writer.enqueue(fn)
+    writeJob: <T>(job: WriteJob) =>
+      (writer
+        ? writer.enqueue(job)
         : mutex.run(async () => {
-        const txn = await client.transaction("write");
-        try {
-          const result = await fn({
-            run: async (sql, args = []) => void (await txn.execute({ sql, args })),
-            get: async <T>(sql: string, args: InValue[] = []) => (await txn.execute({ sql, args })).rows[0] as T | undefined,
-          });
-          await txn.commit();
-          return result;
-        } catch (e) {
-          await txn.rollback().catch(() => {});
-          throw e;
-        } finally {
-          txn.close();
-        }
-      }),
+            const txn = await client.transaction("write");
+            try {
+              const found = job.unless ? (await txn.execute({ sql: job.unless.sql, args: job.unless.args ?? [] })).rows[0] : undefined;
+              if (!found) for (const st of job.statements) await txn.execute({ sql: st.sql, args: st.args ?? [] });
+              await txn.commit();
+              return found ? { ...found } : undefined;
+            } catch (e) {
+              await txn.rollback().catch(() => {});
+              throw e;
+            } finally {
+              txn.close();
+            }
+          })) as Promise<T | undefined>,
     get: async <T>(sql: string, args: InValue[] = []) => {
       if (reader) return reader.get(sql, args) as T | undefined;
       return (await client.execute({ sql, args })).rows[0] as T | undefined;
@@ -178,88 +172,102 @@ function walChangeCounter(shmPath: string): (() => number) | null {
 }
 
 /**
- * A native write connection with cached prepared statements and group commit (local files
- * only). Jobs queued during one event-loop turn run in ONE IMMEDIATE transaction under the
- * writer mutex, each inside its own SAVEPOINT (a failing job rolls back alone and is rejected),
- * and every job is answered only after the shared COMMIT: one fsync for the batch, each
- * acknowledgement still durable. Measured: the COMMIT's fsync was half of prepare-task's CPU
- * time under load (docs/performance.md).
+ * The writer thread's module: beside this file in the source tree; inside the compiled binary,
+ * where every module's URL is the binary's own, at the entrypoint build.ts embeds (db/writerThread).
  */
-function nativeWriter(url: string, mutex: Mutex) {
-  const path = decodeURIComponent(url.slice("file:".length).split("?")[0]!);
-  const conn = new LibsqlDatabase(path, { timeout: 5000 } as ConstructorParameters<typeof LibsqlDatabase>[1]);
-  conn.exec("PRAGMA synchronous = FULL");
-  conn.exec("PRAGMA foreign_keys = ON");
-  interface Stmt {
-    run(...params: unknown[]): unknown;
-    get(...params: unknown[]): unknown;
-  }
-  const cache = new Map<string, Stmt>();
-  const stmt = (sql: string): Stmt => {
-    let s = cache.get(sql);
-    if (!s) cache.set(sql, (s = conn.prepare(sql) as unknown as Stmt));
-    return s;
-  };
-  const w: RawWriter = {
-    run: async (sql, args = []) => void stmt(sql).run(...args),
-    get: async <T>(sql: string, args: InValue[] = []) => stmt(sql).get(...args) as T | undefined,
-  };
-  interface Job {
-    fn: (w: RawWriter) => Promise<unknown>;
+const WRITER_THREAD = import.meta.url.includes("/$bunfs/") ? "./db/writerThread.ts" : new URL("./writerThread.ts", import.meta.url).href;
+
+/** The file path of a `file:` URL. */
+function localPath(url: string): string {
+  return decodeURIComponent(url.slice("file:".length).split("?")[0]!);
+}
+
+/**
+ * Group commit through the writer thread (local files only). Jobs queued during one event-loop
+ * turn go to the thread as one batch, under the writer mutex: one transaction, one fsync, each
+ * job in its own savepoint (a failing job is rejected alone), every job answered after the
+ * shared COMMIT, so each acknowledgement is durable. The request thread stays free meanwhile.
+ * The thread is started on first use and again after it dies; it does not keep the process
+ * alive while idle.
+ */
+function writerThread(path: string, mutex: Mutex) {
+  interface Queued {
+    job: WriteJob;
     resolve: (v: unknown) => void;
     reject: (e: unknown) => void;
   }
-  let queue: Job[] = [];
+  /** Bun's Worker: a web Worker that can stop keeping the process alive. */
+  type BunWorker = Worker & { ref(): void; unref(): void };
+  let worker: BunWorker | null = null;
+  let inFlight: { id: number; settle: (reply: FromWriter | Error) => void } | null = null;
+  let nextId = 0;
+  let queue: Queued[] = [];
   let scheduled = false;
+
+  const start = (): BunWorker => {
+    const w = new Worker(WRITER_THREAD) as BunWorker;
+    const gone = (why: string) => {
+      if (worker === w) worker = null;
+      inFlight?.settle(new Error(`the writer thread stopped (${why}); the batch's outcome is unknown`));
+    };
+    w.addEventListener("message", (e: MessageEvent<FromWriter>) => {
+      if (inFlight && e.data.id === inFlight.id) inFlight.settle(e.data);
+    });
+    w.addEventListener("error", (e) => gone((e as ErrorEvent).message ?? "error"));
+    w.addEventListener("close", () => gone("closed"));
+    w.postMessage({ type: "open", path } satisfies ToWriter);
+    w.unref();
+    return w;
+  };
+
+  const send = (jobs: WriteJob[]): Promise<FromWriter | Error> =>
+    new Promise((resolve) => {
+      const w = (worker ??= start());
+      const id = ++nextId;
+      w.ref(); // a batch in flight keeps the process alive until it is answered
+      inFlight = {
+        id,
+        settle: (reply) => {
+          inFlight = null;
+          w.unref();
+          resolve(reply);
+        },
+      };
+      w.postMessage({ type: "batch", id, jobs } satisfies ToWriter);
+    });
+
   const drain = () =>
     mutex.run(async () => {
       scheduled = false;
-      const jobs = queue;
+      const batch = queue;
       queue = [];
-      if (jobs.length === 0) return;
-      const done: { job: Job; value: unknown }[] = [];
-      try {
-        conn.exec("BEGIN IMMEDIATE");
-      } catch (e) {
-        for (const job of jobs) job.reject(e);
-        return;
+      if (batch.length === 0) return;
+      const reply = await send(batch.map((q) => q.job));
+      if (reply instanceof Error) {
+        for (const q of batch) q.reject(reply);
+      } else if ("fatal" in reply) {
+        const error = fromWireError(reply.fatal);
+        for (const q of batch) q.reject(error);
+      } else {
+        reply.outcomes.forEach((o, i) => (o.ok ? batch[i]!.resolve(o.existing ?? undefined) : batch[i]!.reject(fromWireError(o.error))));
       }
-      for (const job of jobs) {
-        conn.exec("SAVEPOINT job");
-        try {
-          const value = await job.fn(w);
-          conn.exec("RELEASE job");
-          done.push({ job, value });
-        } catch (e) {
-          conn.exec("ROLLBACK TO job");
-          conn.exec("RELEASE job");
-          job.reject(e);
-        }
-      }
-      try {
-        conn.exec("COMMIT");
-      } catch (e) {
-        try {
-          conn.exec("ROLLBACK");
-        } catch {
-          /* the transaction is already gone */
-        }
-        for (const d of done) d.job.reject(e);
-        return;
-      }
-      for (const d of done) d.job.resolve(d.value);
     });
+
   return {
     /** Queues a job for the next group commit; resolves after its COMMIT. */
-    enqueue<T>(fn: (w: RawWriter) => Promise<T>): Promise<T> {
-      return new Promise<T>((resolve, reject) => {
-        queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+    enqueue<T>(job: WriteJob): Promise<T | undefined> {
+      return new Promise<T | undefined>((resolve, reject) => {
+        queue.push({ job, resolve: resolve as (v: unknown) => void, reject });
         if (!scheduled) {
           scheduled = true;
           setImmediate(() => void drain());
         }
       });
     },
-    close: () => conn.close(),
+    close(): void {
+      const w = worker;
+      worker = null;
+      w?.terminate();
+    },
   };
 }

@@ -1,11 +1,13 @@
 /** Projects of an organization: create, list, read, delete (the database cascades the rest). */
-import { and, desc, eq, gt, isNull } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, gt, isNull } from "drizzle-orm";
 import type { Database, Tx } from "../db/client";
 import { apiKeys, keyTombstones, oauthTokens, projects } from "../db/schema";
 import { notFound } from "../http/errors";
 import { newId } from "../lib/ids";
 
-export type Project = typeof projects.$inferSelect;
+/** A project as the API shows it (selection_rev is internal: the selection cache's counter). */
+export type Project = Omit<typeof projects.$inferSelect, "selectionRev">;
+const { selectionRev: _internal, ...projectColumns } = getTableColumns(projects);
 
 /** Creates a project in an organization. */
 export async function createProject(tx: Tx, input: { organizationId: string; name: string; description: string; createdBy: string }): Promise<Project> {
@@ -17,14 +19,14 @@ export async function createProject(tx: Tx, input: { organizationId: string; nam
 
 /** Projects of an organization, newest first. */
 export async function listProjects(database: Database, organizationId: string): Promise<Project[]> {
-  return database.db.select().from(projects).where(eq(projects.organizationId, organizationId)).orderBy(desc(projects.createdAt));
+  return database.db.select(projectColumns).from(projects).where(eq(projects.organizationId, organizationId)).orderBy(desc(projects.createdAt));
 }
 
 /** A project of the organization, or 404 (another organization's project is hidden the same way). */
 export async function getProject(database: Database | Tx, organizationId: string, projectId: string): Promise<Project> {
   const db = "db" in database ? database.db : database;
   const rows = await db
-    .select()
+    .select(projectColumns)
     .from(projects)
     .where(and(eq(projects.id, projectId), eq(projects.organizationId, organizationId)))
     .limit(1);

@@ -6,6 +6,7 @@
  */
 import type { Catalog } from "../catalog/catalog";
 import type { Database } from "../db/client";
+import type { Statement } from "../db/writeJob";
 import { AppError, validationFailed } from "../http/errors";
 import { newId } from "../lib/ids";
 import { unknownTalents } from "../projects/selection";
@@ -114,30 +115,31 @@ export async function prepareTask(
 
   const known = knownBlobs(deps.database);
   const written: string[] = [];
-  await deps.database.writeRaw(async (w) => {
-    await w.run(
-      "INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      [resolutionId, project.id, language, tokens, deps.catalog.digest, author.type, author.id, author.via, now],
-    );
-    const putOnce = async (content: () => string, digest: string) => {
-      if (known.has(digest)) return;
-      const text = content();
-      await w.run("INSERT OR IGNORE INTO content_blobs (digest, content, size, created_at) VALUES (?, ?, ?, ?)", [digest, text, Buffer.byteLength(text), now]);
-      written.push(digest);
-    };
-    for (const [position, d] of designated.entries()) {
-      await putOnce(() => compacts[position]!, d.talent.compactDigest);
-      const files: Record<string, string> = {};
-      for (const f of d.talent.files.values()) {
-        await putOnce(() => f.content, f.digest);
-        files[f.path] = f.digest;
-      }
-      await w.run(
-        "INSERT INTO resolution_items (resolution_id, position, talent_id, kind, version, digest, definition_digest, files, expertise_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [resolutionId, position, d.id, d.kind, d.version, d.talent.compactDigest, d.talent.digest, JSON.stringify(files), d.expertiseId],
-      );
+  const statements: Statement[] = [
+    {
+      sql: "INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      args: [resolutionId, project.id, language, tokens, deps.catalog.digest, author.type, author.id, author.via, now],
+    },
+  ];
+  const putOnce = (content: () => string, digest: string) => {
+    if (known.has(digest) || written.includes(digest)) return;
+    const text = content();
+    statements.push({ sql: "INSERT OR IGNORE INTO content_blobs (digest, content, size, created_at) VALUES (?, ?, ?, ?)", args: [digest, text, Buffer.byteLength(text), now] });
+    written.push(digest);
+  };
+  for (const [position, d] of designated.entries()) {
+    putOnce(() => compacts[position]!, d.talent.compactDigest);
+    const files: Record<string, string> = {};
+    for (const f of d.talent.files.values()) {
+      putOnce(() => f.content, f.digest);
+      files[f.path] = f.digest;
     }
-  });
+    statements.push({
+      sql: "INSERT INTO resolution_items (resolution_id, position, talent_id, kind, version, digest, definition_digest, files, expertise_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      args: [resolutionId, position, d.id, d.kind, d.version, d.talent.compactDigest, d.talent.digest, JSON.stringify(files), d.expertiseId],
+    });
+  }
+  await deps.database.writeJob({ statements });
   for (const d of written) known.add(d);
 
   return {

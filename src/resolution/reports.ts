@@ -76,18 +76,16 @@ function payloadDigest(resolutionId: string, results: ResultInput[]): string {
 export async function recordReport(database: Database, projectId: string, author: Author, body: Record<string, unknown>): Promise<{ status: number; body: Record<string, unknown> }> {
   const { submissionId, resolutionId, results } = readReport(body);
   const digest = payloadDigest(resolutionId, results);
-  const replay = async () => {
-    const prior = await database.get<{ digest: string; response: string }>(
-      "SELECT payload_digest AS digest, response FROM reports WHERE project_id = ? AND submission_id = ?",
-      [projectId, submissionId],
-    );
+  const findPrior = { sql: "SELECT payload_digest AS digest, response FROM reports WHERE project_id = ? AND submission_id = ?", args: [projectId, submissionId] };
+  /** The answer to a submissionId already recorded: a replay (same content) or 409 (other content). */
+  const answerPrior = (prior: { digest: string; response: string } | undefined) => {
     if (!prior) return null;
     if (prior.digest !== digest) {
       throw new AppError("submission_conflict", `submissionId "${submissionId}" was already used for a different report; use a new submissionId for a new report.`, { submissionId });
     }
     return { status: 200, body: { ...(JSON.parse(prior.response) as Record<string, unknown>), replayed: true } };
   };
-  const early = await replay();
+  const early = answerPrior(await database.get<{ digest: string; response: string }>(findPrior.sql, findPrior.args));
   if (early) return early;
 
   const res = await loadResolution(database, projectId, resolutionId);
@@ -122,28 +120,22 @@ export async function recordReport(database: Database, projectId: string, author
     failing: results.filter((r) => r.verdict === "fail").map((r) => r.id),
     replayed: false,
   };
-  return database.writeRaw(async (w) => {
-    // a concurrent identical submission may have landed while we validated: decide again inside the write
-    const prior = await w.get<{ digest: string; response: string }>(
-      "SELECT payload_digest AS digest, response FROM reports WHERE project_id = ? AND submission_id = ?",
-      [projectId, submissionId],
-    );
-    if (prior) {
-      if (prior.digest !== digest) throw new AppError("submission_conflict", `submissionId "${submissionId}" was already used for a different report.`, { submissionId });
-      return { status: 200, body: { ...(JSON.parse(prior.response) as Record<string, unknown>), replayed: true } };
-    }
-    await w.run(
-      "INSERT INTO reports (id, project_id, resolution_id, submission_id, payload_digest, response, author_type, author_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      [reportId, projectId, resolutionId, submissionId, digest, JSON.stringify(response), author.type, author.id, now],
-    );
-    for (const r of results) {
-      await w.run(
-        "INSERT INTO report_results (report_id, talent_id, kind, verdict, evidence, missing, note) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [reportId, r.id, kinds.get(r.id)!, r.verdict, JSON.stringify(r.evidence), JSON.stringify(r.missing), r.note],
-      );
-    }
-    return { status: 201, body: response };
+  // a concurrent submission with the same submissionId may have landed while we validated:
+  // the writer decides again inside the transaction (insert unless it is there)
+  const prior = await database.writeJob<{ digest: string; response: string }>({
+    unless: findPrior,
+    statements: [
+      {
+        sql: "INSERT INTO reports (id, project_id, resolution_id, submission_id, payload_digest, response, author_type, author_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        args: [reportId, projectId, resolutionId, submissionId, digest, JSON.stringify(response), author.type, author.id, now],
+      },
+      ...results.map((r) => ({
+        sql: "INSERT INTO report_results (report_id, talent_id, kind, verdict, evidence, missing, note) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        args: [reportId, r.id, kinds.get(r.id)!, r.verdict, JSON.stringify(r.evidence), JSON.stringify(r.missing), r.note],
+      })),
+    ],
   });
+  return answerPrior(prior) ?? { status: 201, body: response };
 }
 
 /** Reports recorded for a resolution, oldest first, with their verdicts (dashboard). */

@@ -11,6 +11,12 @@ export const projects = sqliteTable("projects", {
   createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
   createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),
+  /**
+   * Bumped by triggers on every change to the project's installed talents (migration
+   * 0002_selection_rev), whoever makes it: lets the selection be cached exactly
+   * (src/projects/selection.ts listInstalled).
+   */
+  selectionRev: integer("selection_rev").notNull().default(0),
 }, (t) => [index("projects_org_idx").on(t.organizationId)]);
 
 export const KEY_SCOPES = [

@@ -1,0 +1,45 @@
+/**
+ * Declarative write jobs: what the hot paths write (a resolution, trace events, a report, last
+ * use of a key), as data, so the writer thread can run them (src/db/writerThread.ts). A job is
+ * all or nothing; jobs queued together share one group-committed transaction.
+ */
+import type { InValue } from "@libsql/client";
+
+/** One SQL statement with its positional arguments. */
+export interface Statement {
+  sql: string;
+  args?: InValue[];
+}
+
+export interface WriteJob {
+  /**
+   * A query run first, inside the job's transaction: when it finds a row, nothing is written
+   * and the job's result is that row ("insert unless already there", decided atomically).
+   */
+  unless?: Statement;
+  /** Run in order when `unless` found nothing (or is absent). */
+  statements: Statement[];
+}
+
+/** A database error carried across the thread boundary (message and SQLite code). */
+export interface WireError {
+  message: string;
+  code?: string;
+}
+
+/** One job's outcome: the row `unless` found (nothing written), null when the statements ran, or its error. */
+export type JobOutcome = { ok: true; existing: Record<string, unknown> | null } | { ok: false; error: WireError };
+
+export type ToWriter = { type: "open"; path: string } | { type: "batch"; id: number; jobs: WriteJob[] };
+
+/** A batch's reply: one outcome per job, or `fatal` when the transaction itself failed (nothing committed). */
+export type FromWriter = { type: "batch"; id: number; outcomes: JobOutcome[] } | { type: "batch"; id: number; fatal: WireError };
+
+export function toWireError(e: unknown): WireError {
+  const err = e as { message?: unknown; code?: unknown };
+  return { message: String(err?.message ?? e), ...(typeof err?.code === "string" ? { code: err.code } : {}) };
+}
+
+export function fromWireError(e: WireError): Error {
+  return Object.assign(new Error(e.message), e.code ? { code: e.code } : {});
+}
