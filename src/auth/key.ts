@@ -104,18 +104,23 @@ export async function authenticateKey(
   // an OAuth access token (svc_at_…, issue 6) is evaluated by the token guard, same principal
   if (isAccessToken(bearerOf(request))) return authenticateToken(deps, request, scope);
   const token = bearerOf(request);
-  if (!deps.config.keysEnabled || !token || !hasValidChecksum(token, KEY_PREFIX)) throw invalidToken();
+  if (!deps.config.keysEnabled || !token) throw invalidToken();
   const hash = sha256Hex(token);
   const now = Date.now();
-  const key = await lookupKey(deps.database, hash);
-
-  if (!key) return projectGone(deps.database, hash, now);
+  let key = cachedKey(deps.database, hash);
+  if (!key) {
+    // the checksum turns malformed bearers away before any read (a cached hash is a real key's:
+    // its checksum holds, so a cache hit skips it)
+    if (!hasValidChecksum(token, KEY_PREFIX)) throw invalidToken();
+    key = await lookupKey(deps.database, hash);
+    if (!key) return projectGone(deps.database, hash, now);
+  }
   if (key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt <= now)) throw invalidToken();
   if (key.memberRole === null) throw new AppError("not_a_member");
   if (key.orgStatus !== "approved") throw new AppError("organization_not_approved");
-  const tools = JSON.parse(key.tools) as KeyScope[];
-  if (scope !== null && !tools.includes(scope)) throw insufficientScope(scope);
+  if (scope !== null && !key.scopes.includes(scope)) throw insufficientScope(scope);
   recordUse(deps, "api_keys", key.id, key.lastUsedAt, now);
+  if (key.lastUsedAt === null || now - key.lastUsedAt > LAST_USED_EVERY_MS) key.lastUsedAt = now; // recorded: don't queue it again per call
   return {
     kind: "key",
     id: key.id,
@@ -123,32 +128,45 @@ export async function authenticateKey(
     projectId: key.projectId,
     organizationId: key.organizationId,
     userId: key.createdBy,
-    scopes: tools,
+    scopes: key.scopes,
   };
 }
 
+/** A key row with its scopes parsed once. */
+type CachedKeyRow = KeyRow & { scopes: KeyScope[] };
+
 /** Key rows by hash, valid for one data version of the database (see Database.dataVersion). */
-const keyCaches = new WeakMap<Database, { version: number; rows: Map<string, KeyRow> }>();
+const keyCaches = new WeakMap<Database, { version: number; rows: Map<string, CachedKeyRow> }>();
 const KEY_CACHE_MAX = 10_000;
 
 /**
- * The key lookup, cached until the next commit anywhere (any write, by this process or another,
- * changes the data version and drops the cache), so revocation, removal and approval changes
- * are seen on the very next call. Expiry and scope are still checked per call.
+ * The key rows of the current data version: any commit anywhere (by this process or another)
+ * changes it and drops them, so revocation, removal and approval changes are seen on the very
+ * next call. Expiry and scope are still checked per call. Null for a libSQL server (no cache).
  */
-async function lookupKey(database: Database, hash: string): Promise<KeyRow | undefined> {
-  const version = database.dataVersion(); // read before the row: a row is never newer-labelled than it is
-  if (version === null) return database.get<KeyRow>(KEY_LOOKUP, [hash]);
+function currentKeyCache(database: Database): Map<string, CachedKeyRow> | null {
+  const version = database.dataVersion(); // read before any row: a row is never newer-labelled than it is
+  if (version === null) return null;
   let cache = keyCaches.get(database);
   if (!cache || cache.version !== version) keyCaches.set(database, (cache = { version, rows: new Map() }));
-  const hit = cache.rows.get(hash);
-  if (hit) return hit;
+  return cache.rows;
+}
+
+function cachedKey(database: Database, hash: string): CachedKeyRow | undefined {
+  return currentKeyCache(database)?.get(hash);
+}
+
+/** The key lookup (one indexed read), cached for the current data version. */
+async function lookupKey(database: Database, hash: string): Promise<CachedKeyRow | undefined> {
+  const rows = currentKeyCache(database);
   const row = await database.get<KeyRow>(KEY_LOOKUP, [hash]);
-  if (row) {
-    if (cache.rows.size >= KEY_CACHE_MAX) cache.rows.clear();
-    cache.rows.set(hash, row);
+  if (!row) return undefined;
+  const key: CachedKeyRow = { ...row, scopes: JSON.parse(row.tools) as KeyScope[] };
+  if (rows) {
+    if (rows.size >= KEY_CACHE_MAX) rows.clear();
+    rows.set(hash, key);
   }
-  return row;
+  return key;
 }
 
 /**

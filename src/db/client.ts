@@ -233,7 +233,7 @@ function writerThread(path: string, mutex: Mutex) {
           resolve(reply);
         },
       };
-      w.postMessage({ type: "batch", id, jobs } satisfies ToWriter);
+      w.postMessage(JSON.stringify({ type: "batch", id, jobs } satisfies ToWriter));
     });
 
   const drain = () =>

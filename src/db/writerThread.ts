@@ -80,8 +80,8 @@ export function runBatch(id: number, jobs: WriteJob[]): FromWriter {
   return { type: "batch", id, outcomes };
 }
 
-self.onmessage = (event: MessageEvent<ToWriter>) => {
-  const m = event.data;
+self.onmessage = (event: MessageEvent<ToWriter | string>) => {
+  const m = typeof event.data === "string" ? (JSON.parse(event.data) as ToWriter) : event.data;
   if (m.type === "open") open(m.path);
   else if (m.type === "batch") postMessage(runBatch(m.id, m.jobs));
 };
