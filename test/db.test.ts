@@ -169,6 +169,22 @@ describe("write jobs (the hot-path writer, on the writer thread)", () => {
   });
 });
 
+describe("bulk writes (start-up's blob offload, on the request thread)", () => {
+  test("one transaction: all statements or none; serialized with the other writes", async () => {
+    const database = await openDatabase(`file:${join(dir, "bulk.db")}`);
+    await migrate(database.client);
+    await expect(database.bulkWrite([userInsert("usr_b1", "b1@x.co"), userInsert("usr_b2", "b1@x.co")])).rejects.toThrow(/UNIQUE/);
+    expect((await database.get<{ n: number }>("SELECT count(*) AS n FROM users"))!.n).toBe(0);
+    await Promise.all([
+      database.bulkWrite([userInsert("usr_b3", "b3@x.co"), userInsert("usr_b4", "b4@x.co")]),
+      database.writeJob({ statements: [userInsert("usr_b5", "b5@x.co")] }),
+      database.write((tx) => tx.insert(s.users).values({ id: "usr_b6", email: "b6@x.co", createdAt: 1, updatedAt: 1 })),
+    ]);
+    expect((await database.all<{ id: string }>("SELECT id FROM users ORDER BY id")).map((r) => r.id)).toEqual(["usr_b3", "usr_b4", "usr_b5", "usr_b6"]);
+    database.close();
+  });
+});
+
 describe("group commit of write jobs", () => {
   test("jobs queued together share one transaction: a failing job rolls back alone, the others commit and see earlier jobs' rows", async () => {
     const database = await openDatabase(`file:${join(dir, "group.db")}`);

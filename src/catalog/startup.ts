@@ -82,7 +82,7 @@ export async function offloadTalents(database: Database, catalog: Catalog, folde
       const chunk = rows.slice(j, Math.min(j + PER_STATEMENT, end));
       statements.push({ sql: `INSERT OR IGNORE INTO content_blobs (digest, content, size, created_at) VALUES ${chunk.map(() => "(?, ?, ?, ?)").join(", ")}`, args: chunk.flat() });
     }
-    await database.writeJob({ statements });
+    await database.bulkWrite(statements);
     await new Promise((r) => setImmediate(r)); // requests go on between transactions
   }
   return catalog.offload(new Set(talents.map((t) => t.id)), blobLoader(allSync));

@@ -81,7 +81,10 @@ export function runBatch(id: number, jobs: WriteJob[]): FromWriter {
 }
 
 self.onmessage = (event: MessageEvent<ToWriter | string>) => {
-  const m = typeof event.data === "string" ? (JSON.parse(event.data) as ToWriter) : event.data;
+  const raw = event.data;
+  const m = typeof raw === "string" ? (JSON.parse(raw) as ToWriter) : raw;
   if (m.type === "open") open(m.path);
-  else if (m.type === "batch") postMessage(runBatch(m.id, m.jobs));
+  else if (m.type === "batch") {
+    postMessage(runBatch(m.id, m.jobs));
+  }
 };
