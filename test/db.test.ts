@@ -6,6 +6,7 @@ import { eq, sql } from "drizzle-orm";
 import { openDatabase } from "../src/db/client";
 import { migrate } from "../src/db/migrate";
 import { backupDatabase } from "../src/db/backup";
+import { BlobCache, getBlob, getBlobs, putBlob } from "../src/db/blobs";
 import { migrations } from "../migrations";
 import * as s from "../src/db/schema";
 import { ROOT, tempDir } from "./helpers";
@@ -236,6 +237,34 @@ describe("dataVersion: the change counter hot-path caches are keyed by", () => {
     }
     expect(changed()).toBe(false);
     expect(Number((await database.client.execute("SELECT count(*) AS n FROM dv")).rows[0]!.n)).toBe(7);
+    database.close();
+  });
+});
+
+describe("blob cache (content-addressed: a digest names its bytes forever)", () => {
+  test("stays within its character budget, drops the least recently read first, and skips blobs over an eighth of it", () => {
+    const cache = new BlobCache(80);
+    cache.set("a", "x".repeat(10));
+    cache.set("b", "y".repeat(10));
+    expect(cache.get("a")).toBe("x".repeat(10)); // a is now the most recent
+    for (let i = 0; i < 7; i++) cache.set(`c${i}`, "z".repeat(10)); // 90 chars: one must go
+    expect(cache.get("b")).toBeUndefined();
+    expect(cache.get("a")).toBe("x".repeat(10));
+    cache.set("big", "w".repeat(11));
+    expect(cache.get("big")).toBeUndefined();
+  });
+
+  test("reads through the cache return the stored bytes, the same before and after caching", async () => {
+    const database = await openDatabase(`file:${join(dir, "blobs.db")}`);
+    await migrate(database.client);
+    const contents = Array.from({ length: 60 }, (_, i) => `content ${i} ${"·".repeat(i)}`);
+    const digests = await database.write(async (tx) => Promise.all(contents.map((c) => putBlob(tx, c))));
+    const first = await getBlobs(database, [...digests, "sha256:missing"]);
+    const second = await getBlobs(database, digests);
+    expect(digests.map((d) => first.get(d))).toEqual(contents);
+    expect(digests.map((d) => second.get(d))).toEqual(contents);
+    expect(first.has("sha256:missing")).toBe(false);
+    expect(await getBlob(database, digests[7]!)).toBe(contents[7]);
     database.close();
   });
 });
