@@ -46,7 +46,7 @@ function insertTraces(n: number): string {
   }
   return text;
 }
-const MAX_BATCH = 500;
+const MAX_BATCH = 50;
 
 export class TraceJournal {
   #pending: (typeof traceEvents.$inferInsert)[] = [];
