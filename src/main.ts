@@ -91,6 +91,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
     }
     stopHousekeeping();
     await journal.flush();
+    await database.idle(); // e.g. a last-use update still queued
     database.close();
     log.info("stopped");
     process.exit(0);

@@ -186,6 +186,17 @@ describe("bulk writes (start-up's blob offload, on the request thread)", () => {
   });
 });
 
+describe("shutdown waits for queued writes", () => {
+  test("idle() resolves only once every job queued before it has committed", async () => {
+    const database = await openDatabase(`file:${join(dir, "idle.db")}`);
+    await migrate(database.client);
+    for (let i = 0; i < 20; i++) void database.writeJob({ statements: [userInsert(`usr_i${i}`, `i${i}@x.co`)] });
+    await database.idle();
+    expect((await database.get<{ n: number }>("SELECT count(*) AS n FROM users"))!.n).toBe(20);
+    database.close();
+  });
+});
+
 describe("group commit of write jobs", () => {
   test("jobs queued together share one transaction: a failing job rolls back alone, the others commit and see earlier jobs' rows", async () => {
     const database = await openDatabase(`file:${join(dir, "group.db")}`);

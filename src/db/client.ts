@@ -53,6 +53,8 @@ export interface Database {
    * client, left 16–20 MiB more RSS for good (docs/performance.md).
    */
   bulkWrite(statements: Statement[]): Promise<void>;
+  /** Resolves once every write queued so far has committed or failed (shutdown waits for it). */
+  idle(): Promise<void>;
   /** True when the database is a local file (pragmas and backups apply). */
   isLocal: boolean;
   close(): void;
@@ -96,6 +98,10 @@ export async function openDatabase(url: string, authToken?: string): Promise<Dat
               txn.close();
             }
           })) as Promise<T | undefined>,
+    idle: async () => {
+      await new Promise((r) => setImmediate(r)); // group commits are scheduled with setImmediate
+      await mutex.run(async () => {}); // the mutex is FIFO: every batch queued before this is done
+    },
     bulkWrite: (statements) => {
       if (!isLocal) return mutex.run(async () => void (await client.batch(statements.map((st) => ({ sql: st.sql, args: st.args ?? [] })), "write")));
       return mutex.run(async () => {
