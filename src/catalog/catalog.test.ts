@@ -175,3 +175,35 @@ describe("the trigram prefilter gives exactly the results of a full scan", () =>
     }
   });
 });
+
+describe("one-word search ranks exactly like the full scoring (fast paths: level by level, haystacks)", () => {
+  const many = Array.from({ length: 900 }, (_, i) =>
+    src(`t-${i}`, {
+      "TALENT.md": talentMd(`t-${i}`, {
+        title: `Topic ${i % 37} ${i % 5 === 0 ? "React" : "Go"} kw${i % 3}`,
+        summary: `About area${i % 23} and t-${(i * 7) % 900}; shared summary words.`,
+        triggers: `{ keywords: [kw${i % 11}, shared, area${i % 19}] }`,
+      }),
+    }),
+  );
+  const { catalog: big } = buildCatalog(many); // trigram prefilter, and haystacks for words held by many
+  const { catalog: small } = buildCatalog(many.slice(0, 300)); // scanned
+  const words = ["shared", "t-1", "t-12", "t-123", "t-899", "kw1", "kw7", "area1", "area2", "topic", "react", "go", "summary", "about", "do", "thing", "zz", "9", "rule", "-", "t", "a"];
+  const filters: [string, ((t: { id: string }) => boolean) | undefined][] = [
+    ["none", undefined],
+    ["even", (t) => Number(t.id.slice(2)) % 2 === 0],
+    ["first 250", (t) => Number(t.id.slice(2)) < 250],
+  ];
+  for (const [name, catalog] of [["900 talents", big], ["300 talents", small]] as const) {
+    test(`${name}: same hits, scores and order as searchTalents for every word, k and filter`, () => {
+      for (const w of words) {
+        for (const k of [1, 3, 10, 50]) {
+          for (const [, f] of filters) {
+            const expected = searchTalents(f ? catalog.list.filter(f) : catalog.list, w, k);
+            expect({ w, k, hits: catalog.search(w, k, f) }).toEqual({ w, k, hits: expected });
+          }
+        }
+      }
+    });
+  }
+});
