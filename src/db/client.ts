@@ -6,6 +6,7 @@ import { createClient, type Client, type InValue } from "@libsql/client";
 import LibsqlDatabase from "libsql";
 import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
 import { Mutex } from "../lib/mutex";
+import { statementCache } from "./statements";
 import { fromWireError, type FromWriter, type Statement, type ToWriter, type WriteJob } from "./writeJob";
 import * as schema from "./schema";
 
@@ -130,25 +131,20 @@ export async function openDatabase(url: string, authToken?: string): Promise<Dat
 
 /** A read-only native connection with a prepared-statement cache (local files only). */
 function preparedReader(url: string) {
-  const path = decodeURIComponent(url.slice("file:".length).split("?")[0]!);
+  const path = localPath(url);
   const conn = new LibsqlDatabase(path, { timeout: 5000 } as ConstructorParameters<typeof LibsqlDatabase>[1]);
-  interface Stmt {
-    get(...params: unknown[]): unknown;
-    all(...params: unknown[]): unknown[];
-  }
-  const cache = new Map<string, Stmt>();
-  const stmt = (sql: string): Stmt => {
-    let s = cache.get(sql);
-    if (!s) cache.set(sql, (s = conn.prepare(sql) as unknown as Stmt));
-    return s;
-  };
+  const stmt = statementCache(conn);
   const pragmaVersion = () => (stmt("PRAGMA data_version").get() as { data_version: number }).data_version;
   pragmaVersion(); // a first read transaction: the WAL index (`-shm`) exists from here on
+  const wal = walChangeCounter(`${path}-shm`);
   return {
     get: (sql: string, args: InValue[]) => stmt(sql).get(...args),
     all: (sql: string, args: InValue[]) => stmt(sql).all(...args),
-    dataVersion: walChangeCounter(`${path}-shm`) ?? pragmaVersion,
-    close: () => conn.close(),
+    dataVersion: wal ? wal.read : pragmaVersion,
+    close: () => {
+      wal?.release(); // never read the mapping once the connections are gone
+      conn.close();
+    },
   };
 }
 
@@ -163,8 +159,8 @@ function preparedReader(url: string) {
  * the pragma is used). The mapping stays valid: SQLite truncates `-shm` only when it opens a
  * database that no connection holds, and this process holds its connections until exit.
  */
-function walChangeCounter(shmPath: string): (() => number) | null {
-  let view: DataView;
+function walChangeCounter(shmPath: string): { read: () => number; release: () => void } | null {
+  let view: DataView | null;
   try {
     const map = Bun.mmap(shmPath, { shared: true });
     if (map.byteLength < 48) return null;
@@ -177,7 +173,8 @@ function walChangeCounter(shmPath: string): (() => number) | null {
   let sum1 = -1;
   let sum2 = -1;
   let version = 0;
-  return () => {
+  const read = () => {
+    if (!view) throw new Error("the database is closed");
     const c = view.getUint32(8, true);
     const f = view.getUint32(16, true);
     const s1 = view.getUint32(40, true);
@@ -191,6 +188,7 @@ function walChangeCounter(shmPath: string): (() => number) | null {
     }
     return version;
   };
+  return { read, release: () => (view = null) };
 }
 
 /**
@@ -204,17 +202,13 @@ function nativeConnection(path: string) {
   const conn = new LibsqlDatabase(path, { timeout: 5000 } as ConstructorParameters<typeof LibsqlDatabase>[1]);
   conn.exec("PRAGMA synchronous = FULL");
   conn.exec("PRAGMA foreign_keys = ON");
-  const cache = new Map<string, { run(...args: unknown[]): unknown }>();
+  const stmt = statementCache(conn);
   return {
     /** Runs the statements in one IMMEDIATE transaction: all or nothing. */
     transaction(statements: Statement[]): void {
       conn.exec("BEGIN IMMEDIATE");
       try {
-        for (const st of statements) {
-          let prepared = cache.get(st.sql);
-          if (!prepared) cache.set(st.sql, (prepared = conn.prepare(st.sql) as unknown as { run(...args: unknown[]): unknown }));
-          prepared.run(...(st.args ?? []));
-        }
+        for (const st of statements) stmt(st.sql).run(...(st.args ?? []));
         conn.exec("COMMIT");
       } catch (e) {
         try {

@@ -8,24 +8,16 @@
  * of the process is open at the same time. Built as a second entrypoint of dist/talentd.
  */
 import LibsqlDatabase from "libsql";
+import { statementCache } from "./statements";
 import { toWireError, type FromWriter, type JobOutcome, type Statement, type ToWriter, type WriteJob } from "./writeJob";
 
 declare const self: Worker;
 
-interface Prepared {
-  run(...args: unknown[]): unknown;
-  get(...args: unknown[]): unknown;
-}
-
 let conn: InstanceType<typeof LibsqlDatabase> | null = null;
+let prepared: ReturnType<typeof statementCache> = () => {
+  throw new Error("the writer connection is not open");
+};
 let openError: unknown = null;
-const cache = new Map<string, Prepared>();
-
-function prepared(sql: string): Prepared {
-  let s = cache.get(sql);
-  if (!s) cache.set(sql, (s = conn!.prepare(sql) as unknown as Prepared));
-  return s;
-}
 
 function open(path: string): void {
   try {
@@ -33,6 +25,7 @@ function open(path: string): void {
     conn.exec("PRAGMA busy_timeout = 5000");
     conn.exec("PRAGMA synchronous = FULL");
     conn.exec("PRAGMA foreign_keys = ON");
+    prepared = statementCache(conn);
   } catch (e) {
     conn = null;
     openError = e;
