@@ -194,6 +194,8 @@ describe("shutdown waits for queued writes", () => {
     await database.idle();
     expect((await database.get<{ n: number }>("SELECT count(*) AS n FROM users"))!.n).toBe(20);
     database.close();
+    // and a job after close is refused, not run on a new writer thread
+    await expect(database.writeJob({ statements: [userInsert("usr_late", "late@x.co")] })).rejects.toThrow(/closed/);
   });
 });
 

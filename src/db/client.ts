@@ -249,6 +249,7 @@ function writerThread(path: string, mutex: Mutex) {
   let nextId = 0;
   let queue: Queued[] = [];
   let scheduled = false;
+  let closed = false;
 
   const start = (): BunWorker => {
     const w = new Worker(WRITER_THREAD) as BunWorker;
@@ -302,6 +303,7 @@ function writerThread(path: string, mutex: Mutex) {
   return {
     /** Queues a job for the next group commit; resolves after its COMMIT. */
     enqueue<T>(job: WriteJob): Promise<T | undefined> {
+      if (closed) return Promise.reject(new Error("the database is closed"));
       return new Promise<T | undefined>((resolve, reject) => {
         queue.push({ job, resolve: resolve as (v: unknown) => void, reject });
         if (!scheduled) {
@@ -311,6 +313,7 @@ function writerThread(path: string, mutex: Mutex) {
       });
     },
     close(): void {
+      closed = true;
       const w = worker;
       worker = null;
       w?.terminate();
