@@ -1,3 +1,4 @@
+import { digestOf } from "../lib/crypto";
 import { describe, expect, test } from "bun:test";
 import { buildCatalog } from "./catalog";
 import type { BlobLoader } from "./lazy";
@@ -35,6 +36,8 @@ describe("lazy talents (a large TALENTS_DIR kept out of memory)", () => {
         expect(`${t.id}.${k}: ${JSON.stringify(l[k])}`).toBe(`${t.id}.${k}: ${JSON.stringify(t[k])}`);
       }
       expect([...l.files.values()]).toEqual([...t.files.values()]);
+      // the compact form kept by a cached rebuild is the served one, on every read
+      for (let i = 0; i < 2; i++) expect(digestOf(l.compact)).toBe(t.compactDigest);
     }
     expect(loads).toBeGreaterThan(0);
     // search and listing work without rebuilding (light fields only)

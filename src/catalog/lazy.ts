@@ -52,6 +52,11 @@ export function lazyTalent(full: Talent, load: BlobLoader, cache: TalentCache): 
     }
     const r = validateTalent({ folder, files, label: (p) => `${folder}/${p}` });
     if (!r.talent) throw new Error(`talent ${folder}: stored bytes no longer validate (${r.findings.length} findings)`);
+    // a talent in the LRU keeps its compact form once rendered (at most 256 of them): prepare-task
+    // reads it for every designated talent on every call
+    let compact: string | undefined;
+    const render = Object.getOwnPropertyDescriptor(r.talent, "compact")!.get!.bind(r.talent);
+    Object.defineProperty(r.talent, "compact", { get: () => (compact ??= render()), enumerable: true });
     cache.set(key, r.talent);
     return r.talent;
   };
