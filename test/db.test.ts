@@ -3,7 +3,7 @@ import { createClient } from "@libsql/client";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { eq, sql } from "drizzle-orm";
-import { openDatabase } from "../src/db/client";
+import { jobInTransaction, openDatabase } from "../src/db/client";
 import { migrate } from "../src/db/migrate";
 import { backupDatabase } from "../src/db/backup";
 import { BlobCache, getBlob, getBlobs, putBlob } from "../src/db/blobs";
@@ -196,6 +196,18 @@ describe("shutdown waits for queued writes", () => {
     database.close();
     // and a job after close is refused, not run on a new writer thread
     await expect(database.writeJob({ statements: [userInsert("usr_late", "late@x.co")] })).rejects.toThrow(/closed/);
+  });
+});
+
+describe("write jobs on a libSQL server (one interactive transaction each; run here on a local file)", () => {
+  test("statements all or nothing; `unless` finds a row → nothing written, the row returned", async () => {
+    const database = await openDatabase(`file:${join(dir, "remote-path.db")}`);
+    await migrate(database.client);
+    await expect(jobInTransaction(database.client, { statements: [userInsert("usr_j1", "j@x.co"), userInsert("usr_j2", "j@x.co")] })).rejects.toThrow(/UNIQUE/);
+    expect(await jobInTransaction(database.client, { unless: { sql: "SELECT id FROM users WHERE email = ?", args: ["j@x.co"] }, statements: [userInsert("usr_j3", "j@x.co")] })).toBeUndefined();
+    expect(await jobInTransaction(database.client, { unless: { sql: "SELECT id FROM users WHERE email = ?", args: ["j@x.co"] }, statements: [userInsert("usr_j4", "j@x.co")] })).toMatchObject({ id: "usr_j3" });
+    expect((await database.all<{ id: string }>("SELECT id FROM users ORDER BY id")).map((r) => r.id)).toEqual(["usr_j3"]);
+    database.close();
   });
 });
 

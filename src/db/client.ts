@@ -85,20 +85,7 @@ export async function openDatabase(url: string, authToken?: string): Promise<Dat
     writeJob: <T>(job: WriteJob) =>
       (writer
         ? writer.enqueue(job)
-        : mutex.run(async () => {
-            const txn = await client.transaction("write");
-            try {
-              const found = job.unless ? (await txn.execute({ sql: job.unless.sql, args: job.unless.args ?? [] })).rows[0] : undefined;
-              if (!found) for (const st of job.statements) await txn.execute({ sql: st.sql, args: st.args ?? [] });
-              await txn.commit();
-              return found ? { ...found } : undefined;
-            } catch (e) {
-              await txn.rollback().catch(() => {});
-              throw e;
-            } finally {
-              txn.close();
-            }
-          })) as Promise<T | undefined>,
+        : mutex.run(() => jobInTransaction(client, job))) as Promise<T | undefined>,
     idle: async () => {
       await new Promise((r) => setImmediate(r)); // group commits are scheduled with setImmediate
       await mutex.run(async () => {}); // the mutex is FIFO: every batch queued before this is done
@@ -196,6 +183,26 @@ function walChangeCounter(shmPath: string): { read: () => number; release: () =>
  * where every module's URL is the binary's own, at the entrypoint build.ts embeds (db/writerThread).
  */
 const WRITER_THREAD = import.meta.url.includes("/$bunfs/") ? "./db/writerThread.ts" : new URL("./writerThread.ts", import.meta.url).href;
+
+/**
+ * A write job as one interactive transaction of `client` (the path for a libSQL server, where
+ * there is no writer thread): `unless` first, then the statements; all or nothing. Exported
+ * for its test, which runs it on a local file (same client API).
+ */
+export async function jobInTransaction(client: Client, job: WriteJob): Promise<Record<string, unknown> | undefined> {
+  const txn = await client.transaction("write");
+  try {
+    const found = job.unless ? (await txn.execute({ sql: job.unless.sql, args: job.unless.args ?? [] })).rows[0] : undefined;
+    if (!found) for (const st of job.statements) await txn.execute({ sql: st.sql, args: st.args ?? [] });
+    await txn.commit();
+    return found ? { ...found } : undefined;
+  } catch (e) {
+    await txn.rollback().catch(() => {});
+    throw e;
+  } finally {
+    txn.close();
+  }
+}
 
 /** A native write connection on the request thread with cached statements (bulkWrite). */
 function nativeConnection(path: string) {
