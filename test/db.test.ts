@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { jobInTransaction, openDatabase } from "../src/db/client";
+import type { WriteJob } from "../src/db/writeJob";
 import { migrate } from "../src/db/migrate";
 import { backupDatabase } from "../src/db/backup";
 import { BlobCache, getBlob, getBlobs, putBlob } from "../src/db/blobs";
@@ -129,7 +130,7 @@ const userInsert = (id: string, email: string, now = Date.now()) => ({
   args: [id, email, now, now],
 });
 
-describe("write jobs (the hot-path writer, on the writer thread)", () => {
+describe("write jobs (the hot-path writer)", () => {
   test("all or nothing: a failing statement rolls back the job's statements before it", async () => {
     const database = await openDatabase(`file:${join(dir, "raw1.db")}`);
     await migrate(database.client);
@@ -159,15 +160,24 @@ describe("write jobs (the hot-path writer, on the writer thread)", () => {
     database.close();
   });
 
-  test("`unless` decides inside the transaction: a row found means nothing is written and the row is the result", async () => {
-    const database = await openDatabase(`file:${join(dir, "unless.db")}`);
-    await migrate(database.client);
-    const unless = { sql: "SELECT id, email FROM users WHERE email = ?", args: ["u@x.co"] };
-    expect(await database.writeJob({ unless, statements: [userInsert("usr_u1", "u@x.co")] })).toBeUndefined();
-    expect(await database.writeJob({ unless, statements: [userInsert("usr_u2", "u@x.co"), userInsert("usr_u3", "other@x.co")] })).toMatchObject({ id: "usr_u1", email: "u@x.co" });
-    expect((await database.all<{ id: string }>("SELECT id FROM users ORDER BY id")).map((r) => r.id)).toEqual(["usr_u1"]);
-    database.close();
-  });
+  // the same semantics on both paths: the writer thread (local file) and one interactive
+  // transaction per job (a libSQL server; run here on a local file, same client API)
+  const paths: [string, (database: Awaited<ReturnType<typeof openDatabase>>, job: WriteJob) => Promise<unknown>][] = [
+    ["writer thread", (database, job) => database.writeJob(job)],
+    ["libSQL server path", (database, job) => jobInTransaction(database.client, job)],
+  ];
+  for (const [name, run] of paths) {
+    test(`${name}: \`unless\` decides inside the transaction: a row found means nothing is written and the row is the result; a failing statement undoes the job`, async () => {
+      const database = await openDatabase(`file:${join(dir, `unless-${name.split(" ")[0]}.db`)}`);
+      await migrate(database.client);
+      const unless = { sql: "SELECT id, email FROM users WHERE email = ?", args: ["u@x.co"] };
+      await expect(run(database, { unless, statements: [userInsert("usr_u0", "u@x.co"), userInsert("usr_u0", "dup@x.co")] })).rejects.toThrow(/UNIQUE/);
+      expect(await run(database, { unless, statements: [userInsert("usr_u1", "u@x.co")] })).toBeUndefined();
+      expect(await run(database, { unless, statements: [userInsert("usr_u2", "u@x.co"), userInsert("usr_u3", "other@x.co")] })).toMatchObject({ id: "usr_u1", email: "u@x.co" });
+      expect((await database.all<{ id: string }>("SELECT id FROM users ORDER BY id")).map((r) => r.id)).toEqual(["usr_u1"]);
+      database.close();
+    });
+  }
 });
 
 describe("bulk writes (start-up's blob offload, on the request thread)", () => {
@@ -196,18 +206,6 @@ describe("shutdown waits for queued writes", () => {
     database.close();
     // and a job after close is refused, not run on a new writer thread
     await expect(database.writeJob({ statements: [userInsert("usr_late", "late@x.co")] })).rejects.toThrow(/closed/);
-  });
-});
-
-describe("write jobs on a libSQL server (one interactive transaction each; run here on a local file)", () => {
-  test("statements all or nothing; `unless` finds a row → nothing written, the row returned", async () => {
-    const database = await openDatabase(`file:${join(dir, "remote-path.db")}`);
-    await migrate(database.client);
-    await expect(jobInTransaction(database.client, { statements: [userInsert("usr_j1", "j@x.co"), userInsert("usr_j2", "j@x.co")] })).rejects.toThrow(/UNIQUE/);
-    expect(await jobInTransaction(database.client, { unless: { sql: "SELECT id FROM users WHERE email = ?", args: ["j@x.co"] }, statements: [userInsert("usr_j3", "j@x.co")] })).toBeUndefined();
-    expect(await jobInTransaction(database.client, { unless: { sql: "SELECT id FROM users WHERE email = ?", args: ["j@x.co"] }, statements: [userInsert("usr_j4", "j@x.co")] })).toMatchObject({ id: "usr_j3" });
-    expect((await database.all<{ id: string }>("SELECT id FROM users ORDER BY id")).map((r) => r.id)).toEqual(["usr_j3"]);
-    database.close();
   });
 });
 
