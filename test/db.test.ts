@@ -196,6 +196,20 @@ describe("bulk writes (start-up's blob offload, on the request thread)", () => {
   });
 });
 
+describe("durability of write jobs (DESIGN §9: synchronous FULL for business writes)", () => {
+  test("a batch commits with synchronous FULL when any of its jobs is durable (the default), NORMAL only when none is", async () => {
+    const database = await openDatabase(`file:${join(dir, "sync.db")}`);
+    await migrate(database.client);
+    const level = { unless: { sql: "PRAGMA synchronous" }, statements: [] };
+    expect(await database.writeJob({ ...level, durable: false })).toMatchObject({ synchronous: 1 }); // NORMAL: trace events, last use
+    expect(await database.writeJob(level)).toMatchObject({ synchronous: 2 }); // FULL
+    const mixed = await Promise.all([database.writeJob({ ...level, durable: false }), database.writeJob(level)]); // one batch
+    expect(mixed).toEqual([expect.objectContaining({ synchronous: 2 }), expect.objectContaining({ synchronous: 2 })]);
+    expect(await database.writeJob({ ...level, durable: false })).toMatchObject({ synchronous: 1 });
+    database.close();
+  });
+});
+
 describe("shutdown waits for queued writes", () => {
   test("idle() resolves only once every job queued before it has committed", async () => {
     const database = await openDatabase(`file:${join(dir, "idle.db")}`);

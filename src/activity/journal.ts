@@ -108,7 +108,7 @@ export class TraceJournal {
         for (const size of INSERT_SIZES) {
           for (; rows.length - i >= size; i += size) statements.push({ sql: insertTraces(size), args: rows.slice(i, i + size).flat() });
         }
-        await this.database.writeJob({ statements });
+        await this.database.writeJob({ statements, durable: false }); // DESIGN §9: batched, not a business write
       } catch (e) {
         this.log.error("trace events could not be written", { count: batch.length, error: String(e) });
       }

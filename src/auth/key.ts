@@ -66,7 +66,7 @@ export function recordUse(
 ): void {
   if (lastUsedAt !== null && now - lastUsedAt <= LAST_USED_EVERY_MS) return;
   deps.database
-    .writeJob({ statements: [{ sql: `UPDATE ${table} SET last_used_at = ? WHERE id = ?`, args: [now, id] }] })
+    .writeJob({ statements: [{ sql: `UPDATE ${table} SET last_used_at = ? WHERE id = ?`, args: [now, id] }], durable: false })
     .catch((e) => deps.log.warn("could not record use", { table, id, error: String(e) }));
 }
 

@@ -20,6 +20,13 @@ export interface WriteJob {
   unless?: Statement;
   /** Run in order when `unless` found nothing (or is absent). */
   statements: Statement[];
+  /**
+   * false for writes that need not survive a power cut (trace events, last use of a key: DESIGN
+   * §9 asks synchronous FULL for business writes only). A batch of only such jobs commits with
+   * synchronous NORMAL (no fsync; still atomic, and durable once a later FULL commit syncs the
+   * WAL). Default true.
+   */
+  durable?: boolean;
 }
 
 /** A database error carried across the thread boundary (message and SQLite code). */

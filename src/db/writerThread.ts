@@ -32,6 +32,14 @@ function open(path: string): void {
   }
 }
 
+let synchronous: "FULL" | "NORMAL" = "FULL";
+/** FULL (an fsync per commit) unless every job of the batch is not durable; set between transactions. */
+function setSynchronous(level: "FULL" | "NORMAL"): void {
+  if (level === synchronous) return;
+  conn!.exec(`PRAGMA synchronous = ${level}`);
+  synchronous = level;
+}
+
 function runJob(job: WriteJob): JobOutcome {
   const { unless, statements } = job;
   const existing = unless ? ((prepared(unless.sql).get(...(unless.args ?? [])) as Record<string, unknown> | undefined) ?? null) : null;
@@ -43,6 +51,7 @@ function runJob(job: WriteJob): JobOutcome {
 export function runBatch(id: number, jobs: WriteJob[]): FromWriter {
   if (!conn) return { type: "batch", id, fatal: toWireError(openError ?? new Error("the writer connection is not open")) };
   try {
+    setSynchronous(jobs.some((j) => j.durable !== false) ? "FULL" : "NORMAL");
     conn.exec("BEGIN IMMEDIATE");
   } catch (e) {
     return { type: "batch", id, fatal: toWireError(e) };
