@@ -4,6 +4,7 @@
  * handler turns into one backend request through `call` and hands the answer back as is.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import {
   ErrorCode,
   ListResourcesRequestSchema,
@@ -74,9 +75,16 @@ function asResources(body: unknown): { uri: string; name: string; title?: string
 /** Input schemas built once per process, not per request (a server is built per request). */
 const INPUT_SCHEMAS = new Map(TOOLS.map((t) => [t.name, z.object(t.inputSchema)]));
 
+/**
+ * One JSON Schema validator for every per-request server: the SDK builds a new Ajv instance
+ * in each server's constructor otherwise, which was about a third of the adapter's CPU time
+ * under load (docs/performance.md). It only caches compiled schemas, so sharing it is safe.
+ */
+const JSON_SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
+
 /** Builds the server of one request; `projectId` is the bearer's project (for the install route). */
 export function createMcpServer(call: CallBackend, projectId: string): McpServer {
-  const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS, capabilities: { resources: {} } });
+  const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS, capabilities: { resources: {} }, jsonSchemaValidator: JSON_SCHEMA_VALIDATOR });
   for (const tool of TOOLS) {
     server.registerTool(
       tool.name,
