@@ -154,6 +154,20 @@ describe("the key guard, evaluated on every call (spec Authentication 5)", () =>
     expect((await withKey(env, k.value, "/api/catalog")).status).toBe(200);
   });
 
+  test("a key acts with its creator's current role: doctor shows broken catalog entries to owners' and admins' keys only, and a role change applies on the next call", async () => {
+    const { owner, project } = await orgWithProject(env);
+    const m = await signedUp(env);
+    const inv = (await owner.post("/web/orgs/current/invitations", { email: m.email })).body;
+    await m.post(`/web/invitations/${inv.id}/accept`);
+    const k = await createKey(m, project.id, ["doctor"]);
+    const doctor = async () => (await (await withKey(env, k.value, "/api/doctor")).json()) as Record<string, unknown>;
+    for (let i = 0; i < 2; i++) expect("brokenCatalogEntries" in (await doctor())).toBe(false); // a plain member (twice: cached)
+    expect((await owner.patch(`/web/orgs/current/members/${m.userId}`, { role: "admin" })).status).toBe(200);
+    expect("brokenCatalogEntries" in (await doctor())).toBe(true);
+    expect((await owner.patch(`/web/orgs/current/members/${m.userId}`, { role: "member" })).status).toBe(200);
+    expect("brokenCatalogEntries" in (await doctor())).toBe(false);
+  });
+
   test("the organization no longer approved → 403 organization_not_approved", async () => {
     const { owner, org, project } = await orgWithProject(env);
     const k = await createKey(owner, project.id, ["catalog"]);

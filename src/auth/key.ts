@@ -8,7 +8,7 @@
 import { eq, sql } from "drizzle-orm";
 import type { Config } from "../config";
 import type { Database } from "../db/client";
-import { keyTombstones, type KeyScope } from "../db/schema";
+import { keyTombstones, type KeyScope, type MemberRole } from "../db/schema";
 import { AppError } from "../http/errors";
 import { hasValidChecksum, sha256Hex } from "../lib/crypto";
 import type { Logger } from "../lib/log";
@@ -26,6 +26,8 @@ export interface KeyPrincipal {
   organizationId: string;
   /** The key's creator (or the token's user): must still be a member. */
   userId: string;
+  /** That member's role in the organization, as read by this call's guard. */
+  role: MemberRole;
   scopes: KeyScope[];
 }
 
@@ -128,6 +130,7 @@ export async function authenticateKey(
     projectId: key.projectId,
     organizationId: key.organizationId,
     userId: key.createdBy,
+    role: key.memberRole as MemberRole,
     scopes: key.scopes,
   };
 }

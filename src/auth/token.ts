@@ -13,7 +13,7 @@
  */
 import type { Config } from "../config";
 import type { Database } from "../db/client";
-import type { KeyScope } from "../db/schema";
+import type { KeyScope, MemberRole } from "../db/schema";
 import { AppError } from "../http/errors";
 import { hasValidChecksum, sha256Hex } from "../lib/crypto";
 import type { Logger } from "../lib/log";
@@ -74,7 +74,7 @@ export async function authenticateToken(deps: Deps, request: Request, scope: Key
   const scopes = JSON.parse(t.scopes) as KeyScope[];
   if (scope !== null && !scopes.includes(scope)) throw insufficientScope(scope);
   recordUse(deps, "oauth_tokens", t.id, t.lastUsedAt, now);
-  return { kind: "token", id: t.id, name: t.clientName, projectId: t.projectId, organizationId: t.organizationId, userId: t.userId, scopes };
+  return { kind: "token", id: t.id, name: t.clientName, projectId: t.projectId, organizationId: t.organizationId, userId: t.userId, role: t.memberRole as MemberRole, scopes };
 }
 
 /**

@@ -50,10 +50,8 @@ const ids = (v: unknown, path: string): string[] => {
 
 export function resolutionRoutes(deps: AppDeps & { journal: TraceJournal }, guards: Guards) {
   const src = () => ({ database: deps.database, catalog: deps.state.catalog! });
-  const isOrgAdmin = async (p: KeyPrincipal) => {
-    const row = await deps.database.get<{ role: string }>("SELECT role FROM members WHERE organization_id = ? AND user_id = ?", [p.organizationId, p.userId]);
-    return row?.role === "owner" || row?.role === "admin";
-  };
+  // the role the guard read on this very call (keys and tokens act for their member)
+  const isOrgAdmin = (p: KeyPrincipal) => p.role === "owner" || p.role === "admin";
   return new Elysia()
     .use(guards)
     .onAfterResponse(keyApiTracer(deps.journal, KEY_API_TRACE_KINDS))
@@ -138,7 +136,7 @@ export function resolutionRoutes(deps: AppDeps & { journal: TraceJournal }, guar
       return { files: await readFiles(src(), project(principal), { uris, resolutionId, section: b.section as string | undefined }) };
     }, { key: "deepen" })
     // ---- doctor, discovery
-    .get("/api/doctor", async ({ principal }) => doctor(src(), project(principal), { admin: await isOrgAdmin(principal) }), { key: "doctor" })
+    .get("/api/doctor", async ({ principal }) => doctor(src(), project(principal), { admin: isOrgAdmin(principal) }), { key: "doctor" })
     .get("/api/discovery/playbook", async ({ principal }) => {
       const rows = await listInstalled(deps.database, principal.projectId);
       return discoveryPlaybook(deps.state.catalog!, { installed: rows.length, active: rows.filter((r) => r.enabled).length });
