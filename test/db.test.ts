@@ -210,6 +210,25 @@ describe("durability of write jobs (DESIGN §9: synchronous FULL for business wr
   });
 });
 
+describe("a writer thread that fails", () => {
+  test("the batch in flight is rejected with a clear error (nothing hangs), and every later job gets a new thread", async () => {
+    const database = await openDatabase(`file:${join(dir, "crash.db")}`, undefined, { writerModule: join(ROOT, "test", "fixtures", "crashing-writer.ts") });
+    await migrate(database.client);
+    for (let i = 0; i < 2; i++) {
+      await expect(database.writeJob({ statements: [userInsert(`usr_c${i}`, `c${i}@x.co`)] })).rejects.toThrow(/writer thread stopped/);
+    }
+    expect((await database.get<{ n: number }>("SELECT count(*) AS n FROM users"))!.n).toBe(0);
+    database.close();
+  });
+
+  test("a writer thread that cannot start: jobs are rejected, not left waiting", async () => {
+    const database = await openDatabase(`file:${join(dir, "nowriter.db")}`, undefined, { writerModule: join(ROOT, "test", "fixtures", "no-such-writer.ts") });
+    await migrate(database.client);
+    await expect(database.writeJob({ statements: [userInsert("usr_n", "n@x.co")] })).rejects.toThrow(/writer thread stopped/);
+    database.close();
+  });
+});
+
 describe("shutdown waits for queued writes", () => {
   test("idle() resolves only once every job queued before it has committed", async () => {
     const database = await openDatabase(`file:${join(dir, "idle.db")}`);

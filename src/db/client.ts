@@ -62,7 +62,12 @@ export interface Database {
 }
 
 /** Opens the database at `url` and applies the connection pragmas. */
-export async function openDatabase(url: string, authToken?: string): Promise<Database> {
+export async function openDatabase(
+  url: string,
+  authToken?: string,
+  /** The writer thread's module (tests point it at one that fails); default src/db/writerThread.ts. */
+  opts: { writerModule?: string } = {},
+): Promise<Database> {
   const isLocal = url.startsWith("file:");
   // `timeout` becomes busy_timeout on every pooled connection (checked in test/db.test.ts).
   const client = createClient({ url, authToken, timeout: 5000 } as Parameters<typeof createClient>[0]);
@@ -75,7 +80,7 @@ export async function openDatabase(url: string, authToken?: string): Promise<Dat
   const db = drizzle(client, { schema });
   const mutex = new Mutex();
   const reader = isLocal ? preparedReader(url) : null;
-  const writer = isLocal ? writerThread(localPath(url), mutex) : null;
+  const writer = isLocal ? writerThread(localPath(url), mutex, opts.writerModule ?? WRITER_THREAD) : null;
   let bulk: ReturnType<typeof nativeConnection> | null = null;
   return {
     db,
@@ -243,7 +248,7 @@ function localPath(url: string): string {
  * The thread is started on first use and again after it dies; it does not keep the process
  * alive while idle.
  */
-function writerThread(path: string, mutex: Mutex) {
+function writerThread(path: string, mutex: Mutex, module: string) {
   interface Queued {
     job: WriteJob;
     resolve: (v: unknown) => void;
@@ -259,9 +264,10 @@ function writerThread(path: string, mutex: Mutex) {
   let closed = false;
 
   const start = (): BunWorker => {
-    const w = new Worker(WRITER_THREAD) as BunWorker;
+    const w = new Worker(module) as BunWorker;
     const gone = (why: string) => {
       if (worker === w) worker = null;
+      w.terminate(); // an uncaught error may leave it running: it is replaced on the next job
       inFlight?.settle(new Error(`the writer thread stopped (${why}); the batch's outcome is unknown`));
     };
     w.addEventListener("message", (e: MessageEvent<FromWriter>) => {
