@@ -188,6 +188,15 @@ export async function orgWithProject(env: TestEnv, name = `Org ${++userSeq}`) {
   return { owner, org, project };
 }
 
+/** Invites a user (a new one unless given) into the owner's active organization and accepts; returns the member's client. */
+export async function joinedMember(env: TestEnv, owner: WebClient, member?: WebClient & { email: string; userId: string }) {
+  const m = member ?? (await signedUp(env));
+  const inv = (await owner.post("/web/orgs/current/invitations", { email: m.email })).body;
+  const accepted = await m.post(`/web/invitations/${inv.id}/accept`);
+  if (accepted.status >= 300) throw new Error(`accepting the invitation failed: ${JSON.stringify(accepted.body)}`);
+  return m;
+}
+
 /** Creates a key on a project through the web route; returns value and record. */
 export async function createKey(client: WebClient, projectId: string, tools: string[], extra: Record<string, unknown> = {}) {
   const r = await client.post(`/web/projects/${projectId}/keys`, { name: `key ${tools.join("+")}`, tools, ...extra });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { hasValidChecksum } from "../src/lib/crypto";
-import { createKey, makePlatformAdmin, orgWithProject, signedUp, testEnv, withKey, type TestEnv } from "./helpers";
+import { createKey, joinedMember, makePlatformAdmin, orgWithProject, signedUp, testEnv, withKey, type TestEnv } from "./helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -62,9 +62,7 @@ describe("project API keys (DESIGN §5, spec API key table)", () => {
   test("any member of the project's organization lists and revokes all its keys", async () => {
     const { owner, project } = await orgWithProject(env);
     const k = await createKey(owner, project.id, ["catalog"]);
-    const m = await signedUp(env);
-    const inv = (await owner.post("/web/orgs/current/invitations", { email: m.email })).body;
-    await m.post(`/web/invitations/${inv.id}/accept`);
+    const m = await joinedMember(env, owner);
     expect((await m.get(`/web/projects/${project.id}/keys`)).body.keys.map((x: { id: string }) => x.id)).toEqual([k.key.id]);
     const rev = await m.del(`/web/projects/${project.id}/keys/${k.key.id}`);
     expect(rev.status).toBe(200);
@@ -140,25 +138,20 @@ describe("the key guard, evaluated on every call (spec Authentication 5)", () =>
 
   test("the creator leaving the organization → 403 not_a_member on the next call; rejoining restores the key", async () => {
     const { owner, project } = await orgWithProject(env);
-    const m = await signedUp(env);
-    const inv = (await owner.post("/web/orgs/current/invitations", { email: m.email })).body;
-    await m.post(`/web/invitations/${inv.id}/accept`);
+    const m = await joinedMember(env, owner);
     const k = await createKey(m, project.id, ["catalog"]);
     expect((await withKey(env, k.value, "/api/catalog")).status).toBe(200);
     await owner.del(`/web/orgs/current/members/${m.userId}`);
     const r = await withKey(env, k.value, "/api/catalog");
     expect(r.status).toBe(403);
     expect((await r.json()).error).toBe("not_a_member");
-    const again = (await owner.post("/web/orgs/current/invitations", { email: m.email })).body;
-    await m.post(`/web/invitations/${again.id}/accept`);
+    await joinedMember(env, owner, m); // rejoin
     expect((await withKey(env, k.value, "/api/catalog")).status).toBe(200);
   });
 
   test("a key acts with its creator's current role: doctor shows broken catalog entries to owners' and admins' keys only, and a role change applies on the next call", async () => {
     const { owner, project } = await orgWithProject(env);
-    const m = await signedUp(env);
-    const inv = (await owner.post("/web/orgs/current/invitations", { email: m.email })).body;
-    await m.post(`/web/invitations/${inv.id}/accept`);
+    const m = await joinedMember(env, owner);
     const k = await createKey(m, project.id, ["doctor"]);
     const doctor = async () => (await (await withKey(env, k.value, "/api/doctor")).json()) as Record<string, unknown>;
     for (let i = 0; i < 2; i++) expect("brokenCatalogEntries" in (await doctor())).toBe(false); // a plain member (twice: cached)
