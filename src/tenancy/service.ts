@@ -56,23 +56,22 @@ export async function createOrganization(
   return { id, slug: input.slug, name: input.name, status, role: "owner" };
 }
 
-/** The organizations a user belongs to, with their role. */
-export async function listMemberships(database: Database, userId: string): Promise<OrgMembership[]> {
-  return database.db
+/** A user's memberships with their organizations (the shape of OrgMembership). */
+function memberships(db: Database["db"] | Tx) {
+  return db
     .select({ id: organizations.id, slug: organizations.slug, name: organizations.name, status: organizations.status, role: members.role })
     .from(members)
-    .innerJoin(organizations, eq(organizations.id, members.organizationId))
-    .where(eq(members.userId, userId))
-    .orderBy(desc(members.createdAt));
+    .innerJoin(organizations, eq(organizations.id, members.organizationId));
+}
+
+/** The organizations a user belongs to, with their role. */
+export async function listMemberships(database: Database, userId: string): Promise<OrgMembership[]> {
+  return memberships(database.db).where(eq(members.userId, userId)).orderBy(desc(members.createdAt));
 }
 
 /** The user's membership in one organization, or undefined. */
 export async function findMembership(database: Database | Tx, userId: string, organizationId: string): Promise<OrgMembership | undefined> {
-  const db = "db" in database ? database.db : database;
-  const rows = await db
-    .select({ id: organizations.id, slug: organizations.slug, name: organizations.name, status: organizations.status, role: members.role })
-    .from(members)
-    .innerJoin(organizations, eq(organizations.id, members.organizationId))
+  const rows = await memberships("db" in database ? database.db : database)
     .where(and(eq(members.userId, userId), eq(members.organizationId, organizationId)))
     .limit(1);
   return rows[0];
