@@ -15,6 +15,13 @@ import { ROOT, tempDir } from "./helpers";
 const { dir, cleanup } = tempDir();
 afterAll(cleanup);
 
+/** A new database file in this file's temp folder, migrated. */
+async function migrated(name: string, authToken?: string, opts?: Parameters<typeof openDatabase>[2]) {
+  const database = await openDatabase(`file:${join(dir, name)}`, authToken, opts);
+  await migrate(database.client);
+  return database;
+}
+
 describe("migrations", () => {
   test("migrations/index.ts lists exactly the journal's migrations (run `bun run db:generate` after a schema change)", () => {
     const journal = JSON.parse(readFileSync(join(ROOT, "migrations", "meta", "_journal.json"), "utf8"));
@@ -73,8 +80,7 @@ describe("connection pragmas (DESIGN §9) hold on every pooled connection", () =
 
 describe("foreign keys cascade from organization and project", () => {
   test("deleting an organization removes its projects, keys, selection, resolutions and traces", async () => {
-    const database = await openDatabase(`file:${join(dir, "c.db")}`);
-    await migrate(database.client);
+    const database = await migrated("c.db");
     const now = Date.now();
     await database.write(async (tx) => {
       await tx.insert(s.users).values({ id: "usr_1", email: "a@b.co", createdAt: now, updatedAt: now });
@@ -94,8 +100,7 @@ describe("foreign keys cascade from organization and project", () => {
   });
 
   test("a failing write transaction commits nothing", async () => {
-    const database = await openDatabase(`file:${join(dir, "t.db")}`);
-    await migrate(database.client);
+    const database = await migrated("t.db");
     const now = Date.now();
     await expect(
       database.write(async (tx) => {
@@ -108,8 +113,7 @@ describe("foreign keys cascade from organization and project", () => {
   });
 
   test("concurrent write transactions are serialized, none lost", async () => {
-    const database = await openDatabase(`file:${join(dir, "w.db")}`);
-    await migrate(database.client);
+    const database = await migrated("w.db");
     const now = Date.now();
     await Promise.all(
       Array.from({ length: 25 }, (_, i) =>
@@ -132,8 +136,7 @@ const userInsert = (id: string, email: string, now = Date.now()) => ({
 
 describe("write jobs (the hot-path writer)", () => {
   test("all or nothing: a failing statement rolls back the job's statements before it", async () => {
-    const database = await openDatabase(`file:${join(dir, "raw1.db")}`);
-    await migrate(database.client);
+    const database = await migrated("raw1.db");
     await expect(database.writeJob({ statements: [userInsert("usr_r1", "r1@x.co"), userInsert("usr_r2", "r1@x.co")] })).rejects.toThrow(/UNIQUE/);
     expect((await database.client.execute("SELECT count(*) AS n FROM users")).rows[0]!.n).toBe(0);
     // and the writer is usable afterwards
@@ -143,8 +146,7 @@ describe("write jobs (the hot-path writer)", () => {
   });
 
   test("foreign keys hold on the writer thread, and job and drizzle writes interleave without loss", async () => {
-    const database = await openDatabase(`file:${join(dir, "raw2.db")}`);
-    await migrate(database.client);
+    const database = await migrated("raw2.db");
     const now = Date.now();
     await expect(
       database.writeJob({ statements: [{ sql: "INSERT INTO projects (id, organization_id, name, description, created_at, updated_at) VALUES ('prj_x', 'org_missing', 'p', '', ?, ?)", args: [now, now] }] }),
@@ -168,8 +170,7 @@ describe("write jobs (the hot-path writer)", () => {
   ];
   for (const [name, run] of paths) {
     test(`${name}: \`unless\` decides inside the transaction: a row found means nothing is written and the row is the result; a failing statement undoes the job`, async () => {
-      const database = await openDatabase(`file:${join(dir, `unless-${name.split(" ")[0]}.db`)}`);
-      await migrate(database.client);
+      const database = await migrated(`unless-${name.split(" ")[0]}.db`);
       const unless = { sql: "SELECT id, email FROM users WHERE email = ?", args: ["u@x.co"] };
       await expect(run(database, { unless, statements: [userInsert("usr_u0", "u@x.co"), userInsert("usr_u0", "dup@x.co")] })).rejects.toThrow(/UNIQUE/);
       expect(await run(database, { unless, statements: [userInsert("usr_u1", "u@x.co")] })).toBeUndefined();
@@ -182,8 +183,7 @@ describe("write jobs (the hot-path writer)", () => {
 
 describe("bulk writes (start-up's blob offload, on the request thread)", () => {
   test("one transaction: all statements or none; serialized with the other writes", async () => {
-    const database = await openDatabase(`file:${join(dir, "bulk.db")}`);
-    await migrate(database.client);
+    const database = await migrated("bulk.db");
     await expect(database.bulkWrite([userInsert("usr_b1", "b1@x.co"), userInsert("usr_b2", "b1@x.co")])).rejects.toThrow(/UNIQUE/);
     expect((await database.get<{ n: number }>("SELECT count(*) AS n FROM users"))!.n).toBe(0);
     await Promise.all([
@@ -198,8 +198,7 @@ describe("bulk writes (start-up's blob offload, on the request thread)", () => {
 
 describe("durability of write jobs (DESIGN §9: synchronous FULL for business writes)", () => {
   test("a batch commits with synchronous FULL when any of its jobs is durable (the default), NORMAL only when none is", async () => {
-    const database = await openDatabase(`file:${join(dir, "sync.db")}`);
-    await migrate(database.client);
+    const database = await migrated("sync.db");
     const level = { unless: { sql: "PRAGMA synchronous" }, statements: [] };
     expect(await database.writeJob({ ...level, durable: false })).toMatchObject({ synchronous: 1 }); // NORMAL: trace events, last use
     expect(await database.writeJob(level)).toMatchObject({ synchronous: 2 }); // FULL
@@ -212,8 +211,7 @@ describe("durability of write jobs (DESIGN §9: synchronous FULL for business wr
 
 describe("a writer thread that fails", () => {
   test("the batch in flight is rejected with a clear error (nothing hangs), and every later job gets a new thread", async () => {
-    const database = await openDatabase(`file:${join(dir, "crash.db")}`, undefined, { writerModule: join(ROOT, "test", "fixtures", "crashing-writer.ts") });
-    await migrate(database.client);
+    const database = await migrated("crash.db", undefined, { writerModule: join(ROOT, "test", "fixtures", "crashing-writer.ts") });
     for (let i = 0; i < 2; i++) {
       await expect(database.writeJob({ statements: [userInsert(`usr_c${i}`, `c${i}@x.co`)] })).rejects.toThrow(/writer thread stopped/);
     }
@@ -222,8 +220,7 @@ describe("a writer thread that fails", () => {
   });
 
   test("a writer thread that cannot start: jobs are rejected, not left waiting", async () => {
-    const database = await openDatabase(`file:${join(dir, "nowriter.db")}`, undefined, { writerModule: join(ROOT, "test", "fixtures", "no-such-writer.ts") });
-    await migrate(database.client);
+    const database = await migrated("nowriter.db", undefined, { writerModule: join(ROOT, "test", "fixtures", "no-such-writer.ts") });
     await expect(database.writeJob({ statements: [userInsert("usr_n", "n@x.co")] })).rejects.toThrow(/writer thread stopped/);
     database.close();
   });
@@ -231,8 +228,7 @@ describe("a writer thread that fails", () => {
 
 describe("shutdown waits for queued writes", () => {
   test("idle() resolves only once every job queued before it has committed", async () => {
-    const database = await openDatabase(`file:${join(dir, "idle.db")}`);
-    await migrate(database.client);
+    const database = await migrated("idle.db");
     for (let i = 0; i < 20; i++) void database.writeJob({ statements: [userInsert(`usr_i${i}`, `i${i}@x.co`)] });
     await database.idle();
     expect((await database.get<{ n: number }>("SELECT count(*) AS n FROM users"))!.n).toBe(20);
@@ -244,8 +240,7 @@ describe("shutdown waits for queued writes", () => {
 
 describe("group commit of write jobs", () => {
   test("jobs queued together share one transaction: a failing job rolls back alone, the others commit and see earlier jobs' rows", async () => {
-    const database = await openDatabase(`file:${join(dir, "group.db")}`);
-    await migrate(database.client);
+    const database = await migrated("group.db");
     const results = await Promise.allSettled([
       database.writeJob({ statements: [userInsert("usr_g1", "g1@x.co")] }),
       database.writeJob({ statements: [userInsert("usr_g2", "g2@x.co"), userInsert("usr_g3", "g1@x.co")] }), // duplicate e-mail: this whole job fails
@@ -311,8 +306,7 @@ describe("blob cache (content-addressed: a digest names its bytes forever)", () 
   });
 
   test("reads through the cache return the stored bytes, the same before and after caching", async () => {
-    const database = await openDatabase(`file:${join(dir, "blobs.db")}`);
-    await migrate(database.client);
+    const database = await migrated("blobs.db");
     const contents = Array.from({ length: 60 }, (_, i) => `content ${i} ${"·".repeat(i)}`);
     const digests = await database.write(async (tx) => Promise.all(contents.map((c) => putBlob(tx, c))));
     const first = await getBlobs(database, [...digests, "sha256:missing"]);
@@ -327,8 +321,7 @@ describe("blob cache (content-addressed: a digest names its bytes forever)", () 
 
 describe("housekeeping", () => {
   test("expired sessions, long-expired OAuth codes and tokens, setup tokens and stale invitations go; live rows stay", async () => {
-    const database = await openDatabase(`file:${join(dir, "hk.db")}`);
-    await migrate(database.client);
+    const database = await migrated("hk.db");
     const now = Date.now();
     const day = 24 * 3600 * 1000;
     await database.write(async (tx) => {
@@ -363,8 +356,7 @@ describe("housekeeping", () => {
 
 describe("backup", () => {
   test("produces a file that passes integrity_check and opens with the data", async () => {
-    const database = await openDatabase(`file:${join(dir, "b.db")}`);
-    await migrate(database.client);
+    const database = await migrated("b.db");
     const now = Date.now();
     await database.write((tx) => tx.insert(s.users).values({ id: "usr_b", email: "b@b.co", createdAt: now, updatedAt: now }));
     const r = await backupDatabase(database, join(dir, "snap.db"));
