@@ -80,14 +80,19 @@ describe("MCP with a project key (the SDK client over Streamable HTTP)", () => {
     await client.close();
   });
 
-  test("svc_doctor reaches GET /api/doctor and answers what the key API answers", async () => {
-    const s = await setup({ install: ["react-hooks"] });
-    const client = await connectWithBearer(mcpUrl(s.project.id), s.key);
-    const viaMcp = toolJson(await client.callTool({ name: "svc_doctor", arguments: {} }));
-    const direct = await (await live.env.request("/api/doctor", { headers: { authorization: `Bearer ${s.key}` } })).json();
-    expect(viaMcp).toEqual(direct);
-    await client.close();
-  });
+  for (const [tool, route, install] of [
+    ["svc_doctor", "/api/doctor", ["react-hooks"]],
+    ["svc_discover_codebase", "/api/discovery/playbook", []],
+  ] as const) {
+    test(`${tool} reaches GET ${route} and answers what the key API answers`, async () => {
+      const s = await setup({ install: [...install] });
+      const client = await connectWithBearer(mcpUrl(s.project.id), s.key);
+      const viaMcp = toolJson(await client.callTool({ name: tool, arguments: {} }));
+      const direct = await (await live.env.request(route, { headers: { authorization: `Bearer ${s.key}` } })).json();
+      expect(viaMcp).toEqual(direct);
+      await client.close();
+    });
+  }
 
   test("the end-to-end loop: prepare → validate → validate with talent → record, on a project with one private expertise; records and traces visible on the web routes", async () => {
     const s = await setup({ install: ["typescript-strict"], expertise: true });
@@ -155,15 +160,6 @@ describe("MCP with a project key (the SDK client over Streamable HTTP)", () => {
     const read = toolJson(await client.callTool({ name: "svc_deepen", arguments: { uri: "talent://typescript-strict" } }));
     expect(read.files[0].uri).toBe("talent://typescript-strict");
     expect(read.files[0].content).toContain("typescript-strict");
-    await client.close();
-  });
-
-  test("svc_discover_codebase reaches the discovery playbook", async () => {
-    const s = await setup();
-    const client = await connectWithBearer(mcpUrl(s.project.id), s.key);
-    const viaMcp = toolJson(await client.callTool({ name: "svc_discover_codebase", arguments: {} }));
-    const direct = await (await live.env.request("/api/discovery/playbook", { headers: { authorization: `Bearer ${s.key}` } })).json();
-    expect(viaMcp).toEqual(direct);
     await client.close();
   });
 
