@@ -18,7 +18,7 @@ describe("two organizations: a member of B on A's ids gets 404 (or 403 where the
     const aKey = await createKey(a.owner, a.project.id, ["catalog"]);
     const secretsOfA = [a.project.id, a.project.name, aKey.key.id, aMember.email, a.owner.email, "someone@example.com"];
 
-    const cases: [string, string, unknown, number][] = [
+    const cases: [string, string, unknown, number, string?][] = [
       ["GET", `/web/projects/${a.project.id}`, undefined, 404],
       ["DELETE", `/web/projects/${a.project.id}`, undefined, 404],
       ["GET", `/web/projects/${a.project.id}/keys`, undefined, 404],
@@ -35,9 +35,10 @@ describe("two organizations: a member of B on A's ids gets 404 (or 403 where the
       ["GET", "/web/admin/users", undefined, 403],
       ["GET", "/web/admin/security-events", undefined, 403],
     ];
-    for (const [method, path, body, status] of cases) {
+    for (const [method, path, body, status, code = status === 404 ? "not_found" : "forbidden"] of cases) {
       const r = await b.owner.json(method, path, body);
       expect(`${method} ${path} → ${r.status}`).toBe(`${method} ${path} → ${status}`);
+      expect(`${method} ${path} → ${r.body.error}`).toBe(`${method} ${path} → ${code}`);
       const text = JSON.stringify(r.body);
       for (const s of secretsOfA) expect(text.includes(s)).toBe(false);
     }
@@ -73,17 +74,25 @@ describe("two organizations: a member of B on A's ids gets 404 (or 403 where the
     for (const [method, path, body] of cases) {
       const r = await b.owner.json(method, path, body);
       expect(`${method} ${path} → ${r.status}`).toBe(`${method} ${path} → 404`);
+      expect(`${method} ${path} → ${r.body.error}`).toBe(`${method} ${path} → not_found`);
       expect(JSON.stringify(r.body)).not.toContain("typescript-strict");
     }
     // nothing of A changed
     const installed = (await a.owner.get(`/web/projects/${a.project.id}/installed`)).body.talents;
     expect(installed.map((t: { id: string; state: string }) => `${t.id}:${t.state}`).sort()).toEqual(["javascript-base:active", "typescript-strict:active"]);
     for (const q of ["limit=0", "limit=999", "limit=abc"]) {
-      expect((await a.owner.get(`/web/projects/${a.project.id}/traces?${q}`)).status).toBe(400);
+      const r = await a.owner.get(`/web/projects/${a.project.id}/traces?${q}`);
+      expect(r.status).toBe(400);
+      expect(r.body.error).toBe("validation_failed");
     }
-    expect((await a.owner.get(`/web/projects/${a.project.id}/resolutions/res_nope/reports`)).status).toBe(404);
-    expect((await a.owner.post(`/web/projects/${a.project.id}/talents`, { talents: [] })).status).toBe(400);
-    expect((await a.owner.post(`/web/projects/${a.project.id}/talents`, { talent: 42 })).status).toBe(400);
+    const noResolution = await a.owner.get(`/web/projects/${a.project.id}/resolutions/res_nope/reports`);
+    expect(noResolution.status).toBe(404);
+    expect(noResolution.body.error).toBe("not_found");
+    for (const body of [{ talents: [] }, { talent: 42 }]) {
+      const r = await a.owner.post(`/web/projects/${a.project.id}/talents`, body);
+      expect(r.status).toBe(400);
+      expect(r.body.error).toBe("validation_failed");
+    }
   });
 
   test("mass assignment: organizationId posted with a project is ignored (the project lands in the active organization)", async () => {
@@ -100,7 +109,9 @@ describe("two organizations: a member of B on A's ids gets 404 (or 403 where the
     const m = await signedUp(env);
     const inv = (await a.owner.post("/web/orgs/current/invitations", { email: m.email })).body;
     await m.post(`/web/invitations/${inv.id}/accept`);
-    expect((await m.del(`/web/projects/${a.project.id}`)).status).toBe(403);
+    const refused = await m.del(`/web/projects/${a.project.id}`);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toBe("forbidden");
     await createKey(a.owner, a.project.id, ["doctor"]);
     expect((await a.owner.del(`/web/projects/${a.project.id}`)).status).toBe(200);
     expect((await a.owner.get(`/web/projects/${a.project.id}`)).status).toBe(404);
@@ -109,8 +120,13 @@ describe("two organizations: a member of B on A's ids gets 404 (or 403 where the
 
   test("project routes: a bad body → 400; an unknown project → 404", async () => {
     const a = await orgWithProject(env, "Zeta");
-    expect((await a.owner.post("/web/projects", { name: "" })).status).toBe(400);
-    expect((await a.owner.post("/web/projects", {})).status).toBe(400);
-    expect((await a.owner.get("/web/projects/prj_nope")).status).toBe(404);
+    for (const body of [{ name: "" }, {}]) {
+      const r = await a.owner.post("/web/projects", body);
+      expect(r.status).toBe(400);
+      expect(r.body.error).toBe("validation_failed");
+    }
+    const unknown = await a.owner.get("/web/projects/prj_nope");
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error).toBe("not_found");
   });
 });
