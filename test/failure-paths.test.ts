@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createKey, makePlatformAdmin, orgWithProject, signedUp, testEnv, WebClient, withKey, type TestEnv } from "./helpers";
+import { createKey, joinedMember, makePlatformAdmin, orgWithProject, signedUp, testEnv, WebClient, withKey, type TestEnv } from "./helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -66,5 +66,108 @@ describe("failure paths of identity, tenancy and admin routes, with the spec's s
     const r = await withKey(env, k.value, "/api/prepare-task/designable");
     expect(r.status).toBe(403);
     expect(await r.json()).toMatchObject({ error: "insufficient_scope", requiredScope: "prepare_task" });
+  });
+});
+
+/** Every route of the project-key API with the scope the spec's table gives it, and a request that would pass with that scope. */
+const KEY_ROUTES: [method: string, path: (projectId: string) => string, scope: string, body?: unknown][] = [
+  ["GET", () => "/api/prepare-task/designable", "prepare_task"],
+  ["POST", () => "/api/prepare-task", "prepare_task", { talentIds: ["typescript-strict"] }],
+  ["GET", () => "/api/validation/playbook?resolutionId=res_x", "validate"],
+  ["POST", () => "/api/validation/reports", "record_validation", { submissionId: "s1", resolutionId: "res_x", expertiseResults: [] }],
+  ["GET", () => "/api/search?query=strict", "deepen"],
+  ["POST", () => "/api/talents/get", "deepen", { uri: "talent://typescript-strict" }],
+  ["GET", () => "/api/doctor", "doctor"],
+  ["GET", () => "/api/catalog", "catalog"],
+  ["GET", () => "/api/discovery/playbook", "discover"],
+  ["PATCH", (id) => `/api/projects/${id}/talents`, "install", { talent: "sql-base" }],
+];
+const ALL_SCOPES = ["prepare_task", "validate", "record_validation", "deepen", "doctor", "catalog", "discover", "install"];
+
+describe("every key-API route (spec A table): no bearer → 401 invalid_token; a key without the route's scope → 403 insufficient_scope naming it", () => {
+  test("all ten routes, before any body or query is looked at", async () => {
+    const { owner, project } = await orgWithProject(env);
+    for (const [method, path, scope, body] of KEY_ROUTES) {
+      const init = (extra: Record<string, string> = {}): RequestInit => ({
+        method,
+        headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...extra },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const bare = await env.request(path(project.id), init());
+      expect(`${method} ${path("p")} → ${bare.status} ${(await bare.json()).error}`).toBe(`${method} ${path("p")} → 401 invalid_token`);
+      expect(bare.headers.get("www-authenticate")).toContain('error="invalid_token"');
+
+      const others = await createKey(owner, project.id, ALL_SCOPES.filter((s) => s !== scope));
+      const r = await env.request(path(project.id), init({ authorization: `Bearer ${others.value}` }));
+      expect(`${method} ${path("p")} → ${r.status}`).toBe(`${method} ${path("p")} → 403`);
+      expect(await r.json()).toMatchObject({ error: "insufficient_scope", requiredScope: scope });
+      expect(r.headers.get("www-authenticate")).toContain(`scope="${scope}"`);
+    }
+  });
+});
+
+describe("every /web route: no session → 401 unauthenticated, nothing else revealed", () => {
+  test("identity, tenancy, admin, projects, keys, selection, traces, reports and expertise routes", async () => {
+    const { project } = await orgWithProject(env);
+    const p = project.id;
+    const routes: [string, string, unknown?][] = [
+      ["GET", "/web/orgs"],
+      ["POST", "/web/orgs", { name: "x" }],
+      ["GET", "/web/orgs/current/status"],
+      ["POST", "/web/orgs/active", { organizationId: "org_x" }],
+      ["GET", "/web/orgs/current/members"],
+      ["PATCH", "/web/orgs/current/members/usr_x", { role: "admin" }],
+      ["DELETE", "/web/orgs/current/members/usr_x"],
+      ["GET", "/web/orgs/current/invitations"],
+      ["POST", "/web/orgs/current/invitations", { email: "x@example.com" }],
+      ["DELETE", "/web/orgs/current/invitations/inv_x"],
+      ["POST", "/web/invitations/inv_x/accept"],
+      ["GET", "/web/admin/organizations"],
+      ["POST", "/web/admin/organizations/org_x/approve"],
+      ["GET", "/web/admin/users"],
+      ["GET", "/web/admin/security-events"],
+      ["GET", "/web/projects"],
+      ["POST", "/web/projects", { name: "x" }],
+      ["GET", `/web/projects/${p}`],
+      ["DELETE", `/web/projects/${p}`],
+      ["GET", `/web/projects/${p}/keys`],
+      ["POST", `/web/projects/${p}/keys`, { name: "x", tools: ["catalog"] }],
+      ["DELETE", `/web/projects/${p}/keys/key_x`],
+      ["GET", `/web/projects/${p}/installed`],
+      ["POST", `/web/projects/${p}/talents`, { talent: "sql-base" }],
+      ["PATCH", `/web/projects/${p}/talents/sql-base`, { enabled: false }],
+      ["DELETE", `/web/projects/${p}/talents/sql-base`],
+      ["GET", `/web/projects/${p}/traces`],
+      ["GET", `/web/projects/${p}/resolutions/res_x/reports`],
+      ["GET", "/web/orgs/current/expertises"],
+      ["POST", "/web/orgs/current/expertises", { slug: "x", content: "x" }],
+      ["GET", "/web/orgs/current/expertises/exp_x"],
+      ["PATCH", "/web/orgs/current/expertises/exp_x", { content: "x", expectedRevision: 1 }],
+      ["DELETE", "/web/orgs/current/expertises/exp_x"],
+      ["POST", "/web/orgs/current/expertises/exp_x/trigger-proposal"],
+      ["PUT", "/web/orgs/current/expertises/exp_x/triggers", { triggers: {} }],
+      ["POST", "/web/orgs/current/expertises/exp_x/publish", { expectedRevision: 1 }],
+      ["POST", "/web/orgs/current/expertises/exp_x/activate"],
+      ["POST", "/web/orgs/current/expertises/exp_x/deactivate"],
+      ["POST", "/web/orgs/current/expertises/exp_x/reactivate"],
+      ["GET", "/web/orgs/current/expertises/exp_x/versions/1"],
+    ];
+    const anonymous = new WebClient(env);
+    for (const [method, path, body] of routes) {
+      const r = await anonymous.json(method, path, body);
+      expect(`${method} ${path} → ${r.status} ${r.body?.error}`).toBe(`${method} ${path} → 401 unauthenticated`);
+      expect(JSON.stringify(r.body)).not.toContain(p);
+    }
+  });
+
+  test("a plain member on the admin-only invitation routes → 403 forbidden", async () => {
+    const { owner } = await orgWithProject(env);
+    const pending = (await owner.post("/web/orgs/current/invitations", { email: "pending@example.com" })).body;
+    const m = await joinedMember(env, owner);
+    for (const [method, path] of [["GET", "/web/orgs/current/invitations"], ["DELETE", `/web/orgs/current/invitations/${pending.id}`]] as const) {
+      const r = await m.json(method, path);
+      expect(`${method} ${path} → ${r.status} ${r.body.error}`).toBe(`${method} ${path} → 403 forbidden`);
+    }
+    expect((await owner.get("/web/orgs/current/invitations")).body.invitations).toHaveLength(1);
   });
 });
