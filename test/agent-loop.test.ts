@@ -117,6 +117,25 @@ describe("spec A: validate and record_validation", () => {
     expect((await a.api("GET", "/api/validation/playbook?resolutionId=res_nope")).status).toBe(404);
     expect((await a.api("GET", `/api/validation/playbook?resolutionId=${p.body.resolutionId}&talent=sql-base`)).status).toBe(404);
     expect((await a.api("GET", "/api/validation/playbook")).status).toBe(400);
+    expect((await a.api("GET", "/api/validation/playbook")).body.error).toBe("validation_failed");
+    // every route that takes a resolutionId answers another project's the same way: 404 not_found, nothing written
+    const rid = p.body.resolutionId as string;
+    const before = await count("reports");
+    const foreign: [string, string, unknown?][] = [
+      ["GET", `/api/validation/playbook?resolutionId=${rid}`],
+      ["GET", `/api/validation/playbook?resolutionId=res_nope`],
+      ["GET", `/api/validation/playbook?resolutionId=${rid}&talent=sql-base`],
+      ["POST", "/api/validation/reports", { submissionId: "steal", resolutionId: rid, expertiseResults: [{ id: "typescript-strict", verdict: "pass" }] }],
+      ["GET", `/api/search?query=strict&scope=resolution&resolutionId=${rid}`],
+      ["POST", "/api/talents/get", { resolutionId: rid, uri: "talent://typescript-strict" }],
+    ];
+    for (const [method, path, body] of foreign) {
+      const caller = path.includes("res_nope") || path.includes("sql-base") ? a : b;
+      const r = await caller.api(method, path, body);
+      expect(`${method} ${path} → ${r.status} ${r.body.error}`).toBe(`${method} ${path} → 404 not_found`);
+      expect(JSON.stringify(r.body)).not.toContain("typescript-strict");
+    }
+    expect(await count("reports")).toBe(before);
   });
 
   test("semantic 4: a report records verdicts; the identical report replays (200, replayed: true); the same submissionId with other content → 409 submission_conflict; a new submissionId records a second report", async () => {
