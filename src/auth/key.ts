@@ -104,8 +104,8 @@ export async function authenticateKey(
   scope: KeyScope | null,
 ): Promise<KeyPrincipal> {
   // an OAuth access token (svc_at_…, issue 6) is evaluated by the token guard, same principal
-  if (isAccessToken(bearerOf(request))) return authenticateToken(deps, request, scope);
   const token = bearerOf(request);
+  if (isAccessToken(token)) return authenticateToken(deps, request, scope);
   if (!deps.config.keysEnabled || !token) throw invalidToken();
   const hash = sha256Hex(token);
   const now = Date.now();
