@@ -160,7 +160,8 @@ async function run(argv: string[]): Promise<number> {
         console.error("usage: talentd backup FILE");
         return 2;
       }
-      const database = await openAndMigrate(config, log);
+      // the database as it is: a backup taken before an upgrade must not run the new binary's migrations
+      const database = await openDatabase(config.databaseUrl, config.databaseAuthToken);
       try {
         const r = await backupDatabase(database, args[0]);
         console.log(`backup written to ${r.file} (${r.bytes} bytes, ${r.tables} tables, integrity_check ok)`);

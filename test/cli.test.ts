@@ -1,6 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { createClient } from "@libsql/client";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { migrations } from "../migrations";
+import { migrate } from "../src/db/migrate";
 import { runCli, talentMd, tempDir, writeFiles } from "./helpers";
 
 const { dir, cleanup } = tempDir();
@@ -73,6 +76,21 @@ describe("commands", () => {
     const again = await runCli(["backup", file], { cwd: dir, env });
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("already exists");
+  });
+  test("backup FILE leaves the database as it is: a database behind this binary's migrations is backed up unmigrated (back up before an upgrade)", async () => {
+    mkdirSync(join(dir, "d4"), { recursive: true });
+    const live = createClient({ url: `file:${join(dir, "d4", "talentd.db")}` });
+    await migrate(live, migrations.slice(0, 1));
+    const tags = async (c: ReturnType<typeof createClient>) => (await c.execute("SELECT tag FROM __talentd_migrations ORDER BY tag")).rows.map((r) => r.tag);
+    expect(await tags(live)).toEqual([migrations[0]!.tag]);
+    const file = join(dir, "snap-old.db");
+    const r = await runCli(["backup", file], { cwd: dir, env: { DATA_DIR: join(dir, "d4") } });
+    expect(r.code).toBe(0);
+    expect(await tags(live)).toEqual([migrations[0]!.tag]); // the live database was not migrated
+    const snap = createClient({ url: `file:${file}` });
+    expect(await tags(snap)).toEqual([migrations[0]!.tag]);
+    snap.close();
+    live.close();
   });
   test("talents lint DIR: exit 1 with file: field: problem lines; exit 0 when clean", async () => {
     const lintDir = join(dir, "lint");
