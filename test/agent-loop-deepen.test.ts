@@ -105,6 +105,11 @@ describe("spec A: deepen (search and read)", () => {
     const r = await s.api("POST", "/api/talents/get", { resolutionId: p.body.resolutionId, uris: [...twenty, { uri: "talent://typescript-strict" }] });
     expect(r.status).toBe(400);
     expect(r.body.message).toContain("at most 20");
+    expect(r.body.error).toBe("validation_failed");
+    // however long the list (within the body limit), the same 400 naming the limit
+    const huge = await s.api("POST", "/api/talents/get", { resolutionId: p.body.resolutionId, uris: Array.from({ length: 12_000 }, () => "talent://typescript-strict") });
+    expect(`${huge.status} ${huge.body.error}`).toBe("400 validation_failed");
+    expect(huge.body.message).toContain("at most 20");
   });
 });
 

@@ -9,7 +9,7 @@ import type { KeyPrincipal } from "../auth/key";
 import type { Guards } from "../auth/guards";
 import type { TraceJournal } from "../activity/journal";
 import { keyApiTracer, noteTrace, viaOf } from "../activity/trace";
-import { AppError, notFound, validationFailed } from "../http/errors";
+import { notFound, validationFailed } from "../http/errors";
 import { intParam, oneOf, strParam } from "../http/query";
 import { disableTalents, installTalents, listInstalled, unknownTalents } from "../projects/selection";
 import { readFiles, READ_MAX_URIS, search, SEARCH_K_MAX, SEARCH_SCOPES, type SearchScope } from "./deepen";
@@ -121,7 +121,6 @@ export function resolutionRoutes(deps: AppDeps & { journal: TraceJournal }, guar
         uris = [b.uri];
       } else if (b.uris !== undefined && b.uri === undefined) {
         if (!Array.isArray(b.uris)) throw validationFailed([{ path: "uris", message: `must be an array of {uri} (at most ${READ_MAX_URIS})` }]);
-        if (b.uris.length > 10_000) throw new AppError("payload_too_large");
         uris = b.uris.map((u: unknown, i: number) => {
           const v = typeof u === "string" ? u : u && typeof u === "object" ? (u as { uri?: unknown }).uri : undefined;
           if (typeof v !== "string") throw validationFailed([{ path: `uris[${i}]`, message: "must be {uri: \"talent://…\"}" }]);
