@@ -4,7 +4,8 @@
  * parse → hash lookup → unknown / revoked / expired / bound to another resource → the one
  * 401 invalid_token; the token's user no longer a member → 403 not_a_member; organization not
  * approved → 403 organization_not_approved; missing scope → 403 insufficient_scope.
- * A project deleted takes its tokens with it (foreign-key cascade), so its tokens are unknown.
+ * A project deleted takes its tokens with it (foreign-key cascade); its live tokens leave a
+ * tombstone, so they answer 404 like its keys (projectGone).
  *
  * The resource (RFC 8707) a token is bound to is checked against the URL it is used on: on
  * `/mcp/<id>` and `/mcp` it must be exactly that URL. On the key API (`/api/*`, where the MCP

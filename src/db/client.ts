@@ -32,9 +32,10 @@ export interface Database {
   get<T>(sql: string, args?: InValue[]): Promise<T | undefined>;
   all<T>(sql: string, args?: InValue[]): Promise<T[]>;
   /**
-   * SQLite's `PRAGMA data_version` on the read connection, which never writes: it changes
-   * whenever any other connection or process commits. Null for a libSQL server. Lets hot
-   * paths cache rows exactly: a cached row is used only while nothing was committed since.
+   * A counter that changes whenever any connection or process commits: read from the WAL-index
+   * header in `-shm` (walChangeCounter below), or `PRAGMA data_version` on the read connection
+   * when the file cannot be mapped. Null for a libSQL server. Lets hot paths cache rows
+   * exactly: a cached row is used only while nothing was committed since.
    */
   dataVersion(): number | null;
   /** Synchronous reads on the local read connection; null for a libSQL server (no sync client). */
