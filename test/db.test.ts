@@ -219,6 +219,16 @@ describe("a writer thread that fails", () => {
     database.close();
   });
 
+  test("after a crash, the next batch is answered by the replacement thread alone: the dead thread's late close does not reject it", async () => {
+    const database = await migrated("crash-once.db", undefined, { writerModule: join(ROOT, "test", "fixtures", "crash-once-writer.ts") });
+    await expect(database.writeJob({ statements: [userInsert("usr_a", "a@x.co")] })).rejects.toThrow(/writer thread stopped/);
+    expect(await database.writeJob({ statements: [userInsert("usr_b", "b@x.co")] })).toBeUndefined();
+    await Bun.sleep(50); // any late event of the dead thread has arrived by now
+    expect(await database.writeJob({ statements: [userInsert("usr_c", "c@x.co")] })).toBeUndefined();
+    expect((await database.all<{ id: string }>("SELECT id FROM users ORDER BY id")).map((r) => r.id)).toEqual(["usr_b", "usr_c"]);
+    database.close();
+  });
+
   test("a writer thread that cannot start: jobs are rejected, not left waiting", async () => {
     const database = await migrated("nowriter.db", undefined, { writerModule: join(ROOT, "test", "fixtures", "no-such-writer.ts") });
     await expect(database.writeJob({ statements: [userInsert("usr_n", "n@x.co")] })).rejects.toThrow(/writer thread stopped/);

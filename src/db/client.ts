@@ -258,7 +258,8 @@ function writerThread(path: string, mutex: Mutex, module: string) {
   /** Bun's Worker: a web Worker that can stop keeping the process alive. */
   type BunWorker = Worker & { ref(): void; unref(): void };
   let worker: BunWorker | null = null;
-  let inFlight: { id: number; settle: (reply: FromWriter | Error) => void } | null = null;
+  /** The batch out, and the thread it went to: only that thread's reply or death settles it. */
+  let inFlight: { id: number; worker: BunWorker; settle: (reply: FromWriter | Error) => void } | null = null;
   let nextId = 0;
   let queue: Queued[] = [];
   let scheduled = false;
@@ -269,10 +270,11 @@ function writerThread(path: string, mutex: Mutex, module: string) {
     const gone = (why: string) => {
       if (worker === w) worker = null;
       w.terminate(); // an uncaught error may leave it running: it is replaced on the next job
-      inFlight?.settle(new Error(`the writer thread stopped (${why}); the batch's outcome is unknown`));
+      // a dead thread's late "close" must not settle a batch already sent to its successor
+      if (inFlight?.worker === w) inFlight.settle(new Error(`the writer thread stopped (${why}); the batch's outcome is unknown`));
     };
     w.addEventListener("message", (e: MessageEvent<FromWriter>) => {
-      if (inFlight && e.data.id === inFlight.id) inFlight.settle(e.data);
+      if (inFlight?.worker === w && e.data.id === inFlight.id) inFlight.settle(e.data);
     });
     w.addEventListener("error", (e) => gone((e as ErrorEvent).message ?? "error"));
     w.addEventListener("close", () => gone("closed"));
@@ -288,6 +290,7 @@ function writerThread(path: string, mutex: Mutex, module: string) {
       w.ref(); // a batch in flight keeps the process alive until it is answered
       inFlight = {
         id,
+        worker: w,
         settle: (reply) => {
           inFlight = null;
           w.unref();
@@ -303,6 +306,11 @@ function writerThread(path: string, mutex: Mutex, module: string) {
       const batch = queue;
       queue = [];
       if (batch.length === 0) return;
+      if (closed) {
+        // queued before close() but not yet sent: refused, never run on a new thread
+        for (const q of batch) q.reject(new Error("the database is closed"));
+        return;
+      }
       const reply = await send(batch.map((q) => q.job));
       if (reply instanceof Error) {
         for (const q of batch) q.reject(reply);

@@ -19,7 +19,8 @@ let prepared: ReturnType<typeof statementCache> = () => {
 };
 let openError: unknown = null;
 
-function open(path: string): void {
+/** Opens the write connection (exported for test fixtures that wrap this thread). */
+export function openWriter(path: string): void {
   try {
     conn = new LibsqlDatabase(path, { timeout: 5000 } as ConstructorParameters<typeof LibsqlDatabase>[1]);
     conn.exec("PRAGMA busy_timeout = 5000");
@@ -85,7 +86,7 @@ export function runBatch(id: number, jobs: WriteJob[]): FromWriter {
 self.onmessage = (event: MessageEvent<ToWriter | string>) => {
   const raw = event.data;
   const m = typeof raw === "string" ? (JSON.parse(raw) as ToWriter) : raw;
-  if (m.type === "open") open(m.path);
+  if (m.type === "open") openWriter(m.path);
   else if (m.type === "batch") {
     postMessage(runBatch(m.id, m.jobs));
   }
