@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Elysia } from "elysia";
 import { testEnv, shipped, type TestEnv } from "./helpers";
-import { edge } from "../src/http/edge";
+import { edge, isUniqueViolation } from "../src/http/edge";
+import { users } from "../src/db/schema";
 import { createLogger } from "../src/lib/log";
 
 let env: TestEnv;
@@ -119,5 +120,17 @@ describe("embedded assets (no CDN)", () => {
     expect(again.status).toBe(304);
     expect((await env.request("/assets/app.css")).status).toBe(200);
     expect((await env.request("/assets/nope.js")).status).toBe(404);
+  });
+});
+
+describe("a UNIQUE constraint failure is a 409 conflict, not a 500 (the race between two uniqueness checks)", () => {
+  test("recognized in drizzle's wrapped error and in a write job's error; other constraint failures are not", async () => {
+    const now = Date.now();
+    await env.database.client.execute({ sql: "INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES ('usr_u1', 'u@x.co', '', 'user', ?, ?)", args: [now, now] });
+    const caught = async (p: Promise<unknown>) => p.then(() => { throw new Error("expected a failure"); }, (e: unknown) => e);
+    const viaDrizzle = await caught(env.database.write((tx) => tx.insert(users).values({ id: "usr_u2", email: "u@x.co", createdAt: now, updatedAt: now })));
+    const viaJob = await caught(env.database.writeJob({ statements: [{ sql: "INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES ('usr_u3', 'u@x.co', '', 'user', ?, ?)", args: [now, now] }] }));
+    const foreignKey = await caught(env.database.writeJob({ statements: [{ sql: "INSERT INTO projects (id, organization_id, name, description, created_at, updated_at) VALUES ('prj_x', 'org_missing', 'p', '', ?, ?)", args: [now, now] }] }));
+    expect([isUniqueViolation(viaDrizzle), isUniqueViolation(viaJob), isUniqueViolation(foreignKey), isUniqueViolation(new Error("UNIQUE constraint failed"))]).toEqual([true, true, false, false]);
   });
 });

@@ -72,6 +72,14 @@ describe("/api/auth: e-mail and password, session cookie (DESIGN §5)", () => {
     expect(r.body.error).toBe("conflict");
   });
 
+  test("concurrent sign-ups with one e-mail: exactly one 201, the others 409 conflict (never 500), one account", async () => {
+    const email = `race-${Date.now()}@example.com`;
+    const rs = await Promise.all(Array.from({ length: 5 }, () => new WebClient(env).post("/api/auth/sign-up", { email, password: PW })));
+    expect(rs.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409]);
+    for (const r of rs.filter((x) => x.status === 409)) expect(r.body.error).toBe("conflict");
+    expect(Number((await env.database.client.execute({ sql: "SELECT count(*) AS n FROM users WHERE email = ?", args: [email] })).rows[0]!.n)).toBe(1);
+  });
+
   test("mass assignment: role posted at sign-up is ignored", async () => {
     const c = new WebClient(env);
     await c.post("/api/auth/sign-up", { email: "sneaky@example.com", password: PW, role: "admin" });

@@ -2,7 +2,7 @@
 import { eq } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { users } from "../db/schema";
-import { passwordProblem } from "../identity/passwords";
+import { hashPassword, passwordProblem } from "../identity/passwords";
 import { EMAIL_PATTERN, findUserByEmail, insertUser, normalizeEmail } from "../identity/users";
 
 export class CliError extends Error {}
@@ -18,6 +18,7 @@ export async function adminCreate(database: Database, email: string, password: s
   }
   const problem = passwordProblem(password);
   if (problem) throw new CliError(`password: ${problem}`);
-  const id = await database.write((tx) => insertUser(tx, { email: e, password, role: "admin" }));
+  const passwordHash = await hashPassword(password);
+  const id = await database.write((tx) => insertUser(tx, { email: e, passwordHash, role: "admin" }));
   return { id, created: true };
 }

@@ -89,6 +89,18 @@ async function readLimited(request: Request, limit: number): Promise<string> {
 }
 
 
+/**
+ * A UNIQUE constraint failure anywhere in an error's cause chain (drizzle wraps the driver's
+ * error; a write job carries the driver's code). Routes check uniqueness first for a precise
+ * message; this turns the race between two such checks into the 409 it is, not a 500.
+ */
+export function isUniqueViolation(error: unknown): boolean {
+  for (let e = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (String(e.code ?? "").startsWith("SQLITE_CONSTRAINT") && String(e.message ?? "").includes("UNIQUE constraint failed")) return true;
+  }
+  return false;
+}
+
 /** Maps any error to a Response in the error model (AppError, Elysia codes, the unexpected). */
 function renderError(code: unknown, error: unknown, request: Request, log: Logger): Response {
   const id = requestIdOf(request);
@@ -106,6 +118,7 @@ function renderError(code: unknown, error: unknown, request: Request, log: Logge
     default: {
       const status = (error as { status?: number }).status;
       if (status === 413) return errorResponse(new AppError("payload_too_large"), id);
+      if (isUniqueViolation(error)) return errorResponse(new AppError("conflict", "That already exists (it was created meanwhile)."), id);
       log.error("unhandled error", { requestId: id, error: String((error as Error)?.stack ?? error) });
       return errorResponse(new AppError("internal_error", `Something went wrong on our side (request ${id}).`, { requestId: id }), id);
     }

@@ -35,9 +35,13 @@ let dummyHash: Promise<string> | undefined;
 /** Creates an account and its first session. 409 when the e-mail is taken. */
 export async function signUp(database: Database, input: { email: string; password: string; name?: string }, meta: ClientMeta) {
   const email = normalizeEmail(input.email);
-  if (await findUserByEmail(database, email)) throw new AppError("conflict", "An account with this e-mail exists; sign in instead.", { field: "email" });
+  const taken = () => new AppError("conflict", "An account with this e-mail exists; sign in instead.", { field: "email" });
+  if (await findUserByEmail(database, email)) throw taken(); // before the ~70 ms hash
+  const passwordHash = await hashPassword(input.password);
   const result = await database.write(async (tx) => {
-    const userId = await insertUser(tx, { email, password: input.password, name: input.name?.trim() ?? "" });
+    // decided again inside the transaction: a concurrent sign-up may have taken it meanwhile
+    if ((await tx.select({ id: users.id }).from(users).where(eq(users.email, email)).limit(1)).length > 0) throw taken();
+    const userId = await insertUser(tx, { email, passwordHash, name: input.name?.trim() ?? "" });
     const session = await createSession(tx, userId, { ...meta, userAgent: meta.userAgent });
     return { userId, session };
   });
@@ -130,6 +134,7 @@ export async function setupTokenValid(database: Database, token: string): Promis
 /** Uses the setup token to create the first platform admin, signed in. */
 export async function completeSetup(database: Database, input: { token: string; email: string; password: string; name?: string }, meta: ClientMeta) {
   const email = normalizeEmail(input.email);
+  const passwordHash = await hashPassword(input.password); // outside the write: it holds the writer mutex
   const result = await database.write(async (tx) => {
     const admin = await tx.select({ id: users.id }).from(users).where(eq(users.role, "admin")).limit(1);
     const used = await tx
@@ -140,7 +145,7 @@ export async function completeSetup(database: Database, input: { token: string; 
     if (admin.length > 0 || used.length === 0) throw new AppError("forbidden", "This setup link is invalid, expired or already used.");
     const taken = await tx.select({ id: users.id }).from(users).where(eq(users.email, email)).limit(1);
     if (taken.length > 0) throw new AppError("conflict", "An account with this e-mail exists; use `talentd admin create` to promote it.");
-    const userId = await insertUser(tx, { email, password: input.password, name: input.name, role: "admin" });
+    const userId = await insertUser(tx, { email, passwordHash, name: input.name, role: "admin" });
     return { userId, session: await createSession(tx, userId, meta) };
   });
   await recordSecurityEvent(database, { kind: "setup.admin_created", userId: result.userId, email, ...meta });

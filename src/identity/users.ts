@@ -3,7 +3,6 @@ import { eq } from "drizzle-orm";
 import type { Database, Tx } from "../db/client";
 import { users } from "../db/schema";
 import { newId } from "../lib/ids";
-import { hashPassword } from "./passwords";
 
 export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -14,7 +13,8 @@ export function normalizeEmail(email: string): string {
 
 export interface NewUser {
   email: string;
-  password: string;
+  /** From hashPassword, computed before the write: argon2id takes ~70 ms and must not hold the writer mutex. */
+  passwordHash: string;
   name?: string;
   role?: "user" | "admin";
 }
@@ -27,7 +27,7 @@ export async function insertUser(tx: Tx, u: NewUser): Promise<string> {
     id,
     email: normalizeEmail(u.email),
     name: u.name ?? "",
-    passwordHash: await hashPassword(u.password),
+    passwordHash: u.passwordHash,
     role: u.role ?? "user",
     createdAt: now,
     updatedAt: now,
