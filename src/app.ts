@@ -7,6 +7,7 @@ import type { Config } from "./config";
 import type { Database } from "./db/client";
 import { TraceJournal } from "./activity/journal";
 import { createGuards } from "./auth/guards";
+import { createSignInLimiters, type SignInLimiters } from "./identity/service";
 import { selectionRoutes } from "./projects/selectionRoutes";
 import { resolutionRoutes } from "./resolution/routes";
 import { catalogApiRoutes } from "./catalog/routes";
@@ -37,9 +38,13 @@ export interface AppDeps {
   journal?: TraceJournal;
 }
 
+/** What createApp adds for the routes: the journal, and the one pair of sign-in limiters every sign-in path shares. */
+export type ComposedDeps = AppDeps & { journal: TraceJournal; signInLimiters: SignInLimiters };
+
 /** Builds the app; `app.handle(request)` serves it without a socket (tests), `listen` with one. */
 export function createApp(input: AppDeps) {
-  const deps = { ...input, journal: input.journal ?? new TraceJournal(input.database, input.log) };
+  // one pair of limiters for the sign-in API and the OAuth login page: a lockout on one is a lockout on both
+  const deps: ComposedDeps = { ...input, journal: input.journal ?? new TraceJournal(input.database, input.log), signInLimiters: createSignInLimiters() };
   const guards = createGuards(deps);
   // The MCP adapter sends each tool call through the app itself (issue 6).
   const backend: Backend = { handle: (request) => app.handle(request) };

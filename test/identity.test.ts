@@ -109,6 +109,18 @@ describe("/api/auth: e-mail and password, session cookie (DESIGN §5)", () => {
     expect(ev).toContain("sign_in.success");
   });
 
+  test("one sign-in limit for every sign-in path: failures on the API lock the OAuth login page out too (429)", async () => {
+    const c = await signedUp(env);
+    for (let i = 0; i < 5; i++) expect((await new WebClient(env).post("/api/auth/sign-in", { email: c.email, password: "wrong password!" })).status).toBe(401);
+    const page = await env.request("/login", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: new URL(env.config.baseUrl).origin },
+      body: new URLSearchParams({ email: c.email, password: PW, next: "/" }).toString(),
+    });
+    expect(page.status).toBe(429);
+    expect(page.headers.get("retry-after")).not.toBeNull();
+  });
+
   test("sign-in is rate limited per e-mail: after 5 failures → 429 with Retry-After, even with the right password", async () => {
     const c = await signedUp(env);
     for (let i = 0; i < 5; i++) expect((await new WebClient(env).post("/api/auth/sign-in", { email: c.email, password: "wrong password!" })).status).toBe(401);

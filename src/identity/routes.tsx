@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 /** `/api/auth/*` (sign-up, sign-in, sign-out, session, change-password) and `/setup`. */
 import { Elysia, t } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps, ComposedDeps } from "../app";
 import type { Guards } from "../auth/guards";
 import { checkCsrf, rejectForeignOrigin } from "../auth/session";
 import { AppError } from "../http/errors";
@@ -9,12 +9,12 @@ import { clientMeta } from "../http/client";
 import { page } from "../web/layout";
 import { listMemberships } from "../tenancy/service";
 import { ChangePasswordBody, SetupBody, SignInBody, SignUpBody } from "./model";
-import { changePassword, completeSetup, createSignInLimiters, setupTokenValid, signIn, signUp } from "./service";
+import { changePassword, completeSetup, setupTokenValid, signIn, signUp } from "./service";
 import { deleteSessionByToken, sessionCookie, sessionTokenFrom } from "./sessions";
 import { SetupPage } from "./setupPage";
 
-export function identityRoutes(deps: AppDeps, guards: Guards) {
-  const limiters = createSignInLimiters();
+export function identityRoutes(deps: ComposedDeps, guards: Guards) {
+  const limiters = deps.signInLimiters;
   return new Elysia({ prefix: "/api/auth" })
     .use(guards)
     .post("/sign-up", async ({ body, request, server, set }) => {

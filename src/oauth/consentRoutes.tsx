@@ -5,11 +5,11 @@
  * returns to the consent after sign-in.
  */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps, ComposedDeps } from "../app";
 import { checkCsrf } from "../auth/session";
 import { clientMeta } from "../http/client";
 import { AppError } from "../http/errors";
-import { createSignInLimiters, signIn } from "../identity/service";
+import { signIn } from "../identity/service";
 import { findSession, sessionCookie, sessionTokenFrom, type SessionRecord } from "../identity/sessions";
 import { page, SENSITIVE_PAGE_HEADERS } from "../web/layout";
 import { AUTHORIZE_PARAMS, checkAuthorizeRequest, projectForConsent, projectsForConsent, redirectWith, type AuthorizeRequest } from "./authorize";
@@ -48,8 +48,8 @@ function carried(get: (n: string) => string | undefined): Record<string, string>
   return out;
 }
 
-export function consentRoutes(deps: AppDeps) {
-  const limiters = createSignInLimiters();
+export function consentRoutes(deps: ComposedDeps) {
+  const limiters = deps.signInLimiters;
   const base = deps.config.baseUrl;
 
   /** The page explaining why there is nothing to consent to, with a way back to the client. */

@@ -8,7 +8,7 @@
  * Errors are RFC 6749 bodies `{error, error_description}`, rendered here, not by the global onError.
  */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps, ComposedDeps } from "../app";
 import { clientMeta } from "../http/client";
 import { SlidingWindowLimiter } from "../lib/rateLimit";
 import { findClient, registerClient } from "./clients";
@@ -47,7 +47,7 @@ async function requireClient(deps: AppDeps, body: unknown): Promise<string> {
   return clientId;
 }
 
-export function oauthRoutes(deps: AppDeps) {
+export function oauthRoutes(deps: ComposedDeps) {
   const base = deps.config.baseUrl;
   const registrations = new SlidingWindowLimiter(REGISTRATIONS_PER_MINUTE, 60_000);
   return new Elysia()
