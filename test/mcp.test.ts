@@ -242,6 +242,14 @@ describe("refusals of /mcp*", () => {
     expect(r.status).toBe(401);
     expect(r.headers.get("www-authenticate")).toContain(`/mcp/${b.project.id}"`);
     expect((await post(mcpUrl(), { authorization: `Bearer ${a.key}` })).status).toBe(200);
+    // nothing else about a foreign key is told: its creator gone, or its project deleted → the same 401
+    await live.env.database.client.execute({ sql: "DELETE FROM members WHERE user_id = ?", args: [a.owner.userId] });
+    const left = await post(mcpUrl(b.project.id), { authorization: `Bearer ${a.key}` });
+    expect(`${left.status} ${(await left.json()).error}`).toBe("401 invalid_token");
+    const c = await setup();
+    await c.owner.del(`/web/projects/${c.project.id}`);
+    const tombstoned = await post(mcpUrl(b.project.id), { authorization: `Bearer ${c.key}` });
+    expect(`${tombstoned.status} ${(await tombstoned.json()).error}`).toBe("401 invalid_token");
   });
 
   test("the key guard's other refusals pass through: creator no longer a member → 403 not_a_member; project deleted → 404", async () => {

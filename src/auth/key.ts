@@ -102,10 +102,15 @@ export async function authenticateKey(
   request: Request,
   /** The scope the route needs; null for a request that needs none (MCP initialize, listings). */
   scope: KeyScope | null,
+  /**
+   * The project the URL names (`/mcp/<id>`), or null. A key of another project is then unknown
+   * here (401), decided right after the lookup, before anything about it is told.
+   */
+  projectId: string | null = null,
 ): Promise<KeyPrincipal> {
   // an OAuth access token (svc_at_…, issue 6) is evaluated by the token guard, same principal
   const token = bearerOf(request);
-  if (isAccessToken(token)) return authenticateToken(deps, request, scope);
+  if (isAccessToken(token)) return authenticateToken(deps, request, scope, undefined, projectId);
   if (!deps.config.keysEnabled || !token) throw invalidToken();
   const hash = sha256Hex(token);
   const now = Date.now();
@@ -115,8 +120,9 @@ export async function authenticateKey(
     // its checksum holds, so a cache hit skips it)
     if (!hasValidChecksum(token, KEY_PREFIX)) throw invalidToken();
     key = await lookupKey(deps.database, hash);
-    if (!key) return projectGone(deps.database, hash, now);
+    if (!key) return projectGone(deps.database, hash, now, projectId);
   }
+  if (projectId !== null && key.projectId !== projectId) throw invalidToken();
   if (key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt <= now)) throw invalidToken();
   if (key.memberRole === null) throw new AppError("not_a_member");
   if (key.orgStatus !== "approved") throw new AppError("organization_not_approved");
@@ -176,9 +182,10 @@ async function lookupKey(database: Database, hash: string): Promise<CachedKeyRow
  * A key (or OAuth access token) whose project was deleted: evaluated in the same order,
  * ending in 404; an unknown bearer ends in the one 401.
  */
-export async function projectGone(database: Database, hash: string, now: number): Promise<never> {
+export async function projectGone(database: Database, hash: string, now: number, projectId: string | null = null): Promise<never> {
   const rows = await database.db
     .select({
+      projectId: keyTombstones.projectId,
       expiresAt: keyTombstones.expiresAt,
       orgStatus: sql<string>`o.status`,
       memberRole: sql<string | null>`m.role`,
@@ -189,7 +196,7 @@ export async function projectGone(database: Database, hash: string, now: number)
     .where(eq(keyTombstones.keyHash, hash))
     .limit(1);
   const t = rows[0];
-  if (!t || (t.expiresAt !== null && t.expiresAt <= now)) throw invalidToken();
+  if (!t || (projectId !== null && t.projectId !== projectId) || (t.expiresAt !== null && t.expiresAt <= now)) throw invalidToken();
   if (t.memberRole === null) throw new AppError("not_a_member");
   if (t.orgStatus !== "approved") throw new AppError("organization_not_approved");
   throw new AppError("not_found", "The project of this key no longer exists.");

@@ -60,13 +60,13 @@ export function isAccessToken(token: string | null): boolean {
  * Evaluates an OAuth access token. `scope` null checks everything but the scope.
  * `resource` is the exact URL the request addressed (`/mcp…`), or undefined on the key API.
  */
-export async function authenticateToken(deps: Deps, request: Request, scope: KeyScope | null, resource?: string): Promise<KeyPrincipal> {
+export async function authenticateToken(deps: Deps, request: Request, scope: KeyScope | null, resource?: string, projectId: string | null = null): Promise<KeyPrincipal> {
   const token = bearerOf(request);
   if (!token || !hasValidChecksum(token, ACCESS_TOKEN_PREFIX)) throw invalidToken();
   const now = Date.now();
   const hash = sha256Hex(token);
   const t = await deps.database.get<TokenRow>(TOKEN_LOOKUP, [hash]);
-  if (!t) return projectGone(deps.database, hash, now); // a deleted project's token: 404, as for a key
+  if (!t) return projectGone(deps.database, hash, now, projectId); // a deleted project's token: 404, as for a key
   if (t.revokedAt !== null || t.expiresAt <= now) throw invalidToken();
   const audience = resource !== undefined ? [resource] : [mcpResource(deps.config.baseUrl, t.projectId), mcpResource(deps.config.baseUrl)];
   if (!audience.includes(t.resource)) throw invalidToken();
@@ -82,13 +82,12 @@ export async function authenticateToken(deps: Deps, request: Request, scope: Key
  * The bearer of an MCP request (a project key or an access token) for the resource `resource`
  * (`${BASE_URL}/mcp` or `${BASE_URL}/mcp/<id>`), with `scope` or none (initialize, listings).
  * A key designates its project: on `/mcp/<id>` it must be a key of that project (else 401,
- * as for a token bound elsewhere). Keys go through the key guard unchanged, so their errors
- * and their order stay those of the key API.
+ * as for a token bound elsewhere), checked right after the lookup, so nothing else about a
+ * foreign key (its creator left, its project was deleted) is told. Otherwise keys go through the
+ * key guard unchanged, so their errors and their order stay those of the key API.
  */
 export async function authenticateBearer(deps: Deps, request: Request, scope: KeyScope | null, resource: string, projectId: string | null): Promise<KeyPrincipal> {
   const token = bearerOf(request);
-  if (isAccessToken(token)) return authenticateToken(deps, request, scope, resource);
-  const principal = await authenticateKey(deps, request, scope);
-  if (projectId !== null && principal.projectId !== projectId) throw invalidToken();
-  return principal;
+  if (isAccessToken(token)) return authenticateToken(deps, request, scope, resource, projectId);
+  return authenticateKey(deps, request, scope, projectId);
 }
