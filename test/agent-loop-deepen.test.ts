@@ -229,6 +229,10 @@ describe("web selection and the activity journal", () => {
     expect((await s.owner.patch(`/web/projects/${s.project.id}/talents/nope`, { enabled: true })).status).toBe(404);
     expect((await s.owner.del(`/web/projects/${s.project.id}/talents/react-hooks`)).status).toBe(200);
     expect((await s.owner.del(`/web/projects/${s.project.id}/talents/react-hooks`)).status).toBe(404);
+    // a malformed percent escape in the talent id → 400, not 500
+    for (const r of [await s.owner.patch(`/web/projects/${s.project.id}/talents/%E0%A4%A`, { enabled: true }), await s.owner.del(`/web/projects/${s.project.id}/talents/%`)]) {
+      expect(`${r.status} ${r.body.error}`).toBe("400 validation_failed");
+    }
   });
 
   test("installing never changes an existing resolution", async () => {

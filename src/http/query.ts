@@ -39,3 +39,12 @@ export function oneOf<T extends string>(query: Query, name: string, allowed: rea
   if (!(allowed as readonly string[]).includes(v)) throw validationFailed([{ path: name, message: `${name} must be one of ${allowed.join(", ")}` }]);
   return v as T;
 }
+
+/** A percent-encoded path segment (Elysia leaves wildcard params encoded), decoded; a malformed escape → 400. */
+export function decodedParam(raw: string, name: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw validationFailed([{ path: name, message: "is not a valid percent-encoded path segment" }]);
+  }
+}

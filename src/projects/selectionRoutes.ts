@@ -3,6 +3,7 @@
  * (`/web/projects/:id/traces`) and the reports of a resolution: any member of the project's
  * organization. Selection changes are traced with the person as author, via `web`.
  */
+import { decodedParam } from "../http/query";
 import { Elysia, t } from "elysia";
 import type { AppDeps } from "../app";
 import type { Guards } from "../auth/guards";
@@ -79,14 +80,14 @@ export function selectionRoutes(deps: AppDeps & { journal: TraceJournal }, guard
     }, { org: "member", body: t.Object({ talent: t.Optional(t.Unknown()), talents: t.Optional(t.Unknown()) }) })
     .patch("/talents/*", async ({ auth, org, params, body, request }) => {
       const project = await getProject(deps.database, org.id, params.id);
-      const talentId = decodeURIComponent(params["*"]);
+      const talentId = decodedParam(params["*"], "talentId");
       const change = await deps.database.write((tx) => setEnabled(tx, project.id, talentId, body.enabled));
       trace(request, auth, project.id, body.enabled ? "enable" : "disable", change);
       return { id: talentId, state: body.enabled ? "active" : "disabled", changed: change.entered.length + change.left.length > 0 };
     }, { org: "member", body: t.Object({ enabled: t.Boolean({ error: "enabled must be true or false" }) }) })
     .delete("/talents/*", async ({ auth, org, params, request }) => {
       const project = await getProject(deps.database, org.id, params.id);
-      const talentId = decodeURIComponent(params["*"]);
+      const talentId = decodedParam(params["*"], "talentId");
       const change = await deps.database.write((tx) => uninstall(tx, project.id, talentId));
       trace(request, auth, project.id, "uninstall", change);
       return { uninstalled: talentId };
