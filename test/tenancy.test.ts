@@ -137,6 +137,23 @@ describe("platform admin: the approval state machine", () => {
     const users = (await admin.get("/web/admin/users")).body.users;
     expect(users[0]).not.toHaveProperty("passwordHash");
   });
+  test("security-events paging never skips events that share a millisecond across a page boundary", async () => {
+    const admin = await signedUp(env);
+    await makePlatformAdmin(env, admin.userId);
+    const t = 1_000_000_000_000; // far older than any real event: these come last
+    for (const [i, at] of [t + 5, t + 5, t + 5, t + 5, t + 5, t + 1, t].entries()) {
+      await env.database.client.execute({ sql: "INSERT INTO security_events (id, kind, created_at) VALUES (?, 'test.paging', ?)", args: [`sev_paging_${i}`, at] });
+    }
+    const seen: string[] = [];
+    let before: number | null = t + 6;
+    while (before !== null) {
+      const page: { events: { id: string }[]; nextBefore: number | null } = (await admin.get(`/web/admin/security-events?limit=2&before=${before}`)).body;
+      seen.push(...page.events.map((e: { id: string }) => e.id));
+      before = page.nextBefore;
+    }
+    expect(seen.sort()).toEqual(Array.from({ length: 7 }, (_, i) => `sev_paging_${i}`));
+  });
+
   test("admin routes stay open to a platform admin whose own active organization is pending", async () => {
     const a2 = await signedUp(env);
     await a2.post("/web/orgs", { name: "Pending Admin Org" }); // pending: created before promotion

@@ -1,5 +1,5 @@
 /** The security-events log: sign-ins, failures, lockouts, password changes, key lifecycle. */
-import { desc, lt } from "drizzle-orm";
+import { desc, eq, lt } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { securityEvents } from "../db/schema";
 import { newId } from "../lib/ids";
@@ -29,9 +29,19 @@ export async function recordSecurityEvent(database: Database, e: SecurityEventIn
   );
 }
 
-/** Newest first; `before` is the createdAt cursor of the previous page. */
+/**
+ * Newest first; `before` is the createdAt cursor of the previous page (events strictly older).
+ * A page never splits a millisecond: a full page also takes every other event of its last
+ * event's millisecond (so it may hold a few more than `limit`), else the next page, starting
+ * strictly before that millisecond, would skip them.
+ */
 export async function listSecurityEvents(database: Database, limit: number, before?: number) {
   const q = database.db.select().from(securityEvents);
-  const rows = await (before ? q.where(lt(securityEvents.createdAt, before)) : q).orderBy(desc(securityEvents.createdAt)).limit(limit);
+  const rows = await (before ? q.where(lt(securityEvents.createdAt, before)) : q).orderBy(desc(securityEvents.createdAt), desc(securityEvents.id)).limit(limit);
+  if (rows.length === limit) {
+    const seen = new Set(rows.map((r) => r.id));
+    const sameMs = await database.db.select().from(securityEvents).where(eq(securityEvents.createdAt, rows.at(-1)!.createdAt)).orderBy(desc(securityEvents.id));
+    for (const r of sameMs) if (!seen.has(r.id)) rows.push(r);
+  }
   return rows;
 }

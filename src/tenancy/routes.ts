@@ -134,7 +134,7 @@ export function tenancyRoutes(deps: AppDeps, guards: Guards) {
       const rows = await listSecurityEvents(deps.database, limit, query.before);
       return {
         events: rows.map((e) => ({ ...e, createdAt: iso(e.createdAt) })),
-        nextBefore: rows.length === limit ? rows.at(-1)!.createdAt : null,
+        nextBefore: rows.length >= limit ? rows.at(-1)!.createdAt : null,
       };
     }, {
       platformAdmin: true,
