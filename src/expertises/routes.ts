@@ -5,6 +5,7 @@
  * The guard `{ org: "member" }` authenticates and checks approval (403 organization_not_approved);
  * the role is checked here, before any body is read, so a member learns nothing.
  */
+import { iso } from "../lib/time";
 import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
 import type { Guards } from "../auth/guards";
@@ -78,7 +79,7 @@ export function expertiseRoutes(deps: AppDeps, guards: Guards) {
       ownerOrAdmin(org);
       const row = await findExpertise(db, org.id, params.id);
       const proposal = proposeTriggers(row.workingContent);
-      return { id: row.id, revision: row.revision, ...proposal, confirmed: row.triggers, triggersConfirmedAt: row.triggersConfirmedAt === null ? null : new Date(row.triggersConfirmedAt).toISOString() };
+      return { id: row.id, revision: row.revision, ...proposal, confirmed: row.triggers, triggersConfirmedAt: iso(row.triggersConfirmedAt) };
     }, { org: "member" })
     .put("/:id/triggers", async ({ org, params, body }) => {
       ownerOrAdmin(org);

@@ -50,7 +50,7 @@ function revisionConflict(row: ExpertiseRow, expected: number): AppError {
     `The expertise is at revision ${row.revision}, not ${expected}: someone changed it since you read it. Compare with current and retry with expectedRevision ${row.revision}.`,
     {
       expectedRevision: expected,
-      current: { revision: row.revision, content: row.workingContent, files: row.workingFiles, updatedAt: new Date(row.updatedAt).toISOString() },
+      current: { revision: row.revision, content: row.workingContent, files: row.workingFiles, updatedAt: iso(row.updatedAt) },
     },
   );
 }

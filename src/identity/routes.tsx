@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx */
 /** `/api/auth/*` (sign-up, sign-in, sign-out, session, change-password) and `/setup`. */
+import { iso } from "../lib/time";
 import { Elysia, t } from "elysia";
 import type { AppDeps, ComposedDeps } from "../app";
 import type { Guards } from "../auth/guards";
@@ -45,7 +46,7 @@ export function identityRoutes(deps: ComposedDeps, guards: Guards) {
         user: auth.user,
         activeOrganizationId: organizations.some((o) => o.id === auth.activeOrganizationId) ? auth.activeOrganizationId : null,
         organizations,
-        expiresAt: new Date(auth.expiresAt).toISOString(),
+        expiresAt: iso(auth.expiresAt),
       };
     }, { session: true })
     .post("/change-password", async ({ auth, body, request, server, set }) => {

@@ -35,7 +35,7 @@ function view(row: typeof apiKeys.$inferSelect, creatorEmail: string, now = Date
     name: row.name,
     tools: row.tools,
     expiresAt: iso(row.expiresAt),
-    createdAt: new Date(row.createdAt).toISOString(),
+    createdAt: iso(row.createdAt),
     lastUsedAt: iso(row.lastUsedAt),
     revokedAt: iso(row.revokedAt),
     status: row.revokedAt !== null ? "revoked" : row.expiresAt !== null && row.expiresAt <= now ? "expired" : "active",

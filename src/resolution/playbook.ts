@@ -3,6 +3,7 @@
  * obligations per talent, with a procedure an agent can follow; with `talent`, the targeted
  * detail (full rules with their check, and the conformance tests).
  */
+import { iso } from "../lib/time";
 import type { Database } from "../db/client";
 import { notFound } from "../http/errors";
 import { loadResolution, pinnedDefinition } from "./pinned";
@@ -59,7 +60,7 @@ export async function playbook(database: Database, projectId: string, resolution
   const hasExpertises = res.items.some((i) => i.kind === "expertise");
   return {
     resolutionId,
-    createdAt: new Date(res.createdAt).toISOString(),
+    createdAt: iso(res.createdAt),
     procedure: auditProcedure(resolutionId, hasExpertises),
     obligations,
     verdictsRequired: res.items.filter((i) => i.kind === "expertise").map((i) => i.talentId),

@@ -4,6 +4,7 @@
  * Nothing is guessed: no designation → 400 designation_required; an id that is not active in
  * the project → 400 unknown_talents. Dependencies not designated are listed, not served.
  */
+import { iso } from "../lib/time";
 import type { Catalog } from "../catalog/catalog";
 import type { Database } from "../db/client";
 import type { Statement } from "../db/writeJob";
@@ -145,7 +146,7 @@ export async function prepareTask(
   return {
     resolutionId,
     language,
-    createdAt: new Date(now).toISOString(),
+    createdAt: iso(now),
     talents: designated.map((d, i) => ({ id: d.id, kind: d.kind, version: d.version, digest: d.talent.compactDigest, uri: d.talent.uri, compact: compacts[i]! })),
     prerequisites,
     conflicts,

@@ -4,6 +4,7 @@
  * elements for a fail. Replays of the identical report return the first answer; the same
  * submissionId with other content is a 409. Recorded in one transaction.
  */
+import { iso } from "../lib/time";
 import { and, eq } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { reportResults, reports } from "../db/schema";
@@ -113,7 +114,7 @@ export async function recordReport(database: Database, projectId: string, author
     reportId,
     submissionId,
     resolutionId,
-    recordedAt: new Date(now).toISOString(),
+    recordedAt: iso(now),
     verdicts: results.length,
     expertiseVerdicts: expertises.length,
     summary,
@@ -144,7 +145,7 @@ export async function listReports(database: Database, projectId: string, resolut
   const out = [];
   for (const r of rows) {
     const results = await database.db.select().from(reportResults).where(eq(reportResults.reportId, r.id));
-    out.push({ reportId: r.id, submissionId: r.submissionId, recordedAt: new Date(r.createdAt).toISOString(), author: { type: r.authorType, id: r.authorId }, results: results.map(({ reportId: _, ...x }) => x) });
+    out.push({ reportId: r.id, submissionId: r.submissionId, recordedAt: iso(r.createdAt), author: { type: r.authorType, id: r.authorId }, results: results.map(({ reportId: _, ...x }) => x) });
   }
   return out;
 }

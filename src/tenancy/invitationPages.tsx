@@ -4,6 +4,7 @@
  * invitee: an Accept button. Signed in as someone else: says so. Not signed in: sign in (the
  * `/login` page, returning here) or create the account with the invited address and join.
  */
+import { iso } from "../lib/time";
 import { Elysia } from "elysia";
 import { eq } from "drizzle-orm";
 import type { AppDeps } from "../app";
@@ -49,7 +50,7 @@ function InvitationPage(props: { inv: InvitationView; signedInAs: string | null;
         <h1>Join {inv.organizationName}</h1>
         <p>
           {inv.email} is invited to the organization <strong>{inv.organizationName}</strong> as {inv.role}. The invitation expires{" "}
-          {new Date(inv.expiresAt).toISOString().slice(0, 16).replace("T", " ")} UTC.
+          {iso(inv.expiresAt).slice(0, 16).replace("T", " ")} UTC.
         </p>
         {props.error ? <p class="error">{props.error}</p> : null}
         {props.signedInAs === inv.email ? (

@@ -95,7 +95,7 @@ export function tenancyRoutes(deps: AppDeps, guards: Guards) {
         await queueMail(tx, deps.log, {
           to: email,
           subject: `Join ${org.name} on talentd`,
-          body: `${auth.user.email} invites you to the organization "${org.name}" as ${i.role}.\n\nAccept: ${link}\n\nThe link expires ${new Date(i.expiresAt).toISOString()}.`,
+          body: `${auth.user.email} invites you to the organization "${org.name}" as ${i.role}.\n\nAccept: ${link}\n\nThe link expires ${iso(i.expiresAt)}.`,
         });
         return { ...i, link };
       });
