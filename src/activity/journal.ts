@@ -27,8 +27,8 @@ export interface TraceInput {
   status: number;
   durationMs: number;
   detail?: Record<string, unknown> | null;
-  /** When the call arrived (ms, arrival number); events are ordered by it. Default: now. */
-  arrival?: { at: number; seq: number };
+  /** When the call arrived (ms, arrival number: http/edge.ts arrivalOf); events are ordered by it. */
+  arrival: { at: number; seq: number };
 }
 
 export const FLUSH_MS = 250;
@@ -52,7 +52,6 @@ export class TraceJournal {
   #pending: (typeof traceEvents.$inferInsert)[] = [];
   #timer: ReturnType<typeof setTimeout> | null = null;
   #flushing: Promise<void> = Promise.resolve();
-  #seq = 0;
 
   constructor(
     readonly database: Database,
@@ -61,7 +60,7 @@ export class TraceJournal {
 
   /** Queues one event; it is written within FLUSH_MS. */
   record(e: TraceInput): void {
-    const arrival = e.arrival ?? { at: Date.now(), seq: ++this.#seq };
+    const { arrival } = e;
     const at = arrival.at;
     this.#pending.push({
       id: `trc_${orderedId(arrival.at, arrival.seq)}`,

@@ -8,6 +8,7 @@ import { Elysia, t } from "elysia";
 import type { AppDeps } from "../app";
 import type { Guards } from "../auth/guards";
 import type { TraceJournal } from "../activity/journal";
+import { clientOf } from "../activity/trace";
 import { elapsedMs, arrivalOf } from "../http/edge";
 import { validationFailed } from "../http/errors";
 import type { SessionRecord } from "../identity/sessions";
@@ -29,7 +30,7 @@ export function selectionRoutes(deps: AppDeps & { journal: TraceJournal }, guard
       authorType: "user",
       authorId: auth.user.id,
       authorName: auth.user.email,
-      client: request.headers.get("user-agent"),
+      client: clientOf(request),
       talentsEntered: change.entered,
       talentsLeft: change.left,
       status,

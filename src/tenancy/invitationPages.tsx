@@ -4,6 +4,7 @@
  * invitee: an Accept button. Signed in as someone else: says so. Not signed in: sign in (the
  * `/login` page, returning here) or create the account with the invited address and join.
  */
+import { passwordProblem } from "../identity/passwords";
 import { iso } from "../lib/time";
 import { Elysia } from "elysia";
 import { eq } from "drizzle-orm";
@@ -142,7 +143,8 @@ export function invitationPages(deps: AppDeps) {
       const password = field(body, "password");
       const fail = (message: string, status = 400) => page(<InvitationPage inv={inv} signedInAs={null} error={message} />, status, HEADERS);
       if (email !== inv.email) return fail(`This invitation is for ${inv.email}.`, 403);
-      if (password.length < 10 || password.length > 256) return fail("The password must be 10 to 256 characters.");
+      const problem = passwordProblem(password);
+      if (problem) return fail(`The password ${problem}.`);
       try {
         const r = await signUp(deps.database, { email, password, name: field(body, "name").slice(0, 100) || undefined }, clientMeta(request, server));
         await deps.database.write(async (tx) => {
