@@ -10,6 +10,7 @@ import { getBlobs } from "../db/blobs";
 import type { Database } from "../db/client";
 import { AppError, notFound, validationFailed } from "../http/errors";
 import { digestOf } from "../lib/crypto";
+import { listInstalled } from "../projects/selection";
 import { loadResolution, type PinnedResolution } from "./pinned";
 import { installedWithItems, type ServableItem } from "./sources";
 
@@ -117,7 +118,7 @@ export async function readFiles(deps: Deps, project: Project, input: { uris: str
   }
   const res: PinnedResolution | null = input.resolutionId ? await loadResolution(deps.database, project.id, input.resolutionId) : null;
   const pinned = new Map(res?.items.map((i) => [i.talentId, i]) ?? []);
-  let enabled: Map<string, ServableItem> | null = null;
+  let enabled: Set<string> | null = null;
   const unreadable: string[] = [];
   const planned: { uri: string; pinnedDigest?: string; live?: { content: string; digest: string } }[] = [];
   for (const uri of input.uris) {
@@ -131,12 +132,11 @@ export async function readFiles(deps: Deps, project: Project, input: { uris: str
       else unreadable.push(uri);
       continue;
     }
-    if (!enabled) {
-      const all = await installedWithItems(deps, project);
-      enabled = new Map(all.filter((x) => x.row.enabled && x.item?.kind === "talent").map((x) => [x.item!.id, x.item!]));
-    }
-    const item = enabled.get(parsed.id);
-    const file = item?.talent.files.get(parsed.path ?? item.talent.mainFile);
+    // unpinned reads serve enabled public talents only: the selection's rows and the catalog
+    // (expertise files are read only through a resolution that pinned them)
+    enabled ??= new Set((await listInstalled(deps.database, project.id)).filter((r) => r.enabled && r.kind === "talent").map((r) => r.talentId));
+    const talent = enabled.has(parsed.id) ? deps.catalog.get(parsed.id) : undefined;
+    const file = talent?.files.get(parsed.path ?? talent.mainFile);
     if (file) planned.push({ uri, live: { content: file.content, digest: file.digest } });
     else unreadable.push(uri);
   }
