@@ -1,4 +1,5 @@
 /** Loads the catalog the server serves: the embedded one with TALENTS_DIR merged over it. */
+import { blobInserts } from "../db/blobs";
 import type { Database } from "../db/client";
 import { embeddedTalents } from "../embedded";
 import type { Logger } from "../lib/log";
@@ -72,17 +73,10 @@ export async function offloadTalents(database: Database, catalog: Catalog, folde
   if (!allSync || folders.size < MIN_LAZY) return 0;
   const talents = [...folders].map((id) => catalog.get(id)).filter((t) => t !== undefined);
   const now = Date.now();
-  const rows = talents.flatMap((t) => [...t.files.values()].map((f) => [f.digest, f.content, Buffer.byteLength(f.content), now]));
-  const PER_STATEMENT = 50;
+  const files = talents.flatMap((t) => [...t.files.values()]);
   const PER_TRANSACTION = 500;
-  for (let i = 0; i < rows.length; i += PER_TRANSACTION) {
-    const end = Math.min(i + PER_TRANSACTION, rows.length);
-    const statements = [];
-    for (let j = i; j < end; j += PER_STATEMENT) {
-      const chunk = rows.slice(j, Math.min(j + PER_STATEMENT, end));
-      statements.push({ sql: `INSERT OR IGNORE INTO content_blobs (digest, content, size, created_at) VALUES ${chunk.map(() => "(?, ?, ?, ?)").join(", ")}`, args: chunk.flat() });
-    }
-    await database.bulkWrite(statements);
+  for (let i = 0; i < files.length; i += PER_TRANSACTION) {
+    await database.bulkWrite(blobInserts(files.slice(i, i + PER_TRANSACTION), now));
     await new Promise((r) => setImmediate(r)); // requests go on between transactions
   }
   return catalog.offload(new Set(talents.map((t) => t.id)), blobLoader(allSync));

@@ -3,8 +3,33 @@
  * published expertise version reads the same forever. Writing the same content twice is a no-op.
  */
 import type { Database, Tx } from "./client";
+import type { Statement } from "./writeJob";
 import { contentBlobs } from "./schema";
 import { digestOf } from "../lib/crypto";
+
+/** Digests known to be committed in each database (blobs are never deleted): inserting them again can be skipped. */
+const committed = new WeakMap<Database, Set<string>>();
+export function knownBlobs(database: Database): Set<string> {
+  let known = committed.get(database);
+  if (!known) committed.set(database, (known = new Set()));
+  return known;
+}
+
+/**
+ * The statements storing blobs (if new), 50 rows per statement, for a write job or a bulk
+ * write. Once the caller's write has committed, it adds the digests to knownBlobs.
+ */
+export function blobInserts(blobs: readonly { digest: string; content: string }[], now = Date.now()): Statement[] {
+  const out: Statement[] = [];
+  for (let i = 0; i < blobs.length; i += 50) {
+    const chunk = blobs.slice(i, i + 50);
+    out.push({
+      sql: `INSERT OR IGNORE INTO content_blobs (digest, content, size, created_at) VALUES ${chunk.map(() => "(?, ?, ?, ?)").join(", ")}`,
+      args: chunk.flatMap((b) => [b.digest, b.content, Buffer.byteLength(b.content), now]),
+    });
+  }
+  return out;
+}
 
 /** Stores `content` (if new) inside the caller's transaction; returns its digest. */
 export async function putBlob(tx: Tx, content: string): Promise<string> {

@@ -6,6 +6,7 @@
  */
 import { iso } from "../lib/time";
 import type { Catalog } from "../catalog/catalog";
+import { blobInserts, knownBlobs } from "../db/blobs";
 import type { Database } from "../db/client";
 import type { Statement } from "../db/writeJob";
 import { AppError, validationFailed } from "../http/errors";
@@ -32,15 +33,6 @@ export interface Prerequisite {
 }
 
 export const MAX_DESIGNATED = 100;
-
-/** Blobs known to be committed (content-addressed, never deleted): their inserts are skipped. */
-const storedBlobs = new WeakMap<Database, Set<string>>();
-
-function knownBlobs(database: Database): Set<string> {
-  let known = storedBlobs.get(database);
-  if (!known) storedBlobs.set(database, (known = new Set()));
-  return known;
-}
 
 /** Checks the body; returns the designated ids (deduplicated, in order) and the language. */
 export function readDesignation(body: PrepareInput): { ids: string[]; language: string | null } {
@@ -115,7 +107,7 @@ export async function prepareTask(
   const now = Date.now();
 
   const known = knownBlobs(deps.database);
-  const written: string[] = [];
+  const written = new Map<string, string>(); // digest → content of the blobs this job stores
   const statements: Statement[] = [
     {
       sql: "INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -123,10 +115,7 @@ export async function prepareTask(
     },
   ];
   const putOnce = (content: () => string, digest: string) => {
-    if (known.has(digest) || written.includes(digest)) return;
-    const text = content();
-    statements.push({ sql: "INSERT OR IGNORE INTO content_blobs (digest, content, size, created_at) VALUES (?, ?, ?, ?)", args: [digest, text, Buffer.byteLength(text), now] });
-    written.push(digest);
+    if (!known.has(digest) && !written.has(digest)) written.set(digest, content());
   };
   for (const [position, d] of designated.entries()) {
     putOnce(() => compacts[position]!, d.talent.compactDigest);
@@ -140,8 +129,9 @@ export async function prepareTask(
       args: [resolutionId, position, d.id, d.kind, d.version, d.talent.compactDigest, d.talent.digest, JSON.stringify(files), d.expertiseId],
     });
   }
+  statements.push(...blobInserts([...written].map(([digest, content]) => ({ digest, content })), now));
   await deps.database.writeJob({ statements });
-  for (const d of written) known.add(d);
+  for (const d of written.keys()) known.add(d);
 
   return {
     resolutionId,
