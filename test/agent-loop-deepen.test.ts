@@ -57,6 +57,16 @@ describe("spec A: deepen (search and read)", () => {
       const r = await s.api("GET", q);
       expect(`${q} → ${r.status} ${r.body.error}`).toBe(`${q} → 400 validation_failed`);
     }
+    // the same rules for a search in POST /api/talents/get's body
+    for (const body of [{ query: "" }, { query: "x", k: 51 }, { query: "x", k: "many" }, { query: "x", scope: "everything" }, { query: "x", scope: "resolution" }, { query: 7 }, { query: "x", resolutionId: { id: 1 } }]) {
+      const r = await s.api("POST", "/api/talents/get", body);
+      expect(`${JSON.stringify(body)} → ${r.status} ${r.body.error}`).toBe(`${JSON.stringify(body)} → 400 validation_failed`);
+    }
+    // and the same answers: a null resolutionId is absent (it was read as the id "null": 404)
+    const viaGet = await s.api("GET", "/api/search?query=strict&k=3");
+    const viaPost = await s.api("POST", "/api/talents/get", { query: "strict", k: 3, resolutionId: null });
+    expect(viaPost.status).toBe(200);
+    expect(viaPost.body).toEqual(viaGet.body);
   });
 
   test("{resolutionId, query} on POST /api/talents/get searches and returns pointers", async () => {

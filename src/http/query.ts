@@ -6,14 +6,24 @@
  */
 import { validationFailed } from "./errors";
 
-type Query = Record<string, string | undefined>;
+/** A query string, or a JSON body read with the same rules (null counts as absent). */
+type Query = Record<string, unknown>;
+
+/** The text of a parameter, or undefined when absent, null or empty; not a string (nor, for a number parameter, a number) → 400. */
+function text(query: Query, name: string, numberAllowed = false): string | undefined {
+  const v = query[name];
+  if (v === undefined || v === null || v === "") return undefined;
+  if (numberAllowed && typeof v === "number") return String(v);
+  if (typeof v !== "string") throw validationFailed([{ path: name, message: numberAllowed ? "must be a number" : "must be a string" }]);
+  return v;
+}
 
 /** An optional integer parameter within [min, max], or `fallback`. */
 export function intParam(query: Query, name: string, min: number, max: number, fallback: number): number;
 export function intParam(query: Query, name: string, min: number, max: number): number | undefined;
 export function intParam(query: Query, name: string, min: number, max: number, fallback?: number): number | undefined {
-  const raw = query[name];
-  if (raw === undefined || raw === "") return fallback;
+  const raw = text(query, name, true);
+  if (raw === undefined) return fallback;
   const n = Number(raw);
   if (!/^-?\d+$/.test(raw.trim()) || n < min || n > max) throw validationFailed([{ path: name, message: `must be a number from ${min} to ${max}` }]);
   return n;
@@ -23,8 +33,8 @@ export function intParam(query: Query, name: string, min: number, max: number, f
 export function strParam(query: Query, name: string, max: number, required: true): string;
 export function strParam(query: Query, name: string, max: number, required?: false): string | undefined;
 export function strParam(query: Query, name: string, max: number, required = false): string | undefined {
-  const v = query[name];
-  if (v === undefined || v === "") {
+  const v = text(query, name);
+  if (v === undefined) {
     if (required) throw validationFailed([{ path: name, message: `${name} is required (1 to ${max} characters)` }]);
     return undefined;
   }
@@ -34,8 +44,8 @@ export function strParam(query: Query, name: string, max: number, required = fal
 
 /** An optional parameter among `allowed`. */
 export function oneOf<T extends string>(query: Query, name: string, allowed: readonly T[]): T | undefined {
-  const v = query[name];
-  if (v === undefined || v === "") return undefined;
+  const v = text(query, name);
+  if (v === undefined) return undefined;
   if (!(allowed as readonly string[]).includes(v)) throw validationFailed([{ path: name, message: `${name} must be one of ${allowed.join(", ")}` }]);
   return v as T;
 }

@@ -12,7 +12,7 @@ import { keyApiTracer, noteTrace, viaOf } from "../activity/trace";
 import { notFound, validationFailed } from "../http/errors";
 import { intParam, oneOf, strParam } from "../http/query";
 import { disableTalents, installTalents, listInstalled, unknownTalents } from "../projects/selection";
-import { readFiles, READ_MAX_URIS, search, SEARCH_K_MAX, SEARCH_SCOPES, type SearchScope } from "./deepen";
+import { readFiles, READ_MAX_URIS, search, SEARCH_K_MAX, SEARCH_SCOPES } from "./deepen";
 import { discoveryPlaybook } from "./discovery";
 import { doctor } from "./doctor";
 import { playbook } from "./playbook";
@@ -105,15 +105,16 @@ export function resolutionRoutes(deps: AppDeps & { journal: TraceJournal }, guar
     }, { key: "deepen" })
     .post("/api/talents/get", async ({ principal, body, request }) => {
       const b = asObject(body);
-      const resolutionId = b.resolutionId === undefined ? undefined : String(b.resolutionId);
+      // the body's search fields follow GET /api/search's rules (one set of readers: http/query.ts)
+      const resolutionId = strParam(b, "resolutionId", 100);
       if (resolutionId) noteTrace(request, { resolutionId });
       if (b.query !== undefined && b.uri === undefined && b.uris === undefined) {
-        if (typeof b.query !== "string" || b.query.trim() === "" || b.query.length > 200) throw validationFailed([{ path: "query", message: "must be a non-empty string of at most 200 characters" }]);
-        const k = b.k === undefined ? undefined : Number(b.k);
-        if (k !== undefined && (!Number.isInteger(k) || k < 1 || k > SEARCH_K_MAX)) throw validationFailed([{ path: "k", message: `must be a number from 1 to ${SEARCH_K_MAX}` }]);
-        const scope = b.scope as SearchScope | undefined;
-        if (scope !== undefined && !SEARCH_SCOPES.includes(scope)) throw validationFailed([{ path: "scope", message: `must be one of ${SEARCH_SCOPES.join(", ")}` }]);
-        return search(src(), project(principal), { query: b.query, k, scope: scope ?? (resolutionId ? "active" : undefined), resolutionId });
+        return search(src(), project(principal), {
+          query: strParam(b, "query", 200, true),
+          k: intParam(b, "k", 1, SEARCH_K_MAX),
+          scope: oneOf(b, "scope", SEARCH_SCOPES),
+          resolutionId,
+        });
       }
       let uris: string[];
       if (b.uri !== undefined && b.uris === undefined) {
