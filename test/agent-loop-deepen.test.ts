@@ -220,6 +220,31 @@ describe("spec A: doctor, catalog, discover, install", () => {
   });
 });
 
+describe("one install body, two routes (web POST /web/projects/:id/talents, key PATCH /api/projects/:id/talents)", () => {
+  test("the same bodies are refused by both with 400 validation_failed, nothing installed", async () => {
+    const s = await setup();
+    const bad: unknown[] = [
+      {},
+      { talent: "sql-base", talents: ["sql-base"] },
+      { talent: "" },
+      { talent: 42 },
+      { talent: "x".repeat(201) },
+      { talents: [] },
+      { talents: "sql-base" },
+      { talents: ["sql-base", ""] },
+      { talents: ["x".repeat(201)] },
+      { talents: Array.from({ length: 201 }, (_, i) => `t-${i}`) },
+    ];
+    for (const body of bad) {
+      const web = await s.owner.post(`/web/projects/${s.project.id}/talents`, body);
+      const key = await s.api("PATCH", `/api/projects/${s.project.id}/talents`, body);
+      const label = JSON.stringify(body).slice(0, 60);
+      expect(`${label}: web ${web.status} ${web.body.error}, key ${key.status} ${key.body.error}`).toBe(`${label}: web 400 validation_failed, key 400 validation_failed`);
+    }
+    expect((await s.owner.get(`/web/projects/${s.project.id}/installed`)).body.talents).toEqual([]);
+  });
+});
+
 describe("web selection and the activity journal", () => {
   test("web install of a list is atomic: one unknown id → 400 unknown_talents with every unknown id, nothing written", async () => {
     const s = await setup([]);

@@ -6,7 +6,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Database, Tx } from "../db/client";
 import { installedTalents } from "../db/schema";
-import { AppError, notFound } from "../http/errors";
+import { AppError, notFound, validationFailed } from "../http/errors";
 
 export type TalentKind = "talent" | "expertise";
 
@@ -25,6 +25,29 @@ export interface SelectionChange {
   left: string[];
   /** Ids that were already installed (install is idempotent and never re-enables). */
   unchanged: string[];
+}
+
+/** Most ids one install (or disable) names. */
+export const INSTALL_MAX = 200;
+
+/**
+ * The ids an install body names, for the web and the key route alike: `{talent}` (one id) or
+ * `{talents}` (1–200 ids), exactly one of them; an id is 1–200 characters.
+ */
+export function readInstallIds(body: Record<string, unknown>): string[] {
+  if ((body.talent === undefined) === (body.talents === undefined)) {
+    throw validationFailed([{ path: "", message: "give exactly one of talent (an id) or talents (an array of ids)" }]);
+  }
+  const isId = (x: unknown) => typeof x === "string" && x !== "" && x.length <= 200;
+  if (body.talent !== undefined) {
+    if (!isId(body.talent)) throw validationFailed([{ path: "talent", message: "must be a talent id (1 to 200 characters)" }]);
+    return [body.talent as string];
+  }
+  const v = body.talents;
+  if (!Array.isArray(v) || v.length === 0 || v.length > INSTALL_MAX || !v.every(isId)) {
+    throw validationFailed([{ path: "talents", message: `must be a non-empty array of talent ids (at most ${INSTALL_MAX})` }]);
+  }
+  return v as string[];
 }
 
 /** 400 unknown_talents listing every id that cannot be installed. */

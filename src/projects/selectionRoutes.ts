@@ -10,12 +10,11 @@ import type { Guards } from "../auth/guards";
 import type { TraceJournal } from "../activity/journal";
 import { clientOf } from "../activity/trace";
 import { elapsedMs, arrivalOf } from "../http/edge";
-import { validationFailed } from "../http/errors";
 import type { SessionRecord } from "../identity/sessions";
 import { listReports } from "../resolution/reports";
 import { loadResolution } from "../resolution/pinned";
-import { classifyInstallable, installedWithItems } from "../resolution/sources";
-import { installTalents, setEnabled, uninstall, unknownTalents, type SelectionChange } from "./selection";
+import { installByIds, installedWithItems } from "../resolution/sources";
+import { readInstallIds, setEnabled, uninstall, type SelectionChange } from "./selection";
 import { getProject } from "./service";
 import { iso } from "../lib/time";
 
@@ -67,14 +66,7 @@ export function selectionRoutes(deps: AppDeps & { journal: TraceJournal }, guard
     }, { org: "member" })
     .post("/talents", async ({ auth, org, params, body, request, set }) => {
       const project = await getProject(deps.database, org.id, params.id);
-      const b = body as { talent?: unknown; talents?: unknown };
-      const list = typeof b.talent === "string" && b.talents === undefined ? [b.talent] : Array.isArray(b.talents) && b.talent === undefined ? (b.talents as unknown[]) : null;
-      if (!list || list.length === 0 || list.length > 200 || list.some((x) => typeof x !== "string" || x === "")) {
-        throw validationFailed([{ path: "", message: "give talent (an id) or talents (a non-empty array of ids)" }]);
-      }
-      const { known, unknown } = await classifyInstallable(src(), org.id, list as string[]);
-      if (unknown.length > 0) throw unknownTalents(unknown);
-      const change = await deps.database.write((tx) => installTalents(tx, project.id, known, `user:${auth.user.id}`));
+      const change = await installByIds(src(), org.id, project.id, readInstallIds(body as Record<string, unknown>), `user:${auth.user.id}`);
       trace(request, auth, project.id, "install", change, 201);
       set.status = 201;
       return { installed: change.entered, alreadyInstalled: change.unchanged };

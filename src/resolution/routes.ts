@@ -11,14 +11,14 @@ import type { TraceJournal } from "../activity/journal";
 import { keyApiTracer, noteTrace, viaOf } from "../activity/trace";
 import { notFound, validationFailed } from "../http/errors";
 import { intParam, oneOf, strParam } from "../http/query";
-import { disableTalents, installTalents, listInstalled, unknownTalents } from "../projects/selection";
+import { disableTalents, listInstalled, readInstallIds } from "../projects/selection";
 import { readFiles, READ_MAX_URIS, search, SEARCH_K_MAX, SEARCH_SCOPES } from "./deepen";
 import { discoveryPlaybook } from "./discovery";
 import { doctor } from "./doctor";
 import { playbook } from "./playbook";
 import { prepareTask, type Author } from "./prepare";
 import { recordReport } from "./reports";
-import { activeItems, classifyInstallable } from "./sources";
+import { activeItems, installByIds } from "./sources";
 
 /** Trace kinds of the key API, by "METHOD route". */
 export const KEY_API_TRACE_KINDS: Record<string, string> = {
@@ -40,12 +40,6 @@ const asObject = (body: unknown): Record<string, unknown> => {
   if (body === undefined || body === null || body === "") return {};
   if (typeof body !== "object" || Array.isArray(body)) throw validationFailed([{ path: "", message: "the body must be a JSON object" }]);
   return body as Record<string, unknown>;
-};
-const ids = (v: unknown, path: string): string[] => {
-  if (!Array.isArray(v) || v.length === 0 || v.length > 200 || v.some((x) => typeof x !== "string" || x === "" || x.length > 200)) {
-    throw validationFailed([{ path, message: "must be a non-empty array of talent ids (at most 200)" }]);
-  }
-  return v as string[];
 };
 
 export function resolutionRoutes(deps: AppDeps & { journal: TraceJournal }, guards: Guards) {
@@ -145,17 +139,14 @@ export function resolutionRoutes(deps: AppDeps & { journal: TraceJournal }, guar
     .patch("/api/projects/:id/talents", async ({ principal, params, body, request }) => {
       if (params.id !== "current" && params.id !== principal.projectId) throw notFound("No such project for this key.");
       const b = asObject(body);
-      if ((b.talent === undefined) === (b.talents === undefined)) throw validationFailed([{ path: "", message: "give exactly one of talent (an id) or talents (an array of ids)" }]);
-      const list = b.talent !== undefined ? (typeof b.talent === "string" && b.talent !== "" ? [b.talent] : ids(null, "talent")) : ids(b.talents, "talents");
+      const list = readInstallIds(b);
       if (b.enabled !== undefined && typeof b.enabled !== "boolean") throw validationFailed([{ path: "enabled", message: "must be false (to disable) or true" }]);
       if (b.enabled === false) {
         const change = await deps.database.write((tx) => disableTalents(tx, principal.projectId, list));
         noteTrace(request, { left: change.left });
         return { disabled: change.left, unchanged: change.unchanged };
       }
-      const { known, unknown } = await classifyInstallable(src(), principal.organizationId, list);
-      if (unknown.length > 0) throw unknownTalents(unknown);
-      const change = await deps.database.write((tx) => installTalents(tx, principal.projectId, known, `${principal.kind}:${principal.id}`));
+      const change = await installByIds(src(), principal.organizationId, principal.projectId, list, `${principal.kind}:${principal.id}`);
       noteTrace(request, { entered: change.entered });
       return { installed: change.entered, alreadyInstalled: change.unchanged };
     }, { key: "install" });

@@ -6,7 +6,7 @@ import type { Catalog } from "../catalog/catalog";
 import type { Talent } from "../catalog/format";
 import type { Database } from "../db/client";
 import { getServableExpertise, listServableExpertises } from "../expertises/servable";
-import { listInstalled, type InstalledRow, type TalentKind } from "../projects/selection";
+import { installTalents, listInstalled, unknownTalents, type InstalledRow, type SelectionChange, type TalentKind } from "../projects/selection";
 
 /** A talent as it would be served now. */
 export interface ServableItem {
@@ -67,4 +67,14 @@ export async function classifyInstallable(deps: SourceDeps, organizationId: stri
     else unknown.push(id);
   }
   return { known, unknown: [...new Set(unknown)] };
+}
+
+/**
+ * Installs talents by id for the web and the key route alike: all or nothing (one unknown id →
+ * 400 unknown_talents naming every unknown one, nothing written); new ones start active.
+ */
+export async function installByIds(deps: SourceDeps, organizationId: string, projectId: string, ids: string[], by: string): Promise<SelectionChange> {
+  const { known, unknown } = await classifyInstallable(deps, organizationId, ids);
+  if (unknown.length > 0) throw unknownTalents(unknown);
+  return deps.database.write((tx) => installTalents(tx, projectId, known, by));
 }
