@@ -115,6 +115,19 @@ describe("the key guard, evaluated on every call (spec Authentication 5)", () =>
     }
   });
 
+  test("a key and its security event commit together: when the event cannot be written, no key is stored (its value was never shown)", async () => {
+    const { owner, project } = await orgWithProject(env);
+    await env.database.client.execute("CREATE TRIGGER test_no_key_events BEFORE INSERT ON security_events WHEN NEW.kind = 'key.created' BEGIN SELECT RAISE(ABORT, 'security log unavailable'); END");
+    try {
+      const r = await owner.post(`/web/projects/${project.id}/keys`, { name: "lost", tools: ["catalog"] });
+      expect(`${r.status} ${r.body.error}`).toBe("500 internal_error");
+      expect(JSON.stringify(r.body)).not.toContain("svc_pk_");
+      expect((await owner.get(`/web/projects/${project.id}/keys`)).body.keys).toEqual([]);
+    } finally {
+      await env.database.client.execute("DROP TRIGGER test_no_key_events");
+    }
+  });
+
   test("a key without the tool's scope → 403 insufficient_scope with requiredScope", async () => {
     const { owner, project } = await orgWithProject(env);
     const k = await createKey(owner, project.id, ["validate"]);

@@ -1,6 +1,6 @@
 /** The security-events log: sign-ins, failures, lockouts, password changes, key lifecycle. */
 import { desc, eq, lt } from "drizzle-orm";
-import type { Database } from "../db/client";
+import type { Database, Tx } from "../db/client";
 import { securityEvents } from "../db/schema";
 import { newId } from "../lib/ids";
 
@@ -13,9 +13,12 @@ export interface SecurityEventInput {
   detail?: Record<string, unknown>;
 }
 
-/** Records one security event in its own write. */
-export async function recordSecurityEvent(database: Database, e: SecurityEventInput): Promise<void> {
-  await database.write((tx) =>
+/**
+ * Records one security event: in its own write given the database, or inside the caller's
+ * transaction given one (so the event and what it records commit together, or neither does).
+ */
+export async function recordSecurityEvent(target: Database | Tx, e: SecurityEventInput): Promise<void> {
+  const insert = (tx: Tx) =>
     tx.insert(securityEvents).values({
       id: newId("sev"),
       kind: e.kind,
@@ -25,8 +28,9 @@ export async function recordSecurityEvent(database: Database, e: SecurityEventIn
       userAgent: e.userAgent ?? null,
       detail: e.detail ?? null,
       createdAt: Date.now(),
-    }),
-  );
+    });
+  if ("write" in target) await target.write(insert);
+  else await insert(target);
 }
 
 /**

@@ -48,10 +48,12 @@ export function projectRoutes(deps: AppDeps, guards: Guards) {
         else if (expiresAt <= Date.now()) issues.push({ path: "expiresAt", message: "must be in the future" });
       }
       if (issues.length > 0) throw validationFailed(issues);
-      const r = await deps.database.write((tx) =>
-        createKey(tx, { projectId: params.id, name, tools: tools as KeyScope[], expiresAt, createdBy: { id: auth.user.id, email: auth.user.email } }),
-      );
-      await recordSecurityEvent(deps.database, { kind: "key.created", userId: auth.user.id, email: auth.user.email, detail: { keyId: r.key.id, projectId: params.id, tools: r.key.tools } });
+      // the key and its security event commit together: never a stored key whose value was not shown
+      const r = await deps.database.write(async (tx) => {
+        const created = await createKey(tx, { projectId: params.id, name, tools: tools as KeyScope[], expiresAt, createdBy: { id: auth.user.id, email: auth.user.email } });
+        await recordSecurityEvent(tx, { kind: "key.created", userId: auth.user.id, email: auth.user.email, detail: { keyId: created.key.id, projectId: params.id, tools: created.key.tools } });
+        return created;
+      });
       set.status = 201;
       return { key: r.key, value: r.value, notice: "Copy the value now: it is shown once and cannot be retrieved again." };
     }, {
@@ -64,8 +66,11 @@ export function projectRoutes(deps: AppDeps, guards: Guards) {
     })
     .delete("/:id/keys/:keyId", async ({ auth, org, params }) => {
       await getProject(deps.database, org.id, params.id);
-      const key = await deps.database.write((tx) => revokeKey(tx, params.id, params.keyId));
-      await recordSecurityEvent(deps.database, { kind: "key.revoked", userId: auth.user.id, email: auth.user.email, detail: { keyId: key.id, projectId: params.id } });
+      const key = await deps.database.write(async (tx) => {
+        const revoked = await revokeKey(tx, params.id, params.keyId);
+        await recordSecurityEvent(tx, { kind: "key.revoked", userId: auth.user.id, email: auth.user.email, detail: { keyId: revoked.id, projectId: params.id } });
+        return revoked;
+      });
       return { key };
     }, { org: "member" });
 }
