@@ -140,6 +140,10 @@ describe("private expertises in the agent loop (issue 5 item 5, spec A semantics
     expect((await s.owner.del(`/web/orgs/current/expertises/${id}`)).status).toBe(200);
     expect((await s.api("PATCH", "/api/projects/current/talents", { talents: [ref] })).body.error).toBe("unknown_talents");
     expect((await s.api("GET", `/api/validation/playbook?resolutionId=${p.body.resolutionId}`)).body.obligations[0].id).toBe(ref);
+    // search within the resolution still finds what it served, deactivated and deleted as it is now
+    const found = await s.api("GET", `/api/search?query=refunds&scope=resolution&resolutionId=${p.body.resolutionId}`);
+    expect(found.status).toBe(200);
+    expect(found.body.results.map((r: { id: string }) => r.id)).toEqual([ref]);
   });
 
   test("another organization's expertise cannot be installed (unknown_talents)", async () => {

@@ -10,9 +10,10 @@ import { getBlobs } from "../db/blobs";
 import type { Database } from "../db/client";
 import { AppError, notFound, validationFailed } from "../http/errors";
 import { digestOf } from "../lib/crypto";
+import { getExpertiseVersion } from "../expertises/servable";
 import { listInstalled } from "../projects/selection";
 import { loadResolution, type PinnedResolution } from "./pinned";
-import { installedWithItems, type ServableItem } from "./sources";
+import { installedWithItems } from "./sources";
 
 export const SEARCH_SCOPES = ["catalog", "installed", "active", "resolution"] as const;
 export type SearchScope = (typeof SEARCH_SCOPES)[number];
@@ -79,11 +80,14 @@ export async function search(
     filter = undefined;
   } else if (scope === "resolution") {
     if (!input.resolutionId) throw validationFailed([{ path: "resolutionId", message: "is required with scope=resolution" }]);
+    // what the resolution served: its public talents, and each expertise at the version it
+    // pinned, whatever the expertise's state or selection is now
     const res = await loadResolution(deps.database, project.id, input.resolutionId);
-    const ids = new Set(res.items.map((i) => i.talentId));
-    const all = await installedWithItems(deps, project);
-    const privates = all.map((x) => x.item).filter((i): i is ServableItem => i !== null && i.kind === "expertise" && ids.has(i.id));
-    candidates = [...deps.catalog.list.filter((t) => ids.has(t.id)), ...privates.map((p) => p.talent)];
+    const publicTalents = res.items.filter((i) => i.kind === "talent").map((i) => deps.catalog.get(i.talentId)).filter((t) => t !== undefined);
+    const pinnedVersions = await Promise.all(
+      res.items.filter((i) => i.kind === "expertise" && i.expertiseId !== null).map((i) => getExpertiseVersion(deps.database, i.expertiseId!, Number(i.version), deps.catalog)),
+    );
+    candidates = [...publicTalents, ...pinnedVersions.filter((e) => e !== undefined).map((e) => e.talent)];
   } else {
     const all = await installedWithItems(deps, project);
     const items = all.filter((x) => x.item && (scope === "installed" || x.row.enabled)).map((x) => x.item!);

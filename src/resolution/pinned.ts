@@ -18,6 +18,8 @@ export interface PinnedItem {
   definitionDigest: string;
   files: Record<string, string>;
   position: number;
+  /** The expertise of a private item (its version is `version`), else null. */
+  expertiseId: string | null;
 }
 
 export interface PinnedResolution {
@@ -50,7 +52,7 @@ export async function loadResolution(database: Database, projectId: string, reso
   let items = cache.get(resolutionId);
   if (!items) {
     const rows = await database.all<Omit<PinnedItem, "files"> & { files: string }>(
-      `SELECT talent_id AS talentId, kind, version, digest, definition_digest AS definitionDigest, files, position
+      `SELECT talent_id AS talentId, kind, version, digest, definition_digest AS definitionDigest, files, position, expertise_id AS expertiseId
        FROM resolution_items WHERE resolution_id = ? ORDER BY position`,
       [resolutionId],
     );
