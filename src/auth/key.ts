@@ -45,6 +45,21 @@ export function insufficientScope(scope: KeyScope): AppError {
   });
 }
 
+/**
+ * The checks every bearer (key, OAuth token, tombstone) goes through after its lookup, in the
+ * spec's order: revoked or expired → the one 401; its creator (or user) no longer a member →
+ * 403 not_a_member; organization not approved → 403 organization_not_approved.
+ */
+export function checkStanding(
+  row: { revokedAt?: number | null; expiresAt: number | null; memberRole: string | null; orgStatus: string },
+  now: number,
+  notAMember?: string,
+): void {
+  if ((row.revokedAt !== undefined && row.revokedAt !== null) || (row.expiresAt !== null && row.expiresAt <= now)) throw invalidToken();
+  if (row.memberRole === null) throw new AppError("not_a_member", notAMember);
+  if (row.orgStatus !== "approved") throw new AppError("organization_not_approved");
+}
+
 /** The bearer token of a request, or null. */
 export function bearerOf(request: Request): string | null {
   const h = request.headers.get("authorization");
@@ -123,9 +138,7 @@ export async function authenticateKey(
     if (!key) return projectGone(deps.database, hash, now, projectId);
   }
   if (projectId !== null && key.projectId !== projectId) throw invalidToken();
-  if (key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt <= now)) throw invalidToken();
-  if (key.memberRole === null) throw new AppError("not_a_member");
-  if (key.orgStatus !== "approved") throw new AppError("organization_not_approved");
+  checkStanding(key, now);
   if (scope !== null && !key.scopes.includes(scope)) throw insufficientScope(scope);
   recordUse(deps, "api_keys", key.id, key.lastUsedAt, now);
   if (key.lastUsedAt === null || now - key.lastUsedAt > LAST_USED_EVERY_MS) key.lastUsedAt = now; // recorded: don't queue it again per call
@@ -196,8 +209,7 @@ export async function projectGone(database: Database, hash: string, now: number,
     .where(eq(keyTombstones.keyHash, hash))
     .limit(1);
   const t = rows[0];
-  if (!t || (projectId !== null && t.projectId !== projectId) || (t.expiresAt !== null && t.expiresAt <= now)) throw invalidToken();
-  if (t.memberRole === null) throw new AppError("not_a_member");
-  if (t.orgStatus !== "approved") throw new AppError("organization_not_approved");
+  if (!t || (projectId !== null && t.projectId !== projectId)) throw invalidToken();
+  checkStanding(t, now);
   throw new AppError("not_found", "The project of this key no longer exists.");
 }

@@ -15,12 +15,11 @@
 import type { Config } from "../config";
 import type { Database } from "../db/client";
 import type { KeyScope, MemberRole } from "../db/schema";
-import { AppError } from "../http/errors";
 import { hasValidChecksum, sha256Hex } from "../lib/crypto";
 import type { Logger } from "../lib/log";
 import { ACCESS_TOKEN_PREFIX } from "../oauth/grants";
 import { mcpResource } from "../oauth/resource";
-import { authenticateKey, bearerOf, insufficientScope, invalidToken, projectGone, recordUse, type KeyPrincipal } from "./key";
+import { authenticateKey, bearerOf, checkStanding, insufficientScope, invalidToken, projectGone, recordUse, type KeyPrincipal } from "./key";
 
 type Deps = { config: Config; database: Database; log: Logger };
 
@@ -67,11 +66,10 @@ export async function authenticateToken(deps: Deps, request: Request, scope: Key
   const hash = sha256Hex(token);
   const t = await deps.database.get<TokenRow>(TOKEN_LOOKUP, [hash]);
   if (!t) return projectGone(deps.database, hash, now, projectId); // a deleted project's token: 404, as for a key
-  if (t.revokedAt !== null || t.expiresAt <= now) throw invalidToken();
+  // bound to another resource: the same 401 as revoked or expired (so which one is not told)
   const audience = resource !== undefined ? [resource] : [mcpResource(deps.config.baseUrl, t.projectId), mcpResource(deps.config.baseUrl)];
   if (!audience.includes(t.resource)) throw invalidToken();
-  if (t.memberRole === null) throw new AppError("not_a_member", "The user who authorized this token is no longer a member of the organization.");
-  if (t.orgStatus !== "approved") throw new AppError("organization_not_approved");
+  checkStanding(t, now, "The user who authorized this token is no longer a member of the organization.");
   const scopes = JSON.parse(t.scopes) as KeyScope[];
   if (scope !== null && !scopes.includes(scope)) throw insufficientScope(scope);
   recordUse(deps, "oauth_tokens", t.id, t.lastUsedAt, now);
