@@ -35,10 +35,15 @@ export function rejectForeignOrigin(config: Config, request: Request): void {
   }
 }
 
+/** The session of a request, or null (pages that also serve visitors who are not signed in). */
+export async function optionalSession(database: Database, request: Request): Promise<SessionRecord | null> {
+  const token = sessionTokenFrom(request);
+  return token ? findSession(database, token) : null;
+}
+
 /** The session of a request; 401 unauthenticated without one. CSRF-checked for non-GET. */
 export async function requireSession(deps: { config: Config; database: Database }, request: Request): Promise<SessionRecord> {
-  const token = sessionTokenFrom(request);
-  const session = token ? await findSession(deps.database, token) : null;
+  const session = await optionalSession(deps.database, request);
   if (!session) throw new AppError("unauthenticated");
   checkCsrf(deps.config, request);
   return session;

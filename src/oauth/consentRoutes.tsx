@@ -5,12 +5,12 @@
  * returns to the consent after sign-in.
  */
 import { Elysia } from "elysia";
-import type { AppDeps, ComposedDeps } from "../app";
-import { checkCsrf } from "../auth/session";
+import type { ComposedDeps } from "../app";
+import { checkCsrf, optionalSession } from "../auth/session";
 import { clientMeta } from "../http/client";
 import { AppError } from "../http/errors";
 import { signIn } from "../identity/service";
-import { findSession, sessionCookie, sessionTokenFrom, type SessionRecord } from "../identity/sessions";
+import { sessionCookie, sessionTokenFrom, type SessionRecord } from "../identity/sessions";
 import { page, SENSITIVE_PAGE_HEADERS } from "../web/layout";
 import { AUTHORIZE_PARAMS, checkAuthorizeRequest, projectForConsent, projectsForConsent, redirectWith, type AuthorizeRequest } from "./authorize";
 import { issueCode } from "./grants";
@@ -32,11 +32,6 @@ const field = (body: unknown, name: string): string | undefined => {
   const v = (body as Record<string, unknown> | null)?.[name];
   return typeof v === "string" ? v : undefined;
 };
-
-async function sessionOf(deps: AppDeps, request: Request): Promise<SessionRecord | null> {
-  const token = sessionTokenFrom(request);
-  return token ? findSession(deps.database, token) : null;
-}
 
 /** The hidden fields that carry the authorization request through the form. */
 function carried(get: (n: string) => string | undefined): Record<string, string> {
@@ -73,7 +68,7 @@ export function consentRoutes(deps: ComposedDeps) {
       const get = (n: string) => url.searchParams.get(n) ?? undefined;
       const check = await checkAuthorizeRequest(deps.database, base, get);
       if (!check.ok) return "redirect" in check ? redirect(check.redirect) : html(<OAuthErrorPage title="Authorization request refused" message={check.page} />, 400);
-      const session = await sessionOf(deps, request);
+      const session = await optionalSession(deps.database, request);
       const here = url.pathname + url.search;
       if (!session) return redirect(`/login?next=${encodeURIComponent(here)}`);
       const req = check.request;
@@ -101,7 +96,7 @@ export function consentRoutes(deps: ComposedDeps) {
     })
     .post("/oauth/authorize", async ({ request, body }) => {
       const get = (n: string) => field(body, n);
-      const session = await sessionOf(deps, request);
+      const session = await optionalSession(deps.database, request);
       if (!session) return html(<OAuthErrorPage title="Signed out" message="Your session ended. Start the connection again from the application." />, 401);
       try {
         checkCsrf(deps.config, request);
@@ -133,7 +128,7 @@ export function consentRoutes(deps: ComposedDeps) {
     })
     .get("/login", async ({ request }) => {
       const next = safeNext(new URL(request.url).searchParams.get("next"));
-      const session = await sessionOf(deps, request);
+      const session = await optionalSession(deps.database, request);
       return html(<LoginPage next={next} signedInAs={session?.user.email ?? null} />);
     })
     .post("/login", async ({ request, body, server }) => {

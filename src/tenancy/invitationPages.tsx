@@ -9,12 +9,12 @@ import { iso } from "../lib/time";
 import { Elysia } from "elysia";
 import { eq } from "drizzle-orm";
 import type { AppDeps } from "../app";
-import { checkCsrf, rejectForeignOrigin } from "../auth/session";
+import { checkCsrf, optionalSession, rejectForeignOrigin } from "../auth/session";
 import { invitations, organizations } from "../db/schema";
 import { clientMeta } from "../http/client";
 import { AppError } from "../http/errors";
 import { signUp } from "../identity/service";
-import { findSession, sessionCookie, sessionTokenFrom, setActiveOrganization } from "../identity/sessions";
+import { sessionCookie, setActiveOrganization } from "../identity/sessions";
 import { normalizeEmail } from "../identity/users";
 import { Layout, page, SENSITIVE_PAGE_HEADERS } from "../web/layout";
 import { acceptInvitation } from "./service";
@@ -104,10 +104,7 @@ export function invitationPages(deps: AppDeps) {
     if (row.expiresAt <= Date.now()) return page(<Message title="Invitation expired" text={`This invitation to ${row.organizationName} has expired. Ask for a new one.`} />, 410, HEADERS);
     return row;
   };
-  const session = async (request: Request) => {
-    const token = sessionTokenFrom(request);
-    return token ? findSession(deps.database, token) : null;
-  };
+  const session = (request: Request) => optionalSession(deps.database, request);
   const joined = (inv: InvitationView, cookie?: string) =>
     page(<Message title={`Welcome to ${inv.organizationName}`} text={`You are now a member of ${inv.organizationName} (${inv.role}); it is your active organization.`} />, 200, cookie ? { ...HEADERS, "set-cookie": cookie } : HEADERS);
 
