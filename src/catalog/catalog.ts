@@ -281,6 +281,13 @@ function searchEntries(entries: Iterable<SearchEntry>, phrase: string, k: number
   return top.map(({ e, score }) => ({ id: e.talent.id, uri: e.talent.uri, summary: e.talent.summary, score }));
 }
 
+/** The talent and the file (or "" for its main file) a public `talent://<id>[/<path>]` pointer names. */
+export function pointerTarget(pointer: string): { target: string; path: string } {
+  const rest = pointer.slice("talent://".length);
+  const slash = rest.indexOf("/");
+  return slash < 0 ? { target: rest, path: "" } : { target: rest.slice(0, slash), path: rest.slice(slash + 1) };
+}
+
 /** Result of building a catalog: the catalog and every finding (for lint and logs). */
 export interface BuildResult {
   catalog: Catalog;
@@ -328,10 +335,7 @@ export function buildCatalog(sources: TalentSource[], extraFindings: Finding[] =
       }
       for (const p of t.pointers) {
         if (p.startsWith(t.uri + "/")) continue;
-        const rest = p.slice("talent://".length);
-        const slash = rest.indexOf("/");
-        const target = slash < 0 ? rest : rest.slice(0, slash);
-        const path = slash < 0 ? "" : rest.slice(slash + 1);
+        const { target, path } = pointerTarget(p);
         const other = valid.get(target);
         if (!other) problems.push({ file: label, field: "body", problem: `pointer ${p}: talent "${target}" does not exist` });
         else if (path && !other.files.has(path)) problems.push({ file: label, field: "body", problem: `pointer ${p}: no file "${path}" in talent "${target}"` });

@@ -4,7 +4,7 @@
  * catalog: `requires` and `conflicts` name public talents, and a `talent://` pointer names either
  * a file of this expertise (`talent://@org/slug/<path>`) or a public talent (and its file).
  */
-import type { Catalog } from "../catalog/catalog";
+import { pointerTarget, type Catalog } from "../catalog/catalog";
 import type { Finding, Talent } from "../catalog/format";
 import { validateTalent } from "../catalog/validate";
 import type { Issue } from "../http/errors";
@@ -38,14 +38,11 @@ export function linkFindings(talent: Talent, catalog: Catalog): Finding[] {
   for (const c of talent.conflicts) if (!catalog.get(c)) out.push({ file, field: "conflicts", problem: `"${c}" does not exist in the catalog` });
   for (const p of talent.pointers) {
     if (p === talent.uri || p.startsWith(talent.uri + "/")) continue; // own files: checked by the validator
-    const rest = p.slice("talent://".length);
-    if (rest.startsWith("@")) {
+    if (p.startsWith("talent://@")) {
       out.push({ file, field: "body", problem: `pointer ${p}: an expertise may point to its own files and to public talents only` });
       continue;
     }
-    const slash = rest.indexOf("/");
-    const target = slash < 0 ? rest : rest.slice(0, slash);
-    const path = slash < 0 ? "" : rest.slice(slash + 1);
+    const { target, path } = pointerTarget(p);
     const other = catalog.get(target);
     if (!other) out.push({ file, field: "body", problem: `pointer ${p}: talent "${target}" does not exist in the catalog` });
     else if (path && !other.files.has(path)) out.push({ file, field: "body", problem: `pointer ${p}: no file "${path}" in talent "${target}"` });
