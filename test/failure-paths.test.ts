@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createKey, joinedMember, makePlatformAdmin, orgWithProject, signedUp, testEnv, WebClient, withKey, type TestEnv } from "./helpers";
+import { createKey, joinedMember, makePlatformAdmin, orgWithProject, signedUp, testEnv, WebClient, type TestEnv } from "./helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -60,13 +60,6 @@ describe("failure paths of identity, tenancy and admin routes, with the spec's s
     expect(await page.text()).toContain("invalid, expired or already used");
   });
 
-  test("GET /api/prepare-task/designable with a key lacking prepare_task → 403 insufficient_scope", async () => {
-    const { owner, project } = await orgWithProject(env);
-    const k = await createKey(owner, project.id, ["doctor"]);
-    const r = await withKey(env, k.value, "/api/prepare-task/designable");
-    expect(r.status).toBe(403);
-    expect(await r.json()).toMatchObject({ error: "insufficient_scope", requiredScope: "prepare_task" });
-  });
 });
 
 /** Every route of the project-key API with the scope the spec's table gives it, and a request that would pass with that scope. */
