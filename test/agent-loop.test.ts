@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createKey, orgWithProject, testEnv, withKey, type TestEnv } from "./helpers";
+import { createKey, orgWithProject, talentMd, testEnv, withKey, type TestEnv } from "./helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -196,5 +196,26 @@ describe("spec A: validate and record_validation", () => {
     const r = await s.api("POST", "/api/validation/reports", { submissionId: "x", resolutionId: "res_x", expertiseResults: [] });
     expect(r.status).toBe(403);
     expect(r.body).toMatchObject({ error: "insufficient_scope", requiredScope: "record_validation" });
+  });
+});
+
+describe("the playbook reads a pinned definition as the catalog reads the talent", () => {
+  test("a folded YAML summary and title are trimmed alike (no trailing newline in the playbook)", async () => {
+    const { buildCatalog } = await import("../src/catalog/catalog");
+    const md = talentMd("folded-talent", { title: ">\n  Folded title", summary: ">\n  A folded summary that spans\n  two lines. Designate when folding." });
+    const built = buildCatalog([{ folder: "folded-talent", files: { "TALENT.md": md }, label: (p: string) => `folded-talent/${p}` }]);
+    expect(built.findings).toEqual([]);
+    const e = await testEnv({}, built.catalog);
+    try {
+      const { owner, project } = await orgWithProject(e);
+      expect((await owner.post(`/web/projects/${project.id}/talents`, { talent: "folded-talent" })).status).toBe(201);
+      const k = await createKey(owner, project.id, ["prepare_task", "validate"]);
+      const prep = await (await withKey(e, k.value, "/api/prepare-task", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ talentIds: ["folded-talent"] }) })).json();
+      const book = await (await withKey(e, k.value, `/api/validation/playbook?resolutionId=${prep.resolutionId}&talent=folded-talent`)).json();
+      const t = built.catalog.get("folded-talent")!;
+      expect({ title: book.detail.title, summary: book.detail.summary }).toEqual({ title: t.title, summary: t.summary });
+    } finally {
+      e.close();
+    }
   });
 });

@@ -85,8 +85,9 @@ export async function pinnedDefinition(database: Database, item: PinnedItem): Pr
   const parsed = split ? parseFrontMatterYaml(split.yaml) : { error: "no front matter" };
   const fm = ("value" in parsed ? parsed.value : {}) as Record<string, unknown>;
   const def: PinnedDefinition = {
-    title: String(fm.title ?? fm.name ?? item.talentId),
-    summary: String(fm.summary ?? fm.description ?? ""),
+    // trimmed as the validator trims them, so a folded YAML scalar reads as in the catalog
+    title: String(fm.title ?? fm.name ?? item.talentId).trim(),
+    summary: String(fm.summary ?? fm.description ?? "").trim(),
     rules: Array.isArray(fm.rules) ? (fm.rules as TalentRule[]).map((r) => ({ id: r.id, severity: r.severity, title: String(r.title).trim(), check: String(r.check).trim() })) : [],
     tests: Array.isArray(fm.tests) ? (fm.tests as ConformanceTest[]).map((t) => ({ rule: t.rule, pass: String(t.pass), fail: String(t.fail) })) : [],
     mainFile,
