@@ -94,6 +94,7 @@ describe("spec A: deepen (search and read)", () => {
     expect(section.body.files[0].content.startsWith("#")).toBe(true);
     expect(section.body.files[0].section).toBe(heading);
     expect((await s.api("POST", "/api/talents/get", { uri: deeper, section: "No Such Heading" })).status).toBe(404);
+    expect((await s.api("POST", "/api/talents/get", { uri: deeper, section: "No Such Heading" })).body.error).toBe("not_found");
     await s.owner.patch(`/web/projects/${s.project.id}/talents/sql-base`, { enabled: false });
     const disabled = await s.api("POST", "/api/talents/get", { uri: "talent://sql-base" });
     expect(disabled.status).toBe(404);

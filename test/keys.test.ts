@@ -84,6 +84,7 @@ describe("the key guard, evaluated on every call (spec Authentication 5)", () =>
     expect(second.nextCursor).toBeNull();
     expect((await withKey(env, k.value, "/api/catalog?limit=201")).status).toBe(400);
     expect((await withKey(env, k.value, "/api/catalog?cursor=garbage")).status).toBe(400);
+    for (const q of ["limit=201", "limit=0", "cursor=garbage"]) expect(`${q} → ${(await (await withKey(env, k.value, `/api/catalog?${q}`)).json()).error}`).toBe(`${q} → validation_failed`);
   });
 
   test("unknown, malformed, revoked, expired key and keys disabled → one byte-identical 401 invalid_token", async () => {

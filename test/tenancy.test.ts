@@ -53,6 +53,8 @@ describe("organizations and approval (spec: Organization approval, C rule 1)", (
     expect((await c.post("/web/orgs", { name: "Dup 2", slug: "dup-slug" })).status).toBe(409);
     expect((await c.post("/web/orgs", { name: "Bad", slug: "Bad Slug!" })).status).toBe(400);
     expect((await c.post("/web/orgs", { name: "" })).status).toBe(400);
+    expect((await c.post("/web/orgs", { name: "Dup 3", slug: "dup-slug" })).body.error).toBe("conflict");
+    for (const body of [{ name: "Bad", slug: "Bad Slug!" }, { name: "" }]) expect((await c.post("/web/orgs", body)).body.error).toBe("validation_failed");
   });
 
   test("a user belongs to several organizations and switches without signing in again", async () => {
@@ -194,6 +196,7 @@ describe("members and invitations", () => {
     const a = (await owner.post("/web/orgs/current/invitations", { email: invitee.email })).body;
     await env.database.client.execute({ sql: "UPDATE invitations SET expires_at = 1 WHERE id = ?", args: [a.id] });
     expect((await invitee.post(`/web/invitations/${a.id}/accept`)).status).toBe(410);
+    expect((await invitee.post(`/web/invitations/${a.id}/accept`)).body.error).toBe("invitation_expired");
     const b = (await owner.post("/web/orgs/current/invitations", { email: invitee.email })).body;
     expect((await owner.del(`/web/orgs/current/invitations/${b.id}`)).status).toBe(200);
     expect((await invitee.post(`/web/invitations/${b.id}/accept`)).status).toBe(404);
@@ -205,9 +208,12 @@ describe("members and invitations", () => {
     const inv = (await owner.post("/web/orgs/current/invitations", { email: m.email, role: "member" })).body;
     await m.post(`/web/invitations/${inv.id}/accept`);
     expect((await m.post("/web/orgs/current/invitations", { email: "x@example.com" })).status).toBe(403);
+    expect((await m.post("/web/orgs/current/invitations", { email: "x@example.com" })).body.error).toBe("forbidden");
     await owner.patch(`/web/orgs/current/members/${m.userId}`, { role: "admin" });
     expect((await m.post("/web/orgs/current/invitations", { email: "y@example.com", role: "owner" })).status).toBe(403);
+    expect((await m.post("/web/orgs/current/invitations", { email: "y@example.com", role: "owner" })).body.error).toBe("forbidden");
     expect((await m.post("/web/orgs/current/invitations", { email: "not-an-email" })).status).toBe(400);
+    expect((await m.post("/web/orgs/current/invitations", { email: "not-an-email" })).body.error).toBe("validation_failed");
   });
 
   test("the last owner cannot be demoted or removed (409 last_owner); with two owners one can go", async () => {
