@@ -80,6 +80,20 @@ describe("/api/auth: e-mail and password, session cookie (DESIGN §5)", () => {
     expect(Number((await env.database.client.execute({ sql: "SELECT count(*) AS n FROM users WHERE email = ?", args: [email] })).rows[0]!.n)).toBe(1);
   });
 
+  test("an active session slides: used after the slide interval, its expiry moves a full lifetime ahead", async () => {
+    const c = await signedUp(env);
+    const { SESSION_TTL_MS } = await import("../src/identity/sessions");
+    const old = Date.now() - 2 * 24 * 3600 * 1000;
+    await env.database.client.execute({ sql: "UPDATE sessions SET last_seen_at = ?, expires_at = ? WHERE user_id = ?", args: [old, Date.now() + 3600_000, c.userId] });
+    const before = Date.now();
+    const r = await c.get("/api/auth/session");
+    expect(r.status).toBe(200);
+    expect(Date.parse(r.body.expiresAt)).toBeGreaterThanOrEqual(before + SESSION_TTL_MS);
+    const row = (await env.database.client.execute({ sql: "SELECT last_seen_at, expires_at FROM sessions WHERE user_id = ?", args: [c.userId] })).rows[0]!;
+    expect(Number(row.last_seen_at)).toBeGreaterThanOrEqual(before);
+    expect(Number(row.expires_at)).toBeGreaterThanOrEqual(before + SESSION_TTL_MS);
+  });
+
   test("mass assignment: role posted at sign-up is ignored", async () => {
     const c = new WebClient(env);
     await c.post("/api/auth/sign-up", { email: "sneaky@example.com", password: PW, role: "admin" });
