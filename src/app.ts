@@ -16,6 +16,8 @@ import { healthRoutes } from "./health/routes";
 import { mcpRoutes, type Backend } from "./mcp/routes";
 import { oauthRoutes } from "./oauth/routes";
 import { identityRoutes, setupRoutes } from "./identity/routes";
+import { loginPages } from "./identity/loginPages";
+import { homePage } from "./web/home";
 import { projectRoutes } from "./projects/routes";
 import { invitationPages } from "./tenancy/invitationPages";
 import { tenancyRoutes } from "./tenancy/routes";
@@ -55,6 +57,8 @@ export function createApp(input: AppDeps) {
     .use(assetRoutes())
     .use(identityRoutes(deps, guards))
     .use(setupRoutes(deps))
+    .use(loginPages(deps))
+    .use(homePage(deps))
     .use(tenancyRoutes(deps, guards))
     .use(invitationPages(deps))
     .use(projectRoutes(deps, guards))

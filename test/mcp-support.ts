@@ -23,11 +23,14 @@ export interface LiveEnv {
   close(): Promise<void>;
 }
 
-/** The app listening on 127.0.0.1 with BASE_URL set to that origin (Origin and resource checks need it). */
-export async function liveEnv(extra: Record<string, string> = {}): Promise<LiveEnv> {
+/**
+ * The app listening on 127.0.0.1 with BASE_URL set to that origin (Origin and resource checks
+ * need it). `host` names the origin differently (e.g. a name a browser maps to 127.0.0.1).
+ */
+export async function liveEnv(extra: Record<string, string> = {}, host = "127.0.0.1"): Promise<LiveEnv> {
   for (let attempt = 0; ; attempt++) {
     const port = freePort();
-    const base = `http://127.0.0.1:${port}`;
+    const base = `http://${host}:${port}`;
     const env = await testEnv({ BASE_URL: base, ACCESS_LOG: "false", ...extra });
     try {
       env.app.listen({ port, hostname: "127.0.0.1" });

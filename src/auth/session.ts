@@ -2,38 +2,10 @@
 import type { Config } from "../config";
 import type { Database } from "../db/client";
 import type { MemberRole } from "../db/schema";
+import { checkSameOrigin } from "../http/csrf";
 import { AppError } from "../http/errors";
 import { findSession, sessionTokenFrom, type SessionRecord } from "../identity/sessions";
 import { findMembership, type OrgMembership } from "../tenancy/service";
-
-const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
-
-/**
- * CSRF (DESIGN §5): a cookie-authenticated non-GET must carry a same-origin Origin, or
- * HX-Request with a Sec-Fetch-Site that is not cross-site.
- */
-export function checkCsrf(config: Config, request: Request): void {
-  if (SAFE_METHODS.has(request.method)) return;
-  const origin = request.headers.get("origin");
-  if (origin !== null) {
-    if (origin === new URL(config.baseUrl).origin) return;
-    throw new AppError("csrf_rejected", `Requests from ${origin} are not accepted; use ${new URL(config.baseUrl).origin}.`);
-  }
-  const site = request.headers.get("sec-fetch-site");
-  if (request.headers.get("hx-request") === "true" && site !== "cross-site") return;
-  throw new AppError("csrf_rejected", "A same-origin Origin header is required for this request.");
-}
-
-/**
- * For routes that are not cookie-authenticated (sign-in, sign-up): a foreign Origin is refused
- * (login CSRF), while a client that sends none (curl, scripts) is let through.
- */
-export function rejectForeignOrigin(config: Config, request: Request): void {
-  const origin = request.headers.get("origin");
-  if (origin !== null && origin !== new URL(config.baseUrl).origin) {
-    throw new AppError("csrf_rejected", `Requests from ${origin} are not accepted; use ${new URL(config.baseUrl).origin}.`);
-  }
-}
 
 /** The session of a request, or null (pages that also serve visitors who are not signed in). */
 export async function optionalSession(database: Database, request: Request): Promise<SessionRecord | null> {
@@ -45,7 +17,7 @@ export async function optionalSession(database: Database, request: Request): Pro
 export async function requireSession(deps: { config: Config; database: Database }, request: Request): Promise<SessionRecord> {
   const session = await optionalSession(deps.database, request);
   if (!session) throw new AppError("unauthenticated");
-  checkCsrf(deps.config, request);
+  checkSameOrigin(deps.config, request, true);
   return session;
 }
 

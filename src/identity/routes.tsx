@@ -4,7 +4,7 @@ import { iso } from "../lib/time";
 import { Elysia, t } from "elysia";
 import type { AppDeps, ComposedDeps } from "../app";
 import type { Guards } from "../auth/guards";
-import { checkCsrf, rejectForeignOrigin } from "../auth/session";
+import { checkSameOrigin } from "../http/csrf";
 import { AppError } from "../http/errors";
 import { clientMeta } from "../http/client";
 import { page } from "../web/layout";
@@ -19,14 +19,14 @@ export function identityRoutes(deps: ComposedDeps, guards: Guards) {
   return new Elysia({ prefix: "/api/auth" })
     .use(guards)
     .post("/sign-up", async ({ body, request, server, set }) => {
-      rejectForeignOrigin(deps.config, request);
+      checkSameOrigin(deps.config, request, false);
       const r = await signUp(deps.database, body, clientMeta(request, server));
       set.status = 201;
       set.headers["set-cookie"] = sessionCookie(deps.config, r.session.token, r.session.expiresAt);
       return { user: r.user, organizations: [] };
     }, { body: SignUpBody })
     .post("/sign-in", async ({ body, request, server, set }) => {
-      rejectForeignOrigin(deps.config, request);
+      checkSameOrigin(deps.config, request, false);
       const r = await signIn(deps.database, limiters, body, clientMeta(request, server), sessionTokenFrom(request));
       set.headers["set-cookie"] = sessionCookie(deps.config, r.session.token, r.session.expiresAt);
       return { user: r.user, activeOrganizationId: r.organizations[0]?.id ?? null, organizations: r.organizations };
@@ -34,7 +34,7 @@ export function identityRoutes(deps: ComposedDeps, guards: Guards) {
     .post("/sign-out", async ({ request, set }) => {
       const token = sessionTokenFrom(request);
       if (token) {
-        checkCsrf(deps.config, request);
+        checkSameOrigin(deps.config, request, true);
         await deps.database.write((tx) => deleteSessionByToken(tx, token));
       }
       set.headers["set-cookie"] = sessionCookie(deps.config, null);
@@ -64,7 +64,7 @@ export function setupRoutes(deps: AppDeps) {
       return page(<SetupPage token={token} valid={token !== "" && (await setupTokenValid(deps.database, token))} />);
     }, { query: t.Object({ token: t.Optional(t.String({ maxLength: 200 })) }) })
     .post("/setup", async ({ body, request, server }) => {
-      rejectForeignOrigin(deps.config, request);
+      checkSameOrigin(deps.config, request, false);
       try {
         const r = await completeSetup(deps.database, body, clientMeta(request, server));
         const cookie = sessionCookie(deps.config, r.session.token, r.session.expiresAt);

@@ -1,32 +1,23 @@
 /** @jsxImportSource hono/jsx */
 /**
  * The front channel, under the web session: `GET /oauth/authorize` (consent page),
- * `POST /oauth/authorize` (the consent form, CSRF-checked), and the plain `/login` page that
- * returns to the consent after sign-in.
+ * `POST /oauth/authorize` (the consent form, CSRF-checked). Sign-in is the `/login` page
+ * (identity/loginPages.tsx), which returns to the consent afterwards.
  */
 import { Elysia } from "elysia";
-import type { ComposedDeps } from "../app";
-import { checkCsrf, optionalSession } from "../auth/session";
-import { clientMeta } from "../http/client";
+import type { AppDeps } from "../app";
+import { optionalSession } from "../auth/session";
+import { checkSameOrigin } from "../http/csrf";
 import { AppError } from "../http/errors";
-import { signIn } from "../identity/service";
-import { sessionCookie, sessionTokenFrom, type SessionRecord } from "../identity/sessions";
-import { page, SENSITIVE_PAGE_HEADERS } from "../web/layout";
+import type { SessionRecord } from "../identity/sessions";
+import { page } from "../web/layout";
 import { AUTHORIZE_PARAMS, checkAuthorizeRequest, projectForConsent, projectsForConsent, redirectWith, type AuthorizeRequest } from "./authorize";
 import { issueCode } from "./grants";
-import { ConsentPage, LoginPage, OAuthErrorPage } from "./pages";
+import { ConsentPage, OAuthErrorPage } from "./pages";
 
-const PAGE_HEADERS = SENSITIVE_PAGE_HEADERS;
-
-const html = (node: unknown, status = 200) => page(node, status, PAGE_HEADERS);
+const html = (node: unknown, status = 200) => page(node, status);
 const redirect = (location: string, headers: Record<string, string> = {}) =>
   new Response(null, { status: 302, headers: { location, "cache-control": "no-store", ...headers } });
-
-/** A same-site path to return to after sign-in (never another origin). */
-export function safeNext(next: string | undefined | null): string {
-  if (!next || !next.startsWith("/") || next.startsWith("//") || /[\\\r\n]/.test(next)) return "/";
-  return next.slice(0, 4000);
-}
 
 const field = (body: unknown, name: string): string | undefined => {
   const v = (body as Record<string, unknown> | null)?.[name];
@@ -43,8 +34,7 @@ function carried(get: (n: string) => string | undefined): Record<string, string>
   return out;
 }
 
-export function consentRoutes(deps: ComposedDeps) {
-  const limiters = deps.signInLimiters;
+export function consentRoutes(deps: AppDeps) {
   const base = deps.config.baseUrl;
 
   /** The page explaining why there is nothing to consent to, with a way back to the client. */
@@ -99,7 +89,7 @@ export function consentRoutes(deps: ComposedDeps) {
       const session = await optionalSession(deps.database, request);
       if (!session) return html(<OAuthErrorPage title="Signed out" message="Your session ended. Start the connection again from the application." />, 401);
       try {
-        checkCsrf(deps.config, request);
+        checkSameOrigin(deps.config, request, true);
       } catch (e) {
         if (e instanceof AppError) return html(<OAuthErrorPage title="Request refused" message={e.message} user={session.user} />, e.status);
         throw e;
@@ -125,25 +115,5 @@ export function consentRoutes(deps: ComposedDeps) {
         resource: req.resource,
       });
       return redirect(redirectWith(req.redirectUri, { code, state: req.state }, base));
-    })
-    .get("/login", async ({ request }) => {
-      const next = safeNext(new URL(request.url).searchParams.get("next"));
-      const session = await optionalSession(deps.database, request);
-      return html(<LoginPage next={next} signedInAs={session?.user.email ?? null} />);
-    })
-    .post("/login", async ({ request, body, server }) => {
-      const next = safeNext(field(body, "next"));
-      const email = (field(body, "email") ?? "").slice(0, 320);
-      try {
-        checkCsrf(deps.config, request);
-        const r = await signIn(deps.database, limiters, { email, password: (field(body, "password") ?? "").slice(0, 1024) }, clientMeta(request, server), sessionTokenFrom(request));
-        return new Response(null, {
-          status: 303,
-          headers: { location: next, "set-cookie": sessionCookie(deps.config, r.session.token, r.session.expiresAt), "cache-control": "no-store" },
-        });
-      } catch (e) {
-        if (!(e instanceof AppError)) throw e;
-        return page(<LoginPage next={next} email={email} error={e.message} />, e.status, { ...PAGE_HEADERS, ...e.headers });
-      }
     });
 }

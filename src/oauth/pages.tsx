@@ -1,5 +1,5 @@
 /** @jsxImportSource hono/jsx */
-/** The pages of the authorization server: plain sign-in, consent, and the refusal page. */
+/** The pages of the authorization server: consent, and the refusal page. */
 import type { KeyScope } from "../db/schema";
 import { Layout } from "../web/layout";
 
@@ -16,30 +16,6 @@ export const SCOPE_LABELS: Record<KeyScope, string> = {
 };
 
 const check = { width: "auto", marginRight: ".5rem" };
-
-export function LoginPage(props: { next: string; error?: string; email?: string; signedInAs?: string | null }) {
-  return (
-    <Layout title="Sign in">
-      <div class="card">
-        <h1>Sign in</h1>
-        {props.signedInAs ? (
-          <p class="muted">
-            Signed in as {props.signedInAs}. <a href={props.next}>Continue</a>, or sign in with another account.
-          </p>
-        ) : null}
-        <form method="post" action="/login">
-          {props.error ? <p class="error">{props.error}</p> : null}
-          <input type="hidden" name="next" value={props.next} />
-          <label for="email">E-mail</label>
-          <input id="email" name="email" type="email" required autocomplete="username" value={props.email ?? ""} />
-          <label for="password">Password</label>
-          <input id="password" name="password" type="password" required autocomplete="current-password" />
-          <p><button type="submit">Sign in</button></p>
-        </form>
-      </div>
-    </Layout>
-  );
-}
 
 export interface ConsentProps {
   user: { email: string };

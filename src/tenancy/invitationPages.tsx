@@ -9,17 +9,16 @@ import { iso } from "../lib/time";
 import { Elysia } from "elysia";
 import { eq } from "drizzle-orm";
 import type { AppDeps } from "../app";
-import { checkCsrf, optionalSession, rejectForeignOrigin } from "../auth/session";
+import { optionalSession } from "../auth/session";
+import { checkSameOrigin } from "../http/csrf";
 import { invitations, organizations } from "../db/schema";
 import { clientMeta } from "../http/client";
 import { AppError } from "../http/errors";
 import { signUp } from "../identity/service";
 import { sessionCookie, setActiveOrganization } from "../identity/sessions";
 import { normalizeEmail } from "../identity/users";
-import { Layout, page, SENSITIVE_PAGE_HEADERS } from "../web/layout";
+import { Layout, page } from "../web/layout";
 import { acceptInvitation } from "./service";
-
-const HEADERS = SENSITIVE_PAGE_HEADERS;
 
 interface InvitationView {
   id: string;
@@ -99,28 +98,28 @@ export function invitationPages(deps: AppDeps) {
         .where(eq(invitations.id, id))
         .limit(1)
     )[0];
-    if (!row || row.status === "revoked") return page(<Message title="Invitation not found" text="This invitation does not exist or was withdrawn. Ask for a new one." />, 404, HEADERS);
-    if (row.status === "accepted") return page(<Message title="Already accepted" text={`This invitation to ${row.organizationName} was already accepted.`} />, 409, HEADERS);
-    if (row.expiresAt <= Date.now()) return page(<Message title="Invitation expired" text={`This invitation to ${row.organizationName} has expired. Ask for a new one.`} />, 410, HEADERS);
+    if (!row || row.status === "revoked") return page(<Message title="Invitation not found" text="This invitation does not exist or was withdrawn. Ask for a new one." />, 404);
+    if (row.status === "accepted") return page(<Message title="Already accepted" text={`This invitation to ${row.organizationName} was already accepted.`} />, 409);
+    if (row.expiresAt <= Date.now()) return page(<Message title="Invitation expired" text={`This invitation to ${row.organizationName} has expired. Ask for a new one.`} />, 410);
     return row;
   };
   const session = (request: Request) => optionalSession(deps.database, request);
   const joined = (inv: InvitationView, cookie?: string) =>
-    page(<Message title={`Welcome to ${inv.organizationName}`} text={`You are now a member of ${inv.organizationName} (${inv.role}); it is your active organization.`} />, 200, cookie ? { ...HEADERS, "set-cookie": cookie } : HEADERS);
+    page(<Message title={`Welcome to ${inv.organizationName}`} text={`You are now a member of ${inv.organizationName} (${inv.role}); it is your active organization.`} />, 200, cookie ? { "set-cookie": cookie } : {});
 
   return new Elysia()
     .get("/accept-invitation/:id", async ({ params, request }) => {
       const inv = await load(params.id);
       if (inv instanceof Response) return inv;
       const s = await session(request);
-      return page(<InvitationPage inv={inv} signedInAs={s?.user.email ?? null} />, 200, HEADERS);
+      return page(<InvitationPage inv={inv} signedInAs={s?.user.email ?? null} />, 200);
     })
     .post("/accept-invitation/:id", async ({ params, request }) => {
       const inv = await load(params.id);
       if (inv instanceof Response) return inv;
       const s = await session(request);
       if (!s) return new Response(null, { status: 303, headers: { location: `/login?next=${encodeURIComponent(`/accept-invitation/${inv.id}`)}` } });
-      checkCsrf(deps.config, request);
+      checkSameOrigin(deps.config, request, true);
       try {
         await deps.database.write(async (tx) => {
           const a = await acceptInvitation(tx, inv.id, s.user);
@@ -128,17 +127,17 @@ export function invitationPages(deps: AppDeps) {
         });
       } catch (e) {
         if (!(e instanceof AppError)) throw e;
-        return page(<InvitationPage inv={inv} signedInAs={s.user.email} error={e.message} />, e.status, HEADERS);
+        return page(<InvitationPage inv={inv} signedInAs={s.user.email} error={e.message} />, e.status);
       }
       return joined(inv);
     })
     .post("/accept-invitation/:id/sign-up", async ({ params, request, body, server }) => {
       const inv = await load(params.id);
       if (inv instanceof Response) return inv;
-      rejectForeignOrigin(deps.config, request);
+      checkSameOrigin(deps.config, request, false);
       const email = normalizeEmail(field(body, "email") || inv.email);
       const password = field(body, "password");
-      const fail = (message: string, status = 400) => page(<InvitationPage inv={inv} signedInAs={null} error={message} />, status, HEADERS);
+      const fail = (message: string, status = 400) => page(<InvitationPage inv={inv} signedInAs={null} error={message} />, status);
       if (email !== inv.email) return fail(`This invitation is for ${inv.email}.`, 403);
       const problem = passwordProblem(password);
       if (problem) return fail(`The password ${problem}.`);

@@ -1,0 +1,97 @@
+/**
+ * Real-browser support (DESIGN §10): Debian's Chromium driven by playwright-core (never a
+ * downloaded browser), a page that records console errors (CSP violations among them) and
+ * uncaught exceptions, axe-core run inside the page, and screenshots at 1280×800 into
+ * docs/screenshots/ when UPDATE_SCREENSHOTS=1.
+ */
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { ROOT } from "./helpers";
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+/**
+ * Names the browser resolves to 127.0.0.1. Not loopback names, so Chromium treats them as a
+ * LAN host over plain HTTP: no Sec-Fetch-* headers, only Origin (what a teammate's browser
+ * sends to http://192.168.x.y:8787). Nothing leaves the machine.
+ */
+export const LAN_HOST = "talentd.test";
+export const EVIL_HOST = "evil.test";
+
+/** Starts headless Chromium with the flags this machine needs (no network beyond loopback). */
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does it)`);
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run", `--host-resolver-rules=MAP ${LAN_HOST} 127.0.0.1, MAP ${EVIL_HOST} 127.0.0.1`],
+  });
+}
+
+/** A page in a fresh context (its own cookies) at 1280×800, recording what went wrong in it. */
+export interface WatchedPage {
+  page: Page;
+  context: BrowserContext;
+  /** Console errors (CSP violations are reported there) and uncaught exceptions. */
+  problems: string[];
+}
+
+export async function newPage(browser: Browser): Promise<WatchedPage> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() !== "error") return;
+    // the document's own error status (a 401 page after a wrong password) is what the test asserts
+    if (m.text().startsWith("Failed to load resource") && m.location().url === page.url()) return;
+    problems.push(`console: ${m.text()} (${m.location().url})`);
+  });
+  page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
+  return { page, context, problems };
+}
+
+const AXE = readFileSync(join(ROOT, "node_modules", "axe-core", "axe.min.js"), "utf8");
+
+/**
+ * The serious and critical accessibility violations axe-core finds on the page, as
+ * `rule: target…` lines. Evaluated through the DevTools protocol, so the page's CSP (script
+ * only from 'self') stays on while it runs.
+ */
+export async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    const r = await axe.run(document, { resultTypes: ["violations"] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(" ")) }));
+  });
+  return violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.targets.join(", ")}`);
+}
+
+/** Saves a 1280×800 screenshot as docs/screenshots/<name>.png when UPDATE_SCREENSHOTS=1. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  if (process.env.UPDATE_SCREENSHOTS !== "1") return;
+  const dir = join(ROOT, "docs", "screenshots");
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: join(dir, `${name}.png`) });
+}
+
+/** A one-route HTTP server on loopback answering `html` at every path (another origin for cross-site tests). */
+export function servePage(html: string, hostname = "127.0.0.1"): { origin: (host?: string) => string; stop(): void } {
+  const server = Bun.serve({ hostname, port: 0, fetch: () => new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } }) });
+  return { origin: (host = hostname) => `http://${host}:${server.port}`, stop: () => server.stop(true) };
+}
+
+/** A loopback server standing for an OAuth client's redirect URI: records each request's query. */
+export function callbackServer(): { url: string; received: URLSearchParams[]; stop(): void } {
+  const received: URLSearchParams[] = [];
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(req) {
+      received.push(new URL(req.url).searchParams);
+      return new Response("<!doctype html><title>Done</title><p>You can close this window.</p>", { headers: { "content-type": "text/html" } });
+    },
+  });
+  return { url: `http://127.0.0.1:${server.port}/callback`, received, stop: () => server.stop(true) };
+}
