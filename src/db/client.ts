@@ -32,10 +32,12 @@ export interface Database {
   get<T>(sql: string, args?: InValue[]): Promise<T | undefined>;
   all<T>(sql: string, args?: InValue[]): Promise<T[]>;
   /**
-   * A counter that changes whenever any connection or process commits: read from the WAL-index
-   * header in `-shm` (walChangeCounter below), or `PRAGMA data_version` on the read connection
-   * when the file cannot be mapped. Null for a libSQL server. Lets hot paths cache rows
-   * exactly: a cached row is used only while nothing was committed since.
+   * A counter that changes whenever any connection or process commits: `PRAGMA data_version`
+   * on the read connection, which never writes itself. Null for a libSQL server. Lets hot paths
+   * cache rows exactly: a cached row is used only while nothing was committed since. Only
+   * SQLite opens SQLite's files: an own descriptor on `-shm` (it was once mapped here to read
+   * the WAL-index header) drops the process's POSIX locks on it when closed, and a backup's
+   * connection then rebuilt the WAL index under the server (SIGBUS; issue 11 §1).
    */
   dataVersion(): number | null;
   /** Synchronous reads on the local read connection; null for a libSQL server (no sync client). */
@@ -128,60 +130,12 @@ function preparedReader(url: string) {
   const conn = new LibsqlDatabase(path, { timeout: 5000 } as ConstructorParameters<typeof LibsqlDatabase>[1]);
   const stmt = statementCache(conn);
   const pragmaVersion = () => (stmt("PRAGMA data_version").get() as { data_version: number }).data_version;
-  pragmaVersion(); // a first read transaction: the WAL index (`-shm`) exists from here on
-  const wal = walChangeCounter(`${path}-shm`);
   return {
     get: (sql: string, args: InValue[]) => stmt(sql).get(...args),
     all: (sql: string, args: InValue[]) => stmt(sql).all(...args),
-    dataVersion: wal ? wal.read : pragmaVersion,
-    close: () => {
-      wal?.release(); // never read the mapping once the connections are gone
-      conn.close();
-    },
+    dataVersion: pragmaVersion,
+    close: () => conn.close(),
   };
-}
-
-/**
- * A change counter read from the WAL-index header in the `-shm` file (sqlite.org/walformat.html,
- * "The WAL-Index Header"), which every commit of every connection and process rewrites (its
- * `iChange` counter and checksum) before the commit returns. Reading it costs about 0.01 µs
- * against 5–30 µs for `PRAGMA data_version`, which has to open a read transaction (measured
- * under load, docs/performance.md). The first copy of the header (bytes 0–47) is the one SQLite
- * writes last, so a new value there means the commit is published; a torn read can only look
- * like a change, which drops a cache for nothing. Null when the file cannot be mapped (then
- * the pragma is used). The mapping stays valid: SQLite truncates `-shm` only when it opens a
- * database that no connection holds, and this process holds its connections until exit.
- */
-function walChangeCounter(shmPath: string): { read: () => number; release: () => void } | null {
-  let view: DataView | null;
-  try {
-    const map = Bun.mmap(shmPath, { shared: true });
-    if (map.byteLength < 48) return null;
-    view = new DataView(map.buffer, map.byteOffset, 48);
-  } catch {
-    return null;
-  }
-  let change = -1;
-  let frames = -1;
-  let sum1 = -1;
-  let sum2 = -1;
-  let version = 0;
-  const read = () => {
-    if (!view) throw new Error("the database is closed");
-    const c = view.getUint32(8, true);
-    const f = view.getUint32(16, true);
-    const s1 = view.getUint32(40, true);
-    const s2 = view.getUint32(44, true);
-    if (c !== change || f !== frames || s1 !== sum1 || s2 !== sum2) {
-      change = c;
-      frames = f;
-      sum1 = s1;
-      sum2 = s2;
-      version++;
-    }
-    return version;
-  };
-  return { read, release: () => (view = null) };
 }
 
 /**
