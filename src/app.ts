@@ -7,7 +7,7 @@ import type { Config } from "./config";
 import type { Database } from "./db/client";
 import { TraceJournal } from "./activity/journal";
 import { createGuards } from "./auth/guards";
-import { createSignInLimiters, type SignInLimiters } from "./identity/service";
+import { createAuthLimiters, type AuthLimiters } from "./identity/limits";
 import { selectionRoutes } from "./projects/selectionRoutes";
 import { resolutionRoutes } from "./resolution/routes";
 import { catalogApiRoutes } from "./catalog/routes";
@@ -41,12 +41,12 @@ export interface AppDeps {
 }
 
 /** What createApp adds for the routes: the journal, and the one pair of sign-in limiters every sign-in path shares. */
-export type ComposedDeps = AppDeps & { journal: TraceJournal; signInLimiters: SignInLimiters };
+export type ComposedDeps = AppDeps & { journal: TraceJournal; authLimiters: AuthLimiters };
 
 /** Builds the app; `app.handle(request)` serves it without a socket (tests), `listen` with one. */
 export function createApp(input: AppDeps) {
   // one pair of limiters for the sign-in API and the OAuth login page: a lockout on one is a lockout on both
-  const deps: ComposedDeps = { ...input, journal: input.journal ?? new TraceJournal(input.database, input.log), signInLimiters: createSignInLimiters() };
+  const deps: ComposedDeps = { ...input, journal: input.journal ?? new TraceJournal(input.database, input.log), authLimiters: createAuthLimiters() };
   const guards = createGuards(deps);
   // The MCP adapter sends each tool call through the app itself (issue 6).
   const backend: Backend = { handle: (request) => app.handle(request) };

@@ -144,17 +144,6 @@ describe("/api/auth: e-mail and password, session cookie (DESIGN §5)", () => {
     expect(Number(r.res.headers.get("retry-after"))).toBeGreaterThan(0);
   });
 
-  test("sign-in is rate limited per IP: 20 failures across e-mails → 429", async () => {
-    const e2 = await testEnv();
-    try {
-      for (let i = 0; i < 20; i++) await new WebClient(e2).post("/api/auth/sign-in", { email: `nobody${i}@example.com`, password: "wrong password!" });
-      const r = await new WebClient(e2).post("/api/auth/sign-in", { email: "fresh@example.com", password: "wrong password!" });
-      expect(r.status).toBe(429);
-    } finally {
-      e2.close();
-    }
-  });
-
   test("password change drops every session of the user and issues a fresh one", async () => {
     const a = await signedUp(env);
     const b = new WebClient(env);

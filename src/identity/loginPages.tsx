@@ -83,7 +83,7 @@ export function newAccountProblem(email: string, password: string, name: string)
 }
 
 export function loginPages(deps: ComposedDeps) {
-  const limiters = deps.signInLimiters;
+  const limiters = deps.authLimiters;
   const signedIn = (next: string, token: string, expiresAt: number) =>
     new Response(null, { status: 303, headers: { location: next, "set-cookie": sessionCookie(deps.config, token, expiresAt), "cache-control": "no-store" } });
 
@@ -116,7 +116,7 @@ export function loginPages(deps: ComposedDeps) {
         checkSameOrigin(deps.config, request, false);
         const problem = newAccountProblem(email, password, name);
         if (problem) return fail(problem, 400);
-        const r = await signUp(deps.database, { email, password, name: name.trim() || undefined }, clientMeta(request, server));
+        const r = await signUp(deps.database, deps.authLimiters, { email, password, name: name.trim() || undefined }, clientMeta(request, server));
         return signedIn(next, r.session.token, r.session.expiresAt);
       } catch (e) {
         if (!(e instanceof AppError)) throw e;

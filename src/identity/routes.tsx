@@ -15,12 +15,12 @@ import { deleteSessionByToken, sessionCookie, sessionTokenFrom } from "./session
 import { SetupPage } from "./setupPage";
 
 export function identityRoutes(deps: ComposedDeps, guards: Guards) {
-  const limiters = deps.signInLimiters;
+  const limiters = deps.authLimiters;
   return new Elysia({ prefix: "/api/auth" })
     .use(guards)
     .post("/sign-up", async ({ body, request, server, set }) => {
       checkSameOrigin(deps.config, request, false);
-      const r = await signUp(deps.database, body, clientMeta(request, server));
+      const r = await signUp(deps.database, limiters, body, clientMeta(request, server));
       set.status = 201;
       set.headers["set-cookie"] = sessionCookie(deps.config, r.session.token, r.session.expiresAt);
       return { user: r.user, organizations: [] };
@@ -50,7 +50,7 @@ export function identityRoutes(deps: ComposedDeps, guards: Guards) {
       };
     }, { session: true })
     .post("/change-password", async ({ auth, body, request, server, set }) => {
-      const s = await changePassword(deps.database, auth.user.id, body.currentPassword, body.newPassword, clientMeta(request, server));
+      const s = await changePassword(deps.database, limiters, auth.user.id, body.currentPassword, body.newPassword, clientMeta(request, server));
       set.headers["set-cookie"] = sessionCookie(deps.config, s.token, s.expiresAt);
       return { changed: true, otherSessionsEnded: true };
     }, { session: true, body: ChangePasswordBody });

@@ -5,35 +5,24 @@ import type { Database } from "../db/client";
 import { setupTokens, users } from "../db/schema";
 import { AppError } from "../http/errors";
 import { base62, sha256Hex } from "../lib/crypto";
-import { SlidingWindowLimiter } from "../lib/rateLimit";
 import { listMemberships } from "../tenancy/service";
+import { takePasswordCheck, takeSignInAttempt, takeSignUp, type AuthLimiters } from "./limits";
 import { hashPassword, verifyPassword } from "./passwords";
 import { recordSecurityEvent } from "./security";
 import { createSession, dropUserSessions, deleteSessionByToken } from "./sessions";
 import { findUserByEmail, insertUser, normalizeEmail } from "./users";
-
-/** Failed sign-ins allowed per e-mail and per IP in a 15-minute window. */
-export const SIGN_IN_LIMITS = { perEmail: 5, perIp: 20, windowMs: 15 * 60 * 1000 };
 
 export interface ClientMeta {
   ip: string | null;
   userAgent: string | null;
 }
 
-/** Per-process sign-in limiters (one pair per app). */
-export function createSignInLimiters() {
-  return {
-    email: new SlidingWindowLimiter(SIGN_IN_LIMITS.perEmail, SIGN_IN_LIMITS.windowMs),
-    ip: new SlidingWindowLimiter(SIGN_IN_LIMITS.perIp, SIGN_IN_LIMITS.windowMs),
-  };
-}
-export type SignInLimiters = ReturnType<typeof createSignInLimiters>;
-
 /** A dummy hash so an unknown e-mail costs as much as a wrong password (no timing oracle). */
 let dummyHash: Promise<string> | undefined;
 
-/** Creates an account and its first session. 409 when the e-mail is taken. */
-export async function signUp(database: Database, input: { email: string; password: string; name?: string }, meta: ClientMeta) {
+/** Creates an account and its first session. 409 when the e-mail is taken; 429 past the address's sign-up limit. */
+export async function signUp(database: Database, limiters: AuthLimiters, input: { email: string; password: string; name?: string }, meta: ClientMeta) {
+  takeSignUp(limiters, meta.ip);
   const email = normalizeEmail(input.email);
   const taken = () => new AppError("conflict", "An account with this e-mail exists; sign in instead.", { field: "email" });
   if (await findUserByEmail(database, email)) throw taken(); // before the ~70 ms hash
@@ -50,34 +39,32 @@ export async function signUp(database: Database, input: { email: string; passwor
 }
 
 /**
- * Signs in with e-mail and password: 429 once an e-mail or an IP has too many recent
- * failures; a new session every time (the old one of this browser is ended).
+ * Signs in with e-mail and password: the attempt is taken from the limits (limits.ts) before
+ * the password is checked, 429 past them; a new session every time (the old one of this
+ * browser is ended).
  */
 export async function signIn(
   database: Database,
-  limiters: SignInLimiters,
+  limiters: AuthLimiters,
   input: { email: string; password: string },
   meta: ClientMeta,
   previousToken: string | null,
 ) {
   const email = normalizeEmail(input.email);
-  const ipKey = meta.ip ?? "unknown";
-  for (const [limiter, key, scope] of [[limiters.email, email, "e-mail"], [limiters.ip, ipKey, "address"]] as const) {
-    const r = limiter.check(key);
-    if (!r.allowed) {
-      await recordSecurityEvent(database, { kind: "sign_in.rate_limited", email, ...meta, detail: { scope } });
-      throw new AppError("rate_limited", `Too many failed sign-ins for this ${scope}; retry in ${r.retryAfter} s.`, { retryAfter: r.retryAfter }, { "retry-after": String(r.retryAfter) });
-    }
+  let attempt;
+  try {
+    attempt = takeSignInAttempt(limiters, email, meta.ip);
+  } catch (e) {
+    await recordSecurityEvent(database, { kind: "sign_in.rate_limited", email, ...meta, detail: { scope: (e as { scope?: string }).scope } });
+    throw e;
   }
   const user = await findUserByEmail(database, email);
   const ok = user?.passwordHash ? await verifyPassword(input.password, user.passwordHash) : (await verifyPassword(input.password, await (dummyHash ??= hashPassword("not-a-real-password"))), false);
   if (!user || !ok) {
-    limiters.email.hit(email);
-    limiters.ip.hit(ipKey);
     await recordSecurityEvent(database, { kind: "sign_in.failure", userId: user?.id ?? null, email, ...meta });
     throw new AppError("invalid_credentials");
   }
-  limiters.email.reset(email);
+  attempt.succeeded();
   const orgs = await listMemberships(database, user.id);
   const session = await database.write(async (tx) => {
     if (previousToken) await deleteSessionByToken(tx, previousToken);
@@ -88,9 +75,11 @@ export async function signIn(
 }
 
 /** Changes a password: every session of the user ends; a fresh one is returned for this browser. */
-export async function changePassword(database: Database, userId: string, current: string, next: string, meta: ClientMeta) {
+export async function changePassword(database: Database, limiters: AuthLimiters, userId: string, current: string, next: string, meta: ClientMeta) {
+  const attempt = takePasswordCheck(limiters, userId);
   const user = (await database.db.select().from(users).where(eq(users.id, userId)).limit(1))[0];
   if (!user?.passwordHash || !(await verifyPassword(current, user.passwordHash))) throw new AppError("invalid_credentials", "The current password is wrong.");
+  attempt.succeeded();
   const hash = await hashPassword(next);
   const session = await database.write(async (tx) => {
     await tx.update(users).set({ passwordHash: hash, updatedAt: Date.now() }).where(eq(users.id, userId));

@@ -8,7 +8,7 @@ import { passwordProblem } from "../identity/passwords";
 import { iso } from "../lib/time";
 import { Elysia } from "elysia";
 import { eq } from "drizzle-orm";
-import type { AppDeps } from "../app";
+import type { ComposedDeps } from "../app";
 import { optionalSession } from "../auth/session";
 import { checkSameOrigin } from "../http/csrf";
 import { invitations, organizations } from "../db/schema";
@@ -88,7 +88,7 @@ const field = (body: unknown, name: string): string => {
   return typeof v === "string" ? v : "";
 };
 
-export function invitationPages(deps: AppDeps) {
+export function invitationPages(deps: ComposedDeps) {
   const load = async (id: string): Promise<InvitationView | Response> => {
     const row = (
       await deps.database.db
@@ -142,7 +142,7 @@ export function invitationPages(deps: AppDeps) {
       const problem = passwordProblem(password);
       if (problem) return fail(`The password ${problem}.`);
       try {
-        const r = await signUp(deps.database, { email, password, name: field(body, "name").slice(0, 100) || undefined }, clientMeta(request, server));
+        const r = await signUp(deps.database, deps.authLimiters, { email, password, name: field(body, "name").slice(0, 100) || undefined }, clientMeta(request, server));
         await deps.database.write(async (tx) => {
           const a = await acceptInvitation(tx, inv.id, { id: r.user.id, email: r.user.email });
           await setActiveOrganization(tx, r.session.id, a.organizationId);

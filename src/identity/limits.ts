@@ -1,0 +1,98 @@
+/**
+ * How many password attempts and new accounts are allowed (issue 11 §2), one set per app,
+ * shared by every path that checks a password (`/api/auth/sign-in`, `/login`, the OAuth
+ * login) or creates an account (`/api/auth/sign-up`, `/login/sign-up`, the invitation page).
+ *
+ * An attempt is taken before the password is checked, in one synchronous step with the check
+ * of the limit, so parallel requests cannot all slip under it. Sign-in failures count:
+ *   - per e-mail and address pair: 5 in 15 min, then 429 for that pair only;
+ *   - per address: 20 in 15 min (one address guessing many e-mails);
+ *   - per e-mail from all addresses: 20 in 15 min, then the slow path: one attempt every
+ *     30 s for that e-mail, whoever makes it. So nobody can lock another person out by
+ *     knowing their e-mail (the owner waits at most a little), while a guesser spread over
+ *     many addresses gets two tries a minute.
+ * A successful sign-in gives its attempt back and clears the pair's failures. Wrong current
+ * passwords on change-password: 5 per user in 15 min. New accounts: 10 per address an hour
+ * (a taken e-mail counts too). An address-keyed limit needs an address: requests served
+ * without a socket (in-process `app.handle`) have none.
+ */
+import { AppError } from "../http/errors";
+import { IntervalGate, SlidingWindowLimiter } from "../lib/rateLimit";
+
+const MIN = 60_000;
+
+export const AUTH_LIMITS = {
+  signInPair: { limit: 5, windowMs: 15 * MIN },
+  signInAddress: { limit: 20, windowMs: 15 * MIN },
+  signInEmail: { limit: 20, windowMs: 15 * MIN },
+  /** Beyond signInEmail: one attempt per this interval per e-mail. */
+  signInSlowPathMs: 30_000,
+  changePassword: { limit: 5, windowMs: 15 * MIN },
+  signUpAddress: { limit: 10, windowMs: 60 * MIN },
+} as const;
+
+/** The limiters of one app. */
+export function createAuthLimiters() {
+  const L = AUTH_LIMITS;
+  return {
+    pair: new SlidingWindowLimiter(L.signInPair.limit, L.signInPair.windowMs),
+    address: new SlidingWindowLimiter(L.signInAddress.limit, L.signInAddress.windowMs),
+    email: new SlidingWindowLimiter(L.signInEmail.limit, L.signInEmail.windowMs),
+    emailSlowPath: new IntervalGate(L.signInSlowPathMs),
+    changePassword: new SlidingWindowLimiter(L.changePassword.limit, L.changePassword.windowMs),
+    signUp: new SlidingWindowLimiter(L.signUpAddress.limit, L.signUpAddress.windowMs),
+  };
+}
+export type AuthLimiters = ReturnType<typeof createAuthLimiters>;
+
+/** 429 rate_limited with Retry-After. */
+export function rateLimited(what: string, retryAfter: number): AppError {
+  return new AppError("rate_limited", `${what}; retry in ${retryAfter} s.`, { retryAfter }, { "retry-after": String(retryAfter) });
+}
+
+/** A sign-in attempt that was let through: `succeeded()` gives it back when the password was right. */
+export interface SignInAttempt {
+  succeeded(): void;
+}
+
+/**
+ * Takes one sign-in attempt for `email` from `ip`, or throws 429 naming which limit was hit
+ * (`scope` for the security event). Synchronous from the checks to the counts.
+ */
+export function takeSignInAttempt(l: AuthLimiters, email: string, ip: string | null, now = Date.now()): SignInAttempt {
+  const pairKey = `${email}\n${ip ?? "-"}`;
+  const pair = l.pair.check(pairKey, now);
+  if (!pair.allowed) throw Object.assign(rateLimited("Too many failed sign-ins for this e-mail from this address", pair.retryAfter), { scope: "pair" });
+  if (ip !== null) {
+    const address = l.address.check(ip, now);
+    if (!address.allowed) throw Object.assign(rateLimited("Too many failed sign-ins from this address", address.retryAfter), { scope: "address" });
+  }
+  if (!l.email.check(email, now).allowed) {
+    const slow = l.emailSlowPath.take(email, now);
+    if (!slow.allowed) throw Object.assign(rateLimited("Too many failed sign-ins for this e-mail; one attempt is allowed every 30 s", slow.retryAfter), { scope: "e-mail" });
+  }
+  l.pair.hit(pairKey, now);
+  if (ip !== null) l.address.hit(ip, now);
+  l.email.hit(email, now);
+  return {
+    succeeded: () => {
+      l.pair.reset(pairKey);
+      if (ip !== null) l.address.release(ip, now);
+      l.email.release(email, now);
+    },
+  };
+}
+
+/** Takes one attempt at the current password of `userId` (change-password), or throws 429. */
+export function takePasswordCheck(l: AuthLimiters, userId: string, now = Date.now()): SignInAttempt {
+  const r = l.changePassword.take(userId, now);
+  if (!r.allowed) throw rateLimited("Too many wrong current passwords", r.retryAfter);
+  return { succeeded: () => l.changePassword.release(userId, r.at) };
+}
+
+/** Counts one account creation from `ip` (none without an address), or throws 429. */
+export function takeSignUp(l: AuthLimiters, ip: string | null, now = Date.now()): void {
+  if (ip === null) return;
+  const r = l.signUp.take(ip, now);
+  if (!r.allowed) throw rateLimited("Too many new accounts from this address", r.retryAfter);
+}
