@@ -35,23 +35,21 @@ export function redirectUriProblem(uri: string): string | null {
   return "must be https, or http on a loopback address (localhost, 127.0.0.1, [::1])";
 }
 
+/** A loopback http URI's text with its port removed, or null for any other URI (compared as written, never normalised). */
+function withoutLoopbackPort(uri: string): string | null {
+  const m = /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(?::\d{1,5})?([/?][^#]*)?$/.exec(uri);
+  return m ? `http://${m[1]}${m[2] ?? ""}` : null;
+}
+
 /**
- * True when `candidate` is one of the registered URIs: exact match, except that a loopback
- * http URI matches on any port (native apps bind an ephemeral port, RFC 8252 §7.3).
+ * True when `candidate` is one of the registered URIs: the same string, except that a
+ * loopback http URI may differ in its port only (native apps bind an ephemeral port, RFC 8252
+ * §7.3). Strings, not parsed URLs: a parser would read `/x/../cb` as `/cb`.
  */
 export function redirectUriRegistered(registered: string[], candidate: string): boolean {
   if (registered.includes(candidate)) return true;
-  let c: URL;
-  try {
-    c = new URL(candidate);
-  } catch {
-    return false;
-  }
-  if (c.protocol !== "http:" || !LOOPBACK_HOSTS.has(c.hostname) || c.hash !== "") return false;
-  return registered.some((r) => {
-    const u = new URL(r);
-    return u.protocol === "http:" && u.hostname === c.hostname && u.pathname === c.pathname && u.search === c.search;
-  });
+  const c = withoutLoopbackPort(candidate);
+  return c !== null && registered.some((r) => withoutLoopbackPort(r) === c);
 }
 
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);

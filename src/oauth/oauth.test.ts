@@ -36,6 +36,18 @@ describe("redirect URIs (https, or loopback http on any port)", () => {
     expect(redirectUriRegistered(reg, "http://localhost:8000/cb")).toBe(false);
     expect(redirectUriRegistered(reg, "https://app.example:8443/cb")).toBe(false);
     expect(redirectUriRegistered(reg, "https://app.example/cb?x=1")).toBe(false);
+    // only the port may vary (RFC 8252 §7.3): the rest is the registered string, never a normalised one
+    expect(redirectUriRegistered(reg, "http://127.0.0.1:5555/x/../cb")).toBe(false);
+    expect(redirectUriRegistered(reg, "http://127.0.0.1:5555/./cb")).toBe(false);
+    expect(redirectUriRegistered(reg, "http://127.0.0.1:5555//cb")).toBe(false);
+    expect(redirectUriRegistered(reg, "http://127.0.0.1:5555/CB")).toBe(false);
+    expect(redirectUriRegistered(reg, "http://127.0.0.1:5555/cb?")).toBe(false);
+    expect(redirectUriRegistered(reg, "http://127.0.0.1:5555/cb#x")).toBe(false);
+    expect(redirectUriRegistered(reg, "http://127.0.0.1:5555/%63b")).toBe(false);
+    expect(redirectUriRegistered(reg, "http://user@127.0.0.1:5555/cb")).toBe(false);
+    // registered without a port (issue 11 §8's case): any port, the same path
+    expect(redirectUriRegistered(["http://127.0.0.1/cb"], "http://127.0.0.1:5555/cb")).toBe(true);
+    expect(redirectUriRegistered(["http://127.0.0.1/cb"], "http://127.0.0.1:5555/x/../cb")).toBe(false);
   });
 });
 
