@@ -5,10 +5,9 @@
  * organization not approved → 403 organization_not_approved; project gone → 404;
  * missing scope → 403 insufficient_scope with requiredScope.
  */
-import { eq, sql } from "drizzle-orm";
 import type { Config } from "../config";
 import type { Database } from "../db/client";
-import { keyTombstones, type KeyScope, type MemberRole } from "../db/schema";
+import type { KeyScope, MemberRole } from "../db/schema";
 import { AppError } from "../http/errors";
 import { hasValidChecksum, sha256Hex } from "../lib/crypto";
 import type { Logger } from "../lib/log";
@@ -88,6 +87,8 @@ export function recordUse(
 }
 
 interface KeyRow {
+  /** A live key, or the tombstone a deleted project left (its evaluation ends in 404). */
+  kind: "key" | "tombstone";
   id: string;
   name: string;
   tools: string;
@@ -101,15 +102,29 @@ interface KeyRow {
   memberRole: string | null;
 }
 
-/** One indexed lookup per call: the key, its project's organization, and the creator's membership. */
-const KEY_LOOKUP = `SELECT k.id AS id, k.name AS name, k.tools AS tools, k.project_id AS projectId, k.created_by AS createdBy,
+/**
+ * One indexed read per evaluation, whatever the key turns out to be: the key with its
+ * project's organization and its creator's membership, or else its tombstone. Unknown,
+ * revoked, expired and deleted-project keys cost the same read (issue 11 §7: a second query
+ * for unknown keys once told, by time alone, whether a key had ever existed).
+ */
+const KEY_LOOKUP = `SELECT 'key' AS kind, k.id AS id, k.name AS name, k.tools AS tools, k.project_id AS projectId, k.created_by AS createdBy,
   k.expires_at AS expiresAt, k.revoked_at AS revokedAt, k.last_used_at AS lastUsedAt,
   p.organization_id AS organizationId, o.status AS orgStatus, m.role AS memberRole
 FROM api_keys k
 JOIN projects p ON p.id = k.project_id
 JOIN organizations o ON o.id = p.organization_id
 LEFT JOIN members m ON m.organization_id = o.id AND m.user_id = k.created_by
-WHERE k.key_hash = ? LIMIT 1`;
+WHERE k.key_hash = ?
+UNION ALL
+SELECT 'tombstone' AS kind, t.key_id AS id, '' AS name, '[]' AS tools, t.project_id AS projectId, t.created_by AS createdBy,
+  t.expires_at AS expiresAt, NULL AS revokedAt, NULL AS lastUsedAt,
+  t.organization_id AS organizationId, o.status AS orgStatus, m.role AS memberRole
+FROM key_tombstones t
+JOIN organizations o ON o.id = t.organization_id
+LEFT JOIN members m ON m.organization_id = o.id AND m.user_id = t.created_by
+WHERE t.key_hash = ?
+LIMIT 1`;
 
 /** Evaluates a project key for `scope`; throws the spec's error or returns the principal. */
 export async function authenticateKey(
@@ -130,15 +145,16 @@ export async function authenticateKey(
   const hash = sha256Hex(token);
   const now = Date.now();
   let key = cachedKey(deps.database, hash);
-  if (!key) {
-    // the checksum turns malformed bearers away before any read (a cached hash is a real key's:
-    // its checksum holds, so a cache hit skips it)
+  if (key === undefined) {
+    // the checksum turns malformed bearers away before any read (anyone can compute it, so
+    // this tells nothing; a cached hash passed it already)
     if (!hasValidChecksum(token, KEY_PREFIX)) throw invalidToken();
     key = await lookupKey(deps.database, hash);
-    if (!key) return projectGone(deps.database, hash, now, projectId);
   }
-  if (projectId !== null && key.projectId !== projectId) throw invalidToken();
+  // unknown, another project's (on /mcp/<id>), revoked or expired: the one 401, from the same work
+  if (key === null || (projectId !== null && key.projectId !== projectId)) throw invalidToken();
   checkStanding(key, now);
+  if (key.kind === "tombstone") throw new AppError("not_found", "The project of this key no longer exists.");
   if (scope !== null && !key.scopes.includes(scope)) throw insufficientScope(scope);
   recordUse(deps, "api_keys", key.id, key.lastUsedAt, now);
   if (key.lastUsedAt === null || now - key.lastUsedAt > LAST_USED_EVERY_MS) key.lastUsedAt = now; // recorded: don't queue it again per call
@@ -154,11 +170,11 @@ export async function authenticateKey(
   };
 }
 
-/** A key row with its scopes parsed once. */
+/** A key row with its scopes parsed once; null caches "no such key" (unknown costs what known costs). */
 type CachedKeyRow = KeyRow & { scopes: KeyScope[] };
 
 /** Key rows by hash, valid for one data version of the database (see Database.dataVersion). */
-const keyCaches = new WeakMap<Database, { version: number; rows: Map<string, CachedKeyRow> }>();
+const keyCaches = new WeakMap<Database, { version: number; rows: Map<string, CachedKeyRow | null> }>();
 const KEY_CACHE_MAX = 10_000;
 
 /**
@@ -166,7 +182,7 @@ const KEY_CACHE_MAX = 10_000;
  * changes it and drops them, so revocation, removal and approval changes are seen on the very
  * next call. Expiry and scope are still checked per call. Null for a libSQL server (no cache).
  */
-function currentKeyCache(database: Database): Map<string, CachedKeyRow> | null {
+function currentKeyCache(database: Database): Map<string, CachedKeyRow | null> | null {
   const version = database.dataVersion(); // read before any row: a row is never newer-labelled than it is
   if (version === null) return null;
   let cache = keyCaches.get(database);
@@ -174,16 +190,16 @@ function currentKeyCache(database: Database): Map<string, CachedKeyRow> | null {
   return cache.rows;
 }
 
-function cachedKey(database: Database, hash: string): CachedKeyRow | undefined {
+/** The cached row for a hash: a row, null (known unknown), or undefined (not cached). */
+function cachedKey(database: Database, hash: string): CachedKeyRow | null | undefined {
   return currentKeyCache(database)?.get(hash);
 }
 
-/** The key lookup (one indexed read), cached for the current data version. */
-async function lookupKey(database: Database, hash: string): Promise<CachedKeyRow | undefined> {
+/** The key lookup (one indexed read), cached for the current data version, misses included. */
+async function lookupKey(database: Database, hash: string): Promise<CachedKeyRow | null> {
   const rows = currentKeyCache(database);
-  const row = await database.get<KeyRow>(KEY_LOOKUP, [hash]);
-  if (!row) return undefined;
-  const key: CachedKeyRow = { ...row, scopes: JSON.parse(row.tools) as KeyScope[] };
+  const row = await database.get<KeyRow>(KEY_LOOKUP, [hash, hash]);
+  const key: CachedKeyRow | null = row ? { ...row, scopes: JSON.parse(row.tools) as KeyScope[] } : null;
   if (rows) {
     if (rows.size >= KEY_CACHE_MAX) rows.clear();
     rows.set(hash, key);
@@ -192,23 +208,17 @@ async function lookupKey(database: Database, hash: string): Promise<CachedKeyRow
 }
 
 /**
- * A key (or OAuth access token) whose project was deleted: evaluated in the same order,
- * ending in 404; an unknown bearer ends in the one 401.
+ * An OAuth access token that was not found: its project's deletion left a tombstone (404,
+ * after the same checks as a key), or it is unknown (the one 401). One prepared read.
  */
 export async function projectGone(database: Database, hash: string, now: number, projectId: string | null = null): Promise<never> {
-  const rows = await database.db
-    .select({
-      projectId: keyTombstones.projectId,
-      expiresAt: keyTombstones.expiresAt,
-      orgStatus: sql<string>`o.status`,
-      memberRole: sql<string | null>`m.role`,
-    })
-    .from(keyTombstones)
-    .innerJoin(sql`organizations o`, sql`o.id = ${keyTombstones.organizationId}`)
-    .leftJoin(sql`members m`, sql`m.organization_id = o.id AND m.user_id = ${keyTombstones.createdBy}`)
-    .where(eq(keyTombstones.keyHash, hash))
-    .limit(1);
-  const t = rows[0];
+  const t = await database.get<{ projectId: string; expiresAt: number | null; orgStatus: string; memberRole: string | null }>(
+    `SELECT t.project_id AS projectId, t.expires_at AS expiresAt, o.status AS orgStatus, m.role AS memberRole
+     FROM key_tombstones t JOIN organizations o ON o.id = t.organization_id
+     LEFT JOIN members m ON m.organization_id = o.id AND m.user_id = t.created_by
+     WHERE t.key_hash = ? LIMIT 1`,
+    [hash],
+  );
   if (!t || (projectId !== null && t.projectId !== projectId)) throw invalidToken();
   checkStanding(t, now);
   throw new AppError("not_found", "The project of this key no longer exists.");
