@@ -89,7 +89,9 @@ export function callbackServer(): { url: string; received: URLSearchParams[]; st
     hostname: "127.0.0.1",
     port: 0,
     fetch(req) {
-      received.push(new URL(req.url).searchParams);
+      const url = new URL(req.url);
+      if (url.pathname !== "/callback") return new Response("not found", { status: 404 }); // the browser's /favicon.ico
+      received.push(url.searchParams);
       return new Response("<!doctype html><title>Done</title><p>You can close this window.</p>", { headers: { "content-type": "text/html" } });
     },
   });

@@ -4,7 +4,6 @@
  * the call (DESIGN §9), in one transaction per batch; reads flush first, so a reader always sees
  * every call that completed before it.
  */
-import { and, desc, eq, lt } from "drizzle-orm";
 import type { Database } from "../db/client";
 import type { Statement } from "../db/writeJob";
 import { traceEvents } from "../db/schema";
@@ -116,14 +115,62 @@ export class TraceJournal {
   }
 
   /** A page of a project's events, newest first; `before` is the previous page's `nextBefore`. */
-  async list(projectId: string, limit: number, before?: string) {
+  async list(projectId: string, limit: number, before?: string): Promise<{ events: TraceEvent[]; nextBefore: string | null }> {
     // Elysia records finished calls in setImmediate callbacks (onAfterResponse): let those
     // already scheduled run first (FIFO), so the page includes every call that completed.
     await new Promise((r) => setImmediate(r));
     await this.flush();
-    // ids are (arrival time, arrival number): ordering by id is ordering by call
-    const where = before ? and(eq(traceEvents.projectId, projectId), lt(traceEvents.id, before)) : eq(traceEvents.projectId, projectId);
-    const rows = await this.database.db.select().from(traceEvents).where(where).orderBy(desc(traceEvents.id)).limit(limit);
-    return { events: rows, nextBefore: rows.length === limit ? rows.at(-1)!.id : null };
+    const rows = await this.database.all<TraceRow>(TRACE_PAGE_SQL, [projectId, before ?? "\uffff", limit]);
+    const events = rows.map(traceFromRow);
+    return { events, nextBefore: events.length === limit ? events.at(-1)!.id : null };
   }
+}
+
+/**
+ * A page of one project's events by keyset: ids are (arrival time, arrival number), so ordering
+ * by id is ordering by call, and the index (project_id, id) serves the page by walking `limit`
+ * entries back from `before` — never sorting or scanning the project's history (issue 11 §5).
+ */
+export const TRACE_PAGE_SQL = `SELECT id, project_id, kind, via, author_type, author_id, author_name, client, talents_entered,
+  talents_left, resolution_id, status, duration_ms, detail, created_at
+FROM trace_events WHERE project_id = ? AND id < ? ORDER BY id DESC LIMIT ?`;
+
+export type TraceEvent = typeof traceEvents.$inferSelect;
+
+interface TraceRow {
+  id: string;
+  project_id: string;
+  kind: string;
+  via: TraceEvent["via"];
+  author_type: TraceEvent["authorType"];
+  author_id: string;
+  author_name: string;
+  client: string | null;
+  talents_entered: string;
+  talents_left: string;
+  resolution_id: string | null;
+  status: number;
+  duration_ms: number;
+  detail: string | null;
+  created_at: number;
+}
+
+function traceFromRow(r: TraceRow): TraceEvent {
+  return {
+    id: r.id,
+    projectId: r.project_id,
+    kind: r.kind,
+    via: r.via,
+    authorType: r.author_type,
+    authorId: r.author_id,
+    authorName: r.author_name,
+    client: r.client,
+    talentsEntered: JSON.parse(r.talents_entered) as string[],
+    talentsLeft: JSON.parse(r.talents_left) as string[],
+    resolutionId: r.resolution_id,
+    status: Number(r.status),
+    durationMs: Number(r.duration_ms),
+    detail: r.detail === null ? null : (JSON.parse(r.detail) as Record<string, unknown>),
+    createdAt: Number(r.created_at),
+  };
 }

@@ -20,4 +20,4 @@ export const traceEvents = sqliteTable("trace_events", {
   durationMs: integer("duration_ms").notNull(),
   detail: text("detail", { mode: "json" }).$type<Record<string, unknown>>(),
   createdAt: integer("created_at").notNull(),
-}, (t) => [index("trace_events_project_idx").on(t.projectId, t.createdAt)]);
+}, (t) => [index("trace_events_project_id_idx").on(t.projectId, t.id)]);

@@ -1,0 +1,58 @@
+/**
+ * Issue 11 §5: one tenant's traces must not slow everyone. A page of a project's trace events
+ * is read by keyset on an index that matches its order (project_id, id): no request sorts or
+ * scans a project's whole history. Paging through a project returns each of its events once,
+ * in call order, newest first, and nothing of another project.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { TRACE_PAGE_SQL } from "../src/activity/journal";
+import { orderedId } from "../src/lib/ids";
+import { orgWithProject, testEnv, type TestEnv } from "./helpers";
+
+let env: TestEnv;
+beforeAll(async () => {
+  env = await testEnv({ ACCESS_LOG: "false" });
+});
+afterAll(() => env.close());
+
+/** Inserts `n` events for a project directly (one per millisecond from `t0`); returns their ids. */
+async function seed(projectId: string, n: number, t0: number): Promise<string[]> {
+  const ids: string[] = [];
+  const stmts = [];
+  for (let i = 0; i < n; i++) {
+    const id = `trc_${orderedId(t0 + i, i)}`;
+    ids.push(id);
+    stmts.push({
+      sql: `INSERT INTO trace_events (id, project_id, kind, via, author_type, author_id, author_name, client, talents_entered, talents_left, resolution_id, status, duration_ms, detail, created_at)
+            VALUES (?, ?, 'doctor', 'api', 'key', 'key_x', 'ci', NULL, '[]', '[]', NULL, 200, 1, NULL, ?)`,
+      args: [id, projectId, t0 + i],
+    });
+  }
+  await env.database.client.batch(stmts, "write");
+  return ids;
+}
+
+describe("trace pages by keyset (issue 11 §5)", () => {
+  test("the page query walks the (project_id, id) index: no temporary sort, no scan of the project's history", async () => {
+    const plan = (await env.database.client.execute({ sql: `EXPLAIN QUERY PLAN ${TRACE_PAGE_SQL}`, args: ["prj_x", "trc_z", 50] })).rows.map((r) => String(r.detail));
+    expect(plan.join("\n")).toContain("USING INDEX trace_events_project_id_idx (project_id=? AND id<?)");
+    expect(plan.join("\n")).not.toContain("TEMP B-TREE");
+  });
+
+  test("GET /web/projects/:id/traces pages through 250 events in pages of 60: each once, newest first, none of another project", async () => {
+    const a = await orgWithProject(env);
+    const b = await orgWithProject(env);
+    const idsA = await seed(a.project.id, 250, 1_700_000_000_000);
+    await seed(b.project.id, 100, 1_700_000_000_100); // interleaved in time with A's
+    const seen: string[] = [];
+    let before: string | null = null;
+    for (let pages = 0; pages < 10; pages++) {
+      const r = await a.owner.get(`/web/projects/${a.project.id}/traces?limit=60${before ? `&before=${before}` : ""}`);
+      expect(r.status).toBe(200);
+      seen.push(...r.body.events.map((e: { id: string }) => e.id));
+      before = r.body.nextBefore;
+      if (!before) break;
+    }
+    expect(seen).toEqual([...idsA].reverse());
+  });
+});
