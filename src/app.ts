@@ -51,7 +51,8 @@ export function createApp(input: AppDeps) {
   // The MCP adapter sends each tool call through the app itself (issue 6).
   const backend: Backend = { handle: (request) => app.handle(request) };
   // Bun's own cap is a backstop above ours, so the edge can answer 413 in the error model.
-  const app = new Elysia({ serve: { maxRequestBodySize: deps.config.bodyLimit + 64 * 1024 } })
+  // development: false — never Bun's development error page (stack, source), whatever NODE_ENV says
+  const app = new Elysia({ serve: { maxRequestBodySize: deps.config.bodyLimit + 64 * 1024, development: false } })
     .use(edge({ log: deps.log, bodyLimit: deps.config.bodyLimit, accessLog: deps.config.accessLog }))
     .use(healthRoutes(deps))
     .use(assetRoutes())

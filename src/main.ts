@@ -3,6 +3,7 @@
  * The talentd command line: parse → loadConfig → command. `serve` is the default command.
  * Exit codes: 0 ok, 1 the command failed, 2 bad usage or configuration.
  */
+import "./production"; // first: before Elysia loads (see the file)
 import pkg from "../package.json" with { type: "json" };
 import { TraceJournal } from "./activity/journal";
 import { createApp } from "./app";

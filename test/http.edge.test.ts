@@ -134,3 +134,55 @@ describe("a UNIQUE constraint failure is a 409 conflict, not a 500 (the race bet
     expect([isUniqueViolation(viaDrizzle), isUniqueViolation(viaJob), isUniqueViolation(foreignKey), isUniqueViolation(new Error("UNIQUE constraint failed"))]).toEqual([true, true, false, false]);
   });
 });
+
+describe("wrong-typed fields are a 400 in the error model, never a 500 or an HTML page (issue 11 §3)", () => {
+  const bodies: [string, unknown][] = [
+    ["/api/auth/sign-up", { email: { toString: 1 }, password: "xxxxxxxxxxxx" }],
+    ["/api/auth/sign-up", { email: "a@b.co", password: { valueOf: 1 } }],
+    ["/api/auth/sign-in", { email: { toString: 1 }, password: "x" }],
+    ["/api/auth/sign-in", { email: ["a"], password: 12 }],
+  ];
+  for (const [path, body] of bodies) {
+    test(`POST ${path} ${JSON.stringify(body)} → 400 validation_failed JSON naming the field`, async () => {
+      const r = await env.request(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      expect(r.status).toBe(400);
+      expect(r.headers.get("content-type")).toContain("application/json");
+      const b = await r.json();
+      expect(b.error).toBe("validation_failed");
+      expect(b.issues.length).toBeGreaterThan(0);
+    });
+  }
+  test("a server run with NODE_ENV=development answers the same 400 (Elysia's mode is fixed by src/production.ts), never Bun's error page", async () => {
+    const { BUN, ROOT, tempDir } = await import("./helpers");
+    const { freePort } = await import("./mcp-support");
+    const { join } = await import("node:path");
+    const t = tempDir();
+    const port = freePort();
+    const proc = Bun.spawn([BUN, join(ROOT, "src", "main.ts"), "serve", "--port", String(port), "--host", "127.0.0.1"], {
+      cwd: t.dir,
+      env: { PATH: process.env.PATH ?? "", NODE_ENV: "development", ACCESS_LOG: "false" },
+      stdout: "ignore",
+      stderr: "ignore",
+    });
+    try {
+      for (let i = 0; ; i++) {
+        try {
+          if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) break;
+        } catch {
+          if (i > 200) throw new Error("no server");
+          await Bun.sleep(50);
+        }
+      }
+      const r = await fetch(`http://127.0.0.1:${port}/api/auth/sign-in`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"email":{"toString":1},"password":"x"}' });
+      expect(r.status).toBe(400);
+      expect(r.headers.get("content-type")).toContain("application/json");
+      const text = await r.text();
+      expect(text).not.toContain("node_modules");
+      expect(JSON.parse(text).error).toBe("validation_failed");
+    } finally {
+      proc.kill("SIGTERM");
+      await proc.exited;
+      t.cleanup();
+    }
+  }, 30_000);
+});

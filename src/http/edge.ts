@@ -52,22 +52,37 @@ export interface EdgeOptions {
   accessLog: boolean;
 }
 
-/** Turns Elysia's validation error into our issues list. */
+/** One failed check of a TypeBox schema, as its validator reports it. */
+interface SchemaError {
+  path?: string;
+  message?: string;
+  schema?: { error?: unknown };
+}
+
+/**
+ * Turns Elysia's validation error into our issues list, from the schema validator's own errors
+ * (path, the schema's `error` text or the validator's message). Never Elysia's summaries
+ * (`error.all`): they interpolate the received value into a string, which throws for a value
+ * like `{"toString":1}` and once turned a bad body into a 500 (issue 11 §3). Never throws.
+ */
 function validationIssues(error: unknown): Issue[] {
-  const e = error as { all?: { path?: string; message?: string; summary?: string }[]; message?: string };
-  const all = Array.isArray(e.all) ? e.all : [];
-  if (all.length === 0) return [{ path: "", message: "invalid request" }];
-  const seen = new Set<string>();
   const issues: Issue[] = [];
-  for (const x of all) {
-    const path = (x.path ?? "").replace(/^\//, "").replace(/\//g, ".");
-    const message = x.summary ?? x.message ?? "invalid";
-    const key = `${path}|${message}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    issues.push({ path, message });
+  try {
+    const e = error as { validator?: { Errors?(value: unknown): Iterable<SchemaError> }; value?: unknown };
+    const seen = new Set<string>();
+    for (const x of e.validator?.Errors?.(e.value) ?? []) {
+      const path = String(x.path ?? "").replace(/^\//, "").replace(/\//g, ".");
+      const message = typeof x.schema?.error === "string" ? x.schema.error : String(x.message ?? "invalid");
+      const key = `${path}|${message}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      issues.push({ path, message });
+      if (issues.length >= 20) break;
+    }
+  } catch {
+    /* an unreadable error still answers 400 below */
   }
-  return issues;
+  return issues.length > 0 ? issues : [{ path: "", message: "invalid request" }];
 }
 
 /** Reads a body of unknown length, refusing it with 413 once it passes `limit` bytes. */
@@ -158,7 +173,14 @@ export function edge(opts: EdgeOptions) {
       return text;
     })
     .onError({ as: "global" }, ({ code, error, request }) => {
-      const res = renderError(code, error, request, opts.log);
+      let res: Response;
+      try {
+        res = renderError(code, error, request, opts.log);
+      } catch (e) {
+        // the error model never fails: a failure to render one is itself a 500 in the model (never the runtime's page)
+        opts.log.error("could not render an error", { requestId: requestIdOf(request), error: String((e as Error)?.stack ?? e) });
+        res = errorResponse(new AppError("internal_error", `Something went wrong on our side (request ${requestIdOf(request)}).`, { requestId: requestIdOf(request) }), requestIdOf(request));
+      }
       const m = meta.get(request);
       if (m) m.errorStatus = res.status;
       return res;
