@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ConfigError, extractConfigFlags, loadConfig } from "./config";
+import { ConfigError, loadConfig } from "./config";
+import { parseCommandLine } from "./cli/args";
 import { tempDir } from "../test/helpers";
 
 describe("config: flags > env > defaults", () => {
@@ -13,14 +14,6 @@ describe("config: flags > env > defaults", () => {
     expect(c.autoApproveOrgs).toBe(false);
     expect(c.keysEnabled).toBe(true);
     expect(c.bodyLimit).toBe(1024 * 1024);
-  });
-  test("a flag overrides the environment", () => {
-    const { values, rest } = extractConfigFlags(["serve", "--port", "9000", "--data-dir=/tmp/x"]);
-    expect(rest).toEqual(["serve"]);
-    const c = loadConfig({ PORT: "8000", DATA_DIR: "/tmp/y" }, values);
-    expect(c.port).toBe(9000);
-    expect(c.dataDir).toBe("/tmp/x");
-    expect(c.baseUrl).toBe("http://localhost:9000");
   });
   test("remote libSQL URLs are accepted", () => {
     expect(loadConfig({ DATABASE_URL: "libsql://db.example.internal" }).databaseUrl).toBe("libsql://db.example.internal");

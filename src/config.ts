@@ -32,7 +32,7 @@ export interface Config {
   keysEnabled: boolean;
   /** BODY_LIMIT (bytes). Default 1 MiB: larger request bodies get 413 payload_too_large. */
   bodyLimit: number;
-  /** LOG_LEVEL. Default info. */
+  /** LOG_LEVEL / --log-level. Default info. */
   logLevel: LogLevel;
   /** ACCESS_LOG. Default true: one JSON line per request. */
   accessLog: boolean;
@@ -43,35 +43,23 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
-const FLAGS: Record<string, string> = {
-  "--port": "PORT",
-  "--host": "HOST",
-  "--base-url": "BASE_URL",
-  "--data-dir": "DATA_DIR",
-  "--database-url": "DATABASE_URL",
-  "--talents-dir": "TALENTS_DIR",
-  "--log-level": "LOG_LEVEL",
-};
+/**
+ * The configuration flags and the environment variable each one overrides. The command line
+ * (src/cli/args.ts) decides which commands accept which of them; values reach `loadConfig`
+ * keyed by the variable's name, so a flag and its variable are validated by the same code.
+ */
+export const CONFIG_FLAGS = {
+  port: "PORT",
+  host: "HOST",
+  "base-url": "BASE_URL",
+  "data-dir": "DATA_DIR",
+  "database-url": "DATABASE_URL",
+  "talents-dir": "TALENTS_DIR",
+  "log-level": "LOG_LEVEL",
+} as const;
 
-/** Splits `--flag value` / `--flag=value` config flags out of argv; returns the rest untouched. */
-export function extractConfigFlags(argv: string[]): { values: Record<string, string>; rest: string[] } {
-  const values: Record<string, string> = {};
-  const rest: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const eq = arg.indexOf("=");
-    const name = eq > 0 ? arg.slice(0, eq) : arg;
-    const env = FLAGS[name];
-    if (!env) {
-      rest.push(arg);
-      continue;
-    }
-    const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
-    if (value === undefined) throw new ConfigError(`${name}: needs a value`);
-    values[env] = value;
-  }
-  return { values, rest };
-}
+/** The name of a configuration flag, without its leading `--`. */
+export type ConfigFlag = keyof typeof CONFIG_FLAGS;
 
 function parseBool(name: string, raw: string | undefined, fallback: boolean): boolean {
   if (raw === undefined || raw === "") return fallback;
