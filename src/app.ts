@@ -49,7 +49,9 @@ export function createApp(input: AppDeps) {
   // The MCP adapter sends each tool call through the app itself (issue 6).
   const backend: Backend = { handle: (request) => app.handle(request) };
   // Bun's own cap is a backstop above ours, so the edge can answer 413 in the error model.
-  const app = new Elysia({ serve: { maxRequestBodySize: deps.config.bodyLimit + 64 * 1024 } })
+  // reusePort off: Elysia's listen turns SO_REUSEPORT on, which lets a second talentd bind the
+  // same port and take half the connections; off, the second start fails with EADDRINUSE.
+  const app = new Elysia({ serve: { maxRequestBodySize: deps.config.bodyLimit + 64 * 1024, reusePort: false } })
     .use(edge({ log: deps.log, bodyLimit: deps.config.bodyLimit, accessLog: deps.config.accessLog }))
     .use(healthRoutes(deps))
     .use(assetRoutes())

@@ -56,7 +56,7 @@ export const COMMANDS: CommandSpec[] = [
     description:
       "Runs the HTTP server: key API, /web, setup and sign-in pages, MCP, OAuth. Creates DATA_DIR and\n" +
       "the database, applies migrations, loads the catalog, then listens. SIGTERM or SIGINT drains\n" +
-      "in-flight requests and exits 0.",
+      "in-flight requests and exits 0. A port already in use stops the start (exit 2).",
     args: [],
     flags: ["port", "host", "base-url", "data-dir", "database-url", "talents-dir", "log-level"],
     required: [],

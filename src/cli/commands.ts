@@ -21,6 +21,8 @@ import { issueSetupToken } from "../identity/service";
 import { createLogger, type Logger } from "../lib/log";
 import { adminCreate } from "./admin";
 import type { CommandLine } from "./args";
+import { CliError } from "./errors";
+import { listenFailure, localUrl } from "./listen";
 
 async function openAndMigrate(config: Config, log: Logger): Promise<Database> {
   const database = await openDatabase(config.databaseUrl, config.databaseAuthToken);
@@ -32,25 +34,33 @@ async function openAndMigrate(config: Config, log: Logger): Promise<Database> {
 async function serve(config: Config, log: Logger): Promise<void> {
   const started = performance.now();
   const database = await openAndMigrate(config, log);
+  const loaded = await loadCatalog(config.talentsDir, log);
+  const state = { catalog: loaded.catalog, draining: false };
+  const journal = new TraceJournal(database, log);
+  const app = createApp({ config, database, log, state, journal });
+  try {
+    app.listen({ port: config.port, hostname: config.host });
+  } catch (e) {
+    const line = listenFailure(e, config.host, config.port);
+    database.close();
+    if (line) throw new CliError(line);
+    throw e;
+  }
+  const port = app.server?.port ?? config.port;
+  log.info("talentd listening", {
+    url: localUrl(config.host, port),
+    baseUrl: config.baseUrl,
+    version: pkg.version,
+    database: config.databaseUrl.startsWith("file:") ? config.databaseUrl : config.databaseUrl.replace(/\/\/.*@/, "//***@"),
+    ms: Math.round(performance.now() - started),
+  });
+  // after listen: a start that fails (a busy port) hands out no link
   const setupToken = await issueSetupToken(database);
   if (setupToken) {
     log.warn("no platform administrator yet: open this one-time link within 1 hour to create one (or run `talentd admin create`)", {
       setupLink: `${config.baseUrl}/setup?token=${setupToken}`,
     });
   }
-  const loaded = await loadCatalog(config.talentsDir, log);
-  const state = { catalog: loaded.catalog, draining: false };
-  const journal = new TraceJournal(database, log);
-  const app = createApp({ config, database, log, state, journal });
-  app.listen({ port: config.port, hostname: config.host });
-  const port = app.server?.port;
-  log.info("talentd listening", {
-    version: pkg.version,
-    url: `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${port}`,
-    baseUrl: config.baseUrl,
-    database: config.databaseUrl.startsWith("file:") ? config.databaseUrl : config.databaseUrl.replace(/\/\/.*@/, "//***@"),
-    ms: Math.round(performance.now() - started),
-  });
   void slimCatalog(database, loaded.catalog, loaded.extraFolders, log);
   const stopHousekeeping = startHousekeeping(database, log);
 
