@@ -14,6 +14,26 @@ describe("config: flags > env > defaults", () => {
     expect(c.autoApproveOrgs).toBe(false);
     expect(c.keysEnabled).toBe(true);
     expect(c.bodyLimit).toBe(1024 * 1024);
+    expect(c.logFormat).toBe("auto");
+  });
+  test("baseUrlFromDefault records whether BASE_URL was given (serve tells agents elsewhere to set it)", () => {
+    expect(loadConfig({}).baseUrlFromDefault).toBe(true);
+    expect(loadConfig({ BASE_URL: "" }).baseUrlFromDefault).toBe(true);
+    expect(loadConfig({ BASE_URL: "http://talentd.lan:8787" }).baseUrlFromDefault).toBe(false);
+    expect(loadConfig({}, { BASE_URL: "http://talentd.lan:8787" }).baseUrlFromDefault).toBe(false);
+  });
+  test("LOG_FORMAT is auto, json or text, in any case", () => {
+    expect(loadConfig({ LOG_FORMAT: "JSON" }).logFormat).toBe("json");
+    expect(loadConfig({ LOG_FORMAT: "text" }).logFormat).toBe("text");
+  });
+  test("a flag overrides the environment", () => {
+    const line = parseCommandLine(["serve", "--port", "9000", "--data-dir=/tmp/x"], "0.0.0");
+    if (line.kind !== "run") throw new Error("expected a command to run");
+    expect(line.config).toEqual({ PORT: "9000", DATA_DIR: "/tmp/x" });
+    const c = loadConfig({ PORT: "8000", DATA_DIR: "/tmp/y" }, line.config);
+    expect(c.port).toBe(9000);
+    expect(c.dataDir).toBe("/tmp/x");
+    expect(c.baseUrl).toBe("http://localhost:9000");
   });
   test("remote libSQL URLs are accepted", () => {
     expect(loadConfig({ DATABASE_URL: "libsql://db.example.internal" }).databaseUrl).toBe("libsql://db.example.internal");
@@ -27,6 +47,7 @@ describe("config: flags > env > defaults", () => {
     [{ BASE_URL: "ftp://x" }, /^BASE_URL: "ftp:\/\/x" is not an http\(s\) URL/],
     [{ AUTO_APPROVE_ORGS: "maybe" }, /^AUTO_APPROVE_ORGS: "maybe" is not a boolean/],
     [{ LOG_LEVEL: "loud" }, /^LOG_LEVEL: "loud" is not one of/],
+    [{ LOG_FORMAT: "pretty" }, /^LOG_FORMAT: "pretty" is not one of auto, json, text$/],
     [{ SMTP_URL: "mail.example.com" }, /^SMTP_URL: /],
   ];
   for (const [env, message] of bad) {

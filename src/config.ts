@@ -5,7 +5,7 @@
  */
 import { accessSync, constants, mkdirSync } from "node:fs";
 import { resolve } from "node:path";
-import type { LogLevel } from "./lib/log";
+import type { LogFormatSetting, LogLevel } from "./lib/log";
 
 export interface Config {
   /** PORT / --port. Default 8787. 0 picks a free port (tests). */
@@ -14,6 +14,8 @@ export interface Config {
   host: string;
   /** BASE_URL / --base-url. Default http://localhost:PORT. The public origin (OAuth, links, CSRF). */
   baseUrl: string;
+  /** True when BASE_URL was not given and `baseUrl` is the localhost default (serve then says so at start). */
+  baseUrlFromDefault: boolean;
   /** DATA_DIR / --data-dir. Default ./data (created at start). */
   dataDir: string;
   /** DATABASE_URL / --database-url. Default file:DATA_DIR/talentd.db; libsql:// or http(s):// for a server. */
@@ -34,7 +36,9 @@ export interface Config {
   bodyLimit: number;
   /** LOG_LEVEL / --log-level. Default info. */
   logLevel: LogLevel;
-  /** ACCESS_LOG. Default true: one JSON line per request. */
+  /** LOG_FORMAT. Default auto: readable text lines when stdout is a terminal, JSON lines otherwise. */
+  logFormat: LogFormatSetting;
+  /** ACCESS_LOG. Default true: one log line per request. */
   accessLog: boolean;
 }
 
@@ -95,6 +99,7 @@ export function loadConfig(
   const port = get("PORT") === undefined ? 8787 : parseIntIn("PORT", get("PORT")!, 0, 65535, "a port (0–65535)");
   const host = get("HOST") ?? "0.0.0.0";
 
+  const baseUrlFromDefault = get("BASE_URL") === undefined;
   let baseUrl = get("BASE_URL") ?? `http://localhost:${port}`;
   try {
     const u = new URL(baseUrl);
@@ -136,6 +141,11 @@ export function loadConfig(
     throw new ConfigError(`LOG_LEVEL: "${logLevelRaw}" is not one of debug, info, warn, error`);
   }
 
+  const logFormatRaw = (get("LOG_FORMAT") ?? "auto").toLowerCase();
+  if (!["auto", "json", "text"].includes(logFormatRaw)) {
+    throw new ConfigError(`LOG_FORMAT: "${logFormatRaw}" is not one of auto, json, text`);
+  }
+
   const smtpUrl = get("SMTP_URL");
   if (smtpUrl !== undefined && !/^smtps?:\/\/[^/]+/.test(smtpUrl)) {
     throw new ConfigError(`SMTP_URL: "${smtpUrl}" is not an smtp:// or smtps:// URL`);
@@ -145,6 +155,7 @@ export function loadConfig(
     port,
     host,
     baseUrl,
+    baseUrlFromDefault,
     dataDir,
     databaseUrl,
     databaseAuthToken: get("DATABASE_AUTH_TOKEN"),
@@ -155,6 +166,7 @@ export function loadConfig(
     keysEnabled: parseBool("KEYS_ENABLED", get("KEYS_ENABLED"), true),
     bodyLimit,
     logLevel: logLevelRaw as LogLevel,
+    logFormat: logFormatRaw as LogFormatSetting,
     accessLog: parseBool("ACCESS_LOG", get("ACCESS_LOG"), true),
   };
 

@@ -153,6 +153,7 @@ describe("the command line: --help runs nothing, unknown flags and commands are 
     const all = (await runCli(["--help"])).stdout;
     expect((await runCli(["help"])).stdout).toBe(all);
     for (const c of COMMANDS) expect(all).toContain(`  ${c.name}`);
+    expect(all).toContain("LOG_FORMAT");
   });
 
   for (const c of COMMANDS) {

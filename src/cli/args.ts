@@ -46,7 +46,7 @@ export interface CommandSpec {
   env: string[];
 }
 
-const SERVE_ENV = ["DATABASE_AUTH_TOKEN", "SMTP_URL", "MAIL_FROM", "AUTO_APPROVE_ORGS", "KEYS_ENABLED", "BODY_LIMIT", "ACCESS_LOG"];
+const SERVE_ENV = ["LOG_FORMAT", "DATABASE_AUTH_TOKEN", "SMTP_URL", "MAIL_FROM", "AUTO_APPROVE_ORGS", "KEYS_ENABLED", "BODY_LIMIT", "ACCESS_LOG"];
 
 /** The commands, in the order `talentd --help` lists them. */
 export const COMMANDS: CommandSpec[] = [
@@ -72,7 +72,7 @@ export const COMMANDS: CommandSpec[] = [
     args: [],
     flags: ["email", "password-stdin", "data-dir", "database-url", "log-level"],
     required: ["email", "password-stdin"],
-    env: ["DATABASE_AUTH_TOKEN"],
+    env: ["LOG_FORMAT", "DATABASE_AUTH_TOKEN"],
   },
   {
     name: "migrate",
@@ -146,6 +146,7 @@ export class UsageError extends Error {
 }
 
 const ENV_ONLY: Record<string, string> = {
+  LOG_FORMAT: "auto|json|text (default auto: text when stdout is a terminal, JSON lines otherwise)",
   DATABASE_AUTH_TOKEN: "token for a libSQL server (DATABASE_URL libsql://…)",
   SMTP_URL: "validated, not used yet: mails go to the log and the outbox table",
   MAIL_FROM: "default talentd@<BASE_URL host>",

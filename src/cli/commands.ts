@@ -18,11 +18,11 @@ import { startHousekeeping } from "../db/housekeeping";
 import { migrate } from "../db/migrate";
 import { embeddedTalents } from "../embedded";
 import { issueSetupToken } from "../identity/service";
-import { createLogger, type Logger } from "../lib/log";
+import { createLogger, resolveLogFormat, type Logger } from "../lib/log";
 import { adminCreate } from "./admin";
 import type { CommandLine } from "./args";
 import { CliError } from "./errors";
-import { listenFailure, localUrl } from "./listen";
+import { listenFailure, localUrl, publicUrlNotice } from "./listen";
 
 async function openAndMigrate(config: Config, log: Logger): Promise<Database> {
   const database = await openDatabase(config.databaseUrl, config.databaseAuthToken);
@@ -54,6 +54,8 @@ async function serve(config: Config, log: Logger): Promise<void> {
     database: config.databaseUrl.startsWith("file:") ? config.databaseUrl : config.databaseUrl.replace(/\/\/.*@/, "//***@"),
     ms: Math.round(performance.now() - started),
   });
+  const notice = publicUrlNotice(config, port);
+  if (notice) log.info(notice);
   // after listen: a start that fails (a busy port) hands out no link
   const setupToken = await issueSetupToken(database);
   if (setupToken) {
@@ -115,7 +117,7 @@ export async function runCommand(cli: Extract<CommandLine, { kind: "run" }>): Pr
   }
 
   const config = loadConfig(process.env, cli.config, { checkDataDir: true });
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, undefined, resolveLogFormat(config.logFormat, process.stdout.isTTY === true));
   switch (command.name) {
     case "serve":
       await serve(config, log);

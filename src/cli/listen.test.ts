@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { isLoopback, listenFailure, localUrl } from "./listen";
+import { loadConfig } from "../config";
+import { isLoopback, listenFailure, localUrl, publicUrlNotice } from "./listen";
 
 const err = (code: string): Error => Object.assign(new Error("Failed to start server"), { code });
 
@@ -31,5 +32,20 @@ describe("serve: where it listens, said in one line", () => {
   test("loopback: 127.0.0.0/8, ::1 and localhost; not the wildcard or a LAN address", () => {
     for (const h of ["127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost", "LOCALHOST"]) expect(isLoopback(h)).toBe(true);
     for (const h of ["0.0.0.0", "::", "192.168.1.5", "10.0.0.1", "talentd.lan"]) expect(isLoopback(h)).toBe(false);
+  });
+
+  test("BASE_URL unset on a non-loopback address (the default HOST 0.0.0.0 included): the start log says which URL agents must use and how to set BASE_URL", () => {
+    const line =
+      "agents must use http://localhost:8787 (BASE_URL is not set); for agents on other machines restart with BASE_URL=http://<this machine's name or address>:8787";
+    expect(publicUrlNotice(loadConfig({}), 8787)).toBe(line);
+    expect(publicUrlNotice(loadConfig({ HOST: "192.168.1.5" }), 8787)).toBe(line);
+    expect(publicUrlNotice(loadConfig({ HOST: "::" }), 8787)).toBe(line);
+    expect(publicUrlNotice(loadConfig({ PORT: "9000" }), 9000)).toContain("agents must use http://localhost:9000 (BASE_URL is not set)");
+  });
+  test("no notice when BASE_URL is given, or when only this machine can connect (loopback HOST)", () => {
+    expect(publicUrlNotice(loadConfig({ BASE_URL: "http://talentd.lan:8787" }), 8787)).toBeNull();
+    expect(publicUrlNotice(loadConfig({}, { BASE_URL: "http://talentd.lan:8787" }), 8787)).toBeNull();
+    expect(publicUrlNotice(loadConfig({ HOST: "127.0.0.1" }), 8787)).toBeNull();
+    expect(publicUrlNotice(loadConfig({ HOST: "localhost" }), 8787)).toBeNull();
   });
 });

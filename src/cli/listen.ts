@@ -1,7 +1,10 @@
 /**
- * What `talentd serve` says about where it listens: the URL to open and the one line when
- * the socket cannot be had. Pure functions, so the exact lines are tested without a server.
+ * What `talentd serve` says about where it listens: the URL to open, the one line when the
+ * socket cannot be had, and the notice that agents elsewhere need BASE_URL. Pure functions,
+ * so the exact lines are tested without a server.
  */
+import type { Config } from "../config";
+
 /** True for an address only this machine can reach (127.0.0.0/8, ::1, localhost). */
 export function isLoopback(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, "").toLowerCase();
@@ -40,4 +43,17 @@ export function listenFailure(error: unknown, host: string, port: number): strin
     default:
       return null;
   }
+}
+
+/**
+ * The start log's notice when BASE_URL was not given and the server is reachable from other
+ * machines: every link, OAuth redirect and MCP URL it hands out says localhost, which only
+ * works for agents on this machine. Null when BASE_URL was given or the address is loopback.
+ */
+export function publicUrlNotice(config: Pick<Config, "baseUrl" | "baseUrlFromDefault" | "host">, port: number): string | null {
+  if (!config.baseUrlFromDefault || isLoopback(config.host)) return null;
+  return (
+    `agents must use ${config.baseUrl} (BASE_URL is not set); for agents on other machines ` +
+    `restart with BASE_URL=http://<this machine's name or address>:${port}`
+  );
 }
