@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { BUN, ROOT, runCli, tempDir } from "./helpers";
-import { freePort, refuses, waitFor } from "./proc";
+import { alive, descendants, eventually, freePort, refuses, serversBelow, waitFor } from "./proc";
 
 const { dir, cleanup } = tempDir();
 afterAll(cleanup);
@@ -60,4 +61,54 @@ describe("a port already in use stops the start with one line, exit 2", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toBe("talentd: cannot listen on 192.0.2.1: not an address of this machine; pass --host (0.0.0.0 for every interface)\n");
   });
+});
+
+describe("`npm start` stopped leaves no server behind", () => {
+  const started: number[] = [];
+  // a failed assertion must not leave a server running: kill what is left, by pid
+  afterAll(() => {
+    for (const pid of started) if (alive(pid)) process.kill(pid, "SIGKILL");
+  });
+
+  async function npmStart(): Promise<{ npm: ChildProcess; port: number; servers: number[] }> {
+    const port = await freePort();
+    // detached: npm leads a process group of its own, as in a terminal, so Ctrl-C can be sent to the group
+    const npm = spawn("npm", ["start"], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", PORT: String(port), HOST: "127.0.0.1", DATA_DIR: join(dir, `npm-${port}`) },
+      detached: true,
+      stdio: "ignore",
+    });
+    await waitFor(`http://127.0.0.1:${port}/readyz`, 20_000);
+    const servers = serversBelow(npm.pid!);
+    started.push(npm.pid!, ...servers);
+    return { npm, port, servers };
+  }
+
+  async function stoppedCleanly(npm: ChildProcess, port: number, servers: number[]): Promise<void> {
+    const below = descendants(npm.pid!).map((p) => p.pid);
+    const npmGone = await eventually(() => npm.exitCode !== null || npm.signalCode !== null, 10_000);
+    const allGone = await eventually(() => [...servers, ...below].every((pid) => !alive(pid)), 10_000);
+    try {
+      expect(npmGone).toBe(true);
+      expect(allGone).toBe(true);
+      expect(await refuses(port)).toBe(true);
+    } finally {
+      for (const pid of [...servers, ...below]) if (alive(pid)) process.kill(pid, "SIGKILL");
+    }
+  }
+
+  test("Ctrl-C (SIGINT to npm's process group): npm and the bun server below it end, the port refuses connections", async () => {
+    const { npm, port, servers } = await npmStart();
+    expect(servers).toHaveLength(1);
+    process.kill(-npm.pid!, "SIGINT");
+    await stoppedCleanly(npm, port, servers);
+  }, 40_000);
+
+  test("SIGTERM to npm's pid (a process manager, `kill`): the server ends too, the port refuses connections", async () => {
+    const { npm, port, servers } = await npmStart();
+    expect(servers).toHaveLength(1);
+    process.kill(npm.pid!, "SIGTERM");
+    await stoppedCleanly(npm, port, servers);
+  }, 40_000);
 });
