@@ -51,8 +51,10 @@ export function createApp(input: AppDeps) {
   // The MCP adapter sends each tool call through the app itself (issue 6).
   const backend: Backend = { handle: (request) => app.handle(request) };
   // Bun's own cap is a backstop above ours, so the edge can answer 413 in the error model.
-  // development: false — never Bun's development error page (stack, source), whatever NODE_ENV says
-  const app = new Elysia({ serve: { maxRequestBodySize: deps.config.bodyLimit + 64 * 1024, development: false } })
+  // development: false — never Bun's development error page (stack, source), whatever NODE_ENV says.
+  // reusePort off: Elysia's listen turns SO_REUSEPORT on, which lets a second talentd bind the
+  // same port and take half the connections; off, the second start fails with EADDRINUSE.
+  const app = new Elysia({ serve: { maxRequestBodySize: deps.config.bodyLimit + 64 * 1024, development: false, reusePort: false } })
     .use(edge({ log: deps.log, bodyLimit: deps.config.bodyLimit, accessLog: deps.config.accessLog }))
     .use(healthRoutes(deps))
     .use(assetRoutes())

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ConfigError, extractConfigFlags, loadConfig } from "./config";
+import { ConfigError, loadConfig } from "./config";
+import { parseCommandLine } from "./cli/args";
 import { tempDir } from "../test/helpers";
 
 describe("config: flags > env > defaults", () => {
@@ -13,11 +14,23 @@ describe("config: flags > env > defaults", () => {
     expect(c.autoApproveOrgs).toBe(false);
     expect(c.keysEnabled).toBe(true);
     expect(c.bodyLimit).toBe(1024 * 1024);
+    expect(c.logFormat).toBe("auto");
+  });
+  test("baseUrlFromDefault records whether BASE_URL was given (serve tells agents elsewhere to set it)", () => {
+    expect(loadConfig({}).baseUrlFromDefault).toBe(true);
+    expect(loadConfig({ BASE_URL: "" }).baseUrlFromDefault).toBe(true);
+    expect(loadConfig({ BASE_URL: "http://talentd.lan:8787" }).baseUrlFromDefault).toBe(false);
+    expect(loadConfig({}, { BASE_URL: "http://talentd.lan:8787" }).baseUrlFromDefault).toBe(false);
+  });
+  test("LOG_FORMAT is auto, json or text, in any case", () => {
+    expect(loadConfig({ LOG_FORMAT: "JSON" }).logFormat).toBe("json");
+    expect(loadConfig({ LOG_FORMAT: "text" }).logFormat).toBe("text");
   });
   test("a flag overrides the environment", () => {
-    const { values, rest } = extractConfigFlags(["serve", "--port", "9000", "--data-dir=/tmp/x"]);
-    expect(rest).toEqual(["serve"]);
-    const c = loadConfig({ PORT: "8000", DATA_DIR: "/tmp/y" }, values);
+    const line = parseCommandLine(["serve", "--port", "9000", "--data-dir=/tmp/x"], "0.0.0");
+    if (line.kind !== "run") throw new Error("expected a command to run");
+    expect(line.config).toEqual({ PORT: "9000", DATA_DIR: "/tmp/x" });
+    const c = loadConfig({ PORT: "8000", DATA_DIR: "/tmp/y" }, line.config);
     expect(c.port).toBe(9000);
     expect(c.dataDir).toBe("/tmp/x");
     expect(c.baseUrl).toBe("http://localhost:9000");
@@ -34,6 +47,7 @@ describe("config: flags > env > defaults", () => {
     [{ BASE_URL: "ftp://x" }, /^BASE_URL: "ftp:\/\/x" is not an http\(s\) URL/],
     [{ AUTO_APPROVE_ORGS: "maybe" }, /^AUTO_APPROVE_ORGS: "maybe" is not a boolean/],
     [{ LOG_LEVEL: "loud" }, /^LOG_LEVEL: "loud" is not one of/],
+    [{ LOG_FORMAT: "pretty" }, /^LOG_FORMAT: "pretty" is not one of auto, json, text$/],
     [{ SMTP_URL: "mail.example.com" }, /^SMTP_URL: /],
   ];
   for (const [env, message] of bad) {

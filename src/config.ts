@@ -5,7 +5,7 @@
  */
 import { accessSync, constants, mkdirSync } from "node:fs";
 import { resolve } from "node:path";
-import type { LogLevel } from "./lib/log";
+import type { LogFormatSetting, LogLevel } from "./lib/log";
 
 export interface Config {
   /** PORT / --port. Default 8787. 0 picks a free port (tests). */
@@ -14,6 +14,8 @@ export interface Config {
   host: string;
   /** BASE_URL / --base-url. Default http://localhost:PORT. The public origin (OAuth, links, CSRF). */
   baseUrl: string;
+  /** True when BASE_URL was not given and `baseUrl` is the localhost default (serve then says so at start). */
+  baseUrlFromDefault: boolean;
   /** DATA_DIR / --data-dir. Default ./data (created at start). */
   dataDir: string;
   /** DATABASE_URL / --database-url. Default file:DATA_DIR/talentd.db; libsql:// or http(s):// for a server. */
@@ -32,9 +34,11 @@ export interface Config {
   keysEnabled: boolean;
   /** BODY_LIMIT (bytes). Default 1 MiB: larger request bodies get 413 payload_too_large. */
   bodyLimit: number;
-  /** LOG_LEVEL. Default info. */
+  /** LOG_LEVEL / --log-level. Default info. */
   logLevel: LogLevel;
-  /** ACCESS_LOG. Default true: one JSON line per request. */
+  /** LOG_FORMAT. Default auto: readable text lines when stdout is a terminal, JSON lines otherwise. */
+  logFormat: LogFormatSetting;
+  /** ACCESS_LOG. Default true: one log line per request. */
   accessLog: boolean;
 }
 
@@ -43,35 +47,23 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
-const FLAGS: Record<string, string> = {
-  "--port": "PORT",
-  "--host": "HOST",
-  "--base-url": "BASE_URL",
-  "--data-dir": "DATA_DIR",
-  "--database-url": "DATABASE_URL",
-  "--talents-dir": "TALENTS_DIR",
-  "--log-level": "LOG_LEVEL",
-};
+/**
+ * The configuration flags and the environment variable each one overrides. The command line
+ * (src/cli/args.ts) decides which commands accept which of them; values reach `loadConfig`
+ * keyed by the variable's name, so a flag and its variable are validated by the same code.
+ */
+export const CONFIG_FLAGS = {
+  port: "PORT",
+  host: "HOST",
+  "base-url": "BASE_URL",
+  "data-dir": "DATA_DIR",
+  "database-url": "DATABASE_URL",
+  "talents-dir": "TALENTS_DIR",
+  "log-level": "LOG_LEVEL",
+} as const;
 
-/** Splits `--flag value` / `--flag=value` config flags out of argv; returns the rest untouched. */
-export function extractConfigFlags(argv: string[]): { values: Record<string, string>; rest: string[] } {
-  const values: Record<string, string> = {};
-  const rest: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const eq = arg.indexOf("=");
-    const name = eq > 0 ? arg.slice(0, eq) : arg;
-    const env = FLAGS[name];
-    if (!env) {
-      rest.push(arg);
-      continue;
-    }
-    const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
-    if (value === undefined) throw new ConfigError(`${name}: needs a value`);
-    values[env] = value;
-  }
-  return { values, rest };
-}
+/** The name of a configuration flag, without its leading `--`. */
+export type ConfigFlag = keyof typeof CONFIG_FLAGS;
 
 function parseBool(name: string, raw: string | undefined, fallback: boolean): boolean {
   if (raw === undefined || raw === "") return fallback;
@@ -107,6 +99,7 @@ export function loadConfig(
   const port = get("PORT") === undefined ? 8787 : parseIntIn("PORT", get("PORT")!, 0, 65535, "a port (0–65535)");
   const host = get("HOST") ?? "0.0.0.0";
 
+  const baseUrlFromDefault = get("BASE_URL") === undefined;
   let baseUrl = get("BASE_URL") ?? `http://localhost:${port}`;
   try {
     const u = new URL(baseUrl);
@@ -148,6 +141,11 @@ export function loadConfig(
     throw new ConfigError(`LOG_LEVEL: "${logLevelRaw}" is not one of debug, info, warn, error`);
   }
 
+  const logFormatRaw = (get("LOG_FORMAT") ?? "auto").toLowerCase();
+  if (!["auto", "json", "text"].includes(logFormatRaw)) {
+    throw new ConfigError(`LOG_FORMAT: "${logFormatRaw}" is not one of auto, json, text`);
+  }
+
   const smtpUrl = get("SMTP_URL");
   if (smtpUrl !== undefined && !/^smtps?:\/\/[^/]+/.test(smtpUrl)) {
     throw new ConfigError(`SMTP_URL: "${smtpUrl}" is not an smtp:// or smtps:// URL`);
@@ -157,6 +155,7 @@ export function loadConfig(
     port,
     host,
     baseUrl,
+    baseUrlFromDefault,
     dataDir,
     databaseUrl,
     databaseAuthToken: get("DATABASE_AUTH_TOKEN"),
@@ -167,6 +166,7 @@ export function loadConfig(
     keysEnabled: parseBool("KEYS_ENABLED", get("KEYS_ENABLED"), true),
     bodyLimit,
     logLevel: logLevelRaw as LogLevel,
+    logFormat: logFormatRaw as LogFormatSetting,
     accessLog: parseBool("ACCESS_LOG", get("ACCESS_LOG"), true),
   };
 

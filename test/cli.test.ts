@@ -1,10 +1,12 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { createClient } from "@libsql/client";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { migrations } from "../migrations";
 import { migrate } from "../src/db/migrate";
-import { runCli, talentMd, tempDir, writeFiles } from "./helpers";
+import { COMMANDS } from "../src/cli/args";
+import { ROOT, runCli, talentMd, tempDir, writeFiles } from "./helpers";
+import { freePort, refuses } from "./proc";
 
 const { dir, cleanup } = tempDir();
 afterAll(cleanup);
@@ -42,7 +44,7 @@ describe("commands", () => {
   test("an unknown command exits 2", async () => {
     const r = await runCli(["frobnicate"], { cwd: dir, env: { DATA_DIR: join(dir, "d0") } });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('unknown command "frobnicate"');
+    expect(r.stderr).toBe('talentd: unknown command "frobnicate" (see talentd --help)\n');
   });
   test("migrate creates the database and is idempotent", async () => {
     const env = { DATA_DIR: join(dir, "d1") };
@@ -106,5 +108,103 @@ describe("commands", () => {
     const c = await runCli(["talents", "lint", clean], { cwd: dir });
     expect(c.code).toBe(0);
     expect(c.stderr).toContain("1 of 1 talent(s) valid");
+  });
+});
+
+/** A fresh empty folder to run a command in: whatever the command wrongly creates shows up in it. */
+function emptyDir(name: string): string {
+  const d = join(dir, name);
+  mkdirSync(d, { recursive: true });
+  return d;
+}
+
+describe("the command line: --help runs nothing, unknown flags and commands are errors", () => {
+  for (const c of COMMANDS) {
+    for (const h of ["--help", "-h"]) {
+      test(`\`talentd ${c.name} ${h}\` prints that command's usage and does nothing else (exit 0, usage on stdout, no file, no database, no server)`, async () => {
+        const cwd = emptyDir(`help-${c.name.replace(" ", "-")}${h}`);
+        const port = await freePort();
+        // every argument the command takes, so that without the --help it would act
+        const extra = c.name === "backup" ? ["snapshot.db"] : c.name === "talents lint" ? ["."] : c.name === "admin create" ? ["--email", "a@example.com", "--password-stdin"] : [];
+        const portFlag = c.flags.includes("port") ? ["--port", String(port), "--host", "127.0.0.1"] : [];
+        const r = await runCli([...c.name.split(" "), ...extra, ...portFlag, h], { cwd, stdin: "correct horse battery\n" });
+        expect(r.code).toBe(0);
+        expect(r.stdout).toStartWith(`Usage: talentd ${c.name}`);
+        expect(r.stderr).toBe("");
+        expect(readdirSync(cwd)).toEqual([]); // no ./data, no snapshot.db
+        expect(await refuses(port)).toBe(true);
+      });
+    }
+  }
+
+  test("`talentd backup --help` writes no backup to a file named --help; `backup -- --help` is how to name one so", async () => {
+    const cwd = emptyDir("backup-help");
+    const r = await runCli(["backup", "--help"], { cwd });
+    expect(r.code).toBe(0);
+    expect(readdirSync(cwd)).toEqual([]);
+    const named = await runCli(["backup", "--", "--help"], { cwd });
+    expect(named.code).toBe(0);
+    expect(readdirSync(cwd).sort()).toEqual(["--help", "data"]);
+  });
+
+  test("`talentd help <command>` prints the same usage as `talentd <command> --help`; `talentd --help` lists every command", async () => {
+    expect((await runCli(["help", "admin", "create"])).stdout).toBe((await runCli(["admin", "create", "--help"])).stdout);
+    expect((await runCli(["help", "backup"])).stdout).toBe((await runCli(["backup", "-h"])).stdout);
+    const all = (await runCli(["--help"])).stdout;
+    expect((await runCli(["help"])).stdout).toBe(all);
+    for (const c of COMMANDS) expect(all).toContain(`  ${c.name}`);
+    expect(all).toContain("LOG_FORMAT");
+  });
+
+  for (const c of COMMANDS) {
+    test(`an unknown flag is an error for \`talentd ${c.name}\`: exit 2, one line naming it, nothing done`, async () => {
+      const cwd = emptyDir(`unknown-${c.name.replace(" ", "-")}`);
+      const extra = c.name === "backup" ? ["snapshot.db"] : c.name === "talents lint" ? ["."] : c.name === "admin create" ? ["--email", "a@example.com", "--password-stdin"] : [];
+      const r = await runCli([...c.name.split(" "), ...extra, "--prot", "9000"], { cwd, stdin: "correct horse battery\n" });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`talentd ${c.name}: unknown flag --prot (see talentd ${c.name} --help)\n`);
+      expect(r.stdout).toBe("");
+      expect(readdirSync(cwd)).toEqual([]);
+    });
+  }
+
+  test("a config flag is accepted only by a command that uses it: `talentd migrate --port 9000` exits 2", async () => {
+    const cwd = emptyDir("migrate-port");
+    const r = await runCli(["migrate", "--port", "9000"], { cwd });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("talentd migrate: unknown flag --port (see talentd migrate --help)\n");
+    expect(readdirSync(cwd)).toEqual([]);
+  });
+
+  test("`talentd --prot 9000` (serve by default) names the unknown flag, not a command \"9000\"", async () => {
+    const r = await runCli(["--prot", "9000"], { cwd: emptyDir("bare-prot") });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("talentd: unknown flag --prot (see talentd --help)\n");
+  });
+
+  test("a missing argument: `talentd backup` and `talentd talents lint` exit 2 naming it", async () => {
+    const cwd = emptyDir("missing");
+    const b = await runCli(["backup"], { cwd });
+    expect(b.code).toBe(2);
+    expect(b.stderr).toBe("talentd backup: missing FILE (see talentd backup --help)\n");
+    const l = await runCli(["talents", "lint"], { cwd });
+    expect(l.code).toBe(2);
+    expect(l.stderr).toBe("talentd talents lint: missing DIR (see talentd talents lint --help)\n");
+    const a = await runCli(["admin", "create", "--password-stdin"], { cwd });
+    expect(a.code).toBe(2);
+    expect(a.stderr).toBe("talentd admin create: missing --email E (see talentd admin create --help)\n");
+    expect(readdirSync(cwd)).toEqual([]);
+  });
+
+  test("`npm run -s talentd -- version` runs the CLI from the checkout without a build", async () => {
+    const proc = Bun.spawn(["npm", "run", "-s", "talentd", "--", "version"], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^talentd \d+\.\d+\.\d+\n$/);
   });
 });

@@ -4,8 +4,7 @@ import type { Database } from "../db/client";
 import { users } from "../db/schema";
 import { hashPassword, passwordProblem } from "../identity/passwords";
 import { EMAIL_PATTERN, findUserByEmail, insertUser, normalizeEmail } from "../identity/users";
-
-export class CliError extends Error {}
+import { CliError } from "./errors";
 
 /** Creates the admin user, or gives an existing user of that e-mail the admin role. */
 export async function adminCreate(database: Database, email: string, password: string): Promise<{ id: string; created: boolean }> {

@@ -1,0 +1,337 @@
+/**
+ * The command line: which commands exist, which flags and arguments each one takes, their
+ * usage texts, and the parser that turns argv into one command to run (or a usage text to
+ * print, or one line saying what is wrong). Nothing here touches the disk or the network, so
+ * `--help` and a usage error have no side effect by construction.
+ */
+import { parseArgs } from "node:util";
+import { CONFIG_FLAGS, type ConfigFlag } from "../config";
+
+interface FlagSpec {
+  /** The value's placeholder (`N`, `DIR`); absent for a flag that takes no value. */
+  value?: string;
+  /** The environment variable the flag overrides (configuration flags only). */
+  env?: string;
+  help: string;
+}
+
+/** Every flag of every command. A command accepts the subset it lists (`CommandSpec.flags`). */
+const FLAGS: Record<string, FlagSpec> = {
+  port: { value: "N", env: CONFIG_FLAGS.port, help: "default 8787" },
+  host: { value: "H", env: CONFIG_FLAGS.host, help: "default 0.0.0.0 (all interfaces)" },
+  "base-url": { value: "URL", env: CONFIG_FLAGS["base-url"], help: "default http://localhost:PORT: the URL agents and browsers use" },
+  "data-dir": { value: "DIR", env: CONFIG_FLAGS["data-dir"], help: "default ./data" },
+  "database-url": { value: "U", env: CONFIG_FLAGS["database-url"], help: "default file:DATA_DIR/talentd.db" },
+  "talents-dir": { value: "DIR", env: CONFIG_FLAGS["talents-dir"], help: "extra catalog folder merged over the embedded one" },
+  "log-level": { value: "L", env: CONFIG_FLAGS["log-level"], help: "debug|info|warn|error (default info)" },
+  email: { value: "E", help: "the administrator's e-mail address" },
+  "password-stdin": { help: "read the password from standard input (first line)" },
+  help: { help: "print this text and exit" },
+};
+
+/** One command: its name (two words for `admin create`, `talents lint`), arguments and flags. */
+export interface CommandSpec {
+  name: string;
+  /** One line for `talentd --help`. */
+  summary: string;
+  /** A few lines for `talentd <command> --help`. */
+  description: string;
+  /** Positional arguments, all required unless `optional`. */
+  args: { name: string; help: string; optional?: boolean }[];
+  /** The flags it accepts (`--help` always). */
+  flags: string[];
+  /** Flags that must be given. */
+  required: string[];
+  /** Settings read from the environment only that matter to this command. */
+  env: string[];
+}
+
+const SERVE_ENV = ["LOG_FORMAT", "DATABASE_AUTH_TOKEN", "SMTP_URL", "MAIL_FROM", "AUTO_APPROVE_ORGS", "KEYS_ENABLED", "BODY_LIMIT", "ACCESS_LOG"];
+
+/** The commands, in the order `talentd --help` lists them. */
+export const COMMANDS: CommandSpec[] = [
+  {
+    name: "serve",
+    summary: "run the HTTP server (the default command)",
+    description:
+      "Runs the HTTP server: key API, /web, setup and sign-in pages, MCP, OAuth. Creates DATA_DIR and\n" +
+      "the database, applies migrations, loads the catalog, then listens. SIGTERM or SIGINT drains\n" +
+      "in-flight requests and exits 0. A port already in use stops the start (exit 2).",
+    args: [],
+    flags: ["port", "host", "base-url", "data-dir", "database-url", "talents-dir", "log-level"],
+    required: [],
+    env: SERVE_ENV,
+  },
+  {
+    name: "admin create",
+    summary: "create a platform admin (or promote an existing user)",
+    description:
+      "Creates a platform administrator with the password read from standard input, or gives an\n" +
+      "existing account of that e-mail the admin role. Applies migrations first. Example:\n" +
+      "  echo \"$PASSWORD\" | talentd admin create --email admin@example.com --password-stdin",
+    args: [],
+    flags: ["email", "password-stdin", "data-dir", "database-url", "log-level"],
+    required: ["email", "password-stdin"],
+    env: ["LOG_FORMAT", "DATABASE_AUTH_TOKEN"],
+  },
+  {
+    name: "migrate",
+    summary: "apply database migrations and exit",
+    description: "Applies the migrations this binary embeds and exits (serve does it too). Idempotent.",
+    args: [],
+    flags: ["data-dir", "database-url"],
+    required: [],
+    env: ["DATABASE_AUTH_TOKEN"],
+  },
+  {
+    name: "talents lint",
+    summary: "validate talent folders; exit 1 with file: field: problem lines",
+    description:
+      "Validates every talent folder in DIR as the server would load it (links may point at the\n" +
+      "embedded catalog). Prints one `file: field: problem` line per finding; exit 1 if any.",
+    args: [{ name: "DIR", help: "a folder of talent folders (as TALENTS_DIR)" }],
+    flags: [],
+    required: [],
+    env: [],
+  },
+  {
+    name: "backup",
+    summary: "consistent snapshot of the database (VACUUM INTO), verified",
+    description:
+      "Writes a consistent snapshot of the database to FILE with VACUUM INTO (the server may be\n" +
+      "running), then checks the copy with PRAGMA integrity_check. Refuses an existing FILE.\n" +
+      "Applies no migration: back up before an upgrade. A FILE named like a flag goes after --.",
+    args: [{ name: "FILE", help: "the snapshot to write (must not exist)" }],
+    flags: ["data-dir", "database-url"],
+    required: [],
+    env: ["DATABASE_AUTH_TOKEN"],
+  },
+  {
+    name: "version",
+    summary: "print the version",
+    description: "Prints `talentd <version>` (also: talentd --version).",
+    args: [],
+    flags: [],
+    required: [],
+    env: [],
+  },
+  {
+    name: "help",
+    summary: "this text, or the usage of COMMAND",
+    description: "Prints the list of commands, or the usage of COMMAND (the same as talentd COMMAND --help).",
+    args: [{ name: "COMMAND", help: "a command, e.g. backup or admin create", optional: true }],
+    flags: [],
+    required: [],
+    env: [],
+  },
+];
+
+/** What the command line asks for: a text to print (exit 0), or a command to run. */
+export type CommandLine =
+  | { kind: "help"; text: string }
+  | {
+      kind: "run";
+      command: CommandSpec;
+      /** Positional arguments after the command's name. */
+      args: string[];
+      /** Non-configuration flags given (`email`, `password-stdin`). */
+      flags: Record<string, string | true>;
+      /** Configuration flags given, keyed by the environment variable they override (for loadConfig). */
+      config: Record<string, string>;
+    };
+
+/** A command line that cannot run; `message` is the one line to print, main exits 2. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+const ENV_ONLY: Record<string, string> = {
+  LOG_FORMAT: "auto|json|text (default auto: text when stdout is a terminal, JSON lines otherwise)",
+  DATABASE_AUTH_TOKEN: "token for a libSQL server (DATABASE_URL libsql://…)",
+  SMTP_URL: "validated, not used yet: mails go to the log and the outbox table",
+  MAIL_FROM: "default talentd@<BASE_URL host>",
+  AUTO_APPROVE_ORGS: "default false",
+  KEYS_ENABLED: "default true",
+  BODY_LIMIT: "request body limit in bytes (default 1048576)",
+  ACCESS_LOG: "one line per request (default true)",
+};
+
+const GROUPS = [...new Set(COMMANDS.filter((c) => c.name.includes(" ")).map((c) => c.name.split(" ")[0]!))];
+
+function flagColumn(name: string): string {
+  const spec = FLAGS[name]!;
+  return name === "help" ? "-h, --help" : `--${name}${spec.value ? " " + spec.value : ""}`;
+}
+
+function flagLine(name: string): string {
+  const spec = FLAGS[name]!;
+  return `  ${flagColumn(name).padEnd(20)}${spec.env ? spec.env.padEnd(14) : ""}${spec.help}`;
+}
+
+/** `talentd backup FILE [flags]`: the one-line synopsis of a command. */
+export function synopsis(spec: CommandSpec): string {
+  const parts = [`talentd ${spec.name}`];
+  for (const f of spec.required) parts.push(`--${f}${FLAGS[f]!.value ? " " + FLAGS[f]!.value : ""}`);
+  for (const a of spec.args) parts.push(a.optional ? `[${a.name}]` : a.name);
+  if (spec.flags.some((f) => !spec.required.includes(f))) parts.push("[flags]");
+  return parts.join(" ");
+}
+
+/** The text `talentd <command> --help` prints: synopsis, description, arguments, flags. */
+export function commandHelp(spec: CommandSpec): string {
+  const lines = [`Usage: ${synopsis(spec)}`, "", spec.description];
+  if (spec.args.length > 0) {
+    lines.push("", "Arguments:", ...spec.args.map((a) => `  ${a.name.padEnd(20)}${a.help}`));
+  }
+  const config = spec.flags.filter((f) => FLAGS[f]!.env);
+  const own = spec.flags.filter((f) => !FLAGS[f]!.env);
+  lines.push("", "Flags:", ...own.map(flagLine), flagLine("help"));
+  if (config.length > 0) lines.push("", "Configuration flags (override the environment):", ...config.map(flagLine));
+  if (spec.env.length > 0) {
+    lines.push("", "Environment only:", ...spec.env.map((e) => `  ${e.padEnd(20)}${ENV_ONLY[e] ?? ""}`.trimEnd()));
+  }
+  return lines.join("\n");
+}
+
+/** The text `talentd --help` prints: every command, every flag and which commands take it. */
+export function globalHelp(version: string): string {
+  const listed = COMMANDS.map((c) => [synopsis(c).slice("talentd ".length).replace(/ \[flags\]$/, ""), c.summary] as const);
+  const width = Math.max(...listed.map(([s]) => s.length)) + 2;
+  const configFlags = Object.keys(FLAGS).filter((f) => FLAGS[f]!.env);
+  const takers = COMMANDS.filter((c) => c.flags.some((f) => FLAGS[f]!.env)).map(
+    (c) => `${c.name}: ${c.flags.filter((f) => FLAGS[f]!.env).map((f) => "--" + f).join(", ")}`,
+  );
+  return [
+    `talentd ${version}: conventions for coding agents, resolved per task and auditable.`,
+    "",
+    "Usage: talentd [command] [flags]      (no command: serve)",
+    "       talentd <command> --help       the usage of one command (or: talentd help <command>)",
+    "",
+    "Commands:",
+    ...listed.map(([s, summary]) => `  ${s.padEnd(width)}${summary}`),
+    "",
+    "Configuration flags (override the environment):",
+    ...configFlags.map(flagLine),
+    "Each command accepts those it uses:",
+    ...takers.map((t) => `  ${t}`),
+    "",
+    "Environment only:",
+    ...Object.entries(ENV_ONLY).map(([e, h]) => `  ${e.padEnd(20)}${h}`),
+    "See README.md (Configuration) and docs/operations.md.",
+  ].join("\n");
+}
+
+type Resolved =
+  | { kind: "command"; spec: CommandSpec; rest: string[] }
+  | { kind: "group"; group: string }
+  | { kind: "unknown"; name: string }
+  | { kind: "none" };
+
+function resolveCommand(words: string[]): Resolved {
+  const [first, second] = words;
+  if (first === undefined) return { kind: "none" };
+  if (GROUPS.includes(first)) {
+    if (second === undefined) return { kind: "group", group: first };
+    const spec = COMMANDS.find((c) => c.name === `${first} ${second}`);
+    return spec ? { kind: "command", spec, rest: words.slice(2) } : { kind: "unknown", name: `${first} ${second}` };
+  }
+  const spec = COMMANDS.find((c) => c.name === first);
+  return spec ? { kind: "command", spec, rest: words.slice(1) } : { kind: "unknown", name: first };
+}
+
+function groupHelp(group: string): string {
+  return COMMANDS.filter((c) => c.name.startsWith(group + " ")).map(commandHelp).join("\n\n");
+}
+
+function helpFor(resolved: Resolved, version: string): string {
+  switch (resolved.kind) {
+    case "none":
+      return globalHelp(version);
+    case "group":
+      return groupHelp(resolved.group);
+    case "command":
+      return commandHelp(resolved.spec);
+    case "unknown":
+      throw new UsageError(`talentd: unknown command "${resolved.name}" (see talentd --help)`);
+  }
+}
+
+const plural = (n: number, one: string, many: string): string => (n === 1 ? one : many);
+
+/**
+ * Parses argv (without the runtime and script): the command, its arguments and flags. `--help`
+ * or `-h` anywhere before `--` prints the usage of the command named (of every command when
+ * none is) and nothing else runs. No command means `serve`. Throws UsageError with one line
+ * naming the problem: an unknown command, a flag the command does not take, a flag without its
+ * value, a missing or extra argument, a missing required flag.
+ */
+export function parseCommandLine(argv: string[], version: string): CommandLine {
+  if (argv.length === 1 && argv[0] === "--version") return { kind: "run", command: COMMANDS.find((c) => c.name === "version")!, args: [], flags: {}, config: {} };
+  const options = Object.fromEntries(
+    Object.entries(FLAGS).map(([name, spec]) => [name, name === "help" ? { type: "boolean" as const, short: "h" } : { type: spec.value ? ("string" as const) : ("boolean" as const) }]),
+  );
+  const { tokens } = parseArgs({ args: argv, options, strict: false, allowPositionals: true, tokens: true });
+  const words = tokens.flatMap((t) => (t.kind === "positional" ? [t.value] : []));
+  const given = tokens.flatMap((t) => (t.kind === "option" ? [t] : []));
+  const end = argv.indexOf("--");
+  const wantsHelp = (end < 0 ? argv : argv.slice(0, end)).some((a) => a === "--help" || a === "-h");
+  const resolved = resolveCommand(words);
+
+  if (wantsHelp) return { kind: "help", text: helpFor(resolved, version) };
+  const unknownAnywhere = [...new Set(given.filter((t) => !FLAGS[t.name]).map((t) => t.rawName))];
+  if (resolved.kind === "unknown") {
+    // `--prot 9000`: the value of an unknown flag reads as a command; name the flag, not "9000"
+    if (unknownAnywhere.length > 0) {
+      throw new UsageError(`talentd: unknown ${plural(unknownAnywhere.length, "flag", "flags")} ${unknownAnywhere.join(", ")} (see talentd --help)`);
+    }
+    throw new UsageError(`talentd: unknown command "${resolved.name}" (see talentd --help)`);
+  }
+  if (resolved.kind === "group") {
+    const subs = COMMANDS.filter((c) => c.name.startsWith(resolved.group + " ")).map((c) => c.name.slice(resolved.group.length + 1));
+    throw new UsageError(`talentd ${resolved.group}: missing command (${subs.join(", ")}) (see talentd ${resolved.group} --help)`);
+  }
+  const spec = resolved.kind === "command" ? resolved.spec : COMMANDS[0]!;
+  const rest = resolved.kind === "command" ? resolved.rest : [];
+  const see = `(see talentd ${spec.name} --help)`;
+  const fail = (problem: string): never => {
+    throw new UsageError(`talentd ${spec.name}: ${problem} ${see}`);
+  };
+
+  const refused = [...new Set(given.filter((t) => !spec.flags.includes(t.name)).map((t) => t.rawName))];
+  if (refused.length > 0) fail(`unknown ${plural(refused.length, "flag", "flags")} ${refused.join(", ")}`);
+
+  const flags: Record<string, string | true> = {};
+  const config: Record<string, string> = {};
+  for (const t of given) {
+    const flag = FLAGS[t.name]!;
+    let value: string | true = true;
+    if (flag.value) {
+      // `--port --host x` would take "--host" as the port: a separate value may not look like a flag
+      if (t.value === undefined || t.value === "" || (!t.inlineValue && t.value.startsWith("-") && t.value !== "-")) {
+        fail(`${t.rawName} needs a value: ${t.rawName} ${flag.value}`);
+      }
+      value = t.value!;
+    } else if (t.value !== undefined) {
+      fail(`${t.rawName} takes no value`);
+    }
+    if (flag.env) config[flag.env] = value as string;
+    else flags[t.name] = value;
+  }
+
+  const needed = spec.args.filter((a) => !a.optional);
+  if (rest.length < needed.length) fail(`missing ${needed.slice(rest.length).map((a) => a.name).join(" ")}`);
+  if (spec.name !== "help" && rest.length > spec.args.length) fail(`unexpected argument "${rest[spec.args.length]}"`);
+  for (const r of spec.required) {
+    if (!(r in flags)) fail(`missing --${r}${FLAGS[r]!.value ? " " + FLAGS[r]!.value : ""}`);
+  }
+
+  // `talentd help backup`, `talentd help admin create`
+  if (spec.name === "help") return { kind: "help", text: helpFor(resolveCommand(rest), version) };
+  return { kind: "run", command: spec, args: rest, flags, config };
+}
+
+/** The configuration flags a command accepts (docs and tests read it). */
+export function configFlagsOf(command: string): ConfigFlag[] {
+  const spec = COMMANDS.find((c) => c.name === command);
+  return (spec?.flags ?? []).filter((f): f is ConfigFlag => f in CONFIG_FLAGS);
+}

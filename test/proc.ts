@@ -1,0 +1,100 @@
+/** Test helpers for real processes: free ports, readiness, the process tree read from /proc. */
+import { readdirSync, readFileSync } from "node:fs";
+import { connect, createServer } from "node:net";
+
+/** A port on 127.0.0.1 that was free a moment ago (the kernel picked it, then we let it go). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Fetches `url` until it answers (any status), for up to `ms`. */
+export async function waitFor(url: string, ms = 10_000): Promise<Response> {
+  const until = Date.now() + ms;
+  for (;;) {
+    try {
+      return await fetch(url);
+    } catch (e) {
+      if (Date.now() > until) throw e;
+      await Bun.sleep(50);
+    }
+  }
+}
+
+/** True when a TCP connection to 127.0.0.1:`port` is refused (nothing listens there). */
+export function refuses(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once("error", (e: NodeJS.ErrnoException) => resolve(e.code === "ECONNREFUSED"));
+  });
+}
+
+interface ProcInfo {
+  pid: number;
+  ppid: number;
+  state: string;
+  cmdline: string;
+}
+
+function readProc(pid: number): ProcInfo | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // "pid (comm) state ppid …": comm may hold spaces and parentheses, so cut at the last ")"
+    const after = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim();
+    return { pid, ppid: Number(after[1]), state: after[0]!, cmdline };
+  } catch {
+    return null; // gone meanwhile
+  }
+}
+
+/** Every process below `pid` (children, grandchildren, …) with its command line, read from /proc. */
+export function descendants(pid: number): ProcInfo[] {
+  const all = readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .map((d) => readProc(Number(d)))
+    .filter((p): p is ProcInfo => p !== null);
+  const found: ProcInfo[] = [];
+  const parents = new Set([pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const p of all) {
+      if (parents.has(p.ppid) && !parents.has(p.pid)) {
+        parents.add(p.pid);
+        found.push(p);
+        grew = true;
+      }
+    }
+  }
+  return found;
+}
+
+/** The bun processes below `pid` running src/main.ts: the server, not a shell (`sh -c`) between them. */
+export function serversBelow(pid: number): number[] {
+  return descendants(pid)
+    .filter((p) => /(^|\/)bun(\.exe)?$/.test(p.cmdline.split(" ")[0]!) && p.cmdline.includes("src/main.ts"))
+    .map((p) => p.pid);
+}
+
+/** True while `pid` is a live process (a zombie, exited but not yet reaped, counts as gone). */
+export function alive(pid: number): boolean {
+  const p = readProc(pid);
+  return p !== null && p.state !== "Z" && p.state !== "X";
+}
+
+/** Waits up to `ms` for `check` to hold; returns whether it did. */
+export async function eventually(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<boolean> {
+  const until = Date.now() + ms;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > until) return false;
+    await Bun.sleep(50);
+  }
+}
