@@ -183,6 +183,25 @@ describe("MCP with a project key (the SDK client over Streamable HTTP)", () => {
     await client.close();
   });
 
+  test('svc_deepen section "Rules" reads the rules as the compact form shows them, live and pinned (an expertise through its resolution); a missing heading → not_found listing the sections', async () => {
+    const s = await setup({ install: ["typescript-strict"], expertise: true });
+    const client = await connectWithBearer(mcpUrl(s.project.id), s.key);
+    const p = toolJson(await client.callTool({ name: "svc_prepare_task", arguments: { talentIds: ["typescript-strict", s.expertiseRef!] } }));
+    const compactOf = (id: string) => p.talents.find((t: { id: string }) => t.id === id).compact as string;
+    const live = toolJson(await client.callTool({ name: "svc_deepen", arguments: { uri: "talent://typescript-strict", section: "Rules" } }));
+    expect(live.files[0].content).toStartWith("## Rules\n");
+    expect(compactOf("typescript-strict")).toContain(live.files[0].content);
+    const pinned = toolJson(await client.callTool({ name: "svc_deepen", arguments: { uri: `talent://${s.expertiseRef}`, section: "rules", resolutionId: p.resolutionId } }));
+    expect(pinned.files[0]).toMatchObject({ pinned: true, section: "rules" });
+    expect(pinned.files[0].content).toStartWith("## Rules\n- [AB-001]");
+    expect(compactOf(s.expertiseRef!)).toContain(pinned.files[0].content);
+    const miss = await client.callTool({ name: "svc_deepen", arguments: { uri: `talent://${s.expertiseRef}`, section: "Nope", resolutionId: p.resolutionId } });
+    expect(miss.isError).toBe(true);
+    expect(toolJson(miss)).toMatchObject({ status: 404, error: "not_found", sections: ["Title of payments", "Rules"] });
+    expect(toolJson(miss).message).toContain('Its sections: "Title of payments", "Rules".');
+    await client.close();
+  });
+
   test("a key without the tool's scope → HTTP 403 insufficient_scope with scope= in the challenge (the SDK client surfaces it)", async () => {
     const s = await setup({ tools: ["validate"] });
     const client = await connectWithBearer(mcpUrl(s.project.id), s.key);

@@ -71,7 +71,10 @@ export const TOOLS: ToolSpec[] = [
       "Pass the task's resolutionId to read exactly what was served to it (files of a private expertise are readable only this way).",
     inputSchema: {
       uri: z.string().optional().describe("A talent file to read, e.g. talent://typescript-strict/references/strict-flags.md (from a pointer in the guidance or a search result)."),
-      section: z.string().optional().describe("With uri: return only the markdown section with this heading."),
+      section: z
+        .string()
+        .optional()
+        .describe('With uri: return only the section under this heading (case-insensitive): a markdown heading of the file; for a talent\'s main file (talent://<id>), any heading of its compact block, e.g. its title, "Rules", or a heading of the guidance.'),
       query: z.string().optional().describe("Without uri: the literal text to search for in talent ids, titles, summaries, keywords and rules."),
       k: z.number().int().min(1).max(50).optional().describe("With query: the maximum number of pointers (default 10)."),
       scope: z.enum(["catalog", "installed", "active", "resolution"]).optional().describe("With query: where to search — the whole public catalog, the project's installed talents, its active talents, or the resolution given in resolutionId."),
