@@ -69,12 +69,12 @@ describe("spec A: deepen (search and read)", () => {
     expect(viaPost.body).toEqual(viaGet.body);
   });
 
-  test("{resolutionId, query} on POST /api/talents/get searches and returns pointers", async () => {
+  test("{resolutionId, query} on POST /api/talents/get searches what that resolution served and returns pointers", async () => {
     const s = await setup(["typescript-strict", "javascript-base"]);
     const p = await s.api("POST", "/api/prepare-task", { talentIds: ["typescript-strict"] });
-    const r = await s.api("POST", "/api/talents/get", { resolutionId: p.body.resolutionId, query: "javascript" });
+    const r = await s.api("POST", "/api/talents/get", { resolutionId: p.body.resolutionId, query: "script" });
     expect(r.status).toBe(200);
-    expect(r.body.results.map((x: { id: string }) => x.id)).toContain("javascript-base");
+    expect(r.body).toEqual({ scope: "resolution", results: [expect.objectContaining({ id: "typescript-strict", uri: "talent://typescript-strict" })] });
     const scoped = await s.api("GET", `/api/search?query=script&scope=resolution&resolutionId=${p.body.resolutionId}`);
     expect(scoped.body.results.map((x: { id: string }) => x.id)).toEqual(["typescript-strict"]);
   });
@@ -121,6 +121,66 @@ describe("spec A: deepen (search and read)", () => {
     const huge = await s.api("POST", "/api/talents/get", { resolutionId: p.body.resolutionId, uris: Array.from({ length: 12_000 }, () => "talent://typescript-strict") });
     expect(`${huge.status} ${huge.body.error}`).toBe("400 validation_failed");
     expect(huge.body.message).toContain("at most 20");
+  });
+});
+
+describe("a search that names a resolutionId searches what that resolution served", () => {
+  const ids = (body: { results: { id: string }[] }) => body.results.map((x) => x.id);
+
+  test("with or without scope (scope=resolution is implied), on GET /api/search and on the {resolutionId, query} body alike", async () => {
+    const s = await setup(["typescript-strict", "javascript-base", "sql-base"]);
+    const p = await s.api("POST", "/api/prepare-task", { talentIds: ["typescript-strict"] });
+    const r = p.body.resolutionId;
+    // "script" matches two active talents; the resolution served one of them
+    expect(ids((await s.api("GET", "/api/search?query=script")).body).sort()).toEqual(["javascript-base", "typescript-strict"]);
+    for (const [label, call] of [
+      ["GET, no scope", () => s.api("GET", `/api/search?query=script&resolutionId=${r}`)],
+      ["GET, scope=resolution", () => s.api("GET", `/api/search?query=script&scope=resolution&resolutionId=${r}`)],
+      ["POST, no scope", () => s.api("POST", "/api/talents/get", { resolutionId: r, query: "script" })],
+      ["POST, scope=resolution", () => s.api("POST", "/api/talents/get", { resolutionId: r, query: "script", scope: "resolution" })],
+      ["POST, null scope", () => s.api("POST", "/api/talents/get", { resolutionId: r, query: "script", scope: null })],
+    ] as const) {
+      const res = await call();
+      expect(`${label}: ${res.status} ${res.body.scope} ${JSON.stringify(ids(res.body))}`).toBe(`${label}: 200 resolution ["typescript-strict"]`);
+    }
+    // still a resolution's own: disabling the talent since changes nothing
+    await s.owner.patch(`/web/projects/${s.project.id}/talents/typescript-strict`, { enabled: false });
+    expect(ids((await s.api("GET", `/api/search?query=script&resolutionId=${r}`)).body)).toEqual(["typescript-strict"]);
+  });
+
+  test("an explicit other scope together with a resolutionId → 400 validation_failed on scope (neither is silently ignored)", async () => {
+    const s = await setup(["typescript-strict"]);
+    const r = (await s.api("POST", "/api/prepare-task", { talentIds: ["typescript-strict"] })).body.resolutionId;
+    for (const scope of ["catalog", "installed", "active"]) {
+      const viaGet = await s.api("GET", `/api/search?query=strict&scope=${scope}&resolutionId=${r}`);
+      const viaPost = await s.api("POST", "/api/talents/get", { resolutionId: r, query: "strict", scope });
+      for (const res of [viaGet, viaPost]) {
+        expect(`${scope}: ${res.status} ${res.body.error} ${res.body.issues?.[0]?.path}`).toBe(`${scope}: 400 validation_failed scope`);
+        expect(res.body.message).toContain("scope=resolution");
+      }
+    }
+  });
+
+  test("an unknown resolutionId, or one of another project → 404 not_found, the same answer for both (nothing of the other project leaks)", async () => {
+    const s = await setup(["typescript-strict"]);
+    const other = await setup(["typescript-strict", "sql-base"]);
+    const foreign = (await other.api("POST", "/api/prepare-task", { talentIds: ["sql-base"] })).body.resolutionId as string;
+    const unknown = `res_${"0".repeat(26)}`;
+    const answers: string[] = [];
+    for (const id of [unknown, foreign]) {
+      for (const call of [
+        () => s.api("GET", `/api/search?query=sql&resolutionId=${id}`),
+        () => s.api("GET", `/api/search?query=sql&scope=resolution&resolutionId=${id}`),
+        () => s.api("POST", "/api/talents/get", { resolutionId: id, query: "sql" }),
+        () => s.api("POST", "/api/talents/get", { resolutionId: id, query: "sql", scope: "resolution" }),
+      ]) {
+        const res = await call();
+        expect(`${res.status} ${res.body.error}`).toBe("404 not_found");
+        expect(JSON.stringify(res.body)).not.toContain("sql-base");
+        answers.push(JSON.stringify(res.body).replace(id, "<id>"));
+      }
+    }
+    expect(new Set(answers).size).toBe(1);
   });
 });
 

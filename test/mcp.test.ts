@@ -183,6 +183,31 @@ describe("MCP with a project key (the SDK client over Streamable HTTP)", () => {
     await client.close();
   });
 
+  test("svc_deepen with query and resolutionId searches what that resolution served (scope implied); an unknown or another project's resolutionId → not_found; another scope beside it → validation_failed", async () => {
+    const s = await setup({ install: ["typescript-strict", "javascript-base"] });
+    const other = await setup({ install: ["sql-base"] });
+    const client = await connectWithBearer(mcpUrl(s.project.id), s.key);
+    const otherClient = await connectWithBearer(mcpUrl(other.project.id), other.key);
+    const p = toolJson(await client.callTool({ name: "svc_prepare_task", arguments: { talentIds: ["typescript-strict"] } }));
+    const foreign = toolJson(await otherClient.callTool({ name: "svc_prepare_task", arguments: { talentIds: ["sql-base"] } }));
+    const deepen = (args: Record<string, unknown>) => client.callTool({ name: "svc_deepen", arguments: args });
+    const served = toolJson(await deepen({ query: "script", resolutionId: p.resolutionId }));
+    expect(served.scope).toBe("resolution");
+    expect(served.results.map((x: { id: string }) => x.id)).toEqual(["typescript-strict"]);
+    expect(toolJson(await deepen({ query: "script" })).results.map((x: { id: string }) => x.id).sort()).toEqual(["javascript-base", "typescript-strict"]);
+    for (const resolutionId of [foreign.resolutionId, `res_${"0".repeat(26)}`]) {
+      const r = await deepen({ query: "sql", resolutionId });
+      expect(r.isError).toBe(true);
+      expect(toolJson(r)).toMatchObject({ status: 404, error: "not_found" });
+      expect(JSON.stringify(r)).not.toContain("sql-base");
+    }
+    const both = await deepen({ query: "script", resolutionId: p.resolutionId, scope: "catalog" });
+    expect(both.isError).toBe(true);
+    expect(toolJson(both)).toMatchObject({ status: 400, error: "validation_failed" });
+    await client.close();
+    await otherClient.close();
+  });
+
   test('svc_deepen section "Rules" reads the rules as the compact form shows them, live and pinned (an expertise through its resolution); a missing heading → not_found listing the sections', async () => {
     const s = await setup({ install: ["typescript-strict"], expertise: true });
     const client = await connectWithBearer(mcpUrl(s.project.id), s.key);

@@ -77,8 +77,8 @@ export const TOOLS: ToolSpec[] = [
         .describe('With uri: return only the section under this heading (case-insensitive): a markdown heading of the file; for a talent\'s main file (talent://<id>), any heading of its compact block, e.g. its title, "Rules", or a heading of the guidance.'),
       query: z.string().optional().describe("Without uri: the literal text to search for in talent ids, titles, summaries, keywords and rules."),
       k: z.number().int().min(1).max(50).optional().describe("With query: the maximum number of pointers (default 10)."),
-      scope: z.enum(["catalog", "installed", "active", "resolution"]).optional().describe("With query: where to search — the whole public catalog, the project's installed talents, its active talents, or the resolution given in resolutionId."),
-      resolutionId: z.string().optional().describe("The resolutionId of the current task (from svc_prepare_task): reads are pinned to what it served. Optional."),
+      scope: z.enum(["catalog", "installed", "active", "resolution"]).optional().describe("With query: where to search — the whole public catalog, the project's installed talents, its active talents, or what the resolution given in resolutionId served (the scope implied by resolutionId; another scope with it is refused)."),
+      resolutionId: z.string().optional().describe("The resolutionId of the current task (from svc_prepare_task): reads are pinned to what it served, and a query searches what it served. Optional."),
     },
     routes: ["POST /api/talents/get", "GET /api/search"],
     toRequest: (a) =>

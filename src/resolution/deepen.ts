@@ -52,7 +52,14 @@ export async function search(
   project: Project,
   input: { query: string; k?: number; scope?: SearchScope; resolutionId?: string },
 ): Promise<{ results: { id: string; uri: string; summary: string }[]; scope: SearchScope }> {
-  const scope = input.scope ?? "active";
+  // a search that names a resolution searches what it served: scope=resolution is implied,
+  // and another scope beside it is refused rather than silently ignoring one of the two
+  if (input.resolutionId !== undefined && input.scope !== undefined && input.scope !== "resolution") {
+    throw validationFailed([
+      { path: "scope", message: `a search with resolutionId searches what that resolution served (scope=resolution); leave scope out, or leave resolutionId out to search scope=${input.scope}` },
+    ]);
+  }
+  const scope = input.scope ?? (input.resolutionId !== undefined ? "resolution" : "active");
   const k = input.k ?? SEARCH_K_DEFAULT;
   let candidates: Talent[] | null = null;
   let filter: ((t: Talent) => boolean) | undefined;
