@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import Ajv from "ajv";
 import { createKey, orgWithProject, talentMd, type WebClient } from "./helpers";
 import { CLIENT_INFO, connectWithBearer, liveEnv, toolJson, type LiveEnv } from "./mcp-support";
 
@@ -77,6 +78,52 @@ describe("MCP with a project key (the SDK client over Streamable HTTP)", () => {
       svc_record_validation: ["expertiseResults", "resolutionId", "submissionId"],
     });
     for (const t of tools) expect(t.description!.length).toBeGreaterThan(80);
+    await client.close();
+  });
+
+  test("capabilities say what the server does: tools and resources, no listChanged (a stateless server never sends list_changed), no prompts, no subscribe", async () => {
+    const s = await setup();
+    const client = await connectWithBearer(mcpUrl(s.project.id), s.key);
+    expect(client.getServerCapabilities()).toEqual({ tools: {}, resources: {} });
+    // the raw initialize answer too: the key is absent, not false
+    const raw = await fetch(mcpUrl(s.project.id), {
+      method: "POST",
+      headers: { authorization: `Bearer ${s.key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: CLIENT_INFO } }),
+    });
+    const text = await raw.text();
+    expect(text).not.toContain("listChanged");
+    expect(JSON.parse(text).result.capabilities).toEqual({ tools: {}, resources: {} });
+    await client.close();
+  });
+
+  test("every tool's inputSchema passes the Inspector's strict checks: valid JSON Schema (Ajv strict), no additionalProperties that is an empty object, every property with a type and a description", async () => {
+    const s = await setup();
+    const client = await connectWithBearer(mcpUrl(s.project.id), s.key);
+    const { tools } = await client.listTools();
+    expect(tools).toHaveLength(7);
+    const problems: string[] = [];
+    const walk = (node: unknown, path: string): void => {
+      if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${path}[${i}]`));
+      if (node === null || typeof node !== "object") return;
+      const o = node as Record<string, unknown>;
+      const extra = o.additionalProperties;
+      if (extra !== undefined && typeof extra === "object" && extra !== null && Object.keys(extra).length === 0) problems.push(`${path}.additionalProperties is {}`);
+      if (o.type === "object" && (o.properties === null || typeof o.properties !== "object")) problems.push(`${path}: an object without properties`);
+      for (const [name, prop] of Object.entries((o.properties ?? {}) as Record<string, Record<string, unknown>>)) {
+        if (typeof prop.type !== "string") problems.push(`${path}.properties.${name}: no type`);
+        if (typeof prop.description !== "string" || prop.description.length < 10) problems.push(`${path}.properties.${name}: no description`);
+      }
+      for (const [k, v] of Object.entries(o)) walk(v, `${path}.${k}`);
+    };
+    const ajv = new Ajv({ strict: true, allErrors: true });
+    for (const t of tools) {
+      walk(t.inputSchema, `${t.name}.inputSchema`);
+      const { $schema, ...schema } = t.inputSchema as Record<string, unknown>;
+      expect(`${t.name}: ${$schema}`).toBe(`${t.name}: http://json-schema.org/draft-07/schema#`);
+      expect(() => ajv.compile(schema)).not.toThrow();
+    }
+    expect(problems).toEqual([]);
     await client.close();
   });
 

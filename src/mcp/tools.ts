@@ -35,15 +35,16 @@ export const LOOP = [
   "4. If the index lists private expertises (verdictRequired): svc_record_validation with one final verdict per expertise, with file:line evidence or the missing elements.",
 ].join("\n");
 
-const verdict = z
-  .object({
-    id: z.string().describe("The expertise (or talent) id, e.g. @acme/payments, as listed by svc_validate."),
-    verdict: z.enum(["pass", "fail", "not_applicable"]).describe("Your final verdict for this expertise."),
-    evidence: z.array(z.string()).optional().describe('Where the rules are met or violated, as "path:line" (e.g. "src/pay.ts:42"). Required for fail unless missing is given.'),
-    missing: z.array(z.string()).optional().describe("Elements the rules require that the work lacks."),
-    note: z.string().optional().describe("Optional short explanation."),
-  })
-  .passthrough();
+// A plain object: `.passthrough()` would publish `additionalProperties: {}`, a schema that
+// constrains nothing (the MCP Inspector's --strict check flags it). The backend reads no other
+// field of a verdict, so the SDK dropping unknown ones changes nothing it records.
+const verdict = z.object({
+  id: z.string().describe("The expertise (or talent) id, e.g. @acme/payments, as listed by svc_validate."),
+  verdict: z.enum(["pass", "fail", "not_applicable"]).describe("Your final verdict for this expertise."),
+  evidence: z.array(z.string()).optional().describe('Where the rules are met or violated, as "path:line" (e.g. "src/pay.ts:42"). Required for fail unless missing is given.'),
+  missing: z.array(z.string()).optional().describe("Elements the rules require that the work lacks."),
+  note: z.string().optional().describe("Optional short explanation."),
+});
 
 export const TOOLS: ToolSpec[] = [
   {
