@@ -19,16 +19,20 @@ export function freePort(): number {
 
 export interface LiveEnv {
   env: TestEnv;
+  /** The origin the server listens on (http://127.0.0.1:<port>). */
   base: string;
   close(): Promise<void>;
 }
 
-/** The app listening on 127.0.0.1 with BASE_URL set to that origin (Origin and resource checks need it). */
-export async function liveEnv(extra: Record<string, string> = {}): Promise<LiveEnv> {
+/**
+ * The app listening on 127.0.0.1 with BASE_URL set to that origin (Origin and resource checks
+ * need it); `baseUrlOf` sets another BASE_URL for the port (`base` stays the listening origin).
+ */
+export async function liveEnv(extra: Record<string, string> = {}, baseUrlOf?: (port: number) => string): Promise<LiveEnv> {
   for (let attempt = 0; ; attempt++) {
     const port = freePort();
     const base = `http://127.0.0.1:${port}`;
-    const env = await testEnv({ BASE_URL: base, ACCESS_LOG: "false", ...extra });
+    const env = await testEnv({ BASE_URL: baseUrlOf?.(port) ?? base, ACCESS_LOG: "false", ...extra });
     try {
       env.app.listen({ port, hostname: "127.0.0.1" });
     } catch (e) {

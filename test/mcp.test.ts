@@ -5,10 +5,11 @@
  * `/mcp*` (challenge header, scope, audience, Origin, methods).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import Ajv from "ajv";
-import { createKey, orgWithProject, talentMd, type WebClient } from "./helpers";
-import { CLIENT_INFO, connectWithBearer, liveEnv, toolJson, type LiveEnv } from "./mcp-support";
+import { createKey, orgWithProject, talentMd, testEnv, type WebClient } from "./helpers";
+import { CLIENT_INFO, connectWithBearer, liveEnv, MemoryOAuthProvider, toolJson, type LiveEnv } from "./mcp-support";
 
 let live: LiveEnv;
 beforeAll(async () => {
@@ -391,5 +392,99 @@ describe("refusals of /mcp*", () => {
     expect((await call({ "user-agent": "curl/8.0" })).status).toBe(200);
     const events = (await s.owner.get(`/web/projects/${s.project.id}/traces`)).body.events as { kind: string; client: string; via: string }[];
     expect(events.filter((e) => e.kind === "doctor").map((e) => e.client).sort()).toEqual(["Claude Code/2.0.1", "curl/8.0"]);
+  });
+});
+
+describe("a client that reaches /mcp by another host than BASE_URL's → 421 misdirected_request naming BASE_URL", () => {
+  // listening on 127.0.0.1, BASE_URL=http://localhost:<port>: a client using 127.0.0.1 is misdirected
+  let away: LiveEnv;
+  let publicBase: string;
+  beforeAll(async () => {
+    away = await liveEnv({}, (port) => `http://localhost:${port}`);
+    publicBase = away.env.config.baseUrl;
+  });
+  afterAll(async () => {
+    await away.close();
+  });
+
+  const expected = (used: string, path: string) =>
+    `This server's public URL is ${publicBase} (set by BASE_URL). Connect your agent to ${publicBase}${path}, or restart talentd with BASE_URL=${used}.`;
+
+  test("the SDK client (Streamable HTTP) surfaces the 421 and its message in the error it throws, with a key", async () => {
+    const s = await orgWithProject(away.env);
+    const key = await createKey(s.owner, s.project.id, ALL);
+    const err = await connectWithBearer(`${away.base}/mcp/${s.project.id}`, key.value).catch((e) => e);
+    expect(err).toBeInstanceOf(StreamableHTTPError);
+    expect((err as StreamableHTTPError).code).toBe(421);
+    expect(String(err.message)).toContain("misdirected_request");
+    expect(String(err.message)).toContain(expected(away.base, `/mcp/${s.project.id}`));
+  });
+
+  test("an OAuth client gets the 421 instead of starting an OAuth discovery that would end on another resource", async () => {
+    const s = await orgWithProject(away.env);
+    const provider = new MemoryOAuthProvider();
+    const client = new Client(CLIENT_INFO);
+    const err = await client.connect(new StreamableHTTPClientTransport(new URL(`${away.base}/mcp/${s.project.id}`), { authProvider: provider })).catch((e) => e);
+    expect(err).toBeInstanceOf(StreamableHTTPError);
+    expect((err as StreamableHTTPError).code).toBe(421);
+    expect(String(err.message)).toContain(`Connect your agent to ${publicBase}/mcp/${s.project.id}`);
+    expect(provider.authorizationUrl).toBeUndefined();
+    expect(provider.info).toBeUndefined(); // no dynamic registration either
+  });
+
+  test("the body is the error model's {error, message, baseUrl, mcpUrl}, on /mcp and /mcp/<id>, whatever the method or the bearer", async () => {
+    const s = await orgWithProject(away.env);
+    const key = await createKey(s.owner, s.project.id, ALL);
+    for (const [path, method, auth] of [
+      [`/mcp/${s.project.id}`, "POST", false],
+      [`/mcp/${s.project.id}`, "POST", true],
+      [`/mcp/${s.project.id}`, "GET", true],
+      ["/mcp", "POST", false],
+      ["/mcp", "DELETE", true],
+    ] as const) {
+      const r = await fetch(`${away.base}${path}`, {
+        method,
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...(auth ? { authorization: `Bearer ${key.value}` } : {}) },
+        body: method === "POST" ? JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }) : undefined,
+      });
+      expect(`${method} ${path}: ${r.status}`).toBe(`${method} ${path}: 421`);
+      expect(r.headers.get("x-request-id")).toBeString();
+      expect(await r.json()).toEqual({ error: "misdirected_request", message: expected(away.base, path), baseUrl: publicBase, mcpUrl: `${publicBase}${path}` });
+    }
+  });
+
+  test("the host is X-Forwarded-Host when present (a reverse proxy's; its first value), else Host: BASE_URL's host passes to the usual checks", async () => {
+    const s = await orgWithProject(away.env);
+    const key = await createKey(s.owner, s.project.id, ALL);
+    const post = (headers: Record<string, string>) =>
+      fetch(`${away.base}/mcp/${s.project.id}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+      });
+    const publicHost = new URL(publicBase).host;
+    expect((await post({ "x-forwarded-host": publicHost })).status).toBe(401); // the bearer check comes next
+    expect((await post({ "x-forwarded-host": publicHost, authorization: `Bearer ${key.value}` })).status).toBe(200);
+    expect((await post({ "x-forwarded-host": `${publicHost}, proxy.internal:8080`, authorization: `Bearer ${key.value}` })).status).toBe(200);
+    expect((await post({ host: publicHost, authorization: `Bearer ${key.value}` })).status).toBe(200);
+    const proxied = await post({ "x-forwarded-host": "talentd.example.com", "x-forwarded-proto": "https", host: publicHost });
+    expect(proxied.status).toBe(421);
+    expect((await proxied.json()).message).toBe(expected("https://talentd.example.com", `/mcp/${s.project.id}`));
+  });
+
+  test("hosts compare as host:port with the default port of BASE_URL's scheme normalised, case-insensitive", async () => {
+    const e = await testEnv({ BASE_URL: "https://talentd.example.com" });
+    try {
+      const status = async (host: string) => (await e.app.handle(new Request("https://talentd.example.com/mcp", { method: "POST", headers: { "x-forwarded-host": host, "content-type": "application/json" }, body: "{}" }))).status;
+      for (const host of ["talentd.example.com", "talentd.example.com:443", "TalentD.Example.COM"]) expect(`${host}: ${await status(host)}`).toBe(`${host}: 401`);
+      for (const host of ["talentd.example.com:8443", "talentd.example.com:80", "other.example.com", "talentd.example.com/evil", "user@talentd.example.com"]) {
+        expect(`${host}: ${await status(host)}`).toBe(`${host}: 421`);
+      }
+      // with no Host header at all (app.handle of a bare Request), the URL's host is the one used
+      expect((await e.app.handle(new Request("http://127.0.0.1:9/mcp", { method: "POST", body: "{}", headers: { "content-type": "application/json" } }))).status).toBe(421);
+      expect((await e.app.handle(new Request("https://talentd.example.com:443/mcp", { method: "POST", body: "{}", headers: { "content-type": "application/json" } }))).status).toBe(401);
+    } finally {
+      e.close();
+    }
   });
 });
