@@ -69,12 +69,12 @@ describe("spec A: deepen (search and read)", () => {
     expect(viaPost.body).toEqual(viaGet.body);
   });
 
-  test("{resolutionId, query} on POST /api/talents/get searches and returns pointers", async () => {
+  test("{resolutionId, query} on POST /api/talents/get searches what that resolution served and returns pointers", async () => {
     const s = await setup(["typescript-strict", "javascript-base"]);
     const p = await s.api("POST", "/api/prepare-task", { talentIds: ["typescript-strict"] });
-    const r = await s.api("POST", "/api/talents/get", { resolutionId: p.body.resolutionId, query: "javascript" });
+    const r = await s.api("POST", "/api/talents/get", { resolutionId: p.body.resolutionId, query: "script" });
     expect(r.status).toBe(200);
-    expect(r.body.results.map((x: { id: string }) => x.id)).toContain("javascript-base");
+    expect(r.body).toEqual({ scope: "resolution", results: [expect.objectContaining({ id: "typescript-strict", uri: "talent://typescript-strict" })] });
     const scoped = await s.api("GET", `/api/search?query=script&scope=resolution&resolutionId=${p.body.resolutionId}`);
     expect(scoped.body.results.map((x: { id: string }) => x.id)).toEqual(["typescript-strict"]);
   });
@@ -121,6 +121,159 @@ describe("spec A: deepen (search and read)", () => {
     const huge = await s.api("POST", "/api/talents/get", { resolutionId: p.body.resolutionId, uris: Array.from({ length: 12_000 }, () => "talent://typescript-strict") });
     expect(`${huge.status} ${huge.body.error}`).toBe("400 validation_failed");
     expect(huge.body.message).toContain("at most 20");
+  });
+});
+
+describe("a search that names a resolutionId searches what that resolution served", () => {
+  const ids = (body: { results: { id: string }[] }) => body.results.map((x) => x.id);
+
+  test("with or without scope (scope=resolution is implied), on GET /api/search and on the {resolutionId, query} body alike", async () => {
+    const s = await setup(["typescript-strict", "javascript-base", "sql-base"]);
+    const p = await s.api("POST", "/api/prepare-task", { talentIds: ["typescript-strict"] });
+    const r = p.body.resolutionId;
+    // "script" matches two active talents; the resolution served one of them
+    expect(ids((await s.api("GET", "/api/search?query=script")).body).sort()).toEqual(["javascript-base", "typescript-strict"]);
+    for (const [label, call] of [
+      ["GET, no scope", () => s.api("GET", `/api/search?query=script&resolutionId=${r}`)],
+      ["GET, scope=resolution", () => s.api("GET", `/api/search?query=script&scope=resolution&resolutionId=${r}`)],
+      ["POST, no scope", () => s.api("POST", "/api/talents/get", { resolutionId: r, query: "script" })],
+      ["POST, scope=resolution", () => s.api("POST", "/api/talents/get", { resolutionId: r, query: "script", scope: "resolution" })],
+      ["POST, null scope", () => s.api("POST", "/api/talents/get", { resolutionId: r, query: "script", scope: null })],
+    ] as const) {
+      const res = await call();
+      expect(`${label}: ${res.status} ${res.body.scope} ${JSON.stringify(ids(res.body))}`).toBe(`${label}: 200 resolution ["typescript-strict"]`);
+    }
+    // still a resolution's own: disabling the talent since changes nothing
+    await s.owner.patch(`/web/projects/${s.project.id}/talents/typescript-strict`, { enabled: false });
+    expect(ids((await s.api("GET", `/api/search?query=script&resolutionId=${r}`)).body)).toEqual(["typescript-strict"]);
+  });
+
+  test("an explicit other scope together with a resolutionId → 400 validation_failed on scope (neither is silently ignored)", async () => {
+    const s = await setup(["typescript-strict"]);
+    const r = (await s.api("POST", "/api/prepare-task", { talentIds: ["typescript-strict"] })).body.resolutionId;
+    for (const scope of ["catalog", "installed", "active"]) {
+      const viaGet = await s.api("GET", `/api/search?query=strict&scope=${scope}&resolutionId=${r}`);
+      const viaPost = await s.api("POST", "/api/talents/get", { resolutionId: r, query: "strict", scope });
+      for (const res of [viaGet, viaPost]) {
+        expect(`${scope}: ${res.status} ${res.body.error} ${res.body.issues?.[0]?.path}`).toBe(`${scope}: 400 validation_failed scope`);
+        expect(res.body.message).toContain("scope=resolution");
+      }
+    }
+  });
+
+  test("an unknown resolutionId, or one of another project → 404 not_found, the same answer for both (nothing of the other project leaks)", async () => {
+    const s = await setup(["typescript-strict"]);
+    const other = await setup(["typescript-strict", "sql-base"]);
+    const foreign = (await other.api("POST", "/api/prepare-task", { talentIds: ["sql-base"] })).body.resolutionId as string;
+    const unknown = `res_${"0".repeat(26)}`;
+    const answers: string[] = [];
+    for (const id of [unknown, foreign]) {
+      for (const call of [
+        () => s.api("GET", `/api/search?query=sql&resolutionId=${id}`),
+        () => s.api("GET", `/api/search?query=sql&scope=resolution&resolutionId=${id}`),
+        () => s.api("POST", "/api/talents/get", { resolutionId: id, query: "sql" }),
+        () => s.api("POST", "/api/talents/get", { resolutionId: id, query: "sql", scope: "resolution" }),
+      ]) {
+        const res = await call();
+        expect(`${res.status} ${res.body.error}`).toBe("404 not_found");
+        expect(JSON.stringify(res.body)).not.toContain("sql-base");
+        answers.push(JSON.stringify(res.body).replace(id, "<id>"));
+      }
+    }
+    expect(new Set(answers).size).toBe(1);
+  });
+});
+
+describe("sections: every heading the served compact block shows can be read as a section", () => {
+  const SKILL = "---\nname: skilled\ndescription: A skill. Use it when skills are needed.\n---\nIntro.\n\n## Steps\nStep one.\n";
+  const body = "Start with the basics.\n\n## Details\nThe details.\n\n### Deeper\nDeeper still.\n\n## Pitfalls\nAvoid the pitfalls. See talent://sectioned/notes.md";
+  const catalogWith = (talentBody: string, over: Record<string, string> = {}) =>
+    buildCatalog(sourcesFromFlat({ ...embeddedTalents(), "sectioned/TALENT.md": talentMd("sectioned", over, talentBody), "sectioned/notes.md": "# Notes\nSome notes.\n\n## Usage\nUse it.\n", "sectioned/plain.md": "Just text, no heading.\n", "skilled/SKILL.md": SKILL })).catalog;
+  let e: TestEnv;
+  beforeAll(async () => {
+    e = await testEnv({}, catalogWith(body));
+  });
+  afterAll(() => e.close());
+
+  async function prepared() {
+    const s = await setup(["sectioned"], ALL, e);
+    const p = await s.api("POST", "/api/prepare-task", { talentIds: ["sectioned"] });
+    return { s, resolutionId: p.body.resolutionId as string, compact: p.body.talents[0].compact as string };
+  }
+  const section = (s: Awaited<ReturnType<typeof setup>>, uri: string, name: string, resolutionId?: string) => s.api("POST", "/api/talents/get", { uri, section: name, resolutionId });
+
+  test('"Rules" returns the rules as the compact form shows them; the title returns the whole block; body headings keep working; case-insensitive, a leading "#" ignored', async () => {
+    const { s, compact } = await prepared();
+    const rules = await section(s, "talent://sectioned", "Rules");
+    expect(rules.status).toBe(200);
+    const text = rules.body.files[0].content as string;
+    expect(text.startsWith("## Rules\n- [AB-001] (blocking) ")).toBe(true);
+    expect(compact).toContain(text);
+    expect(text).not.toContain("Start with the basics"); // the body's first paragraph is not under "Rules"
+    expect(rules.body.files[0]).toMatchObject({ uri: "talent://sectioned", section: "Rules", pinned: false });
+    for (const name of ["rules", "RULES", "## Rules", "  Rules  "]) expect((await section(s, "talent://sectioned", name)).body.files[0].content).toBe(text);
+    expect((await section(s, "talent://sectioned", "Title of sectioned")).body.files[0].content).toBe(compact);
+    expect((await section(s, "talent://sectioned", "details")).body.files[0].content).toBe("## Details\nThe details.\n\n### Deeper\nDeeper still.\n");
+    expect((await section(s, "talent://sectioned", "Deeper")).body.files[0].content).toBe("### Deeper\nDeeper still.\n");
+    // the main file by its path reads the same sections
+    expect((await section(s, "talent://sectioned/TALENT.md", "Rules")).body.files[0].content).toBe(text);
+  });
+
+  test("on pinned reads (resolutionId) alike: the sections of the block that was served, after the catalog changed", async () => {
+    const { s, resolutionId, compact } = await prepared();
+    const live = await section(s, "talent://sectioned", "Rules");
+    const catalog = e.state.catalog;
+    e.state.catalog = catalogWith("## Other\nA new body.", { title: "New title", rules: "[{id: ZZ-001, severity: advisory, title: New., check: New.}, {id: ZZ-002, severity: advisory, title: New., check: New.}, {id: ZZ-003, severity: advisory, title: New., check: New.}]", tests: "[]" });
+    try {
+      const pinned = await section(s, "talent://sectioned", "Rules", resolutionId);
+      expect(pinned.body.files[0]).toMatchObject({ content: live.body.files[0].content, digest: live.body.files[0].digest, pinned: true, section: "Rules" });
+      expect((await section(s, "talent://sectioned", "title of sectioned", resolutionId)).body.files[0].content).toBe(compact);
+      expect((await section(s, "talent://sectioned", "Pitfalls", resolutionId)).body.files[0].content).toBe("## Pitfalls\nAvoid the pitfalls. See talent://sectioned/notes.md\n");
+      expect((await section(s, "talent://sectioned/notes.md", "Usage", resolutionId)).body.files[0].content).toBe("## Usage\nUse it.\n");
+      // a live read now serves the new block's sections
+      expect((await section(s, "talent://sectioned", "Rules")).body.files[0].content).toContain("[ZZ-001] (advisory) New.");
+      expect((await section(s, "talent://sectioned", "Other")).status).toBe(200);
+      expect((await section(s, "talent://sectioned", "Other", resolutionId)).status).toBe(404);
+    } finally {
+      e.state.catalog = catalog;
+    }
+  });
+
+  test("a heading that does not exist → 404 not_found whose message lists the available sections; the compact headings apply to the main file only", async () => {
+    const { s, resolutionId } = await prepared();
+    for (const r of [undefined, resolutionId]) {
+      const miss = await section(s, "talent://sectioned", "Summary", r);
+      expect(`${miss.status} ${miss.body.error}`).toBe("404 not_found");
+      expect(miss.body.message).toBe('No section "Summary" in talent://sectioned. Its sections: "Title of sectioned", "Rules", "Details", "Deeper", "Pitfalls".');
+      expect(miss.body).toMatchObject({ uri: "talent://sectioned", sections: ["Title of sectioned", "Rules", "Details", "Deeper", "Pitfalls"] });
+      // another file of the talent has its own headings, not the block's
+      const notes = await section(s, "talent://sectioned/notes.md", "Rules", r);
+      expect(`${notes.status} ${notes.body.error}`).toBe("404 not_found");
+      expect(notes.body.sections).toEqual(["Notes", "Usage"]);
+      const plain = await section(s, "talent://sectioned/plain.md", "Anything", r);
+      expect(`${plain.status} ${plain.body.message}`).toBe('404 No section "Anything" in talent://sectioned/plain.md: it has no headings; read it without section.');
+    }
+  });
+
+  test("a skill (no rules) offers its title and its body's headings, not Rules", async () => {
+    const s = await setup(["skilled"], ALL, e);
+    const p = await s.api("POST", "/api/prepare-task", { talentIds: ["skilled"] });
+    for (const r of [undefined, p.body.resolutionId]) {
+      const miss = await section(s, "talent://skilled", "Rules", r);
+      expect(`${miss.status} ${JSON.stringify(miss.body.sections)}`).toBe('404 ["skilled","Steps"]');
+      expect((await section(s, "talent://skilled", "steps", r)).body.files[0].content).toBe("## Steps\nStep one.\n");
+      expect((await section(s, "talent://skilled", "Skilled", r)).body.files[0].content).toBe(p.body.talents[0].compact);
+    }
+  });
+
+  test("a talent whose body has no headings still offers its title and Rules (the shipped typescript-strict)", async () => {
+    const s = await setup(["typescript-strict"]);
+    const miss = await s.api("POST", "/api/talents/get", { uri: "talent://typescript-strict", section: "Nope" });
+    expect(miss.body.sections).toEqual(["Strict TypeScript", "Rules"]);
+    const rules = await s.api("POST", "/api/talents/get", { uri: "talent://typescript-strict", section: "Rules" });
+    expect(rules.status).toBe(200);
+    const p = await s.api("POST", "/api/prepare-task", { talentIds: ["typescript-strict"] });
+    expect(p.body.talents[0].compact).toContain(rules.body.files[0].content);
   });
 });
 

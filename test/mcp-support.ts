@@ -19,19 +19,21 @@ export function freePort(): number {
 
 export interface LiveEnv {
   env: TestEnv;
+  /** The origin the server listens on (http://127.0.0.1:<port>). */
   base: string;
   close(): Promise<void>;
 }
 
 /**
  * The app listening on 127.0.0.1 with BASE_URL set to that origin (Origin and resource checks
- * need it). `host` names the origin differently (e.g. a name a browser maps to 127.0.0.1).
+ * need it). `host` names the origin differently (e.g. a name a browser maps to 127.0.0.1);
+ * `baseUrlOf` sets another BASE_URL than the origin (`base` stays the origin used).
  */
-export async function liveEnv(extra: Record<string, string> = {}, host = "127.0.0.1"): Promise<LiveEnv> {
+export async function liveEnv(extra: Record<string, string> = {}, opts: { host?: string; baseUrlOf?: (port: number) => string } = {}): Promise<LiveEnv> {
   for (let attempt = 0; ; attempt++) {
     const port = freePort();
-    const base = `http://${host}:${port}`;
-    const env = await testEnv({ BASE_URL: base, ACCESS_LOG: "false", ...extra });
+    const base = `http://${opts.host ?? "127.0.0.1"}:${port}`;
+    const env = await testEnv({ BASE_URL: opts.baseUrlOf?.(port) ?? base, ACCESS_LOG: "false", ...extra });
     try {
       env.app.listen({ port, hostname: "127.0.0.1" });
     } catch (e) {

@@ -5,9 +5,11 @@
  * `/mcp*` (challenge header, scope, audience, Origin, methods).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { createKey, orgWithProject, talentMd, type WebClient } from "./helpers";
-import { CLIENT_INFO, connectWithBearer, liveEnv, toolJson, type LiveEnv } from "./mcp-support";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import Ajv from "ajv";
+import { createKey, orgWithProject, talentMd, testEnv, type WebClient } from "./helpers";
+import { CLIENT_INFO, connectWithBearer, liveEnv, MemoryOAuthProvider, toolJson, type LiveEnv } from "./mcp-support";
 
 let live: LiveEnv;
 beforeAll(async () => {
@@ -77,6 +79,52 @@ describe("MCP with a project key (the SDK client over Streamable HTTP)", () => {
       svc_record_validation: ["expertiseResults", "resolutionId", "submissionId"],
     });
     for (const t of tools) expect(t.description!.length).toBeGreaterThan(80);
+    await client.close();
+  });
+
+  test("capabilities say what the server does: tools and resources, no listChanged (a stateless server never sends list_changed), no prompts, no subscribe", async () => {
+    const s = await setup();
+    const client = await connectWithBearer(mcpUrl(s.project.id), s.key);
+    expect(client.getServerCapabilities()).toEqual({ tools: {}, resources: {} });
+    // the raw initialize answer too: the key is absent, not false
+    const raw = await fetch(mcpUrl(s.project.id), {
+      method: "POST",
+      headers: { authorization: `Bearer ${s.key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: CLIENT_INFO } }),
+    });
+    const text = await raw.text();
+    expect(text).not.toContain("listChanged");
+    expect(JSON.parse(text).result.capabilities).toEqual({ tools: {}, resources: {} });
+    await client.close();
+  });
+
+  test("every tool's inputSchema passes the Inspector's strict checks: valid JSON Schema (Ajv strict), no additionalProperties that is an empty object, every property with a type and a description", async () => {
+    const s = await setup();
+    const client = await connectWithBearer(mcpUrl(s.project.id), s.key);
+    const { tools } = await client.listTools();
+    expect(tools).toHaveLength(7);
+    const problems: string[] = [];
+    const walk = (node: unknown, path: string): void => {
+      if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${path}[${i}]`));
+      if (node === null || typeof node !== "object") return;
+      const o = node as Record<string, unknown>;
+      const extra = o.additionalProperties;
+      if (extra !== undefined && typeof extra === "object" && extra !== null && Object.keys(extra).length === 0) problems.push(`${path}.additionalProperties is {}`);
+      if (o.type === "object" && (o.properties === null || typeof o.properties !== "object")) problems.push(`${path}: an object without properties`);
+      for (const [name, prop] of Object.entries((o.properties ?? {}) as Record<string, Record<string, unknown>>)) {
+        if (typeof prop.type !== "string") problems.push(`${path}.properties.${name}: no type`);
+        if (typeof prop.description !== "string" || prop.description.length < 10) problems.push(`${path}.properties.${name}: no description`);
+      }
+      for (const [k, v] of Object.entries(o)) walk(v, `${path}.${k}`);
+    };
+    const ajv = new Ajv({ strict: true, allErrors: true });
+    for (const t of tools) {
+      walk(t.inputSchema, `${t.name}.inputSchema`);
+      const { $schema, ...schema } = t.inputSchema as Record<string, unknown>;
+      expect(`${t.name}: ${$schema}`).toBe(`${t.name}: http://json-schema.org/draft-07/schema#`);
+      expect(() => ajv.compile(schema)).not.toThrow();
+    }
+    expect(problems).toEqual([]);
     await client.close();
   });
 
@@ -180,6 +228,50 @@ describe("MCP with a project key (the SDK client over Streamable HTTP)", () => {
     expect(ex.files[0].content).toContain("Refunds go through the ledger.");
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates[0]!.uriTemplate).toBe("talent://{+path}");
+    await client.close();
+  });
+
+  test("svc_deepen with query and resolutionId searches what that resolution served (scope implied); an unknown or another project's resolutionId → not_found; another scope beside it → validation_failed", async () => {
+    const s = await setup({ install: ["typescript-strict", "javascript-base"] });
+    const other = await setup({ install: ["sql-base"] });
+    const client = await connectWithBearer(mcpUrl(s.project.id), s.key);
+    const otherClient = await connectWithBearer(mcpUrl(other.project.id), other.key);
+    const p = toolJson(await client.callTool({ name: "svc_prepare_task", arguments: { talentIds: ["typescript-strict"] } }));
+    const foreign = toolJson(await otherClient.callTool({ name: "svc_prepare_task", arguments: { talentIds: ["sql-base"] } }));
+    const deepen = (args: Record<string, unknown>) => client.callTool({ name: "svc_deepen", arguments: args });
+    const served = toolJson(await deepen({ query: "script", resolutionId: p.resolutionId }));
+    expect(served.scope).toBe("resolution");
+    expect(served.results.map((x: { id: string }) => x.id)).toEqual(["typescript-strict"]);
+    expect(toolJson(await deepen({ query: "script" })).results.map((x: { id: string }) => x.id).sort()).toEqual(["javascript-base", "typescript-strict"]);
+    for (const resolutionId of [foreign.resolutionId, `res_${"0".repeat(26)}`]) {
+      const r = await deepen({ query: "sql", resolutionId });
+      expect(r.isError).toBe(true);
+      expect(toolJson(r)).toMatchObject({ status: 404, error: "not_found" });
+      expect(JSON.stringify(r)).not.toContain("sql-base");
+    }
+    const both = await deepen({ query: "script", resolutionId: p.resolutionId, scope: "catalog" });
+    expect(both.isError).toBe(true);
+    expect(toolJson(both)).toMatchObject({ status: 400, error: "validation_failed" });
+    await client.close();
+    await otherClient.close();
+  });
+
+  test('svc_deepen section "Rules" reads the rules as the compact form shows them, live and pinned (an expertise through its resolution); a missing heading → not_found listing the sections', async () => {
+    const s = await setup({ install: ["typescript-strict"], expertise: true });
+    const client = await connectWithBearer(mcpUrl(s.project.id), s.key);
+    const p = toolJson(await client.callTool({ name: "svc_prepare_task", arguments: { talentIds: ["typescript-strict", s.expertiseRef!] } }));
+    const compactOf = (id: string) => p.talents.find((t: { id: string }) => t.id === id).compact as string;
+    const live = toolJson(await client.callTool({ name: "svc_deepen", arguments: { uri: "talent://typescript-strict", section: "Rules" } }));
+    expect(live.files[0].content).toStartWith("## Rules\n");
+    expect(compactOf("typescript-strict")).toContain(live.files[0].content);
+    const pinned = toolJson(await client.callTool({ name: "svc_deepen", arguments: { uri: `talent://${s.expertiseRef}`, section: "rules", resolutionId: p.resolutionId } }));
+    expect(pinned.files[0]).toMatchObject({ pinned: true, section: "rules" });
+    expect(pinned.files[0].content).toStartWith("## Rules\n- [AB-001]");
+    expect(compactOf(s.expertiseRef!)).toContain(pinned.files[0].content);
+    const miss = await client.callTool({ name: "svc_deepen", arguments: { uri: `talent://${s.expertiseRef}`, section: "Nope", resolutionId: p.resolutionId } });
+    expect(miss.isError).toBe(true);
+    expect(toolJson(miss)).toMatchObject({ status: 404, error: "not_found", sections: ["Title of payments", "Rules"] });
+    expect(toolJson(miss).message).toContain('Its sections: "Title of payments", "Rules".');
     await client.close();
   });
 
@@ -300,5 +392,99 @@ describe("refusals of /mcp*", () => {
     expect((await call({ "user-agent": "curl/8.0" })).status).toBe(200);
     const events = (await s.owner.get(`/web/projects/${s.project.id}/traces`)).body.events as { kind: string; client: string; via: string }[];
     expect(events.filter((e) => e.kind === "doctor").map((e) => e.client).sort()).toEqual(["Claude Code/2.0.1", "curl/8.0"]);
+  });
+});
+
+describe("a client that reaches /mcp by another host than BASE_URL's → 421 misdirected_request naming BASE_URL", () => {
+  // listening on 127.0.0.1, BASE_URL=http://localhost:<port>: a client using 127.0.0.1 is misdirected
+  let away: LiveEnv;
+  let publicBase: string;
+  beforeAll(async () => {
+    away = await liveEnv({}, { baseUrlOf: (port) => `http://localhost:${port}` });
+    publicBase = away.env.config.baseUrl;
+  });
+  afterAll(async () => {
+    await away.close();
+  });
+
+  const expected = (used: string, path: string) =>
+    `This server's public URL is ${publicBase} (set by BASE_URL). Connect your agent to ${publicBase}${path}, or restart talentd with BASE_URL=${used}.`;
+
+  test("the SDK client (Streamable HTTP) surfaces the 421 and its message in the error it throws, with a key", async () => {
+    const s = await orgWithProject(away.env);
+    const key = await createKey(s.owner, s.project.id, ALL);
+    const err = await connectWithBearer(`${away.base}/mcp/${s.project.id}`, key.value).catch((e) => e);
+    expect(err).toBeInstanceOf(StreamableHTTPError);
+    expect((err as StreamableHTTPError).code).toBe(421);
+    expect(String(err.message)).toContain("misdirected_request");
+    expect(String(err.message)).toContain(expected(away.base, `/mcp/${s.project.id}`));
+  });
+
+  test("an OAuth client gets the 421 instead of starting an OAuth discovery that would end on another resource", async () => {
+    const s = await orgWithProject(away.env);
+    const provider = new MemoryOAuthProvider();
+    const client = new Client(CLIENT_INFO);
+    const err = await client.connect(new StreamableHTTPClientTransport(new URL(`${away.base}/mcp/${s.project.id}`), { authProvider: provider })).catch((e) => e);
+    expect(err).toBeInstanceOf(StreamableHTTPError);
+    expect((err as StreamableHTTPError).code).toBe(421);
+    expect(String(err.message)).toContain(`Connect your agent to ${publicBase}/mcp/${s.project.id}`);
+    expect(provider.authorizationUrl).toBeUndefined();
+    expect(provider.info).toBeUndefined(); // no dynamic registration either
+  });
+
+  test("the body is the error model's {error, message, baseUrl, mcpUrl}, on /mcp and /mcp/<id>, whatever the method or the bearer", async () => {
+    const s = await orgWithProject(away.env);
+    const key = await createKey(s.owner, s.project.id, ALL);
+    for (const [path, method, auth] of [
+      [`/mcp/${s.project.id}`, "POST", false],
+      [`/mcp/${s.project.id}`, "POST", true],
+      [`/mcp/${s.project.id}`, "GET", true],
+      ["/mcp", "POST", false],
+      ["/mcp", "DELETE", true],
+    ] as const) {
+      const r = await fetch(`${away.base}${path}`, {
+        method,
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...(auth ? { authorization: `Bearer ${key.value}` } : {}) },
+        body: method === "POST" ? JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }) : undefined,
+      });
+      expect(`${method} ${path}: ${r.status}`).toBe(`${method} ${path}: 421`);
+      expect(r.headers.get("x-request-id")).toBeString();
+      expect(await r.json()).toEqual({ error: "misdirected_request", message: expected(away.base, path), baseUrl: publicBase, mcpUrl: `${publicBase}${path}` });
+    }
+  });
+
+  test("the host is X-Forwarded-Host when present (a reverse proxy's; its first value), else Host: BASE_URL's host passes to the usual checks", async () => {
+    const s = await orgWithProject(away.env);
+    const key = await createKey(s.owner, s.project.id, ALL);
+    const post = (headers: Record<string, string>) =>
+      fetch(`${away.base}/mcp/${s.project.id}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+      });
+    const publicHost = new URL(publicBase).host;
+    expect((await post({ "x-forwarded-host": publicHost })).status).toBe(401); // the bearer check comes next
+    expect((await post({ "x-forwarded-host": publicHost, authorization: `Bearer ${key.value}` })).status).toBe(200);
+    expect((await post({ "x-forwarded-host": `${publicHost}, proxy.internal:8080`, authorization: `Bearer ${key.value}` })).status).toBe(200);
+    expect((await post({ host: publicHost, authorization: `Bearer ${key.value}` })).status).toBe(200);
+    const proxied = await post({ "x-forwarded-host": "talentd.example.com", "x-forwarded-proto": "https", host: publicHost });
+    expect(proxied.status).toBe(421);
+    expect((await proxied.json()).message).toBe(expected("https://talentd.example.com", `/mcp/${s.project.id}`));
+  });
+
+  test("hosts compare as host:port with the default port of BASE_URL's scheme normalised, case-insensitive", async () => {
+    const e = await testEnv({ BASE_URL: "https://talentd.example.com" });
+    try {
+      const status = async (host: string) => (await e.app.handle(new Request("https://talentd.example.com/mcp", { method: "POST", headers: { "x-forwarded-host": host, "content-type": "application/json" }, body: "{}" }))).status;
+      for (const host of ["talentd.example.com", "talentd.example.com:443", "TalentD.Example.COM"]) expect(`${host}: ${await status(host)}`).toBe(`${host}: 401`);
+      for (const host of ["talentd.example.com:8443", "talentd.example.com:80", "other.example.com", "talentd.example.com/evil", "user@talentd.example.com"]) {
+        expect(`${host}: ${await status(host)}`).toBe(`${host}: 421`);
+      }
+      // with no Host header at all (app.handle of a bare Request), the URL's host is the one used
+      expect((await e.app.handle(new Request("http://127.0.0.1:9/mcp", { method: "POST", body: "{}", headers: { "content-type": "application/json" } }))).status).toBe(421);
+      expect((await e.app.handle(new Request("https://talentd.example.com:443/mcp", { method: "POST", body: "{}", headers: { "content-type": "application/json" } }))).status).toBe(401);
+    } finally {
+      e.close();
+    }
   });
 });

@@ -52,7 +52,7 @@ for (const host of ["127.0.0.1", LAN_HOST]) {
     let live: LiveEnv;
     let w: WatchedPage;
     beforeAll(async () => {
-      live = await liveEnv({ AUTO_APPROVE_ORGS: "false" }, host);
+      live = await liveEnv({ AUTO_APPROVE_ORGS: "false" }, { host });
     });
     afterAll(async () => {
       await live.close();

@@ -25,6 +25,7 @@ export const ERROR_CODES = {
   invitation_expired: { status: 410, message: "This invitation has expired." },
   payload_too_large: { status: 413, message: "The request body is too large." },
   unsupported_media_type: { status: 415, message: "Send JSON or form-encoded bodies." },
+  misdirected_request: { status: 421, message: "This server answers at its BASE_URL only." },
   rate_limited: { status: 429, message: "Too many attempts; retry later." },
   internal_error: { status: 500, message: "Something went wrong on our side." },
   not_ready: { status: 503, message: "The service is starting." },

@@ -1,11 +1,14 @@
 /**
  * `/mcp` and `/mcp/:projectId`: MCP over Streamable HTTP (spec B, DESIGN §7), stateless, one
- * fresh server and transport per request. In order, every request:
- *   1. Origin, when sent, must be BASE_URL's (DNS-rebinding protection)      → 403
- *   2. bearer (project key or OAuth access token) valid for this URL        → 401 + resource_metadata
+ * fresh server and transport per request. In order, every request (docs/api-oauth-mcp.md):
+ *   0. :projectId looks like a project id                                   → 404
+ *   1. the host the client used (X-Forwarded-Host, else Host) is BASE_URL's → 421 naming BASE_URL
+ *      (otherwise an OAuth client fails later, inside itself, on a resource mismatch)
+ *   2. Origin, when sent, must be BASE_URL's (DNS-rebinding protection)      → 403
+ *   3. bearer (project key or OAuth access token) valid for this URL        → 401 + resource_metadata
  *      (then the key guard's own 403 not_a_member / organization_not_approved / 404)
- *   3. a tools/call needs the tool's scope                                  → 403 insufficient_scope
- *   4. POST → the SDK transport (JSON responses); GET → 405 (no server-initiated messages in
+ *   4. a tools/call needs the tool's scope                                  → 403 insufficient_scope
+ *   5. POST → the SDK transport (JSON responses); GET → 405 (no server-initiated messages in
  *      stateless mode, as the SDK's stateless example); DELETE → the transport (200).
  * Tool calls become requests to the key API through `app.handle` with the caller's own
  * Authorization header; the adapter itself reads no database.
@@ -57,6 +60,41 @@ function messagesOf(body: unknown): JsonRpcMessage[] {
   return list.filter((m): m is JsonRpcMessage => typeof m === "object" && m !== null);
 }
 
+/** The host a client used: the first X-Forwarded-Host (a reverse proxy's), else Host, else the URL's. */
+function hostUsed(request: Request): string {
+  const forwarded = request.headers.get("x-forwarded-host");
+  if (forwarded) return forwarded.split(",")[0]!.trim();
+  return request.headers.get("host") ?? new URL(request.url).host;
+}
+
+/** `host[:port]` as a URL of `protocol` spells it (lower case, default port dropped), or null when it is not one. */
+function normalHost(host: string, protocol: string): string | null {
+  if (host === "" || /[\s/\\?#@]/.test(host)) return null;
+  try {
+    return new URL(`${protocol}//${host}`).host;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * 421 when the client reached this server by another host than BASE_URL's: its OAuth discovery
+ * would end on a resource (BASE_URL/mcp/…) that is not the URL it used, and fail inside the
+ * client with no word about BASE_URL. Not a security check (the headers are the client's).
+ */
+function misdirected(request: Request, base: string, projectId: string | null): Response | null {
+  const expected = new URL(base);
+  const used = hostUsed(request);
+  if (normalHost(used, expected.protocol) === expected.host) return null;
+  const proto = request.headers.get("x-forwarded-proto")?.split(",")[0]!.trim();
+  const scheme = proto === "http" || proto === "https" ? `${proto}:` : new URL(request.url).protocol;
+  const mcpUrl = projectId === null ? `${base}/mcp` : `${base}/mcp/${projectId}`;
+  const message =
+    `This server's public URL is ${base} (set by BASE_URL). ` +
+    `Connect your agent to ${mcpUrl}, or restart talentd with BASE_URL=${scheme}//${used.slice(0, 200)}.`;
+  return errorResponse(new AppError("misdirected_request", message, { baseUrl: base, mcpUrl }), requestIdOf(request));
+}
+
 export function mcpRoutes(deps: AppDeps, backend: Backend) {
   const base = deps.config.baseUrl;
   const origin = new URL(base).origin;
@@ -82,6 +120,8 @@ export function mcpRoutes(deps: AppDeps, backend: Backend) {
 
   async function serve(request: Request, body: unknown, projectId: string | null): Promise<Response> {
     if (projectId !== null && !PROJECT_ID_PATTERN.test(projectId)) return errorResponse(new AppError("not_found", "No such MCP endpoint."), requestIdOf(request));
+    const wrongHost = misdirected(request, base, projectId);
+    if (wrongHost) return wrongHost;
     const from = request.headers.get("origin");
     if (from !== null && from !== origin) return jsonRpcError(403, `Invalid Origin header: ${from.slice(0, 200)}`);
 

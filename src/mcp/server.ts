@@ -109,5 +109,17 @@ export function createMcpServer(call: CallBackend, projectId: string): McpServer
     const files = ((parse(a.text) as { files?: { uri?: string; content?: string }[] } | undefined)?.files ?? []).filter((f) => typeof f.content === "string");
     return { contents: files.map((f) => ({ uri: f.uri ?? uri, mimeType: "text/markdown", text: f.content! })) };
   });
+  announceOnlyWhatIsTrue(server);
   return server;
+}
+
+/**
+ * Capabilities say what the server does (DESIGN §14). The SDK announces `listChanged: true`
+ * for tools and resources as soon as their handlers exist, but a server built for one request
+ * and dropped after it never sends a list_changed notification. `registerCapabilities` merges
+ * field by field, so an undefined `listChanged` replaces the SDK's and is left out of the JSON
+ * of `initialize` (checked through the real client in test/mcp.test.ts).
+ */
+function announceOnlyWhatIsTrue(server: McpServer): void {
+  server.server.registerCapabilities({ tools: { listChanged: undefined }, resources: { listChanged: undefined } });
 }

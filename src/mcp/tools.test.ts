@@ -61,8 +61,8 @@ describe("the tool table", () => {
     ["svc_validate", { resolutionId: "res_1", talent: "a" }, { method: "GET", path: "/api/validation/playbook", query: { resolutionId: "res_1", talent: "a" } }],
     [
       "svc_record_validation",
-      { submissionId: "s", resolutionId: "res_1", expertiseResults: [{ id: "@o/x", verdict: "fail", evidence: ["a.ts:1"], extra: 1 }] },
-      { method: "POST", path: "/api/validation/reports", body: { submissionId: "s", resolutionId: "res_1", expertiseResults: [{ id: "@o/x", verdict: "fail", evidence: ["a.ts:1"], extra: 1 }] } },
+      { submissionId: "s", resolutionId: "res_1", expertiseResults: [{ id: "@o/x", verdict: "fail", evidence: ["a.ts:1"], missing: ["a test"], note: "n" }] },
+      { method: "POST", path: "/api/validation/reports", body: { submissionId: "s", resolutionId: "res_1", expertiseResults: [{ id: "@o/x", verdict: "fail", evidence: ["a.ts:1"], missing: ["a test"], note: "n" }] } },
     ],
     ["svc_install_talents", { talents: ["a", "b"] }, { method: "PATCH", path: "/api/projects/prj_01AAAAAAAAAAAAAAAAAAAAAAAA/talents", body: { talents: ["a", "b"] } }],
     ["svc_install_talents", { talent: "a", enabled: false }, { method: "PATCH", path: "/api/projects/prj_01AAAAAAAAAAAAAAAAAAAAAAAA/talents", body: { talent: "a" } }],
@@ -80,6 +80,14 @@ describe("the tool table", () => {
       expect(TOOL_ROUTES[tool]).toContain(`${expected.method} ${expected.path.replace(/prj_[0-9A-Z]+/, ":id")}`);
     });
   }
+
+  test("a verdict is a plain object in the schema (no `additionalProperties: {}`): a field the backend never reads is dropped by the SDK, every other field reaches it as given", async () => {
+    const { client, calls } = await recordingClient();
+    const result = { id: "@o/x", verdict: "pass", evidence: ["a.ts:1"], note: "n" };
+    await client.callTool({ name: "svc_record_validation", arguments: { submissionId: "s", resolutionId: "res_1", expertiseResults: [{ ...result, extra: 1 }] } });
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.call.body).toEqual({ submissionId: "s", resolutionId: "res_1", expertiseResults: [result] });
+  });
 
   test("a backend error comes back as a tool error carrying the backend's code and status, untouched", async () => {
     const { client } = await recordingClient({ status: 400, text: JSON.stringify({ error: "designation_required", message: "Designate at least one talent." }) });

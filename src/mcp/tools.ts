@@ -35,15 +35,16 @@ export const LOOP = [
   "4. If the index lists private expertises (verdictRequired): svc_record_validation with one final verdict per expertise, with file:line evidence or the missing elements.",
 ].join("\n");
 
-const verdict = z
-  .object({
-    id: z.string().describe("The expertise (or talent) id, e.g. @acme/payments, as listed by svc_validate."),
-    verdict: z.enum(["pass", "fail", "not_applicable"]).describe("Your final verdict for this expertise."),
-    evidence: z.array(z.string()).optional().describe('Where the rules are met or violated, as "path:line" (e.g. "src/pay.ts:42"). Required for fail unless missing is given.'),
-    missing: z.array(z.string()).optional().describe("Elements the rules require that the work lacks."),
-    note: z.string().optional().describe("Optional short explanation."),
-  })
-  .passthrough();
+// A plain object: `.passthrough()` would publish `additionalProperties: {}`, a schema that
+// constrains nothing (the MCP Inspector's --strict check flags it). The backend reads no other
+// field of a verdict, so the SDK dropping unknown ones changes nothing it records.
+const verdict = z.object({
+  id: z.string().describe("The expertise (or talent) id, e.g. @acme/payments, as listed by svc_validate."),
+  verdict: z.enum(["pass", "fail", "not_applicable"]).describe("Your final verdict for this expertise."),
+  evidence: z.array(z.string()).optional().describe('Where the rules are met or violated, as "path:line" (e.g. "src/pay.ts:42"). Required for fail unless missing is given.'),
+  missing: z.array(z.string()).optional().describe("Elements the rules require that the work lacks."),
+  note: z.string().optional().describe("Optional short explanation."),
+});
 
 export const TOOLS: ToolSpec[] = [
   {
@@ -71,11 +72,14 @@ export const TOOLS: ToolSpec[] = [
       "Pass the task's resolutionId to read exactly what was served to it (files of a private expertise are readable only this way).",
     inputSchema: {
       uri: z.string().optional().describe("A talent file to read, e.g. talent://typescript-strict/references/strict-flags.md (from a pointer in the guidance or a search result)."),
-      section: z.string().optional().describe("With uri: return only the markdown section with this heading."),
+      section: z
+        .string()
+        .optional()
+        .describe('With uri: return only the section under this heading (case-insensitive): a markdown heading of the file; for a talent\'s main file (talent://<id>), any heading of its compact block, e.g. its title, "Rules", or a heading of the guidance.'),
       query: z.string().optional().describe("Without uri: the literal text to search for in talent ids, titles, summaries, keywords and rules."),
       k: z.number().int().min(1).max(50).optional().describe("With query: the maximum number of pointers (default 10)."),
-      scope: z.enum(["catalog", "installed", "active", "resolution"]).optional().describe("With query: where to search — the whole public catalog, the project's installed talents, its active talents, or the resolution given in resolutionId."),
-      resolutionId: z.string().optional().describe("The resolutionId of the current task (from svc_prepare_task): reads are pinned to what it served. Optional."),
+      scope: z.enum(["catalog", "installed", "active", "resolution"]).optional().describe("With query: where to search — the whole public catalog, the project's installed talents, its active talents, or what the resolution given in resolutionId served (the scope implied by resolutionId; another scope with it is refused)."),
+      resolutionId: z.string().optional().describe("The resolutionId of the current task (from svc_prepare_task): reads are pinned to what it served, and a query searches what it served. Optional."),
     },
     routes: ["POST /api/talents/get", "GET /api/search"],
     toRequest: (a) =>

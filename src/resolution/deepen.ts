@@ -6,13 +6,15 @@
  */
 import { searchTalents, type Catalog } from "../catalog/catalog";
 import type { Talent } from "../catalog/format";
+import { compactHeadings, compactSection, extractSection, markdownHeadings, type CompactParts } from "../catalog/sections";
+import { splitFrontMatter } from "../catalog/validate";
 import { getBlobs } from "../db/blobs";
 import type { Database } from "../db/client";
-import { AppError, notFound, validationFailed } from "../http/errors";
+import { AppError, validationFailed } from "../http/errors";
 import { digestOf } from "../lib/crypto";
 import { getExpertiseVersion } from "../expertises/servable";
 import { listInstalled } from "../projects/selection";
-import { loadResolution, type PinnedResolution } from "./pinned";
+import { loadResolution, pinnedDefinition, type PinnedItem, type PinnedResolution } from "./pinned";
 import { installedWithItems } from "./sources";
 
 export const SEARCH_SCOPES = ["catalog", "installed", "active", "resolution"] as const;
@@ -44,35 +46,20 @@ export function parseTalentUri(uri: string): { id: string; path: string | null }
   return { id, path: path === "" ? null : path };
 }
 
-/** The part of a markdown text under the heading named `section` (case-insensitive), or null. */
-export function extractSection(markdown: string, section: string): string | null {
-  const lines = markdown.split("\n");
-  const want = section.trim().replace(/^#+\s*/, "").toLowerCase();
-  let start = -1;
-  let level = 0;
-  let inFence = false;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (/^(```|~~~)/.test(line)) inFence = !inFence;
-    if (inFence) continue;
-    const m = /^(#{1,6})\s+(.*?)\s*#*\s*$/.exec(line);
-    if (!m) continue;
-    if (start >= 0 && m[1]!.length <= level) return lines.slice(start, i).join("\n").trimEnd() + "\n";
-    if (start < 0 && m[2]!.toLowerCase() === want) {
-      start = i;
-      level = m[1]!.length;
-    }
-  }
-  return start >= 0 ? lines.slice(start).join("\n").trimEnd() + "\n" : null;
-}
-
 /** Literal search within a scope; pointers only (id, uri, summary), never content. */
 export async function search(
   deps: Deps,
   project: Project,
   input: { query: string; k?: number; scope?: SearchScope; resolutionId?: string },
 ): Promise<{ results: { id: string; uri: string; summary: string }[]; scope: SearchScope }> {
-  const scope = input.scope ?? "active";
+  // a search that names a resolution searches what it served: scope=resolution is implied,
+  // and another scope beside it is refused rather than silently ignoring one of the two
+  if (input.resolutionId !== undefined && input.scope !== undefined && input.scope !== "resolution") {
+    throw validationFailed([
+      { path: "scope", message: `a search with resolutionId searches what that resolution served (scope=resolution); leave scope out, or leave resolutionId out to search scope=${input.scope}` },
+    ]);
+  }
+  const scope = input.scope ?? (input.resolutionId !== undefined ? "resolution" : "active");
   const k = input.k ?? SEARCH_K_DEFAULT;
   let candidates: Talent[] | null = null;
   let filter: ((t: Talent) => boolean) | undefined;
@@ -124,7 +111,8 @@ export async function readFiles(deps: Deps, project: Project, input: { uris: str
   const pinned = new Map(res?.items.map((i) => [i.talentId, i]) ?? []);
   let enabled: Set<string> | null = null;
   const unreadable: string[] = [];
-  const planned: { uri: string; pinnedDigest?: string; live?: { content: string; digest: string } }[] = [];
+  // `main`: the file is the talent's main file, whose sections are the compact block's headings
+  const planned: { uri: string; pinnedDigest?: string; live?: { content: string; digest: string }; main?: { talent: Talent } | { item: PinnedItem } }[] = [];
   for (const uri of input.uris) {
     const parsed = parseTalentUri(uri);
     if (!parsed) throw validationFailed([{ path: "uri", message: `"${uri}" is not a talent:// uri` }]);
@@ -132,7 +120,8 @@ export async function readFiles(deps: Deps, project: Project, input: { uris: str
     if (p) {
       const path = parsed.path ?? (p.files["TALENT.md"] ? "TALENT.md" : "SKILL.md");
       const digest = p.files[path];
-      if (digest) planned.push({ uri, pinnedDigest: digest });
+      const main = (path === "TALENT.md" || path === "SKILL.md") && digest === p.definitionDigest;
+      if (digest) planned.push({ uri, pinnedDigest: digest, main: main ? { item: p } : undefined });
       else unreadable.push(uri);
       continue;
     }
@@ -140,20 +129,50 @@ export async function readFiles(deps: Deps, project: Project, input: { uris: str
     // (expertise files are read only through a resolution that pinned them)
     enabled ??= new Set((await listInstalled(deps.database, project.id)).filter((r) => r.enabled && r.kind === "talent").map((r) => r.talentId));
     const talent = enabled.has(parsed.id) ? deps.catalog.get(parsed.id) : undefined;
-    const file = talent?.files.get(parsed.path ?? talent.mainFile);
-    if (file) planned.push({ uri, live: { content: file.content, digest: file.digest } });
+    const path = parsed.path ?? talent?.mainFile;
+    const file = path === undefined ? undefined : talent?.files.get(path);
+    if (file) planned.push({ uri, live: { content: file.content, digest: file.digest }, main: path === talent!.mainFile ? { talent: talent! } : undefined });
     else unreadable.push(uri);
   }
   if (unreadable.length > 0) {
     throw new AppError("not_found", `Not readable for this project: ${unreadable.join(", ")} (a talent must be enabled in the project, or pinned by the given resolution).`, { uris: unreadable });
   }
   const blobs = await getBlobs(deps.database, planned.filter((x) => x.pinnedDigest).map((x) => x.pinnedDigest!));
-  return planned.map((x) => {
+  const files: ReadFile[] = [];
+  for (const x of planned) {
     const content = x.live ? x.live.content : blobs.get(x.pinnedDigest!)!;
     const digest = x.live ? x.live.digest : x.pinnedDigest!;
-    if (input.section === undefined) return { uri: x.uri, digest, content, pinned: !x.live };
-    const part = extractSection(content, input.section);
-    if (part === null) throw notFound(`No section "${input.section}" in ${x.uri}.`);
-    return { uri: x.uri, digest: digestOf(part), content: part, pinned: !x.live, section: input.section };
-  });
+    if (input.section === undefined) {
+      files.push({ uri: x.uri, digest, content, pinned: !x.live });
+      continue;
+    }
+    let part: string | null;
+    let headings: () => string[];
+    if (x.main) {
+      const parts = "talent" in x.main ? x.main.talent : await pinnedParts(deps.database, x.main.item, content);
+      part = compactSection(parts, input.section);
+      headings = () => compactHeadings(parts);
+    } else {
+      part = extractSection(content, input.section);
+      headings = () => markdownHeadings(content);
+    }
+    if (part === null) throw sectionNotFound(x.uri, input.section, headings());
+    files.push({ uri: x.uri, digest: digestOf(part), content: part, pinned: !x.live, section: input.section });
+  }
+  return files;
+}
+
+/** The compact parts of a pinned main file: rules and title as the playbook reads them, the body from the stored bytes. */
+async function pinnedParts(database: Database, item: PinnedItem, content: string): Promise<CompactParts> {
+  const def = await pinnedDefinition(database, item);
+  return { title: def.title, summary: def.summary, rules: def.rules, body: splitFrontMatter(content)?.body.trim() ?? content.trim() };
+}
+
+const SECTIONS_LISTED = 50;
+
+/** 404 for a heading a file does not have, naming the ones it has. */
+function sectionNotFound(uri: string, section: string, headings: string[]): AppError {
+  const listed = headings.slice(0, SECTIONS_LISTED).map((h) => JSON.stringify(h)).join(", ") + (headings.length > SECTIONS_LISTED ? ", …" : "");
+  const message = headings.length > 0 ? `No section "${section}" in ${uri}. Its sections: ${listed}.` : `No section "${section}" in ${uri}: it has no headings; read it without section.`;
+  return new AppError("not_found", message, { uri, sections: headings.slice(0, SECTIONS_LISTED) });
 }
