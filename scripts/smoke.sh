@@ -37,4 +37,6 @@ lint_out=$("$bin" talents lint "$work/lint" 2>/dev/null) || lint_code=$?
 if [ "$lint_code" != 1 ] || ! printf '%s' "$lint_out" | grep -q "front matter: invalid YAML"; then
   echo "smoke: FAILED: talents lint on a broken folder gave exit $lint_code: $lint_out"; exit 1
 fi
-echo "smoke: ok ($talents talents; lint reports broken YAML)"
+# the README's "./dist/talentd --help"
+"$bin" --help | grep -q "backup FILE" || { echo "smoke: FAILED: --help does not list the commands"; exit 1; }
+echo "smoke: ok ($talents talents; lint reports broken YAML; --help lists the commands)"
