@@ -56,3 +56,28 @@ describe("trace pages by keyset (issue 11 §5)", () => {
     expect(seen).toEqual([...idsA].reverse());
   });
 });
+
+describe("paging parameters: one set of readers, 400 validation_failed for anything else (issue 11 §6)", () => {
+  const bad = ["limit=1.5", "limit=0", "limit=-3", "limit=abc", "limit=1e2", "limit=201", "before=abc", "before=trc_short", "limit=&before=%00"];
+  test("GET /web/projects/:id/traces with " + bad.join(", ") + " → 400 naming the parameter", async () => {
+    const a = await orgWithProject(env);
+    for (const q of bad) {
+      const r = await a.owner.get(`/web/projects/${a.project.id}/traces?${q}`);
+      expect({ q, status: r.status, error: r.body.error }).toEqual({ q, status: 400, error: "validation_failed" });
+      expect(["limit", "before"]).toContain(r.body.issues[0].path);
+    }
+  });
+  test("GET /web/admin/security-events with limit=1.5, limit=501, before=abc, before=1.5 → 400; before=<a createdAt> pages", async () => {
+    const { makePlatformAdmin, signedUp } = await import("./helpers");
+    const admin = await signedUp(env);
+    await makePlatformAdmin(env, admin.userId);
+    for (const q of ["limit=1.5", "limit=501", "limit=0", "before=abc", "before=1.5", "before=-1"]) {
+      const r = await admin.get(`/web/admin/security-events?${q}`);
+      expect({ q, status: r.status, error: r.body.error }).toEqual({ q, status: 400, error: "validation_failed" });
+    }
+    const first = await admin.get("/web/admin/security-events?limit=1");
+    expect(first.status).toBe(200);
+    const next = await admin.get(`/web/admin/security-events?limit=1&before=${first.body.nextBefore}`);
+    expect(next.status).toBe(200);
+  });
+});

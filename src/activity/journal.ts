@@ -31,6 +31,9 @@ export interface TraceInput {
 }
 
 export const FLUSH_MS = 250;
+
+/** A trace event id: `trc_` + an ordered id (10 time characters, 16 sequence characters, Crockford base32). */
+export const TRACE_ID = /^trc_[0-9A-HJKMNP-TV-Z]{26}$/;
 const INSERT_SIZES = [50, 10, 1] as const;
 const insertSql = new Map<number, string>();
 /** The INSERT of `n` trace events (one of INSERT_SIZES, so a handful of cached statements). */

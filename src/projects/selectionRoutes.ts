@@ -3,11 +3,11 @@
  * (`/web/projects/:id/traces`) and the reports of a resolution: any member of the project's
  * organization. Selection changes are traced with the person as author, via `web`.
  */
-import { decodedParam } from "../http/query";
+import { decodedParam, intParam, patternParam } from "../http/query";
 import { Elysia, t } from "elysia";
 import type { AppDeps } from "../app";
 import type { Guards } from "../auth/guards";
-import type { TraceJournal } from "../activity/journal";
+import { TRACE_ID, type TraceJournal } from "../activity/journal";
 import { clientOf } from "../activity/trace";
 import { elapsedMs, arrivalOf } from "../http/edge";
 import type { SessionRecord } from "../identity/sessions";
@@ -88,7 +88,9 @@ export function selectionRoutes(deps: AppDeps & { journal: TraceJournal }, guard
     // ---- activity
     .get("/traces", async ({ org, params, query }) => {
       const project = await getProject(deps.database, org.id, params.id);
-      const page = await deps.journal.list(project.id, query.limit ?? 50, query.before);
+      const limit = intParam(query, "limit", 1, 200, 50);
+      const before = patternParam(query, "before", TRACE_ID, "the nextBefore of a previous page (a trace event id)");
+      const page = await deps.journal.list(project.id, limit, before);
       return {
         events: page.events.map((e) => ({
           id: e.id,
@@ -106,7 +108,7 @@ export function selectionRoutes(deps: AppDeps & { journal: TraceJournal }, guard
         })),
         nextBefore: page.nextBefore,
       };
-    }, { org: "member", query: t.Object({ limit: t.Optional(t.Numeric({ minimum: 1, maximum: 200 })), before: t.Optional(t.String({ maxLength: 64 })) }) })
+    }, { org: "member" })
     .get("/resolutions/:resolutionId/reports", async ({ org, params }) => {
       const project = await getProject(deps.database, org.id, params.id);
       await loadResolution(deps.database, project.id, params.resolutionId);
