@@ -186,3 +186,33 @@ describe("wrong-typed fields are a 400 in the error model, never a 500 or an HTM
     }
   }, 30_000);
 });
+
+describe("authenticate first, then read the body (issue 11 §9)", () => {
+  const malformed = { method: "POST", headers: { "content-type": "application/json" }, body: '{"talentIds": [' };
+  test("POST /api/prepare-task with a malformed JSON body and no bearer → 401 invalid_token (not a 400 telling the route parses JSON)", async () => {
+    const r = await env.request("/api/prepare-task", malformed);
+    expect(r.status).toBe(401);
+    expect((await r.json()).error).toBe("invalid_token");
+  });
+  test("the same body with a valid key → 400 validation_failed: the body is not valid JSON", async () => {
+    const { createKey, orgWithProject } = await import("./helpers");
+    const o = await orgWithProject(env);
+    const k = await createKey(o.owner, o.project.id, ["prepare_task", "record_validation"]);
+    for (const path of ["/api/prepare-task", "/api/validation/reports"]) {
+      const r = await env.request(path, { ...malformed, headers: { ...malformed.headers, authorization: `Bearer ${k.value}` } });
+      expect(r.status).toBe(400);
+      const b = await r.json();
+      expect(b.error).toBe("validation_failed");
+      expect(b.issues[0].message).toBe("the body is not valid JSON or form data");
+    }
+  });
+  test("POST /web/orgs with a malformed body: no session → 401 unauthenticated; with one → 400", async () => {
+    const { signedUp } = await import("./helpers");
+    const noSession = await env.request("/web/orgs", { ...malformed, headers: { ...malformed.headers, origin: "http://localhost:8787" } });
+    expect(noSession.status).toBe(401);
+    const c = await signedUp(env);
+    const r = await env.request("/web/orgs", { ...malformed, headers: { ...malformed.headers, origin: "http://localhost:8787", cookie: c.cookie! } });
+    expect(r.status).toBe(400);
+    expect((await r.json()).issues[0].message).toBe("the body is not valid JSON or form data");
+  });
+});

@@ -85,6 +85,14 @@ function validationIssues(error: unknown): Issue[] {
   return issues.length > 0 ? issues : [{ path: "", message: "invalid request" }];
 }
 
+/** Requests whose JSON body could not be parsed (they carry `{}` until the guard has run). */
+const malformed = new WeakSet<Request>();
+
+/** The 400 of a body that is not valid JSON (or form data). */
+function notParsed(): AppError {
+  return validationFailed([{ path: "", message: "the body is not valid JSON or form data" }], "The request body could not be parsed.");
+}
+
 /** Reads a body of unknown length, refusing it with 413 once it passes `limit` bytes. */
 async function readLimited(request: Request, limit: number): Promise<string> {
   const reader = request.body!.getReader();
@@ -125,9 +133,10 @@ function renderError(code: unknown, error: unknown, request: Request, log: Logge
   if (cause instanceof AppError) return errorResponse(cause, id);
   switch (code) {
     case "VALIDATION":
-      return errorResponse(validationFailed(validationIssues(error)), id);
+      // the stand-in {} of a malformed JSON body failed the route's schema: say what really failed
+      return errorResponse(malformed.has(request) ? notParsed() : validationFailed(validationIssues(error)), id);
     case "PARSE":
-      return errorResponse(validationFailed([{ path: "", message: "the body is not valid JSON or form data" }], "The request body could not be parsed."), id);
+      return errorResponse(notParsed(), id);
     case "NOT_FOUND":
       return errorResponse(new AppError("not_found", "No such route."), id);
     default: {
@@ -157,20 +166,28 @@ export function edge(opts: EdgeOptions) {
       }
     })
     .onParse({ as: "global" }, async ({ request, contentType }) => {
-      // Bodies with a content-length were checked in onRequest; a chunked body is read here
-      // with the same limit, then parsed as Elysia would.
-      if (request.headers.has("content-length") || !request.body) return;
-      const text = await readLimited(request, opts.bodyLimit);
+      if (!request.body) return;
       const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+      const chunked = !request.headers.has("content-length");
+      if (type !== "application/json" && !chunked) return; // Elysia's parsers (sizes were checked in onRequest)
+      // a chunked body is read with the same limit; JSON is parsed here so that a malformed body
+      // is told only after the route's guard has authenticated the caller (see notParsed)
+      const text = chunked ? await readLimited(request, opts.bodyLimit) : await request.text();
       if (type === "application/json") {
         try {
-          return text === "" ? {} : JSON.parse(text);
+          return text.trim() === "" ? {} : JSON.parse(text);
         } catch {
-          throw validationFailed([{ path: "", message: "the body is not valid JSON" }], "The request body could not be parsed.");
+          malformed.add(request);
+          return {};
         }
       }
       if (type === "application/x-www-form-urlencoded") return Object.fromEntries(new URLSearchParams(text));
       return text;
+    })
+    // after the guards (transform) and validation, before the handler: a malformed JSON body is a
+    // 400 only for a caller the route accepts (an unauthenticated one got its 401 first; issue 11 §9)
+    .onBeforeHandle({ as: "global" }, ({ request }) => {
+      if (malformed.has(request)) throw notParsed();
     })
     .onError({ as: "global" }, ({ code, error, request }) => {
       let res: Response;
