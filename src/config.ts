@@ -40,6 +40,8 @@ export interface Config {
   logFormat: LogFormatSetting;
   /** ACCESS_LOG. Default true: one log line per request. */
   accessLog: boolean;
+  /** EVENT_RETENTION_DAYS. Default 90: trace and security events older than this are deleted hourly; 0 keeps them forever. */
+  eventRetentionDays: number;
 }
 
 /** A configuration value that cannot be used; main prints `message` and exits 2. */
@@ -168,6 +170,8 @@ export function loadConfig(
     logLevel: logLevelRaw as LogLevel,
     logFormat: logFormatRaw as LogFormatSetting,
     accessLog: parseBool("ACCESS_LOG", get("ACCESS_LOG"), true),
+    eventRetentionDays:
+      get("EVENT_RETENTION_DAYS") === undefined ? 90 : parseIntIn("EVENT_RETENTION_DAYS", get("EVENT_RETENTION_DAYS")!, 0, 36500, "a number of days (0–36500; 0 keeps events forever)"),
   };
 
   if (opts.checkDataDir) ensureWritableDir("DATA_DIR", config.dataDir);

@@ -81,3 +81,34 @@ describe("paging parameters: one set of readers, 400 validation_failed for anyth
     expect(next.status).toBe(200);
   });
 });
+
+describe("retention: EVENT_RETENTION_DAYS (default 90) applied by housekeeping (issue 11 §5)", () => {
+  test("trace and security events older than the retention go, in batches; newer ones stay; 0 keeps everything", async () => {
+    const { purgeOldEvents, RETENTION_BATCH } = await import("../src/db/housekeeping");
+    const { loadConfig } = await import("../src/config");
+    expect(loadConfig({}).eventRetentionDays).toBe(90);
+    expect(() => loadConfig({ EVENT_RETENTION_DAYS: "1.5" })).toThrow("EVENT_RETENTION_DAYS");
+    const day = 24 * 3600 * 1000;
+    const now = Date.now();
+    const a = await orgWithProject(env);
+    const old = await seed(a.project.id, RETENTION_BATCH + 500, now - 100 * day); // more than one batch
+    const recent = await seed(a.project.id, 30, now - 10 * day);
+    await env.database.client.batch(
+      [
+        { sql: "INSERT INTO security_events (id, kind, created_at) VALUES ('sev_old', 'sign_in.failure', ?)", args: [now - 91 * day] },
+        { sql: "INSERT INTO security_events (id, kind, created_at) VALUES ('sev_new', 'sign_in.failure', ?)", args: [now - 89 * day] },
+      ],
+      "write",
+    );
+    expect(await purgeOldEvents(env.database, 0, now)).toEqual({ traceEvents: 0, securityEvents: 0 });
+    const older = Number((await env.database.get<{ n: number }>("SELECT count(*) AS n FROM trace_events WHERE created_at < ?", [now - 90 * day]))!.n);
+    expect(older).toBeGreaterThanOrEqual(old.length); // the earlier tests' events (2023) are older too
+    const gone = await purgeOldEvents(env.database, 90, now);
+    expect(gone.traceEvents).toBe(older);
+    expect(gone.securityEvents).toBeGreaterThanOrEqual(1);
+    const left = (await env.database.all<{ id: string }>("SELECT id FROM trace_events WHERE project_id = ? ORDER BY id", [a.project.id])).map((r) => r.id);
+    expect(left).toEqual(recent);
+    const sec = (await env.database.all<{ id: string }>("SELECT id FROM security_events WHERE id IN ('sev_old', 'sev_new')")).map((r) => r.id);
+    expect(sec).toEqual(["sev_new"]);
+  }, 30_000);
+});

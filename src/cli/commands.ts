@@ -64,7 +64,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
     });
   }
   void slimCatalog(database, loaded.catalog, loaded.extraFolders, log);
-  const stopHousekeeping = startHousekeeping(database, log);
+  const stopHousekeeping = startHousekeeping(database, log, { eventRetentionDays: config.eventRetentionDays });
 
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {

@@ -2,12 +2,15 @@
  * Housekeeping: rows that can never be used again are deleted, so a long-running service's
  * tables do not grow without bound. Expired sessions; OAuth codes and tokens a day after
  * their expiry (until then a reused code or refresh token is still recognised and revokes its
- * family); setup tokens a day after expiry; pending invitations 30 days after expiry.
+ * family); setup tokens a day after expiry; pending invitations 30 days after expiry. Trace
+ * events and security events past EVENT_RETENTION_DAYS (default 90), in batches of their own
+ * transactions so no write waits long behind them.
  * Runs an hour after start, then hourly.
  */
-import { and, eq, lt } from "drizzle-orm";
+import { and, eq, lt, sql, type SQL } from "drizzle-orm";
 import type { Database } from "./client";
 import { invitations, oauthCodes, oauthTokens, sessions, setupTokens } from "./schema";
+import { orderedId } from "../lib/ids";
 import type { Logger } from "../lib/log";
 
 const DAY = 24 * 3600 * 1000;
@@ -34,11 +37,42 @@ export async function purgeExpired(database: Database, now = Date.now()): Promis
   });
 }
 
+/** Rows deleted per transaction by the retention purge: a batch holds the writer only a few milliseconds. */
+export const RETENTION_BATCH = 2000;
+
+/**
+ * Deletes trace events and security events older than `days` (none when `days` is 0), by
+ * batches of RETENTION_BATCH rows, each its own transaction. Trace ids begin with their
+ * arrival time (`trc_` + ordered id), so the cut is a primary-key range; security events go
+ * by their created_at index. Returns the counts.
+ */
+export async function purgeOldEvents(database: Database, days: number, now = Date.now()): Promise<{ traceEvents: number; securityEvents: number }> {
+  const gone = { traceEvents: 0, securityEvents: 0 };
+  if (days <= 0) return gone;
+  const cutoff = now - days * DAY;
+  const batch = sql.raw(String(RETENTION_BATCH));
+  const firstTrace = `trc_${orderedId(cutoff, 0)}`;
+  const batches: [keyof typeof gone, SQL][] = [
+    ["traceEvents", sql`DELETE FROM trace_events WHERE id IN (SELECT id FROM trace_events WHERE id < ${firstTrace} LIMIT ${batch})`],
+    ["securityEvents", sql`DELETE FROM security_events WHERE id IN (SELECT id FROM security_events WHERE created_at < ${cutoff} LIMIT ${batch})`],
+  ];
+  for (const [kind, statement] of batches) {
+    for (;;) {
+      const r = await database.write(async (tx) => tx.run(statement));
+      const n = Number((r as { rowsAffected?: number }).rowsAffected ?? 0);
+      gone[kind] += n;
+      if (n < RETENTION_BATCH) break;
+    }
+  }
+  return gone;
+}
+
 /** Starts the hourly purge; returns a function that stops it. */
-export function startHousekeeping(database: Database, log: Logger, everyMs = HOUSEKEEPING_EVERY_MS): () => void {
+export function startHousekeeping(database: Database, log: Logger, opts: { everyMs?: number; eventRetentionDays?: number } = {}): () => void {
+  const everyMs = opts.everyMs ?? HOUSEKEEPING_EVERY_MS;
   const run = async () => {
     try {
-      const gone = await purgeExpired(database);
+      const gone = { ...(await purgeExpired(database)), ...(await purgeOldEvents(database, opts.eventRetentionDays ?? 90)) };
       if (Object.values(gone).some((n) => n > 0)) log.info("housekeeping", gone);
     } catch (e) {
       log.warn("housekeeping failed; will retry", { error: String(e) });
