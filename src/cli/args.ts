@@ -46,7 +46,7 @@ export interface CommandSpec {
   env: string[];
 }
 
-const SERVE_ENV = ["LOG_FORMAT", "DATABASE_AUTH_TOKEN", "SMTP_URL", "MAIL_FROM", "AUTO_APPROVE_ORGS", "KEYS_ENABLED", "BODY_LIMIT", "ACCESS_LOG"];
+const SERVE_ENV = ["LOG_FORMAT", "DATABASE_AUTH_TOKEN", "SMTP_URL", "MAIL_FROM", "AUTO_APPROVE_ORGS", "KEYS_ENABLED", "BODY_LIMIT", "ACCESS_LOG", "EVENT_RETENTION_DAYS"];
 
 /** The commands, in the order `talentd --help` lists them. */
 export const COMMANDS: CommandSpec[] = [
@@ -154,6 +154,7 @@ const ENV_ONLY: Record<string, string> = {
   KEYS_ENABLED: "default true",
   BODY_LIMIT: "request body limit in bytes (default 1048576)",
   ACCESS_LOG: "one line per request (default true)",
+  EVENT_RETENTION_DAYS: "trace and security events kept this many days (default 90; 0 keeps them)",
 };
 
 const GROUPS = [...new Set(COMMANDS.filter((c) => c.name.includes(" ")).map((c) => c.name.split(" ")[0]!))];
