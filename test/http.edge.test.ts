@@ -216,3 +216,14 @@ describe("authenticate first, then read the body (issue 11 §9)", () => {
     expect((await r.json()).issues[0].message).toBe("the body is not valid JSON or form data");
   });
 });
+
+describe("path parameters that are not valid percent-encoding", () => {
+  test("GET /web/projects/:id/resolutions/%E0%A4%A/reports → 400 validation_failed naming the parameter (Elysia hands it over as null; it was a 500)", async () => {
+    const { orgWithProject } = await import("./helpers");
+    const o = await orgWithProject(env);
+    const r = await o.owner.get(`/web/projects/${o.project.id}/resolutions/%E0%A4%A/reports`);
+    expect(r.status).toBe(400);
+    expect(r.body.error).toBe("validation_failed");
+    expect(r.body.issues[0].path).toBe("resolutionId");
+  });
+});

@@ -186,8 +186,12 @@ export function edge(opts: EdgeOptions) {
     })
     // after the guards (transform) and validation, before the handler: a malformed JSON body is a
     // 400 only for a caller the route accepts (an unauthenticated one got its 401 first; issue 11 §9)
-    .onBeforeHandle({ as: "global" }, ({ request }) => {
+    .onBeforeHandle({ as: "global" }, ({ request, params }) => {
       if (malformed.has(request)) throw notParsed();
+      // Elysia hands a path parameter it cannot percent-decode (%E0%A4%A) to the handler as null
+      for (const [name, v] of Object.entries((params ?? {}) as Record<string, unknown>)) {
+        if (typeof v !== "string") throw validationFailed([{ path: name, message: "is not valid percent-encoding" }]);
+      }
     })
     .onError({ as: "global" }, ({ code, error, request }) => {
       let res: Response;
