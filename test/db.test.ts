@@ -10,7 +10,7 @@ import { backupDatabase } from "../src/db/backup";
 import { BlobCache, getBlob, getBlobs, putBlob } from "../src/db/blobs";
 import { migrations } from "../migrations";
 import * as s from "../src/db/schema";
-import { ROOT, tempDir } from "./helpers";
+import { nextTurn, ROOT, tempDir } from "./helpers";
 
 const { dir, cleanup } = tempDir();
 afterAll(cleanup);
@@ -266,7 +266,7 @@ describe("group commit of write jobs", () => {
 });
 
 describe("dataVersion: the change counter hot-path caches are keyed by", () => {
-  test("changes after every commit by this process's writers, by another connection and by another process, also across a WAL checkpoint; stays put without commits", async () => {
+  test("changes after every commit by this process's writers (at once), by another connection and by another process (from the next event-loop turn), also across a WAL checkpoint; stays put without commits", async () => {
     const path = join(dir, "dv.db");
     const database = await openDatabase(`file:${path}`);
     await database.client.execute("CREATE TABLE dv (x INTEGER)");
@@ -285,19 +285,41 @@ describe("dataVersion: the change counter hot-path caches are keyed by", () => {
     expect(changed()).toBe(true);
     const other = createClient({ url: `file:${path}` });
     await other.execute("INSERT INTO dv VALUES (3)");
+    await nextTurn();
     expect(changed()).toBe(true);
     await other.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+    await nextTurn();
     changed();
     await other.execute("INSERT INTO dv VALUES (4)");
+    await nextTurn();
     expect(changed()).toBe(true);
     other.close();
     for (let i = 0; i < 3; i++) {
       const proc = Bun.spawn([process.execPath, "-e", `const D = require("libsql"); const d = new D(${JSON.stringify(path)}); d.exec("INSERT INTO dv VALUES (${10 + i})"); d.close();`], { cwd: ROOT });
       expect(await proc.exited).toBe(0);
+      await nextTurn();
       expect(changed()).toBe(true);
     }
     expect(changed()).toBe(false);
     expect(Number((await database.client.execute("SELECT count(*) AS n FROM dv")).rows[0]!.n)).toBe(7);
+    database.close();
+  });
+
+  test("read once per event-loop turn: another connection's commit within the turn is seen from the next turn on; this process's write clears it at once", async () => {
+    const path = join(dir, "dv-memo.db");
+    const database = await openDatabase(`file:${path}`);
+    await database.client.execute("CREATE TABLE dv (x INTEGER)");
+    await nextTurn();
+    const v0 = database.dataVersion();
+    const other = createClient({ url: `file:${path}` });
+    await other.execute("INSERT INTO dv VALUES (1)");
+    const sameTurn = database.dataVersion();
+    await nextTurn();
+    const v1 = database.dataVersion();
+    expect({ sameTurn: sameTurn === v0, nextTurn: v1 !== v0 }).toEqual({ sameTurn: true, nextTurn: true });
+    await database.write(async (tx) => void (await tx.run(sql`INSERT INTO dv VALUES (2)`)));
+    expect(database.dataVersion()).not.toBe(v1); // no turn in between: the write cleared the memo
+    other.close();
     database.close();
   });
 });

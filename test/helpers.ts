@@ -124,6 +124,15 @@ export async function runCli(args: string[], opts: { cwd?: string; env?: Record<
   return { code, stdout, stderr };
 }
 
+/**
+ * Waits one event-loop turn: what separates a commit that was acknowledged from the next
+ * request over a socket. The data version hot-path caches are keyed by is read at most once a
+ * turn (db/client.ts); `app.handle` starts a request in the caller's turn, so a test that
+ * commits from outside the app (another connection or process) and then calls the app must
+ * wait as a real client would.
+ */
+export const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
+
 /** A browser-like client over app.handle: keeps the session cookie, sends a same-origin Origin. */
 export class WebClient {
   cookie: string | null = null;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { hasValidChecksum } from "../src/lib/crypto";
-import { createKey, joinedMember, makePlatformAdmin, orgWithProject, signedUp, testEnv, withKey, type TestEnv } from "./helpers";
+import { createKey, joinedMember, makePlatformAdmin, nextTurn, orgWithProject, signedUp, testEnv, withKey, type TestEnv } from "./helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -208,7 +208,25 @@ describe("the key guard, evaluated on every call (spec Authentication 5)", () =>
     const other = (await import("@libsql/client")).createClient({ url: env.config.databaseUrl });
     await other.execute({ sql: "UPDATE api_keys SET revoked_at = ? WHERE id = ?", args: [Date.now(), k.key.id] });
     other.close();
+    await nextTurn(); // a request sent after the commit arrives in a later turn
     expect((await withKey(env, k.value, "/api/catalog")).status).toBe(401);
+  });
+
+  test("over a socket: a key revoked by another process is refused on the very next request (no helper turn)", async () => {
+    const { liveEnv } = await import("./mcp-support");
+    const live = await liveEnv();
+    try {
+      const { owner, project } = await orgWithProject(live.env);
+      const k = await createKey(owner, project.id, ["catalog"]);
+      const call = () => fetch(`${live.base}/api/catalog?limit=1`, { headers: { authorization: `Bearer ${k.value}` } });
+      for (let i = 0; i < 3; i++) expect((await call()).status).toBe(200); // warm the cache
+      const path = live.env.config.databaseUrl.slice("file:".length);
+      const proc = Bun.spawn([process.execPath, "-e", `const D = require("libsql"); const d = new D(${JSON.stringify(path)}); d.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ?").run(Date.now(), ${JSON.stringify(k.key.id)}); d.close();`]);
+      expect(await proc.exited).toBe(0);
+      expect((await call()).status).toBe(401);
+    } finally {
+      await live.close();
+    }
   });
 
   test("x-svc-project sent with a key is ignored", async () => {

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createClient } from "@libsql/client";
-import { createKey, orgWithProject, testEnv, withKey, type TestEnv } from "./helpers";
+import { createKey, nextTurn, orgWithProject, testEnv, withKey, type TestEnv } from "./helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -43,12 +43,14 @@ describe("the selection is re-read after any change to it, by anyone", () => {
     const other = createClient({ url: env.config.databaseUrl });
     await other.execute({ sql: "UPDATE installed_talents SET enabled = 0 WHERE project_id = ? AND talent_id = ?", args: [s.project.id, s.ids[0]!] });
     other.close();
+    await nextTurn(); // the next request arrives in a later turn than the commit's acknowledgment
     expect(await s.designable()).toEqual([s.ids[1]!, s.ids[2]!].sort());
     expect((await s.prepare([s.ids[0]!])).status).toBe(400);
 
     const path = env.config.databaseUrl.slice("file:".length);
     const proc = Bun.spawn([process.execPath, "-e", `const D = require("libsql"); const d = new D(${JSON.stringify(path)}); d.prepare("DELETE FROM installed_talents WHERE project_id = ? AND talent_id = ?").run(${JSON.stringify(s.project.id)}, ${JSON.stringify(s.ids[2])}); d.close();`]);
     expect(await proc.exited).toBe(0);
+    await nextTurn();
     expect(await s.designable()).toEqual([s.ids[1]!]);
   });
 

