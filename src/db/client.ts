@@ -96,7 +96,7 @@ export async function openDatabase(
     isLocal,
     write: (fn) => committing(mutex.run(() => db.transaction(fn, { behavior: "immediate" }))),
     writeJob: <T>(job: WriteJob) =>
-      committing(writer ? writer.enqueue(job) : mutex.run(() => jobInTransaction(client, job))) as Promise<T | undefined>,
+      committing((writer ? writer.enqueue(job) : mutex.run(() => jobInTransaction(client, job))) as Promise<T | undefined>),
     idle: async () => {
       await new Promise((r) => setImmediate(r)); // group commits are scheduled with setImmediate
       await mutex.run(async () => {}); // the mutex is FIFO: every batch queued before this is done
