@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { createClient } from "@libsql/client";
 import { BUN, ROOT, tempDir } from "./helpers";
 import { freePort } from "./mcp-support";
+import { waitReady } from "./proc";
 
 const SQLITE3 = Bun.which("sqlite3");
 const { dir, cleanup } = tempDir();
@@ -29,14 +30,7 @@ beforeAll(async () => {
     stdout: "ignore",
     stderr: "pipe",
   });
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${base}/readyz`)).ok) break;
-    } catch {
-      if (i > 300) throw new Error("server did not start");
-      await Bun.sleep(50);
-    }
-  }
+  await waitReady(base);
 });
 afterAll(async () => {
   proc.kill("SIGTERM");

@@ -155,6 +155,7 @@ describe("wrong-typed fields are a 400 in the error model, never a 500 or an HTM
   test("a server run with NODE_ENV=development answers the same 400 (Elysia's mode is fixed by src/production.ts), never Bun's error page", async () => {
     const { BUN, ROOT, tempDir } = await import("./helpers");
     const { freePort } = await import("./mcp-support");
+    const { waitReady } = await import("./proc");
     const { join } = await import("node:path");
     const t = tempDir();
     const port = freePort();
@@ -165,14 +166,7 @@ describe("wrong-typed fields are a 400 in the error model, never a 500 or an HTM
       stderr: "ignore",
     });
     try {
-      for (let i = 0; ; i++) {
-        try {
-          if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) break;
-        } catch {
-          if (i > 200) throw new Error("no server");
-          await Bun.sleep(50);
-        }
-      }
+      await waitReady(`http://127.0.0.1:${port}`);
       const r = await fetch(`http://127.0.0.1:${port}/api/auth/sign-in`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"email":{"toString":1},"password":"x"}' });
       expect(r.status).toBe(400);
       expect(r.headers.get("content-type")).toContain("application/json");

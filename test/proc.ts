@@ -24,6 +24,20 @@ export async function waitFor(url: string, ms = 10_000): Promise<Response> {
   }
 }
 
+/** Polls `base`/readyz until it answers 200, for up to `ms` (a server process starting). */
+export async function waitReady(base: string, ms = 20_000): Promise<void> {
+  const until = Date.now() + ms;
+  for (;;) {
+    try {
+      if ((await fetch(`${base}/readyz`)).ok) return;
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > until) throw new Error(`${base} did not become ready in ${ms} ms`);
+    await Bun.sleep(50);
+  }
+}
+
 /** True when a TCP connection to 127.0.0.1:`port` is refused (nothing listens there). */
 export function refuses(port: number): Promise<boolean> {
   return new Promise((resolve) => {

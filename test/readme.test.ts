@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, tempDir } from "./helpers";
 import { freePort } from "./mcp-support";
+import { waitReady } from "./proc";
 
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
 
@@ -45,14 +46,7 @@ beforeAll(async () => {
   const runLine = /^ {4}(npm ci && npm start)$/m.exec(README)?.[1];
   expect(runLine).toBe("npm ci && npm start");
   server = Bun.spawn(["bash", "-c", "exec npm start"], { cwd: ROOT, env, stdout: "pipe", stderr: "pipe" });
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${base}/readyz`)).ok) break;
-    } catch {
-      if (i > 400) throw new Error("npm start did not serve");
-    }
-    await Bun.sleep(50);
-  }
+  await waitReady(base, 30_000);
 }, 60_000);
 afterAll(async () => {
   server.kill("SIGTERM");

@@ -1,21 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { BUN, ROOT, tempDir } from "./helpers";
+import { waitFor } from "./proc";
 
 const { dir, cleanup } = tempDir();
 afterAll(cleanup);
-
-async function waitFor(url: string, ms = 10_000): Promise<Response> {
-  const until = Date.now() + ms;
-  for (;;) {
-    try {
-      return await fetch(url);
-    } catch (e) {
-      if (Date.now() > until) throw e;
-      await Bun.sleep(50);
-    }
-  }
-}
 
 describe("talentd serve as a process", () => {
   test("starts in an empty folder, creates its database, serves /readyz, and exits 0 on SIGTERM", async () => {

@@ -12,6 +12,7 @@ import { optionalSession } from "../auth/session";
 import { clientMeta } from "../http/client";
 import { checkSameOrigin } from "../http/csrf";
 import { AppError } from "../http/errors";
+import { formField } from "../http/form";
 import { safeNext } from "../http/next";
 import { Layout, page } from "../web/layout";
 import { passwordProblem } from "./passwords";
@@ -69,10 +70,7 @@ export function LoginPage(props: { next: string; signedInAs?: string | null; att
   );
 }
 
-const field = (body: unknown, name: string): string => {
-  const v = (body as Record<string, unknown> | null)?.[name];
-  return typeof v === "string" ? v : "";
-};
+const field = (body: unknown, name: string): string => formField(body, name) ?? "";
 
 /** Why a new account's fields cannot be used, or null (the page's version of SignUpBody's rules). */
 export function newAccountProblem(email: string, password: string, name: string): string | null {

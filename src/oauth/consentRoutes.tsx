@@ -9,6 +9,7 @@ import type { AppDeps } from "../app";
 import { optionalSession } from "../auth/session";
 import { checkSameOrigin } from "../http/csrf";
 import { AppError } from "../http/errors";
+import { formField } from "../http/form";
 import type { SessionRecord } from "../identity/sessions";
 import { page } from "../web/layout";
 import { AUTHORIZE_PARAMS, checkAuthorizeRequest, projectForConsent, projectsForConsent, redirectWith, type AuthorizeRequest } from "./authorize";
@@ -19,10 +20,6 @@ const html = (node: unknown, status = 200) => page(node, status);
 const redirect = (location: string, headers: Record<string, string> = {}) =>
   new Response(null, { status: 302, headers: { location, "cache-control": "no-store", ...headers } });
 
-const field = (body: unknown, name: string): string | undefined => {
-  const v = (body as Record<string, unknown> | null)?.[name];
-  return typeof v === "string" ? v : undefined;
-};
 
 /** The hidden fields that carry the authorization request through the form. */
 function carried(get: (n: string) => string | undefined): Record<string, string> {
@@ -85,7 +82,7 @@ export function consentRoutes(deps: AppDeps) {
       );
     })
     .post("/oauth/authorize", async ({ request, body }) => {
-      const get = (n: string) => field(body, n);
+      const get = (n: string) => formField(body, n);
       const session = await optionalSession(deps.database, request);
       if (!session) return html(<OAuthErrorPage title="Signed out" message="Your session ended. Start the connection again from the application." />, 401);
       try {

@@ -14,6 +14,7 @@ import { checkSameOrigin } from "../http/csrf";
 import { invitations, organizations } from "../db/schema";
 import { clientMeta } from "../http/client";
 import { AppError } from "../http/errors";
+import { formField } from "../http/form";
 import { signUp } from "../identity/service";
 import { sessionCookie, setActiveOrganization } from "../identity/sessions";
 import { normalizeEmail } from "../identity/users";
@@ -83,10 +84,7 @@ function InvitationPage(props: { inv: InvitationView; signedInAs: string | null;
   );
 }
 
-const field = (body: unknown, name: string): string => {
-  const v = (body as Record<string, unknown> | null)?.[name];
-  return typeof v === "string" ? v : "";
-};
+const field = (body: unknown, name: string): string => formField(body, name) ?? "";
 
 export function invitationPages(deps: ComposedDeps) {
   const load = async (id: string): Promise<InvitationView | Response> => {
