@@ -255,3 +255,50 @@ describe("first platform admin: one-time setup link", () => {
     }
   });
 });
+
+describe("the /login page's forms over HTTP (failure paths; the browser tests use them as a person does)", () => {
+  const form = (fields: Record<string, string>, headers: Record<string, string> = {}) => ({
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+    body: new URLSearchParams(fields).toString(),
+  });
+  const users = async (email: string) => Number((await env.database.client.execute({ sql: "SELECT count(*) AS n FROM users WHERE email = ?", args: [email] })).rows[0]!.n);
+
+  test("POST /login/sign-up from another site (Origin or Sec-Fetch-Site) → 403 page, no account", async () => {
+    for (const headers of [{ origin: "https://evil.example" }, { "sec-fetch-site": "cross-site" }, { "sec-fetch-site": "same-site" }]) {
+      const email = `csrf-${Math.random().toString(36).slice(2)}@example.com`;
+      const r = await env.request("/login/sign-up", form({ email, password: PW, next: "/" }, headers));
+      expect(r.status).toBe(403);
+      expect(r.headers.get("content-type")).toContain("text/html");
+      expect(await users(email)).toBe(0);
+    }
+  });
+  test("POST /login/sign-up with a malformed e-mail or a name over 100 characters → 400 page naming it, no account", async () => {
+    const bad = await env.request("/login/sign-up", form({ email: "not-an-email", password: PW }));
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain("is not an e-mail address");
+    const email = `long-${Date.now()}@example.com`;
+    const long = await env.request("/login/sign-up", form({ email, name: "n".repeat(101), password: PW }));
+    expect(long.status).toBe(400);
+    expect(await long.text()).toContain("at most 100 characters");
+    expect(await users(email)).toBe(0);
+  });
+  test("POST /login/sign-up with next=//evil.example → 303 to /, never off-site", async () => {
+    const r = await env.request("/login/sign-up", form({ email: `next-${Date.now()}@example.com`, password: PW, next: "//evil.example/x" }));
+    expect(r.status).toBe(303);
+    expect(r.headers.get("location")).toBe("/");
+  });
+  test("POST /logout: without a session → 303 /login; with one from another site → 403 and the session lives on; from this site → ended", async () => {
+    const none = await env.request("/logout", form({}));
+    expect(none.status).toBe(303);
+    expect(none.headers.get("location")).toBe("/login");
+    const c = await signedUp(env);
+    const cross = await env.request("/logout", form({}, { cookie: c.cookie!, origin: "https://evil.example" }));
+    expect(cross.status).toBe(403);
+    expect((await c.get("/api/auth/session")).status).toBe(200);
+    const own = await env.request("/logout", form({}, { cookie: c.cookie!, origin: "http://localhost:8787" }));
+    expect(own.status).toBe(303);
+    expect(own.headers.get("set-cookie")).toContain("Max-Age=0");
+    expect((await c.get("/api/auth/session")).status).toBe(401);
+  });
+});
