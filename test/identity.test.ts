@@ -265,7 +265,7 @@ describe("the /login page's forms over HTTP (failure paths; the browser tests us
   const users = async (email: string) => Number((await env.database.client.execute({ sql: "SELECT count(*) AS n FROM users WHERE email = ?", args: [email] })).rows[0]!.n);
 
   test("POST /login/sign-up from another site (Origin or Sec-Fetch-Site) → 403 page, no account", async () => {
-    for (const headers of [{ origin: "https://evil.example" }, { "sec-fetch-site": "cross-site" }, { "sec-fetch-site": "same-site" }]) {
+    for (const headers of [{ origin: "https://evil.example" }, { "sec-fetch-site": "cross-site" }, { "sec-fetch-site": "same-site" }] as Record<string, string>[]) {
       const email = `csrf-${Math.random().toString(36).slice(2)}@example.com`;
       const r = await env.request("/login/sign-up", form({ email, password: PW, next: "/" }, headers));
       expect(r.status).toBe(403);
