@@ -27,7 +27,7 @@ describe("project API keys (DESIGN §5, spec API key table)", () => {
     expect(text).not.toContain(r.body.value);
     expect(text).not.toContain(r.body.value.slice(7, 20));
     expect(list.body.keys[0]).not.toHaveProperty("keyHash");
-    expect(Object.keys(list.body.keys[0]).sort()).toEqual(["createdAt", "createdBy", "expiresAt", "id", "lastUsedAt", "name", "projectId", "revokedAt", "status", "tools"]);
+    expect(Object.keys(list.body.keys[0]).sort()).toEqual(["automation", "createdAt", "createdBy", "expiresAt", "id", "lastUsedAt", "name", "projectId", "revokedAt", "status", "tools"]);
   });
 
   const bad: [string, Record<string, unknown>, string][] = [

@@ -25,8 +25,9 @@ export interface KeyView {
   revokedAt: string | null;
   status: "active" | "expired" | "revoked";
   createdBy: { id: string; email: string };
+  /** The project's automation key for hooks and CI (POST /web/projects/:id/token). */
+  automation: boolean;
 }
-
 
 function view(row: typeof apiKeys.$inferSelect, creatorEmail: string, now = Date.now()): KeyView {
   return {
@@ -40,6 +41,7 @@ function view(row: typeof apiKeys.$inferSelect, creatorEmail: string, now = Date
     revokedAt: iso(row.revokedAt),
     status: row.revokedAt !== null ? "revoked" : row.expiresAt !== null && row.expiresAt <= now ? "expired" : "active",
     createdBy: { id: row.createdBy, email: creatorEmail },
+    automation: row.automation,
   };
 }
 
@@ -51,7 +53,7 @@ export function isScope(s: string): s is KeyScope {
 /** Creates a key; returns its record and the raw value (shown once). */
 export async function createKey(
   tx: Tx,
-  input: { projectId: string; name: string; tools: KeyScope[]; expiresAt: number | null; createdBy: { id: string; email: string } },
+  input: { projectId: string; name: string; tools: KeyScope[]; expiresAt: number | null; createdBy: { id: string; email: string }; automation?: boolean },
 ): Promise<{ key: KeyView; value: string }> {
   const value = newSecret(KEY_PREFIX, 32);
   const row = {
@@ -65,6 +67,7 @@ export async function createKey(
     revokedAt: null,
     lastUsedAt: null,
     createdAt: Date.now(),
+    automation: input.automation ?? false,
   };
   await tx.insert(apiKeys).values(row);
   return { key: view(row, input.createdBy.email), value };

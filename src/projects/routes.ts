@@ -9,7 +9,7 @@ import { createKey, isScope, KEY_NAME_MAX, listKeys, revokeKey } from "./keys";
 import { createProject, deleteProject, getProject, listProjects, type Project } from "./service";
 import { iso } from "../lib/time";
 
-const projectView = (p: Project) => ({ id: p.id, organizationId: p.organizationId, name: p.name, description: p.description, createdBy: p.createdBy, createdAt: iso(p.createdAt), updatedAt: iso(p.updatedAt) });
+const projectView = (p: Project) => ({ id: p.id, organizationId: p.organizationId, name: p.name, description: p.description, repository: p.repository, createdBy: p.createdBy, createdAt: iso(p.createdAt), updatedAt: iso(p.updatedAt) });
 
 export function projectRoutes(deps: AppDeps, guards: Guards) {
   return new Elysia({ prefix: "/web/projects" })

@@ -10,9 +10,9 @@ export type Project = Omit<typeof projects.$inferSelect, "selectionRev">;
 const { selectionRev: _internal, ...projectColumns } = getTableColumns(projects);
 
 /** Creates a project in an organization. */
-export async function createProject(tx: Tx, input: { organizationId: string; name: string; description: string; createdBy: string }): Promise<Project> {
+export async function createProject(tx: Tx, input: { organizationId: string; name: string; description: string; createdBy: string; repository?: string | null }): Promise<Project> {
   const now = Date.now();
-  const row: Project = { id: newId("prj"), ...input, createdAt: now, updatedAt: now };
+  const row: Project = { id: newId("prj"), ...input, repository: input.repository ?? null, createdAt: now, updatedAt: now };
   await tx.insert(projects).values(row);
   return row;
 }
@@ -23,7 +23,7 @@ export async function createProject(tx: Tx, input: { organizationId: string; nam
  * (docs/performance.md, issue 11 load figures).
  */
 const PROJECT_SELECT = `SELECT id, organization_id AS organizationId, name, description, created_by AS createdBy,
-  created_at AS createdAt, updated_at AS updatedAt FROM projects`;
+  created_at AS createdAt, updated_at AS updatedAt, repository FROM projects`;
 
 /** Projects of an organization, newest first. */
 export async function listProjects(database: Database, organizationId: string): Promise<Project[]> {

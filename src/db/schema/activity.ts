@@ -1,4 +1,5 @@
 /** The per-project activity journal. */
+import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { projects } from "./projects";
 
@@ -20,4 +21,8 @@ export const traceEvents = sqliteTable("trace_events", {
   durationMs: integer("duration_ms").notNull(),
   detail: text("detail", { mode: "json" }).$type<Record<string, unknown>>(),
   createdAt: integer("created_at").notNull(),
-}, (t) => [index("trace_events_project_id_idx").on(t.projectId, t.id)]);
+}, (t) => [
+  index("trace_events_project_id_idx").on(t.projectId, t.id),
+  // "served but never audited": does a resolution have a playbook fetch (insights, adoption)
+  index("trace_events_resolution_idx").on(t.resolutionId, t.kind).where(sql`resolution_id IS NOT NULL`),
+]);

@@ -11,6 +11,8 @@ export const projects = sqliteTable("projects", {
   createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
   createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),
+  /** The repository's path under the organization's code hosting URL (evidence links), or null. */
+  repository: text("repository"),
   /**
    * Bumped by triggers on every change to the project's installed talents (migration
    * 0002_selection_rev), whoever makes it: lets the selection be cached exactly
@@ -36,6 +38,8 @@ export const apiKeys = sqliteTable("api_keys", {
   revokedAt: integer("revoked_at"),
   lastUsedAt: integer("last_used_at"),
   createdAt: integer("created_at").notNull(),
+  /** The project's automation key for hooks and CI (POST /web/projects/:id/token): at most one active per project. */
+  automation: integer("automation", { mode: "boolean" }).notNull().default(false),
 }, (t) => [uniqueIndex("api_keys_hash_uq").on(t.keyHash), index("api_keys_project_idx").on(t.projectId)]);
 
 /** A talent (public id) or expertise (`@org/slug`) in a project's selection. */
