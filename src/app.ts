@@ -11,6 +11,7 @@ import { createAuthLimiters, type AuthLimiters } from "./identity/limits";
 import { selectionRoutes } from "./projects/selectionRoutes";
 import { resolutionRoutes } from "./resolution/routes";
 import { catalogApiRoutes } from "./catalog/routes";
+import { catalogWebRoutes } from "./catalog/webRoutes";
 import { expertiseRoutes } from "./expertises/routes";
 import { healthRoutes } from "./health/routes";
 import { mcpRoutes, type Backend } from "./mcp/routes";
@@ -19,6 +20,7 @@ import { identityRoutes, setupRoutes } from "./identity/routes";
 import { loginPages } from "./identity/loginPages";
 import { homePage } from "./web/home";
 import { projectRoutes } from "./projects/routes";
+import { relevanceRoutes } from "./projects/relevanceRoutes";
 import { invitationPages } from "./tenancy/invitationPages";
 import { tenancyRoutes } from "./tenancy/routes";
 import { edge } from "./http/edge";
@@ -67,8 +69,10 @@ export function createApp(input: AppDeps) {
     .use(projectRoutes(deps, guards))
     .use(expertiseRoutes(deps, guards))
     .use(catalogApiRoutes(deps, guards))
+    .use(catalogWebRoutes(deps, guards))
     .use(resolutionRoutes(deps, guards))
     .use(selectionRoutes(deps, guards))
+    .use(relevanceRoutes(deps, guards))
     .use(oauthRoutes(deps))
     .use(mcpRoutes(deps, backend));
   return app;

@@ -38,7 +38,7 @@ describe("spec A: prepare_task", () => {
     const r = await s.api("GET", "/api/prepare-task/designable");
     expect(r.status).toBe(200);
     expect(r.body.talents.map((t: { id: string }) => t.id).sort()).toEqual(["javascript-base", "typescript-strict"]);
-    expect(Object.keys(r.body.talents[0]).sort()).toEqual(["conflicts", "id", "kind", "requires", "summary", "title", "tokens", "triggers", "version"]);
+    expect(Object.keys(r.body.talents[0]).sort()).toEqual(["conflicts", "id", "kind", "relevant", "requires", "summary", "title", "tokens", "triggers", "version", "why"]);
   });
 
   for (const [name, body] of [["missing", {}], ["empty", { talentIds: [] }], ["null", { talentIds: null }]] as const) {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createKey, orgWithProject, talentMd, testEnv, withKey, type TestEnv } from "./helpers";
+import { createKey, expertiseMd, orgWithProject, publishedExpertise, testEnv, withKey, type TestEnv } from "./helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -8,21 +8,6 @@ beforeAll(async () => {
 afterAll(() => env.close());
 
 const ALL = ["prepare_task", "validate", "record_validation", "deepen", "doctor", "catalog", "discover", "install"];
-
-function expertiseMd(slug: string, body: string, prefix = "PAY"): string {
-  return talentMd(slug, {
-    title: `Payments ${slug}`,
-    summary: `How we move money in ${slug}. Designate for any change to payment code.`,
-    requires: "[typescript-strict]",
-    rules: `
-  - { id: ${prefix}-001, severity: blocking, title: Amounts are integers in minor units., check: Look for floats holding money. }
-  - { id: ${prefix}-002, severity: blocking, title: Every charge carries an idempotency key., check: Look for charge calls without idempotencyKey. }
-  - { id: ${prefix}-003, severity: advisory, title: Log the payment id at each step., check: Look for log lines without paymentId. }`,
-    tests: `
-  - { rule: ${prefix}-001, pass: "amountCents: 1299", fail: "amount: 12.99" }
-  - { rule: ${prefix}-002, pass: "charge({ idempotencyKey })", fail: "charge({})" }`,
-  }, body);
-}
 
 async function setup() {
   const o = await orgWithProject(env);
@@ -36,26 +21,13 @@ async function setup() {
 }
 
 /** Creates an expertise, confirms triggers, publishes v1, activates it. */
-async function publishedExpertise(s: Awaited<ReturnType<typeof setup>>, slug: string) {
-  const created = await s.owner.post("/web/orgs/current/expertises", {
-    slug,
-    content: expertiseMd(slug, `Use the ledger. See [the runbook](talent://@${s.org.slug}/${slug}/runbook.md).`),
-    files: { "runbook.md": "# Runbook\nv1 runbook\n" },
-  });
-  expect(created.status).toBe(201);
-  const id = created.body.id as string;
-  expect((await s.owner.put(`/web/orgs/current/expertises/${id}/triggers`, { files: ["src/payments/**"], keywords: ["payment"] })).status).toBe(200);
-  const v1 = await s.owner.post(`/web/orgs/current/expertises/${id}/publish`);
-  expect(v1.status).toBe(200);
-  expect((await s.owner.post(`/web/orgs/current/expertises/${id}/activate`)).status).toBe(200);
-  return { id, ref: `@${s.org.slug}/${slug}` };
-}
+const publishedIn = (s: Awaited<ReturnType<typeof setup>>, slug: string) => publishedExpertise(s.owner, s.org.slug, slug);
 
 describe("private expertises in the agent loop (issue 5 item 5, spec A semantics 3–4)", () => {
   test("end to end: create → confirm triggers → publish v1 → activate → install → prepare (compact of v1) → publish v2 → old resolution pins v1, a new one gets v2 → playbook requires a verdict → a report missing it is 400, a complete one records, replay is idempotent", async () => {
     const s = await setup();
     await s.owner.post(`/web/projects/${s.project.id}/talents`, { talents: ["typescript-strict", "javascript-base"] });
-    const { id, ref } = await publishedExpertise(s, "payments");
+    const { id, ref } = await publishedIn(s, "payments");
     const inst = await s.api("PATCH", "/api/projects/current/talents", { talent: ref });
     expect(inst.body.installed).toEqual([ref]);
     const designable = await s.api("GET", "/api/prepare-task/designable");
@@ -112,7 +84,7 @@ describe("private expertises in the agent loop (issue 5 item 5, spec A semantics
   test("an expertise's files are readable only through a resolution that pinned it", async () => {
     const s = await setup();
     await s.owner.post(`/web/projects/${s.project.id}/talents`, { talents: ["typescript-strict", "javascript-base"] });
-    const { ref } = await publishedExpertise(s, "ledger");
+    const { ref } = await publishedIn(s, "ledger");
     await s.api("PATCH", "/api/projects/current/talents", { talent: ref });
     expect((await s.api("POST", "/api/talents/get", { uri: `talent://${ref}/runbook.md` })).status).toBe(404);
     expect((await s.api("POST", "/api/talents/get", { uri: `talent://${ref}` })).status).toBe(404);
@@ -123,7 +95,7 @@ describe("private expertises in the agent loop (issue 5 item 5, spec A semantics
   test("deactivated or deleted: no longer designable nor installable; existing resolutions still audit against what they pinned", async () => {
     const s = await setup();
     await s.owner.post(`/web/projects/${s.project.id}/talents`, { talents: ["typescript-strict", "javascript-base"] });
-    const { id, ref } = await publishedExpertise(s, "refunds");
+    const { id, ref } = await publishedIn(s, "refunds");
     await s.api("PATCH", "/api/projects/current/talents", { talent: ref });
     const p = await s.api("POST", "/api/prepare-task", { talentIds: [ref] });
     expect((await s.owner.post(`/web/orgs/current/expertises/${id}/deactivate`)).status).toBe(200);
@@ -149,7 +121,7 @@ describe("private expertises in the agent loop (issue 5 item 5, spec A semantics
   test("another organization's expertise cannot be installed (unknown_talents)", async () => {
     const a = await setup();
     const b = await setup();
-    const { ref } = await publishedExpertise(a, "secret-sauce");
+    const { ref } = await publishedIn(a, "secret-sauce");
     const r = await b.api("PATCH", "/api/projects/current/talents", { talent: ref });
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ error: "unknown_talents", ids: [ref] });
@@ -157,7 +129,7 @@ describe("private expertises in the agent loop (issue 5 item 5, spec A semantics
 
   test("the web selection manages expertises by reference (@org/slug in the path)", async () => {
     const s = await setup();
-    const { ref } = await publishedExpertise(s, "payouts");
+    const { ref } = await publishedIn(s, "payouts");
     expect((await s.owner.post(`/web/projects/${s.project.id}/talents`, { talent: ref })).status).toBe(201);
     expect((await s.owner.patch(`/web/projects/${s.project.id}/talents/${ref}`, { enabled: false })).body.state).toBe("disabled");
     expect((await s.owner.patch(`/web/projects/${s.project.id}/talents/${encodeURIComponent(ref)}`, { enabled: true })).body.state).toBe("active");

@@ -217,3 +217,39 @@ export async function createKey(client: WebClient, projectId: string, tools: str
 export function withKey(env: TestEnv, key: string, path: string, init: RequestInit = {}): Promise<Response> {
   return env.request(path, { ...init, headers: { authorization: `Bearer ${key}`, ...(init.headers as Record<string, string>) } });
 }
+
+/** A valid expertise TALENT.md (three rules on payments, requires typescript-strict), as tests author one. */
+export function expertiseMd(slug: string, body: string, prefix = "PAY"): string {
+  return talentMd(slug, {
+    title: `Payments ${slug}`,
+    summary: `How we move money in ${slug}. Designate for any change to payment code.`,
+    requires: "[typescript-strict]",
+    rules: `
+  - { id: ${prefix}-001, severity: blocking, title: Amounts are integers in minor units., check: Look for floats holding money. }
+  - { id: ${prefix}-002, severity: blocking, title: Every charge carries an idempotency key., check: Look for charge calls without idempotencyKey. }
+  - { id: ${prefix}-003, severity: advisory, title: Log the payment id at each step., check: Look for log lines without paymentId. }`,
+    tests: `
+  - { rule: ${prefix}-001, pass: "amountCents: 1299", fail: "amount: 12.99" }
+  - { rule: ${prefix}-002, pass: "charge({ idempotencyKey })", fail: "charge({})" }`,
+  }, body);
+}
+
+/** Creates an expertise in the owner's active organization, confirms triggers, publishes v1 and activates it. */
+export async function publishedExpertise(owner: WebClient, orgSlug: string, slug: string): Promise<{ id: string; ref: string }> {
+  const created = await owner.post("/web/orgs/current/expertises", {
+    slug,
+    content: expertiseMd(slug, `Use the ledger. See [the runbook](talent://@${orgSlug}/${slug}/runbook.md).`),
+    files: { "runbook.md": "# Runbook\nv1 runbook\n" },
+  });
+  if (created.status !== 201) throw new Error(`expertise creation failed: ${JSON.stringify(created.body)}`);
+  const id = created.body.id as string;
+  for (const [path, body] of [[`/web/orgs/current/expertises/${id}/triggers`, { files: ["src/payments/**"], keywords: ["payment"] }]] as const) {
+    const r = await owner.put(path, body);
+    if (r.status !== 200) throw new Error(`triggers: ${JSON.stringify(r.body)}`);
+  }
+  for (const op of ["publish", "activate"]) {
+    const r = await owner.post(`/web/orgs/current/expertises/${id}/${op}`);
+    if (r.status !== 200) throw new Error(`${op}: ${JSON.stringify(r.body)}`);
+  }
+  return { id, ref: `@${orgSlug}/${slug}` };
+}

@@ -3,8 +3,10 @@
  * the selection is empty, and a compact index of the catalog to pick from. It activates nothing.
  */
 import type { Catalog } from "../catalog/catalog";
+import { rankByRelevance, type Relevance } from "../projects/relevance";
 
-export function discoveryPlaybook(catalog: Catalog, selection: { installed: number; active: number }) {
+/** The playbook; the index lists relevant talents first (the project's relevance settings), each with why. */
+export function discoveryPlaybook(catalog: Catalog, selection: { installed: number; active: number }, relevance: Relevance) {
   return {
     procedure: [
       "1. Survey the codebase without sending it anywhere: languages (file extensions), frameworks and tools (package.json, pyproject.toml, go.mod, Cargo.toml, Dockerfile, CI files, migrations/), and the kind of work the team does.",
@@ -16,7 +18,17 @@ export function discoveryPlaybook(catalog: Catalog, selection: { installed: numb
     selection,
     catalog: {
       digest: catalog.digest,
-      talents: catalog.list.map((t) => ({ id: t.id, title: t.title, summary: t.summary, languages: t.languages, triggers: t.triggers, requires: t.requires, conflicts: t.conflicts })),
+      talents: rankByRelevance(catalog.list, (t) => t, relevance).map(({ item: t, relevant, why }) => ({
+        id: t.id,
+        title: t.title,
+        summary: t.summary,
+        languages: t.languages,
+        triggers: t.triggers,
+        requires: t.requires,
+        conflicts: t.conflicts,
+        relevant,
+        why,
+      })),
     },
     activatesNothing: true,
   };

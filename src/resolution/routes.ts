@@ -14,6 +14,7 @@ import { intParam, oneOf, strParam } from "../http/query";
 import { disableTalents, listInstalled, readInstallIds } from "../projects/selection";
 import { readFiles, READ_MAX_URIS, search, SEARCH_K_MAX, SEARCH_SCOPES } from "./deepen";
 import { discoveryPlaybook } from "./discovery";
+import { rankByRelevance, relevanceOf } from "../projects/relevance";
 import { doctor } from "./doctor";
 import { playbook } from "./playbook";
 import { prepareTask, type Author } from "./prepare";
@@ -51,9 +52,10 @@ export function resolutionRoutes(deps: AppDeps & { journal: TraceJournal }, guar
     .onAfterResponse(keyApiTracer(deps.journal, KEY_API_TRACE_KINDS))
     // ---- prepare_task
     .get("/api/prepare-task/designable", async ({ principal }) => {
-      const active = await activeItems(src(), project(principal));
+      const [active, relevance] = await Promise.all([activeItems(src(), project(principal)), relevanceOf(deps.database, deps.state.catalog!, principal.projectId)]);
+      // relevant first, each with why (the project's relevance settings; they order, never designate)
       return {
-        talents: [...active.values()].map((i) => ({
+        talents: rankByRelevance([...active.values()], (i) => i.talent, relevance.settings).map(({ item: i, relevant, why }) => ({
           id: i.id,
           kind: i.kind,
           version: i.version,
@@ -63,6 +65,8 @@ export function resolutionRoutes(deps: AppDeps & { journal: TraceJournal }, guar
           requires: i.talent.requires,
           conflicts: i.talent.conflicts,
           tokens: i.talent.tokens,
+          relevant,
+          why,
         })),
         next: "Designate the talents your task touches: POST /api/prepare-task {talentIds: [...]}. Designate nothing you do not need: only what is designated is served and reviewed.",
       };
@@ -132,8 +136,8 @@ export function resolutionRoutes(deps: AppDeps & { journal: TraceJournal }, guar
     // ---- doctor, discovery
     .get("/api/doctor", async ({ principal }) => doctor(src(), project(principal), { admin: isOrgAdmin(principal) }), { key: "doctor" })
     .get("/api/discovery/playbook", async ({ principal }) => {
-      const rows = await listInstalled(deps.database, principal.projectId);
-      return discoveryPlaybook(deps.state.catalog!, { installed: rows.length, active: rows.filter((r) => r.enabled).length });
+      const [rows, relevance] = await Promise.all([listInstalled(deps.database, principal.projectId), relevanceOf(deps.database, deps.state.catalog!, principal.projectId)]);
+      return discoveryPlaybook(deps.state.catalog!, { installed: rows.length, active: rows.filter((r) => r.enabled).length }, relevance.settings);
     }, { key: "discover" })
     // ---- install (installs or disables)
     .patch("/api/projects/:id/talents", async ({ principal, params, body, request }) => {
