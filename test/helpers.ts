@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import { createApp, type AppState } from "../src/app";
 import { buildCatalog, type Catalog } from "../src/catalog/catalog";
 import { sourcesFromFlat } from "../src/catalog/load";
+import { specializationSourcesFromFlat } from "../src/catalog/specializations";
 import { loadConfig, type Config } from "../src/config";
 import { openDatabase, type Database } from "../src/db/client";
 import { migrate } from "../src/db/migrate";
@@ -31,7 +32,7 @@ export function writeFiles(dir: string, files: Record<string, string>): void {
 let shippedCatalog: Catalog | undefined;
 /** The shipped catalog, built once per test process. */
 export function shipped(): Catalog {
-  shippedCatalog ??= buildCatalog(sourcesFromFlat(embeddedTalents())).catalog;
+  shippedCatalog ??= buildCatalog(sourcesFromFlat(embeddedTalents()), [], {}, specializationSourcesFromFlat(embeddedTalents())).catalog;
   return shippedCatalog;
 }
 

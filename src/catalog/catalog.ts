@@ -6,6 +6,7 @@
 import { digestOf } from "../lib/crypto";
 import { formatFinding, type Finding, type Talent } from "./format";
 import { lazyTalent, TalentCache, type BlobLoader } from "./lazy";
+import { validateSpecializations, type BuiltInSpecialization, type SpecializationSource } from "./specializations";
 import { TrigramIndex } from "./trigrams";
 import { validateTalent, type TalentSource } from "./validate";
 
@@ -40,6 +41,8 @@ export class Catalog {
   readonly digest: string;
   /** id → ids of talents that require it. */
   readonly dependents: ReadonlyMap<string, readonly string[]>;
+  /** The built-in specializations that passed their checks (set by buildCatalog). */
+  specializations: readonly BuiltInSpecialization[] = [];
   readonly #search: SearchEntry[];
   #trigrams: TrigramIndex | undefined;
   /** id, title, keywords and summary of every entry, each joined into one text (one-word search). */
@@ -299,7 +302,13 @@ export interface BuildResult {
  * pointer to a missing file of another talent, or in a `requires` cycle is refused.
  * Later sources override earlier ones with the same folder (TALENTS_DIR over embedded).
  */
-export function buildCatalog(sources: TalentSource[], extraFindings: Finding[] = [], opts: { gcEvery?: number } = {}): BuildResult {
+export function buildCatalog(
+  sources: TalentSource[],
+  extraFindings: Finding[] = [],
+  opts: { gcEvery?: number } = {},
+  /** The built-in specialization files (specializations.ts), checked against the built catalog. */
+  specializationSources: readonly SpecializationSource[] = [],
+): BuildResult {
   const byFolder = new Map<string, TalentSource>();
   for (const s of sources) byFolder.set(s.folder, s);
   const findings: Finding[] = [...extraFindings];
@@ -357,7 +366,11 @@ export function buildCatalog(sources: TalentSource[], extraFindings: Finding[] =
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([folder, f]) => ({ folder, findings: f }));
   for (const b of broken) for (const f of b.findings) if (!findings.includes(f)) findings.push(f);
-  return { catalog: new Catalog([...valid.values()], broken), findings };
+  const catalog = new Catalog([...valid.values()], broken);
+  const specializations = validateSpecializations(specializationSources, catalog);
+  catalog.specializations = specializations.list;
+  findings.push(...specializations.findings);
+  return { catalog, findings };
 }
 
 /** Ids on a requires cycle (Tarjan would be overkill: the graph is small and acyclic in practice). */

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import type { Finding } from "./format";
 import type { TalentSource } from "./validate";
+import { SPECIALIZATIONS_FOLDER, type SpecializationSource } from "./specializations";
 
 /** Largest file read from a talent folder; bigger files are reported and skipped. */
 export const MAX_TALENT_FILE_BYTES = 256 * 1024;
@@ -59,12 +60,15 @@ function* walk(dir: string): Generator<string> {
   }
 }
 
-/** Groups a flat `<folder>/<path>` → content map (the embedded catalog) into TalentSources. */
+/**
+ * Groups a flat `<folder>/<path>` → content map (the embedded catalog) into TalentSources.
+ * Folders starting with `_` or `.` are not talents (as in readTalentDir): `_specializations`.
+ */
 export function sourcesFromFlat(flat: Record<string, string>, labelRoot = "talents"): TalentSource[] {
   const byFolder = new Map<string, Record<string, string>>();
   for (const [key, content] of Object.entries(flat)) {
     const slash = key.indexOf("/");
-    if (slash < 0) continue;
+    if (slash < 0 || key.startsWith("_") || key.startsWith(".")) continue;
     const folder = key.slice(0, slash);
     let files = byFolder.get(folder);
     if (!files) byFolder.set(folder, (files = {}));
@@ -75,4 +79,16 @@ export function sourcesFromFlat(flat: Record<string, string>, labelRoot = "talen
     files: byFolder.get(folder)!,
     label: (p: string) => `${labelRoot}/${folder}/${p}`,
   }));
+}
+
+/** The specialization files of a folder (`<dir>/_specializations/*.yaml`), as sources; none when there is no such folder. */
+export function readSpecializationDir(dir: string, labelRoot: string = dir): SpecializationSource[] {
+  const folder = join(dir, SPECIALIZATIONS_FOLDER);
+  let names: string[];
+  try {
+    names = readdirSync(folder).filter((n) => n.endsWith(".yaml")).sort();
+  } catch {
+    return [];
+  }
+  return names.map((n) => ({ id: n.slice(0, -".yaml".length), content: readFileSync(join(folder, n), "utf8"), label: `${labelRoot}/${SPECIALIZATIONS_FOLDER}/${n}` }));
 }

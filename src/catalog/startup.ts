@@ -6,7 +6,8 @@ import type { Logger } from "../lib/log";
 import { buildCatalog, type Catalog } from "./catalog";
 import { formatFinding } from "./format";
 import type { BlobLoader } from "./lazy";
-import { readTalentDir, sourcesFromFlat } from "./load";
+import { readSpecializationDir, readTalentDir, sourcesFromFlat } from "./load";
+import { specializationSourcesFromFlat } from "./specializations";
 
 /**
  * Builds the catalog; every skipped folder is logged with its reasons, never a crash. Returns
@@ -28,9 +29,11 @@ export async function loadCatalog(talentsDir: string | undefined, log: Logger): 
 
 /** The build, in its own scope so that its sources (every file's text) are garbage when it returns. */
 function build(talentsDir: string | undefined, log: Logger): { catalog: Catalog; extraFolders: Set<string> } {
-  const sources = sourcesFromFlat(embeddedTalents());
+  const flat = embeddedTalents();
+  const sources = sourcesFromFlat(flat);
   const extra = talentsDir ? readTalentDir(talentsDir) : { sources: [], findings: [] };
-  const { catalog, findings } = buildCatalog([...sources, ...extra.sources], extra.findings, { gcEvery: 1000 });
+  const specializations = [...specializationSourcesFromFlat(flat), ...(talentsDir ? readSpecializationDir(talentsDir) : [])];
+  const { catalog, findings } = buildCatalog([...sources, ...extra.sources], extra.findings, { gcEvery: 1000 }, specializations);
   for (const f of findings) log.warn("talent skipped", { finding: formatFinding(f) });
   return { catalog, extraFolders: new Set(extra.sources.map((s) => s.folder)) };
 }

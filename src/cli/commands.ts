@@ -9,7 +9,7 @@ import { resolve } from "node:path";
 import { TraceJournal } from "../activity/journal";
 import { createApp } from "../app";
 import { buildCatalog, formatFindings } from "../catalog/catalog";
-import { readTalentDir, sourcesFromFlat } from "../catalog/load";
+import { readSpecializationDir, readTalentDir, sourcesFromFlat } from "../catalog/load";
 import { loadCatalog, slimCatalog } from "../catalog/startup";
 import { loadConfig, type Config } from "../config";
 import { backupDatabase } from "../db/backup";
@@ -108,11 +108,14 @@ export async function runCommand(cli: Extract<CommandLine, { kind: "run" }>): Pr
     const folders = new Set(read.sources.map((s) => s.folder));
     // Link checks see the embedded catalog too, so a folder may require a shipped talent.
     const embedded = sourcesFromFlat(embeddedTalents()).filter((s) => !folders.has(s.folder));
-    const { catalog, findings } = buildCatalog([...embedded, ...read.sources], read.findings);
+    // and the folder's specializations (_specializations/*.yaml): ids exist, no conflict in the requires-closure
+    const specializations = readSpecializationDir(dir, given.replace(/\/+$/, ""));
+    const { catalog, findings } = buildCatalog([...embedded, ...read.sources], read.findings, {}, specializations);
     const mine = findings.filter((f) => f.file.startsWith(label) || f.file === label.slice(0, -1));
     for (const line of formatFindings(mine)) console.log(line);
     const ok = read.sources.filter((s) => catalog.get(s.folder)).length;
-    console.error(`${ok} of ${read.sources.length} talent(s) valid, ${mine.length} problem(s)`);
+    const spec = specializations.length > 0 ? `; ${catalog.specializations.length} of ${specializations.length} specialization(s) valid` : "";
+    console.error(`${ok} of ${read.sources.length} talent(s) valid${spec}, ${mine.length} problem(s)`);
     return mine.length > 0 ? 1 : 0;
   }
 

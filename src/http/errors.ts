@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   last_owner: { status: 409, message: "An organization keeps at least one owner." },
   submission_conflict: { status: 409, message: "This submissionId was already used for a different report." },
   expertise_revision_conflict: { status: 409, message: "The expertise changed since you read it." },
+  selection_conflict: { status: 409, message: "These talents conflict with the project's active selection." },
   invitation_expired: { status: 410, message: "This invitation has expired." },
   payload_too_large: { status: 413, message: "The request body is too large." },
   unsupported_media_type: { status: 415, message: "Send JSON or form-encoded bodies." },

@@ -16,6 +16,7 @@ import { loadResolution } from "../resolution/pinned";
 import { installByIds, installedWithItems } from "../resolution/sources";
 import { readInstallIds, setEnabled, uninstall, type SelectionChange } from "./selection";
 import { getProject } from "./service";
+import { applySpecialization } from "../specializations/service";
 import { iso } from "../lib/time";
 
 
@@ -71,6 +72,12 @@ export function selectionRoutes(deps: AppDeps & { journal: TraceJournal }, guard
       set.status = 201;
       return { installed: change.entered, alreadyInstalled: change.unchanged };
     }, { org: "member", body: t.Object({ talent: t.Optional(t.Unknown()), talents: t.Optional(t.Unknown()) }) })
+    .post("/apply-specialization", async ({ auth, org, params, body, request }) => {
+      const project = await getProject(deps.database, org.id, params.id);
+      const r = await applySpecialization(deps.database, deps.state.catalog!, project, body.specializationId, `user:${auth.user.id}`);
+      trace(request, auth, project.id, "apply_specialization", r.change);
+      return { specialization: { id: r.specialization.id, name: r.specialization.name }, talents: r.requested, installed: r.change.entered, alreadyInstalled: r.change.unchanged };
+    }, { org: "member", body: t.Object({ specializationId: t.String({ minLength: 1, maxLength: 100, error: "specializationId must be a specialization id" }) }) })
     .patch("/talents/*", async ({ auth, org, params, body, request }) => {
       const project = await getProject(deps.database, org.id, params.id);
       const talentId = decodedParam(params["*"], "talentId");
