@@ -21,6 +21,7 @@ import { loginPages } from "./identity/loginPages";
 import { homePage } from "./web/home";
 import { projectRoutes } from "./projects/routes";
 import { relevanceRoutes } from "./projects/relevanceRoutes";
+import { connectionRoutes } from "./projects/connectionRoutes";
 import { specializationRoutes } from "./specializations/routes";
 import { invitationPages } from "./tenancy/invitationPages";
 import { tenancyRoutes } from "./tenancy/routes";
@@ -74,6 +75,7 @@ export function createApp(input: AppDeps) {
     .use(resolutionRoutes(deps, guards))
     .use(selectionRoutes(deps, guards))
     .use(relevanceRoutes(deps, guards))
+    .use(connectionRoutes(deps, guards))
     .use(specializationRoutes(deps, guards))
     .use(oauthRoutes(deps))
     .use(mcpRoutes(deps, backend));

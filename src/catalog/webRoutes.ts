@@ -8,6 +8,7 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
 import type { Guards } from "../auth/guards";
 import { listServableExpertises } from "../expertises/servable";
+import { PROJECT_ID_PATTERN } from "../oauth/resource";
 import { notFound } from "../http/errors";
 import { decodedParam, intParam, oneOf, patternParam, strParam } from "../http/query";
 import { judge, relevanceOf } from "../projects/relevance";
@@ -17,7 +18,6 @@ import type { Talent } from "./format";
 import { card, CATALOG_KINDS, catalogCards, dependencyGraph, facets, talentSheet, type ProjectState, type Visible } from "./people";
 
 export const WEB_CATALOG_PAGE_MAX = 100;
-const PROJECT_ID = /^prj_[0-9A-HJKMNP-TV-Z]{26}$/;
 
 export function catalogWebRoutes(deps: AppDeps, guards: Guards) {
   /** What the organization sees: the catalog and its published expertises. */
@@ -27,7 +27,7 @@ export function catalogWebRoutes(deps: AppDeps, guards: Guards) {
   });
   /** The project named by `project` (404 if not one of the organization's) and its talents' states. */
   const projectStates = async (organizationId: string, query: Record<string, unknown>) => {
-    const projectId = patternParam(query, "project", PROJECT_ID, "a project id (prj_…)");
+    const projectId = patternParam(query, "project", PROJECT_ID_PATTERN, "a project id (prj_…)");
     if (!projectId) return null;
     const project = await getProject(deps.database, organizationId, projectId);
     const rows = await listInstalled(deps.database, project.id);
