@@ -25,6 +25,7 @@ import { connectionRoutes } from "./projects/connectionRoutes";
 import { specializationRoutes } from "./specializations/routes";
 import { invitationPages } from "./tenancy/invitationPages";
 import { tenancyRoutes } from "./tenancy/routes";
+import { codeHostingRoutes } from "./tenancy/codeHostingRoutes";
 import { edge } from "./http/edge";
 import { assetRoutes } from "./web/assets";
 import type { Logger } from "./lib/log";
@@ -67,6 +68,7 @@ export function createApp(input: AppDeps) {
     .use(loginPages(deps))
     .use(homePage(deps))
     .use(tenancyRoutes(deps, guards))
+    .use(codeHostingRoutes(deps, guards))
     .use(invitationPages(deps))
     .use(projectRoutes(deps, guards))
     .use(expertiseRoutes(deps, guards))

@@ -6,8 +6,11 @@ import { KEY_SCOPES, type KeyScope } from "../db/schema";
 import { validationFailed } from "../http/errors";
 import { recordSecurityEvent } from "../identity/security";
 import { createKey, isScope, KEY_NAME_MAX, listKeys, revokeKey } from "./keys";
-import { createProject, deleteProject, getProject, listProjects, type Project } from "./service";
+import { createProject, deleteProject, getProject, listProjects, updateProject, type Project } from "./service";
 import { iso } from "../lib/time";
+
+/** A repository's path under the organization's code hosting URL: `payments-api`, `group/sub/repo`. */
+const Repository = t.String({ pattern: "^(?!.*(^|/)\\.\\.?(/|$))[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$", maxLength: 200, error: "repository must be a path such as payments-api or group/repo" });
 
 const projectView = (p: Project) => ({ id: p.id, organizationId: p.organizationId, name: p.name, description: p.description, repository: p.repository, createdBy: p.createdBy, createdAt: iso(p.createdAt), updatedAt: iso(p.updatedAt) });
 
@@ -17,12 +20,19 @@ export function projectRoutes(deps: AppDeps, guards: Guards) {
     .get("/", async ({ org }) => ({ projects: (await listProjects(deps.database, org.id)).map(projectView) }), { org: "member" })
     .post("/", async ({ auth, org, body, set }) => {
       const p = await deps.database.write((tx) =>
-        createProject(tx, { organizationId: org.id, name: body.name.trim(), description: body.description?.trim() ?? "", createdBy: auth.user.id }),
+        createProject(tx, { organizationId: org.id, name: body.name.trim(), description: body.description?.trim() ?? "", createdBy: auth.user.id, repository: body.repository ?? null }),
       );
       set.status = 201;
       return { project: projectView(p) };
-    }, { org: "member", body: t.Object({ name: t.String({ minLength: 1, maxLength: 100 }), description: t.Optional(t.String({ maxLength: 1000 })) }) })
+    }, { org: "member", body: t.Object({ name: t.String({ minLength: 1, maxLength: 100 }), description: t.Optional(t.String({ maxLength: 1000 })), repository: t.Optional(t.Union([Repository, t.Null()])) }) })
     .get("/:id", async ({ org, params }) => ({ project: projectView(await getProject(deps.database, org.id, params.id)) }), { org: "member" })
+    .patch("/:id", async ({ org, params, body }) => {
+      const p = await deps.database.write((tx) => updateProject(tx, org.id, params.id, { name: body.name?.trim(), description: body.description?.trim(), repository: body.repository }));
+      return { project: projectView(p) };
+    }, {
+      org: "member",
+      body: t.Object({ name: t.Optional(t.String({ minLength: 1, maxLength: 100 })), description: t.Optional(t.String({ maxLength: 1000 })), repository: t.Optional(t.Union([Repository, t.Null()])) }, { minProperties: 1, error: "send at least one of name, description, repository" }),
+    })
     .delete("/:id", async ({ org, params }) => {
       await deps.database.write((tx) => deleteProject(tx, org.id, params.id));
       return { deleted: params.id };

@@ -17,6 +17,7 @@ import { installByIds, installedWithItems } from "../resolution/sources";
 import { readInstallIds, setEnabled, uninstall, type SelectionChange } from "./selection";
 import { getProject } from "./service";
 import { applySpecialization } from "../specializations/service";
+import { evidenceLink, getCodeHosting } from "../tenancy/codeHosting";
 import { iso } from "../lib/time";
 
 
@@ -119,6 +120,12 @@ export function selectionRoutes(deps: AppDeps & { journal: TraceJournal }, guard
     .get("/resolutions/:resolutionId/reports", async ({ org, params }) => {
       const project = await getProject(deps.database, org.id, params.id);
       await loadResolution(deps.database, project.id, params.resolutionId);
-      return { resolutionId: params.resolutionId, reports: await listReports(deps.database, project.id, params.resolutionId) };
+      const [reports, hosting] = await Promise.all([listReports(deps.database, project.id, params.resolutionId), getCodeHosting(deps.database, org.id)]);
+      // evidence path:line as links to the repository, when the organization's code hosting and the project's repository are set
+      const link = (e: string) => ({ evidence: e, url: evidenceLink(hosting, project.repository, e) });
+      return {
+        resolutionId: params.resolutionId,
+        reports: reports.map((r) => ({ ...r, results: r.results.map((x) => ({ ...x, evidenceLinks: (x.evidence as string[]).map(link).filter((l) => l.url !== null) })) })),
+      };
     }, { org: "member" });
 }

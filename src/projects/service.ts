@@ -40,6 +40,19 @@ export async function getProject(database: Database | Tx, organizationId: string
   return row;
 }
 
+/** Changes a project's name, description or repository (undefined: unchanged; repository null: none). */
+export async function updateProject(tx: Tx, organizationId: string, projectId: string, change: { name?: string; description?: string; repository?: string | null }): Promise<Project> {
+  const current = await getProject(tx, organizationId, projectId);
+  const set = {
+    ...(change.name !== undefined ? { name: change.name } : {}),
+    ...(change.description !== undefined ? { description: change.description } : {}),
+    ...(change.repository !== undefined ? { repository: change.repository } : {}),
+    updatedAt: Date.now(),
+  };
+  await tx.update(projects).set(set).where(and(eq(projects.id, projectId), eq(projects.organizationId, organizationId)));
+  return { ...current, ...set };
+}
+
 /**
  * Deletes a project; foreign keys cascade to its selection, keys, resolutions, reports and
  * traces. Its active keys and live OAuth access tokens leave a tombstone so the guard can answer

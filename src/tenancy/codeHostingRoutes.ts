@@ -1,0 +1,20 @@
+/** `GET, PUT, DELETE /web/orgs/current/code-hosting` (members read; owners and admins set it). See codeHosting.ts. */
+import { Elysia } from "elysia";
+import type { AppDeps } from "../app";
+import type { Guards } from "../auth/guards";
+import { getCodeHosting, readCodeHosting, setCodeHosting } from "./codeHosting";
+
+export function codeHostingRoutes(deps: AppDeps, guards: Guards) {
+  return new Elysia({ prefix: "/web/orgs/current/code-hosting" })
+    .use(guards)
+    .get("/", async ({ org }) => ({ codeHosting: await getCodeHosting(deps.database, org.id) }), { org: "member" })
+    .put("/", async ({ org, body }) => {
+      const settings = readCodeHosting(body);
+      await deps.database.write((tx) => setCodeHosting(tx, org.id, settings));
+      return { codeHosting: settings };
+    }, { org: "admin" })
+    .delete("/", async ({ org }) => {
+      await deps.database.write((tx) => setCodeHosting(tx, org.id, null));
+      return { codeHosting: null };
+    }, { org: "admin" });
+}
