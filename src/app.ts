@@ -28,6 +28,8 @@ import { tenancyRoutes } from "./tenancy/routes";
 import { codeHostingRoutes } from "./tenancy/codeHostingRoutes";
 import { edge } from "./http/edge";
 import { assetRoutes } from "./web/assets";
+import { openApiRoutes } from "./http/openapi";
+import pkg from "../package.json" with { type: "json" };
 import type { Logger } from "./lib/log";
 
 /** Mutable process state the routes read (readiness, the loaded catalog). */
@@ -63,6 +65,7 @@ export function createApp(input: AppDeps) {
     .use(edge({ log: deps.log, bodyLimit: deps.config.bodyLimit, accessLog: deps.config.accessLog }))
     .use(healthRoutes(deps))
     .use(assetRoutes())
+    .use(openApiRoutes(deps.config.baseUrl, pkg.version))
     .use(identityRoutes(deps, guards))
     .use(setupRoutes(deps))
     .use(loginPages(deps))
