@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createKey, orgWithProject, signedUp, testEnv, withKey, type TestEnv } from "./helpers";
+import { createKey, orgWithProject, publishedExpertise, signedUp, testEnv, withKey, type TestEnv } from "./helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -128,5 +128,51 @@ describe("two organizations: a member of B on A's ids gets 404 (or 403 where the
     const unknown = await a.owner.get("/web/projects/prj_nope");
     expect(unknown.status).toBe(404);
     expect(unknown.body.error).toBe("not_found");
+  });
+
+  test("issue 12's routes: B on A's project, specialization, expertise or resolution → 404 (as unknown), never data; B's listings never show A's", async () => {
+    const a = await orgWithProject(env, "Iota");
+    const b = await orgWithProject(env, "Kappa");
+    await a.owner.post(`/web/projects/${a.project.id}/talents`, { talents: ["typescript-strict", "javascript-base"] });
+    const { ref } = await publishedExpertise(a.owner, a.org.slug, "iota-secret");
+    const spec = (await a.owner.post("/web/specializations", { name: "Iota stack", talents: ["go-base"] })).body.specialization as { id: string };
+    await a.owner.put("/web/orgs/current/code-hosting", { provider: "github", url: "https://github.com/iota" });
+    const key = await createKey(a.owner, a.project.id, ["prepare_task"]);
+    const rid = (await (await withKey(env, key.value, "/api/prepare-task", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ talentIds: ["typescript-strict"] }) })).json()).resolutionId as string;
+    const secretsOfA = [a.project.id, "Iota stack", spec.id, ref, "github.com/iota", rid];
+    const cases: [string, string, unknown][] = [
+      ["GET", `/web/catalog?project=${a.project.id}`, undefined],
+      ["GET", `/web/catalog/typescript-strict?project=${a.project.id}`, undefined],
+      ["GET", `/web/catalog/${ref}`, undefined],
+      ["GET", `/web/specializations/${spec.id}`, undefined],
+      ["PATCH", `/web/specializations/${spec.id}`, { name: "mine" }],
+      ["DELETE", `/web/specializations/${spec.id}`, undefined],
+      ["POST", `/web/specializations/${spec.id}/duplicate`, {}],
+      ["POST", `/web/projects/${a.project.id}/apply-specialization`, { specializationId: "go-service" }],
+      ["POST", `/web/projects/${b.project.id}/apply-specialization`, { specializationId: spec.id }],
+      ["GET", `/web/projects/${a.project.id}/relevance`, undefined],
+      ["PUT", `/web/projects/${a.project.id}/relevance`, { languages: ["go"] }],
+      ["DELETE", `/web/projects/${a.project.id}/relevance`, undefined],
+      ["GET", `/web/projects/${a.project.id}/setup`, undefined],
+      ["POST", `/web/projects/${a.project.id}/token`, {}],
+      ["POST", `/web/projects/${a.project.id}/file`, { uri: "talent://typescript-strict" }],
+      ["POST", `/web/projects/${b.project.id}/file`, { uri: "talent://typescript-strict", resolutionId: rid }],
+      ["PATCH", `/web/projects/${a.project.id}`, { name: "taken" }],
+    ];
+    for (const [method, path, body] of cases) {
+      const r = await b.owner.json(method, path, body);
+      expect(`${method} ${path} → ${r.status} ${r.body.error}`).toBe(`${method} ${path} → 404 not_found`);
+      const text = JSON.stringify(r.body);
+      // what B sent may be echoed in the message; nothing else of A may appear
+      for (const x of secretsOfA) if (!path.includes(x) && !JSON.stringify(body ?? "").includes(x)) expect(`${path}: ${text.includes(x)}`).toBe(`${path}: false`);
+    }
+    for (const path of ["/web/catalog?limit=100", "/web/catalog?kind=expertise", "/web/catalog/facets", "/web/specializations", "/web/orgs/current/code-hosting"]) {
+      const text = JSON.stringify((await b.owner.get(path)).body);
+      for (const x of secretsOfA) expect(`${path}: ${text.includes(x)}`).toBe(`${path}: false`);
+    }
+    // nothing of A changed
+    expect((await a.owner.get(`/web/specializations/${spec.id}`)).body.specialization.name).toBe("Iota stack");
+    expect((await a.owner.get(`/web/projects/${a.project.id}/relevance`)).body.source).toBe("derived");
+    expect((await a.owner.get(`/web/projects/${a.project.id}/keys`)).body.keys.filter((k: { automation: boolean }) => k.automation)).toEqual([]);
   });
 });
