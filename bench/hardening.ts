@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { orderedId } from "../src/lib/ids";
-import { percentile, printTable, rssMiB, seedProject, startBinaryIn } from "./lib";
+import { parseWrk, percentile, printTable, rssMiB, seedProject, startBinaryIn, wrkScript } from "./lib";
 
 /** Writes `n` trace events for a project straight into the stopped server's database. */
 function seedTraces(dbPath: string, projectId: string, n: number): { deepIds: string[] } {
@@ -38,47 +38,6 @@ function seedTraces(dbPath: string, projectId: string, n: number): { deepIds: st
   for (let i = 0; i < n; i += 50_000) batch(i, Math.min(n, i + 50_000));
   db.close();
   return { deepIds };
-}
-
-function luaString(s: string): string {
-  return JSON.stringify(s); // a JSON string literal is a valid Lua string literal for these ASCII values
-}
-
-/** A wrk script cycling through `requests`; `%d` in a body becomes a unique number per request. */
-function wrkScript(requests: { method: string; path: string; headers: Record<string, string>; body?: string }[]): string {
-  const items = requests
-    .map((r) => `{ method = ${luaString(r.method)}, path = ${luaString(r.path)}, body = ${r.body ? luaString(r.body) : "nil"}, headers = { ${Object.entries(r.headers).map(([k, v]) => `[${luaString(k)}] = ${luaString(v)}`).join(", ")} } }`)
-    .join(",\n  ");
-  return `local reqs = {\n  ${items}\n}
-local i = 0
-local n = 0
-request = function()
-  i = i % #reqs + 1
-  n = n + 1
-  local r = reqs[i]
-  local body = r.body
-  if body ~= nil then body = string.gsub(body, "%%d", tostring(n) .. "-" .. tostring(math.random(1, 1000000000))) end
-  return wrk.format(r.method, r.path, r.headers, body)
-end
-`;
-}
-
-/** Parses wrk's --latency summary. */
-function parseWrk(out: string): { rps: number; p50: number; p99: number; requests: number; non2xx: number; socketErrors: number } {
-  const ms = (v: string, unit: string) => Number(v) * (unit === "s" ? 1000 : unit === "us" ? 0.001 : 1);
-  const lat = (p: string) => {
-    const m = new RegExp(`\\s${p}%\\s+([\\d.]+)(us|ms|s)`).exec(out);
-    return m ? ms(m[1]!, m[2]!) : NaN;
-  };
-  const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
-  return {
-    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN),
-    p50: lat("50"),
-    p99: lat("99"),
-    requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? 0),
-    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
-    socketErrors: sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0,
-  };
 }
 
 export async function benchHardening(): Promise<void> {

@@ -193,3 +193,65 @@ export async function startBinaryIn(dir: string, env: Record<string, string> = {
     },
   };
 }
+
+// ---- wrk (Debian): throughput and latency from a load generator that leaves the server its core
+
+function luaString(s: string): string {
+  return JSON.stringify(s); // a JSON string literal is a valid Lua string literal for these ASCII values
+}
+
+/** A wrk script cycling through `requests`; `%d` in a body becomes a unique number per request. */
+export function wrkScript(requests: { method: string; path: string; headers: Record<string, string>; body?: string }[]): string {
+  const items = requests
+    .map((r) => `{ method = ${luaString(r.method)}, path = ${luaString(r.path)}, body = ${r.body ? luaString(r.body) : "nil"}, headers = { ${Object.entries(r.headers).map(([k, v]) => `[${luaString(k)}] = ${luaString(v)}`).join(", ")} } }`)
+    .join(",\n  ");
+  return `local reqs = {\n  ${items}\n}
+local i = 0
+local n = 0
+request = function()
+  i = i % #reqs + 1
+  n = n + 1
+  local r = reqs[i]
+  local body = r.body
+  if body ~= nil then body = string.gsub(body, "%%d", tostring(n) .. "-" .. tostring(math.random(1, 1000000000))) end
+  return wrk.format(r.method, r.path, r.headers, body)
+end
+`;
+}
+
+/** Parses wrk's --latency summary. */
+export function parseWrk(out: string): { rps: number; p50: number; p99: number; requests: number; non2xx: number; socketErrors: number } {
+  const ms = (v: string, unit: string) => Number(v) * (unit === "s" ? 1000 : unit === "us" ? 0.001 : 1);
+  const lat = (p: string) => {
+    const m = new RegExp(`\\s${p}%\\s+([\\d.]+)(us|ms|s)`).exec(out);
+    return m ? ms(m[1]!, m[2]!) : NaN;
+  };
+  const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  return {
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN),
+    p50: lat("50"),
+    p99: lat("99"),
+    requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? 0),
+    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
+    socketErrors: sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0,
+  };
+}
+
+/** A request wrk sends (headers as given; `%d` in a body becomes unique per request). */
+export interface WrkRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/** Runs `wrk -t1 --latency` cycling through `requests` against `base`. */
+export async function runWrk(base: string, requests: WrkRequest[], opts: { connections?: number; seconds?: number; dir: string; name?: string }) {
+  const { writeFileSync } = await import("node:fs");
+  const script = join(opts.dir, `${opts.name ?? "wrk"}.lua`);
+  writeFileSync(script, wrkScript(requests));
+  const p = Bun.spawn(["wrk", "-t1", `-c${opts.connections ?? 10}`, `-d${opts.seconds ?? 10}s`, "--latency", "-s", script, base], { stdout: "pipe", stderr: "pipe" });
+  const out = await new Response(p.stdout).text();
+  await p.exited;
+  return parseWrk(out);
+}

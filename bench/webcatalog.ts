@@ -1,0 +1,51 @@
+/**
+ * Issue 12 figures, on the built binary over loopback with wrk (-t1, 10 connections): with
+ * 5,000 generated talents in TALENTS_DIR (slimmed to lazy talents after start, as in
+ * production), `GET /web/catalog?query=…` (one-word and two-word queries in turn) and
+ * `GET /web/catalog/:id` (the talent sheet, 300 different ids in turn, so the lazy-talent LRU
+ * is exercised). Targets: p99 < 10 ms each.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { generateCatalog, printTable, runWrk, seedProject, startBinaryIn } from "./lib";
+
+export async function benchWebCatalog(): Promise<void> {
+  const seconds = Number(process.env.BENCH_SECONDS ?? 15);
+  const dir = mkdtempSync(join(tmpdir(), "talentd-webcatalog-"));
+  try {
+    const talents = join(dir, "talents");
+    generateCatalog(talents, 5000);
+    const server = await startBinaryIn(join(dir, "run"), { TALENTS_DIR: talents });
+    try {
+      await Bun.sleep(3000); // let the start-up slimming make the generated talents lazy
+      const seed = await seedProject(server.base);
+      const cookie = { cookie: seed.cookie };
+      const queries = ["area12", "module7", "gen4321", "benchmarking the catalog", "pattern number 3", "typescript", "area96 module1", "generated talent 777"];
+      const searches = queries.map((q) => ({ method: "GET", path: `/web/catalog?query=${encodeURIComponent(q)}`, headers: cookie }));
+      const sheets = Array.from({ length: 300 }, (_, i) => ({ method: "GET", path: `/web/catalog/gen-talent-${(i * 16 + 7) % 5000}`, headers: cookie }));
+      for (const r of [...searches, sheets[0]!]) {
+        const res = await fetch(server.base + r.path, { headers: r.headers });
+        if (res.status !== 200) throw new Error(`${r.path}: ${res.status} ${await res.text()}`);
+      }
+      if (process.env.BENCH_EACH === "1") {
+        const rows: (string | number)[][] = [];
+        for (const r of [...searches, sheets[0]!]) {
+          const one = await runWrk(server.base, [r], { seconds: 3, dir, name: "one" });
+          rows.push([r.path, one.rps.toFixed(0), one.p50.toFixed(2), one.p99.toFixed(2)]);
+        }
+        printTable("Each request alone (wrk -t1 -c10 -d3s)", ["request", "req/s", "p50 ms", "p99 ms"], rows);
+      }
+      const s = await runWrk(server.base, searches, { seconds, dir, name: "search" });
+      const t = await runWrk(server.base, sheets, { seconds, dir, name: "sheet" });
+      printTable(`Catalog for people with 5,050 talents (wrk -t1 -c10 -d${seconds}s)`, ["request", "req/s", "p50 ms", "p99 ms", "non-2xx", "target"], [
+        [`GET /web/catalog?query=… (${queries.length} queries in turn)`, s.rps.toFixed(0), s.p50.toFixed(2), s.p99.toFixed(2), s.non2xx + s.socketErrors, "p99 < 10 ms"],
+        ["GET /web/catalog/:id (300 lazy talents in turn)", t.rps.toFixed(0), t.p50.toFixed(2), t.p99.toFixed(2), t.non2xx + t.socketErrors, "p99 < 10 ms"],
+      ]);
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
