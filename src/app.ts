@@ -19,6 +19,12 @@ import { oauthRoutes } from "./oauth/routes";
 import { identityRoutes, setupRoutes } from "./identity/routes";
 import { loginPages } from "./identity/loginPages";
 import { homePage } from "./web/home";
+import { htmlError } from "./web/errors";
+import { webViews } from "./web/views";
+import { projectPages } from "./web/projectPages";
+import { catalogPages } from "./web/catalogPages";
+import { searchRoutes } from "./web/searchRoutes";
+import { registerProjectViews } from "./projects/views";
 import { projectRoutes } from "./projects/routes";
 import { relevanceRoutes } from "./projects/relevanceRoutes";
 import { connectionRoutes } from "./projects/connectionRoutes";
@@ -55,6 +61,7 @@ export function createApp(input: AppDeps) {
   // one pair of limiters for the sign-in API and the OAuth login page: a lockout on one is a lockout on both
   const deps: ComposedDeps = { ...input, journal: input.journal ?? new TraceJournal(input.database, input.log), authLimiters: createAuthLimiters() };
   const guards = createGuards(deps);
+  registerProjectViews(deps);
   // The MCP adapter sends each tool call through the app itself (issue 6).
   const backend: Backend = { handle: (request) => app.handle(request) };
   // Bun's own cap is a backstop above ours, so the edge can answer 413 in the error model.
@@ -62,7 +69,9 @@ export function createApp(input: AppDeps) {
   // reusePort off: Elysia's listen turns SO_REUSEPORT on, which lets a second talentd bind the
   // same port and take half the connections; off, the second start fails with EADDRINUSE.
   const app = new Elysia({ serve: { maxRequestBodySize: deps.config.bodyLimit + 64 * 1024, development: false, reusePort: false } })
-    .use(edge({ log: deps.log, bodyLimit: deps.config.bodyLimit, accessLog: deps.config.accessLog }))
+    .use(edge({ log: deps.log, bodyLimit: deps.config.bodyLimit, accessLog: deps.config.accessLog, htmlError }))
+    // before the routes: the fragment or redirect a /web route answers to htmx and to a form post (web/views.ts)
+    .use(webViews())
     .use(healthRoutes(deps))
     .use(assetRoutes())
     .use(openApiRoutes(deps.config.baseUrl, pkg.version))
@@ -70,6 +79,9 @@ export function createApp(input: AppDeps) {
     .use(setupRoutes(deps))
     .use(loginPages(deps))
     .use(homePage(deps))
+    .use(projectPages(deps))
+    .use(catalogPages(deps))
+    .use(searchRoutes(deps, guards))
     .use(tenancyRoutes(deps, guards))
     .use(codeHostingRoutes(deps, guards))
     .use(invitationPages(deps))

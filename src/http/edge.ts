@@ -50,6 +50,12 @@ export interface EdgeOptions {
   log: Logger;
   bodyLimit: number;
   accessLog: boolean;
+  /**
+   * Renders an error as HTML when the request wants it (a page, an htmx swap), or returns
+   * null for the JSON error model. Injected by createApp (src/web/errors.tsx): the edge knows
+   * no page.
+   */
+  htmlError?: (error: AppError, request: Request, requestId: string) => Response | null;
 }
 
 /** One failed check of a TypeBox schema, as its validator reports it. */
@@ -83,6 +89,16 @@ function validationIssues(error: unknown): Issue[] {
     /* an unreadable error still answers 400 below */
   }
   return issues.length > 0 ? issues : [{ path: "", message: "invalid request" }];
+}
+
+/** A form-encoded body as Elysia parses one: a repeated key (checkboxes) becomes an array. */
+function formFields(text: string): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of new URLSearchParams(text)) {
+    const had = out[k];
+    out[k] = had === undefined ? v : Array.isArray(had) ? [...had, v] : [had, v];
+  }
+  return out;
 }
 
 /** Requests whose JSON body could not be parsed (they carry `{}` until the guard has run). */
@@ -124,29 +140,35 @@ export function isUniqueViolation(error: unknown): boolean {
   return false;
 }
 
-/** Maps any error to a Response in the error model (AppError, Elysia codes, the unexpected). */
-function renderError(code: unknown, error: unknown, request: Request, log: Logger): Response {
+/** Maps any error to the AppError the client is told (Elysia's codes, the unexpected). */
+function toAppError(code: unknown, error: unknown, request: Request, log: Logger): AppError {
   const id = requestIdOf(request);
-  if (error instanceof AppError) return errorResponse(error, id);
+  if (error instanceof AppError) return error;
   // Elysia wraps what a parser throws in a ParseError; ours carries the real cause.
   const cause = (error as { cause?: unknown })?.cause;
-  if (cause instanceof AppError) return errorResponse(cause, id);
+  if (cause instanceof AppError) return cause;
   switch (code) {
     case "VALIDATION":
       // the stand-in {} of a malformed JSON body failed the route's schema: say what really failed
-      return errorResponse(malformed.has(request) ? notParsed() : validationFailed(validationIssues(error)), id);
+      return malformed.has(request) ? notParsed() : validationFailed(validationIssues(error));
     case "PARSE":
-      return errorResponse(notParsed(), id);
+      return notParsed();
     case "NOT_FOUND":
-      return errorResponse(new AppError("not_found", "No such route."), id);
+      return new AppError("not_found", "No such route.");
     default: {
       const status = (error as { status?: number }).status;
-      if (status === 413) return errorResponse(new AppError("payload_too_large"), id);
-      if (isUniqueViolation(error)) return errorResponse(new AppError("conflict", "That already exists (it was created meanwhile)."), id);
+      if (status === 413) return new AppError("payload_too_large");
+      if (isUniqueViolation(error)) return new AppError("conflict", "That already exists (it was created meanwhile).");
       log.error("unhandled error", { requestId: id, error: String((error as Error)?.stack ?? error) });
-      return errorResponse(new AppError("internal_error", `Something went wrong on our side (request ${id}).`, { requestId: id }), id);
+      return new AppError("internal_error", `Something went wrong on our side (request ${id}).`, { requestId: id });
     }
   }
+}
+
+/** The error as a Response: the page renderer's HTML when it takes the request (pages, htmx), else the JSON error model. */
+function renderError(code: unknown, error: unknown, request: Request, opts: EdgeOptions): Response {
+  const e = toAppError(code, error, request, opts.log);
+  return opts.htmlError?.(e, request, requestIdOf(request)) ?? errorResponse(e, requestIdOf(request));
 }
 
 /** The edge plugin; apply it first in createApp so its hooks are global. */
@@ -181,7 +203,7 @@ export function edge(opts: EdgeOptions) {
           return {};
         }
       }
-      if (type === "application/x-www-form-urlencoded") return Object.fromEntries(new URLSearchParams(text));
+      if (type === "application/x-www-form-urlencoded") return formFields(text);
       return text;
     })
     // after the guards (transform) and validation, before the handler: a malformed JSON body is a
@@ -196,7 +218,7 @@ export function edge(opts: EdgeOptions) {
     .onError({ as: "global" }, ({ code, error, request }) => {
       let res: Response;
       try {
-        res = renderError(code, error, request, opts.log);
+        res = renderError(code, error, request, opts);
       } catch (e) {
         // the error model never fails: a failure to render one is itself a 500 in the model (never the runtime's page)
         opts.log.error("could not render an error", { requestId: requestIdOf(request), error: String((e as Error)?.stack ?? e) });

@@ -94,6 +94,7 @@ export const OPERATIONS: Operation[] = [
   { method: "PATCH", path: "/web/specializations/{id}", summary: "Edit a custom specialization (built-ins are read-only)", access: "admin", body: obj({ name: str(), description: str(), talents: ids }), errors: [400, 403, 404] },
   { method: "DELETE", path: "/web/specializations/{id}", summary: "Delete a custom specialization", access: "admin", errors: [403, 404] },
   { method: "POST", path: "/web/specializations/{id}/duplicate", summary: "Copy any specialization into a custom one", access: "admin", body: obj({ name: str() }), ok: 201, errors: [400, 404] },
+  { method: "GET", path: "/web/search", summary: "The command palette's search: projects, talents, specializations, organizations", access: "session", query: [{ name: "q", schema: str({ maxLength: 200 }) }], errors: [400] },
   // ---- projects
   { method: "GET", path: "/web/projects", summary: "Projects of the active organization", access: "member" },
   { method: "POST", path: "/web/projects", summary: "Create a project", access: "member", body: obj({ name: str({ maxLength: 100 }), description: str({ maxLength: 1000 }), repository: str() }, ["name"]), ok: 201, errors: [400] },

@@ -20,18 +20,18 @@ export function projectRoutes(deps: AppDeps, guards: Guards) {
     .get("/", async ({ org }) => ({ projects: (await listProjects(deps.database, org.id)).map(projectView) }), { org: "member" })
     .post("/", async ({ auth, org, body, set }) => {
       const p = await deps.database.write((tx) =>
-        createProject(tx, { organizationId: org.id, name: body.name.trim(), description: body.description?.trim() ?? "", createdBy: auth.user.id, repository: body.repository ?? null }),
+        createProject(tx, { organizationId: org.id, name: body.name.trim(), description: body.description?.trim() ?? "", createdBy: auth.user.id, repository: body.repository || null }),
       );
       set.status = 201;
       return { project: projectView(p) };
-    }, { org: "member", body: t.Object({ name: t.String({ minLength: 1, maxLength: 100 }), description: t.Optional(t.String({ maxLength: 1000 })), repository: t.Optional(t.Union([Repository, t.Null()])) }) })
+    }, { org: "member", body: t.Object({ name: t.String({ minLength: 1, maxLength: 100 }), description: t.Optional(t.String({ maxLength: 1000 })), repository: t.Optional(t.Union([Repository, t.Null(), t.Literal("")])) }) })
     .get("/:id", async ({ org, params }) => ({ project: projectView(await getProject(deps.database, org.id, params.id)) }), { org: "member" })
     .patch("/:id", async ({ org, params, body }) => {
-      const p = await deps.database.write((tx) => updateProject(tx, org.id, params.id, { name: body.name?.trim(), description: body.description?.trim(), repository: body.repository }));
+      const p = await deps.database.write((tx) => updateProject(tx, org.id, params.id, { name: body.name?.trim(), description: body.description?.trim(), repository: body.repository === "" ? null : body.repository }));
       return { project: projectView(p) };
     }, {
       org: "member",
-      body: t.Object({ name: t.Optional(t.String({ minLength: 1, maxLength: 100 })), description: t.Optional(t.String({ maxLength: 1000 })), repository: t.Optional(t.Union([Repository, t.Null()])) }, { minProperties: 1, error: "send at least one of name, description, repository" }),
+      body: t.Object({ name: t.Optional(t.String({ minLength: 1, maxLength: 100 })), description: t.Optional(t.String({ maxLength: 1000 })), repository: t.Optional(t.Union([Repository, t.Null(), t.Literal("")])) }, { minProperties: 1, error: "send at least one of name, description, repository" }),
     })
     .delete("/:id", async ({ org, params }) => {
       await deps.database.write((tx) => deleteProject(tx, org.id, params.id));

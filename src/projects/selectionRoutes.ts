@@ -15,6 +15,7 @@ import { listReports } from "../resolution/reports";
 import { loadResolution } from "../resolution/pinned";
 import { installByIds, installedWithItems } from "../resolution/sources";
 import { readInstallIds, setEnabled, uninstall, type SelectionChange } from "./selection";
+import { installedOverview } from "./installed";
 import { getProject } from "./service";
 import { applySpecialization } from "../specializations/service";
 import { evidenceLink, getCodeHosting } from "../tenancy/codeHosting";
@@ -42,33 +43,15 @@ export function selectionRoutes(deps: AppDeps & { journal: TraceJournal }, guard
     .use(guards)
     .get("/installed", async ({ org, params }) => {
       const project = await getProject(deps.database, org.id, params.id);
-      const all = await installedWithItems(src(), project);
-      const installedIds = new Map(all.map((x) => [x.row.talentId, x.row.enabled]));
-      const talents = all.map(({ row, item }) => {
-        const requires = item?.talent.requires ?? [];
-        return {
-          id: row.talentId,
-          kind: row.kind,
-          state: row.enabled ? "active" : "disabled",
-          servable: item !== null,
-          title: item?.talent.title ?? null,
-          summary: item?.talent.summary ?? null,
-          version: item?.version ?? null,
-          requires,
-          missingDependencies: requires.filter((r) => !installedIds.has(r)),
-          disabledDependencies: requires.filter((r) => installedIds.get(r) === false),
-          installedAt: iso(row.installedAt),
-        };
-      });
-      const missing = new Set(talents.flatMap((x) => (x.state === "active" ? x.missingDependencies : [])));
-      return {
-        talents,
-        counts: { installed: talents.length, active: talents.filter((x) => x.state === "active").length, disabled: talents.filter((x) => x.state === "disabled").length, missing: missing.size },
-      };
+      return installedOverview(src(), project);
     }, { org: "member" })
     .post("/talents", async ({ auth, org, params, body, request, set }) => {
       const project = await getProject(deps.database, org.id, params.id);
-      const change = await installByIds(src(), org.id, project.id, readInstallIds(body as Record<string, unknown>), `user:${auth.user.id}`);
+      const b = body as Record<string, unknown>;
+      // a form with one ticked checkbox sends talents=<id> once: from a form, that is a list of one
+      const fromForm = (request.headers.get("content-type") ?? "").startsWith("application/x-www-form-urlencoded");
+      const ids = readInstallIds(fromForm && typeof b.talents === "string" ? { ...b, talents: [b.talents] } : b);
+      const change = await installByIds(src(), org.id, project.id, ids, `user:${auth.user.id}`);
       trace(request, auth, project.id, "install", change, 201);
       set.status = 201;
       return { installed: change.entered, alreadyInstalled: change.unchanged };
@@ -82,10 +65,11 @@ export function selectionRoutes(deps: AppDeps & { journal: TraceJournal }, guard
     .patch("/talents/*", async ({ auth, org, params, body, request }) => {
       const project = await getProject(deps.database, org.id, params.id);
       const talentId = decodedParam(params["*"], "talentId");
-      const change = await deps.database.write((tx) => setEnabled(tx, project.id, talentId, body.enabled));
-      trace(request, auth, project.id, body.enabled ? "enable" : "disable", change);
-      return { id: talentId, state: body.enabled ? "active" : "disabled", changed: change.entered.length + change.left.length > 0 };
-    }, { org: "member", body: t.Object({ enabled: t.Boolean({ error: "enabled must be true or false" }) }) })
+      const enabled = body.enabled === true || body.enabled === "true"; // htmx and forms send "true" / "false"
+      const change = await deps.database.write((tx) => setEnabled(tx, project.id, talentId, enabled));
+      trace(request, auth, project.id, enabled ? "enable" : "disable", change);
+      return { id: talentId, state: enabled ? "active" : "disabled", changed: change.entered.length + change.left.length > 0 };
+    }, { org: "member", body: t.Object({ enabled: t.Union([t.Boolean(), t.Literal("true"), t.Literal("false")], { error: "enabled must be true or false" }) }) })
     .delete("/talents/*", async ({ auth, org, params, request }) => {
       const project = await getProject(deps.database, org.id, params.id);
       const talentId = decodedParam(params["*"], "talentId");

@@ -2,27 +2,126 @@
 /** The page layout shared by the dashboard, the login, setup and consent pages (hono/jsx). */
 import type { Child } from "hono/jsx";
 
-export function Layout(props: { title: string; children?: Child; user?: { email: string } | null }) {
+/** What the header shows of the signed-in person's organizations (pages that have a session). */
+export interface Nav {
+  organizations: { id: string; name: string; status: string; role: string }[];
+  activeOrganizationId: string | null;
+  /** The page's path, to mark the current link and to return to after switching organization. */
+  path: string;
+}
+
+/** htmx swaps error answers (4xx, 5xx) too: they carry a fragment retargeted to #flash (web/errors.tsx). */
+const HTMX_CONFIG = JSON.stringify({
+  responseHandling: [
+    { code: "204", swap: false },
+    { code: "[23]..", swap: true },
+    { code: "[45]..", swap: true, error: true },
+  ],
+});
+
+function Header(props: { user?: { email: string } | null; nav?: Nav }) {
+  const nav = props.nav;
+  const active = nav?.organizations.find((o) => o.id === nav.activeOrganizationId) ?? null;
+  const link = (href: string, label: string) => (
+    <a href={href} aria-current={nav && (nav.path === href || (href !== "/" && nav.path.startsWith(href))) ? "page" : undefined}>
+      {label}
+    </a>
+  );
+  return (
+    <header class="top">
+      <a class="brand" href="/">
+        talentd
+      </a>
+      {nav ? (
+        <nav aria-label="Main">
+          {link("/", "Projects")}
+          {active?.status === "approved" ? link("/catalog", "Catalog") : null}
+        </nav>
+      ) : null}
+      {nav && nav.organizations.length > 0 ? (
+        <form class="org-switch" method="post" action="/web/orgs/active" hx-post="/web/orgs/active">
+          <input type="hidden" name="return" value={nav.path} />
+          <label for="org-switch" class="visually-hidden">
+            Active organization
+          </label>
+          <select id="org-switch" name="organizationId">
+            {nav.organizations.map((o) => (
+              <option value={o.id} selected={o.id === nav.activeOrganizationId}>
+                {o.name}
+                {o.status === "approved" ? "" : ` (${o.status})`}
+              </option>
+            ))}
+          </select>
+          <button type="submit" class="secondary small">
+            Switch
+          </button>
+        </form>
+      ) : null}
+      {nav ? (
+        <button type="button" class="secondary small" id="palette-open" aria-haspopup="dialog" title="Search and jump (Ctrl+K)">
+          Search <kbd>Ctrl K</kbd>
+        </button>
+      ) : null}
+      {props.user ? (
+        <form class="signout" method="post" action="/logout">
+          <span class="muted">{props.user.email}</span>{" "}
+          <button type="submit" class="link">
+            Sign out
+          </button>
+        </form>
+      ) : null}
+    </header>
+  );
+}
+
+/** The command palette: a dialog filled by GET /web/search (htmx), driven by the keyboard (public/app.js). */
+function Palette() {
+  return (
+    <dialog id="palette" aria-label="Search projects, talents, specializations and organizations">
+      <form method="dialog" class="palette-form" role="search">
+        <label for="palette-q" class="visually-hidden">
+          Search
+        </label>
+        <input
+          id="palette-q"
+          name="q"
+          type="search"
+          placeholder="Projects, talents, specializations, organizations…"
+          autocomplete="off"
+          role="combobox"
+          aria-controls="palette-results"
+          aria-expanded="true"
+          hx-get="/web/search"
+          hx-trigger="input changed delay:150ms, focus once"
+          hx-target="#palette-results"
+        />
+      </form>
+      <ul id="palette-results" role="listbox" aria-label="Results"></ul>
+    </dialog>
+  );
+}
+
+export function Layout(props: { title: string; children?: Child; user?: { email: string } | null; nav?: Nav }) {
   return (
     <html lang="en">
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="htmx-config" content={HTMX_CONFIG} />
         <title>{props.title} · talentd</title>
         <link rel="icon" href="/assets/favicon.svg" type="image/svg+xml" />
         <link rel="stylesheet" href="/assets/app.css" />
         <script src="/assets/htmx.min.js" defer></script>
+        <script src="/assets/app.js" defer></script>
       </head>
       <body>
-        <header class="top">
-          <a class="brand" href="/">talentd</a>
-          {props.user ? (
-            <form class="signout" method="post" action="/logout">
-              <span class="muted">{props.user.email}</span> <button type="submit" class="link">Sign out</button>
-            </form>
-          ) : null}
-        </header>
-        <main>{props.children}</main>
+        <a class="skip" href="#main">
+          Skip to content
+        </a>
+        <Header user={props.user} nav={props.nav} />
+        <div id="flash" aria-live="polite"></div>
+        <main id="main">{props.children}</main>
+        {props.nav ? <Palette /> : null}
       </body>
     </html>
   );

@@ -1,0 +1,80 @@
+// talentd dashboard behaviour (no framework; htmx does the requests): copy buttons, the
+// command palette (Ctrl/⌘-K, arrows, Enter, Escape), typed confirmations. Every page works
+// without it; it only adds convenience.
+(() => {
+  const $ = (sel, root = document) => root.querySelector(sel);
+
+  // copy buttons: data-copy="<selector of the element whose text to copy>"
+  document.addEventListener("click", async (e) => {
+    const button = e.target.closest("[data-copy]");
+    if (!button) return;
+    const source = $(button.dataset.copy);
+    if (!source) return;
+    const text = source.textContent;
+    try {
+      await navigator.clipboard.writeText(text);
+    } catch {
+      const range = document.createRange();
+      range.selectNodeContents(source);
+      const sel = getSelection();
+      sel.removeAllRanges();
+      sel.addRange(range);
+      document.execCommand("copy");
+    }
+    const label = button.firstChild;
+    if (label && label.nodeType === Node.TEXT_NODE) {
+      label.textContent = "Copied";
+      setTimeout(() => (label.textContent = "Copy"), 1500);
+    }
+  });
+
+  // the command palette
+  const palette = () => $("#palette");
+  const openPalette = () => {
+    const d = palette();
+    if (!d || d.open) return;
+    d.showModal();
+    const q = $("#palette-q", d);
+    q.value = "";
+    q.focus();
+  };
+  document.addEventListener("keydown", (e) => {
+    if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "k") {
+      e.preventDefault();
+      openPalette();
+    }
+  });
+  document.addEventListener("click", (e) => {
+    if (e.target.closest("#palette-open")) openPalette();
+    const d = palette();
+    if (d && e.target === d) d.close(); // a click on the backdrop
+  });
+  document.addEventListener("keydown", (e) => {
+    const d = palette();
+    if (!d || !d.open || e.target.id !== "palette-q") return;
+    const items = [...d.querySelectorAll('#palette-results [role="option"]:not([aria-disabled])')];
+    if (items.length === 0) {
+      if (e.key === "Enter") e.preventDefault();
+      return;
+    }
+    let i = Math.max(0, items.findIndex((x) => x.getAttribute("aria-selected") === "true"));
+    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+      e.preventDefault();
+      i = (i + (e.key === "ArrowDown" ? 1 : items.length - 1)) % items.length;
+      items.forEach((x, j) => x.setAttribute("aria-selected", j === i ? "true" : "false"));
+      e.target.setAttribute("aria-activedescendant", items[i].id);
+      items[i].scrollIntoView({ block: "nearest" });
+    } else if (e.key === "Enter") {
+      e.preventDefault();
+      const link = $("a", items[i]);
+      if (link) window.location.assign(link.href);
+      else $("form", items[i])?.requestSubmit();
+    }
+  });
+
+  // typed confirmation: the submit button of form[data-confirm-name] works once the name is typed
+  document.addEventListener("input", (e) => {
+    const form = e.target.closest("form[data-confirm-name]");
+    if (form) $('button[type="submit"]', form).disabled = e.target.value !== form.dataset.confirmName;
+  });
+})();

@@ -1,0 +1,322 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * The HTML views of the project routes (DESIGN §12: a resource's fragments beside its
+ * routes): the installed-talent section (counts, graph, list with toggle and uninstall), the
+ * keys section (a new key's value shown once), the automation key, and the connection kit.
+ * The project page (src/web/projectPages.tsx) renders the same components; after a change
+ * through htmx the route answers the updated section (registered in registerProjectViews).
+ */
+import type { AppDeps } from "../app";
+import type { Catalog } from "../catalog/catalog";
+import { AppError } from "../http/errors";
+import { safeNext } from "../http/next";
+import { getProject } from "./service";
+import { GraphSvg, type GraphEdgeView, type GraphNodeView } from "../web/graph";
+import { registerView, type ViewContext } from "../web/views";
+import { installedOverview, type InstalledTalentView } from "./installed";
+import { listKeys, type KeyView } from "./keys";
+import { KEY_SCOPES } from "../db/schema";
+import type { ClientConfig } from "./setup";
+
+type Overview = Awaited<ReturnType<typeof installedOverview>>;
+
+const talentHref = (id: string) => `/catalog/${id.startsWith("@") ? encodeURIComponent(id) : id}`;
+const talentPath = (id: string) => (id.startsWith("@") ? encodeURIComponent(id) : id);
+
+/** The installed talents and what they require, as graph nodes and edges. */
+export function selectionGraph(o: Overview, catalog: Catalog): { nodes: GraphNodeView[]; edges: GraphEdgeView[] } {
+  const nodes = new Map<string, GraphNodeView>();
+  const edges: GraphEdgeView[] = [];
+  for (const t of o.talents) nodes.set(t.id, { id: t.id, label: t.id, state: t.state === "active" ? "active" : "disabled", href: talentHref(t.id) });
+  for (const t of o.talents) {
+    for (const r of t.requires) {
+      if (!nodes.has(r)) nodes.set(r, { id: r, label: r, state: "missing", href: catalog.get(r) ? talentHref(r) : undefined });
+      edges.push({ from: t.id, to: r, type: "requires" });
+    }
+    for (const c of catalog.get(t.id)?.conflicts ?? []) if (nodes.has(c) && t.id < c) edges.push({ from: t.id, to: c, type: "conflicts" });
+  }
+  return { nodes: [...nodes.values()], edges };
+}
+
+function InstalledRow(props: { projectId: string; t: InstalledTalentView }) {
+  const { t, projectId } = props;
+  const target = `/web/projects/${projectId}/talents/${talentPath(t.id)}`;
+  return (
+    <tr>
+      <td>
+        <a href={talentHref(t.id)}>{t.id}</a>
+        {t.kind === "expertise" ? <span class="tag">expertise</span> : null}
+        {t.title ? <div class="muted small">{t.title}</div> : null}
+      </td>
+      <td>{t.version ?? "—"}</td>
+      <td>
+        <span class={`state ${t.state}`}>{t.state}</span>
+        {!t.servable ? <div class="error small">no longer servable</div> : null}
+        {t.missingDependencies.length > 0 ? <div class="error small">needs {t.missingDependencies.join(", ")}</div> : null}
+        {t.disabledDependencies.length > 0 ? <div class="small">needs enabled: {t.disabledDependencies.join(", ")}</div> : null}
+      </td>
+      <td class="actions">
+        <button type="button" class="secondary small" hx-patch={target} hx-vals={JSON.stringify({ enabled: t.state === "active" ? "false" : "true" })} hx-target="#installed" hx-swap="outerHTML">
+          {t.state === "active" ? "Disable" : "Enable"}
+          <span class="visually-hidden"> {t.id}</span>
+        </button>{" "}
+        <button type="button" class="danger small" hx-delete={target} hx-confirm={`Uninstall ${t.id} from this project?`} hx-target="#installed" hx-swap="outerHTML">
+          Uninstall<span class="visually-hidden"> {t.id}</span>
+        </button>
+      </td>
+    </tr>
+  );
+}
+
+/** Counts, graph and the list, as one swappable section. */
+export function InstalledSection(props: { projectId: string; overview: Overview; catalog: Catalog }) {
+  const o = props.overview;
+  const g = selectionGraph(o, props.catalog);
+  return (
+    <section id="installed" aria-labelledby="installed-h">
+      <h2 id="installed-h">Talents</h2>
+      <p class="counts">
+        <span>
+          <strong>{o.counts.installed}</strong> installed
+        </span>
+        <span>
+          <strong>{o.counts.active}</strong> active
+        </span>
+        <span class={o.counts.missing > 0 ? "error" : ""}>
+          <strong>{o.counts.missing}</strong> missing
+        </span>
+      </p>
+      {o.talents.length === 0 ? (
+        <div class="empty">
+          <p>No talent is installed yet: agents of this project are served nothing.</p>
+          <p>
+            <a class="button" href={`/projects/${props.projectId}/onboarding`}>
+              Choose talents
+            </a>{" "}
+            <a href={`/catalog?project=${props.projectId}`}>or pick them in the catalog</a>
+          </p>
+        </div>
+      ) : (
+        <>
+          <GraphSvg nodes={g.nodes} edges={g.edges} title="Installed talents and what they require" />
+          {o.missing.length > 0 ? (
+            <form method="post" action={`/web/projects/${props.projectId}/talents`} hx-post={`/web/projects/${props.projectId}/talents`} hx-target="#installed" hx-swap="outerHTML" class="inline">
+              {o.missing.map((m) => (
+                <input type="hidden" name="talents" value={m} />
+              ))}
+              <input type="hidden" name="return" value={`/projects/${props.projectId}`} />
+              <span class="error">Missing prerequisites: {o.missing.join(", ")}.</span> <button type="submit" class="small">Install them</button>
+            </form>
+          ) : null}
+          <table>
+            <caption class="visually-hidden">Installed talents</caption>
+            <thead>
+              <tr>
+                <th scope="col">Talent</th>
+                <th scope="col">Version</th>
+                <th scope="col">State</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {o.talents.map((t) => (
+                <InstalledRow projectId={props.projectId} t={t} />
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+    </section>
+  );
+}
+
+/** A secret shown once: the value with a copy button and the warning. */
+export function OneTimeSecret(props: { label: string; value: string; note?: string }) {
+  return (
+    <div class="secret" role="status">
+      <p>
+        <strong>{props.label}</strong> — copy it now: it is shown once and cannot be retrieved again.
+      </p>
+      <div class="copy-row">
+        <code id="secret-value">{props.value}</code>{" "}
+        <button type="button" class="secondary small" data-copy="#secret-value">
+          Copy
+        </button>
+      </div>
+      {props.note ? <p class="muted small">{props.note}</p> : null}
+    </div>
+  );
+}
+
+/** The project's keys: list with revoke, and the creation form. */
+export function KeysSection(props: { projectId: string; keys: KeyView[]; created?: { value: string; name: string } }) {
+  const base = `/web/projects/${props.projectId}/keys`;
+  return (
+    <section id="keys" aria-labelledby="keys-h">
+      <h2 id="keys-h">Keys</h2>
+      {props.created ? <OneTimeSecret label={`Key “${props.created.name}”`} value={props.created.value} note="Use it as Authorization: Bearer <key> on the key API (hooks, CI, scripts)." /> : null}
+      {props.keys.length === 0 ? (
+        <p class="muted">No key yet. Interactive agents need none (they sign in with OAuth); hooks and CI do.</p>
+      ) : (
+        <table>
+          <caption class="visually-hidden">Keys of this project</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Tools</th>
+              <th scope="col">Status</th>
+              <th scope="col">Last used</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {props.keys.map((k) => (
+              <tr>
+                <td>
+                  {k.name}
+                  {k.automation ? <span class="tag">automation</span> : null}
+                  <div class="muted small">by {k.createdBy.email}</div>
+                </td>
+                <td class="small">{k.tools.join(", ")}</td>
+                <td>
+                  <span class={`state ${k.status}`}>{k.status}</span>
+                  {k.expiresAt ? <div class="muted small">until {k.expiresAt.slice(0, 10)}</div> : null}
+                </td>
+                <td class="small">{k.lastUsedAt ? k.lastUsedAt.replace("T", " ").slice(0, 16) : "never"}</td>
+                <td>
+                  {k.status === "active" ? (
+                    <button type="button" class="danger small" hx-delete={`${base}/${k.id}`} hx-confirm={`Revoke the key “${k.name}”? Calls with it fail at once.`} hx-target="#keys" hx-swap="outerHTML">
+                      Revoke<span class="visually-hidden"> {k.name}</span>
+                    </button>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <form class="card sub" method="post" action={base} hx-post={base} hx-target="#keys" hx-swap="outerHTML">
+        <h3>Create a key</h3>
+        <input type="hidden" name="return" value={`/projects/${props.projectId}?tab=keys`} />
+        <label for="key-name">Name (what it is for)</label>
+        <input id="key-name" name="name" required maxlength={100} placeholder="pre-commit hook of alice's laptop" />
+        <fieldset>
+          <legend>Tools it may use</legend>
+          <div class="checks">
+            {KEY_SCOPES.map((s) => (
+              <label class="check">
+                <input type="checkbox" name="tools" value={s} checked={["prepare_task", "validate", "deepen", "doctor"].includes(s)} /> {s}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <label for="key-expires">Expires (optional)</label>
+        <input id="key-expires" name="expiresAt" type="date" />
+        <p>
+          <button type="submit">Create key</button>
+        </p>
+      </form>
+    </section>
+  );
+}
+
+/** The connection kit: MCP URL, per-client configurations with copy buttons, the AGENTS.md stub. */
+export function ConnectionKit(props: { mcpUrl: string; clients: ClientConfig[]; instructions: { file: string; content: string } }) {
+  return (
+    <div class="kit">
+      <p>
+        MCP URL (no secret: the agent signs in with OAuth): <code id="mcp-url">{props.mcpUrl}</code>{" "}
+        <button type="button" class="secondary small" data-copy="#mcp-url">
+          Copy<span class="visually-hidden"> the MCP URL</span>
+        </button>
+      </p>
+      {props.clients.map((c) => (
+        <details class="client" id={`client-${c.id}`}>
+          <summary>{c.name}</summary>
+          {c.command ? (
+            <div class="copy-row">
+              <code id={`cmd-${c.id}`}>{c.command}</code>{" "}
+              <button type="button" class="secondary small" data-copy={`#cmd-${c.id}`}>
+                Copy<span class="visually-hidden"> the {c.name} command</span>
+              </button>
+            </div>
+          ) : null}
+          <p class="small">
+            Or in <code>{c.file}</code> (<a href={c.docs}>format</a>):
+          </p>
+          <pre id={`cfg-${c.id}`}>{c.content}</pre>
+          <button type="button" class="secondary small" data-copy={`#cfg-${c.id}`}>
+            Copy<span class="visually-hidden"> the {c.name} configuration</span>
+          </button>
+        </details>
+      ))}
+      <details class="client">
+        <summary>Instructions for the agent ({props.instructions.file})</summary>
+        <pre id="agents-md">{props.instructions.content}</pre>
+        <button type="button" class="secondary small" data-copy="#agents-md">
+          Copy<span class="visually-hidden"> {props.instructions.file}</span>
+        </button>
+      </details>
+    </div>
+  );
+}
+
+/** The automation key block: create (or replace) it; the answer shows the value once. */
+export function AutomationKey(props: { projectId: string; created?: { value: string; baseUrl: string } }) {
+  const route = `/web/projects/${props.projectId}/token`;
+  return (
+    <div id="automation">
+      {props.created ? (
+        <OneTimeSecret label="Automation key" value={props.created.value} note={`Set TALENTD_URL=${props.created.baseUrl} and TALENTD_KEY to this value in your CI's secrets. The previous automation key no longer works.`} />
+      ) : null}
+      <form method="post" action={route} hx-post={route} hx-target="#automation" hx-swap="outerHTML">
+        <input type="hidden" name="return" value={`/projects/${props.projectId}`} />
+        <button type="submit" class={props.created ? "secondary" : ""}>
+          {props.created ? "Replace the automation key" : "Create the automation key"}
+        </button>{" "}
+        <span class="muted small">scopes prepare_task, validate, deepen, doctor, catalog; creating one revokes the previous one</span>
+      </form>
+    </div>
+  );
+}
+
+/** The route views of the project pages (registered once by createApp). */
+export function registerProjectViews(deps: AppDeps): void {
+  const catalog = () => deps.state.catalog!;
+  const installedFragment = async (_data: unknown, ctx: ViewContext) => {
+    const project = await projectOf(deps, ctx);
+    return <InstalledSection projectId={project.id} overview={await installedOverview({ database: deps.database, catalog: catalog() }, project)} catalog={catalog()} />;
+  };
+  for (const [m, r] of [["POST", "/web/projects/:id/talents"], ["PATCH", "/web/projects/:id/talents/*"], ["DELETE", "/web/projects/:id/talents/*"]] as const) {
+    registerView(m, r, { fragment: installedFragment });
+  }
+  registerView("POST", "/web/projects/:id/apply-specialization", { redirect: (_d, ctx) => returnOr(ctx, `/projects/${ctx.params.id}`) });
+  const keysFragment = async (ctx: ViewContext, created?: { value: string; name: string }) => (
+    <KeysSection projectId={ctx.params.id!} keys={await listKeys(deps.database, ctx.params.id!)} created={created} />
+  );
+  registerView("POST", "/web/projects/:id/keys", {
+    fragment: (data, ctx) => {
+      const d = data as { key: KeyView; value: string };
+      return keysFragment(ctx, { value: d.value, name: d.key.name });
+    },
+  });
+  registerView("DELETE", "/web/projects/:id/keys/:keyId", { fragment: (_data, ctx) => keysFragment(ctx) });
+  registerView("POST", "/web/projects/:id/token", { fragment: (data, ctx) => <AutomationKey projectId={ctx.params.id!} created={{ value: (data as { value: string }).value, baseUrl: deps.config.baseUrl }} /> });
+  registerView("POST", "/web/projects", { redirect: (data) => `/projects/${(data as { project: { id: string } }).project.id}/onboarding` });
+  registerView("DELETE", "/web/projects/:id", { redirect: () => "/" });
+  registerView("PATCH", "/web/projects/:id", { redirect: (_d, ctx) => `/projects/${ctx.params.id}?tab=settings` });
+  registerView("POST", "/web/orgs/active", { redirect: () => "/" });
+}
+
+/** The form's `return` path (a path of this site) or a default. */
+function returnOr(ctx: ViewContext, fallback: string): string {
+  const r = (ctx.body as Record<string, unknown> | null)?.return;
+  return typeof r === "string" && r ? safeNext(r) : fallback;
+}
+
+/** The project of a route's `:id` (the route's guard and handler already checked it is the caller's). */
+async function projectOf(deps: AppDeps, ctx: ViewContext) {
+  const row = await deps.database.get<{ organizationId: string }>("SELECT organization_id AS organizationId FROM projects WHERE id = ?", [ctx.params.id!]);
+  if (!row) throw new AppError("not_found", "No such project.");
+  return getProject(deps.database, row.organizationId, ctx.params.id!);
+}

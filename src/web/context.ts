@@ -1,0 +1,42 @@
+/**
+ * What every dashboard page needs first: the person (or a redirect to `/login`), their
+ * organizations and the active one (the header's switcher), and, for the pages of an
+ * organization's data, that organization approved and their role (spec C rule 1: a pending
+ * organization's members see only its status).
+ */
+import type { AppDeps } from "../app";
+import { activeOrganization, optionalSession } from "../auth/session";
+import { AppError } from "../http/errors";
+import type { SessionRecord } from "../identity/sessions";
+import { listMemberships, type OrgMembership } from "../tenancy/service";
+import type { Nav } from "./layout";
+
+export interface PageContext {
+  session: SessionRecord;
+  organizations: OrgMembership[];
+  active: OrgMembership | null;
+  nav: Nav;
+}
+
+/** The signed-in page context, or a 303 to `/login?next=<this page>`. */
+export async function pageContext(deps: AppDeps, request: Request): Promise<PageContext | Response> {
+  const session = await optionalSession(deps.database, request);
+  const url = new URL(request.url);
+  if (!session) {
+    return new Response(null, { status: 303, headers: { location: `/login?next=${encodeURIComponent(url.pathname + url.search)}`, "cache-control": "no-store" } });
+  }
+  const [organizations, active] = await Promise.all([listMemberships(deps.database, session.user.id), activeOrganization(deps.database, session)]);
+  return { session, organizations, active, nav: { organizations, activeOrganizationId: active?.id ?? null, path: url.pathname } };
+}
+
+/** The active organization, approved (else the error page says why and what to do). */
+export function approvedOrg(ctx: PageContext): OrgMembership {
+  if (!ctx.active) throw new AppError("no_active_organization", "You do not belong to an organization yet: create one, or accept an invitation.");
+  if (ctx.active.status !== "approved") {
+    throw new AppError("organization_not_approved", `${ctx.active.name} is ${ctx.active.status}: a platform administrator must approve it before its projects can be used. Its status stays visible on the home page.`);
+  }
+  return ctx.active;
+}
+
+/** Whether the person may administer the active organization (owner or admin). */
+export const isOrgAdmin = (org: OrgMembership): boolean => org.role === "owner" || org.role === "admin";

@@ -1,0 +1,76 @@
+/**
+ * The HTML side of the `/web/*` routes (DESIGN §8, §12): a route answers JSON by default; the
+ * same data as an HTML fragment when htmx asks (`HX-Request`); and a browser form posted
+ * without JavaScript is sent back to a page (303, Post/Redirect/Get). Routes stay as they are:
+ * their views are registered here by method and route pattern, beside the domain that owns
+ * them (e.g. src/projects/views.tsx), and one global hook picks the form of the answer.
+ *
+ * An htmx request to a route without a fragment gets `HX-Refresh` (the page reloads with the
+ * new state); a navigation POST goes to the form's `return` field (a path of this site), or
+ * to the page it came from.
+ */
+import { Elysia } from "elysia";
+import { isHtmx, isNavigation } from "../http/negotiate";
+import { safeNext } from "../http/next";
+
+export interface ViewContext {
+  request: Request;
+  params: Record<string, string>;
+  body: unknown;
+}
+
+/** What a registered route answers in HTML: a fragment for htmx, where to go after a form post. */
+export interface RouteView {
+  fragment?: (data: unknown, ctx: ViewContext) => unknown | Promise<unknown>;
+  /**
+   * The page to go to after the change, for a form posted without JavaScript and for htmx
+   * alike (`HX-Redirect`), when the fragment is not the answer (default for a form post: the
+   * form's `return`, else the Referer's path; for htmx: the page reloads).
+   */
+  redirect?: (data: unknown, ctx: ViewContext) => string;
+}
+
+const registry = new Map<string, RouteView>();
+
+/** Registers the HTML answers of a route (`METHOD /web/...` as the route is declared). */
+export function registerView(method: string, route: string, view: RouteView): void {
+  registry.set(`${method} ${route.replace(/\/$/, "")}`, view);
+}
+
+/** The path a form asked to return to (`return` field), or the Referer's path on this site, or `fallback`. */
+function returnPath(request: Request, body: unknown, fallback: string): string {
+  const field = (body as Record<string, unknown> | null)?.return;
+  if (typeof field === "string" && field) return safeNext(field);
+  const referer = request.headers.get("referer");
+  if (referer) {
+    try {
+      const r = new URL(referer);
+      if (r.host === new URL(request.url).host) return safeNext(r.pathname + r.search);
+    } catch {
+      /* no usable referer */
+    }
+  }
+  return fallback;
+}
+
+/** The global hook; composed once in createApp after the routes. */
+export function webViews() {
+  return new Elysia({ name: "web-views" }).onAfterHandle({ as: "global" }, async ({ request, route, params, body, responseValue }) => {
+    if (!route.startsWith("/web/") || responseValue instanceof Response) return;
+    const htmx = isHtmx(request);
+    const navigation = !htmx && request.method !== "GET" && isNavigation(request);
+    if (!htmx && !navigation) return;
+    const view = registry.get(`${request.method} ${route.replace(/\/$/, "")}`);
+    const ctx: ViewContext = { request, params: (params ?? {}) as Record<string, string>, body };
+    if (htmx) {
+      if (view?.redirect) return new Response(null, { status: 204, headers: { "hx-redirect": view.redirect(responseValue, ctx) } });
+      if (view?.fragment) {
+        const html = String(await view.fragment(responseValue, ctx));
+        return new Response(html, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } });
+      }
+      return new Response(null, { status: 204, headers: { "hx-refresh": "true" } });
+    }
+    const to = view?.redirect ? view.redirect(responseValue, ctx) : returnPath(request, body, "/");
+    return new Response(null, { status: 303, headers: { location: to, "cache-control": "no-store" } });
+  });
+}
