@@ -292,6 +292,8 @@ export function pointerTarget(pointer: string): { target: string; path: string }
 export interface BuildResult {
   catalog: Catalog;
   findings: Finding[];
+  /** What SKILL.md folders hold that no talent field carries (`not mapped: …`); refuses nothing. */
+  notes: Finding[];
 }
 
 /**
@@ -303,6 +305,7 @@ export function buildCatalog(sources: TalentSource[], extraFindings: Finding[] =
   const byFolder = new Map<string, TalentSource>();
   for (const s of sources) byFolder.set(s.folder, s);
   const findings: Finding[] = [...extraFindings];
+  const notes: Finding[] = [];
   const brokenMap = new Map<string, Finding[]>();
   const valid = new Map<string, Talent>();
   const labels = new Map<string, (p: string) => string>();
@@ -310,7 +313,8 @@ export function buildCatalog(sources: TalentSource[], extraFindings: Finding[] =
   for (const src of byFolder.values()) {
     // Start-up only: collecting parse garbage as it accrues keeps the peak (and so RSS) low.
     if (opts.gcEvery && ++validated % opts.gcEvery === 0) Bun.gc(true);
-    const { talent, findings: f } = validateTalent(src);
+    const { talent, findings: f, notes: n } = validateTalent(src);
+    notes.push(...n);
     labels.set(src.folder, src.label);
     if (talent) valid.set(talent.id, talent);
     else brokenMap.set(src.folder, f);
@@ -357,7 +361,7 @@ export function buildCatalog(sources: TalentSource[], extraFindings: Finding[] =
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([folder, f]) => ({ folder, findings: f }));
   for (const b of broken) for (const f of b.findings) if (!findings.includes(f)) findings.push(f);
-  return { catalog: new Catalog([...valid.values()], broken), findings };
+  return { catalog: new Catalog([...valid.values()], broken), findings, notes };
 }
 
 /** Ids on a requires cycle (Tarjan would be overkill: the graph is small and acyclic in practice). */
