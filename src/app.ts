@@ -10,6 +10,7 @@ import { createGuards } from "./auth/guards";
 import { createAuthLimiters, type AuthLimiters } from "./identity/limits";
 import { selectionRoutes } from "./projects/selectionRoutes";
 import { resolutionRoutes } from "./resolution/routes";
+import { skillRoutes } from "./skills/routes";
 import { catalogApiRoutes } from "./catalog/routes";
 import { expertiseRoutes } from "./expertises/routes";
 import { healthRoutes } from "./health/routes";
@@ -68,6 +69,7 @@ export function createApp(input: AppDeps) {
     .use(expertiseRoutes(deps, guards))
     .use(catalogApiRoutes(deps, guards))
     .use(resolutionRoutes(deps, guards))
+    .use(skillRoutes(deps, guards))
     .use(selectionRoutes(deps, guards))
     .use(oauthRoutes(deps))
     .use(mcpRoutes(deps, backend));
