@@ -37,7 +37,7 @@ const readBack = (scalar: string) => ({ yaml: parseDocument(`v: ${scalar}\n`).to
 describe("the YAML of a canonical SKILL.md", () => {
   test("yamlScalar: any string reads back as itself, with the yaml package and with Bun's parser (property over unicode strings)", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: "binary" }), fc.constantFrom("true", "no", "on", "null", "~", "123", "1e3", "0x1f", "-", "a: b", "#x", "'q'", '"d"', "", " ", "\u2028", "\ufeff", "x\ny")), (s) => {
+      fc.property(fc.oneof(fc.string({ unit: "binary" }), fc.constantFrom("true", "no", "on", "null", "~", "123", "1e3", "0x1f", "-", "a: b", "#x", "'q'", '"d"', "", " ", "\u2028", "\ufeff", "x\ny", "a --- b", "----")), (s) => {
         const back = readBack(yamlScalar(s));
         expect(back.yaml).toBe(s);
         expect(back.bun).toBe(s);
@@ -53,7 +53,7 @@ describe("the YAML of a canonical SKILL.md", () => {
       license: "Apache-2.0",
       compatibility: "Requires git",
       "allowed-tools": ["Bash(git:*)", "Read"],
-      metadata: { version: "1.0.0", rules: '[{"id":"AB-001","title":"it\'s"}]', "io.modelcontextprotocol/x": "y", yes: "no" },
+      metadata: { version: "1.0.0", rules: '[{"id":"AB-001","title":"it\'s --- so"}]', "io.modelcontextprotocol/x": "y", yes: "no", "k---": "v" },
     };
     const text = renderSkillMd(fm, "# Body\n\nText.");
     const split = splitFrontMatter(text)!;
@@ -61,6 +61,8 @@ describe("the YAML of a canonical SKILL.md", () => {
     expect(parseDocument(split.yaml).toJS()).toEqual(fm);
     expect((parseFrontMatterYaml(split.yaml) as { value: unknown }).value).toEqual(fm);
     expect(split.body).toBe("\n# Body\n\nText.\n");
+    // the reference validator takes the text up to the second --- as the front matter
+    expect(text.split("---")[1]).toBe(`\n${split.yaml}`);
   });
 });
 

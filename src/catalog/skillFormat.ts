@@ -363,16 +363,20 @@ const escapeOdd = (s: string) => s.replace(ODD, (c) => `\\u${c.charCodeAt(0).toS
 
 const YAML_WORDS = new Set(["y", "n", "yes", "no", "true", "false", "on", "off", "null"]);
 
-/** A YAML scalar that every parser reads back as exactly `s`, in a style a strict parser accepts. */
+/**
+ * A YAML scalar that every parser reads back as exactly `s`, in a style a strict parser
+ * accepts. A `---` inside a value is written `--\u002d`: the reference validator finds the end
+ * of the front matter by the next `---` in the text, wherever it is.
+ */
 export function yamlScalar(s: string): string {
   if (ID_PATTERN.test(s) && /^[a-z]/.test(s) && !YAML_WORDS.has(s)) return s;
   // single quotes: no escapes, only ' doubled; for printable one-line text (and JSON text)
-  if (!/[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/.test(s)) return `'${s.replace(/'/g, "''")}'`;
-  return escapeOdd(JSON.stringify(s));
+  if (!/[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]|---/.test(s)) return `'${s.replace(/'/g, "''")}'`;
+  return escapeOdd(JSON.stringify(s)).replace(/---/g, "--\\u002d");
 }
 
 function yamlKey(k: string): string {
-  return /^[A-Za-z][A-Za-z0-9_.\/-]*$/.test(k) && !YAML_WORDS.has(k.toLowerCase()) ? k : escapeOdd(JSON.stringify(k));
+  return /^[A-Za-z][A-Za-z0-9_.\/-]*$/.test(k) && !YAML_WORDS.has(k.toLowerCase()) && !k.includes("---") ? k : escapeOdd(JSON.stringify(k)).replace(/---/g, "--\\u002d");
 }
 
 /** The SKILL.md text of a front matter and a body: block style, every value a quoted string. */
