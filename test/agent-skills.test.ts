@@ -327,6 +327,12 @@ describe('"expertise authoring accepts a SKILL.md folder"', () => {
     const playbook = await (await withKey(env, key, `/api/validation/playbook?resolutionId=${prepared.resolutionId}&talent=${encodeURIComponent(ref)}`)).json();
     expect(playbook.detail.rules.map((r: { id: string }) => r.id)).toEqual(["PAY-001", "PAY-002", "PAY-003"]);
     expect(playbook.detail.tests).toEqual([{ rule: "PAY-001", pass: "ledger.post(refund)", fail: "db.insert(refund)" }]);
+    // as a skill: at its published version (the publication number), with its confirmed triggers, its link relative
+    const { skills } = await (await withKey(env, key, "/api/skills")).json();
+    expect(skills.map((k: { uri: string }) => k.uri)).toEqual([`skill://~${o.org.slug}/refunds/SKILL.md`]);
+    expect(skills[0].frontmatter).toMatchObject({ name: "refunds", metadata: { version: "1", title: "Refunds", triggers: '{"files":["src/payments/**"],"keywords":["refund"]}' } });
+    const skillMd = await (await withKey(env, key, `/api/skills/file?uri=${encodeURIComponent(skills[0].uri)}`)).json();
+    expect(skillMd.text).toEndWith("\nEvery refund goes through [the ledger](references/ledger.md).\n");
   });
 
   test("a SKILL.md content whose name is not the slug, or whose metadata does not validate, is not publishable (verification names the field)", async () => {

@@ -282,7 +282,8 @@ const folders = new WeakMap<Talent, SkillFolder>();
  * The canonical SKILL.md folder of a talent (cached per talent object: talents are immutable).
  * A TALENT.md talent: name, description = summary, its other fields in metadata, its body with
  * own pointers made relative. A SKILL.md talent: its front matter brought into that shape (a
- * field the specification does not define goes into metadata) and its body as written.
+ * field the specification does not define goes into metadata) and its body as written. An
+ * expertise carries its publication number as version and its confirmed triggers, either way.
  * Further files are copied byte for byte.
  */
 export function skillFolderOf(t: Talent): SkillFolder {
@@ -296,6 +297,13 @@ export function skillFolderOf(t: Talent): SkillFolder {
     const parsed = split ? parseFrontMatterYaml(split.yaml) : null;
     const fm = parsed && "value" in parsed && parsed.value && typeof parsed.value === "object" ? (parsed.value as Record<string, unknown>) : {};
     frontmatter = canonicalSkillFrontMatter(name, t.summary, fm);
+    if (t.kind === "expertise") {
+      // served at its published version, as a TALENT.md expertise is: the publication number
+      // and the triggers confirmed for it
+      const served: Record<string, string> = { version: t.version };
+      if (t.triggers.files.length > 0 || t.triggers.keywords.length > 0) served.triggers = jsonText(t.triggers);
+      frontmatter.metadata = { ...frontmatter.metadata, ...served };
+    }
     body = (split?.body ?? "").trim();
   } else {
     frontmatter = { name, description: t.summary, metadata: talentMetadata(t) };
