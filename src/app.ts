@@ -10,6 +10,7 @@ import { createGuards } from "./auth/guards";
 import { createAuthLimiters, type AuthLimiters } from "./identity/limits";
 import { selectionRoutes } from "./projects/selectionRoutes";
 import { resolutionRoutes } from "./resolution/routes";
+import { skillRoutes } from "./skills/routes";
 import { catalogApiRoutes } from "./catalog/routes";
 import { catalogWebRoutes } from "./catalog/webRoutes";
 import { expertiseRoutes } from "./expertises/routes";
@@ -90,6 +91,7 @@ export function createApp(input: AppDeps) {
     .use(catalogApiRoutes(deps, guards))
     .use(catalogWebRoutes(deps, guards))
     .use(resolutionRoutes(deps, guards))
+    .use(skillRoutes(deps, guards))
     .use(selectionRoutes(deps, guards))
     .use(relevanceRoutes(deps, guards))
     .use(connectionRoutes(deps, guards))

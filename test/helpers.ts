@@ -254,3 +254,23 @@ export async function publishedExpertise(owner: WebClient, orgSlug: string, slug
   }
   return { id, ref: `@${orgSlug}/${slug}` };
 }
+
+/**
+ * Creates, confirms triggers of, publishes and activates an expertise of the owner's active
+ * organization; `content` is a TALENT.md or a SKILL.md text. Returns its id and `@org/slug`.
+ */
+export async function publishedExpertiseOf(owner: WebClient, slug: string, content: string, files: Record<string, string> = {}): Promise<{ id: string; ref: string }> {
+  const base = "/web/orgs/current/expertises";
+  const created = await owner.post(base, { slug, content, files });
+  if (created.status !== 201) throw new Error(JSON.stringify(created.body));
+  const id = created.body.id as string;
+  for (const [method, path, body] of [
+    ["PUT", `${base}/${id}/triggers`, { files: ["src/payments/**"], keywords: ["refund"] }],
+    ["POST", `${base}/${id}/publish`, {}],
+    ["POST", `${base}/${id}/activate`, {}],
+  ] as const) {
+    const r = await owner.json(method, path, body);
+    if (r.status !== 200) throw new Error(`${path}: ${JSON.stringify(r.body)}`);
+  }
+  return { id, ref: created.body.ref as string };
+}

@@ -82,10 +82,11 @@ describe("MCP with a project key (the SDK client over Streamable HTTP)", () => {
     await client.close();
   });
 
-  test("capabilities say what the server does: tools and resources, no listChanged (a stateless server never sends list_changed), no prompts, no subscribe", async () => {
+  test("capabilities say what the server does: tools, resources, prompts and the Skills extension with directoryRead; no listChanged (a stateless server never sends list_changed), no subscribe", async () => {
     const s = await setup();
     const client = await connectWithBearer(mcpUrl(s.project.id), s.key);
-    expect(client.getServerCapabilities()).toEqual({ tools: {}, resources: {} });
+    const capabilities = { tools: {}, resources: {}, prompts: {}, extensions: { "io.modelcontextprotocol/skills": { directoryRead: true } } };
+    expect(client.getServerCapabilities()).toEqual(capabilities);
     // the raw initialize answer too: the key is absent, not false
     const raw = await fetch(mcpUrl(s.project.id), {
       method: "POST",
@@ -94,7 +95,7 @@ describe("MCP with a project key (the SDK client over Streamable HTTP)", () => {
     });
     const text = await raw.text();
     expect(text).not.toContain("listChanged");
-    expect(JSON.parse(text).result.capabilities).toEqual({ tools: {}, resources: {} });
+    expect(JSON.parse(text).result.capabilities).toEqual(capabilities);
     await client.close();
   });
 
@@ -227,7 +228,7 @@ describe("MCP with a project key (the SDK client over Streamable HTTP)", () => {
     expect(ex.files[0].uri).toBe(`talent://${s.expertiseRef}`);
     expect(ex.files[0].content).toContain("Refunds go through the ledger.");
     const { resourceTemplates } = await client.listResourceTemplates();
-    expect(resourceTemplates[0]!.uriTemplate).toBe("talent://{+path}");
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(["talent://{+path}", "skill://{+path}"]);
     await client.close();
   });
 

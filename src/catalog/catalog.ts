@@ -295,6 +295,8 @@ export function pointerTarget(pointer: string): { target: string; path: string }
 export interface BuildResult {
   catalog: Catalog;
   findings: Finding[];
+  /** What SKILL.md folders hold that no talent field carries (`not mapped: …`); refuses nothing. */
+  notes: Finding[];
 }
 
 /**
@@ -312,6 +314,7 @@ export function buildCatalog(
   const byFolder = new Map<string, TalentSource>();
   for (const s of sources) byFolder.set(s.folder, s);
   const findings: Finding[] = [...extraFindings];
+  const notes: Finding[] = [];
   const brokenMap = new Map<string, Finding[]>();
   const valid = new Map<string, Talent>();
   const labels = new Map<string, (p: string) => string>();
@@ -319,7 +322,8 @@ export function buildCatalog(
   for (const src of byFolder.values()) {
     // Start-up only: collecting parse garbage as it accrues keeps the peak (and so RSS) low.
     if (opts.gcEvery && ++validated % opts.gcEvery === 0) Bun.gc(true);
-    const { talent, findings: f } = validateTalent(src);
+    const { talent, findings: f, notes: n } = validateTalent(src);
+    notes.push(...n);
     labels.set(src.folder, src.label);
     if (talent) valid.set(talent.id, talent);
     else brokenMap.set(src.folder, f);
@@ -370,7 +374,7 @@ export function buildCatalog(
   const specializations = validateSpecializations(specializationSources, catalog);
   catalog.specializations = specializations.list;
   findings.push(...specializations.findings);
-  return { catalog, findings };
+  return { catalog, findings, notes };
 }
 
 /** Ids on a requires cycle (Tarjan would be overkill: the graph is small and acyclic in practice). */

@@ -3,7 +3,6 @@
  * and the expertise publication. It checks one talent on its own; links between talents
  * (requires, conflicts, pointers into other talents) are checked by the index.
  */
-import type * as YamlModule from "yaml";
 import { digestOf } from "../lib/crypto";
 import {
   estimateTokens,
@@ -19,6 +18,10 @@ import {
   type Triggers,
 } from "./format";
 import { renderCompact } from "./compact";
+import { parseFrontMatterYaml, splitFrontMatter } from "./frontMatter";
+import { mapSkillFrontMatter, relativeLinksToPointers, SKILL_COMPATIBILITY_MAX, SKILL_DESCRIPTION_MAX, SKILL_NAME_MAX, TALENT_METADATA_KEYS } from "./skillFormat";
+
+export { parseFrontMatterYaml, splitFrontMatter };
 
 export interface TalentSource {
   /** Folder name (public talents) or slug (expertises): the id the talent must carry. */
@@ -35,131 +38,157 @@ export interface TalentSource {
 export interface ValidationResult {
   talent: Talent | null;
   findings: Finding[];
+  /** SKILL.md only: what has no talent field (kept in SKILL.md), as `not mapped: …` problems. They refuse nothing. */
+  notes: Finding[];
 }
 
 const TALENT_FIELDS = new Set([
   "id", "title", "summary", "version", "roles", "languages", "triggers", "requires", "conflicts", "budget", "rules", "tests",
 ]);
-const SKILL_FIELDS = new Set(["name", "description", "license", "allowed-tools", "metadata", "compatibility"]);
 
-/** Splits `---\nYAML\n---\nbody`; null when there is no front matter. */
-export function splitFrontMatter(text: string): { yaml: string; body: string; bodyLine: number } | null {
-  const src = text.replace(/^\uFEFF/, "").replace(/\r\n/g, "\n");
-  if (!src.startsWith("---\n")) return null;
-  const end = src.indexOf("\n---", 4);
-  if (end < 0) return null;
-  const after = src.indexOf("\n", end + 4);
-  const yaml = src.slice(4, end + 1);
-  const body = after < 0 ? "" : src.slice(after + 1);
-  return { yaml, body, bodyLine: yaml.split("\n").length + 2 };
+type Add = (field: string, problem: string) => void;
+
+/** A string field: trimmed, "" when missing (and a finding when required). */
+function readStr(data: Record<string, unknown>, field: string, max: number, add: Add, required = true): string {
+  const v = data[field];
+  if (v === undefined || v === null || v === "") {
+    if (required) add(field, "missing");
+    return "";
+  }
+  if (typeof v !== "string") {
+    add(field, "must be a string");
+    return "";
+  }
+  if (v.length > max) add(field, `too long (${v.length} > ${max} characters)`);
+  return v.trim();
 }
 
-/** Validates one talent folder; returns the talent (null if any finding) and every finding. */
+function readStrList(data: Record<string, unknown>, field: string, add: Add, pattern?: RegExp, what?: string): string[] {
+  const v = data[field];
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v) || v.some((x) => typeof x !== "string")) {
+    add(field, "must be a list of strings");
+    return [];
+  }
+  if (pattern) for (const x of v as string[]) if (!pattern.test(x)) add(field, `"${x}" is not ${what}`);
+  return v as string[];
+}
+
+/** Findings on a SKILL.md's talent fields named where they were written (`metadata.rules[TS-001].check`). */
+function relabel(add: Add, labels: Partial<Record<string, string>>): Add {
+  return (field, problem) => {
+    const key = /^[a-z]+/.exec(field)?.[0] ?? field;
+    // a field that was not written is named where it would be: in metadata
+    const label = labels[key] ?? ((TALENT_METADATA_KEYS as readonly string[]).includes(key) ? `metadata.${key}` : undefined);
+    add(label ? label + field.slice(key.length) : field, problem);
+  };
+}
+
+/**
+ * Validates one talent folder; returns the talent (null if any finding), every finding, and
+ * the notes of a SKILL.md folder (what has no talent field: docs/talent-format.md).
+ */
 export function validateTalent(src: TalentSource): ValidationResult {
   const isSkill = src.files["TALENT.md"] === undefined && src.files["SKILL.md"] !== undefined;
   const mainFile = isSkill ? "SKILL.md" : "TALENT.md";
   const file = src.label(mainFile);
   const findings: Finding[] = [];
-  const add = (field: string, problem: string): void => {
+  const notes: Finding[] = [];
+  const add: Add = (field, problem) => {
     findings.push({ file, field, problem });
   };
   const text = src.files[mainFile];
   if (text === undefined) {
     add("file", "missing TALENT.md (or SKILL.md)");
-    return { talent: null, findings };
+    return { talent: null, findings, notes };
   }
   const split = splitFrontMatter(text);
   if (!split) {
     add("front matter", "missing: the file must start with a YAML block between --- lines");
-    return { talent: null, findings };
+    return { talent: null, findings, notes };
   }
   const parsed = parseFrontMatterYaml(split.yaml);
   if ("error" in parsed) {
     add("front matter", parsed.error);
-    return { talent: null, findings };
+    return { talent: null, findings, notes };
   }
   const fm = parsed.value;
   if (fm === null || typeof fm !== "object" || Array.isArray(fm)) {
     add("front matter", "must be a YAML mapping");
-    return { talent: null, findings };
+    return { talent: null, findings, notes };
   }
   const data = fm as Record<string, unknown>;
-  const allowed = isSkill ? SKILL_FIELDS : TALENT_FIELDS;
-  for (const key of Object.keys(data)) if (!allowed.has(key)) add(key, "unknown field");
-
-  const str = (field: string, max: number, required = true): string => {
-    const v = data[field];
-    if (v === undefined || v === null || v === "") {
-      if (required) add(field, "missing");
-      return "";
-    }
-    if (typeof v !== "string") {
-      add(field, "must be a string");
-      return "";
-    }
-    if (v.length > max) add(field, `too long (${v.length} > ${max} characters)`);
-    return v.trim();
-  };
-  const strList = (field: string, pattern?: RegExp, what?: string): string[] => {
-    const v = data[field];
-    if (v === undefined || v === null) return [];
-    if (!Array.isArray(v) || v.some((x) => typeof x !== "string")) {
-      add(field, "must be a list of strings");
-      return [];
-    }
-    if (pattern) for (const x of v as string[]) if (!pattern.test(x)) add(field, `"${x}" is not ${what}`);
-    return v as string[];
-  };
+  const uri = src.uri ?? `talent://${src.folder}`;
 
   let id: string;
-  let title: string;
   let summary: string;
+  // the talent fields and how findings name them: the front matter itself for TALENT.md, the
+  // fields decoded from `metadata` (and a top-level `version`) for SKILL.md
+  let fields: Record<string, unknown> = data;
+  let addField: Add = add;
+  if (isSkill) {
+    const mapped = mapSkillFrontMatter(data);
+    for (const p of mapped.problems) add(p.field, p.problem);
+    for (const n of mapped.notes) notes.push({ file, ...n });
+    id = readStr(data, "name", SKILL_NAME_MAX, add);
+    summary = readStr(data, "description", SKILL_DESCRIPTION_MAX, add);
+    if (data.license !== undefined && data.license !== null && typeof data.license !== "string") add("license", "must be a string");
+    readStr(data, "compatibility", SKILL_COMPATIBILITY_MAX, add, false);
+    const tools = data["allowed-tools"];
+    if (tools !== undefined && tools !== null && typeof tools !== "string" && !(Array.isArray(tools) && tools.every((x) => typeof x === "string"))) {
+      add("allowed-tools", "must be a string or a list of strings");
+    }
+    fields = mapped.fields;
+    addField = relabel(add, mapped.labels);
+  } else {
+    for (const key of Object.keys(data)) if (!TALENT_FIELDS.has(key)) add(key, "unknown field");
+    id = readStr(data, "id", 64, add);
+    summary = readStr(data, "summary", 300, add);
+  }
+  // A SKILL.md needs only name and description: its other fields are optional, and checked as
+  // TALENT.md's when present.
+  const given = (key: string) => fields[key] !== undefined && fields[key] !== null;
+  const title = isSkill && !given("title") ? id : readStr(fields, "title", 80, addField);
   let version = "0.0.0";
-  let roles: string[] = [];
-  let languages: string[] = [];
-  let triggers: Triggers = { files: [], keywords: [] };
-  let requires: string[] = [];
-  let conflicts: string[] = [];
+  if (!isSkill || given("version")) {
+    version = readStr(fields, "version", 64, addField);
+    if (version && !SEMVER_PATTERN.test(version)) addField("version", `"${version}" is not a semantic version (MAJOR.MINOR.PATCH)`);
+  }
+  if (!isSkill && data.roles === undefined) add("roles", "missing");
+  const roles = readStrList(fields, "roles", addField, /^[a-z0-9-]+$/, "a role name (lower-case letters, digits, -)");
+  if (!isSkill && data.roles !== undefined && roles.length === 0 && Array.isArray(data.roles)) add("roles", "needs at least one role");
+  const languages = readStrList(fields, "languages", addField);
+  const triggers = readTriggers(fields.triggers, addField);
+  const requires = readStrList(fields, "requires", addField, ID_PATTERN, "a talent id");
+  const conflicts = readStrList(fields, "conflicts", addField, ID_PATTERN, "a talent id");
+  if (requires.includes(id)) addField("requires", "a talent cannot require itself");
+  if (conflicts.includes(id)) addField("conflicts", "a talent cannot conflict with itself");
+  for (const r of requires) if (conflicts.includes(r)) addField("conflicts", `"${r}" is both required and in conflict`);
   let budget = 4000;
+  if (!given("budget")) {
+    if (!isSkill) add("budget", "missing");
+  } else if (typeof fields.budget !== "number" || !Number.isInteger(fields.budget) || fields.budget < 100 || fields.budget > 4000) {
+    addField("budget", `must be an integer from 100 to 4000 (got ${JSON.stringify(fields.budget)})`);
+  } else budget = fields.budget;
   const rules: TalentRule[] = [];
   const tests: ConformanceTest[] = [];
+  if (!isSkill || given("rules")) readRules(fields.rules, rules, addField);
+  if (!isSkill || given("rules") || given("tests")) readTests(fields.tests, rules, tests, addField);
 
-  if (isSkill) {
-    id = str("name", 64);
-    title = id;
-    summary = str("description", 1024);
-  } else {
-    id = str("id", 64);
-    title = str("title", 80);
-    summary = str("summary", 300);
-    version = str("version", 64);
-    if (version && !SEMVER_PATTERN.test(version)) add("version", `"${version}" is not a semantic version (MAJOR.MINOR.PATCH)`);
-    if (data.roles === undefined) add("roles", "missing");
-    roles = strList("roles", /^[a-z0-9-]+$/, "a role name (lower-case letters, digits, -)");
-    if (data.roles !== undefined && roles.length === 0 && Array.isArray(data.roles)) add("roles", "needs at least one role");
-    languages = strList("languages");
-    triggers = readTriggers(data.triggers, add);
-    requires = strList("requires", ID_PATTERN, "a talent id");
-    conflicts = strList("conflicts", ID_PATTERN, "a talent id");
-    if (requires.includes(id)) add("requires", "a talent cannot require itself");
-    if (conflicts.includes(id)) add("conflicts", "a talent cannot conflict with itself");
-    for (const r of requires) if (conflicts.includes(r)) add("conflicts", `"${r}" is both required and in conflict`);
-    if (data.budget === undefined) add("budget", "missing");
-    else if (typeof data.budget !== "number" || !Number.isInteger(data.budget) || data.budget < 100 || data.budget > 4000) {
-      add("budget", `must be an integer from 100 to 4000 (got ${JSON.stringify(data.budget)})`);
-    } else budget = data.budget;
-    readRules(data.rules, rules, add);
-    readTests(data.tests, rules, tests, add);
-  }
   if (id) {
     if (!ID_PATTERN.test(id)) add(isSkill ? "name" : "id", `"${id}" is not a valid id (1–64 chars, lower-case letters and digits separated by single -)`);
     else if (id !== src.folder) add(isSkill ? "name" : "id", `"${id}" ≠ folder name "${src.folder}"`);
   }
 
-  const uri = src.uri ?? `talent://${src.folder}`;
   const files = new Map<string, TalentFile>();
   for (const [path, content] of Object.entries(src.files)) files.set(path, { path, content, digest: digestOf(content) });
-  const body = split.body.trim();
+  let body = split.body.trim();
+  if (isSkill) {
+    // the relative links of a SKILL.md become pointers an agent can follow with svc_deepen
+    const linked = relativeLinksToPointers(body, uri, new Set(Object.keys(src.files)));
+    body = linked.body;
+    for (const n of linked.notes) notes.push({ file, ...n });
+  }
   const pointers = [...new Set(body.match(POINTER_PATTERN) ?? [])].map((p) => p.replace(/[.,;:]+$/, ""));
   // Pointers into this talent's own folder are checked here; others by the index.
   for (const p of pointers) {
@@ -172,11 +201,12 @@ export function validateTalent(src: TalentSource): ValidationResult {
   const partial = { title: title || src.folder, summary, rules, body };
   const compact = renderCompact(partial);
   const tokens = estimateTokens(compact);
-  if (!isSkill && tokens > budget) add("budget", `compact form is ${tokens} tokens, over its budget of ${budget}`);
+  if ((!isSkill || given("budget")) && tokens > budget) addField("budget", `compact form is ${tokens} tokens, over its budget of ${budget}`);
 
-  if (findings.length > 0) return { talent: null, findings };
+  if (findings.length > 0) return { talent: null, findings, notes };
   return {
     findings,
+    notes,
     talent: {
       id: src.kind === "expertise" ? uri.slice("talent://".length) : id,
       kind: src.kind ?? "talent",
@@ -207,31 +237,6 @@ export function validateTalent(src: TalentSource): ValidationResult {
       digest: digestOf(text),
     },
   };
-}
-
-/**
- * Parses front matter with Bun's native YAML parser (fast: start-up indexes every talent);
- * on failure, or on a repeated top-level key, the `yaml` package gives the precise message.
- */
-export function parseFrontMatterYaml(yaml: string): { value: unknown } | { error: string } {
-  let value: unknown;
-  let failed = false;
-  try {
-    value = Bun.YAML.parse(yaml);
-  } catch {
-    failed = true;
-  }
-  const keys = yaml.match(/^[A-Za-z_][\w-]*(?=\s*:)/gm) ?? [];
-  if (!failed && new Set(keys).size === keys.length) return { value };
-  // loaded only here: it is a large module, and only a failing file needs its messages
-  const { parse: parseYaml, YAMLParseError } = require("yaml") as typeof YamlModule;
-  try {
-    return { value: parseYaml(yaml, { prettyErrors: false, uniqueKeys: true }) };
-  } catch (e) {
-    const line = e instanceof YAMLParseError && e.linePos ? ` at line ${e.linePos[0].line + 1}` : "";
-    const msg = (e as Error).message.split("\n")[0];
-    return { error: `invalid YAML${line}: ${msg}` };
-  }
 }
 
 function readTriggers(v: unknown, add: (field: string, problem: string) => void): Triggers {

@@ -24,6 +24,7 @@ describe("command line: each command declares its flags and arguments", () => {
     expect(configFlagsOf("migrate")).toEqual(["data-dir", "database-url"]);
     expect(configFlagsOf("backup")).toEqual(["data-dir", "database-url"]);
     expect(configFlagsOf("talents lint")).toEqual([]);
+    expect(configFlagsOf("talents export")).toEqual(["talents-dir", "data-dir", "database-url"]);
     expect(configFlagsOf("version")).toEqual([]);
   });
 

@@ -25,6 +25,7 @@ const FLAGS: Record<string, FlagSpec> = {
   "talents-dir": { value: "DIR", env: CONFIG_FLAGS["talents-dir"], help: "extra catalog folder merged over the embedded one" },
   "log-level": { value: "L", env: CONFIG_FLAGS["log-level"], help: "debug|info|warn|error (default info)" },
   email: { value: "E", help: "the administrator's e-mail address" },
+  project: { value: "ID", help: "export this project's active selection, read from the database (DATA_DIR or DATABASE_URL)" },
   "password-stdin": { help: "read the password from standard input (first line)" },
   help: { help: "print this text and exit" },
 };
@@ -88,11 +89,25 @@ export const COMMANDS: CommandSpec[] = [
     summary: "validate talent folders; exit 1 with file: field: problem lines",
     description:
       "Validates every talent folder in DIR as the server would load it (links may point at the\n" +
-      "embedded catalog). Prints one `file: field: problem` line per finding; exit 1 if any.",
+      "embedded catalog). Prints one `file: field: problem` line per finding; exit 1 if any. For an\n" +
+      "Agent Skills folder, `note: file: field: …` lines name what no talent field carries (exit 0).",
     args: [{ name: "DIR", help: "a folder of talent folders (as TALENTS_DIR)" }],
     flags: [],
     required: [],
     env: [],
+  },
+  {
+    name: "talents export",
+    summary: "write the catalog (or a project's selection) as Agent Skills folders",
+    description:
+      "Writes every talent of the catalog (the embedded one with TALENTS_DIR over it) as an Agent\n" +
+      "Skills folder DIR/<name>/ (SKILL.md and its other files: the bytes the MCP Skills extension\n" +
+      "serves). With --project, that project's active talents and expertises instead, read from the\n" +
+      "database (the server need not run). DIR must be new or empty. `talents lint DIR` reads it back.",
+    args: [{ name: "DIR", help: "the folder to write (new or empty)" }],
+    flags: ["project", "talents-dir", "data-dir", "database-url"],
+    required: [],
+    env: ["DATABASE_AUTH_TOKEN"],
   },
   {
     name: "backup",

@@ -1,14 +1,16 @@
 /**
- * The commands' implementations: the server, the database commands, the linter. main.ts
+ * The commands' implementations: the server, the database commands, the linter, the export. main.ts
  * imports this module only once the command line has parsed to a command that needs it, so
  * `--help`, `version` and a usage error answer without loading the server, the database
  * driver or the catalog (about 30 ms instead of 200).
  */
 import pkg from "../../package.json" with { type: "json" };
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { TraceJournal } from "../activity/journal";
 import { createApp } from "../app";
 import { buildCatalog, formatFindings } from "../catalog/catalog";
+import type { Finding, Talent } from "../catalog/format";
 import { readSpecializationDir, readTalentDir, sourcesFromFlat } from "../catalog/load";
 import { loadCatalog, slimCatalog } from "../catalog/startup";
 import { loadConfig, type Config } from "../config";
@@ -22,6 +24,7 @@ import { createLogger, resolveLogFormat, type Logger } from "../lib/log";
 import { adminCreate } from "./admin";
 import type { CommandLine } from "./args";
 import { CliError } from "./errors";
+import { projectTalents, writeSkillFolders } from "./export";
 import { listenFailure, localUrl, publicUrlNotice } from "./listen";
 
 async function openAndMigrate(config: Config, log: Logger): Promise<Database> {
@@ -89,6 +92,31 @@ async function serve(config: Config, log: Logger): Promise<void> {
   process.on("SIGINT", () => void shutdown("SIGINT"));
 }
 
+/** `talents export DIR [--project ID]`: the catalog, or a project's active selection, as Agent Skills folders. */
+async function exportCommand(cli: Extract<CommandLine, { kind: "run" }>): Promise<number> {
+  const [dir] = cli.args as [string];
+  const config = loadConfig(process.env, cli.config);
+  // a broken talent is skipped with a warning on stderr, as the server skips it
+  const log = createLogger("warn", (line) => process.stderr.write(line + "\n"), "text");
+  const { catalog } = await loadCatalog(config.talentsDir, log);
+  let talents: Talent[] = [...catalog.list];
+  const projectId = cli.flags.project;
+  if (typeof projectId === "string") {
+    const file = config.databaseUrl.startsWith("file:") ? config.databaseUrl.slice("file:".length) : null;
+    if (file !== null && !existsSync(file)) throw new CliError(`no database at ${file} (set DATA_DIR or DATABASE_URL)`);
+    const database = await openDatabase(config.databaseUrl, config.databaseAuthToken);
+    try {
+      talents = await projectTalents(database, catalog, projectId);
+    } finally {
+      database.close();
+    }
+  }
+  const written = writeSkillFolders(dir, talents);
+  for (const folder of written) console.log(folder);
+  console.error(`${written.length} talent(s) written to ${dir} as Agent Skills folders${typeof projectId === "string" ? ` (project ${projectId})` : ""}`);
+  return 0;
+}
+
 async function readStdin(): Promise<string> {
   const text = await new Response(Bun.stdin.stream()).text();
   return text.replace(/\r?\n$/, "");
@@ -110,14 +138,19 @@ export async function runCommand(cli: Extract<CommandLine, { kind: "run" }>): Pr
     const embedded = sourcesFromFlat(embeddedTalents()).filter((s) => !folders.has(s.folder));
     // and the folder's specializations (_specializations/*.yaml): ids exist, no conflict in the requires-closure
     const specializations = readSpecializationDir(dir, given.replace(/\/+$/, ""));
-    const { catalog, findings } = buildCatalog([...embedded, ...read.sources], read.findings, {}, specializations);
-    const mine = findings.filter((f) => f.file.startsWith(label) || f.file === label.slice(0, -1));
+    const { catalog, findings, notes } = buildCatalog([...embedded, ...read.sources], read.findings, {}, specializations);
+    const ofDir = (f: Finding) => f.file.startsWith(label) || f.file === label.slice(0, -1);
+    const mine = findings.filter(ofDir);
+    const noted = notes.filter(ofDir);
     for (const line of formatFindings(mine)) console.log(line);
+    // what an Agent Skills folder holds that no talent field carries: named, never a failure
+    for (const line of formatFindings(noted)) console.log(`note: ${line}`);
     const ok = read.sources.filter((s) => catalog.get(s.folder)).length;
     const spec = specializations.length > 0 ? `; ${catalog.specializations.length} of ${specializations.length} specialization(s) valid` : "";
-    console.error(`${ok} of ${read.sources.length} talent(s) valid${spec}, ${mine.length} problem(s)`);
+    console.error(`${ok} of ${read.sources.length} talent(s) valid${spec}, ${mine.length} problem(s)${noted.length > 0 ? `, ${noted.length} note(s)` : ""}`);
     return mine.length > 0 ? 1 : 0;
   }
+  if (command.name === "talents export") return exportCommand(cli);
 
   const config = loadConfig(process.env, cli.config, { checkDataDir: true });
   const log = createLogger(config.logLevel, undefined, resolveLogFormat(config.logFormat, process.stdout.isTTY === true));

@@ -40,11 +40,11 @@ export function filePathProblem(path: string): string | null {
 
 function readContent(v: unknown, issues: Issue[], required: boolean): string | undefined {
   if (v === undefined || v === null) {
-    if (required) issues.push({ path: "content", message: "missing: the TALENT.md text (it may be empty in a draft)" });
+    if (required) issues.push({ path: "content", message: "missing: the TALENT.md (or SKILL.md) text (it may be empty in a draft)" });
     return undefined;
   }
   if (typeof v !== "string") {
-    issues.push({ path: "content", message: "must be a string (the TALENT.md text)" });
+    issues.push({ path: "content", message: "must be a string (the TALENT.md or SKILL.md text)" });
     return undefined;
   }
   if (bytes(v) > MAX_CONTENT_BYTES) issues.push({ path: "content", message: `too large (${bytes(v)} bytes > ${MAX_CONTENT_BYTES})` });

@@ -7,6 +7,7 @@
 import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Catalog } from "../catalog/catalog";
 import type { Triggers } from "../catalog/format";
+import { isSkillMdText, mapSkillFrontMatter } from "../catalog/skillFormat";
 import { parseFrontMatterYaml, splitFrontMatter } from "../catalog/validate";
 import type { Database, Tx } from "../db/client";
 import { getBlobs, putBlob } from "../db/blobs";
@@ -220,13 +221,18 @@ export async function deleteExpertise(tx: Tx, organizationId: string, id: string
 
 // ---- reads and views --------------------------------------------------------------------------
 
-/** Title and summary of a TALENT.md text, read leniently (null when unreadable). */
+/** Title and summary of a TALENT.md (or SKILL.md) text, read leniently (null when unreadable). */
 export function describeContent(content: string): { title: string | null; summary: string | null } {
   const split = splitFrontMatter(content);
   if (!split) return { title: null, summary: null };
   const parsed = parseFrontMatterYaml(split.yaml);
   if (!("value" in parsed) || !parsed.value || typeof parsed.value !== "object") return { title: null, summary: null };
   const fm = parsed.value as Record<string, unknown>;
+  if (isSkillMdText(content)) {
+    // a SKILL.md: title from metadata (else its name), summary = description
+    const title = mapSkillFrontMatter(fm).fields.title ?? fm.name;
+    return { title: typeof title === "string" ? title.trim() : null, summary: typeof fm.description === "string" ? fm.description.trim() : null };
+  }
   return {
     title: typeof fm.title === "string" ? fm.title.trim() : null,
     summary: typeof fm.summary === "string" ? fm.summary.trim() : null,

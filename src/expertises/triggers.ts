@@ -5,6 +5,7 @@
  * The proposal is a pure function of the TALENT.md text: the same content always gives the same
  * proposal, in the same order, each trigger with a short `why` naming where it was found.
  */
+import { mapSkillFrontMatter } from "../catalog/skillFormat";
 import { globProblem, parseFrontMatterYaml, splitFrontMatter } from "../catalog/validate";
 import type { Triggers } from "../catalog/format";
 import type { Issue } from "../http/errors";
@@ -125,7 +126,7 @@ class Collector {
 const clip = (s: string, n = 60) => (s.length > n ? s.slice(0, n - 1) + "…" : s);
 
 /**
- * Proposes triggers from the text of TALENT.md (front matter may be missing or broken: the
+ * Proposes triggers from the text of TALENT.md or SKILL.md (front matter may be missing or broken: the
  * proposal then reads what it can). Sources, in this order:
  *  files: front matter `triggers.files`; `languages`; code-fence languages; paths and globs
  *         mentioned in rules (title, check, tests) and the body (inline code and plain text);
@@ -144,6 +145,11 @@ export function proposeTriggers(content: string): TriggerProposal {
   }
   const body = split ? split.body : text;
   const bodyLine = split ? split.bodyLine : 1;
+  // a SKILL.md carries the talent fields in metadata (catalog/skillFormat.ts)
+  if (fm.name !== undefined && fm.id === undefined) {
+    const fields = mapSkillFrontMatter(fm).fields;
+    fm = { ...fields, title: fields.title ?? fm.name };
+  }
   const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string" && x.trim() !== "") : []);
   const triggers = (fm.triggers && typeof fm.triggers === "object" ? fm.triggers : {}) as Record<string, unknown>;
   const languages = strings(fm.languages).map((l) => l.trim().toLowerCase());

@@ -6,6 +6,7 @@
  */
 import { pointerTarget, type Catalog } from "../catalog/catalog";
 import type { Finding, Talent } from "../catalog/format";
+import { isSkillMdText } from "../catalog/skillFormat";
 import { validateTalent } from "../catalog/validate";
 import type { Issue } from "../http/errors";
 
@@ -18,12 +19,17 @@ export interface ExpertiseSource {
 
 export const refOf = (orgSlug: string, slug: string) => `@${orgSlug}/${slug}`;
 
-/** Runs the talent validator on an expertise's bytes (no link checks). */
+/** The main file an expertise's content is: SKILL.md when its front matter has `name` and no `id`, else TALENT.md. */
+export function mainFileOfContent(content: string): "TALENT.md" | "SKILL.md" {
+  return isSkillMdText(content) ? "SKILL.md" : "TALENT.md";
+}
+
+/** Runs the talent validator on an expertise's bytes (no link checks); the content is a TALENT.md or a SKILL.md text. */
 export function validateExpertise(src: ExpertiseSource): { talent: Talent | null; findings: Finding[] } {
   const ref = refOf(src.orgSlug, src.slug);
   return validateTalent({
     folder: src.slug,
-    files: { ...src.files, "TALENT.md": src.content },
+    files: { ...src.files, [mainFileOfContent(src.content)]: src.content },
     label: (p) => `${ref}/${p}`,
     kind: "expertise",
     uri: `talent://${ref}`,

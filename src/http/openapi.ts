@@ -55,6 +55,10 @@ export const OPERATIONS: Operation[] = [
   { method: "GET", path: "/api/doctor", summary: "Missing prerequisites and conflicts of the selection", access: "key:doctor" },
   { method: "GET", path: "/api/discovery/playbook", summary: "Discovery procedure and catalog index (relevant first)", access: "key:discover" },
   { method: "PATCH", path: "/api/projects/{id}/talents", summary: "Install talents (atomic), or disable them", access: "key:install", body: obj({ talent: str(), talents: ids, enabled: { type: "boolean" } }), errors: [400, 404] },
+  { method: "GET", path: "/api/skills", summary: "The project's active talents as Agent Skills (MCP Skills extension), paged", access: "key:deepen", query: page(200), errors: [400] },
+  { method: "GET", path: "/api/skills/entry", summary: "One skill with its file manifest (digests, sizes)", access: "key:deepen", query: [{ name: "uri", schema: str(), required: true }], errors: [400, 404] },
+  { method: "GET", path: "/api/skills/directory", summary: "A skill directory's entries", access: "key:deepen", query: [{ name: "uri", schema: str(), required: true }, ...page(200)], errors: [400, 404] },
+  { method: "GET", path: "/api/skills/file", summary: "One skill file, the exact bytes its digest names", access: "key:deepen", query: [{ name: "uri", schema: str(), required: true }], errors: [400, 404] },
   // ---- organizations and administration
   { method: "GET", path: "/web/orgs", summary: "The user's organizations", access: "session" },
   { method: "POST", path: "/web/orgs", summary: "Create an organization (pending approval)", access: "session", body: obj({ name: str({ maxLength: 100 }), slug: str({ maxLength: 40 }) }, ["name"]), ok: 201, errors: [400, 409] },

@@ -1,7 +1,8 @@
 /**
  * The MCP server of one request (STYLE 8: a fresh server per request over the web-standard
- * transport). It registers the seven tools and the talents-as-resources handlers; every
- * handler turns into one backend request through `call` and hands the answer back as is.
+ * transport). It registers the seven tools, the talents-as-resources handlers, the Skills
+ * extension's methods and the loop's two prompts; every tool, resource and skills handler turns
+ * into one backend request through `call` and hands the answer back as is.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
@@ -9,11 +10,10 @@ import {
   ErrorCode,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod";
+import { PROMPTS } from "./prompts";
 import { LOOP, TOOLS, type BackendCall } from "./tools";
 
 /** A backend answer: status and the body as text (JSON for every key-API route). */
@@ -45,12 +45,74 @@ export function toToolResult(a: BackendAnswer): CallToolResult {
   return { isError: true, content: [{ type: "text", text }] };
 }
 
-/** A backend error on a resource request, as a JSON-RPC error carrying the backend code. */
-function resourceError(a: BackendAnswer): McpError {
+/**
+ * A backend error on a resource or skills request, as a JSON-RPC error carrying the backend
+ * code: 400 and 404 are -32602 (what the resources and skills specifications name for an
+ * unknown URI or a bad cursor), a refusal of the credentials (401, 403) -32600, anything else
+ * -32603.
+ */
+function resourceError(a: BackendAnswer): ProtocolError {
   const body = (parse(a.text) ?? {}) as { error?: string; message?: string };
-  const code = a.status === 404 || a.status === 400 ? ErrorCode.InvalidParams : ErrorCode.InternalError;
-  return new McpError(code, `${body.error ?? "backend_error"}: ${body.message ?? a.text}`, { status: a.status, ...body });
+  const code = a.status === 404 || a.status === 400 ? ErrorCode.InvalidParams : a.status === 401 || a.status === 403 ? ErrorCode.InvalidRequest : ErrorCode.InternalError;
+  return new ProtocolError(code, `${body.error ?? "backend_error"}: ${body.message ?? a.text}`, { status: a.status, ...body });
 }
+
+/**
+ * A JSON-RPC error as the SDK sends it (its `code`, `message` and `data`). Not an McpError:
+ * that one prefixes its message with "MCP error <code>: ", which the client's McpError then
+ * prefixes again.
+ */
+class ProtocolError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/** The MCP Skills extension (SEP-2640), as the capability declares it. */
+export const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
+
+/**
+ * Caching hints of the skills results (SEP-2549 `ttlMs`, `cacheScope`): a project's skills
+ * change whenever its selection does and this stateless server cannot tell anyone, so nothing
+ * is promised fresh (0); the answer depends on the credentials, so it is private.
+ */
+const CACHE_HINTS = { ttlMs: 0, cacheScope: "private" } as const;
+
+/** A request of a method the SDK does not know: its params are read here, so a bad one is -32602, never a parse failure. */
+const methodSchema = <M extends string>(method: M) => z.object({ method: z.literal(method), params: z.unknown().optional() });
+
+/** The params of a request as an object (absent = {}); -32602 otherwise. */
+function paramsOf(request: { params?: unknown }): Record<string, unknown> {
+  const p = request.params;
+  if (p === undefined || p === null) return {};
+  if (typeof p !== "object" || Array.isArray(p)) throw new ProtocolError(ErrorCode.InvalidParams, "params must be an object");
+  return p as Record<string, unknown>;
+}
+
+/** A string param (`required`: present and non-empty); -32602 otherwise. */
+function stringParam(params: Record<string, unknown>, name: string, required: boolean): string | undefined {
+  const v = params[name];
+  if (v === undefined || v === null) {
+    if (required) throw new ProtocolError(ErrorCode.InvalidParams, `params.${name} is required`);
+    return undefined;
+  }
+  if (typeof v !== "string" || (required && v === "")) throw new ProtocolError(ErrorCode.InvalidParams, `params.${name} must be a string`);
+  return v;
+}
+
+/** The body of a 2xx backend answer, or the JSON-RPC error of a refusal. */
+function answerOf(a: BackendAnswer): Record<string, unknown> {
+  if (a.status >= 400) throw resourceError(a);
+  const body = parse(a.text);
+  if (!body || typeof body !== "object" || Array.isArray(body)) throw new ProtocolError(ErrorCode.InternalError, "the backend answered something that is not a JSON object");
+  return body as Record<string, unknown>;
+}
+
+const withCursor = (next: unknown) => (typeof next === "string" ? { nextCursor: next } : {});
 
 /**
  * The talents of a listing of designable talents, as MCP resources. Private expertises are
@@ -74,6 +136,7 @@ function asResources(body: unknown): { uri: string; name: string; title?: string
 
 /** Input schemas built once per process, not per request (a server is built per request). */
 const INPUT_SCHEMAS = new Map(TOOLS.map((t) => [t.name, z.object(t.inputSchema)]));
+const PROMPT_SCHEMAS = new Map(PROMPTS.map((p) => [p.name, p.argsSchema]));
 
 /**
  * One JSON Schema validator for every per-request server: the SDK builds a new Ajv instance
@@ -84,7 +147,11 @@ const JSON_SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
 
 /** Builds the server of one request; `projectId` is the bearer's project (for the install route). */
 export function createMcpServer(call: CallBackend, projectId: string): McpServer {
-  const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS, capabilities: { resources: {} }, jsonSchemaValidator: JSON_SCHEMA_VALIDATOR });
+  const server = new McpServer(SERVER_INFO, {
+    instructions: INSTRUCTIONS,
+    capabilities: { resources: {}, prompts: {}, extensions: { [SKILLS_EXTENSION]: { directoryRead: true } } },
+    jsonSchemaValidator: JSON_SCHEMA_VALIDATOR,
+  });
   for (const tool of TOOLS) {
     server.registerTool(
       tool.name,
@@ -100,15 +167,50 @@ export function createMcpServer(call: CallBackend, projectId: string): McpServer
     return { resources: asResources(parse(a.text)) };
   });
   server.server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
-    resourceTemplates: [{ uriTemplate: "talent://{+path}", name: "talent-file", title: "A talent file", description: "Any file of a talent of this project, e.g. talent://<id>/references/<file>.md.", mimeType: "text/markdown" }],
+    resourceTemplates: [
+      { uriTemplate: "talent://{+path}", name: "talent-file", title: "A talent file", description: "Any file of a talent of this project, e.g. talent://<id>/references/<file>.md.", mimeType: "text/markdown" },
+      { uriTemplate: "skill://{+path}", name: "skill-file", title: "A skill file", description: "A file of a skill of this project (the MCP Skills extension), e.g. skill://<id>/SKILL.md; skills/list names them all." },
+    ],
   }));
-  server.server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-    const uri = request.params.uri;
+  // resources/read: a skill:// URI reads a skill file (its text is exactly the bytes the skill's
+  // digest covers), anything else a talent file
+  server.server.setRequestHandler(methodSchema("resources/read"), async (request) => {
+    const uri = stringParam(paramsOf(request), "uri", true)!;
+    if (uri.startsWith("skill://")) {
+      const f = answerOf(await call({ method: "GET", path: "/api/skills/file", query: { uri } }, "resources/read"));
+      return { resultType: "complete", contents: [{ uri: String(f.uri), mimeType: String(f.mimeType), text: String(f.text) }], ...CACHE_HINTS };
+    }
     const a = await call({ method: "POST", path: "/api/talents/get", body: { uri } }, "resources/read");
     if (a.status >= 400) throw resourceError(a);
     const files = ((parse(a.text) as { files?: { uri?: string; content?: string }[] } | undefined)?.files ?? []).filter((f) => typeof f.content === "string");
     return { contents: files.map((f) => ({ uri: f.uri ?? uri, mimeType: "text/markdown", text: f.content! })) };
   });
+  // the Skills extension: each request is one backend request, its answer passed on as the
+  // extension shapes it
+  server.server.setRequestHandler(methodSchema("skills/list"), async (request) => {
+    const cursor = stringParam(paramsOf(request), "cursor", false);
+    const body = answerOf(await call({ method: "GET", path: "/api/skills", query: { cursor } }, "skills/list"));
+    return { resultType: "complete", skills: body.skills, ...withCursor(body.nextCursor), ...CACHE_HINTS };
+  });
+  server.server.setRequestHandler(methodSchema("skills/get"), async (request) => {
+    const uri = stringParam(paramsOf(request), "uri", true);
+    const body = answerOf(await call({ method: "GET", path: "/api/skills/entry", query: { uri } }, "skills/get"));
+    return { resultType: "complete", skill: body.skill, ...CACHE_HINTS };
+  });
+  server.server.setRequestHandler(methodSchema("resources/directory/read"), async (request) => {
+    const params = paramsOf(request);
+    const uri = stringParam(params, "uri", true);
+    const cursor = stringParam(params, "cursor", false);
+    const body = answerOf(await call({ method: "GET", path: "/api/skills/directory", query: { uri, cursor } }, "resources/directory/read"));
+    return { resultType: "complete", resources: body.resources, ...withCursor(body.nextCursor) };
+  });
+  for (const prompt of PROMPTS) {
+    server.registerPrompt(prompt.name, { title: prompt.title, description: prompt.description, argsSchema: PROMPT_SCHEMAS.get(prompt.name)! }, (args) => ({
+      description: prompt.description,
+      // the SDK validated the arguments against the schema: strings, or absent
+      messages: [{ role: "user", content: { type: "text", text: prompt.render(args as Record<string, string | undefined>) } }],
+    }));
+  }
   announceOnlyWhatIsTrue(server);
   return server;
 }
@@ -121,5 +223,5 @@ export function createMcpServer(call: CallBackend, projectId: string): McpServer
  * of `initialize` (checked through the real client in test/mcp.test.ts).
  */
 function announceOnlyWhatIsTrue(server: McpServer): void {
-  server.server.registerCapabilities({ tools: { listChanged: undefined }, resources: { listChanged: undefined } });
+  server.server.registerCapabilities({ tools: { listChanged: undefined }, resources: { listChanged: undefined }, prompts: { listChanged: undefined } });
 }

@@ -4,6 +4,7 @@
  * from the live catalog, so a resolution audits the same forever.
  */
 import type { ConformanceTest, TalentRule } from "../catalog/format";
+import { mapSkillFrontMatter } from "../catalog/skillFormat";
 import { parseFrontMatterYaml, splitFrontMatter } from "../catalog/validate";
 import { getBlob } from "../db/blobs";
 import type { Database } from "../db/client";
@@ -83,13 +84,15 @@ export async function pinnedDefinition(database: Database, item: PinnedItem): Pr
   if (text === undefined) throw new Error(`blob ${item.definitionDigest} of ${item.talentId} is missing`);
   const split = splitFrontMatter(text);
   const parsed = split ? parseFrontMatterYaml(split.yaml) : { error: "no front matter" };
-  const fm = ("value" in parsed ? parsed.value : {}) as Record<string, unknown>;
+  const fm = ("value" in parsed && parsed.value && typeof parsed.value === "object" ? parsed.value : {}) as Record<string, unknown>;
+  // a SKILL.md carries its talent fields in metadata (catalog/skillFormat.ts), read as the validator reads them
+  const fields = (mainFile === "SKILL.md" ? mapSkillFrontMatter(fm).fields : fm) as Record<string, unknown>;
   const def: PinnedDefinition = {
     // trimmed as the validator trims them, so a folded YAML scalar reads as in the catalog
-    title: String(fm.title ?? fm.name ?? item.talentId).trim(),
+    title: String(fields.title ?? fm.name ?? item.talentId).trim(),
     summary: String(fm.summary ?? fm.description ?? "").trim(),
-    rules: Array.isArray(fm.rules) ? (fm.rules as TalentRule[]).map((r) => ({ id: r.id, severity: r.severity, title: String(r.title).trim(), check: String(r.check).trim() })) : [],
-    tests: Array.isArray(fm.tests) ? (fm.tests as ConformanceTest[]).map((t) => ({ rule: t.rule, pass: String(t.pass), fail: String(t.fail) })) : [],
+    rules: Array.isArray(fields.rules) ? (fields.rules as TalentRule[]).map((r) => ({ id: r.id, severity: r.severity, title: String(r.title).trim(), check: String(r.check).trim() })) : [],
+    tests: Array.isArray(fields.tests) ? (fields.tests as ConformanceTest[]).map((t) => ({ rule: t.rule, pass: String(t.pass), fail: String(t.fail) })) : [],
     mainFile,
   };
   if (definitions.size >= DEFINITION_CACHE_MAX) definitions.delete(definitions.keys().next().value!);

@@ -1,0 +1,39 @@
+/** Front matter: the YAML block between `---` lines at the top of TALENT.md and SKILL.md. */
+import type * as YamlModule from "yaml";
+
+/** Splits `---\nYAML\n---\nbody`; null when there is no front matter. */
+export function splitFrontMatter(text: string): { yaml: string; body: string; bodyLine: number } | null {
+  const src = text.replace(/^\uFEFF/, "").replace(/\r\n/g, "\n");
+  if (!src.startsWith("---\n")) return null;
+  const end = src.indexOf("\n---", 4);
+  if (end < 0) return null;
+  const after = src.indexOf("\n", end + 4);
+  const yaml = src.slice(4, end + 1);
+  const body = after < 0 ? "" : src.slice(after + 1);
+  return { yaml, body, bodyLine: yaml.split("\n").length + 2 };
+}
+
+/**
+ * Parses front matter with Bun's native YAML parser (fast: start-up indexes every talent);
+ * on failure, or on a repeated top-level key, the `yaml` package gives the precise message.
+ */
+export function parseFrontMatterYaml(yaml: string): { value: unknown } | { error: string } {
+  let value: unknown;
+  let failed = false;
+  try {
+    value = Bun.YAML.parse(yaml);
+  } catch {
+    failed = true;
+  }
+  const keys = yaml.match(/^[A-Za-z_][\w-]*(?=\s*:)/gm) ?? [];
+  if (!failed && new Set(keys).size === keys.length) return { value };
+  // loaded only here: it is a large module, and only a failing file needs its messages
+  const { parse: parseYaml, YAMLParseError } = require("yaml") as typeof YamlModule;
+  try {
+    return { value: parseYaml(yaml, { prettyErrors: false, uniqueKeys: true }) };
+  } catch (e) {
+    const line = e instanceof YAMLParseError && e.linePos ? ` at line ${e.linePos[0].line + 1}` : "";
+    const msg = (e as Error).message.split("\n")[0];
+    return { error: `invalid YAML${line}: ${msg}` };
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * The key API behind the MCP Skills extension (docs/api.md "Skills"; DESIGN §14): a listing of
+ * the project's skills with their file manifests, one entry, a directory's children and one
+ * file. Reading talents is what the `deepen` scope grants, so all four need it. Every call is
+ * traced. The MCP adapter translates `skills/list`, `skills/get`, `resources/directory/read`
+ * and `resources/read` of a `skill://` URI into these routes and adds nothing.
+ */
+import { Elysia } from "elysia";
+import type { AppDeps } from "../app";
+import type { KeyPrincipal } from "../auth/key";
+import type { Guards } from "../auth/guards";
+import type { TraceJournal } from "../activity/journal";
+import { keyApiTracer } from "../activity/trace";
+import { intParam, strParam } from "../http/query";
+import { DIRECTORY_PAGE_DEFAULT, DIRECTORY_PAGE_MAX, getSkill, listSkills, readDirectory, readSkillFile, SKILLS_PAGE_DEFAULT, SKILLS_PAGE_MAX } from "./service";
+
+/** Trace kinds of the skills routes, by "METHOD route". */
+export const SKILLS_TRACE_KINDS: Record<string, string> = {
+  "GET /api/skills": "skills_list",
+  "GET /api/skills/entry": "skill_get",
+  "GET /api/skills/directory": "skill_directory",
+  "GET /api/skills/file": "skill_read",
+};
+
+/** The longest URI the routes read (a skill path plus a file path of at most 200 characters, encoded). */
+export const SKILL_URI_MAX = 1000;
+
+const project = (p: KeyPrincipal) => ({ id: p.projectId, organizationId: p.organizationId });
+
+export function skillRoutes(deps: AppDeps & { journal: TraceJournal }, guards: Guards) {
+  const src = () => ({ database: deps.database, catalog: deps.state.catalog! });
+  return new Elysia()
+    .use(guards)
+    .onAfterResponse(keyApiTracer(deps.journal, SKILLS_TRACE_KINDS))
+    .get("/api/skills", ({ principal, query }) =>
+      listSkills(src(), project(principal), intParam(query, "limit", 1, SKILLS_PAGE_MAX, SKILLS_PAGE_DEFAULT), strParam(query, "cursor", 400)),
+    { key: "deepen" })
+    .get("/api/skills/entry", ({ principal, query }) => getSkill(src(), project(principal), strParam(query, "uri", SKILL_URI_MAX, true)), { key: "deepen" })
+    .get("/api/skills/directory", ({ principal, query }) =>
+      readDirectory(
+        src(),
+        project(principal),
+        strParam(query, "uri", SKILL_URI_MAX, true),
+        intParam(query, "limit", 1, DIRECTORY_PAGE_MAX, DIRECTORY_PAGE_DEFAULT),
+        strParam(query, "cursor", 400),
+      ),
+    { key: "deepen" })
+    .get("/api/skills/file", ({ principal, query }) => readSkillFile(src(), project(principal), strParam(query, "uri", SKILL_URI_MAX, true)), { key: "deepen" });
+}
