@@ -3,6 +3,7 @@
  * rules and conformance tests of each pinned definition, parsed from the stored bytes — never
  * from the live catalog, so a resolution audits the same forever.
  */
+import type { Detector } from "../catalog/detect";
 import type { ConformanceTest, TalentRule } from "../catalog/format";
 import { parseFrontMatterYaml, splitFrontMatter } from "../catalog/validate";
 import { getBlob } from "../db/blobs";
@@ -69,6 +70,8 @@ export interface PinnedDefinition {
   rules: TalentRule[];
   tests: ConformanceTest[];
   mainFile: string;
+  /** `triggers.files` as served: the files a detector without its own `files` applies to. */
+  triggerFiles: string[];
 }
 
 const definitions = new Map<string, PinnedDefinition>();
@@ -88,11 +91,30 @@ export async function pinnedDefinition(database: Database, item: PinnedItem): Pr
     // trimmed as the validator trims them, so a folded YAML scalar reads as in the catalog
     title: String(fm.title ?? fm.name ?? item.talentId).trim(),
     summary: String(fm.summary ?? fm.description ?? "").trim(),
-    rules: Array.isArray(fm.rules) ? (fm.rules as TalentRule[]).map((r) => ({ id: r.id, severity: r.severity, title: String(r.title).trim(), check: String(r.check).trim() })) : [],
+    rules: Array.isArray(fm.rules)
+      ? (fm.rules as TalentRule[]).map((r) => ({
+          id: r.id,
+          severity: r.severity,
+          title: String(r.title).trim(),
+          check: String(r.check).trim(),
+          // validated when the talent was loaded or published; read back as written
+          ...(Array.isArray(r.detect) && r.detect.length > 0 ? { detect: r.detect.map(pinnedDetector) } : {}),
+        }))
+      : [],
     tests: Array.isArray(fm.tests) ? (fm.tests as ConformanceTest[]).map((t) => ({ rule: t.rule, pass: String(t.pass), fail: String(t.fail) })) : [],
     mainFile,
+    triggerFiles: readTriggerFiles(fm.triggers),
   };
   if (definitions.size >= DEFINITION_CACHE_MAX) definitions.delete(definitions.keys().next().value!);
   definitions.set(item.definitionDigest, def);
   return def;
+}
+
+function pinnedDetector(d: Detector): Detector {
+  return { pattern: String(d.pattern), ...(d.flags ? { flags: String(d.flags) } : {}), ...(Array.isArray(d.files) ? { files: d.files.map(String) } : {}) };
+}
+
+function readTriggerFiles(triggers: unknown): string[] {
+  const files = triggers && typeof triggers === "object" ? (triggers as { files?: unknown }).files : undefined;
+  return Array.isArray(files) ? files.map(String) : [];
 }
