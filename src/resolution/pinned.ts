@@ -118,3 +118,23 @@ function readTriggerFiles(triggers: unknown): string[] {
   const files = triggers && typeof triggers === "object" ? (triggers as { files?: unknown }).files : undefined;
   return Array.isArray(files) ? files.map(String) : [];
 }
+
+const servedTriggers = new Map<string, string[]>();
+
+/**
+ * The `triggers.files` a pinned item was served with: a public talent's from its TALENT.md; an
+ * expertise's are the triggers confirmed when that version was published (the version row is
+ * immutable and outlives a deactivation or a deletion, which are soft), else its TALENT.md's.
+ * A detector without its own `files` applies to these.
+ */
+export async function pinnedTriggerFiles(database: Database, item: PinnedItem, def: PinnedDefinition): Promise<string[]> {
+  if (item.kind !== "expertise" || !item.expertiseId) return def.triggerFiles;
+  const key = `${item.expertiseId}@${item.version}`;
+  const known = servedTriggers.get(key);
+  if (known) return known;
+  const row = await database.get<{ triggers: string }>("SELECT triggers FROM expertise_versions WHERE expertise_id = ? AND version = ?", [item.expertiseId, Number(item.version)]);
+  const files = row ? ((JSON.parse(row.triggers) as { files?: string[] }).files ?? []) : def.triggerFiles;
+  if (servedTriggers.size >= DEFINITION_CACHE_MAX) servedTriggers.delete(servedTriggers.keys().next().value!);
+  servedTriggers.set(key, files);
+  return files;
+}

@@ -8,11 +8,11 @@ import type { Database } from "../db/client";
 import { notFound } from "../http/errors";
 import { detectorFiles } from "../catalog/detect";
 import type { TalentRule } from "../catalog/format";
-import { loadResolution, pinnedDefinition, type PinnedDefinition } from "./pinned";
+import { loadResolution, pinnedDefinition, pinnedTriggerFiles } from "./pinned";
 
-/** A rule's detectors as served: each with the globs it applies to (its own, else the talent's triggers.files). */
-function servedDetect(r: TalentRule, def: PinnedDefinition) {
-  return r.detect ? { detect: r.detect.map((d) => ({ files: detectorFiles(d, def.triggerFiles), pattern: d.pattern, ...(d.flags ? { flags: d.flags } : {}) })) } : {};
+/** A rule's detectors as served: each with the globs it applies to (its own, else the talent's served triggers.files). */
+function servedDetect(r: TalentRule, triggerFiles: string[]) {
+  return r.detect ? { detect: r.detect.map((d) => ({ files: detectorFiles(d, triggerFiles), pattern: d.pattern, ...(d.flags ? { flags: d.flags } : {}) })) } : {};
 }
 
 /** The procedure text of every playbook. */
@@ -44,6 +44,8 @@ export async function playbook(database: Database, projectId: string, resolution
   let detail: Record<string, unknown> | undefined;
   for (const item of res.items) {
     const def = await pinnedDefinition(database, item);
+    const wantsDetect = opts.detectors || (talent !== undefined && item.talentId === talent);
+    const triggerFiles = wantsDetect && def.rules.some((r) => r.detect) ? await pinnedTriggerFiles(database, item, def) : [];
     obligations.push({
       id: item.talentId,
       kind: item.kind,
@@ -52,7 +54,7 @@ export async function playbook(database: Database, projectId: string, resolution
       title: def.title,
       verdictRequired: item.kind === "expertise",
       blocking: def.rules.filter((r) => r.severity === "blocking").length,
-      rules: def.rules.map((r) => ({ id: r.id, severity: r.severity, title: r.title, ...(opts.detectors ? servedDetect(r, def) : {}) })),
+      rules: def.rules.map((r) => ({ id: r.id, severity: r.severity, title: r.title, ...(opts.detectors ? servedDetect(r, triggerFiles) : {}) })),
     });
     if (talent !== undefined && item.talentId === talent) {
       detail = {
@@ -62,7 +64,7 @@ export async function playbook(database: Database, projectId: string, resolution
         digest: item.digest,
         title: def.title,
         summary: def.summary,
-        rules: def.rules.map((r) => ({ id: r.id, severity: r.severity, title: r.title, check: r.check, ...servedDetect(r, def) })),
+        rules: def.rules.map((r) => ({ id: r.id, severity: r.severity, title: r.title, check: r.check, ...servedDetect(r, triggerFiles) })),
         tests: def.tests,
       };
     }
