@@ -19,6 +19,7 @@ import { identityRoutes, setupRoutes } from "./identity/routes";
 import { loginPages } from "./identity/loginPages";
 import { homePage } from "./web/home";
 import { projectRoutes } from "./projects/routes";
+import { validatorConfigRoutes } from "./projects/validatorConfig";
 import { invitationPages } from "./tenancy/invitationPages";
 import { tenancyRoutes } from "./tenancy/routes";
 import { edge } from "./http/edge";
@@ -69,6 +70,7 @@ export function createApp(input: AppDeps) {
     .use(catalogApiRoutes(deps, guards))
     .use(resolutionRoutes(deps, guards))
     .use(selectionRoutes(deps, guards))
+    .use(validatorConfigRoutes(deps, guards))
     .use(oauthRoutes(deps))
     .use(mcpRoutes(deps, backend));
   return app;
