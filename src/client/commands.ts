@@ -55,9 +55,15 @@ interface Prepared {
   response: any;
 }
 
-/** Designates from `paths` and `named` (GET designable, POST prepare-task); remembers the resolution in the repository. */
-async function prepareFrom(server: ServerOptions, root: string | null, paths: string[], named: string[]): Promise<Prepared> {
-  const designable = await call<{ talents: { id: string; triggers?: { files?: string[] } }[] }>(server, "GET", "/api/prepare-task/designable");
+type Designable = { talents: { id: string; triggers?: { files?: string[] } }[] };
+const fetchDesignable = (server: ServerOptions): Promise<Designable> => call<Designable>(server, "GET", "/api/prepare-task/designable");
+
+/**
+ * Designates from `paths` and `named` (GET designable, POST prepare-task); remembers the
+ * resolution in the repository. `early`: the designable directory already requested.
+ */
+async function prepareFrom(server: ServerOptions, root: string | null, paths: string[], named: string[], early?: Promise<Designable>): Promise<Prepared> {
+  const designable = await (early ?? fetchDesignable(server));
   const designated = designate(designable.talents, paths, named);
   if (designated.length === 0) return { resolutionId: null, designated, paths, response: null };
   const response = await call(server, "POST", "/api/prepare-task", { talentIds: designated.map((d) => d.id) });
@@ -171,6 +177,17 @@ async function checkCommand(cli: Run, cwd: string): Promise<number> {
         ? { kind: "pre-push", stdin: await new Response(Bun.stdin.stream()).text() }
         : { kind: "worktree" };
   const what = source.kind === "staged" ? "staged" : source.kind === "base" ? `changed since ${source.ref}` : source.kind === "pre-push" ? "pushed" : "changed";
+  // the designable directory is asked for while git runs (one round trip less); an empty diff
+  // ignores its answer, so a commit with nothing to check never waits on the server
+  let early: Promise<Designable> | undefined;
+  if (!cli.args[0]) {
+    try {
+      early = fetchDesignable(serverOptions(cli.flags, process.env));
+      early.catch(() => undefined);
+    } catch {
+      early = undefined; // reported below, once there is something to check
+    }
+  }
   const [files, paths] = await Promise.all([addedLines(root, source), cli.args[0] ? Promise.resolve([]) : changedPaths(root, source)]);
   const named = list(cli.flags.talent);
   const emptyResult = (message: string, resolutionId: string | null = null): number => {
@@ -184,7 +201,7 @@ async function checkCommand(cli: Run, cwd: string): Promise<number> {
   let resolutionId = cli.args[0];
   let designatedCount: number | null = null;
   if (!resolutionId) {
-    const p = await prepareFrom(server, root, paths, named);
+    const p = await prepareFrom(server, root, paths, named, early);
     if (!p.resolutionId) return emptyResult(`no active talent's triggers.files match the ${paths.length} ${what} path(s): no rule to check`);
     resolutionId = p.resolutionId;
     designatedCount = p.designated.length;
