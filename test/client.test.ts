@@ -355,6 +355,31 @@ describe("talentd hook install: a commit and a push go through the installed hoo
   });
 });
 
+describe("the key API the client reads (docs/api.md)", () => {
+  test("playbook include=detectors carries each rule's detectors with the globs they apply to; doctor include=selection the installed talents; any other include → 400", async () => {
+    const p = await clientProject(live, ["typescript-strict", "javascript-base"]);
+    const get = async (path: string) => {
+      const r = await fetch(live.base + path, { headers: { authorization: `Bearer ${p.key}` } });
+      return { status: r.status, body: await r.json() };
+    };
+    const prep = await fetch(`${live.base}/api/prepare-task`, { method: "POST", headers: { authorization: `Bearer ${p.key}`, "content-type": "application/json" }, body: JSON.stringify({ talentIds: ["typescript-strict"] }) });
+    const rid = (await prep.json()).resolutionId;
+    const plain = await get(`/api/validation/playbook?resolutionId=${rid}`);
+    expect(plain.body.obligations[0].rules.some((r: { detect?: unknown }) => r.detect)).toBe(false);
+    const withDetectors = await get(`/api/validation/playbook?resolutionId=${rid}&include=detectors`);
+    const ts2 = withDetectors.body.obligations[0].rules.find((r: { id: string }) => r.id === "TS-002");
+    expect(ts2.detect).toEqual([{ files: ["**/*.ts", "**/*.tsx", "**/*.mts", "**/*.cts", "tsconfig*.json"], pattern: live.env.state.catalog!.get("typescript-strict")!.rules[1]!.detect![0]!.pattern }]);
+    expect(withDetectors.body.obligations[0].rules.find((r: { id: string }) => r.id === "TS-004").detect).toBeUndefined();
+    const bad = await get(`/api/validation/playbook?resolutionId=${rid}&include=everything`);
+    expect([bad.status, bad.body.error, bad.body.issues]).toEqual([400, "validation_failed", [{ path: "include", message: "include must be one of detectors" }]]);
+    const doctor = await get("/api/doctor?include=selection");
+    expect(doctor.body.projectId).toBe(p.project.id);
+    expect(doctor.body.talents.map((t: { id: string; state: string }) => `${t.id} ${t.state}`)).toEqual(["javascript-base active", "typescript-strict active"]);
+    expect((await get("/api/doctor")).body.talents).toBeUndefined();
+    expect((await get("/api/doctor?include=talents")).status).toBe(400);
+  });
+});
+
 describe("talentd playbook", () => {
   test("without RESOLUTION: the last one prepared in this repository; --talent shows the detail with detectors; an unknown one is exit 2", async () => {
     const p = await clientProject(live, ["typescript-strict", "javascript-base"]);
