@@ -13,7 +13,7 @@ import type { CommandLine } from "../cli/args";
 import { CliError } from "../cli/errors";
 import { call, serverOptions, type ServerOptions } from "./api";
 import { runDetectors, type ServedObligation } from "./check";
-import { addedLines, changedPaths, gitPath, repoPaths, repoRoot, requireRepo, type DiffSource } from "./git";
+import { addedLines, changedPaths, gitPath, repoOf, repoPaths, repoRoot, requireRepo, type DiffSource, type Repo } from "./git";
 import { compareLock, LOCK_PATH, lockOf, parseLock, renderLock, type LockEntry } from "./lock";
 import { designate, type Designation } from "./match";
 
@@ -62,33 +62,29 @@ const fetchDesignable = (server: ServerOptions): Promise<Designable> => call<Des
  * Designates from `paths` and `named` (GET designable, POST prepare-task); remembers the
  * resolution in the repository. `early`: the designable directory already requested.
  */
-async function prepareFrom(server: ServerOptions, root: string | null, paths: string[], named: string[], early?: Promise<Designable>): Promise<Prepared> {
+async function prepareFrom(server: ServerOptions, repo: Repo | null, paths: string[], named: string[], early?: Promise<Designable>): Promise<Prepared> {
   const designable = await (early ?? fetchDesignable(server));
   const designated = designate(designable.talents, paths, named);
   if (designated.length === 0) return { resolutionId: null, designated, paths, response: null };
   const response = await call(server, "POST", "/api/prepare-task", { talentIds: designated.map((d) => d.id) });
-  if (root) await remember(root, response.resolutionId);
+  if (repo) remember(repo, response.resolutionId);
   return { resolutionId: response.resolutionId, designated, paths, response };
 }
 
-async function remember(root: string, resolutionId: string): Promise<void> {
+function remember(repo: Repo, resolutionId: string): void {
   try {
-    const file = await gitPath(root, "talentd/last-resolution");
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, resolutionId + "\n");
+    mkdirSync(dirname(repo.resolutionFile), { recursive: true });
+    writeFileSync(repo.resolutionFile, resolutionId + "\n");
   } catch {
     // remembering is a convenience for `talentd playbook`; never a reason to fail
   }
 }
 
 async function lastResolution(cwd: string): Promise<string> {
-  const root = await repoRoot(cwd);
-  if (root) {
-    const file = await gitPath(root, "talentd/last-resolution");
-    if (existsSync(file)) {
-      const id = readFileSync(file, "utf8").trim();
-      if (id) return id;
-    }
+  const repo = await repoOf(cwd);
+  if (repo && existsSync(repo.resolutionFile)) {
+    const id = readFileSync(repo.resolutionFile, "utf8").trim();
+    if (id) return id;
   }
   throw new CliError("no RESOLUTION given and none prepared in this repository yet: run talentd prepare (or name a res_… id)");
 }
@@ -96,7 +92,8 @@ async function lastResolution(cwd: string): Promise<string> {
 async function prepareCommand(cli: Run, cwd: string): Promise<number> {
   const named = list(cli.flags.talent);
   if (cli.flags.staged && cli.args.length > 0) throw new CliError("prepare: give --staged or PATHs, not both");
-  const root = await repoRoot(cwd);
+  const repo = await repoOf(cwd);
+  const root = repo?.root ?? null;
   let paths: string[];
   if (cli.flags.staged) {
     if (!root) throw new CliError(`prepare --staged needs a git repository: ${cwd} is not inside one`);
@@ -107,7 +104,7 @@ async function prepareCommand(cli: Run, cwd: string): Promise<number> {
     if (paths.length === 0 && named.length === 0) throw new CliError("prepare: nothing to designate from: give --staged, PATHs or --talent ID (see talentd prepare --help)");
   }
   const server = serverOptions(cli.flags, process.env);
-  const p = await prepareFrom(server, root, paths, named);
+  const p = await prepareFrom(server, repo, paths, named);
   if (cli.flags.json) {
     printJson({ ...(p.response ?? { resolutionId: null }), designated: p.designated, paths: p.paths });
     return 0;
@@ -168,7 +165,8 @@ const oneLine = (s: string): string => s.trim().replace(/\n/g, " ⏎ ");
 async function checkCommand(cli: Run, cwd: string): Promise<number> {
   const modes = [cli.flags.staged && "--staged", cli.flags.base && "--base", cli.flags["pre-push"] && "--pre-push"].filter(Boolean);
   if (modes.length > 1) throw new CliError(`check: give one of --staged, --base, --pre-push (got ${modes.join(", ")})`);
-  const root = await requireRepo(cwd, "check");
+  const repo = await requireRepo(cwd, "check");
+  const root = repo.root;
   const source: DiffSource = cli.flags.staged
     ? { kind: "staged" }
     : typeof cli.flags.base === "string"
@@ -201,7 +199,7 @@ async function checkCommand(cli: Run, cwd: string): Promise<number> {
   let resolutionId = cli.args[0];
   let designatedCount: number | null = null;
   if (!resolutionId) {
-    const p = await prepareFrom(server, root, paths, named, early);
+    const p = await prepareFrom(server, repo, paths, named, early);
     if (!p.resolutionId) return emptyResult(`no active talent's triggers.files match the ${paths.length} ${what} path(s): no rule to check`);
     resolutionId = p.resolutionId;
     designatedCount = p.designated.length;
@@ -256,7 +254,7 @@ export function hookScript(hook: (typeof HOOKS)[number], command: string[], url?
 async function hookInstall(cli: Run, cwd: string): Promise<number> {
   const hook = (cli.args[0] ?? "pre-commit") as (typeof HOOKS)[number];
   if (!HOOKS.includes(hook)) throw new CliError(`hook install: "${cli.args[0]}" is not a hook talentd installs (pre-commit or pre-push)`);
-  const root = await requireRepo(cwd, "hook install");
+  const { root } = await requireRepo(cwd, "hook install");
   if (typeof cli.flags.url === "string") serverOptions({ url: cli.flags.url, key: "-" }, {});
   const file = await gitPath(root, `hooks/${hook}`);
   let kept: string | null = null;

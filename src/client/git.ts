@@ -41,17 +41,32 @@ async function gitOrFail(cwd: string, args: string[], what: string): Promise<str
   return r.stdout;
 }
 
-/** The repository's top folder, or null outside a repository. */
-export async function repoRoot(cwd: string): Promise<string | null> {
-  const r = await git(cwd, ["rev-parse", "--show-toplevel"]);
-  return r.ok ? r.stdout.trim() : null;
+export interface Repo {
+  /** The repository's top folder. */
+  root: string;
+  /** Where the client remembers the last resolution it prepared (inside the git directory). */
+  resolutionFile: string;
 }
 
-/** The top folder, or a usage error saying a repository is needed for `what`. */
-export async function requireRepo(cwd: string, what: string): Promise<string> {
-  const root = await repoRoot(cwd);
-  if (!root) throw new CliError(`${what} needs a git repository: ${cwd} is not inside one`);
-  return root;
+/** The repository around `cwd` (one git process), or null outside a repository. */
+export async function repoOf(cwd: string): Promise<Repo | null> {
+  const r = await git(cwd, ["rev-parse", "--show-toplevel", "--git-path", "talentd/last-resolution"]);
+  if (!r.ok) return null;
+  const [root, file] = r.stdout.split("\n");
+  if (!root || !file) return null;
+  return { root, resolutionFile: isAbsolute(file) ? file : resolve(cwd, file) };
+}
+
+/** The repository's top folder, or null outside a repository. */
+export async function repoRoot(cwd: string): Promise<string | null> {
+  return (await repoOf(cwd))?.root ?? null;
+}
+
+/** The repository, or a usage error saying one is needed for `what`. */
+export async function requireRepo(cwd: string, what: string): Promise<Repo> {
+  const repo = await repoOf(cwd);
+  if (!repo) throw new CliError(`${what} needs a git repository: ${cwd} is not inside one`);
+  return repo;
 }
 
 /** A path inside the git directory (`hooks/pre-commit`), as git resolves it (core.hooksPath included). */
