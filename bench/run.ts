@@ -1,12 +1,13 @@
 /** `bun run bench`: runs every benchmark and prints a table each. `bun run bench startup` runs one. */
 import { benchAgentLoop } from "./agentloop";
+import { benchClient } from "./client";
 import { benchHardening } from "./hardening";
 import { benchWebCatalog } from "./webcatalog";
 import { benchIdentity } from "./identity";
 import { benchMcp } from "./mcp";
 import { benchStartup } from "./startup";
 
-const all: Record<string, () => Promise<void>> = { startup: benchStartup, identity: benchIdentity, agentloop: benchAgentLoop, mcp: benchMcp, hardening: benchHardening, webcatalog: benchWebCatalog };
+const all: Record<string, () => Promise<void>> = { startup: benchStartup, identity: benchIdentity, agentloop: benchAgentLoop, mcp: benchMcp, hardening: benchHardening, webcatalog: benchWebCatalog, client: benchClient };
 const pick = Bun.argv.slice(2);
 for (const [name, fn] of Object.entries(all)) {
   if (pick.length > 0 && !pick.includes(name)) continue;

@@ -19,14 +19,17 @@ done
 health=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/healthz")
 ready=$(curl -s "http://127.0.0.1:$port/readyz")
 htmx=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/assets/htmx.min.js")
+# the client download the generated CI jobs use: the served binary runs
+dl_code=0
+curl -fsS -o "$work/talentd-dl" "http://127.0.0.1:$port/download/talentd" && chmod +x "$work/talentd-dl" && "$work/talentd-dl" version | grep -q '^talentd ' || dl_code=$?
 loop_code=0
 (cd "$(dirname "$bin")/.." && npx --no-install bun scripts/smoke-loop.ts "http://127.0.0.1:$port") || loop_code=$?
 kill -TERM "$pid"
 code=0
 wait "$pid" || code=$?
 talents=$(node -e 'try{console.log(JSON.parse(process.argv[1]).catalog.talents)}catch{console.log(0)}' "$ready")
-echo "smoke: /healthz $health, /readyz $ready, htmx $htmx, agent loop $loop_code, exit $code"
-if [ "$health" != 200 ] || [ "$talents" -lt 40 ] || [ "$htmx" != 200 ] || [ "$loop_code" != 0 ] || [ "$code" != 0 ] || [ ! -f "$work/data/talentd.db" ]; then
+echo "smoke: /healthz $health, /readyz $ready, htmx $htmx, download $dl_code, agent loop $loop_code, exit $code"
+if [ "$health" != 200 ] || [ "$talents" -lt 40 ] || [ "$htmx" != 200 ] || [ "$dl_code" != 0 ] || [ "$loop_code" != 0 ] || [ "$code" != 0 ] || [ ! -f "$work/data/talentd.db" ]; then
   echo "smoke: FAILED"; cat "$work/out.log"; exit 1
 fi
 # the validator's detailed YAML messages come from a module loaded on demand: check it is in the binary
@@ -39,4 +42,13 @@ if [ "$lint_code" != 1 ] || ! printf '%s' "$lint_out" | grep -q "front matter: i
 fi
 # the README's "./dist/talentd --help"
 "$bin" --help | grep -q "backup FILE" || { echo "smoke: FAILED: --help does not list the commands"; exit 1; }
-echo "smoke: ok ($talents talents; lint reports broken YAML; --help lists the commands)"
+# the client in the binary: a detector that is not a valid regex is a lint error naming the rule
+mkdir -p "$work/lint2/bad-detect"
+printf -- '---\nid: bad-detect\ntitle: T\nsummary: Covers a thing. Designate when needed.\nversion: 1.0.0\nroles: [backend]\nbudget: 400\nrules:\n  - {id: BD-001, severity: blocking, title: T1., check: C1., detect: [{pattern: "bad(("}]}\n  - {id: BD-002, severity: advisory, title: T2., check: C2.}\n  - {id: BD-003, severity: advisory, title: T3., check: C3.}\ntests:\n  - {rule: BD-001, pass: "good()", fail: "bad(("}\n---\nbody\n' > "$work/lint2/bad-detect/TALENT.md"
+lint2=$("$bin" talents lint "$work/lint2" 2>/dev/null || true)
+printf '%s' "$lint2" | grep -q "rules\[BD-001\].detect\[0\].pattern: invalid regular expression" || { echo "smoke: FAILED: lint did not report the bad detector: $lint2"; exit 1; }
+# a client command with no server configured: one line, exit 2, no hang
+client_code=0
+(cd "$work" && env -u TALENTD_URL -u TALENTD_KEY "$bin" lock >/dev/null 2>&1) || client_code=$?
+[ "$client_code" = 2 ] || { echo "smoke: FAILED: talentd lock without TALENTD_URL gave exit $client_code"; exit 1; }
+echo "smoke: ok ($talents talents; lint reports broken YAML and a bad detector; --help lists the commands; the served binary runs; the client exits 2 unconfigured)"

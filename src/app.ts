@@ -30,6 +30,7 @@ import { projectRoutes } from "./projects/routes";
 import { relevanceRoutes } from "./projects/relevanceRoutes";
 import { connectionRoutes } from "./projects/connectionRoutes";
 import { specializationRoutes } from "./specializations/routes";
+import { validatorConfigRoutes } from "./projects/validatorConfig";
 import { invitationPages } from "./tenancy/invitationPages";
 import { tenancyRoutes } from "./tenancy/routes";
 import { codeHostingRoutes } from "./tenancy/codeHostingRoutes";
@@ -96,6 +97,7 @@ export function createApp(input: AppDeps) {
     .use(relevanceRoutes(deps, guards))
     .use(connectionRoutes(deps, guards))
     .use(specializationRoutes(deps, guards))
+    .use(validatorConfigRoutes(deps, guards))
     .use(oauthRoutes(deps))
     .use(mcpRoutes(deps, backend));
   return app;

@@ -71,7 +71,7 @@ describe("spec A: prepare_task", () => {
     expect(r.body.language).toBe("typescript");
     expect(r.body.talents.map((t: { id: string }) => t.id)).toEqual(["react-hooks", "git-commit-messages", "conventional-commits"]);
     const hooks = r.body.talents[0];
-    expect(hooks).toMatchObject({ kind: "talent", version: "1.0.0", uri: "talent://react-hooks" });
+    expect(hooks).toMatchObject({ kind: "talent", version: env.state.catalog!.get("react-hooks")!.version, uri: "talent://react-hooks" });
     expect(hooks.compact).toBe(env.state.catalog!.get("react-hooks")!.compact);
     expect(hooks.digest).toBe(env.state.catalog!.get("react-hooks")!.compactDigest);
     expect(r.body.prerequisites).toEqual([
@@ -105,7 +105,13 @@ describe("spec A: validate and record_validation", () => {
     expect(r.body.procedure.length).toBeGreaterThanOrEqual(4);
     expect(r.body.detail).toBeUndefined();
     const d = await s.api("GET", `/api/validation/playbook?resolutionId=${p.body.resolutionId}&talent=typescript-strict`);
-    expect(d.body.detail.rules).toEqual(ts.rules);
+    // the rules with their check, and each detector with the globs it applies to (its own, else the talent's triggers.files)
+    expect(d.body.detail.rules).toEqual(
+      ts.rules.map(({ id, severity, title, check, detect }) => ({
+        id, severity, title, check,
+        ...(detect ? { detect: detect.map((x) => ({ files: x.files ?? ts.triggers.files, pattern: x.pattern, ...(x.flags ? { flags: x.flags } : {}) })) } : {}),
+      })),
+    );
     expect(d.body.detail.tests).toEqual(ts.tests);
   });
 

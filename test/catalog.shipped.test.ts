@@ -34,6 +34,20 @@ describe("the shipped catalog (talents/)", () => {
       expect(t.tokens).toBeLessThanOrEqual(t.budget);
     }
   });
+  test("detectors (issue 16): at least 60 rules across at least 25 talents carry one, each proven by its conformance tests (lint above runs them)", () => {
+    const withDetect = catalog.list.flatMap((t) => t.rules.filter((r) => r.detect && r.detect.length > 0).map((r) => ({ talent: t, rule: r })));
+    expect(withDetect.length).toBeGreaterThanOrEqual(60);
+    expect(new Set(withDetect.map((x) => x.talent.id)).size).toBeGreaterThanOrEqual(25);
+    for (const { talent, rule } of withDetect) {
+      const tests = talent.tests.filter((x) => x.rule === rule.id);
+      expect(`${rule.id}: ${tests.length > 0}`).toBe(`${rule.id}: true`);
+      const res = rule.detect!.map((d) => new RegExp(d.pattern, d.flags ?? ""));
+      for (const t of tests) {
+        expect(`${rule.id} fail: ${t.fail.split("\n").some((l) => res.some((re) => re.test(l)))}`).toBe(`${rule.id} fail: true`);
+        expect(`${rule.id} pass: ${t.pass.split("\n").some((l) => res.some((re) => re.test(l)))}`).toBe(`${rule.id} pass: false`);
+      }
+    }
+  });
   test("rule ids are unique across the whole catalog (an audit names a rule unambiguously)", () => {
     const ids = catalog.list.flatMap((t) => t.rules.map((r) => r.id));
     expect(ids.length).toBe(new Set(ids).size);

@@ -82,7 +82,7 @@ describe("GET /api/skills: each active talent is a skill with a complete manifes
     const s = await setup(["typescript-strict"], { expertise: true });
     const { skills } = (await s.get("/api/skills")).body;
     const ts = skills.find((k: { uri: string }) => k.uri === "skill://typescript-strict/SKILL.md");
-    expect(ts.frontmatter).toMatchObject({ name: "typescript-strict", description: env.state.catalog!.get("typescript-strict")!.summary, metadata: { version: "1.0.0", title: "Strict TypeScript" } });
+    expect(ts.frontmatter).toMatchObject({ name: "typescript-strict", description: env.state.catalog!.get("typescript-strict")!.summary, metadata: { version: env.state.catalog!.get("typescript-strict")!.version, title: "Strict TypeScript" } });
     expect(JSON.parse(ts.frontmatter.metadata.rules).map((r: { id: string }) => r.id)).toContain("TS-001");
     const pay = skills.find((k: { uri: string }) => k.uri.endsWith("/payments/SKILL.md"));
     // an expertise's name is its slug (the last segment of its skill path), at its published version

@@ -1,5 +1,7 @@
 /** The talent format (docs/talent-format.md): types shared by the validator, the index and the services. */
 
+import type { Detector } from "./detect";
+
 export type Severity = "blocking" | "advisory";
 
 export interface TalentRule {
@@ -7,6 +9,8 @@ export interface TalentRule {
   severity: Severity;
   title: string;
   check: string;
+  /** Patterns `talentd check` runs over added lines (DESIGN §15); proven by the rule's conformance tests. */
+  detect?: Detector[];
 }
 
 export interface ConformanceTest {

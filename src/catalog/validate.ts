@@ -22,6 +22,7 @@ import { parseFrontMatterYaml, splitFrontMatter } from "./frontMatter";
 import { mapSkillFrontMatter, relativeLinksToPointers, SKILL_COMPATIBILITY_MAX, SKILL_DESCRIPTION_MAX, SKILL_NAME_MAX, TALENT_METADATA_KEYS } from "./skillFormat";
 
 export { parseFrontMatterYaml, splitFrontMatter };
+import { proveDetectors, readDetectors } from "./detect";
 
 export interface TalentSource {
   /** Folder name (public talents) or slug (expertises): the id the talent must carry. */
@@ -303,7 +304,7 @@ function readRules(v: unknown, rules: TalentRule[], add: (field: string, problem
       return;
     }
     const r = raw as Record<string, unknown>;
-    for (const key of Object.keys(r)) if (!["id", "severity", "title", "check"].includes(key)) add(`${at}.${key}`, "unknown field");
+    for (const key of Object.keys(r)) if (!["id", "severity", "title", "check", "detect"].includes(key)) add(`${at}.${key}`, "unknown field");
     const id = typeof r.id === "string" ? r.id : "";
     if (!id) add(`${at}.id`, "missing");
     else if (!RULE_ID_PATTERN.test(id)) add(`${at}.id`, `"${id}" is not a rule id like TS-001`);
@@ -317,7 +318,8 @@ function readRules(v: unknown, rules: TalentRule[], add: (field: string, problem
     const check = typeof r.check === "string" ? r.check.trim() : "";
     if (!check) add(`${label}.check`, "missing");
     else if (check.length > 600) add(`${label}.check`, `too long (${check.length} > 600 characters)`);
-    rules.push({ id, severity: r.severity as TalentRule["severity"], title, check });
+    const detect = readDetectors(r.detect, label, add, globProblem);
+    rules.push({ id, severity: r.severity as TalentRule["severity"], title, check, ...(detect.length > 0 ? { detect } : {}) });
   });
 }
 
@@ -353,5 +355,7 @@ function readTests(
     if (r.severity === "blocking" && r.id && !tests.some((t) => t.rule === r.id)) {
       add("tests", `blocking rule ${r.id} has no conformance test`);
     }
+    // every detector is proven by the rule's conformance tests (DESIGN §15)
+    if (r.id) proveDetectors(r, tests, `rules[${r.id}]`, add);
   }
 }

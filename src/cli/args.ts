@@ -12,6 +12,10 @@ interface FlagSpec {
   value?: string;
   /** The environment variable the flag overrides (configuration flags only). */
   env?: string;
+  /** The environment variable a client flag overrides (shown in the usage; read by the client). */
+  clientEnv?: string;
+  /** May be given more than once: the values are collected in order. */
+  multiple?: boolean;
   help: string;
 }
 
@@ -27,6 +31,17 @@ const FLAGS: Record<string, FlagSpec> = {
   email: { value: "E", help: "the administrator's e-mail address" },
   project: { value: "ID", help: "export this project's active selection, read from the database (DATA_DIR or DATABASE_URL)" },
   "password-stdin": { help: "read the password from standard input (first line)" },
+  // the client (DESIGN §15): talks to a server with a project key
+  url: { value: "URL", clientEnv: "TALENTD_URL", help: "the talentd server" },
+  key: { value: "KEY", clientEnv: "TALENTD_KEY", help: "a project key (prefer the environment: a flag shows in ps)" },
+  timeout: { value: "S", clientEnv: "TALENTD_TIMEOUT", help: "seconds to wait for each answer of the server (default 10)" },
+  json: { help: "print JSON for scripts instead of text" },
+  staged: { help: "the staged changes (git diff --cached)" },
+  talent: { value: "ID", multiple: true, help: "designate this talent too (repeatable)" },
+  base: { value: "REF", help: "the changes since REF (git diff REF...HEAD), e.g. origin/main in CI" },
+  "pre-push": { help: "the commits being pushed, read from a pre-push hook's standard input" },
+  lock: { value: "FILE", help: "the lock file (default .talentd/lock.json at the repository root)" },
+  force: { help: "replace a hook that talentd did not install (kept as <hook>.before-talentd)" },
   help: { help: "print this text and exit" },
 };
 
@@ -37,8 +52,8 @@ export interface CommandSpec {
   summary: string;
   /** A few lines for `talentd <command> --help`. */
   description: string;
-  /** Positional arguments, all required unless `optional`. */
-  args: { name: string; help: string; optional?: boolean }[];
+  /** Positional arguments, all required unless `optional`; a `variadic` last one takes any number. */
+  args: { name: string; help: string; optional?: boolean; variadic?: boolean }[];
   /** The flags it accepts (`--help` always). */
   flags: string[];
   /** Flags that must be given. */
@@ -46,6 +61,9 @@ export interface CommandSpec {
   /** Settings read from the environment only that matter to this command. */
   env: string[];
 }
+
+const CLIENT = ["url", "key", "timeout", "json"];
+const CLIENT_EXIT = "Exit codes: 0 clean, 1 findings, 2 usage, configuration or connection errors (one line).";
 
 const SERVE_ENV = ["LOG_FORMAT", "DATABASE_AUTH_TOKEN", "SMTP_URL", "MAIL_FROM", "AUTO_APPROVE_ORGS", "KEYS_ENABLED", "BODY_LIMIT", "ACCESS_LOG", "EVENT_RETENTION_DAYS"];
 
@@ -122,6 +140,91 @@ export const COMMANDS: CommandSpec[] = [
     env: ["DATABASE_AUTH_TOKEN"],
   },
   {
+    name: "prepare",
+    summary: "designate talents from paths (triggers.files) and print the resolution",
+    description:
+      "Designates the project's active talents whose triggers.files globs match the paths (the staged\n" +
+      "ones with --staged, or the PATHs given; repository-relative, matched with picomatch), plus each\n" +
+      "--talent ID, then prepares a task with exactly those (POST /api/prepare-task) and prints the\n" +
+      "resolution. Nothing else is guessed; no match designates nothing (exit 0). Needs TALENTD_URL and\n" +
+      "TALENTD_KEY (scope prepare_task). " + CLIENT_EXIT,
+    args: [{ name: "PATH…", help: "paths to designate from (instead of --staged)", optional: true, variadic: true }],
+    flags: ["staged", "talent", ...CLIENT],
+    required: [],
+    env: [],
+  },
+  {
+    name: "playbook",
+    summary: "print the audit playbook of a resolution",
+    description:
+      "Prints the audit playbook of RESOLUTION (default: the last one prepare or check made in this\n" +
+      "repository): the procedure and every obligation with its rules; with --talent ID, that talent's\n" +
+      "rules with their check, detectors and conformance tests. Scope validate. " + CLIENT_EXIT,
+    args: [{ name: "RESOLUTION", help: "a resolutionId (res_…)", optional: true }],
+    flags: ["talent", ...CLIENT],
+    required: [],
+    env: [],
+  },
+  {
+    name: "check",
+    summary: "run the served rules' detectors over the added lines of a diff, locally",
+    description:
+      "Checks the added lines of the diff (--staged: the index; --base REF: REF...HEAD; --pre-push: the\n" +
+      "commits a pre-push hook is given; default: the working tree against HEAD) with the detectors of\n" +
+      "the rules RESOLUTION served. Without RESOLUTION it designates from the diff's paths as prepare\n" +
+      "does. Prints `file:line RULE-ID severity title` per finding. The diff never leaves the machine:\n" +
+      "only talent ids go to the server. A line holding `talentd-ignore RULE-ID` is not reported for\n" +
+      "that rule. Scopes prepare_task (without RESOLUTION) and validate.\n" +
+      "Exit codes: 0 clean or advisory findings only, 1 a blocking finding, 2 usage, configuration or\n" +
+      "connection errors (one line).",
+    args: [{ name: "RESOLUTION", help: "a resolutionId (default: designate from the diff's paths)", optional: true }],
+    flags: ["staged", "base", "pre-push", "talent", ...CLIENT],
+    required: [],
+    env: [],
+  },
+  {
+    name: "hook install",
+    summary: "install a git hook that runs talentd check (pre-commit or pre-push)",
+    description:
+      "Writes the repository's HOOK (default pre-commit; core.hooksPath is followed): pre-commit runs\n" +
+      "`talentd check --staged`, pre-push `talentd check --pre-push`, with this talentd. The hook reads\n" +
+      "TALENTD_URL and TALENTD_KEY from the environment (--url writes a default URL into it; a key is\n" +
+      "never written). A hook talentd did not install is kept unless --force. Skip the hook once with\n" +
+      "`git commit --no-verify`. Exit codes: 0 installed, 2 usage errors (one line).",
+    args: [{ name: "HOOK", help: "pre-commit (default) or pre-push", optional: true }],
+    flags: ["url", "force"],
+    required: [],
+    env: [],
+  },
+  {
+    name: "lock",
+    summary: "write .talentd/lock.json: the project's selection with versions and digests",
+    description:
+      "Writes the lock file (--lock FILE, default .talentd/lock.json at the repository root): every\n" +
+      "installed talent of the key's project with its kind, state, version and content digest, sorted by\n" +
+      "id, so that `talentd ci verify` can tell when the project no longer matches it. Commit it.\n" +
+      "Scope doctor. Exit codes: 0 written, 2 usage, configuration or connection errors (one line).",
+    args: [],
+    flags: ["lock", ...CLIENT],
+    required: [],
+    env: [],
+  },
+  {
+    name: "ci verify",
+    summary: "fail on missing prerequisites, conflicts, or a lock that no longer matches the server",
+    description:
+      "For CI: asks the server's doctor about the key's project and compares the lock file with the\n" +
+      "project's selection. Fails on missing or disabled prerequisites, conflicts, installed talents that\n" +
+      "can no longer be served, a missing lock file, and every difference between the lock and the\n" +
+      "server (a talent added or removed, another version, state or digest). Scope doctor.\n" +
+      "Exit codes: 0 consistent and matching, 1 problems (one line each), 2 usage, configuration or\n" +
+      "connection errors (one line).",
+    args: [],
+    flags: ["lock", ...CLIENT],
+    required: [],
+    env: [],
+  },
+  {
     name: "version",
     summary: "print the version",
     description: "Prints `talentd <version>` (also: talentd --version).",
@@ -141,6 +244,9 @@ export const COMMANDS: CommandSpec[] = [
   },
 ];
 
+/** The commands of the client (DESIGN §15): main runs them without loading the server's modules. */
+export const CLIENT_COMMANDS: ReadonlySet<string> = new Set(["prepare", "playbook", "check", "hook install", "lock", "ci verify"]);
+
 /** What the command line asks for: a text to print (exit 0), or a command to run. */
 export type CommandLine =
   | { kind: "help"; text: string }
@@ -149,8 +255,8 @@ export type CommandLine =
       command: CommandSpec;
       /** Positional arguments after the command's name. */
       args: string[];
-      /** Non-configuration flags given (`email`, `password-stdin`). */
-      flags: Record<string, string | true>;
+      /** Non-configuration flags given (`email`, `password-stdin`); a repeatable one as a list. */
+      flags: Record<string, string | true | string[]>;
       /** Configuration flags given, keyed by the environment variable they override (for loadConfig). */
       config: Record<string, string>;
     };
@@ -181,7 +287,8 @@ function flagColumn(name: string): string {
 
 function flagLine(name: string): string {
   const spec = FLAGS[name]!;
-  return `  ${flagColumn(name).padEnd(20)}${spec.env ? spec.env.padEnd(14) : ""}${spec.help}`;
+  const env = spec.env ?? spec.clientEnv;
+  return `  ${flagColumn(name).padEnd(20)}${env ? env.padEnd(16) : ""}${spec.help}`;
 }
 
 /** `talentd backup FILE [flags]`: the one-line synopsis of a command. */
@@ -233,6 +340,9 @@ export function globalHelp(version: string): string {
     "",
     "Environment only:",
     ...Object.entries(ENV_ONLY).map(([e, h]) => `  ${e.padEnd(20)}${h}`),
+    "",
+    `The client commands (${[...CLIENT_COMMANDS].join(", ")}) talk to a talentd server:`,
+    "  TALENTD_URL and TALENTD_KEY (a project key), or --url and --key; TALENTD_TIMEOUT (seconds, default 10).",
     "See README.md (Configuration) and docs/operations.md.",
   ].join("\n");
 }
@@ -316,7 +426,7 @@ export function parseCommandLine(argv: string[], version: string): CommandLine {
   const refused = [...new Set(given.filter((t) => !spec.flags.includes(t.name)).map((t) => t.rawName))];
   if (refused.length > 0) fail(`unknown ${plural(refused.length, "flag", "flags")} ${refused.join(", ")}`);
 
-  const flags: Record<string, string | true> = {};
+  const flags: Record<string, string | true | string[]> = {};
   const config: Record<string, string> = {};
   for (const t of given) {
     const flag = FLAGS[t.name]!;
@@ -331,12 +441,14 @@ export function parseCommandLine(argv: string[], version: string): CommandLine {
       fail(`${t.rawName} takes no value`);
     }
     if (flag.env) config[flag.env] = value as string;
+    else if (flag.multiple) flags[t.name] = [...((flags[t.name] as string[] | undefined) ?? []), value as string];
     else flags[t.name] = value;
   }
 
   const needed = spec.args.filter((a) => !a.optional);
   if (rest.length < needed.length) fail(`missing ${needed.slice(rest.length).map((a) => a.name).join(" ")}`);
-  if (spec.name !== "help" && rest.length > spec.args.length) fail(`unexpected argument "${rest[spec.args.length]}"`);
+  const variadic = spec.args.at(-1)?.variadic === true;
+  if (spec.name !== "help" && !variadic && rest.length > spec.args.length) fail(`unexpected argument "${rest[spec.args.length]}"`);
   for (const r of spec.required) {
     if (!(r in flags)) fail(`missing --${r}${FLAGS[r]!.value ? " " + FLAGS[r]!.value : ""}`);
   }

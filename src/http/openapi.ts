@@ -52,7 +52,7 @@ export const OPERATIONS: Operation[] = [
   { method: "POST", path: "/api/validation/reports", summary: "Record one verdict per private expertise (replayable)", access: "key:record_validation", body: obj({ submissionId: str(), resolutionId: str(), expertiseResults: arr(obj({ id: str(), verdict: str({ enum: ["pass", "fail", "not_applicable"] }), evidence: arr(str()), missing: arr(str()), note: str() }, ["id", "verdict"])) }, ["submissionId", "resolutionId", "expertiseResults"]), ok: 201, errors: [400, 404, 409] },
   { method: "GET", path: "/api/search", summary: "Literal search: pointers, never content", access: "key:deepen", query: [{ name: "query", schema: str(), required: true }, { name: "k", schema: int(1, 50) }, { name: "scope", schema: str({ enum: ["catalog", "installed", "active", "resolution"] }) }, { name: "resolutionId", schema: str() }], errors: [400, 404] },
   { method: "POST", path: "/api/talents/get", summary: "Read talent files (1–20 uris), or search", access: "key:deepen", body: obj({ uri: str(), uris: arr(obj({ uri: str() }), { maxItems: 20 }), resolutionId: str(), section: str(), query: str() }), errors: [400, 404] },
-  { method: "GET", path: "/api/doctor", summary: "Missing prerequisites and conflicts of the selection", access: "key:doctor" },
+  { method: "GET", path: "/api/doctor", summary: "Missing prerequisites and conflicts of the selection", access: "key:doctor", query: [{ name: "include", schema: str({ enum: ["selection"] }) }], errors: [400] },
   { method: "GET", path: "/api/discovery/playbook", summary: "Discovery procedure and catalog index (relevant first)", access: "key:discover" },
   { method: "PATCH", path: "/api/projects/{id}/talents", summary: "Install talents (atomic), or disable them", access: "key:install", body: obj({ talent: str(), talents: ids, enabled: { type: "boolean" } }), errors: [400, 404] },
   { method: "GET", path: "/api/skills", summary: "The project's active talents as Agent Skills (MCP Skills extension), paged", access: "key:deepen", query: page(200), errors: [400] },
@@ -120,6 +120,7 @@ export const OPERATIONS: Operation[] = [
   { method: "DELETE", path: "/web/projects/{id}/relevance", summary: "Reset relevance to the derived settings", access: "member", errors: [404] },
   { method: "GET", path: "/web/projects/{id}/setup", summary: "Connection kit: client configurations, AGENTS.md stub", access: "member", errors: [404] },
   { method: "POST", path: "/web/projects/{id}/token", summary: "(Re)create the automation key (value once; previous revoked)", access: "member", ok: 201, errors: [404] },
+  { method: "GET", path: "/web/projects/{id}/validator-config", summary: "The CI file that runs talentd ci verify (github, gitlab or a script)", access: "member", query: [{ name: "target", schema: str({ enum: ["github", "gitlab", "script"] }) }], errors: [400, 404] },
   { method: "POST", path: "/web/projects/{id}/file", summary: "Read one talent file with the key route's rules", access: "member", body: obj({ uri: str(), section: str(), resolutionId: str() }, ["uri"]), errors: [400, 404] },
 ];
 

@@ -4,12 +4,26 @@
  * talents that can no longer be served, and (for owners and admins) broken catalog entries.
  */
 import type { Catalog } from "../catalog/catalog";
-import { formatFinding } from "../catalog/format";
+import { formatFinding, type Talent } from "../catalog/format";
+import { digestOf } from "../lib/crypto";
 import type { Database } from "../db/client";
 import { conflictsAmong } from "./prepare";
 import { installedWithItems } from "./sources";
 
-export async function doctor(deps: { database: Database; catalog: Catalog }, project: { id: string; organizationId: string }, opts: { admin: boolean }) {
+/**
+ * The digest a lock file pins for a talent: sha256 over every file of it (path and content
+ * digest, one line each, sorted by path), so an edit to any file — not only TALENT.md — shows.
+ */
+export function contentDigest(talent: Talent): string {
+  const lines = [...talent.files.values()].map((f) => `${f.path} ${f.digest}`).sort();
+  return digestOf(lines.join("\n"));
+}
+
+export async function doctor(
+  deps: { database: Database; catalog: Catalog },
+  project: { id: string; organizationId: string },
+  opts: { admin: boolean; selection?: boolean },
+) {
   const all = await installedWithItems(deps, project);
   const installed = new Map(all.map((x) => [x.row.talentId, x]));
   const active = all.filter((x) => x.row.enabled && x.item).map((x) => x.item!);
@@ -34,6 +48,21 @@ export async function doctor(deps: { database: Database; catalog: Catalog }, pro
     conflicts,
     disabledDependencies,
     unservable,
+    // include=selection: what `talentd lock` pins (every installed talent, sorted by id)
+    ...(opts.selection
+      ? {
+          projectId: project.id,
+          talents: all
+            .map(({ row, item }) => ({
+              id: row.talentId,
+              kind: row.kind,
+              state: row.enabled ? ("active" as const) : ("disabled" as const),
+              version: item?.version ?? null,
+              digest: item ? contentDigest(item.talent) : null,
+            }))
+            .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
+        }
+      : {}),
     ...(opts.admin ? { brokenCatalogEntries: deps.catalog.broken.map((b) => ({ folder: b.folder, problems: b.findings.map(formatFinding) })) } : {}),
     advice: healthy
       ? "The selection is consistent."

@@ -3,6 +3,7 @@
  * rules and conformance tests of each pinned definition, parsed from the stored bytes — never
  * from the live catalog, so a resolution audits the same forever.
  */
+import type { Detector } from "../catalog/detect";
 import type { ConformanceTest, TalentRule } from "../catalog/format";
 import { mapSkillFrontMatter } from "../catalog/skillFormat";
 import { parseFrontMatterYaml, splitFrontMatter } from "../catalog/validate";
@@ -70,6 +71,8 @@ export interface PinnedDefinition {
   rules: TalentRule[];
   tests: ConformanceTest[];
   mainFile: string;
+  /** `triggers.files` as served: the files a detector without its own `files` applies to. */
+  triggerFiles: string[];
 }
 
 const definitions = new Map<string, PinnedDefinition>();
@@ -91,11 +94,50 @@ export async function pinnedDefinition(database: Database, item: PinnedItem): Pr
     // trimmed as the validator trims them, so a folded YAML scalar reads as in the catalog
     title: String(fields.title ?? fm.name ?? item.talentId).trim(),
     summary: String(fm.summary ?? fm.description ?? "").trim(),
-    rules: Array.isArray(fields.rules) ? (fields.rules as TalentRule[]).map((r) => ({ id: r.id, severity: r.severity, title: String(r.title).trim(), check: String(r.check).trim() })) : [],
+    rules: Array.isArray(fields.rules)
+      ? (fields.rules as TalentRule[]).map((r) => ({
+          id: r.id,
+          severity: r.severity,
+          title: String(r.title).trim(),
+          check: String(r.check).trim(),
+          // validated when the talent was loaded or published; read back as written
+          ...(Array.isArray(r.detect) && r.detect.length > 0 ? { detect: r.detect.map(pinnedDetector) } : {}),
+        }))
+      : [],
     tests: Array.isArray(fields.tests) ? (fields.tests as ConformanceTest[]).map((t) => ({ rule: t.rule, pass: String(t.pass), fail: String(t.fail) })) : [],
     mainFile,
+    triggerFiles: readTriggerFiles(fields.triggers),
   };
   if (definitions.size >= DEFINITION_CACHE_MAX) definitions.delete(definitions.keys().next().value!);
   definitions.set(item.definitionDigest, def);
   return def;
+}
+
+function pinnedDetector(d: Detector): Detector {
+  return { pattern: String(d.pattern), ...(d.flags ? { flags: String(d.flags) } : {}), ...(Array.isArray(d.files) ? { files: d.files.map(String) } : {}) };
+}
+
+function readTriggerFiles(triggers: unknown): string[] {
+  const files = triggers && typeof triggers === "object" ? (triggers as { files?: unknown }).files : undefined;
+  return Array.isArray(files) ? files.map(String) : [];
+}
+
+const servedTriggers = new Map<string, string[]>();
+
+/**
+ * The `triggers.files` a pinned item was served with: a public talent's from its TALENT.md; an
+ * expertise's are the triggers confirmed when that version was published (the version row is
+ * immutable and outlives a deactivation or a deletion, which are soft), else its TALENT.md's.
+ * A detector without its own `files` applies to these.
+ */
+export async function pinnedTriggerFiles(database: Database, item: PinnedItem, def: PinnedDefinition): Promise<string[]> {
+  if (item.kind !== "expertise" || !item.expertiseId) return def.triggerFiles;
+  const key = `${item.expertiseId}@${item.version}`;
+  const known = servedTriggers.get(key);
+  if (known) return known;
+  const row = await database.get<{ triggers: string }>("SELECT triggers FROM expertise_versions WHERE expertise_id = ? AND version = ?", [item.expertiseId, Number(item.version)]);
+  const files = row ? ((JSON.parse(row.triggers) as { files?: string[] }).files ?? []) : def.triggerFiles;
+  if (servedTriggers.size >= DEFINITION_CACHE_MAX) servedTriggers.delete(servedTriggers.keys().next().value!);
+  servedTriggers.set(key, files);
+  return files;
 }

@@ -6,7 +6,14 @@
 import { iso } from "../lib/time";
 import type { Database } from "../db/client";
 import { notFound } from "../http/errors";
-import { loadResolution, pinnedDefinition } from "./pinned";
+import { detectorFiles } from "../catalog/detect";
+import type { TalentRule } from "../catalog/format";
+import { loadResolution, pinnedDefinition, pinnedTriggerFiles } from "./pinned";
+
+/** A rule's detectors as served: each with the globs it applies to (its own, else the talent's served triggers.files). */
+function servedDetect(r: TalentRule, triggerFiles: string[]) {
+  return r.detect ? { detect: r.detect.map((d) => ({ files: detectorFiles(d, triggerFiles), pattern: d.pattern, ...(d.flags ? { flags: d.flags } : {}) })) } : {};
+}
 
 /** The procedure text of every playbook. */
 export function auditProcedure(resolutionId: string, hasExpertises: boolean): string[] {
@@ -26,13 +33,19 @@ export function auditProcedure(resolutionId: string, hasExpertises: boolean): st
   return steps.map((s, i) => `${i + 1}. ${s}`);
 }
 
-/** The playbook of a resolution of the project; 404 for another project's or an unknown talent. */
-export async function playbook(database: Database, projectId: string, resolutionId: string, talent?: string) {
+/**
+ * The playbook of a resolution of the project; 404 for another project's or an unknown talent.
+ * `detectors`: every obligation's rules carry their `detect` patterns, pinned like the rest
+ * (what `talentd check` runs locally).
+ */
+export async function playbook(database: Database, projectId: string, resolutionId: string, talent?: string, opts: { detectors?: boolean } = {}) {
   const res = await loadResolution(database, projectId, resolutionId);
   const obligations = [];
   let detail: Record<string, unknown> | undefined;
   for (const item of res.items) {
     const def = await pinnedDefinition(database, item);
+    const wantsDetect = opts.detectors || (talent !== undefined && item.talentId === talent);
+    const triggerFiles = wantsDetect && def.rules.some((r) => r.detect) ? await pinnedTriggerFiles(database, item, def) : [];
     obligations.push({
       id: item.talentId,
       kind: item.kind,
@@ -41,7 +54,7 @@ export async function playbook(database: Database, projectId: string, resolution
       title: def.title,
       verdictRequired: item.kind === "expertise",
       blocking: def.rules.filter((r) => r.severity === "blocking").length,
-      rules: def.rules.map((r) => ({ id: r.id, severity: r.severity, title: r.title })),
+      rules: def.rules.map((r) => ({ id: r.id, severity: r.severity, title: r.title, ...(opts.detectors ? servedDetect(r, triggerFiles) : {}) })),
     });
     if (talent !== undefined && item.talentId === talent) {
       detail = {
@@ -51,7 +64,7 @@ export async function playbook(database: Database, projectId: string, resolution
         digest: item.digest,
         title: def.title,
         summary: def.summary,
-        rules: def.rules,
+        rules: def.rules.map((r) => ({ id: r.id, severity: r.severity, title: r.title, check: r.check, ...servedDetect(r, triggerFiles) })),
         tests: def.tests,
       };
     }

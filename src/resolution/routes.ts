@@ -81,8 +81,9 @@ export function resolutionRoutes(deps: AppDeps & { journal: TraceJournal }, guar
     .get("/api/validation/playbook", async ({ principal, query, request }) => {
       const resolutionId = strParam(query, "resolutionId", 100, true);
       const talent = strParam(query, "talent", 200);
-      noteTrace(request, { resolutionId, detail: talent ? { talent } : undefined });
-      return playbook(deps.database, principal.projectId, resolutionId, talent);
+      const include = oneOf(query, "include", ["detectors"] as const);
+      noteTrace(request, { resolutionId, detail: talent || include ? { ...(talent ? { talent } : {}), ...(include ? { include } : {}) } : undefined });
+      return playbook(deps.database, principal.projectId, resolutionId, talent, { detectors: include === "detectors" });
     }, { key: "validate" })
     .post("/api/validation/reports", async ({ principal, body, request, set }) => {
       const b = asObject(body);
@@ -134,7 +135,10 @@ export function resolutionRoutes(deps: AppDeps & { journal: TraceJournal }, guar
       return { files: await readFiles(src(), project(principal), { uris, resolutionId, section: b.section as string | undefined }) };
     }, { key: "deepen" })
     // ---- doctor, discovery
-    .get("/api/doctor", async ({ principal }) => doctor(src(), project(principal), { admin: isOrgAdmin(principal) }), { key: "doctor" })
+    .get("/api/doctor", async ({ principal, query }) => {
+      const include = oneOf(query, "include", ["selection"] as const);
+      return doctor(src(), project(principal), { admin: isOrgAdmin(principal), selection: include === "selection" });
+    }, { key: "doctor" })
     .get("/api/discovery/playbook", async ({ principal }) => {
       const [rows, relevance] = await Promise.all([listInstalled(deps.database, principal.projectId), relevanceOf(deps.database, deps.state.catalog!, principal.projectId)]);
       return discoveryPlaybook(deps.state.catalog!, { installed: rows.length, active: rows.filter((r) => r.enabled).length }, relevance.settings);

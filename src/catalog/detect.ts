@@ -1,0 +1,201 @@
+/**
+ * Rule detectors (DESIGN §15, docs/talent-format.md "Detectors"): a rule may carry
+ * `detect: [{files?, pattern, flags?}]`, regular expressions for what a pattern can find in the
+ * added lines of a diff. The validator reads and proves them here (each conformance test's
+ * `fail` sample must match, each `pass` sample must not); `talentd check` compiles and runs
+ * them on the client. This module imports nothing else of the server, so the client command
+ * loads it without the catalog, the database or Elysia.
+ */
+
+/** One detector of a rule, as written in TALENT.md. */
+export interface Detector {
+  /**
+   * Globs of the repository paths it applies to (a glob starting with `!` excludes); absent:
+   * the talent's `triggers.files`.
+   */
+  files?: string[];
+  /** A JavaScript regular expression, matched against each added line on its own. */
+  pattern: string;
+  /** Regular-expression flags: any of `i`, `u` (default none). */
+  flags?: string;
+}
+
+export const DETECT_MAX = 5;
+export const PATTERN_MAX = 500;
+export const DETECT_FLAGS = /^(?!.*(.).*\1)[iu]*$/;
+/** Lines are matched up to this many characters (a minified line is not scanned to its end). */
+export const LINE_MAX = 4000;
+
+type Add = (field: string, problem: string) => void;
+
+/**
+ * Why a pattern cannot be a detector, or null: it must compile with its flags, and have no
+ * quantified group that itself holds an unbounded quantifier (`(a+)+`, `(?:\w*\s)*`): such a
+ * pattern can take exponential time on one line, and a hook must never hang.
+ */
+export function patternProblem(pattern: string, flags = ""): string | null {
+  if (pattern.length === 0) return "must not be empty";
+  if (pattern.length > PATTERN_MAX) return `too long (${pattern.length} > ${PATTERN_MAX} characters)`;
+  if (!DETECT_FLAGS.test(flags)) return null; // reported on flags
+  try {
+    new RegExp(pattern, flags);
+  } catch (e) {
+    return `invalid regular expression: ${(e as Error).message.replace(/^Invalid regular expression: /i, "")}`;
+  }
+  if (nestedQuantifier(pattern)) return "a repeated group holds an unbounded quantifier (like (a+)+): it can backtrack for ever; bound or flatten it";
+  if (new RegExp(pattern, flags).test("")) return "matches an empty line: it would flag every added line";
+  return null;
+}
+
+/** True when a group followed by `*`, `+` or `{n,}` contains `*`, `+` or `{n,}` itself. */
+function nestedQuantifier(p: string): boolean {
+  const stack: boolean[] = []; // per open group: holds an unbounded quantifier
+  let inClass = false;
+  const unboundedAt = (i: number): boolean => p[i] === "*" || p[i] === "+" || (p[i] === "{" && /^\{\d+,\}/.test(p.slice(i)));
+  for (let i = 0; i < p.length; i++) {
+    const c = p[i]!;
+    if (c === "\\") {
+      i++;
+      if (!inClass && unboundedAt(i + 1) && stack.length > 0) stack[stack.length - 1] = true;
+      continue;
+    }
+    if (inClass) {
+      if (c === "]") {
+        inClass = false;
+        if (unboundedAt(i + 1) && stack.length > 0) stack[stack.length - 1] = true;
+      }
+      continue;
+    }
+    if (c === "[") {
+      inClass = true;
+      continue;
+    }
+    if (c === "(") {
+      stack.push(false);
+      continue;
+    }
+    if (c === ")") {
+      const inner = stack.pop() ?? false;
+      if (unboundedAt(i + 1)) {
+        if (inner) return true;
+        if (stack.length > 0) stack[stack.length - 1] = true;
+      } else if (inner && stack.length > 0) stack[stack.length - 1] = true;
+      continue;
+    }
+    if (unboundedAt(i + 1) && stack.length > 0) stack[stack.length - 1] = true;
+  }
+  return false;
+}
+
+/**
+ * Reads `rules[i].detect` (validator); reports `rules[ID].detect…: problem` findings and returns
+ * the detectors that are well formed. `globProblem` is the validator's check of a file glob.
+ */
+export function readDetectors(raw: unknown, label: string, add: Add, globProblem: (g: string) => string | null): Detector[] {
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw) || raw.length === 0) {
+    add(`${label}.detect`, "must be a non-empty list of {pattern, files?, flags?}");
+    return [];
+  }
+  if (raw.length > DETECT_MAX) add(`${label}.detect`, `at most ${DETECT_MAX} detectors per rule (has ${raw.length})`);
+  const out: Detector[] = [];
+  raw.forEach((d, i) => {
+    const at = `${label}.detect[${i}]`;
+    if (d === null || typeof d !== "object" || Array.isArray(d)) {
+      add(at, "must be a mapping with pattern, and optionally files and flags");
+      return;
+    }
+    const o = d as Record<string, unknown>;
+    for (const key of Object.keys(o)) if (!["pattern", "files", "flags"].includes(key)) add(`${at}.${key}`, "unknown field");
+    let ok = true;
+    let flags = "";
+    if (o.flags !== undefined) {
+      if (typeof o.flags !== "string" || !DETECT_FLAGS.test(o.flags)) {
+        add(`${at}.flags`, `must be any of i, u (got ${JSON.stringify(o.flags)})`);
+        ok = false;
+      } else flags = o.flags;
+    }
+    if (typeof o.pattern !== "string") {
+      add(`${at}.pattern`, "missing (a regular expression; write it in single quotes in YAML)");
+      ok = false;
+    } else {
+      const problem = patternProblem(o.pattern, flags);
+      if (problem) {
+        add(`${at}.pattern`, problem);
+        ok = false;
+      }
+    }
+    let files: string[] | undefined;
+    if (o.files !== undefined) {
+      if (!Array.isArray(o.files) || o.files.length === 0 || o.files.some((g) => typeof g !== "string" || g.trim() === "")) {
+        add(`${at}.files`, "must be a non-empty list of globs");
+        ok = false;
+      } else {
+        files = o.files as string[];
+        if (files.every((g) => g.startsWith("!"))) {
+          add(`${at}.files`, "needs at least one glob that is not an exclusion (!)");
+          ok = false;
+        }
+        for (const g of files) {
+          const problem = globProblem(g.startsWith("!") ? g.slice(1) : g);
+          if (problem) {
+            add(`${at}.files`, `"${g}" ${problem}`);
+            ok = false;
+          }
+        }
+      }
+    }
+    if (ok) out.push({ pattern: o.pattern as string, ...(flags ? { flags } : {}), ...(files ? { files } : {}) });
+  });
+  return out;
+}
+
+/** The line numbers (1-based) of `text` that any of the compiled detectors matches. */
+export function matchingLines(regexes: readonly RegExp[], text: string): { line: number; text: string }[] {
+  const out: { line: number; text: string }[] = [];
+  const lines = text.replace(/\r\n/g, "\n").split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i]!;
+    const s = l.length > LINE_MAX ? l.slice(0, LINE_MAX) : l;
+    if (regexes.some((re) => re.test(s))) out.push({ line: i + 1, text: l });
+  }
+  return out;
+}
+
+/** Compiles a detector (its pattern was validated; never the stateful g or y flags). */
+export function compile(d: Detector): RegExp {
+  return new RegExp(d.pattern, d.flags ?? "");
+}
+
+/**
+ * Proves a rule's detectors by its conformance tests (validator and `talents lint`): each test's
+ * `fail` sample must match on some line, each `pass` sample on none. A rule with detectors and
+ * no test is refused: nothing would prove the pattern.
+ */
+export function proveDetectors(
+  rule: { id: string; detect?: Detector[] },
+  tests: readonly { rule: string; pass: string; fail: string }[],
+  label: string,
+  add: Add,
+): void {
+  if (!rule.detect || rule.detect.length === 0) return;
+  const regexes = rule.detect.map(compile);
+  let proven = false;
+  tests.forEach((t, i) => {
+    if (t.rule !== rule.id) return;
+    proven = true;
+    if (matchingLines(regexes, t.fail).length === 0) add(`${label}.detect`, `tests[${i}] fail sample is matched by no detector: the detector misses what the test calls a violation`);
+    const wrong = matchingLines(regexes, t.pass);
+    if (wrong.length > 0) {
+      const w = wrong[0]!;
+      add(`${label}.detect`, `tests[${i}] pass sample matches at line ${w.line} (${JSON.stringify(w.text.trim().slice(0, 80))}): the detector flags what the test calls conforming`);
+    }
+  });
+  if (!proven) add(`${label}.detect`, `needs a conformance test of ${rule.id} to prove it (its fail sample must match, its pass sample must not)`);
+}
+
+/** The globs a detector applies to: its own `files`, else the talent's `triggers.files`, else every file. */
+export function detectorFiles(d: Detector, triggerFiles: readonly string[]): string[] {
+  if (d.files && d.files.length > 0) return d.files;
+  return triggerFiles.length > 0 ? [...triggerFiles] : ["**"];
+}

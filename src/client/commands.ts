@@ -1,0 +1,338 @@
+/**
+ * The client commands of the `talentd` binary (DESIGN §15): prepare, playbook, check, hook
+ * install, lock, ci verify. They talk to a server with a project key (src/client/api.ts) and
+ * read git (src/client/git.ts); nothing of the server's code is loaded, so a hook starts fast.
+ *
+ * Exit codes: 0 clean, 1 findings (check: a blocking finding; ci verify: any problem), 2 usage,
+ * configuration or connection errors — thrown as CliError, printed by main as one line.
+ */
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname, relative, resolve } from "node:path";
+import pkg from "../../package.json" with { type: "json" };
+import type { CommandLine } from "../cli/args";
+import { CliError } from "../cli/errors";
+import { call, serverOptions, type ServerOptions } from "./api";
+import { runDetectors, type ServedObligation } from "./check";
+import { addedLines, changedPaths, gitPath, repoOf, repoPaths, repoRoot, requireRepo, type DiffSource, type Repo } from "./git";
+import { compareLock, LOCK_PATH, lockOf, parseLock, renderLock, type LockEntry } from "./lock";
+import { designate, type Designation } from "./match";
+
+type Run = Extract<CommandLine, { kind: "run" }>;
+type Flags = Run["flags"];
+
+const list = (v: Flags[string] | undefined): string[] => (Array.isArray(v) ? v : typeof v === "string" ? [v] : []);
+const print = (...lines: string[]): void => void process.stdout.write(lines.join("\n") + "\n");
+const printJson = (value: unknown): void => print(JSON.stringify(value, null, 2));
+const note = (text: string): void => void process.stderr.write(text + "\n");
+
+/** Runs a client command; resolves to the exit code. */
+export async function runClientCommand(cli: Run): Promise<number> {
+  const cwd = process.cwd();
+  switch (cli.command.name) {
+    case "prepare":
+      return prepareCommand(cli, cwd);
+    case "playbook":
+      return playbookCommand(cli, cwd);
+    case "check":
+      return checkCommand(cli, cwd);
+    case "hook install":
+      return hookInstall(cli, cwd);
+    case "lock":
+      return lockCommand(cli, cwd);
+    case "ci verify":
+      return ciVerify(cli, cwd);
+    default:
+      throw new Error(`client command "${cli.command.name}" has no implementation`);
+  }
+}
+
+// ---- designation and resolutions
+
+interface Prepared {
+  resolutionId: string | null;
+  designated: Designation[];
+  paths: string[];
+  response: any;
+}
+
+type Designable = { talents: { id: string; triggers?: { files?: string[] } }[] };
+const fetchDesignable = (server: ServerOptions): Promise<Designable> => call<Designable>(server, "GET", "/api/prepare-task/designable");
+
+/**
+ * Designates from `paths` and `named` (GET designable, POST prepare-task); remembers the
+ * resolution in the repository. `early`: the designable directory already requested.
+ */
+async function prepareFrom(server: ServerOptions, repo: Repo | null, paths: string[], named: string[], early?: Promise<Designable>): Promise<Prepared> {
+  const designable = await (early ?? fetchDesignable(server));
+  const designated = designate(designable.talents, paths, named);
+  if (designated.length === 0) return { resolutionId: null, designated, paths, response: null };
+  const response = await call(server, "POST", "/api/prepare-task", { talentIds: designated.map((d) => d.id) });
+  if (repo) remember(repo, response.resolutionId);
+  return { resolutionId: response.resolutionId, designated, paths, response };
+}
+
+function remember(repo: Repo, resolutionId: string): void {
+  try {
+    mkdirSync(dirname(repo.resolutionFile), { recursive: true });
+    writeFileSync(repo.resolutionFile, resolutionId + "\n");
+  } catch {
+    // remembering is a convenience for `talentd playbook`; never a reason to fail
+  }
+}
+
+async function lastResolution(cwd: string): Promise<string> {
+  const repo = await repoOf(cwd);
+  if (repo && existsSync(repo.resolutionFile)) {
+    const id = readFileSync(repo.resolutionFile, "utf8").trim();
+    if (id) return id;
+  }
+  throw new CliError("no RESOLUTION given and none prepared in this repository yet: run talentd prepare (or name a res_… id)");
+}
+
+async function prepareCommand(cli: Run, cwd: string): Promise<number> {
+  const named = list(cli.flags.talent);
+  if (cli.flags.staged && cli.args.length > 0) throw new CliError("prepare: give --staged or PATHs, not both");
+  const repo = await repoOf(cwd);
+  const root = repo?.root ?? null;
+  let paths: string[];
+  if (cli.flags.staged) {
+    if (!root) throw new CliError(`prepare --staged needs a git repository: ${cwd} is not inside one`);
+    paths = await changedPaths(root, { kind: "staged" });
+    if (paths.length === 0 && named.length === 0) throw new CliError("prepare --staged: nothing staged (git add some files, or name PATHs or --talent ID)");
+  } else {
+    paths = repoPaths(cwd, root, cli.args);
+    if (paths.length === 0 && named.length === 0) throw new CliError("prepare: nothing to designate from: give --staged, PATHs or --talent ID (see talentd prepare --help)");
+  }
+  const server = serverOptions(cli.flags, process.env);
+  const p = await prepareFrom(server, repo, paths, named);
+  if (cli.flags.json) {
+    printJson({ ...(p.response ?? { resolutionId: null }), designated: p.designated, paths: p.paths });
+    return 0;
+  }
+  if (!p.resolutionId) {
+    print(`nothing designated: no active talent's triggers.files match the ${paths.length} path(s)`);
+    return 0;
+  }
+  const r = p.response;
+  const why = new Map(p.designated.map((d) => [d.id, d.because === "--talent" ? "--talent" : `${d.because.path} matches ${d.because.glob}`]));
+  const rows = (r.talents as { id: string; version: string }[]).map((t) => [t.id, t.version, why.get(t.id) ?? ""]);
+  print(`${r.resolutionId} (${r.talents.length} talent${r.talents.length === 1 ? "" : "s"}, ${r.tokens} tokens)`);
+  print(table(rows));
+  for (const pre of r.prerequisites ?? []) print(`prerequisite not designated: ${pre.id} (required by ${pre.requiredBy.join(", ")}${pre.active ? "; active: add --talent " + pre.id : "; not active in the project"})`);
+  for (const c of r.conflicts ?? []) print(`conflict: ${c.a} × ${c.b}`);
+  return 0;
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => r[i]!.length))) ?? [];
+  return rows.map((r) => "  " + r.map((c, i) => (i < r.length - 1 ? c.padEnd(widths[i]!) : c)).join("  ").trimEnd()).join("\n");
+}
+
+async function playbookCommand(cli: Run, cwd: string): Promise<number> {
+  const named = list(cli.flags.talent);
+  if (named.length > 1) throw new CliError("playbook: --talent takes one talent (the detail of one at a time)");
+  const server = serverOptions(cli.flags, process.env);
+  const resolutionId = cli.args[0] ?? (await lastResolution(cwd));
+  const q = new URLSearchParams({ resolutionId, ...(named[0] ? { talent: named[0] } : {}) });
+  const p = await call(server, "GET", `/api/validation/playbook?${q}`);
+  if (cli.flags.json) {
+    printJson(p);
+    return 0;
+  }
+  print(`Audit playbook of ${p.resolutionId}`);
+  for (const step of p.procedure) print(step);
+  for (const o of p.obligations) {
+    print("");
+    print(`${o.id} ${o.version}: ${o.title}${o.verdictRequired ? " (verdict required)" : ""}`);
+    for (const r of o.rules) print(`  [${r.id}] ${r.severity.padEnd(8)} ${r.title}`);
+  }
+  if (p.detail) {
+    const d = p.detail;
+    print("", `Detail of ${d.id} ${d.version}`);
+    for (const r of d.rules) {
+      print(`  [${r.id}] ${r.severity} ${r.title}`, `    check: ${r.check}`);
+      for (const x of r.detect ?? []) print(`    detect: /${x.pattern}/${x.flags ?? ""} in ${x.files.join(", ")}`);
+      for (const t of d.tests.filter((t: { rule: string }) => t.rule === r.id)) print(`    pass: ${oneLine(t.pass)}`, `    fail: ${oneLine(t.fail)}`);
+    }
+  }
+  return 0;
+}
+
+const oneLine = (s: string): string => s.trim().replace(/\n/g, " ⏎ ");
+
+// ---- check
+
+async function checkCommand(cli: Run, cwd: string): Promise<number> {
+  const modes = [cli.flags.staged && "--staged", cli.flags.base && "--base", cli.flags["pre-push"] && "--pre-push"].filter(Boolean);
+  if (modes.length > 1) throw new CliError(`check: give one of --staged, --base, --pre-push (got ${modes.join(", ")})`);
+  const repo = await requireRepo(cwd, "check");
+  const root = repo.root;
+  const source: DiffSource = cli.flags.staged
+    ? { kind: "staged" }
+    : typeof cli.flags.base === "string"
+      ? { kind: "base", ref: cli.flags.base }
+      : cli.flags["pre-push"]
+        ? { kind: "pre-push", stdin: await new Response(Bun.stdin.stream()).text() }
+        : { kind: "worktree" };
+  const what = source.kind === "staged" ? "staged" : source.kind === "base" ? `changed since ${source.ref}` : source.kind === "pre-push" ? "pushed" : "changed";
+  // the designable directory is asked for while git runs (one round trip less); an empty diff
+  // ignores its answer, so a commit with nothing to check never waits on the server
+  let early: Promise<Designable> | undefined;
+  if (!cli.args[0]) {
+    try {
+      early = fetchDesignable(serverOptions(cli.flags, process.env));
+      early.catch(() => undefined);
+    } catch {
+      early = undefined; // reported below, once there is something to check
+    }
+  }
+  const [files, paths] = await Promise.all([addedLines(root, source), cli.args[0] ? Promise.resolve([]) : changedPaths(root, source)]);
+  const named = list(cli.flags.talent);
+  const emptyResult = (message: string, resolutionId: string | null = null): number => {
+    if (cli.flags.json) printJson({ resolutionId, findings: [], blocking: 0, advisory: 0, checked: { files: files.length, lines: 0, rules: 0 }, message });
+    else note(`talentd check: ${message}`);
+    return 0;
+  };
+  // nothing to check needs no server: an empty commit is not blocked by one that is down
+  if (files.length === 0) return emptyResult(paths.length === 0 ? `nothing ${what}: nothing to check` : `no added line in the ${paths.length} ${what} path(s): nothing to check`);
+  const server = serverOptions(cli.flags, process.env);
+  let resolutionId = cli.args[0];
+  let designatedCount: number | null = null;
+  if (!resolutionId) {
+    const p = await prepareFrom(server, repo, paths, named, early);
+    if (!p.resolutionId) return emptyResult(`no active talent's triggers.files match the ${paths.length} ${what} path(s): no rule to check`);
+    resolutionId = p.resolutionId;
+    designatedCount = p.designated.length;
+  }
+  const playbook = await call<{ obligations: ServedObligation[] }>(server, "GET", `/api/validation/playbook?${new URLSearchParams({ resolutionId, include: "detectors" })}`);
+  const result = runDetectors(playbook.obligations, files);
+  for (const s of result.skipped) note(`talentd check: skipped a detector that cannot run here: ${s}`);
+  const blocking = result.findings.filter((f) => f.severity === "blocking").length;
+  const advisory = result.findings.length - blocking;
+  const lines = files.reduce((n, f) => n + f.lines.length, 0);
+  if (cli.flags.json) {
+    printJson({ resolutionId, findings: result.findings, blocking, advisory, checked: { files: files.length, lines, rules: result.rulesWithDetectors }, skipped: result.skipped });
+  } else {
+    for (const f of result.findings) print(`${f.file}:${f.line} ${f.rule} ${f.severity} ${f.title}`);
+    const talents = designatedCount ?? playbook.obligations.length;
+    note(
+      `talentd check: ${result.findings.length === 0 ? "no finding" : `${blocking} blocking, ${advisory} advisory`} in ${lines} added line(s) of ${files.length} file(s); ` +
+        `${result.rulesWithDetectors} rule(s) with detectors from ${talents} talent(s), resolution ${resolutionId}` +
+        (blocking > 0 ? ". Fix the blocking findings (or mark a deliberate line with talentd-ignore RULE-ID)." : ""),
+    );
+  }
+  return blocking > 0 ? 1 : 0;
+}
+
+// ---- hooks
+
+const HOOKS = ["pre-commit", "pre-push"] as const;
+const HOOK_MARK = "# installed by `talentd hook install";
+
+/** The command line that runs this talentd: the binary itself, or bun and the entry file from a checkout. */
+function selfCommand(): string[] {
+  const compiled = import.meta.url.includes("/$bunfs/");
+  return compiled ? [process.execPath] : [process.execPath, Bun.main];
+}
+
+const shQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+export function hookScript(hook: (typeof HOOKS)[number], command: string[], url?: string): string {
+  const args = hook === "pre-commit" ? "check --staged" : "check --pre-push";
+  const what = hook === "pre-commit" ? "the staged changes" : "the commits being pushed";
+  return [
+    "#!/bin/sh",
+    `${HOOK_MARK} ${hook}\` (talentd ${pkg.version}): checks ${what} against the rules`,
+    "# of the talents their paths designate (talentd check --help). It needs TALENTD_KEY (and TALENTD_URL)",
+    `# in the environment; skip it once with \`git ${hook === "pre-commit" ? "commit" : "push"} --no-verify\`.`,
+    ...(url ? [`: "\${TALENTD_URL:=${url.replace(/[`"$\\]/g, "")}}"`, "export TALENTD_URL"] : []),
+    `exec ${command.map(shQuote).join(" ")} ${args}`,
+    "",
+  ].join("\n");
+}
+
+async function hookInstall(cli: Run, cwd: string): Promise<number> {
+  const hook = (cli.args[0] ?? "pre-commit") as (typeof HOOKS)[number];
+  if (!HOOKS.includes(hook)) throw new CliError(`hook install: "${cli.args[0]}" is not a hook talentd installs (pre-commit or pre-push)`);
+  const { root } = await requireRepo(cwd, "hook install");
+  if (typeof cli.flags.url === "string") serverOptions({ url: cli.flags.url, key: "-" }, {});
+  const file = await gitPath(root, `hooks/${hook}`);
+  let kept: string | null = null;
+  if (existsSync(file)) {
+    const existing = readFileSync(file, "utf8");
+    if (!existing.includes(HOOK_MARK)) {
+      if (!cli.flags.force) throw new CliError(`hook install: ${relative(cwd, file) || file} exists and is not talentd's: add \`talentd ${hook === "pre-commit" ? "check --staged" : "check --pre-push"}\` to it, or pass --force (it is kept as ${hook}.before-talentd)`);
+      kept = `${file}.before-talentd`;
+      renameSync(file, kept);
+    }
+  }
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, hookScript(hook, selfCommand(), typeof cli.flags.url === "string" ? cli.flags.url : undefined));
+  chmodSync(file, 0o755);
+  print(`installed ${relative(cwd, file) || file}: runs talentd ${hook === "pre-commit" ? "check --staged" : "check --pre-push"}${kept ? ` (the previous hook is kept as ${relative(cwd, kept)})` : ""}`);
+  if (!process.env.TALENTD_KEY) note("talentd: TALENTD_KEY is not set in this shell: the hook needs it (and TALENTD_URL) when git runs it");
+  return 0;
+}
+
+// ---- lock and ci verify
+
+interface DoctorSelection {
+  healthy: boolean;
+  projectId: string;
+  talents: LockEntry[];
+  missingPrerequisites: { id: string; requiredBy: string[]; inCatalog: boolean }[];
+  conflicts: { a: string; b: string }[];
+  disabledDependencies: { id: string; requiredBy: string[] }[];
+  unservable: { id: string; kind: string; reason: string }[];
+}
+
+async function lockFile(cli: Run, cwd: string): Promise<{ file: string; shown: string }> {
+  if (typeof cli.flags.lock === "string") return { file: resolve(cwd, cli.flags.lock), shown: cli.flags.lock };
+  const root = (await repoRoot(cwd)) ?? cwd;
+  const file = resolve(root, LOCK_PATH);
+  return { file, shown: relative(cwd, file) || LOCK_PATH };
+}
+
+async function lockCommand(cli: Run, cwd: string): Promise<number> {
+  const server = serverOptions(cli.flags, process.env);
+  const { file, shown } = await lockFile(cli, cwd);
+  const doctor = await call<DoctorSelection>(server, "GET", "/api/doctor?include=selection");
+  const text = renderLock(lockOf(doctor));
+  const before = existsSync(file) ? readFileSync(file, "utf8") : null;
+  if (before !== text) {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, text);
+  }
+  const active = doctor.talents.filter((t) => t.state === "active").length;
+  if (cli.flags.json) printJson({ file: shown, changed: before !== text, project: doctor.projectId, talents: doctor.talents.length, active });
+  else print(`${before === text ? "unchanged" : "wrote"} ${shown}: ${doctor.talents.length} talent(s) (${active} active) of project ${doctor.projectId}; commit it`);
+  if (!doctor.healthy) note("talentd lock: the selection has problems that talentd ci verify will report (run it to see them)");
+  return 0;
+}
+
+async function ciVerify(cli: Run, cwd: string): Promise<number> {
+  const server = serverOptions(cli.flags, process.env);
+  const { file, shown } = await lockFile(cli, cwd);
+  const doctor = await call<DoctorSelection>(server, "GET", "/api/doctor?include=selection");
+  const problems: string[] = [];
+  for (const m of doctor.missingPrerequisites) problems.push(`missing prerequisite: ${m.id} (required by ${m.requiredBy.join(", ")}${m.inCatalog ? "" : "; not in the catalog"})`);
+  for (const d of doctor.disabledDependencies) problems.push(`disabled prerequisite: ${d.id} (required by ${d.requiredBy.join(", ")})`);
+  for (const c of doctor.conflicts) problems.push(`conflict: ${c.a} × ${c.b} are both active`);
+  for (const u of doctor.unservable) problems.push(`unservable: ${u.id} (${u.reason})`);
+  const server_ = lockOf(doctor);
+  let lockProblems: string[];
+  if (!existsSync(file)) lockProblems = [`no lock file at ${shown}: run talentd lock and commit it`];
+  else {
+    const parsed = parseLock(readFileSync(file, "utf8"));
+    lockProblems = "problem" in parsed ? [`${shown} ${parsed.problem}`] : compareLock(parsed, server_).map((d) => `lock: ${d}`);
+  }
+  const all = [...problems, ...lockProblems];
+  if (cli.flags.json) {
+    printJson({ ok: all.length === 0, project: doctor.projectId, doctor: { healthy: doctor.healthy, problems }, lock: { file: shown, differences: lockProblems } });
+  } else {
+    for (const p of all) print(p);
+    if (all.length === 0) print(`talentd ci verify: ok: ${doctor.talents.length} talent(s) match ${shown}; no missing prerequisite, no conflict`);
+    else note(`talentd ci verify: ${all.length} problem(s)${lockProblems.length > 0 && problems.length === 0 ? ": if the change to the selection is intended, run talentd lock and commit the lock file" : ""}`);
+  }
+  return all.length === 0 ? 0 : 1;
+}
