@@ -52,17 +52,16 @@
   document.addEventListener("keydown", (e) => {
     const d = palette();
     if (!d || !d.open || e.target.id !== "palette-q") return;
-    const items = [...d.querySelectorAll('#palette-results [role="option"]:not([aria-disabled])')];
+    const items = [...d.querySelectorAll("#palette-results li:not([data-empty])")];
     if (items.length === 0) {
       if (e.key === "Enter") e.preventDefault();
       return;
     }
-    let i = Math.max(0, items.findIndex((x) => x.getAttribute("aria-selected") === "true"));
+    let i = Math.max(0, items.findIndex((x) => x.dataset.active === "true"));
     if (e.key === "ArrowDown" || e.key === "ArrowUp") {
       e.preventDefault();
       i = (i + (e.key === "ArrowDown" ? 1 : items.length - 1)) % items.length;
-      items.forEach((x, j) => x.setAttribute("aria-selected", j === i ? "true" : "false"));
-      e.target.setAttribute("aria-activedescendant", items[i].id);
+      items.forEach((x, j) => (x.dataset.active = j === i ? "true" : "false"));
       items[i].scrollIntoView({ block: "nearest" });
     } else if (e.key === "Enter") {
       e.preventDefault();

@@ -9,10 +9,9 @@
 import type { AppDeps } from "../app";
 import type { Catalog } from "../catalog/catalog";
 import { AppError } from "../http/errors";
-import { safeNext } from "../http/next";
 import { getProject } from "./service";
 import { GraphSvg, type GraphEdgeView, type GraphNodeView } from "../web/graph";
-import { registerView, type ViewContext } from "../web/views";
+import { registerView, returnPath, type ViewContext } from "../web/views";
 import { installedOverview, type InstalledTalentView } from "./installed";
 import { listKeys, type KeyView } from "./keys";
 import { KEY_SCOPES } from "../db/schema";
@@ -290,7 +289,7 @@ export function registerProjectViews(deps: AppDeps): void {
   for (const [m, r] of [["POST", "/web/projects/:id/talents"], ["PATCH", "/web/projects/:id/talents/*"], ["DELETE", "/web/projects/:id/talents/*"]] as const) {
     registerView(m, r, { fragment: installedFragment });
   }
-  registerView("POST", "/web/projects/:id/apply-specialization", { redirect: (_d, ctx) => returnOr(ctx, `/projects/${ctx.params.id}`) });
+  registerView("POST", "/web/projects/:id/apply-specialization", { redirect: (_d, ctx) => returnPath(ctx.request, `/projects/${ctx.params.id}`) });
   const keysFragment = async (ctx: ViewContext, created?: { value: string; name: string }) => (
     <KeysSection projectId={ctx.params.id!} keys={await listKeys(deps.database, ctx.params.id!)} created={created} />
   );
@@ -306,12 +305,6 @@ export function registerProjectViews(deps: AppDeps): void {
   registerView("DELETE", "/web/projects/:id", { redirect: () => "/" });
   registerView("PATCH", "/web/projects/:id", { redirect: (_d, ctx) => `/projects/${ctx.params.id}?tab=settings` });
   registerView("POST", "/web/orgs/active", { redirect: () => "/" });
-}
-
-/** The form's `return` path (a path of this site) or a default. */
-function returnOr(ctx: ViewContext, fallback: string): string {
-  const r = (ctx.body as Record<string, unknown> | null)?.return;
-  return typeof r === "string" && r ? safeNext(r) : fallback;
 }
 
 /** The project of a route's `:id` (the route's guard and handler already checked it is the caller's). */

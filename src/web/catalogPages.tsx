@@ -95,7 +95,7 @@ function SpecializationsBlock(props: { specs: SpecializationView[]; projects: Pr
   );
 }
 
-function Filters(props: { query: Record<string, string | undefined>; f: ReturnType<typeof facets>; project?: Project }) {
+function Filters(props: { query: Record<string, string | undefined>; f: ReturnType<typeof facets>; project?: Project; selected?: Iterable<string> }) {
   const q = props.query;
   const options = (name: string, counts: Record<string, number>, label: string) => (
     <>
@@ -113,6 +113,10 @@ function Filters(props: { query: Record<string, string | undefined>; f: ReturnTy
   return (
     <form method="get" action="/catalog" class="filters" role="search">
       {props.project ? <input type="hidden" name="project" value={props.project.id} /> : null}
+      {/* what was pre-selected stays selected across searches */}
+      {[...(props.selected ?? [])].map((id) => (
+        <input type="hidden" name="select" value={id} />
+      ))}
       <label for="f-query">Search</label>
       <input id="f-query" type="search" name="query" value={q.query ?? ""} placeholder="typescript, migrations, TS-001…" />
       {options("role", props.f.roles, "Role")}
@@ -223,7 +227,7 @@ export function catalogPages(deps: ComposedDeps) {
             <h1>Catalog</h1>
           )}
           {project ? null : <SpecializationsBlock specs={specs as SpecializationView[]} projects={projects as Project[]} />}
-          <Filters query={q} f={facets(v)} project={project} />
+          <Filters query={q} f={facets(v)} project={project} selected={project ? selected : undefined} />
           {cards.length === 0 ? <p class="muted">Nothing matches.</p> : null}
           {project ? (
             <form method="post" action={`/web/projects/${project.id}/talents`}>

@@ -58,7 +58,7 @@ export function GraphSvg(props: { nodes: GraphNodeView[]; edges: GraphEdgeView[]
   const path = (pts: { x: number; y: number }[]) => pts.map((p, i) => `${i === 0 ? "M" : "L"}${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(" ");
   return (
     <figure class="graph">
-      <svg viewBox={`0 0 ${l.width} ${l.height}`} width={l.width} height={l.height} role="img" aria-labelledby="graph-title" style={`max-width:100%;height:auto`}>
+      <svg viewBox={`0 0 ${l.width} ${l.height}`} width={l.width} height={l.height} aria-labelledby="graph-title" style={`max-width:100%;height:auto`}>
         <title id="graph-title">{props.title}</title>
         <defs>
           <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">

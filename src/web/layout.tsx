@@ -88,15 +88,13 @@ function Palette() {
           type="search"
           placeholder="Projects, talents, specializations, organizations…"
           autocomplete="off"
-          role="combobox"
           aria-controls="palette-results"
-          aria-expanded="true"
           hx-get="/web/search"
           hx-trigger="input changed delay:150ms, focus once"
           hx-target="#palette-results"
         />
       </form>
-      <ul id="palette-results" role="listbox" aria-label="Results"></ul>
+      <ul id="palette-results" aria-label="Results" aria-live="polite"></ul>
     </dialog>
   );
 }

@@ -51,12 +51,12 @@ export function searchRoutes(deps: AppDeps, guards: Guards) {
     const html = String(
       <>
         {items.length === 0 ? (
-          <li class="muted" role="option" aria-disabled="true">
+          <li class="muted" data-empty="true">
             Nothing found
           </li>
         ) : (
           items.map((it, i) => (
-            <li role="option" id={`palette-item-${i}`} aria-selected={i === 0 ? "true" : "false"} data-type={it.type}>
+            <li id={`palette-item-${i}`} data-active={i === 0 ? "true" : "false"} data-type={it.type}>
               {it.type === "organization" ? (
                 <form method="post" action="/web/orgs/active" hx-post="/web/orgs/active">
                   <input type="hidden" name="organizationId" value={it.id} />

@@ -32,15 +32,24 @@ export interface RouteView {
 
 const registry = new Map<string, RouteView>();
 
+/** The `return` field of each form post, read before the route's schema drops fields it does not name. */
+const returns = new WeakMap<Request, string>();
+
+/** Where a form asked to go back to (a path of this site), if it said. */
+export function formReturn(request: Request): string | undefined {
+  const r = returns.get(request);
+  return r ? safeNext(r) : undefined;
+}
+
 /** Registers the HTML answers of a route (`METHOD /web/...` as the route is declared). */
 export function registerView(method: string, route: string, view: RouteView): void {
   registry.set(`${method} ${route.replace(/\/$/, "")}`, view);
 }
 
 /** The path a form asked to return to (`return` field), or the Referer's path on this site, or `fallback`. */
-function returnPath(request: Request, body: unknown, fallback: string): string {
-  const field = (body as Record<string, unknown> | null)?.return;
-  if (typeof field === "string" && field) return safeNext(field);
+export function returnPath(request: Request, fallback: string): string {
+  const asked = formReturn(request);
+  if (asked) return asked;
   const referer = request.headers.get("referer");
   if (referer) {
     try {
@@ -55,7 +64,12 @@ function returnPath(request: Request, body: unknown, fallback: string): string {
 
 /** The global hook; composed once in createApp after the routes. */
 export function webViews() {
-  return new Elysia({ name: "web-views" }).onAfterHandle({ as: "global" }, async ({ request, route, params, body, responseValue }) => {
+  return new Elysia({ name: "web-views" })
+    .onTransform({ as: "global" }, ({ request, body }) => {
+      const r = (body as Record<string, unknown> | null)?.return;
+      if (typeof r === "string" && r !== "") returns.set(request, r);
+    })
+    .onAfterHandle({ as: "global" }, async ({ request, route, params, body, responseValue }) => {
     if (!route.startsWith("/web/") || responseValue instanceof Response) return;
     const htmx = isHtmx(request);
     const navigation = !htmx && request.method !== "GET" && isNavigation(request);
@@ -70,7 +84,7 @@ export function webViews() {
       }
       return new Response(null, { status: 204, headers: { "hx-refresh": "true" } });
     }
-    const to = view?.redirect ? view.redirect(responseValue, ctx) : returnPath(request, body, "/");
+    const to = view?.redirect ? view.redirect(responseValue, ctx) : returnPath(request, "/");
     return new Response(null, { status: 303, headers: { location: to, "cache-control": "no-store" } });
   });
 }
