@@ -64,8 +64,8 @@ const embedFiles: BunPlugin = {
 mkdirSync(join(root, "dist"), { recursive: true });
 const started = performance.now();
 const result = await Bun.build({
-  // the writer thread is a Worker: a second entrypoint, embedded beside main (Bun's docs, "Worker")
-  entrypoints: [join(root, "src", "main.ts"), join(root, "src", "db", "writerThread.ts")],
+  // the writer thread and the backup thread are Workers: entrypoints embedded beside main (Bun's docs, "Worker")
+  entrypoints: [join(root, "src", "main.ts"), join(root, "src", "db", "writerThread.ts"), join(root, "src", "db", "backupThread.ts")],
   compile: {
     outfile: join(root, "dist", "talentd"),
     // configuration is flags > environment > defaults (src/config.ts): the binary must not pick

@@ -22,6 +22,10 @@ import { projectRoutes } from "./projects/routes";
 import { invitationPages } from "./tenancy/invitationPages";
 import { tenancyRoutes } from "./tenancy/routes";
 import { edge } from "./http/edge";
+import { join } from "node:path";
+import { Backups } from "./ops/backups";
+import { HttpMetrics } from "./ops/metrics";
+import { opsRoutes } from "./ops/routes";
 import { assetRoutes } from "./web/assets";
 import type { Logger } from "./lib/log";
 
@@ -38,15 +42,25 @@ export interface AppDeps {
   state: AppState;
   /** The activity journal; createApp makes one when absent (main passes its own to flush at shutdown). */
   journal?: TraceJournal;
+  /** Request counters for /metrics; createApp makes one when absent. */
+  metrics?: HttpMetrics;
+  /** Scheduled backups (serve passes its started one); createApp makes an unscheduled one when absent. */
+  backups?: Backups;
 }
 
-/** What createApp adds for the routes: the journal, and the one pair of sign-in limiters every sign-in path shares. */
-export type ComposedDeps = AppDeps & { journal: TraceJournal; authLimiters: AuthLimiters };
+/** What createApp adds for the routes: the journal, the one pair of sign-in limiters every sign-in path shares, metrics and backups. */
+export type ComposedDeps = AppDeps & { journal: TraceJournal; authLimiters: AuthLimiters; metrics: HttpMetrics; backups: Backups };
 
 /** Builds the app; `app.handle(request)` serves it without a socket (tests), `listen` with one. */
 export function createApp(input: AppDeps) {
   // one pair of limiters for the sign-in API and the OAuth login page: a lockout on one is a lockout on both
-  const deps: ComposedDeps = { ...input, journal: input.journal ?? new TraceJournal(input.database, input.log), authLimiters: createAuthLimiters() };
+  const deps: ComposedDeps = {
+    ...input,
+    journal: input.journal ?? new TraceJournal(input.database, input.log),
+    authLimiters: createAuthLimiters(),
+    metrics: input.metrics ?? new HttpMetrics(),
+    backups: input.backups ?? new Backups({ source: input.database.path, folder: join(input.config.dataDir, "backups"), schedule: null, log: input.log }),
+  };
   const guards = createGuards(deps);
   // The MCP adapter sends each tool call through the app itself (issue 6).
   const backend: Backend = { handle: (request) => app.handle(request) };
@@ -55,7 +69,7 @@ export function createApp(input: AppDeps) {
   // reusePort off: Elysia's listen turns SO_REUSEPORT on, which lets a second talentd bind the
   // same port and take half the connections; off, the second start fails with EADDRINUSE.
   const app = new Elysia({ serve: { maxRequestBodySize: deps.config.bodyLimit + 64 * 1024, development: false, reusePort: false } })
-    .use(edge({ log: deps.log, bodyLimit: deps.config.bodyLimit, accessLog: deps.config.accessLog }))
+    .use(edge({ log: deps.log, bodyLimit: deps.config.bodyLimit, accessLog: deps.config.accessLog, metrics: deps.config.metricsToken ? deps.metrics : null }))
     .use(healthRoutes(deps))
     .use(assetRoutes())
     .use(identityRoutes(deps, guards))
@@ -70,7 +84,8 @@ export function createApp(input: AppDeps) {
     .use(resolutionRoutes(deps, guards))
     .use(selectionRoutes(deps, guards))
     .use(oauthRoutes(deps))
-    .use(mcpRoutes(deps, backend));
+    .use(mcpRoutes(deps, backend))
+    .use(opsRoutes(deps, guards));
   return app;
 }
 
