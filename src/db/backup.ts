@@ -26,6 +26,23 @@ function open(path: string): Native {
   return new LibsqlDatabase(path, { timeout: 5000 } as ConstructorParameters<typeof LibsqlDatabase>[1]);
 }
 
+/** A string as an SQL literal (for `VACUUM INTO`, run with exec: see closeNative). */
+export function sqlString(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`;
+}
+
+/**
+ * Closes native connections for real. The driver's close() leaves a connection open while a
+ * statement it prepared is still alive (until the garbage collector takes it), holding its
+ * locks and descriptors: a restore was refused as "in use" by such a leftover, and a backup
+ * thread would keep rotated-away files open. So: statements are not kept, writes without
+ * results go through exec(), and a collection after close() ends what prepare() left.
+ */
+export function closeNative(...conns: Native[]): void {
+  for (const c of conns) c.close();
+  Bun.gc(true);
+}
+
 /** `PRAGMA integrity_check` through SQLite: "ok", or the first problems it lists. */
 export function integrityCheck(conn: Native): string {
   const rows = conn.prepare("PRAGMA integrity_check").raw().all() as unknown[][];
@@ -48,9 +65,9 @@ export function snapshotDatabase(source: string, target: string): BackupResult {
     const live = open(source);
     try {
       live.exec("PRAGMA busy_timeout = 5000");
-      live.prepare("VACUUM INTO ?").run(partial);
+      live.exec(`VACUUM INTO ${sqlString(partial)}`); // exec: no statement outlives close()
     } finally {
-      live.close();
+      closeNative(live);
     }
     const copy = open(partial);
     let tables: number;
@@ -59,7 +76,7 @@ export function snapshotDatabase(source: string, target: string): BackupResult {
       if (verdict !== "ok") throw new Error(`integrity_check of the backup says: ${verdict}`);
       tables = Number((copy.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number }).n);
     } finally {
-      copy.close();
+      closeNative(copy);
     }
     if (existsSync(file)) throw new Error(`${file} appeared during the backup; choose a new file name`);
     renameSync(partial, file);

@@ -17,7 +17,7 @@ import LibsqlDatabase from "libsql";
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { migrations as embedded } from "../../migrations";
-import { integrityCheck } from "./backup";
+import { closeNative, integrityCheck, sqlString } from "./backup";
 import { NewerSchemaError } from "./migrate";
 
 type Native = InstanceType<typeof LibsqlDatabase>;
@@ -67,7 +67,7 @@ export function checkBackupFile(file: string, known: string[] = embedded.map((m)
     if (unknown.length > 0) throw new RestoreRefused(`${new NewerSchemaError(unknown, file).message}; nothing was changed`);
     return tags;
   } finally {
-    conn.close();
+    closeNative(conn);
   }
 }
 
@@ -75,22 +75,23 @@ export function checkBackupFile(file: string, known: string[] = embedded.map((m)
  * Fails with RestoreRefused while another connection has `path` open. Otherwise copies it to
  * `previous` (when given) and checkpoints it, all under an exclusive lock, and closes.
  */
-function takeOver(path: string, previous: string | null): void {
+function takeOver(path: string, previous: string | null, beforeCopy: () => void): void {
   const conn = open(path, { timeout: 0 });
   try {
     try {
       conn.exec("PRAGMA locking_mode = EXCLUSIVE");
-      conn.prepare("SELECT count(*) FROM sqlite_master").get();
+      conn.exec("SELECT count(*) FROM sqlite_master"); // exec: no statement keeps the lock past close()
     } catch (e) {
       if (String((e as { code?: string }).code ?? (e as Error).message).includes("BUSY") || /locked/i.test((e as Error).message)) {
         throw new RestoreRefused(`the database ${path} is in use by another process (a running talentd?); stop the server first; nothing was changed`);
       }
       throw e;
     }
-    if (previous) conn.prepare("VACUUM INTO ?").run(previous);
+    beforeCopy();
+    if (previous) conn.exec(`VACUUM INTO ${sqlString(previous)}`);
     conn.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   } finally {
-    conn.close();
+    closeNative(conn);
   }
 }
 
@@ -103,12 +104,12 @@ export function restoreDatabase(file: string, target: string, backupsFolder: str
 
   let previous: string | null = null;
   if (existsSync(dest)) {
-    mkdirSync(backupsFolder, { recursive: true, mode: 0o750 });
     previous = join(backupsFolder, `pre-restore-${stampOf(now)}.db`);
     try {
-      takeOver(dest, previous);
+      takeOver(dest, previous, () => mkdirSync(backupsFolder, { recursive: true, mode: 0o750 }));
     } catch (e) {
       if (e instanceof RestoreRefused) throw e;
+      mkdirSync(backupsFolder, { recursive: true, mode: 0o750 });
       // a database SQLite cannot read or copy (the reason to restore): moved aside as it is
       rmSync(previous, { force: true });
       previous = join(backupsFolder, `pre-restore-${stampOf(now)}-unreadable.db`);
@@ -122,16 +123,16 @@ export function restoreDatabase(file: string, target: string, backupsFolder: str
   try {
     const src = open(source);
     try {
-      src.prepare("VACUUM INTO ?").run(incoming);
+      src.exec(`VACUUM INTO ${sqlString(incoming)}`);
     } finally {
-      src.close();
+      closeNative(src);
     }
     const copy = open(incoming);
     try {
       const verdict = integrityCheck(copy);
       if (verdict !== "ok") throw new Error(`the copy of ${file} fails integrity_check (${verdict})`);
     } finally {
-      copy.close();
+      closeNative(copy);
     }
     // the old database's log and index would be replayed onto the new file: its content is in `previous`
     rmSync(`${dest}-wal`, { force: true });

@@ -20,7 +20,7 @@ import { migrations as embedded } from "../../migrations";
 import { buildCatalog, formatFindings } from "../catalog/catalog";
 import { readTalentDir, sourcesFromFlat } from "../catalog/load";
 import type { Config } from "../config";
-import { databasePath, integrityCheck } from "../db/backup";
+import { closeNative, databasePath, integrityCheck } from "../db/backup";
 import { embeddedTalents } from "../embedded";
 import { sha256Hex } from "../lib/crypto";
 import { Backups } from "./backups";
@@ -112,7 +112,7 @@ export function doctorLocal(config: Config, now = Date.now()): Finding[] {
         else add("integrity", "fail", `PRAGMA integrity_check: ${verdict} (restore a backup: talentd restore FILE)`);
         checkMigrations(conn, add);
       } finally {
-        conn.close();
+        closeNative(conn);
       }
     });
     if (walBytes > WAL_WARN_BYTES) add("WAL", "warn", `${path}-wal is ${mib(walBytes)}: checkpoints are held back (a long-running reader?) or it kept the size of a burst; a restart of the server checkpoints it`);
