@@ -3,9 +3,10 @@ import { benchAgentLoop } from "./agentloop";
 import { benchHardening } from "./hardening";
 import { benchIdentity } from "./identity";
 import { benchMcp } from "./mcp";
+import { benchMetrics } from "./metrics";
 import { benchStartup } from "./startup";
 
-const all: Record<string, () => Promise<void>> = { startup: benchStartup, identity: benchIdentity, agentloop: benchAgentLoop, mcp: benchMcp, hardening: benchHardening };
+const all: Record<string, () => Promise<void>> = { startup: benchStartup, identity: benchIdentity, agentloop: benchAgentLoop, mcp: benchMcp, hardening: benchHardening, metrics: benchMetrics };
 const pick = Bun.argv.slice(2);
 for (const [name, fn] of Object.entries(all)) {
   if (pick.length > 0 && !pick.includes(name)) continue;

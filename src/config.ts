@@ -210,10 +210,14 @@ export function loadConfig(
   return config;
 }
 
-/** Creates `dir` if needed and checks the process can write there. */
+/**
+ * Creates `dir` if needed (0750: the database in it holds password and key hashes, so other
+ * users of the machine get no way in; an existing folder keeps its mode) and checks the process
+ * can write there.
+ */
 export function ensureWritableDir(name: string, dir: string): void {
   try {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o750 });
     accessSync(dir, constants.W_OK);
   } catch (e) {
     const reason = (e as NodeJS.ErrnoException).code ?? "not writable";

@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import Native from "libsql";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { closeNative } from "../src/db/backup";
 import { stamp } from "../src/ops/backups";
@@ -61,6 +61,15 @@ describe("talentd doctor --local (issue 18 §5)", () => {
     expect(await proc.exited).toBe(0);
     expect(existsSync(db)).toBe(true);
   }, 30_000);
+
+  test("a data folder talentd creates is private (0750): doctor is content without any chmod (the database's own 0644 is out of others' reach)", async () => {
+    const data = join(dir, "made-by-talentd");
+    expect((await runCli(["migrate"], { cwd: dir, env: { DATA_DIR: data } })).code).toBe(0);
+    expect(statSync(data).mode & 0o777).toBe(0o750);
+    const r = await doctor({ DATA_DIR: data });
+    expect(r.stdout).toContain(`ok    data folder: ${data} (mode 0750, owner uid `);
+    expect(r.code).toBe(0);
+  });
 
   test("permissions: a folder or database open to other users is a warning (exit 3); a folder every user may write is a failure (exit 1)", async () => {
     const { data, db } = await healthy("perms");

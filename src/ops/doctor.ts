@@ -3,7 +3,7 @@
  * every check reads, through SQLite or `stat`). One finding per check, each ok, warn or fail:
  *
  *   data folder   exists, is writable, is not open to other users
- *   database      file mode (not readable by other users)
+ *   database      file mode (not readable by other users, unless its folder keeps them out)
  *   free disk     room for the database to grow and for a backup (VACUUM INTO writes a copy)
  *   integrity     PRAGMA integrity_check
  *   WAL           size of the write-ahead log
@@ -15,7 +15,7 @@
  */
 import LibsqlDatabase from "libsql";
 import { accessSync, constants, existsSync, statfsSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { migrations as embedded } from "../../migrations";
 import { buildCatalog, formatFindings } from "../catalog/catalog";
 import { readTalentDir, sourcesFromFlat } from "../catalog/load";
@@ -86,7 +86,8 @@ export function doctorLocal(config: Config, now = Date.now()): Finding[] {
       const st = statSync(path);
       dbBytes = st.size;
       walBytes = existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0;
-      if (st.mode & 0o004) add("database", "warn", `${path} is readable by every user (mode ${mode(st.mode)}); chmod 640 it (it holds password and key hashes)`);
+      const folderOpen = (statSync(dirname(path)).mode & 0o001) !== 0; // others can reach the file only through an open folder
+      if (st.mode & 0o004 && folderOpen) add("database", "warn", `${path} is readable by every user (mode ${mode(st.mode)}); chmod 640 it (it holds password and key hashes)`);
       else add("database", "ok", `${path} (${mib(dbBytes)}, mode ${mode(st.mode)})`);
     });
   }
