@@ -9,7 +9,8 @@
  *   the newest such file, so restarts do not postpone it. A failure is logged, counted in
  *   /metrics and shown at GET /web/admin/backups, and never stops the server.
  * - before a migration: `pre-migrate-<UTC time>.db`, taken by `serve` (and `migrate`) before
- *   the first pending migration runs; never rotated away.
+ *   the first pending migration runs; never rotated away (nor are `talentd restore`'s
+ *   `pre-restore-<UTC time>.db`).
  */
 import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -50,7 +51,7 @@ export interface BackupFile {
   bytes: number;
   /** ms since epoch (the time in the name for files written here, else the file's mtime). */
   createdAt: number;
-  kind: "scheduled" | "pre-migrate" | "other";
+  kind: "scheduled" | "pre-migrate" | "pre-restore" | "other";
 }
 
 export interface BackupSchedule {
@@ -235,7 +236,7 @@ export class Backups {
           name,
           bytes: st.size,
           createdAt: Number.isNaN(at) ? st.mtimeMs : at,
-          kind: SCHEDULED.test(name) ? "scheduled" : PRE_MIGRATE.test(name) ? "pre-migrate" : "other",
+          kind: SCHEDULED.test(name) ? "scheduled" : PRE_MIGRATE.test(name) ? "pre-migrate" : name.startsWith("pre-restore-") ? "pre-restore" : "other",
         });
       } catch {
         /* removed meanwhile */
@@ -263,9 +264,9 @@ export class Backups {
 }
 
 /**
- * The verified backup taken before migrations run (synchronous: nothing is served yet). Returns
- * the file written, or null when there is nothing to keep (a database with no table yet).
- * Throws when the backup fails: a migration is not applied without one.
+ * The verified backup taken before migrations run (synchronous: nothing is served yet); the
+ * caller skips it for a database with no table yet. Throws when the backup fails: a migration
+ * is not applied without one.
  */
 export function backupBeforeMigration(source: string, folder: string, now = Date.now()): BackupResult {
   mkdirSync(folder, { recursive: true, mode: 0o750 });
