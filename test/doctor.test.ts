@@ -69,7 +69,7 @@ describe("talentd doctor --local (issue 18 §5)", () => {
     const r = await doctor({ DATA_DIR: data });
     expect(r.stdout).toContain(`ok    data folder: ${data} (mode 0750, owner uid `);
     expect(r.code).toBe(0);
-  });
+  }, 30_000);
 
   test("permissions: a folder or database open to other users is a warning (exit 3); a folder every user may write is a failure (exit 1)", async () => {
     const { data, db } = await healthy("perms");
@@ -97,7 +97,7 @@ describe("talentd doctor --local (issue 18 §5)", () => {
     const e = await doctor({ DATA_DIR: empty });
     expect(e.stdout).toContain(`warn  database: no database at ${join(empty, "talentd.db")} yet (serve creates it)`);
     expect(e.code).toBe(3);
-  });
+  }, 30_000);
 
   test("a damaged database fails integrity (exit 1) and the line says how to restore", async () => {
     const { data, db } = await healthy("damaged");
@@ -110,7 +110,7 @@ describe("talentd doctor --local (issue 18 §5)", () => {
     const r = await doctor({ DATA_DIR: data });
     expect(r.stdout).toMatch(/FAIL {2}integrity: (PRAGMA integrity_check: .+ \(restore a backup: talentd restore FILE\)|could not check: .+)/);
     expect(r.code).toBe(1);
-  });
+  }, 30_000);
 
   test("migrations: pending ones are a warning naming them (serve applies them after a backup); one unknown to this binary is a failure", async () => {
     const data = join(dir, "pending");
@@ -136,7 +136,7 @@ describe("talentd doctor --local (issue 18 §5)", () => {
     const f = await doctor({ DATA_DIR: newer });
     expect(f.stdout).toContain("FAIL  migrations: migrated by a newer talentd (9999_from_the_future unknown to this binary): this version will not start on it");
     expect(f.code).toBe(1);
-  });
+  }, 30_000);
 
   test("catalog lint: a broken folder in TALENTS_DIR is a warning with its file: field: problem (serve skips it)", async () => {
     const { data } = await healthy("catalog");
@@ -145,7 +145,7 @@ describe("talentd doctor --local (issue 18 §5)", () => {
     const r = await doctor({ DATA_DIR: data }, ["--talents-dir", talents]);
     expect(r.stdout).toMatch(new RegExp(`warn {2}catalog: \\d+ talents \\(embedded \\+ TALENTS_DIR ${talents}\\); 1 problem\\(s\\), those folders are skipped: .*bad-one/TALENT.md: budget: must be an integer from 100 to 4000 \\(got 99999\\)`));
     expect(r.code).toBe(3);
-  });
+  }, 30_000);
 
   test("backups: with BACKUP_INTERVAL, none yet or the newest overdue is a warning; a recent one is ok", async () => {
     const { data } = await healthy("backups");
@@ -160,7 +160,7 @@ describe("talentd doctor --local (issue 18 §5)", () => {
     const fresh = await doctor({ DATA_DIR: data, BACKUP_INTERVAL: "6h" });
     expect(fresh.stdout).toMatch(/ok {4}backups: newest talentd-\d{8}T\d{9}Z\.db/);
     expect(fresh.code).toBe(0);
-  });
+  }, 30_000);
 
   test("usage: without --local, exit 2 with one line; a bad setting, exit 2", async () => {
     const r = await runCli(["doctor"], { cwd: dir });
@@ -168,5 +168,5 @@ describe("talentd doctor --local (issue 18 §5)", () => {
     const b = await doctor({ DATA_DIR: dir, BACKUP_INTERVAL: "often" });
     expect(b.code).toBe(2);
     expect(b.stderr).toStartWith('talentd: config: BACKUP_INTERVAL: "often" is not an interval');
-  });
+  }, 30_000);
 });

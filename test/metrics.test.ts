@@ -154,5 +154,5 @@ describe("/metrics is guarded by METRICS_TOKEN and off without it", () => {
         stderr: "talentd: config: METRICS_TOKEN: must be 16 to 256 printable characters without spaces (e.g. openssl rand -hex 32)\n",
       });
     }
-  });
+  }, 30_000);
 });

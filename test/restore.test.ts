@@ -158,7 +158,7 @@ describe("talentd restore FILE (issue 18 §2)", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain("kept as");
     expect(await emails(join(fresh, "talentd.db"))).toEqual(["kept@example.com"]);
-  });
+  }, 30_000);
 
   test("over a database SQLite cannot read (the reason to restore): it is moved aside as backups/pre-restore-<time>-unreadable.db and the backup put in place", async () => {
     const { backup } = await folderWithBackup("source2");
@@ -170,5 +170,5 @@ describe("talentd restore FILE (issue 18 §2)", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/kept as .*\/backups\/pre-restore-\d{8}T\d{9}Z-unreadable\.db\n/);
     expect(await emails(join(data, "talentd.db"))).toEqual(["kept@example.com"]);
-  });
+  }, 30_000);
 });

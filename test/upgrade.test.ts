@@ -83,7 +83,7 @@ describe("upgrades (issue 18 §4)", () => {
       expect({ t, n: rows[t]?.rows.length ?? 0 }).toEqual({ t, n: expect.any(Number) });
       expect(rows[t]!.rows.length).toBeGreaterThan(0);
     }
-  });
+  }, 30_000);
 
   test("`talentd migrate --dry-run` lists what would run (tags and statements) and changes nothing: no migration, no backup", async () => {
     const { data, db } = await previousRelease("dry");
@@ -99,7 +99,7 @@ describe("upgrades (issue 18 §4)", () => {
     await runCli(["migrate"], { cwd: dir, env: { DATA_DIR: data } });
     const again = await runCli(["migrate", "--dry-run"], { cwd: dir, env: { DATA_DIR: data } });
     expect(again.stdout.trim()).toBe(`migrations: 0 would be applied, ${migrations.length} already there (dry run: nothing changed)`);
-  });
+  }, 30_000);
 
   test("serve upgrades the previous release's database: a verified backup first (pre-migrate-<time>.db, the old state exactly), then every migration, and every row survives", async () => {
     const { data, db } = await previousRelease("upgrade");
