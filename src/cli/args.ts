@@ -83,7 +83,7 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: "migrate",
-    summary: "apply database migrations and exit",
+    summary: "apply database migrations (after a backup) and exit; --dry-run lists them",
     description:
       "Applies the migrations this binary embeds and exits (serve does it too), after a verified\n" +
       "backup to DATA_DIR/backups/pre-migrate-<time>.db when any is pending. Idempotent. Refuses a\n" +

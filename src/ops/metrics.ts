@@ -28,17 +28,24 @@ interface RouteSeries {
 
 /** The counters the edge feeds; everything else is read when scraped. */
 export class HttpMetrics {
-  readonly series = new Map<string, RouteSeries>();
+  /** route pattern → method → series (two lookups, no string built per request) */
+  readonly #byRoute = new Map<string, Map<string, RouteSeries>>();
+
+  /** Every series, for rendering. */
+  get series(): RouteSeries[] {
+    return [...this.#byRoute.values()].flatMap((m) => [...m.values()]);
+  }
 
   /** One answered request: `route` is the matched pattern (undefined when no route matched). */
   record(method: string, route: string | undefined, status: number, seconds: number): void {
-    const m = METHODS.has(method) ? method : "OTHER";
     const r = route || "unmatched";
-    const key = m + " " + r;
-    let s = this.series.get(key);
+    let methods = this.#byRoute.get(r);
+    if (methods === undefined) this.#byRoute.set(r, (methods = new Map()));
+    let s = methods.get(method);
     if (s === undefined) {
-      s = { method: m, route: r, statuses: new Map(), latency: new Histogram() };
-      this.series.set(key, s);
+      const m = METHODS.has(method) ? method : "OTHER"; // only the bounded label is ever stored
+      s = methods.get(m);
+      if (s === undefined) methods.set(m, (s = { method: m, route: r, statuses: new Map(), latency: new Histogram() }));
     }
     s.statuses.set(status, (s.statuses.get(status) ?? 0) + 1);
     s.latency.observe(seconds);
@@ -107,7 +114,7 @@ export async function renderMetrics(src: MetricsSources): Promise<string> {
   t.family("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.").sample("process_resident_memory_bytes", mem.rss);
   t.family("process_heap_bytes", "gauge", "JavaScript heap in use, in bytes.").sample("process_heap_bytes", mem.heapUsed);
 
-  const series = [...src.http.series.values()].sort((a, b) => (a.route === b.route ? a.method.localeCompare(b.method) : a.route.localeCompare(b.route)));
+  const series = src.http.series.sort((a, b) => (a.route === b.route ? a.method.localeCompare(b.method) : a.route.localeCompare(b.route)));
   t.family("talentd_http_requests_total", "counter", "HTTP requests answered, by method, route pattern and status.");
   for (const s of series) {
     for (const [status, n] of [...s.statuses].sort((a, b) => a[0] - b[0])) {
