@@ -7,7 +7,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import Native from "libsql";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { loadConfig } from "../src/config";
 import { closeNative } from "../src/db/backup";
+import { doctorExitCode, doctorLocal } from "../src/ops/doctor";
 import { stamp } from "../src/ops/backups";
 import { BUN, ROOT, runCli, talentMd, tempDir, writeFiles } from "./helpers";
 import { freePort, waitReady } from "./proc";
@@ -168,5 +170,27 @@ describe("talentd doctor --local (issue 18 §5)", () => {
     const b = await doctor({ DATA_DIR: dir, BACKUP_INTERVAL: "often" });
     expect(b.code).toBe(2);
     expect(b.stderr).toStartWith('talentd: config: BACKUP_INTERVAL: "often" is not an interval');
+  }, 30_000);
+});
+
+describe("doctor's disk and WAL thresholds (in-process, with the machine's readings replaced)", () => {
+  const MiB = 1024 * 1024;
+  test("free disk: below 256 MiB or the database's size is a failure; below 2 GiB a warning; a WAL past its limit is a warning", async () => {
+    const { data } = await healthy("thresholds");
+    const config = loadConfig({ DATA_DIR: data });
+    const at = (free: number, walWarnBytes?: number) =>
+      Object.fromEntries(doctorLocal(config, Date.now(), { statfs: () => ({ bavail: free / 4096, bsize: 4096 }), ...(walWarnBytes === undefined ? {} : { walWarnBytes }) }).map((f) => [f.check, f]));
+    const full = at(100 * MiB);
+    expect(full["free disk"]!.level).toBe("fail");
+    expect(full["free disk"]!.message).toContain("100 MiB free where");
+    expect(full["free disk"]!.message).toContain("not enough for a backup (VACUUM INTO writes a full copy) or for the database to grow");
+    expect(doctorExitCode(Object.values(full))).toBe(1);
+    const low = at(1024 * MiB);
+    expect(low["free disk"]!.level).toBe("warn");
+    expect(doctorExitCode(Object.values(low))).toBe(3);
+    expect(at(8192 * MiB)["free disk"]!.level).toBe("ok");
+    const wal = at(8192 * MiB, 1); // any WAL of more than one byte
+    expect(wal.WAL!.level).toBe("warn");
+    expect(wal.WAL!.message).toMatch(/-wal is [\d.]+ MiB: checkpoints are held back/);
   }, 30_000);
 });

@@ -43,8 +43,15 @@ export const WAL_WARN_BYTES = 256 * MiB;
 const mib = (n: number): string => `${(n / MiB).toFixed(n < 10 * MiB ? 1 : 0)} MiB`;
 const mode = (m: number): string => "0" + (m & 0o777).toString(8);
 
+/** What the checks read from the machine beyond files (tests give a full disk or a low WAL limit). */
+export interface DoctorProbes {
+  statfs: (path: string) => { bavail: number; bsize: number };
+  walWarnBytes: number;
+}
+
 /** Runs every check on the configured data folder and database; never throws. */
-export function doctorLocal(config: Config, now = Date.now()): Finding[] {
+export function doctorLocal(config: Config, now = Date.now(), probes: Partial<DoctorProbes> = {}): Finding[] {
+  const { statfs, walWarnBytes } = { statfs: statfsSync, walWarnBytes: WAL_WARN_BYTES, ...probes };
   const out: Finding[] = [];
   const add = (check: string, level: Level, message: string) => out.push({ check, level, message });
   const guard = (check: string, fn: () => void) => {
@@ -94,7 +101,7 @@ export function doctorLocal(config: Config, now = Date.now()): Finding[] {
 
   if (dirOk) {
     guard("free disk", () => {
-      const fs = statfsSync(dir);
+      const fs = statfs(dir);
       const free = fs.bavail * fs.bsize;
       const need = Math.max(DISK_FAIL_BYTES, dbBytes + walBytes);
       const msg = `${mib(free)} free where ${dir} is (database and WAL: ${mib(dbBytes + walBytes)})`;
@@ -116,7 +123,7 @@ export function doctorLocal(config: Config, now = Date.now()): Finding[] {
         closeNative(conn);
       }
     });
-    if (walBytes > WAL_WARN_BYTES) add("WAL", "warn", `${path}-wal is ${mib(walBytes)}: checkpoints are held back (a long-running reader?) or it kept the size of a burst; a restart of the server checkpoints it`);
+    if (walBytes > walWarnBytes) add("WAL", "warn", `${path}-wal is ${mib(walBytes)}: checkpoints are held back (a long-running reader?) or it kept the size of a burst; a restart of the server checkpoints it`);
     else add("WAL", "ok", `${mib(walBytes)}`);
   }
 
