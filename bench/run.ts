@@ -5,9 +5,10 @@ import { benchHardening } from "./hardening";
 import { benchWebCatalog } from "./webcatalog";
 import { benchIdentity } from "./identity";
 import { benchMcp } from "./mcp";
+import { benchMetrics } from "./metrics";
 import { benchStartup } from "./startup";
 
-const all: Record<string, () => Promise<void>> = { startup: benchStartup, identity: benchIdentity, agentloop: benchAgentLoop, mcp: benchMcp, hardening: benchHardening, webcatalog: benchWebCatalog, client: benchClient };
+const all: Record<string, () => Promise<void>> = { startup: benchStartup, identity: benchIdentity, agentloop: benchAgentLoop, mcp: benchMcp, hardening: benchHardening, webcatalog: benchWebCatalog, client: benchClient, metrics: benchMetrics };
 const pick = Bun.argv.slice(2);
 for (const [name, fn] of Object.entries(all)) {
   if (pick.length > 0 && !pick.includes(name)) continue;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Smoke test of the built binary: run it from an empty folder with no node_modules on a free
-# port, check /healthz and /readyz (≥ 40 talents), stop it with SIGTERM, expect exit 0.
+# port, check /healthz, /readyz (≥ 40 talents), /metrics and a scheduled backup, stop it with
+# SIGTERM, expect exit 0; then doctor --local and restore on the stopped folder.
 set -euo pipefail
 bin="$(cd "$(dirname "$0")/.." && pwd)/dist/talentd"
 [ -x "$bin" ] || { echo "smoke: $bin is missing (bun run build)"; exit 1; }
@@ -10,7 +11,10 @@ port=$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=
 cd "$work"
 # configuration is flags > env > defaults: a stray .env in the folder must not be read
 printf 'PORT=not-a-port\n' > "$work/.env"
-AUTO_APPROVE_ORGS=true "$bin" serve --port "$port" --host 127.0.0.1 --base-url "http://127.0.0.1:$port" >"$work/out.log" 2>&1 &
+# a metrics token and a backup schedule: /metrics answers, and the first scheduled backup (on the
+# backup thread, a second entrypoint of the binary) is written at start
+metrics_token=smoke-metrics-token-0123456789
+AUTO_APPROVE_ORGS=true METRICS_TOKEN="$metrics_token" BACKUP_INTERVAL=1h "$bin" serve --port "$port" --host 127.0.0.1 --base-url "http://127.0.0.1:$port" >"$work/out.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 100); do
   curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
@@ -22,14 +26,16 @@ htmx=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/assets/htm
 # the client download the generated CI jobs use: the served binary runs
 dl_code=0
 curl -fsS -o "$work/talentd-dl" "http://127.0.0.1:$port/download/talentd" && chmod +x "$work/talentd-dl" && "$work/talentd-dl" version | grep -q '^talentd ' || dl_code=$?
+metrics=$(curl -s -H "Authorization: Bearer $metrics_token" "http://127.0.0.1:$port/metrics" | grep -c '^talentd_http_requests_total{' || true)
 loop_code=0
 (cd "$(dirname "$bin")/.." && npx --no-install bun scripts/smoke-loop.ts "http://127.0.0.1:$port") || loop_code=$?
 kill -TERM "$pid"
 code=0
 wait "$pid" || code=$?
 talents=$(node -e 'try{console.log(JSON.parse(process.argv[1]).catalog.talents)}catch{console.log(0)}' "$ready")
-echo "smoke: /healthz $health, /readyz $ready, htmx $htmx, download $dl_code, agent loop $loop_code, exit $code"
-if [ "$health" != 200 ] || [ "$talents" -lt 40 ] || [ "$htmx" != 200 ] || [ "$dl_code" != 0 ] || [ "$loop_code" != 0 ] || [ "$code" != 0 ] || [ ! -f "$work/data/talentd.db" ]; then
+backups=$(ls "$work/data/backups" 2>/dev/null | grep -c '^talentd-.*\.db$' || true)
+echo "smoke: /healthz $health, /readyz $ready, htmx $htmx, download $dl_code, agent loop $loop_code, /metrics $metrics request series, $backups scheduled backup(s), exit $code"
+if [ "$health" != 200 ] || [ "$talents" -lt 40 ] || [ "$htmx" != 200 ] || [ "$dl_code" != 0 ] || [ "$loop_code" != 0 ] || [ "$code" != 0 ] || [ ! -f "$work/data/talentd.db" ] || [ "$metrics" -lt 1 ] || [ "$backups" -lt 1 ]; then
   echo "smoke: FAILED"; cat "$work/out.log"; exit 1
 fi
 # the validator's detailed YAML messages come from a module loaded on demand: check it is in the binary
@@ -40,6 +46,11 @@ lint_out=$("$bin" talents lint "$work/lint" 2>/dev/null) || lint_code=$?
 if [ "$lint_code" != 1 ] || ! printf '%s' "$lint_out" | grep -q "front matter: invalid YAML"; then
   echo "smoke: FAILED: talents lint on a broken folder gave exit $lint_code: $lint_out"; exit 1
 fi
+# the stopped server's folder: doctor finds no failure (0, or 3 for warnings), restore puts the backup back
+doctor_code=0
+(cd "$work" && "$bin" doctor --local >"$work/doctor.out" 2>&1) || doctor_code=$?
+if [ "$doctor_code" != 0 ] && [ "$doctor_code" != 3 ]; then echo "smoke: FAILED: doctor --local exit $doctor_code"; cat "$work/doctor.out"; exit 1; fi
+restore_out=$(cd "$work" && "$bin" restore "$work/data/backups/$(ls "$work/data/backups" | grep '^talentd-' | head -1)" 2>&1) || { echo "smoke: FAILED: restore: $restore_out"; exit 1; }
 # the README's "./dist/talentd --help"
 "$bin" --help | grep -q "backup FILE" || { echo "smoke: FAILED: --help does not list the commands"; exit 1; }
 # the client in the binary: a detector that is not a valid regex is a lint error naming the rule
@@ -51,4 +62,4 @@ printf '%s' "$lint2" | grep -q "rules\[BD-001\].detect\[0\].pattern: invalid reg
 client_code=0
 (cd "$work" && env -u TALENTD_URL -u TALENTD_KEY "$bin" lock >/dev/null 2>&1) || client_code=$?
 [ "$client_code" = 2 ] || { echo "smoke: FAILED: talentd lock without TALENTD_URL gave exit $client_code"; exit 1; }
-echo "smoke: ok ($talents talents; lint reports broken YAML and a bad detector; --help lists the commands; the served binary runs; the client exits 2 unconfigured)"
+echo "smoke: ok ($talents talents; lint reports broken YAML and a bad detector; doctor exit $doctor_code; restore of a scheduled backup; --help lists the commands; the served binary runs; the client exits 2 unconfigured)"

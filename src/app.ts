@@ -35,6 +35,10 @@ import { invitationPages } from "./tenancy/invitationPages";
 import { tenancyRoutes } from "./tenancy/routes";
 import { codeHostingRoutes } from "./tenancy/codeHostingRoutes";
 import { edge } from "./http/edge";
+import { join } from "node:path";
+import { Backups } from "./ops/backups";
+import { HttpMetrics } from "./ops/metrics";
+import { opsRoutes } from "./ops/routes";
 import { assetRoutes } from "./web/assets";
 import { openApiRoutes } from "./http/openapi";
 import pkg from "../package.json" with { type: "json" };
@@ -53,15 +57,25 @@ export interface AppDeps {
   state: AppState;
   /** The activity journal; createApp makes one when absent (main passes its own to flush at shutdown). */
   journal?: TraceJournal;
+  /** Request counters for /metrics; createApp makes one when absent. */
+  metrics?: HttpMetrics;
+  /** Scheduled backups (serve passes its started one); createApp makes an unscheduled one when absent. */
+  backups?: Backups;
 }
 
-/** What createApp adds for the routes: the journal, and the one pair of sign-in limiters every sign-in path shares. */
-export type ComposedDeps = AppDeps & { journal: TraceJournal; authLimiters: AuthLimiters };
+/** What createApp adds for the routes: the journal, the one pair of sign-in limiters every sign-in path shares, metrics and backups. */
+export type ComposedDeps = AppDeps & { journal: TraceJournal; authLimiters: AuthLimiters; metrics: HttpMetrics; backups: Backups };
 
 /** Builds the app; `app.handle(request)` serves it without a socket (tests), `listen` with one. */
 export function createApp(input: AppDeps) {
   // one pair of limiters for the sign-in API and the OAuth login page: a lockout on one is a lockout on both
-  const deps: ComposedDeps = { ...input, journal: input.journal ?? new TraceJournal(input.database, input.log), authLimiters: createAuthLimiters() };
+  const deps: ComposedDeps = {
+    ...input,
+    journal: input.journal ?? new TraceJournal(input.database, input.log),
+    authLimiters: createAuthLimiters(),
+    metrics: input.metrics ?? new HttpMetrics(),
+    backups: input.backups ?? new Backups({ source: input.database.path, folder: join(input.config.dataDir, "backups"), schedule: null, log: input.log }),
+  };
   const guards = createGuards(deps);
   registerProjectViews(deps);
   // The MCP adapter sends each tool call through the app itself (issue 6).
@@ -71,7 +85,7 @@ export function createApp(input: AppDeps) {
   // reusePort off: Elysia's listen turns SO_REUSEPORT on, which lets a second talentd bind the
   // same port and take half the connections; off, the second start fails with EADDRINUSE.
   const app = new Elysia({ serve: { maxRequestBodySize: deps.config.bodyLimit + 64 * 1024, development: false, reusePort: false } })
-    .use(edge({ log: deps.log, bodyLimit: deps.config.bodyLimit, accessLog: deps.config.accessLog, htmlError }))
+    .use(edge({ log: deps.log, bodyLimit: deps.config.bodyLimit, accessLog: deps.config.accessLog, htmlError, metrics: deps.config.metricsToken ? deps.metrics : null }))
     // before the routes: the fragment or redirect a /web route answers to htmx and to a form post (web/views.ts)
     .use(webViews())
     .use(healthRoutes(deps))
@@ -99,7 +113,8 @@ export function createApp(input: AppDeps) {
     .use(specializationRoutes(deps, guards))
     .use(validatorConfigRoutes(deps, guards))
     .use(oauthRoutes(deps))
-    .use(mcpRoutes(deps, backend));
+    .use(mcpRoutes(deps, backend))
+    .use(opsRoutes(deps, guards));
   return app;
 }
 

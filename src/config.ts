@@ -42,6 +42,12 @@ export interface Config {
   accessLog: boolean;
   /** EVENT_RETENTION_DAYS. Default 90: trace and security events older than this are deleted hourly; 0 keeps them forever. */
   eventRetentionDays: number;
+  /** BACKUP_INTERVAL (`30m`, `6h`, `1d`). Default none (0, `off`): no scheduled backups. In ms. */
+  backupIntervalMs: number | null;
+  /** BACKUP_KEEP. Default 7: scheduled backups kept in DATA_DIR/backups (older ones are deleted). */
+  backupKeep: number;
+  /** METRICS_TOKEN. Default none: `/metrics` is off. Set, `/metrics` answers to `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
 }
 
 /** A configuration value that cannot be used; main prints `message` and exits 2. */
@@ -83,6 +89,20 @@ function parseIntIn(name: string, raw: string, min: number, max: number, what: s
 }
 
 const DB_SCHEMES = ["file:", "libsql:", "http:", "https:", "ws:", "wss:"];
+
+const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `90s`, `30m`, `6h`, `1d` → ms; `0`, `off` → null (no schedule). Between 1 second and 366 days. */
+export function parseInterval(name: string, raw: string): number | null {
+  const v = raw.trim().toLowerCase();
+  if (v === "0" || v === "off" || v === "none") return null;
+  const m = /^(\d+)\s*(s|m|h|d)$/.exec(v);
+  const ms = m ? Number(m[1]) * UNIT_MS[m[2]!]! : NaN;
+  if (!m || !(ms >= 1000 && ms <= 366 * 86_400_000)) {
+    throw new ConfigError(`${name}: "${raw}" is not an interval (a number and s, m, h or d, e.g. 6h; between 1s and 366d; 0 or off for none)`);
+  }
+  return ms;
+}
 
 /**
  * Builds the configuration from flags and environment. Throws ConfigError with one readable
@@ -153,6 +173,15 @@ export function loadConfig(
     throw new ConfigError(`SMTP_URL: "${smtpUrl}" is not an smtp:// or smtps:// URL`);
   }
 
+  const backupIntervalMs = get("BACKUP_INTERVAL") === undefined ? null : parseInterval("BACKUP_INTERVAL", get("BACKUP_INTERVAL")!);
+  if (backupIntervalMs !== null && scheme !== "file:") {
+    throw new ConfigError("BACKUP_INTERVAL: scheduled backups need a local database file (DATABASE_URL file:…); back up a libSQL server with its own tools");
+  }
+  const metricsToken = get("METRICS_TOKEN");
+  if (metricsToken !== undefined && !/^[\x21-\x7e]{16,256}$/.test(metricsToken)) {
+    throw new ConfigError("METRICS_TOKEN: must be 16 to 256 printable characters without spaces (e.g. openssl rand -hex 32)");
+  }
+
   const config: Config = {
     port,
     host,
@@ -172,16 +201,23 @@ export function loadConfig(
     accessLog: parseBool("ACCESS_LOG", get("ACCESS_LOG"), true),
     eventRetentionDays:
       get("EVENT_RETENTION_DAYS") === undefined ? 90 : parseIntIn("EVENT_RETENTION_DAYS", get("EVENT_RETENTION_DAYS")!, 0, 36500, "a number of days (0–36500; 0 keeps events forever)"),
+    backupIntervalMs,
+    backupKeep: get("BACKUP_KEEP") === undefined ? 7 : parseIntIn("BACKUP_KEEP", get("BACKUP_KEEP")!, 1, 10000, "a number of backups to keep (1–10000)"),
+    metricsToken,
   };
 
   if (opts.checkDataDir) ensureWritableDir("DATA_DIR", config.dataDir);
   return config;
 }
 
-/** Creates `dir` if needed and checks the process can write there. */
+/**
+ * Creates `dir` if needed (0750: the database in it holds password and key hashes, so other
+ * users of the machine get no way in; an existing folder keeps its mode) and checks the process
+ * can write there.
+ */
 export function ensureWritableDir(name: string, dir: string): void {
   try {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o750 });
     accessSync(dir, constants.W_OK);
   } catch (e) {
     const reason = (e as NodeJS.ErrnoException).code ?? "not writable";

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { createClient } from "@libsql/client";
-import { mkdirSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { migrations } from "../migrations";
 import { migrate } from "../src/db/migrate";
@@ -69,9 +69,14 @@ describe("commands", () => {
     expect(String(row.password_hash)).toContain("m=19456,t=2");
     db.close();
   });
-  test("backup FILE writes a verified snapshot; an existing FILE is refused", async () => {
+  test("backup FILE writes a verified snapshot; an existing FILE is refused; no database is refused", async () => {
     const env = { DATA_DIR: join(dir, "d3") };
     const file = join(dir, "snap.db");
+    // no database yet: nothing to back up (a mistyped DATA_DIR must not give an empty backup)
+    const none = await runCli(["backup", file], { cwd: dir, env });
+    expect({ code: none.code, stderr: none.stderr }).toEqual({ code: 1, stderr: `talentd: there is no database at ${join(dir, "d3", "talentd.db")}\n` });
+    expect(existsSync(file)).toBe(false);
+    expect((await runCli(["migrate"], { cwd: dir, env })).code).toBe(0);
     const r = await runCli(["backup", file], { cwd: dir, env });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("integrity_check ok");
@@ -142,6 +147,7 @@ describe("the command line: --help runs nothing, unknown flags and commands are 
     const r = await runCli(["backup", "--help"], { cwd });
     expect(r.code).toBe(0);
     expect(readdirSync(cwd)).toEqual([]);
+    expect((await runCli(["migrate"], { cwd })).code).toBe(0); // a database to back up
     const named = await runCli(["backup", "--", "--help"], { cwd });
     expect(named.code).toBe(0);
     expect(readdirSync(cwd).sort()).toEqual(["--help", "data"]);

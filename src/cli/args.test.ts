@@ -23,6 +23,8 @@ describe("command line: each command declares its flags and arguments", () => {
     expect(configFlagsOf("admin create")).toEqual(["data-dir", "database-url", "log-level"]);
     expect(configFlagsOf("migrate")).toEqual(["data-dir", "database-url"]);
     expect(configFlagsOf("backup")).toEqual(["data-dir", "database-url"]);
+    expect(configFlagsOf("restore")).toEqual(["data-dir", "database-url"]);
+    expect(configFlagsOf("doctor")).toEqual(["data-dir", "database-url", "talents-dir"]);
     expect(configFlagsOf("talents lint")).toEqual([]);
     expect(configFlagsOf("talents export")).toEqual(["talents-dir", "data-dir", "database-url"]);
     expect(configFlagsOf("version")).toEqual([]);

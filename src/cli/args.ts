@@ -42,6 +42,8 @@ const FLAGS: Record<string, FlagSpec> = {
   "pre-push": { help: "the commits being pushed, read from a pre-push hook's standard input" },
   lock: { value: "FILE", help: "the lock file (default .talentd/lock.json at the repository root)" },
   force: { help: "replace a hook that talentd did not install (kept as <hook>.before-talentd)" },
+  "dry-run": { help: "list the migrations that would run, with their statements; change nothing" },
+  local: { help: "check this machine's data folder (no server needed)" },
   help: { help: "print this text and exit" },
 };
 
@@ -65,7 +67,10 @@ export interface CommandSpec {
 const CLIENT = ["url", "key", "timeout", "json"];
 const CLIENT_EXIT = "Exit codes: 0 clean, 1 findings, 2 usage, configuration or connection errors (one line).";
 
-const SERVE_ENV = ["LOG_FORMAT", "DATABASE_AUTH_TOKEN", "SMTP_URL", "MAIL_FROM", "AUTO_APPROVE_ORGS", "KEYS_ENABLED", "BODY_LIMIT", "ACCESS_LOG", "EVENT_RETENTION_DAYS"];
+const SERVE_ENV = [
+  "LOG_FORMAT", "DATABASE_AUTH_TOKEN", "SMTP_URL", "MAIL_FROM", "AUTO_APPROVE_ORGS", "KEYS_ENABLED", "BODY_LIMIT", "ACCESS_LOG", "EVENT_RETENTION_DAYS",
+  "BACKUP_INTERVAL", "BACKUP_KEEP", "METRICS_TOKEN",
+];
 
 /** The commands, in the order `talentd --help` lists them. */
 export const COMMANDS: CommandSpec[] = [
@@ -74,8 +79,10 @@ export const COMMANDS: CommandSpec[] = [
     summary: "run the HTTP server (the default command)",
     description:
       "Runs the HTTP server: key API, /web, setup and sign-in pages, MCP, OAuth. Creates DATA_DIR and\n" +
-      "the database, applies migrations, loads the catalog, then listens. SIGTERM or SIGINT drains\n" +
-      "in-flight requests and exits 0. A port already in use stops the start (exit 2).",
+      "the database, applies migrations (after a verified backup in DATA_DIR/backups when there are\n" +
+      "any), loads the catalog, then listens. Refuses a database migrated by a newer talentd.\n" +
+      "SIGTERM or SIGINT drains in-flight requests and exits 0; SIGHUP reloads the catalog\n" +
+      "(TALENTS_DIR). A port already in use stops the start (exit 2).",
     args: [],
     flags: ["port", "host", "base-url", "data-dir", "database-url", "talents-dir", "log-level"],
     required: [],
@@ -95,10 +102,13 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: "migrate",
-    summary: "apply database migrations and exit",
-    description: "Applies the migrations this binary embeds and exits (serve does it too). Idempotent.",
+    summary: "apply database migrations (after a backup) and exit; --dry-run lists them",
+    description:
+      "Applies the migrations this binary embeds and exits (serve does it too), after a verified\n" +
+      "backup to DATA_DIR/backups/pre-migrate-<time>.db when any is pending. Idempotent. Refuses a\n" +
+      "database migrated by a newer talentd. --dry-run lists what would run and changes nothing.",
     args: [],
-    flags: ["data-dir", "database-url"],
+    flags: ["dry-run", "data-dir", "database-url"],
     required: [],
     env: ["DATABASE_AUTH_TOKEN"],
   },
@@ -138,6 +148,32 @@ export const COMMANDS: CommandSpec[] = [
     flags: ["data-dir", "database-url"],
     required: [],
     env: ["DATABASE_AUTH_TOKEN"],
+  },
+  {
+    name: "restore",
+    summary: "put a backup in place of a stopped server's database",
+    description:
+      "Checks FILE (integrity_check, a talentd database, no migration newer than this binary), then\n" +
+      "replaces the database with a copy of it. Refuses while another process (a running server)\n" +
+      "has the database open: stop the server first and start it after. The database it replaces\n" +
+      "is kept as DATA_DIR/backups/pre-restore-<time>.db.",
+    args: [{ name: "FILE", help: "a backup (talentd backup, or DATA_DIR/backups/*.db)" }],
+    flags: ["data-dir", "database-url"],
+    required: [],
+    env: [],
+  },
+  {
+    name: "doctor",
+    summary: "check the data folder (--local: no server needed)",
+    description:
+      "Checks this machine's data folder: permissions, free disk, integrity_check, WAL size,\n" +
+      "pending or unknown migrations, the catalog (embedded + TALENTS_DIR) and, with\n" +
+      "BACKUP_INTERVAL, that scheduled backups are not overdue. Safe beside a running server.\n" +
+      "Exit codes: 0 all ok, 3 warnings only, 1 a check failed, 2 usage.",
+    args: [],
+    flags: ["local", "data-dir", "database-url", "talents-dir"],
+    required: ["local"],
+    env: ["BACKUP_INTERVAL"],
   },
   {
     name: "prepare",
@@ -276,6 +312,9 @@ const ENV_ONLY: Record<string, string> = {
   BODY_LIMIT: "request body limit in bytes (default 1048576)",
   ACCESS_LOG: "one line per request (default true)",
   EVENT_RETENTION_DAYS: "trace and security events kept this many days (default 90; 0 keeps them)",
+  BACKUP_INTERVAL: "scheduled verified backups to DATA_DIR/backups, e.g. 6h (s, m, h, d; default off)",
+  BACKUP_KEEP: "scheduled backups kept (default 7; older ones are deleted)",
+  METRICS_TOKEN: "turns GET /metrics on, for Authorization: Bearer <token> (default off)",
 };
 
 const GROUPS = [...new Set(COMMANDS.filter((c) => c.name.includes(" ")).map((c) => c.name.split(" ")[0]!))];

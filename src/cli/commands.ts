@@ -6,7 +6,7 @@
  */
 import pkg from "../../package.json" with { type: "json" };
 import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { TraceJournal } from "../activity/journal";
 import { createApp } from "../app";
 import { buildCatalog, formatFindings } from "../catalog/catalog";
@@ -14,10 +14,14 @@ import type { Finding, Talent } from "../catalog/format";
 import { readSpecializationDir, readTalentDir, sourcesFromFlat } from "../catalog/load";
 import { loadCatalog, slimCatalog } from "../catalog/startup";
 import { loadConfig, type Config } from "../config";
-import { backupDatabase } from "../db/backup";
+import { databasePath, snapshotDatabase } from "../db/backup";
 import { openDatabase, type Database } from "../db/client";
 import { startHousekeeping } from "../db/housekeeping";
-import { migrate } from "../db/migrate";
+import { migrate, NewerSchemaError, planMigrations, type MigrationResult } from "../db/migrate";
+import { restoreDatabase } from "../db/restore";
+import { backupBeforeMigration, Backups } from "../ops/backups";
+import { doctorExitCode, doctorLocal, formatDoctor } from "../ops/doctor";
+import { HttpMetrics } from "../ops/metrics";
 import { embeddedTalents } from "../embedded";
 import { issueSetupToken } from "../identity/service";
 import { createLogger, resolveLogFormat, type Logger } from "../lib/log";
@@ -27,20 +31,53 @@ import { CliError } from "./errors";
 import { projectTalents, writeSkillFolders } from "./export";
 import { listenFailure, localUrl, publicUrlNotice } from "./listen";
 
-async function openAndMigrate(config: Config, log: Logger): Promise<Database> {
+/** Where the database is, for messages (a server URL without its credentials). */
+function whereIs(config: Config): string {
+  return databasePath(config.databaseUrl) ?? config.databaseUrl.replace(/\/\/.*@/, "//***@");
+}
+
+/**
+ * Opens the database and brings it to this binary's schema: refuses one migrated by a newer
+ * talentd (NewerSchemaError: one line, nothing applied), and takes a verified backup to
+ * DATA_DIR/backups/pre-migrate-<time>.db before applying any migration to a database that has
+ * tables (a failed backup stops here: no migration without one).
+ */
+async function openAndMigrate(config: Config, log: Logger): Promise<{ database: Database; result: MigrationResult }> {
   const database = await openDatabase(config.databaseUrl, config.databaseAuthToken);
-  const { applied } = await migrate(database.client);
-  if (applied.length > 0) log.info("migrations applied", { applied });
-  return database;
+  try {
+    const plan = await planMigrations(database.client);
+    if (plan.unknown.length > 0) throw new NewerSchemaError(plan.unknown, whereIs(config));
+    if (plan.pending.length > 0 && !plan.empty && database.path) {
+      let r;
+      try {
+        r = backupBeforeMigration(database.path, join(config.dataDir, "backups"));
+      } catch (e) {
+        throw new Error(`could not back up the database before migrating (${(e as Error).message}); no migration was applied`);
+      }
+      log.info("backup taken before migrating", { file: r.file, bytes: r.bytes, pending: plan.pending.map((p) => p.tag) });
+    }
+    const result = await migrate(database.client, undefined, whereIs(config));
+    if (result.applied.length > 0) log.info("migrations applied", { applied: result.applied });
+    return { database, result };
+  } catch (e) {
+    database.close();
+    throw e;
+  }
 }
 
 async function serve(config: Config, log: Logger): Promise<void> {
   const started = performance.now();
-  const database = await openAndMigrate(config, log);
+  const { database } = await openAndMigrate(config, log);
   const loaded = await loadCatalog(config.talentsDir, log);
   const state = { catalog: loaded.catalog, draining: false };
   const journal = new TraceJournal(database, log);
-  const app = createApp({ config, database, log, state, journal });
+  const backups = new Backups({
+    source: database.path,
+    folder: join(config.dataDir, "backups"),
+    schedule: config.backupIntervalMs === null ? null : { intervalMs: config.backupIntervalMs, keep: config.backupKeep },
+    log,
+  });
+  const app = createApp({ config, database, log, state, journal, backups, metrics: new HttpMetrics() });
   try {
     app.listen({ port: config.port, hostname: config.host });
   } catch (e) {
@@ -68,6 +105,28 @@ async function serve(config: Config, log: Logger): Promise<void> {
   }
   void slimCatalog(database, loaded.catalog, loaded.extraFolders, log);
   const stopHousekeeping = startHousekeeping(database, log, { eventRetentionDays: config.eventRetentionDays });
+  backups.start();
+  if (config.backupIntervalMs !== null) {
+    log.info("scheduled backups", { every: config.backupIntervalMs / 1000, keep: config.backupKeep, folder: join(config.dataDir, "backups"), nextAt: new Date(backups.status().nextAt ?? Date.now()).toISOString() });
+  }
+
+  // SIGHUP (systemctl reload): the catalog is read again (TALENTS_DIR edits); a failure keeps the one being served
+  let reloading = false;
+  const reload = async (): Promise<void> => {
+    if (reloading || state.draining) return;
+    reloading = true;
+    try {
+      const next = await loadCatalog(config.talentsDir, log);
+      state.catalog = next.catalog;
+      log.info("catalog reloaded (SIGHUP)", { talents: next.catalog.list.length, broken: next.catalog.broken.length, digest: next.catalog.digest });
+      void slimCatalog(database, next.catalog, next.extraFolders, log);
+    } catch (e) {
+      log.error("catalog reload failed; the catalog being served stays", { error: String(e) });
+    } finally {
+      reloading = false;
+    }
+  };
+  process.on("SIGHUP", () => void reload());
 
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {
@@ -82,6 +141,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
       log.error("error while stopping the server", { error: String(e) });
     }
     stopHousekeeping();
+    backups.stop(); // a backup still running is abandoned: its `.partial` file is removed at the next start
     await journal.flush();
     await database.idle(); // e.g. a last-use update still queued
     database.close();
@@ -152,34 +212,66 @@ export async function runCommand(cli: Extract<CommandLine, { kind: "run" }>): Pr
   }
   if (command.name === "talents export") return exportCommand(cli);
 
-  const config = loadConfig(process.env, cli.config, { checkDataDir: true });
+  // doctor looks at the data folder as it is: it creates nothing
+  const config = loadConfig(process.env, cli.config, { checkDataDir: command.name !== "doctor" });
   const log = createLogger(config.logLevel, undefined, resolveLogFormat(config.logFormat, process.stdout.isTTY === true));
   switch (command.name) {
     case "serve":
       await serve(config, log);
       return -1; // keeps running
     case "migrate": {
-      const database = await openDatabase(config.databaseUrl, config.databaseAuthToken);
-      const r = await migrate(database.client);
+      if (flags["dry-run"]) {
+        const database = await openDatabase(config.databaseUrl, config.databaseAuthToken);
+        try {
+          const plan = await planMigrations(database.client);
+          if (plan.unknown.length > 0) throw new NewerSchemaError(plan.unknown, whereIs(config));
+          for (const p of plan.pending) {
+            console.log(`would apply ${p.tag} (${p.statements.length} statement${p.statements.length === 1 ? "" : "s"}):`);
+            for (const st of p.statements) console.log("  " + st.replace(/\s*\n\s*/g, " ").slice(0, 200) + (st.length > 200 ? " …" : ";"));
+          }
+          const backup = plan.pending.length > 0 && !plan.empty && database.isLocal ? `, after a backup to ${join(config.dataDir, "backups")}/pre-migrate-<time>.db` : "";
+          console.log(`migrations: ${plan.pending.length} would be applied${backup}, ${plan.applied.length} already there (dry run: nothing changed)`);
+          return 0;
+        } finally {
+          database.close();
+        }
+      }
+      // its log lines (the backup taken first) go to stderr: stdout holds the command's answer
+      const toStderr = createLogger(config.logLevel, (line) => process.stderr.write(line + "\n"), resolveLogFormat(config.logFormat, process.stderr.isTTY === true));
+      const { database, result } = await openAndMigrate(config, toStderr);
       database.close();
-      console.log(`migrations: ${r.applied.length} applied, ${r.skipped.length} already there`);
+      console.log(`migrations: ${result.applied.length} applied, ${result.skipped.length} already there`);
       return 0;
     }
     case "backup": {
       // the database as it is: a backup taken before an upgrade must not run the new binary's migrations
-      const database = await openDatabase(config.databaseUrl, config.databaseAuthToken);
-      try {
-        const r = await backupDatabase(database, args[0]!);
-        console.log(`backup written to ${r.file} (${r.bytes} bytes, ${r.tables} tables, integrity_check ok)`);
-        return 0;
-      } finally {
-        database.close();
-      }
+      const path = databasePath(config.databaseUrl);
+      if (path === null) throw new Error("backup works on a local database file; back up a libSQL server with its own tools");
+      const r = snapshotDatabase(path, args[0]!);
+      console.log(`backup written to ${r.file} (${r.bytes} bytes, ${r.tables} tables, integrity_check ok)`);
+      return 0;
+    }
+    case "restore": {
+      const path = databasePath(config.databaseUrl);
+      if (path === null) throw new Error("restore works on a local database file; restore a libSQL server with its own tools");
+      const r = restoreDatabase(args[0]!, path, join(config.dataDir, "backups"));
+      console.log(`restored ${resolve(args[0]!)} to ${r.target} (${r.bytes} bytes, integrity_check ok, migrations ${r.migrations.at(-1) ?? "none"})`);
+      if (r.previous) console.log(`the database it replaced is kept as ${r.previous}`);
+      console.log("start the server now: it applies any newer migration after a backup");
+      return 0;
+    }
+    case "doctor": {
+      const findings = doctorLocal(config);
+      for (const line of formatDoctor(findings)) console.log(line);
+      const code = doctorExitCode(findings);
+      const n = (l: string) => findings.filter((f) => f.level === l).length;
+      console.error(`doctor: ${n("ok")} ok, ${n("warn")} warning(s), ${n("fail")} failure(s) (exit ${code})`);
+      return code;
     }
     case "admin create": {
       const email = flags.email as string;
       const password = await readStdin();
-      const database = await openAndMigrate(config, log);
+      const { database } = await openAndMigrate(config, log);
       try {
         const r = await adminCreate(database, email, password);
         console.log(r.created ? `platform admin ${email} created (${r.id})` : `${email} (${r.id}) is now a platform admin`);

@@ -5,6 +5,7 @@
 import { createClient, type Client, type InValue } from "@libsql/client";
 import LibsqlDatabase from "libsql";
 import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
+import { Histogram } from "../lib/histogram";
 import { Mutex } from "../lib/mutex";
 import { statementCache } from "./statements";
 import { fromWireError, type FromWriter, type Statement, type ToWriter, type WriteJob } from "./writeJob";
@@ -61,7 +62,21 @@ export interface Database {
   idle(): Promise<void>;
   /** True when the database is a local file (pragmas and backups apply). */
   isLocal: boolean;
+  /** The file path of a local database (null for a libSQL server): sizes are read with `stat`, never by opening it. */
+  path: string | null;
+  /** For /metrics: writes not yet committed (queued, waiting for the mutex, or running), and how long commits take. */
+  writeStats: WriteStats;
   close(): void;
+}
+
+export interface WriteStats {
+  /** Writes of this process accepted and not yet settled (committed or failed). */
+  pending(): number;
+  /**
+   * Seconds from holding the writer mutex to the end of COMMIT: `transaction` for `write()` and
+   * `bulkWrite()`, `batch` for one group commit of write jobs (on a libSQL server, one job).
+   */
+  commits: { transaction: Histogram; batch: Histogram };
 }
 
 /** Opens the database at `url` and applies the connection pragmas. */
@@ -83,28 +98,50 @@ export async function openDatabase(
   const db = drizzle(client, { schema });
   const mutex = new Mutex();
   const reader = isLocal ? preparedReader(url) : null;
-  const writer = isLocal ? writerThread(localPath(url), mutex, opts.writerModule ?? WRITER_THREAD) : null;
+  const commits = { transaction: new Histogram(), batch: new Histogram() };
+  const writer = isLocal ? writerThread(localPath(url), mutex, opts.writerModule ?? WRITER_THREAD, commits.batch) : null;
   let bulk: ReturnType<typeof nativeConnection> | null = null;
-  /** This process's writes end the memo of the data version before their caller goes on (see preparedReader). */
+  let pending = 0;
+  const settled = () => {
+    pending--;
+    reader?.forgetVersion();
+  };
+  /**
+   * This process's writes end the memo of the data version before their caller goes on (see
+   * preparedReader), and are counted while pending (/metrics).
+   */
   const committing = <T>(p: Promise<T>): Promise<T> => {
-    if (reader) p.then(reader.forgetVersion, reader.forgetVersion);
+    pending++;
+    p.then(settled, settled);
     return p;
   };
+  /** Runs `fn` under the mutex, timing it into `h` (the commit latency of /metrics). */
+  const timed = <T>(h: Histogram, fn: () => Promise<T>): Promise<T> =>
+    mutex.run(async () => {
+      const t0 = performance.now();
+      try {
+        return await fn();
+      } finally {
+        h.observe((performance.now() - t0) / 1000);
+      }
+    });
   return {
     db,
     client,
     isLocal,
-    write: (fn) => committing(mutex.run(() => db.transaction(fn, { behavior: "immediate" }))),
+    path: isLocal ? localPath(url) : null,
+    writeStats: { pending: () => pending, commits },
+    write: (fn) => committing(timed(commits.transaction, () => db.transaction(fn, { behavior: "immediate" }))),
     writeJob: <T>(job: WriteJob) =>
-      committing((writer ? writer.enqueue(job) : mutex.run(() => jobInTransaction(client, job))) as Promise<T | undefined>),
+      committing((writer ? writer.enqueue(job) : timed(commits.batch, () => jobInTransaction(client, job))) as Promise<T | undefined>),
     idle: async () => {
       await new Promise((r) => setImmediate(r)); // group commits are scheduled with setImmediate
       await mutex.run(async () => {}); // the mutex is FIFO: every batch queued before this is done
     },
     bulkWrite: (statements) => {
-      if (!isLocal) return mutex.run(async () => void (await client.batch(statements.map((st) => ({ sql: st.sql, args: st.args ?? [] })), "write")));
+      if (!isLocal) return timed(commits.transaction, async () => void (await client.batch(statements.map((st) => ({ sql: st.sql, args: st.args ?? [] })), "write")));
       return committing(
-        mutex.run(async () => {
+        timed(commits.transaction, async () => {
           bulk ??= nativeConnection(localPath(url));
           bulk.transaction(statements);
         }),
@@ -226,7 +263,7 @@ function localPath(url: string): string {
  * The thread is started on first use and again after it dies; it does not keep the process
  * alive while idle.
  */
-function writerThread(path: string, mutex: Mutex, module: string) {
+function writerThread(path: string, mutex: Mutex, module: string, commitTimes: Histogram) {
   interface Queued {
     job: WriteJob;
     resolve: (v: unknown) => void;
@@ -288,7 +325,9 @@ function writerThread(path: string, mutex: Mutex, module: string) {
         for (const q of batch) q.reject(new Error("the database is closed"));
         return;
       }
+      const t0 = performance.now();
       const reply = await send(batch.map((q) => q.job));
+      commitTimes.observe((performance.now() - t0) / 1000);
       if (reply instanceof Error) {
         for (const q of batch) q.reject(reply);
       } else if ("fatal" in reply) {

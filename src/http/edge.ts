@@ -56,6 +56,8 @@ export interface EdgeOptions {
    * no page.
    */
   htmlError?: (error: AppError, request: Request, requestId: string) => Response | null;
+  /** Request counters for /metrics; null when metrics are off (nothing is recorded then). */
+  metrics?: { record(method: string, route: string | undefined, status: number, seconds: number): void } | null;
 }
 
 /** One failed check of a TypeBox schema, as its validator reports it. */
@@ -173,6 +175,7 @@ function renderError(code: unknown, error: unknown, request: Request, opts: Edge
 
 /** The edge plugin; apply it first in createApp so its hooks are global. */
 export function edge(opts: EdgeOptions) {
+  const metrics = opts.metrics ?? null;
   return new Elysia({ name: "edge" })
     .onRequest(({ request, set }) => {
       const incoming = request.headers.get("x-request-id");
@@ -228,7 +231,8 @@ export function edge(opts: EdgeOptions) {
       if (m) m.errorStatus = res.status;
       return res;
     })
-    .onAfterResponse({ as: "global" }, ({ request, set, responseValue }) => {
+    .onAfterResponse({ as: "global" }, ({ request, set, responseValue, route }) => {
+      if (metrics) metrics.record(request.method, route, statusOf(request, set, responseValue), elapsedMs(request) / 1000);
       if (!opts.accessLog) return;
       const url = new URL(request.url);
       const status = statusOf(request, set, responseValue);

@@ -77,6 +77,7 @@ export const OPERATIONS: Operation[] = [
   { method: "GET", path: "/web/admin/organizations", summary: "Organizations and their status", access: "platform" },
   { method: "POST", path: "/web/admin/organizations/{id}/{operation}", summary: "Approve, reject, suspend or reactivate", access: "platform", errors: [404, 409] },
   { method: "GET", path: "/web/admin/users", summary: "Users", access: "platform" },
+  { method: "GET", path: "/web/admin/backups", summary: "The backup schedule, the latest outcome and the kept backups", access: "platform" },
   { method: "GET", path: "/web/admin/security-events", summary: "Security events, newest first", access: "platform", query: [{ name: "limit", schema: int(1, 500) }, { name: "before", schema: { type: "integer" } }], errors: [400] },
   // ---- expertises
   { method: "GET", path: "/web/orgs/current/expertises", summary: "The organization's expertises (status filter)", access: "admin", query: [{ name: "status", schema: str() }] },
