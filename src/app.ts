@@ -6,6 +6,7 @@ import type { Catalog } from "./catalog/catalog";
 import type { Config } from "./config";
 import type { Database } from "./db/client";
 import { TraceJournal } from "./activity/journal";
+import { activityRoutes } from "./activity/routes";
 import { createGuards } from "./auth/guards";
 import { createAuthLimiters, type AuthLimiters } from "./identity/limits";
 import { selectionRoutes } from "./projects/selectionRoutes";
@@ -69,6 +70,7 @@ export function createApp(input: AppDeps) {
     .use(catalogApiRoutes(deps, guards))
     .use(resolutionRoutes(deps, guards))
     .use(selectionRoutes(deps, guards))
+    .use(activityRoutes(deps, guards))
     .use(oauthRoutes(deps))
     .use(mcpRoutes(deps, backend));
   return app;

@@ -16,6 +16,8 @@ interface RequestMeta {
   seq: number;
   /** Status of an error response rendered by onError (the access log reads it). */
   errorStatus?: number;
+  /** Its error code (`unknown_talents`, …): the trace journal records it with a failed call. */
+  errorCode?: string;
 }
 
 const meta = new WeakMap<Request, RequestMeta>();
@@ -32,6 +34,11 @@ export function statusOf(request: Request, set: { status?: number | string }, re
   if (m?.errorStatus !== undefined) return m.errorStatus;
   if (responseValue instanceof Response) return responseValue.status;
   return typeof set.status === "number" ? set.status : Number(set.status ?? 200);
+}
+
+/** The error code a request was answered with (DESIGN §3), or undefined when it succeeded. */
+export function errorCodeOf(request: Request): string | undefined {
+  return meta.get(request)?.errorCode;
 }
 
 /** When the request arrived (ms since epoch) and its arrival number: orders trace events by call. */
@@ -124,27 +131,27 @@ export function isUniqueViolation(error: unknown): boolean {
   return false;
 }
 
-/** Maps any error to a Response in the error model (AppError, Elysia codes, the unexpected). */
-function renderError(code: unknown, error: unknown, request: Request, log: Logger): Response {
+/** Maps any error to one of the error model (AppError, Elysia codes, the unexpected). */
+function toAppError(code: unknown, error: unknown, request: Request, log: Logger): AppError {
   const id = requestIdOf(request);
-  if (error instanceof AppError) return errorResponse(error, id);
+  if (error instanceof AppError) return error;
   // Elysia wraps what a parser throws in a ParseError; ours carries the real cause.
   const cause = (error as { cause?: unknown })?.cause;
-  if (cause instanceof AppError) return errorResponse(cause, id);
+  if (cause instanceof AppError) return cause;
   switch (code) {
     case "VALIDATION":
       // the stand-in {} of a malformed JSON body failed the route's schema: say what really failed
-      return errorResponse(malformed.has(request) ? notParsed() : validationFailed(validationIssues(error)), id);
+      return malformed.has(request) ? notParsed() : validationFailed(validationIssues(error));
     case "PARSE":
-      return errorResponse(notParsed(), id);
+      return notParsed();
     case "NOT_FOUND":
-      return errorResponse(new AppError("not_found", "No such route."), id);
+      return new AppError("not_found", "No such route.");
     default: {
       const status = (error as { status?: number }).status;
-      if (status === 413) return errorResponse(new AppError("payload_too_large"), id);
-      if (isUniqueViolation(error)) return errorResponse(new AppError("conflict", "That already exists (it was created meanwhile)."), id);
+      if (status === 413) return new AppError("payload_too_large");
+      if (isUniqueViolation(error)) return new AppError("conflict", "That already exists (it was created meanwhile).");
       log.error("unhandled error", { requestId: id, error: String((error as Error)?.stack ?? error) });
-      return errorResponse(new AppError("internal_error", `Something went wrong on our side (request ${id}).`, { requestId: id }), id);
+      return new AppError("internal_error", `Something went wrong on our side (request ${id}).`, { requestId: id });
     }
   }
 }
@@ -194,16 +201,22 @@ export function edge(opts: EdgeOptions) {
       }
     })
     .onError({ as: "global" }, ({ code, error, request }) => {
+      let err: AppError;
       let res: Response;
       try {
-        res = renderError(code, error, request, opts.log);
+        err = toAppError(code, error, request, opts.log);
+        res = errorResponse(err, requestIdOf(request));
       } catch (e) {
         // the error model never fails: a failure to render one is itself a 500 in the model (never the runtime's page)
         opts.log.error("could not render an error", { requestId: requestIdOf(request), error: String((e as Error)?.stack ?? e) });
-        res = errorResponse(new AppError("internal_error", `Something went wrong on our side (request ${requestIdOf(request)}).`, { requestId: requestIdOf(request) }), requestIdOf(request));
+        err = new AppError("internal_error", `Something went wrong on our side (request ${requestIdOf(request)}).`, { requestId: requestIdOf(request) });
+        res = errorResponse(err, requestIdOf(request));
       }
       const m = meta.get(request);
-      if (m) m.errorStatus = res.status;
+      if (m) {
+        m.errorStatus = res.status;
+        m.errorCode = err.code;
+      }
       return res;
     })
     .onAfterResponse({ as: "global" }, ({ request, set, responseValue }) => {

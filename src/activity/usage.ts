@@ -1,0 +1,278 @@
+/**
+ * How talents are used (DESIGN §11): one talent in one project (`…/talents/:talentId/usage`) and
+ * every talent and expertise across the organization (`talent-adoption`). A designation is one
+ * resolution that served the talent; a resolution is **audited** once its playbook was fetched
+ * (a `validate` trace event of that resolution answered 2xx); verdicts are the report results
+ * recorded for it. All of it is read from resolutions, their items, the journal and the reports.
+ */
+import type { Catalog } from "../catalog/catalog";
+import type { Database } from "../db/client";
+import { notFound } from "../http/errors";
+import { iso } from "../lib/time";
+import { isExpertiseRef } from "../resolution/sources";
+import { VERDICTS, type Verdict } from "../resolution/reports";
+import { dateOf, noVerdicts, type VerdictCounts } from "./daily";
+import { windowView, type Window } from "./summaries";
+
+/**
+ * True for a resolution `r` whose playbook was fetched successfully. Answered from the partial
+ * index trace_events (resolution_id, kind, status) alone (migration 0005).
+ */
+export const AUDITED = `EXISTS (SELECT 1 FROM trace_events t WHERE t.resolution_id = r.id AND t.kind = 'validate' AND t.status BETWEEN 200 AND 299)`;
+
+/** Verdict counts: every recorded result (`verdicts`) and the latest one per resolution (`outcomes`). */
+export interface VerdictTally {
+  verdicts: VerdictCounts;
+  outcomes: VerdictCounts;
+  /** Resolutions with at least one recorded verdict for the talent. */
+  withVerdict: number;
+}
+
+const emptyTally = (): VerdictTally => ({ verdicts: noVerdicts(), outcomes: noVerdicts(), withVerdict: 0 });
+const isVerdict = (v: string): v is Verdict => (VERDICTS as readonly string[]).includes(v);
+
+/**
+ * Results recorded for the talents served by the resolutions `r` that `from` and `where` select,
+ * each counted once (`total`) and, when it is the last report's result for its resolution and
+ * talent, once more as that resolution's outcome (`latest`).
+ */
+function verdictsSql(from: string, where: string, talentFilter = ""): string {
+  return `SELECT talent_id, verdict, count(*) AS total, sum(k = 1) AS latest FROM (
+  SELECT rr.talent_id AS talent_id, rr.verdict AS verdict,
+    row_number() OVER (PARTITION BY rep.resolution_id, rr.talent_id ORDER BY rep.created_at DESC, rep.id DESC) AS k
+  FROM ${from}
+  JOIN reports rep ON rep.resolution_id = r.id
+  JOIN report_results rr ON rr.report_id = rep.id${talentFilter}
+  WHERE ${where}
+) GROUP BY talent_id, verdict`;
+}
+
+function tallyVerdicts(rows: { talent_id: string; verdict: string; total: number; latest: number }[]): Map<string, VerdictTally> {
+  const out = new Map<string, VerdictTally>();
+  for (const row of rows) {
+    if (!isVerdict(row.verdict)) continue;
+    let t = out.get(row.talent_id);
+    if (!t) out.set(row.talent_id, (t = emptyTally()));
+    t.verdicts[row.verdict] += Number(row.total);
+    t.outcomes[row.verdict] += Number(row.latest);
+    t.withVerdict += Number(row.latest);
+  }
+  return out;
+}
+
+const rate = (n: number, of: number): number | null => (of === 0 ? null : Math.round((n / of) * 1000) / 1000);
+
+/** The latest version of a talent or expertise (null when it is neither in the catalog nor published). */
+async function latestVersion(database: Database, catalog: Catalog, organizationId: string, talentId: string): Promise<string | null> {
+  if (!isExpertiseRef(talentId)) return catalog.get(talentId)?.version ?? null;
+  const row = await expertiseByRef(database, organizationId, talentId);
+  return row && row.published_version > 0 ? String(row.published_version) : null;
+}
+
+interface ExpertiseRefRow {
+  id: string;
+  status: string;
+  published_version: number;
+}
+
+/** An expertise of the organization by `@org/slug` (deleted ones too: old resolutions name them). */
+async function expertiseByRef(database: Database, organizationId: string, ref: string): Promise<ExpertiseRefRow | undefined> {
+  const m = /^@([^/]+)\/([^/]+)$/.exec(ref);
+  if (!m) return undefined;
+  return database.get<ExpertiseRefRow>(
+    `SELECT e.id, e.status, e.published_version FROM expertises e JOIN organizations o ON o.id = e.organization_id
+     WHERE e.organization_id = ? AND o.slug = ? AND e.slug = ?`,
+    [organizationId, m[1]!, m[2]!],
+  );
+}
+
+/**
+ * `GET /web/projects/:id/talents/<talentId>/usage`: designations, audits and verdicts over the
+ * window, per day and per version served, the installed state and the last use. A talent is
+ * known when it is in the catalog, an expertise of the organization, installed in the project,
+ * or was ever served to it; anything else → 404.
+ */
+export async function talentUsage(database: Database, catalog: Catalog, project: { id: string; organizationId: string }, talentId: string, w: Window) {
+  const installed = await database.get<{ kind: string; enabled: number; installed_at: number }>(
+    "SELECT kind, enabled, installed_at FROM installed_talents WHERE project_id = ? AND talent_id = ?",
+    [project.id, talentId],
+  );
+  const expertise = isExpertiseRef(talentId) ? await expertiseByRef(database, project.organizationId, talentId) : undefined;
+  // the last designation ever: the project's resolutions newest first, stopping at the first that served it
+  const last = await database.get<{ created_at: number }>(
+    `SELECT r.created_at FROM resolutions r JOIN resolution_items i ON i.resolution_id = r.id AND i.talent_id = ?
+     WHERE r.project_id = ? ORDER BY r.created_at DESC LIMIT 1`,
+    [talentId, project.id],
+  );
+  const known = (!isExpertiseRef(talentId) && catalog.get(talentId) !== undefined) || expertise !== undefined || installed !== undefined || last !== undefined;
+  if (!known) throw notFound(`No talent ${talentId} for this project.`);
+
+  const from = "resolutions r JOIN resolution_items i ON i.resolution_id = r.id AND i.talent_id = ?1";
+  const where = "r.project_id = ?2 AND r.created_at >= ?3";
+  const perDay = await database.all<{ day: number; version: string; designated: number; audited: number; last: number; first: number }>(
+    `SELECT r.created_at / 86400000 AS day, i.version AS version, count(*) AS designated, sum(${AUDITED}) AS audited,
+       max(r.created_at) AS last, min(r.created_at) AS first
+     FROM ${from} WHERE ${where} GROUP BY day, version`,
+    [talentId, project.id, w.from],
+  );
+  const verdicts = tallyVerdicts(await database.all(verdictsSql(from, where, " AND rr.talent_id = ?1"), [talentId, project.id, w.from])).get(talentId) ?? emptyTally();
+  const lastVerdict = await database.get<{ verdict: string; created_at: number; resolution_id: string; report_id: string }>(
+    `SELECT rr.verdict, rep.created_at, rep.resolution_id, rep.id AS report_id
+     FROM reports rep JOIN report_results rr ON rr.report_id = rep.id AND rr.talent_id = ?
+     WHERE rep.project_id = ? ORDER BY rep.created_at DESC, rep.id DESC LIMIT 1`,
+    [talentId, project.id],
+  );
+
+  const byDay = new Map<number, { designated: number; audited: number }>();
+  for (let d = w.fromDay; d <= w.toDay; d++) byDay.set(d, { designated: 0, audited: 0 });
+  const versions = new Map<string, { designated: number; audited: number; firstServedAt: number; lastServedAt: number }>();
+  let designated = 0;
+  let audited = 0;
+  for (const row of perDay) {
+    const day = byDay.get(Number(row.day));
+    if (day) {
+      day.designated += Number(row.designated);
+      day.audited += Number(row.audited);
+    }
+    designated += Number(row.designated);
+    audited += Number(row.audited);
+    const v = versions.get(row.version) ?? { designated: 0, audited: 0, firstServedAt: Infinity, lastServedAt: 0 };
+    v.designated += Number(row.designated);
+    v.audited += Number(row.audited);
+    v.firstServedAt = Math.min(v.firstServedAt, Number(row.first));
+    v.lastServedAt = Math.max(v.lastServedAt, Number(row.last));
+    versions.set(row.version, v);
+  }
+  const latest = await latestVersion(database, catalog, project.organizationId, talentId);
+  return {
+    projectId: project.id,
+    talentId,
+    kind: isExpertiseRef(talentId) ? "expertise" : "talent",
+    ...(expertise ? { expertiseId: expertise.id } : {}),
+    ...windowView(w),
+    installed: installed ? { state: installed.enabled ? "active" : "disabled", installedAt: iso(installed.installed_at) } : { state: "not_installed", installedAt: null },
+    designated,
+    audited,
+    auditRate: rate(audited, designated),
+    withVerdict: verdicts.withVerdict,
+    verdictRate: rate(verdicts.withVerdict, designated),
+    verdicts: verdicts.verdicts,
+    outcomes: verdicts.outcomes,
+    latestVersion: latest,
+    versions: [...versions.entries()]
+      .sort((a, b) => b[1].lastServedAt - a[1].lastServedAt)
+      .map(([version, v]) => ({ version, latest: version === latest, designated: v.designated, audited: v.audited, firstServedAt: iso(v.firstServedAt), lastServedAt: iso(v.lastServedAt) })),
+    lastUsedAt: last ? iso(last.created_at) : null,
+    lastVerdict: lastVerdict ? { verdict: lastVerdict.verdict, at: iso(lastVerdict.created_at), resolutionId: lastVerdict.resolution_id, reportId: lastVerdict.report_id } : null,
+    byDay: [...byDay.entries()].map(([day, c]) => ({ date: dateOf(day), ...c })),
+  };
+}
+
+/** One talent or expertise across the organization (talent-adoption, and the expertises of insights). */
+export interface AdoptionEntry {
+  id: string;
+  kind: "talent" | "expertise";
+  title: string | null;
+  expertiseId: string | null;
+  status: string | null;
+  projects: { installed: number; active: number };
+  designations: number;
+  audited: number;
+  auditRate: number | null;
+  withVerdict: number;
+  verdictRate: number | null;
+  verdicts: VerdictCounts;
+  outcomes: VerdictCounts;
+  latestVersion: string | null;
+  versions: { version: string; latest: boolean; designations: number; lastServedAt: string }[];
+  lastUsedAt: string | null;
+}
+
+/**
+ * Every talent and expertise the organization installed or was served in the window, and every
+ * published expertise of it, with projects installed/active, designations, audit rate, verdict
+ * share and outcomes, and versions served against the latest. Most designated first.
+ */
+export async function talentAdoption(database: Database, catalog: Catalog, org: { id: string; slug: string }, w: Window): Promise<AdoptionEntry[]> {
+  const where = "r.project_id IN (SELECT id FROM projects WHERE organization_id = ?1) AND r.created_at >= ?2";
+  const served = await database.all<{ talent_id: string; kind: "talent" | "expertise"; version: string; expertise_id: string | null; designations: number; audited: number; last: number }>(
+    `WITH win AS MATERIALIZED (SELECT r.id AS id, r.created_at AS created_at, ${AUDITED} AS audited FROM resolutions r WHERE ${where})
+     SELECT i.talent_id, i.kind, i.version, max(i.expertise_id) AS expertise_id, count(*) AS designations, sum(w.audited) AS audited, max(w.created_at) AS last
+     FROM win w JOIN resolution_items i ON i.resolution_id = w.id GROUP BY i.talent_id, i.version`,
+    [org.id, w.from],
+  );
+  const verdicts = tallyVerdicts(await database.all(verdictsSql("resolutions r", where), [org.id, w.from]));
+  const installed = await database.all<{ talent_id: string; kind: "talent" | "expertise"; installed: number; active: number }>(
+    `SELECT it.talent_id, it.kind, count(*) AS installed, sum(it.enabled) AS active
+     FROM installed_talents it JOIN projects p ON p.id = it.project_id WHERE p.organization_id = ? GROUP BY it.talent_id, it.kind`,
+    [org.id],
+  );
+  const expertises = await database.all<{ id: string; slug: string; status: string; published_version: number; deleted_at: number | null }>(
+    "SELECT id, slug, status, published_version, deleted_at FROM expertises WHERE organization_id = ?",
+    [org.id],
+  );
+  const byRef = new Map(expertises.map((e) => [`@${org.slug}/${e.slug}`, e]));
+
+  const entries = new Map<string, AdoptionEntry & { lastMs: number }>();
+  const entry = (id: string, kind: "talent" | "expertise") => {
+    let e = entries.get(id);
+    if (!e) {
+      const x = kind === "expertise" ? byRef.get(id) : undefined;
+      const latest = kind === "expertise" ? (x && x.published_version > 0 ? String(x.published_version) : null) : (catalog.get(id)?.version ?? null);
+      e = {
+        id,
+        kind,
+        title: kind === "talent" ? (catalog.get(id)?.title ?? null) : null,
+        expertiseId: x?.id ?? null,
+        status: x ? (x.deleted_at !== null ? "deleted" : x.status) : null,
+        projects: { installed: 0, active: 0 },
+        designations: 0,
+        audited: 0,
+        auditRate: null,
+        withVerdict: 0,
+        verdictRate: null,
+        verdicts: noVerdicts(),
+        outcomes: noVerdicts(),
+        latestVersion: latest,
+        versions: [],
+        lastUsedAt: null,
+        lastMs: 0,
+      };
+      entries.set(id, e);
+    }
+    return e;
+  };
+  for (const x of expertises) if (x.published_version > 0 && x.deleted_at === null) entry(`@${org.slug}/${x.slug}`, "expertise");
+  for (const row of installed) {
+    const e = entry(row.talent_id, row.kind);
+    e.projects.installed += Number(row.installed);
+    e.projects.active += Number(row.active);
+  }
+  for (const row of served) {
+    const e = entry(row.talent_id, row.kind);
+    if (row.expertise_id && !e.expertiseId) e.expertiseId = row.expertise_id;
+    e.designations += Number(row.designations);
+    e.audited += Number(row.audited);
+    e.lastMs = Math.max(e.lastMs, Number(row.last));
+    e.versions.push({ version: row.version, latest: row.version === e.latestVersion, designations: Number(row.designations), lastServedAt: iso(Number(row.last)) });
+  }
+  for (const e of entries.values()) {
+    const v = verdicts.get(e.id) ?? emptyTally();
+    e.verdicts = v.verdicts;
+    e.outcomes = v.outcomes;
+    e.withVerdict = v.withVerdict;
+    e.auditRate = rate(e.audited, e.designations);
+    e.verdictRate = rate(e.withVerdict, e.designations);
+    e.lastUsedAt = e.lastMs ? iso(e.lastMs) : null;
+    e.versions.sort((a, b) => (a.lastServedAt < b.lastServedAt ? 1 : -1));
+  }
+  return [...entries.values()]
+    .sort((a, b) => b.designations - a.designations || (a.id < b.id ? -1 : 1))
+    .map(({ lastMs: _, ...e }) => e);
+}
+
+/** The adoption answer. */
+export async function adoptionView(database: Database, catalog: Catalog, org: { id: string; slug: string }, projects: number, w: Window) {
+  const talents = await talentAdoption(database, catalog, org, w);
+  return { organizationId: org.id, ...windowView(w), projects, talents };
+}
