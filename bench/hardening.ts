@@ -44,8 +44,8 @@ function luaString(s: string): string {
   return JSON.stringify(s); // a JSON string literal is a valid Lua string literal for these ASCII values
 }
 
-/** A wrk script cycling through `requests`; `%d` in a body becomes a unique number per request. */
-function wrkScript(requests: { method: string; path: string; headers: Record<string, string>; body?: string }[]): string {
+/** A wrk script cycling through `requests`; `%d` in a body becomes a unique number per request (also bench/activity.ts). */
+export function wrkScript(requests: { method: string; path: string; headers: Record<string, string>; body?: string }[]): string {
   const items = requests
     .map((r) => `{ method = ${luaString(r.method)}, path = ${luaString(r.path)}, body = ${r.body ? luaString(r.body) : "nil"}, headers = { ${Object.entries(r.headers).map(([k, v]) => `[${luaString(k)}] = ${luaString(v)}`).join(", ")} } }`)
     .join(",\n  ");
@@ -64,7 +64,7 @@ end
 }
 
 /** Parses wrk's --latency summary. */
-function parseWrk(out: string): { rps: number; p50: number; p99: number; requests: number; non2xx: number; socketErrors: number } {
+export function parseWrk(out: string): { rps: number; p50: number; p99: number; requests: number; non2xx: number; socketErrors: number } {
   const ms = (v: string, unit: string) => Number(v) * (unit === "s" ? 1000 : unit === "us" ? 0.001 : 1);
   const lat = (p: string) => {
     const m = new RegExp(`\\s${p}%\\s+([\\d.]+)(us|ms|s)`).exec(out);

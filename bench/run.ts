@@ -1,11 +1,12 @@
 /** `bun run bench`: runs every benchmark and prints a table each. `bun run bench startup` runs one. */
+import { benchActivity } from "./activity";
 import { benchAgentLoop } from "./agentloop";
 import { benchHardening } from "./hardening";
 import { benchIdentity } from "./identity";
 import { benchMcp } from "./mcp";
 import { benchStartup } from "./startup";
 
-const all: Record<string, () => Promise<void>> = { startup: benchStartup, identity: benchIdentity, agentloop: benchAgentLoop, mcp: benchMcp, hardening: benchHardening };
+const all: Record<string, () => Promise<void>> = { startup: benchStartup, identity: benchIdentity, agentloop: benchAgentLoop, mcp: benchMcp, hardening: benchHardening, activity: benchActivity };
 const pick = Bun.argv.slice(2);
 for (const [name, fn] of Object.entries(all)) {
   if (pick.length > 0 && !pick.includes(name)) continue;

@@ -5,7 +5,7 @@
  * (the 1,000,000-event figure rests on them) and every failure path.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { DAY_COUNTS_SQL, DAY_EVENTS_SQL, DAY_MS, DAY_VERDICTS_SQL, dayOf, forgetDays } from "../src/activity/daily";
+import { DAY_MS, dayOf, forgetDays, HOUR_EVENTS_SQL, HOUR_MS, projectDays, SPAN_COUNTS_SQL, SPAN_VERDICTS_SQL } from "../src/activity/daily";
 import { FAILED_CALLS_SQL } from "../src/activity/insights";
 import { readWindow } from "../src/activity/summaries";
 import { AUDITED } from "../src/activity/usage";
@@ -26,25 +26,25 @@ const plan = async (sql: string, args: unknown[]) =>
   (await env.database.client.execute({ sql: `EXPLAIN QUERY PLAN ${sql}`, args: args as never })).rows.map((r) => String(r.detail)).join("\n");
 
 describe("query plans: the summary reads indexes only (the 1,000,000-event figure, docs/performance.md)", () => {
-  test("one day of a project's events: SEARCH USING COVERING INDEX trace_events_summary_idx (project_id=? AND <expr>=?), grouped by kind and client in index order — no temporary sort", async () => {
-    const p = await plan(DAY_EVENTS_SQL, ["prj_x", 20_000]);
+  test("one hour of a project's events: SEARCH USING COVERING INDEX trace_events_summary_idx (project_id=? AND <expr>=?), grouped by kind and client in index order — no temporary sort", async () => {
+    const p = await plan(HOUR_EVENTS_SQL, ["prj_x", 480_000]);
     expect(p).toContain("USING COVERING INDEX trace_events_summary_idx (project_id=? AND <expr>=?)");
     expect(p).not.toContain("TEMP B-TREE");
   });
 
-  test("resolutions and reports of a day: covering (project_id, created_at) indexes; verdicts join the results by their primary key", async () => {
-    const p = await plan(DAY_COUNTS_SQL, ["prj_x", 0, DAY_MS]);
+  test("resolutions and reports of a period: covering (project_id, created_at) indexes; verdicts join the results by their primary key", async () => {
+    const p = await plan(SPAN_COUNTS_SQL, ["prj_x", 0, DAY_MS]);
     expect(p).toContain("USING COVERING INDEX resolutions_project_idx (project_id=? AND created_at>? AND created_at<?)");
     expect(p).toContain("USING COVERING INDEX reports_project_created_idx (project_id=? AND created_at>? AND created_at<?)");
-    const v = await plan(DAY_VERDICTS_SQL, ["prj_x", 0, DAY_MS]);
+    const v = await plan(SPAN_VERDICTS_SQL, ["prj_x", 0, DAY_MS]);
     expect(v).toContain("reports_project_created_idx");
     expect(v).toContain("SEARCH rr USING INDEX sqlite_autoindex_report_results_1 (report_id=?)");
     expect(v).not.toContain("TEMP B-TREE");
   });
 
   test("insights' failed calls walk the partial index trace_events_failed_idx (failed calls only), never a project's successful ones", async () => {
-    const p = await plan(FAILED_CALLS_SQL, ["prj_x", 0]);
-    expect(p).toContain("USING INDEX trace_events_failed_idx (project_id=? AND created_at>?)");
+    const p = await plan(FAILED_CALLS_SQL, ["prj_x", 0, DAY_MS]);
+    expect(p).toContain("USING INDEX trace_events_failed_idx (project_id=? AND created_at>? AND created_at<?)");
   });
 
   test("'audited' (the playbook of a resolution was fetched) is answered by the partial index trace_events_resolution_idx alone", async () => {
@@ -114,6 +114,20 @@ describe("GET /web/projects/:id/traces/summary?days= (any member): counts per da
     // …while today's calls always are
     await s.api("GET", "/api/doctor");
     expect((await s.owner.get(`/web/projects/${s.project.id}/traces/summary`)).body.totals.events).toBe(4);
+  });
+
+  test("today is read hour by hour: an hour that is over (plus 5 minutes) is read once, the current hour on every call", async () => {
+    const s = await setup();
+    const now = Date.UTC(2026, 0, 10, 12, 30); // a fixed "now": 12:30 UTC
+    const day = dayOf(now);
+    await seedEvents(s.project.id, [{ at: Date.UTC(2026, 0, 10, 10, 15) }, { at: Date.UTC(2026, 0, 10, 12, 10) }]);
+    const count = async () => (await projectDays(env.database, s.project.id, day, day, now))[0]!.groups.reduce((n, g) => n + g.events, 0);
+    expect(await count()).toBe(2);
+    await seedEvents(s.project.id, [{ at: Date.UTC(2026, 0, 10, 10, 20) }, { at: Date.UTC(2026, 0, 10, 12, 20) }]);
+    expect(await count()).toBe(3); // 10:00–11:00 was read once; 12:00– is read again
+    forgetDays(env.database);
+    expect(await count()).toBe(4);
+    expect(HOUR_MS * 24).toBe(DAY_MS);
   });
 
   test(`clients beyond the ten most active are summed as otherClients; "" counts calls that named no client`, async () => {

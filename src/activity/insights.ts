@@ -9,7 +9,7 @@ import type { Catalog } from "../catalog/catalog";
 import type { Database } from "../db/client";
 import { iso } from "../lib/time";
 import { doctor } from "../resolution/doctor";
-import { dateOf, DAY_MS } from "./daily";
+import { dateOf, DAY_MS, eachDay } from "./daily";
 import { windowView, type Window } from "./summaries";
 import { AUDITED, talentAdoption } from "./usage";
 
@@ -34,8 +34,8 @@ const PREPARED_BY = `(SELECT t.client FROM trace_events t WHERE t.resolution_id 
  * the event's detail by the trace hook) and kind: the partial index trace_events_failed_idx
  * holds only failed calls, so the successful ones are never walked.
  */
-export const FAILED_CALLS_SQL = `SELECT created_at / 86400000 AS day, status, json_extract(detail, '$.error') AS code, kind, count(*) AS n, max(created_at) AS last
-FROM trace_events WHERE project_id = ? AND status >= 400 AND created_at >= ? GROUP BY day, status, code, kind`;
+export const FAILED_CALLS_SQL = `SELECT status, json_extract(detail, '$.error') AS code, kind, count(*) AS n, max(created_at) AS last
+FROM trace_events WHERE project_id = ? AND status >= 400 AND created_at >= ? AND created_at < ? GROUP BY status, code, kind`;
 
 /** Failed calls of the organization's projects by error code and day. */
 async function failedCalls(database: Database, projects: ProjectRef[], w: Window) {
@@ -44,25 +44,25 @@ async function failedCalls(database: Database, projects: ProjectRef[], w: Window
   for (let d = w.fromDay; d <= w.toDay; d++) byDay.set(d, { count: 0, byCode: {} });
   let total = 0;
   for (const p of projects) {
-    const rows = await database.all<{ day: number; status: number; code: string | null; kind: string; n: number; last: number }>(FAILED_CALLS_SQL, [p.id, w.from]);
-    for (const r of rows) {
-      const n = Number(r.n);
-      const code = typeof r.code === "string" ? r.code : null;
-      const key = `${code ?? ""}|${r.status}`;
-      let c = byCode.get(key);
-      if (!c) byCode.set(key, (c = { code, status: Number(r.status), count: 0, lastAt: 0, byKind: {}, projects: new Map() }));
-      c.count += n;
-      c.lastAt = Math.max(c.lastAt, Number(r.last));
-      c.byKind[r.kind] = (c.byKind[r.kind] ?? 0) + n;
-      c.projects.set(p.id, (c.projects.get(p.id) ?? 0) + n);
-      const day = byDay.get(Number(r.day));
-      if (day) {
+    await eachDay(w.fromDay, w.toDay, async (from, to, dayNumber) => {
+      const rows = await database.all<{ status: number; code: string | null; kind: string; n: number; last: number }>(FAILED_CALLS_SQL, [p.id, from, to]);
+      for (const r of rows) {
+        const n = Number(r.n);
+        const code = typeof r.code === "string" ? r.code : null;
+        const key = `${code ?? ""}|${r.status}`;
+        let c = byCode.get(key);
+        if (!c) byCode.set(key, (c = { code, status: Number(r.status), count: 0, lastAt: 0, byKind: {}, projects: new Map() }));
+        c.count += n;
+        c.lastAt = Math.max(c.lastAt, Number(r.last));
+        c.byKind[r.kind] = (c.byKind[r.kind] ?? 0) + n;
+        c.projects.set(p.id, (c.projects.get(p.id) ?? 0) + n);
+        const day = byDay.get(dayNumber)!;
         day.count += n;
         const label = code ?? String(r.status);
         day.byCode[label] = (day.byCode[label] ?? 0) + n;
+        total += n;
       }
-      total += n;
-    }
+    });
   }
   const names = new Map(projects.map((p) => [p.id, p.name]));
   return {
@@ -147,33 +147,40 @@ async function neverAudited(database: Database, projects: ProjectRef[], w: Windo
   let served = 0;
   let never = 0;
   for (const p of projects) {
-    const rows = await database.all<{ client: string | null; served: number; never: number }>(
-      `SELECT ${PREPARED_BY} AS client, count(*) AS served, sum(NOT ${AUDITED}) AS never
-       FROM resolutions r WHERE r.project_id = ? AND r.created_at >= ? AND r.created_at < ? GROUP BY client`,
-      [p.id, w.from, until],
-    );
     let pServed = 0;
     let pNever = 0;
-    for (const r of rows) {
-      pServed += Number(r.served);
-      pNever += Number(r.never);
-      const c = byClient.get(r.client ?? "") ?? { client: r.client, served: 0, neverAudited: 0 };
-      c.served += Number(r.served);
-      c.neverAudited += Number(r.never);
-      byClient.set(r.client ?? "", c);
-    }
+    await eachDay(w.fromDay, w.toDay, async (from, to) => {
+      const rows = await database.all<{ client: string | null; served: number; never: number }>(
+        `SELECT ${PREPARED_BY} AS client, count(*) AS served, sum(NOT ${AUDITED}) AS never
+         FROM resolutions r WHERE r.project_id = ? AND r.created_at >= ? AND r.created_at < ? GROUP BY client`,
+        [p.id, from, Math.min(to, until)],
+      );
+      for (const r of rows) {
+        pServed += Number(r.served);
+        pNever += Number(r.never);
+        const c = byClient.get(r.client ?? "") ?? { client: r.client, served: 0, neverAudited: 0 };
+        c.served += Number(r.served);
+        c.neverAudited += Number(r.never);
+        byClient.set(r.client ?? "", c);
+      }
+    });
     served += pServed;
     never += pNever;
     if (pServed > 0) byProject.push({ projectId: p.id, projectName: p.name, served: pServed, neverAudited: pNever });
     if (pNever > 0) {
-      recent.push(
-        ...(await database.all<(typeof recent)[number]>(
-          `SELECT r.id, r.project_id, r.created_at, r.via, r.author_type, r.author_id, ${PREPARED_BY} AS client
-           FROM resolutions r WHERE r.project_id = ? AND r.created_at >= ? AND r.created_at < ? AND NOT ${AUDITED}
-           ORDER BY r.created_at DESC LIMIT ?`,
-          [p.id, w.from, until, NEVER_AUDITED_LISTED],
-        )),
-      );
+      // the newest never-audited ones, a day at a time from the newest day
+      const mine: typeof recent = [];
+      await eachDay(w.fromDay, w.toDay, async (from, to) => {
+        mine.push(
+          ...(await database.all<(typeof recent)[number]>(
+            `SELECT r.id, r.project_id, r.created_at, r.via, r.author_type, r.author_id, ${PREPARED_BY} AS client
+             FROM resolutions r WHERE r.project_id = ? AND r.created_at >= ? AND r.created_at < ? AND NOT ${AUDITED}
+             ORDER BY r.created_at DESC LIMIT ?`,
+            [p.id, from, Math.min(to, until), NEVER_AUDITED_LISTED - mine.length],
+          )),
+        );
+      }, { newestFirst: true, stop: () => mine.length >= NEVER_AUDITED_LISTED });
+      recent.push(...mine);
     }
   }
   recent = recent.sort((a, b) => Number(b.created_at) - Number(a.created_at)).slice(0, NEVER_AUDITED_LISTED);
@@ -210,16 +217,24 @@ async function neverAudited(database: Database, projects: ProjectRef[], w: Windo
 async function failingExpertises(database: Database, catalog: Catalog, org: { id: string; slug: string }, projects: ProjectRef[], w: Window) {
   const adoption = (await talentAdoption(database, catalog, org, w)).filter((e) => e.kind === "expertise" && e.verdicts.fail > 0);
   if (adoption.length === 0) return [];
-  const latest = await database.all<{ talent_id: string; report_id: string; resolution_id: string; project_id: string; created_at: number; evidence: string; missing: string; note: string | null }>(
-    `SELECT talent_id, report_id, resolution_id, project_id, created_at, evidence, missing, note FROM (
-       SELECT rr.talent_id, rep.id AS report_id, rep.resolution_id, rep.project_id, rep.created_at, rr.evidence, rr.missing, rr.note,
-         row_number() OVER (PARTITION BY rr.talent_id ORDER BY rep.created_at DESC, rep.id DESC) AS k
-       FROM resolutions r JOIN reports rep ON rep.resolution_id = r.id
-       JOIN report_results rr ON rr.report_id = rep.id AND rr.kind = 'expertise' AND rr.verdict = 'fail'
-       WHERE r.project_id IN (SELECT id FROM projects WHERE organization_id = ?) AND r.created_at >= ?
-     ) WHERE k = 1`,
-    [org.id, w.from],
-  );
+  // the latest failing result per expertise, over the window's resolutions a day at a time
+  type Fail = { talent_id: string; report_id: string; resolution_id: string; project_id: string; created_at: number; evidence: string; missing: string; note: string | null };
+  const latest: Fail[] = [];
+  await eachDay(w.fromDay, w.toDay, async (from, to) => {
+    latest.push(
+      ...(await database.all<Fail>(
+        `SELECT talent_id, report_id, resolution_id, project_id, created_at, evidence, missing, note FROM (
+           SELECT rr.talent_id, rep.id AS report_id, rep.resolution_id, rep.project_id, rep.created_at, rr.evidence, rr.missing, rr.note,
+             row_number() OVER (PARTITION BY rr.talent_id ORDER BY rep.created_at DESC, rep.id DESC) AS k
+           FROM resolutions r JOIN reports rep ON rep.resolution_id = r.id
+           JOIN report_results rr ON rr.report_id = rep.id AND rr.kind = 'expertise' AND rr.verdict = 'fail'
+           WHERE r.project_id IN (SELECT id FROM projects WHERE organization_id = ?) AND r.created_at >= ? AND r.created_at < ?
+         ) WHERE k = 1`,
+        [org.id, from, to],
+      )),
+    );
+  });
+  latest.sort((a, b) => Number(a.created_at) - Number(b.created_at) || (a.report_id < b.report_id ? -1 : 1)); // the newest last: it wins below
   const byTalent = new Map(latest.map((l) => [l.talent_id, l]));
   const names = new Map(projects.map((p) => [p.id, p.name]));
   return adoption

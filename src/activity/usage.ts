@@ -11,8 +11,8 @@ import { notFound } from "../http/errors";
 import { iso } from "../lib/time";
 import { isExpertiseRef } from "../resolution/sources";
 import { VERDICTS, type Verdict } from "../resolution/reports";
-import { dateOf, noVerdicts, type VerdictCounts } from "./daily";
-import { windowView, type Window } from "./summaries";
+import { dateOf, eachDay, noVerdicts, type VerdictCounts } from "./daily";
+import { DAYS_MAX, windowView, type Window } from "./summaries";
 
 /**
  * True for a resolution `r` whose playbook was fetched successfully. Answered from the partial
@@ -47,8 +47,8 @@ function verdictsSql(from: string, where: string, talentFilter = ""): string {
 ) GROUP BY talent_id, verdict`;
 }
 
-function tallyVerdicts(rows: { talent_id: string; verdict: string; total: number; latest: number }[]): Map<string, VerdictTally> {
-  const out = new Map<string, VerdictTally>();
+/** Adds verdict rows (of verdictsSql) into `out`, per talent. */
+function tallyVerdicts(rows: { talent_id: string; verdict: string; total: number; latest: number }[], out = new Map<string, VerdictTally>()): Map<string, VerdictTally> {
   for (const row of rows) {
     if (!isVerdict(row.verdict)) continue;
     let t = out.get(row.talent_id);
@@ -88,9 +88,9 @@ async function expertiseByRef(database: Database, organizationId: string, ref: s
 
 /**
  * `GET /web/projects/:id/talents/<talentId>/usage`: designations, audits and verdicts over the
- * window, per day and per version served, the installed state and the last use. A talent is
- * known when it is in the catalog, an expertise of the organization, installed in the project,
- * or was ever served to it; anything else → 404.
+ * window, per day and per version served, the installed state and the last use (within the
+ * last DAYS_MAX days). A talent is known when it is in the catalog, an expertise of the
+ * organization, installed in the project, or was served to it in those days; anything else → 404.
  */
 export async function talentUsage(database: Database, catalog: Catalog, project: { id: string; organizationId: string }, talentId: string, w: Window) {
   const installed = await database.get<{ kind: string; enabled: number; installed_at: number }>(
@@ -98,51 +98,55 @@ export async function talentUsage(database: Database, catalog: Catalog, project:
     [project.id, talentId],
   );
   const expertise = isExpertiseRef(talentId) ? await expertiseByRef(database, project.organizationId, talentId) : undefined;
-  // the last designation ever: the project's resolutions newest first, stopping at the first that served it
-  const last = await database.get<{ created_at: number }>(
-    `SELECT r.created_at FROM resolutions r JOIN resolution_items i ON i.resolution_id = r.id AND i.talent_id = ?
-     WHERE r.project_id = ? ORDER BY r.created_at DESC LIMIT 1`,
-    [talentId, project.id],
-  );
-  const known = (!isExpertiseRef(talentId) && catalog.get(talentId) !== undefined) || expertise !== undefined || installed !== undefined || last !== undefined;
-  if (!known) throw notFound(`No talent ${talentId} for this project.`);
+  const horizon = w.toDay - DAYS_MAX + 1;
+  let last: number | null | undefined; // the last designation in the last DAYS_MAX days; undefined: not looked for yet
+  if (!(!isExpertiseRef(talentId) && catalog.get(talentId) !== undefined) && !expertise && !installed) {
+    // neither in the catalog, nor an expertise of the organization, nor installed: known only if it was served here lately
+    last = await lastDesignation(database, project.id, talentId, horizon, w.toDay);
+    if (last === null) throw notFound(`No talent ${talentId} for this project.`);
+  }
 
+  // one day of resolutions at a time (eachDay yields between two): designations per version, audits, verdicts
   const from = "resolutions r JOIN resolution_items i ON i.resolution_id = r.id AND i.talent_id = ?1";
-  const where = "r.project_id = ?2 AND r.created_at >= ?3";
-  const perDay = await database.all<{ day: number; version: string; designated: number; audited: number; last: number; first: number }>(
-    `SELECT r.created_at / 86400000 AS day, i.version AS version, count(*) AS designated, sum(${AUDITED}) AS audited,
-       max(r.created_at) AS last, min(r.created_at) AS first
-     FROM ${from} WHERE ${where} GROUP BY day, version`,
-    [talentId, project.id, w.from],
-  );
-  const verdicts = tallyVerdicts(await database.all(verdictsSql(from, where, " AND rr.talent_id = ?1"), [talentId, project.id, w.from])).get(talentId) ?? emptyTally();
-  const lastVerdict = await database.get<{ verdict: string; created_at: number; resolution_id: string; report_id: string }>(
-    `SELECT rr.verdict, rep.created_at, rep.resolution_id, rep.id AS report_id
-     FROM reports rep JOIN report_results rr ON rr.report_id = rep.id AND rr.talent_id = ?
-     WHERE rep.project_id = ? ORDER BY rep.created_at DESC, rep.id DESC LIMIT 1`,
-    [talentId, project.id],
-  );
-
+  const where = "r.project_id = ?2 AND r.created_at >= ?3 AND r.created_at < ?4";
   const byDay = new Map<number, { designated: number; audited: number }>();
-  for (let d = w.fromDay; d <= w.toDay; d++) byDay.set(d, { designated: 0, audited: 0 });
   const versions = new Map<string, { designated: number; audited: number; firstServedAt: number; lastServedAt: number }>();
+  const tallies = new Map<string, VerdictTally>();
   let designated = 0;
   let audited = 0;
-  for (const row of perDay) {
-    const day = byDay.get(Number(row.day));
-    if (day) {
-      day.designated += Number(row.designated);
-      day.audited += Number(row.audited);
+  await eachDay(w.fromDay, w.toDay, async (dayFrom, dayTo, day) => {
+    const line = { designated: 0, audited: 0 };
+    byDay.set(day, line);
+    const rows = await database.all<{ version: string; designated: number; audited: number; last: number; first: number }>(
+      `SELECT i.version AS version, count(*) AS designated, sum(${AUDITED}) AS audited, max(r.created_at) AS last, min(r.created_at) AS first
+       FROM ${from} WHERE ${where} GROUP BY i.version`,
+      [talentId, project.id, dayFrom, dayTo],
+    );
+    for (const row of rows) {
+      line.designated += Number(row.designated);
+      line.audited += Number(row.audited);
+      const v = versions.get(row.version) ?? { designated: 0, audited: 0, firstServedAt: Infinity, lastServedAt: 0 };
+      v.designated += Number(row.designated);
+      v.audited += Number(row.audited);
+      v.firstServedAt = Math.min(v.firstServedAt, Number(row.first));
+      v.lastServedAt = Math.max(v.lastServedAt, Number(row.last));
+      versions.set(row.version, v);
     }
-    designated += Number(row.designated);
-    audited += Number(row.audited);
-    const v = versions.get(row.version) ?? { designated: 0, audited: 0, firstServedAt: Infinity, lastServedAt: 0 };
-    v.designated += Number(row.designated);
-    v.audited += Number(row.audited);
-    v.firstServedAt = Math.min(v.firstServedAt, Number(row.first));
-    v.lastServedAt = Math.max(v.lastServedAt, Number(row.last));
-    versions.set(row.version, v);
-  }
+    designated += line.designated;
+    audited += line.audited;
+    if (line.designated > 0) tallyVerdicts(await database.all(verdictsSql(from, where, " AND rr.talent_id = ?1"), [talentId, project.id, dayFrom, dayTo]), tallies);
+  });
+  const verdicts = tallies.get(talentId) ?? emptyTally();
+  // the latest verdict recorded in the window (the project's reports newest first, on their (project_id, created_at) index)
+  const lastVerdict = verdicts.withVerdict === 0 ? undefined : await database.get<{ verdict: string; created_at: number; resolution_id: string; report_id: string }>(
+    `SELECT rr.verdict, rep.created_at, rep.resolution_id, rep.id AS report_id
+     FROM reports rep JOIN report_results rr ON rr.report_id = rep.id AND rr.talent_id = ?
+     WHERE rep.project_id = ? AND rep.created_at >= ? ORDER BY rep.created_at DESC LIMIT 1`,
+    [talentId, project.id, w.from],
+  );
+  if (designated > 0) last = Math.max(...[...versions.values()].map((v) => v.lastServedAt));
+  else if (last === undefined) last = await lastDesignation(database, project.id, talentId, horizon, w.fromDay - 1);
+
   const latest = await latestVersion(database, catalog, project.organizationId, talentId);
   return {
     projectId: project.id,
@@ -162,10 +166,24 @@ export async function talentUsage(database: Database, catalog: Catalog, project:
     versions: [...versions.entries()]
       .sort((a, b) => b[1].lastServedAt - a[1].lastServedAt)
       .map(([version, v]) => ({ version, latest: version === latest, designated: v.designated, audited: v.audited, firstServedAt: iso(v.firstServedAt), lastServedAt: iso(v.lastServedAt) })),
-    lastUsedAt: last ? iso(last.created_at) : null,
+    lastUsedAt: last ? iso(last) : null,
     lastVerdict: lastVerdict ? { verdict: lastVerdict.verdict, at: iso(lastVerdict.created_at), resolutionId: lastVerdict.resolution_id, reportId: lastVerdict.report_id } : null,
     byDay: [...byDay.entries()].map(([day, c]) => ({ date: dateOf(day), ...c })),
   };
+}
+
+/** When the project last designated the talent between two days (newest first, a day at a time), or null. */
+async function lastDesignation(database: Database, projectId: string, talentId: string, fromDay: number, toDay: number): Promise<number | null> {
+  let found: number | null = null;
+  await eachDay(fromDay, toDay, async (from, to) => {
+    const row = await database.get<{ at: number | null }>(
+      `SELECT max(r.created_at) AS at FROM resolutions r JOIN resolution_items i ON i.resolution_id = r.id AND i.talent_id = ?
+       WHERE r.project_id = ? AND r.created_at >= ? AND r.created_at < ?`,
+      [talentId, projectId, from, to],
+    );
+    if (row?.at !== null && row?.at !== undefined) found = Number(row.at);
+  }, { newestFirst: true, stop: () => found !== null });
+  return found;
 }
 
 /** One talent or expertise across the organization (talent-adoption, and the expertises of insights). */
@@ -194,14 +212,21 @@ export interface AdoptionEntry {
  * share and outcomes, and versions served against the latest. Most designated first.
  */
 export async function talentAdoption(database: Database, catalog: Catalog, org: { id: string; slug: string }, w: Window): Promise<AdoptionEntry[]> {
-  const where = "r.project_id IN (SELECT id FROM projects WHERE organization_id = ?1) AND r.created_at >= ?2";
-  const served = await database.all<{ talent_id: string; kind: "talent" | "expertise"; version: string; expertise_id: string | null; designations: number; audited: number; last: number }>(
-    `WITH win AS MATERIALIZED (SELECT r.id AS id, r.created_at AS created_at, ${AUDITED} AS audited FROM resolutions r WHERE ${where})
-     SELECT i.talent_id, i.kind, i.version, max(i.expertise_id) AS expertise_id, count(*) AS designations, sum(w.audited) AS audited, max(w.created_at) AS last
-     FROM win w JOIN resolution_items i ON i.resolution_id = w.id GROUP BY i.talent_id, i.version`,
-    [org.id, w.from],
-  );
-  const verdicts = tallyVerdicts(await database.all(verdictsSql("resolutions r", where), [org.id, w.from]));
+  // one day of the organization's resolutions at a time (eachDay yields between two)
+  const where = "r.project_id IN (SELECT id FROM projects WHERE organization_id = ?1) AND r.created_at >= ?2 AND r.created_at < ?3";
+  const served: { talent_id: string; kind: "talent" | "expertise"; version: string; expertise_id: string | null; designations: number; audited: number; last: number }[] = [];
+  const verdicts = new Map<string, VerdictTally>();
+  await eachDay(w.fromDay, w.toDay, async (dayFrom, dayTo) => {
+    const rows = await database.all<(typeof served)[number]>(
+      `WITH win AS MATERIALIZED (SELECT r.id AS id, r.created_at AS created_at, ${AUDITED} AS audited FROM resolutions r WHERE ${where})
+       SELECT i.talent_id, i.kind, i.version, max(i.expertise_id) AS expertise_id, count(*) AS designations, sum(w.audited) AS audited, max(w.created_at) AS last
+       FROM win w JOIN resolution_items i ON i.resolution_id = w.id GROUP BY i.talent_id, i.version`,
+      [org.id, dayFrom, dayTo],
+    );
+    if (rows.length === 0) return;
+    served.push(...rows);
+    tallyVerdicts(await database.all(verdictsSql("resolutions r", where), [org.id, dayFrom, dayTo]), verdicts);
+  });
   const installed = await database.all<{ talent_id: string; kind: "talent" | "expertise"; installed: number; active: number }>(
     `SELECT it.talent_id, it.kind, count(*) AS installed, sum(it.enabled) AS active
      FROM installed_talents it JOIN projects p ON p.id = it.project_id WHERE p.organization_id = ? GROUP BY it.talent_id, it.kind`,
@@ -248,13 +273,22 @@ export async function talentAdoption(database: Database, catalog: Catalog, org: 
     e.projects.installed += Number(row.installed);
     e.projects.active += Number(row.active);
   }
+  const versions = new Map<string, Map<string, { designations: number; last: number }>>();
   for (const row of served) {
     const e = entry(row.talent_id, row.kind);
     if (row.expertise_id && !e.expertiseId) e.expertiseId = row.expertise_id;
     e.designations += Number(row.designations);
     e.audited += Number(row.audited);
     e.lastMs = Math.max(e.lastMs, Number(row.last));
-    e.versions.push({ version: row.version, latest: row.version === e.latestVersion, designations: Number(row.designations), lastServedAt: iso(Number(row.last)) });
+    const of = versions.get(e.id) ?? versions.set(e.id, new Map()).get(e.id)!;
+    const v = of.get(row.version) ?? { designations: 0, last: 0 };
+    v.designations += Number(row.designations);
+    v.last = Math.max(v.last, Number(row.last));
+    of.set(row.version, v);
+  }
+  for (const [id, of] of versions) {
+    const e = entries.get(id)!;
+    for (const [version, v] of of) e.versions.push({ version, latest: version === e.latestVersion, designations: v.designations, lastServedAt: iso(v.last) });
   }
   for (const e of entries.values()) {
     const v = verdicts.get(e.id) ?? emptyTally();
