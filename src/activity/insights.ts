@@ -11,7 +11,8 @@ import { iso } from "../lib/time";
 import { doctor } from "../resolution/doctor";
 import { dateOf, DAY_MS, eachDay } from "./daily";
 import { windowView, type Window } from "./summaries";
-import { AUDITED, talentAdoption } from "./usage";
+import { talentAdoption } from "./adoption";
+import { AUDITED } from "./usage";
 
 /** A key expiring within this many days is listed. */
 export const KEY_EXPIRING_DAYS = 14;

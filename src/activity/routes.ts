@@ -13,7 +13,8 @@ import { getProject, listProjects } from "../projects/service";
 import type { TraceJournal } from "./journal";
 import { insights } from "./insights";
 import { organizationSummary, projectSummary, readWindow } from "./summaries";
-import { adoptionView, talentUsage } from "./usage";
+import { adoptionView } from "./adoption";
+import { talentUsage } from "./usage";
 
 /** The last segment of `…/talents/<talentId>/usage`: Elysia matches a wildcard only at the end of a path. */
 const USAGE_SUFFIX = "/usage";
