@@ -5,7 +5,7 @@
  * (the 1,000,000-event figure rests on them) and every failure path.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { DAY_MS, dayOf, forgetDays, HOUR_EVENTS_SQL, HOUR_MS, projectDays, SPAN_COUNTS_SQL, SPAN_VERDICTS_SQL } from "../src/activity/daily";
+import { DAY_MS, dayOf, eachDay, eachSpan, forgetDays, HOUR_EVENTS_SQL, HOUR_MS, projectDays, SPAN_COUNTS_SQL, SPAN_ROWS, SPAN_VERDICTS_SQL } from "../src/activity/daily";
 import { FAILED_CALLS_SQL } from "../src/activity/insights";
 import { readWindow } from "../src/activity/summaries";
 import { AUDITED } from "../src/activity/usage";
@@ -143,6 +143,18 @@ describe("GET /web/projects/:id/traces/summary?days= (any member): counts per da
     expect(r.body.totals.byClient["tool-00"]).toBeUndefined();
     expect(r.body.totals.otherClients).toBe(1 + 2 + 2); // tool-00, tool-01, and the two calls without a client (the seed's and the web install's)
     expect(r.body.totals.clients).toBe(13);
+  });
+
+  test("long windows are walked a day at a time (yielding between days) once a read would walk more than SPAN_ROWS rows; small ones in one piece", async () => {
+    const spans: [number, number][] = [];
+    await eachSpan(100, 102, SPAN_ROWS, async (from, to) => void spans.push([from, to]));
+    expect(spans).toEqual([[100 * DAY_MS, 103 * DAY_MS]]);
+    spans.length = 0;
+    await eachSpan(100, 102, SPAN_ROWS + 1, async (from, to) => void spans.push([from, to]));
+    expect(spans).toEqual([[100 * DAY_MS, 101 * DAY_MS], [101 * DAY_MS, 102 * DAY_MS], [102 * DAY_MS, 103 * DAY_MS]]);
+    const seen: number[] = [];
+    await eachDay(100, 109, async (_f, _t, day) => void seen.push(day), { newestFirst: true, stop: () => seen.length >= 3 });
+    expect(seen).toEqual([109, 108, 107]);
   });
 
   test("the window: 1–90 days, default 30, cut to EVENT_RETENTION_DAYS when that is shorter (the answer says so)", () => {

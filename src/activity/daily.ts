@@ -237,3 +237,16 @@ export async function eachDay(fromDay: number, toDay: number, read: (from: numbe
     await read(day * DAY_MS, (day + 1) * DAY_MS, day);
   }
 }
+
+/** Up to this many rows, a window is read in one piece (eachSpan). */
+export const SPAN_ROWS = 2_000;
+
+/**
+ * Runs `read` over the window `fromDay..toDay`: in one piece when `rows` (what the read will walk,
+ * counted by the caller on an index) is small — a small project costs one query, not one per
+ * day — else a day at a time through eachDay.
+ */
+export async function eachSpan(fromDay: number, toDay: number, rows: number, read: (from: number, to: number) => Promise<void>, opts: { newestFirst?: boolean; stop?: () => boolean } = {}): Promise<void> {
+  if (rows <= SPAN_ROWS) return read(fromDay * DAY_MS, (toDay + 1) * DAY_MS);
+  return eachDay(fromDay, toDay, read, opts);
+}

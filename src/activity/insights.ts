@@ -9,7 +9,7 @@ import type { Catalog } from "../catalog/catalog";
 import type { Database } from "../db/client";
 import { iso } from "../lib/time";
 import { doctor } from "../resolution/doctor";
-import { dateOf, DAY_MS, eachDay } from "./daily";
+import { dateOf, DAY_MS, eachDay, eachSpan } from "./daily";
 import { windowView, type Window } from "./summaries";
 import { talentAdoption } from "./adoption";
 import { AUDITED } from "./usage";
@@ -35,8 +35,14 @@ const PREPARED_BY = `(SELECT t.client FROM trace_events t WHERE t.resolution_id 
  * the event's detail by the trace hook) and kind: the partial index trace_events_failed_idx
  * holds only failed calls, so the successful ones are never walked.
  */
-export const FAILED_CALLS_SQL = `SELECT status, json_extract(detail, '$.error') AS code, kind, count(*) AS n, max(created_at) AS last
-FROM trace_events WHERE project_id = ? AND status >= 400 AND created_at >= ? AND created_at < ? GROUP BY status, code, kind`;
+export const FAILED_CALLS_SQL = `SELECT created_at / 86400000 AS day, status, json_extract(detail, '$.error') AS code, kind, count(*) AS n, max(created_at) AS last
+FROM trace_events WHERE project_id = ? AND status >= 400 AND created_at >= ? AND created_at < ? GROUP BY day, status, code, kind`;
+
+/** How many failed calls a project had since a time (the same partial index): decides how the window is walked. */
+const FAILED_COUNT_SQL = "SELECT count(*) AS n FROM trace_events WHERE project_id = ? AND status >= 400 AND created_at >= ?";
+/** How many resolutions a project made since a time (a covering index). */
+const RESOLUTION_COUNT_SQL = "SELECT count(*) AS n FROM resolutions WHERE project_id = ? AND created_at >= ?";
+const count = async (database: Database, sql: string, args: (string | number)[]): Promise<number> => Number((await database.get<{ n: number }>(sql, args))!.n);
 
 /** Failed calls of the organization's projects by error code and day. */
 async function failedCalls(database: Database, projects: ProjectRef[], w: Window) {
@@ -45,8 +51,10 @@ async function failedCalls(database: Database, projects: ProjectRef[], w: Window
   for (let d = w.fromDay; d <= w.toDay; d++) byDay.set(d, { count: 0, byCode: {} });
   let total = 0;
   for (const p of projects) {
-    await eachDay(w.fromDay, w.toDay, async (from, to, dayNumber) => {
-      const rows = await database.all<{ status: number; code: string | null; kind: string; n: number; last: number }>(FAILED_CALLS_SQL, [p.id, from, to]);
+    const failed = await count(database, FAILED_COUNT_SQL, [p.id, w.from]);
+    if (failed === 0) continue;
+    await eachSpan(w.fromDay, w.toDay, failed, async (from, to) => {
+      const rows = await database.all<{ day: number; status: number; code: string | null; kind: string; n: number; last: number }>(FAILED_CALLS_SQL, [p.id, from, to]);
       for (const r of rows) {
         const n = Number(r.n);
         const code = typeof r.code === "string" ? r.code : null;
@@ -57,10 +65,12 @@ async function failedCalls(database: Database, projects: ProjectRef[], w: Window
         c.lastAt = Math.max(c.lastAt, Number(r.last));
         c.byKind[r.kind] = (c.byKind[r.kind] ?? 0) + n;
         c.projects.set(p.id, (c.projects.get(p.id) ?? 0) + n);
-        const day = byDay.get(dayNumber)!;
-        day.count += n;
-        const label = code ?? String(r.status);
-        day.byCode[label] = (day.byCode[label] ?? 0) + n;
+        const day = byDay.get(Number(r.day));
+        if (day) {
+          day.count += n;
+          const label = code ?? String(r.status);
+          day.byCode[label] = (day.byCode[label] ?? 0) + n;
+        }
         total += n;
       }
     });
@@ -150,7 +160,9 @@ async function neverAudited(database: Database, projects: ProjectRef[], w: Windo
   for (const p of projects) {
     let pServed = 0;
     let pNever = 0;
-    await eachDay(w.fromDay, w.toDay, async (from, to) => {
+    const made = await count(database, RESOLUTION_COUNT_SQL, [p.id, w.from]);
+    if (made === 0) continue;
+    await eachSpan(w.fromDay, w.toDay, made, async (from, to) => {
       const rows = await database.all<{ client: string | null; served: number; never: number }>(
         `SELECT ${PREPARED_BY} AS client, count(*) AS served, sum(NOT ${AUDITED}) AS never
          FROM resolutions r WHERE r.project_id = ? AND r.created_at >= ? AND r.created_at < ? GROUP BY client`,
@@ -171,7 +183,7 @@ async function neverAudited(database: Database, projects: ProjectRef[], w: Windo
     if (pNever > 0) {
       // the newest never-audited ones, a day at a time from the newest day
       const mine: typeof recent = [];
-      await eachDay(w.fromDay, w.toDay, async (from, to) => {
+      await eachSpan(w.fromDay, w.toDay, made, async (from, to) => {
         mine.push(
           ...(await database.all<(typeof recent)[number]>(
             `SELECT r.id, r.project_id, r.created_at, r.via, r.author_type, r.author_id, ${PREPARED_BY} AS client
