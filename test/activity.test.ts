@@ -5,7 +5,7 @@
  * (the 1,000,000-event figure rests on them) and every failure path.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { DAY_MS, dayOf, eachDay, eachSpan, forgetDays, HOUR_EVENTS_SQL, HOUR_MS, projectDays, SPAN_COUNTS_SQL, SPAN_ROWS, SPAN_VERDICTS_SQL } from "../src/activity/daily";
+import { ANY_EVENT_SQL, DAY_MS, dayOf, eachDay, eachSpan, forgetDays, HOUR_EVENTS_SQL, HOUR_MS, projectDays, SPAN_COUNTS_SQL, SPAN_ROWS, SPAN_VERDICTS_SQL } from "../src/activity/daily";
 import { FAILED_CALLS_SQL } from "../src/activity/insights";
 import { readWindow } from "../src/activity/summaries";
 import { AUDITED } from "../src/activity/usage";
@@ -30,6 +30,7 @@ describe("query plans: the summary reads indexes only (the 1,000,000-event figur
     const p = await plan(HOUR_EVENTS_SQL, ["prj_x", 480_000]);
     expect(p).toContain("USING COVERING INDEX trace_events_summary_idx (project_id=? AND <expr>=?)");
     expect(p).not.toContain("TEMP B-TREE");
+    expect(await plan(ANY_EVENT_SQL, ["prj_x", 480_000, 480_023])).toContain("USING COVERING INDEX trace_events_summary_idx (project_id=? AND <expr>>? AND <expr><?)");
   });
 
   test("resolutions and reports of a period: covering (project_id, created_at) indexes; verdicts join the results by their primary key", async () => {

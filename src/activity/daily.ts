@@ -63,6 +63,9 @@ export interface DayCounts extends PeriodCounts {
 export const HOUR_EVENTS_SQL = `SELECT kind, client, count(*) AS events, sum(status >= 400) AS failed
 FROM trace_events WHERE project_id = ? AND created_at / 3600000 = ? GROUP BY kind, client`;
 
+/** Whether a project has any event in hours `?2..?3`: one seek, so a quiet day costs one query, not 24. */
+export const ANY_EVENT_SQL = `SELECT 1 AS found FROM trace_events WHERE project_id = ? AND created_at / 3600000 BETWEEN ? AND ? LIMIT 1`;
+
 /** Resolutions and reports of a project made in [from, to): both on (project_id, created_at) indexes. */
 export const SPAN_COUNTS_SQL = `SELECT
   (SELECT count(*) FROM resolutions WHERE project_id = ?1 AND created_at >= ?2 AND created_at < ?3) AS resolutions,
@@ -119,7 +122,9 @@ async function readSpan(database: Database, projectId: string, from: number, to:
 
 /** One whole day of a project from the database (its 24 hours of events, its resolutions and reports). */
 async function readDay(database: Database, projectId: string, day: number): Promise<PeriodCounts> {
-  const groups = await readEvents(database, projectId, day * 24, day * 24 + 23);
+  const any = await database.get(ANY_EVENT_SQL, [projectId, day * 24, day * 24 + 23]);
+  // a busy day hour by hour: 24 streaming reads cost a third of one sorted read of the day
+  const groups = any ? await readEvents(database, projectId, day * 24, day * 24 + 23) : [];
   return { groups, ...(await readSpan(database, projectId, day * DAY_MS, (day + 1) * DAY_MS)) };
 }
 
