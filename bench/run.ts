@@ -1,4 +1,5 @@
 /** `bun run bench`: runs every benchmark and prints a table each. `bun run bench startup` runs one. */
+import { benchActivity } from "./activity";
 import { benchAgentLoop } from "./agentloop";
 import { benchClient } from "./client";
 import { benchHardening } from "./hardening";
@@ -8,7 +9,7 @@ import { benchMcp } from "./mcp";
 import { benchMetrics } from "./metrics";
 import { benchStartup } from "./startup";
 
-const all: Record<string, () => Promise<void>> = { startup: benchStartup, identity: benchIdentity, agentloop: benchAgentLoop, mcp: benchMcp, hardening: benchHardening, webcatalog: benchWebCatalog, client: benchClient, metrics: benchMetrics };
+const all: Record<string, () => Promise<void>> = { startup: benchStartup, identity: benchIdentity, agentloop: benchAgentLoop, mcp: benchMcp, hardening: benchHardening, webcatalog: benchWebCatalog, client: benchClient, metrics: benchMetrics, activity: benchActivity };
 const pick = Bun.argv.slice(2);
 for (const [name, fn] of Object.entries(all)) {
   if (pick.length > 0 && !pick.includes(name)) continue;

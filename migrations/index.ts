@@ -6,6 +6,7 @@ import m1 from "./0001_key_tombstones.sql" with { type: "text" };
 import m2 from "./0002_selection_rev.sql" with { type: "text" };
 import m3 from "./0003_trace_keyset.sql" with { type: "text" };
 import m4 from "./0004_web_rest.sql" with { type: "text" };
+import m5 from "./0005_activity_summaries.sql" with { type: "text" };
 
 export const migrations: EmbeddedMigration[] = [
   { tag: "0000_init", sql: m0 },
@@ -13,4 +14,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0002_selection_rev", sql: m2 },
   { tag: "0003_trace_keyset", sql: m3 },
   { tag: "0004_web_rest", sql: m4 },
+  { tag: "0005_activity_summaries", sql: m5 },
 ];

@@ -6,6 +6,7 @@ import type { Catalog } from "./catalog/catalog";
 import type { Config } from "./config";
 import type { Database } from "./db/client";
 import { TraceJournal } from "./activity/journal";
+import { activityRoutes } from "./activity/routes";
 import { createGuards } from "./auth/guards";
 import { createAuthLimiters, type AuthLimiters } from "./identity/limits";
 import { selectionRoutes } from "./projects/selectionRoutes";
@@ -112,6 +113,7 @@ export function createApp(input: AppDeps) {
     .use(connectionRoutes(deps, guards))
     .use(specializationRoutes(deps, guards))
     .use(validatorConfigRoutes(deps, guards))
+    .use(activityRoutes(deps, guards))
     .use(oauthRoutes(deps))
     .use(mcpRoutes(deps, backend))
     .use(opsRoutes(deps, guards));

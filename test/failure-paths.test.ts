@@ -100,7 +100,7 @@ describe("every key-API route (spec A table): no bearer → 401 invalid_token; a
 });
 
 describe("every /web route: no session → 401 unauthenticated, nothing else revealed", () => {
-  test("identity, tenancy, admin, projects, keys, selection, traces, reports and expertise routes", async () => {
+  test("identity, tenancy, admin, projects, keys, selection, traces, reports, activity, insights, adoption and expertise routes", async () => {
     const { project } = await orgWithProject(env);
     const p = project.id;
     const routes: [string, string, unknown?][] = [
@@ -132,6 +132,11 @@ describe("every /web route: no session → 401 unauthenticated, nothing else rev
       ["DELETE", `/web/projects/${p}/talents/sql-base`],
       ["GET", `/web/projects/${p}/traces`],
       ["GET", `/web/projects/${p}/resolutions/res_x/reports`],
+      ["GET", `/web/projects/${p}/traces/summary`],
+      ["GET", `/web/projects/${p}/talents/sql-base/usage`],
+      ["GET", "/web/activity/summary"],
+      ["GET", "/web/orgs/current/insights"],
+      ["GET", "/web/orgs/current/talent-adoption"],
       ["GET", "/web/orgs/current/expertises"],
       ["POST", "/web/orgs/current/expertises", { slug: "x", content: "x" }],
       ["GET", "/web/orgs/current/expertises/exp_x"],

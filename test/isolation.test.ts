@@ -95,6 +95,43 @@ describe("two organizations: a member of B on A's ids gets 404 (or 403 where the
     }
   });
 
+  test("the activity, insights and adoption routes: B on A's project → 404, never data; B's organization-wide answers hold nothing of A", async () => {
+    const a = await orgWithProject(env, "Iota");
+    const b = await orgWithProject(env, "Kappa");
+    await a.owner.post(`/web/projects/${a.project.id}/talents`, { talents: ["typescript-strict", "javascript-base"] });
+    const key = await createKey(a.owner, a.project.id, ["prepare_task", "validate", "record_validation"]);
+    const call = (path: string, body?: unknown) =>
+      withKey(env, key.value, path, body === undefined ? {} : { method: "POST", headers: { "content-type": "application/json", "user-agent": "alpha-agent/1" }, body: JSON.stringify(body) });
+    const rid = (await (await call("/api/prepare-task", { talentIds: ["typescript-strict"] })).json()).resolutionId as string;
+    await call("/api/prepare-task", { talentIds: ["nope"] });
+    await call("/api/validation/reports", { submissionId: "iso", resolutionId: rid, expertiseResults: [{ id: "typescript-strict", verdict: "fail", evidence: ["a.ts:1"] }] });
+    const secretsOfA = [a.project.id, a.project.name, rid, "alpha-agent/1", key.key.id];
+    for (const path of [
+      `/web/projects/${a.project.id}/traces/summary`,
+      `/web/projects/${a.project.id}/talents/typescript-strict/usage`,
+      `/web/projects/${a.project.id}/talents/${encodeURIComponent(`@${a.org.slug}/x`)}/usage`,
+    ]) {
+      const r = await b.owner.get(path);
+      expect(`${path} → ${r.status} ${r.body.error}`).toBe(`${path} → 404 not_found`);
+      for (const x of secretsOfA) expect(JSON.stringify(r.body).includes(x)).toBe(false);
+    }
+    // an expertise ref of A in B's own project is unknown there
+    const ref = await b.owner.get(`/web/projects/${b.project.id}/talents/@${a.org.slug}/x/usage`);
+    expect(ref.status).toBe(404);
+    for (const path of ["/web/activity/summary", "/web/orgs/current/insights", "/web/orgs/current/talent-adoption", `/web/projects/${b.project.id}/traces/summary`, `/web/projects/${b.project.id}/talents/typescript-strict/usage`]) {
+      const r = await b.owner.get(path);
+      expect(`${path} → ${r.status}`).toBe(`${path} → 200`);
+      const text = JSON.stringify(r.body);
+      for (const x of secretsOfA) expect(`${path}: ${x} ${text.includes(x)}`).toBe(`${path}: ${x} false`);
+    }
+    const bInsights = (await b.owner.get("/web/orgs/current/insights")).body;
+    expect(bInsights.failedCalls.total).toBe(0);
+    expect((await b.owner.get("/web/activity/summary")).body.totals).toMatchObject({ resolutions: 0, reports: 0 });
+    expect((await b.owner.get("/web/orgs/current/talent-adoption")).body.talents.every((t: { designations: number }) => t.designations === 0)).toBe(true);
+    // A sees its own
+    expect((await a.owner.get(`/web/projects/${a.project.id}/traces/summary`)).body.totals).toMatchObject({ resolutions: 1, reports: 1, failed: 1 });
+  });
+
   test("mass assignment: organizationId posted with a project is ignored (the project lands in the active organization)", async () => {
     const a = await orgWithProject(env, "Gamma");
     const b = await orgWithProject(env, "Delta");
@@ -131,8 +168,8 @@ describe("two organizations: a member of B on A's ids gets 404 (or 403 where the
   });
 
   test("issue 12's routes: B on A's project, specialization, expertise or resolution → 404 (as unknown), never data; B's listings never show A's", async () => {
-    const a = await orgWithProject(env, "Iota");
-    const b = await orgWithProject(env, "Kappa");
+    const a = await orgWithProject(env, "Lambda");
+    const b = await orgWithProject(env, "Mu");
     await a.owner.post(`/web/projects/${a.project.id}/talents`, { talents: ["typescript-strict", "javascript-base"] });
     const { ref } = await publishedExpertise(a.owner, a.org.slug, "iota-secret");
     const spec = (await a.owner.post("/web/specializations", { name: "Iota stack", talents: ["go-base"] })).body.specialization as { id: string };

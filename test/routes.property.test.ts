@@ -55,7 +55,7 @@ const FIELDS = [
   "files", "expectedRevision", "keywords", "globs", "token", "currentPassword", "newPassword", "decision", "next", "client_id",
   "redirect_uri", "grant_type", "code", "refresh_token", "code_verifier", "jsonrpc", "method", "params", "id", "__proto__", "constructor",
 ];
-const QUERY_KEYS = ["limit", "before", "cursor", "query", "k", "scope", "resolutionId", "talent", "next", "token", "project", "version", "client_id", "redirect_uri", "response_type", "code_challenge", "resource", "state"];
+const QUERY_KEYS = ["limit", "before", "cursor", "query", "k", "scope", "resolutionId", "talent", "next", "token", "project", "version", "client_id", "redirect_uri", "response_type", "code_challenge", "resource", "state", "days"];
 
 /** Values that once broke a server somewhere: prototype-shaped objects, huge and odd strings, wrong types. */
 const nasty = fc.oneof(

@@ -117,12 +117,19 @@ export class TraceJournal {
     return this.#flushing;
   }
 
-  /** A page of a project's events, newest first; `before` is the previous page's `nextBefore`. */
-  async list(projectId: string, limit: number, before?: string): Promise<{ events: TraceEvent[]; nextBefore: string | null }> {
-    // Elysia records finished calls in setImmediate callbacks (onAfterResponse): let those
-    // already scheduled run first (FIFO), so the page includes every call that completed.
+  /**
+   * Writes every call that completed before this one: Elysia records finished calls in
+   * setImmediate callbacks (onAfterResponse), so those already scheduled run first (FIFO),
+   * then the queue is flushed. Every reader of the journal calls it first.
+   */
+  async settle(): Promise<void> {
     await new Promise((r) => setImmediate(r));
     await this.flush();
+  }
+
+  /** A page of a project's events, newest first; `before` is the previous page's `nextBefore`. */
+  async list(projectId: string, limit: number, before?: string): Promise<{ events: TraceEvent[]; nextBefore: string | null }> {
+    await this.settle();
     const rows = await this.database.all<TraceRow>(TRACE_PAGE_SQL, [projectId, before ?? "\uffff", limit]);
     const events = rows.map(traceFromRow);
     return { events, nextBefore: events.length === limit ? events.at(-1)!.id : null };

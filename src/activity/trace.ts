@@ -4,7 +4,7 @@
  * status and duration, and what the handler noted (resolutionId, talents entered/left).
  */
 import { principalOf } from "../auth/guards";
-import { elapsedMs, arrivalOf, statusOf } from "../http/edge";
+import { elapsedMs, arrivalOf, errorCodeOf, statusOf } from "../http/edge";
 import type { TraceJournal } from "./journal";
 
 export interface TraceNote {
@@ -39,6 +39,9 @@ export function keyApiTracer(journal: TraceJournal, kinds: Record<string, string
     const kind = kinds[`${ctx.request.method} ${ctx.route}`];
     if (!kind) return;
     const note = notes.get(ctx.request) ?? {};
+    // a failed call names its error code (insights: failed calls by code)
+    const error = errorCodeOf(ctx.request);
+    const detail = error ? { ...note.detail, error } : (note.detail ?? null);
     journal.record({
       projectId: principal.projectId,
       kind,
@@ -52,7 +55,7 @@ export function keyApiTracer(journal: TraceJournal, kinds: Record<string, string
       resolutionId: note.resolutionId ?? null,
       status: statusOf(ctx.request, ctx.set, ctx.responseValue),
       durationMs: elapsedMs(ctx.request),
-      detail: note.detail ?? null,
+      detail,
       arrival: arrivalOf(ctx.request),
     });
   };

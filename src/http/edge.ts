@@ -16,6 +16,8 @@ interface RequestMeta {
   seq: number;
   /** Status of an error response rendered by onError (the access log reads it). */
   errorStatus?: number;
+  /** Its error code (`unknown_talents`, …): the trace journal records it with a failed call. */
+  errorCode?: string;
 }
 
 const meta = new WeakMap<Request, RequestMeta>();
@@ -32,6 +34,11 @@ export function statusOf(request: Request, set: { status?: number | string }, re
   if (m?.errorStatus !== undefined) return m.errorStatus;
   if (responseValue instanceof Response) return responseValue.status;
   return typeof set.status === "number" ? set.status : Number(set.status ?? 200);
+}
+
+/** The error code a request was answered with (DESIGN §3), or undefined when it succeeded. */
+export function errorCodeOf(request: Request): string | undefined {
+  return meta.get(request)?.errorCode;
 }
 
 /** When the request arrived (ms since epoch) and its arrival number: orders trace events by call. */
@@ -167,12 +174,6 @@ function toAppError(code: unknown, error: unknown, request: Request, log: Logger
   }
 }
 
-/** The error as a Response: the page renderer's HTML when it takes the request (pages, htmx), else the JSON error model. */
-function renderError(code: unknown, error: unknown, request: Request, opts: EdgeOptions): Response {
-  const e = toAppError(code, error, request, opts.log);
-  return opts.htmlError?.(e, request, requestIdOf(request)) ?? errorResponse(e, requestIdOf(request));
-}
-
 /** The edge plugin; apply it first in createApp so its hooks are global. */
 export function edge(opts: EdgeOptions) {
   const metrics = opts.metrics ?? null;
@@ -219,16 +220,22 @@ export function edge(opts: EdgeOptions) {
       }
     })
     .onError({ as: "global" }, ({ code, error, request }) => {
+      let err: AppError;
       let res: Response;
       try {
-        res = renderError(code, error, request, opts);
+        err = toAppError(code, error, request, opts.log);
+        res = opts.htmlError?.(err, request, requestIdOf(request)) ?? errorResponse(err, requestIdOf(request));
       } catch (e) {
         // the error model never fails: a failure to render one is itself a 500 in the model (never the runtime's page)
         opts.log.error("could not render an error", { requestId: requestIdOf(request), error: String((e as Error)?.stack ?? e) });
-        res = errorResponse(new AppError("internal_error", `Something went wrong on our side (request ${requestIdOf(request)}).`, { requestId: requestIdOf(request) }), requestIdOf(request));
+        err = new AppError("internal_error", `Something went wrong on our side (request ${requestIdOf(request)}).`, { requestId: requestIdOf(request) });
+        res = errorResponse(err, requestIdOf(request));
       }
       const m = meta.get(request);
-      if (m) m.errorStatus = res.status;
+      if (m) {
+        m.errorStatus = res.status;
+        m.errorCode = err.code;
+      }
       return res;
     })
     .onAfterResponse({ as: "global" }, ({ request, set, responseValue, route }) => {

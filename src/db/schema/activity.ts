@@ -23,6 +23,12 @@ export const traceEvents = sqliteTable("trace_events", {
   createdAt: integer("created_at").notNull(),
 }, (t) => [
   index("trace_events_project_id_idx").on(t.projectId, t.id),
-  // "served but never audited": does a resolution have a playbook fetch (insights, adoption)
-  index("trace_events_resolution_idx").on(t.resolutionId, t.kind).where(sql`resolution_id IS NOT NULL`),
+  // "served but never audited": does a resolution have a successful playbook fetch (insights,
+  // adoption, usage); with the status the check never reads the table (migration 0005)
+  index("trace_events_resolution_idx").on(t.resolutionId, t.kind, t.status).where(sql`resolution_id IS NOT NULL`),
+  // the activity summaries (src/activity/daily.ts): one hour of a project's events grouped by
+  // kind and client in index order — no temporary sort, no table row read (migration 0005)
+  index("trace_events_summary_idx").on(t.projectId, sql`${t.createdAt} / 3600000`, t.kind, t.client, t.status, t.createdAt),
+  // insights: failed calls of a project over a window, without walking its successful ones
+  index("trace_events_failed_idx").on(t.projectId, t.createdAt).where(sql`status >= 400`),
 ]);

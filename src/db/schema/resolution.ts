@@ -20,7 +20,10 @@ export const resolutions = sqliteTable("resolutions", {
   authorId: text("author_id").notNull(),
   via: text("via", { enum: ["api", "web", "mcp"] }).notNull(),
   createdAt: integer("created_at").notNull(),
-}, (t) => [index("resolutions_project_idx").on(t.projectId)]);
+}, (t) => [
+  // a project's resolutions in a time window, with their ids, from the index alone (activity; migration 0005)
+  index("resolutions_project_idx").on(t.projectId, t.createdAt, t.id),
+]);
 
 /** One served talent of a resolution, with the version and digests of what was served. */
 export const resolutionItems = sqliteTable("resolution_items", {
@@ -50,7 +53,12 @@ export const reports = sqliteTable("reports", {
   authorType: text("author_type").notNull(),
   authorId: text("author_id").notNull(),
   createdAt: integer("created_at").notNull(),
-}, (t) => [uniqueIndex("reports_submission_uq").on(t.projectId, t.submissionId), index("reports_resolution_idx").on(t.resolutionId)]);
+}, (t) => [
+  uniqueIndex("reports_submission_uq").on(t.projectId, t.submissionId),
+  index("reports_resolution_idx").on(t.resolutionId),
+  // a project's reports in a time window (activity summaries; migration 0005)
+  index("reports_project_created_idx").on(t.projectId, t.createdAt),
+]);
 
 export const reportResults = sqliteTable("report_results", {
   reportId: text("report_id").notNull().references(() => reports.id, { onDelete: "cascade" }),

@@ -1,0 +1,137 @@
+/**
+ * Talent adoption (DESIGN §11 "Insights and adoption", owner/admin): every talent and expertise
+ * of the organization with the projects that installed it, its designations, audit rate, the
+ * share of its resolutions with a verdict and their outcomes, and the versions served against
+ * the latest. The definitions are usage.ts's.
+ */
+import type { Catalog } from "../catalog/catalog";
+import type { Database } from "../db/client";
+import { iso } from "../lib/time";
+import { eachDay, noVerdicts, type VerdictCounts } from "./daily";
+import { windowView, type Window } from "./summaries";
+import { AUDITED, emptyTally, rate, tallyVerdicts, verdictsSql, type VerdictTally } from "./usage";
+
+/** One talent or expertise across the organization (talent-adoption, and the expertises of insights). */
+export interface AdoptionEntry {
+  id: string;
+  kind: "talent" | "expertise";
+  title: string | null;
+  expertiseId: string | null;
+  status: string | null;
+  projects: { installed: number; active: number };
+  designations: number;
+  audited: number;
+  auditRate: number | null;
+  withVerdict: number;
+  verdictRate: number | null;
+  verdicts: VerdictCounts;
+  outcomes: VerdictCounts;
+  latestVersion: string | null;
+  versions: { version: string; latest: boolean; designations: number; lastServedAt: string }[];
+  lastUsedAt: string | null;
+}
+
+/**
+ * Every talent and expertise the organization installed or was served in the window, and every
+ * published expertise of it, with projects installed/active, designations, audit rate, verdict
+ * share and outcomes, and versions served against the latest. Most designated first.
+ */
+export async function talentAdoption(database: Database, catalog: Catalog, org: { id: string; slug: string }, w: Window): Promise<AdoptionEntry[]> {
+  // one day of the organization's resolutions at a time (eachDay yields between two)
+  const where = "r.project_id IN (SELECT id FROM projects WHERE organization_id = ?1) AND r.created_at >= ?2 AND r.created_at < ?3";
+  const served: { talent_id: string; kind: "talent" | "expertise"; version: string; expertise_id: string | null; designations: number; audited: number; last: number }[] = [];
+  const verdicts = new Map<string, VerdictTally>();
+  await eachDay(w.fromDay, w.toDay, async (dayFrom, dayTo) => {
+    const rows = await database.all<(typeof served)[number]>(
+      `WITH win AS MATERIALIZED (SELECT r.id AS id, r.created_at AS created_at, ${AUDITED} AS audited FROM resolutions r WHERE ${where})
+       SELECT i.talent_id, i.kind, i.version, max(i.expertise_id) AS expertise_id, count(*) AS designations, sum(w.audited) AS audited, max(w.created_at) AS last
+       FROM win w JOIN resolution_items i ON i.resolution_id = w.id GROUP BY i.talent_id, i.version`,
+      [org.id, dayFrom, dayTo],
+    );
+    if (rows.length === 0) return;
+    served.push(...rows);
+    tallyVerdicts(await database.all(verdictsSql("resolutions r", where), [org.id, dayFrom, dayTo]), verdicts);
+  });
+  const installed = await database.all<{ talent_id: string; kind: "talent" | "expertise"; installed: number; active: number }>(
+    `SELECT it.talent_id, it.kind, count(*) AS installed, sum(it.enabled) AS active
+     FROM installed_talents it JOIN projects p ON p.id = it.project_id WHERE p.organization_id = ? GROUP BY it.talent_id, it.kind`,
+    [org.id],
+  );
+  const expertises = await database.all<{ id: string; slug: string; status: string; published_version: number; deleted_at: number | null }>(
+    "SELECT id, slug, status, published_version, deleted_at FROM expertises WHERE organization_id = ?",
+    [org.id],
+  );
+  const byRef = new Map(expertises.map((e) => [`@${org.slug}/${e.slug}`, e]));
+
+  const entries = new Map<string, AdoptionEntry & { lastMs: number }>();
+  const entry = (id: string, kind: "talent" | "expertise") => {
+    let e = entries.get(id);
+    if (!e) {
+      const x = kind === "expertise" ? byRef.get(id) : undefined;
+      const latest = kind === "expertise" ? (x && x.published_version > 0 ? String(x.published_version) : null) : (catalog.get(id)?.version ?? null);
+      e = {
+        id,
+        kind,
+        title: kind === "talent" ? (catalog.get(id)?.title ?? null) : null,
+        expertiseId: x?.id ?? null,
+        status: x ? (x.deleted_at !== null ? "deleted" : x.status) : null,
+        projects: { installed: 0, active: 0 },
+        designations: 0,
+        audited: 0,
+        auditRate: null,
+        withVerdict: 0,
+        verdictRate: null,
+        verdicts: noVerdicts(),
+        outcomes: noVerdicts(),
+        latestVersion: latest,
+        versions: [],
+        lastUsedAt: null,
+        lastMs: 0,
+      };
+      entries.set(id, e);
+    }
+    return e;
+  };
+  for (const x of expertises) if (x.published_version > 0 && x.deleted_at === null) entry(`@${org.slug}/${x.slug}`, "expertise");
+  for (const row of installed) {
+    const e = entry(row.talent_id, row.kind);
+    e.projects.installed += Number(row.installed);
+    e.projects.active += Number(row.active);
+  }
+  const versions = new Map<string, Map<string, { designations: number; last: number }>>();
+  for (const row of served) {
+    const e = entry(row.talent_id, row.kind);
+    if (row.expertise_id && !e.expertiseId) e.expertiseId = row.expertise_id;
+    e.designations += Number(row.designations);
+    e.audited += Number(row.audited);
+    e.lastMs = Math.max(e.lastMs, Number(row.last));
+    const of = versions.get(e.id) ?? versions.set(e.id, new Map()).get(e.id)!;
+    const v = of.get(row.version) ?? { designations: 0, last: 0 };
+    v.designations += Number(row.designations);
+    v.last = Math.max(v.last, Number(row.last));
+    of.set(row.version, v);
+  }
+  for (const [id, of] of versions) {
+    const e = entries.get(id)!;
+    for (const [version, v] of of) e.versions.push({ version, latest: version === e.latestVersion, designations: v.designations, lastServedAt: iso(v.last) });
+  }
+  for (const e of entries.values()) {
+    const v = verdicts.get(e.id) ?? emptyTally();
+    e.verdicts = v.verdicts;
+    e.outcomes = v.outcomes;
+    e.withVerdict = v.withVerdict;
+    e.auditRate = rate(e.audited, e.designations);
+    e.verdictRate = rate(e.withVerdict, e.designations);
+    e.lastUsedAt = e.lastMs ? iso(e.lastMs) : null;
+    e.versions.sort((a, b) => (a.lastServedAt < b.lastServedAt ? 1 : -1));
+  }
+  return [...entries.values()]
+    .sort((a, b) => b.designations - a.designations || (a.id < b.id ? -1 : 1))
+    .map(({ lastMs: _, ...e }) => e);
+}
+
+/** The adoption answer. */
+export async function adoptionView(database: Database, catalog: Catalog, org: { id: string; slug: string }, projects: number, w: Window) {
+  const talents = await talentAdoption(database, catalog, org, w);
+  return { organizationId: org.id, ...windowView(w), projects, talents };
+}

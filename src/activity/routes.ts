@@ -1,0 +1,61 @@
+/**
+ * Activity, insights and adoption on the web (DESIGN §11; docs/api.md "Activity"). Summaries
+ * are for any member of the active organization; insights and adoption for its owners and
+ * admins (others 403). Every route: a session, an approved active organization, another
+ * organization's project → 404, a bad `days` → 400 validation_failed.
+ */
+import { Elysia } from "elysia";
+import type { AppDeps } from "../app";
+import type { Guards } from "../auth/guards";
+import { notFound } from "../http/errors";
+import { decodedParam } from "../http/query";
+import { getProject, listProjects } from "../projects/service";
+import type { TraceJournal } from "./journal";
+import { insights } from "./insights";
+import { organizationSummary, projectSummary, readWindow } from "./summaries";
+import { adoptionView } from "./adoption";
+import { talentUsage } from "./usage";
+
+/** The last segment of `…/talents/<talentId>/usage`: Elysia matches a wildcard only at the end of a path. */
+const USAGE_SUFFIX = "/usage";
+
+export function activityRoutes(deps: AppDeps & { journal: TraceJournal }, guards: Guards) {
+  const db = deps.database;
+  const window = (query: Record<string, unknown>) => readWindow(query, deps.config.eventRetentionDays);
+  return new Elysia()
+    .use(guards)
+    .get("/web/projects/:id/traces/summary", async ({ org, params, query }) => {
+      const project = await getProject(db, org.id, params.id);
+      const w = window(query);
+      await deps.journal.settle();
+      return projectSummary(db, project.id, w);
+    }, { org: "member" })
+    // GET /web/projects/:id/talents/<talentId>/usage — the talent id may be `@org/slug`, raw or percent-encoded
+    .get("/web/projects/:id/talents/*", async ({ org, params, query }) => {
+      const project = await getProject(db, org.id, params.id);
+      const rest = params["*"];
+      if (!rest.endsWith(USAGE_SUFFIX) || rest.length === USAGE_SUFFIX.length) throw notFound("No such route.");
+      const talentId = decodedParam(rest.slice(0, -USAGE_SUFFIX.length), "talentId");
+      const w = window(query);
+      await deps.journal.settle();
+      return talentUsage(db, deps.state.catalog!, project, talentId, w);
+    }, { org: "member" })
+    .get("/web/activity/summary", async ({ org, query }) => {
+      const w = window(query);
+      const projects = await listProjects(db, org.id);
+      await deps.journal.settle();
+      return organizationSummary(db, org.id, projects, w);
+    }, { org: "member" })
+    .get("/web/orgs/current/insights", async ({ org, query }) => {
+      const w = window(query);
+      const projects = await listProjects(db, org.id);
+      await deps.journal.settle();
+      return insights(db, deps.state.catalog!, org, projects, w);
+    }, { org: "admin" })
+    .get("/web/orgs/current/talent-adoption", async ({ org, query }) => {
+      const w = window(query);
+      const projects = await listProjects(db, org.id);
+      await deps.journal.settle();
+      return adoptionView(db, deps.state.catalog!, org, projects.length, w);
+    }, { org: "admin" });
+}
