@@ -4,6 +4,9 @@
  * production), `GET /web/catalog?query=…` (one-word and two-word queries in turn) and
  * `GET /web/catalog/:id` (the talent sheet, 300 different ids in turn, so the lazy-talent LRU
  * is exercised). Targets: p99 < 10 ms each.
+ * Issue 13 figures, same server: the pages `GET /catalog` (5,000 talents: the specializations
+ * block and the first cards) and `GET /projects/:id` with 50 installed talents. Target: p99 < 15 ms
+ * server render at 10 connections.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -36,11 +39,29 @@ export async function benchWebCatalog(): Promise<void> {
         }
         printTable("Each request alone (wrk -t1 -c10 -d3s)", ["request", "req/s", "p50 ms", "p99 ms"], rows);
       }
+      // 50 installed talents (gen-talent-0…49; their prerequisites are among them)
+      const install = await fetch(`${server.base}/web/projects/${seed.projectId}/talents`, {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: server.base, cookie: seed.cookie },
+        body: JSON.stringify({ talents: Array.from({ length: 50 }, (_, i) => `gen-talent-${i}`) }),
+      });
+      if (install.status !== 201) throw new Error(`install: ${install.status} ${await install.text()}`);
+      const catalogPage = [{ method: "GET", path: "/catalog", headers: cookie }];
+      const projectPage = [{ method: "GET", path: `/projects/${seed.projectId}`, headers: cookie }];
+      for (const r of [...catalogPage, ...projectPage]) {
+        const res = await fetch(server.base + r.path, { headers: r.headers });
+        const html = await res.text();
+        if (res.status !== 200 || !html.includes("<html")) throw new Error(`${r.path}: ${res.status} ${html.slice(0, 300)}`);
+      }
       const s = await runWrk(server.base, searches, { seconds, dir, name: "search" });
+      const cp = await runWrk(server.base, catalogPage, { seconds, dir, name: "catalog-page" });
+      const pp = await runWrk(server.base, projectPage, { seconds, dir, name: "project-page" });
       const t = await runWrk(server.base, sheets, { seconds, dir, name: "sheet" });
       printTable(`Catalog for people with 5,050 talents (wrk -t1 -c10 -d${seconds}s)`, ["request", "req/s", "p50 ms", "p99 ms", "non-2xx", "target"], [
         [`GET /web/catalog?query=… (${queries.length} queries in turn)`, s.rps.toFixed(0), s.p50.toFixed(2), s.p99.toFixed(2), s.non2xx + s.socketErrors, "p99 < 10 ms"],
         ["GET /web/catalog/:id (300 lazy talents in turn)", t.rps.toFixed(0), t.p50.toFixed(2), t.p99.toFixed(2), t.non2xx + t.socketErrors, "p99 < 10 ms"],
+        ["page GET /catalog (5,050 talents)", cp.rps.toFixed(0), cp.p50.toFixed(2), cp.p99.toFixed(2), cp.non2xx + cp.socketErrors, "p99 < 15 ms"],
+        ["page GET /projects/:id (50 installed)", pp.rps.toFixed(0), pp.p50.toFixed(2), pp.p99.toFixed(2), pp.non2xx + pp.socketErrors, "p99 < 15 ms"],
       ]);
     } finally {
       await server.stop();

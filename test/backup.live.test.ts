@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { createClient } from "@libsql/client";
 import { BUN, ROOT, tempDir } from "./helpers";
 import { freePort } from "./mcp-support";
-import { waitReady } from "./proc";
+import { agentSetup, waitReady } from "./proc";
 
 const SQLITE3 = Bun.which("sqlite3");
 const { dir, cleanup } = tempDir();
@@ -38,29 +38,10 @@ afterAll(async () => {
   cleanup();
 });
 
-/** The key and resolution a report needs, set up through the web routes as a person would. */
-async function agentSetup(): Promise<{ key: string; resolutionId: string }> {
-  let cookie = "";
-  const web = async (path: string, body: unknown) => {
-    const r = await fetch(base + path, { method: "POST", headers: { "content-type": "application/json", origin: base, cookie }, body: JSON.stringify(body) });
-    const set = r.headers.get("set-cookie");
-    if (set) cookie = set.split(";")[0]!;
-    if (r.status >= 300) throw new Error(`${path}: ${r.status} ${await r.text()}`);
-    return r.json() as Promise<any>;
-  };
-  await web("/api/auth/sign-up", { email: "writer@example.com", password: "correct horse battery" });
-  await web("/web/orgs", { name: "Writers" });
-  const project = (await web("/web/projects", { name: "load" })).project;
-  await web(`/web/projects/${project.id}/talents`, { talents: ["typescript-strict"] });
-  const key = (await web(`/web/projects/${project.id}/keys`, { name: "writer", tools: ["prepare_task", "record_validation"] })).value as string;
-  const prep = await fetch(`${base}/api/prepare-task`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ talentIds: ["typescript-strict"] }) });
-  return { key, resolutionId: ((await prep.json()) as { resolutionId: string }).resolutionId };
-}
-
 describe("backups while the server writes (issue 11 §1)", () => {
   test("backups in a loop and sqlite3 reading the live file under concurrent report writes: the server stays alive, every backup passes integrity_check, every acknowledged report is kept", async () => {
     expect(SQLITE3).not.toBeNull(); // Debian's sqlite3 (.ci/run installs it)
-    const { key, resolutionId } = await agentSetup();
+    const { key, resolutionId } = await agentSetup(base);
     const acknowledged: string[] = [];
     let stop = false;
     const writer = async (w: number) => {

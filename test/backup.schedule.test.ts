@@ -13,7 +13,7 @@ import { createApp } from "../src/app";
 import { Backups, stamp } from "../src/ops/backups";
 import { createLogger } from "../src/lib/log";
 import { BUN, makePlatformAdmin, nextTurn, ROOT, runCli, signedUp, tempDir, testEnv, type TestEnv } from "./helpers";
-import { freePort, waitReady } from "./proc";
+import { agentSetup, freePort, waitReady } from "./proc";
 
 const { dir, cleanup } = tempDir();
 afterAll(cleanup);
@@ -31,25 +31,6 @@ function serve(cwd: string, port: number, env: Record<string, string>) {
     stdout: "pipe",
     stderr: "pipe",
   });
-}
-
-/** Signs up, creates an organization, a project with a talent and a key; prepares one resolution. */
-async function agentSetup(base: string): Promise<{ key: string; resolutionId: string }> {
-  let cookie = "";
-  const web = async (path: string, body: unknown) => {
-    const r = await fetch(base + path, { method: "POST", headers: { "content-type": "application/json", origin: base, cookie }, body: JSON.stringify(body) });
-    const set = r.headers.get("set-cookie");
-    if (set) cookie = set.split(";")[0]!;
-    if (r.status >= 300) throw new Error(`${path}: ${r.status} ${await r.text()}`);
-    return r.json() as Promise<any>;
-  };
-  await web("/api/auth/sign-up", { email: "writer@example.com", password: "correct horse battery" });
-  await web("/web/orgs", { name: "Writers" });
-  const project = (await web("/web/projects", { name: "load" })).project;
-  await web(`/web/projects/${project.id}/talents`, { talents: ["typescript-strict"] });
-  const key = (await web(`/web/projects/${project.id}/keys`, { name: "writer", tools: ["prepare_task", "record_validation"] })).value as string;
-  const prep = await fetch(`${base}/api/prepare-task`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ talentIds: ["typescript-strict"] }) });
-  return { key, resolutionId: ((await prep.json()) as { resolutionId: string }).resolutionId };
 }
 
 describe("scheduled backups while serving (issue 18 §2)", () => {
