@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import Ajv from "ajv";
-import { createKey, orgWithProject, talentMd, testEnv, type WebClient } from "./helpers";
+import { createKey, orgWithProject, publishedExpertiseOf, talentMd, testEnv, type WebClient } from "./helpers";
 import { CLIENT_INFO, connectWithBearer, liveEnv, MemoryOAuthProvider, toolJson, type LiveEnv } from "./mcp-support";
 
 let live: LiveEnv;
@@ -40,19 +40,9 @@ async function setup(opts: { install?: string[]; tools?: string[]; expertise?: b
 
 /** Creates, publishes and activates an expertise of the owner's active organization; returns `@org/slug`. */
 async function makeExpertise(owner: WebClient, orgSlug: string, slug: string): Promise<string> {
-  const base = "/web/orgs/current/expertises";
-  const created = await owner.post(base, { slug, content: talentMd(slug, {}, "Refunds go through the ledger.") });
-  if (created.status !== 201) throw new Error(JSON.stringify(created.body));
-  const id = created.body.id as string;
-  for (const [method, path, body] of [
-    ["PUT", `${base}/${id}/triggers`, { files: ["src/payments/**"], keywords: ["refund"] }],
-    ["POST", `${base}/${id}/publish`, {}],
-    ["POST", `${base}/${id}/activate`, {}],
-  ] as const) {
-    const r = await owner.json(method, path, body);
-    if (r.status !== 200) throw new Error(`${path}: ${JSON.stringify(r.body)}`);
-  }
-  return `@${orgSlug}/${slug}`;
+  const { ref } = await publishedExpertiseOf(owner, slug, talentMd(slug, {}, "Refunds go through the ledger."));
+  expect(ref).toBe(`@${orgSlug}/${slug}`);
+  return ref;
 }
 
 describe("MCP with a project key (the SDK client over Streamable HTTP)", () => {
