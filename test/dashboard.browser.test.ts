@@ -42,6 +42,14 @@ async function signIn(email: string): Promise<WatchedPage> {
   return w;
 }
 
+/** The browser logs every 4xx answer (and htmx its own line): those of the status the test provoked are expected; nothing else is. */
+function expectedOnly(w: WatchedPage, status: number): void {
+  const others = w.problems.filter((p) => !p.includes(`status of ${status}`) && !p.includes(`Error Code ${status} `));
+  expect(others).toEqual([]);
+  expect(w.problems.length).toBeGreaterThan(0);
+  w.problems.length = 0;
+}
+
 const main = (p: Page) => p.textContent("main").then((t) => t ?? "");
 
 describe("the dashboard's journeys in Chromium", () => {
@@ -180,6 +188,41 @@ describe("the dashboard's journeys in Chromium", () => {
     expect(await main(page)).toContain("Palette One project");
     expect(await main(page)).not.toContain("Second project");
     expect(await page.inputValue("#org-switch")).toBe(o.org.id);
+    await w.context.close();
+  });
+
+  test("errors are shown on the page, not as JSON: a specialization in conflict with the installed selection (409 selection_conflict) and a project without a name (400, the field named) land in the page's alert area; nothing changed", async () => {
+    const o = await orgWithProject(live.env);
+    expect((await o.owner.post(`/web/projects/${o.project.id}/talents`, { talents: ["pnpm-workspaces"] })).status).toBe(201);
+    const w = await signIn(o.owner.email);
+    const page = w.page;
+
+    await page.goto(`${live.base}/projects/${o.project.id}/onboarding`);
+    const answer = page.waitForResponse((r) => r.url().endsWith("/apply-specialization"));
+    await page.click("button:has-text('Apply JavaScript monorepo')");
+    expect((await answer).status()).toBe(409);
+    await page.waitForSelector("#flash [role=alert]");
+    const flash = (await page.textContent("#flash"))!;
+    expect(flash).toContain("npm-workspaces");
+    expect(flash).toContain("pnpm-workspaces");
+    expect(flash).not.toContain("{");
+    expect(new URL(page.url()).pathname).toBe(`/projects/${o.project.id}/onboarding`);
+    const installed = (await o.owner.get(`/web/projects/${o.project.id}/installed`)).body.talents.map((t: { id: string }) => t.id);
+    expect(installed).toEqual(["pnpm-workspaces"]); // the conflicting group was not half-applied
+    expectedOnly(w, 409);
+    await clean(w, "error-conflict");
+
+    // a form the browser would refuse is sent anyway (its `required` removed): the server's 400 names the field
+    await page.goto(`${live.base}/projects/new`);
+    await page.evaluate(() => document.querySelector("#name")!.removeAttribute("required"));
+    const created = page.waitForResponse((r) => r.url().endsWith("/web/projects") && r.request().method() === "POST");
+    await page.click("button[type=submit]:text('Create and choose talents')");
+    expect((await created).status()).toBe(400);
+    await page.waitForSelector("#flash [role=alert]");
+    expect(await page.textContent("#flash")).toContain("name");
+    expect(new URL(page.url()).pathname).toBe("/projects/new");
+    expectedOnly(w, 400);
+    await clean(w);
     await w.context.close();
   });
 
