@@ -202,6 +202,11 @@ describe("the dashboard's journeys in Chromium", () => {
     await page.click("button:has-text('Apply JavaScript monorepo')");
     expect((await answer).status()).toBe(409);
     await page.waitForSelector("#flash [role=alert]");
+    // the alert is in view where the button was pressed, however far down the page (the area sticks to the top)
+    const box = (await page.locator("#flash [role=alert]").boundingBox())!;
+    expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(0);
+    expect(box.y).toBeGreaterThanOrEqual(0);
+    expect(box.y + box.height).toBeLessThanOrEqual(800);
     const flash = (await page.textContent("#flash"))!;
     expect(flash).toContain("npm-workspaces");
     expect(flash).toContain("pnpm-workspaces");
