@@ -24,8 +24,30 @@ export interface GraphEdgeView {
 const NODE_H = 30;
 const CHAR_W = 7.2;
 
+type Layout = ReturnType<typeof computeLayout>;
+
+/**
+ * Layouts already computed, by the graph's shape (ids, labels, edges; not the states or links,
+ * which do not move a box). dagre takes milliseconds for 50 nodes and a project's graph is the
+ * same on every view until its selection changes. Bounded: the oldest shape goes first.
+ */
+const layouts = new Map<string, Layout>();
+const MAX_LAYOUTS = 500;
+
 /** The layout: node boxes and edge polylines in one coordinate space. */
 export function layoutGraph(nodes: GraphNodeView[], edges: GraphEdgeView[]) {
+  const key = `${nodes.map((n) => `${n.id}\u0001${n.label}`).join("\u0002")}\u0003${edges.map((e) => `${e.from}\u0001${e.to}\u0001${e.type}`).join("\u0002")}`;
+  let l = layouts.get(key);
+  if (!l) {
+    l = computeLayout(nodes, edges);
+    if (layouts.size >= MAX_LAYOUTS) layouts.delete(layouts.keys().next().value!);
+    layouts.set(key, l);
+  }
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  return { ...l, nodes: l.nodes.map((box) => ({ ...box, ...byId.get(box.id)! })) };
+}
+
+function computeLayout(nodes: GraphNodeView[], edges: GraphEdgeView[]) {
   const g = new dagre.graphlib.Graph({ multigraph: true });
   g.setGraph({ rankdir: "LR", nodesep: 14, ranksep: 46, marginx: 8, marginy: 8 });
   g.setDefaultEdgeLabel(() => ({}));
