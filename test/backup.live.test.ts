@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { createClient } from "@libsql/client";
 import { BUN, ROOT, tempDir } from "./helpers";
 import { freePort } from "./mcp-support";
-import { agentSetup, waitReady } from "./proc";
+import { agentSetup, postReport, waitReady } from "./proc";
 
 const SQLITE3 = Bun.which("sqlite3");
 const { dir, cleanup } = tempDir();
@@ -47,11 +47,7 @@ describe("backups while the server writes (issue 11 §1)", () => {
     const writer = async (w: number) => {
       for (let i = 0; !stop; i++) {
         const submissionId = `w${w}-${i}`;
-        const r = await fetch(`${base}/api/validation/reports`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-          body: JSON.stringify({ submissionId, resolutionId, expertiseResults: [{ id: "typescript-strict", verdict: "pass" }] }),
-        });
+        const r = await postReport(base, key, resolutionId, submissionId);
         if (r.status === 201) acknowledged.push(submissionId);
         else throw new Error(`report ${submissionId}: ${r.status} ${await r.text()}`);
       }

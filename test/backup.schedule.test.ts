@@ -13,7 +13,7 @@ import { createApp } from "../src/app";
 import { Backups, stamp } from "../src/ops/backups";
 import { createLogger } from "../src/lib/log";
 import { BUN, makePlatformAdmin, nextTurn, ROOT, runCli, signedUp, tempDir, testEnv, type TestEnv } from "./helpers";
-import { agentSetup, freePort, waitReady } from "./proc";
+import { agentSetup, postReport, freePort, waitReady } from "./proc";
 
 const { dir, cleanup } = tempDir();
 afterAll(cleanup);
@@ -48,11 +48,7 @@ describe("scheduled backups while serving (issue 18 §2)", () => {
       const writer = async (w: number) => {
         for (let i = 0; !stop; i++) {
           const submissionId = `w${w}-${i}`;
-          const r = await fetch(`${base}/api/validation/reports`, {
-            method: "POST",
-            headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-            body: JSON.stringify({ submissionId, resolutionId, expertiseResults: [{ id: "typescript-strict", verdict: "pass" }] }),
-          });
+          const r = await postReport(base, key, resolutionId, submissionId);
           if (r.status !== 201) throw new Error(`report ${submissionId}: ${r.status} ${await r.text()}`);
           acked.push({ id: submissionId, at: Date.now() }); // after the server answered: committed
         }

@@ -131,3 +131,12 @@ export async function agentSetup(base: string): Promise<{ key: string; resolutio
   const prep = await fetch(`${base}/api/prepare-task`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ talentIds: ["typescript-strict"] }) });
   return { key, resolutionId: ((await prep.json()) as { resolutionId: string }).resolutionId };
 }
+
+/** Posts one validation report (a pass for typescript-strict) with a project key. */
+export function postReport(base: string, key: string, resolutionId: string, submissionId: string): Promise<Response> {
+  return fetch(`${base}/api/validation/reports`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ submissionId, resolutionId, expertiseResults: [{ id: "typescript-strict", verdict: "pass" }] }),
+  });
+}

@@ -1,0 +1,41 @@
+/**
+ * Issue 13: the dashboard's pages on their failure paths, as HTML (the browser journeys are in
+ * dashboard.browser.test.ts): an unknown id or another organization's is the 404 page, never
+ * JSON and never data; a signed-out visitor is sent to /login with the page to come back to.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { orgWithProject, testEnv, WebClient, type TestEnv } from "./helpers";
+
+let env: TestEnv;
+beforeAll(async () => {
+  env = await testEnv();
+});
+afterAll(() => env.close());
+
+async function page(c: WebClient, path: string) {
+  const r = await c.call("GET", path, undefined, { accept: "text/html" });
+  return { status: r.status, type: r.headers.get("content-type") ?? "", location: r.headers.get("location"), html: await r.text() };
+}
+
+describe("the dashboard's pages on their failure paths", () => {
+  test("an unknown talent, an unknown project, and another organization's project (as a page, in grouped install, in onboarding) → the 404 page in HTML, nothing of A", async () => {
+    const a = await orgWithProject(env, "Pi");
+    const b = await orgWithProject(env, "Rho");
+    for (const path of ["/catalog/no-such-talent", "/projects/prj_nope", `/projects/${a.project.id}`, `/projects/${a.project.id}/onboarding`, `/catalog?project=${a.project.id}`]) {
+      const p = await page(b.owner, path);
+      expect(`${path} ${p.status}`).toBe(`${path} 404`);
+      expect(p.type).toContain("text/html");
+      expect(p.html).toContain("Not found");
+      expect(p.html).not.toContain(a.project.name);
+    }
+  });
+
+  test("a signed-out visitor of a page is sent to /login?next=<the page>", async () => {
+    const anon = new WebClient(env);
+    for (const path of ["/projects/new", "/catalog"]) {
+      const p = await page(anon, path);
+      expect(p.status).toBe(303);
+      expect(p.location).toBe(`/login?next=${encodeURIComponent(path)}`);
+    }
+  });
+});
