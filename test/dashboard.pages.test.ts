@@ -4,7 +4,7 @@
  * JSON and never data; a signed-out visitor is sent to /login with the page to come back to.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { orgWithProject, testEnv, WebClient, type TestEnv } from "./helpers";
+import { expertiseMd, orgWithProject, publishedExpertiseOf, testEnv, WebClient, type TestEnv } from "./helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -37,5 +37,31 @@ describe("the dashboard's pages on their failure paths", () => {
       expect(p.status).toBe(303);
       expect(p.location).toBe(`/login?next=${encodeURIComponent(path)}`);
     }
+  });
+});
+
+describe("the project page's kept renders (issue 13 figures) never show a stale selection", () => {
+  const stateOf = (html: string, id: string) => {
+    const row = html.split("<tr>").find((r) => r.includes(`>${id}</a>`));
+    return row ? (/class="state (\w+)"/.exec(row)?.[1] ?? "?") + (row.includes("no longer servable") ? " unservable" : "") : "absent";
+  };
+  test("install, disable, uninstall, and an expertise deactivated (selection unchanged) each show on the next view", async () => {
+    const { owner, project } = await orgWithProject(env, "Memo");
+    const path = `/projects/${project.id}`;
+    expect(stateOf((await page(owner, path)).html, "typescript-strict")).toBe("absent");
+    expect((await owner.post(`/web/projects/${project.id}/talents`, { talents: ["typescript-strict"] })).status).toBe(201);
+    expect(stateOf((await page(owner, path)).html, "typescript-strict")).toBe("active");
+    expect(stateOf((await page(owner, path)).html, "typescript-strict")).toBe("active");
+    expect((await owner.patch(`/web/projects/${project.id}/talents/typescript-strict`, { enabled: false })).status).toBe(200);
+    expect(stateOf((await page(owner, path)).html, "typescript-strict")).toBe("disabled");
+
+    const e = await publishedExpertiseOf(owner, "memo-pay", expertiseMd("memo-pay", "Keep money exact."));
+    expect((await owner.post(`/web/projects/${project.id}/talents`, { talents: [e.ref, "typescript-strict"] })).status).toBe(201);
+    expect(stateOf((await page(owner, path)).html, e.ref)).toBe("active");
+    expect((await owner.post(`/web/orgs/current/expertises/${e.id}/deactivate`)).status).toBe(200);
+    expect(stateOf((await page(owner, path)).html, e.ref)).toBe("active unservable");
+
+    expect((await owner.del(`/web/projects/${project.id}/talents/typescript-strict`)).status).toBe(200);
+    expect(stateOf((await page(owner, path)).html, "typescript-strict")).toBe("absent");
   });
 });

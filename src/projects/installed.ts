@@ -2,7 +2,9 @@
 import type { Catalog } from "../catalog/catalog";
 import type { Database } from "../db/client";
 import { iso } from "../lib/time";
-import { installedWithItems } from "../resolution/sources";
+import { listServableExpertises } from "../expertises/servable";
+import { itemsOf } from "../resolution/sources";
+import { listInstalled, type InstalledRow } from "./selection";
 
 export interface InstalledTalentView {
   id: string;
@@ -18,8 +20,29 @@ export interface InstalledTalentView {
   installedAt: string;
 }
 
-export async function installedOverview(deps: { database: Database; catalog: Catalog }, project: { id: string; organizationId: string }) {
-  const all = await installedWithItems(deps, project);
+export type InstalledOverview = ReturnType<typeof overviewOf>;
+
+/**
+ * The overview, kept while its inputs are the same objects: the selection's rows (listInstalled
+ * hands back the same frozen array while the selection is unchanged), the catalog, and the
+ * servable expertises' versions when the project installs any. A page view of an unchanged
+ * selection then reuses the overview (and the views keyed by it) instead of rebuilding 50
+ * entries. Callers must not mutate it.
+ */
+export async function installedOverview(deps: { database: Database; catalog: Catalog }, project: { id: string; organizationId: string }): Promise<InstalledOverview> {
+  const rows = await listInstalled(deps.database, project.id);
+  const expertises = rows.some((r) => r.kind === "expertise") ? await listServableExpertises(deps.database, project.organizationId, deps.catalog) : [];
+  const expertiseKey = expertises.map((e) => `${e.ref}@${e.version}`).join(",");
+  const hit = overviews.get(rows);
+  if (hit && hit.catalog === deps.catalog && hit.expertiseKey === expertiseKey) return hit.overview;
+  const overview = overviewOf(itemsOf(rows, expertises, deps.catalog));
+  overviews.set(rows, { catalog: deps.catalog, expertiseKey, overview });
+  return overview;
+}
+
+const overviews = new WeakMap<readonly InstalledRow[], { catalog: Catalog; expertiseKey: string; overview: InstalledOverview }>();
+
+function overviewOf(all: ReturnType<typeof itemsOf>) {
   const installedIds = new Map(all.map((x) => [x.row.talentId, x.row.enabled]));
   const talents: InstalledTalentView[] = all.map(({ row, item }) => {
     const requires = item?.talent.requires ?? [];

@@ -5,7 +5,7 @@
  * organization's members see only its status).
  */
 import type { AppDeps } from "../app";
-import { activeOrganization, optionalSession } from "../auth/session";
+import { optionalSession } from "../auth/session";
 import { AppError } from "../http/errors";
 import type { SessionRecord } from "../identity/sessions";
 import { listMemberships, type OrgMembership } from "../tenancy/service";
@@ -25,7 +25,9 @@ export async function pageContext(deps: AppDeps, request: Request): Promise<Page
   if (!session) {
     return new Response(null, { status: 303, headers: { location: `/login?next=${encodeURIComponent(url.pathname + url.search)}`, "cache-control": "no-store" } });
   }
-  const [organizations, active] = await Promise.all([listMemberships(deps.database, session.user.id), activeOrganization(deps.database, session)]);
+  const organizations = await listMemberships(deps.database, session.user.id);
+  // the active organization is one of them (or none: the session's choice is no longer a membership)
+  const active = organizations.find((o) => o.id === session.activeOrganizationId) ?? null;
   return { session, organizations, active, nav: { organizations, activeOrganizationId: active?.id ?? null, path: url.pathname } };
 }
 

@@ -7,6 +7,7 @@
  * fragments, or the browser follows their 303 back here).
  */
 import { Elysia } from "elysia";
+import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
 import type { ComposedDeps } from "../app";
 import { iso } from "../lib/time";
@@ -140,6 +141,24 @@ function Settings(props: { project: Project; admin: boolean }) {
   );
 }
 
+/**
+ * The connection kit's HTML by what it is made of (the base URL, the project's id and name):
+ * several KB of configurations and the instruction stub, the same on every view of the page.
+ */
+const kitHtml = new Map<string, string>();
+const KIT_HTML_MAX = 256;
+function connectionKitHtml(baseUrl: string, project: Project) {
+  const key = `${baseUrl}\n${project.id}\n${project.name}`;
+  let html = kitHtml.get(key);
+  if (html === undefined) {
+    const kit = connectionKit(baseUrl, project);
+    html = String(<ConnectionKit mcpUrl={kit.mcpUrl} clients={kit.clients} instructions={kit.instructions} />);
+    if (kitHtml.size >= KIT_HTML_MAX) kitHtml.clear();
+    kitHtml.set(key, html);
+  }
+  return raw(html);
+}
+
 export function projectPages(deps: ComposedDeps) {
   const catalog = () => deps.state.catalog!;
   const load = async (ctx: PageContext, id: string) => getProject(deps.database, approvedOrg(ctx).id, id);
@@ -185,7 +204,6 @@ export function projectPages(deps: ComposedDeps) {
         </ol>
       );
       if (step === "connect") {
-        const kit = connectionKit(deps.config.baseUrl, project);
         return page(
           <Layout title={`Connect an agent · ${project.name}`} user={ctx.session.user} nav={ctx.nav}>
             <h1>{project.name}: connect an agent</h1>
@@ -193,7 +211,7 @@ export function projectPages(deps: ComposedDeps) {
             <section class="card">
               <h2>Interactive agents</h2>
               <p>Add this project to your agent; it opens a browser to sign in and allow it. Then ask it to follow AGENTS.md.</p>
-              <ConnectionKit mcpUrl={kit.mcpUrl} clients={kit.clients} instructions={kit.instructions} />
+              {connectionKitHtml(deps.config.baseUrl, project)}
             </section>
             <section class="card">
               <h2>Hooks and CI</h2>
@@ -261,7 +279,6 @@ export function projectPages(deps: ComposedDeps) {
         body = <Settings project={project} admin={isOrgAdmin(approvedOrg(ctx))} />;
       } else {
         const overview = await installedOverview({ database: deps.database, catalog: catalog() }, project);
-        const kit = connectionKit(deps.config.baseUrl, project);
         body = (
           <>
             <InstalledSection projectId={project.id} overview={overview} catalog={catalog()} />
@@ -269,7 +286,7 @@ export function projectPages(deps: ComposedDeps) {
               <summary>
                 <h2>Connect an agent</h2>
               </summary>
-              <ConnectionKit mcpUrl={kit.mcpUrl} clients={kit.clients} instructions={kit.instructions} />
+              {connectionKitHtml(deps.config.baseUrl, project)}
             </details>
             <details class="card" id="ci">
               <summary>
@@ -277,7 +294,7 @@ export function projectPages(deps: ComposedDeps) {
               </summary>
               <p>Hooks and CI call the key API with the project's automation key (<code>TALENTD_URL</code>, <code>TALENTD_KEY</code>).</p>
               <AutomationKey projectId={project.id} />
-              <pre>{kit.automation.hook}</pre>
+              <pre>{connectionKit(deps.config.baseUrl, project).automation.hook}</pre>
             </details>
           </>
         );
