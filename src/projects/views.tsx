@@ -6,12 +6,12 @@
  * The project page (src/web/projectPages.tsx) renders the same components; after a change
  * through htmx the route answers the updated section (registered in registerProjectViews).
  */
-import { raw } from "hono/html";
 import type { AppDeps } from "../app";
 import type { Catalog } from "../catalog/catalog";
 import { AppError } from "../http/errors";
 import { getProject } from "./service";
 import { GraphSvg, type GraphEdgeView, type GraphNodeView } from "../web/graph";
+import { HtmlByObject } from "../web/memo";
 import { registerView, returnPath, type ViewContext } from "../web/views";
 import { installedOverview, type InstalledTalentView } from "./installed";
 import { listKeys, type KeyView } from "./keys";
@@ -75,15 +75,11 @@ function InstalledRow(props: { projectId: string; t: InstalledTalentView }) {
  * (issue 13: ~3.8 ms for 50 talents).
  */
 export function InstalledSection(props: { projectId: string; overview: Overview; catalog: Catalog }) {
-  const hit = installedHtml.get(props.overview);
-  if (hit && hit.projectId === props.projectId && hit.catalog === props.catalog) return raw(hit.html);
-  const html = String(<InstalledSectionView {...props} />);
-  installedHtml.set(props.overview, { projectId: props.projectId, catalog: props.catalog, html });
-  return raw(html);
+  return installedHtml.render(props.overview, { projectId: props.projectId, catalog: props.catalog }, () => <InstalledSectionView {...props} />);
 }
 
 /** The rendered section by overview object (installedOverview hands back the same one while nothing changed). */
-const installedHtml = new WeakMap<Overview, { projectId: string; catalog: Catalog; html: string }>();
+const installedHtml = new HtmlByObject<Overview, { projectId: string; catalog: Catalog }>((a, b) => a.projectId === b.projectId && a.catalog === b.catalog);
 
 function InstalledSectionView(props: { projectId: string; overview: Overview; catalog: Catalog }) {
   const o = props.overview;

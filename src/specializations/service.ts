@@ -39,8 +39,13 @@ const builtInView = (b: BuiltInSpecialization): SpecializationView => ({ ...b })
 
 /** Built-ins first (by id), then the organization's own (by name). */
 export async function listSpecializations(database: Database, catalog: Catalog, organizationId: string): Promise<SpecializationView[]> {
-  const rows = await database.db.select().from(specializations).where(eq(specializations.organizationId, organizationId)).orderBy(asc(specializations.name), asc(specializations.id));
-  return [...catalog.specializations.map(builtInView), ...rows.map(customView)];
+  // the catalog page reads this on every view: the prepared reader, not a drizzle query built per call
+  const rows = await database.all<Omit<typeof specializations.$inferSelect, "talentIds"> & { talentIds: string }>(
+    `SELECT id, organization_id AS organizationId, name, description, talent_ids AS talentIds, created_by AS createdBy, created_at AS createdAt, updated_at AS updatedAt
+     FROM specializations WHERE organization_id = ? ORDER BY name, id`,
+    [organizationId],
+  );
+  return [...catalog.specializations.map(builtInView), ...rows.map((r) => customView({ ...r, talentIds: JSON.parse(r.talentIds) as string[] }))];
 }
 
 /** One specialization visible to the organization: a built-in by id, or one of its own; 404 otherwise (another organization's looks unknown). */

@@ -23,8 +23,13 @@ import { getSpecialization, listSpecializations, type SpecializationView } from 
 import { approvedOrg, pageContext } from "./context";
 import { GraphSvg, type GraphNodeView } from "./graph";
 import { Layout, page } from "./layout";
+import { HtmlByObject, HtmlMemo } from "./memo";
 
 const PAGE = 24;
+/** Kept renders (web/memo.ts): a card outside grouped install depends on its talent only; the other blocks on what their key names. */
+const plainCards = new HtmlByObject<Talent, null>(() => true);
+const specBlocks = new HtmlMemo(256);
+const filterForms = new HtmlMemo(512);
 const talentHref = (id: string) => `/catalog/${id.startsWith("@") ? encodeURIComponent(id) : id}`;
 const str = (v: unknown, max = 200) => (typeof v === "string" && v.length <= max && v !== "" ? v : undefined);
 const list = (v: unknown) => (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((x): x is string => typeof x === "string" && x !== "" && x.length <= 200);
@@ -208,9 +213,7 @@ export function catalogPages(deps: ComposedDeps) {
       const next = new URLSearchParams(Object.entries({ ...q, cursor: pageOf.nextCursor ?? undefined, project: project?.id }).filter(([, x]) => x !== undefined) as [string, string][]);
       const grid = (
         <ul class="cards" aria-label="Talents">
-          {cards.map((c) => (
-            <Card c={c} project={project} checked={selected.has(c.id)} />
-          ))}
+          {project ? cards.map((c) => <Card c={c} project={project} checked={selected.has(c.id)} />) : pageOf.talents.map((t) => plainCards.render(t, null, () => <Card c={card(t)} />))}
         </ul>
       );
       return page(
@@ -226,8 +229,10 @@ export function catalogPages(deps: ComposedDeps) {
           ) : (
             <h1>Catalog</h1>
           )}
-          {project ? null : <SpecializationsBlock specs={specs as SpecializationView[]} projects={projects as Project[]} />}
-          <Filters query={q} f={facets(v)} project={project} selected={project ? selected : undefined} />
+          {project
+            ? null
+            : specBlocks.render(JSON.stringify([specs, (projects as Project[]).map((p) => [p.id, p.name])]), () => <SpecializationsBlock specs={specs as SpecializationView[]} projects={projects as Project[]} />)}
+          {filterForms.render(JSON.stringify([q, facets(v), project?.id, project ? [...selected] : null]), () => <Filters query={q} f={facets(v)} project={project} selected={project ? selected : undefined} />)}
           {cards.length === 0 ? <p class="muted">Nothing matches.</p> : null}
           {project ? (
             <form method="post" action={`/web/projects/${project.id}/talents`}>

@@ -1,6 +1,8 @@
 /** @jsxImportSource hono/jsx */
 /** The page layout shared by the dashboard, the login, setup and consent pages (hono/jsx). */
+import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
+import { HtmlMemo } from "./memo";
 
 /** What the header shows of the signed-in person's organizations (pages that have a session). */
 export interface Nav {
@@ -99,6 +101,10 @@ function Palette() {
   );
 }
 
+/** Kept renders (web/memo.ts): the header by everything it shows; the palette is the same on every page. */
+const headers = new HtmlMemo(1024);
+const PALETTE = raw(String(<Palette />));
+
 export function Layout(props: { title: string; children?: Child; user?: { email: string } | null; nav?: Nav }) {
   return (
     <html lang="en">
@@ -116,10 +122,10 @@ export function Layout(props: { title: string; children?: Child; user?: { email:
         <a class="skip" href="#main">
           Skip to content
         </a>
-        <Header user={props.user} nav={props.nav} />
+        {headers.render(JSON.stringify([props.user?.email ?? null, props.nav ?? null]), () => <Header user={props.user} nav={props.nav} />)}
         <div id="flash" aria-live="polite"></div>
         <main id="main">{props.children}</main>
-        {props.nav ? <Palette /> : null}
+        {props.nav ? PALETTE : null}
       </body>
     </html>
   );

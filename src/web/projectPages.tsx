@@ -7,7 +7,6 @@
  * fragments, or the browser follows their 303 back here).
  */
 import { Elysia } from "elysia";
-import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
 import type { ComposedDeps } from "../app";
 import { iso } from "../lib/time";
@@ -19,6 +18,7 @@ import { AutomationKey, ConnectionKit, InstalledSection, KeysSection } from "../
 import { listSpecializations } from "../specializations/service";
 import { approvedOrg, isOrgAdmin, pageContext, type PageContext } from "./context";
 import { Layout, page } from "./layout";
+import { HtmlMemo } from "./memo";
 
 const TABS = ["overview", "activity", "keys", "settings"] as const;
 type Tab = (typeof TABS)[number];
@@ -145,18 +145,12 @@ function Settings(props: { project: Project; admin: boolean }) {
  * The connection kit's HTML by what it is made of (the base URL, the project's id and name):
  * several KB of configurations and the instruction stub, the same on every view of the page.
  */
-const kitHtml = new Map<string, string>();
-const KIT_HTML_MAX = 256;
+const kits = new HtmlMemo(256);
 function connectionKitHtml(baseUrl: string, project: Project) {
-  const key = `${baseUrl}\n${project.id}\n${project.name}`;
-  let html = kitHtml.get(key);
-  if (html === undefined) {
+  return kits.render(`${baseUrl}\n${project.id}\n${project.name}`, () => {
     const kit = connectionKit(baseUrl, project);
-    html = String(<ConnectionKit mcpUrl={kit.mcpUrl} clients={kit.clients} instructions={kit.instructions} />);
-    if (kitHtml.size >= KIT_HTML_MAX) kitHtml.clear();
-    kitHtml.set(key, html);
-  }
-  return raw(html);
+    return <ConnectionKit mcpUrl={kit.mcpUrl} clients={kit.clients} instructions={kit.instructions} />;
+  });
 }
 
 export function projectPages(deps: ComposedDeps) {
