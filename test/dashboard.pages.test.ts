@@ -64,4 +64,21 @@ describe("the project page's kept renders (issue 13 figures) never show a stale 
     expect((await owner.del(`/web/projects/${project.id}/talents/typescript-strict`)).status).toBe(200);
     expect(stateOf((await page(owner, path)).html, "typescript-strict")).toBe("absent");
   });
+
+  test("/catalog: a new custom specialization, a renamed project and another active organization each show on the next view", async () => {
+    const { owner, project } = await orgWithProject(env, "MemoCat");
+    const first = (await page(owner, "/catalog")).html;
+    expect(first).toContain(`>${project.name}</option>`);
+    expect(first).not.toContain("Memo bundle");
+    expect((await owner.post("/web/specializations", { name: "Memo bundle", talents: ["typescript-strict"] })).status).toBe(201);
+    expect((await owner.patch(`/web/projects/${project.id}`, { name: "Renamed memo project" })).status).toBe(200);
+    const second = (await page(owner, "/catalog")).html;
+    expect(second).toContain("Memo bundle");
+    expect(second).toContain(">Renamed memo project</option>");
+    expect(second).not.toContain(`>${project.name}</option>`);
+    const other = (await owner.post("/web/orgs", { name: "Memo second org" })).body.organization;
+    expect((await owner.post("/web/orgs/active", { organizationId: other.id })).status).toBeLessThan(400);
+    const header = (await page(owner, "/")).html;
+    expect(header).toMatch(/<option value="[^"]+" selected="">Memo second org \(pending\)<\/option>/);
+  });
 });
