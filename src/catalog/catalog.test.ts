@@ -207,3 +207,47 @@ describe("one-word search ranks exactly like the full scoring (fast paths: level
     });
   }
 });
+
+describe("multi-word search scores as the rule says (every word's heaviest field, the phrase bonus, ties by id)", () => {
+  const many = Array.from({ length: 600 }, (_, i) =>
+    src(`t-${i}`, {
+      "TALENT.md": talentMd(`t-${i}`, {
+        title: `Topic ${i % 37} ${i % 5 === 0 ? "React hooks" : "Go"}`,
+        summary: `About area${i % 23} and react hooks ${i % 3 === 0 ? "with the catalog" : ""}; shared words.`,
+        triggers: `{ keywords: [kw${i % 11}, shared] }`,
+      }),
+    }),
+  );
+  const { catalog } = buildCatalog(many);
+  const WEIGHTS: [string, number][] = [["id", 8], ["title", 6], ["keywords", 5], ["summary", 3], ["rules", 2]];
+  /** The rule written out plainly, as the reference for the scanning loop. */
+  function reference(q: string, k: number) {
+    const phrase = q.trim().toLowerCase().replace(/\s+/g, " ");
+    const words = [...new Set(phrase.split(" "))];
+    const scored: { id: string; score: number }[] = [];
+    for (const t of catalog.list) {
+      const fields: Record<string, string> = {
+        id: t.id,
+        title: t.title.toLowerCase(),
+        keywords: t.triggers.keywords.join("\n").toLowerCase(),
+        summary: t.summary.toLowerCase(),
+        rules: t.rules.map((r) => `${r.id} ${r.title}`).join("\n").toLowerCase(),
+      };
+      const bests = words.map((w) => Math.max(0, ...WEIGHTS.filter(([f]) => fields[f]!.includes(w)).map(([, wt]) => wt)));
+      if (bests.some((b) => b === 0)) continue;
+      let score = bests.reduce((a, b) => a + b, 0);
+      if (t.id === phrase) score += 100;
+      else if (words.length > 1) score += 2 * Math.max(0, ...WEIGHTS.filter(([f]) => fields[f]!.includes(phrase)).map(([, wt]) => wt));
+      scored.push({ id: t.id, score });
+    }
+    scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+    return scored.slice(0, k);
+  }
+  test("the same hits, scores and order as the reference, for phrases held by many, few and none", () => {
+    for (const q of ["react hooks", "the catalog", "with the catalog", "area1 shared", "topic 3 go", "t-5 about", "kw3 react", "zz top", "shared words", "hooks react"]) {
+      for (const k of [1, 10, 50]) {
+        expect({ q, k, hits: catalog.search(q, k).map((h) => ({ id: h.id, score: h.score })) }).toEqual({ q, k, hits: reference(q, k) });
+      }
+    }
+  });
+});

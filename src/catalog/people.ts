@@ -93,7 +93,7 @@ export function catalogCards(v: Visible, f: CatalogFilter, limit: number, cursor
   if (query) {
     const expertises = v.expertises.filter((t) => passes(t, f));
     const hits: SearchHit[] = [
-      ...(f.kind === "expertise" ? [] : v.catalog.search(query, want, (t) => passes(t, f))),
+      ...(f.kind === "expertise" ? [] : f.keep ? v.catalog.search(query, want, (t) => passes(t, f)) : keptSearch(v.catalog, query, want, f)),
       ...searchTalents(expertises, query, want),
     ];
     hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
@@ -108,6 +108,27 @@ export function catalogCards(v: Visible, f: CatalogFilter, limit: number, cursor
   const page = ordered.slice(offset, offset + limit);
   return { talents: page, nextCursor: ordered.length > offset + limit ? encodeCursor(offset + limit) : null, total };
 }
+
+/**
+ * The catalog's part of a search for people, kept per catalog by everything it depends on
+ * (query, depth, role, language, kind; not with a relevance filter, which is the project's):
+ * people repeat searches (the palette searches as they type, pages come back), and a query
+ * whose words every talent holds costs milliseconds over 5,000 talents. Bounded; oldest out.
+ */
+function keptSearch(catalog: Catalog, query: string, want: number, f: CatalogFilter): readonly SearchHit[] {
+  let kept = searches.get(catalog);
+  if (!kept) searches.set(catalog, (kept = new Map()));
+  const key = `${want}\u0000${f.role ?? ""}\u0000${f.language ?? ""}\u0000${f.kind ?? ""}\u0000${query.toLowerCase()}`;
+  let hits = kept.get(key);
+  if (!hits) {
+    hits = Object.freeze(catalog.search(query, want, (t) => passes(t, f)));
+    if (kept.size >= KEPT_SEARCHES) kept.delete(kept.keys().next().value!);
+    kept.set(key, hits);
+  }
+  return hits;
+}
+const searches = new WeakMap<Catalog, Map<string, readonly SearchHit[]>>();
+const KEPT_SEARCHES = 512;
 
 /** Counts by role, language and kind over everything visible (the catalog's part is cached per catalog). */
 export function facets(v: Visible): { roles: Record<string, number>; languages: Record<string, number>; kinds: Record<string, number> } {
