@@ -33,8 +33,10 @@ export async function benchPageCpu(): Promise<void> {
     const app = createApp({ config, database, log, state: { catalog, draining: false } });
     const origin = "http://localhost:8787";
     let cookie = "";
+    let bearer = "";
     const call = async (method: string, path: string, body?: unknown) => {
-      const res = await app.handle(new Request(origin + path, { method, headers: { origin, cookie, ...(body ? { "content-type": "application/json" } : {}) }, body: body ? JSON.stringify(body) : undefined }));
+      const auth: Record<string, string> = path.startsWith("/api/") && bearer ? { authorization: `Bearer ${bearer}` } : {};
+      const res = await app.handle(new Request(origin + path, { method, headers: { origin, cookie, ...auth, ...(body ? { "content-type": "application/json" } : {}) }, body: body ? JSON.stringify(body) : undefined }));
       const set = res.headers.get("set-cookie");
       const m = set && /talentd_session=([^;]*)/.exec(set);
       if (m) cookie = `talentd_session=${m[1]}`;
@@ -46,8 +48,11 @@ export async function benchPageCpu(): Promise<void> {
     const project = (await (await call("POST", "/web/projects", { name: "Bench project" })).json()).project;
     const inst = await call("POST", `/web/projects/${project.id}/talents`, { talents: Array.from({ length: 50 }, (_, i) => `gen-talent-${i}`) });
     if (inst.status !== 201) throw new Error(`install: ${inst.status} ${await inst.text()}`);
+    bearer = ((await (await call("POST", `/web/projects/${project.id}/keys`, { name: "bench", tools: ["prepare_task", "deepen", "catalog", "doctor"] })).json()) as { value: string }).value;
     const only = process.env.BENCH_ONLY;
-    const routes: [string, string[]][] = [
+    const routes: [string, string[], unknown?][] = [
+      ["POST /api/prepare-task (10 talents)", ["/api/prepare-task"], { talentIds: Array.from({ length: 10 }, (_, i) => `gen-talent-${10 + i}`) }],
+      ["GET /api/catalog?limit=1 (key)", ["/api/catalog?limit=1"]],
       ["page /projects/:id (50 installed)", [`/projects/${project.id}`]],
       ["page /catalog", ["/catalog"]],
       ["page /", ["/"]],
@@ -56,21 +61,22 @@ export async function benchPageCpu(): Promise<void> {
       ["GET /healthz", ["/healthz"]],
     ];
     const rows: (string | number)[][] = [];
-    for (const [name, paths] of routes) {
+    for (const [name, paths, body] of routes) {
+      const method = body ? "POST" : "GET";
       if (only && !name.startsWith(only)) continue;
-      for (let i = 0; i < 30; i++) await (await call("GET", paths[i % paths.length]!)).arrayBuffer();
+      for (let i = 0; i < 30; i++) await (await call(method, paths[i % paths.length]!, body)).arrayBuffer();
       const each: number[] = [];
       const c0 = process.cpuUsage();
       for (let i = 0; i < n; i++) {
         const t = Bun.nanoseconds();
-        const res = await call("GET", paths[i % paths.length]!);
+        const res = await call(method, paths[i % paths.length]!, body);
         await res.arrayBuffer();
-        if (res.status !== 200) throw new Error(`${paths[i % paths.length]}: ${res.status}`);
+        if (res.status !== (body ? 201 : 200)) throw new Error(`${paths[i % paths.length]}: ${res.status}`);
         each.push((Bun.nanoseconds() - t) / 1e6);
       }
       const c = process.cpuUsage(c0);
       each.sort((a, b) => a - b);
-      const size = (await (await call("GET", paths[0]!)).arrayBuffer()).byteLength;
+      const size = (await (await call(method, paths[0]!, body)).arrayBuffer()).byteLength;
       rows.push([`${name} (${(size / 1024).toFixed(0)} KB)`, ((c.user + c.system) / 1000 / n).toFixed(3), each[Math.floor(n / 2)]!.toFixed(3), each[Math.floor(n * 0.99)]!.toFixed(3)]);
     }
     const T = (globalThis as any).T; if (T) console.log(Object.fromEntries(Object.entries(T).map(([k, v]) => [k, k === "n" ? v : ((v as number) / T.n / 1e6).toFixed(3)])));

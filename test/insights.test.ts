@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { AUDIT_GRACE_MS, KEY_NEVER_USED_DAYS, KEY_UNUSED_DAYS } from "../src/activity/insights";
 import { DAY_MS } from "../src/activity/daily";
 import { loopProject, publishedExpertise, sql } from "./activity-support";
-import { createKey, joinedMember, testEnv, type TestEnv } from "./helpers";
+import { createKey, joinedMember, testEnv, withKey, type TestEnv } from "./helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -36,6 +36,26 @@ describe("GET /web/orgs/current/insights (owner/admin): each item with the ids t
     // the journal names the code of a failed call
     const traces = (await s.owner.get(`/web/projects/${s.project.id}/traces?limit=10`)).body.events;
     expect(traces.find((e: { status: number }) => e.status === 404).detail).toEqual({ error: "not_found" });
+  });
+
+  test("a call refused to a key of the project (a scope it lacks → 403, revoked → 401) is a failed call with its code; an unknown key is traced nowhere", async () => {
+    const s = await loopProject(env);
+    const narrow = await createKey(s.owner, s.project.id, ["doctor"]);
+    const asNarrow = await withKey(env, narrow.value, "/api/prepare-task", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ talentIds: ["typescript-strict"] }) });
+    expect(asNarrow.status).toBe(403);
+    expect((await s.owner.del(`/web/projects/${s.project.id}/keys/${narrow.key.id}`)).status).toBeLessThan(300);
+    expect((await withKey(env, narrow.value, "/api/doctor")).status).toBe(401);
+    expect((await withKey(env, "tdk_unknown_" + "x".repeat(40), "/api/doctor")).status).toBe(401);
+    const r = await s.owner.get("/web/orgs/current/insights");
+    const codes = Object.fromEntries(
+      r.body.failedCalls.byCode.filter((c: { projects: { projectId: string }[] }) => c.projects.some((p) => p.projectId === s.project.id)).map((c: { code: string; status: number; count: number; byKind: object }) => [c.code, [c.status, c.count, c.byKind]]),
+    );
+    expect(codes).toEqual({ insufficient_scope: [403, 1, { prepare_task: 1 }], invalid_token: [401, 1, { doctor: 1 }] });
+    const traces = (await s.owner.get(`/web/projects/${s.project.id}/traces?limit=10`)).body.events;
+    expect(traces.filter((e: { status: number }) => e.status >= 400).map((e: { author: { id: string; name: string }; status: number; detail: unknown }) => [e.author.id, e.author.name, e.status, e.detail])).toEqual([
+      [narrow.key.id, "key doctor", 401, { error: "invalid_token" }],
+      [narrow.key.id, "key doctor", 403, { error: "insufficient_scope" }],
+    ]);
   });
 
   test(`keys: expired, expiring within 14 days, never used after ${KEY_NEVER_USED_DAYS} days, unused for ${KEY_UNUSED_DAYS} days; revoked and recently used ones are not listed`, async () => {

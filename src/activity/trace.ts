@@ -1,9 +1,11 @@
 /**
- * The trace hook of the key API: after each call that got past authentication, one journal
+ * The trace hook of the key API: after each call that got past authentication, or was refused
+ * to a key the project knows (revoked, expired, lacking the route's scope), one journal
  * event with the route's kind, the author (key or token), the development tool, the final
  * status and duration, and what the handler noted (resolutionId, talents entered/left).
  */
 import { principalOf } from "../auth/guards";
+import { refusedKeyOf } from "../auth/key";
 import { elapsedMs, arrivalOf, errorCodeOf, statusOf } from "../http/edge";
 import type { TraceJournal } from "./journal";
 
@@ -34,7 +36,8 @@ export function viaOf(request: Request): "api" | "mcp" {
 /** An onAfterResponse handler recording key-API calls; `kinds` maps "METHOD route" to a trace kind. */
 export function keyApiTracer(journal: TraceJournal, kinds: Record<string, string>) {
   return (ctx: { request: Request; route: string; set: { status?: number | string }; responseValue: unknown }): void => {
-    const principal = principalOf(ctx.request);
+    // a call refused to a key of the project (revoked, expired, lacking the scope) is traced too: a failed call
+    const principal = principalOf(ctx.request) ?? refusedKeyOf(ctx.request);
     if (!principal) return;
     const kind = kinds[`${ctx.request.method} ${ctx.route}`];
     if (!kind) return;

@@ -153,12 +153,7 @@ export async function authenticateKey(
   }
   // unknown, another project's (on /mcp/<id>), revoked or expired: the one 401, from the same work
   if (key === null || (projectId !== null && key.projectId !== projectId)) throw invalidToken();
-  checkStanding(key, now);
-  if (key.kind === "tombstone") throw new AppError("not_found", "The project of this key no longer exists.");
-  if (scope !== null && !key.scopes.includes(scope)) throw insufficientScope(scope);
-  recordUse(deps, "api_keys", key.id, key.lastUsedAt, now);
-  if (key.lastUsedAt === null || now - key.lastUsedAt > LAST_USED_EVERY_MS) key.lastUsedAt = now; // recorded: don't queue it again per call
-  return {
+  const principal: KeyPrincipal = {
     kind: "key",
     id: key.id,
     name: key.name,
@@ -168,6 +163,24 @@ export async function authenticateKey(
     role: key.memberRole as MemberRole,
     scopes: key.scopes,
   };
+  // a refusal of a key the project knows (revoked, expired, a scope it lacks, its organization
+  // not approved) is one of the project's failed calls: the trace hook records it (insights)
+  if (key.kind === "key") refusedKeys.set(request, principal);
+  checkStanding(key, now);
+  if (key.kind === "tombstone") throw new AppError("not_found", "The project of this key no longer exists.");
+  if (scope !== null && !key.scopes.includes(scope)) throw insufficientScope(scope);
+  refusedKeys.delete(request);
+  recordUse(deps, "api_keys", key.id, key.lastUsedAt, now);
+  if (key.lastUsedAt === null || now - key.lastUsedAt > LAST_USED_EVERY_MS) key.lastUsedAt = now; // recorded: don't queue it again per call
+  return principal;
+}
+
+/** Keys of the project that a request presented and was refused with (see authenticateKey). */
+const refusedKeys = new WeakMap<Request, KeyPrincipal>();
+
+/** The known key a request was refused with, if any (the trace hook records the refusal as a failed call). */
+export function refusedKeyOf(request: Request): KeyPrincipal | undefined {
+  return refusedKeys.get(request);
 }
 
 /** A key row with its scopes parsed once; null caches "no such key" (unknown costs what known costs). */
