@@ -1,6 +1,7 @@
 /** `bun run bench`: runs every benchmark and prints a table each. `bun run bench startup` runs one. */
 import { benchActivity } from "./activity";
 import { benchAgentLoop } from "./agentloop";
+import { benchCeilings } from "./ceilings";
 import { benchClient } from "./client";
 import { benchHardening } from "./hardening";
 import { benchWebCatalog } from "./webcatalog";
@@ -10,7 +11,7 @@ import { benchMetrics } from "./metrics";
 import { benchPageCpu } from "./pagecpu";
 import { benchStartup } from "./startup";
 
-const all: Record<string, () => Promise<void>> = { startup: benchStartup, identity: benchIdentity, agentloop: benchAgentLoop, mcp: benchMcp, hardening: benchHardening, webcatalog: benchWebCatalog, client: benchClient, metrics: benchMetrics, activity: benchActivity, pagecpu: benchPageCpu };
+const all: Record<string, () => Promise<void>> = { startup: benchStartup, identity: benchIdentity, agentloop: benchAgentLoop, mcp: benchMcp, hardening: benchHardening, webcatalog: benchWebCatalog, client: benchClient, metrics: benchMetrics, activity: benchActivity, pagecpu: benchPageCpu, ceilings: benchCeilings };
 const pick = Bun.argv.slice(2);
 for (const [name, fn] of Object.entries(all)) {
   if (pick.length > 0 && !pick.includes(name)) continue;

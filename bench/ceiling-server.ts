@@ -1,0 +1,47 @@
+/**
+ * The bench-only server of issue 19's ratios: the real application (same routes, same edge,
+ * same writer thread) plus two ceiling routes that exist nowhere else, so each ratio is taken
+ * against a ceiling of the same work in the same process and run:
+ * - `POST /bench/prepare-ceiling`: the bytes of one real prepare-task answer (captured on the
+ *   first call by sending that call to `/api/prepare-task` with the caller's key), then, on every
+ *   call, the same object serialized again — no key, no write, no trace;
+ * - `GET /bench/catalog`: `GET /api/catalog`'s handler with no key guard and no trace (a
+ *   constant principal: the handler reads none).
+ * Run by bench/ceilings.ts as `bun bench/ceiling-server.ts` with the serve environment
+ * (DATA_DIR, TALENTS_DIR, PORT, HOST, BASE_URL).
+ */
+import "../src/production";
+import { createApp } from "../src/app";
+import { CATALOG_PAGE_MAX, catalogPage } from "../src/catalog/routes";
+import { loadCatalog, slimCatalog } from "../src/catalog/startup";
+import { loadConfig } from "../src/config";
+import { openDatabase } from "../src/db/client";
+import { migrate } from "../src/db/migrate";
+import { intParam, strParam } from "../src/http/query";
+import { createLogger } from "../src/lib/log";
+
+const config = loadConfig(process.env, {}, { checkDataDir: true });
+const log = createLogger("error");
+const database = await openDatabase(config.databaseUrl);
+await migrate(database.client);
+const loaded = await loadCatalog(config.talentsDir, log);
+const state = { catalog: loaded.catalog, draining: false };
+const app = createApp({ config, database, log, state });
+
+let captured: unknown = null;
+app
+  .post("/bench/prepare-ceiling", async ({ request, body, set }) => {
+    if (captured === null) {
+      const real = await app.handle(new Request(new URL("/api/prepare-task", request.url), { method: "POST", headers: request.headers, body: JSON.stringify(body) }));
+      if (real.status !== 201) return new Response(await real.text(), { status: real.status });
+      captured = await real.json();
+    }
+    // answered as the real route answers: an object Elysia serializes, status 201
+    set.status = 201;
+    return captured as Record<string, unknown>;
+  })
+  .get("/bench/catalog", ({ query }) => catalogPage(state.catalog, intParam(query, "limit", 1, CATALOG_PAGE_MAX, 50), strParam(query, "cursor", 200)));
+
+app.listen({ port: config.port, hostname: config.host });
+void slimCatalog(database, loaded.catalog, loaded.extraFolders, log);
+console.log(`ready ${config.port}`);

@@ -1,0 +1,121 @@
+/**
+ * Issue 19: the agent loop against ceilings of the same work, each ratio taken in one run of one
+ * server (bench/ceiling-server.ts: the real application plus two bench-only ceiling routes), with
+ * wrk -t1 over loopback. 5,000 generated talents (lazy after start), 50 installed, 10 designated.
+ * 1. prepare-task at 64 connections ≥ 0.5 × the serialization ceiling (same bytes, no key,
+ *    write or trace);
+ * 2. GET /api/catalog?limit=1 with a key ≥ 0.8 × the same handler with no guard and no trace;
+ * 3. prepare-task p99 at 10 connections ≤ the fsync p99 of the same disk + 5 ms, the fsync p99
+ *    measured here (bare one-row commits, synchronous=FULL, a file in the same folder);
+ * 4. search "area1" over the catalog at 10 connections: p99 < 5 ms.
+ * (5, MCP against the direct route, is bench/mcp.ts.)
+ */
+import { createClient } from "@libsql/client";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort, generateCatalog, percentile, printTable, runWrk, seedProject } from "./lib";
+
+const INSTALLED = Array.from({ length: 50 }, (_, i) => `gen-talent-${1000 + i}`);
+const DESIGNATED = INSTALLED.slice(10, 20);
+
+/** p50/p99 of bare commits with synchronous=FULL on a file in `dir` (the disk the server writes to). */
+async function fsyncLatency(dir: string, n = 400): Promise<{ p50: number; p99: number }> {
+  const db = createClient({ url: `file:${join(dir, "fsync-probe.db")}` });
+  await db.execute("PRAGMA journal_mode=WAL");
+  await db.execute("PRAGMA synchronous=FULL");
+  await db.execute("CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, v TEXT)");
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await db.execute({ sql: "INSERT INTO t (v) VALUES (?)", args: [`row ${i}`] });
+    times.push(performance.now() - t);
+  }
+  db.close();
+  times.sort((a, b) => a - b);
+  return { p50: percentile(times, 50), p99: percentile(times, 99) };
+}
+
+export async function benchCeilings(): Promise<void> {
+  const seconds = Number(process.env.BENCH_SECONDS ?? 8);
+  const dir = mkdtempSync(join(tmpdir(), "talentd-ceilings-"));
+  const talents = join(dir, "talents");
+  const data = join(dir, "data");
+  mkdirSync(data);
+  generateCatalog(talents, 5000);
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "ceiling-server.ts")], {
+    env: { PATH: process.env.PATH ?? "", DATA_DIR: data, TALENTS_DIR: talents, PORT: String(port), HOST: "127.0.0.1", BASE_URL: base, ACCESS_LOG: "false", LOG_LEVEL: "error", AUTO_APPROVE_ORGS: "true" },
+    stdout: "pipe",
+    stderr: "inherit",
+  });
+  try {
+    const until = Date.now() + 60_000;
+    for (;;) {
+      try {
+        if ((await fetch(`${base}/readyz`)).status === 200) break;
+      } catch {
+        /* not yet */
+      }
+      if (proc.exitCode !== null || Date.now() > until) throw new Error("the ceiling server did not start");
+      await Bun.sleep(20);
+    }
+    await Bun.sleep(3000); // the start-up slimming makes the generated talents lazy, as in production
+    const s = await seedProject(base);
+    const web = { "content-type": "application/json", origin: base, cookie: s.cookie };
+    const inst = await fetch(`${base}/web/projects/${s.projectId}/talents`, { method: "POST", headers: web, body: JSON.stringify({ talents: INSTALLED }) });
+    if (inst.status !== 201) throw new Error(`install: ${inst.status} ${await inst.text()}`);
+    const api = { authorization: `Bearer ${s.key}`, "content-type": "application/json" };
+    const prepareBody = JSON.stringify({ talentIds: DESIGNATED });
+    const prepare = [{ method: "POST", path: "/api/prepare-task", headers: api, body: prepareBody }];
+    const ceiling = [{ method: "POST", path: "/bench/prepare-ceiling", headers: api, body: prepareBody }];
+    const real = await fetch(base + "/api/prepare-task", { method: "POST", headers: api, body: prepareBody });
+    const first = await fetch(base + "/bench/prepare-ceiling", { method: "POST", headers: api, body: prepareBody });
+    if (real.status !== 201 || first.status !== 201) throw new Error(`prepare-task ${real.status}, ceiling ${first.status}: ${await first.text()}`);
+    const bytes = (await real.arrayBuffer()).byteLength;
+    const withKey = [{ method: "GET", path: "/api/catalog?limit=1", headers: { authorization: `Bearer ${s.key}` } }];
+    const noGuard = [{ method: "GET", path: "/bench/catalog?limit=1", headers: {} }];
+    const search = [{ method: "GET", path: "/api/search?query=area1&scope=catalog&k=10", headers: { authorization: `Bearer ${s.key}` } }];
+    for (const r of [...withKey, ...noGuard, ...search]) {
+      const res = await fetch(base + r.path, { headers: r.headers });
+      if (res.status !== 200) throw new Error(`${r.path}: ${res.status} ${await res.text()}`);
+    }
+
+    const c64 = await runWrk(base, ceiling, { connections: 64, seconds, dir, name: "ceiling64" });
+    const p64 = await runWrk(base, prepare, { connections: 64, seconds, dir, name: "prepare64" });
+    const gN = await runWrk(base, noGuard, { connections: 10, seconds, dir, name: "noguard" });
+    const gK = await runWrk(base, withKey, { connections: 10, seconds, dir, name: "withkey" });
+    const p10 = await runWrk(base, prepare, { connections: 10, seconds, dir, name: "prepare10" });
+    const fs = await fsyncLatency(data);
+    const sr = await runWrk(base, search, { connections: 10, seconds, dir, name: "search" });
+
+    const verdict = (ok: boolean) => (ok ? "met" : "not met");
+    printTable(`Issue 19: the agent loop against its ceilings (wrk -t1, ${seconds}s each, one server; prepare-task answer ${bytes} bytes)`, ["target", "ceiling", "measured", "ratio / margin", "verdict"], [
+      [
+        "1. prepare-task ≥ 0.5 × serialization ceiling (64 conn)",
+        `${c64.rps.toFixed(0)} req/s (p99 ${c64.p99.toFixed(1)} ms)`,
+        `${p64.rps.toFixed(0)} req/s (p99 ${p64.p99.toFixed(1)} ms)`,
+        (p64.rps / c64.rps).toFixed(2),
+        verdict(p64.rps >= 0.5 * c64.rps),
+      ],
+      ["2. key route ≥ 0.8 × no guard, no trace (catalog?limit=1, 10 conn)", `${gN.rps.toFixed(0)} req/s`, `${gK.rps.toFixed(0)} req/s`, (gK.rps / gN.rps).toFixed(2), verdict(gK.rps >= 0.8 * gN.rps)],
+      [
+        "3. prepare-task p99 (10 conn) ≤ fsync p99 + 5 ms",
+        `fsync p50 ${fs.p50.toFixed(2)} / p99 ${fs.p99.toFixed(2)} ms`,
+        `p50 ${p10.p50.toFixed(2)} / p99 ${p10.p99.toFixed(2)} ms (${p10.rps.toFixed(0)} req/s)`,
+        `${(p10.p99 - fs.p99).toFixed(2)} ms over`,
+        verdict(p10.p99 <= fs.p99 + 5),
+      ],
+      ["4. search area1, 5,000 talents: p99 < 5 ms (10 conn)", "—", `p50 ${sr.p50.toFixed(2)} / p99 ${sr.p99.toFixed(2)} ms (${sr.rps.toFixed(0)} req/s)`, "—", verdict(sr.p99 < 5)],
+    ]);
+    const errors = [c64, p64, gN, gK, p10, sr].reduce((a, r) => a + r.non2xx + r.socketErrors, 0);
+    if (errors > 0) console.log(`(${errors} non-2xx answers or socket errors during the runs)`);
+  } finally {
+    proc.kill("SIGTERM");
+    await proc.exited;
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.main) await benchCeilings();
