@@ -10,7 +10,9 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp } from "../src/app";
+import { CATALOG_PAGE_MAX, catalogPage } from "../src/catalog/routes";
 import { loadCatalog, offloadTalents } from "../src/catalog/startup";
+import { intParam, strParam } from "../src/http/query";
 import { loadConfig } from "../src/config";
 import { openDatabase } from "../src/db/client";
 import { migrate } from "../src/db/migrate";
@@ -22,7 +24,7 @@ export async function benchPageCpu(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "talentd-pagecpu-"));
   try {
     const talents = join(dir, "talents");
-    generateCatalog(talents, 5000);
+    generateCatalog(talents, Number(process.env.BENCH_TALENTS ?? 5000));
     const log = createLogger("error", () => {});
     mkdirSync(join(dir, "data"));
     const config = loadConfig({ DATA_DIR: join(dir, "data"), BASE_URL: "http://localhost:8787", TALENTS_DIR: talents }, {}, { checkDataDir: false });
@@ -31,6 +33,8 @@ export async function benchPageCpu(): Promise<void> {
     const { catalog, extraFolders } = await loadCatalog(talents, log);
     await offloadTalents(database, catalog, extraFolders);
     const app = createApp({ config, database, log, state: { catalog, draining: false } });
+    // the key route's handler with no guard and no trace (as bench/ceiling-server.ts): the guard's and the trace's cost is the difference
+    app.get("/bench/catalog", ({ query }) => catalogPage(catalog, intParam(query, "limit", 1, CATALOG_PAGE_MAX, 50), strParam(query, "cursor", 200)));
     const origin = "http://localhost:8787";
     let cookie = "";
     let bearer = "";
@@ -53,6 +57,7 @@ export async function benchPageCpu(): Promise<void> {
     const routes: [string, string[], unknown?][] = [
       ["POST /api/prepare-task (10 talents)", ["/api/prepare-task"], { talentIds: Array.from({ length: 10 }, (_, i) => `gen-talent-${10 + i}`) }],
       ["GET /api/catalog?limit=1 (key)", ["/api/catalog?limit=1"]],
+      ["GET /bench/catalog?limit=1 (no guard, no trace)", ["/bench/catalog?limit=1"]],
       ["page /projects/:id (50 installed)", [`/projects/${project.id}`]],
       ["page /catalog", ["/catalog"]],
       ["page /", ["/"]],
@@ -63,7 +68,7 @@ export async function benchPageCpu(): Promise<void> {
     const rows: (string | number)[][] = [];
     for (const [name, paths, body] of routes) {
       const method = body ? "POST" : "GET";
-      if (only && !name.startsWith(only)) continue;
+      if (only && !only.split(",").some((o) => name.startsWith(o))) continue;
       for (let i = 0; i < 30; i++) await (await call(method, paths[i % paths.length]!, body)).arrayBuffer();
       const each: number[] = [];
       const c0 = process.cpuUsage();
@@ -87,4 +92,4 @@ export async function benchPageCpu(): Promise<void> {
   }
 }
 
-if (import.meta.main) await benchPageCpu();
+if (import.meta.main || process.env.BENCH_PAGECPU_RUN === "1") await benchPageCpu();
