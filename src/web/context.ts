@@ -26,7 +26,7 @@ export async function pageContext(deps: AppDeps, request: Request): Promise<Page
     return new Response(null, { status: 303, headers: { location: `/login?next=${encodeURIComponent(url.pathname + url.search)}`, "cache-control": "no-store" } });
   }
   const [organizations, active] = await Promise.all([listMemberships(deps.database, session.user.id), activeOrganization(deps.database, session)]);
-  return { session, organizations, active, nav: { organizations, activeOrganizationId: active?.id ?? null, path: url.pathname } };
+  return { session, organizations, active, nav: { organizations, activeOrganizationId: active?.id ?? null, path: url.pathname, platformAdmin: session.user.role === "admin" } };
 }
 
 /** The active organization, approved (else the error page says why and what to do). */
