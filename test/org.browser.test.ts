@@ -29,7 +29,10 @@ afterAll(async () => {
 async function clean(w: WatchedPage, name?: string): Promise<void> {
   expect(await axeViolations(w.page)).toEqual([]);
   expect(w.problems).toEqual([]);
-  if (name) await screenshot(w.page, name);
+  if (name) {
+    await w.page.evaluate(() => window.scrollTo(0, 0));
+    await screenshot(w.page, name);
+  }
 }
 
 /** A fresh browser context signed in on /login as `email`. */

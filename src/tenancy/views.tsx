@@ -209,7 +209,8 @@ export function InvitationsSection(props: { invitations: InvitationView[]; baseU
                       </button>
                     </div>
                   </td>
-                  <td class="actions">
+                  <td>
+                    <div class="row-actions">
                     <form method="post" action={`${base}/${i.id}/resend`} hx-post={`${base}/${i.id}/resend`} hx-target="#invitations" hx-swap="outerHTML">
                       <input type="hidden" name="return" value="/org" />
                       <button type="submit" class="secondary small">
@@ -220,6 +221,7 @@ export function InvitationsSection(props: { invitations: InvitationView[]; baseU
                     <button type="button" class="danger small" hx-delete={`${base}/${i.id}`} hx-target="#invitations" hx-swap="outerHTML" hx-confirm={`Revoke the invitation of ${i.email}? Its link stops working.`}>
                       Revoke<span class="visually-hidden"> the invitation of {i.email}</span>
                     </button>
+                    </div>
                   </td>
                 </tr>
               );
@@ -369,7 +371,8 @@ export function AdminOrganizations(props: { organizations: AdminOrgView[]; statu
                 </td>
                 <td>{o.members}</td>
                 <td class="small">{when(o.createdAt)}</td>
-                <td class="actions">
+                <td>
+                  <div class="row-actions">
                   {allowedOperations(o.status).map((op) => {
                     const action = `/web/admin/organizations/${o.id}/${op}`;
                     if (!STOPPING.includes(op)) {
@@ -399,6 +402,7 @@ export function AdminOrganizations(props: { organizations: AdminOrgView[]; statu
                       </details>
                     );
                   })}
+                  </div>
                 </td>
               </tr>
             ))}
