@@ -23,7 +23,10 @@ export function homePage(deps: AppDeps) {
         {!active ? (
           <div class="card">
             <h2>No organization yet</h2>
-            <p>Ask a colleague for an invitation (its link opens the way in), or create an organization: a platform administrator approves new ones.</p>
+            <p>
+              Ask a colleague for an invitation (its link opens the way in), or create an organization
+              {deps.config.autoApproveOrgs || ctx.session.user.role === "admin" ? "." : ": a platform administrator approves new ones."}
+            </p>
             <p>
               <a class="button" href="/org/new">
                 Create an organization
