@@ -219,6 +219,60 @@ describe("the organization and administration pages in Chromium", () => {
     await w.context.close();
   });
 
+  test("without JavaScript: create an organization from /org/new, an administrator approves it and suspends it (a wrong slug is refused by the browser itself), an invitation is sent and resent", async () => {
+    const owner = await signedUp(live.env);
+    const admin = await signedUp(live.env);
+    await makePlatformAdmin(live.env, admin.userId);
+    const noJs = async (email: string) => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, javaScriptEnabled: false });
+      const page = await context.newPage();
+      await page.goto(`${live.base}/login`);
+      await page.fill("#email", email);
+      await page.fill("#password", PASSWORD);
+      await Promise.all([page.waitForURL((u) => u.pathname === "/"), page.click("form[action='/login'] button[type=submit]")]);
+      return { context, page };
+    };
+    const o = await noJs(owner.email);
+    await o.page.goto(`${live.base}/org/new`);
+    const slug = `plain-${Date.now()}`;
+    await o.page.fill("#org-name", "Plain Forms");
+    await o.page.fill("#org-slug", slug);
+    await Promise.all([o.page.waitForURL((u) => u.pathname === "/org"), o.page.click("button:text('Create the organization')")]);
+    expect(await o.page.textContent("#approval-banner")).toContain("Plain Forms is pending approval");
+
+    const a = await noJs(admin.email);
+    await a.page.goto(`${live.base}/admin?status=pending`);
+    await Promise.all([a.page.waitForURL((u) => u.pathname === "/admin"), a.page.locator(`tr[data-org='${slug}'] button:has-text('Approve')`).click()]);
+    await o.page.goto(`${live.base}/org`);
+    expect(await o.page.locator("#approval-banner").count()).toBe(0);
+
+    // suspend: the slug typed, checked by the browser's own validation
+    await a.page.goto(`${live.base}/admin?status=approved`);
+    const row = a.page.locator(`tr[data-org='${slug}']`);
+    await row.locator("summary:has-text('Suspend')").click();
+    await row.locator("input[name=confirm]").fill("plain");
+    await row.locator("button:has-text('Suspend Plain Forms')").click();
+    expect(await row.locator("input[name=confirm]").evaluate((i) => (i as HTMLInputElement).validity.patternMismatch)).toBe(true);
+    expect((await admin.get("/web/admin/organizations")).body.organizations.find((x: { slug: string }) => x.slug === slug).status).toBe("approved");
+    await row.locator("input[name=confirm]").fill(slug);
+    await Promise.all([a.page.waitForURL((u) => u.pathname === "/admin"), row.locator("button:has-text('Suspend Plain Forms')").click()]);
+    expect((await admin.get("/web/admin/organizations")).body.organizations.find((x: { slug: string }) => x.slug === slug).status).toBe("suspended");
+    await a.page.goto(`${live.base}/admin?status=suspended`);
+    await Promise.all([a.page.waitForURL((u) => u.pathname === "/admin"), a.page.locator(`tr[data-org='${slug}'] button:has-text('Reactivate')`).click()]);
+
+    // invite and resend without JavaScript: back on /org with the link
+    await o.page.goto(`${live.base}/org`);
+    const invitee = `plain-${Date.now()}@example.com`;
+    await o.page.fill("#invite-email", invitee);
+    await Promise.all([o.page.waitForURL((u) => u.pathname === "/org"), o.page.click("button:text('Send the invitation')")]);
+    expect(await o.page.textContent(`tr[data-invitation='${invitee}'] code`)).toContain("/accept-invitation/inv_");
+    await Promise.all([o.page.waitForURL((u) => u.pathname === "/org"), o.page.click(`tr[data-invitation='${invitee}'] button:has-text('Resend')`)]);
+    const mails = (await live.env.database.client.execute({ sql: "SELECT id FROM mail_outbox WHERE to_address = ?", args: [invitee] })).rows;
+    expect(mails).toHaveLength(2);
+    await o.context.close();
+    await a.context.close();
+  });
+
   test("a non-administrator opening /admin gets the 404 page; a member of an organization sees none of its admin-only parts on /org", async () => {
     const o = await orgWithProject(live.env, "Quay");
     const m = await signedUp(live.env);
