@@ -154,6 +154,30 @@ describe("the HTML answers of the tenancy routes", () => {
     expect((await a.owner.get("/web/orgs/current/members")).body.members.find((x: { userId: string }) => x.userId === a.owner.userId).role).toBe("owner");
   });
 
+  test("changing one's own role through htmx → HX-Redirect /org (what the page shows depends on that role)", async () => {
+    const a = await orgWithProject(env, "Zenith");
+    const m = await member(a.owner);
+    await a.owner.patch(`/web/orgs/current/members/${m.userId}`, { role: "owner" });
+    const r = await a.owner.call("PATCH", `/web/orgs/current/members/${a.owner.userId}`, { role: "member" }, htmx);
+    expect(r.headers.get("hx-redirect")).toBe("/org");
+    const p = await page(a.owner, "/org");
+    expect(p.html).not.toContain('id="invitations"');
+  });
+
+  test("a rejected or suspended organization: the banner says what it means", async () => {
+    const admin = await signedUp(env);
+    await makePlatformAdmin(env, admin.userId);
+    const c = await signedUp(env);
+    const org = (await c.post("/web/orgs", { name: "Declined Co" })).body.organization;
+    await admin.post(`/web/admin/organizations/${org.id}/reject`);
+    expect((await page(c, "/")).html).toContain("Declined Co is rejected.");
+    await admin.post(`/web/admin/organizations/${org.id}/approve`);
+    await admin.post(`/web/admin/organizations/${org.id}/suspend`);
+    const suspended = (await page(c, "/org")).html;
+    expect(suspended).toContain("Declined Co is suspended.");
+    expect(suspended).toContain("until a platform administrator reactivates it");
+  });
+
   test("removing a member through htmx → the section without them; leaving → HX-Redirect /", async () => {
     const a = await orgWithProject(env, "Orbit");
     const m1 = await member(a.owner);

@@ -275,7 +275,7 @@ export function CodeHostingSection(props: { codeHosting: CodeHosting | null; adm
           <p class="muted">Not set.</p>
         )
       ) : (
-        <form hx-put={route} hx-target="#code-hosting" hx-swap="outerHTML" data-reset-on-error>
+        <form hx-put={route} hx-target="#code-hosting" hx-swap="outerHTML">
           <label for="ch-provider">Provider</label>
           <select id="ch-provider" name="provider">
             {CODE_HOSTS.map((p) => (
@@ -447,6 +447,8 @@ export function registerTenancyViews(deps: AppDeps): void {
   };
   registerView("POST", "/web/orgs", { redirect: () => "/org" });
   registerView("PATCH", "/web/orgs/current/members/:userId", {
+    // one's own role changed: the whole page, since what it shows depends on that role
+    redirect: (_d, ctx) => (ctx.params.userId === sessionOf(ctx.request)?.user.id ? "/org" : null),
     fragment: async (data, ctx) => {
       const d = data as { userId: string; role: string };
       const who = (await listMembers(deps.database, (await viewer(ctx)).org.id)).find((m) => m.userId === d.userId)?.email ?? "The member";

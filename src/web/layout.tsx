@@ -63,7 +63,9 @@ function ApprovalBanner(props: { nav?: Nav }) {
       </strong>{" "}
       {active.status === "pending"
         ? "A platform administrator must approve it before its projects, catalog and settings can be used; nothing else is needed from you."
-        : "Its projects cannot be used until a platform administrator reactivates it; ask one."}{" "}
+        : active.status === "rejected"
+          ? "A platform administrator declined it: its projects cannot be used. Ask one if this is a mistake."
+          : "Its projects cannot be used until a platform administrator reactivates it; ask one."}{" "}
       <a href="/org">See its status</a>
     </div>
   );
