@@ -51,7 +51,7 @@ export function StatusCard(props: { org: OrgMembership }) {
         <span class={`state ${o.status}`}>{o.status}</span> {STATUS_TEXT[o.status]}
       </p>
       <p class="muted small">
-        You are {o.role} of {o.name} (<code>{o.slug}</code>).
+        Your role in {o.name} (<code>{o.slug}</code>): {o.role}.
       </p>
     </section>
   );
