@@ -231,6 +231,26 @@ describe("the HTML answers of the tenancy routes", () => {
     expect((await page(admin, "/admin?status=pending")).html).not.toContain("Decided Co");
   });
 
+  test("the readings answer htmx with their sections: status, members, invitations, code hosting, the administrators' organizations (JSON otherwise, unchanged)", async () => {
+    const a = await orgWithProject(env, "Vega");
+    const admin = await signedUp(env);
+    await makePlatformAdmin(env, admin.userId);
+    const cases: [WebClient, string, string][] = [
+      [a.owner, "/web/orgs/current/status", 'id="status"'],
+      [a.owner, "/web/orgs/current/members", 'id="members"'],
+      [a.owner, "/web/orgs/current/invitations", 'id="invitations"'],
+      [a.owner, "/web/orgs/current/code-hosting", 'id="code-hosting"'],
+      [admin, "/web/admin/organizations", 'id="admin-orgs"'],
+    ];
+    for (const [c, path, marker] of cases) {
+      const r = await c.call("GET", path, undefined, htmx);
+      expect(`${path} ${r.status} ${r.headers.get("content-type")}`).toBe(`${path} 200 text/html; charset=utf-8`);
+      expect(await r.text()).toContain(marker);
+      const json = await c.get(path);
+      expect(json.status).toBe(200);
+    }
+  });
+
   test("security events are paged: ?before= shows older events, a bad before is ignored", async () => {
     const admin = await signedUp(env);
     await makePlatformAdmin(env, admin.userId);

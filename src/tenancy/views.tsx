@@ -446,6 +446,25 @@ export function registerTenancyViews(deps: AppDeps): void {
     return <InvitationsSection invitations={await listInvitations(deps.database, org.id)} baseUrl={deps.config.baseUrl} viewerRole={org.role} mail={deps.config.smtpUrl !== undefined} notice={notice} />;
   };
   registerView("POST", "/web/orgs", { redirect: () => "/org" });
+  // the readings, as the same sections (htmx asks with HX-Request)
+  registerView("GET", "/web/orgs/current/status", {
+    fragment: async (_d, ctx) => {
+      const session = sessionOf(ctx.request);
+      const org = session ? await activeOrganization(deps.database, session) : null;
+      return org ? <StatusCard org={org} /> : <p class="muted">No active organization.</p>;
+    },
+  });
+  registerView("GET", "/web/orgs/current/members", { fragment: (_d, ctx) => members(ctx) });
+  registerView("GET", "/web/orgs/current/invitations", { fragment: (_d, ctx) => invitations(ctx) });
+  registerView("GET", "/web/orgs/current/code-hosting", {
+    fragment: async (_d, ctx) => {
+      const { org } = await viewer(ctx);
+      return <CodeHostingSection codeHosting={await getCodeHosting(deps.database, org.id)} admin={org.role !== "member"} />;
+    },
+  });
+  registerView("GET", "/web/admin/organizations", {
+    fragment: async (_d, ctx) => <AdminOrganizations organizations={await listAllOrganizations(deps.database)} status={statusFilter(new URL(ctx.request.url).searchParams.get("status"))} />,
+  });
   registerView("PATCH", "/web/orgs/current/members/:userId", {
     // one's own role changed: the whole page, since what it shows depends on that role
     redirect: (_d, ctx) => (ctx.params.userId === sessionOf(ctx.request)?.user.id ? "/org" : null),
