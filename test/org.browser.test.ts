@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test as bunTest } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { makePlatformAdmin, orgWithProject, signedUp } from "./helpers";
-import { axeViolations, launchChromium, newPage, screenshot, type WatchedPage } from "./browser-support";
+import { axeViolations, LAN_HOST, launchChromium, newPage, screenshot, servePage, type WatchedPage } from "./browser-support";
 import { liveEnv, PASSWORD, type LiveEnv } from "./mcp-support";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 120_000);
@@ -293,6 +293,60 @@ describe("the organization and administration pages in Chromium", () => {
         expect(await w.page.locator("nav[aria-label=Main] a").allTextContents()).toEqual(["Projects", "Catalog", "Organization"]);
       }
       await w.context.close();
+    }
+  });
+
+  test(`at http://${LAN_HOST}:PORT (only Origin, no Sec-Fetch-*): an administrator's decision and an invitation through htmx work; a page of another origin that auto-submits "approve" with the administrator's cookie is refused and changes nothing`, async () => {
+    const lan = await liveEnv({}, { host: LAN_HOST });
+    try {
+      const owner = await signedUp(lan.env);
+      const org = (await owner.post("/web/orgs", { name: "Lan Harbor" })).body.organization;
+      const admin = await signedUp(lan.env);
+      await makePlatformAdmin(lan.env, admin.userId);
+      const status = async () => (await admin.get("/web/admin/organizations")).body.organizations.find((x: { id: string }) => x.id === org.id).status;
+      const signInAt = async (email: string) => {
+        const w = await newPage(browser);
+        await w.page.goto(`${lan.base}/login`);
+        await w.page.fill("#email", email);
+        await w.page.fill("#password", PASSWORD);
+        await Promise.all([w.page.waitForURL((u) => u.pathname === "/"), w.page.click("form[action='/login'] button[type=submit]")]);
+        return w;
+      };
+      const a = await signInAt(admin.email);
+
+      // another port of the same host: same site (the Lax cookie goes along), another origin
+      const evil = servePage(
+        `<!doctype html><title>win a prize</title><form id="f" method="post" action="${lan.base}/web/admin/organizations/${org.id}/approve"></form><script>document.getElementById("f").submit()</script>`,
+        "127.0.0.1",
+      );
+      try {
+        const answer = a.page.waitForResponse((r) => r.url() === `${lan.base}/web/admin/organizations/${org.id}/approve`);
+        await a.page.goto(evil.origin(LAN_HOST));
+        expect((await answer).status()).toBe(403);
+      } finally {
+        evil.stop();
+      }
+      expect(await status()).toBe("pending");
+      a.problems.length = 0; // the refused navigation's own error line
+
+      await a.page.goto(`${lan.base}/admin?status=pending`);
+      await a.page.locator(`tr[data-org='${org.slug}'] button:has-text('Approve')`).click();
+      await a.page.waitForSelector("#admin-orgs .notice:has-text('Lan Harbor is now approved.')");
+      expect(await status()).toBe("approved");
+      await clean(a);
+
+      const o = await signInAt(owner.email);
+      await o.page.goto(`${lan.base}/org`);
+      const invitee = `lan-${Date.now()}@example.com`;
+      await o.page.fill("#invite-email", invitee);
+      await o.page.click("#invitations button:text('Send the invitation')");
+      await o.page.waitForSelector(`tr[data-invitation='${invitee}']`);
+      expect(await o.page.textContent(`tr[data-invitation='${invitee}'] code`)).toContain(`${lan.base}/accept-invitation/inv_`);
+      await clean(o);
+      await a.context.close();
+      await o.context.close();
+    } finally {
+      await lan.close();
     }
   });
 });
