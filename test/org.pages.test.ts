@@ -90,6 +90,25 @@ describe("who sees the organization and administration pages", () => {
     }
   });
 
+  test("/org for an admin (not owner): role controls without the owner role, none on an owner's row, no Remove for an owner; invitations without the owner role", async () => {
+    const a = await orgWithProject(env, "Aster");
+    const adm = await member(a.owner);
+    await a.owner.patch(`/web/orgs/current/members/${adm.userId}`, { role: "admin" });
+    const plain = await member(a.owner);
+    const html = (await page(adm, "/org")).html;
+    const row = (email: string) => new RegExp(`<tr data-member="${email.replace(/[.]/g, "\\.")}">([\\s\\S]*?)</tr>`).exec(html)![1]!;
+    const ownerRow = row(a.owner.email);
+    expect(ownerRow).not.toContain("<select");
+    expect(ownerRow).not.toContain("Remove");
+    const plainRow = row(plain.email);
+    expect(plainRow).toContain("<select");
+    expect(plainRow).not.toContain('value="owner"');
+    expect(plainRow).toContain("Remove");
+    const invite = /<select id="invite-role"[\s\S]*?<\/select>/.exec(html)![0];
+    expect(invite).not.toContain('value="owner"');
+    expect(html).toContain('href="/org/expertises"');
+  });
+
   test("a pending organization: /org is its status page (no members, no settings), and every page carries the banner that explains it; none once approved", async () => {
     const c = await signedUp(env);
     const org = (await c.post("/web/orgs", { name: "Waiting Room" })).body.organization;

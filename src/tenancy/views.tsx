@@ -2,8 +2,8 @@
 /**
  * The HTML views of the tenancy routes (DESIGN §12: a resource's fragments beside its routes):
  * the organization's approval status, its members with their roles, its invitations (with the
- * accept link, for installs without mail), its code hosting, and the platform administrators'
- * table of organizations. The pages (src/web/orgPages.tsx, src/web/adminPages.tsx) render the
+ * accept link, for installs without mail) and its code hosting; the platform administrators'
+ * table of organizations is in adminViews.tsx. The pages (src/web/orgPages.tsx, src/web/adminPages.tsx) render the
  * same components; after a change through htmx the route answers the updated section with a
  * line saying what changed (registered in registerTenancyViews).
  *
@@ -21,7 +21,8 @@ import { AppError } from "../http/errors";
 import { iso } from "../lib/time";
 import { registerView, type ViewContext } from "../web/views";
 import { getCodeHosting, CODE_HOSTS, type CodeHosting } from "./codeHosting";
-import { APPROVAL_MOVES, APPROVAL_OPERATIONS, listAllOrganizations, listInvitations, listMembers, type ApprovalOperation, type OrgMembership } from "./service";
+import { AdminOrganizations, refererStatus, statusFilter } from "./adminViews";
+import { listAllOrganizations, listInvitations, listMembers, type OrgMembership } from "./service";
 
 const when = (ms: number | null | undefined): string => (ms == null ? "—" : iso(ms)!.replace("T", " ").slice(0, 16));
 
@@ -300,133 +301,6 @@ export function CodeHostingSection(props: { codeHosting: CodeHosting | null; adm
       )}
     </section>
   );
-}
-
-export interface AdminOrgView {
-  id: string;
-  slug: string;
-  name: string;
-  status: OrgStatus;
-  members: number;
-  createdAt: number;
-  statusChangedAt: number | null;
-}
-
-const OPERATION_LABEL: Record<ApprovalOperation, string> = { approve: "Approve", reject: "Reject", suspend: "Suspend", reactivate: "Reactivate" };
-/** Operations that stop an organization: they ask for its slug typed first. */
-const STOPPING: readonly ApprovalOperation[] = ["reject", "suspend"];
-
-/** The decisions a platform administrator may take on an organization in `status`. */
-export const allowedOperations = (status: OrgStatus): ApprovalOperation[] => APPROVAL_OPERATIONS.filter((op) => APPROVAL_MOVES[op][status]);
-
-/**
- * Every organization with its status and the decisions it allows. Approve and reactivate are
- * one click; reject and suspend stop an organization's projects, so they open a form that
- * asks for its slug typed (the browser enforces it with `pattern`, JavaScript or not).
- */
-export function AdminOrganizations(props: { organizations: AdminOrgView[]; status: OrgStatus | null; notice?: string }) {
-  const shown = props.status ? props.organizations.filter((o) => o.status === props.status) : props.organizations;
-  const pending = props.organizations.filter((o) => o.status === "pending").length;
-  return (
-    <section id="admin-orgs" aria-labelledby="admin-orgs-h">
-      <h2 id="admin-orgs-h">Organizations</h2>
-      <Notice text={props.notice} />
-      <nav class="filters-row" aria-label="Filter by status">
-        <a href="/admin" aria-current={props.status === null ? "page" : undefined}>
-          All ({props.organizations.length})
-        </a>
-        {(["pending", "approved", "rejected", "suspended"] as const).map((s) => (
-          <a href={`/admin?status=${s}`} aria-current={props.status === s ? "page" : undefined}>
-            {s} ({props.organizations.filter((o) => o.status === s).length})
-          </a>
-        ))}
-      </nav>
-      {pending > 0 ? <p>{pending === 1 ? "One organization waits" : `${pending} organizations wait`} for a decision.</p> : null}
-      {shown.length === 0 ? (
-        <p class="muted">No organization{props.status ? ` is ${props.status}` : " yet"}.</p>
-      ) : (
-        <table>
-          <caption class="visually-hidden">Organizations and their status</caption>
-          <thead>
-            <tr>
-              <th scope="col">Organization</th>
-              <th scope="col">Status</th>
-              <th scope="col">Members</th>
-              <th scope="col">Created (UTC)</th>
-              <th scope="col">Decisions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {shown.map((o) => (
-              <tr data-org={o.slug}>
-                <td>
-                  {o.name}
-                  <div class="muted small">
-                    <code>{o.slug}</code>
-                  </div>
-                </td>
-                <td>
-                  <span class={`state ${o.status}`}>{o.status}</span>
-                  {o.statusChangedAt ? <div class="muted small">since {when(o.statusChangedAt)}</div> : null}
-                </td>
-                <td>{o.members}</td>
-                <td class="small">{when(o.createdAt)}</td>
-                <td>
-                  <div class="row-actions">
-                  {allowedOperations(o.status).map((op) => {
-                    const action = `/web/admin/organizations/${o.id}/${op}`;
-                    if (!STOPPING.includes(op)) {
-                      return (
-                        <form method="post" action={action} hx-post={action} hx-target="#admin-orgs" hx-swap="outerHTML">
-                          <button type="submit" class="small">
-                            {OPERATION_LABEL[op]}
-                            <span class="visually-hidden"> {o.name}</span>
-                          </button>
-                        </form>
-                      );
-                    }
-                    return (
-                      <details class="confirm">
-                        <summary>
-                          {OPERATION_LABEL[op]}…<span class="visually-hidden"> {o.name}</span>
-                        </summary>
-                        <form method="post" action={action} hx-post={action} hx-target="#admin-orgs" hx-swap="outerHTML" data-confirm-name={o.slug}>
-                          <label for={`confirm-${op}-${o.id}`}>
-                            {op === "reject" ? "Its members never get to use it." : "Its projects, keys and agents are refused until it is reactivated."} Type <strong>{o.slug}</strong> to {op} it
-                          </label>
-                          <input id={`confirm-${op}-${o.id}`} name="confirm" autocomplete="off" required pattern={o.slug} title={`the slug ${o.slug}`} />
-                          <button type="submit" class="danger small">
-                            {OPERATION_LABEL[op]} {o.name}
-                          </button>
-                        </form>
-                      </details>
-                    );
-                  })}
-                  </div>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </section>
-  );
-}
-
-const STATUSES: readonly OrgStatus[] = ["pending", "approved", "rejected", "suspended"];
-
-/** The status filter of /admin (`?status=`), null for all. */
-export function statusFilter(value: unknown): OrgStatus | null {
-  return typeof value === "string" && (STATUSES as readonly string[]).includes(value) ? (value as OrgStatus) : null;
-}
-
-/** The status filter a change was made under (the page's query, from the Referer). */
-function refererStatus(request: Request): OrgStatus | null {
-  try {
-    return statusFilter(new URL(request.headers.get("referer") ?? "").searchParams.get("status"));
-  } catch {
-    return null;
-  }
 }
 
 /** The route views of the organization and administration pages (registered once by createApp). */

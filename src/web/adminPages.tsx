@@ -15,7 +15,7 @@ import { notFound } from "../http/errors";
 import { listSecurityEvents } from "../identity/security";
 import { iso } from "../lib/time";
 import { listAllOrganizations } from "../tenancy/service";
-import { AdminOrganizations, statusFilter } from "../tenancy/views";
+import { AdminOrganizations, statusFilter } from "../tenancy/adminViews";
 import { pageContext, type PageContext } from "./context";
 import { Layout, page } from "./layout";
 
