@@ -76,4 +76,10 @@
     const form = e.target.closest("form[data-confirm-name]");
     if (form) $('button[type="submit"]', form).disabled = e.target.value !== form.dataset.confirmName;
   });
+
+  // a change the server refused: form[data-reset-on-error] shows again what is true (e.g. the role it kept)
+  document.addEventListener("htmx:responseError", (e) => {
+    const form = e.target.closest && e.target.closest("form[data-reset-on-error]");
+    if (form) form.reset();
+  });
 })();

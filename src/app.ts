@@ -25,6 +25,9 @@ import { htmlError } from "./web/errors";
 import { webViews } from "./web/views";
 import { projectPages } from "./web/projectPages";
 import { catalogPages } from "./web/catalogPages";
+import { orgPages } from "./web/orgPages";
+import { adminPages } from "./web/adminPages";
+import { registerTenancyViews } from "./tenancy/views";
 import { searchRoutes } from "./web/searchRoutes";
 import { registerProjectViews } from "./projects/views";
 import { projectRoutes } from "./projects/routes";
@@ -79,6 +82,7 @@ export function createApp(input: AppDeps) {
   };
   const guards = createGuards(deps);
   registerProjectViews(deps);
+  registerTenancyViews(deps);
   // The MCP adapter sends each tool call through the app itself (issue 6).
   const backend: Backend = { handle: (request) => app.handle(request) };
   // Bun's own cap is a backstop above ours, so the edge can answer 413 in the error model.
@@ -98,6 +102,8 @@ export function createApp(input: AppDeps) {
     .use(homePage(deps))
     .use(projectPages(deps))
     .use(catalogPages(deps))
+    .use(orgPages(deps))
+    .use(adminPages(deps))
     .use(searchRoutes(deps, guards))
     .use(tenancyRoutes(deps, guards))
     .use(codeHostingRoutes(deps, guards))

@@ -28,6 +28,7 @@ describe("two organizations: a member of B on A's ids gets 404 (or 403 where the
       ["PATCH", `/web/orgs/current/members/${aMember.userId}`, { role: "admin" }, 404],
       ["DELETE", `/web/orgs/current/members/${aMember.userId}`, undefined, 404],
       ["DELETE", `/web/orgs/current/invitations/${aPending.id}`, undefined, 404],
+      ["POST", `/web/orgs/current/invitations/${aPending.id}/resend`, undefined, 404],
       ["POST", "/web/orgs/active", { organizationId: a.org.id }, 404],
       ["POST", `/web/invitations/${aPending.id}/accept`, undefined, 403],
       ["GET", "/web/admin/organizations", undefined, 403],

@@ -234,6 +234,43 @@ describe("members and invitations", () => {
     expect((await owner.patch("/web/orgs/current/members/usr_nobody", { role: "member" })).status).toBe(404);
   });
 
+  test("POST /web/orgs/current/invitations/:id/resend: the same link, valid 7 more days (an expired one too), the mail queued again; then the invitee can accept", async () => {
+    const { owner } = await approvedOrg();
+    const invitee = await signedUp(env);
+    const inv = (await owner.post("/web/orgs/current/invitations", { email: invitee.email, role: "admin" })).body;
+    await env.database.client.execute({ sql: "UPDATE invitations SET expires_at = 1 WHERE id = ?", args: [inv.id] });
+    const before = Date.now();
+    const r = await owner.post(`/web/orgs/current/invitations/${inv.id}/resend`);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ id: inv.id, link: inv.link, email: invitee.email, role: "admin" });
+    expect(Date.parse(r.body.expiresAt)).toBeGreaterThanOrEqual(before + 7 * 24 * 3600 * 1000);
+    const mails = (await env.database.client.execute({ sql: "SELECT body FROM mail_outbox WHERE to_address = ?", args: [invitee.email] })).rows;
+    expect(mails).toHaveLength(2);
+    expect(String(mails[1]!.body)).toContain(inv.link);
+    expect((await invitee.post(`/web/invitations/${inv.id}/accept`)).status).toBe(200);
+  });
+
+  test("resend refuses: a member (403 forbidden), signed out (401), an unknown, accepted or revoked invitation (404), a pending organization (403 organization_not_approved)", async () => {
+    const { owner } = await approvedOrg();
+    const m = await signedUp(env);
+    const accepted = (await owner.post("/web/orgs/current/invitations", { email: m.email })).body;
+    await m.post(`/web/invitations/${accepted.id}/accept`);
+    const pending = (await owner.post("/web/orgs/current/invitations", { email: `p-${Date.now()}@example.com` })).body;
+    const member = await m.post(`/web/orgs/current/invitations/${pending.id}/resend`);
+    expect(`${member.status} ${member.body.error}`).toBe("403 forbidden");
+    expect((await new WebClient(env).post(`/web/orgs/current/invitations/${pending.id}/resend`)).status).toBe(401);
+    for (const id of ["inv_nope", accepted.id]) {
+      const r = await owner.post(`/web/orgs/current/invitations/${id}/resend`);
+      expect(`${id} ${r.status} ${r.body.error}`).toBe(`${id} 404 not_found`);
+    }
+    await owner.del(`/web/orgs/current/invitations/${pending.id}`);
+    expect((await owner.post(`/web/orgs/current/invitations/${pending.id}/resend`)).status).toBe(404);
+    const waiting = await signedUp(env);
+    await waiting.post("/web/orgs", { name: `Waiting ${Math.random()}` });
+    const refused = await waiting.post(`/web/orgs/current/invitations/${pending.id}/resend`);
+    expect(`${refused.status} ${refused.body.error}`).toBe("403 organization_not_approved");
+  });
+
   test("removing a member is immediate for their session", async () => {
     const { owner, org } = await approvedOrg();
     const m = await signedUp(env);

@@ -70,6 +70,7 @@ export const OPERATIONS: Operation[] = [
   { method: "GET", path: "/web/orgs/current/invitations", summary: "Pending invitations", access: "admin" },
   { method: "POST", path: "/web/orgs/current/invitations", summary: "Invite by e-mail", access: "admin", body: obj({ email: str(), role: str({ enum: ["owner", "admin", "member"] }) }, ["email"]), ok: 201, errors: [400, 409] },
   { method: "DELETE", path: "/web/orgs/current/invitations/{id}", summary: "Revoke an invitation", access: "admin", errors: [404] },
+  { method: "POST", path: "/web/orgs/current/invitations/{id}/resend", summary: "Send a pending invitation again, valid 7 more days (same link)", access: "admin", errors: [404] },
   { method: "POST", path: "/web/invitations/{id}/accept", summary: "Accept an invitation (the invitee)", access: "session", errors: [403, 404, 409, 410] },
   { method: "GET", path: "/web/orgs/current/code-hosting", summary: "Code hosting settings", access: "member" },
   { method: "PUT", path: "/web/orgs/current/code-hosting", summary: "Set code hosting (evidence links)", access: "admin", body: obj({ provider: str({ enum: ["github", "gitlab", "bitbucket", "other"] }), url: str(), defaultBranch: str() }, ["provider", "url"]), errors: [400] },

@@ -27,16 +27,32 @@ import {
   listMembers,
   listMemberships,
   removeMember,
+  renewInvitation,
   revokeInvitation,
   slugify,
   SLUG_PATTERN,
   type ApprovalOperation,
 } from "./service";
 import { iso } from "../lib/time";
+import type { Tx } from "../db/client";
+import type { Logger } from "../lib/log";
+
+/** Queues the invitation mail (inside the caller's transaction); returns the accept link. */
+async function mailInvitationIn(tx: Tx, log: Logger, baseUrl: string, from: string, orgName: string, i: { id: string; email: string; role: string; expiresAt: number }): Promise<string> {
+  const link = `${baseUrl}/accept-invitation/${i.id}`;
+  await queueMail(tx, log, {
+    to: i.email,
+    subject: `Join ${orgName} on talentd`,
+    body: `${from} invites you to the organization "${orgName}" as ${i.role}.\n\nAccept: ${link}\n\nThe link expires ${iso(i.expiresAt)}.`,
+  });
+  return link;
+}
 
 const Role = t.Union(MEMBER_ROLES.map((r) => t.Literal(r)), { error: "must be owner, admin or member" });
 
 export function tenancyRoutes(deps: AppDeps, guards: Guards) {
+  const mailInvitation = (tx: Tx, from: string, orgName: string, i: { id: string; email: string; role: string; expiresAt: number }) =>
+    mailInvitationIn(tx, deps.log, deps.config.baseUrl, from, orgName, i);
   return new Elysia()
     .use(guards)
     // ---- organizations of the signed-in user (no approval needed: not a business route)
@@ -92,17 +108,18 @@ export function tenancyRoutes(deps: AppDeps, guards: Guards) {
       const email = normalizeEmail(body.email);
       const inv = await deps.database.write(async (tx) => {
         const i = await createInvitation(tx, { organizationId: org.id, email, role: body.role ?? "member", invitedBy: auth.user.id, actorRole: org.role });
-        const link = `${deps.config.baseUrl}/accept-invitation/${i.id}`;
-        await queueMail(tx, deps.log, {
-          to: email,
-          subject: `Join ${org.name} on talentd`,
-          body: `${auth.user.email} invites you to the organization "${org.name}" as ${i.role}.\n\nAccept: ${link}\n\nThe link expires ${iso(i.expiresAt)}.`,
-        });
-        return { ...i, link };
+        return { ...i, link: await mailInvitation(tx, auth.user.email, org.name, i) };
       });
       set.status = 201;
       return { id: inv.id, link: inv.link, email: inv.email, role: inv.role, expiresAt: iso(inv.expiresAt) };
     }, { org: "admin", body: t.Object({ email: t.String({ maxLength: 254, pattern: "^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$", error: "must be an e-mail address" }), role: t.Optional(Role) }) })
+    .post("/web/orgs/current/invitations/:id/resend", async ({ auth, org, params }) => {
+      const inv = await deps.database.write(async (tx) => {
+        const i = await renewInvitation(tx, org.id, params.id);
+        return { ...i, link: await mailInvitation(tx, auth.user.email, org.name, i) };
+      });
+      return { id: inv.id, link: inv.link, email: inv.email, role: inv.role, expiresAt: iso(inv.expiresAt) };
+    }, { org: "admin" })
     .delete("/web/orgs/current/invitations/:id", async ({ org, params }) => {
       await deps.database.write((tx) => revokeInvitation(tx, org.id, params.id));
       return { revoked: params.id };

@@ -250,6 +250,22 @@ export async function revokeInvitation(tx: Tx, organizationId: string, id: strin
   if (r.length === 0) throw notFound("No such pending invitation.");
 }
 
+/**
+ * Renews a pending invitation of the organization (expired or not) for another
+ * INVITATION_TTL_MS and returns it; the caller queues the mail again in the same transaction.
+ * The link stays the same, so a link already handed over keeps working. 404 for an unknown,
+ * accepted, revoked or another organization's invitation.
+ */
+export async function renewInvitation(tx: Tx, organizationId: string, id: string) {
+  const r = await tx
+    .update(invitations)
+    .set({ expiresAt: Date.now() + INVITATION_TTL_MS })
+    .where(and(eq(invitations.id, id), eq(invitations.organizationId, organizationId), eq(invitations.status, "pending")))
+    .returning();
+  if (r.length === 0) throw notFound("No such pending invitation.");
+  return r[0]!;
+}
+
 /** The signed-in invitee accepts: becomes a member with the invited role. */
 export async function acceptInvitation(tx: Tx, id: string, user: { id: string; email: string }) {
   const inv = (await tx.select().from(invitations).where(eq(invitations.id, id)).limit(1))[0];

@@ -28,7 +28,7 @@ export async function pageContext(deps: AppDeps, request: Request): Promise<Page
   const organizations = await listMemberships(deps.database, session.user.id);
   // the active organization is one of them (or none: the session's choice is no longer a membership)
   const active = organizations.find((o) => o.id === session.activeOrganizationId) ?? null;
-  return { session, organizations, active, nav: { organizations, activeOrganizationId: active?.id ?? null, path: url.pathname } };
+  return { session, organizations, active, nav: { organizations, activeOrganizationId: active?.id ?? null, path: url.pathname, platformAdmin: session.user.role === "admin" } };
 }
 
 /** The active organization, approved (else the error page says why and what to do). */

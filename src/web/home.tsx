@@ -17,17 +17,21 @@ export function homePage(deps: AppDeps) {
     if (ctx instanceof Response) return ctx;
     const active = ctx.active;
     const projects = active?.status === "approved" ? await listProjects(deps.database, active.id) : [];
-    const origin = new URL(deps.config.baseUrl).origin;
     return page(
       <Layout title="Projects" user={ctx.session.user} nav={ctx.nav}>
         <h1>Welcome{ctx.session.user.name ? `, ${ctx.session.user.name}` : ""}</h1>
         {!active ? (
           <div class="card">
             <h2>No organization yet</h2>
-            <p>Ask a colleague for an invitation, or create one (a platform administrator approves new organizations):</p>
-            <pre>
-              <code>{`curl -b cookies -H 'Origin: ${origin}' -H 'content-type: application/json' \\\n  -d '{"name":"Acme"}' ${deps.config.baseUrl}/web/orgs`}</code>
-            </pre>
+            <p>
+              Ask a colleague for an invitation (its link opens the way in), or create an organization
+              {deps.config.autoApproveOrgs || ctx.session.user.role === "admin" ? "." : ": a platform administrator approves new ones."}
+            </p>
+            <p>
+              <a class="button" href="/org/new">
+                Create an organization
+              </a>
+            </p>
           </div>
         ) : active.status !== "approved" ? (
           <div class="card">

@@ -10,6 +10,67 @@ export interface Nav {
   activeOrganizationId: string | null;
   /** The page's path, to mark the current link and to return to after switching organization. */
   path: string;
+  /** The person is a platform administrator (user role admin): the Administration link. */
+  platformAdmin?: boolean;
+}
+
+/**
+ * The main navigation: who sees which link. Projects and the organization's page for everyone
+ * signed in (the organization's page is its status page while it is not approved); the
+ * catalog once the active organization is approved; the organization's expertises, insights
+ * and adoption to its owners and admins; Administration to platform administrators.
+ */
+export function navLinks(nav: Nav): { href: string; label: string }[] {
+  const active = nav.organizations.find((o) => o.id === nav.activeOrganizationId) ?? null;
+  const approved = active?.status === "approved";
+  const orgAdmin = approved && (active.role === "owner" || active.role === "admin");
+  return [
+    { href: "/", label: "Projects" },
+    ...(approved ? [{ href: "/catalog", label: "Catalog" }] : []),
+    { href: "/org", label: "Organization" },
+    ...(orgAdmin
+      ? [
+          { href: "/org/expertises", label: "Expertises" },
+          { href: "/org/insights", label: "Insights" },
+          { href: "/org/talent-adoption", label: "Adoption" },
+        ]
+      : []),
+    ...(nav.platformAdmin ? [{ href: "/admin", label: "Administration" }] : []),
+  ];
+}
+
+/** The link of `links` the path is under (the longest matching one), so one link is current. */
+function currentLink(links: { href: string }[], path: string): string | null {
+  let best: string | null = null;
+  for (const l of links) {
+    const under = path === l.href || (l.href !== "/" && path.startsWith(l.href + "/"));
+    if (under && (!best || l.href.length > best.length)) best = l.href;
+  }
+  return best;
+}
+
+/**
+ * The banner of an active organization that is not approved, on every page (issue 15): what
+ * it means and where its status is. Pending: nothing to do but wait for a platform
+ * administrator; rejected or suspended: ask one.
+ */
+function ApprovalBanner(props: { nav?: Nav }) {
+  const nav = props.nav;
+  const active = nav?.organizations.find((o) => o.id === nav.activeOrganizationId);
+  if (!active || active.status === "approved") return null;
+  return (
+    <div class="banner" role="status" id="approval-banner">
+      <strong>
+        {active.name} is {active.status === "pending" ? "pending approval" : active.status}.
+      </strong>{" "}
+      {active.status === "pending"
+        ? "A platform administrator must approve it before its projects, catalog and settings can be used; nothing else is needed from you."
+        : active.status === "rejected"
+          ? "A platform administrator declined it: its projects cannot be used. Ask one if this is a mistake."
+          : "Its projects cannot be used until a platform administrator reactivates it; ask one."}{" "}
+      <a href="/org">See its status</a>
+    </div>
+  );
 }
 
 /** htmx swaps error answers (4xx, 5xx) too: they carry a fragment retargeted to #flash (web/errors.tsx). */
@@ -23,12 +84,8 @@ const HTMX_CONFIG = JSON.stringify({
 
 function Header(props: { user?: { email: string } | null; nav?: Nav }) {
   const nav = props.nav;
-  const active = nav?.organizations.find((o) => o.id === nav.activeOrganizationId) ?? null;
-  const link = (href: string, label: string) => (
-    <a href={href} aria-current={nav && (nav.path === href || (href !== "/" && nav.path.startsWith(href))) ? "page" : undefined}>
-      {label}
-    </a>
-  );
+  const links = nav ? navLinks(nav) : [];
+  const current = nav ? currentLink(links, nav.path) : null;
   return (
     <header class="top">
       <a class="brand" href="/">
@@ -36,8 +93,11 @@ function Header(props: { user?: { email: string } | null; nav?: Nav }) {
       </a>
       {nav ? (
         <nav aria-label="Main">
-          {link("/", "Projects")}
-          {active?.status === "approved" ? link("/catalog", "Catalog") : null}
+          {links.map((l) => (
+            <a href={l.href} aria-current={l.href === current ? "page" : undefined}>
+              {l.label}
+            </a>
+          ))}
         </nav>
       ) : null}
       {nav && nav.organizations.length > 0 ? (
@@ -122,7 +182,12 @@ export function Layout(props: { title: string; children?: Child; user?: { email:
         <a class="skip" href="#main">
           Skip to content
         </a>
-        {headers.render(JSON.stringify([props.user?.email ?? null, props.nav ?? null]), () => <Header user={props.user} nav={props.nav} />)}
+        {headers.render(JSON.stringify([props.user?.email ?? null, props.nav ?? null]), () => (
+          <>
+            <Header user={props.user} nav={props.nav} />
+            <ApprovalBanner nav={props.nav} />
+          </>
+        ))}
         <div id="flash" aria-live="polite"></div>
         <main id="main">{props.children}</main>
         {props.nav ? PALETTE : null}

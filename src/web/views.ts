@@ -25,9 +25,10 @@ export interface RouteView {
   /**
    * The page to go to after the change, for a form posted without JavaScript and for htmx
    * alike (`HX-Redirect`), when the fragment is not the answer (default for a form post: the
-   * form's `return`, else the Referer's path; for htmx: the page reloads).
+   * form's `return`, else the Referer's path; for htmx: the page reloads). Null: no redirect
+   * for this answer (htmx gets the fragment, a form post its default).
    */
-  redirect?: (data: unknown, ctx: ViewContext) => string;
+  redirect?: (data: unknown, ctx: ViewContext) => string | null;
 }
 
 const registry = new Map<string, RouteView>();
@@ -77,14 +78,15 @@ export function webViews() {
     const view = registry.get(`${request.method} ${route.replace(/\/$/, "")}`);
     const ctx: ViewContext = { request, params: (params ?? {}) as Record<string, string>, body };
     if (htmx) {
-      if (view?.redirect) return new Response(null, { status: 204, headers: { "hx-redirect": view.redirect(responseValue, ctx) } });
+      const to = view?.redirect?.(responseValue, ctx);
+      if (to) return new Response(null, { status: 204, headers: { "hx-redirect": to } });
       if (view?.fragment) {
         const html = String(await view.fragment(responseValue, ctx));
         return new Response(html, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } });
       }
       return new Response(null, { status: 204, headers: { "hx-refresh": "true" } });
     }
-    const to = view?.redirect ? view.redirect(responseValue, ctx) : returnPath(request, "/");
+    const to = view?.redirect?.(responseValue, ctx) ?? returnPath(request, "/");
     return new Response(null, { status: 303, headers: { location: to, "cache-control": "no-store" } });
   });
 }

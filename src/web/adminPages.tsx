@@ -1,0 +1,155 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * The platform administration pages (spec D, issue 15), for users with role admin:
+ * `/admin` (organizations with approve / reject / suspend / reactivate), `/admin/users`, and
+ * `/admin/security-events` (paged, newest first). Open whatever the administrator's own
+ * organization's state (spec C rule 1). Anyone else gets the 404 page: the pages' existence
+ * is not advertised to them.
+ */
+import { desc } from "drizzle-orm";
+import { Elysia } from "elysia";
+import type { Child } from "hono/jsx";
+import type { AppDeps } from "../app";
+import { users } from "../db/schema";
+import { notFound } from "../http/errors";
+import { listSecurityEvents } from "../identity/security";
+import { iso } from "../lib/time";
+import { listAllOrganizations } from "../tenancy/service";
+import { AdminOrganizations, statusFilter } from "../tenancy/adminViews";
+import { pageContext, type PageContext } from "./context";
+import { Layout, page } from "./layout";
+
+const TABS = [
+  { href: "/admin", label: "Organizations" },
+  { href: "/admin/users", label: "Users" },
+  { href: "/admin/security-events", label: "Security events" },
+];
+
+const when = (ms: number): string => iso(ms).replace("T", " ").slice(0, 19);
+
+/** Events per page of /admin/security-events. */
+const EVENTS_PAGE = 50;
+
+function AdminLayout(props: { ctx: PageContext; title: string; path: string; children?: Child }) {
+  return (
+    <Layout title={`${props.title} · Administration`} user={props.ctx.session.user} nav={props.ctx.nav}>
+      <h1>Platform administration</h1>
+      <nav class="tabs" aria-label="Administration">
+        {TABS.map((t) => (
+          <a href={t.href} aria-current={t.href === props.path ? "page" : undefined}>
+            {t.label}
+          </a>
+        ))}
+      </nav>
+      {props.children}
+    </Layout>
+  );
+}
+
+export function adminPages(deps: AppDeps) {
+  /** The page context of a platform administrator; anyone else: the 404 page. */
+  const admin = async (request: Request): Promise<PageContext | Response> => {
+    const ctx = await pageContext(deps, request);
+    if (ctx instanceof Response) return ctx;
+    if (ctx.session.user.role !== "admin") throw notFound("No such page.");
+    return ctx;
+  };
+  return new Elysia()
+    .get("/admin", async ({ request, query }) => {
+      const ctx = await admin(request);
+      if (ctx instanceof Response) return ctx;
+      const organizations = await listAllOrganizations(deps.database);
+      return page(
+        <AdminLayout ctx={ctx} title="Organizations" path="/admin">
+          <AdminOrganizations organizations={organizations} status={statusFilter(query.status)} />
+        </AdminLayout>,
+      );
+    })
+    .get("/admin/users", async ({ request }) => {
+      const ctx = await admin(request);
+      if (ctx instanceof Response) return ctx;
+      const rows = await deps.database.db
+        .select({ id: users.id, email: users.email, name: users.name, role: users.role, createdAt: users.createdAt })
+        .from(users)
+        .orderBy(desc(users.createdAt));
+      return page(
+        <AdminLayout ctx={ctx} title="Users" path="/admin/users">
+          <section aria-labelledby="users-h">
+            <h2 id="users-h">Users ({rows.length})</h2>
+            <table>
+              <caption class="visually-hidden">Users, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">E-mail</th>
+                  <th scope="col">Name</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Created (UTC)</th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((u) => (
+                  <tr>
+                    <td>{u.email}</td>
+                    <td>{u.name ?? "—"}</td>
+                    <td>{u.role === "admin" ? <strong>platform admin</strong> : "user"}</td>
+                    <td class="small">{when(u.createdAt)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </section>
+        </AdminLayout>,
+      );
+    })
+    .get("/admin/security-events", async ({ request, query }) => {
+      const ctx = await admin(request);
+      if (ctx instanceof Response) return ctx;
+      const before = typeof query.before === "string" && /^[1-9][0-9]{0,15}$/.test(query.before) ? Number(query.before) : undefined;
+      const events = await listSecurityEvents(deps.database, EVENTS_PAGE, before);
+      const next = events.length >= EVENTS_PAGE ? events.at(-1)!.createdAt : null;
+      return page(
+        <AdminLayout ctx={ctx} title="Security events" path="/admin/security-events">
+          <section aria-labelledby="events-h">
+            <h2 id="events-h">Security events{before ? ` before ${when(before)}` : ""}</h2>
+            {events.length === 0 ? (
+              <p class="muted">No security event{before ? " before this time" : " yet"}.</p>
+            ) : (
+              <table>
+                <caption class="visually-hidden">Security events, newest first</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">When (UTC)</th>
+                    <th scope="col">Event</th>
+                    <th scope="col">E-mail</th>
+                    <th scope="col">Address</th>
+                    <th scope="col">Detail</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {events.map((e) => (
+                    <tr>
+                      <td class="small">{when(e.createdAt)}</td>
+                      <td>
+                        <code>{e.kind}</code>
+                      </td>
+                      <td>{e.email ?? "—"}</td>
+                      <td class="small">
+                        {e.ip ?? "—"}
+                        {e.userAgent ? <div class="muted small">{e.userAgent.slice(0, 80)}</div> : null}
+                      </td>
+                      <td class="small">{e.detail ? <code>{JSON.stringify(e.detail).slice(0, 200)}</code> : "—"}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+            <p>
+              {before ? <a href="/admin/security-events">Newest</a> : null}
+              {before && next ? " · " : null}
+              {next ? <a href={`/admin/security-events?before=${next}`}>Older</a> : null}
+            </p>
+          </section>
+        </AdminLayout>,
+      );
+    });
+}
