@@ -216,3 +216,20 @@ describe("relevance (issue 12 item 3): it orders and filters, never designates o
     expect(served.status).toBe(201);
   });
 });
+
+describe("GET /web/catalog/:id kept sheets (issue 12 figures) follow the organization's expertises", () => {
+  test("an expertise that requires a public talent appears among its dependents for its organization only, and leaves when deactivated", async () => {
+    const a = await orgWithProject(env);
+    const b = await orgWithProject(env);
+    const dependents = async (c: typeof a.owner) =>
+      (await c.get("/web/catalog/typescript-strict")).body.graph.nodes.filter((n: { relation: string }) => n.relation === "dependent").map((n: { id: string }) => n.id);
+    const before = await dependents(a.owner);
+    expect(before.some((id: string) => id.startsWith("@"))).toBe(false);
+    const { id, ref } = await publishedExpertise(a.owner, a.org.slug, "sheet-ledger");
+    expect(await dependents(a.owner)).toContain(ref);
+    expect(await dependents(b.owner)).toEqual(before);
+    expect(await dependents(a.owner)).toContain(ref);
+    expect((await a.owner.post(`/web/orgs/current/expertises/${id}/deactivate`)).status).toBe(200);
+    expect(await dependents(a.owner)).toEqual(before);
+  });
+});

@@ -14,6 +14,7 @@ import { decodedParam, intParam, oneOf, patternParam, strParam } from "../http/q
 import { judge, relevanceOf } from "../projects/relevance";
 import { listInstalled } from "../projects/selection";
 import { getProject } from "../projects/service";
+import type { Catalog } from "./catalog";
 import type { Talent } from "./format";
 import { card, CATALOG_KINDS, catalogCards, dependencyGraph, facets, talentSheet, type ProjectState, type Visible } from "./people";
 
@@ -66,6 +67,30 @@ export function catalogWebRoutes(deps: AppDeps, guards: Guards) {
       const t = lookup(id);
       if (!t) throw notFound(`No talent ${id} in the catalog of this organization.`);
       const dependents = [...(v.catalog.dependents.get(id) ?? []), ...v.expertises.filter((e) => e.requires.includes(id)).map((e) => e.id)];
-      return talentSheet(t, dependencyGraph(t, lookup, dependents, p?.state), p?.state(t.id));
+      if (p || t.kind !== "talent") return talentSheet(t, dependencyGraph(t, lookup, dependents, p?.state), p?.state(t.id));
+      return keptSheet(v.catalog, t, dependents.map((d) => `${d}\u0001${lookup(d)?.title ?? ""}`).join("\n"), () => talentSheet(t, dependencyGraph(t, lookup, dependents)));
     }, { org: "member" });
 }
+
+/**
+ * A public talent's sheet without a project, kept by the talent object (one catalog's) and what
+ * else it shows: its dependents with their titles (the organization's expertises that require it
+ * are among them; every other node comes from the catalog). A lazy
+ * talent's sheet rebuilds the talent from stored bytes (≈ 0.2 ms of validation), and people
+ * open the same sheets again and again. Bounded (about 4 KB each); oldest out.
+ */
+function keptSheet(catalog: Catalog, t: Talent, key: string, make: () => ReturnType<typeof talentSheet>): ReturnType<typeof talentSheet> {
+  if (catalog !== sheetsOf) {
+    sheets.clear(); // a reloaded catalog: nothing of the old one is kept
+    sheetsOf = catalog;
+  }
+  const hit = sheets.get(t);
+  if (hit && hit.key === key) return hit.sheet;
+  const sheet = make();
+  if (!hit && sheets.size >= KEPT_SHEETS) sheets.delete(sheets.keys().next().value!);
+  sheets.set(t, { key, sheet });
+  return sheet;
+}
+const sheets = new Map<Talent, { key: string; sheet: ReturnType<typeof talentSheet> }>();
+let sheetsOf: Catalog | null = null;
+const KEPT_SHEETS = 1024;
