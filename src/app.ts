@@ -34,6 +34,8 @@ import { specializationRoutes } from "./specializations/routes";
 import { validatorConfigRoutes } from "./projects/validatorConfig";
 import { invitationPages } from "./tenancy/invitationPages";
 import { tenancyRoutes } from "./tenancy/routes";
+import { mailRoutes } from "./mail/routes";
+import { mailPages } from "./mail/pages";
 import { codeHostingRoutes } from "./tenancy/codeHostingRoutes";
 import { edge } from "./http/edge";
 import { join } from "node:path";
@@ -102,6 +104,8 @@ export function createApp(input: AppDeps) {
     .use(tenancyRoutes(deps, guards))
     .use(codeHostingRoutes(deps, guards))
     .use(invitationPages(deps))
+    .use(mailRoutes(deps, guards))
+    .use(mailPages(deps))
     .use(projectRoutes(deps, guards))
     .use(expertiseRoutes(deps, guards))
     .use(catalogApiRoutes(deps, guards))

@@ -13,6 +13,7 @@ import { listSecurityEvents } from "../identity/security";
 import { setActiveOrganization } from "../identity/sessions";
 import { normalizeEmail } from "../identity/users";
 import { queueMail } from "../mail/outbox";
+import { invitationMail } from "../mail/templates";
 import { desc } from "drizzle-orm";
 import {
   acceptInvitation,
@@ -93,11 +94,7 @@ export function tenancyRoutes(deps: AppDeps, guards: Guards) {
       const inv = await deps.database.write(async (tx) => {
         const i = await createInvitation(tx, { organizationId: org.id, email, role: body.role ?? "member", invitedBy: auth.user.id, actorRole: org.role });
         const link = `${deps.config.baseUrl}/accept-invitation/${i.id}`;
-        await queueMail(tx, deps.log, {
-          to: email,
-          subject: `Join ${org.name} on talentd`,
-          body: `${auth.user.email} invites you to the organization "${org.name}" as ${i.role}.\n\nAccept: ${link}\n\nThe link expires ${iso(i.expiresAt)}.`,
-        });
+        await queueMail(tx, deps, invitationMail({ to: email, inviter: auth.user.email, organizationId: org.id, organizationName: org.name, role: i.role, link, expiresAt: i.expiresAt }));
         return { ...i, link };
       });
       set.status = 201;
