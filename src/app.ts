@@ -20,6 +20,7 @@ import { mcpRoutes, type Backend } from "./mcp/routes";
 import { oauthRoutes } from "./oauth/routes";
 import { identityRoutes, setupRoutes } from "./identity/routes";
 import { loginPages } from "./identity/loginPages";
+import { passwordResetRoutes } from "./identity/resetPages";
 import { homePage } from "./web/home";
 import { htmlError } from "./web/errors";
 import { webViews } from "./web/views";
@@ -35,7 +36,6 @@ import { validatorConfigRoutes } from "./projects/validatorConfig";
 import { invitationPages } from "./tenancy/invitationPages";
 import { tenancyRoutes } from "./tenancy/routes";
 import { mailRoutes } from "./mail/routes";
-import { mailPages } from "./mail/pages";
 import { codeHostingRoutes } from "./tenancy/codeHostingRoutes";
 import { edge } from "./http/edge";
 import { join } from "node:path";
@@ -97,6 +97,7 @@ export function createApp(input: AppDeps) {
     .use(identityRoutes(deps, guards))
     .use(setupRoutes(deps))
     .use(loginPages(deps))
+    .use(passwordResetRoutes(deps))
     .use(homePage(deps))
     .use(projectPages(deps))
     .use(catalogPages(deps))
@@ -105,7 +106,6 @@ export function createApp(input: AppDeps) {
     .use(codeHostingRoutes(deps, guards))
     .use(invitationPages(deps))
     .use(mailRoutes(deps, guards))
-    .use(mailPages(deps))
     .use(projectRoutes(deps, guards))
     .use(expertiseRoutes(deps, guards))
     .use(catalogApiRoutes(deps, guards))

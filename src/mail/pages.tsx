@@ -58,8 +58,9 @@ function MailTable(props: { mails: MailView[] }) {
   );
 }
 
-export function mailPages(deps: AppDeps) {
-  return new Elysia().get("/org/mail", async ({ request }) => {
+export function mailPages(deps: AppDeps): Elysia {
+  // typed as a plain Elysia: the app's chain of plugin types is near TypeScript's depth limit
+  const plugin = new Elysia().get("/org/mail", async ({ request }) => {
     const ctx = await pageContext(deps, request);
     if (ctx instanceof Response) return ctx;
     const org = approvedOrg(ctx);
@@ -90,4 +91,5 @@ export function mailPages(deps: AppDeps) {
       </Layout>,
     );
   });
+  return plugin as unknown as Elysia;
 }
