@@ -83,7 +83,7 @@ export function mailPages(deps: AppDeps): Elysia {
         ) : (
           <>
             <p>
-              {mails.length} waiting, {failed} failed.
+              {mails.length} not delivered yet{failed > 0 ? `, ${failed} of them failed (no more automatic attempts)` : ""}.
             </p>
             <MailTable mails={mails} />
           </>
