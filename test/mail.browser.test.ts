@@ -16,7 +16,8 @@ import { MailDelivery } from "../src/mail/delivery";
 import { createLogger } from "../src/lib/log";
 import { sha256Hex } from "../src/lib/crypto";
 import { joinedMember, orgWithProject, signedUp } from "./helpers";
-import { axeViolations, LAN_HOST, launchChromium, newPage, screenshot, type WatchedPage } from "./browser-support";
+import { resetTokenValid } from "../src/identity/passwordReset";
+import { axeViolations, LAN_HOST, launchChromium, newPage, screenshot, servePage, type WatchedPage } from "./browser-support";
 import { liveEnv, PASSWORD, type LiveEnv } from "./mcp-support";
 import { eventually } from "./proc";
 import { linkIn, TestSmtp } from "./mail-support";
@@ -186,6 +187,43 @@ for (const host of ["127.0.0.1", LAN_HOST]) {
       expect(await mpage.textContent("h1")).toContain("Not found");
       expect(await mpage.textContent("main")).not.toContain(invitee);
       await expectClean(w);
+      await w.context.close();
+    });
+    test("cross-site: another origin's page that auto-submits Retry (with the owner's cookie) or a reset confirmation → 403 page, nothing changed", async () => {
+      const o = await orgWithProject(live.env);
+      await live.env.database.client.execute({
+        sql: "INSERT INTO mail_outbox (id, organization_id, kind, to_address, subject, body, status, attempts, next_attempt_at, created_at, error) VALUES (?, ?, 'invitation', 'x@example.com', 'Join', 'b', 'failed', 8, 0, ?, 'SMTP 550')",
+        args: [`mail_csrf${seq}`, o.org.id, Date.now()],
+      });
+      const mailId = `mail_csrf${seq}`;
+      const user = await signedUp(live.env, email("target"));
+      const r = await fetch(`http://127.0.0.1:${new URL(live.base).port}/api/auth/password-reset`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: user.email }) });
+      expect(r.status).toBe(202);
+      const token = new URL(linkIn((await smtp.waitFor(user.email))[0]!, `${live.base}/reset-password?token=`)).searchParams.get("token")!;
+      const page = await fresh();
+      await signIn(page, o.owner.email);
+      const autoSubmit = (action: string, fields: Record<string, string>) =>
+        `<!doctype html><title>win a prize</title><form id="f" method="post" action="${action}">${Object.entries(fields)
+          .map(([k, v]) => `<input type="hidden" name="${k}" value="${v}">`)
+          .join("")}</form><script>document.getElementById("f").submit()</script>`;
+      // another port of the same host: same site (the Lax cookie goes along), another origin
+      for (const [action, fields] of [
+        [`${live.base}/web/orgs/current/mail/${mailId}/retry`, { return: "/org/mail" }],
+        [`${live.base}/reset-password/confirm`, { token, password: "attacker chosen password" }],
+      ] as const) {
+        const evil = servePage(autoSubmit(action, fields), "127.0.0.1");
+        try {
+          const answer = page.waitForResponse((res) => res.url() === action && res.request().method() === "POST");
+          await page.goto(evil.origin(new URL(live.base).hostname));
+          const res = await answer;
+          expect(res.status()).toBe(403);
+          expect(res.headers()["content-type"]).toContain("text/html");
+        } finally {
+          evil.stop();
+        }
+      }
+      expect((await live.env.database.client.execute({ sql: "SELECT status FROM mail_outbox WHERE id = ?", args: [mailId] })).rows[0]!.status).toBe("failed");
+      expect(await resetTokenValid(live.env.database, token)).toBe(true);
       await w.context.close();
     });
   });
