@@ -211,6 +211,16 @@ describe("without SMTP_URL", () => {
     expect((await lonely.get("/web/orgs/current/mail")).status).toBe(403);
     expect((await owner.post("/web/orgs/current/mail/mail_nope/retry")).status).toBe(404);
     expect((await env.request("/web/orgs/current/mail/mail_nope/retry", { method: "POST" })).status).toBe(401);
+    // the page: signed out → /login; without an organization → the error page; a member → the 404 page (mail.browser.test.ts)
+    const signedOut = await env.request("/org/mail", { headers: { accept: "text/html" } });
+    expect(signedOut.status).toBe(303);
+    expect(signedOut.headers.get("location")).toBe("/login?next=%2Forg%2Fmail");
+    const noOrg = await lonely.call("GET", "/org/mail", undefined, { accept: "text/html" });
+    expect(noOrg.status).toBe(403);
+    expect(noOrg.headers.get("content-type")).toContain("text/html");
+    const ownPage = await owner.call("GET", "/org/mail", undefined, { accept: "text/html" });
+    expect(ownPage.status).toBe(200);
+    expect(await ownPage.text()).toContain("No SMTP server is configured");
     // CSRF: a cross-site POST with the owner's cookie is refused
     const cross = await owner.call("POST", "/web/orgs/current/mail/mail_nope/retry", undefined, { origin: "http://evil.example" });
     expect(cross.status).toBe(403);

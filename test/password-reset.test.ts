@@ -106,6 +106,14 @@ describe("POST /api/auth/password-reset", () => {
     expect((await api("/api/auth/password-reset/confirm", { token: second.token, password: "another new password" })).status).toBe(410);
   });
 
+  test("changing the password (signed in) kills a reset link asked for before", async () => {
+    const user = await signedUp(live.env);
+    const { token } = await resetLink(user.email);
+    expect((await user.post("/api/auth/change-password", { currentPassword: "correct horse battery", newPassword: "changed on purpose" })).status).toBe(200);
+    expect((await api("/api/auth/password-reset/confirm", { token, password: "an attacker's password" })).status).toBe(410);
+    expect((await api("/api/auth/sign-in", { email: user.email, password: "changed on purpose" })).status).toBe(200);
+  });
+
   test(`at most ${AUTH_LIMITS.resetEmail.limit} reset mails per e-mail in 15 min: further requests get the same answer and no mail`, async () => {
     const user = await signedUp(live.env);
     const answers = new Set<string>();
