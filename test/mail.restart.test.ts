@@ -73,7 +73,8 @@ describe("the outbox across a restart of talentd (real processes, real SMTP serv
     expect(
       await eventually(async () => {
         waiting = (await owner("GET", "/web/orgs/current/mail")).body.mails[0];
-        return waiting?.attempts >= 2;
+        // pending between attempts (not `sending`: a claim cut by SIGKILL waits for its 2-minute lease)
+        return waiting?.attempts >= 2 && waiting.status === "pending";
       }, 15_000),
     ).toBe(true);
     expect(waiting).toMatchObject({ to: "survivor@example.com", status: "pending" });
