@@ -7,7 +7,8 @@
  * process is taken again after its lease; without SMTP_URL the mail goes to the log.
  */
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { MailDelivery } from "../src/mail/delivery";
+import { MailDelivery, POLL_MS } from "../src/mail/delivery";
+import { retryDelay } from "../src/mail/outbox";
 import { createLogger } from "../src/lib/log";
 import { joinedMember, orgWithProject, signedUp, testEnv, type TestEnv } from "./helpers";
 import { eventually } from "./proc";
@@ -42,8 +43,11 @@ describe("mail delivery over SMTP (smtp-server + mailparser)", () => {
   test("an invitation arrives with the full accept link from BASE_URL, text and HTML, sent once and marked sent", async () => {
     const { smtp, env } = await setup();
     const { owner, org } = await orgWithProject(env, "Mail Org");
+    const queuedAt = Date.now();
     const inv = (await owner.post("/web/orgs/current/invitations", { email: "new.person@example.com", role: "admin" })).body;
     const [mail] = await smtp.waitFor("new.person@example.com");
+    // the loop was woken by the queued mail, not by its once-a-minute look at the table
+    expect(Date.now() - queuedAt).toBeLessThan(10_000);
     expect(mail!.subject).toBe("Join Mail Org on talentd");
     expect(mail!.from?.text).toBe(`talentd@localhost`);
     const link = linkIn(mail!, "http://localhost:8787/");
@@ -181,6 +185,15 @@ describe("mail delivery over SMTP (smtp-server + mailparser)", () => {
     expect(smtp.to("inflight@example.com")).toHaveLength(1);
     expect((await outbox(env, "inflight@example.com"))[0]!.status).toBe("sent");
   }, 30_000);
+});
+
+describe("backoff", () => {
+  test("the wait after the n-th failure doubles from MAIL_RETRY_BASE and stops at one hour; the loop polls every minute", () => {
+    expect([1, 2, 3, 4, 5, 6, 7].map((n) => retryDelay(n, 30_000) / 1000)).toEqual([30, 60, 120, 240, 480, 960, 1920]);
+    expect(retryDelay(8, 30_000)).toBe(3_600_000);
+    expect(retryDelay(40, 30_000)).toBe(3_600_000);
+    expect(POLL_MS).toBe(60_000);
+  });
 });
 
 describe("without SMTP_URL", () => {
