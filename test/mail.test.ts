@@ -131,7 +131,7 @@ describe("mail delivery over SMTP (smtp-server + mailparser)", () => {
   }, 40_000);
 
   test("a mail that keeps failing (server down) ends failed after MAIL_MAX_ATTEMPTS, with backoff between attempts", async () => {
-    const { env } = await setup({ listening: false, env: { MAIL_MAX_ATTEMPTS: "2" } });
+    const { env } = await setup({ listening: false, env: { MAIL_MAX_ATTEMPTS: "2", METRICS_TOKEN: "metrics-token-0123456789" } });
     const { owner } = await orgWithProject(env);
     const started = Date.now();
     await owner.post("/web/orgs/current/invitations", { email: "never@example.com" });
@@ -140,6 +140,9 @@ describe("mail delivery over SMTP (smtp-server + mailparser)", () => {
     expect(row!.attempts).toBe(2);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000); // the second attempt waited MAIL_RETRY_BASE
     expect((await owner.get("/web/orgs/current/mail")).body.mails[0]).toMatchObject({ status: "failed", attempts: 2 });
+    const metrics = await (await env.request("/metrics", { headers: { authorization: "Bearer metrics-token-0123456789" } })).text();
+    expect(metrics).toContain('talentd_mail_outbox{status="failed"} 1');
+    expect(metrics).toContain('talentd_mail_outbox{status="pending"} 0');
   }, 30_000);
 
   test("a claim left by a process that died mid-send is taken again after its lease and sent once; a live claim is left alone", async () => {
