@@ -20,6 +20,7 @@ import { mcpRoutes, type Backend } from "./mcp/routes";
 import { oauthRoutes } from "./oauth/routes";
 import { identityRoutes, setupRoutes } from "./identity/routes";
 import { loginPages } from "./identity/loginPages";
+import { passwordResetRoutes } from "./identity/resetPages";
 import { homePage } from "./web/home";
 import { htmlError } from "./web/errors";
 import { webViews } from "./web/views";
@@ -37,6 +38,7 @@ import { specializationRoutes } from "./specializations/routes";
 import { validatorConfigRoutes } from "./projects/validatorConfig";
 import { invitationPages } from "./tenancy/invitationPages";
 import { tenancyRoutes } from "./tenancy/routes";
+import { mailRoutes } from "./mail/routes";
 import { codeHostingRoutes } from "./tenancy/codeHostingRoutes";
 import { edge } from "./http/edge";
 import { join } from "node:path";
@@ -97,17 +99,11 @@ export function createApp(input: AppDeps) {
     .use(assetRoutes())
     .use(openApiRoutes(deps.config.baseUrl, pkg.version))
     .use(identityRoutes(deps, guards))
-    .use(setupRoutes(deps))
-    .use(loginPages(deps))
-    .use(homePage(deps))
-    .use(projectPages(deps))
-    .use(catalogPages(deps))
-    .use(orgPages(deps))
-    .use(adminPages(deps))
+    .use(pages(deps))
     .use(searchRoutes(deps, guards))
     .use(tenancyRoutes(deps, guards))
     .use(codeHostingRoutes(deps, guards))
-    .use(invitationPages(deps))
+    .use(mailRoutes(deps, guards))
     .use(projectRoutes(deps, guards))
     .use(expertiseRoutes(deps, guards))
     .use(catalogApiRoutes(deps, guards))
@@ -127,3 +123,21 @@ export function createApp(input: AppDeps) {
 }
 
 export type App = ReturnType<typeof createApp>;
+
+/**
+ * The server-rendered pages (sign-in, setup, reset, invitations, the dashboard) as one plugin
+ * typed as a plain Elysia: nothing reads their route types (no typed client), and the app's
+ * chain of plugin types stays under TypeScript's instantiation depth limit (TS2589).
+ */
+function pages(deps: ComposedDeps): Elysia {
+  return new Elysia()
+    .use(setupRoutes(deps))
+    .use(loginPages(deps))
+    .use(passwordResetRoutes(deps))
+    .use(homePage(deps))
+    .use(projectPages(deps))
+    .use(catalogPages(deps))
+    .use(orgPages(deps))
+    .use(adminPages(deps))
+    .use(invitationPages(deps)) as unknown as Elysia;
+}

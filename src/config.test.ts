@@ -49,7 +49,28 @@ describe("config: flags > env > defaults", () => {
     [{ LOG_LEVEL: "loud" }, /^LOG_LEVEL: "loud" is not one of/],
     [{ LOG_FORMAT: "pretty" }, /^LOG_FORMAT: "pretty" is not one of auto, json, text$/],
     [{ SMTP_URL: "mail.example.com" }, /^SMTP_URL: /],
+    [{ SMTP_URL: "http://mail.example.com" }, /^SMTP_URL: /],
+    [{ MAIL_FROM: "not an address" }, /^MAIL_FROM: "not an address" is not an address/],
+    [{ MAIL_MAX_ATTEMPTS: "0" }, /^MAIL_MAX_ATTEMPTS: "0" is not a number of attempts/],
+    [{ MAIL_RETRY_BASE: "2h" }, /^MAIL_RETRY_BASE: "2h" must be between 1s and 1h/],
+    [{ MAIL_RETRY_BASE: "soon" }, /^MAIL_RETRY_BASE: "soon" is not an interval/],
   ];
+  test("SMTP_URL, MAIL_FROM and the retry settings: defaults and accepted values", () => {
+    const d = loadConfig({ BASE_URL: "https://talentd.example.com" });
+    expect(d.smtpUrl).toBeUndefined();
+    expect(d.mailFrom).toBe("talentd@talentd.example.com");
+    expect(d.mailMaxAttempts).toBe(8);
+    expect(d.mailRetryBaseMs).toBe(30_000);
+    const c = loadConfig({ SMTP_URL: "smtps://u:p%40ss@mail.example.com:465", MAIL_FROM: "Talents <talents@example.com>", MAIL_MAX_ATTEMPTS: "3", MAIL_RETRY_BASE: "5s" });
+    expect(c.smtpUrl).toBe("smtps://u:p%40ss@mail.example.com:465");
+    expect(c.mailFrom).toBe("Talents <talents@example.com>");
+    expect(c.mailMaxAttempts).toBe(3);
+    expect(c.mailRetryBaseMs).toBe(5000);
+  });
+  test("a bad SMTP_URL's password is not echoed in the error", () => {
+    expect(() => loadConfig({ SMTP_URL: "smtpx://user:hunter2@mail" })).toThrow(/\/\/\*\*\*@mail/);
+    expect(() => loadConfig({ SMTP_URL: "smtpx://user:hunter2@mail" })).not.toThrow(/hunter2/);
+  });
   for (const [env, message] of bad) {
     test(`${JSON.stringify(env)} → ConfigError ${message}`, () => {
       expect(() => loadConfig(env)).toThrow(ConfigError);

@@ -24,10 +24,14 @@ export interface Config {
   databaseAuthToken: string | undefined;
   /** TALENTS_DIR / --talents-dir. Default none: an extra catalog folder merged over the embedded one. */
   talentsDir: string | undefined;
-  /** SMTP_URL. Default none: mails go to the log and the outbox table. */
+  /** SMTP_URL (`smtp://user:pass@host:587`, `smtps://…:465`). Default none: mails go to the log and the outbox table only. */
   smtpUrl: string | undefined;
-  /** MAIL_FROM. Default talentd@<host of BASE_URL>. */
+  /** MAIL_FROM (`talentd@example.com` or `talentd <talentd@example.com>`). Default talentd@<host of BASE_URL>. */
   mailFrom: string;
+  /** MAIL_MAX_ATTEMPTS. Default 8: after this many failed deliveries a mail is marked failed (shown to its organization's admins). */
+  mailMaxAttempts: number;
+  /** MAIL_RETRY_BASE (`30s`, `1m`). Default 30 s: the wait after the first failed delivery, doubled after each one, at most 1 h. In ms. */
+  mailRetryBaseMs: number;
   /** AUTO_APPROVE_ORGS. Default false: new organizations wait for a platform admin. */
   autoApproveOrgs: boolean;
   /** KEYS_ENABLED. Default true: false turns the project-key API off (every key gets 401). */
@@ -169,9 +173,23 @@ export function loadConfig(
   }
 
   const smtpUrl = get("SMTP_URL");
-  if (smtpUrl !== undefined && !/^smtps?:\/\/[^/]+/.test(smtpUrl)) {
-    throw new ConfigError(`SMTP_URL: "${smtpUrl}" is not an smtp:// or smtps:// URL`);
+  if (smtpUrl !== undefined) {
+    let ok = false;
+    try {
+      const u = new URL(smtpUrl);
+      ok = (u.protocol === "smtp:" || u.protocol === "smtps:") && u.hostname !== "";
+    } catch {
+      /* not a URL */
+    }
+    // the URL may carry a password: never echo it
+    if (!ok) throw new ConfigError(`SMTP_URL: not an smtp://[user:password@]host[:port] or smtps:// URL (${smtpUrl.replace(/\/\/[^@/]*@/, "//***@").slice(0, 200)})`);
   }
+  const mailFrom = get("MAIL_FROM") ?? `talentd@${new URL(baseUrl).hostname}`;
+  if (!/^(?:[^<>@\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/.test(mailFrom.trim())) {
+    throw new ConfigError(`MAIL_FROM: "${mailFrom}" is not an address (talentd@example.com or "talentd <talentd@example.com>")`);
+  }
+  const mailRetryBaseMs = get("MAIL_RETRY_BASE") === undefined ? 30_000 : parseInterval("MAIL_RETRY_BASE", get("MAIL_RETRY_BASE")!);
+  if (mailRetryBaseMs === null || mailRetryBaseMs > 3_600_000) throw new ConfigError(`MAIL_RETRY_BASE: "${get("MAIL_RETRY_BASE")}" must be between 1s and 1h`);
 
   const backupIntervalMs = get("BACKUP_INTERVAL") === undefined ? null : parseInterval("BACKUP_INTERVAL", get("BACKUP_INTERVAL")!);
   if (backupIntervalMs !== null && scheme !== "file:") {
@@ -192,7 +210,9 @@ export function loadConfig(
     databaseAuthToken: get("DATABASE_AUTH_TOKEN"),
     talentsDir: get("TALENTS_DIR") ? resolve(get("TALENTS_DIR")!) : undefined,
     smtpUrl,
-    mailFrom: get("MAIL_FROM") ?? `talentd@${new URL(baseUrl).hostname}`,
+    mailFrom: mailFrom.trim(),
+    mailMaxAttempts: get("MAIL_MAX_ATTEMPTS") === undefined ? 8 : parseIntIn("MAIL_MAX_ATTEMPTS", get("MAIL_MAX_ATTEMPTS")!, 1, 50, "a number of attempts (1–50)"),
+    mailRetryBaseMs,
     autoApproveOrgs: parseBool("AUTO_APPROVE_ORGS", get("AUTO_APPROVE_ORGS"), false),
     keysEnabled: parseBool("KEYS_ENABLED", get("KEYS_ENABLED"), true),
     bodyLimit,

@@ -352,7 +352,7 @@ describe("blob cache (content-addressed: a digest names its bytes forever)", () 
 });
 
 describe("housekeeping", () => {
-  test("expired sessions, long-expired OAuth codes and tokens, setup tokens and stale invitations go; live rows stay", async () => {
+  test("expired sessions, long-expired OAuth codes and tokens, setup and reset tokens, stale invitations and old delivered mails go; live rows and waiting mails stay", async () => {
     const database = await migrated("hk.db");
     const now = Date.now();
     const day = 24 * 3600 * 1000;
@@ -373,15 +373,23 @@ describe("housekeeping", () => {
       await tx.insert(s.setupTokens).values({ tokenHash: "st_old", expiresAt: now - 2 * day, createdAt: now });
       await tx.insert(s.invitations).values({ id: "inv_old", organizationId: "org_h", email: "i@x.co", expiresAt: now - 31 * day, createdAt: now });
       await tx.insert(s.invitations).values({ id: "inv_new", organizationId: "org_h", email: "j@x.co", expiresAt: now - day, createdAt: now });
+      await tx.insert(s.passwordResets).values({ tokenHash: "pr_old", userId: "usr_h", expiresAt: now - 2 * day, createdAt: now - 2 * day });
+      await tx.insert(s.passwordResets).values({ tokenHash: "pr_live", userId: "usr_h", expiresAt: now + 60_000, createdAt: now });
+      const mail = { organizationId: "org_h", to: "m@x.co", subject: "s", body: "b" };
+      for (const [id, status, age] of [["mail_sent_old", "sent", 31], ["mail_sent_new", "sent", 29], ["mail_failed_kept", "failed", 31], ["mail_failed_old", "failed", 91], ["mail_pending_old", "pending", 91]] as const) {
+        await tx.insert(s.mailOutbox).values({ ...mail, id, status, createdAt: now - age * day });
+      }
     });
     const { purgeExpired } = await import("../src/db/housekeeping");
-    expect(await purgeExpired(database, now)).toEqual({ sessions: 1, oauthCodes: 1, oauthTokens: 1, setupTokens: 1, invitations: 1 });
+    expect(await purgeExpired(database, now)).toEqual({ sessions: 1, oauthCodes: 1, oauthTokens: 1, setupTokens: 1, invitations: 1, passwordResets: 1, mails: 2 });
     const ids = async (sql: string) => (await database.all<{ id: string }>(sql)).map((r) => r.id);
     expect(await ids("SELECT id FROM sessions")).toEqual(["ses_live"]);
     expect(await ids("SELECT code_hash AS id FROM oauth_codes")).toEqual(["code_recent"]);
     expect(await ids("SELECT id FROM oauth_tokens")).toEqual(["otk_rotated"]);
     expect(await ids("SELECT id FROM invitations")).toEqual(["inv_new"]);
-    expect(await purgeExpired(database, now)).toEqual({ sessions: 0, oauthCodes: 0, oauthTokens: 0, setupTokens: 0, invitations: 0 });
+    expect(await ids("SELECT token_hash AS id FROM password_resets")).toEqual(["pr_live"]);
+    expect(await ids("SELECT id FROM mail_outbox ORDER BY id")).toEqual(["mail_failed_kept", "mail_pending_old", "mail_sent_new"]);
+    expect(await purgeExpired(database, now)).toEqual({ sessions: 0, oauthCodes: 0, oauthTokens: 0, setupTokens: 0, invitations: 0, passwordResets: 0, mails: 0 });
     database.close();
   });
 });

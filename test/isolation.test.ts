@@ -56,6 +56,31 @@ describe("two organizations: a member of B on A's ids gets 404 (or 403 where the
     expect((await a.owner.get("/web/orgs/current/invitations")).body.invitations).toHaveLength(1);
   });
 
+  test("the organization's mail (/web/orgs/current/mail, retry): B never sees A's failed mail and cannot retry it (404); a member of A gets 403", async () => {
+    const a = await orgWithProject(env, "Mail Alpha");
+    const b = await orgWithProject(env, "Mail Beta");
+    const aMember = await signedUp(env);
+    const inv = (await a.owner.post("/web/orgs/current/invitations", { email: aMember.email })).body;
+    await aMember.post(`/web/invitations/${inv.id}/accept`);
+    await env.database.client.execute({
+      sql: "INSERT INTO mail_outbox (id, organization_id, kind, to_address, subject, body, status, attempts, next_attempt_at, created_at, error) VALUES ('mail_ofmu', ?, 'invitation', 'secret.invitee@example.com', 'Join Mail Alpha on talentd', 'body', 'failed', 8, 0, ?, 'SMTP 550: refused')",
+      args: [a.org.id, Date.now()],
+    });
+    const listed = await b.owner.get("/web/orgs/current/mail?status=failed");
+    expect(listed.status).toBe(200);
+    expect(JSON.stringify(listed.body)).not.toContain("secret.invitee@example.com");
+    const retry = await b.owner.post("/web/orgs/current/mail/mail_ofmu/retry");
+    expect(retry.status).toBe(404);
+    expect(retry.body.error).toBe("not_found");
+    expect(JSON.stringify(retry.body)).not.toContain("secret.invitee");
+    expect((await aMember.get("/web/orgs/current/mail")).status).toBe(403);
+    expect((await aMember.post("/web/orgs/current/mail/mail_ofmu/retry")).status).toBe(403);
+    // A's owner sees it, untouched
+    const own = (await a.owner.get("/web/orgs/current/mail")).body.mails;
+    expect(own).toHaveLength(1);
+    expect(own[0]).toMatchObject({ id: "mail_ofmu", to: "secret.invitee@example.com", status: "failed", attempts: 8 });
+  });
+
   test("the selection, traces and reports routes: B on A's project or resolution → 404, never data; bad queries → 400", async () => {
     const a = await orgWithProject(env, "Eta");
     const b = await orgWithProject(env, "Theta");

@@ -62,11 +62,13 @@ describe("GET /metrics (issue 18 §1)", () => {
       talentd_catalog_talents: "GAUGE",
       talentd_sessions_active: "GAUGE",
       talentd_api_keys_used_last_day: "GAUGE",
+      talentd_mail_outbox: "GAUGE",
       talentd_backups_total: "COUNTER",
       talentd_build_info: "GAUGE",
       process_resident_memory_bytes: "GAUGE",
     });
     expect(m.value("talentd_catalog_talents")).toBe(env.state.catalog!.list.length);
+    expect(m.value("talentd_mail_outbox", { status: "failed" })).toBe(0);
     expect(m.value("talentd_db_size_bytes")).toBeGreaterThan(0);
     expect(m.value("talentd_db_wal_size_bytes")).toBeGreaterThanOrEqual(0);
     for (const line of m.text.trim().split("\n")) expect(line).toMatch(/^(# (HELP|TYPE) [a-z_]+ .+|[a-z_]+(\{[^}]*\})? (-?[0-9.e+-]+|\+Inf|NaN))$/);

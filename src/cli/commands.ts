@@ -17,6 +17,7 @@ import { loadConfig, type Config } from "../config";
 import { databasePath, snapshotDatabase } from "../db/backup";
 import { openDatabase, type Database } from "../db/client";
 import { startHousekeeping } from "../db/housekeeping";
+import { MailDelivery } from "../mail/delivery";
 import { migrate, NewerSchemaError, planMigrations, type MigrationResult } from "../db/migrate";
 import { restoreDatabase } from "../db/restore";
 import { backupBeforeMigration, Backups } from "../ops/backups";
@@ -30,6 +31,12 @@ import type { CommandLine } from "./args";
 import { CliError } from "./errors";
 import { projectTalents, writeSkillFolders } from "./export";
 import { listenFailure, localUrl, publicUrlNotice } from "./listen";
+
+/** SMTP_URL for the log: scheme, host and port, never the credentials. */
+function smtpDisplay(url: string): string {
+  const u = new URL(url);
+  return `${u.protocol}//${u.host}`;
+}
 
 /** Where the database is, for messages (a server URL without its credentials). */
 function whereIs(config: Config): string {
@@ -106,6 +113,10 @@ async function serve(config: Config, log: Logger): Promise<void> {
   void slimCatalog(database, loaded.catalog, loaded.extraFolders, log);
   const stopHousekeeping = startHousekeeping(database, log, { eventRetentionDays: config.eventRetentionDays });
   backups.start();
+  // the outbox's delivery loop: mails queued while SMTP was down (or before a restart) leave now
+  const mail = config.smtpUrl === undefined ? null : new MailDelivery({ database, config, log });
+  mail?.start();
+  log.info(mail ? "mail delivery on" : "no SMTP_URL: mails are written to the log and the outbox table", mail ? { smtp: smtpDisplay(config.smtpUrl!), from: config.mailFrom } : {});
   if (config.backupIntervalMs !== null) {
     log.info("scheduled backups", { every: config.backupIntervalMs / 1000, keep: config.backupKeep, folder: join(config.dataDir, "backups"), nextAt: new Date(backups.status().nextAt ?? Date.now()).toISOString() });
   }
@@ -141,6 +152,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
       log.error("error while stopping the server", { error: String(e) });
     }
     stopHousekeeping();
+    await mail?.stop(); // the mail in flight, if any, is sent and marked first
     backups.stop(); // a backup still running is abandoned: its `.partial` file is removed at the next start
     await journal.flush();
     await database.idle(); // e.g. a last-use update still queued

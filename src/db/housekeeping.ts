@@ -7,9 +7,9 @@
  * transactions so no write waits long behind them.
  * Runs an hour after start, then hourly.
  */
-import { and, eq, lt, sql, type SQL } from "drizzle-orm";
+import { and, eq, inArray, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Database } from "./client";
-import { invitations, oauthCodes, oauthTokens, sessions, setupTokens } from "./schema";
+import { invitations, mailOutbox, oauthCodes, oauthTokens, passwordResets, sessions, setupTokens } from "./schema";
 import { orderedId } from "../lib/ids";
 import type { Logger } from "../lib/log";
 
@@ -27,12 +27,24 @@ export async function purgeExpired(database: Database, now = Date.now()): Promis
       .delete(invitations)
       .where(and(eq(invitations.status, "pending"), lt(invitations.expiresAt, now - 30 * DAY)))
       .returning({ id: invitations.id });
+    const resetsGone = await tx.delete(passwordResets).where(lt(passwordResets.expiresAt, now - DAY)).returning({ h: passwordResets.tokenHash });
+    const mailsGone = await tx
+      .delete(mailOutbox)
+      .where(
+        or(
+          and(inArray(mailOutbox.status, ["sent", "logged"]), lt(mailOutbox.createdAt, now - 30 * DAY)),
+          and(eq(mailOutbox.status, "failed"), lt(mailOutbox.createdAt, now - 90 * DAY)),
+        ),
+      )
+      .returning({ id: mailOutbox.id });
     return {
       sessions: sessionsGone.length,
       oauthCodes: codesGone.length,
       oauthTokens: tokensGone.length,
       setupTokens: setupGone.length,
       invitations: invitationsGone.length,
+      passwordResets: resetsGone.length,
+      mails: mailsGone.length,
     };
   });
 }

@@ -24,6 +24,7 @@ export const ERROR_CODES = {
   expertise_revision_conflict: { status: 409, message: "The expertise changed since you read it." },
   selection_conflict: { status: 409, message: "These talents conflict with the project's active selection." },
   invitation_expired: { status: 410, message: "This invitation has expired." },
+  reset_link_invalid: { status: 410, message: "This password-reset link is invalid, expired or already used: ask for a new one." },
   payload_too_large: { status: 413, message: "The request body is too large." },
   unsupported_media_type: { status: 415, message: "Send JSON or form-encoded bodies." },
   misdirected_request: { status: 421, message: "This server answers at its BASE_URL only." },

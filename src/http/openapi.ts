@@ -43,6 +43,8 @@ export const OPERATIONS: Operation[] = [
   { method: "POST", path: "/api/auth/sign-in", summary: "Sign in with e-mail and password", access: "public", body: obj({ email: str(), password: str() }, ["email", "password"]), errors: [400, 401, 403, 429] },
   { method: "POST", path: "/api/auth/sign-out", summary: "End this session", access: "public", errors: [403] },
   { method: "GET", path: "/api/auth/session", summary: "The signed-in user, organizations and active one", access: "session" },
+  { method: "POST", path: "/api/auth/password-reset", summary: "Ask for a password-reset mail (same answer whether the account exists or not)", access: "public", body: obj({ email: str({ format: "email" }) }, ["email"]), ok: 202, errors: [400, 403, 429] },
+  { method: "POST", path: "/api/auth/password-reset/confirm", summary: "Set a new password with a reset token (single use, 30 min); every session ends, a new one is set", access: "public", body: obj({ token: str(), password: str({ minLength: 10, maxLength: 256 }) }, ["token", "password"]), errors: [400, 403, 410] },
   { method: "POST", path: "/api/auth/change-password", summary: "Change the password; every session ends, a new one is set", access: "session", body: obj({ currentPassword: str(), newPassword: str({ minLength: 10 }) }, ["currentPassword", "newPassword"]), errors: [400, 401, 429] },
   // ---- key API (spec A)
   { method: "GET", path: "/api/catalog", summary: "The public catalog, paged", access: "key:catalog", query: page(200), errors: [400] },
@@ -64,6 +66,8 @@ export const OPERATIONS: Operation[] = [
   { method: "POST", path: "/web/orgs", summary: "Create an organization (pending approval)", access: "session", body: obj({ name: str({ maxLength: 100 }), slug: str({ maxLength: 40 }) }, ["name"]), ok: 201, errors: [400, 409] },
   { method: "GET", path: "/web/orgs/current/status", summary: "Approval status of the active organization (always open)", access: "session" },
   { method: "POST", path: "/web/orgs/active", summary: "Switch the active organization", access: "session", body: obj({ organizationId: str() }, ["organizationId"]), errors: [400, 404] },
+  { method: "GET", path: "/web/orgs/current/mail", summary: "The organization's mails not delivered yet (pending, sending, failed), without bodies", access: "admin", query: [{ name: "status", schema: str({ enum: ["pending", "sending", "sent", "failed"] }) }], errors: [400] },
+  { method: "POST", path: "/web/orgs/current/mail/{id}/retry", summary: "Send a failed or waiting mail again now", access: "admin", errors: [404, 409] },
   { method: "GET", path: "/web/orgs/current/members", summary: "Members and roles", access: "member" },
   { method: "PATCH", path: "/web/orgs/current/members/{userId}", summary: "Change a member's role", access: "admin", body: obj({ role: str({ enum: ["owner", "admin", "member"] }) }, ["role"]), errors: [400, 404, 409] },
   { method: "DELETE", path: "/web/orgs/current/members/{userId}", summary: "Remove a member", access: "admin", errors: [404, 409] },

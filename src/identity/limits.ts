@@ -13,7 +13,10 @@
  *     many addresses gets two tries a minute.
  * A successful sign-in gives its attempt back and clears the pair's failures. Wrong current
  * passwords on change-password: 5 per user in 15 min. New accounts: 10 per address an hour
- * (a taken e-mail counts too). An address-keyed limit needs an address: requests served
+ * (a taken e-mail counts too). Password-reset requests: 10 per address in 15 min (then 429),
+ * and at most 3 reset mails per e-mail in 15 min: beyond that the request gets the same
+ * answer but no mail (nobody can flood a mailbox; the mails already sent stay valid), so the
+ * answer never tells whether an account exists. An address-keyed limit needs an address: requests served
  * without a socket (in-process `app.handle`) have none.
  */
 import { AppError } from "../http/errors";
@@ -29,6 +32,8 @@ export const AUTH_LIMITS = {
   signInSlowPathMs: 30_000,
   changePassword: { limit: 5, windowMs: 15 * MIN },
   signUpAddress: { limit: 10, windowMs: 60 * MIN },
+  resetAddress: { limit: 10, windowMs: 15 * MIN },
+  resetEmail: { limit: 3, windowMs: 15 * MIN },
 } as const;
 
 /** The limiters of one app. */
@@ -41,6 +46,8 @@ export function createAuthLimiters() {
     emailSlowPath: new IntervalGate(L.signInSlowPathMs),
     changePassword: new SlidingWindowLimiter(L.changePassword.limit, L.changePassword.windowMs),
     signUp: new SlidingWindowLimiter(L.signUpAddress.limit, L.signUpAddress.windowMs),
+    resetAddress: new SlidingWindowLimiter(L.resetAddress.limit, L.resetAddress.windowMs),
+    resetEmail: new SlidingWindowLimiter(L.resetEmail.limit, L.resetEmail.windowMs),
   };
 }
 export type AuthLimiters = ReturnType<typeof createAuthLimiters>;
@@ -95,4 +102,16 @@ export function takeSignUp(l: AuthLimiters, ip: string | null, now = Date.now())
   if (ip === null) return;
   const r = l.signUp.take(ip, now);
   if (!r.allowed) throw rateLimited("Too many new accounts from this address", r.retryAfter);
+}
+
+/**
+ * Takes one password-reset request for `email` from `ip`: 429 past the address's limit;
+ * otherwise whether a mail may be sent (false past the e-mail's limit: same answer, no mail).
+ */
+export function takeResetRequest(l: AuthLimiters, email: string, ip: string | null, now = Date.now()): { mail: boolean } {
+  if (ip !== null) {
+    const r = l.resetAddress.take(ip, now);
+    if (!r.allowed) throw rateLimited("Too many password-reset requests from this address", r.retryAfter);
+  }
+  return { mail: l.resetEmail.take(email, now).allowed };
 }

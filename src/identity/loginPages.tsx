@@ -50,6 +50,7 @@ export function LoginPage(props: { next: string; signedInAs?: string | null; att
           <label for="password">Password</label>
           <input id="password" name="password" type="password" required autocomplete="current-password" />
           <p><button type="submit">Sign in</button></p>
+          <p class="small"><a href="/reset-password">Forgot your password?</a></p>
         </form>
       </div>
       <div class="card narrow" id="create-account">

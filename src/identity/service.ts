@@ -2,7 +2,7 @@
 import { and, eq, isNull, gt } from "drizzle-orm";
 import { randomBytes } from "node:crypto";
 import type { Database } from "../db/client";
-import { setupTokens, users } from "../db/schema";
+import { passwordResets, setupTokens, users } from "../db/schema";
 import { AppError } from "../http/errors";
 import { base62, sha256Hex } from "../lib/crypto";
 import { listMemberships } from "../tenancy/service";
@@ -84,6 +84,8 @@ export async function changePassword(database: Database, limiters: AuthLimiters,
   const session = await database.write(async (tx) => {
     await tx.update(users).set({ passwordHash: hash, updatedAt: Date.now() }).where(eq(users.id, userId));
     await dropUserSessions(tx, userId);
+    // a reset link asked for before (perhaps by someone else) dies with the old password
+    await tx.update(passwordResets).set({ usedAt: Date.now() }).where(and(eq(passwordResets.userId, userId), isNull(passwordResets.usedAt)));
     return createSession(tx, userId, meta);
   });
   await recordSecurityEvent(database, { kind: "password_changed", userId, email: user.email, ...meta });

@@ -145,6 +145,9 @@ export async function renderMetrics(src: MetricsSources): Promise<string> {
     "talentd_api_keys_used_last_day",
     await count("SELECT count(*) AS n FROM api_keys WHERE last_used_at >= ?", [now - DAY_MS]),
   );
+  const mail = new Map((await db.all<{ status: string; n: number }>("SELECT status, count(*) AS n FROM mail_outbox WHERE status IN ('pending', 'sending', 'failed') GROUP BY status", [])).map((r) => [r.status, Number(r.n)]));
+  t.family("talentd_mail_outbox", "gauge", "Mails of the outbox not delivered, by status (pending: waiting for an attempt; sending; failed: no more attempts, shown at /org/mail).");
+  for (const status of ["pending", "sending", "failed"]) t.sample("talentd_mail_outbox", mail.get(status) ?? 0, { status });
 
   if (src.backups) {
     const b = src.backups();

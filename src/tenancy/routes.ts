@@ -13,6 +13,7 @@ import { listSecurityEvents } from "../identity/security";
 import { setActiveOrganization } from "../identity/sessions";
 import { normalizeEmail } from "../identity/users";
 import { queueMail } from "../mail/outbox";
+import { invitationMail } from "../mail/templates";
 import { desc } from "drizzle-orm";
 import {
   acceptInvitation,
@@ -35,24 +36,17 @@ import {
 } from "./service";
 import { iso } from "../lib/time";
 import type { Tx } from "../db/client";
-import type { Logger } from "../lib/log";
 
-/** Queues the invitation mail (inside the caller's transaction); returns the accept link. */
-async function mailInvitationIn(tx: Tx, log: Logger, baseUrl: string, from: string, orgName: string, i: { id: string; email: string; role: string; expiresAt: number }): Promise<string> {
-  const link = `${baseUrl}/accept-invitation/${i.id}`;
-  await queueMail(tx, log, {
-    to: i.email,
-    subject: `Join ${orgName} on talentd`,
-    body: `${from} invites you to the organization "${orgName}" as ${i.role}.\n\nAccept: ${link}\n\nThe link expires ${iso(i.expiresAt)}.`,
-  });
-  return link;
-}
 
 const Role = t.Union(MEMBER_ROLES.map((r) => t.Literal(r)), { error: "must be owner, admin or member" });
 
 export function tenancyRoutes(deps: AppDeps, guards: Guards) {
-  const mailInvitation = (tx: Tx, from: string, orgName: string, i: { id: string; email: string; role: string; expiresAt: number }) =>
-    mailInvitationIn(tx, deps.log, deps.config.baseUrl, from, orgName, i);
+  /** Queues the invitation mail (inside the caller's transaction, with the accept link from BASE_URL); returns the link. */
+  const mailInvitation = async (tx: Tx, from: string, org: { id: string; name: string }, i: { id: string; email: string; role: string; expiresAt: number }): Promise<string> => {
+    const link = `${deps.config.baseUrl}/accept-invitation/${i.id}`;
+    await queueMail(tx, deps, invitationMail({ to: i.email, inviter: from, organizationId: org.id, organizationName: org.name, role: i.role, link, expiresAt: i.expiresAt }));
+    return link;
+  };
   return new Elysia()
     .use(guards)
     // ---- organizations of the signed-in user (no approval needed: not a business route)
@@ -108,7 +102,7 @@ export function tenancyRoutes(deps: AppDeps, guards: Guards) {
       const email = normalizeEmail(body.email);
       const inv = await deps.database.write(async (tx) => {
         const i = await createInvitation(tx, { organizationId: org.id, email, role: body.role ?? "member", invitedBy: auth.user.id, actorRole: org.role });
-        return { ...i, link: await mailInvitation(tx, auth.user.email, org.name, i) };
+        return { ...i, link: await mailInvitation(tx, auth.user.email, org, i) };
       });
       set.status = 201;
       return { id: inv.id, link: inv.link, email: inv.email, role: inv.role, expiresAt: iso(inv.expiresAt) };
@@ -116,7 +110,7 @@ export function tenancyRoutes(deps: AppDeps, guards: Guards) {
     .post("/web/orgs/current/invitations/:id/resend", async ({ auth, org, params }) => {
       const inv = await deps.database.write(async (tx) => {
         const i = await renewInvitation(tx, org.id, params.id);
-        return { ...i, link: await mailInvitation(tx, auth.user.email, org.name, i) };
+        return { ...i, link: await mailInvitation(tx, auth.user.email, org, i) };
       });
       return { id: inv.id, link: inv.link, email: inv.email, role: inv.role, expiresAt: iso(inv.expiresAt) };
     }, { org: "admin" })

@@ -1,4 +1,4 @@
-/** Users, sessions, external accounts, first-admin setup tokens, security events. */
+/** Users, sessions, external accounts, first-admin setup tokens, security events, password resets. */
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { organizations } from "./tenancy";
 
@@ -49,3 +49,12 @@ export const securityEvents = sqliteTable("security_events", {
   detail: text("detail", { mode: "json" }).$type<Record<string, unknown>>(),
   createdAt: integer("created_at").notNull(),
 }, (t) => [index("security_events_created_idx").on(t.createdAt)]);
+
+/** Password-reset tokens (src/identity/passwordReset.ts): only the SHA-256 of the token, single use, short-lived. */
+export const passwordResets = sqliteTable("password_resets", {
+  tokenHash: text("token_hash").primaryKey(),
+  userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  expiresAt: integer("expires_at").notNull(),
+  usedAt: integer("used_at"),
+  createdAt: integer("created_at").notNull(),
+}, (t) => [index("password_resets_user_idx").on(t.userId)]);

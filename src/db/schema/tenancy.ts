@@ -53,12 +53,34 @@ export const ssoConnections = sqliteTable("sso_connections", {
   updatedAt: integer("updated_at").notNull(),
 }, (t) => [uniqueIndex("sso_connections_domain_uq").on(t.domain)]);
 
+export const MAIL_STATUSES = ["pending", "sending", "sent", "failed", "logged"] as const;
+export type MailStatus = (typeof MAIL_STATUSES)[number];
+
+/**
+ * The mail outbox, a durable queue (src/mail): a mail is queued inside the transaction of what
+ * it announces, claimed (`sending`, with `claimed_at` as the lease) before it is handed to the
+ * SMTP server, and marked `sent` right after the server accepted it. `logged`: no SMTP was
+ * configured, the mail went to the log only. `sensitive` mails (password reset) lose their
+ * bodies once sent or failed, and are never listed.
+ */
 export const mailOutbox = sqliteTable("mail_outbox", {
   id: text("id").primaryKey(),
+  /** The organization the mail belongs to (its admins see it when it fails); null for a person's own mail. */
+  organizationId: text("organization_id").references(() => organizations.id, { onDelete: "cascade" }),
+  /** invitation, password_reset, … */
+  kind: text("kind").notNull().default("other"),
   to: text("to_address").notNull(),
   subject: text("subject").notNull(),
+  /** The plain-text body. */
   body: text("body").notNull(),
+  html: text("html"),
+  sensitive: integer("sensitive", { mode: "boolean" }).notNull().default(false),
+  status: text("status", { enum: MAIL_STATUSES }).notNull().default("pending"),
+  attempts: integer("attempts").notNull().default(0),
+  nextAttemptAt: integer("next_attempt_at").notNull().default(0),
+  claimedAt: integer("claimed_at"),
   createdAt: integer("created_at").notNull(),
   sentAt: integer("sent_at"),
+  /** The last delivery error. */
   error: text("error"),
-});
+}, (t) => [index("mail_outbox_due_idx").on(t.status, t.nextAttemptAt), index("mail_outbox_org_idx").on(t.organizationId, t.status)]);

@@ -1,0 +1,95 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * `/org/mail`: the organization's mails that did not leave yet (pending, being sent, failed)
+ * with the last error and a retry button, for owner/admin (anyone else gets the 404 page).
+ * Reads and retries without JavaScript: the button is a form posting to the `/web` route,
+ * which answers a 303 back here.
+ */
+import { Elysia } from "elysia";
+import type { AppDeps } from "../app";
+import { notFound } from "../http/errors";
+import { approvedOrg, isOrgAdmin, pageContext } from "../web/context";
+import { Layout, page } from "../web/layout";
+import { listOrgMail, type MailView } from "./outbox";
+
+const when = (ms: number | null): string => (ms === null ? "—" : new Date(ms).toISOString().slice(0, 19).replace("T", " "));
+
+function MailTable(props: { mails: MailView[] }) {
+  return (
+    <table>
+      <caption class="visually-hidden">Mails not delivered yet, newest first</caption>
+      <thead>
+        <tr>
+          <th scope="col">Queued (UTC)</th>
+          <th scope="col">To</th>
+          <th scope="col">Subject</th>
+          <th scope="col">Status</th>
+          <th scope="col">Attempts</th>
+          <th scope="col">Last error</th>
+          <th scope="col">Action</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.mails.map((m) => (
+          <tr id={`mail-${m.id}`}>
+            <td class="small">{when(m.createdAt)}</td>
+            <td>{m.to}</td>
+            <td>{m.subject}</td>
+            <td>
+              <strong class={m.status === "failed" ? "error" : undefined}>{m.status}</strong>
+              {m.status === "pending" && m.attempts > 0 ? <span class="muted small"> next try {when(m.nextAttemptAt)}</span> : null}
+            </td>
+            <td>{m.attempts}</td>
+            <td class="small">{m.lastError ?? "—"}</td>
+            <td>
+              {m.status === "failed" || m.status === "pending" ? (
+                <form method="post" action={`/web/orgs/current/mail/${m.id}/retry`}>
+                  <input type="hidden" name="return" value="/org/mail" />
+                  <button type="submit" class="small" aria-label={`Retry the mail to ${m.to}: ${m.subject}`}>
+                    {m.status === "failed" ? "Retry" : "Try now"}
+                  </button>
+                </form>
+              ) : null}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function mailPages(deps: AppDeps): Elysia {
+  // typed as a plain Elysia: the app's chain of plugin types is near TypeScript's depth limit
+  const plugin = new Elysia().get("/org/mail", async ({ request }) => {
+    const ctx = await pageContext(deps, request);
+    if (ctx instanceof Response) return ctx;
+    const org = approvedOrg(ctx);
+    if (!isOrgAdmin(org)) throw notFound("This page is for the organization's owners and admins.");
+    const mails = await listOrgMail(deps.database, org.id);
+    const failed = mails.filter((m) => m.status === "failed").length;
+    return page(
+      <Layout title={`Mail · ${org.name}`} user={ctx.session.user} nav={ctx.nav}>
+        <p class="crumbs">
+          <a href="/org">{org.name}</a> /
+        </p>
+        <h1>Mail not delivered yet</h1>
+        <p class="muted">
+          {deps.config.smtpUrl === undefined
+            ? "No SMTP server is configured (SMTP_URL): mails are written to the server's log for the operator to hand over."
+            : "Invitations of this organization wait here until the mail server accepts them; a mail that keeps failing stops being retried and waits for you."}
+        </p>
+        {mails.length === 0 ? (
+          <p>Every mail of {org.name} was delivered.</p>
+        ) : (
+          <>
+            <p>
+              {mails.length} not delivered yet{failed > 0 ? `, ${failed} of them failed (no more automatic attempts)` : ""}.
+            </p>
+            <MailTable mails={mails} />
+          </>
+        )}
+      </Layout>,
+    );
+  });
+  return plugin as unknown as Elysia;
+}
