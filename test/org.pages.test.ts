@@ -37,7 +37,7 @@ async function member(owner: WebClient) {
 describe("who sees the organization and administration pages", () => {
   test("a signed-out visitor of /org, /org/new, /admin, /admin/users, /admin/security-events is sent to /login?next=<the page>", async () => {
     const anon = new WebClient(env);
-    for (const path of ["/org", "/org/new", "/admin", "/admin/users", "/admin/security-events"]) {
+    for (const path of ["/org", "/org/new", "/admin", "/admin/users", "/admin/security-events", "/admin/mail"]) {
       const p = await page(anon, path);
       expect(`${path} ${p.status} ${p.location}`).toBe(`${path} 303 /login?next=${encodeURIComponent(path)}`);
     }
@@ -46,7 +46,7 @@ describe("who sees the organization and administration pages", () => {
   test("a non-administrator (an organization's owner) opening /admin, /admin/users or /admin/security-events gets the 404 page in HTML, with nothing of the lists", async () => {
     const a = await orgWithProject(env, "Quasar");
     const other = await orgWithProject(env, "Pulsar");
-    for (const path of ["/admin", "/admin?status=pending", "/admin/users", "/admin/security-events"]) {
+    for (const path of ["/admin", "/admin?status=pending", "/admin/users", "/admin/security-events", "/admin/mail"]) {
       const p = await page(a.owner, path);
       expect(`${path} ${p.status}`).toBe(`${path} 404`);
       expect(p.type).toContain("text/html");
@@ -285,5 +285,26 @@ describe("the HTML answers of the tenancy routes", () => {
     expect(second.html).toContain("paged59@example.com");
     expect(second.html).toContain('href="/admin/security-events"');
     expect((await page(admin, "/admin/security-events?before=abc")).status).toBe(200);
+  });
+});
+
+describe("/admin/mail: undelivered mails of no organization (password resets) for platform administrators", () => {
+  test("a reset mail waiting for SMTP is listed with its address and subject, never its link; an organization's owner gets the 404 page", async () => {
+    const smtpEnv = await testEnv({ SMTP_URL: "smtp://127.0.0.1:9", MAIL_FROM: "talentd@example.com" });
+    try {
+      const admin = await signedUp(smtpEnv);
+      await makePlatformAdmin(smtpEnv, admin.userId);
+      const person = await signedUp(smtpEnv);
+      expect((await new WebClient(smtpEnv).post("/api/auth/password-reset", { email: person.email })).status).toBe(202);
+      const p = await page(admin, "/admin/mail");
+      expect(p.status).toBe(200);
+      expect(p.html).toContain(person.email);
+      expect(p.html).toContain(">pending<");
+      expect(p.html).not.toContain("reset-password?token=");
+      const owner = (await orgWithProject(smtpEnv, "Mailless")).owner;
+      expect((await page(owner, "/admin/mail")).status).toBe(404);
+    } finally {
+      smtpEnv.close();
+    }
   });
 });

@@ -9,7 +9,7 @@
  * once on a permanent 5xx answer). An organization's owner/admins see its pending and failed
  * mails and may retry them. See docs/operations.md "Mail" for the delivery guarantees.
  */
-import { and, asc, desc, eq, inArray, lte, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
 import type { Config } from "../config";
 import type { Database, Tx } from "../db/client";
 import { mailOutbox, type MailStatus } from "../db/schema";
@@ -192,6 +192,21 @@ export async function listOrgMail(database: Database, organizationId: string, st
     .select(VIEW)
     .from(mailOutbox)
     .where(and(eq(mailOutbox.organizationId, organizationId), inArray(mailOutbox.status, statuses), eq(mailOutbox.sensitive, false)))
+    .orderBy(desc(mailOutbox.createdAt), desc(mailOutbox.id))
+    .limit(limit);
+  return rows.map(toView);
+}
+
+/**
+ * Mails that belong to no organization (password resets), not delivered yet, newest first: what
+ * platform administrators see of them (/admin/mail) — the address, subject, attempts and last
+ * error, never the body (a reset link is a secret).
+ */
+export async function listUnownedMail(database: Database, statuses: MailStatus[] = UNDELIVERED, limit = 200): Promise<MailView[]> {
+  const rows = await database.db
+    .select(VIEW)
+    .from(mailOutbox)
+    .where(and(isNull(mailOutbox.organizationId), inArray(mailOutbox.status, statuses)))
     .orderBy(desc(mailOutbox.createdAt), desc(mailOutbox.id))
     .limit(limit);
   return rows.map(toView);

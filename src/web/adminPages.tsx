@@ -13,6 +13,7 @@ import type { AppDeps } from "../app";
 import { users } from "../db/schema";
 import { notFound } from "../http/errors";
 import { listSecurityEvents } from "../identity/security";
+import { listUnownedMail } from "../mail/outbox";
 import { iso } from "../lib/time";
 import { listAllOrganizations } from "../tenancy/service";
 import { AdminOrganizations, statusFilter } from "../tenancy/adminViews";
@@ -23,6 +24,7 @@ const TABS = [
   { href: "/admin", label: "Organizations" },
   { href: "/admin/users", label: "Users" },
   { href: "/admin/security-events", label: "Security events" },
+  { href: "/admin/mail", label: "Mail" },
 ];
 
 const when = (ms: number): string => iso(ms).replace("T", " ").slice(0, 19);
@@ -97,6 +99,53 @@ export function adminPages(deps: AppDeps) {
                 ))}
               </tbody>
             </table>
+          </section>
+        </AdminLayout>,
+      );
+    })
+    .get("/admin/mail", async ({ request }) => {
+      const ctx = await admin(request);
+      if (ctx instanceof Response) return ctx;
+      const mails = await listUnownedMail(deps.database);
+      return page(
+        <AdminLayout ctx={ctx} title="Mail" path="/admin/mail">
+          <section aria-labelledby="mail-h">
+            <h2 id="mail-h">Mail of no organization, not delivered yet</h2>
+            <p class="muted">
+              Password-reset mails belong to no organization, so no organization's admins see them fail. They are listed here without their content (a reset link is a
+              secret); the person can ask for a new link once delivery works again. Organizations' own mails are on their <code>/org/mail</code> page.
+            </p>
+            {mails.length === 0 ? (
+              <p>Nothing waiting or failed.</p>
+            ) : (
+              <table>
+                <caption class="visually-hidden">Undelivered mails of no organization, newest first</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Queued (UTC)</th>
+                    <th scope="col">To</th>
+                    <th scope="col">Subject</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Attempts</th>
+                    <th scope="col">Last error</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {mails.map((m) => (
+                    <tr>
+                      <td class="small">{when(m.createdAt)}</td>
+                      <td>{m.to}</td>
+                      <td>{m.subject}</td>
+                      <td>
+                        <span class={m.status === "failed" ? "error" : ""}>{m.status}</span>
+                      </td>
+                      <td>{m.attempts}</td>
+                      <td class="small">{m.lastError ?? "—"}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
           </section>
         </AdminLayout>,
       );
