@@ -82,6 +82,7 @@ export async function benchPageCpu(): Promise<void> {
       const c = process.cpuUsage(c0);
       each.sort((a, b) => a - b);
       const size = (await (await call(method, paths[0]!, body)).arrayBuffer()).byteLength;
+      if (process.env.BENCH_DUMP) await Bun.write(`${process.env.BENCH_DUMP}-${rows.length}.html`, await (await call(method, paths[0]!, body)).text());
       rows.push([`${name} (${(size / 1024).toFixed(0)} KB)`, ((c.user + c.system) / 1000 / n).toFixed(3), each[Math.floor(n / 2)]!.toFixed(3), each[Math.floor(n * 0.99)]!.toFixed(3)]);
     }
     const T = (globalThis as any).T; if (T) console.log(Object.fromEntries(Object.entries(T).map(([k, v]) => [k, k === "n" ? v : ((v as number) / T.n / 1e6).toFixed(3)])));
