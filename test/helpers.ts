@@ -187,6 +187,7 @@ export async function signedUp(env: TestEnv, email = `user${++userSeq}-${Date.no
 /** Makes a user a platform admin directly in the database. */
 export async function makePlatformAdmin(env: TestEnv, userId: string): Promise<void> {
   await env.database.client.execute({ sql: "UPDATE users SET role = 'admin' WHERE id = ?", args: [userId] });
+  await nextTurn(); // a commit from outside the app: the next request comes in a later turn, as a real one would
 }
 
 /** A user with an approved organization (approved by a platform admin) and a project. */
@@ -194,6 +195,7 @@ export async function orgWithProject(env: TestEnv, name = `Org ${++userSeq}`) {
   const owner = await signedUp(env);
   const org = (await owner.post("/web/orgs", { name })).body.organization;
   await env.database.client.execute({ sql: "UPDATE organizations SET status = 'approved' WHERE id = ?", args: [org.id] });
+  await nextTurn();
   const project = (await owner.post("/web/projects", { name: `${name} project` })).body.project;
   return { owner, org, project };
 }

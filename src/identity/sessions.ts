@@ -5,6 +5,7 @@
 import { and, eq, ne } from "drizzle-orm";
 import { randomBytes } from "node:crypto";
 import type { Config } from "../config";
+import { keptGet } from "../db/versionMemo";
 import type { Database, Tx } from "../db/client";
 import { sessions } from "../db/schema";
 import { base62, sha256Hex } from "../lib/crypto";
@@ -60,7 +61,9 @@ FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? LIMIT 1`
 /** Looks a session up by raw token; null when unknown or expired. Slides the expiry. */
 export async function findSession(database: Database, token: string): Promise<SessionRecord | null> {
   if (!/^[0-9A-Za-z]{20,64}$/.test(token)) return null;
-  const row = await database.get<{
+  // kept for the current data version (db/versionMemo.ts): sign-out, a password change, an
+  // expiry slide are commits, so none of them is missed
+  const row = await keptGet<{
     id: string;
     expiresAt: number;
     lastSeenAt: number;
@@ -69,7 +72,7 @@ export async function findSession(database: Database, token: string): Promise<Se
     email: string;
     name: string;
     role: "user" | "admin";
-  }>(SESSION_LOOKUP, [sha256Hex(token)]);
+  }>(database, SESSION_LOOKUP, [sha256Hex(token)]);
 
   const now = Date.now();
   if (!row || row.expiresAt <= now) return null;

@@ -1,6 +1,7 @@
 /** Projects of an organization: create, list, read, delete (the database cascades the rest). */
 import { and, desc, eq, getTableColumns, gt, isNull } from "drizzle-orm";
 import type { Database, Tx } from "../db/client";
+import { keptGet } from "../db/versionMemo";
 import { apiKeys, keyTombstones, oauthTokens, projects } from "../db/schema";
 import { notFound } from "../http/errors";
 import { newId } from "../lib/ids";
@@ -34,7 +35,7 @@ export async function listProjects(database: Database, organizationId: string): 
 export async function getProject(database: Database | Tx, organizationId: string, projectId: string): Promise<Project> {
   const row =
     "db" in database
-      ? await database.get<Project>(`${PROJECT_SELECT} WHERE id = ? AND organization_id = ?`, [projectId, organizationId])
+      ? await keptGet<Project>(database, `${PROJECT_SELECT} WHERE id = ? AND organization_id = ?`, [projectId, organizationId])
       : (await database.select(projectColumns).from(projects).where(and(eq(projects.id, projectId), eq(projects.organizationId, organizationId))).limit(1))[0];
   if (!row) throw notFound("No such project.");
   return row;

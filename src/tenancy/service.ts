@@ -4,6 +4,7 @@
  */
 import { and, asc, count, desc, eq, sql } from "drizzle-orm";
 import type { Database, Tx } from "../db/client";
+import { keptAll } from "../db/versionMemo";
 import { invitations, members, organizations, users, type MemberRole, type OrgStatus } from "../db/schema";
 import { AppError, notFound } from "../http/errors";
 import { newId } from "../lib/ids";
@@ -66,8 +67,9 @@ function memberships(db: Database["db"] | Tx) {
 
 /** The organizations a user belongs to, with their role. */
 export async function listMemberships(database: Database, userId: string): Promise<OrgMembership[]> {
-  // every page's header reads this: the prepared reader, not a drizzle query built per call
-  return database.all<OrgMembership>(
+  // every page's header reads this: the prepared reader, kept for the data version (db/versionMemo.ts)
+  return keptAll<OrgMembership>(
+    database,
     `SELECT o.id AS id, o.slug AS slug, o.name AS name, o.status AS status, m.role AS role
      FROM members m JOIN organizations o ON o.id = m.organization_id WHERE m.user_id = ? ORDER BY m.created_at DESC`,
     [userId],
