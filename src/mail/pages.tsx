@@ -14,7 +14,8 @@ import { listOrgMail, type MailView } from "./outbox";
 
 const when = (ms: number | null): string => (ms === null ? "—" : new Date(ms).toISOString().slice(0, 19).replace("T", " "));
 
-function MailTable(props: { mails: MailView[] }) {
+/** The undelivered mails as a table; with `retry`, each waiting or failed one gets its retry form (an organization's, on /org/mail). */
+export function MailTable(props: { mails: MailView[]; retry?: boolean }) {
   return (
     <table>
       <caption class="visually-hidden">Mails not delivered yet, newest first</caption>
@@ -26,7 +27,7 @@ function MailTable(props: { mails: MailView[] }) {
           <th scope="col">Status</th>
           <th scope="col">Attempts</th>
           <th scope="col">Last error</th>
-          <th scope="col">Action</th>
+          {props.retry ? <th scope="col">Action</th> : null}
         </tr>
       </thead>
       <tbody>
@@ -41,7 +42,7 @@ function MailTable(props: { mails: MailView[] }) {
             </td>
             <td>{m.attempts}</td>
             <td class="small">{m.lastError ?? "—"}</td>
-            <td>
+            {props.retry ? <td>
               {m.status === "failed" || m.status === "pending" ? (
                 <form method="post" action={`/web/orgs/current/mail/${m.id}/retry`}>
                   <input type="hidden" name="return" value="/org/mail" />
@@ -50,7 +51,7 @@ function MailTable(props: { mails: MailView[] }) {
                   </button>
                 </form>
               ) : null}
-            </td>
+            </td> : null}
           </tr>
         ))}
       </tbody>
@@ -85,7 +86,7 @@ export function mailPages(deps: AppDeps): Elysia {
             <p>
               {mails.length} not delivered yet{failed > 0 ? `, ${failed} of them failed (no more automatic attempts)` : ""}.
             </p>
-            <MailTable mails={mails} />
+            <MailTable mails={mails} retry />
           </>
         )}
       </Layout>,

@@ -14,6 +14,7 @@ import { users } from "../db/schema";
 import { notFound } from "../http/errors";
 import { listSecurityEvents } from "../identity/security";
 import { listUnownedMail } from "../mail/outbox";
+import { MailTable } from "../mail/pages";
 import { iso } from "../lib/time";
 import { listAllOrganizations } from "../tenancy/service";
 import { AdminOrganizations, statusFilter } from "../tenancy/adminViews";
@@ -118,33 +119,7 @@ export function adminPages(deps: AppDeps) {
             {mails.length === 0 ? (
               <p>Nothing waiting or failed.</p>
             ) : (
-              <table>
-                <caption class="visually-hidden">Undelivered mails of no organization, newest first</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Queued (UTC)</th>
-                    <th scope="col">To</th>
-                    <th scope="col">Subject</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Attempts</th>
-                    <th scope="col">Last error</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {mails.map((m) => (
-                    <tr>
-                      <td class="small">{when(m.createdAt)}</td>
-                      <td>{m.to}</td>
-                      <td>{m.subject}</td>
-                      <td>
-                        <span class={m.status === "failed" ? "error" : ""}>{m.status}</span>
-                      </td>
-                      <td>{m.attempts}</td>
-                      <td class="small">{m.lastError ?? "—"}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <MailTable mails={mails} />
             )}
           </section>
         </AdminLayout>,
