@@ -57,6 +57,7 @@ export async function benchPageCpu(): Promise<void> {
     const routes: [string, string[], unknown?][] = [
       ["POST /api/prepare-task (10 talents)", ["/api/prepare-task"], { talentIds: Array.from({ length: 10 }, (_, i) => `gen-talent-${10 + i}`) }],
       ["GET /api/catalog?limit=1 (key)", ["/api/catalog?limit=1"]],
+      ["GET /api/search?query=area1 (catalog, k=10)", ["/api/search?query=area1&scope=catalog&k=10"]],
       ["GET /bench/catalog?limit=1 (no guard, no trace)", ["/bench/catalog?limit=1"]],
       ["page /projects/:id (50 installed)", [`/projects/${project.id}`]],
       ["page /catalog", ["/catalog"]],
