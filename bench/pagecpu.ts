@@ -39,7 +39,8 @@ export async function benchPageCpu(): Promise<void> {
     let cookie = "";
     let bearer = "";
     const call = async (method: string, path: string, body?: unknown) => {
-      const auth: Record<string, string> = path.startsWith("/api/") && bearer ? { authorization: `Bearer ${bearer}` } : {};
+      const auth: Record<string, string> = (path.startsWith("/api/") || path === "/mcp") && bearer ? { authorization: `Bearer ${bearer}` } : {};
+      if (path === "/mcp") auth.accept = "application/json, text/event-stream";
       const res = await app.handle(new Request(origin + path, { method, headers: { origin, cookie, ...auth, ...(body ? { "content-type": "application/json" } : {}) }, body: body ? JSON.stringify(body) : undefined }));
       const set = res.headers.get("set-cookie");
       const m = set && /talentd_session=([^;]*)/.exec(set);
@@ -56,6 +57,8 @@ export async function benchPageCpu(): Promise<void> {
     const only = process.env.BENCH_ONLY;
     const routes: [string, string[], unknown?][] = [
       ["POST /api/prepare-task (10 talents)", ["/api/prepare-task"], { talentIds: Array.from({ length: 10 }, (_, i) => `gen-talent-${10 + i}`) }],
+      ["GET /api/doctor (key)", ["/api/doctor"]],
+      ["POST /mcp tools/call svc_doctor (key)", ["/mcp"], { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "svc_doctor", arguments: {} } }],
       ["GET /api/catalog?limit=1 (key)", ["/api/catalog?limit=1"]],
       ["GET /api/search?query=area1 (catalog, k=10)", ["/api/search?query=area1&scope=catalog&k=10"]],
       ["GET /bench/catalog?limit=1 (no guard, no trace)", ["/bench/catalog?limit=1"]],
@@ -77,7 +80,7 @@ export async function benchPageCpu(): Promise<void> {
         const t = Bun.nanoseconds();
         const res = await call(method, paths[i % paths.length]!, body);
         await res.arrayBuffer();
-        if (res.status !== (body ? 201 : 200)) throw new Error(`${paths[i % paths.length]}: ${res.status}`);
+        if (res.status !== (body && !paths[0]!.startsWith("/mcp") ? 201 : 200)) throw new Error(`${paths[i % paths.length]}: ${res.status}`);
         each.push((Bun.nanoseconds() - t) / 1e6);
       }
       const c = process.cpuUsage(c0);

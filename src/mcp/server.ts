@@ -5,6 +5,7 @@
  * into one backend request through `call` and hands the answer back as is.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { objectFromShape } from "@modelcontextprotocol/sdk/server/zod-compat.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import {
   ErrorCode,
@@ -84,6 +85,13 @@ const CACHE_HINTS = { ttlMs: 0, cacheScope: "private" } as const;
 
 /** A request of a method the SDK does not know: its params are read here, so a bad one is -32602, never a parse failure. */
 const methodSchema = <M extends string>(method: M) => z.object({ method: z.literal(method), params: z.unknown().optional() });
+/** Built once per process: zod schemas cost about a quarter of the adapter's CPU when a per-request server built them. */
+const METHOD_SCHEMAS = {
+  resourcesRead: methodSchema("resources/read"),
+  skillsList: methodSchema("skills/list"),
+  skillsGet: methodSchema("skills/get"),
+  directoryRead: methodSchema("resources/directory/read"),
+};
 
 /** The params of a request as an object (absent = {}); -32602 otherwise. */
 function paramsOf(request: { params?: unknown }): Record<string, unknown> {
@@ -136,7 +144,13 @@ function asResources(body: unknown): { uri: string; name: string; title?: string
 
 /** Input schemas built once per process, not per request (a server is built per request). */
 const INPUT_SCHEMAS = new Map(TOOLS.map((t) => [t.name, z.object(t.inputSchema)]));
-const PROMPT_SCHEMAS = new Map(PROMPTS.map((p) => [p.name, p.argsSchema]));
+/**
+ * The prompts' argument schemas as the SDK keeps them (`objectFromShape` of each shape), built
+ * once: `registerPrompt` builds a zod object from the shape on every registration, which was an
+ * eighth of the adapter's CPU with a server per request. Registered without a schema, the
+ * prompt then gets this one (the SDK reads `argsSchema` to list and to validate arguments).
+ */
+const PROMPT_SCHEMAS = new Map(PROMPTS.map((p) => [p.name, objectFromShape(p.argsSchema)]));
 
 /**
  * One JSON Schema validator for every per-request server: the SDK builds a new Ajv instance
@@ -174,7 +188,7 @@ export function createMcpServer(call: CallBackend, projectId: string): McpServer
   }));
   // resources/read: a skill:// URI reads a skill file (its text is exactly the bytes the skill's
   // digest covers), anything else a talent file
-  server.server.setRequestHandler(methodSchema("resources/read"), async (request) => {
+  server.server.setRequestHandler(METHOD_SCHEMAS.resourcesRead, async (request) => {
     const uri = stringParam(paramsOf(request), "uri", true)!;
     if (uri.startsWith("skill://")) {
       const f = answerOf(await call({ method: "GET", path: "/api/skills/file", query: { uri } }, "resources/read"));
@@ -187,17 +201,17 @@ export function createMcpServer(call: CallBackend, projectId: string): McpServer
   });
   // the Skills extension: each request is one backend request, its answer passed on as the
   // extension shapes it
-  server.server.setRequestHandler(methodSchema("skills/list"), async (request) => {
+  server.server.setRequestHandler(METHOD_SCHEMAS.skillsList, async (request) => {
     const cursor = stringParam(paramsOf(request), "cursor", false);
     const body = answerOf(await call({ method: "GET", path: "/api/skills", query: { cursor } }, "skills/list"));
     return { resultType: "complete", skills: body.skills, ...withCursor(body.nextCursor), ...CACHE_HINTS };
   });
-  server.server.setRequestHandler(methodSchema("skills/get"), async (request) => {
+  server.server.setRequestHandler(METHOD_SCHEMAS.skillsGet, async (request) => {
     const uri = stringParam(paramsOf(request), "uri", true);
     const body = answerOf(await call({ method: "GET", path: "/api/skills/entry", query: { uri } }, "skills/get"));
     return { resultType: "complete", skill: body.skill, ...CACHE_HINTS };
   });
-  server.server.setRequestHandler(methodSchema("resources/directory/read"), async (request) => {
+  server.server.setRequestHandler(METHOD_SCHEMAS.directoryRead, async (request) => {
     const params = paramsOf(request);
     const uri = stringParam(params, "uri", true);
     const cursor = stringParam(params, "cursor", false);
@@ -205,11 +219,12 @@ export function createMcpServer(call: CallBackend, projectId: string): McpServer
     return { resultType: "complete", resources: body.resources, ...withCursor(body.nextCursor) };
   });
   for (const prompt of PROMPTS) {
-    server.registerPrompt(prompt.name, { title: prompt.title, description: prompt.description, argsSchema: PROMPT_SCHEMAS.get(prompt.name)! }, (args) => ({
+    const registered = server.registerPrompt(prompt.name, { title: prompt.title, description: prompt.description }, ((args: Record<string, string | undefined>) => ({
       description: prompt.description,
       // the SDK validated the arguments against the schema: strings, or absent
-      messages: [{ role: "user", content: { type: "text", text: prompt.render(args as Record<string, string | undefined>) } }],
-    }));
+      messages: [{ role: "user", content: { type: "text", text: prompt.render(args) } }],
+    })) as never);
+    registered.argsSchema = PROMPT_SCHEMAS.get(prompt.name)! as typeof registered.argsSchema;
   }
   announceOnlyWhatIsTrue(server);
   return server;
