@@ -20,6 +20,15 @@ import { mcpRoutes, type Backend } from "./mcp/routes";
 import { oauthRoutes } from "./oauth/routes";
 import { identityRoutes, setupRoutes } from "./identity/routes";
 import { loginPages } from "./identity/loginPages";
+import { ssoAuthRoutes } from "./identity/ssoRoutes";
+import { ssoWebRoutes } from "./identity/ssoWebRoutes";
+import { ssoPages } from "./web/ssoPage";
+import type { Guards } from "./auth/guards";
+
+/** Sign-in through identity providers and organization SSO: the /api/auth legs, /web/orgs/current/sso, /org/sso (one plugin; its route types are not needed by callers). */
+function ssoRoutes(deps: ComposedDeps, guards: Guards): Elysia {
+  return new Elysia().use(ssoAuthRoutes(deps)).use(ssoWebRoutes(deps, guards)).use(ssoPages(deps)) as unknown as Elysia;
+}
 import { homePage } from "./web/home";
 import { htmlError } from "./web/errors";
 import { webViews } from "./web/views";
@@ -95,6 +104,7 @@ export function createApp(input: AppDeps) {
     .use(identityRoutes(deps, guards))
     .use(setupRoutes(deps))
     .use(loginPages(deps))
+    .use(ssoRoutes(deps, guards))
     .use(homePage(deps))
     .use(projectPages(deps))
     .use(catalogPages(deps))

@@ -1,0 +1,129 @@
+/**
+ * Real identity providers from npm for the sign-in tests, on 127.0.0.1 only:
+ *   - `oidc-provider` (OpenID Connect; also serves GitLab's `/oauth/authorize` and
+ *     `/oauth/token` paths, so arctic's GitLab client can be pointed at it), with a tiny
+ *     interaction that signs in the account the test sets and grants the scopes asked;
+ *   - a SAML IdP with `samlify` in its IdP role (redirect-binding AuthnRequest in, an
+ *     auto-posting form with the signed Response out).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+// @ts-ignore oidc-provider ships no types
+import Provider from "oidc-provider";
+import { freePort } from "./mcp-support";
+
+export interface IdpAccount {
+  sub: string;
+  email: string;
+  email_verified: boolean;
+  name?: string;
+}
+
+export interface OidcIdp {
+  issuer: string;
+  port: number;
+  /** Who the next sign-in at the IdP is. */
+  account: IdpAccount;
+  /** Authorization codes live this long (seconds). */
+  codeTtl: number;
+  /** The person cancels at the IdP: the interaction ends with error=access_denied (oidc-provider's own answer). */
+  deny: boolean;
+  /** Tampering in the test's hands: rewrites an incoming authorization request (e.g. its nonce) before the IdP reads it. */
+  rewriteAuthorize?: (url: URL) => void;
+  /** Tampering in the test's hands: rewrites the IdP's final redirect to the client's callback (e.g. its state, or holds it). */
+  rewriteCallback?: (location: string) => string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts oidc-provider on `port` (default a free one) with one confidential client per
+ * `clients` entry (client_secret_basic, code flow, the given redirect URIs).
+ */
+export async function startOidcIdp(clients: { clientId: string; clientSecret: string; redirectUris: string[] }[], port = freePort()): Promise<OidcIdp> {
+  const issuer = `http://127.0.0.1:${port}`;
+  const idp: OidcIdp = {
+    issuer,
+    port,
+    account: { sub: "idp-user-1", email: "someone@example.com", email_verified: true, name: "Some One" },
+    codeTtl: 60,
+    deny: false,
+    stop: async () => {},
+  };
+  const provider = new Provider(issuer, {
+    clients: clients.map((c) => ({
+      client_id: c.clientId,
+      client_secret: c.clientSecret,
+      redirect_uris: c.redirectUris,
+      grant_types: ["authorization_code"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "client_secret_basic",
+    })),
+    async findAccount(_ctx: unknown, id: string) {
+      const a = { ...idp.account, sub: id };
+      return { accountId: id, claims: async () => a };
+    },
+    claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"] },
+    conformIdTokenClaims: false,
+    features: { devInteractions: { enabled: false } },
+    interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
+    pkce: { required: () => false },
+    ttl: { AuthorizationCode: () => idp.codeTtl, Session: 60, Interaction: 600, Grant: 600, IdToken: 600, AccessToken: 600 },
+    cookies: { keys: ["test-cookie-key-not-secret"] },
+    routes: { authorization: "/oauth/authorize", token: "/oauth/token", userinfo: "/oauth/userinfo" },
+  });
+  const callback = provider.callback();
+  const server: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+    try {
+      if (req.url?.startsWith("/oauth/authorize?") && idp.rewriteAuthorize) {
+        const u = new URL(req.url, issuer);
+        idp.rewriteAuthorize(u);
+        req.url = u.pathname + u.search;
+      }
+      if (req.url?.startsWith("/oauth/authorize") && idp.rewriteCallback) {
+        const set = res.setHeader.bind(res);
+        res.setHeader = (name: string, value: number | string | readonly string[]) => set(name, name.toLowerCase() === "location" && /^https?:/.test(String(value)) && !String(value).startsWith(issuer) ? idp.rewriteCallback!(String(value)) : value);
+      }
+      if (req.url === "/held") {
+        res.end("held by the test");
+        return;
+      }
+      if (req.url?.startsWith("/interaction/")) {
+        const details = await provider.interactionDetails(req, res);
+        if (idp.deny) {
+          await provider.interactionFinished(req, res, { error: "access_denied", error_description: "End-User aborted interaction" }, { mergeWithLastSubmission: false });
+          return;
+        }
+        if (details.prompt.name === "login") {
+          await provider.interactionFinished(req, res, { login: { accountId: idp.account.sub } }, { mergeWithLastSubmission: false });
+          return;
+        }
+        const grant = details.grantId ? await provider.Grant.find(details.grantId) : new provider.Grant({ accountId: details.session.accountId, clientId: details.params.client_id });
+        grant.addOIDCScope(String(details.params.scope));
+        const grantId = await grant.save();
+        await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+        return;
+      }
+      callback(req, res);
+    } catch (e) {
+      res.statusCode = 500;
+      res.end(String(e));
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", () => resolve()));
+  idp.stop = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  return idp;
+}
+
+/** A self-signed RSA key and certificate (openssl), PEM. */
+export function selfSignedCert(cn = "test-idp"): { key: string; cert: string } {
+  const dir = mkdtempSync(join(tmpdir(), "talentd-cert-"));
+  try {
+    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-days", "30", "-subj", `/CN=${cn}`], { stdio: "ignore" });
+    return { key: readFileSync(join(dir, "key.pem"), "utf8"), cert: readFileSync(join(dir, "cert.pem"), "utf8") };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
