@@ -373,15 +373,18 @@ describe("housekeeping", () => {
       await tx.insert(s.setupTokens).values({ tokenHash: "st_old", expiresAt: now - 2 * day, createdAt: now });
       await tx.insert(s.invitations).values({ id: "inv_old", organizationId: "org_h", email: "i@x.co", expiresAt: now - 31 * day, createdAt: now });
       await tx.insert(s.invitations).values({ id: "inv_new", organizationId: "org_h", email: "j@x.co", expiresAt: now - day, createdAt: now });
+      await tx.insert(s.ssoNonces).values({ kind: "saml_request", id: "req_old", organizationId: "org_h", expiresAt: now - 1, createdAt: now });
+      await tx.insert(s.ssoNonces).values({ kind: "saml_assertion", id: "asr_live", organizationId: "org_h", expiresAt: now + 60_000, createdAt: now });
     });
     const { purgeExpired } = await import("../src/db/housekeeping");
-    expect(await purgeExpired(database, now)).toEqual({ sessions: 1, oauthCodes: 1, oauthTokens: 1, setupTokens: 1, invitations: 1 });
+    expect(await purgeExpired(database, now)).toEqual({ ssoNonces: 1, sessions: 1, oauthCodes: 1, oauthTokens: 1, setupTokens: 1, invitations: 1 });
     const ids = async (sql: string) => (await database.all<{ id: string }>(sql)).map((r) => r.id);
     expect(await ids("SELECT id FROM sessions")).toEqual(["ses_live"]);
     expect(await ids("SELECT code_hash AS id FROM oauth_codes")).toEqual(["code_recent"]);
     expect(await ids("SELECT id FROM oauth_tokens")).toEqual(["otk_rotated"]);
     expect(await ids("SELECT id FROM invitations")).toEqual(["inv_new"]);
-    expect(await purgeExpired(database, now)).toEqual({ sessions: 0, oauthCodes: 0, oauthTokens: 0, setupTokens: 0, invitations: 0 });
+    expect(await ids("SELECT id FROM sso_nonces")).toEqual(["asr_live"]); // SAML request and assertion ids go once expired
+    expect(await purgeExpired(database, now)).toEqual({ ssoNonces: 0, sessions: 0, oauthCodes: 0, oauthTokens: 0, setupTokens: 0, invitations: 0 });
     database.close();
   });
 });

@@ -127,3 +127,114 @@ export function selfSignedCert(cn = "test-idp"): { key: string; cert: string } {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+// ---- SAML: samlify in its IdP role ----------------------------------------------------------
+
+import * as samlify from "samlify";
+import * as xmllint from "@authenio/samlify-node-xmllint";
+
+samlify.setSchemaValidator(xmllint);
+
+export interface SamlIdp {
+  entityId: string;
+  entryPoint: string;
+  cert: string;
+  /** The samlify IdP (to craft responses in protocol tests). */
+  idp: ReturnType<typeof samlify.IdentityProvider>;
+  /** Who the next browser sign-in is. */
+  email: string;
+  /** The samlify SP built from talentd's metadata for an organization. */
+  spFor(metadataUrl: string): Promise<ReturnType<typeof samlify.ServiceProvider>>;
+  stop(): Promise<void>;
+}
+
+const escapeXml = (v: string) => v.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+
+/**
+ * A SAML IdP on 127.0.0.1: `GET /sso` reads the AuthnRequest (HTTP-Redirect binding) with
+ * samlify, answers a page that posts the signed Response (HTTP-POST binding) to the ACS the
+ * SP's metadata names. `metadataUrl` of the SP is read from talentd.
+ */
+export async function startSamlIdp(metadataUrlFor: () => string): Promise<SamlIdp> {
+  const port = freePort();
+  const entityId = `http://127.0.0.1:${port}/metadata`;
+  const { key, cert } = selfSignedCert("talentd-test-idp");
+  const idp = samlify.IdentityProvider({
+    entityID: entityId,
+    signingCert: cert,
+    privateKey: key,
+    wantAuthnRequestsSigned: false,
+    nameIDFormat: ["urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress"],
+    singleSignOnService: [{ Binding: "urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect", Location: `http://127.0.0.1:${port}/sso` }],
+  });
+  const sps = new Map<string, ReturnType<typeof samlify.ServiceProvider>>();
+  const saml: SamlIdp = {
+    entityId,
+    entryPoint: `http://127.0.0.1:${port}/sso`,
+    cert,
+    idp,
+    email: "someone@example.com",
+    async spFor(url) {
+      let sp = sps.get(url);
+      if (!sp) {
+        sp = samlify.ServiceProvider({ metadata: await (await fetch(url)).text() });
+        sps.set(url, sp);
+      }
+      return sp;
+    },
+    stop: async () => {},
+  };
+  const server = createServer(async (req, res) => {
+    try {
+      const u = new URL(req.url ?? "/", `http://127.0.0.1:${port}`);
+      if (u.pathname !== "/sso") {
+        res.statusCode = 404;
+        res.end("not found");
+        return;
+      }
+      const sp = await saml.spFor(metadataUrlFor());
+      const query = Object.fromEntries(u.searchParams);
+      const parsed = await idp.parseLoginRequest(sp, "redirect", { query, octetString: "" } as never);
+      const r = (await idp.createLoginResponse(sp, parsed as never, "post", { email: saml.email }, { relayState: query.RelayState })) as { context: string; entityEndpoint: string; relayState?: string };
+      res.setHeader("content-type", "text/html; charset=utf-8");
+      res.end(`<!doctype html><html lang="en"><head><title>Test IdP</title></head><body>
+<form id="f" method="post" action="${escapeXml(r.entityEndpoint)}"><input type="hidden" name="SAMLResponse" value="${escapeXml(r.context)}"><input type="hidden" name="RelayState" value="${escapeXml(query.RelayState ?? "")}"><button type="submit">Continue</button></form>
+<script>document.getElementById("f").submit()</script></body></html>`);
+    } catch (e) {
+      res.statusCode = 500;
+      res.end(`IdP error: ${(e as Error).message}`);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", () => resolve()));
+  saml.stop = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  return saml;
+}
+
+/** The values samlify's default login response template takes, for a crafted response (protocol tests). */
+export function loginResponseValues(opts: { id: string; assertionId: string; destination: string; audience: string; issuer: string; inResponseTo: string; email: string; notBefore: Date; notOnOrAfter: Date }): Record<string, string> {
+  return {
+    ID: opts.id,
+    AssertionID: opts.assertionId,
+    Destination: opts.destination,
+    Audience: opts.audience,
+    EntityID: opts.audience,
+    SubjectRecipient: opts.destination,
+    Issuer: opts.issuer,
+    IssueInstant: opts.notBefore.toISOString(),
+    AssertionConsumerServiceURL: opts.destination,
+    StatusCode: "urn:oasis:names:tc:SAML:2.0:status:Success",
+    ConditionsNotBefore: opts.notBefore.toISOString(),
+    ConditionsNotOnOrAfter: opts.notOnOrAfter.toISOString(),
+    SubjectConfirmationDataNotOnOrAfter: opts.notOnOrAfter.toISOString(),
+    NameIDFormat: "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress",
+    NameID: opts.email,
+    InResponseTo: opts.inResponseTo,
+    AuthnStatement: "",
+    AttributeStatement: "",
+  };
+}
+
+/** Fills a samlify template's `{Tag}` placeholders. */
+export function fillTemplate(template: string, values: Record<string, string>): string {
+  return template.replace(/\{(\w+)\}/g, (m, k: string) => (k in values ? escapeXml(values[k]!) : m));
+}
