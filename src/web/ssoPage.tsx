@@ -40,9 +40,14 @@ function SsoPage(props: { ctx: PageContext; data: Public; test?: TestResult }) {
       {props.test ? (
         <section class="card" id="sso-test" aria-labelledby="sso-test-h">
           <h2 id="sso-test-h">{props.test.ok ? "The configuration checks out" : "The configuration has problems"}</h2>
+          {props.test.ok ? null : (
+            <p class="error" role="alert" id="sso-test-problems">
+              {props.test.checks.filter((c) => !c.ok).map((c) => `${c.name}: ${c.message}`).join(" ")}
+            </p>
+          )}
           <ul>
             {props.test.checks.map((c) => (
-              <li class={c.ok ? "ok" : "error"} role={c.ok ? undefined : "alert"}>
+              <li class={c.ok ? "ok" : "error"}>
                 <strong>{c.ok ? "OK" : "Problem"}</strong> {c.name}: {c.message}
               </li>
             ))}
