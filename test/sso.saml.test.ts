@@ -162,6 +162,12 @@ describe("SAML responses that must be refused (crafted with samlify's IdP API, p
     const r = await postAcs(await crafted({ destination: "https://another-service.example/acs" }));
     expect(r.signedIn).toBe(false);
     expect(await lastFailure()).toContain("not this service's ACS URL");
+    // our ACS URL written in a comment before the real root does not pass for the Destination (read by an XML parser)
+    const xml = Buffer.from(await crafted({ destination: "https://another-service.example/acs" }), "base64").toString("utf8");
+    const decoy = `<!-- <samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" Destination="${live.base}/api/auth/saml/${org.id}/acs"> -->`;
+    const fooled = await postAcs(Buffer.from(xml.startsWith("<?xml") ? xml.replace(/\?>/, `?>${decoy}`) : decoy + xml).toString("base64"));
+    expect(fooled.signedIn).toBe(false);
+    expect(await lastFailure()).toContain("another-service.example");
   });
 
   test("an expired assertion is refused (NotOnOrAfter 10 minutes ago, beyond the 60 s clock skew)", async () => {

@@ -13,6 +13,7 @@
  *     assertion would have expired anyway, so a replay is refused.
  */
 import { SAML, ValidateInResponseTo, type CacheProvider, type Profile } from "@node-saml/node-saml";
+import { DOMParser } from "@xmldom/xmldom";
 import { and, eq, gt } from "drizzle-orm";
 import type { Config } from "../config";
 import type { Database } from "../db/client";
@@ -96,12 +97,16 @@ function first(v: unknown): string | null {
   return null;
 }
 
-/** Reads an XML attribute of the document's root element (`<samlp:Response … Destination="…">`). */
+/** An attribute of the document's root element when it is a SAML Response (`<samlp:Response … Destination="…">`), read by an XML parser. */
 function rootAttribute(xml: string, name: string): string | null {
-  const start = /<(?:[A-Za-z_][\w.-]*:)?Response\b[^>]*>/.exec(xml.replace(/<\?xml[^>]*\?>/, ""));
-  if (!start) return null;
-  const m = new RegExp(`\\s${name}\\s*=\\s*"([^"]*)"`).exec(start[0]);
-  return m ? m[1]!.replace(/&amp;/g, "&") : null;
+  let root: Element | null = null;
+  try {
+    root = new DOMParser({ errorHandler: () => {} }).parseFromString(xml, "text/xml").documentElement;
+  } catch {
+    return null;
+  }
+  if (!root || root.localName !== "Response" || root.namespaceURI !== "urn:oasis:names:tc:SAML:2.0:protocol") return null;
+  return root.hasAttribute(name) ? root.getAttribute(name) : null;
 }
 
 /**
