@@ -7,13 +7,12 @@
  *     auto-posting form with the signed Response out).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 // @ts-ignore oidc-provider ships no types
 import Provider from "oidc-provider";
 import { freePort } from "./mcp-support";
+import { selfSignedCert } from "./cert-support";
+
+export { selfSignedCert };
 
 export interface IdpAccount {
   sub: string;
@@ -115,17 +114,6 @@ export async function startOidcIdp(clients: { clientId: string; clientSecret: st
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", () => resolve()));
   idp.stop = () => new Promise<void>((resolve) => server.close(() => resolve()));
   return idp;
-}
-
-/** A self-signed RSA key and certificate (openssl), PEM. */
-export function selfSignedCert(cn = "test-idp"): { key: string; cert: string } {
-  const dir = mkdtempSync(join(tmpdir(), "talentd-cert-"));
-  try {
-    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-days", "30", "-subj", `/CN=${cn}`], { stdio: "ignore" });
-    return { key: readFileSync(join(dir, "key.pem"), "utf8"), cert: readFileSync(join(dir, "cert.pem"), "utf8") };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 // ---- SAML: samlify in its IdP role ----------------------------------------------------------

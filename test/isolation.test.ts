@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { selfSignedCert } from "./idp-support";
+import { selfSignedCert } from "./cert-support";
 import { createKey, orgWithProject, publishedExpertise, signedUp, testEnv, withKey, type TestEnv } from "./helpers";
 
 let env: TestEnv;

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ConfigError, loadConfig } from "../src/config";
 import { makePlatformAdmin, orgWithProject, signedUp, testEnv, WebClient, type TestEnv } from "./helpers";
-import { selfSignedCert } from "./idp-support";
+import { selfSignedCert } from "./cert-support";
 
 let env: TestEnv;
 const CERT = selfSignedCert("web-test-idp").cert;
