@@ -6,6 +6,7 @@ CREATE TABLE `sso_domains` (
 );
 --> statement-breakpoint
 CREATE INDEX `sso_domains_org_idx` ON `sso_domains` (`organization_id`);--> statement-breakpoint
+INSERT INTO `sso_domains` (`domain`, `organization_id`, `created_at`) SELECT lower(`domain`), `organization_id`, `created_at` FROM `sso_connections`;--> statement-breakpoint
 CREATE TABLE `sso_nonces` (
 	`kind` text NOT NULL,
 	`id` text NOT NULL,
