@@ -7,7 +7,9 @@
  *     must be our ACS URL;
  *   - InResponseTo must name an AuthnRequest this server sent less than 10 minutes ago, for
  *     this organization: request ids are stored in `sso_nonces` (they survive a restart) and
- *     consumed on use;
+ *     consumed on use; over https the request is also bound to the browser that started it
+ *     (the `talentd_saml` cookie, SameSite=None; Secure), so a response cannot be replayed
+ *     into someone else's browser (login CSRF);
  *   - clock skew is bounded to 60 s on NotBefore / NotOnOrAfter;
  *   - an assertion id is accepted once: consumed ids stay in `sso_nonces` until the
  *     assertion would have expired anyway, so a replay is refused.
@@ -18,6 +20,7 @@ import { and, eq, gt } from "drizzle-orm";
 import type { Config } from "../config";
 import type { Database } from "../db/client";
 import { ssoNonces } from "../db/schema";
+import { sha256Hex } from "../lib/crypto";
 import type { SamlSettings } from "./sso";
 import { serviceProvider } from "./sso";
 
@@ -31,12 +34,18 @@ export class SamlRefused extends Error {
   override name = "SamlRefused";
 }
 
-/** node-saml's request-id cache, backed by `sso_nonces` (kind saml_request) for one organization. */
-function requestStore(database: Database, organizationId: string): CacheProvider {
+/**
+ * node-saml's request-id cache, backed by `sso_nonces` (kind saml_request) for one
+ * organization. A stored request carries the hash of the browser binding (`binding`, the
+ * `talentd_saml` cookie's value); what was read is kept in `seen` for the ACS's check.
+ */
+function requestStore(database: Database, organizationId: string, binding: string | null = null, seen: Map<string, string> = new Map()): CacheProvider {
   return {
     async saveAsync(key, value) {
       const now = Date.now();
-      await database.write((tx) => tx.insert(ssoNonces).values({ kind: "saml_request", id: key, organizationId, value, expiresAt: now + SAML_REQUEST_TTL_MS, createdAt: now }).onConflictDoNothing());
+      // node-saml reads the value back as the request's issue instant: the binding's hash goes after a newline
+      const stored = binding ? `${value}\n${binding}` : value;
+      await database.write((tx) => tx.insert(ssoNonces).values({ kind: "saml_request", id: key, organizationId, value: stored, expiresAt: now + SAML_REQUEST_TTL_MS, createdAt: now }).onConflictDoNothing());
       return { value, createdAt: now };
     },
     async getAsync(key) {
@@ -47,7 +56,10 @@ function requestStore(database: Database, organizationId: string): CacheProvider
           .where(and(eq(ssoNonces.kind, "saml_request"), eq(ssoNonces.id, key), eq(ssoNonces.organizationId, organizationId), gt(ssoNonces.expiresAt, Date.now())))
           .limit(1)
       )[0];
-      return row?.value ?? null;
+      if (!row) return null;
+      const [instant, hash] = row.value.split("\n");
+      seen.set(key, hash ?? "");
+      return instant ?? null;
     },
     async removeAsync(key) {
       if (key === null) return null;
@@ -57,7 +69,7 @@ function requestStore(database: Database, organizationId: string): CacheProvider
   };
 }
 
-function samlFor(config: Config, database: Database, organizationId: string, s: SamlSettings): SAML {
+function samlFor(config: Config, database: Database, organizationId: string, s: SamlSettings, store: CacheProvider = requestStore(database, organizationId)): SAML {
   const sp = serviceProvider(config, organizationId);
   return new SAML({
     entryPoint: s.entryPoint,
@@ -71,16 +83,16 @@ function samlFor(config: Config, database: Database, organizationId: string, s: 
     validateInResponseTo: ValidateInResponseTo.always,
     requestIdExpirationPeriodMs: SAML_REQUEST_TTL_MS,
     acceptedClockSkewMs: SAML_CLOCK_SKEW_MS,
-    cacheProvider: requestStore(database, organizationId),
+    cacheProvider: store,
     identifierFormat: "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress",
     disableRequestedAuthnContext: true,
     signatureAlgorithm: "sha256",
   });
 }
 
-/** The IdP URL (HTTP-Redirect binding) carrying a fresh AuthnRequest; its id is stored first. */
-export async function samlAuthorizeUrl(config: Config, database: Database, organizationId: string, s: SamlSettings, relayState: string): Promise<string> {
-  return samlFor(config, database, organizationId, s).getAuthorizeUrlAsync(relayState, undefined, {});
+/** The IdP URL (HTTP-Redirect binding) carrying a fresh AuthnRequest; its id is stored first, with the hash of the browser binding. */
+export async function samlAuthorizeUrl(config: Config, database: Database, organizationId: string, s: SamlSettings, relayState: string, browserBinding: string): Promise<string> {
+  return samlFor(config, database, organizationId, s, requestStore(database, organizationId, sha256Hex(browserBinding))).getAuthorizeUrlAsync(relayState, undefined, {});
 }
 
 /** The SP metadata (entity ID, ACS URL with the HTTP-POST binding) for the IdP's administrator. */
@@ -119,6 +131,7 @@ export async function samlFinish(
   organizationId: string,
   s: SamlSettings,
   samlResponse: string,
+  browserBinding: string | null,
 ): Promise<{ subject: string; email: string | null; name: string | null }> {
   const sp = serviceProvider(config, organizationId);
   let xml: string;
@@ -130,12 +143,19 @@ export async function samlFinish(
   const destination = rootAttribute(xml, "Destination");
   if (destination !== sp.samlAcsUrl) throw new SamlRefused(destination === null ? "The Response names no Destination." : `The Response is for ${destination}, not this service's ACS URL.`);
   let profile: Profile | null;
+  const seen = new Map<string, string>();
   try {
-    profile = (await samlFor(config, database, organizationId, s).validatePostResponseAsync({ SAMLResponse: samlResponse })).profile;
+    profile = (await samlFor(config, database, organizationId, s, requestStore(database, organizationId, null, seen)).validatePostResponseAsync({ SAMLResponse: samlResponse })).profile;
   } catch (e) {
     throw new SamlRefused((e as Error).message);
   }
   if (!profile) throw new SamlRefused("The response carries no assertion.");
+  // login CSRF: over https the response must come back to the browser that started the sign-in
+  // (the talentd_saml cookie, SameSite=None so the IdP's cross-site POST carries it)
+  if (config.baseUrl.startsWith("https:")) {
+    const bound = seen.get(rootAttribute(xml, "InResponseTo") ?? "") ?? "";
+    if (!bound || !browserBinding || sha256Hex(browserBinding) !== bound) throw new SamlRefused("The response answers a sign-in that did not start in this browser.");
+  }
   const assertion = profile.getAssertion?.() as { Assertion?: { $?: { ID?: string }; Subject?: { SubjectConfirmation?: { SubjectConfirmationData?: { $?: { Recipient?: string } }[] }[] }[]; Conditions?: { $?: { NotOnOrAfter?: string } }[] } } | undefined;
   const a = assertion?.Assertion;
   const recipient = a?.Subject?.[0]?.SubjectConfirmation?.[0]?.SubjectConfirmationData?.[0]?.$?.Recipient;

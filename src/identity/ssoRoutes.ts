@@ -10,6 +10,7 @@
  * provider's own text, never a stack); the security log keeps the reason.
  */
 import { Elysia } from "elysia";
+import { randomBytes } from "node:crypto";
 import type { ComposedDeps } from "../app";
 import { clientMeta } from "../http/client";
 import { decodedParam } from "../http/query";
@@ -39,9 +40,28 @@ export type SignInErrorCode =
   | "saml"
   | "enforced";
 
+const SAML_COOKIE = "talentd_saml";
+
+/** A cookie's value from the request, or null. */
+function cookieValue(request: Request, name: string): string | null {
+  for (const part of (request.headers.get("cookie") ?? "").split(";")) {
+    const i = part.indexOf("=");
+    if (i > 0 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim() || null;
+  }
+  return null;
+}
+
 export function ssoAuthRoutes(deps: ComposedDeps) {
   const { config, database } = deps;
   const noStore = { "cache-control": "no-store" };
+  const https = config.baseUrl.startsWith("https:");
+  /**
+   * The SAML browser binding: the IdP answers with a cross-site POST, which carries only a
+   * SameSite=None cookie, and SameSite=None needs Secure (https). Over plain http it is Lax
+   * and not required (docs/operations.md).
+   */
+  const samlCookie = (value: string | null): string =>
+    `${SAML_COOKIE}=${value ?? ""}; Path=/api/auth/saml; HttpOnly; Max-Age=${value ? 600 : 0}; ${https ? "SameSite=None; Secure" : "SameSite=Lax"}`;
 
   /** Back to /login with the error's code (and the provider or domain it concerns). */
   const toLogin = (code: SignInErrorCode, extra: Record<string, string | undefined> = {}, clearFlow = true): Response => {
@@ -172,7 +192,12 @@ export function ssoAuthRoutes(deps: ComposedDeps) {
           const a = await oidcAuthorizationUrl(s.oidc, serviceProvider(config, found.organization.id).oidcRedirectUri);
           return startRedirect(a.url, { provider, state: a.state, nonce: a.nonce, verifier: a.verifier, next, exp: Date.now() + FLOW_TTL_MS });
         }
-        if (s.type === "saml" && s.saml) return startRedirect(await samlAuthorizeUrl(config, database, found.organization.id, s.saml, next), null);
+        if (s.type === "saml" && s.saml) {
+          const binding = randomBytes(18).toString("base64url");
+          const r = startRedirect(await samlAuthorizeUrl(config, database, found.organization.id, s.saml, next, binding), null);
+          r.headers.append("set-cookie", samlCookie(binding));
+          return r;
+        }
       } catch (e) {
         await recordExternalFailure(database, provider, (e as Error).message, meta);
         return toLogin("unavailable");
@@ -193,13 +218,14 @@ export function ssoAuthRoutes(deps: ComposedDeps) {
         return toLogin("sso_not_approved", {}, false);
       }
       if (samlResponse === "") return toLogin("saml", {}, false);
+      const clear = (r: Response) => (r.headers.append("set-cookie", samlCookie(null)), r);
       try {
-        const r = await samlFinish(config, database, orgId, settings.saml, samlResponse);
-        return await complete(request, server, { provider, ...r, emailVerified: true }, next, { id: orgId, domains: settings.domains });
+        const r = await samlFinish(config, database, orgId, settings.saml, samlResponse, cookieValue(request, SAML_COOKIE));
+        return clear(await complete(request, server, { provider, ...r, emailVerified: true }, next, { id: orgId, domains: settings.domains }));
       } catch (e) {
         if (!(e instanceof SamlRefused)) throw e;
         await recordExternalFailure(database, provider, `SAML: ${e.message}`, meta);
-        return toLogin("saml", {}, false);
+        return clear(toLogin("saml", {}, false));
       }
     })
     .get("/saml/:orgId/metadata", async ({ params }) => {
