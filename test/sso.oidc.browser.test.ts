@@ -218,6 +218,10 @@ describe("organization SSO over OIDC, routed from /login by e-mail domain", () =
     await w2.page.fill("#password", "some password here");
     await w2.page.click('form[action="/login"] button[type="submit"]');
     expect(await w2.page.locator("p.error").first().textContent()).toContain("single sign-on");
+    // …and so is an external identity provider for an address of the domain
+    idp.account = { sub: `via-generic-${seq}`, email: `third@${domain}`, email_verified: true };
+    await w2.page.goto(`${live.base}/api/auth/oauth/oidc`);
+    expect(await loginNotice(w2.page)).toContain(`Accounts at ${domain} sign in through their organization's single sign-on`);
     expect(w.problems).toEqual([]);
     await w.context.close();
     await w2.context.close();

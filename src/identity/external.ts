@@ -12,13 +12,13 @@
 import { and, eq } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { externalAccounts, members, users } from "../db/schema";
-import { AppError } from "../http/errors";
 import { newId } from "../lib/ids";
 import { listMemberships } from "../tenancy/service";
 import { recordSecurityEvent } from "./security";
 import { createSession, deleteSessionByToken } from "./sessions";
 import type { ClientMeta } from "./service";
 import { EMAIL_PATTERN, normalizeEmail } from "./users";
+import { ssoEnforcedFor } from "./sso";
 
 /** What a provider said about the person, after its protocol's checks passed. */
 export interface ExternalIdentity {
@@ -30,9 +30,16 @@ export interface ExternalIdentity {
   name?: string | null;
 }
 
-/** A sign-in refused after the provider answered: the sentence shown on /login. */
+/** A sign-in refused after the provider answered, with the /login code of its sentence. */
 export class SignInRefused extends Error {
   override name = "SignInRefused";
+  constructor(
+    message: string,
+    readonly code: "no_email" | "unverified" | "enforced" = "no_email",
+    readonly domain?: string,
+  ) {
+    super(message);
+  }
 }
 
 /** The domain part of an e-mail address (lower case), or null. */
@@ -63,7 +70,7 @@ export async function signInExternal(
       if (!userId) {
         if (!email) throw new SignInRefused(`Your ${label} account did not share an e-mail address, so it cannot be used to sign in here.`);
         if (!identity.emailVerified) {
-          throw new SignInRefused(`Your ${label} account's e-mail address ${email} is not verified there: verify it with the provider, or sign in another way.`);
+          throw new SignInRefused(`Your ${label} account's e-mail address ${email} is not verified there: verify it with the provider, or sign in another way.`, "unverified");
         }
         const existing = (await tx.select({ id: users.id }).from(users).where(eq(users.email, email)).limit(1))[0];
         const now = Date.now();
@@ -84,6 +91,11 @@ export async function signInExternal(
       if (previousToken) await deleteSessionByToken(tx, previousToken);
       return { userId, email: user.email, created, linked, activeOrganizationId: joinOrganizationId ?? null };
     });
+    // an identity provider never opens an account whose domain enforces its organization's SSO
+    if (!joinOrganizationId) {
+      const domain = await ssoEnforcedFor(database, result.email);
+      if (domain) throw new SignInRefused(`Accounts at ${domain} sign in through their organization's single sign-on.`, "enforced", domain);
+    }
     const orgs = result.activeOrganizationId ? null : await listMemberships(database, result.userId);
     const session = await database.write((tx) => createSession(tx, result.userId, { ...meta, activeOrganizationId: result.activeOrganizationId ?? orgs?.[0]?.id ?? null }));
     await recordSecurityEvent(database, {
@@ -108,9 +120,4 @@ export async function recordExternalFailure(database: Database, provider: string
     ...meta,
     detail: { method: provider.startsWith("sso:") ? "sso" : "oauth", provider, reason: reason.slice(0, 300) },
   });
-}
-
-/** Thrown where an AppError is wanted for the same refusal (JSON callers). */
-export function refusedAsError(e: SignInRefused): AppError {
-  return new AppError("forbidden", e.message);
 }

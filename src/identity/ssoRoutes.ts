@@ -97,7 +97,7 @@ export function ssoAuthRoutes(deps: ComposedDeps) {
       return new Response(null, { status: 303, headers });
     } catch (e) {
       if (!(e instanceof SignInRefused)) throw e;
-      return toLogin(/not verified/.test(e.message) ? "unverified" : "no_email", { provider });
+      return toLogin(e.code, { provider, domain: e.domain });
     }
   };
 
