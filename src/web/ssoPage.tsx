@@ -62,7 +62,7 @@ function SsoPage(props: { ctx: PageContext; data: Public; test?: TestResult }) {
       ) : null}
       <section class="card" aria-labelledby="sso-sp-h">
         <h2 id="sso-sp-h">Register talentd at your identity provider</h2>
-        <dl>
+        <dl class="facts urls">
           <dt>OIDC redirect URI</dt>
           <dd>
             <code>{sp.oidcRedirectUri}</code>
@@ -93,16 +93,18 @@ function SsoPage(props: { ctx: PageContext; data: Public; test?: TestResult }) {
           <input type="hidden" name="return" value="/org/sso" />
           <fieldset>
             <legend>Protocol</legend>
-            <label>
-              <input type="radio" name="type" value="oidc" checked={type === "oidc"} /> OpenID Connect
-            </label>
-            <label>
-              <input type="radio" name="type" value="saml" checked={type === "saml"} /> SAML 2.0
-            </label>
+            <div class="checks">
+              <label class="check">
+                <input type="radio" name="type" value="oidc" checked={type === "oidc"} /> OpenID Connect
+              </label>
+              <label class="check">
+                <input type="radio" name="type" value="saml" checked={type === "saml"} /> SAML 2.0
+              </label>
+            </div>
           </fieldset>
           <label for="sso-domains">E-mail domains (separated by commas)</label>
           <input id="sso-domains" name="domains" type="text" required value={s?.domains.join(", ") ?? ""} placeholder="example.com, example.org" />
-          <label class="inline">
+          <label class="check">
             <input type="checkbox" name="enforce" value="true" checked={s?.enforce ?? false} /> Enforce: refuse password sign-in for these domains
           </label>
           <fieldset>
