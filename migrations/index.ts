@@ -8,6 +8,7 @@ import m3 from "./0003_trace_keyset.sql" with { type: "text" };
 import m4 from "./0004_web_rest.sql" with { type: "text" };
 import m5 from "./0005_activity_summaries.sql" with { type: "text" };
 import m6 from "./0006_lethal_absorbing_man.sql" with { type: "text" };
+import m7 from "./0007_sso_domains.sql" with { type: "text" };
 
 export const migrations: EmbeddedMigration[] = [
   { tag: "0000_init", sql: m0 },
@@ -17,4 +18,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0004_web_rest", sql: m4 },
   { tag: "0005_activity_summaries", sql: m5 },
   { tag: "0006_lethal_absorbing_man", sql: m6 },
+  { tag: "0007_sso_domains", sql: m7 },
 ];

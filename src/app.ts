@@ -21,6 +21,15 @@ import { oauthRoutes } from "./oauth/routes";
 import { identityRoutes, setupRoutes } from "./identity/routes";
 import { loginPages } from "./identity/loginPages";
 import { passwordResetRoutes } from "./identity/resetPages";
+import { ssoAuthRoutes } from "./identity/ssoRoutes";
+import { ssoWebRoutes } from "./identity/ssoWebRoutes";
+import { ssoPages } from "./web/ssoPage";
+import type { Guards } from "./auth/guards";
+
+/** Sign-in through identity providers and organization SSO: the /api/auth legs, /web/orgs/current/sso, /org/sso (one plugin; its route types are not needed by callers). */
+function ssoRoutes(deps: ComposedDeps, guards: Guards): Elysia {
+  return new Elysia().use(ssoAuthRoutes(deps)).use(ssoWebRoutes(deps, guards)).use(ssoPages(deps)) as unknown as Elysia;
+}
 import { homePage } from "./web/home";
 import { htmlError } from "./web/errors";
 import { webViews } from "./web/views";
@@ -100,6 +109,7 @@ export function createApp(input: AppDeps) {
     .use(openApiRoutes(deps.config.baseUrl, pkg.version))
     .use(identityRoutes(deps, guards))
     .use(pages(deps))
+    .use(ssoRoutes(deps, guards))
     .use(searchRoutes(deps, guards))
     .use(tenancyRoutes(deps, guards))
     .use(codeHostingRoutes(deps, guards))

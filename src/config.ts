@@ -52,6 +52,31 @@ export interface Config {
   backupKeep: number;
   /** METRICS_TOKEN. Default none: `/metrics` is off. Set, `/metrics` answers to `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
+  /** External identity providers (DESIGN §13), each enabled by its own OAUTH_<PROVIDER>_* settings; absent = not offered. */
+  oauth: OAuthProviders;
+}
+
+/** A client registered at an identity provider. */
+export interface OAuthClient {
+  clientId: string;
+  clientSecret: string;
+}
+
+/**
+ * The external identity providers that are enabled. Callback URLs are
+ * `BASE_URL/api/auth/oauth/<provider>/callback` (docs/operations.md).
+ */
+export interface OAuthProviders {
+  /** OAUTH_GITHUB_CLIENT_ID + OAUTH_GITHUB_CLIENT_SECRET. */
+  github?: OAuthClient;
+  /** OAUTH_GITLAB_CLIENT_ID + _CLIENT_SECRET; OAUTH_GITLAB_URL default https://gitlab.com (a self-managed GitLab). */
+  gitlab?: OAuthClient & { baseUrl: string };
+  /** OAUTH_GOOGLE_CLIENT_ID + _CLIENT_SECRET. */
+  google?: OAuthClient;
+  /** OAUTH_MICROSOFT_CLIENT_ID + _CLIENT_SECRET; OAUTH_MICROSOFT_TENANT default `organizations` (a tenant id or domain restricts it). */
+  microsoft?: OAuthClient & { tenant: string };
+  /** OAUTH_OIDC_ISSUER + _CLIENT_ID + _CLIENT_SECRET; OAUTH_OIDC_NAME (the button's label) default "OpenID Connect". */
+  oidc?: OAuthClient & { issuer: string; name: string };
 }
 
 /** A configuration value that cannot be used; main prints `message` and exits 2. */
@@ -200,6 +225,8 @@ export function loadConfig(
     throw new ConfigError("METRICS_TOKEN: must be 16 to 256 printable characters without spaces (e.g. openssl rand -hex 32)");
   }
 
+  const oauth = parseOAuthProviders(get);
+
   const config: Config = {
     port,
     host,
@@ -224,10 +251,61 @@ export function loadConfig(
     backupIntervalMs,
     backupKeep: get("BACKUP_KEEP") === undefined ? 7 : parseIntIn("BACKUP_KEEP", get("BACKUP_KEEP")!, 1, 10000, "a number of backups to keep (1–10000)"),
     metricsToken,
+    oauth,
   };
 
   if (opts.checkDataDir) ensureWritableDir("DATA_DIR", config.dataDir);
   return config;
+}
+
+/** An http(s) URL without a trailing slash, or a ConfigError naming the setting. */
+function httpUrl(name: string, raw: string): string {
+  try {
+    const u = new URL(raw);
+    if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error();
+    return u.href.replace(/\/+$/, "");
+  } catch {
+    throw new ConfigError(`${name}: "${raw}" is not an http(s) URL`);
+  }
+}
+
+/**
+ * The OAUTH_<PROVIDER>_* settings: a provider is enabled when its client id and secret are
+ * both set (one without the other is a mistake, refused); its other settings are checked.
+ */
+function parseOAuthProviders(get: (name: string) => string | undefined): OAuthProviders {
+  const client = (p: string): OAuthClient | undefined => {
+    const clientId = get(`OAUTH_${p}_CLIENT_ID`);
+    const clientSecret = get(`OAUTH_${p}_CLIENT_SECRET`);
+    if (clientId === undefined && clientSecret === undefined) return undefined;
+    if (clientId === undefined || clientSecret === undefined) {
+      throw new ConfigError(`OAUTH_${p}_CLIENT_ID and OAUTH_${p}_CLIENT_SECRET go together: set both to enable this provider, or neither`);
+    }
+    return { clientId, clientSecret };
+  };
+  const out: OAuthProviders = {};
+  const github = client("GITHUB");
+  if (github) out.github = github;
+  const gitlab = client("GITLAB");
+  if (gitlab) out.gitlab = { ...gitlab, baseUrl: httpUrl("OAUTH_GITLAB_URL", get("OAUTH_GITLAB_URL") ?? "https://gitlab.com") };
+  else if (get("OAUTH_GITLAB_URL")) throw new ConfigError("OAUTH_GITLAB_URL is set but OAUTH_GITLAB_CLIENT_ID and OAUTH_GITLAB_CLIENT_SECRET are not");
+  const google = client("GOOGLE");
+  if (google) out.google = google;
+  const microsoft = client("MICROSOFT");
+  if (microsoft) {
+    const tenant = get("OAUTH_MICROSOFT_TENANT") ?? "organizations";
+    if (!/^[A-Za-z0-9.-]{1,100}$/.test(tenant)) throw new ConfigError(`OAUTH_MICROSOFT_TENANT: "${tenant}" is not a tenant id, domain, organizations, consumers or common`);
+    out.microsoft = { ...microsoft, tenant };
+  }
+  const oidc = client("OIDC");
+  const issuer = get("OAUTH_OIDC_ISSUER");
+  if (oidc) {
+    if (issuer === undefined) throw new ConfigError("OAUTH_OIDC_ISSUER is required with OAUTH_OIDC_CLIENT_ID (the issuer URL; discovery reads ISSUER/.well-known/openid-configuration)");
+    const name = get("OAUTH_OIDC_NAME") ?? "OpenID Connect";
+    if (name.length > 40) throw new ConfigError("OAUTH_OIDC_NAME: at most 40 characters");
+    out.oidc = { ...oidc, issuer: (httpUrl("OAUTH_OIDC_ISSUER", issuer), issuer), name };
+  } else if (issuer !== undefined) throw new ConfigError("OAUTH_OIDC_ISSUER is set but OAUTH_OIDC_CLIENT_ID and OAUTH_OIDC_CLIENT_SECRET are not");
+  return out;
 }
 
 /**

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { selfSignedCert } from "./cert-support";
 import { createKey, orgWithProject, publishedExpertise, signedUp, testEnv, withKey, type TestEnv } from "./helpers";
 
 let env: TestEnv;
+const BETA_CERT = selfSignedCert("beta-idp").cert;
 beforeAll(async () => {
   env = await testEnv();
 });
@@ -237,5 +239,34 @@ describe("two organizations: a member of B on A's ids gets 404 (or 403 where the
     expect((await a.owner.get(`/web/specializations/${spec.id}`)).body.specialization.name).toBe("Iota stack");
     expect((await a.owner.get(`/web/projects/${a.project.id}/relevance`)).body.source).toBe("derived");
     expect((await a.owner.get(`/web/projects/${a.project.id}/keys`)).body.keys.filter((k: { automation: boolean }) => k.automation)).toEqual([]);
+  });
+  test("the SSO routes (/web/orgs/current/sso, /test, DELETE): each organization reads and changes its own only; A's domain cannot be taken by B (409); A's secret never shows", async () => {
+    const a = await orgWithProject(env, "Sso Alpha");
+    const b = await orgWithProject(env, "Sso Beta");
+    const aSso = { type: "oidc", domains: ["alpha-sso.example"], enforce: true, oidc: { issuer: "https://idp.alpha-sso.example", clientId: "alpha-client", clientSecret: "alpha-secret-value" } };
+    expect((await a.owner.post("/web/orgs/current/sso", aSso)).status).toBe(200);
+    const secretsOfA = ["alpha-sso.example", "alpha-client", "alpha-secret-value", "idp.alpha-sso.example", a.org.id];
+    // B sees only its own (none), cannot test or delete A's, cannot claim A's domain
+    const bGet = await b.owner.get("/web/orgs/current/sso");
+    expect(bGet.body.sso).toBeNull();
+    for (const x of secretsOfA) expect(JSON.stringify(bGet.body).includes(x)).toBe(false);
+    const bTest = await b.owner.post("/web/orgs/current/sso/test");
+    expect(`${bTest.status} ${bTest.body.error}`).toBe("404 not_found");
+    const bDelete = await b.owner.del("/web/orgs/current/sso");
+    expect(`${bDelete.status} ${bDelete.body.error}`).toBe("404 not_found");
+    const steal = await b.owner.post("/web/orgs/current/sso", { ...aSso, domains: ["beta-sso.example", "alpha-sso.example"], oidc: { ...aSso.oidc, clientSecret: "beta-secret" } });
+    expect(`${steal.status} ${steal.body.error}`).toBe("409 conflict");
+    expect(steal.body.domains).toEqual(["alpha-sso.example"]);
+    expect(JSON.stringify(steal.body)).not.toContain("alpha-secret-value");
+    // nothing of A changed, and A's own answer carries no secret
+    const aGet = await a.owner.get("/web/orgs/current/sso");
+    expect(aGet.body.sso).toMatchObject({ type: "oidc", domains: ["alpha-sso.example"], enforce: true, oidc: { clientId: "alpha-client", clientSecretSet: true } });
+    expect(JSON.stringify(aGet.body)).not.toContain("alpha-secret-value");
+    // B's own configuration with its own domain works and stays B's
+    expect((await b.owner.post("/web/orgs/current/sso", { type: "saml", domains: ["beta-sso.example"], saml: { entryPoint: "https://idp.beta-sso.example/sso", idpIssuer: "beta-idp", idpCert: BETA_CERT } })).status).toBe(200);
+    expect((await a.owner.get("/web/orgs/current/sso")).body.sso.domains).toEqual(["alpha-sso.example"]);
+    // the /org/sso page of another organization's admin shows only theirs
+    const page = await (await b.owner.call("GET", "/org/sso", undefined, { accept: "text/html" })).text();
+    for (const x of ["alpha-sso.example", "alpha-client", "alpha-secret-value"]) expect(page.includes(x)).toBe(false);
   });
 });

@@ -43,10 +43,17 @@ async function everyRow(c: Client): Promise<Rows> {
   return out;
 }
 
-/** The rows of `before`'s tables, read from `c` with `before`'s columns only (a migration may add columns). */
+/**
+ * Columns a migration moved elsewhere, with where their values went (checked below):
+ * 0006 moved `sso_connections.domain` to the `sso_domains` table (one row per domain).
+ */
+const MOVED: Record<string, string[]> = { sso_connections: ["domain"] };
+
+/** The rows of `before`'s tables, read from `c` with `before`'s columns only (a migration may add columns; MOVED ones are left out). */
 async function sameColumnsIn(c: Client, before: Rows): Promise<Rows> {
   const out: Rows = {};
-  for (const [t, { columns }] of Object.entries(before)) {
+  for (const [t, b] of Object.entries(before)) {
+    const columns = b.columns.filter((x) => !MOVED[t]?.includes(x));
     const rows = (await c.execute(`SELECT ${columns.map((x) => `"${x}"`).join(", ")} FROM "${t}" ORDER BY ${columns.map((_, i) => i + 1).join(", ")}`)).rows.map((r) => columns.map((_, i) => r[i]));
     out[t] = { columns, rows };
   }
@@ -147,11 +154,18 @@ describe("upgrades (issue 18 §4)", () => {
     expect(await tags(db)).toEqual(migrations.map((m) => m.tag));
     const c1 = createClient({ url: `file:${db}` });
     const after = await sameColumnsIn(c1, before);
+    // MOVED: each old SSO connection's domain is a row of sso_domains
+    const domains = (await c1.execute("SELECT domain, organization_id FROM sso_domains")).rows.map((r) => `${r.domain} ${r.organization_id}`);
+    const ssoCols = before.sso_connections?.columns ?? [];
+    for (const row of before.sso_connections?.rows ?? []) {
+      expect(domains).toContain(`${String(row[ssoCols.indexOf("domain")]).toLowerCase()} ${row[ssoCols.indexOf("organization_id")]}`);
+    }
     c1.close();
     // every row of every old table survives with every old column's value; only housekeeping-free tables are compared
     for (const t of Object.keys(before)) {
       if (t === "__talentd_migrations") continue;
-      const missing = before[t]!.rows.filter((row) => !after[t]!.rows.some((r) => JSON.stringify(r) === JSON.stringify(row)));
+      const keep = before[t]!.columns.map((x, i) => (MOVED[t]?.includes(x) ? -1 : i)).filter((i) => i >= 0);
+      const missing = before[t]!.rows.map((row) => keep.map((i) => row[i])).filter((row) => !after[t]!.rows.some((r) => JSON.stringify(r) === JSON.stringify(row)));
       expect({ table: t, missing }).toEqual({ table: t, missing: [] });
     }
   }, 60_000);

@@ -2,14 +2,14 @@
  * Housekeeping: rows that can never be used again are deleted, so a long-running service's
  * tables do not grow without bound. Expired sessions; OAuth codes and tokens a day after
  * their expiry (until then a reused code or refresh token is still recognised and revokes its
- * family); setup tokens a day after expiry; pending invitations 30 days after expiry. Trace
+ * family); setup tokens a day after expiry; SAML request and assertion ids once expired; pending invitations 30 days after expiry. Trace
  * events and security events past EVENT_RETENTION_DAYS (default 90), in batches of their own
  * transactions so no write waits long behind them.
  * Runs an hour after start, then hourly.
  */
 import { and, eq, inArray, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Database } from "./client";
-import { invitations, mailOutbox, oauthCodes, oauthTokens, passwordResets, sessions, setupTokens } from "./schema";
+import { invitations, mailOutbox, oauthCodes, oauthTokens, passwordResets, sessions, setupTokens, ssoNonces } from "./schema";
 import { orderedId } from "../lib/ids";
 import type { Logger } from "../lib/log";
 
@@ -37,7 +37,9 @@ export async function purgeExpired(database: Database, now = Date.now()): Promis
         ),
       )
       .returning({ id: mailOutbox.id });
+    const ssoGone = await tx.delete(ssoNonces).where(lt(ssoNonces.expiresAt, now)).returning({ id: ssoNonces.id });
     return {
+      ssoNonces: ssoGone.length,
       sessions: sessionsGone.length,
       oauthCodes: codesGone.length,
       oauthTokens: tokensGone.length,

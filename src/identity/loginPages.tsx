@@ -19,6 +19,33 @@ import { passwordProblem } from "./passwords";
 import { signIn, signUp } from "./service";
 import { deleteSessionByToken, sessionCookie, sessionTokenFrom } from "./sessions";
 import { EMAIL_PATTERN } from "./users";
+import { emailDomain } from "./external";
+import { enabledProviders, providerLabel } from "./providers";
+import type { SignInErrorCode } from "./ssoRoutes";
+import { usableSsoForDomain } from "./sso";
+import type { Config } from "../config";
+
+/** What /login says for `?error=<code>` after a provider or SSO sign-in failed (the codes of ssoRoutes.ts). */
+export function signInErrorSentence(config: Config, code: string, provider: string | null, domain: string | null): string | null {
+  const who = provider ? providerLabel(config, provider) : "Your organization's sign-in";
+  const sentences: Record<SignInErrorCode, string> = {
+    provider_unknown: "That sign-in method is not offered here.",
+    denied: `${who} did not sign you in: the sign-in was cancelled or refused there. You can try again.`,
+    provider_error: `${who} answered with an error and did not sign you in. Try again, or sign in another way.`,
+    state: "The sign-in could not be completed: it did not start in this browser, or took longer than 10 minutes. Please start again.",
+    exchange: `${who} did not confirm the sign-in: the code it gave was refused (expired, already used, or not ours). Please start again.`,
+    token: `${who}'s answer did not check out (its identity token was not valid for this sign-in), so you were not signed in. Please start again.`,
+    unavailable: `${who} cannot be reached right now. Try again later, or sign in another way.`,
+    no_email: `Your ${provider ? providerLabel(config, provider) : "identity provider"} account did not share an e-mail address, so it cannot be used to sign in here.`,
+    unverified: `Your ${provider ? providerLabel(config, provider) : "identity provider"} account's e-mail address is not verified there: verify it with the provider, or sign in another way.`,
+    sso_unknown: `No organization has set up single sign-on for ${domain ?? "that e-mail domain"}: sign in with your password.`,
+    sso_not_approved: "Your organization's single sign-on cannot be used yet: the organization is not approved.",
+    sso_domain: "Your organization's identity provider vouched for an e-mail address outside the organization's domains, so you were not signed in.",
+    saml: "Your organization's identity provider sent an answer that did not check out (signature, audience, destination, expiry or a replay), so you were not signed in. Please start again.",
+    enforced: `Accounts at ${domain ?? "this domain"} sign in through their organization's single sign-on: enter your e-mail and continue without a password.`,
+  };
+  return (sentences as Record<string, string>)[code] ?? null;
+}
 
 /** Which form a problem belongs to, and what the person had typed (never the password). */
 interface Attempt {
@@ -28,7 +55,7 @@ interface Attempt {
   name?: string;
 }
 
-export function LoginPage(props: { next: string; signedInAs?: string | null; attempt?: Attempt }) {
+export function LoginPage(props: { next: string; signedInAs?: string | null; attempt?: Attempt; providers?: { id: string; label: string }[]; notice?: string | null }) {
   const a = props.attempt;
   const mine = (form: Attempt["form"]) => (a?.form === form ? a : undefined);
   const signInErr = mine("sign-in");
@@ -42,16 +69,32 @@ export function LoginPage(props: { next: string; signedInAs?: string | null; att
             Signed in as {props.signedInAs}. <a href={props.next}>Continue</a>, or sign in with another account.
           </p>
         ) : null}
+        {props.notice ? <p class="error" role="alert" id="sign-in-notice">{props.notice}</p> : null}
         <form method="post" action="/login">
           {signInErr ? <p class="error" role="alert">{signInErr.error}</p> : null}
           <input type="hidden" name="next" value={props.next} />
           <label for="email">E-mail</label>
           <input id="email" name="email" type="email" required autocomplete="username" value={signInErr?.email ?? ""} />
           <label for="password">Password</label>
-          <input id="password" name="password" type="password" required autocomplete="current-password" />
+          <input id="password" name="password" type="password" autocomplete="current-password" aria-describedby="password-hint" />
+          <p class="muted" id="password-hint">Your organization uses single sign-on? Leave the password empty and continue.</p>
           <p><button type="submit">Sign in</button></p>
           <p class="small"><a href="/reset-password">Forgot your password?</a></p>
         </form>
+        {props.providers && props.providers.length > 0 ? (
+          <div class="providers">
+            <p class="muted">Or sign in with</p>
+            <ul class="provider-list">
+              {props.providers.map((p) => (
+                <li>
+                  <a class="button secondary" href={`/api/auth/oauth/${p.id}?next=${encodeURIComponent(props.next)}`} data-provider={p.id}>
+                    {p.label}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </div>
+        ) : null}
       </div>
       <div class="card narrow" id="create-account">
         <h2>New here? Create an account</h2>
@@ -83,25 +126,39 @@ export function newAccountProblem(email: string, password: string, name: string)
 
 export function loginPages(deps: ComposedDeps) {
   const limiters = deps.authLimiters;
+  const providers = enabledProviders(deps.config);
   const signedIn = (next: string, token: string, expiresAt: number) =>
     new Response(null, { status: 303, headers: { location: next, "set-cookie": sessionCookie(deps.config, token, expiresAt), "cache-control": "no-store" } });
 
   return new Elysia()
     .get("/login", async ({ request }) => {
-      const next = safeNext(new URL(request.url).searchParams.get("next"));
+      const q = new URL(request.url).searchParams;
+      const next = safeNext(q.get("next"));
       const session = await optionalSession(deps.database, request);
-      return page(<LoginPage next={next} signedInAs={session?.user.email ?? null} />);
+      const error = q.get("error");
+      const domain = q.get("domain");
+      const notice = error ? signInErrorSentence(deps.config, error, q.get("provider"), domain && /^[a-z0-9.-]{1,253}$/.test(domain) ? domain : null) : null;
+      return page(<LoginPage next={next} signedInAs={session?.user.email ?? null} providers={providers} notice={notice} />, notice ? 400 : 200);
     })
     .post("/login", async ({ request, body, server }) => {
       const next = safeNext(field(body, "next"));
       const email = field(body, "email").slice(0, 320);
+      const password = field(body, "password").slice(0, 1024);
       try {
         checkSameOrigin(deps.config, request, false);
-        const r = await signIn(deps.database, limiters, { email, password: field(body, "password").slice(0, 1024) }, clientMeta(request, server), sessionTokenFrom(request));
+        // e-mail first: a domain with an approved organization's SSO goes to its IdP
+        const domain = emailDomain(email.trim());
+        if (password === "") {
+          const sso = domain && EMAIL_PATTERN.test(email.trim()) ? await usableSsoForDomain(deps.database, domain) : null;
+          if (sso) return new Response(null, { status: 303, headers: { location: `/api/auth/sso/${encodeURIComponent(domain!)}?next=${encodeURIComponent(next)}`, "cache-control": "no-store" } });
+          const why = domain ? `No single sign-on is set up for ${domain}: enter your password.` : "Enter your e-mail and password.";
+          return page(<LoginPage next={next} providers={providers} attempt={{ form: "sign-in", error: why, email }} />, 400);
+        }
+        const r = await signIn(deps.database, limiters, { email, password }, clientMeta(request, server), sessionTokenFrom(request));
         return signedIn(next, r.session.token, r.session.expiresAt);
       } catch (e) {
         if (!(e instanceof AppError)) throw e;
-        return page(<LoginPage next={next} attempt={{ form: "sign-in", error: e.message, email }} />, e.status, e.headers);
+        return page(<LoginPage next={next} providers={providers} attempt={{ form: "sign-in", error: e.message, email }} />, e.status, e.headers);
       }
     })
     .post("/login/sign-up", async ({ request, body, server }) => {
@@ -110,7 +167,7 @@ export function loginPages(deps: ComposedDeps) {
       const name = field(body, "name").slice(0, 200);
       const password = field(body, "password").slice(0, 1024);
       const fail = (error: string, status: number, headers: Record<string, string> = {}) =>
-        page(<LoginPage next={next} attempt={{ form: "sign-up", error, email, name }} />, status, headers);
+        page(<LoginPage next={next} providers={providers} attempt={{ form: "sign-up", error, email, name }} />, status, headers);
       try {
         checkSameOrigin(deps.config, request, false);
         const problem = newAccountProblem(email, password, name);

@@ -11,6 +11,19 @@ import { hashPassword, verifyPassword } from "./passwords";
 import { recordSecurityEvent } from "./security";
 import { createSession, dropUserSessions, deleteSessionByToken } from "./sessions";
 import { findUserByEmail, insertUser, normalizeEmail } from "./users";
+import { ssoEnforcedFor } from "./sso";
+
+/** 403 when the e-mail's domain enforces its organization's SSO (password sign-in and sign-up refused). */
+async function refuseWhenSsoEnforced(database: Database, email: string, meta: ClientMeta, kind: string): Promise<void> {
+  const domain = await ssoEnforcedFor(database, email);
+  if (!domain) return;
+  await recordSecurityEvent(database, { kind, email, ...meta, detail: { method: "password", reason: `SSO is enforced for ${domain}` } });
+  throw new AppError(
+    "forbidden",
+    `Accounts at ${domain} sign in through their organization's single sign-on, not with a password: enter your e-mail on the sign-in page and continue without a password.`,
+    { ssoUrl: `/api/auth/sso/${domain}` },
+  );
+}
 
 export interface ClientMeta {
   ip: string | null;
@@ -24,6 +37,7 @@ let dummyHash: Promise<string> | undefined;
 export async function signUp(database: Database, limiters: AuthLimiters, input: { email: string; password: string; name?: string }, meta: ClientMeta) {
   takeSignUp(limiters, meta.ip);
   const email = normalizeEmail(input.email);
+  await refuseWhenSsoEnforced(database, email, meta, "sign_up.refused");
   const taken = () => new AppError("conflict", "An account with this e-mail exists; sign in instead.", { field: "email" });
   if (await findUserByEmail(database, email)) throw taken(); // before the ~70 ms hash
   const passwordHash = await hashPassword(input.password);
@@ -58,6 +72,7 @@ export async function signIn(
     await recordSecurityEvent(database, { kind: "sign_in.rate_limited", email, ...meta, detail: { scope: (e as { scope?: string }).scope } });
     throw e;
   }
+  await refuseWhenSsoEnforced(database, email, meta, "sign_in.failure");
   const user = await findUserByEmail(database, email);
   const ok = user?.passwordHash ? await verifyPassword(input.password, user.passwordHash) : (await verifyPassword(input.password, await (dummyHash ??= hashPassword("not-a-real-password"))), false);
   if (!user || !ok) {

@@ -41,17 +41,44 @@ export const invitations = sqliteTable("invitations", {
   createdAt: integer("created_at").notNull(),
 }, (t) => [index("invitations_org_idx").on(t.organizationId)]);
 
+/**
+ * An organization's single sign-on (DESIGN §13): one connection per organization, OIDC or
+ * SAML. `config` holds the protocol settings, the OIDC client secret among them (never
+ * answered by any route). The e-mail domains routed to it are in `sso_domains`.
+ */
 export const ssoConnections = sqliteTable("sso_connections", {
   organizationId: text("organization_id").primaryKey().references(() => organizations.id, { onDelete: "cascade" }),
   protocol: text("protocol", { enum: ["oidc", "saml"] }).notNull(),
-  /** E-mail domain routed to this connection. */
-  domain: text("domain").notNull(),
   config: text("config", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+  /** Password (and external provider) sign-in refused for the connection's domains. */
+  enforce: integer("enforce", { mode: "boolean" }).notNull().default(false),
   enabled: integer("enabled", { mode: "boolean" }).notNull().default(false),
   testedAt: integer("tested_at"),
   createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),
-}, (t) => [uniqueIndex("sso_connections_domain_uq").on(t.domain)]);
+});
+
+/** An e-mail domain routed to one organization's SSO; the primary key makes a domain belong to one organization at most. */
+export const ssoDomains = sqliteTable("sso_domains", {
+  domain: text("domain").primaryKey(),
+  organizationId: text("organization_id").notNull().references(() => ssoConnections.organizationId, { onDelete: "cascade" }),
+  createdAt: integer("created_at").notNull(),
+}, (t) => [index("sso_domains_org_idx").on(t.organizationId)]);
+
+/**
+ * Single-use, expiring records of the SSO protocols, kept in the database so they survive a
+ * restart: `saml_request` (an AuthnRequest id this server sent: a Response's InResponseTo
+ * must name one), `saml_assertion` (an assertion id already consumed: a replay is refused
+ * until it would have expired anyway).
+ */
+export const ssoNonces = sqliteTable("sso_nonces", {
+  kind: text("kind", { enum: ["saml_request", "saml_assertion"] }).notNull(),
+  id: text("id").notNull(),
+  organizationId: text("organization_id").references(() => organizations.id, { onDelete: "cascade" }),
+  value: text("value").notNull().default(""),
+  expiresAt: integer("expires_at").notNull(),
+  createdAt: integer("created_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.kind, t.id] }), index("sso_nonces_expires_idx").on(t.expiresAt)]);
 
 export const MAIL_STATUSES = ["pending", "sending", "sent", "failed", "logged"] as const;
 export type MailStatus = (typeof MAIL_STATUSES)[number];

@@ -1,0 +1,191 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * `/org/sso`: the active organization's single sign-on, for its owners and admins (anyone
+ * else gets the 404 page). The form posts to `POST /web/orgs/current/sso` (htmx, or a plain
+ * post answered by a 303 back here; a refusal shows in #flash or on the error page); the test
+ * button posts to `POST /org/sso/test`, which runs `POST /web/orgs/current/sso/test`'s checks
+ * and renders this page with their results and the test sign-in link.
+ */
+import { Elysia } from "elysia";
+import type { ComposedDeps } from "../app";
+import { checkSameOrigin } from "../http/csrf";
+import { notFound } from "../http/errors";
+import { clientMeta } from "../http/client";
+import { recordSecurityEvent } from "../identity/security";
+import { loadSso, markTested, publicSso, testSso } from "../identity/sso";
+import { approvedOrg, isOrgAdmin, pageContext, type PageContext } from "./context";
+import { Layout, page } from "./layout";
+import { registerView } from "./views";
+
+type Public = ReturnType<typeof publicSso>;
+interface TestResult {
+  ok: boolean;
+  checks: { name: string; ok: boolean; message: string }[];
+  link: string;
+}
+
+function SsoPage(props: { ctx: PageContext; data: Public; test?: TestResult }) {
+  const s = props.data.sso;
+  const sp = props.data.serviceProvider;
+  const type = s?.type ?? "oidc";
+  return (
+    <Layout title="Single sign-on" user={props.ctx.session.user} nav={props.ctx.nav}>
+      <p class="crumbs">
+        <a href="/org">Organization</a> /
+      </p>
+      <h1>Single sign-on</h1>
+      <p class="muted">
+        People whose e-mail is at one of the domains below sign in through your identity provider. New people join {props.ctx.active?.name} as members.
+      </p>
+      {props.test ? (
+        <section class="card" id="sso-test" aria-labelledby="sso-test-h">
+          <h2 id="sso-test-h">{props.test.ok ? "The configuration checks out" : "The configuration has problems"}</h2>
+          {props.test.ok ? null : (
+            <p class="error" role="alert" id="sso-test-problems">
+              {props.test.checks.filter((c) => !c.ok).map((c) => `${c.name}: ${c.message}`).join(" ")}
+            </p>
+          )}
+          <ul>
+            {props.test.checks.map((c) => (
+              <li class={c.ok ? "ok" : "error"}>
+                <strong>{c.ok ? "OK" : "Problem"}</strong> {c.name}: {c.message}
+              </li>
+            ))}
+          </ul>
+          <p>
+            <a href={props.test.link} id="sso-test-link">
+              Try a test sign-in
+            </a>{" "}
+            <span class="muted">(signs you in through the identity provider, then comes back here)</span>
+          </p>
+        </section>
+      ) : null}
+      <section class="card" aria-labelledby="sso-sp-h">
+        <h2 id="sso-sp-h">Register talentd at your identity provider</h2>
+        <dl class="facts urls">
+          <dt>OIDC redirect URI</dt>
+          <dd>
+            <code>{sp.oidcRedirectUri}</code>
+          </dd>
+          <dt>SAML entity ID (audience)</dt>
+          <dd>
+            <code>{sp.samlEntityId}</code>
+          </dd>
+          <dt>SAML assertion consumer service (HTTP-POST)</dt>
+          <dd>
+            <code>{sp.samlAcsUrl}</code>
+          </dd>
+          <dt>SAML metadata</dt>
+          <dd>
+            <code>{sp.samlMetadataUrl}</code>
+          </dd>
+        </dl>
+      </section>
+      <section class="card" aria-labelledby="sso-form-h">
+        <h2 id="sso-form-h">{s ? "Configuration" : "Set up single sign-on"}</h2>
+        {s ? (
+          <p class="muted">
+            {s.type.toUpperCase()} for {s.domains.join(", ")}
+            {s.enforce ? "; password sign-in refused for these domains" : ""}. {s.testedAt ? `Last test passed ${s.testedAt}.` : "Not tested since the last change."}
+          </p>
+        ) : null}
+        <form method="post" action="/web/orgs/current/sso" hx-post="/web/orgs/current/sso" id="sso-form">
+          <input type="hidden" name="return" value="/org/sso" />
+          <fieldset>
+            <legend>Protocol</legend>
+            <div class="checks">
+              <label class="check">
+                <input type="radio" name="type" value="oidc" checked={type === "oidc"} /> OpenID Connect
+              </label>
+              <label class="check">
+                <input type="radio" name="type" value="saml" checked={type === "saml"} /> SAML 2.0
+              </label>
+            </div>
+          </fieldset>
+          <label for="sso-domains">E-mail domains (separated by commas)</label>
+          <input id="sso-domains" name="domains" type="text" required value={s?.domains.join(", ") ?? ""} placeholder="example.com, example.org" />
+          <label class="check">
+            <input type="checkbox" name="enforce" value="true" checked={s?.enforce ?? false} /> Enforce: refuse password sign-in for these domains
+          </label>
+          <fieldset>
+            <legend>OpenID Connect</legend>
+            <label for="oidc-issuer">Issuer URL</label>
+            <input id="oidc-issuer" name="oidc_issuer" type="url" value={s?.oidc?.issuer ?? ""} placeholder="https://login.example.com" />
+            <label for="oidc-client-id">Client ID</label>
+            <input id="oidc-client-id" name="oidc_client_id" type="text" value={s?.oidc?.clientId ?? ""} />
+            <label for="oidc-client-secret">Client secret{s?.oidc?.clientSecretSet ? " (stored; leave empty to keep it)" : ""}</label>
+            <input id="oidc-client-secret" name="oidc_client_secret" type="password" autocomplete="off" value="" />
+          </fieldset>
+          <fieldset>
+            <legend>SAML 2.0</legend>
+            <label for="saml-entry">IdP sign-in URL (SSO service, HTTP-Redirect)</label>
+            <input id="saml-entry" name="saml_entry_point" type="url" value={s?.saml?.entryPoint ?? ""} />
+            <label for="saml-issuer">IdP entity ID (issuer)</label>
+            <input id="saml-issuer" name="saml_idp_issuer" type="text" value={s?.saml?.idpIssuer ?? ""} />
+            <label for="saml-cert">IdP signing certificate (PEM)</label>
+            <textarea id="saml-cert" name="saml_idp_cert" rows={6}>
+              {s?.saml?.idpCert ?? ""}
+            </textarea>
+            {s?.saml?.certificate ? (
+              <p class="muted">
+                Stored certificate: SHA-256 {s.saml.certificate.fingerprint256}, valid until {s.saml.certificate.validTo}.
+              </p>
+            ) : null}
+          </fieldset>
+          <p>
+            <button type="submit">Save</button>
+          </p>
+        </form>
+      </section>
+      {s ? (
+        <section class="card" aria-labelledby="sso-actions-h">
+          <h2 id="sso-actions-h">Test or remove</h2>
+          <form method="post" action="/org/sso/test">
+            <button type="submit" id="sso-test-button">
+              Test the configuration
+            </button>
+          </form>
+          <p>
+            <button type="button" class="danger" hx-delete="/web/orgs/current/sso" hx-confirm="Remove single sign-on? People of these domains will sign in with passwords again.">
+              Remove single sign-on
+            </button>
+          </p>
+        </section>
+      ) : null}
+    </Layout>
+  );
+}
+
+/** The /org/sso page and its test post. */
+export function ssoPages(deps: ComposedDeps) {
+  registerView("POST", "/web/orgs/current/sso", { redirect: () => "/org/sso" });
+  registerView("DELETE", "/web/orgs/current/sso", { redirect: () => "/org/sso" });
+  const admin = (ctx: PageContext) => {
+    const org = approvedOrg(ctx);
+    if (!isOrgAdmin(org)) throw notFound("No such page for your role: single sign-on is set by the organization's owners and admins.");
+    return org;
+  };
+  return new Elysia()
+    .get("/org/sso", async ({ request }) => {
+      const ctx = await pageContext(deps, request);
+      if (ctx instanceof Response) return ctx;
+      const org = admin(ctx);
+      return page(<SsoPage ctx={ctx} data={publicSso(deps.config, org.id, await loadSso(deps.database, org.id))} />);
+    })
+    .post("/org/sso/test", async ({ request, server }) => {
+      const ctx = await pageContext(deps, request);
+      if (ctx instanceof Response) return ctx;
+      checkSameOrigin(deps.config, request, true);
+      const org = admin(ctx);
+      const settings = await loadSso(deps.database, org.id);
+      if (!settings) throw notFound("This organization has no single sign-on to test: save a configuration first.");
+      const result = await testSso(settings);
+      await deps.database.write(async (tx) => {
+        if (result.ok) await markTested(tx, org.id);
+        await recordSecurityEvent(tx, { kind: "sso.tested", userId: ctx.session.user.id, email: ctx.session.user.email, ...clientMeta(request, server), detail: { organizationId: org.id, ok: result.ok } });
+      });
+      const link = `${deps.config.baseUrl}/api/auth/sso/${settings.domains[0]}?next=${encodeURIComponent("/org/sso")}`;
+      const data = publicSso(deps.config, org.id, await loadSso(deps.database, org.id));
+      return page(<SsoPage ctx={ctx} data={data} test={{ ...result, link }} />, 200);
+    });
+}

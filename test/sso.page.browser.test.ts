@@ -1,0 +1,121 @@
+/**
+ * `/org/sso` in Chromium (DESIGN §10, §12): an owner sets OIDC SSO with the form, tests it
+ * (discovery against a real `oidc-provider`), follows the test sign-in link; the refusals
+ * show on the page (#flash: 409 for a domain another organization holds, 400 with each
+ * field's issue); a failed test lists its problem; a member gets the 404 page. axe-core finds
+ * nothing serious; screenshots at 1280×800.
+ */
+import { afterAll, beforeAll, describe, expect, test as bunTest } from "bun:test";
+import type { Browser } from "playwright-core";
+import { axeViolations, launchChromium, newPage, screenshot, type WatchedPage } from "./browser-support";
+import { startOidcIdp, type OidcIdp } from "./idp-support";
+import { freePort, liveEnv, type LiveEnv } from "./mcp-support";
+import { orgWithProject, signedUp, type WebClient } from "./helpers";
+
+const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 90_000);
+
+let browser: Browser;
+let live: LiveEnv;
+let idp: OidcIdp;
+
+beforeAll(async () => {
+  const idpPort = freePort();
+  live = await liveEnv();
+  idp = await startOidcIdp([{ clientId: "page-client", clientSecret: "page-secret", redirectUris: [`${live.base}/api/auth/sso/oidc/callback`] }], idpPort);
+  browser = await launchChromium();
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await live?.close();
+  await idp?.stop();
+});
+
+async function as(client: WebClient): Promise<WatchedPage> {
+  const w = await newPage(browser);
+  await w.context.addCookies([{ name: "talentd_session", value: client.cookie!.split("=")[1]!, url: live.base }]);
+  return w;
+}
+
+describe("/org/sso in Chromium", () => {
+  test("the owner sets OIDC SSO with the form, tests it, and signs in through the test link; a taken domain and a bad field are shown on the page", async () => {
+    const { owner, org } = await orgWithProject(live.env, "Page Sso");
+    const other = await orgWithProject(live.env, "Other Sso");
+    await other.owner.post("/web/orgs/current/sso", { type: "oidc", domains: ["taken-page.example"], oidc: { issuer: idp.issuer, clientId: "x", clientSecret: "y" } });
+
+    const w = await as(owner);
+    const p = w.page;
+    await p.goto(`${live.base}/org/sso`);
+    expect(await p.locator("h1").textContent()).toBe("Single sign-on");
+    expect(await p.locator("dd code").first().textContent()).toBe(`${live.base}/api/auth/sso/oidc/callback`);
+    expect(await axeViolations(p)).toEqual([]);
+    await screenshot(p, "org-sso-empty");
+
+    // a domain another organization holds → 409 in #flash, nothing saved
+    await p.fill("#sso-domains", "page-sso.example, taken-page.example");
+    await p.fill("#oidc-issuer", idp.issuer);
+    await p.fill("#oidc-client-id", "page-client");
+    await p.fill("#oidc-client-secret", "page-secret");
+    await p.click('#sso-form button[type="submit"]');
+    await p.locator("#flash .flash.error").waitFor();
+    expect(await p.locator("#flash").textContent()).toContain("taken-page.example is already routed to another organization's SSO");
+    expect((await owner.get("/web/orgs/current/sso")).body.sso).toBeNull();
+
+    // a bad field → 400 with the field named
+    await p.fill("#sso-domains", "not a domain");
+    await p.click('#sso-form button[type="submit"]');
+    await p.waitForFunction(() => document.querySelector("#flash")?.textContent?.includes("domains/0"));
+
+    // saved: the page reloads with the configuration; the secret is not in it
+    await p.fill("#sso-domains", "page-sso.example");
+    await p.check('input[name="enforce"]');
+    await p.click('#sso-form button[type="submit"]');
+    await p.locator("#sso-test-button").waitFor();
+    expect(await p.content()).not.toContain("page-secret");
+    expect(await p.locator("#sso-form-h").textContent()).toBe("Configuration");
+    expect((await owner.get("/web/orgs/current/sso")).body.sso).toMatchObject({ domains: ["page-sso.example"], enforce: true });
+
+    // test: discovery against the real IdP; the results and the link on the page
+    await p.click("#sso-test-button");
+    await p.locator("#sso-test").waitFor();
+    expect(await p.locator("#sso-test-h").textContent()).toBe("The configuration checks out");
+    expect(await p.locator("#sso-test").textContent()).toContain(`Discovered ${idp.issuer}`);
+    expect(await axeViolations(p)).toEqual([]);
+    await screenshot(p, "org-sso-tested");
+
+    // the test link signs in through the IdP (as a person of the domain) and comes back to /org/sso
+    idp.account = { sub: "page-tester", email: "tester@page-sso.example", email_verified: true };
+    await p.click("#sso-test-link");
+    await p.waitForURL(`${live.base}/org/sso`);
+    // the tester is now signed in as the IdP's person, a member: the page is not theirs (404)
+    expect(await p.locator("h1").textContent()).toBe("Not found");
+    // (signing in there ended the owner's session of this browser, as any new sign-in does)
+    const members = await live.env.database.client.execute({ sql: "SELECT u.email, m.role FROM members m JOIN users u ON u.id = m.user_id WHERE m.organization_id = ?", args: [org.id] });
+    expect(members.rows.map((r) => `${r.email}:${r.role}`)).toContain("tester@page-sso.example:member");
+    // the refusals provoked above (409, 400) and the tester's 404 are the only console errors
+    expect(w.problems.filter((x) => !/status of (400|404|409)|Status Error Code (400|409)/.test(x))).toEqual([]);
+    await w.context.close();
+  });
+
+  test("a failed test lists its problem on the page; a member of the organization gets the 404 page", async () => {
+    const { owner, org } = await orgWithProject(live.env, "Broken Sso");
+    await owner.post("/web/orgs/current/sso", { type: "oidc", domains: ["broken-page.example"], oidc: { issuer: "http://127.0.0.1:9", clientId: "c", clientSecret: "s" } });
+    const w = await as(owner);
+    await w.page.goto(`${live.base}/org/sso`);
+    await w.page.click("#sso-test-button");
+    await w.page.locator("#sso-test").waitFor();
+    expect(await w.page.locator("#sso-test-h").textContent()).toBe("The configuration has problems");
+    expect(await w.page.locator('#sso-test-problems').textContent()).toContain("discovery of http://127.0.0.1:9 failed");
+    expect(await axeViolations(w.page)).toEqual([]);
+    await w.context.close();
+
+    const member = await signedUp(live.env);
+    const inv = (await owner.post("/web/orgs/current/invitations", { email: member.email })).body;
+    await member.post(`/web/invitations/${inv.id}/accept`);
+    await member.post("/web/orgs/active", { organizationId: org.id });
+    const m = await as(member);
+    const r = await m.page.goto(`${live.base}/org/sso`);
+    expect(r?.status()).toBe(404);
+    expect(await m.page.content()).not.toContain("broken-page.example");
+    await m.context.close();
+  });
+});
