@@ -90,7 +90,9 @@ export function callbackServer(): { url: string; received: URLSearchParams[]; st
     port: 0,
     fetch(req) {
       const url = new URL(req.url);
-      if (url.pathname !== "/callback") return new Response("not found", { status: 404 }); // the browser's /favicon.ico
+      // the browser's /favicon.ico: no icon, and no 404 for the page's problems to report (a stand-in client's page, not ours)
+      if (url.pathname === "/favicon.ico") return new Response(null, { status: 204 });
+      if (url.pathname !== "/callback") return new Response("not found", { status: 404 });
       received.push(url.searchParams);
       return new Response("<!doctype html><title>Done</title><p>You can close this window.</p>", { headers: { "content-type": "text/html" } });
     },
