@@ -27,6 +27,9 @@ import { projectPages } from "./web/projectPages";
 import { catalogPages } from "./web/catalogPages";
 import { searchRoutes } from "./web/searchRoutes";
 import { registerProjectViews } from "./projects/views";
+import { registerExpertiseViews } from "./expertises/views";
+import { orgExpertisesPages } from "./web/orgExpertisesPages";
+import { orgInsightsPages } from "./web/orgInsightsPages";
 import { projectRoutes } from "./projects/routes";
 import { relevanceRoutes } from "./projects/relevanceRoutes";
 import { connectionRoutes } from "./projects/connectionRoutes";
@@ -79,6 +82,7 @@ export function createApp(input: AppDeps) {
   };
   const guards = createGuards(deps);
   registerProjectViews(deps);
+  registerExpertiseViews();
   // The MCP adapter sends each tool call through the app itself (issue 6).
   const backend: Backend = { handle: (request) => app.handle(request) };
   // Bun's own cap is a backstop above ours, so the edge can answer 413 in the error model.
@@ -98,6 +102,8 @@ export function createApp(input: AppDeps) {
     .use(homePage(deps))
     .use(projectPages(deps))
     .use(catalogPages(deps))
+    .use(orgExpertisesPages(deps))
+    .use(orgInsightsPages(deps))
     .use(searchRoutes(deps, guards))
     .use(tenancyRoutes(deps, guards))
     .use(codeHostingRoutes(deps, guards))

@@ -157,7 +157,9 @@ export function parseTriggersBody(body: unknown): { files?: unknown; keywords?: 
   const expectedRevision = readRevision(b.expectedRevision, issues, false);
   if (b.files === undefined && b.keywords === undefined) issues.push({ path: "", message: "send files (globs), keywords, or both" });
   if (issues.length > 0) throw validationFailed(issues);
-  return { files: b.files, keywords: b.keywords, expectedRevision };
+  // a form sends each list as text, one entry per line
+  const lines = (v: unknown) => (typeof v === "string" ? v.split(/\r?\n/).map((x) => x.trim()).filter((x) => x !== "") : v);
+  return { files: lines(b.files), keywords: lines(b.keywords), expectedRevision };
 }
 
 export interface ListFilter {
