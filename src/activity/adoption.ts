@@ -8,6 +8,7 @@ import type { Catalog } from "../catalog/catalog";
 import type { Database } from "../db/client";
 import { iso } from "../lib/time";
 import { eachDay, noVerdicts, type VerdictCounts } from "./daily";
+import { memoDay } from "./dayMemo";
 import { windowView, type Window } from "./summaries";
 import { AUDITED, emptyTally, rate, tallyVerdicts, verdictsSql, type VerdictTally } from "./usage";
 
@@ -41,16 +42,21 @@ export async function talentAdoption(database: Database, catalog: Catalog, org: 
   const where = "r.project_id IN (SELECT id FROM projects WHERE organization_id = ?1) AND r.created_at >= ?2 AND r.created_at < ?3";
   const served: { talent_id: string; kind: "talent" | "expertise"; version: string; expertise_id: string | null; designations: number; audited: number; last: number }[] = [];
   const verdicts = new Map<string, VerdictTally>();
-  await eachDay(w.fromDay, w.toDay, async (dayFrom, dayTo) => {
-    const rows = await database.all<(typeof served)[number]>(
-      `WITH win AS MATERIALIZED (SELECT r.id AS id, r.created_at AS created_at, ${AUDITED} AS audited FROM resolutions r WHERE ${where})
-       SELECT i.talent_id, i.kind, i.version, max(i.expertise_id) AS expertise_id, count(*) AS designations, sum(w.audited) AS audited, max(w.created_at) AS last
-       FROM win w JOIN resolution_items i ON i.resolution_id = w.id GROUP BY i.talent_id, i.version`,
-      [org.id, dayFrom, dayTo],
-    );
+  // a settled day's facts are memoized until an audit or a report touches one of its resolutions (dayMemo.ts)
+  await eachDay(w.fromDay, w.toDay, async (dayFrom, dayTo, day) => {
+    const { rows, verdictRows } = await memoDay(database, `adoption|${org.id}`, day, async () => {
+      const rows = await database.all<(typeof served)[number]>(
+        `WITH win AS MATERIALIZED (SELECT r.id AS id, r.created_at AS created_at, ${AUDITED} AS audited FROM resolutions r WHERE ${where})
+         SELECT i.talent_id, i.kind, i.version, max(i.expertise_id) AS expertise_id, count(*) AS designations, sum(w.audited) AS audited, max(w.created_at) AS last
+         FROM win w JOIN resolution_items i ON i.resolution_id = w.id GROUP BY i.talent_id, i.version`,
+        [org.id, dayFrom, dayTo],
+      );
+      const verdictRows = rows.length === 0 ? [] : await database.all<Parameters<typeof tallyVerdicts>[0][number]>(verdictsSql("resolutions r", where), [org.id, dayFrom, dayTo]);
+      return { rows, verdictRows };
+    });
     if (rows.length === 0) return;
     served.push(...rows);
-    tallyVerdicts(await database.all(verdictsSql("resolutions r", where), [org.id, dayFrom, dayTo]), verdicts);
+    tallyVerdicts(verdictRows, verdicts);
   });
   const installed = await database.all<{ talent_id: string; kind: "talent" | "expertise"; installed: number; active: number }>(
     `SELECT it.talent_id, it.kind, count(*) AS installed, sum(it.enabled) AS active

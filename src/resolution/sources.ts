@@ -5,7 +5,7 @@
 import type { Catalog } from "../catalog/catalog";
 import type { Talent } from "../catalog/format";
 import type { Database } from "../db/client";
-import { getServableExpertise, listServableExpertises } from "../expertises/servable";
+import { getServableExpertise, listServableExpertises, type ServableExpertise } from "../expertises/servable";
 import { installTalents, listInstalled, unknownTalents, type InstalledRow, type SelectionChange, type TalentKind } from "../projects/selection";
 
 /** A talent as it would be served now. */
@@ -33,13 +33,18 @@ export async function installedWithItems(deps: SourceDeps, project: { id: string
   const rows = await listInstalled(deps.database, project.id);
   const needsExpertises = rows.some((r) => r.kind === "expertise");
   const expertises = needsExpertises ? await listServableExpertises(deps.database, project.organizationId, deps.catalog) : [];
+  return withItems(rows, expertises, deps.catalog);
+}
+
+/** Installed rows with what each would serve, given the organization's servable expertises (pure: insights judges every project with one list). */
+export function withItems(rows: readonly InstalledRow[], expertises: ServableExpertise[], catalog: Catalog): { row: InstalledRow; item: ServableItem | null }[] {
   const byRef = new Map(expertises.map((e) => [e.ref, e]));
   return rows.map((row): { row: InstalledRow; item: ServableItem | null } => {
     if (row.kind === "expertise") {
       const e = byRef.get(row.talentId);
       return { row, item: e ? { id: e.ref, kind: "expertise", talent: e.talent, version: String(e.version), expertiseId: e.expertiseId } : null };
     }
-    const t = deps.catalog.get(row.talentId);
+    const t = catalog.get(row.talentId);
     return { row, item: t ? { id: t.id, kind: "talent", talent: t, version: t.version, expertiseId: null } : null };
   });
 }
