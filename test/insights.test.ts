@@ -239,4 +239,21 @@ describe("insights and adoption memoize settled days (src/activity/dayMemo.ts; t
     expect((await s.owner.del(`/web/projects/${other.id}`)).status).toBe(200);
     expect(await adoption()).toMatchObject({ designations: 2, audited: 1 });
   });
+
+  test("projects at fault are judged again when a selection changes (selection_rev), a project is renamed, or an expertise stops being servable", async () => {
+    const s = await loopProject(env);
+    const ref = (await publishedExpertise(s.owner, s.org.slug, "judged")).ref;
+    expect((await s.owner.post(`/web/projects/${s.project.id}/talents`, { talents: [ref] })).status).toBe(201);
+    const atFault = async () => (await s.owner.get("/web/orgs/current/insights")).body.projects as { projectName: string; disabledDependencies: { id: string }[]; unservable: { id: string }[] }[];
+    expect(await atFault()).toEqual([]);
+    expect((await s.owner.patch(`/web/projects/${s.project.id}/talents/javascript-base`, { enabled: false })).status).toBe(200);
+    expect((await atFault())[0]!.disabledDependencies.map((d) => d.id)).toEqual(["javascript-base"]);
+    expect((await s.owner.patch(`/web/projects/${s.project.id}`, { name: "Renamed at fault" })).status).toBe(200);
+    expect((await atFault())[0]!.projectName).toBe("Renamed at fault");
+    expect((await s.owner.patch(`/web/projects/${s.project.id}/talents/javascript-base`, { enabled: true })).status).toBe(200);
+    expect(await atFault()).toEqual([]);
+    const id = (await s.owner.get("/web/orgs/current/expertises")).body.expertises[0].id;
+    expect((await s.owner.post(`/web/orgs/current/expertises/${id}/deactivate`)).status).toBe(200);
+    expect((await atFault())[0]!.unservable.map((u) => u.id)).toEqual([ref]);
+  });
 });

@@ -11,8 +11,9 @@ import { iso } from "../lib/time";
 import { listServableExpertises } from "../expertises/servable";
 import { diagnose } from "../resolution/doctor";
 import { withItems } from "../resolution/sources";
-import { memoDay } from "./dayMemo";
-import { dateOf, DAY_MS, eachDay } from "./daily";
+import { eachPeriod } from "./dayMemo";
+import { orgSelections, type OrgSelectionRow } from "./selections";
+import { dateOf, DAY_MS } from "./daily";
 import { windowView, type Window } from "./summaries";
 import { talentAdoption } from "./adoption";
 import { AUDITED } from "./usage";
@@ -51,9 +52,9 @@ export async function failedCalls(database: Database, organizationId: string, pr
   for (let d = w.fromDay; d <= w.toDay; d++) byDay.set(d, { count: 0, byCode: {} });
   let total = 0;
   const names = new Map(projects.map((p) => [p.id, p.name]));
-  await eachDay(w.fromDay, w.toDay, async (from, to, dayNumber) => {
-    const rows = await memoDay(database, `failed|${organizationId}`, dayNumber, () => database.all<FailedRow>(FAILED_CALLS_ORG_SQL, [organizationId, from, to]));
-    for (const r of rows) {
+  const periods = await eachPeriod(database, `failed|${organizationId}`, w.fromDay, w.toDay, (from, to) => database.all<FailedRow>(FAILED_CALLS_ORG_SQL, [organizationId, from, to]));
+  for (const r of periods.flat()) {
+    {
       if (!names.has(r.project_id)) continue;
       const n = Number(r.n);
       const code = typeof r.code === "string" ? r.code : null;
@@ -72,7 +73,7 @@ export async function failedCalls(database: Database, organizationId: string, pr
       }
       total += n;
     }
-  });
+  }
   return {
     total,
     byCode: [...byCode.values()]
@@ -124,21 +125,25 @@ export async function keysToReview(database: Database, organizationId: string, n
   return out.sort((a, b) => order[a.reason] - order[b.reason] || (a.projectName < b.projectName ? -1 : 1) || (a.name < b.name ? -1 : 1));
 }
 
+/** The last judgement of each organization's projects, per catalog (a reloaded catalog judges afresh). */
+const judged = new WeakMap<Catalog, Map<string, { key: string; out: ProjectToFix[] }>>();
+type ProjectToFix = { projectId: string; projectName: string; advice: string } & Pick<ReturnType<typeof diagnose>, "missingPrerequisites" | "conflicts" | "disabledDependencies" | "unservable">;
+
 /**
  * Projects whose selection doctor finds at fault (missing prerequisites, conflicts, disabled
- * dependencies, unservable talents): every project's selection in one query and the
+ * dependencies, unservable talents): every project's selection at once (selections.ts) and the
  * organization's servable expertises once, then doctor's judgement per project in memory.
  */
-export async function projectsToFix(database: Database, catalog: Catalog, organizationId: string, projects: ProjectRef[]) {
-  const rows = await database.all<{ project_id: string; talent_id: string; kind: "talent" | "expertise"; enabled: number; installed_by: string | null; installed_at: number; updated_at: number }>(
-    `SELECT it.project_id, it.talent_id, it.kind, it.enabled, it.installed_by, it.installed_at, it.updated_at
-     FROM installed_talents it JOIN projects p ON p.id = it.project_id WHERE p.organization_id = ? ORDER BY it.project_id, it.installed_at, it.talent_id`,
-    [organizationId],
-  );
+export async function projectsToFix(database: Database, catalog: Catalog, organizationId: string, projects: ProjectRef[]): Promise<ProjectToFix[]> {
+  const { fingerprint, rows } = await orgSelections(database, organizationId);
   const expertises = rows.some((r) => r.kind === "expertise") ? await listServableExpertises(database, organizationId, catalog) : [];
-  const byProject = new Map<string, typeof rows>();
+  // the same selections, servable expertises, projects and catalog: the same judgement
+  const key = `${fingerprint}|${expertises.map((e) => `${e.ref}@${e.version}`).join(",")}|${projects.map((p) => `${p.id}=${p.name}`).join(",")}`;
+  const hit = judged.get(catalog)?.get(organizationId);
+  if (hit && hit.key === key) return hit.out;
+  const byProject = new Map<string, OrgSelectionRow[]>();
   for (const r of rows) (byProject.get(r.project_id) ?? byProject.set(r.project_id, []).get(r.project_id)!).push(r);
-  const out = [];
+  const out: ProjectToFix[] = [];
   for (const p of projects) {
     const selection = (byProject.get(p.id) ?? []).map((r) => ({ talentId: r.talent_id, kind: r.kind, enabled: Boolean(r.enabled), installedBy: r.installed_by, installedAt: Number(r.installed_at), updatedAt: Number(r.updated_at) }));
     const d = diagnose(withItems(selection, expertises, catalog), catalog, { id: p.id, organizationId }, { admin: false });
@@ -153,7 +158,11 @@ export async function projectsToFix(database: Database, catalog: Catalog, organi
       advice: d.advice,
     });
   }
-  return out.sort((a, b) => (a.projectName < b.projectName ? -1 : a.projectName > b.projectName ? 1 : 0));
+  out.sort((a, b) => (a.projectName < b.projectName ? -1 : a.projectName > b.projectName ? 1 : 0));
+  const byOrg = judged.get(catalog) ?? judged.set(catalog, new Map()).get(catalog)!;
+  byOrg.set(organizationId, { key, out });
+  if (byOrg.size > 1_000) byOrg.delete(byOrg.keys().next().value!);
+  return out;
 }
 
 /**
@@ -167,22 +176,39 @@ export async function neverAudited(database: Database, organizationId: string, p
   const names = new Map(projects.map((p) => [p.id, p.name]));
   const perProject = new Map<string, { served: number; never: number }>();
   const byClient = new Map<string, { client: string | null; served: number; neverAudited: number }>();
-  const daysWithNever: number[] = [];
   let served = 0;
   let never = 0;
   const inOrg = "r.project_id IN (SELECT id FROM projects WHERE organization_id = ?)";
-  const memoized = <T,>(scope: string, day: number, read: () => Promise<T>) => ((day + 1) * DAY_MS <= until ? memoDay(database, `${scope}|${organizationId}`, day, read, now) : read());
-  await eachDay(w.fromDay, w.toDay, async (from, to, day) => {
-    if (from >= until) return;
-    const rows = await memoized("audit", day, () =>
-      database.all<{ project_id: string; client: string | null; served: number; never: number }>(
+  type Recent = { id: string; project_id: string; created_at: number; via: string; author_type: string; author_id: string; client: string | null };
+  const periods = await eachPeriod(
+    database,
+    `audit|${organizationId}`,
+    w.fromDay,
+    w.toDay,
+    async (from, to) => {
+      const end = Math.min(to, until);
+      if (from >= end) return { rows: [], recent: [] as Recent[] };
+      const rows = await database.all<{ project_id: string; client: string | null; served: number; never: number }>(
         `SELECT r.project_id, ${PREPARED_BY} AS client, count(*) AS served, sum(NOT ${AUDITED}) AS never
          FROM resolutions r WHERE ${inOrg} AND r.created_at >= ? AND r.created_at < ? GROUP BY r.project_id, client`,
-        [organizationId, from, Math.min(to, until)],
-      ),
-    );
-    let dayNever = 0;
-    for (const r of rows) {
+        [organizationId, from, end],
+      );
+      // the period's newest never-audited ones, when it has some
+      const recent = rows.some((r) => Number(r.never) > 0)
+        ? await database.all<Recent>(
+            `SELECT r.id, r.project_id, r.created_at, r.via, r.author_type, r.author_id, ${PREPARED_BY} AS client
+             FROM resolutions r WHERE ${inOrg} AND r.created_at >= ? AND r.created_at < ? AND NOT ${AUDITED}
+             ORDER BY r.created_at DESC LIMIT ?`,
+            [organizationId, from, end, NEVER_AUDITED_LISTED],
+          )
+        : [];
+      return { rows, recent };
+    },
+    { now, limit: until },
+  );
+  let recent: Recent[] = [];
+  for (const period of periods) {
+    for (const r of period.rows) {
       if (!names.has(r.project_id)) continue;
       const p = perProject.get(r.project_id) ?? { served: 0, never: 0 };
       p.served += Number(r.served);
@@ -190,29 +216,12 @@ export async function neverAudited(database: Database, organizationId: string, p
       perProject.set(r.project_id, p);
       served += Number(r.served);
       never += Number(r.never);
-      dayNever += Number(r.never);
       const c = byClient.get(r.client ?? "") ?? { client: r.client, served: 0, neverAudited: 0 };
       c.served += Number(r.served);
       c.neverAudited += Number(r.never);
       byClient.set(r.client ?? "", c);
     }
-    if (dayNever > 0) daysWithNever.push(day);
-  });
-  // the newest never-audited ones, a day at a time from the newest day that has some
-  type Recent = { id: string; project_id: string; created_at: number; via: string; author_type: string; author_id: string; client: string | null };
-  let recent: Recent[] = [];
-  for (const day of daysWithNever.reverse()) {
-    if (recent.length >= NEVER_AUDITED_LISTED) break;
-    const from = day * DAY_MS;
-    const rows = await memoized("recent", day, () =>
-      database.all<Recent>(
-        `SELECT r.id, r.project_id, r.created_at, r.via, r.author_type, r.author_id, ${PREPARED_BY} AS client
-         FROM resolutions r WHERE ${inOrg} AND r.created_at >= ? AND r.created_at < ? AND NOT ${AUDITED}
-         ORDER BY r.created_at DESC LIMIT ?`,
-        [organizationId, from, Math.min(from + DAY_MS, until), NEVER_AUDITED_LISTED],
-      ),
-    );
-    recent.push(...rows.filter((r) => names.has(r.project_id)));
+    recent.push(...period.recent.filter((r) => names.has(r.project_id)));
   }
   recent = recent.sort((a, b) => Number(b.created_at) - Number(a.created_at)).slice(0, NEVER_AUDITED_LISTED);
   const talents = new Map<string, string[]>();
@@ -251,9 +260,8 @@ export async function failingExpertises(database: Database, catalog: Catalog, or
   // the latest failing result per expertise, over the window's resolutions a day at a time
   type Fail = { talent_id: string; report_id: string; resolution_id: string; project_id: string; created_at: number; evidence: string; missing: string; note: string | null };
   const latest: Fail[] = [];
-  await eachDay(w.fromDay, w.toDay, async (from, to, day) => {
-    latest.push(
-      ...(await memoDay(database, `fails|${org.id}`, day, () => database.all<Fail>(
+  const periods = await eachPeriod(database, `fails|${org.id}`, w.fromDay, w.toDay, (from, to) =>
+    database.all<Fail>(
         `SELECT talent_id, report_id, resolution_id, project_id, created_at, evidence, missing, note FROM (
            SELECT rr.talent_id, rep.id AS report_id, rep.resolution_id, rep.project_id, rep.created_at, rr.evidence, rr.missing, rr.note,
              row_number() OVER (PARTITION BY rr.talent_id ORDER BY rep.created_at DESC, rep.id DESC) AS k
@@ -262,9 +270,9 @@ export async function failingExpertises(database: Database, catalog: Catalog, or
            WHERE r.project_id IN (SELECT id FROM projects WHERE organization_id = ?) AND r.created_at >= ? AND r.created_at < ?
          ) WHERE k = 1`,
         [org.id, from, to],
-      ))),
-    );
-  });
+      ),
+  );
+  latest.push(...periods.flat());
   latest.sort((a, b) => Number(a.created_at) - Number(b.created_at) || (a.report_id < b.report_id ? -1 : 1)); // the newest last: it wins below
   const byTalent = new Map(latest.map((l) => [l.talent_id, l]));
   const names = new Map(projects.map((p) => [p.id, p.name]));
