@@ -45,6 +45,33 @@ FROM trace_events WHERE project_id IN (SELECT id FROM projects WHERE organizatio
 
 type FailedRow = { project_id: string; day: number; status: number; code: string | null; kind: string; n: number; last: number };
 
+/** A period's failed calls folded by code and status, and by day and code label. */
+interface FailedPeriod {
+  codes: { code: string | null; status: number; count: number; last: number; byKind: Record<string, number>; projects: [string, number][] }[];
+  days: [day: number, label: string, n: number][];
+}
+
+function foldFailed(rows: FailedRow[]): FailedPeriod {
+  const codes = new Map<string, { code: string | null; status: number; count: number; last: number; byKind: Record<string, number>; projects: Map<string, number> }>();
+  const days = new Map<string, [number, string, number]>();
+  for (const r of rows) {
+    const n = Number(r.n);
+    const code = typeof r.code === "string" ? r.code : null;
+    const key = `${code ?? ""}|${r.status}`;
+    let c = codes.get(key);
+    if (!c) codes.set(key, (c = { code, status: Number(r.status), count: 0, last: 0, byKind: {}, projects: new Map() }));
+    c.count += n;
+    c.last = Math.max(c.last, Number(r.last));
+    c.byKind[r.kind] = (c.byKind[r.kind] ?? 0) + n;
+    c.projects.set(r.project_id, (c.projects.get(r.project_id) ?? 0) + n);
+    const label = code ?? String(r.status);
+    const dk = `${r.day}|${label}`;
+    const d = days.get(dk) ?? days.set(dk, [Number(r.day), label, 0]).get(dk)!;
+    d[2] += n;
+  }
+  return { codes: [...codes.values()].map((c) => ({ ...c, projects: [...c.projects.entries()] })), days: [...days.values()] };
+}
+
 /** Failed calls of the organization's projects by error code and day: a day at a time, settled days memoized (they no longer change). */
 export async function failedCalls(database: Database, organizationId: string, projects: ProjectRef[], w: Window) {
   const byCode = new Map<string, { code: string | null; status: number; count: number; lastAt: number; byKind: Record<string, number>; projects: Map<string, number> }>();
@@ -52,26 +79,24 @@ export async function failedCalls(database: Database, organizationId: string, pr
   for (let d = w.fromDay; d <= w.toDay; d++) byDay.set(d, { count: 0, byCode: {} });
   let total = 0;
   const names = new Map(projects.map((p) => [p.id, p.name]));
-  const periods = await eachPeriod(database, `failed|${organizationId}`, w.fromDay, w.toDay, (from, to) => database.all<FailedRow>(FAILED_CALLS_ORG_SQL, [organizationId, from, to]));
-  for (const r of periods.flat()) {
-    {
-      if (!names.has(r.project_id)) continue;
-      const n = Number(r.n);
-      const code = typeof r.code === "string" ? r.code : null;
-      const key = `${code ?? ""}|${r.status}`;
+  // each period's rows are folded once (by code, then day), so a warm call merges a few entries per day
+  const periods = await eachPeriod(database, `failed|${organizationId}`, w.fromDay, w.toDay, async (from, to) => foldFailed(await database.all<FailedRow>(FAILED_CALLS_ORG_SQL, [organizationId, from, to])));
+  for (const period of periods) {
+    for (const f of period.codes) {
+      const key = `${f.code ?? ""}|${f.status}`;
       let c = byCode.get(key);
-      if (!c) byCode.set(key, (c = { code, status: Number(r.status), count: 0, lastAt: 0, byKind: {}, projects: new Map() }));
-      c.count += n;
-      c.lastAt = Math.max(c.lastAt, Number(r.last));
-      c.byKind[r.kind] = (c.byKind[r.kind] ?? 0) + n;
-      c.projects.set(r.project_id, (c.projects.get(r.project_id) ?? 0) + n);
-      const day = byDay.get(Number(r.day));
-      if (day) {
-        day.count += n;
-        const label = code ?? String(r.status);
-        day.byCode[label] = (day.byCode[label] ?? 0) + n;
-      }
-      total += n;
+      if (!c) byCode.set(key, (c = { code: f.code, status: f.status, count: 0, lastAt: 0, byKind: {}, projects: new Map() }));
+      c.count += f.count;
+      c.lastAt = Math.max(c.lastAt, f.last);
+      for (const k in f.byKind) c.byKind[k] = (c.byKind[k] ?? 0) + f.byKind[k]!;
+      for (const [id, n] of f.projects) c.projects.set(id, (c.projects.get(id) ?? 0) + n);
+      total += f.count;
+    }
+    for (const [d, label, n] of period.days) {
+      const day = byDay.get(d);
+      if (!day) continue;
+      day.count += n;
+      day.byCode[label] = (day.byCode[label] ?? 0) + n;
     }
   }
   return {
@@ -84,7 +109,7 @@ export async function failedCalls(database: Database, organizationId: string, pr
         count: c.count,
         lastAt: iso(c.lastAt),
         byKind: c.byKind,
-        projects: [...c.projects.entries()].sort((a, b) => b[1] - a[1]).map(([id, count]) => ({ projectId: id, projectName: names.get(id)!, count })),
+        projects: [...c.projects.entries()].filter(([id]) => names.has(id)).sort((a, b) => b[1] - a[1]).map(([id, count]) => ({ projectId: id, projectName: names.get(id)!, count })),
       })),
     byDay: [...byDay.entries()].map(([day, c]) => ({ date: dateOf(day), ...c })),
   };
@@ -187,7 +212,7 @@ export async function neverAudited(database: Database, organizationId: string, p
     w.toDay,
     async (from, to) => {
       const end = Math.min(to, until);
-      if (from >= end) return { rows: [], recent: [] as Recent[] };
+      if (from >= end) return { projects: [], clients: [], recent: [] as Recent[] };
       const rows = await database.all<{ project_id: string; client: string | null; served: number; never: number }>(
         `SELECT r.project_id, ${PREPARED_BY} AS client, count(*) AS served, sum(NOT ${AUDITED}) AS never
          FROM resolutions r WHERE ${inOrg} AND r.created_at >= ? AND r.created_at < ? GROUP BY r.project_id, client`,
@@ -202,24 +227,35 @@ export async function neverAudited(database: Database, organizationId: string, p
             [organizationId, from, end, NEVER_AUDITED_LISTED],
           )
         : [];
-      return { rows, recent };
+      // folded once per period: by project, and by client
+      const projects = new Map<string, [string, number, number]>();
+      const clients = new Map<string, [string | null, number, number]>();
+      for (const r of rows) {
+        const p = projects.get(r.project_id) ?? projects.set(r.project_id, [r.project_id, 0, 0]).get(r.project_id)!;
+        p[1] += Number(r.served);
+        p[2] += Number(r.never);
+        const c = clients.get(r.client ?? "") ?? clients.set(r.client ?? "", [r.client, 0, 0]).get(r.client ?? "")!;
+        c[1] += Number(r.served);
+        c[2] += Number(r.never);
+      }
+      return { projects: [...projects.values()], clients: [...clients.values()], recent };
     },
     { now, limit: until },
   );
   let recent: Recent[] = [];
   for (const period of periods) {
-    for (const r of period.rows) {
-      if (!names.has(r.project_id)) continue;
-      const p = perProject.get(r.project_id) ?? { served: 0, never: 0 };
-      p.served += Number(r.served);
-      p.never += Number(r.never);
-      perProject.set(r.project_id, p);
-      served += Number(r.served);
-      never += Number(r.never);
-      const c = byClient.get(r.client ?? "") ?? { client: r.client, served: 0, neverAudited: 0 };
-      c.served += Number(r.served);
-      c.neverAudited += Number(r.never);
-      byClient.set(r.client ?? "", c);
+    for (const [id, s, n] of period.projects) {
+      if (!names.has(id)) continue;
+      const p = perProject.get(id) ?? perProject.set(id, { served: 0, never: 0 }).get(id)!;
+      p.served += s;
+      p.never += n;
+      served += s;
+      never += n;
+    }
+    for (const [client, s, n] of period.clients) {
+      const c = byClient.get(client ?? "") ?? byClient.set(client ?? "", { client, served: 0, neverAudited: 0 }).get(client ?? "")!;
+      c.served += s;
+      c.neverAudited += n;
     }
     recent.push(...period.recent.filter((r) => names.has(r.project_id)));
   }

@@ -50,6 +50,9 @@ function WindowForm(props: { action: string; days: number; extra?: Record<string
   );
 }
 
+/** Rows of a long list shown on the page (the JSON route has them all). */
+const LISTED = 20;
+
 const KEY_REASON: Record<string, string> = { expired: "expired", expiring: "expires soon", never_used: "never used", unused: "not used lately" };
 
 function InsightsBody(props: { d: Insights }) {
@@ -180,6 +183,7 @@ function InsightsBody(props: { d: Insights }) {
             <tbody>
               {d.neverAudited.byProject
                 .filter((p) => p.neverAudited > 0)
+                .slice(0, LISTED)
                 .map((p) => (
                   <tr>
                     <td>
@@ -191,6 +195,9 @@ function InsightsBody(props: { d: Insights }) {
                 ))}
             </tbody>
           </table>
+        ) : null}
+        {d.neverAudited.byProject.filter((p) => p.neverAudited > 0).length > LISTED ? (
+          <p class="small muted">…and {d.neverAudited.byProject.filter((p) => p.neverAudited > 0).length - LISTED} more projects (the {LISTED} with the most are listed).</p>
         ) : null}
         {d.neverAudited.byClient.filter((c) => c.neverAudited > 0).length > 0 ? (
           <p class="small">
