@@ -73,6 +73,7 @@ describe("/org/expertises, /org/insights and /org/talent-adoption in Chromium", 
     const budgetLine = page.locator("ol.source li.has-issue", { hasText: "budget: 50" });
     expect(await budgetLine.count()).toBe(1);
     expect(await budgetLine.textContent()).toContain("must be an integer from 100 to 4000 (got 50)");
+    await page.evaluate(() => document.querySelector("ol.source li.has-issue")!.scrollIntoView({ block: "center" }));
     await clean(w, "org-expertise-findings");
 
     // publishing now: 400 with the validator's issues in the page's alert area, nothing published
@@ -111,6 +112,7 @@ describe("/org/expertises, /org/insights and /org/talent-adoption in Chromium", 
     expect(await tab2.inputValue("#server-content")).toBe(theirs); // the server's, read-only
     expect(await tab2.getAttribute("#server-content", "readonly")).not.toBeNull();
     expect(await axeViolations(tab2)).toEqual([]);
+    await tab2.evaluate(() => document.querySelector("#editor h2")!.scrollIntoView({ block: "start" }));
     await screenshot(tab2, "org-expertise-conflict");
     // merge both changes and save again, over the server's revision
     const merged = mine.replace("title: Payments payments", "title: Payments of the shop");
@@ -127,6 +129,7 @@ describe("/org/expertises, /org/insights and /org/talent-adoption in Chromium", 
     await page.waitForSelector("#proposal #trigger-files");
     const proposed = await page.inputValue("#trigger-keywords");
     expect(proposed).toContain("payment");
+    await page.evaluate(() => document.querySelector("#triggers")!.scrollIntoView({ block: "start" }));
     await clean(w, "org-expertise-triggers");
     await Promise.all([page.waitForURL(doneIs("triggers")), page.click("#proposal button:has-text('Confirm triggers')")]);
     expect(await page.textContent("#triggers")).toContain("Confirmed");
@@ -144,6 +147,7 @@ describe("/org/expertises, /org/insights and /org/talent-adoption in Chromium", 
     const api = (method: string, path: string, body?: unknown) =>
       withKey(live.env, key, path, { method, headers: { "content-type": "application/json", "user-agent": "journey-agent/1.0" }, body: body === undefined ? undefined : JSON.stringify(body) });
     expect((await api("PATCH", `/api/projects/${o.project.id}/talents`, { talents: ["typescript-strict", "javascript-base", ref] })).status).toBe(200);
+    expect((await api("POST", "/api/prepare-task", { talentIds: ["no-such-talent"] })).status).toBe(400); // a failed call, for insights
     const prep = await api("POST", "/api/prepare-task", { talentIds: [ref] });
     expect(prep.status).toBe(201);
     const resolutionId = ((await prep.json()) as { resolutionId: string }).resolutionId;
@@ -176,6 +180,9 @@ describe("/org/expertises, /org/insights and /org/talent-adoption in Chromium", 
     expect(failing).toContain(ref);
     expect(failing).toContain("src/payments/refund.ts:12");
     expect(await page.locator(`#failing-expertises a[href='/org/expertises/${id}']`).count()).toBe(1);
+    expect(await page.textContent("#failed")).toContain("unknown_talents");
+    expect(await page.locator("#failed figure.chart svg rect").count()).toBeGreaterThan(0);
+    expect(await page.locator(`#failed a[href='/projects/${o.project.id}?tab=activity']`).count()).toBe(1);
     await clean(w, "org-insights");
     await Promise.all([page.waitForURL((u) => u.pathname === `/org/expertises/${id}`), page.click(`#failing-expertises a[href='/org/expertises/${id}']`)]);
 
