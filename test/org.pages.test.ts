@@ -105,4 +105,18 @@ describe("the organization's pages on their failure paths", () => {
     const fallback = await page(a.owner, "/org/talent-adoption?sort=nope");
     expect(fallback.html).toMatch(/aria-sort="descending"><a href="[^"]*sort=designations/);
   });
+
+  test("the dashboard's trigger form (form-encoded, one entry per line) confirms lists; the same strings in JSON stay a 400", async () => {
+    const a = await orgWithProject(env, "Epsilon Pages");
+    const id = (await a.owner.post("/web/orgs/current/expertises", { slug: "lines", content: expertiseMd("lines", "Body.") })).body.id as string;
+    const r = await env.request(`/web/orgs/current/expertises/${id}/triggers`, {
+      method: "PUT",
+      headers: { "content-type": "application/x-www-form-urlencoded", "hx-request": "true", origin: new URL(env.config.baseUrl).origin, cookie: a.owner.cookie! },
+      body: new URLSearchParams({ expectedRevision: "1", files: "src/payments/**\r\n\r\n**/*.sql", keywords: "Payment\nledger" }).toString(),
+    });
+    expect(r.status).toBe(204);
+    expect(r.headers.get("hx-redirect")).toBe(`/org/expertises/${id}?done=triggers`);
+    expect((await a.owner.get(`/web/orgs/current/expertises/${id}`)).body.triggers).toEqual({ files: ["src/payments/**", "**/*.sql"], keywords: ["payment", "ledger"] });
+    expect((await a.owner.put(`/web/orgs/current/expertises/${id}/triggers`, { files: "src/**" })).status).toBe(400);
+  });
 });
