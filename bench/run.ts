@@ -8,10 +8,24 @@ import { benchWebCatalog } from "./webcatalog";
 import { benchIdentity } from "./identity";
 import { benchMcp } from "./mcp";
 import { benchMetrics } from "./metrics";
+import { benchOrgPages } from "./orgpages";
 import { benchPageCpu } from "./pagecpu";
 import { benchStartup } from "./startup";
 
-const all: Record<string, () => Promise<void>> = { startup: benchStartup, identity: benchIdentity, agentloop: benchAgentLoop, mcp: benchMcp, hardening: benchHardening, webcatalog: benchWebCatalog, client: benchClient, metrics: benchMetrics, activity: benchActivity, pagecpu: benchPageCpu, ceilings: benchCeilings };
+const all: Record<string, () => Promise<void>> = {
+  startup: benchStartup,
+  identity: benchIdentity,
+  agentloop: benchAgentLoop,
+  mcp: benchMcp,
+  hardening: benchHardening,
+  webcatalog: benchWebCatalog,
+  client: benchClient,
+  metrics: benchMetrics,
+  activity: benchActivity,
+  pagecpu: benchPageCpu,
+  ceilings: benchCeilings,
+  orgpages: benchOrgPages,
+};
 const pick = Bun.argv.slice(2);
 for (const [name, fn] of Object.entries(all)) {
   if (pick.length > 0 && !pick.includes(name)) continue;

@@ -40,6 +40,9 @@ import { adminPages } from "./web/adminPages";
 import { registerTenancyViews } from "./tenancy/views";
 import { searchRoutes } from "./web/searchRoutes";
 import { registerProjectViews } from "./projects/views";
+import { registerExpertiseViews } from "./expertises/views";
+import { orgExpertisesPages } from "./web/orgExpertisesPages";
+import { orgInsightsPages } from "./web/orgInsightsPages";
 import { projectRoutes } from "./projects/routes";
 import { relevanceRoutes } from "./projects/relevanceRoutes";
 import { connectionRoutes } from "./projects/connectionRoutes";
@@ -94,6 +97,7 @@ export function createApp(input: AppDeps) {
   const guards = createGuards(deps);
   registerProjectViews(deps);
   registerTenancyViews(deps);
+  registerExpertiseViews();
   // The MCP adapter sends each tool call through the app itself (issue 6).
   const backend: Backend = { handle: (request) => app.handle(request) };
   // Bun's own cap is a backstop above ours, so the edge can answer 413 in the error model.
@@ -149,5 +153,7 @@ function pages(deps: ComposedDeps): Elysia {
     .use(catalogPages(deps))
     .use(orgPages(deps))
     .use(adminPages(deps))
-    .use(invitationPages(deps)) as unknown as Elysia;
+    .use(invitationPages(deps))
+    .use(orgExpertisesPages(deps))
+    .use(orgInsightsPages(deps)) as unknown as Elysia;
 }

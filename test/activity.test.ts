@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ANY_EVENT_SQL, DAY_MS, dayOf, eachDay, eachSpan, forgetDays, HOUR_EVENTS_SQL, HOUR_MS, projectDays, SPAN_COUNTS_SQL, SPAN_ROWS, SPAN_VERDICTS_SQL } from "../src/activity/daily";
-import { FAILED_CALLS_SQL } from "../src/activity/insights";
+import { FAILED_CALLS_ORG_SQL } from "../src/activity/insights";
 import { readWindow } from "../src/activity/summaries";
 import { AUDITED } from "../src/activity/usage";
 import { loopProject, publishedExpertise, seedTraceEvents, type SeedEvent } from "./activity-support";
@@ -44,7 +44,7 @@ describe("query plans: the summary reads indexes only (the 1,000,000-event figur
   });
 
   test("insights' failed calls walk the partial index trace_events_failed_idx (failed calls only), never a project's successful ones", async () => {
-    const p = await plan(FAILED_CALLS_SQL, ["prj_x", 0, DAY_MS]);
+    const p = await plan(FAILED_CALLS_ORG_SQL, ["org_x", 0, DAY_MS]);
     expect(p).toContain("USING INDEX trace_events_failed_idx (project_id=? AND created_at>? AND created_at<?)");
   });
 

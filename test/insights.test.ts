@@ -6,6 +6,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { AUDIT_GRACE_MS, KEY_NEVER_USED_DAYS, KEY_UNUSED_DAYS } from "../src/activity/insights";
 import { DAY_MS } from "../src/activity/daily";
+import { touchAll as forgetMemo } from "../src/activity/dayMemo";
+import { orderedId } from "../src/lib/ids";
 import { loopProject, publishedExpertise, sql } from "./activity-support";
 import { createKey, joinedMember, testEnv, withKey, type TestEnv } from "./helpers";
 
@@ -215,5 +217,63 @@ describe("GET /web/orgs/current/talent-adoption (owner/admin): per talent and ex
     const e = r.body.talents.find((t: { id: string }) => t.id === ref);
     expect(e).toMatchObject({ kind: "expertise", expertiseId: id, status: "active", latestVersion: "2", designations: 2 });
     expect(e.versions.map((v: { version: string; latest: boolean; designations: number }) => [v.version, v.latest, v.designations]).sort()).toEqual([["1", false, 1], ["2", true, 1]]);
+  });
+});
+
+describe("insights and adoption memoize settled days (src/activity/dayMemo.ts; the 1,000,000-event figure) and never serve a stale one", () => {
+  /** A resolution made on a past day, as prepare-task would have made it then (its id carries its time). */
+  async function pastResolution(s: Awaited<ReturnType<typeof loopProject>>, daysAgo: number): Promise<string> {
+    const fresh = await s.prepare(["typescript-strict"]);
+    const at = Date.now() - daysAgo * DAY_MS;
+    const id = `res_${orderedId(at, 4242)}`;
+    await sql(env, "INSERT INTO resolutions SELECT ?, project_id, language, tokens, catalog_digest, author_type, author_id, via, ? FROM resolutions WHERE id = ?", [id, at, fresh]);
+    await sql(env, "INSERT INTO resolution_items SELECT ?, position, talent_id, kind, version, digest, definition_digest, files, expertise_id FROM resolution_items WHERE resolution_id = ?", [id, fresh]);
+    return id; // beside today's, which stays (the journal names it)
+  }
+  const strict = (body: { talents: { id: string; designations: number; audited: number; withVerdict: number; outcomes: { pass: number; fail: number } }[] }) => body.talents.find((t) => t.id === "typescript-strict");
+
+  test("(today's resolution beside it) a late audit and a late report of a past day's resolution show at once in adoption and insights (the day is read again); a deleted project leaves both", async () => {
+    const s = await loopProject(env);
+    const id = await pastResolution(s, 3);
+    const adoption = async () => strict((await s.owner.get("/web/orgs/current/talent-adoption")).body);
+    const never = async () => (await s.owner.get("/web/orgs/current/insights")).body.neverAudited as { served: number; neverAudited: number };
+    expect(await adoption()).toMatchObject({ designations: 2, audited: 0, withVerdict: 0 });
+    expect(await never()).toMatchObject({ served: 1, neverAudited: 1 }); // today's is within the grace period
+    // read twice: the second answer comes from the memo and is the same
+    expect(await adoption()).toMatchObject({ designations: 2, audited: 0 });
+    // the playbook is fetched three days late: audited now
+    expect((await s.api("GET", `/api/validation/playbook?resolutionId=${id}`)).status).toBe(200);
+    expect(await adoption()).toMatchObject({ designations: 2, audited: 1, withVerdict: 0 });
+    expect(await never()).toMatchObject({ served: 1, neverAudited: 0 });
+    // a report arrives: its verdict counts
+    expect((await s.report(id, "late-1", "fail")).status).toBe(201);
+    expect(await adoption()).toMatchObject({ withVerdict: 1, outcomes: { pass: 0, fail: 1 } });
+    // a second project of the organization with its own past resolution, then deleted: gone from both
+    const other = (await s.owner.post("/web/projects", { name: "Short-lived" })).body.project;
+    await s.owner.post(`/web/projects/${other.id}/talents`, { talents: ["typescript-strict"] });
+    const otherId = `res_${orderedId(Date.now() - 3 * DAY_MS, 4343)}`;
+    await sql(env, "INSERT INTO resolutions SELECT ?, ?, language, tokens, catalog_digest, author_type, author_id, via, created_at FROM resolutions WHERE id = ?", [otherId, other.id, id]);
+    await sql(env, "INSERT INTO resolution_items SELECT ?, position, talent_id, kind, version, digest, definition_digest, files, expertise_id FROM resolution_items WHERE resolution_id = ?", [otherId, id]);
+    forgetMemo(); // rows written behind the service's back (the test's SQL): read afresh once
+    expect(await adoption()).toMatchObject({ designations: 3 });
+    expect((await s.owner.del(`/web/projects/${other.id}`)).status).toBe(200);
+    expect(await adoption()).toMatchObject({ designations: 2, audited: 1 });
+  });
+
+  test("projects at fault are judged again when a selection changes (selection_rev), a project is renamed, or an expertise stops being servable", async () => {
+    const s = await loopProject(env);
+    const ref = (await publishedExpertise(s.owner, s.org.slug, "judged")).ref;
+    expect((await s.owner.post(`/web/projects/${s.project.id}/talents`, { talents: [ref] })).status).toBe(201);
+    const atFault = async () => (await s.owner.get("/web/orgs/current/insights")).body.projects as { projectName: string; disabledDependencies: { id: string }[]; unservable: { id: string }[] }[];
+    expect(await atFault()).toEqual([]);
+    expect((await s.owner.patch(`/web/projects/${s.project.id}/talents/javascript-base`, { enabled: false })).status).toBe(200);
+    expect((await atFault())[0]!.disabledDependencies.map((d) => d.id)).toEqual(["javascript-base"]);
+    expect((await s.owner.patch(`/web/projects/${s.project.id}`, { name: "Renamed at fault" })).status).toBe(200);
+    expect((await atFault())[0]!.projectName).toBe("Renamed at fault");
+    expect((await s.owner.patch(`/web/projects/${s.project.id}/talents/javascript-base`, { enabled: true })).status).toBe(200);
+    expect(await atFault()).toEqual([]);
+    const id = (await s.owner.get("/web/orgs/current/expertises")).body.expertises[0].id;
+    expect((await s.owner.post(`/web/orgs/current/expertises/${id}/deactivate`)).status).toBe(200);
+    expect((await atFault())[0]!.unservable.map((u) => u.id)).toEqual([ref]);
   });
 });

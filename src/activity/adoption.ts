@@ -7,7 +7,9 @@
 import type { Catalog } from "../catalog/catalog";
 import type { Database } from "../db/client";
 import { iso } from "../lib/time";
-import { eachDay, noVerdicts, type VerdictCounts } from "./daily";
+import { noVerdicts, type VerdictCounts } from "./daily";
+import { eachPeriod } from "./dayMemo";
+import { orgSelections } from "./selections";
 import { windowView, type Window } from "./summaries";
 import { AUDITED, emptyTally, rate, tallyVerdicts, verdictsSql, type VerdictTally } from "./usage";
 
@@ -37,26 +39,32 @@ export interface AdoptionEntry {
  * share and outcomes, and versions served against the latest. Most designated first.
  */
 export async function talentAdoption(database: Database, catalog: Catalog, org: { id: string; slug: string }, w: Window): Promise<AdoptionEntry[]> {
-  // one day of the organization's resolutions at a time (eachDay yields between two)
+  // the organization's resolutions a period at a time (eachPeriod yields between two it reads)
   const where = "r.project_id IN (SELECT id FROM projects WHERE organization_id = ?1) AND r.created_at >= ?2 AND r.created_at < ?3";
   const served: { talent_id: string; kind: "talent" | "expertise"; version: string; expertise_id: string | null; designations: number; audited: number; last: number }[] = [];
   const verdicts = new Map<string, VerdictTally>();
-  await eachDay(w.fromDay, w.toDay, async (dayFrom, dayTo) => {
+  // settled days (and hours of today) are memoized until an audit or a report touches one of their resolutions (dayMemo.ts)
+  const periods = await eachPeriod(database, `adoption|${org.id}`, w.fromDay, w.toDay, async (from, to) => {
     const rows = await database.all<(typeof served)[number]>(
       `WITH win AS MATERIALIZED (SELECT r.id AS id, r.created_at AS created_at, ${AUDITED} AS audited FROM resolutions r WHERE ${where})
        SELECT i.talent_id, i.kind, i.version, max(i.expertise_id) AS expertise_id, count(*) AS designations, sum(w.audited) AS audited, max(w.created_at) AS last
        FROM win w JOIN resolution_items i ON i.resolution_id = w.id GROUP BY i.talent_id, i.version`,
-      [org.id, dayFrom, dayTo],
+      [org.id, from, to],
     );
-    if (rows.length === 0) return;
-    served.push(...rows);
-    tallyVerdicts(await database.all(verdictsSql("resolutions r", where), [org.id, dayFrom, dayTo]), verdicts);
+    const verdictRows = rows.length === 0 ? [] : await database.all<Parameters<typeof tallyVerdicts>[0][number]>(verdictsSql("resolutions r", where), [org.id, from, to]);
+    return { rows, verdictRows };
   });
-  const installed = await database.all<{ talent_id: string; kind: "talent" | "expertise"; installed: number; active: number }>(
-    `SELECT it.talent_id, it.kind, count(*) AS installed, sum(it.enabled) AS active
-     FROM installed_talents it JOIN projects p ON p.id = it.project_id WHERE p.organization_id = ? GROUP BY it.talent_id, it.kind`,
-    [org.id],
-  );
+  for (const { rows, verdictRows } of periods) {
+    served.push(...rows);
+    tallyVerdicts(verdictRows, verdicts);
+  }
+  const installed = new Map<string, { talent_id: string; kind: "talent" | "expertise"; installed: number; active: number }>();
+  for (const r of (await orgSelections(database, org.id)).rows) {
+    const k = `${r.kind}|${r.talent_id}`;
+    const c = installed.get(k) ?? installed.set(k, { talent_id: r.talent_id, kind: r.kind, installed: 0, active: 0 }).get(k)!;
+    c.installed++;
+    if (r.enabled) c.active++;
+  }
   const expertises = await database.all<{ id: string; slug: string; status: string; published_version: number; deleted_at: number | null }>(
     "SELECT id, slug, status, published_version, deleted_at FROM expertises WHERE organization_id = ?",
     [org.id],
@@ -93,7 +101,7 @@ export async function talentAdoption(database: Database, catalog: Catalog, org: 
     return e;
   };
   for (const x of expertises) if (x.published_version > 0 && x.deleted_at === null) entry(`@${org.slug}/${x.slug}`, "expertise");
-  for (const row of installed) {
+  for (const row of installed.values()) {
     const e = entry(row.talent_id, row.kind);
     e.projects.installed += Number(row.installed);
     e.projects.active += Number(row.active);

@@ -8,8 +8,12 @@
 import type { Catalog } from "../catalog/catalog";
 import type { Database } from "../db/client";
 import { iso } from "../lib/time";
-import { doctor } from "../resolution/doctor";
-import { dateOf, DAY_MS, eachDay, eachSpan } from "./daily";
+import { listServableExpertises } from "../expertises/servable";
+import { diagnose } from "../resolution/doctor";
+import { withItems } from "../resolution/sources";
+import { eachPeriod } from "./dayMemo";
+import { orgSelections, type OrgSelectionRow } from "./selections";
+import { dateOf, DAY_MS } from "./daily";
 import { windowView, type Window } from "./summaries";
 import { talentAdoption } from "./adoption";
 import { AUDITED } from "./usage";
@@ -31,51 +35,70 @@ type ProjectRef = { id: string; name: string };
 const PREPARED_BY = `(SELECT t.client FROM trace_events t WHERE t.resolution_id = r.id AND t.kind = 'prepare_task' LIMIT 1)`;
 
 /**
- * A project's failed calls (status ≥ 400) since a time, by day, status, error code (recorded in
- * the event's detail by the trace hook) and kind: the partial index trace_events_failed_idx
- * holds only failed calls, so the successful ones are never walked.
+ * Failed calls (status ≥ 400) of an organization's projects in a period, by project, day,
+ * status, error code (recorded in the event's detail by the trace hook) and kind: the partial
+ * index trace_events_failed_idx holds only failed calls (probed per project), so the successful
+ * ones are never walked.
  */
-export const FAILED_CALLS_SQL = `SELECT created_at / 86400000 AS day, status, json_extract(detail, '$.error') AS code, kind, count(*) AS n, max(created_at) AS last
-FROM trace_events WHERE project_id = ? AND status >= 400 AND created_at >= ? AND created_at < ? GROUP BY day, status, code, kind`;
+export const FAILED_CALLS_ORG_SQL = `SELECT project_id, created_at / 86400000 AS day, status, json_extract(detail, '$.error') AS code, kind, count(*) AS n, max(created_at) AS last
+FROM trace_events WHERE project_id IN (SELECT id FROM projects WHERE organization_id = ?) AND status >= 400 AND created_at >= ? AND created_at < ? GROUP BY project_id, day, status, code, kind`;
 
-/** How many failed calls a project had since a time (the same partial index): decides how the window is walked. */
-const FAILED_COUNT_SQL = "SELECT count(*) AS n FROM trace_events WHERE project_id = ? AND status >= 400 AND created_at >= ?";
-/** How many resolutions a project made since a time (a covering index). */
-const RESOLUTION_COUNT_SQL = "SELECT count(*) AS n FROM resolutions WHERE project_id = ? AND created_at >= ?";
-const count = async (database: Database, sql: string, args: (string | number)[]): Promise<number> => Number((await database.get<{ n: number }>(sql, args))!.n);
+type FailedRow = { project_id: string; day: number; status: number; code: string | null; kind: string; n: number; last: number };
 
-/** Failed calls of the organization's projects by error code and day. */
-async function failedCalls(database: Database, projects: ProjectRef[], w: Window) {
+/** A period's failed calls folded by code and status, and by day and code label. */
+interface FailedPeriod {
+  codes: { code: string | null; status: number; count: number; last: number; byKind: Record<string, number>; projects: [string, number][] }[];
+  days: [day: number, label: string, n: number][];
+}
+
+function foldFailed(rows: FailedRow[]): FailedPeriod {
+  const codes = new Map<string, { code: string | null; status: number; count: number; last: number; byKind: Record<string, number>; projects: Map<string, number> }>();
+  const days = new Map<string, [number, string, number]>();
+  for (const r of rows) {
+    const n = Number(r.n);
+    const code = typeof r.code === "string" ? r.code : null;
+    const key = `${code ?? ""}|${r.status}`;
+    let c = codes.get(key);
+    if (!c) codes.set(key, (c = { code, status: Number(r.status), count: 0, last: 0, byKind: {}, projects: new Map() }));
+    c.count += n;
+    c.last = Math.max(c.last, Number(r.last));
+    c.byKind[r.kind] = (c.byKind[r.kind] ?? 0) + n;
+    c.projects.set(r.project_id, (c.projects.get(r.project_id) ?? 0) + n);
+    const label = code ?? String(r.status);
+    const dk = `${r.day}|${label}`;
+    const d = days.get(dk) ?? days.set(dk, [Number(r.day), label, 0]).get(dk)!;
+    d[2] += n;
+  }
+  return { codes: [...codes.values()].map((c) => ({ ...c, projects: [...c.projects.entries()] })), days: [...days.values()] };
+}
+
+/** Failed calls of the organization's projects by error code and day: a day at a time, settled days memoized (they no longer change). */
+export async function failedCalls(database: Database, organizationId: string, projects: ProjectRef[], w: Window) {
   const byCode = new Map<string, { code: string | null; status: number; count: number; lastAt: number; byKind: Record<string, number>; projects: Map<string, number> }>();
   const byDay = new Map<number, { count: number; byCode: Record<string, number> }>();
   for (let d = w.fromDay; d <= w.toDay; d++) byDay.set(d, { count: 0, byCode: {} });
   let total = 0;
-  for (const p of projects) {
-    const failed = await count(database, FAILED_COUNT_SQL, [p.id, w.from]);
-    if (failed === 0) continue;
-    await eachSpan(w.fromDay, w.toDay, failed, async (from, to) => {
-      const rows = await database.all<{ day: number; status: number; code: string | null; kind: string; n: number; last: number }>(FAILED_CALLS_SQL, [p.id, from, to]);
-      for (const r of rows) {
-        const n = Number(r.n);
-        const code = typeof r.code === "string" ? r.code : null;
-        const key = `${code ?? ""}|${r.status}`;
-        let c = byCode.get(key);
-        if (!c) byCode.set(key, (c = { code, status: Number(r.status), count: 0, lastAt: 0, byKind: {}, projects: new Map() }));
-        c.count += n;
-        c.lastAt = Math.max(c.lastAt, Number(r.last));
-        c.byKind[r.kind] = (c.byKind[r.kind] ?? 0) + n;
-        c.projects.set(p.id, (c.projects.get(p.id) ?? 0) + n);
-        const day = byDay.get(Number(r.day));
-        if (day) {
-          day.count += n;
-          const label = code ?? String(r.status);
-          day.byCode[label] = (day.byCode[label] ?? 0) + n;
-        }
-        total += n;
-      }
-    });
-  }
   const names = new Map(projects.map((p) => [p.id, p.name]));
+  // each period's rows are folded once (by code, then day), so a warm call merges a few entries per day
+  const periods = await eachPeriod(database, `failed|${organizationId}`, w.fromDay, w.toDay, async (from, to) => foldFailed(await database.all<FailedRow>(FAILED_CALLS_ORG_SQL, [organizationId, from, to])));
+  for (const period of periods) {
+    for (const f of period.codes) {
+      const key = `${f.code ?? ""}|${f.status}`;
+      let c = byCode.get(key);
+      if (!c) byCode.set(key, (c = { code: f.code, status: f.status, count: 0, lastAt: 0, byKind: {}, projects: new Map() }));
+      c.count += f.count;
+      c.lastAt = Math.max(c.lastAt, f.last);
+      for (const k in f.byKind) c.byKind[k] = (c.byKind[k] ?? 0) + f.byKind[k]!;
+      for (const [id, n] of f.projects) c.projects.set(id, (c.projects.get(id) ?? 0) + n);
+      total += f.count;
+    }
+    for (const [d, label, n] of period.days) {
+      const day = byDay.get(d);
+      if (!day) continue;
+      day.count += n;
+      day.byCode[label] = (day.byCode[label] ?? 0) + n;
+    }
+  }
   return {
     total,
     byCode: [...byCode.values()]
@@ -86,14 +109,14 @@ async function failedCalls(database: Database, projects: ProjectRef[], w: Window
         count: c.count,
         lastAt: iso(c.lastAt),
         byKind: c.byKind,
-        projects: [...c.projects.entries()].sort((a, b) => b[1] - a[1]).map(([id, count]) => ({ projectId: id, projectName: names.get(id)!, count })),
+        projects: [...c.projects.entries()].filter(([id]) => names.has(id)).sort((a, b) => b[1] - a[1]).map(([id, count]) => ({ projectId: id, projectName: names.get(id)!, count })),
       })),
     byDay: [...byDay.entries()].map(([day, c]) => ({ date: dateOf(day), ...c })),
   };
 }
 
 /** Active keys of the organization that expired, expire soon, were never used, or not lately. */
-async function keysToReview(database: Database, organizationId: string, now: number) {
+export async function keysToReview(database: Database, organizationId: string, now: number) {
   const rows = await database.all<{ id: string; name: string; project_id: string; project_name: string; expires_at: number | null; last_used_at: number | null; created_at: number; automation: number; created_by: string; email: string | null }>(
     `SELECT k.id, k.name, k.project_id, p.name AS project_name, k.expires_at, k.last_used_at, k.created_at, k.automation, k.created_by, u.email
      FROM api_keys k JOIN projects p ON p.id = k.project_id LEFT JOIN users u ON u.id = k.created_by
@@ -127,11 +150,28 @@ async function keysToReview(database: Database, organizationId: string, now: num
   return out.sort((a, b) => order[a.reason] - order[b.reason] || (a.projectName < b.projectName ? -1 : 1) || (a.name < b.name ? -1 : 1));
 }
 
-/** Projects whose selection doctor finds at fault (missing prerequisites, conflicts, disabled dependencies, unservable talents). */
-async function projectsToFix(database: Database, catalog: Catalog, organizationId: string, projects: ProjectRef[]) {
-  const out = [];
+/** The last judgement of each organization's projects, per catalog (a reloaded catalog judges afresh). */
+const judged = new WeakMap<Catalog, Map<string, { key: string; out: ProjectToFix[] }>>();
+type ProjectToFix = { projectId: string; projectName: string; advice: string } & Pick<ReturnType<typeof diagnose>, "missingPrerequisites" | "conflicts" | "disabledDependencies" | "unservable">;
+
+/**
+ * Projects whose selection doctor finds at fault (missing prerequisites, conflicts, disabled
+ * dependencies, unservable talents): every project's selection at once (selections.ts) and the
+ * organization's servable expertises once, then doctor's judgement per project in memory.
+ */
+export async function projectsToFix(database: Database, catalog: Catalog, organizationId: string, projects: ProjectRef[]): Promise<ProjectToFix[]> {
+  const { fingerprint, rows } = await orgSelections(database, organizationId);
+  const expertises = rows.some((r) => r.kind === "expertise") ? await listServableExpertises(database, organizationId, catalog) : [];
+  // the same selections, servable expertises, projects and catalog: the same judgement
+  const key = `${fingerprint}|${expertises.map((e) => `${e.ref}@${e.version}`).join(",")}|${projects.map((p) => `${p.id}=${p.name}`).join(",")}`;
+  const hit = judged.get(catalog)?.get(organizationId);
+  if (hit && hit.key === key) return hit.out;
+  const byProject = new Map<string, OrgSelectionRow[]>();
+  for (const r of rows) (byProject.get(r.project_id) ?? byProject.set(r.project_id, []).get(r.project_id)!).push(r);
+  const out: ProjectToFix[] = [];
   for (const p of projects) {
-    const d = await doctor({ database, catalog }, { id: p.id, organizationId }, { admin: false });
+    const selection = (byProject.get(p.id) ?? []).map((r) => ({ talentId: r.talent_id, kind: r.kind, enabled: Boolean(r.enabled), installedBy: r.installed_by, installedAt: Number(r.installed_at), updatedAt: Number(r.updated_at) }));
+    const d = diagnose(withItems(selection, expertises, catalog), catalog, { id: p.id, organizationId }, { admin: false });
     if (d.healthy) continue;
     out.push({
       projectId: p.id,
@@ -143,58 +183,81 @@ async function projectsToFix(database: Database, catalog: Catalog, organizationI
       advice: d.advice,
     });
   }
-  return out.sort((a, b) => (a.projectName < b.projectName ? -1 : a.projectName > b.projectName ? 1 : 0));
+  out.sort((a, b) => (a.projectName < b.projectName ? -1 : a.projectName > b.projectName ? 1 : 0));
+  const byOrg = judged.get(catalog) ?? judged.set(catalog, new Map()).get(catalog)!;
+  byOrg.set(organizationId, { key, out });
+  if (byOrg.size > 1_000) byOrg.delete(byOrg.keys().next().value!);
+  return out;
 }
 
 /**
  * Resolutions served in the window (older than AUDIT_GRACE_MS) whose playbook was never fetched:
  * per project, per development tool that prepared them, and the newest ones with their talents.
+ * Read a day at a time over the organization's projects; a day wholly before the grace limit is
+ * memoized until an audit touches one of its resolutions (dayMemo.ts).
  */
-async function neverAudited(database: Database, projects: ProjectRef[], w: Window, now: number) {
+export async function neverAudited(database: Database, organizationId: string, projects: ProjectRef[], w: Window, now: number) {
   const until = now - AUDIT_GRACE_MS;
-  const byProject = [];
+  const names = new Map(projects.map((p) => [p.id, p.name]));
+  const perProject = new Map<string, { served: number; never: number }>();
   const byClient = new Map<string, { client: string | null; served: number; neverAudited: number }>();
-  let recent: { id: string; project_id: string; created_at: number; via: string; author_type: string; author_id: string; client: string | null }[] = [];
   let served = 0;
   let never = 0;
-  for (const p of projects) {
-    let pServed = 0;
-    let pNever = 0;
-    const made = await count(database, RESOLUTION_COUNT_SQL, [p.id, w.from]);
-    if (made === 0) continue;
-    await eachSpan(w.fromDay, w.toDay, made, async (from, to) => {
-      const rows = await database.all<{ client: string | null; served: number; never: number }>(
-        `SELECT ${PREPARED_BY} AS client, count(*) AS served, sum(NOT ${AUDITED}) AS never
-         FROM resolutions r WHERE r.project_id = ? AND r.created_at >= ? AND r.created_at < ? GROUP BY client`,
-        [p.id, from, Math.min(to, until)],
+  const inOrg = "r.project_id IN (SELECT id FROM projects WHERE organization_id = ?)";
+  type Recent = { id: string; project_id: string; created_at: number; via: string; author_type: string; author_id: string; client: string | null };
+  const periods = await eachPeriod(
+    database,
+    `audit|${organizationId}`,
+    w.fromDay,
+    w.toDay,
+    async (from, to) => {
+      const end = Math.min(to, until);
+      if (from >= end) return { projects: [], clients: [], recent: [] as Recent[] };
+      const rows = await database.all<{ project_id: string; client: string | null; served: number; never: number }>(
+        `SELECT r.project_id, ${PREPARED_BY} AS client, count(*) AS served, sum(NOT ${AUDITED}) AS never
+         FROM resolutions r WHERE ${inOrg} AND r.created_at >= ? AND r.created_at < ? GROUP BY r.project_id, client`,
+        [organizationId, from, end],
       );
-      for (const r of rows) {
-        pServed += Number(r.served);
-        pNever += Number(r.never);
-        const c = byClient.get(r.client ?? "") ?? { client: r.client, served: 0, neverAudited: 0 };
-        c.served += Number(r.served);
-        c.neverAudited += Number(r.never);
-        byClient.set(r.client ?? "", c);
-      }
-    });
-    served += pServed;
-    never += pNever;
-    if (pServed > 0) byProject.push({ projectId: p.id, projectName: p.name, served: pServed, neverAudited: pNever });
-    if (pNever > 0) {
-      // the newest never-audited ones, a day at a time from the newest day
-      const mine: typeof recent = [];
-      await eachSpan(w.fromDay, w.toDay, made, async (from, to) => {
-        mine.push(
-          ...(await database.all<(typeof recent)[number]>(
+      // the period's newest never-audited ones, when it has some
+      const recent = rows.some((r) => Number(r.never) > 0)
+        ? await database.all<Recent>(
             `SELECT r.id, r.project_id, r.created_at, r.via, r.author_type, r.author_id, ${PREPARED_BY} AS client
-             FROM resolutions r WHERE r.project_id = ? AND r.created_at >= ? AND r.created_at < ? AND NOT ${AUDITED}
+             FROM resolutions r WHERE ${inOrg} AND r.created_at >= ? AND r.created_at < ? AND NOT ${AUDITED}
              ORDER BY r.created_at DESC LIMIT ?`,
-            [p.id, from, Math.min(to, until), NEVER_AUDITED_LISTED - mine.length],
-          )),
-        );
-      }, { newestFirst: true, stop: () => mine.length >= NEVER_AUDITED_LISTED });
-      recent.push(...mine);
+            [organizationId, from, end, NEVER_AUDITED_LISTED],
+          )
+        : [];
+      // folded once per period: by project, and by client
+      const projects = new Map<string, [string, number, number]>();
+      const clients = new Map<string, [string | null, number, number]>();
+      for (const r of rows) {
+        const p = projects.get(r.project_id) ?? projects.set(r.project_id, [r.project_id, 0, 0]).get(r.project_id)!;
+        p[1] += Number(r.served);
+        p[2] += Number(r.never);
+        const c = clients.get(r.client ?? "") ?? clients.set(r.client ?? "", [r.client, 0, 0]).get(r.client ?? "")!;
+        c[1] += Number(r.served);
+        c[2] += Number(r.never);
+      }
+      return { projects: [...projects.values()], clients: [...clients.values()], recent };
+    },
+    { now, limit: until },
+  );
+  let recent: Recent[] = [];
+  for (const period of periods) {
+    for (const [id, s, n] of period.projects) {
+      if (!names.has(id)) continue;
+      const p = perProject.get(id) ?? perProject.set(id, { served: 0, never: 0 }).get(id)!;
+      p.served += s;
+      p.never += n;
+      served += s;
+      never += n;
     }
+    for (const [client, s, n] of period.clients) {
+      const c = byClient.get(client ?? "") ?? byClient.set(client ?? "", { client, served: 0, neverAudited: 0 }).get(client ?? "")!;
+      c.served += s;
+      c.neverAudited += n;
+    }
+    recent.push(...period.recent.filter((r) => names.has(r.project_id)));
   }
   recent = recent.sort((a, b) => Number(b.created_at) - Number(a.created_at)).slice(0, NEVER_AUDITED_LISTED);
   const talents = new Map<string, string[]>();
@@ -205,7 +268,7 @@ async function neverAudited(database: Database, projects: ProjectRef[], w: Windo
     );
     for (const i of items) (talents.get(i.resolution_id) ?? talents.set(i.resolution_id, []).get(i.resolution_id)!).push(i.talent_id);
   }
-  const names = new Map(projects.map((p) => [p.id, p.name]));
+  const byProject = [...perProject.entries()].filter(([, p]) => p.served > 0).map(([id, p]) => ({ projectId: id, projectName: names.get(id)!, served: p.served, neverAudited: p.never }));
   return {
     served,
     neverAudited: never,
@@ -227,15 +290,14 @@ async function neverAudited(database: Database, projects: ProjectRef[], w: Windo
 }
 
 /** Expertises with at least one fail verdict on a resolution of the window, with the latest failing report. */
-async function failingExpertises(database: Database, catalog: Catalog, org: { id: string; slug: string }, projects: ProjectRef[], w: Window) {
+export async function failingExpertises(database: Database, catalog: Catalog, org: { id: string; slug: string }, projects: ProjectRef[], w: Window) {
   const adoption = (await talentAdoption(database, catalog, org, w)).filter((e) => e.kind === "expertise" && e.verdicts.fail > 0);
   if (adoption.length === 0) return [];
   // the latest failing result per expertise, over the window's resolutions a day at a time
   type Fail = { talent_id: string; report_id: string; resolution_id: string; project_id: string; created_at: number; evidence: string; missing: string; note: string | null };
   const latest: Fail[] = [];
-  await eachDay(w.fromDay, w.toDay, async (from, to) => {
-    latest.push(
-      ...(await database.all<Fail>(
+  const periods = await eachPeriod(database, `fails|${org.id}`, w.fromDay, w.toDay, (from, to) =>
+    database.all<Fail>(
         `SELECT talent_id, report_id, resolution_id, project_id, created_at, evidence, missing, note FROM (
            SELECT rr.talent_id, rep.id AS report_id, rep.resolution_id, rep.project_id, rep.created_at, rr.evidence, rr.missing, rr.note,
              row_number() OVER (PARTITION BY rr.talent_id ORDER BY rep.created_at DESC, rep.id DESC) AS k
@@ -244,9 +306,9 @@ async function failingExpertises(database: Database, catalog: Catalog, org: { id
            WHERE r.project_id IN (SELECT id FROM projects WHERE organization_id = ?) AND r.created_at >= ? AND r.created_at < ?
          ) WHERE k = 1`,
         [org.id, from, to],
-      )),
-    );
-  });
+      ),
+  );
+  latest.push(...periods.flat());
   latest.sort((a, b) => Number(a.created_at) - Number(b.created_at) || (a.report_id < b.report_id ? -1 : 1)); // the newest last: it wins below
   const byTalent = new Map(latest.map((l) => [l.talent_id, l]));
   const names = new Map(projects.map((p) => [p.id, p.name]));
@@ -284,10 +346,10 @@ export async function insights(database: Database, catalog: Catalog, org: { id: 
   return {
     organizationId: org.id,
     ...windowView(w),
-    failedCalls: await failedCalls(database, projects, w),
+    failedCalls: await failedCalls(database, org.id, projects, w),
     keys: await keysToReview(database, org.id, now),
     projects: await projectsToFix(database, catalog, org.id, projects),
-    neverAudited: await neverAudited(database, projects, w, now),
+    neverAudited: await neverAudited(database, org.id, projects, w, now),
     expertises: await failingExpertises(database, catalog, org, projects, w),
   };
 }

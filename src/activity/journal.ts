@@ -4,6 +4,7 @@
  * the call (DESIGN §9), in one transaction per batch; reads flush first, so a reader always sees
  * every call that completed before it.
  */
+import { touchResolution } from "./dayMemo";
 import type { Database } from "../db/client";
 import type { Statement } from "../db/writeJob";
 import { traceEvents } from "../db/schema";
@@ -63,6 +64,7 @@ export class TraceJournal {
   /** Queues one event; it is written within FLUSH_MS. */
   record(e: TraceInput): void {
     const { arrival } = e;
+    if (e.resolutionId) touchResolution(e.resolutionId); // an audit or a report: that day's memoized facts are stale
     const at = arrival.at;
     this.#pending.push({
       id: `trc_${orderedId(arrival.at, arrival.seq)}`,

@@ -150,14 +150,16 @@ export function parseOptionalRevision(body: unknown): number | undefined {
   return r;
 }
 
-/** `PUT …/:id/triggers` `{files?, keywords?, expectedRevision?}`; normalized by triggers.ts. */
-export function parseTriggersBody(body: unknown): { files?: unknown; keywords?: unknown; expectedRevision?: number } {
+/** `PUT …/:id/triggers` `{files?, keywords?, expectedRevision?}`; normalized by triggers.ts. From a form, each list is a text of lines. */
+export function parseTriggersBody(body: unknown, fromForm = false): { files?: unknown; keywords?: unknown; expectedRevision?: number } {
   const b = asObject(body);
   const issues: Issue[] = [];
   const expectedRevision = readRevision(b.expectedRevision, issues, false);
   if (b.files === undefined && b.keywords === undefined) issues.push({ path: "", message: "send files (globs), keywords, or both" });
   if (issues.length > 0) throw validationFailed(issues);
-  return { files: b.files, keywords: b.keywords, expectedRevision };
+  // a form (the dashboard) sends each list as text, one entry per line; JSON keeps its lists
+  const lines = (v: unknown) => (fromForm && typeof v === "string" ? v.split(/\r?\n/).map((x) => x.trim()).filter((x) => x !== "") : v);
+  return { files: lines(b.files), keywords: lines(b.keywords), expectedRevision };
 }
 
 export interface ListFilter {

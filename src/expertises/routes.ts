@@ -81,10 +81,10 @@ export function expertiseRoutes(deps: AppDeps, guards: Guards) {
       const proposal = proposeTriggers(row.workingContent);
       return { id: row.id, revision: row.revision, ...proposal, confirmed: row.triggers, triggersConfirmedAt: iso(row.triggersConfirmedAt) };
     }, { org: "member" })
-    .put("/:id/triggers", async ({ org, params, body }) => {
+    .put("/:id/triggers", async ({ org, params, body, request }) => {
       ownerOrAdmin(org);
       await findExpertise(db, org.id, params.id);
-      const input = parseTriggersBody(body);
+      const input = parseTriggersBody(body, (request.headers.get("content-type") ?? "").startsWith("application/x-www-form-urlencoded"));
       const { triggers, issues } = normalizeTriggers(input);
       if (issues.length > 0) throw validationFailed(issues);
       const row = await db.write((tx) => confirmTriggers(tx, org.id, params.id, triggers, input.expectedRevision));

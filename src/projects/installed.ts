@@ -3,7 +3,7 @@ import type { Catalog } from "../catalog/catalog";
 import type { Database } from "../db/client";
 import { iso } from "../lib/time";
 import { listServableExpertises } from "../expertises/servable";
-import { itemsOf } from "../resolution/sources";
+import { withItems } from "../resolution/sources";
 import { listInstalled, type InstalledRow } from "./selection";
 
 export interface InstalledTalentView {
@@ -35,14 +35,14 @@ export async function installedOverview(deps: { database: Database; catalog: Cat
   const expertiseKey = expertises.map((e) => `${e.ref}@${e.version}`).join(",");
   const hit = overviews.get(rows);
   if (hit && hit.catalog === deps.catalog && hit.expertiseKey === expertiseKey) return hit.overview;
-  const overview = overviewOf(itemsOf(rows, expertises, deps.catalog));
+  const overview = overviewOf(withItems(rows, expertises, deps.catalog));
   overviews.set(rows, { catalog: deps.catalog, expertiseKey, overview });
   return overview;
 }
 
 const overviews = new WeakMap<readonly InstalledRow[], { catalog: Catalog; expertiseKey: string; overview: InstalledOverview }>();
 
-function overviewOf(all: ReturnType<typeof itemsOf>) {
+function overviewOf(all: ReturnType<typeof withItems>) {
   const installedIds = new Map(all.map((x) => [x.row.talentId, x.row.enabled]));
   const talents: InstalledTalentView[] = all.map(({ row, item }) => {
     const requires = item?.talent.requires ?? [];

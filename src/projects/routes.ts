@@ -1,4 +1,5 @@
 /** `/web/projects/*`: projects of the active organization and their API keys. */
+import { touchAll } from "../activity/dayMemo";
 import { Elysia, t } from "elysia";
 import type { AppDeps } from "../app";
 import type { Guards } from "../auth/guards";
@@ -35,6 +36,7 @@ export function projectRoutes(deps: AppDeps, guards: Guards) {
     })
     .delete("/:id", async ({ org, params }) => {
       await deps.database.write((tx) => deleteProject(tx, org.id, params.id));
+      touchAll(); // its resolutions went with it: memoized days of insights and adoption are stale
       return { deleted: params.id };
     }, { org: "admin" })
     // ---- keys: any member lists, creates and revokes; a key can never reach these routes

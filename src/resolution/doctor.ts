@@ -24,7 +24,17 @@ export async function doctor(
   project: { id: string; organizationId: string },
   opts: { admin: boolean; selection?: boolean },
 ) {
-  const all = await installedWithItems(deps, project);
+  return diagnose(await installedWithItems(deps, project), deps.catalog, project, opts);
+}
+
+/** Doctor's judgement of a selection whose items are already resolved (insights judges a whole organization this way). */
+export function diagnose(
+  all: Awaited<ReturnType<typeof installedWithItems>>,
+  catalog: Catalog,
+  project: { id: string; organizationId: string },
+  opts: { admin: boolean; selection?: boolean },
+) {
+  const deps = { catalog };
   const installed = new Map(all.map((x) => [x.row.talentId, x]));
   const active = all.filter((x) => x.row.enabled && x.item).map((x) => x.item!);
   const missing = new Map<string, Set<string>>();

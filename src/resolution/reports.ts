@@ -4,6 +4,7 @@
  * elements for a fail. Replays of the identical report return the first answer; the same
  * submissionId with other content is a 409. Recorded in one transaction.
  */
+import { touchResolution } from "../activity/dayMemo";
 import { iso } from "../lib/time";
 import { and, eq } from "drizzle-orm";
 import type { Database } from "../db/client";
@@ -136,6 +137,7 @@ export async function recordReport(database: Database, projectId: string, author
       })),
     ],
   });
+  touchResolution(resolutionId); // its day's memoized verdicts (insights, adoption) are stale
   return answerPrior(prior) ?? { status: 201, body: response };
 }
 

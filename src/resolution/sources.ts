@@ -33,11 +33,11 @@ export async function installedWithItems(deps: SourceDeps, project: { id: string
   const rows = await listInstalled(deps.database, project.id);
   const needsExpertises = rows.some((r) => r.kind === "expertise");
   const expertises = needsExpertises ? await listServableExpertises(deps.database, project.organizationId, deps.catalog) : [];
-  return itemsOf(rows, expertises, deps.catalog);
+  return withItems(rows, expertises, deps.catalog);
 }
 
-/** Installed rows with what each would serve, given the organization's servable expertises. */
-export function itemsOf(rows: readonly InstalledRow[], expertises: readonly ServableExpertise[], catalog: Catalog) {
+/** Installed rows with what each would serve, given the organization's servable expertises (pure: the installed overview and insights judge with lists read once). */
+export function withItems(rows: readonly InstalledRow[], expertises: readonly ServableExpertise[], catalog: Catalog): { row: InstalledRow; item: ServableItem | null }[] {
   const byRef = new Map(expertises.map((e) => [e.ref, e]));
   return rows.map((row): { row: InstalledRow; item: ServableItem | null } => {
     if (row.kind === "expertise") {

@@ -1,0 +1,142 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * `/org/expertises` (spec D): the private expertises of the active organization, for its owners
+ * and admins only (anyone else, and another organization's id, gets the 404 page). The list with
+ * its status filter and the creation form; `/org/expertises/:id`: the editor of the working
+ * version, the validator's findings beside their lines, triggers, lifecycle, versions, delete.
+ *
+ * The editor posts to the page itself (`POST /org/expertises/:id`) rather than to the JSON
+ * route, so that a revision conflict can answer the page with the person's text beside the
+ * server's (409), and a refused save keeps what was typed (400). It calls the same service as
+ * `PATCH /web/orgs/current/expertises/:id`, under the same rules.
+ */
+import { Elysia } from "elysia";
+import type { Child } from "hono/jsx";
+import type { ComposedDeps } from "../app";
+import { parseListQuery, parsePatch } from "../expertises/model";
+import { detailView, expertiseNotFound, findExpertise, listExpertises, updateWorkingVersion } from "../expertises/service";
+import { proposeTriggers } from "../expertises/triggers";
+import { CreateForm, DeleteSection, Editor, EXPERTISES_PAGE, ExpertiseList, IssuesByLine, LifecycleSection, TriggersSection, VersionsSection, type Draft, type ServerVersion } from "../expertises/views";
+import { checkSameOrigin } from "../http/csrf";
+import { AppError, type Issue } from "../http/errors";
+import type { OrgMembership } from "../tenancy/service";
+import { approvedOrg, isOrgAdmin, pageContext, type PageContext } from "./context";
+import { Layout, page } from "./layout";
+
+const DONE: Record<string, string> = {
+  created: "Draft created.",
+  saved: "Saved.",
+  triggers: "Triggers confirmed.",
+  publish: "Published.",
+  activate: "Activated: its latest version is served.",
+  deactivate: "Deactivated: no longer served.",
+  reactivate: "Reactivated: its latest version is served again.",
+  deleted: "Expertise deleted.",
+};
+
+/** The flash note after a change that came back here (`?done=`). */
+function Done(props: { done: unknown }) {
+  const text = typeof props.done === "string" ? DONE[props.done] : undefined;
+  return text ? (
+    <div class="flash" role="status">
+      {text}
+    </div>
+  ) : null;
+}
+
+/** The active organization when the person administers it; the 404 page otherwise (a member learns nothing). */
+export function adminOrg(ctx: PageContext): OrgMembership {
+  const org = approvedOrg(ctx);
+  if (!isOrgAdmin(org)) throw expertiseNotFound();
+  return org;
+}
+
+/** Reads the editor's form: TALENT.md, the numbered file fields, the expected revision. */
+function readEditorForm(body: unknown): { raw: { expectedRevision: unknown; content: unknown; files: Record<string, string> }; draft: Draft } {
+  const b = (body && typeof body === "object" ? body : {}) as Record<string, unknown>;
+  const count = Math.min(Number(b.fileCount) || 0, 100);
+  const files: Record<string, string> = {};
+  for (let n = 0; n < count; n++) {
+    const path = typeof b[`fpath_${n}`] === "string" ? (b[`fpath_${n}`] as string).trim() : "";
+    const text = typeof b[`ftext_${n}`] === "string" ? (b[`ftext_${n}`] as string).replace(/\r\n/g, "\n") : "";
+    if (path !== "") files[path] = text;
+  }
+  const content = typeof b.content === "string" ? b.content.replace(/\r\n/g, "\n") : b.content;
+  return { raw: { expectedRevision: b.expectedRevision, content, files }, draft: { content: typeof content === "string" ? content : "", files } };
+}
+
+export function orgExpertisesPages(deps: ComposedDeps) {
+  const catalog = () => deps.state.catalog;
+  const detailPage = async (ctx: PageContext, org: OrgMembership, id: string, opts: { draft?: Draft; server?: ServerVersion; editedRevision?: number; issues?: Issue[]; propose?: boolean; done?: unknown; status?: number }) => {
+    const e = await detailView(deps.database, await findExpertise(deps.database, org.id, id), org.slug, catalog());
+    const body: Child = (
+      <>
+        <p class="crumbs">
+          <a href={EXPERTISES_PAGE}>Expertises</a> /
+        </p>
+        <h1>
+          <code>{e.ref}</code>
+        </h1>
+        {e.title ? <p class="muted">{e.title}</p> : null}
+        <Done done={opts.done} />
+        <LifecycleSection e={e} />
+        <Editor e={e} draft={opts.draft} server={opts.server} editedRevision={opts.editedRevision} issues={opts.issues} />
+        <IssuesByLine ref={e.ref} content={e.working.content} issues={e.verification.issues} />
+        <TriggersSection e={e} proposal={opts.propose ? proposeTriggers(e.working.content) : undefined} />
+        <VersionsSection e={e} />
+        <DeleteSection e={e} />
+      </>
+    );
+    return page(
+      <Layout title={`${e.ref} · Expertises`} user={ctx.session.user} nav={ctx.nav}>
+        {body}
+      </Layout>,
+      opts.status ?? 200,
+    );
+  };
+
+  return new Elysia()
+    .get(EXPERTISES_PAGE, async ({ request, query }) => {
+      const ctx = await pageContext(deps, request);
+      if (ctx instanceof Response) return ctx;
+      const org = adminOrg(ctx);
+      const status = typeof query.status === "string" && query.status !== "" ? query.status : undefined;
+      const filter = parseListQuery({ status });
+      const items = await listExpertises(deps.database, org, filter);
+      return page(
+        <Layout title="Expertises" user={ctx.session.user} nav={ctx.nav}>
+          <h1>Expertises of {org.name}</h1>
+          <p class="muted">Private talents of the organization: written here, verified by the talent validator, published into versions, and served once active.</p>
+          <Done done={query.done} />
+          <ExpertiseList items={items} status={status} />
+          <CreateForm />
+        </Layout>,
+      );
+    })
+    .get(`${EXPERTISES_PAGE}/:id`, async ({ request, params, query }) => {
+      const ctx = await pageContext(deps, request);
+      if (ctx instanceof Response) return ctx;
+      return detailPage(ctx, adminOrg(ctx), params.id, { propose: query.propose === "1", done: query.done });
+    })
+    .post(`${EXPERTISES_PAGE}/:id`, async ({ request, params, body }) => {
+      checkSameOrigin(deps.config, request, true);
+      const ctx = await pageContext(deps, request);
+      if (ctx instanceof Response) return ctx;
+      const org = adminOrg(ctx);
+      await findExpertise(deps.database, org.id, params.id);
+      const { raw, draft } = readEditorForm(body);
+      try {
+        const input = parsePatch(raw);
+        await deps.database.write((tx) => updateWorkingVersion(tx, org.id, params.id, input));
+      } catch (e) {
+        if (!(e instanceof AppError)) throw e;
+        if (e.code === "expertise_revision_conflict") {
+          const current = e.details.current as ServerVersion;
+          return detailPage(ctx, org, params.id, { draft, server: current, editedRevision: Number(e.details.expectedRevision) || undefined, status: 409 });
+        }
+        if (e.code === "validation_failed") return detailPage(ctx, org, params.id, { draft, issues: e.details.issues as Issue[], status: 400 });
+        throw e;
+      }
+      return new Response(null, { status: 303, headers: { location: `${EXPERTISES_PAGE}/${params.id}?done=saved`, "cache-control": "no-store" } });
+    });
+}

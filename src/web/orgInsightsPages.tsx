@@ -1,0 +1,424 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * `/org/insights` and `/org/talent-adoption` (spec D; DESIGN §11 "Insights and adoption"):
+ * the organization's operational health and its talents' adoption, for its owners and admins
+ * (anyone else gets the 404 page). They read the same data as `GET /web/orgs/current/insights`
+ * and `GET /web/orgs/current/talent-adoption`; every item links to where it is fixed. Charts
+ * are server-side SVG; adoption sorts on the server (`?sort=<column>&order=asc|desc`).
+ */
+import { Elysia } from "elysia";
+import type { ComposedDeps } from "../app";
+import { adoptionView } from "../activity/adoption";
+import { insights } from "../activity/insights";
+import { readWindow } from "../activity/summaries";
+import { listProjects } from "../projects/service";
+import { StackedBars, StackedColumns } from "./charts";
+import { pageContext } from "./context";
+import { Layout, page } from "./layout";
+import { adminOrg } from "./orgExpertisesPages";
+
+type Insights = Awaited<ReturnType<typeof insights>>;
+type Adoption = Awaited<ReturnType<typeof adoptionView>>;
+type Entry = Adoption["talents"][number];
+
+const when = (s: string | null | undefined) => (s ? s.replace("T", " ").slice(0, 16) : "—");
+const pct = (r: number | null) => (r === null ? "—" : `${Math.round(r * 100)} %`);
+const talentHref = (e: { id: string; kind: string; expertiseId: string | null }) => (e.kind === "expertise" ? (e.expertiseId ? `/org/expertises/${e.expertiseId}` : "/org/expertises") : `/catalog/${e.id}`);
+const projectHref = (id: string, tab?: string) => `/projects/${id}${tab ? `?tab=${tab}` : ""}`;
+
+/** The window chooser shared by both pages. */
+function WindowForm(props: { action: string; days: number; extra?: Record<string, string> }) {
+  return (
+    <form method="get" action={props.action} class="inline">
+      {Object.entries(props.extra ?? {}).map(([k, v]) => (
+        <input type="hidden" name={k} value={v} />
+      ))}
+      <label for="days" class="visually-hidden">
+        Window
+      </label>
+      <select id="days" name="days">
+        {[7, 30, 90].map((d) => (
+          <option value={String(d)} selected={d === props.days}>
+            Last {d} days
+          </option>
+        ))}
+      </select>
+      <button type="submit" class="secondary small">
+        Show
+      </button>
+    </form>
+  );
+}
+
+/** Rows of a long list shown on the page (the JSON route has them all). */
+const LISTED = 20;
+
+const KEY_REASON: Record<string, string> = { expired: "expired", expiring: "expires soon", never_used: "never used", unused: "not used lately" };
+
+function InsightsBody(props: { d: Insights }) {
+  const d = props.d;
+  const f = d.failedCalls;
+  const codes = f.byCode.slice(0, 7).map((c) => c.code ?? String(c.status));
+  const other = f.byCode.length > 7;
+  const series = [...codes, ...(other ? ["other"] : [])].map((label) => ({ label }));
+  const values = series.map((s) => f.byDay.map((day) => (s.label === "other" ? Object.entries(day.byCode).filter(([k]) => !codes.includes(k)).reduce((n, [, v]) => n + v, 0) : (day.byCode[s.label] ?? 0))));
+  return (
+    <>
+      <section class="card" id="failed" aria-labelledby="failed-h">
+        <h2 id="failed-h">Failed calls by code</h2>
+        {f.total === 0 ? (
+          <p class="muted">No failed call in the window.</p>
+        ) : (
+          <>
+            <p>
+              <strong>{f.total}</strong> failed calls of agents, hooks and CI on the key API.
+            </p>
+            <StackedColumns
+              title="Failed calls per day by error code"
+              description={`${f.total} failed calls over ${f.byDay.length} days; the table below lists them by code.`}
+              labels={f.byDay.map((x) => x.date.slice(5))}
+              series={series}
+              values={values}
+            />
+            <table>
+              <caption class="visually-hidden">Failed calls by error code</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Code</th>
+                  <th scope="col">Calls</th>
+                  <th scope="col">Last</th>
+                  <th scope="col">Projects (fix there)</th>
+                </tr>
+              </thead>
+              <tbody>
+                {f.byCode.map((c) => (
+                  <tr>
+                    <td>
+                      <code>{c.code ?? "—"}</code> <span class="muted small">{c.status}</span>
+                    </td>
+                    <td>{c.count}</td>
+                    <td class="small">{when(c.lastAt)}</td>
+                    <td class="small">
+                      {c.projects.slice(0, 5).map((p) => (
+                        <span>
+                          <a href={projectHref(p.projectId, c.status === 401 || c.status === 403 ? "keys" : "activity")}>{p.projectName}</a> ({p.count}){" "}
+                        </span>
+                      ))}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </>
+        )}
+      </section>
+      <section class="card" id="keys" aria-labelledby="keys-h">
+        <h2 id="keys-h">Keys to review</h2>
+        {d.keys.length === 0 ? (
+          <p class="muted">No key is expired, expiring, or unused.</p>
+        ) : (
+          <table>
+            <caption class="visually-hidden">Keys expired, expiring or unused</caption>
+            <thead>
+              <tr>
+                <th scope="col">Key</th>
+                <th scope="col">Project</th>
+                <th scope="col">Why</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Last used</th>
+              </tr>
+            </thead>
+            <tbody>
+              {d.keys.map((k) => (
+                <tr>
+                  <td>
+                    <a href={projectHref(k.projectId, "keys")}>{k.name}</a>
+                    {k.automation ? <span class="tag">automation</span> : null}
+                  </td>
+                  <td>
+                    <a href={projectHref(k.projectId)}>{k.projectName}</a>
+                  </td>
+                  <td class={k.reason === "expired" ? "error" : undefined}>{KEY_REASON[k.reason]}</td>
+                  <td class="small">{when(k.expiresAt)}</td>
+                  <td class="small">{when(k.lastUsedAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      <section class="card" id="selections" aria-labelledby="selections-h">
+        <h2 id="selections-h">Projects with missing prerequisites or conflicts</h2>
+        {d.projects.length === 0 ? (
+          <p class="muted">Every project's selection is complete and free of conflicts.</p>
+        ) : (
+          <ul>
+            {d.projects.map((p) => (
+              <li>
+                <a href={projectHref(p.projectId)}>{p.projectName}</a>
+                {p.missingPrerequisites.length > 0 ? <span class="error small"> · missing {p.missingPrerequisites.map((m) => m.id).join(", ")}</span> : null}
+                {p.conflicts.length > 0 ? <span class="error small"> · conflicts {p.conflicts.map((c) => `${c.a} ↔ ${c.b}`).join(", ")}</span> : null}
+                {p.disabledDependencies.length > 0 ? <span class="small"> · disabled dependencies {p.disabledDependencies.map((x) => x.id).join(", ")}</span> : null}
+                {p.unservable.length > 0 ? <span class="small"> · no longer servable {p.unservable.map((x) => x.id).join(", ")}</span> : null}
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <section class="card" id="never-audited" aria-labelledby="audit-h">
+        <h2 id="audit-h">Resolutions served but never audited</h2>
+        <p>
+          <strong>{d.neverAudited.neverAudited}</strong> of {d.neverAudited.served} resolutions (older than {d.neverAudited.graceMinutes} minutes) never had their playbook fetched.
+        </p>
+        {d.neverAudited.byProject.filter((p) => p.neverAudited > 0).length > 0 ? (
+          <table>
+            <caption class="visually-hidden">Never-audited resolutions per project</caption>
+            <thead>
+              <tr>
+                <th scope="col">Project</th>
+                <th scope="col">Served</th>
+                <th scope="col">Never audited</th>
+              </tr>
+            </thead>
+            <tbody>
+              {d.neverAudited.byProject
+                .filter((p) => p.neverAudited > 0)
+                .slice(0, LISTED)
+                .map((p) => (
+                  <tr>
+                    <td>
+                      <a href={projectHref(p.projectId, "activity")}>{p.projectName}</a>
+                    </td>
+                    <td>{p.served}</td>
+                    <td>{p.neverAudited}</td>
+                  </tr>
+                ))}
+            </tbody>
+          </table>
+        ) : null}
+        {d.neverAudited.byProject.filter((p) => p.neverAudited > 0).length > LISTED ? (
+          <p class="small muted">…and {d.neverAudited.byProject.filter((p) => p.neverAudited > 0).length - LISTED} more projects (the {LISTED} with the most are listed).</p>
+        ) : null}
+        {d.neverAudited.byClient.filter((c) => c.neverAudited > 0).length > 0 ? (
+          <p class="small">
+            By development tool:{" "}
+            {d.neverAudited.byClient
+              .filter((c) => c.neverAudited > 0)
+              .map((c) => `${c.client ?? "key API"} ${c.neverAudited}/${c.served}`)
+              .join(" · ")}
+          </p>
+        ) : null}
+      </section>
+      <section class="card" id="failing-expertises" aria-labelledby="failing-h">
+        <h2 id="failing-h">Expertises with failing verdicts</h2>
+        {d.expertises.length === 0 ? (
+          <p class="muted">No expertise had a fail verdict in the window.</p>
+        ) : (
+          <table>
+            <caption class="visually-hidden">Expertises with fail verdicts</caption>
+            <thead>
+              <tr>
+                <th scope="col">Expertise</th>
+                <th scope="col">Fail</th>
+                <th scope="col">Pass</th>
+                <th scope="col">Latest failure</th>
+              </tr>
+            </thead>
+            <tbody>
+              {d.expertises.map((e) => (
+                <tr>
+                  <td>
+                    <a href={e.expertiseId ? `/org/expertises/${e.expertiseId}` : "/org/expertises"}>
+                      <code>{e.ref}</code>
+                    </a>
+                  </td>
+                  <td class="error">{e.verdicts.fail}</td>
+                  <td>{e.verdicts.pass}</td>
+                  <td class="small">
+                    {e.lastFail ? (
+                      <>
+                        {when(e.lastFail.at)} in <a href={projectHref(e.lastFail.projectId, "activity")}>{e.lastFail.projectName ?? e.lastFail.projectId}</a>
+                        {e.lastFail.evidence.length > 0 ? <> · {e.lastFail.evidence.map((x) => <code>{x} </code>)}</> : null}
+                        {e.lastFail.missing.length > 0 ? <> · missing: {e.lastFail.missing.join("; ")}</> : null}
+                      </>
+                    ) : (
+                      "—"
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </>
+  );
+}
+
+/** The sortable columns of the adoption table and how each sorts. */
+const COLUMNS: { key: string; label: string; value: (e: Entry) => number | string; numeric: boolean }[] = [
+  { key: "talent", label: "Talent or expertise", value: (e) => e.id, numeric: false },
+  { key: "installed", label: "Installed", value: (e) => e.projects.installed, numeric: true },
+  { key: "active", label: "Active", value: (e) => e.projects.active, numeric: true },
+  { key: "designations", label: "Designations", value: (e) => e.designations, numeric: true },
+  { key: "audit", label: "Audit rate", value: (e) => e.auditRate ?? -1, numeric: true },
+  { key: "verdicts", label: "Verdicts (pass / fail / n.a.)", value: (e) => e.withVerdict, numeric: true },
+  { key: "versions", label: "Versions in use", value: (e) => e.versions.filter((v) => !v.latest).length, numeric: true },
+];
+
+/** Sorts adoption entries by a column (ties by id); unknown column → designations, descending. */
+export function sortAdoption(entries: Entry[], sort: unknown, order: unknown): { rows: Entry[]; sort: string; order: "asc" | "desc" } {
+  const col = COLUMNS.find((c) => c.key === sort) ?? COLUMNS.find((c) => c.key === "designations")!;
+  const dir: "asc" | "desc" = order === "asc" || order === "desc" ? order : col.numeric ? "desc" : "asc";
+  const sign = dir === "asc" ? 1 : -1;
+  const rows = [...entries].sort((a, b) => {
+    const x = col.value(a);
+    const y = col.value(b);
+    const c = x < y ? -1 : x > y ? 1 : 0;
+    return c * sign || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  });
+  return { rows, sort: col.key, order: dir };
+}
+
+function AdoptionBody(props: { d: Adoption; sort: unknown; order: unknown }) {
+  const { rows, sort, order } = sortAdoption(props.d.talents, props.sort, props.order);
+  const days = props.d.days;
+  const top = [...props.d.talents].sort((a, b) => b.designations - a.designations || (a.id < b.id ? -1 : 1)).filter((e) => e.designations > 0).slice(0, 15);
+  const judged = [...props.d.talents].filter((e) => e.withVerdict > 0).sort((a, b) => b.withVerdict - a.withVerdict || (a.id < b.id ? -1 : 1)).slice(0, 15);
+  return (
+    <>
+      {top.length > 0 ? (
+        <section class="card" aria-labelledby="chart-h">
+          <h2 id="chart-h">Designations and audits</h2>
+          <StackedBars
+            title="Designations per talent, audited and not"
+            description={`The ${top.length} most designated talents and expertises of the window; the table below has every figure.`}
+            items={top.map((e) => ({ label: e.id, values: [e.audited, e.designations - e.audited] }))}
+            series={[{ label: "audited", colour: "#2f5d50" }, { label: "not audited", colour: "#b7791f" }]}
+          />
+          {judged.length > 0 ? (
+            <StackedBars
+              title="Verdict outcomes per talent"
+              description={`Final verdicts of the ${judged.length} talents and expertises with verdicts in the window.`}
+              items={judged.map((e) => ({ label: e.id, values: [e.outcomes.pass, e.outcomes.fail, e.outcomes.not_applicable] }))}
+              series={[{ label: "pass", colour: "#2f5d50" }, { label: "fail", colour: "#9b2c2c" }, { label: "not applicable", colour: "#4a5568" }]}
+            />
+          ) : null}
+        </section>
+      ) : null}
+      <section class="card" aria-labelledby="table-h">
+        <h2 id="table-h">Per talent and expertise</h2>
+        {rows.length === 0 ? (
+          <p class="muted">No talent installed or served yet.</p>
+        ) : (
+          <table class="sortable">
+            <caption class="visually-hidden">Adoption per talent and expertise, sorted by {COLUMNS.find((c) => c.key === sort)!.label} ({order === "asc" ? "ascending" : "descending"})</caption>
+            <thead>
+              <tr>
+                {COLUMNS.map((c) => {
+                  const current = c.key === sort;
+                  const next = current ? (order === "asc" ? "desc" : "asc") : c.numeric ? "desc" : "asc";
+                  return (
+                    <th scope="col" aria-sort={current ? (order === "asc" ? "ascending" : "descending") : undefined}>
+                      <a href={`/org/talent-adoption?days=${days}&sort=${c.key}&order=${next}`}>
+                        {c.label}
+                        {current ? (order === "asc" ? " ▲" : " ▼") : ""}
+                      </a>
+                    </th>
+                  );
+                })}
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((e) => (
+                <tr>
+                  <td>
+                    <a href={talentHref(e)}>
+                      <code>{e.id}</code>
+                    </a>
+                    {e.kind === "expertise" ? <span class="tag">expertise</span> : null}
+                    {e.status && e.status !== "active" ? <span class="muted small"> {e.status}</span> : null}
+                  </td>
+                  <td>{e.projects.installed}</td>
+                  <td>{e.projects.active}</td>
+                  <td>{e.designations}</td>
+                  <td>{pct(e.auditRate)}</td>
+                  <td>
+                    {e.withVerdict === 0 ? (
+                      "—"
+                    ) : (
+                      <>
+                        {e.outcomes.pass} / <span class={e.outcomes.fail > 0 ? "error" : undefined}>{e.outcomes.fail}</span> / {e.outcomes.not_applicable}
+                      </>
+                    )}
+                  </td>
+                  <td class="small">
+                    {e.versions.length === 0
+                      ? e.latestVersion
+                        ? `latest ${e.latestVersion}, not served`
+                        : "—"
+                      : e.versions.map((v) => (
+                          <span class={v.latest ? undefined : "behind"}>
+                            {v.version}
+                            {v.latest ? " (latest)" : ` (latest ${e.latestVersion ?? "?"})`}: {v.designations}{" "}
+                          </span>
+                        ))}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </>
+  );
+}
+
+export function orgInsightsPages(deps: ComposedDeps) {
+  const window = (query: Record<string, unknown>) => readWindow(query, deps.config.eventRetentionDays);
+  return new Elysia()
+    .get("/org/insights", async ({ request, query }) => {
+      const ctx = await pageContext(deps, request);
+      if (ctx instanceof Response) return ctx;
+      const org = adminOrg(ctx);
+      const w = window(query);
+      const projects = await listProjects(deps.database, org.id);
+      await deps.journal.settle();
+      const d = await insights(deps.database, deps.state.catalog!, org, projects, w);
+      return page(
+        <Layout title="Insights" user={ctx.session.user} nav={ctx.nav}>
+          <div class="row">
+            <h1>Insights of {org.name}</h1>
+            <WindowForm action="/org/insights" days={w.days} />
+          </div>
+          <p class="muted">
+            What needs attention in the last {w.days} days: each item links to where it is fixed. See also <a href="/org/talent-adoption">talent adoption</a>.
+          </p>
+          <InsightsBody d={d} />
+        </Layout>,
+      );
+    })
+    .get("/org/talent-adoption", async ({ request, query }) => {
+      const ctx = await pageContext(deps, request);
+      if (ctx instanceof Response) return ctx;
+      const org = adminOrg(ctx);
+      const w = window(query);
+      const projects = await listProjects(deps.database, org.id);
+      await deps.journal.settle();
+      const d = await adoptionView(deps.database, deps.state.catalog!, org, projects.length, w);
+      const sort = typeof query.sort === "string" ? query.sort : "";
+      const order = typeof query.order === "string" ? query.order : "";
+      return page(
+        <Layout title="Talent adoption" user={ctx.session.user} nav={ctx.nav}>
+          <div class="row">
+            <h1>Talent adoption</h1>
+            <WindowForm action="/org/talent-adoption" days={w.days} extra={sort ? { sort, order } : {}} />
+          </div>
+          <p class="muted">
+            How the talents and expertises of {org.name} are used across its {projects.length} projects in the last {w.days} days. See also <a href="/org/insights">insights</a>.
+          </p>
+          <AdoptionBody d={d} sort={sort} order={order} />
+        </Layout>,
+      );
+    });
+}
