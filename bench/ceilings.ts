@@ -8,7 +8,8 @@
  * 3. prepare-task p99 at 10 connections ≤ the fsync p99 of the same disk + 5 ms, the fsync p99
  *    measured here (bare one-row commits, synchronous=FULL, a file in the same folder);
  * 4. search "area1" over the catalog at 10 connections: p99 < 5 ms.
- * (5, MCP against the direct route, is bench/mcp.ts.)
+ * 5. a tool call through MCP (svc_doctor, POST /mcp) ≥ 0.5 × GET /api/doctor called directly
+ *    (10 conn), and the sequential overhead < 0.3 ms at p50 (one client, 500 calls each).
  */
 import { createClient } from "@libsql/client";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -77,6 +78,13 @@ export async function benchCeilings(): Promise<void> {
     const withKey = [{ method: "GET", path: "/api/catalog?limit=1", headers: { authorization: `Bearer ${s.key}` } }];
     const noGuard = [{ method: "GET", path: "/bench/catalog?limit=1", headers: {} }];
     const search = [{ method: "GET", path: "/api/search?query=area1&scope=catalog&k=10", headers: { authorization: `Bearer ${s.key}` } }];
+    const doctor = [{ method: "GET", path: "/api/doctor", headers: { authorization: `Bearer ${s.key}` } }];
+    const mcpHeaders = { authorization: `Bearer ${s.key}`, "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const mcpBody = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "svc_doctor", arguments: {} } });
+    const viaMcp = [{ method: "POST", path: "/mcp", headers: mcpHeaders, body: mcpBody }];
+    const mcpCheck = await fetch(base + "/mcp", { method: "POST", headers: mcpHeaders, body: mcpBody });
+    const mcpText = await mcpCheck.text();
+    if (mcpCheck.status !== 200 || mcpText.includes('"isError":true')) throw new Error(`mcp: ${mcpCheck.status} ${mcpText.slice(0, 300)}`);
     for (const r of [...withKey, ...noGuard, ...search]) {
       const res = await fetch(base + r.path, { headers: r.headers });
       if (res.status !== 200) throw new Error(`${r.path}: ${res.status} ${await res.text()}`);
@@ -89,6 +97,21 @@ export async function benchCeilings(): Promise<void> {
     const p10 = await runWrk(base, prepare, { connections: 10, seconds, dir, name: "prepare10" });
     const fs = await fsyncLatency(data);
     const sr = await runWrk(base, search, { connections: 10, seconds, dir, name: "search" });
+    const dd = await runWrk(base, doctor, { connections: 10, seconds, dir, name: "doctor" });
+    const dm = await runWrk(base, viaMcp, { connections: 10, seconds, dir, name: "mcp" });
+    const sequentialP50 = async (make: () => Promise<Response>) => {
+      for (let i = 0; i < 50; i++) await (await make()).arrayBuffer();
+      const times: number[] = [];
+      for (let i = 0; i < 500; i++) {
+        const t = performance.now();
+        await (await make()).arrayBuffer();
+        times.push(performance.now() - t);
+      }
+      times.sort((a, b) => a - b);
+      return percentile(times, 50);
+    };
+    const seqDirect = await sequentialP50(() => fetch(base + "/api/doctor", { headers: doctor[0]!.headers }));
+    const seqMcp = await sequentialP50(() => fetch(base + "/mcp", { method: "POST", headers: mcpHeaders, body: mcpBody }));
 
     const verdict = (ok: boolean) => (ok ? "met" : "not met");
     printTable(`Issue 19: the agent loop against its ceilings (wrk -t1, ${seconds}s each, one server; prepare-task answer ${bytes} bytes)`, ["target", "ceiling", "measured", "ratio / margin", "verdict"], [
@@ -108,8 +131,10 @@ export async function benchCeilings(): Promise<void> {
         verdict(p10.p99 <= fs.p99 + 5),
       ],
       ["4. search area1, 5,000 talents: p99 < 5 ms (10 conn)", "—", `p50 ${sr.p50.toFixed(2)} / p99 ${sr.p99.toFixed(2)} ms (${sr.rps.toFixed(0)} req/s)`, "—", verdict(sr.p99 < 5)],
+      ["5a. svc_doctor via MCP ≥ 0.5 × GET /api/doctor (10 conn)", `${dd.rps.toFixed(0)} req/s`, `${dm.rps.toFixed(0)} req/s`, (dm.rps / dd.rps).toFixed(2), verdict(dm.rps >= 0.5 * dd.rps)],
+      ["5b. MCP sequential overhead < 0.3 ms p50", `direct p50 ${seqDirect.toFixed(3)} ms`, `MCP p50 ${seqMcp.toFixed(3)} ms`, `${(seqMcp - seqDirect).toFixed(3)} ms`, verdict(seqMcp - seqDirect < 0.3)],
     ]);
-    const errors = [c64, p64, gN, gK, p10, sr].reduce((a, r) => a + r.non2xx + r.socketErrors, 0);
+    const errors = [c64, p64, gN, gK, p10, sr, dd, dm].reduce((a, r) => a + r.non2xx + r.socketErrors, 0);
     if (errors > 0) console.log(`(${errors} non-2xx answers or socket errors during the runs)`);
   } finally {
     proc.kill("SIGTERM");
