@@ -4,6 +4,7 @@
  * uncaught exceptions, axe-core run inside the page, and screenshots at 1280×800 into
  * docs/screenshots/ when UPDATE_SCREENSHOTS=1.
  */
+import { expect } from "bun:test";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
@@ -98,4 +99,47 @@ export function callbackServer(): { url: string; received: URLSearchParams[]; st
     },
   });
   return { url: `http://127.0.0.1:${server.port}/callback`, received, stop: () => server.stop(true) };
+}
+
+// ---- what the page tests share (one copy: the dashboard, organization, mail and sign-in journeys)
+
+/** The page is usable: axe-core finds nothing serious, nothing went wrong in the console; then its screenshot if named. */
+export async function expectClean(w: WatchedPage, name?: string): Promise<void> {
+  expect(await axeViolations(w.page)).toEqual([]);
+  expect(w.problems).toEqual([]);
+  if (name) {
+    await w.page.evaluate(() => window.scrollTo(0, 0));
+    await screenshot(w.page, name);
+  }
+}
+
+/** A fresh browser context signed in on `base`/login as `email` (with clipboard access: the copy buttons). */
+export async function signedInPage(browser: Browser, base: string, email: string, password: string): Promise<WatchedPage> {
+  const w = await newPage(browser);
+  await w.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
+  await w.page.goto(`${base}/login`);
+  await w.page.fill("#email", email);
+  await w.page.fill("#password", password);
+  await Promise.all([w.page.waitForURL((u) => u.pathname === "/"), w.page.click("form[action='/login'] button[type=submit]")]);
+  return w;
+}
+
+/**
+ * The browser logs every 4xx answer (and htmx its own line): those of the status the test
+ * provoked are expected, nothing else is; `atLeastOne` also asks that one was logged.
+ */
+export function expectOnlyStatus(w: WatchedPage, status: number, atLeastOne = true): void {
+  const others = w.problems.filter((p) => !p.includes(`status of ${status}`) && !p.includes(`Error Code ${status} `));
+  expect(others).toEqual([]);
+  if (atLeastOne) expect(w.problems.length).toBeGreaterThan(0);
+  w.problems.length = 0;
+}
+
+/** Submits the form of `button` and returns the status of the POST's answer (before any redirect is followed). */
+export async function submitForm(page: Page, button: string): Promise<number> {
+  const answer = page.waitForResponse((r) => r.request().method() === "POST" && r.request().isNavigationRequest());
+  await page.click(button);
+  const status = (await answer).status();
+  await page.waitForLoadState("load");
+  return status;
 }

@@ -17,7 +17,7 @@ import { createLogger } from "../src/lib/log";
 import { sha256Hex } from "../src/lib/crypto";
 import { joinedMember, orgWithProject, signedUp } from "./helpers";
 import { resetTokenValid } from "../src/identity/passwordReset";
-import { axeViolations, LAN_HOST, launchChromium, newPage, screenshot, servePage, type WatchedPage } from "./browser-support";
+import { axeViolations, LAN_HOST, launchChromium, newPage, screenshot, servePage, type WatchedPage, expectClean, submitForm } from "./browser-support";
 import { liveEnv, PASSWORD, type LiveEnv } from "./mcp-support";
 import { eventually } from "./proc";
 import { linkIn, TestSmtp } from "./mail-support";
@@ -32,18 +32,7 @@ afterAll(async () => {
   await browser.close();
 });
 
-async function submit(page: Page, button: string): Promise<number> {
-  const answer = page.waitForResponse((r) => r.request().method() === "POST" && r.request().isNavigationRequest());
-  await page.click(button);
-  const status = (await answer).status();
-  await page.waitForLoadState("load");
-  return status;
-}
-
-async function expectClean(w: WatchedPage): Promise<void> {
-  expect(await axeViolations(w.page)).toEqual([]);
-  expect(w.problems).toEqual([]);
-}
+const submit = submitForm;
 
 let seq = 0;
 const email = (who: string) => `${who}${++seq}-${Date.now()}@example.com`;

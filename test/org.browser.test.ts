@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test as bunTest } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { makePlatformAdmin, orgWithProject, signedUp } from "./helpers";
-import { axeViolations, LAN_HOST, launchChromium, newPage, screenshot, servePage, type WatchedPage } from "./browser-support";
+import { axeViolations, LAN_HOST, launchChromium, newPage, screenshot, servePage, type WatchedPage, expectClean, signedInPage, expectOnlyStatus } from "./browser-support";
 import { liveEnv, PASSWORD, type LiveEnv } from "./mcp-support";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 120_000);
@@ -26,34 +26,9 @@ afterAll(async () => {
   await browser.close();
 });
 
-async function clean(w: WatchedPage, name?: string): Promise<void> {
-  expect(await axeViolations(w.page)).toEqual([]);
-  expect(w.problems).toEqual([]);
-  if (name) {
-    await w.page.evaluate(() => window.scrollTo(0, 0));
-    await screenshot(w.page, name);
-  }
-}
-
-/** A fresh browser context signed in on /login as `email`. */
-async function signIn(email: string): Promise<WatchedPage> {
-  const w = await newPage(browser);
-  await w.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: live.base });
-  await w.page.goto(`${live.base}/login`);
-  await w.page.fill("#email", email);
-  await w.page.fill("#password", PASSWORD);
-  await Promise.all([w.page.waitForURL((u) => u.pathname === "/"), w.page.click("form[action='/login'] button[type=submit]")]);
-  return w;
-}
-
-/** The browser logs every 4xx answer (and htmx its own line): those of the status the test provoked are expected; nothing else is. */
-function expectedOnly(w: WatchedPage, status: number): void {
-  const others = w.problems.filter((p) => !p.includes(`status of ${status}`) && !p.includes(`Error Code ${status} `));
-  expect(others).toEqual([]);
-  expect(w.problems.length).toBeGreaterThan(0);
-  w.problems.length = 0;
-}
-
+const clean = expectClean;
+const signIn = (email: string): Promise<WatchedPage> => signedInPage(browser, live.base, email, PASSWORD);
+const expectedOnly = (w: WatchedPage, status: number): void => expectOnlyStatus(w, status);
 const main = (p: Page) => p.textContent("main").then((t) => t ?? "");
 
 describe("the organization and administration pages in Chromium", () => {

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test as bunTest } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { createKey, expertiseMd, joinedMember, orgWithProject, withKey } from "./helpers";
-import { axeViolations, launchChromium, newPage, screenshot, type WatchedPage } from "./browser-support";
+import { axeViolations, launchChromium, newPage, screenshot, type WatchedPage, expectClean, signedInPage, expectOnlyStatus } from "./browser-support";
 import { liveEnv, PASSWORD, type LiveEnv } from "./mcp-support";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 120_000);
@@ -26,28 +26,9 @@ afterAll(async () => {
   await browser.close();
 });
 
-async function clean(w: WatchedPage, name?: string): Promise<void> {
-  expect(await axeViolations(w.page)).toEqual([]);
-  expect(w.problems).toEqual([]);
-  if (name) await screenshot(w.page, name);
-}
-
-async function signIn(email: string): Promise<WatchedPage> {
-  const w = await newPage(browser);
-  await w.page.goto(`${live.base}/login`);
-  await w.page.fill("#email", email);
-  await w.page.fill("#password", PASSWORD);
-  await Promise.all([w.page.waitForURL((u) => u.pathname === "/"), w.page.click("form[action='/login'] button[type=submit]")]);
-  return w;
-}
-
-/** The browser logs each 4xx answer it got: those of the provoked status are expected, nothing else. */
-function expectedOnly(w: WatchedPage, status: number): void {
-  const others = w.problems.filter((p) => !p.includes(`status of ${status}`) && !p.includes(`Error Code ${status} `));
-  expect(others).toEqual([]);
-  w.problems.length = 0;
-}
-
+const clean = expectClean;
+const signIn = (email: string): Promise<WatchedPage> => signedInPage(browser, live.base, email, PASSWORD);
+const expectedOnly = (w: WatchedPage, status: number): void => expectOnlyStatus(w, status, false);
 const main = (p: Page) => p.textContent("main").then((t) => t ?? "");
 const doneIs = (done: string) => (u: URL) => u.searchParams.get("done") === done;
 

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, test as bunTest } from "bun:test
 import type { Browser, Page } from "playwright-core";
 import { issueSetupToken } from "../src/identity/service";
 import { orgWithProject, signedUp, WebClient } from "./helpers";
-import { axeViolations, EVIL_HOST, LAN_HOST, launchChromium, newPage, screenshot, servePage, type WatchedPage } from "./browser-support";
+import { axeViolations, EVIL_HOST, LAN_HOST, launchChromium, newPage, screenshot, servePage, type WatchedPage, expectClean, submitForm } from "./browser-support";
 import { liveEnv, PASSWORD, type LiveEnv } from "./mcp-support";
 
 /** Browser scenarios take seconds (argon2id sign-ins, page loads): a minute each, not bun's 5 s. */
@@ -28,20 +28,7 @@ afterAll(async () => {
   await browser.close();
 });
 
-/** Submits the form of `button` and returns the status of the POST's answer (before any redirect is followed). */
-async function submit(page: Page, button: string): Promise<number> {
-  const answer = page.waitForResponse((r) => r.request().method() === "POST" && r.request().isNavigationRequest());
-  await page.click(button);
-  const status = (await answer).status();
-  await page.waitForLoadState("load");
-  return status;
-}
-
-/** The page is usable: axe-core finds nothing serious, and nothing went wrong in the console. */
-async function expectClean(w: WatchedPage): Promise<void> {
-  expect(await axeViolations(w.page)).toEqual([]);
-  expect(w.problems).toEqual([]);
-}
+const submit = submitForm;
 
 let seq = 0;
 const email = (who: string) => `${who}${++seq}-${Date.now()}@example.com`;
