@@ -7,17 +7,8 @@
 import type { OrgStatus } from "../db/schema";
 import { iso } from "../lib/time";
 import { APPROVAL_MOVES, APPROVAL_OPERATIONS, type ApprovalOperation } from "./service";
+import { Notice, when } from "./views";
 
-const when = (ms: number | null | undefined): string => (ms == null ? "—" : iso(ms)!.replace("T", " ").slice(0, 16));
-
-/** One line saying what the last decision did (announced to screen readers). */
-function Notice(props: { text?: string }) {
-  return props.text ? (
-    <p class="notice" role="status">
-      {props.text}
-    </p>
-  ) : null;
-}
 
 export interface AdminOrgView {
   id: string;

@@ -24,10 +24,11 @@ import { getCodeHosting, CODE_HOSTS, type CodeHosting } from "./codeHosting";
 import { AdminOrganizations, refererStatus, statusFilter } from "./adminViews";
 import { listAllOrganizations, listInvitations, listMembers, type OrgMembership } from "./service";
 
-const when = (ms: number | null | undefined): string => (ms == null ? "—" : iso(ms)!.replace("T", " ").slice(0, 16));
+/** A time to the minute, UTC, or a dash. */
+export const when = (ms: number | null | undefined): string => (ms == null ? "—" : iso(ms)!.replace("T", " ").slice(0, 16));
 
 /** One line saying what the last change did (announced to screen readers). */
-function Notice(props: { text?: string }) {
+export function Notice(props: { text?: string }) {
   return props.text ? (
     <p class="notice" role="status">
       {props.text}
