@@ -6,12 +6,16 @@
  *   first call by sending that call to `/api/prepare-task` with the caller's key), then, on every
  *   call, the same object serialized again — no key, no write, no trace;
  * - `GET /bench/catalog`: `GET /api/catalog`'s handler with no key guard and no trace (a
- *   constant principal: the handler reads none).
+ *   constant principal: the handler reads none);
+ * - `GET /bench/catalog-guarded`: the same handler behind the key guard, without the trace, to
+ *   split the key route's overhead between the guard and the trace.
  * Run by bench/ceilings.ts as `bun bench/ceiling-server.ts` with the serve environment
  * (DATA_DIR, TALENTS_DIR, PORT, HOST, BASE_URL).
  */
 import "../src/production";
+import { Elysia } from "elysia";
 import { createApp } from "../src/app";
+import { createGuards } from "../src/auth/guards";
 import { CATALOG_PAGE_MAX, catalogPage } from "../src/catalog/routes";
 import { loadCatalog, slimCatalog } from "../src/catalog/startup";
 import { loadConfig } from "../src/config";
@@ -40,7 +44,12 @@ app
     set.status = 201;
     return captured as Record<string, unknown>;
   })
-  .get("/bench/catalog", ({ query }) => catalogPage(state.catalog, intParam(query, "limit", 1, CATALOG_PAGE_MAX, 50), strParam(query, "cursor", 200)));
+  .get("/bench/catalog", ({ query }) => catalogPage(state.catalog, intParam(query, "limit", 1, CATALOG_PAGE_MAX, 50), strParam(query, "cursor", 200)))
+  .use(
+    new Elysia()
+      .use(createGuards({ config, database, log, state }))
+      .get("/bench/catalog-guarded", ({ query }) => catalogPage(state.catalog, intParam(query, "limit", 1, CATALOG_PAGE_MAX, 50), strParam(query, "cursor", 200)), { key: "catalog" }),
+  );
 
 app.listen({ port: config.port, hostname: config.host });
 void slimCatalog(database, loaded.catalog, loaded.extraFolders, log);

@@ -77,6 +77,7 @@ export async function benchCeilings(): Promise<void> {
     const bytes = (await real.arrayBuffer()).byteLength;
     const withKey = [{ method: "GET", path: "/api/catalog?limit=1", headers: { authorization: `Bearer ${s.key}` } }];
     const noGuard = [{ method: "GET", path: "/bench/catalog?limit=1", headers: {} }];
+    const guardOnly = [{ method: "GET", path: "/bench/catalog-guarded?limit=1", headers: { authorization: `Bearer ${s.key}` } }];
     const search = [{ method: "GET", path: "/api/search?query=area1&scope=catalog&k=10", headers: { authorization: `Bearer ${s.key}` } }];
     const doctor = [{ method: "GET", path: "/api/doctor", headers: { authorization: `Bearer ${s.key}` } }];
     const mcpHeaders = { authorization: `Bearer ${s.key}`, "content-type": "application/json", accept: "application/json, text/event-stream" };
@@ -85,7 +86,7 @@ export async function benchCeilings(): Promise<void> {
     const mcpCheck = await fetch(base + "/mcp", { method: "POST", headers: mcpHeaders, body: mcpBody });
     const mcpText = await mcpCheck.text();
     if (mcpCheck.status !== 200 || mcpText.includes('"isError":true')) throw new Error(`mcp: ${mcpCheck.status} ${mcpText.slice(0, 300)}`);
-    for (const r of [...withKey, ...noGuard, ...search]) {
+    for (const r of [...withKey, ...noGuard, ...guardOnly, ...search]) {
       const res = await fetch(base + r.path, { headers: r.headers });
       if (res.status !== 200) throw new Error(`${r.path}: ${res.status} ${await res.text()}`);
     }
@@ -94,6 +95,7 @@ export async function benchCeilings(): Promise<void> {
     const p64 = await runWrk(base, prepare, { connections: 64, seconds, dir, name: "prepare64" });
     const gN = await runWrk(base, noGuard, { connections: 10, seconds, dir, name: "noguard" });
     const gK = await runWrk(base, withKey, { connections: 10, seconds, dir, name: "withkey" });
+    const gG = await runWrk(base, guardOnly, { connections: 10, seconds, dir, name: "guardonly" });
     const p10 = await runWrk(base, prepare, { connections: 10, seconds, dir, name: "prepare10" });
     const fs = await fsyncLatency(data);
     const sr = await runWrk(base, search, { connections: 10, seconds, dir, name: "search" });
@@ -123,6 +125,7 @@ export async function benchCeilings(): Promise<void> {
         verdict(p64.rps >= 0.5 * c64.rps),
       ],
       ["2. key route ≥ 0.8 × no guard, no trace (catalog?limit=1, 10 conn)", `${gN.rps.toFixed(0)} req/s`, `${gK.rps.toFixed(0)} req/s`, (gK.rps / gN.rps).toFixed(2), verdict(gK.rps >= 0.8 * gN.rps)],
+      ["   (the guard alone, no trace: where the gap is)", `${gN.rps.toFixed(0)} req/s`, `${gG.rps.toFixed(0)} req/s`, (gG.rps / gN.rps).toFixed(2), "—"],
       [
         "3. prepare-task p99 (10 conn) ≤ fsync p99 + 5 ms",
         `fsync p50 ${fs.p50.toFixed(2)} / p99 ${fs.p99.toFixed(2)} ms`,
@@ -134,7 +137,7 @@ export async function benchCeilings(): Promise<void> {
       ["5a. svc_doctor via MCP ≥ 0.5 × GET /api/doctor (10 conn)", `${dd.rps.toFixed(0)} req/s`, `${dm.rps.toFixed(0)} req/s`, (dm.rps / dd.rps).toFixed(2), verdict(dm.rps >= 0.5 * dd.rps)],
       ["5b. MCP sequential overhead < 0.3 ms p50", `direct p50 ${seqDirect.toFixed(3)} ms`, `MCP p50 ${seqMcp.toFixed(3)} ms`, `${(seqMcp - seqDirect).toFixed(3)} ms`, verdict(seqMcp - seqDirect < 0.3)],
     ]);
-    const errors = [c64, p64, gN, gK, p10, sr, dd, dm].reduce((a, r) => a + r.non2xx + r.socketErrors, 0);
+    const errors = [c64, p64, gN, gK, gG, p10, sr, dd, dm].reduce((a, r) => a + r.non2xx + r.socketErrors, 0);
     if (errors > 0) console.log(`(${errors} non-2xx answers or socket errors during the runs)`);
   } finally {
     proc.kill("SIGTERM");
