@@ -168,7 +168,7 @@ describe("generic OIDC provider (openid-client) in Chromium", () => {
 });
 
 describe("GitLab (arctic) at a self-managed base URL, against the same real IdP", () => {
-  test("the GitLab button signs in with state and the ID token's nonce, issuer and audience checked", async () => {
+  test("the GitLab button signs in with state, PKCE S256 (the IdP checks the verifier), and the ID token's nonce, issuer and audience checked", async () => {
     const w = await fresh();
     const email = `gitlab${++seq}@example.com`;
     idp.account = { sub: `gitlab-${seq}`, email, email_verified: true };
@@ -183,6 +183,8 @@ describe("GitLab (arctic) at a self-managed base URL, against the same real IdP"
     const a = authorize as URL | null;
     expect(a?.searchParams.get("state")).toBeTruthy();
     expect(a?.searchParams.get("nonce")).toBeTruthy();
+    expect(a?.searchParams.get("code_challenge_method")).toBe("S256");
+    expect(a?.searchParams.get("code_challenge")).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(a?.searchParams.get("redirect_uri")).toBe(`${live.base}/api/auth/oauth/gitlab/callback`);
     await w.context.close();
   });

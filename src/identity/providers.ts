@@ -3,7 +3,9 @@
  * Google, Microsoft Entra ID; the generic OIDC provider with `openid-client` (oidc.ts).
  * Each is enabled by its OAUTH_<PROVIDER>_* settings (config.ts). What each one checks:
  *   github     state; the verified primary e-mail from /user/emails (no PKCE in GitHub's OAuth apps)
- *   gitlab     state, nonce in the ID token (scopes openid email profile; GitLab's email_verified)
+ *   gitlab     state, PKCE S256, nonce in the ID token (scopes openid email profile; GitLab's
+ *              email_verified). arctic's GitLab class sends no PKCE, so its generic OAuth2Client is
+ *              used with GitLab's endpoints (the ones that class uses: /oauth/authorize, /oauth/token)
  *   google     state, PKCE S256, nonce; email_verified
  *   microsoft  state, PKCE S256, nonce; an e-mail is verified only with `xms_edov` or `email_verified`
  *   oidc       discovery, state, PKCE S256, nonce, the ID token's signature; email_verified
@@ -11,7 +13,7 @@
  * (OIDC Core 3.1.3.7 lets the client rely on TLS then); their issuer, audience, expiry and
  * nonce are still checked here.
  */
-import { decodeIdToken, GitHub, GitLab, generateCodeVerifier, generateState, Google, MicrosoftEntraId, OAuth2RequestError, type OAuth2Tokens } from "arctic";
+import { CodeChallengeMethod, decodeIdToken, GitHub, generateCodeVerifier, OAuth2Client, generateState, Google, MicrosoftEntraId, OAuth2RequestError, type OAuth2Tokens } from "arctic";
 import { randomBytes } from "node:crypto";
 import type { Config } from "../config";
 import type { ExternalIdentity } from "./external";
@@ -53,6 +55,10 @@ export class ProviderError extends Error {
 
 const SCOPES_OIDC = ["openid", "email", "profile"];
 
+/** GitLab (any base URL) as arctic's generic OAuth 2.0 client: its GitLab class has no PKCE. */
+const gitlabClient = (g: { clientId: string; clientSecret: string }, redirect: string) => new OAuth2Client(g.clientId, g.clientSecret, redirect);
+const gitlabEndpoint = (base: string, what: "authorize" | "token") => `${base.replace(/\/+$/, "")}/oauth/${what}`;
+
 /** The URL to send the browser to, and the flow to keep in its cookie. */
 export async function startProvider(config: Config, id: ProviderId, next: string): Promise<{ url: URL; flow: Flow }> {
   const redirect = providerCallbackUrl(config, id);
@@ -67,9 +73,10 @@ export async function startProvider(config: Config, id: ProviderId, next: string
     }
     case "gitlab": {
       const state = generateState();
-      const url = new GitLab(o.gitlab!.baseUrl, o.gitlab!.clientId, o.gitlab!.clientSecret, redirect).createAuthorizationURL(state, SCOPES_OIDC);
+      const verifier = generateCodeVerifier();
+      const url = gitlabClient(o.gitlab!, redirect).createAuthorizationURLWithPKCE(gitlabEndpoint(o.gitlab!.baseUrl, "authorize"), state, CodeChallengeMethod.S256, verifier, SCOPES_OIDC);
       url.searchParams.set("nonce", nonce);
-      return { url, flow: { provider: id, state, nonce, next, exp } };
+      return { url, flow: { provider: id, state, verifier, nonce, next, exp } };
     }
     case "google": {
       const state = generateState();
@@ -146,7 +153,7 @@ export async function finishProvider(config: Config, id: ProviderId, callbackUrl
     }
     case "gitlab": {
       const base = o.gitlab!.baseUrl;
-      const tokens = await exchange(() => new GitLab(base, o.gitlab!.clientId, o.gitlab!.clientSecret, redirect).validateAuthorizationCode(code));
+      const tokens = await exchange(() => gitlabClient(o.gitlab!, redirect).validateAuthorizationCode(gitlabEndpoint(base, "token"), code, flow.verifier ?? null));
       const c = idTokenClaims(tokens, { audience: o.gitlab!.clientId, nonce: flow.nonce, issuers: (iss) => iss.replace(/\/+$/, "") === base });
       return { provider: id, subject: String(c.sub), email: str(c.email), emailVerified: c.email_verified === true, name: str(c.name) };
     }
