@@ -479,3 +479,32 @@ describe("a client that reaches /mcp by another host than BASE_URL's → 421 mis
     }
   });
 });
+
+describe("concurrent requests of two projects through the adapter", () => {
+  test("40 concurrent tools/call of two projects' keys: each answer is its own project's, and a refused call leaves nothing behind for the next", async () => {
+    const a = await setup({ install: ["typescript-strict"] });
+    const b = await setup({ install: ["typescript-strict", "javascript-base"] });
+    const call = async (s: { key: string; project: { id: string } }, tool = "svc_doctor") => {
+      const r = await fetch(mcpUrl(s.project.id), {
+        method: "POST",
+        headers: { authorization: `Bearer ${s.key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: tool, arguments: {} } }),
+      });
+      expect(r.status).toBe(200);
+      const body = (await r.json()) as { result: { content: { text: string }[]; isError?: boolean } };
+      return { isError: body.result.isError === true, json: JSON.parse(body.result.content[0]!.text) };
+    };
+    const expectedInstalled = (await call(b)).json.selection.installed;
+    expect(expectedInstalled).toBeGreaterThan(1);
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? call(a) : call(b)).then((r) => ({ i, r }))));
+    for (const { i, r } of results) expect(`${i}: ${r.isError} ${r.json.selection.installed}`).toBe(`${i}: false ${i % 2 === 0 ? 1 : expectedInstalled}`);
+    // a tool the backend refuses (unknown talent) between two good calls: the next call is unaffected
+    const refused = await fetch(mcpUrl(a.project.id), {
+      method: "POST",
+      headers: { authorization: `Bearer ${a.key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: "svc_prepare_task", arguments: { talentIds: ["no-such-talent"] } } }),
+    });
+    expect(((await refused.json()) as { result: { isError?: boolean } }).result.isError).toBe(true);
+    expect((await call(b)).json.selection.installed).toBe(expectedInstalled);
+  }, 60_000);
+});
