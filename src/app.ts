@@ -25,11 +25,6 @@ import { ssoAuthRoutes } from "./identity/ssoRoutes";
 import { ssoWebRoutes } from "./identity/ssoWebRoutes";
 import { ssoPages } from "./web/ssoPage";
 import type { Guards } from "./auth/guards";
-
-/** Sign-in through identity providers and organization SSO: the /api/auth legs, /web/orgs/current/sso, /org/sso (one plugin; its route types are not needed by callers). */
-function ssoRoutes(deps: ComposedDeps, guards: Guards): Elysia {
-  return new Elysia().use(ssoAuthRoutes(deps)).use(ssoWebRoutes(deps, guards)).use(ssoPages(deps)) as unknown as Elysia;
-}
 import { homePage } from "./web/home";
 import { htmlError } from "./web/errors";
 import { webViews } from "./web/views";
@@ -156,4 +151,9 @@ function pages(deps: ComposedDeps): Elysia {
     .use(invitationPages(deps))
     .use(orgExpertisesPages(deps))
     .use(orgInsightsPages(deps)) as unknown as Elysia;
+}
+
+/** Sign-in through identity providers and organization SSO: the /api/auth legs, /web/orgs/current/sso, /org/sso (one plugin; its route types are not needed by callers). */
+function ssoRoutes(deps: ComposedDeps, guards: Guards): Elysia {
+  return new Elysia().use(ssoAuthRoutes(deps)).use(ssoWebRoutes(deps, guards)).use(ssoPages(deps)) as unknown as Elysia;
 }

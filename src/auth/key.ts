@@ -163,13 +163,16 @@ export async function authenticateKey(
     role: key.memberRole as MemberRole,
     scopes: key.scopes,
   };
-  // a refusal of a key the project knows (revoked, expired, a scope it lacks, its organization
-  // not approved) is one of the project's failed calls: the trace hook records it (insights)
-  if (key.kind === "key") refusedKeys.set(request, principal);
-  checkStanding(key, now);
-  if (key.kind === "tombstone") throw new AppError("not_found", "The project of this key no longer exists.");
-  if (scope !== null && !key.scopes.includes(scope)) throw insufficientScope(scope);
-  refusedKeys.delete(request);
+  try {
+    checkStanding(key, now);
+    if (key.kind === "tombstone") throw new AppError("not_found", "The project of this key no longer exists.");
+    if (scope !== null && !key.scopes.includes(scope)) throw insufficientScope(scope);
+  } catch (e) {
+    // a refusal of a key the project knows (revoked, expired, a scope it lacks, its organization
+    // not approved) is one of the project's failed calls: the trace hook records it (insights)
+    if (key.kind === "key") refusedKeys.set(request, principal);
+    throw e;
+  }
   recordUse(deps, "api_keys", key.id, key.lastUsedAt, now);
   if (key.lastUsedAt === null || now - key.lastUsedAt > LAST_USED_EVERY_MS) key.lastUsedAt = now; // recorded: don't queue it again per call
   return principal;

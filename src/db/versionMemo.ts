@@ -11,7 +11,9 @@ import type { Database } from "./client";
 
 interface Kept {
   version: number;
-  rows: Map<string, unknown>;
+  /** By statement (the same string object each call), then by arguments. */
+  rows: Map<string, Map<string, unknown>>;
+  size: number;
 }
 const kept = new WeakMap<Database, Kept>();
 const KEPT_MAX = 10_000;
@@ -30,11 +32,18 @@ async function keptRead<T>(database: Database, sql: string, args: InValue[], rea
   const version = database.dataVersion();
   if (version === null) return read();
   let k = kept.get(database);
-  if (!k || k.version !== version) kept.set(database, (k = { version, rows: new Map() }));
-  const key = `${sql}\u0000${args.join("\u0000")}`;
-  if (k.rows.has(key)) return k.rows.get(key) as T;
+  if (!k || k.version !== version) kept.set(database, (k = { version, rows: new Map(), size: 0 }));
+  let bySql = k.rows.get(sql);
+  if (!bySql) k.rows.set(sql, (bySql = new Map()));
+  const key = args.length === 1 ? String(args[0]) : args.join("\u0000");
+  if (bySql.has(key)) return bySql.get(key) as T;
   const value = await read();
-  if (k.rows.size >= KEPT_MAX) k.rows.clear();
-  k.rows.set(key, value);
+  if (k.size >= KEPT_MAX) {
+    k.rows.clear();
+    k.rows.set(sql, (bySql = new Map()));
+    k.size = 0;
+  }
+  bySql.set(key, value);
+  k.size++;
   return value;
 }

@@ -7,7 +7,7 @@
 import type { OrgStatus } from "../db/schema";
 import { iso } from "../lib/time";
 import { APPROVAL_MOVES, APPROVAL_OPERATIONS, type ApprovalOperation } from "./service";
-import { Notice, when } from "./views";
+import { Notice, when } from "./viewParts";
 
 
 export interface AdminOrgView {

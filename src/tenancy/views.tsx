@@ -22,19 +22,9 @@ import { iso } from "../lib/time";
 import { registerView, type ViewContext } from "../web/views";
 import { getCodeHosting, CODE_HOSTS, type CodeHosting } from "./codeHosting";
 import { AdminOrganizations, refererStatus, statusFilter } from "./adminViews";
+import { Notice, when } from "./viewParts";
 import { listAllOrganizations, listInvitations, listMembers, type OrgMembership } from "./service";
 
-/** A time to the minute, UTC, or a dash. */
-export const when = (ms: number | null | undefined): string => (ms == null ? "—" : iso(ms)!.replace("T", " ").slice(0, 16));
-
-/** One line saying what the last change did (announced to screen readers). */
-export function Notice(props: { text?: string }) {
-  return props.text ? (
-    <p class="notice" role="status">
-      {props.text}
-    </p>
-  ) : null;
-}
 
 const STATUS_TEXT: Record<OrgStatus, string> = {
   pending: "A platform administrator must approve it before its projects, catalog, members and settings can be used. Nothing else is needed from you: this page shows the change as soon as it is made.",

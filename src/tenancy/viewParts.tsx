@@ -1,0 +1,15 @@
+/** @jsxImportSource hono/jsx */
+/** Pieces the organization views and the administrators' views share. */
+import { iso } from "../lib/time";
+
+/** A time to the minute, UTC, or a dash. */
+export const when = (ms: number | null | undefined): string => (ms == null ? "—" : iso(ms)!.replace("T", " ").slice(0, 16));
+
+/** One line saying what the last change did (announced to screen readers). */
+export function Notice(props: { text?: string }) {
+  return props.text ? (
+    <p class="notice" role="status">
+      {props.text}
+    </p>
+  ) : null;
+}
