@@ -144,6 +144,43 @@ function seedOrganization(dbPath: string, firstProject: string, expertises: { id
   return counts;
 }
 
+/**
+ * Agents at work while the pages are read: every 100 ms a prepare-task (a resolution committed at
+ * once) and, for the one before, its playbook fetch (an audit, journalled and committed within
+ * 250 ms) — about 14 commits a second, each one making the pages read their unsettled hours
+ * again. Returns a function that stops it and tells how many calls were made.
+ */
+function agentsAtWork(base: string, key: string): () => Promise<{ calls: number; failed: number }> {
+  const h = { "content-type": "application/json", authorization: `Bearer ${key}` };
+  let calls = 0;
+  let failed = 0;
+  let last: string | null = null;
+  const inflight = new Set<Promise<void>>();
+  const tick = async () => {
+    const prepared = await fetch(`${base}/api/prepare-task`, { method: "POST", headers: h, body: JSON.stringify({ talentIds: ["typescript-strict"] }) });
+    calls++;
+    if (prepared.status !== 201) failed++;
+    const body = (await prepared.json()) as { resolutionId?: string };
+    if (last) {
+      const audit = await fetch(`${base}/api/validation/playbook?resolutionId=${last}`, { headers: h });
+      await audit.arrayBuffer();
+      calls++;
+      if (audit.status !== 200) failed++;
+    }
+    last = body.resolutionId ?? last;
+  };
+  const timer = setInterval(() => {
+    const p = tick().catch(() => void failed++);
+    inflight.add(p);
+    void p.finally(() => inflight.delete(p));
+  }, 100);
+  return async () => {
+    clearInterval(timer);
+    await Promise.all(inflight);
+    return { calls, failed };
+  };
+}
+
 async function sequential(url: string, cookie: string, count: number, accept: string): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < count; i++) {
@@ -185,6 +222,19 @@ export async function benchOrgPages(): Promise<void> {
       const seq = await sequential(server.base + path, a.cookie, 100, accept);
       const w = await runWrk(server.base, [{ method: "GET", path, headers: { cookie: a.cookie, accept } }], { dir, seconds, connections: 10, name: path.replace(/\W+/g, "-") });
       rows.push([name, first[0]!.toFixed(1), percentile(seq, 50).toFixed(2), percentile(seq, 99).toFixed(2), `${w.rps.toFixed(0)} req/s, p50 ${w.p50.toFixed(1)}, p99 ${w.p99.toFixed(1)}${w.non2xx ? `, non-2xx ${w.non2xx}` : ""}`]);
+    }
+    // the same pages while agents work (commits every ~70 ms): what a view costs when the unsettled hours must be read again
+    for (const [name, path] of [
+      ["page /org/talent-adoption, agents at work", "/org/talent-adoption"],
+      ["page /org/insights, agents at work", "/org/insights"],
+    ] as const) {
+      const stop = agentsAtWork(server.base, a.key);
+      await new Promise((r) => setTimeout(r, 500));
+      const seq = await sequential(server.base + path, a.cookie, 100, html);
+      const w = await runWrk(server.base, [{ method: "GET", path, headers: { cookie: a.cookie, accept: html } }], { dir, seconds, connections: 10, name: `${path.replace(/\W+/g, "-")}-agents` });
+      const agents = await stop();
+      if (agents.failed > 0) throw new Error(`agents at work: ${agents.failed} of ${agents.calls} calls failed`);
+      rows.push([`${name} (${agents.calls} agent calls)`, "", percentile(seq, 50).toFixed(2), percentile(seq, 99).toFixed(2), `${w.rps.toFixed(0)} req/s, p50 ${w.p50.toFixed(1)}, p99 ${w.p99.toFixed(1)}${w.non2xx ? `, non-2xx ${w.non2xx}` : ""}`]);
     }
     printTable(
       `Organization pages: ${projectCount} projects, ${expertises.length} expertises, ${seeded.events.toLocaleString("en")} trace events over 90 days (${seeded.resolutions.toLocaleString("en")} resolutions, ${seeded.reports.toLocaleString("en")} reports; seeded in ${seededS.toFixed(0)} s), default 30-day window; target p99 < 50 ms`,

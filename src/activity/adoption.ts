@@ -6,10 +6,11 @@
  */
 import type { Catalog } from "../catalog/catalog";
 import type { Database } from "../db/client";
+import { keptAll } from "../db/versionMemo";
 import { iso } from "../lib/time";
 import { noVerdicts, type VerdictCounts } from "./daily";
-import { eachPeriod } from "./dayMemo";
-import { orgSelections } from "./selections";
+import { foldWindow, keptAnswer, type PeriodFold } from "./dayMemo";
+import { orgSelections, type OrgSelectionRow } from "./selections";
 import { windowView, type Window } from "./summaries";
 import { AUDITED, emptyTally, rate, tallyVerdicts, verdictsSql, type VerdictTally } from "./usage";
 
@@ -33,43 +34,77 @@ export interface AdoptionEntry {
   lastUsedAt: string | null;
 }
 
+const EXPERTISES_SQL = "SELECT id, slug, status, published_version, deleted_at FROM expertises WHERE organization_id = ?";
+
+type ServedRow = { talent_id: string; kind: "talent" | "expertise"; version: string; expertise_id: string | null; designations: number; audited: number; last: number };
+/** What the window's resolutions served, by talent and version, and their verdicts by talent. */
+type Served = { served: Map<string, ServedRow>; verdicts: Map<string, VerdictTally> };
+
+const ADOPTION_FOLD: PeriodFold<{ rows: ServedRow[]; verdictRows: Parameters<typeof tallyVerdicts>[0] }, Served> = {
+  init: () => ({ served: new Map(), verdicts: new Map() }),
+  add(acc, { rows, verdictRows }) {
+    for (const r of rows) {
+      const key = `${r.talent_id}\n${r.version}`;
+      const s = acc.served.get(key);
+      if (!s) acc.served.set(key, { ...r, designations: Number(r.designations), audited: Number(r.audited), last: Number(r.last) });
+      else {
+        if (r.expertise_id && (!s.expertise_id || r.expertise_id > s.expertise_id)) s.expertise_id = r.expertise_id;
+        s.designations += Number(r.designations);
+        s.audited += Number(r.audited);
+        s.last = Math.max(s.last, Number(r.last));
+      }
+    }
+    tallyVerdicts(verdictRows, acc.verdicts);
+  },
+  copy: (acc) => ({
+    served: new Map([...acc.served].map(([k, v]) => [k, { ...v }])),
+    verdicts: new Map([...acc.verdicts].map(([k, v]) => [k, { verdicts: { ...v.verdicts }, outcomes: { ...v.outcomes }, withVerdict: v.withVerdict }])),
+  }),
+};
+
 /**
  * Every talent and expertise the organization installed or was served in the window, and every
  * published expertise of it, with projects installed/active, designations, audit rate, verdict
  * share and outcomes, and versions served against the latest. Most designated first.
  */
 export async function talentAdoption(database: Database, catalog: Catalog, org: { id: string; slug: string }, w: Window): Promise<AdoptionEntry[]> {
-  // the organization's resolutions a period at a time (eachPeriod yields between two it reads)
+  // the organization's resolutions a period at a time: the sum of the settled periods kept until an audit or a report touches one (dayMemo.ts)
   const where = "r.project_id IN (SELECT id FROM projects WHERE organization_id = ?1) AND r.created_at >= ?2 AND r.created_at < ?3";
-  const served: { talent_id: string; kind: "talent" | "expertise"; version: string; expertise_id: string | null; designations: number; audited: number; last: number }[] = [];
-  const verdicts = new Map<string, VerdictTally>();
-  // settled days (and hours of today) are memoized until an audit or a report touches one of their resolutions (dayMemo.ts)
-  const periods = await eachPeriod(database, `adoption|${org.id}`, w.fromDay, w.toDay, async (from, to) => {
-    const rows = await database.all<(typeof served)[number]>(
-      `WITH win AS MATERIALIZED (SELECT r.id AS id, r.created_at AS created_at, ${AUDITED} AS audited FROM resolutions r WHERE ${where})
-       SELECT i.talent_id, i.kind, i.version, max(i.expertise_id) AS expertise_id, count(*) AS designations, sum(w.audited) AS audited, max(w.created_at) AS last
-       FROM win w JOIN resolution_items i ON i.resolution_id = w.id GROUP BY i.talent_id, i.version`,
-      [org.id, from, to],
-    );
-    const verdictRows = rows.length === 0 ? [] : await database.all<Parameters<typeof tallyVerdicts>[0][number]>(verdictsSql("resolutions r", where), [org.id, from, to]);
-    return { rows, verdictRows };
-  });
-  for (const { rows, verdictRows } of periods) {
-    served.push(...rows);
-    tallyVerdicts(verdictRows, verdicts);
-  }
+  const sum = await foldWindow(
+    database,
+    `adoption|${org.id}`,
+    w.fromDay,
+    w.toDay,
+    async (from, to) => {
+      const rows = await database.all<ServedRow>(
+        `WITH win AS MATERIALIZED (SELECT r.id AS id, r.created_at AS created_at, ${AUDITED} AS audited FROM resolutions r WHERE ${where})
+         SELECT i.talent_id, i.kind, i.version, max(i.expertise_id) AS expertise_id, count(*) AS designations, sum(w.audited) AS audited, max(w.created_at) AS last
+         FROM win w JOIN resolution_items i ON i.resolution_id = w.id GROUP BY i.talent_id, i.version`,
+        [org.id, from, to],
+      );
+      const verdictRows = rows.length === 0 ? [] : await database.all<Parameters<typeof tallyVerdicts>[0][number]>(verdictsSql("resolutions r", where), [org.id, from, to]);
+      return { rows, verdictRows };
+    },
+    ADOPTION_FOLD,
+  );
+  const selections = await orgSelections(database, org.id);
+  const expertises = await keptAll<ExpertiseRow>(database, EXPERTISES_SQL, [org.id]);
+  // the same sum, selections, expertises and catalog: the same answer (the same object: the page keeps its HTML by it)
+  return keptAnswer(answers, sum, [selections, expertises, catalog, org.slug], () => adoptionAnswer(sum, selections.rows, expertises, catalog, org.slug));
+}
+
+type ExpertiseRow = { id: string; slug: string; status: string; published_version: number; deleted_at: number | null };
+const answers = new WeakMap<object, { deps: unknown[]; out: AdoptionEntry[] }>();
+
+function adoptionAnswer({ served, verdicts }: Served, selections: readonly OrgSelectionRow[], expertises: readonly ExpertiseRow[], catalog: Catalog, orgSlug: string): AdoptionEntry[] {
   const installed = new Map<string, { talent_id: string; kind: "talent" | "expertise"; installed: number; active: number }>();
-  for (const r of (await orgSelections(database, org.id)).rows) {
+  for (const r of selections) {
     const k = `${r.kind}|${r.talent_id}`;
     const c = installed.get(k) ?? installed.set(k, { talent_id: r.talent_id, kind: r.kind, installed: 0, active: 0 }).get(k)!;
     c.installed++;
     if (r.enabled) c.active++;
   }
-  const expertises = await database.all<{ id: string; slug: string; status: string; published_version: number; deleted_at: number | null }>(
-    "SELECT id, slug, status, published_version, deleted_at FROM expertises WHERE organization_id = ?",
-    [org.id],
-  );
-  const byRef = new Map(expertises.map((e) => [`@${org.slug}/${e.slug}`, e]));
+  const byRef = new Map(expertises.map((e) => [`@${orgSlug}/${e.slug}`, e]));
 
   const entries = new Map<string, AdoptionEntry & { lastMs: number }>();
   const entry = (id: string, kind: "talent" | "expertise") => {
@@ -100,14 +135,14 @@ export async function talentAdoption(database: Database, catalog: Catalog, org: 
     }
     return e;
   };
-  for (const x of expertises) if (x.published_version > 0 && x.deleted_at === null) entry(`@${org.slug}/${x.slug}`, "expertise");
+  for (const x of expertises) if (x.published_version > 0 && x.deleted_at === null) entry(`@${orgSlug}/${x.slug}`, "expertise");
   for (const row of installed.values()) {
     const e = entry(row.talent_id, row.kind);
     e.projects.installed += Number(row.installed);
     e.projects.active += Number(row.active);
   }
   const versions = new Map<string, Map<string, { designations: number; last: number }>>();
-  for (const row of served) {
+  for (const row of served.values()) {
     const e = entry(row.talent_id, row.kind);
     if (row.expertise_id && !e.expertiseId) e.expertiseId = row.expertise_id;
     e.designations += Number(row.designations);
@@ -125,8 +160,8 @@ export async function talentAdoption(database: Database, catalog: Catalog, org: 
   }
   for (const e of entries.values()) {
     const v = verdicts.get(e.id) ?? emptyTally();
-    e.verdicts = v.verdicts;
-    e.outcomes = v.outcomes;
+    e.verdicts = { ...v.verdicts }; // copies: the tally may be the kept sum's
+    e.outcomes = { ...v.outcomes };
     e.withVerdict = v.withVerdict;
     e.auditRate = rate(e.audited, e.designations);
     e.verdictRate = rate(e.withVerdict, e.designations);

@@ -17,10 +17,14 @@
  * with the generation read before the computation, so it is never served after the touch.
  * Only settled periods (over for SETTLE_MS) are memoized: past days whole, today hour by hour
  * (hours have their own generations: audits come minutes after their resolution, so they touch
- * the current hour, not the morning's); the current hour is always read. Bounded: the least
- * recently used entries go first.
+ * the current hour, not the morning's). A window's sum of its settled periods is kept too, with
+ * their generations (`foldWindow`). The periods not settled yet are read again whenever the
+ * database committed anything since the last read (its data version). Bounded: the least
+ * recently used entries go first. Nothing is kept on a libSQL server: other instances' writes
+ * touch nothing here.
  */
 import type { Database } from "../db/client";
+import { keptRead } from "../db/versionMemo";
 import { DAY_MS, HOUR_MS, SETTLE_MS } from "./daily";
 
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
@@ -69,49 +73,157 @@ function periodGen(from: number, to: number): string {
   return to - from === DAY_MS ? genOf(from / DAY_MS) : `${epoch}.h${hourGen.get(Math.floor(from / HOUR_MS)) ?? 0}`;
 }
 
+/** How a window's periods add up: `add` folds one period's value into an accumulator it owns. */
+export interface PeriodFold<V, A> {
+  init(): A;
+  add(acc: A, value: V): void;
+  /** A copy `add` may change without changing `acc` (the kept sum of the settled periods). */
+  copy(acc: A): A;
+}
+
+/** What the periods not settled yet are read with, when it differs from the settled read. */
+export interface OpenRead<R, V> {
+  /** Reads what the value depends on, independent of the time of the call (kept per data version). */
+  read(from: number, to: number): Promise<R>;
+  /** The period's value from what `read` returned, at this call's time: the same object while it is the same value (the answer is then the same object too). */
+  value(raw: R, from: number, to: number): V;
+}
+
+/** Per database: a scope's kept sum of settled periods (their keys and generations, in order), and open reads per data version. */
+const sums = new WeakMap<Database, Map<string, { parts: string[]; acc: unknown }>>();
+/** Per database: a scope's last answer, with the kept sum and the unsettled periods' values it was made of. */
+const lasts = new WeakMap<Database, Map<string, { base: unknown; values: unknown[]; acc: unknown }>>();
+
 /**
- * Reads `read(from, to)` over the days `fromDay..toDay` and returns every period's result: a
- * settled day whole, memoized; the days not settled yet hour by hour, their settled hours
- * memoized too (an hour is touched like a day), the rest read as one piece each call. A period
- * is memoized only once it ended SETTLE_MS ago and before `limit` (what the read depends on,
- * e.g. the audit grace). Yields to other requests after each period it had to read.
+ * The fold of `read(from, to)` over the days `fromDay..toDay` (settled days whole, today's settled hours, then the rest of today as one piece). The
+ * sum of the settled periods is kept per scope and window with each period's generation: while
+ * none was touched it is reused as is, and when hours settled since, only those are added (a
+ * view then adds the periods not settled yet to a copy). The periods not settled yet (today's
+ * last hour or two) are read again only when the database committed something since (its data
+ * version), so a view costs a copy and a few additions; a commit anywhere (every 250 ms under
+ * agents' traffic) makes the next view read them again. On a libSQL server (no data version,
+ * other instances write unseen) nothing is kept. The caller reads the answer, never changes it:
+ * it may be the kept sum itself, and while the sum and the unsettled periods' values are the
+ * same objects, it is the same object as the last call's (so what is drawn from it can be kept).
  */
-export async function eachPeriod<T>(database: Database, scope: string, fromDay: number, toDay: number, read: (from: number, to: number) => Promise<T>, opts: { now?: number; limit?: number } = {}): Promise<T[]> {
+export async function foldWindow<V, A, R = V>(
+  database: Database,
+  scope: string,
+  fromDay: number,
+  toDay: number,
+  read: (from: number, to: number) => Promise<V>,
+  fold: PeriodFold<V, A>,
+  opts: { now?: number; limit?: number; open?: OpenRead<R, V> } = {},
+): Promise<A> {
   const now = opts.now ?? Date.now();
   const limit = Math.min(opts.limit ?? Infinity, now - SETTLE_MS);
-  let memo = memos.get(database);
-  if (!memo) memos.set(database, (memo = new Map()));
-  const out: T[] = [];
-  const one = async (from: number, to: number): Promise<void> => {
-    if (to > limit) {
-      out.push(await read(from, to));
-      return;
+  const version = database.dataVersion();
+  if (version === null) {
+    const acc = fold.init();
+    for (const [from, to] of periodsOf(fromDay, toDay, now, limit)) {
+      fold.add(acc, opts.open && to > limit ? opts.open.value(await opts.open.read(from, to), from, to) : await read(from, to));
+      await new Promise((r) => setImmediate(r));
     }
-    const key = `${scope}|${from}|${to}`;
-    const gen = periodGen(from, to);
-    const hit = memo!.get(key);
-    if (hit && hit.gen === gen) {
-      memo!.delete(key);
-      memo!.set(key, hit);
-      out.push(hit.value as T);
-      return;
-    }
-    const value = await read(from, to);
-    memo!.set(key, { gen, value });
-    if (memo!.size > MAX_ENTRIES) memo!.delete(memo!.keys().next().value!);
-    out.push(value);
-    await new Promise((r) => setImmediate(r));
-  };
+    return acc;
+  }
+  const periods = periodsOf(fromDay, toDay, now, limit);
+  const settled = periods.filter(([, to]) => to <= limit);
+  const parts = settled.map(([from, to]) => `${from}|${to}|${periodGen(from, to)}`);
+  let bySum = sums.get(database);
+  if (!bySum) sums.set(database, (bySum = new Map()));
+  const sumKey = `${scope}|${fromDay}`;
+  const kept = bySum.get(sumKey);
+  let base: A;
+  let start = 0;
+  if (kept && kept.parts.length <= parts.length && kept.parts.every((p, i) => p === parts[i])) {
+    base = kept.acc as A;
+    start = kept.parts.length;
+  } else base = fold.init();
+  if (start < settled.length) {
+    // new settled periods (or a touched one): add them to a fresh copy, so a concurrent view's kept sum never changes under it
+    const sum = start === 0 ? base : fold.copy(base);
+    const values = await settledValues(database, scope, settled.slice(start), read);
+    for (const v of values) fold.add(sum, v);
+    base = sum;
+    bySum.set(sumKey, { parts, acc: sum });
+    if (bySum.size > 1_000) bySum.delete(bySum.keys().next().value!);
+  }
+  const open = periods.filter(([, to]) => to > limit);
+  if (open.length === 0) return base;
+  const values: V[] = [];
+  for (const [from, to] of open) {
+    // kept for the data version (versionMemo.ts): read again after any commit
+    if (opts.open) {
+      const { read: readOpen, value } = opts.open;
+      values.push(value(await keptRead(database, scope, [from, to], () => readOpen(from, to)), from, to));
+    } else values.push(await keptRead(database, scope, [from, to], () => read(from, to)));
+  }
+  // the same kept sum and the same values (nothing committed since): the same answer, so what is drawn from it can be kept by identity
+  let byLast = lasts.get(database);
+  if (!byLast) lasts.set(database, (byLast = new Map()));
+  const last = byLast.get(sumKey);
+  if (last && last.base === base && last.values.length === values.length && last.values.every((v, i) => v === values[i])) return last.acc as A;
+  const acc = fold.copy(base);
+  for (const v of values) fold.add(acc, v);
+  byLast.set(sumKey, { base, values, acc });
+  if (byLast.size > 1_000) byLast.delete(byLast.keys().next().value!);
+  return acc;
+}
+
+/** The window's periods: settled days whole, the rest hour by hour up to `limit`, then one piece to the end of the last day (or now). */
+function periodsOf(fromDay: number, toDay: number, now: number, limit: number): [number, number][] {
+  const out: [number, number][] = [];
   for (let day = fromDay; day <= toDay; day++) {
     const start = day * DAY_MS;
     const end = start + DAY_MS;
     if (end <= limit) {
-      await one(start, end);
+      out.push([start, end]);
       continue;
     }
     let h = start;
-    for (; h + HOUR_MS <= limit && h + HOUR_MS <= end; h += HOUR_MS) await one(h, h + HOUR_MS);
-    if (h < end && h < now) await one(h, end);
+    for (; h + HOUR_MS <= limit && h + HOUR_MS <= end; h += HOUR_MS) out.push([h, h + HOUR_MS]);
+    if (h < end && h < now) out.push([h, end]);
   }
+  return out;
+}
+
+/**
+ * The values of settled `periods` (each ended SETTLE_MS ago and before the fold's limit), each
+ * kept by scope and period with its generation; yields to other requests after each one it had
+ * to read.
+ */
+async function settledValues<T>(database: Database, scope: string, periods: [number, number][], read: (from: number, to: number) => Promise<T>): Promise<T[]> {
+  let memo = memos.get(database);
+  if (!memo) memos.set(database, (memo = new Map()));
+  const out: T[] = [];
+  for (const [from, to] of periods) {
+    const key = `${scope}|${from}|${to}`;
+    const gen = periodGen(from, to);
+    const hit = memo.get(key);
+    if (hit && hit.gen === gen) {
+      memo.delete(key);
+      memo.set(key, hit);
+      out.push(hit.value as T);
+      continue;
+    }
+    const value = await read(from, to);
+    memo.set(key, { gen, value });
+    if (memo.size > MAX_ENTRIES) memo.delete(memo.keys().next().value!);
+    out.push(value);
+    await new Promise((r) => setImmediate(r));
+  }
+  return out;
+}
+
+/**
+ * What `make` answers for `key` and `deps`, kept while they are the same objects: a window's
+ * answer drawn from a `foldWindow` sum (the same object while nothing changed) is then the same
+ * object too, and a page keeps its HTML by it (src/web/memo.ts HtmlByObject).
+ */
+export async function keptAnswer<T>(memo: WeakMap<object, { deps: unknown[]; out: T }>, key: object, deps: unknown[], make: () => T | Promise<T>): Promise<T> {
+  const hit = memo.get(key);
+  if (hit && hit.deps.length === deps.length && hit.deps.every((d, i) => d === deps[i])) return hit.out;
+  const out = await make();
+  memo.set(key, { deps, out });
   return out;
 }

@@ -8,14 +8,15 @@
 import type { Catalog } from "../catalog/catalog";
 import type { Database } from "../db/client";
 import { iso } from "../lib/time";
+import { keptAll } from "../db/versionMemo";
 import { listServableExpertises } from "../expertises/servable";
 import { diagnose } from "../resolution/doctor";
 import { withItems } from "../resolution/sources";
-import { eachPeriod } from "./dayMemo";
+import { foldWindow, keptAnswer, type PeriodFold } from "./dayMemo";
 import { orgSelections, type OrgSelectionRow } from "./selections";
 import { dateOf, DAY_MS } from "./daily";
 import { windowView, type Window } from "./summaries";
-import { talentAdoption } from "./adoption";
+import { talentAdoption, type AdoptionEntry } from "./adoption";
 import { AUDITED } from "./usage";
 
 /** A key expiring within this many days is listed. */
@@ -72,61 +73,100 @@ function foldFailed(rows: FailedRow[]): FailedPeriod {
   return { codes: [...codes.values()].map((c) => ({ ...c, projects: [...c.projects.entries()] })), days: [...days.values()] };
 }
 
-/** Failed calls of the organization's projects by error code and day: a day at a time, settled days memoized (they no longer change). */
-export async function failedCalls(database: Database, organizationId: string, projects: ProjectRef[], w: Window) {
-  const byCode = new Map<string, { code: string | null; status: number; count: number; lastAt: number; byKind: Record<string, number>; projects: Map<string, number> }>();
-  const byDay = new Map<number, { count: number; byCode: Record<string, number> }>();
-  for (let d = w.fromDay; d <= w.toDay; d++) byDay.set(d, { count: 0, byCode: {} });
-  let total = 0;
-  const names = new Map(projects.map((p) => [p.id, p.name]));
-  // each period's rows are folded once (by code, then day), so a warm call merges a few entries per day
-  const periods = await eachPeriod(database, `failed|${organizationId}`, w.fromDay, w.toDay, async (from, to) => foldFailed(await database.all<FailedRow>(FAILED_CALLS_ORG_SQL, [organizationId, from, to])));
-  for (const period of periods) {
+type FailedCode = { code: string | null; status: number; count: number; lastAt: number; byKind: Record<string, number>; projects: Map<string, number> };
+/** Failed calls summed over periods: by code and status, and by day and code label. */
+type FailedSum = { total: number; byCode: Map<string, FailedCode>; byDay: Map<number, { count: number; byCode: Record<string, number> }> };
+
+const FAILED_FOLD: PeriodFold<FailedPeriod, FailedSum> = {
+  init: () => ({ total: 0, byCode: new Map(), byDay: new Map() }),
+  add(acc, period) {
     for (const f of period.codes) {
       const key = `${f.code ?? ""}|${f.status}`;
-      let c = byCode.get(key);
-      if (!c) byCode.set(key, (c = { code: f.code, status: f.status, count: 0, lastAt: 0, byKind: {}, projects: new Map() }));
+      let c = acc.byCode.get(key);
+      if (!c) acc.byCode.set(key, (c = { code: f.code, status: f.status, count: 0, lastAt: 0, byKind: {}, projects: new Map() }));
       c.count += f.count;
       c.lastAt = Math.max(c.lastAt, f.last);
       for (const k in f.byKind) c.byKind[k] = (c.byKind[k] ?? 0) + f.byKind[k]!;
       for (const [id, n] of f.projects) c.projects.set(id, (c.projects.get(id) ?? 0) + n);
-      total += f.count;
+      acc.total += f.count;
     }
     for (const [d, label, n] of period.days) {
-      const day = byDay.get(d);
-      if (!day) continue;
+      const day = acc.byDay.get(d) ?? acc.byDay.set(d, { count: 0, byCode: {} }).get(d)!;
       day.count += n;
       day.byCode[label] = (day.byCode[label] ?? 0) + n;
     }
+  },
+  copy: (acc) => ({
+    total: acc.total,
+    byCode: new Map([...acc.byCode].map(([k, c]) => [k, { ...c, byKind: { ...c.byKind }, projects: new Map(c.projects) }])),
+    byDay: new Map([...acc.byDay].map(([d, v]) => [d, { count: v.count, byCode: { ...v.byCode } }])),
+  }),
+};
+
+/** Failed calls of the organization's projects by error code and day: each period's rows folded once, the settled periods' sum kept (dayMemo.ts). */
+export async function failedCalls(database: Database, organizationId: string, projects: readonly ProjectRef[], w: Window) {
+  const sum = await foldWindow(database, `failed|${organizationId}`, w.fromDay, w.toDay, async (from, to) => foldFailed(await database.all<FailedRow>(FAILED_CALLS_ORG_SQL, [organizationId, from, to])), FAILED_FOLD);
+  return keptAnswer(failedAnswers, sum, [projects, w.fromDay, w.toDay], () => failedAnswer(sum, projects, w));
+}
+
+const failedAnswers = new WeakMap<object, { deps: unknown[]; out: ReturnType<typeof failedAnswer> }>();
+
+function failedAnswer(sum: FailedSum, projects: readonly ProjectRef[], w: Window) {
+  const names = new Map(projects.map((p) => [p.id, p.name]));
+  const byDay = [];
+  for (let d = w.fromDay; d <= w.toDay; d++) {
+    const day = sum.byDay.get(d);
+    byDay.push({ date: dateOf(d), count: day?.count ?? 0, byCode: { ...day?.byCode } });
   }
   return {
-    total,
-    byCode: [...byCode.values()]
+    total: sum.total,
+    byCode: [...sum.byCode.values()]
       .sort((a, b) => b.count - a.count || a.status - b.status)
       .map((c) => ({
         code: c.code,
         status: c.status,
         count: c.count,
         lastAt: iso(c.lastAt),
-        byKind: c.byKind,
+        byKind: { ...c.byKind },
         projects: [...c.projects.entries()].filter(([id]) => names.has(id)).sort((a, b) => b[1] - a[1]).map(([id, count]) => ({ projectId: id, projectName: names.get(id)!, count })),
       })),
-    byDay: [...byDay.entries()].map(([day, c]) => ({ date: dateOf(day), ...c })),
+    byDay,
   };
 }
 
+type KeyRow = { id: string; name: string; project_id: string; project_name: string; expires_at: number | null; last_used_at: number | null; created_at: number; automation: number; created_by: string; email: string | null };
+const KEYS_SQL = `SELECT k.id, k.name, k.project_id, p.name AS project_name, k.expires_at, k.last_used_at, k.created_at, k.automation, k.created_by, u.email
+     FROM api_keys k JOIN projects p ON p.id = k.project_id LEFT JOIN users u ON u.id = k.created_by
+     WHERE p.organization_id = ? AND k.revoked_at IS NULL`;
+/** The last answer per key rows (kept per data version), with the span of time over which no key's reason changes. */
+const keyAnswers = new WeakMap<object, { from: number; until: number; out: ReturnType<typeof reviewKeys>["out"] }>();
+
 /** Active keys of the organization that expired, expire soon, were never used, or not lately. */
 export async function keysToReview(database: Database, organizationId: string, now: number) {
-  const rows = await database.all<{ id: string; name: string; project_id: string; project_name: string; expires_at: number | null; last_used_at: number | null; created_at: number; automation: number; created_by: string; email: string | null }>(
-    `SELECT k.id, k.name, k.project_id, p.name AS project_name, k.expires_at, k.last_used_at, k.created_at, k.automation, k.created_by, u.email
-     FROM api_keys k JOIN projects p ON p.id = k.project_id LEFT JOIN users u ON u.id = k.created_by
-     WHERE p.organization_id = ? AND k.revoked_at IS NULL`,
-    [organizationId],
-  );
+  const rows = await keptAll<KeyRow>(database, KEYS_SQL, [organizationId]);
+  const hit = keyAnswers.get(rows);
+  if (hit && now >= hit.from && now < hit.until) return hit.out;
+  const { out, until } = reviewKeys(rows, now);
+  keyAnswers.set(rows, { from: now, until, out });
+  return out;
+}
+
+/** Each key's reason at `now`, and the next time one of them changes (a key expires, enters the 14 days, or passes 7 or 30 days unused). */
+function reviewKeys(rows: readonly KeyRow[], now: number) {
+  let until = Infinity;
+  const next = (t: number) => {
+    if (t > now && t < until) until = t;
+  };
   const out = [];
   for (const k of rows) {
     const expiresAt = k.expires_at === null ? null : Number(k.expires_at);
     const lastUsedAt = k.last_used_at === null ? null : Number(k.last_used_at);
+    if (expiresAt !== null) {
+      next(expiresAt);
+      next(expiresAt - KEY_EXPIRING_DAYS * DAY_MS);
+    }
+    if (lastUsedAt === null) next(Number(k.created_at) + KEY_NEVER_USED_DAYS * DAY_MS);
+    else next(lastUsedAt + KEY_UNUSED_DAYS * DAY_MS);
     let reason: "expired" | "expiring" | "never_used" | "unused" | null = null;
     if (expiresAt !== null && expiresAt <= now) reason = "expired";
     else if (expiresAt !== null && expiresAt <= now + KEY_EXPIRING_DAYS * DAY_MS) reason = "expiring";
@@ -147,7 +187,7 @@ export async function keysToReview(database: Database, organizationId: string, n
     });
   }
   const order = { expired: 0, expiring: 1, never_used: 2, unused: 3 };
-  return out.sort((a, b) => order[a.reason] - order[b.reason] || (a.projectName < b.projectName ? -1 : 1) || (a.name < b.name ? -1 : 1));
+  return { out: out.sort((a, b) => order[a.reason] - order[b.reason] || (a.projectName < b.projectName ? -1 : 1) || (a.name < b.name ? -1 : 1)), until };
 }
 
 /** The last judgement of each organization's projects, per catalog (a reloaded catalog judges afresh). */
@@ -159,7 +199,7 @@ type ProjectToFix = { projectId: string; projectName: string; advice: string } &
  * dependencies, unservable talents): every project's selection at once (selections.ts) and the
  * organization's servable expertises once, then doctor's judgement per project in memory.
  */
-export async function projectsToFix(database: Database, catalog: Catalog, organizationId: string, projects: ProjectRef[]): Promise<ProjectToFix[]> {
+export async function projectsToFix(database: Database, catalog: Catalog, organizationId: string, projects: readonly ProjectRef[]): Promise<ProjectToFix[]> {
   const { fingerprint, rows } = await orgSelections(database, organizationId);
   const expertises = rows.some((r) => r.kind === "expertise") ? await listServableExpertises(database, organizationId, catalog) : [];
   // the same selections, servable expertises, projects and catalog: the same judgement
@@ -190,29 +230,73 @@ export async function projectsToFix(database: Database, catalog: Catalog, organi
   return out;
 }
 
+type Recent = { id: string; project_id: string; created_at: number; via: string; author_type: string; author_id: string; client: string | null };
+/** A period's resolutions: served and never audited by project, and by the client that prepared them; its newest never audited. */
+type AuditPeriod = { projects: [id: string, served: number, never: number][]; clients: [client: string | null, served: number, never: number][]; recent: Recent[] };
+type AuditSum = { projects: Map<string, { served: number; never: number }>; clients: Map<string, { client: string | null; served: number; neverAudited: number }>; recent: Recent[] };
+
+/** The newest first, at most NEVER_AUDITED_LISTED. */
+const newest = (rows: Recent[]) => rows.sort((a, b) => Number(b.created_at) - Number(a.created_at) || (a.id < b.id ? 1 : -1)).slice(0, NEVER_AUDITED_LISTED);
+
+const AUDIT_FOLD: PeriodFold<AuditPeriod, AuditSum> = {
+  init: () => ({ projects: new Map(), clients: new Map(), recent: [] }),
+  add(acc, period) {
+    for (const [id, served, never] of period.projects) {
+      const p = acc.projects.get(id) ?? acc.projects.set(id, { served: 0, never: 0 }).get(id)!;
+      p.served += served;
+      p.never += never;
+    }
+    for (const [client, served, never] of period.clients) {
+      const c = acc.clients.get(client ?? "") ?? acc.clients.set(client ?? "", { client, served: 0, neverAudited: 0 }).get(client ?? "")!;
+      c.served += served;
+      c.neverAudited += never;
+    }
+    if (period.recent.length > 0) acc.recent = newest([...acc.recent, ...period.recent]);
+  },
+  copy: (acc) => ({
+    projects: new Map([...acc.projects].map(([k, v]) => [k, { ...v }])),
+    clients: new Map([...acc.clients].map(([k, v]) => [k, { ...v }])),
+    recent: acc.recent,
+  }),
+};
+
+/** The value of an unsettled period's rows, by how many of them were past the grace. */
+const openValues = new WeakMap<object, { k: number; value: AuditPeriod }>();
+
+/** A period's resolutions folded by project and by client. */
+function auditPeriod(rows: { project_id: string; client: string | null; served: number; never: number }[], recent: Recent[]): AuditPeriod {
+  const projects = new Map<string, [string, number, number]>();
+  const clients = new Map<string, [string | null, number, number]>();
+  for (const r of rows) {
+    const p = projects.get(r.project_id) ?? projects.set(r.project_id, [r.project_id, 0, 0]).get(r.project_id)!;
+    p[1] += Number(r.served);
+    p[2] += Number(r.never);
+    const c = clients.get(r.client ?? "") ?? clients.set(r.client ?? "", [r.client, 0, 0]).get(r.client ?? "")!;
+    c[1] += Number(r.served);
+    c[2] += Number(r.never);
+  }
+  return { projects: [...projects.values()], clients: [...clients.values()], recent };
+}
+
 /**
  * Resolutions served in the window (older than AUDIT_GRACE_MS) whose playbook was never fetched:
  * per project, per development tool that prepared them, and the newest ones with their talents.
- * Read a day at a time over the organization's projects; a day wholly before the grace limit is
- * memoized until an audit touches one of its resolutions (dayMemo.ts).
+ * Read a day at a time over the organization's projects; the sum of the days (and hours) wholly
+ * before the grace limit is kept until an audit touches one of their resolutions (dayMemo.ts).
+ * The last hour or two are read resolution by resolution (kept while nothing is committed), and
+ * the grace applied to them at the time of the call.
  */
-export async function neverAudited(database: Database, organizationId: string, projects: ProjectRef[], w: Window, now: number) {
+export async function neverAudited(database: Database, organizationId: string, projects: readonly ProjectRef[], w: Window, now: number) {
   const until = now - AUDIT_GRACE_MS;
-  const names = new Map(projects.map((p) => [p.id, p.name]));
-  const perProject = new Map<string, { served: number; never: number }>();
-  const byClient = new Map<string, { client: string | null; served: number; neverAudited: number }>();
-  let served = 0;
-  let never = 0;
   const inOrg = "r.project_id IN (SELECT id FROM projects WHERE organization_id = ?)";
-  type Recent = { id: string; project_id: string; created_at: number; via: string; author_type: string; author_id: string; client: string | null };
-  const periods = await eachPeriod(
+  const sum = await foldWindow(
     database,
     `audit|${organizationId}`,
     w.fromDay,
     w.toDay,
     async (from, to) => {
       const end = Math.min(to, until);
-      if (from >= end) return { projects: [], clients: [], recent: [] as Recent[] };
+      if (from >= end) return { projects: [], clients: [], recent: [] };
       const rows = await database.all<{ project_id: string; client: string | null; served: number; never: number }>(
         `SELECT r.project_id, ${PREPARED_BY} AS client, count(*) AS served, sum(NOT ${AUDITED}) AS never
          FROM resolutions r WHERE ${inOrg} AND r.created_at >= ? AND r.created_at < ? GROUP BY r.project_id, client`,
@@ -227,55 +311,74 @@ export async function neverAudited(database: Database, organizationId: string, p
             [organizationId, from, end, NEVER_AUDITED_LISTED],
           )
         : [];
-      // folded once per period: by project, and by client
-      const projects = new Map<string, [string, number, number]>();
-      const clients = new Map<string, [string | null, number, number]>();
-      for (const r of rows) {
-        const p = projects.get(r.project_id) ?? projects.set(r.project_id, [r.project_id, 0, 0]).get(r.project_id)!;
-        p[1] += Number(r.served);
-        p[2] += Number(r.never);
-        const c = clients.get(r.client ?? "") ?? clients.set(r.client ?? "", [r.client, 0, 0]).get(r.client ?? "")!;
-        c[1] += Number(r.served);
-        c[2] += Number(r.never);
-      }
-      return { projects: [...projects.values()], clients: [...clients.values()], recent };
+      return auditPeriod(rows, recent);
     },
-    { now, limit: until },
+    AUDIT_FOLD,
+    {
+      now,
+      limit: until,
+      open: {
+        // the resolutions of the last hour or two one by one, so the grace is applied at each call's time
+        read: (from, to) =>
+          database.all<Recent & { audited: number }>(
+            `SELECT r.id, r.project_id, r.created_at, r.via, r.author_type, r.author_id, ${PREPARED_BY} AS client, ${AUDITED} AS audited
+             FROM resolutions r WHERE ${inOrg} AND r.created_at >= ? AND r.created_at < ?`,
+            [organizationId, from, to],
+          ),
+        value: (rows) => {
+          // the same rows with as many past the grace: the same value (the same object, so the answer is kept)
+          let k = 0;
+          for (const r of rows) if (Number(r.created_at) < until) k++;
+          const hit = openValues.get(rows);
+          if (hit && hit.k === k) return hit.value;
+          const before = rows.filter((r) => Number(r.created_at) < until);
+          const counts = new Map<string, { project_id: string; client: string | null; served: number; never: number }>();
+          for (const r of before) {
+            const k = `${r.project_id}\n${r.client ?? ""}`;
+            const c = counts.get(k) ?? counts.set(k, { project_id: r.project_id, client: r.client, served: 0, never: 0 }).get(k)!;
+            c.served++;
+            if (!Number(r.audited)) c.never++;
+          }
+          const value = auditPeriod([...counts.values()], newest(before.filter((r) => !Number(r.audited)).map(({ audited: _, ...r }) => r)));
+          openValues.set(rows, { k, value });
+          return value;
+        },
+      },
+    },
   );
-  let recent: Recent[] = [];
-  for (const period of periods) {
-    for (const [id, s, n] of period.projects) {
-      if (!names.has(id)) continue;
-      const p = perProject.get(id) ?? perProject.set(id, { served: 0, never: 0 }).get(id)!;
-      p.served += s;
-      p.never += n;
-      served += s;
-      never += n;
-    }
-    for (const [client, s, n] of period.clients) {
-      const c = byClient.get(client ?? "") ?? byClient.set(client ?? "", { client, served: 0, neverAudited: 0 }).get(client ?? "")!;
-      c.served += s;
-      c.neverAudited += n;
-    }
-    recent.push(...period.recent.filter((r) => names.has(r.project_id)));
+  return keptAnswer(auditAnswers, sum, [projects], () => auditAnswer(database, sum, projects));
+}
+
+const auditAnswers = new WeakMap<object, { deps: unknown[]; out: Awaited<ReturnType<typeof auditAnswer>> }>();
+
+/** The never-audited answer from the window's sum (items of a resolution never change: kept with the sum). */
+async function auditAnswer(database: Database, sum: AuditSum, projects: readonly ProjectRef[]) {
+  const names = new Map(projects.map((p) => [p.id, p.name]));
+  const perProject = [...sum.projects].filter(([id, p]) => names.has(id) && p.served > 0);
+  let served = 0;
+  let never = 0;
+  for (const [, p] of perProject) {
+    served += p.served;
+    never += p.never;
   }
-  recent = recent.sort((a, b) => Number(b.created_at) - Number(a.created_at)).slice(0, NEVER_AUDITED_LISTED);
+  const recent = sum.recent.filter((r) => names.has(r.project_id));
   const talents = new Map<string, string[]>();
   if (recent.length > 0) {
-    const items = await database.all<{ resolution_id: string; talent_id: string }>(
+    const items = await keptAll<{ resolution_id: string; talent_id: string }>(
+      database,
       `SELECT resolution_id, talent_id FROM resolution_items WHERE resolution_id IN (${recent.map(() => "?").join(", ")}) ORDER BY resolution_id, position`,
       recent.map((r) => r.id),
     );
     for (const i of items) (talents.get(i.resolution_id) ?? talents.set(i.resolution_id, []).get(i.resolution_id)!).push(i.talent_id);
   }
-  const byProject = [...perProject.entries()].filter(([, p]) => p.served > 0).map(([id, p]) => ({ projectId: id, projectName: names.get(id)!, served: p.served, neverAudited: p.never }));
+  const byProject = perProject.map(([id, p]) => ({ projectId: id, projectName: names.get(id)!, served: p.served, neverAudited: p.never }));
   return {
     served,
     neverAudited: never,
     share: served === 0 ? null : Math.round((never / served) * 1000) / 1000,
     graceMinutes: AUDIT_GRACE_MS / 60_000,
     byProject: byProject.sort((a, b) => b.neverAudited - a.neverAudited || (a.projectName < b.projectName ? -1 : 1)),
-    byClient: [...byClient.values()].sort((a, b) => b.neverAudited - a.neverAudited || b.served - a.served),
+    byClient: [...sum.clients.values()].map((c) => ({ ...c })).sort((a, b) => b.neverAudited - a.neverAudited || b.served - a.served),
     recent: recent.map((r) => ({
       resolutionId: r.id,
       projectId: r.project_id,
@@ -289,15 +392,33 @@ export async function neverAudited(database: Database, organizationId: string, p
   };
 }
 
+type Fail = { talent_id: string; report_id: string; resolution_id: string; project_id: string; created_at: number; evidence: string; missing: string; note: string | null };
+const later = (a: Fail, b: Fail) => Number(a.created_at) > Number(b.created_at) || (Number(a.created_at) === Number(b.created_at) && a.report_id > b.report_id);
+
+/** The latest failing result per expertise, over periods. */
+const FAILS_FOLD: PeriodFold<Fail[], Map<string, Fail>> = {
+  init: () => new Map(),
+  add(acc, fails) {
+    for (const f of fails) {
+      const l = acc.get(f.talent_id);
+      if (!l || later(f, l)) acc.set(f.talent_id, f);
+    }
+  },
+  copy: (acc) => new Map(acc),
+};
+
 /** Expertises with at least one fail verdict on a resolution of the window, with the latest failing report. */
-export async function failingExpertises(database: Database, catalog: Catalog, org: { id: string; slug: string }, projects: ProjectRef[], w: Window) {
-  const adoption = (await talentAdoption(database, catalog, org, w)).filter((e) => e.kind === "expertise" && e.verdicts.fail > 0);
-  if (adoption.length === 0) return [];
-  // the latest failing result per expertise, over the window's resolutions a day at a time
-  type Fail = { talent_id: string; report_id: string; resolution_id: string; project_id: string; created_at: number; evidence: string; missing: string; note: string | null };
-  const latest: Fail[] = [];
-  const periods = await eachPeriod(database, `fails|${org.id}`, w.fromDay, w.toDay, (from, to) =>
-    database.all<Fail>(
+export async function failingExpertises(database: Database, catalog: Catalog, org: { id: string; slug: string }, projects: readonly ProjectRef[], w: Window) {
+  const adoption = await talentAdoption(database, catalog, org, w);
+  if (!adoption.some((e) => e.kind === "expertise" && e.verdicts.fail > 0)) return NO_FAILING;
+  // the latest failing result per expertise, over the window's resolutions a period at a time
+  const byTalent = await foldWindow(
+    database,
+    `fails|${org.id}`,
+    w.fromDay,
+    w.toDay,
+    (from, to) =>
+      database.all<Fail>(
         `SELECT talent_id, report_id, resolution_id, project_id, created_at, evidence, missing, note FROM (
            SELECT rr.talent_id, rep.id AS report_id, rep.resolution_id, rep.project_id, rep.created_at, rr.evidence, rr.missing, rr.note,
              row_number() OVER (PARTITION BY rr.talent_id ORDER BY rep.created_at DESC, rep.id DESC) AS k
@@ -307,12 +428,19 @@ export async function failingExpertises(database: Database, catalog: Catalog, or
          ) WHERE k = 1`,
         [org.id, from, to],
       ),
+    FAILS_FOLD,
   );
-  latest.push(...periods.flat());
-  latest.sort((a, b) => Number(a.created_at) - Number(b.created_at) || (a.report_id < b.report_id ? -1 : 1)); // the newest last: it wins below
-  const byTalent = new Map(latest.map((l) => [l.talent_id, l]));
+  return keptAnswer(failingAnswers, adoption, [byTalent, projects], () => failingAnswer(adoption, byTalent, projects));
+}
+
+/** No failing expertise: one object, so the page keeps what it drew for it. */
+const NO_FAILING: ReturnType<typeof failingAnswer> = [];
+const failingAnswers = new WeakMap<object, { deps: unknown[]; out: ReturnType<typeof failingAnswer> }>();
+
+function failingAnswer(adoption: readonly AdoptionEntry[], byTalent: Map<string, Fail>, projects: readonly ProjectRef[]) {
   const names = new Map(projects.map((p) => [p.id, p.name]));
   return adoption
+    .filter((e) => e.kind === "expertise" && e.verdicts.fail > 0)
     .sort((a, b) => b.verdicts.fail - a.verdicts.fail || (a.id < b.id ? -1 : 1))
     .map((e) => {
       const l = byTalent.get(e.id);
@@ -342,7 +470,7 @@ export async function failingExpertises(database: Database, catalog: Catalog, or
 }
 
 /** `GET /web/orgs/current/insights`. */
-export async function insights(database: Database, catalog: Catalog, org: { id: string; slug: string }, projects: ProjectRef[], w: Window, now = Date.now()) {
+export async function insights(database: Database, catalog: Catalog, org: { id: string; slug: string }, projects: readonly ProjectRef[], w: Window, now = Date.now()) {
   return {
     organizationId: org.id,
     ...windowView(w),

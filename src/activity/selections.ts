@@ -5,6 +5,7 @@
  * its installed talents (migration 0002), so a new, deleted or changed selection reads afresh.
  */
 import type { Database } from "../db/client";
+import { keptGet } from "../db/versionMemo";
 
 export interface OrgSelectionRow {
   project_id: string;
@@ -16,12 +17,13 @@ export interface OrgSelectionRow {
   updated_at: number;
 }
 
+/** The organization's projects and their selection revisions, read once per data version. */
+const FINGERPRINT_SQL = "SELECT group_concat(id || ':' || selection_rev, ',') AS fp FROM (SELECT id, selection_rev FROM projects WHERE organization_id = ? ORDER BY id)";
 const memos = new WeakMap<Database, Map<string, { fingerprint: string; rows: OrgSelectionRow[] }>>();
 
 /** The installed rows of every project of the organization, by project and installation order. */
 export async function orgSelections(database: Database, organizationId: string): Promise<{ fingerprint: string; rows: readonly OrgSelectionRow[] }> {
-  const fingerprint =
-    (await database.get<{ fp: string | null }>("SELECT group_concat(id || ':' || selection_rev, ',') AS fp FROM (SELECT id, selection_rev FROM projects WHERE organization_id = ? ORDER BY id)", [organizationId]))?.fp ?? "";
+  const fingerprint = (await keptGet<{ fp: string | null }>(database, FINGERPRINT_SQL, [organizationId]))?.fp ?? "";
   let memo = memos.get(database);
   if (!memo) memos.set(database, (memo = new Map()));
   const hit = memo.get(organizationId);

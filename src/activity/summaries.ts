@@ -123,7 +123,7 @@ function dayLine(d: { day: number; t: Tally }) {
  * by client) and its days (events, failed, resolutions, reports, verdicts), plus the
  * organization's totals and days. Projects with the most events first.
  */
-export async function organizationSummary(database: Database, organizationId: string, projects: { id: string; name: string }[], w: Window) {
+export async function organizationSummary(database: Database, organizationId: string, projects: readonly { id: string; name: string }[], w: Window) {
   const orgTotal = newTally();
   const orgDays = new Map<number, Tally>();
   for (let day = w.fromDay; day <= w.toDay; day++) orgDays.set(day, newTally());

@@ -28,7 +28,8 @@ export async function keptAll<T>(database: Database, sql: string, args: InValue[
   return keptRead(database, sql, args, () => database.all<T>(sql, args));
 }
 
-async function keptRead<T>(database: Database, sql: string, args: InValue[], read: () => Promise<T>): Promise<T> {
+/** Any value read from the database, kept for the current data version by a group (e.g. a statement) and arguments. */
+export async function keptRead<T>(database: Database, sql: string, args: InValue[], read: () => Promise<T>): Promise<T> {
   const version = database.dataVersion();
   if (version === null) return read();
   let k = kept.get(database);

@@ -12,6 +12,7 @@ import type { Catalog } from "../catalog/catalog";
 import type { Talent, Triggers } from "../catalog/format";
 import type { Database } from "../db/client";
 import { getBlobs } from "../db/blobs";
+import { keptAll } from "../db/versionMemo";
 import { refOf, validateExpertise } from "./verify";
 
 export interface ServableExpertise {
@@ -77,7 +78,7 @@ const SELECT = `SELECT e.id AS expertise_id, e.slug AS slug, o.slug AS org_slug,
   JOIN organizations o ON o.id = e.organization_id
   JOIN expertise_versions v ON v.expertise_id = e.id`;
 
-async function toServable(database: Database, rows: VersionRow[]): Promise<ServableExpertise[]> {
+async function toServable(database: Database, rows: readonly VersionRow[]): Promise<ServableExpertise[]> {
   const out: ServableExpertise[] = [];
   for (const row of rows) {
     const talent = await talentOfVersion(database, row);
@@ -87,15 +88,20 @@ async function toServable(database: Database, rows: VersionRow[]): Promise<Serva
 }
 
 /** Active, not deleted expertises of an organization, each at its latest published version, by slug. */
-export async function listServableExpertises(database: Database, organizationId: string, _catalog: Catalog): Promise<ServableExpertise[]> {
-  const rows = await database.all<VersionRow>(
-    `${SELECT} AND v.version = e.published_version
-     WHERE e.organization_id = ? AND e.status = 'active' AND e.deleted_at IS NULL
-     ORDER BY e.slug`,
-    [organizationId],
-  );
-  return toServable(database, rows);
+export async function listServableExpertises(database: Database, organizationId: string, _catalog: Catalog): Promise<readonly ServableExpertise[]> {
+  // rows kept for the data version, and what they serve kept by the rows (versions are frozen, blobs content-addressed)
+  const rows = await keptAll<VersionRow>(database, SERVABLE_SQL, [organizationId]);
+  const hit = servableOf.get(rows);
+  if (hit) return hit;
+  const out = await toServable(database, rows);
+  servableOf.set(rows, out);
+  return out;
 }
+
+const SERVABLE_SQL = `${SELECT} AND v.version = e.published_version
+     WHERE e.organization_id = ? AND e.status = 'active' AND e.deleted_at IS NULL
+     ORDER BY e.slug`;
+const servableOf = new WeakMap<readonly VersionRow[], readonly ServableExpertise[]>();
 
 /** One by ref (`@org/slug`) within the organization, or undefined if unknown/not active/deleted/never published. */
 export async function getServableExpertise(database: Database, organizationId: string, ref: string, _catalog: Catalog): Promise<ServableExpertise | undefined> {

@@ -1,7 +1,7 @@
 /** Projects of an organization: create, list, read, delete (the database cascades the rest). */
 import { and, desc, eq, getTableColumns, gt, isNull } from "drizzle-orm";
 import type { Database, Tx } from "../db/client";
-import { keptGet } from "../db/versionMemo";
+import { keptAll, keptGet } from "../db/versionMemo";
 import { apiKeys, keyTombstones, oauthTokens, projects } from "../db/schema";
 import { notFound } from "../http/errors";
 import { newId } from "../lib/ids";
@@ -27,9 +27,12 @@ const PROJECT_SELECT = `SELECT id, organization_id AS organizationId, name, desc
   created_at AS createdAt, updated_at AS updatedAt, repository FROM projects`;
 
 /** Projects of an organization, newest first. */
-export async function listProjects(database: Database, organizationId: string): Promise<Project[]> {
-  return database.all<Project>(`${PROJECT_SELECT} WHERE organization_id = ? ORDER BY created_at DESC`, [organizationId]);
+export async function listProjects(database: Database, organizationId: string): Promise<readonly Project[]> {
+  return keptAll<Project>(database, LIST_SQL, [organizationId]);
 }
+
+/** The organization's projects, newest first: read once per data version (kept rows are shared, never changed). */
+const LIST_SQL = `${PROJECT_SELECT} WHERE organization_id = ? ORDER BY created_at DESC`;
 
 /** A project of the organization, or 404 (another organization's project is hidden the same way). */
 export async function getProject(database: Database | Tx, organizationId: string, projectId: string): Promise<Project> {

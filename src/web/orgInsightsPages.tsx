@@ -15,6 +15,7 @@ import { listProjects } from "../projects/service";
 import { StackedBars, StackedColumns } from "./charts";
 import { pageContext } from "./context";
 import { Layout, page } from "./layout";
+import { HtmlByObject } from "./memo";
 import { adminOrg } from "./orgExpertisesPages";
 
 type Insights = Awaited<ReturnType<typeof insights>>;
@@ -55,203 +56,240 @@ const LISTED = 20;
 
 const KEY_REASON: Record<string, string> = { expired: "expired", expiring: "expires soon", never_used: "never used", unused: "not used lately" };
 
+/**
+ * Each section of the insights page is drawn once per answer: the answers are the same objects
+ * while nothing changed (src/activity/dayMemo.ts keptAnswer), so a view with no commit since the
+ * last draws nothing (src/web/memo.ts).
+ */
+const drawn = { failed: new HtmlByObject<object, null>(() => true), keys: new HtmlByObject<object, null>(() => true), selections: new HtmlByObject<object, null>(() => true), audit: new HtmlByObject<object, null>(() => true), failing: new HtmlByObject<object, null>(() => true) };
+
 function InsightsBody(props: { d: Insights }) {
   const d = props.d;
-  const f = d.failedCalls;
+  return (
+    <>
+      {drawn.failed.render(d.failedCalls, null, () => <FailedSection f={d.failedCalls} />)}
+      {drawn.keys.render(d.keys, null, () => <KeysSection keys={d.keys} />)}
+      {drawn.selections.render(d.projects, null, () => <SelectionsSection projects={d.projects} />)}
+      {drawn.audit.render(d.neverAudited, null, () => <AuditSection a={d.neverAudited} />)}
+      {drawn.failing.render(d.expertises, null, () => <FailingSection expertises={d.expertises} />)}
+    </>
+  );
+}
+
+function FailedSection(props: { f: Insights["failedCalls"] }) {
+  const f = props.f;
   const codes = f.byCode.slice(0, 7).map((c) => c.code ?? String(c.status));
   const other = f.byCode.length > 7;
   const series = [...codes, ...(other ? ["other"] : [])].map((label) => ({ label }));
   const values = series.map((s) => f.byDay.map((day) => (s.label === "other" ? Object.entries(day.byCode).filter(([k]) => !codes.includes(k)).reduce((n, [, v]) => n + v, 0) : (day.byCode[s.label] ?? 0))));
   return (
-    <>
-      <section class="card" id="failed" aria-labelledby="failed-h">
-        <h2 id="failed-h">Failed calls by code</h2>
-        {f.total === 0 ? (
-          <p class="muted">No failed call in the window.</p>
-        ) : (
-          <>
-            <p>
-              <strong>{f.total}</strong> failed calls of agents, hooks and CI on the key API.
-            </p>
-            <StackedColumns
-              title="Failed calls per day by error code"
-              description={`${f.total} failed calls over ${f.byDay.length} days; the table below lists them by code.`}
-              labels={f.byDay.map((x) => x.date.slice(5))}
-              series={series}
-              values={values}
-            />
-            <table>
-              <caption class="visually-hidden">Failed calls by error code</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Code</th>
-                  <th scope="col">Calls</th>
-                  <th scope="col">Last</th>
-                  <th scope="col">Projects (fix there)</th>
-                </tr>
-              </thead>
-              <tbody>
-                {f.byCode.map((c) => (
-                  <tr>
-                    <td>
-                      <code>{c.code ?? "—"}</code> <span class="muted small">{c.status}</span>
-                    </td>
-                    <td>{c.count}</td>
-                    <td class="small">{when(c.lastAt)}</td>
-                    <td class="small">
-                      {c.projects.slice(0, 5).map((p) => (
-                        <span>
-                          <a href={projectHref(p.projectId, c.status === 401 || c.status === 403 ? "keys" : "activity")}>{p.projectName}</a> ({p.count}){" "}
-                        </span>
-                      ))}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </>
-        )}
-      </section>
-      <section class="card" id="keys" aria-labelledby="keys-h">
-        <h2 id="keys-h">Keys to review</h2>
-        {d.keys.length === 0 ? (
-          <p class="muted">No key is expired, expiring, or unused.</p>
-        ) : (
-          <table>
-            <caption class="visually-hidden">Keys expired, expiring or unused</caption>
-            <thead>
-              <tr>
-                <th scope="col">Key</th>
-                <th scope="col">Project</th>
-                <th scope="col">Why</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Last used</th>
-              </tr>
-            </thead>
-            <tbody>
-              {d.keys.map((k) => (
-                <tr>
-                  <td>
-                    <a href={projectHref(k.projectId, "keys")}>{k.name}</a>
-                    {k.automation ? <span class="tag">automation</span> : null}
-                  </td>
-                  <td>
-                    <a href={projectHref(k.projectId)}>{k.projectName}</a>
-                  </td>
-                  <td class={k.reason === "expired" ? "error" : undefined}>{KEY_REASON[k.reason]}</td>
-                  <td class="small">{when(k.expiresAt)}</td>
-                  <td class="small">{when(k.lastUsedAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </section>
-      <section class="card" id="selections" aria-labelledby="selections-h">
-        <h2 id="selections-h">Projects with missing prerequisites or conflicts</h2>
-        {d.projects.length === 0 ? (
-          <p class="muted">Every project's selection is complete and free of conflicts.</p>
-        ) : (
-          <ul>
-            {d.projects.map((p) => (
-              <li>
-                <a href={projectHref(p.projectId)}>{p.projectName}</a>
-                {p.missingPrerequisites.length > 0 ? <span class="error small"> · missing {p.missingPrerequisites.map((m) => m.id).join(", ")}</span> : null}
-                {p.conflicts.length > 0 ? <span class="error small"> · conflicts {p.conflicts.map((c) => `${c.a} ↔ ${c.b}`).join(", ")}</span> : null}
-                {p.disabledDependencies.length > 0 ? <span class="small"> · disabled dependencies {p.disabledDependencies.map((x) => x.id).join(", ")}</span> : null}
-                {p.unservable.length > 0 ? <span class="small"> · no longer servable {p.unservable.map((x) => x.id).join(", ")}</span> : null}
-              </li>
-            ))}
-          </ul>
-        )}
-      </section>
-      <section class="card" id="never-audited" aria-labelledby="audit-h">
-        <h2 id="audit-h">Resolutions served but never audited</h2>
-        <p>
-          <strong>{d.neverAudited.neverAudited}</strong> of {d.neverAudited.served} resolutions (older than {d.neverAudited.graceMinutes} minutes) never had their playbook fetched.
-        </p>
-        {d.neverAudited.byProject.filter((p) => p.neverAudited > 0).length > 0 ? (
-          <table>
-            <caption class="visually-hidden">Never-audited resolutions per project</caption>
-            <thead>
-              <tr>
-                <th scope="col">Project</th>
-                <th scope="col">Served</th>
-                <th scope="col">Never audited</th>
-              </tr>
-            </thead>
-            <tbody>
-              {d.neverAudited.byProject
-                .filter((p) => p.neverAudited > 0)
-                .slice(0, LISTED)
-                .map((p) => (
-                  <tr>
-                    <td>
-                      <a href={projectHref(p.projectId, "activity")}>{p.projectName}</a>
-                    </td>
-                    <td>{p.served}</td>
-                    <td>{p.neverAudited}</td>
-                  </tr>
-                ))}
-            </tbody>
-          </table>
-        ) : null}
-        {d.neverAudited.byProject.filter((p) => p.neverAudited > 0).length > LISTED ? (
-          <p class="small muted">…and {d.neverAudited.byProject.filter((p) => p.neverAudited > 0).length - LISTED} more projects (the {LISTED} with the most are listed).</p>
-        ) : null}
-        {d.neverAudited.byClient.filter((c) => c.neverAudited > 0).length > 0 ? (
-          <p class="small">
-            By development tool:{" "}
-            {d.neverAudited.byClient
-              .filter((c) => c.neverAudited > 0)
-              .map((c) => `${c.client ?? "key API"} ${c.neverAudited}/${c.served}`)
-              .join(" · ")}
+    <section class="card" id="failed" aria-labelledby="failed-h">
+      <h2 id="failed-h">Failed calls by code</h2>
+      {f.total === 0 ? (
+        <p class="muted">No failed call in the window.</p>
+      ) : (
+        <>
+          <p>
+            <strong>{f.total}</strong> failed calls of agents, hooks and CI on the key API.
           </p>
-        ) : null}
-      </section>
-      <section class="card" id="failing-expertises" aria-labelledby="failing-h">
-        <h2 id="failing-h">Expertises with failing verdicts</h2>
-        {d.expertises.length === 0 ? (
-          <p class="muted">No expertise had a fail verdict in the window.</p>
-        ) : (
+          <StackedColumns
+            title="Failed calls per day by error code"
+            description={`${f.total} failed calls over ${f.byDay.length} days; the table below lists them by code.`}
+            labels={f.byDay.map((x) => x.date.slice(5))}
+            series={series}
+            values={values}
+          />
           <table>
-            <caption class="visually-hidden">Expertises with fail verdicts</caption>
+            <caption class="visually-hidden">Failed calls by error code</caption>
             <thead>
               <tr>
-                <th scope="col">Expertise</th>
-                <th scope="col">Fail</th>
-                <th scope="col">Pass</th>
-                <th scope="col">Latest failure</th>
+                <th scope="col">Code</th>
+                <th scope="col">Calls</th>
+                <th scope="col">Last</th>
+                <th scope="col">Projects (fix there)</th>
               </tr>
             </thead>
             <tbody>
-              {d.expertises.map((e) => (
+              {f.byCode.map((c) => (
                 <tr>
                   <td>
-                    <a href={e.expertiseId ? `/org/expertises/${e.expertiseId}` : "/org/expertises"}>
-                      <code>{e.ref}</code>
-                    </a>
+                    <code>{c.code ?? "—"}</code> <span class="muted small">{c.status}</span>
                   </td>
-                  <td class="error">{e.verdicts.fail}</td>
-                  <td>{e.verdicts.pass}</td>
+                  <td>{c.count}</td>
+                  <td class="small">{when(c.lastAt)}</td>
                   <td class="small">
-                    {e.lastFail ? (
-                      <>
-                        {when(e.lastFail.at)} in <a href={projectHref(e.lastFail.projectId, "activity")}>{e.lastFail.projectName ?? e.lastFail.projectId}</a>
-                        {e.lastFail.evidence.length > 0 ? <> · {e.lastFail.evidence.map((x) => <code>{x} </code>)}</> : null}
-                        {e.lastFail.missing.length > 0 ? <> · missing: {e.lastFail.missing.join("; ")}</> : null}
-                      </>
-                    ) : (
-                      "—"
-                    )}
+                    {c.projects.slice(0, 5).map((p) => (
+                      <span>
+                        <a href={projectHref(p.projectId, c.status === 401 || c.status === 403 ? "keys" : "activity")}>{p.projectName}</a> ({p.count}){" "}
+                      </span>
+                    ))}
                   </td>
                 </tr>
               ))}
             </tbody>
           </table>
-        )}
-      </section>
-    </>
+        </>
+      )}
+    </section>
+  );
+}
+
+function KeysSection(props: { keys: Insights["keys"] }) {
+  return (
+    <section class="card" id="keys" aria-labelledby="keys-h">
+      <h2 id="keys-h">Keys to review</h2>
+      {props.keys.length === 0 ? (
+        <p class="muted">No key is expired, expiring, or unused.</p>
+      ) : (
+        <table>
+          <caption class="visually-hidden">Keys expired, expiring or unused</caption>
+          <thead>
+            <tr>
+              <th scope="col">Key</th>
+              <th scope="col">Project</th>
+              <th scope="col">Why</th>
+              <th scope="col">Expires</th>
+              <th scope="col">Last used</th>
+            </tr>
+          </thead>
+          <tbody>
+            {props.keys.map((k) => (
+              <tr>
+                <td>
+                  <a href={projectHref(k.projectId, "keys")}>{k.name}</a>
+                  {k.automation ? <span class="tag">automation</span> : null}
+                </td>
+                <td>
+                  <a href={projectHref(k.projectId)}>{k.projectName}</a>
+                </td>
+                <td class={k.reason === "expired" ? "error" : undefined}>{KEY_REASON[k.reason]}</td>
+                <td class="small">{when(k.expiresAt)}</td>
+                <td class="small">{when(k.lastUsedAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+function SelectionsSection(props: { projects: Insights["projects"] }) {
+  return (
+    <section class="card" id="selections" aria-labelledby="selections-h">
+      <h2 id="selections-h">Projects with missing prerequisites or conflicts</h2>
+      {props.projects.length === 0 ? (
+        <p class="muted">Every project's selection is complete and free of conflicts.</p>
+      ) : (
+        <ul>
+          {props.projects.map((p) => (
+            <li>
+              <a href={projectHref(p.projectId)}>{p.projectName}</a>
+              {p.missingPrerequisites.length > 0 ? <span class="error small"> · missing {p.missingPrerequisites.map((m) => m.id).join(", ")}</span> : null}
+              {p.conflicts.length > 0 ? <span class="error small"> · conflicts {p.conflicts.map((c) => `${c.a} ↔ ${c.b}`).join(", ")}</span> : null}
+              {p.disabledDependencies.length > 0 ? <span class="small"> · disabled dependencies {p.disabledDependencies.map((x) => x.id).join(", ")}</span> : null}
+              {p.unservable.length > 0 ? <span class="small"> · no longer servable {p.unservable.map((x) => x.id).join(", ")}</span> : null}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function AuditSection(props: { a: Insights["neverAudited"] }) {
+  return (
+    <section class="card" id="never-audited" aria-labelledby="audit-h">
+      <h2 id="audit-h">Resolutions served but never audited</h2>
+      <p>
+        <strong>{props.a.neverAudited}</strong> of {props.a.served} resolutions (older than {props.a.graceMinutes} minutes) never had their playbook fetched.
+      </p>
+      {props.a.byProject.filter((p) => p.neverAudited > 0).length > 0 ? (
+        <table>
+          <caption class="visually-hidden">Never-audited resolutions per project</caption>
+          <thead>
+            <tr>
+              <th scope="col">Project</th>
+              <th scope="col">Served</th>
+              <th scope="col">Never audited</th>
+            </tr>
+          </thead>
+          <tbody>
+            {props.a.byProject
+              .filter((p) => p.neverAudited > 0)
+              .slice(0, LISTED)
+              .map((p) => (
+                <tr>
+                  <td>
+                    <a href={projectHref(p.projectId, "activity")}>{p.projectName}</a>
+                  </td>
+                  <td>{p.served}</td>
+                  <td>{p.neverAudited}</td>
+                </tr>
+              ))}
+          </tbody>
+        </table>
+      ) : null}
+      {props.a.byProject.filter((p) => p.neverAudited > 0).length > LISTED ? (
+        <p class="small muted">…and {props.a.byProject.filter((p) => p.neverAudited > 0).length - LISTED} more projects (the {LISTED} with the most are listed).</p>
+      ) : null}
+      {props.a.byClient.filter((c) => c.neverAudited > 0).length > 0 ? (
+        <p class="small">
+          By development tool:{" "}
+          {props.a.byClient
+            .filter((c) => c.neverAudited > 0)
+            .map((c) => `${c.client ?? "key API"} ${c.neverAudited}/${c.served}`)
+            .join(" · ")}
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
+function FailingSection(props: { expertises: Insights["expertises"] }) {
+  return (
+    <section class="card" id="failing-expertises" aria-labelledby="failing-h">
+      <h2 id="failing-h">Expertises with failing verdicts</h2>
+      {props.expertises.length === 0 ? (
+        <p class="muted">No expertise had a fail verdict in the window.</p>
+      ) : (
+        <table>
+          <caption class="visually-hidden">Expertises with fail verdicts</caption>
+          <thead>
+            <tr>
+              <th scope="col">Expertise</th>
+              <th scope="col">Fail</th>
+              <th scope="col">Pass</th>
+              <th scope="col">Latest failure</th>
+            </tr>
+          </thead>
+          <tbody>
+            {props.expertises.map((e) => (
+              <tr>
+                <td>
+                  <a href={e.expertiseId ? `/org/expertises/${e.expertiseId}` : "/org/expertises"}>
+                    <code>{e.ref}</code>
+                  </a>
+                </td>
+                <td class="error">{e.verdicts.fail}</td>
+                <td>{e.verdicts.pass}</td>
+                <td class="small">
+                  {e.lastFail ? (
+                    <>
+                      {when(e.lastFail.at)} in <a href={projectHref(e.lastFail.projectId, "activity")}>{e.lastFail.projectName ?? e.lastFail.projectId}</a>
+                      {e.lastFail.evidence.length > 0 ? <> · {e.lastFail.evidence.map((x) => <code>{x} </code>)}</> : null}
+                      {e.lastFail.missing.length > 0 ? <> · missing: {e.lastFail.missing.join("; ")}</> : null}
+                    </>
+                  ) : (
+                    "—"
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
   );
 }
 
@@ -374,6 +412,9 @@ function AdoptionBody(props: { d: Adoption; sort: unknown; order: unknown }) {
   );
 }
 
+/** The adoption body drawn once per answer (the same object while nothing changed), window and order. */
+const adoptionDrawn = new HtmlByObject<object, { days: number; sort: string; order: string }>((a, b) => a.days === b.days && a.sort === b.sort && a.order === b.order);
+
 export function orgInsightsPages(deps: ComposedDeps) {
   const window = (query: Record<string, unknown>) => readWindow(query, deps.config.eventRetentionDays);
   return new Elysia()
@@ -417,7 +458,7 @@ export function orgInsightsPages(deps: ComposedDeps) {
           <p class="muted">
             How the talents and expertises of {org.name} are used across its {projects.length} projects in the last {w.days} days. See also <a href="/org/insights">insights</a>.
           </p>
-          <AdoptionBody d={d} sort={sort} order={order} />
+          {adoptionDrawn.render(d.talents, { days: d.days, sort, order }, () => <AdoptionBody d={d} sort={sort} order={order} />)}
         </Layout>,
       );
     });
