@@ -277,3 +277,27 @@ describe("insights and adoption memoize settled days (src/activity/dayMemo.ts; t
     expect((await atFault())[0]!.unservable.map((u) => u.id)).toEqual([ref]);
   });
 });
+
+describe("the pages /org/insights and /org/talent-adoption keep what they drew only while their answers are the same (nothing committed since)", () => {
+  test("a failed call, a designation and its audit show at the next view of each page", async () => {
+    const s = await loopProject(env);
+    const html = async (path: string) => {
+      const r = await s.owner.call("GET", path, undefined, { accept: "text/html" });
+      expect(r.status).toBe(200);
+      return r.text();
+    };
+    const failed = (h: string) => Number(/<strong>(\d+)<\/strong> failed calls/.exec(h)?.[1] ?? 0);
+    // the adoption table's cells of a talent: installed, active, designations, audit rate, …
+    const cells = (h: string, id: string) => [...(new RegExp(`<code>${id}</code>.*?</tr>`, "s").exec(h)?.[0] ?? "").matchAll(/<td>([^<]*)<\/td>/g)].map((m) => m[1]);
+    expect(failed(await html("/org/insights"))).toBe(0);
+    expect(failed(await html("/org/insights"))).toBe(0);
+    await s.api("POST", "/api/prepare-task", { talentIds: ["nope"] });
+    expect(failed(await html("/org/insights"))).toBe(1);
+    expect(cells(await html("/org/talent-adoption"), "typescript-strict").slice(0, 4)).toEqual(["1", "1", "0", "—"]);
+    const resolutionId = await s.prepare(["typescript-strict"]);
+    expect(cells(await html("/org/talent-adoption"), "typescript-strict").slice(0, 4)).toEqual(["1", "1", "1", "0 %"]);
+    expect((await s.api("GET", `/api/validation/playbook?resolutionId=${resolutionId}`)).status).toBe(200);
+    expect(cells(await html("/org/talent-adoption"), "typescript-strict").slice(0, 4)).toEqual(["1", "1", "1", "100 %"]);
+    expect(failed(await html("/org/insights"))).toBe(1);
+  });
+});
