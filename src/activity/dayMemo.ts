@@ -85,6 +85,12 @@ export interface PeriodFold<V, A> {
 export interface OpenRead<R, V> {
   /** Reads what the value depends on, independent of the time of the call (kept per data version). */
   read(from: number, to: number): Promise<R>;
+  /**
+   * Nothing from this time on counts: the periods not settled yet are read only up to it. A bound
+   * that moves with every call would defeat the keeping, so it is rounded (e.g. the audit grace's
+   * limit rounded up to 5 minutes) and `value` filters the rest.
+   */
+  end?: number;
   /** The period's value from what `read` returned, at this call's time: the same object while it is the same value (the answer is then the same object too). */
   value(raw: R, from: number, to: number): V;
 }
@@ -120,8 +126,10 @@ export async function foldWindow<V, A, R = V>(
   const version = database.dataVersion();
   if (version === null) {
     const acc = fold.init();
-    for (const [from, to] of periodsOf(fromDay, toDay, now, limit)) {
-      fold.add(acc, opts.open && to > limit ? opts.open.value(await opts.open.read(from, to), from, to) : await read(from, to));
+    for (const [from, periodEnd] of periodsOf(fromDay, toDay, now, limit)) {
+      const to = periodEnd > limit ? Math.min(periodEnd, opts.open?.end ?? Infinity) : periodEnd;
+      if (to <= from) continue;
+      fold.add(acc, opts.open && periodEnd > limit ? opts.open.value(await opts.open.read(from, to), from, to) : await read(from, to));
       await new Promise((r) => setImmediate(r));
     }
     return acc;
@@ -151,7 +159,9 @@ export async function foldWindow<V, A, R = V>(
   const open = periods.filter(([, to]) => to > limit);
   if (open.length === 0) return base;
   const values: V[] = [];
-  for (const [from, to] of open) {
+  for (const [from, periodEnd] of open) {
+    const to = Math.min(periodEnd, opts.open?.end ?? Infinity);
+    if (to <= from) continue;
     // kept for the data version (versionMemo.ts): read again after any commit
     if (opts.open) {
       const { read: readOpen, value } = opts.open;

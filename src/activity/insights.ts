@@ -260,6 +260,8 @@ const AUDIT_FOLD: PeriodFold<AuditPeriod, AuditSum> = {
   }),
 };
 
+/** The unsettled resolutions of never-audited are read up to the grace's limit rounded up to this. */
+const OPEN_SLICE_MS = 5 * 60_000;
 /** The value of an unsettled period's rows, by how many of them were past the grace. */
 const openValues = new WeakMap<object, { k: number; value: AuditPeriod }>();
 
@@ -318,7 +320,8 @@ export async function neverAudited(database: Database, organizationId: string, p
       now,
       limit: until,
       open: {
-        // the resolutions of the last hour or two one by one, so the grace is applied at each call's time
+        // the resolutions of the last hour or so one by one, so the grace is applied at each call's time; none younger than the grace rounded up to 5 minutes
+        end: Math.ceil(until / OPEN_SLICE_MS) * OPEN_SLICE_MS,
         read: (from, to) =>
           database.all<Recent & { audited: number }>(
             `SELECT r.id, r.project_id, r.created_at, r.via, r.author_type, r.author_id, ${PREPARED_BY} AS client, ${AUDITED} AS audited
