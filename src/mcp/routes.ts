@@ -8,7 +8,9 @@
  *   3. bearer (project key or OAuth access token) valid for this URL        → 401 + resource_metadata
  *      (then the key guard's own 403 not_a_member / organization_not_approved / 404)
  *   4. a tools/call needs the tool's scope                                  → 403 insufficient_scope
- *   5. POST → the SDK transport (JSON responses); GET → 405 (no server-initiated messages in
+ *   5. POST → a plain tools/call straight to its backend request (server.ts fastToolCall, the
+ *      SDK's answer without building its server), anything else the SDK transport (JSON
+ *      responses); GET → 405 (no server-initiated messages in
  *      stateless mode, as the SDK's stateless example); DELETE → the transport (200).
  * Tool calls become requests to the key API through `app.handle` with the caller's own
  * Authorization header; the adapter itself reads no database.
@@ -166,7 +168,9 @@ export function mcpRoutes(deps: AppDeps, backend: Backend) {
       return { status: res.status, text: await res.text() };
     };
 
-    const { createMcpServer, WebStandardStreamableHTTPServerTransport } = await loadSdk();
+    const { createMcpServer, fastToolCall, WebStandardStreamableHTTPServerTransport } = await loadSdk();
+    const fast = await fastToolCall(request, body, call, principal.projectId);
+    if (fast) return fast;
     const server = createMcpServer(call, principal.projectId);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {

@@ -5,17 +5,18 @@
  * into one backend request through `call` and hands the answer back as is.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { objectFromShape } from "@modelcontextprotocol/sdk/server/zod-compat.js";
+import { normalizeObjectSchema, objectFromShape, safeParseAsync } from "@modelcontextprotocol/sdk/server/zod-compat.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import {
   ErrorCode,
+  SUPPORTED_PROTOCOL_VERSIONS,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod";
 import { PROMPTS } from "./prompts";
-import { LOOP, TOOLS, type BackendCall } from "./tools";
+import { LOOP, TOOLS, TOOLS_BY_NAME, type BackendCall } from "./tools";
 
 /** A backend answer: status and the body as text (JSON for every key-API route). */
 export interface BackendAnswer {
@@ -239,4 +240,51 @@ export function createMcpServer(call: CallBackend, projectId: string): McpServer
  */
 function announceOnlyWhatIsTrue(server: McpServer): void {
   server.server.registerCapabilities({ tools: { listChanged: undefined }, resources: { listChanged: undefined }, prompts: { listChanged: undefined } });
+}
+
+/** Switched off by a test to compare the two paths' answers; `answered` counts the calls it answered. */
+export const fastPath = { enabled: true, answered: 0 };
+
+const CALL_PARAMS = new Set(["name", "arguments", "_meta"]);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const mediaType = (h: string | null) => (h ?? "").split(";")[0]!.trim().toLowerCase();
+
+/**
+ * A `tools/call` answered without building the SDK's server (issue 19 target 5a: the server and
+ * transport built per request, and their zod checks of each message, cost about three times the
+ * backend call). Only the plain case: one JSON-RPC request `{jsonrpc: "2.0", id, method:
+ * "tools/call", params: {name, arguments?, _meta?}}` of a known tool whose arguments pass its
+ * schema, with the headers the transport demands (Accept naming both JSON and SSE, Content-Type
+ * application/json, a supported MCP-Protocol-Version or none). Anything else — a batch, an
+ * unknown tool, arguments the schema refuses, a task — returns null and goes to the SDK, which
+ * answers it as the specification says. The answer is what the SDK sends for the same call
+ * (`McpServer`'s tools/call handler: validated arguments, the handler's result, a thrown error
+ * as an `isError` result; the protocol's `{result, jsonrpc, id}`; the transport's 200 with
+ * Content-Type application/json): test/mcp.fastpath.test.ts compares the two.
+ */
+export async function fastToolCall(request: Request, body: unknown, call: CallBackend, projectId: string): Promise<Response | null> {
+  if (!fastPath.enabled || request.method !== "POST" || !isObject(body)) return null;
+  if (body.jsonrpc !== "2.0" || body.method !== "tools/call" || !(typeof body.id === "string" || Number.isSafeInteger(body.id))) return null;
+  const keys = Object.keys(body);
+  if (keys.length !== 4 || !keys.every((k) => k === "jsonrpc" || k === "id" || k === "method" || k === "params")) return null;
+  const params = body.params;
+  if (!isObject(params) || typeof params.name !== "string" || !Object.keys(params).every((k) => CALL_PARAMS.has(k))) return null;
+  if (params.arguments !== undefined && !isObject(params.arguments)) return null;
+  if (params._meta !== undefined && !isObject(params._meta)) return null;
+  const tool = TOOLS_BY_NAME.get(params.name);
+  if (!tool) return null;
+  const accept = request.headers.get("accept") ?? "";
+  if (!accept.includes("application/json") || !accept.includes("text/event-stream") || mediaType(request.headers.get("content-type")) !== "application/json") return null;
+  const version = request.headers.get("mcp-protocol-version");
+  if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return null;
+  const parsed = await safeParseAsync(normalizeObjectSchema(INPUT_SCHEMAS.get(tool.name)!) ?? INPUT_SCHEMAS.get(tool.name)!, params.arguments ?? {});
+  if (!parsed.success) return null;
+  let result: CallToolResult;
+  try {
+    result = toToolResult(await call(tool.toRequest(parsed.data as Record<string, unknown>, projectId), tool.name));
+  } catch (error) {
+    result = { content: [{ type: "text", text: error instanceof Error ? error.message : String(error) }], isError: true };
+  }
+  fastPath.answered++;
+  return new Response(JSON.stringify({ result, jsonrpc: "2.0", id: body.id }), { status: 200, headers: { "Content-Type": "application/json" } });
 }
