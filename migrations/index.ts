@@ -9,6 +9,7 @@ import m4 from "./0004_web_rest.sql" with { type: "text" };
 import m5 from "./0005_activity_summaries.sql" with { type: "text" };
 import m6 from "./0006_lethal_absorbing_man.sql" with { type: "text" };
 import m7 from "./0007_sso_domains.sql" with { type: "text" };
+import m8 from "./0008_config_epoch.sql" with { type: "text" };
 
 export const migrations: EmbeddedMigration[] = [
   { tag: "0000_init", sql: m0 },
@@ -19,4 +20,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0005_activity_summaries", sql: m5 },
   { tag: "0006_lethal_absorbing_man", sql: m6 },
   { tag: "0007_sso_domains", sql: m7 },
+  { tag: "0008_config_epoch", sql: m8 },
 ];

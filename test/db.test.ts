@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { jobInTransaction, openDatabase } from "../src/db/client";
+import { EPOCH_TABLES, NON_EPOCH_TABLES } from "../src/db/epoch";
 import type { WriteJob } from "../src/db/writeJob";
 import { migrate } from "../src/db/migrate";
 import { snapshotDatabase } from "../src/db/backup";
@@ -320,6 +321,50 @@ describe("dataVersion: the change counter hot-path caches are keyed by", () => {
     await database.write(async (tx) => void (await tx.run(sql`INSERT INTO dv VALUES (2)`)));
     expect(database.dataVersion()).not.toBe(v1); // no turn in between: the write cleared the memo
     other.close();
+    database.close();
+  });
+});
+
+describe("configEpoch: the clock of the configuration caches (src/db/epoch.ts, migration 0008)", () => {
+  test("every table is either a configuration table, with its three epoch triggers, or listed as activity; no table is both or neither", async () => {
+    const path = join(dir, "epoch-tables.db");
+    const database = await openDatabase(`file:${path}`);
+    await migrate(database.client);
+    const tables = (await database.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")).map((t) => t.name);
+    const triggers = new Set((await database.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger'")).map((t) => t.name));
+    const epoch = new Set<string>(EPOCH_TABLES);
+    const other = new Set<string>(NON_EPOCH_TABLES);
+    expect(tables.filter((t) => !epoch.has(t) && !other.has(t))).toEqual([]);
+    expect(tables.filter((t) => epoch.has(t) && other.has(t))).toEqual([]);
+    expect([...epoch].filter((t) => !tables.includes(t))).toEqual([]);
+    expect([...epoch].flatMap((t) => ["insert", "update", "delete"].map((e) => `${t}_epoch_${e}`)).filter((n) => !triggers.has(n))).toEqual([]);
+    database.close();
+  });
+
+  test("a change to a configuration table moves it — by this process at once, by another connection or process from the next turn; rows of the activity log (here a blob) and nothing at all leave it", async () => {
+    const path = join(dir, "epoch.db");
+    const database = await openDatabase(`file:${path}`);
+    await migrate(database.client);
+    await nextTurn();
+    const e0 = database.configEpoch()!;
+    expect(typeof e0).toBe("number");
+    await database.writeJob({ statements: [{ sql: "INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES ('usr_e1', 'e1@example.com', 'e1', 'user', 1, 1)" }] });
+    const e1 = database.configEpoch()!;
+    expect(e1).toBeGreaterThan(e0);
+    await database.writeJob({ statements: [{ sql: "INSERT INTO content_blobs (digest, content, size, created_at) VALUES ('sha256:e', 'x', 1, 1)" }] });
+    await nextTurn();
+    expect(database.configEpoch()).toBe(e1); // the activity log and its blobs do not move it…
+    expect(database.dataVersion()).not.toBeNull(); // …though the data version moved
+    const other = createClient({ url: `file:${path}` });
+    await other.execute("UPDATE users SET name = 'renamed' WHERE id = 'usr_e1'");
+    await nextTurn();
+    const e2 = database.configEpoch()!;
+    expect(e2).toBeGreaterThan(e1);
+    other.close();
+    const proc = Bun.spawn([process.execPath, "-e", `const D = require("libsql"); const d = new D(${JSON.stringify(path)}); d.exec("DELETE FROM users WHERE id = 'usr_e1'"); d.close();`], { cwd: ROOT });
+    expect(await proc.exited).toBe(0);
+    await nextTurn();
+    expect(database.configEpoch()!).toBeGreaterThan(e2);
     database.close();
   });
 });

@@ -229,6 +229,38 @@ describe("the key guard, evaluated on every call (spec Authentication 5)", () =>
     }
   });
 
+  test("the service's own activity commits (a prepare-task's resolution, trace events) keep the key and the selection cached; a configuration change drops them", async () => {
+    const { owner, project } = await orgWithProject(env);
+    await owner.post(`/web/projects/${project.id}/talents`, { talents: ["typescript-strict"] });
+    const k = await createKey(owner, project.id, ["prepare_task"]);
+    const prepare = () => withKey(env, k.value, "/api/prepare-task", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ talentIds: ["typescript-strict"] }) });
+    const reads: string[] = [];
+    const get = env.database.get;
+    env.database.get = (sql, args) => {
+      if (sql.includes("FROM api_keys k")) reads.push("key");
+      if (sql.includes("selection_rev")) reads.push("selection");
+      return get(sql, args);
+    };
+    try {
+      expect((await prepare()).status).toBe(201); // records the key's first use: a configuration change (once a minute at most)
+      await env.database.idle();
+      expect((await prepare()).status).toBe(201);
+      await nextTurn();
+      reads.length = 0;
+      for (let i = 0; i < 3; i++) {
+        expect((await prepare()).status).toBe(201); // each one commits a resolution
+        await nextTurn();
+      }
+      expect(reads).toEqual([]);
+      expect((await owner.patch(`/web/projects/${project.id}/talents/typescript-strict`, { enabled: false })).status).toBe(200); // a configuration change
+      await nextTurn();
+      expect((await prepare()).status).toBe(400); // the disabled talent is refused at once
+      expect(reads).toEqual(["key", "selection"]);
+    } finally {
+      env.database.get = get;
+    }
+  });
+
   test("x-svc-project sent with a key is ignored", async () => {
     const a = await orgWithProject(env);
     const b = await orgWithProject(env);

@@ -8,7 +8,7 @@
 import type { Catalog } from "../catalog/catalog";
 import type { Database } from "../db/client";
 import { iso } from "../lib/time";
-import { keptAll } from "../db/versionMemo";
+import { keptAll, keptRead } from "../db/versionMemo";
 import { listServableExpertises } from "../expertises/servable";
 import { diagnose } from "../resolution/doctor";
 import { withItems } from "../resolution/sources";
@@ -367,11 +367,9 @@ async function auditAnswer(database: Database, sum: AuditSum, projects: readonly
   const recent = sum.recent.filter((r) => names.has(r.project_id));
   const talents = new Map<string, string[]>();
   if (recent.length > 0) {
-    const items = await keptAll<{ resolution_id: string; talent_id: string }>(
-      database,
-      `SELECT resolution_id, talent_id FROM resolution_items WHERE resolution_id IN (${recent.map(() => "?").join(", ")}) ORDER BY resolution_id, position`,
-      recent.map((r) => r.id),
-    );
+    const itemsSql = `SELECT resolution_id, talent_id FROM resolution_items WHERE resolution_id IN (${recent.map(() => "?").join(", ")}) ORDER BY resolution_id, position`;
+    const ids = recent.map((r) => r.id);
+    const items = await keptRead(database, itemsSql, ids, () => database.all<{ resolution_id: string; talent_id: string }>(itemsSql, ids));
     for (const i of items) (talents.get(i.resolution_id) ?? talents.set(i.resolution_id, []).get(i.resolution_id)!).push(i.talent_id);
   }
   const byProject = perProject.map(([id, p]) => ({ projectId: id, projectName: names.get(id)!, served: p.served, neverAudited: p.never }));

@@ -189,17 +189,19 @@ export function refusedKeyOf(request: Request): KeyPrincipal | undefined {
 /** A key row with its scopes parsed once; null caches "no such key" (unknown costs what known costs). */
 type CachedKeyRow = KeyRow & { scopes: KeyScope[] };
 
-/** Key rows by hash, valid for one data version of the database (see Database.dataVersion). */
+/** Key rows by hash, valid for one configuration epoch of the database (see Database.configEpoch). */
 const keyCaches = new WeakMap<Database, { version: number; rows: Map<string, CachedKeyRow | null> }>();
 const KEY_CACHE_MAX = 10_000;
 
 /**
- * The key rows of the current data version: any commit anywhere (by this process or another)
- * changes it and drops them, so revocation, removal and approval changes are seen on the very
- * next call. Expiry and scope are still checked per call. Null for a libSQL server (no cache).
+ * The key rows of the current configuration epoch: any change to keys, tokens, projects,
+ * organizations or memberships, anywhere (by this process or another), bumps it and drops
+ * them, so revocation, removal and approval changes are seen on the very next call; the
+ * service's own activity commits (a prepare-task's resolution, trace events) keep them. Expiry
+ * and scope are still checked per call. Null for a libSQL server (no cache).
  */
 function currentKeyCache(database: Database): Map<string, CachedKeyRow | null> | null {
-  const version = database.dataVersion(); // read before any row: a row is never newer-labelled than it is
+  const version = database.configEpoch(); // read before any row: a row is never newer-labelled than it is
   if (version === null) return null;
   let cache = keyCaches.get(database);
   if (!cache || cache.version !== version) keyCaches.set(database, (cache = { version, rows: new Map() }));

@@ -41,6 +41,13 @@ export interface Database {
    * connection then rebuilt the WAL index under the server (SIGBUS; issue 11 §1).
    */
   dataVersion(): number | null;
+  /**
+   * The configuration epoch (src/db/epoch.ts): changes whenever any connection or process
+   * commits a change to a configuration table (keys, sessions, projects, selections, …), not
+   * with the activity log. Read at most once per event-loop turn and again after any write of
+   * this process, like dataVersion. Null for a libSQL server, or before migration 0008.
+   */
+  configEpoch(): number | null;
   /** Synchronous reads on the local read connection; null for a libSQL server (no sync client). */
   allSync: (<T>(sql: string, args?: InValue[]) => T[]) | null;
   /**
@@ -152,6 +159,7 @@ export async function openDatabase(
       return (await client.execute({ sql, args })).rows[0] as T | undefined;
     },
     dataVersion: reader ? reader.dataVersion : () => null,
+    configEpoch: reader ? reader.configEpoch : () => null,
     allSync: reader ? <T>(sql: string, args: InValue[] = []) => reader.all(sql, args) as T[] : null,
     all: async <T>(sql: string, args: InValue[] = []) => {
       if (reader) return reader.all(sql, args) as T[];
@@ -180,8 +188,17 @@ function preparedReader(url: string) {
   // together are concurrent with any other process's commit, and this process's own commits
   // clear the memo before their callers continue (openDatabase's `committing`).
   let memo: number | null = null;
+  let epoch: number | null | undefined;
   const forgetVersion = () => {
     memo = null;
+    epoch = undefined;
+  };
+  const readEpoch = (): number | null => {
+    try {
+      return (stmt("SELECT epoch FROM config_epoch WHERE id = 1").get() as { epoch: number } | undefined)?.epoch ?? null;
+    } catch {
+      return null; // not migrated yet: nothing is kept
+    }
   };
   return {
     get: (sql: string, args: InValue[]) => stmt(sql).get(...args),
@@ -192,6 +209,14 @@ function preparedReader(url: string) {
         setImmediate(forgetVersion);
       }
       return memo;
+    },
+    /** The configuration epoch (src/db/epoch.ts), read like the data version: once per turn and after this process's writes. */
+    configEpoch: (): number | null => {
+      if (epoch === undefined) {
+        epoch = readEpoch();
+        if (memo === null) setImmediate(forgetVersion);
+      }
+      return epoch;
     },
     forgetVersion,
     close: () => conn.close(),

@@ -1,10 +1,16 @@
 /**
- * Reads kept for one data version of the database (Database.dataVersion: any commit, by this
- * process or another, changes it), the way the key guard keeps key rows: the rows every page
- * reads first — the session, the person's organizations, the project — cost a query each, and
- * between two commits they cannot have changed. The version is read before the rows, so a row
- * is never labelled newer than it is; a libSQL server (no version) reads every time. Callers
- * must not mutate what they get.
+ * Reads kept while the database has not changed, the way the key guard keeps key rows: the rows
+ * every page reads first — the session, the person's organizations, the project — cost a query
+ * each, and between two changes they cannot have changed. Two clocks:
+ *
+ * - configuration rows (`keptGet`, `keptAll`): the configuration epoch (Database.configEpoch,
+ *   src/db/epoch.ts), which any change to a configuration table by anyone bumps, and which the
+ *   service's own activity commits (resolutions, reports, trace events) leave alone;
+ * - anything read from the activity log (`keptRead`): the data version (Database.dataVersion),
+ *   which every commit changes.
+ *
+ * The clock is read before the rows, so a row is never labelled newer than it is; a libSQL
+ * server (no clock) reads every time. Callers must not mutate what they get.
  */
 import type { InValue } from "@libsql/client";
 import type { Database } from "./client";
@@ -15,25 +21,29 @@ interface Kept {
   rows: Map<string, Map<string, unknown>>;
   size: number;
 }
-const kept = new WeakMap<Database, Kept>();
+const byEpoch = new WeakMap<Database, Kept>();
+const byDataVersion = new WeakMap<Database, Kept>();
 const KEPT_MAX = 10_000;
 
-/** `database.get` kept for the current data version, by SQL and arguments (misses included). */
+/** `database.get` of configuration rows, kept for the current configuration epoch, by SQL and arguments (misses included). */
 export async function keptGet<T>(database: Database, sql: string, args: InValue[]): Promise<T | undefined> {
-  return keptRead(database, sql, args, () => database.get<T>(sql, args));
+  return kept(byEpoch, database, database.configEpoch(), sql, args, () => database.get<T>(sql, args));
 }
 
-/** `database.all` kept for the current data version, by SQL and arguments. */
+/** `database.all` of configuration rows, kept for the current configuration epoch, by SQL and arguments. */
 export async function keptAll<T>(database: Database, sql: string, args: InValue[]): Promise<T[]> {
-  return keptRead(database, sql, args, () => database.all<T>(sql, args));
+  return kept(byEpoch, database, database.configEpoch(), sql, args, () => database.all<T>(sql, args));
 }
 
-/** Any value read from the database, kept for the current data version by a group (e.g. a statement) and arguments. */
-export async function keptRead<T>(database: Database, sql: string, args: InValue[], read: () => Promise<T>): Promise<T> {
-  const version = database.dataVersion();
+/** Any value read from the database (the activity log included), kept for the current data version by a group (e.g. a statement) and arguments. */
+export async function keptRead<T>(database: Database, group: string, args: InValue[], read: () => Promise<T>): Promise<T> {
+  return kept(byDataVersion, database, database.dataVersion(), group, args, read);
+}
+
+async function kept<T>(stores: WeakMap<Database, Kept>, database: Database, version: number | null, sql: string, args: InValue[], read: () => Promise<T>): Promise<T> {
   if (version === null) return read();
-  let k = kept.get(database);
-  if (!k || k.version !== version) kept.set(database, (k = { version, rows: new Map(), size: 0 }));
+  let k = stores.get(database);
+  if (!k || k.version !== version) stores.set(database, (k = { version, rows: new Map(), size: 0 }));
   let bySql = k.rows.get(sql);
   if (!bySql) k.rows.set(sql, (bySql = new Map()));
   const key = args.length === 1 ? String(args[0]) : args.join("\u0000");

@@ -74,14 +74,15 @@ async function readInstalled(database: Database, projectId: string): Promise<Ins
 
 /**
  * Every installed talent of a project, oldest first (read on every prepare-task, designable and
- * doctor call). Cached exactly: while nothing was committed (Database.dataVersion) the rows are
- * reused as they are; after a commit, one indexed read of projects.selection_rev, which triggers
+ * doctor call). Cached exactly: while no configuration changed (Database.configEpoch: the
+ * service's own resolutions and trace events leave it alone) the rows are reused as they are;
+ * after a change, one indexed read of projects.selection_rev, which triggers
  * bump on every change to installed_talents by any connection or process (migration
  * 0002_selection_rev), tells whether they still hold. Measured: the 50-row read cost about 200
  * µs of each prepare-task under load (docs/performance.md). The rows are frozen.
  */
 export async function listInstalled(database: Database, projectId: string): Promise<readonly InstalledRow[]> {
-  const version = database.dataVersion(); // read before anything: a label is never newer than its rows
+  const version = database.configEpoch(); // read before anything: a label is never newer than its rows
   if (version === null) return readInstalled(database, projectId);
   let cache = selectionCaches.get(database);
   if (!cache) selectionCaches.set(database, (cache = new Map()));
