@@ -179,7 +179,8 @@ describe("where ?_method= is not applied", () => {
     const o = await orgWithProject(env);
     const path = `/web/projects/${o.project.id}?_method=DELETE`;
     const body = `confirm=${encodeURIComponent(o.project.name)}`;
-    for (const headers of [{ origin: "https://evil.example", "sec-fetch-site": "cross-site" }, { origin: "null", "sec-fetch-site": "cross-site" }, { origin: "https://evil.example" }]) {
+    const attempts: Record<string, string>[] = [{ origin: "https://evil.example", "sec-fetch-site": "cross-site" }, { origin: "null", "sec-fetch-site": "cross-site" }, { origin: "https://evil.example" }];
+    for (const headers of attempts) {
       const r = await env.request(path, { method: "POST", headers: { cookie: o.owner.cookie!, "content-type": "application/x-www-form-urlencoded", ...headers }, body });
       expect(r.status).toBe(403);
       expect((await r.json()).error).toBe("csrf_rejected");
