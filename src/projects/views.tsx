@@ -205,12 +205,10 @@ export function KeysSection(props: { projectId: string; keys: KeyView[]; created
                 <td class="small">{k.lastUsedAt ? k.lastUsedAt.replace("T", " ").slice(0, 16) : "never"}</td>
                 <td>
                   {k.status === "active" ? (
-                    <form method="post" action={`${base}/${k.id}?_method=DELETE`} hx-delete={`${base}/${k.id}`} hx-confirm={confirmations.revokeKey(k.name).question} hx-target="#keys" hx-swap="outerHTML">
-                      <input type="hidden" name="return" value={`/projects/${props.projectId}?tab=keys`} />
-                      <button type="submit" class="danger small">
-                        Revoke<span class="visually-hidden"> {k.name}</span>
-                      </button>
-                    </form>
+                    // its form is after the key creation form (form="…"): the section's first form stays the creation
+                    <button type="submit" form={`revoke-${k.id}`} class="danger small" hx-delete={`${base}/${k.id}`} hx-confirm={confirmations.revokeKey(k.name).question} hx-target="#keys" hx-swap="outerHTML">
+                      Revoke<span class="visually-hidden"> {k.name}</span>
+                    </button>
                   ) : null}
                 </td>
               </tr>
@@ -239,6 +237,13 @@ export function KeysSection(props: { projectId: string; keys: KeyView[]; created
           <button type="submit">Create key</button>
         </p>
       </form>
+      {props.keys
+        .filter((k) => k.status === "active")
+        .map((k) => (
+          <form id={`revoke-${k.id}`} method="post" action={`${base}/${k.id}?_method=DELETE`}>
+            <input type="hidden" name="return" value={`/projects/${props.projectId}?tab=keys`} />
+          </form>
+        ))}
     </section>
   );
 }
