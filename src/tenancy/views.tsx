@@ -279,8 +279,8 @@ export function CodeHostingSection(props: { codeHosting: CodeHosting | null; adm
         )
       ) : (
         <>
+          {/* no `return` field: the route takes only the settings; the browser comes back to its Referer, /org */}
           <form method="post" action={`${route}?_method=PUT`} hx-put={route} hx-target="#code-hosting" hx-swap="outerHTML">
-            <input type="hidden" name="return" value="/org" />
             <label for="ch-provider">Provider</label>
             <select id="ch-provider" name="provider">
               {CODE_HOSTS.map((p) => (
