@@ -259,4 +259,73 @@ describe("the pages without JavaScript: every state-changing control posts a for
     expect((await o.owner.get(`/web/projects/${o.project.id}`)).status).toBe(200);
     await w.context.close();
   });
+
+  test("with JavaScript on, the same forms are htmx's as before: each destructive one asks once (its dialog, never the server's page), the section is swapped in place", async () => {
+    const o = await orgWithProject(live.env, "JS Still");
+    const pid = o.project.id;
+    await createKey(o.owner, pid, ["validate"], { name: "js hook" });
+    const member = await joinedMember(live.env, o.owner);
+    const w = await signedInPage(browser, live.base, o.owner.email, PASSWORD);
+    const page = w.page;
+    const dialogs: string[] = [];
+    page.on("dialog", (d) => {
+      dialogs.push(d.message());
+      void d.accept();
+    });
+    const posts: string[] = [];
+    page.on("request", (r) => {
+      if (r.method() !== "GET") posts.push(`${r.method()} ${new URL(r.url()).pathname}${new URL(r.url()).search}`);
+    });
+    const stillSamePage = () => page.evaluate(() => (window as unknown as { marker?: number }).marker === 1);
+    const mark = () => page.evaluate(() => ((window as unknown as { marker?: number }).marker = 1));
+
+    // a key revoked: one dialog, a DELETE (no _method), the keys section swapped
+    await page.goto(`${live.base}/projects/${pid}?tab=keys`);
+    await mark();
+    await page.click("#keys button:has-text('Revoke js hook')");
+    await page.waitForSelector("#keys .state.revoked");
+    expect(dialogs).toEqual(["Revoke the key “js hook”? Calls with it fail at once."]);
+    expect(posts).toEqual([`DELETE /web/projects/${pid}/keys/${(await o.owner.get(`/web/projects/${pid}/keys`)).body.keys[0].id}`]);
+    expect(await stillSamePage()).toBe(true);
+
+    // code hosting saved (PUT, no dialog) then cleared (one dialog), each swapped in place
+    await page.goto(`${live.base}/org`);
+    await mark();
+    posts.length = 0;
+    await page.fill("#ch-url", "https://gitlab.example.com/acme");
+    await page.selectOption("#ch-provider", "gitlab");
+    await page.click("#code-hosting button:has-text('Save code hosting')");
+    await page.waitForFunction(() => document.querySelector("#code-hosting .notice")?.textContent === "Code hosting saved.");
+    expect((await o.owner.get("/web/orgs/current/code-hosting")).body.codeHosting).toMatchObject({ provider: "gitlab", url: "https://gitlab.example.com/acme" });
+    await page.click("#code-hosting button:has-text('Clear')");
+    await page.waitForFunction(() => document.querySelector("#code-hosting")?.textContent?.includes("Code hosting cleared."));
+    expect((await o.owner.get("/web/orgs/current/code-hosting")).body.codeHosting).toBeNull();
+    expect(posts).toEqual(["PUT /web/orgs/current/code-hosting", "DELETE /web/orgs/current/code-hosting"]);
+    expect(dialogs.slice(1)).toEqual(["Clear the code hosting? Evidence is no longer linked to the repositories."]);
+    expect(await stillSamePage()).toBe(true);
+
+    // single sign-on removed: one dialog, then the page (HX-Redirect)
+    await o.owner.post("/web/orgs/current/sso", { type: "oidc", domains: ["js-still.example"], oidc: { issuer: "http://127.0.0.1:9", clientId: "c", clientSecret: "s" } });
+    await page.goto(`${live.base}/org/sso`);
+    await Promise.all([page.waitForLoadState("load"), page.click("button:has-text('Remove single sign-on')")]);
+    await page.waitForFunction(() => !document.body.textContent?.includes("Remove single sign-on"));
+    expect(dialogs.slice(2)).toEqual(["Remove single sign-on? People of these domains will sign in with passwords again."]);
+    expect((await o.owner.get("/web/orgs/current/sso")).body.sso).toBeNull();
+    expect(w.problems).toEqual([]);
+    await w.context.close();
+
+    // a member leaves: one dialog, then the home page
+    const mw = await signedInPage(browser, live.base, member.email, PASSWORD);
+    const memberDialogs: string[] = [];
+    mw.page.on("dialog", (d) => {
+      memberDialogs.push(d.message());
+      void d.accept();
+    });
+    await mw.page.goto(`${live.base}/org`);
+    await Promise.all([mw.page.waitForURL((u) => u.pathname === "/"), mw.page.click(`tr[data-member='${member.email}'] button:has-text('Leave JS Still')`)]);
+    expect(memberDialogs).toEqual(["Leave JS Still? You lose access to its projects at once, and your keys of its projects stop working."]);
+    expect(((await o.owner.get("/web/orgs/current/members")).body.members as { email: string }[]).map((m) => m.email)).not.toContain(member.email);
+    expect(mw.problems).toEqual([]);
+    await mw.context.close();
+  });
 });

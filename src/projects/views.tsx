@@ -240,9 +240,7 @@ export function KeysSection(props: { projectId: string; keys: KeyView[]; created
       {props.keys
         .filter((k) => k.status === "active")
         .map((k) => (
-          <form id={`revoke-${k.id}`} method="post" action={`${base}/${k.id}?_method=DELETE`}>
-            <input type="hidden" name="return" value={`/projects/${props.projectId}?tab=keys`} />
-          </form>
+          <form id={`revoke-${k.id}`} method="post" action={`${base}/${k.id}?_method=DELETE`}></form>
         ))}
     </section>
   );

@@ -104,7 +104,6 @@ export function MembersSection(props: { members: MemberView[]; viewer: { userId:
                 <td>
                   {roles.length > 0 ? (
                     <form class="inline" method="post" action={`${target}?_method=PATCH`} hx-patch={target} hx-target="#members" hx-swap="outerHTML" data-reset-on-error>
-                      <input type="hidden" name="return" value="/org" />
                       <label class="visually-hidden" for={`role-${m.userId}`}>
                         Role of {m.email}
                       </label>
@@ -127,14 +126,12 @@ export function MembersSection(props: { members: MemberView[]; viewer: { userId:
                 <td>
                   {self ? (
                     <form method="post" action={`${target}?_method=DELETE`} hx-delete={target} hx-target="#members" hx-swap="outerHTML" hx-confirm={confirmations.leave(props.orgName).question}>
-                      <input type="hidden" name="return" value="/org" />
                       <button type="submit" class="secondary small">
                         Leave {props.orgName}
                       </button>
                     </form>
                   ) : removable(viewer.role, m.role) ? (
                     <form method="post" action={`${target}?_method=DELETE`} hx-delete={target} hx-target="#members" hx-swap="outerHTML" hx-confirm={confirmations.removeMember(m.email, props.orgName).question}>
-                      <input type="hidden" name="return" value="/org" />
                       <button type="submit" class="danger small">
                         Remove<span class="visually-hidden"> {m.email}</span>
                       </button>
@@ -219,7 +216,6 @@ export function InvitationsSection(props: { invitations: InvitationView[]; baseU
                       </button>
                     </form>
                     <form method="post" action={`${base}/${i.id}?_method=DELETE`} hx-delete={`${base}/${i.id}`} hx-target="#invitations" hx-swap="outerHTML" hx-confirm={confirmations.revokeInvitation(i.email).question}>
-                      <input type="hidden" name="return" value="/org" />
                       <button type="submit" class="danger small">
                         Revoke<span class="visually-hidden"> the invitation of {i.email}</span>
                       </button>
@@ -296,7 +292,7 @@ export function CodeHostingSection(props: { codeHosting: CodeHosting | null; adm
             <p>
               <button type="submit">Save code hosting</button>{" "}
               {h ? (
-                // its own form (forms do not nest): without JavaScript it posts only `return`, not the fields above
+                // its own (empty) form, since forms do not nest: it posts none of the fields above
                 <button type="submit" form="code-hosting-clear" class="secondary" hx-delete={route} hx-target="#code-hosting" hx-swap="outerHTML" hx-confirm={confirmations.clearCodeHosting().question}>
                   Clear
                 </button>
@@ -304,9 +300,7 @@ export function CodeHostingSection(props: { codeHosting: CodeHosting | null; adm
             </p>
           </form>
           {h ? (
-            <form id="code-hosting-clear" method="post" action={`${route}?_method=DELETE`}>
-              <input type="hidden" name="return" value="/org" />
-            </form>
+            <form id="code-hosting-clear" method="post" action={`${route}?_method=DELETE`}></form>
           ) : null}
         </>
       )}
