@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test as bunTest } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { createKey, expertiseMd, joinedMember, orgWithProject } from "./helpers";
-import { axeViolations, expectOnlyStatus, launchChromium, servePage, signedInPage, submitForm, type WatchedPage } from "./browser-support";
+import { axeViolations, expectOnlyStatus, launchChromium, screenshot, servePage, signedInPage, submitForm, type WatchedPage } from "./browser-support";
 import { liveEnv, PASSWORD, type LiveEnv } from "./mcp-support";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 90_000);
@@ -89,6 +89,7 @@ describe("the pages without JavaScript: every state-changing control posts a for
 
     // 2. uninstall (DELETE): asked on a page; Cancel goes back and changes nothing; confirmed, it is gone
     await asked(w, "#installed button:has-text('Uninstall typescript-strict')", "Uninstall typescript-strict from this project?");
+    await screenshot(page, "nojs-confirm");
     await Promise.all([page.waitForURL((u) => u.pathname === `/projects/${pid}`), page.click("main a:text('Cancel')")]);
     expect((await installed())["typescript-strict"]).toBe("active");
     await asked(w, "#installed button:has-text('Uninstall typescript-strict')", "Uninstall typescript-strict from this project?");

@@ -73,7 +73,7 @@ export function expertiseRoutes(deps: AppDeps, guards: Guards) {
     }, { org: "member" })
     .delete("/:id", async ({ org, params, body, request }) => {
       ownerOrAdmin(org);
-      requireTypedName(request, body, (await findExpertise(db, org.id, params.id)).slug, "expertise");
+      await requireTypedName(request, body, async () => (await findExpertise(db, org.id, params.id)).slug, "expertise");
       await db.write((tx) => deleteExpertise(tx, org.id, params.id));
       return { deleted: params.id };
     }, { org: "member" })

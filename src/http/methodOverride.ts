@@ -36,11 +36,6 @@ const FORM_TYPES = new Set(["application/x-www-form-urlencoded", "multipart/form
 /** Requests whose method was taken from `_method` (a browser form, without JavaScript). */
 const overridden = new WeakSet<Request>();
 
-/** True when the request is a form post whose method came from `_method`. */
-export function isFormOverride(request: Request): boolean {
-  return overridden.has(request);
-}
-
 /**
  * What `_method` asks of a request: null when the rule does not look at it (not a POST, not under
  * /web/, no `_method`), the method to take, or why it is refused.
@@ -95,10 +90,11 @@ export async function requireConfirmation(request: Request, body: unknown, ask: 
 /**
  * A deletion posted by a form without JavaScript goes through only when its `confirm` field is
  * the name typed exactly (with JavaScript, app.js enables the button only then); else 400
- * `validation_failed` (issue `confirm`) and nothing is deleted.
+ * `validation_failed` (issue `confirm`) and nothing is deleted. `nameOf` is read only then.
  */
-export function requireTypedName(request: Request, body: unknown, name: string, what: string): void {
+export async function requireTypedName(request: Request, body: unknown, nameOf: () => Promise<string>, what: string): Promise<void> {
   if (!overridden.has(request)) return;
+  const name = await nameOf();
   const typed = formField(body, "confirm");
   if (typed === name) return;
   throw validationFailed(

@@ -37,7 +37,7 @@ export function projectRoutes(deps: AppDeps, guards: Guards) {
       body: t.Object({ name: t.Optional(t.String({ minLength: 1, maxLength: 100 })), description: t.Optional(t.String({ maxLength: 1000 })), repository: t.Optional(t.Union([Repository, t.Null(), t.Literal("")])) }, { minProperties: 1, error: "send at least one of name, description, repository" }),
     })
     .delete("/:id", async ({ org, params, body, request }) => {
-      requireTypedName(request, body, (await getProject(deps.database, org.id, params.id)).name, "project");
+      await requireTypedName(request, body, async () => (await getProject(deps.database, org.id, params.id)).name, "project");
       await deps.database.write((tx) => deleteProject(tx, org.id, params.id));
       touchAll(); // its resolutions went with it: memoized days of insights and adoption are stale
       return { deleted: params.id };
