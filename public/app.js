@@ -72,6 +72,11 @@
   });
 
   // typed confirmation: the submit button of form[data-confirm-name] works once the name is typed
+  // (the page sends it enabled: without JavaScript the server checks the typed name)
+  for (const form of document.querySelectorAll("form[data-confirm-name]")) {
+    const input = $('input[name="confirm"]', form);
+    $('button[type="submit"]', form).disabled = !input || input.value !== form.dataset.confirmName;
+  }
   document.addEventListener("input", (e) => {
     const form = e.target.closest("form[data-confirm-name]");
     if (form) $('button[type="submit"]', form).disabled = e.target.value !== form.dataset.confirmName;

@@ -38,8 +38,9 @@ export interface WatchedPage {
   problems: string[];
 }
 
-export async function newPage(browser: Browser): Promise<WatchedPage> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+/** `javaScript: false`: the page's scripts do not run (DESIGN §12: every page works without them); the test's own `evaluate` still does. */
+export async function newPage(browser: Browser, opts: { javaScript?: boolean } = {}): Promise<WatchedPage> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, javaScriptEnabled: opts.javaScript ?? true });
   const page = await context.newPage();
   const problems: string[] = [];
   page.on("console", (m) => {
@@ -114,8 +115,8 @@ export async function expectClean(w: WatchedPage, name?: string): Promise<void> 
 }
 
 /** A fresh browser context signed in on `base`/login as `email` (with clipboard access: the copy buttons). */
-export async function signedInPage(browser: Browser, base: string, email: string, password: string): Promise<WatchedPage> {
-  const w = await newPage(browser);
+export async function signedInPage(browser: Browser, base: string, email: string, password: string, opts: { javaScript?: boolean } = {}): Promise<WatchedPage> {
+  const w = await newPage(browser, opts);
   await w.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
   await w.page.goto(`${base}/login`);
   await w.page.fill("#email", email);

@@ -11,6 +11,7 @@ import type { AppDeps } from "../app";
 import type { Guards } from "../auth/guards";
 import { ROLE_RANK } from "../auth/session";
 import { validationFailed } from "../http/errors";
+import { requireTypedName } from "../http/methodOverride";
 import type { OrgMembership } from "../tenancy/service";
 import type { LifecycleOperation } from "./lifecycle";
 import { parseCreate, parseListQuery, parseOptionalRevision, parsePatch, parseTriggersBody, parseVersionParam } from "./model";
@@ -70,8 +71,9 @@ export function expertiseRoutes(deps: AppDeps, guards: Guards) {
       const row = await db.write((tx) => updateWorkingVersion(tx, org.id, params.id, input));
       return detailView(db, row, org.slug, catalog());
     }, { org: "member" })
-    .delete("/:id", async ({ org, params }) => {
+    .delete("/:id", async ({ org, params, body, request }) => {
       ownerOrAdmin(org);
+      await requireTypedName(request, body, async () => (await findExpertise(db, org.id, params.id)).slug, "expertise");
       await db.write((tx) => deleteExpertise(tx, org.id, params.id));
       return { deleted: params.id };
     }, { org: "member" })

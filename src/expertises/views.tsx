@@ -349,7 +349,7 @@ export function Editor(props: { e: ExpertiseDetail; draft?: Draft; server?: Serv
 export function TriggerConfirmForm(props: { id: string; revision: number; files: string[]; keywords: string[]; proposal?: TriggerProposal }) {
   const target = `${ROUTE}/${props.id}/triggers`;
   return (
-    <form hx-put={target} hx-swap="none" id="trigger-form">
+    <form method="post" action={`${target}?_method=PUT`} hx-put={target} hx-swap="none" id="trigger-form">
       <input type="hidden" name="expectedRevision" value={String(props.revision)} />
       <input type="hidden" name="return" value={pageOf(props.id)} />
       <div class="merge">
@@ -529,13 +529,13 @@ export function DeleteSection(props: { e: ExpertiseDetail }) {
     <section class="card danger-zone" aria-labelledby="delete-h">
       <h2 id="delete-h">Delete this expertise</h2>
       <p>It stops being served and designable at once, and leaves the list. Its slug stays reserved; resolutions that pinned a version still read and audit it.</p>
-      <form hx-delete={`${ROUTE}/${e.id}`} data-confirm-name={e.slug}>
+      <form method="post" action={`${ROUTE}/${e.id}?_method=DELETE`} hx-delete={`${ROUTE}/${e.id}`} data-confirm-name={e.slug}>
         <label for="confirm-name">
           Type <strong>{e.slug}</strong> to confirm
         </label>
         <input id="confirm-name" name="confirm" autocomplete="off" required />
         <p>
-          <button type="submit" class="danger" disabled>
+          <button type="submit" class="danger">
             Delete {e.ref}
           </button>
         </p>

@@ -179,6 +179,12 @@ export function edge(opts: EdgeOptions) {
   const metrics = opts.metrics ?? null;
   return new Elysia({ name: "edge" })
     .onRequest(({ request, set }) => {
+      const seen = meta.get(request);
+      if (seen) {
+        // handed to the app again by the method override (methodOverride.ts): the same request, its id kept
+        set.headers["x-request-id"] = seen.id;
+        return;
+      }
       const incoming = request.headers.get("x-request-id");
       const id = incoming && /^[A-Za-z0-9._-]{1,64}$/.test(incoming) ? incoming : ulid();
       meta.set(request, { id, start: performance.now(), startedAt: Date.now(), seq: ++arrivals });

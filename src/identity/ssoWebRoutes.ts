@@ -8,6 +8,8 @@ import type { AppDeps } from "../app";
 import type { Guards } from "../auth/guards";
 import { clientMeta } from "../http/client";
 import { notFound } from "../http/errors";
+import { requireConfirmation } from "../http/methodOverride";
+import { confirmations } from "../web/confirmations";
 import { recordSecurityEvent } from "./security";
 import { deleteSso, loadSso, markTested, publicSso, readSsoSettings, saveSso, testSso } from "./sso";
 
@@ -32,7 +34,11 @@ export function ssoWebRoutes(deps: AppDeps, guards: Guards) {
       });
       return publicSso(config, org.id, saved);
     }, { org: "admin" })
-    .delete("/", async ({ auth, org, request, server }) => {
+    .delete("/", async ({ auth, org, body, request, server }) => {
+      await requireConfirmation(request, body, async () => {
+        if (!(await loadSso(database, org.id))) throw notFound("This organization has no single sign-on.");
+        return confirmations.removeSso();
+      });
       await database.write(async (tx) => {
         if (!(await deleteSso(tx, org.id))) throw notFound("This organization has no single sign-on.");
         await recordSecurityEvent(tx, { kind: "sso.deleted", userId: auth.user.id, email: auth.user.email, ...clientMeta(request, server), detail: { organizationId: org.id } });

@@ -4,7 +4,9 @@ import { Elysia, t } from "elysia";
 import type { AppDeps } from "../app";
 import type { Guards } from "../auth/guards";
 import { KEY_SCOPES, type KeyScope } from "../db/schema";
-import { validationFailed } from "../http/errors";
+import { notFound, validationFailed } from "../http/errors";
+import { requireConfirmation, requireTypedName } from "../http/methodOverride";
+import { confirmations } from "../web/confirmations";
 import { recordSecurityEvent } from "../identity/security";
 import { createKey, isScope, KEY_NAME_MAX, listKeys, revokeKey } from "./keys";
 import { createProject, deleteProject, getProject, listProjects, updateProject, type Project } from "./service";
@@ -34,7 +36,8 @@ export function projectRoutes(deps: AppDeps, guards: Guards) {
       org: "member",
       body: t.Object({ name: t.Optional(t.String({ minLength: 1, maxLength: 100 })), description: t.Optional(t.String({ maxLength: 1000 })), repository: t.Optional(t.Union([Repository, t.Null(), t.Literal("")])) }, { minProperties: 1, error: "send at least one of name, description, repository" }),
     })
-    .delete("/:id", async ({ org, params }) => {
+    .delete("/:id", async ({ org, params, body, request }) => {
+      await requireTypedName(request, body, async () => (await getProject(deps.database, org.id, params.id)).name, "project");
       await deps.database.write((tx) => deleteProject(tx, org.id, params.id));
       touchAll(); // its resolutions went with it: memoized days of insights and adoption are stale
       return { deleted: params.id };
@@ -76,8 +79,13 @@ export function projectRoutes(deps: AppDeps, guards: Guards) {
         expiresAt: t.Optional(t.Union([t.String({ maxLength: 40 }), t.Null()])),
       }),
     })
-    .delete("/:id/keys/:keyId", async ({ auth, org, params }) => {
+    .delete("/:id/keys/:keyId", async ({ auth, org, params, body, request }) => {
       await getProject(deps.database, org.id, params.id);
+      await requireConfirmation(request, body, async () => {
+        const key = (await listKeys(deps.database, params.id)).find((k) => k.id === params.keyId);
+        if (!key) throw notFound("No such key in this project.");
+        return confirmations.revokeKey(key.name);
+      });
       const key = await deps.database.write(async (tx) => {
         const revoked = await revokeKey(tx, params.id, params.keyId);
         await recordSecurityEvent(tx, { kind: "key.revoked", userId: auth.user.id, email: auth.user.email, detail: { keyId: revoked.id, projectId: params.id } });

@@ -20,6 +20,8 @@ import { getProject } from "./service";
 import { applySpecialization } from "../specializations/service";
 import { evidenceLink, getCodeHosting } from "../tenancy/codeHosting";
 import { iso } from "../lib/time";
+import { requireConfirmation } from "../http/methodOverride";
+import { confirmations } from "../web/confirmations";
 
 
 export function selectionRoutes(deps: AppDeps & { journal: TraceJournal }, guards: Guards) {
@@ -70,9 +72,10 @@ export function selectionRoutes(deps: AppDeps & { journal: TraceJournal }, guard
       trace(request, auth, project.id, enabled ? "enable" : "disable", change);
       return { id: talentId, state: enabled ? "active" : "disabled", changed: change.entered.length + change.left.length > 0 };
     }, { org: "member", body: t.Object({ enabled: t.Union([t.Boolean(), t.Literal("true"), t.Literal("false")], { error: "enabled must be true or false" }) }) })
-    .delete("/talents/*", async ({ auth, org, params, request }) => {
+    .delete("/talents/*", async ({ auth, org, params, body, request }) => {
       const project = await getProject(deps.database, org.id, params.id);
       const talentId = decodedParam(params["*"], "talentId");
+      await requireConfirmation(request, body, () => confirmations.uninstall(talentId));
       const change = await deps.database.write((tx) => uninstall(tx, project.id, talentId));
       trace(request, auth, project.id, "uninstall", change);
       return { uninstalled: talentId };

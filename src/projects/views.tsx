@@ -13,6 +13,7 @@ import { getProject } from "./service";
 import { GraphSvg, type GraphEdgeView, type GraphNodeView } from "../web/graph";
 import { HtmlByObject } from "../web/memo";
 import { registerView, returnPath, type ViewContext } from "../web/views";
+import { confirmations } from "../web/confirmations";
 import { installedOverview, type InstalledTalentView } from "./installed";
 import { listKeys, type KeyView } from "./keys";
 import { KEY_SCOPES } from "../db/schema";
@@ -56,13 +57,20 @@ function InstalledRow(props: { projectId: string; t: InstalledTalentView }) {
         {t.disabledDependencies.length > 0 ? <div class="small">needs enabled: {t.disabledDependencies.join(", ")}</div> : null}
       </td>
       <td class="actions">
-        <button type="button" class="secondary small" hx-patch={target} hx-vals={JSON.stringify({ enabled: t.state === "active" ? "false" : "true" })} hx-target="#installed" hx-swap="outerHTML">
-          {t.state === "active" ? "Disable" : "Enable"}
-          <span class="visually-hidden"> {t.id}</span>
-        </button>{" "}
-        <button type="button" class="danger small" hx-delete={target} hx-confirm={`Uninstall ${t.id} from this project?`} hx-target="#installed" hx-swap="outerHTML">
-          Uninstall<span class="visually-hidden"> {t.id}</span>
-        </button>
+        <div class="row-actions">
+          <form method="post" action={`${target}?_method=PATCH`} hx-patch={target} hx-target="#installed" hx-swap="outerHTML">
+            <input type="hidden" name="enabled" value={t.state === "active" ? "false" : "true"} />
+            <button type="submit" class="secondary small">
+              {t.state === "active" ? "Disable" : "Enable"}
+              <span class="visually-hidden"> {t.id}</span>
+            </button>
+          </form>
+          <form method="post" action={`${target}?_method=DELETE`} hx-delete={target} hx-confirm={confirmations.uninstall(t.id).question} hx-target="#installed" hx-swap="outerHTML">
+            <button type="submit" class="danger small">
+              Uninstall<span class="visually-hidden"> {t.id}</span>
+            </button>
+          </form>
+        </div>
       </td>
     </tr>
   );
@@ -197,7 +205,8 @@ export function KeysSection(props: { projectId: string; keys: KeyView[]; created
                 <td class="small">{k.lastUsedAt ? k.lastUsedAt.replace("T", " ").slice(0, 16) : "never"}</td>
                 <td>
                   {k.status === "active" ? (
-                    <button type="button" class="danger small" hx-delete={`${base}/${k.id}`} hx-confirm={`Revoke the key “${k.name}”? Calls with it fail at once.`} hx-target="#keys" hx-swap="outerHTML">
+                    // its form is after the key creation form (form="…"): the section's first form stays the creation
+                    <button type="submit" form={`revoke-${k.id}`} class="danger small" hx-delete={`${base}/${k.id}`} hx-confirm={confirmations.revokeKey(k.name).question} hx-target="#keys" hx-swap="outerHTML">
                       Revoke<span class="visually-hidden"> {k.name}</span>
                     </button>
                   ) : null}
@@ -228,6 +237,11 @@ export function KeysSection(props: { projectId: string; keys: KeyView[]; created
           <button type="submit">Create key</button>
         </p>
       </form>
+      {props.keys
+        .filter((k) => k.status === "active")
+        .map((k) => (
+          <form id={`revoke-${k.id}`} method="post" action={`${base}/${k.id}?_method=DELETE`}></form>
+        ))}
     </section>
   );
 }

@@ -2,6 +2,8 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
 import type { Guards } from "../auth/guards";
+import { requireConfirmation } from "../http/methodOverride";
+import { confirmations } from "../web/confirmations";
 import { getCodeHosting, readCodeHosting, setCodeHosting } from "./codeHosting";
 
 export function codeHostingRoutes(deps: AppDeps, guards: Guards) {
@@ -13,7 +15,8 @@ export function codeHostingRoutes(deps: AppDeps, guards: Guards) {
       await deps.database.write((tx) => setCodeHosting(tx, org.id, settings));
       return { codeHosting: settings };
     }, { org: "admin" })
-    .delete("/", async ({ org }) => {
+    .delete("/", async ({ org, body, request }) => {
+      await requireConfirmation(request, body, confirmations.clearCodeHosting);
       await deps.database.write((tx) => setCodeHosting(tx, org.id, null));
       return { codeHosting: null };
     }, { org: "admin" });

@@ -9,6 +9,8 @@ import { activeOrganization } from "../auth/session";
 import { MEMBER_ROLES, users } from "../db/schema";
 import { AppError, notFound } from "../http/errors";
 import { intParam } from "../http/query";
+import { requireConfirmation } from "../http/methodOverride";
+import { confirmations } from "../web/confirmations";
 import { listSecurityEvents } from "../identity/security";
 import { setActiveOrganization } from "../identity/sessions";
 import { normalizeEmail } from "../identity/users";
@@ -87,7 +89,12 @@ export function tenancyRoutes(deps: AppDeps, guards: Guards) {
     .patch("/web/orgs/current/members/:userId", async ({ org, params, body }) =>
       deps.database.write((tx) => changeMemberRole(tx, org.id, org.role, params.userId, body.role)),
     { org: "admin", body: t.Object({ role: Role }) })
-    .delete("/web/orgs/current/members/:userId", async ({ auth, org, params }) => {
+    .delete("/web/orgs/current/members/:userId", async ({ auth, org, params, body, request }) => {
+      await requireConfirmation(request, body, async () => {
+        const m = (await listMembers(deps.database, org.id)).find((x) => x.userId === params.userId);
+        if (!m) throw notFound("No such member.");
+        return m.userId === auth.user.id ? confirmations.leave(org.name) : confirmations.removeMember(m.email, org.name);
+      });
       await deps.database.write((tx) => removeMember(tx, org.id, { userId: auth.user.id, role: org.role }, params.userId));
       return { removed: params.userId };
     }, { org: "member" })
@@ -114,7 +121,12 @@ export function tenancyRoutes(deps: AppDeps, guards: Guards) {
       });
       return { id: inv.id, link: inv.link, email: inv.email, role: inv.role, expiresAt: iso(inv.expiresAt) };
     }, { org: "admin" })
-    .delete("/web/orgs/current/invitations/:id", async ({ org, params }) => {
+    .delete("/web/orgs/current/invitations/:id", async ({ org, params, body, request }) => {
+      await requireConfirmation(request, body, async () => {
+        const i = (await listInvitations(deps.database, org.id)).find((x) => x.id === params.id);
+        if (!i) throw notFound("No such pending invitation.");
+        return confirmations.revokeInvitation(i.email);
+      });
       await deps.database.write((tx) => revokeInvitation(tx, org.id, params.id));
       return { revoked: params.id };
     }, { org: "admin" })

@@ -20,6 +20,7 @@ import { MEMBER_ROLES } from "../db/schema";
 import { AppError } from "../http/errors";
 import { iso } from "../lib/time";
 import { registerView, type ViewContext } from "../web/views";
+import { confirmations } from "../web/confirmations";
 import { getCodeHosting, CODE_HOSTS, type CodeHosting } from "./codeHosting";
 import { AdminOrganizations, refererStatus, statusFilter } from "./adminViews";
 import { Notice, when } from "./viewParts";
@@ -102,7 +103,7 @@ export function MembersSection(props: { members: MemberView[]; viewer: { userId:
                 </td>
                 <td>
                   {roles.length > 0 ? (
-                    <form class="inline" hx-patch={target} hx-target="#members" hx-swap="outerHTML" data-reset-on-error>
+                    <form class="inline" method="post" action={`${target}?_method=PATCH`} hx-patch={target} hx-target="#members" hx-swap="outerHTML" data-reset-on-error>
                       <label class="visually-hidden" for={`role-${m.userId}`}>
                         Role of {m.email}
                       </label>
@@ -124,13 +125,17 @@ export function MembersSection(props: { members: MemberView[]; viewer: { userId:
                 <td class="small">{when(m.joinedAt)}</td>
                 <td>
                   {self ? (
-                    <button type="button" class="secondary small" hx-delete={target} hx-target="#members" hx-swap="outerHTML" hx-confirm={`Leave ${props.orgName}? You lose access to its projects at once, and your keys of its projects stop working.`}>
-                      Leave {props.orgName}
-                    </button>
+                    <form method="post" action={`${target}?_method=DELETE`} hx-delete={target} hx-target="#members" hx-swap="outerHTML" hx-confirm={confirmations.leave(props.orgName).question}>
+                      <button type="submit" class="secondary small">
+                        Leave {props.orgName}
+                      </button>
+                    </form>
                   ) : removable(viewer.role, m.role) ? (
-                    <button type="button" class="danger small" hx-delete={target} hx-target="#members" hx-swap="outerHTML" hx-confirm={`Remove ${m.email} from ${props.orgName}? They lose access at once and their keys stop working.`}>
-                      Remove<span class="visually-hidden"> {m.email}</span>
-                    </button>
+                    <form method="post" action={`${target}?_method=DELETE`} hx-delete={target} hx-target="#members" hx-swap="outerHTML" hx-confirm={confirmations.removeMember(m.email, props.orgName).question}>
+                      <button type="submit" class="danger small">
+                        Remove<span class="visually-hidden"> {m.email}</span>
+                      </button>
+                    </form>
                   ) : null}
                 </td>
               </tr>
@@ -210,9 +215,11 @@ export function InvitationsSection(props: { invitations: InvitationView[]; baseU
                         <span class="visually-hidden"> the invitation of {i.email}</span>
                       </button>
                     </form>
-                    <button type="button" class="danger small" hx-delete={`${base}/${i.id}`} hx-target="#invitations" hx-swap="outerHTML" hx-confirm={`Revoke the invitation of ${i.email}? Its link stops working.`}>
-                      Revoke<span class="visually-hidden"> the invitation of {i.email}</span>
-                    </button>
+                    <form method="post" action={`${base}/${i.id}?_method=DELETE`} hx-delete={`${base}/${i.id}`} hx-target="#invitations" hx-swap="outerHTML" hx-confirm={confirmations.revokeInvitation(i.email).question}>
+                      <button type="submit" class="danger small">
+                        Revoke<span class="visually-hidden"> the invitation of {i.email}</span>
+                      </button>
+                    </form>
                     </div>
                   </td>
                 </tr>
@@ -267,28 +274,35 @@ export function CodeHostingSection(props: { codeHosting: CodeHosting | null; adm
           <p class="muted">Not set.</p>
         )
       ) : (
-        <form hx-put={route} hx-target="#code-hosting" hx-swap="outerHTML">
-          <label for="ch-provider">Provider</label>
-          <select id="ch-provider" name="provider">
-            {CODE_HOSTS.map((p) => (
-              <option value={p} selected={h?.provider === p}>
-                {p}
-              </option>
-            ))}
-          </select>
-          <label for="ch-url">URL (the base of the repositories, e.g. https://github.com/acme; for other, a template with {"{repository}"}, {"{branch}"}, {"{path}"}, {"{line}"})</label>
-          <input id="ch-url" name="url" required maxlength={500} value={h?.url ?? ""} placeholder="https://github.com/acme" />
-          <label for="ch-branch">Default branch</label>
-          <input id="ch-branch" name="defaultBranch" maxlength={100} value={h?.defaultBranch ?? "main"} />
-          <p>
-            <button type="submit">Save code hosting</button>{" "}
-            {h ? (
-              <button type="button" class="secondary" hx-delete={route} hx-target="#code-hosting" hx-swap="outerHTML" hx-confirm="Clear the code hosting? Evidence is no longer linked to the repositories.">
-                Clear
-              </button>
-            ) : null}
-          </p>
-        </form>
+        <>
+          {/* no `return` field: the route takes only the settings; the browser comes back to its Referer, /org */}
+          <form method="post" action={`${route}?_method=PUT`} hx-put={route} hx-target="#code-hosting" hx-swap="outerHTML">
+            <label for="ch-provider">Provider</label>
+            <select id="ch-provider" name="provider">
+              {CODE_HOSTS.map((p) => (
+                <option value={p} selected={h?.provider === p}>
+                  {p}
+                </option>
+              ))}
+            </select>
+            <label for="ch-url">URL (the base of the repositories, e.g. https://github.com/acme; for other, a template with {"{repository}"}, {"{branch}"}, {"{path}"}, {"{line}"})</label>
+            <input id="ch-url" name="url" required maxlength={500} value={h?.url ?? ""} placeholder="https://github.com/acme" />
+            <label for="ch-branch">Default branch</label>
+            <input id="ch-branch" name="defaultBranch" maxlength={100} value={h?.defaultBranch ?? "main"} />
+            <p>
+              <button type="submit">Save code hosting</button>{" "}
+              {h ? (
+                // its own (empty) form, since forms do not nest: it posts none of the fields above
+                <button type="submit" form="code-hosting-clear" class="secondary" hx-delete={route} hx-target="#code-hosting" hx-swap="outerHTML" hx-confirm={confirmations.clearCodeHosting().question}>
+                  Clear
+                </button>
+              ) : null}
+            </p>
+          </form>
+          {h ? (
+            <form id="code-hosting-clear" method="post" action={`${route}?_method=DELETE`}></form>
+          ) : null}
+        </>
       )}
     </section>
   );

@@ -7,7 +7,9 @@
  */
 import type { AppError } from "../http/errors";
 import { isApiPath, isHtmx, isNavigation } from "../http/negotiate";
+import type { Confirmation } from "../http/methodOverride";
 import { Layout, page } from "./layout";
+import { returnPath } from "./views";
 
 const TITLES: Record<number, string> = {
   400: "That did not work",
@@ -83,9 +85,41 @@ export function errorPage(error: AppError, requestId: string): Response {
   );
 }
 
+/**
+ * The page of a destructive change posted without JavaScript and not yet confirmed
+ * (http/methodOverride.ts `requireConfirmation`): the question, a button that posts the same
+ * form again with `confirm=yes`, and a way back. Nothing was changed.
+ */
+export function confirmationPage(error: AppError, request: Request): Response {
+  const c = error.details.confirm as Confirmation;
+  const url = new URL(request.url);
+  const back = returnPath(request, "/");
+  return page(
+    <Layout title={`Confirm: ${c.label}`}>
+      <div class="card">
+        <h1>Confirm: {c.label}</h1>
+        <p>{c.question}</p>
+        <p class="muted">Nothing was changed yet.</p>
+        <form method="post" action={url.pathname + url.search}>
+          <input type="hidden" name="confirm" value="yes" />
+          <input type="hidden" name="return" value={back} />
+          <p>
+            <button type="submit" class="danger">
+              {c.label}
+            </button>{" "}
+            <a href={back}>Cancel</a>
+          </p>
+        </form>
+      </div>
+    </Layout>,
+    error.status,
+    error.headers,
+  );
+}
+
 /** The edge's htmlError: a fragment for htmx, a page for a browser navigation (a page, a form posted without JavaScript), null (JSON) for the rest. */
 export function htmlError(error: AppError, request: Request, requestId: string): Response | null {
   if (isHtmx(request)) return errorFragment(error, requestId);
-  if (isNavigation(request) && !isApiPath(new URL(request.url).pathname)) return errorPage(error, requestId);
+  if (isNavigation(request) && !isApiPath(new URL(request.url).pathname)) return error.details.confirm ? confirmationPage(error, request) : errorPage(error, requestId);
   return null;
 }

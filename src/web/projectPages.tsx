@@ -108,7 +108,7 @@ function Settings(props: { project: Project; admin: boolean }) {
     <>
       <section class="card" aria-labelledby="settings-h">
         <h2 id="settings-h">Settings</h2>
-        <form hx-patch={route} hx-swap="none">
+        <form method="post" action={`${route}?_method=PATCH`} hx-patch={route} hx-swap="none">
           <label for="p-name">Name</label>
           <input id="p-name" name="name" required maxlength={100} value={p.name} />
           <label for="p-desc">Description</label>
@@ -124,13 +124,13 @@ function Settings(props: { project: Project; admin: boolean }) {
         <section class="card danger-zone" aria-labelledby="delete-h">
           <h2 id="delete-h">Delete this project</h2>
           <p>Its selection, keys, resolutions, reports and activity are deleted with it. Agents and hooks using it stop working.</p>
-          <form hx-delete={route} data-confirm-name={p.name}>
+          <form method="post" action={`${route}?_method=DELETE`} hx-delete={route} data-confirm-name={p.name}>
             <label for="confirm-name">
               Type <strong>{p.name}</strong> to confirm
             </label>
             <input id="confirm-name" name="confirm" autocomplete="off" required />
             <p>
-              <button type="submit" class="danger" disabled>
+              <button type="submit" class="danger">
                 Delete {p.name}
               </button>
             </p>

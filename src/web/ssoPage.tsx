@@ -16,6 +16,7 @@ import { loadSso, markTested, publicSso, testSso } from "../identity/sso";
 import { approvedOrg, isOrgAdmin, pageContext, type PageContext } from "./context";
 import { Layout, page } from "./layout";
 import { registerView } from "./views";
+import { confirmations } from "./confirmations";
 
 type Public = ReturnType<typeof publicSso>;
 interface TestResult {
@@ -145,11 +146,13 @@ function SsoPage(props: { ctx: PageContext; data: Public; test?: TestResult }) {
               Test the configuration
             </button>
           </form>
-          <p>
-            <button type="button" class="danger" hx-delete="/web/orgs/current/sso" hx-confirm="Remove single sign-on? People of these domains will sign in with passwords again.">
-              Remove single sign-on
-            </button>
-          </p>
+          <form method="post" action="/web/orgs/current/sso?_method=DELETE" hx-delete="/web/orgs/current/sso" hx-confirm={confirmations.removeSso().question}>
+            <p>
+              <button type="submit" class="danger">
+                Remove single sign-on
+              </button>
+            </p>
+          </form>
         </section>
       ) : null}
     </Layout>
