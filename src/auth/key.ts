@@ -126,6 +126,26 @@ LEFT JOIN members m ON m.organization_id = o.id AND m.user_id = t.created_by
 WHERE t.key_hash = ?
 LIMIT 1`;
 
+/**
+ * The hashes of the bearers seen lately (hashing the key was most of the guard's own work once
+ * its row is cached: ~4 µs of a ~50 µs call). Bounded: emptied when full; only key-sized
+ * bearers. The raw keys it holds are the ones requests carry anyway; the database keeps only
+ * hashes.
+ */
+const bearerHashes = new Map<string, string>();
+const BEARER_HASHES_MAX = 4_096;
+function hashOfBearer(token: string): string {
+  let hash = bearerHashes.get(token);
+  if (hash === undefined) {
+    hash = sha256Hex(token);
+    if (token.length <= 128) {
+      if (bearerHashes.size >= BEARER_HASHES_MAX) bearerHashes.clear();
+      bearerHashes.set(token, hash);
+    }
+  }
+  return hash;
+}
+
 /** Evaluates a project key for `scope`; throws the spec's error or returns the principal. */
 export async function authenticateKey(
   deps: { config: Config; database: Database; log: Logger },
@@ -142,7 +162,7 @@ export async function authenticateKey(
   const token = bearerOf(request);
   if (isAccessToken(token)) return authenticateToken(deps, request, scope, undefined, projectId);
   if (!deps.config.keysEnabled || !token) throw invalidToken();
-  const hash = sha256Hex(token);
+  const hash = hashOfBearer(token);
   const now = Date.now();
   let key = cachedKey(deps.database, hash);
   if (key === undefined) {
