@@ -15,7 +15,35 @@ import { createClient } from "@libsql/client";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { readdirSync, readFileSync } from "node:fs";
 import { freePort, generateCatalog, percentile, printTable, runWrk, seedProject } from "./lib";
+
+/** Each thread's CPU time (user + system, clock ticks) of a process, by thread id, with its name (Linux /proc). */
+function threadTimes(pid: number): Map<string, { name: string; ticks: number }> {
+  const out = new Map<string, { name: string; ticks: number }>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim();
+      out.set(tid, { name: `${name} (${tid === String(pid) ? "main" : tid})`, ticks: Number(fields[11]) + Number(fields[12]) });
+    } catch {
+      /* a thread that ended */
+    }
+  }
+  return out;
+}
+
+/** Bytes a process caused to be written to storage so far (Linux /proc/<pid>/io). */
+function bytesWritten(pid: number): number {
+  const m = /write_bytes: (\d+)/.exec(readFileSync(`/proc/${pid}/io`, "utf8"));
+  return m ? Number(m[1]) : 0;
+}
+
+/** The threads' CPU share of one core between two readings `seconds` apart, busiest first (100 ticks a second). */
+function threadShares(before: Map<string, { name: string; ticks: number }>, after: Map<string, { name: string; ticks: number }>, seconds: number) {
+  return [...after].map(([tid, t]) => ({ name: t.name, share: (t.ticks - (before.get(tid)?.ticks ?? 0)) / 100 / seconds })).sort((a, b) => b.share - a.share);
+}
 
 const INSTALLED = Array.from({ length: 50 }, (_, i) => `gen-talent-${1000 + i}`);
 const DESIGNATED = INSTALLED.slice(10, 20);
@@ -92,7 +120,11 @@ export async function benchCeilings(): Promise<void> {
     }
 
     const c64 = await runWrk(base, ceiling, { connections: 64, seconds, dir, name: "ceiling64" });
+    const before = threadTimes(proc.pid);
+    const wroteBefore = bytesWritten(proc.pid);
     const p64 = await runWrk(base, prepare, { connections: 64, seconds, dir, name: "prepare64" });
+    const threads = threadShares(before, threadTimes(proc.pid), seconds);
+    const wrote = bytesWritten(proc.pid) - wroteBefore;
     const gN = await runWrk(base, noGuard, { connections: 10, seconds, dir, name: "noguard" });
     const gK = await runWrk(base, withKey, { connections: 10, seconds, dir, name: "withkey" });
     const gG = await runWrk(base, guardOnly, { connections: 10, seconds, dir, name: "guardonly" });
@@ -137,6 +169,8 @@ export async function benchCeilings(): Promise<void> {
       ["5a. svc_doctor via MCP ≥ 0.5 × GET /api/doctor (10 conn)", `${dd.rps.toFixed(0)} req/s`, `${dm.rps.toFixed(0)} req/s`, (dm.rps / dd.rps).toFixed(2), verdict(dm.rps >= 0.5 * dd.rps)],
       ["5b. MCP sequential overhead < 0.3 ms p50", `direct p50 ${seqDirect.toFixed(3)} ms`, `MCP p50 ${seqMcp.toFixed(3)} ms`, `${(seqMcp - seqDirect).toFixed(3)} ms`, verdict(seqMcp - seqDirect < 0.3)],
     ]);
+    printTable("Where prepare-task's time goes at 64 connections: the server's busiest threads, CPU share of one core over the run", ["thread", "CPU %"], threads.slice(0, 5).map((t) => [t.name, (t.share * 100).toFixed(0)]));
+    printTable("prepare-task at 64 connections: what the server wrote to disk (/proc/<pid>/io write_bytes: the WAL and its checkpoints)", ["MB/s", "KB per call"], [[(wrote / 1e6 / seconds).toFixed(1), (wrote / 1024 / Math.max(1, p64.rps * seconds)).toFixed(1)]]);
     const errors = [c64, p64, gN, gK, gG, p10, sr, dd, dm].reduce((a, r) => a + r.non2xx + r.socketErrors, 0);
     if (errors > 0) console.log(`(${errors} non-2xx answers or socket errors during the runs)`);
   } finally {

@@ -6,6 +6,7 @@
  */
 import { iso } from "../lib/time";
 import type { Catalog } from "../catalog/catalog";
+import type { Talent } from "../catalog/format";
 import { blobInserts, knownBlobs } from "../db/blobs";
 import type { Database } from "../db/client";
 import type { Statement } from "../db/writeJob";
@@ -87,6 +88,30 @@ export function conflictsAmong(designated: ServableItem[]): { a: string; b: stri
   return out;
 }
 
+/** A talent's pinned files (path → digest) as stored with each item, written once per talent object. */
+const filesJsons = new WeakMap<Talent, string>();
+function filesJson(talent: Talent): string {
+  let json = filesJsons.get(talent);
+  if (json === undefined) {
+    const files: Record<string, string> = {};
+    for (const f of talent.files.values()) files[f.path] = f.digest;
+    json = JSON.stringify(files);
+    filesJsons.set(talent, json);
+  }
+  return json;
+}
+
+/** The INSERT of `n` resolution items, one statement (cached by `n`). */
+const itemsInserts = new Map<number, string>();
+function itemsInsert(n: number): string {
+  let sql = itemsInserts.get(n);
+  if (!sql) {
+    sql = `INSERT INTO resolution_items (resolution_id, position, talent_id, kind, version, digest, definition_digest, files, expertise_id) VALUES ${Array(n).fill("(?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}`;
+    itemsInserts.set(n, sql);
+  }
+  return sql;
+}
+
 /** Prepares a task: validates, freezes the resolution in one transaction, returns the 201 body. */
 export async function prepareTask(
   deps: { database: Database; catalog: Catalog },
@@ -117,18 +142,14 @@ export async function prepareTask(
   const putOnce = (content: () => string, digest: string) => {
     if (!known.has(digest) && !written.has(digest)) written.set(digest, content());
   };
+  const items: unknown[] = [];
   for (const [position, d] of designated.entries()) {
     putOnce(() => compacts[position]!, d.talent.compactDigest);
-    const files: Record<string, string> = {};
-    for (const f of d.talent.files.values()) {
-      putOnce(() => f.content, f.digest);
-      files[f.path] = f.digest;
-    }
-    statements.push({
-      sql: "INSERT INTO resolution_items (resolution_id, position, talent_id, kind, version, digest, definition_digest, files, expertise_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      args: [resolutionId, position, d.id, d.kind, d.version, d.talent.compactDigest, d.talent.digest, JSON.stringify(files), d.expertiseId],
-    });
+    for (const f of d.talent.files.values()) putOnce(() => f.content, f.digest);
+    items.push(resolutionId, position, d.id, d.kind, d.version, d.talent.compactDigest, d.talent.digest, filesJson(d.talent), d.expertiseId);
   }
+  // the items in one statement (one per item cost the writer thread a statement execution each)
+  if (designated.length > 0) statements.push({ sql: itemsInsert(designated.length), args: items as Statement["args"] });
   statements.push(...blobInserts([...written].map(([digest, content]) => ({ digest, content })), now));
   await deps.database.writeJob({ statements });
   for (const d of written.keys()) known.add(d);
