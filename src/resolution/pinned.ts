@@ -7,7 +7,7 @@ import type { Detector } from "../catalog/detect";
 import type { ConformanceTest, TalentRule } from "../catalog/format";
 import { mapSkillFrontMatter } from "../catalog/skillFormat";
 import { parseFrontMatterYaml, splitFrontMatter } from "../catalog/validate";
-import { getBlob } from "../db/blobs";
+import { getBlob, getBlobs } from "../db/blobs";
 import type { Database } from "../db/client";
 import { notFound } from "../http/errors";
 import type { TalentKind } from "../projects/selection";
@@ -58,7 +58,17 @@ export async function loadResolution(database: Database, projectId: string, reso
        FROM resolution_items WHERE resolution_id = ? ORDER BY position`,
       [resolutionId],
     );
-    items = Object.freeze(rows.map((x) => Object.freeze({ ...x, files: Object.freeze(JSON.parse(x.files) as Record<string, string>) })));
+    // `files`: the map itself (rows written before 2026-11-23), or the digest of the blob that holds it (prepare.ts manifestOf)
+    const column = rows.map((x) => JSON.parse(x.files) as Record<string, string> | string);
+    const manifests = await getBlobs(database, [...new Set(column.filter((f): f is string => typeof f === "string"))]);
+    items = Object.freeze(
+      rows.map((x, i) => {
+        const f = column[i]!;
+        if (typeof f === "string" && !manifests.has(f)) throw new Error(`resolution ${resolutionId}: the blob ${f} of its pinned files is missing`);
+        const files = typeof f === "string" ? (JSON.parse(manifests.get(f)!) as Record<string, string>) : f;
+        return Object.freeze({ ...x, files: Object.freeze(files) });
+      }),
+    );
     if (cache.size >= ITEM_CACHE_MAX) cache.delete(cache.keys().next().value!);
     cache.set(resolutionId, items);
   }

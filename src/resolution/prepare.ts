@@ -11,6 +11,7 @@ import { blobInserts, knownBlobs } from "../db/blobs";
 import type { Database } from "../db/client";
 import type { Statement } from "../db/writeJob";
 import { AppError, validationFailed } from "../http/errors";
+import { digestOf } from "../lib/crypto";
 import { newId } from "../lib/ids";
 import { unknownTalents } from "../projects/selection";
 import { activeItems, type ServableItem } from "./sources";
@@ -88,17 +89,25 @@ export function conflictsAmong(designated: ServableItem[]): { a: string; b: stri
   return out;
 }
 
-/** A talent's pinned files (path → digest) as stored with each item, written once per talent object. */
-const filesJsons = new WeakMap<Talent, string>();
-function filesJson(talent: Talent): string {
-  let json = filesJsons.get(talent);
-  if (json === undefined) {
+/**
+ * A talent's pinned files (path → digest) as a content-addressed blob: its JSON, and what an
+ * item stores in `files` — the blob's digest as a JSON string, 73 bytes instead of the map (the
+ * same map for every resolution of that version was most of the bytes a resolution wrote:
+ * issue 19, prepare-task is bound by the commits' writes). `pinned.ts` reads both forms: rows
+ * written before this hold the map itself.
+ */
+const manifests = new WeakMap<Talent, { content: string; digest: string; column: string }>();
+function manifestOf(talent: Talent): { content: string; digest: string; column: string } {
+  let m = manifests.get(talent);
+  if (m === undefined) {
     const files: Record<string, string> = {};
     for (const f of talent.files.values()) files[f.path] = f.digest;
-    json = JSON.stringify(files);
-    filesJsons.set(talent, json);
+    const content = JSON.stringify(files);
+    const digest = digestOf(content);
+    m = { content, digest, column: JSON.stringify(digest) };
+    manifests.set(talent, m);
   }
-  return json;
+  return m;
 }
 
 /** The INSERT of `n` resolution items, one statement (cached by `n`). */
@@ -146,7 +155,9 @@ export async function prepareTask(
   for (const [position, d] of designated.entries()) {
     putOnce(() => compacts[position]!, d.talent.compactDigest);
     for (const f of d.talent.files.values()) putOnce(() => f.content, f.digest);
-    items.push(resolutionId, position, d.id, d.kind, d.version, d.talent.compactDigest, d.talent.digest, filesJson(d.talent), d.expertiseId);
+    const manifest = manifestOf(d.talent);
+    putOnce(() => manifest.content, manifest.digest);
+    items.push(resolutionId, position, d.id, d.kind, d.version, d.talent.compactDigest, d.talent.digest, manifest.column, d.expertiseId);
   }
   // the items in one statement (one per item cost the writer thread a statement execution each)
   if (designated.length > 0) statements.push({ sql: itemsInsert(designated.length), args: items as Statement["args"] });

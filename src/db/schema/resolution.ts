@@ -36,8 +36,12 @@ export const resolutionItems = sqliteTable("resolution_items", {
   digest: text("digest").notNull(),
   /** Digest of the full talent definition (TALENT.md) pinned for the playbook. */
   definitionDigest: text("definition_digest").notNull(),
-  /** Relative path → digest of each further file pinned. */
-  files: text("files", { mode: "json" }).$type<Record<string, string>>().notNull(),
+  /**
+   * The files pinned (relative path → digest): since 2026-11-23 the digest of the content blob
+   * holding that map (a JSON string, the same blob for every resolution of the version), before
+   * that the map itself; src/resolution/pinned.ts reads both.
+   */
+  files: text("files", { mode: "json" }).$type<Record<string, string> | string>().notNull(),
   expertiseId: text("expertise_id"),
 }, (t) => [primaryKey({ columns: [t.resolutionId, t.talentId] })]);
 

@@ -1,0 +1,62 @@
+/**
+ * A resolution's items pin each talent's files (path → digest). Since issue 19 the map is
+ * written once per talent version as a content-addressed blob and each item stores its digest
+ * (prepare-task was bound by the bytes its commits wrote); resolutions written before hold the
+ * map itself. Both must read the same, forever (spec: a resolution is frozen).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { loopProject, sql } from "./activity-support";
+import { testEnv, type TestEnv } from "./helpers";
+
+let env: TestEnv;
+beforeAll(async () => {
+  env = await testEnv({ ACCESS_LOG: "false" });
+});
+afterAll(() => env.close());
+
+const itemsOf = (resolutionId: string) =>
+  env.database.all<{ talent_id: string; files: string }>("SELECT talent_id, files FROM resolution_items WHERE resolution_id = ? ORDER BY position", [resolutionId]);
+
+describe("pinned files: a blob's digest per item, and the map itself in older rows", () => {
+  test("an item stores the digest of the blob holding its files map; two resolutions of the same talents share the blob", async () => {
+    const s = await loopProject(env);
+    const a = await s.prepare(["typescript-strict", "javascript-base"]);
+    const b = await s.prepare(["typescript-strict"]);
+    const [ia, ib] = [await itemsOf(a), await itemsOf(b)];
+    for (const i of [...ia, ...ib]) expect(i.files).toMatch(/^"sha256:[0-9a-f]{64}"$/);
+    expect(ib[0]!.files).toBe(ia[0]!.files);
+    const blob = await env.database.get<{ content: string }>("SELECT content FROM content_blobs WHERE digest = ?", [JSON.parse(ia[0]!.files)]);
+    const map = JSON.parse(blob!.content) as Record<string, string>;
+    expect(Object.keys(map)).toContain("TALENT.md");
+    for (const d of Object.values(map)) expect(d).toMatch(/^sha256:[0-9a-f]{64}$/);
+  });
+
+  test("a resolution written before (the map in the row) reads exactly as one written now: the same playbook and the same pinned reads", async () => {
+    const s = await loopProject(env);
+    const now = await s.prepare(["typescript-strict", "javascript-base"]);
+    const before = await s.prepare(["typescript-strict", "javascript-base"]);
+    // turn `before` into a row of the old format: each item's map itself
+    for (const i of await itemsOf(before)) {
+      const blob = await env.database.get<{ content: string }>("SELECT content FROM content_blobs WHERE digest = ?", [JSON.parse(i.files)]);
+      await sql(env, "UPDATE resolution_items SET files = ? WHERE resolution_id = ? AND talent_id = ?", [blob!.content, before, i.talent_id]);
+    }
+    expect((await itemsOf(before))[0]!.files.startsWith("{")).toBe(true);
+    const read = async (id: string) => {
+      const playbook = await s.api("GET", `/api/validation/playbook?resolutionId=${id}&talent=typescript-strict`);
+      const file = await s.api("POST", "/api/talents/get", { uri: "talent://typescript-strict", resolutionId: id });
+      expect([playbook.status, file.status]).toEqual([200, 200]);
+      // the two differ only by their id and creation time
+      const strip = (o: Record<string, unknown>) => JSON.parse(JSON.stringify(o).replaceAll(id, "<id>").replace(/"createdAt":"[^"]*"/g, '"createdAt":"<t>"'));
+      return { playbook: strip(playbook.body), file: strip(file.body) };
+    };
+    expect(await read(before)).toEqual(await read(now));
+  });
+
+  test("a missing blob of pinned files is an error, never an empty list of files", async () => {
+    const s = await loopProject(env);
+    const id = await s.prepare(["typescript-strict"]);
+    await sql(env, "UPDATE resolution_items SET files = ? WHERE resolution_id = ?", [JSON.stringify(`sha256:${"0".repeat(64)}`), id]);
+    const r = await s.api("GET", `/api/validation/playbook?resolutionId=${id}&talent=typescript-strict`);
+    expect(r.status).toBe(500);
+  });
+});
