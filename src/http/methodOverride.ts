@@ -41,7 +41,7 @@ const overridden = new WeakSet<Request>();
  * /web/, no `_method`), the method to take, or why it is refused.
  */
 export function overrideOf(request: Request): { method: string } | { refused: string } | null {
-  if (request.method !== "POST") return null;
+  if (request.method !== "POST" || !request.url.includes("/web/")) return null; // (no URL parse for the key API's posts)
   const url = new URL(request.url);
   if (!url.pathname.startsWith("/web/")) return null;
   const asked = url.searchParams.get("_method");
