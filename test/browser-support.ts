@@ -4,11 +4,12 @@
  * uncaught exceptions, axe-core run inside the page, and screenshots at 1280×800 into
  * docs/screenshots/ when UPDATE_SCREENSHOTS=1.
  */
-import { expect } from "bun:test";
+import { afterAll, beforeAll, expect } from "bun:test";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { ROOT } from "./helpers";
+import { liveEnv, type LiveEnv } from "./mcp-support";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
@@ -143,4 +144,22 @@ export async function submitForm(page: Page, button: string): Promise<number> {
   const status = (await answer).status();
   await page.waitForLoadState("load");
   return status;
+}
+
+/**
+ * One Chromium and one app listening on 127.0.0.1 for a test file (organizations approved at
+ * once unless `env` says otherwise): started before its tests and handed to `use`, closed after.
+ */
+export function withChromiumAndApp(use: (browser: Browser, live: LiveEnv) => void, env: Record<string, string> = { AUTO_APPROVE_ORGS: "true" }): void {
+  let browser: Browser | undefined;
+  let live: LiveEnv | undefined;
+  beforeAll(async () => {
+    browser = await launchChromium();
+    live = await liveEnv(env);
+    use(browser, live);
+  });
+  afterAll(async () => {
+    await live?.close();
+    await browser?.close();
+  });
 }

@@ -6,23 +6,19 @@
  * organization with the keyboard alone; another organization's project is the 404 page.
  * Every page is checked with axe-core and must log no console error (CSP included).
  */
-import { afterAll, beforeAll, describe, expect, test as bunTest } from "bun:test";
+import { describe, expect, test as bunTest } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { orgWithProject, signedUp, withKey } from "./helpers";
-import { axeViolations, launchChromium, newPage, screenshot, type WatchedPage, expectClean, signedInPage, expectOnlyStatus } from "./browser-support";
-import { liveEnv, PASSWORD, type LiveEnv } from "./mcp-support";
+import { axeViolations, newPage, screenshot, type WatchedPage, expectClean, signedInPage, expectOnlyStatus, withChromiumAndApp } from "./browser-support";
+import { PASSWORD, type LiveEnv } from "./mcp-support";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 90_000);
 
 let browser: Browser;
 let live: LiveEnv;
-beforeAll(async () => {
-  browser = await launchChromium();
-  live = await liveEnv({ AUTO_APPROVE_ORGS: "true" });
-});
-afterAll(async () => {
-  await live.close();
-  await browser.close();
+withChromiumAndApp((b, l) => {
+  browser = b;
+  live = l;
 });
 
 const clean = expectClean;

@@ -7,23 +7,19 @@
  * issues, 409) land on a page. With JavaScript on, the same controls are driven by htmx in
  * dashboard/org/org.expertises/sso.page browser tests, unchanged.
  */
-import { afterAll, beforeAll, describe, expect, test as bunTest } from "bun:test";
+import { describe, expect, test as bunTest } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { createKey, expertiseMd, joinedMember, orgWithProject } from "./helpers";
-import { axeViolations, expectOnlyStatus, launchChromium, screenshot, servePage, signedInPage, submitForm, type WatchedPage } from "./browser-support";
-import { liveEnv, PASSWORD, type LiveEnv } from "./mcp-support";
+import { axeViolations, expectOnlyStatus, screenshot, servePage, signedInPage, submitForm, type WatchedPage, withChromiumAndApp } from "./browser-support";
+import { PASSWORD, type LiveEnv } from "./mcp-support";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 90_000);
 
 let browser: Browser;
 let live: LiveEnv;
-beforeAll(async () => {
-  browser = await launchChromium();
-  live = await liveEnv({ AUTO_APPROVE_ORGS: "true" });
-});
-afterAll(async () => {
-  await live.close();
-  await browser.close();
+withChromiumAndApp((b, l) => {
+  browser = b;
+  live = l;
 });
 
 const noJs = (email: string): Promise<WatchedPage> => signedInPage(browser, live.base, email, PASSWORD, { javaScript: false });

@@ -7,23 +7,19 @@
  * for the typed slug. Every page is checked with axe-core and must log no unexpected console
  * error (CSP included).
  */
-import { afterAll, beforeAll, describe, expect, test as bunTest } from "bun:test";
+import { describe, expect, test as bunTest } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { createKey, expertiseMd, joinedMember, orgWithProject, withKey } from "./helpers";
-import { axeViolations, launchChromium, newPage, screenshot, type WatchedPage, expectClean, signedInPage, expectOnlyStatus } from "./browser-support";
-import { liveEnv, PASSWORD, type LiveEnv } from "./mcp-support";
+import { axeViolations, newPage, screenshot, type WatchedPage, expectClean, signedInPage, expectOnlyStatus, withChromiumAndApp } from "./browser-support";
+import { PASSWORD, type LiveEnv } from "./mcp-support";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 120_000);
 
 let browser: Browser;
 let live: LiveEnv;
-beforeAll(async () => {
-  browser = await launchChromium();
-  live = await liveEnv({ AUTO_APPROVE_ORGS: "true" });
-});
-afterAll(async () => {
-  await live.close();
-  await browser.close();
+withChromiumAndApp((b, l) => {
+  browser = b;
+  live = l;
 });
 
 const clean = expectClean;
