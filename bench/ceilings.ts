@@ -34,6 +34,15 @@ function threadTimes(pid: number): Map<string, { name: string; ticks: number }> 
   return out;
 }
 
+const METRICS = "bench-metrics-token-0123456789";
+
+/** The writer thread's group commits so far: count and total seconds (the server's /metrics). */
+async function batchCommits(base: string): Promise<{ count: number; sum: number }> {
+  const text = await (await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${METRICS}` } })).text();
+  const value = (name: string) => Number(new RegExp(`^${name}\\{kind="batch"\\} (\\S+)$`, "m").exec(text)?.[1] ?? NaN);
+  return { count: value("talentd_db_commit_duration_seconds_count"), sum: value("talentd_db_commit_duration_seconds_sum") };
+}
+
 /** Bytes a process caused to be written to storage so far (Linux /proc/<pid>/io). */
 function bytesWritten(pid: number): number {
   const m = /write_bytes: (\d+)/.exec(readFileSync(`/proc/${pid}/io`, "utf8"));
@@ -75,7 +84,7 @@ export async function benchCeilings(): Promise<void> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const proc = Bun.spawn([process.execPath, join(import.meta.dir, "ceiling-server.ts")], {
-    env: { PATH: process.env.PATH ?? "", DATA_DIR: data, TALENTS_DIR: talents, PORT: String(port), HOST: "127.0.0.1", BASE_URL: base, ACCESS_LOG: "false", LOG_LEVEL: "error", AUTO_APPROVE_ORGS: "true" },
+    env: { PATH: process.env.PATH ?? "", DATA_DIR: data, TALENTS_DIR: talents, PORT: String(port), HOST: "127.0.0.1", BASE_URL: base, ACCESS_LOG: "false", LOG_LEVEL: "error", AUTO_APPROVE_ORGS: "true", METRICS_TOKEN: METRICS },
     stdout: "pipe",
     stderr: "inherit",
   });
@@ -122,9 +131,12 @@ export async function benchCeilings(): Promise<void> {
     const c64 = await runWrk(base, ceiling, { connections: 64, seconds, dir, name: "ceiling64" });
     const before = threadTimes(proc.pid);
     const wroteBefore = bytesWritten(proc.pid);
+    const commitsBefore = await batchCommits(base);
     const p64 = await runWrk(base, prepare, { connections: 64, seconds, dir, name: "prepare64" });
     const threads = threadShares(before, threadTimes(proc.pid), seconds);
     const wrote = bytesWritten(proc.pid) - wroteBefore;
+    const commitsAfter = await batchCommits(base);
+    const batches = commitsAfter.count - commitsBefore.count;
     const gN = await runWrk(base, noGuard, { connections: 10, seconds, dir, name: "noguard" });
     const gK = await runWrk(base, withKey, { connections: 10, seconds, dir, name: "withkey" });
     const gG = await runWrk(base, guardOnly, { connections: 10, seconds, dir, name: "guardonly" });
@@ -170,7 +182,13 @@ export async function benchCeilings(): Promise<void> {
       ["5b. MCP sequential overhead < 0.3 ms p50", `direct p50 ${seqDirect.toFixed(3)} ms`, `MCP p50 ${seqMcp.toFixed(3)} ms`, `${(seqMcp - seqDirect).toFixed(3)} ms`, verdict(seqMcp - seqDirect < 0.3)],
     ]);
     printTable("Where prepare-task's time goes at 64 connections: the server's busiest threads, CPU share of one core over the run", ["thread", "CPU %"], threads.slice(0, 5).map((t) => [t.name, (t.share * 100).toFixed(0)]));
-    printTable("prepare-task at 64 connections: what the server wrote to disk (/proc/<pid>/io write_bytes: the WAL and its checkpoints)", ["MB/s", "KB per call"], [[(wrote / 1e6 / seconds).toFixed(1), (wrote / 1024 / Math.max(1, p64.rps * seconds)).toFixed(1)]]);
+    printTable("prepare-task at 64 connections: what the server wrote to disk (/proc/<pid>/io write_bytes: the WAL and its checkpoints) and its group commits (/metrics talentd_db_commit_duration_seconds, kind=batch)", ["MB/s", "KB per call", "group commits/s", "calls per commit", "mean commit ms"], [[
+      (wrote / 1e6 / seconds).toFixed(1),
+      (wrote / 1024 / Math.max(1, p64.rps * seconds)).toFixed(1),
+      (batches / seconds).toFixed(0),
+      ((p64.rps * seconds) / Math.max(1, batches)).toFixed(1),
+      (((commitsAfter.sum - commitsBefore.sum) * 1000) / Math.max(1, batches)).toFixed(2),
+    ]]);
     const errors = [c64, p64, gN, gK, gG, p10, sr, dd, dm].reduce((a, r) => a + r.non2xx + r.socketErrors, 0);
     if (errors > 0) console.log(`(${errors} non-2xx answers or socket errors during the runs)`);
   } finally {
