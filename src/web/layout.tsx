@@ -214,6 +214,19 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   "referrer-policy": "same-origin",
 };
 
+/**
+ * A card section titled by its heading (`aria-labelledby`), showing `empty` as a muted line when
+ * there is nothing to show.
+ */
+export function Card(props: { id: string; title: string; empty?: string | false; children?: Child }) {
+  return (
+    <section class="card" id={props.id} aria-labelledby={`${props.id}-h`}>
+      <h2 id={`${props.id}-h`}>{props.title}</h2>
+      {props.empty ? <p class="muted">{props.empty}</p> : props.children}
+    </section>
+  );
+}
+
 /** Renders a page to a text/html Response with the page header policy (plus `headers`, e.g. a cookie). */
 export function page(node: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response("<!doctype html>" + String(node), { status, headers: { ...PAGE_HEADERS, ...headers } });

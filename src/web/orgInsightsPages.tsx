@@ -14,7 +14,7 @@ import { readWindow } from "../activity/summaries";
 import { listProjects } from "../projects/service";
 import { StackedBars, StackedColumns } from "./charts";
 import { pageContext } from "./context";
-import { Layout, page } from "./layout";
+import { Card, Layout, page } from "./layout";
 import { HtmlByObject } from "./memo";
 import { adminOrg } from "./orgExpertisesPages";
 
@@ -83,124 +83,108 @@ function FailedSection(props: { f: Insights["failedCalls"] }) {
   const series = [...codes, ...(other ? ["other"] : [])].map((label) => ({ label }));
   const values = series.map((s) => f.byDay.map((day) => (s.label === "other" ? Object.entries(day.byCode).filter(([k]) => !codes.includes(k)).reduce((n, [, v]) => n + v, 0) : (day.byCode[s.label] ?? 0))));
   return (
-    <section class="card" id="failed" aria-labelledby="failed-h">
-      <h2 id="failed-h">Failed calls by code</h2>
-      {f.total === 0 ? (
-        <p class="muted">No failed call in the window.</p>
-      ) : (
-        <>
-          <p>
-            <strong>{f.total}</strong> failed calls of agents, hooks and CI on the key API.
-          </p>
-          <StackedColumns
-            title="Failed calls per day by error code"
-            description={`${f.total} failed calls over ${f.byDay.length} days; the table below lists them by code.`}
-            labels={f.byDay.map((x) => x.date.slice(5))}
-            series={series}
-            values={values}
-          />
-          <table>
-            <caption class="visually-hidden">Failed calls by error code</caption>
-            <thead>
+    <Card id="failed" title="Failed calls by code" empty={f.total === 0 && "No failed call in the window."}>
+      <>
+        <p>
+          <strong>{f.total}</strong> failed calls of agents, hooks and CI on the key API.
+        </p>
+        <StackedColumns
+          title="Failed calls per day by error code"
+          description={`${f.total} failed calls over ${f.byDay.length} days; the table below lists them by code.`}
+          labels={f.byDay.map((x) => x.date.slice(5))}
+          series={series}
+          values={values}
+        />
+        <table>
+          <caption class="visually-hidden">Failed calls by error code</caption>
+          <thead>
+            <tr>
+              <th scope="col">Code</th>
+              <th scope="col">Calls</th>
+              <th scope="col">Last</th>
+              <th scope="col">Projects (fix there)</th>
+            </tr>
+          </thead>
+          <tbody>
+            {f.byCode.map((c) => (
               <tr>
-                <th scope="col">Code</th>
-                <th scope="col">Calls</th>
-                <th scope="col">Last</th>
-                <th scope="col">Projects (fix there)</th>
+                <td>
+                  <code>{c.code ?? "—"}</code> <span class="muted small">{c.status}</span>
+                </td>
+                <td>{c.count}</td>
+                <td class="small">{when(c.lastAt)}</td>
+                <td class="small">
+                  {c.projects.slice(0, 5).map((p) => (
+                    <span>
+                      <a href={projectHref(p.projectId, c.status === 401 || c.status === 403 ? "keys" : "activity")}>{p.projectName}</a> ({p.count}){" "}
+                    </span>
+                  ))}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {f.byCode.map((c) => (
-                <tr>
-                  <td>
-                    <code>{c.code ?? "—"}</code> <span class="muted small">{c.status}</span>
-                  </td>
-                  <td>{c.count}</td>
-                  <td class="small">{when(c.lastAt)}</td>
-                  <td class="small">
-                    {c.projects.slice(0, 5).map((p) => (
-                      <span>
-                        <a href={projectHref(p.projectId, c.status === 401 || c.status === 403 ? "keys" : "activity")}>{p.projectName}</a> ({p.count}){" "}
-                      </span>
-                    ))}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </>
-      )}
-    </section>
+            ))}
+          </tbody>
+        </table>
+      </>
+    </Card>
   );
 }
 
 function KeysSection(props: { keys: Insights["keys"] }) {
   return (
-    <section class="card" id="keys" aria-labelledby="keys-h">
-      <h2 id="keys-h">Keys to review</h2>
-      {props.keys.length === 0 ? (
-        <p class="muted">No key is expired, expiring, or unused.</p>
-      ) : (
-        <table>
-          <caption class="visually-hidden">Keys expired, expiring or unused</caption>
-          <thead>
+    <Card id="keys" title="Keys to review" empty={props.keys.length === 0 && "No key is expired, expiring, or unused."}>
+      <table>
+        <caption class="visually-hidden">Keys expired, expiring or unused</caption>
+        <thead>
+          <tr>
+            <th scope="col">Key</th>
+            <th scope="col">Project</th>
+            <th scope="col">Why</th>
+            <th scope="col">Expires</th>
+            <th scope="col">Last used</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.keys.map((k) => (
             <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Project</th>
-              <th scope="col">Why</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Last used</th>
+              <td>
+                <a href={projectHref(k.projectId, "keys")}>{k.name}</a>
+                {k.automation ? <span class="tag">automation</span> : null}
+              </td>
+              <td>
+                <a href={projectHref(k.projectId)}>{k.projectName}</a>
+              </td>
+              <td class={k.reason === "expired" ? "error" : undefined}>{KEY_REASON[k.reason]}</td>
+              <td class="small">{when(k.expiresAt)}</td>
+              <td class="small">{when(k.lastUsedAt)}</td>
             </tr>
-          </thead>
-          <tbody>
-            {props.keys.map((k) => (
-              <tr>
-                <td>
-                  <a href={projectHref(k.projectId, "keys")}>{k.name}</a>
-                  {k.automation ? <span class="tag">automation</span> : null}
-                </td>
-                <td>
-                  <a href={projectHref(k.projectId)}>{k.projectName}</a>
-                </td>
-                <td class={k.reason === "expired" ? "error" : undefined}>{KEY_REASON[k.reason]}</td>
-                <td class="small">{when(k.expiresAt)}</td>
-                <td class="small">{when(k.lastUsedAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </section>
+          ))}
+        </tbody>
+      </table>
+    </Card>
   );
 }
 
 function SelectionsSection(props: { projects: Insights["projects"] }) {
   return (
-    <section class="card" id="selections" aria-labelledby="selections-h">
-      <h2 id="selections-h">Projects with missing prerequisites or conflicts</h2>
-      {props.projects.length === 0 ? (
-        <p class="muted">Every project's selection is complete and free of conflicts.</p>
-      ) : (
-        <ul>
-          {props.projects.map((p) => (
-            <li>
-              <a href={projectHref(p.projectId)}>{p.projectName}</a>
-              {p.missingPrerequisites.length > 0 ? <span class="error small"> · missing {p.missingPrerequisites.map((m) => m.id).join(", ")}</span> : null}
-              {p.conflicts.length > 0 ? <span class="error small"> · conflicts {p.conflicts.map((c) => `${c.a} ↔ ${c.b}`).join(", ")}</span> : null}
-              {p.disabledDependencies.length > 0 ? <span class="small"> · disabled dependencies {p.disabledDependencies.map((x) => x.id).join(", ")}</span> : null}
-              {p.unservable.length > 0 ? <span class="small"> · no longer servable {p.unservable.map((x) => x.id).join(", ")}</span> : null}
-            </li>
-          ))}
-        </ul>
-      )}
-    </section>
+    <Card id="selections" title="Projects with missing prerequisites or conflicts" empty={props.projects.length === 0 && "Every project's selection is complete and free of conflicts."}>
+      <ul>
+        {props.projects.map((p) => (
+          <li>
+            <a href={projectHref(p.projectId)}>{p.projectName}</a>
+            {p.missingPrerequisites.length > 0 ? <span class="error small"> · missing {p.missingPrerequisites.map((m) => m.id).join(", ")}</span> : null}
+            {p.conflicts.length > 0 ? <span class="error small"> · conflicts {p.conflicts.map((c) => `${c.a} ↔ ${c.b}`).join(", ")}</span> : null}
+            {p.disabledDependencies.length > 0 ? <span class="small"> · disabled dependencies {p.disabledDependencies.map((x) => x.id).join(", ")}</span> : null}
+            {p.unservable.length > 0 ? <span class="small"> · no longer servable {p.unservable.map((x) => x.id).join(", ")}</span> : null}
+          </li>
+        ))}
+      </ul>
+    </Card>
   );
 }
 
 function AuditSection(props: { a: Insights["neverAudited"] }) {
   return (
-    <section class="card" id="never-audited" aria-labelledby="audit-h">
-      <h2 id="audit-h">Resolutions served but never audited</h2>
+    <Card id="never-audited" title="Resolutions served but never audited">
       <p>
         <strong>{props.a.neverAudited}</strong> of {props.a.served} resolutions (older than {props.a.graceMinutes} minutes) never had their playbook fetched.
       </p>
@@ -242,54 +226,49 @@ function AuditSection(props: { a: Insights["neverAudited"] }) {
             .join(" · ")}
         </p>
       ) : null}
-    </section>
+    </Card>
   );
 }
 
 function FailingSection(props: { expertises: Insights["expertises"] }) {
   return (
-    <section class="card" id="failing-expertises" aria-labelledby="failing-h">
-      <h2 id="failing-h">Expertises with failing verdicts</h2>
-      {props.expertises.length === 0 ? (
-        <p class="muted">No expertise had a fail verdict in the window.</p>
-      ) : (
-        <table>
-          <caption class="visually-hidden">Expertises with fail verdicts</caption>
-          <thead>
+    <Card id="failing-expertises" title="Expertises with failing verdicts" empty={props.expertises.length === 0 && "No expertise had a fail verdict in the window."}>
+      <table>
+        <caption class="visually-hidden">Expertises with fail verdicts</caption>
+        <thead>
+          <tr>
+            <th scope="col">Expertise</th>
+            <th scope="col">Fail</th>
+            <th scope="col">Pass</th>
+            <th scope="col">Latest failure</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.expertises.map((e) => (
             <tr>
-              <th scope="col">Expertise</th>
-              <th scope="col">Fail</th>
-              <th scope="col">Pass</th>
-              <th scope="col">Latest failure</th>
+              <td>
+                <a href={e.expertiseId ? `/org/expertises/${e.expertiseId}` : "/org/expertises"}>
+                  <code>{e.ref}</code>
+                </a>
+              </td>
+              <td class="error">{e.verdicts.fail}</td>
+              <td>{e.verdicts.pass}</td>
+              <td class="small">
+                {e.lastFail ? (
+                  <>
+                    {when(e.lastFail.at)} in <a href={projectHref(e.lastFail.projectId, "activity")}>{e.lastFail.projectName ?? e.lastFail.projectId}</a>
+                    {e.lastFail.evidence.length > 0 ? <> · {e.lastFail.evidence.map((x) => <code>{x} </code>)}</> : null}
+                    {e.lastFail.missing.length > 0 ? <> · missing: {e.lastFail.missing.join("; ")}</> : null}
+                  </>
+                ) : (
+                  "—"
+                )}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {props.expertises.map((e) => (
-              <tr>
-                <td>
-                  <a href={e.expertiseId ? `/org/expertises/${e.expertiseId}` : "/org/expertises"}>
-                    <code>{e.ref}</code>
-                  </a>
-                </td>
-                <td class="error">{e.verdicts.fail}</td>
-                <td>{e.verdicts.pass}</td>
-                <td class="small">
-                  {e.lastFail ? (
-                    <>
-                      {when(e.lastFail.at)} in <a href={projectHref(e.lastFail.projectId, "activity")}>{e.lastFail.projectName ?? e.lastFail.projectId}</a>
-                      {e.lastFail.evidence.length > 0 ? <> · {e.lastFail.evidence.map((x) => <code>{x} </code>)}</> : null}
-                      {e.lastFail.missing.length > 0 ? <> · missing: {e.lastFail.missing.join("; ")}</> : null}
-                    </>
-                  ) : (
-                    "—"
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </section>
+          ))}
+        </tbody>
+      </table>
+    </Card>
   );
 }
 
