@@ -96,8 +96,6 @@ export function createApp(input: AppDeps) {
   registerExpertiseViews();
   // The MCP adapter sends each tool call through the app itself (issue 6).
   const backend: Backend = { handle: (request) => app.handle(request) };
-  // the method override hands a form's request back to the app once it took its method
-  const redispatch = (request: Request): Promise<Response> => app.handle(request);
   // Bun's own cap is a backstop above ours, so the edge can answer 413 in the error model.
   // development: false — never Bun's development error page (stack, source), whatever NODE_ENV says.
   // reusePort off: Elysia's listen turns SO_REUSEPORT on, which lets a second talentd bind the
@@ -105,7 +103,7 @@ export function createApp(input: AppDeps) {
   const app = new Elysia({ serve: { maxRequestBodySize: deps.config.bodyLimit + 64 * 1024, development: false, reusePort: false } })
     .use(edge({ log: deps.log, bodyLimit: deps.config.bodyLimit, accessLog: deps.config.accessLog, htmlError, metrics: deps.config.metricsToken ? deps.metrics : null }))
     // a form's `?_method=DELETE` (PUT, PATCH) on a /web POST becomes that method before routing (http/methodOverride.ts)
-    .use(methodOverride(redispatch))
+    .use(methodOverride(backend.handle)) // hands the request back to the app once it took its method
     // before the routes: the fragment or redirect a /web route answers to htmx and to a form post (web/views.ts)
     .use(webViews())
     .use(healthRoutes(deps))

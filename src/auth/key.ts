@@ -127,14 +127,14 @@ WHERE t.key_hash = ?
 LIMIT 1`;
 
 /**
- * The hashes of the bearers seen lately (hashing the key was most of the guard's own work once
+ * The hashes of the bearers seen lately, keys and OAuth access tokens (hashing the key was most of the guard's own work once
  * its row is cached: ~4 µs of a ~50 µs call). Bounded: emptied when full; only key-sized
  * bearers. The raw keys it holds are the ones requests carry anyway; the database keeps only
  * hashes.
  */
 const bearerHashes = new Map<string, string>();
 const BEARER_HASHES_MAX = 4_096;
-function hashOfBearer(token: string): string {
+export function hashOfBearer(token: string): string {
   let hash = bearerHashes.get(token);
   if (hash === undefined) {
     hash = sha256Hex(token);

@@ -15,11 +15,11 @@
 import type { Config } from "../config";
 import type { Database } from "../db/client";
 import type { KeyScope, MemberRole } from "../db/schema";
-import { hasValidChecksum, sha256Hex } from "../lib/crypto";
+import { hasValidChecksum } from "../lib/crypto";
 import type { Logger } from "../lib/log";
 import { ACCESS_TOKEN_PREFIX } from "../oauth/grants";
 import { mcpResource } from "../oauth/resource";
-import { authenticateKey, bearerOf, checkStanding, insufficientScope, invalidToken, projectGone, recordUse, type KeyPrincipal } from "./key";
+import { authenticateKey, bearerOf, checkStanding, hashOfBearer, insufficientScope, invalidToken, projectGone, recordUse, type KeyPrincipal } from "./key";
 
 type Deps = { config: Config; database: Database; log: Logger };
 
@@ -63,7 +63,7 @@ export async function authenticateToken(deps: Deps, request: Request, scope: Key
   const token = bearerOf(request);
   if (!token || !hasValidChecksum(token, ACCESS_TOKEN_PREFIX)) throw invalidToken();
   const now = Date.now();
-  const hash = sha256Hex(token);
+  const hash = hashOfBearer(token);
   const t = await deps.database.get<TokenRow>(TOKEN_LOOKUP, [hash]);
   if (!t) return projectGone(deps.database, hash, now, projectId); // a deleted project's token: 404, as for a key
   // bound to another resource: the same 401 as revoked or expired (so which one is not told)
