@@ -266,6 +266,52 @@ describe("group commit of write jobs", () => {
   });
 });
 
+describe("the writer thread writes while the request thread is busy (issue 19: jobs posted as they are queued)", () => {
+  test("a job queued while earlier jobs are out is posted at once and committed during the request thread's turn, not after it", async () => {
+    const database = await migrated("stream.db");
+    await database.writeJob({ statements: [userInsert("usr_s0", "s0@x.co")] }); // the thread is up
+    const first = database.writeJob({ statements: [userInsert("usr_s1", "s1@x.co")] });
+    for (let i = 0; i < 100; i++) await Promise.resolve(); // the mutex is taken and job 1 posted (microtasks: no reply can arrive)
+    const second = database.writeJob({ statements: [userInsert("usr_s2", "s2@x.co")] });
+    // this thread now stays busy without yielding to its event loop (a synchronous child
+    // process polls the file for up to 2 s): job 2 must be committed meanwhile
+    const child = Bun.spawnSync([process.execPath, "-e", `const D = require("libsql"); const d = new D(${JSON.stringify(join(dir, "stream.db"))}); const t = Date.now(); let n = 0; while (Date.now() - t < 2000 && (n = d.prepare("SELECT count(*) AS n FROM users WHERE id = 'usr_s2'").get().n) === 0); console.log(n);`], { cwd: ROOT });
+    expect(child.stdout.toString().trim()).toBe("1");
+    expect(await Promise.all([first, second])).toEqual([undefined, undefined]);
+    database.close();
+  });
+
+  test("a write waiting for the mutex is not starved by a stream of jobs: jobs queued after it asked commit after it", async () => {
+    const database = await migrated("starve.db");
+    let streaming = true;
+    let n = 0;
+    const jobs: Promise<unknown>[] = [];
+    const stream = (async () => {
+      while (streaming) {
+        jobs.push(database.writeJob({ statements: [userInsert(`usr_j${n}`, `j${n}@x.co`)] }));
+        n++;
+        await new Promise((r) => setImmediate(r));
+      }
+    })();
+    await Bun.sleep(100);
+    const queuedBefore = n;
+    let seenByWrite = -1;
+    await database.write(async (tx) => {
+      seenByWrite = (await tx.all<{ n: number }>(sql`SELECT count(*) AS n FROM users`))[0]!.n;
+      await tx.insert(s.users).values({ id: "usr_w", email: "w@x.co", createdAt: 1, updatedAt: 1 });
+    });
+    const queuedAfter = n;
+    streaming = false;
+    await stream;
+    await Promise.all(jobs);
+    expect(seenByWrite).toBeGreaterThan(0);
+    expect(seenByWrite).toBeLessThanOrEqual(queuedBefore);
+    expect(queuedAfter).toBeGreaterThan(queuedBefore); // the stream went on while the write waited
+    expect((await database.get<{ n: number }>("SELECT count(*) AS n FROM users"))!.n).toBe(n + 1);
+    database.close();
+  }, 20_000);
+});
+
 describe("dataVersion: the change counter hot-path caches are keyed by", () => {
   test("changes after every commit by this process's writers (at once), by another connection and by another process (from the next event-loop turn), also across a WAL checkpoint; stays put without commits", async () => {
     const path = join(dir, "dv.db");

@@ -52,9 +52,10 @@ export interface Database {
   allSync: (<T>(sql: string, args?: InValue[]) => T[]) | null;
   /**
    * A hot-path write, as data (src/db/writeJob.ts): serialized with every other write (same
-   * mutex), all or nothing. On a local file, jobs queued in one event-loop turn share one
-   * transaction on the writer thread (src/db/writerThread.ts), so the COMMIT's fsync does not
-   * block the thread serving requests; on a libSQL server, one interactive transaction each.
+   * mutex), all or nothing. On a local file, posted to the writer thread at once and group
+   * committed there with the jobs around it (src/db/writerThread.ts), so neither the rows nor
+   * the COMMIT's fsync take the thread serving requests; on a libSQL server, one interactive
+   * transaction each.
    * Resolves after the COMMIT with the row `unless` found (nothing written), or undefined.
    */
   writeJob<T = Record<string, unknown>>(job: WriteJob): Promise<T | undefined>;
@@ -80,8 +81,9 @@ export interface WriteStats {
   /** Writes of this process accepted and not yet settled (committed or failed). */
   pending(): number;
   /**
-   * Seconds from holding the writer mutex to the end of COMMIT: `transaction` for `write()` and
-   * `bulkWrite()`, `batch` for one group commit of write jobs (on a libSQL server, one job).
+   * Seconds from holding the writer mutex to the end of COMMIT for `transaction` (`write()` and
+   * `bulkWrite()`); for `batch`, one group commit of write jobs, from its BEGIN on the writer
+   * thread to the end of its COMMIT (on a libSQL server, one job under the mutex).
    */
   commits: { transaction: Histogram; batch: Histogram };
 }
@@ -142,8 +144,8 @@ export async function openDatabase(
     writeJob: <T>(job: WriteJob) =>
       committing((writer ? writer.enqueue(job) : timed(commits.batch, () => jobInTransaction(client, job))) as Promise<T | undefined>),
     idle: async () => {
-      await new Promise((r) => setImmediate(r)); // group commits are scheduled with setImmediate
-      await mutex.run(async () => {}); // the mutex is FIFO: every batch queued before this is done
+      await writer?.idle(); // every job queued so far answered
+      await mutex.run(async () => {}); // the mutex is FIFO: every transaction asked for before this is done
     },
     bulkWrite: (statements) => {
       if (!isLocal) return timed(commits.transaction, async () => void (await client.batch(statements.map((st) => ({ sql: st.sql, args: st.args ?? [] })), "write")));
@@ -281,13 +283,18 @@ function localPath(url: string): string {
 }
 
 /**
- * Group commit through the writer thread (local files only). Jobs queued during one event-loop
- * turn go to the thread as one batch, under the writer mutex: one transaction, one fsync, each
- * job in its own savepoint (a failing job is rejected alone), every job answered after the
- * shared COMMIT, so each acknowledgement is durable. The request thread stays free meanwhile.
- * The thread is started on first use and again after it dies; it does not keep the process
- * alive while idle.
+ * Group commit through the writer thread (local files only). Each job is posted to the thread
+ * as soon as it is queued (while this thread holds the writer mutex); the thread runs it at once
+ * in its open transaction and commits when it has run every job posted so far, so jobs that
+ * arrive during a COMMIT's fsync share the next one, and the thread writes while this one serves
+ * the requests behind (src/db/writerThread.ts). Every job is answered after the COMMIT that
+ * holds it, so each acknowledgement is durable. The mutex is let go once every job out has been
+ * answered, and no new job is posted while another writer waits for it. The thread is started
+ * on first use and again after it dies; it does not keep the process alive while idle.
  */
+/** At most this many jobs posted to the writer thread and not yet answered (see pump). */
+const MAX_OUT = 512;
+
 function writerThread(path: string, mutex: Mutex, module: string, commitTimes: Histogram) {
   interface Queued {
     job: WriteJob;
@@ -297,83 +304,125 @@ function writerThread(path: string, mutex: Mutex, module: string, commitTimes: H
   /** Bun's Worker: a web Worker that can stop keeping the process alive. */
   type BunWorker = Worker & { ref(): void; unref(): void };
   let worker: BunWorker | null = null;
-  /** The batch out, and the thread it went to: only that thread's reply or death settles it. */
-  let inFlight: { id: number; worker: BunWorker; settle: (reply: FromWriter | Error) => void } | null = null;
+  /** The counter of jobs posted to the current thread, shared with it. */
+  let posted: Int32Array<ArrayBufferLike> = new Int32Array(0);
+  /** Jobs posted and not yet answered, by id, with the thread they went to: only its reply or death settles them. */
+  const out = new Map<number, Queued & { worker: BunWorker }>();
   let nextId = 0;
+  /** Jobs waiting to be posted (for the mutex, or for room among the jobs out), from `head` on. */
   let queue: Queued[] = [];
-  let scheduled = false;
+  let head = 0;
+  const queued = () => queue.length - head;
+  /** Lets go of the writer mutex while it is held for posting jobs. */
+  let release: (() => void) | null = null;
+  let acquiring = false;
+  /** Jobs queued when the mutex was taken and not yet posted: they go even if another writer waits. */
+  let owed = 0;
+  /** Callers of idle() waiting for no job to be queued or out. */
+  const drained: (() => void)[] = [];
   let closed = false;
+
+  const settle = (id: number, fn: (q: Queued) => void) => {
+    const q = out.get(id);
+    if (!q) return;
+    out.delete(id);
+    fn(q);
+  };
+  /**
+   * Posts queued jobs while this thread holds the mutex and fewer than MAX_OUT are out (a waiting
+   * write waits for at most that many): the jobs queued when the mutex was taken in any case, later
+   * ones only while nobody else waits for it. Once every job out has been answered and none can be
+   * posted, lets the mutex go, and asks for it again for jobs still queued.
+   */
+  const pump = () => {
+    while (release && queued() > 0 && out.size < MAX_OUT && (owed > 0 || !mutex.contended)) {
+      const q = queue[head++]!;
+      if (owed > 0) owed--;
+      // queued before close() but not yet sent: refused, never run on a new thread
+      if (closed) q.reject(new Error("the database is closed"));
+      else post(q);
+    }
+    if (head > 0 && head === queue.length) [queue, head] = [[], 0];
+    else if (head > 1024) [queue, head] = [queue.slice(head), 0];
+    if (out.size > 0) return;
+    worker?.unref();
+    if (release) {
+      const r = release;
+      release = null;
+      r();
+    }
+    if (queued() > 0) acquire();
+    else for (const r of drained.splice(0)) r();
+  };
 
   const start = (): BunWorker => {
     const w = new Worker(module) as BunWorker;
+    const shared = new SharedArrayBuffer(4);
+    posted = new Int32Array(shared);
     const gone = (why: string) => {
       if (worker === w) worker = null;
       w.terminate(); // an uncaught error may leave it running: it is replaced on the next job
-      // a dead thread's late "close" must not settle a batch already sent to its successor
-      if (inFlight?.worker === w) inFlight.settle(new Error(`the writer thread stopped (${why}); the batch's outcome is unknown`));
+      // a dead thread's late "close" must not settle jobs already sent to its successor
+      const error = new Error(`the writer thread stopped (${why}); the write's outcome is unknown`);
+      for (const [id, q] of out) if (q.worker === w) settle(id, (j) => j.reject(error));
+      pump();
     };
     w.addEventListener("message", (e: MessageEvent<FromWriter>) => {
-      if (inFlight?.worker === w && e.data.id === inFlight.id) inFlight.settle(e.data);
+      const reply = e.data;
+      commitTimes.observe(reply.seconds);
+      if ("fatal" in reply) {
+        const error = fromWireError(reply.fatal);
+        for (const id of reply.ids) settle(id, (q) => q.reject(error));
+      } else {
+        for (const [id, o] of reply.outcomes) settle(id, (q) => (o.ok ? q.resolve(o.existing ?? undefined) : q.reject(fromWireError(o.error))));
+      }
+      pump();
     });
     w.addEventListener("error", (e) => gone((e as ErrorEvent).message ?? "error"));
     w.addEventListener("close", () => gone("closed"));
-    w.postMessage({ type: "open", path } satisfies ToWriter);
+    w.postMessage({ type: "open", path, posted: shared } satisfies ToWriter);
     w.unref();
     return w;
   };
 
-  const send = (jobs: WriteJob[]): Promise<FromWriter | Error> =>
-    new Promise((resolve) => {
-      const w = (worker ??= start());
-      const id = ++nextId;
-      w.ref(); // a batch in flight keeps the process alive until it is answered
-      inFlight = {
-        id,
-        worker: w,
-        settle: (reply) => {
-          inFlight = null;
-          w.unref();
-          resolve(reply);
-        },
-      };
-      w.postMessage(JSON.stringify({ type: "batch", id, jobs } satisfies ToWriter));
-    });
+  const post = (q: Queued) => {
+    const w = (worker ??= start());
+    const id = ++nextId;
+    if (out.size === 0) w.ref(); // jobs out keep the process alive until they are answered
+    out.set(id, { ...q, worker: w });
+    Atomics.add(posted, 0, 1); // before the post: the thread must not commit without this job's turn
+    w.postMessage(JSON.stringify({ type: "job", id, job: q.job } satisfies ToWriter));
+  };
 
-  const drain = () =>
-    mutex.run(async () => {
-      scheduled = false;
-      const batch = queue;
-      queue = [];
-      if (batch.length === 0) return;
-      if (closed) {
-        // queued before close() but not yet sent: refused, never run on a new thread
-        for (const q of batch) q.reject(new Error("the database is closed"));
-        return;
-      }
-      const t0 = performance.now();
-      const reply = await send(batch.map((q) => q.job));
-      commitTimes.observe((performance.now() - t0) / 1000);
-      if (reply instanceof Error) {
-        for (const q of batch) q.reject(reply);
-      } else if ("fatal" in reply) {
-        const error = fromWireError(reply.fatal);
-        for (const q of batch) q.reject(error);
-      } else {
-        reply.outcomes.forEach((o, i) => (o.ok ? batch[i]!.resolve(o.existing ?? undefined) : batch[i]!.reject(fromWireError(o.error))));
-      }
-    });
+  /** Takes the mutex for the queued jobs and posts them; holds it while jobs are out. */
+  const acquire = () => {
+    if (acquiring || release) return;
+    acquiring = true;
+    void mutex.run(
+      () =>
+        new Promise<void>((r) => {
+          acquiring = false;
+          release = r;
+          owed = queued();
+          pump();
+        }),
+    );
+  };
 
   return {
-    /** Queues a job for the next group commit; resolves after its COMMIT. */
+    /** Posts a job to the writer thread (or queues it for the mutex); resolves after its COMMIT. */
     enqueue<T>(job: WriteJob): Promise<T | undefined> {
       if (closed) return Promise.reject(new Error("the database is closed"));
       return new Promise<T | undefined>((resolve, reject) => {
         queue.push({ job, resolve: resolve as (v: unknown) => void, reject });
-        if (!scheduled) {
-          scheduled = true;
-          setImmediate(() => void drain());
-        }
+        if (release) pump();
+        else acquire();
       });
+    },
+    /** Resolves once no job is queued or out (every job queued so far has been answered). */
+    idle(): Promise<void> {
+      if (queued() === 0 && out.size === 0) return Promise.resolve();
+      return new Promise((r) => drained.push(r));
     },
     close(): void {
       closed = true;

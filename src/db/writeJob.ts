@@ -39,13 +39,22 @@ export interface WireError {
 export type JobOutcome = { ok: true; existing: Record<string, unknown> | null } | { ok: false; error: WireError };
 
 /**
- * Messages to the writer thread. A batch travels as a JSON string: about half the cost of the
- * structured clone on the request thread (measured: 16 against 29 µs for a prepare-task job).
+ * Messages to the writer thread. `open` carries the counter of jobs posted so far (an Int32 in a
+ * SharedArrayBuffer, raised by the request thread before each post): the thread commits when it
+ * has run every job posted, so a commit never waits for jobs that are not there, and jobs that
+ * arrive while it commits share the next one. A job travels as a JSON string: about half the
+ * cost of the structured clone on the request thread (measured: 16 against 29 µs for a
+ * prepare-task job).
  */
-export type ToWriter = { type: "open"; path: string } | { type: "batch"; id: number; jobs: WriteJob[] };
+export type ToWriter = { type: "open"; path: string; posted: SharedArrayBuffer } | { type: "job"; id: number; job: WriteJob };
 
-/** A batch's reply: one outcome per job, or `fatal` when the transaction itself failed (nothing committed). */
-export type FromWriter = { type: "batch"; id: number; outcomes: JobOutcome[] } | { type: "batch"; id: number; fatal: WireError };
+/**
+ * A commit's reply: each job's outcome by id, or `fatal` when the transaction itself failed
+ * (nothing of it committed); `seconds` from BEGIN to the end of COMMIT.
+ */
+export type FromWriter =
+  | { type: "committed"; seconds: number; outcomes: [id: number, outcome: JobOutcome][] }
+  | { type: "committed"; seconds: number; ids: number[]; fatal: WireError };
 
 export function toWireError(e: unknown): WireError {
   const err = e as { message?: unknown; code?: unknown };

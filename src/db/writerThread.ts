@@ -1,11 +1,14 @@
 /**
  * The writer thread (a Bun Worker, one per local database): it owns the write connection and
- * runs each batch of write jobs as ONE IMMEDIATE transaction with synchronous=FULL, each job in
- * its own SAVEPOINT (a failing job rolls back alone), and answers after the COMMIT. The COMMIT's
- * fsync therefore blocks this thread, not the one serving requests (measured: about 2 ms per
- * commit, 29% of the request thread's time under prepare-task load before; docs/performance.md).
- * The request thread holds the writer mutex while a batch runs, so no other write transaction
- * of the process is open at the same time. Built as a second entrypoint of dist/talentd.
+ * runs write jobs as they arrive, each in its own SAVEPOINT (a failing job rolls back alone),
+ * inside an IMMEDIATE transaction with synchronous=FULL that it commits as soon as it has run
+ * every job posted so far (a counter the request thread raises before each post): jobs that
+ * arrive while a COMMIT's fsync runs share the next transaction (group commit), and a job's
+ * rows are written while the request thread is still serving the requests behind it, instead
+ * of after the whole turn (docs/performance.md, issue 19). Each job is answered after the
+ * COMMIT that holds it, so every acknowledgement is durable. The request thread holds the
+ * writer mutex while jobs are out, so no other write transaction of the process is open at the
+ * same time. Built as a second entrypoint of dist/talentd.
  */
 import LibsqlDatabase from "libsql";
 import { statementCache } from "./statements";
@@ -34,7 +37,7 @@ export function openWriter(path: string): void {
 }
 
 let synchronous: "FULL" | "NORMAL" = "FULL";
-/** FULL (an fsync per commit) unless every job of the batch is not durable; set between transactions. */
+/** FULL (an fsync per commit) unless the transaction holds only jobs that are not durable; set between transactions. */
 function setSynchronous(level: "FULL" | "NORMAL"): void {
   if (level === synchronous) return;
   conn!.exec(`PRAGMA synchronous = ${level}`);
@@ -48,46 +51,79 @@ function runJob(job: WriteJob): JobOutcome {
   return { ok: true, existing };
 }
 
-/** Runs a batch in one transaction; every job gets an outcome, or the batch a fatal error. */
-export function runBatch(id: number, jobs: WriteJob[]): FromWriter {
-  if (!conn) return { type: "batch", id, fatal: toWireError(openError ?? new Error("the writer connection is not open")) };
+/** Jobs posted by the request thread so far (shared counter) and jobs received here. */
+let posted: Int32Array | null = null;
+let received = 0;
+/** The open transaction: its jobs' outcomes, whether it commits with FULL, when it began. */
+let open: { outcomes: [number, JobOutcome][]; durable: boolean; began: number } | null = null;
+/** More jobs in one transaction than this and it commits anyway (a bound on a job's wait). */
+const MAX_JOBS = 256;
+
+/** Commits the open transaction and answers its jobs (all of them with the error if it fails). */
+function commit(): FromWriter {
+  const tx = open!;
+  open = null;
   try {
-    setSynchronous(jobs.some((j) => j.durable !== false) ? "FULL" : "NORMAL");
-    conn.exec("BEGIN IMMEDIATE");
-  } catch (e) {
-    return { type: "batch", id, fatal: toWireError(e) };
-  }
-  const outcomes: JobOutcome[] = [];
-  for (const job of jobs) {
-    conn.exec("SAVEPOINT job");
-    try {
-      const outcome = runJob(job);
-      conn.exec("RELEASE job");
-      outcomes.push(outcome);
-    } catch (e) {
-      conn.exec("ROLLBACK TO job");
-      conn.exec("RELEASE job");
-      outcomes.push({ ok: false, error: toWireError(e) });
-    }
-  }
-  try {
-    conn.exec("COMMIT");
+    conn!.exec("COMMIT");
+    return { type: "committed", seconds: (performance.now() - tx.began) / 1000, outcomes: tx.outcomes };
   } catch (e) {
     try {
-      conn.exec("ROLLBACK");
+      conn!.exec("ROLLBACK");
     } catch {
       /* the transaction is already gone */
     }
-    return { type: "batch", id, fatal: toWireError(e) };
+    return { type: "committed", seconds: (performance.now() - tx.began) / 1000, ids: tx.outcomes.map(([id]) => id), fatal: toWireError(e) };
   }
-  return { type: "batch", id, outcomes };
 }
 
-self.onmessage = (event: MessageEvent<ToWriter | string>) => {
-  const raw = event.data;
-  const m = typeof raw === "string" ? (JSON.parse(raw) as ToWriter) : raw;
-  if (m.type === "open") openWriter(m.path);
-  else if (m.type === "batch") {
-    postMessage(runBatch(m.id, m.jobs));
+/**
+ * Runs one job in the open transaction (opening one if needed) and returns the replies due: a
+ * commit's when this job was the last one posted so far (or the transaction is full), nothing
+ * while more jobs are on their way. A job that is not durable, finding no transaction open and
+ * no other job on its way, commits with synchronous NORMAL; a durable job never joins such a
+ * transaction (it is committed first).
+ */
+export function runJobStreamed(id: number, job: WriteJob): FromWriter[] {
+  const replies: FromWriter[] = [];
+  if (!conn) return [{ type: "committed", seconds: 0, ids: [id], fatal: toWireError(openError ?? new Error("the writer connection is not open")) }];
+  const durable = job.durable !== false;
+  const more = () => posted !== null && received < Atomics.load(posted, 0);
+  if (open && durable && !open.durable) replies.push(commit());
+  if (!open) {
+    const full = durable || more();
+    try {
+      setSynchronous(full ? "FULL" : "NORMAL");
+      conn.exec("BEGIN IMMEDIATE");
+    } catch (e) {
+      replies.push({ type: "committed", seconds: 0, ids: [id], fatal: toWireError(e) });
+      return replies;
+    }
+    open = { outcomes: [], durable: full, began: performance.now() };
   }
-};
+  conn.exec("SAVEPOINT job");
+  try {
+    const outcome = runJob(job);
+    conn.exec("RELEASE job");
+    open.outcomes.push([id, outcome]);
+  } catch (e) {
+    conn.exec("ROLLBACK TO job");
+    conn.exec("RELEASE job");
+    open.outcomes.push([id, { ok: false, error: toWireError(e) }]);
+  }
+  if (!more() || open.outcomes.length >= MAX_JOBS) replies.push(commit());
+  return replies;
+}
+
+/** One message from the request thread (exported for test fixtures that wrap this thread). */
+export function onWriterMessage(raw: ToWriter | string): void {
+  const m = typeof raw === "string" ? (JSON.parse(raw) as ToWriter) : raw;
+  if (m.type === "open") {
+    openWriter(m.path);
+    posted = new Int32Array(m.posted);
+  } else if (m.type === "job") {
+    received++;
+    for (const reply of runJobStreamed(m.id, m.job)) postMessage(reply);
+  }
+}
+
+self.onmessage = (event: MessageEvent<ToWriter | string>) => onWriterMessage(event.data);

@@ -5,6 +5,12 @@
  */
 export class Mutex {
   #tail: Promise<void> = Promise.resolve();
+  #waiting = 0;
+
+  /** True while someone waits for the mutex (a long holder, such as the writer thread's stream, lets go). */
+  get contended(): boolean {
+    return this.#waiting > 0;
+  }
 
   /** Runs `fn` once every earlier holder has finished; resolves with its result. */
   async run<T>(fn: () => Promise<T>): Promise<T> {
@@ -12,7 +18,12 @@ export class Mutex {
     const next = new Promise<void>((r) => (release = r));
     const prev = this.#tail;
     this.#tail = prev.then(() => next);
-    await prev;
+    this.#waiting++;
+    try {
+      await prev;
+    } finally {
+      this.#waiting--;
+    }
     try {
       return await fn();
     } finally {
