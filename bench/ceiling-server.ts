@@ -8,7 +8,10 @@
  * - `GET /bench/catalog`: `GET /api/catalog`'s handler with no key guard and no trace (a
  *   constant principal: the handler reads none);
  * - `GET /bench/catalog-guarded`: the same handler behind the key guard, without the trace, to
- *   split the key route's overhead between the guard and the trace.
+ *   split the key route's overhead between the guard and the trace;
+ * - on a second port (FLOOR_PORT), the same application over the same database except that
+ *   prepare-task's resolution job is dropped instead of written: everything a call does but its
+ *   durable write (key, designation, answer, trace), where the floor of targets 1 and 3 is read.
  * Run by bench/ceilings.ts as `bun bench/ceiling-server.ts` with the serve environment
  * (DATA_DIR, TALENTS_DIR, PORT, HOST, BASE_URL).
  */
@@ -52,5 +55,10 @@ app
   );
 
 app.listen({ port: config.port, hostname: config.host });
+if (process.env.FLOOR_PORT) {
+  const resolutionWrite = (job: Parameters<typeof database.writeJob>[0]) => job.statements[0]?.sql.startsWith("INSERT INTO resolutions ") === true;
+  const noResolutionWrite = { ...database, writeJob: <T>(job: Parameters<typeof database.writeJob>[0]) => (resolutionWrite(job) ? Promise.resolve(undefined) : database.writeJob<T>(job)) };
+  createApp({ config, database: noResolutionWrite, log, state }).listen({ port: Number(process.env.FLOOR_PORT), hostname: config.host });
+}
 void slimCatalog(database, loaded.catalog, loaded.extraFolders, log);
 console.log(`ready ${config.port}`);

@@ -10,6 +10,8 @@
  * 4. search "area1" over the catalog at 10 connections: p99 < 5 ms.
  * 5. a tool call through MCP (svc_doctor, POST /mcp) ≥ 0.5 × GET /api/doctor called directly
  *    (10 conn), and the sequential overhead < 0.3 ms at p50 (one client, 500 calls each).
+ * Also the floors of 1 and 3: prepare-task with everything but its durable write, on a second
+ * listener of the same server (bench/ceiling-server.ts FLOOR_PORT).
  */
 import { createClient } from "@libsql/client";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -83,8 +85,10 @@ export async function benchCeilings(): Promise<void> {
   generateCatalog(talents, 5000);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
+  const floorPort = await freePort();
+  const floorBase = `http://127.0.0.1:${floorPort}`;
   const proc = Bun.spawn([process.execPath, join(import.meta.dir, "ceiling-server.ts")], {
-    env: { PATH: process.env.PATH ?? "", DATA_DIR: data, TALENTS_DIR: talents, PORT: String(port), HOST: "127.0.0.1", BASE_URL: base, ACCESS_LOG: "false", LOG_LEVEL: "error", AUTO_APPROVE_ORGS: "true", METRICS_TOKEN: METRICS },
+    env: { PATH: process.env.PATH ?? "", DATA_DIR: data, TALENTS_DIR: talents, PORT: String(port), HOST: "127.0.0.1", BASE_URL: base, ACCESS_LOG: "false", LOG_LEVEL: "error", AUTO_APPROVE_ORGS: "true", METRICS_TOKEN: METRICS, FLOOR_PORT: String(floorPort) },
     stdout: "pipe",
     stderr: "inherit",
   });
@@ -141,6 +145,10 @@ export async function benchCeilings(): Promise<void> {
     const gK = await runWrk(base, withKey, { connections: 10, seconds, dir, name: "withkey" });
     const gG = await runWrk(base, guardOnly, { connections: 10, seconds, dir, name: "guardonly" });
     const p10 = await runWrk(base, prepare, { connections: 10, seconds, dir, name: "prepare10" });
+    const floorCheck = await fetch(floorBase + "/api/prepare-task", { method: "POST", headers: api, body: prepareBody });
+    if (floorCheck.status !== 201) throw new Error(`floor prepare-task: ${floorCheck.status}`);
+    const f64 = await runWrk(floorBase, prepare, { connections: 64, seconds, dir, name: "floor64" });
+    const f10 = await runWrk(floorBase, prepare, { connections: 10, seconds, dir, name: "floor10" });
     const fs = await fsyncLatency(data);
     const sr = await runWrk(base, search, { connections: 10, seconds, dir, name: "search" });
     const dd = await runWrk(base, doctor, { connections: 10, seconds, dir, name: "doctor" });
@@ -189,7 +197,11 @@ export async function benchCeilings(): Promise<void> {
       ((p64.rps * seconds) / Math.max(1, batches)).toFixed(1),
       (((commitsAfter.sum - commitsBefore.sum) * 1000) / Math.max(1, batches)).toFixed(2),
     ]]);
-    const errors = [c64, p64, gN, gK, gG, p10, sr, dd, dm].reduce((a, r) => a + r.non2xx + r.socketErrors, 0);
+    printTable("Floors of 1 and 3: prepare-task doing everything but its durable write (bench-only second listener: same app and database, the resolution's job dropped; key, designation, answer and trace as usual)", ["connections", "req/s", "× ceiling", "p50 ms", "p99 ms"], [
+      ["64", f64.rps.toFixed(0), (f64.rps / c64.rps).toFixed(2), f64.p50.toFixed(2), f64.p99.toFixed(2)],
+      ["10", f10.rps.toFixed(0), "—", f10.p50.toFixed(2), `${f10.p99.toFixed(2)} (bound of 3: ${(fs.p99 + 5).toFixed(2)})`],
+    ]);
+    const errors = [c64, p64, gN, gK, gG, p10, f64, f10, sr, dd, dm].reduce((a, r) => a + r.non2xx + r.socketErrors, 0);
     if (errors > 0) console.log(`(${errors} non-2xx answers or socket errors during the runs)`);
   } finally {
     proc.kill("SIGTERM");
