@@ -60,9 +60,9 @@ export interface EdgeOptions {
   /**
    * Renders an error as HTML when the request wants it (a page, an htmx swap), or returns
    * null for the JSON error model. Injected by createApp (src/web/errors.tsx): the edge knows
-   * no page.
+   * no page. It may look up who is signed in (the page's header), hence a promise.
    */
-  htmlError?: (error: AppError, request: Request, requestId: string) => Response | null;
+  htmlError?: (error: AppError, request: Request, requestId: string) => Response | null | Promise<Response | null>;
   /** Request counters for /metrics; null when metrics are off (nothing is recorded then). */
   metrics?: { record(method: string, route: string | undefined, status: number, seconds: number): void } | null;
 }
@@ -225,12 +225,12 @@ export function edge(opts: EdgeOptions) {
         if (typeof v !== "string") throw validationFailed([{ path: name, message: "is not valid percent-encoding" }]);
       }
     })
-    .onError({ as: "global" }, ({ code, error, request }) => {
+    .onError({ as: "global" }, async ({ code, error, request }) => {
       let err: AppError;
       let res: Response;
       try {
         err = toAppError(code, error, request, opts.log);
-        res = opts.htmlError?.(err, request, requestIdOf(request)) ?? errorResponse(err, requestIdOf(request));
+        res = (await opts.htmlError?.(err, request, requestIdOf(request))) ?? errorResponse(err, requestIdOf(request));
       } catch (e) {
         // the error model never fails: a failure to render one is itself a 500 in the model (never the runtime's page)
         opts.log.error("could not render an error", { requestId: requestIdOf(request), error: String((e as Error)?.stack ?? e) });
