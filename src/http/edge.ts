@@ -119,7 +119,7 @@ function notParsed(): AppError {
 }
 
 /** Reads a body of unknown length, refusing it with 413 once it passes `limit` bytes. */
-async function readLimited(request: Request, limit: number): Promise<string> {
+async function readLimited(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {
   const reader = request.body!.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -133,7 +133,7 @@ async function readLimited(request: Request, limit: number): Promise<string> {
     }
     chunks.push(value);
   }
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  return Buffer.concat(chunks);
 }
 
 
@@ -204,7 +204,15 @@ export function edge(opts: EdgeOptions) {
       if (type !== "application/json" && !chunked) return; // Elysia's parsers (sizes were checked in onRequest)
       // a chunked body is read with the same limit; JSON is parsed here so that a malformed body
       // is told only after the route's guard has authenticated the caller (see notParsed)
-      const text = chunked ? await readLimited(request, opts.bodyLimit) : await request.text();
+      const bytes = chunked ? await readLimited(request, opts.bodyLimit) : null;
+      if (type === "multipart/form-data" && bytes) {
+        // Elysia's own multipart parser runs, reading the bytes read here: a chunked form (curl,
+        // a CLI) parses exactly as one with a length (a browser's)
+        const form = new Response(bytes, { headers: { "content-type": request.headers.get("content-type") ?? type } });
+        Object.defineProperty(request, "formData", { value: () => form.formData(), configurable: true });
+        return;
+      }
+      const text = bytes ? new TextDecoder().decode(bytes) : await request.text();
       if (type === "application/json") {
         try {
           return text.trim() === "" ? {} : JSON.parse(text);
