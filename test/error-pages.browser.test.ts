@@ -2,7 +2,8 @@
  * The error page and the confirmation page (src/web/errors.tsx) in Chromium: for a signed-in
  * viewer they carry the navigation of every other page (the main links, the active
  * organization in the switcher, sign-out), and for a signed-out viewer they still render,
- * without it. axe-core finds nothing serious on any of them.
+ * without it. A field's issue shown on a page (the #flash) is the schema's own sentence, not a
+ * TypeBox union's "Expected union value". axe-core finds nothing serious on any of them.
  */
 import { describe, expect, test as bunTest } from "bun:test";
 import type { Browser, Page } from "playwright-core";
@@ -71,6 +72,40 @@ describe("error and confirmation pages carry the navigation of a signed-in viewe
     expect(await w.page.textContent("main h1")).toBe("Not found");
     expect(await w.page.locator("header nav").count()).toBe(0);
     expect(await w.page.locator("header .signout").count()).toBe(0);
+    await expectClean(w);
+    await w.context.close();
+  });
+});
+
+describe("a field's issue on the page is the schema's own sentence", () => {
+  test("a bad repository on the project's settings form and on the new project form: the #flash says `repository must be a path such as payments-api or group/repo`, not the union's own text", async () => {
+    const o = await orgWithProject(live.env, "Repo Flash Co");
+    const w = await signedInPage(browser, live.base, o.owner.email, PASSWORD);
+    const page = w.page;
+    const message = "repository must be a path such as payments-api or group/repo";
+
+    await page.goto(`${live.base}/projects/${o.project.id}?tab=settings`);
+    await page.fill("#p-repo", "../elsewhere");
+    const patched = page.waitForResponse((r) => r.url().endsWith(`/web/projects/${o.project.id}`) && r.request().method() === "PATCH");
+    await page.click("form[hx-patch] button[type=submit]");
+    expect((await patched).status()).toBe(400);
+    await page.waitForSelector("#flash [role=alert]");
+    expect(await page.textContent("#flash li")).toBe(`repository ${message}`);
+    expect(await page.textContent("#flash")).not.toContain("union");
+    expect((await o.owner.get(`/web/projects/${o.project.id}`)).body.project.repository).toBeNull();
+    expectOnlyStatus(w, 400);
+    await expectClean(w);
+
+    await page.goto(`${live.base}/projects/new`);
+    await page.fill("#name", "Bad repository");
+    await page.fill("#repository", "a b");
+    const created = page.waitForResponse((r) => r.url().endsWith("/web/projects") && r.request().method() === "POST");
+    await page.click("button[type=submit]:text('Create and choose talents')");
+    expect((await created).status()).toBe(400);
+    await page.waitForSelector("#flash [role=alert]");
+    expect(await page.textContent("#flash li")).toBe(`repository ${message}`);
+    expect(new URL(page.url()).pathname).toBe("/projects/new");
+    expectOnlyStatus(w, 400);
     await expectClean(w);
     await w.context.close();
   });
