@@ -177,7 +177,7 @@ export function withChromiumAndApp(use: (browser: Browser, live: LiveEnv) => voi
     browser = await launchChromium();
     live = await liveEnv(env);
     use(browser, live);
-  });
+  }, 60_000);
   afterAll(async () => {
     await live?.close();
     await browser?.close();
