@@ -26,7 +26,8 @@ import { ssoWebRoutes } from "./identity/ssoWebRoutes";
 import { ssoPages } from "./web/ssoPage";
 import type { Guards } from "./auth/guards";
 import { homePage } from "./web/home";
-import { htmlError } from "./web/errors";
+import { htmlErrors } from "./web/errors";
+import { viewerOf } from "./web/context";
 import { webViews } from "./web/views";
 import { projectPages } from "./web/projectPages";
 import { catalogPages } from "./web/catalogPages";
@@ -101,7 +102,7 @@ export function createApp(input: AppDeps) {
   // reusePort off: Elysia's listen turns SO_REUSEPORT on, which lets a second talentd bind the
   // same port and take half the connections; off, the second start fails with EADDRINUSE.
   const app = new Elysia({ serve: { maxRequestBodySize: deps.config.bodyLimit + 64 * 1024, development: false, reusePort: false } })
-    .use(edge({ log: deps.log, bodyLimit: deps.config.bodyLimit, accessLog: deps.config.accessLog, htmlError, metrics: deps.config.metricsToken ? deps.metrics : null }))
+    .use(edge({ log: deps.log, bodyLimit: deps.config.bodyLimit, accessLog: deps.config.accessLog, htmlError: htmlErrors((request, path) => viewerOf(deps, request, path)), metrics: deps.config.metricsToken ? deps.metrics : null }))
     // a form's `?_method=DELETE` (PUT, PATCH) on a /web POST becomes that method before routing (http/methodOverride.ts)
     .use(methodOverride(backend.handle)) // hands the request back to the app once it took its method
     // before the routes: the fragment or redirect a /web route answers to htmx and to a form post (web/views.ts)

@@ -115,6 +115,26 @@ export async function expectClean(w: WatchedPage, name?: string): Promise<void> 
   }
 }
 
+/**
+ * The same check for a page whose scripts are off: nothing went wrong in it, and axe-core finds
+ * nothing serious in its HTML. axe runs on timers, which do not fire in a page whose scripts are
+ * off: the same HTML is served at the same URL to a page of a JavaScript context, and checked there.
+ */
+export async function expectCleanWithoutScripts(browser: Browser, w: WatchedPage): Promise<void> {
+  expect(w.problems).toEqual([]);
+  const url = w.page.url();
+  const html = await w.page.content();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  try {
+    const p = await context.newPage();
+    await p.route(url, (r) => r.fulfill({ status: 200, contentType: "text/html; charset=utf-8", body: html }));
+    await p.goto(url);
+    expect(await axeViolations(p)).toEqual([]);
+  } finally {
+    await context.close();
+  }
+}
+
 /** A fresh browser context signed in on `base`/login as `email` (with clipboard access: the copy buttons). */
 export async function signedInPage(browser: Browser, base: string, email: string, password: string, opts: { javaScript?: boolean } = {}): Promise<WatchedPage> {
   const w = await newPage(browser, opts);
@@ -157,7 +177,7 @@ export function withChromiumAndApp(use: (browser: Browser, live: LiveEnv) => voi
     browser = await launchChromium();
     live = await liveEnv(env);
     use(browser, live);
-  });
+  }, 60_000);
   afterAll(async () => {
     await live?.close();
     await browser?.close();

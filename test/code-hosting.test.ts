@@ -60,6 +60,18 @@ describe("a project's repository and evidence links", () => {
     expect((await a.owner.patch(`/web/projects/${created.body.project.id}`, { repository: null })).body.project.repository).toBeNull();
   });
 
+  test("a bad repository → 400 validation_failed with the issue `repository must be a path such as payments-api or group/repo` (POST and PATCH), never the union's own text", async () => {
+    const o = await orgWithProject(env);
+    const issue = { path: "repository", message: "repository must be a path such as payments-api or group/repo" };
+    for (const repository of ["../etc", "a/./b", "a b", "x".repeat(201), 42, true]) {
+      const created = await o.owner.post("/web/projects", { name: "Bad repo", repository });
+      expect({ repository, status: created.status, body: created.body }).toEqual({ repository, status: 400, body: expect.objectContaining({ error: "validation_failed", issues: [issue] }) });
+      const patched = await o.owner.patch(`/web/projects/${o.project.id}`, { repository });
+      expect({ repository, status: patched.status, body: patched.body }).toEqual({ repository, status: 400, body: expect.objectContaining({ error: "validation_failed", issues: [issue] }) });
+    }
+    expect((await o.owner.get("/web/projects")).body.projects.map((p: { name: string }) => p.name)).not.toContain("Bad repo");
+  });
+
   test("recorded evidence path:line comes back as links to the repository's lines", async () => {
     const o = await orgWithProject(env);
     await o.owner.put("/web/orgs/current/code-hosting", { provider: "github", url: "https://github.com/acme" });

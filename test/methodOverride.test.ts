@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createKey, orgWithProject, signedUp, testEnv, type TestEnv } from "./helpers";
+import { connect } from "node:net";
 import { liveEnv } from "./mcp-support";
 
 let env: TestEnv;
@@ -215,6 +216,105 @@ describe("over a listening server (Bun's router picks a route by the socket's me
       expect(done.status).toBe(303);
       expect(done.headers.get("location")).toBe("/org/sso");
       expect((await owner.get("/web/orgs/current/sso")).body.sso).toBeNull();
+    } finally {
+      await live.close();
+    }
+  }, 30_000);
+});
+
+/** A multipart/form-data body as a browser (or curl -F) encodes it: its bytes and its content-type with the boundary. */
+async function multipart(fields: [string, string][]): Promise<{ type: string; bytes: Uint8Array }> {
+  const form = new FormData();
+  for (const [k, v] of fields) form.append(k, v);
+  const encoded = new Response(form);
+  return { type: encoded.headers.get("content-type")!, bytes: new Uint8Array(await encoded.arrayBuffer()) };
+}
+
+/**
+ * An HTTP/1.1 POST written by hand on a socket: with `content-length`, or `transfer-encoding:
+ * chunked` and the body cut in `pieces` chunks (what curl -T, CLIs and proxies may send). The
+ * answer's status, location and body.
+ */
+function rawPost(base: string, path: string, headers: Record<string, string>, body: Uint8Array, framing: "length" | "chunked", pieces = 3): Promise<{ status: number; location: string | null; body: string }> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname, () => {
+      const head = [`POST ${path} HTTP/1.1`, `host: ${url.host}`, "connection: close", ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+      if (framing === "length") {
+        socket.write([...head, `content-length: ${body.byteLength}`, "", ""].join("\r\n"));
+        socket.write(body);
+        return;
+      }
+      socket.write([...head, "transfer-encoding: chunked", "", ""].join("\r\n"));
+      const size = Math.ceil(body.byteLength / pieces);
+      for (let at = 0; at < body.byteLength; at += size) {
+        const part = body.subarray(at, at + size);
+        socket.write(`${part.byteLength.toString(16)}\r\n`);
+        socket.write(part);
+        socket.write("\r\n");
+      }
+      socket.write("0\r\n\r\n");
+    });
+    const received: Buffer[] = [];
+    socket.on("data", (d: Buffer) => received.push(d));
+    socket.on("error", reject);
+    socket.on("end", () => {
+      const text = Buffer.concat(received).toString("utf8");
+      const [head, ...rest] = text.split("\r\n\r\n");
+      const lines = head!.split("\r\n");
+      const header = (name: string) => lines.find((l) => l.toLowerCase().startsWith(`${name}:`))?.slice(name.length + 1).trim() ?? null;
+      resolve({ status: Number(lines[0]!.split(" ")[1]), location: header("location"), body: rest.join("\r\n\r\n") });
+    });
+  });
+}
+
+describe("a multipart/form-data body sent chunked (no content-length) parses as the one with a length (src/http/edge.ts)", () => {
+  test("create a project, install two talents (a repeated field), rename through ?_method=PATCH: the same answers and changes chunked as with a length, over a real socket", async () => {
+    const live = await liveEnv({ AUTO_APPROVE_ORGS: "true" });
+    try {
+      const owner = await signedUp(live.env);
+      await owner.post("/web/orgs", { name: "Chunked Multipart" });
+      const headers = (type: string, extra: Record<string, string> = {}) => ({ cookie: owner.cookie!, origin: live.base, "content-type": type, accept: "application/json", ...extra });
+      for (const framing of ["length", "chunked"] as const) {
+        const created = await multipart([["name", `By ${framing}`], ["repository", `group/${framing}`]]);
+        const c = await rawPost(live.base, "/web/projects", headers(created.type), created.bytes, framing);
+        expect(`${framing} ${c.status}`).toBe(`${framing} 201`);
+        const project = JSON.parse(c.body).project;
+        expect(project).toMatchObject({ name: `By ${framing}`, repository: `group/${framing}` });
+
+        const talents = await multipart([["talents", "typescript-strict"], ["talents", "javascript-base"]]);
+        const i = await rawPost(live.base, `/web/projects/${project.id}/talents`, headers(talents.type), talents.bytes, framing);
+        expect(i.status).toBe(201);
+        const installed = ((await owner.get(`/web/projects/${project.id}/installed`)).body.talents as { id: string }[]).map((t) => t.id).sort();
+        expect(installed).toEqual(["javascript-base", "typescript-strict"]);
+
+        const renamed = await multipart([["name", `Renamed by ${framing}`]]);
+        const r = await rawPost(live.base, `/web/projects/${project.id}?_method=PATCH`, headers(renamed.type, { accept: "text/html" }), renamed.bytes, framing);
+        expect(r.status).toBe(303);
+        expect(r.location).toBe(`/projects/${project.id}?tab=settings`);
+        expect((await owner.get(`/web/projects/${project.id}`)).body.project.name).toBe(`Renamed by ${framing}`);
+
+        // a bad field is the route's own 400 naming it, not a body read as text
+        const bad = await multipart([["name", ""]]);
+        const b = await rawPost(live.base, `/web/projects/${project.id}?_method=PATCH`, headers(bad.type), bad.bytes, framing);
+        expect(b.status).toBe(400);
+        expect(JSON.parse(b.body)).toMatchObject({ error: "validation_failed", issues: [{ path: "name" }] });
+      }
+    } finally {
+      await live.close();
+    }
+  }, 30_000);
+
+  test("a chunked multipart body over BODY_LIMIT → 413 payload_too_large, nothing created", async () => {
+    const live = await liveEnv({ AUTO_APPROVE_ORGS: "true", BODY_LIMIT: "4096" });
+    try {
+      const owner = await signedUp(live.env);
+      await owner.post("/web/orgs", { name: "Chunked Limit" });
+      const big = await multipart([["name", "Too big"], ["description", "d".repeat(5000)]]);
+      const r = await rawPost(live.base, "/web/projects", { cookie: owner.cookie!, origin: live.base, "content-type": big.type }, big.bytes, "chunked", 6);
+      expect(r.status).toBe(413);
+      expect(JSON.parse(r.body)).toMatchObject({ error: "payload_too_large", limit: 4096 });
+      expect((await owner.get("/web/projects")).body.projects).toEqual([]);
     } finally {
       await live.close();
     }

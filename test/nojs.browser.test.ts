@@ -10,7 +10,7 @@
 import { describe, expect, test as bunTest } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { createKey, expertiseMd, joinedMember, orgWithProject } from "./helpers";
-import { axeViolations, expectOnlyStatus, screenshot, servePage, signedInPage, submitForm, type WatchedPage, withChromiumAndApp } from "./browser-support";
+import { expectCleanWithoutScripts, expectOnlyStatus, screenshot, servePage, signedInPage, submitForm, type WatchedPage, withChromiumAndApp } from "./browser-support";
 import { PASSWORD, type LiveEnv } from "./mcp-support";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 90_000);
@@ -29,25 +29,7 @@ const path = (p: Page) => {
   return u.pathname + u.search;
 };
 
-/**
- * The page is usable: nothing went wrong in it, and axe-core finds nothing serious in its HTML.
- * axe runs on timers, which do not fire in a page whose scripts are off: the same HTML is
- * served at the same URL to a page of a JavaScript context, and checked there.
- */
-async function expectClean(w: WatchedPage): Promise<void> {
-  expect(w.problems).toEqual([]);
-  const url = w.page.url();
-  const html = await w.page.content();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  try {
-    const p = await context.newPage();
-    await p.route(url, (r) => r.fulfill({ status: 200, contentType: "text/html; charset=utf-8", body: html }));
-    await p.goto(url);
-    expect(await axeViolations(p)).toEqual([]);
-  } finally {
-    await context.close();
-  }
-}
+const expectClean = (w: WatchedPage): Promise<void> => expectCleanWithoutScripts(browser, w);
 
 /** A destructive control: its post answers the question page (400, nothing changed yet); the page is usable. */
 async function asked(w: WatchedPage, button: string, question: string): Promise<void> {

@@ -13,23 +13,23 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Browser, Page } from "playwright-core";
 import { orgWithProject } from "./helpers";
-import { axeViolations, callbackServer, launchChromium, newPage, screenshot } from "./browser-support";
-import { CLIENT_INFO, liveEnv, MemoryOAuthProvider, PASSWORD, toolJson, type LiveEnv } from "./mcp-support";
+import { axeViolations, callbackServer, newPage, screenshot, withChromiumAndApp } from "./browser-support";
+import { CLIENT_INFO, MemoryOAuthProvider, PASSWORD, toolJson, type LiveEnv } from "./mcp-support";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 60_000);
 
 let browser: Browser;
 let live: LiveEnv;
 let callback: ReturnType<typeof callbackServer>;
-beforeAll(async () => {
-  browser = await launchChromium();
-  live = await liveEnv();
+withChromiumAndApp((b, l) => {
+  browser = b;
+  live = l;
+}, {});
+beforeAll(() => {
   callback = callbackServer();
 });
-afterAll(async () => {
+afterAll(() => {
   callback.stop();
-  await live.close();
-  await browser.close();
 });
 
 /** Waits until the client's redirect URI has been reached `n` times; returns the last query. */

@@ -7,24 +7,21 @@
  * /admin; suspension asks for the slug typed; a non-administrator opening /admin gets the 404
  * page. Every page is checked with axe-core and must log no console error (CSP included).
  */
-import { afterAll, beforeAll, describe, expect, test as bunTest } from "bun:test";
+import { describe, expect, test as bunTest } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { makePlatformAdmin, orgWithProject, signedUp } from "./helpers";
-import { axeViolations, LAN_HOST, launchChromium, newPage, screenshot, servePage, type WatchedPage, expectClean, signedInPage, expectOnlyStatus } from "./browser-support";
+import { axeViolations, LAN_HOST, newPage, screenshot, servePage, type WatchedPage, expectClean, signedInPage, expectOnlyStatus, withChromiumAndApp } from "./browser-support";
 import { liveEnv, PASSWORD, type LiveEnv } from "./mcp-support";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 120_000);
 
 let browser: Browser;
 let live: LiveEnv;
-beforeAll(async () => {
-  browser = await launchChromium();
-  live = await liveEnv(); // new organizations wait for a platform administrator
-});
-afterAll(async () => {
-  await live.close();
-  await browser.close();
-});
+// new organizations wait for a platform administrator (no AUTO_APPROVE_ORGS)
+withChromiumAndApp((b, l) => {
+  browser = b;
+  live = l;
+}, {});
 
 const clean = expectClean;
 const signIn = (email: string): Promise<WatchedPage> => signedInPage(browser, live.base, email, PASSWORD);

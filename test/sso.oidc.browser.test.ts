@@ -8,9 +8,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test as bunTest } from "bun:test";
 import type { Browser, Page } from "playwright-core";
-import { axeViolations, launchChromium, newPage, screenshot, type WatchedPage } from "./browser-support";
+import { axeViolations, newPage, screenshot, type WatchedPage, withChromiumAndApp } from "./browser-support";
 import { startOidcIdp, type OidcIdp } from "./idp-support";
-import { freePort, liveEnv, type LiveEnv } from "./mcp-support";
+import { freePort, type LiveEnv } from "./mcp-support";
 import { orgWithProject, signedUp, WebClient } from "./helpers";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 90_000);
@@ -20,10 +20,14 @@ let idp: OidcIdp;
 let live: LiveEnv;
 let seq = 0;
 
-beforeAll(async () => {
-  const idpPort = freePort();
-  const issuer = `http://127.0.0.1:${idpPort}`;
-  live = await liveEnv({
+const idpPort = freePort();
+const issuer = `http://127.0.0.1:${idpPort}`;
+withChromiumAndApp(
+  (b, l) => {
+    browser = b;
+    live = l;
+  },
+  {
     OAUTH_OIDC_ISSUER: issuer,
     OAUTH_OIDC_CLIENT_ID: "talentd-generic",
     OAUTH_OIDC_CLIENT_SECRET: "generic-secret",
@@ -31,7 +35,9 @@ beforeAll(async () => {
     OAUTH_GITLAB_URL: issuer,
     OAUTH_GITLAB_CLIENT_ID: "talentd-gitlab",
     OAUTH_GITLAB_CLIENT_SECRET: "gitlab-secret",
-  });
+  },
+);
+beforeAll(async () => {
   const base = live.base;
   idp = await startOidcIdp(
     [
@@ -41,11 +47,8 @@ beforeAll(async () => {
     ],
     idpPort,
   );
-  browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
-  await browser?.close();
-  await live?.close();
   await idp?.stop();
 });
 

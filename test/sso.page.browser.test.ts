@@ -7,9 +7,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test as bunTest } from "bun:test";
 import type { Browser } from "playwright-core";
-import { axeViolations, launchChromium, newPage, screenshot, type WatchedPage } from "./browser-support";
+import { axeViolations, newPage, screenshot, type WatchedPage, withChromiumAndApp } from "./browser-support";
 import { startOidcIdp, type OidcIdp } from "./idp-support";
-import { freePort, liveEnv, type LiveEnv } from "./mcp-support";
+import { freePort, type LiveEnv } from "./mcp-support";
 import { orgWithProject, signedUp, type WebClient } from "./helpers";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 90_000);
@@ -18,15 +18,14 @@ let browser: Browser;
 let live: LiveEnv;
 let idp: OidcIdp;
 
+withChromiumAndApp((b, l) => {
+  browser = b;
+  live = l;
+}, {});
 beforeAll(async () => {
-  const idpPort = freePort();
-  live = await liveEnv();
-  idp = await startOidcIdp([{ clientId: "page-client", clientSecret: "page-secret", redirectUris: [`${live.base}/api/auth/sso/oidc/callback`] }], idpPort);
-  browser = await launchChromium();
+  idp = await startOidcIdp([{ clientId: "page-client", clientSecret: "page-secret", redirectUris: [`${live.base}/api/auth/sso/oidc/callback`] }], freePort());
 }, 60_000);
 afterAll(async () => {
-  await browser?.close();
-  await live?.close();
   await idp?.stop();
 });
 

@@ -60,9 +60,9 @@ export interface EdgeOptions {
   /**
    * Renders an error as HTML when the request wants it (a page, an htmx swap), or returns
    * null for the JSON error model. Injected by createApp (src/web/errors.tsx): the edge knows
-   * no page.
+   * no page. It may look up who is signed in (the page's header), hence a promise.
    */
-  htmlError?: (error: AppError, request: Request, requestId: string) => Response | null;
+  htmlError?: (error: AppError, request: Request, requestId: string) => Response | null | Promise<Response | null>;
   /** Request counters for /metrics; null when metrics are off (nothing is recorded then). */
   metrics?: { record(method: string, route: string | undefined, status: number, seconds: number): void } | null;
 }
@@ -119,7 +119,7 @@ function notParsed(): AppError {
 }
 
 /** Reads a body of unknown length, refusing it with 413 once it passes `limit` bytes. */
-async function readLimited(request: Request, limit: number): Promise<string> {
+async function readLimited(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {
   const reader = request.body!.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -133,7 +133,7 @@ async function readLimited(request: Request, limit: number): Promise<string> {
     }
     chunks.push(value);
   }
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  return Buffer.concat(chunks);
 }
 
 
@@ -204,7 +204,15 @@ export function edge(opts: EdgeOptions) {
       if (type !== "application/json" && !chunked) return; // Elysia's parsers (sizes were checked in onRequest)
       // a chunked body is read with the same limit; JSON is parsed here so that a malformed body
       // is told only after the route's guard has authenticated the caller (see notParsed)
-      const text = chunked ? await readLimited(request, opts.bodyLimit) : await request.text();
+      const bytes = chunked ? await readLimited(request, opts.bodyLimit) : null;
+      if (type === "multipart/form-data" && bytes) {
+        // Elysia's own multipart parser runs, reading the bytes read here: a chunked form (curl,
+        // a CLI) parses exactly as one with a length (a browser's)
+        const form = new Response(bytes, { headers: { "content-type": request.headers.get("content-type") ?? type } });
+        Object.defineProperty(request, "formData", { value: () => form.formData(), configurable: true });
+        return;
+      }
+      const text = bytes ? new TextDecoder().decode(bytes) : await request.text();
       if (type === "application/json") {
         try {
           return text.trim() === "" ? {} : JSON.parse(text);
@@ -225,12 +233,12 @@ export function edge(opts: EdgeOptions) {
         if (typeof v !== "string") throw validationFailed([{ path: name, message: "is not valid percent-encoding" }]);
       }
     })
-    .onError({ as: "global" }, ({ code, error, request }) => {
+    .onError({ as: "global" }, async ({ code, error, request }) => {
       let err: AppError;
       let res: Response;
       try {
         err = toAppError(code, error, request, opts.log);
-        res = opts.htmlError?.(err, request, requestIdOf(request)) ?? errorResponse(err, requestIdOf(request));
+        res = (await opts.htmlError?.(err, request, requestIdOf(request))) ?? errorResponse(err, requestIdOf(request));
       } catch (e) {
         // the error model never fails: a failure to render one is itself a 500 in the model (never the runtime's page)
         opts.log.error("could not render an error", { requestId: requestIdOf(request), error: String((e as Error)?.stack ?? e) });

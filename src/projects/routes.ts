@@ -13,7 +13,10 @@ import { createProject, deleteProject, getProject, listProjects, updateProject, 
 import { iso } from "../lib/time";
 
 /** A repository's path under the organization's code hosting URL: `payments-api`, `group/sub/repo`. */
-const Repository = t.String({ pattern: "^(?!.*(^|/)\\.\\.?(/|$))[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$", maxLength: 200, error: "repository must be a path such as payments-api or group/repo" });
+const REPOSITORY_ISSUE = "repository must be a path such as payments-api or group/repo";
+const Repository = t.String({ pattern: "^(?!.*(^|/)\\.\\.?(/|$))[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$", maxLength: 200, error: REPOSITORY_ISSUE });
+/** The body's `repository`: a path, or null or "" to clear it. The issue is the path's (a union's own text is "Expected union value"). */
+const RepositoryField = t.Optional(t.Union([Repository, t.Null(), t.Literal("")], { error: REPOSITORY_ISSUE }));
 
 const projectView = (p: Project) => ({ id: p.id, organizationId: p.organizationId, name: p.name, description: p.description, repository: p.repository, createdBy: p.createdBy, createdAt: iso(p.createdAt), updatedAt: iso(p.updatedAt) });
 
@@ -27,14 +30,14 @@ export function projectRoutes(deps: AppDeps, guards: Guards) {
       );
       set.status = 201;
       return { project: projectView(p) };
-    }, { org: "member", body: t.Object({ name: t.String({ minLength: 1, maxLength: 100 }), description: t.Optional(t.String({ maxLength: 1000 })), repository: t.Optional(t.Union([Repository, t.Null(), t.Literal("")])) }) })
+    }, { org: "member", body: t.Object({ name: t.String({ minLength: 1, maxLength: 100 }), description: t.Optional(t.String({ maxLength: 1000 })), repository: RepositoryField }) })
     .get("/:id", async ({ org, params }) => ({ project: projectView(await getProject(deps.database, org.id, params.id)) }), { org: "member" })
     .patch("/:id", async ({ org, params, body }) => {
       const p = await deps.database.write((tx) => updateProject(tx, org.id, params.id, { name: body.name?.trim(), description: body.description?.trim(), repository: body.repository === "" ? null : body.repository }));
       return { project: projectView(p) };
     }, {
       org: "member",
-      body: t.Object({ name: t.Optional(t.String({ minLength: 1, maxLength: 100 })), description: t.Optional(t.String({ maxLength: 1000 })), repository: t.Optional(t.Union([Repository, t.Null(), t.Literal("")])) }, { minProperties: 1, error: "send at least one of name, description, repository" }),
+      body: t.Object({ name: t.Optional(t.String({ minLength: 1, maxLength: 100 })), description: t.Optional(t.String({ maxLength: 1000 })), repository: RepositoryField }, { minProperties: 1, error: "send at least one of name, description, repository" }),
     })
     .delete("/:id", async ({ org, params, body, request }) => {
       await requireTypedName(request, body, async () => (await getProject(deps.database, org.id, params.id)).name, "project");

@@ -18,6 +18,20 @@ export interface PageContext {
   nav: Nav;
 }
 
+/** Who a page's header shows as signed in: the person and the navigation of their organizations. */
+export interface Viewer {
+  user: SessionRecord["user"];
+  nav: Nav;
+}
+
+/** The viewers pageContext found, by request: an error page of the same request reuses its lookup. */
+const viewers = new WeakMap<Request, Viewer>();
+
+/** The header's navigation of a person's organizations, the page being at `path`. */
+function navOf(session: SessionRecord, organizations: OrgMembership[], active: OrgMembership | null, path: string): Nav {
+  return { organizations, activeOrganizationId: active?.id ?? null, path, platformAdmin: session.user.role === "admin" };
+}
+
 /** The signed-in page context, or a 303 to `/login?next=<this page>`. */
 export async function pageContext(deps: AppDeps, request: Request): Promise<PageContext | Response> {
   const session = await optionalSession(deps.database, request);
@@ -28,7 +42,28 @@ export async function pageContext(deps: AppDeps, request: Request): Promise<Page
   const organizations = await listMemberships(deps.database, session.user.id);
   // the active organization is one of them (or none: the session's choice is no longer a membership)
   const active = organizations.find((o) => o.id === session.activeOrganizationId) ?? null;
-  return { session, organizations, active, nav: { organizations, activeOrganizationId: active?.id ?? null, path: url.pathname, platformAdmin: session.user.role === "admin" } };
+  const nav = navOf(session, organizations, active, url.pathname);
+  viewers.set(request, { user: session.user, nav });
+  return { session, organizations, active, nav };
+}
+
+/**
+ * The signed-in viewer of a page that is not a dashboard page of its own (the error page, the
+ * confirmation page: web/errors.tsx), its navigation at `path`; null when signed out, or when
+ * the lookup itself fails (an error page never fails for want of its header).
+ */
+export async function viewerOf(deps: AppDeps, request: Request, path: string): Promise<Viewer | null> {
+  const seen = viewers.get(request);
+  if (seen) return { user: seen.user, nav: { ...seen.nav, path } };
+  try {
+    const session = await optionalSession(deps.database, request);
+    if (!session) return null;
+    const organizations = await listMemberships(deps.database, session.user.id);
+    const active = organizations.find((o) => o.id === session.activeOrganizationId) ?? null;
+    return { user: session.user, nav: navOf(session, organizations, active, path) };
+  } catch {
+    return null;
+  }
 }
 
 /** The active organization, approved (else the error page says why and what to do). */

@@ -3,12 +3,13 @@
  * Errors as a person sees them (issue 13: "errors show on the page, never a raw JSON body or
  * a blank page"): an htmx request gets a fragment swapped into the page's message area; a
  * page, or a form posted without JavaScript, gets an error page with the status; APIs keep the
- * JSON error model. Given to the edge as its `htmlError`.
+ * JSON error model. Given to the edge as its `htmlError` (`htmlErrors`).
  */
 import type { AppError } from "../http/errors";
 import { isApiPath, isHtmx, isNavigation } from "../http/negotiate";
 import type { Confirmation } from "../http/methodOverride";
 import { Layout, page } from "./layout";
+import type { Viewer } from "./context";
 import { returnPath } from "./views";
 
 const TITLES: Record<number, string> = {
@@ -67,11 +68,11 @@ export function errorFragment(error: AppError, requestId: string): Response {
   });
 }
 
-/** The error page of a page route or a browser form post. */
-export function errorPage(error: AppError, requestId: string): Response {
+/** The error page of a page route or a browser form post; with the header of a signed-in `viewer`. */
+export function errorPage(error: AppError, requestId: string, viewer: Viewer | null = null): Response {
   const title = TITLES[error.status] ?? "Something went wrong";
   return page(
-    <Layout title={title}>
+    <Layout title={title} user={viewer?.user} nav={viewer?.nav}>
       <div class="card">
         <h1>{title}</h1>
         <ErrorDetails error={error} requestId={requestId} />
@@ -90,12 +91,12 @@ export function errorPage(error: AppError, requestId: string): Response {
  * (http/methodOverride.ts `requireConfirmation`): the question, a button that posts the same
  * form again with `confirm=yes`, and a way back. Nothing was changed.
  */
-export function confirmationPage(error: AppError, request: Request): Response {
+export function confirmationPage(error: AppError, request: Request, viewer: Viewer | null = null): Response {
   const c = error.details.confirm as Confirmation;
   const url = new URL(request.url);
   const back = returnPath(request, "/");
   return page(
-    <Layout title={`Confirm: ${c.label}`}>
+    <Layout title={`Confirm: ${c.label}`} user={viewer?.user} nav={viewer?.nav}>
       <div class="card">
         <h1>Confirm: {c.label}</h1>
         <p>{c.question}</p>
@@ -117,9 +118,22 @@ export function confirmationPage(error: AppError, request: Request): Response {
   );
 }
 
-/** The edge's htmlError: a fragment for htmx, a page for a browser navigation (a page, a form posted without JavaScript), null (JSON) for the rest. */
-export function htmlError(error: AppError, request: Request, requestId: string): Response | null {
-  if (isHtmx(request)) return errorFragment(error, requestId);
-  if (isNavigation(request) && !isApiPath(new URL(request.url).pathname)) return error.details.confirm ? confirmationPage(error, request) : errorPage(error, requestId);
-  return null;
+/** Finds the signed-in viewer of a request (web/context.ts `viewerOf`), the page being at `path`. */
+export type ViewerLookup = (request: Request, path: string) => Promise<Viewer | null>;
+
+/**
+ * The edge's htmlError: a fragment for htmx, a page for a browser navigation (a page, a form
+ * posted without JavaScript), null (JSON) for the rest. A page has the header of every other
+ * page when the viewer is signed in; its switcher returns to the page itself (a GET) or to the
+ * page the form was posted from.
+ */
+export function htmlErrors(viewerOf: ViewerLookup) {
+  return async (error: AppError, request: Request, requestId: string): Promise<Response | null> => {
+    if (isHtmx(request)) return errorFragment(error, requestId);
+    if (!isNavigation(request)) return null;
+    const url = new URL(request.url);
+    if (isApiPath(url.pathname)) return null;
+    const viewer = await viewerOf(request, request.method === "GET" ? url.pathname : returnPath(request, "/"));
+    return error.details.confirm ? confirmationPage(error, request, viewer) : errorPage(error, requestId, viewer);
+  };
 }
