@@ -86,6 +86,7 @@ const result = await Bun.build({
   // /healthz 25k → 36k req/s, a key route 12k → 14k; docs/performance.md)
   minify: { whitespace: true, syntax: true, identifiers: false },
   sourcemap: "none",
+  splitting: true,
   plugins: [libsqlNative, embedFiles],
   define: { "process.env.NODE_ENV": '"production"' },
 });

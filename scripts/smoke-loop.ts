@@ -1,8 +1,11 @@
 /**
  * Smoke test of the agent loop on the built binary (run by scripts/smoke.sh with the binary's
  * base URL): sign-up, organization (AUTO_APPROVE_ORGS), project, install, key, prepare-task,
- * playbook, a report, and one MCP tool call — so that CI catches what only the bundle can
- * break (lazily loaded modules such as the MCP SDK, the embedded migrations and catalog).
+ * playbook, a report, one MCP tool call and an MCP initialize, SAML metadata and an invitation
+ * mail (sent over SMTP to scripts/smoke.sh's sink) — so that CI catches what only the bundle can
+ * break: the modules loaded on first use, each a chunk of its own in the binary (the MCP SDK,
+ * node-saml, nodemailer), the embedded migrations and catalog. SMOKE_IDP_CERT names a PEM
+ * certificate for the SAML configuration.
  */
 const base: string = process.argv[2] ?? "";
 if (!base) throw new Error("usage: bun scripts/smoke-loop.ts BASE_URL");
@@ -44,7 +47,23 @@ const rep = await call("POST", "/api/validation/reports", { submissionId: "smoke
 expect("report", rep.status === 201, rep);
 const mcp = await call("POST", "/mcp", { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "svc_doctor", arguments: {} } }, { ...auth, accept: "application/json, text/event-stream" });
 expect("mcp svc_doctor", mcp.status === 200 && JSON.stringify(mcp.body).includes("healthy"), mcp);
+const init = await call("POST", "/mcp", { jsonrpc: "2.0", id: 2, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "smoke", version: "1" } } }, { ...auth, accept: "application/json, text/event-stream" });
+expect("mcp initialize (the SDK's chunk)", init.status === 200 && JSON.stringify(init.body).includes("serverInfo"), init);
+const idpCert = await Bun.file(process.env.SMOKE_IDP_CERT ?? "").text();
+const sso = await web("POST", "/web/orgs/current/sso", { type: "saml", domains: ["smoke.example"], saml: { entryPoint: "https://idp.smoke.example/sso", idpIssuer: "https://idp.smoke.example", idpCert } });
+expect("SAML configuration", sso.status === 200, sso);
+const samlMeta = await call("GET", `/api/auth/saml/${org.body.organization.id}/metadata`);
+expect("SAML metadata (node-saml's chunk)", samlMeta.status === 200 && String(samlMeta.body).includes("EntityDescriptor"), samlMeta);
+const invitation = await web("POST", "/web/orgs/current/invitations", { email: "invitee@smoke.example" });
+expect("invitation (its mail goes out over SMTP: nodemailer's chunk)", invitation.status === 201, invitation);
+let sent = false;
+for (let i = 0; i < 100 && !sent; i++) {
+  const mails = await web("GET", "/web/orgs/current/mail?status=sent");
+  sent = (mails.body?.mails ?? []).some((m: { to: string }) => m.to === "invitee@smoke.example");
+  if (!sent) await Bun.sleep(100);
+}
+expect("invitation mail sent", sent, await web("GET", "/web/orgs/current/mail"));
 const meta = await call("GET", `/.well-known/oauth-protected-resource/mcp/${pid}`);
 expect("oauth metadata", meta.status === 200 && meta.body.resource === `${base}/mcp/${pid}`, meta);
-console.log("smoke-loop: ok (sign-up → org → project → install → key → prepare → playbook → report → MCP → OAuth metadata)");
+console.log("smoke-loop: ok (sign-up → org → project → install → key → prepare → playbook → report → MCP tools/call and initialize → SAML metadata → invitation mail over SMTP → OAuth metadata)");
 export {};

@@ -3,7 +3,8 @@
 # port, check /healthz, /readyz (≥ 40 talents), /metrics and a scheduled backup, stop it with
 # SIGTERM, expect exit 0; then doctor --local and restore on the stopped folder.
 set -euo pipefail
-bin="$(cd "$(dirname "$0")/.." && pwd)/dist/talentd"
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+bin="$repo/dist/talentd"
 [ -x "$bin" ] || { echo "smoke: $bin is missing (bun run build)"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -14,7 +15,14 @@ printf 'PORT=not-a-port\n' > "$work/.env"
 # a metrics token and a backup schedule: /metrics answers, and the first scheduled backup (on the
 # backup thread, a second entrypoint of the binary) is written at start
 metrics_token=smoke-metrics-token-0123456789
-AUTO_APPROVE_ORGS=true METRICS_TOKEN="$metrics_token" BACKUP_INTERVAL=1h "$bin" serve --port "$port" --host 127.0.0.1 --base-url "http://127.0.0.1:$port" >"$work/out.log" 2>&1 &
+# an SMTP sink (smtp-server, as the tests use) and an IdP certificate: the smoke loop sends an
+# invitation mail and configures SAML, so the modules loaded on first use run from the binary
+smtp_port=$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+(cd "$repo" && exec node -e 'const { SMTPServer } = require("smtp-server"); new SMTPServer({ authOptional: true, disabledCommands: ["STARTTLS"], onData(s, _session, cb) { s.resume(); s.on("end", () => cb()); } }).listen(Number(process.argv[1]), "127.0.0.1");' "$smtp_port") &
+smtp_pid=$!
+trap 'kill "$smtp_pid" 2>/dev/null; rm -rf "$work"' EXIT
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$work/idp.key" -out "$work/idp.pem" -days 2 -subj "/CN=idp.smoke.example" >/dev/null 2>&1
+AUTO_APPROVE_ORGS=true METRICS_TOKEN="$metrics_token" BACKUP_INTERVAL=1h SMTP_URL="smtp://127.0.0.1:$smtp_port" "$bin" serve --port "$port" --host 127.0.0.1 --base-url "http://127.0.0.1:$port" >"$work/out.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 100); do
   curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
@@ -28,7 +36,7 @@ dl_code=0
 curl -fsS -o "$work/talentd-dl" "http://127.0.0.1:$port/download/talentd" && chmod +x "$work/talentd-dl" && "$work/talentd-dl" version | grep -q '^talentd ' || dl_code=$?
 metrics=$(curl -s -H "Authorization: Bearer $metrics_token" "http://127.0.0.1:$port/metrics" | grep -c '^talentd_http_requests_total{' || true)
 loop_code=0
-(cd "$(dirname "$bin")/.." && npx --no-install bun scripts/smoke-loop.ts "http://127.0.0.1:$port") || loop_code=$?
+(cd "$(dirname "$bin")/.." && SMOKE_IDP_CERT="$work/idp.pem" npx --no-install bun scripts/smoke-loop.ts "http://127.0.0.1:$port") || loop_code=$?
 kill -TERM "$pid"
 code=0
 wait "$pid" || code=$?

@@ -76,12 +76,21 @@ export async function migrate(client: Client, list: EmbeddedMigration[] = embedd
     "CREATE TABLE IF NOT EXISTS __talentd_migrations (tag TEXT PRIMARY KEY, hash TEXT NOT NULL, applied_at INTEGER NOT NULL)",
   );
   const result: MigrationResult = { applied: [], skipped: plan.applied };
+  const record = (m: EmbeddedMigration) => ({ sql: "INSERT INTO __talentd_migrations (tag, hash, applied_at) VALUES (?, ?, ?)", args: [m.tag, sha256Hex(m.sql), Date.now()] });
+  if (plan.empty) {
+    // a new database: every migration in one transaction (one commit instead of one each: the
+    // first start's ready time; all or nothing, as each one is on its own)
+    const pending = list.filter((m) => plan.pending.some((p) => p.tag === m.tag));
+    await client.batch(pending.flatMap((m) => [...statementsOf(m), record(m)]), "write");
+    result.applied.push(...pending.map((m) => m.tag));
+    return result;
+  }
   for (const m of list) {
     if (!plan.pending.some((p) => p.tag === m.tag)) continue;
     await client.batch(
       [
         ...statementsOf(m),
-        { sql: "INSERT INTO __talentd_migrations (tag, hash, applied_at) VALUES (?, ?, ?)", args: [m.tag, sha256Hex(m.sql), Date.now()] },
+        record(m),
       ],
       "write",
     );

@@ -4,7 +4,11 @@
  * the generic OIDC identity provider and organization SSO over OIDC. Discovery answers are
  * kept five minutes per issuer and client.
  */
-import * as client from "openid-client";
+import type * as OidcClient from "openid-client";
+import { onFirstUse } from "../lib/onFirstUse";
+
+/** openid-client, loaded with the first OIDC sign-in or configuration test (not at start). */
+const openidClient = onFirstUse(() => import("openid-client"));
 
 /** A failed step of an OIDC sign-in, by kind (the /login sentence is chosen from it). */
 export class OidcError extends Error {
@@ -23,7 +27,7 @@ export interface OidcClientSettings {
   clientSecret: string;
 }
 
-const cache = new Map<string, { at: number; config: Promise<client.Configuration> }>();
+const cache = new Map<string, { at: number; config: Promise<OidcClient.Configuration> }>();
 const CACHE_MS = 5 * 60 * 1000;
 
 /** An issuer over plain HTTP is accepted only on a loopback address (a local IdP, tests). */
@@ -32,17 +36,21 @@ export function isLoopbackHttp(url: URL): boolean {
 }
 
 /** Discovers the issuer (cached); throws OidcError("discovery") with what went wrong. */
-export async function oidcConfiguration(s: OidcClientSettings): Promise<client.Configuration> {
+export async function oidcConfiguration(s: OidcClientSettings): Promise<OidcClient.Configuration> {
   const key = `${s.issuer}\n${s.clientId}\n${s.clientSecret}`;
   const hit = cache.get(key);
   if (hit && Date.now() - hit.at < CACHE_MS) return hit.config;
   const issuer = new URL(s.issuer);
-  const options: client.DiscoveryRequestOptions = { timeout: 10 };
-  if (isLoopbackHttp(issuer)) options.execute = [client.allowInsecureRequests];
-  const config = client.discovery(issuer, s.clientId, { client_secret: s.clientSecret }, client.ClientSecretBasic(s.clientSecret), options).catch((e: unknown) => {
-    cache.delete(key);
-    throw new OidcError("discovery", `OpenID discovery of ${s.issuer} failed: ${(e as Error).message}`);
-  });
+  const config = openidClient()
+    .then((client) => {
+      const options: OidcClient.DiscoveryRequestOptions = { timeout: 10 };
+      if (isLoopbackHttp(issuer)) options.execute = [client.allowInsecureRequests];
+      return client.discovery(issuer, s.clientId, { client_secret: s.clientSecret }, client.ClientSecretBasic(s.clientSecret), options);
+    })
+    .catch((e: unknown) => {
+      cache.delete(key);
+      throw new OidcError("discovery", `OpenID discovery of ${s.issuer} failed: ${(e as Error).message}`);
+    });
   cache.set(key, { at: Date.now(), config });
   return config;
 }
@@ -55,6 +63,7 @@ export function forgetOidcConfiguration(issuer: string): void {
 /** The authorization URL with a fresh state, nonce and PKCE verifier (returned for the flow cookie). */
 export async function oidcAuthorizationUrl(s: OidcClientSettings, redirectUri: string, extra: Record<string, string> = {}) {
   const config = await oidcConfiguration(s);
+  const client = await openidClient();
   const state = client.randomState();
   const nonce = client.randomNonce();
   const verifier = client.randomPKCECodeVerifier();
@@ -78,7 +87,8 @@ export async function oidcFinish(
   checks: { state: string; nonce: string; verifier: string },
 ): Promise<{ subject: string; email: string | null; emailVerified: boolean; name: string | null }> {
   const config = await oidcConfiguration(s);
-  let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
+  const client = await openidClient();
+  let tokens: Awaited<ReturnType<typeof OidcClient.authorizationCodeGrant>>;
   try {
     tokens = await client.authorizationCodeGrant(config, currentUrl, {
       pkceCodeVerifier: checks.verifier,

@@ -13,7 +13,8 @@
  * (OIDC Core 3.1.3.7 lets the client rely on TLS then); their issuer, audience, expiry and
  * nonce are still checked here.
  */
-import { CodeChallengeMethod, decodeIdToken, GitHub, generateCodeVerifier, OAuth2Client, generateState, Google, MicrosoftEntraId, OAuth2RequestError, type OAuth2Tokens } from "arctic";
+import type { OAuth2Tokens } from "arctic";
+import { onFirstUse } from "../lib/onFirstUse";
 import { randomBytes } from "node:crypto";
 import type { Config } from "../config";
 import type { ExternalIdentity } from "./external";
@@ -53,10 +54,14 @@ export class ProviderError extends Error {
   }
 }
 
+/** arctic, loaded with the first sign-in through an external provider (not at start). */
+const arctic = onFirstUse(() => import("arctic"));
+type Arctic = Awaited<ReturnType<typeof arctic>>;
+
 const SCOPES_OIDC = ["openid", "email", "profile"];
 
 /** GitLab (any base URL) as arctic's generic OAuth 2.0 client: its GitLab class has no PKCE. */
-const gitlabClient = (g: { clientId: string; clientSecret: string }, redirect: string) => new OAuth2Client(g.clientId, g.clientSecret, redirect);
+const gitlabClient = (A: Arctic, g: { clientId: string; clientSecret: string }, redirect: string) => new A.OAuth2Client(g.clientId, g.clientSecret, redirect);
 const gitlabEndpoint = (base: string, what: "authorize" | "token") => `${base.replace(/\/+$/, "")}/oauth/${what}`;
 
 /** The URL to send the browser to, and the flow to keep in its cookie. */
@@ -65,30 +70,31 @@ export async function startProvider(config: Config, id: ProviderId, next: string
   const exp = Date.now() + FLOW_TTL_MS;
   const o = config.oauth;
   const nonce = randomBytes(16).toString("base64url");
+  const A = await arctic();
   switch (id) {
     case "github": {
-      const state = generateState();
-      const url = new GitHub(o.github!.clientId, o.github!.clientSecret, redirect).createAuthorizationURL(state, ["read:user", "user:email"]);
+      const state = A.generateState();
+      const url = new A.GitHub(o.github!.clientId, o.github!.clientSecret, redirect).createAuthorizationURL(state, ["read:user", "user:email"]);
       return { url, flow: { provider: id, state, next, exp } };
     }
     case "gitlab": {
-      const state = generateState();
-      const verifier = generateCodeVerifier();
-      const url = gitlabClient(o.gitlab!, redirect).createAuthorizationURLWithPKCE(gitlabEndpoint(o.gitlab!.baseUrl, "authorize"), state, CodeChallengeMethod.S256, verifier, SCOPES_OIDC);
+      const state = A.generateState();
+      const verifier = A.generateCodeVerifier();
+      const url = gitlabClient(A, o.gitlab!, redirect).createAuthorizationURLWithPKCE(gitlabEndpoint(o.gitlab!.baseUrl, "authorize"), state, A.CodeChallengeMethod.S256, verifier, SCOPES_OIDC);
       url.searchParams.set("nonce", nonce);
       return { url, flow: { provider: id, state, verifier, nonce, next, exp } };
     }
     case "google": {
-      const state = generateState();
-      const verifier = generateCodeVerifier();
-      const url = new Google(o.google!.clientId, o.google!.clientSecret, redirect).createAuthorizationURL(state, verifier, SCOPES_OIDC);
+      const state = A.generateState();
+      const verifier = A.generateCodeVerifier();
+      const url = new A.Google(o.google!.clientId, o.google!.clientSecret, redirect).createAuthorizationURL(state, verifier, SCOPES_OIDC);
       url.searchParams.set("nonce", nonce);
       return { url, flow: { provider: id, state, verifier, nonce, next, exp } };
     }
     case "microsoft": {
-      const state = generateState();
-      const verifier = generateCodeVerifier();
-      const url = new MicrosoftEntraId(o.microsoft!.tenant, o.microsoft!.clientId, o.microsoft!.clientSecret, redirect).createAuthorizationURL(state, verifier, SCOPES_OIDC);
+      const state = A.generateState();
+      const verifier = A.generateCodeVerifier();
+      const url = new A.MicrosoftEntraId(o.microsoft!.tenant, o.microsoft!.clientId, o.microsoft!.clientSecret, redirect).createAuthorizationURL(state, verifier, SCOPES_OIDC);
       url.searchParams.set("nonce", nonce);
       return { url, flow: { provider: id, state, verifier, nonce, next, exp } };
     }
@@ -104,10 +110,10 @@ export async function startProvider(config: Config, id: ProviderId, next: string
 }
 
 /** An ID token's claims after the checks a TLS back-channel token still needs. */
-function idTokenClaims(tokens: OAuth2Tokens, expect: { audience: string; nonce?: string; issuers?: (iss: string) => boolean }): Record<string, unknown> {
+function idTokenClaims(A: Arctic, tokens: OAuth2Tokens, expect: { audience: string; nonce?: string; issuers?: (iss: string) => boolean }): Record<string, unknown> {
   let claims: Record<string, unknown>;
   try {
-    claims = decodeIdToken(tokens.idToken()) as Record<string, unknown>;
+    claims = A.decodeIdToken(tokens.idToken()) as Record<string, unknown>;
   } catch (e) {
     throw new ProviderError("token", `No usable ID token: ${(e as Error).message}`);
   }
@@ -121,11 +127,11 @@ function idTokenClaims(tokens: OAuth2Tokens, expect: { audience: string; nonce?:
   return claims;
 }
 
-async function exchange<T>(fn: () => Promise<T>): Promise<T> {
+async function exchange<T>(A: Arctic, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (e) {
-    if (e instanceof OAuth2RequestError) throw new ProviderError("exchange", `The token endpoint refused the code (${e.code}).`);
+    if (e instanceof A.OAuth2RequestError) throw new ProviderError("exchange", `The token endpoint refused the code (${e.code}).`);
     throw new ProviderError("exchange", `The token endpoint could not be reached or answered nonsense: ${(e as Error).message}`);
   }
 }
@@ -140,9 +146,10 @@ export async function finishProvider(config: Config, id: ProviderId, callbackUrl
   const code = callbackUrl.searchParams.get("code") ?? "";
   const redirect = providerCallbackUrl(config, id);
   const o = config.oauth;
+  const A = await arctic();
   switch (id) {
     case "github": {
-      const tokens = await exchange(() => new GitHub(o.github!.clientId, o.github!.clientSecret, redirect).validateAuthorizationCode(code));
+      const tokens = await exchange(A, () => new A.GitHub(o.github!.clientId, o.github!.clientSecret, redirect).validateAuthorizationCode(code));
       const headers = { authorization: `Bearer ${tokens.accessToken()}`, accept: "application/vnd.github+json", "user-agent": "talentd" };
       const [userRes, emailsRes] = await Promise.all([fetch("https://api.github.com/user", { headers }), fetch("https://api.github.com/user/emails", { headers })]);
       if (!userRes.ok || !emailsRes.ok) throw new ProviderError("profile", `GitHub's API answered ${userRes.status}/${emailsRes.status}.`);
@@ -153,18 +160,18 @@ export async function finishProvider(config: Config, id: ProviderId, callbackUrl
     }
     case "gitlab": {
       const base = o.gitlab!.baseUrl;
-      const tokens = await exchange(() => gitlabClient(o.gitlab!, redirect).validateAuthorizationCode(gitlabEndpoint(base, "token"), code, flow.verifier ?? null));
-      const c = idTokenClaims(tokens, { audience: o.gitlab!.clientId, nonce: flow.nonce, issuers: (iss) => iss.replace(/\/+$/, "") === base });
+      const tokens = await exchange(A, () => gitlabClient(A, o.gitlab!, redirect).validateAuthorizationCode(gitlabEndpoint(base, "token"), code, flow.verifier ?? null));
+      const c = idTokenClaims(A, tokens, { audience: o.gitlab!.clientId, nonce: flow.nonce, issuers: (iss) => iss.replace(/\/+$/, "") === base });
       return { provider: id, subject: String(c.sub), email: str(c.email), emailVerified: c.email_verified === true, name: str(c.name) };
     }
     case "google": {
-      const tokens = await exchange(() => new Google(o.google!.clientId, o.google!.clientSecret, redirect).validateAuthorizationCode(code, flow.verifier ?? ""));
-      const c = idTokenClaims(tokens, { audience: o.google!.clientId, nonce: flow.nonce, issuers: (iss) => iss === "https://accounts.google.com" || iss === "accounts.google.com" });
+      const tokens = await exchange(A, () => new A.Google(o.google!.clientId, o.google!.clientSecret, redirect).validateAuthorizationCode(code, flow.verifier ?? ""));
+      const c = idTokenClaims(A, tokens, { audience: o.google!.clientId, nonce: flow.nonce, issuers: (iss) => iss === "https://accounts.google.com" || iss === "accounts.google.com" });
       return { provider: id, subject: String(c.sub), email: str(c.email), emailVerified: c.email_verified === true, name: str(c.name) };
     }
     case "microsoft": {
-      const tokens = await exchange(() => new MicrosoftEntraId(o.microsoft!.tenant, o.microsoft!.clientId, o.microsoft!.clientSecret, redirect).validateAuthorizationCode(code, flow.verifier ?? ""));
-      const c = idTokenClaims(tokens, { audience: o.microsoft!.clientId, nonce: flow.nonce, issuers: (iss) => iss.startsWith("https://login.microsoftonline.com/") });
+      const tokens = await exchange(A, () => new A.MicrosoftEntraId(o.microsoft!.tenant, o.microsoft!.clientId, o.microsoft!.clientSecret, redirect).validateAuthorizationCode(code, flow.verifier ?? ""));
+      const c = idTokenClaims(A, tokens, { audience: o.microsoft!.clientId, nonce: flow.nonce, issuers: (iss) => iss.startsWith("https://login.microsoftonline.com/") });
       return { provider: id, subject: `${str(c.tid) ?? ""}:${String(c.oid ?? c.sub)}`, email: str(c.email), emailVerified: c.xms_edov === true || c.email_verified === true, name: str(c.name) };
     }
     case "oidc": {

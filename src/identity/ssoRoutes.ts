@@ -232,7 +232,7 @@ export function ssoAuthRoutes(deps: ComposedDeps) {
       const orgId = decodedParam(params.orgId, "orgId");
       const settings = await loadSso(database, orgId);
       if (!settings?.saml) return new Response(JSON.stringify({ error: "not_found", message: "This organization has no SAML single sign-on." }), { status: 404, headers: { "content-type": "application/json" } });
-      return new Response(samlMetadata(config, database, orgId, settings.saml), { headers: { "content-type": "application/samlmetadata+xml; charset=utf-8" } });
+      return new Response(await samlMetadata(config, database, orgId, settings.saml), { headers: { "content-type": "application/samlmetadata+xml; charset=utf-8" } });
     });
 }
 

@@ -34,7 +34,11 @@ function loadSdk() {
   sdk ??= Promise.all([import("./server"), import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js")]).then(([a, b]) => ({ ...a, ...b }));
   return sdk;
 }
-import { TOOLS_BY_NAME, type BackendCall } from "./tools";
+import type { BackendCall } from "./tools";
+import { onFirstUse } from "../lib/onFirstUse";
+
+/** The tools' table (with their zod schemas: zod is not loaded at start either). */
+const toolsModule = onFirstUse(() => import("./tools"));
 
 /** What the adapter needs of the app: its request handler (the backend). */
 export interface Backend {
@@ -135,6 +139,7 @@ export function mcpRoutes(deps: AppDeps, backend: Backend) {
       if (e instanceof AppError) return refusal(e, request, projectId);
       throw e;
     }
+    const { TOOLS_BY_NAME } = await toolsModule();
     for (const m of messages) {
       const tool = m.method === "tools/call" ? TOOLS_BY_NAME.get(String(m.params?.name)) : undefined;
       if (tool && !principal.scopes.includes(tool.scope)) {
