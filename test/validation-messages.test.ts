@@ -1,0 +1,237 @@
+/**
+ * "Bad input → 400 validation_failed with issues": every issue names its field and says what is
+ * expected in words a user understands — never TypeBox's default texts ("Expected union value",
+ * "Expected string", "Unexpected property", "Expected required property", …). The routes come
+ * from the OPERATIONS table (src/http/openapi.ts), so a new route with a body or a query is
+ * covered without touching this file; each gets, over a real HTTP server, a wrong-typed value in
+ * every field of its body and query, an unknown extra property, and a body missing its required
+ * fields — as JSON, and as a browser's form post (the error page lists the issues).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { OPERATIONS, type Operation } from "../src/http/openapi";
+import { createKey, expertiseMd, makePlatformAdmin, orgWithProject } from "./helpers";
+import { liveEnv, type LiveEnv } from "./mcp-support";
+
+type Schema = Record<string, any>;
+interface Issue {
+  path: string;
+  message: string;
+}
+
+/** TypeBox's own error texts (its DefaultErrorFunction): "Expected …", "Unexpected property", "Unknown …". */
+const TYPEBOX_DEFAULT = /^(Expected\b|Unexpected property|Unknown (format|error)|Unknown\b)/;
+
+let live: LiveEnv;
+let cookie: string;
+let key: string;
+const ids: Record<string, string> = {};
+
+beforeAll(async () => {
+  live = await liveEnv();
+  const env = live.env;
+  const o = await orgWithProject(env);
+  await makePlatformAdmin(env, o.owner.userId);
+  await o.owner.post(`/web/projects/${o.project.id}/talents`, { talents: ["typescript-strict", "javascript-base"] });
+  const k = await createKey(o.owner, o.project.id, ["prepare_task", "validate", "record_validation", "deepen", "doctor", "catalog", "discover", "install"]);
+  const prep = await env.request("/api/prepare-task", { method: "POST", headers: { authorization: `Bearer ${k.value}`, "content-type": "application/json" }, body: JSON.stringify({ talentIds: ["typescript-strict"] }) });
+  const inv = await o.owner.post("/web/orgs/current/invitations", { email: "invited@example.com" });
+  const exp = await o.owner.post("/web/orgs/current/expertises", { slug: "payments", content: expertiseMd("payments", "Use the ledger.") });
+  const spec = await o.owner.post("/web/specializations", { name: "Mine", talents: ["typescript-strict"] });
+  if (prep.status !== 201 || inv.status !== 201 || exp.status !== 201 || spec.status !== 201) throw new Error("fixture setup failed");
+  cookie = o.owner.cookie!;
+  key = k.value;
+  Object.assign(ids, {
+    project: o.project.id,
+    org: o.org.id,
+    user: o.owner.userId,
+    key: k.key.id,
+    resolution: ((await prep.json()) as { resolutionId: string }).resolutionId,
+    invitation: inv.body.id,
+    expertise: exp.body.id,
+    specialization: spec.body.specialization?.id ?? spec.body.id,
+  });
+}, 60_000);
+afterAll(() => live.close());
+
+/** The operation's path with real ids of the fixture in its parameters. */
+function urlPath(op: Operation): string {
+  return op.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    if (name === "id") {
+      if (op.path.startsWith("/web/projects/")) return ids.project!;
+      if (op.path.startsWith("/web/orgs/current/expertises/")) return ids.expertise!;
+      if (op.path.startsWith("/web/specializations/")) return ids.specialization!;
+      if (op.path.startsWith("/web/orgs/current/invitations/") || op.path.startsWith("/web/invitations/")) return ids.invitation!;
+      if (op.path.startsWith("/web/admin/organizations/")) return ids.org!;
+      return "x";
+    }
+    const known: Record<string, string> = { userId: ids.user!, keyId: ids.key!, resolutionId: ids.resolution!, talentId: "typescript-strict", orgId: ids.org!, provider: "github", domain: "example.com", operation: "approve", version: "1" };
+    return known[name] ?? "x";
+  });
+}
+
+/** A plausible value of a field (to fill the fields not under test, so that the one under test is reached). */
+function plausible(s: Schema, field = ""): unknown {
+  if (s.enum) return s.enum[0];
+  if (s.type === "string" && field) return { domains: "example.com", talents: "typescript-strict", talentIds: "typescript-strict", tools: "catalog" }[field] ?? plausible(s);
+  if (s.type === "array") return [plausible(s.items ?? { type: "string" }, field)];
+  switch (s.type) {
+    case "string":
+      return s.format === "email" ? "someone@example.com" : s.format === "uri" ? "https://idp.example.com" : s.format === "date-time" ? "2099-01-01T00:00:00Z" : "plausible-value-1";
+    case "integer":
+      return 1;
+    case "boolean":
+      return true;
+    default:
+      return {};
+  }
+}
+
+/** Values of the wrong type for a schema: a number for a string, a string for a boolean, an array or an integer, and so on. */
+function wrongValues(s: Schema): unknown[] {
+  switch (s.type) {
+    case "string":
+      return [42, { nested: true }];
+    case "integer":
+      return ["not-a-number", true];
+    case "boolean":
+      return ["maybe", 7];
+    case "array":
+      return [42, { nested: true }, [{ nested: true }]];
+    case "object":
+      return [42, "text"];
+    default:
+      return [42];
+  }
+}
+
+interface Probe {
+  op: Operation;
+  where: "body" | "query";
+  /** The field given a wrong value, or the one left out ("" for an unknown extra property). */
+  field: string;
+  what: string;
+  body?: Record<string, unknown>;
+  query?: string;
+}
+
+function probes(): Probe[] {
+  const out: Probe[] = [];
+  for (const op of OPERATIONS) {
+    if (op.body) {
+      const props = (op.body.properties ?? {}) as Record<string, Schema>;
+      const required = (op.body.required ?? []) as string[];
+      const base = Object.fromEntries(required.map((r) => [r, plausible(props[r]!, r)]));
+      for (const [field, schema] of Object.entries(props)) {
+        for (const wrong of wrongValues(schema)) out.push({ op, where: "body", field, what: `${field}=${JSON.stringify(wrong)}`, body: { ...base, [field]: wrong } });
+      }
+      for (const field of required) {
+        const { [field]: _, ...rest } = base;
+        out.push({ op, where: "body", field, what: `${field} missing`, body: rest });
+      }
+      out.push({ op, where: "body", field: "", what: "an unknown property", body: { ...base, unexpectedField: 1 } });
+    }
+    for (const q of op.query ?? []) {
+      const s = q.schema as Schema;
+      const bad = s.type === "integer" ? ["not-a-number", "1.5", String((s.maximum ?? 1e9) + 1)] : s.enum ? ["not-one-of-them"] : ["x".repeat(3000)];
+      for (const v of bad) out.push({ op, where: "query", field: q.name, what: `?${q.name}=${v.slice(0, 20)}`, query: `${q.name}=${encodeURIComponent(v)}` });
+    }
+  }
+  return out;
+}
+
+/**
+ * What is wrong with one issue of a 400: a TypeBox default text, or no field named. The field is
+ * named by the issue's path and the message either names it too ("tools must be a list …") or
+ * reads as what the path must be ("must be a number from 1 to 90": pages show
+ * `<code>days</code> must be …`, the answer's message `days: must be …`). An issue of the whole
+ * body (path "") names the fields it is about ("send at least one of name, description").
+ */
+function issueProblem(issue: Issue, fields: string[] = []): string | null {
+  if (typeof issue?.message !== "string" || typeof issue.path !== "string") return "not {path, message} strings";
+  const message = issue.message.trim();
+  if (TYPEBOX_DEFAULT.test(message)) return `TypeBox's default text "${issue.message}"`;
+  const field = issue.path.split(/[./]/).filter((p) => !/^\d+$/.test(p)).pop() ?? "";
+  if (!field) return fields.some((f) => message.includes(f)) ? null : `no field named (path "${issue.path}", "${issue.message}")`;
+  if (!message.toLowerCase().includes(field.toLowerCase().replace(/s$/, "")) && !/^(must|is|are|missing|needs?|cannot|has|should)\b/.test(message)) return `the message "${issue.message}" does not name its field ${issue.path}`;
+  return null;
+}
+
+async function send(p: Probe, form = false): Promise<Response> {
+  const headers: Record<string, string> = { origin: live.base, cookie, authorization: `Bearer ${key}` };
+  let body: string | undefined;
+  if (p.body) {
+    if (form) {
+      headers["content-type"] = "application/x-www-form-urlencoded";
+      headers.accept = "text/html";
+      body = new URLSearchParams(Object.entries(p.body).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => [k, String(x)]) : [[k, typeof v === "object" ? "[object]" : String(v)]]))).toString();
+    } else {
+      headers["content-type"] = "application/json";
+      body = JSON.stringify(p.body);
+    }
+  }
+  return fetch(`${live.base}${urlPath(p.op)}${p.query ? `?${p.query}` : ""}`, { method: p.op.method, headers, body, redirect: "manual", signal: AbortSignal.timeout(10_000) });
+}
+
+describe("every 400 validation_failed names the field and says what is expected (never TypeBox's default texts)", () => {
+  test("the issue check itself refuses TypeBox's texts and a message without its field", () => {
+    expect(issueProblem({ path: "tools", message: "Expected union value" })).toContain("default");
+    expect(issueProblem({ path: "name", message: "Expected string" })).toContain("default");
+    expect(issueProblem({ path: "x", message: "Unexpected property" })).toContain("default");
+    expect(issueProblem({ path: "name", message: "Expected required property" })).toContain("default");
+    expect(issueProblem({ path: "enabled", message: "true or false" })).toContain("does not name");
+    expect(issueProblem({ path: "enabled", message: "must be true or false" })).toBeNull();
+    expect(issueProblem({ path: "", message: "invalid request" }, ["name"])).toContain("no field");
+    expect(issueProblem({ path: "", message: "send at least one of name, description" }, ["name", "description"])).toBeNull();
+    expect(issueProblem({ path: "talents.0", message: "each of talents must be a talent id" })).toBeNull();
+  });
+
+  test("wrong types, unknown properties and missing fields on every route with a body or a query (JSON, over HTTP)", async () => {
+    const all = probes();
+    expect(all.length).toBeGreaterThan(150);
+    const failures: string[] = [];
+    let refused = 0;
+    for (const p of all) {
+      if (p.op.path === "/api/auth/sign-out") continue;
+      const r = await send(p);
+      const text = await r.text();
+      if (r.status !== 400) continue;
+      const body = JSON.parse(text);
+      if (body.error !== "validation_failed") continue;
+      refused++;
+      const label = `${p.op.method} ${p.op.path} ${p.what}`;
+      if (!Array.isArray(body.issues) || body.issues.length === 0) {
+        failures.push(`${label}: no issues`);
+        continue;
+      }
+      for (const issue of body.issues as Issue[]) {
+        const problem = issueProblem(issue, Object.keys((p.op.body?.properties ?? {}) as object).concat((p.op.query ?? []).map((q) => q.name)));
+        if (problem) failures.push(`${label}: ${problem}`);
+      }
+      if (TYPEBOX_DEFAULT.test(String(body.message).replace(/^[\w.]+: /, ""))) failures.push(`${label}: message "${body.message}"`);
+    }
+    expect(refused).toBeGreaterThan(100);
+    expect([...new Set(failures)]).toEqual([]);
+  }, 120_000);
+
+  test("a browser form post with missing or unknown fields gets the error page without TypeBox's texts", async () => {
+    const failures: string[] = [];
+    for (const p of probes().filter((x) => x.where === "body" && x.op.path.startsWith("/web/") && !x.what.includes("="))) {
+      const r = await send(p, true);
+      const text = await r.text();
+      if (r.status !== 400) continue;
+      for (const m of text.matchAll(/(Expected [a-z ]+|Unexpected property)/g)) failures.push(`${p.op.method} ${p.op.path} ${p.what}: "${m[1]}" on the page`);
+    }
+    expect([...new Set(failures)]).toEqual([]);
+  }, 120_000);
+
+  test("POST /web/projects/{id}/keys: tools and expiresAt of the wrong type name the field and what it takes", async () => {
+    const url = `${live.base}/web/projects/${ids.project}/keys`;
+    const post = (body: unknown) => fetch(url, { method: "POST", headers: { origin: live.base, cookie, "content-type": "application/json" }, body: JSON.stringify(body) });
+    const tools = await post({ name: "k", tools: 42 });
+    expect(tools.status).toBe(400);
+    expect(await tools.json()).toEqual({ error: "validation_failed", message: "tools must be a list of tool names or a comma-separated string", issues: [{ path: "tools", message: "tools must be a list of tool names or a comma-separated string" }] });
+    const expires = await post({ name: "k", tools: ["catalog"], expiresAt: 5 });
+    expect(expires.status).toBe(400);
+    expect((await expires.json()).issues).toEqual([{ path: "expiresAt", message: "expiresAt must be a date and time such as 2030-01-31T00:00:00Z, or null for a key that does not expire" }]);
+  });
+});
