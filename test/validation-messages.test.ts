@@ -2,12 +2,15 @@
  * "Bad input → 400 validation_failed with issues": every issue names its field and says what is
  * expected in words a user understands — never TypeBox's default texts ("Expected union value",
  * "Expected string", "Unexpected property", "Expected required property", …). The routes come
- * from the OPERATIONS table (src/http/openapi.ts), so a new route with a body or a query is
- * covered without touching this file; each gets, over a real HTTP server, a wrong-typed value in
+ * from the OPERATIONS table (src/http/openapi.ts) and from the app's other routes with a body or
+ * query schema (the pages' forms), so a new route is covered without touching this file; each gets, over a real HTTP server, a wrong-typed value in
  * every field of its body and query, an unknown extra property, and a body missing its required
  * fields — as JSON, and as a browser's form post (the error page lists the issues).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Elysia, t } from "elysia";
+import { edge } from "../src/http/edge";
+import { createLogger } from "../src/lib/log";
 import { OPERATIONS, type Operation } from "../src/http/openapi";
 import { createKey, expertiseMd, makePlatformAdmin, orgWithProject } from "./helpers";
 import { liveEnv, type LiveEnv } from "./mcp-support";
@@ -114,9 +117,34 @@ interface Probe {
   query?: string;
 }
 
+/** `GET /web/projects/:id/talents/*` and `GET /web/projects/{id}/talents/{talentId}` alike. */
+const shape = (method: string, path: string) => `${method} ${path.replace(/\/$/, "").replace(/:[A-Za-z]+|\*|\{[^}]+\}/g, "{}")}`;
+
+/**
+ * The routes to probe: the OPERATIONS table, and every other registered route whose body or
+ * query has a schema (the pages' forms, e.g. `POST /setup`), read from the app.
+ */
+function operations(): Operation[] {
+  const documented = new Set(OPERATIONS.map((op) => shape(op.method, op.path)));
+  const extra: Operation[] = [];
+  for (const r of live.env.app.routes as { method: string; path: string; hooks?: { body?: Schema; query?: Schema } }[]) {
+    const { body, query } = r.hooks ?? {};
+    if ((!body && !query) || documented.has(shape(r.method, r.path)) || !["GET", "POST", "PUT", "PATCH", "DELETE"].includes(r.method)) continue;
+    extra.push({
+      method: r.method as Operation["method"],
+      path: r.path.replace(/\/$/, "").replace(/:([A-Za-z]+)/g, "{$1}").replace(/\*$/, "{talentId}"),
+      summary: "",
+      access: "public",
+      ...(body?.type === "object" ? { body } : {}),
+      ...(query?.type === "object" ? { query: Object.entries((query.properties ?? {}) as Record<string, Schema>).map(([name, schema]) => ({ name, schema })) } : {}),
+    });
+  }
+  return [...OPERATIONS, ...extra];
+}
+
 function probes(): Probe[] {
   const out: Probe[] = [];
-  for (const op of OPERATIONS) {
+  for (const op of operations()) {
     if (op.body) {
       const props = (op.body.properties ?? {}) as Record<string, Schema>;
       const required = (op.body.required ?? []) as string[];
@@ -188,6 +216,7 @@ describe("every 400 validation_failed names the field and says what is expected 
   test("wrong types, unknown properties and missing fields on every route with a body or a query (JSON, over HTTP)", async () => {
     const all = probes();
     expect(all.length).toBeGreaterThan(150);
+    expect(all.some((p) => p.op.path === "/setup" && p.where === "body")).toBe(true); // a page's form, not in OPERATIONS
     const failures: string[] = [];
     let refused = 0;
     for (const p of all) {
@@ -233,5 +262,54 @@ describe("every 400 validation_failed names the field and says what is expected 
     const expires = await post({ name: "k", tools: ["catalog"], expiresAt: 5 });
     expect(expires.status).toBe(400);
     expect((await expires.json()).issues).toEqual([{ path: "expiresAt", message: "expiresAt must be a date and time such as 2030-01-31T00:00:00Z, or null for a key that does not expire" }]);
+  });
+});
+
+describe("the general sentences, on schemas no route uses yet (src/http/schemaIssues.ts)", () => {
+  // normalize off: the app strips unknown properties by default, so "Unexpected property" comes only from a route that opts out
+  const app = new Elysia({ normalize: false })
+    .use(edge({ log: createLogger("error", () => {}), bodyLimit: 65536, accessLog: false }))
+    .post("/strict", () => ({ ok: true }), {
+      body: t.Object(
+        {
+          count: t.Integer({ minimum: 1, maximum: 9 }),
+          tags: t.Array(t.String({ maxLength: 5 }), { minItems: 1, maxItems: 3 }),
+          mode: t.Optional(t.Union([t.Literal("fast"), t.Literal("slow")])),
+          when: t.Optional(t.Union([t.String({ format: "date-time" }), t.Null()])),
+          on: t.Optional(t.Boolean()),
+        },
+        { additionalProperties: false },
+      ),
+    })
+    .patch("/some", () => ({ ok: true }), { body: t.Object({ a: t.Optional(t.String()), b: t.Optional(t.String()) }, { minProperties: 1 }) });
+  const issuesOf = async (path: string, body: unknown, method = "POST") => {
+    const r = await app.handle(new Request(`http://localhost${path}`, { method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) }));
+    expect(r.status).toBe(400);
+    return ((await r.json()) as { issues: Issue[] }).issues;
+  };
+  const ok = { count: 2, tags: ["a"] };
+
+  test("wrong types and bounds: the field and what it takes", async () => {
+    expect(await issuesOf("/strict", { count: "two", tags: "a" })).toEqual([
+      { path: "count", message: "count must be a whole number from 1 to 9" },
+      { path: "tags", message: "tags must be a list of 1 to 3 items, each text of at most 5 characters" },
+    ]);
+    expect(await issuesOf("/strict", { ...ok, count: 10 })).toEqual([{ path: "count", message: "count must be a whole number from 1 to 9" }]);
+    expect(await issuesOf("/strict", { ...ok, tags: ["a", 7] })).toEqual([{ path: "tags.1", message: "each item of tags must be text of at most 5 characters" }]);
+    expect(await issuesOf("/strict", { ...ok, mode: "medium" })).toEqual([{ path: "mode", message: "mode must be one of fast, slow" }]);
+    expect(await issuesOf("/strict", { ...ok, when: 5 })).toEqual([{ path: "when", message: "when must be a date and time such as 2030-01-31T00:00:00Z or null" }]);
+    expect(await issuesOf("/strict", { ...ok, on: "yes" })).toEqual([{ path: "on", message: "on must be true or false" }]);
+  });
+
+  test("a missing field is required (one issue, not two); an unknown one is not a field; a body that is not an object; too few properties", async () => {
+    expect(await issuesOf("/strict", { tags: ["a"] })).toEqual([{ path: "count", message: "count is required: a whole number from 1 to 9" }]);
+    expect(await issuesOf("/strict", { ...ok, colour: "red" })).toEqual([{ path: "colour", message: "colour is not a field of this request (its fields: count, tags, mode, when, on)" }]);
+    // Elysia hands the validator an array body as an object ({"0": 1})
+    expect(await issuesOf("/strict", [1])).toEqual([
+      { path: "count", message: "count is required: a whole number from 1 to 9" },
+      { path: "tags", message: "tags is required: a list of 1 to 3 items, each text of at most 5 characters" },
+      { path: "0", message: "0 is not a field of this request (its fields: count, tags, mode, when, on)" },
+    ]);
+    expect(await issuesOf("/some", {}, "PATCH")).toEqual([{ path: "", message: "send at least one of a, b" }]);
   });
 });

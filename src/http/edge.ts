@@ -80,15 +80,18 @@ function validationIssues(error: unknown): Issue[] {
   const issues: Issue[] = [];
   try {
     const e = error as { validator?: { Errors?(value: unknown): Iterable<SchemaError>; schema?: Record<string, unknown>; Schema?(): Record<string, unknown> }; value?: unknown };
-    const root = e.validator?.schema ?? e.validator?.Schema?.();
+    const schema = e.validator?.schema ?? e.validator?.Schema?.();
     const seen = new Set<string>();
+    // a body that is not an object at all is told once, as its required fields (not also as an array's "properties")
+    const notAnObject = typeof e.value !== "object" || e.value === null || Array.isArray(e.value);
     for (const x of e.validator?.Errors?.(e.value) ?? []) {
-      for (const issue of schemaIssues(x, root)) {
+      const root = !x.path || x.path === "/";
+      for (const issue of schemaIssues(x, schema)) {
         if (seen.has(issue.path)) continue;
         seen.add(issue.path);
         issues.push(issue);
       }
-      if (issues.length >= 20) break;
+      if (issues.length >= 20 || (root && notAnObject)) break;
     }
   } catch {
     /* an unreadable error still answers 400 below */

@@ -37,7 +37,10 @@ export function describeSchema(s: Schema | undefined, depth = 0): string {
   if (!s || depth > 4) return "a valid value";
   if ("const" in s) return quote(s.const);
   if (Array.isArray(s.anyOf)) {
-    const parts = s.anyOf as Schema[];
+    // Elysia widens a number or boolean of a body or query with a string it decodes (`format: "integer"`): not a choice of its own
+    const all = s.anyOf as Schema[];
+    const decoded = (p: Schema) => p.type === "string" && ["integer", "numeric", "boolean", "ObjectString", "ArrayString"].includes(p.format);
+    const parts = all.some((p) => !decoded(p)) ? all.filter((p) => !decoded(p)) : all;
     if (parts.length > 0 && parts.every((p) => "const" in p)) return `one of ${parts.map((p) => String(p.const)).join(", ")}`;
     return [...new Set(parts.map((p) => describeSchema(p, depth + 1)))].join(" or ");
   }
@@ -102,7 +105,7 @@ export function schemaIssues(x: SchemaError, root?: Schema): Issue[] {
     case ValueErrorType.ObjectAdditionalProperties: {
       const parent = root && segments.length === 1 ? root : schema;
       const names = Object.keys(parent?.properties ?? {});
-      return [{ path, message: `${subject} is not a field of this request${names.length ? ` (its fields: ${names.join(", ")})` : ""}` }];
+      return [{ path, message: `${segments.join(".")} is not a field of this request${names.length ? ` (its fields: ${names.join(", ")})` : ""}` }];
     }
     case ValueErrorType.ObjectMinProperties:
     case ValueErrorType.ObjectMaxProperties: {
