@@ -6,6 +6,7 @@ import { Elysia } from "elysia";
 import type { Logger } from "../lib/log";
 import { ulid } from "../lib/ids";
 import { AppError, errorResponse, validationFailed, type Issue } from "./errors";
+import { schemaIssues, type SchemaError } from "./schemaIssues";
 
 interface RequestMeta {
   id: string;
@@ -67,37 +68,35 @@ export interface EdgeOptions {
   metrics?: { record(method: string, route: string | undefined, status: number, seconds: number): void } | null;
 }
 
-/** One failed check of a TypeBox schema, as its validator reports it. */
-interface SchemaError {
-  path?: string;
-  message?: string;
-  schema?: { error?: unknown };
-}
-
 /**
- * Turns Elysia's validation error into our issues list, from the schema validator's own errors
- * (path, the schema's `error` text or the validator's message). Never Elysia's summaries
- * (`error.all`): they interpolate the received value into a string, which throws for a value
- * like `{"toString":1}` and once turned a bad body into a 500 (issue 11 §3). Never throws.
+ * Turns Elysia's validation error into our issues list, from the schema validator's own errors:
+ * the schema's `error` text, or a sentence naming the field and what it takes (schemaIssues.ts),
+ * never TypeBox's default texts. One issue per field (TypeBox reports a missing field twice:
+ * required, then of the wrong type). Never Elysia's summaries (`error.all`): they interpolate the
+ * received value into a string, which throws for a value like `{"toString":1}` and once turned a
+ * bad body into a 500 (issue 11 §3). Never throws.
  */
 function validationIssues(error: unknown): Issue[] {
   const issues: Issue[] = [];
   try {
-    const e = error as { validator?: { Errors?(value: unknown): Iterable<SchemaError> }; value?: unknown };
+    const e = error as { validator?: { Errors?(value: unknown): Iterable<SchemaError>; schema?: Record<string, unknown>; Schema?(): Record<string, unknown> }; value?: unknown };
+    const schema = e.validator?.schema ?? e.validator?.Schema?.();
     const seen = new Set<string>();
+    // a body that is not an object at all is told once, as its required fields (not also as an array's "properties")
+    const notAnObject = typeof e.value !== "object" || e.value === null || Array.isArray(e.value);
     for (const x of e.validator?.Errors?.(e.value) ?? []) {
-      const path = String(x.path ?? "").replace(/^\//, "").replace(/\//g, ".");
-      const message = typeof x.schema?.error === "string" ? x.schema.error : String(x.message ?? "invalid");
-      const key = `${path}|${message}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      issues.push({ path, message });
-      if (issues.length >= 20) break;
+      const root = !x.path || x.path === "/";
+      for (const issue of schemaIssues(x, schema)) {
+        if (seen.has(issue.path)) continue;
+        seen.add(issue.path);
+        issues.push(issue);
+      }
+      if (issues.length >= 20 || (root && notAnObject)) break;
     }
   } catch {
     /* an unreadable error still answers 400 below */
   }
-  return issues.length > 0 ? issues : [{ path: "", message: "invalid request" }];
+  return issues.length > 0 ? issues : [{ path: "", message: "the request does not have the fields this route takes" }];
 }
 
 /** A form-encoded body as Elysia parses one: a repeated key (checkboxes) becomes an array. */

@@ -67,11 +67,16 @@ export interface Issue {
   message: string;
 }
 
+/** One issue as a sentence: its message when it names its field first ("tools must be …"), else `path: message`. */
+function issueSentence(i: Issue): string {
+  return i.path && !i.message.startsWith(`${i.path} `) ? `${i.path}: ${i.message}` : i.message;
+}
+
 /** 400 validation_failed listing each bad field. */
 export function validationFailed(issues: Issue[], message?: string): AppError {
   return new AppError(
     "validation_failed",
-    message ?? (issues.length === 1 ? `${issues[0]!.path}: ${issues[0]!.message}` : ERROR_CODES.validation_failed.message),
+    message ?? (issues.length === 1 ? issueSentence(issues[0]!) : ERROR_CODES.validation_failed.message),
     { issues },
   );
 }

@@ -18,6 +18,10 @@ const Repository = t.String({ pattern: "^(?!.*(^|/)\\.\\.?(/|$))[A-Za-z0-9._-]+(
 /** The body's `repository`: a path, or null or "" to clear it. The issue is the path's (a union's own text is "Expected union value"). */
 const RepositoryField = t.Optional(t.Union([Repository, t.Null(), t.Literal("")], { error: REPOSITORY_ISSUE }));
 
+/** The key body's unions, in words (a union's own text is "Expected union value"). */
+const TOOLS_ISSUE = "tools must be a list of tool names or a comma-separated string";
+const EXPIRES_ISSUE = "expiresAt must be a date and time such as 2030-01-31T00:00:00Z, or null for a key that does not expire";
+
 const projectView = (p: Project) => ({ id: p.id, organizationId: p.organizationId, name: p.name, description: p.description, repository: p.repository, createdBy: p.createdBy, createdAt: iso(p.createdAt), updatedAt: iso(p.updatedAt) });
 
 export function projectRoutes(deps: AppDeps, guards: Guards) {
@@ -78,8 +82,8 @@ export function projectRoutes(deps: AppDeps, guards: Guards) {
       org: "member",
       body: t.Object({
         name: t.String({ maxLength: KEY_NAME_MAX, error: `must be a string of at most ${KEY_NAME_MAX} characters` }),
-        tools: t.Union([t.Array(t.String({ maxLength: 40 }), { maxItems: 16 }), t.String({ maxLength: 400 })]),
-        expiresAt: t.Optional(t.Union([t.String({ maxLength: 40 }), t.Null()])),
+        tools: t.Union([t.Array(t.String({ maxLength: 40 }), { maxItems: 16 }), t.String({ maxLength: 400 })], { error: TOOLS_ISSUE }),
+        expiresAt: t.Optional(t.Union([t.String({ maxLength: 40 }), t.Null()], { error: EXPIRES_ISSUE })),
       }),
     })
     .delete("/:id/keys/:keyId", async ({ auth, org, params, body, request }) => {
