@@ -60,7 +60,7 @@ describe("logs a person can read: text on a terminal, JSON lines elsewhere", () 
       expect(code).toBe(0);
       const lines = stdout.trimEnd().split("\n");
       expect(lines.filter((l) => l.startsWith("{"))).toEqual([]);
-      expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^${CLOCK} INFO  talentd listening  url=http://127\\.0\\.0\\.1:${port} baseUrl=http://localhost:${port} version=\\S+ database=file:\\S+ ms=\\d+$`)));
+      expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^${CLOCK} INFO  talentd listening  url=http://127\\.0\\.0\\.1:${port} baseUrl=http://localhost:${port} version=\\S+ database=file:\\S+ ms=\\d+ startup=\\{"code":\\d+,"database":\\d+,"catalog":\\d+,"routes":\\d+,"total":\\d+,"cpu":\\d+\\}$`)));
       const warn = lines.findIndex((l) => new RegExp(`^${CLOCK} WARN  no platform administrator yet: open this one-time link`).test(l));
       expect(warn).toBeGreaterThanOrEqual(0);
       expect(lines[warn + 1]).toMatch(new RegExp(`^  http://localhost:${port}/setup\\?token=[0-9A-Za-z]+$`));

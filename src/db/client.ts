@@ -335,13 +335,15 @@ function writerThread(path: string, mutex: Mutex, module: string, commitTimes: H
    * posted, lets the mutex go, and asks for it again for jobs still queued.
    */
   const pump = () => {
-    while (release && queued() > 0 && out.size < MAX_OUT && (owed > 0 || !mutex.contended)) {
+    const batch: Queued[] = [];
+    while (release && queued() > 0 && out.size + batch.length < MAX_OUT && (owed > 0 || !mutex.contended)) {
       const q = queue[head++]!;
       if (owed > 0) owed--;
       // queued before close() but not yet sent: refused, never run on a new thread
       if (closed) q.reject(new Error("the database is closed"));
-      else post(q);
+      else batch.push(q);
     }
+    if (batch.length > 0) post(batch);
     if (head > 0 && head === queue.length) [queue, head] = [[], 0];
     else if (head > 1024) [queue, head] = [queue.slice(head), 0];
     if (out.size > 0) return;
@@ -385,13 +387,16 @@ function writerThread(path: string, mutex: Mutex, module: string, commitTimes: H
     return w;
   };
 
-  const post = (q: Queued) => {
+  /** Posts jobs to the thread, the shared counter raised for all of them first: jobs posted together share a transaction. */
+  const post = (jobs: Queued[]) => {
     const w = (worker ??= start());
-    const id = ++nextId;
     if (out.size === 0) w.ref(); // jobs out keep the process alive until they are answered
-    out.set(id, { ...q, worker: w });
-    Atomics.add(posted, 0, 1); // before the post: the thread must not commit without this job's turn
-    w.postMessage(JSON.stringify({ type: "job", id, job: q.job } satisfies ToWriter));
+    Atomics.add(posted, 0, jobs.length); // before the posts: the thread must not commit without these jobs' turn
+    for (const q of jobs) {
+      const id = ++nextId;
+      out.set(id, { ...q, worker: w });
+      w.postMessage(JSON.stringify({ type: "job", id, job: q.job } satisfies ToWriter));
+    }
   };
 
   /** Takes the mutex for the queued jobs and posts them; holds it while jobs are out. */
