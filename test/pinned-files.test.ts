@@ -5,7 +5,7 @@
  * map itself. Both must read the same, forever (spec: a resolution is frozen).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { loopProject, sql } from "./activity-support";
+import { loopProject, publishedExpertise, sql } from "./activity-support";
 import { testEnv, type TestEnv } from "./helpers";
 
 let env: TestEnv;
@@ -29,6 +29,31 @@ describe("pinned files: a blob's digest per item, and the map itself in older ro
     const map = JSON.parse(blob!.content) as Record<string, string>;
     expect(Object.keys(map)).toContain("TALENT.md");
     for (const d of Object.values(map)) expect(d).toMatch(/^sha256:[0-9a-f]{64}$/);
+  });
+
+  test("the items are written as designated (one bound argument, the rest literals kept per designation): position, id, kind, version, digest and expertise of each, for talents and a private expertise, in either order", async () => {
+    const s = await loopProject(env);
+    const e = await publishedExpertise(s.owner, s.org.slug, "pay-rules");
+    expect((await s.api("PATCH", "/api/projects/current/talents", { talent: e.ref })).status).toBeLessThan(300);
+    for (const ids of [["typescript-strict", e.ref, "javascript-base"], ["javascript-base", "typescript-strict"], [e.ref, "typescript-strict", "javascript-base"]]) {
+      const r = await s.api("POST", "/api/prepare-task", { talentIds: ids });
+      expect(r.status).toBe(201);
+      const rows = await env.database.all<{ position: number; talent_id: string; kind: string; version: string; digest: string; expertise_id: string | null }>(
+        "SELECT position, talent_id, kind, version, digest, expertise_id FROM resolution_items WHERE resolution_id = ? ORDER BY position",
+        [r.body.resolutionId],
+      );
+      expect(rows).toEqual(
+        (r.body.talents as { id: string; kind: string; version: string; digest: string }[]).map((t, i) => ({
+          position: i,
+          talent_id: t.id,
+          kind: t.kind,
+          version: t.version,
+          digest: t.digest,
+          expertise_id: t.kind === "expertise" ? e.id : null,
+        })),
+      );
+      expect(rows.map((x) => x.talent_id)).toEqual(ids);
+    }
   });
 
   test("a resolution written before (the map in the row) reads exactly as one written now: the same playbook and the same pinned reads", async () => {

@@ -8,12 +8,19 @@ export interface Prepared {
   all(...args: unknown[]): unknown[];
 }
 
-/** Returns `sql` prepared once on `conn`, then from the cache. */
-export function statementCache(conn: InstanceType<typeof LibsqlDatabase>): (sql: string) => Prepared {
+/**
+ * Returns `sql` prepared once on `conn`, then from the cache. At most `max` statements are kept
+ * (the oldest prepared goes first): the writer thread's statements carry a designation's items
+ * as literals (src/resolution/prepare.ts), so their texts are many.
+ */
+export function statementCache(conn: InstanceType<typeof LibsqlDatabase>, max = 1024): (sql: string) => Prepared {
   const cache = new Map<string, Prepared>();
   return (sql) => {
     let s = cache.get(sql);
-    if (!s) cache.set(sql, (s = conn.prepare(sql) as unknown as Prepared));
+    if (!s) {
+      if (cache.size >= max) cache.delete(cache.keys().next().value!);
+      cache.set(sql, (s = conn.prepare(sql) as unknown as Prepared));
+    }
     return s;
   };
 }
