@@ -13,12 +13,8 @@ import { PASSWORD, type LiveEnv } from "./mcp-support";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 90_000);
 
-let browser: Browser;
-let live: LiveEnv;
-withChromiumAndApp((b, l) => {
-  browser = b;
-  live = l;
-});
+let browser: Browser, live: LiveEnv;
+withChromiumAndApp((b, l) => ([browser, live] = [b, l]));
 
 const navLinks = (p: Page) => p.locator("header nav[aria-label=Main] a").allTextContents();
 const activeOrg = (p: Page) => p.locator("#org-switch option[selected]").textContent();

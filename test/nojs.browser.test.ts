@@ -15,12 +15,8 @@ import { PASSWORD, type LiveEnv } from "./mcp-support";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 90_000);
 
-let browser: Browser;
-let live: LiveEnv;
-withChromiumAndApp((b, l) => {
-  browser = b;
-  live = l;
-});
+let browser: Browser, live: LiveEnv;
+withChromiumAndApp((b, l) => ([browser, live] = [b, l]));
 
 const noJs = (email: string): Promise<WatchedPage> => signedInPage(browser, live.base, email, PASSWORD, { javaScript: false });
 const main = (p: Page) => p.textContent("main").then((t) => t ?? "");

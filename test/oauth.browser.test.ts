@@ -18,13 +18,9 @@ import { CLIENT_INFO, MemoryOAuthProvider, PASSWORD, toolJson, type LiveEnv } fr
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 60_000);
 
-let browser: Browser;
-let live: LiveEnv;
+let browser: Browser, live: LiveEnv;
 let callback: ReturnType<typeof callbackServer>;
-withChromiumAndApp((b, l) => {
-  browser = b;
-  live = l;
-}, {});
+withChromiumAndApp((b, l) => ([browser, live] = [b, l]), {});
 beforeAll(() => {
   callback = callbackServer();
 });

@@ -15,13 +15,9 @@ import { liveEnv, PASSWORD, type LiveEnv } from "./mcp-support";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 120_000);
 
-let browser: Browser;
-let live: LiveEnv;
+let browser: Browser, live: LiveEnv;
 // new organizations wait for a platform administrator (no AUTO_APPROVE_ORGS)
-withChromiumAndApp((b, l) => {
-  browser = b;
-  live = l;
-}, {});
+withChromiumAndApp((b, l) => ([browser, live] = [b, l]), {});
 
 const clean = expectClean;
 const signIn = (email: string): Promise<WatchedPage> => signedInPage(browser, live.base, email, PASSWORD);

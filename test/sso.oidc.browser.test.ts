@@ -23,10 +23,7 @@ let seq = 0;
 const idpPort = freePort();
 const issuer = `http://127.0.0.1:${idpPort}`;
 withChromiumAndApp(
-  (b, l) => {
-    browser = b;
-    live = l;
-  },
+  (b, l) => ([browser, live] = [b, l]),
   {
     OAUTH_OIDC_ISSUER: issuer,
     OAUTH_OIDC_CLIENT_ID: "talentd-generic",

@@ -14,14 +14,10 @@ import { orgWithProject, signedUp, type WebClient } from "./helpers";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 90_000);
 
-let browser: Browser;
-let live: LiveEnv;
+let browser: Browser, live: LiveEnv;
 let idp: OidcIdp;
 
-withChromiumAndApp((b, l) => {
-  browser = b;
-  live = l;
-}, {});
+withChromiumAndApp((b, l) => ([browser, live] = [b, l]), {});
 beforeAll(async () => {
   idp = await startOidcIdp([{ clientId: "page-client", clientSecret: "page-secret", redirectUris: [`${live.base}/api/auth/sso/oidc/callback`] }], freePort());
 }, 60_000);
