@@ -72,6 +72,12 @@ async function openAndMigrate(config: Config, log: Logger): Promise<{ database: 
   }
 }
 
+/** CPU time of the process so far (user + system), in ms. */
+function cpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return Math.round((user + system) / 1000);
+}
+
 async function serve(config: Config, log: Logger): Promise<void> {
   const started = performance.now(); // performance.now() counts from the process's start
   const { database } = await openAndMigrate(config, log);
@@ -104,7 +110,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
     ms: Math.round(performance.now() - started),
     // where the start went (ms since the process started): the code loaded, the database opened
     // and migrated, the catalog loaded, the routes built and listening
-    startup: { code: Math.round(started), database: Math.round(migrated - started), catalog: Math.round(catalogLoaded - migrated), routes: Math.round(performance.now() - catalogLoaded), total: Math.round(performance.now()), cpu: Math.round((process.cpuUsage().user + process.cpuUsage().system) / 1000) },
+    startup: { code: Math.round(started), database: Math.round(migrated - started), catalog: Math.round(catalogLoaded - migrated), routes: Math.round(performance.now() - catalogLoaded), total: Math.round(performance.now()), cpu: cpuMs() },
   });
   const notice = publicUrlNotice(config, port);
   if (notice) log.info(notice);

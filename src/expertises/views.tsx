@@ -13,6 +13,7 @@ import { registerView } from "../web/views";
 import type { LifecycleOperation } from "./lifecycle";
 import type { detailView, listExpertises } from "./service";
 import type { TriggerProposal } from "./triggers";
+import { DataTable } from "../web/layout";
 
 export type ExpertiseDetail = Awaited<ReturnType<typeof detailView>>;
 export type ExpertiseSummary = Awaited<ReturnType<typeof listExpertises>>[number];
@@ -92,36 +93,24 @@ export function ExpertiseList(props: { items: ExpertiseSummary[]; status: string
       {props.items.length === 0 ? (
         <p class="muted">{props.status ? `No ${props.status} expertise.` : "No expertise yet: create the first one below."}</p>
       ) : (
-        <table>
-          <caption class="visually-hidden">Expertises of the organization, by slug</caption>
-          <thead>
+        <DataTable caption="Expertises of the organization, by slug" columns={["Expertise", "Status", "Serving", "Revision", "Updated"]}>
+          {props.items.map((e) => (
             <tr>
-              <th scope="col">Expertise</th>
-              <th scope="col">Status</th>
-              <th scope="col">Serving</th>
-              <th scope="col">Revision</th>
-              <th scope="col">Updated</th>
+              <td>
+                <a href={pageOf(e.id)}>
+                  <code>{e.ref}</code>
+                </a>
+                {e.title ? <div class="muted small">{e.title}</div> : null}
+              </td>
+              <td>
+                <StatusTag status={e.status} />
+              </td>
+              <td>{e.serving ? `v${e.serving}` : e.publishedVersion > 0 ? <span class="muted">v{e.publishedVersion} (not served)</span> : "—"}</td>
+              <td>{e.revision}</td>
+              <td class="small">{when(e.updatedAt)}</td>
             </tr>
-          </thead>
-          <tbody>
-            {props.items.map((e) => (
-              <tr>
-                <td>
-                  <a href={pageOf(e.id)}>
-                    <code>{e.ref}</code>
-                  </a>
-                  {e.title ? <div class="muted small">{e.title}</div> : null}
-                </td>
-                <td>
-                  <StatusTag status={e.status} />
-                </td>
-                <td>{e.serving ? `v${e.serving}` : e.publishedVersion > 0 ? <span class="muted">v{e.publishedVersion} (not served)</span> : "—"}</td>
-                <td>{e.revision}</td>
-                <td class="small">{when(e.updatedAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       )}
     </section>
   );
@@ -489,34 +478,22 @@ export function VersionsSection(props: { e: ExpertiseDetail }) {
       {versions.length === 0 ? (
         <p class="muted">No version yet: publish the working version to create version 1.</p>
       ) : (
-        <table>
-          <caption class="visually-hidden">Published versions, newest first</caption>
-          <thead>
+        <DataTable caption="Published versions, newest first" columns={["Version", "Published", "By", "Files", "Digest"]}>
+          {versions.map((v) => (
             <tr>
-              <th scope="col">Version</th>
-              <th scope="col">Published</th>
-              <th scope="col">By</th>
-              <th scope="col">Files</th>
-              <th scope="col">Digest</th>
+              <td>
+                v{v.version}
+                {props.e.serving === v.version ? <span class="tag">serving</span> : null}
+              </td>
+              <td class="small">{when(v.publishedAt)}</td>
+              <td class="small">{v.publishedBy?.email ?? "—"}</td>
+              <td class="small">{Object.keys(v.files).length + 1}</td>
+              <td class="small">
+                <code>{v.contentDigest.slice(0, 19)}…</code>
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {versions.map((v) => (
-              <tr>
-                <td>
-                  v{v.version}
-                  {props.e.serving === v.version ? <span class="tag">serving</span> : null}
-                </td>
-                <td class="small">{when(v.publishedAt)}</td>
-                <td class="small">{v.publishedBy?.email ?? "—"}</td>
-                <td class="small">{Object.keys(v.files).length + 1}</td>
-                <td class="small">
-                  <code>{v.contentDigest.slice(0, 19)}…</code>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       )}
     </section>
   );

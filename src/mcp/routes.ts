@@ -22,20 +22,16 @@ import { authenticateBearer } from "../auth/token";
 import { requestIdOf } from "../http/edge";
 import { AppError, errorResponse } from "../http/errors";
 import { mcpResource, PROJECT_ID_PATTERN, resourceMetadataUrl } from "../oauth/resource";
+import { onFirstUse } from "../lib/onFirstUse";
 import { clientLabel, sessionIdFor } from "./client";
 import type { BackendAnswer } from "./server";
+import type { BackendCall } from "./tools";
 
 /**
  * The MCP SDK is loaded on the first /mcp request, not at start: it is the largest module
  * graph of the binary (start-up with the shipped catalog 270 → ~150 ms; docs/performance.md).
  */
-let sdk: Promise<typeof import("./server") & typeof import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js")> | undefined;
-function loadSdk() {
-  sdk ??= Promise.all([import("./server"), import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js")]).then(([a, b]) => ({ ...a, ...b }));
-  return sdk;
-}
-import type { BackendCall } from "./tools";
-import { onFirstUse } from "../lib/onFirstUse";
+const loadSdk = onFirstUse(() => Promise.all([import("./server"), import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js")]).then(([a, b]) => ({ ...a, ...b })));
 
 /** The tools' table (with their zod schemas: zod is not loaded at start either). */
 const toolsModule = onFirstUse(() => import("./tools"));

@@ -18,6 +18,7 @@ import { installedOverview, type InstalledTalentView } from "./installed";
 import { listKeys, type KeyView } from "./keys";
 import { KEY_SCOPES } from "../db/schema";
 import type { ClientConfig } from "./setup";
+import { DataTable } from "../web/layout";
 
 type Overview = Awaited<ReturnType<typeof installedOverview>>;
 
@@ -128,22 +129,11 @@ function InstalledSectionView(props: { projectId: string; overview: Overview; ca
               <span class="error">Missing prerequisites: {o.missing.join(", ")}.</span> <button type="submit" class="small">Install them</button>
             </form>
           ) : null}
-          <table>
-            <caption class="visually-hidden">Installed talents</caption>
-            <thead>
-              <tr>
-                <th scope="col">Talent</th>
-                <th scope="col">Version</th>
-                <th scope="col">State</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {o.talents.map((t) => (
-                <InstalledRow projectId={props.projectId} t={t} />
-              ))}
-            </tbody>
-          </table>
+          <DataTable caption="Installed talents" columns={["Talent", "Version", "State", "Actions"]}>
+            {o.talents.map((t) => (
+              <InstalledRow projectId={props.projectId} t={t} />
+            ))}
+          </DataTable>
         </>
       )}
     </section>
@@ -178,43 +168,31 @@ export function KeysSection(props: { projectId: string; keys: KeyView[]; created
       {props.keys.length === 0 ? (
         <p class="muted">No key yet. Interactive agents need none (they sign in with OAuth); hooks and CI do.</p>
       ) : (
-        <table>
-          <caption class="visually-hidden">Keys of this project</caption>
-          <thead>
+        <DataTable caption="Keys of this project" columns={["Name", "Tools", "Status", "Last used", "Actions"]}>
+          {props.keys.map((k) => (
             <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Tools</th>
-              <th scope="col">Status</th>
-              <th scope="col">Last used</th>
-              <th scope="col">Actions</th>
+              <td>
+                {k.name}
+                {k.automation ? <span class="tag">automation</span> : null}
+                <div class="muted small">by {k.createdBy.email}</div>
+              </td>
+              <td class="small">{k.tools.join(", ")}</td>
+              <td>
+                <span class={`state ${k.status}`}>{k.status}</span>
+                {k.expiresAt ? <div class="muted small">until {k.expiresAt.slice(0, 10)}</div> : null}
+              </td>
+              <td class="small">{k.lastUsedAt ? k.lastUsedAt.replace("T", " ").slice(0, 16) : "never"}</td>
+              <td>
+                {k.status === "active" ? (
+                  // its form is after the key creation form (form="…"): the section's first form stays the creation
+                  <button type="submit" form={`revoke-${k.id}`} class="danger small" hx-delete={`${base}/${k.id}`} hx-confirm={confirmations.revokeKey(k.name).question} hx-target="#keys" hx-swap="outerHTML">
+                    Revoke<span class="visually-hidden"> {k.name}</span>
+                  </button>
+                ) : null}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {props.keys.map((k) => (
-              <tr>
-                <td>
-                  {k.name}
-                  {k.automation ? <span class="tag">automation</span> : null}
-                  <div class="muted small">by {k.createdBy.email}</div>
-                </td>
-                <td class="small">{k.tools.join(", ")}</td>
-                <td>
-                  <span class={`state ${k.status}`}>{k.status}</span>
-                  {k.expiresAt ? <div class="muted small">until {k.expiresAt.slice(0, 10)}</div> : null}
-                </td>
-                <td class="small">{k.lastUsedAt ? k.lastUsedAt.replace("T", " ").slice(0, 16) : "never"}</td>
-                <td>
-                  {k.status === "active" ? (
-                    // its form is after the key creation form (form="…"): the section's first form stays the creation
-                    <button type="submit" form={`revoke-${k.id}`} class="danger small" hx-delete={`${base}/${k.id}`} hx-confirm={confirmations.revokeKey(k.name).question} hx-target="#keys" hx-swap="outerHTML">
-                      Revoke<span class="visually-hidden"> {k.name}</span>
-                    </button>
-                  ) : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       )}
       <form class="card sub" method="post" action={base} hx-post={base} hx-target="#keys" hx-swap="outerHTML">
         <h3>Create a key</h3>

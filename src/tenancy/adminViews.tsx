@@ -8,6 +8,7 @@ import type { OrgStatus } from "../db/schema";
 import { iso } from "../lib/time";
 import { APPROVAL_MOVES, APPROVAL_OPERATIONS, type ApprovalOperation } from "./service";
 import { Notice, when } from "./viewParts";
+import { DataTable } from "../web/layout";
 
 
 export interface AdminOrgView {
@@ -53,69 +54,57 @@ export function AdminOrganizations(props: { organizations: AdminOrgView[]; statu
       {shown.length === 0 ? (
         <p class="muted">No organization{props.status ? ` is ${props.status}` : " yet"}.</p>
       ) : (
-        <table>
-          <caption class="visually-hidden">Organizations and their status</caption>
-          <thead>
-            <tr>
-              <th scope="col">Organization</th>
-              <th scope="col">Status</th>
-              <th scope="col">Members</th>
-              <th scope="col">Created (UTC)</th>
-              <th scope="col">Decisions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {shown.map((o) => (
-              <tr data-org={o.slug}>
-                <td>
-                  {o.name}
-                  <div class="muted small">
-                    <code>{o.slug}</code>
-                  </div>
-                </td>
-                <td>
-                  <span class={`state ${o.status}`}>{o.status}</span>
-                  {o.statusChangedAt ? <div class="muted small">since {when(o.statusChangedAt)}</div> : null}
-                </td>
-                <td>{o.members}</td>
-                <td class="small">{when(o.createdAt)}</td>
-                <td>
-                  <div class="row-actions">
-                  {allowedOperations(o.status).map((op) => {
-                    const action = `/web/admin/organizations/${o.id}/${op}`;
-                    if (!STOPPING.includes(op)) {
-                      return (
-                        <form method="post" action={action} hx-post={action} hx-target="#admin-orgs" hx-swap="outerHTML">
-                          <button type="submit" class="small">
-                            {OPERATION_LABEL[op]}
-                            <span class="visually-hidden"> {o.name}</span>
-                          </button>
-                        </form>
-                      );
-                    }
+        <DataTable caption="Organizations and their status" columns={["Organization", "Status", "Members", "Created (UTC)", "Decisions"]}>
+          {shown.map((o) => (
+            <tr data-org={o.slug}>
+              <td>
+                {o.name}
+                <div class="muted small">
+                  <code>{o.slug}</code>
+                </div>
+              </td>
+              <td>
+                <span class={`state ${o.status}`}>{o.status}</span>
+                {o.statusChangedAt ? <div class="muted small">since {when(o.statusChangedAt)}</div> : null}
+              </td>
+              <td>{o.members}</td>
+              <td class="small">{when(o.createdAt)}</td>
+              <td>
+                <div class="row-actions">
+                {allowedOperations(o.status).map((op) => {
+                  const action = `/web/admin/organizations/${o.id}/${op}`;
+                  if (!STOPPING.includes(op)) {
                     return (
-                      <details class="confirm">
-                        <summary>
-                          {OPERATION_LABEL[op]}…<span class="visually-hidden"> {o.name}</span>
-                        </summary>
-                        <form method="post" action={action} hx-post={action} hx-target="#admin-orgs" hx-swap="outerHTML" data-confirm-name={o.slug}>
-                          <label for={`confirm-${op}-${o.id}`}>
-                            {op === "reject" ? "Its members never get to use it." : "Its projects, keys and agents are refused until it is reactivated."} Type <strong>{o.slug}</strong> to {op} it
-                          </label>
-                          <input id={`confirm-${op}-${o.id}`} name="confirm" autocomplete="off" required pattern={o.slug} title={`the slug ${o.slug}`} />
-                          <button type="submit" class="danger small">
-                            {OPERATION_LABEL[op]} {o.name}
-                          </button>
-                        </form>
-                      </details>
+                      <form method="post" action={action} hx-post={action} hx-target="#admin-orgs" hx-swap="outerHTML">
+                        <button type="submit" class="small">
+                          {OPERATION_LABEL[op]}
+                          <span class="visually-hidden"> {o.name}</span>
+                        </button>
+                      </form>
                     );
-                  })}
-                  </div>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                  }
+                  return (
+                    <details class="confirm">
+                      <summary>
+                        {OPERATION_LABEL[op]}…<span class="visually-hidden"> {o.name}</span>
+                      </summary>
+                      <form method="post" action={action} hx-post={action} hx-target="#admin-orgs" hx-swap="outerHTML" data-confirm-name={o.slug}>
+                        <label for={`confirm-${op}-${o.id}`}>
+                          {op === "reject" ? "Its members never get to use it." : "Its projects, keys and agents are refused until it is reactivated."} Type <strong>{o.slug}</strong> to {op} it
+                        </label>
+                        <input id={`confirm-${op}-${o.id}`} name="confirm" autocomplete="off" required pattern={o.slug} title={`the slug ${o.slug}`} />
+                        <button type="submit" class="danger small">
+                          {OPERATION_LABEL[op]} {o.name}
+                        </button>
+                      </form>
+                    </details>
+                  );
+                })}
+                </div>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </section>
   );

@@ -25,6 +25,7 @@ import { getCodeHosting, CODE_HOSTS, type CodeHosting } from "./codeHosting";
 import { AdminOrganizations, refererStatus, statusFilter } from "./adminViews";
 import { Notice, when } from "./viewParts";
 import { listAllOrganizations, listInvitations, listMembers, type OrgMembership } from "./service";
+import { DataTable } from "../web/layout";
 
 
 const STATUS_TEXT: Record<OrgStatus, string> = {
@@ -177,56 +178,44 @@ export function InvitationsSection(props: { invitations: InvitationView[]; baseU
       {props.invitations.length === 0 ? (
         <p class="muted">No pending invitation.</p>
       ) : (
-        <table>
-          <caption class="visually-hidden">Pending invitations</caption>
-          <thead>
-            <tr>
-              <th scope="col">Invited</th>
-              <th scope="col">Role</th>
-              <th scope="col">Expires (UTC)</th>
-              <th scope="col">Accept link</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {props.invitations.map((i) => {
-              const expired = i.expiresAt <= now;
-              return (
-                <tr data-invitation={i.email}>
-                  <td>{i.email}</td>
-                  <td>{i.role}</td>
-                  <td class="small">
-                    {expired ? <span class="state expired">expired</span> : null} {when(i.expiresAt)}
-                  </td>
-                  <td>
-                    <div class="copy-row">
-                      <code id={`link-${i.id}`} class="small">{`${props.baseUrl}/accept-invitation/${i.id}`}</code>
-                      <button type="button" class="secondary small" data-copy={`#link-${i.id}`}>
-                        Copy<span class="visually-hidden"> the link for {i.email}</span>
-                      </button>
-                    </div>
-                  </td>
-                  <td>
-                    <div class="row-actions">
-                    <form method="post" action={`${base}/${i.id}/resend`} hx-post={`${base}/${i.id}/resend`} hx-target="#invitations" hx-swap="outerHTML">
-                      <input type="hidden" name="return" value="/org" />
-                      <button type="submit" class="secondary small">
-                        {expired ? "Renew and resend" : "Resend"}
-                        <span class="visually-hidden"> the invitation of {i.email}</span>
-                      </button>
-                    </form>
-                    <form method="post" action={`${base}/${i.id}?_method=DELETE`} hx-delete={`${base}/${i.id}`} hx-target="#invitations" hx-swap="outerHTML" hx-confirm={confirmations.revokeInvitation(i.email).question}>
-                      <button type="submit" class="danger small">
-                        Revoke<span class="visually-hidden"> the invitation of {i.email}</span>
-                      </button>
-                    </form>
-                    </div>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <DataTable caption="Pending invitations" columns={["Invited", "Role", "Expires (UTC)", "Accept link", "Actions"]}>
+          {props.invitations.map((i) => {
+            const expired = i.expiresAt <= now;
+            return (
+              <tr data-invitation={i.email}>
+                <td>{i.email}</td>
+                <td>{i.role}</td>
+                <td class="small">
+                  {expired ? <span class="state expired">expired</span> : null} {when(i.expiresAt)}
+                </td>
+                <td>
+                  <div class="copy-row">
+                    <code id={`link-${i.id}`} class="small">{`${props.baseUrl}/accept-invitation/${i.id}`}</code>
+                    <button type="button" class="secondary small" data-copy={`#link-${i.id}`}>
+                      Copy<span class="visually-hidden"> the link for {i.email}</span>
+                    </button>
+                  </div>
+                </td>
+                <td>
+                  <div class="row-actions">
+                  <form method="post" action={`${base}/${i.id}/resend`} hx-post={`${base}/${i.id}/resend`} hx-target="#invitations" hx-swap="outerHTML">
+                    <input type="hidden" name="return" value="/org" />
+                    <button type="submit" class="secondary small">
+                      {expired ? "Renew and resend" : "Resend"}
+                      <span class="visually-hidden"> the invitation of {i.email}</span>
+                    </button>
+                  </form>
+                  <form method="post" action={`${base}/${i.id}?_method=DELETE`} hx-delete={`${base}/${i.id}`} hx-target="#invitations" hx-swap="outerHTML" hx-confirm={confirmations.revokeInvitation(i.email).question}>
+                    <button type="submit" class="danger small">
+                      Revoke<span class="visually-hidden"> the invitation of {i.email}</span>
+                    </button>
+                  </form>
+                  </div>
+                </td>
+              </tr>
+            );
+          })}
+        </DataTable>
       )}
       <form class="card sub" method="post" action={base} hx-post={base} hx-target="#invitations" hx-swap="outerHTML">
         <h3>Invite someone</h3>

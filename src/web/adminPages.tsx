@@ -19,7 +19,7 @@ import { iso } from "../lib/time";
 import { listAllOrganizations } from "../tenancy/service";
 import { AdminOrganizations, statusFilter } from "../tenancy/adminViews";
 import { pageContext, type PageContext } from "./context";
-import { Layout, page } from "./layout";
+import { DataTable, Layout, page } from "./layout";
 
 const TABS = [
   { href: "/admin", label: "Organizations" },
@@ -79,27 +79,16 @@ export function adminPages(deps: AppDeps) {
         <AdminLayout ctx={ctx} title="Users" path="/admin/users">
           <section aria-labelledby="users-h">
             <h2 id="users-h">Users ({rows.length})</h2>
-            <table>
-              <caption class="visually-hidden">Users, newest first</caption>
-              <thead>
+            <DataTable caption="Users, newest first" columns={["E-mail", "Name", "Role", "Created (UTC)"]}>
+              {rows.map((u) => (
                 <tr>
-                  <th scope="col">E-mail</th>
-                  <th scope="col">Name</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Created (UTC)</th>
+                  <td>{u.email}</td>
+                  <td>{u.name ?? "—"}</td>
+                  <td>{u.role === "admin" ? <strong>platform admin</strong> : "user"}</td>
+                  <td class="small">{when(u.createdAt)}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {rows.map((u) => (
-                  <tr>
-                    <td>{u.email}</td>
-                    <td>{u.name ?? "—"}</td>
-                    <td>{u.role === "admin" ? <strong>platform admin</strong> : "user"}</td>
-                    <td class="small">{when(u.createdAt)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </DataTable>
           </section>
         </AdminLayout>,
       );
@@ -138,34 +127,22 @@ export function adminPages(deps: AppDeps) {
             {events.length === 0 ? (
               <p class="muted">No security event{before ? " before this time" : " yet"}.</p>
             ) : (
-              <table>
-                <caption class="visually-hidden">Security events, newest first</caption>
-                <thead>
+              <DataTable caption="Security events, newest first" columns={["When (UTC)", "Event", "E-mail", "Address", "Detail"]}>
+                {events.map((e) => (
                   <tr>
-                    <th scope="col">When (UTC)</th>
-                    <th scope="col">Event</th>
-                    <th scope="col">E-mail</th>
-                    <th scope="col">Address</th>
-                    <th scope="col">Detail</th>
+                    <td class="small">{when(e.createdAt)}</td>
+                    <td>
+                      <code>{e.kind}</code>
+                    </td>
+                    <td>{e.email ?? "—"}</td>
+                    <td class="small">
+                      {e.ip ?? "—"}
+                      {e.userAgent ? <div class="muted small">{e.userAgent.slice(0, 80)}</div> : null}
+                    </td>
+                    <td class="small">{e.detail ? <code>{JSON.stringify(e.detail).slice(0, 200)}</code> : "—"}</td>
                   </tr>
-                </thead>
-                <tbody>
-                  {events.map((e) => (
-                    <tr>
-                      <td class="small">{when(e.createdAt)}</td>
-                      <td>
-                        <code>{e.kind}</code>
-                      </td>
-                      <td>{e.email ?? "—"}</td>
-                      <td class="small">
-                        {e.ip ?? "—"}
-                        {e.userAgent ? <div class="muted small">{e.userAgent.slice(0, 80)}</div> : null}
-                      </td>
-                      <td class="small">{e.detail ? <code>{JSON.stringify(e.detail).slice(0, 200)}</code> : "—"}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                ))}
+              </DataTable>
             )}
             <p>
               {before ? <a href="/admin/security-events">Newest</a> : null}

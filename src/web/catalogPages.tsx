@@ -22,7 +22,7 @@ import { getProject, listProjects, type Project } from "../projects/service";
 import { getSpecialization, listSpecializations, type SpecializationView } from "../specializations/service";
 import { approvedOrg, pageContext } from "./context";
 import { GraphSvg, type GraphNodeView } from "./graph";
-import { Layout, page } from "./layout";
+import { DataTable, Layout, page } from "./layout";
 import { HtmlByObject, HtmlMemo } from "./memo";
 
 const PAGE = 24;
@@ -316,60 +316,40 @@ export function catalogPages(deps: ComposedDeps) {
             <dd>{t.conflicts.join(", ") || "—"}</dd>
           </dl>
           <h2>Rules</h2>
-          <table>
-            <caption class="visually-hidden">Rules and how to check them</caption>
-            <thead>
+          <DataTable caption="Rules and how to check them" columns={["Rule", "Severity", "Rule and check"]}>
+            {sheet.rules.map((r) => (
               <tr>
-                <th scope="col">Rule</th>
-                <th scope="col">Severity</th>
-                <th scope="col">Rule and check</th>
+                <td>
+                  <code>{r.id}</code>
+                </td>
+                <td>
+                  <span class={`severity ${r.severity}`}>{r.severity}</span>
+                </td>
+                <td>
+                  {r.title}
+                  <div class="muted small">Check: {r.check}</div>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {sheet.rules.map((r) => (
-                <tr>
-                  <td>
-                    <code>{r.id}</code>
-                  </td>
-                  <td>
-                    <span class={`severity ${r.severity}`}>{r.severity}</span>
-                  </td>
-                  <td>
-                    {r.title}
-                    <div class="muted small">Check: {r.check}</div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </DataTable>
           {sheet.tests.length > 0 ? (
             <>
               <h2>Conformance tests</h2>
-              <table>
-                <caption class="visually-hidden">Passing and failing samples per rule</caption>
-                <thead>
+              <DataTable caption="Passing and failing samples per rule" columns={["Rule", "Passes", "Fails"]}>
+                {sheet.tests.map((x) => (
                   <tr>
-                    <th scope="col">Rule</th>
-                    <th scope="col">Passes</th>
-                    <th scope="col">Fails</th>
+                    <td>
+                      <code>{x.rule}</code>
+                    </td>
+                    <td>
+                      <code>{x.pass}</code>
+                    </td>
+                    <td>
+                      <code>{x.fail}</code>
+                    </td>
                   </tr>
-                </thead>
-                <tbody>
-                  {sheet.tests.map((x) => (
-                    <tr>
-                      <td>
-                        <code>{x.rule}</code>
-                      </td>
-                      <td>
-                        <code>{x.pass}</code>
-                      </td>
-                      <td>
-                        <code>{x.fail}</code>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                ))}
+              </DataTable>
             </>
           ) : null}
           <h2>What an agent is served</h2>

@@ -227,6 +227,26 @@ export function Card(props: { id: string; title: string; empty?: string | false;
   );
 }
 
+/**
+ * A table of rows: a caption for screen readers (visually hidden: the card's heading names it
+ * for the eye) and its column headers; the children are the body's rows.
+ */
+export function DataTable(props: { caption: string; columns: string[]; children?: Child }) {
+  return (
+    <table>
+      <caption class="visually-hidden">{props.caption}</caption>
+      <thead>
+        <tr>
+          {props.columns.map((c) => (
+            <th scope="col">{c}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>{props.children}</tbody>
+    </table>
+  );
+}
+
 /** Renders a page to a text/html Response with the page header policy (plus `headers`, e.g. a cookie). */
 export function page(node: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response("<!doctype html>" + String(node), { status, headers: { ...PAGE_HEADERS, ...headers } });

@@ -14,7 +14,7 @@ import { readWindow } from "../activity/summaries";
 import { listProjects } from "../projects/service";
 import { StackedBars, StackedColumns } from "./charts";
 import { pageContext } from "./context";
-import { Card, Layout, page } from "./layout";
+import { Card, DataTable, Layout, page } from "./layout";
 import { HtmlByObject } from "./memo";
 import { adminOrg } from "./orgExpertisesPages";
 
@@ -95,35 +95,24 @@ function FailedSection(props: { f: Insights["failedCalls"] }) {
           series={series}
           values={values}
         />
-        <table>
-          <caption class="visually-hidden">Failed calls by error code</caption>
-          <thead>
+        <DataTable caption="Failed calls by error code" columns={["Code", "Calls", "Last", "Projects (fix there)"]}>
+          {f.byCode.map((c) => (
             <tr>
-              <th scope="col">Code</th>
-              <th scope="col">Calls</th>
-              <th scope="col">Last</th>
-              <th scope="col">Projects (fix there)</th>
+              <td>
+                <code>{c.code ?? "—"}</code> <span class="muted small">{c.status}</span>
+              </td>
+              <td>{c.count}</td>
+              <td class="small">{when(c.lastAt)}</td>
+              <td class="small">
+                {c.projects.slice(0, 5).map((p) => (
+                  <span>
+                    <a href={projectHref(p.projectId, c.status === 401 || c.status === 403 ? "keys" : "activity")}>{p.projectName}</a> ({p.count}){" "}
+                  </span>
+                ))}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {f.byCode.map((c) => (
-              <tr>
-                <td>
-                  <code>{c.code ?? "—"}</code> <span class="muted small">{c.status}</span>
-                </td>
-                <td>{c.count}</td>
-                <td class="small">{when(c.lastAt)}</td>
-                <td class="small">
-                  {c.projects.slice(0, 5).map((p) => (
-                    <span>
-                      <a href={projectHref(p.projectId, c.status === 401 || c.status === 403 ? "keys" : "activity")}>{p.projectName}</a> ({p.count}){" "}
-                    </span>
-                  ))}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       </>
     </Card>
   );
@@ -132,34 +121,22 @@ function FailedSection(props: { f: Insights["failedCalls"] }) {
 function KeysSection(props: { keys: Insights["keys"] }) {
   return (
     <Card id="keys" title="Keys to review" empty={props.keys.length === 0 && "No key is expired, expiring, or unused."}>
-      <table>
-        <caption class="visually-hidden">Keys expired, expiring or unused</caption>
-        <thead>
+      <DataTable caption="Keys expired, expiring or unused" columns={["Key", "Project", "Why", "Expires", "Last used"]}>
+        {props.keys.map((k) => (
           <tr>
-            <th scope="col">Key</th>
-            <th scope="col">Project</th>
-            <th scope="col">Why</th>
-            <th scope="col">Expires</th>
-            <th scope="col">Last used</th>
+            <td>
+              <a href={projectHref(k.projectId, "keys")}>{k.name}</a>
+              {k.automation ? <span class="tag">automation</span> : null}
+            </td>
+            <td>
+              <a href={projectHref(k.projectId)}>{k.projectName}</a>
+            </td>
+            <td class={k.reason === "expired" ? "error" : undefined}>{KEY_REASON[k.reason]}</td>
+            <td class="small">{when(k.expiresAt)}</td>
+            <td class="small">{when(k.lastUsedAt)}</td>
           </tr>
-        </thead>
-        <tbody>
-          {props.keys.map((k) => (
-            <tr>
-              <td>
-                <a href={projectHref(k.projectId, "keys")}>{k.name}</a>
-                {k.automation ? <span class="tag">automation</span> : null}
-              </td>
-              <td>
-                <a href={projectHref(k.projectId)}>{k.projectName}</a>
-              </td>
-              <td class={k.reason === "expired" ? "error" : undefined}>{KEY_REASON[k.reason]}</td>
-              <td class="small">{when(k.expiresAt)}</td>
-              <td class="small">{when(k.lastUsedAt)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
     </Card>
   );
 }
@@ -189,30 +166,20 @@ function AuditSection(props: { a: Insights["neverAudited"] }) {
         <strong>{props.a.neverAudited}</strong> of {props.a.served} resolutions (older than {props.a.graceMinutes} minutes) never had their playbook fetched.
       </p>
       {props.a.byProject.filter((p) => p.neverAudited > 0).length > 0 ? (
-        <table>
-          <caption class="visually-hidden">Never-audited resolutions per project</caption>
-          <thead>
-            <tr>
-              <th scope="col">Project</th>
-              <th scope="col">Served</th>
-              <th scope="col">Never audited</th>
-            </tr>
-          </thead>
-          <tbody>
-            {props.a.byProject
-              .filter((p) => p.neverAudited > 0)
-              .slice(0, LISTED)
-              .map((p) => (
-                <tr>
-                  <td>
-                    <a href={projectHref(p.projectId, "activity")}>{p.projectName}</a>
-                  </td>
-                  <td>{p.served}</td>
-                  <td>{p.neverAudited}</td>
-                </tr>
-              ))}
-          </tbody>
-        </table>
+        <DataTable caption="Never-audited resolutions per project" columns={["Project", "Served", "Never audited"]}>
+          {props.a.byProject
+            .filter((p) => p.neverAudited > 0)
+            .slice(0, LISTED)
+            .map((p) => (
+              <tr>
+                <td>
+                  <a href={projectHref(p.projectId, "activity")}>{p.projectName}</a>
+                </td>
+                <td>{p.served}</td>
+                <td>{p.neverAudited}</td>
+              </tr>
+            ))}
+        </DataTable>
       ) : null}
       {props.a.byProject.filter((p) => p.neverAudited > 0).length > LISTED ? (
         <p class="small muted">…and {props.a.byProject.filter((p) => p.neverAudited > 0).length - LISTED} more projects (the {LISTED} with the most are listed).</p>
@@ -233,41 +200,30 @@ function AuditSection(props: { a: Insights["neverAudited"] }) {
 function FailingSection(props: { expertises: Insights["expertises"] }) {
   return (
     <Card id="failing-expertises" title="Expertises with failing verdicts" empty={props.expertises.length === 0 && "No expertise had a fail verdict in the window."}>
-      <table>
-        <caption class="visually-hidden">Expertises with fail verdicts</caption>
-        <thead>
+      <DataTable caption="Expertises with fail verdicts" columns={["Expertise", "Fail", "Pass", "Latest failure"]}>
+        {props.expertises.map((e) => (
           <tr>
-            <th scope="col">Expertise</th>
-            <th scope="col">Fail</th>
-            <th scope="col">Pass</th>
-            <th scope="col">Latest failure</th>
+            <td>
+              <a href={e.expertiseId ? `/org/expertises/${e.expertiseId}` : "/org/expertises"}>
+                <code>{e.ref}</code>
+              </a>
+            </td>
+            <td class="error">{e.verdicts.fail}</td>
+            <td>{e.verdicts.pass}</td>
+            <td class="small">
+              {e.lastFail ? (
+                <>
+                  {when(e.lastFail.at)} in <a href={projectHref(e.lastFail.projectId, "activity")}>{e.lastFail.projectName ?? e.lastFail.projectId}</a>
+                  {e.lastFail.evidence.length > 0 ? <> · {e.lastFail.evidence.map((x) => <code>{x} </code>)}</> : null}
+                  {e.lastFail.missing.length > 0 ? <> · missing: {e.lastFail.missing.join("; ")}</> : null}
+                </>
+              ) : (
+                "—"
+              )}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {props.expertises.map((e) => (
-            <tr>
-              <td>
-                <a href={e.expertiseId ? `/org/expertises/${e.expertiseId}` : "/org/expertises"}>
-                  <code>{e.ref}</code>
-                </a>
-              </td>
-              <td class="error">{e.verdicts.fail}</td>
-              <td>{e.verdicts.pass}</td>
-              <td class="small">
-                {e.lastFail ? (
-                  <>
-                    {when(e.lastFail.at)} in <a href={projectHref(e.lastFail.projectId, "activity")}>{e.lastFail.projectName ?? e.lastFail.projectId}</a>
-                    {e.lastFail.evidence.length > 0 ? <> · {e.lastFail.evidence.map((x) => <code>{x} </code>)}</> : null}
-                    {e.lastFail.missing.length > 0 ? <> · missing: {e.lastFail.missing.join("; ")}</> : null}
-                  </>
-                ) : (
-                  "—"
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
     </Card>
   );
 }

@@ -17,7 +17,7 @@ import { connectionKit } from "../projects/setup";
 import { AutomationKey, ConnectionKit, InstalledSection, KeysSection } from "../projects/views";
 import { listSpecializations } from "../specializations/service";
 import { approvedOrg, isOrgAdmin, pageContext, type PageContext } from "./context";
-import { Layout, page } from "./layout";
+import { DataTable, Layout, page } from "./layout";
 import { HtmlMemo } from "./memo";
 
 const TABS = ["overview", "activity", "keys", "settings"] as const;
@@ -60,36 +60,24 @@ function Activity(props: { events: Awaited<ReturnType<ComposedDeps["journal"]["l
               </span>
             ))}
           </p>
-          <table>
-            <caption class="visually-hidden">Latest calls, newest first</caption>
-            <thead>
+          <DataTable caption="Latest calls, newest first" columns={["When (UTC)", "What", "Who", "Client", "Talents"]}>
+            {props.events.map((e) => (
               <tr>
-                <th scope="col">When (UTC)</th>
-                <th scope="col">What</th>
-                <th scope="col">Who</th>
-                <th scope="col">Client</th>
-                <th scope="col">Talents</th>
+                <td class="small">{iso(e.createdAt)!.replace("T", " ").slice(0, 19)}</td>
+                <td>
+                  {e.kind} <span class={e.status >= 400 ? "error small" : "muted small"}>{e.status}</span>
+                </td>
+                <td class="small">
+                  {e.authorName} <span class="muted">({e.authorType})</span>
+                </td>
+                <td class="small">{e.client ?? "—"}</td>
+                <td class="small">
+                  {e.talentsEntered.length > 0 ? <span>+ {e.talentsEntered.join(", ")} </span> : null}
+                  {e.talentsLeft.length > 0 ? <span>− {e.talentsLeft.join(", ")}</span> : null}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {props.events.map((e) => (
-                <tr>
-                  <td class="small">{iso(e.createdAt)!.replace("T", " ").slice(0, 19)}</td>
-                  <td>
-                    {e.kind} <span class={e.status >= 400 ? "error small" : "muted small"}>{e.status}</span>
-                  </td>
-                  <td class="small">
-                    {e.authorName} <span class="muted">({e.authorType})</span>
-                  </td>
-                  <td class="small">{e.client ?? "—"}</td>
-                  <td class="small">
-                    {e.talentsEntered.length > 0 ? <span>+ {e.talentsEntered.join(", ")} </span> : null}
-                    {e.talentsLeft.length > 0 ? <span>− {e.talentsLeft.join(", ")}</span> : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </DataTable>
           {props.nextBefore ? (
             <p>
               <a href={`/projects/${props.projectId}?tab=activity&before=${props.nextBefore}`}>Older</a>
