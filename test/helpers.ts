@@ -178,7 +178,7 @@ let userSeq = 0;
 export async function signedUp(env: TestEnv, email = `user${++userSeq}-${Date.now()}@example.com`): Promise<WebClient & { email: string; userId: string }> {
   const c = new WebClient(env) as WebClient & { email: string; userId: string };
   const r = await c.post("/api/auth/sign-up", { email, password: "correct horse battery" });
-  if (r.status !== 201) throw new Error(`sign-up failed: ${JSON.stringify(r.body)}`);
+  if (r.status !== 201) throw new Error(`sign-up failed: ${JSON.stringify(r.body)}${r.status >= 500 ? ` — the server logged: ${env.logs.filter((l) => l.includes('"level":"error"')).slice(-1)[0] ?? "nothing"}` : ""}`);
   c.email = email;
   c.userId = r.body.user.id;
   return c;
