@@ -42,4 +42,32 @@ describe("activity journal writes (spec 'Trace event', DESIGN §9)", () => {
     expect(JSON.parse(String(rows[6]!.detail))).toEqual({ i: 6 });
     expect(logs.filter((l) => l.includes("could not be written"))).toEqual([]);
   });
+
+  test("events of several authors interleaved in one batch each keep their own author columns (an author's columns are bound once per statement)", async () => {
+    const logs: string[] = [];
+    const journal = new TraceJournal(env.database, createLogger("debug", (l) => logs.push(l)));
+    const a = await orgWithProject(env);
+    const b = await orgWithProject(env);
+    const authors = [
+      { projectId: a.project.id, via: "api" as const, authorType: "key" as const, authorId: "key_mix1", authorName: "one", client: "curl/8" },
+      { projectId: a.project.id, via: "mcp" as const, authorType: "key" as const, authorId: "key_mix1", authorName: "one", client: "claude-code" },
+      { projectId: b.project.id, via: "api" as const, authorType: "token" as const, authorId: "tok_mix2", authorName: "two's", client: null },
+    ];
+    // 61 events each (a 50, a 10 and a 1 statement per author), interleaved
+    for (let i = 0; i < 183; i++) journal.record({ ...event(a.project.id, i), ...authors[i % 3]!, kind: `k${i % 3}`, arrival: { at: 1_800_000_000_000 + i, seq: i } });
+    await journal.flush();
+    const rows = (
+      await env.database.client.execute({
+        sql: "SELECT project_id, via, author_type, author_id, author_name, client, kind, duration_ms, created_at FROM trace_events WHERE author_id IN ('key_mix1', 'tok_mix2') ORDER BY id",
+      })
+    ).rows;
+    expect(rows.length).toBe(183);
+    rows.forEach((r, i) => {
+      const w = authors[i % 3]!;
+      expect([r.project_id, r.via, r.author_type, r.author_id, r.author_name, r.client, r.kind, Number(r.duration_ms), Number(r.created_at)]).toEqual([
+        w.projectId, w.via, w.authorType, w.authorId, w.authorName, w.client, `k${i % 3}`, i, 1_800_000_000_000 + i,
+      ]);
+    });
+    expect(logs.filter((l) => l.includes("could not be written"))).toEqual([]);
+  });
 });

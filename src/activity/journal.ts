@@ -37,17 +37,35 @@ export const FLUSH_MS = 250;
 export const TRACE_ID = /^trc_[0-9A-HJKMNP-TV-Z]{26}$/;
 const INSERT_SIZES = [50, 10, 1] as const;
 const insertSql = new Map<number, string>();
-/** The INSERT of `n` trace events (one of INSERT_SIZES, so a handful of cached statements). */
+/**
+ * The INSERT of `n` trace events of one author (one of INSERT_SIZES, so a handful of cached
+ * statements). The author's six columns are bound once as ?1–?6 and each event binds its nine
+ * own: the writer binds an argument in about half a microsecond, and 15 per event were two
+ * thirds of its work per event (issue 19, docs/performance.md).
+ */
 function insertTraces(n: number): string {
   let text = insertSql.get(n);
   if (!text) {
-    const row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    const rows = Array.from({ length: n }, (_, i) => {
+      const [id, kind, entered, left, res, status, ms, detail, at] = Array.from({ length: PER_EVENT }, (_, k) => `?${AUTHOR_COLUMNS + 1 + i * PER_EVENT + k}`);
+      return `(${id}, ?1, ${kind}, ?2, ?3, ?4, ?5, ?6, ${entered}, ${left}, ${res}, ${status}, ${ms}, ${detail}, ${at})`;
+    });
     text = `INSERT INTO trace_events (id, project_id, kind, via, author_type, author_id, author_name, client,
   talents_entered, talents_left, resolution_id, status, duration_ms, detail, created_at)
-  SELECT * FROM (VALUES ${Array(n).fill(row).join(", ")}) AS v WHERE EXISTS (SELECT 1 FROM projects p WHERE p.id = v.column2)`;
+  SELECT * FROM (VALUES ${rows.join(", ")}) WHERE EXISTS (SELECT 1 FROM projects p WHERE p.id = ?1)`;
     insertSql.set(n, text);
   }
   return text;
+}
+/** project_id, via, author_type, author_id, author_name, client: the same for every call of one author. */
+const AUTHOR_COLUMNS = 6;
+/** id, kind, talents_entered, talents_left, resolution_id, status, duration_ms, detail, created_at. */
+const PER_EVENT = 9;
+type AuthorArgs = [projectId: string, via: string, authorType: string, authorId: string, authorName: string, client: string | null];
+type EventArgs = [id: string, kind: string, entered: string, left: string, resolutionId: string | null, status: number, durationMs: number, detail: string | null, createdAt: number];
+interface Queued {
+  author: AuthorArgs;
+  event: EventArgs;
 }
 /**
  * A batch is written at once when it reaches this many events (else within FLUSH_MS). Tried at
@@ -57,7 +75,7 @@ function insertTraces(n: number): string {
 const MAX_BATCH = 50;
 
 export class TraceJournal {
-  #pending: (typeof traceEvents.$inferInsert)[] = [];
+  #pending: Queued[] = [];
   #timer: ReturnType<typeof setTimeout> | null = null;
   #flushing: Promise<void> = Promise.resolve();
 
@@ -70,23 +88,19 @@ export class TraceJournal {
   record(e: TraceInput): void {
     const { arrival } = e;
     if (e.resolutionId) touchResolution(e.resolutionId); // an audit or a report: that day's memoized facts are stale
-    const at = arrival.at;
     this.#pending.push({
-      id: `trc_${orderedId(arrival.at, arrival.seq)}`,
-      projectId: e.projectId,
-      kind: e.kind,
-      via: e.via,
-      authorType: e.authorType,
-      authorId: e.authorId,
-      authorName: e.authorName,
-      client: e.client?.slice(0, 200) ?? null,
-      talentsEntered: e.talentsEntered ?? [],
-      talentsLeft: e.talentsLeft ?? [],
-      resolutionId: e.resolutionId ?? null,
-      status: e.status,
-      durationMs: Math.round(e.durationMs),
-      detail: e.detail ?? null,
-      createdAt: at,
+      author: [e.projectId, e.via, e.authorType, e.authorId, e.authorName, e.client?.slice(0, 200) ?? null],
+      event: [
+        `trc_${orderedId(arrival.at, arrival.seq)}`,
+        e.kind,
+        e.talentsEntered?.length ? JSON.stringify(e.talentsEntered) : "[]",
+        e.talentsLeft?.length ? JSON.stringify(e.talentsLeft) : "[]",
+        e.resolutionId ?? null,
+        e.status,
+        Math.round(e.durationMs),
+        e.detail ? JSON.stringify(e.detail) : null,
+        arrival.at,
+      ],
     });
     if (this.#pending.length >= MAX_BATCH) void this.flush();
     else this.#timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
@@ -105,16 +119,20 @@ export class TraceJournal {
       try {
         // a project deleted between the call and the flush: its journal is gone with it (the
         // insert keeps only rows whose project still exists, decided inside the transaction);
-        // several rows per statement: one statement per 50 events, not per event
-        const rows = batch.map((r) => [
-          r.id, r.projectId, r.kind, r.via, r.authorType, r.authorId, r.authorName, r.client ?? null,
-          JSON.stringify(r.talentsEntered ?? []), JSON.stringify(r.talentsLeft ?? []), r.resolutionId ?? null,
-          r.status, r.durationMs, r.detail ? JSON.stringify(r.detail) : null, r.createdAt,
-        ]);
+        // the events of one author go together, several per statement
+        const byAuthor = new Map<string, { author: AuthorArgs; events: EventArgs[] }>();
+        for (const q of batch) {
+          const key = q.author.join("\0");
+          const group = byAuthor.get(key);
+          if (group) group.events.push(q.event);
+          else byAuthor.set(key, { author: q.author, events: [q.event] });
+        }
         const statements: Statement[] = [];
-        let i = 0;
-        for (const size of INSERT_SIZES) {
-          for (; rows.length - i >= size; i += size) statements.push({ sql: insertTraces(size), args: rows.slice(i, i + size).flat() });
+        for (const { author, events } of byAuthor.values()) {
+          let i = 0;
+          for (const size of INSERT_SIZES) {
+            for (; events.length - i >= size; i += size) statements.push({ sql: insertTraces(size), args: [...author, ...events.slice(i, i + size).flat()] });
+          }
         }
         await this.database.writeJob({ statements, durable: false }); // DESIGN §9: batched, not a business write
       } catch (e) {
