@@ -20,6 +20,7 @@ const event = (projectId: string, i: number) => ({
   talentsEntered: i % 2 ? [`t-${i}`] : [],
   status: 200,
   durationMs: i,
+  resolutionId: i % 5 ? null : `res_${i}`,
   detail: i % 3 ? null : { i },
   arrival: { at: 1_700_000_000_000 + i, seq: i },
 });
@@ -34,12 +35,14 @@ describe("activity journal writes (spec 'Trace event', DESIGN §9)", () => {
     for (let i = 0; i < 7; i++) journal.record(event(gone.project.id, i));
     expect((await gone.owner.del(`/web/projects/${gone.project.id}`)).status).toBe(200);
     await journal.flush();
-    const rows = (await env.database.client.execute({ sql: "SELECT project_id, duration_ms, talents_entered, detail FROM trace_events WHERE author_id = 'key_x' ORDER BY id" })).rows;
+    const rows = (await env.database.client.execute({ sql: "SELECT project_id, duration_ms, talents_entered, talents_left, resolution_id, detail FROM trace_events WHERE author_id = 'key_x' ORDER BY id" })).rows;
     expect(rows.length).toBe(123);
     expect(rows.map((r) => Number(r.duration_ms))).toEqual(Array.from({ length: 123 }, (_, i) => i));
     expect(rows.every((r) => r.project_id === live.project.id)).toBe(true);
-    expect(JSON.parse(String(rows[5]!.talents_entered))).toEqual(["t-5"]);
-    expect(JSON.parse(String(rows[6]!.detail))).toEqual({ i: 6 });
+    // plain events (nothing entered, no detail, no resolution) and full ones, interleaved: each row as recorded
+    expect(rows.map((r) => [JSON.parse(String(r.talents_entered)), JSON.parse(String(r.talents_left)), r.resolution_id, r.detail === null ? null : JSON.parse(String(r.detail))])).toEqual(
+      Array.from({ length: 123 }, (_, i) => [i % 2 ? [`t-${i}`] : [], [], i % 5 ? null : `res_${i}`, i % 3 ? null : { i }]),
+    );
     expect(logs.filter((l) => l.includes("could not be written"))).toEqual([]);
   });
 

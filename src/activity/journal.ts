@@ -36,24 +36,28 @@ export const FLUSH_MS = 250;
 /** A trace event id: `trc_` + an ordered id (10 time characters, 16 sequence characters, Crockford base32). */
 export const TRACE_ID = /^trc_[0-9A-HJKMNP-TV-Z]{26}$/;
 const INSERT_SIZES = [50, 10, 1] as const;
-const insertSql = new Map<number, string>();
+const insertSql = new Map<string, string>();
 /**
  * The INSERT of `n` trace events of one author (one of INSERT_SIZES, so a handful of cached
  * statements). The author's six columns are bound once as ?1–?6 and each event binds its nine
- * own: the writer binds an argument in about half a microsecond, and 15 per event were two
- * thirds of its work per event (issue 19, docs/performance.md).
+ * own, or five for a plain event (no talents entered or left, no resolution, no detail: most
+ * calls), whose other four are written as literals. The writer binds an argument in about half a
+ * microsecond, and 15 per event were two thirds of its work per event (issue 19, docs/performance.md).
  */
-function insertTraces(n: number): string {
-  let text = insertSql.get(n);
+function insertTraces(n: number, plain: boolean): string {
+  const key = `${plain ? "p" : "f"}${n}`;
+  let text = insertSql.get(key);
   if (!text) {
+    const width = plain ? PLAIN_EVENT : PER_EVENT;
     const rows = Array.from({ length: n }, (_, i) => {
-      const [id, kind, entered, left, res, status, ms, detail, at] = Array.from({ length: PER_EVENT }, (_, k) => `?${AUTHOR_COLUMNS + 1 + i * PER_EVENT + k}`);
+      const p = Array.from({ length: width }, (_, k) => `?${AUTHOR_COLUMNS + 1 + i * width + k}`);
+      const [id, kind, entered, left, res, status, ms, detail, at] = plain ? [p[0], p[1], "'[]'", "'[]'", "NULL", p[2], p[3], "NULL", p[4]] : p;
       return `(${id}, ?1, ${kind}, ?2, ?3, ?4, ?5, ?6, ${entered}, ${left}, ${res}, ${status}, ${ms}, ${detail}, ${at})`;
     });
     text = `INSERT INTO trace_events (id, project_id, kind, via, author_type, author_id, author_name, client,
   talents_entered, talents_left, resolution_id, status, duration_ms, detail, created_at)
   SELECT * FROM (VALUES ${rows.join(", ")}) WHERE EXISTS (SELECT 1 FROM projects p WHERE p.id = ?1)`;
-    insertSql.set(n, text);
+    insertSql.set(key, text);
   }
   return text;
 }
@@ -61,12 +65,16 @@ function insertTraces(n: number): string {
 const AUTHOR_COLUMNS = 6;
 /** id, kind, talents_entered, talents_left, resolution_id, status, duration_ms, detail, created_at. */
 const PER_EVENT = 9;
+/** A plain event's: id, kind, status, duration_ms, created_at. */
+const PLAIN_EVENT = 5;
 type AuthorArgs = [projectId: string, via: string, authorType: string, authorId: string, authorName: string, client: string | null];
 type EventArgs = [id: string, kind: string, entered: string, left: string, resolutionId: string | null, status: number, durationMs: number, detail: string | null, createdAt: number];
 interface Queued {
   author: AuthorArgs;
   event: EventArgs;
 }
+const isPlain = (e: EventArgs) => e[2] === "[]" && e[3] === "[]" && e[4] === null && e[7] === null;
+const plainArgs = (e: EventArgs) => [e[0], e[1], e[5], e[6], e[8]];
 /**
  * A batch is written at once when it reaches this many events (else within FLUSH_MS). Tried at
  * 1,000 (issue 19): the key route gained ~3%, but building and sending a 1,000-event job stalls
@@ -120,19 +128,26 @@ export class TraceJournal {
         // a project deleted between the call and the flush: its journal is gone with it (the
         // insert keeps only rows whose project still exists, decided inside the transaction);
         // the events of one author go together, several per statement
-        const byAuthor = new Map<string, { author: AuthorArgs; events: EventArgs[] }>();
+        const byAuthor = new Map<string, { author: AuthorArgs; plain: EventArgs[]; full: EventArgs[] }>();
         for (const q of batch) {
           const key = q.author.join("\0");
-          const group = byAuthor.get(key);
-          if (group) group.events.push(q.event);
-          else byAuthor.set(key, { author: q.author, events: [q.event] });
+          let group = byAuthor.get(key);
+          if (!group) byAuthor.set(key, (group = { author: q.author, plain: [], full: [] }));
+          (isPlain(q.event) ? group.plain : group.full).push(q.event);
         }
         const statements: Statement[] = [];
-        for (const { author, events } of byAuthor.values()) {
+        const add = (author: AuthorArgs, events: EventArgs[], plain: boolean) => {
           let i = 0;
           for (const size of INSERT_SIZES) {
-            for (; events.length - i >= size; i += size) statements.push({ sql: insertTraces(size), args: [...author, ...events.slice(i, i + size).flat()] });
+            for (; events.length - i >= size; i += size) {
+              const chunk = events.slice(i, i + size);
+              statements.push({ sql: insertTraces(size, plain), args: [...author, ...(plain ? chunk.flatMap(plainArgs) : chunk.flat())] });
+            }
           }
+        };
+        for (const { author, plain, full } of byAuthor.values()) {
+          add(author, plain, true);
+          add(author, full, false);
         }
         await this.database.writeJob({ statements, durable: false }); // DESIGN §9: batched, not a business write
       } catch (e) {
