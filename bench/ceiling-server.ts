@@ -11,7 +11,10 @@
  *   split the key route's overhead between the guard and the trace;
  * - on a second port (FLOOR_PORT), the same application over the same database except that
  *   prepare-task's resolution job is dropped instead of written: everything a call does but its
- *   durable write (key, designation, answer, trace), where the floor of targets 1 and 3 is read.
+ *   durable write (key, designation, answer, trace), where the floor of targets 1 and 3 is read;
+ * - on a third port (TRACE_FLOOR_PORT), the same application with the trace events' inserts
+ *   dropped: the key route with its guard and its trace built, batched and sent on the request
+ *   thread, but nothing inserted on the writer thread (target 2's floor on this 2-core machine).
  * Run by bench/ceilings.ts as `bun bench/ceiling-server.ts` with the serve environment
  * (DATA_DIR, TALENTS_DIR, PORT, HOST, BASE_URL).
  */
@@ -59,6 +62,11 @@ if (process.env.FLOOR_PORT) {
   const resolutionWrite = (job: Parameters<typeof database.writeJob>[0]) => job.statements[0]?.sql.startsWith("INSERT INTO resolutions ") === true;
   const noResolutionWrite = { ...database, writeJob: <T>(job: Parameters<typeof database.writeJob>[0]) => (resolutionWrite(job) ? Promise.resolve(undefined) : database.writeJob<T>(job)) };
   createApp({ config, database: noResolutionWrite, log, state }).listen({ port: Number(process.env.FLOOR_PORT), hostname: config.host });
+}
+if (process.env.TRACE_FLOOR_PORT) {
+  const traceWrite = (job: Parameters<typeof database.writeJob>[0]) => job.statements[0]?.sql.startsWith("INSERT INTO trace_events ") === true;
+  const noTraceWrite = { ...database, writeJob: <T>(job: Parameters<typeof database.writeJob>[0]) => (traceWrite(job) ? Promise.resolve(undefined) : database.writeJob<T>(job)) };
+  createApp({ config, database: noTraceWrite, log, state }).listen({ port: Number(process.env.TRACE_FLOOR_PORT), hostname: config.host });
 }
 void slimCatalog(database, loaded.catalog, loaded.extraFolders, log);
 console.log(`ready ${config.port}`);

@@ -87,8 +87,10 @@ export async function benchCeilings(): Promise<void> {
   const base = `http://127.0.0.1:${port}`;
   const floorPort = await freePort();
   const floorBase = `http://127.0.0.1:${floorPort}`;
+  const traceFloorPort = await freePort();
+  const traceFloorBase = `http://127.0.0.1:${traceFloorPort}`;
   const proc = Bun.spawn([process.execPath, join(import.meta.dir, "ceiling-server.ts")], {
-    env: { PATH: process.env.PATH ?? "", DATA_DIR: data, TALENTS_DIR: talents, PORT: String(port), HOST: "127.0.0.1", BASE_URL: base, ACCESS_LOG: "false", LOG_LEVEL: "error", AUTO_APPROVE_ORGS: "true", METRICS_TOKEN: METRICS, FLOOR_PORT: String(floorPort) },
+    env: { PATH: process.env.PATH ?? "", DATA_DIR: data, TALENTS_DIR: talents, PORT: String(port), HOST: "127.0.0.1", BASE_URL: base, ACCESS_LOG: "false", LOG_LEVEL: "error", AUTO_APPROVE_ORGS: "true", METRICS_TOKEN: METRICS, FLOOR_PORT: String(floorPort), TRACE_FLOOR_PORT: String(traceFloorPort) },
     stdout: "pipe",
     stderr: "inherit",
   });
@@ -144,6 +146,7 @@ export async function benchCeilings(): Promise<void> {
     const gN = await runWrk(base, noGuard, { connections: 10, seconds, dir, name: "noguard" });
     const gK = await runWrk(base, withKey, { connections: 10, seconds, dir, name: "withkey" });
     const gG = await runWrk(base, guardOnly, { connections: 10, seconds, dir, name: "guardonly" });
+    const gT = await runWrk(traceFloorBase, withKey, { connections: 10, seconds, dir, name: "tracefloor" });
     const p10 = await runWrk(base, prepare, { connections: 10, seconds, dir, name: "prepare10" });
     const floorCheck = await fetch(floorBase + "/api/prepare-task", { method: "POST", headers: api, body: prepareBody });
     if (floorCheck.status !== 201) throw new Error(`floor prepare-task: ${floorCheck.status}`);
@@ -178,6 +181,7 @@ export async function benchCeilings(): Promise<void> {
       ],
       ["2. key route ≥ 0.8 × no guard, no trace (catalog?limit=1, 10 conn)", `${gN.rps.toFixed(0)} req/s`, `${gK.rps.toFixed(0)} req/s`, (gK.rps / gN.rps).toFixed(2), verdict(gK.rps >= 0.8 * gN.rps)],
       ["   (the guard alone, no trace: where the gap is)", `${gN.rps.toFixed(0)} req/s`, `${gG.rps.toFixed(0)} req/s`, (gG.rps / gN.rps).toFixed(2), "—"],
+      ["   (guard and trace, the trace's insert dropped: its floor)", `${gN.rps.toFixed(0)} req/s`, `${gT.rps.toFixed(0)} req/s`, (gT.rps / gN.rps).toFixed(2), "—"],
       [
         "3. prepare-task p99 (10 conn) ≤ fsync p99 + 5 ms",
         `fsync p50 ${fs.p50.toFixed(2)} / p99 ${fs.p99.toFixed(2)} ms`,
@@ -201,7 +205,7 @@ export async function benchCeilings(): Promise<void> {
       ["64", f64.rps.toFixed(0), (f64.rps / c64.rps).toFixed(2), f64.p50.toFixed(2), f64.p99.toFixed(2)],
       ["10", f10.rps.toFixed(0), "—", f10.p50.toFixed(2), `${f10.p99.toFixed(2)} (bound of 3: ${(fs.p99 + 5).toFixed(2)})`],
     ]);
-    const errors = [c64, p64, gN, gK, gG, p10, f64, f10, sr, dd, dm].reduce((a, r) => a + r.non2xx + r.socketErrors, 0);
+    const errors = [c64, p64, gN, gK, gG, gT, p10, f64, f10, sr, dd, dm].reduce((a, r) => a + r.non2xx + r.socketErrors, 0);
     if (errors > 0) console.log(`(${errors} non-2xx answers or socket errors during the runs)`);
   } finally {
     proc.kill("SIGTERM");
