@@ -43,6 +43,8 @@ export class Catalog {
   readonly dependents: ReadonlyMap<string, readonly string[]>;
   /** The built-in specializations that passed their checks (set by buildCatalog). */
   specializations: readonly BuiltInSpecialization[] = [];
+  /** Bumped whenever `offload` swaps talent objects: what was built from the old objects is stale. */
+  generation = 0;
   readonly #search: SearchEntry[];
   #trigrams: TrigramIndex | undefined;
   /** id, title, keywords and summary of every entry, each joined into one text (one-word search). */
@@ -81,6 +83,7 @@ export class Catalog {
       this.#search[i]!.talent = lazy;
       n++;
     }
+    if (n > 0) this.generation++;
     return n;
   }
 

@@ -52,7 +52,7 @@ export function readDesignation(body: PrepareInput): { ids: string[]; language: 
 }
 
 /** Transitive `requires` of the designated talents that were not designated. */
-export function missingPrerequisites(designated: ServableItem[], catalog: Catalog, active: Map<string, ServableItem>): Prerequisite[] {
+export function missingPrerequisites(designated: ServableItem[], catalog: Catalog, active: ReadonlyMap<string, ServableItem>): Prerequisite[] {
   const chosen = new Set(designated.map((d) => d.id));
   const requiredBy = new Map<string, Set<string>>();
   const queue: { id: string; requires: string[] }[] = designated.map((d) => ({ id: d.id, requires: d.talent.requires }));
@@ -108,6 +108,18 @@ function manifestOf(talent: Talent): { content: string; digest: string; column: 
     manifests.set(talent, m);
   }
   return m;
+}
+
+/**
+ * The talents (version objects) whose every blob — compact form, files, manifest — is known to
+ * be committed in the database of `known`: a prepare-task that designates one again skips
+ * checking its files one by one (for a lazy talent, reading `files` rebuilds it from the LRU).
+ */
+const storedTalents = new WeakMap<Set<string>, WeakSet<Talent>>();
+function storedTalentsOf(known: Set<string>): WeakSet<Talent> {
+  let set = storedTalents.get(known);
+  if (!set) storedTalents.set(known, (set = new WeakSet()));
+  return set;
 }
 
 /** An SQL string literal (quotes doubled), or NULL. */
@@ -168,7 +180,9 @@ export async function prepareTask(
   const putOnce = (content: () => string, digest: string) => {
     if (!known.has(digest) && !written.has(digest)) written.set(digest, content());
   };
+  const stored = storedTalentsOf(known);
   for (const [position, d] of designated.entries()) {
+    if (stored.has(d.talent)) continue;
     putOnce(() => compacts[position]!, d.talent.compactDigest);
     for (const f of d.talent.files.values()) putOnce(() => f.content, f.digest);
     const manifest = manifestOf(d.talent);
@@ -179,6 +193,7 @@ export async function prepareTask(
   statements.push(...blobInserts([...written].map(([digest, content]) => ({ digest, content })), now));
   await deps.database.writeJob({ statements });
   for (const d of written.keys()) known.add(d);
+  for (const d of designated) stored.add(d.talent); // each of its blobs was known or is now written
 
   return {
     resolutionId,

@@ -49,13 +49,25 @@ export function withItems(rows: readonly InstalledRow[], expertises: readonly Se
   });
 }
 
-/** The active talents of a project (installed, enabled, servable), by id. */
-export async function activeItems(deps: SourceDeps, project: { id: string; organizationId: string }): Promise<Map<string, ServableItem>> {
-  const all = await installedWithItems(deps, project);
-  const out = new Map<string, ServableItem>();
-  for (const { row, item } of all) if (row.enabled && item) out.set(item.id, item);
-  return out;
+/**
+ * The active talents of a project (installed, enabled, servable), by id. Kept by the selection's
+ * rows (listInstalled hands back the same frozen rows while the selection is unchanged) with the
+ * catalog (and its generation: start-up's offload swaps talents for lazy twins) and the
+ * organization's servable expertises it was built from: prepare-task asks for it
+ * on every call (issue 19), and building it looked up every installed talent each time.
+ */
+export async function activeItems(deps: SourceDeps, project: { id: string; organizationId: string }): Promise<ReadonlyMap<string, ServableItem>> {
+  const rows = await listInstalled(deps.database, project.id);
+  const expertises = rows.some((r) => r.kind === "expertise") ? await listServableExpertises(deps.database, project.organizationId, deps.catalog) : NO_EXPERTISES;
+  const kept = activeByRows.get(rows);
+  if (kept && kept.catalog === deps.catalog && kept.generation === deps.catalog.generation && kept.expertises === expertises) return kept.active;
+  const active = new Map<string, ServableItem>();
+  for (const { row, item } of withItems(rows, expertises, deps.catalog)) if (row.enabled && item) active.set(item.id, item);
+  activeByRows.set(rows, { catalog: deps.catalog, generation: deps.catalog.generation, expertises, active });
+  return active;
 }
+const NO_EXPERTISES: readonly ServableExpertise[] = Object.freeze([]);
+const activeByRows = new WeakMap<readonly InstalledRow[], { catalog: Catalog; generation: number; expertises: readonly ServableExpertise[]; active: ReadonlyMap<string, ServableItem> }>();
 
 /**
  * Splits ids into installable ones (with their kind) and unknown ones: a public id must be in
