@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { generateCatalog } from "../bench/lib";
 import { loadCatalog, slimCatalog } from "../src/catalog/startup";
 import { silentLogger } from "../src/lib/log";
+import { activeItems } from "../src/resolution/sources";
 import { createKey, orgWithProject, tempDir, testEnv, withKey } from "./helpers";
 
 const gen = tempDir();
@@ -40,6 +41,10 @@ describe("a large TALENTS_DIR is slimmed after start (issue 2, RSS) and serves t
       const p2 = await call("/api/prepare-task", { talentIds: ids });
       expect(p2.body.talents).toEqual(p1.body.talents);
       expect(p2.body.prerequisites).toEqual(p1.body.prerequisites);
+      // the project's active talents were kept from before the slimming (by the selection's rows):
+      // they are the catalog's lazy twins now, not the full talents the slimming let go of
+      const active = await activeItems({ database: env.database, catalog }, { id: o.project.id, organizationId: o.org.id });
+      for (const id of [...ids, "gen-talent-2", "gen-talent-9"]) expect(active.get(id)!.talent).toBe(catalog.get(id)!);
     } finally {
       env.close();
     }
