@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { jobInTransaction, openDatabase } from "../src/db/client";
 import { EPOCH_TABLES, NON_EPOCH_TABLES } from "../src/db/epoch";
-import type { WriteJob } from "../src/db/writeJob";
+import { WIRE_TEXTS_MAX, type WriteJob } from "../src/db/writeJob";
 import { migrate } from "../src/db/migrate";
 import { snapshotDatabase } from "../src/db/backup";
 import { BlobCache, getBlob, getBlobs, putBlob } from "../src/db/blobs";
@@ -143,6 +143,28 @@ describe("write jobs (the hot-path writer)", () => {
     // and the writer is usable afterwards
     expect(await database.writeJob({ statements: [userInsert("usr_r3", "r3@x.co")] })).toBeUndefined();
     expect((await database.get<{ n: number }>("SELECT count(*) AS n FROM users"))!.n).toBe(1);
+    database.close();
+  });
+
+  test("a statement's SQL crosses to the writer thread once, then by its number: 1,500 jobs over 700 distinct texts (past the 512 the request thread keeps, so the numbers are reset mid-stream) all write their own rows", async () => {
+    const database = await migrated("texts.db");
+    expect(WIRE_TEXTS_MAX).toBeLessThan(700);
+    const now = Date.now();
+    // queued together (one stream of posts), each text used again 0–2 times after the reset
+    const jobs = Array.from({ length: 1500 }, (_, i) => {
+      const text = i % 700;
+      return database.writeJob({
+        statements: [
+          { sql: `INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES (?, ?, '${text}', 'user', ?, ?)`, args: [`usr_t${i}`, `t${i}@x.co`, now, now] },
+          ...(i % 3 === 0 ? [{ sql: "UPDATE users SET name = name || '!' WHERE id = ?", args: [`usr_t${i}`] }] : []),
+        ],
+      });
+    });
+    await Promise.all(jobs);
+    const rows = await database.all<{ id: string; name: string }>("SELECT id, name FROM users WHERE id LIKE 'usr_t%'");
+    const byId = new Map(rows.map((r) => [r.id, r.name]));
+    expect(rows.length).toBe(1500);
+    for (let i = 0; i < 1500; i++) expect(byId.get(`usr_t${i}`)).toBe(`${i % 700}${i % 3 === 0 ? "!" : ""}`);
     database.close();
   });
 

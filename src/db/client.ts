@@ -8,7 +8,7 @@ import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
 import { Histogram } from "../lib/histogram";
 import { Mutex } from "../lib/mutex";
 import { statementCache } from "./statements";
-import { fromWireError, type FromWriter, type Statement, type ToWriter, type WriteJob } from "./writeJob";
+import { fromWireError, WIRE_TEXTS_MAX, type FromWriter, type Statement, type ToWriter, type WireJob, type WireStatement, type WriteJob } from "./writeJob";
 import * as schema from "./schema";
 
 export type DrizzleDb = LibSQLDatabase<typeof schema>;
@@ -357,7 +357,23 @@ function writerThread(path: string, mutex: Mutex, module: string, commitTimes: H
     else for (const r of drained.splice(0)) r();
   };
 
+  /** The SQL texts sent to the current thread, numbered (see WireStatement); a new thread starts with none. */
+  let texts = new Map<string, number>();
+  const toWire = (st: Statement): WireStatement => {
+    const ref = texts.get(st.sql);
+    if (ref !== undefined) return { ref, args: st.args };
+    const fresh = texts.size + 1;
+    texts.set(st.sql, fresh);
+    return { ref: fresh, sql: st.sql, args: st.args };
+  };
+  const jobToWire = (job: WriteJob): WireJob => {
+    // numbered again from 1 when full, before a job: a job's numbers are all of one numbering
+    if (texts.size + job.statements.length + 1 > WIRE_TEXTS_MAX) texts = new Map();
+    return { unless: job.unless && toWire(job.unless), statements: job.statements.map(toWire), durable: job.durable };
+  };
+
   const start = (): BunWorker => {
+    texts = new Map();
     const w = new Worker(module) as BunWorker;
     const shared = new SharedArrayBuffer(4);
     posted = new Int32Array(shared);
@@ -395,7 +411,8 @@ function writerThread(path: string, mutex: Mutex, module: string, commitTimes: H
     for (const q of jobs) {
       const id = ++nextId;
       out.set(id, { ...q, worker: w });
-      w.postMessage(JSON.stringify({ type: "job", id, job: q.job } satisfies ToWriter));
+      const job = jobToWire(q.job);
+      w.postMessage(JSON.stringify({ type: "job", id, job } satisfies ToWriter));
     }
   };
 

@@ -44,9 +44,29 @@ export type JobOutcome = { ok: true; existing: Record<string, unknown> | null } 
  * has run every job posted, so a commit never waits for jobs that are not there, and jobs that
  * arrive while it commits share the next one. A job travels as a JSON string: about half the
  * cost of the structured clone on the request thread (measured: 16 against 29 µs for a
- * prepare-task job).
+ * prepare-task job). Its statements travel as WireStatements.
  */
-export type ToWriter = { type: "open"; path: string; posted: SharedArrayBuffer } | { type: "job"; id: number; job: WriteJob };
+export type ToWriter = { type: "open"; path: string; posted: SharedArrayBuffer } | { type: "job"; id: number; job: WireJob };
+
+/**
+ * A statement on its way to the writer thread: its SQL text numbered the first time the thread
+ * is sent it (`sql` and `ref`), then by its number alone. A designation's items statement is
+ * ~3 KB of literals (src/resolution/prepare.ts), and encoding it as JSON on every prepare-task was
+ * ~8 µs of the request thread (issue 19). The request thread keeps at most WIRE_TEXTS_MAX texts:
+ * when full it starts numbering again from 1, before a job, and sends each text again with its
+ * new number on its first use, so the thread's table is overwritten, never read stale.
+ */
+export interface WireStatement {
+  ref: number;
+  sql?: string;
+  args?: JobArg[];
+}
+export interface WireJob {
+  unless?: WireStatement;
+  statements: WireStatement[];
+  durable?: boolean;
+}
+export const WIRE_TEXTS_MAX = 512;
 
 /**
  * A commit's reply: each job's outcome by id, or `fatal` when the transaction itself failed

@@ -12,7 +12,7 @@
  */
 import LibsqlDatabase from "libsql";
 import { statementCache } from "./statements";
-import { toWireError, type FromWriter, type JobOutcome, type Statement, type ToWriter, type WriteJob } from "./writeJob";
+import { toWireError, type FromWriter, type JobOutcome, type Statement, type ToWriter, type WireJob, type WireStatement, type WriteJob } from "./writeJob";
 
 declare const self: Worker;
 
@@ -114,6 +114,18 @@ export function runJobStreamed(id: number, job: WriteJob): FromWriter[] {
   return replies;
 }
 
+/** The SQL texts the request thread has sent, by number (see WireStatement). */
+const texts = new Map<number, string>();
+function fromWire(s: WireStatement): Statement {
+  if (s.sql !== undefined) texts.set(s.ref, s.sql);
+  const sql = s.sql ?? texts.get(s.ref);
+  if (sql === undefined) throw new Error(`the writer thread was never sent statement ${s.ref}`);
+  return { sql, args: s.args };
+}
+function jobFromWire(w: WireJob): WriteJob {
+  return { unless: w.unless && fromWire(w.unless), statements: w.statements.map(fromWire), durable: w.durable };
+}
+
 /** One message from the request thread (exported for test fixtures that wrap this thread). */
 export function onWriterMessage(raw: ToWriter | string): void {
   const m = typeof raw === "string" ? (JSON.parse(raw) as ToWriter) : raw;
@@ -122,7 +134,14 @@ export function onWriterMessage(raw: ToWriter | string): void {
     posted = new Int32Array(m.posted);
   } else if (m.type === "job") {
     received++;
-    for (const reply of runJobStreamed(m.id, m.job)) postMessage(reply);
+    let job: WriteJob;
+    try {
+      job = jobFromWire(m.job);
+    } catch (e) {
+      postMessage({ type: "committed", seconds: 0, outcomes: [[m.id, { ok: false, error: toWireError(e) }]] } satisfies FromWriter);
+      return;
+    }
+    for (const reply of runJobStreamed(m.id, job)) postMessage(reply);
   }
 }
 
