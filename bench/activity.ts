@@ -28,10 +28,10 @@ export function seedHistory(dbPath: string, projectId: string, n: number) {
      VALUES (?, ?, ?, 'api', 'key', 'key_bench', 'bench', ?, '[]', '[]', ?, ?, 1, ?, ?)`,
   );
   const resolution = db.prepare(
-    `INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at) VALUES (?, ?, NULL, 900, 'sha256:bench', 'key', 'key_bench', 'api', ?)`,
+    `INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at, designation_id) VALUES (?1, ?2, NULL, 900, 'sha256:bench', 'key', 'key_bench', 'api', ?3, ?1)`,
   );
   const item = db.prepare(
-    `INSERT INTO resolution_items (resolution_id, position, talent_id, kind, version, digest, definition_digest, files, expertise_id) VALUES (?, 0, 'typescript-strict', 'talent', ?, 'sha256:c', 'sha256:d', '{}', NULL)`,
+    `INSERT INTO designation_items (designation_id, position, project_id, talent_id, kind, version, digest, definition_digest, files, expertise_id) VALUES (?1, 0, (SELECT project_id FROM resolutions WHERE id = ?1), 'typescript-strict', 'talent', ?2, 'sha256:c', 'sha256:d', '{}', NULL)`,
   );
   const report = db.prepare(
     `INSERT INTO reports (id, project_id, resolution_id, submission_id, payload_digest, response, author_type, author_id, created_at) VALUES (?, ?, ?, ?, 'x', '{}', 'key', 'key_bench', ?)`,

@@ -88,8 +88,8 @@ function seedOrganization(dbPath: string, firstProject: string, expertises: { id
     `INSERT INTO trace_events (id, project_id, kind, via, author_type, author_id, author_name, client, talents_entered, talents_left, resolution_id, status, duration_ms, detail, created_at)
      VALUES (?, ?, ?, 'api', 'key', 'key_bench', 'bench', ?, '[]', '[]', ?, ?, 1, ?, ?)`,
   );
-  const resolution = db.prepare(`INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at) VALUES (?, ?, NULL, 900, 'sha256:bench', 'key', 'key_bench', 'api', ?)`);
-  const item = db.prepare(`INSERT INTO resolution_items (resolution_id, position, talent_id, kind, version, digest, definition_digest, files, expertise_id) VALUES (?, ?, ?, ?, ?, 'sha256:c', 'sha256:d', '{}', ?)`);
+  const resolution = db.prepare(`INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at, designation_id) VALUES (?1, ?2, NULL, 900, 'sha256:bench', 'key', 'key_bench', 'api', ?3, ?1)`);
+  const item = db.prepare(`INSERT INTO designation_items (designation_id, position, project_id, talent_id, kind, version, digest, definition_digest, files, expertise_id) VALUES (?1, ?2, (SELECT project_id FROM resolutions WHERE id = ?1), ?3, ?4, ?5, 'sha256:c', 'sha256:d', '{}', ?6)`);
   const report = db.prepare(`INSERT INTO reports (id, project_id, resolution_id, submission_id, payload_digest, response, author_type, author_id, created_at) VALUES (?, ?, ?, ?, 'x', '{}', 'key', 'key_bench', ?)`);
   const result = db.prepare(`INSERT INTO report_results (report_id, talent_id, kind, verdict, evidence, missing, note) VALUES (?, ?, 'expertise', ?, ?, '[]', NULL)`);
   const at = (i: number) => Math.floor(now - 90 * DAY + ((i + 1) * 90 * DAY) / n);

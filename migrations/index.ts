@@ -10,6 +10,7 @@ import m5 from "./0005_activity_summaries.sql" with { type: "text" };
 import m6 from "./0006_lethal_absorbing_man.sql" with { type: "text" };
 import m7 from "./0007_sso_domains.sql" with { type: "text" };
 import m8 from "./0008_config_epoch.sql" with { type: "text" };
+import m9 from "./0009_designations.sql" with { type: "text" };
 
 export const migrations: EmbeddedMigration[] = [
   { tag: "0000_init", sql: m0 },
@@ -21,4 +22,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0006_lethal_absorbing_man", sql: m6 },
   { tag: "0007_sso_domains", sql: m7 },
   { tag: "0008_config_epoch", sql: m8 },
+  { tag: "0009_designations", sql: m9 },
 ];

@@ -226,8 +226,8 @@ describe("insights and adoption memoize settled days (src/activity/dayMemo.ts; t
     const fresh = await s.prepare(["typescript-strict"]);
     const at = Date.now() - daysAgo * DAY_MS;
     const id = `res_${orderedId(at, 4242)}`;
-    await sql(env, "INSERT INTO resolutions SELECT ?, project_id, language, tokens, catalog_digest, author_type, author_id, via, ? FROM resolutions WHERE id = ?", [id, at, fresh]);
-    await sql(env, "INSERT INTO resolution_items SELECT ?, position, talent_id, kind, version, digest, definition_digest, files, expertise_id FROM resolution_items WHERE resolution_id = ?", [id, fresh]);
+    // serving the same items: the same designation (migration 0009)
+    await sql(env, "INSERT INTO resolutions SELECT ?, project_id, language, tokens, catalog_digest, author_type, author_id, via, ?, designation_id FROM resolutions WHERE id = ?", [id, at, fresh]);
     return id; // beside today's, which stays (the journal names it)
   }
   const strict = (body: { talents: { id: string; designations: number; audited: number; withVerdict: number; outcomes: { pass: number; fail: number } }[] }) => body.talents.find((t) => t.id === "typescript-strict");
@@ -252,8 +252,9 @@ describe("insights and adoption memoize settled days (src/activity/dayMemo.ts; t
     const other = (await s.owner.post("/web/projects", { name: "Short-lived" })).body.project;
     await s.owner.post(`/web/projects/${other.id}/talents`, { talents: ["typescript-strict"] });
     const otherId = `res_${orderedId(Date.now() - 3 * DAY_MS, 4343)}`;
-    await sql(env, "INSERT INTO resolutions SELECT ?, ?, language, tokens, catalog_digest, author_type, author_id, via, created_at FROM resolutions WHERE id = ?", [otherId, other.id, id]);
-    await sql(env, "INSERT INTO resolution_items SELECT ?, position, talent_id, kind, version, digest, definition_digest, files, expertise_id FROM resolution_items WHERE resolution_id = ?", [otherId, id]);
+    // the other project's own designation of the same items (a designation belongs to one project)
+    await sql(env, "INSERT INTO resolutions SELECT ?, ?, language, tokens, catalog_digest, author_type, author_id, via, created_at, ? FROM resolutions WHERE id = ?", [otherId, other.id, otherId, id]);
+    await sql(env, "INSERT INTO designation_items SELECT ?, d.position, ?, d.talent_id, d.kind, d.version, d.digest, d.definition_digest, d.files, d.expertise_id FROM designation_items d JOIN resolutions r ON r.designation_id = d.designation_id WHERE r.id = ?", [otherId, other.id, id]);
     forgetMemo(); // rows written behind the service's back (the test's SQL): read afresh once
     expect(await adoption()).toMatchObject({ designations: 3 });
     expect((await s.owner.del(`/web/projects/${other.id}`)).status).toBe(200);

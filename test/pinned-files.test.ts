@@ -31,7 +31,7 @@ describe("pinned files: a blob's digest per item, and the map itself in older ro
     for (const d of Object.values(map)) expect(d).toMatch(/^sha256:[0-9a-f]{64}$/);
   });
 
-  test("the items are written as designated (one bound argument, the rest literals kept per designation): position, id, kind, version, digest and expertise of each, for talents and a private expertise, in either order", async () => {
+  test("the items are written as designated (two bound arguments, the designation and the project; the rest literals kept per talent version): position, id, kind, version, digest and expertise of each, for talents and a private expertise, in either order", async () => {
     const s = await loopProject(env);
     const e = await publishedExpertise(s.owner, s.org.slug, "pay-rules");
     expect((await s.api("PATCH", "/api/projects/current/talents", { talent: e.ref })).status).toBeLessThan(300);
@@ -60,11 +60,19 @@ describe("pinned files: a blob's digest per item, and the map itself in older ro
     const s = await loopProject(env);
     const now = await s.prepare(["typescript-strict", "javascript-base"]);
     const before = await s.prepare(["typescript-strict", "javascript-base"]);
-    // turn `before` into a row of the old format: each item's map itself
+    // turn `before` into a resolution as migration 0009 leaves an old one: a designation of its own
+    // (its id), whose items hold the old format (each item's map itself); `now` keeps the shared one
+    await sql(
+      env,
+      "INSERT INTO designation_items SELECT ?1, d.position, d.project_id, d.talent_id, d.kind, d.version, d.digest, d.definition_digest, d.files, d.expertise_id FROM designation_items d JOIN resolutions r ON r.designation_id = d.designation_id WHERE r.id = ?1",
+      [before],
+    );
+    await sql(env, "UPDATE resolutions SET designation_id = id WHERE id = ?", [before]);
     for (const i of await itemsOf(before)) {
       const blob = await env.database.get<{ content: string }>("SELECT content FROM content_blobs WHERE digest = ?", [JSON.parse(i.files)]);
-      await sql(env, "UPDATE resolution_items SET files = ? WHERE resolution_id = ? AND talent_id = ?", [blob!.content, before, i.talent_id]);
+      await sql(env, "UPDATE designation_items SET files = ? WHERE designation_id = ? AND talent_id = ?", [blob!.content, before, i.talent_id]);
     }
+    expect((await itemsOf(now))[0]!.files.startsWith('"sha256:')).toBe(true);
     expect((await itemsOf(before))[0]!.files.startsWith("{")).toBe(true);
     const read = async (id: string) => {
       const playbook = await s.api("GET", `/api/validation/playbook?resolutionId=${id}&talent=typescript-strict`);
@@ -80,8 +88,40 @@ describe("pinned files: a blob's digest per item, and the map itself in older ro
   test("a missing blob of pinned files is an error, never an empty list of files", async () => {
     const s = await loopProject(env);
     const id = await s.prepare(["typescript-strict"]);
-    await sql(env, "UPDATE resolution_items SET files = ? WHERE resolution_id = ?", [JSON.stringify(`sha256:${"0".repeat(64)}`), id]);
+    await sql(env, "UPDATE designation_items SET files = ? WHERE designation_id = (SELECT designation_id FROM resolutions WHERE id = ?)", [JSON.stringify(`sha256:${"0".repeat(64)}`), id]);
     const r = await s.api("GET", `/api/validation/playbook?resolutionId=${id}&talent=typescript-strict`);
     expect(r.status).toBe(500);
+  });
+});
+
+describe("designations (migration 0009): a resolution's items are its designation's, written once per project and order", () => {
+  const designationOf = async (resolutionId: string) => (await env.database.get<{ d: string }>("SELECT designation_id AS d FROM resolutions WHERE id = ?", [resolutionId]))!.d;
+  const itemRows = async (designationId: string) => (await env.database.get<{ n: number }>("SELECT count(*) AS n FROM designation_items WHERE designation_id = ?", [designationId]))!.n;
+
+  test("the same talents at the same versions in the same order share one designation, its items written once; another order, or another project, has its own; a deleted project's go with it", async () => {
+    const s = await loopProject(env);
+    const a = await s.prepare(["typescript-strict", "javascript-base"]);
+    const b = await s.prepare(["typescript-strict", "javascript-base"]);
+    const c = await s.prepare(["javascript-base", "typescript-strict"]);
+    const [da, db, dc] = [await designationOf(a), await designationOf(b), await designationOf(c)];
+    expect(da).toMatch(/^dsg_[0-9a-f]{32}$/);
+    expect(db).toBe(da);
+    expect(dc).not.toBe(da);
+    expect([await itemRows(da), await itemRows(dc)]).toEqual([2, 2]);
+    // every resolution reads its own items, in its order, through resolution_items
+    expect((await itemsOf(b)).map((i) => i.talent_id)).toEqual(["typescript-strict", "javascript-base"]);
+    expect((await itemsOf(c)).map((i) => i.talent_id)).toEqual(["javascript-base", "typescript-strict"]);
+    expect(await itemsOf(b)).toEqual(await itemsOf(a));
+
+    const t = await loopProject(env);
+    const d = await t.prepare(["typescript-strict", "javascript-base"]);
+    const dd = await designationOf(d);
+    expect(dd).not.toBe(da);
+    expect(await itemRows(dd)).toBe(2);
+    expect((await t.owner.del(`/web/projects/${t.project.id}`)).status).toBe(200);
+    expect(await itemRows(dd)).toBe(0);
+    expect(await itemRows(da)).toBe(2);
+    // and the first project's playbook still reads its items
+    expect((await s.api("GET", `/api/validation/playbook?resolutionId=${b}&talent=typescript-strict`)).status).toBe(200);
   });
 });

@@ -21,6 +21,6 @@ export const EPOCH_TABLES = [
  * the migrator's own.
  */
 export const NON_EPOCH_TABLES = [
-  "trace_events", "resolutions", "resolution_items", "reports", "report_results", "content_blobs", "security_events", "mail_outbox",
+  "trace_events", "resolutions", "designation_items", "reports", "report_results", "content_blobs", "security_events", "mail_outbox",
   "config_epoch", "__talentd_migrations",
 ] as const;

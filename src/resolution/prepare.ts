@@ -140,14 +140,36 @@ function itemTuple(d: { id: string; kind: string; version: string; expertiseId: 
 }
 
 /**
- * The INSERT of a resolution's items, one statement binding one argument (the resolution id):
- * every other column is fixed by the designated talents' versions and written into the
- * statement as literals, so a designation made again reuses the writer thread's prepared
- * statement. Binding arguments was most of the writer's work per prepare-task (~0.65 µs each
- * through libsql: 90 of them for ten items, ~60 of a job's ~130 µs; issue 19).
+ * The INSERT of a designation's items, one statement binding two arguments (the designation id
+ * and the project id): every other column is fixed by the designated talents' versions and
+ * written into the statement as literals, so a designation made again reuses the writer
+ * thread's prepared statement. Binding arguments was most of the writer's work per prepare-task
+ * (~0.65 µs each through libsql: 90 of them for ten items, ~60 of a job's ~130 µs; issue 19).
+ * OR IGNORE: two calls serving a new designation at once both write it; the rows are the same.
  */
 function itemsInsert(designated: { id: string; kind: string; version: string; expertiseId: string | null; talent: Talent }[]): string {
-  return `INSERT INTO resolution_items (resolution_id, position, talent_id, kind, version, digest, definition_digest, files, expertise_id) VALUES ${designated.map((d, i) => `(?1, ${i}, ${itemTuple(d)})`).join(", ")}`;
+  return `INSERT OR IGNORE INTO designation_items (designation_id, position, project_id, talent_id, kind, version, digest, definition_digest, files, expertise_id) VALUES ${designated
+    .map((d, i) => `(?1, ${i}, ?2, ${itemTuple(d)})`)
+    .join(", ")}`;
+}
+
+/**
+ * A project's designation of these items, in this order: `dsg_` + 32 hex characters of the
+ * digest of the project and the items' columns. Resolutions that serve the same talents at the
+ * same versions in the same order share it, so a prepare-task writes its items only the first
+ * time (issue 19: the items were ten of a call's eleven rows, most of its writer time and bytes).
+ */
+function designationOf(projectId: string, itemsSql: string): string {
+  return `dsg_${digestOf(`${projectId}\n${itemsSql}`).slice(7, 39)}`;
+}
+
+/** Designations known to be committed in each database (their items are never changed or deleted but with their project). */
+const committedDesignations = new WeakMap<Database, Set<string>>();
+const KNOWN_DESIGNATIONS_MAX = 50_000;
+function knownDesignations(database: Database): Set<string> {
+  let known = committedDesignations.get(database);
+  if (!known || known.size >= KNOWN_DESIGNATIONS_MAX) committedDesignations.set(database, (known = new Set()));
+  return known;
 }
 
 /** Prepares a task: validates, freezes the resolution in one transaction, returns the 201 body. */
@@ -171,10 +193,13 @@ export async function prepareTask(
 
   const known = knownBlobs(deps.database);
   const written = new Map<string, string>(); // digest → content of the blobs this job stores
+  const itemsSql = itemsInsert(designated);
+  const designationId = designationOf(project.id, itemsSql);
+  const designations = knownDesignations(deps.database);
   const statements: Statement[] = [
     {
-      sql: "INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      args: [resolutionId, project.id, language, tokens, deps.catalog.digest, author.type, author.id, author.via, now],
+      sql: "INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at, designation_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      args: [resolutionId, project.id, language, tokens, deps.catalog.digest, author.type, author.id, author.via, now, designationId],
     },
   ];
   const putOnce = (content: () => string, digest: string) => {
@@ -188,11 +213,12 @@ export async function prepareTask(
     const manifest = manifestOf(d.talent);
     putOnce(() => manifest.content, manifest.digest);
   }
-  // the items in one statement (one per item cost the writer thread a statement execution each)
-  if (designated.length > 0) statements.push({ sql: itemsInsert(designated), args: [resolutionId] });
+  // the items in one statement (one per item cost the writer thread a statement execution each), the first time only
+  if (!designations.has(designationId)) statements.push({ sql: itemsSql, args: [designationId, project.id] });
   statements.push(...blobInserts([...written].map(([digest, content]) => ({ digest, content })), now));
   await deps.database.writeJob({ statements });
   for (const d of written.keys()) known.add(d);
+  designations.add(designationId);
   for (const d of designated) stored.add(d.talent); // each of its blobs was known or is now written
 
   return {

@@ -20,15 +20,29 @@ export const resolutions = sqliteTable("resolutions", {
   authorId: text("author_id").notNull(),
   via: text("via", { enum: ["api", "web", "mcp"] }).notNull(),
   createdAt: integer("created_at").notNull(),
+  /**
+   * What was served, as a designation of this project (designation_items): resolutions that
+   * served the same talents at the same versions in the same order share it (migration 0009;
+   * before it, each resolution had its own, with the resolution's id as its id).
+   */
+  designationId: text("designation_id").notNull().default(""),
 }, (t) => [
   // a project's resolutions in a time window, with their ids, from the index alone (activity; migration 0005)
   index("resolutions_project_idx").on(t.projectId, t.createdAt, t.id),
 ]);
 
-/** One served talent of a resolution, with the version and digests of what was served. */
-export const resolutionItems = sqliteTable("resolution_items", {
-  resolutionId: text("resolution_id").notNull().references(() => resolutions.id, { onDelete: "cascade" }),
+/**
+ * One served talent of a designation, with the version and digests of what was served. A
+ * resolution's items are its designation's: the view `resolution_items` (resolution_id,
+ * position, talent_id, kind, version, digest, definition_digest, files, expertise_id) joins
+ * them, for every reader (migration 0009). A designation's items are written once, by the
+ * first resolution that serves it, and never change.
+ */
+export const designationItems = sqliteTable("designation_items", {
+  /** `dsg_` + the digest of the project and the items (src/resolution/prepare.ts), or, for a resolution older than 0009, its own id. */
+  designationId: text("designation_id").notNull(),
   position: integer("position").notNull(),
+  projectId: text("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
   talentId: text("talent_id").notNull(),
   kind: text("kind", { enum: ["talent", "expertise"] }).notNull(),
   version: text("version").notNull(),
@@ -43,7 +57,11 @@ export const resolutionItems = sqliteTable("resolution_items", {
    */
   files: text("files", { mode: "json" }).$type<Record<string, string> | string>().notNull(),
   expertiseId: text("expertise_id"),
-}, (t) => [primaryKey({ columns: [t.resolutionId, t.talentId] })]);
+}, (t) => [
+  primaryKey({ columns: [t.designationId, t.position] }),
+  uniqueIndex("designation_items_talent_uq").on(t.designationId, t.talentId),
+  index("designation_items_project_idx").on(t.projectId),
+]);
 
 export const reports = sqliteTable("reports", {
   id: text("id").primaryKey(),
