@@ -168,6 +168,20 @@ describe("write jobs (the hot-path writer)", () => {
     database.close();
   });
 
+  test("a job naming a statement number the thread was never sent is refused alone, and the transaction it would have joined still commits (nothing waits for a later job)", async () => {
+    const database = await migrated("wire-unknown.db");
+    database.close();
+    const proc = Bun.spawn([process.execPath, join(ROOT, "test", "fixtures", "writer-wire-probe.ts"), join(dir, "wire-unknown.db")], { stdout: "pipe", stderr: "pipe" });
+    const out = await new Response(proc.stdout).text();
+    expect(await proc.exited).toBe(0);
+    const replies = JSON.parse(out) as { outcomes?: [number, { ok: boolean; error?: { message: string } }][] }[];
+    expect(replies.map((r) => r.outcomes?.map(([id, o]) => [id, o.ok]))).toEqual([[[2, false]], [[1, true]]]);
+    expect(replies[0]!.outcomes![0]![1].error!.message).toContain("never sent statement 7");
+    const again = await openDatabase(`file:${join(dir, "wire-unknown.db")}`);
+    expect((await again.all<{ id: string }>("SELECT id FROM users")).map((r) => r.id)).toEqual(["usr_w1"]);
+    again.close();
+  });
+
   test("foreign keys hold on the writer thread, and job and drizzle writes interleave without loss", async () => {
     const database = await migrated("raw2.db");
     const now = Date.now();

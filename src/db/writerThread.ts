@@ -76,6 +76,9 @@ function commit(): FromWriter {
   }
 }
 
+/** True while jobs posted by the request thread have not been received here yet. */
+const more = () => posted !== null && received < Atomics.load(posted, 0);
+
 /**
  * Runs one job in the open transaction (opening one if needed) and returns the replies due: a
  * commit's when this job was the last one posted so far (or the transaction is full), nothing
@@ -87,7 +90,6 @@ export function runJobStreamed(id: number, job: WriteJob): FromWriter[] {
   const replies: FromWriter[] = [];
   if (!conn) return [{ type: "committed", seconds: 0, ids: [id], fatal: toWireError(openError ?? new Error("the writer connection is not open")) }];
   const durable = job.durable !== false;
-  const more = () => posted !== null && received < Atomics.load(posted, 0);
   if (open && durable && !open.durable) replies.push(commit());
   if (!open) {
     const full = durable || more();
@@ -138,7 +140,9 @@ export function onWriterMessage(raw: ToWriter | string): void {
     try {
       job = jobFromWire(m.job);
     } catch (e) {
+      // refused alone; the open transaction still commits when this was the last job posted
       postMessage({ type: "committed", seconds: 0, outcomes: [[m.id, { ok: false, error: toWireError(e) }]] } satisfies FromWriter);
+      if (open && !more()) postMessage(commit());
       return;
     }
     for (const reply of runJobStreamed(m.id, job)) postMessage(reply);
