@@ -35,8 +35,9 @@ export interface PinnedResolution {
 
 /**
  * The items of resolutions read recently. A resolution's items (its designation's: written with
- * it, or by an earlier resolution of the same designation) are committed before it and never change, so once its row is found (read every time: deletion and the
- * project check stay exact) the cached items are its items. Measured: reading the 10 item rows
+ * it, or by an earlier resolution of the same designation) are committed no later than it and
+ * never change, so once its row is found (read every time: deletion and the project check stay
+ * exact) the cached items are its items. Measured: reading the 10 item rows
  * was about 70 µs of each pinned read under load (docs/performance.md).
  */
 const itemCaches = new WeakMap<Database, Map<string, readonly PinnedItem[]>>();
