@@ -10,7 +10,7 @@ import { FAILED_CALLS_ORG_SQL } from "../src/activity/insights";
 import { readWindow } from "../src/activity/summaries";
 import { AUDITED } from "../src/activity/usage";
 import { loopProject, publishedExpertise, seedTraceEvents, type SeedEvent } from "./activity-support";
-import { joinedMember, signedUp, testEnv, WebClient, type TestEnv } from "./helpers";
+import { joinedMember, queryPlan, signedUp, testEnv, WebClient, type TestEnv } from "./helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -22,8 +22,7 @@ const today = () => new Date().toISOString().slice(0, 10);
 const setup = () => loopProject(env);
 const seedEvents = (projectId: string, events: SeedEvent[]) => seedTraceEvents(env, projectId, events);
 
-const plan = async (sql: string, args: unknown[]) =>
-  (await env.database.client.execute({ sql: `EXPLAIN QUERY PLAN ${sql}`, args: args as never })).rows.map((r) => String(r.detail)).join("\n");
+const plan = async (sql: string, args: unknown[]) => queryPlan(env.database, sql, args).join("\n");
 
 describe("query plans: the summary reads indexes only (the 1,000,000-event figure, docs/performance.md)", () => {
   test("one hour of a project's events: SEARCH USING COVERING INDEX trace_events_summary_idx (project_id=? AND <expr>=?), grouped by kind and client in index order — no temporary sort", async () => {

@@ -2,6 +2,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import LibsqlDatabase from "libsql";
 import { createApp, type AppState } from "../src/app";
 import { buildCatalog, type Catalog } from "../src/catalog/catalog";
 import { sourcesFromFlat } from "../src/catalog/load";
@@ -275,4 +276,20 @@ export async function publishedExpertiseOf(owner: WebClient, slug: string, conte
     if (r.status !== 200) throw new Error(`${path}: ${JSON.stringify(r.body)}`);
   }
   return { id, ref: created.body.ref as string };
+}
+
+/**
+ * The query plan of `sql` (EXPLAIN QUERY PLAN's detail lines), read on a connection of its own,
+ * closed after. Never through `database.client`: @libsql/client leaves an EXPLAIN's read
+ * snapshot open on the pooled connection, and the next write transaction handed that connection
+ * fails with SQLITE_BUSY_SNAPSHOT at once once anything else has committed (the intermittent
+ * 500s on every sign-up of activity.test.ts).
+ */
+export function queryPlan(database: Database, sql: string, args: unknown[] = []): string[] {
+  const conn = new LibsqlDatabase(database.path!);
+  try {
+    return (conn.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => String(r.detail));
+  } finally {
+    conn.close();
+  }
 }

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { TRACE_PAGE_SQL } from "../src/activity/journal";
 import { orderedId } from "../src/lib/ids";
-import { orgWithProject, testEnv, type TestEnv } from "./helpers";
+import { orgWithProject, queryPlan, testEnv, type TestEnv } from "./helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -34,7 +34,7 @@ async function seed(projectId: string, n: number, t0: number): Promise<string[]>
 
 describe("trace pages by keyset (issue 11 §5)", () => {
   test("the page query walks the (project_id, id) index: no temporary sort, no scan of the project's history", async () => {
-    const plan = (await env.database.client.execute({ sql: `EXPLAIN QUERY PLAN ${TRACE_PAGE_SQL}`, args: ["prj_x", "trc_z", 50] })).rows.map((r) => String(r.detail));
+    const plan = queryPlan(env.database, TRACE_PAGE_SQL, ["prj_x", "trc_z", 50]);
     expect(plan.join("\n")).toContain("USING INDEX trace_events_project_id_idx (project_id=? AND id<?)");
     expect(plan.join("\n")).not.toContain("TEMP B-TREE");
   });
