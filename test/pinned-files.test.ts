@@ -124,4 +124,28 @@ describe("designations (migration 0009): a resolution's items are its designatio
     // and the first project's playbook still reads its items
     expect((await s.api("GET", `/api/validation/playbook?resolutionId=${b}&talent=typescript-strict`)).status).toBe(200);
   });
+
+  test("the same designated ids after a new version of one of them is published make a new designation (the kept statement is reused only for the same item objects)", async () => {
+    const s = await loopProject(env);
+    const e = await publishedExpertise(s.owner, s.org.slug, "ledger-rules");
+    expect((await s.api("PATCH", "/api/projects/current/talents", { talent: e.ref })).status).toBeLessThan(300);
+    const ids = [e.ref, "typescript-strict"];
+    const [a, b] = [await s.prepare(ids), await s.prepare(ids)];
+    expect(await designationOf(b)).toBe(await designationOf(a));
+
+    const detail = await s.owner.get(`/web/orgs/current/expertises/${e.id}`);
+    const content = (await s.owner.get(`/web/orgs/current/expertises/${e.id}/versions/1`)).body.content as string;
+    const edit = await s.owner.patch(`/web/orgs/current/expertises/${e.id}`, { expectedRevision: detail.body.revision, content: content.replace("How we bill", "How we now bill") });
+    expect(edit.status).toBe(200);
+    expect((await s.owner.post(`/web/orgs/current/expertises/${e.id}/publish`)).body.published).toMatchObject({ version: 2 });
+
+    const c = await s.prepare(ids);
+    const dc = await designationOf(c);
+    expect(dc).not.toBe(await designationOf(a));
+    const items = await env.database.all<{ talent_id: string; version: string }>("SELECT talent_id, version FROM resolution_items WHERE resolution_id = ? ORDER BY position", [c]);
+    expect(items).toEqual([{ talent_id: e.ref, version: "2" }, { talent_id: "typescript-strict", version: expect.any(String) }]);
+    expect(await itemRows(dc)).toBe(2);
+    // and the first resolutions still read version 1
+    expect((await env.database.all<{ version: string }>("SELECT version FROM resolution_items WHERE resolution_id = ? ORDER BY position", [a]))[0]!.version).toBe("1");
+  });
 });

@@ -163,6 +163,34 @@ function designationOf(projectId: string, itemsSql: string): string {
   return `dsg_${digestOf(`${projectId}\n${itemsSql}`).slice(7, 39)}`;
 }
 
+/**
+ * The items statement and designation of the last designations served, by project and
+ * designated ids, kept with the item objects they were built from: while activeItems hands out
+ * the same objects (the same frozen rows, catalog and expertises), the ~3 KB statement is
+ * neither built nor hashed again (~9% of the request thread's samples under prepare-task at 64
+ * connections, issue 19). Keyed weakly by the first item, so entries go with the objects.
+ */
+interface DesignationMemo {
+  items: readonly ServableItem[];
+  sql: string;
+  id: string;
+}
+const designationMemos = new WeakMap<ServableItem, Map<string, DesignationMemo>>();
+const DESIGNATION_MEMOS_PER_ITEM = 64;
+function designationFor(projectId: string, ids: string[], designated: ServableItem[]): { sql: string; id: string } {
+  const first = designated[0]!;
+  let byKey = designationMemos.get(first);
+  if (!byKey) designationMemos.set(first, (byKey = new Map()));
+  const key = `${projectId}\n${ids.join("\n")}`;
+  const memo = byKey.get(key);
+  if (memo && memo.items.length === designated.length && memo.items.every((item, i) => item === designated[i])) return memo;
+  const sql = itemsInsert(designated);
+  const fresh = { items: designated, sql, id: designationOf(projectId, sql) };
+  if (byKey.size >= DESIGNATION_MEMOS_PER_ITEM) byKey.clear();
+  byKey.set(key, fresh);
+  return fresh;
+}
+
 /** Designations known to be committed in each database (their items are never changed or deleted but with their project). */
 const committedDesignations = new WeakMap<Database, Set<string>>();
 const KNOWN_DESIGNATIONS_MAX = 50_000;
@@ -193,8 +221,7 @@ export async function prepareTask(
 
   const known = knownBlobs(deps.database);
   const written = new Map<string, string>(); // digest → content of the blobs this job stores
-  const itemsSql = itemsInsert(designated);
-  const designationId = designationOf(project.id, itemsSql);
+  const { sql: itemsSql, id: designationId } = designationFor(project.id, ids, designated);
   const designations = knownDesignations(deps.database);
   const statements: Statement[] = [
     {
