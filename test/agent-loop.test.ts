@@ -84,6 +84,22 @@ describe("spec A: prepare_task", () => {
     expect(r.body.next).toContain(`/api/validation/playbook?resolutionId=${r.body.resolutionId}`);
   });
 
+  test("semantic 3 again after an install: the same designation lists its prerequisite as active once it is installed (nothing of the first answer is kept past the change)", async () => {
+    const s = await setup(["react-hooks", "react-components"]);
+    const first = await s.api("POST", "/api/prepare-task", { talentIds: ["react-hooks"] });
+    expect(first.body.prerequisites).toEqual([
+      { id: "react-components", requiredBy: ["react-hooks"], active: true },
+      { id: "javascript-base", requiredBy: ["react-components"], active: false },
+    ]);
+    expect((await s.api("PATCH", "/api/projects/current/talents", { talent: "javascript-base" })).status).toBeLessThan(300);
+    const again = await s.api("POST", "/api/prepare-task", { talentIds: ["react-hooks"] });
+    expect(again.status).toBe(201);
+    expect(again.body.prerequisites).toEqual([
+      { id: "react-components", requiredBy: ["react-hooks"], active: true },
+      { id: "javascript-base", requiredBy: ["react-components"], active: true },
+    ]);
+  });
+
   test("a bad body (not an object, ids not strings) → 400 validation_failed", async () => {
     const s = await setup(["typescript-strict"]);
     expect((await s.api("POST", "/api/prepare-task", "[1,2]")).body.error).toBe("validation_failed");

@@ -164,30 +164,40 @@ function designationOf(projectId: string, itemsSql: string): string {
 }
 
 /**
- * The items statement and designation of the last designations served, by project and
- * designated ids, kept with the item objects they were built from: while activeItems hands out
- * the same objects (the same frozen rows, catalog and expertises), the ~3 KB statement is
- * neither built nor hashed again (~9% of the request thread's samples under prepare-task at 64
- * connections, issue 19). Keyed weakly by the first item, so entries go with the objects.
+ * What a designation's answer and write owe to its items alone — the ~3 KB items statement, the
+ * designation id (its digest), the prerequisites, conflicts and tokens — kept for the last
+ * DESIGNATION_MEMOS designations served, by project and designated ids, with the map of active
+ * items they were read from: while activeItems hands out the same map (the same frozen rows,
+ * catalog and expertises), none is built or hashed again (~9% of the request thread's samples
+ * under prepare-task at 64 connections, issue 19); a new map (an install, a new version, a
+ * catalog change) builds them afresh. At most ~4 KB each.
  */
 interface DesignationMemo {
-  items: readonly ServableItem[];
+  active: ReadonlyMap<string, ServableItem>;
   sql: string;
   id: string;
+  prerequisites: Prerequisite[];
+  conflicts: { a: string; b: string }[];
+  tokens: number;
 }
-const designationMemos = new WeakMap<ServableItem, Map<string, DesignationMemo>>();
-const DESIGNATION_MEMOS_PER_ITEM = 64;
-function designationFor(projectId: string, ids: string[], designated: ServableItem[]): { sql: string; id: string } {
-  const first = designated[0]!;
-  let byKey = designationMemos.get(first);
-  if (!byKey) designationMemos.set(first, (byKey = new Map()));
+const designationMemos = new Map<string, DesignationMemo>();
+const DESIGNATION_MEMOS = 512;
+function designationFor(projectId: string, ids: string[], designated: ServableItem[], active: ReadonlyMap<string, ServableItem>, catalog: Catalog): DesignationMemo {
   const key = `${projectId}\n${ids.join("\n")}`;
-  const memo = byKey.get(key);
-  if (memo && memo.items.length === designated.length && memo.items.every((item, i) => item === designated[i])) return memo;
+  const memo = designationMemos.get(key);
+  if (memo && memo.active === active) return memo;
   const sql = itemsInsert(designated);
-  const fresh = { items: designated, sql, id: designationOf(projectId, sql) };
-  if (byKey.size >= DESIGNATION_MEMOS_PER_ITEM) byKey.clear();
-  byKey.set(key, fresh);
+  const fresh: DesignationMemo = {
+    active,
+    sql,
+    id: designationOf(projectId, sql),
+    prerequisites: missingPrerequisites(designated, catalog, active),
+    conflicts: conflictsAmong(designated),
+    tokens: designated.reduce((n, d) => n + d.talent.tokens, 0),
+  };
+  designationMemos.delete(key);
+  if (designationMemos.size >= DESIGNATION_MEMOS) designationMemos.delete(designationMemos.keys().next().value!);
+  designationMemos.set(key, fresh);
   return fresh;
 }
 
@@ -212,16 +222,13 @@ export async function prepareTask(
   const unknown = ids.filter((id) => !active.has(id));
   if (unknown.length > 0) throw unknownTalents(unknown, "not active in this project (install and enable it first, or designate from GET /api/prepare-task/designable)");
   const designated = ids.map((id) => active.get(id)!);
-  const prerequisites = missingPrerequisites(designated, deps.catalog, active);
-  const conflicts = conflictsAmong(designated);
-  const tokens = designated.reduce((n, d) => n + d.talent.tokens, 0);
+  const { sql: itemsSql, id: designationId, prerequisites, conflicts, tokens } = designationFor(project.id, ids, designated, active, deps.catalog);
   const compacts = designated.map((d) => d.talent.compact); // rendered once (a getter)
   const resolutionId = newId("res");
   const now = Date.now();
 
   const known = knownBlobs(deps.database);
   const written = new Map<string, string>(); // digest → content of the blobs this job stores
-  const { sql: itemsSql, id: designationId } = designationFor(project.id, ids, designated);
   const designations = knownDesignations(deps.database);
   const statements: Statement[] = [
     {
