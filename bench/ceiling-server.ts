@@ -12,6 +12,10 @@
  * - on a second port (FLOOR_PORT), the same application over the same database except that
  *   prepare-task's resolution job is dropped instead of written: everything a call does but its
  *   durable write (key, designation, answer, trace), where the floor of targets 1 and 3 is read;
+ * - on a fourth port (DEFER_FLOOR_PORT), the same as FLOOR_PORT except that the dropped job's
+ *   promise resolves in a later turn of the event loop (setImmediate), as an answer after any
+ *   commit on another thread must: the floor of target 1 for a design that answers after its
+ *   durable write, with no write at all;
  * - on a third port (TRACE_FLOOR_PORT), the same application with the trace events' inserts
  *   dropped: the key route with its guard and its trace built, batched and sent on the request
  *   thread, but nothing inserted on the writer thread (target 2's floor on this 2-core machine).
@@ -62,6 +66,12 @@ if (process.env.FLOOR_PORT) {
   const resolutionWrite = (job: Parameters<typeof database.writeJob>[0]) => job.statements[0]?.sql.startsWith("INSERT INTO resolutions ") === true;
   const noResolutionWrite = { ...database, writeJob: <T>(job: Parameters<typeof database.writeJob>[0]) => (resolutionWrite(job) ? Promise.resolve(undefined) : database.writeJob<T>(job)) };
   createApp({ config, database: noResolutionWrite, log, state }).listen({ port: Number(process.env.FLOOR_PORT), hostname: config.host });
+}
+if (process.env.DEFER_FLOOR_PORT) {
+  const resolutionWrite = (job: Parameters<typeof database.writeJob>[0]) => job.statements[0]?.sql.startsWith("INSERT INTO resolutions ") === true;
+  const aTurnLater = () => new Promise<undefined>((resolve) => setImmediate(() => resolve(undefined)));
+  const deferredNoWrite = { ...database, writeJob: <T>(job: Parameters<typeof database.writeJob>[0]) => (resolutionWrite(job) ? aTurnLater() : database.writeJob<T>(job)) };
+  createApp({ config, database: deferredNoWrite, log, state }).listen({ port: Number(process.env.DEFER_FLOOR_PORT), hostname: config.host });
 }
 if (process.env.TRACE_FLOOR_PORT) {
   const traceWrite = (job: Parameters<typeof database.writeJob>[0]) => job.statements[0]?.sql.startsWith("INSERT INTO trace_events ") === true;

@@ -11,7 +11,12 @@
  * 5. a tool call through MCP (svc_doctor, POST /mcp) ≥ 0.5 × GET /api/doctor called directly
  *    (10 conn), and the sequential overhead < 0.3 ms at p50 (one client, 500 calls each).
  * Also the floors of 1 and 3: prepare-task with everything but its durable write, on a second
- * listener of the same server (bench/ceiling-server.ts FLOOR_PORT).
+ * listener of the same server (bench/ceiling-server.ts FLOOR_PORT), and the same answered a turn
+ * later (DEFER_FLOOR_PORT), as any answer after a commit on another thread is.
+ * Every measured run is preceded by a warm-up of the same requests and connections
+ * (BENCH_WARMUP seconds, 2 by default; 0 for none), not measured: without it the first run of
+ * a route carried the JIT's compiles of its code (the JIT thread at 8–10% of a core during
+ * prepare-task's 8 s, ~1% once warm) on the two cores the server shares with wrk.
  */
 import { createClient } from "@libsql/client";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -78,6 +83,7 @@ async function fsyncLatency(dir: string, n = 400): Promise<{ p50: number; p99: n
 
 export async function benchCeilings(): Promise<void> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 8);
+  const warmup = Number(process.env.BENCH_WARMUP ?? 2);
   const dir = mkdtempSync(join(tmpdir(), "talentd-ceilings-"));
   const talents = join(dir, "talents");
   const data = join(dir, "data");
@@ -87,10 +93,12 @@ export async function benchCeilings(): Promise<void> {
   const base = `http://127.0.0.1:${port}`;
   const floorPort = await freePort();
   const floorBase = `http://127.0.0.1:${floorPort}`;
+  const deferFloorPort = await freePort();
+  const deferFloorBase = `http://127.0.0.1:${deferFloorPort}`;
   const traceFloorPort = await freePort();
   const traceFloorBase = `http://127.0.0.1:${traceFloorPort}`;
   const proc = Bun.spawn([process.execPath, join(import.meta.dir, "ceiling-server.ts")], {
-    env: { PATH: process.env.PATH ?? "", DATA_DIR: data, TALENTS_DIR: talents, PORT: String(port), HOST: "127.0.0.1", BASE_URL: base, ACCESS_LOG: "false", LOG_LEVEL: "error", AUTO_APPROVE_ORGS: "true", METRICS_TOKEN: METRICS, FLOOR_PORT: String(floorPort), TRACE_FLOOR_PORT: String(traceFloorPort) },
+    env: { PATH: process.env.PATH ?? "", DATA_DIR: data, TALENTS_DIR: talents, PORT: String(port), HOST: "127.0.0.1", BASE_URL: base, ACCESS_LOG: "false", LOG_LEVEL: "error", AUTO_APPROVE_ORGS: "true", METRICS_TOKEN: METRICS, FLOOR_PORT: String(floorPort), DEFER_FLOOR_PORT: String(deferFloorPort), TRACE_FLOOR_PORT: String(traceFloorPort) },
     stdout: "pipe",
     stderr: "inherit",
   });
@@ -134,8 +142,14 @@ export async function benchCeilings(): Promise<void> {
       if (res.status !== 200) throw new Error(`${r.path}: ${res.status} ${await res.text()}`);
     }
 
-    const c64 = await runWrk(base, ceiling, { connections: 64, seconds, dir, name: "ceiling64" });
-    const before = threadTimes(proc.pid);
+    /** A wrk run of `seconds` after a warm-up of the same requests and connections (not measured). */
+    const measured = async (url: string, requests: Parameters<typeof runWrk>[1], connections: number, name: string) => {
+      if (warmup > 0) await runWrk(url, requests, { connections, seconds: warmup, dir, name: `${name}-warmup` });
+      return runWrk(url, requests, { connections, seconds, dir, name });
+    };
+    const c64 = await measured(base, ceiling, 64, "ceiling64");
+    if (warmup > 0) await runWrk(base, prepare, { connections: 64, seconds: warmup, dir, name: "prepare64-warmup" });
+    const before = threadTimes(proc.pid); // the threads, disk and commits of the measured run only
     const wroteBefore = bytesWritten(proc.pid);
     const commitsBefore = await batchCommits(base);
     const p64 = await runWrk(base, prepare, { connections: 64, seconds, dir, name: "prepare64" });
@@ -143,19 +157,23 @@ export async function benchCeilings(): Promise<void> {
     const wrote = bytesWritten(proc.pid) - wroteBefore;
     const commitsAfter = await batchCommits(base);
     const batches = commitsAfter.count - commitsBefore.count;
-    const gN = await runWrk(base, noGuard, { connections: 10, seconds, dir, name: "noguard" });
-    const gK = await runWrk(base, withKey, { connections: 10, seconds, dir, name: "withkey" });
-    const gG = await runWrk(base, guardOnly, { connections: 10, seconds, dir, name: "guardonly" });
-    const gT = await runWrk(traceFloorBase, withKey, { connections: 10, seconds, dir, name: "tracefloor" });
-    const p10 = await runWrk(base, prepare, { connections: 10, seconds, dir, name: "prepare10" });
+    const gN = await measured(base, noGuard, 10, "noguard");
+    const gK = await measured(base, withKey, 10, "withkey");
+    const gG = await measured(base, guardOnly, 10, "guardonly");
+    const gT = await measured(traceFloorBase, withKey, 10, "tracefloor");
+    const p10 = await measured(base, prepare, 10, "prepare10");
     const floorCheck = await fetch(floorBase + "/api/prepare-task", { method: "POST", headers: api, body: prepareBody });
     if (floorCheck.status !== 201) throw new Error(`floor prepare-task: ${floorCheck.status}`);
-    const f64 = await runWrk(floorBase, prepare, { connections: 64, seconds, dir, name: "floor64" });
-    const f10 = await runWrk(floorBase, prepare, { connections: 10, seconds, dir, name: "floor10" });
+    const deferCheck = await fetch(deferFloorBase + "/api/prepare-task", { method: "POST", headers: api, body: prepareBody });
+    if (deferCheck.status !== 201) throw new Error(`deferred floor prepare-task: ${deferCheck.status}`);
+    const f64 = await measured(floorBase, prepare, 64, "floor64");
+    const f10 = await measured(floorBase, prepare, 10, "floor10");
+    const d64 = await measured(deferFloorBase, prepare, 64, "deferfloor64");
+    const d10 = await measured(deferFloorBase, prepare, 10, "deferfloor10");
     const fs = await fsyncLatency(data);
-    const sr = await runWrk(base, search, { connections: 10, seconds, dir, name: "search" });
-    const dd = await runWrk(base, doctor, { connections: 10, seconds, dir, name: "doctor" });
-    const dm = await runWrk(base, viaMcp, { connections: 10, seconds, dir, name: "mcp" });
+    const sr = await measured(base, search, 10, "search");
+    const dd = await measured(base, doctor, 10, "doctor");
+    const dm = await measured(base, viaMcp, 10, "mcp");
     const sequentialP50 = async (make: () => Promise<Response>) => {
       for (let i = 0; i < 50; i++) await (await make()).arrayBuffer();
       const times: number[] = [];
@@ -171,7 +189,7 @@ export async function benchCeilings(): Promise<void> {
     const seqMcp = await sequentialP50(() => fetch(base + "/mcp", { method: "POST", headers: mcpHeaders, body: mcpBody }));
 
     const verdict = (ok: boolean) => (ok ? "met" : "not met");
-    printTable(`Issue 19: the agent loop against its ceilings (wrk -t1, ${seconds}s each, one server; prepare-task answer ${bytes} bytes)`, ["target", "ceiling", "measured", "ratio / margin", "verdict"], [
+    printTable(`Issue 19: the agent loop against its ceilings (wrk -t1, ${seconds}s each after ${warmup}s of warm-up, one server; prepare-task answer ${bytes} bytes)`, ["target", "ceiling", "measured", "ratio / margin", "verdict"], [
       [
         "1. prepare-task ≥ 0.5 × serialization ceiling (64 conn)",
         `${c64.rps.toFixed(0)} req/s (p99 ${c64.p99.toFixed(1)} ms)`,
@@ -205,7 +223,32 @@ export async function benchCeilings(): Promise<void> {
       ["64", f64.rps.toFixed(0), (f64.rps / c64.rps).toFixed(2), f64.p50.toFixed(2), f64.p99.toFixed(2)],
       ["10", f10.rps.toFixed(0), "—", f10.p50.toFixed(2), `${f10.p99.toFixed(2)} (bound of 3: ${(fs.p99 + 5).toFixed(2)})`],
     ]);
-    const errors = [c64, p64, gN, gK, gG, gT, p10, f64, f10, sr, dd, dm].reduce((a, r) => a + r.non2xx + r.socketErrors, 0);
+    printTable("The same, answered a turn later (bench-only fourth listener: the dropped job's promise resolves at setImmediate, as an answer after a commit on another thread must): the floor of any answer after its durable write", ["connections", "req/s", "× ceiling", "p50 ms", "p99 ms"], [
+      ["64", d64.rps.toFixed(0), (d64.rps / c64.rps).toFixed(2), d64.p50.toFixed(2), d64.p99.toFixed(2)],
+      ["10", d10.rps.toFixed(0), "—", d10.p50.toFixed(2), `${d10.p99.toFixed(2)} (bound of 3: ${(fs.p99 + 5).toFixed(2)})`],
+    ]);
+    // the runtime alone: the same body given in the request's turn or a turn later (no app, no database)
+    const runtimeRows: string[][] = [];
+    for (const size of [4096, 15000, bytes]) {
+      const rps: number[] = [];
+      for (const when of ["same", "later"]) {
+        const rport = await freePort();
+        const rproc = Bun.spawn([process.execPath, join(import.meta.dir, "deferred-server.ts")], { env: { PATH: process.env.PATH ?? "", PORT: String(rport), SIZE: String(size), WHEN: when }, stdout: "pipe", stderr: "inherit" });
+        try {
+          for (let i = 0; i < 100; i++) {
+            if (await fetch(`http://127.0.0.1:${rport}/`).then((r) => r.ok, () => false)) break;
+            await Bun.sleep(20);
+          }
+          rps.push((await measured(`http://127.0.0.1:${rport}`, [{ method: "GET", path: "/", headers: {} }], 64, `runtime-${size}-${when}`)).rps);
+        } finally {
+          rproc.kill("SIGTERM");
+          await rproc.exited;
+        }
+      }
+      runtimeRows.push([String(size), rps[0]!.toFixed(0), rps[1]!.toFixed(0), (rps[1]! / rps[0]!).toFixed(2)]);
+    }
+    printTable("The runtime's share (target 1): Bun.serve alone, no app or database, the same body answered in the request's turn or a turn later (setImmediate), 64 connections", ["body bytes", "same turn req/s", "a turn later req/s", "later / same"], runtimeRows);
+    const errors = [c64, p64, gN, gK, gG, gT, p10, f64, f10, d64, d10, sr, dd, dm].reduce((a, r) => a + r.non2xx + r.socketErrors, 0);
     if (errors > 0) console.log(`(${errors} non-2xx answers or socket errors during the runs)`);
   } finally {
     proc.kill("SIGTERM");
