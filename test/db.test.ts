@@ -327,6 +327,30 @@ describe("a job of one statement runs without a savepoint (issue 19: ~7 µs of t
   });
 });
 
+describe("an error that ends the transaction (RAISE(ROLLBACK) here; a full disk or an I/O error in life)", () => {
+  for (const [shape, trapped] of [
+    ["a job of one statement (no savepoint)", (n: string) => [{ sql: "INSERT INTO trap (v) VALUES (?)", args: [n] }]],
+    ["a job of two statements (its savepoint gone with the transaction)", (n: string) => [userInsert(`usr_${n}`, `${n}@x.co`), { sql: "INSERT INTO trap (v) VALUES (?)", args: [n] }]],
+  ] as const) {
+    test(`${shape}: every job of that transaction is rejected with the error, none of their rows stays, and the next job commits on a working thread`, async () => {
+      const database = await migrated(`trap-${shape.length}.db`);
+      await database.client.execute("CREATE TABLE trap (v TEXT)");
+      await database.client.execute("CREATE TRIGGER trap_rollback BEFORE INSERT ON trap BEGIN SELECT RAISE(ROLLBACK, 'trapped: the transaction is rolled back'); END");
+      const results = await Promise.allSettled([
+        database.writeJob({ statements: [userInsert("usr_t1", "t1@x.co")] }),
+        database.writeJob({ statements: [...trapped("t2")] }),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(["rejected", "rejected"]);
+      for (const r of results) expect(String((r as PromiseRejectedResult).reason)).toContain("trapped: the transaction is rolled back");
+      expect(await database.all("SELECT id FROM users WHERE id IN ('usr_t1', 'usr_t2')")).toEqual([]);
+      // the thread goes on (it did not die on a savepoint that no longer exists)
+      await database.writeJob({ statements: [userInsert("usr_t3", "t3@x.co")] });
+      expect((await database.all<{ id: string }>("SELECT id FROM users WHERE id = 'usr_t3'")).length).toBe(1);
+      database.close();
+    });
+  }
+});
+
 describe("the writer thread writes while the request thread is busy (issue 19: jobs posted as they are queued)", () => {
   test("a job queued while earlier jobs are out is posted at once and committed during the request thread's turn, not after it", async () => {
     const database = await migrated("stream.db");

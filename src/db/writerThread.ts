@@ -72,8 +72,13 @@ function commit(): FromWriter {
     } catch {
       /* the transaction is already gone */
     }
-    return { type: "committed", seconds: (performance.now() - tx.began) / 1000, ids: tx.outcomes.map(([id]) => id), fatal: toWireError(e) };
+    return failed(tx, [], e);
   }
+}
+
+/** The reply of a transaction that is gone: every job in it (and `more`) rejected with its error, nothing of it written. */
+function failed(tx: NonNullable<typeof open>, more: number[], e: unknown): FromWriter {
+  return { type: "committed", seconds: (performance.now() - tx.began) / 1000, ids: [...tx.outcomes.map(([id]) => id), ...more], fatal: toWireError(e) };
 }
 
 /** True while jobs posted by the request thread have not been received here yet. */
@@ -114,9 +119,8 @@ export function runJobStreamed(id: number, job: WriteJob): FromWriter[] {
   } catch (e) {
     if (!conn.inTransaction) {
       // the error ended the transaction (SQLITE_FULL, an I/O error…): none of its jobs is written
-      const tx = open;
+      replies.push(failed(open, [id], e));
       open = null;
-      replies.push({ type: "committed", seconds: (performance.now() - tx.began) / 1000, ids: [...tx.outcomes.map(([i]) => i), id], fatal: toWireError(e) });
       return replies;
     }
     if (!alone) {
