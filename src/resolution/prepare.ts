@@ -181,6 +181,8 @@ interface DesignationMemo {
   tokens: number;
 }
 const designationMemos = new Map<string, DesignationMemo>();
+const deepFrozen = <T extends object>(list: T[]): T[] =>
+  Object.freeze(list.map((x) => (Object.values(x).forEach((v) => Array.isArray(v) && Object.freeze(v)), Object.freeze(x)))) as T[];
 const DESIGNATION_MEMOS = 512;
 function designationFor(projectId: string, ids: string[], designated: ServableItem[], active: ReadonlyMap<string, ServableItem>, catalog: Catalog): DesignationMemo {
   const key = `${projectId}\n${ids.join("\n")}`;
@@ -191,8 +193,9 @@ function designationFor(projectId: string, ids: string[], designated: ServableIt
     active,
     sql,
     id: designationOf(projectId, sql),
-    prerequisites: missingPrerequisites(designated, catalog, active),
-    conflicts: conflictsAmong(designated),
+    // shared by every answer of this designation: frozen, so a caller that changed one would throw, not alter the next
+    prerequisites: deepFrozen(missingPrerequisites(designated, catalog, active)),
+    conflicts: deepFrozen(conflictsAmong(designated)),
     tokens: designated.reduce((n, d) => n + d.talent.tokens, 0),
   };
   designationMemos.delete(key);
