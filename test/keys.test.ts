@@ -205,7 +205,8 @@ describe("the key guard, evaluated on every call (spec Authentication 5)", () =>
     const { owner, project } = await orgWithProject(env);
     const k = await createKey(owner, project.id, ["catalog"]);
     for (let i = 0; i < 3; i++) expect((await withKey(env, k.value, "/api/catalog")).status).toBe(200); // warm any cache
-    const other = (await import("@libsql/client")).createClient({ url: env.config.databaseUrl });
+    const { createClient } = await import("@libsql/client");
+    const other = createClient({ url: env.config.databaseUrl, timeout: 5000 } as Parameters<typeof createClient>[0]); // waits for the service's own commits (last use)
     await other.execute({ sql: "UPDATE api_keys SET revoked_at = ? WHERE id = ?", args: [Date.now(), k.key.id] });
     other.close();
     await nextTurn(); // a request sent after the commit arrives in a later turn
@@ -221,8 +222,8 @@ describe("the key guard, evaluated on every call (spec Authentication 5)", () =>
       const call = () => fetch(`${live.base}/api/catalog?limit=1`, { headers: { authorization: `Bearer ${k.value}` } });
       for (let i = 0; i < 3; i++) expect((await call()).status).toBe(200); // warm the cache
       const path = live.env.config.databaseUrl.slice("file:".length);
-      const proc = Bun.spawn([process.execPath, "-e", `const D = require("libsql"); const d = new D(${JSON.stringify(path)}); d.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ?").run(Date.now(), ${JSON.stringify(k.key.id)}); d.close();`]);
-      expect(await proc.exited).toBe(0);
+      const proc = Bun.spawn([process.execPath, "-e", `const D = require("libsql"); const d = new D(${JSON.stringify(path)}); d.exec("PRAGMA busy_timeout = 5000"); d.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ?").run(Date.now(), ${JSON.stringify(k.key.id)}); d.close();`], { stderr: "pipe" });
+      expect({ exit: await proc.exited, stderr: await new Response(proc.stderr).text() }).toEqual({ exit: 0, stderr: "" });
       expect((await call()).status).toBe(401);
     } finally {
       await live.close();
