@@ -17,6 +17,7 @@ import {
 import * as z from "zod";
 import { PROMPTS } from "./prompts";
 import { LOOP, TOOLS, TOOLS_BY_NAME, type BackendCall } from "./tools";
+import { lateAnswer } from "../http/answer";
 
 /** A backend answer: status and the body as text (JSON for every key-API route). */
 export interface BackendAnswer {
@@ -286,5 +287,6 @@ export async function fastToolCall(request: Request, body: unknown, call: CallBa
     result = { content: [{ type: "text", text: error instanceof Error ? error.message : String(error) }], isError: true };
   }
   fastPath.answered++;
-  return new Response(JSON.stringify({ result, jsonrpc: "2.0", id: body.id }), { status: 200, headers: { "Content-Type": "application/json" } });
+  // given after the backend call: for svc_prepare_task, after its commit, a turn late (http/answer.ts)
+  return lateAnswer(JSON.stringify({ result, jsonrpc: "2.0", id: body.id }), 200, { "Content-Type": "application/json" });
 }

@@ -3,6 +3,7 @@
  * search and reads (one deepen scope for both), doctor, discovery, install. The project is the
  * key's; `x-svc-project` is never read. Every call is traced.
  */
+import { lateJson } from "../http/answer";
 import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
 import type { KeyPrincipal } from "../auth/key";
@@ -74,8 +75,7 @@ export function resolutionRoutes(deps: AppDeps & { journal: TraceJournal }, guar
     .post("/api/prepare-task", async ({ principal, body, request, set }) => {
       const r = await prepareTask(src(), project(principal), author(principal, request), asObject(body));
       noteTrace(request, { resolutionId: r.resolutionId, detail: { talents: r.talents.map((x) => x.id), tokens: r.tokens } });
-      set.status = 201;
-      return r;
+      return lateJson(r, 201);
     }, { key: "prepare_task" })
     // ---- validate / record_validation
     .get("/api/validation/playbook", async ({ principal, query, request }) => {
