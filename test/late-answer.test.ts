@@ -11,16 +11,18 @@ import { connectWithBearer, liveEnv, toolJson, type LiveEnv } from "./mcp-suppor
 import { createKey, orgWithProject } from "./helpers";
 
 describe("lateAnswer: the same bytes, whatever the size", () => {
-  // multi-byte characters across every piece boundary (8,192 bytes): a piece of text would split them
+  // multi-byte characters across the pieces' boundaries (8,192 characters): the first piece would
+  // end inside the surrogate pair of an emoji (index 8,191), the rest inside UTF-8 sequences
   const big = `{"t":"${"é😀—".repeat(5000)}"}`;
-  test("a text above 15,000 characters, with multi-byte characters across the pieces' boundaries, reads back exactly (without a socket)", async () => {
+  test("a text above 15,000 characters, with multi-byte characters and a surrogate pair across the pieces' boundaries, reads back exactly (without a socket)", async () => {
+    expect(big.charCodeAt(8191)).toBeGreaterThanOrEqual(0xd800); // the first piece's last unit: half a pair
     const r = lateAnswer(big, 201, { "content-type": "application/json" });
     expect(r.status).toBe(201);
     expect(r.headers.get("content-type")).toBe("application/json");
     expect(await r.text()).toBe(big);
   });
 
-  test("over a socket: the large text arrives whole and exact, chunked; a small one keeps its Content-Length", async () => {
+  test("over a socket: the large text arrives whole and exact (no half surrogate pair sent as U+FFFD), chunked; a small one keeps its Content-Length", async () => {
     const small = JSON.stringify({ ok: "ü".repeat(100) });
     const server = Bun.serve({
       port: 0,
