@@ -44,10 +44,18 @@ function threadTimes(pid: number): Map<string, { name: string; ticks: number }> 
 const METRICS = "bench-metrics-token-0123456789";
 
 /** The writer thread's group commits so far: count and total seconds (the server's /metrics). */
-async function batchCommits(base: string): Promise<{ count: number; sum: number }> {
+async function batchCommits(base: string): Promise<{ count: number; sum: number; buckets: Map<number, number> }> {
   const text = await (await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${METRICS}` } })).text();
   const value = (name: string) => Number(new RegExp(`^${name}\\{kind="batch"\\} (\\S+)$`, "m").exec(text)?.[1] ?? NaN);
-  return { count: value("talentd_db_commit_duration_seconds_count"), sum: value("talentd_db_commit_duration_seconds_sum") };
+  const buckets = new Map<number, number>();
+  for (const m of text.matchAll(/^talentd_db_commit_duration_seconds_bucket\{kind="batch",le="([^"]+)"\} (\S+)$/gm)) buckets.set(Number(m[1]), Number(m[2]));
+  return { count: value("talentd_db_commit_duration_seconds_count"), sum: value("talentd_db_commit_duration_seconds_sum"), buckets };
+}
+
+/** The share of the group commits between two readings that took at most each bound (ms → fraction), from /metrics' cumulative buckets. */
+function commitShares(a: Awaited<ReturnType<typeof batchCommits>>, b: Awaited<ReturnType<typeof batchCommits>>, boundsMs: number[]): number[] {
+  const n = b.count - a.count;
+  return boundsMs.map((ms) => ((b.buckets.get(ms / 1000) ?? NaN) - (a.buckets.get(ms / 1000) ?? NaN)) / Math.max(1, n));
 }
 
 /** Bytes a process caused to be written to storage so far (Linux /proc/<pid>/io). */
@@ -161,7 +169,12 @@ export async function benchCeilings(): Promise<void> {
     const gK = await measured(base, withKey, 10, "withkey");
     const gG = await measured(base, guardOnly, 10, "guardonly");
     const gT = await measured(traceFloorBase, withKey, 10, "tracefloor");
-    const p10 = await measured(base, prepare, 10, "prepare10");
+    if (warmup > 0) await runWrk(base, prepare, { connections: 10, seconds: warmup, dir, name: "prepare10-warmup" });
+    const commits10Before = await batchCommits(base);
+    const p10 = await runWrk(base, prepare, { connections: 10, seconds, dir, name: "prepare10" });
+    const commits10After = await batchCommits(base);
+    const COMMIT_BOUNDS_MS = [0.5, 1, 2.5, 5, 10];
+    const shares10 = commitShares(commits10Before, commits10After, COMMIT_BOUNDS_MS);
     const floorCheck = await fetch(floorBase + "/api/prepare-task", { method: "POST", headers: api, body: prepareBody });
     if (floorCheck.status !== 201) throw new Error(`floor prepare-task: ${floorCheck.status}`);
     const deferCheck = await fetch(deferFloorBase + "/api/prepare-task", { method: "POST", headers: api, body: prepareBody });
@@ -218,6 +231,12 @@ export async function benchCeilings(): Promise<void> {
       (batches / seconds).toFixed(0),
       ((p64.rps * seconds) / Math.max(1, batches)).toFixed(1),
       (((commitsAfter.sum - commitsBefore.sum) * 1000) / Math.max(1, batches)).toFixed(2),
+    ]]);
+    printTable("Target 3's commit path: prepare-task's group commits during its 10-connection run (/metrics talentd_db_commit_duration_seconds, kind=batch: the writer thread's rows, COMMIT and fsync under this load; an answer waits for the commit in flight, then its own), against the bare fsync commits measured alone", ["group commits/s", "calls per commit", ...COMMIT_BOUNDS_MS.map((ms) => `≤ ${ms} ms`), "bare fsync p99 ms"], [[
+      ((commits10After.count - commits10Before.count) / seconds).toFixed(0),
+      ((p10.rps * seconds) / Math.max(1, commits10After.count - commits10Before.count)).toFixed(1),
+      ...shares10.map((x) => `${(x * 100).toFixed(1)}%`),
+      fs.p99.toFixed(2),
     ]]);
     printTable("Floors of 1 and 3: prepare-task doing everything but its durable write (bench-only second listener: same app and database, the resolution's job dropped; key, designation, answer and trace as usual)", ["connections", "req/s", "× ceiling", "p50 ms", "p99 ms"], [
       ["64", f64.rps.toFixed(0), (f64.rps / c64.rps).toFixed(2), f64.p50.toFixed(2), f64.p99.toFixed(2)],
