@@ -86,6 +86,12 @@ const result = await Bun.build({
   // /healthz 25k → 36k req/s, a key route 12k → 14k; docs/performance.md)
   minify: { whitespace: true, syntax: true, identifiers: false },
   sourcemap: "none",
+  // the binary carries JavaScriptCore bytecode beside each chunk's source, so a start does not
+  // parse its code: the start's code phase 130–200 → 30–50 ms (docs/performance.md, seventh
+  // round). Bytecode with chunks needs ESM; the source stays in the binary, so Elysia still
+  // reads its handlers' text (Function.prototype.toString is unchanged)
+  bytecode: true,
+  format: "esm",
   splitting: true,
   plugins: [libsqlNative, embedFiles],
   define: { "process.env.NODE_ENV": '"production"' },
