@@ -16,6 +16,10 @@
  *   promise resolves in a later turn of the event loop (setImmediate), as an answer after any
  *   commit on another thread must: the floor of target 1 for a design that answers after its
  *   durable write, with no write at all;
+ * - on a fifth port (BARE_FLOOR_PORT), the same as FLOOR_PORT except that the resolution's job
+ *   is replaced by a bare durable job on the same writer thread (one row of a bench-only
+ *   one-row table, updated): the answer waits for a group commit with its fsync as the real one
+ *   does, but the commit carries none of the resolution's pages — target 3's commit path alone;
  * - on a third port (TRACE_FLOOR_PORT), the same application with the trace events' inserts
  *   dropped: the key route with its guard and its trace built, batched and sent on the request
  *   thread, but nothing inserted on the writer thread (target 2's floor on this 2-core machine).
@@ -72,6 +76,13 @@ if (process.env.DEFER_FLOOR_PORT) {
   const aTurnLater = () => new Promise<undefined>((resolve) => setImmediate(() => resolve(undefined)));
   const deferredNoWrite = { ...database, writeJob: <T>(job: Parameters<typeof database.writeJob>[0]) => (resolutionWrite(job) ? aTurnLater() : database.writeJob<T>(job)) };
   createApp({ config, database: deferredNoWrite, log, state }).listen({ port: Number(process.env.DEFER_FLOOR_PORT), hostname: config.host });
+}
+if (process.env.BARE_FLOOR_PORT) {
+  await database.client.execute("CREATE TABLE IF NOT EXISTS bench_commit (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)");
+  const resolutionWrite = (job: Parameters<typeof database.writeJob>[0]) => job.statements[0]?.sql.startsWith("INSERT INTO resolutions ") === true;
+  const bare = { statements: [{ sql: "INSERT INTO bench_commit (id, n) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET n = n + 1" }], durable: true };
+  const bareCommit = { ...database, writeJob: <T>(job: Parameters<typeof database.writeJob>[0]) => (resolutionWrite(job) ? database.writeJob<T>(bare) : database.writeJob<T>(job)) };
+  createApp({ config, database: bareCommit, log, state }).listen({ port: Number(process.env.BARE_FLOOR_PORT), hostname: config.host });
 }
 if (process.env.TRACE_FLOOR_PORT) {
   const traceWrite = (job: Parameters<typeof database.writeJob>[0]) => job.statements[0]?.sql.startsWith("INSERT INTO trace_events ") === true;
