@@ -25,24 +25,35 @@ export class TrigramIndex {
   }
 
   /**
-   * Entries that may contain every word of length ≥ 3 (ascending), or null when no word is long
-   * enough to filter by (the caller scans everything).
+   * The posting lists of every trigram of the words of length ≥ 3, shortest first (the first
+   * bounds the candidates), or null when no word is long enough to filter by (the caller scans
+   * everything). A trigram no entry holds gives one empty list.
    */
-  candidates(words: readonly string[]): Int32Array | null {
+  postings(words: readonly string[]): Int32Array[] | null {
     const lists: Int32Array[] = [];
     for (const w of words) {
       for (let j = 0; j + 3 <= w.length; j++) {
         const list = this.#postings.get(key(w, j));
-        if (!list) return new Int32Array(0);
+        if (!list) return [new Int32Array(0)];
         lists.push(list);
       }
     }
     if (lists.length === 0) return null;
-    lists.sort((a, b) => a.length - b.length);
-    let result = lists[0]!;
-    for (let l = 1; l < lists.length && result.length > 0; l++) result = intersect(result, lists[l]!);
-    return result;
+    return lists.sort((a, b) => a.length - b.length);
   }
+
+  /** Entries that may contain every word of length ≥ 3 (ascending), or null (see postings). */
+  candidates(words: readonly string[]): Int32Array | null {
+    const lists = this.postings(words);
+    return lists && intersectAll(lists);
+  }
+}
+
+/** The entries in every one of the lists (ascending lists, shortest first). */
+export function intersectAll(lists: readonly Int32Array[]): Int32Array {
+  let result = lists[0]!;
+  for (let l = 1; l < lists.length && result.length > 0; l++) result = intersect(result, lists[l]!);
+  return result;
 }
 
 /** The trigram at `j` as one number (UTF-16 code units; exact for any text). */
@@ -52,11 +63,13 @@ function key(text: string, j: number): number {
 
 /** Intersection of two ascending lists. */
 function intersect(a: Int32Array, b: Int32Array): Int32Array {
-  const out = new Int32Array(Math.min(a.length, b.length));
+  const an = a.length;
+  const bn = b.length;
+  const out = new Int32Array(Math.min(an, bn));
   let i = 0;
   let j = 0;
   let n = 0;
-  while (i < a.length && j < b.length) {
+  while (i < an && j < bn) {
     const x = a[i]!;
     const y = b[j]!;
     if (x === y) {
