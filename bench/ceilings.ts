@@ -231,6 +231,7 @@ export async function benchCeilings(): Promise<void> {
       ],
       ["4. search area1, 5,000 talents: p99 < 5 ms (10 conn)", "—", `p50 ${sr.p50.toFixed(2)} / p99 ${sr.p99.toFixed(2)} ms (${sr.rps.toFixed(0)} req/s)`, "—", verdict(sr.p99 < 5)],
       ["   (the same, the trace's insert dropped: its share of the tail)", "—", `p50 ${sT.p50.toFixed(2)} / p99 ${sT.p99.toFixed(2)} ms (${sT.rps.toFixed(0)} req/s)`, "—", "—"],
+      ["   (any route's tail here: /bench/catalog, no guard, no trace, no search)", "—", `p50 ${gN.p50.toFixed(2)} / p99 ${gN.p99.toFixed(2)} ms (${gN.rps.toFixed(0)} req/s)`, "—", "—"],
       ["5a. svc_doctor via MCP ≥ 0.5 × GET /api/doctor (10 conn)", `${dd.rps.toFixed(0)} req/s`, `${dm.rps.toFixed(0)} req/s`, (dm.rps / dd.rps).toFixed(2), verdict(dm.rps >= 0.5 * dd.rps)],
       ["5b. MCP sequential overhead < 0.3 ms p50", `direct p50 ${seqDirect.toFixed(3)} ms`, `MCP p50 ${seqMcp.toFixed(3)} ms`, `${(seqMcp - seqDirect).toFixed(3)} ms`, verdict(seqMcp - seqDirect < 0.3)],
     ]);
