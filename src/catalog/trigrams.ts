@@ -41,12 +41,6 @@ export class TrigramIndex {
     if (lists.length === 0) return null;
     return lists.sort((a, b) => a.length - b.length);
   }
-
-  /** Entries that may contain every word of length ≥ 3 (ascending), or null (see postings). */
-  candidates(words: readonly string[]): Int32Array | null {
-    const lists = this.postings(words);
-    return lists && intersectAll(lists);
-  }
 }
 
 /** The entries in every one of the lists (ascending lists, shortest first). */
