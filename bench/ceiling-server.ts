@@ -66,28 +66,27 @@ app
   );
 
 app.listen({ port: config.port, hostname: config.host });
-if (process.env.FLOOR_PORT) {
-  const resolutionWrite = (job: Parameters<typeof database.writeJob>[0]) => job.statements[0]?.sql.startsWith("INSERT INTO resolutions ") === true;
-  const noResolutionWrite = { ...database, writeJob: <T>(job: Parameters<typeof database.writeJob>[0]) => (resolutionWrite(job) ? Promise.resolve(undefined) : database.writeJob<T>(job)) };
-  createApp({ config, database: noResolutionWrite, log, state }).listen({ port: Number(process.env.FLOOR_PORT), hostname: config.host });
+type Job = Parameters<typeof database.writeJob>[0];
+/** Jobs whose first statement starts with `prefix` (the resolution's, the trace's). */
+const firstStatement = (prefix: string) => (job: Job) => job.statements[0]?.sql.startsWith(prefix) === true;
+const isResolution = firstStatement("INSERT INTO resolutions ");
+const isTrace = firstStatement("INSERT INTO trace_events ");
+/**
+ * The same app and database on another port, except that the jobs `picked` chooses are answered
+ * by `instead` (nothing of theirs written); every other job is written as usual.
+ */
+function floorListener(port: string | undefined, picked: (job: Job) => boolean, instead: () => Promise<unknown>): void {
+  if (!port) return;
+  const db = { ...database, writeJob: <T>(job: Job) => (picked(job) ? (instead() as Promise<T | undefined>) : database.writeJob<T>(job)) };
+  createApp({ config, database: db, log, state }).listen({ port: Number(port), hostname: config.host });
 }
-if (process.env.DEFER_FLOOR_PORT) {
-  const resolutionWrite = (job: Parameters<typeof database.writeJob>[0]) => job.statements[0]?.sql.startsWith("INSERT INTO resolutions ") === true;
-  const aTurnLater = () => new Promise<undefined>((resolve) => setImmediate(() => resolve(undefined)));
-  const deferredNoWrite = { ...database, writeJob: <T>(job: Parameters<typeof database.writeJob>[0]) => (resolutionWrite(job) ? aTurnLater() : database.writeJob<T>(job)) };
-  createApp({ config, database: deferredNoWrite, log, state }).listen({ port: Number(process.env.DEFER_FLOOR_PORT), hostname: config.host });
-}
+floorListener(process.env.FLOOR_PORT, isResolution, () => Promise.resolve(undefined));
+floorListener(process.env.DEFER_FLOOR_PORT, isResolution, () => new Promise<undefined>((resolve) => setImmediate(() => resolve(undefined))));
 if (process.env.BARE_FLOOR_PORT) {
   await database.client.execute("CREATE TABLE IF NOT EXISTS bench_commit (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)");
-  const resolutionWrite = (job: Parameters<typeof database.writeJob>[0]) => job.statements[0]?.sql.startsWith("INSERT INTO resolutions ") === true;
-  const bare = { statements: [{ sql: "INSERT INTO bench_commit (id, n) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET n = n + 1" }], durable: true };
-  const bareCommit = { ...database, writeJob: <T>(job: Parameters<typeof database.writeJob>[0]) => (resolutionWrite(job) ? database.writeJob<T>(bare) : database.writeJob<T>(job)) };
-  createApp({ config, database: bareCommit, log, state }).listen({ port: Number(process.env.BARE_FLOOR_PORT), hostname: config.host });
+  const bare: Job = { statements: [{ sql: "INSERT INTO bench_commit (id, n) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET n = n + 1" }], durable: true };
+  floorListener(process.env.BARE_FLOOR_PORT, isResolution, () => database.writeJob(bare));
 }
-if (process.env.TRACE_FLOOR_PORT) {
-  const traceWrite = (job: Parameters<typeof database.writeJob>[0]) => job.statements[0]?.sql.startsWith("INSERT INTO trace_events ") === true;
-  const noTraceWrite = { ...database, writeJob: <T>(job: Parameters<typeof database.writeJob>[0]) => (traceWrite(job) ? Promise.resolve(undefined) : database.writeJob<T>(job)) };
-  createApp({ config, database: noTraceWrite, log, state }).listen({ port: Number(process.env.TRACE_FLOOR_PORT), hostname: config.host });
-}
+floorListener(process.env.TRACE_FLOOR_PORT, isTrace, () => Promise.resolve(undefined));
 void slimCatalog(database, loaded.catalog, loaded.extraFolders, log);
 console.log(`ready ${config.port}`);
