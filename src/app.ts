@@ -20,6 +20,8 @@ import { mcpRoutes, type Backend } from "./mcp/routes";
 import { oauthRoutes } from "./oauth/routes";
 import { identityRoutes, setupRoutes } from "./identity/routes";
 import { loginPages } from "./identity/loginPages";
+import { linkPages } from "./identity/linkPages";
+import { verifyEmailRoutes } from "./identity/verifyPages";
 import { passwordResetRoutes } from "./identity/resetPages";
 import { ssoAuthRoutes } from "./identity/ssoRoutes";
 import { ssoWebRoutes } from "./identity/ssoWebRoutes";
@@ -146,6 +148,8 @@ function pages(deps: ComposedDeps): Elysia {
   return new Elysia()
     .use(setupRoutes(deps))
     .use(loginPages(deps))
+    .use(linkPages(deps))
+    .use(verifyEmailRoutes(deps))
     .use(passwordResetRoutes(deps))
     .use(homePage(deps))
     .use(projectPages(deps))

@@ -52,6 +52,11 @@ export interface Config {
   backupKeep: number;
   /** METRICS_TOKEN. Default none: `/metrics` is off. Set, `/metrics` answers to `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
+  /**
+   * DNS_SERVERS (`10.0.0.2`, `127.0.0.1:5353`, comma-separated). Default none: the system's resolver.
+   * Used to check the TXT records that prove an organization's SSO domains.
+   */
+  dnsServers: string[];
   /** External identity providers (DESIGN §13), each enabled by its own OAUTH_<PROVIDER>_* settings; absent = not offered. */
   oauth: OAuthProviders;
 }
@@ -226,6 +231,12 @@ export function loadConfig(
   }
 
   const oauth = parseOAuthProviders(get);
+  const dnsServers = (get("DNS_SERVERS") ?? "").split(",").map((v) => v.trim()).filter((v) => v !== "");
+  for (const server of dnsServers) {
+    if (!/^(\[[0-9a-f:.]+\](:\d{1,5})?|[0-9a-f:]+|\d{1,3}(\.\d{1,3}){3}(:\d{1,5})?)$/i.test(server)) {
+      throw new ConfigError(`DNS_SERVERS: "${server}" is not an address (10.0.0.2, 127.0.0.1:5353, [::1]:53)`);
+    }
+  }
 
   const config: Config = {
     port,
@@ -251,6 +262,7 @@ export function loadConfig(
     backupIntervalMs,
     backupKeep: get("BACKUP_KEEP") === undefined ? 7 : parseIntIn("BACKUP_KEEP", get("BACKUP_KEEP")!, 1, 10000, "a number of backups to keep (1–10000)"),
     metricsToken,
+    dnsServers,
     oauth,
   };
 

@@ -201,6 +201,20 @@ export async function orgWithProject(env: TestEnv, name = `Org ${++userSeq}`) {
   return { owner, org, project };
 }
 
+/**
+ * Proves an organization's SSO domains the way a platform administrator does (the approval
+ * route), for tests whose subject is what a proven domain does; test/sso.domains.test.ts proves
+ * them through DNS.
+ */
+export async function approveSsoDomains(env: TestEnv, organizationId: string, domains: string[]): Promise<void> {
+  const admin = await signedUp(env);
+  await makePlatformAdmin(env, admin.userId);
+  for (const domain of domains) {
+    const r = await admin.post(`/web/admin/sso-domains/${organizationId}/${domain}/approve`);
+    if (r.status !== 200) throw new Error(`approving ${domain} failed: ${r.status} ${JSON.stringify(r.body)}`);
+  }
+}
+
 /** Invites a user (a new one unless given) into the owner's active organization and accepts; returns the member's client. */
 export async function joinedMember(env: TestEnv, owner: WebClient, member?: WebClient & { email: string; userId: string }) {
   const m = member ?? (await signedUp(env));

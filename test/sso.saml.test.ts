@@ -14,7 +14,7 @@ import { createLogger } from "../src/lib/log";
 import { axeViolations, launchChromium, newPage } from "./browser-support";
 import { fillTemplate, loginResponseValues, selfSignedCert, startSamlIdp, type SamlIdp } from "./idp-support";
 import { liveEnv, type LiveEnv } from "./mcp-support";
-import { orgWithProject, WebClient } from "./helpers";
+import { approveSsoDomains, orgWithProject, WebClient } from "./helpers";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 90_000);
 
@@ -34,6 +34,7 @@ beforeAll(async () => {
   const r = await owner.post("/web/orgs/current/sso", { type: "saml", domains: [DOMAIN], enforce: false, saml: { entryPoint: saml.entryPoint, idpIssuer: saml.entityId, idpCert: saml.cert } });
   expect(r.status).toBe(200);
   metadataUrl = r.body.serviceProvider.samlMetadataUrl;
+  await approveSsoDomains(live.env, org.id, [DOMAIN]);
 }, 60_000);
 afterAll(async () => {
   await saml?.stop();
@@ -224,6 +225,7 @@ describe("SAML responses that must be refused (crafted with samlify's IdP API, p
     const { owner: o2, org: org2 } = await orgWithProject(live.env, "Suspended Saml");
     const domain = "suspended-saml.example";
     expect((await o2.post("/web/orgs/current/sso", { type: "saml", domains: [domain], saml: { entryPoint: saml.entryPoint, idpIssuer: saml.entityId, idpCert: saml.cert } })).status).toBe(200);
+    await approveSsoDomains(live.env, org2.id, [domain]);
     await live.env.database.client.execute({ sql: "UPDATE organizations SET status = 'suspended' WHERE id = ?", args: [org2.id] });
     const start = await fetch(`${live.base}/api/auth/sso/${domain}`, { redirect: "manual" });
     expect(start.status).toBe(303);

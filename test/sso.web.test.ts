@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ConfigError, loadConfig } from "../src/config";
-import { makePlatformAdmin, orgWithProject, signedUp, testEnv, WebClient, type TestEnv } from "./helpers";
+import { approveSsoDomains, joinedMember, makePlatformAdmin, orgWithProject, signedUp, testEnv, WebClient, type TestEnv } from "./helpers";
 import { selfSignedCert } from "./cert-support";
 
 let env: TestEnv;
@@ -238,17 +238,21 @@ describe("organization SSO: /web/orgs/current/sso and its failure paths", () => 
     expect(s.body.checks.map((c: { name: string; ok: boolean }) => `${c.name}:${c.ok}`)).toEqual(["certificate:true", "entryPoint:false"]);
   });
 
-  test("enforce: password sign-in and sign-up for the domain → 403 with the SSO door; without enforce, or once the organization is suspended, passwords work", async () => {
-    const user = await signedUp(env, "alice@enforced.example");
+  test("enforce applies to the organization's own members only: a member's password sign-in → 403 with the SSO door; a non-member at the domain and a new sign-up still use passwords; once the organization is suspended, passwords work", async () => {
     const { owner, org } = await orgWithProject(env, "Sso Enforce");
+    const user = await joinedMember(env, owner, await signedUp(env, "alice@enforced.example"));
+    const outsider = await signedUp(env, "olga@enforced.example"); // not a member: another tenant's person, say
     await owner.post("/web/orgs/current/sso", oidcBody(["enforced.example"], { enforce: true }));
     const c = new WebClient(env);
+    // an unproven domain enforces nothing
+    expect((await c.post("/api/auth/sign-in", { email: user.email, password: "correct horse battery" })).status).toBe(200);
+    await approveSsoDomains(env, org.id, ["enforced.example"]);
     const r = await c.post("/api/auth/sign-in", { email: "Alice@Enforced.example", password: "correct horse battery" });
     expect(`${r.status} ${r.body.error}`).toBe("403 forbidden");
     expect(r.body.message).toContain("enforced.example sign in through their organization's single sign-on");
     expect(r.body.ssoUrl).toBe("/api/auth/sso/enforced.example");
-    const up = await c.post("/api/auth/sign-up", { email: "bob@enforced.example", password: "correct horse battery" });
-    expect(up.status).toBe(403);
+    expect((await new WebClient(env).post("/api/auth/sign-in", { email: outsider.email, password: "correct horse battery" })).status).toBe(200);
+    expect((await new WebClient(env).post("/api/auth/sign-up", { email: "bob@enforced.example", password: "correct horse battery" })).status).toBe(201);
     // the /login page says it on the page
     const page = await env.request("/login", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", origin: "http://localhost:8787" }, body: "email=alice%40enforced.example&password=correct+horse+battery" });
     expect(page.status).toBe(403);
@@ -262,8 +266,9 @@ describe("organization SSO: /web/orgs/current/sso and its failure paths", () => 
   });
 
   test("/login with an e-mail of a domain with SSO and no password → to /api/auth/sso/<domain>; an unknown domain there → /login with a sentence", async () => {
-    const { owner } = await orgWithProject(env, "Sso Route");
+    const { owner, org } = await orgWithProject(env, "Sso Route");
     await owner.post("/web/orgs/current/sso", oidcBody(["routed.example"]));
+    await approveSsoDomains(env, org.id, ["routed.example"]);
     const r = await env.request("/login", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", origin: "http://localhost:8787" }, body: "email=carol%40routed.example&password=&next=%2Fcatalog" });
     expect(r.status).toBe(303);
     expect(r.headers.get("location")).toBe("/api/auth/sso/routed.example?next=%2Fcatalog");

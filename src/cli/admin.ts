@@ -18,6 +18,6 @@ export async function adminCreate(database: Database, email: string, password: s
   const problem = passwordProblem(password);
   if (problem) throw new CliError(`password: ${problem}`);
   const passwordHash = await hashPassword(password);
-  const id = await database.write((tx) => insertUser(tx, { email: e, passwordHash, role: "admin" }));
+  const id = await database.write((tx) => insertUser(tx, { email: e, passwordHash, role: "admin", emailVerified: true }));
   return { id, created: true };
 }

@@ -12,7 +12,7 @@
 export const EPOCH_TABLES = [
   "api_keys", "expertise_versions", "expertises", "external_accounts", "installed_talents", "invitations", "key_tombstones", "members",
   "oauth_clients", "oauth_codes", "oauth_tokens", "organizations", "password_resets", "project_relevance", "projects", "sessions",
-  "setup_tokens", "specializations", "sso_connections", "sso_domains", "sso_nonces", "users",
+  "setup_tokens", "specializations", "sso_connections", "sso_domains", "sso_nonces", "users", "email_verifications", "pending_links",
 ] as const;
 
 /**

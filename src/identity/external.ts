@@ -1,19 +1,17 @@
 /**
  * Sign-in with an identity someone else vouches for: an external identity provider (GitHub,
  * GitLab, Google, Microsoft Entra ID, a generic OIDC provider) or an organization's SSO.
- * Whatever the protocol, it ends here with `{provider, subject, email, emailVerified}`:
- *   1. an account already linked to (provider, subject) signs in;
- *   2. otherwise a verified e-mail of an existing user links the account to that user;
- *   3. otherwise a new user is created, and only for a verified e-mail (an unverified one
- *      would let whoever types someone's address at a provider hold that address here).
- * Organization SSO then makes the person a member of its organization (new members join as
- * `member`) and acts in it.
+ * Whatever the protocol, it ends here with `{provider, subject, email, emailVerified}`; which
+ * account it opens is decided by the rules of linking.ts (a linked identity signs in; a new
+ * e-mail gets a new account; an unverified account is reclaimed; a verified one waits for its
+ * holder's consent). Organization SSO then makes the person a member of its organization (new
+ * members join as `member`) and acts in it.
  */
-import { and, eq } from "drizzle-orm";
 import type { Database } from "../db/client";
-import { externalAccounts, members, users } from "../db/schema";
-import { newId } from "../lib/ids";
+import { users } from "../db/schema";
+import { eq } from "drizzle-orm";
 import { listMemberships } from "../tenancy/service";
+import { chooseAccount, joinThroughSso } from "./linking";
 import { recordSecurityEvent } from "./security";
 import { createSession, deleteSessionByToken } from "./sessions";
 import type { ClientMeta } from "./service";
@@ -35,10 +33,21 @@ export class SignInRefused extends Error {
   override name = "SignInRefused";
   constructor(
     message: string,
-    readonly code: "no_email" | "unverified" | "enforced" = "no_email",
+    readonly code: "no_email" | "unverified" | "enforced" | "admin_sso" = "no_email",
     readonly domain?: string,
   ) {
     super(message);
+  }
+}
+
+/** The identity belongs to a verified account that has not agreed to it yet: the person confirms at /account/link. */
+export class LinkRequired extends Error {
+  override name = "LinkRequired";
+  constructor(
+    readonly token: string,
+    readonly email: string,
+  ) {
+    super(`An account with ${email} exists: sign in to it and confirm the link.`);
   }
 }
 
@@ -51,6 +60,7 @@ export function emailDomain(email: string): string | null {
 /**
  * Signs the person in (a new session; this browser's previous one ends). `joinOrganizationId`
  * (organization SSO): the user becomes a member if not already, and the session acts there.
+ * Throws SignInRefused (a /login sentence) or LinkRequired (consent first).
  */
 export async function signInExternal(
   database: Database,
@@ -63,34 +73,24 @@ export async function signInExternal(
   const label = identity.provider.startsWith("sso:") ? "single sign-on" : identity.provider;
   try {
     const result = await database.write(async (tx) => {
-      let created = false;
-      let linked = false;
-      const link = (await tx.select().from(externalAccounts).where(and(eq(externalAccounts.provider, identity.provider), eq(externalAccounts.providerUserId, identity.subject))).limit(1))[0];
-      let userId = link?.userId;
-      if (!userId) {
+      const choice = await chooseAccount(tx, { provider: identity.provider, subject: identity.subject, email: identity.emailVerified ? email : null, name: identity.name, organizationId: joinOrganizationId });
+      if (choice.kind === "admin") {
+        throw new SignInRefused("A platform administrator signs in with a password or an identity provider, never through an organization's single sign-on.", "admin_sso");
+      }
+      if (choice.kind === "no_email") {
         if (!email) throw new SignInRefused(`Your ${label} account did not share an e-mail address, so it cannot be used to sign in here.`);
-        if (!identity.emailVerified) {
-          throw new SignInRefused(`Your ${label} account's e-mail address ${email} is not verified there: verify it with the provider, or sign in another way.`, "unverified");
-        }
-        const existing = (await tx.select({ id: users.id }).from(users).where(eq(users.email, email)).limit(1))[0];
-        const now = Date.now();
-        if (existing) userId = existing.id;
-        else {
-          userId = newId("usr");
-          await tx.insert(users).values({ id: userId, email, name: (identity.name ?? "").slice(0, 100), passwordHash: null, role: "user", createdAt: now, updatedAt: now });
-          created = true;
-        }
-        await tx.insert(externalAccounts).values({ provider: identity.provider, providerUserId: identity.subject, userId, createdAt: now });
-        linked = true;
+        throw new SignInRefused(`Your ${label} account's e-mail address ${email} is not verified there: verify it with the provider, or sign in another way.`, "unverified");
       }
-      if (joinOrganizationId) {
-        const member = await tx.select().from(members).where(and(eq(members.organizationId, joinOrganizationId), eq(members.userId, userId))).limit(1);
-        if (member.length === 0) await tx.insert(members).values({ organizationId: joinOrganizationId, userId, role: "member", createdAt: Date.now() });
-      }
-      const user = (await tx.select({ email: users.email }).from(users).where(eq(users.id, userId)).limit(1))[0]!;
+      if (choice.kind === "consent") return choice;
+      if (joinOrganizationId) await joinThroughSso(tx, joinOrganizationId, choice.userId);
+      const user = (await tx.select({ email: users.email }).from(users).where(eq(users.id, choice.userId)).limit(1))[0]!;
       if (previousToken) await deleteSessionByToken(tx, previousToken);
-      return { userId, email: user.email, created, linked, activeOrganizationId: joinOrganizationId ?? null };
+      return { ...choice, email: user.email, activeOrganizationId: joinOrganizationId ?? null };
     });
+    if (result.kind === "consent") {
+      await recordSecurityEvent(database, { kind: "sign_in.link_required", userId: result.userId, email, ...meta, detail: { provider: identity.provider } });
+      throw new LinkRequired(result.token, email!);
+    }
     // an identity provider never opens an account whose domain enforces its organization's SSO
     if (!joinOrganizationId) {
       const domain = await ssoEnforcedFor(database, result.email);
@@ -103,7 +103,7 @@ export async function signInExternal(
       userId: result.userId,
       email: result.email,
       ...meta,
-      detail: { method: identity.provider.startsWith("sso:") ? "sso" : "oauth", provider: identity.provider, created: result.created, linked: result.linked },
+      detail: { method: identity.provider.startsWith("sso:") ? "sso" : "oauth", provider: identity.provider, created: result.created, linked: result.linked, reclaimed: result.reclaimed },
     });
     return { userId: result.userId, email: result.email, session, created: result.created, linked: result.linked };
   } catch (e) {

@@ -26,7 +26,7 @@ import { usableSsoForDomain } from "./sso";
 import type { Config } from "../config";
 
 /** What /login says for `?error=<code>` after a provider or SSO sign-in failed (the codes of ssoRoutes.ts). */
-export function signInErrorSentence(config: Config, code: string, provider: string | null, domain: string | null): string | null {
+export function signInErrorSentence(config: Config, code: string, provider: string | null, domain: string | null, email: string | null = null): string | null {
   const who = provider ? providerLabel(config, provider) : "Your organization's sign-in";
   const sentences: Record<SignInErrorCode, string> = {
     provider_unknown: "That sign-in method is not offered here.",
@@ -43,6 +43,8 @@ export function signInErrorSentence(config: Config, code: string, provider: stri
     sso_domain: "Your organization's identity provider vouched for an e-mail address outside the organization's domains, so you were not signed in.",
     saml: "Your organization's identity provider sent an answer that did not check out (signature, audience, destination, expiry or a replay), so you were not signed in. Please start again.",
     enforced: `Accounts at ${domain ?? "this domain"} sign in through their organization's single sign-on: enter your e-mail and continue without a password.`,
+    admin_sso: "A platform administrator signs in with a password or an identity provider, never through an organization's single sign-on.",
+    link_required: `An account with ${email ?? "this e-mail"} already exists here. To use ${provider ? providerLabel(config, provider) : "your organization's single sign-on"} with it, sign in to it the way you usually do: you will then be asked to confirm the link.`,
   };
   return (sentences as Record<string, string>)[code] ?? null;
 }
@@ -137,7 +139,9 @@ export function loginPages(deps: ComposedDeps) {
       const session = await optionalSession(deps.database, request);
       const error = q.get("error");
       const domain = q.get("domain");
-      const notice = error ? signInErrorSentence(deps.config, error, q.get("provider"), domain && /^[a-z0-9.-]{1,253}$/.test(domain) ? domain : null) : null;
+      const email = q.get("email");
+      const shownEmail = email && email.length <= 254 && EMAIL_PATTERN.test(email) ? email : null;
+      const notice = error ? signInErrorSentence(deps.config, error, q.get("provider"), domain && /^[a-z0-9.-]{1,253}$/.test(domain) ? domain : null, shownEmail) : null;
       return page(<LoginPage next={next} signedInAs={session?.user.email ?? null} providers={providers} notice={notice} />, notice ? 400 : 200);
     })
     .post("/login", async ({ request, body, server }) => {
@@ -172,7 +176,7 @@ export function loginPages(deps: ComposedDeps) {
         checkSameOrigin(deps.config, request, false);
         const problem = newAccountProblem(email, password, name);
         if (problem) return fail(problem, 400);
-        const r = await signUp(deps.database, deps.authLimiters, { email, password, name: name.trim() || undefined }, clientMeta(request, server));
+        const r = await signUp(deps.database, deps.authLimiters, { email, password, name: name.trim() || undefined }, clientMeta(request, server), deps);
         return signedIn(next, r.session.token, r.session.expiresAt);
       } catch (e) {
         if (!(e instanceof AppError)) throw e;

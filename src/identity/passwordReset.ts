@@ -7,7 +7,7 @@
  * opened for the browser that used it), kills the user's other reset links, and records a
  * security event; a used, expired or unknown token gets one answer: 410 reset_link_invalid.
  */
-import { and, eq, gt, isNull } from "drizzle-orm";
+import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import { randomBytes } from "node:crypto";
 import type { Config } from "../config";
 import type { Database } from "../db/client";
@@ -91,7 +91,7 @@ export async function resetPassword(database: Database, token: string, password:
         if (!used[0]) return null;
         const userId = used[0].userId;
         await tx.update(passwordResets).set({ usedAt: now }).where(and(eq(passwordResets.userId, userId), isNull(passwordResets.usedAt)));
-        const user = (await tx.update(users).set({ passwordHash: hash, updatedAt: now }).where(eq(users.id, userId)).returning({ id: users.id, email: users.email, name: users.name, role: users.role }))[0]!;
+        const user = (await tx.update(users).set({ passwordHash: hash, emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, ${now})`, updatedAt: now }).where(eq(users.id, userId)).returning({ id: users.id, email: users.email, name: users.name, role: users.role }))[0]!;
         await dropUserSessions(tx, userId);
         const session = await createSession(tx, userId, meta);
         await recordSecurityEvent(tx, { kind: "password_reset.completed", userId, email: user.email, ...meta, detail: { sessionsEnded: true } });

@@ -20,7 +20,7 @@ export function identityRoutes(deps: ComposedDeps, guards: Guards) {
     .use(guards)
     .post("/sign-up", async ({ body, request, server, set }) => {
       checkSameOrigin(deps.config, request, false);
-      const r = await signUp(deps.database, limiters, body, clientMeta(request, server));
+      const r = await signUp(deps.database, limiters, body, clientMeta(request, server), deps);
       set.status = 201;
       set.headers["set-cookie"] = sessionCookie(deps.config, r.session.token, r.session.expiresAt);
       return { user: r.user, organizations: [] };

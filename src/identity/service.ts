@@ -12,6 +12,7 @@ import { recordSecurityEvent } from "./security";
 import { createSession, dropUserSessions, deleteSessionByToken } from "./sessions";
 import { findUserByEmail, insertUser, normalizeEmail } from "./users";
 import { ssoEnforcedFor } from "./sso";
+import { queueEmailVerification, type MailDeps } from "./emailVerification";
 
 /** 403 when the e-mail's domain enforces its organization's SSO (password sign-in and sign-up refused). */
 async function refuseWhenSsoEnforced(database: Database, email: string, meta: ClientMeta, kind: string): Promise<void> {
@@ -33,8 +34,17 @@ export interface ClientMeta {
 /** A dummy hash so an unknown e-mail costs as much as a wrong password (no timing oracle). */
 let dummyHash: Promise<string> | undefined;
 
-/** Creates an account and its first session. 409 when the e-mail is taken; 429 past the address's sign-up limit. */
-export async function signUp(database: Database, limiters: AuthLimiters, input: { email: string; password: string; name?: string }, meta: ClientMeta) {
+/**
+ * Creates an account and its first session, and mails a link that verifies the address
+ * (emailVerification.ts). 409 when the e-mail is taken; 429 past the address's sign-up limit.
+ */
+export async function signUp(
+  database: Database,
+  limiters: AuthLimiters,
+  input: { email: string; password: string; name?: string },
+  meta: ClientMeta,
+  mail: MailDeps,
+) {
   takeSignUp(limiters, meta.ip);
   const email = normalizeEmail(input.email);
   await refuseWhenSsoEnforced(database, email, meta, "sign_up.refused");
@@ -45,6 +55,7 @@ export async function signUp(database: Database, limiters: AuthLimiters, input: 
     // decided again inside the transaction: a concurrent sign-up may have taken it meanwhile
     if ((await tx.select({ id: users.id }).from(users).where(eq(users.email, email)).limit(1)).length > 0) throw taken();
     const userId = await insertUser(tx, { email, passwordHash, name: input.name?.trim() ?? "" });
+    await queueEmailVerification(tx, mail, { id: userId, email });
     const session = await createSession(tx, userId, { ...meta, userAgent: meta.userAgent });
     return { userId, session };
   });
@@ -151,7 +162,7 @@ export async function completeSetup(database: Database, input: { token: string; 
     if (admin.length > 0 || used.length === 0) throw new AppError("forbidden", "This setup link is invalid, expired or already used.");
     const taken = await tx.select({ id: users.id }).from(users).where(eq(users.email, email)).limit(1);
     if (taken.length > 0) throw new AppError("conflict", "An account with this e-mail exists; use `talentd admin create` to promote it.");
-    const userId = await insertUser(tx, { email, passwordHash, name: input.name, role: "admin" });
+    const userId = await insertUser(tx, { email, passwordHash, name: input.name, role: "admin", emailVerified: true });
     return { userId, session: await createSession(tx, userId, meta) };
   });
   await recordSecurityEvent(database, { kind: "setup.admin_created", userId: result.userId, email, ...meta });

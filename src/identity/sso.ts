@@ -5,13 +5,14 @@
  * never answered. Only an approved organization's SSO is used to sign in.
  */
 import { X509Certificate } from "node:crypto";
-import { and, eq, inArray, ne } from "drizzle-orm";
+import { and, eq, ne } from "drizzle-orm";
 import type { Config } from "../config";
 import type { Database, Tx } from "../db/client";
-import { organizations, ssoConnections, ssoDomains } from "../db/schema";
+import { members, organizations, ssoConnections, users } from "../db/schema";
 import { AppError, validationFailed, type Issue } from "../http/errors";
 import { iso } from "../lib/time";
 import { forgetOidcConfiguration, isLoopbackHttp, oidcConfiguration } from "./oidc";
+import { domainClaims, saveDomainClaims, verifiedOwnerOf, type DomainClaim } from "./ssoDomains";
 
 export interface OidcSettings {
   issuer: string;
@@ -137,17 +138,22 @@ function settingsOf(row: ConnectionRow, domains: string[]): SsoSettings {
   return { type: row.protocol, domains, enforce: row.enforce, ...(row.protocol === "oidc" ? { oidc: c.oidc } : { saml: c.saml }) };
 }
 
+/** Stored settings plus what only the server reads: the claims and which of them are verified. */
+export type StoredSso = SsoSettings & { testedAt: number | null; updatedAt: number; claims: DomainClaim[]; verifiedDomains: string[] };
+
 /** The stored settings of an organization (secrets included: for the server only), or null. */
-export async function loadSso(database: Database | Tx, organizationId: string): Promise<(SsoSettings & { testedAt: number | null; updatedAt: number }) | null> {
+export async function loadSso(database: Database | Tx, organizationId: string): Promise<StoredSso | null> {
   const db = "db" in database ? database.db : database;
   const row = (await db.select().from(ssoConnections).where(eq(ssoConnections.organizationId, organizationId)).limit(1))[0] as ConnectionRow | undefined;
   if (!row) return null;
-  const domains = (await db.select({ d: ssoDomains.domain }).from(ssoDomains).where(eq(ssoDomains.organizationId, organizationId)).orderBy(ssoDomains.domain)).map((r) => r.d);
-  return { ...settingsOf(row, domains), testedAt: row.testedAt, updatedAt: row.updatedAt };
+  const claims = await domainClaims(database, organizationId);
+  const domains = claims.map((c) => c.domain);
+  const verifiedDomains = claims.filter((c) => c.status === "verified").map((c) => c.domain);
+  return { ...settingsOf(row, domains), testedAt: row.testedAt, updatedAt: row.updatedAt, claims, verifiedDomains };
 }
 
 /** What leaves the server: the settings without the client secret, plus the URLs to register. */
-export function publicSso(config: Config, organizationId: string, s: (SsoSettings & { testedAt: number | null; updatedAt: number }) | null) {
+export function publicSso(config: Config, organizationId: string, s: StoredSso | null) {
   const sp = serviceProvider(config, organizationId);
   if (!s) return { sso: null, serviceProvider: sp };
   const cert = s.saml ? normalizeCertificate(s.saml.idpCert)?.cert : undefined;
@@ -155,6 +161,7 @@ export function publicSso(config: Config, organizationId: string, s: (SsoSetting
     sso: {
       type: s.type,
       domains: s.domains,
+      domainClaims: s.claims,
       enforce: s.enforce,
       oidc: s.oidc ? { issuer: s.oidc.issuer, clientId: s.oidc.clientId, clientSecretSet: s.oidc.clientSecret !== "" } : null,
       saml: s.saml
@@ -162,30 +169,25 @@ export function publicSso(config: Config, organizationId: string, s: (SsoSetting
         : null,
       testedAt: s.testedAt === null ? null : iso(s.testedAt),
       updatedAt: iso(s.updatedAt),
-      signInLinks: s.domains.map((d) => `${config.baseUrl}/api/auth/sso/${d}`),
+      signInLinks: s.verifiedDomains.map((d) => `${config.baseUrl}/api/auth/sso/${d}`),
     },
     serviceProvider: sp,
   };
 }
 
 /**
- * Stores an organization's SSO and its domains in one transaction. A domain another
- * organization holds → 409 conflict naming it (decided inside the write).
+ * Stores an organization's SSO and its domain claims in one transaction. A domain another
+ * organization holds verified → 409 conflict naming it (decided inside the write); a new
+ * domain starts pending until proven (ssoDomains.ts).
  */
 export async function saveSso(tx: Tx, organizationId: string, s: SsoSettings): Promise<void> {
-  const taken = await tx.select({ d: ssoDomains.domain }).from(ssoDomains).where(and(inArray(ssoDomains.domain, s.domains), ne(ssoDomains.organizationId, organizationId)));
-  if (taken.length > 0) {
-    const list = taken.map((t) => t.d).sort();
-    throw new AppError("conflict", `${list.join(", ")} ${list.length === 1 ? "is" : "are"} already routed to another organization's SSO: a domain belongs to one organization at most.`, { domains: list });
-  }
   const now = Date.now();
   const config = s.type === "oidc" ? { oidc: s.oidc } : { saml: s.saml };
   await tx
     .insert(ssoConnections)
     .values({ organizationId, protocol: s.type, config, enforce: s.enforce, enabled: true, createdAt: now, updatedAt: now })
     .onConflictDoUpdate({ target: ssoConnections.organizationId, set: { protocol: s.type, config, enforce: s.enforce, enabled: true, testedAt: null, updatedAt: now } });
-  await tx.delete(ssoDomains).where(eq(ssoDomains.organizationId, organizationId));
-  await tx.insert(ssoDomains).values(s.domains.map((domain) => ({ domain, organizationId, createdAt: now })));
+  await saveDomainClaims(tx, organizationId, s.domains);
 }
 
 /** Removes an organization's SSO (its domains go with it). True when there was one. */
@@ -194,34 +196,47 @@ export async function deleteSso(tx: Tx, organizationId: string): Promise<boolean
   return gone.length > 0;
 }
 
-/** The SSO a domain routes to, with its organization's status; null when no organization holds the domain. */
+/** The SSO a verified domain routes to, with its organization's status; null when no organization holds it verified. */
 export async function ssoForDomain(database: Database, domain: string) {
-  const row = (
-    await database.db
-      .select({ organizationId: ssoDomains.organizationId, status: organizations.status, name: organizations.name })
-      .from(ssoDomains)
-      .innerJoin(organizations, eq(organizations.id, ssoDomains.organizationId))
-      .where(eq(ssoDomains.domain, domain.toLowerCase()))
-      .limit(1)
-  )[0];
-  if (!row) return null;
-  const settings = await loadSso(database, row.organizationId);
-  return settings ? { organization: { id: row.organizationId, name: row.name, status: row.status }, settings } : null;
+  const owner = await verifiedOwnerOf(database, domain);
+  if (!owner) return null;
+  const settings = await loadSso(database, owner.id);
+  return settings ? { organization: owner, settings } : null;
 }
 
-/** The domain's SSO when it is usable for sign-in (an approved organization's), else null. */
+/** The domain's SSO when it is usable for sign-in (verified, and an approved organization's), else null. */
 export async function usableSsoForDomain(database: Database, domain: string) {
   const s = await ssoForDomain(database, domain);
   return s && s.organization.status === "approved" ? s : null;
 }
 
-/** Whether password sign-in is refused for this e-mail (its domain's approved organization enforces SSO). */
+/** The organization's SSO when it can sign people in: approved, with at least one verified domain. */
+export async function usableSsoOf(database: Database, organizationId: string): Promise<StoredSso | null> {
+  const settings = await loadSso(database, organizationId);
+  if (!settings || settings.verifiedDomains.length === 0) return null;
+  const org = (await database.db.select({ status: organizations.status }).from(organizations).where(eq(organizations.id, organizationId)).limit(1))[0];
+  return org?.status === "approved" ? settings : null;
+}
+
+/**
+ * Whether password (and external provider) sign-in is refused for this e-mail: its verified
+ * domain's approved organization enforces SSO and the account is one of that organization's
+ * members. Enforcement never reaches people outside the organization (a platform administrator,
+ * another tenant's member). Returns the domain, or null.
+ */
 export async function ssoEnforcedFor(database: Database, email: string): Promise<string | null> {
   const at = email.lastIndexOf("@");
   if (at <= 0) return null;
   const domain = email.slice(at + 1).toLowerCase();
   const s = await usableSsoForDomain(database, domain);
-  return s?.settings.enforce ? domain : null;
+  if (!s?.settings.enforce) return null;
+  const member = await database.db
+    .select({ id: users.id })
+    .from(users)
+    .innerJoin(members, and(eq(members.userId, users.id), eq(members.organizationId, s.organization.id)))
+    .where(and(eq(users.email, email.toLowerCase()), ne(users.role, "admin")))
+    .limit(1);
+  return member.length > 0 ? domain : null;
 }
 
 /**

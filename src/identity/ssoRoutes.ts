@@ -15,12 +15,13 @@ import type { ComposedDeps } from "../app";
 import { clientMeta } from "../http/client";
 import { decodedParam } from "../http/query";
 import { safeNext } from "../http/next";
-import { recordExternalFailure, signInExternal, SignInRefused, emailDomain, type ExternalIdentity } from "./external";
+import { LinkRequired, recordExternalFailure, signInExternal, SignInRefused, emailDomain, type ExternalIdentity } from "./external";
+import { linkCookie } from "./linking";
 import { flowCookie, readFlow, FLOW_TTL_MS, type Flow } from "./flow";
 import { oidcAuthorizationUrl, oidcFinish, OidcError } from "./oidc";
 import { enabledProviders, finishProvider, ProviderError, PROVIDER_IDS, startProvider, type ProviderId } from "./providers";
 import { samlAuthorizeUrl, samlFinish, samlMetadata, SamlRefused } from "./saml";
-import { loadSso, serviceProvider, ssoForDomain, usableSsoForDomain, ssoEnforcedFor } from "./sso";
+import { loadSso, serviceProvider, ssoForDomain, usableSsoOf, ssoEnforcedFor } from "./sso";
 import { sessionCookie, sessionTokenFrom } from "./sessions";
 
 /** The sentences /login shows for `?error=<code>` (identity/loginPages.tsx). */
@@ -38,7 +39,9 @@ export type SignInErrorCode =
   | "sso_not_approved"
   | "sso_domain"
   | "saml"
-  | "enforced";
+  | "enforced"
+  | "admin_sso"
+  | "link_required";
 
 const SAML_COOKIE = "talentd_saml";
 
@@ -96,6 +99,12 @@ export function ssoAuthRoutes(deps: ComposedDeps) {
       headers.append("set-cookie", flowCookie(config, null));
       return new Response(null, { status: 303, headers });
     } catch (e) {
+      if (e instanceof LinkRequired) {
+        // consent first: the person signs in the way they usually do, then confirms at /account/link
+        const r = toLogin("link_required", { provider, email: e.email, next: "/account/link" });
+        r.headers.append("set-cookie", linkCookie(config, e.token));
+        return r;
+      }
       if (!(e instanceof SignInRefused)) throw e;
       return toLogin(e.code, { provider, domain: e.domain });
     }
@@ -163,12 +172,11 @@ export function ssoAuthRoutes(deps: ComposedDeps) {
       const refused = await checkCallback(request, server, url, provider, flow);
       if (refused) return refused;
       const orgId = provider.slice(4);
-      const settings = await loadSso(database, orgId);
-      const usable = settings?.oidc ? await usableSsoForDomain(database, settings.domains[0] ?? "") : null;
-      if (!settings?.oidc || !usable || usable.organization.id !== orgId) return toLogin("sso_not_approved");
+      const settings = await usableSsoOf(database, orgId);
+      if (!settings?.oidc) return toLogin("sso_not_approved");
       try {
         const r = await oidcFinish(settings.oidc, new URL(`${config.baseUrl}/api/auth/sso/oidc/callback${url.search}`), { state: flow!.state, nonce: flow!.nonce ?? "", verifier: flow!.verifier ?? "" });
-        return await complete(request, server, { provider, ...r, emailVerified: true }, flow!.next, { id: orgId, domains: settings.domains });
+        return await complete(request, server, { provider, ...r, emailVerified: true }, flow!.next, { id: orgId, domains: settings.verifiedDomains });
       } catch (e) {
         if (!(e instanceof OidcError)) throw e;
         await recordExternalFailure(database, provider, e.message, clientMeta(request, server));
@@ -211,9 +219,8 @@ export function ssoAuthRoutes(deps: ComposedDeps) {
       const b = (body ?? {}) as Record<string, unknown>;
       const samlResponse = typeof b.SAMLResponse === "string" ? b.SAMLResponse : "";
       const next = safeNext(typeof b.RelayState === "string" ? b.RelayState : "/");
-      const settings = await loadSso(database, orgId);
-      const usable = settings?.saml ? await usableSsoForDomain(database, settings.domains[0] ?? "") : null;
-      if (!settings?.saml || !usable || usable.organization.id !== orgId) {
+      const settings = await usableSsoOf(database, orgId);
+      if (!settings?.saml) {
         await recordExternalFailure(database, provider, "SAML response for an organization without usable SAML SSO", meta);
         return toLogin("sso_not_approved", {}, false);
       }
@@ -221,7 +228,7 @@ export function ssoAuthRoutes(deps: ComposedDeps) {
       const clear = (r: Response) => (r.headers.append("set-cookie", samlCookie(null)), r);
       try {
         const r = await samlFinish(config, database, orgId, settings.saml, samlResponse, cookieValue(request, SAML_COOKIE));
-        return clear(await complete(request, server, { provider, ...r, emailVerified: true }, next, { id: orgId, domains: settings.domains }));
+        return clear(await complete(request, server, { provider, ...r, emailVerified: true }, next, { id: orgId, domains: settings.verifiedDomains }));
       } catch (e) {
         if (!(e instanceof SamlRefused)) throw e;
         await recordExternalFailure(database, provider, `SAML: ${e.message}`, meta);

@@ -1,7 +1,10 @@
 /**
  * `GET, POST, DELETE /web/orgs/current/sso` and `POST /web/orgs/current/sso/test` (spec C):
  * the active organization's SSO, for its owners and admins (members 403). Secrets never come
- * back. Every change is a security event (`sso.configured`, `sso.deleted`, `sso.tested`).
+ * back. Every change is a security event (`sso.configured`, `sso.deleted`, `sso.tested`,
+ * `sso.domain_verified`). A saved domain is a claim that routes nothing until it is proven:
+ * `POST …/sso/domains/:domain/verify` checks its DNS TXT record; a platform administrator may
+ * approve it instead (`GET /web/admin/sso-domains`, `POST /web/admin/sso-domains/:orgId/:domain/approve`).
  */
 import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
@@ -11,9 +14,33 @@ import { notFound } from "../http/errors";
 import { requireConfirmation } from "../http/methodOverride";
 import { confirmations } from "../web/confirmations";
 import { recordSecurityEvent } from "./security";
+import { decodedParam } from "../http/query";
 import { deleteSso, loadSso, markTested, publicSso, readSsoSettings, saveSso, testSso } from "./sso";
+import { approveDomainClaim, pendingDomainClaims, txtLookup, verifyDomainByDns } from "./ssoDomains";
 
 export function ssoWebRoutes(deps: AppDeps, guards: Guards) {
+  return new Elysia().use(orgSsoRoutes(deps, guards)).use(adminDomainRoutes(deps, guards));
+}
+
+/** The platform administrators' list of pending domain claims and their approval. */
+function adminDomainRoutes(deps: AppDeps, guards: Guards) {
+  const { database } = deps;
+  return new Elysia({ prefix: "/web/admin/sso-domains" })
+    .use(guards)
+    .get("/", async () => ({ claims: await pendingDomainClaims(database) }), { platformAdmin: true })
+    .post("/:orgId/:domain/approve", async ({ auth, params, request, server }) => {
+      const orgId = decodedParam(params.orgId, "orgId");
+      const domain = decodedParam(params.domain, "domain").toLowerCase();
+      const claim = await database.write(async (tx) => {
+        const c = await approveDomainClaim(tx, orgId, domain, auth.user.id);
+        await recordSecurityEvent(tx, { kind: "sso.domain_verified", userId: auth.user.id, email: auth.user.email, ...clientMeta(request, server), detail: { organizationId: orgId, domain, by: "admin" } });
+        return c;
+      });
+      return { claim };
+    }, { platformAdmin: true });
+}
+
+function orgSsoRoutes(deps: AppDeps, guards: Guards) {
   const { config, database } = deps;
   return new Elysia({ prefix: "/web/orgs/current/sso" })
     .use(guards)
@@ -34,6 +61,14 @@ export function ssoWebRoutes(deps: AppDeps, guards: Guards) {
       });
       return publicSso(config, org.id, saved);
     }, { org: "admin" })
+    .post("/domains/:domain/verify", async ({ auth, org, params, request, server }) => {
+      const domain = decodedParam(params.domain, "domain").toLowerCase();
+      const claim = await verifyDomainByDns(database, txtLookup(config), org.id, domain);
+      if (claim.verifiedBy === "dns") {
+        await recordSecurityEvent(database, { kind: "sso.domain_verified", userId: auth.user.id, email: auth.user.email, ...clientMeta(request, server), detail: { organizationId: org.id, domain, by: "dns" } });
+      }
+      return { claim };
+    }, { org: "admin" })
     .delete("/", async ({ auth, org, body, request, server }) => {
       await requireConfirmation(request, body, async () => {
         if (!(await loadSso(database, org.id))) throw notFound("This organization has no single sign-on.");
@@ -53,7 +88,7 @@ export function ssoWebRoutes(deps: AppDeps, guards: Guards) {
         if (result.ok) await markTested(tx, org.id);
         await recordSecurityEvent(tx, { kind: "sso.tested", userId: auth.user.id, email: auth.user.email, ...clientMeta(request, server), detail: { organizationId: org.id, ok: result.ok } });
       });
-      const domain = settings.domains[0]!;
+      const domain = settings.verifiedDomains[0] ?? settings.domains[0]!;
       return {
         ok: result.ok,
         checks: result.checks,

@@ -17,6 +17,8 @@ export interface NewUser {
   passwordHash: string;
   name?: string;
   role?: "user" | "admin";
+  /** The address is already proven (the first administrator, set up from the server's own log). */
+  emailVerified?: boolean;
 }
 
 /** Inserts a user inside `tx`; the caller has checked the e-mail is free. Returns the id. */
@@ -29,6 +31,7 @@ export async function insertUser(tx: Tx, u: NewUser): Promise<string> {
     name: u.name ?? "",
     passwordHash: u.passwordHash,
     role: u.role ?? "user",
+    emailVerifiedAt: u.emailVerified ? now : null,
     createdAt: now,
     updatedAt: now,
   });

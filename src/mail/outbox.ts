@@ -18,7 +18,7 @@ import { newId } from "../lib/ids";
 import type { Logger } from "../lib/log";
 import { mailQueued } from "./signal";
 
-export type MailKind = "invitation" | "password_reset" | "other";
+export type MailKind = "invitation" | "password_reset" | "email_verification" | "other";
 
 export interface Mail {
   kind: MailKind;

@@ -78,3 +78,31 @@ export function passwordResetMail(p: { to: string; link: string; minutes: number
     ),
   };
 }
+
+/** The e-mail verification mail sent at sign-up: a single-use link that expires in `hours`. Sensitive (the link is the secret). */
+export function emailVerificationMail(p: { to: string; link: string; hours: number }): Mail {
+  const subject = "Confirm your e-mail address on talentd";
+  return {
+    kind: "email_verification",
+    to: p.to,
+    sensitive: true,
+    subject,
+    text:
+      `An account was created on talentd with the address ${p.to}.\n\n` +
+      `Confirm that it is yours: ${p.link}\n\n` +
+      `The link works once and expires in ${p.hours} hours. If you did not create this account, ignore this mail: ` +
+      `an address never confirmed is taken back by its holder's first sign-in through their organization.\n`,
+    html: html(
+      <Html title={subject}>
+        <p>An account was created on talentd with the address {p.to}.</p>
+        <p>
+          <a href={p.link}>Confirm that it is yours</a>
+        </p>
+        <p>Or open this address: {p.link}</p>
+        <p style="color: #666;">
+          The link works once and expires in {p.hours} hours. If you did not create this account, ignore this mail.
+        </p>
+      </Html>,
+    ),
+  };
+}

@@ -140,7 +140,7 @@ export function invitationPages(deps: ComposedDeps) {
       const problem = passwordProblem(password);
       if (problem) return fail(`The password ${problem}.`);
       try {
-        const r = await signUp(deps.database, deps.authLimiters, { email, password, name: field(body, "name").slice(0, 100) || undefined }, clientMeta(request, server));
+        const r = await signUp(deps.database, deps.authLimiters, { email, password, name: field(body, "name").slice(0, 100) || undefined }, clientMeta(request, server), deps);
         await deps.database.write(async (tx) => {
           const a = await acceptInvitation(tx, inv.id, { id: r.user.id, email: r.user.email });
           await setActiveOrganization(tx, r.session.id, a.organizationId);

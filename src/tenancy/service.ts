@@ -2,7 +2,7 @@
  * Organizations (tenants): creation, approval by platform admins, members and roles,
  * invitations. Plain functions over the database; routes do the HTTP.
  */
-import { and, asc, count, desc, eq, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, isNull, sql } from "drizzle-orm";
 import type { Database, Tx } from "../db/client";
 import { keptAll } from "../db/versionMemo";
 import { invitations, members, organizations, users, type MemberRole, type OrgStatus } from "../db/schema";
@@ -280,5 +280,7 @@ export async function acceptInvitation(tx: Tx, id: string, user: { id: string; e
     await tx.insert(members).values({ organizationId: inv.organizationId, userId: user.id, role: inv.role, createdAt: Date.now() });
   }
   await tx.update(invitations).set({ status: "accepted", acceptedAt: Date.now() }).where(eq(invitations.id, id));
+  // the invitation's link reached this address's mailbox: the address is proven
+  await tx.update(users).set({ emailVerifiedAt: Date.now() }).where(and(eq(users.id, user.id), isNull(users.emailVerifiedAt)));
   return { organizationId: inv.organizationId, role: inv.role };
 }

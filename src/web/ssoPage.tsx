@@ -13,6 +13,9 @@ import { notFound } from "../http/errors";
 import { clientMeta } from "../http/client";
 import { recordSecurityEvent } from "../identity/security";
 import { loadSso, markTested, publicSso, testSso } from "../identity/sso";
+import { txtLookup, verifyDomainByDns } from "../identity/ssoDomains";
+import { AppError } from "../http/errors";
+import { formField } from "../http/form";
 import { approvedOrg, isOrgAdmin, pageContext, type PageContext } from "./context";
 import { Layout, page } from "./layout";
 import { registerView } from "./views";
@@ -25,7 +28,59 @@ interface TestResult {
   link: string;
 }
 
-function SsoPage(props: { ctx: PageContext; data: Public; test?: TestResult }) {
+/** The domains and the proof each still needs: a pending one routes nothing until verified. */
+function DomainClaims(props: { data: Public; outcome?: { ok: boolean; message: string } }) {
+  const claims = props.data.sso?.domainClaims ?? [];
+  if (claims.length === 0) return null;
+  return (
+    <section class="card" aria-labelledby="sso-domains-h" id="sso-domains">
+      <h2 id="sso-domains-h">Domains</h2>
+      <p class="muted">
+        A domain signs people in only once it is proven yours: publish the TXT record shown at your DNS provider, then verify. A platform administrator can also approve a
+        domain (one without public DNS, say).
+      </p>
+      {props.outcome ? (
+        <p class={props.outcome.ok ? "ok" : "error"} role={props.outcome.ok ? "status" : "alert"} id="sso-verify-outcome">
+          {props.outcome.message}
+        </p>
+      ) : null}
+      <div class="scroll-x">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Domain</th>
+              <th scope="col">Status</th>
+              <th scope="col">Proof</th>
+            </tr>
+          </thead>
+          <tbody>
+            {claims.map((c) => (
+              <tr>
+                <td>{c.domain}</td>
+                <td>{c.status === "verified" ? `Verified (${c.verifiedBy === "dns" ? "DNS" : "administrator"})` : "Pending"}</td>
+                <td>
+                  {c.status === "verified" ? (
+                    <span class="muted">{c.verifiedAt}</span>
+                  ) : (
+                    <form method="post" action="/org/sso/verify">
+                      <p class="break">
+                        TXT <code>{c.record.name}</code> = <code>{c.record.value}</code>
+                      </p>
+                      <input type="hidden" name="domain" value={c.domain} />
+                      <button type="submit">Verify {c.domain}</button>
+                    </form>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+function SsoPage(props: { ctx: PageContext; data: Public; test?: TestResult; verify?: { ok: boolean; message: string } }) {
   const s = props.data.sso;
   const sp = props.data.serviceProvider;
   const type = s?.type ?? "oidc";
@@ -61,6 +116,7 @@ function SsoPage(props: { ctx: PageContext; data: Public; test?: TestResult }) {
           </p>
         </section>
       ) : null}
+      <DomainClaims data={props.data} outcome={props.verify} />
       <section class="card" aria-labelledby="sso-sp-h">
         <h2 id="sso-sp-h">Register talentd at your identity provider</h2>
         <dl class="facts urls">
@@ -187,8 +243,27 @@ export function ssoPages(deps: ComposedDeps) {
         if (result.ok) await markTested(tx, org.id);
         await recordSecurityEvent(tx, { kind: "sso.tested", userId: ctx.session.user.id, email: ctx.session.user.email, ...clientMeta(request, server), detail: { organizationId: org.id, ok: result.ok } });
       });
-      const link = `${deps.config.baseUrl}/api/auth/sso/${settings.domains[0]}?next=${encodeURIComponent("/org/sso")}`;
+      const link = `${deps.config.baseUrl}/api/auth/sso/${settings.verifiedDomains[0] ?? settings.domains[0]}?next=${encodeURIComponent("/org/sso")}`;
       const data = publicSso(deps.config, org.id, await loadSso(deps.database, org.id));
       return page(<SsoPage ctx={ctx} data={data} test={{ ...result, link }} />, 200);
+    })
+    .post("/org/sso/verify", async ({ request, body, server }) => {
+      const ctx = await pageContext(deps, request);
+      if (ctx instanceof Response) return ctx;
+      checkSameOrigin(deps.config, request, true);
+      const org = admin(ctx);
+      const domain = (formField(body, "domain") ?? "").trim().toLowerCase().slice(0, 253);
+      let verify: { ok: boolean; message: string };
+      let status = 200;
+      try {
+        await verifyDomainByDns(deps.database, txtLookup(deps.config), org.id, domain);
+        await recordSecurityEvent(deps.database, { kind: "sso.domain_verified", userId: ctx.session.user.id, email: ctx.session.user.email, ...clientMeta(request, server), detail: { organizationId: org.id, domain, by: "dns" } });
+        verify = { ok: true, message: `${domain} is verified: people at ${domain} now sign in through your identity provider.` };
+      } catch (e) {
+        if (!(e instanceof AppError)) throw e;
+        verify = { ok: false, message: e.message };
+        status = e.status;
+      }
+      return page(<SsoPage ctx={ctx} data={publicSso(deps.config, org.id, await loadSso(deps.database, org.id))} verify={verify} />, status);
     });
 }

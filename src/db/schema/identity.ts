@@ -9,6 +9,12 @@ export const users = sqliteTable("users", {
   passwordHash: text("password_hash"),
   /** `user` or `admin` (platform administrator). */
   role: text("role", { enum: ["user", "admin"] }).notNull().default("user"),
+  /**
+   * When the person proved they hold the e-mail (a mailed link, an invitation or reset link,
+   * a provider that vouched for it); null until then. An unverified account signs in but is
+   * never linked to an SSO identity (src/identity/linking.ts).
+   */
+  emailVerifiedAt: integer("email_verified_at"),
   createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),
 }, (t) => [uniqueIndex("users_email_uq").on(t.email)]);
@@ -58,3 +64,30 @@ export const passwordResets = sqliteTable("password_resets", {
   usedAt: integer("used_at"),
   createdAt: integer("created_at").notNull(),
 }, (t) => [index("password_resets_user_idx").on(t.userId)]);
+
+/** E-mail verification links (src/identity/emailVerification.ts): only the SHA-256 of the token, single use. */
+export const emailVerifications = sqliteTable("email_verifications", {
+  tokenHash: text("token_hash").primaryKey(),
+  userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  /** The address the link was sent to: a changed address is not verified by an old link. */
+  email: text("email").notNull(),
+  expiresAt: integer("expires_at").notNull(),
+  usedAt: integer("used_at"),
+  createdAt: integer("created_at").notNull(),
+}, (t) => [index("email_verifications_user_idx").on(t.userId)]);
+
+/**
+ * An identity a provider or an organization's SSO vouched for, waiting for the account holder's
+ * consent before it is linked (src/identity/linking.ts): the person signs in another way and
+ * confirms. Only the SHA-256 of the browser's token is stored; short-lived, single use.
+ */
+export const pendingLinks = sqliteTable("pending_links", {
+  tokenHash: text("token_hash").primaryKey(),
+  provider: text("provider").notNull(),
+  providerUserId: text("provider_user_id").notNull(),
+  userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  /** The organization whose SSO vouched (joined on confirmation), or null for an external provider. */
+  organizationId: text("organization_id").references(() => organizations.id, { onDelete: "cascade" }),
+  expiresAt: integer("expires_at").notNull(),
+  createdAt: integer("created_at").notNull(),
+}, (t) => [index("pending_links_user_idx").on(t.userId)]);

@@ -1,4 +1,5 @@
 /** Organizations (tenants), members, invitations, SSO connections, the mail outbox. */
+import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { users } from "./identity";
 
@@ -58,12 +59,26 @@ export const ssoConnections = sqliteTable("sso_connections", {
   updatedAt: integer("updated_at").notNull(),
 });
 
-/** An e-mail domain routed to one organization's SSO; the primary key makes a domain belong to one organization at most. */
+/**
+ * An e-mail domain an organization claims for its SSO. A claim routes sign-in only once it is
+ * verified (a DNS TXT record holding `token`, or a platform administrator's approval:
+ * src/identity/ssoDomains.ts); several organizations may hold a pending claim on one domain,
+ * and the partial unique index lets only one of them hold it verified.
+ */
 export const ssoDomains = sqliteTable("sso_domains", {
-  domain: text("domain").primaryKey(),
   organizationId: text("organization_id").notNull().references(() => ssoConnections.organizationId, { onDelete: "cascade" }),
+  domain: text("domain").notNull(),
+  /** The value the DNS TXT record `_talentd-challenge.<domain>` must hold (`talentd-verification=<token>`). */
+  token: text("token").notNull().default(""),
+  verifiedAt: integer("verified_at"),
+  /** `dns` or `admin:<user id>`. */
+  verifiedBy: text("verified_by"),
   createdAt: integer("created_at").notNull(),
-}, (t) => [index("sso_domains_org_idx").on(t.organizationId)]);
+}, (t) => [
+  primaryKey({ columns: [t.organizationId, t.domain] }),
+  uniqueIndex("sso_domains_verified_uq").on(t.domain).where(sql`${t.verifiedAt} IS NOT NULL`),
+  index("sso_domains_domain_idx").on(t.domain),
+]);
 
 /**
  * Single-use, expiring records of the SSO protocols, kept in the database so they survive a
