@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as samlify from "samlify";
 import * as xmllint from "@authenio/samlify-node-xmllint";
 import { selfSignedCert } from "./cert-support";
-import { orgWithProject, testEnv, type TestEnv } from "./helpers";
+import { approveSsoDomains, orgWithProject, testEnv, type TestEnv } from "./helpers";
 
 samlify.setSchemaValidator(xmllint);
 
@@ -28,6 +28,7 @@ beforeAll(async () => {
   orgId = org.id;
   const r = await owner.post("/web/orgs/current/sso", { type: "saml", domains: [DOMAIN], saml: { entryPoint: "https://idp.binding.example/sso", idpIssuer: "urn:binding-idp", idpCert: cert } });
   expect(r.status).toBe(200);
+  await approveSsoDomains(env, org.id, [DOMAIN]);
   sp = samlify.ServiceProvider({ metadata: await (await env.request(`/api/auth/saml/${orgId}/metadata`)).text() });
 });
 afterAll(() => env.close());
