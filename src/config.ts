@@ -5,6 +5,7 @@
  */
 import { accessSync, constants, mkdirSync } from "node:fs";
 import { resolve } from "node:path";
+import { parseAllowEntry, type EgressPolicy } from "./lib/egress";
 import type { LogFormatSetting, LogLevel } from "./lib/log";
 
 export interface Config {
@@ -54,6 +55,13 @@ export interface Config {
   metricsToken: string | undefined;
   /** External identity providers (DESIGN §13), each enabled by its own OAUTH_<PROVIDER>_* settings; absent = not offered. */
   oauth: OAuthProviders;
+  /**
+   * What server-side fetches of URLs others chose (SSO issuers, SAML entry points) may reach beyond the public
+   * internet (lib/egress.ts). `allowHosts`: EGRESS_ALLOW_HOSTS, comma-separated host names, `*.domain` patterns,
+   * addresses and CIDR ranges (an IdP on the LAN). Default none. `allowLoopback`: EGRESS_ALLOW_LOOPBACK. Default
+   * false: 127.0.0.0/8 and ::1 are refused (true for a local IdP, and in tests).
+   */
+  egress: EgressPolicy;
 }
 
 /** A client registered at an identity provider. */
@@ -227,6 +235,11 @@ export function loadConfig(
 
   const oauth = parseOAuthProviders(get);
 
+  const allowHosts = (get("EGRESS_ALLOW_HOSTS") ?? "").split(/[\s,]+/).filter((h) => h !== "");
+  for (const h of allowHosts) {
+    if (!parseAllowEntry(h)) throw new ConfigError(`EGRESS_ALLOW_HOSTS: "${h}" is not a host name, *.domain pattern, address or CIDR range`);
+  }
+
   const config: Config = {
     port,
     host,
@@ -252,6 +265,7 @@ export function loadConfig(
     backupKeep: get("BACKUP_KEEP") === undefined ? 7 : parseIntIn("BACKUP_KEEP", get("BACKUP_KEEP")!, 1, 10000, "a number of backups to keep (1–10000)"),
     metricsToken,
     oauth,
+    egress: { allowHosts, allowLoopback: parseBool("EGRESS_ALLOW_LOOPBACK", get("EGRESS_ALLOW_LOOPBACK"), false) },
   };
 
   if (opts.checkDataDir) ensureWritableDir("DATA_DIR", config.dataDir);

@@ -167,7 +167,7 @@ export function ssoAuthRoutes(deps: ComposedDeps) {
       const usable = settings?.oidc ? await usableSsoForDomain(database, settings.domains[0] ?? "") : null;
       if (!settings?.oidc || !usable || usable.organization.id !== orgId) return toLogin("sso_not_approved");
       try {
-        const r = await oidcFinish(settings.oidc, new URL(`${config.baseUrl}/api/auth/sso/oidc/callback${url.search}`), { state: flow!.state, nonce: flow!.nonce ?? "", verifier: flow!.verifier ?? "" });
+        const r = await oidcFinish(settings.oidc, config.egress, new URL(`${config.baseUrl}/api/auth/sso/oidc/callback${url.search}`), { state: flow!.state, nonce: flow!.nonce ?? "", verifier: flow!.verifier ?? "" });
         return await complete(request, server, { provider, ...r, emailVerified: true }, flow!.next, { id: orgId, domains: settings.domains });
       } catch (e) {
         if (!(e instanceof OidcError)) throw e;
@@ -189,7 +189,7 @@ export function ssoAuthRoutes(deps: ComposedDeps) {
       const s = found.settings;
       try {
         if (s.type === "oidc" && s.oidc) {
-          const a = await oidcAuthorizationUrl(s.oidc, serviceProvider(config, found.organization.id).oidcRedirectUri);
+          const a = await oidcAuthorizationUrl(s.oidc, config.egress, serviceProvider(config, found.organization.id).oidcRedirectUri);
           return startRedirect(a.url, { provider, state: a.state, nonce: a.nonce, verifier: a.verifier, next, exp: Date.now() + FLOW_TTL_MS });
         }
         if (s.type === "saml" && s.saml) {
