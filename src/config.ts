@@ -237,7 +237,7 @@ export function loadConfig(
 
   const allowHosts = (get("EGRESS_ALLOW_HOSTS") ?? "").split(/[\s,]+/).filter((h) => h !== "");
   for (const h of allowHosts) {
-    if (!parseAllowEntry(h)) throw new ConfigError(`EGRESS_ALLOW_HOSTS: "${h}" is not a host name, *.domain pattern, address or CIDR range`);
+    if (!parseAllowEntry(h)) throw new ConfigError(`EGRESS_ALLOW_HOSTS: "${h}" is not a host name, *.domain pattern, address or CIDR`);
   }
 
   const config: Config = {

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ConfigError, loadConfig } from "../src/config";
-import { checkedAddress, EgressError, EGRESS_LIMITS, nameAllowed, safeFetch, type EgressPolicy } from "../src/lib/egress";
+import { checkedAddresses, EgressError, EGRESS_LIMITS, nameAllowed, safeFetch, type EgressPolicy } from "../src/lib/egress";
 import { parseIp, refusedKind, urlHost } from "../src/lib/ipRanges";
 import { certFor, countingListener, httpAnswer, type CountingListener } from "./egress-support";
 
@@ -20,7 +20,7 @@ const reason = async (p: Promise<unknown>): Promise<string> => {
     return e instanceof EgressError ? e.reason : `unexpected ${(e as Error).message}`;
   }
 };
-const check = (url: string, policy: EgressPolicy = STRICT) => reason(checkedAddress(new URL(url), policy, AbortSignal.timeout(5000)));
+const check = (url: string, policy: EgressPolicy = STRICT) => reason(checkedAddresses(new URL(url), policy, AbortSignal.timeout(5000)));
 
 describe("egress policy: refused addresses", () => {
   const refused: [string, string][] = [

@@ -60,7 +60,10 @@ export async function oidcConfiguration(s: OidcClientSettings, policy: EgressPol
   const issuer = new URL(s.issuer);
   const config = openidClient()
     .then((client) => {
-      const options: OidcClient.DiscoveryRequestOptions = { timeout: EGRESS_LIMITS.timeoutMs / 1000, [client.customFetch]: policyFetch(policy) as OidcClient.CustomFetch };
+      const options: OidcClient.DiscoveryRequestOptions = {
+        timeout: EGRESS_LIMITS.timeoutMs / 1000,
+        [client.customFetch]: policyFetch(policy) as OidcClient.CustomFetch,
+      };
       if (isLoopbackHttp(issuer)) options.execute = [client.allowInsecureRequests];
       return client.discovery(issuer, s.clientId, { client_secret: s.clientSecret }, client.ClientSecretBasic(s.clientSecret), options);
     })

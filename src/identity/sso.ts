@@ -233,7 +233,10 @@ export async function ssoEnforcedFor(database: Database, email: string): Promise
  * port and a slow host read alike: the test is no port scanner); `problems` says why, for the
  * security log.
  */
-export async function testSso(s: SsoSettings, policy: EgressPolicy): Promise<{ ok: boolean; checks: { name: string; ok: boolean; message: string }[]; problems: string[] }> {
+export async function testSso(
+  s: SsoSettings,
+  policy: EgressPolicy,
+): Promise<{ ok: boolean; checks: { name: string; ok: boolean; message: string }[]; problems: string[] }> {
   const checks: { name: string; ok: boolean; message: string }[] = [];
   const problems: string[] = [];
   if (s.type === "oidc" && s.oidc) {

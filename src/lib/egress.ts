@@ -48,7 +48,8 @@ export function parseAllowEntry(entry: string): { name: string } | { range: IpRa
   return /^(\*\.)?([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$/.test(e) ? { name: e } : null;
 }
 
-function nameAllowed(policy: EgressPolicy, host: string): boolean {
+/** Whether the operator allows this host name (listed, or under a listed `*.` pattern) whatever its addresses. */
+export function nameAllowed(policy: EgressPolicy, host: string): boolean {
   for (const raw of policy.allowHosts) {
     const e = parseAllowEntry(raw);
     if (!e || !("name" in e)) continue;
@@ -69,11 +70,11 @@ export function addressRefusal(policy: EgressPolicy, ip: IpAddress): string | nu
 }
 
 /**
- * The address to connect to for `url` after the policy's checks: the URL's own address, or
- * the first of its host name's addresses when every one of them may be reached (a name with
- * one refused address is refused: the resolver could hand out either).
+ * The addresses to connect to for `url` after the policy's checks: the URL's own address, or
+ * its host name's addresses when every one of them may be reached (a name with one refused
+ * address is refused: the resolver could hand out either).
  */
-export async function checkedAddress(url: URL, policy: EgressPolicy, signal: AbortSignal): Promise<IpAddress> {
+export async function checkedAddresses(url: URL, policy: EgressPolicy, signal: AbortSignal): Promise<IpAddress[]> {
   if (url.protocol !== "https:" && url.protocol !== "http:") throw new EgressError("url", `${url.protocol} is not http(s)`);
   const host = url.hostname.toLowerCase().replace(/\.$/, "");
   const literal = parseIp(host);
@@ -89,13 +90,13 @@ export async function checkedAddress(url: URL, policy: EgressPolicy, signal: Abo
     }
     addresses = answers.map((a) => parseIp(a.address)).filter((a): a is IpAddress => a !== null);
     if (addresses.length === 0) throw new EgressError("unreachable", `${host} has no address`);
-    if (nameAllowed(policy, host)) return addresses[0]!;
+    if (nameAllowed(policy, host)) return addresses;
   }
   for (const ip of addresses) {
     const why = addressRefusal(policy, ip);
     if (why) throw new EgressError("refused", `${host}: ${why}`);
   }
-  return addresses[0]!;
+  return addresses;
 }
 
 function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
@@ -133,8 +134,20 @@ async function pinnedFetch(url: URL, ip: IpAddress, init: RequestInit, signal: A
   const headers = new Headers(init.headers);
   headers.set("host", url.host);
   const named = parseIp(url.hostname) === null;
-  const tls = { ...(init as { tls?: Record<string, unknown> }).tls, ...(named && url.protocol === "https:" ? { serverName: url.hostname } : {}) };
+  const serverName = named && url.protocol === "https:" ? { serverName: url.hostname } : {};
+  const tls = { ...(init as { tls?: Record<string, unknown> }).tls, ...serverName };
   return fetch(target, { ...init, headers, redirect: "manual", signal, tls } as RequestInit);
+}
+
+/** The first of the checked addresses that answers (a host whose IPv6 address cannot be reached from here is tried over IPv4). */
+async function firstConnected(url: URL, ips: IpAddress[], init: RequestInit, signal: AbortSignal): Promise<Response> {
+  for (let i = 0; ; i++) {
+    try {
+      return await pinnedFetch(url, ips[i]!, init, signal);
+    } catch (e) {
+      if (signal.aborted || i + 1 >= ips.length || init.body instanceof ReadableStream) throw e;
+    }
+  }
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -157,21 +170,27 @@ function nextHop(r: Response, url: URL, init: RequestInit): { url: URL; init: Re
  * answers a redirect as it is; otherwise at most `limits.maxRedirects` are followed, each
  * hop checked. The answer's body is read whole (capped) before it is returned. Throws EgressError.
  */
-export async function safeFetch(input: string | URL, init: RequestInit, policy: EgressPolicy, limits: EgressLimits = EGRESS_LIMITS): Promise<Response> {
+export async function safeFetch(
+  input: string | URL,
+  init: RequestInit,
+  policy: EgressPolicy,
+  limits: EgressLimits = EGRESS_LIMITS,
+): Promise<Response> {
   let url: URL;
   try {
     url = new URL(String(input));
   } catch {
     throw new EgressError("url", "not a URL");
   }
-  const signal = init.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(limits.timeoutMs)]) : AbortSignal.timeout(limits.timeoutMs);
+  const deadline = AbortSignal.timeout(limits.timeoutMs);
+  const signal = init.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
   let current = init;
   for (let hop = 0; ; hop++) {
-    const ip = await checkedAddress(url, policy, signal);
+    const ips = await checkedAddresses(url, policy, signal);
     let r: Response;
     let body: Uint8Array<ArrayBuffer>;
     try {
-      r = await pinnedFetch(url, ip, current, signal);
+      r = await firstConnected(url, ips, current, signal);
       body = await cappedBody(r, limits.maxBytes);
     } catch (e) {
       if (e instanceof EgressError) throw e;
@@ -190,8 +209,11 @@ export async function safeFetch(input: string | URL, init: RequestInit, policy: 
   }
 }
 
+/** A `fetch` with the policy already chosen. */
+export type BoundFetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
 /** safeFetch with the policy bound: the `fetch` to hand to a library (openid-client's customFetch). */
-export function policyFetch(policy: EgressPolicy, limits: EgressLimits = EGRESS_LIMITS): (input: string | URL, init?: RequestInit) => Promise<Response> {
+export function policyFetch(policy: EgressPolicy, limits: EgressLimits = EGRESS_LIMITS): BoundFetch {
   return (input, init = {}) => safeFetch(input, init, policy, limits);
 }
 
