@@ -5,6 +5,7 @@
  */
 import { accessSync, constants, mkdirSync } from "node:fs";
 import { resolve } from "node:path";
+import { parseAllowEntry, type EgressPolicy } from "./lib/egress";
 import type { LogFormatSetting, LogLevel } from "./lib/log";
 
 export interface Config {
@@ -59,6 +60,13 @@ export interface Config {
   dnsServers: string[];
   /** External identity providers (DESIGN §13), each enabled by its own OAUTH_<PROVIDER>_* settings; absent = not offered. */
   oauth: OAuthProviders;
+  /**
+   * What server-side fetches of URLs others chose (SSO issuers, SAML entry points) may reach beyond the public
+   * internet (lib/egress.ts). `allowHosts`: EGRESS_ALLOW_HOSTS, comma-separated host names, `*.domain` patterns,
+   * addresses and CIDR ranges (an IdP on the LAN). Default none. `allowLoopback`: EGRESS_ALLOW_LOOPBACK. Default
+   * false: 127.0.0.0/8 and ::1 are refused (true for a local IdP, and in tests).
+   */
+  egress: EgressPolicy;
 }
 
 /** A client registered at an identity provider. */
@@ -238,6 +246,11 @@ export function loadConfig(
     }
   }
 
+  const allowHosts = (get("EGRESS_ALLOW_HOSTS") ?? "").split(/[\s,]+/).filter((h) => h !== "");
+  for (const h of allowHosts) {
+    if (!parseAllowEntry(h)) throw new ConfigError(`EGRESS_ALLOW_HOSTS: "${h}" is not a host name, *.domain pattern, address or CIDR`);
+  }
+
   const config: Config = {
     port,
     host,
@@ -264,6 +277,7 @@ export function loadConfig(
     metricsToken,
     dnsServers,
     oauth,
+    egress: { allowHosts, allowLoopback: parseBool("EGRESS_ALLOW_LOOPBACK", get("EGRESS_ALLOW_LOOPBACK"), false) },
   };
 
   if (opts.checkDataDir) ensureWritableDir("DATA_DIR", config.dataDir);

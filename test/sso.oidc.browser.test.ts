@@ -32,6 +32,7 @@ withChromiumAndApp(
     OAUTH_GITLAB_URL: issuer,
     OAUTH_GITLAB_CLIENT_ID: "talentd-gitlab",
     OAUTH_GITLAB_CLIENT_SECRET: "gitlab-secret",
+    EGRESS_ALLOW_LOOPBACK: "true", // the IdP is on 127.0.0.1
   },
 );
 beforeAll(async () => {

@@ -17,7 +17,7 @@ const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 90_000
 let browser: Browser, live: LiveEnv;
 let idp: OidcIdp;
 
-withChromiumAndApp((b, l) => ([browser, live] = [b, l]), {});
+withChromiumAndApp((b, l) => ([browser, live] = [b, l]), { EGRESS_ALLOW_LOOPBACK: "true" }); // the IdP is on 127.0.0.1
 beforeAll(async () => {
   idp = await startOidcIdp([{ clientId: "page-client", clientSecret: "page-secret", redirectUris: [`${live.base}/api/auth/sso/oidc/callback`] }], freePort());
 }, 60_000);
@@ -99,7 +99,7 @@ describe("/org/sso in Chromium", () => {
     await w.page.click("#sso-test-button");
     await w.page.locator("#sso-test").waitFor();
     expect(await w.page.locator("#sso-test-h").textContent()).toBe("The configuration has problems");
-    expect(await w.page.locator('#sso-test-problems').textContent()).toContain("discovery of http://127.0.0.1:9 failed");
+    expect(await w.page.locator('#sso-test-problems').textContent()).toContain("discovery: Could not reach the issuer http://127.0.0.1:9");
     expect(await axeViolations(w.page)).toEqual([]);
     await w.context.close();
 

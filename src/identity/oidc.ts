@@ -2,9 +2,11 @@
  * OpenID Connect relying party with `openid-client` (discovery, PKCE S256, state, nonce, the
  * ID token's signature, issuer, audience, expiry and nonce checked by the library), shared by
  * the generic OIDC identity provider and organization SSO over OIDC. Discovery answers are
- * kept five minutes per issuer and client.
+ * kept five minutes per issuer and client, failures one minute per issuer. Every request goes
+ * through the egress policy (lib/egress.ts).
  */
 import type * as OidcClient from "openid-client";
+import { EGRESS_LIMITS, egressDetail, policyFetch, type EgressPolicy } from "../lib/egress";
 import { onFirstUse } from "../lib/onFirstUse";
 
 /** openid-client, loaded with the first OIDC sign-in or configuration test (not at start). */
@@ -29,40 +31,61 @@ export interface OidcClientSettings {
 
 const cache = new Map<string, { at: number; config: Promise<OidcClient.Configuration> }>();
 const CACHE_MS = 5 * 60 * 1000;
+/**
+ * A failed discovery is kept this long per issuer (and policy): unauthenticated visits to an
+ * organization's sign-in door then make one fetch a minute at most, not one each.
+ */
+export const FAILED_DISCOVERY_MS = 60 * 1000;
+const failed = new Map<string, { at: number; error: OidcError }>();
 
 /** An issuer over plain HTTP is accepted only on a loopback address (a local IdP, tests). */
 export function isLoopbackHttp(url: URL): boolean {
   return url.protocol === "http:" && ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname);
 }
 
-/** Discovers the issuer (cached); throws OidcError("discovery") with what went wrong. */
-export async function oidcConfiguration(s: OidcClientSettings): Promise<OidcClient.Configuration> {
-  const key = `${s.issuer}\n${s.clientId}\n${s.clientSecret}`;
+const policyKey = (p: EgressPolicy): string => `${p.allowLoopback}|${p.allowHosts.join(",")}`;
+
+/**
+ * Discovers the issuer (cached; a failure is cached too, FAILED_DISCOVERY_MS). Every request
+ * of the configuration (discovery, JWKS, token, userinfo) goes through the egress policy.
+ * Throws OidcError("discovery"): its message is for the log (it says why), not for the page.
+ */
+export async function oidcConfiguration(s: OidcClientSettings, policy: EgressPolicy): Promise<OidcClient.Configuration> {
+  const issuerKey = `${s.issuer}\n${policyKey(policy)}`;
+  const down = failed.get(issuerKey);
+  if (down && Date.now() - down.at < FAILED_DISCOVERY_MS) throw down.error;
+  const key = `${issuerKey}\n${s.clientId}\n${s.clientSecret}`;
   const hit = cache.get(key);
   if (hit && Date.now() - hit.at < CACHE_MS) return hit.config;
   const issuer = new URL(s.issuer);
   const config = openidClient()
     .then((client) => {
-      const options: OidcClient.DiscoveryRequestOptions = { timeout: 10 };
+      const options: OidcClient.DiscoveryRequestOptions = {
+        timeout: EGRESS_LIMITS.timeoutMs / 1000,
+        [client.customFetch]: policyFetch(policy) as OidcClient.CustomFetch,
+      };
       if (isLoopbackHttp(issuer)) options.execute = [client.allowInsecureRequests];
       return client.discovery(issuer, s.clientId, { client_secret: s.clientSecret }, client.ClientSecretBasic(s.clientSecret), options);
     })
     .catch((e: unknown) => {
       cache.delete(key);
-      throw new OidcError("discovery", `OpenID discovery of ${s.issuer} failed: ${(e as Error).message}`);
+      const error = new OidcError("discovery", `OpenID discovery of ${s.issuer} failed: ${egressDetail(e)}`);
+      failed.set(issuerKey, { at: Date.now(), error });
+      throw error;
     });
   cache.set(key, { at: Date.now(), config });
   return config;
 }
 
-/** Forgets cached discovery answers (a configuration test reads the issuer afresh). */
+/** Forgets cached discovery answers and failures (a configuration test reads the issuer afresh). */
 export function forgetOidcConfiguration(issuer: string): void {
   for (const k of cache.keys()) if (k.startsWith(issuer + "\n")) cache.delete(k);
+  for (const k of failed.keys()) if (k.startsWith(issuer + "\n")) failed.delete(k);
 }
 
 /** The authorization URL with a fresh state, nonce and PKCE verifier (returned for the flow cookie). */
-export async function oidcAuthorizationUrl(s: OidcClientSettings, redirectUri: string, extra: Record<string, string> = {}) {
-  const config = await oidcConfiguration(s);
+export async function oidcAuthorizationUrl(s: OidcClientSettings, policy: EgressPolicy, redirectUri: string, extra: Record<string, string> = {}) {
+  const config = await oidcConfiguration(s, policy);
   const client = await openidClient();
   const state = client.randomState();
   const nonce = client.randomNonce();
@@ -83,10 +106,11 @@ export async function oidcAuthorizationUrl(s: OidcClientSettings, redirectUri: s
 /** The person's claims after the code exchange; throws OidcError("exchange" | "token"). */
 export async function oidcFinish(
   s: OidcClientSettings,
+  policy: EgressPolicy,
   currentUrl: URL,
   checks: { state: string; nonce: string; verifier: string },
 ): Promise<{ subject: string; email: string | null; emailVerified: boolean; name: string | null }> {
-  const config = await oidcConfiguration(s);
+  const config = await oidcConfiguration(s, policy);
   const client = await openidClient();
   let tokens: Awaited<ReturnType<typeof OidcClient.authorizationCodeGrant>>;
   try {

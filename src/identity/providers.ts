@@ -14,6 +14,7 @@
  * nonce are still checked here.
  */
 import type { OAuth2Tokens } from "arctic";
+import { egressDetail, safeFetch } from "../lib/egress";
 import { onFirstUse } from "../lib/onFirstUse";
 import { randomBytes } from "node:crypto";
 import type { Config } from "../config";
@@ -100,7 +101,7 @@ export async function startProvider(config: Config, id: ProviderId, next: string
     }
     case "oidc": {
       try {
-        const a = await oidcAuthorizationUrl(o.oidc!, redirect);
+        const a = await oidcAuthorizationUrl(o.oidc!, config.egress, redirect);
         return { url: a.url, flow: { provider: id, state: a.state, verifier: a.verifier, nonce: a.nonce, next, exp } };
       } catch (e) {
         throw new ProviderError("discovery", (e as Error).message);
@@ -151,7 +152,12 @@ export async function finishProvider(config: Config, id: ProviderId, callbackUrl
     case "github": {
       const tokens = await exchange(A, () => new A.GitHub(o.github!.clientId, o.github!.clientSecret, redirect).validateAuthorizationCode(code));
       const headers = { authorization: `Bearer ${tokens.accessToken()}`, accept: "application/vnd.github+json", "user-agent": "talentd" };
-      const [userRes, emailsRes] = await Promise.all([fetch("https://api.github.com/user", { headers }), fetch("https://api.github.com/user/emails", { headers })]);
+      const [userRes, emailsRes] = await Promise.all([
+        safeFetch("https://api.github.com/user", { headers }, config.egress),
+        safeFetch("https://api.github.com/user/emails", { headers }, config.egress),
+      ]).catch((e: unknown) => {
+        throw new ProviderError("profile", `GitHub's API could not be reached: ${egressDetail(e)}`);
+      });
       if (!userRes.ok || !emailsRes.ok) throw new ProviderError("profile", `GitHub's API answered ${userRes.status}/${emailsRes.status}.`);
       const user = (await userRes.json()) as { id: number; name?: string; login: string };
       const emails = (await emailsRes.json()) as { email: string; primary: boolean; verified: boolean }[];
@@ -176,7 +182,7 @@ export async function finishProvider(config: Config, id: ProviderId, callbackUrl
     }
     case "oidc": {
       try {
-        const r = await oidcFinish(o.oidc!, callbackUrl, { state: flow.state, nonce: flow.nonce ?? "", verifier: flow.verifier ?? "" });
+        const r = await oidcFinish(o.oidc!, config.egress, callbackUrl, { state: flow.state, nonce: flow.nonce ?? "", verifier: flow.verifier ?? "" });
         return { provider: id, ...r };
       } catch (e) {
         if (e instanceof OidcError) throw new ProviderError(e.kind, e.message);

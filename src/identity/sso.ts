@@ -10,6 +10,7 @@ import type { Config } from "../config";
 import type { Database, Tx } from "../db/client";
 import { members, organizations, ssoConnections, users } from "../db/schema";
 import { AppError, validationFailed, type Issue } from "../http/errors";
+import { egressDetail, safeFetch, type EgressPolicy } from "../lib/egress";
 import { iso } from "../lib/time";
 import { forgetOidcConfiguration, isLoopbackHttp, oidcConfiguration } from "./oidc";
 import { domainClaims, saveDomainClaims, verifiedOwnerOf, type DomainClaim } from "./ssoDomains";
@@ -242,21 +243,29 @@ export async function ssoEnforcedFor(database: Database, email: string): Promise
 /**
  * Checks a configuration against its IdP: OIDC discovery (issuer, endpoints, the signing
  * keys' URL); SAML certificate (parses, in its validity period) and entry point (a URL that
- * answers). Returns each check with its outcome.
+ * answers). Returns each check with its outcome. Every fetch goes through the egress policy,
+ * and a failed one says only that the IdP could not be reached (a refused address, a closed
+ * port and a slow host read alike: the test is no port scanner); `problems` says why, for the
+ * security log.
  */
-export async function testSso(s: SsoSettings): Promise<{ ok: boolean; checks: { name: string; ok: boolean; message: string }[] }> {
+export async function testSso(
+  s: SsoSettings,
+  policy: EgressPolicy,
+): Promise<{ ok: boolean; checks: { name: string; ok: boolean; message: string }[]; problems: string[] }> {
   const checks: { name: string; ok: boolean; message: string }[] = [];
+  const problems: string[] = [];
   if (s.type === "oidc" && s.oidc) {
     forgetOidcConfiguration(s.oidc.issuer);
     try {
-      const c = await oidcConfiguration(s.oidc);
+      const c = await oidcConfiguration(s.oidc, policy);
       const m = c.serverMetadata();
       checks.push({ name: "discovery", ok: true, message: `Discovered ${m.issuer}: authorization ${m.authorization_endpoint}, token ${m.token_endpoint}.` });
       const pkce = m.code_challenge_methods_supported?.includes("S256");
       checks.push({ name: "pkce", ok: pkce !== false, message: pkce ? "PKCE S256 is supported." : "The issuer does not announce PKCE S256; sign-in will still send it." });
       checks.push({ name: "jwks", ok: typeof m.jwks_uri === "string", message: m.jwks_uri ? `Signing keys at ${m.jwks_uri}.` : "The issuer names no jwks_uri: ID tokens cannot be verified." });
     } catch (e) {
-      checks.push({ name: "discovery", ok: false, message: (e as Error).message });
+      problems.push((e as Error).message);
+      checks.push({ name: "discovery", ok: false, message: `Could not reach the issuer ${s.oidc.issuer}, or it answered no OpenID configuration.` });
     }
   } else if (s.type === "saml" && s.saml) {
     const cert = normalizeCertificate(s.saml.idpCert);
@@ -268,15 +277,17 @@ export async function testSso(s: SsoSettings): Promise<{ ok: boolean; checks: { 
       const valid = from <= now && now <= to;
       checks.push({ name: "certificate", ok: valid, message: valid ? `Certificate ${cert.cert.subject.replace(/\n/g, ", ")} valid until ${new Date(to).toISOString()}.` : `The certificate is outside its validity period (${new Date(from).toISOString()} – ${new Date(to).toISOString()}).` });
     }
+    let answered = false;
     try {
-      const r = await fetch(s.saml.entryPoint, { method: "GET", redirect: "manual", signal: AbortSignal.timeout(10_000) });
-      await r.body?.cancel();
-      checks.push({ name: "entryPoint", ok: r.status < 500, message: `The entry point answered ${r.status}.` });
+      const r = await safeFetch(s.saml.entryPoint, { method: "GET", redirect: "manual" }, policy);
+      answered = r.status < 500;
+      if (!answered) problems.push(`the entry point answered ${r.status}`);
     } catch (e) {
-      checks.push({ name: "entryPoint", ok: false, message: `The entry point ${s.saml.entryPoint} could not be reached: ${(e as Error).message}` });
+      problems.push(`the entry point: ${egressDetail(e)}`);
     }
+    checks.push({ name: "entryPoint", ok: answered, message: answered ? "The entry point answered." : `Could not reach the entry point ${s.saml.entryPoint}.` });
   }
-  return { ok: checks.length > 0 && checks.every((c) => c.ok), checks };
+  return { ok: checks.length > 0 && checks.every((c) => c.ok), checks, problems };
 }
 
 /** Marks a configuration as tested (shown on the page). */

@@ -175,7 +175,7 @@ export function ssoAuthRoutes(deps: ComposedDeps) {
       const settings = await usableSsoOf(database, orgId);
       if (!settings?.oidc) return toLogin("sso_not_approved");
       try {
-        const r = await oidcFinish(settings.oidc, new URL(`${config.baseUrl}/api/auth/sso/oidc/callback${url.search}`), { state: flow!.state, nonce: flow!.nonce ?? "", verifier: flow!.verifier ?? "" });
+        const r = await oidcFinish(settings.oidc, config.egress, new URL(`${config.baseUrl}/api/auth/sso/oidc/callback${url.search}`), { state: flow!.state, nonce: flow!.nonce ?? "", verifier: flow!.verifier ?? "" });
         return await complete(request, server, { provider, ...r, emailVerified: true }, flow!.next, { id: orgId, domains: settings.verifiedDomains });
       } catch (e) {
         if (!(e instanceof OidcError)) throw e;
@@ -197,7 +197,7 @@ export function ssoAuthRoutes(deps: ComposedDeps) {
       const s = found.settings;
       try {
         if (s.type === "oidc" && s.oidc) {
-          const a = await oidcAuthorizationUrl(s.oidc, serviceProvider(config, found.organization.id).oidcRedirectUri);
+          const a = await oidcAuthorizationUrl(s.oidc, config.egress, serviceProvider(config, found.organization.id).oidcRedirectUri);
           return startRedirect(a.url, { provider, state: a.state, nonce: a.nonce, verifier: a.verifier, next, exp: Date.now() + FLOW_TTL_MS });
         }
         if (s.type === "saml" && s.saml) {

@@ -83,10 +83,10 @@ function orgSsoRoutes(deps: AppDeps, guards: Guards) {
     .post("/test", async ({ auth, org, request, server }) => {
       const settings = await loadSso(database, org.id);
       if (!settings) throw notFound("This organization has no single sign-on to test: save a configuration first.");
-      const result = await testSso(settings);
+      const result = await testSso(settings, config.egress);
       await database.write(async (tx) => {
         if (result.ok) await markTested(tx, org.id);
-        await recordSecurityEvent(tx, { kind: "sso.tested", userId: auth.user.id, email: auth.user.email, ...clientMeta(request, server), detail: { organizationId: org.id, ok: result.ok } });
+        await recordSecurityEvent(tx, { kind: "sso.tested", userId: auth.user.id, email: auth.user.email, ...clientMeta(request, server), detail: { organizationId: org.id, ok: result.ok, problems: result.problems } });
       });
       const domain = settings.verifiedDomains[0] ?? settings.domains[0]!;
       return {

@@ -238,10 +238,10 @@ export function ssoPages(deps: ComposedDeps) {
       const org = admin(ctx);
       const settings = await loadSso(deps.database, org.id);
       if (!settings) throw notFound("This organization has no single sign-on to test: save a configuration first.");
-      const result = await testSso(settings);
+      const result = await testSso(settings, deps.config.egress);
       await deps.database.write(async (tx) => {
         if (result.ok) await markTested(tx, org.id);
-        await recordSecurityEvent(tx, { kind: "sso.tested", userId: ctx.session.user.id, email: ctx.session.user.email, ...clientMeta(request, server), detail: { organizationId: org.id, ok: result.ok } });
+        await recordSecurityEvent(tx, { kind: "sso.tested", userId: ctx.session.user.id, email: ctx.session.user.email, ...clientMeta(request, server), detail: { organizationId: org.id, ok: result.ok, problems: result.problems } });
       });
       const link = `${deps.config.baseUrl}/api/auth/sso/${settings.verifiedDomains[0] ?? settings.domains[0]}?next=${encodeURIComponent("/org/sso")}`;
       const data = publicSso(deps.config, org.id, await loadSso(deps.database, org.id));
