@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { countingListener, httpAnswer, type CountingListener } from "./egress-support";
 import { selfSignedCert } from "./cert-support";
 import { startOidcIdp, type OidcIdp } from "./idp-support";
-import { orgWithProject, testEnv, type TestEnv } from "./helpers";
+import { approveSsoDomains, orgWithProject, testEnv, type TestEnv } from "./helpers";
 
 const CERT = selfSignedCert("egress-journey-idp").cert;
 let strict: TestEnv;
@@ -30,12 +30,13 @@ afterAll(async () => {
   await idp?.stop();
 });
 
-/** An approved organization whose owner saved this SSO for a fresh domain; the domain is returned. */
+/** An approved organization whose owner saved this SSO for a fresh, proven domain; the domain is returned. */
 async function ssoOrg(env: TestEnv, sso: Record<string, unknown>) {
-  const { owner } = await orgWithProject(env, `Egress ${++seq}`);
+  const { owner, org } = await orgWithProject(env, `Egress ${++seq}`);
   const domain = `egress-${seq}.example`;
   const saved = await owner.post("/web/orgs/current/sso", { domains: [domain], ...sso });
   if (saved.status !== 200) throw new Error(`saving SSO failed: ${JSON.stringify(saved.body)}`);
+  await approveSsoDomains(env, org.id, [domain]);
   return { owner, domain };
 }
 

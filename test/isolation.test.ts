@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { selfSignedCert } from "./cert-support";
-import { createKey, orgWithProject, publishedExpertise, signedUp, testEnv, withKey, type TestEnv } from "./helpers";
+import { approveSsoDomains, createKey, orgWithProject, publishedExpertise, signedUp, testEnv, withKey, type TestEnv } from "./helpers";
 
 let env: TestEnv;
 const BETA_CERT = selfSignedCert("beta-idp").cert;
@@ -245,6 +245,7 @@ describe("two organizations: a member of B on A's ids gets 404 (or 403 where the
     const b = await orgWithProject(env, "Sso Beta");
     const aSso = { type: "oidc", domains: ["alpha-sso.example"], enforce: true, oidc: { issuer: "https://idp.alpha-sso.example", clientId: "alpha-client", clientSecret: "alpha-secret-value" } };
     expect((await a.owner.post("/web/orgs/current/sso", aSso)).status).toBe(200);
+    await approveSsoDomains(env, a.org.id, ["alpha-sso.example"]);
     const secretsOfA = ["alpha-sso.example", "alpha-client", "alpha-secret-value", "idp.alpha-sso.example", a.org.id];
     // B sees only its own (none), cannot test or delete A's, cannot claim A's domain
     const bGet = await b.owner.get("/web/orgs/current/sso");
@@ -255,7 +256,7 @@ describe("two organizations: a member of B on A's ids gets 404 (or 403 where the
     const bDelete = await b.owner.del("/web/orgs/current/sso");
     expect(`${bDelete.status} ${bDelete.body.error}`).toBe("404 not_found");
     const steal = await b.owner.post("/web/orgs/current/sso", { ...aSso, domains: ["beta-sso.example", "alpha-sso.example"], oidc: { ...aSso.oidc, clientSecret: "beta-secret" } });
-    expect(`${steal.status} ${steal.body.error}`).toBe("409 conflict");
+    expect(`${steal.status} ${steal.body.error}`).toBe("409 conflict"); // A proved it
     expect(steal.body.domains).toEqual(["alpha-sso.example"]);
     expect(JSON.stringify(steal.body)).not.toContain("alpha-secret-value");
     // nothing of A changed, and A's own answer carries no secret

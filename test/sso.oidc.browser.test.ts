@@ -11,7 +11,7 @@ import type { Browser, Page } from "playwright-core";
 import { axeViolations, newPage, screenshot, type WatchedPage, withChromiumAndApp } from "./browser-support";
 import { startOidcIdp, type OidcIdp } from "./idp-support";
 import { freePort, type LiveEnv } from "./mcp-support";
-import { orgWithProject, signedUp, WebClient } from "./helpers";
+import { approveSsoDomains, orgWithProject, signedUp, WebClient } from "./helpers";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 90_000);
 
@@ -198,6 +198,7 @@ describe("organization SSO over OIDC, routed from /login by e-mail domain", () =
     const saved = await owner.post("/web/orgs/current/sso", { type: "oidc", domains: [domain], enforce: true, oidc: { issuer: idp.issuer, clientId: "talentd-org", clientSecret: "org-secret" } });
     expect(saved.status).toBe(200);
     expect(JSON.stringify(saved.body)).not.toContain("org-secret");
+    await approveSsoDomains(live.env, org.id, [domain]);
     const tested = await owner.post("/web/orgs/current/sso/test");
     expect(tested.body.ok).toBe(true);
     expect(tested.body.link).toBe(`${live.base}/api/auth/sso/${domain}?next=%2Forg%2Fsso`);
@@ -214,15 +215,15 @@ describe("organization SSO over OIDC, routed from /login by e-mail domain", () =
     expect(s.activeOrganizationId).toBe(org.id);
     expect(s.organizations.find((o: { id: string }) => o.id === org.id)?.role).toBe("member");
 
-    // enforce: the password form is refused for the domain, with the way forward
+    // enforce: the password form is refused for the organization's members, with the way forward
     const w2 = await fresh();
     await w2.page.goto(`${live.base}/login`);
-    await w2.page.fill("#email", `other@${domain}`);
+    await w2.page.fill("#email", email);
     await w2.page.fill("#password", "some password here");
     await w2.page.click('form[action="/login"] button[type="submit"]');
     expect(await w2.page.locator("p.error").first().textContent()).toContain("single sign-on");
     // …and so is an external identity provider for an address of the domain
-    idp.account = { sub: `via-generic-${seq}`, email: `third@${domain}`, email_verified: true };
+    idp.account = { sub: `via-generic-${seq}`, email, email_verified: true };
     await w2.page.goto(`${live.base}/api/auth/oauth/oidc`);
     expect(await loginNotice(w2.page)).toContain(`Accounts at ${domain} sign in through their organization's single sign-on`);
     expect(w.problems).toEqual([]);
@@ -231,9 +232,10 @@ describe("organization SSO over OIDC, routed from /login by e-mail domain", () =
   });
 
   test("an SSO sign-in with a wrong state or whose IdP vouches for an address outside the organization's domains is refused", async () => {
-    const { owner } = await orgWithProject(live.env, `Oidc Org ${++seq}`);
+    const { owner, org } = await orgWithProject(live.env, `Oidc Org ${++seq}`);
     const domain = `oidc-strict${seq}.example`;
     expect((await owner.post("/web/orgs/current/sso", { type: "oidc", domains: [domain], oidc: { issuer: idp.issuer, clientId: "talentd-org", clientSecret: "org-secret" } })).status).toBe(200);
+    await approveSsoDomains(live.env, org.id, [domain]);
     const w = await fresh();
     idp.account = { sub: `outside-${seq}`, email: `someone@elsewhere${seq}.example`, email_verified: true };
     await w.page.goto(`${live.base}/api/auth/sso/${domain}`);

@@ -1,7 +1,7 @@
 /**
  * `/org/sso` in Chromium (DESIGN §10, §12): an owner sets OIDC SSO with the form, tests it
  * (discovery against a real `oidc-provider`), follows the test sign-in link; the refusals
- * show on the page (#flash: 409 for a domain another organization holds, 400 with each
+ * show on the page (#flash: 409 for a domain another organization proved, 400 with each
  * field's issue); a failed test lists its problem; a member gets the 404 page. axe-core finds
  * nothing serious; screenshots at 1280×800.
  */
@@ -10,19 +10,23 @@ import type { Browser } from "playwright-core";
 import { axeViolations, newPage, screenshot, type WatchedPage, withChromiumAndApp } from "./browser-support";
 import { startOidcIdp, type OidcIdp } from "./idp-support";
 import { freePort, type LiveEnv } from "./mcp-support";
-import { orgWithProject, signedUp, type WebClient } from "./helpers";
+import { approveSsoDomains, orgWithProject, signedUp, type WebClient } from "./helpers";
+import { startTestDns } from "./dns-support";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 90_000);
 
 let browser: Browser, live: LiveEnv;
 let idp: OidcIdp;
 
-withChromiumAndApp((b, l) => ([browser, live] = [b, l]), { EGRESS_ALLOW_LOOPBACK: "true" }); // the IdP is on 127.0.0.1
+const dns = await startTestDns();
+// the IdP is on 127.0.0.1; domains are proven through the test DNS server
+withChromiumAndApp((b, l) => ([browser, live] = [b, l]), { EGRESS_ALLOW_LOOPBACK: "true", DNS_SERVERS: dns.server });
 beforeAll(async () => {
   idp = await startOidcIdp([{ clientId: "page-client", clientSecret: "page-secret", redirectUris: [`${live.base}/api/auth/sso/oidc/callback`] }], freePort());
 }, 60_000);
 afterAll(async () => {
   await idp?.stop();
+  await dns.stop();
 });
 
 async function as(client: WebClient): Promise<WatchedPage> {
@@ -36,6 +40,7 @@ describe("/org/sso in Chromium", () => {
     const { owner, org } = await orgWithProject(live.env, "Page Sso");
     const other = await orgWithProject(live.env, "Other Sso");
     await other.owner.post("/web/orgs/current/sso", { type: "oidc", domains: ["taken-page.example"], oidc: { issuer: idp.issuer, clientId: "x", clientSecret: "y" } });
+    await approveSsoDomains(live.env, other.org.id, ["taken-page.example"]);
 
     const w = await as(owner);
     const p = w.page;
@@ -52,7 +57,7 @@ describe("/org/sso in Chromium", () => {
     await p.fill("#oidc-client-secret", "page-secret");
     await p.click('#sso-form button[type="submit"]');
     await p.locator("#flash .flash.error").waitFor();
-    expect(await p.locator("#flash").textContent()).toContain("taken-page.example is already routed to another organization's SSO");
+    expect(await p.locator("#flash").textContent()).toContain("taken-page.example is verified by another organization");
     expect((await owner.get("/web/orgs/current/sso")).body.sso).toBeNull();
 
     // a bad field → 400 with the field named
@@ -68,6 +73,20 @@ describe("/org/sso in Chromium", () => {
     expect(await p.content()).not.toContain("page-secret");
     expect(await p.locator("#sso-form-h").textContent()).toBe("Configuration");
     expect((await owner.get("/web/orgs/current/sso")).body.sso).toMatchObject({ domains: ["page-sso.example"], enforce: true });
+
+    // the domain is pending: the page shows the TXT record to publish; verify fails until it is there, then succeeds
+    expect(await p.locator("#sso-claims").textContent()).toContain("Pending");
+    const value = (await p.locator("#sso-claims code").nth(1).textContent())!;
+    expect(value).toMatch(/^talentd-verification=[0-9a-f]{32}$/);
+    await p.click('#sso-claims button:text("Verify page-sso.example")');
+    await p.locator("#sso-verify-outcome").waitFor();
+    expect(await p.locator("#sso-verify-outcome").textContent()).toContain("No TXT record _talentd-challenge.page-sso.example");
+    dns.txt.set("_talentd-challenge.page-sso.example", [value]);
+    await p.click('#sso-claims button:text("Verify page-sso.example")');
+    await p.locator("#sso-verify-outcome.ok").waitFor();
+    expect(await p.locator("#sso-claims").textContent()).toContain("Verified (DNS)");
+    expect(await axeViolations(p)).toEqual([]);
+    await screenshot(p, "org-sso-domain-verified");
 
     // test: discovery against the real IdP; the results and the link on the page
     await p.click("#sso-test-button");
@@ -86,7 +105,7 @@ describe("/org/sso in Chromium", () => {
     // (signing in there ended the owner's session of this browser, as any new sign-in does)
     const members = await live.env.database.client.execute({ sql: "SELECT u.email, m.role FROM members m JOIN users u ON u.id = m.user_id WHERE m.organization_id = ?", args: [org.id] });
     expect(members.rows.map((r) => `${r.email}:${r.role}`)).toContain("tester@page-sso.example:member");
-    // the refusals provoked above (409, 400) and the tester's 404 are the only console errors
+    // the refusals provoked above (409, 400, the unverified domain's 409) and the tester's 404 are the only console errors
     expect(w.problems.filter((x) => !/status of (400|404|409)|Status Error Code (400|409)/.test(x))).toEqual([]);
     await w.context.close();
   });

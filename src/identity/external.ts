@@ -72,6 +72,9 @@ export async function signInExternal(
   const email = identity.email && EMAIL_PATTERN.test(identity.email.trim()) ? normalizeEmail(identity.email) : null;
   const label = identity.provider.startsWith("sso:") ? "single sign-on" : identity.provider;
   try {
+    // a member of an organization that enforces its SSO never signs in through another provider
+    const enforcedBefore = !joinOrganizationId && email && identity.emailVerified ? await ssoEnforcedFor(database, email) : null;
+    if (enforcedBefore) throw new SignInRefused(`Accounts at ${enforcedBefore} sign in through their organization's single sign-on.`, "enforced", enforcedBefore);
     const result = await database.write(async (tx) => {
       const choice = await chooseAccount(tx, { provider: identity.provider, subject: identity.subject, email: identity.emailVerified ? email : null, name: identity.name, organizationId: joinOrganizationId });
       if (choice.kind === "admin") {

@@ -33,8 +33,8 @@ function DomainClaims(props: { data: Public; outcome?: { ok: boolean; message: s
   const claims = props.data.sso?.domainClaims ?? [];
   if (claims.length === 0) return null;
   return (
-    <section class="card" aria-labelledby="sso-domains-h" id="sso-domains">
-      <h2 id="sso-domains-h">Domains</h2>
+    <section class="card" aria-labelledby="sso-claims-h" id="sso-claims">
+      <h2 id="sso-claims-h">Domains</h2>
       <p class="muted">
         A domain signs people in only once it is proven yours: publish the TXT record shown at your DNS provider, then verify. A platform administrator can also approve a
         domain (one without public DNS, say).
