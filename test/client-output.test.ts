@@ -181,7 +181,10 @@ describe("the validator refuses control characters in every field (talents lint,
   test("talents lint names each field with a control character (exit 1), and its own output holds none", async () => {
     const { dir, cleanup } = tempDir();
     try {
-      writeFiles(join(dir, "lint"), { "evil-one/TALENT.md": evil, "evil-one/notes.md": "a\r\nb\u001bc\n" });
+      // a SKILL.md's metadata values are JSON texts: what they decode to is checked too, named where it was written
+      const rules = [1, 2, 3].map((n) => ({ id: `AB-00${n}`, severity: "advisory", title: n === 1 ? `x ${ESC}[8m y` : "t", check: "c" }));
+      const skill = `---\nname: evil-skill\ndescription: Does things.\nmetadata:\n  rules: '${JSON.stringify(rules)}'\n---\nBody.\n`;
+      writeFiles(join(dir, "lint"), { "evil-one/TALENT.md": evil, "evil-one/notes.md": "a\r\nb\u001bc\n", "evil-skill/SKILL.md": skill });
       const r = await runCli(["talents", "lint", join(dir, "lint")], { cwd: dir });
       expect(r.code).toBe(1);
       expect(r.stdout + r.stderr).not.toMatch(UNSAFE);
@@ -193,6 +196,7 @@ describe("the validator refuses control characters in every field (talents lint,
       expect(fields).toContain("tests[0].fail: contains a control character (U+0008 at character 4): write plain text");
       expect(fields).toContain("body: contains a control character (U+001B at character 29): write plain text");
       expect(fields).toContain("content: contains a control character (U+001B at character 5): write plain text");
+      expect(r.stdout).toContain("evil-skill/SKILL.md: metadata.rules[AB-001].title: contains a control character (U+001B at character 3): write plain text\n");
     } finally {
       cleanup();
     }

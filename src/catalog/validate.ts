@@ -166,8 +166,9 @@ export function validateTalent(src: TalentSource): ValidationResult {
     }
     fields = mapped.fields;
     addField = relabel(add, mapped.labels);
-    // metadata values are JSON texts: what they decode to is checked too
-    checkControls(fields, "", addField);
+    // metadata values are JSON texts: what they decode to is checked too (once: a plain value was just checked)
+    const said = new Set(findings.map((f) => `${f.field}\0${f.problem}`));
+    checkControls(fields, "", relabel((field, problem) => void (said.has(`${field}\0${problem}`) || add(field, problem)), mapped.labels));
   } else {
     for (const key of Object.keys(data)) if (!TALENT_FIELDS.has(key)) add(key, "unknown field");
     id = readStr(data, "id", 64, add);
