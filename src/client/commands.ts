@@ -4,7 +4,7 @@
  * read git (src/client/git.ts); nothing of the server's code is loaded, so a hook starts fast.
  *
  * Exit codes: 0 clean, 1 findings (check: a blocking finding; ci verify: any problem), 2 usage,
- * configuration or connection errors — thrown as CliError, printed by main as one line.
+ * configuration or connection errors, a malformed answer — thrown as CliError, printed by main as one line.
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
