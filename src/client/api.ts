@@ -68,7 +68,8 @@ export async function call<T = any>(server: ServerOptions, method: "GET" | "POST
     throw new CliError(`${server.url} did not answer ${method} ${pathOnly(path)} as a talentd server would (HTTP ${response.status}, not JSON): is TALENTD_URL right?`);
   }
   if (response.ok && (json === null || typeof json !== "object" || Array.isArray(json))) {
-    throw new CliError(`${server.url} did not answer ${method} ${pathOnly(path)} as a talentd server would (HTTP ${response.status}, not a JSON object): is TALENTD_URL right?`);
+    const where = `${method} ${pathOnly(path)}`;
+    throw new CliError(`${server.url} did not answer ${where} as a talentd server would (HTTP ${response.status}, not a JSON object): is TALENTD_URL right?`);
   }
   if (response.ok) return json as T;
   // the server's words reach a terminal: shown inert (printable) and short
@@ -78,7 +79,8 @@ export async function call<T = any>(server: ServerOptions, method: "GET" | "POST
     throw new CliError(`the server refused the key (401 ${code || "invalid_token"}): it is unknown, revoked or expired; create a new one and set TALENTD_KEY`);
   }
   if (code === "insufficient_scope") {
-    throw new CliError(`the key lacks the scope ${shown(String(json.requiredScope ?? "?"), 80)} that ${method} ${pathOnly(path)} needs (403 insufficient_scope): create a key with it`);
+    const scope = shown(String(json.requiredScope ?? "?"), 80);
+    throw new CliError(`the key lacks the scope ${scope} that ${method} ${pathOnly(path)} needs (403 insufficient_scope): create a key with it`);
   }
   const id = shown(response.headers.get("x-request-id") ?? "", 80);
   throw new CliError(`${method} ${pathOnly(path)} failed: ${response.status} ${code || "error"}${message ? `: ${message}` : ""}${response.status >= 500 && id ? ` (request id ${id})` : ""}`);
@@ -95,7 +97,8 @@ const shown = (text: string, max: number): string => printable(text.length > max
 async function readAnswer(response: Response, server: ServerOptions, method: string, path: string): Promise<string> {
   const what = `${method} ${pathOnly(path)}`;
   const tooLarge = (): CliError =>
-    new CliError(`the answer of ${server.url} to ${what} is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB: not a talentd answer (is TALENTD_URL right?)`);
+    new CliError(`the answer of ${server.url} to ${what} is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB: not a talentd answer ` +
+      "(is TALENTD_URL right?)");
   const declared = Number(response.headers.get("content-length") ?? "");
   if (Number.isFinite(declared) && declared > MAX_ANSWER_BYTES) {
     await response.body?.cancel().catch(() => undefined);
@@ -122,7 +125,8 @@ async function readAnswer(response: Response, server: ServerOptions, method: str
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks, size));
   } catch {
-    throw new CliError(`${server.url} did not answer ${what} as a talentd server would (HTTP ${response.status}, not UTF-8 text): is TALENTD_URL right?`);
+    const status = response.status;
+    throw new CliError(`${server.url} did not answer ${what} as a talentd server would (HTTP ${status}, not UTF-8 text): is TALENTD_URL right?`);
   }
 }
 

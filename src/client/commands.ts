@@ -40,7 +40,8 @@ export async function runClientCommand(cli: Run): Promise<number> {
     const err = e as { name?: string; code?: unknown; message?: string };
     if (err?.name === "CliError") throw e;
     if (typeof err?.code === "string") throw new CliError(`${cli.command.name}: ${err.message ?? String(e)}`); // the file system's
-    throw new CliError(`${cli.command.name}: the server's answer is not what talentd ${pkg.version} expects (${err?.message ?? String(e)}): is TALENTD_URL a talentd server?`);
+    const what = err?.message ?? String(e);
+    throw new CliError(`${cli.command.name}: the server's answer is not what talentd ${pkg.version} expects (${what}): is TALENTD_URL a talentd server?`);
   }
 }
 
