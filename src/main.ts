@@ -8,6 +8,7 @@
 import "./production"; // first: before Elysia loads (see the file)
 import pkg from "../package.json" with { type: "json" };
 import { CLIENT_COMMANDS, parseCommandLine } from "./cli/args";
+import { printable } from "./lib/controls";
 
 /**
  * The client and the server commands are entry points of their own in the binary (build.ts),
@@ -56,11 +57,12 @@ run(Bun.argv.slice(2)).then(
       console.error(`talentd: config: ${(e as Error).message}`);
       process.exit(2);
     }
+    // a message may quote the server or a file: shown inert on the terminal
     if (name === "CliError") {
-      console.error(`talentd: ${(e as Error).message}`);
+      console.error(`talentd: ${printable((e as Error).message)}`);
       process.exit(2);
     }
-    console.error(`talentd: ${(e as Error)?.message ?? e}`);
+    console.error(`talentd: ${printable(String((e as Error)?.message ?? e))}`);
     process.exit(1);
   },
 );

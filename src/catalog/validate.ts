@@ -23,6 +23,7 @@ import { mapSkillFrontMatter, relativeLinksToPointers, SKILL_COMPATIBILITY_MAX, 
 
 export { parseFrontMatterYaml, splitFrontMatter };
 import { proveDetectors, readDetectors } from "./detect";
+import { controlProblem } from "../lib/controls";
 
 export interface TalentSource {
   /** Folder name (public talents) or slug (expertises): the id the talent must carry. */
@@ -48,6 +49,29 @@ const TALENT_FIELDS = new Set([
 ]);
 
 type Add = (field: string, problem: string) => void;
+
+/**
+ * Every string of the front matter (keys and values, at any depth) free of control characters:
+ * the client prints titles, checks and patterns on members' terminals. Findings name the field
+ * (`rules[TS-001].title`, `triggers.files[0]`).
+ */
+function checkControls(v: unknown, field: string, add: Add): void {
+  if (typeof v === "string") {
+    const problem = controlProblem(v, { bidi: true });
+    if (problem) add(field || "front matter", problem);
+  } else if (Array.isArray(v)) {
+    v.forEach((x, i) => {
+      const id = x !== null && typeof x === "object" && typeof (x as { id?: unknown }).id === "string" ? (x as { id: string }).id : "";
+      checkControls(x, `${field}[${RULE_ID_PATTERN.test(id) ? id : i}]`, add);
+    });
+  } else if (v !== null && typeof v === "object") {
+    for (const [key, x] of Object.entries(v)) {
+      const problem = controlProblem(key, { bidi: true });
+      if (problem) add(`${field}${field ? "." : ""}${JSON.stringify(key)}`, `key ${problem}`);
+      else checkControls(x, field ? `${field}.${key}` : key, add);
+    }
+  }
+}
 
 /** A string field: trimmed, "" when missing (and a finding when required). */
 function readStr(data: Record<string, unknown>, field: string, max: number, add: Add, required = true): string {
@@ -119,6 +143,7 @@ export function validateTalent(src: TalentSource): ValidationResult {
     return { talent: null, findings, notes };
   }
   const data = fm as Record<string, unknown>;
+  checkControls(data, "", add);
   const uri = src.uri ?? `talent://${src.folder}`;
 
   let id: string;
@@ -141,6 +166,9 @@ export function validateTalent(src: TalentSource): ValidationResult {
     }
     fields = mapped.fields;
     addField = relabel(add, mapped.labels);
+    // metadata values are JSON texts: what they decode to is checked too (once: a plain value was just checked)
+    const said = new Set(findings.map((f) => `${f.field}\0${f.problem}`));
+    checkControls(fields, "", relabel((field, problem) => void (said.has(`${field}\0${problem}`) || add(field, problem)), mapped.labels));
   } else {
     for (const key of Object.keys(data)) if (!TALENT_FIELDS.has(key)) add(key, "unknown field");
     id = readStr(data, "id", 64, add);
@@ -150,6 +178,7 @@ export function validateTalent(src: TalentSource): ValidationResult {
   // TALENT.md's when present.
   const given = (key: string) => fields[key] !== undefined && fields[key] !== null;
   const title = isSkill && !given("title") ? id : readStr(fields, "title", 80, addField);
+  if (title.includes("\n")) addField("title", "must be one line");
   let version = "0.0.0";
   if (!isSkill || given("version")) {
     version = readStr(fields, "version", 64, addField);
@@ -184,6 +213,12 @@ export function validateTalent(src: TalentSource): ValidationResult {
   const files = new Map<string, TalentFile>();
   for (const [path, content] of Object.entries(src.files)) files.set(path, { path, content, digest: digestOf(content) });
   let body = split.body.trim();
+  const bodyProblem = controlProblem(body);
+  if (bodyProblem) add("body", bodyProblem);
+  for (const [path, content] of Object.entries(src.files)) {
+    const problem = path === mainFile ? null : controlProblem(content, { cr: true });
+    if (problem) findings.push({ file: src.label(path), field: "content", problem });
+  }
   if (isSkill) {
     // the relative links of a SKILL.md become pointers an agent can follow with svc_deepen
     const linked = relativeLinksToPointers(body, uri, new Set(Object.keys(src.files)));
@@ -315,6 +350,7 @@ function readRules(v: unknown, rules: TalentRule[], add: (field: string, problem
     const title = typeof r.title === "string" ? r.title.trim() : "";
     if (!title) add(`${label}.title`, "missing");
     else if (title.length > 160) add(`${label}.title`, `too long (${title.length} > 160 characters)`);
+    else if (title.includes("\n")) add(`${label}.title`, "must be one line");
     const check = typeof r.check === "string" ? r.check.trim() : "";
     if (!check) add(`${label}.check`, "missing");
     else if (check.length > 600) add(`${label}.check`, `too long (${check.length} > 600 characters)`);

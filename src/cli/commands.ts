@@ -25,6 +25,7 @@ import { doctorExitCode, doctorLocal, formatDoctor } from "../ops/doctor";
 import { HttpMetrics } from "../ops/metrics";
 import { embeddedTalents } from "../embedded";
 import { issueSetupToken } from "../identity/service";
+import { printable } from "../lib/controls";
 import { createLogger, resolveLogFormat, type Logger } from "../lib/log";
 import { adminCreate } from "./admin";
 import type { CommandLine } from "./args";
@@ -225,9 +226,10 @@ export async function runCommand(cli: Extract<CommandLine, { kind: "run" }>): Pr
     const ofDir = (f: Finding) => f.file.startsWith(label) || f.file === label.slice(0, -1);
     const mine = findings.filter(ofDir);
     const noted = notes.filter(ofDir);
-    for (const line of formatFindings(mine)) console.log(line);
+    // a finding may quote the text it refuses (a control character in a title): shown inert
+    for (const line of formatFindings(mine)) console.log(printable(line));
     // what an Agent Skills folder holds that no talent field carries: named, never a failure
-    for (const line of formatFindings(noted)) console.log(`note: ${line}`);
+    for (const line of formatFindings(noted)) console.log(printable(`note: ${line}`));
     const ok = read.sources.filter((s) => catalog.get(s.folder)).length;
     const spec = specializations.length > 0 ? `; ${catalog.specializations.length} of ${specializations.length} specialization(s) valid` : "";
     console.error(`${ok} of ${read.sources.length} talent(s) valid${spec}, ${mine.length} problem(s)${noted.length > 0 ? `, ${noted.length} note(s)` : ""}`);

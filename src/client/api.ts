@@ -6,6 +6,7 @@
  */
 import pkg from "../../package.json" with { type: "json" };
 import { CliError } from "../cli/errors";
+import { printable } from "../lib/controls";
 
 export interface ServerOptions {
   url: string;
@@ -14,6 +15,8 @@ export interface ServerOptions {
 }
 
 export const DEFAULT_TIMEOUT_S = 10;
+/** The largest answer the client reads (32 MiB): a playbook or a selection is a few hundred KiB at most. */
+export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 
 /** The server, key and timeout: flags first, then TALENTD_URL, TALENTD_KEY, TALENTD_TIMEOUT. */
 export function serverOptions(flags: Record<string, unknown>, env: Record<string, string | undefined>): ServerOptions {
@@ -57,32 +60,75 @@ export async function call<T = any>(server: ServerOptions, method: "GET" | "POST
   } catch (e) {
     throw new CliError(`cannot reach the talentd server at ${server.url}: ${reason(e, server.timeoutMs)}`);
   }
-  let text: string;
-  try {
-    text = await response.text();
-  } catch (e) {
-    throw new CliError(`the talentd server at ${server.url} stopped answering ${method} ${pathOnly(path)}: ${reason(e, server.timeoutMs)}`);
-  }
+  const text = await readAnswer(response, server, method, path);
   let json: any;
   try {
     json = text ? JSON.parse(text) : null;
   } catch {
     throw new CliError(`${server.url} did not answer ${method} ${pathOnly(path)} as a talentd server would (HTTP ${response.status}, not JSON): is TALENTD_URL right?`);
   }
+  if (response.ok && (json === null || typeof json !== "object" || Array.isArray(json))) {
+    const where = `${method} ${pathOnly(path)}`;
+    throw new CliError(`${server.url} did not answer ${where} as a talentd server would (HTTP ${response.status}, not a JSON object): is TALENTD_URL right?`);
+  }
   if (response.ok) return json as T;
-  const code = json && typeof json.error === "string" ? json.error : "";
-  const message = json && typeof json.message === "string" ? json.message : "";
+  // the server's words reach a terminal: shown inert (printable) and short
+  const code = json && typeof json.error === "string" ? shown(json.error, 80) : "";
+  const message = json && typeof json.message === "string" ? shown(json.message, 500) : "";
   if (response.status === 401) {
     throw new CliError(`the server refused the key (401 ${code || "invalid_token"}): it is unknown, revoked or expired; create a new one and set TALENTD_KEY`);
   }
   if (code === "insufficient_scope") {
-    throw new CliError(`the key lacks the scope ${json.requiredScope ?? "?"} that ${method} ${pathOnly(path)} needs (403 insufficient_scope): create a key with it`);
+    const scope = shown(String(json.requiredScope ?? "?"), 80);
+    throw new CliError(`the key lacks the scope ${scope} that ${method} ${pathOnly(path)} needs (403 insufficient_scope): create a key with it`);
   }
-  const id = response.headers.get("x-request-id");
+  const id = shown(response.headers.get("x-request-id") ?? "", 80);
   throw new CliError(`${method} ${pathOnly(path)} failed: ${response.status} ${code || "error"}${message ? `: ${message}` : ""}${response.status >= 500 && id ? ` (request id ${id})` : ""}`);
 }
 
 const pathOnly = (path: string): string => path.split("?")[0]!;
+const shown = (text: string, max: number): string => printable(text.length > max ? text.slice(0, max) + "…" : text);
+
+/**
+ * The answer's body as UTF-8 text, read as a stream and given up past MAX_ANSWER_BYTES (or a
+ * Content-Length above it): a server that answers without end must not take the machine's
+ * memory. Not UTF-8, cut off, too large: CliError (exit 2).
+ */
+async function readAnswer(response: Response, server: ServerOptions, method: string, path: string): Promise<string> {
+  const what = `${method} ${pathOnly(path)}`;
+  const tooLarge = (): CliError =>
+    new CliError(`the answer of ${server.url} to ${what} is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB: not a talentd answer ` +
+      "(is TALENTD_URL right?)");
+  const declared = Number(response.headers.get("content-length") ?? "");
+  if (Number.isFinite(declared) && declared > MAX_ANSWER_BYTES) {
+    await response.body?.cancel().catch(() => undefined);
+    throw tooLarge();
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    const reader = response.body?.getReader();
+    while (reader) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > MAX_ANSWER_BYTES) {
+        await reader.cancel().catch(() => undefined);
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
+  } catch (e) {
+    if ((e as Error)?.name === "CliError") throw e;
+    throw new CliError(`the talentd server at ${server.url} stopped answering ${what}: ${reason(e, server.timeoutMs)}`);
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks, size));
+  } catch {
+    const status = response.status;
+    throw new CliError(`${server.url} did not answer ${what} as a talentd server would (HTTP ${status}, not UTF-8 text): is TALENTD_URL right?`);
+  }
+}
 
 function reason(e: unknown, timeoutMs: number): string {
   const err = e as { name?: string; code?: string; message?: string };

@@ -4,13 +4,14 @@
  * read git (src/client/git.ts); nothing of the server's code is loaded, so a hook starts fast.
  *
  * Exit codes: 0 clean, 1 findings (check: a blocking finding; ci verify: any problem), 2 usage,
- * configuration or connection errors — thrown as CliError, printed by main as one line.
+ * configuration or connection errors, a malformed answer — thrown as CliError, printed by main as one line.
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import type { CommandLine } from "../cli/args";
 import { CliError } from "../cli/errors";
+import { printable, printableJson } from "../lib/controls";
 import { call, serverOptions, type ServerOptions } from "./api";
 import { runDetectors, type ServedObligation } from "./check";
 import { addedLines, changedPaths, gitPath, repoOf, repoPaths, repoRoot, requireRepo, type DiffSource, type Repo } from "./git";
@@ -21,13 +22,30 @@ type Run = Extract<CommandLine, { kind: "run" }>;
 type Flags = Run["flags"];
 
 const list = (v: Flags[string] | undefined): string[] => (Array.isArray(v) ? v : typeof v === "string" ? [v] : []);
-const print = (...lines: string[]): void => void process.stdout.write(lines.join("\n") + "\n");
-const printJson = (value: unknown): void => print(JSON.stringify(value, null, 2));
-const note = (text: string): void => void process.stderr.write(text + "\n");
+// every line the client writes goes through these three: text from the server (titles, ids,
+// messages) reaches the terminal inert, its control characters shown as \u001b (lib/controls.ts)
+const print = (...lines: string[]): void => void process.stdout.write(printable(lines.join("\n")) + "\n");
+const printJson = (value: unknown): void => void process.stdout.write(printableJson(JSON.stringify(value, null, 2)) + "\n");
+const note = (text: string): void => void process.stderr.write(printable(text) + "\n");
 
-/** Runs a client command; resolves to the exit code. */
+/**
+ * Runs a client command; resolves to the exit code. Exit 1 means findings only: any other
+ * failure, such as an answer of the wrong shape (a field missing, a list that is not one),
+ * becomes a CliError, exit 2.
+ */
 export async function runClientCommand(cli: Run): Promise<number> {
-  const cwd = process.cwd();
+  try {
+    return await runCommand(cli, process.cwd());
+  } catch (e) {
+    const err = e as { name?: string; code?: unknown; message?: string };
+    if (err?.name === "CliError") throw e;
+    if (typeof err?.code === "string") throw new CliError(`${cli.command.name}: ${err.message ?? String(e)}`); // the file system's
+    const what = err?.message ?? String(e);
+    throw new CliError(`${cli.command.name}: the server's answer is not what talentd ${pkg.version} expects (${what}): is TALENTD_URL a talentd server?`);
+  }
+}
+
+async function runCommand(cli: Run, cwd: string): Promise<number> {
   switch (cli.command.name) {
     case "prepare":
       return prepareCommand(cli, cwd);
@@ -143,14 +161,14 @@ async function playbookCommand(cli: Run, cwd: string): Promise<number> {
   for (const step of p.procedure) print(step);
   for (const o of p.obligations) {
     print("");
-    print(`${o.id} ${o.version}: ${o.title}${o.verdictRequired ? " (verdict required)" : ""}`);
-    for (const r of o.rules) print(`  [${r.id}] ${r.severity.padEnd(8)} ${r.title}`);
+    print(`${o.id} ${o.version}: ${oneLine(o.title)}${o.verdictRequired ? " (verdict required)" : ""}`);
+    for (const r of o.rules) print(`  [${r.id}] ${r.severity.padEnd(8)} ${oneLine(r.title)}`);
   }
   if (p.detail) {
     const d = p.detail;
     print("", `Detail of ${d.id} ${d.version}`);
     for (const r of d.rules) {
-      print(`  [${r.id}] ${r.severity} ${r.title}`, `    check: ${r.check}`);
+      print(`  [${r.id}] ${r.severity} ${oneLine(r.title)}`, `    check: ${oneLine(r.check)}`);
       for (const x of r.detect ?? []) print(`    detect: /${x.pattern}/${x.flags ?? ""} in ${x.files.join(", ")}`);
       for (const t of d.tests.filter((t: { rule: string }) => t.rule === r.id)) print(`    pass: ${oneLine(t.pass)}`, `    fail: ${oneLine(t.fail)}`);
     }
@@ -213,7 +231,7 @@ async function checkCommand(cli: Run, cwd: string): Promise<number> {
   if (cli.flags.json) {
     printJson({ resolutionId, findings: result.findings, blocking, advisory, checked: { files: files.length, lines, rules: result.rulesWithDetectors }, skipped: result.skipped });
   } else {
-    for (const f of result.findings) print(`${f.file}:${f.line} ${f.rule} ${f.severity} ${f.title}`);
+    for (const f of result.findings) print(`${f.file}:${f.line} ${f.rule} ${f.severity} ${oneLine(f.title)}`);
     const talents = designatedCount ?? playbook.obligations.length;
     note(
       `talentd check: ${result.findings.length === 0 ? "no finding" : `${blocking} blocking, ${advisory} advisory`} in ${lines} added line(s) of ${files.length} file(s); ` +

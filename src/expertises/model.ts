@@ -31,7 +31,7 @@ export function filePathProblem(path: string): string | null {
   if (path.length > MAX_PATH_LENGTH) return `too long (${path.length} > ${MAX_PATH_LENGTH} characters)`;
   if (path.startsWith("/") || /^[A-Za-z]:/.test(path)) return "must be relative";
   if (path.includes("\\")) return "must use / as separator";
-  if (/[\u0000-\u001f\u007f]/.test(path)) return "must not contain control characters";
+  if (/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/.test(path)) return "must not contain control characters";
   const segments = path.split("/");
   if (segments.some((s) => s === "" || s === "." || s === "..")) return "must not contain empty, . or .. segments";
   if (path === "TALENT.md" || path === "SKILL.md") return "is the main file: send it as content";

@@ -7,6 +7,7 @@
  */
 import { mapSkillFrontMatter } from "../catalog/skillFormat";
 import { globProblem, parseFrontMatterYaml, splitFrontMatter } from "../catalog/validate";
+import { controlProblem } from "../lib/controls";
 import type { Triggers } from "../catalog/format";
 import type { Issue } from "../http/errors";
 
@@ -337,7 +338,10 @@ export function normalizeTriggers(input: { files?: unknown; keywords?: unknown }
         issues.push({ path: `${field}[${i}]`, message: "must be a non-empty string" });
         return;
       }
-      out.push(x.trim());
+      // confirmed triggers reach the client's terminal (`prepare` names the glob that matched)
+      const control = controlProblem(x, { bidi: true });
+      if (control) issues.push({ path: `${field}[${i}]`, message: control });
+      else out.push(x.trim());
     });
     return out;
   };
