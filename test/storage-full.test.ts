@@ -4,11 +4,16 @@
  * mounting is impossible.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { createClient } from "@libsql/client";
+import { randomBytes } from "node:crypto";
+import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FLUSH_MS } from "../src/activity/journal";
-import { createKey, orgWithProject, testEnv, withKey, type TestEnv } from "./helpers";
+import { snapshotDatabase } from "../src/db/backup";
+import { createLogger } from "../src/lib/log";
+import { Backups, stamp } from "../src/ops/backups";
+import { createKey, orgWithProject, tempDir, testEnv, withKey, type TestEnv } from "./helpers";
 
 /** Mounts a tmpfs of `mib` MiB on a fresh temp folder; null (with the reason printed) where that is impossible. */
 export function mountTmpfs(mib: number, prefix: string): { dir: string; unmount: () => void } | null {
@@ -149,4 +154,63 @@ describe.skipIf(!mount)("disk full (a real tmpfs filled to the last byte)", () =
     expect(doctorAgain.service).toEqual({ status: "ok" });
     expect(env.logs.slice(logsBefore).some((l) => l.includes("storage writable again"))).toBe(true);
   }, 30_000);
+});
+
+const small = mountTmpfs(8, "talentd-backupfull-");
+afterAll(() => small?.unmount());
+
+/** A database of about `mib` MiB on the small tmpfs (rows of random text: VACUUM INTO cannot shrink them). */
+async function databaseOf(path: string, mib: number): Promise<void> {
+  const c = createClient({ url: `file:${path}` });
+  await c.execute("CREATE TABLE t (x TEXT)"); // a rollback journal: no WAL the size of the database beside it
+  for (let i = 0; i < mib * 4; i++) await c.execute({ sql: "INSERT INTO t VALUES (?)", args: [randomBytes(192 * 1024).toString("base64")] });
+  c.close();
+}
+
+describe.skipIf(!small)("backups on a disk without room (a real 8 MiB tmpfs)", () => {
+  test("a scheduled backup checks free space first (statfs): with less than the copy and BACKUP_RESERVE_BYTES free it is skipped with a warning, nothing written", async () => {
+    const source = join(small!.dir, "skip.db");
+    await databaseOf(source, 1);
+    const folder = join(small!.dir, "backups");
+    const logs: string[] = [];
+    const backups = new Backups({ source, folder, schedule: { intervalMs: 3_600_000, keep: 3 }, log: createLogger("debug", (l) => logs.push(l)) });
+    const record = await backups.runScheduled();
+    expect(record).toMatchObject({ ok: false, skipped: true, file: null });
+    expect(record.error).toContain("free in");
+    const status = backups.status();
+    expect({ skipped: status.skipped, failed: status.failed, lastFailure: status.lastFailure?.skipped }).toEqual({ skipped: 1, failed: 0, lastFailure: true });
+    const warned = logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.level === "warn" || l.level === "error");
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toMatchObject({ level: "warn", msg: "backup skipped: not enough free disk space; the next one is scheduled" });
+    expect(readdirSync(folder)).toEqual([]);
+    rmSync(source, { force: true });
+  });
+
+  test("a snapshot the disk cannot hold fails with no partial file left (not even SQLite's .partial-journal)", async () => {
+    const source = join(small!.dir, "big.db");
+    await databaseOf(source, 5); // ~5 MiB of 8: the copy cannot fit
+    const folder = join(small!.dir, "snapshots");
+    mkdirSync(folder);
+    expect(() => snapshotDatabase(source, join(folder, `talentd-${stamp(Date.now())}.db`))).toThrow(/full/);
+    expect(readdirSync(folder)).toEqual([]);
+    rmSync(source, { force: true });
+  });
+});
+
+describe("partial backup files at start", () => {
+  test("Backups.start() removes what backups that died midway left (.partial, .partial-journal, -wal, -shm), with or without a schedule; other files stay", () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const folder = join(dir, "backups");
+      mkdirSync(folder);
+      const t = stamp(Date.now());
+      const left = [`talentd-${t}.db.partial`, `talentd-${t}.db.partial-journal`, `pre-migrate-${t}.db.partial-journal`, `talentd-${t}.db.partial-wal`];
+      const kept = [`talentd-${t}.db`, "notes.db.partial-journal", "mine.txt"];
+      for (const f of [...left, ...kept]) writeFileSync(join(folder, f), "x");
+      new Backups({ source: join(dir, "talentd.db"), folder, schedule: null, log: createLogger("error", () => {}) }).start();
+      expect(readdirSync(folder).sort()).toEqual(kept.sort());
+    } finally {
+      cleanup();
+    }
+  });
 });
