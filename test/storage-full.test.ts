@@ -11,6 +11,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FLUSH_MS } from "../src/activity/journal";
 import { snapshotDatabase } from "../src/db/backup";
+import { openDatabase } from "../src/db/client";
+import { STORAGE_PROBE_BYTES, STORAGE_PROBE_FILE, STORAGE_RETRY_AFTER_S, StorageHealth, storageFailureOf } from "../src/db/storage";
+import { storageFull } from "../src/http/edge";
 import { createLogger } from "../src/lib/log";
 import { Backups, stamp } from "../src/ops/backups";
 import { createKey, orgWithProject, tempDir, testEnv, withKey, type TestEnv } from "./helpers";
@@ -212,5 +215,54 @@ describe("partial backup files at start", () => {
     } finally {
       cleanup();
     }
+  });
+
+  test("opening the database removes a storage probe a crash left in its folder", async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      writeFileSync(join(dir, STORAGE_PROBE_FILE), Buffer.alloc(STORAGE_PROBE_BYTES));
+      const database = await openDatabase(`file:${join(dir, "talentd.db")}`);
+      database.close();
+      expect(readdirSync(dir)).not.toContain(STORAGE_PROBE_FILE);
+    } finally {
+      cleanup();
+    }
+  });
+});
+
+describe("the storage state over time (src/db/storage.ts)", () => {
+  test("storage_full is logged once per interval, however often writes fail or the state ends and begins again, with the count refused meanwhile", () => {
+    let now = 1_000_000;
+    const logs: Record<string, unknown>[] = [];
+    const health = new StorageHealth({ dir: null, now: () => now, logEveryMs: 60_000 });
+    health.useLog(createLogger("debug", (l) => logs.push(JSON.parse(l))));
+    const full = () => Object.assign(new Error("SQLITE_FULL: database or disk is full"), { code: "SQLITE_FULL" });
+    const loud = () => logs.filter((l) => l.level === "error");
+    for (let i = 0; i < 590; i++, now += 100) expect(health.failed(full())).toBe("full"); // 59 s of failures, 10 a second
+    expect(loud()).toHaveLength(1);
+    health.succeeded(); // a libSQL server: the first commit ends the state
+    expect(health.status()).toEqual({ status: "ok" });
+    health.failed(full()); // and it begins again within the interval: still no second line
+    expect(loud()).toHaveLength(1);
+    now += 1_000; // the interval has passed since the first line
+    const e = full();
+    health.failed(e);
+    health.failed(e); // the database and the edge note the same error: once
+    expect(loud()).toHaveLength(2);
+    expect(loud()[1]).toMatchObject({ storage: "full", refusedSinceLastLine: 591 }); // 589 + 1 + this one: every failure since the first line
+    expect(health.status()).toMatchObject({ status: "degraded", reason: "storage_full", refused: 2, retryAfter: STORAGE_RETRY_AFTER_S });
+  });
+
+  test("SQLITE_FULL, SQLITE_IOERR_* (through a wrapping error's cause), ENOSPC and EIO are storage failures; a constraint is not", () => {
+    const wrapped = (code: string) => Object.assign(new Error("Failed query"), { cause: Object.assign(new Error(code), { code }) });
+    expect(storageFailureOf(wrapped("SQLITE_FULL"))).toBe("full");
+    expect(storageFailureOf(wrapped("SQLITE_IOERR_WRITE"))).toBe("io_error");
+    expect(storageFailureOf(wrapped("SQLITE_IOERR"))).toBe("io_error");
+    expect(storageFailureOf(Object.assign(new Error("no space"), { code: "ENOSPC" }))).toBe("full");
+    expect(storageFailureOf(Object.assign(new Error("i/o"), { code: "EIO" }))).toBe("io_error");
+    expect(storageFailureOf(wrapped("SQLITE_CONSTRAINT_UNIQUE"))).toBeNull();
+    expect(storageFailureOf(new Error("SQLITE_FULL in a message only"))).toBeNull();
+    expect(storageFull("io_error").body()).toMatchObject({ error: "storage_full", storage: "io_error" });
+    expect(storageFull("io_error").status).toBe(507);
   });
 });

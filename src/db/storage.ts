@@ -88,6 +88,7 @@ export class StorageHealth {
   constructor(readonly opts: StorageHealthOptions) {
     this.#now = opts.now ?? Date.now;
     this.#logEvery = opts.logEveryMs ?? STORAGE_LOG_EVERY_MS;
+    if (opts.dir) rmSync(join(opts.dir, STORAGE_PROBE_FILE), { force: true }); // a probe a crash interrupted
   }
 
   /** Where the state is told (the app's logger; the database is opened before there is one). */
