@@ -24,7 +24,8 @@ export function mountTmpfs(mib: number, prefix: string): { dir: string; unmount:
   const r = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", `size=${mib}m,mode=0750`, "tmpfs", dir], { stderr: "pipe" });
   if (r.exitCode !== 0) {
     rmSync(dir, { recursive: true, force: true });
-    console.warn(`SKIPPED (disk-full tests): cannot mount a tmpfs here (${r.stderr.toString().trim() || `exit ${r.exitCode}`}); they need root or CAP_SYS_ADMIN`);
+    const why = r.stderr.toString().trim() || `exit ${r.exitCode}`;
+    console.warn(`SKIPPED (disk-full tests): cannot mount a tmpfs here (${why}); they need root or CAP_SYS_ADMIN`);
     return null;
   }
   return {
@@ -75,7 +76,11 @@ let owner: Awaited<ReturnType<typeof orgWithProject>>["owner"];
 const filler = () => join(mount!.dir, "filler");
 
 const prepare = (): Promise<Response> =>
-  withKey(env, key, "/api/prepare-task", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ talentIds: ["typescript-strict"] }) });
+  withKey(env, key, "/api/prepare-task", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ talentIds: ["typescript-strict"] }),
+  });
 
 beforeAll(async () => {
   if (!mount) return;
@@ -176,12 +181,14 @@ describe.skipIf(!small)("backups on a disk without room (a real 8 MiB tmpfs)", (
     await databaseOf(source, 1);
     const folder = join(small!.dir, "backups");
     const logs: string[] = [];
-    const backups = new Backups({ source, folder, schedule: { intervalMs: 3_600_000, keep: 3 }, log: createLogger("debug", (l) => logs.push(l)) });
+    const log = createLogger("debug", (l) => logs.push(l));
+    const backups = new Backups({ source, folder, schedule: { intervalMs: 3_600_000, keep: 3 }, log });
     const record = await backups.runScheduled();
     expect(record).toMatchObject({ ok: false, skipped: true, file: null });
     expect(record.error).toContain("free in");
     const status = backups.status();
-    expect({ skipped: status.skipped, failed: status.failed, lastFailure: status.lastFailure?.skipped }).toEqual({ skipped: 1, failed: 0, lastFailure: true });
+    const counted = { skipped: status.skipped, failed: status.failed, lastFailure: status.lastFailure?.skipped };
+    expect(counted).toEqual({ skipped: 1, failed: 0, lastFailure: true });
     const warned = logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.level === "warn" || l.level === "error");
     expect(warned).toHaveLength(1);
     expect(warned[0]).toMatchObject({ level: "warn", msg: "backup skipped: not enough free disk space; the next one is scheduled" });

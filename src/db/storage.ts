@@ -60,7 +60,10 @@ interface Degraded {
 }
 
 export interface StorageHealthOptions {
-  /** The folder of the database file (probed for room); null for a libSQL server: the state then ends a Retry-After after the last failure. */
+  /**
+   * The folder of the database file (probed for room); null for a libSQL server: the state then
+   * ends a Retry-After after the last failure.
+   */
   dir: string | null;
   now?: () => number;
   logEveryMs?: number;

@@ -28,7 +28,11 @@ export function healthRoutes(deps: AppDeps) {
       if (storage.status === "degraded") {
         const { message, kind, since, refused, retryAfter } = storage;
         const body = { error: "storage_full", message, status: "degraded", storage: kind, since, refused, retryAfter };
-        const headers = { "content-type": "application/json; charset=utf-8", "retry-after": String(storage.retryAfter), "x-request-id": requestIdOf(request) };
+        const headers = {
+          "content-type": "application/json; charset=utf-8",
+          "retry-after": String(storage.retryAfter),
+          "x-request-id": requestIdOf(request),
+        };
         return new Response(JSON.stringify(body), { status: 503, headers });
       }
       return { status: "ready", catalog: { talents: catalog.list.length, digest: catalog.digest } };

@@ -216,7 +216,8 @@ export class Backups {
     const free = fs.bavail * fs.bsize;
     if (free >= need + BACKUP_RESERVE_BYTES) return null;
     const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
-    return `${mib(free)} free in ${this.opts.folder}; the copy needs up to ${mib(need)} and ${mib(BACKUP_RESERVE_BYTES)} are kept free for the database`;
+    const kept = mib(BACKUP_RESERVE_BYTES);
+    return `${mib(free)} free in ${this.opts.folder}; the copy needs up to ${mib(need)} and ${kept} are kept free for the database`;
   }
 
   /** A scheduled backup not attempted for want of room: a warning, counted, shown as the latest outcome. */
