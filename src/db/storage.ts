@@ -3,8 +3,8 @@
  * state of the service, not an unexpected error. A write that fails so is answered 507
  * `storage_full` with Retry-After (src/http/edge.ts); `/readyz` answers 503 naming it while it
  * lasts and `/api/doctor` says so; the log says it once per interval (not once per request, which
- * was tens of thousands of stack traces a minute); the state ends with the first write that
- * succeeds, or a probe of the data folder that finds room again (docs/operations.md, "Disk full").
+ * was tens of thousands of stack traces a minute); the state ends when a probe of the data folder
+ * (after a commit, or from /readyz) finds room again (docs/operations.md, "Disk full").
  */
 import { closeSync, fsyncSync, openSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
