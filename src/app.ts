@@ -93,6 +93,7 @@ export function createApp(input: AppDeps) {
     metrics: input.metrics ?? new HttpMetrics(),
     backups: input.backups ?? new Backups({ source: input.database.path, folder: join(input.config.dataDir, "backups"), schedule: null, log: input.log }),
   };
+  deps.database.storage.useLog(deps.log);
   const guards = createGuards(deps);
   registerProjectViews(deps);
   registerTenancyViews(deps);
@@ -104,7 +105,7 @@ export function createApp(input: AppDeps) {
   // reusePort off: Elysia's listen turns SO_REUSEPORT on, which lets a second talentd bind the
   // same port and take half the connections; off, the second start fails with EADDRINUSE.
   const app = new Elysia({ serve: { maxRequestBodySize: deps.config.bodyLimit + 64 * 1024, development: false, reusePort: false } })
-    .use(edge({ log: deps.log, bodyLimit: deps.config.bodyLimit, accessLog: deps.config.accessLog, htmlError: htmlErrors((request, path) => viewerOf(deps, request, path)), metrics: deps.config.metricsToken ? deps.metrics : null }))
+    .use(edge({ log: deps.log, bodyLimit: deps.config.bodyLimit, accessLog: deps.config.accessLog, htmlError: htmlErrors((request, path) => viewerOf(deps, request, path)), metrics: deps.config.metricsToken ? deps.metrics : null, storage: deps.database.storage }))
     // a form's `?_method=DELETE` (PUT, PATCH) on a /web POST becomes that method before routing (http/methodOverride.ts)
     .use(methodOverride(backend.handle)) // hands the request back to the app once it took its method
     // before the routes: the fragment or redirect a /web route answers to htmx and to a form post (web/views.ts)

@@ -10,6 +10,7 @@ import type { Statement } from "../db/writeJob";
 import { traceEvents } from "../db/schema";
 import { orderedId } from "../lib/ids";
 import type { Logger } from "../lib/log";
+import { storageFailureOf } from "../db/storage";
 
 export interface TraceInput {
   projectId: string;
@@ -151,7 +152,8 @@ export class TraceJournal {
         }
         await this.database.writeJob({ statements, durable: false }); // DESIGN §9: batched, not a business write
       } catch (e) {
-        this.log.error("trace events could not be written", { count: batch.length, error: String(e) });
+        // a full disk is told by the storage state, once per interval (src/db/storage.ts)
+        if (!storageFailureOf(e)) this.log.error("trace events could not be written", { count: batch.length, error: String(e) });
       }
     });
     return this.#flushing;

@@ -13,6 +13,7 @@ import { hasValidChecksum, sha256Hex } from "../lib/crypto";
 import type { Logger } from "../lib/log";
 import { KEY_PREFIX } from "../projects/keys";
 import { authenticateToken, isAccessToken } from "./token";
+import { storageFailureOf } from "../db/storage";
 
 /** Who is calling on the key API: a project key (or, from issue 6, an OAuth access token). */
 export interface KeyPrincipal {
@@ -83,7 +84,8 @@ export function recordUse(
   if (lastUsedAt !== null && now - lastUsedAt <= LAST_USED_EVERY_MS) return;
   deps.database
     .writeJob({ statements: [{ sql: `UPDATE ${table} SET last_used_at = ? WHERE id = ?`, args: [now, id] }], durable: false })
-    .catch((e) => deps.log.warn("could not record use", { table, id, error: String(e) }));
+    // a full disk is told by the storage state, once per interval, not once per request (src/db/storage.ts)
+    .catch((e) => storageFailureOf(e) || deps.log.warn("could not record use", { table, id, error: String(e) }));
 }
 
 interface KeyRow {

@@ -60,7 +60,7 @@ export function snapshotDatabase(source: string, target: string): BackupResult {
   if (!existsSync(source)) throw new Error(`there is no database at ${source}`);
   if (existsSync(file)) throw new Error(`${file} already exists; choose a new file name`);
   const partial = `${file}.partial`;
-  rmSync(partial, { force: true }); // left by a backup that died midway: never a snapshot
+  removePartial(partial); // left by a backup that died midway: never a snapshot
   try {
     const live = open(source);
     try {
@@ -82,9 +82,14 @@ export function snapshotDatabase(source: string, target: string): BackupResult {
     renameSync(partial, file);
     return { file, bytes: statSync(file).size, tables };
   } catch (e) {
-    rmSync(partial, { force: true });
+    removePartial(partial);
     throw e;
   }
+}
+
+/** Removes a partial copy with SQLite's files beside it (a full disk left `.partial-journal` behind). */
+function removePartial(partial: string): void {
+  for (const suffix of ["", "-journal", "-wal", "-shm"]) rmSync(partial + suffix, { force: true });
 }
 
 /** The file path of a `file:` database URL, or null for a libSQL server. */

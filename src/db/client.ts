@@ -5,9 +5,11 @@
 import { createClient, type Client, type InValue } from "@libsql/client";
 import LibsqlDatabase from "libsql";
 import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
+import { dirname } from "node:path";
 import { Histogram } from "../lib/histogram";
 import { Mutex } from "../lib/mutex";
 import { statementCache } from "./statements";
+import { StorageHealth } from "./storage";
 import { fromWireError, WIRE_TEXTS_MAX, type FromWriter, type Statement, type ToWriter, type WireJob, type WireStatement, type WriteJob } from "./writeJob";
 import * as schema from "./schema";
 
@@ -74,6 +76,8 @@ export interface Database {
   path: string | null;
   /** For /metrics: writes not yet committed (queued, waiting for the mutex, or running), and how long commits take. */
   writeStats: WriteStats;
+  /** Whether the disk took the last writes (src/db/storage.ts): every write below notes its outcome there. */
+  storage: StorageHealth;
   close(): void;
 }
 
@@ -111,17 +115,28 @@ export async function openDatabase(
   const writer = isLocal ? writerThread(localPath(url), mutex, opts.writerModule ?? WRITER_THREAD, commits.batch) : null;
   let bulk: ReturnType<typeof nativeConnection> | null = null;
   let pending = 0;
+  const storage = new StorageHealth({ dir: isLocal ? dirname(localPath(url)) : null });
   const settled = () => {
     pending--;
     reader?.forgetVersion();
   };
   /**
    * This process's writes end the memo of the data version before their caller goes on (see
-   * preparedReader), and are counted while pending (/metrics).
+   * preparedReader), are counted while pending (/metrics), and tell the storage state whether
+   * the disk took them (a full disk is noted, a commit ends that state).
    */
   const committing = <T>(p: Promise<T>): Promise<T> => {
     pending++;
-    p.then(settled, settled);
+    p.then(
+      () => {
+        settled();
+        storage.succeeded();
+      },
+      (e: unknown) => {
+        settled();
+        storage.failed(e);
+      },
+    );
     return p;
   };
   /** Runs `fn` under the mutex, timing it into `h` (the commit latency of /metrics). */
@@ -140,6 +155,7 @@ export async function openDatabase(
     isLocal,
     path: isLocal ? localPath(url) : null,
     writeStats: { pending: () => pending, commits },
+    storage,
     write: (fn) => committing(timed(commits.transaction, () => db.transaction(fn, { behavior: "immediate" }))),
     writeJob: <T>(job: WriteJob) =>
       committing((writer ? writer.enqueue(job) : timed(commits.batch, () => jobInTransaction(client, job))) as Promise<T | undefined>),

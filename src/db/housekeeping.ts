@@ -12,6 +12,7 @@ import type { Database } from "./client";
 import { invitations, mailOutbox, oauthCodes, oauthTokens, passwordResets, sessions, setupTokens, ssoNonces } from "./schema";
 import { orderedId } from "../lib/ids";
 import type { Logger } from "../lib/log";
+import { storageFailureOf } from "./storage";
 
 const DAY = 24 * 3600 * 1000;
 export const HOUSEKEEPING_EVERY_MS = 3600 * 1000;
@@ -89,7 +90,7 @@ export function startHousekeeping(database: Database, log: Logger, opts: { every
       const gone = { ...(await purgeExpired(database)), ...(await purgeOldEvents(database, opts.eventRetentionDays ?? 90)) };
       if (Object.values(gone).some((n) => n > 0)) log.info("housekeeping", gone);
     } catch (e) {
-      log.warn("housekeeping failed; will retry", { error: String(e) });
+      if (!storageFailureOf(e)) log.warn("housekeeping failed; will retry", { error: String(e) }); // a full disk: told by the storage state
     }
   };
   const timer = setInterval(() => void run(), everyMs);

@@ -4,7 +4,12 @@ import type { AppDeps } from "../app";
 import { AppError, errorResponse } from "../http/errors";
 import { requestIdOf } from "../http/edge";
 
-/** `/healthz` answers while the process runs; `/readyz` only when database and catalog are usable. */
+/**
+ * `/healthz` answers while the process runs; `/readyz` only when database and catalog are usable,
+ * and the disk takes writes: while it does not (src/db/storage.ts), 503 with `error:
+ * "storage_full"` and `status: "degraded"` (a load balancer stops sending writes that would fail;
+ * reads would still work, but a balancer knows no difference), and Retry-After.
+ */
 export function healthRoutes(deps: AppDeps) {
   return new Elysia({ name: "health" })
     .get("/healthz", () => ({ status: "ok" }))
@@ -18,6 +23,17 @@ export function healthRoutes(deps: AppDeps) {
         await deps.database.client.execute("SELECT 1");
       } catch {
         return notReady("The database is not reachable.");
+      }
+      const storage = deps.database.storage.check();
+      if (storage.status === "degraded") {
+        const { message, kind, since, refused, retryAfter } = storage;
+        const body = { error: "storage_full", message, status: "degraded", storage: kind, since, refused, retryAfter };
+        const headers = {
+          "content-type": "application/json; charset=utf-8",
+          "retry-after": String(storage.retryAfter),
+          "x-request-id": requestIdOf(request),
+        };
+        return new Response(JSON.stringify(body), { status: 503, headers });
       }
       return { status: "ready", catalog: { talents: catalog.list.length, digest: catalog.digest } };
     });

@@ -6,6 +6,7 @@ import { Elysia } from "elysia";
 import type { Logger } from "../lib/log";
 import { ulid } from "../lib/ids";
 import { AppError, errorResponse, validationFailed, type Issue } from "./errors";
+import { STORAGE_RETRY_AFTER_S, storageFailureOf, storageMessage, type StorageHealth } from "../db/storage";
 import { schemaIssues, type SchemaError } from "./schemaIssues";
 
 interface RequestMeta {
@@ -66,6 +67,8 @@ export interface EdgeOptions {
   htmlError?: (error: AppError, request: Request, requestId: string) => Response | null | Promise<Response | null>;
   /** Request counters for /metrics; null when metrics are off (nothing is recorded then). */
   metrics?: { record(method: string, route: string | undefined, status: number, seconds: number): void } | null;
+  /** The database's storage state: a write the disk refused is noted there (and logged there, once per interval), not here. */
+  storage?: StorageHealth;
 }
 
 /**
@@ -148,8 +151,18 @@ export function isUniqueViolation(error: unknown): boolean {
   return false;
 }
 
+/** 507 storage_full with Retry-After: the disk is full or failing (src/db/storage.ts). */
+export function storageFull(kind: "full" | "io_error"): AppError {
+  return new AppError(
+    "storage_full",
+    storageMessage(kind),
+    { storage: kind, retryAfter: STORAGE_RETRY_AFTER_S },
+    { "retry-after": String(STORAGE_RETRY_AFTER_S) },
+  );
+}
+
 /** Maps any error to the AppError the client is told (Elysia's codes, the unexpected). */
-function toAppError(code: unknown, error: unknown, request: Request, log: Logger): AppError {
+function toAppError(code: unknown, error: unknown, request: Request, log: Logger, storage?: StorageHealth): AppError {
   const id = requestIdOf(request);
   if (error instanceof AppError) return error;
   // Elysia wraps what a parser throws in a ParseError; ours carries the real cause.
@@ -167,6 +180,9 @@ function toAppError(code: unknown, error: unknown, request: Request, log: Logger
       const status = (error as { status?: number }).status;
       if (status === 413) return new AppError("payload_too_large");
       if (isUniqueViolation(error)) return new AppError("conflict", "That already exists (it was created meanwhile).");
+      // a full or failing disk is a state, told once per interval by the storage state: no stack per request
+      const full = storage ? storage.failed(error) : storageFailureOf(error);
+      if (full) return storageFull(full);
       log.error("unhandled error", { requestId: id, error: String((error as Error)?.stack ?? error) });
       return new AppError("internal_error", `Something went wrong on our side (request ${id}).`, { requestId: id });
     }
@@ -236,7 +252,7 @@ export function edge(opts: EdgeOptions) {
       let err: AppError;
       let res: Response;
       try {
-        err = toAppError(code, error, request, opts.log);
+        err = toAppError(code, error, request, opts.log, opts.storage);
         res = (await opts.htmlError?.(err, request, requestIdOf(request))) ?? errorResponse(err, requestIdOf(request));
       } catch (e) {
         // the error model never fails: a failure to render one is itself a 500 in the model (never the runtime's page)

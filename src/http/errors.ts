@@ -33,6 +33,7 @@ export const ERROR_CODES = {
   rate_limited: { status: 429, message: "Too many attempts; retry later." },
   internal_error: { status: 500, message: "Something went wrong on our side." },
   not_ready: { status: 503, message: "The service is starting." },
+  storage_full: { status: 507, message: "The server's disk is full: nothing was written; retry later." },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -15,6 +15,7 @@ import type { Logger } from "../lib/log";
 import { claimNextMail, markAttemptFailed, markSent, nextDueAt } from "./outbox";
 import { onMailQueued } from "./signal";
 import { SendError, smtpTransport, type MailTransport } from "./transport";
+import { storageFailureOf } from "../db/storage";
 
 /** A claimed mail not marked sent or failed within this time is claimed again (its sender died). */
 export const LEASE_MS = 2 * 60_000;
@@ -115,7 +116,8 @@ export class MailDelivery {
         const due = await nextDueAt(this.opts.database, this.leaseMs);
         if (due !== null) delay = Math.min(delay, Math.max(0, due - Date.now()));
       } catch (e) {
-        this.opts.log.warn("mail delivery loop: database error; trying again shortly", { error: String(e) });
+        // a full disk is told by the storage state, once per interval (src/db/storage.ts)
+        if (!storageFailureOf(e)) this.opts.log.warn("mail delivery loop: database error; trying again shortly", { error: String(e) });
         delay = Math.min(delay, 5000);
       }
       if (this.stopping || this.woken) continue;

@@ -12,7 +12,7 @@
  *   the first pending migration runs; never rotated away (nor are `talentd restore`'s
  *   `pre-restore-<UTC time>.db`).
  */
-import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync, statfsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { snapshotDatabase, type BackupResult } from "../db/backup";
 import type { BackupReply, BackupRequest } from "../db/backupThread";
@@ -27,6 +27,8 @@ export interface BackupRecord {
   finishedAt: number;
   bytes?: number;
   error?: string;
+  /** True when the backup was not attempted: too little free space (see BACKUP_RESERVE_BYTES). */
+  skipped?: boolean;
 }
 
 export interface BackupStatus {
@@ -44,6 +46,8 @@ export interface BackupStatus {
   /** Scheduled backups since start, by result. */
   succeeded: number;
   failed: number;
+  /** Scheduled backups skipped since start for want of free space. */
+  skipped: number;
 }
 
 export interface BackupFile {
@@ -61,6 +65,10 @@ export interface BackupSchedule {
 
 const SCHEDULED = /^talentd-(\d{8}T\d{9}Z)\.db$/;
 const PRE_MIGRATE = /^pre-migrate-(\d{8}T\d{9}Z)\.db$/;
+/** A scheduled backup is skipped unless the folder keeps this much free beyond the copy: it never takes the database's last room. */
+export const BACKUP_RESERVE_BYTES = 32 * 1024 * 1024;
+/** What a backup that died midway leaves beside its target (SQLite's own files of the copy included). */
+const PARTIAL = /^(.*\.db)\.partial(-journal|-wal|-shm)?$/;
 /** setTimeout's longest delay; longer waits are taken in steps. */
 const MAX_TIMER = 2 ** 31 - 1;
 
@@ -119,6 +127,7 @@ export class Backups {
   #lastFailure: BackupRecord | null = null;
   #succeeded = 0;
   #failed = 0;
+  #skipped = 0;
   #stopped = false;
   readonly #now: () => number;
   readonly #snapshot: (source: string, target: string) => Promise<BackupResult>;
@@ -128,11 +137,15 @@ export class Backups {
     this.#snapshot = opts.snapshot ?? snapshotInThread;
   }
 
-  /** Schedules the backups (nothing without a schedule or a local file); the first is due an interval after the newest one on disk. */
+  /**
+   * Removes what backups that died midway left (with or without a schedule), then schedules the
+   * backups (nothing without a schedule or a local file); the first is due an interval after the
+   * newest one on disk.
+   */
   start(): void {
     const { schedule, source } = this.opts;
+    if (source) this.#removePartials();
     if (!schedule || !source) return;
-    this.#removePartials();
     const newest = this.files().find((f) => f.kind === "scheduled");
     this.#schedule(newest ? newest.createdAt + schedule.intervalMs : this.#now());
   }
@@ -173,6 +186,8 @@ export class Backups {
       if (!this.opts.source) throw new Error("backups need a local database file");
       mkdirSync(this.opts.folder, { recursive: true, mode: 0o750 });
       target = join(this.opts.folder, `talentd-${stamp(startedAt)}.db`);
+      const short = this.#tooLittleRoom(this.opts.source);
+      if (short) return this.#skip(startedAt, short, target);
       const r = await this.#snapshot(this.opts.source, target);
       record = { file: r.file, ok: true, startedAt, finishedAt: this.#now(), bytes: r.bytes };
       this.#succeeded++;
@@ -187,6 +202,31 @@ export class Backups {
       this.opts.log.error("backup failed; the server goes on, the next one is scheduled", { error, file: target ?? undefined });
     }
     this.#last = record;
+    return record;
+  }
+
+  /**
+   * Null when the folder has room for a copy of the database (its file and WAL: what VACUUM INTO
+   * may write) and BACKUP_RESERVE_BYTES more; else the sentence saying why not (free space by statfs).
+   */
+  #tooLittleRoom(source: string): string | null {
+    const size = (f: string) => (existsSync(f) ? statSync(f).size : 0);
+    const need = size(source) + size(`${source}-wal`);
+    const fs = statfsSync(this.opts.folder);
+    const free = fs.bavail * fs.bsize;
+    if (free >= need + BACKUP_RESERVE_BYTES) return null;
+    const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
+    const kept = mib(BACKUP_RESERVE_BYTES);
+    return `${mib(free)} free in ${this.opts.folder}; the copy needs up to ${mib(need)} and ${kept} are kept free for the database`;
+  }
+
+  /** A scheduled backup not attempted for want of room: a warning, counted, shown as the latest outcome. */
+  #skip(startedAt: number, why: string, target: string): BackupRecord {
+    const record: BackupRecord = { file: null, ok: false, skipped: true, startedAt, finishedAt: this.#now(), error: `skipped: ${why}` };
+    this.#skipped++;
+    this.#lastFailure = record;
+    this.#last = record;
+    this.opts.log.warn("backup skipped: not enough free disk space; the next one is scheduled", { reason: why, file: target });
     return record;
   }
 
@@ -205,11 +245,18 @@ export class Backups {
     }
   }
 
-  /** A backup that died midway leaves `<name>.partial`: never a snapshot, removed at start. */
+  /**
+   * A backup that died midway (a crash, a full disk) leaves `<name>.partial` and SQLite's
+   * `<name>.partial-journal` (or `-wal`, `-shm`): never a snapshot, removed at start (only
+   * beside names this server writes).
+   */
   #removePartials(): void {
     try {
       for (const name of readdirSync(this.opts.folder)) {
-        if (name.endsWith(".db.partial") && (SCHEDULED.test(name.slice(0, -8)) || PRE_MIGRATE.test(name.slice(0, -8)))) rmSync(join(this.opts.folder, name), { force: true });
+        const m = PARTIAL.exec(name);
+        if (!m || !(SCHEDULED.test(m[1]!) || PRE_MIGRATE.test(m[1]!))) continue;
+        rmSync(join(this.opts.folder, name), { force: true });
+        this.opts.log.info("partial backup file removed", { file: name });
       }
     } catch {
       /* no folder yet */
@@ -259,6 +306,7 @@ export class Backups {
       lastFailure: this.#lastFailure,
       succeeded: this.#succeeded,
       failed: this.#failed,
+      skipped: this.#skipped,
     };
   }
 }

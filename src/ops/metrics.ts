@@ -153,7 +153,8 @@ export async function renderMetrics(src: MetricsSources): Promise<string> {
     const b = src.backups();
     t.family("talentd_backups_total", "counter", "Scheduled backups finished since start, by result.")
       .sample("talentd_backups_total", b.succeeded, { result: "ok" })
-      .sample("talentd_backups_total", b.failed, { result: "failed" });
+      .sample("talentd_backups_total", b.failed, { result: "failed" })
+      .sample("talentd_backups_total", b.skipped, { result: "skipped" });
     t.family("talentd_backup_last_success_timestamp_seconds", "gauge", "When the newest verified scheduled backup finished (0: none since start).")
       .sample("talentd_backup_last_success_timestamp_seconds", b.lastSuccess ? Math.round(b.lastSuccess.finishedAt / 1000) : 0);
     t.family("talentd_backup_last_failed", "gauge", "1 when the latest scheduled backup failed (see GET /web/admin/backups), else 0.")

@@ -43,6 +43,7 @@ export function opsRoutes(deps: ComposedDeps, guards: Guards) {
         lastFailure: record(s.lastFailure),
         succeeded: s.succeeded,
         failed: s.failed,
+        skipped: s.skipped,
         files: deps.backups.files().map((f) => ({ ...f, createdAt: iso(f.createdAt) })),
       };
     },

@@ -137,7 +137,9 @@ export function resolutionRoutes(deps: AppDeps & { journal: TraceJournal }, guar
     // ---- doctor, discovery
     .get("/api/doctor", async ({ principal, query }) => {
       const include = oneOf(query, "include", ["selection"] as const);
-      return doctor(src(), project(principal), { admin: isOrgAdmin(principal), selection: include === "selection" });
+      const found = await doctor(src(), project(principal), { admin: isOrgAdmin(principal), selection: include === "selection" });
+      // the service's own state beside the selection's: a full disk refuses the writes an agent is about to make
+      return { ...found, service: deps.database.storage.check() };
     }, { key: "doctor" })
     .get("/api/discovery/playbook", async ({ principal }) => {
       const [rows, relevance] = await Promise.all([listInstalled(deps.database, principal.projectId), relevanceOf(deps.database, deps.state.catalog!, principal.projectId)]);
