@@ -126,7 +126,7 @@ export const ANSWERS: Record<string, Schema | OtherAnswer> = {
   "POST /web/orgs/current/invitations": Invitation,
   "DELETE /web/orgs/current/invitations/{id}": o({ revoked: S }),
   "POST /web/orgs/current/invitations/{id}/resend": Invitation,
-  "POST /web/invitations/{id}/accept": o({ organization: Membership }),
+  "POST /web/invitations/{id}/accept": o({ organization: n(Membership) }),
   "GET /web/orgs/current/sso": Sso,
   "POST /web/orgs/current/sso": Sso,
   "DELETE /web/orgs/current/sso": o({ sso: { type: "null" } }),
