@@ -7,6 +7,7 @@
  * undocumented. docs/api.md is the prose beside it.
  */
 import { Elysia } from "elysia";
+import { ANSWERS } from "./openapiAnswers";
 
 type Schema = Record<string, unknown>;
 /** Who may call a route: nobody in particular, a session, a member/admin of an approved active organization, a platform admin, or a key with a scope. */
@@ -162,6 +163,18 @@ function implied(access: Access): number[] {
   return [401, 403];
 }
 
+/**
+ * A route's success content, from its declared answer (openapiAnswers.ts): the JSON schema, another
+ * media type, or none for a redirect. A route without a declared answer gets none (the shapes test fails on it).
+ */
+function success(op: Operation): Record<string, unknown> {
+  if ((op.ok ?? 200) >= 300) return {};
+  const answer = ANSWERS[`${op.method} ${op.path}`];
+  if (!answer) return {};
+  if (typeof answer.media === "string") return { content: { [answer.media]: {} } };
+  return { content: { "application/json": { schema: answer } } };
+}
+
 /** The OpenAPI 3.1 document for a base URL. */
 export function openApiDocument(baseUrl: string, version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -177,7 +190,7 @@ export function openApiDocument(baseUrl: string, version: string): Record<string
       parameters: [...pathParams, ...(op.query ?? []).map((q) => ({ name: q.name, in: "query", required: q.required ?? false, schema: q.schema, ...(q.description ? { description: q.description } : {}) }))],
       ...(op.body ? { requestBody: { required: true, content: { "application/json": { schema: op.body } } } } : {}),
       responses: {
-        [String(op.ok ?? 200)]: { description: "OK", content: { "application/json": { schema: { type: "object" } } } },
+        [String(op.ok ?? 200)]: { description: "OK", ...success(op) },
         ...Object.fromEntries(statuses.map((s) => [String(s), { description: ERROR_TEXT[s] ?? "error", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } }])),
       },
     };

@@ -8,7 +8,7 @@ import { checkSameOrigin } from "../http/csrf";
 import { AppError } from "../http/errors";
 import { clientMeta } from "../http/client";
 import { page } from "../web/layout";
-import { listMemberships } from "../tenancy/service";
+import { listMemberships, membershipView } from "../tenancy/service";
 import { ChangePasswordBody, SetupBody, SignInBody, SignUpBody } from "./model";
 import { changePassword, completeSetup, setupTokenValid, signIn, signUp } from "./service";
 import { deleteSessionByToken, sessionCookie, sessionTokenFrom } from "./sessions";
@@ -29,7 +29,7 @@ export function identityRoutes(deps: ComposedDeps, guards: Guards) {
       checkSameOrigin(deps.config, request, false);
       const r = await signIn(deps.database, limiters, body, clientMeta(request, server), sessionTokenFrom(request));
       set.headers["set-cookie"] = sessionCookie(deps.config, r.session.token, r.session.expiresAt);
-      return { user: r.user, activeOrganizationId: r.organizations[0]?.id ?? null, organizations: r.organizations };
+      return { user: r.user, activeOrganizationId: r.organizations[0]?.id ?? null, organizations: r.organizations.map(membershipView) };
     }, { body: SignInBody })
     .post("/sign-out", async ({ request, set }) => {
       const token = sessionTokenFrom(request);
@@ -41,9 +41,10 @@ export function identityRoutes(deps: ComposedDeps, guards: Guards) {
       return { signedOut: true };
     })
     .get("/session", async ({ auth }) => {
-      const organizations = await listMemberships(deps.database, auth.user.id);
+      const organizations = (await listMemberships(deps.database, auth.user.id)).map(membershipView);
+      const { id, email, name, role } = auth.user;
       return {
-        user: auth.user,
+        user: { id, email, name, role },
         activeOrganizationId: organizations.some((o) => o.id === auth.activeOrganizationId) ? auth.activeOrganizationId : null,
         organizations,
         expiresAt: iso(auth.expiresAt),

@@ -14,7 +14,10 @@ import { mailPages } from "./pages";
 
 /** A mail as JSON: times as ISO strings. */
 export function mailJson(m: MailView) {
-  return { ...m, nextAttemptAt: iso(m.nextAttemptAt), createdAt: iso(m.createdAt), sentAt: iso(m.sentAt) };
+  return {
+    id: m.id, kind: m.kind, to: m.to, subject: m.subject, status: m.status, attempts: m.attempts, lastError: m.lastError,
+    nextAttemptAt: iso(m.nextAttemptAt), createdAt: iso(m.createdAt), sentAt: iso(m.sentAt),
+  };
 }
 
 const Status = t.Union(MAIL_STATUSES.filter((s) => s !== "logged").map((s) => t.Literal(s)), { error: "must be pending, sending, sent or failed" });

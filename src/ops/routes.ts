@@ -24,7 +24,8 @@ function bearerMatches(request: Request, expected: Buffer): boolean {
 }
 
 const when = (ms: number | null | undefined): string | null => (ms ? iso(ms) : null);
-const record = (r: BackupRecord | null) => (r ? { ...r, startedAt: iso(r.startedAt), finishedAt: iso(r.finishedAt) } : null);
+const record = (r: BackupRecord | null) =>
+  r ? { file: r.file, ok: r.ok, startedAt: iso(r.startedAt), finishedAt: iso(r.finishedAt), bytes: r.bytes, error: r.error } : null;
 
 export function opsRoutes(deps: ComposedDeps, guards: Guards) {
   const app = new Elysia().use(guards).get(
@@ -44,7 +45,7 @@ export function opsRoutes(deps: ComposedDeps, guards: Guards) {
         succeeded: s.succeeded,
         failed: s.failed,
         skipped: s.skipped,
-        files: deps.backups.files().map((f) => ({ ...f, createdAt: iso(f.createdAt) })),
+        files: deps.backups.files().map((f) => ({ name: f.name, bytes: f.bytes, createdAt: iso(f.createdAt), kind: f.kind })),
       };
     },
     { platformAdmin: true },

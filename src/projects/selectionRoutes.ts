@@ -112,7 +112,10 @@ export function selectionRoutes(deps: AppDeps & { journal: TraceJournal }, guard
       const link = (e: string) => ({ evidence: e, url: evidenceLink(hosting, project.repository, e) });
       return {
         resolutionId: params.resolutionId,
-        reports: reports.map((r) => ({ ...r, results: r.results.map((x) => ({ ...x, evidenceLinks: (x.evidence as string[]).map(link).filter((l) => l.url !== null) })) })),
+        reports: reports.map((r) => ({
+          reportId: r.reportId, submissionId: r.submissionId, recordedAt: r.recordedAt, author: r.author,
+          results: r.results.map((x) => ({ ...x, evidenceLinks: (x.evidence as string[]).map(link).filter((l) => l.url !== null) })),
+        })),
       };
     }, { org: "member" });
 }

@@ -147,7 +147,7 @@ export async function listReports(database: Database, projectId: string, resolut
   const out = [];
   for (const r of rows) {
     const results = await database.db.select().from(reportResults).where(eq(reportResults.reportId, r.id));
-    out.push({ reportId: r.id, submissionId: r.submissionId, recordedAt: iso(r.createdAt), author: { type: r.authorType, id: r.authorId }, results: results.map(({ reportId: _, ...x }) => x) });
+    out.push({ reportId: r.id, submissionId: r.submissionId, recordedAt: iso(r.createdAt), author: { type: r.authorType, id: r.authorId }, results: results.map((x) => ({ talentId: x.talentId, kind: x.kind, verdict: x.verdict, evidence: x.evidence, missing: x.missing, note: x.note })) });
   }
   return out;
 }

@@ -17,6 +17,14 @@ export interface OrgMembership {
   role: MemberRole;
 }
 
+/**
+ * A membership as an answer: exactly its declared fields. A row read through the prepared reader
+ * (Database.get) carries the driver's `_metadata`; an answer never passes a row on as it is.
+ */
+export function membershipView(m: OrgMembership): OrgMembership {
+  return { id: m.id, slug: m.slug, name: m.name, status: m.status, role: m.role };
+}
+
 export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 
 /** A slug from a display name: lower-case words joined by `-`, at most 40 characters. */

@@ -1,0 +1,251 @@
+/**
+ * The declared success answer of every route of the OpenAPI document (src/http/openapi.ts),
+ * keyed `METHOD /path`. Every JSON answer is built from declared fields: a route picks its
+ * fields explicitly (never spreads a database row), and test/response-shapes.test.ts calls
+ * every route and fails on any key its schema here does not list. An object whose keys are
+ * data (counts by role, files by path) is a `map`; `open` marks the few free-form objects
+ * (a security event's detail, a trace event's detail).
+ */
+type Schema = Record<string, unknown>;
+
+const S: Schema = { type: "string" };
+const I: Schema = { type: "integer" };
+const N: Schema = { type: "number" };
+const B: Schema = { type: "boolean" };
+const o = (properties: Record<string, Schema>): Schema => ({ type: "object", properties });
+const a = (items: Schema): Schema => ({ type: "array", items });
+const n = (s: Schema): Schema => ({ ...s, type: [s.type as string, "null"] });
+const map = (values: Schema): Schema => ({ type: "object", additionalProperties: values });
+const open: Schema = { type: "object", additionalProperties: true };
+
+/** A JSON answer that is not an object of declared fields: what the document says instead. */
+export interface OtherAnswer {
+  media: string;
+}
+
+const User = o({ id: S, email: S, name: S, role: S });
+const Membership = o({ id: S, slug: S, name: S, status: S, role: S });
+const Actor = o({ id: S, email: S });
+const Triggers = o({ files: a(S), keywords: a(S) });
+const Verdicts = o({ pass: I, fail: I, not_applicable: I });
+const Invitation = o({ id: S, link: S, email: S, role: S, expiresAt: S });
+const Mail = o({ id: S, kind: S, to: S, subject: S, status: S, attempts: I, lastError: n(S), nextAttemptAt: n(S), createdAt: S, sentAt: n(S) });
+const Sso = o({
+  sso: n(o({
+    type: S, domains: a(S), enforce: B,
+    oidc: n(o({ issuer: S, clientId: S, clientSecretSet: B })),
+    saml: n(o({ entryPoint: S, idpIssuer: S, idpCert: S, certificate: n(o({ subject: S, validTo: S, fingerprint256: S })) })),
+    testedAt: n(S), updatedAt: S, signInLinks: a(S),
+  })),
+  serviceProvider: o({ oidcRedirectUri: S, samlEntityId: S, samlAcsUrl: S, samlMetadataUrl: S }),
+});
+const CodeHosting = o({ codeHosting: n(o({ provider: S, url: S, defaultBranch: S })) });
+const BackupRecord = n(o({ file: n(S), ok: B, startedAt: S, finishedAt: S, bytes: I, error: S }));
+const ExpertiseRow = {
+  id: S, ref: S, slug: S, status: S, revision: I, publishedVersion: n(I), serving: n(I), title: n(S), summary: n(S),
+  triggers: n(Triggers), triggersConfirmedAt: n(S), createdAt: S, updatedAt: S,
+};
+const Version = { version: I, publishedAt: S, publishedBy: n(Actor), contentDigest: S, files: map(S), triggers: n(Triggers) };
+const Expertise = o({
+  ...ExpertiseRow,
+  working: o({ content: S, files: map(S) }),
+  verification: o({ valid: B, triggersConfirmed: B, publishable: B, issues: a(o({ path: S, message: S })) }),
+  allowedOperations: a(S), versions: a(o(Version)), createdBy: n(Actor),
+  published: o({ version: I, created: B }),
+});
+const CatalogItem = { id: S, kind: S, title: S, summary: S, version: S, roles: a(S), languages: a(S), tokens: I, requires: a(S), conflicts: a(S) };
+const Specialization = o({ id: S, name: S, description: S, talents: a(S), builtIn: B, createdBy: n(S), createdAt: S, updatedAt: S });
+const ProjectView = o({ id: S, organizationId: S, name: S, description: S, repository: n(S), createdBy: n(S), createdAt: S, updatedAt: S });
+const Project = o({ project: ProjectView });
+const Key = o({
+  id: S, projectId: S, name: S, tools: a(S), expiresAt: n(S), createdAt: S, lastUsedAt: n(S), revokedAt: n(S), status: S,
+  createdBy: n(Actor), automation: B,
+});
+const SelectionChange = o({ installed: a(S), alreadyInstalled: a(S) });
+const Pair = o({ a: S, b: S });
+const TalentFile = o({ uri: S, digest: S, content: S, pinned: B });
+const Frontmatter = o({ name: S, description: S, license: S, compatibility: S, "allowed-tools": S, metadata: map(S) });
+const Skill = o({ uri: S, frontmatter: Frontmatter, resources: a(o({ uri: S, digest: S, size: I })) });
+const Window = { days: I, from: S, to: S, retentionDays: I };
+const Totals = o({ events: I, failed: I, byKind: map(I), byClient: map(I), otherClients: I, resolutions: I, reports: I, verdicts: Verdicts, clients: I, projects: I });
+const Day = o({ date: S, events: I, failed: I, byKind: map(I), byClient: map(I), otherClients: I, resolutions: I, reports: I, verdicts: Verdicts });
+const Relevance = o({ settings: o({ languages: a(S), roles: a(S), paths: a(S), exclude: a(S) }), source: S });
+const Ids = o({ id: S, requiredBy: a(S) });
+
+/** The success answer of each route (a JSON schema), or another media type. */
+export const ANSWERS: Record<string, Schema | OtherAnswer> = {
+  // ---- authentication
+  "POST /api/auth/sign-up": o({ user: User, activeOrganizationId: n(S), organizations: a(Membership) }),
+  "POST /api/auth/sign-in": o({ user: User, activeOrganizationId: n(S), organizations: a(Membership) }),
+  "POST /api/auth/sign-out": o({ signedOut: B }),
+  "GET /api/auth/session": o({ user: User, activeOrganizationId: n(S), organizations: a(Membership), expiresAt: S }),
+  "POST /api/auth/password-reset": o({ requested: B, message: S }),
+  "POST /api/auth/password-reset/confirm": o({ reset: B, otherSessionsEnded: B, user: User }),
+  "POST /api/auth/change-password": o({ changed: B, otherSessionsEnded: B }),
+  "GET /api/auth/saml/{orgId}/metadata": { media: "application/samlmetadata+xml" },
+  // ---- key API
+  "GET /api/catalog": o({ talents: a(o({ ...CatalogItem, uri: S, triggers: Triggers, rules: I })), total: I, digest: S, nextCursor: n(S) }),
+  "GET /api/prepare-task/designable": o({ talents: a(o({ id: S, kind: S, version: S, title: S, summary: S, triggers: Triggers, requires: a(S), conflicts: a(S), tokens: I, relevant: B, why: a(S) })), next: S }),
+  "POST /api/prepare-task": o({
+    resolutionId: S, language: n(S), createdAt: S, talents: a(o({ id: S, kind: S, version: S, digest: S, uri: S, compact: S })),
+    prerequisites: a(o({ id: S, requiredBy: a(S), active: B })), conflicts: a(Pair), tokens: I, next: S,
+  }),
+  "GET /api/validation/playbook": o({
+    resolutionId: S, createdAt: S, procedure: a(S), verdictsRequired: a(S),
+    obligations: a(o({ id: S, kind: S, version: S, digest: S, title: S, verdictRequired: B, blocking: I, rules: a(o({ id: S, severity: S, title: S })) })),
+  }),
+  "POST /api/validation/reports": o({ reportId: S, submissionId: S, resolutionId: S, recordedAt: S, verdicts: I, expertiseVerdicts: I, summary: Verdicts, failing: a(S), replayed: B }),
+  "GET /api/search": o({ scope: S, results: a(o({ id: S, uri: S, summary: S })) }),
+  "POST /api/talents/get": o({ files: a(TalentFile) }),
+  "GET /api/doctor": o({
+    healthy: B, projectId: S, advice: S, selection: o({ installed: I, active: I, disabled: I }),
+    missingPrerequisites: a(o({ id: S, requiredBy: a(S), inCatalog: B })), conflicts: a(Pair), disabledDependencies: a(Ids),
+    unservable: a(o({ id: S, kind: S, reason: S })), talents: a(o({ id: S, kind: S, state: S, version: S, digest: S })),
+    brokenCatalogEntries: a(o({ folder: S, problems: a(S) })),
+  }),
+  "GET /api/discovery/playbook": o({
+    procedure: a(S), selection: o({ installed: I, active: I }), activatesNothing: B,
+    catalog: o({ digest: S, talents: a(o({ id: S, title: S, summary: S, languages: a(S), triggers: Triggers, requires: a(S), conflicts: a(S), relevant: B, why: a(S) })) }),
+  }),
+  "PATCH /api/projects/{id}/talents": SelectionChange,
+  "GET /api/skills": o({ skills: a(Skill), nextCursor: n(S) }),
+  "GET /api/skills/entry": o({ skill: Skill }),
+  "GET /api/skills/directory": o({ uri: S, resources: a(o({ uri: S, name: S, description: S, mimeType: S, size: I })), nextCursor: n(S) }),
+  "GET /api/skills/file": o({ uri: S, mimeType: S, text: S, blob: S, digest: S, size: I }),
+  // ---- organizations and administration
+  "GET /web/orgs": o({ organizations: a(Membership), activeOrganizationId: n(S) }),
+  "POST /web/orgs": o({ organization: Membership }),
+  "GET /web/orgs/current/status": o({ organization: n(o({ id: S, slug: S, name: S, status: S })), role: n(S), approved: B }),
+  "POST /web/orgs/active": o({ organization: Membership }),
+  "GET /web/orgs/current/mail": o({ mails: a(Mail), smtp: B }),
+  "POST /web/orgs/current/mail/{id}/retry": o({ mail: Mail }),
+  "GET /web/orgs/current/members": o({ members: a(o({ userId: S, email: S, name: S, role: S, joinedAt: S })) }),
+  "PATCH /web/orgs/current/members/{userId}": o({ userId: S, role: S }),
+  "DELETE /web/orgs/current/members/{userId}": o({ removed: S }),
+  "GET /web/orgs/current/invitations": o({ invitations: a(o({ id: S, email: S, role: S, status: S, expiresAt: S, createdAt: S, link: S })) }),
+  "POST /web/orgs/current/invitations": Invitation,
+  "DELETE /web/orgs/current/invitations/{id}": o({ revoked: S }),
+  "POST /web/orgs/current/invitations/{id}/resend": Invitation,
+  "POST /web/invitations/{id}/accept": o({ organization: n(Membership) }),
+  "GET /web/orgs/current/sso": Sso,
+  "POST /web/orgs/current/sso": Sso,
+  "DELETE /web/orgs/current/sso": o({ sso: { type: "null" } }),
+  "POST /web/orgs/current/sso/test": o({ ok: B, checks: a(o({ name: S, ok: B, message: S })), link: S }),
+  "GET /web/orgs/current/code-hosting": CodeHosting,
+  "PUT /web/orgs/current/code-hosting": CodeHosting,
+  "DELETE /web/orgs/current/code-hosting": CodeHosting,
+  "GET /web/admin/organizations": o({ organizations: a(o({ id: S, slug: S, name: S, status: S, createdAt: S, statusChangedAt: n(S), members: I })) }),
+  "POST /web/admin/organizations/{id}/{operation}": o({ organization: o({ id: S, slug: S, name: S, status: S, statusChangedAt: n(S) }) }),
+  "GET /web/admin/users": o({ users: a(o({ id: S, email: S, name: S, role: S, createdAt: S })) }),
+  "GET /web/admin/backups": o({
+    scheduled: B, intervalSeconds: n(N), keep: n(I), folder: S, running: B, nextAt: n(S), last: BackupRecord, lastSuccess: BackupRecord, lastFailure: BackupRecord,
+    succeeded: I, failed: I, files: a(o({ name: S, bytes: I, createdAt: S, kind: S })),
+  }),
+  "GET /web/admin/security-events": o({
+    events: a(o({ id: S, kind: S, userId: n(S), email: n(S), ip: n(S), userAgent: n(S), detail: n(open), createdAt: S })),
+    nextBefore: n(I),
+  }),
+  // ---- expertises
+  "GET /web/orgs/current/expertises": o({ expertises: a(o(ExpertiseRow)) }),
+  "POST /web/orgs/current/expertises": Expertise,
+  "GET /web/orgs/current/expertises/{id}": Expertise,
+  "PATCH /web/orgs/current/expertises/{id}": Expertise,
+  "DELETE /web/orgs/current/expertises/{id}": o({ deleted: S }),
+  "POST /web/orgs/current/expertises/{id}/trigger-proposal": o({
+    id: S, revision: I, files: a(o({ value: S, why: S })), keywords: a(o({ value: S, why: S })), confirmed: n(Triggers), triggersConfirmedAt: n(S),
+  }),
+  "PUT /web/orgs/current/expertises/{id}/triggers": Expertise,
+  "POST /web/orgs/current/expertises/{id}/publish": Expertise,
+  "POST /web/orgs/current/expertises/{id}/activate": Expertise,
+  "POST /web/orgs/current/expertises/{id}/deactivate": Expertise,
+  "POST /web/orgs/current/expertises/{id}/reactivate": Expertise,
+  "GET /web/orgs/current/expertises/{id}/versions/{version}": o({ ...Version, content: S, fileDigests: map(S) }),
+  // ---- catalog and specializations
+  "GET /web/catalog": o({ items: a(o({ ...CatalogItem, rules: I })), nextCursor: n(S), total: I }),
+  "GET /web/catalog/facets": o({ roles: map(I), languages: map(I), kinds: map(I) }),
+  "GET /web/catalog/{talentId}": o({
+    ...CatalogItem, uri: S, format: S, budget: I, triggers: Triggers, compact: S, compactDigest: S,
+    rules: a(o({ id: S, severity: S, title: S, check: S })), tests: a(o({ rule: S, pass: S, fail: S })), files: a(o({ path: S, digest: S, size: I })),
+    graph: o({ nodes: a(o({ id: S, title: S, kind: S, missing: B, relation: S })), edges: a(o({ from: S, to: S, type: S })) }),
+  }),
+  "GET /web/specializations": o({ specializations: a(Specialization) }),
+  "POST /web/specializations": o({ specialization: Specialization }),
+  "GET /web/specializations/{id}": o({ specialization: Specialization }),
+  "PATCH /web/specializations/{id}": o({ specialization: Specialization }),
+  "DELETE /web/specializations/{id}": o({ deleted: S }),
+  "POST /web/specializations/{id}/duplicate": o({ specialization: Specialization }),
+  "GET /web/search": o({ items: a(o({ type: S, id: S, label: S, detail: S, href: S })) }),
+  // ---- projects
+  "GET /web/projects": o({ projects: a(ProjectView) }),
+  "POST /web/projects": Project,
+  "GET /web/projects/{id}": Project,
+  "PATCH /web/projects/{id}": Project,
+  "DELETE /web/projects/{id}": o({ deleted: S }),
+  "GET /web/projects/{id}/keys": o({ keys: a(Key) }),
+  "POST /web/projects/{id}/keys": o({ key: Key, value: S, notice: S }),
+  "DELETE /web/projects/{id}/keys/{keyId}": o({ key: Key }),
+  "GET /web/projects/{id}/installed": o({
+    talents: a(o({
+      id: S, kind: S, state: S, servable: B, title: S, summary: S, version: S, requires: a(S), missingDependencies: a(S), disabledDependencies: a(S), installedAt: S,
+    })),
+    missing: a(S), counts: o({ installed: I, active: I, disabled: I, missing: I }),
+  }),
+  "POST /web/projects/{id}/talents": SelectionChange,
+  "PATCH /web/projects/{id}/talents/{talentId}": o({ id: S, state: S, changed: B }),
+  "DELETE /web/projects/{id}/talents/{talentId}": o({ uninstalled: S }),
+  "POST /web/projects/{id}/apply-specialization": o({ specialization: o({ id: S, name: S }), talents: a(S), installed: a(S), alreadyInstalled: a(S) }),
+  "GET /web/projects/{id}/traces/summary": o({ projectId: S, ...Window, totals: Totals, byDay: a(Day) }),
+  "GET /web/projects/{id}/talents/{talentId}/usage": o({
+    projectId: S, talentId: S, kind: S, ...Window, installed: n(o({ state: S, installedAt: S })), designated: I, audited: I, auditRate: n(I),
+    withVerdict: I, verdictRate: n(I), verdicts: Verdicts, outcomes: Verdicts, latestVersion: n(S),
+    versions: a(o({ version: S, latest: B, designated: I, audited: I, firstServedAt: S, lastServedAt: S })), lastUsedAt: n(S),
+    lastVerdict: n(o({ verdict: S, at: S, resolutionId: S, reportId: S })), byDay: a(o({ date: S, designated: I, audited: I })),
+  }),
+  "GET /web/activity/summary": o({ organizationId: S, ...Window, totals: Totals, byDay: a(Day), projects: a(o({ id: S, name: S, totals: Totals, byDay: a(Day) })) }),
+  // projects at fault, never-audited resolutions and failing expertises: items not declared field by field yet (open)
+  "GET /web/orgs/current/insights": o({
+    organizationId: S, ...Window,
+    failedCalls: o({
+      total: I, byDay: a(o({ date: S, count: I, byCode: map(I) })),
+      byCode: a(o({ code: n(S), status: I, count: I, lastAt: S, byKind: map(I), projects: a(o({ projectId: S, projectName: S, count: I })) })),
+    }),
+    keys: a(o({
+      reason: S, keyId: S, name: S, projectId: S, projectName: S, automation: B, createdAt: S, expiresAt: n(S), lastUsedAt: n(S), createdBy: o({ id: S, email: n(S) }),
+    })),
+    projects: a(open),
+    neverAudited: o({ served: I, neverAudited: I, share: n(N), graceMinutes: I, byProject: a(open), byClient: a(open), recent: a(open) }),
+    expertises: a(open),
+  }),
+  "GET /web/orgs/current/talent-adoption": o({
+    organizationId: S, ...Window, projects: I,
+    talents: a(o({
+      id: S, kind: S, title: n(S), expertiseId: n(S), status: n(S), projects: o({ installed: I, active: I }), designations: I, audited: I, auditRate: n(I),
+      withVerdict: I, verdictRate: n(I), verdicts: Verdicts, outcomes: Verdicts, latestVersion: n(S),
+      versions: a(o({ version: S, latest: B, designations: I, lastServedAt: S })), lastUsedAt: n(S),
+    })),
+  }),
+  "GET /web/projects/{id}/traces": o({
+    events: a(o({
+      id: S, at: S, kind: S, via: S, author: o({ type: S, id: S, name: S }), client: n(S), talentsEntered: a(S), talentsLeft: a(S),
+      resolutionId: n(S), status: I, durationMs: N, detail: n(open),
+    })),
+    nextBefore: n(S),
+  }),
+  "GET /web/projects/{id}/resolutions/{resolutionId}/reports": o({
+    resolutionId: S,
+    reports: a(o({
+      reportId: S, submissionId: S, recordedAt: S, author: o({ type: S, id: S }),
+      results: a(o({ talentId: S, kind: S, verdict: S, evidence: a(S), missing: a(S), note: n(S), evidenceLinks: a(o({ evidence: S, url: S })) })),
+    })),
+  }),
+  "GET /web/projects/{id}/relevance": Relevance,
+  "PUT /web/projects/{id}/relevance": Relevance,
+  "DELETE /web/projects/{id}/relevance": Relevance,
+  "GET /web/projects/{id}/setup": o({
+    mcpUrl: S, clients: a(o({ id: S, name: S, command: S, file: S, content: S, docs: S })), instructions: o({ file: S, content: S }),
+    automation: o({ env: o({ TALENTD_URL: S, TALENTD_KEY: S }), scopes: a(S), tokenRoute: S, hook: S }),
+  }),
+  "POST /web/projects/{id}/token": o({ key: Key, value: S, revoked: a(S), env: o({ TALENTD_URL: S, TALENTD_KEY: S }), notice: S }),
+  "GET /web/projects/{id}/validator-config": o({ target: S, file: S, content: S }),
+  "POST /web/projects/{id}/file": o({ file: TalentFile }),
+};
