@@ -9,6 +9,7 @@ import { ulid } from "../lib/ids";
 import { AppError, errorResponse, validationFailed, type Issue } from "./errors";
 import { recordClientAddress, type PeerInfo } from "./client";
 import { NO_TRUSTED_PROXIES, type TrustedProxies } from "./proxies";
+import { Deadlines, type Expiry } from "./deadline";
 import { schemaIssues, type SchemaError } from "./schemaIssues";
 
 interface RequestMeta {
@@ -135,36 +136,38 @@ const CLOSE = { connection: "close" } as const;
 
 /**
  * Reads a body, refusing it with 413 once it passes `limit` bytes and with 408 when it has not
- * all arrived by `deadline` (performance.now() time): a body sent a byte at a time holds no
- * connection longer than REQUEST_DEADLINE.
+ * all arrived by the expiry (REQUEST_DEADLINE): a body sent a byte at a time holds no connection
+ * longer than that. A body with a length (checked in onRequest) is read whole; a chunked one by
+ * chunks, counting. The 408 closes the connection, so the rest of a late body is never read.
  */
-async function readLimited(request: Request, limit: number, deadline: number, deadlineMs: number): Promise<Uint8Array<ArrayBuffer>> {
-  const reader = request.body!.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    const error = new AppError("request_timeout", `The request body did not arrive within ${deadlineMs / 1000} s.`, { deadlineSeconds: deadlineMs / 1000 }, CLOSE);
-    timer = setTimeout(() => reject(error), Math.max(0, deadline - performance.now()));
-  });
-  expired.catch(() => {});
+async function readLimited(request: Request, limit: number, expiry: Expiry): Promise<Uint8Array<ArrayBuffer>> {
   try {
-    for (;;) {
-      const { done, value } = await Promise.race([reader.read(), expired]);
-      if (done) break;
-      size += value.byteLength;
-      if (size > limit) throw new AppError("payload_too_large", `The request body is larger than ${limit} bytes.`, { limit });
-      chunks.push(value);
+    if (request.headers.has("content-length")) return new Uint8Array(await Promise.race([request.arrayBuffer(), expiry.expired]));
+    const reader = request.body!.getReader();
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    try {
+      for (;;) {
+        const { done, value } = await Promise.race([reader.read(), expiry.expired]);
+        if (done) break;
+        size += value.byteLength;
+        if (size > limit) throw new AppError("payload_too_large", `The request body is larger than ${limit} bytes.`, { limit });
+        chunks.push(value);
+      }
+    } catch (e) {
+      reader.cancel().catch(() => {});
+      throw e;
     }
-  } catch (e) {
-    reader.cancel().catch(() => {});
-    throw e;
+    return Buffer.concat(chunks);
   } finally {
-    clearTimeout(timer);
+    expiry.done();
   }
-  return Buffer.concat(chunks);
 }
 
+/** The 408 of a body that did not arrive by REQUEST_DEADLINE (the connection closes). */
+function tooLate(deadlineMs: number): AppError {
+  return new AppError("request_timeout", `The request body did not arrive within ${deadlineMs / 1000} s.`, { deadlineSeconds: deadlineMs / 1000 }, CLOSE);
+}
 
 /**
  * A UNIQUE constraint failure anywhere in an error's cause chain (drizzle wraps the driver's
@@ -236,6 +239,7 @@ export function edge(opts: EdgeOptions) {
   const cap = connectionCap(opts.maxConnectionsPerAddress ?? Infinity);
   const trusted = opts.trustedProxies ?? NO_TRUSTED_PROXIES;
   const deadlineMs = opts.requestDeadlineMs ?? 30_000;
+  const deadlines = new Deadlines();
   return new Elysia({ name: "edge" })
     .onRequest(({ request, set, server }) => {
       const seen = meta.get(request);
@@ -267,7 +271,7 @@ export function edge(opts: EdgeOptions) {
       // onRequest) and the deadline; JSON is parsed here so that a malformed body is told only
       // after the route's guard has authenticated the caller (see notParsed)
       const deadline = (meta.get(request)?.start ?? performance.now()) + deadlineMs;
-      const bytes = await readLimited(request, opts.bodyLimit, deadline, deadlineMs);
+      const bytes = await readLimited(request, opts.bodyLimit, deadlines.expiry(deadline, () => tooLate(deadlineMs)));
       if (type === "multipart/form-data") {
         // Elysia's own multipart parser runs, reading the bytes read here: a chunked form (curl,
         // a CLI) parses exactly as one with a length (a browser's)
