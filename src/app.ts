@@ -89,7 +89,7 @@ export function createApp(input: AppDeps) {
   const deps: ComposedDeps = {
     ...input,
     journal: input.journal ?? new TraceJournal(input.database, input.log),
-    authLimiters: createAuthLimiters(),
+    authLimiters: createAuthLimiters(input.config.authLimits),
     metrics: input.metrics ?? new HttpMetrics(),
     backups: input.backups ?? new Backups({ source: input.database.path, folder: join(input.config.dataDir, "backups"), schedule: null, log: input.log }),
   };
@@ -104,8 +104,16 @@ export function createApp(input: AppDeps) {
   // development: false — never Bun's development error page (stack, source), whatever NODE_ENV says.
   // reusePort off: Elysia's listen turns SO_REUSEPORT on, which lets a second talentd bind the
   // same port and take half the connections; off, the second start fails with EADDRINUSE.
-  const app = new Elysia({ serve: { maxRequestBodySize: deps.config.bodyLimit + 64 * 1024, development: false, reusePort: false } })
-    .use(edge({ log: deps.log, bodyLimit: deps.config.bodyLimit, accessLog: deps.config.accessLog, htmlError: htmlErrors((request, path) => viewerOf(deps, request, path)), metrics: deps.config.metricsToken ? deps.metrics : null, storage: deps.database.storage }))
+  // idleTimeout: Bun closes a connection whose headers have not arrived (or whose request is not
+  // answered) this long after it opened; a few seconds past REQUEST_DEADLINE, so the edge's 408 comes first.
+  const idleTimeout = Math.min(255, Math.ceil(deps.config.requestDeadlineMs / 1000) + 5);
+  const serve = { maxRequestBodySize: deps.config.bodyLimit + 64 * 1024, development: false, reusePort: false, idleTimeout };
+  const { trustedProxies, requestDeadlineMs, maxConnectionsPerAddress } = deps.config;
+  const app = new Elysia({ serve })
+    .use(edge({
+      log: deps.log, bodyLimit: deps.config.bodyLimit, accessLog: deps.config.accessLog, trustedProxies, requestDeadlineMs, maxConnectionsPerAddress,
+      htmlError: htmlErrors((request, path) => viewerOf(deps, request, path)), metrics: deps.config.metricsToken ? deps.metrics : null, storage: deps.database.storage,
+    }))
     // a form's `?_method=DELETE` (PUT, PATCH) on a /web POST becomes that method before routing (http/methodOverride.ts)
     .use(methodOverride(backend.handle)) // hands the request back to the app once it took its method
     // before the routes: the fragment or redirect a /web route answers to htmx and to a form post (web/views.ts)

@@ -7,6 +7,7 @@ import { accessSync, constants, mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseAllowEntry, type EgressPolicy } from "./lib/egress";
 import type { LogFormatSetting, LogLevel } from "./lib/log";
+import { NO_TRUSTED_PROXIES, parseTrustedProxies, type TrustedProxies } from "./http/proxies";
 
 export interface Config {
   /** PORT / --port. Default 8787. 0 picks a free port (tests). */
@@ -67,7 +68,53 @@ export interface Config {
    * false: 127.0.0.0/8 and ::1 are refused (true for a local IdP, and in tests).
    */
   egress: EgressPolicy;
+  /**
+   * TRUSTED_PROXIES (addresses and CIDRs, comma- or space-separated). Default none: the client address is the socket's
+   * and X-Forwarded-For is ignored. A request from a listed peer takes its client from X-Forwarded-For (http/proxies.ts).
+   */
+  trustedProxies: TrustedProxies;
+  /**
+   * REQUEST_DEADLINE (`30s`, `1m`). Default 30 s: a request's body must have arrived this long after its headers
+   * (else 408 request_timeout and the connection closes); headers, and a request still unanswered, get a few seconds more. In ms.
+   */
+  requestDeadlineMs: number;
+  /** MAX_CONNECTIONS_PER_ADDRESS. Default 64: requests in progress per client address; beyond, 429 too_many_connections and the connection closes. */
+  maxConnectionsPerAddress: number;
+  /** The sign-in, sign-up and reset limits (identity/limits.ts), each a count of its own setting; defaults below. */
+  authLimits: AuthLimitSettings;
 }
+
+/** How many auth attempts are allowed; each window is fixed (identity/limits.ts), the counts are settings. */
+export interface AuthLimitSettings {
+  /** SIGNIN_PAIR_FAILURE_LIMIT. Default 5: failed sign-ins per e-mail and address in 15 min. */
+  signInPair: number;
+  /** SIGNIN_FAILURE_LIMIT. Default 20: failed sign-ins per address in 15 min. */
+  signInAddress: number;
+  /** SIGNIN_EMAIL_FAILURE_LIMIT. Default 20: failed sign-ins per e-mail from all addresses in 15 min (then one per 30 s). */
+  signInEmail: number;
+  /** CHANGE_PASSWORD_LIMIT. Default 5: wrong current passwords per user in 15 min. */
+  changePassword: number;
+  /** SIGNUP_LIMIT_PER_HOUR. Default 10: new accounts per address in an hour. */
+  signUpAddress: number;
+  /** PASSWORD_RESET_LIMIT. Default 10: password-reset requests per address in 15 min. */
+  resetAddress: number;
+  /** PASSWORD_RESET_MAIL_LIMIT. Default 3: reset mails per e-mail in 15 min. */
+  resetEmail: number;
+  /** OAUTH_REGISTRATION_LIMIT_PER_MINUTE. Default 30: OAuth client registrations per address in a minute. */
+  oauthRegistrations: number;
+}
+
+/** Each auth limit's setting and default (AuthLimitSettings). */
+export const AUTH_LIMIT_SETTINGS: Record<keyof AuthLimitSettings, { name: string; default: number }> = {
+  signInPair: { name: "SIGNIN_PAIR_FAILURE_LIMIT", default: 5 },
+  signInAddress: { name: "SIGNIN_FAILURE_LIMIT", default: 20 },
+  signInEmail: { name: "SIGNIN_EMAIL_FAILURE_LIMIT", default: 20 },
+  changePassword: { name: "CHANGE_PASSWORD_LIMIT", default: 5 },
+  signUpAddress: { name: "SIGNUP_LIMIT_PER_HOUR", default: 10 },
+  resetAddress: { name: "PASSWORD_RESET_LIMIT", default: 10 },
+  resetEmail: { name: "PASSWORD_RESET_MAIL_LIMIT", default: 3 },
+  oauthRegistrations: { name: "OAUTH_REGISTRATION_LIMIT_PER_MINUTE", default: 30 },
+};
 
 /** A client registered at an identity provider. */
 export interface OAuthClient {
@@ -250,6 +297,7 @@ export function loadConfig(
   for (const h of allowHosts) {
     if (!parseAllowEntry(h)) throw new ConfigError(`EGRESS_ALLOW_HOSTS: "${h}" is not a host name, *.domain pattern, address or CIDR`);
   }
+  const edgeLimits = parseEdgeLimits(get);
 
   const config: Config = {
     port,
@@ -278,10 +326,31 @@ export function loadConfig(
     dnsServers,
     oauth,
     egress: { allowHosts, allowLoopback: parseBool("EGRESS_ALLOW_LOOPBACK", get("EGRESS_ALLOW_LOOPBACK"), false) },
+    ...edgeLimits,
   };
 
   if (opts.checkDataDir) ensureWritableDir("DATA_DIR", config.dataDir);
   return config;
+}
+
+/** TRUSTED_PROXIES, REQUEST_DEADLINE, MAX_CONNECTIONS_PER_ADDRESS and the auth limits (see Config). */
+function parseEdgeLimits(
+  get: (name: string) => string | undefined,
+): Pick<Config, "trustedProxies" | "requestDeadlineMs" | "maxConnectionsPerAddress" | "authLimits"> {
+  let trustedProxies = NO_TRUSTED_PROXIES;
+  try {
+    trustedProxies = get("TRUSTED_PROXIES") === undefined ? NO_TRUSTED_PROXIES : parseTrustedProxies(get("TRUSTED_PROXIES")!);
+  } catch (e) {
+    throw new ConfigError(`TRUSTED_PROXIES: ${(e as Error).message}`);
+  }
+  const deadlineRaw = get("REQUEST_DEADLINE");
+  const requestDeadlineMs = deadlineRaw === undefined ? 30_000 : parseInterval("REQUEST_DEADLINE", deadlineRaw);
+  if (requestDeadlineMs === null || requestDeadlineMs > 240_000) throw new ConfigError(`REQUEST_DEADLINE: "${deadlineRaw}" must be between 1s and 4m`);
+  const count = (name: string, fallback: number, max: number): number =>
+    get(name) === undefined ? fallback : parseIntIn(name, get(name)!, 1, max, `a count (1–${max})`);
+  const authLimits = {} as AuthLimitSettings;
+  for (const [key, s] of Object.entries(AUTH_LIMIT_SETTINGS)) authLimits[key as keyof AuthLimitSettings] = count(s.name, s.default, 1_000_000);
+  return { trustedProxies, requestDeadlineMs, maxConnectionsPerAddress: count("MAX_CONNECTIONS_PER_ADDRESS", 64, 100_000), authLimits };
 }
 
 /** An http(s) URL without a trailing slash, or a ConfigError naming the setting. */

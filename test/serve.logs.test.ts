@@ -64,7 +64,7 @@ describe("logs a person can read: text on a terminal, JSON lines elsewhere", () 
       const warn = lines.findIndex((l) => new RegExp(`^${CLOCK} WARN  no platform administrator yet: open this one-time link`).test(l));
       expect(warn).toBeGreaterThanOrEqual(0);
       expect(lines[warn + 1]).toMatch(new RegExp(`^  http://localhost:${port}/setup\\?token=[0-9A-Za-z]+$`));
-      expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^${CLOCK} INFO  request  requestId=\\S+ method=GET path=/readyz status=200 ms=[\\d.]+ ua=talentd-test$`)));
+      expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^${CLOCK} INFO  request  requestId=\\S+ method=GET path=/readyz status=200 ms=[\\d.]+ ip=127\\.0\\.0\\.1 ua=talentd-test$`)));
       expect(lines.at(-1)).toMatch(new RegExp(`^${CLOCK} INFO  stopped$`));
       // a loopback address needs no BASE_URL advice: only this machine can connect
       expect(stdout).not.toContain("agents must use");

@@ -1,12 +1,16 @@
 /**
- * The HTTP edge shared by every route: request ids, the JSON-lines access log, the body size
- * limit, and the one onError that renders every failure in the error model of DESIGN §3.
+ * The HTTP edge shared by every route: request ids, the client address (client.ts), the
+ * JSON-lines access log, the body size limit and deadline, the cap on requests in progress per
+ * address, and the one onError that renders every failure in the error model of DESIGN §3.
  */
 import { Elysia } from "elysia";
 import type { Logger } from "../lib/log";
 import { ulid } from "../lib/ids";
 import { AppError, errorResponse, validationFailed, type Issue } from "./errors";
 import { STORAGE_RETRY_AFTER_S, storageFailureOf, storageMessage, type StorageHealth } from "../db/storage";
+import { recordClientAddress, type PeerInfo } from "./client";
+import { NO_TRUSTED_PROXIES, type TrustedProxies } from "./proxies";
+import { Deadlines, type Expiry } from "./deadline";
 import { schemaIssues, type SchemaError } from "./schemaIssues";
 
 interface RequestMeta {
@@ -20,6 +24,10 @@ interface RequestMeta {
   errorStatus?: number;
   /** Its error code (`unknown_talents`, …): the trace journal records it with a failed call. */
   errorCode?: string;
+  /** The client address (client.ts), or null without a socket. */
+  ip: string | null;
+  /** True while the request counts against its address's cap (until its response is sent). */
+  counted?: boolean;
 }
 
 const meta = new WeakMap<Request, RequestMeta>();
@@ -59,6 +67,12 @@ export interface EdgeOptions {
   log: Logger;
   bodyLimit: number;
   accessLog: boolean;
+  /** TRUSTED_PROXIES: peers whose X-Forwarded-For names the client. Absent: none. */
+  trustedProxies?: TrustedProxies;
+  /** REQUEST_DEADLINE: the body must have arrived this long after the headers (else 408). Absent: 30 s. */
+  requestDeadlineMs?: number;
+  /** MAX_CONNECTIONS_PER_ADDRESS: requests in progress per client address (beyond, 429). Absent: no cap. */
+  maxConnectionsPerAddress?: number;
   /**
    * Renders an error as HTML when the request wants it (a page, an htmx swap), or returns
    * null for the JSON error model. Injected by createApp (src/web/errors.tsx): the edge knows
@@ -120,24 +134,43 @@ function notParsed(): AppError {
   return validationFailed([{ path: "", message: "the body is not valid JSON or form data" }], "The request body could not be parsed.");
 }
 
-/** Reads a body of unknown length, refusing it with 413 once it passes `limit` bytes. */
-async function readLimited(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {
-  const reader = request.body!.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw new AppError("payload_too_large", `The request body is larger than ${limit} bytes.`, { limit });
+/** Closes the connection after the answer: a client that is refused or too slow keeps no socket. */
+const CLOSE = { connection: "close" } as const;
+
+/**
+ * Reads a body, refusing it with 413 once it passes `limit` bytes and with 408 when it has not
+ * all arrived by the expiry (REQUEST_DEADLINE): a body sent a byte at a time holds no connection
+ * longer than that. A body with a length (checked in onRequest) is read whole; a chunked one by
+ * chunks, counting. The 408 closes the connection, so the rest of a late body is never read.
+ */
+async function readLimited(request: Request, limit: number, expiry: Expiry): Promise<Uint8Array<ArrayBuffer>> {
+  try {
+    if (request.headers.has("content-length")) return new Uint8Array(await Promise.race([request.arrayBuffer(), expiry.expired]));
+    const reader = request.body!.getReader();
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    try {
+      for (;;) {
+        const { done, value } = await Promise.race([reader.read(), expiry.expired]);
+        if (done) break;
+        size += value.byteLength;
+        if (size > limit) throw new AppError("payload_too_large", `The request body is larger than ${limit} bytes.`, { limit });
+        chunks.push(value);
+      }
+    } catch (e) {
+      reader.cancel().catch(() => {});
+      throw e;
     }
-    chunks.push(value);
+    return Buffer.concat(chunks);
+  } finally {
+    expiry.done();
   }
-  return Buffer.concat(chunks);
 }
 
+/** The 408 of a body that did not arrive by REQUEST_DEADLINE (the connection closes). */
+function tooLate(deadlineMs: number): AppError {
+  return new AppError("request_timeout", `The request body did not arrive within ${deadlineMs / 1000} s.`, { deadlineSeconds: deadlineMs / 1000 }, CLOSE);
+}
 
 /**
  * A UNIQUE constraint failure anywhere in an error's cause chain (drizzle wraps the driver's
@@ -189,11 +222,42 @@ function toAppError(code: unknown, error: unknown, request: Request, log: Logger
   }
 }
 
+/** Counts requests in progress per client address; `enter` refuses one past the cap. */
+function connectionCap(max: number) {
+  const inProgress = new Map<string, number>();
+  return {
+    /** Counts the request in, or answers 429 too_many_connections (the connection closes). */
+    enter(m: RequestMeta): Response | undefined {
+      if (m.ip === null) return undefined;
+      const n = (inProgress.get(m.ip) ?? 0) + 1;
+      if (n > max) {
+        const message = `This address has ${max} requests in progress; retry when one has finished.`;
+        return errorResponse(new AppError("too_many_connections", message, { limit: max }, { ...CLOSE, "retry-after": "1" }), m.id);
+      }
+      inProgress.set(m.ip, n);
+      m.counted = true;
+      return undefined;
+    },
+    /** Counts it out once its answer is sent (or the client went away). */
+    leave(m: RequestMeta | undefined): void {
+      if (!m?.counted || m.ip === null) return;
+      m.counted = false;
+      const n = (inProgress.get(m.ip) ?? 1) - 1;
+      if (n > 0) inProgress.set(m.ip, n);
+      else inProgress.delete(m.ip);
+    },
+  };
+}
+
 /** The edge plugin; apply it first in createApp so its hooks are global. */
 export function edge(opts: EdgeOptions) {
   const metrics = opts.metrics ?? null;
+  const cap = connectionCap(opts.maxConnectionsPerAddress ?? Infinity);
+  const trusted = opts.trustedProxies ?? NO_TRUSTED_PROXIES;
+  const deadlineMs = opts.requestDeadlineMs ?? 30_000;
+  const deadlines = new Deadlines();
   return new Elysia({ name: "edge" })
-    .onRequest(({ request, set }) => {
+    .onRequest(({ request, set, server }) => {
       const seen = meta.get(request);
       if (seen) {
         // handed to the app again by the method override (methodOverride.ts): the same request, its id kept
@@ -202,8 +266,12 @@ export function edge(opts: EdgeOptions) {
       }
       const incoming = request.headers.get("x-request-id");
       const id = incoming && /^[A-Za-z0-9._-]{1,64}$/.test(incoming) ? incoming : ulid();
-      meta.set(request, { id, start: performance.now(), startedAt: Date.now(), seq: ++arrivals });
+      const ip = recordClientAddress(request, server as PeerInfo | null, trusted);
+      const m: RequestMeta = { id, start: performance.now(), startedAt: Date.now(), seq: ++arrivals, ip };
+      meta.set(request, m);
       set.headers["x-request-id"] = id;
+      const refused = cap.enter(m);
+      if (refused) return refused;
       const len = request.headers.get("content-length");
       if (len !== null && Number(len) > opts.bodyLimit) {
         return errorResponse(
@@ -215,19 +283,19 @@ export function edge(opts: EdgeOptions) {
     .onParse({ as: "global" }, async ({ request, contentType }) => {
       if (!request.body) return;
       const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
-      const chunked = !request.headers.has("content-length");
-      if (type !== "application/json" && !chunked) return; // Elysia's parsers (sizes were checked in onRequest)
-      // a chunked body is read with the same limit; JSON is parsed here so that a malformed body
-      // is told only after the route's guard has authenticated the caller (see notParsed)
-      const bytes = chunked ? await readLimited(request, opts.bodyLimit) : null;
-      if (type === "multipart/form-data" && bytes) {
+      // every body is read here, with the size limit (a chunked one has no length to check in
+      // onRequest) and the deadline; JSON is parsed here so that a malformed body is told only
+      // after the route's guard has authenticated the caller (see notParsed)
+      const deadline = (meta.get(request)?.start ?? performance.now()) + deadlineMs;
+      const bytes = await readLimited(request, opts.bodyLimit, deadlines.expiry(deadline, () => tooLate(deadlineMs)));
+      if (type === "multipart/form-data") {
         // Elysia's own multipart parser runs, reading the bytes read here: a chunked form (curl,
         // a CLI) parses exactly as one with a length (a browser's)
         const form = new Response(bytes, { headers: { "content-type": request.headers.get("content-type") ?? type } });
         Object.defineProperty(request, "formData", { value: () => form.formData(), configurable: true });
         return;
       }
-      const text = bytes ? new TextDecoder().decode(bytes) : await request.text();
+      const text = new TextDecoder().decode(bytes);
       if (type === "application/json") {
         try {
           return text.trim() === "" ? {} : JSON.parse(text);
@@ -268,6 +336,7 @@ export function edge(opts: EdgeOptions) {
       return res;
     })
     .onAfterResponse({ as: "global" }, ({ request, set, responseValue, route }) => {
+      cap.leave(meta.get(request));
       if (metrics) metrics.record(request.method, route, statusOf(request, set, responseValue), elapsedMs(request) / 1000);
       if (!opts.accessLog) return;
       const url = new URL(request.url);
@@ -278,6 +347,7 @@ export function edge(opts: EdgeOptions) {
         path: url.pathname,
         status,
         ms: Math.round(elapsedMs(request) * 10) / 10,
+        ip: meta.get(request)?.ip ?? undefined,
         ua: request.headers.get("user-agent") ?? undefined,
       });
     });

@@ -4,7 +4,9 @@
  * login) or creates an account (`/api/auth/sign-up`, `/login/sign-up`, the invitation page).
  *
  * An attempt is taken before the password is checked, in one synchronous step with the check
- * of the limit, so parallel requests cannot all slip under it. Sign-in failures count:
+ * of the limit, so parallel requests cannot all slip under it. The counts below are the
+ * defaults, each a setting (config.ts AuthLimitSettings); the windows are fixed. The address is
+ * the client's (behind a TRUSTED_PROXIES proxy, the forwarded one). Sign-in failures count:
  *   - per e-mail and address pair: 5 in 15 min, then 429 for that pair only;
  *   - per address: 20 in 15 min (one address guessing many e-mails);
  *   - per e-mail from all addresses: 20 in 15 min, then the slow path: one attempt every
@@ -19,35 +21,41 @@
  * answer never tells whether an account exists. An address-keyed limit needs an address: requests served
  * without a socket (in-process `app.handle`) have none.
  */
+import { AUTH_LIMIT_SETTINGS, type AuthLimitSettings } from "../config";
 import { AppError } from "../http/errors";
 import { IntervalGate, SlidingWindowLimiter } from "../lib/rateLimit";
 
 const MIN = 60_000;
+const D = AUTH_LIMIT_SETTINGS;
 
+/** The windows, with the default counts (each count is a setting: config.ts AuthLimitSettings). */
 export const AUTH_LIMITS = {
-  signInPair: { limit: 5, windowMs: 15 * MIN },
-  signInAddress: { limit: 20, windowMs: 15 * MIN },
-  signInEmail: { limit: 20, windowMs: 15 * MIN },
+  signInPair: { limit: D.signInPair.default, windowMs: 15 * MIN },
+  signInAddress: { limit: D.signInAddress.default, windowMs: 15 * MIN },
+  signInEmail: { limit: D.signInEmail.default, windowMs: 15 * MIN },
   /** Beyond signInEmail: one attempt per this interval per e-mail. */
   signInSlowPathMs: 30_000,
-  changePassword: { limit: 5, windowMs: 15 * MIN },
-  signUpAddress: { limit: 10, windowMs: 60 * MIN },
-  resetAddress: { limit: 10, windowMs: 15 * MIN },
-  resetEmail: { limit: 3, windowMs: 15 * MIN },
+  changePassword: { limit: D.changePassword.default, windowMs: 15 * MIN },
+  signUpAddress: { limit: D.signUpAddress.default, windowMs: 60 * MIN },
+  resetAddress: { limit: D.resetAddress.default, windowMs: 15 * MIN },
+  resetEmail: { limit: D.resetEmail.default, windowMs: 15 * MIN },
 } as const;
 
-/** The limiters of one app. */
-export function createAuthLimiters() {
+/** The default counts (what an app gets without the settings: tests, benchmarks). */
+const DEFAULT_COUNTS = Object.fromEntries(Object.entries(D).map(([k, v]) => [k, v.default])) as unknown as AuthLimitSettings;
+
+/** The limiters of one app, with the configured counts over AUTH_LIMITS' windows. */
+export function createAuthLimiters(counts: AuthLimitSettings = DEFAULT_COUNTS) {
   const L = AUTH_LIMITS;
   return {
-    pair: new SlidingWindowLimiter(L.signInPair.limit, L.signInPair.windowMs),
-    address: new SlidingWindowLimiter(L.signInAddress.limit, L.signInAddress.windowMs),
-    email: new SlidingWindowLimiter(L.signInEmail.limit, L.signInEmail.windowMs),
+    pair: new SlidingWindowLimiter(counts.signInPair, L.signInPair.windowMs),
+    address: new SlidingWindowLimiter(counts.signInAddress, L.signInAddress.windowMs),
+    email: new SlidingWindowLimiter(counts.signInEmail, L.signInEmail.windowMs),
     emailSlowPath: new IntervalGate(L.signInSlowPathMs),
-    changePassword: new SlidingWindowLimiter(L.changePassword.limit, L.changePassword.windowMs),
-    signUp: new SlidingWindowLimiter(L.signUpAddress.limit, L.signUpAddress.windowMs),
-    resetAddress: new SlidingWindowLimiter(L.resetAddress.limit, L.resetAddress.windowMs),
-    resetEmail: new SlidingWindowLimiter(L.resetEmail.limit, L.resetEmail.windowMs),
+    changePassword: new SlidingWindowLimiter(counts.changePassword, L.changePassword.windowMs),
+    signUp: new SlidingWindowLimiter(counts.signUpAddress, L.signUpAddress.windowMs),
+    resetAddress: new SlidingWindowLimiter(counts.resetAddress, L.resetAddress.windowMs),
+    resetEmail: new SlidingWindowLimiter(counts.resetEmail, L.resetEmail.windowMs),
   };
 }
 export type AuthLimiters = ReturnType<typeof createAuthLimiters>;

@@ -18,9 +18,6 @@ import { exchangeCode, refreshTokens, revokeToken } from "./grants";
 import { authorizationServerMetadata, protectedResourceMetadata } from "./metadata";
 import { PROJECT_ID_PATTERN } from "./resource";
 
-/** Client registrations allowed per IP and minute. */
-export const REGISTRATIONS_PER_MINUTE = 30;
-
 const METADATA_CACHE = { "cache-control": "public, max-age=300" };
 
 const param = (body: unknown, name: string): string | undefined => {
@@ -49,7 +46,7 @@ async function requireClient(deps: AppDeps, body: unknown): Promise<string> {
 
 export function oauthRoutes(deps: ComposedDeps) {
   const base = deps.config.baseUrl;
-  const registrations = new SlidingWindowLimiter(REGISTRATIONS_PER_MINUTE, 60_000);
+  const registrations = new SlidingWindowLimiter(deps.config.authLimits.oauthRegistrations, 60_000);
   return new Elysia()
     .get("/.well-known/oauth-protected-resource", () => oauthJson(protectedResourceMetadata(base), 200, METADATA_CACHE))
     .get("/.well-known/oauth-protected-resource/mcp", () => oauthJson(protectedResourceMetadata(base), 200, METADATA_CACHE))
@@ -61,7 +58,7 @@ export function oauthRoutes(deps: ComposedDeps) {
     .get("/.well-known/oauth-authorization-server", () => oauthJson(authorizationServerMetadata(base), 200, METADATA_CACHE))
     .post("/oauth/register", ({ body, request, server }) =>
       answer(async () => {
-        // per peer address (unknown only without a socket, i.e. app.handle in tests and the adapter)
+        // per client address, OAUTH_REGISTRATION_LIMIT_PER_MINUTE (unknown only without a socket, i.e. app.handle in tests and the adapter)
         const ip = clientMeta(request, server).ip;
         if (ip !== null) {
           if (!registrations.check(ip).allowed) throw new OAuthError("too_many_requests", "Too many client registrations from this address; retry in a minute.");
