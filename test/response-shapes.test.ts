@@ -106,6 +106,11 @@ async function callEveryRoute(): Promise<void> {
   const c2 = new WebClient(env);
   await call(c2, "POST /api/auth/sign-in", "/api/auth/sign-in", { email, password: "correct horse battery" });
   await call(c2, "POST /api/auth/sign-out", "/api/auth/sign-out");
+  await call(c1, "POST /api/auth/verify-email/resend", "/api/auth/verify-email/resend");
+  const verifyToken = "shapesVerifyToken0123456789";
+  await env.database.client.execute({ sql: "INSERT INTO email_verifications (token_hash, user_id, email, expires_at, created_at) VALUES (?, ?, ?, ?, ?)", args: [sha256Hex(verifyToken), signUp.user.id, email, Date.now() + 600_000, Date.now()] });
+  await nextTurn();
+  await call(anon, "POST /api/auth/verify-email", "/api/auth/verify-email", { token: verifyToken });
   await call(c1, "POST /api/auth/change-password", "/api/auth/change-password", { currentPassword: "correct horse battery", newPassword: "another horse battery" });
   await call(anon, "POST /api/auth/password-reset", "/api/auth/password-reset", { email });
   const token = "shapesResetToken0123456789";
@@ -134,6 +139,9 @@ async function callEveryRoute(): Promise<void> {
   const saml = { entryPoint: "http://127.0.0.1:9/sso", idpIssuer: "urn:shapes-idp", idpCert: selfSignedCert("shapes-idp").cert };
   await call(owner, "POST /web/orgs/current/sso", "/web/orgs/current/sso", { type: "saml", domains: ["shapes.example"], saml });
   await call(owner, "GET /web/orgs/current/sso", "/web/orgs/current/sso");
+  await call(owner, "GET /web/admin/sso-domains", "/web/admin/sso-domains");
+  await call(owner, "POST /web/admin/sso-domains/{orgId}/{domain}/approve", `/web/admin/sso-domains/${org.id}/shapes.example/approve`);
+  await call(owner, "POST /web/orgs/current/sso/domains/{domain}/verify", "/web/orgs/current/sso/domains/shapes.example/verify");
   await call(owner, "POST /web/orgs/current/sso/test", "/web/orgs/current/sso/test");
   await call(owner, "PUT /web/orgs/current/code-hosting", "/web/orgs/current/code-hosting", { provider: "github", url: "https://github.com/acme/shapes" });
   await call(owner, "GET /web/orgs/current/code-hosting", "/web/orgs/current/code-hosting");

@@ -30,9 +30,10 @@ const Triggers = o({ files: a(S), keywords: a(S) });
 const Verdicts = o({ pass: I, fail: I, not_applicable: I });
 const Invitation = o({ id: S, link: S, email: S, role: S, expiresAt: S });
 const Mail = o({ id: S, kind: S, to: S, subject: S, status: S, attempts: I, lastError: n(S), nextAttemptAt: n(S), createdAt: S, sentAt: n(S) });
+const DomainClaim = o({ domain: S, status: S, record: o({ type: S, name: S, value: S }), verifiedAt: n(S), verifiedBy: n(S) });
 const Sso = o({
   sso: n(o({
-    type: S, domains: a(S), enforce: B,
+    type: S, domains: a(S), domainClaims: a(DomainClaim), enforce: B,
     oidc: n(o({ issuer: S, clientId: S, clientSecretSet: B })),
     saml: n(o({ entryPoint: S, idpIssuer: S, idpCert: S, certificate: n(o({ subject: S, validTo: S, fingerprint256: S })) })),
     testedAt: n(S), updatedAt: S, signInLinks: a(S),
@@ -40,7 +41,7 @@ const Sso = o({
   serviceProvider: o({ oidcRedirectUri: S, samlEntityId: S, samlAcsUrl: S, samlMetadataUrl: S }),
 });
 const CodeHosting = o({ codeHosting: n(o({ provider: S, url: S, defaultBranch: S })) });
-const BackupRecord = n(o({ file: n(S), ok: B, startedAt: S, finishedAt: S, bytes: I, error: S }));
+const BackupRecord = n(o({ file: n(S), ok: B, startedAt: S, finishedAt: S, bytes: I, error: S, skipped: B }));
 const ExpertiseRow = {
   id: S, ref: S, slug: S, status: S, revision: I, publishedVersion: n(I), serving: n(I), title: n(S), summary: n(S),
   triggers: n(Triggers), triggersConfirmedAt: n(S), createdAt: S, updatedAt: S,
@@ -102,6 +103,7 @@ export const ANSWERS: Record<string, Schema | OtherAnswer> = {
     missingPrerequisites: a(o({ id: S, requiredBy: a(S), inCatalog: B })), conflicts: a(Pair), disabledDependencies: a(Ids),
     unservable: a(o({ id: S, kind: S, reason: S })), talents: a(o({ id: S, kind: S, state: S, version: S, digest: S })),
     brokenCatalogEntries: a(o({ folder: S, problems: a(S) })),
+    service: o({ status: S, reason: S, kind: S, message: S, since: S, refused: I, retryAfter: I }),
   }),
   "GET /api/discovery/playbook": o({
     procedure: a(S), selection: o({ installed: I, active: I }), activatesNothing: B,
@@ -130,6 +132,11 @@ export const ANSWERS: Record<string, Schema | OtherAnswer> = {
   "GET /web/orgs/current/sso": Sso,
   "POST /web/orgs/current/sso": Sso,
   "DELETE /web/orgs/current/sso": o({ sso: { type: "null" } }),
+  "POST /web/orgs/current/sso/domains/{domain}/verify": o({ claim: DomainClaim }),
+  "GET /web/admin/sso-domains": o({ claims: a(o({ ...(DomainClaim.properties as Record<string, Schema>), organization: o({ id: S, name: S, status: S }) })) }),
+  "POST /web/admin/sso-domains/{orgId}/{domain}/approve": o({ claim: DomainClaim }),
+  "POST /api/auth/verify-email": o({ verified: B, email: S }),
+  "POST /api/auth/verify-email/resend": o({ sent: B, verified: B }),
   "POST /web/orgs/current/sso/test": o({ ok: B, checks: a(o({ name: S, ok: B, message: S })), link: S }),
   "GET /web/orgs/current/code-hosting": CodeHosting,
   "PUT /web/orgs/current/code-hosting": CodeHosting,
@@ -139,7 +146,7 @@ export const ANSWERS: Record<string, Schema | OtherAnswer> = {
   "GET /web/admin/users": o({ users: a(o({ id: S, email: S, name: S, role: S, createdAt: S })) }),
   "GET /web/admin/backups": o({
     scheduled: B, intervalSeconds: n(N), keep: n(I), folder: S, running: B, nextAt: n(S), last: BackupRecord, lastSuccess: BackupRecord, lastFailure: BackupRecord,
-    succeeded: I, failed: I, files: a(o({ name: S, bytes: I, createdAt: S, kind: S })),
+    succeeded: I, failed: I, skipped: I, files: a(o({ name: S, bytes: I, createdAt: S, kind: S })),
   }),
   "GET /web/admin/security-events": o({
     events: a(o({ id: S, kind: S, userId: n(S), email: n(S), ip: n(S), userAgent: n(S), detail: n(open), createdAt: S })),
