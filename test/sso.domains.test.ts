@@ -298,3 +298,43 @@ describe("sign-up verifies the e-mail by a mailed link", () => {
     expect(statuses).toEqual([202, 202, 202, 202, 429]); // the sign-up's own mail counts
   });
 });
+
+describe("the consent to link, in Chromium", () => {
+  test("a person with a verified account signs in through the organization's SAML: /login says the account exists, the password sign-in leads to /account/link, Link joins the organization; axe finds nothing serious", async () => {
+    const { launchChromium, newPage, axeViolations, screenshot } = await import("./browser-support");
+    const browser = await launchChromium();
+    try {
+      const { owner, org } = await orgWithProject(live.env, "Browser Consent");
+      await samlSso(owner, org.id, ["browser-consent.example"]);
+      await approveSsoDomains(live.env, org.id, ["browser-consent.example"]);
+      metadataUrls.clear(); // the IdP's page answers the request of this organization's SP
+      metadataUrls.set(org.id, (await owner.get("/web/orgs/current/sso")).body.serviceProvider.samlMetadataUrl);
+      const { owner: inviter } = await orgWithProject(live.env, "Browser Elsewhere");
+      const person = await joinedMember(live.env, inviter, await signedUp(live.env, "sam@browser-consent.example"));
+      const w = await newPage(browser);
+      const p = w.page;
+      idp.email = person.email;
+      await p.goto(`${live.base}/login`);
+      await p.fill("#email", person.email);
+      await p.click('form[action="/login"] button[type="submit"]');
+      await p.waitForURL(/\/login\?error=link_required/);
+      expect(await p.locator("main").textContent()).toContain(`An account with ${person.email} already exists`);
+      await p.fill("#email", person.email);
+      await p.fill("#password", "correct horse battery");
+      await p.click('form[action="/login"] button[type="submit"]');
+      await p.waitForURL(`${live.base}/account/link`);
+      expect(await p.locator("main").textContent()).toContain("Browser Consent");
+      expect(await axeViolations(p)).toEqual([]);
+      await screenshot(p, "account-link");
+      await p.click('button[value="link"]');
+      await p.locator("[role=status]").waitFor();
+      expect(await p.locator("[role=status]").textContent()).toContain("is linked to your account");
+      const members = await live.env.database.client.execute({ sql: "SELECT count(*) AS n FROM members WHERE organization_id = ? AND user_id = ?", args: [org.id, person.userId] });
+      expect(Number(members.rows[0]!.n)).toBe(1);
+      expect(w.problems.filter((x) => !/status of 400/.test(x))).toEqual([]);
+      await w.context.close();
+    } finally {
+      await browser.close();
+    }
+  });
+});

@@ -42,7 +42,7 @@ function LinkPage(props: { state: State }) {
             <p class="muted">If you did not just try to sign in with {s.label}, decline: someone else may be trying to use your address.</p>
             <p>
               <button type="submit" name="decision" value="link">
-                Link {s.label}
+                Link it
               </button>{" "}
               <button type="submit" name="decision" value="decline" class="secondary">
                 Decline
@@ -69,7 +69,7 @@ function LinkPage(props: { state: State }) {
 
 /** The consent page and its form post. */
 export function linkPages(deps: ComposedDeps): Elysia {
-  const label = (provider: string) => (provider.startsWith("sso:") ? "Your organization's single sign-on" : providerLabel(deps.config, provider));
+  const label = (link: PendingLink) => (link.organization ? `${link.organization.name}'s single sign-on` : providerLabel(deps.config, link.provider));
   const toLogin = () => new Response(null, { status: 303, headers: { location: "/login?next=%2Faccount%2Flink", "cache-control": "no-store" } });
   const plugin = new Elysia()
     .get("/account/link", async ({ request }) => {
@@ -77,7 +77,7 @@ export function linkPages(deps: ComposedDeps): Elysia {
       if (!session) return toLogin();
       const link = await readPendingLink(deps.database.db, cookieValue(request, LINK_COOKIE));
       if (!link || link.userId !== session.user.id) return page(<LinkPage state={{ kind: "none" }} />);
-      return page(<LinkPage state={{ kind: "ask", link, label: label(link.provider), email: session.user.email }} />);
+      return page(<LinkPage state={{ kind: "ask", link, label: label(link), email: session.user.email }} />);
     })
     .post("/account/link", async ({ request, body, server }) => {
       checkSameOrigin(deps.config, request, true);
@@ -100,7 +100,7 @@ export function linkPages(deps: ComposedDeps): Elysia {
         return done;
       });
       if (!linked) return page(<LinkPage state={{ kind: "none" }} />, 410, clear);
-      return page(<LinkPage state={{ kind: "linked", label: label(linked.provider) }} />, 200, clear);
+      return page(<LinkPage state={{ kind: "linked", label: label(linked) }} />, 200, clear);
     });
   return plugin as unknown as Elysia;
 }
