@@ -178,7 +178,7 @@ describe("members and invitations", () => {
     const inv = await owner.post("/web/orgs/current/invitations", { email: invitee.email, role: "admin" });
     expect(inv.status).toBe(201);
     expect(inv.body.link).toBe(`http://localhost:8787/accept-invitation/${inv.body.id}`);
-    const mail = (await env.database.client.execute({ sql: "SELECT body FROM mail_outbox WHERE to_address = ?", args: [invitee.email] })).rows[0]!;
+    const mail = (await env.database.client.execute({ sql: "SELECT body FROM mail_outbox WHERE to_address = ? AND kind = 'invitation' ORDER BY created_at", args: [invitee.email] })).rows[0]!;
     expect(String(mail.body)).toContain(inv.body.link);
     const stranger = await signedUp(env);
     expect((await stranger.post(`/web/invitations/${inv.body.id}/accept`)).status).toBe(403);
@@ -244,7 +244,7 @@ describe("members and invitations", () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ id: inv.id, link: inv.link, email: invitee.email, role: "admin" });
     expect(Date.parse(r.body.expiresAt)).toBeGreaterThanOrEqual(before + 7 * 24 * 3600 * 1000);
-    const mails = (await env.database.client.execute({ sql: "SELECT body FROM mail_outbox WHERE to_address = ?", args: [invitee.email] })).rows;
+    const mails = (await env.database.client.execute({ sql: "SELECT body FROM mail_outbox WHERE to_address = ? AND kind = 'invitation' ORDER BY created_at", args: [invitee.email] })).rows;
     expect(mails).toHaveLength(2);
     expect(String(mails[1]!.body)).toContain(inv.link);
     expect((await invitee.post(`/web/invitations/${inv.id}/accept`)).status).toBe(200);
