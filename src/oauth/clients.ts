@@ -35,10 +35,18 @@ export function redirectUriProblem(uri: string): string | null {
   return "must be https, or http on a loopback address (localhost, 127.0.0.1, [::1])";
 }
 
-/** A loopback http URI's text with its port removed, or null for any other URI (compared as written, never normalised). */
+/** The largest TCP port: a URI naming a larger one is not a URL (the parser throws). */
+export const PORT_MAX = 65535;
+
+/**
+ * A loopback http URI's text with its port removed, or null for any other URI (compared as
+ * written, never normalised). A port above PORT_MAX is no loopback URI: matching it would let
+ * an unparseable URI through to the redirect.
+ */
 function withoutLoopbackPort(uri: string): string | null {
-  const m = /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(?::\d{1,5})?([/?][^#]*)?$/.exec(uri);
-  return m ? `http://${m[1]}${m[2] ?? ""}` : null;
+  const m = /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(?::(\d{1,5}))?([/?][^#]*)?$/.exec(uri);
+  if (!m || (m[2] !== undefined && Number(m[2]) > PORT_MAX)) return null;
+  return `http://${m[1]}${m[3] ?? ""}`;
 }
 
 /**

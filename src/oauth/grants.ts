@@ -7,7 +7,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { createHash } from "node:crypto";
 import type { Database, Tx } from "../db/client";
-import { oauthCodes, oauthTokens, type KeyScope } from "../db/schema";
+import { members, oauthCodes, oauthTokens, organizations, projects, type KeyScope } from "../db/schema";
 import { newSecret, sha256Hex } from "../lib/crypto";
 import { newId } from "../lib/ids";
 import { OAuthError } from "./errors";
@@ -86,6 +86,26 @@ async function revokeFamily(tx: Tx, familyId: string, now: number): Promise<void
 }
 
 /**
+ * Why the grant's user may no longer act on its project, or null: not a member of the project's
+ * organization any more, or the organization not approved (pending, suspended). Read in the
+ * refresh's own transaction, so a refresh never outlives a removal it could see.
+ */
+async function standingProblem(tx: Tx, userId: string, projectId: string): Promise<string | null> {
+  const row = (
+    await tx
+      .select({ status: organizations.status, role: members.role })
+      .from(projects)
+      .innerJoin(organizations, eq(organizations.id, projects.organizationId))
+      .leftJoin(members, and(eq(members.organizationId, organizations.id), eq(members.userId, userId)))
+      .where(eq(projects.id, projectId))
+      .limit(1)
+  )[0];
+  if (!row || row.role === null) return "The user who authorized this grant is no longer a member of the project's organization";
+  if (row.status !== "approved") return `The project's organization is ${row.status}`;
+  return null;
+}
+
+/**
  * The authorization_code grant. Checks, in order: the code (unknown, replayed → family
  * revoked, expired), its client, its redirect_uri, the `resource` (required, equal to the
  * code's), then PKCE S256. A failed check leaves the code usable (a wrong verifier must not
@@ -126,8 +146,9 @@ export async function exchangeCode(
 
 /**
  * The refresh_token grant with rotation: the presented token is spent and a new pair is
- * issued in the same family. A spent token presented again revokes the family. `resource`,
- * when sent, must be the bound one; `scope` may only narrow.
+ * issued in the same family. A spent token presented again revokes the family, and so does a
+ * refresh whose user has left the project's organization or whose organization is not
+ * approved. `resource`, when sent, must be the bound one; `scope` may only narrow.
  */
 export async function refreshTokens(
   database: Database,
@@ -144,6 +165,11 @@ export async function refreshTokens(
       return new OAuthError("invalid_grant", "The refresh token was already used; every token of this grant is now revoked.");
     }
     if (t.expiresAt <= now) return new OAuthError("invalid_grant", "The refresh token has expired.");
+    const standing = await standingProblem(tx, t.userId, t.projectId);
+    if (standing !== null) {
+      await revokeFamily(tx, t.familyId, now);
+      return new OAuthError("invalid_grant", `${standing}; every token of this grant is now revoked.`);
+    }
     if (input.resource !== undefined && input.resource !== t.resource) {
       return new OAuthError("invalid_target", "resource differs from the one this grant is bound to.");
     }
