@@ -7,6 +7,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { randomBytes } from "node:crypto";
+import { purgeExpired } from "../src/db/housekeeping";
+import { CLIENT_IDLE_MS } from "../src/oauth/clients";
 import { s256 } from "../src/oauth/grants";
 import { orgWithProject, testEnv, withKey, type TestEnv, type WebClient } from "./helpers";
 import { formFields } from "./mcp-support";
@@ -28,8 +30,8 @@ async function json(res: Response): Promise<{ status: number; body: any; res: Re
   return { status: res.status, body: text ? JSON.parse(text) : null, res };
 }
 
-const register = async (body: Record<string, unknown> = { client_name: "Agent", redirect_uris: [REDIRECT] }) =>
-  json(await env.request("/oauth/register", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }));
+const register = async (body: Record<string, unknown> = { client_name: "Agent", redirect_uris: [REDIRECT] }, on: TestEnv = env) =>
+  json(await on.request("/oauth/register", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }));
 
 function authorizeQuery(p: Record<string, string | undefined>): string {
   const q = new URLSearchParams();
@@ -129,5 +131,64 @@ describe("refresh re-checks the grant's standing: membership and the organizatio
     const r = await refresh(t.clientId, t.refresh);
     expect(r.status).toBe(200);
     expect((await withKey(env, r.body.access_token, "/api/doctor")).status).toBe(200);
+  });
+});
+
+describe("dynamic registrations: expire when unused for 30 days, within a global budget (OAUTH_MAX_CLIENTS)", () => {
+  const lastUse = async (id: string, on: TestEnv = env) =>
+    (await on.database.client.execute({ sql: "SELECT last_used_at AS t FROM oauth_clients WHERE id = ?", args: [id] })).rows[0]?.t ?? "gone";
+  const age = (id: string, ms: number, on: TestEnv = env, column = "last_used_at") =>
+    on.database.client.execute({ sql: `UPDATE oauth_clients SET ${column} = ? WHERE id = ?`, args: [Date.now() - ms, id] });
+
+  test("registration and every token issued (code exchange, refresh) mark the client used", async () => {
+    const t = await tokens();
+    const issued = Number(await lastUse(t.clientId));
+    expect(issued).toBeGreaterThan(Date.now() - 60_000);
+    await age(t.clientId, 10 * 24 * 3600 * 1000);
+    expect((await refresh(t.clientId, t.refresh)).status).toBe(200);
+    expect(Number(await lastUse(t.clientId))).toBeGreaterThanOrEqual(issued);
+  });
+
+  test("housekeeping deletes a client unused for 30 days with its tokens, keeps one used 29 days ago; a row without last_used_at goes by created_at", async () => {
+    const idle = await tokens();
+    const recent = (await register()).body.client_id as string;
+    const legacy = (await register()).body.client_id as string;
+    await age(idle.clientId, CLIENT_IDLE_MS + 60_000);
+    await age(recent, CLIENT_IDLE_MS - 24 * 3600 * 1000);
+    await sql("UPDATE oauth_clients SET last_used_at = NULL, created_at = ? WHERE id = ?", [Date.now() - CLIENT_IDLE_MS - 60_000, legacy]);
+    const gone = await purgeExpired(env.database);
+    expect(gone.oauthClients).toBe(2);
+    expect(await lastUse(idle.clientId)).toBe("gone");
+    expect(await lastUse(legacy)).toBe("gone");
+    expect(await lastUse(recent)).not.toBe("gone");
+    expect(Number((await sql("SELECT count(*) AS n FROM oauth_tokens WHERE client_id = ?", [idle.clientId])).rows[0]!.n)).toBe(0);
+    const r = await refresh(idle.clientId, idle.refresh);
+    expect(r.status).toBe(401);
+    expect(r.body.error).toBe("invalid_client");
+  });
+
+  test("the budget full → 503 temporarily_unavailable with Retry-After; an idle client is deleted first to make room", async () => {
+    const small = await testEnv({ OAUTH_MAX_CLIENTS: "3" });
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const r = await register(undefined, small);
+        expect(r.status).toBe(201);
+        ids.push(r.body.client_id);
+      }
+      const full = await register(undefined, small);
+      expect(full.status).toBe(503);
+      expect(full.body.error).toBe("temporarily_unavailable");
+      expect(full.body.error_description).toContain("maximum of 3");
+      expect(full.res.headers.get("retry-after")).toBe("3600");
+      await age(ids[0]!, CLIENT_IDLE_MS + 60_000, small);
+      const room = await register(undefined, small);
+      expect(room.status).toBe(201);
+      expect(await lastUse(ids[0]!, small)).toBe("gone");
+      const n = (await small.database.client.execute("SELECT count(*) AS n FROM oauth_clients")).rows[0]!.n;
+      expect(Number(n)).toBe(3);
+    } finally {
+      small.close();
+    }
   });
 });

@@ -12,6 +12,7 @@ import type { Database } from "./client";
 import { invitations, mailOutbox, oauthCodes, oauthTokens, passwordResets, sessions, setupTokens, ssoNonces } from "./schema";
 import { orderedId } from "../lib/ids";
 import type { Logger } from "../lib/log";
+import { purgeIdleClients } from "../oauth/clients";
 
 const DAY = 24 * 3600 * 1000;
 export const HOUSEKEEPING_EVERY_MS = 3600 * 1000;
@@ -38,6 +39,7 @@ export async function purgeExpired(database: Database, now = Date.now()): Promis
       )
       .returning({ id: mailOutbox.id });
     const ssoGone = await tx.delete(ssoNonces).where(lt(ssoNonces.expiresAt, now)).returning({ id: ssoNonces.id });
+    const clientsGone = await purgeIdleClients(tx, now);
     return {
       ssoNonces: ssoGone.length,
       sessions: sessionsGone.length,
@@ -47,6 +49,7 @@ export async function purgeExpired(database: Database, now = Date.now()): Promis
       invitations: invitationsGone.length,
       passwordResets: resetsGone.length,
       mails: mailsGone.length,
+      oauthClients: clientsGone,
     };
   });
 }

@@ -10,6 +10,7 @@ import type { Database, Tx } from "../db/client";
 import { members, oauthCodes, oauthTokens, organizations, projects, type KeyScope } from "../db/schema";
 import { newSecret, sha256Hex } from "../lib/crypto";
 import { newId } from "../lib/ids";
+import { touchClient } from "./clients";
 import { OAuthError } from "./errors";
 import { parseScopes } from "./resource";
 
@@ -68,8 +69,9 @@ interface Family {
   resource: string;
 }
 
-/** Inserts a fresh access + refresh pair of a family. */
+/** Inserts a fresh access + refresh pair of a family, and marks its client used. */
 async function issuePair(tx: Tx, f: Family, now: number): Promise<TokenResponse> {
+  await touchClient(tx, f.clientId, now);
   const access = newSecret(ACCESS_TOKEN_PREFIX, 32);
   const refresh = newSecret(REFRESH_TOKEN_PREFIX, 32);
   const common = { familyId: f.familyId, clientId: f.clientId, userId: f.userId, projectId: f.projectId, scopes: f.scopes, resource: f.resource, createdAt: now };
