@@ -134,7 +134,7 @@ export function loginPages(deps: ComposedDeps) {
     .get("/login", async ({ request }) => {
       const q = new URL(request.url).searchParams;
       const next = safeNext(q.get("next"));
-      const session = await optionalSession(deps.database, request);
+      const session = await optionalSession(deps, request);
       const error = q.get("error");
       const domain = q.get("domain");
       const notice = error ? signInErrorSentence(deps.config, error, q.get("provider"), domain && /^[a-z0-9.-]{1,253}$/.test(domain) ? domain : null) : null;
@@ -154,7 +154,7 @@ export function loginPages(deps: ComposedDeps) {
           const why = domain ? `No single sign-on is set up for ${domain}: enter your password.` : "Enter your e-mail and password.";
           return page(<LoginPage next={next} providers={providers} attempt={{ form: "sign-in", error: why, email }} />, 400);
         }
-        const r = await signIn(deps.database, limiters, { email, password }, clientMeta(request, server), sessionTokenFrom(request));
+        const r = await signIn(deps.database, limiters, { email, password }, clientMeta(request, server), sessionTokenFrom(deps.config, request));
         return signedIn(next, r.session.token, r.session.expiresAt);
       } catch (e) {
         if (!(e instanceof AppError)) throw e;
@@ -181,7 +181,7 @@ export function loginPages(deps: ComposedDeps) {
       }
     })
     .post("/logout", async ({ request }) => {
-      const token = sessionTokenFrom(request);
+      const token = sessionTokenFrom(deps.config, request);
       if (token) {
         checkSameOrigin(deps.config, request, true);
         await deps.database.write((tx) => deleteSessionByToken(tx, token));
