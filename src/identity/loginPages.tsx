@@ -154,7 +154,8 @@ export function loginPages(deps: ComposedDeps) {
           const why = domain ? `No single sign-on is set up for ${domain}: enter your password.` : "Enter your e-mail and password.";
           return page(<LoginPage next={next} providers={providers} attempt={{ form: "sign-in", error: why, email }} />, 400);
         }
-        const r = await signIn(deps.database, limiters, { email, password }, clientMeta(request, server), sessionTokenFrom(deps.config, request));
+        const previous = sessionTokenFrom(deps.config, request);
+        const r = await signIn(deps.database, limiters, { email, password }, clientMeta(request, server), previous);
         return signedIn(next, r.session.token, r.session.expiresAt);
       } catch (e) {
         if (!(e instanceof AppError)) throw e;

@@ -84,7 +84,12 @@ export async function touchClient(tx: Tx, clientId: string, now: number): Promis
  * are deleted first; still full → 503 temporarily_unavailable (the per-address limit alone let
  * many addresses grow the table without bound).
  */
-async function insertWithinBudget(database: Database, maxClients: number, row: typeof oauthClients.$inferInsert, now: number): Promise<void> {
+async function insertWithinBudget(
+  database: Database,
+  maxClients: number,
+  row: typeof oauthClients.$inferInsert,
+  now: number,
+): Promise<void> {
   const full = await database.write(async (tx): Promise<boolean> => {
     const count = async () => (await tx.select({ n: sql<number>`count(*)` }).from(oauthClients))[0]!.n;
     if ((await count()) >= maxClients) {
@@ -95,7 +100,8 @@ async function insertWithinBudget(database: Database, maxClients: number, row: t
     return false;
   });
   if (full) {
-    throw new OAuthError("temporarily_unavailable", `This server holds its maximum of ${maxClients} registered clients; retry later or ask its operator.`);
+    const description = `This server holds its maximum of ${maxClients} registered clients; retry later or ask its operator.`;
+    throw new OAuthError("temporarily_unavailable", description);
   }
 }
 
