@@ -10,6 +10,7 @@ import { benchMcp } from "./mcp";
 import { benchMetrics } from "./metrics";
 import { benchOrgPages } from "./orgpages";
 import { benchPageCpu } from "./pagecpu";
+import { benchReset } from "./reset";
 import { benchStartup } from "./startup";
 
 const all: Record<string, () => Promise<void>> = {
@@ -25,6 +26,7 @@ const all: Record<string, () => Promise<void>> = {
   pagecpu: benchPageCpu,
   ceilings: benchCeilings,
   orgpages: benchOrgPages,
+  reset: benchReset,
 };
 const pick = Bun.argv.slice(2);
 for (const [name, fn] of Object.entries(all)) {

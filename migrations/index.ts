@@ -12,6 +12,7 @@ import m7 from "./0007_sso_domains.sql" with { type: "text" };
 import m8 from "./0008_config_epoch.sql" with { type: "text" };
 import m9 from "./0009_designations.sql" with { type: "text" };
 import m10 from "./0010_sso_domain_proof.sql" with { type: "text" };
+import m11 from "./0011_oauth_client_last_used.sql" with { type: "text" };
 
 export const migrations: EmbeddedMigration[] = [
   { tag: "0000_init", sql: m0 },
@@ -25,4 +26,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0008_config_epoch", sql: m8 },
   { tag: "0009_designations", sql: m9 },
   { tag: "0010_sso_domain_proof", sql: m10 },
+  { tag: "0011_oauth_client_last_used", sql: m11 },
 ];

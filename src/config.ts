@@ -52,6 +52,8 @@ export interface Config {
   backupIntervalMs: number | null;
   /** BACKUP_KEEP. Default 7: scheduled backups kept in DATA_DIR/backups (older ones are deleted). */
   backupKeep: number;
+  /** OAUTH_MAX_CLIENTS. Default 10000: dynamic client registrations kept at once; when full (after deleting the unused ones) → 503. */
+  oauthMaxClients: number;
   /** METRICS_TOKEN. Default none: `/metrics` is off. Set, `/metrics` answers to `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
   /**
@@ -324,6 +326,8 @@ export function loadConfig(
     backupKeep: get("BACKUP_KEEP") === undefined ? 7 : parseIntIn("BACKUP_KEEP", get("BACKUP_KEEP")!, 1, 10000, "a number of backups to keep (1–10000)"),
     metricsToken,
     dnsServers,
+    oauthMaxClients:
+      get("OAUTH_MAX_CLIENTS") === undefined ? 10_000 : parseIntIn("OAUTH_MAX_CLIENTS", get("OAUTH_MAX_CLIENTS")!, 1, 10_000_000, "a number of clients (1–10000000)"),
     oauth,
     egress: { allowHosts, allowLoopback: parseBool("EGRESS_ALLOW_LOOPBACK", get("EGRESS_ALLOW_LOOPBACK"), false) },
     ...edgeLimits,

@@ -559,7 +559,7 @@ describe("housekeeping", () => {
       await tx.insert(s.ssoNonces).values({ kind: "saml_assertion", id: "asr_live", organizationId: "org_h", expiresAt: now + 60_000, createdAt: now });
     });
     const { purgeExpired } = await import("../src/db/housekeeping");
-    expect(await purgeExpired(database, now)).toEqual({ ssoNonces: 1, sessions: 1, oauthCodes: 1, oauthTokens: 1, setupTokens: 1, invitations: 1, passwordResets: 1, mails: 2 });
+    expect(await purgeExpired(database, now)).toEqual({ ssoNonces: 1, sessions: 1, oauthCodes: 1, oauthTokens: 1, setupTokens: 1, invitations: 1, passwordResets: 1, mails: 2, oauthClients: 0 });
     const ids = async (sql: string) => (await database.all<{ id: string }>(sql)).map((r) => r.id);
     expect(await ids("SELECT id FROM sessions")).toEqual(["ses_live"]);
     expect(await ids("SELECT code_hash AS id FROM oauth_codes")).toEqual(["code_recent"]);
@@ -568,7 +568,7 @@ describe("housekeeping", () => {
     expect(await ids("SELECT token_hash AS id FROM password_resets")).toEqual(["pr_live"]);
     expect(await ids("SELECT id FROM mail_outbox ORDER BY id")).toEqual(["mail_failed_kept", "mail_pending_old", "mail_sent_new"]);
     expect(await ids("SELECT id FROM sso_nonces")).toEqual(["asr_live"]); // SAML request and assertion ids go once expired
-    expect(await purgeExpired(database, now)).toEqual({ ssoNonces: 0, sessions: 0, oauthCodes: 0, oauthTokens: 0, setupTokens: 0, invitations: 0, passwordResets: 0, mails: 0 });
+    expect(await purgeExpired(database, now)).toEqual({ ssoNonces: 0, sessions: 0, oauthCodes: 0, oauthTokens: 0, setupTokens: 0, invitations: 0, passwordResets: 0, mails: 0, oauthClients: 0 });
     database.close();
   });
 });

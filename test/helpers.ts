@@ -154,8 +154,9 @@ export class WebClient {
     const r = await this.env.request(path, { method, headers: h, body: payload });
     const set = r.headers.get("set-cookie");
     if (set) {
-      const m = /talentd_session=([^;]*)/.exec(set);
-      if (m) this.cookie = m[1] ? `talentd_session=${m[1]}` : null;
+      // the name as set: talentd_session, or __Host-talentd_session under an https BASE_URL
+      const m = /((?:__Host-)?talentd_session)=([^;]*)/.exec(set);
+      if (m) this.cookie = m[2] ? `${m[1]}=${m[2]}` : null;
     }
     return r;
   }

@@ -47,6 +47,35 @@ describe("/api/auth: e-mail and password, session cookie (DESIGN §5)", () => {
     }
   });
 
+  test("cookie prefix rule: under an https BASE_URL the cookie is __Host-talentd_session (Secure, Path=/, no Domain) and only that name is read", async () => {
+    const https = await testEnv({ BASE_URL: "https://talentd.example.com" });
+    try {
+      const c = new WebClient(https);
+      const r = await c.call("POST", "/api/auth/sign-up", { email: "host@example.com", password: PW });
+      expect(r.status).toBe(201);
+      const set = r.headers.get("set-cookie")!;
+      expect(set).toMatch(/^__Host-talentd_session=[0-9A-Za-z]{20,}; /);
+      expect(set).toContain("; Path=/;");
+      expect(set).toContain("; Secure");
+      expect(set.toLowerCase()).not.toContain("domain=");
+      expect((await c.get("/api/auth/session")).status).toBe(200);
+      // the bare name (as a plain-http page or a sibling subdomain could plant it) is not a session here
+      const token = c.cookie!.split("=")[1]!;
+      const bare = await https.request("/api/auth/session", { headers: { cookie: `talentd_session=${token}` } });
+      expect(bare.status).toBe(401);
+      const out = await c.call("POST", "/api/auth/sign-out");
+      expect(out.headers.get("set-cookie")).toMatch(/^__Host-talentd_session=; .*Max-Age=0; Secure$/);
+    } finally {
+      https.close();
+    }
+    // under http the old name, and the prefixed one is not read
+    const c = await signedUp(env);
+    expect(c.cookie).toMatch(/^talentd_session=/);
+    const prefixed = await env.request("/api/auth/session", { headers: { cookie: `__Host-${c.cookie}` } });
+    expect(prefixed.status).toBe(401);
+    expect((await c.get("/api/auth/session")).status).toBe(200);
+  });
+
   const badSignUps: [string, unknown, number, string][] = [
     ["no e-mail", { password: PW }, 400, "validation_failed"],
     ["not an e-mail", { email: "nope", password: PW }, 400, "validation_failed"],

@@ -178,8 +178,8 @@ export class Browser {
     if (this.cookie) headers.set("cookie", this.cookie);
     const res = await fetch(new URL(url, this.base), { ...init, headers, redirect: "manual" });
     const set = res.headers.get("set-cookie");
-    const m = set ? /talentd_session=([^;]*)/.exec(set) : null;
-    if (m) this.cookie = m[1] ? `talentd_session=${m[1]}` : null;
+    const m = set ? /((?:__Host-)?talentd_session)=([^;]*)/.exec(set) : null;
+    if (m) this.cookie = m[2] ? `${m[1]}=${m[2]}` : null;
     return res;
   }
 }

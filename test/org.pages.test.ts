@@ -6,6 +6,7 @@
  * a 303 for a form posted without JavaScript, the server's refusal in the page's alert area).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { resetRequestsSettled } from "../src/identity/passwordReset";
 import { makePlatformAdmin, orgWithProject, signedUp, testEnv, WebClient, type TestEnv } from "./helpers";
 
 let env: TestEnv;
@@ -296,6 +297,7 @@ describe("/admin/mail: undelivered mails of no organization (password resets) fo
       await makePlatformAdmin(smtpEnv, admin.userId);
       const person = await signedUp(smtpEnv);
       expect((await new WebClient(smtpEnv).post("/api/auth/password-reset", { email: person.email })).status).toBe(202);
+      await resetRequestsSettled(); // the mail is queued just after the answer
       const p = await page(admin, "/admin/mail");
       expect(p.status).toBe(200);
       expect(p.html).toContain(person.email);

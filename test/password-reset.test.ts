@@ -9,7 +9,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { MailDelivery } from "../src/mail/delivery";
 import { createLogger } from "../src/lib/log";
 import { sha256Hex } from "../src/lib/crypto";
-import { AUTH_LIMITS } from "../src/identity/limits";
+import { AUTH_LIMITS, createAuthLimiters } from "../src/identity/limits";
+import { requestPasswordReset, resetRequestsSettled } from "../src/identity/passwordReset";
+import type { Database } from "../src/db/client";
 import { liveEnv, type LiveEnv } from "./mcp-support";
 import { eventually } from "./proc";
 import { linkIn, TestSmtp } from "./mail-support";
@@ -67,6 +69,7 @@ describe("POST /api/auth/password-reset", () => {
     expect(mail!.subject).toBe("Reset your talentd password");
     expect(mail!.text).toContain("30 minutes");
     expect(mail!.html || "").toContain(`${live.base}/reset-password?token=`);
+    await resetRequestsSettled();
     await Bun.sleep(300);
     expect(smtp.to("nobody.here@example.com")).toHaveLength(0);
     expect(await rows("SELECT 1 FROM mail_outbox WHERE to_address = 'nobody.here@example.com'")).toHaveLength(0);
@@ -134,7 +137,35 @@ describe("POST /api/auth/password-reset", () => {
       answers.add(await r.text());
     }
     expect(answers.size).toBe(1);
+    await resetRequestsSettled();
     expect(await rows("SELECT 1 FROM mail_outbox WHERE to_address = ? AND kind = 'password_reset'", [user.email])).toHaveLength(AUTH_LIMITS.resetEmail.limit);
+  });
+
+  test("equal-time rule: the request path does the same database work — none — for an account and for an unknown e-mail; the token, mail and event follow the answer", async () => {
+    const user = await signedUp(live.env);
+    const unknownEmail = `nobody.${Date.now()}@example.com`;
+    const { config, log } = { config: live.env.config, log: createLogger("error", () => {}) };
+    /** Runs one request with a database that records every member the request path touches. */
+    const touched = async (email: string) => {
+      const used: string[] = [];
+      const database = new Proxy(live.env.database, {
+        get: (target, key) => (used.push(String(key)), Reflect.get(target, key)),
+      }) as Database;
+      await requestPasswordReset({ database, config, log, authLimiters: createAuthLimiters() }, email, { ip: "192.0.2.7", userAgent: "test" });
+      return [...used];
+    };
+    const forAccount = await touched(user.email);
+    const forUnknown = await touched(unknownEmail);
+    expect(forAccount).toEqual(forUnknown);
+    expect(forAccount).toEqual([]);
+    // nothing of the account's is written when the answer is given; all of it once the work behind it is done
+    expect(await rows("SELECT 1 FROM password_resets WHERE user_id = ?", [user.userId])).toHaveLength(0);
+    await resetRequestsSettled();
+    expect(await rows("SELECT 1 FROM password_resets WHERE user_id = ?", [user.userId])).toHaveLength(1);
+    expect(await rows("SELECT 1 FROM mail_outbox WHERE to_address = ? AND kind = 'password_reset'", [user.email])).toHaveLength(1);
+    expect(await rows("SELECT 1 FROM mail_outbox WHERE to_address = ?", [unknownEmail])).toHaveLength(0);
+    const events = await rows("SELECT email, detail FROM security_events WHERE kind = 'password_reset.requested' AND email IN (?, ?)", [user.email, unknownEmail]);
+    expect(events.map((e) => [e.email, JSON.parse(e.detail).account]).sort()).toEqual([[unknownEmail, false], [user.email, true]].sort());
   });
 
   test("failure paths: 400 validation_failed (bad e-mail, short password, no token), 410 for an unknown token, 403 csrf_rejected cross-site", async () => {

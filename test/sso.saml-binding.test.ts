@@ -75,7 +75,7 @@ describe("SAML over https: the Response is bound to the browser that started the
     expect(r.status).toBe(303);
     expect(r.headers.get("location")).toBe("/");
     const cookies = r.headers.getSetCookie();
-    expect(cookies.some((c) => /^talentd_session=[^;]+;.*Secure/.test(c))).toBe(true);
+    expect(cookies.some((c) => /^__Host-talentd_session=[^;]+;.*Secure/.test(c))).toBe(true);
     expect(cookies.some((c) => /^talentd_saml=;.*Max-Age=0/.test(c))).toBe(true);
   });
 });

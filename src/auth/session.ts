@@ -8,14 +8,14 @@ import { findSession, sessionTokenFrom, type SessionRecord } from "../identity/s
 import { findMembership, type OrgMembership } from "../tenancy/service";
 
 /** The session of a request, or null (pages that also serve visitors who are not signed in). */
-export async function optionalSession(database: Database, request: Request): Promise<SessionRecord | null> {
-  const token = sessionTokenFrom(request);
-  return token ? findSession(database, token) : null;
+export async function optionalSession(deps: { config: Config; database: Database }, request: Request): Promise<SessionRecord | null> {
+  const token = sessionTokenFrom(deps.config, request);
+  return token ? findSession(deps.database, token) : null;
 }
 
 /** The session of a request; 401 unauthenticated without one. CSRF-checked for non-GET. */
 export async function requireSession(deps: { config: Config; database: Database }, request: Request): Promise<SessionRecord> {
-  const session = await optionalSession(deps.database, request);
+  const session = await optionalSession(deps, request);
   if (!session) throw new AppError("unauthenticated");
   checkSameOrigin(deps.config, request, true);
   return session;

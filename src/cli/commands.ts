@@ -24,6 +24,7 @@ import { backupBeforeMigration, Backups } from "../ops/backups";
 import { doctorExitCode, doctorLocal, formatDoctor } from "../ops/doctor";
 import { HttpMetrics } from "../ops/metrics";
 import { embeddedTalents } from "../embedded";
+import { resetRequestsSettled } from "../identity/passwordReset";
 import { issueSetupToken } from "../identity/service";
 import { printable } from "../lib/controls";
 import { createLogger, resolveLogFormat, type Logger } from "../lib/log";
@@ -164,6 +165,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
       log.error("error while stopping the server", { error: String(e) });
     }
     stopHousekeeping();
+    await resetRequestsSettled(); // reset requests already answered write their token and mail first
     await mail?.stop(); // the mail in flight, if any, is sent and marked first
     backups.stop(); // a backup still running is abandoned: its `.partial` file is removed at the next start
     await journal.flush();

@@ -13,6 +13,7 @@ import { invitations, mailOutbox, oauthCodes, oauthTokens, passwordResets, sessi
 import { orderedId } from "../lib/ids";
 import type { Logger } from "../lib/log";
 import { storageFailureOf } from "./storage";
+import { purgeIdleClients } from "../oauth/clients";
 
 const DAY = 24 * 3600 * 1000;
 export const HOUSEKEEPING_EVERY_MS = 3600 * 1000;
@@ -39,6 +40,7 @@ export async function purgeExpired(database: Database, now = Date.now()): Promis
       )
       .returning({ id: mailOutbox.id });
     const ssoGone = await tx.delete(ssoNonces).where(lt(ssoNonces.expiresAt, now)).returning({ id: ssoNonces.id });
+    const clientsGone = await purgeIdleClients(tx, now);
     return {
       ssoNonces: ssoGone.length,
       sessions: sessionsGone.length,
@@ -48,6 +50,7 @@ export async function purgeExpired(database: Database, now = Date.now()): Promis
       invitations: invitationsGone.length,
       passwordResets: resetsGone.length,
       mails: mailsGone.length,
+      oauthClients: clientsGone,
     };
   });
 }

@@ -8,6 +8,7 @@
  */
 import { Elysia } from "elysia";
 import { ANSWERS } from "./openapiAnswers";
+import { sessionCookieName } from "../identity/sessions";
 
 type Schema = Record<string, unknown>;
 /** Who may call a route: nobody in particular, a session, a member/admin of an approved active organization, a platform admin, or a key with a scope. */
@@ -208,7 +209,7 @@ export function openApiDocument(baseUrl: string, version: string): Record<string
       securitySchemes: {
         projectKey: { type: "http", scheme: "bearer", description: "A project API key (svc_pk_…)" },
         oauth: { type: "oauth2", flows: { authorizationCode: { authorizationUrl: `${baseUrl}/oauth/authorize`, tokenUrl: `${baseUrl}/oauth/token`, scopes: Object.fromEntries(["prepare_task", "validate", "record_validation", "deepen", "doctor", "catalog", "discover", "install"].map((s) => [s, s])) } } },
-        session: { type: "apiKey", in: "cookie", name: "talentd_session", description: "A web session; non-GET requests must come from this site (Origin)" },
+        session: { type: "apiKey", in: "cookie", name: sessionCookieName({ baseUrl }), description: "A web session; non-GET requests must come from this site (Origin)" },
       },
       schemas: {
         Error: obj({ error: str(), message: str(), issues: arr(obj({ path: str(), message: str() })) }, ["error", "message"]),

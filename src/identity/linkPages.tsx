@@ -73,7 +73,7 @@ export function linkPages(deps: ComposedDeps): Elysia {
   const toLogin = () => new Response(null, { status: 303, headers: { location: "/login?next=%2Faccount%2Flink", "cache-control": "no-store" } });
   const plugin = new Elysia()
     .get("/account/link", async ({ request }) => {
-      const session = await optionalSession(deps.database, request);
+      const session = await optionalSession(deps, request);
       if (!session) return toLogin();
       const link = await readPendingLink(deps.database.db, cookieValue(request, LINK_COOKIE));
       if (!link || link.userId !== session.user.id) return page(<LinkPage state={{ kind: "none" }} />);
@@ -81,7 +81,7 @@ export function linkPages(deps: ComposedDeps): Elysia {
     })
     .post("/account/link", async ({ request, body, server }) => {
       checkSameOrigin(deps.config, request, true);
-      const session = await optionalSession(deps.database, request);
+      const session = await optionalSession(deps, request);
       if (!session) return toLogin();
       const token = cookieValue(request, LINK_COOKIE);
       const clear = { "set-cookie": linkCookie(deps.config, null) };

@@ -136,7 +136,7 @@ export function loginPages(deps: ComposedDeps) {
     .get("/login", async ({ request }) => {
       const q = new URL(request.url).searchParams;
       const next = safeNext(q.get("next"));
-      const session = await optionalSession(deps.database, request);
+      const session = await optionalSession(deps, request);
       const error = q.get("error");
       const domain = q.get("domain");
       const email = q.get("email");
@@ -158,7 +158,8 @@ export function loginPages(deps: ComposedDeps) {
           const why = domain ? `No single sign-on is set up for ${domain}: enter your password.` : "Enter your e-mail and password.";
           return page(<LoginPage next={next} providers={providers} attempt={{ form: "sign-in", error: why, email }} />, 400);
         }
-        const r = await signIn(deps.database, limiters, { email, password }, clientMeta(request, server), sessionTokenFrom(request));
+        const previous = sessionTokenFrom(deps.config, request);
+        const r = await signIn(deps.database, limiters, { email, password }, clientMeta(request, server), previous);
         return signedIn(next, r.session.token, r.session.expiresAt);
       } catch (e) {
         if (!(e instanceof AppError)) throw e;
@@ -185,7 +186,7 @@ export function loginPages(deps: ComposedDeps) {
       }
     })
     .post("/logout", async ({ request }) => {
-      const token = sessionTokenFrom(request);
+      const token = sessionTokenFrom(deps.config, request);
       if (token) {
         checkSameOrigin(deps.config, request, true);
         await deps.database.write((tx) => deleteSessionByToken(tx, token));

@@ -27,12 +27,12 @@ export function identityRoutes(deps: ComposedDeps, guards: Guards) {
     }, { body: SignUpBody })
     .post("/sign-in", async ({ body, request, server, set }) => {
       checkSameOrigin(deps.config, request, false);
-      const r = await signIn(deps.database, limiters, body, clientMeta(request, server), sessionTokenFrom(request));
+      const r = await signIn(deps.database, limiters, body, clientMeta(request, server), sessionTokenFrom(deps.config, request));
       set.headers["set-cookie"] = sessionCookie(deps.config, r.session.token, r.session.expiresAt);
       return { user: r.user, activeOrganizationId: r.organizations[0]?.id ?? null, organizations: r.organizations.map(membershipView) };
     }, { body: SignInBody })
     .post("/sign-out", async ({ request, set }) => {
-      const token = sessionTokenFrom(request);
+      const token = sessionTokenFrom(deps.config, request);
       if (token) {
         checkSameOrigin(deps.config, request, true);
         await deps.database.write((tx) => deleteSessionByToken(tx, token));

@@ -11,6 +11,7 @@ import { sessions } from "../db/schema";
 import { base62, sha256Hex } from "../lib/crypto";
 import { newId } from "../lib/ids";
 
+/** The cookie's name under an http BASE_URL; under https it is `__Host-` + this (sessionCookieName). */
 export const SESSION_COOKIE = "talentd_session";
 export const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
 /** A session's expiry slides forward at most once per this interval (bounded writes). */
@@ -105,21 +106,33 @@ export async function setActiveOrganization(tx: Tx, sessionId: string, organizat
   await tx.update(sessions).set({ activeOrganizationId: organizationId }).where(eq(sessions.id, sessionId));
 }
 
-/** The Set-Cookie value for a session token (or its removal with `token = null`). */
-export function sessionCookie(config: Config, token: string | null, expiresAt?: number): string {
-  const secure = config.baseUrl.startsWith("https:") ? "; Secure" : "";
-  if (token === null) return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secure}`;
-  const maxAge = Math.floor(((expiresAt ?? Date.now() + SESSION_TTL_MS) - Date.now()) / 1000);
-  return `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secure}`;
+/**
+ * The session cookie's name: under an https BASE_URL `__Host-talentd_session`, which a browser
+ * only accepts with Secure, Path=/ and no Domain — so neither a sibling subdomain nor a plain
+ * http page of the same host can plant or shadow it; under http the bare name (the prefix would
+ * be refused without Secure).
+ */
+export function sessionCookieName(config: Pick<Config, "baseUrl">): string {
+  return config.baseUrl.startsWith("https:") ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE;
 }
 
-/** Reads the session token from a Cookie header. */
-export function sessionTokenFrom(request: Request): string | null {
+/** The Set-Cookie value for a session token (or its removal with `token = null`). */
+export function sessionCookie(config: Config, token: string | null, expiresAt?: number): string {
+  const name = sessionCookieName(config);
+  const secure = config.baseUrl.startsWith("https:") ? "; Secure" : "";
+  if (token === null) return `${name}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secure}`;
+  const maxAge = Math.floor(((expiresAt ?? Date.now() + SESSION_TTL_MS) - Date.now()) / 1000);
+  return `${name}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secure}`;
+}
+
+/** Reads the session token from a Cookie header: the configured name only (sessionCookieName). */
+export function sessionTokenFrom(config: Config, request: Request): string | null {
   const header = request.headers.get("cookie");
   if (!header) return null;
+  const name = sessionCookieName(config);
   for (const part of header.split(";")) {
     const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === SESSION_COOKIE) return part.slice(eq + 1).trim() || null;
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim() || null;
   }
   return null;
 }

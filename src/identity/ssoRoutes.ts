@@ -93,7 +93,7 @@ export function ssoAuthRoutes(deps: ComposedDeps) {
       }
     }
     try {
-      const r = await signInExternal(database, identity, meta, sessionTokenFrom(request), org?.id);
+      const r = await signInExternal(database, identity, meta, sessionTokenFrom(config, request), org?.id);
       const headers = new Headers({ location: next, ...noStore });
       headers.append("set-cookie", sessionCookie(config, r.session.token, r.session.expiresAt));
       headers.append("set-cookie", flowCookie(config, null));

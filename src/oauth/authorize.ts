@@ -5,7 +5,7 @@
  */
 import type { Database } from "../db/client";
 import type { KeyScope } from "../db/schema";
-import { findClient, redirectUriRegistered, type OAuthClient } from "./clients";
+import { findClient, PORT_MAX, redirectUriRegistered, type OAuthClient } from "./clients";
 import type { OAuthErrorCode } from "./errors";
 import { CHALLENGE } from "./grants";
 import { OAUTH_SCOPES, parseResource, parseScopes } from "./resource";
@@ -46,6 +46,10 @@ export async function checkAuthorizeRequest(database: Database, baseUrl: string,
   if (!client) return { ok: false, page: "This application is not registered with talentd (unknown client_id). Start the connection again from the application." };
   const redirectUri = get("redirect_uri");
   if (!redirectUri) return { ok: false, page: "The request carries no redirect_uri." };
+  // before any URL is built from it: a port above 65535 (or any unparseable URI) is refused, never redirected to
+  if (!URL.canParse(redirectUri)) {
+    return { ok: false, page: `The redirect_uri ${redirectUri.slice(0, 200)} is not a valid URL (a port must be 0–${PORT_MAX}).` };
+  }
   if (!redirectUriRegistered(client.redirectUris, redirectUri)) {
     return { ok: false, page: `The redirect_uri ${redirectUri} is not registered for ${client.name}; talentd will not send an authorization there.` };
   }

@@ -2,14 +2,19 @@
  * Dynamic client registration (RFC 7591) for public MCP clients: no secret, PKCE required,
  * redirect URIs limited to https and loopback http (RFC 8252 §7.3, where any port matches).
  */
-import { eq } from "drizzle-orm";
-import type { Database } from "../db/client";
+import { eq, lt, sql } from "drizzle-orm";
+import type { Database, Tx } from "../db/client";
 import { oauthClients } from "../db/schema";
 import { newId } from "../lib/ids";
 import { OAuthError } from "./errors";
 import { parseScopes } from "./resource";
 
 export const REDIRECT_URIS_MAX = 10;
+/**
+ * A registration unused this long (no token issued to it) is deleted with its codes and tokens.
+ * Equal to the refresh token's lifetime: an idle client holds no live token.
+ */
+export const CLIENT_IDLE_MS = 30 * 24 * 3600 * 1000;
 const URI_MAX = 2000;
 const NAME_MAX = 200;
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
@@ -35,10 +40,18 @@ export function redirectUriProblem(uri: string): string | null {
   return "must be https, or http on a loopback address (localhost, 127.0.0.1, [::1])";
 }
 
-/** A loopback http URI's text with its port removed, or null for any other URI (compared as written, never normalised). */
+/** The largest TCP port: a URI naming a larger one is not a URL (the parser throws). */
+export const PORT_MAX = 65535;
+
+/**
+ * A loopback http URI's text with its port removed, or null for any other URI (compared as
+ * written, never normalised). A port above PORT_MAX is no loopback URI: matching it would let
+ * an unparseable URI through to the redirect.
+ */
 function withoutLoopbackPort(uri: string): string | null {
-  const m = /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(?::\d{1,5})?([/?][^#]*)?$/.exec(uri);
-  return m ? `http://${m[1]}${m[2] ?? ""}` : null;
+  const m = /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(?::(\d{1,5}))?([/?][^#]*)?$/.exec(uri);
+  if (!m || (m[2] !== undefined && Number(m[2]) > PORT_MAX)) return null;
+  return `http://${m[1]}${m[3] ?? ""}`;
 }
 
 /**
@@ -54,12 +67,50 @@ export function redirectUriRegistered(registered: string[], candidate: string): 
 
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
+/** Deletes the clients unused for CLIENT_IDLE_MS (their codes and tokens go by cascade); returns how many. */
+export async function purgeIdleClients(tx: Tx, now: number): Promise<number> {
+  const lastUse = sql`coalesce(${oauthClients.lastUsedAt}, ${oauthClients.createdAt})`;
+  const gone = await tx.delete(oauthClients).where(lt(lastUse, now - CLIENT_IDLE_MS)).returning({ id: oauthClients.id });
+  return gone.length;
+}
+
+/** Marks a client used now (a token was issued to it), which keeps its registration alive. */
+export async function touchClient(tx: Tx, clientId: string, now: number): Promise<void> {
+  await tx.update(oauthClients).set({ lastUsedAt: now }).where(eq(oauthClients.id, clientId));
+}
+
+/**
+ * Inserts a registration within the global budget `maxClients`: when it is full, idle clients
+ * are deleted first; still full → 503 temporarily_unavailable (the per-address limit alone let
+ * many addresses grow the table without bound).
+ */
+async function insertWithinBudget(
+  database: Database,
+  maxClients: number,
+  row: typeof oauthClients.$inferInsert,
+  now: number,
+): Promise<void> {
+  const full = await database.write(async (tx): Promise<boolean> => {
+    const count = async () => (await tx.select({ n: sql<number>`count(*)` }).from(oauthClients))[0]!.n;
+    if ((await count()) >= maxClients) {
+      await purgeIdleClients(tx, now);
+      if ((await count()) >= maxClients) return true;
+    }
+    await tx.insert(oauthClients).values(row);
+    return false;
+  });
+  if (full) {
+    const description = `This server holds its maximum of ${maxClients} registered clients; retry later or ask its operator.`;
+    throw new OAuthError("temporarily_unavailable", description);
+  }
+}
+
 /**
  * Registers a public client. URIs that are not https or loopback http are dropped (RFC 7591
  * §2 lets the server replace requested values; clients such as Cursor send a private-use
  * scheme beside a loopback one); the registration fails only when none is left.
  */
-export async function registerClient(database: Database, body: unknown) {
+export async function registerClient(database: Database, body: unknown, maxClients: number) {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw new OAuthError("invalid_client_metadata", "The body must be a JSON object of client metadata.");
   }
@@ -96,7 +147,7 @@ export async function registerClient(database: Database, body: unknown) {
     ...(str(b.software_id) ? { software_id: str(b.software_id)!.slice(0, NAME_MAX) } : {}),
     ...(str(b.software_version) ? { software_version: str(b.software_version)!.slice(0, NAME_MAX) } : {}),
   };
-  await database.write((tx) => tx.insert(oauthClients).values({ id, name, redirectUris: kept, metadata, createdAt: now }));
+  await insertWithinBudget(database, maxClients, { id, name, redirectUris: kept, metadata, createdAt: now, lastUsedAt: now }, now);
   return {
     client_id: id,
     client_id_issued_at: Math.floor(now / 1000),

@@ -55,7 +55,7 @@ export function consentRoutes(deps: AppDeps) {
       const get = (n: string) => url.searchParams.get(n) ?? undefined;
       const check = await checkAuthorizeRequest(deps.database, base, get);
       if (!check.ok) return "redirect" in check ? redirect(check.redirect) : html(<OAuthErrorPage title="Authorization request refused" message={check.page} />, 400);
-      const session = await optionalSession(deps.database, request);
+      const session = await optionalSession(deps, request);
       const here = url.pathname + url.search;
       if (!session) return redirect(`/login?next=${encodeURIComponent(here)}`);
       const req = check.request;
@@ -83,7 +83,7 @@ export function consentRoutes(deps: AppDeps) {
     })
     .post("/oauth/authorize", async ({ request, body }) => {
       const get = (n: string) => formField(body, n);
-      const session = await optionalSession(deps.database, request);
+      const session = await optionalSession(deps, request);
       if (!session) return html(<OAuthErrorPage title="Signed out" message="Your session ended. Start the connection again from the application." />, 401);
       try {
         checkSameOrigin(deps.config, request, true);

@@ -18,14 +18,15 @@ export type OAuthErrorCode =
   | "invalid_redirect_uri"
   | "invalid_client_metadata"
   | "unsupported_token_type"
-  | "too_many_requests";
+  | "too_many_requests"
+  | "temporarily_unavailable";
 
 /** An RFC 6749 error: rendered as JSON on the back channel, as a redirect on the front channel. */
 export class OAuthError extends Error {
   constructor(
     readonly code: OAuthErrorCode,
     readonly description: string,
-    readonly status = code === "invalid_client" ? 401 : code === "too_many_requests" ? 429 : 400,
+    readonly status = code === "invalid_client" ? 401 : code === "too_many_requests" ? 429 : code === "temporarily_unavailable" ? 503 : 400,
   ) {
     super(description);
   }
@@ -60,7 +61,8 @@ export function oauthJson(body: unknown, status = 200, headers: Record<string, s
 
 /** Renders an OAuthError as its JSON response. */
 export function oauthErrorResponse(e: OAuthError): Response {
-  return oauthJson(e.body(), e.status, e.status === 429 ? { "retry-after": "60" } : {});
+  const retryAfter = e.status === 429 ? "60" : e.status === 503 ? "3600" : undefined;
+  return oauthJson(e.body(), e.status, retryAfter ? { "retry-after": retryAfter } : {});
 }
 
 /** The answer to a CORS preflight on a public endpoint. */

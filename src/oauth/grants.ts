@@ -7,9 +7,10 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { createHash } from "node:crypto";
 import type { Database, Tx } from "../db/client";
-import { oauthCodes, oauthTokens, type KeyScope } from "../db/schema";
+import { members, oauthCodes, oauthTokens, organizations, projects, type KeyScope } from "../db/schema";
 import { newSecret, sha256Hex } from "../lib/crypto";
 import { newId } from "../lib/ids";
+import { touchClient } from "./clients";
 import { OAuthError } from "./errors";
 import { parseScopes } from "./resource";
 
@@ -68,8 +69,9 @@ interface Family {
   resource: string;
 }
 
-/** Inserts a fresh access + refresh pair of a family. */
+/** Inserts a fresh access + refresh pair of a family, and marks its client used. */
 async function issuePair(tx: Tx, f: Family, now: number): Promise<TokenResponse> {
+  await touchClient(tx, f.clientId, now);
   const access = newSecret(ACCESS_TOKEN_PREFIX, 32);
   const refresh = newSecret(REFRESH_TOKEN_PREFIX, 32);
   const common = { familyId: f.familyId, clientId: f.clientId, userId: f.userId, projectId: f.projectId, scopes: f.scopes, resource: f.resource, createdAt: now };
@@ -83,6 +85,26 @@ async function issuePair(tx: Tx, f: Family, now: number): Promise<TokenResponse>
 /** Revokes every live token of a family. */
 async function revokeFamily(tx: Tx, familyId: string, now: number): Promise<void> {
   await tx.update(oauthTokens).set({ revokedAt: now }).where(and(eq(oauthTokens.familyId, familyId), isNull(oauthTokens.revokedAt)));
+}
+
+/**
+ * Why the grant's user may no longer act on its project, or null: not a member of the project's
+ * organization any more, or the organization not approved (pending, suspended). Read in the
+ * refresh's own transaction, so a refresh never outlives a removal it could see.
+ */
+async function standingProblem(tx: Tx, userId: string, projectId: string): Promise<string | null> {
+  const row = (
+    await tx
+      .select({ status: organizations.status, role: members.role })
+      .from(projects)
+      .innerJoin(organizations, eq(organizations.id, projects.organizationId))
+      .leftJoin(members, and(eq(members.organizationId, organizations.id), eq(members.userId, userId)))
+      .where(eq(projects.id, projectId))
+      .limit(1)
+  )[0];
+  if (!row || row.role === null) return "The user who authorized this grant is no longer a member of the project's organization";
+  if (row.status !== "approved") return `The project's organization is ${row.status}`;
+  return null;
 }
 
 /**
@@ -126,8 +148,9 @@ export async function exchangeCode(
 
 /**
  * The refresh_token grant with rotation: the presented token is spent and a new pair is
- * issued in the same family. A spent token presented again revokes the family. `resource`,
- * when sent, must be the bound one; `scope` may only narrow.
+ * issued in the same family. A spent token presented again revokes the family, and so does a
+ * refresh whose user has left the project's organization or whose organization is not
+ * approved. `resource`, when sent, must be the bound one; `scope` may only narrow.
  */
 export async function refreshTokens(
   database: Database,
@@ -144,6 +167,11 @@ export async function refreshTokens(
       return new OAuthError("invalid_grant", "The refresh token was already used; every token of this grant is now revoked.");
     }
     if (t.expiresAt <= now) return new OAuthError("invalid_grant", "The refresh token has expired.");
+    const standing = await standingProblem(tx, t.userId, t.projectId);
+    if (standing !== null) {
+      await revokeFamily(tx, t.familyId, now);
+      return new OAuthError("invalid_grant", `${standing}; every token of this grant is now revoked.`);
+    }
     if (input.resource !== undefined && input.resource !== t.resource) {
       return new OAuthError("invalid_target", "resource differs from the one this grant is bound to.");
     }

@@ -64,7 +64,7 @@ export function oauthRoutes(deps: ComposedDeps) {
           if (!registrations.check(ip).allowed) throw new OAuthError("too_many_requests", "Too many client registrations from this address; retry in a minute.");
           registrations.hit(ip);
         }
-        return oauthJson(await registerClient(deps.database, body), 201);
+        return oauthJson(await registerClient(deps.database, body, deps.config.oauthMaxClients), 201);
       }),
     )
     .post("/oauth/token", ({ body }) =>

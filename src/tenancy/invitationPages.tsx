@@ -101,7 +101,7 @@ export function invitationPages(deps: ComposedDeps) {
     if (row.expiresAt <= Date.now()) return page(<Message title="Invitation expired" text={`This invitation to ${row.organizationName} has expired. Ask for a new one.`} />, 410);
     return row;
   };
-  const session = (request: Request) => optionalSession(deps.database, request);
+  const session = (request: Request) => optionalSession(deps, request);
   const joined = (inv: InvitationView, cookie?: string) =>
     page(<Message title={`Welcome to ${inv.organizationName}`} text={`You are now a member of ${inv.organizationName} (${inv.role}); it is your active organization.`} />, 200, cookie ? { "set-cookie": cookie } : {});
 

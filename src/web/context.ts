@@ -34,7 +34,7 @@ function navOf(session: SessionRecord, organizations: OrgMembership[], active: O
 
 /** The signed-in page context, or a 303 to `/login?next=<this page>`. */
 export async function pageContext(deps: AppDeps, request: Request): Promise<PageContext | Response> {
-  const session = await optionalSession(deps.database, request);
+  const session = await optionalSession(deps, request);
   const url = new URL(request.url);
   if (!session) {
     return new Response(null, { status: 303, headers: { location: `/login?next=${encodeURIComponent(url.pathname + url.search)}`, "cache-control": "no-store" } });
@@ -56,7 +56,7 @@ export async function viewerOf(deps: AppDeps, request: Request, path: string): P
   const seen = viewers.get(request);
   if (seen) return { user: seen.user, nav: { ...seen.nav, path } };
   try {
-    const session = await optionalSession(deps.database, request);
+    const session = await optionalSession(deps, request);
     if (!session) return null;
     const organizations = await listMemberships(deps.database, session.user.id);
     const active = organizations.find((o) => o.id === session.activeOrganizationId) ?? null;

@@ -9,6 +9,11 @@ export const oauthClients = sqliteTable("oauth_clients", {
   redirectUris: text("redirect_uris", { mode: "json" }).$type<string[]>().notNull(),
   metadata: text("metadata", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
   createdAt: integer("created_at").notNull(),
+  /**
+   * Set at registration and at every token issued to it; a client unused for CLIENT_IDLE_MS is
+   * deleted (null: registered before this column, read as created_at).
+   */
+  lastUsedAt: integer("last_used_at"),
 });
 
 export const oauthCodes = sqliteTable("oauth_codes", {

@@ -1,0 +1,1 @@
+ALTER TABLE `oauth_clients` ADD `last_used_at` integer;
