@@ -8,7 +8,7 @@
  */
 import { Elysia } from "elysia";
 import { ANSWERS } from "./openapiAnswers";
-import { sessionCookieName } from "../identity/sessions";
+import { sessionCookieName } from "./cookies";
 
 type Schema = Record<string, unknown>;
 /** Who may call a route: nobody in particular, a session, a member/admin of an approved active organization, a platform admin, or a key with a scope. */

@@ -11,8 +11,9 @@ import { sessions } from "../db/schema";
 import { base62, sha256Hex } from "../lib/crypto";
 import { newId } from "../lib/ids";
 
-/** The cookie's name under an http BASE_URL; under https it is `__Host-` + this (sessionCookieName). */
-export const SESSION_COOKIE = "talentd_session";
+import { SESSION_COOKIE, sessionCookieName } from "../http/cookies";
+
+export { SESSION_COOKIE, sessionCookieName };
 export const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
 /** A session's expiry slides forward at most once per this interval (bounded writes). */
 const SLIDE_EVERY_MS = 3600 * 1000;
@@ -106,15 +107,6 @@ export async function setActiveOrganization(tx: Tx, sessionId: string, organizat
   await tx.update(sessions).set({ activeOrganizationId: organizationId }).where(eq(sessions.id, sessionId));
 }
 
-/**
- * The session cookie's name: under an https BASE_URL `__Host-talentd_session`, which a browser
- * only accepts with Secure, Path=/ and no Domain — so neither a sibling subdomain nor a plain
- * http page of the same host can plant or shadow it; under http the bare name (the prefix would
- * be refused without Secure).
- */
-export function sessionCookieName(config: Pick<Config, "baseUrl">): string {
-  return config.baseUrl.startsWith("https:") ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE;
-}
 
 /** The Set-Cookie value for a session token (or its removal with `token = null`). */
 export function sessionCookie(config: Config, token: string | null, expiresAt?: number): string {
