@@ -12,3 +12,12 @@ export const SESSION_COOKIE = "talentd_session";
 export function sessionCookieName(config: { baseUrl: string }): string {
   return config.baseUrl.startsWith("https:") ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE;
 }
+
+/** A cookie's value from the request's Cookie header, or null (absent or empty). */
+export function cookieValue(request: Request, name: string): string | null {
+  for (const part of (request.headers.get("cookie") ?? "").split(";")) {
+    const i = part.indexOf("=");
+    if (i > 0 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim() || null;
+  }
+  return null;
+}

@@ -9,20 +9,13 @@ import { Elysia } from "elysia";
 import type { ComposedDeps } from "../app";
 import { optionalSession } from "../auth/session";
 import { clientMeta } from "../http/client";
+import { cookieValue } from "../http/cookies";
 import { checkSameOrigin } from "../http/csrf";
 import { formField } from "../http/form";
 import { Layout, page } from "../web/layout";
 import { cancelPendingLink, confirmPendingLink, LINK_COOKIE, linkCookie, readPendingLink, type PendingLink } from "./linking";
 import { providerLabel } from "./providers";
 import { recordSecurityEvent } from "./security";
-
-function cookieValue(request: Request, name: string): string | null {
-  for (const part of (request.headers.get("cookie") ?? "").split(";")) {
-    const i = part.indexOf("=");
-    if (i > 0 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim() || null;
-  }
-  return null;
-}
 
 type State = { kind: "ask"; link: PendingLink; label: string; email: string } | { kind: "none" } | { kind: "linked"; label: string } | { kind: "declined" };
 

@@ -13,6 +13,7 @@ import { Elysia } from "elysia";
 import { randomBytes } from "node:crypto";
 import type { ComposedDeps } from "../app";
 import { clientMeta } from "../http/client";
+import { cookieValue } from "../http/cookies";
 import { decodedParam } from "../http/query";
 import { safeNext } from "../http/next";
 import { LinkRequired, recordExternalFailure, signInExternal, SignInRefused, emailDomain, type ExternalIdentity } from "./external";
@@ -44,15 +45,6 @@ export type SignInErrorCode =
   | "link_required";
 
 const SAML_COOKIE = "talentd_saml";
-
-/** A cookie's value from the request, or null. */
-function cookieValue(request: Request, name: string): string | null {
-  for (const part of (request.headers.get("cookie") ?? "").split(";")) {
-    const i = part.indexOf("=");
-    if (i > 0 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim() || null;
-  }
-  return null;
-}
 
 export function ssoAuthRoutes(deps: ComposedDeps) {
   const { config, database } = deps;
