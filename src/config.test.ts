@@ -26,6 +26,12 @@ describe("config: flags > env > defaults", () => {
     expect(loadConfig({ LOG_FORMAT: "JSON" }).logFormat).toBe("json");
     expect(loadConfig({ LOG_FORMAT: "text" }).logFormat).toBe("text");
   });
+  test("DNS_SERVERS: none by default (the system's resolver); a list of addresses with optional ports; anything else is refused with the setting named", () => {
+    expect(loadConfig({}).dnsServers).toEqual([]);
+    expect(loadConfig({ DNS_SERVERS: "10.0.0.2, 127.0.0.1:5353,[::1]:53" }).dnsServers).toEqual(["10.0.0.2", "127.0.0.1:5353", "[::1]:53"]);
+    expect(() => loadConfig({ DNS_SERVERS: "dns.example.com" })).toThrow(/DNS_SERVERS: "dns.example.com" is not an address/);
+  });
+
   test("a flag overrides the environment", () => {
     const line = parseCommandLine(["serve", "--port", "9000", "--data-dir=/tmp/x"], "0.0.0");
     if (line.kind !== "run") throw new Error("expected a command to run");
