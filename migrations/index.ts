@@ -11,6 +11,7 @@ import m6 from "./0006_lethal_absorbing_man.sql" with { type: "text" };
 import m7 from "./0007_sso_domains.sql" with { type: "text" };
 import m8 from "./0008_config_epoch.sql" with { type: "text" };
 import m9 from "./0009_designations.sql" with { type: "text" };
+import m10 from "./0010_tenancy.sql" with { type: "text" };
 
 export const migrations: EmbeddedMigration[] = [
   { tag: "0000_init", sql: m0 },
@@ -23,4 +24,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0007_sso_domains", sql: m7 },
   { tag: "0008_config_epoch", sql: m8 },
   { tag: "0009_designations", sql: m9 },
+  { tag: "0010_tenancy", sql: m10 },
 ];
