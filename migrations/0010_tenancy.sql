@@ -1,3 +1,15 @@
+CREATE TABLE `resolution_hours` (
+	`project_id` text NOT NULL,
+	`hour` integer NOT NULL,
+	`resolutions` integer DEFAULT 0 NOT NULL,
+	`reports` integer DEFAULT 0 NOT NULL,
+	`pass` integer DEFAULT 0 NOT NULL,
+	`fail` integer DEFAULT 0 NOT NULL,
+	`not_applicable` integer DEFAULT 0 NOT NULL,
+	PRIMARY KEY(`project_id`, `hour`),
+	FOREIGN KEY (`project_id`) REFERENCES `projects`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
 CREATE TABLE `talent_days` (
 	`project_id` text NOT NULL,
 	`talent_id` text NOT NULL,
@@ -17,8 +29,20 @@ CREATE TABLE `talent_days` (
 	FOREIGN KEY (`project_id`) REFERENCES `projects`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
--- Hand-written (drizzle-kit does not generate triggers or backfills): talent_days is kept by
--- the writes it counts, in their own transaction. A resolution counts once per designated
+CREATE TABLE `trace_hours` (
+	`project_id` text NOT NULL,
+	`hour` integer NOT NULL,
+	`kind` text NOT NULL,
+	`client` text NOT NULL,
+	`client_null` integer NOT NULL,
+	`events` integer NOT NULL,
+	`failed` integer NOT NULL,
+	PRIMARY KEY(`project_id`, `hour`, `kind`, `client`, `client_null`),
+	FOREIGN KEY (`project_id`) REFERENCES `projects`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+-- Hand-written (drizzle-kit does not generate triggers or backfills), down to "End of hand-written block".
+-- talent_days is kept by the writes it counts, in their own transaction. A resolution counts once per designated
 -- talent (its designation's items are written before it, src/resolution/prepare.ts); the first
 -- successful `validate` event of a resolution makes it audited; a report result counts its
 -- verdict, and moves the resolution's outcome when its report is the latest for that talent.
@@ -96,4 +120,42 @@ FROM (
 ) AS v
 WHERE `talent_days`.`project_id` = v.`project_id` AND `talent_days`.`talent_id` = v.`talent_id`
   AND `talent_days`.`day` = v.`day` AND `talent_days`.`version` = v.`version`;
+--> statement-breakpoint
+-- trace_hours and resolution_hours: a project's events per hour, kind and client, and its
+-- resolutions, reports and verdicts per hour, kept by the inserts they count.
+CREATE TRIGGER `trace_hours_event` AFTER INSERT ON `trace_events` BEGIN
+  INSERT INTO `trace_hours` (`project_id`, `hour`, `kind`, `client`, `client_null`, `events`, `failed`)
+    VALUES (NEW.`project_id`, NEW.`created_at` / 3600000, NEW.`kind`, ifnull(NEW.`client`, ''), NEW.`client` IS NULL, 1, NEW.`status` >= 400)
+    ON CONFLICT (`project_id`, `hour`, `kind`, `client`, `client_null`) DO UPDATE SET `events` = `events` + 1, `failed` = `failed` + excluded.`failed`;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `resolution_hours_resolution` AFTER INSERT ON `resolutions` BEGIN
+  INSERT INTO `resolution_hours` (`project_id`, `hour`, `resolutions`) VALUES (NEW.`project_id`, NEW.`created_at` / 3600000, 1)
+    ON CONFLICT (`project_id`, `hour`) DO UPDATE SET `resolutions` = `resolutions` + 1;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `resolution_hours_report` AFTER INSERT ON `reports` BEGIN
+  INSERT INTO `resolution_hours` (`project_id`, `hour`, `reports`) VALUES (NEW.`project_id`, NEW.`created_at` / 3600000, 1)
+    ON CONFLICT (`project_id`, `hour`) DO UPDATE SET `reports` = `reports` + 1;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `resolution_hours_verdict` AFTER INSERT ON `report_results` BEGIN
+  UPDATE `resolution_hours` SET `pass` = `pass` + (NEW.`verdict` = 'pass'), `fail` = `fail` + (NEW.`verdict` = 'fail'),
+    `not_applicable` = `not_applicable` + (NEW.`verdict` = 'not_applicable')
+  WHERE (`project_id`, `hour`) IN (SELECT rep.`project_id`, rep.`created_at` / 3600000 FROM `reports` rep WHERE rep.`id` = NEW.`report_id`);
+END;
+--> statement-breakpoint
+INSERT INTO `trace_hours` (`project_id`, `hour`, `kind`, `client`, `client_null`, `events`, `failed`)
+  SELECT `project_id`, `created_at` / 3600000, `kind`, ifnull(`client`, ''), `client` IS NULL, count(*), sum(`status` >= 400)
+  FROM `trace_events` GROUP BY 1, 2, 3, 4, 5;
+--> statement-breakpoint
+INSERT INTO `resolution_hours` (`project_id`, `hour`, `resolutions`)
+  SELECT `project_id`, `created_at` / 3600000, count(*) FROM `resolutions` GROUP BY 1, 2;
+--> statement-breakpoint
+INSERT INTO `resolution_hours` (`project_id`, `hour`, `reports`, `pass`, `fail`, `not_applicable`)
+  SELECT rep.`project_id`, rep.`created_at` / 3600000, count(DISTINCT rep.`id`), count(rr.`verdict` = 'pass' OR NULL),
+    count(rr.`verdict` = 'fail' OR NULL), count(rr.`verdict` = 'not_applicable' OR NULL)
+  FROM `reports` rep LEFT JOIN `report_results` rr ON rr.`report_id` = rep.`id` WHERE true GROUP BY 1, 2
+  ON CONFLICT (`project_id`, `hour`) DO UPDATE SET `reports` = excluded.`reports`, `pass` = excluded.`pass`, `fail` = excluded.`fail`,
+    `not_applicable` = excluded.`not_applicable`;
 -- End of hand-written block.

@@ -58,3 +58,34 @@ export const talentDays = sqliteTable("talent_days", {
   latestFail: integer("latest_fail").notNull().default(0),
   latestNotApplicable: integer("latest_not_applicable").notNull().default(0),
 }, (t) => [primaryKey({ columns: [t.projectId, t.talentId, t.day, t.version] })]);
+
+/**
+ * Kept counts of a project's trace events per UTC hour, kind and client (`client_null`: the call
+ * named no client; `client` is then ''), so the hours a summary must read again (today's) cost a
+ * few rows, not the hour's events. Kept by a trigger on trace_events in the journal's own
+ * transaction (migration 0010); purged with the events (src/db/housekeeping.ts).
+ */
+export const traceHours = sqliteTable("trace_hours", {
+  projectId: text("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+  /** created_at / 3600000. */
+  hour: integer("hour").notNull(),
+  kind: text("kind").notNull(),
+  client: text("client").notNull(),
+  clientNull: integer("client_null").notNull(),
+  events: integer("events").notNull(),
+  failed: integer("failed").notNull(),
+}, (t) => [primaryKey({ columns: [t.projectId, t.hour, t.kind, t.client, t.clientNull] })]);
+
+/**
+ * Kept counts of a project's resolutions, reports and report verdicts per UTC hour of their
+ * created_at (a verdict in its report's hour), kept by triggers on their inserts (migration 0010).
+ */
+export const resolutionHours = sqliteTable("resolution_hours", {
+  projectId: text("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+  hour: integer("hour").notNull(),
+  resolutions: integer("resolutions").notNull().default(0),
+  reports: integer("reports").notNull().default(0),
+  pass: integer("pass").notNull().default(0),
+  fail: integer("fail").notNull().default(0),
+  notApplicable: integer("not_applicable").notNull().default(0),
+}, (t) => [primaryKey({ columns: [t.projectId, t.hour] })]);

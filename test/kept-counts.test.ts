@@ -1,12 +1,13 @@
 /**
- * One talent's usage is read from counts kept per day and version (talent_days, migration 0010),
- * never from the window's resolutions: the answer equals a straightforward count over the raw
- * rows on generated resolutions, audits and reports (fast-check), and the read touches neither
- * the resolutions nor the journal, only talent_days' primary key.
+ * Kept counts (migration 0010), so a dashboard read costs bounded work however busy the project:
+ * one talent's usage from counts kept per day and version (talent_days), and the hours of a
+ * traces summary from counts kept per hour (trace_hours, resolution_hours). Each equals a
+ * straightforward count over the raw rows on generated data (fast-check), and the reads touch
+ * neither the resolutions nor the journal.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { DAY_MS } from "../src/activity/daily";
+import { DAY_MS, HOUR_EVENTS_SQL, HOUR_MS, KEPT_HOUR_EVENTS_SQL, KEPT_HOUR_SPAN_SQL, projectDays, SPAN_COUNTS_SQL, SPAN_VERDICTS_SQL } from "../src/activity/daily";
 import { readWindow } from "../src/activity/summaries";
 import { AUDITED, TALENT_DAYS_SQL, talentUsage } from "../src/activity/usage";
 import type { Database } from "../src/db/client";
@@ -165,8 +166,81 @@ describe("talent usage from kept per-day counts (bounded work per request)", () 
     const spy: Database = { ...db, all: (sql, args) => (seen.push(sql), db.all(sql, args)), get: (sql, args) => (seen.push(sql), db.get(sql, args)) };
     const got = await talentUsage(spy, env.state.catalog!, { id: project.id, organizationId: owner.org.id }, "typescript-strict", readWindow({ days: "90" }, 90));
     expect(got.designated).toBe(2);
-    expect(seen.filter((s) => /\b(resolutions|resolution_items|trace_events)\b/.test(s))).toEqual([]);
+    expect(seen.filter((s) => /\b(FROM|JOIN) (resolutions|resolution_items|trace_events)\b/.test(s))).toEqual([]);
     expect(seen).toContain(TALENT_DAYS_SQL);
     expect(queryPlan(db, TALENT_DAYS_SQL, ["prj_x", "t", 1, 90]).join("\n")).toContain("SEARCH talent_days USING INDEX sqlite_autoindex_talent_days_1 (project_id=? AND talent_id=? AND day>? AND day<?)");
+  });
+});
+
+/** A row written into one fixed day of a project: a trace event, a resolution, or a report with its verdicts. */
+const hourRowArb = fc.oneof(
+  fc.record({ type: fc.constant("event" as const), ms: fc.integer({ min: 0, max: DAY_MS - 1 }), kind: fc.constantFrom("doctor", "validate", "catalog"), client: fc.constantFrom("a/1", "b/2", "", null), status: fc.constantFrom(200, 404, 500) }),
+  fc.record({ type: fc.constant("resolution" as const), ms: fc.integer({ min: 0, max: DAY_MS - 1 }) }),
+  fc.record({ type: fc.constant("report" as const), ms: fc.integer({ min: 0, max: DAY_MS - 1 }), verdicts: fc.uniqueArray(fc.constantFrom(...VERDICTS), { maxLength: 3 }) }),
+);
+
+describe("traces summary hours from kept per-hour counts (the current hour is not re-read from the journal)", () => {
+  test("each hour's events by kind and client, resolutions, reports and verdicts equal the raw counts of the journal and the reports", async () => {
+    const day = Math.floor(Date.now() / DAY_MS) - 3;
+    const c = env.database.client;
+    await fc.assert(
+      fc.asyncProperty(fc.array(hourRowArb, { maxLength: 30 }), async (rows) => {
+        const project = (await owner.owner.post("/web/projects", { name: `h${++seq}` })).body.project;
+        const resolution = `res_${orderedId(day * DAY_MS, ++seq)}`;
+        for (const r of rows) {
+          const at = day * DAY_MS + r.ms;
+          if (r.type === "event") {
+            await c.execute({
+              sql: `INSERT INTO trace_events (id, project_id, kind, via, author_type, author_id, author_name, client, talents_entered, talents_left, resolution_id, status, duration_ms, detail, created_at)
+                    VALUES (?, ?, ?, 'api', 'key', 'key_t', 't', ?, '[]', '[]', NULL, ?, 1, NULL, ?)`,
+              args: [`trc_${orderedId(at, ++seq)}`, project.id, r.kind, r.client, r.status, at],
+            });
+            continue;
+          }
+          const id = r.type === "resolution" ? `res_${orderedId(at, ++seq)}` : resolution;
+          if (r.type === "resolution" || !(await c.execute({ sql: "SELECT 1 FROM resolutions WHERE id = ?", args: [id] })).rows.length) {
+            await c.execute({
+              sql: "INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at, designation_id) VALUES (?, ?, NULL, 1, 'sha256:c', 'key', 'key_t', 'api', ?, 'dsg_none')",
+              args: [id, project.id, r.type === "resolution" ? at : day * DAY_MS - 1],
+            });
+          }
+          if (r.type === "report") {
+            const reportId = `rep_${++seq}`;
+            await c.execute({
+              sql: "INSERT INTO reports (id, project_id, resolution_id, submission_id, payload_digest, response, author_type, author_id, created_at) VALUES (?, ?, ?, ?, 'sha256:p', '{}', 'key', 'key_t', ?)",
+              args: [reportId, project.id, id, `s${seq}`, at],
+            });
+            for (const [k, verdict] of r.verdicts.entries()) {
+              await c.execute({ sql: "INSERT INTO report_results (report_id, talent_id, kind, verdict, evidence, missing, note) VALUES (?, ?, 'talent', ?, '[]', '[]', NULL)", args: [reportId, `t${k}`, verdict] });
+            }
+          }
+        }
+        for (let hour = day * 24; hour < day * 24 + 24; hour++) {
+          const norm = (g: { kind: string; client: string | null; events: number; failed: number }[]) =>
+            g.map((x) => ({ kind: x.kind, client: x.client, events: Number(x.events), failed: Number(x.failed ?? 0) })).sort((a, b) => `${a.kind}|${a.client}`.localeCompare(`${b.kind}|${b.client}`));
+          expect(norm(await env.database.all(KEPT_HOUR_EVENTS_SQL, [project.id, hour]))).toEqual(norm(await env.database.all(HOUR_EVENTS_SQL, [project.id, hour])));
+          const kept = await env.database.get<Record<string, number>>(KEPT_HOUR_SPAN_SQL, [project.id, hour]);
+          const span = (await env.database.get<Record<string, number>>(SPAN_COUNTS_SQL, [project.id, hour * HOUR_MS, (hour + 1) * HOUR_MS]))!;
+          const v = (await env.database.get<Record<string, number | null>>(SPAN_VERDICTS_SQL, [project.id, hour * HOUR_MS, (hour + 1) * HOUR_MS]))!;
+          expect({ resolutions: Number(kept?.resolutions ?? 0), reports: Number(kept?.reports ?? 0), ...Object.fromEntries(VERDICTS.map((x) => [x, Number(kept?.[x] ?? 0)])) })
+            .toEqual({ resolutions: Number(span.resolutions), reports: Number(span.reports), ...Object.fromEntries(VERDICTS.map((x) => [x, Number(v[x] ?? 0)])) });
+        }
+      }),
+      { numRuns: 25 },
+    );
+  }, 60_000);
+
+  test("today's hours are answered from trace_hours and resolution_hours: the read never walks the hour's events or resolutions", async () => {
+    const project = (await owner.owner.post("/web/projects", { name: `h${++seq}` })).body.project;
+    const seen: string[] = [];
+    const db = env.database;
+    const spy: Database = { ...db, all: (sql, args) => (seen.push(sql), db.all(sql, args)), get: (sql, args) => (seen.push(sql), db.get(sql, args)) };
+    const today = Math.floor(Date.now() / DAY_MS);
+    const [line] = await projectDays(spy, project.id, today, today);
+    expect(line!.day).toBe(today);
+    expect(seen).toContain(KEPT_HOUR_EVENTS_SQL);
+    expect(seen.filter((s) => /\b(FROM|JOIN) (resolutions|reports|report_results|trace_events)\b/.test(s))).toEqual([]);
+    expect(queryPlan(db, KEPT_HOUR_EVENTS_SQL, ["prj_x", 1]).join("\n")).toContain("(project_id=? AND hour=?)");
+    expect(queryPlan(db, KEPT_HOUR_SPAN_SQL, ["prj_x", 1]).join("\n")).toContain("(project_id=? AND hour=?)");
   });
 });
