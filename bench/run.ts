@@ -11,6 +11,7 @@ import { benchMetrics } from "./metrics";
 import { benchOrgPages } from "./orgpages";
 import { benchPageCpu } from "./pagecpu";
 import { benchStartup } from "./startup";
+import { benchStarvation } from "./starvation";
 
 const all: Record<string, () => Promise<void>> = {
   startup: benchStartup,
@@ -25,6 +26,7 @@ const all: Record<string, () => Promise<void>> = {
   pagecpu: benchPageCpu,
   ceilings: benchCeilings,
   orgpages: benchOrgPages,
+  starvation: benchStarvation,
 };
 const pick = Bun.argv.slice(2);
 for (const [name, fn] of Object.entries(all)) {

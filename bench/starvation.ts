@@ -1,0 +1,112 @@
+/**
+ * No tenant can starve another, on the built binary over loopback: tenant A's project holds
+ * ~21,000 resolutions (BENCH_RESOLUTIONS; made by POST /api/prepare-task, one in ten audited by
+ * its playbook fetch); each heavy dashboard read of A is timed alone (one client, sequential) and
+ * the slowest is the "heaviest page". Then another tenant's `GET /api/doctor` (wrk -c4) is
+ * measured alone and while four pollers of A (wrk -c4, A's session) hit that page: with the
+ * per-user cap (DASHBOARD_READS_PER_USER, default 2: the pollers' extra reads get 429) and
+ * without it (the server restarted on the same data with the cap at 100, every poll read).
+ * Target: the other tenant's p99 within 2 ms of its p99 alone. BENCH_SECONDS overrides (5).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BINARY, percentile, printTable, runWrk, seedProject, startBinaryIn, type RunningIn } from "./lib";
+
+const RESOLUTIONS = Number(process.env.BENCH_RESOLUTIONS ?? 21_000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const TALENTS = ["typescript-strict", "javascript-base"];
+
+/** Tenant A's data: RESOLUTIONS prepare-tasks at 32 in flight, one in ten followed by its playbook fetch (audited). */
+async function seedResolutions(base: string, key: string): Promise<number> {
+  const api = { "content-type": "application/json", authorization: `Bearer ${key}` };
+  const started = performance.now();
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < RESOLUTIONS; i = next++) {
+      const r = await fetch(`${base}/api/prepare-task`, { method: "POST", headers: api, body: JSON.stringify({ talentIds: i % 2 ? TALENTS : [TALENTS[0]] }) });
+      if (r.status !== 201) throw new Error(`prepare-task: ${r.status} ${await r.text()}`);
+      const { resolutionId } = (await r.json()) as { resolutionId: string };
+      if (i % 10 === 0) await (await fetch(`${base}/api/validation/playbook?resolutionId=${resolutionId}`, { headers: api })).arrayBuffer();
+    }
+  };
+  await Promise.all(Array.from({ length: 32 }, worker));
+  return performance.now() - started;
+}
+
+/** One client's sequential calls of `path` (after one warm-up call): p50 and p99 in ms. */
+async function timed(base: string, path: string, headers: Record<string, string>, n = 20): Promise<{ p50: number; p99: number; status: number }> {
+  const first = await fetch(base + path, { headers });
+  await first.arrayBuffer();
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await (await fetch(base + path, { headers })).arrayBuffer();
+    times.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: percentile(times, 50), p99: percentile(times, 99), status: first.status };
+}
+
+/** The other tenant's doctor alone, then with four pollers of A on `heavy`; one table row each. */
+async function contention(server: RunningIn, label: string, heavy: string, pollerHeaders: Record<string, string>, doctorKey: string, dir: string) {
+  const doctor = [{ method: "GET", path: "/api/doctor", headers: { authorization: `Bearer ${doctorKey}` } }];
+  const alone = await runWrk(server.base, doctor, { connections: 4, seconds: SECONDS, dir, name: "doctor" });
+  const pollers = runWrk(server.base, [{ method: "GET", path: heavy, headers: pollerHeaders }], { connections: 4, seconds: SECONDS + 1, dir, name: "pollers" });
+  await Bun.sleep(300);
+  const contended = await runWrk(server.base, doctor, { connections: 4, seconds: SECONDS, dir, name: "doctor2" });
+  const p = await pollers;
+  const f = (x: number) => x.toFixed(2);
+  return [
+    [`${label}: doctor alone`, f(alone.p50), f(alone.p99), alone.rps.toFixed(0), "", "", ""],
+    [`${label}: doctor + 4 pollers`, f(contended.p50), f(contended.p99), contended.rps.toFixed(0), p.rps.toFixed(0), p.requests - p.non2xx, p.non2xx],
+    [`${label}: p99 change`, "", `${contended.p99 - alone.p99 >= 0 ? "+" : ""}${f(contended.p99 - alone.p99)}`, "", "", "", ""],
+  ];
+}
+
+export async function benchStarvation(): Promise<void> {
+  if (!(await Bun.file(BINARY).exists())) throw new Error("dist/talentd is missing: run `bun run build` first");
+  const dir = mkdtempSync(join(tmpdir(), "talentd-starve-"));
+  let server = await startBinaryIn(dir);
+  try {
+    const a = await seedProject(server.base);
+    const web = { "content-type": "application/json", origin: server.base, cookie: a.cookie };
+    const installed = await fetch(`${server.base}/web/projects/${a.projectId}/talents`, { method: "POST", headers: web, body: JSON.stringify({ talents: TALENTS }) });
+    if (installed.status !== 201) throw new Error(`install: ${installed.status} ${await installed.text()}`);
+    const seedMs = await seedResolutions(server.base, a.key);
+    const b = await seedProject(server.base); // another user, another organization: the other tenant
+
+    const heavyPaths = [
+      `/web/projects/${a.projectId}/talents/typescript-strict/usage?days=90`,
+      `/web/projects/${a.projectId}/traces/summary?days=90`,
+      "/web/activity/summary?days=90",
+      "/web/orgs/current/insights?days=90",
+      "/web/orgs/current/talent-adoption?days=90",
+      "/org/insights?days=90",
+      "/org/talent-adoption?days=90",
+    ];
+    const reads: (string | number)[][] = [];
+    let heaviest = { path: heavyPaths[0]!, p50: -1 };
+    for (const path of heavyPaths) {
+      const t = await timed(server.base, path, { cookie: a.cookie });
+      if (t.status !== 200) throw new Error(`${path}: ${t.status}`);
+      reads.push([path.replace(a.projectId, ":id"), t.p50.toFixed(2), t.p99.toFixed(2)]);
+      if (t.p50 > heaviest.p50) heaviest = { path, p50: t.p50 };
+    }
+    printTable(`Starvation: tenant A's heavy reads with ${RESOLUTIONS} resolutions (seeded in ${(seedMs / 1000).toFixed(1)} s), one client, 20 calls`, ["read", "p50 ms", "p99 ms"], reads);
+
+    const pollerHeaders = { cookie: a.cookie };
+    const rows = await contention(server, "cap 2 (default)", heaviest.path, pollerHeaders, b.key, dir);
+    await server.stop();
+    server = await startBinaryIn(dir, { DASHBOARD_READS_PER_USER: "100" });
+    rows.push(...(await contention(server, "cap 100", heaviest.path, pollerHeaders, b.key, dir)));
+    printTable(
+      `Starvation: tenant B's GET /api/doctor (wrk -c4, ${SECONDS} s) alone and while 4 pollers of A (wrk -c4) hit ${heaviest.path.replace(a.projectId, ":id")}`,
+      ["run", "doctor p50 ms", "doctor p99 ms", "doctor req/s", "poller req/s", "poller 2xx", "poller non-2xx (429)"],
+      rows,
+    );
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
