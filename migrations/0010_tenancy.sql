@@ -15,6 +15,7 @@ CREATE TABLE `talent_days` (
 	`talent_id` text NOT NULL,
 	`day` integer NOT NULL,
 	`version` text NOT NULL,
+	`expertise_id` text,
 	`designated` integer DEFAULT 0 NOT NULL,
 	`audited` integer DEFAULT 0 NOT NULL,
 	`first_at` integer NOT NULL,
@@ -47,10 +48,11 @@ CREATE TABLE `trace_hours` (
 -- successful `validate` event of a resolution makes it audited; a report result counts its
 -- verdict, and moves the resolution's outcome when its report is the latest for that talent.
 CREATE TRIGGER `talent_days_resolution` AFTER INSERT ON `resolutions` BEGIN
-  INSERT INTO `talent_days` (`project_id`, `talent_id`, `day`, `version`, `designated`, `first_at`, `last_at`)
-    SELECT NEW.`project_id`, d.`talent_id`, NEW.`created_at` / 86400000, d.`version`, 1, NEW.`created_at`, NEW.`created_at`
+  INSERT INTO `talent_days` (`project_id`, `talent_id`, `day`, `version`, `expertise_id`, `designated`, `first_at`, `last_at`)
+    SELECT NEW.`project_id`, d.`talent_id`, NEW.`created_at` / 86400000, d.`version`, d.`expertise_id`, 1, NEW.`created_at`, NEW.`created_at`
     FROM `designation_items` d WHERE d.`designation_id` = NEW.`designation_id`
     ON CONFLICT (`project_id`, `talent_id`, `day`, `version`) DO UPDATE SET `designated` = `designated` + 1,
+      `expertise_id` = coalesce(max(`expertise_id`, excluded.`expertise_id`), `expertise_id`, excluded.`expertise_id`),
       `first_at` = min(`first_at`, excluded.`first_at`), `last_at` = max(`last_at`, excluded.`last_at`);
 END;
 --> statement-breakpoint
@@ -97,8 +99,8 @@ CREATE TRIGGER `talent_days_verdict` AFTER INSERT ON `report_results` BEGIN
 END;
 --> statement-breakpoint
 -- Backfill from the rows already written (the same counts the triggers keep).
-INSERT INTO `talent_days` (`project_id`, `talent_id`, `day`, `version`, `designated`, `audited`, `first_at`, `last_at`)
-  SELECT r.`project_id`, d.`talent_id`, r.`created_at` / 86400000, d.`version`, count(*),
+INSERT INTO `talent_days` (`project_id`, `talent_id`, `day`, `version`, `expertise_id`, `designated`, `audited`, `first_at`, `last_at`)
+  SELECT r.`project_id`, d.`talent_id`, r.`created_at` / 86400000, d.`version`, max(d.`expertise_id`), count(*),
     sum(EXISTS (SELECT 1 FROM `trace_events` t WHERE t.`resolution_id` = r.`id` AND t.`kind` = 'validate' AND t.`status` BETWEEN 200 AND 299)),
     min(r.`created_at`), max(r.`created_at`)
   FROM `resolutions` r JOIN `designation_items` d ON d.`designation_id` = r.`designation_id`

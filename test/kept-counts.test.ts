@@ -7,8 +7,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { DAY_MS, HOUR_EVENTS_SQL, HOUR_MS, KEPT_HOUR_EVENTS_SQL, KEPT_HOUR_SPAN_SQL, projectDays, SPAN_COUNTS_SQL, SPAN_VERDICTS_SQL } from "../src/activity/daily";
+import { DAY_MS, SETTLE_MS, HOUR_EVENTS_SQL, HOUR_MS, KEPT_HOUR_EVENTS_SQL, KEPT_HOUR_SPAN_SQL, projectDays, SPAN_COUNTS_SQL, SPAN_VERDICTS_SQL } from "../src/activity/daily";
 import { readWindow } from "../src/activity/summaries";
+import { talentAdoption } from "../src/activity/adoption";
 import { AUDITED, TALENT_DAYS_SQL, talentUsage } from "../src/activity/usage";
 import type { Database } from "../src/db/client";
 import { orderedId } from "../src/lib/ids";
@@ -178,6 +179,22 @@ const hourRowArb = fc.oneof(
   fc.record({ type: fc.constant("resolution" as const), ms: fc.integer({ min: 0, max: DAY_MS - 1 }) }),
   fc.record({ type: fc.constant("report" as const), ms: fc.integer({ min: 0, max: DAY_MS - 1 }), verdicts: fc.uniqueArray(fc.constantFrom(...VERDICTS), { maxLength: 3 }) }),
 );
+
+describe("talent adoption from kept per-day counts", () => {
+  test("adoption's days, today included, are read from talent_days: no read walks the organization's resolutions", async () => {
+    // in the first minutes after midnight yesterday is still read hour by hour from the resolutions (not settled yet)
+    if (Date.now() % DAY_MS < SETTLE_MS + 5_000) await Bun.sleep(SETTLE_MS + 5_000 - (Date.now() % DAY_MS));
+    const fresh = await orgWithProject(env); // an organization of its own: nothing else designated
+    const project = fresh.project;
+    await write(project.id, [[{ talent: "typescript-strict", version: "1.0.0" }, { talent: "sql-base", version: "1.0.0" }]], [{ designation: 0, daysAgo: 0, ms: 0 }, { designation: 0, daysAgo: 3, ms: 5 }], [{ type: "event", resolution: 1, kind: "validate", status: 200 }]);
+    const seen: string[] = [];
+    const db = env.database;
+    const spy: Database = { ...db, all: (sql, args) => (seen.push(sql), db.all(sql, args)), get: (sql, args) => (seen.push(sql), db.get(sql, args)) };
+    const entries = await talentAdoption(spy, env.state.catalog!, { id: fresh.org.id, slug: fresh.org.slug }, readWindow({ days: "90" }, 90));
+    expect(entries.find((e) => e.id === "typescript-strict")).toMatchObject({ designations: 2, audited: 1 });
+    expect(seen.filter((s) => /\b(FROM|JOIN) (resolutions|resolution_items)\b/.test(s))).toEqual([]);
+  });
+});
 
 describe("traces summary hours from kept per-hour counts (the current hour is not re-read from the journal)", () => {
   test("each hour's events by kind and client, resolutions, reports and verdicts equal the raw counts of the journal and the reports", async () => {

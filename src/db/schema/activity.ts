@@ -47,6 +47,8 @@ export const talentDays = sqliteTable("talent_days", {
   /** UTC day number of the resolutions' created_at (created_at / 86400000). */
   day: integer("day").notNull(),
   version: text("version").notNull(),
+  /** The expertise of an `@org/slug` talent as served (the greatest id when several were). */
+  expertiseId: text("expertise_id"),
   designated: integer("designated").notNull().default(0),
   audited: integer("audited").notNull().default(0),
   firstAt: integer("first_at").notNull(),
