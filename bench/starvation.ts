@@ -57,19 +57,27 @@ async function contention(server: RunningIn, label: string, heavy: string, polle
   const f = (x: number) => x.toFixed(2);
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const rows: (string | number)[][] = [];
-  const seen = { aloneP50: [] as number[], aloneP99: [] as number[], withP50: [] as number[], withP99: [] as number[], aloneRps: [] as number[], withRps: [] as number[] };
+  const seen: Record<"aloneP50" | "aloneP99" | "withP50" | "withP99" | "aloneRps" | "withRps", number[]> = {
+    aloneP50: [], aloneP99: [], withP50: [], withP99: [], aloneRps: [], withRps: [],
+  };
   for (let round = 1; round <= ROUNDS; round++) {
     const alone = await runWrk(server.base, doctor, { connections: 4, seconds: SECONDS, dir, name: "doctor" });
     const pollers = runWrk(server.base, [{ method: "GET", path: heavy, headers: pollerHeaders }], { connections: 4, seconds: SECONDS + 1, dir, name: "pollers" });
     await Bun.sleep(300);
     const contended = await runWrk(server.base, doctor, { connections: 4, seconds: SECONDS, dir, name: "doctor2" });
     const p = await pollers;
-    rows.push([`${label} #${round}`, f(alone.p50), f(alone.p99), alone.rps.toFixed(0), f(contended.p50), f(contended.p99), contended.rps.toFixed(0), p.rps.toFixed(0), p.requests - p.non2xx, p.non2xx]);
+    rows.push([
+      `${label} #${round}`, f(alone.p50), f(alone.p99), alone.rps.toFixed(0),
+      f(contended.p50), f(contended.p99), contended.rps.toFixed(0), p.rps.toFixed(0), p.requests - p.non2xx, p.non2xx,
+    ]);
     seen.aloneP50.push(alone.p50), seen.aloneP99.push(alone.p99), seen.withP50.push(contended.p50), seen.withP99.push(contended.p99);
     seen.aloneRps.push(alone.rps), seen.withRps.push(contended.rps);
   }
   const d = median(seen.withP99) - median(seen.aloneP99);
-  rows.push([`${label} median`, f(median(seen.aloneP50)), f(median(seen.aloneP99)), median(seen.aloneRps).toFixed(0), f(median(seen.withP50)), `${f(median(seen.withP99))} (${d >= 0 ? "+" : ""}${f(d)})`, median(seen.withRps).toFixed(0), "", "", ""]);
+  rows.push([
+    `${label} median`, f(median(seen.aloneP50)), f(median(seen.aloneP99)), median(seen.aloneRps).toFixed(0),
+    f(median(seen.withP50)), `${f(median(seen.withP99))} (${d >= 0 ? "+" : ""}${f(d)})`, median(seen.withRps).toFixed(0), "", "", "",
+  ]);
   return rows;
 }
 
@@ -102,7 +110,8 @@ export async function benchStarvation(): Promise<void> {
       reads.push([path.replace(a.projectId, ":id"), t.p50.toFixed(2), t.p99.toFixed(2)]);
       if (t.p50 > heaviest.p50) heaviest = { path, p50: t.p50 };
     }
-    printTable(`Starvation: tenant A's heavy reads with ${RESOLUTIONS} resolutions (seeded in ${(seedMs / 1000).toFixed(1)} s), one client, 20 calls`, ["read", "p50 ms", "p99 ms"], reads);
+    const seeded = `${RESOLUTIONS} resolutions (seeded in ${(seedMs / 1000).toFixed(1)} s)`;
+    printTable(`Starvation: tenant A's heavy reads with ${seeded}, one client, 20 calls`, ["read", "p50 ms", "p99 ms"], reads);
 
     const pollerHeaders = { cookie: a.cookie };
     const rows = await contention(server, "cap 2 (default)", heaviest.path, pollerHeaders, b.key, dir);

@@ -112,7 +112,9 @@ async function keptDay(database: Database, organizationId: string, day: number) 
     talent_id: r.talent_id, kind: isExpertiseRef(r.talent_id) ? "expertise" : "talent", version: r.version, expertise_id: r.expertise_id,
     designations: Number(r.designations), audited: Number(r.audited), last: Number(r.last),
   }));
-  const verdictRows = kept.flatMap((r) => VERDICTS.map((verdict) => ({ talent_id: r.talent_id, verdict, total: Number(r[verdict]), latest: Number(r[`latest_${verdict}`]) })));
+  const verdictRows = kept.flatMap((r) =>
+    VERDICTS.map((verdict) => ({ talent_id: r.talent_id, verdict, total: Number(r[verdict]), latest: Number(r[`latest_${verdict}`]) })),
+  );
   return { rows, verdictRows };
 }
 

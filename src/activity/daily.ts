@@ -143,7 +143,8 @@ export const KEPT_HOUR_SPAN_SQL = "SELECT resolutions, reports, pass, fail, not_
  * summary until they settle) cost the same for a busy project as for a quiet one.
  */
 async function readHour(database: Database, projectId: string, hour: number): Promise<PeriodCounts> {
-  const groups = (await database.all<EventGroup>(KEPT_HOUR_EVENTS_SQL, [projectId, hour])).map((g) => ({ kind: g.kind, client: g.client, events: Number(g.events), failed: Number(g.failed) }));
+  const rows = await database.all<EventGroup>(KEPT_HOUR_EVENTS_SQL, [projectId, hour]);
+  const groups = rows.map((g) => ({ kind: g.kind, client: g.client, events: Number(g.events), failed: Number(g.failed) }));
   const span = await database.get<Record<"resolutions" | "reports" | Verdict, number>>(KEPT_HOUR_SPAN_SQL, [projectId, hour]);
   const verdicts = noVerdicts();
   for (const name of VERDICTS) verdicts[name] = Number(span?.[name] ?? 0);

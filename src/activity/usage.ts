@@ -91,7 +91,8 @@ async function expertiseByRef(database: Database, organizationId: string, ref: s
 }
 
 /** One talent_days row: a day's use of the talent at one version, kept by triggers on the writes it counts (migration 0010). */
-type TalentDayRow = { day: number; version: string; designated: number; audited: number; first_at: number; last_at: number } & Record<Verdict | `latest_${Verdict}`, number>;
+type TalentDayRow = { day: number; version: string; designated: number; audited: number; first_at: number; last_at: number } &
+  Record<Verdict | `latest_${Verdict}`, number>;
 
 /** A talent's kept days in a project over a window, on talent_days' primary key (project_id, talent_id, day, version). */
 export const TALENT_DAYS_SQL = `SELECT day, version, designated, audited, first_at, last_at, pass, fail, not_applicable,
@@ -136,7 +137,8 @@ export async function talentUsage(database: Database, catalog: Catalog, project:
     versions.set(row.version, v);
     designated += Number(row.designated);
     audited += Number(row.audited);
-    tallyVerdicts(VERDICTS.map((verdict) => ({ talent_id: talentId, verdict, total: row[verdict], latest: row[`latest_${verdict}`] })), tallies);
+    const verdictRows = VERDICTS.map((verdict) => ({ talent_id: talentId, verdict, total: row[verdict], latest: row[`latest_${verdict}`] }));
+    tallyVerdicts(verdictRows, tallies);
   }
   const verdicts = tallies.get(talentId) ?? emptyTally();
   // the latest verdict recorded in the window (the project's reports newest first, on their (project_id, created_at) index)

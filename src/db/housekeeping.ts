@@ -71,7 +71,8 @@ export async function purgeOldEvents(database: Database, days: number, now = Dat
     ["securityEvents", sql`DELETE FROM security_events WHERE id IN (SELECT id FROM security_events WHERE created_at < ${cutoff} LIMIT ${batch})`],
   ];
   // the events' kept hourly counts (migration 0010) go with them, uncounted: whole hours before the cut
-  const hours = sql`DELETE FROM trace_hours WHERE rowid IN (SELECT rowid FROM trace_hours WHERE hour < ${Math.floor(cutoff / 3_600_000)} LIMIT ${batch})`;
+  const cutHour = Math.floor(cutoff / 3_600_000);
+  const hours = sql`DELETE FROM trace_hours WHERE rowid IN (SELECT rowid FROM trace_hours WHERE hour < ${cutHour} LIMIT ${batch})`;
   for (const [kind, statement] of [...batches, [null, hours] as const]) {
     for (;;) {
       const r = await database.write(async (tx) => tx.run(statement));

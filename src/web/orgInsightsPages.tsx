@@ -362,7 +362,10 @@ export function orgInsightsPages(deps: ComposedDeps) {
       const w = window(query);
       const projects = await listProjects(deps.database, org.id);
       // a heavy read, under the same per-user cap as the JSON routes (src/activity/readCap.ts)
-      const d = await cap.run(ctx.session.user.id, async () => (await deps.journal.settle(), insights(deps.database, deps.state.catalog!, org, projects, w)));
+      const d = await cap.run(ctx.session.user.id, async () => {
+        await deps.journal.settle();
+        return insights(deps.database, deps.state.catalog!, org, projects, w);
+      });
       return page(
         <Layout title="Insights" user={ctx.session.user} nav={ctx.nav}>
           <div class="row">
@@ -382,7 +385,10 @@ export function orgInsightsPages(deps: ComposedDeps) {
       const org = adminOrg(ctx);
       const w = window(query);
       const projects = await listProjects(deps.database, org.id);
-      const d = await cap.run(ctx.session.user.id, async () => (await deps.journal.settle(), adoptionView(deps.database, deps.state.catalog!, org, projects.length, w)));
+      const d = await cap.run(ctx.session.user.id, async () => {
+        await deps.journal.settle();
+        return adoptionView(deps.database, deps.state.catalog!, org, projects.length, w);
+      });
       const sort = typeof query.sort === "string" ? query.sort : "";
       const order = typeof query.order === "string" ? query.order : "";
       return page(
