@@ -12,7 +12,9 @@ import { readWindow } from "../src/activity/summaries";
 import { talentAdoption } from "../src/activity/adoption";
 import { AUDITED, TALENT_DAYS_SQL, talentUsage } from "../src/activity/usage";
 import type { Database } from "../src/db/client";
+import { statementsOf } from "../src/db/migrate";
 import { orderedId } from "../src/lib/ids";
+import { migrations } from "../migrations";
 import { VERDICTS } from "../src/resolution/reports";
 import { orgWithProject, queryPlan, testEnv, type TestEnv } from "./helpers";
 
@@ -259,5 +261,24 @@ describe("traces summary hours from kept per-hour counts (the current hour is no
     expect(seen.filter((s) => /\b(FROM|JOIN) (resolutions|reports|report_results|trace_events)\b/.test(s))).toEqual([]);
     expect(queryPlan(db, KEPT_HOUR_EVENTS_SQL, ["prj_x", 1]).join("\n")).toContain("(project_id=? AND hour=?)");
     expect(queryPlan(db, KEPT_HOUR_SPAN_SQL, ["prj_x", 1]).join("\n")).toContain("(project_id=? AND hour=?)");
+  });
+});
+
+describe("migration 0010 fills the kept counts from the rows already written", () => {
+  test("its backfill, run over this database's rows, gives the very rows the triggers kept (talent_days, trace_hours, resolution_hours)", async () => {
+    const project = (await owner.owner.post("/web/projects", { name: `b${++seq}` })).body.project;
+    const results = [{ talent: "typescript-strict" as const, verdict: "fail" as const }, { talent: "sql-base" as const, verdict: "pass" as const }];
+    await write(project.id, [[{ talent: "typescript-strict", version: "1.0.0" }, { talent: "sql-base", version: "1.1.0" }], [{ talent: "sql-base", version: "1.0.0" }]],
+      [{ designation: 0, daysAgo: 0, ms: 0 }, { designation: 1, daysAgo: 2, ms: 9 }, { designation: 0, daysAgo: 2, ms: 7 }],
+      [{ type: "event", resolution: 0, kind: "validate", status: 200 }, { type: "report", resolution: 2, late: 1, idRand: 1, results }, { type: "report", resolution: 2, late: 1, idRand: 0, results }]);
+    const tables = ["talent_days", "trace_hours", "resolution_hours"];
+    const all = async (t: string) => (await env.database.client.execute(`SELECT * FROM ${t} ORDER BY 1, 2, 3, 4`)).rows.map((r) => JSON.stringify(r));
+    const kept = await Promise.all(tables.map(all));
+    expect(kept[0]!.length).toBeGreaterThanOrEqual(4);
+    const m = migrations.find((x) => x.tag.startsWith("0010_"))!;
+    const backfill = statementsOf(m).filter((st) => /^(--[^\n]*\n)*\s*(INSERT|UPDATE) /.test(st));
+    expect(backfill).toHaveLength(5);
+    await env.database.client.batch([...tables.map((t) => `DELETE FROM ${t}`), ...backfill], "write");
+    expect(await Promise.all(tables.map(all))).toEqual(kept);
   });
 });
