@@ -10,6 +10,7 @@ import fc from "fast-check";
 import { DAY_MS, SETTLE_MS, HOUR_EVENTS_SQL, HOUR_MS, KEPT_HOUR_EVENTS_SQL, KEPT_HOUR_SPAN_SQL, projectDays, SPAN_COUNTS_SQL, SPAN_VERDICTS_SQL } from "../src/activity/daily";
 import { readWindow } from "../src/activity/summaries";
 import { talentAdoption } from "../src/activity/adoption";
+import { OPEN_PAGE_ROWS, OPEN_PAGE_SQL, openResolutions } from "../src/activity/insights";
 import { AUDITED, TALENT_DAYS_SQL, talentUsage } from "../src/activity/usage";
 import type { Database } from "../src/db/client";
 import { statementsOf } from "../src/db/migrate";
@@ -280,5 +281,32 @@ describe("migration 0010 fills the kept counts from the rows already written", (
     expect(backfill).toHaveLength(5);
     await env.database.client.batch([...tables.map((t) => `DELETE FROM ${t}`), ...backfill], "write");
     expect(await Promise.all(tables.map(all))).toEqual(kept);
+  });
+});
+
+describe("insights' unsettled resolutions are read in pages (no read holds the thread for a busy hour)", () => {
+  test("the pages, keyed by (created_at, id) on resolutions_project_idx, return every resolution of the span once, ties included", async () => {
+    const fresh = await orgWithProject(env);
+    const second = (await fresh.owner.post("/web/projects", { name: "second" })).body.project;
+    const at = Date.now() - 2 * 3_600_000;
+    for (const p of [fresh.project.id, second.id]) {
+      // 2.5 pages, many resolutions sharing a millisecond (the key's id breaks the ties), one just outside each end
+      const n = Math.floor(OPEN_PAGE_ROWS * 2.5);
+      const rows = Array.from({ length: n }, (_, i) => ({ at: at + Math.floor(i / 7) }));
+      await env.database.client.batch(
+        [...rows.map((r, i) => ({ sql: "INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at, designation_id) VALUES (?, ?, NULL, 1, 'c', 'key', 'k', 'api', ?, 'dsg_none')", args: [`res_${orderedId(r.at, 500_000 + i)}${p.slice(-4)}`, p, r.at] })),
+          { sql: "INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at, designation_id) VALUES (?, ?, NULL, 1, 'c', 'key', 'k', 'api', ?, 'dsg_none')", args: [`res_before${p}`, p, at - 1] },
+          { sql: "INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at, designation_id) VALUES (?, ?, NULL, 1, 'c', 'key', 'k', 'api', ?, 'dsg_none')", args: [`res_after${p}`, p, at + 1000] }],
+        "write",
+      );
+    }
+    const got = (await openResolutions(env.database, fresh.org.id, at, at + 1000)).map((r) => r.id).sort();
+    const want = (await env.database.all<{ id: string }>(
+      "SELECT id FROM resolutions WHERE project_id IN (?, ?) AND created_at >= ? AND created_at < ?", [fresh.project.id, second.id, at, at + 1000])).map((r) => r.id).sort();
+    expect(want).toHaveLength(2 * Math.floor(OPEN_PAGE_ROWS * 2.5));
+    expect(got).toEqual(want);
+    const plan = queryPlan(env.database, OPEN_PAGE_SQL, ["p", 0, "x", 10]).join("\n");
+    expect(plan).toContain("SEARCH r USING INDEX resolutions_project_idx (project_id=? AND (created_at,id)>(?,?) AND created_at<?)");
+    expect(plan).not.toContain("TEMP B-TREE");
   });
 });
