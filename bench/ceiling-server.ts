@@ -67,10 +67,10 @@ app
 
 app.listen({ port: config.port, hostname: config.host });
 type Job = Parameters<typeof database.writeJob>[0];
-/** Jobs whose first statement starts with `prefix` (the resolution's, the trace's). */
-const firstStatement = (prefix: string) => (job: Job) => job.statements[0]?.sql.startsWith(prefix) === true;
-const isResolution = firstStatement("INSERT INTO resolutions ");
-const isTrace = firstStatement("INSERT INTO trace_events ");
+/** Jobs with a statement that starts with `prefix` (the resolution's, after its designation's items the first time; the trace's). */
+const withStatement = (prefix: string) => (job: Job) => job.statements.some((s) => s.sql.startsWith(prefix));
+const isResolution = withStatement("INSERT INTO resolutions ");
+const isTrace = withStatement("INSERT INTO trace_events ");
 /**
  * The same app and database on another port, except that the jobs `picked` chooses are answered
  * by `instead` (nothing of theirs written); every other job is written as usual.

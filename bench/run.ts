@@ -12,6 +12,7 @@ import { benchOrgPages } from "./orgpages";
 import { benchPageCpu } from "./pagecpu";
 import { benchReset } from "./reset";
 import { benchStartup } from "./startup";
+import { benchStarvation } from "./starvation";
 
 const all: Record<string, () => Promise<void>> = {
   startup: benchStartup,
@@ -27,6 +28,7 @@ const all: Record<string, () => Promise<void>> = {
   ceilings: benchCeilings,
   orgpages: benchOrgPages,
   reset: benchReset,
+  starvation: benchStarvation,
 };
 const pick = Bun.argv.slice(2);
 for (const [name, fn] of Object.entries(all)) {

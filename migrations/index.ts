@@ -13,6 +13,7 @@ import m8 from "./0008_config_epoch.sql" with { type: "text" };
 import m9 from "./0009_designations.sql" with { type: "text" };
 import m10 from "./0010_sso_domain_proof.sql" with { type: "text" };
 import m11 from "./0011_oauth_client_last_used.sql" with { type: "text" };
+import m12 from "./0012_tenancy.sql" with { type: "text" };
 
 export const migrations: EmbeddedMigration[] = [
   { tag: "0000_init", sql: m0 },
@@ -27,4 +28,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0009_designations", sql: m9 },
   { tag: "0010_sso_domain_proof", sql: m10 },
   { tag: "0011_oauth_client_last_used", sql: m11 },
+  { tag: "0012_tenancy", sql: m12 },
 ];

@@ -48,6 +48,11 @@ export interface Config {
   accessLog: boolean;
   /** EVENT_RETENTION_DAYS. Default 90: trace and security events older than this are deleted hourly; 0 keeps them forever. */
   eventRetentionDays: number;
+  /**
+   * DASHBOARD_READS_PER_USER. Default 2: heavy dashboard reads (activity summaries, a talent's usage, insights, adoption) one
+   * user may have in flight at once; the next gets 429 rate_limited with Retry-After (1–100).
+   */
+  dashboardReadsPerUser: number;
   /** BACKUP_INTERVAL (`30m`, `6h`, `1d`). Default none (0, `off`): no scheduled backups. In ms. */
   backupIntervalMs: number | null;
   /** BACKUP_KEEP. Default 7: scheduled backups kept in DATA_DIR/backups (older ones are deleted). */
@@ -322,6 +327,8 @@ export function loadConfig(
     accessLog: parseBool("ACCESS_LOG", get("ACCESS_LOG"), true),
     eventRetentionDays:
       get("EVENT_RETENTION_DAYS") === undefined ? 90 : parseIntIn("EVENT_RETENTION_DAYS", get("EVENT_RETENTION_DAYS")!, 0, 36500, "a number of days (0–36500; 0 keeps events forever)"),
+    dashboardReadsPerUser:
+      get("DASHBOARD_READS_PER_USER") === undefined ? 2 : parseIntIn("DASHBOARD_READS_PER_USER", get("DASHBOARD_READS_PER_USER")!, 1, 100, "a number of reads (1–100)"),
     backupIntervalMs,
     backupKeep: get("BACKUP_KEEP") === undefined ? 7 : parseIntIn("BACKUP_KEEP", get("BACKUP_KEEP")!, 1, 10000, "a number of backups to keep (1–10000)"),
     metricsToken,

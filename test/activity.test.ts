@@ -1,6 +1,7 @@
 /**
  * Issue 12 item 6 (DESIGN §11 "Activity"): the traces summary of a project, one talent's use in
- * a project, and the organization's activity per project — read from the journal, the
+ * a project (from the counts kept per day in talent_days: test/kept-counts.test.ts), and the
+ * organization's activity per project — read from the journal, the
  * resolutions and the reports, never from counters kept beside them — with their query plans
  * (the 1,000,000-event figure rests on them) and every failure path.
  */

@@ -253,8 +253,9 @@ describe("insights and adoption memoize settled days (src/activity/dayMemo.ts; t
     await s.owner.post(`/web/projects/${other.id}/talents`, { talents: ["typescript-strict"] });
     const otherId = `res_${orderedId(Date.now() - 3 * DAY_MS, 4343)}`;
     // the other project's own designation of the same items (a designation belongs to one project)
-    await sql(env, "INSERT INTO resolutions SELECT ?, ?, language, tokens, catalog_digest, author_type, author_id, via, created_at, ? FROM resolutions WHERE id = ?", [otherId, other.id, otherId, id]);
+    // (its items first, as the service writes them: the resolution's insert counts them in talent_days)
     await sql(env, "INSERT INTO designation_items SELECT ?, d.position, ?, d.talent_id, d.kind, d.version, d.digest, d.definition_digest, d.files, d.expertise_id FROM designation_items d JOIN resolutions r ON r.designation_id = d.designation_id WHERE r.id = ?", [otherId, other.id, id]);
+    await sql(env, "INSERT INTO resolutions SELECT ?, ?, language, tokens, catalog_digest, author_type, author_id, via, created_at, ? FROM resolutions WHERE id = ?", [otherId, other.id, otherId, id]);
     forgetMemo(); // rows written behind the service's back (the test's SQL): read afresh once
     expect(await adoption()).toMatchObject({ designations: 3 });
     expect((await s.owner.del(`/web/projects/${other.id}`)).status).toBe(200);

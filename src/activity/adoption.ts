@@ -8,7 +8,9 @@ import type { Catalog } from "../catalog/catalog";
 import type { Database } from "../db/client";
 import { keptAll } from "../db/versionMemo";
 import { iso } from "../lib/time";
-import { noVerdicts, type VerdictCounts } from "./daily";
+import { isExpertiseRef } from "../resolution/sources";
+import { VERDICTS, type Verdict } from "../resolution/reports";
+import { DAY_MS, noVerdicts, type VerdictCounts } from "./daily";
 import { foldWindow, keptAnswer, type PeriodFold } from "./dayMemo";
 import { orgSelections, type OrgSelectionRow } from "./selections";
 import { windowView, type Window } from "./summaries";
@@ -76,6 +78,8 @@ export async function talentAdoption(database: Database, catalog: Catalog, org: 
     w.fromDay,
     w.toDay,
     async (from, to) => {
+      // a whole day from the counts kept per day (talent_days): a few rows per project, however many resolutions
+      if (from % DAY_MS === 0 && to - from === DAY_MS) return keptDay(database, org.id, from / DAY_MS);
       const rows = await database.all<ServedRow>(
         `WITH win AS MATERIALIZED (SELECT r.id AS id, r.created_at AS created_at, ${AUDITED} AS audited FROM resolutions r WHERE ${where})
          SELECT i.talent_id, i.kind, i.version, max(i.expertise_id) AS expertise_id, count(*) AS designations, sum(w.audited) AS audited, max(w.created_at) AS last
@@ -86,11 +90,32 @@ export async function talentAdoption(database: Database, catalog: Catalog, org: 
       return { rows, verdictRows };
     },
     ADOPTION_FOLD,
+    // days are whole up to today, and today is one piece: each a day of talent_days (past days kept until touched, today per commit)
+    { limit: w.toDay * DAY_MS },
   );
   const selections = await orgSelections(database, org.id);
   const expertises = await keptAll<ExpertiseRow>(database, EXPERTISES_SQL, [org.id]);
   // the same sum, selections, expertises and catalog: the same answer (the same object: the page keeps its HTML by it)
   return keptAnswer(answers, sum, [selections, expertises, catalog, org.slug], () => adoptionAnswer(sum, selections.rows, expertises, catalog, org.slug));
+}
+
+/** The organization's talents served on one day, by talent and version, with their verdicts: from talent_days (migration 0012). */
+export const ORG_TALENT_DAY_SQL = `SELECT talent_id, version, max(expertise_id) AS expertise_id, sum(designated) AS designations, sum(audited) AS audited,
+  max(last_at) AS last, sum(pass) AS pass, sum(fail) AS fail, sum(not_applicable) AS not_applicable, sum(latest_pass) AS latest_pass,
+  sum(latest_fail) AS latest_fail, sum(latest_not_applicable) AS latest_not_applicable
+FROM talent_days WHERE project_id IN (SELECT id FROM projects WHERE organization_id = ?) AND day = ? GROUP BY talent_id, version`;
+
+/** One day of the organization's adoption from the kept counts, in the shape of the raw read. */
+async function keptDay(database: Database, organizationId: string, day: number) {
+  const kept = await database.all<Omit<ServedRow, "kind"> & Record<Verdict | `latest_${Verdict}`, number>>(ORG_TALENT_DAY_SQL, [organizationId, day]);
+  const rows: ServedRow[] = kept.map((r) => ({
+    talent_id: r.talent_id, kind: isExpertiseRef(r.talent_id) ? "expertise" : "talent", version: r.version, expertise_id: r.expertise_id,
+    designations: Number(r.designations), audited: Number(r.audited), last: Number(r.last),
+  }));
+  const verdictRows = kept.flatMap((r) =>
+    VERDICTS.map((verdict) => ({ talent_id: r.talent_id, verdict, total: Number(r[verdict]), latest: Number(r[`latest_${verdict}`]) })),
+  );
+  return { rows, verdictRows };
 }
 
 type ExpertiseRow = { id: string; slug: string; status: string; published_version: number; deleted_at: number | null };

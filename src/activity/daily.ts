@@ -11,7 +11,9 @@
  * written within 250 ms of their call, resolutions and reports when they are made), so its
  * counts are kept in a bounded memo: past days as whole days, today hour by hour. A summary
  * therefore reads from the database only the current hour (and any period not yet settled) and
- * the days it never read before; a cold day yields to other requests before the next one, so a
+ * the days it never read before. Hours are read from the counts kept per hour by triggers
+ * (trace_hours, resolution_hours: migration 0012), so the current hour costs a few rows however
+ * busy it is; a cold day yields to other requests before the next one, so a
  * cold 90-day summary never holds the thread longer than one day's reads (docs/performance.md
  * "Activity").
  */
@@ -128,10 +130,25 @@ async function readDay(database: Database, projectId: string, day: number): Prom
   return { groups, ...(await readSpan(database, projectId, day * DAY_MS, (day + 1) * DAY_MS)) };
 }
 
-/** One hour of a project from the database. */
+/** One hour of a project's events by kind and client, from the counts kept per hour (trace_hours, migration 0012). */
+export const KEPT_HOUR_EVENTS_SQL = `SELECT kind, CASE WHEN client_null THEN NULL ELSE client END AS client, events, failed
+FROM trace_hours WHERE project_id = ? AND hour = ?`;
+
+/** One hour of a project's resolutions, reports and verdicts, kept per hour (resolution_hours, migration 0012). */
+export const KEPT_HOUR_SPAN_SQL = "SELECT resolutions, reports, pass, fail, not_applicable FROM resolution_hours WHERE project_id = ? AND hour = ?";
+
+/**
+ * One hour of a project, from the counts kept per hour by triggers on the journal, the resolutions
+ * and the reports: a few rows whatever the hour's traffic, so today's hours (read again on every
+ * summary until they settle) cost the same for a busy project as for a quiet one.
+ */
 async function readHour(database: Database, projectId: string, hour: number): Promise<PeriodCounts> {
-  const groups = await readEvents(database, projectId, hour, hour);
-  return { groups, ...(await readSpan(database, projectId, hour * HOUR_MS, (hour + 1) * HOUR_MS)) };
+  const rows = await database.all<EventGroup>(KEPT_HOUR_EVENTS_SQL, [projectId, hour]);
+  const groups = rows.map((g) => ({ kind: g.kind, client: g.client, events: Number(g.events), failed: Number(g.failed) }));
+  const span = await database.get<Record<"resolutions" | "reports" | Verdict, number>>(KEPT_HOUR_SPAN_SQL, [projectId, hour]);
+  const verdicts = noVerdicts();
+  for (const name of VERDICTS) verdicts[name] = Number(span?.[name] ?? 0);
+  return { groups, resolutions: Number(span?.resolutions ?? 0), reports: Number(span?.reports ?? 0), verdicts };
 }
 
 /** Settled periods (days `d…`, hours `h…`), per database (tests open many), least recently used first, weighed by their groups. */

@@ -280,6 +280,34 @@ function auditPeriod(rows: { project_id: string; client: string | null; served: 
   return { projects: [...projects.values()], clients: [...clients.values()], recent };
 }
 
+/** Rows per page of the unsettled resolutions' read: each page is one short statement, and other requests run between two. */
+export const OPEN_PAGE_ROWS = 250;
+
+/** One page of a project's resolutions in [?, ?4) after the key (created_at, id), on resolutions_project_idx, in its order. */
+export const OPEN_PAGE_SQL = `SELECT r.id, r.project_id, r.created_at, r.via, r.author_type, r.author_id, ${PREPARED_BY} AS client, ${AUDITED} AS audited
+FROM resolutions r WHERE r.project_id = ?1 AND (r.created_at, r.id) > (?2, ?3) AND r.created_at < ?4 ORDER BY r.created_at, r.id LIMIT ${OPEN_PAGE_ROWS}`;
+
+/**
+ * The organization's resolutions made in [from, to), each with its preparing client and whether it
+ * was audited: project by project, OPEN_PAGE_ROWS at a time, yielding to other requests between
+ * two pages, so a busy hour (thousands of resolutions) never holds the thread for more than a page.
+ */
+export async function openResolutions(database: Database, organizationId: string, from: number, to: number): Promise<(Recent & { audited: number })[]> {
+  const out: (Recent & { audited: number })[] = [];
+  const projectIds = await database.all<{ id: string }>("SELECT id FROM projects WHERE organization_id = ?", [organizationId]);
+  for (const { id } of projectIds) {
+    let after: [number, string] = [from - 1, "\uffff"]; // before every resolution made at `from` or later
+    for (;;) {
+      const page = await database.all<Recent & { audited: number }>(OPEN_PAGE_SQL, [id, ...after, to]);
+      out.push(...page);
+      if (page.length < OPEN_PAGE_ROWS) break;
+      after = [Number(page.at(-1)!.created_at), page.at(-1)!.id];
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+  return out;
+}
+
 /**
  * Resolutions served in the window (older than AUDIT_GRACE_MS) whose playbook was never fetched:
  * per project, per development tool that prepared them, and the newest ones with their talents.
@@ -322,12 +350,7 @@ export async function neverAudited(database: Database, organizationId: string, p
       open: {
         // the resolutions of the last hour or so one by one, so the grace is applied at each call's time; none younger than the grace rounded up to 5 minutes
         end: Math.ceil(until / OPEN_SLICE_MS) * OPEN_SLICE_MS,
-        read: (from, to) =>
-          database.all<Recent & { audited: number }>(
-            `SELECT r.id, r.project_id, r.created_at, r.via, r.author_type, r.author_id, ${PREPARED_BY} AS client, ${AUDITED} AS audited
-             FROM resolutions r WHERE ${inOrg} AND r.created_at >= ? AND r.created_at < ?`,
-            [organizationId, from, to],
-          ),
+        read: (from, to) => openResolutions(database, organizationId, from, to),
         value: (rows) => {
           // the same rows with as many past the grace: the same value (the same object, so the answer is kept)
           let k = 0;

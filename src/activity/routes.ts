@@ -2,7 +2,8 @@
  * Activity, insights and adoption on the web (DESIGN §11; docs/api.md "Activity"). Summaries
  * are for any member of the active organization; insights and adoption for its owners and
  * admins (others 403). Every route: a session, an approved active organization, another
- * organization's project → 404, a bad `days` → 400 validation_failed.
+ * organization's project → 404, a bad `days` → 400 validation_failed. Each is a heavy read,
+ * capped per user (readCap.ts: DASHBOARD_READS_PER_USER in flight, the next 429 rate_limited).
  */
 import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
@@ -14,6 +15,7 @@ import type { TraceJournal } from "./journal";
 import { insights } from "./insights";
 import { organizationSummary, projectSummary, readWindow } from "./summaries";
 import { adoptionView } from "./adoption";
+import { dashboardReadCap } from "./readCap";
 import { talentUsage } from "./usage";
 
 /** The last segment of `…/talents/<talentId>/usage`: Elysia matches a wildcard only at the end of a path. */
@@ -22,16 +24,17 @@ const USAGE_SUFFIX = "/usage";
 export function activityRoutes(deps: AppDeps & { journal: TraceJournal }, guards: Guards) {
   const db = deps.database;
   const window = (query: Record<string, unknown>) => readWindow(query, deps.config.eventRetentionDays);
+  const cap = dashboardReadCap(db, deps.config.dashboardReadsPerUser);
   return new Elysia()
     .use(guards)
-    .get("/web/projects/:id/traces/summary", async ({ org, params, query }) => {
+    .get("/web/projects/:id/traces/summary", async ({ auth, org, params, query }) => cap.run(auth.user.id, async () => {
       const project = await getProject(db, org.id, params.id);
       const w = window(query);
       await deps.journal.settle();
       return projectSummary(db, project.id, w);
-    }, { org: "member" })
+    }), { org: "member" })
     // GET /web/projects/:id/talents/<talentId>/usage — the talent id may be `@org/slug`, raw or percent-encoded
-    .get("/web/projects/:id/talents/*", async ({ org, params, query }) => {
+    .get("/web/projects/:id/talents/*", async ({ auth, org, params, query }) => cap.run(auth.user.id, async () => {
       const project = await getProject(db, org.id, params.id);
       const rest = params["*"];
       if (!rest.endsWith(USAGE_SUFFIX) || rest.length === USAGE_SUFFIX.length) throw notFound("No such route.");
@@ -39,23 +42,23 @@ export function activityRoutes(deps: AppDeps & { journal: TraceJournal }, guards
       const w = window(query);
       await deps.journal.settle();
       return talentUsage(db, deps.state.catalog!, project, talentId, w);
-    }, { org: "member" })
-    .get("/web/activity/summary", async ({ org, query }) => {
+    }), { org: "member" })
+    .get("/web/activity/summary", async ({ auth, org, query }) => cap.run(auth.user.id, async () => {
       const w = window(query);
       const projects = await listProjects(db, org.id);
       await deps.journal.settle();
       return organizationSummary(db, org.id, projects, w);
-    }, { org: "member" })
-    .get("/web/orgs/current/insights", async ({ org, query }) => {
+    }), { org: "member" })
+    .get("/web/orgs/current/insights", async ({ auth, org, query }) => cap.run(auth.user.id, async () => {
       const w = window(query);
       const projects = await listProjects(db, org.id);
       await deps.journal.settle();
       return insights(db, deps.state.catalog!, org, projects, w);
-    }, { org: "admin" })
-    .get("/web/orgs/current/talent-adoption", async ({ org, query }) => {
+    }), { org: "admin" })
+    .get("/web/orgs/current/talent-adoption", async ({ auth, org, query }) => cap.run(auth.user.id, async () => {
       const w = window(query);
       const projects = await listProjects(db, org.id);
       await deps.journal.settle();
       return adoptionView(db, deps.state.catalog!, org, projects.length, w);
-    }, { org: "admin" });
+    }), { org: "admin" });
 }

@@ -3,7 +3,10 @@
  * adoption.ts does the same for every talent of the organization. A designation is one
  * resolution that served the talent; a resolution is **audited** once its playbook was fetched
  * (a `validate` trace event of that resolution answered 2xx); verdicts are the report results
- * recorded for it. All of it is read from resolutions, their items, the journal and the reports.
+ * recorded for it. One talent's usage is read from the counts kept per day and version
+ * (talent_days, kept by triggers in the transaction of each resolution, audit and report: migration
+ * 0010), so a 90-day window reads at most 90 rows per version; adoption.ts and insights.ts read
+ * the resolutions, their items, the journal and the reports themselves.
  */
 import type { Catalog } from "../catalog/catalog";
 import type { Database } from "../db/client";
@@ -11,7 +14,7 @@ import { notFound } from "../http/errors";
 import { iso } from "../lib/time";
 import { isExpertiseRef } from "../resolution/sources";
 import { VERDICTS, type Verdict } from "../resolution/reports";
-import { dateOf, eachDay, noVerdicts, type VerdictCounts } from "./daily";
+import { dateOf, noVerdicts, type VerdictCounts } from "./daily";
 import { DAYS_MAX, windowView, type Window } from "./summaries";
 
 /**
@@ -87,6 +90,14 @@ async function expertiseByRef(database: Database, organizationId: string, ref: s
   );
 }
 
+/** One talent_days row: a day's use of the talent at one version, kept by triggers on the writes it counts (migration 0012). */
+type TalentDayRow = { day: number; version: string; designated: number; audited: number; first_at: number; last_at: number } &
+  Record<Verdict | `latest_${Verdict}`, number>;
+
+/** A talent's kept days in a project over a window, on talent_days' primary key (project_id, talent_id, day, version). */
+export const TALENT_DAYS_SQL = `SELECT day, version, designated, audited, first_at, last_at, pass, fail, not_applicable,
+  latest_pass, latest_fail, latest_not_applicable FROM talent_days WHERE project_id = ? AND talent_id = ? AND day BETWEEN ? AND ?`;
+
 /**
  * `GET /web/projects/:id/talents/<talentId>/usage`: designations, audits and verdicts over the
  * window, per day and per version served, the installed state and the last use (within the
@@ -107,36 +118,28 @@ export async function talentUsage(database: Database, catalog: Catalog, project:
     if (last === null) throw notFound(`No talent ${talentId} for this project.`);
   }
 
-  // one day of resolutions at a time (eachDay yields between two): designations per version, audits, verdicts
-  const from = "resolutions r JOIN resolution_items i ON i.resolution_id = r.id AND i.talent_id = ?1";
-  const where = "r.project_id = ?2 AND r.created_at >= ?3 AND r.created_at < ?4";
+  // the kept counts of the window: at most one row per day and version served (talent_days, migration 0012)
   const byDay = new Map<number, { designated: number; audited: number }>();
+  for (let day = w.fromDay; day <= w.toDay; day++) byDay.set(day, { designated: 0, audited: 0 });
   const versions = new Map<string, { designated: number; audited: number; firstServedAt: number; lastServedAt: number }>();
   const tallies = new Map<string, VerdictTally>();
   let designated = 0;
   let audited = 0;
-  await eachDay(w.fromDay, w.toDay, async (dayFrom, dayTo, day) => {
-    const line = { designated: 0, audited: 0 };
-    byDay.set(day, line);
-    const rows = await database.all<{ version: string; designated: number; audited: number; last: number; first: number }>(
-      `SELECT i.version AS version, count(*) AS designated, sum(${AUDITED}) AS audited, max(r.created_at) AS last, min(r.created_at) AS first
-       FROM ${from} WHERE ${where} GROUP BY i.version`,
-      [talentId, project.id, dayFrom, dayTo],
-    );
-    for (const row of rows) {
-      line.designated += Number(row.designated);
-      line.audited += Number(row.audited);
-      const v = versions.get(row.version) ?? { designated: 0, audited: 0, firstServedAt: Infinity, lastServedAt: 0 };
-      v.designated += Number(row.designated);
-      v.audited += Number(row.audited);
-      v.firstServedAt = Math.min(v.firstServedAt, Number(row.first));
-      v.lastServedAt = Math.max(v.lastServedAt, Number(row.last));
-      versions.set(row.version, v);
-    }
-    designated += line.designated;
-    audited += line.audited;
-    if (line.designated > 0) tallyVerdicts(await database.all(verdictsSql(from, where, " AND rr.talent_id = ?1"), [talentId, project.id, dayFrom, dayTo]), tallies);
-  });
+  for (const row of await database.all<TalentDayRow>(TALENT_DAYS_SQL, [project.id, talentId, w.fromDay, w.toDay])) {
+    const line = byDay.get(Number(row.day))!;
+    line.designated += Number(row.designated);
+    line.audited += Number(row.audited);
+    const v = versions.get(row.version) ?? { designated: 0, audited: 0, firstServedAt: Infinity, lastServedAt: 0 };
+    v.designated += Number(row.designated);
+    v.audited += Number(row.audited);
+    v.firstServedAt = Math.min(v.firstServedAt, Number(row.first_at));
+    v.lastServedAt = Math.max(v.lastServedAt, Number(row.last_at));
+    versions.set(row.version, v);
+    designated += Number(row.designated);
+    audited += Number(row.audited);
+    const verdictRows = VERDICTS.map((verdict) => ({ talent_id: talentId, verdict, total: row[verdict], latest: row[`latest_${verdict}`] }));
+    tallyVerdicts(verdictRows, tallies);
+  }
   const verdicts = tallies.get(talentId) ?? emptyTally();
   // the latest verdict recorded in the window (the project's reports newest first, on their (project_id, created_at) index)
   const lastVerdict = verdicts.withVerdict === 0 ? undefined : await database.get<{ verdict: string; created_at: number; resolution_id: string; report_id: string }>(
@@ -173,16 +176,11 @@ export async function talentUsage(database: Database, catalog: Catalog, project:
   };
 }
 
-/** When the project last designated the talent between two days (newest first, a day at a time), or null. */
+/** When the project last designated the talent between two days (the kept counts' latest last_at), or null. */
 async function lastDesignation(database: Database, projectId: string, talentId: string, fromDay: number, toDay: number): Promise<number | null> {
-  let found: number | null = null;
-  await eachDay(fromDay, toDay, async (from, to) => {
-    const row = await database.get<{ at: number | null }>(
-      `SELECT max(r.created_at) AS at FROM resolutions r JOIN resolution_items i ON i.resolution_id = r.id AND i.talent_id = ?
-       WHERE r.project_id = ? AND r.created_at >= ? AND r.created_at < ?`,
-      [talentId, projectId, from, to],
-    );
-    if (row?.at !== null && row?.at !== undefined) found = Number(row.at);
-  }, { newestFirst: true, stop: () => found !== null });
-  return found;
+  const row = await database.get<{ at: number | null }>(
+    "SELECT max(last_at) AS at FROM talent_days WHERE project_id = ? AND talent_id = ? AND day BETWEEN ? AND ? AND designated > 0",
+    [projectId, talentId, fromDay, toDay],
+  );
+  return row?.at === null || row?.at === undefined ? null : Number(row.at);
 }

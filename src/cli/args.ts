@@ -69,7 +69,7 @@ const CLIENT_EXIT = "Exit codes: 0 clean, 1 findings, 2 usage, configuration or 
 
 const SERVE_ENV = [
   "LOG_FORMAT", "DATABASE_AUTH_TOKEN", "SMTP_URL", "MAIL_FROM", "AUTO_APPROVE_ORGS", "KEYS_ENABLED", "BODY_LIMIT", "ACCESS_LOG", "EVENT_RETENTION_DAYS",
-  "BACKUP_INTERVAL", "BACKUP_KEEP", "METRICS_TOKEN",
+  "BACKUP_INTERVAL", "BACKUP_KEEP", "METRICS_TOKEN", "DASHBOARD_READS_PER_USER",
 ];
 
 /** The commands, in the order `talentd --help` lists them. */
@@ -315,6 +315,7 @@ const ENV_ONLY: Record<string, string> = {
   BACKUP_INTERVAL: "scheduled verified backups to DATA_DIR/backups, e.g. 6h (s, m, h, d; default off)",
   BACKUP_KEEP: "scheduled backups kept (default 7; older ones are deleted)",
   METRICS_TOKEN: "turns GET /metrics on, for Authorization: Bearer <token> (default off)",
+  DASHBOARD_READS_PER_USER: "heavy dashboard reads one user may have in flight; more get 429 (default 2)",
 };
 
 const GROUPS = [...new Set(COMMANDS.filter((c) => c.name.includes(" ")).map((c) => c.name.split(" ")[0]!))];

@@ -22,5 +22,5 @@ export const EPOCH_TABLES = [
  */
 export const NON_EPOCH_TABLES = [
   "trace_events", "resolutions", "designation_items", "reports", "report_results", "content_blobs", "security_events", "mail_outbox",
-  "config_epoch", "__talentd_migrations",
+  "talent_days", "trace_hours", "resolution_hours", "config_epoch", "__talentd_migrations",
 ] as const;

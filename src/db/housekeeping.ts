@@ -74,11 +74,14 @@ export async function purgeOldEvents(database: Database, days: number, now = Dat
     ["traceEvents", sql`DELETE FROM trace_events WHERE id IN (SELECT id FROM trace_events WHERE id < ${firstTrace} LIMIT ${batch})`],
     ["securityEvents", sql`DELETE FROM security_events WHERE id IN (SELECT id FROM security_events WHERE created_at < ${cutoff} LIMIT ${batch})`],
   ];
-  for (const [kind, statement] of batches) {
+  // the events' kept hourly counts (migration 0010) go with them, uncounted: whole hours before the cut
+  const cutHour = Math.floor(cutoff / 3_600_000);
+  const hours = sql`DELETE FROM trace_hours WHERE rowid IN (SELECT rowid FROM trace_hours WHERE hour < ${cutHour} LIMIT ${batch})`;
+  for (const [kind, statement] of [...batches, [null, hours] as const]) {
     for (;;) {
       const r = await database.write(async (tx) => tx.run(statement));
       const n = Number((r as { rowsAffected?: number }).rowsAffected ?? 0);
-      gone[kind] += n;
+      if (kind) gone[kind] += n;
       if (n < RETENTION_BATCH) break;
     }
   }

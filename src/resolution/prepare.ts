@@ -250,8 +250,9 @@ export async function prepareTask(
     const manifest = manifestOf(d.talent);
     putOnce(() => manifest.content, manifest.digest);
   }
-  // the items in one statement (one per item cost the writer thread a statement execution each), the first time only
-  if (!designations.has(designationId)) statements.push({ sql: itemsSql, args: [designationId, project.id] });
+  // the items in one statement (one per item cost the writer thread a statement execution each), the first time only; before
+  // the resolution, whose insert trigger counts it once per item in talent_days (migration 0012)
+  if (!designations.has(designationId)) statements.unshift({ sql: itemsSql, args: [designationId, project.id] });
   statements.push(...blobInserts([...written].map(([digest, content]) => ({ digest, content })), now));
   await deps.database.writeJob({ statements });
   for (const d of written.keys()) known.add(d);

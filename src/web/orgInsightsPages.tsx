@@ -9,6 +9,7 @@
 import { Elysia } from "elysia";
 import type { ComposedDeps } from "../app";
 import { adoptionView } from "../activity/adoption";
+import { dashboardReadCap } from "../activity/readCap";
 import { insights } from "../activity/insights";
 import { readWindow } from "../activity/summaries";
 import { listProjects } from "../projects/service";
@@ -352,6 +353,7 @@ const adoptionDrawn = new HtmlByObject<object, { days: number; sort: string; ord
 
 export function orgInsightsPages(deps: ComposedDeps) {
   const window = (query: Record<string, unknown>) => readWindow(query, deps.config.eventRetentionDays);
+  const cap = dashboardReadCap(deps.database, deps.config.dashboardReadsPerUser);
   return new Elysia()
     .get("/org/insights", async ({ request, query }) => {
       const ctx = await pageContext(deps, request);
@@ -359,8 +361,11 @@ export function orgInsightsPages(deps: ComposedDeps) {
       const org = adminOrg(ctx);
       const w = window(query);
       const projects = await listProjects(deps.database, org.id);
-      await deps.journal.settle();
-      const d = await insights(deps.database, deps.state.catalog!, org, projects, w);
+      // a heavy read, under the same per-user cap as the JSON routes (src/activity/readCap.ts)
+      const d = await cap.run(ctx.session.user.id, async () => {
+        await deps.journal.settle();
+        return insights(deps.database, deps.state.catalog!, org, projects, w);
+      });
       return page(
         <Layout title="Insights" user={ctx.session.user} nav={ctx.nav}>
           <div class="row">
@@ -380,8 +385,10 @@ export function orgInsightsPages(deps: ComposedDeps) {
       const org = adminOrg(ctx);
       const w = window(query);
       const projects = await listProjects(deps.database, org.id);
-      await deps.journal.settle();
-      const d = await adoptionView(deps.database, deps.state.catalog!, org, projects.length, w);
+      const d = await cap.run(ctx.session.user.id, async () => {
+        await deps.journal.settle();
+        return adoptionView(deps.database, deps.state.catalog!, org, projects.length, w);
+      });
       const sort = typeof query.sort === "string" ? query.sort : "";
       const order = typeof query.order === "string" ? query.order : "";
       return page(
