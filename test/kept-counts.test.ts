@@ -5,7 +5,7 @@
  * straightforward count over the raw rows on generated data (fast-check), and the reads touch
  * neither the resolutions nor the journal.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setSystemTime, test } from "bun:test";
 import fc from "fast-check";
 import { DAY_MS, SETTLE_MS, HOUR_EVENTS_SQL, HOUR_MS, KEPT_HOUR_EVENTS_SQL, KEPT_HOUR_SPAN_SQL, projectDays, SPAN_COUNTS_SQL, SPAN_VERDICTS_SQL } from "../src/activity/daily";
 import { readWindow } from "../src/activity/summaries";
@@ -185,17 +185,23 @@ const hourRowArb = fc.oneof(
 
 describe("talent adoption from kept per-day counts", () => {
   test("adoption's days, today included, are read from talent_days: no read walks the organization's resolutions", async () => {
-    // in the first minutes after midnight yesterday is still read hour by hour from the resolutions (not settled yet)
-    if (Date.now() % DAY_MS < SETTLE_MS + 5_000) await Bun.sleep(SETTLE_MS + 5_000 - (Date.now() % DAY_MS));
-    const fresh = await orgWithProject(env); // an organization of its own: nothing else designated
-    const project = fresh.project;
-    await write(project.id, [[{ talent: "typescript-strict", version: "1.0.0" }, { talent: "sql-base", version: "1.0.0" }]], [{ designation: 0, daysAgo: 0, ms: 0 }, { designation: 0, daysAgo: 3, ms: 5 }], [{ type: "event", resolution: 1, kind: "validate", status: 200 }]);
-    const seen: string[] = [];
-    const db = env.database;
-    const spy: Database = { ...db, all: (sql, args) => (seen.push(sql), db.all(sql, args)), get: (sql, args) => (seen.push(sql), db.get(sql, args)) };
-    const entries = await talentAdoption(spy, env.state.catalog!, { id: fresh.org.id, slug: fresh.org.slug }, readWindow({ days: "90" }, 90));
-    expect(entries.find((e) => e.id === "typescript-strict")).toMatchObject({ designations: 2, audited: 1 });
-    expect(seen.filter((s) => /\b(FROM|JOIN) (resolutions|resolution_items)\b/.test(s))).toEqual([]);
+    // in the first SETTLE_MS after midnight yesterday is still read hour by hour from the resolutions (not settled
+    // yet): the test runs at noon of today's date, whenever the suite runs
+    const now = Date.now();
+    if (now % DAY_MS < SETTLE_MS + 5_000) setSystemTime(new Date(now - (now % DAY_MS) + DAY_MS / 2));
+    try {
+      const fresh = await orgWithProject(env); // an organization of its own: nothing else designated
+      const project = fresh.project;
+      await write(project.id, [[{ talent: "typescript-strict", version: "1.0.0" }, { talent: "sql-base", version: "1.0.0" }]], [{ designation: 0, daysAgo: 0, ms: 0 }, { designation: 0, daysAgo: 3, ms: 5 }], [{ type: "event", resolution: 1, kind: "validate", status: 200 }]);
+      const seen: string[] = [];
+      const db = env.database;
+      const spy: Database = { ...db, all: (sql, args) => (seen.push(sql), db.all(sql, args)), get: (sql, args) => (seen.push(sql), db.get(sql, args)) };
+      const entries = await talentAdoption(spy, env.state.catalog!, { id: fresh.org.id, slug: fresh.org.slug }, readWindow({ days: "90" }, 90));
+      expect(entries.find((e) => e.id === "typescript-strict")).toMatchObject({ designations: 2, audited: 1 });
+      expect(seen.filter((s) => /\b(FROM|JOIN) (resolutions|resolution_items)\b/.test(s))).toEqual([]);
+    } finally {
+      setSystemTime();
+    }
   });
 });
 
