@@ -30,7 +30,7 @@ import type { Guards } from "./auth/guards";
 import { homePage } from "./web/home";
 import { htmlErrors } from "./web/errors";
 import { viewerOf } from "./web/context";
-import { webViews } from "./web/views";
+import { ViewRegistry, webViews } from "./web/views";
 import { projectPages } from "./web/projectPages";
 import { catalogPages } from "./web/catalogPages";
 import { orgPages } from "./web/orgPages";
@@ -80,8 +80,8 @@ export interface AppDeps {
   backups?: Backups;
 }
 
-/** What createApp adds for the routes: the journal, the one pair of sign-in limiters every sign-in path shares, metrics and backups. */
-export type ComposedDeps = AppDeps & { journal: TraceJournal; authLimiters: AuthLimiters; metrics: HttpMetrics; backups: Backups };
+/** What createApp adds for the routes: the journal, the one pair of sign-in limiters every sign-in path shares, metrics, backups and the app's view registry. */
+export type ComposedDeps = AppDeps & { journal: TraceJournal; authLimiters: AuthLimiters; metrics: HttpMetrics; backups: Backups; views: ViewRegistry };
 
 /** Builds the app; `app.handle(request)` serves it without a socket (tests), `listen` with one. */
 export function createApp(input: AppDeps) {
@@ -92,12 +92,14 @@ export function createApp(input: AppDeps) {
     authLimiters: createAuthLimiters(input.config.authLimits),
     metrics: input.metrics ?? new HttpMetrics(),
     backups: input.backups ?? new Backups({ source: input.database.path, folder: join(input.config.dataDir, "backups"), schedule: null, log: input.log }),
+    // this app's fragments and form redirects: a second app in the same process keeps its own
+    views: new ViewRegistry(),
   };
   deps.database.storage.useLog(deps.log);
   const guards = createGuards(deps);
   registerProjectViews(deps);
   registerTenancyViews(deps);
-  registerExpertiseViews();
+  registerExpertiseViews(deps.views);
   // The MCP adapter sends each tool call through the app itself (issue 6).
   const backend: Backend = { handle: (request) => app.handle(request) };
   // Bun's own cap is a backstop above ours, so the edge can answer 413 in the error model.
@@ -117,7 +119,7 @@ export function createApp(input: AppDeps) {
     // a form's `?_method=DELETE` (PUT, PATCH) on a /web POST becomes that method before routing (http/methodOverride.ts)
     .use(methodOverride(backend.handle)) // hands the request back to the app once it took its method
     // before the routes: the fragment or redirect a /web route answers to htmx and to a form post (web/views.ts)
-    .use(webViews())
+    .use(webViews(deps.views))
     .use(healthRoutes(deps))
     .use(assetRoutes())
     .use(openApiRoutes(deps.config.baseUrl, pkg.version))

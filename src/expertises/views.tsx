@@ -9,7 +9,7 @@
  * (registerExpertiseViews).
  */
 import type { Issue } from "../http/errors";
-import { registerView } from "../web/views";
+import type { ViewRegistry } from "../web/views";
 import type { LifecycleOperation } from "./lifecycle";
 import type { detailView, listExpertises } from "./service";
 import type { TriggerProposal } from "./triggers";
@@ -522,7 +522,8 @@ export function DeleteSection(props: { e: ExpertiseDetail }) {
 }
 
 /** The route views of the expertise routes: every change sends the browser back to the page. */
-export function registerExpertiseViews(): void {
+export function registerExpertiseViews(views: ViewRegistry): void {
+  const registerView = views.register.bind(views);
   const back = (done: string) => (_d: unknown, ctx: { params: Record<string, string> }) => `${pageOf(ctx.params.id!)}?done=${done}`;
   registerView("POST", `${ROUTE}/`, { redirect: (data) => `${pageOf((data as { id: string }).id)}?done=created` });
   registerView("PATCH", `${ROUTE}/:id`, { redirect: back("saved") });

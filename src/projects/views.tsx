@@ -6,13 +6,13 @@
  * The project page (src/web/projectPages.tsx) renders the same components; after a change
  * through htmx the route answers the updated section (registered in registerProjectViews).
  */
-import type { AppDeps } from "../app";
+import type { AppDeps, ComposedDeps } from "../app";
 import type { Catalog } from "../catalog/catalog";
 import { AppError } from "../http/errors";
 import { getProject } from "./service";
 import { GraphSvg, type GraphEdgeView, type GraphNodeView } from "../web/graph";
 import { HtmlByObject } from "../web/memo";
-import { registerView, returnPath, type ViewContext } from "../web/views";
+import { returnPath, type ViewContext } from "../web/views";
 import { confirmations } from "../web/confirmations";
 import { installedOverview, type InstalledTalentView } from "./installed";
 import { listKeys, type KeyView } from "./keys";
@@ -285,7 +285,8 @@ export function AutomationKey(props: { projectId: string; created?: { value: str
 }
 
 /** The route views of the project pages (registered once by createApp). */
-export function registerProjectViews(deps: AppDeps): void {
+export function registerProjectViews(deps: ComposedDeps): void {
+  const registerView = deps.views.register.bind(deps.views);
   const catalog = () => deps.state.catalog!;
   const installedFragment = async (_data: unknown, ctx: ViewContext) => {
     const project = await projectOf(deps, ctx);

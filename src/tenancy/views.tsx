@@ -12,14 +12,14 @@
  * everyone may leave. The last owner is not hidden from these controls: the server refuses
  * (409 last_owner) and the page says why.
  */
-import type { AppDeps } from "../app";
+import type { AppDeps, ComposedDeps } from "../app";
 import { sessionOf } from "../auth/guards";
 import { activeOrganization } from "../auth/session";
 import type { MemberRole, OrgStatus } from "../db/schema";
 import { MEMBER_ROLES } from "../db/schema";
 import { AppError } from "../http/errors";
 import { iso } from "../lib/time";
-import { registerView, type ViewContext } from "../web/views";
+import type { ViewContext } from "../web/views";
 import { confirmations } from "../web/confirmations";
 import { getCodeHosting, CODE_HOSTS, type CodeHosting } from "./codeHosting";
 import { AdminOrganizations, refererStatus, statusFilter } from "./adminViews";
@@ -298,7 +298,8 @@ export function CodeHostingSection(props: { codeHosting: CodeHosting | null; adm
 }
 
 /** The route views of the organization and administration pages (registered once by createApp). */
-export function registerTenancyViews(deps: AppDeps): void {
+export function registerTenancyViews(deps: ComposedDeps): void {
+  const registerView = deps.views.register.bind(deps.views);
   const viewer = async (ctx: ViewContext) => {
     const session = sessionOf(ctx.request);
     const org = session ? await activeOrganization(deps.database, session) : undefined;

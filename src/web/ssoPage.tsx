@@ -18,7 +18,6 @@ import { AppError } from "../http/errors";
 import { formField } from "../http/form";
 import { approvedOrg, isOrgAdmin, pageContext, type PageContext } from "./context";
 import { Layout, page } from "./layout";
-import { registerView } from "./views";
 import { confirmations } from "./confirmations";
 
 type Public = ReturnType<typeof publicSso>;
@@ -217,8 +216,8 @@ function SsoPage(props: { ctx: PageContext; data: Public; test?: TestResult; ver
 
 /** The /org/sso page and its test post. */
 export function ssoPages(deps: ComposedDeps) {
-  registerView("POST", "/web/orgs/current/sso", { redirect: () => "/org/sso" });
-  registerView("DELETE", "/web/orgs/current/sso", { redirect: () => "/org/sso" });
+  deps.views.register("POST", "/web/orgs/current/sso", { redirect: () => "/org/sso" });
+  deps.views.register("DELETE", "/web/orgs/current/sso", { redirect: () => "/org/sso" });
   const admin = (ctx: PageContext) => {
     const org = approvedOrg(ctx);
     if (!isOrgAdmin(org)) throw notFound("No such page for your role: single sign-on is set by the organization's owners and admins.");

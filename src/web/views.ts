@@ -2,8 +2,9 @@
  * The HTML side of the `/web/*` routes (DESIGN §8, §12): a route answers JSON by default; the
  * same data as an HTML fragment when htmx asks (`HX-Request`); and a browser form posted
  * without JavaScript is sent back to a page (303, Post/Redirect/Get). Routes stay as they are:
- * their views are registered here by method and route pattern, beside the domain that owns
- * them (e.g. src/projects/views.tsx), and one global hook picks the form of the answer.
+ * their views are registered by method and route pattern in the app's own ViewRegistry (each
+ * app has one: a second app in the same process answers with its own data), beside the domain
+ * that owns them (e.g. src/projects/views.tsx), and one global hook picks the form of the answer.
  *
  * An htmx request to a route without a fragment gets `HX-Refresh` (the page reloads with the
  * new state); a navigation POST goes to the form's `return` field (a path of this site), or
@@ -31,7 +32,20 @@ export interface RouteView {
   redirect?: (data: unknown, ctx: ViewContext) => string | null;
 }
 
-const registry = new Map<string, RouteView>();
+/** The HTML answers of one app's routes, by `METHOD /web/...` as each route is declared. */
+export class ViewRegistry {
+  readonly #views = new Map<string, RouteView>();
+
+  /** Registers the HTML answers of a route (`METHOD /web/...` as the route is declared). */
+  register(method: string, route: string, view: RouteView): void {
+    this.#views.set(`${method} ${route.replace(/\/$/, "")}`, view);
+  }
+
+  /** The view of a route, if one was registered. */
+  get(method: string, route: string): RouteView | undefined {
+    return this.#views.get(`${method} ${route.replace(/\/$/, "")}`);
+  }
+}
 
 /** The `return` field of each form post, read before the route's schema drops fields it does not name. */
 const returns = new WeakMap<Request, string>();
@@ -40,11 +54,6 @@ const returns = new WeakMap<Request, string>();
 export function formReturn(request: Request): string | undefined {
   const r = returns.get(request);
   return r ? safeNext(r) : undefined;
-}
-
-/** Registers the HTML answers of a route (`METHOD /web/...` as the route is declared). */
-export function registerView(method: string, route: string, view: RouteView): void {
-  registry.set(`${method} ${route.replace(/\/$/, "")}`, view);
 }
 
 /** The path a form asked to return to (`return` field), or the Referer's path on this site, or `fallback`. */
@@ -63,9 +72,9 @@ export function returnPath(request: Request, fallback: string): string {
   return fallback;
 }
 
-/** The global hook; composed once in createApp after the routes. */
-export function webViews() {
-  return new Elysia({ name: "web-views" })
+/** The global hook over one app's views; composed once in createApp before the routes. */
+export function webViews(registry: ViewRegistry) {
+  return new Elysia()
     .onTransform({ as: "global" }, ({ request, body }) => {
       const r = (body as Record<string, unknown> | null)?.return;
       if (typeof r === "string" && r !== "") returns.set(request, r);
@@ -75,7 +84,7 @@ export function webViews() {
     const htmx = isHtmx(request);
     const navigation = !htmx && request.method !== "GET" && isNavigation(request);
     if (!htmx && !navigation) return;
-    const view = registry.get(`${request.method} ${route.replace(/\/$/, "")}`);
+    const view = registry.get(request.method, route);
     const ctx: ViewContext = { request, params: (params ?? {}) as Record<string, string>, body };
     if (htmx) {
       const to = view?.redirect?.(responseValue, ctx);
