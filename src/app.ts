@@ -2,13 +2,11 @@
  * The composition root: one Elysia app, one plugin per domain, nothing else registers routes.
  */
 import { Elysia } from "elysia";
-import type { Catalog } from "./catalog/catalog";
-import type { Config } from "./config";
-import type { Database } from "./db/client";
+import type { AppDeps, ComposedDeps } from "./deps";
 import { TraceJournal } from "./activity/journal";
 import { activityRoutes } from "./activity/routes";
 import { createGuards } from "./auth/guards";
-import { createAuthLimiters, type AuthLimiters } from "./identity/limits";
+import { createAuthLimiters } from "./identity/limits";
 import { selectionRoutes } from "./projects/selectionRoutes";
 import { resolutionRoutes } from "./resolution/routes";
 import { skillRoutes } from "./skills/routes";
@@ -59,29 +57,8 @@ import { opsRoutes } from "./ops/routes";
 import { assetRoutes } from "./web/assets";
 import { openApiRoutes } from "./http/openapi";
 import pkg from "../package.json" with { type: "json" };
-import type { Logger } from "./lib/log";
 
-/** Mutable process state the routes read (readiness, the loaded catalog). */
-export interface AppState {
-  catalog: Catalog | null;
-  draining: boolean;
-}
-
-export interface AppDeps {
-  config: Config;
-  database: Database;
-  log: Logger;
-  state: AppState;
-  /** The activity journal; createApp makes one when absent (main passes its own to flush at shutdown). */
-  journal?: TraceJournal;
-  /** Request counters for /metrics; createApp makes one when absent. */
-  metrics?: HttpMetrics;
-  /** Scheduled backups (serve passes its started one); createApp makes an unscheduled one when absent. */
-  backups?: Backups;
-}
-
-/** What createApp adds for the routes: the journal, the one pair of sign-in limiters every sign-in path shares, metrics, backups and the app's view registry. */
-export type ComposedDeps = AppDeps & { journal: TraceJournal; authLimiters: AuthLimiters; metrics: HttpMetrics; backups: Backups; views: ViewRegistry };
+export type { AppDeps, AppState, ComposedDeps } from "./deps";
 
 /** Builds the app; `app.handle(request)` serves it without a socket (tests), `listen` with one. */
 export function createApp(input: AppDeps) {

@@ -9,7 +9,7 @@ import type { Database } from "../db/client";
 import { keptAll } from "../db/versionMemo";
 import { iso } from "../lib/time";
 import { isExpertiseRef } from "../resolution/sources";
-import { VERDICTS, type Verdict } from "../resolution/reports";
+import { VERDICTS, type Verdict } from "../resolution/verdicts";
 import { DAY_MS, noVerdicts, type VerdictCounts } from "./daily";
 import { foldWindow, keptAnswer, type PeriodFold } from "./dayMemo";
 import { orgSelections, type OrgSelectionRow } from "./selections";

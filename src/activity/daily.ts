@@ -18,7 +18,7 @@
  * "Activity").
  */
 import type { Database } from "../db/client";
-import { VERDICTS, type Verdict } from "../resolution/reports";
+import { VERDICTS, type Verdict } from "../resolution/verdicts";
 
 export const DAY_MS = 86_400_000;
 export const HOUR_MS = 3_600_000;

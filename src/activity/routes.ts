@@ -6,7 +6,7 @@
  * capped per user (readCap.ts: DASHBOARD_READS_PER_USER in flight, the next 429 rate_limited).
  */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/guards";
 import { notFound } from "../http/errors";
 import { decodedParam } from "../http/query";

@@ -9,12 +9,13 @@
  * result to the handler. Created once per app in createApp and used by every domain plugin.
  */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import type { KeyScope, MemberRole } from "../db/schema";
 import type { SessionRecord } from "../identity/sessions";
 import { AppError } from "../http/errors";
 import type { OrgMembership } from "../tenancy/service";
-import { authenticateKey, type KeyPrincipal } from "./key";
+import type { KeyPrincipal } from "./key";
+import { authenticateKeyOrToken } from "./principal";
 import { requireOrg, requireSession } from "./session";
 
 interface Resolved {
@@ -62,7 +63,7 @@ export function createGuards(deps: AppDeps) {
     },
     key: (scope: KeyScope) => ({
       async transform({ request }) {
-        resolved.set(request, { principal: await authenticateKey(deps, request, scope) });
+        resolved.set(request, { principal: await authenticateKeyOrToken(deps, request, scope) });
       },
       resolve: ({ request }) => ({ principal: got(request).principal! }),
     }),

@@ -12,7 +12,6 @@ import { AppError } from "../http/errors";
 import { hasValidChecksum, sha256Hex } from "../lib/crypto";
 import type { Logger } from "../lib/log";
 import { KEY_PREFIX } from "../projects/keys";
-import { authenticateToken, isAccessToken } from "./token";
 import { storageFailureOf } from "../db/storage";
 
 /** Who is calling on the key API: a project key (or, from issue 6, an OAuth access token). */
@@ -148,7 +147,7 @@ export function hashOfBearer(token: string): string {
   return hash;
 }
 
-/** Evaluates a project key for `scope`; throws the spec's error or returns the principal. */
+/** Evaluates a project key for `scope` (an OAuth access token goes to principal.ts first); throws the spec's error or returns the principal. */
 export async function authenticateKey(
   deps: { config: Config; database: Database; log: Logger },
   request: Request,
@@ -160,9 +159,7 @@ export async function authenticateKey(
    */
   projectId: string | null = null,
 ): Promise<KeyPrincipal> {
-  // an OAuth access token (svc_at_…, issue 6) is evaluated by the token guard, same principal
   const token = bearerOf(request);
-  if (isAccessToken(token)) return authenticateToken(deps, request, scope, undefined, projectId);
   if (!deps.config.keysEnabled || !token) throw invalidToken();
   const hash = hashOfBearer(token);
   const now = Date.now();

@@ -19,7 +19,7 @@ import { hasValidChecksum } from "../lib/crypto";
 import type { Logger } from "../lib/log";
 import { ACCESS_TOKEN_PREFIX } from "../oauth/grants";
 import { mcpResource } from "../oauth/resource";
-import { authenticateKey, bearerOf, checkStanding, hashOfBearer, insufficientScope, invalidToken, projectGone, recordUse, type KeyPrincipal } from "./key";
+import { bearerOf, checkStanding, hashOfBearer, insufficientScope, invalidToken, projectGone, recordUse, type KeyPrincipal } from "./key";
 
 type Deps = { config: Config; database: Database; log: Logger };
 
@@ -74,18 +74,4 @@ export async function authenticateToken(deps: Deps, request: Request, scope: Key
   if (scope !== null && !scopes.includes(scope)) throw insufficientScope(scope);
   recordUse(deps, "oauth_tokens", t.id, t.lastUsedAt, now);
   return { kind: "token", id: t.id, name: t.clientName, projectId: t.projectId, organizationId: t.organizationId, userId: t.userId, role: t.memberRole as MemberRole, scopes };
-}
-
-/**
- * The bearer of an MCP request (a project key or an access token) for the resource `resource`
- * (`${BASE_URL}/mcp` or `${BASE_URL}/mcp/<id>`), with `scope` or none (initialize, listings).
- * A key designates its project: on `/mcp/<id>` it must be a key of that project (else 401,
- * as for a token bound elsewhere), checked right after the lookup, so nothing else about a
- * foreign key (its creator left, its project was deleted) is told. Otherwise keys go through the
- * key guard unchanged, so their errors and their order stay those of the key API.
- */
-export async function authenticateBearer(deps: Deps, request: Request, scope: KeyScope | null, resource: string, projectId: string | null): Promise<KeyPrincipal> {
-  const token = bearerOf(request);
-  if (isAccessToken(token)) return authenticateToken(deps, request, scope, resource, projectId);
-  return authenticateKey(deps, request, scope, projectId);
 }

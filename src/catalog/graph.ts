@@ -1,7 +1,8 @@
 /** The dependency graph's two questions: what a set of talents needs, and which of them cannot go together. */
 import type { Talent } from "./format";
 
-type Lookup = (id: string) => Pick<Talent, "id" | "requires" | "conflicts"> | undefined;
+/** How the graph reads a talent by id (a catalog's `get`). */
+export type Lookup = (id: string) => Pick<Talent, "id" | "requires" | "conflicts"> | undefined;
 
 /**
  * `ids` plus everything they require, transitively, in a stable order (the given ids first,

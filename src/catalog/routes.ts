@@ -1,7 +1,7 @@
 /** `GET /api/catalog` (scope catalog): the public catalog, paged with an opaque cursor. */
 import { Elysia } from "elysia";
 import { intParam, strParam } from "../http/query";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/guards";
 import type { TraceJournal } from "../activity/journal";
 import { keyApiTracer } from "../activity/trace";

@@ -11,9 +11,8 @@
  * id, every talent exists, and the requires-closure of the talents holds no conflicting pair
  * (so applying one can never install both sides of a conflict by itself).
  */
-import type { Catalog } from "./catalog";
 import { ID_PATTERN, type Finding } from "./format";
-import { conflictPairs, requiresClosure } from "./graph";
+import { conflictPairs, requiresClosure, type Lookup } from "./graph";
 import { parseFrontMatterYaml } from "./validate";
 
 export const SPECIALIZATIONS_FOLDER = "_specializations";
@@ -47,7 +46,7 @@ export function specializationSourcesFromFlat(flat: Record<string, string>, labe
  * Validates specialization sources against a catalog (later sources replace earlier ones with
  * the same id). Returns the valid ones, sorted by id, and a finding per problem.
  */
-export function validateSpecializations(sources: readonly SpecializationSource[], catalog: Catalog): { list: BuiltInSpecialization[]; findings: Finding[] } {
+export function validateSpecializations(sources: readonly SpecializationSource[], catalog: { get: Lookup }): { list: BuiltInSpecialization[]; findings: Finding[] } {
   const byId = new Map<string, SpecializationSource>();
   for (const s of sources) byId.set(s.id, s);
   const list: BuiltInSpecialization[] = [];

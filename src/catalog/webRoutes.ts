@@ -5,7 +5,7 @@
  * pre-filter (`relevance=all` lifts it).
  */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/guards";
 import { listServableExpertises } from "../expertises/servable";
 import { PROJECT_ID_PATTERN } from "../oauth/resource";

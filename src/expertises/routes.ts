@@ -7,7 +7,7 @@
  */
 import { iso } from "../lib/time";
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/guards";
 import { ROLE_RANK } from "../auth/session";
 import { validationFailed } from "../http/errors";

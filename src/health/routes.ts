@@ -1,6 +1,6 @@
 /** Liveness and readiness (`/healthz`, `/readyz`). */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import { AppError, errorResponse } from "../http/errors";
 import { requestIdOf } from "../http/edge";
 

@@ -6,7 +6,7 @@
  * declines. Forms post normally; the answer is a page.
  */
 import { Elysia } from "elysia";
-import type { ComposedDeps } from "../app";
+import type { ComposedDeps } from "../deps";
 import { optionalSession } from "../auth/session";
 import { clientMeta } from "../http/client";
 import { cookieValue } from "../http/cookies";

@@ -7,7 +7,7 @@
  * `POST /logout` ends the browser's session from any page.
  */
 import { Elysia } from "elysia";
-import type { ComposedDeps } from "../app";
+import type { ComposedDeps } from "../deps";
 import { optionalSession } from "../auth/session";
 import { clientMeta } from "../http/client";
 import { checkSameOrigin } from "../http/csrf";

@@ -6,7 +6,7 @@
  * and answer pages, never JSON. The logic is in passwordReset.ts.
  */
 import { Elysia, t } from "elysia";
-import type { ComposedDeps } from "../app";
+import type { ComposedDeps } from "../deps";
 import { clientMeta } from "../http/client";
 import { checkSameOrigin } from "../http/csrf";
 import { AppError } from "../http/errors";

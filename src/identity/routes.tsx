@@ -2,7 +2,7 @@
 /** `/api/auth/*` (sign-up, sign-in, sign-out, session, change-password) and `/setup`. */
 import { iso } from "../lib/time";
 import { Elysia, t } from "elysia";
-import type { AppDeps, ComposedDeps } from "../app";
+import type { AppDeps, ComposedDeps } from "../deps";
 import type { Guards } from "../auth/guards";
 import { checkSameOrigin } from "../http/csrf";
 import { AppError } from "../http/errors";

@@ -11,7 +11,7 @@
  */
 import { Elysia } from "elysia";
 import { randomBytes } from "node:crypto";
-import type { ComposedDeps } from "../app";
+import type { ComposedDeps } from "../deps";
 import { clientMeta } from "../http/client";
 import { cookieValue } from "../http/cookies";
 import { decodedParam } from "../http/query";

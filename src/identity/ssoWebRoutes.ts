@@ -7,7 +7,7 @@
  * approve it instead (`GET /web/admin/sso-domains`, `POST /web/admin/sso-domains/:orgId/:domain/approve`).
  */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/guards";
 import { clientMeta } from "../http/client";
 import { notFound } from "../http/errors";

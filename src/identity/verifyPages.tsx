@@ -6,7 +6,7 @@
  * in emailVerification.ts.
  */
 import { Elysia, t } from "elysia";
-import type { ComposedDeps } from "../app";
+import type { ComposedDeps } from "../deps";
 import { requireSession } from "../auth/session";
 import { checkSameOrigin } from "../http/csrf";
 import { AppError } from "../http/errors";

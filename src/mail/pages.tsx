@@ -6,7 +6,7 @@
  * which answers a 303 back here.
  */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import { notFound } from "../http/errors";
 import { approvedOrg, isOrgAdmin, pageContext } from "../web/context";
 import { Layout, page } from "../web/layout";

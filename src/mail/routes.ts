@@ -5,7 +5,7 @@
  * `/org/mail` page (pages.tsx) comes with them.
  */
 import { Elysia, t } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/guards";
 import { MAIL_STATUSES, type MailStatus } from "../db/schema";
 import { iso } from "../lib/time";

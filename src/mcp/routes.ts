@@ -16,9 +16,9 @@
  * Authorization header; the adapter itself reads no database.
  */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import type { KeyPrincipal } from "../auth/key";
-import { authenticateBearer } from "../auth/token";
+import { authenticateBearer } from "../auth/principal";
 import { requestIdOf } from "../http/edge";
 import { AppError, errorResponse } from "../http/errors";
 import { mcpResource, PROJECT_ID_PATTERN, resourceMetadataUrl } from "../oauth/resource";

@@ -5,7 +5,7 @@
  * (identity/loginPages.tsx), which returns to the consent afterwards.
  */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import { optionalSession } from "../auth/session";
 import { checkSameOrigin } from "../http/csrf";
 import { AppError } from "../http/errors";

@@ -8,7 +8,7 @@
  * Errors are RFC 6749 bodies `{error, error_description}`, rendered here, not by the global onError.
  */
 import { Elysia } from "elysia";
-import type { AppDeps, ComposedDeps } from "../app";
+import type { AppDeps, ComposedDeps } from "../deps";
 import { clientMeta } from "../http/client";
 import { SlidingWindowLimiter } from "../lib/rateLimit";
 import { findClient, registerClient } from "./clients";

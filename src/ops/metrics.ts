@@ -10,7 +10,6 @@
  * metrics are off (METRICS_TOKEN unset). Measured in docs/performance.md (`bun run bench metrics`).
  */
 import { statSync } from "node:fs";
-import type { AppState } from "../app";
 import type { Database } from "../db/client";
 import { Histogram } from "../lib/histogram";
 import type { BackupStatus } from "./backups";
@@ -56,7 +55,8 @@ export class HttpMetrics {
 export interface MetricsSources {
   http: HttpMetrics;
   database: Database;
-  state: AppState;
+  /** The process state, as far as the metrics read it (the served catalog's sizes). */
+  state: { catalog: { list: readonly unknown[]; broken: readonly unknown[] } | null };
   version: string;
   /** Scheduled backups, when configured. */
   backups?: () => BackupStatus;

@@ -7,7 +7,7 @@
 import { Elysia } from "elysia";
 import { timingSafeEqual } from "node:crypto";
 import pkg from "../../package.json" with { type: "json" };
-import type { ComposedDeps } from "../app";
+import type { ComposedDeps } from "../deps";
 import type { Guards } from "../auth/guards";
 import { AppError } from "../http/errors";
 import { iso } from "../lib/time";

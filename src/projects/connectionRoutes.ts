@@ -5,7 +5,7 @@
  */
 import { and, eq, isNull } from "drizzle-orm";
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/guards";
 import { apiKeys } from "../db/schema";
 import { validationFailed } from "../http/errors";

@@ -1,6 +1,6 @@
 /** `GET, PUT, DELETE /web/projects/:id/relevance` (spec C; relevance.ts says what the settings do). */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/guards";
 import { readRelevance, relevanceOf, resetRelevance, saveRelevance } from "./relevance";
 import { getProject } from "./service";

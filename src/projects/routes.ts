@@ -1,7 +1,7 @@
 /** `/web/projects/*`: projects of the active organization and their API keys. */
 import { touchAll } from "../activity/dayMemo";
 import { Elysia, t } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/guards";
 import { KEY_SCOPES, type KeyScope } from "../db/schema";
 import { notFound, validationFailed } from "../http/errors";

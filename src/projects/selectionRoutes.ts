@@ -5,7 +5,7 @@
  */
 import { decodedParam, intParam, patternParam } from "../http/query";
 import { Elysia, t } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/guards";
 import { TRACE_ID, type TraceJournal } from "../activity/journal";
 import { clientOf } from "../activity/trace";

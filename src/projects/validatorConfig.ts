@@ -8,7 +8,7 @@
  * the client always speaks the server's version and nothing outside the installation is needed.
  */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/guards";
 import { notFound } from "../http/errors";
 import { oneOf } from "../http/query";

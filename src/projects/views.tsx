@@ -6,7 +6,7 @@
  * The project page (src/web/projectPages.tsx) renders the same components; after a change
  * through htmx the route answers the updated section (registered in registerProjectViews).
  */
-import type { AppDeps, ComposedDeps } from "../app";
+import type { AppDeps, ComposedDeps } from "../deps";
 import type { Catalog } from "../catalog/catalog";
 import { AppError } from "../http/errors";
 import { getProject } from "./service";

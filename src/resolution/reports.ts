@@ -15,8 +15,9 @@ import { newId } from "../lib/ids";
 import type { Author } from "./prepare";
 import { loadResolution } from "./pinned";
 
-export const VERDICTS = ["pass", "fail", "not_applicable"] as const;
-export type Verdict = (typeof VERDICTS)[number];
+import { VERDICTS, type Verdict } from "./verdicts";
+
+export { VERDICTS, type Verdict };
 /** `<file>:<line>` or `<file>:<line>-<line>`. */
 export const EVIDENCE_PATTERN = /^[^\s]+:\d+(-\d+)?$/;
 export const MAX_RESULTS = 200;

@@ -5,7 +5,7 @@
  * `POST /web/projects/:id/apply-specialization` (projects/selectionRoutes.ts).
  */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/guards";
 import {
   createSpecialization,

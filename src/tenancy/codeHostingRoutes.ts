@@ -1,6 +1,6 @@
 /** `GET, PUT, DELETE /web/orgs/current/code-hosting` (members read; owners and admins set it). See codeHosting.ts. */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/guards";
 import { requireConfirmation } from "../http/methodOverride";
 import { confirmations } from "../web/confirmations";

@@ -8,7 +8,7 @@ import { passwordProblem } from "../identity/passwords";
 import { iso } from "../lib/time";
 import { Elysia } from "elysia";
 import { eq } from "drizzle-orm";
-import type { ComposedDeps } from "../app";
+import type { ComposedDeps } from "../deps";
 import { optionalSession } from "../auth/session";
 import { checkSameOrigin } from "../http/csrf";
 import { invitations, organizations } from "../db/schema";

@@ -3,7 +3,7 @@
  * organization, members, invitations, and platform administration.
  */
 import { Elysia, t } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/guards";
 import { activeOrganization } from "../auth/session";
 import { MEMBER_ROLES, users } from "../db/schema";

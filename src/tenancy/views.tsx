@@ -12,7 +12,7 @@
  * everyone may leave. The last owner is not hidden from these controls: the server refuses
  * (409 last_owner) and the page says why.
  */
-import type { AppDeps, ComposedDeps } from "../app";
+import type { AppDeps, ComposedDeps } from "../deps";
 import { sessionOf } from "../auth/guards";
 import { activeOrganization } from "../auth/session";
 import type { MemberRole, OrgStatus } from "../db/schema";

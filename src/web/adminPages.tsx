@@ -9,7 +9,7 @@
 import { desc } from "drizzle-orm";
 import { Elysia } from "elysia";
 import type { Child } from "hono/jsx";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import { users } from "../db/schema";
 import { notFound } from "../http/errors";
 import { listSecurityEvents } from "../identity/security";

@@ -9,7 +9,7 @@
  * triggers, budget, conformance tests, compact preview, and install into a chosen project.
  */
 import { Elysia } from "elysia";
-import type { ComposedDeps } from "../app";
+import type { ComposedDeps } from "../deps";
 import { card, catalogCards, dependencyGraph, facets, talentSheet, type Card, type ProjectState, type Visible } from "../catalog/people";
 import type { Talent } from "../catalog/format";
 import { requiresClosure } from "../catalog/graph";

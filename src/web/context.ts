@@ -4,7 +4,7 @@
  * organization's data, that organization approved and their role (spec C rule 1: a pending
  * organization's members see only its status).
  */
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import { optionalSession } from "../auth/session";
 import { AppError } from "../http/errors";
 import type { SessionRecord } from "../identity/sessions";

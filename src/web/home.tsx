@@ -6,7 +6,7 @@
  * there is none.
  */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import { listProjects } from "../projects/service";
 import { pageContext } from "./context";
 import { Layout, page } from "./layout";

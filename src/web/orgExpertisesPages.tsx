@@ -12,7 +12,7 @@
  */
 import { Elysia } from "elysia";
 import type { Child } from "hono/jsx";
-import type { ComposedDeps } from "../app";
+import type { ComposedDeps } from "../deps";
 import { parseListQuery, parsePatch } from "../expertises/model";
 import { detailView, expertiseNotFound, findExpertise, listExpertises, updateWorkingVersion } from "../expertises/service";
 import { proposeTriggers } from "../expertises/triggers";

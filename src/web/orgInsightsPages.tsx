@@ -7,7 +7,7 @@
  * are server-side SVG; adoption sorts on the server (`?sort=<column>&order=asc|desc`).
  */
 import { Elysia } from "elysia";
-import type { ComposedDeps } from "../app";
+import type { ComposedDeps } from "../deps";
 import { adoptionView } from "../activity/adoption";
 import { dashboardReadCap } from "../activity/readCap";
 import { insights } from "../activity/insights";

@@ -9,7 +9,7 @@
  */
 import { Elysia } from "elysia";
 import type { Child } from "hono/jsx";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import { getCodeHosting } from "../tenancy/codeHosting";
 import { listInvitations, listMembers } from "../tenancy/service";
 import { CodeHostingSection, InvitationsSection, MembersSection, StatusCard } from "../tenancy/views";

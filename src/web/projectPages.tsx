@@ -8,7 +8,7 @@
  */
 import { Elysia } from "elysia";
 import type { Child } from "hono/jsx";
-import type { ComposedDeps } from "../app";
+import type { ComposedDeps } from "../deps";
 import { iso } from "../lib/time";
 import { installedOverview } from "../projects/installed";
 import { listKeys } from "../projects/keys";

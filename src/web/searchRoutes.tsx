@@ -6,7 +6,7 @@
  * palette's list items when htmx asks.
  */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
+import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/guards";
 import { activeOrganization } from "../auth/session";
 import { catalogCards } from "../catalog/people";

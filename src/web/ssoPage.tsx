@@ -7,7 +7,7 @@
  * and renders this page with their results and the test sign-in link.
  */
 import { Elysia } from "elysia";
-import type { ComposedDeps } from "../app";
+import type { ComposedDeps } from "../deps";
 import { checkSameOrigin } from "../http/csrf";
 import { notFound } from "../http/errors";
 import { clientMeta } from "../http/client";
