@@ -7,7 +7,7 @@ import { accessSync, constants, mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseAllowEntry, type EgressPolicy } from "./lib/egress";
 import type { LogFormatSetting, LogLevel } from "./lib/log";
-import { NO_TRUSTED_PROXIES, parseTrustedProxies, type TrustedProxies } from "./http/proxies";
+import { NO_TRUSTED_PROXIES, parseTrustedProxies, type TrustedProxies } from "./lib/proxies";
 
 export interface Config {
   /** PORT / --port. Default 8787. 0 picks a free port (tests). */
@@ -77,7 +77,7 @@ export interface Config {
   egress: EgressPolicy;
   /**
    * TRUSTED_PROXIES (addresses and CIDRs, comma- or space-separated). Default none: the client address is the socket's
-   * and X-Forwarded-For is ignored. A request from a listed peer takes its client from X-Forwarded-For (http/proxies.ts).
+   * and X-Forwarded-For is ignored. A request from a listed peer takes its client from X-Forwarded-For (lib/proxies.ts).
    */
   trustedProxies: TrustedProxies;
   /**

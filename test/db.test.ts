@@ -558,7 +558,7 @@ describe("housekeeping", () => {
       await tx.insert(s.ssoNonces).values({ kind: "saml_request", id: "req_old", organizationId: "org_h", expiresAt: now - 1, createdAt: now });
       await tx.insert(s.ssoNonces).values({ kind: "saml_assertion", id: "asr_live", organizationId: "org_h", expiresAt: now + 60_000, createdAt: now });
     });
-    const { purgeExpired } = await import("../src/db/housekeeping");
+    const { purgeExpired } = await import("../src/ops/housekeeping");
     expect(await purgeExpired(database, now)).toEqual({ ssoNonces: 1, sessions: 1, oauthCodes: 1, oauthTokens: 1, setupTokens: 1, invitations: 1, passwordResets: 1, mails: 2, oauthClients: 0 });
     const ids = async (sql: string) => (await database.all<{ id: string }>(sql)).map((r) => r.id);
     expect(await ids("SELECT id FROM sessions")).toEqual(["ses_live"]);

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { randomBytes } from "node:crypto";
-import { purgeExpired } from "../src/db/housekeeping";
+import { purgeExpired } from "../src/ops/housekeeping";
 import { CLIENT_IDLE_MS } from "../src/oauth/clients";
 import { s256 } from "../src/oauth/grants";
 import { orgWithProject, testEnv, withKey, type TestEnv, type WebClient } from "./helpers";

@@ -84,7 +84,7 @@ describe("paging parameters: one set of readers, 400 validation_failed for anyth
 
 describe("retention: EVENT_RETENTION_DAYS (default 90) applied by housekeeping (issue 11 §5)", () => {
   test("trace and security events older than the retention go, in batches; newer ones stay; 0 keeps everything", async () => {
-    const { purgeOldEvents, RETENTION_BATCH } = await import("../src/db/housekeeping");
+    const { purgeOldEvents, RETENTION_BATCH } = await import("../src/ops/housekeeping");
     const { loadConfig } = await import("../src/config");
     expect(loadConfig({}).eventRetentionDays).toBe(90);
     expect(() => loadConfig({ EVENT_RETENTION_DAYS: "1.5" })).toThrow("EVENT_RETENTION_DAYS");

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { AUTH_LIMIT_SETTINGS, ConfigError, loadConfig } from "../src/config";
 import { AUTH_LIMITS } from "../src/identity/limits";
-import { clientAddress, normalizeAddress, parseTrustedProxies } from "../src/http/proxies";
+import { clientAddress, normalizeAddress, parseTrustedProxies } from "../src/lib/proxies";
 import { liveEnv, type LiveEnv } from "./mcp-support";
 
 let direct: LiveEnv; // 127.0.0.1 not trusted (a proxy elsewhere is)

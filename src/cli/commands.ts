@@ -16,7 +16,7 @@ import { loadCatalog, slimCatalog } from "../catalog/startup";
 import { loadConfig, type Config } from "../config";
 import { databasePath, snapshotDatabase } from "../db/backup";
 import { openDatabase, type Database } from "../db/client";
-import { startHousekeeping } from "../db/housekeeping";
+import { startHousekeeping } from "../ops/housekeeping";
 import { MailDelivery } from "../mail/delivery";
 import { migrate, NewerSchemaError, planMigrations, type MigrationResult } from "../db/migrate";
 import { restoreDatabase } from "../db/restore";

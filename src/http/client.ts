@@ -1,5 +1,5 @@
 /** Facts about the caller that routes pass down to services (never the whole Context). */
-import { clientAddress, type TrustedProxies } from "./proxies";
+import { clientAddress, type TrustedProxies } from "../lib/proxies";
 
 /** Minimal view of Bun's server that can tell a request's peer address. */
 export interface PeerInfo {

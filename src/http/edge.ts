@@ -9,7 +9,7 @@ import { ulid } from "../lib/ids";
 import { AppError, errorResponse, validationFailed, type Issue } from "./errors";
 import { STORAGE_RETRY_AFTER_S, storageFailureOf, storageMessage, type StorageHealth } from "../db/storage";
 import { recordClientAddress, type PeerInfo } from "./client";
-import { NO_TRUSTED_PROXIES, type TrustedProxies } from "./proxies";
+import { NO_TRUSTED_PROXIES, type TrustedProxies } from "../lib/proxies";
 import { Deadlines, type Expiry } from "./deadline";
 import { schemaIssues, type SchemaError } from "./schemaIssues";
 

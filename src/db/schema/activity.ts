@@ -65,7 +65,7 @@ export const talentDays = sqliteTable("talent_days", {
  * Kept counts of a project's trace events per UTC hour, kind and client (`client_null`: the call
  * named no client; `client` is then ''), so the hours a summary must read again (today's) cost a
  * few rows, not the hour's events. Kept by a trigger on trace_events in the journal's own
- * transaction (migration 0012); purged with the events (src/db/housekeeping.ts).
+ * transaction (migration 0012); purged with the events (src/ops/housekeeping.ts).
  */
 export const traceHours = sqliteTable("trace_hours", {
   projectId: text("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),

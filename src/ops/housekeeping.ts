@@ -8,11 +8,11 @@
  * Runs an hour after start, then hourly.
  */
 import { and, eq, inArray, lt, or, sql, type SQL } from "drizzle-orm";
-import type { Database } from "./client";
-import { invitations, mailOutbox, oauthCodes, oauthTokens, passwordResets, sessions, setupTokens, ssoNonces } from "./schema";
+import type { Database } from "../db/client";
+import { invitations, mailOutbox, oauthCodes, oauthTokens, passwordResets, sessions, setupTokens, ssoNonces } from "../db/schema";
 import { orderedId } from "../lib/ids";
 import type { Logger } from "../lib/log";
-import { storageFailureOf } from "./storage";
+import { storageFailureOf } from "../db/storage";
 import { purgeIdleClients } from "../oauth/clients";
 
 const DAY = 24 * 3600 * 1000;
