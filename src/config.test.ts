@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ConfigError, loadConfig } from "./config";
+import { loadConfig } from "./config";
+import { ConfigError } from "./configParsers";
 import { parseCommandLine } from "./cli/args";
 import { tempDir } from "../test/helpers";
 

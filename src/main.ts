@@ -7,7 +7,8 @@
  */
 import "./production"; // first: before Elysia loads (see the file)
 import pkg from "../package.json" with { type: "json" };
-import { CLIENT_COMMANDS, parseCommandLine } from "./cli/args";
+import { parseCommandLine } from "./cli/args";
+import { CLIENT_COMMANDS } from "./cli/commandTable";
 import { printable } from "./lib/controls";
 
 /**

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { migrations } from "../migrations";
 import { migrate } from "../src/db/migrate";
-import { COMMANDS } from "../src/cli/args";
+import { COMMANDS } from "../src/cli/commandTable";
 import { ROOT, runCli, talentMd, tempDir, writeFiles } from "./helpers";
 import { freePort, refuses } from "./proc";
 

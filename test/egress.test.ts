@@ -6,7 +6,8 @@
  * 127.0.0.1 stand for internal services and count the connections they get.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { ConfigError, loadConfig } from "../src/config";
+import { loadConfig } from "../src/config";
+import { ConfigError } from "../src/configParsers";
 import { checkedAddresses, EgressError, EGRESS_LIMITS, nameAllowed, safeFetch, type EgressPolicy } from "../src/lib/egress";
 import { parseIp, refusedKind, urlHost } from "../src/lib/ipRanges";
 import { certFor, countingListener, httpAnswer, type CountingListener } from "./egress-support";

@@ -4,7 +4,8 @@
  * but never audited, expertises with failing verdicts — and how its talents are adopted.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { AUDIT_GRACE_MS, KEY_NEVER_USED_DAYS, KEY_UNUSED_DAYS } from "../src/activity/insights";
+import { KEY_NEVER_USED_DAYS, KEY_UNUSED_DAYS } from "../src/activity/insights";
+import { AUDIT_GRACE_MS } from "../src/activity/neverAudited";
 import { DAY_MS } from "../src/activity/daily";
 import { touchAll as forgetMemo } from "../src/activity/dayMemo";
 import { orderedId } from "../src/lib/ids";

@@ -10,7 +10,7 @@ import fc from "fast-check";
 import { DAY_MS, SETTLE_MS, HOUR_EVENTS_SQL, HOUR_MS, KEPT_HOUR_EVENTS_SQL, KEPT_HOUR_SPAN_SQL, projectDays, SPAN_COUNTS_SQL, SPAN_VERDICTS_SQL } from "../src/activity/daily";
 import { readWindow } from "../src/activity/summaries";
 import { talentAdoption } from "../src/activity/adoption";
-import { OPEN_PAGE_ROWS, OPEN_PAGE_SQL, openResolutions } from "../src/activity/insights";
+import { OPEN_PAGE_ROWS, OPEN_PAGE_SQL, openResolutions } from "../src/activity/neverAudited";
 import { AUDITED, TALENT_DAYS_SQL, talentUsage } from "../src/activity/usage";
 import type { Database } from "../src/db/client";
 import { statementsOf } from "../src/db/migrate";

@@ -7,7 +7,8 @@
  * CSRF), `enforce` on password sign-in and sign-up, and the security events of each.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { ConfigError, loadConfig } from "../src/config";
+import { loadConfig } from "../src/config";
+import { ConfigError } from "../src/configParsers";
 import { approveSsoDomains, joinedMember, makePlatformAdmin, orgWithProject, signedUp, testEnv, WebClient, type TestEnv } from "./helpers";
 import { selfSignedCert } from "./cert-support";
 

@@ -6,7 +6,8 @@
  * The auth limits are settings, so these servers use small ones.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { AUTH_LIMIT_SETTINGS, ConfigError, loadConfig } from "../src/config";
+import { AUTH_LIMIT_SETTINGS, loadConfig } from "../src/config";
+import { ConfigError } from "../src/configParsers";
 import { AUTH_LIMITS } from "../src/identity/limits";
 import { clientAddress, normalizeAddress, parseTrustedProxies } from "../src/lib/proxies";
 import { liveEnv, type LiveEnv } from "./mcp-support";

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
-import { COMMANDS } from "../src/cli/args";
+import { COMMANDS } from "../src/cli/commandTable";
 import { liveEnv, type LiveEnv } from "./mcp-support";
 import { clientProject, gitRepo, removeRepos, talentd } from "./client-support";
 import { BUN, ROOT, orgWithProject, signedUp, WebClient } from "./helpers";

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { buildCatalog, searchTalents } from "./catalog";
+import { buildCatalog } from "./catalog";
+import { searchTalents } from "./literalSearch";
 import { formatFinding } from "./format";
 import { readTalentDir } from "./load";
 import { talentMd, tempDir, writeFiles } from "../../test/helpers";

@@ -6,8 +6,8 @@
  * (webRoutes.ts) gather those and the project's state.
  */
 import { validationFailed } from "../http/errors";
-import type { Catalog, SearchHit } from "./catalog";
-import { searchTalents } from "./catalog";
+import type { Catalog } from "./catalog";
+import { searchTalents, type SearchHit } from "./literalSearch";
 import type { Talent } from "./format";
 
 /** A talent's state in a project (spec "Talent in a project"). */

@@ -8,7 +8,6 @@ import fc from "fast-check";
 import { isAlias, isCollection, isNode, parseDocument, visit } from "yaml";
 import { parseFrontMatterYaml, splitFrontMatter } from "./frontMatter";
 import {
-  mapLinkTargets,
   mapSkillFrontMatter,
   pointersToRelativeLinks,
   relativeLinksToPointers,
@@ -17,6 +16,7 @@ import {
   yamlScalar,
   type SkillFrontMatter,
 } from "./skillFormat";
+import { mapLinkTargets } from "./skillLinks";
 import { validateTalent } from "./validate";
 
 /** What strictyaml (the Agent Skills reference validator's parser) refuses: flow collections, anchors, aliases, tags. */

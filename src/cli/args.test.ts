@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { COMMANDS, configFlagsOf, globalHelp, parseCommandLine, UsageError, type CommandLine } from "./args";
+import { globalHelp, parseCommandLine, UsageError, type CommandLine } from "./args";
+import { COMMANDS, configFlagsOf } from "./commandTable";
 
 const parse = (...argv: string[]): CommandLine => parseCommandLine(argv, "9.9.9");
 const run = (...argv: string[]) => {

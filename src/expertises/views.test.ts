@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { verifyExpertise } from "./verify";
-import { lineOfIssue } from "./views";
+import { lineOfIssue } from "./editorViews";
 
 const content = `---
 id: pay

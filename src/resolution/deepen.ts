@@ -4,7 +4,8 @@
  * talent a given resolution served. Never a talent that is neither enabled nor pinned, and an
  * expertise's files only through a resolution that pinned it.
  */
-import { searchTalents, type Catalog } from "../catalog/catalog";
+import type { Catalog } from "../catalog/catalog";
+import { searchTalents } from "../catalog/literalSearch";
 import type { Talent } from "../catalog/format";
 import { compactHeadings, compactSection, extractSection, markdownHeadings, type CompactParts } from "../catalog/sections";
 import { splitFrontMatter } from "../catalog/validate";
