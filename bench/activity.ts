@@ -1,5 +1,5 @@
 /**
- * Issue 12 item 6 figure, on the built binary over loopback: GET /web/projects/:id/traces/summary
+ * Activity-summary figure (docs/performance.md), on the built binary over loopback: GET /web/projects/:id/traces/summary
  * (the default 30-day window) over a project holding 1,000,000 trace events spread evenly over
  * the 90 days of the default retention before now (about 11,100 a day, 463 an hour), with the resolutions,
  * audits and reports of an agent loop (a resolution per 10 events, half of them audited, a

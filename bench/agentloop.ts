@@ -1,5 +1,5 @@
 /**
- * Issue 4 figures, on the built binary over loopback, with a generated catalog of 5,000 talents
+ * Agent-loop figures (docs/performance.md), on the built binary over loopback, with a generated catalog of 5,000 talents
  * in TALENTS_DIR and 50 of them installed in the project:
  * 1. POST /api/prepare-task with 10 designated talents: p50/p99 and req/s, against /healthz in
  *    the same run (targets: p99 < 10 ms, throughput ≥ 0.25 × /healthz);

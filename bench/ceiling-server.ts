@@ -1,5 +1,5 @@
 /**
- * The bench-only server of issue 19's ratios: the real application (same routes, same edge,
+ * The bench-only server of the ceilings bench's ratios (docs/performance.md): the real application (same routes, same edge,
  * same writer thread) plus two ceiling routes that exist nowhere else, so each ratio is taken
  * against a ceiling of the same work in the same process and run:
  * - `POST /bench/prepare-ceiling`: the bytes of one real prepare-task answer (captured on the

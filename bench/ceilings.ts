@@ -1,5 +1,5 @@
 /**
- * Issue 19: the agent loop against ceilings of the same work, each ratio taken in one run of one
+ * The agent loop against ceilings of the same work, each ratio taken in one run of one
  * server (bench/ceiling-server.ts: the real application plus two bench-only ceiling routes), with
  * wrk -t1 over loopback. 5,000 generated talents (lazy after start), 50 installed, 10 designated.
  * 1. prepare-task at 64 connections ≥ 0.5 × the serialization ceiling (same bytes, no key,
@@ -211,7 +211,7 @@ export async function benchCeilings(): Promise<void> {
     const seqMcp = await sequentialP50(() => fetch(base + "/mcp", { method: "POST", headers: mcpHeaders, body: mcpBody }));
 
     const verdict = (ok: boolean) => (ok ? "met" : "not met");
-    printTable(`Issue 19: the agent loop against its ceilings (wrk -t1, ${seconds}s each after ${warmup}s of warm-up, one server; prepare-task answer ${bytes} bytes)`, ["target", "ceiling", "measured", "ratio / margin", "verdict"], [
+    printTable(`The agent loop against its ceilings (wrk -t1, ${seconds}s each after ${warmup}s of warm-up, one server; prepare-task answer ${bytes} bytes)`, ["target", "ceiling", "measured", "ratio / margin", "verdict"], [
       [
         "1. prepare-task ≥ 0.5 × serialization ceiling (64 conn)",
         `${c64.rps.toFixed(0)} req/s (p99 ${c64.p99.toFixed(1)} ms)`,

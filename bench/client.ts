@@ -1,5 +1,5 @@
 /**
- * Issue 16 figure, with the built binary end to end: `talentd check --staged` on a 2,000-line
+ * Client figure (docs/performance.md), with the built binary end to end: `talentd check --staged` on a 2,000-line
  * staged diff (20 TypeScript files of 100 added lines) with 30 talents served, each with 6 rules
  * of which 3 carry detectors (90 detector rules), against `talentd serve` on loopback. Target:
  * < 300 ms wall time per run (process start, git, designable, prepare-task, playbook with

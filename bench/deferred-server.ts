@@ -2,7 +2,7 @@
  * Bun.serve alone (no Elysia, no database), answering every request with the same body of SIZE
  * bytes, either in the request's own turn (WHEN=same) or a turn later (WHEN=later: the Response
  * given at setImmediate, as an answer after a commit on another thread is). bench/ceilings.ts
- * runs it to show the runtime's own cost of a large answer given a turn later (issue 19, target 1).
+ * runs it to show the runtime's own cost of a large answer given a turn later (docs/performance.md).
  * WHEN=late-answer: a turn later, as src/http/answer.ts lateAnswer sends an answer after a commit.
  */
 import { lateAnswer } from "../src/http/answer";

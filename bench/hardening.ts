@@ -1,5 +1,5 @@
 /**
- * Issue 11 load figures, on the built binary over loopback, with wrk (Debian; one thread, so
+ * Load figures (docs/performance.md), on the built binary over loopback, with wrk (Debian; one thread, so
  * the load generator leaves the server a core):
  * - 60 s at 50 connections over a mixed workload — key routes of organization B (doctor,
  *   catalog, search, prepare-task, reports) and organization A's traces page as the dashboard

@@ -1,5 +1,5 @@
 /**
- * Issue 3 figures, on the built binary over loopback:
+ * Identity figures (docs/performance.md), on the built binary over loopback:
  * - key guard overhead: requests/s of GET /api/catalog?limit=1 (a key route) against /healthz
  *   in the same run, with autocannon (target ratio ≥ 0.7);
  * - sign-in latency (argon2id, m=19 MiB, t=2) p50.

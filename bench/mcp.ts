@@ -1,5 +1,5 @@
 /**
- * Issue 6 figure: tool-call overhead of the MCP adapter. `svc_doctor` through `POST /mcp`
+ * Figure (docs/performance.md): tool-call overhead of the MCP adapter. `svc_doctor` through `POST /mcp`
  * (a fresh MCP server per request, the call forwarded to the backend through app.handle)
  * against `GET /api/doctor` directly, on the built binary, same server, same run.
  * Target: overhead < 2 ms at p50.

@@ -1,5 +1,5 @@
 /**
- * Issue 18's figure: "/metrics costs < 1% of request throughput at 10 connections (measured
+ * Figure (docs/performance.md): "/metrics costs < 1% of request throughput at 10 connections (measured
  * with wrk, with and without scraping once a second)". On the built binary, over loopback, wrk
  * -t1 -c10 on the key route GET /api/catalog?limit=1 (the hot path, ~12k req/s):
  *

@@ -1,5 +1,5 @@
 /**
- * Issue 15 figure, on the built binary over loopback: the pages `/org/talent-adoption` and
+ * Organization-pages figure (docs/performance.md), on the built binary over loopback: the pages `/org/talent-adoption` and
  * `/org/insights` (and their JSON routes) of an organization with 200 projects, 50 active
  * published expertises and 1,000,000 trace events spread over the 90 days before now (a
  * resolution per 10 events designating a public talent and one of the expertises, half of them

@@ -1,7 +1,7 @@
 /**
  * Start-up of dist/talentd to the first /readyz 200, binary size, and RSS after start, with the
  * shipped catalog and with a generated catalog of 5,000 talents in TALENTS_DIR.
- * Targets (issue 2): < 300 ms and < 2 s; RSS < 120 MB with 5,000 talents.
+ * Targets (docs/performance.md): < 300 ms and < 2 s; RSS < 120 MB with 5,000 talents.
  */
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,10 +1,10 @@
 /**
- * Issue 12 figures, on the built binary over loopback with wrk (-t1, 10 connections): with
+ * Web catalog figures (docs/performance.md), on the built binary over loopback with wrk (-t1, 10 connections): with
  * 5,000 generated talents in TALENTS_DIR (slimmed to lazy talents after start, as in
  * production), `GET /web/catalog?query=…` (one-word and two-word queries in turn) and
  * `GET /web/catalog/:id` (the talent sheet, 300 different ids in turn, so the lazy-talent LRU
  * is exercised). Targets: p99 < 10 ms each.
- * Issue 13 figures, same server: the pages `GET /catalog` (5,000 talents: the specializations
+ * Page figures (docs/performance.md), same server: the pages `GET /catalog` (5,000 talents: the specializations
  * block and the first cards) and `GET /projects/:id` with 50 installed talents. Target: p99 < 15 ms
  * server render at 10 connections.
  */

@@ -77,7 +77,7 @@ export function createApp(input: AppDeps) {
   registerProjectViews(deps);
   registerTenancyViews(deps);
   registerExpertiseViews(deps.views);
-  // The MCP adapter sends each tool call through the app itself (issue 6).
+  // The MCP adapter sends each tool call through the app itself (docs/api-oauth-mcp.md).
   const backend: Backend = { handle: (request) => app.handle(request) };
   // Bun's own cap is a backstop above ours, so the edge can answer 413 in the error model.
   // development: false — never Bun's development error page (stack, source), whatever NODE_ENV says.

@@ -15,7 +15,7 @@ import { printable } from "./lib/controls";
  * The client and the server commands are entry points of their own in the binary (build.ts),
  * loaded by specifiers the bundler cannot inline, so a command parses only the code it runs:
  * `version`, `--help` and a hook's `talentd check` start in ~15 ms instead of ~110 ms spent
- * parsing the whole server (docs/performance.md, issue 16). From the sources the same specifiers
+ * parsing the whole server (docs/performance.md). From the sources the same specifiers
  * name the .ts files.
  */
 const CLIENT_ENTRY = process.env.TALENTD_CLIENT_ENTRY_NEVER_SET ?? "./client/commands.ts";

@@ -4,6 +4,6 @@
  * and in that mode (1) serves Bun's development error page (stack, source, working folder)
  * when an error handler fails, and (2) builds validation messages that interpolate the
  * received value into a string, which throws for a body like `{"toString":1}` and turned bad
- * input into 500s (issue 11 §3). talentd runs the same whatever NODE_ENV says.
+ * input into 500s. talentd runs the same whatever NODE_ENV says.
  */
 process.env.NODE_ENV = "production";

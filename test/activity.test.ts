@@ -1,5 +1,5 @@
 /**
- * Issue 12 item 6 (DESIGN §11 "Activity"): the traces summary of a project, one talent's use in
+ * Activity (docs/api.md "Activity, insights and adoption"): the traces summary of a project, one talent's use in
  * a project (from the counts kept per day in talent_days: test/kept-counts.test.ts), and the
  * organization's activity per project — read from the journal, the
  * resolutions and the reports, never from counters kept beside them — with their query plans
@@ -251,7 +251,7 @@ describe("GET /web/activity/summary?days= (any member): the same per project for
   });
 });
 
-describe("failure paths of the activity routes (spec C rule 1; DESIGN §3)", () => {
+describe("failure paths of the activity routes (organization rule 1; docs/design.md 'One error model')", () => {
   const routes = (p: string) => [`/web/projects/${p}/traces/summary`, `/web/projects/${p}/talents/typescript-strict/usage`, "/web/activity/summary", "/web/orgs/current/insights", "/web/orgs/current/talent-adoption"];
 
   test("no session → 401 unauthenticated, whatever the query", async () => {

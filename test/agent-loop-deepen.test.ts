@@ -28,8 +28,8 @@ async function setup(install: string[] = [], tools: string[] = ALL, e: TestEnv =
   return { ...o, key: k, api };
 }
 
-describe("spec A: deepen (search and read)", () => {
-  test("semantic 1: one deepen scope grants both routes, read and search together", async () => {
+describe("key API: deepen (search and read)", () => {
+  test("one deepen scope grants both routes, read and search together", async () => {
     const s = await setup(["typescript-strict", "javascript-base"], ["deepen"]);
     expect((await s.api("GET", "/api/search?query=strict")).status).toBe(200);
     expect((await s.api("POST", "/api/talents/get", { uri: "talent://typescript-strict" })).status).toBe(200);
@@ -277,7 +277,7 @@ describe("sections: every heading the served compact block shows can be read as 
   });
 });
 
-describe("freeze: a resolution reads the same forever (Versioning 1)", () => {
+describe("freeze: a resolution reads the same forever", () => {
   test("prepare → the catalog file changes on disk and the service restarts, the talent is uninstalled, others installed → playbook and pinned reads are byte-identical", async () => {
     const base = embeddedTalents();
     const v1 = buildCatalog(sourcesFromFlat({ ...base, "frozen-talent/TALENT.md": talentMd("frozen-talent", {}, "Version one body. See talent://frozen-talent/notes.md"), "frozen-talent/notes.md": "# Notes\nv1 notes\n" })).catalog;
@@ -314,7 +314,7 @@ describe("freeze: a resolution reads the same forever (Versioning 1)", () => {
   });
 });
 
-describe("spec A: doctor, catalog, discover, install", () => {
+describe("key API: doctor, catalog, discover, install", () => {
   test("doctor: missing prerequisites with who requires them, conflicts, disabled dependencies of active talents", async () => {
     const s = await setup(["react-hooks", "git-commit-messages", "conventional-commits", "typescript-strict", "javascript-base"]);
     await s.owner.patch(`/web/projects/${s.project.id}/talents/javascript-base`, { enabled: false });
@@ -363,7 +363,7 @@ describe("spec A: doctor, catalog, discover, install", () => {
     expect((await s.api("PATCH", "/api/projects/current/talents", {})).status).toBe(400);
   });
 
-  test("semantic 2: a header x-svc-project sent with a key is ignored", async () => {
+  test("a header x-svc-project sent with a key is ignored", async () => {
     const a = await setup(["sql-base"]);
     const b = await setup(["typescript-strict", "javascript-base"]);
     const r = await a.api("GET", "/api/prepare-task/designable", undefined, { "x-svc-project": b.project.id });

@@ -31,7 +31,7 @@ async function setup(install: string[] = [], tools: string[] = ALL) {
 
 const count = async (table: string) => Number((await env.database.client.execute(`SELECT count(*) AS n FROM ${table}`)).rows[0]!.n);
 
-describe("spec A: prepare_task", () => {
+describe("key API: prepare_task", () => {
   test("GET /api/prepare-task/designable lists the project's active talents with what an agent needs to choose", async () => {
     const s = await setup(["typescript-strict", "javascript-base", "sql-base"]);
     await s.owner.patch(`/web/projects/${s.project.id}/talents/sql-base`, { enabled: false });
@@ -63,7 +63,7 @@ describe("spec A: prepare_task", () => {
     expect(await count("resolutions")).toBe(before);
   });
 
-  test("semantic 3: compiles exactly the designated talents (compact form), lists undesignated prerequisites and conflicts; anything not designated is not served", async () => {
+  test("compiles exactly the designated talents (compact form), lists undesignated prerequisites and conflicts; anything not designated is not served", async () => {
     const s = await setup(["react-hooks", "react-components", "javascript-base", "git-commit-messages", "conventional-commits", "sql-base"]);
     const r = await s.api("POST", "/api/prepare-task", { talentIds: ["react-hooks", "git-commit-messages", "conventional-commits"], language: "typescript" });
     expect(r.status).toBe(201);
@@ -84,7 +84,7 @@ describe("spec A: prepare_task", () => {
     expect(r.body.next).toContain(`/api/validation/playbook?resolutionId=${r.body.resolutionId}`);
   });
 
-  test("semantic 3 again after an install: the same designation lists its prerequisite as active once it is installed (nothing of the first answer is kept past the change)", async () => {
+  test("again after an install: the same designation lists its prerequisite as active once it is installed (nothing of the first answer is kept past the change)", async () => {
     const s = await setup(["react-hooks", "react-components"]);
     const first = await s.api("POST", "/api/prepare-task", { talentIds: ["react-hooks"] });
     expect(first.body.prerequisites).toEqual([
@@ -109,7 +109,7 @@ describe("spec A: prepare_task", () => {
   });
 });
 
-describe("spec A: validate and record_validation", () => {
+describe("key API: validate and record_validation", () => {
   test("the playbook covers exactly what was served: obligations per talent, rules with severity, a procedure; talent= gives the detail", async () => {
     const s = await setup(["typescript-strict", "javascript-base", "sql-base"]);
     const p = await s.api("POST", "/api/prepare-task", { talentIds: ["typescript-strict"] });
@@ -160,7 +160,7 @@ describe("spec A: validate and record_validation", () => {
     expect(await count("reports")).toBe(before);
   });
 
-  test("semantic 4: a report records verdicts; the identical report replays (200, replayed: true); the same submissionId with other content → 409 submission_conflict; a new submissionId records a second report", async () => {
+  test("a report records verdicts; the identical report replays (200, replayed: true); the same submissionId with other content → 409 submission_conflict; a new submissionId records a second report", async () => {
     const s = await setup(["typescript-strict", "javascript-base"]);
     const p = await s.api("POST", "/api/prepare-task", { talentIds: ["typescript-strict"] });
     const report = { submissionId: "sub-1", resolutionId: p.body.resolutionId, expertiseResults: [{ id: "typescript-strict", verdict: "fail", evidence: ["src/a.ts:12"] }] };

@@ -1,5 +1,5 @@
 /**
- * Issue 17 §3 and §4: Agent Skills folders in and out. A SKILL.md folder in TALENTS_DIR (or
+ * Agent Skills folders in and out. A SKILL.md folder in TALENTS_DIR (or
  * uploaded as an expertise's content) keeps its version, has its relative links rewritten to
  * talent:// pointers that resolve, may declare triggers in metadata, and `talents lint` names
  * what it cannot map. `talentd talents export DIR [--project ID]` (a real process) writes

@@ -1,5 +1,5 @@
 /**
- * Issue 11 §2: password attempts and new accounts are limited, and the limit holds under
+ * Password attempts and new accounts are limited, and the limit holds under
  * concurrency (it is taken before the password check, atomically). Over a real socket, so the
  * server sees the caller's address; the many-address cases drive the limits directly (every
  * test connection comes from 127.0.0.1).

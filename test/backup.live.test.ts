@@ -1,5 +1,5 @@
 /**
- * Issue 11 §1: `talentd backup` while the server writes. The server once mapped `-shm` with
+ * `talentd backup` while the server writes. The server once mapped `-shm` with
  * its own descriptor; closing it dropped every POSIX lock the process held on the file, so a
  * backup's connection believed it was alone, rebuilt the WAL index under the server, and the
  * server died of SIGBUS. No code may open SQLite's files behind SQLite's back.
@@ -38,7 +38,7 @@ afterAll(async () => {
   cleanup();
 });
 
-describe("backups while the server writes (issue 11 §1)", () => {
+describe("backups while the server writes", () => {
   test("backups in a loop and sqlite3 reading the live file under concurrent report writes: the server stays alive, every backup passes integrity_check, every acknowledged report is kept", async () => {
     expect(SQLITE3).not.toBeNull(); // Debian's sqlite3 (.ci/run installs it)
     const { key, resolutionId } = await agentSetup(base);

@@ -1,5 +1,5 @@
 /**
- * Issue 18 §2, scheduled backups: "`BACKUP_INTERVAL` and `BACKUP_KEEP` write verified snapshots
+ * Scheduled backups: "`BACKUP_INTERVAL` and `BACKUP_KEEP` write verified snapshots
  * to `DATA_DIR/backups/` with the same mechanism as `talentd backup`, while serving; a failed
  * backup is logged and shown to platform admins, never fatal. Tested under write load: every
  * backup opens, passes `integrity_check`, and holds every write acknowledged before it started."
@@ -33,7 +33,7 @@ function serve(cwd: string, port: number, env: Record<string, string>) {
   });
 }
 
-describe("scheduled backups while serving (issue 18 §2)", () => {
+describe("scheduled backups while serving", () => {
   test("under write load (8 connections posting reports), BACKUP_INTERVAL=1s: every backup opens, passes integrity_check, and holds every report acknowledged before it started", async () => {
     const cwd = join(dir, "load");
     mkdirSync(cwd, { recursive: true });

@@ -1,5 +1,5 @@
 /**
- * Real-browser support (DESIGN §10): Debian's Chromium driven by playwright-core (never a
+ * Real-browser support (docs/architecture.md "Pages and browser tests"): Debian's Chromium driven by playwright-core (never a
  * downloaded browser), a page that records console errors (CSP violations among them) and
  * uncaught exceptions, axe-core run inside the page, and screenshots at 1280×800 into
  * docs/screenshots/ when UPDATE_SCREENSHOTS=1.
@@ -39,7 +39,7 @@ export interface WatchedPage {
   problems: string[];
 }
 
-/** `javaScript: false`: the page's scripts do not run (DESIGN §12: every page works without them); the test's own `evaluate` still does. */
+/** `javaScript: false`: the page's scripts do not run (docs/design.md "Pages work without JavaScript"); the test's own `evaluate` still does. */
 export async function newPage(browser: Browser, opts: { javaScript?: boolean } = {}): Promise<WatchedPage> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, javaScriptEnabled: opts.javaScript ?? true });
   const page = await context.newPage();

@@ -34,7 +34,7 @@ describe("the shipped catalog (talents/)", () => {
       expect(t.tokens).toBeLessThanOrEqual(t.budget);
     }
   });
-  test("detectors (issue 16): at least 60 rules across at least 25 talents carry one, each proven by its conformance tests (lint above runs them)", () => {
+  test("detectors: at least 60 rules across at least 25 talents carry one, each proven by its conformance tests (lint above runs them)", () => {
     const withDetect = catalog.list.flatMap((t) => t.rules.filter((r) => r.detect && r.detect.length > 0).map((r) => ({ talent: t, rule: r })));
     expect(withDetect.length).toBeGreaterThanOrEqual(60);
     expect(new Set(withDetect.map((x) => x.talent.id)).size).toBeGreaterThanOrEqual(25);

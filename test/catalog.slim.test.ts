@@ -8,7 +8,7 @@ import { createKey, orgWithProject, tempDir, testEnv, withKey } from "./helpers"
 const gen = tempDir();
 afterAll(gen.cleanup);
 
-describe("a large TALENTS_DIR is slimmed after start (issue 2, RSS) and serves the same bytes", () => {
+describe("a large TALENTS_DIR is slimmed after start (RSS) and serves the same bytes", () => {
   test("prepare-task, pinned and live reads, playbook and search answer identically before and after slimming", async () => {
     generateCatalog(gen.dir, 250);
     const { catalog, extraFolders } = await loadCatalog(gen.dir, silentLogger);

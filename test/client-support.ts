@@ -1,4 +1,4 @@
-/** Support for the client tests (issue 16): real git repositories in temp folders, a project with a key on a live server. */
+/** Support for the client tests: real git repositories in temp folders, a project with a key on a live server. */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";

@@ -1,5 +1,5 @@
 /**
- * The client in the binary (issue 16, DESIGN §15): prepare, playbook, check, hook install, lock and
+ * The client in the binary (docs/design.md "The binary and its client"): prepare, playbook, check, hook install, lock and
  * ci verify against a real server on 127.0.0.1, in real git repositories, through the real CLI.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

@@ -1,5 +1,5 @@
 /**
- * Issue 12 item 8 (spec "Organization": code-hosting settings; DESIGN §11): the organization's
+ * Code hosting (docs/api.md "Code hosting"): the organization's
  * code hosting, a project's repository, and report evidence `path:line` turned into links.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

@@ -1,6 +1,6 @@
 /**
- * Issue 12 items 4 and 5 (spec "Project": the MCP connection configuration and stub
- * instruction file, the automation key; C `/web/projects/:id/setup`, `/token`, `/file`):
+ * The connection kit (the MCP connection configuration and stub instruction file, the
+ * automation key; `/web/projects/:id/setup`, `/token`, `/file`):
  * each client's configuration in the exact format its documentation gives (docs/connection-kit.md
  * cites them), the AGENTS.md stub, the automation key (previous one revoked, value once), and
  * reading a talent file as a person with the key route's rules.

@@ -1,5 +1,5 @@
 /**
- * The cross-site rule (http/csrf.ts, DESIGN §5) and the return path after sign-in
+ * The cross-site rule (http/csrf.ts, docs/api.md "Cross-site requests") and the return path after sign-in
  * (http/next.ts) as tables. The browser tests (pages.browser.test.ts) show that Chromium's
  * real headers land in the right rows.
  */

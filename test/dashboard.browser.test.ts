@@ -1,5 +1,5 @@
 /**
- * Issue 13 (spec D, DESIGN §12): the dashboard's journeys in Chromium — sign in, create a
+ * The dashboard's journeys in Chromium — sign in, create a
  * project, onboard with a specialization, copy the Claude Code configuration, create a key,
  * an agent call through the key API that then shows in the activity tab; grouped install from
  * the catalog; the talent sheet; uninstall and delete; the command palette switching

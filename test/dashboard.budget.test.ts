@@ -1,5 +1,5 @@
 /**
- * Issue 13: "No CDN, no client framework; JavaScript sent to the browser (htmx included)
+ * "No CDN, no client framework; JavaScript sent to the browser (htmx included)
  * ≤ 60 KB gzipped in all." Every script a dashboard page loads is read from the page itself,
  * fetched from this server, gzipped and added up.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 13: the dashboard's pages on their failure paths, as HTML (the browser journeys are in
+ * The dashboard's pages on their failure paths, as HTML (the browser journeys are in
  * dashboard.browser.test.ts): an unknown id or another organization's is the 404 page, never
  * JSON and never data; a signed-out visitor is sent to /login with the page to come back to.
  */
@@ -40,7 +40,7 @@ describe("the dashboard's pages on their failure paths", () => {
   });
 });
 
-describe("the project page's kept renders (issue 13 figures) never show a stale selection", () => {
+describe("the project page's kept renders never show a stale selection", () => {
   const stateOf = (html: string, id: string) => {
     const row = html.split("<tr>").find((r) => r.includes(`>${id}</a>`));
     return row ? (/class="state (\w+)"/.exec(row)?.[1] ?? "?") + (row.includes("no longer servable") ? " unservable" : "") : "absent";

@@ -62,7 +62,7 @@ describe("migrations", () => {
   });
 });
 
-describe("connection pragmas (DESIGN §9) hold on every pooled connection", () => {
+describe("connection pragmas hold on every pooled connection", () => {
   test("WAL, synchronous FULL, foreign keys ON, busy_timeout 5000 — also on a connection opened for a transaction", async () => {
     const database = await openDatabase(`file:${join(dir, "p.db")}`);
     const one = async (sql: string) => Object.values((await database.client.execute(sql)).rows[0]!)[0];
@@ -233,7 +233,7 @@ describe("bulk writes (start-up's blob offload, on the request thread)", () => {
   });
 });
 
-describe("durability of write jobs (DESIGN §9: synchronous FULL for business writes)", () => {
+describe("durability of write jobs (synchronous FULL for business writes)", () => {
   test("a durable job (the default) always commits with synchronous FULL; a job that is not durable commits with NORMAL only in a transaction holding no durable job", async () => {
     const database = await migrated("sync.db");
     const level = { unless: { sql: "PRAGMA synchronous" }, statements: [] };
@@ -306,7 +306,7 @@ describe("group commit of write jobs", () => {
   });
 });
 
-describe("a job of one statement runs without a savepoint (issue 19: ~7 µs of the writer's ~36 per job)", () => {
+describe("a job of one statement runs without a savepoint (~7 µs of the writer's ~36 per job; docs/performance.md)", () => {
   test("a one-statement job that fails — a single row, or a many-row INSERT failing at its second row — is undone alone; the jobs around it in the same transaction commit", async () => {
     const database = await migrated("alone.db");
     const now = Date.now();
@@ -351,7 +351,7 @@ describe("an error that ends the transaction (RAISE(ROLLBACK) here; a full disk 
   }
 });
 
-describe("the writer thread writes while the request thread is busy (issue 19: jobs posted as they are queued)", () => {
+describe("the writer thread writes while the request thread is busy (jobs posted as they are queued)", () => {
   test("a job queued while earlier jobs are out is posted at once and committed during the request thread's turn, not after it", async () => {
     const database = await migrated("stream.db");
     await database.writeJob({ statements: [userInsert("usr_s0", "s0@x.co")] }); // the thread is up

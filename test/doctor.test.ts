@@ -1,5 +1,5 @@
 /**
- * Issue 18 §5: "`talentd doctor --local` (no server needed) checks the data folder:
+ * "`talentd doctor --local` (no server needed) checks the data folder:
  * permissions, free disk, `integrity_check`, WAL size, pending migrations, catalog lint; exit
  * codes documented." Exit codes: 0 all ok, 3 warnings only, 1 a check failed, 2 usage.
  */
@@ -39,7 +39,7 @@ function levels(stdout: string): Record<string, string> {
   );
 }
 
-describe("talentd doctor --local (issue 18 §5)", () => {
+describe("talentd doctor --local", () => {
   test("a healthy data folder: every check ok, exit 0 — also beside a running server, which it leaves alone", async () => {
     const { data, db } = await healthy("healthy");
     const r = await doctor({ DATA_DIR: data });

@@ -23,7 +23,7 @@ async function setup() {
 /** Creates an expertise, confirms triggers, publishes v1, activates it. */
 const publishedIn = (s: Awaited<ReturnType<typeof setup>>, slug: string) => publishedExpertise(s.owner, s.org.slug, slug);
 
-describe("private expertises in the agent loop (issue 5 item 5, spec A semantics 3–4)", () => {
+describe("private expertises in the agent loop", () => {
   test("end to end: create → confirm triggers → publish v1 → activate → install → prepare (compact of v1) → publish v2 → old resolution pins v1, a new one gets v2 → playbook requires a verdict → a report missing it is 400, a complete one records, replay is idempotent", async () => {
     const s = await setup();
     await s.owner.post(`/web/projects/${s.project.id}/talents`, { talents: ["typescript-strict", "javascript-base"] });

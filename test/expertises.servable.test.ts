@@ -1,6 +1,6 @@
 /**
- * What the agent loop may serve of an organization's expertises (src/expertises/servable.ts;
- * issue 5 items 4–6): active only, at the latest published version; deactivated or deleted ones
+ * What the agent loop may serve of an organization's expertises (src/expertises/servable.ts):
+ * active only, at the latest published version; deactivated or deleted ones
  * are no longer servable, while every published version stays readable for pinned resolutions.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

@@ -1,7 +1,6 @@
 /**
- * Private expertises over HTTP (spec: "Expertise (private talent of an organization)",
- * "Expertise lifecycle", section C expertise routes and rules 2–3, Versioning 2; DESIGN §8;
- * docs/api-expertises.md).
+ * Private expertises over HTTP (docs/api-expertises.md; docs/design.md "Organizations and their data",
+ * rules 2–3).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { EXPERTISE_STATUSES, type ExpertiseStatus } from "../src/db/schema";
@@ -60,7 +59,7 @@ beforeAll(async () => {
   acme = await team();
 });
 
-describe("authoring (issue 5 item 1; DESIGN §8)", () => {
+describe("authoring", () => {
   test("create → 201 draft: id exp_…, ref @org/slug, revision 1, no version, working copy as sent", async () => {
     const slug = nextSlug("payments");
     const content = talentMd(slug);
@@ -232,7 +231,7 @@ describe("the filtered list (GET /web/orgs/current/expertises?status=&text=&trig
   });
 });
 
-describe("working version and revision (issue 5 item 2; spec C rule 3, Versioning 2)", () => {
+describe("working version and revision (organization rule 3)", () => {
   test("PATCH with the current revision → 200, revision + 1, content and files replaced", async () => {
     const e = await create(acme.owner, undefined, undefined, { "a.md": "a", "b.md": "b" });
     const r = await acme.owner.patch(`${BASE}/${e.id}`, { expectedRevision: 1, content: "new text", files: { "c.md": "c" } });
@@ -314,7 +313,7 @@ describe("working version and revision (issue 5 item 2; spec C rule 3, Versionin
   });
 });
 
-describe("triggers (issue 5 item 3)", () => {
+describe("triggers", () => {
   const content = (slug: string) =>
     talentMd(slug, { triggers: "__omit__", languages: "[sql]" }, [
       "## Ledger entries",
@@ -413,7 +412,7 @@ describe("triggers (issue 5 item 3)", () => {
   });
 });
 
-describe("lifecycle (issue 5 item 4; docs/api-expertises.md state machine)", () => {
+describe("lifecycle (docs/api-expertises.md state machine)", () => {
   test("the documented table", () => {
     expect(LIFECYCLE_MOVES).toEqual({
       publish: { draft: "published", published: "published", active: "active", inactive: "inactive" },
@@ -490,7 +489,7 @@ describe("lifecycle (issue 5 item 4; docs/api-expertises.md state machine)", () 
   });
 });
 
-describe("publication (issue 5 item 4): the validator's findings, confirmed triggers, immutable versions", () => {
+describe("publication: the validator's findings, confirmed triggers, immutable versions", () => {
   test("invalid content → 400 validation_failed with the validator's findings as issues (path '<file>: <field>')", async () => {
     const slug = nextSlug("bad");
     const e = await create(acme.owner, slug, talentMd(slug, { budget: "50", rules: "[]" }));
@@ -593,7 +592,7 @@ describe("publication (issue 5 item 4): the validator's findings, confirmed trig
   });
 });
 
-describe("who may call the expertise routes (spec C rules 1–2): owner and admin; member, other organization and platform admin see 404", () => {
+describe("who may call the expertise routes (organization rules 1–2): owner and admin; member, other organization and platform admin see 404", () => {
   let other: Awaited<ReturnType<typeof orgWithProject>>;
   let platform: Client;
   beforeAll(async () => {

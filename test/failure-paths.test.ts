@@ -77,7 +77,7 @@ const KEY_ROUTES: [method: string, path: (projectId: string) => string, scope: s
 ];
 const ALL_SCOPES = ["prepare_task", "validate", "record_validation", "deepen", "doctor", "catalog", "discover", "install"];
 
-describe("every key-API route (spec A table): no bearer → 401 invalid_token; a key without the route's scope → 403 insufficient_scope naming it", () => {
+describe("every key-API route (docs/api.md 'Key API'): no bearer → 401 invalid_token; a key without the route's scope → 403 insufficient_scope naming it", () => {
   test("all ten routes, before any body or query is looked at", async () => {
     const { owner, project } = await orgWithProject(env);
     for (const [method, path, scope, body] of KEY_ROUTES) {

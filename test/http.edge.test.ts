@@ -135,7 +135,7 @@ describe("a UNIQUE constraint failure is a 409 conflict, not a 500 (the race bet
   });
 });
 
-describe("wrong-typed fields are a 400 in the error model, never a 500 or an HTML page (issue 11 §3)", () => {
+describe("wrong-typed fields are a 400 in the error model, never a 500 or an HTML page", () => {
   const bodies: [string, unknown][] = [
     ["/api/auth/sign-up", { email: { toString: 1 }, password: "xxxxxxxxxxxx" }],
     ["/api/auth/sign-up", { email: "a@b.co", password: { valueOf: 1 } }],
@@ -181,7 +181,7 @@ describe("wrong-typed fields are a 400 in the error model, never a 500 or an HTM
   }, 30_000);
 });
 
-describe("authenticate first, then read the body (issue 11 §9)", () => {
+describe("authenticate first, then read the body", () => {
   const malformed = { method: "POST", headers: { "content-type": "application/json" }, body: '{"talentIds": [' };
   test("POST /api/prepare-task with a malformed JSON body and no bearer → 401 invalid_token (not a 400 telling the route parses JSON)", async () => {
     const r = await env.request("/api/prepare-task", malformed);

@@ -10,7 +10,7 @@ afterAll(() => env.close());
 
 const PW = "correct horse battery";
 
-describe("/api/auth: e-mail and password, session cookie (DESIGN §5)", () => {
+describe("/api/auth: e-mail and password, session cookie", () => {
   test("sign-up → 201, an httpOnly SameSite=Lax session cookie (no Secure on http), then GET /api/auth/session", async () => {
     const c = new WebClient(env);
     const r = await c.call("POST", "/api/auth/sign-up", { email: "Ada@Example.com", password: PW, name: "Ada" });
@@ -204,7 +204,7 @@ describe("/api/auth: e-mail and password, session cookie (DESIGN §5)", () => {
   });
 });
 
-describe("CSRF (DESIGN §5)", () => {
+describe("CSRF", () => {
   test("a cookie-authenticated POST with a foreign Origin → 403 csrf_rejected", async () => {
     const c = await signedUp(env);
     const r = await c.json("POST", "/web/orgs", { name: "Evil" }, { origin: "https://evil.example" });

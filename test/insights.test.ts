@@ -1,5 +1,5 @@
 /**
- * Issue 12 item 7 (DESIGN §11 "Insights and adoption", owner/admin; others 403): what an
+ * Insights (docs/api.md "Activity, insights and adoption", owner/admin; others 403): what an
  * organization should fix — failed calls by code, keys, projects at fault, resolutions served
  * but never audited, expertises with failing verdicts — and how its talents are adopted.
  */

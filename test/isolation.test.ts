@@ -195,7 +195,7 @@ describe("two organizations: a member of B on A's ids gets 404 (or 403 where the
     expect(unknown.body.error).toBe("not_found");
   });
 
-  test("issue 12's routes: B on A's project, specialization, expertise or resolution → 404 (as unknown), never data; B's listings never show A's", async () => {
+  test("the catalog, specialization, expertise and resolution routes: B on A's project, specialization, expertise or resolution → 404 (as unknown), never data; B's listings never show A's", async () => {
     const a = await orgWithProject(env, "Lambda");
     const b = await orgWithProject(env, "Mu");
     await a.owner.post(`/web/projects/${a.project.id}/talents`, { talents: ["typescript-strict", "javascript-base"] });

@@ -25,7 +25,7 @@ const event = (projectId: string, i: number) => ({
   arrival: { at: 1_700_000_000_000 + i, seq: i },
 });
 
-describe("activity journal writes (spec 'Trace event', DESIGN §9)", () => {
+describe("activity journal writes (docs/api.md 'Trace events'; docs/design.md 'Writes')", () => {
   test("a batch of any size is written whole and in call order (rows are written 50, 10 and 1 per statement); events of a project deleted before the flush are dropped", async () => {
     const logs: string[] = [];
     const journal = new TraceJournal(env.database, createLogger("debug", (l) => logs.push(l)));

@@ -1,5 +1,5 @@
 /**
- * Issue 11 §7, spec "Authentication" 5: an unknown, a revoked and an expired key get the same
+ * The key guard (docs/api.md "Key API"): an unknown, a revoked and an expired key get the same
  * 401 invalid_token — in time too. An attacker once told a key that had existed from one that
  * never had by time alone (423 µs against 151 µs, 97% of interleaved pairs). Here 1,000
  * interleaved samples per case; for each pair of cases the share of pairs where one was slower
@@ -26,7 +26,7 @@ async function timed(key: string): Promise<{ us: number; status: number; body: s
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-describe("the four 401 cases are indistinguishable in time (issue 11 §7)", () => {
+describe("the four 401 cases are indistinguishable in time", () => {
   test("unknown, revoked and expired keys: same body, and per pair of cases about half the interleaved samples are slower either way", async () => {
     const o = await orgWithProject(env);
     const revoked = await createKey(o.owner, o.project.id, ["doctor"]);

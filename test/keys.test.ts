@@ -14,7 +14,7 @@ async function fingerprint(r: Response): Promise<string> {
   return JSON.stringify({ status: r.status, headers, body: await r.text() });
 }
 
-describe("project API keys (DESIGN §5, spec API key table)", () => {
+describe("project API keys (docs/api.md 'Key API')", () => {
   test("create → 201 with the value once: svc_pk_ + base62 + checksum; the listing never shows it", async () => {
     const { owner, project } = await orgWithProject(env);
     const r = await owner.post(`/web/projects/${project.id}/keys`, { name: "ci hook", tools: ["validate", "doctor"] });
@@ -71,7 +71,7 @@ describe("project API keys (DESIGN §5, spec API key table)", () => {
   });
 });
 
-describe("the key guard, evaluated on every call (spec Authentication 5)", () => {
+describe("the key guard, evaluated on every call (docs/api.md 'Key API')", () => {
   test("GET /api/catalog with a catalog key → 200, paged with an opaque cursor", async () => {
     const { owner, project } = await orgWithProject(env);
     const k = await createKey(owner, project.id, ["catalog"]);

@@ -1,5 +1,5 @@
 /**
- * The outbox across a restart of talentd (issue 14: "nothing is lost or sent twice across a
+ * The outbox across a restart of talentd ("nothing is lost or sent twice across a
  * restart"), with real processes: `bun src/main.ts serve` with SMTP_URL pointing at a port
  * where no SMTP server listens yet. The invitation waits (pending, attempts recorded); the
  * server process is killed (SIGKILL: no shutdown code runs); the SMTP server (smtp-server)

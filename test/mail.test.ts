@@ -1,5 +1,5 @@
 /**
- * Mail delivery through the outbox (issue 14 item 4, DESIGN §13) against a real SMTP server
+ * Mail delivery through the outbox (docs/operations.md "Mail") against a real SMTP server
  * (`smtp-server` on a local port, what arrived read with `mailparser`): the invitation
  * arrives with its link; with the server down the mail waits (pending, attempts recorded) and
  * arrives once the server is back; a 5xx refusal or too many failures end in `failed`, listed

@@ -1,5 +1,5 @@
 /**
- * Issue 6 (b): the SDK's own OAuth client (`auth()` behind StreamableHTTPClientTransport with an
+ * The SDK's own OAuth client (`auth()` behind StreamableHTTPClientTransport with an
  * OAuthClientProvider) against a real listening server: discovery → registration → authorize
  * (a person signs in and consents in a browser) → token → tool call → refresh → revoke → 401
  * with the metadata challenge. Also the bare `/mcp` endpoint, where the person picks the project.

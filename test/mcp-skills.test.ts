@@ -1,5 +1,5 @@
 /**
- * Issue 17 §1 and §2 through the real MCP SDK client over Streamable HTTP, with a project key
+ * Skills (docs/api.md "Skills") through the real MCP SDK client over Streamable HTTP, with a project key
  * and with an OAuth access token: the Skills extension (`io.modelcontextprotocol/skills`,
  * sent as its stable specification defines the methods), every listed file read back with
  * `resources/read` and its digest and size recomputed, MCP errors (never an HTTP 500) for bad

@@ -1,5 +1,5 @@
 /**
- * Support for the MCP and OAuth tests (issue 6): a listening server whose BASE_URL is its own
+ * Support for the MCP and OAuth tests: a listening server whose BASE_URL is its own
  * origin, the real SDK client over Streamable HTTP, an in-memory OAuth client provider, and a
  * small browser (cookie jar, manual redirects, form posts with Origin) for sign-in and consent.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 19 target 5a: a plain `tools/call` is answered without building the SDK's server
+ * docs/performance.md: a plain `tools/call` is answered without building the SDK's server
  * (src/mcp/server.ts fastToolCall). Its answer must be the SDK's: the same calls are sent over
  * HTTP with the fast path on and off and the two answers compared (status, content type,
  * JSON-RPC body); whatever the fast path does not handle goes to the SDK; the real SDK client

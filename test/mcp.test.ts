@@ -1,5 +1,5 @@
 /**
- * The MCP adapter over a real socket with the real SDK client and a project key (issue 6):
+ * The MCP adapter over a real socket with the real SDK client and a project key:
  * tools as in the spec, the four-step loop on a project with one private expertise (checked
  * through the web routes), traces naming the client, resources, and the HTTP refusals of
  * `/mcp*` (challenge header, scope, audience, Origin, methods).

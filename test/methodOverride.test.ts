@@ -1,5 +1,5 @@
 /**
- * DESIGN §12 "Pages read without JavaScript; forms post normally and htmx enhances them": a
+ * docs/design.md "Pages work without JavaScript; htmx enhances them": a
  * browser form can only GET or POST, so a /web form post names its route's method in
  * `?_method=` (src/http/methodOverride.ts). These are the rule's edges over app.handle and over
  * a listening server (Bun's own router); the pages themselves are driven without JavaScript in

@@ -1,5 +1,5 @@
 /**
- * Issue 18 §1: "`GET /metrics` in the Prometheus text format (guarded by `METRICS_TOKEN` …):
+ * "`GET /metrics` in the Prometheus text format (guarded by `METRICS_TOKEN` …):
  * requests by route and status, latency histograms per route, the write queue depth and commit
  * latency, database and WAL size, catalog size, active sessions, keys used in the last day.
  * Tested by parsing the output with a Prometheus text-format parser from npm and checking the
@@ -48,7 +48,7 @@ async function scrape() {
   return { text, families, family, value, histogram };
 }
 
-describe("GET /metrics (issue 18 §1)", () => {
+describe("GET /metrics", () => {
   test("every family the issue lists is there, typed, and the whole output parses with a Prometheus text-format parser", async () => {
     const m = await scrape();
     const types = Object.fromEntries(m.families.map((f) => [f.name, f.type]));

@@ -1,5 +1,5 @@
 /**
- * DESIGN §12 "Pages read without JavaScript; forms post normally and htmx enhances them", in
+ * docs/design.md "Pages work without JavaScript; htmx enhances them", in
  * Chromium with JavaScript disabled: each of the 14 controls that htmx sends as PUT, PATCH or
  * DELETE is a real form posting `?_method=` (src/http/methodOverride.ts), and does its change
  * without a script. Destructive ones ask on a server page (cancel changes nothing); typed-name

@@ -1,5 +1,5 @@
 /**
- * Issue 10, "done when": the whole interactive connection of an agent, as Claude Code, Cursor
+ * The whole interactive connection of an agent, as Claude Code, Cursor
  * or VS Code make it — the real MCP SDK client with its OAuth client provider gets 401, reads
  * the protected-resource and authorization-server metadata, registers itself, and opens the
  * authorization URL; Chromium (a person) signs in on /login and answers the consent page;

@@ -1,5 +1,5 @@
 /**
- * The built-in authorization server (issue 6, DESIGN §7) over app.handle: discovery documents,
+ * The built-in authorization server (docs/api-oauth-mcp.md) over app.handle: discovery documents,
  * registration, the authorization request and consent, the token endpoint (PKCE S256 only,
  * resource binding, rotation and reuse detection), revocation, and how tokens are evaluated
  * on every call (audience, expiry, membership, approval, scope), each refusal with its code.

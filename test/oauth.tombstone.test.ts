@@ -11,7 +11,7 @@ beforeAll(async () => {
 afterAll(() => env.close());
 
 describe("an OAuth access token of a deleted project", () => {
-  test("→ 404 as for a key (spec Authentication 5: the project must still exist), not 401", async () => {
+  test("→ 404 as for a key (docs/api.md 'Key API': the project must still exist), not 401", async () => {
     const { owner, project } = await orgWithProject(env);
     const now = Date.now();
     await env.database.client.execute({

@@ -1,5 +1,5 @@
 /**
- * Issue 12 item 9: `/openapi.json` is an OpenAPI 3.1 document of the key API and `/web/*`;
+ * `/openapi.json` is an OpenAPI 3.1 document of the key API and `/web/*`;
  * every registered route under /api and /web is in it, and every documented route exists.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

@@ -1,5 +1,5 @@
 /**
- * Issue 15 (spec D, DESIGN §10, §12): the organization and platform administration pages in
+ * The organization and platform administration pages in
  * Chromium. An owner invites a member (no SMTP: the accept link is taken from the page) who
  * accepts in a second browser context; a role change, the last owner's protection shown on the
  * page (and the role control back to the truth), removal and revocation confirmed; a new

@@ -1,5 +1,5 @@
 /**
- * Issue 15 (spec D `/org/expertises`, `/org/insights`, `/org/talent-adoption`; spec C rules 2–3):
+ * `/org/expertises`, `/org/insights`, `/org/talent-adoption` (docs/design.md "Organizations and their data", rules 2–3):
  * the expertise journey in Chromium — create → the validator's findings beside their lines →
  * edit → a conflict from a second tab → merge → save → propose triggers → confirm → publish →
  * activate → designated by an agent through the key API → verdict recorded → shown on the

@@ -1,8 +1,8 @@
 /**
- * Issue 15: the organization's expertise, insights and adoption pages on their failure paths, as HTML (the journeys are in
- * org.expertises.browser.test.ts): spec C rule 2 ("Expertise responses … require owner or admin
+ * The organization's expertise, insights and adoption pages on their failure paths, as HTML (the journeys are in
+ * org.expertises.browser.test.ts): organization rule 2 ("Expertise responses … require owner or admin
  * role. A resource of another organization is hidden as 404") as the 404 page; a signed-out
- * visitor goes to /login; the editor's save follows spec C rule 3 (a stale expected revision →
+ * visitor goes to /login; the editor's save follows organization rule 3 (a stale expected revision →
  * 409 with the server version, here as the page with both texts) and the CSRF rule.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -30,7 +30,7 @@ async function saveForm(c: WebClient, id: string, fields: Record<string, string>
 }
 
 describe("the organization's pages on their failure paths", () => {
-  test("spec C rule 2: another organization's expertise, an unknown one, and every page for a member → the 404 page in HTML, nothing of the expertise", async () => {
+  test("organization rule 2: another organization's expertise, an unknown one, and every page for a member → the 404 page in HTML, nothing of the expertise", async () => {
     const a = await orgWithProject(env, "Alpha Pages");
     const b = await orgWithProject(env, "Beta Pages");
     const created = await a.owner.post("/web/orgs/current/expertises", { slug: "hidden-rules", content: expertiseMd("hidden-rules", "Secret body.") });
@@ -62,7 +62,7 @@ describe("the organization's pages on their failure paths", () => {
     }
   });
 
-  test("spec C rule 3: the editor saves with the expected revision (303 back); a stale one → the 409 page with the person's text and the server's, nothing overwritten; a cross-site post → 403 csrf_rejected; a bad path → 400 with the typed text kept", async () => {
+  test("organization rule 3: the editor saves with the expected revision (303 back); a stale one → the 409 page with the person's text and the server's, nothing overwritten; a cross-site post → 403 csrf_rejected; a bad path → 400 with the typed text kept", async () => {
     const a = await orgWithProject(env, "Gamma Pages");
     const created = await a.owner.post("/web/orgs/current/expertises", { slug: "edits", content: "first" });
     const id = created.body.id as string;

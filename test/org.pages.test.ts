@@ -1,5 +1,5 @@
 /**
- * Issue 15: the organization and platform administration pages without a browser (the
+ * The organization and platform administration pages without a browser (the
  * journeys are in org.browser.test.ts): who sees which page and which part of it, the 404 page
  * for a non-administrator, /login for a signed-out visitor, the approval banner on every page
  * of a pending organization, and the HTML answers of the tenancy routes (a fragment for htmx,

@@ -1,5 +1,5 @@
 /**
- * Issue 10, items 1–3 (DESIGN §10): every page and form that exists, used by Chromium as a
+ * Every page and form that exists, used by Chromium as a
  * person uses it — /setup, /login (sign-in, wrong password, account creation and its
  * errors), home and sign-out, /accept-invitation/:id (accept while signed in; create the
  * account there) — and the refusal of cross-site form posts and credentialed fetches.

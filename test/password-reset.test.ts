@@ -1,5 +1,5 @@
 /**
- * Password reset (issue 14 item 4): `POST /api/auth/password-reset` answers the same whether
+ * Password reset: `POST /api/auth/password-reset` answers the same whether
  * an account exists or not; for an account a mail with a single-use, 30-minute link arrives
  * (real SMTP server, parsed with mailparser); using the link sets the password, ends every
  * other session and records security events; the token is refused the second time and after

@@ -1,5 +1,5 @@
 /**
- * A resolution's items pin each talent's files (path → digest). Since issue 19 the map is
+ * A resolution's items pin each talent's files (path → digest). The map is
  * written once per talent version as a content-addressed blob and each item stores its digest
  * (prepare-task was bound by the bytes its commits wrote); resolutions written before hold the
  * map itself. Both must read the same, forever (spec: a resolution is frozen).

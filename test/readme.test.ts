@@ -1,5 +1,5 @@
 /**
- * Issue 10 §8: the README's first steps work word for word. This runs the README's own text —
+ * The README's first steps work word for word. This runs the README's own text —
  * `npm start`, the readiness check, every ```sh block of "First steps" in order, in one shell
  * — against a fresh server. The only change made to the words is the port: the server listens
  * on a free one, so `localhost:8787` becomes `127.0.0.1:<port>`; the setting itself comes from
@@ -54,7 +54,7 @@ afterAll(async () => {
   cleanup();
 });
 
-describe("the README's first steps, word for word (issue 10 §8)", () => {
+describe("the README's first steps, word for word", () => {
   test('"Run it": the readiness check the README gives answers ready', async () => {
     const check = /`(curl localhost:8787\/readyz)`/.exec(README)?.[1];
     expect(check).toBeDefined();

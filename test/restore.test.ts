@@ -1,5 +1,5 @@
 /**
- * Issue 18 §2: "`talentd restore FILE` restores into a stopped data folder after
+ * "`talentd restore FILE` restores into a stopped data folder after
  * `integrity_check`, refusing to overwrite a running server's database."
  */
 import { afterAll, describe, expect, test } from "bun:test";
@@ -47,7 +47,7 @@ async function folderWithBackup(name: string): Promise<{ data: string; db: strin
 
 const restore = (file: string, data: string) => runCli(["restore", file], { cwd: dir, env: { DATA_DIR: data } });
 
-describe("talentd restore FILE (issue 18 §2)", () => {
+describe("talentd restore FILE", () => {
   test("restores a backup into a stopped data folder: the data of the backup, the replaced database kept as backups/pre-restore-<time>.db, no stale -wal/-shm; the server then starts on it", async () => {
     const { data, db, backup } = await folderWithBackup("happy");
     const now = Date.now();

@@ -1,5 +1,5 @@
 /**
- * Issue 11, "keep it fixed": every registered route — the list is read from the app, so a new
+ * Every registered route — the list is read from the app, so a new
  * route is covered without touching this file — gets wrong-typed, prototype-shaped
  * (`{"toString":1}`, `{"__proto__":…}`), oversized, malformed and unicode bodies, path
  * parameters and query strings, as an authenticated caller (a platform administrator's
@@ -143,7 +143,7 @@ async function checkAnswer(method: string, url: string, res: Response): Promise<
   return null;
 }
 
-describe("every registered route, whatever it is sent (issue 11 §3, fast-check)", () => {
+describe("every registered route, whatever it is sent (fast-check)", () => {
   test("no 5xx, no error page, the error model's body — the route list read from the app", async () => {
     const routes = env.app.routes
       .map((r) => ({ method: r.method, path: r.path }))

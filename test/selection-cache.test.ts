@@ -1,7 +1,7 @@
 /**
  * The selection cache (src/projects/selection.ts listInstalled) must be exact: whatever changes
  * a project's installed talents — this app, another connection, another process — the very
- * next call sees it (spec A: prepare-task serves only talents active in the project).
+ * next call sees it (prepare-task serves only talents active in the project).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createClient } from "@libsql/client";

@@ -1,5 +1,5 @@
 /**
- * Issue 18 §3, service files: "a systemd unit (with the hardening options systemd offers:
+ * Service files: "a systemd unit (with the hardening options systemd offers:
  * `NoNewPrivileges`, `ProtectSystem=strict`, `ReadWritePaths=` the data folder, …) and a
  * container image definition (distroless or similar, non-root, data on a volume) in the
  * repository …; `talentd serve` handles SIGTERM/SIGHUP as those expect. A test runs the

@@ -1,5 +1,5 @@
 /**
- * The key API behind the MCP Skills extension (issue 17 §1; docs/api.md "Skills"): every active
+ * The key API behind the MCP Skills extension (docs/api.md "Skills"): every active
  * talent of the project as a skill with a complete manifest whose digests and sizes are those of
  * exactly what a read returns; a private expertise only for its own organization's projects, at
  * its published version; another organization's expertise answered like a URI naming nothing.

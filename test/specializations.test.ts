@@ -1,6 +1,6 @@
 /**
- * Issue 12 item 2 (spec "Specialization", C `/web/specializations*` and
- * `/web/projects/:id/apply-specialization`; DESIGN §11): built-in bundles shipped as files and
+ * Specializations (`/web/specializations*` and `/web/projects/:id/apply-specialization`;
+ * docs/api.md "Specializations"): built-in bundles shipped as files and
  * checked by `talents lint`; custom ones per organization (owner/admin write, members read,
  * built-ins read-only); applying one installs its talents and their requires-closure as one
  * atomic group, or nothing with the conflicting pairs.

@@ -1,5 +1,5 @@
 /**
- * Issue 14 items 1 and 2, in Chromium against a real OpenID Connect provider (`oidc-provider`
+ * In Chromium against a real OpenID Connect provider (`oidc-provider`
  * from npm on 127.0.0.1): "a generic OIDC provider (openid-client: discovery, PKCE, nonce)",
  * GitLab at any base URL (arctic's client pointed at the same IdP's /oauth/* paths), and
  * organization SSO over OIDC routed by e-mail domain from /login. Refusals: a wrong `state`,

@@ -1,5 +1,5 @@
 /**
- * Issue 14 item 3, "SAML correctness", against a real SAML IdP from npm (`samlify` in its IdP
+ * SAML correctness, against a real SAML IdP from npm (`samlify` in its IdP
  * role, signing with a certificate made by openssl): the happy path in Chromium (e-mail on
  * /login → the IdP → the signed Response posted to the ACS → signed in, member of the
  * organization); then responses crafted with samlify's IdP API and posted to the ACS with

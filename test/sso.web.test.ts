@@ -1,5 +1,5 @@
 /**
- * Issue 14 items 1, 2 and 5 over app.handle: the OAUTH_* settings (validated, one line per
+ * Over app.handle: the OAUTH_* settings (validated, one line per
  * mistake), the /login buttons (enabled providers only), the redirects arctic builds for
  * GitHub, Google and Microsoft Entra ID (state, PKCE S256, nonce, callback URL from
  * BASE_URL — these providers cannot be reached from here, see docs/operations.md), organization

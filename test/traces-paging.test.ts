@@ -1,5 +1,5 @@
 /**
- * Issue 11 §5: one tenant's traces must not slow everyone. A page of a project's trace events
+ * One tenant's traces must not slow everyone. A page of a project's trace events
  * is read by keyset on an index that matches its order (project_id, id): no request sorts or
  * scans a project's whole history. Paging through a project returns each of its events once,
  * in call order, newest first, and nothing of another project.
@@ -32,7 +32,7 @@ async function seed(projectId: string, n: number, t0: number): Promise<string[]>
   return ids;
 }
 
-describe("trace pages by keyset (issue 11 §5)", () => {
+describe("trace pages by keyset", () => {
   test("the page query walks the (project_id, id) index: no temporary sort, no scan of the project's history", async () => {
     const plan = queryPlan(env.database, TRACE_PAGE_SQL, ["prj_x", "trc_z", 50]);
     expect(plan.join("\n")).toContain("USING INDEX trace_events_project_id_idx (project_id=? AND id<?)");
@@ -57,7 +57,7 @@ describe("trace pages by keyset (issue 11 §5)", () => {
   });
 });
 
-describe("paging parameters: one set of readers, 400 validation_failed for anything else (issue 11 §6)", () => {
+describe("paging parameters: one set of readers, 400 validation_failed for anything else", () => {
   const bad = ["limit=1.5", "limit=0", "limit=-3", "limit=abc", "limit=1e2", "limit=201", "before=abc", "before=trc_short", "limit=&before=%00"];
   test("GET /web/projects/:id/traces with " + bad.join(", ") + " → 400 naming the parameter", async () => {
     const a = await orgWithProject(env);
@@ -82,7 +82,7 @@ describe("paging parameters: one set of readers, 400 validation_failed for anyth
   });
 });
 
-describe("retention: EVENT_RETENTION_DAYS (default 90) applied by housekeeping (issue 11 §5)", () => {
+describe("retention: EVENT_RETENTION_DAYS (default 90) applied by housekeeping", () => {
   test("trace and security events older than the retention go, in batches; newer ones stay; 0 keeps everything", async () => {
     const { purgeOldEvents, RETENTION_BATCH } = await import("../src/ops/housekeeping");
     const { loadConfig } = await import("../src/config");

@@ -1,5 +1,5 @@
 /**
- * Issue 18 §4, upgrades: "the binary refuses to start on a database whose schema is newer than
+ * Upgrades: "the binary refuses to start on a database whose schema is newer than
  * it knows (one clear line), `talentd migrate --dry-run` lists what would run, and `serve`
  * takes a verified backup before applying a migration." The database is the previous release's
  * (test/fixtures/upgrade/previous-release.sql: made by migrations 0000–0002 and filled by the
@@ -78,7 +78,7 @@ function serve(data: string, port: number) {
   });
 }
 
-describe("upgrades (issue 18 §4)", () => {
+describe("upgrades", () => {
   test("the fixture is the previous release: migrations 0000–0002, real rows in every table the service fills", async () => {
     const { db } = await previousRelease("fixture");
     expect(await tags(db)).toEqual(PREVIOUS_TAGS);

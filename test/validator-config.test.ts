@@ -1,5 +1,5 @@
 /**
- * GET /web/projects/:id/validator-config?target=github|gitlab|script (issue 16 item 6, DESIGN §11):
+ * GET /web/projects/:id/validator-config?target=github|gitlab|script (docs/api.md "CI validation"):
  * the CI file that runs `talentd ci verify` with the automation key from the CI's secrets.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

@@ -1,5 +1,5 @@
 /**
- * Issue 12 items 1 and 3 (spec C `/web/catalog*`, `/web/projects/:id/relevance`; DESIGN §11):
+ * `/web/catalog*` and `/web/projects/:id/relevance` (docs/api.md "Catalog for people", "Relevance"):
  * the catalog for people — cards, filters, paging, facets, the talent sheet with its graph —
  * with published expertises of the active organization only, a project's install states, and
  * the project's relevance, which orders the designable directory and the discovery index and
@@ -141,7 +141,7 @@ describe("GET /web/catalog/:id: the talent sheet", () => {
   });
 });
 
-describe("relevance (issue 12 item 3): it orders and filters, never designates or serves", () => {
+describe("relevance: it orders and filters, never designates or serves", () => {
   test("GET derives settings from the installed talents; PUT replaces (validated); DELETE resets to derived", async () => {
     const o = await orgWithProject(env);
     await o.owner.post(`/web/projects/${o.project.id}/talents`, { talents: ["typescript-strict", "javascript-base"] });
@@ -217,7 +217,7 @@ describe("relevance (issue 12 item 3): it orders and filters, never designates o
   });
 });
 
-describe("GET /web/catalog/:id kept sheets (issue 12 figures) follow the organization's expertises", () => {
+describe("GET /web/catalog/:id kept sheets follow the organization's expertises", () => {
   test("an expertise that requires a public talent appears among its dependents for its organization only, and leaves when deactivated", async () => {
     const a = await orgWithProject(env);
     const b = await orgWithProject(env);

@@ -1,5 +1,5 @@
 /**
- * `GET /web/search?q=` (the command palette, DESIGN §12): its failure paths and its isolation.
+ * `GET /web/search?q=` (the command palette, docs/api.md "Pages"): its failure paths and its isolation.
  * No session → 401 unauthenticated; a query over 200 characters → 400 validation_failed naming
  * `q`; another organization's projects, expertises and specializations never appear; a pending
  * organization searches nothing but the person's organizations.

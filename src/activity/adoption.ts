@@ -1,5 +1,5 @@
 /**
- * Talent adoption (DESIGN §11 "Insights and adoption", owner/admin): every talent and expertise
+ * Talent adoption (docs/api.md "Activity, insights and adoption", owner/admin): every talent and expertise
  * of the organization with the projects that installed it, its designations, audit rate, the
  * share of its resolutions with a verdict and their outcomes, and the versions served against
  * the latest. The definitions are usage.ts's.

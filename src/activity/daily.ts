@@ -1,6 +1,6 @@
 /**
- * A project's activity per UTC day, read from the journal and the reports (DESIGN §11
- * "Activity"): trace events grouped by kind and client (with how many failed), resolutions
+ * A project's activity per UTC day, read from the journal and the reports (docs/api.md "Activity,
+ * insights and adoption"): trace events grouped by kind and client (with how many failed), resolutions
  * served, reports and their verdicts. Nothing is counted beside the journal; every figure is a
  * query over the rows themselves.
  *

@@ -1,5 +1,5 @@
 /**
- * A memo of an organization's settled days and hours for insights and adoption (issue 15's figure:
+ * A memo of an organization's settled days and hours for insights and adoption (docs/performance.md:
  * 200 projects, 1,000,000 trace events, p99 < 50 ms). Unlike event counts (daily.ts), the
  * facts of a past day's resolutions can still change: a late playbook fetch makes one
  * audited, a report adds a verdict. So each memoized day carries a generation, and the day of a

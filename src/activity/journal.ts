@@ -1,7 +1,7 @@
 /**
  * The activity journal: one trace event per call of the key API, MCP and the selection's web
- * routes (spec "Trace event", Events 1). Events are batched and written at most 250 ms after
- * the call (DESIGN §9), in one transaction per batch; reads flush first, so a reader always sees
+ * routes (docs/api.md "Trace events"). Events are batched and written at most 250 ms after
+ * the call (docs/design.md "Writes"), in one transaction per batch; reads flush first, so a reader always sees
  * every call that completed before it.
  */
 import { touchResolution } from "./dayMemo";
@@ -43,7 +43,7 @@ const insertSql = new Map<string, string>();
  * statements). The author's six columns are bound once as ?1–?6 and each event binds its nine
  * own, or five for a plain event (no talents entered or left, no resolution, no detail: most
  * calls), whose other four are written as literals. The writer binds an argument in about half a
- * microsecond, and 15 per event were two thirds of its work per event (issue 19, docs/performance.md).
+ * microsecond, and 15 per event were two thirds of its work per event (docs/performance.md).
  */
 function insertTraces(n: number, plain: boolean): string {
   const key = `${plain ? "p" : "f"}${n}`;
@@ -78,7 +78,7 @@ const isPlain = (e: EventArgs) => e[2] === "[]" && e[3] === "[]" && e[4] === nul
 const plainArgs = (e: EventArgs) => [e[0], e[1], e[5], e[6], e[8]];
 /**
  * A batch is written at once when it reaches this many events (else within FLUSH_MS). Tried at
- * 1,000 (issue 19): the key route gained ~3%, but building and sending a 1,000-event job stalls
+ * 1,000 (docs/performance.md): the key route gained ~3%, but building and sending a 1,000-event job stalls
  * the request thread for milliseconds, and search's p99 at 10 connections went past 5 ms.
  */
 const MAX_BATCH = 50;
@@ -150,7 +150,7 @@ export class TraceJournal {
           add(author, plain, true);
           add(author, full, false);
         }
-        await this.database.writeJob({ statements, durable: false }); // DESIGN §9: batched, not a business write
+        await this.database.writeJob({ statements, durable: false }); // docs/design.md "Writes": batched, not a business write
       } catch (e) {
         // a full disk is told by the storage state, once per interval (src/db/storage.ts)
         if (!storageFailureOf(e)) this.log.error("trace events could not be written", { count: batch.length, error: String(e) });
@@ -181,7 +181,7 @@ export class TraceJournal {
 /**
  * A page of one project's events by keyset: ids are (arrival time, arrival number), so ordering
  * by id is ordering by call, and the index (project_id, id) serves the page by walking `limit`
- * entries back from `before` — never sorting or scanning the project's history (issue 11 §5).
+ * entries back from `before` — never sorting or scanning the project's history.
  */
 export const TRACE_PAGE_SQL = `SELECT id, project_id, kind, via, author_type, author_id, author_name, client, talents_entered,
   talents_left, resolution_id, status, duration_ms, detail, created_at

@@ -1,5 +1,5 @@
 /**
- * Activity, insights and adoption on the web (DESIGN §11; docs/api.md "Activity"). Summaries
+ * Activity, insights and adoption on the web (docs/api.md "Activity, insights and adoption"). Summaries
  * are for any member of the active organization; insights and adoption for its owners and
  * admins (others 403). Every route: a session, an approved active organization, another
  * organization's project → 404, a bad `days` → 400 validation_failed. Each is a heavy read,

@@ -1,5 +1,5 @@
 /**
- * Activity summaries (DESIGN §11 "Activity"): a project's journal per day (by kind and by
+ * Activity summaries (docs/api.md "Activity, insights and adoption"): a project's journal per day (by kind and by
  * client, failed calls, resolutions, reports, verdicts), the same per project for the
  * organization, and one talent's use in a project. Read from the journal, the resolutions and
  * the reports (daily.ts); one talent's use from the counts kept per day in talent_days (usage.ts).

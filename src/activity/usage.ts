@@ -1,5 +1,5 @@
 /**
- * How talents are used (DESIGN §11): one talent in one project (`…/talents/:talentId/usage`);
+ * How talents are used (docs/api.md "Activity, insights and adoption"): one talent in one project (`…/talents/:talentId/usage`);
  * adoption.ts does the same for every talent of the organization. A designation is one
  * resolution that served the talent; a resolution is **audited** once its playbook was fetched
  * (a `validate` trace event of that resolution answered 2xx); verdicts are the report results

@@ -1,5 +1,5 @@
 /**
- * The project-key guard (spec "Authentication" 5, issue 3 §8), evaluated on every call in this
+ * The project-key guard (docs/api.md "Key API"), evaluated on every call in this
  * order: bearer parse → hash lookup → unknown / revoked / expired / keys disabled → one
  * byte-identical 401 invalid_token; creator no longer a member → 403 not_a_member;
  * organization not approved → 403 organization_not_approved; project gone → 404;
@@ -14,7 +14,7 @@ import type { Logger } from "../lib/log";
 import { KEY_PREFIX } from "../projects/keys";
 import { storageFailureOf } from "../db/storage";
 
-/** Who is calling on the key API: a project key (or, from issue 6, an OAuth access token). */
+/** Who is calling on the key API: a project key (or an OAuth access token). */
 export interface KeyPrincipal {
   kind: "key" | "token";
   /** Key id (or token id). */
@@ -106,7 +106,7 @@ interface KeyRow {
 /**
  * One indexed read per evaluation, whatever the key turns out to be: the key with its
  * project's organization and its creator's membership, or else its tombstone. Unknown,
- * revoked, expired and deleted-project keys cost the same read (issue 11 §7: a second query
+ * revoked, expired and deleted-project keys cost the same read (a second query
  * for unknown keys once told, by time alone, whether a key had ever existed).
  */
 const KEY_LOOKUP = `SELECT 'key' AS kind, k.id AS id, k.name AS name, k.tools AS tools, k.project_id AS projectId, k.created_by AS createdBy,

@@ -31,7 +31,7 @@ export async function activeOrganization(database: Database, session: SessionRec
 export const ROLE_RANK: Record<MemberRole, number> = { member: 1, admin: 2, owner: 3 };
 
 /**
- * The active organization for a business route: it must exist, be approved (spec C rule 1),
+ * The active organization for a business route: it must exist, be approved (docs/design.md "Organizations and their data", rule 1),
  * and the caller must hold at least `minRole`.
  */
 export async function requireOrg(database: Database, session: SessionRecord, minRole: MemberRole): Promise<OrgMembership> {

@@ -1,6 +1,6 @@
 /**
  * OAuth access tokens (`svc_at_…`) as bearers, evaluated on every call like project keys
- * (spec "Authentication" 5) and producing the same KeyPrincipal with `kind: "token"`:
+ * (docs/api.md "Key API") and producing the same KeyPrincipal with `kind: "token"`:
  * parse → hash lookup → unknown / revoked / expired / bound to another resource → the one
  * 401 invalid_token; the token's user no longer a member → 403 not_a_member; organization not
  * approved → 403 organization_not_approved; missing scope → 403 insufficient_scope.

@@ -25,7 +25,7 @@ function validate(detect: string, tests?: string) {
 }
 const lines = (r: ReturnType<typeof validate>) => r.findings.map(formatFinding);
 
-describe("rule detectors in TALENT.md (DESIGN §15: `detect: [{files, pattern, flags?}]`)", () => {
+describe("rule detectors in TALENT.md (docs/talent-format.md 'Detectors': `detect: [{files, pattern, flags?}]`)", () => {
   test("a detector proven by its conformance test (fail sample matches, pass sample does not) is kept on the rule", () => {
     const r = validate(`    detect:\n      - pattern: '\\bbad\\('\n        files: ["src/**/*.ts", "!src/generated/**"]\n      - pattern: 'BAD\\('\n        flags: i`);
     expect(lines(r)).toEqual([]);

@@ -1,5 +1,5 @@
 /**
- * Rule detectors (DESIGN §15, docs/talent-format.md "Detectors"): a rule may carry
+ * Rule detectors (docs/talent-format.md "Detectors"): a rule may carry
  * `detect: [{files?, pattern, flags?}]`, regular expressions for what a pattern can find in the
  * added lines of a diff. The validator reads and proves them here (each conformance test's
  * `fail` sample must match, each `pass` sample must not); `talentd check` compiles and runs

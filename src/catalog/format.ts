@@ -9,7 +9,7 @@ export interface TalentRule {
   severity: Severity;
   title: string;
   check: string;
-  /** Patterns `talentd check` runs over added lines (DESIGN §15); proven by the rule's conformance tests. */
+  /** Patterns `talentd check` runs over added lines; proven by the rule's conformance tests. */
   detect?: Detector[];
 }
 

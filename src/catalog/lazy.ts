@@ -4,7 +4,7 @@
  * fields (body, rules, tests, file contents, pointers) are rebuilt on access from the
  * content-addressed blob table, where start-up stored its bytes, and kept in a small LRU. The
  * bytes are the ones validated at start, so a file edited on disk afterwards changes nothing
- * until the next start (docs/performance.md, issue 2).
+ * until the next start (docs/performance.md).
  */
 import type { Talent } from "./format";
 import { validateTalent } from "./validate";

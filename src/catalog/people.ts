@@ -1,5 +1,5 @@
 /**
- * The catalog as people browse it (spec C `/web/catalog*`, DESIGN §11): the public talents and
+ * The catalog as people browse it (docs/api.md "Catalog for people"): the public talents and
  * the active organization's published expertises (`kind: "expertise"`; another organization's
  * never), as cards with filters, facets and cursor paging, and the talent sheet with its
  * dependency graph. Plain functions over the catalog and the expertises given; the routes
@@ -10,7 +10,7 @@ import type { Catalog } from "./catalog";
 import { searchTalents, type SearchHit } from "./literalSearch";
 import type { Talent } from "./format";
 
-/** A talent's state in a project (spec "Talent in a project"). */
+/** A talent's state in a project (installed, active or not). */
 export type ProjectState = "not_installed" | "disabled" | "active";
 
 export interface Card {
@@ -211,7 +211,7 @@ export function dependencyGraph(t: Talent, lookup: (id: string) => Talent | unde
   return { nodes: [...nodes.values()], edges };
 }
 
-/** The talent sheet (DESIGN §11): what a person needs to decide, and the exact compact block an agent is served. */
+/** The talent sheet (docs/api.md "Pages", `/catalog/:id`): what a person needs to decide, and the exact compact block an agent is served. */
 export function talentSheet(t: Talent, graph: Graph, installed?: ProjectState) {
   return {
     ...card(t),

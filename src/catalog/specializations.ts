@@ -1,5 +1,5 @@
 /**
- * Built-in specializations (spec "Specialization", DESIGN §11): named bundles of talents for a
+ * Built-in specializations (docs/api.md "Specializations"): named bundles of talents for a
  * kind of codebase, shipped as files beside the talents — `talents/_specializations/<id>.yaml`
  * (and the same folder in TALENTS_DIR, a file with the same id replacing the shipped one):
  *

@@ -391,7 +391,7 @@ function readTests(
     if (r.severity === "blocking" && r.id && !tests.some((t) => t.rule === r.id)) {
       add("tests", `blocking rule ${r.id} has no conformance test`);
     }
-    // every detector is proven by the rule's conformance tests (DESIGN §15)
+    // every detector is proven by the rule's conformance tests
     if (r.id) proveDetectors(r, tests, `rules[${r.id}]`, add);
   }
 }

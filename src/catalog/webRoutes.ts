@@ -1,5 +1,5 @@
 /**
- * `/web/catalog`, `/web/catalog/facets`, `/web/catalog/:id` (spec C, DESIGN §11): the catalog
+ * `/web/catalog`, `/web/catalog/facets`, `/web/catalog/:id` (docs/api.md "Catalog for people"): the catalog
  * for people in the active organization — public talents and its published expertises — with
  * a project's install state (`project`) and, in grouped install mode, the project's relevance
  * pre-filter (`relevance=all` lifts it).

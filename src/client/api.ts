@@ -1,5 +1,5 @@
 /**
- * The client's side of the project-key API (DESIGN §15): the server and key from flags or the
+ * The client's side of the project-key API (docs/design.md "The binary and its client"): the server and key from flags or the
  * environment, one request at a time with a timeout, and every failure turned into one line for
  * a person (CliError: exit 2). A hook never hangs on a server that does not answer, and never
  * lets a commit through silently because of one.

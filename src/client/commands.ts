@@ -1,5 +1,5 @@
 /**
- * The client commands of the `talentd` binary (DESIGN §15): prepare, playbook, check, hook
+ * The client commands of the `talentd` binary (docs/design.md "The binary and its client"): prepare, playbook, check, hook
  * install, lock, ci verify. They talk to a server with a project key (src/client/api.ts) and
  * read git (src/client/git.ts); nothing of the server's code is loaded, so a hook starts fast.
  *

@@ -3,7 +3,7 @@
  * `PRAGMA integrity_check` on the copy, then a rename, so a file with the target's name is
  * always a complete, verified snapshot. Everything goes through SQLite (the libsql native
  * driver): nothing opens SQLite's files any other way (a descriptor of our own on `-shm` once
- * dropped the server's locks and a backup crashed it; issue 11 §1).
+ * dropped the server's locks and a backup crashed it).
  *
  * One mechanism for every backup: `talentd backup FILE`, the scheduled backups (run on a
  * thread of their own, src/db/backupThread.ts, so the copy does not stall requests) and the

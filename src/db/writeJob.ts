@@ -21,8 +21,8 @@ export interface WriteJob {
   /** Run in order when `unless` found nothing (or is absent). */
   statements: Statement[];
   /**
-   * false for writes that need not survive a power cut (trace events, last use of a key: DESIGN
-   * §9 asks synchronous FULL for business writes only). A batch of only such jobs commits with
+   * false for writes that need not survive a power cut (trace events, last use of a key: docs/design.md
+   * "Writes" asks synchronous FULL for business writes only). A batch of only such jobs commits with
    * synchronous NORMAL (no fsync; still atomic, and durable once a later FULL commit syncs the
    * WAL). Default true.
    */
@@ -52,7 +52,7 @@ export type ToWriter = { type: "open"; path: string; posted: SharedArrayBuffer }
  * A statement on its way to the writer thread: its SQL text numbered the first time the thread
  * is sent it (`sql` and `ref`), then by its number alone. A designation's items statement is
  * ~3 KB of literals (src/resolution/prepare.ts), and encoding it as JSON on every prepare-task was
- * ~8 µs of the request thread (issue 19). The request thread keeps at most WIRE_TEXTS_MAX texts:
+ * ~8 µs of the request thread (docs/performance.md). The request thread keeps at most WIRE_TEXTS_MAX texts:
  * when full it starts numbering again from 1, before a job, and sends each text again with its
  * new number on its first use, so the thread's table is overwritten, never read stale.
  */

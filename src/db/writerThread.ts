@@ -5,7 +5,7 @@
  * every job posted so far (a counter the request thread raises before each post): jobs that
  * arrive while a COMMIT's fsync runs share the next transaction (group commit), and a job's
  * rows are written while the request thread is still serving the requests behind it, instead
- * of after the whole turn (docs/performance.md, issue 19). Each job is answered after the
+ * of after the whole turn (docs/performance.md). Each job is answered after the
  * COMMIT that holds it, so every acknowledgement is durable. The request thread holds the
  * writer mutex while jobs are out, so no other write transaction of the process is open at the
  * same time. Built as a second entrypoint of dist/talentd.
@@ -109,7 +109,7 @@ export function runJobStreamed(id: number, job: WriteJob): FromWriter[] {
   }
   // A job of one statement needs no savepoint: a statement that fails is undone by SQLite alone,
   // the transaction kept (ON CONFLICT ABORT, the default); the savepoint's two statements were ~7
-  // µs of this thread's ~45 per prepare-task job (issue 19).
+  // µs of this thread's ~45 per prepare-task job (docs/performance.md).
   const alone = job.unless === undefined && job.statements.length === 1;
   if (!alone) conn.exec("SAVEPOINT job");
   try {

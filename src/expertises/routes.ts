@@ -1,7 +1,7 @@
 /**
  * `/web/orgs/current/expertises/*`: private expertises of the active organization
  * (docs/api-expertises.md). Owner and admin only: a member's request is answered exactly like an
- * unknown expertise (404 not_found), as is another organization's expertise (spec C rule 2).
+ * unknown expertise (404 not_found), as is another organization's expertise (docs/design.md "Organizations and their data", rule 2).
  * The guard `{ org: "member" }` authenticates and checks approval (403 organization_not_approved);
  * the role is checked here, before any body is read, so a member learns nothing.
  */

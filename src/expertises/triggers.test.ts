@@ -43,7 +43,7 @@ print("not a path: e.g. this.that")
 \`\`\`
 `;
 
-describe("trigger proposal (issue 5 item 3): computed from the content, explained, deterministic", () => {
+describe("trigger proposal: computed from the content, explained, deterministic", () => {
   test("file globs: languages, code fences (with their line), paths and folders mentioned in rules and body", () => {
     const p = proposeTriggers(TALENT);
     const byValue = Object.fromEntries(p.files.map((f) => [f.value, f.why]));

@@ -1,5 +1,5 @@
 /**
- * Cross-site request refusal (DESIGN §5 and §10), one rule for every state-changing request a
+ * Cross-site request refusal (docs/api.md "Cross-site requests"), one rule for every state-changing request a
  * browser can make: the cookie-authenticated ones (`/web/*`, consent, invitations, sign-out)
  * and the ones that create a session (sign-in, sign-up, setup: login CSRF).
  *

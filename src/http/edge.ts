@@ -1,7 +1,7 @@
 /**
  * The HTTP edge shared by every route: request ids, the client address (client.ts), the
  * JSON-lines access log, the body size limit and deadline, the cap on requests in progress per
- * address, and the one onError that renders every failure in the error model of DESIGN §3.
+ * address, and the one onError that renders every failure in the error model (docs/design.md "One error model").
  */
 import { Elysia } from "elysia";
 import type { Logger } from "../lib/log";
@@ -46,7 +46,7 @@ export function statusOf(request: Request, set: { status?: number | string }, re
   return typeof set.status === "number" ? set.status : Number(set.status ?? 200);
 }
 
-/** The error code a request was answered with (DESIGN §3), or undefined when it succeeded. */
+/** The error code a request was answered with (docs/design.md "One error model"), or undefined when it succeeded. */
 export function errorCodeOf(request: Request): string | undefined {
   return meta.get(request)?.errorCode;
 }
@@ -91,7 +91,7 @@ export interface EdgeOptions {
  * never TypeBox's default texts. One issue per field (TypeBox reports a missing field twice:
  * required, then of the wrong type). Never Elysia's summaries (`error.all`): they interpolate the
  * received value into a string, which throws for a value like `{"toString":1}` and once turned a
- * bad body into a 500 (issue 11 §3). Never throws.
+ * bad body into a 500. Never throws.
  */
 function validationIssues(error: unknown): Issue[] {
   const issues: Issue[] = [];
@@ -308,7 +308,7 @@ export function edge(opts: EdgeOptions) {
       return text;
     })
     // after the guards (transform) and validation, before the handler: a malformed JSON body is a
-    // 400 only for a caller the route accepts (an unauthenticated one got its 401 first; issue 11 §9)
+    // 400 only for a caller the route accepts (an unauthenticated one got its 401 first)
     .onBeforeHandle({ as: "global" }, ({ request, params }) => {
       if (malformed.has(request)) throw notParsed();
       // Elysia hands a path parameter it cannot percent-decode (%E0%A4%A) to the handler as null

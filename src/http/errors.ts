@@ -1,5 +1,5 @@
 /**
- * One error type and a table of codes (DESIGN §3). Every error body is
+ * One error type and a table of codes (docs/design.md "One error model"). Every error body is
  * `{"error": code, "message": sentence, ...details}`.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Method override for browser forms (DESIGN §12: "pages read without JavaScript; forms post
+ * Method override for browser forms (docs/design.md "Pages work without JavaScript": pages read without JavaScript; forms post
  * normally and htmx enhances them"). A browser form can only GET or POST, while the `/web/*`
  * routes that change a resource are PUT, PATCH and DELETE (htmx sends those verbs). So a form
  * posts to the same route with the verb in the query string:

@@ -1,5 +1,5 @@
 /**
- * Who is asking, as far as the answer's form goes (DESIGN §8, §12): htmx wants an HTML
+ * Who is asking, as far as the answer's form goes (docs/design.md "JSON by default, HTML when a browser asks"): htmx wants an HTML
  * fragment, a browser navigating (a link, a form posted without JavaScript) wants a page or a
  * redirect to one, and everything else (scripts, curl, agents) gets JSON.
  */

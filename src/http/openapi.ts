@@ -56,7 +56,7 @@ export const OPERATIONS: Operation[] = [
   { method: "GET", path: "/api/auth/sso/oidc/callback", summary: "An organization's OIDC IdP redirect back: signs in and joins the organization, or 303 to /login?error=<code>", access: "public", ok: 303 },
   { method: "POST", path: "/api/auth/saml/{orgId}/acs", summary: "SAML assertion consumer service (HTTP-POST binding): signs in and joins the organization, or 303 to /login?error=saml", access: "public", body: obj({ SAMLResponse: str(), RelayState: str() }, ["SAMLResponse"]), ok: 303 },
   { method: "GET", path: "/api/auth/saml/{orgId}/metadata", summary: "The SAML service provider metadata of an organization (entity ID, ACS URL)", access: "public", errors: [404] },
-  // ---- key API (spec A)
+  // ---- key API
   { method: "GET", path: "/api/catalog", summary: "The public catalog, paged", access: "key:catalog", query: page(200), errors: [400] },
   { method: "GET", path: "/api/prepare-task/designable", summary: "The talents the project can designate (relevant first)", access: "key:prepare_task" },
   { method: "POST", path: "/api/prepare-task", summary: "Designate talents; a frozen resolution", access: "key:prepare_task", body: obj({ talentIds: ids, language: str() }, ["talentIds"]), ok: 201, errors: [400] },
@@ -203,7 +203,7 @@ export function openApiDocument(baseUrl: string, version: string): Record<string
   }
   return {
     openapi: "3.1.0",
-    info: { title: "talentd", version, description: "Talents for coding agents: the project-key API (spec A) and the web endpoints (spec C). Prose: docs/api.md." },
+    info: { title: "talentd", version, description: "Talents for coding agents: the project-key API and the web endpoints. Prose: docs/api.md." },
     servers: [{ url: baseUrl }],
     components: {
       securitySchemes: {

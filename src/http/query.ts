@@ -2,7 +2,7 @@
  * The query readers of every route that takes query parameters (and of JSON search bodies):
  * one set of rules and one 400 validation_failed answer, whatever the route. Elysia's
  * `t.Numeric` decoded dynamically on every request (about 58 µs of a key route's time under
- * load; docs/performance.md) and let `limit=1.5` through to SQL (a 500; issue 11 §6), so no
+ * load; docs/performance.md) and let `limit=1.5` through to SQL (a 500), so no
  * route uses it.
  */
 import { validationFailed } from "./errors";

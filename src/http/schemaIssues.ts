@@ -4,7 +4,7 @@
  * characters"), never TypeBox's default texts ("Expected union value", "Expected string",
  * "Unexpected property", "Expected required property"). A schema's own `error` text wins (a
  * union whose parts would read vaguely carries one, e.g. the key's `tools`). The received value
- * is never interpolated (a value like `{"toString":1}` must not run; issue 11 §3).
+ * is never interpolated (a value like `{"toString":1}` must not run).
  */
 import { ValueErrorType } from "@sinclair/typebox/errors";
 import type { Issue } from "./errors";

@@ -1,5 +1,5 @@
 /**
- * How many password attempts and new accounts are allowed (issue 11 §2), one set per app,
+ * How many password attempts and new accounts are allowed, one set per app,
  * shared by every path that checks a password (`/api/auth/sign-in`, `/login`, the OAuth
  * login) or creates an account (`/api/auth/sign-up`, `/login/sign-up`, the invitation page).
  *

@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 /**
- * `/login` (spec D: "Sign-in or account creation"): one page with the sign-in form and the
+ * `/login` (docs/api.md "Pages (HTML)": sign-in or account creation): one page with the sign-in form and the
  * account-creation form, both posting normally (no JavaScript needed) and answering a page
  * with the problem next to the form it concerns, never JSON. `next` (a path of this site)
  * is where the browser goes afterwards: the OAuth consent, an invitation, or home.

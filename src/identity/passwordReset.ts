@@ -1,5 +1,5 @@
 /**
- * Password reset by mail (issue 14): a person who forgot their password asks for a link at
+ * Password reset by mail (docs/operations.md "Mail"): a person who forgot their password asks for a link at
  * `/reset-password` or `POST /api/auth/password-reset`; the answer is the same whether an
  * account exists or not (no account enumeration). For an account, a single-use token
  * (256 random bits; only its SHA-256 is stored) goes out in a mail through the outbox, valid

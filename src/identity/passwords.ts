@@ -1,4 +1,4 @@
-/** Password hashing: argon2id through Bun.password (m = 19 MiB, t = 2, per DESIGN §5). */
+/** Password hashing: argon2id through Bun.password (m = 19 MiB, t = 2). */
 
 export const MIN_PASSWORD_LENGTH = 10;
 export const MAX_PASSWORD_LENGTH = 256;

@@ -1,5 +1,5 @@
 /**
- * External identity providers (DESIGN §13) with `arctic`: GitHub, GitLab (any base URL),
+ * External identity providers (docs/operations.md "Sign-in with identity providers") with `arctic`: GitHub, GitLab (any base URL),
  * Google, Microsoft Entra ID; the generic OIDC provider with `openid-client` (oidc.ts).
  * Each is enabled by its OAUTH_<PROVIDER>_* settings (config.ts). What each one checks:
  *   github     state; the verified primary e-mail from /user/emails (no PKCE in GitHub's OAuth apps)

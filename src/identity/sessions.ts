@@ -1,5 +1,5 @@
 /**
- * Web sessions (DESIGN §5): a 160-bit random token in an httpOnly, SameSite=Lax cookie,
+ * Web sessions (docs/api.md "Authentication"): a 160-bit random token in an httpOnly, SameSite=Lax cookie,
  * stored as SHA-256, 30-day sliding expiry, renewed at sign-in.
  */
 import { and, eq, ne } from "drizzle-orm";

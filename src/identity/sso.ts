@@ -1,5 +1,5 @@
 /**
- * Organization SSO (spec C `GET, POST /web/orgs/current/sso`, `POST …/sso/test`; DESIGN §13):
+ * Organization SSO (`GET, POST /web/orgs/current/sso`, `POST …/sso/test`; docs/api.md "Organization SSO"):
  * an organization's OIDC or SAML connection and the e-mail domains routed to it. A domain
  * belongs to one organization at most (409 conflict). The OIDC client secret is stored and
  * never answered. Only an approved organization's SSO is used to sign in.

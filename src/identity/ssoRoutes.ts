@@ -1,5 +1,5 @@
 /**
- * The browser legs of sign-in through someone else (DESIGN §8, §13), all under /api/auth:
+ * The browser legs of sign-in through someone else (docs/api.md "Identity providers and organization SSO"), all under /api/auth:
  *   GET  /oauth/:provider            → the provider, with state (+ PKCE, nonce) in the flow cookie
  *   GET  /oauth/:provider/callback   ← the provider; signs in, or back to /login with a sentence
  *   GET  /sso/:domain                → the organization's IdP (OIDC or SAML) for that e-mail domain

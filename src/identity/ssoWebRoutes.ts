@@ -1,5 +1,5 @@
 /**
- * `GET, POST, DELETE /web/orgs/current/sso` and `POST /web/orgs/current/sso/test` (spec C):
+ * `GET, POST, DELETE /web/orgs/current/sso` and `POST /web/orgs/current/sso/test` (docs/api.md "Organization SSO"):
  * the active organization's SSO, for its owners and admins (members 403). Secrets never come
  * back. Every change is a security event (`sso.configured`, `sso.deleted`, `sso.tested`,
  * `sso.domain_verified`). A saved domain is a claim that routes nothing until it is proven:

@@ -1,5 +1,5 @@
 /**
- * The mail outbox (DESIGN §13): a durable queue in the `mail_outbox` table. A mail is queued
+ * The mail outbox (docs/operations.md "Mail"): a durable queue in the `mail_outbox` table. A mail is queued
  * inside the transaction of what it announces (an invitation, a reset request), so it exists
  * exactly when that change does. Without SMTP_URL the mail is written to the log instead
  * (status `logged`), so the operator of an air-gapped install can still hand a link over.

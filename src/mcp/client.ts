@@ -1,5 +1,5 @@
 /**
- * Which development tool is calling (spec "Trace event": each MCP call names it). The MCP
+ * Which development tool is calling (docs/api.md "Trace events": each MCP call names it). The MCP
  * `initialize` request carries `clientInfo`; later requests of a stateless server do not, so
  * the initialize response hands the client an `Mcp-Session-Id` that encodes its clientInfo
  * (plus randomness), which the client echoes on every later request. It is a label for traces

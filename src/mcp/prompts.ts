@@ -1,5 +1,5 @@
 /**
- * The loop as MCP prompts (DESIGN §14): one to prepare a task, one to audit a resolution, so a
+ * The loop as MCP prompts (docs/api-oauth-mcp.md): one to prepare a task, one to audit a resolution, so a
  * client that shows prompts lets a person start either step. A prompt is text with the
  * person's arguments copied in; it calls no backend and decides nothing (the tools do).
  */

@@ -1,5 +1,5 @@
 /**
- * `/mcp` and `/mcp/:projectId`: MCP over Streamable HTTP (spec B, DESIGN §7), stateless, one
+ * `/mcp` and `/mcp/:projectId`: MCP over Streamable HTTP (docs/api-oauth-mcp.md), stateless, one
  * fresh server and transport per request. In order, every request (docs/api-oauth-mcp.md):
  *   0. :projectId looks like a project id                                   → 404
  *   1. the host the client used (X-Forwarded-Host, else Host) is BASE_URL's → 421 naming BASE_URL

@@ -233,7 +233,7 @@ export function createMcpServer(call: CallBackend, projectId: string): McpServer
 }
 
 /**
- * Capabilities say what the server does (DESIGN §14). The SDK announces `listChanged: true`
+ * Capabilities say what the server does (docs/api-oauth-mcp.md "Skills"). The SDK announces `listChanged: true`
  * for tools and resources as soon as their handlers exist, but a server built for one request
  * and dropped after it never sends a list_changed notification. `registerCapabilities` merges
  * field by field, so an undefined `listChanged` replaces the SDK's and is left out of the JSON
@@ -251,7 +251,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 const mediaType = (h: string | null) => (h ?? "").split(";")[0]!.trim().toLowerCase();
 
 /**
- * A `tools/call` answered without building the SDK's server (issue 19 target 5a: the server and
+ * A `tools/call` answered without building the SDK's server (docs/performance.md: the server and
  * transport built per request, and their zod checks of each message, cost about three times the
  * backend call). Only the plain case: one JSON-RPC request `{jsonrpc: "2.0", id, method:
  * "tools/call", params: {name, arguments?, _meta?}}` of a known tool whose arguments pass its

@@ -1,6 +1,6 @@
 /**
- * The adapter holds no logic (spec "What the service does" 8): the tool → backend table is the
- * spec's section B table, and each call becomes exactly ONE backend request, whose method and
+ * The adapter holds no logic (docs/api-oauth-mcp.md "Tools"): the tool → backend table is the
+ * tools table of docs/api-oauth-mcp.md, and each call becomes exactly ONE backend request, whose method and
  * path are the table's and whose payload is the arguments as given. Checked with a recording
  * backend behind the real MCP server and an in-memory SDK client.
  */
@@ -12,7 +12,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { createMcpServer, type BackendAnswer } from "./server";
 import { TOOL_ROUTES, TOOLS, type BackendCall } from "./tools";
 
-/** Spec section B, "Backend" column, with the key API's /api prefix and PATCH /projects/current → :id. */
+/** docs/api-oauth-mcp.md "Tools", "backend request" column, with the key API's /api prefix and PATCH /projects/current → :id. */
 const SPEC_TABLE: Record<string, string[]> = {
   svc_prepare_task: ["POST /api/prepare-task"],
   svc_deepen: ["POST /api/talents/get", "GET /api/search"],
@@ -23,7 +23,7 @@ const SPEC_TABLE: Record<string, string[]> = {
   svc_discover_codebase: ["GET /api/discovery/playbook"],
 };
 
-/** Spec section A: the scope of each route. */
+/** docs/api.md "The agent loop": the scope of each route. */
 const SPEC_SCOPES: Record<string, string> = {
   svc_prepare_task: "prepare_task",
   svc_deepen: "deepen",

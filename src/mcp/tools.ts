@@ -1,5 +1,5 @@
 /**
- * The seven tools of the spec (section B), as data: name, scope, what an agent reads to know
+ * The seven tools (docs/api-oauth-mcp.md "Tools"), as data: name, scope, what an agent reads to know
  * when to call it, its input schema, and the ONE backend request a call becomes. No tool
  * computes anything: arguments are copied into a path, a query or a body.
  */
@@ -155,5 +155,5 @@ export const TOOLS: ToolSpec[] = [
 /** Tool name → spec. */
 export const TOOLS_BY_NAME: ReadonlyMap<string, ToolSpec> = new Map(TOOLS.map((t) => [t.name, t]));
 
-/** Tool name → the routes it reaches: the table of spec section B, checked by a test. */
+/** Tool name → the routes it reaches: the tools table of docs/api-oauth-mcp.md, checked by a test. */
 export const TOOL_ROUTES: Record<string, string[]> = Object.fromEntries(TOOLS.map((t) => [t.name, t.routes]));

@@ -56,8 +56,8 @@ function withoutLoopbackPort(uri: string): string | null {
 
 /**
  * True when `candidate` is one of the registered URIs: the same string, except that a
- * loopback http URI may differ in its port only (native apps bind an ephemeral port, RFC 8252
- * §7.3). Strings, not parsed URLs: a parser would read `/x/../cb` as `/cb`.
+ * loopback http URI may differ in its port only (native apps bind an ephemeral port,
+ * RFC 8252 §7.3). Strings, not parsed URLs: a parser would read `/x/../cb` as `/cb`.
  */
 export function redirectUriRegistered(registered: string[], candidate: string): boolean {
   if (registered.includes(candidate)) return true;
@@ -106,8 +106,8 @@ async function insertWithinBudget(
 }
 
 /**
- * Registers a public client. URIs that are not https or loopback http are dropped (RFC 7591
- * §2 lets the server replace requested values; clients such as Cursor send a private-use
+ * Registers a public client. URIs that are not https or loopback http are dropped
+ * (RFC 7591 §2 lets the server replace requested values; clients such as Cursor send a private-use
  * scheme beside a loopback one); the registration fails only when none is left.
  */
 export async function registerClient(database: Database, body: unknown, maxClients: number) {

@@ -1,5 +1,5 @@
 /**
- * Authorization codes and tokens (DESIGN §5): codes single-use and short-lived, access tokens
+ * Authorization codes and tokens (docs/api-oauth-mcp.md): codes single-use and short-lived, access tokens
  * `svc_at_` (1 h), refresh tokens `svc_rt_` (30 d, rotated on every use). All three are stored
  * as SHA-256 only. Tokens descending from one code form a family: replaying a used code or a
  * rotated refresh token revokes the whole family (OAuth 2.1 §4.1.3, §4.3.1).

@@ -45,7 +45,7 @@ describe("redirect URIs (https, or loopback http on any port)", () => {
     expect(redirectUriRegistered(reg, "http://127.0.0.1:5555/cb#x")).toBe(false);
     expect(redirectUriRegistered(reg, "http://127.0.0.1:5555/%63b")).toBe(false);
     expect(redirectUriRegistered(reg, "http://user@127.0.0.1:5555/cb")).toBe(false);
-    // registered without a port (issue 11 §8's case): any port, the same path
+    // registered without a port: any port, the same path
     expect(redirectUriRegistered(["http://127.0.0.1/cb"], "http://127.0.0.1:5555/cb")).toBe(true);
     expect(redirectUriRegistered(["http://127.0.0.1/cb"], "http://127.0.0.1:5555/x/../cb")).toBe(false);
   });

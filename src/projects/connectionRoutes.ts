@@ -1,7 +1,7 @@
 /**
  * `GET /web/projects/:id/setup` (the connection kit), `POST /web/projects/:id/token` (the
  * automation key for hooks and CI) and `POST /web/projects/:id/file` (read one talent file as
- * a person, with the key route's rules): spec C, DESIGN §11.
+ * a person, with the key route's rules): docs/api.md "Connection kit, automation key, reading a file".
  */
 import { and, eq, isNull } from "drizzle-orm";
 import { Elysia } from "elysia";

@@ -1,5 +1,5 @@
 /**
- * Project API keys (DESIGN §5): `svc_pk_` + 32 random bytes in base62 + a 6-character CRC32
+ * Project API keys (docs/api.md "Key API"): `svc_pk_` + 32 random bytes in base62 + a 6-character CRC32
  * checksum. Stored as SHA-256 only; the raw value exists only in the creation response.
  */
 import { and, desc, eq } from "drizzle-orm";

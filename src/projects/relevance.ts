@@ -1,8 +1,8 @@
 /**
- * Per-project relevance settings (spec C `/web/projects/:id/relevance`, DESIGN §11):
+ * Per-project relevance settings (docs/api.md "Relevance"):
  * `{languages, roles, paths, exclude}`. They rank the designable directory and the discovery
  * index (relevant first, each with `why`) and pre-filter the catalog in grouped install mode.
- * They never designate or serve anything (spec A semantic 3): they only order and filter what
+ * They never designate or serve anything (prepare-task serves exactly the designated talents): they only order and filter what
  * a person or an agent chooses from.
  *
  * A talent is relevant when it is not excluded and, for each dimension that is set (an empty

@@ -1,4 +1,4 @@
-/** `GET, PUT, DELETE /web/projects/:id/relevance` (spec C; relevance.ts says what the settings do). */
+/** `GET, PUT, DELETE /web/projects/:id/relevance` (docs/api.md "Relevance"; relevance.ts says what the settings do). */
 import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/guards";

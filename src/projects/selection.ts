@@ -1,5 +1,5 @@
 /**
- * A project's selection (spec "Talent in a project"): not installed → installed and active
+ * A project's selection (docs/api.md "Selection in the dashboard"): not installed → installed and active
  * (install) ⇄ installed and disabled (toggle), → not installed (uninstall). A list install is
  * atomic. Installing never changes an existing resolution (resolutions pin their own bytes).
  */

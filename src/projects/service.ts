@@ -21,7 +21,7 @@ export async function createProject(tx: Tx, input: { organizationId: string; nam
 /**
  * The project columns as plain SQL for the prepared reader: every /web project route reads a
  * project, and a drizzle query through the pooled client costs ~250 µs against ~15 µs
- * (docs/performance.md, issue 11 load figures).
+ * (docs/performance.md).
  */
 const PROJECT_SELECT = `SELECT id, organization_id AS organizationId, name, description, created_by AS createdBy,
   created_at AS createdAt, updated_at AS updatedAt, repository FROM projects`;

@@ -1,6 +1,6 @@
 /**
- * The connection kit of a project (spec "Project": an .mcp.json and a stub instruction file;
- * DESIGN §11 Setup): the MCP URL, a ready configuration for each agent client in the exact
+ * The connection kit of a project (docs/connection-kit.md: an .mcp.json and a stub instruction file;
+ * docs/api.md "Connection kit, automation key, reading a file"): the MCP URL, a ready configuration for each agent client in the exact
  * format its own documentation gives (sources in docs/connection-kit.md), the AGENTS.md stub
  * that teaches an agent the loop, and what hooks and CI need. The MCP URL holds no secret:
  * interactive clients sign in with OAuth; only the automation key (POST …/token) is secret,

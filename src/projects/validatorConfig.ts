@@ -1,7 +1,7 @@
 /**
- * The generated CI validation (spec C `GET /web/projects/:id/validator-config`, DESIGN §11):
+ * The generated CI validation (docs/api.md "CI validation"):
  * a GitHub Actions workflow, a GitLab CI job or a plain shell script that runs `talentd ci
- * verify` (DESIGN §15) with the automation key taken from the CI's secrets under the name
+ * verify` (docs/design.md "The binary and its client") with the automation key taken from the CI's secrets under the name
  * TALENTD_KEY. No key is created or shown here: POST /web/projects/:id/token makes the key.
  *
  * The CI job gets its talentd from this server (`GET /download/talentd`: the running binary), so

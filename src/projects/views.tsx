@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 /**
- * The HTML views of the project routes (DESIGN §12: a resource's fragments beside its
+ * The HTML views of the project routes (docs/design.md "JSON by default, HTML when a browser asks": a resource's fragments beside its
  * routes): the installed-talent section (counts, graph, list with toggle and uninstall), the
  * keys section (a new key's value shown once), the automation key, and the connection kit.
  * The project page (src/web/projectPages.tsx) renders the same components; after a change
@@ -81,7 +81,7 @@ function InstalledRow(props: { projectId: string; t: InstalledTalentView }) {
  * Counts, graph and the list, as one swappable section. Its HTML is a pure function of the
  * project id, the overview and the catalog (the graph reads conflicts from it), so it is kept
  * by those: a page view of an unchanged selection costs the data read, not the render
- * (issue 13: ~3.8 ms for 50 talents).
+ * (~3.8 ms for 50 talents; docs/performance.md).
  */
 export function InstalledSection(props: { projectId: string; overview: Overview; catalog: Catalog }) {
   return installedHtml.render(props.overview, { projectId: props.projectId, catalog: props.catalog }, () => <InstalledSectionView {...props} />);

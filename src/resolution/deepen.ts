@@ -1,5 +1,5 @@
 /**
- * Deepen (spec A "deepen", DESIGN §6): a literal search that returns pointers only, and reads
+ * Deepen (`svc_deepen`; docs/architecture.md "The agent loop"): a literal search that returns pointers only, and reads
  * of talent files — the current bytes of an enabled public talent, or the pinned bytes of a
  * talent a given resolution served. Never a talent that is neither enabled nor pinned, and an
  * expertise's files only through a resolution that pinned it.

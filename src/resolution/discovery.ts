@@ -1,5 +1,5 @@
 /**
- * The discovery playbook (spec A "discover"): a procedure to pick talents for a codebase when
+ * The discovery playbook (docs/api.md "The agent loop"): a procedure to pick talents for a codebase when
  * the selection is empty, and a compact index of the catalog to pick from. It activates nothing.
  */
 import type { Catalog } from "../catalog/catalog";

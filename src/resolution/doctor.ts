@@ -1,5 +1,5 @@
 /**
- * Doctor (spec A "doctor"): what is wrong with the current selection — prerequisites that are
+ * Doctor (`svc_doctor`; docs/api.md "The agent loop"): what is wrong with the current selection — prerequisites that are
  * missing, conflicts among active talents, disabled dependencies of active talents, installed
  * talents that can no longer be served, and (for owners and admins) broken catalog entries.
  */

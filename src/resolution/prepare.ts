@@ -1,5 +1,5 @@
 /**
- * Task preparation (spec A, DESIGN §6): the agent designates talents; the service compiles
+ * Task preparation (docs/architecture.md "The agent loop"): the agent designates talents; the service compiles
  * exactly those (public and private mixed, always the compact form) and freezes a resolution.
  * Nothing is guessed: no designation → 400 designation_required; an id that is not active in
  * the project → 400 unknown_talents. Dependencies not designated are listed, not served.
@@ -93,7 +93,7 @@ export function conflictsAmong(designated: ServableItem[]): { a: string; b: stri
  * A talent's pinned files (path → digest) as a content-addressed blob: its JSON, and what an
  * item stores in `files` — the blob's digest as a JSON string, 73 bytes instead of the map (the
  * same map for every resolution of that version was most of the bytes a resolution wrote:
- * issue 19, prepare-task is bound by the commits' writes). `pinned.ts` reads both forms: rows
+ * docs/performance.md: prepare-task is bound by the commits' writes). `pinned.ts` reads both forms: rows
  * written before this hold the map itself.
  */
 const manifests = new WeakMap<Talent, { content: string; digest: string; column: string }>();
@@ -144,7 +144,7 @@ function itemTuple(d: { id: string; kind: string; version: string; expertiseId: 
  * and the project id): every other column is fixed by the designated talents' versions and
  * written into the statement as literals, so a designation made again reuses the writer
  * thread's prepared statement. Binding arguments was most of the writer's work per prepare-task
- * (~0.65 µs each through libsql: 90 of them for ten items, ~60 of a job's ~130 µs; issue 19).
+ * (~0.65 µs each through libsql: 90 of them for ten items, ~60 of a job's ~130 µs; docs/performance.md).
  * OR IGNORE: two calls serving a new designation at once both write it; the rows are the same.
  */
 function itemsInsert(designated: { id: string; kind: string; version: string; expertiseId: string | null; talent: Talent }[]): string {
@@ -157,7 +157,7 @@ function itemsInsert(designated: { id: string; kind: string; version: string; ex
  * A project's designation of these items, in this order: `dsg_` + 32 hex characters of the
  * digest of the project and the items' columns. Resolutions that serve the same talents at the
  * same versions in the same order share it, so a prepare-task writes its items only the first
- * time (issue 19: the items were ten of a call's eleven rows, most of its writer time and bytes).
+ * time (docs/performance.md: the items were ten of a call's eleven rows, most of its writer time and bytes).
  */
 function designationOf(projectId: string, itemsSql: string): string {
   return `dsg_${digestOf(`${projectId}\n${itemsSql}`).slice(7, 39)}`;
@@ -169,7 +169,7 @@ function designationOf(projectId: string, itemsSql: string): string {
  * DESIGNATION_MEMOS designations served, by project and designated ids, with the map of active
  * items they were read from: while activeItems hands out the same map (the same frozen rows,
  * catalog and expertises), none is built or hashed again (~9% of the request thread's samples
- * under prepare-task at 64 connections, issue 19); a new map (an install, a new version, a
+ * under prepare-task at 64 connections, docs/performance.md); a new map (an install, a new version, a
  * catalog change) builds them afresh. At most ~4 KB each.
  */
 interface DesignationMemo {

@@ -1,5 +1,5 @@
 /**
- * Validation reports (spec A "record_validation", semantics 4; DESIGN §6): exactly one final
+ * Validation reports (`svc_record_validation`; docs/api.md "The agent loop"): exactly one final
  * verdict per private expertise of the resolution, with path:line evidence or the missing
  * elements for a fail. Replays of the identical report return the first answer; the same
  * submissionId with other content is a 409. Recorded in one transaction.

@@ -1,5 +1,5 @@
 /**
- * The project-key API of the agent loop (spec A): designable, prepare-task, playbook, reports,
+ * The project-key API of the agent loop (docs/api.md "The agent loop"): designable, prepare-task, playbook, reports,
  * search and reads (one deepen scope for both), doctor, discovery, install. The project is the
  * key's; `x-svc-project` is never read. Every call is traced.
  */

@@ -54,7 +54,7 @@ export function withItems(rows: readonly InstalledRow[], expertises: readonly Se
  * rows (listInstalled hands back the same frozen rows while the selection is unchanged) with the
  * catalog (and its generation: start-up's offload swaps talents for lazy twins) and the
  * organization's servable expertises it was built from: prepare-task asks for it
- * on every call (issue 19), and building it looked up every installed talent each time.
+ * on every call (docs/performance.md), and building it looked up every installed talent each time.
  */
 export async function activeItems(deps: SourceDeps, project: { id: string; organizationId: string }): Promise<ReadonlyMap<string, ServableItem>> {
   const rows = await listInstalled(deps.database, project.id);

@@ -1,5 +1,5 @@
 /**
- * The key API behind the MCP Skills extension (docs/api.md "Skills"; DESIGN §14): a listing of
+ * The key API behind the MCP Skills extension (docs/api.md "Skills"): a listing of
  * the project's skills with their file manifests, one entry, a directory's children and one
  * file. Reading talents is what the `deepen` scope grants, so all four need it. Every call is
  * traced. The MCP adapter translates `skills/list`, `skills/get`, `resources/directory/read`

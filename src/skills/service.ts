@@ -1,5 +1,5 @@
 /**
- * The backend of the MCP Skills extension (`io.modelcontextprotocol/skills`; DESIGN §14,
+ * The backend of the MCP Skills extension (`io.modelcontextprotocol/skills`; docs/api.md "Skills",
  * docs/api-oauth-mcp.md "Skills"). Each active talent of a project is an Agent Skills folder:
  * a public talent at `skill://<id>/`, a private expertise of the project's organization, at
  * its published version, at `skill://~<org-slug>/<slug>/` (`~` cannot begin a talent id, so

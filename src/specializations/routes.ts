@@ -1,5 +1,5 @@
 /**
- * `/web/specializations` (spec C): the built-in specializations and the active organization's
+ * `/web/specializations` (docs/api.md "Specializations"): the built-in specializations and the active organization's
  * own. Members read; owners and admins create, edit, duplicate and delete (built-ins are
  * read-only: 403, duplicate them instead). Applying one to a project is
  * `POST /web/projects/:id/apply-specialization` (projects/selectionRoutes.ts).

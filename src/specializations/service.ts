@@ -1,5 +1,5 @@
 /**
- * Specializations (spec "Specialization", DESIGN §11): built-in ones from the catalog's files
+ * Specializations (docs/api.md "Specializations"): built-in ones from the catalog's files
  * (catalog/specializations.ts; read-only) and custom ones of an organization (stored; owner
  * and admin write, members read). Applying one installs its talents plus their
  * requires-closure into a project as one atomic group, refused with the conflicting pairs

@@ -1,5 +1,5 @@
 /**
- * An organization's code hosting (spec "Organization": code-hosting settings; DESIGN §11):
+ * An organization's code hosting (docs/api.md "Code hosting"):
  * `{provider: github|gitlab|bitbucket|other, url, defaultBranch}`, where `url` is the base the
  * organization's repositories live under (`https://github.com/acme`). A project names its
  * repository under it (`projects.repository`), and report evidence `path:line` becomes a link

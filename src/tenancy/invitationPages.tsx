@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 /**
- * `/accept-invitation/:id`, the page an invitation mail links to (spec D). Signed in as the
+ * `/accept-invitation/:id`, the page an invitation mail links to (docs/api.md "The invitation page"). Signed in as the
  * invitee: an Accept button. Signed in as someone else: says so. Not signed in: sign in (the
  * `/login` page, returning here) or create the account with the invited address and join.
  */

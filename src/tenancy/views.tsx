@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 /**
- * The HTML views of the tenancy routes (DESIGN §12: a resource's fragments beside its routes):
+ * The HTML views of the tenancy routes (docs/design.md "JSON by default, HTML when a browser asks": a resource's fragments beside its routes):
  * the organization's approval status, its members with their roles, its invitations (with the
  * accept link, for installs without mail) and its code hosting; the platform administrators'
  * table of organizations is in adminViews.tsx. The pages (src/web/orgPages.tsx, src/web/adminPages.tsx) render the
@@ -238,7 +238,7 @@ export function InvitationsSection(props: { invitations: InvitationView[]; baseU
   );
 }
 
-/** Code hosting (DESIGN §11): where the organization's repositories live; evidence links are made from it. Members read it, owners and admins set it. */
+/** Code hosting (docs/api.md "Code hosting"): where the organization's repositories live; evidence links are made from it. Members read it, owners and admins set it. */
 export function CodeHostingSection(props: { codeHosting: CodeHosting | null; admin: boolean; notice?: string }) {
   const h = props.codeHosting;
   const route = "/web/orgs/current/code-hosting";

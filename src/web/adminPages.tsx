@@ -1,9 +1,9 @@
 /** @jsxImportSource hono/jsx */
 /**
- * The platform administration pages (spec D, issue 15), for users with role admin:
+ * The platform administration pages (docs/api.md "Pages"), for users with role admin:
  * `/admin` (organizations with approve / reject / suspend / reactivate), `/admin/users`, and
  * `/admin/security-events` (paged, newest first). Open whatever the administrator's own
- * organization's state (spec C rule 1). Anyone else gets the 404 page: the pages' existence
+ * organization's state (docs/design.md "Organizations and their data", rule 1). Anyone else gets the 404 page: the pages' existence
  * is not advertised to them.
  */
 import { desc } from "drizzle-orm";

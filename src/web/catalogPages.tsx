@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 /**
- * `/catalog` and `/catalog/:id` (spec D). The catalog: the specializations block, then search
+ * `/catalog` and `/catalog/:id` (docs/api.md "Pages"). The catalog: the specializations block, then search
  * and filters (facets) and cards. Grouped install mode (`?project=<id>`): the specializations
  * block is hidden, cards get checkboxes, and one atomic install of the chosen group
  * (`POST /web/projects/:id/talents`); `select=<id>` pre-ticks talents and their missing

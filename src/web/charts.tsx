@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 /**
- * Small server-side SVG charts of the dashboard (DESIGN §12: no client chart library):
+ * Small server-side SVG charts of the dashboard (docs/design.md "Pages work without JavaScript": no client chart library):
  * stacked columns over days and stacked horizontal bars per item. Each chart is an image with a
  * title and a description for assistive technology; the page also shows the same figures as a
  * table.

@@ -1,7 +1,7 @@
 /**
  * What every dashboard page needs first: the person (or a redirect to `/login`), their
  * organizations and the active one (the header's switcher), and, for the pages of an
- * organization's data, that organization approved and their role (spec C rule 1: a pending
+ * organization's data, that organization approved and their role (docs/design.md "Organizations and their data", rule 1: a pending
  * organization's members see only its status).
  */
 import type { AppDeps } from "../deps";

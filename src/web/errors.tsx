@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 /**
- * Errors as a person sees them (issue 13: "errors show on the page, never a raw JSON body or
+ * Errors as a person sees them ("errors show on the page, never a raw JSON body or
  * a blank page"): an htmx request gets a fragment swapped into the page's message area; a
  * page, or a form posted without JavaScript, gets an error page with the status; APIs keep the
  * JSON error model. Given to the edge as its `htmlError` (`htmlErrors`).

@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 /**
- * Dependency graphs as server-side SVG (DESIGN §12): laid out with @dagrejs/dagre, drawn as
+ * Dependency graphs as server-side SVG (docs/design.md "Pages work without JavaScript"): laid out with @dagrejs/dagre, drawn as
  * plain SVG with a link per node and a text alternative, so it needs no JavaScript and reads
  * in any browser. Requires edges are solid arrows (from a talent to what it needs); conflicts
  * are dashed.

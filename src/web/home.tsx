@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 /**
- * `/` (spec D: "Home: pick or create a project"). Signed out: to `/login`. Signed in: the
+ * `/` (docs/api.md "Pages": pick or create a project). Signed out: to `/login`. Signed in: the
  * projects of the active organization (or the empty state that leads to `/projects/new`), the
  * organization's approval status when it is not approved, and how to get an organization when
  * there is none.

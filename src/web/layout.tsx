@@ -50,7 +50,7 @@ function currentLink(links: { href: string }[], path: string): string | null {
 }
 
 /**
- * The banner of an active organization that is not approved, on every page (issue 15): what
+ * The banner of an active organization that is not approved, on every page: what
  * it means and where its status is. Pending: nothing to do but wait for a platform
  * administrator; rejected or suspended: ask one.
  */

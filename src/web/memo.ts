@@ -1,5 +1,5 @@
 /**
- * Rendered HTML kept by a key that names everything it was made of (issue 13's render
+ * Rendered HTML kept by a key that names everything it was made of (the render
  * figures: hono/jsx costs about a microsecond per element, and the same blocks — a 50-row
  * table, the specializations, the connection kit — are drawn again on every view). The key is
  * the whole input, so a hit is the same bytes a render would give; the map is bounded, oldest

@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 /**
- * `/org/expertises` (spec D): the private expertises of the active organization, for its owners
+ * `/org/expertises` (docs/api.md "Pages"): the private expertises of the active organization, for its owners
  * and admins only (anyone else, and another organization's id, gets the 404 page). The list with
  * its status filter and the creation form; `/org/expertises/:id`: the editor of the working
  * version, the validator's findings beside their lines, triggers, lifecycle, versions, delete.

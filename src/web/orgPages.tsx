@@ -1,9 +1,9 @@
 /** @jsxImportSource hono/jsx */
 /**
- * The organization's pages (spec D): `/org/new` (create an organization over `POST /web/orgs`)
+ * The organization's pages (docs/api.md "Pages"): `/org/new` (create an organization over `POST /web/orgs`)
  * and `/org` (its approval status; members and roles; invitations; code hosting; links to
  * single sign-on, mail, expertises, insights and adoption). While the active organization is
- * not approved, `/org` is its status page and nothing else (spec C rule 1), and the layout's
+ * not approved, `/org` is its status page and nothing else (docs/design.md "Organizations and their data", rule 1), and the layout's
  * banner says so on every page. Members see the members, the status and the code hosting;
  * invitations, settings forms and the links to the owner/admin pages are not shown to them.
  */

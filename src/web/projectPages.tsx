@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 /**
- * The project pages (spec D): `/projects/new`, the two-step onboarding
+ * The project pages (docs/api.md "Pages"): `/projects/new`, the two-step onboarding
  * (`/projects/:id/onboarding`: choose talents, then connect an agent), and `/projects/:id`
  * with its tabs (overview: talents, graph, connection, CI; activity; keys; settings). Pages
  * read everything without JavaScript; changes go to the `/web/*` routes (htmx swaps their

@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 /**
- * `GET /web/search?q=` — the command palette's one search (DESIGN §12): projects and
+ * `GET /web/search?q=` — the command palette's one search (docs/api.md "Pages"): projects and
  * specializations of the active organization, catalog entries (its published expertises
  * included), and the person's organizations (choosing one switches to it). JSON, or the
  * palette's list items when htmx asks.

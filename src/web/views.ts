@@ -1,5 +1,5 @@
 /**
- * The HTML side of the `/web/*` routes (DESIGN §8, §12): a route answers JSON by default; the
+ * The HTML side of the `/web/*` routes (docs/design.md "JSON by default, HTML when a browser asks"): a route answers JSON by default; the
  * same data as an HTML fragment when htmx asks (`HX-Request`); and a browser form posted
  * without JavaScript is sent back to a page (303, Post/Redirect/Get). Routes stay as they are:
  * their views are registered by method and route pattern in the app's own ViewRegistry (each

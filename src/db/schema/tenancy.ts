@@ -43,7 +43,7 @@ export const invitations = sqliteTable("invitations", {
 }, (t) => [index("invitations_org_idx").on(t.organizationId)]);
 
 /**
- * An organization's single sign-on (DESIGN §13): one connection per organization, OIDC or
+ * An organization's single sign-on (docs/operations.md "Organization single sign-on"): one connection per organization, OIDC or
  * SAML. `config` holds the protocol settings, the OIDC client secret among them (never
  * answered by any route). The e-mail domains routed to it are in `sso_domains`.
  */
