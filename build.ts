@@ -87,8 +87,8 @@ const result = await Bun.build({
   minify: { whitespace: true, syntax: true, identifiers: false },
   sourcemap: "none",
   // the binary carries JavaScriptCore bytecode beside each chunk's source, so a start does not
-  // parse its code: the start's code phase 130–200 → 30–50 ms (docs/performance.md, seventh
-  // round). Bytecode with chunks needs ESM; the source stays in the binary, so Elysia still
+  // parse its code: the start's code phase 130–200 → 30–50 ms (docs/performance.md, "Start-up
+  // and memory"). Bytecode with chunks needs ESM; the source stays in the binary, so Elysia still
   // reads its handlers' text (Function.prototype.toString is unchanged)
   bytecode: true,
   format: "esm",

@@ -1,7 +1,7 @@
 /**
  * Answers given after a commit (src/http/answer.ts): above 15,000 characters they leave as a
- * direct stream of 8 KB pieces (Bun's late path for a plain large body is 4–5× slower; issue
- * 19). What a client receives must not change: the same status, headers and bytes, over HTTP/1.1
+ * direct stream of 8 KB pieces (Bun's late path for a plain large body is 4–5× slower;
+ * docs/performance.md). What a client receives must not change: the same status, headers and bytes, over HTTP/1.1
  * (chunked), HTTP/1.0 (the body ends with the connection) and through the MCP SDK client.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

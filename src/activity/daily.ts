@@ -15,7 +15,7 @@
  * (trace_hours, resolution_hours: migration 0012), so the current hour costs a few rows however
  * busy it is; a cold day yields to other requests before the next one, so a
  * cold 90-day summary never holds the thread longer than one day's reads (docs/performance.md
- * "Activity").
+ * "Activity summaries").
  */
 import type { Database } from "../db/client";
 import { VERDICTS, type Verdict } from "../resolution/verdicts";

@@ -5,8 +5,8 @@
  * Bun (1.4.4) writes a plain body of more than ~15 KB given a turn late 4–5× slower than the
  * same body given in the request's own turn: Bun.serve alone, 18,615 bytes, 51k req/s in the
  * same turn, 11k a turn later. A "direct" stream that writes the same text in pieces at once is
- * not taken down that path: ~36k req/s a turn later (docs/performance.md, "Sixth round"; issue
- * 19). So a large late answer leaves as a direct stream of PIECE-sized writes, which HTTP/1.1
+ * not taken down that path: ~36k req/s a turn later (docs/performance.md, "Large answers after a
+ * commit"). So a large late answer leaves as a direct stream of PIECE-sized writes, which HTTP/1.1
  * sends with chunked transfer encoding (HTTP/1.0: the body ends with the connection); a small
  * one, and any answer given in its request's turn, as a plain body (a direct stream costs more
  * there: 39k against 51k).
