@@ -18,6 +18,7 @@
  * "Activity summaries").
  */
 import type { Database } from "../db/client";
+import { KeptMap } from "../lib/keptMap";
 import { VERDICTS, type Verdict } from "../resolution/verdicts";
 
 export const DAY_MS = 86_400_000;
@@ -153,28 +154,16 @@ async function readHour(database: Database, projectId: string, hour: number): Pr
 
 /** Settled periods (days `d…`, hours `h…`), per database (tests open many), least recently used first, weighed by their groups. */
 class PeriodMemo {
-  readonly periods = new Map<string, PeriodCounts>();
-  weight = 0;
   static readonly MAX_WEIGHT = 100_000;
+  readonly periods = new KeptMap<string, PeriodCounts>(PeriodMemo.MAX_WEIGHT, { order: "used", weigh: (c) => 1 + c.groups.length });
 
   get(key: string): PeriodCounts | undefined {
-    const hit = this.periods.get(key);
-    if (hit) {
-      this.periods.delete(key);
-      this.periods.set(key, hit);
-    }
-    return hit;
+    return this.periods.get(key);
   }
 
+  /** The first value read for a period stays (a settled period does not change). */
   set(key: string, value: PeriodCounts): void {
-    if (this.periods.has(key)) return;
-    this.periods.set(key, value);
-    this.weight += 1 + value.groups.length;
-    while (this.weight > PeriodMemo.MAX_WEIGHT) {
-      const [oldest, counts] = this.periods.entries().next().value!;
-      this.periods.delete(oldest);
-      this.weight -= 1 + counts.groups.length;
-    }
+    if (!this.periods.has(key)) this.periods.set(key, value);
   }
 }
 

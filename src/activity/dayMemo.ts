@@ -25,6 +25,7 @@
  */
 import type { Database } from "../db/client";
 import { keptRead } from "../db/versionMemo";
+import { KeptMap } from "../lib/keptMap";
 import { DAY_MS, HOUR_MS, SETTLE_MS } from "./daily";
 
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
@@ -34,7 +35,7 @@ const dayGen = new Map<number, number>();
 const hourGen = new Map<number, number>();
 let epoch = 0;
 /** Per database (tests run several in one process), by `<scope>|<day>`. */
-const memos = new WeakMap<Database, Map<string, { gen: string; value: unknown }>>();
+const memos = new WeakMap<Database, KeptMap<string, { gen: string; value: unknown }>>();
 
 const genOf = (day: number) => `${epoch}.${dayGen.get(day) ?? 0}`;
 
@@ -96,9 +97,11 @@ export interface OpenRead<R, V> {
 }
 
 /** Per database: a scope's kept sum of settled periods (their keys and generations, in order), and open reads per data version. */
-const sums = new WeakMap<Database, Map<string, { parts: string[]; acc: unknown }>>();
+const sums = new WeakMap<Database, KeptMap<string, { parts: string[]; acc: unknown }>>();
 /** Per database: a scope's last answer, with the kept sum and the unsettled periods' values it was made of. */
-const lasts = new WeakMap<Database, Map<string, { base: unknown; values: unknown[]; acc: unknown }>>();
+const lasts = new WeakMap<Database, KeptMap<string, { base: unknown; values: unknown[]; acc: unknown }>>();
+/** Scopes kept per database by `sums` and by `lasts`, each. */
+const KEPT_SCOPES = 1_000;
 
 /**
  * The fold of `read(from, to)` over the days `fromDay..toDay` (settled days whole, today's settled hours, then the rest of today as one piece). The
@@ -138,7 +141,7 @@ export async function foldWindow<V, A, R = V>(
   const settled = periods.filter(([, to]) => to <= limit);
   const parts = settled.map(([from, to]) => `${from}|${to}|${periodGen(from, to)}`);
   let bySum = sums.get(database);
-  if (!bySum) sums.set(database, (bySum = new Map()));
+  if (!bySum) sums.set(database, (bySum = new KeptMap(KEPT_SCOPES)));
   const sumKey = `${scope}|${fromDay}`;
   const kept = bySum.get(sumKey);
   let base: A;
@@ -154,7 +157,6 @@ export async function foldWindow<V, A, R = V>(
     for (const v of values) fold.add(sum, v);
     base = sum;
     bySum.set(sumKey, { parts, acc: sum });
-    if (bySum.size > 1_000) bySum.delete(bySum.keys().next().value!);
   }
   const open = periods.filter(([, to]) => to > limit);
   if (open.length === 0) return base;
@@ -170,13 +172,12 @@ export async function foldWindow<V, A, R = V>(
   }
   // the same kept sum and the same values (nothing committed since): the same answer, so what is drawn from it can be kept by identity
   let byLast = lasts.get(database);
-  if (!byLast) lasts.set(database, (byLast = new Map()));
+  if (!byLast) lasts.set(database, (byLast = new KeptMap(KEPT_SCOPES)));
   const last = byLast.get(sumKey);
   if (last && last.base === base && last.values.length === values.length && last.values.every((v, i) => v === values[i])) return last.acc as A;
   const acc = fold.copy(base);
   for (const v of values) fold.add(acc, v);
   byLast.set(sumKey, { base, values, acc });
-  if (byLast.size > 1_000) byLast.delete(byLast.keys().next().value!);
   return acc;
 }
 
@@ -204,21 +205,20 @@ function periodsOf(fromDay: number, toDay: number, now: number, limit: number): 
  */
 async function settledValues<T>(database: Database, scope: string, periods: [number, number][], read: (from: number, to: number) => Promise<T>): Promise<T[]> {
   let memo = memos.get(database);
-  if (!memo) memos.set(database, (memo = new Map()));
+  if (!memo) memos.set(database, (memo = new KeptMap(MAX_ENTRIES, { order: "used" })));
   const out: T[] = [];
   for (const [from, to] of periods) {
     const key = `${scope}|${from}|${to}`;
     const gen = periodGen(from, to);
-    const hit = memo.get(key);
+    // peek: a hit of another generation keeps its place (it is replaced in place below)
+    const hit = memo.peek(key);
     if (hit && hit.gen === gen) {
-      memo.delete(key);
-      memo.set(key, hit);
+      memo.get(key);
       out.push(hit.value as T);
       continue;
     }
     const value = await read(from, to);
     memo.set(key, { gen, value });
-    if (memo.size > MAX_ENTRIES) memo.delete(memo.keys().next().value!);
     out.push(value);
     await new Promise((r) => setImmediate(r));
   }

@@ -9,6 +9,7 @@ import type { Catalog } from "../catalog/catalog";
 import type { Database } from "../db/client";
 import { iso } from "../lib/time";
 import { keptAll } from "../db/versionMemo";
+import { KeptMap } from "../lib/keptMap";
 import { listServableExpertises } from "../expertises/servable";
 import { diagnose } from "../resolution/doctor";
 import { withItems } from "../resolution/sources";
@@ -184,7 +185,8 @@ function reviewKeys(rows: readonly KeyRow[], now: number) {
 }
 
 /** The last judgement of each organization's projects, per catalog (a reloaded catalog judges afresh). */
-const judged = new WeakMap<Catalog, Map<string, { key: string; out: ProjectToFix[] }>>();
+const judged = new WeakMap<Catalog, KeptMap<string, { key: string; out: ProjectToFix[] }>>();
+const JUDGED_ORGS = 1_000;
 type ProjectToFix = { projectId: string; projectName: string; advice: string } & Pick<ReturnType<typeof diagnose>, "missingPrerequisites" | "conflicts" | "disabledDependencies" | "unservable">;
 
 /**
@@ -217,9 +219,8 @@ export async function projectsToFix(database: Database, catalog: Catalog, organi
     });
   }
   out.sort((a, b) => (a.projectName < b.projectName ? -1 : a.projectName > b.projectName ? 1 : 0));
-  const byOrg = judged.get(catalog) ?? judged.set(catalog, new Map()).get(catalog)!;
+  const byOrg = judged.get(catalog) ?? judged.set(catalog, new KeptMap(JUDGED_ORGS)).get(catalog)!;
   byOrg.set(organizationId, { key, out });
-  if (byOrg.size > 1_000) byOrg.delete(byOrg.keys().next().value!);
   return out;
 }
 

@@ -6,6 +6,7 @@
  */
 import type { Database } from "../db/client";
 import { keptGet } from "../db/versionMemo";
+import { KeptMap } from "../lib/keptMap";
 
 export interface OrgSelectionRow {
   project_id: string;
@@ -19,13 +20,14 @@ export interface OrgSelectionRow {
 
 /** The organization's projects and their selection revisions, read once per data version. */
 const FINGERPRINT_SQL = "SELECT group_concat(id || ':' || selection_rev, ',') AS fp FROM (SELECT id, selection_rev FROM projects WHERE organization_id = ? ORDER BY id)";
-const memos = new WeakMap<Database, Map<string, { fingerprint: string; rows: OrgSelectionRow[] }>>();
+const memos = new WeakMap<Database, KeptMap<string, { fingerprint: string; rows: OrgSelectionRow[] }>>();
+const KEPT_ORGS = 1_000;
 
 /** The installed rows of every project of the organization, by project and installation order. */
 export async function orgSelections(database: Database, organizationId: string): Promise<{ fingerprint: string; rows: readonly OrgSelectionRow[] }> {
   const fingerprint = (await keptGet<{ fp: string | null }>(database, FINGERPRINT_SQL, [organizationId]))?.fp ?? "";
   let memo = memos.get(database);
-  if (!memo) memos.set(database, (memo = new Map()));
+  if (!memo) memos.set(database, (memo = new KeptMap(KEPT_ORGS)));
   const hit = memo.get(organizationId);
   if (hit && hit.fingerprint === fingerprint) return hit;
   const rows = await database.all<OrgSelectionRow>(
@@ -35,6 +37,5 @@ export async function orgSelections(database: Database, organizationId: string):
   );
   const value = { fingerprint, rows };
   memo.set(organizationId, value);
-  if (memo.size > 1_000) memo.delete(memo.keys().next().value!);
   return value;
 }

@@ -6,6 +6,7 @@
  * bytes are the ones validated at start, so a file edited on disk afterwards changes nothing
  * until the next start (docs/performance.md).
  */
+import { KeptMap } from "../lib/keptMap";
 import type { Talent } from "./format";
 import { validateTalent } from "./validate";
 
@@ -14,21 +15,17 @@ export type BlobLoader = (digests: string[]) => Map<string, string>;
 
 /** A bounded most-recently-used cache of rebuilt talents, shared by one catalog's lazy talents. */
 export class TalentCache {
-  readonly #map = new Map<string, Talent>();
-  constructor(readonly max = 256) {}
+  readonly #map: KeptMap<string, Talent>;
+  constructor(readonly max = 256) {
+    this.#map = new KeptMap(max, { order: "used" });
+  }
 
   get(key: string): Talent | undefined {
-    const t = this.#map.get(key);
-    if (t) {
-      this.#map.delete(key);
-      this.#map.set(key, t);
-    }
-    return t;
+    return this.#map.get(key);
   }
 
   set(key: string, t: Talent): void {
     this.#map.set(key, t);
-    if (this.#map.size > this.max) this.#map.delete(this.#map.keys().next().value!);
   }
 }
 

@@ -6,6 +6,7 @@
  * (webRoutes.ts) gather those and the project's state.
  */
 import { validationFailed } from "../http/errors";
+import { KeptMap } from "../lib/keptMap";
 import type { Catalog } from "./catalog";
 import { searchTalents, type SearchHit } from "./literalSearch";
 import type { Talent } from "./format";
@@ -117,17 +118,16 @@ export function catalogCards(v: Visible, f: CatalogFilter, limit: number, cursor
  */
 function keptSearch(catalog: Catalog, query: string, want: number, f: CatalogFilter): readonly SearchHit[] {
   let kept = searches.get(catalog);
-  if (!kept) searches.set(catalog, (kept = new Map()));
+  if (!kept) searches.set(catalog, (kept = new KeptMap(KEPT_SEARCHES)));
   const key = `${want}\u0000${f.role ?? ""}\u0000${f.language ?? ""}\u0000${f.kind ?? ""}\u0000${query.toLowerCase()}`;
   let hits = kept.get(key);
   if (!hits) {
     hits = Object.freeze(catalog.search(query, want, (t) => passes(t, f)));
-    if (kept.size >= KEPT_SEARCHES) kept.delete(kept.keys().next().value!);
     kept.set(key, hits);
   }
   return hits;
 }
-const searches = new WeakMap<Catalog, Map<string, readonly SearchHit[]>>();
+const searches = new WeakMap<Catalog, KeptMap<string, readonly SearchHit[]>>();
 const KEPT_SEARCHES = 512;
 
 /** Counts by role, language and kind over everything visible (the catalog's part is cached per catalog). */

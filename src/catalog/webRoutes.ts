@@ -10,6 +10,7 @@ import type { Guards } from "../auth/guards";
 import { listServableExpertises } from "../expertises/servable";
 import { PROJECT_ID_PATTERN } from "../oauth/resource";
 import { notFound } from "../http/errors";
+import { KeptMap } from "../lib/keptMap";
 import { decodedParam, intParam, oneOf, patternParam, strParam } from "../http/query";
 import { judge, relevanceOf } from "../projects/relevance";
 import { listInstalled } from "../projects/selection";
@@ -87,10 +88,9 @@ function keptSheet(catalog: Catalog, t: Talent, key: string, make: () => ReturnT
   const hit = sheets.get(t);
   if (hit && hit.key === key) return hit.sheet;
   const sheet = make();
-  if (!hit && sheets.size >= KEPT_SHEETS) sheets.delete(sheets.keys().next().value!);
   sheets.set(t, { key, sheet });
   return sheet;
 }
-const sheets = new Map<Talent, { key: string; sheet: ReturnType<typeof talentSheet> }>();
-let sheetsOf: Catalog | null = null;
 const KEPT_SHEETS = 1024;
+const sheets = new KeptMap<Talent, { key: string; sheet: ReturnType<typeof talentSheet> }>(KEPT_SHEETS);
+let sheetsOf: Catalog | null = null;

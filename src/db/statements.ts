@@ -1,5 +1,6 @@
 /** A prepared-statement cache for one native libSQL connection (the reader, bulk writes, the writer thread). */
 import type LibsqlDatabase from "libsql";
+import { KeptMap } from "../lib/keptMap";
 
 /** What the hot paths call on a prepared statement. */
 export interface Prepared {
@@ -14,11 +15,10 @@ export interface Prepared {
  * as literals (src/resolution/prepare.ts), so their texts are many.
  */
 export function statementCache(conn: InstanceType<typeof LibsqlDatabase>, max = 1024): (sql: string) => Prepared {
-  const cache = new Map<string, Prepared>();
+  const cache = new KeptMap<string, Prepared>(max);
   return (sql) => {
     let s = cache.get(sql);
     if (!s) {
-      if (cache.size >= max) cache.delete(cache.keys().next().value!);
       cache.set(sql, (s = conn.prepare(sql) as unknown as Prepared));
     }
     return s;

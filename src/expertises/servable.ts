@@ -13,6 +13,7 @@ import type { Talent, Triggers } from "../catalog/format";
 import type { Database } from "../db/client";
 import { getBlobs } from "../db/blobs";
 import { keptAll } from "../db/versionMemo";
+import { KeptMap } from "../lib/keptMap";
 import { refOf, validateExpertise } from "./verify";
 
 export interface ServableExpertise {
@@ -35,7 +36,7 @@ interface VersionRow {
 }
 
 const CACHE_MAX = 1000;
-const cache = new Map<string, Talent | null>();
+const cache = new KeptMap<string, Talent | null>(CACHE_MAX, { order: "used" });
 
 /** Builds (or reuses) the Talent of a stored version; undefined if its bytes no longer validate. */
 async function talentOfVersion(database: Database, row: VersionRow): Promise<Talent | undefined> {
@@ -43,10 +44,8 @@ async function talentOfVersion(database: Database, row: VersionRow): Promise<Tal
   const fileKeys = Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1)).map(([p, d]) => `${p}=${d}`).join(",");
   const key = `${row.expertise_id}@${row.version}|${row.org_slug}/${row.slug}|${row.content_digest}|${fileKeys}`;
   if (cache.has(key)) {
+    // get refreshes its place (least recently used goes first); null is kept too (bytes that no longer validate)
     const hit = cache.get(key)!;
-    // refresh its place (least recently used goes first)
-    cache.delete(key);
-    cache.set(key, hit);
     return hit ?? undefined;
   }
   const blobs = await getBlobs(database, [row.content_digest, ...Object.values(files)]);
@@ -68,7 +67,6 @@ async function talentOfVersion(database: Database, row: VersionRow): Promise<Tal
   }
   if (!complete) return undefined; // not cached: a blob is missing (should never happen)
   cache.set(key, talent);
-  if (cache.size > CACHE_MAX) cache.delete(cache.keys().next().value!);
   return talent ?? undefined;
 }
 

@@ -1,4 +1,5 @@
 /** In-memory sliding-window counters and a minimum-interval gate (sign-in, sign-up, password change). */
+import { KeptMap } from "./keptMap";
 
 export interface LimitResult {
   allowed: boolean;
@@ -7,13 +8,16 @@ export interface LimitResult {
 }
 
 export class SlidingWindowLimiter {
-  readonly #hits = new Map<string, number[]>();
+  // at most maxKeys keys: the oldest inserted are forgotten rather than grow without bound
+  readonly #hits: KeptMap<string, number[]>;
 
   constructor(
     readonly limit: number,
     readonly windowMs: number,
     readonly maxKeys = 100_000,
-  ) {}
+  ) {
+    this.#hits = new KeptMap(maxKeys);
+  }
 
   /** Whether `key` is under the limit now, without counting a hit. */
   check(key: string, now = Date.now()): LimitResult {
@@ -45,15 +49,6 @@ export class SlidingWindowLimiter {
     const hits = this.#live(key, now);
     hits.push(now);
     this.#hits.set(key, hits);
-    if (this.#hits.size > this.maxKeys) {
-      // forget the oldest keys rather than grow without bound
-      const drop = this.#hits.size - this.maxKeys;
-      let i = 0;
-      for (const k of this.#hits.keys()) {
-        if (i++ >= drop) break;
-        this.#hits.delete(k);
-      }
-    }
   }
 
   /** Forgets `key` (a successful sign-in clears its e-mail's failures). */
@@ -76,12 +71,14 @@ export class SlidingWindowLimiter {
  * and then, so its owner is delayed, not locked out, while a guesser gets two a minute).
  */
 export class IntervalGate {
-  readonly #last = new Map<string, number>();
+  readonly #last: KeptMap<string, number>;
 
   constructor(
     readonly intervalMs: number,
     readonly maxKeys = 100_000,
-  ) {}
+  ) {
+    this.#last = new KeptMap(maxKeys);
+  }
 
   /** Lets one caller through if the key's interval has passed, marking it; else the wait in seconds. */
   take(key: string, now = Date.now()): LimitResult {
@@ -89,7 +86,6 @@ export class IntervalGate {
     if (last !== undefined && now - last < this.intervalMs) return { allowed: false, retryAfter: Math.max(1, Math.ceil((last + this.intervalMs - now) / 1000)) };
     this.#last.delete(key); // re-insert at the end: the map's order is the age order for eviction
     this.#last.set(key, now);
-    if (this.#last.size > this.maxKeys) this.#last.delete(this.#last.keys().next().value!);
     return { allowed: true, retryAfter: 0 };
   }
 }

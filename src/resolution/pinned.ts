@@ -10,6 +10,7 @@ import { parseFrontMatterYaml, splitFrontMatter } from "../catalog/validate";
 import { getBlob, getBlobs } from "../db/blobs";
 import type { Database } from "../db/client";
 import { notFound } from "../http/errors";
+import { KeptMap } from "../lib/keptMap";
 import type { TalentKind } from "../projects/selection";
 
 export interface PinnedItem {
@@ -40,7 +41,7 @@ export interface PinnedResolution {
  * exact) the cached items are its items. Measured: reading the 10 item rows
  * was about 70 µs of each pinned read under load (docs/performance.md).
  */
-const itemCaches = new WeakMap<Database, Map<string, readonly PinnedItem[]>>();
+const itemCaches = new WeakMap<Database, KeptMap<string, readonly PinnedItem[]>>();
 const ITEM_CACHE_MAX = 1_000;
 
 /** A resolution of the project with its items in served order; 404 for unknown or another project's. */
@@ -51,7 +52,7 @@ export async function loadResolution(database: Database, projectId: string, reso
   );
   if (!r || r.projectId !== projectId) throw notFound(`No resolution ${resolutionId} in this project.`);
   let cache = itemCaches.get(database);
-  if (!cache) itemCaches.set(database, (cache = new Map()));
+  if (!cache) itemCaches.set(database, (cache = new KeptMap(ITEM_CACHE_MAX)));
   let items = cache.get(resolutionId);
   if (!items) {
     const rows = await database.all<Omit<PinnedItem, "files"> & { files: string }>(
@@ -70,7 +71,6 @@ export async function loadResolution(database: Database, projectId: string, reso
         return Object.freeze({ ...x, files: Object.freeze(files) });
       }),
     );
-    if (cache.size >= ITEM_CACHE_MAX) cache.delete(cache.keys().next().value!);
     cache.set(resolutionId, items);
   }
   return { ...r, items: items as PinnedItem[] };
@@ -86,8 +86,8 @@ export interface PinnedDefinition {
   triggerFiles: string[];
 }
 
-const definitions = new Map<string, PinnedDefinition>();
 const DEFINITION_CACHE_MAX = 5000;
+const definitions = new KeptMap<string, PinnedDefinition>(DEFINITION_CACHE_MAX);
 
 /** The rules and tests of a pinned item, parsed from its stored main file (cached: immutable). */
 export async function pinnedDefinition(database: Database, item: PinnedItem): Promise<PinnedDefinition> {
@@ -119,7 +119,6 @@ export async function pinnedDefinition(database: Database, item: PinnedItem): Pr
     mainFile,
     triggerFiles: readTriggerFiles(fields.triggers),
   };
-  if (definitions.size >= DEFINITION_CACHE_MAX) definitions.delete(definitions.keys().next().value!);
   definitions.set(item.definitionDigest, def);
   return def;
 }
@@ -133,7 +132,7 @@ function readTriggerFiles(triggers: unknown): string[] {
   return Array.isArray(files) ? files.map(String) : [];
 }
 
-const servedTriggers = new Map<string, string[]>();
+const servedTriggers = new KeptMap<string, string[]>(DEFINITION_CACHE_MAX);
 
 /**
  * The `triggers.files` a pinned item was served with: a public talent's from its TALENT.md; an
@@ -148,7 +147,6 @@ export async function pinnedTriggerFiles(database: Database, item: PinnedItem, d
   if (known) return known;
   const row = await database.get<{ triggers: string }>("SELECT triggers FROM expertise_versions WHERE expertise_id = ? AND version = ?", [item.expertiseId, Number(item.version)]);
   const files = row ? ((JSON.parse(row.triggers) as { files?: string[] }).files ?? []) : def.triggerFiles;
-  if (servedTriggers.size >= DEFINITION_CACHE_MAX) servedTriggers.delete(servedTriggers.keys().next().value!);
   servedTriggers.set(key, files);
   return files;
 }

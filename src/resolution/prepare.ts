@@ -13,6 +13,7 @@ import type { Statement } from "../db/writeJob";
 import { AppError, validationFailed } from "../http/errors";
 import { digestOf } from "../lib/crypto";
 import { newId } from "../lib/ids";
+import { KeptMap } from "../lib/keptMap";
 import { unknownTalents } from "../projects/selection";
 import { activeItems, type ServableItem } from "./sources";
 
@@ -180,10 +181,10 @@ interface DesignationMemo {
   conflicts: { a: string; b: string }[];
   tokens: number;
 }
-const designationMemos = new Map<string, DesignationMemo>();
+const DESIGNATION_MEMOS = 512;
+const designationMemos = new KeptMap<string, DesignationMemo>(DESIGNATION_MEMOS);
 const deepFrozen = <T extends object>(list: T[]): T[] =>
   Object.freeze(list.map((x) => (Object.values(x).forEach((v) => Array.isArray(v) && Object.freeze(v)), Object.freeze(x)))) as T[];
-const DESIGNATION_MEMOS = 512;
 function designationFor(projectId: string, ids: string[], designated: ServableItem[], active: ReadonlyMap<string, ServableItem>, catalog: Catalog): DesignationMemo {
   const key = `${projectId}\n${ids.join("\n")}`;
   const memo = designationMemos.get(key);
@@ -199,7 +200,6 @@ function designationFor(projectId: string, ids: string[], designated: ServableIt
     tokens: designated.reduce((n, d) => n + d.talent.tokens, 0),
   };
   designationMemos.delete(key);
-  if (designationMemos.size >= DESIGNATION_MEMOS) designationMemos.delete(designationMemos.keys().next().value!);
   designationMemos.set(key, fresh);
   return fresh;
 }

@@ -6,6 +6,7 @@
  * are dashed.
  */
 import dagre from "@dagrejs/dagre";
+import { KeptMap } from "../lib/keptMap";
 
 export interface GraphNodeView {
   id: string;
@@ -31,8 +32,8 @@ type Layout = ReturnType<typeof computeLayout>;
  * which do not move a box). dagre takes milliseconds for 50 nodes and a project's graph is the
  * same on every view until its selection changes. Bounded: the oldest shape goes first.
  */
-const layouts = new Map<string, Layout>();
 const MAX_LAYOUTS = 500;
+const layouts = new KeptMap<string, Layout>(MAX_LAYOUTS);
 
 /** The layout: node boxes and edge polylines in one coordinate space. */
 export function layoutGraph(nodes: GraphNodeView[], edges: GraphEdgeView[]) {
@@ -40,7 +41,6 @@ export function layoutGraph(nodes: GraphNodeView[], edges: GraphEdgeView[]) {
   let l = layouts.get(key);
   if (!l) {
     l = computeLayout(nodes, edges);
-    if (layouts.size >= MAX_LAYOUTS) layouts.delete(layouts.keys().next().value!);
     layouts.set(key, l);
   }
   const byId = new Map(nodes.map((n) => [n.id, n]));

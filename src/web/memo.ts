@@ -6,17 +6,19 @@
  * entry out first.
  */
 import { raw } from "hono/html";
+import { KeptMap } from "../lib/keptMap";
 
 export class HtmlMemo {
-  private readonly map = new Map<string, string>();
-  constructor(private readonly max: number) {}
+  private readonly map: KeptMap<string, string>;
+  constructor(max: number) {
+    this.map = new KeptMap(max);
+  }
 
   /** The HTML for `key`, drawn by `draw` on a miss, as already-escaped HTML for hono/jsx. */
   render(key: string, draw: () => unknown) {
     let html = this.map.get(key);
     if (html === undefined) {
       html = String(draw());
-      if (this.map.size >= this.max) this.map.delete(this.map.keys().next().value!);
       this.map.set(key, html);
     }
     return raw(html);
