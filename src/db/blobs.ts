@@ -6,6 +6,7 @@ import type { Database, Tx } from "./client";
 import type { Statement } from "./writeJob";
 import { contentBlobs } from "./schema";
 import { digestOf } from "../lib/crypto";
+import { KeptMap } from "../lib/keptMap";
 
 /** Digests known to be committed in each database (blobs are never deleted): inserting them again can be skipped. */
 const committed = new WeakMap<Database, Set<string>>();
@@ -48,28 +49,18 @@ export async function putBlob(tx: Tx, content: string): Promise<string> {
  * was about 250 µs of that route's time under load (docs/performance.md).
  */
 export class BlobCache {
-  #map = new Map<string, string>();
-  #chars = 0;
-  constructor(readonly maxChars: number) {}
+  readonly #map: KeptMap<string, string>;
+  constructor(readonly maxChars: number) {
+    this.#map = new KeptMap(maxChars, { order: "used", weigh: (c) => c.length });
+  }
 
   get(digest: string): string | undefined {
-    const content = this.#map.get(digest);
-    if (content !== undefined) {
-      this.#map.delete(digest);
-      this.#map.set(digest, content);
-    }
-    return content;
+    return this.#map.get(digest);
   }
 
   set(digest: string, content: string): void {
     if (content.length > this.maxChars / 8 || this.#map.has(digest)) return;
     this.#map.set(digest, content);
-    this.#chars += content.length;
-    for (const [d, c] of this.#map) {
-      if (this.#chars <= this.maxChars) break;
-      this.#map.delete(d);
-      this.#chars -= c.length;
-    }
   }
 }
 
