@@ -46,13 +46,23 @@ const MAIL_404 = "404 This page is for the organization's owners and admins.";
 interface Row {
   method?: "GET" | "POST";
   path: () => string;
-  expect: (path: string) => Record<Actor, string>;
+  expect: (path: string) => Answers;
 }
 
-const signedIn = (path: string): Record<Actor, string> => ({ anon: NEXT(path), noOrg: "200", pending: "200", member: "200", owner: "200", platform: "200" });
-const platformOnly = (path: string): Record<Actor, string> => ({ anon: NEXT(path), noOrg: ADMIN_ONLY, pending: ADMIN_ONLY, member: ADMIN_ONLY, owner: ADMIN_ONLY, platform: "200" });
-const member = (path: string): Record<Actor, string> => ({ anon: NEXT(path), noOrg: NO_ORG, pending: PENDING, member: "200", owner: "200", platform: NO_ORG });
-const admin = (missing: string, right = "200") => (path: string): Record<Actor, string> => ({ anon: NEXT(path), noOrg: NO_ORG, pending: PENDING, member: missing, owner: right, platform: NO_ORG });
+type Answers = Record<Actor, string>;
+const signedIn = (path: string): Answers => ({ anon: NEXT(path), noOrg: "200", pending: "200", member: "200", owner: "200", platform: "200" });
+const platformOnly = (path: string): Answers => ({
+  anon: NEXT(path),
+  noOrg: ADMIN_ONLY,
+  pending: ADMIN_ONLY,
+  member: ADMIN_ONLY,
+  owner: ADMIN_ONLY,
+  platform: "200",
+});
+const member = (path: string): Answers => ({ anon: NEXT(path), noOrg: NO_ORG, pending: PENDING, member: "200", owner: "200", platform: NO_ORG });
+const admin =
+  (missing: string, right = "200") =>
+  (path: string): Answers => ({ anon: NEXT(path), noOrg: NO_ORG, pending: PENDING, member: missing, owner: right, platform: NO_ORG });
 
 const ROWS: Row[] = [
   { path: () => "/", expect: signedIn },
@@ -93,7 +103,8 @@ async function answer(c: WebClient, method: string, path: string, expected: stri
 }
 
 describe("the page guard: who gets which dashboard page", () => {
-  test("every page by viewer: signed out → 303 /login?next=; no or pending organization → 403 page; wrong role → 404 page; right role → the page", async () => {
+  const name = "every page by viewer: signed out → 303 /login?next=; no or pending organization → 403; wrong role → 404; right role → the page";
+  test(name, async () => {
     const got: string[] = [];
     const want: string[] = [];
     for (const row of ROWS) {
@@ -113,7 +124,8 @@ describe("the page guard: who gets which dashboard page", () => {
       for (const actor of ["member", "owner"] as const) {
         const r = await actors[actor].call("POST", path, { domain: "" }, { accept: "text/html", "sec-fetch-site": "cross-site" });
         const html = await r.text();
-        expect(`${path} as ${actor} → ${r.status} ${html.includes("This form was sent from another site")}`).toBe(`${path} as ${actor} → 403 true`);
+        const refused = html.includes("This form was sent from another site");
+        expect(`${path} as ${actor} → ${r.status} ${refused}`).toBe(`${path} as ${actor} → 403 true`);
       }
     }
   });
