@@ -7,8 +7,7 @@
  */
 import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
-import { notFound } from "../http/errors";
-import { approvedOrg, isOrgAdmin, pageContext } from "../web/context";
+import { createPageGuard } from "../web/context";
 import { Layout, page } from "../web/layout";
 import { listOrgMail, type MailView } from "./outbox";
 
@@ -61,11 +60,7 @@ export function MailTable(props: { mails: MailView[]; retry?: boolean }) {
 
 export function mailPages(deps: AppDeps): Elysia {
   // typed as a plain Elysia: the app's chain of plugin types is near TypeScript's depth limit
-  const plugin = new Elysia().get("/org/mail", async ({ request }) => {
-    const ctx = await pageContext(deps, request);
-    if (ctx instanceof Response) return ctx;
-    const org = approvedOrg(ctx);
-    if (!isOrgAdmin(org)) throw notFound("This page is for the organization's owners and admins.");
+  const plugin = new Elysia().use(createPageGuard(deps)).get("/org/mail", async ({ page: ctx, org }) => {
     const mails = await listOrgMail(deps.database, org.id);
     const failed = mails.filter((m) => m.status === "failed").length;
     return page(
@@ -91,6 +86,6 @@ export function mailPages(deps: AppDeps): Elysia {
         )}
       </Layout>,
     );
-  });
+  }, { orgPage: { admin: "This page is for the organization's owners and admins." } });
   return plugin as unknown as Elysia;
 }

@@ -11,14 +11,13 @@ import { Elysia } from "elysia";
 import type { Child } from "hono/jsx";
 import type { AppDeps } from "../deps";
 import { users } from "../db/schema";
-import { notFound } from "../http/errors";
 import { listSecurityEvents } from "../identity/security";
 import { listUnownedMail } from "../mail/outbox";
 import { MailTable } from "../mail/pages";
 import { iso } from "../lib/time";
 import { listAllOrganizations } from "../tenancy/service";
 import { AdminOrganizations, statusFilter } from "../tenancy/adminViews";
-import { pageContext, type PageContext } from "./context";
+import { createPageGuard, type PageContext } from "./context";
 import { DataTable, Layout, page } from "./layout";
 
 const TABS = [
@@ -50,27 +49,17 @@ function AdminLayout(props: { ctx: PageContext; title: string; path: string; chi
 }
 
 export function adminPages(deps: AppDeps) {
-  /** The page context of a platform administrator; anyone else: the 404 page. */
-  const admin = async (request: Request): Promise<PageContext | Response> => {
-    const ctx = await pageContext(deps, request);
-    if (ctx instanceof Response) return ctx;
-    if (ctx.session.user.role !== "admin") throw notFound("No such page.");
-    return ctx;
-  };
   return new Elysia()
-    .get("/admin", async ({ request, query }) => {
-      const ctx = await admin(request);
-      if (ctx instanceof Response) return ctx;
+    .use(createPageGuard(deps))
+    .get("/admin", async ({ page: ctx, query }) => {
       const organizations = await listAllOrganizations(deps.database);
       return page(
         <AdminLayout ctx={ctx} title="Organizations" path="/admin">
           <AdminOrganizations organizations={organizations} status={statusFilter(query.status)} />
         </AdminLayout>,
       );
-    })
-    .get("/admin/users", async ({ request }) => {
-      const ctx = await admin(request);
-      if (ctx instanceof Response) return ctx;
+    }, { page: "platform" })
+    .get("/admin/users", async ({ page: ctx }) => {
       const rows = await deps.database.db
         .select({ id: users.id, email: users.email, name: users.name, role: users.role, createdAt: users.createdAt })
         .from(users)
@@ -92,10 +81,8 @@ export function adminPages(deps: AppDeps) {
           </section>
         </AdminLayout>,
       );
-    })
-    .get("/admin/mail", async ({ request }) => {
-      const ctx = await admin(request);
-      if (ctx instanceof Response) return ctx;
+    }, { page: "platform" })
+    .get("/admin/mail", async ({ page: ctx }) => {
       const mails = await listUnownedMail(deps.database);
       return page(
         <AdminLayout ctx={ctx} title="Mail" path="/admin/mail">
@@ -113,10 +100,8 @@ export function adminPages(deps: AppDeps) {
           </section>
         </AdminLayout>,
       );
-    })
-    .get("/admin/security-events", async ({ request, query }) => {
-      const ctx = await admin(request);
-      if (ctx instanceof Response) return ctx;
+    }, { page: "platform" })
+    .get("/admin/security-events", async ({ page: ctx, query }) => {
       const before = typeof query.before === "string" && /^[1-9][0-9]{0,15}$/.test(query.before) ? Number(query.before) : undefined;
       const events = await listSecurityEvents(deps.database, EVENTS_PAGE, before);
       const next = events.length >= EVENTS_PAGE ? events.at(-1)!.createdAt : null;
@@ -152,5 +137,5 @@ export function adminPages(deps: AppDeps) {
           </section>
         </AdminLayout>,
       );
-    });
+    }, { page: "platform" });
 }

@@ -20,7 +20,7 @@ import { judge, relevanceOf } from "../projects/relevance";
 import { listInstalled } from "../projects/selection";
 import { getProject, listProjects, type Project } from "../projects/service";
 import { getSpecialization, listSpecializations, type SpecializationView } from "../specializations/service";
-import { approvedOrg, pageContext } from "./context";
+import { createPageGuard } from "./context";
 import { GraphSvg, type GraphNodeView } from "./graph";
 import { DataTable, Layout, page } from "./layout";
 import { HtmlByObject, HtmlMemo } from "./memo";
@@ -142,10 +142,8 @@ export function catalogPages(deps: ComposedDeps) {
   const visible = async (orgId: string): Promise<Visible> => ({ catalog: catalog(), expertises: (await listServableExpertises(deps.database, orgId, catalog())).map((e) => e.talent) });
 
   return new Elysia()
-    .get("/catalog", async ({ request, query }) => {
-      const ctx = await pageContext(deps, request);
-      if (ctx instanceof Response) return ctx;
-      const org = approvedOrg(ctx);
+    .use(createPageGuard(deps))
+    .get("/catalog", async ({ page: ctx, org, query }) => {
       const q = {
         query: str(query.query),
         role: str(query.role, 40),
@@ -252,11 +250,8 @@ export function catalogPages(deps: ComposedDeps) {
           ) : null}
         </Layout>,
       );
-    })
-    .get("/catalog/*", async ({ request, params }) => {
-      const ctx = await pageContext(deps, request);
-      if (ctx instanceof Response) return ctx;
-      const org = approvedOrg(ctx);
+    }, { orgPage: "member" })
+    .get("/catalog/*", async ({ page: ctx, org, params }) => {
       const id = decodedParam(params["*"], "id");
       const v = await visible(org.id);
       const lookup = (x: string): Talent | undefined => v.expertises.find((e) => e.id === x) ?? catalog().get(x);
@@ -364,5 +359,5 @@ export function catalogPages(deps: ComposedDeps) {
           </ul>
         </Layout>,
       );
-    });
+    }, { orgPage: "member" });
 }

@@ -4,9 +4,11 @@
  * organization's data, that organization approved and their role (docs/design.md "Organizations and their data", rule 1: a pending
  * organization's members see only its status).
  */
+import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
 import { optionalSession } from "../auth/session";
-import { AppError } from "../http/errors";
+import { checkSameOrigin } from "../http/csrf";
+import { AppError, notFound } from "../http/errors";
 import type { SessionRecord } from "../identity/sessions";
 import { listMemberships, type OrgMembership } from "../tenancy/service";
 import type { Nav } from "./layout";
@@ -77,3 +79,59 @@ export function approvedOrg(ctx: PageContext): OrgMembership {
 
 /** Whether the person may administer the active organization (owner or admin). */
 export const isOrgAdmin = (org: OrgMembership): boolean => org.role === "owner" || org.role === "admin";
+
+/** A page's viewer: anyone signed in, or a platform administrator (anyone else: the 404 page). */
+export type PageRule = "signedIn" | "platform";
+/** A page of the active organization's data: any member, or its owners and admins (anyone else: the 404 page with this message). */
+export type OrgPageRule = "member" | { admin: string };
+
+/** What the page guard found for a request: the context and organization, or the redirect to /login. */
+interface Guarded {
+  page?: PageContext;
+  org?: OrgMembership;
+  redirect?: Response;
+}
+const guarded = new WeakMap<Request, Guarded>();
+
+/** Signed out: the 303 to /login, kept for beforeHandle; signed in: a form from another site is refused, then `check` decides. */
+async function guard(deps: AppDeps, request: Request, check: (page: PageContext) => OrgMembership | undefined): Promise<void> {
+  const page = await pageContext(deps, request);
+  if (page instanceof Response) return void guarded.set(request, { redirect: page });
+  checkSameOrigin(deps.config, request, true);
+  guarded.set(request, { page, org: check(page) });
+}
+
+/**
+ * The pages' guard as Elysia macros, beside each route as the JSON routes' guards are
+ * (auth/guards.ts): `{ page: "signedIn" | "platform" }` hands the handler `page` (the
+ * PageContext); `{ orgPage: "member" | { admin: "<404 message>" } }` also `org`, the approved
+ * active organization. Signed out: a 303 to /login?next=<the page>; no or an unapproved
+ * organization: approvedOrg's error page; the wrong role: the 404 page. Runs in `transform`,
+ * before the body is read; a posted form is CSRF-checked once the session is known.
+ */
+export function createPageGuard(deps: AppDeps) {
+  const got = (request: Request): Guarded => guarded.get(request) ?? {};
+  return new Elysia().macro({
+    page: (rule: PageRule) => ({
+      async transform({ request }) {
+        await guard(deps, request, (page) => {
+          if (rule === "platform" && page.session.user.role !== "admin") throw notFound("No such page.");
+          return undefined;
+        });
+      },
+      beforeHandle: ({ request }) => got(request).redirect,
+      resolve: ({ request }) => ({ page: got(request).page! }),
+    }),
+    orgPage: (rule: OrgPageRule) => ({
+      async transform({ request }) {
+        await guard(deps, request, (page) => {
+          const org = approvedOrg(page);
+          if (rule !== "member" && !isOrgAdmin(org)) throw notFound(rule.admin);
+          return org;
+        });
+      },
+      beforeHandle: ({ request }) => got(request).redirect,
+      resolve: ({ request }) => ({ page: got(request).page!, org: got(request).org! }),
+    }),
+  });
+}

@@ -8,13 +8,11 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
 import { listProjects } from "../projects/service";
-import { pageContext } from "./context";
+import { createPageGuard } from "./context";
 import { Layout, page } from "./layout";
 
 export function homePage(deps: AppDeps) {
-  return new Elysia().get("/", async ({ request }) => {
-    const ctx = await pageContext(deps, request);
-    if (ctx instanceof Response) return ctx;
+  return new Elysia().use(createPageGuard(deps)).get("/", async ({ page: ctx }) => {
     const active = ctx.active;
     const projects = active?.status === "approved" ? await listProjects(deps.database, active.id) : [];
     return page(
@@ -91,5 +89,5 @@ export function homePage(deps: AppDeps) {
         ) : null}
       </Layout>,
     );
-  });
+  }, { page: "signedIn" });
 }

@@ -19,10 +19,9 @@ import { proposeTriggers } from "../expertises/triggers";
 import { Editor, IssuesByLine, type Draft, type ServerVersion } from "../expertises/editorViews";
 import { DeleteSection, LifecycleSection, TriggersSection, VersionsSection } from "../expertises/lifecycleViews";
 import { CreateForm, EXPERTISES_PAGE, ExpertiseList } from "../expertises/listViews";
-import { checkSameOrigin } from "../http/csrf";
 import { AppError, type Issue } from "../http/errors";
 import type { OrgMembership } from "../tenancy/service";
-import { approvedOrg, isOrgAdmin, pageContext, type PageContext } from "./context";
+import { createPageGuard, type OrgPageRule, type PageContext } from "./context";
 import { Layout, page } from "./layout";
 
 const DONE: Record<string, string> = {
@@ -46,12 +45,8 @@ function Done(props: { done: unknown }) {
   ) : null;
 }
 
-/** The active organization when the person administers it; the 404 page otherwise (a member learns nothing). */
-export function adminOrg(ctx: PageContext): OrgMembership {
-  const org = approvedOrg(ctx);
-  if (!isOrgAdmin(org)) throw expertiseNotFound();
-  return org;
-}
+/** The guard of the organization's owner/admin pages built on its expertises and usage: a member gets the 404 page and learns nothing. */
+export const EXPERTISES_ADMIN: OrgPageRule = { admin: expertiseNotFound().message };
 
 /** Reads the editor's form: TALENT.md, the numbered file fields, the expected revision. */
 function readEditorForm(body: unknown): { raw: { expectedRevision: unknown; content: unknown; files: Record<string, string> }; draft: Draft } {
@@ -98,10 +93,8 @@ export function orgExpertisesPages(deps: ComposedDeps) {
   };
 
   return new Elysia()
-    .get(EXPERTISES_PAGE, async ({ request, query }) => {
-      const ctx = await pageContext(deps, request);
-      if (ctx instanceof Response) return ctx;
-      const org = adminOrg(ctx);
+    .use(createPageGuard(deps))
+    .get(EXPERTISES_PAGE, async ({ page: ctx, org, query }) => {
       const status = typeof query.status === "string" && query.status !== "" ? query.status : undefined;
       const filter = parseListQuery({ status });
       const items = await listExpertises(deps.database, org, filter);
@@ -114,17 +107,11 @@ export function orgExpertisesPages(deps: ComposedDeps) {
           <CreateForm />
         </Layout>,
       );
-    })
-    .get(`${EXPERTISES_PAGE}/:id`, async ({ request, params, query }) => {
-      const ctx = await pageContext(deps, request);
-      if (ctx instanceof Response) return ctx;
-      return detailPage(ctx, adminOrg(ctx), params.id, { propose: query.propose === "1", done: query.done });
-    })
-    .post(`${EXPERTISES_PAGE}/:id`, async ({ request, params, body }) => {
-      checkSameOrigin(deps.config, request, true);
-      const ctx = await pageContext(deps, request);
-      if (ctx instanceof Response) return ctx;
-      const org = adminOrg(ctx);
+    }, { orgPage: EXPERTISES_ADMIN })
+    .get(`${EXPERTISES_PAGE}/:id`, async ({ page: ctx, org, params, query }) => {
+      return detailPage(ctx, org, params.id, { propose: query.propose === "1", done: query.done });
+    }, { orgPage: EXPERTISES_ADMIN })
+    .post(`${EXPERTISES_PAGE}/:id`, async ({ page: ctx, org, params, body }) => {
       await findExpertise(deps.database, org.id, params.id);
       const { raw, draft } = readEditorForm(body);
       try {
@@ -140,5 +127,5 @@ export function orgExpertisesPages(deps: ComposedDeps) {
         throw e;
       }
       return new Response(null, { status: 303, headers: { location: `${EXPERTISES_PAGE}/${params.id}?done=saved`, "cache-control": "no-store" } });
-    });
+    }, { orgPage: EXPERTISES_ADMIN });
 }

@@ -14,11 +14,11 @@ import { insights } from "../activity/insights";
 import { readWindow } from "../activity/summaries";
 import { listProjects } from "../projects/service";
 import { StackedBars } from "./charts";
-import { pageContext } from "./context";
+import { createPageGuard } from "./context";
 import { Layout, page } from "./layout";
 import { HtmlByObject } from "./memo";
 import { InsightsBody, type Insights } from "./insightsSections";
-import { adminOrg } from "./orgExpertisesPages";
+import { EXPERTISES_ADMIN } from "./orgExpertisesPages";
 
 type Adoption = Awaited<ReturnType<typeof adoptionView>>;
 type Entry = Adoption["talents"][number];
@@ -176,10 +176,8 @@ export function orgInsightsPages(deps: ComposedDeps) {
   const window = (query: Record<string, unknown>) => readWindow(query, deps.config.eventRetentionDays);
   const cap = dashboardReadCap(deps.database, deps.config.dashboardReadsPerUser);
   return new Elysia()
-    .get("/org/insights", async ({ request, query }) => {
-      const ctx = await pageContext(deps, request);
-      if (ctx instanceof Response) return ctx;
-      const org = adminOrg(ctx);
+    .use(createPageGuard(deps))
+    .get("/org/insights", async ({ page: ctx, org, query }) => {
       const w = window(query);
       const projects = await listProjects(deps.database, org.id);
       // a heavy read, under the same per-user cap as the JSON routes (src/activity/readCap.ts)
@@ -199,11 +197,8 @@ export function orgInsightsPages(deps: ComposedDeps) {
           <InsightsBody d={d} />
         </Layout>,
       );
-    })
-    .get("/org/talent-adoption", async ({ request, query }) => {
-      const ctx = await pageContext(deps, request);
-      if (ctx instanceof Response) return ctx;
-      const org = adminOrg(ctx);
+    }, { orgPage: EXPERTISES_ADMIN })
+    .get("/org/talent-adoption", async ({ page: ctx, org, query }) => {
       const w = window(query);
       const projects = await listProjects(deps.database, org.id);
       const d = await cap.run(ctx.session.user.id, async () => {
@@ -224,5 +219,5 @@ export function orgInsightsPages(deps: ComposedDeps) {
           {adoptionDrawn.render(d.talents, { days: d.days, sort, order }, () => <AdoptionBody d={d} sort={sort} order={order} />)}
         </Layout>,
       );
-    });
+    }, { orgPage: EXPERTISES_ADMIN });
 }

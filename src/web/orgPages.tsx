@@ -13,7 +13,7 @@ import type { AppDeps } from "../deps";
 import { getCodeHosting } from "../tenancy/codeHosting";
 import { listInvitations, listMembers } from "../tenancy/service";
 import { CodeHostingSection, InvitationsSection, MembersSection, StatusCard } from "../tenancy/views";
-import { isOrgAdmin, pageContext } from "./context";
+import { createPageGuard, isOrgAdmin } from "./context";
 import { Layout, page } from "./layout";
 
 /** The owner/admin pages of the organization, linked from /org (some are built beside this one). */
@@ -27,9 +27,8 @@ const ADMIN_LINKS = [
 
 export function orgPages(deps: AppDeps) {
   return new Elysia()
-    .get("/org/new", async ({ request }) => {
-      const ctx = await pageContext(deps, request);
-      if (ctx instanceof Response) return ctx;
+    .use(createPageGuard(deps))
+    .get("/org/new", async ({ page: ctx }) => {
       const approvedAtOnce = deps.config.autoApproveOrgs || ctx.session.user.role === "admin";
       return page(
         <Layout title="New organization" user={ctx.session.user} nav={ctx.nav}>
@@ -53,10 +52,8 @@ export function orgPages(deps: AppDeps) {
           </div>
         </Layout>,
       );
-    })
-    .get("/org", async ({ request }) => {
-      const ctx = await pageContext(deps, request);
-      if (ctx instanceof Response) return ctx;
+    }, { page: "signedIn" })
+    .get("/org", async ({ page: ctx }) => {
       const org = ctx.active;
       const layout = (title: string, body: Child) =>
         page(
@@ -115,5 +112,5 @@ export function orgPages(deps: AppDeps) {
           ) : null}
         </>,
       );
-    });
+    }, { page: "signedIn" });
 }

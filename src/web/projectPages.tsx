@@ -16,7 +16,7 @@ import { getProject, type Project } from "../projects/service";
 import { connectionKit } from "../projects/setup";
 import { AutomationKey, ConnectionKit, InstalledSection, KeysSection } from "../projects/views";
 import { listSpecializations } from "../specializations/service";
-import { approvedOrg, isOrgAdmin, pageContext, type PageContext } from "./context";
+import { createPageGuard, isOrgAdmin } from "./context";
 import { DataTable, Layout, page } from "./layout";
 import { HtmlMemo } from "./memo";
 
@@ -143,13 +143,10 @@ function connectionKitHtml(baseUrl: string, project: Project) {
 
 export function projectPages(deps: ComposedDeps) {
   const catalog = () => deps.state.catalog!;
-  const load = async (ctx: PageContext, id: string) => getProject(deps.database, approvedOrg(ctx).id, id);
 
   return new Elysia()
-    .get("/projects/new", async ({ request }) => {
-      const ctx = await pageContext(deps, request);
-      if (ctx instanceof Response) return ctx;
-      approvedOrg(ctx);
+    .use(createPageGuard(deps))
+    .get("/projects/new", async ({ page: ctx }) => {
       return page(
         <Layout title="New project" user={ctx.session.user} nav={ctx.nav}>
           <div class="card narrow">
@@ -169,11 +166,9 @@ export function projectPages(deps: ComposedDeps) {
           </div>
         </Layout>,
       );
-    })
-    .get("/projects/:id/onboarding", async ({ request, params, query }) => {
-      const ctx = await pageContext(deps, request);
-      if (ctx instanceof Response) return ctx;
-      const project = await load(ctx, params.id);
+    }, { orgPage: "member" })
+    .get("/projects/:id/onboarding", async ({ page: ctx, org, params, query }) => {
+      const project = await getProject(deps.database, org.id, params.id);
       const step = query.step === "connect" ? "connect" : "talents";
       const steps = (
         <ol class="steps">
@@ -244,11 +239,9 @@ export function projectPages(deps: ComposedDeps) {
           </p>
         </Layout>,
       );
-    })
-    .get("/projects/:id", async ({ request, params, query }) => {
-      const ctx = await pageContext(deps, request);
-      if (ctx instanceof Response) return ctx;
-      const project = await load(ctx, params.id);
+    }, { orgPage: "member" })
+    .get("/projects/:id", async ({ page: ctx, org, params, query }) => {
+      const project = await getProject(deps.database, org.id, params.id);
       const tab: Tab = (TABS as readonly string[]).includes(String(query.tab)) ? (query.tab as Tab) : "overview";
       let body: Child;
       if (tab === "activity") {
@@ -258,7 +251,7 @@ export function projectPages(deps: ComposedDeps) {
       } else if (tab === "keys") {
         body = <KeysSection projectId={project.id} keys={await listKeys(deps.database, project.id)} />;
       } else if (tab === "settings") {
-        body = <Settings project={project} admin={isOrgAdmin(approvedOrg(ctx))} />;
+        body = <Settings project={project} admin={isOrgAdmin(org)} />;
       } else {
         const overview = await installedOverview({ database: deps.database, catalog: catalog() }, project);
         body = (
@@ -287,5 +280,5 @@ export function projectPages(deps: ComposedDeps) {
           {body}
         </Layout>,
       );
-    });
+    }, { orgPage: "member" });
 }

@@ -8,7 +8,6 @@
  */
 import { Elysia } from "elysia";
 import type { ComposedDeps } from "../deps";
-import { checkSameOrigin } from "../http/csrf";
 import { notFound } from "../http/errors";
 import { clientMeta } from "../http/client";
 import { recordSecurityEvent } from "../identity/security";
@@ -16,7 +15,7 @@ import { loadSso, markTested, publicSso, testSso } from "../identity/sso";
 import { txtLookup, verifyDomainByDns } from "../identity/ssoDomains";
 import { AppError } from "../http/errors";
 import { formField } from "../http/form";
-import { approvedOrg, isOrgAdmin, pageContext, type PageContext } from "./context";
+import { createPageGuard, type OrgPageRule, type PageContext } from "./context";
 import { Layout, page } from "./layout";
 import { confirmations } from "./confirmations";
 
@@ -214,27 +213,19 @@ function SsoPage(props: { ctx: PageContext; data: Public; test?: TestResult; ver
   );
 }
 
+/** Single sign-on is set by the organization's owners and admins: anyone else gets the 404 page. */
+const SSO_ADMIN: OrgPageRule = { admin: "No such page for your role: single sign-on is set by the organization's owners and admins." };
+
 /** The /org/sso page and its test post. */
 export function ssoPages(deps: ComposedDeps) {
   deps.views.register("POST", "/web/orgs/current/sso", { redirect: () => "/org/sso" });
   deps.views.register("DELETE", "/web/orgs/current/sso", { redirect: () => "/org/sso" });
-  const admin = (ctx: PageContext) => {
-    const org = approvedOrg(ctx);
-    if (!isOrgAdmin(org)) throw notFound("No such page for your role: single sign-on is set by the organization's owners and admins.");
-    return org;
-  };
   return new Elysia()
-    .get("/org/sso", async ({ request }) => {
-      const ctx = await pageContext(deps, request);
-      if (ctx instanceof Response) return ctx;
-      const org = admin(ctx);
+    .use(createPageGuard(deps))
+    .get("/org/sso", async ({ page: ctx, org }) => {
       return page(<SsoPage ctx={ctx} data={publicSso(deps.config, org.id, await loadSso(deps.database, org.id))} />);
-    })
-    .post("/org/sso/test", async ({ request, server }) => {
-      const ctx = await pageContext(deps, request);
-      if (ctx instanceof Response) return ctx;
-      checkSameOrigin(deps.config, request, true);
-      const org = admin(ctx);
+    }, { orgPage: SSO_ADMIN })
+    .post("/org/sso/test", async ({ page: ctx, org, request, server }) => {
       const settings = await loadSso(deps.database, org.id);
       if (!settings) throw notFound("This organization has no single sign-on to test: save a configuration first.");
       const result = await testSso(settings, deps.config.egress);
@@ -245,12 +236,8 @@ export function ssoPages(deps: ComposedDeps) {
       const link = `${deps.config.baseUrl}/api/auth/sso/${settings.verifiedDomains[0] ?? settings.domains[0]}?next=${encodeURIComponent("/org/sso")}`;
       const data = publicSso(deps.config, org.id, await loadSso(deps.database, org.id));
       return page(<SsoPage ctx={ctx} data={data} test={{ ...result, link }} />, 200);
-    })
-    .post("/org/sso/verify", async ({ request, body, server }) => {
-      const ctx = await pageContext(deps, request);
-      if (ctx instanceof Response) return ctx;
-      checkSameOrigin(deps.config, request, true);
-      const org = admin(ctx);
+    }, { orgPage: SSO_ADMIN })
+    .post("/org/sso/verify", async ({ page: ctx, org, request, body, server }) => {
       const domain = (formField(body, "domain") ?? "").trim().toLowerCase().slice(0, 253);
       let verify: { ok: boolean; message: string };
       let status = 200;
@@ -264,5 +251,5 @@ export function ssoPages(deps: ComposedDeps) {
         status = e.status;
       }
       return page(<SsoPage ctx={ctx} data={publicSso(deps.config, org.id, await loadSso(deps.database, org.id))} verify={verify} />, status);
-    });
+    }, { orgPage: SSO_ADMIN });
 }
