@@ -12,15 +12,15 @@
  */
 import { afterAll, beforeAll, describe, expect, test as bunTest } from "bun:test";
 import type { Browser, Page } from "playwright-core";
-import { MailDelivery } from "../src/mail/delivery";
-import { createLogger } from "../src/lib/log";
-import { sha256Hex } from "../src/lib/crypto";
-import { joinedMember, orgWithProject, signedUp } from "./helpers";
-import { resetTokenValid } from "../src/identity/passwordReset";
-import { axeViolations, LAN_HOST, launchChromium, newPage, screenshot, servePage, type WatchedPage, expectClean, submitForm } from "./browser-support";
-import { liveEnv, PASSWORD, type LiveEnv } from "./mcp-support";
-import { eventually } from "./proc";
-import { linkIn, TestSmtp } from "./mail-support";
+import { MailDelivery } from "../../src/mail/delivery";
+import { createLogger } from "../../src/lib/log";
+import { sha256Hex } from "../../src/lib/crypto";
+import { joinedMember, orgWithProject, signedUp } from "../helpers";
+import { resetTokenValid } from "../../src/identity/passwordReset";
+import { axeViolations, LAN_HOST, launchChromium, newPage, screenshot, servePage, type WatchedPage, expectClean, submitForm } from "../browser-support";
+import { liveEnv, PASSWORD, type LiveEnv } from "../mcp-support";
+import { eventually } from "../proc";
+import { linkIn, TestSmtp } from "../mail-support";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 90_000);
 

@@ -9,9 +9,9 @@
  */
 import { describe, expect, test as bunTest } from "bun:test";
 import type { Browser, Page } from "playwright-core";
-import { makePlatformAdmin, orgWithProject, signedUp } from "./helpers";
-import { axeViolations, LAN_HOST, newPage, screenshot, servePage, type WatchedPage, expectClean, signedInPage, expectOnlyStatus, withChromiumAndApp } from "./browser-support";
-import { liveEnv, PASSWORD, type LiveEnv } from "./mcp-support";
+import { makePlatformAdmin, orgWithProject, signedUp } from "../helpers";
+import { axeViolations, LAN_HOST, newPage, screenshot, servePage, type WatchedPage, expectClean, signedInPage, expectOnlyStatus, withChromiumAndApp } from "../browser-support";
+import { liveEnv, PASSWORD, type LiveEnv } from "../mcp-support";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 120_000);
 

@@ -9,9 +9,9 @@
  */
 import { describe, expect, test as bunTest } from "bun:test";
 import type { Browser, Page } from "playwright-core";
-import { createKey, expertiseMd, joinedMember, orgWithProject, withKey } from "./helpers";
-import { axeViolations, newPage, screenshot, type WatchedPage, expectClean, signedInPage, expectOnlyStatus, withChromiumAndApp } from "./browser-support";
-import { PASSWORD, type LiveEnv } from "./mcp-support";
+import { createKey, expertiseMd, joinedMember, orgWithProject, withKey } from "../helpers";
+import { axeViolations, newPage, screenshot, type WatchedPage, expectClean, signedInPage, expectOnlyStatus, withChromiumAndApp } from "../browser-support";
+import { PASSWORD, type LiveEnv } from "../mcp-support";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 120_000);
 

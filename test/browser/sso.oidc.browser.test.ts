@@ -8,10 +8,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test as bunTest } from "bun:test";
 import type { Browser, Page } from "playwright-core";
-import { axeViolations, newPage, screenshot, type WatchedPage, withChromiumAndApp } from "./browser-support";
-import { startOidcIdp, type OidcIdp } from "./idp-support";
-import { freePort, type LiveEnv } from "./mcp-support";
-import { approveSsoDomains, orgWithProject, signedUp, WebClient } from "./helpers";
+import { axeViolations, newPage, screenshot, type WatchedPage, withChromiumAndApp } from "../browser-support";
+import { startOidcIdp, type OidcIdp } from "../idp-support";
+import { freePort, type LiveEnv } from "../mcp-support";
+import { approveSsoDomains, orgWithProject, signedUp, WebClient } from "../helpers";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 90_000);
 

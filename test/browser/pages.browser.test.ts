@@ -12,10 +12,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test as bunTest } from "bun:test";
 import type { Browser, Page } from "playwright-core";
-import { issueSetupToken } from "../src/identity/service";
-import { orgWithProject, signedUp, WebClient } from "./helpers";
-import { axeViolations, EVIL_HOST, LAN_HOST, launchChromium, newPage, screenshot, servePage, type WatchedPage, expectClean, submitForm } from "./browser-support";
-import { liveEnv, PASSWORD, type LiveEnv } from "./mcp-support";
+import { issueSetupToken } from "../../src/identity/service";
+import { orgWithProject, signedUp, WebClient } from "../helpers";
+import { axeViolations, EVIL_HOST, LAN_HOST, launchChromium, newPage, screenshot, servePage, type WatchedPage, expectClean, submitForm } from "../browser-support";
+import { liveEnv, PASSWORD, type LiveEnv } from "../mcp-support";
 
 /** Browser scenarios take seconds (argon2id sign-ins, page loads): a minute each, not bun's 5 s. */
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 60_000);

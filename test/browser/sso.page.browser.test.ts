@@ -7,11 +7,11 @@
  */
 import { afterAll, beforeAll, describe, expect, test as bunTest } from "bun:test";
 import type { Browser } from "playwright-core";
-import { axeViolations, newPage, screenshot, type WatchedPage, withChromiumAndApp } from "./browser-support";
-import { startOidcIdp, type OidcIdp } from "./idp-support";
-import { freePort, type LiveEnv } from "./mcp-support";
-import { approveSsoDomains, orgWithProject, signedUp, type WebClient } from "./helpers";
-import { startTestDns } from "./dns-support";
+import { axeViolations, newPage, screenshot, type WatchedPage, withChromiumAndApp } from "../browser-support";
+import { startOidcIdp, type OidcIdp } from "../idp-support";
+import { freePort, type LiveEnv } from "../mcp-support";
+import { approveSsoDomains, orgWithProject, signedUp, type WebClient } from "../helpers";
+import { startTestDns } from "../dns-support";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 90_000);
 

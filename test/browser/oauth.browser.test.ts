@@ -12,9 +12,9 @@ import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Browser, Page } from "playwright-core";
-import { orgWithProject } from "./helpers";
-import { axeViolations, callbackServer, newPage, screenshot, withChromiumAndApp } from "./browser-support";
-import { CLIENT_INFO, MemoryOAuthProvider, PASSWORD, toolJson, type LiveEnv } from "./mcp-support";
+import { orgWithProject } from "../helpers";
+import { axeViolations, callbackServer, newPage, screenshot, withChromiumAndApp } from "../browser-support";
+import { CLIENT_INFO, MemoryOAuthProvider, PASSWORD, toolJson, type LiveEnv } from "../mcp-support";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 60_000);
 
