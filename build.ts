@@ -2,26 +2,13 @@
  * Builds dist/talentd: one executable with the libSQL native addon, the migrations, the public
  * catalog and the static assets inside. Run with `bun run build`.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { mkdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { readTree } from "./src/lib/readTree";
 import type { BunPlugin } from "bun";
 
 const root = import.meta.dir;
 
-function readTree(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (!existsSync(dir)) return out;
-  const walk = (d: string): void => {
-    for (const name of readdirSync(d).sort()) {
-      if (name.startsWith(".")) continue;
-      const p = join(d, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else out[relative(dir, p).split(sep).join("/")] = readFileSync(p, "utf8");
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 /**
  * `bun build --compile` cannot follow libsql's computed require(`@libsql/${target}`), so the

@@ -3,25 +3,11 @@
  * (`public/` plus htmx from the htmx.org package). From source they are read from the
  * checkout; `build.ts` replaces this module with one that holds the files as literals.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { readTree } from "./lib/readTree";
 
 const ROOT = join(import.meta.dir, "..");
-
-function readTree(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (!existsSync(dir)) return out;
-  const walk = (d: string): void => {
-    for (const name of readdirSync(d).sort()) {
-      if (name.startsWith(".")) continue;
-      const p = join(d, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else out[relative(dir, p).split(sep).join("/")] = readFileSync(p, "utf8");
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 /** `<talent folder>/<path>` → content of every file of the shipped catalog. */
 export function embeddedTalents(): Record<string, string> {

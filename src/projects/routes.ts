@@ -1,5 +1,4 @@
 /** `/web/projects/*`: projects of the active organization and their API keys. */
-import { touchAll } from "../activity/dayMemo";
 import { Elysia, t } from "elysia";
 import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/guards";
@@ -9,7 +8,7 @@ import { requireConfirmation, requireTypedName } from "../http/methodOverride";
 import { confirmations } from "../web/confirmations";
 import { recordSecurityEvent } from "../identity/security";
 import { createKey, isScope, KEY_NAME_MAX, listKeys, revokeKey } from "./keys";
-import { createProject, deleteProject, getProject, listProjects, updateProject, type Project } from "./service";
+import { createProject, getProject, listProjects, removeProject, updateProject, type Project } from "./service";
 import { iso } from "../lib/time";
 
 /** A repository's path under the organization's code hosting URL: `payments-api`, `group/sub/repo`. */
@@ -45,8 +44,7 @@ export function projectRoutes(deps: AppDeps, guards: Guards) {
     })
     .delete("/:id", async ({ org, params, body, request }) => {
       await requireTypedName(request, body, async () => (await getProject(deps.database, org.id, params.id)).name, "project");
-      await deps.database.write((tx) => deleteProject(tx, org.id, params.id));
-      touchAll(); // its resolutions went with it: memoized days of insights and adoption are stale
+      await removeProject(deps.database, org.id, params.id);
       return { deleted: params.id };
     }, { org: "admin" })
     // ---- keys: any member lists, creates and revokes; a key can never reach these routes

@@ -5,6 +5,7 @@ import { keptAll, keptGet } from "../db/versionMemo";
 import { apiKeys, keyTombstones, oauthTokens, projects } from "../db/schema";
 import { notFound } from "../http/errors";
 import { newId } from "../lib/ids";
+import { touchAll } from "../activity/dayMemo";
 
 /** A project as the API shows it (selection_rev is internal: the selection cache's counter). */
 export type Project = Omit<typeof projects.$inferSelect, "selectionRev">;
@@ -90,4 +91,14 @@ export async function deleteProject(tx: Tx, organizationId: string, projectId: s
     });
   }
   await tx.delete(projects).where(eq(projects.id, projectId));
+}
+
+/**
+ * Deletes a project (deleteProject) in its own write, then drops what was kept of its activity:
+ * its resolutions went with it, so the memoized days of insights and adoption are stale. The
+ * write that changes the data says so, not the route that asked for it.
+ */
+export async function removeProject(database: Database, organizationId: string, projectId: string): Promise<void> {
+  await database.write((tx) => deleteProject(tx, organizationId, projectId));
+  touchAll();
 }
