@@ -1,7 +1,7 @@
 /**
  * Writes test/fixtures/upgrade/previous-release.sql: a database made by the previous release's
  * migrations (0000–0002: talentd 0.1.0 before migration 0003_trace_keyset) and filled with real
- * data by the service itself, as `sqlite3 .dump` prints it. test/upgrade.test.ts loads it and
+ * data by the service itself, as `sqlite3 .dump` prints it. test/ops/upgrade.test.ts loads it and
  * upgrades it with the current binary's migrations; every row must survive.
  *
  * The file is frozen: it stands for databases already out there. Run this again only to make a

@@ -204,7 +204,7 @@ export async function orgWithProject(env: TestEnv, name = `Org ${++userSeq}`) {
 
 /**
  * Proves an organization's SSO domains the way a platform administrator does (the approval
- * route), for tests whose subject is what a proven domain does; test/sso.domains.test.ts proves
+ * route), for tests whose subject is what a proven domain does; test/identity/sso.domains.test.ts proves
  * them through DNS.
  */
 export async function approveSsoDomains(env: TestEnv, organizationId: string, domains: string[]): Promise<void> {

@@ -1,4 +1,4 @@
-/** The npm package ships no types: what test/metrics.test.ts reads of its output (prom2json's shape). */
+/** The npm package ships no types: what test/ops/metrics.test.ts reads of its output (prom2json's shape). */
 declare module "parse-prometheus-text-format" {
   interface Sample {
     labels?: Record<string, string>;

@@ -7,7 +7,7 @@
  * The unit of reading is one hour of one project: `trace_events_summary_idx` is
  * (project_id, created_at / 3600000, kind, client, status, created_at), so an hour's events come
  * grouped by kind and client in index order — no temporary sort, no table row read (the plan is
- * checked in test/activity.test.ts). A period that is over cannot change any more (events are
+ * checked in test/activity/activity.test.ts). A period that is over cannot change any more (events are
  * written within 250 ms of their call, resolutions and reports when they are made), so its
  * counts are kept in a bounded memo: past days as whole days, today hour by hour. A summary
  * therefore reads from the database only the current hour (and any period not yet settled) and

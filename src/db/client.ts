@@ -101,7 +101,7 @@ export async function openDatabase(
   opts: { writerModule?: string } = {},
 ): Promise<Database> {
   const isLocal = url.startsWith("file:");
-  // `timeout` becomes busy_timeout on every pooled connection (checked in test/db.test.ts).
+  // `timeout` becomes busy_timeout on every pooled connection (checked in test/ops/db.test.ts).
   const client = createClient({ url, authToken, timeout: 5000 } as Parameters<typeof createClient>[0]);
   if (isLocal) {
     await client.execute("PRAGMA busy_timeout = 5000");

@@ -4,7 +4,7 @@
  * rows — keys, sessions, memberships, projects, selections, servable expertises — are kept for
  * one epoch (Database.configEpoch), so the service's own activity commits (a prepare-task's
  * resolution, a report, trace events: dozens a second under agents) no longer drop them, while
- * any other change, made anywhere, still does. test/db.test.ts checks that every table is in one
+ * any other change, made anywhere, still does. test/ops/db.test.ts checks that every table is in one
  * of the two lists below and that each of the first has its three triggers.
  */
 

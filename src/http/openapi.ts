@@ -3,7 +3,7 @@
  * at `/openapi.json`. Written as a table (one row per route: what it does, who may call it,
  * its body and query) because most routes read their input by hand (http/query.ts) rather
  * than through schemas a generator could see. A test keeps the table and the registered
- * routes equal in both directions (test/openapi.test.ts), so a new route cannot go
+ * routes equal in both directions (test/http/openapi.test.ts), so a new route cannot go
  * undocumented. docs/api.md is the prose beside it.
  */
 import { Elysia } from "elysia";

@@ -1,7 +1,7 @@
 /**
  * The declared success answer of every route of the OpenAPI document (src/http/openapi.ts),
  * keyed `METHOD /path`. Every JSON answer is built from declared fields: a route picks its
- * fields explicitly (never spreads a database row), and test/response-shapes.test.ts calls
+ * fields explicitly (never spreads a database row), and test/http/response-shapes.test.ts calls
  * every route and fails on any key its schema here does not list. An object whose keys are
  * data (counts by role, files by path) is a `map`; `open` marks the few free-form objects
  * (a security event's detail, a trace event's detail).

@@ -237,7 +237,7 @@ export function createMcpServer(call: CallBackend, projectId: string): McpServer
  * for tools and resources as soon as their handlers exist, but a server built for one request
  * and dropped after it never sends a list_changed notification. `registerCapabilities` merges
  * field by field, so an undefined `listChanged` replaces the SDK's and is left out of the JSON
- * of `initialize` (checked through the real client in test/mcp.test.ts).
+ * of `initialize` (checked through the real client in test/mcp/mcp.test.ts).
  */
 function announceOnlyWhatIsTrue(server: McpServer): void {
   server.server.registerCapabilities({ tools: { listChanged: undefined }, resources: { listChanged: undefined }, prompts: { listChanged: undefined } });
@@ -261,7 +261,7 @@ const mediaType = (h: string | null) => (h ?? "").split(";")[0]!.trim().toLowerC
  * answers it as the specification says. The answer is what the SDK sends for the same call
  * (`McpServer`'s tools/call handler: validated arguments, the handler's result, a thrown error
  * as an `isError` result; the protocol's `{result, jsonrpc, id}`; the transport's 200 with
- * Content-Type application/json): test/mcp.fastpath.test.ts compares the two.
+ * Content-Type application/json): test/mcp/mcp.fastpath.test.ts compares the two.
  */
 export async function fastToolCall(request: Request, body: unknown, call: CallBackend, projectId: string): Promise<Response | null> {
   if (!fastPath.enabled || request.method !== "POST" || !isObject(body)) return null;

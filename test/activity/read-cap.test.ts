@@ -1,0 +1,121 @@
+/**
+ * No tenant can starve another: one user's heavy dashboard reads are capped at
+ * DASHBOARD_READS_PER_USER running and QUEUE_MAX waiting (src/activity/readCap.ts); the next
+ * answers 429 rate_limited with Retry-After at once, while another user's read is served. The
+ * reads are held open by a real write transaction that the journal's flush (every reader settles
+ * the journal first) waits on. A user's reads also get only a share of the thread's time.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { dashboardReadCap, DEFAULT_LIMITS, ReadCap } from "../../src/activity/readCap";
+import { AppError } from "../../src/http/errors";
+import { loadConfig } from "../../src/config";
+import { loopProject } from "../activity-support";
+import { nextTurn, orgWithProject, testEnv, type TestEnv } from "../helpers";
+
+let env: TestEnv;
+beforeAll(async () => {
+  env = await testEnv({ ACCESS_LOG: "false", DASHBOARD_READS_PER_USER: "2" });
+});
+afterAll(() => env.close());
+
+/** Holds the database's writer (a real write transaction) until released; resolves once it is held. */
+async function holdWriter(): Promise<{ held: Promise<void>; release: () => void }> {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let started!: () => void;
+  const holding = new Promise<void>((r) => (started = r));
+  const held = env.database.write(async () => {
+    started();
+    await gate;
+  });
+  await holding;
+  return { held, release };
+}
+
+/** Waits (a turn at a time, at most 2 s) until the user has 2 reads running and QUEUE_MAX waiting. */
+async function capFull(userId: string): Promise<void> {
+  const cap = dashboardReadCap(env.database, 2);
+  const until = performance.now() + 2_000;
+  while (performance.now() < until) {
+    const p = cap.pending(userId);
+    if (p.running === 2 && p.waiting === DEFAULT_LIMITS.queueMax) return;
+    await Bun.sleep(1);
+  }
+  throw new Error(`cap not full: ${JSON.stringify(cap.pending(userId))}`);
+}
+
+describe("per-user cap on heavy dashboard reads (DASHBOARD_READS_PER_USER)", () => {
+  test("the cap answers 429 rate_limited with Retry-After for the heavy read beyond 2 running and QUEUE_MAX waiting of one user, while another user is served", async () => {
+    const a = await loopProject(env);
+    const b = await orgWithProject(env);
+    const heavy = [
+      `/web/projects/${a.project.id}/talents/typescript-strict/usage?days=90`,
+      `/web/projects/${a.project.id}/traces/summary?days=90`,
+      "/web/activity/summary?days=90",
+      "/web/orgs/current/insights",
+      "/web/orgs/current/talent-adoption",
+    ];
+    for (const third of heavy) {
+      // a call waiting in the journal, and the writer held: every heavy read waits in its journal settle
+      expect((await a.api("GET", "/api/doctor")).status).toBe(200);
+      const { held, release } = await holdWriter();
+      const first = [a.owner.get(heavy[0]!), a.owner.get(heavy[1]!)];
+      for (let i = 0; i < 5; i++) await nextTurn();
+      for (let i = 0; i < DEFAULT_LIMITS.queueMax; i++) first.push(a.owner.get(heavy[i % heavy.length]!)); // these wait their turn
+      await capFull(a.owner.userId);
+      const other = b.owner.get(`/web/projects/${b.project.id}/traces/summary?days=90`);
+      const refused = await a.owner.get(third);
+      expect(`${third} → ${refused.status} ${refused.body.error}`).toBe(`${third} → 429 rate_limited`);
+      expect(refused.res.headers.get("retry-after")).toBe("1");
+      expect(refused.body).toMatchObject({ retryAfter: 1 });
+      release();
+      await held;
+      expect((await other).status).toBe(200);
+      for (const r of await Promise.all(first)) expect(r.status).toBe(200);
+    }
+    // the cap is released: one user's reads one after another are all served
+    for (const path of heavy) expect((await a.owner.get(path)).status).toBe(200);
+  });
+
+  test("the page of a heavy read counts against the same cap (insights page → 429)", async () => {
+    const a = await loopProject(env);
+    expect((await a.api("GET", "/api/doctor")).status).toBe(200);
+    const { held, release } = await holdWriter();
+    const first = [a.owner.get(`/web/projects/${a.project.id}/traces/summary`), a.owner.get("/web/activity/summary")];
+    for (let i = 0; i < DEFAULT_LIMITS.queueMax; i++) first.push(a.owner.get("/web/activity/summary"));
+    await capFull(a.owner.userId);
+    const page = await a.owner.call("GET", "/org/insights");
+    expect(page.status).toBe(429);
+    expect(page.headers.get("retry-after")).toBe("1");
+    release();
+    await held;
+    for (const r of await Promise.all(first)) expect(r.status).toBe(200);
+  });
+
+  test("a user's reads get a share of the thread's time: past the burst, the next read waits until the debt is repaid (429 when that is longer than the wait), another user's read runs at once", async () => {
+    const limits = { perUser: 2, share: 0.1, burstMs: 50, waitMs: 200, queueMax: 2 };
+    const slow = () => Bun.sleep(100); // 100 ms owed: 50 over the burst, repaid in 500 ms at a tenth
+    const short = new ReadCap(limits);
+    await short.run("u1", slow);
+    let t = performance.now();
+    const refused = await short.run("u1", async () => "read").catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(AppError);
+    expect((refused as AppError).code).toBe("rate_limited");
+    expect(performance.now() - t).toBeGreaterThanOrEqual(190); // it waited its WAIT_MS first
+    t = performance.now();
+    expect(await short.run("u2", async () => "other")).toBe("other");
+    expect(performance.now() - t).toBeLessThan(100);
+
+    const patient = new ReadCap({ ...limits, waitMs: 2_000 });
+    await patient.run("u1", slow);
+    t = performance.now();
+    expect(await patient.run("u1", async () => "served")).toBe("served");
+    expect(performance.now() - t).toBeGreaterThanOrEqual(350); // ~500 ms less the time since the slow read ended
+  });
+
+  test("DASHBOARD_READS_PER_USER: default 2, 1–100, anything else refused at start", () => {
+    expect(loadConfig({}).dashboardReadsPerUser).toBe(2);
+    expect(loadConfig({ DASHBOARD_READS_PER_USER: "5" }).dashboardReadsPerUser).toBe(5);
+    for (const bad of ["0", "101", "1.5", "x"]) expect(() => loadConfig({ DASHBOARD_READS_PER_USER: bad })).toThrow("DASHBOARD_READS_PER_USER");
+  });
+});

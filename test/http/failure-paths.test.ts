@@ -1,0 +1,171 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createKey, joinedMember, makePlatformAdmin, orgWithProject, signedUp, testEnv, WebClient, type TestEnv } from "../helpers";
+
+let env: TestEnv;
+beforeAll(async () => {
+  env = await testEnv();
+});
+afterAll(() => env.close());
+
+describe("failure paths of identity, tenancy and admin routes, with the spec's status and code", () => {
+  test("change-password: no session → 401 unauthenticated; a too short new password → 400 validation_failed, the old one still works", async () => {
+    expect((await new WebClient(env).post("/api/auth/change-password", { currentPassword: "x", newPassword: "long enough 123" })).body.error).toBe("unauthenticated");
+    const c = await signedUp(env);
+    const r = await c.post("/api/auth/change-password", { currentPassword: "correct horse battery", newPassword: "short" });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toBe("validation_failed");
+    expect((await new WebClient(env).post("/api/auth/sign-in", { email: c.email, password: "correct horse battery" })).status).toBe(200);
+  });
+
+  test("POST /web/orgs/active without organizationId → 400; without a session → 401", async () => {
+    const c = await signedUp(env);
+    const r = await c.post("/web/orgs/active", {});
+    expect(r.status).toBe(400);
+    expect(r.body.error).toBe("validation_failed");
+    expect((await new WebClient(env).post("/web/orgs/active", { organizationId: "org_x" })).status).toBe(401);
+  });
+
+  test("GET /web/admin/security-events with a bad limit or cursor → 400", async () => {
+    const admin = await signedUp(env);
+    await makePlatformAdmin(env, admin.userId);
+    for (const q of ["limit=0", "limit=501", "limit=abc", "before=yesterday"]) {
+      const r = await admin.get(`/web/admin/security-events?${q}`);
+      expect(`${q} → ${r.status} ${r.body.error}`).toBe(`${q} → 400 validation_failed`);
+    }
+  });
+
+  test("a plain member cannot change roles (403) nor remove another member (403); nothing changes", async () => {
+    const { owner } = await orgWithProject(env);
+    const m = await signedUp(env);
+    const other = await signedUp(env);
+    for (const u of [m, other]) {
+      const inv = (await owner.post("/web/orgs/current/invitations", { email: u.email })).body;
+      await u.post(`/web/invitations/${inv.id}/accept`);
+    }
+    const patch = await m.patch(`/web/orgs/current/members/${other.userId}`, { role: "admin" });
+    expect(patch.status).toBe(403);
+    expect(patch.body.error).toBe("forbidden");
+    const del = await m.del(`/web/orgs/current/members/${other.userId}`);
+    expect(del.status).toBe(403);
+    const members = (await owner.get("/web/orgs/current/members")).body.members as { userId: string; role: string }[];
+    expect(members.find((x) => x.userId === other.userId)?.role).toBe("member");
+  });
+
+  test("accepting an invitation without a session → 401; GET /setup without a token shows the invalid-link page", async () => {
+    const { owner } = await orgWithProject(env);
+    const inv = (await owner.post("/web/orgs/current/invitations", { email: "nobody@example.com" })).body;
+    expect((await new WebClient(env).post(`/web/invitations/${inv.id}/accept`)).status).toBe(401);
+    const page = await env.request("/setup");
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("invalid, expired or already used");
+  });
+
+});
+
+/** Every route of the project-key API with the scope the spec's table gives it, and a request that would pass with that scope. */
+const KEY_ROUTES: [method: string, path: (projectId: string) => string, scope: string, body?: unknown][] = [
+  ["GET", () => "/api/prepare-task/designable", "prepare_task"],
+  ["POST", () => "/api/prepare-task", "prepare_task", { talentIds: ["typescript-strict"] }],
+  ["GET", () => "/api/validation/playbook?resolutionId=res_x", "validate"],
+  ["POST", () => "/api/validation/reports", "record_validation", { submissionId: "s1", resolutionId: "res_x", expertiseResults: [] }],
+  ["GET", () => "/api/search?query=strict", "deepen"],
+  ["POST", () => "/api/talents/get", "deepen", { uri: "talent://typescript-strict" }],
+  ["GET", () => "/api/doctor", "doctor"],
+  ["GET", () => "/api/catalog", "catalog"],
+  ["GET", () => "/api/discovery/playbook", "discover"],
+  ["PATCH", (id) => `/api/projects/${id}/talents`, "install", { talent: "sql-base" }],
+];
+const ALL_SCOPES = ["prepare_task", "validate", "record_validation", "deepen", "doctor", "catalog", "discover", "install"];
+
+describe("every key-API route (docs/api.md 'Key API'): no bearer → 401 invalid_token; a key without the route's scope → 403 insufficient_scope naming it", () => {
+  test("all ten routes, before any body or query is looked at", async () => {
+    const { owner, project } = await orgWithProject(env);
+    for (const [method, path, scope, body] of KEY_ROUTES) {
+      const init = (extra: Record<string, string> = {}): RequestInit => ({
+        method,
+        headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...extra },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const bare = await env.request(path(project.id), init());
+      expect(`${method} ${path("p")} → ${bare.status} ${(await bare.json()).error}`).toBe(`${method} ${path("p")} → 401 invalid_token`);
+      expect(bare.headers.get("www-authenticate")).toContain('error="invalid_token"');
+
+      const others = await createKey(owner, project.id, ALL_SCOPES.filter((s) => s !== scope));
+      const r = await env.request(path(project.id), init({ authorization: `Bearer ${others.value}` }));
+      expect(`${method} ${path("p")} → ${r.status}`).toBe(`${method} ${path("p")} → 403`);
+      expect(await r.json()).toMatchObject({ error: "insufficient_scope", requiredScope: scope });
+      expect(r.headers.get("www-authenticate")).toContain(`scope="${scope}"`);
+    }
+  });
+});
+
+describe("every /web route: no session → 401 unauthenticated, nothing else revealed", () => {
+  test("identity, tenancy, admin, projects, keys, selection, traces, reports, activity, insights, adoption and expertise routes", async () => {
+    const { project } = await orgWithProject(env);
+    const p = project.id;
+    const routes: [string, string, unknown?][] = [
+      ["GET", "/web/orgs"],
+      ["POST", "/web/orgs", { name: "x" }],
+      ["GET", "/web/orgs/current/status"],
+      ["POST", "/web/orgs/active", { organizationId: "org_x" }],
+      ["GET", "/web/orgs/current/members"],
+      ["PATCH", "/web/orgs/current/members/usr_x", { role: "admin" }],
+      ["DELETE", "/web/orgs/current/members/usr_x"],
+      ["GET", "/web/orgs/current/invitations"],
+      ["POST", "/web/orgs/current/invitations", { email: "x@example.com" }],
+      ["DELETE", "/web/orgs/current/invitations/inv_x"],
+      ["POST", "/web/invitations/inv_x/accept"],
+      ["GET", "/web/admin/organizations"],
+      ["POST", "/web/admin/organizations/org_x/approve"],
+      ["GET", "/web/admin/users"],
+      ["GET", "/web/admin/security-events"],
+      ["GET", "/web/projects"],
+      ["POST", "/web/projects", { name: "x" }],
+      ["GET", `/web/projects/${p}`],
+      ["DELETE", `/web/projects/${p}`],
+      ["GET", `/web/projects/${p}/keys`],
+      ["POST", `/web/projects/${p}/keys`, { name: "x", tools: ["catalog"] }],
+      ["DELETE", `/web/projects/${p}/keys/key_x`],
+      ["GET", `/web/projects/${p}/installed`],
+      ["POST", `/web/projects/${p}/talents`, { talent: "sql-base" }],
+      ["PATCH", `/web/projects/${p}/talents/sql-base`, { enabled: false }],
+      ["DELETE", `/web/projects/${p}/talents/sql-base`],
+      ["GET", `/web/projects/${p}/traces`],
+      ["GET", `/web/projects/${p}/resolutions/res_x/reports`],
+      ["GET", `/web/projects/${p}/traces/summary`],
+      ["GET", `/web/projects/${p}/talents/sql-base/usage`],
+      ["GET", "/web/activity/summary"],
+      ["GET", "/web/orgs/current/insights"],
+      ["GET", "/web/orgs/current/talent-adoption"],
+      ["GET", "/web/orgs/current/expertises"],
+      ["POST", "/web/orgs/current/expertises", { slug: "x", content: "x" }],
+      ["GET", "/web/orgs/current/expertises/exp_x"],
+      ["PATCH", "/web/orgs/current/expertises/exp_x", { content: "x", expectedRevision: 1 }],
+      ["DELETE", "/web/orgs/current/expertises/exp_x"],
+      ["POST", "/web/orgs/current/expertises/exp_x/trigger-proposal"],
+      ["PUT", "/web/orgs/current/expertises/exp_x/triggers", { triggers: {} }],
+      ["POST", "/web/orgs/current/expertises/exp_x/publish", { expectedRevision: 1 }],
+      ["POST", "/web/orgs/current/expertises/exp_x/activate"],
+      ["POST", "/web/orgs/current/expertises/exp_x/deactivate"],
+      ["POST", "/web/orgs/current/expertises/exp_x/reactivate"],
+      ["GET", "/web/orgs/current/expertises/exp_x/versions/1"],
+    ];
+    const anonymous = new WebClient(env);
+    for (const [method, path, body] of routes) {
+      const r = await anonymous.json(method, path, body);
+      expect(`${method} ${path} → ${r.status} ${r.body?.error}`).toBe(`${method} ${path} → 401 unauthenticated`);
+      expect(JSON.stringify(r.body)).not.toContain(p);
+    }
+  });
+
+  test("a plain member on the admin-only invitation routes → 403 forbidden", async () => {
+    const { owner } = await orgWithProject(env);
+    const pending = (await owner.post("/web/orgs/current/invitations", { email: "pending@example.com" })).body;
+    const m = await joinedMember(env, owner);
+    for (const [method, path] of [["GET", "/web/orgs/current/invitations"], ["DELETE", `/web/orgs/current/invitations/${pending.id}`]] as const) {
+      const r = await m.json(method, path);
+      expect(`${method} ${path} → ${r.status} ${r.body.error}`).toBe(`${method} ${path} → 403 forbidden`);
+    }
+    expect((await owner.get("/web/orgs/current/invitations")).body.invitations).toHaveLength(1);
+  });
+});

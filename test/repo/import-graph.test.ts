@@ -1,0 +1,158 @@
+/**
+ * The import graph of src/, computed from the source on every run (type-only imports count: they
+ * are coupling too). What it holds:
+ *   - no circle between files (drizzle's table files in db/schema/ referencing each other aside);
+ *   - the bottom layers import only below them: lib nothing, configParsers.ts lib, config.ts lib and
+ *     configParsers.ts, db lib and config, http lib, config and db — helpers never import a domain;
+ *   - app.ts, the composition root, is imported by main's serve command alone (tests aside);
+ *   - the domain folders still form one knot: every folder edge inside it is listed in KNOWN_KNOT.
+ *     A new edge inside a circle fails, named; an edge that left the knot fails too, so the list
+ *     only ever shrinks (remove the line it names).
+ */
+import { describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+
+const SRC = resolve(import.meta.dir, "..", "..", "src");
+
+/** Folder edges inside the domain knot today, `from -> to to …` (one line per source folder). */
+const KNOWN_KNOT = [
+  "activity -> auth catalog deps.ts expertises projects resolution",
+  "auth -> deps.ts identity oauth projects tenancy",
+  "catalog -> activity auth deps.ts expertises oauth projects",
+  "deps.ts -> activity catalog identity ops web",
+  "expertises -> auth catalog deps.ts tenancy web",
+  "identity -> auth deps.ts mail tenancy web",
+  "mail -> auth deps.ts web",
+  "oauth -> auth deps.ts identity web",
+  "ops -> auth catalog deps.ts oauth",
+  "projects -> activity auth catalog deps.ts expertises identity oauth resolution specializations tenancy web",
+  "resolution -> activity auth catalog deps.ts expertises projects",
+  "specializations -> auth catalog deps.ts expertises projects resolution",
+  "tenancy -> auth deps.ts identity mail web",
+  "web -> activity auth catalog deps.ts expertises identity mail projects specializations tenancy",
+];
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) return sourceFiles(p);
+    return /\.tsx?$/.test(name) && !/\.test\.tsx?$/.test(name) && !name.endsWith(".d.ts") ? [p] : [];
+  });
+}
+
+const SPEC = /(?:import|export)\s+(?:type\s+)?(?:[^'"]*?\s+from\s+)?["'](\.{1,2}\/[^"']+)["']|import\(\s*["'](\.{1,2}\/[^"']+)["']\s*\)/g;
+
+function resolveImport(from: string, spec: string): string | null {
+  const base = resolve(dirname(from), spec);
+  for (const c of [base, `${base}.ts`, `${base}.tsx`, join(base, "index.ts")]) {
+    if (c.startsWith(`${SRC}/`) && /\.tsx?$/.test(c) && existsSync(c) && statSync(c).isFile()) return c;
+  }
+  return null;
+}
+
+/** File → the files of src/ it imports (paths relative to src/). */
+function fileGraph(): Map<string, Set<string>> {
+  const g = new Map<string, Set<string>>();
+  for (const f of sourceFiles(SRC)) {
+    const out = new Set<string>();
+    for (const m of readFileSync(f, "utf8").matchAll(SPEC)) {
+      const to = resolveImport(f, (m[1] ?? m[2])!);
+      if (to) out.add(relative(SRC, to));
+    }
+    g.set(relative(SRC, f), out);
+  }
+  return g;
+}
+
+/** A file's node in the folder graph: its top folder under src/, or the file itself at the root. */
+const folderOf = (file: string): string => (file.includes("/") ? file.split("/")[0]! : file);
+
+function folderGraph(files: Map<string, Set<string>>): Map<string, Set<string>> {
+  const g = new Map<string, Set<string>>();
+  for (const [from, tos] of files) {
+    for (const to of tos) {
+      const [a, b] = [folderOf(from), folderOf(to)];
+      if (a === b) continue;
+      if (!g.has(a)) g.set(a, new Set());
+      g.get(a)!.add(b);
+    }
+  }
+  return g;
+}
+
+/** The strongly connected components of more than one node (Tarjan). */
+function circles(g: Map<string, Set<string>>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const out: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of g.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const c: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      c.push(w);
+    } while (w !== v);
+    if (c.length > 1) out.push(c.sort());
+  };
+  for (const v of new Set([...g.keys(), ...[...g.values()].flatMap((s) => [...s])])) if (!index.has(v)) visit(v);
+  return out;
+}
+
+/** Every edge whose two ends are in the same circle, as `from -> to`. */
+function edgesInCircles(g: Map<string, Set<string>>): string[] {
+  const out: string[] = [];
+  for (const c of circles(g)) for (const a of c) for (const b of g.get(a) ?? []) if (c.includes(b)) out.push(`${a} -> ${b}`);
+  return out.sort();
+}
+
+const files = fileGraph();
+const folders = folderGraph(files);
+
+describe("the import graph of src/", () => {
+  test("no circle between files (db/schema's tables aside): each edge of one is named", () => {
+    const g = new Map([...files].map(([f, tos]) => [f, new Set([...tos].filter((t) => !(f.startsWith("db/schema/") && t.startsWith("db/schema/"))))]));
+    expect(edgesInCircles(g)).toEqual([]);
+  });
+
+  test("the bottom layers import only below them: lib nothing, config lib, db lib and config, http lib, config and db", () => {
+    const config = ["config.ts", "configParsers.ts"];
+    const below: Record<string, string[]> = {
+      lib: [], "configParsers.ts": ["lib"], "config.ts": ["lib", "configParsers.ts"], db: ["lib", ...config], http: ["lib", ...config, "db"],
+    };
+    const upward = Object.entries(below).flatMap(([layer, allowed]) => [...(folders.get(layer) ?? [])].filter((to) => !allowed.includes(to)).map((to) => `${layer} -> ${to}`));
+    expect(upward).toEqual([]);
+  });
+
+  test("app.ts, the composition root, is imported by main's serve command alone", () => {
+    const importers = [...files].filter(([, tos]) => tos.has("app.ts")).map(([f]) => f).sort();
+    expect(importers).toEqual(["cli/commands.ts"]);
+  });
+
+  test("the domain knot only shrinks: no folder edge inside a circle beyond KNOWN_KNOT, and every listed edge still in one", () => {
+    const known = new Set(KNOWN_KNOT.flatMap((line) => {
+      const [from, tos] = line.split(" -> ");
+      return tos!.split(" ").map((to) => `${from} -> ${to}`);
+    }));
+    const now = edgesInCircles(folders);
+    const added = now.filter((e) => !known.has(e));
+    const gone = [...known].filter((e) => !now.includes(e));
+    expect({ "new edges inside a circle (make the import go the other way)": added, "edges out of the knot (remove them from KNOWN_KNOT)": gone })
+      .toEqual({ "new edges inside a circle (make the import go the other way)": [], "edges out of the knot (remove them from KNOWN_KNOT)": [] });
+  });
+});
