@@ -268,6 +268,41 @@ describe("an identity opens an existing account only with the account's consent"
   });
 });
 
+describe("the new routes' failure paths", () => {
+  test("domain verify, admin approval, e-mail verification, consent: signed out, wrong role, another organization's claim, unknown resource, bad bodies → the documented status and code", async () => {
+    const { owner, org } = await orgWithProject(live.env, "Failure Paths");
+    await samlSso(owner, org.id, ["failure-paths.example"]);
+    const { owner: other, org: otherOrg } = await orgWithProject(live.env, "Other Failure Paths");
+    await samlSso(other, otherOrg.id, ["other-failure.example"]);
+    const member = await joinedMember(live.env, owner);
+    const anon = new WebClient(live.env);
+    const cases: [string, WebClient, string, unknown, string][] = [
+      ["signed out", anon, "/web/orgs/current/sso/domains/failure-paths.example/verify", undefined, "401 unauthenticated"],
+      ["a member, not an admin", member, "/web/orgs/current/sso/domains/failure-paths.example/verify", undefined, "403 forbidden"],
+      ["another organization's claim", owner, "/web/orgs/current/sso/domains/other-failure.example/verify", undefined, "404 not_found"],
+      ["a domain nobody claims", owner, "/web/orgs/current/sso/domains/nobody-claims.example/verify", undefined, "404 not_found"],
+      ["admin list, not a platform administrator", owner, "/web/admin/sso-domains", null, "403 forbidden"],
+      ["approval, signed out", anon, `/web/admin/sso-domains/${org.id}/failure-paths.example/approve`, undefined, "401 unauthenticated"],
+      ["verify-email without a token", anon, "/api/auth/verify-email", {}, "400 validation_failed"],
+      ["verify-email with a token too long", anon, "/api/auth/verify-email", { token: "x".repeat(201) }, "400 validation_failed"],
+      ["verify-email with an unknown token", anon, "/api/auth/verify-email", { token: "unknownToken0123456789abc" }, "410 verification_link_invalid"],
+      ["resend, signed out", anon, "/api/auth/verify-email/resend", undefined, "401 unauthenticated"],
+    ];
+    for (const [why, client, path, body, expected] of cases) {
+      const r = body === null ? await client.get(path) : await client.post(path, body ?? {});
+      expect(`${why}: ${r.status} ${r.body?.error}`).toBe(`${why}: ${expected}`);
+    }
+    // a cross-site post of the verification is refused before anything is read
+    const cross = await owner.json("POST", "/web/orgs/current/sso/domains/failure-paths.example/verify", {}, { origin: "https://evil.example" });
+    expect(`${cross.status} ${cross.body.error}`).toBe("403 csrf_rejected");
+    // the consent page: signed out → sign in first; a post with no pending link → 410 page
+    const page = await live.env.request("/account/link");
+    expect(`${page.status} ${page.headers.get("location")}`).toBe("303 /login?next=%2Faccount%2Flink");
+    const none = await live.env.request("/account/link", { method: "POST", headers: { cookie: owner.cookie!, origin: live.base, "content-type": "application/x-www-form-urlencoded" }, body: "decision=link" });
+    expect(none.status).toBe(410);
+  });
+});
+
 describe("sign-up verifies the e-mail by a mailed link", () => {
   test("sign-up queues a verification mail; the link's page asks to confirm (a GET changes nothing); confirming verifies the address once; resend answers 'already verified' after", async () => {
     const c = await signedUp(live.env, `new-${Date.now()}@mail-verify.example`);
