@@ -3,6 +3,7 @@
  * An expertise's triggers (the proposal and its confirmation), lifecycle operations, published
  * versions and typed deletion.
  */
+import { TypedDeleteForm } from "../web/typedDelete";
 import type { LifecycleOperation } from "./lifecycle";
 import type { TriggerProposal } from "./triggers";
 import { DataTable } from "../web/layout";
@@ -177,21 +178,9 @@ export function VersionsSection(props: { e: ExpertiseDetail }) {
 export function DeleteSection(props: { e: ExpertiseDetail }) {
   const e = props.e;
   return (
-    <section class="card danger-zone" aria-labelledby="delete-h">
-      <h2 id="delete-h">Delete this expertise</h2>
-      <p>It stops being served and designable at once, and leaves the list. Its slug stays reserved; resolutions that pinned a version still read and audit it.</p>
-      <form method="post" action={`${ROUTE}/${e.id}?_method=DELETE`} hx-delete={`${ROUTE}/${e.id}`} data-confirm-name={e.slug}>
-        <label for="confirm-name">
-          Type <strong>{e.slug}</strong> to confirm
-        </label>
-        <input id="confirm-name" name="confirm" autocomplete="off" required />
-        <p>
-          <button type="submit" class="danger">
-            Delete {e.ref}
-          </button>
-        </p>
-      </form>
-    </section>
+    <TypedDeleteForm route={`${ROUTE}/${e.id}`} name={e.slug} title="Delete this expertise" button={`Delete ${e.ref}`}>
+      It stops being served and designable at once, and leaves the list. Its slug stays reserved; resolutions that pinned a version still read and audit it.
+    </TypedDeleteForm>
   );
 }
 

@@ -6,6 +6,7 @@
  * read everything without JavaScript; changes go to the `/web/*` routes (htmx swaps their
  * fragments, or the browser follows their 303 back here).
  */
+import { TypedDeleteForm } from "./typedDelete";
 import { Elysia } from "elysia";
 import type { Child } from "hono/jsx";
 import type { ComposedDeps } from "../deps";
@@ -109,21 +110,9 @@ function Settings(props: { project: Project; admin: boolean }) {
         </form>
       </section>
       {props.admin ? (
-        <section class="card danger-zone" aria-labelledby="delete-h">
-          <h2 id="delete-h">Delete this project</h2>
-          <p>Its selection, keys, resolutions, reports and activity are deleted with it. Agents and hooks using it stop working.</p>
-          <form method="post" action={`${route}?_method=DELETE`} hx-delete={route} data-confirm-name={p.name}>
-            <label for="confirm-name">
-              Type <strong>{p.name}</strong> to confirm
-            </label>
-            <input id="confirm-name" name="confirm" autocomplete="off" required />
-            <p>
-              <button type="submit" class="danger">
-                Delete {p.name}
-              </button>
-            </p>
-          </form>
-        </section>
+        <TypedDeleteForm route={route} name={p.name} title="Delete this project" button={`Delete ${p.name}`}>
+          Its selection, keys, resolutions, reports and activity are deleted with it. Agents and hooks using it stop working.
+        </TypedDeleteForm>
       ) : null}
     </>
   );

@@ -1,0 +1,29 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * The typed-name deletion every irreversible delete of a named thing uses (a project, an
+ * expertise): a danger-zone card whose form posts `?_method=DELETE` without JavaScript and
+ * `hx-delete` with it; the name typed is checked by the browser (`data-confirm-name`, app.js) and
+ * again by the server (http/methodOverride.ts `requireTypedName`).
+ */
+import type { Child } from "hono/jsx";
+
+/** The danger-zone card: `title`, what happens (`children`), the name to type, the button. */
+export function TypedDeleteForm(props: { route: string; name: string; title: string; button: string; children: Child }): Child {
+  return (
+    <section class="card danger-zone" aria-labelledby="delete-h">
+      <h2 id="delete-h">{props.title}</h2>
+      <p>{props.children}</p>
+      <form method="post" action={`${props.route}?_method=DELETE`} hx-delete={props.route} data-confirm-name={props.name}>
+        <label for="confirm-name">
+          Type <strong>{props.name}</strong> to confirm
+        </label>
+        <input id="confirm-name" name="confirm" autocomplete="off" required />
+        <p>
+          <button type="submit" class="danger">
+            {props.button}
+          </button>
+        </p>
+      </form>
+    </section>
+  );
+}
