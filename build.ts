@@ -9,7 +9,6 @@ import type { BunPlugin } from "bun";
 
 const root = import.meta.dir;
 
-
 /**
  * `bun build --compile` cannot follow libsql's computed require(`@libsql/${target}`), so the
  * binary would fail with "Cannot find module '@libsql/linux-x64-gnu'". Rewriting it to a static

@@ -36,7 +36,9 @@ export function seedHistory(dbPath: string, projectId: string, n: number) {
   const report = db.prepare(
     `INSERT INTO reports (id, project_id, resolution_id, submission_id, payload_digest, response, author_type, author_id, created_at) VALUES (?, ?, ?, ?, 'x', '{}', 'key', 'key_bench', ?)`,
   );
-  const result = db.prepare(`INSERT INTO report_results (report_id, talent_id, kind, verdict, evidence, missing, note) VALUES (?, 'typescript-strict', 'talent', ?, ?, '[]', NULL)`);
+  const result = db.prepare(
+    `INSERT INTO report_results (report_id, talent_id, kind, verdict, evidence, missing, note) VALUES (?, 'typescript-strict', 'talent', ?, ?, '[]', NULL)`,
+  );
   // evenly over the 90 days before now (about 463 events an hour), the last one a second ago
   const now = Date.now() - 1000;
   const at = (i: number) => Math.floor(now - 90 * DAY + ((i + 1) * 90 * DAY) / n);
@@ -82,7 +84,9 @@ export function seedHistory(dbPath: string, projectId: string, n: number) {
   for (let i = 0; i < n; i += 50_000) batch(i, Math.min(n, i + 50_000));
   let sizes: string;
   try {
-    const rows = db.prepare("SELECT name, sum(pgsize) AS bytes FROM dbstat WHERE name LIKE 'trace_events%' GROUP BY name ORDER BY name").all() as { name: string; bytes: number }[];
+    const rows = db
+      .prepare("SELECT name, sum(pgsize) AS bytes FROM dbstat WHERE name LIKE 'trace_events%' GROUP BY name ORDER BY name")
+      .all() as { name: string; bytes: number }[];
     sizes = rows.map((r) => `${r.name} ${(Number(r.bytes) / 2 ** 20).toFixed(0)} MiB`).join(", ");
   } catch {
     sizes = "(dbstat not available)";
@@ -137,19 +141,34 @@ export async function benchActivity(): Promise<void> {
     const total = (cold30.body as { totals: { events: number } }).totals.events;
     const seq30 = await sequential(summary, a.cookie, 300);
     const script = join(dir, "summary.lua");
-    writeFileSync(script, wrkScript([{ method: "GET", path: `/web/projects/${a.projectId}/traces/summary`, headers: { cookie: a.cookie } }]));
+    writeFileSync(
+      script,
+      wrkScript([{ method: "GET", path: `/web/projects/${a.projectId}/traces/summary`, headers: { cookie: a.cookie } }]),
+    );
     const wrk = Bun.spawn(["wrk", "-t1", "-c10", `-d${seconds}s`, "--latency", "-s", script, server.base], { stdout: "pipe" });
     const w = parseWrk(await new Response(wrk.stdout).text());
     const cold90 = await once(`${summary}?days=90`, a.cookie);
     const seq90 = await sequential(`${summary}?days=90`, a.cookie, 100);
-    const row = (name: string, t: number[]) => [name, t.length, percentile(t, 50).toFixed(2), percentile(t, 99).toFixed(2), t.at(-1)!.toFixed(2)];
+    const row = (name: string, t: number[]) => [
+      name,
+      t.length,
+      percentile(t, 50).toFixed(2),
+      percentile(t, 99).toFixed(2),
+      t.at(-1)!.toFixed(2),
+    ];
     printTable(
       `GET /web/projects/:id/traces/summary over ${seeded.events.toLocaleString("en")} trace events (90 days, ${seeded.resolutions.toLocaleString("en")} resolutions, ${seeded.reports.toLocaleString("en")} reports; seeded in ${seededS.toFixed(0)} s; ${total.toLocaleString("en")} events in the 30-day window)`,
       ["measure", "requests", "p50 ms", "p99 ms", "max ms"],
       [
         ["first call after start, days=30 (29 cold days)", 1, cold30.ms.toFixed(2), "", ""],
         row("one client, days=30 (target p99 < 50 ms)", seq30),
-        [`wrk -t1 -c10 -d${seconds}s, days=30 (${w.rps.toFixed(0)} req/s, non-2xx ${w.non2xx})`, w.requests, w.p50.toFixed(2), w.p99.toFixed(2), ""],
+        [
+          `wrk -t1 -c10 -d${seconds}s, days=30 (${w.rps.toFixed(0)} req/s, non-2xx ${w.non2xx})`,
+          w.requests,
+          w.p50.toFixed(2),
+          w.p99.toFixed(2),
+          "",
+        ],
         ["first call with days=90 (60 more cold days)", 1, cold90.ms.toFixed(2), "", ""],
         row("one client, days=90", seq90),
       ],
@@ -162,8 +181,16 @@ export async function benchActivity(): Promise<void> {
     ];
     const rows = [];
     for (const [name, url] of others) rows.push(row(name, await sequential(url, a.cookie, 20)));
-    printTable("The other activity routes over the same project (one client, 20 calls each; for the record)", ["route", "requests", "p50 ms", "p99 ms", "max ms"], rows);
-    printTable("Index sizes and server memory", ["trace_events indexes", "RSS after the run (MiB)"], [[seeded.sizes, rssMiB(server.pid).toFixed(1)]]);
+    printTable(
+      "The other activity routes over the same project (one client, 20 calls each; for the record)",
+      ["route", "requests", "p50 ms", "p99 ms", "max ms"],
+      rows,
+    );
+    printTable(
+      "Index sizes and server memory",
+      ["trace_events indexes", "RSS after the run (MiB)"],
+      [[seeded.sizes, rssMiB(server.pid).toFixed(1)]],
+    );
     await server.stop();
   } finally {
     rmSync(dir, { recursive: true, force: true });

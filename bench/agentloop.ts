@@ -62,8 +62,22 @@ async function sequential(make: () => Promise<Response>, budgetMs = Math.min(300
 
 const verdict = (ok: boolean) => (ok ? "met" : "**not met**");
 const ms = (x: number) => x.toFixed(2);
-const loadRow = (name: string, r: LoadResult): (string | number)[] => [name, `${CONNECTIONS} (autocannon)`, r.rps.toFixed(0), r.p50, r.p99, r.non2xx + r.errors];
-const seqRow = (name: string, r: Seq): (string | number)[] => [name, `1 (sequential, ${r.count} reqs)`, r.rps.toFixed(0), ms(r.p50), ms(r.p99), r.non2xx];
+const loadRow = (name: string, r: LoadResult): (string | number)[] => [
+  name,
+  `${CONNECTIONS} (autocannon)`,
+  r.rps.toFixed(0),
+  r.p50,
+  r.p99,
+  r.non2xx + r.errors,
+];
+const seqRow = (name: string, r: Seq): (string | number)[] => [
+  name,
+  `1 (sequential, ${r.count} reqs)`,
+  r.rps.toFixed(0),
+  ms(r.p50),
+  ms(r.p99),
+  r.non2xx,
+];
 
 /** The number of generated talents whose searchable text contains `word` (keywords, as generated). */
 function generatedMatches(word: string): number {
@@ -83,13 +97,21 @@ async function seedLoop(base: string) {
   const web = { "content-type": "application/json", origin: base, cookie: seed.cookie };
   const api = { "content-type": "application/json", authorization: `Bearer ${seed.key}` };
   const installed = await json<{ installed: string[] }>(
-    await fetch(`${base}/web/projects/${seed.projectId}/talents`, { method: "POST", headers: web, body: JSON.stringify({ talents: INSTALLED }) }),
+    await fetch(`${base}/web/projects/${seed.projectId}/talents`, {
+      method: "POST",
+      headers: web,
+      body: JSON.stringify({ talents: INSTALLED }),
+    }),
     "install",
     201,
   );
   if (installed.installed.length !== INSTALLED.length) throw new Error(`installed ${installed.installed.length} of ${INSTALLED.length}`);
   const prepareBody = JSON.stringify({ talentIds: DESIGNATED });
-  const res = await json<{ resolutionId: string }>(await fetch(`${base}/api/prepare-task`, { method: "POST", headers: api, body: prepareBody }), "prepare-task", 201);
+  const res = await json<{ resolutionId: string }>(
+    await fetch(`${base}/api/prepare-task`, { method: "POST", headers: api, body: prepareBody }),
+    "prepare-task",
+    201,
+  );
   return { ...seed, web, api, prepareBody, resolutionId: res.resolutionId };
 }
 
@@ -114,23 +136,30 @@ async function figures(gen: string): Promise<void> {
 
     // ---- 1. prepare-task, with /healthz of the same run
     const health = await load({ url: `${base}/healthz`, seconds: SECONDS, connections: CONNECTIONS });
-    const prep = await load({ url: `${base}/api/prepare-task`, method: "POST", headers: s.api, body: s.prepareBody, seconds: SECONDS, connections: CONNECTIONS });
+    const prep = await load({
+      url: `${base}/api/prepare-task`,
+      method: "POST",
+      headers: s.api,
+      body: s.prepareBody,
+      seconds: SECONDS,
+      connections: CONNECTIONS,
+    });
     const prepSeq = await sequential(() => fetch(`${base}/api/prepare-task`, { method: "POST", headers: s.api, body: s.prepareBody }));
     const ratio = prep.rps / health.rps;
     printTable(
       `1. POST /api/prepare-task, 10 designated of 50 installed, catalog of ${ready.catalog.talents} talents (${SECONDS} s per autocannon run)`,
       ["route", "connections", "req/s", "p50 ms", "p99 ms", "non-2xx/errors"],
+      [loadRow("GET /healthz", health), loadRow("POST /api/prepare-task", prep), seqRow("POST /api/prepare-task", prepSeq)],
+    );
+    printTable(
+      "1. verdicts",
+      ["target", "measured", "verdict"],
       [
-        loadRow("GET /healthz", health),
-        loadRow("POST /api/prepare-task", prep),
-        seqRow("POST /api/prepare-task", prepSeq),
+        ["p99 < 10 ms (autocannon, 10 connections)", `${prep.p99} ms`, verdict(prep.p99 < 10)],
+        ["p99 < 10 ms (one client, sequential)", `${ms(prepSeq.p99)} ms`, verdict(prepSeq.p99 < 10)],
+        ["req/s ≥ 0.25 × /healthz", `${ratio.toFixed(3)} × (${prep.rps.toFixed(0)} / ${health.rps.toFixed(0)})`, verdict(ratio >= 0.25)],
       ],
     );
-    printTable("1. verdicts", ["target", "measured", "verdict"], [
-      ["p99 < 10 ms (autocannon, 10 connections)", `${prep.p99} ms`, verdict(prep.p99 < 10)],
-      ["p99 < 10 ms (one client, sequential)", `${ms(prepSeq.p99)} ms`, verdict(prepSeq.p99 < 10)],
-      ["req/s ≥ 0.25 × /healthz", `${ratio.toFixed(3)} × (${prep.rps.toFixed(0)} / ${health.rps.toFixed(0)})`, verdict(ratio >= 0.25)],
-    ]);
 
     // ---- 2. search over the catalog
     const searchUrl = (q: string) => `${base}/api/search?query=${encodeURIComponent(q)}&scope=catalog&k=10`;
@@ -142,16 +171,27 @@ async function figures(gen: string): Promise<void> {
       const r = await load({ url: searchUrl(q), headers: s.api, seconds: SECONDS, connections: CONNECTIONS });
       const sq = await sequential(() => fetch(searchUrl(q), { headers: s.api }));
       searchRows.push(loadRow(label, r), seqRow(label, sq));
-      searchVerdicts.push([`"${q}" p99 < 5 ms (autocannon)`, `${r.p99} ms`, verdict(r.p99 < 5)], [`"${q}" p99 < 5 ms (sequential)`, `${ms(sq.p99)} ms`, verdict(sq.p99 < 5)]);
+      searchVerdicts.push(
+        [`"${q}" p99 < 5 ms (autocannon)`, `${r.p99} ms`, verdict(r.p99 < 5)],
+        [`"${q}" p99 < 5 ms (sequential)`, `${ms(sq.p99)} ms`, verdict(sq.p99 < 5)],
+      );
     }
-    printTable(`2. GET /api/search?scope=catalog&k=10 over ${ready.catalog.talents} talents`, ["query", "connections", "req/s", "p50 ms", "p99 ms", "non-2xx/errors"], searchRows);
+    printTable(
+      `2. GET /api/search?scope=catalog&k=10 over ${ready.catalog.talents} talents`,
+      ["query", "connections", "req/s", "p50 ms", "p99 ms", "non-2xx/errors"],
+      searchRows,
+    );
     printTable("2. verdicts", ["target", "measured", "verdict"], searchVerdicts);
 
     // ---- 3. pinned read of 20 uris
     const uris = DESIGNATED.flatMap((id) => [{ uri: `talent://${id}` }, { uri: `talent://${id}/references/details.md` }]);
     const readBody = JSON.stringify({ resolutionId: s.resolutionId, uris });
     const readUrl = `${base}/api/talents/get`;
-    const got = await json<{ files: { pinned: boolean; content: string }[] }>(await fetch(readUrl, { method: "POST", headers: s.api, body: readBody }), "read", 200);
+    const got = await json<{ files: { pinned: boolean; content: string }[] }>(
+      await fetch(readUrl, { method: "POST", headers: s.api, body: readBody }),
+      "read",
+      200,
+    );
     if (got.files.length !== 20 || !got.files.every((f) => f.pinned)) throw new Error("the read did not return 20 pinned files");
     const bytes = got.files.reduce((n, f) => n + f.content.length, 0);
     const read = await load({ url: readUrl, method: "POST", headers: s.api, body: readBody, seconds: SECONDS, connections: CONNECTIONS });
@@ -161,10 +201,14 @@ async function figures(gen: string): Promise<void> {
       ["route", "connections", "req/s", "p50 ms", "p99 ms", "non-2xx/errors"],
       [loadRow("read 20 pinned uris", read), seqRow("read 20 pinned uris", readSeq)],
     );
-    printTable("3. verdicts", ["target", "measured", "verdict"], [
-      ["p99 < 10 ms (autocannon)", `${read.p99} ms`, verdict(read.p99 < 10)],
-      ["p99 < 10 ms (sequential)", `${ms(readSeq.p99)} ms`, verdict(readSeq.p99 < 10)],
-    ]);
+    printTable(
+      "3. verdicts",
+      ["target", "measured", "verdict"],
+      [
+        ["p99 < 10 ms (autocannon)", `${read.p99} ms`, verdict(read.p99 < 10)],
+        ["p99 < 10 ms (sequential)", `${ms(readSeq.p99)} ms`, verdict(readSeq.p99 < 10)],
+      ],
+    );
 
     // ---- 4a. report recording throughput
     const reportBody = (submissionId: string) =>
@@ -179,7 +223,9 @@ async function figures(gen: string): Promise<void> {
       connections: CONNECTIONS,
     });
     let n = 0;
-    const repSeq = await sequential(() => fetch(`${base}/api/validation/reports`, { method: "POST", headers: s.api, body: reportBody(`seq-${++n}`) }));
+    const repSeq = await sequential(() =>
+      fetch(`${base}/api/validation/reports`, { method: "POST", headers: s.api, body: reportBody(`seq-${++n}`) }),
+    );
     printTable(
       "4. POST /api/validation/reports (synchronous=FULL, WAL; a new submissionId per request)",
       ["route", "connections", "req/s", "p50 ms", "p99 ms", "non-2xx/errors"],
@@ -209,7 +255,11 @@ async function dataLoss(gen: string): Promise<void> {
           const r = await fetch(url, {
             method: "POST",
             headers: s.api,
-            body: JSON.stringify({ submissionId, resolutionId: s.resolutionId, expertiseResults: [{ id: DESIGNATED[0], verdict: "pass" }] }),
+            body: JSON.stringify({
+              submissionId,
+              resolutionId: s.resolutionId,
+              expertiseResults: [{ id: DESIGNATED[0], verdict: "pass" }],
+            }),
           });
           await r.arrayBuffer();
           if (r.status >= 200 && r.status < 300) acked.add(submissionId);
@@ -233,7 +283,9 @@ async function dataLoss(gen: string): Promise<void> {
     server = await startBinaryIn(dir, { TALENTS_DIR: gen });
     let listed: Set<string>;
     try {
-      const r = await fetch(`${server.base}/web/projects/${s.projectId}/resolutions/${s.resolutionId}/reports`, { headers: { cookie: s.cookie } });
+      const r = await fetch(`${server.base}/web/projects/${s.projectId}/resolutions/${s.resolutionId}/reports`, {
+        headers: { cookie: s.cookie },
+      });
       const body = await json<{ reports: { submissionId: string }[] }>(r, "list reports", 200);
       listed = new Set(body.reports.map((x) => x.submissionId));
     } finally {
@@ -259,10 +311,32 @@ async function dataLoss(gen: string): Promise<void> {
 
     printTable(
       `4. Data-loss check: ${CONNECTIONS} concurrent clients recording reports, kill -9 after ${killedAt.toFixed(0)} ms, restart on the same DATA_DIR`,
-      ["reports acknowledged (2xx)", "listed after restart", "acknowledged but missing", "listed, in flight at kill (no answer)", "requests without an answer", "integrity_check (file)", "talentd backup", "verdict"],
-      [[acked.size, [...listed].filter((id) => id.startsWith("kill-")).length, lost.length, unacked, inFlight, integrity, backupOk ? "ok" : backupOut, verdict(lost.length === 0 && integrity === "ok" && backupOk)]],
+      [
+        "reports acknowledged (2xx)",
+        "listed after restart",
+        "acknowledged but missing",
+        "listed, in flight at kill (no answer)",
+        "requests without an answer",
+        "integrity_check (file)",
+        "talentd backup",
+        "verdict",
+      ],
+      [
+        [
+          acked.size,
+          [...listed].filter((id) => id.startsWith("kill-")).length,
+          lost.length,
+          unacked,
+          inFlight,
+          integrity,
+          backupOk ? "ok" : backupOut,
+          verdict(lost.length === 0 && integrity === "ok" && backupOk),
+        ],
+      ],
     );
-    console.log(`(acknowledged when the kill was sent: ${ackedAtKill}; ${(acked.size / (killedAt / 1000)).toFixed(0)} reports/s before the kill)`);
+    console.log(
+      `(acknowledged when the kill was sent: ${ackedAtKill}; ${(acked.size / (killedAt / 1000)).toFixed(0)} reports/s before the kill)`,
+    );
     if (lost.length > 0) console.log(`lost: ${lost.slice(0, 10).join(", ")}${lost.length > 10 ? " …" : ""}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });

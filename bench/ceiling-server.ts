@@ -50,7 +50,9 @@ let captured: unknown = null;
 app
   .post("/bench/prepare-ceiling", async ({ request, body, set }) => {
     if (captured === null) {
-      const real = await app.handle(new Request(new URL("/api/prepare-task", request.url), { method: "POST", headers: request.headers, body: JSON.stringify(body) }));
+      const real = await app.handle(
+        new Request(new URL("/api/prepare-task", request.url), { method: "POST", headers: request.headers, body: JSON.stringify(body) }),
+      );
       if (real.status !== 201) return new Response(await real.text(), { status: real.status });
       captured = await real.json();
     }
@@ -58,11 +60,17 @@ app
     set.status = 201;
     return captured as Record<string, unknown>;
   })
-  .get("/bench/catalog", ({ query }) => catalogPage(state.catalog, intParam(query, "limit", 1, CATALOG_PAGE_MAX, 50), strParam(query, "cursor", 200)))
+  .get("/bench/catalog", ({ query }) =>
+    catalogPage(state.catalog, intParam(query, "limit", 1, CATALOG_PAGE_MAX, 50), strParam(query, "cursor", 200)),
+  )
   .use(
     new Elysia()
       .use(createGuards({ config, database, log, state }))
-      .get("/bench/catalog-guarded", ({ query }) => catalogPage(state.catalog, intParam(query, "limit", 1, CATALOG_PAGE_MAX, 50), strParam(query, "cursor", 200)), { key: "catalog" }),
+      .get(
+        "/bench/catalog-guarded",
+        ({ query }) => catalogPage(state.catalog, intParam(query, "limit", 1, CATALOG_PAGE_MAX, 50), strParam(query, "cursor", 200)),
+        { key: "catalog" },
+      ),
   );
 
 app.listen({ port: config.port, hostname: config.host });
@@ -81,10 +89,17 @@ function floorListener(port: string | undefined, picked: (job: Job) => boolean, 
   createApp({ config, database: db, log, state }).listen({ port: Number(port), hostname: config.host });
 }
 floorListener(process.env.FLOOR_PORT, isResolution, () => Promise.resolve(undefined));
-floorListener(process.env.DEFER_FLOOR_PORT, isResolution, () => new Promise<undefined>((resolve) => setImmediate(() => resolve(undefined))));
+floorListener(
+  process.env.DEFER_FLOOR_PORT,
+  isResolution,
+  () => new Promise<undefined>((resolve) => setImmediate(() => resolve(undefined))),
+);
 if (process.env.BARE_FLOOR_PORT) {
   await database.client.execute("CREATE TABLE IF NOT EXISTS bench_commit (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)");
-  const bare: Job = { statements: [{ sql: "INSERT INTO bench_commit (id, n) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET n = n + 1" }], durable: true };
+  const bare: Job = {
+    statements: [{ sql: "INSERT INTO bench_commit (id, n) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET n = n + 1" }],
+    durable: true,
+  };
   floorListener(process.env.BARE_FLOOR_PORT, isResolution, () => database.writeJob(bare));
 }
 floorListener(process.env.TRACE_FLOOR_PORT, isTrace, () => Promise.resolve(undefined));

@@ -49,12 +49,17 @@ async function batchCommits(base: string): Promise<{ count: number; sum: number;
   const text = await (await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${METRICS}` } })).text();
   const value = (name: string) => Number(new RegExp(`^${name}\\{kind="batch"\\} (\\S+)$`, "m").exec(text)?.[1] ?? NaN);
   const buckets = new Map<number, number>();
-  for (const m of text.matchAll(/^talentd_db_commit_duration_seconds_bucket\{kind="batch",le="([^"]+)"\} (\S+)$/gm)) buckets.set(Number(m[1]), Number(m[2]));
+  for (const m of text.matchAll(/^talentd_db_commit_duration_seconds_bucket\{kind="batch",le="([^"]+)"\} (\S+)$/gm))
+    buckets.set(Number(m[1]), Number(m[2]));
   return { count: value("talentd_db_commit_duration_seconds_count"), sum: value("talentd_db_commit_duration_seconds_sum"), buckets };
 }
 
 /** The share of the group commits between two readings that took at most each bound (ms → fraction), from /metrics' cumulative buckets. */
-function commitShares(a: Awaited<ReturnType<typeof batchCommits>>, b: Awaited<ReturnType<typeof batchCommits>>, boundsMs: number[]): number[] {
+function commitShares(
+  a: Awaited<ReturnType<typeof batchCommits>>,
+  b: Awaited<ReturnType<typeof batchCommits>>,
+  boundsMs: number[],
+): number[] {
   const n = b.count - a.count;
   return boundsMs.map((ms) => ((b.buckets.get(ms / 1000) ?? NaN) - (a.buckets.get(ms / 1000) ?? NaN)) / Math.max(1, n));
 }
@@ -66,8 +71,14 @@ function bytesWritten(pid: number): number {
 }
 
 /** The threads' CPU share of one core between two readings `seconds` apart, busiest first (100 ticks a second). */
-function threadShares(before: Map<string, { name: string; ticks: number }>, after: Map<string, { name: string; ticks: number }>, seconds: number) {
-  return [...after].map(([tid, t]) => ({ name: t.name, share: (t.ticks - (before.get(tid)?.ticks ?? 0)) / 100 / seconds })).sort((a, b) => b.share - a.share);
+function threadShares(
+  before: Map<string, { name: string; ticks: number }>,
+  after: Map<string, { name: string; ticks: number }>,
+  seconds: number,
+) {
+  return [...after]
+    .map(([tid, t]) => ({ name: t.name, share: (t.ticks - (before.get(tid)?.ticks ?? 0)) / 100 / seconds }))
+    .sort((a, b) => b.share - a.share);
 }
 
 const INSTALLED = Array.from({ length: 50 }, (_, i) => `gen-talent-${1000 + i}`);
@@ -109,7 +120,22 @@ export async function benchCeilings(): Promise<void> {
   const traceFloorPort = await freePort();
   const traceFloorBase = `http://127.0.0.1:${traceFloorPort}`;
   const proc = Bun.spawn([process.execPath, join(import.meta.dir, "ceiling-server.ts")], {
-    env: { PATH: process.env.PATH ?? "", DATA_DIR: data, TALENTS_DIR: talents, PORT: String(port), HOST: "127.0.0.1", BASE_URL: base, ACCESS_LOG: "false", LOG_LEVEL: "error", AUTO_APPROVE_ORGS: "true", METRICS_TOKEN: METRICS, FLOOR_PORT: String(floorPort), DEFER_FLOOR_PORT: String(deferFloorPort), BARE_FLOOR_PORT: String(bareFloorPort), TRACE_FLOOR_PORT: String(traceFloorPort) },
+    env: {
+      PATH: process.env.PATH ?? "",
+      DATA_DIR: data,
+      TALENTS_DIR: talents,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      BASE_URL: base,
+      ACCESS_LOG: "false",
+      LOG_LEVEL: "error",
+      AUTO_APPROVE_ORGS: "true",
+      METRICS_TOKEN: METRICS,
+      FLOOR_PORT: String(floorPort),
+      DEFER_FLOOR_PORT: String(deferFloorPort),
+      BARE_FLOOR_PORT: String(bareFloorPort),
+      TRACE_FLOOR_PORT: String(traceFloorPort),
+    },
     stdout: "pipe",
     stderr: "inherit",
   });
@@ -127,7 +153,11 @@ export async function benchCeilings(): Promise<void> {
     await Bun.sleep(3000); // the start-up slimming makes the generated talents lazy, as in production
     const s = await seedProject(base);
     const web = { "content-type": "application/json", origin: base, cookie: s.cookie };
-    const inst = await fetch(`${base}/web/projects/${s.projectId}/talents`, { method: "POST", headers: web, body: JSON.stringify({ talents: INSTALLED }) });
+    const inst = await fetch(`${base}/web/projects/${s.projectId}/talents`, {
+      method: "POST",
+      headers: web,
+      body: JSON.stringify({ talents: INSTALLED }),
+    });
     if (inst.status !== 201) throw new Error(`install: ${inst.status} ${await inst.text()}`);
     const api = { authorization: `Bearer ${s.key}`, "content-type": "application/json" };
     const prepareBody = JSON.stringify({ talentIds: DESIGNATED });
@@ -135,14 +165,19 @@ export async function benchCeilings(): Promise<void> {
     const ceiling = [{ method: "POST", path: "/bench/prepare-ceiling", headers: api, body: prepareBody }];
     const real = await fetch(base + "/api/prepare-task", { method: "POST", headers: api, body: prepareBody });
     const first = await fetch(base + "/bench/prepare-ceiling", { method: "POST", headers: api, body: prepareBody });
-    if (real.status !== 201 || first.status !== 201) throw new Error(`prepare-task ${real.status}, ceiling ${first.status}: ${await first.text()}`);
+    if (real.status !== 201 || first.status !== 201)
+      throw new Error(`prepare-task ${real.status}, ceiling ${first.status}: ${await first.text()}`);
     const bytes = (await real.arrayBuffer()).byteLength;
     const withKey = [{ method: "GET", path: "/api/catalog?limit=1", headers: { authorization: `Bearer ${s.key}` } }];
     const noGuard = [{ method: "GET", path: "/bench/catalog?limit=1", headers: {} }];
     const guardOnly = [{ method: "GET", path: "/bench/catalog-guarded?limit=1", headers: { authorization: `Bearer ${s.key}` } }];
     const search = [{ method: "GET", path: "/api/search?query=area1&scope=catalog&k=10", headers: { authorization: `Bearer ${s.key}` } }];
     const doctor = [{ method: "GET", path: "/api/doctor", headers: { authorization: `Bearer ${s.key}` } }];
-    const mcpHeaders = { authorization: `Bearer ${s.key}`, "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const mcpHeaders = {
+      authorization: `Bearer ${s.key}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    };
     const mcpBody = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "svc_doctor", arguments: {} } });
     const viaMcp = [{ method: "POST", path: "/mcp", headers: mcpHeaders, body: mcpBody }];
     const mcpCheck = await fetch(base + "/mcp", { method: "POST", headers: mcpHeaders, body: mcpBody });
@@ -211,81 +246,192 @@ export async function benchCeilings(): Promise<void> {
     const seqMcp = await sequentialP50(() => fetch(base + "/mcp", { method: "POST", headers: mcpHeaders, body: mcpBody }));
 
     const verdict = (ok: boolean) => (ok ? "met" : "not met");
-    printTable(`The agent loop against its ceilings (wrk -t1, ${seconds}s each after ${warmup}s of warm-up, one server; prepare-task answer ${bytes} bytes)`, ["target", "ceiling", "measured", "ratio / margin", "verdict"], [
+    printTable(
+      `The agent loop against its ceilings (wrk -t1, ${seconds}s each after ${warmup}s of warm-up, one server; prepare-task answer ${bytes} bytes)`,
+      ["target", "ceiling", "measured", "ratio / margin", "verdict"],
       [
-        "1. prepare-task ≥ 0.5 × serialization ceiling (64 conn)",
-        `${c64.rps.toFixed(0)} req/s (p99 ${c64.p99.toFixed(1)} ms)`,
-        `${p64.rps.toFixed(0)} req/s (p99 ${p64.p99.toFixed(1)} ms)`,
-        (p64.rps / c64.rps).toFixed(2),
-        verdict(p64.rps >= 0.5 * c64.rps),
+        [
+          "1. prepare-task ≥ 0.5 × serialization ceiling (64 conn)",
+          `${c64.rps.toFixed(0)} req/s (p99 ${c64.p99.toFixed(1)} ms)`,
+          `${p64.rps.toFixed(0)} req/s (p99 ${p64.p99.toFixed(1)} ms)`,
+          (p64.rps / c64.rps).toFixed(2),
+          verdict(p64.rps >= 0.5 * c64.rps),
+        ],
+        [
+          "2. key route ≥ 0.8 × no guard, no trace (catalog?limit=1, 10 conn)",
+          `${gN.rps.toFixed(0)} req/s`,
+          `${gK.rps.toFixed(0)} req/s`,
+          (gK.rps / gN.rps).toFixed(2),
+          verdict(gK.rps >= 0.8 * gN.rps),
+        ],
+        [
+          "   (the guard alone, no trace: where the gap is)",
+          `${gN.rps.toFixed(0)} req/s`,
+          `${gG.rps.toFixed(0)} req/s`,
+          (gG.rps / gN.rps).toFixed(2),
+          "—",
+        ],
+        [
+          "   (guard and trace, the trace's insert dropped: its floor)",
+          `${gN.rps.toFixed(0)} req/s`,
+          `${gT.rps.toFixed(0)} req/s`,
+          (gT.rps / gN.rps).toFixed(2),
+          "—",
+        ],
+        [
+          "3. prepare-task p99 (10 conn) ≤ fsync p99 + 5 ms",
+          `fsync p50 ${fs.p50.toFixed(2)} / p99 ${fs.p99.toFixed(2)} ms`,
+          `p50 ${p10.p50.toFixed(2)} / p99 ${p10.p99.toFixed(2)} ms (${p10.rps.toFixed(0)} req/s)`,
+          `${(p10.p99 - fs.p99).toFixed(2)} ms over`,
+          verdict(p10.p99 <= fs.p99 + 5),
+        ],
+        [
+          "4. search area1, 5,000 talents: p99 < 5 ms (10 conn)",
+          "—",
+          `p50 ${sr.p50.toFixed(2)} / p99 ${sr.p99.toFixed(2)} ms (${sr.rps.toFixed(0)} req/s)`,
+          "—",
+          verdict(sr.p99 < 5),
+        ],
+        [
+          "   (the same, the trace's insert dropped: its share of the tail)",
+          "—",
+          `p50 ${sT.p50.toFixed(2)} / p99 ${sT.p99.toFixed(2)} ms (${sT.rps.toFixed(0)} req/s)`,
+          "—",
+          "—",
+        ],
+        [
+          "   (any route's tail here: /bench/catalog, no guard, no trace, no search)",
+          "—",
+          `p50 ${gN.p50.toFixed(2)} / p99 ${gN.p99.toFixed(2)} ms (${gN.rps.toFixed(0)} req/s)`,
+          "—",
+          "—",
+        ],
+        [
+          "5a. svc_doctor via MCP ≥ 0.5 × GET /api/doctor (10 conn)",
+          `${dd.rps.toFixed(0)} req/s`,
+          `${dm.rps.toFixed(0)} req/s`,
+          (dm.rps / dd.rps).toFixed(2),
+          verdict(dm.rps >= 0.5 * dd.rps),
+        ],
+        [
+          "5b. MCP sequential overhead < 0.3 ms p50",
+          `direct p50 ${seqDirect.toFixed(3)} ms`,
+          `MCP p50 ${seqMcp.toFixed(3)} ms`,
+          `${(seqMcp - seqDirect).toFixed(3)} ms`,
+          verdict(seqMcp - seqDirect < 0.3),
+        ],
       ],
-      ["2. key route ≥ 0.8 × no guard, no trace (catalog?limit=1, 10 conn)", `${gN.rps.toFixed(0)} req/s`, `${gK.rps.toFixed(0)} req/s`, (gK.rps / gN.rps).toFixed(2), verdict(gK.rps >= 0.8 * gN.rps)],
-      ["   (the guard alone, no trace: where the gap is)", `${gN.rps.toFixed(0)} req/s`, `${gG.rps.toFixed(0)} req/s`, (gG.rps / gN.rps).toFixed(2), "—"],
-      ["   (guard and trace, the trace's insert dropped: its floor)", `${gN.rps.toFixed(0)} req/s`, `${gT.rps.toFixed(0)} req/s`, (gT.rps / gN.rps).toFixed(2), "—"],
+    );
+    printTable(
+      "Where prepare-task's time goes at 64 connections: the server's busiest threads, CPU share of one core over the run",
+      ["thread", "CPU %"],
+      threads.slice(0, 5).map((t) => [t.name, (t.share * 100).toFixed(0)]),
+    );
+    printTable(
+      "prepare-task at 64 connections: what the server wrote to disk (/proc/<pid>/io write_bytes: the WAL and its checkpoints) and its group commits (/metrics talentd_db_commit_duration_seconds, kind=batch)",
+      ["MB/s", "KB per call", "group commits/s", "calls per commit", "mean commit ms"],
       [
-        "3. prepare-task p99 (10 conn) ≤ fsync p99 + 5 ms",
-        `fsync p50 ${fs.p50.toFixed(2)} / p99 ${fs.p99.toFixed(2)} ms`,
-        `p50 ${p10.p50.toFixed(2)} / p99 ${p10.p99.toFixed(2)} ms (${p10.rps.toFixed(0)} req/s)`,
-        `${(p10.p99 - fs.p99).toFixed(2)} ms over`,
-        verdict(p10.p99 <= fs.p99 + 5),
+        [
+          (wrote / 1e6 / seconds).toFixed(1),
+          (wrote / 1024 / Math.max(1, p64.rps * seconds)).toFixed(1),
+          (batches / seconds).toFixed(0),
+          ((p64.rps * seconds) / Math.max(1, batches)).toFixed(1),
+          (((commitsAfter.sum - commitsBefore.sum) * 1000) / Math.max(1, batches)).toFixed(2),
+        ],
       ],
-      ["4. search area1, 5,000 talents: p99 < 5 ms (10 conn)", "—", `p50 ${sr.p50.toFixed(2)} / p99 ${sr.p99.toFixed(2)} ms (${sr.rps.toFixed(0)} req/s)`, "—", verdict(sr.p99 < 5)],
-      ["   (the same, the trace's insert dropped: its share of the tail)", "—", `p50 ${sT.p50.toFixed(2)} / p99 ${sT.p99.toFixed(2)} ms (${sT.rps.toFixed(0)} req/s)`, "—", "—"],
-      ["   (any route's tail here: /bench/catalog, no guard, no trace, no search)", "—", `p50 ${gN.p50.toFixed(2)} / p99 ${gN.p99.toFixed(2)} ms (${gN.rps.toFixed(0)} req/s)`, "—", "—"],
-      ["5a. svc_doctor via MCP ≥ 0.5 × GET /api/doctor (10 conn)", `${dd.rps.toFixed(0)} req/s`, `${dm.rps.toFixed(0)} req/s`, (dm.rps / dd.rps).toFixed(2), verdict(dm.rps >= 0.5 * dd.rps)],
-      ["5b. MCP sequential overhead < 0.3 ms p50", `direct p50 ${seqDirect.toFixed(3)} ms`, `MCP p50 ${seqMcp.toFixed(3)} ms`, `${(seqMcp - seqDirect).toFixed(3)} ms`, verdict(seqMcp - seqDirect < 0.3)],
-    ]);
-    printTable("Where prepare-task's time goes at 64 connections: the server's busiest threads, CPU share of one core over the run", ["thread", "CPU %"], threads.slice(0, 5).map((t) => [t.name, (t.share * 100).toFixed(0)]));
-    printTable("prepare-task at 64 connections: what the server wrote to disk (/proc/<pid>/io write_bytes: the WAL and its checkpoints) and its group commits (/metrics talentd_db_commit_duration_seconds, kind=batch)", ["MB/s", "KB per call", "group commits/s", "calls per commit", "mean commit ms"], [[
-      (wrote / 1e6 / seconds).toFixed(1),
-      (wrote / 1024 / Math.max(1, p64.rps * seconds)).toFixed(1),
-      (batches / seconds).toFixed(0),
-      ((p64.rps * seconds) / Math.max(1, batches)).toFixed(1),
-      (((commitsAfter.sum - commitsBefore.sum) * 1000) / Math.max(1, batches)).toFixed(2),
-    ]]);
-    printTable("Target 3's commit path: prepare-task's group commits during its 10-connection run (/metrics talentd_db_commit_duration_seconds, kind=batch: the writer thread's rows, COMMIT and fsync under this load; an answer waits for the commit in flight, then its own), against the bare fsync commits measured alone", ["group commits/s", "calls per commit", ...COMMIT_BOUNDS_MS.map((ms) => `≤ ${ms} ms`), "bare fsync p99 ms"], [[
-      ((commits10After.count - commits10Before.count) / seconds).toFixed(0),
-      ((p10.rps * seconds) / Math.max(1, commits10After.count - commits10Before.count)).toFixed(1),
-      ...shares10.map((x) => `${(x * 100).toFixed(1)}%`),
-      fs.p99.toFixed(2),
-    ]]);
-    printTable("Floors of 1 and 3: prepare-task doing everything but its durable write (bench-only second listener: same app and database, the resolution's job dropped; key, designation, answer and trace as usual)", ["connections", "req/s", "× ceiling", "p50 ms", "p99 ms"], [
-      ["64", f64.rps.toFixed(0), (f64.rps / c64.rps).toFixed(2), f64.p50.toFixed(2), f64.p99.toFixed(2)],
-      ["10", f10.rps.toFixed(0), "—", f10.p50.toFixed(2), `${f10.p99.toFixed(2)} (bound of 3: ${(fs.p99 + 5).toFixed(2)})`],
-    ]);
-    printTable("The same, answered a turn later (bench-only fourth listener: the dropped job's promise resolves at setImmediate, as an answer after a commit on another thread must): the floor of any answer after its durable write", ["connections", "req/s", "× ceiling", "p50 ms", "p99 ms"], [
-      ["64", d64.rps.toFixed(0), (d64.rps / c64.rps).toFixed(2), d64.p50.toFixed(2), d64.p99.toFixed(2)],
-      ["10", d10.rps.toFixed(0), "—", d10.p50.toFixed(2), `${d10.p99.toFixed(2)} (bound of 3: ${(fs.p99 + 5).toFixed(2)})`],
-    ]);
+    );
+    printTable(
+      "Target 3's commit path: prepare-task's group commits during its 10-connection run (/metrics talentd_db_commit_duration_seconds, kind=batch: the writer thread's rows, COMMIT and fsync under this load; an answer waits for the commit in flight, then its own), against the bare fsync commits measured alone",
+      ["group commits/s", "calls per commit", ...COMMIT_BOUNDS_MS.map((ms) => `≤ ${ms} ms`), "bare fsync p99 ms"],
+      [
+        [
+          ((commits10After.count - commits10Before.count) / seconds).toFixed(0),
+          ((p10.rps * seconds) / Math.max(1, commits10After.count - commits10Before.count)).toFixed(1),
+          ...shares10.map((x) => `${(x * 100).toFixed(1)}%`),
+          fs.p99.toFixed(2),
+        ],
+      ],
+    );
+    printTable(
+      "Floors of 1 and 3: prepare-task doing everything but its durable write (bench-only second listener: same app and database, the resolution's job dropped; key, designation, answer and trace as usual)",
+      ["connections", "req/s", "× ceiling", "p50 ms", "p99 ms"],
+      [
+        ["64", f64.rps.toFixed(0), (f64.rps / c64.rps).toFixed(2), f64.p50.toFixed(2), f64.p99.toFixed(2)],
+        ["10", f10.rps.toFixed(0), "—", f10.p50.toFixed(2), `${f10.p99.toFixed(2)} (bound of 3: ${(fs.p99 + 5).toFixed(2)})`],
+      ],
+    );
+    printTable(
+      "The same, answered a turn later (bench-only fourth listener: the dropped job's promise resolves at setImmediate, as an answer after a commit on another thread must): the floor of any answer after its durable write",
+      ["connections", "req/s", "× ceiling", "p50 ms", "p99 ms"],
+      [
+        ["64", d64.rps.toFixed(0), (d64.rps / c64.rps).toFixed(2), d64.p50.toFixed(2), d64.p99.toFixed(2)],
+        ["10", d10.rps.toFixed(0), "—", d10.p50.toFixed(2), `${d10.p99.toFixed(2)} (bound of 3: ${(fs.p99 + 5).toFixed(2)})`],
+      ],
+    );
     const bound3 = `(bound of 3: ${(fs.p99 + 5).toFixed(2)})`;
-    printTable("Target 3 step by step at 10 connections: the same prepare-task call with no durable write, answered a turn later, answered after a bare durable group commit (bench-only fifth listener: the resolution's job replaced by a one-row update, same writer thread and fsync), and the real route (its two runs)", ["answered", "req/s", "p50 ms", "p99 ms"], [
-      ["at once, no durable write", f10.rps.toFixed(0), f10.p50.toFixed(2), f10.p99.toFixed(2)],
-      ["a turn later, no durable write", d10.rps.toFixed(0), d10.p50.toFixed(2), d10.p99.toFixed(2)],
-      ["after a bare durable commit", b10.rps.toFixed(0), b10.p50.toFixed(2), b10.p99.toFixed(2)],
-      ["after its resolution's commit (the route)", `${p10.rps.toFixed(0)} / ${p10b.rps.toFixed(0)}`, `${p10.p50.toFixed(2)} / ${p10b.p50.toFixed(2)}`, `${p10.p99.toFixed(2)} / ${p10b.p99.toFixed(2)} ${bound3}`],
-    ]);
+    printTable(
+      "Target 3 step by step at 10 connections: the same prepare-task call with no durable write, answered a turn later, answered after a bare durable group commit (bench-only fifth listener: the resolution's job replaced by a one-row update, same writer thread and fsync), and the real route (its two runs)",
+      ["answered", "req/s", "p50 ms", "p99 ms"],
+      [
+        ["at once, no durable write", f10.rps.toFixed(0), f10.p50.toFixed(2), f10.p99.toFixed(2)],
+        ["a turn later, no durable write", d10.rps.toFixed(0), d10.p50.toFixed(2), d10.p99.toFixed(2)],
+        ["after a bare durable commit", b10.rps.toFixed(0), b10.p50.toFixed(2), b10.p99.toFixed(2)],
+        [
+          "after its resolution's commit (the route)",
+          `${p10.rps.toFixed(0)} / ${p10b.rps.toFixed(0)}`,
+          `${p10.p50.toFixed(2)} / ${p10b.p50.toFixed(2)}`,
+          `${p10.p99.toFixed(2)} / ${p10b.p99.toFixed(2)} ${bound3}`,
+        ],
+      ],
+    );
     // the runtime alone: the same body given in the request's turn or a turn later (no app, no database)
     const runtimeRows: string[][] = [];
     for (const size of [4096, 15000, bytes]) {
       const rps: number[] = [];
       for (const when of ["same", "later", "late-answer"]) {
         const rport = await freePort();
-        const rproc = Bun.spawn([process.execPath, join(import.meta.dir, "deferred-server.ts")], { env: { PATH: process.env.PATH ?? "", PORT: String(rport), SIZE: String(size), WHEN: when }, stdout: "pipe", stderr: "inherit" });
+        const rproc = Bun.spawn([process.execPath, join(import.meta.dir, "deferred-server.ts")], {
+          env: { PATH: process.env.PATH ?? "", PORT: String(rport), SIZE: String(size), WHEN: when },
+          stdout: "pipe",
+          stderr: "inherit",
+        });
         try {
           for (let i = 0; i < 100; i++) {
-            if (await fetch(`http://127.0.0.1:${rport}/`).then((r) => r.ok, () => false)) break;
+            if (
+              await fetch(`http://127.0.0.1:${rport}/`).then(
+                (r) => r.ok,
+                () => false,
+              )
+            )
+              break;
             await Bun.sleep(20);
           }
-          rps.push((await measured(`http://127.0.0.1:${rport}`, [{ method: "GET", path: "/", headers: {} }], 64, `runtime-${size}-${when}`)).rps);
+          rps.push(
+            (await measured(`http://127.0.0.1:${rport}`, [{ method: "GET", path: "/", headers: {} }], 64, `runtime-${size}-${when}`)).rps,
+          );
         } finally {
           rproc.kill("SIGTERM");
           await rproc.exited;
         }
       }
-      runtimeRows.push([String(size), rps[0]!.toFixed(0), rps[1]!.toFixed(0), (rps[1]! / rps[0]!).toFixed(2), rps[2]!.toFixed(0), (rps[2]! / rps[0]!).toFixed(2)]);
+      runtimeRows.push([
+        String(size),
+        rps[0]!.toFixed(0),
+        rps[1]!.toFixed(0),
+        (rps[1]! / rps[0]!).toFixed(2),
+        rps[2]!.toFixed(0),
+        (rps[2]! / rps[0]!).toFixed(2),
+      ]);
     }
-    printTable("The runtime's share (target 1): Bun.serve alone, no app or database, the same body answered in the request's turn, a turn later (setImmediate) as a plain body, or a turn later as src/http/answer.ts lateAnswer sends it (above 15,000 characters: a direct stream of 8 KB writes), 64 connections", ["body bytes", "same turn req/s", "later, plain req/s", "plain / same", "later, lateAnswer req/s", "lateAnswer / same"], runtimeRows);
-    const errors = [c64, p64, gN, gK, gG, gT, p10, p10b, f64, f10, d64, d10, b10, sr, sT, dd, dm].reduce((a, r) => a + r.non2xx + r.socketErrors, 0);
+    printTable(
+      "The runtime's share (target 1): Bun.serve alone, no app or database, the same body answered in the request's turn, a turn later (setImmediate) as a plain body, or a turn later as src/http/answer.ts lateAnswer sends it (above 15,000 characters: a direct stream of 8 KB writes), 64 connections",
+      ["body bytes", "same turn req/s", "later, plain req/s", "plain / same", "later, lateAnswer req/s", "lateAnswer / same"],
+      runtimeRows,
+    );
+    const errors = [c64, p64, gN, gK, gG, gT, p10, p10b, f64, f10, d64, d10, b10, sr, sT, dd, dm].reduce(
+      (a, r) => a + r.non2xx + r.socketErrors,
+      0,
+    );
     if (errors > 0) console.log(`(${errors} non-2xx answers or socket errors during the runs)`);
   } finally {
     proc.kill("SIGTERM");

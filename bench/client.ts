@@ -29,7 +29,10 @@ function writeTalents(dir: string): string[] {
       const detect = r < 3 ? `\n    detect:\n      - pattern: '\\bforbidden${i}x${r}\\(|\\bvar\\s+legacy${i}x${r}\\b'` : "";
       return `  - id: ${rid}\n    severity: ${r < 2 ? "blocking" : "advisory"}\n    title: Rule ${r + 1} of bench talent ${i}.\n    check: Look for forbidden${i}x${r} calls.${detect}`;
     });
-    const tests = Array.from({ length: 3 }, (_, r) => `  - rule: ${prefix}-${String(r + 1).padStart(3, "0")}\n    pass: "allowed${i}x${r}()"\n    fail: "forbidden${i}x${r}()"`);
+    const tests = Array.from(
+      { length: 3 },
+      (_, r) => `  - rule: ${prefix}-${String(r + 1).padStart(3, "0")}\n    pass: "allowed${i}x${r}()"\n    fail: "forbidden${i}x${r}()"`,
+    );
     const yaml = [
       `id: ${id}`,
       `title: Bench client talent ${i}`,
@@ -47,7 +50,10 @@ function writeTalents(dir: string): string[] {
       ...tests,
     ].join("\n");
     mkdirSync(join(dir, id, "references"), { recursive: true });
-    writeFileSync(join(dir, id, "TALENT.md"), `---\n${yaml}\n---\nWrite it well.\n\nGo deeper: [details](talent://${id}/references/details.md)\n`);
+    writeFileSync(
+      join(dir, id, "TALENT.md"),
+      `---\n${yaml}\n---\nWrite it well.\n\nGo deeper: [details](talent://${id}/references/details.md)\n`,
+    );
     writeFileSync(join(dir, id, "references", "details.md"), `# Details ${i}\n`);
   }
   return ids;
@@ -70,7 +76,9 @@ function stagedRepo(root: string): string {
   git(repo, ["commit", "-q", "-m", "base"]);
   for (let f = 0; f < FILES; f++) {
     const lines = Array.from({ length: LINES_PER_FILE }, (_, l) =>
-      l % 50 === 7 ? `  forbidden${f % TALENTS}x${l % 3}(value${l}); // flagged` : `  const value${l} = compute(${f}, ${l}, "a realistic line of TypeScript with some text in it");`,
+      l % 50 === 7
+        ? `  forbidden${f % TALENTS}x${l % 3}(value${l}); // flagged`
+        : `  const value${l} = compute(${f}, ${l}, "a realistic line of TypeScript with some text in it");`,
     );
     mkdirSync(join(repo, "src", `mod${f}`), { recursive: true });
     writeFileSync(join(repo, "src", `mod${f}`, `file${f}.ts`), `export function f${f}(): void {\n${lines.join("\n")}\n}\n`);
@@ -80,10 +88,19 @@ function stagedRepo(root: string): string {
 }
 
 /** Wall time per run, and the client process's own CPU time (user + system), which load on a shared machine inflates less. */
-async function timeRuns(args: string[], cwd: string, env: Record<string, string>): Promise<{ times: number[]; cpu: number[]; code: number; stdout: string }> {
+async function timeRuns(
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ times: number[]; cpu: number[]; code: number; stdout: string }> {
   const run = async () => {
     const t0 = performance.now();
-    const proc = Bun.spawn([BINARY, ...args], { cwd, env: { PATH: process.env.PATH ?? "", HOME: cwd, ...env }, stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn([BINARY, ...args], {
+      cwd,
+      env: { PATH: process.env.PATH ?? "", HOME: cwd, ...env },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const [stdout, , code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
     const ms = performance.now() - t0;
     const usage = proc.resourceUsage();
@@ -121,18 +138,31 @@ export async function benchClient(): Promise<void> {
     const env = { TALENTD_URL: server.base, TALENTD_KEY: seeded.key };
     const check = await timeRuns(["check", "--staged", "--json"], repo, env);
     const out = JSON.parse(check.stdout);
-    if (out.checked.lines !== FILES * (LINES_PER_FILE + 2)) throw new Error(`expected ${FILES * (LINES_PER_FILE + 2)} added lines, got ${out.checked.lines}`);
+    if (out.checked.lines !== FILES * (LINES_PER_FILE + 2))
+      throw new Error(`expected ${FILES * (LINES_PER_FILE + 2)} added lines, got ${out.checked.lines}`);
     const pinned = await timeRuns(["check", "--staged", out.resolutionId], repo, env);
     const version = await timeRuns(["version"], repo, {});
     const row = (name: string, r: { times: number[]; cpu: number[] }) => {
       const t = r.times;
-      return [name, RUNS, t[0]!.toFixed(0), percentile(t, 50).toFixed(0), percentile(t, 95).toFixed(0), t.at(-1)!.toFixed(0), percentile(r.cpu, 50).toFixed(0)];
+      return [
+        name,
+        RUNS,
+        t[0]!.toFixed(0),
+        percentile(t, 50).toFixed(0),
+        percentile(t, 95).toFixed(0),
+        t.at(-1)!.toFixed(0),
+        percentile(r.cpu, 50).toFixed(0),
+      ];
     };
     const load = (await Bun.file("/proc/loadavg").text()).split(" ").slice(0, 3).join(" ");
     printTable(
       `talentd check --staged: ${out.checked.lines} added lines in ${out.checked.files} files, ${ids.length} talents served, ${out.checked.rules} rules with detectors, ${out.findings.length} findings; load average ${load} on ${navigator.hardwareConcurrency} cores (target < 300 ms: p50 ${percentile(check.times, 50) < 300 ? "met" : "**not met**"}, p95 ${percentile(check.times, 95) < 300 ? "met" : "**not met**"})`,
       ["command (built binary, wall time per run)", "runs", "min ms", "p50 ms", "p95 ms", "max ms", "client CPU p50 ms"],
-      [row("check --staged (designate + prepare + playbook + match)", check), row("check --staged RESOLUTION (playbook + match)", pinned), row("version (process start alone)", version)],
+      [
+        row("check --staged (designate + prepare + playbook + match)", check),
+        row("check --staged RESOLUTION (playbook + match)", pinned),
+        row("version (process start alone)", version),
+      ],
     );
   } finally {
     await server.stop();

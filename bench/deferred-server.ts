@@ -10,7 +10,10 @@ const size = Number(process.env.SIZE);
 const body = JSON.stringify({ pad: "x".repeat(Math.max(0, size - 10)) }).slice(0, size);
 const when = process.env.WHEN;
 const later = when === "later" || when === "late-answer";
-const answer = () => (when === "late-answer" ? lateAnswer(body, 200, { "content-type": "application/json" }) : new Response(body, { headers: { "content-type": "application/json" } }));
+const answer = () =>
+  when === "late-answer"
+    ? lateAnswer(body, 200, { "content-type": "application/json" })
+    : new Response(body, { headers: { "content-type": "application/json" } });
 const server = Bun.serve({
   port: Number(process.env.PORT),
   hostname: "127.0.0.1",

@@ -50,9 +50,17 @@ export async function benchHardening(): Promise<void> {
     const a = await seedProject(server.base);
     const b = await seedProject(server.base);
     const web = (seed: { cookie: string }, path: string, body: unknown) =>
-      fetch(server.base + path, { method: "POST", headers: { "content-type": "application/json", origin: server.base, cookie: seed.cookie }, body: JSON.stringify(body) });
+      fetch(server.base + path, {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: server.base, cookie: seed.cookie },
+        body: JSON.stringify(body),
+      });
     await web(b, `/web/projects/${b.projectId}/talents`, { talents: ["typescript-strict", "javascript-base"] });
-    const prep = await fetch(`${server.base}/api/prepare-task`, { method: "POST", headers: { authorization: `Bearer ${b.key}`, "content-type": "application/json" }, body: JSON.stringify({ talentIds: ["typescript-strict"] }) });
+    const prep = await fetch(`${server.base}/api/prepare-task`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${b.key}`, "content-type": "application/json" },
+      body: JSON.stringify({ talentIds: ["typescript-strict"] }),
+    });
     const resolutionId = ((await prep.json()) as { resolutionId: string }).resolutionId;
     await server.stop();
     const t0 = performance.now();
@@ -69,9 +77,19 @@ export async function benchHardening(): Promise<void> {
       { method: "GET", path: "/api/catalog?limit=1", headers: keyB },
       { method: "GET", path: "/api/search?query=typescript", headers: keyB },
       { method: "GET", path: `/web/projects/${a.projectId}/traces?before=${deepIds[10]}`, headers: cookieA },
-      { method: "POST", path: "/api/prepare-task", headers: { ...keyB, ...json }, body: JSON.stringify({ talentIds: ["typescript-strict", "javascript-base"] }) },
+      {
+        method: "POST",
+        path: "/api/prepare-task",
+        headers: { ...keyB, ...json },
+        body: JSON.stringify({ talentIds: ["typescript-strict", "javascript-base"] }),
+      },
       { method: "GET", path: `/web/projects/${a.projectId}/traces?limit=50&before=${deepIds[19]}`, headers: cookieA },
-      { method: "POST", path: "/api/validation/reports", headers: { ...keyB, ...json }, body: JSON.stringify({ submissionId: "bench-%d", resolutionId, expertiseResults: [{ id: "typescript-strict", verdict: "pass" }] }) },
+      {
+        method: "POST",
+        path: "/api/validation/reports",
+        headers: { ...keyB, ...json },
+        body: JSON.stringify({ submissionId: "bench-%d", resolutionId, expertiseResults: [{ id: "typescript-strict", verdict: "pass" }] }),
+      },
       { method: "GET", path: `/web/projects/${a.projectId}/traces?limit=50&before=${deepIds[2]}`, headers: cookieA },
       { method: "GET", path: "/healthz", headers: {} },
     ];
@@ -88,7 +106,13 @@ export async function benchHardening(): Promise<void> {
         writeFileSync(one, wrkScript([r]));
         const p = Bun.spawn(["wrk", "-t1", "-c10", "-d5s", "--latency", "-s", one, server.base], { stdout: "pipe" });
         const o = parseWrk(await new Response(p.stdout).text());
-        rows.push([`${r.method} ${r.path.replace(/before=trc_\w+/, "before=…").slice(0, 70)}`, o.rps.toFixed(0), (1000 / o.rps).toFixed(3), o.p99.toFixed(2), o.non2xx]);
+        rows.push([
+          `${r.method} ${r.path.replace(/before=trc_\w+/, "before=…").slice(0, 70)}`,
+          o.rps.toFixed(0),
+          (1000 / o.rps).toFixed(3),
+          o.p99.toFixed(2),
+          o.non2xx,
+        ]);
       }
       printTable("Each request alone (wrk -t1 -c10 -d5s)", ["request", "req/s", "ms of server per request", "p99 ms", "non-2xx"], rows);
     }
@@ -108,7 +132,10 @@ export async function benchHardening(): Promise<void> {
         await Bun.sleep(20);
       }
     })();
-    const wrk = Bun.spawn(["wrk", "-t1", "-c50", `-d${seconds}s`, "--latency", "-s", script, server.base], { stdout: "pipe", stderr: "pipe" });
+    const wrk = Bun.spawn(["wrk", "-t1", "-c50", `-d${seconds}s`, "--latency", "-s", script, server.base], {
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const out = await new Response(wrk.stdout).text();
     await wrk.exited;
     probing = false;
@@ -118,7 +145,9 @@ export async function benchHardening(): Promise<void> {
     await Bun.sleep(10_000);
     const rssIdle = rssMiB(pid);
     // the same mix below saturation: what latency is when requests do not queue behind 49 others
-    const light = Bun.spawn(["wrk", "-t1", "-c10", `-d${Math.min(seconds, 20)}s`, "--latency", "-s", script, server.base], { stdout: "pipe" });
+    const light = Bun.spawn(["wrk", "-t1", "-c10", `-d${Math.min(seconds, 20)}s`, "--latency", "-s", script, server.base], {
+      stdout: "pipe",
+    });
     const w10 = parseWrk(await new Response(light.stdout).text());
     probe.sort((x, y) => x - y);
     printTable(
@@ -129,10 +158,16 @@ export async function benchHardening(): Promise<void> {
         ["10", w10.rps.toFixed(0), w10.requests, w10.p50.toFixed(2), w10.p99.toFixed(2), w10.non2xx, w10.socketErrors, ""],
       ],
     );
-    printTable("Organization B's GET /api/doctor during the run (one sequential client, every 20 ms)", ["samples", "p50 ms", "p99 ms", "max ms"], [
-      [probe.length, percentile(probe, 50).toFixed(2), percentile(probe, 99).toFixed(2), probe.at(-1)!.toFixed(2)],
-    ]);
-    printTable("Server RSS (MiB)", ["before the run", "right after", "after 10 s idle", "target"], [[rssBefore.toFixed(1), rssAfter.toFixed(1), rssIdle.toFixed(1), "< 120 MB"]]);
+    printTable(
+      "Organization B's GET /api/doctor during the run (one sequential client, every 20 ms)",
+      ["samples", "p50 ms", "p99 ms", "max ms"],
+      [[probe.length, percentile(probe, 50).toFixed(2), percentile(probe, 99).toFixed(2), probe.at(-1)!.toFixed(2)]],
+    );
+    printTable(
+      "Server RSS (MiB)",
+      ["before the run", "right after", "after 10 s idle", "target"],
+      [[rssBefore.toFixed(1), rssAfter.toFixed(1), rssIdle.toFixed(1), "< 120 MB"]],
+    );
     await server.stop();
   } finally {
     rmSync(dir, { recursive: true, force: true });

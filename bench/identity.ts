@@ -18,7 +18,15 @@ export async function benchIdentity(): Promise<void> {
       ["route", "req/s", "p50 ms", "p99 ms", "non-2xx", "ratio to /healthz", "target"],
       [
         ["GET /healthz", health.rps.toFixed(0), health.p50, health.p99, health.non2xx, "1.00", ""],
-        ["GET /api/catalog?limit=1 (key)", keyed.rps.toFixed(0), keyed.p50, keyed.p99, keyed.non2xx, (keyed.rps / health.rps).toFixed(2), "≥ 0.70"],
+        [
+          "GET /api/catalog?limit=1 (key)",
+          keyed.rps.toFixed(0),
+          keyed.p50,
+          keyed.p99,
+          keyed.non2xx,
+          (keyed.rps / health.rps).toFixed(2),
+          "≥ 0.70",
+        ],
       ],
     );
     const times: number[] = [];
@@ -33,9 +41,11 @@ export async function benchIdentity(): Promise<void> {
       times.push(performance.now() - t0);
     }
     times.sort((a, b) => a - b);
-    printTable("Sign-in latency (argon2id m=19456 KiB t=2; 30 sequential sign-ins)", ["p50 ms", "p90 ms", "max ms"], [
-      [percentile(times, 50).toFixed(1), percentile(times, 90).toFixed(1), times.at(-1)!.toFixed(1)],
-    ]);
+    printTable(
+      "Sign-in latency (argon2id m=19456 KiB t=2; 30 sequential sign-ins)",
+      ["p50 ms", "p90 ms", "max ms"],
+      [[percentile(times, 50).toFixed(1), percentile(times, 90).toFixed(1), times.at(-1)!.toFixed(1)]],
+    );
   } finally {
     await server.stop();
   }

@@ -38,7 +38,10 @@ export function generateCatalog(dir: string, n: number): void {
     ].join("\n");
     mkdirSync(join(dir, id, "references"), { recursive: true });
     writeFileSync(join(dir, id, "TALENT.md"), `---\n${yaml}\n---\n${body}\n`);
-    writeFileSync(join(dir, id, "references", "details.md"), `# Details ${i}\n\n${"More depth on the rules, with examples. ".repeat(40)}\n`);
+    writeFileSync(
+      join(dir, id, "references", "details.md"),
+      `# Details ${i}\n\n${"More depth on the rules, with examples. ".repeat(40)}\n`,
+    );
   }
 }
 
@@ -97,7 +100,9 @@ export async function startBinary(env: Record<string, string> = {}): Promise<Run
 }
 
 /** Signs up, creates an (auto-approved) organization and a project; returns cookie, project id and a key with every scope. */
-export async function seedProject(base: string): Promise<{ cookie: string; projectId: string; key: string; email: string; password: string }> {
+export async function seedProject(
+  base: string,
+): Promise<{ cookie: string; projectId: string; key: string; email: string; password: string }> {
   const email = `bench-${Date.now()}@example.com`;
   const password = "bench password 123";
   const headers = { "content-type": "application/json", origin: base };
@@ -105,9 +110,17 @@ export async function seedProject(base: string): Promise<{ cookie: string; proje
   const cookie = /talentd_session=[^;]+/.exec(up.headers.get("set-cookie") ?? "")![0];
   const h = { ...headers, cookie };
   await fetch(`${base}/web/orgs`, { method: "POST", headers: h, body: JSON.stringify({ name: `Bench ${Date.now()}` }) });
-  const project = (await (await fetch(`${base}/web/projects`, { method: "POST", headers: h, body: JSON.stringify({ name: "bench" }) })).json()) as { project: { id: string } };
+  const project = (await (
+    await fetch(`${base}/web/projects`, { method: "POST", headers: h, body: JSON.stringify({ name: "bench" }) })
+  ).json()) as { project: { id: string } };
   const tools = ["prepare_task", "validate", "record_validation", "deepen", "doctor", "catalog", "discover", "install"];
-  const key = (await (await fetch(`${base}/web/projects/${project.project.id}/keys`, { method: "POST", headers: h, body: JSON.stringify({ name: "bench", tools }) })).json()) as { value: string };
+  const key = (await (
+    await fetch(`${base}/web/projects/${project.project.id}/keys`, {
+      method: "POST",
+      headers: h,
+      body: JSON.stringify({ name: "bench", tools }),
+    })
+  ).json()) as { value: string };
   return { cookie, projectId: project.project.id, key: key.value, email, password };
 }
 
@@ -203,7 +216,14 @@ function luaString(s: string): string {
 /** A wrk script cycling through `requests`; `%d` in a body becomes a unique number per request. */
 export function wrkScript(requests: { method: string; path: string; headers: Record<string, string>; body?: string }[]): string {
   const items = requests
-    .map((r) => `{ method = ${luaString(r.method)}, path = ${luaString(r.path)}, body = ${r.body ? luaString(r.body) : "nil"}, headers = { ${Object.entries(r.headers).map(([k, v]) => `[${luaString(k)}] = ${luaString(v)}`).join(", ")} } }`)
+    .map(
+      (r) =>
+        `{ method = ${luaString(r.method)}, path = ${luaString(r.path)}, body = ${r.body ? luaString(r.body) : "nil"}, headers = { ${Object.entries(
+          r.headers,
+        )
+          .map(([k, v]) => `[${luaString(k)}] = ${luaString(v)}`)
+          .join(", ")} } }`,
+    )
     .join(",\n  ");
   return `local reqs = {\n  ${items}\n}
 local i = 0
@@ -246,11 +266,18 @@ export interface WrkRequest {
 }
 
 /** Runs `wrk -t1 --latency` cycling through `requests` against `base`. */
-export async function runWrk(base: string, requests: WrkRequest[], opts: { connections?: number; seconds?: number; dir: string; name?: string }) {
+export async function runWrk(
+  base: string,
+  requests: WrkRequest[],
+  opts: { connections?: number; seconds?: number; dir: string; name?: string },
+) {
   const { writeFileSync } = await import("node:fs");
   const script = join(opts.dir, `${opts.name ?? "wrk"}.lua`);
   writeFileSync(script, wrkScript(requests));
-  const p = Bun.spawn(["wrk", "-t1", `-c${opts.connections ?? 10}`, `-d${opts.seconds ?? 10}s`, "--latency", "-s", script, base], { stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn(["wrk", "-t1", `-c${opts.connections ?? 10}`, `-d${opts.seconds ?? 10}s`, "--latency", "-s", script, base], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const out = await new Response(p.stdout).text();
   await p.exited;
   return parseWrk(out);

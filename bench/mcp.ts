@@ -49,9 +49,11 @@ export async function benchMcp(): Promise<void> {
         ["svc_doctor via POST /mcp", viaMcp.rps.toFixed(0), viaMcp.p50, viaMcp.p99, viaMcp.non2xx, p50Mcp.toFixed(2)],
       ],
     );
-    printTable("Overhead of the adapter", ["req/s ratio (MCP / direct)", "sequential p50 overhead ms", "target"], [
-      [(viaMcp.rps / direct.rps).toFixed(2), (p50Mcp - p50Direct).toFixed(2), "< 2 ms p50"],
-    ]);
+    printTable(
+      "Overhead of the adapter",
+      ["req/s ratio (MCP / direct)", "sequential p50 overhead ms", "target"],
+      [[(viaMcp.rps / direct.rps).toFixed(2), (p50Mcp - p50Direct).toFixed(2), "< 2 ms p50"]],
+    );
   } finally {
     await server.stop();
   }

@@ -46,7 +46,10 @@ function cpuNs(pid: number): number {
 
 async function wrk(base: string, key: string, seconds: number, pid: number): Promise<Wrk> {
   const cpu0 = cpuNs(pid);
-  const p = Bun.spawn(["wrk", "-t1", "-c10", `-d${seconds}s`, "--latency", "-H", `Authorization: Bearer ${key}`, `${base}/api/catalog?limit=1`], { stdout: "pipe" });
+  const p = Bun.spawn(
+    ["wrk", "-t1", "-c10", `-d${seconds}s`, "--latency", "-H", `Authorization: Bearer ${key}`, `${base}/api/catalog?limit=1`],
+    { stdout: "pipe" },
+  );
   const out = await new Response(p.stdout).text();
   await p.exited;
   const cpu = cpuNs(pid) - cpu0;
@@ -91,7 +94,11 @@ function scraper(base: string): { stop: () => Promise<{ ms: number[]; bytes: num
   };
 }
 
-const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+const median = (xs: number[]) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    50,
+  );
 
 export async function benchMetrics(): Promise<void> {
   // the hot path in isolation: one record() per request
@@ -166,13 +173,29 @@ export async function benchMetrics(): Promise<void> {
     const scrapedRps = median(runs.scraped.map((x) => x.rps));
     const onCpu = median(runs.on.map((x) => x.cpuUs));
     const scrapedCpu = median(runs.scraped.map((x) => x.cpuUs));
-    printTable("Cost of /metrics", ["what", "figure", "target"], [
-      ["scraped 1/s vs on, not scraped: req/s | CPU per request", `${pct(scrapedRps, onRps)} | ${pct(scrapedCpu, onCpu)}`, "< 1%"],
-      ["on and scraped 1/s vs off: req/s | CPU per request", `${pct(scrapedRps, base)} | ${pct(scrapedCpu, baseCpu)}`, "< 1%"],
-      ["one scrape's server CPU (idle server, 300 in a row)", `${scrapeCpuUs.toFixed(0)} µs: at 1/s, ${(scrapeCpuUs / 1e4).toFixed(2)}% of one core`, "< 1%"],
-      ["HttpMetrics.record, in-process", `${nsPerRecord.toFixed(0)} ns per request (${((nsPerRecord / 1000 / baseCpu) * 100).toFixed(2)}% of the route's CPU)`, ""],
-      ["one scrape's latency under load", `p50 ${median(scrapes).toFixed(1)} ms, max ${Math.max(...scrapes).toFixed(1)} ms, ${bytes} bytes, ${failures} failures`, ""],
-    ]);
+    printTable(
+      "Cost of /metrics",
+      ["what", "figure", "target"],
+      [
+        ["scraped 1/s vs on, not scraped: req/s | CPU per request", `${pct(scrapedRps, onRps)} | ${pct(scrapedCpu, onCpu)}`, "< 1%"],
+        ["on and scraped 1/s vs off: req/s | CPU per request", `${pct(scrapedRps, base)} | ${pct(scrapedCpu, baseCpu)}`, "< 1%"],
+        [
+          "one scrape's server CPU (idle server, 300 in a row)",
+          `${scrapeCpuUs.toFixed(0)} µs: at 1/s, ${(scrapeCpuUs / 1e4).toFixed(2)}% of one core`,
+          "< 1%",
+        ],
+        [
+          "HttpMetrics.record, in-process",
+          `${nsPerRecord.toFixed(0)} ns per request (${((nsPerRecord / 1000 / baseCpu) * 100).toFixed(2)}% of the route's CPU)`,
+          "",
+        ],
+        [
+          "one scrape's latency under load",
+          `p50 ${median(scrapes).toFixed(1)} ms, max ${Math.max(...scrapes).toFixed(1)} ms, ${bytes} bytes, ${failures} failures`,
+          "",
+        ],
+      ],
+    );
   } finally {
     await off.stop();
     await on.stop();

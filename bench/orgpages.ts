@@ -50,10 +50,18 @@ async function seedExpertises(base: string, cookie: string, orgSlug: string, n: 
   const out: { id: string; ref: string }[] = [];
   for (let i = 0; i < n; i++) {
     const slug = `team-${String(i).padStart(2, "0")}`;
-    const created = await fetch(`${base}/web/orgs/current/expertises`, { method: "POST", headers: h, body: JSON.stringify({ slug, content: expertiseMd(slug) }) });
+    const created = await fetch(`${base}/web/orgs/current/expertises`, {
+      method: "POST",
+      headers: h,
+      body: JSON.stringify({ slug, content: expertiseMd(slug) }),
+    });
     if (created.status !== 201) throw new Error(`expertise: ${created.status} ${await created.text()}`);
     const id = ((await created.json()) as { id: string }).id;
-    const steps: [string, string, unknown][] = [["PUT", "triggers", { files: [`src/${slug}/**`], keywords: [slug] }], ["POST", "publish", {}], ["POST", "activate", {}]];
+    const steps: [string, string, unknown][] = [
+      ["PUT", "triggers", { files: [`src/${slug}/**`], keywords: [slug] }],
+      ["POST", "publish", {}],
+      ["POST", "activate", {}],
+    ];
     for (const [method, op, body] of steps) {
       const r = await fetch(`${base}/web/orgs/current/expertises/${id}/${op}`, { method, headers: h, body: JSON.stringify(body) });
       if (r.status !== 200) throw new Error(`${op}: ${r.status} ${await r.text()}`);
@@ -69,18 +77,30 @@ function seedOrganization(dbPath: string, firstProject: string, expertises: { id
   const p0 = db.prepare("SELECT * FROM projects WHERE id = ?").get(firstProject) as Record<string, unknown>;
   const pCols = (db.prepare("PRAGMA table_info(projects)").all() as { name: string }[]).map((c) => c.name);
   const insertProject = db.prepare(`INSERT INTO projects (${pCols.join(", ")}) VALUES (${pCols.map(() => "?").join(", ")})`);
-  const installed = db.prepare("INSERT OR IGNORE INTO installed_talents (project_id, talent_id, kind, enabled, installed_by, installed_at, updated_at) VALUES (?, ?, ?, ?, NULL, ?, ?)");
+  const installed = db.prepare(
+    "INSERT OR IGNORE INTO installed_talents (project_id, talent_id, kind, enabled, installed_by, installed_at, updated_at) VALUES (?, ?, ?, ?, NULL, ?, ?)",
+  );
   const ids = [firstProject];
   const now = Date.now() - 1000;
   db.transaction(() => {
     for (let k = 1; k < projects; k++) {
       const id = `prj_${orderedId(now - 100 * DAY, k)}`;
       ids.push(id);
-      insertProject.run(...pCols.map((c) => (c === "id" ? id : c === "name" ? `service ${String(k).padStart(3, "0")}` : p0[c])) as never[]);
+      insertProject.run(
+        ...(pCols.map((c) => (c === "id" ? id : c === "name" ? `service ${String(k).padStart(3, "0")}` : p0[c])) as never[]),
+      );
     }
     ids.forEach((id, k) => {
       for (const t of PUBLIC) installed.run(id, t, "talent", 1, now - 100 * DAY, now - 100 * DAY);
-      for (let j = 0; j < 3; j++) installed.run(id, expertises[(k + j * 17) % expertises.length]!.ref, "expertise", j === 2 && k % 5 === 0 ? 0 : 1, now - 100 * DAY, now - 100 * DAY);
+      for (let j = 0; j < 3; j++)
+        installed.run(
+          id,
+          expertises[(k + j * 17) % expertises.length]!.ref,
+          "expertise",
+          j === 2 && k % 5 === 0 ? 0 : 1,
+          now - 100 * DAY,
+          now - 100 * DAY,
+        );
       if (k % 25 === 3) installed.run(id, "sql-base", "talent", 1, now - 100 * DAY, now - 100 * DAY); // some selections lack a prerequisite
     });
   })();
@@ -88,10 +108,18 @@ function seedOrganization(dbPath: string, firstProject: string, expertises: { id
     `INSERT INTO trace_events (id, project_id, kind, via, author_type, author_id, author_name, client, talents_entered, talents_left, resolution_id, status, duration_ms, detail, created_at)
      VALUES (?, ?, ?, 'api', 'key', 'key_bench', 'bench', ?, '[]', '[]', ?, ?, 1, ?, ?)`,
   );
-  const resolution = db.prepare(`INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at, designation_id) VALUES (?1, ?2, NULL, 900, 'sha256:bench', 'key', 'key_bench', 'api', ?3, ?1)`);
-  const item = db.prepare(`INSERT INTO designation_items (designation_id, position, project_id, talent_id, kind, version, digest, definition_digest, files, expertise_id) VALUES (?1, ?2, (SELECT project_id FROM resolutions WHERE id = ?1), ?3, ?4, ?5, 'sha256:c', 'sha256:d', '{}', ?6)`);
-  const report = db.prepare(`INSERT INTO reports (id, project_id, resolution_id, submission_id, payload_digest, response, author_type, author_id, created_at) VALUES (?, ?, ?, ?, 'x', '{}', 'key', 'key_bench', ?)`);
-  const result = db.prepare(`INSERT INTO report_results (report_id, talent_id, kind, verdict, evidence, missing, note) VALUES (?, ?, 'expertise', ?, ?, '[]', NULL)`);
+  const resolution = db.prepare(
+    `INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at, designation_id) VALUES (?1, ?2, NULL, 900, 'sha256:bench', 'key', 'key_bench', 'api', ?3, ?1)`,
+  );
+  const item = db.prepare(
+    `INSERT INTO designation_items (designation_id, position, project_id, talent_id, kind, version, digest, definition_digest, files, expertise_id) VALUES (?1, ?2, (SELECT project_id FROM resolutions WHERE id = ?1), ?3, ?4, ?5, 'sha256:c', 'sha256:d', '{}', ?6)`,
+  );
+  const report = db.prepare(
+    `INSERT INTO reports (id, project_id, resolution_id, submission_id, payload_digest, response, author_type, author_id, created_at) VALUES (?, ?, ?, ?, 'x', '{}', 'key', 'key_bench', ?)`,
+  );
+  const result = db.prepare(
+    `INSERT INTO report_results (report_id, talent_id, kind, verdict, evidence, missing, note) VALUES (?, ?, 'expertise', ?, ?, '[]', NULL)`,
+  );
   const at = (i: number) => Math.floor(now - 90 * DAY + ((i + 1) * 90 * DAY) / n);
   const counts = { events: 0, resolutions: 0, audited: 0, reports: 0 };
   const last = new Map<string, { id: string; expertise: string }>();
@@ -157,7 +185,11 @@ function agentsAtWork(base: string, key: string): () => Promise<{ calls: number;
   let last: string | null = null;
   const inflight = new Set<Promise<void>>();
   const tick = async () => {
-    const prepared = await fetch(`${base}/api/prepare-task`, { method: "POST", headers: h, body: JSON.stringify({ talentIds: ["typescript-strict"] }) });
+    const prepared = await fetch(`${base}/api/prepare-task`, {
+      method: "POST",
+      headers: h,
+      body: JSON.stringify({ talentIds: ["typescript-strict"] }),
+    });
     calls++;
     if (prepared.status !== 201) failed++;
     const body = (await prepared.json()) as { resolutionId?: string };
@@ -202,7 +234,10 @@ export async function benchOrgPages(): Promise<void> {
   try {
     const a = await seedProject(server.base);
     const h = { "content-type": "application/json", origin: server.base, cookie: a.cookie };
-    const org = ((await (await fetch(`${server.base}/web/orgs/current/status`, { headers: h })).json()) as { organization?: { slug: string }; slug?: string });
+    const org = (await (await fetch(`${server.base}/web/orgs/current/status`, { headers: h })).json()) as {
+      organization?: { slug: string };
+      slug?: string;
+    };
     const orgSlug = org.organization?.slug ?? org.slug!;
     const t0 = performance.now();
     const expertises = await seedExpertises(server.base, a.cookie, orgSlug, 50);
@@ -220,8 +255,19 @@ export async function benchOrgPages(): Promise<void> {
     ] as const) {
       const first = await sequential(server.base + path, a.cookie, 1, accept);
       const seq = await sequential(server.base + path, a.cookie, 100, accept);
-      const w = await runWrk(server.base, [{ method: "GET", path, headers: { cookie: a.cookie, accept } }], { dir, seconds, connections: 10, name: path.replace(/\W+/g, "-") });
-      rows.push([name, first[0]!.toFixed(1), percentile(seq, 50).toFixed(2), percentile(seq, 99).toFixed(2), `${w.rps.toFixed(0)} req/s, p50 ${w.p50.toFixed(1)}, p99 ${w.p99.toFixed(1)}${w.non2xx ? `, non-2xx ${w.non2xx}` : ""}`]);
+      const w = await runWrk(server.base, [{ method: "GET", path, headers: { cookie: a.cookie, accept } }], {
+        dir,
+        seconds,
+        connections: 10,
+        name: path.replace(/\W+/g, "-"),
+      });
+      rows.push([
+        name,
+        first[0]!.toFixed(1),
+        percentile(seq, 50).toFixed(2),
+        percentile(seq, 99).toFixed(2),
+        `${w.rps.toFixed(0)} req/s, p50 ${w.p50.toFixed(1)}, p99 ${w.p99.toFixed(1)}${w.non2xx ? `, non-2xx ${w.non2xx}` : ""}`,
+      ]);
     }
     // the same pages while agents work (commits every ~70 ms): what a view costs when the unsettled hours must be read again
     for (const [name, path] of [
@@ -231,10 +277,21 @@ export async function benchOrgPages(): Promise<void> {
       const stop = agentsAtWork(server.base, a.key);
       await new Promise((r) => setTimeout(r, 500));
       const seq = await sequential(server.base + path, a.cookie, 100, html);
-      const w = await runWrk(server.base, [{ method: "GET", path, headers: { cookie: a.cookie, accept: html } }], { dir, seconds, connections: 10, name: `${path.replace(/\W+/g, "-")}-agents` });
+      const w = await runWrk(server.base, [{ method: "GET", path, headers: { cookie: a.cookie, accept: html } }], {
+        dir,
+        seconds,
+        connections: 10,
+        name: `${path.replace(/\W+/g, "-")}-agents`,
+      });
       const agents = await stop();
       if (agents.failed > 0) throw new Error(`agents at work: ${agents.failed} of ${agents.calls} calls failed`);
-      rows.push([`${name} (${agents.calls} agent calls)`, "", percentile(seq, 50).toFixed(2), percentile(seq, 99).toFixed(2), `${w.rps.toFixed(0)} req/s, p50 ${w.p50.toFixed(1)}, p99 ${w.p99.toFixed(1)}${w.non2xx ? `, non-2xx ${w.non2xx}` : ""}`]);
+      rows.push([
+        `${name} (${agents.calls} agent calls)`,
+        "",
+        percentile(seq, 50).toFixed(2),
+        percentile(seq, 99).toFixed(2),
+        `${w.rps.toFixed(0)} req/s, p50 ${w.p50.toFixed(1)}, p99 ${w.p99.toFixed(1)}${w.non2xx ? `, non-2xx ${w.non2xx}` : ""}`,
+      ]);
     }
     printTable(
       `Organization pages: ${projectCount} projects, ${expertises.length} expertises, ${seeded.events.toLocaleString("en")} trace events over 90 days (${seeded.resolutions.toLocaleString("en")} resolutions, ${seeded.reports.toLocaleString("en")} reports; seeded in ${seededS.toFixed(0)} s), default 30-day window; target p99 < 50 ms`,

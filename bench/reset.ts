@@ -39,7 +39,11 @@ export async function benchReset(): Promise<void> {
     const timed = async (email: string): Promise<number> => {
       const t = performance.now();
       const r = await app.handle(
-        new Request(`${config.baseUrl}/api/auth/password-reset`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email }) }),
+        new Request(`${config.baseUrl}/api/auth/password-reset`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ email }),
+        }),
       );
       await r.text();
       const ms = performance.now() - t;
@@ -59,11 +63,15 @@ export async function benchReset(): Promise<void> {
       const s = [...xs].sort((a, b) => a - b);
       return [name, percentile(s, 50).toFixed(3), percentile(s, 90).toFixed(3), percentile(s, 99).toFixed(3)];
     };
-    printTable(`Password-reset request, answer time (${pairs} interleaved pairs, in process)`, ["e-mail", "p50 ms", "p90 ms", "p99 ms"], [
-      row("an account", account),
-      row("unknown", unknown),
-      ["account slower in", `${(slower * 100).toFixed(0)}% of pairs`, "", "target ≈ 50%"],
-    ]);
+    printTable(
+      `Password-reset request, answer time (${pairs} interleaved pairs, in process)`,
+      ["e-mail", "p50 ms", "p90 ms", "p99 ms"],
+      [
+        row("an account", account),
+        row("unknown", unknown),
+        ["account slower in", `${(slower * 100).toFixed(0)}% of pairs`, "", "target ≈ 50%"],
+      ],
+    );
   } finally {
     database.close();
     rmSync(dir, { recursive: true, force: true });

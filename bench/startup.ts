@@ -59,7 +59,15 @@ export async function benchStartup(): Promise<void> {
     const ms = runs.map((r) => r.ms).sort((a, b) => a - b);
     const rss = runs.map((r) => r.rss).sort((a, b) => a - b);
     const settled = runs.map((r) => r.settled).sort((a, b) => a - b);
-    rows.push([name, runs[0]!.talents, percentile(ms, 50).toFixed(0), ms.at(-1)!.toFixed(0), percentile(rss, 50).toFixed(1), percentile(settled, 50).toFixed(1), target]);
+    rows.push([
+      name,
+      runs[0]!.talents,
+      percentile(ms, 50).toFixed(0),
+      ms.at(-1)!.toFixed(0),
+      percentile(rss, 50).toFixed(1),
+      percentile(settled, 50).toFixed(1),
+      target,
+    ]);
   }
   rmSync(gen, { recursive: true, force: true });
   printTable(

@@ -27,7 +27,11 @@ async function seedResolutions(base: string, key: string): Promise<number> {
   let next = 0;
   const worker = async () => {
     for (let i = next++; i < RESOLUTIONS; i = next++) {
-      const r = await fetch(`${base}/api/prepare-task`, { method: "POST", headers: api, body: JSON.stringify({ talentIds: i % 2 ? TALENTS : [TALENTS[0]] }) });
+      const r = await fetch(`${base}/api/prepare-task`, {
+        method: "POST",
+        headers: api,
+        body: JSON.stringify({ talentIds: i % 2 ? TALENTS : [TALENTS[0]] }),
+      });
       if (r.status !== 201) throw new Error(`prepare-task: ${r.status} ${await r.text()}`);
       const { resolutionId } = (await r.json()) as { resolutionId: string };
       if (i % 10 === 0) await (await fetch(`${base}/api/validation/playbook?resolutionId=${resolutionId}`, { headers: api })).arrayBuffer();
@@ -38,7 +42,12 @@ async function seedResolutions(base: string, key: string): Promise<number> {
 }
 
 /** One client's sequential calls of `path` (after one warm-up call): p50 and p99 in ms. */
-async function timed(base: string, path: string, headers: Record<string, string>, n = 20): Promise<{ p50: number; p99: number; status: number }> {
+async function timed(
+  base: string,
+  path: string,
+  headers: Record<string, string>,
+  n = 20,
+): Promise<{ p50: number; p99: number; status: number }> {
   const first = await fetch(base + path, { headers });
   await first.arrayBuffer();
   const times: number[] = [];
@@ -52,31 +61,64 @@ async function timed(base: string, path: string, headers: Record<string, string>
 }
 
 /** The other tenant's doctor alone, then with four pollers of A on `heavy`, ROUNDS times; a row per round and the medians. */
-async function contention(server: RunningIn, label: string, heavy: string, pollerHeaders: Record<string, string>, doctorKey: string, dir: string) {
+async function contention(
+  server: RunningIn,
+  label: string,
+  heavy: string,
+  pollerHeaders: Record<string, string>,
+  doctorKey: string,
+  dir: string,
+) {
   const doctor = [{ method: "GET", path: "/api/doctor", headers: { authorization: `Bearer ${doctorKey}` } }];
   const f = (x: number) => x.toFixed(2);
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const rows: (string | number)[][] = [];
   const seen: Record<"aloneP50" | "aloneP99" | "withP50" | "withP99" | "aloneRps" | "withRps", number[]> = {
-    aloneP50: [], aloneP99: [], withP50: [], withP99: [], aloneRps: [], withRps: [],
+    aloneP50: [],
+    aloneP99: [],
+    withP50: [],
+    withP99: [],
+    aloneRps: [],
+    withRps: [],
   };
   for (let round = 1; round <= ROUNDS; round++) {
     const alone = await runWrk(server.base, doctor, { connections: 4, seconds: SECONDS, dir, name: "doctor" });
-    const pollers = runWrk(server.base, [{ method: "GET", path: heavy, headers: pollerHeaders }], { connections: 4, seconds: SECONDS + 1, dir, name: "pollers" });
+    const pollers = runWrk(server.base, [{ method: "GET", path: heavy, headers: pollerHeaders }], {
+      connections: 4,
+      seconds: SECONDS + 1,
+      dir,
+      name: "pollers",
+    });
     await Bun.sleep(300);
     const contended = await runWrk(server.base, doctor, { connections: 4, seconds: SECONDS, dir, name: "doctor2" });
     const p = await pollers;
     rows.push([
-      `${label} #${round}`, f(alone.p50), f(alone.p99), alone.rps.toFixed(0),
-      f(contended.p50), f(contended.p99), contended.rps.toFixed(0), p.rps.toFixed(0), p.requests - p.non2xx, p.non2xx,
+      `${label} #${round}`,
+      f(alone.p50),
+      f(alone.p99),
+      alone.rps.toFixed(0),
+      f(contended.p50),
+      f(contended.p99),
+      contended.rps.toFixed(0),
+      p.rps.toFixed(0),
+      p.requests - p.non2xx,
+      p.non2xx,
     ]);
     seen.aloneP50.push(alone.p50), seen.aloneP99.push(alone.p99), seen.withP50.push(contended.p50), seen.withP99.push(contended.p99);
     seen.aloneRps.push(alone.rps), seen.withRps.push(contended.rps);
   }
   const d = median(seen.withP99) - median(seen.aloneP99);
   rows.push([
-    `${label} median`, f(median(seen.aloneP50)), f(median(seen.aloneP99)), median(seen.aloneRps).toFixed(0),
-    f(median(seen.withP50)), `${f(median(seen.withP99))} (${d >= 0 ? "+" : ""}${f(d)})`, median(seen.withRps).toFixed(0), "", "", "",
+    `${label} median`,
+    f(median(seen.aloneP50)),
+    f(median(seen.aloneP99)),
+    median(seen.aloneRps).toFixed(0),
+    f(median(seen.withP50)),
+    `${f(median(seen.withP99))} (${d >= 0 ? "+" : ""}${f(d)})`,
+    median(seen.withRps).toFixed(0),
+    "",
+    "",
+    "",
   ]);
   return rows;
 }
@@ -88,7 +130,11 @@ export async function benchStarvation(): Promise<void> {
   try {
     const a = await seedProject(server.base);
     const web = { "content-type": "application/json", origin: server.base, cookie: a.cookie };
-    const installed = await fetch(`${server.base}/web/projects/${a.projectId}/talents`, { method: "POST", headers: web, body: JSON.stringify({ talents: TALENTS }) });
+    const installed = await fetch(`${server.base}/web/projects/${a.projectId}/talents`, {
+      method: "POST",
+      headers: web,
+      body: JSON.stringify({ talents: TALENTS }),
+    });
     if (installed.status !== 201) throw new Error(`install: ${installed.status} ${await installed.text()}`);
     const seedMs = await seedResolutions(server.base, a.key);
     const b = await seedProject(server.base); // another user, another organization: the other tenant
@@ -120,7 +166,18 @@ export async function benchStarvation(): Promise<void> {
     rows.push(...(await contention(server, "cap 100", heaviest.path, pollerHeaders, b.key, dir)));
     printTable(
       `Starvation: tenant B's GET /api/doctor (wrk -c4, ${SECONDS} s) alone and while 4 pollers of A (wrk -c4) hit ${heaviest.path.replace(a.projectId, ":id")} (ms)`,
-      ["run", "alone p50", "alone p99", "alone req/s", "+pollers p50", "+pollers p99", "+pollers req/s", "poller req/s", "poller 2xx", "poller 429"],
+      [
+        "run",
+        "alone p50",
+        "alone p99",
+        "alone req/s",
+        "+pollers p50",
+        "+pollers p99",
+        "+pollers req/s",
+        "poller req/s",
+        "poller 2xx",
+        "poller 429",
+      ],
       rows,
     );
   } finally {

@@ -29,7 +29,16 @@ await migrate(database.client, PREVIOUS);
 const log = createLogger("error", () => {});
 const state = { catalog: shipped(), draining: false };
 const app = createApp({ config, database, log, state });
-const env = { app, database, config, state, logs: [], dir, request: (p: string, init?: RequestInit) => app.handle(new Request(config.baseUrl + p, init)), close() {} } as TestEnv;
+const env = {
+  app,
+  database,
+  config,
+  state,
+  logs: [],
+  dir,
+  request: (p: string, init?: RequestInit) => app.handle(new Request(config.baseUrl + p, init)),
+  close() {},
+} as TestEnv;
 
 const ok = async (r: Promise<{ status: number; body: any }>, what: string) => {
   const x = await r;
@@ -39,12 +48,21 @@ const ok = async (r: Promise<{ status: number; body: any }>, what: string) => {
 
 // people: an administrator (first user, promoted), an owner, a member
 const admin = new WebClient(env);
-await ok(admin.post("/api/auth/sign-up", { email: "admin@example.com", password: "correct horse battery", name: "Ada Admin" }), "sign-up admin");
+await ok(
+  admin.post("/api/auth/sign-up", { email: "admin@example.com", password: "correct horse battery", name: "Ada Admin" }),
+  "sign-up admin",
+);
 await database.client.execute("UPDATE users SET role = 'admin' WHERE email = 'admin@example.com'");
 const owner = new WebClient(env);
-await ok(owner.post("/api/auth/sign-up", { email: "owner@example.com", password: "correct horse battery", name: "Olive Owner" }), "sign-up owner");
+await ok(
+  owner.post("/api/auth/sign-up", { email: "owner@example.com", password: "correct horse battery", name: "Olive Owner" }),
+  "sign-up owner",
+);
 const member = new WebClient(env);
-await ok(member.post("/api/auth/sign-up", { email: "member@example.com", password: "correct horse battery", name: "Max Member" }), "sign-up member");
+await ok(
+  member.post("/api/auth/sign-up", { email: "member@example.com", password: "correct horse battery", name: "Max Member" }),
+  "sign-up member",
+);
 await owner.post("/api/auth/sign-in", { email: "owner@example.com", password: "wrong password here" }); // a security event
 
 // an organization approved by the administrator, a member joined by invitation, a pending invitation
@@ -95,7 +113,10 @@ const expertise = await ok(
   }),
   "expertise",
 );
-await ok(owner.put(`/web/orgs/current/expertises/${expertise.id}/triggers`, { files: ["src/payments/**"], keywords: ["payment"] }), "triggers");
+await ok(
+  owner.put(`/web/orgs/current/expertises/${expertise.id}/triggers`, { files: ["src/payments/**"], keywords: ["payment"] }),
+  "triggers",
+);
 await ok(owner.post(`/web/orgs/current/expertises/${expertise.id}/publish`), "publish");
 await ok(owner.post(`/web/orgs/current/expertises/${expertise.id}/activate`), "activate");
 
@@ -120,7 +141,13 @@ for (let i = 0; i < 3; i++) {
   await api("POST", "/api/validation/reports", {
     submissionId: `fixture-${i}`,
     resolutionId: prep.resolutionId,
-    expertiseResults: [{ id: ref, verdict: i === 1 ? "fail" : "pass", ...(i === 1 ? { evidence: ["src/payments/charge.ts:12"], note: "amount: 12.99" } : {}) }],
+    expertiseResults: [
+      {
+        id: ref,
+        verdict: i === 1 ? "fail" : "pass",
+        ...(i === 1 ? { evidence: ["src/payments/charge.ts:12"], note: "amount: 12.99" } : {}),
+      },
+    ],
   });
 }
 await api("GET", "/api/doctor");

@@ -35,22 +35,53 @@ expect("organization approved", org.body?.organization?.status === "approved", o
 const project = await web("POST", "/web/projects", { name: "smoke" });
 expect("project", project.status === 201, project);
 const pid = project.body.project.id as string;
-expect("install", (await web("POST", `/web/projects/${pid}/talents`, { talents: ["typescript-strict", "javascript-base"] })).status === 201, null);
-const key = await web("POST", `/web/projects/${pid}/keys`, { name: "smoke", tools: ["prepare_task", "validate", "record_validation", "doctor"] });
+expect(
+  "install",
+  (await web("POST", `/web/projects/${pid}/talents`, { talents: ["typescript-strict", "javascript-base"] })).status === 201,
+  null,
+);
+const key = await web("POST", `/web/projects/${pid}/keys`, {
+  name: "smoke",
+  tools: ["prepare_task", "validate", "record_validation", "doctor"],
+});
 expect("key", key.status === 201, key);
 const auth = { authorization: `Bearer ${key.body.value}` };
 const prep = await call("POST", "/api/prepare-task", { talentIds: ["typescript-strict"] }, auth);
 expect("prepare-task", prep.status === 201 && prep.body.talents[0].compact.includes("TypeScript"), prep);
 const book = await call("GET", `/api/validation/playbook?resolutionId=${prep.body.resolutionId}&talent=typescript-strict`, undefined, auth);
 expect("playbook", book.status === 200 && book.body.detail.rules.length > 0, book);
-const rep = await call("POST", "/api/validation/reports", { submissionId: "smoke-1", resolutionId: prep.body.resolutionId, expertiseResults: [] }, auth);
+const rep = await call(
+  "POST",
+  "/api/validation/reports",
+  { submissionId: "smoke-1", resolutionId: prep.body.resolutionId, expertiseResults: [] },
+  auth,
+);
 expect("report", rep.status === 201, rep);
-const mcp = await call("POST", "/mcp", { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "svc_doctor", arguments: {} } }, { ...auth, accept: "application/json, text/event-stream" });
+const mcp = await call(
+  "POST",
+  "/mcp",
+  { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "svc_doctor", arguments: {} } },
+  { ...auth, accept: "application/json, text/event-stream" },
+);
 expect("mcp svc_doctor", mcp.status === 200 && JSON.stringify(mcp.body).includes("healthy"), mcp);
-const init = await call("POST", "/mcp", { jsonrpc: "2.0", id: 2, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "smoke", version: "1" } } }, { ...auth, accept: "application/json, text/event-stream" });
+const init = await call(
+  "POST",
+  "/mcp",
+  {
+    jsonrpc: "2.0",
+    id: 2,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "smoke", version: "1" } },
+  },
+  { ...auth, accept: "application/json, text/event-stream" },
+);
 expect("mcp initialize (the SDK's chunk)", init.status === 200 && JSON.stringify(init.body).includes("serverInfo"), init);
 const idpCert = await Bun.file(process.env.SMOKE_IDP_CERT ?? "").text();
-const sso = await web("POST", "/web/orgs/current/sso", { type: "saml", domains: ["smoke.example"], saml: { entryPoint: "https://idp.smoke.example/sso", idpIssuer: "https://idp.smoke.example", idpCert } });
+const sso = await web("POST", "/web/orgs/current/sso", {
+  type: "saml",
+  domains: ["smoke.example"],
+  saml: { entryPoint: "https://idp.smoke.example/sso", idpIssuer: "https://idp.smoke.example", idpCert },
+});
 expect("SAML configuration", sso.status === 200, sso);
 const samlMeta = await call("GET", `/api/auth/saml/${org.body.organization.id}/metadata`);
 expect("SAML metadata (node-saml's chunk)", samlMeta.status === 200 && String(samlMeta.body).includes("EntityDescriptor"), samlMeta);
@@ -65,5 +96,7 @@ for (let i = 0; i < 100 && !sent; i++) {
 expect("invitation mail sent", sent, await web("GET", "/web/orgs/current/mail"));
 const meta = await call("GET", `/.well-known/oauth-protected-resource/mcp/${pid}`);
 expect("oauth metadata", meta.status === 200 && meta.body.resource === `${base}/mcp/${pid}`, meta);
-console.log("smoke-loop: ok (sign-up → org → project → install → key → prepare → playbook → report → MCP tools/call and initialize → SAML metadata → invitation mail over SMTP → OAuth metadata)");
+console.log(
+  "smoke-loop: ok (sign-up → org → project → install → key → prepare → playbook → report → MCP tools/call and initialize → SAML metadata → invitation mail over SMTP → OAuth metadata)",
+);
 export {};

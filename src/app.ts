@@ -68,7 +68,9 @@ export function createApp(input: AppDeps) {
     journal: input.journal ?? new TraceJournal(input.database, input.log),
     authLimiters: createAuthLimiters(input.config.authLimits),
     metrics: input.metrics ?? new HttpMetrics(),
-    backups: input.backups ?? new Backups({ source: input.database.path, folder: join(input.config.dataDir, "backups"), schedule: null, log: input.log }),
+    backups:
+      input.backups ??
+      new Backups({ source: input.database.path, folder: join(input.config.dataDir, "backups"), schedule: null, log: input.log }),
     // this app's fragments and form redirects: a second app in the same process keeps its own
     views: new ViewRegistry(),
   };
@@ -89,10 +91,19 @@ export function createApp(input: AppDeps) {
   const serve = { maxRequestBodySize: deps.config.bodyLimit + 64 * 1024, development: false, reusePort: false, idleTimeout };
   const { trustedProxies, requestDeadlineMs, maxConnectionsPerAddress } = deps.config;
   const app = new Elysia({ serve })
-    .use(edge({
-      log: deps.log, bodyLimit: deps.config.bodyLimit, accessLog: deps.config.accessLog, trustedProxies, requestDeadlineMs, maxConnectionsPerAddress,
-      htmlError: htmlErrors((request, path) => viewerOf(deps, request, path)), metrics: deps.config.metricsToken ? deps.metrics : null, storage: deps.database.storage,
-    }))
+    .use(
+      edge({
+        log: deps.log,
+        bodyLimit: deps.config.bodyLimit,
+        accessLog: deps.config.accessLog,
+        trustedProxies,
+        requestDeadlineMs,
+        maxConnectionsPerAddress,
+        htmlError: htmlErrors((request, path) => viewerOf(deps, request, path)),
+        metrics: deps.config.metricsToken ? deps.metrics : null,
+        storage: deps.database.storage,
+      }),
+    )
     // a form's `?_method=DELETE` (PUT, PATCH) on a /web POST becomes that method before routing (http/methodOverride.ts)
     .use(methodOverride(backend.handle)) // hands the request back to the app once it took its method
     // before the routes: the fragment or redirect a /web route answers to htmx and to a form post (web/views.ts)

@@ -68,7 +68,12 @@ describe("config: flags > env > defaults", () => {
     expect(d.mailFrom).toBe("talentd@talentd.example.com");
     expect(d.mailMaxAttempts).toBe(8);
     expect(d.mailRetryBaseMs).toBe(30_000);
-    const c = loadConfig({ SMTP_URL: "smtps://u:p%40ss@mail.example.com:465", MAIL_FROM: "Talents <talents@example.com>", MAIL_MAX_ATTEMPTS: "3", MAIL_RETRY_BASE: "5s" });
+    const c = loadConfig({
+      SMTP_URL: "smtps://u:p%40ss@mail.example.com:465",
+      MAIL_FROM: "Talents <talents@example.com>",
+      MAIL_MAX_ATTEMPTS: "3",
+      MAIL_RETRY_BASE: "5s",
+    });
     expect(c.smtpUrl).toBe("smtps://u:p%40ss@mail.example.com:465");
     expect(c.mailFrom).toBe("Talents <talents@example.com>");
     expect(c.mailMaxAttempts).toBe(3);
@@ -89,7 +94,9 @@ describe("config: flags > env > defaults", () => {
     try {
       // tests may run as root, who can write anywhere: a path under a regular file is unwritable for everyone
       writeFileSync(join(dir, "plain"), "x");
-      expect(() => loadConfig({ DATA_DIR: join(dir, "plain", "sub") }, {}, { checkDataDir: true })).toThrow(/^DATA_DIR: ".*" is not a writable folder/);
+      expect(() => loadConfig({ DATA_DIR: join(dir, "plain", "sub") }, {}, { checkDataDir: true })).toThrow(
+        /^DATA_DIR: ".*" is not a writable folder/,
+      );
     } finally {
       cleanup();
     }

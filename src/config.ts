@@ -5,7 +5,13 @@
  */
 import { resolve } from "node:path";
 import {
-  ConfigError, ensureWritableDir, parseBool, parseIntIn, parseInterval, parseOAuthProviders, type OAuthProviders,
+  ConfigError,
+  ensureWritableDir,
+  parseBool,
+  parseIntIn,
+  parseInterval,
+  parseOAuthProviders,
+  type OAuthProviders,
 } from "./configParsers";
 import { parseAllowEntry, type EgressPolicy } from "./lib/egress";
 import type { LogFormatSetting, LogLevel } from "./lib/log";
@@ -125,7 +131,6 @@ export const AUTH_LIMIT_SETTINGS: Record<keyof AuthLimitSettings, { name: string
   oauthRegistrations: { name: "OAUTH_REGISTRATION_LIMIT_PER_MINUTE", default: 30 },
 };
 
-
 /**
  * The configuration flags and the environment variable each one overrides. The command line
  * (src/cli/args.ts) decides which commands accept which of them; values reach `loadConfig`
@@ -143,7 +148,6 @@ export const CONFIG_FLAGS = {
 
 /** The name of a configuration flag, without its leading `--`. */
 export type ConfigFlag = keyof typeof CONFIG_FLAGS;
-
 
 const DB_SCHEMES = ["file:", "libsql:", "http:", "https:", "ws:", "wss:"];
 
@@ -178,13 +182,11 @@ export function loadConfig(
   let databaseUrl = get("DATABASE_URL") ?? `file:${resolve(dataDir, "talentd.db")}`;
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(databaseUrl)?.[0]?.toLowerCase();
   if (!scheme || !DB_SCHEMES.includes(scheme)) {
-    throw new ConfigError(
-      `DATABASE_URL: "${databaseUrl}" is malformed (expected file:PATH, libsql://HOST, or http(s)://HOST)`,
-    );
+    throw new ConfigError(`DATABASE_URL: "${databaseUrl}" is malformed (expected file:PATH, libsql://HOST, or http(s)://HOST)`);
   }
   if (scheme === "file:") {
     const path = databaseUrl.slice(5);
-    if (path === "" || path.startsWith("//") && !path.startsWith("///")) {
+    if (path === "" || (path.startsWith("//") && !path.startsWith("///"))) {
       throw new ConfigError(`DATABASE_URL: "${databaseUrl}" is malformed (expected file:PATH)`);
     }
   } else {
@@ -199,7 +201,9 @@ export function loadConfig(
 
   const bodyLimitRaw = get("BODY_LIMIT");
   const bodyLimit =
-    bodyLimitRaw === undefined ? 1024 * 1024 : parseIntIn("BODY_LIMIT", bodyLimitRaw, 1024, 64 * 1024 * 1024, "a size in bytes (1024–67108864)");
+    bodyLimitRaw === undefined
+      ? 1024 * 1024
+      : parseIntIn("BODY_LIMIT", bodyLimitRaw, 1024, 64 * 1024 * 1024, "a size in bytes (1024–67108864)");
 
   const logLevelRaw = (get("LOG_LEVEL") ?? "info").toLowerCase();
   if (!["debug", "info", "warn", "error"].includes(logLevelRaw)) {
@@ -221,18 +225,24 @@ export function loadConfig(
       /* not a URL */
     }
     // the URL may carry a password: never echo it
-    if (!ok) throw new ConfigError(`SMTP_URL: not an smtp://[user:password@]host[:port] or smtps:// URL (${smtpUrl.replace(/\/\/[^@/]*@/, "//***@").slice(0, 200)})`);
+    if (!ok)
+      throw new ConfigError(
+        `SMTP_URL: not an smtp://[user:password@]host[:port] or smtps:// URL (${smtpUrl.replace(/\/\/[^@/]*@/, "//***@").slice(0, 200)})`,
+      );
   }
   const mailFrom = get("MAIL_FROM") ?? `talentd@${new URL(baseUrl).hostname}`;
   if (!/^(?:[^<>@\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/.test(mailFrom.trim())) {
     throw new ConfigError(`MAIL_FROM: "${mailFrom}" is not an address (talentd@example.com or "talentd <talentd@example.com>")`);
   }
   const mailRetryBaseMs = get("MAIL_RETRY_BASE") === undefined ? 30_000 : parseInterval("MAIL_RETRY_BASE", get("MAIL_RETRY_BASE")!);
-  if (mailRetryBaseMs === null || mailRetryBaseMs > 3_600_000) throw new ConfigError(`MAIL_RETRY_BASE: "${get("MAIL_RETRY_BASE")}" must be between 1s and 1h`);
+  if (mailRetryBaseMs === null || mailRetryBaseMs > 3_600_000)
+    throw new ConfigError(`MAIL_RETRY_BASE: "${get("MAIL_RETRY_BASE")}" must be between 1s and 1h`);
 
   const backupIntervalMs = get("BACKUP_INTERVAL") === undefined ? null : parseInterval("BACKUP_INTERVAL", get("BACKUP_INTERVAL")!);
   if (backupIntervalMs !== null && scheme !== "file:") {
-    throw new ConfigError("BACKUP_INTERVAL: scheduled backups need a local database file (DATABASE_URL file:…); back up a libSQL server with its own tools");
+    throw new ConfigError(
+      "BACKUP_INTERVAL: scheduled backups need a local database file (DATABASE_URL file:…); back up a libSQL server with its own tools",
+    );
   }
   const metricsToken = get("METRICS_TOKEN");
   if (metricsToken !== undefined && !/^[\x21-\x7e]{16,256}$/.test(metricsToken)) {
@@ -240,7 +250,10 @@ export function loadConfig(
   }
 
   const oauth = parseOAuthProviders(get);
-  const dnsServers = (get("DNS_SERVERS") ?? "").split(",").map((v) => v.trim()).filter((v) => v !== "");
+  const dnsServers = (get("DNS_SERVERS") ?? "")
+    .split(",")
+    .map((v) => v.trim())
+    .filter((v) => v !== "");
   for (const server of dnsServers) {
     if (!/^(\[[0-9a-f:.]+\](:\d{1,5})?|[0-9a-f:]+|\d{1,3}(\.\d{1,3}){3}(:\d{1,5})?)$/i.test(server)) {
       throw new ConfigError(`DNS_SERVERS: "${server}" is not an address (10.0.0.2, 127.0.0.1:5353, [::1]:53)`);
@@ -264,7 +277,10 @@ export function loadConfig(
     talentsDir: get("TALENTS_DIR") ? resolve(get("TALENTS_DIR")!) : undefined,
     smtpUrl,
     mailFrom: mailFrom.trim(),
-    mailMaxAttempts: get("MAIL_MAX_ATTEMPTS") === undefined ? 8 : parseIntIn("MAIL_MAX_ATTEMPTS", get("MAIL_MAX_ATTEMPTS")!, 1, 50, "a number of attempts (1–50)"),
+    mailMaxAttempts:
+      get("MAIL_MAX_ATTEMPTS") === undefined
+        ? 8
+        : parseIntIn("MAIL_MAX_ATTEMPTS", get("MAIL_MAX_ATTEMPTS")!, 1, 50, "a number of attempts (1–50)"),
     mailRetryBaseMs,
     autoApproveOrgs: parseBool("AUTO_APPROVE_ORGS", get("AUTO_APPROVE_ORGS"), false),
     keysEnabled: parseBool("KEYS_ENABLED", get("KEYS_ENABLED"), true),
@@ -273,15 +289,24 @@ export function loadConfig(
     logFormat: logFormatRaw as LogFormatSetting,
     accessLog: parseBool("ACCESS_LOG", get("ACCESS_LOG"), true),
     eventRetentionDays:
-      get("EVENT_RETENTION_DAYS") === undefined ? 90 : parseIntIn("EVENT_RETENTION_DAYS", get("EVENT_RETENTION_DAYS")!, 0, 36500, "a number of days (0–36500; 0 keeps events forever)"),
+      get("EVENT_RETENTION_DAYS") === undefined
+        ? 90
+        : parseIntIn("EVENT_RETENTION_DAYS", get("EVENT_RETENTION_DAYS")!, 0, 36500, "a number of days (0–36500; 0 keeps events forever)"),
     dashboardReadsPerUser:
-      get("DASHBOARD_READS_PER_USER") === undefined ? 2 : parseIntIn("DASHBOARD_READS_PER_USER", get("DASHBOARD_READS_PER_USER")!, 1, 100, "a number of reads (1–100)"),
+      get("DASHBOARD_READS_PER_USER") === undefined
+        ? 2
+        : parseIntIn("DASHBOARD_READS_PER_USER", get("DASHBOARD_READS_PER_USER")!, 1, 100, "a number of reads (1–100)"),
     backupIntervalMs,
-    backupKeep: get("BACKUP_KEEP") === undefined ? 7 : parseIntIn("BACKUP_KEEP", get("BACKUP_KEEP")!, 1, 10000, "a number of backups to keep (1–10000)"),
+    backupKeep:
+      get("BACKUP_KEEP") === undefined
+        ? 7
+        : parseIntIn("BACKUP_KEEP", get("BACKUP_KEEP")!, 1, 10000, "a number of backups to keep (1–10000)"),
     metricsToken,
     dnsServers,
     oauthMaxClients:
-      get("OAUTH_MAX_CLIENTS") === undefined ? 10_000 : parseIntIn("OAUTH_MAX_CLIENTS", get("OAUTH_MAX_CLIENTS")!, 1, 10_000_000, "a number of clients (1–10000000)"),
+      get("OAUTH_MAX_CLIENTS") === undefined
+        ? 10_000
+        : parseIntIn("OAUTH_MAX_CLIENTS", get("OAUTH_MAX_CLIENTS")!, 1, 10_000_000, "a number of clients (1–10000000)"),
     oauth,
     egress: { allowHosts, allowLoopback: parseBool("EGRESS_ALLOW_LOOPBACK", get("EGRESS_ALLOW_LOOPBACK"), false) },
     ...edgeLimits,
@@ -303,10 +328,12 @@ function parseEdgeLimits(
   }
   const deadlineRaw = get("REQUEST_DEADLINE");
   const requestDeadlineMs = deadlineRaw === undefined ? 30_000 : parseInterval("REQUEST_DEADLINE", deadlineRaw);
-  if (requestDeadlineMs === null || requestDeadlineMs > 240_000) throw new ConfigError(`REQUEST_DEADLINE: "${deadlineRaw}" must be between 1s and 4m`);
+  if (requestDeadlineMs === null || requestDeadlineMs > 240_000)
+    throw new ConfigError(`REQUEST_DEADLINE: "${deadlineRaw}" must be between 1s and 4m`);
   const count = (name: string, fallback: number, max: number): number =>
     get(name) === undefined ? fallback : parseIntIn(name, get(name)!, 1, max, `a count (1–${max})`);
   const authLimits = {} as AuthLimitSettings;
-  for (const [key, s] of Object.entries(AUTH_LIMIT_SETTINGS)) authLimits[key as keyof AuthLimitSettings] = count(s.name, s.default, 1_000_000);
+  for (const [key, s] of Object.entries(AUTH_LIMIT_SETTINGS))
+    authLimits[key as keyof AuthLimitSettings] = count(s.name, s.default, 1_000_000);
   return { trustedProxies, requestDeadlineMs, maxConnectionsPerAddress: count("MAX_CONNECTIONS_PER_ADDRESS", 64, 100_000), authLimits };
 }

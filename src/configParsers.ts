@@ -35,7 +35,9 @@ export function parseInterval(name: string, raw: string): number | null {
   const m = /^(\d+)\s*(s|m|h|d)$/.exec(v);
   const ms = m ? Number(m[1]) * UNIT_MS[m[2]!]! : NaN;
   if (!m || !(ms >= 1000 && ms <= 366 * 86_400_000)) {
-    throw new ConfigError(`${name}: "${raw}" is not an interval (a number and s, m, h or d, e.g. 6h; between 1s and 366d; 0 or off for none)`);
+    throw new ConfigError(
+      `${name}: "${raw}" is not an interval (a number and s, m, h or d, e.g. 6h; between 1s and 366d; 0 or off for none)`,
+    );
   }
   return ms;
 }
@@ -93,23 +95,29 @@ export function parseOAuthProviders(get: (name: string) => string | undefined): 
   if (github) out.github = github;
   const gitlab = client("GITLAB");
   if (gitlab) out.gitlab = { ...gitlab, baseUrl: httpUrl("OAUTH_GITLAB_URL", get("OAUTH_GITLAB_URL") ?? "https://gitlab.com") };
-  else if (get("OAUTH_GITLAB_URL")) throw new ConfigError("OAUTH_GITLAB_URL is set but OAUTH_GITLAB_CLIENT_ID and OAUTH_GITLAB_CLIENT_SECRET are not");
+  else if (get("OAUTH_GITLAB_URL"))
+    throw new ConfigError("OAUTH_GITLAB_URL is set but OAUTH_GITLAB_CLIENT_ID and OAUTH_GITLAB_CLIENT_SECRET are not");
   const google = client("GOOGLE");
   if (google) out.google = google;
   const microsoft = client("MICROSOFT");
   if (microsoft) {
     const tenant = get("OAUTH_MICROSOFT_TENANT") ?? "organizations";
-    if (!/^[A-Za-z0-9.-]{1,100}$/.test(tenant)) throw new ConfigError(`OAUTH_MICROSOFT_TENANT: "${tenant}" is not a tenant id, domain, organizations, consumers or common`);
+    if (!/^[A-Za-z0-9.-]{1,100}$/.test(tenant))
+      throw new ConfigError(`OAUTH_MICROSOFT_TENANT: "${tenant}" is not a tenant id, domain, organizations, consumers or common`);
     out.microsoft = { ...microsoft, tenant };
   }
   const oidc = client("OIDC");
   const issuer = get("OAUTH_OIDC_ISSUER");
   if (oidc) {
-    if (issuer === undefined) throw new ConfigError("OAUTH_OIDC_ISSUER is required with OAUTH_OIDC_CLIENT_ID (the issuer URL; discovery reads ISSUER/.well-known/openid-configuration)");
+    if (issuer === undefined)
+      throw new ConfigError(
+        "OAUTH_OIDC_ISSUER is required with OAUTH_OIDC_CLIENT_ID (the issuer URL; discovery reads ISSUER/.well-known/openid-configuration)",
+      );
     const name = get("OAUTH_OIDC_NAME") ?? "OpenID Connect";
     if (name.length > 40) throw new ConfigError("OAUTH_OIDC_NAME: at most 40 characters");
     out.oidc = { ...oidc, issuer: (httpUrl("OAUTH_OIDC_ISSUER", issuer), issuer), name };
-  } else if (issuer !== undefined) throw new ConfigError("OAUTH_OIDC_ISSUER is set but OAUTH_OIDC_CLIENT_ID and OAUTH_OIDC_CLIENT_SECRET are not");
+  } else if (issuer !== undefined)
+    throw new ConfigError("OAUTH_OIDC_ISSUER is set but OAUTH_OIDC_CLIENT_ID and OAUTH_OIDC_CLIENT_SECRET are not");
   return out;
 }
 

@@ -34,4 +34,10 @@ export interface AppDeps {
 }
 
 /** What createApp adds for the routes: the journal, the one pair of sign-in limiters every sign-in path shares, metrics, backups and the app's view registry. */
-export type ComposedDeps = AppDeps & { journal: TraceJournal; authLimiters: AuthLimiters; metrics: HttpMetrics; backups: Backups; views: ViewRegistry };
+export type ComposedDeps = AppDeps & {
+  journal: TraceJournal;
+  authLimiters: AuthLimiters;
+  metrics: HttpMetrics;
+  backups: Backups;
+  views: ViewRegistry;
+};

@@ -24,7 +24,11 @@ export async function loopProject(env: TestEnv, name?: string) {
     return r.body.resolutionId as string;
   };
   const report = (resolutionId: string, submissionId: string, verdict: string, id = "typescript-strict") =>
-    api("POST", "/api/validation/reports", { submissionId, resolutionId, expertiseResults: [{ id, verdict, ...(verdict === "fail" ? { evidence: ["src/a.ts:1"] } : {}) }] });
+    api("POST", "/api/validation/reports", {
+      submissionId,
+      resolutionId,
+      expertiseResults: [{ id, verdict, ...(verdict === "fail" ? { evidence: ["src/a.ts:1"] } : {}) }],
+    });
   return { ...o, key, keyId: created.key.id, api, prepare, report };
 }
 
@@ -42,7 +46,14 @@ export async function seedTraceEvents(env: TestEnv, projectId: string, events: S
     events.map((e) => ({
       sql: `INSERT INTO trace_events (id, project_id, kind, via, author_type, author_id, author_name, client, talents_entered, talents_left, resolution_id, status, duration_ms, detail, created_at)
             VALUES (?, ?, ?, 'api', 'key', 'key_x', 'seed', ?, '[]', '[]', NULL, ?, 1, NULL, ?)`,
-      args: [`trc_${orderedId(e.at, 900_000 + seq++)}`, projectId, e.kind ?? "doctor", e.client === undefined ? "seed/1" : e.client, e.status ?? 200, e.at],
+      args: [
+        `trc_${orderedId(e.at, 900_000 + seq++)}`,
+        projectId,
+        e.kind ?? "doctor",
+        e.client === undefined ? "seed/1" : e.client,
+        e.status ?? 200,
+        e.at,
+      ],
     })),
     "write",
   );
@@ -74,7 +85,9 @@ export async function publishedExpertise(owner: WebClient, orgSlug: string, slug
   });
   expect(created.status).toBe(201);
   const id = created.body.id as string;
-  expect((await owner.put(`/web/orgs/current/expertises/${id}/triggers`, { files: ["src/billing/**"], keywords: ["billing"] })).status).toBe(200);
+  expect(
+    (await owner.put(`/web/orgs/current/expertises/${id}/triggers`, { files: ["src/billing/**"], keywords: ["billing"] })).status,
+  ).toBe(200);
   expect((await owner.post(`/web/orgs/current/expertises/${id}/publish`)).status).toBe(200);
   if (activate) expect((await owner.post(`/web/orgs/current/expertises/${id}/activate`)).status).toBe(200);
   return { id, ref: `@${orgSlug}/${slug}` };

@@ -50,12 +50,15 @@ export function agentSkillsProblems(folder: string): string[] {
   if (!("description" in m)) errors.push("Missing required field in frontmatter: description");
   else if (typeof m.description !== "string" || m.description.trim() === "") errors.push("Field 'description' must be a non-empty string");
   else if ([...m.description].length > 1024) errors.push(`Description exceeds 1024 character limit (${[...m.description].length} chars)`);
-  if ("compatibility" in m && (typeof m.compatibility !== "string" || [...m.compatibility].length > 500)) errors.push("Field 'compatibility' must be a string of at most 500 characters");
+  if ("compatibility" in m && (typeof m.compatibility !== "string" || [...m.compatibility].length > 500))
+    errors.push("Field 'compatibility' must be a string of at most 500 characters");
   const tools = m["allowed-tools"];
-  if ("allowed-tools" in m && typeof tools !== "string" && !(Array.isArray(tools) && tools.every((t) => typeof t === "string"))) errors.push("Field 'allowed-tools' must be either a string or a list of strings");
+  if ("allowed-tools" in m && typeof tools !== "string" && !(Array.isArray(tools) && tools.every((t) => typeof t === "string")))
+    errors.push("Field 'allowed-tools' must be either a string or a list of strings");
   if ("metadata" in m) {
     const md = m.metadata;
-    if (!md || typeof md !== "object" || Array.isArray(md) || Object.values(md).some((v) => typeof v !== "string")) errors.push("Field 'metadata' must map string keys to string values");
+    if (!md || typeof md !== "object" || Array.isArray(md) || Object.values(md).some((v) => typeof v !== "string"))
+      errors.push("Field 'metadata' must map string keys to string values");
   }
   return errors;
 }

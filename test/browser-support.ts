@@ -27,7 +27,17 @@ export async function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run", `--host-resolver-rules=MAP ${LAN_HOST} 127.0.0.1, MAP ${EVIL_HOST} 127.0.0.1`],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--disable-quic",
+      "--no-first-run",
+      `--host-resolver-rules=MAP ${LAN_HOST} 127.0.0.1, MAP ${EVIL_HOST} 127.0.0.1`,
+    ],
   });
 }
 
@@ -64,7 +74,11 @@ const AXE = readFileSync(join(ROOT, "node_modules", "axe-core", "axe.min.js"), "
 export async function axeViolations(page: Page): Promise<string[]> {
   await page.evaluate(AXE);
   const violations = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    const axe = (
+      globalThis as unknown as {
+        axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> };
+      }
+    ).axe;
     const r = await axe.run(document, { resultTypes: ["violations"] });
     return r.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(" ")) }));
   });
@@ -81,7 +95,11 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 
 /** A one-route HTTP server on loopback answering `html` at every path (another origin for cross-site tests). */
 export function servePage(html: string, hostname = "127.0.0.1"): { origin: (host?: string) => string; stop(): void } {
-  const server = Bun.serve({ hostname, port: 0, fetch: () => new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } }) });
+  const server = Bun.serve({
+    hostname,
+    port: 0,
+    fetch: () => new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } }),
+  });
   return { origin: (host = hostname) => `http://${host}:${server.port}`, stop: () => server.stop(true) };
 }
 
@@ -97,7 +115,9 @@ export function callbackServer(): { url: string; received: URLSearchParams[]; st
       if (url.pathname === "/favicon.ico") return new Response(null, { status: 204 });
       if (url.pathname !== "/callback") return new Response("not found", { status: 404 });
       received.push(url.searchParams);
-      return new Response("<!doctype html><title>Done</title><p>You can close this window.</p>", { headers: { "content-type": "text/html" } });
+      return new Response("<!doctype html><title>Done</title><p>You can close this window.</p>", {
+        headers: { "content-type": "text/html" },
+      });
     },
   });
   return { url: `http://127.0.0.1:${server.port}/callback`, received, stop: () => server.stop(true) };
@@ -136,7 +156,13 @@ export async function expectCleanWithoutScripts(browser: Browser, w: WatchedPage
 }
 
 /** A fresh browser context signed in on `base`/login as `email` (with clipboard access: the copy buttons). */
-export async function signedInPage(browser: Browser, base: string, email: string, password: string, opts: { javaScript?: boolean } = {}): Promise<WatchedPage> {
+export async function signedInPage(
+  browser: Browser,
+  base: string,
+  email: string,
+  password: string,
+  opts: { javaScript?: boolean } = {},
+): Promise<WatchedPage> {
   const w = await newPage(browser, opts);
   await w.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
   await w.page.goto(`${base}/login`);
@@ -170,7 +196,10 @@ export async function submitForm(page: Page, button: string): Promise<number> {
  * One Chromium and one app listening on 127.0.0.1 for a test file (organizations approved at
  * once unless `env` says otherwise): started before its tests and handed to `use`, closed after.
  */
-export function withChromiumAndApp(use: (browser: Browser, live: LiveEnv) => void, env: Record<string, string> = { AUTO_APPROVE_ORGS: "true" }): void {
+export function withChromiumAndApp(
+  use: (browser: Browser, live: LiveEnv) => void,
+  env: Record<string, string> = { AUTO_APPROVE_ORGS: "true" },
+): void {
   let browser: Browser | undefined;
   let live: LiveEnv | undefined;
   beforeAll(async () => {

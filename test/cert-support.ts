@@ -8,7 +8,25 @@ import { join } from "node:path";
 export function selfSignedCert(cn = "test-idp"): { key: string; cert: string } {
   const dir = mkdtempSync(join(tmpdir(), "talentd-cert-"));
   try {
-    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-days", "30", "-subj", `/CN=${cn}`], { stdio: "ignore" });
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        join(dir, "key.pem"),
+        "-out",
+        join(dir, "cert.pem"),
+        "-days",
+        "30",
+        "-subj",
+        `/CN=${cn}`,
+      ],
+      { stdio: "ignore" },
+    );
     return { key: readFileSync(join(dir, "key.pem"), "utf8"), cert: readFileSync(join(dir, "cert.pem"), "utf8") };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -30,7 +30,13 @@ export function gitIn(cwd: string, args: string[], opts: { env?: Record<string, 
  * back into the server that this test process serves must not wait on a blocked event loop.
  */
 export async function gitAsync(cwd: string, args: string[], env: Record<string, string> = {}) {
-  const proc = Bun.spawn(["git", ...args], { cwd, env: { PATH: process.env.PATH ?? "", HOME: cwd, GIT_CONFIG_NOSYSTEM: "1", ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn(["git", ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? "", HOME: cwd, GIT_CONFIG_NOSYSTEM: "1", ...env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
 }

@@ -31,7 +31,7 @@ function answer(query: Buffer, txt: Map<string, string[]>, asked: string[]): Buf
   const qtype = query.readUInt16BE(end);
   const question = query.subarray(12, end + 4);
   asked.push(name.toLowerCase());
-  const records = qtype === 16 ? txt.get(name.toLowerCase()) ?? [] : [];
+  const records = qtype === 16 ? (txt.get(name.toLowerCase()) ?? []) : [];
   const header = Buffer.alloc(12);
   query.copy(header, 0, 0, 2); // id
   header.writeUInt16BE(0x8180 | (records.length === 0 && !txt.has(name.toLowerCase()) ? 3 : 0), 2); // response, RD+RA, NXDOMAIN when unknown

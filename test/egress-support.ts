@@ -18,7 +18,10 @@ export interface CountingListener {
  * A plain TCP listener that answers every HTTP request with `answer(head)` (a whole HTTP/1.1
  * response, or a promise of one, or null for no answer); by default 200 "ok". Counting at the TCP level catches any attempt (TLS, HTTP).
  */
-export async function countingListener(answer: (head: string) => string | null | Promise<string | null> = () => "HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok"): Promise<CountingListener> {
+export async function countingListener(
+  answer: (head: string) => string | null | Promise<string | null> = () =>
+    "HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok",
+): Promise<CountingListener> {
   const sockets = new Set<Socket>();
   const l: CountingListener = { port: 0, connections: 0, heads: [], stop: async () => {} };
   const server = createServer((socket) => {
@@ -49,7 +52,9 @@ export async function countingListener(answer: (head: string) => string | null |
 
 /** An HTTP/1.1 response with a status, headers and a body. */
 export function httpAnswer(status: number, headers: Record<string, string> = {}, body = ""): string {
-  const lines = Object.entries({ "content-length": String(Buffer.byteLength(body)), connection: "close", ...headers }).map(([k, v]) => `${k}: ${v}`);
+  const lines = Object.entries({ "content-length": String(Buffer.byteLength(body)), connection: "close", ...headers }).map(
+    ([k, v]) => `${k}: ${v}`,
+  );
   return `HTTP/1.1 ${status} X\r\n${lines.join("\r\n")}\r\n\r\n${body}`;
 }
 
@@ -57,7 +62,19 @@ export function httpAnswer(status: number, headers: Record<string, string> = {},
 export function certFor(name: string): { key: string; cert: string } {
   const dir = mkdtempSync(join(tmpdir(), "talentd-egress-cert-"));
   try {
-    const args = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-days", "2"];
+    const args = [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      join(dir, "key.pem"),
+      "-out",
+      join(dir, "cert.pem"),
+      "-days",
+      "2",
+    ];
     execFileSync("openssl", [...args, "-subj", `/CN=${name}`, "-addext", `subjectAltName=DNS:${name}`], { stdio: "ignore" });
     return { key: readFileSync(join(dir, "key.pem"), "utf8"), cert: readFileSync(join(dir, "cert.pem"), "utf8") };
   } finally {

@@ -162,7 +162,12 @@ export class WebClient {
   }
 
   /** Calls and parses JSON, returning status and body. */
-  async json(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; res: Response }> {
+  async json(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: any; res: Response }> {
     const res = await this.call(method, path, body, headers);
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : null, res };
@@ -177,10 +182,16 @@ export class WebClient {
 
 let userSeq = 0;
 /** Signs up a new user; returns the client and the user's e-mail. */
-export async function signedUp(env: TestEnv, email = `user${++userSeq}-${Date.now()}@example.com`): Promise<WebClient & { email: string; userId: string }> {
+export async function signedUp(
+  env: TestEnv,
+  email = `user${++userSeq}-${Date.now()}@example.com`,
+): Promise<WebClient & { email: string; userId: string }> {
   const c = new WebClient(env) as WebClient & { email: string; userId: string };
   const r = await c.post("/api/auth/sign-up", { email, password: "correct horse battery" });
-  if (r.status !== 201) throw new Error(`sign-up failed: ${JSON.stringify(r.body)}${r.status >= 500 ? ` — the server logged: ${env.logs.filter((l) => l.includes('"level":"error"')).slice(-1)[0] ?? "nothing"}` : ""}`);
+  if (r.status !== 201)
+    throw new Error(
+      `sign-up failed: ${JSON.stringify(r.body)}${r.status >= 500 ? ` — the server logged: ${env.logs.filter((l) => l.includes('"level":"error"')).slice(-1)[0] ?? "nothing"}` : ""}`,
+    );
   c.email = email;
   c.userId = r.body.user.id;
   return c;
@@ -239,18 +250,22 @@ export function withKey(env: TestEnv, key: string, path: string, init: RequestIn
 
 /** A valid expertise TALENT.md (three rules on payments, requires typescript-strict), as tests author one. */
 export function expertiseMd(slug: string, body: string, prefix = "PAY"): string {
-  return talentMd(slug, {
-    title: `Payments ${slug}`,
-    summary: `How we move money in ${slug}. Designate for any change to payment code.`,
-    requires: "[typescript-strict]",
-    rules: `
+  return talentMd(
+    slug,
+    {
+      title: `Payments ${slug}`,
+      summary: `How we move money in ${slug}. Designate for any change to payment code.`,
+      requires: "[typescript-strict]",
+      rules: `
   - { id: ${prefix}-001, severity: blocking, title: Amounts are integers in minor units., check: Look for floats holding money. }
   - { id: ${prefix}-002, severity: blocking, title: Every charge carries an idempotency key., check: Look for charge calls without idempotencyKey. }
   - { id: ${prefix}-003, severity: advisory, title: Log the payment id at each step., check: Look for log lines without paymentId. }`,
-    tests: `
+      tests: `
   - { rule: ${prefix}-001, pass: "amountCents: 1299", fail: "amount: 12.99" }
   - { rule: ${prefix}-002, pass: "charge({ idempotencyKey })", fail: "charge({})" }`,
-  }, body);
+    },
+    body,
+  );
 }
 
 /** Creates an expertise in the owner's active organization, confirms triggers, publishes v1 and activates it. */
@@ -262,7 +277,9 @@ export async function publishedExpertise(owner: WebClient, orgSlug: string, slug
   });
   if (created.status !== 201) throw new Error(`expertise creation failed: ${JSON.stringify(created.body)}`);
   const id = created.body.id as string;
-  for (const [path, body] of [[`/web/orgs/current/expertises/${id}/triggers`, { files: ["src/payments/**"], keywords: ["payment"] }]] as const) {
+  for (const [path, body] of [
+    [`/web/orgs/current/expertises/${id}/triggers`, { files: ["src/payments/**"], keywords: ["payment"] }],
+  ] as const) {
     const r = await owner.put(path, body);
     if (r.status !== 200) throw new Error(`triggers: ${JSON.stringify(r.body)}`);
   }
@@ -277,7 +294,12 @@ export async function publishedExpertise(owner: WebClient, orgSlug: string, slug
  * Creates, confirms triggers of, publishes and activates an expertise of the owner's active
  * organization; `content` is a TALENT.md or a SKILL.md text. Returns its id and `@org/slug`.
  */
-export async function publishedExpertiseOf(owner: WebClient, slug: string, content: string, files: Record<string, string> = {}): Promise<{ id: string; ref: string }> {
+export async function publishedExpertiseOf(
+  owner: WebClient,
+  slug: string,
+  content: string,
+  files: Record<string, string> = {},
+): Promise<{ id: string; ref: string }> {
   const base = "/web/orgs/current/expertises";
   const created = await owner.post(base, { slug, content, files });
   if (created.status !== 201) throw new Error(JSON.stringify(created.body));

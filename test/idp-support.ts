@@ -41,7 +41,10 @@ export interface OidcIdp {
  * Starts oidc-provider on `port` (default a free one) with one confidential client per
  * `clients` entry (client_secret_basic, code flow, the given redirect URIs).
  */
-export async function startOidcIdp(clients: { clientId: string; clientSecret: string; redirectUris: string[] }[], port = freePort()): Promise<OidcIdp> {
+export async function startOidcIdp(
+  clients: { clientId: string; clientSecret: string; redirectUris: string[] }[],
+  port = freePort(),
+): Promise<OidcIdp> {
   const issuer = `http://127.0.0.1:${port}`;
   const idp: OidcIdp = {
     issuer,
@@ -83,7 +86,13 @@ export async function startOidcIdp(clients: { clientId: string; clientSecret: st
       }
       if (req.url?.startsWith("/oauth/authorize") && idp.rewriteCallback) {
         const set = res.setHeader.bind(res);
-        res.setHeader = (name: string, value: number | string | readonly string[]) => set(name, name.toLowerCase() === "location" && /^https?:/.test(String(value)) && !String(value).startsWith(issuer) ? idp.rewriteCallback!(String(value)) : value);
+        res.setHeader = (name: string, value: number | string | readonly string[]) =>
+          set(
+            name,
+            name.toLowerCase() === "location" && /^https?:/.test(String(value)) && !String(value).startsWith(issuer)
+              ? idp.rewriteCallback!(String(value))
+              : value,
+          );
       }
       if (req.url === "/held") {
         res.end("held by the test");
@@ -92,14 +101,21 @@ export async function startOidcIdp(clients: { clientId: string; clientSecret: st
       if (req.url?.startsWith("/interaction/")) {
         const details = await provider.interactionDetails(req, res);
         if (idp.deny) {
-          await provider.interactionFinished(req, res, { error: "access_denied", error_description: "End-User aborted interaction" }, { mergeWithLastSubmission: false });
+          await provider.interactionFinished(
+            req,
+            res,
+            { error: "access_denied", error_description: "End-User aborted interaction" },
+            { mergeWithLastSubmission: false },
+          );
           return;
         }
         if (details.prompt.name === "login") {
           await provider.interactionFinished(req, res, { login: { accountId: idp.account.sub } }, { mergeWithLastSubmission: false });
           return;
         }
-        const grant = details.grantId ? await provider.Grant.find(details.grantId) : new provider.Grant({ accountId: details.session.accountId, clientId: details.params.client_id });
+        const grant = details.grantId
+          ? await provider.Grant.find(details.grantId)
+          : new provider.Grant({ accountId: details.session.accountId, clientId: details.params.client_id });
         grant.addOIDCScope(String(details.params.scope));
         const grantId = await grant.save();
         await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
@@ -183,7 +199,11 @@ export async function startSamlIdp(metadataUrlFor: () => string): Promise<SamlId
       const sp = await saml.spFor(metadataUrlFor());
       const query = Object.fromEntries(u.searchParams);
       const parsed = await idp.parseLoginRequest(sp, "redirect", { query, octetString: "" } as never);
-      const r = (await idp.createLoginResponse(sp, parsed as never, "post", { email: saml.email }, { relayState: query.RelayState })) as { context: string; entityEndpoint: string; relayState?: string };
+      const r = (await idp.createLoginResponse(sp, parsed as never, "post", { email: saml.email }, { relayState: query.RelayState })) as {
+        context: string;
+        entityEndpoint: string;
+        relayState?: string;
+      };
       res.setHeader("content-type", "text/html; charset=utf-8");
       res.end(`<!doctype html><html lang="en"><head><title>Test IdP</title></head><body>
 <form id="f" method="post" action="${escapeXml(r.entityEndpoint)}"><input type="hidden" name="SAMLResponse" value="${escapeXml(r.context)}"><input type="hidden" name="RelayState" value="${escapeXml(query.RelayState ?? "")}"><button type="submit">Continue</button></form>
@@ -199,7 +219,17 @@ export async function startSamlIdp(metadataUrlFor: () => string): Promise<SamlId
 }
 
 /** The values samlify's default login response template takes, for a crafted response (protocol tests). */
-export function loginResponseValues(opts: { id: string; assertionId: string; destination: string; audience: string; issuer: string; inResponseTo: string; email: string; notBefore: Date; notOnOrAfter: Date }): Record<string, string> {
+export function loginResponseValues(opts: {
+  id: string;
+  assertionId: string;
+  destination: string;
+  audience: string;
+  issuer: string;
+  inResponseTo: string;
+  email: string;
+  notBefore: Date;
+  notOnOrAfter: Date;
+}): Record<string, string> {
   return {
     ID: opts.id,
     AssertionID: opts.assertionId,

@@ -29,7 +29,10 @@ export interface LiveEnv {
  * need it). `host` names the origin differently (e.g. a name a browser maps to 127.0.0.1);
  * `baseUrlOf` sets another BASE_URL than the origin (`base` stays the origin used).
  */
-export async function liveEnv(extra: Record<string, string> = {}, opts: { host?: string; baseUrlOf?: (port: number) => string } = {}): Promise<LiveEnv> {
+export async function liveEnv(
+  extra: Record<string, string> = {},
+  opts: { host?: string; baseUrlOf?: (port: number) => string } = {},
+): Promise<LiveEnv> {
   for (let attempt = 0; ; attempt++) {
     const port = freePort();
     const base = `http://${opts.host ?? "127.0.0.1"}:${port}`;
@@ -88,7 +91,13 @@ export class MemoryOAuthProvider implements OAuthClientProvider {
     return this.redirect;
   }
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: this.name, redirect_uris: [this.redirect], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" };
+    return {
+      client_name: this.name,
+      redirect_uris: [this.redirect],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+    };
   }
   state(): string {
     this.lastState = `st-${crypto.randomUUID()}`;

@@ -117,7 +117,11 @@ export async function eventually(check: () => boolean | Promise<boolean>, ms = 1
 export async function agentSetup(base: string): Promise<{ key: string; resolutionId: string }> {
   let cookie = "";
   const web = async (path: string, body: unknown) => {
-    const r = await fetch(base + path, { method: "POST", headers: { "content-type": "application/json", origin: base, cookie }, body: JSON.stringify(body) });
+    const r = await fetch(base + path, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: base, cookie },
+      body: JSON.stringify(body),
+    });
     const set = r.headers.get("set-cookie");
     if (set) cookie = set.split(";")[0]!;
     if (r.status >= 300) throw new Error(`${path}: ${r.status} ${await r.text()}`);
@@ -127,8 +131,13 @@ export async function agentSetup(base: string): Promise<{ key: string; resolutio
   await web("/web/orgs", { name: "Writers" });
   const project = (await web("/web/projects", { name: "load" })).project;
   await web(`/web/projects/${project.id}/talents`, { talents: ["typescript-strict"] });
-  const key = (await web(`/web/projects/${project.id}/keys`, { name: "writer", tools: ["prepare_task", "record_validation"] })).value as string;
-  const prep = await fetch(`${base}/api/prepare-task`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ talentIds: ["typescript-strict"] }) });
+  const key = (await web(`/web/projects/${project.id}/keys`, { name: "writer", tools: ["prepare_task", "record_validation"] }))
+    .value as string;
+  const prep = await fetch(`${base}/api/prepare-task`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ talentIds: ["typescript-strict"] }),
+  });
   return { key, resolutionId: ((await prep.json()) as { resolutionId: string }).resolutionId };
 }
 

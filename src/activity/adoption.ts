@@ -38,7 +38,15 @@ export interface AdoptionEntry {
 
 const EXPERTISES_SQL = "SELECT id, slug, status, published_version, deleted_at FROM expertises WHERE organization_id = ?";
 
-type ServedRow = { talent_id: string; kind: "talent" | "expertise"; version: string; expertise_id: string | null; designations: number; audited: number; last: number };
+type ServedRow = {
+  talent_id: string;
+  kind: "talent" | "expertise";
+  version: string;
+  expertise_id: string | null;
+  designations: number;
+  audited: number;
+  last: number;
+};
 /** What the window's resolutions served, by talent and version, and their verdicts by talent. */
 type Served = { served: Map<string, ServedRow>; verdicts: Map<string, VerdictTally> };
 
@@ -60,7 +68,9 @@ const ADOPTION_FOLD: PeriodFold<{ rows: ServedRow[]; verdictRows: Parameters<typ
   },
   copy: (acc) => ({
     served: new Map([...acc.served].map(([k, v]) => [k, { ...v }])),
-    verdicts: new Map([...acc.verdicts].map(([k, v]) => [k, { verdicts: { ...v.verdicts }, outcomes: { ...v.outcomes }, withVerdict: v.withVerdict }])),
+    verdicts: new Map(
+      [...acc.verdicts].map(([k, v]) => [k, { verdicts: { ...v.verdicts }, outcomes: { ...v.outcomes }, withVerdict: v.withVerdict }]),
+    ),
   }),
 };
 
@@ -69,7 +79,12 @@ const ADOPTION_FOLD: PeriodFold<{ rows: ServedRow[]; verdictRows: Parameters<typ
  * published expertise of it, with projects installed/active, designations, audit rate, verdict
  * share and outcomes, and versions served against the latest. Most designated first.
  */
-export async function talentAdoption(database: Database, catalog: Catalog, org: { id: string; slug: string }, w: Window): Promise<AdoptionEntry[]> {
+export async function talentAdoption(
+  database: Database,
+  catalog: Catalog,
+  org: { id: string; slug: string },
+  w: Window,
+): Promise<AdoptionEntry[]> {
   // the organization's resolutions a period at a time: the sum of the settled periods kept until an audit or a report touches one (dayMemo.ts)
   const where = "r.project_id IN (SELECT id FROM projects WHERE organization_id = ?1) AND r.created_at >= ?2 AND r.created_at < ?3";
   const sum = await foldWindow(
@@ -86,7 +101,10 @@ export async function talentAdoption(database: Database, catalog: Catalog, org: 
          FROM win w JOIN resolution_items i ON i.resolution_id = w.id GROUP BY i.talent_id, i.version`,
         [org.id, from, to],
       );
-      const verdictRows = rows.length === 0 ? [] : await database.all<Parameters<typeof tallyVerdicts>[0][number]>(verdictsSql("resolutions r", where), [org.id, from, to]);
+      const verdictRows =
+        rows.length === 0
+          ? []
+          : await database.all<Parameters<typeof tallyVerdicts>[0][number]>(verdictsSql("resolutions r", where), [org.id, from, to]);
       return { rows, verdictRows };
     },
     ADOPTION_FOLD,
@@ -96,7 +114,9 @@ export async function talentAdoption(database: Database, catalog: Catalog, org: 
   const selections = await orgSelections(database, org.id);
   const expertises = await keptAll<ExpertiseRow>(database, EXPERTISES_SQL, [org.id]);
   // the same sum, selections, expertises and catalog: the same answer (the same object: the page keeps its HTML by it)
-  return keptAnswer(answers, sum, [selections, expertises, catalog, org.slug], () => adoptionAnswer(sum, selections.rows, expertises, catalog, org.slug));
+  return keptAnswer(answers, sum, [selections, expertises, catalog, org.slug], () =>
+    adoptionAnswer(sum, selections.rows, expertises, catalog, org.slug),
+  );
 }
 
 /** The organization's talents served on one day, by talent and version, with their verdicts: from talent_days (migration 0012). */
@@ -107,10 +127,18 @@ FROM talent_days WHERE project_id IN (SELECT id FROM projects WHERE organization
 
 /** One day of the organization's adoption from the kept counts, in the shape of the raw read. */
 async function keptDay(database: Database, organizationId: string, day: number) {
-  const kept = await database.all<Omit<ServedRow, "kind"> & Record<Verdict | `latest_${Verdict}`, number>>(ORG_TALENT_DAY_SQL, [organizationId, day]);
+  const kept = await database.all<Omit<ServedRow, "kind"> & Record<Verdict | `latest_${Verdict}`, number>>(ORG_TALENT_DAY_SQL, [
+    organizationId,
+    day,
+  ]);
   const rows: ServedRow[] = kept.map((r) => ({
-    talent_id: r.talent_id, kind: isExpertiseRef(r.talent_id) ? "expertise" : "talent", version: r.version, expertise_id: r.expertise_id,
-    designations: Number(r.designations), audited: Number(r.audited), last: Number(r.last),
+    talent_id: r.talent_id,
+    kind: isExpertiseRef(r.talent_id) ? "expertise" : "talent",
+    version: r.version,
+    expertise_id: r.expertise_id,
+    designations: Number(r.designations),
+    audited: Number(r.audited),
+    last: Number(r.last),
   }));
   const verdictRows = kept.flatMap((r) =>
     VERDICTS.map((verdict) => ({ talent_id: r.talent_id, verdict, total: Number(r[verdict]), latest: Number(r[`latest_${verdict}`]) })),
@@ -121,7 +149,13 @@ async function keptDay(database: Database, organizationId: string, day: number) 
 type ExpertiseRow = { id: string; slug: string; status: string; published_version: number; deleted_at: number | null };
 const answers = new WeakMap<object, { deps: unknown[]; out: AdoptionEntry[] }>();
 
-function adoptionAnswer({ served, verdicts }: Served, selections: readonly OrgSelectionRow[], expertises: readonly ExpertiseRow[], catalog: Catalog, orgSlug: string): AdoptionEntry[] {
+function adoptionAnswer(
+  { served, verdicts }: Served,
+  selections: readonly OrgSelectionRow[],
+  expertises: readonly ExpertiseRow[],
+  catalog: Catalog,
+  orgSlug: string,
+): AdoptionEntry[] {
   const installed = new Map<string, { talent_id: string; kind: "talent" | "expertise"; installed: number; active: number }>();
   for (const r of selections) {
     const k = `${r.kind}|${r.talent_id}`;
@@ -136,7 +170,8 @@ function adoptionAnswer({ served, verdicts }: Served, selections: readonly OrgSe
     let e = entries.get(id);
     if (!e) {
       const x = kind === "expertise" ? byRef.get(id) : undefined;
-      const latest = kind === "expertise" ? (x && x.published_version > 0 ? String(x.published_version) : null) : (catalog.get(id)?.version ?? null);
+      const latest =
+        kind === "expertise" ? (x && x.published_version > 0 ? String(x.published_version) : null) : (catalog.get(id)?.version ?? null);
       e = {
         id,
         kind,
@@ -181,7 +216,8 @@ function adoptionAnswer({ served, verdicts }: Served, selections: readonly OrgSe
   }
   for (const [id, of] of versions) {
     const e = entries.get(id)!;
-    for (const [version, v] of of) e.versions.push({ version, latest: version === e.latestVersion, designations: v.designations, lastServedAt: iso(v.last) });
+    for (const [version, v] of of)
+      e.versions.push({ version, latest: version === e.latestVersion, designations: v.designations, lastServedAt: iso(v.last) });
   }
   for (const e of entries.values()) {
     const v = verdicts.get(e.id) ?? emptyTally();
@@ -193,9 +229,7 @@ function adoptionAnswer({ served, verdicts }: Served, selections: readonly OrgSe
     e.lastUsedAt = e.lastMs ? iso(e.lastMs) : null;
     e.versions.sort((a, b) => (a.lastServedAt < b.lastServedAt ? 1 : -1));
   }
-  return [...entries.values()]
-    .sort((a, b) => b.designations - a.designations || (a.id < b.id ? -1 : 1))
-    .map(({ lastMs: _, ...e }) => e);
+  return [...entries.values()].sort((a, b) => b.designations - a.designations || (a.id < b.id ? -1 : 1)).map(({ lastMs: _, ...e }) => e);
 }
 
 /** The adoption answer. */

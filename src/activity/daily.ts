@@ -106,7 +106,12 @@ const empty = (): PeriodCounts => ({ groups: [], resolutions: 0, reports: 0, ver
 async function readEvents(database: Database, projectId: string, fromHour: number, toHour: number): Promise<EventGroup[]> {
   const out = empty();
   for (let h = fromHour; h <= toHour; h++) {
-    const groups = (await database.all<EventGroup>(HOUR_EVENTS_SQL, [projectId, h])).map((g) => ({ kind: g.kind, client: g.client, events: Number(g.events), failed: Number(g.failed) }));
+    const groups = (await database.all<EventGroup>(HOUR_EVENTS_SQL, [projectId, h])).map((g) => ({
+      kind: g.kind,
+      client: g.client,
+      events: Number(g.events),
+      failed: Number(g.failed),
+    }));
     merge(out, { ...empty(), groups });
   }
   return out.groups;
@@ -136,7 +141,8 @@ export const KEPT_HOUR_EVENTS_SQL = `SELECT kind, CASE WHEN client_null THEN NUL
 FROM trace_hours WHERE project_id = ? AND hour = ?`;
 
 /** One hour of a project's resolutions, reports and verdicts, kept per hour (resolution_hours, migration 0012). */
-export const KEPT_HOUR_SPAN_SQL = "SELECT resolutions, reports, pass, fail, not_applicable FROM resolution_hours WHERE project_id = ? AND hour = ?";
+export const KEPT_HOUR_SPAN_SQL =
+  "SELECT resolutions, reports, pass, fail, not_applicable FROM resolution_hours WHERE project_id = ? AND hour = ?";
 
 /**
  * One hour of a project, from the counts kept per hour by triggers on the journal, the resolutions
@@ -177,7 +183,11 @@ export function forgetDays(database: Database): void {
 }
 
 /** A settled period from the memo, or read once (concurrent askers share the read). */
-async function settled(database: Database, key: string, read: () => Promise<PeriodCounts>): Promise<{ counts: PeriodCounts; cold: boolean }> {
+async function settled(
+  database: Database,
+  key: string,
+  read: () => Promise<PeriodCounts>,
+): Promise<{ counts: PeriodCounts; cold: boolean }> {
   let memo = memos.get(database);
   if (!memo) memos.set(database, (memo = new PeriodMemo()));
   const hit = memo.get(key);
@@ -210,7 +220,13 @@ async function settled(database: Database, key: string, read: () => Promise<Peri
  * settled hours from the memo and the others from the database. The caller settles the journal
  * first (TraceJournal.settle). Returned objects belong to the memo: callers must not change them.
  */
-export async function projectDays(database: Database, projectId: string, fromDay: number, toDay: number, now = Date.now()): Promise<DayCounts[]> {
+export async function projectDays(
+  database: Database,
+  projectId: string,
+  fromDay: number,
+  toDay: number,
+  now = Date.now(),
+): Promise<DayCounts[]> {
   const out: DayCounts[] = [];
   let cold = 0;
   for (let day = fromDay; day <= toDay; day++) {
@@ -225,7 +241,8 @@ export async function projectDays(database: Database, projectId: string, fromDay
     const sum = empty();
     const lastHour = Math.min(day * 24 + 23, Math.floor(now / HOUR_MS));
     for (let hour = day * 24; hour <= lastHour; hour++) {
-      if ((hour + 1) * HOUR_MS + SETTLE_MS <= now) merge(sum, (await settled(database, `${projectId}|h${hour}`, () => readHour(database, projectId, hour))).counts);
+      if ((hour + 1) * HOUR_MS + SETTLE_MS <= now)
+        merge(sum, (await settled(database, `${projectId}|h${hour}`, () => readHour(database, projectId, hour))).counts);
       else merge(sum, await readHour(database, projectId, hour));
     }
     out.push({ day, ...sum });
@@ -239,7 +256,12 @@ export async function projectDays(database: Database, projectId: string, fromDay
  * on the prepared reader), so no request holds the thread for the whole window. `stop` ends the
  * walk early (newest first when `newestFirst`).
  */
-export async function eachDay(fromDay: number, toDay: number, read: (from: number, to: number, day: number) => Promise<void>, opts: { newestFirst?: boolean; stop?: () => boolean } = {}): Promise<void> {
+export async function eachDay(
+  fromDay: number,
+  toDay: number,
+  read: (from: number, to: number, day: number) => Promise<void>,
+  opts: { newestFirst?: boolean; stop?: () => boolean } = {},
+): Promise<void> {
   const days = toDay - fromDay + 1;
   for (let k = 0; k < days; k++) {
     if (opts.stop?.()) return;
@@ -257,7 +279,13 @@ export const SPAN_ROWS = 2_000;
  * counted by the caller on an index) is small — a small project costs one query, not one per
  * day — else a day at a time through eachDay.
  */
-export async function eachSpan(fromDay: number, toDay: number, rows: number, read: (from: number, to: number) => Promise<void>, opts: { newestFirst?: boolean; stop?: () => boolean } = {}): Promise<void> {
+export async function eachSpan(
+  fromDay: number,
+  toDay: number,
+  rows: number,
+  read: (from: number, to: number) => Promise<void>,
+  opts: { newestFirst?: boolean; stop?: () => boolean } = {},
+): Promise<void> {
   if (rows <= SPAN_ROWS) return read(fromDay * DAY_MS, (toDay + 1) * DAY_MS);
   return eachDay(fromDay, toDay, read, opts);
 }

@@ -174,7 +174,8 @@ export async function foldWindow<V, A, R = V>(
   let byLast = lasts.get(database);
   if (!byLast) lasts.set(database, (byLast = new KeptMap(KEPT_SCOPES)));
   const last = byLast.get(sumKey);
-  if (last && last.base === base && last.values.length === values.length && last.values.every((v, i) => v === values[i])) return last.acc as A;
+  if (last && last.base === base && last.values.length === values.length && last.values.every((v, i) => v === values[i]))
+    return last.acc as A;
   const acc = fold.copy(base);
   for (const v of values) fold.add(acc, v);
   byLast.set(sumKey, { base, values, acc });
@@ -203,7 +204,12 @@ function periodsOf(fromDay: number, toDay: number, now: number, limit: number): 
  * kept by scope and period with its generation; yields to other requests after each one it had
  * to read.
  */
-async function settledValues<T>(database: Database, scope: string, periods: [number, number][], read: (from: number, to: number) => Promise<T>): Promise<T[]> {
+async function settledValues<T>(
+  database: Database,
+  scope: string,
+  periods: [number, number][],
+  read: (from: number, to: number) => Promise<T>,
+): Promise<T[]> {
   let memo = memos.get(database);
   if (!memo) memos.set(database, (memo = new KeptMap(MAX_ENTRIES, { order: "used" })));
   const out: T[] = [];
@@ -230,7 +236,12 @@ async function settledValues<T>(database: Database, scope: string, periods: [num
  * answer drawn from a `foldWindow` sum (the same object while nothing changed) is then the same
  * object too, and a page keeps its HTML by it (src/web/memo.ts HtmlByObject).
  */
-export async function keptAnswer<T>(memo: WeakMap<object, { deps: unknown[]; out: T }>, key: object, deps: unknown[], make: () => T | Promise<T>): Promise<T> {
+export async function keptAnswer<T>(
+  memo: WeakMap<object, { deps: unknown[]; out: T }>,
+  key: object,
+  deps: unknown[],
+  make: () => T | Promise<T>,
+): Promise<T> {
   const hit = memo.get(key);
   if (hit && hit.deps.length === deps.length && hit.deps.every((d, i) => d === deps[i])) return hit.out;
   const out = await make();

@@ -42,12 +42,22 @@ type FailedRow = { project_id: string; day: number; status: number; code: string
 
 /** A period's failed calls folded by code and status, and by day and code label. */
 interface FailedPeriod {
-  codes: { code: string | null; status: number; count: number; last: number; byKind: Record<string, number>; projects: [string, number][] }[];
+  codes: {
+    code: string | null;
+    status: number;
+    count: number;
+    last: number;
+    byKind: Record<string, number>;
+    projects: [string, number][];
+  }[];
   days: [day: number, label: string, n: number][];
 }
 
 function foldFailed(rows: FailedRow[]): FailedPeriod {
-  const codes = new Map<string, { code: string | null; status: number; count: number; last: number; byKind: Record<string, number>; projects: Map<string, number> }>();
+  const codes = new Map<
+    string,
+    { code: string | null; status: number; count: number; last: number; byKind: Record<string, number>; projects: Map<string, number> }
+  >();
   const days = new Map<string, [number, string, number]>();
   for (const r of rows) {
     const n = Number(r.n);
@@ -67,7 +77,14 @@ function foldFailed(rows: FailedRow[]): FailedPeriod {
   return { codes: [...codes.values()].map((c) => ({ ...c, projects: [...c.projects.entries()] })), days: [...days.values()] };
 }
 
-type FailedCode = { code: string | null; status: number; count: number; lastAt: number; byKind: Record<string, number>; projects: Map<string, number> };
+type FailedCode = {
+  code: string | null;
+  status: number;
+  count: number;
+  lastAt: number;
+  byKind: Record<string, number>;
+  projects: Map<string, number>;
+};
 /** Failed calls summed over periods: by code and status, and by day and code label. */
 type FailedSum = { total: number; byCode: Map<string, FailedCode>; byDay: Map<number, { count: number; byCode: Record<string, number> }> };
 
@@ -99,7 +116,14 @@ const FAILED_FOLD: PeriodFold<FailedPeriod, FailedSum> = {
 
 /** Failed calls of the organization's projects by error code and day: each period's rows folded once, the settled periods' sum kept (dayMemo.ts). */
 export async function failedCalls(database: Database, organizationId: string, projects: readonly ProjectRef[], w: Window) {
-  const sum = await foldWindow(database, `failed|${organizationId}`, w.fromDay, w.toDay, async (from, to) => foldFailed(await database.all<FailedRow>(FAILED_CALLS_ORG_SQL, [organizationId, from, to])), FAILED_FOLD);
+  const sum = await foldWindow(
+    database,
+    `failed|${organizationId}`,
+    w.fromDay,
+    w.toDay,
+    async (from, to) => foldFailed(await database.all<FailedRow>(FAILED_CALLS_ORG_SQL, [organizationId, from, to])),
+    FAILED_FOLD,
+  );
   return keptAnswer(failedAnswers, sum, [projects, w.fromDay, w.toDay], () => failedAnswer(sum, projects, w));
 }
 
@@ -122,13 +146,27 @@ function failedAnswer(sum: FailedSum, projects: readonly ProjectRef[], w: Window
         count: c.count,
         lastAt: iso(c.lastAt),
         byKind: { ...c.byKind },
-        projects: [...c.projects.entries()].filter(([id]) => names.has(id)).sort((a, b) => b[1] - a[1]).map(([id, count]) => ({ projectId: id, projectName: names.get(id)!, count })),
+        projects: [...c.projects.entries()]
+          .filter(([id]) => names.has(id))
+          .sort((a, b) => b[1] - a[1])
+          .map(([id, count]) => ({ projectId: id, projectName: names.get(id)!, count })),
       })),
     byDay,
   };
 }
 
-type KeyRow = { id: string; name: string; project_id: string; project_name: string; expires_at: number | null; last_used_at: number | null; created_at: number; automation: number; created_by: string; email: string | null };
+type KeyRow = {
+  id: string;
+  name: string;
+  project_id: string;
+  project_name: string;
+  expires_at: number | null;
+  last_used_at: number | null;
+  created_at: number;
+  automation: number;
+  created_by: string;
+  email: string | null;
+};
 const KEYS_SQL = `SELECT k.id, k.name, k.project_id, p.name AS project_name, k.expires_at, k.last_used_at, k.created_at, k.automation, k.created_by, u.email
      FROM api_keys k JOIN projects p ON p.id = k.project_id LEFT JOIN users u ON u.id = k.created_by
      WHERE p.organization_id = ? AND k.revoked_at IS NULL`;
@@ -181,20 +219,31 @@ function reviewKeys(rows: readonly KeyRow[], now: number) {
     });
   }
   const order = { expired: 0, expiring: 1, never_used: 2, unused: 3 };
-  return { out: out.sort((a, b) => order[a.reason] - order[b.reason] || (a.projectName < b.projectName ? -1 : 1) || (a.name < b.name ? -1 : 1)), until };
+  return {
+    out: out.sort((a, b) => order[a.reason] - order[b.reason] || (a.projectName < b.projectName ? -1 : 1) || (a.name < b.name ? -1 : 1)),
+    until,
+  };
 }
 
 /** The last judgement of each organization's projects, per catalog (a reloaded catalog judges afresh). */
 const judged = new WeakMap<Catalog, KeptMap<string, { key: string; out: ProjectToFix[] }>>();
 const JUDGED_ORGS = 1_000;
-type ProjectToFix = { projectId: string; projectName: string; advice: string } & Pick<ReturnType<typeof diagnose>, "missingPrerequisites" | "conflicts" | "disabledDependencies" | "unservable">;
+type ProjectToFix = { projectId: string; projectName: string; advice: string } & Pick<
+  ReturnType<typeof diagnose>,
+  "missingPrerequisites" | "conflicts" | "disabledDependencies" | "unservable"
+>;
 
 /**
  * Projects whose selection doctor finds at fault (missing prerequisites, conflicts, disabled
  * dependencies, unservable talents): every project's selection at once (selections.ts) and the
  * organization's servable expertises once, then doctor's judgement per project in memory.
  */
-export async function projectsToFix(database: Database, catalog: Catalog, organizationId: string, projects: readonly ProjectRef[]): Promise<ProjectToFix[]> {
+export async function projectsToFix(
+  database: Database,
+  catalog: Catalog,
+  organizationId: string,
+  projects: readonly ProjectRef[],
+): Promise<ProjectToFix[]> {
   const { fingerprint, rows } = await orgSelections(database, organizationId);
   const expertises = rows.some((r) => r.kind === "expertise") ? await listServableExpertises(database, organizationId, catalog) : [];
   // the same selections, servable expertises, projects and catalog: the same judgement
@@ -205,7 +254,14 @@ export async function projectsToFix(database: Database, catalog: Catalog, organi
   for (const r of rows) (byProject.get(r.project_id) ?? byProject.set(r.project_id, []).get(r.project_id)!).push(r);
   const out: ProjectToFix[] = [];
   for (const p of projects) {
-    const selection = (byProject.get(p.id) ?? []).map((r) => ({ talentId: r.talent_id, kind: r.kind, enabled: Boolean(r.enabled), installedBy: r.installed_by, installedAt: Number(r.installed_at), updatedAt: Number(r.updated_at) }));
+    const selection = (byProject.get(p.id) ?? []).map((r) => ({
+      talentId: r.talent_id,
+      kind: r.kind,
+      enabled: Boolean(r.enabled),
+      installedBy: r.installed_by,
+      installedAt: Number(r.installed_at),
+      updatedAt: Number(r.updated_at),
+    }));
     const d = diagnose(withItems(selection, expertises, catalog), catalog, { id: p.id, organizationId }, { admin: false });
     if (d.healthy) continue;
     out.push({
@@ -224,8 +280,18 @@ export async function projectsToFix(database: Database, catalog: Catalog, organi
   return out;
 }
 
-type Fail = { talent_id: string; report_id: string; resolution_id: string; project_id: string; created_at: number; evidence: string; missing: string; note: string | null };
-const later = (a: Fail, b: Fail) => Number(a.created_at) > Number(b.created_at) || (Number(a.created_at) === Number(b.created_at) && a.report_id > b.report_id);
+type Fail = {
+  talent_id: string;
+  report_id: string;
+  resolution_id: string;
+  project_id: string;
+  created_at: number;
+  evidence: string;
+  missing: string;
+  note: string | null;
+};
+const later = (a: Fail, b: Fail) =>
+  Number(a.created_at) > Number(b.created_at) || (Number(a.created_at) === Number(b.created_at) && a.report_id > b.report_id);
 
 /** The latest failing result per expertise, over periods. */
 const FAILS_FOLD: PeriodFold<Fail[], Map<string, Fail>> = {
@@ -240,7 +306,13 @@ const FAILS_FOLD: PeriodFold<Fail[], Map<string, Fail>> = {
 };
 
 /** Expertises with at least one fail verdict on a resolution of the window, with the latest failing report. */
-export async function failingExpertises(database: Database, catalog: Catalog, org: { id: string; slug: string }, projects: readonly ProjectRef[], w: Window) {
+export async function failingExpertises(
+  database: Database,
+  catalog: Catalog,
+  org: { id: string; slug: string },
+  projects: readonly ProjectRef[],
+  w: Window,
+) {
   const adoption = await talentAdoption(database, catalog, org, w);
   if (!adoption.some((e) => e.kind === "expertise" && e.verdicts.fail > 0)) return NO_FAILING;
   // the latest failing result per expertise, over the window's resolutions a period at a time
@@ -302,7 +374,14 @@ function failingAnswer(adoption: readonly AdoptionEntry[], byTalent: Map<string,
 }
 
 /** `GET /web/orgs/current/insights`. */
-export async function insights(database: Database, catalog: Catalog, org: { id: string; slug: string }, projects: readonly ProjectRef[], w: Window, now = Date.now()) {
+export async function insights(
+  database: Database,
+  catalog: Catalog,
+  org: { id: string; slug: string },
+  projects: readonly ProjectRef[],
+  w: Window,
+  now = Date.now(),
+) {
   return {
     organizationId: org.id,
     ...windowView(w),

@@ -52,7 +52,9 @@ function insertTraces(n: number, plain: boolean): string {
     const width = plain ? PLAIN_EVENT : PER_EVENT;
     const rows = Array.from({ length: n }, (_, i) => {
       const p = Array.from({ length: width }, (_, k) => `?${AUTHOR_COLUMNS + 1 + i * width + k}`);
-      const [id, kind, entered, left, res, status, ms, detail, at] = plain ? [p[0], p[1], "'[]'", "'[]'", "NULL", p[2], p[3], "NULL", p[4]] : p;
+      const [id, kind, entered, left, res, status, ms, detail, at] = plain
+        ? [p[0], p[1], "'[]'", "'[]'", "NULL", p[2], p[3], "NULL", p[4]]
+        : p;
       return `(${id}, ?1, ${kind}, ?2, ?3, ?4, ?5, ?6, ${entered}, ${left}, ${res}, ${status}, ${ms}, ${detail}, ${at})`;
     });
     text = `INSERT INTO trace_events (id, project_id, kind, via, author_type, author_id, author_name, client,
@@ -69,7 +71,17 @@ const PER_EVENT = 9;
 /** A plain event's: id, kind, status, duration_ms, created_at. */
 const PLAIN_EVENT = 5;
 type AuthorArgs = [projectId: string, via: string, authorType: string, authorId: string, authorName: string, client: string | null];
-type EventArgs = [id: string, kind: string, entered: string, left: string, resolutionId: string | null, status: number, durationMs: number, detail: string | null, createdAt: number];
+type EventArgs = [
+  id: string,
+  kind: string,
+  entered: string,
+  left: string,
+  resolutionId: string | null,
+  status: number,
+  durationMs: number,
+  detail: string | null,
+  createdAt: number,
+];
 interface Queued {
   author: AuthorArgs;
   event: EventArgs;

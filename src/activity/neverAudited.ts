@@ -21,13 +21,30 @@ type ProjectRef = { id: string; name: string };
 /** The client (development tool) that prepared resolution `r`, from its prepare_task trace event. */
 const PREPARED_BY = `(SELECT t.client FROM trace_events t WHERE t.resolution_id = r.id AND t.kind = 'prepare_task' LIMIT 1)`;
 
-type Recent = { id: string; project_id: string; created_at: number; via: string; author_type: string; author_id: string; client: string | null };
+type Recent = {
+  id: string;
+  project_id: string;
+  created_at: number;
+  via: string;
+  author_type: string;
+  author_id: string;
+  client: string | null;
+};
 /** A period's resolutions: served and never audited by project, and by the client that prepared them; its newest never audited. */
-type AuditPeriod = { projects: [id: string, served: number, never: number][]; clients: [client: string | null, served: number, never: number][]; recent: Recent[] };
-type AuditSum = { projects: Map<string, { served: number; never: number }>; clients: Map<string, { client: string | null; served: number; neverAudited: number }>; recent: Recent[] };
+type AuditPeriod = {
+  projects: [id: string, served: number, never: number][];
+  clients: [client: string | null, served: number, never: number][];
+  recent: Recent[];
+};
+type AuditSum = {
+  projects: Map<string, { served: number; never: number }>;
+  clients: Map<string, { client: string | null; served: number; neverAudited: number }>;
+  recent: Recent[];
+};
 
 /** The newest first, at most NEVER_AUDITED_LISTED. */
-const newest = (rows: Recent[]) => rows.sort((a, b) => Number(b.created_at) - Number(a.created_at) || (a.id < b.id ? 1 : -1)).slice(0, NEVER_AUDITED_LISTED);
+const newest = (rows: Recent[]) =>
+  rows.sort((a, b) => Number(b.created_at) - Number(a.created_at) || (a.id < b.id ? 1 : -1)).slice(0, NEVER_AUDITED_LISTED);
 
 const AUDIT_FOLD: PeriodFold<AuditPeriod, AuditSum> = {
   init: () => ({ projects: new Map(), clients: new Map(), recent: [] }),
@@ -83,7 +100,12 @@ FROM resolutions r WHERE r.project_id = ?1 AND (r.created_at, r.id) > (?2, ?3) A
  * was audited: project by project, OPEN_PAGE_ROWS at a time, yielding to other requests between
  * two pages, so a busy hour (thousands of resolutions) never holds the thread for more than a page.
  */
-export async function openResolutions(database: Database, organizationId: string, from: number, to: number): Promise<(Recent & { audited: number })[]> {
+export async function openResolutions(
+  database: Database,
+  organizationId: string,
+  from: number,
+  to: number,
+): Promise<(Recent & { audited: number })[]> {
   const out: (Recent & { audited: number })[] = [];
   const projectIds = await database.all<{ id: string }>("SELECT id FROM projects WHERE organization_id = ?", [organizationId]);
   for (const { id } of projectIds) {
@@ -156,7 +178,10 @@ export async function neverAudited(database: Database, organizationId: string, p
             c.served++;
             if (!Number(r.audited)) c.never++;
           }
-          const value = auditPeriod([...counts.values()], newest(before.filter((r) => !Number(r.audited)).map(({ audited: _, ...r }) => r)));
+          const value = auditPeriod(
+            [...counts.values()],
+            newest(before.filter((r) => !Number(r.audited)).map(({ audited: _, ...r }) => r)),
+          );
           openValues.set(rows, { k, value });
           return value;
         },

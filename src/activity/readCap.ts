@@ -47,7 +47,12 @@ interface UserState {
 }
 
 const rateLimited = (why: string): AppError =>
-  new AppError("rate_limited", `${why}; retry in ${RETRY_AFTER_S} s.`, { retryAfter: RETRY_AFTER_S }, { "retry-after": String(RETRY_AFTER_S) });
+  new AppError(
+    "rate_limited",
+    `${why}; retry in ${RETRY_AFTER_S} s.`,
+    { retryAfter: RETRY_AFTER_S },
+    { "retry-after": String(RETRY_AFTER_S) },
+  );
 
 /** Heavy reads per user, under one set of limits. */
 export class ReadCap {

@@ -25,40 +25,67 @@ export function activityRoutes(deps: AppDeps & { journal: TraceJournal }, guards
   const db = deps.database;
   const window = (query: Record<string, unknown>) => readWindow(query, deps.config.eventRetentionDays);
   const cap = dashboardReadCap(db, deps.config.dashboardReadsPerUser);
-  return new Elysia()
-    .use(guards)
-    .get("/web/projects/:id/traces/summary", async ({ auth, org, params, query }) => cap.run(auth.user.id, async () => {
-      const project = await getProject(db, org.id, params.id);
-      const w = window(query);
-      await deps.journal.settle();
-      return projectSummary(db, project.id, w);
-    }), { org: "member" })
-    // GET /web/projects/:id/talents/<talentId>/usage — the talent id may be `@org/slug`, raw or percent-encoded
-    .get("/web/projects/:id/talents/*", async ({ auth, org, params, query }) => cap.run(auth.user.id, async () => {
-      const project = await getProject(db, org.id, params.id);
-      const rest = params["*"];
-      if (!rest.endsWith(USAGE_SUFFIX) || rest.length === USAGE_SUFFIX.length) throw notFound("No such route.");
-      const talentId = decodedParam(rest.slice(0, -USAGE_SUFFIX.length), "talentId");
-      const w = window(query);
-      await deps.journal.settle();
-      return talentUsage(db, deps.state.catalog!, project, talentId, w);
-    }), { org: "member" })
-    .get("/web/activity/summary", async ({ auth, org, query }) => cap.run(auth.user.id, async () => {
-      const w = window(query);
-      const projects = await listProjects(db, org.id);
-      await deps.journal.settle();
-      return organizationSummary(db, org.id, projects, w);
-    }), { org: "member" })
-    .get("/web/orgs/current/insights", async ({ auth, org, query }) => cap.run(auth.user.id, async () => {
-      const w = window(query);
-      const projects = await listProjects(db, org.id);
-      await deps.journal.settle();
-      return insights(db, deps.state.catalog!, org, projects, w);
-    }), { org: "admin" })
-    .get("/web/orgs/current/talent-adoption", async ({ auth, org, query }) => cap.run(auth.user.id, async () => {
-      const w = window(query);
-      const projects = await listProjects(db, org.id);
-      await deps.journal.settle();
-      return adoptionView(db, deps.state.catalog!, org, projects.length, w);
-    }), { org: "admin" });
+  return (
+    new Elysia()
+      .use(guards)
+      .get(
+        "/web/projects/:id/traces/summary",
+        async ({ auth, org, params, query }) =>
+          cap.run(auth.user.id, async () => {
+            const project = await getProject(db, org.id, params.id);
+            const w = window(query);
+            await deps.journal.settle();
+            return projectSummary(db, project.id, w);
+          }),
+        { org: "member" },
+      )
+      // GET /web/projects/:id/talents/<talentId>/usage — the talent id may be `@org/slug`, raw or percent-encoded
+      .get(
+        "/web/projects/:id/talents/*",
+        async ({ auth, org, params, query }) =>
+          cap.run(auth.user.id, async () => {
+            const project = await getProject(db, org.id, params.id);
+            const rest = params["*"];
+            if (!rest.endsWith(USAGE_SUFFIX) || rest.length === USAGE_SUFFIX.length) throw notFound("No such route.");
+            const talentId = decodedParam(rest.slice(0, -USAGE_SUFFIX.length), "talentId");
+            const w = window(query);
+            await deps.journal.settle();
+            return talentUsage(db, deps.state.catalog!, project, talentId, w);
+          }),
+        { org: "member" },
+      )
+      .get(
+        "/web/activity/summary",
+        async ({ auth, org, query }) =>
+          cap.run(auth.user.id, async () => {
+            const w = window(query);
+            const projects = await listProjects(db, org.id);
+            await deps.journal.settle();
+            return organizationSummary(db, org.id, projects, w);
+          }),
+        { org: "member" },
+      )
+      .get(
+        "/web/orgs/current/insights",
+        async ({ auth, org, query }) =>
+          cap.run(auth.user.id, async () => {
+            const w = window(query);
+            const projects = await listProjects(db, org.id);
+            await deps.journal.settle();
+            return insights(db, deps.state.catalog!, org, projects, w);
+          }),
+        { org: "admin" },
+      )
+      .get(
+        "/web/orgs/current/talent-adoption",
+        async ({ auth, org, query }) =>
+          cap.run(auth.user.id, async () => {
+            const w = window(query);
+            const projects = await listProjects(db, org.id);
+            await deps.journal.settle();
+            return adoptionView(db, deps.state.catalog!, org, projects.length, w);
+          }),
+        { org: "admin" },
+      )
+  );
 }

@@ -19,12 +19,16 @@ export interface OrgSelectionRow {
 }
 
 /** The organization's projects and their selection revisions, read once per data version. */
-const FINGERPRINT_SQL = "SELECT group_concat(id || ':' || selection_rev, ',') AS fp FROM (SELECT id, selection_rev FROM projects WHERE organization_id = ? ORDER BY id)";
+const FINGERPRINT_SQL =
+  "SELECT group_concat(id || ':' || selection_rev, ',') AS fp FROM (SELECT id, selection_rev FROM projects WHERE organization_id = ? ORDER BY id)";
 const memos = new WeakMap<Database, KeptMap<string, { fingerprint: string; rows: OrgSelectionRow[] }>>();
 const KEPT_ORGS = 1_000;
 
 /** The installed rows of every project of the organization, by project and installation order. */
-export async function orgSelections(database: Database, organizationId: string): Promise<{ fingerprint: string; rows: readonly OrgSelectionRow[] }> {
+export async function orgSelections(
+  database: Database,
+  organizationId: string,
+): Promise<{ fingerprint: string; rows: readonly OrgSelectionRow[] }> {
   const fingerprint = (await keptGet<{ fp: string | null }>(database, FINGERPRINT_SQL, [organizationId]))?.fp ?? "";
   let memo = memos.get(database);
   if (!memo) memos.set(database, (memo = new KeptMap(KEPT_ORGS)));

@@ -58,7 +58,15 @@ interface Tally {
   verdicts: VerdictCounts;
 }
 
-const newTally = (): Tally => ({ events: 0, failed: 0, byKind: {}, byClient: new Map(), resolutions: 0, reports: 0, verdicts: noVerdicts() });
+const newTally = (): Tally => ({
+  events: 0,
+  failed: 0,
+  byKind: {},
+  byClient: new Map(),
+  resolutions: 0,
+  reports: 0,
+  verdicts: noVerdicts(),
+});
 
 function add(t: Tally, d: DayCounts): void {
   for (const g of d.groups) {
@@ -75,7 +83,12 @@ function add(t: Tally, d: DayCounts): void {
 
 /** The clients shown by name: the most active over the window (ties by name). */
 function topClients(total: Map<string, number>): Set<string> {
-  return new Set([...total.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, TOP_CLIENTS).map(([c]) => c));
+  return new Set(
+    [...total.entries()]
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .slice(0, TOP_CLIENTS)
+      .map(([c]) => c),
+  );
 }
 
 /** A tally as JSON: clients outside `shown` summed as otherClients; kinds sorted by name. */
@@ -88,7 +101,16 @@ function tallyView(t: Tally, shown: Set<string>) {
   }
   const byKind: Record<string, number> = {};
   for (const k of Object.keys(t.byKind).sort()) byKind[k] = t.byKind[k]!;
-  return { events: t.events, failed: t.failed, byKind, byClient, otherClients, resolutions: t.resolutions, reports: t.reports, verdicts: t.verdicts };
+  return {
+    events: t.events,
+    failed: t.failed,
+    byKind,
+    byClient,
+    otherClients,
+    resolutions: t.resolutions,
+    reports: t.reports,
+    verdicts: t.verdicts,
+  };
 }
 
 /** `GET /web/projects/:id/traces/summary`: the window's totals and every day, oldest first. */
@@ -115,7 +137,14 @@ export async function projectSummary(database: Database, projectId: string, w: W
 
 /** The small per-day line of the organization summary. */
 function dayLine(d: { day: number; t: Tally }) {
-  return { date: dateOf(d.day), events: d.t.events, failed: d.t.failed, resolutions: d.t.resolutions, reports: d.t.reports, verdicts: d.t.verdicts };
+  return {
+    date: dateOf(d.day),
+    events: d.t.events,
+    failed: d.t.failed,
+    resolutions: d.t.resolutions,
+    reports: d.t.reports,
+    verdicts: d.t.verdicts,
+  };
 }
 
 /**
@@ -123,7 +152,12 @@ function dayLine(d: { day: number; t: Tally }) {
  * by client) and its days (events, failed, resolutions, reports, verdicts), plus the
  * organization's totals and days. Projects with the most events first.
  */
-export async function organizationSummary(database: Database, organizationId: string, projects: readonly { id: string; name: string }[], w: Window) {
+export async function organizationSummary(
+  database: Database,
+  organizationId: string,
+  projects: readonly { id: string; name: string }[],
+  w: Window,
+) {
   const orgTotal = newTally();
   const orgDays = new Map<number, Tally>();
   for (let day = w.fromDay; day <= w.toDay; day++) orgDays.set(day, newTally());
@@ -148,6 +182,11 @@ export async function organizationSummary(database: Database, organizationId: st
     ...windowView(w),
     totals: { ...tallyView(orgTotal, shown), clients: orgTotal.byClient.size, projects: projects.length },
     byDay: [...orgDays.entries()].map(([day, t]) => dayLine({ day, t })),
-    projects: perProject.map((p) => ({ id: p.id, name: p.name, totals: { ...tallyView(p.total, topClients(p.total.byClient)), clients: p.total.byClient.size }, byDay: p.lines })),
+    projects: perProject.map((p) => ({
+      id: p.id,
+      name: p.name,
+      totals: { ...tallyView(p.total, topClients(p.total.byClient)), clients: p.total.byClient.size },
+      byDay: p.lines,
+    })),
   };
 }

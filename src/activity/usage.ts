@@ -51,7 +51,10 @@ export function verdictsSql(from: string, where: string, talentFilter = ""): str
 }
 
 /** Adds verdict rows (of verdictsSql) into `out`, per talent. */
-export function tallyVerdicts(rows: { talent_id: string; verdict: string; total: number; latest: number }[], out = new Map<string, VerdictTally>()): Map<string, VerdictTally> {
+export function tallyVerdicts(
+  rows: { talent_id: string; verdict: string; total: number; latest: number }[],
+  out = new Map<string, VerdictTally>(),
+): Map<string, VerdictTally> {
   for (const row of rows) {
     if (!isVerdict(row.verdict)) continue;
     let t = out.get(row.talent_id);
@@ -91,8 +94,10 @@ async function expertiseByRef(database: Database, organizationId: string, ref: s
 }
 
 /** One talent_days row: a day's use of the talent at one version, kept by triggers on the writes it counts (migration 0012). */
-type TalentDayRow = { day: number; version: string; designated: number; audited: number; first_at: number; last_at: number } &
-  Record<Verdict | `latest_${Verdict}`, number>;
+type TalentDayRow = { day: number; version: string; designated: number; audited: number; first_at: number; last_at: number } & Record<
+  Verdict | `latest_${Verdict}`,
+  number
+>;
 
 /** A talent's kept days in a project over a window, on talent_days' primary key (project_id, talent_id, day, version). */
 export const TALENT_DAYS_SQL = `SELECT day, version, designated, audited, first_at, last_at, pass, fail, not_applicable,
@@ -104,7 +109,13 @@ export const TALENT_DAYS_SQL = `SELECT day, version, designated, audited, first_
  * last DAYS_MAX days). A talent is known when it is in the catalog, an expertise of the
  * organization, installed in the project, or was served to it in those days; anything else → 404.
  */
-export async function talentUsage(database: Database, catalog: Catalog, project: { id: string; organizationId: string }, talentId: string, w: Window) {
+export async function talentUsage(
+  database: Database,
+  catalog: Catalog,
+  project: { id: string; organizationId: string },
+  talentId: string,
+  w: Window,
+) {
   const installed = await database.get<{ kind: string; enabled: number; installed_at: number }>(
     "SELECT kind, enabled, installed_at FROM installed_talents WHERE project_id = ? AND talent_id = ?",
     [project.id, talentId],
@@ -137,17 +148,25 @@ export async function talentUsage(database: Database, catalog: Catalog, project:
     versions.set(row.version, v);
     designated += Number(row.designated);
     audited += Number(row.audited);
-    const verdictRows = VERDICTS.map((verdict) => ({ talent_id: talentId, verdict, total: row[verdict], latest: row[`latest_${verdict}`] }));
+    const verdictRows = VERDICTS.map((verdict) => ({
+      talent_id: talentId,
+      verdict,
+      total: row[verdict],
+      latest: row[`latest_${verdict}`],
+    }));
     tallyVerdicts(verdictRows, tallies);
   }
   const verdicts = tallies.get(talentId) ?? emptyTally();
   // the latest verdict recorded in the window (the project's reports newest first, on their (project_id, created_at) index)
-  const lastVerdict = verdicts.withVerdict === 0 ? undefined : await database.get<{ verdict: string; created_at: number; resolution_id: string; report_id: string }>(
-    `SELECT rr.verdict, rep.created_at, rep.resolution_id, rep.id AS report_id
+  const lastVerdict =
+    verdicts.withVerdict === 0
+      ? undefined
+      : await database.get<{ verdict: string; created_at: number; resolution_id: string; report_id: string }>(
+          `SELECT rr.verdict, rep.created_at, rep.resolution_id, rep.id AS report_id
      FROM reports rep JOIN report_results rr ON rr.report_id = rep.id AND rr.talent_id = ?
      WHERE rep.project_id = ? AND rep.created_at >= ? ORDER BY rep.created_at DESC LIMIT 1`,
-    [talentId, project.id, w.from],
-  );
+          [talentId, project.id, w.from],
+        );
   if (designated > 0) last = Math.max(...[...versions.values()].map((v) => v.lastServedAt));
   else if (last === undefined) last = await lastDesignation(database, project.id, talentId, horizon, w.fromDay - 1);
 
@@ -158,7 +177,9 @@ export async function talentUsage(database: Database, catalog: Catalog, project:
     kind: isExpertiseRef(talentId) ? "expertise" : "talent",
     ...(expertise ? { expertiseId: expertise.id } : {}),
     ...windowView(w),
-    installed: installed ? { state: installed.enabled ? "active" : "disabled", installedAt: iso(installed.installed_at) } : { state: "not_installed", installedAt: null },
+    installed: installed
+      ? { state: installed.enabled ? "active" : "disabled", installedAt: iso(installed.installed_at) }
+      : { state: "not_installed", installedAt: null },
     designated,
     audited,
     auditRate: rate(audited, designated),
@@ -169,15 +190,35 @@ export async function talentUsage(database: Database, catalog: Catalog, project:
     latestVersion: latest,
     versions: [...versions.entries()]
       .sort((a, b) => b[1].lastServedAt - a[1].lastServedAt)
-      .map(([version, v]) => ({ version, latest: version === latest, designated: v.designated, audited: v.audited, firstServedAt: iso(v.firstServedAt), lastServedAt: iso(v.lastServedAt) })),
+      .map(([version, v]) => ({
+        version,
+        latest: version === latest,
+        designated: v.designated,
+        audited: v.audited,
+        firstServedAt: iso(v.firstServedAt),
+        lastServedAt: iso(v.lastServedAt),
+      })),
     lastUsedAt: last ? iso(last) : null,
-    lastVerdict: lastVerdict ? { verdict: lastVerdict.verdict, at: iso(lastVerdict.created_at), resolutionId: lastVerdict.resolution_id, reportId: lastVerdict.report_id } : null,
+    lastVerdict: lastVerdict
+      ? {
+          verdict: lastVerdict.verdict,
+          at: iso(lastVerdict.created_at),
+          resolutionId: lastVerdict.resolution_id,
+          reportId: lastVerdict.report_id,
+        }
+      : null,
     byDay: [...byDay.entries()].map(([day, c]) => ({ date: dateOf(day), ...c })),
   };
 }
 
 /** When the project last designated the talent between two days (the kept counts' latest last_at), or null. */
-async function lastDesignation(database: Database, projectId: string, talentId: string, fromDay: number, toDay: number): Promise<number | null> {
+async function lastDesignation(
+  database: Database,
+  projectId: string,
+  talentId: string,
+  fromDay: number,
+  toDay: number,
+): Promise<number | null> {
   const row = await database.get<{ at: number | null }>(
     "SELECT max(last_at) AS at FROM talent_days WHERE project_id = ? AND talent_id = ? AND day BETWEEN ? AND ? AND designated > 0",
     [projectId, talentId, fromDay, toDay],

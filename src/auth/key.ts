@@ -32,16 +32,26 @@ export interface KeyPrincipal {
 
 /** The one 401 of the key API: same status, headers and body in every case. */
 export function invalidToken(): AppError {
-  return new AppError("invalid_token", "The bearer token is missing, unknown, revoked or expired.", {}, {
-    "www-authenticate": 'Bearer realm="talentd", error="invalid_token"',
-  });
+  return new AppError(
+    "invalid_token",
+    "The bearer token is missing, unknown, revoked or expired.",
+    {},
+    {
+      "www-authenticate": 'Bearer realm="talentd", error="invalid_token"',
+    },
+  );
 }
 
 /** 403 insufficient_scope naming the scope the route needs. */
 export function insufficientScope(scope: KeyScope): AppError {
-  return new AppError("insufficient_scope", `This key does not carry the "${scope}" scope.`, { requiredScope: scope }, {
-    "www-authenticate": `Bearer realm="talentd", error="insufficient_scope", scope="${scope}"`,
-  });
+  return new AppError(
+    "insufficient_scope",
+    `This key does not carry the "${scope}" scope.`,
+    { requiredScope: scope },
+    {
+      "www-authenticate": `Bearer realm="talentd", error="insufficient_scope", scope="${scope}"`,
+    },
+  );
 }
 
 /**

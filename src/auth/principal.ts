@@ -13,7 +13,12 @@ import { authenticateToken, isAccessToken } from "./token";
 type Deps = { config: Config; database: Database; log: Logger };
 
 /** The key API's guard: an access token (svc_at_…) is evaluated by the token guard, anything else as a project key. */
-export async function authenticateKeyOrToken(deps: Deps, request: Request, scope: KeyScope | null, projectId: string | null = null): Promise<KeyPrincipal> {
+export async function authenticateKeyOrToken(
+  deps: Deps,
+  request: Request,
+  scope: KeyScope | null,
+  projectId: string | null = null,
+): Promise<KeyPrincipal> {
   if (isAccessToken(bearerOf(request))) return authenticateToken(deps, request, scope, undefined, projectId);
   return authenticateKey(deps, request, scope, projectId);
 }
@@ -26,7 +31,13 @@ export async function authenticateKeyOrToken(deps: Deps, request: Request, scope
  * foreign key (its creator left, its project was deleted) is told. Otherwise keys go through the
  * key guard unchanged, so their errors and their order stay those of the key API.
  */
-export async function authenticateBearer(deps: Deps, request: Request, scope: KeyScope | null, resource: string, projectId: string | null): Promise<KeyPrincipal> {
+export async function authenticateBearer(
+  deps: Deps,
+  request: Request,
+  scope: KeyScope | null,
+  resource: string,
+  projectId: string | null,
+): Promise<KeyPrincipal> {
   const token = bearerOf(request);
   if (isAccessToken(token)) return authenticateToken(deps, request, scope, resource, projectId);
   return authenticateKey(deps, request, scope, projectId);

@@ -38,7 +38,9 @@ export async function requireOrg(database: Database, session: SessionRecord, min
   const org = await activeOrganization(database, session);
   if (!org) throw new AppError("no_active_organization");
   if (org.status !== "approved") {
-    throw new AppError("organization_not_approved", `The organization "${org.name}" is ${org.status}: only its status is available.`, { status: org.status });
+    throw new AppError("organization_not_approved", `The organization "${org.name}" is ${org.status}: only its status is available.`, {
+      status: org.status,
+    });
   }
   if (ROLE_RANK[org.role] < ROLE_RANK[minRole]) throw new AppError("forbidden", `This needs the ${minRole} role or higher.`);
   return org;

@@ -49,7 +49,6 @@ JOIN organizations o ON o.id = p.organization_id
 LEFT JOIN members m ON m.organization_id = o.id AND m.user_id = t.user_id
 WHERE t.token_hash = ? AND t.kind = 'access' LIMIT 1`;
 
-
 /** True when a bearer is an OAuth access token (the key guard hands those over here). */
 export function isAccessToken(token: string | null): boolean {
   return token !== null && token.startsWith(ACCESS_TOKEN_PREFIX);
@@ -59,7 +58,13 @@ export function isAccessToken(token: string | null): boolean {
  * Evaluates an OAuth access token. `scope` null checks everything but the scope.
  * `resource` is the exact URL the request addressed (`/mcp…`), or undefined on the key API.
  */
-export async function authenticateToken(deps: Deps, request: Request, scope: KeyScope | null, resource?: string, projectId: string | null = null): Promise<KeyPrincipal> {
+export async function authenticateToken(
+  deps: Deps,
+  request: Request,
+  scope: KeyScope | null,
+  resource?: string,
+  projectId: string | null = null,
+): Promise<KeyPrincipal> {
   const token = bearerOf(request);
   if (!token || !hasValidChecksum(token, ACCESS_TOKEN_PREFIX)) throw invalidToken();
   const now = Date.now();
@@ -73,5 +78,14 @@ export async function authenticateToken(deps: Deps, request: Request, scope: Key
   const scopes = JSON.parse(t.scopes) as KeyScope[];
   if (scope !== null && !scopes.includes(scope)) throw insufficientScope(scope);
   recordUse(deps, "oauth_tokens", t.id, t.lastUsedAt, now);
-  return { kind: "token", id: t.id, name: t.clientName, projectId: t.projectId, organizationId: t.organizationId, userId: t.userId, role: t.memberRole as MemberRole, scopes };
+  return {
+    kind: "token",
+    id: t.id,
+    name: t.clientName,
+    projectId: t.projectId,
+    organizationId: t.organizationId,
+    userId: t.userId,
+    role: t.memberRole as MemberRole,
+    scopes,
+  };
 }

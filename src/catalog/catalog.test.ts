@@ -18,11 +18,23 @@ function lint(...sources: TalentSource[]): string[] {
 
 describe("the validator gives each failure its own clear message (file: field: problem)", () => {
   const cases: [string, TalentSource[], string][] = [
-    ["missing field", [src("alpha", { "TALENT.md": talentMd("alpha", { summary: "__omit__" }) })], "talents/alpha/TALENT.md: summary: missing"],
+    [
+      "missing field",
+      [src("alpha", { "TALENT.md": talentMd("alpha", { summary: "__omit__" }) })],
+      "talents/alpha/TALENT.md: summary: missing",
+    ],
     ["bad id", [src("Alpha_1", { "TALENT.md": talentMd("Alpha_1") })], 'talents/Alpha_1/TALENT.md: id: "Alpha_1" is not a valid id'],
     ["id ≠ folder", [src("alpha", { "TALENT.md": talentMd("beta") })], 'talents/alpha/TALENT.md: id: "beta" ≠ folder name "alpha"'],
-    ["over budget", [src("alpha", { "TALENT.md": talentMd("alpha", { budget: "100" }, "x".repeat(1000)) })], "talents/alpha/TALENT.md: budget: compact form is"],
-    ["dangling requires", [src("alpha", { "TALENT.md": talentMd("alpha", { requires: "[ghost]" }) })], 'talents/alpha/TALENT.md: requires: "ghost" does not exist in the catalog'],
+    [
+      "over budget",
+      [src("alpha", { "TALENT.md": talentMd("alpha", { budget: "100" }, "x".repeat(1000)) })],
+      "talents/alpha/TALENT.md: budget: compact form is",
+    ],
+    [
+      "dangling requires",
+      [src("alpha", { "TALENT.md": talentMd("alpha", { requires: "[ghost]" }) })],
+      'talents/alpha/TALENT.md: requires: "ghost" does not exist in the catalog',
+    ],
     [
       "dangling talent:// pointer",
       [src("alpha", { "TALENT.md": talentMd("alpha", {}, "See [more](talent://alpha/references/more.md).") })],
@@ -30,13 +42,14 @@ describe("the validator gives each failure its own clear message (file: field: p
     ],
     [
       "pointer into another talent's missing file",
-      [
-        src("alpha", { "TALENT.md": talentMd("alpha", {}, "See talent://beta/nope.md") }),
-        src("beta", { "TALENT.md": talentMd("beta") }),
-      ],
+      [src("alpha", { "TALENT.md": talentMd("alpha", {}, "See talent://beta/nope.md") }), src("beta", { "TALENT.md": talentMd("beta") })],
       'talents/alpha/TALENT.md: body: pointer talent://beta/nope.md: no file "nope.md" in talent "beta"',
     ],
-    ["bad YAML", [src("alpha", { "TALENT.md": "---\nid: alpha\ntitle: [unclosed\n---\nbody\n" })], "talents/alpha/TALENT.md: front matter: invalid YAML"],
+    [
+      "bad YAML",
+      [src("alpha", { "TALENT.md": "---\nid: alpha\ntitle: [unclosed\n---\nbody\n" })],
+      "talents/alpha/TALENT.md: front matter: invalid YAML",
+    ],
     ["no front matter", [src("alpha", { "TALENT.md": "# just markdown\n" })], "talents/alpha/TALENT.md: front matter: missing"],
     [
       "duplicate rule id",
@@ -58,12 +71,48 @@ describe("the validator gives each failure its own clear message (file: field: p
       [src("alpha", { "TALENT.md": talentMd("alpha", { tests: "[]" }) })],
       "talents/alpha/TALENT.md: tests: blocking rule AB-001 has no conformance test",
     ],
-    ["bad severity", [src("alpha", { "TALENT.md": talentMd("alpha", { rules: "[{id: AB-001, severity: must, title: T., check: C.}, {id: AB-002, severity: advisory, title: T., check: C.}, {id: AB-003, severity: advisory, title: T., check: C.}]", tests: "[]" }) })], "talents/alpha/TALENT.md: rules[AB-001].severity: must be blocking or advisory"],
-    ["too few rules", [src("alpha", { "TALENT.md": talentMd("alpha", { rules: "[{id: AB-001, severity: advisory, title: T., check: C.}]", tests: "[]" }) })], "talents/alpha/TALENT.md: rules: needs 3 to 12 rules (has 1)"],
-    ["bad semver", [src("alpha", { "TALENT.md": talentMd("alpha", { version: "v1" }) })], 'talents/alpha/TALENT.md: version: "v1" is not a semantic version'],
-    ["summary over 300 chars", [src("alpha", { "TALENT.md": talentMd("alpha", { summary: "s".repeat(301) }) })], "talents/alpha/TALENT.md: summary: too long (301 > 300 characters)"],
-    ["bad glob", [src("alpha", { "TALENT.md": talentMd("alpha", { triggers: '{ files: ["src/[abc"] }' }) })], 'talents/alpha/TALENT.md: triggers.files: "src/[abc" has unbalanced brackets'],
-    ["dangling conflicts", [src("alpha", { "TALENT.md": talentMd("alpha", { conflicts: "[ghost]" }) })], 'talents/alpha/TALENT.md: conflicts: "ghost" does not exist in the catalog'],
+    [
+      "bad severity",
+      [
+        src("alpha", {
+          "TALENT.md": talentMd("alpha", {
+            rules:
+              "[{id: AB-001, severity: must, title: T., check: C.}, {id: AB-002, severity: advisory, title: T., check: C.}, {id: AB-003, severity: advisory, title: T., check: C.}]",
+            tests: "[]",
+          }),
+        }),
+      ],
+      "talents/alpha/TALENT.md: rules[AB-001].severity: must be blocking or advisory",
+    ],
+    [
+      "too few rules",
+      [
+        src("alpha", {
+          "TALENT.md": talentMd("alpha", { rules: "[{id: AB-001, severity: advisory, title: T., check: C.}]", tests: "[]" }),
+        }),
+      ],
+      "talents/alpha/TALENT.md: rules: needs 3 to 12 rules (has 1)",
+    ],
+    [
+      "bad semver",
+      [src("alpha", { "TALENT.md": talentMd("alpha", { version: "v1" }) })],
+      'talents/alpha/TALENT.md: version: "v1" is not a semantic version',
+    ],
+    [
+      "summary over 300 chars",
+      [src("alpha", { "TALENT.md": talentMd("alpha", { summary: "s".repeat(301) }) })],
+      "talents/alpha/TALENT.md: summary: too long (301 > 300 characters)",
+    ],
+    [
+      "bad glob",
+      [src("alpha", { "TALENT.md": talentMd("alpha", { triggers: '{ files: ["src/[abc"] }' }) })],
+      'talents/alpha/TALENT.md: triggers.files: "src/[abc" has unbalanced brackets',
+    ],
+    [
+      "dangling conflicts",
+      [src("alpha", { "TALENT.md": talentMd("alpha", { conflicts: "[ghost]" }) })],
+      'talents/alpha/TALENT.md: conflicts: "ghost" does not exist in the catalog',
+    ],
     [
       "requires cycle",
       [
@@ -105,7 +154,9 @@ describe("the validator gives each failure its own clear message (file: field: p
 
   test("an Agent Skills SKILL.md folder is read as a talent without rules", () => {
     const { catalog, findings } = buildCatalog([
-      src("pdf-tools", { "SKILL.md": "---\nname: pdf-tools\ndescription: Fill and merge PDF forms. Use when a task handles PDFs.\n---\nUse pdftk.\n" }),
+      src("pdf-tools", {
+        "SKILL.md": "---\nname: pdf-tools\ndescription: Fill and merge PDF forms. Use when a task handles PDFs.\n---\nUse pdftk.\n",
+      }),
     ]);
     expect(findings).toEqual([]);
     const t = catalog.get("pdf-tools")!;
@@ -166,7 +217,12 @@ describe("literal search", () => {
 describe("the trigram prefilter gives exactly the results of a full scan", () => {
   test("same hits, same order, on a catalog large enough to be indexed", async () => {
     const many = Array.from({ length: 700 }, (_, i) =>
-      src(`t-${i}`, { "TALENT.md": talentMd(`t-${i}`, { title: `Topic ${i % 37} ${i % 5 === 0 ? "React" : "Go"}`, triggers: `{ keywords: [kw${i % 11}, shared] }` }) }),
+      src(`t-${i}`, {
+        "TALENT.md": talentMd(`t-${i}`, {
+          title: `Topic ${i % 37} ${i % 5 === 0 ? "React" : "Go"}`,
+          triggers: `{ keywords: [kw${i % 11}, shared] }`,
+        }),
+      }),
     );
     const { catalog } = buildCatalog(many);
     const { catalog: small } = buildCatalog(many.slice(0, 400)); // scanned, never indexed
@@ -189,13 +245,39 @@ describe("one-word search ranks exactly like the full scoring (fast paths: level
   );
   const { catalog: big } = buildCatalog(many); // trigram prefilter, and haystacks for words held by many
   const { catalog: small } = buildCatalog(many.slice(0, 300)); // scanned
-  const words = ["shared", "t-1", "t-12", "t-123", "t-899", "kw1", "kw7", "area1", "area2", "topic", "react", "go", "summary", "about", "do", "thing", "zz", "9", "rule", "-", "t", "a"];
+  const words = [
+    "shared",
+    "t-1",
+    "t-12",
+    "t-123",
+    "t-899",
+    "kw1",
+    "kw7",
+    "area1",
+    "area2",
+    "topic",
+    "react",
+    "go",
+    "summary",
+    "about",
+    "do",
+    "thing",
+    "zz",
+    "9",
+    "rule",
+    "-",
+    "t",
+    "a",
+  ];
   const filters: [string, ((t: { id: string }) => boolean) | undefined][] = [
     ["none", undefined],
     ["even", (t) => Number(t.id.slice(2)) % 2 === 0],
     ["first 250", (t) => Number(t.id.slice(2)) < 250],
   ];
-  for (const [name, catalog] of [["900 talents", big], ["300 talents", small]] as const) {
+  for (const [name, catalog] of [
+    ["900 talents", big],
+    ["300 talents", small],
+  ] as const) {
     test(`${name}: same hits, scores and order as searchTalents for every word, k and filter`, () => {
       for (const w of words) {
         for (const k of [1, 3, 10, 50]) {
@@ -220,7 +302,13 @@ describe("multi-word search scores as the rule says (every word's heaviest field
     }),
   );
   const { catalog } = buildCatalog(many);
-  const WEIGHTS: [string, number][] = [["id", 8], ["title", 6], ["keywords", 5], ["summary", 3], ["rules", 2]];
+  const WEIGHTS: [string, number][] = [
+    ["id", 8],
+    ["title", 6],
+    ["keywords", 5],
+    ["summary", 3],
+    ["rules", 2],
+  ];
   /** The rule written out plainly, as the reference for the scanning loop. */
   function reference(q: string, k: number) {
     const phrase = q.trim().toLowerCase().replace(/\s+/g, " ");
@@ -232,7 +320,10 @@ describe("multi-word search scores as the rule says (every word's heaviest field
         title: t.title.toLowerCase(),
         keywords: t.triggers.keywords.join("\n").toLowerCase(),
         summary: t.summary.toLowerCase(),
-        rules: t.rules.map((r) => `${r.id} ${r.title}`).join("\n").toLowerCase(),
+        rules: t.rules
+          .map((r) => `${r.id} ${r.title}`)
+          .join("\n")
+          .toLowerCase(),
       };
       const bests = words.map((w) => Math.max(0, ...WEIGHTS.filter(([f]) => fields[f]!.includes(w)).map(([, wt]) => wt)));
       if (bests.some((b) => b === 0)) continue;
@@ -245,7 +336,18 @@ describe("multi-word search scores as the rule says (every word's heaviest field
     return scored.slice(0, k);
   }
   test("the same hits, scores and order as the reference, for phrases held by many, few and none", () => {
-    for (const q of ["react hooks", "the catalog", "with the catalog", "area1 shared", "topic 3 go", "t-5 about", "kw3 react", "zz top", "shared words", "hooks react"]) {
+    for (const q of [
+      "react hooks",
+      "the catalog",
+      "with the catalog",
+      "area1 shared",
+      "topic 3 go",
+      "t-5 about",
+      "kw3 react",
+      "zz top",
+      "shared words",
+      "hooks react",
+    ]) {
       for (const k of [1, 10, 50]) {
         expect({ q, k, hits: catalog.search(q, k).map((h) => ({ id: h.id, score: h.score })) }).toEqual({ q, k, hits: reference(q, k) });
       }

@@ -8,7 +8,16 @@ import { formatFinding, type Finding, type Talent } from "./format";
 import { lazyTalent, TalentCache, type BlobLoader } from "./lazy";
 import { validateSpecializations, type BuiltInSpecialization, type SpecializationSource } from "./specializations";
 import {
-  Haystack, HAYSTACK_FIELDS, HAYSTACK_FROM, INDEX_FROM, searchEntries, searchEntry, searchOneWord, SEPARATOR, type SearchEntry, type SearchHit,
+  Haystack,
+  HAYSTACK_FIELDS,
+  HAYSTACK_FROM,
+  INDEX_FROM,
+  searchEntries,
+  searchEntry,
+  searchOneWord,
+  SEPARATOR,
+  type SearchEntry,
+  type SearchHit,
 } from "./literalSearch";
 import { intersectAll, TrigramIndex } from "./trigrams";
 import { validateTalent, type TalentSource } from "./validate";
@@ -176,17 +185,24 @@ export function buildCatalog(
       const label = labels.get(t.id)!(t.mainFile);
       const problems: Finding[] = [];
       for (const r of t.requires) {
-        if (!valid.has(r)) problems.push({ file: label, field: "requires", problem: `"${r}" ${brokenMap.has(r) ? "is broken" : "does not exist in the catalog"}` });
+        if (!valid.has(r))
+          problems.push({
+            file: label,
+            field: "requires",
+            problem: `"${r}" ${brokenMap.has(r) ? "is broken" : "does not exist in the catalog"}`,
+          });
       }
       for (const c of t.conflicts) {
-        if (!valid.has(c) && !brokenMap.has(c)) problems.push({ file: label, field: "conflicts", problem: `"${c}" does not exist in the catalog` });
+        if (!valid.has(c) && !brokenMap.has(c))
+          problems.push({ file: label, field: "conflicts", problem: `"${c}" does not exist in the catalog` });
       }
       for (const p of t.pointers) {
         if (p.startsWith(t.uri + "/")) continue;
         const { target, path } = pointerTarget(p);
         const other = valid.get(target);
         if (!other) problems.push({ file: label, field: "body", problem: `pointer ${p}: talent "${target}" does not exist` });
-        else if (path && !other.files.has(path)) problems.push({ file: label, field: "body", problem: `pointer ${p}: no file "${path}" in talent "${target}"` });
+        else if (path && !other.files.has(path))
+          problems.push({ file: label, field: "body", problem: `pointer ${p}: no file "${path}" in talent "${target}"` });
       }
       if (problems.length > 0) {
         valid.delete(t.id);

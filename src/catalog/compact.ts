@@ -5,7 +5,12 @@ import type { TalentRule } from "./format";
 export const RULES_HEADING = "Rules";
 
 /** Renders title, summary, rule lines and body; pointers stay inside the body. */
-export function renderCompact(t: { title: string; summary: string; rules: Pick<TalentRule, "id" | "severity" | "title">[]; body: string }): string {
+export function renderCompact(t: {
+  title: string;
+  summary: string;
+  rules: Pick<TalentRule, "id" | "severity" | "title">[];
+  body: string;
+}): string {
   const parts = [`# ${t.title}`, t.summary];
   if (t.rules.length > 0) {
     parts.push("", `## ${RULES_HEADING}`, ...t.rules.map((r) => `- [${r.id}] (${r.severity}) ${r.title}`));

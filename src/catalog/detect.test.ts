@@ -27,7 +27,9 @@ const lines = (r: ReturnType<typeof validate>) => r.findings.map(formatFinding);
 
 describe("rule detectors in TALENT.md (docs/talent-format.md 'Detectors': `detect: [{files, pattern, flags?}]`)", () => {
   test("a detector proven by its conformance test (fail sample matches, pass sample does not) is kept on the rule", () => {
-    const r = validate(`    detect:\n      - pattern: '\\bbad\\('\n        files: ["src/**/*.ts", "!src/generated/**"]\n      - pattern: 'BAD\\('\n        flags: i`);
+    const r = validate(
+      `    detect:\n      - pattern: '\\bbad\\('\n        files: ["src/**/*.ts", "!src/generated/**"]\n      - pattern: 'BAD\\('\n        flags: i`,
+    );
     expect(lines(r)).toEqual([]);
     expect(r.talent!.rules[0]!.detect).toEqual([
       { pattern: "\\bbad\\(", files: ["src/**/*.ts", "!src/generated/**"] },
@@ -73,7 +75,10 @@ describe("rule detectors in TALENT.md (docs/talent-format.md 'Detectors': `detec
   });
 
   test("a detector with no conformance test of its rule is refused: nothing proves it", () => {
-    const rules = RULES("").replace("check: Look for the second thing.", "check: Look for the second thing.\n    detect:\n      - pattern: 'second'");
+    const rules = RULES("").replace(
+      "check: Look for the second thing.",
+      "check: Look for the second thing.\n    detect:\n      - pattern: 'second'",
+    );
     const text = talentMd("detecting", { rules });
     const r = validateTalent({ folder: "detecting", files: { "TALENT.md": text }, label: (p) => `talents/detecting/${p}` });
     expect(r.findings.map(formatFinding)).toEqual([
@@ -83,10 +88,16 @@ describe("rule detectors in TALENT.md (docs/talent-format.md 'Detectors': `detec
 
   test("malformed detectors: nested unbounded quantifiers, stateful or unknown flags, unknown fields, only exclusions, bad globs, empty-matching patterns, not a list", () => {
     const cases: [string, string][] = [
-      [`      - pattern: '(b+a*)+d'`, "rules[AB-001].detect[0].pattern: a repeated group holds an unbounded quantifier (like (a+)+): it can backtrack for ever; bound or flatten it"],
+      [
+        `      - pattern: '(b+a*)+d'`,
+        "rules[AB-001].detect[0].pattern: a repeated group holds an unbounded quantifier (like (a+)+): it can backtrack for ever; bound or flatten it",
+      ],
       [`      - pattern: 'bad'\n        flags: g`, 'rules[AB-001].detect[0].flags: must be any of i, u (got "g")'],
       [`      - pattern: 'bad'\n        flag: i`, "rules[AB-001].detect[0].flag: unknown field"],
-      [`      - pattern: 'bad'\n        files: ["!src/**"]`, "rules[AB-001].detect[0].files: needs at least one glob that is not an exclusion (!)"],
+      [
+        `      - pattern: 'bad'\n        files: ["!src/**"]`,
+        "rules[AB-001].detect[0].files: needs at least one glob that is not an exclusion (!)",
+      ],
       [`      - pattern: 'bad'\n        files: ["../x/**"]`, 'rules[AB-001].detect[0].files: "../x/**" must not contain ..'],
       [`      - pattern: 'x*'`, "rules[AB-001].detect[0].pattern: matches an empty line: it would flag every added line"],
       [`      - files: ["**"]`, "rules[AB-001].detect[0].pattern: missing (a regular expression; write it in single quotes in YAML)"],
@@ -94,7 +105,9 @@ describe("rule detectors in TALENT.md (docs/talent-format.md 'Detectors': `detec
     for (const [detect, line] of cases) {
       expect(lines(validate(`    detect:\n${detect}`))).toContain(`talents/detecting/TALENT.md: ${line}`);
     }
-    expect(lines(validate(`    detect: 'bad'`))).toEqual(["talents/detecting/TALENT.md: rules[AB-001].detect: must be a non-empty list of {pattern, files?, flags?}"]);
+    expect(lines(validate(`    detect: 'bad'`))).toEqual([
+      "talents/detecting/TALENT.md: rules[AB-001].detect: must be a non-empty list of {pattern, files?, flags?}",
+    ]);
   });
 
   test("patternProblem and matchingLines: the checks the client relies on", () => {
@@ -122,10 +135,13 @@ describe("`talentd talents lint` runs every rule's conformance tests through its
     });
     const r = await runCli(["talents", "lint", dir]);
     expect(r.code).toBe(1);
-    const out = r.stdout.trim().split("\n").map((l) => l.replace(dir, "DIR"));
+    const out = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => l.replace(dir, "DIR"));
     expect(out).toEqual([
       "DIR/broken-regex/TALENT.md: rules[AB-001].detect[0].pattern: invalid regular expression: missing terminating ] for character class",
-      'DIR/disagrees/TALENT.md: rules[AB-001].detect: tests[0] fail sample is matched by no detector: the detector misses what the test calls a violation',
+      "DIR/disagrees/TALENT.md: rules[AB-001].detect: tests[0] fail sample is matched by no detector: the detector misses what the test calls a violation",
       'DIR/disagrees/TALENT.md: rules[AB-001].detect: tests[0] pass sample matches at line 1 ("good()"): the detector flags what the test calls conforming',
     ]);
     expect(r.stderr).toContain("1 of 3 talent(s) valid, 3 problem(s)");

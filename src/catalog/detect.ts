@@ -42,7 +42,8 @@ export function patternProblem(pattern: string, flags = ""): string | null {
   } catch (e) {
     return `invalid regular expression: ${(e as Error).message.replace(/^Invalid regular expression: /i, "")}`;
   }
-  if (nestedQuantifier(pattern)) return "a repeated group holds an unbounded quantifier (like (a+)+): it can backtrack for ever; bound or flatten it";
+  if (nestedQuantifier(pattern))
+    return "a repeated group holds an unbounded quantifier (like (a+)+): it can backtrack for ever; bound or flatten it";
   if (new RegExp(pattern, flags).test("")) return "matches an empty line: it would flag every added line";
   return null;
 }
@@ -184,14 +185,19 @@ export function proveDetectors(
   tests.forEach((t, i) => {
     if (t.rule !== rule.id) return;
     proven = true;
-    if (matchingLines(regexes, t.fail).length === 0) add(`${label}.detect`, `tests[${i}] fail sample is matched by no detector: the detector misses what the test calls a violation`);
+    if (matchingLines(regexes, t.fail).length === 0)
+      add(`${label}.detect`, `tests[${i}] fail sample is matched by no detector: the detector misses what the test calls a violation`);
     const wrong = matchingLines(regexes, t.pass);
     if (wrong.length > 0) {
       const w = wrong[0]!;
-      add(`${label}.detect`, `tests[${i}] pass sample matches at line ${w.line} (${JSON.stringify(w.text.trim().slice(0, 80))}): the detector flags what the test calls conforming`);
+      add(
+        `${label}.detect`,
+        `tests[${i}] pass sample matches at line ${w.line} (${JSON.stringify(w.text.trim().slice(0, 80))}): the detector flags what the test calls conforming`,
+      );
     }
   });
-  if (!proven) add(`${label}.detect`, `needs a conformance test of ${rule.id} to prove it (its fail sample must match, its pass sample must not)`);
+  if (!proven)
+    add(`${label}.detect`, `needs a conformance test of ${rule.id} to prove it (its fail sample must match, its pass sample must not)`);
 }
 
 /** The globs a detector applies to: its own `files`, else the talent's `triggers.files`, else every file. */

@@ -32,7 +32,29 @@ describe("lazy talents (a large TALENTS_DIR kept out of memory)", () => {
     for (const t of full.list) {
       const l = lazy.get(t.id)!;
       expect(Object.getOwnPropertyDescriptor(l, "body")?.get).toBeDefined();
-      for (const k of ["id", "title", "summary", "version", "roles", "languages", "triggers", "requires", "conflicts", "budget", "ruleCount", "uri", "mainFile", "compactDigest", "tokens", "digest", "body", "rules", "tests", "pointers", "compact"] as const) {
+      for (const k of [
+        "id",
+        "title",
+        "summary",
+        "version",
+        "roles",
+        "languages",
+        "triggers",
+        "requires",
+        "conflicts",
+        "budget",
+        "ruleCount",
+        "uri",
+        "mainFile",
+        "compactDigest",
+        "tokens",
+        "digest",
+        "body",
+        "rules",
+        "tests",
+        "pointers",
+        "compact",
+      ] as const) {
         expect(`${t.id}.${k}: ${JSON.stringify(l[k])}`).toBe(`${t.id}.${k}: ${JSON.stringify(t[k])}`);
       }
       expect([...l.files.values()]).toEqual([...t.files.values()]);

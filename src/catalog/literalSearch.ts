@@ -30,7 +30,10 @@ export function searchEntry(t: Talent): SearchEntry {
     title: t.title.toLowerCase(),
     keywords: t.triggers.keywords.join("\n").toLowerCase(),
     summary: t.summary.toLowerCase(),
-    rules: t.rules.map((r) => `${r.id} ${r.title}`).join("\n").toLowerCase(),
+    rules: t.rules
+      .map((r) => `${r.id} ${r.title}`)
+      .join("\n")
+      .toLowerCase(),
   };
 }
 
@@ -161,17 +164,31 @@ export function searchEntries(entries: Iterable<SearchEntry>, phrase: string, k:
   const words = [...new Set(phrase.split(" "))];
   // keep only the best k while scanning (ordered by score desc, then id): no sort of every match
   const top: { e: SearchEntry; score: number }[] = [];
-  const better = (a: { e: SearchEntry; score: number }, b: { e: SearchEntry; score: number }) => a.score > b.score || (a.score === b.score && a.e.id < b.e.id);
+  const better = (a: { e: SearchEntry; score: number }, b: { e: SearchEntry; score: number }) =>
+    a.score > b.score || (a.score === b.score && a.e.id < b.e.id);
   const multi = words.length > 1;
   for (const e of entries) {
     if (filter && !filter(e.talent)) continue;
     // the fields in weight order, read once (this loop runs for every candidate: plain loops, no iterator)
-    const id = e.id, title = e.title, keywords = e.keywords, summary = e.summary;
+    const id = e.id,
+      title = e.title,
+      keywords = e.keywords,
+      summary = e.summary;
     let score = 0;
     let allWords = true;
     for (let i = 0; i < words.length; i++) {
       const w = words[i]!;
-      const best = id.includes(w) ? 8 : title.includes(w) ? 6 : keywords.includes(w) ? 5 : summary.includes(w) ? 3 : e.rules.includes(w) ? 2 : 0;
+      const best = id.includes(w)
+        ? 8
+        : title.includes(w)
+          ? 6
+          : keywords.includes(w)
+            ? 5
+            : summary.includes(w)
+              ? 3
+              : e.rules.includes(w)
+                ? 2
+                : 0;
       if (best === 0) {
         allWords = false;
         break;
@@ -181,7 +198,17 @@ export function searchEntries(entries: Iterable<SearchEntry>, phrase: string, k:
     if (!allWords) continue;
     if (id === phrase) score += 100;
     else if (multi) {
-      const bonus = id.includes(phrase) ? 8 : title.includes(phrase) ? 6 : keywords.includes(phrase) ? 5 : summary.includes(phrase) ? 3 : e.rules.includes(phrase) ? 2 : 0;
+      const bonus = id.includes(phrase)
+        ? 8
+        : title.includes(phrase)
+          ? 6
+          : keywords.includes(phrase)
+            ? 5
+            : summary.includes(phrase)
+              ? 3
+              : e.rules.includes(phrase)
+                ? 2
+                : 0;
       score += bonus * 2;
     }
     if (top.length === k && score < top[k - 1]!.score) continue;

@@ -36,7 +36,11 @@ export function readTalentDir(dir: string, labelRoot: string = dir): ReadResult 
       const rel = relative(folder, path).split(sep).join("/");
       const buf = readFileSync(path);
       if (buf.length > MAX_TALENT_FILE_BYTES) {
-        findings.push({ file: `${labelRoot}/${name}/${rel}`, field: "file", problem: `too large (${buf.length} bytes > ${MAX_TALENT_FILE_BYTES})` });
+        findings.push({
+          file: `${labelRoot}/${name}/${rel}`,
+          field: "file",
+          problem: `too large (${buf.length} bytes > ${MAX_TALENT_FILE_BYTES})`,
+        });
         continue;
       }
       if (buf.includes(0)) {
@@ -86,9 +90,15 @@ export function readSpecializationDir(dir: string, labelRoot: string = dir): Spe
   const folder = join(dir, SPECIALIZATIONS_FOLDER);
   let names: string[];
   try {
-    names = readdirSync(folder).filter((n) => n.endsWith(".yaml")).sort();
+    names = readdirSync(folder)
+      .filter((n) => n.endsWith(".yaml"))
+      .sort();
   } catch {
     return [];
   }
-  return names.map((n) => ({ id: n.slice(0, -".yaml".length), content: readFileSync(join(folder, n), "utf8"), label: `${labelRoot}/${SPECIALIZATIONS_FOLDER}/${n}` }));
+  return names.map((n) => ({
+    id: n.slice(0, -".yaml".length),
+    content: readFileSync(join(folder, n), "utf8"),
+    label: `${labelRoot}/${SPECIALIZATIONS_FOLDER}/${n}`,
+  }));
 }

@@ -85,7 +85,12 @@ function decodeCursor(cursor: string | undefined): number {
  * catalog by id; with it: by search score (the literal search of the key API, the same
  * matching and scoring for expertises). The cursor is an offset into that order.
  */
-export function catalogCards(v: Visible, f: CatalogFilter, limit: number, cursor?: string): { talents: Talent[]; nextCursor: string | null; total: number | null } {
+export function catalogCards(
+  v: Visible,
+  f: CatalogFilter,
+  limit: number,
+  cursor?: string,
+): { talents: Talent[]; nextCursor: string | null; total: number | null } {
   const offset = decodeCursor(cursor);
   const want = offset + limit + 1;
   let ordered: Talent[];
@@ -94,12 +99,19 @@ export function catalogCards(v: Visible, f: CatalogFilter, limit: number, cursor
   if (query) {
     const expertises = v.expertises.filter((t) => passes(t, f));
     const hits: SearchHit[] = [
-      ...(f.kind === "expertise" ? [] : f.keep ? v.catalog.search(query, want, (t) => passes(t, f)) : keptSearch(v.catalog, query, want, f)),
+      ...(f.kind === "expertise"
+        ? []
+        : f.keep
+          ? v.catalog.search(query, want, (t) => passes(t, f))
+          : keptSearch(v.catalog, query, want, f)),
       ...searchTalents(expertises, query, want),
     ];
     hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
     const byId = new Map([...v.expertises.map((t) => [t.id, t] as const)]);
-    ordered = hits.slice(0, want).map((h) => byId.get(h.id) ?? v.catalog.get(h.id)!).filter(Boolean);
+    ordered = hits
+      .slice(0, want)
+      .map((h) => byId.get(h.id) ?? v.catalog.get(h.id)!)
+      .filter(Boolean);
   } else {
     ordered = [];
     for (const t of v.expertises) if (passes(t, f)) ordered.push(t);
@@ -177,13 +189,25 @@ export interface Graph {
  * The dependency graph of a talent's sheet: its requires-closure (every talent it needs,
  * transitively, with their own requires edges), its direct dependents, and its conflicts.
  */
-export function dependencyGraph(t: Talent, lookup: (id: string) => Talent | undefined, dependents: readonly string[], state?: (id: string) => ProjectState): Graph {
+export function dependencyGraph(
+  t: Talent,
+  lookup: (id: string) => Talent | undefined,
+  dependents: readonly string[],
+  state?: (id: string) => ProjectState,
+): Graph {
   const nodes = new Map<string, GraphNode>();
   const edges: Graph["edges"] = [];
   const node = (id: string, relation: GraphNode["relation"]) => {
     if (nodes.has(id)) return;
     const x = lookup(id);
-    nodes.set(id, { id, title: x?.title ?? null, kind: id.startsWith("@") ? "expertise" : "talent", missing: !x, relation, ...(state ? { installed: state(id) } : {}) });
+    nodes.set(id, {
+      id,
+      title: x?.title ?? null,
+      kind: id.startsWith("@") ? "expertise" : "talent",
+      missing: !x,
+      relation,
+      ...(state ? { installed: state(id) } : {}),
+    });
   };
   node(t.id, "self");
   const queue = [t];
@@ -223,7 +247,9 @@ export function talentSheet(t: Talent, graph: Graph, installed?: ProjectState) {
     tests: t.tests,
     compact: t.compact,
     compactDigest: t.compactDigest,
-    files: [...t.files.values()].map((f) => ({ path: f.path, digest: f.digest, size: Buffer.byteLength(f.content, "utf8") })).sort((a, b) => (a.path < b.path ? -1 : 1)),
+    files: [...t.files.values()]
+      .map((f) => ({ path: f.path, digest: f.digest, size: Buffer.byteLength(f.content, "utf8") }))
+      .sort((a, b) => (a.path < b.path ? -1 : 1)),
     graph,
     ...(installed ? { installed } : {}),
   };

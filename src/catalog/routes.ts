@@ -63,7 +63,12 @@ export function catalogPage(catalog: Catalog, limit: number, cursor?: string) {
 }
 
 export function catalogApiRoutes(deps: AppDeps & { journal: TraceJournal }, guards: Guards) {
-  return new Elysia().use(guards).onAfterResponse(keyApiTracer(deps.journal, { "GET /api/catalog": "catalog" })).get("/api/catalog", ({ query }) =>
-    catalogPage(deps.state.catalog!, intParam(query, "limit", 1, CATALOG_PAGE_MAX, 50), strParam(query, "cursor", 200)),
-  { key: "catalog" });
+  return new Elysia()
+    .use(guards)
+    .onAfterResponse(keyApiTracer(deps.journal, { "GET /api/catalog": "catalog" }))
+    .get(
+      "/api/catalog",
+      ({ query }) => catalogPage(deps.state.catalog!, intParam(query, "limit", 1, CATALOG_PAGE_MAX, 50), strParam(query, "cursor", 200)),
+      { key: "catalog" },
+    );
 }

@@ -15,7 +15,12 @@ export interface CompactParts {
   body: string;
 }
 
-const normalise = (heading: string) => heading.trim().replace(/^#+\s*/, "").trim().toLowerCase();
+const normalise = (heading: string) =>
+  heading
+    .trim()
+    .replace(/^#+\s*/, "")
+    .trim()
+    .toLowerCase();
 
 interface Heading {
   line: number;
@@ -70,7 +75,9 @@ export function compactSection(p: CompactParts, section: string): string | null 
   if (p.rules.length > 0 && want === RULES_HEADING.toLowerCase()) {
     // the block's own lines: what rendering the rules adds to the title and summary
     const head = renderCompact({ ...p, rules: [], body: "" });
-    return renderCompact({ ...p, body: "" }).slice(head.length).replace(/^\n/, "");
+    return renderCompact({ ...p, body: "" })
+      .slice(head.length)
+      .replace(/^\n/, "");
   }
   return extractSection(p.body, section);
 }

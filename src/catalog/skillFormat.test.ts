@@ -32,16 +32,46 @@ export function strictYamlProblems(yaml: string): string[] {
   return problems;
 }
 
-const readBack = (scalar: string) => ({ yaml: parseDocument(`v: ${scalar}\n`).toJS().v, bun: (Bun.YAML.parse(`v: ${scalar}\n`) as { v: unknown }).v });
+const readBack = (scalar: string) => ({
+  yaml: parseDocument(`v: ${scalar}\n`).toJS().v,
+  bun: (Bun.YAML.parse(`v: ${scalar}\n`) as { v: unknown }).v,
+});
 
 describe("the YAML of a canonical SKILL.md", () => {
   test("yamlScalar: any string reads back as itself, with the yaml package and with Bun's parser (property over unicode strings)", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: "binary" }), fc.constantFrom("true", "no", "on", "null", "~", "123", "1e3", "0x1f", "-", "a: b", "#x", "'q'", '"d"', "", " ", "\u2028", "\ufeff", "x\ny", "a --- b", "----")), (s) => {
-        const back = readBack(yamlScalar(s));
-        expect(back.yaml).toBe(s);
-        expect(back.bun).toBe(s);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: "binary" }),
+          fc.constantFrom(
+            "true",
+            "no",
+            "on",
+            "null",
+            "~",
+            "123",
+            "1e3",
+            "0x1f",
+            "-",
+            "a: b",
+            "#x",
+            "'q'",
+            '"d"',
+            "",
+            " ",
+            "\u2028",
+            "\ufeff",
+            "x\ny",
+            "a --- b",
+            "----",
+          ),
+        ),
+        (s) => {
+          const back = readBack(yamlScalar(s));
+          expect(back.yaml).toBe(s);
+          expect(back.bun).toBe(s);
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -53,7 +83,13 @@ describe("the YAML of a canonical SKILL.md", () => {
       license: "Apache-2.0",
       compatibility: "Requires git",
       "allowed-tools": ["Bash(git:*)", "Read"],
-      metadata: { version: "1.0.0", rules: '[{"id":"AB-001","title":"it\'s --- so"}]', "io.modelcontextprotocol/x": "y", yes: "no", "k---": "v" },
+      metadata: {
+        version: "1.0.0",
+        rules: '[{"id":"AB-001","title":"it\'s --- so"}]',
+        "io.modelcontextprotocol/x": "y",
+        yes: "no",
+        "k---": "v",
+      },
     };
     const text = renderSkillMd(fm, "# Body\n\nText.");
     const split = splitFrontMatter(text)!;
@@ -68,17 +104,23 @@ describe("the YAML of a canonical SKILL.md", () => {
 
 describe("links", () => {
   test("mapLinkTargets leaves code alone: fenced blocks and inline code spans (errors.AsType[*T](err))", () => {
-    const body = ["[a](x.md) `errors.AsType[*T](err)` [b](y.md)", "```go", "[c](z.md)", "```", "[`code` text](w.md)", "[ref]: v.md"].join("\n");
+    const body = ["[a](x.md) `errors.AsType[*T](err)` [b](y.md)", "```go", "[c](z.md)", "```", "[`code` text](w.md)", "[ref]: v.md"].join(
+      "\n",
+    );
     const seen: string[] = [];
     const out = mapLinkTargets(body, (t) => (seen.push(t), `R/${t}`));
     expect(seen).toEqual(["x.md", "y.md", "w.md", "v.md"]);
-    expect(out).toBe(["[a](R/x.md) `errors.AsType[*T](err)` [b](R/y.md)", "```go", "[c](z.md)", "```", "[`code` text](R/w.md)", "[ref]: R/v.md"].join("\n"));
+    expect(out).toBe(
+      ["[a](R/x.md) `errors.AsType[*T](err)` [b](R/y.md)", "```go", "[c](z.md)", "```", "[`code` text](R/w.md)", "[ref]: R/v.md"].join(
+        "\n",
+      ),
+    );
   });
 
   test("relative links of a SKILL.md become talent:// pointers that name its files; what cannot be mapped is left as written and named", () => {
     const files = new Set(["SKILL.md", "references/guide.md", "scripts/run one.py"]);
     const body = [
-      "[g](references/guide.md) [g2](./references/guide.md) [s](scripts/run%20one.py) ![img](references/guide.md \"title\")",
+      '[g](references/guide.md) [g2](./references/guide.md) [s](scripts/run%20one.py) ![img](references/guide.md "title")',
       "[o](../other-skill/references/x.md) [web](https://example.com) [mail](mailto:a@b.c) [top](#usage) [t](talent://typescript-strict)",
       "[missing](references/nope.md) [dir](references/) [abs](/etc/passwd) [frag](references/guide.md#part) [up](../../x.md)",
     ].join("\n");
@@ -86,8 +128,12 @@ describe("links", () => {
     expect(r.body.split("\n")[0]).toBe(
       '[g](talent://my-skill/references/guide.md) [g2](talent://my-skill/references/guide.md) [s](scripts/run%20one.py) ![img](talent://my-skill/references/guide.md "title")',
     );
-    expect(r.body.split("\n")[1]).toBe("[o](talent://other-skill/references/x.md) [web](https://example.com) [mail](mailto:a@b.c) [top](#usage) [t](talent://typescript-strict)");
-    expect(r.body.split("\n")[2]).toBe("[missing](references/nope.md) [dir](references/) [abs](/etc/passwd) [frag](references/guide.md#part) [up](../../x.md)");
+    expect(r.body.split("\n")[1]).toBe(
+      "[o](talent://other-skill/references/x.md) [web](https://example.com) [mail](mailto:a@b.c) [top](#usage) [t](talent://typescript-strict)",
+    );
+    expect(r.body.split("\n")[2]).toBe(
+      "[missing](references/nope.md) [dir](references/) [abs](/etc/passwd) [frag](references/guide.md#part) [up](../../x.md)",
+    );
     expect(r.notes.map((n) => n.problem)).toEqual([
       'not mapped: link "scripts/run%20one.py" has characters a talent:// pointer cannot hold; left as written',
       'not mapped: link "references/nope.md" names no file of this folder; left as written',
@@ -102,7 +148,9 @@ describe("links", () => {
     for (const uri of ["talent://typescript-strict", "talent://@acme/payments"]) {
       const body = `See [flags](${uri}/references/a.md), [other](talent://javascript-base/references/b.md) and \`${uri}/references/a.md\`.`;
       const relative = pointersToRelativeLinks(body, uri);
-      expect(relative).toBe(`See [flags](references/a.md), [other](talent://javascript-base/references/b.md) and \`${uri}/references/a.md\`.`);
+      expect(relative).toBe(
+        `See [flags](references/a.md), [other](talent://javascript-base/references/b.md) and \`${uri}/references/a.md\`.`,
+      );
       expect(relativeLinksToPointers(relative, uri, new Set(["references/a.md"])).body).toBe(body);
     }
   });
@@ -112,7 +160,10 @@ describe("a SKILL.md front matter as talent fields", () => {
   test("metadata.version keeps the version (1.2 → 1.2.0, v2 → 2.0.0, a YAML number noted); a top-level version is read when metadata has none", () => {
     const v = (fm: Record<string, unknown>) => mapSkillFrontMatter(fm);
     expect(v({ metadata: { version: "1.2.3" } }).fields.version).toBe("1.2.3");
-    expect(v({ metadata: { version: "1.2" } })).toMatchObject({ fields: { version: "1.2.0" }, notes: [{ field: "metadata.version", problem: "read as 1.2.0" }] });
+    expect(v({ metadata: { version: "1.2" } })).toMatchObject({
+      fields: { version: "1.2.0" },
+      notes: [{ field: "metadata.version", problem: "read as 1.2.0" }],
+    });
     expect(v({ metadata: { version: "v2" } }).fields.version).toBe("2.0.0");
     expect(v({ version: "3.1.4" })).toMatchObject({ fields: { version: "3.1.4" }, labels: { version: "version" } });
     expect(v({ version: "9.9.9", metadata: { version: "1.0.0" } }).fields.version).toBe("1.0.0");
@@ -133,23 +184,44 @@ describe("a SKILL.md front matter as talent fields", () => {
         rules: "[not json",
       },
     });
-    expect(m.fields).toEqual({ roles: ["backend", "reviewer"], languages: ["typescript"], requires: ["javascript-base", "typescript-strict"], triggers: { files: ["**/*.ts"], keywords: ["orders"] }, budget: 900 });
+    expect(m.fields).toEqual({
+      roles: ["backend", "reviewer"],
+      languages: ["typescript"],
+      requires: ["javascript-base", "typescript-strict"],
+      triggers: { files: ["**/*.ts"], keywords: ["orders"] },
+      budget: 900,
+    });
     expect(m.problems).toEqual([{ field: "metadata.rules", problem: "is not valid JSON" }]);
     expect(mapSkillFrontMatter({ metadata: { triggers: '{"files":["a/**"]}' } }).fields.triggers).toEqual({ files: ["a/**"] });
     expect(mapSkillFrontMatter({ metadata: { triggers: "**/*.ts" } }).problems[0]!.field).toBe("metadata.triggers");
   });
 
   test("what has no talent field is named, not mapped: other metadata keys, fields the specification does not define, license, compatibility, allowed-tools", () => {
-    const m = mapSkillFrontMatter({ name: "x", description: "d", license: "MIT", "allowed-tools": "Read", "argument-hint": "[file]", metadata: { author: "me" } });
+    const m = mapSkillFrontMatter({
+      name: "x",
+      description: "d",
+      license: "MIT",
+      "allowed-tools": "Read",
+      "argument-hint": "[file]",
+      metadata: { author: "me" },
+    });
     expect(m.notes.map((n) => n.field)).toEqual(["argument-hint", "license", "allowed-tools", "metadata.author"]);
     expect(m.notes.every((n) => n.problem.startsWith("not mapped: "))).toBe(true);
   });
 
   test("a SKILL.md's rules are checked as TALENT.md's, named where they are written (metadata.rules[…])", () => {
-    const skill = (metadata: string) => validateTalent({ folder: "s", files: { "SKILL.md": `---\nname: s\ndescription: d\nmetadata:\n${metadata}\n---\nBody.\n` }, label: (p) => `t/s/${p}` });
+    const skill = (metadata: string) =>
+      validateTalent({
+        folder: "s",
+        files: { "SKILL.md": `---\nname: s\ndescription: d\nmetadata:\n${metadata}\n---\nBody.\n` },
+        label: (p) => `t/s/${p}`,
+      });
     const bad = skill(`  rules: '[{"id":"AB-001","severity":"blocking","title":"T","check":"C"}]'`);
     expect(bad.talent).toBeNull();
-    expect(bad.findings.map((f) => `${f.field}: ${f.problem}`)).toEqual(["metadata.rules: needs 3 to 12 rules (has 1)", "metadata.tests: blocking rule AB-001 has no conformance test"]);
+    expect(bad.findings.map((f) => `${f.field}: ${f.problem}`)).toEqual([
+      "metadata.rules: needs 3 to 12 rules (has 1)",
+      "metadata.tests: blocking rule AB-001 has no conformance test",
+    ]);
     const budget = skill(`  budget: '100'\n  title: '${"x".repeat(500)}'`);
     expect(budget.findings.map((f) => f.field)).toEqual(["metadata.title", "metadata.budget"]);
   });
@@ -169,7 +241,7 @@ describe("a SKILL.md front matter as talent fields", () => {
       "budget: 600",
       "rules:",
       "  - { id: OR-001, severity: blocking, title: Page by key., check: 'OFFSET in a query.' }",
-      "  - { id: OR-002, severity: advisory, title: Cap the limit., check: \"A limit above 200; it's wrong.\" }",
+      '  - { id: OR-002, severity: advisory, title: Cap the limit., check: "A limit above 200; it\'s wrong." }',
       "  - { id: OR-003, severity: advisory, title: Name the cursor., check: A bare id as cursor. }",
       "tests:",
       "  - { rule: OR-001, pass: 'WHERE id > ?', fail: 'OFFSET 40' }",
@@ -183,10 +255,30 @@ describe("a SKILL.md front matter as talent fields", () => {
     expect(folder.files.map((f) => f.path)).toEqual(["SKILL.md", "references/keyset.md"]);
     const skillMd = folder.files[0]!.content;
     expect(skillMd).toContain("Use [the keyset guide](references/keyset.md) and [the base](talent://javascript-base).");
-    const back = validateTalent({ folder: "orders", files: { "SKILL.md": skillMd, "references/keyset.md": "# Keyset\n" }, label: (p) => p });
+    const back = validateTalent({
+      folder: "orders",
+      files: { "SKILL.md": skillMd, "references/keyset.md": "# Keyset\n" },
+      label: (p) => p,
+    });
     expect(back.findings).toEqual([]);
     expect(back.notes).toEqual([]);
-    const fields = (t: typeof original) => [t.id, t.title, t.summary, t.version, t.roles, t.languages, t.triggers, t.requires, t.conflicts, t.budget, t.rules, t.tests, t.body, t.compact, t.pointers];
+    const fields = (t: typeof original) => [
+      t.id,
+      t.title,
+      t.summary,
+      t.version,
+      t.roles,
+      t.languages,
+      t.triggers,
+      t.requires,
+      t.conflicts,
+      t.budget,
+      t.rules,
+      t.tests,
+      t.body,
+      t.compact,
+      t.pointers,
+    ];
     expect(fields(back.talent!)).toEqual(fields(original));
   });
 });

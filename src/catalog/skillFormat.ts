@@ -26,7 +26,18 @@ export const SKILL_DESCRIPTION_MAX = 1024;
 export const SKILL_COMPATIBILITY_MAX = 500;
 
 /** The talent fields a SKILL.md carries in `metadata`, in the order they are written. */
-export const TALENT_METADATA_KEYS = ["version", "title", "roles", "languages", "triggers", "requires", "conflicts", "budget", "rules", "tests"] as const;
+export const TALENT_METADATA_KEYS = [
+  "version",
+  "title",
+  "roles",
+  "languages",
+  "triggers",
+  "requires",
+  "conflicts",
+  "budget",
+  "rules",
+  "tests",
+] as const;
 type TalentMetadataKey = (typeof TALENT_METADATA_KEYS)[number];
 const LIST_KEYS = new Set<string>(["roles", "languages", "requires", "conflicts"]);
 
@@ -60,7 +71,8 @@ export function mapSkillFrontMatter(fm: Record<string, unknown>): MappedSkill {
   const metadata = fm.metadata;
   let meta: Record<string, unknown> = {};
   if (metadata !== undefined && metadata !== null) {
-    if (typeof metadata !== "object" || Array.isArray(metadata)) out.problems.push({ field: "metadata", problem: "must be a mapping of keys to values" });
+    if (typeof metadata !== "object" || Array.isArray(metadata))
+      out.problems.push({ field: "metadata", problem: "must be a mapping of keys to values" });
     else meta = metadata as Record<string, unknown>;
   }
   for (const key of Object.keys(fm)) {
@@ -68,7 +80,8 @@ export function mapSkillFrontMatter(fm: Record<string, unknown>): MappedSkill {
     out.notes.push({ field: key, problem: notMapped("not an Agent Skills field (served and exported under metadata)") });
   }
   for (const key of ["license", "compatibility", "allowed-tools"]) {
-    if (fm[key] !== undefined) out.notes.push({ field: key, problem: notMapped("kept in SKILL.md; not part of the talent talentd serves") });
+    if (fm[key] !== undefined)
+      out.notes.push({ field: key, problem: notMapped("kept in SKILL.md; not part of the talent talentd serves") });
   }
 
   for (const [key, raw] of Object.entries(meta)) {
@@ -108,7 +121,12 @@ function decodeField(out: MappedSkill, key: TalentMetadataKey, raw: unknown, lab
   } else if (LIST_KEYS.has(key)) {
     if (typeof raw === "string") {
       const text = raw.trim();
-      value = text.startsWith("[") ? json(text) : text.split(",").map((s) => s.trim()).filter((s) => s !== "");
+      value = text.startsWith("[")
+        ? json(text)
+        : text
+            .split(",")
+            .map((s) => s.trim())
+            .filter((s) => s !== "");
       if (value === undefined) return;
     }
   } else if (key === "triggers") {
@@ -132,7 +150,8 @@ function decodeField(out: MappedSkill, key: TalentMetadataKey, raw: unknown, lab
 
 /** A SKILL.md version as a semver: `1` and `1.2` are completed with zeros, a leading `v` dropped; otherwise null with a note. */
 function readVersion(raw: unknown): { version: string | null; note?: string } {
-  if (typeof raw !== "string" && typeof raw !== "number") return { version: null, note: notMapped(`${JSON.stringify(raw)} is not a version; the talent is served as 0.0.0`) };
+  if (typeof raw !== "string" && typeof raw !== "number")
+    return { version: null, note: notMapped(`${JSON.stringify(raw)} is not a version; the talent is served as 0.0.0`) };
   const text = String(raw).trim();
   if (SEMVER_PATTERN.test(text)) {
     return typeof raw === "number" ? { version: text, note: `read as ${text} (a YAML number: quote it)` } : { version: text };
@@ -159,27 +178,29 @@ export function relativeLinksToPointers(body: string, uri: string, files: Readon
   };
   const rewritten = mapLinkTargets(body, (target) => {
     if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith("#") || target === "") return null;
-    if (target.startsWith("/")) return note(target, "is an absolute path"), null;
-    if (/[#?]/.test(target)) return note(target, "has a fragment or a query"), null;
+    if (target.startsWith("/")) return (note(target, "is an absolute path"), null);
+    if (/[#?]/.test(target)) return (note(target, "has a fragment or a query"), null);
     let path = target.replace(/^(\.\/)+/, "");
     try {
       path = decodeURI(path);
     } catch {
-      return note(target, "is not a valid path"), null;
+      return (note(target, "is not a valid path"), null);
     }
-    if (/[\s)\]>"'`<]/.test(path)) return note(target, "has characters a talent:// pointer cannot hold"), null;
+    if (/[\s)\]>"'`<]/.test(path)) return (note(target, "has characters a talent:// pointer cannot hold"), null);
     const up = /^\.\.\/([a-z0-9]+(?:-[a-z0-9]+)*)\/(.+)$/.exec(path);
     if (up && !up[2]!.split("/").some((s) => s === "." || s === ".." || s === "")) return `talent://${up[1]}/${up[2]}`;
-    if (path.split("/").some((s) => s === "." || s === ".." || s === "")) return note(target, "leaves the folder"), null;
+    if (path.split("/").some((s) => s === "." || s === ".." || s === "")) return (note(target, "leaves the folder"), null);
     if (files.has(path)) return `${uri}/${path}`;
-    return note(target, `names no file of this folder`), null;
+    return (note(target, `names no file of this folder`), null);
   });
   return { body: rewritten, notes };
 }
 
 /** A body's own `talent://` link targets (`<uri>/<path>`) as paths relative to the skill's root. */
 export function pointersToRelativeLinks(body: string, uri: string): string {
-  return mapLinkTargets(body, (target) => (target.startsWith(uri + "/") && target.length > uri.length + 1 ? target.slice(uri.length + 1) : null));
+  return mapLinkTargets(body, (target) =>
+    target.startsWith(uri + "/") && target.length > uri.length + 1 ? target.slice(uri.length + 1) : null,
+  );
 }
 
 // ---- writing -------------------------------------------------------------------------------
@@ -235,7 +256,8 @@ export function skillFolderOf(t: Talent): SkillFolder {
   if (t.format === "skill") {
     const split = splitFrontMatter(t.files.get(t.mainFile)?.content ?? "");
     const parsed = split ? parseFrontMatterYaml(split.yaml) : null;
-    const fm = parsed && "value" in parsed && parsed.value && typeof parsed.value === "object" ? (parsed.value as Record<string, unknown>) : {};
+    const fm =
+      parsed && "value" in parsed && parsed.value && typeof parsed.value === "object" ? (parsed.value as Record<string, unknown>) : {};
     frontmatter = canonicalSkillFrontMatter(name, t.summary, fm);
     if (t.kind === "expertise") {
       // served at its published version, as a TALENT.md expertise is: the publication number
@@ -291,7 +313,8 @@ export function canonicalSkillFrontMatter(name: string, description: string, fm:
     } else out["allowed-tools"] = asString(tools);
   }
   const metadata: Record<string, string> = {};
-  const source = fm.metadata && typeof fm.metadata === "object" && !Array.isArray(fm.metadata) ? (fm.metadata as Record<string, unknown>) : {};
+  const source =
+    fm.metadata && typeof fm.metadata === "object" && !Array.isArray(fm.metadata) ? (fm.metadata as Record<string, unknown>) : {};
   for (const [k, v] of Object.entries(source)) if (v !== undefined && v !== null) metadata[k] = asString(v);
   for (const [k, v] of Object.entries(fm)) {
     if (AGENT_SKILLS_FIELDS.includes(k) || v === undefined || v === null || k in metadata) continue;
@@ -324,7 +347,9 @@ export function yamlScalar(s: string): string {
 }
 
 function yamlKey(k: string): string {
-  return /^[A-Za-z][A-Za-z0-9_.\/-]*$/.test(k) && !YAML_WORDS.has(k.toLowerCase()) && !k.includes("---") ? k : escapeOdd(JSON.stringify(k)).replace(/---/g, "--\\u002d");
+  return /^[A-Za-z][A-Za-z0-9_.\/-]*$/.test(k) && !YAML_WORDS.has(k.toLowerCase()) && !k.includes("---")
+    ? k
+    : escapeOdd(JSON.stringify(k)).replace(/---/g, "--\\u002d");
 }
 
 /** The SKILL.md text of a front matter and a body: block style, every value a quoted string. */

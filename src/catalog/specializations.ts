@@ -46,7 +46,10 @@ export function specializationSourcesFromFlat(flat: Record<string, string>, labe
  * Validates specialization sources against a catalog (later sources replace earlier ones with
  * the same id). Returns the valid ones, sorted by id, and a finding per problem.
  */
-export function validateSpecializations(sources: readonly SpecializationSource[], catalog: { get: Lookup }): { list: BuiltInSpecialization[]; findings: Finding[] } {
+export function validateSpecializations(
+  sources: readonly SpecializationSource[],
+  catalog: { get: Lookup },
+): { list: BuiltInSpecialization[]; findings: Finding[] } {
   const byId = new Map<string, SpecializationSource>();
   for (const s of sources) byId.set(s.id, s);
   const list: BuiltInSpecialization[] = [];
@@ -54,7 +57,8 @@ export function validateSpecializations(sources: readonly SpecializationSource[]
   for (const src of byId.values()) {
     const problems: Finding[] = [];
     const add = (field: string, problem: string) => problems.push({ file: src.label, field, problem });
-    if (!ID_PATTERN.test(src.id) || src.id.length > 64) add("id", `file name "${src.id}" must be lower-case words joined by - (1–64 characters)`);
+    if (!ID_PATTERN.test(src.id) || src.id.length > 64)
+      add("id", `file name "${src.id}" must be lower-case words joined by - (1–64 characters)`);
     const parsed = parseFrontMatterYaml(src.content);
     if ("error" in parsed) {
       add("yaml", parsed.error);
@@ -67,18 +71,21 @@ export function validateSpecializations(sources: readonly SpecializationSource[]
       findings.push(...problems);
       continue;
     }
-    for (const k of Object.keys(v)) if (!["name", "description", "talents"].includes(k)) add(k, "unknown field (name, description, talents)");
+    for (const k of Object.keys(v))
+      if (!["name", "description", "talents"].includes(k)) add(k, "unknown field (name, description, talents)");
     const name = typeof v.name === "string" ? v.name.trim() : "";
     if (!name || name.length > SPECIALIZATION_LIMITS.name) add("name", `must be text of 1 to ${SPECIALIZATION_LIMITS.name} characters`);
     const description = typeof v.description === "string" ? v.description.trim() : "";
-    if (!description || description.length > SPECIALIZATION_LIMITS.description) add("description", `must be text of 1 to ${SPECIALIZATION_LIMITS.description} characters`);
+    if (!description || description.length > SPECIALIZATION_LIMITS.description)
+      add("description", `must be text of 1 to ${SPECIALIZATION_LIMITS.description} characters`);
     const talents = Array.isArray(v.talents) && v.talents.every((x) => typeof x === "string") ? [...new Set(v.talents as string[])] : null;
     if (!talents || talents.length === 0 || talents.length > SPECIALIZATION_LIMITS.talents) {
       add("talents", `must be a list of 1 to ${SPECIALIZATION_LIMITS.talents} talent ids`);
     } else {
       for (const id of talents) if (!catalog.get(id)) add("talents", `"${id}" does not exist in the catalog`);
       const closure = requiresClosure(talents, (id) => catalog.get(id));
-      for (const p of conflictPairs(closure.ids, (id) => catalog.get(id))) add("talents", `its requires-closure holds conflicting talents "${p.a}" and "${p.b}"`);
+      for (const p of conflictPairs(closure.ids, (id) => catalog.get(id)))
+        add("talents", `its requires-closure holds conflicting talents "${p.a}" and "${p.b}"`);
     }
     if (problems.length > 0) findings.push(...problems);
     else list.push({ id: src.id, name, description, talents: talents!, builtIn: true });

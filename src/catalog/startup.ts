@@ -60,7 +60,12 @@ export async function slimCatalog(database: Database, catalog: Catalog, folders:
     // (deprecated in the types, still the only such call: RSS with 5,000 talents ~121 → ~116 MiB)
     Bun.shrink();
     const mem = process.memoryUsage();
-    log.info("catalog slimmed", { lazy, heapMiB: Math.round(mem.heapUsed / 1048576), rssMiB: Math.round(mem.rss / 1048576), ms: Math.round(performance.now() - started) });
+    log.info("catalog slimmed", {
+      lazy,
+      heapMiB: Math.round(mem.heapUsed / 1048576),
+      rssMiB: Math.round(mem.rss / 1048576),
+      ms: Math.round(performance.now() - started),
+    });
   } catch (e) {
     log.error("catalog could not be slimmed; it stays fully in memory", { error: String(e) });
   }
@@ -97,7 +102,10 @@ function blobLoader(allSync: NonNullable<Database["allSync"]>): BlobLoader {
     const out = new Map<string, string>();
     for (let i = 0; i < digests.length; i += 50) {
       const chunk = digests.slice(i, i + 50);
-      for (const r of allSync<{ digest: string; content: string }>(`SELECT digest, content FROM content_blobs WHERE digest IN (${chunk.map(() => "?").join(",")})`, chunk)) {
+      for (const r of allSync<{ digest: string; content: string }>(
+        `SELECT digest, content FROM content_blobs WHERE digest IN (${chunk.map(() => "?").join(",")})`,
+        chunk,
+      )) {
         out.set(r.digest, r.content);
       }
     }

@@ -19,7 +19,14 @@ import {
 } from "./format";
 import { renderCompact } from "./compact";
 import { parseFrontMatterYaml, splitFrontMatter } from "./frontMatter";
-import { mapSkillFrontMatter, relativeLinksToPointers, SKILL_COMPATIBILITY_MAX, SKILL_DESCRIPTION_MAX, SKILL_NAME_MAX, TALENT_METADATA_KEYS } from "./skillFormat";
+import {
+  mapSkillFrontMatter,
+  relativeLinksToPointers,
+  SKILL_COMPATIBILITY_MAX,
+  SKILL_DESCRIPTION_MAX,
+  SKILL_NAME_MAX,
+  TALENT_METADATA_KEYS,
+} from "./skillFormat";
 
 export { parseFrontMatterYaml, splitFrontMatter };
 import { proveDetectors, readDetectors } from "./detect";
@@ -45,7 +52,18 @@ export interface ValidationResult {
 }
 
 const TALENT_FIELDS = new Set([
-  "id", "title", "summary", "version", "roles", "languages", "triggers", "requires", "conflicts", "budget", "rules", "tests",
+  "id",
+  "title",
+  "summary",
+  "version",
+  "roles",
+  "languages",
+  "triggers",
+  "requires",
+  "conflicts",
+  "budget",
+  "rules",
+  "tests",
 ]);
 
 type Add = (field: string, problem: string) => void;
@@ -161,14 +179,23 @@ export function validateTalent(src: TalentSource): ValidationResult {
     if (data.license !== undefined && data.license !== null && typeof data.license !== "string") add("license", "must be a string");
     readStr(data, "compatibility", SKILL_COMPATIBILITY_MAX, add, false);
     const tools = data["allowed-tools"];
-    if (tools !== undefined && tools !== null && typeof tools !== "string" && !(Array.isArray(tools) && tools.every((x) => typeof x === "string"))) {
+    if (
+      tools !== undefined &&
+      tools !== null &&
+      typeof tools !== "string" &&
+      !(Array.isArray(tools) && tools.every((x) => typeof x === "string"))
+    ) {
       add("allowed-tools", "must be a string or a list of strings");
     }
     fields = mapped.fields;
     addField = relabel(add, mapped.labels);
     // metadata values are JSON texts: what they decode to is checked too (once: a plain value was just checked)
     const said = new Set(findings.map((f) => `${f.field}\0${f.problem}`));
-    checkControls(fields, "", relabel((field, problem) => void (said.has(`${field}\0${problem}`) || add(field, problem)), mapped.labels));
+    checkControls(
+      fields,
+      "",
+      relabel((field, problem) => void (said.has(`${field}\0${problem}`) || add(field, problem)), mapped.labels),
+    );
   } else {
     for (const key of Object.keys(data)) if (!TALENT_FIELDS.has(key)) add(key, "unknown field");
     id = readStr(data, "id", 64, add);
@@ -206,7 +233,8 @@ export function validateTalent(src: TalentSource): ValidationResult {
   if (!isSkill || given("rules") || given("tests")) readTests(fields.tests, rules, tests, addField);
 
   if (id) {
-    if (!ID_PATTERN.test(id)) add(isSkill ? "name" : "id", `"${id}" is not a valid id (1–64 chars, lower-case letters and digits separated by single -)`);
+    if (!ID_PATTERN.test(id))
+      add(isSkill ? "name" : "id", `"${id}" is not a valid id (1–64 chars, lower-case letters and digits separated by single -)`);
     else if (id !== src.folder) add(isSkill ? "name" : "id", `"${id}" ≠ folder name "${src.folder}"`);
   }
 
@@ -237,7 +265,8 @@ export function validateTalent(src: TalentSource): ValidationResult {
   const partial = { title: title || src.folder, summary, rules, body };
   const compact = renderCompact(partial);
   const tokens = estimateTokens(compact);
-  if ((!isSkill || given("budget")) && tokens > budget) addField("budget", `compact form is ${tokens} tokens, over its budget of ${budget}`);
+  if ((!isSkill || given("budget")) && tokens > budget)
+    addField("budget", `compact form is ${tokens} tokens, over its budget of ${budget}`);
 
   if (findings.length > 0) return { talent: null, findings, notes };
   return {
@@ -339,7 +368,8 @@ function readRules(v: unknown, rules: TalentRule[], add: (field: string, problem
       return;
     }
     const r = raw as Record<string, unknown>;
-    for (const key of Object.keys(r)) if (!["id", "severity", "title", "check", "detect"].includes(key)) add(`${at}.${key}`, "unknown field");
+    for (const key of Object.keys(r))
+      if (!["id", "severity", "title", "check", "detect"].includes(key)) add(`${at}.${key}`, "unknown field");
     const id = typeof r.id === "string" ? r.id : "";
     if (!id) add(`${at}.id`, "missing");
     else if (!RULE_ID_PATTERN.test(id)) add(`${at}.id`, `"${id}" is not a rule id like TS-001`);
@@ -359,12 +389,7 @@ function readRules(v: unknown, rules: TalentRule[], add: (field: string, problem
   });
 }
 
-function readTests(
-  v: unknown,
-  rules: TalentRule[],
-  tests: ConformanceTest[],
-  add: (field: string, problem: string) => void,
-): void {
+function readTests(v: unknown, rules: TalentRule[], tests: ConformanceTest[], add: (field: string, problem: string) => void): void {
   if (v !== undefined && v !== null && !Array.isArray(v)) {
     add("tests", "must be a list");
     return;

@@ -39,38 +39,51 @@ export function catalogWebRoutes(deps: AppDeps, guards: Guards) {
 
   return new Elysia({ prefix: "/web/catalog" })
     .use(guards)
-    .get("/", async ({ org, query }) => {
-      const limit = intParam(query, "limit", 1, WEB_CATALOG_PAGE_MAX, 30);
-      const filter = {
-        query: strParam(query, "query", 200),
-        role: strParam(query, "role", 40),
-        language: strParam(query, "language", 40),
-        kind: oneOf(query, "kind", CATALOG_KINDS),
-      };
-      const wholeCatalog = oneOf(query, "relevance", ["apply", "all"] as const) === "all";
-      const [v, p] = await Promise.all([visible(org.id), projectStates(org.id, query)]);
-      const relevance = p ? await relevanceOf(deps.database, deps.state.catalog!, p.project.id) : null;
-      const keep = relevance && !wholeCatalog ? (t: Talent) => judge(t, relevance.settings).relevant : undefined;
-      const page = catalogCards(v, { ...filter, keep }, limit, strParam(query, "cursor", 100));
-      return {
-        items: page.talents.map((t) => (p ? { ...card(t), installed: p.state(t.id), why: judge(t, relevance!.settings).why } : card(t))),
-        nextCursor: page.nextCursor,
-        total: page.total,
-        ...(relevance ? { relevance: { ...relevance, applied: !wholeCatalog } } : {}),
-      };
-    }, { org: "member" })
+    .get(
+      "/",
+      async ({ org, query }) => {
+        const limit = intParam(query, "limit", 1, WEB_CATALOG_PAGE_MAX, 30);
+        const filter = {
+          query: strParam(query, "query", 200),
+          role: strParam(query, "role", 40),
+          language: strParam(query, "language", 40),
+          kind: oneOf(query, "kind", CATALOG_KINDS),
+        };
+        const wholeCatalog = oneOf(query, "relevance", ["apply", "all"] as const) === "all";
+        const [v, p] = await Promise.all([visible(org.id), projectStates(org.id, query)]);
+        const relevance = p ? await relevanceOf(deps.database, deps.state.catalog!, p.project.id) : null;
+        const keep = relevance && !wholeCatalog ? (t: Talent) => judge(t, relevance.settings).relevant : undefined;
+        const page = catalogCards(v, { ...filter, keep }, limit, strParam(query, "cursor", 100));
+        return {
+          items: page.talents.map((t) => (p ? { ...card(t), installed: p.state(t.id), why: judge(t, relevance!.settings).why } : card(t))),
+          nextCursor: page.nextCursor,
+          total: page.total,
+          ...(relevance ? { relevance: { ...relevance, applied: !wholeCatalog } } : {}),
+        };
+      },
+      { org: "member" },
+    )
     .get("/facets", async ({ org }) => facets(await visible(org.id)), { org: "member" })
-    .get("/*", async ({ org, params, query }) => {
-      const id = decodedParam(params["*"], "id");
-      const [v, p] = await Promise.all([visible(org.id), projectStates(org.id, query)]);
-      const expertises = new Map(v.expertises.map((t) => [t.id, t]));
-      const lookup = (x: string) => expertises.get(x) ?? v.catalog.get(x);
-      const t = lookup(id);
-      if (!t) throw notFound(`No talent ${id} in the catalog of this organization.`);
-      const dependents = [...(v.catalog.dependents.get(id) ?? []), ...v.expertises.filter((e) => e.requires.includes(id)).map((e) => e.id)];
-      if (p || t.kind !== "talent") return talentSheet(t, dependencyGraph(t, lookup, dependents, p?.state), p?.state(t.id));
-      return keptSheet(v.catalog, t, dependents.map((d) => `${d}\u0001${lookup(d)?.title ?? ""}`).join("\n"), () => talentSheet(t, dependencyGraph(t, lookup, dependents)));
-    }, { org: "member" });
+    .get(
+      "/*",
+      async ({ org, params, query }) => {
+        const id = decodedParam(params["*"], "id");
+        const [v, p] = await Promise.all([visible(org.id), projectStates(org.id, query)]);
+        const expertises = new Map(v.expertises.map((t) => [t.id, t]));
+        const lookup = (x: string) => expertises.get(x) ?? v.catalog.get(x);
+        const t = lookup(id);
+        if (!t) throw notFound(`No talent ${id} in the catalog of this organization.`);
+        const dependents = [
+          ...(v.catalog.dependents.get(id) ?? []),
+          ...v.expertises.filter((e) => e.requires.includes(id)).map((e) => e.id),
+        ];
+        if (p || t.kind !== "talent") return talentSheet(t, dependencyGraph(t, lookup, dependents, p?.state), p?.state(t.id));
+        return keptSheet(v.catalog, t, dependents.map((d) => `${d}\u0001${lookup(d)?.title ?? ""}`).join("\n"), () =>
+          talentSheet(t, dependencyGraph(t, lookup, dependents)),
+        );
+      },
+      { org: "member" },
+    );
 }
 
 /**

@@ -75,10 +75,14 @@ describe("command line: each command declares its flags and arguments", () => {
   test("unknown flags and unknown commands: one line naming them", () => {
     expect(usageError("serve", "--prot", "9000")).toBe("talentd serve: unknown flag --prot (see talentd serve --help)");
     expect(usageError("--prot", "9000")).toBe("talentd: unknown flag --prot (see talentd --help)");
-    expect(usageError("serve", "--prot=9000", "--hots", "x", "-p")).toBe("talentd serve: unknown flags --prot, --hots, -p (see talentd serve --help)");
+    expect(usageError("serve", "--prot=9000", "--hots", "x", "-p")).toBe(
+      "talentd serve: unknown flags --prot, --hots, -p (see talentd serve --help)",
+    );
     expect(usageError("migrate", "--port", "9000")).toBe("talentd migrate: unknown flag --port (see talentd migrate --help)");
     expect(usageError("version", "--data-dir", "x")).toBe("talentd version: unknown flag --data-dir (see talentd version --help)");
-    expect(usageError("talents", "lint", "dir", "--talents-dir", "x")).toBe("talentd talents lint: unknown flag --talents-dir (see talentd talents lint --help)");
+    expect(usageError("talents", "lint", "dir", "--talents-dir", "x")).toBe(
+      "talentd talents lint: unknown flag --talents-dir (see talentd talents lint --help)",
+    );
     expect(usageError("frobnicate")).toBe('talentd: unknown command "frobnicate" (see talentd --help)');
     expect(usageError("admin", "delete")).toBe('talentd: unknown command "admin delete" (see talentd --help)');
     expect(usageError("admin")).toBe("talentd admin: missing command (create) (see talentd admin --help)");
@@ -98,8 +102,12 @@ describe("command line: each command declares its flags and arguments", () => {
   });
 
   test("admin create needs --email and --password-stdin", () => {
-    expect(usageError("admin", "create", "--password-stdin")).toBe("talentd admin create: missing --email E (see talentd admin create --help)");
-    expect(usageError("admin", "create", "--email", "a@b.c")).toBe("talentd admin create: missing --password-stdin (see talentd admin create --help)");
+    expect(usageError("admin", "create", "--password-stdin")).toBe(
+      "talentd admin create: missing --email E (see talentd admin create --help)",
+    );
+    expect(usageError("admin", "create", "--email", "a@b.c")).toBe(
+      "talentd admin create: missing --password-stdin (see talentd admin create --help)",
+    );
     const r = run("admin", "create", "--email=a@b.c", "--password-stdin", "--data-dir", "/d");
     expect(r.flags).toEqual({ email: "a@b.c", "password-stdin": true });
     expect(r.config).toEqual({ DATA_DIR: "/d" });

@@ -65,11 +65,23 @@ export function commandHelp(spec: CommandSpec): string {
 
 /** The text `talentd --help` prints: every command, every flag and which commands take it. */
 export function globalHelp(version: string): string {
-  const listed = COMMANDS.map((c) => [synopsis(c).slice("talentd ".length).replace(/ \[flags\]$/, ""), c.summary] as const);
+  const listed = COMMANDS.map(
+    (c) =>
+      [
+        synopsis(c)
+          .slice("talentd ".length)
+          .replace(/ \[flags\]$/, ""),
+        c.summary,
+      ] as const,
+  );
   const width = Math.max(...listed.map(([s]) => s.length)) + 2;
   const configFlags = Object.keys(FLAGS).filter((f) => FLAGS[f]!.env);
   const takers = COMMANDS.filter((c) => c.flags.some((f) => FLAGS[f]!.env)).map(
-    (c) => `${c.name}: ${c.flags.filter((f) => FLAGS[f]!.env).map((f) => "--" + f).join(", ")}`,
+    (c) =>
+      `${c.name}: ${c.flags
+        .filter((f) => FLAGS[f]!.env)
+        .map((f) => "--" + f)
+        .join(", ")}`,
   );
   return [
     `talentd ${version}: conventions for coding agents, resolved per task and auditable.`,
@@ -113,7 +125,9 @@ function resolveCommand(words: string[]): Resolved {
 }
 
 function groupHelp(group: string): string {
-  return COMMANDS.filter((c) => c.name.startsWith(group + " ")).map(commandHelp).join("\n\n");
+  return COMMANDS.filter((c) => c.name.startsWith(group + " "))
+    .map(commandHelp)
+    .join("\n\n");
 }
 
 function helpFor(resolved: Resolved, version: string): string {
@@ -139,9 +153,13 @@ const plural = (n: number, one: string, many: string): string => (n === 1 ? one 
  * value, a missing or extra argument, a missing required flag.
  */
 export function parseCommandLine(argv: string[], version: string): CommandLine {
-  if (argv.length === 1 && argv[0] === "--version") return { kind: "run", command: COMMANDS.find((c) => c.name === "version")!, args: [], flags: {}, config: {} };
+  if (argv.length === 1 && argv[0] === "--version")
+    return { kind: "run", command: COMMANDS.find((c) => c.name === "version")!, args: [], flags: {}, config: {} };
   const options = Object.fromEntries(
-    Object.entries(FLAGS).map(([name, spec]) => [name, name === "help" ? { type: "boolean" as const, short: "h" } : { type: spec.value ? ("string" as const) : ("boolean" as const) }]),
+    Object.entries(FLAGS).map(([name, spec]) => [
+      name,
+      name === "help" ? { type: "boolean" as const, short: "h" } : { type: spec.value ? ("string" as const) : ("boolean" as const) },
+    ]),
   );
   const { tokens } = parseArgs({ args: argv, options, strict: false, allowPositionals: true, tokens: true });
   const words = tokens.flatMap((t) => (t.kind === "positional" ? [t.value] : []));
@@ -155,7 +173,9 @@ export function parseCommandLine(argv: string[], version: string): CommandLine {
   if (resolved.kind === "unknown") {
     // `--prot 9000`: the value of an unknown flag reads as a command; name the flag, not "9000"
     if (unknownAnywhere.length > 0) {
-      throw new UsageError(`talentd: unknown ${plural(unknownAnywhere.length, "flag", "flags")} ${unknownAnywhere.join(", ")} (see talentd --help)`);
+      throw new UsageError(
+        `talentd: unknown ${plural(unknownAnywhere.length, "flag", "flags")} ${unknownAnywhere.join(", ")} (see talentd --help)`,
+      );
     }
     throw new UsageError(`talentd: unknown command "${resolved.name}" (see talentd --help)`);
   }
@@ -193,7 +213,13 @@ export function parseCommandLine(argv: string[], version: string): CommandLine {
   }
 
   const needed = spec.args.filter((a) => !a.optional);
-  if (rest.length < needed.length) fail(`missing ${needed.slice(rest.length).map((a) => a.name).join(" ")}`);
+  if (rest.length < needed.length)
+    fail(
+      `missing ${needed
+        .slice(rest.length)
+        .map((a) => a.name)
+        .join(" ")}`,
+    );
   const variadic = spec.args.at(-1)?.variadic === true;
   if (spec.name !== "help" && !variadic && rest.length > spec.args.length) fail(`unexpected argument "${rest[spec.args.length]}"`);
   for (const r of spec.required) {

@@ -66,8 +66,19 @@ const CLIENT = ["url", "key", "timeout", "json"];
 const CLIENT_EXIT = "Exit codes: 0 clean, 1 findings, 2 usage, configuration or connection errors (one line).";
 
 const SERVE_ENV = [
-  "LOG_FORMAT", "DATABASE_AUTH_TOKEN", "SMTP_URL", "MAIL_FROM", "AUTO_APPROVE_ORGS", "KEYS_ENABLED", "BODY_LIMIT", "ACCESS_LOG", "EVENT_RETENTION_DAYS",
-  "BACKUP_INTERVAL", "BACKUP_KEEP", "METRICS_TOKEN", "DASHBOARD_READS_PER_USER",
+  "LOG_FORMAT",
+  "DATABASE_AUTH_TOKEN",
+  "SMTP_URL",
+  "MAIL_FROM",
+  "AUTO_APPROVE_ORGS",
+  "KEYS_ENABLED",
+  "BODY_LIMIT",
+  "ACCESS_LOG",
+  "EVENT_RETENTION_DAYS",
+  "BACKUP_INTERVAL",
+  "BACKUP_KEEP",
+  "METRICS_TOKEN",
+  "DASHBOARD_READS_PER_USER",
 ];
 
 /** The commands, in the order `talentd --help` lists them. */
@@ -92,7 +103,7 @@ export const COMMANDS: CommandSpec[] = [
     description:
       "Creates a platform administrator with the password read from standard input, or gives an\n" +
       "existing account of that e-mail the admin role. Applies migrations first. Example:\n" +
-      "  echo \"$PASSWORD\" | talentd admin create --email admin@example.com --password-stdin",
+      '  echo "$PASSWORD" | talentd admin create --email admin@example.com --password-stdin',
     args: [],
     flags: ["email", "password-stdin", "data-dir", "database-url", "log-level"],
     required: ["email", "password-stdin"],
@@ -181,7 +192,8 @@ export const COMMANDS: CommandSpec[] = [
       "ones with --staged, or the PATHs given; repository-relative, matched with picomatch), plus each\n" +
       "--talent ID, then prepares a task with exactly those (POST /api/prepare-task) and prints the\n" +
       "resolution. Nothing else is guessed; no match designates nothing (exit 0). Needs TALENTD_URL and\n" +
-      "TALENTD_KEY (scope prepare_task). " + CLIENT_EXIT,
+      "TALENTD_KEY (scope prepare_task). " +
+      CLIENT_EXIT,
     args: [{ name: "PATH…", help: "paths to designate from (instead of --staged)", optional: true, variadic: true }],
     flags: ["staged", "talent", ...CLIENT],
     required: [],
@@ -193,7 +205,8 @@ export const COMMANDS: CommandSpec[] = [
     description:
       "Prints the audit playbook of RESOLUTION (default: the last one prepare or check made in this\n" +
       "repository): the procedure and every obligation with its rules; with --talent ID, that talent's\n" +
-      "rules with their check, detectors and conformance tests. Scope validate. " + CLIENT_EXIT,
+      "rules with their check, detectors and conformance tests. Scope validate. " +
+      CLIENT_EXIT,
     args: [{ name: "RESOLUTION", help: "a resolutionId (res_…)", optional: true }],
     flags: ["talent", ...CLIENT],
     required: [],

@@ -112,7 +112,14 @@ async function serve(config: Config, log: Logger): Promise<void> {
     ms: Math.round(performance.now() - started),
     // where the start went (ms since the process started): the code loaded, the database opened
     // and migrated, the catalog loaded, the routes built and listening
-    startup: { code: Math.round(started), database: Math.round(migrated - started), catalog: Math.round(catalogLoaded - migrated), routes: Math.round(performance.now() - catalogLoaded), total: Math.round(performance.now()), cpu: cpuMs() },
+    startup: {
+      code: Math.round(started),
+      database: Math.round(migrated - started),
+      catalog: Math.round(catalogLoaded - migrated),
+      routes: Math.round(performance.now() - catalogLoaded),
+      total: Math.round(performance.now()),
+      cpu: cpuMs(),
+    },
   });
   const notice = publicUrlNotice(config, port);
   if (notice) log.info(notice);
@@ -129,9 +136,17 @@ async function serve(config: Config, log: Logger): Promise<void> {
   // the outbox's delivery loop: mails queued while SMTP was down (or before a restart) leave now
   const mail = config.smtpUrl === undefined ? null : new MailDelivery({ database, config, log });
   mail?.start();
-  log.info(mail ? "mail delivery on" : "no SMTP_URL: mails are written to the log and the outbox table", mail ? { smtp: smtpDisplay(config.smtpUrl!), from: config.mailFrom } : {});
+  log.info(
+    mail ? "mail delivery on" : "no SMTP_URL: mails are written to the log and the outbox table",
+    mail ? { smtp: smtpDisplay(config.smtpUrl!), from: config.mailFrom } : {},
+  );
   if (config.backupIntervalMs !== null) {
-    log.info("scheduled backups", { every: config.backupIntervalMs / 1000, keep: config.backupKeep, folder: join(config.dataDir, "backups"), nextAt: new Date(backups.status().nextAt ?? Date.now()).toISOString() });
+    log.info("scheduled backups", {
+      every: config.backupIntervalMs / 1000,
+      keep: config.backupKeep,
+      folder: join(config.dataDir, "backups"),
+      nextAt: new Date(backups.status().nextAt ?? Date.now()).toISOString(),
+    });
   }
 
   // SIGHUP (systemctl reload): the catalog is read again (TALENTS_DIR edits); a failure keeps the one being served
@@ -142,7 +157,11 @@ async function serve(config: Config, log: Logger): Promise<void> {
     try {
       const next = await loadCatalog(config.talentsDir, log);
       state.catalog = next.catalog;
-      log.info("catalog reloaded (SIGHUP)", { talents: next.catalog.list.length, broken: next.catalog.broken.length, digest: next.catalog.digest });
+      log.info("catalog reloaded (SIGHUP)", {
+        talents: next.catalog.list.length,
+        broken: next.catalog.broken.length,
+        digest: next.catalog.digest,
+      });
       void slimCatalog(database, next.catalog, next.extraFolders, log);
     } catch (e) {
       log.error("catalog reload failed; the catalog being served stays", { error: String(e) });
@@ -199,7 +218,9 @@ async function exportCommand(cli: Extract<CommandLine, { kind: "run" }>): Promis
   }
   const written = writeSkillFolders(dir, talents);
   for (const folder of written) console.log(folder);
-  console.error(`${written.length} talent(s) written to ${dir} as Agent Skills folders${typeof projectId === "string" ? ` (project ${projectId})` : ""}`);
+  console.error(
+    `${written.length} talent(s) written to ${dir} as Agent Skills folders${typeof projectId === "string" ? ` (project ${projectId})` : ""}`,
+  );
   return 0;
 }
 
@@ -233,8 +254,11 @@ export async function runCommand(cli: Extract<CommandLine, { kind: "run" }>): Pr
     // what an Agent Skills folder holds that no talent field carries: named, never a failure
     for (const line of formatFindings(noted)) console.log(printable(`note: ${line}`));
     const ok = read.sources.filter((s) => catalog.get(s.folder)).length;
-    const spec = specializations.length > 0 ? `; ${catalog.specializations.length} of ${specializations.length} specialization(s) valid` : "";
-    console.error(`${ok} of ${read.sources.length} talent(s) valid${spec}, ${mine.length} problem(s)${noted.length > 0 ? `, ${noted.length} note(s)` : ""}`);
+    const spec =
+      specializations.length > 0 ? `; ${catalog.specializations.length} of ${specializations.length} specialization(s) valid` : "";
+    console.error(
+      `${ok} of ${read.sources.length} talent(s) valid${spec}, ${mine.length} problem(s)${noted.length > 0 ? `, ${noted.length} note(s)` : ""}`,
+    );
     return mine.length > 0 ? 1 : 0;
   }
   if (command.name === "talents export") return exportCommand(cli);
@@ -256,15 +280,24 @@ export async function runCommand(cli: Extract<CommandLine, { kind: "run" }>): Pr
             console.log(`would apply ${p.tag} (${p.statements.length} statement${p.statements.length === 1 ? "" : "s"}):`);
             for (const st of p.statements) console.log("  " + st.replace(/\s*\n\s*/g, " ").slice(0, 200) + (st.length > 200 ? " …" : ";"));
           }
-          const backup = plan.pending.length > 0 && !plan.empty && database.isLocal ? `, after a backup to ${join(config.dataDir, "backups")}/pre-migrate-<time>.db` : "";
-          console.log(`migrations: ${plan.pending.length} would be applied${backup}, ${plan.applied.length} already there (dry run: nothing changed)`);
+          const backup =
+            plan.pending.length > 0 && !plan.empty && database.isLocal
+              ? `, after a backup to ${join(config.dataDir, "backups")}/pre-migrate-<time>.db`
+              : "";
+          console.log(
+            `migrations: ${plan.pending.length} would be applied${backup}, ${plan.applied.length} already there (dry run: nothing changed)`,
+          );
           return 0;
         } finally {
           database.close();
         }
       }
       // its log lines (the backup taken first) go to stderr: stdout holds the command's answer
-      const toStderr = createLogger(config.logLevel, (line) => process.stderr.write(line + "\n"), resolveLogFormat(config.logFormat, process.stderr.isTTY === true));
+      const toStderr = createLogger(
+        config.logLevel,
+        (line) => process.stderr.write(line + "\n"),
+        resolveLogFormat(config.logFormat, process.stderr.isTTY === true),
+      );
       const { database, result } = await openAndMigrate(config, toStderr);
       database.close();
       console.log(`migrations: ${result.applied.length} applied, ${result.skipped.length} already there`);
@@ -282,7 +315,9 @@ export async function runCommand(cli: Extract<CommandLine, { kind: "run" }>): Pr
       const path = databasePath(config.databaseUrl);
       if (path === null) throw new Error("restore works on a local database file; restore a libSQL server with its own tools");
       const r = restoreDatabase(args[0]!, path, join(config.dataDir, "backups"));
-      console.log(`restored ${resolve(args[0]!)} to ${r.target} (${r.bytes} bytes, integrity_check ok, migrations ${r.migrations.at(-1) ?? "none"})`);
+      console.log(
+        `restored ${resolve(args[0]!)} to ${r.target} (${r.bytes} bytes, integrity_check ok, migrations ${r.migrations.at(-1) ?? "none"})`,
+      );
       if (r.previous) console.log(`the database it replaced is kept as ${r.previous}`);
       console.log("start the server now: it applies any newer migration after a backup");
       return 0;

@@ -17,7 +17,10 @@ import { CliError } from "./errors";
 
 /** The talents of the project's active selection, read from the database; CliError for an unknown project. */
 export async function projectTalents(database: Database, catalog: Catalog, projectId: string): Promise<Talent[]> {
-  const project = await database.get<{ id: string; organizationId: string }>("SELECT id, organization_id AS organizationId FROM projects WHERE id = ?", [projectId]);
+  const project = await database.get<{ id: string; organizationId: string }>(
+    "SELECT id, organization_id AS organizationId FROM projects WHERE id = ?",
+    [projectId],
+  );
   if (!project) throw new CliError(`--project: no project ${JSON.stringify(projectId.slice(0, 80))} in this database`);
   const items = await activeItems({ database, catalog }, project);
   return [...items.values()].map((i) => i.talent);
@@ -38,7 +41,8 @@ export function writeSkillFolders(dir: string, talents: readonly Talent[]): stri
   const byName = new Map<string, string[]>();
   for (const { id, folder } of folders) byName.set(folder.name, [...(byName.get(folder.name) ?? []), id]);
   const clashes = [...byName.entries()].filter(([, ids]) => ids.length > 1);
-  if (clashes.length > 0) throw new CliError(`two talents would share a folder: ${clashes.map(([name, ids]) => `${name} (${ids.join(", ")})`).join("; ")}`);
+  if (clashes.length > 0)
+    throw new CliError(`two talents would share a folder: ${clashes.map(([name, ids]) => `${name} (${ids.join(", ")})`).join("; ")}`);
   mkdirSync(root, { recursive: true });
   const written: string[] = [];
   for (const { folder } of [...folders].sort((a, b) => (a.folder.name < b.folder.name ? -1 : 1))) {

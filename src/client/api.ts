@@ -28,14 +28,16 @@ export function serverOptions(flags: Record<string, unknown>, env: Record<string
   } catch {
     throw new CliError(`TALENTD_URL: "${url}" is not a URL (e.g. https://talentd.example.com)`);
   }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new CliError(`TALENTD_URL: "${url}" must be an http:// or https:// URL`);
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+    throw new CliError(`TALENTD_URL: "${url}" must be an http:// or https:// URL`);
   const key = (typeof flags.key === "string" ? flags.key : env.TALENTD_KEY)?.trim();
   if (!key) throw new CliError("no key: set TALENTD_KEY to a project key (svc_pk_…; create one in the project's keys) or pass --key KEY");
   const rawTimeout = typeof flags.timeout === "string" ? flags.timeout : env.TALENTD_TIMEOUT;
   let timeoutS = DEFAULT_TIMEOUT_S;
   if (rawTimeout !== undefined && rawTimeout !== "") {
     timeoutS = Number(rawTimeout);
-    if (!Number.isFinite(timeoutS) || timeoutS <= 0 || timeoutS > 600) throw new CliError(`TALENTD_TIMEOUT: "${rawTimeout}" is not a number of seconds from 0.1 to 600`);
+    if (!Number.isFinite(timeoutS) || timeoutS <= 0 || timeoutS > 600)
+      throw new CliError(`TALENTD_TIMEOUT: "${rawTimeout}" is not a number of seconds from 0.1 to 600`);
   }
   return { url: url.replace(/\/+$/, ""), key, timeoutMs: Math.round(timeoutS * 1000) };
 }
@@ -65,25 +67,35 @@ export async function call<T = any>(server: ServerOptions, method: "GET" | "POST
   try {
     json = text ? JSON.parse(text) : null;
   } catch {
-    throw new CliError(`${server.url} did not answer ${method} ${pathOnly(path)} as a talentd server would (HTTP ${response.status}, not JSON): is TALENTD_URL right?`);
+    throw new CliError(
+      `${server.url} did not answer ${method} ${pathOnly(path)} as a talentd server would (HTTP ${response.status}, not JSON): is TALENTD_URL right?`,
+    );
   }
   if (response.ok && (json === null || typeof json !== "object" || Array.isArray(json))) {
     const where = `${method} ${pathOnly(path)}`;
-    throw new CliError(`${server.url} did not answer ${where} as a talentd server would (HTTP ${response.status}, not a JSON object): is TALENTD_URL right?`);
+    throw new CliError(
+      `${server.url} did not answer ${where} as a talentd server would (HTTP ${response.status}, not a JSON object): is TALENTD_URL right?`,
+    );
   }
   if (response.ok) return json as T;
   // the server's words reach a terminal: shown inert (printable) and short
   const code = json && typeof json.error === "string" ? shown(json.error, 80) : "";
   const message = json && typeof json.message === "string" ? shown(json.message, 500) : "";
   if (response.status === 401) {
-    throw new CliError(`the server refused the key (401 ${code || "invalid_token"}): it is unknown, revoked or expired; create a new one and set TALENTD_KEY`);
+    throw new CliError(
+      `the server refused the key (401 ${code || "invalid_token"}): it is unknown, revoked or expired; create a new one and set TALENTD_KEY`,
+    );
   }
   if (code === "insufficient_scope") {
     const scope = shown(String(json.requiredScope ?? "?"), 80);
-    throw new CliError(`the key lacks the scope ${scope} that ${method} ${pathOnly(path)} needs (403 insufficient_scope): create a key with it`);
+    throw new CliError(
+      `the key lacks the scope ${scope} that ${method} ${pathOnly(path)} needs (403 insufficient_scope): create a key with it`,
+    );
   }
   const id = shown(response.headers.get("x-request-id") ?? "", 80);
-  throw new CliError(`${method} ${pathOnly(path)} failed: ${response.status} ${code || "error"}${message ? `: ${message}` : ""}${response.status >= 500 && id ? ` (request id ${id})` : ""}`);
+  throw new CliError(
+    `${method} ${pathOnly(path)} failed: ${response.status} ${code || "error"}${message ? `: ${message}` : ""}${response.status >= 500 && id ? ` (request id ${id})` : ""}`,
+  );
 }
 
 const pathOnly = (path: string): string => path.split("?")[0]!;
@@ -97,8 +109,10 @@ const shown = (text: string, max: number): string => printable(text.length > max
 async function readAnswer(response: Response, server: ServerOptions, method: string, path: string): Promise<string> {
   const what = `${method} ${pathOnly(path)}`;
   const tooLarge = (): CliError =>
-    new CliError(`the answer of ${server.url} to ${what} is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB: not a talentd answer ` +
-      "(is TALENTD_URL right?)");
+    new CliError(
+      `the answer of ${server.url} to ${what} is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB: not a talentd answer ` +
+        "(is TALENTD_URL right?)",
+    );
   const declared = Number(response.headers.get("content-length") ?? "");
   if (Number.isFinite(declared) && declared > MAX_ANSWER_BYTES) {
     await response.body?.cancel().catch(() => undefined);
@@ -126,13 +140,16 @@ async function readAnswer(response: Response, server: ServerOptions, method: str
     return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks, size));
   } catch {
     const status = response.status;
-    throw new CliError(`${server.url} did not answer ${what} as a talentd server would (HTTP ${status}, not UTF-8 text): is TALENTD_URL right?`);
+    throw new CliError(
+      `${server.url} did not answer ${what} as a talentd server would (HTTP ${status}, not UTF-8 text): is TALENTD_URL right?`,
+    );
   }
 }
 
 function reason(e: unknown, timeoutMs: number): string {
   const err = e as { name?: string; code?: string; message?: string };
   if (err?.name === "TimeoutError" || err?.name === "AbortError") return `no answer within ${timeoutMs / 1000} s (TALENTD_TIMEOUT)`;
-  if (err?.code === "ConnectionRefused" || err?.code === "ECONNREFUSED") return "connection refused (is the server running, and TALENTD_URL right?)";
+  if (err?.code === "ConnectionRefused" || err?.code === "ECONNREFUSED")
+    return "connection refused (is the server running, and TALENTD_URL right?)";
   return err?.message ?? String(e);
 }

@@ -21,15 +21,31 @@ describe("talentd check's engine: detectors over added lines", () => {
           rule("AA-001", "blocking", [{ pattern: "\\bbad\\(" }]),
           rule("AA-002", "advisory", [{ pattern: "SHOUT", flags: "i" }]),
           rule("AA-003", "blocking", [{ pattern: "(\\w)\\1\\1" }]), // a backreference: its own group number
-          rule("AA-004", "blocking", [{ pattern: "(?<q>['\"]).*\\k<q>" , files: ["src/**", "!src/gen/**"] }]),
+          rule("AA-004", "blocking", [{ pattern: "(?<q>['\"]).*\\k<q>", files: ["src/**", "!src/gen/**"] }]),
           rule("AA-005", "advisory", [{ pattern: "^\\s*TODO" }]),
           { id: "AA-006", severity: "blocking", title: "no detector" },
         ],
       },
     ];
     const files = [
-      { path: "src/a.ts", lines: [{ line: 1, text: "bad(1)" }, { line: 2, text: "say shout" }, { line: 3, text: "zzz" }, { line: 4, text: "x = 'q'" }, { line: 5, text: "  TODO later" }, { line: 6, text: "fine" }] },
-      { path: "src/gen/b.ts", lines: [{ line: 9, text: "x = 'q'" }, { line: 10, text: "bad() // talentd-ignore AA-001 generated" }] },
+      {
+        path: "src/a.ts",
+        lines: [
+          { line: 1, text: "bad(1)" },
+          { line: 2, text: "say shout" },
+          { line: 3, text: "zzz" },
+          { line: 4, text: "x = 'q'" },
+          { line: 5, text: "  TODO later" },
+          { line: 6, text: "fine" },
+        ],
+      },
+      {
+        path: "src/gen/b.ts",
+        lines: [
+          { line: 9, text: "x = 'q'" },
+          { line: 10, text: "bad() // talentd-ignore AA-001 generated" },
+        ],
+      },
     ];
     const r = runDetectors(obligations, files);
     expect(r.findings.map((f) => `${f.file}:${f.line} ${f.rule} ${f.severity}`)).toEqual([
@@ -44,7 +60,17 @@ describe("talentd check's engine: detectors over added lines", () => {
   });
 
   test("a served detector that cannot run here is skipped with a line, never a crash or a hang", () => {
-    const r = runDetectors([{ id: "t", kind: "talent", version: "1", rules: [rule("BB-001", "blocking", [{ pattern: "(a+)+$" }, { pattern: "ok(" }, { pattern: "fine" }])] }], [{ path: "x", lines: [{ line: 1, text: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab fine" }] }]);
+    const r = runDetectors(
+      [
+        {
+          id: "t",
+          kind: "talent",
+          version: "1",
+          rules: [rule("BB-001", "blocking", [{ pattern: "(a+)+$" }, { pattern: "ok(" }, { pattern: "fine" }])],
+        },
+      ],
+      [{ path: "x", lines: [{ line: 1, text: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab fine" }] }],
+    );
     expect(r.skipped.map((s) => s.split(":")[0])).toEqual(["t BB-001 detect[0]", "t BB-001 detect[1]"]);
     expect(r.findings.map((f) => f.rule)).toEqual(["BB-001"]);
   });
@@ -58,7 +84,13 @@ describe("globs and designation (picomatch, dot files, ! exclusions)", () => {
     expect(m("Dockerfile")).toBe("Dockerfile");
     expect(m("app/Dockerfile")).toBeNull();
     expect(m("lib/vendor/x.ts")).toBeNull();
-    expect(designate([{ id: "a", triggers: { files: ["**/*.py"] } }, { id: "b" }, { id: "c", triggers: { files: ["src/**"] } }], ["src/x.ts"], ["b", "c"])).toEqual([
+    expect(
+      designate(
+        [{ id: "a", triggers: { files: ["**/*.py"] } }, { id: "b" }, { id: "c", triggers: { files: ["src/**"] } }],
+        ["src/x.ts"],
+        ["b", "c"],
+      ),
+    ).toEqual([
       { id: "c", because: { path: "src/x.ts", glob: "src/**" } },
       { id: "b", because: "--talent" },
     ]);
@@ -93,7 +125,14 @@ describe("the unified diff reader", () => {
       "\\ No newline at end of file",
     ].join("\n");
     expect(parseUnifiedDiff(diff)).toEqual([
-      { path: "a.ts", lines: [{ line: 2, text: "++ not a header" }, { line: 3, text: "second" }, { line: 12, text: "new" }] },
+      {
+        path: "a.ts",
+        lines: [
+          { line: 2, text: "++ not a header" },
+          { line: 3, text: "second" },
+          { line: 12, text: "new" },
+        ],
+      },
       { path: 'spé "q".ts', lines: [{ line: 1, text: "hello" }] },
     ]);
     expect(unquote("plain/path.ts")).toBe("plain/path.ts");

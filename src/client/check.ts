@@ -115,6 +115,8 @@ export function runDetectors(obligations: readonly ServedObligation[], files: re
       }
     }
   }
-  findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0)));
+  findings.sort((a, b) =>
+    a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0),
+  );
   return { findings, skipped, rulesWithDetectors };
 }

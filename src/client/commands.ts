@@ -41,7 +41,9 @@ export async function runClientCommand(cli: Run): Promise<number> {
     if (err?.name === "CliError") throw e;
     if (typeof err?.code === "string") throw new CliError(`${cli.command.name}: ${err.message ?? String(e)}`); // the file system's
     const what = err?.message ?? String(e);
-    throw new CliError(`${cli.command.name}: the server's answer is not what talentd ${pkg.version} expects (${what}): is TALENTD_URL a talentd server?`);
+    throw new CliError(
+      `${cli.command.name}: the server's answer is not what talentd ${pkg.version} expects (${what}): is TALENTD_URL a talentd server?`,
+    );
   }
 }
 
@@ -80,7 +82,13 @@ const fetchDesignable = (server: ServerOptions): Promise<Designable> => call<Des
  * Designates from `paths` and `named` (GET designable, POST prepare-task); remembers the
  * resolution in the repository. `early`: the designable directory already requested.
  */
-async function prepareFrom(server: ServerOptions, repo: Repo | null, paths: string[], named: string[], early?: Promise<Designable>): Promise<Prepared> {
+async function prepareFrom(
+  server: ServerOptions,
+  repo: Repo | null,
+  paths: string[],
+  named: string[],
+  early?: Promise<Designable>,
+): Promise<Prepared> {
   const designable = await (early ?? fetchDesignable(server));
   const designated = designate(designable.talents, paths, named);
   if (designated.length === 0) return { resolutionId: null, designated, paths, response: null };
@@ -116,10 +124,12 @@ async function prepareCommand(cli: Run, cwd: string): Promise<number> {
   if (cli.flags.staged) {
     if (!root) throw new CliError(`prepare --staged needs a git repository: ${cwd} is not inside one`);
     paths = await changedPaths(root, { kind: "staged" });
-    if (paths.length === 0 && named.length === 0) throw new CliError("prepare --staged: nothing staged (git add some files, or name PATHs or --talent ID)");
+    if (paths.length === 0 && named.length === 0)
+      throw new CliError("prepare --staged: nothing staged (git add some files, or name PATHs or --talent ID)");
   } else {
     paths = repoPaths(cwd, root, cli.args);
-    if (paths.length === 0 && named.length === 0) throw new CliError("prepare: nothing to designate from: give --staged, PATHs or --talent ID (see talentd prepare --help)");
+    if (paths.length === 0 && named.length === 0)
+      throw new CliError("prepare: nothing to designate from: give --staged, PATHs or --talent ID (see talentd prepare --help)");
   }
   const server = serverOptions(cli.flags, process.env);
   const p = await prepareFrom(server, repo, paths, named);
@@ -132,18 +142,32 @@ async function prepareCommand(cli: Run, cwd: string): Promise<number> {
     return 0;
   }
   const r = p.response;
-  const why = new Map(p.designated.map((d) => [d.id, d.because === "--talent" ? "--talent" : `${d.because.path} matches ${d.because.glob}`]));
+  const why = new Map(
+    p.designated.map((d) => [d.id, d.because === "--talent" ? "--talent" : `${d.because.path} matches ${d.because.glob}`]),
+  );
   const rows = (r.talents as { id: string; version: string }[]).map((t) => [t.id, t.version, why.get(t.id) ?? ""]);
   print(`${r.resolutionId} (${r.talents.length} talent${r.talents.length === 1 ? "" : "s"}, ${r.tokens} tokens)`);
   print(table(rows));
-  for (const pre of r.prerequisites ?? []) print(`prerequisite not designated: ${pre.id} (required by ${pre.requiredBy.join(", ")}${pre.active ? "; active: add --talent " + pre.id : "; not active in the project"})`);
+  for (const pre of r.prerequisites ?? [])
+    print(
+      `prerequisite not designated: ${pre.id} (required by ${pre.requiredBy.join(", ")}${pre.active ? "; active: add --talent " + pre.id : "; not active in the project"})`,
+    );
   for (const c of r.conflicts ?? []) print(`conflict: ${c.a} × ${c.b}`);
   return 0;
 }
 
 function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => r[i]!.length))) ?? [];
-  return rows.map((r) => "  " + r.map((c, i) => (i < r.length - 1 ? c.padEnd(widths[i]!) : c)).join("  ").trimEnd()).join("\n");
+  return rows
+    .map(
+      (r) =>
+        "  " +
+        r
+          .map((c, i) => (i < r.length - 1 ? c.padEnd(widths[i]!) : c))
+          .join("  ")
+          .trimEnd(),
+    )
+    .join("\n");
 }
 
 async function playbookCommand(cli: Run, cwd: string): Promise<number> {
@@ -170,7 +194,8 @@ async function playbookCommand(cli: Run, cwd: string): Promise<number> {
     for (const r of d.rules) {
       print(`  [${r.id}] ${r.severity} ${oneLine(r.title)}`, `    check: ${oneLine(r.check)}`);
       for (const x of r.detect ?? []) print(`    detect: /${x.pattern}/${x.flags ?? ""} in ${x.files.join(", ")}`);
-      for (const t of d.tests.filter((t: { rule: string }) => t.rule === r.id)) print(`    pass: ${oneLine(t.pass)}`, `    fail: ${oneLine(t.fail)}`);
+      for (const t of d.tests.filter((t: { rule: string }) => t.rule === r.id))
+        print(`    pass: ${oneLine(t.pass)}`, `    fail: ${oneLine(t.fail)}`);
     }
   }
   return 0;
@@ -192,7 +217,14 @@ async function checkCommand(cli: Run, cwd: string): Promise<number> {
       : cli.flags["pre-push"]
         ? { kind: "pre-push", stdin: await new Response(Bun.stdin.stream()).text() }
         : { kind: "worktree" };
-  const what = source.kind === "staged" ? "staged" : source.kind === "base" ? `changed since ${source.ref}` : source.kind === "pre-push" ? "pushed" : "changed";
+  const what =
+    source.kind === "staged"
+      ? "staged"
+      : source.kind === "base"
+        ? `changed since ${source.ref}`
+        : source.kind === "pre-push"
+          ? "pushed"
+          : "changed";
   // the designable directory is asked for while git runs (one round trip less); an empty diff
   // ignores its answer, so a commit with nothing to check never waits on the server
   let early: Promise<Designable> | undefined;
@@ -207,29 +239,45 @@ async function checkCommand(cli: Run, cwd: string): Promise<number> {
   const [files, paths] = await Promise.all([addedLines(root, source), cli.args[0] ? Promise.resolve([]) : changedPaths(root, source)]);
   const named = list(cli.flags.talent);
   const emptyResult = (message: string, resolutionId: string | null = null): number => {
-    if (cli.flags.json) printJson({ resolutionId, findings: [], blocking: 0, advisory: 0, checked: { files: files.length, lines: 0, rules: 0 }, message });
+    if (cli.flags.json)
+      printJson({ resolutionId, findings: [], blocking: 0, advisory: 0, checked: { files: files.length, lines: 0, rules: 0 }, message });
     else note(`talentd check: ${message}`);
     return 0;
   };
   // nothing to check needs no server: an empty commit is not blocked by one that is down
-  if (files.length === 0) return emptyResult(paths.length === 0 ? `nothing ${what}: nothing to check` : `no added line in the ${paths.length} ${what} path(s): nothing to check`);
+  if (files.length === 0)
+    return emptyResult(
+      paths.length === 0 ? `nothing ${what}: nothing to check` : `no added line in the ${paths.length} ${what} path(s): nothing to check`,
+    );
   const server = serverOptions(cli.flags, process.env);
   let resolutionId = cli.args[0];
   let designatedCount: number | null = null;
   if (!resolutionId) {
     const p = await prepareFrom(server, repo, paths, named, early);
-    if (!p.resolutionId) return emptyResult(`no active talent's triggers.files match the ${paths.length} ${what} path(s): no rule to check`);
+    if (!p.resolutionId)
+      return emptyResult(`no active talent's triggers.files match the ${paths.length} ${what} path(s): no rule to check`);
     resolutionId = p.resolutionId;
     designatedCount = p.designated.length;
   }
-  const playbook = await call<{ obligations: ServedObligation[] }>(server, "GET", `/api/validation/playbook?${new URLSearchParams({ resolutionId, include: "detectors" })}`);
+  const playbook = await call<{ obligations: ServedObligation[] }>(
+    server,
+    "GET",
+    `/api/validation/playbook?${new URLSearchParams({ resolutionId, include: "detectors" })}`,
+  );
   const result = runDetectors(playbook.obligations, files);
   for (const s of result.skipped) note(`talentd check: skipped a detector that cannot run here: ${s}`);
   const blocking = result.findings.filter((f) => f.severity === "blocking").length;
   const advisory = result.findings.length - blocking;
   const lines = files.reduce((n, f) => n + f.lines.length, 0);
   if (cli.flags.json) {
-    printJson({ resolutionId, findings: result.findings, blocking, advisory, checked: { files: files.length, lines, rules: result.rulesWithDetectors }, skipped: result.skipped });
+    printJson({
+      resolutionId,
+      findings: result.findings,
+      blocking,
+      advisory,
+      checked: { files: files.length, lines, rules: result.rulesWithDetectors },
+      skipped: result.skipped,
+    });
   } else {
     for (const f of result.findings) print(`${f.file}:${f.line} ${f.rule} ${f.severity} ${oneLine(f.title)}`);
     const talents = designatedCount ?? playbook.obligations.length;
@@ -279,7 +327,10 @@ async function hookInstall(cli: Run, cwd: string): Promise<number> {
   if (existsSync(file)) {
     const existing = readFileSync(file, "utf8");
     if (!existing.includes(HOOK_MARK)) {
-      if (!cli.flags.force) throw new CliError(`hook install: ${relative(cwd, file) || file} exists and is not talentd's: add \`talentd ${hook === "pre-commit" ? "check --staged" : "check --pre-push"}\` to it, or pass --force (it is kept as ${hook}.before-talentd)`);
+      if (!cli.flags.force)
+        throw new CliError(
+          `hook install: ${relative(cwd, file) || file} exists and is not talentd's: add \`talentd ${hook === "pre-commit" ? "check --staged" : "check --pre-push"}\` to it, or pass --force (it is kept as ${hook}.before-talentd)`,
+        );
       kept = `${file}.before-talentd`;
       renameSync(file, kept);
     }
@@ -287,7 +338,9 @@ async function hookInstall(cli: Run, cwd: string): Promise<number> {
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, hookScript(hook, selfCommand(), typeof cli.flags.url === "string" ? cli.flags.url : undefined));
   chmodSync(file, 0o755);
-  print(`installed ${relative(cwd, file) || file}: runs talentd ${hook === "pre-commit" ? "check --staged" : "check --pre-push"}${kept ? ` (the previous hook is kept as ${relative(cwd, kept)})` : ""}`);
+  print(
+    `installed ${relative(cwd, file) || file}: runs talentd ${hook === "pre-commit" ? "check --staged" : "check --pre-push"}${kept ? ` (the previous hook is kept as ${relative(cwd, kept)})` : ""}`,
+  );
   if (!process.env.TALENTD_KEY) note("talentd: TALENTD_KEY is not set in this shell: the hook needs it (and TALENTD_URL) when git runs it");
   return 0;
 }
@@ -322,8 +375,12 @@ async function lockCommand(cli: Run, cwd: string): Promise<number> {
     writeFileSync(file, text);
   }
   const active = doctor.talents.filter((t) => t.state === "active").length;
-  if (cli.flags.json) printJson({ file: shown, changed: before !== text, project: doctor.projectId, talents: doctor.talents.length, active });
-  else print(`${before === text ? "unchanged" : "wrote"} ${shown}: ${doctor.talents.length} talent(s) (${active} active) of project ${doctor.projectId}; commit it`);
+  if (cli.flags.json)
+    printJson({ file: shown, changed: before !== text, project: doctor.projectId, talents: doctor.talents.length, active });
+  else
+    print(
+      `${before === text ? "unchanged" : "wrote"} ${shown}: ${doctor.talents.length} talent(s) (${active} active) of project ${doctor.projectId}; commit it`,
+    );
   if (!doctor.healthy) note("talentd lock: the selection has problems that talentd ci verify will report (run it to see them)");
   return 0;
 }
@@ -333,7 +390,8 @@ async function ciVerify(cli: Run, cwd: string): Promise<number> {
   const { file, shown } = await lockFile(cli, cwd);
   const doctor = await call<DoctorSelection>(server, "GET", "/api/doctor?include=selection");
   const problems: string[] = [];
-  for (const m of doctor.missingPrerequisites) problems.push(`missing prerequisite: ${m.id} (required by ${m.requiredBy.join(", ")}${m.inCatalog ? "" : "; not in the catalog"})`);
+  for (const m of doctor.missingPrerequisites)
+    problems.push(`missing prerequisite: ${m.id} (required by ${m.requiredBy.join(", ")}${m.inCatalog ? "" : "; not in the catalog"})`);
   for (const d of doctor.disabledDependencies) problems.push(`disabled prerequisite: ${d.id} (required by ${d.requiredBy.join(", ")})`);
   for (const c of doctor.conflicts) problems.push(`conflict: ${c.a} × ${c.b} are both active`);
   for (const u of doctor.unservable) problems.push(`unservable: ${u.id} (${u.reason})`);
@@ -346,11 +404,20 @@ async function ciVerify(cli: Run, cwd: string): Promise<number> {
   }
   const all = [...problems, ...lockProblems];
   if (cli.flags.json) {
-    printJson({ ok: all.length === 0, project: doctor.projectId, doctor: { healthy: doctor.healthy, problems }, lock: { file: shown, differences: lockProblems } });
+    printJson({
+      ok: all.length === 0,
+      project: doctor.projectId,
+      doctor: { healthy: doctor.healthy, problems },
+      lock: { file: shown, differences: lockProblems },
+    });
   } else {
     for (const p of all) print(p);
-    if (all.length === 0) print(`talentd ci verify: ok: ${doctor.talents.length} talent(s) match ${shown}; no missing prerequisite, no conflict`);
-    else note(`talentd ci verify: ${all.length} problem(s)${lockProblems.length > 0 && problems.length === 0 ? ": if the change to the selection is intended, run talentd lock and commit the lock file" : ""}`);
+    if (all.length === 0)
+      print(`talentd ci verify: ok: ${doctor.talents.length} talent(s) match ${shown}; no missing prerequisite, no conflict`);
+    else
+      note(
+        `talentd ci verify: ${all.length} problem(s)${lockProblems.length > 0 && problems.length === 0 ? ": if the change to the selection is intended, run talentd lock and commit the lock file" : ""}`,
+      );
   }
   return all.length === 0 ? 0 : 1;
 }

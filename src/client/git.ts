@@ -92,7 +92,8 @@ async function ranges(root: string, source: DiffSource): Promise<string[][]> {
       return [[(await hasHead(root)) ? "HEAD" : EMPTY_TREE]];
     case "base": {
       const ok = await git(root, ["rev-parse", "--verify", "--quiet", `${source.ref}^{commit}`]);
-      if (!ok.ok) throw new CliError(`--base ${source.ref}: no such commit in this repository (fetch it first, e.g. git fetch origin main)`);
+      if (!ok.ok)
+        throw new CliError(`--base ${source.ref}: no such commit in this repository (fetch it first, e.g. git fetch origin main)`);
       return [[`${source.ref}...HEAD`]];
     }
     case "pre-push": {

@@ -66,8 +66,10 @@ export function compareLock(lock: LockFile, server: LockFile): string[] {
     else if (!b) out.push(`${id}: in the lock (${a.version ?? "unservable"}) but no longer installed in the project`);
     else {
       if (a.state !== b.state) out.push(`${id}: ${a.state} in the lock, ${b.state} in the project`);
-      if (a.version !== b.version) out.push(`${id}: version ${a.version ?? "none"} in the lock, ${b.version ?? "none (unservable)"} on the server`);
-      else if (a.digest !== b.digest) out.push(`${id}: content changed at version ${b.version} (lock ${short(a.digest)}, server ${short(b.digest)})`);
+      if (a.version !== b.version)
+        out.push(`${id}: version ${a.version ?? "none"} in the lock, ${b.version ?? "none (unservable)"} on the server`);
+      else if (a.digest !== b.digest)
+        out.push(`${id}: content changed at version ${b.version} (lock ${short(a.digest)}, server ${short(b.digest)})`);
     }
   }
   return out;

@@ -37,7 +37,11 @@ export interface Designation {
  * then the talents named with --talent (each once). Nothing else is guessed: keywords are not
  * used, and a talent without file triggers is designated only by name.
  */
-export function designate(designable: readonly { id: string; triggers?: { files?: string[] } }[], paths: readonly string[], named: readonly string[]): Designation[] {
+export function designate(
+  designable: readonly { id: string; triggers?: { files?: string[] } }[],
+  paths: readonly string[],
+  named: readonly string[],
+): Designation[] {
   const out: Designation[] = [];
   const seen = new Set<string>();
   for (const t of designable) {

@@ -165,7 +165,15 @@ export async function openDatabase(
       await mutex.run(async () => {}); // the mutex is FIFO: every transaction asked for before this is done
     },
     bulkWrite: (statements) => {
-      if (!isLocal) return timed(commits.transaction, async () => void (await client.batch(statements.map((st) => ({ sql: st.sql, args: st.args ?? [] })), "write")));
+      if (!isLocal)
+        return timed(
+          commits.transaction,
+          async () =>
+            void (await client.batch(
+              statements.map((st) => ({ sql: st.sql, args: st.args ?? [] })),
+              "write",
+            )),
+        );
       return committing(
         timed(commits.transaction, async () => {
           bulk ??= nativeConnection(localPath(url));

@@ -10,9 +10,30 @@
 
 /** Tables whose every change bumps the epoch. */
 export const EPOCH_TABLES = [
-  "api_keys", "expertise_versions", "expertises", "external_accounts", "installed_talents", "invitations", "key_tombstones", "members",
-  "oauth_clients", "oauth_codes", "oauth_tokens", "organizations", "password_resets", "project_relevance", "projects", "sessions",
-  "setup_tokens", "specializations", "sso_connections", "sso_domains", "sso_nonces", "users", "email_verifications", "pending_links",
+  "api_keys",
+  "expertise_versions",
+  "expertises",
+  "external_accounts",
+  "installed_talents",
+  "invitations",
+  "key_tombstones",
+  "members",
+  "oauth_clients",
+  "oauth_codes",
+  "oauth_tokens",
+  "organizations",
+  "password_resets",
+  "project_relevance",
+  "projects",
+  "sessions",
+  "setup_tokens",
+  "specializations",
+  "sso_connections",
+  "sso_domains",
+  "sso_nonces",
+  "users",
+  "email_verifications",
+  "pending_links",
 ] as const;
 
 /**
@@ -21,6 +42,17 @@ export const EPOCH_TABLES = [
  * the migrator's own.
  */
 export const NON_EPOCH_TABLES = [
-  "trace_events", "resolutions", "designation_items", "reports", "report_results", "content_blobs", "security_events", "mail_outbox",
-  "talent_days", "trace_hours", "resolution_hours", "config_epoch", "__talentd_migrations",
+  "trace_events",
+  "resolutions",
+  "designation_items",
+  "reports",
+  "report_results",
+  "content_blobs",
+  "security_events",
+  "mail_outbox",
+  "talent_days",
+  "trace_hours",
+  "resolution_hours",
+  "config_epoch",
+  "__talentd_migrations",
 ] as const;

@@ -5,7 +5,16 @@
  */
 import type { Histogram } from "../lib/histogram";
 import type { Mutex } from "../lib/mutex";
-import { fromWireError, WIRE_TEXTS_MAX, type FromWriter, type Statement, type ToWriter, type WireJob, type WireStatement, type WriteJob } from "./writeJob";
+import {
+  fromWireError,
+  WIRE_TEXTS_MAX,
+  type FromWriter,
+  type Statement,
+  type ToWriter,
+  type WireJob,
+  type WireStatement,
+  type WriteJob,
+} from "./writeJob";
 
 /** What openDatabase holds of the writer thread: queue a job, wait for the queue to drain, stop. */
 export interface WriterThread {
@@ -124,7 +133,8 @@ export function writerThread(path: string, mutex: Mutex, module: string, commitT
         const error = fromWireError(reply.fatal);
         for (const id of reply.ids) settle(id, (q) => q.reject(error));
       } else {
-        for (const [id, o] of reply.outcomes) settle(id, (q) => (o.ok ? q.resolve(o.existing ?? undefined) : q.reject(fromWireError(o.error))));
+        for (const [id, o] of reply.outcomes)
+          settle(id, (q) => (o.ok ? q.resolve(o.existing ?? undefined) : q.reject(fromWireError(o.error))));
       }
       pump();
     });

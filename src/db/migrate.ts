@@ -48,13 +48,20 @@ export function statementsOf(m: EmbeddedMigration): string[] {
 
 /** Reads what migrate would apply; writes nothing (a dry run). */
 export async function planMigrations(client: Client, list: EmbeddedMigration[] = embedded): Promise<MigrationPlan> {
-  const tables = (await client.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")).rows.map((r) => String(r.name));
+  const tables = (await client.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")).rows.map((r) =>
+    String(r.name),
+  );
   const done = new Map<string, string>();
   if (tables.includes("__talentd_migrations")) {
     for (const r of (await client.execute("SELECT tag, hash FROM __talentd_migrations")).rows) done.set(String(r.tag), String(r.hash));
   }
   const known = new Set(list.map((m) => m.tag));
-  const plan: MigrationPlan = { applied: [], pending: [], unknown: [...done.keys()].filter((t) => !known.has(t)).sort(), empty: tables.length === 0 };
+  const plan: MigrationPlan = {
+    applied: [],
+    pending: [],
+    unknown: [...done.keys()].filter((t) => !known.has(t)).sort(),
+    empty: tables.length === 0,
+  };
   for (const m of list) {
     const seen = done.get(m.tag);
     if (seen === undefined) plan.pending.push({ tag: m.tag, statements: statementsOf(m) });
@@ -76,24 +83,24 @@ export async function migrate(client: Client, list: EmbeddedMigration[] = embedd
     "CREATE TABLE IF NOT EXISTS __talentd_migrations (tag TEXT PRIMARY KEY, hash TEXT NOT NULL, applied_at INTEGER NOT NULL)",
   );
   const result: MigrationResult = { applied: [], skipped: plan.applied };
-  const record = (m: EmbeddedMigration) => ({ sql: "INSERT INTO __talentd_migrations (tag, hash, applied_at) VALUES (?, ?, ?)", args: [m.tag, sha256Hex(m.sql), Date.now()] });
+  const record = (m: EmbeddedMigration) => ({
+    sql: "INSERT INTO __talentd_migrations (tag, hash, applied_at) VALUES (?, ?, ?)",
+    args: [m.tag, sha256Hex(m.sql), Date.now()],
+  });
   if (plan.empty) {
     // a new database: every migration in one transaction (one commit instead of one each: the
     // first start's ready time; all or nothing, as each one is on its own)
     const pending = list.filter((m) => plan.pending.some((p) => p.tag === m.tag));
-    await client.batch(pending.flatMap((m) => [...statementsOf(m), record(m)]), "write");
+    await client.batch(
+      pending.flatMap((m) => [...statementsOf(m), record(m)]),
+      "write",
+    );
     result.applied.push(...pending.map((m) => m.tag));
     return result;
   }
   for (const m of list) {
     if (!plan.pending.some((p) => p.tag === m.tag)) continue;
-    await client.batch(
-      [
-        ...statementsOf(m),
-        record(m),
-      ],
-      "write",
-    );
+    await client.batch([...statementsOf(m), record(m)], "write");
     result.applied.push(m.tag);
   }
   return result;

@@ -60,8 +60,11 @@ export function checkBackupFile(file: string, known: string[] = embedded.map((m)
       throw new RestoreRefused(`${file} is not a readable SQLite database (${(e as Error).message}); nothing was changed`);
     }
     if (verdict !== "ok") throw new RestoreRefused(`${file} fails integrity_check (${verdict}); nothing was changed`);
-    const has = conn.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = '__talentd_migrations'").get() as { n: number };
-    if (Number(has.n) === 0) throw new RestoreRefused(`${file} is not a talentd database (no __talentd_migrations table); nothing was changed`);
+    const has = conn.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = '__talentd_migrations'").get() as {
+      n: number;
+    };
+    if (Number(has.n) === 0)
+      throw new RestoreRefused(`${file} is not a talentd database (no __talentd_migrations table); nothing was changed`);
     const tags = (conn.prepare("SELECT tag FROM __talentd_migrations ORDER BY tag").raw().all() as unknown[][]).map((r) => String(r[0]));
     const unknown = tags.filter((t) => !known.includes(t));
     if (unknown.length > 0) throw new RestoreRefused(`${new NewerSchemaError(unknown, file).message}; nothing was changed`);
@@ -83,7 +86,9 @@ function takeOver(path: string, previous: string | null, beforeCopy: () => void)
       conn.exec("SELECT count(*) FROM sqlite_master"); // exec: no statement keeps the lock past close()
     } catch (e) {
       if (String((e as { code?: string }).code ?? (e as Error).message).includes("BUSY") || /locked/i.test((e as Error).message)) {
-        throw new RestoreRefused(`the database ${path} is in use by another process (a running talentd?); stop the server first; nothing was changed`);
+        throw new RestoreRefused(
+          `the database ${path} is in use by another process (a running talentd?); stop the server first; nothing was changed`,
+        );
       }
       throw e;
     }

@@ -40,7 +40,14 @@ export async function keptRead<T>(database: Database, group: string, args: InVal
   return kept(byDataVersion, database, database.dataVersion(), group, args, read);
 }
 
-async function kept<T>(stores: WeakMap<Database, Kept>, database: Database, version: number | null, sql: string, args: InValue[], read: () => Promise<T>): Promise<T> {
+async function kept<T>(
+  stores: WeakMap<Database, Kept>,
+  database: Database,
+  version: number | null,
+  sql: string,
+  args: InValue[],
+  read: () => Promise<T>,
+): Promise<T> {
   if (version === null) return read();
   let k = stores.get(database);
   if (!k || k.version !== version) stores.set(database, (k = { version, rows: new Map(), size: 0 }));

@@ -12,7 +12,16 @@
  */
 import LibsqlDatabase from "libsql";
 import { statementCache } from "./statements";
-import { toWireError, type FromWriter, type JobOutcome, type Statement, type ToWriter, type WireJob, type WireStatement, type WriteJob } from "./writeJob";
+import {
+  toWireError,
+  type FromWriter,
+  type JobOutcome,
+  type Statement,
+  type ToWriter,
+  type WireJob,
+  type WireStatement,
+  type WriteJob,
+} from "./writeJob";
 
 declare const self: Worker;
 
@@ -78,7 +87,12 @@ function commit(): FromWriter {
 
 /** The reply of a transaction that is gone: every job in it (and `more`) rejected with its error, nothing of it written. */
 function failed(tx: NonNullable<typeof open>, more: number[], e: unknown): FromWriter {
-  return { type: "committed", seconds: (performance.now() - tx.began) / 1000, ids: [...tx.outcomes.map(([id]) => id), ...more], fatal: toWireError(e) };
+  return {
+    type: "committed",
+    seconds: (performance.now() - tx.began) / 1000,
+    ids: [...tx.outcomes.map(([id]) => id), ...more],
+    fatal: toWireError(e),
+  };
 }
 
 /** True while jobs posted by the request thread have not been received here yet. */
@@ -93,7 +107,8 @@ const more = () => posted !== null && received < Atomics.load(posted, 0);
  */
 export function runJobStreamed(id: number, job: WriteJob): FromWriter[] {
   const replies: FromWriter[] = [];
-  if (!conn) return [{ type: "committed", seconds: 0, ids: [id], fatal: toWireError(openError ?? new Error("the writer connection is not open")) }];
+  if (!conn)
+    return [{ type: "committed", seconds: 0, ids: [id], fatal: toWireError(openError ?? new Error("the writer connection is not open")) }];
   const durable = job.durable !== false;
   if (open && durable && !open.durable) replies.push(commit());
   if (!open) {

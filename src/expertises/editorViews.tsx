@@ -80,14 +80,16 @@ export function IssuesByLine(props: { ref: string; content: string; issues: Issu
         <p class="ok">The working version passes the talent validator.</p>
       ) : (
         <p class="error">
-          {props.issues.length} problem{props.issues.length === 1 ? "" : "s"} the validator would refuse at publication, beside the lines they concern:
+          {props.issues.length} problem{props.issues.length === 1 ? "" : "s"} the validator would refuse at publication, beside the lines
+          they concern:
         </p>
       )}
       {elsewhere.length > 0 ? (
         <ul class="issues">
           {elsewhere.map((e) => (
             <li class="error">
-              <code>{e.file}</code> {e.issue.path.includes(": ") ? <code>{e.issue.path.slice(e.issue.path.indexOf(": ") + 2)}</code> : null} {e.issue.message}
+              <code>{e.file}</code> {e.issue.path.includes(": ") ? <code>{e.issue.path.slice(e.issue.path.indexOf(": ") + 2)}</code> : null}{" "}
+              {e.issue.message}
             </li>
           ))}
         </ul>
@@ -121,7 +123,13 @@ function FileEditors(props: { files: Record<string, string>; issues: Issue[]; re
         return (
           <div class="file-edit">
             <label for={`fpath_${n}`}>{path === "" ? "New file path" : `Path of file ${n + 1}`}</label>
-            <input id={`fpath_${n}`} name={`fpath_${n}`} value={path} maxlength={200} placeholder={path === "" ? "references/runbook.md" : undefined} />
+            <input
+              id={`fpath_${n}`}
+              name={`fpath_${n}`}
+              value={path}
+              maxlength={200}
+              placeholder={path === "" ? "references/runbook.md" : undefined}
+            />
             <label for={`ftext_${n}`}>{path === "" ? "New file text" : `Text of ${path}`}</label>
             <textarea id={`ftext_${n}`} name={`ftext_${n}`} rows={path === "" ? 3 : 6} spellcheck={false} class="code">
               {text}
@@ -152,9 +160,9 @@ export function Editor(props: { e: ExpertiseDetail; draft?: Draft; server?: Serv
       <h2 id="editor-h">{props.server ? "Merge and save again" : "Working version"}</h2>
       {props.server ? (
         <div class="flash error conflict" role="alert">
-          <strong>Someone saved this expertise since you opened it.</strong> The server is at revision {props.server.revision} (saved {when(props.server.updatedAt)}), you edited
-          revision {props.editedRevision ?? "an older one"}. Your text is on the left, the server's on the right: merge what you want to keep into yours and
-          save again.
+          <strong>Someone saved this expertise since you opened it.</strong> The server is at revision {props.server.revision} (saved{" "}
+          {when(props.server.updatedAt)}), you edited revision {props.editedRevision ?? "an older one"}. Your text is on the left, the
+          server's on the right: merge what you want to keep into yours and save again.
         </div>
       ) : null}
       {props.issues && props.issues.length > 0 ? (
@@ -217,4 +225,3 @@ export function Editor(props: { e: ExpertiseDetail; draft?: Draft; server?: Serv
     </section>
   );
 }
-

@@ -10,7 +10,13 @@ import { DataTable } from "../web/layout";
 import { pageOf, ROUTE, StatusTag, when, type ExpertiseDetail } from "./listViews";
 
 /** The confirmation form of triggers, prefilled with a proposal or the confirmed ones. */
-export function TriggerConfirmForm(props: { id: string; revision: number; files: string[]; keywords: string[]; proposal?: TriggerProposal }) {
+export function TriggerConfirmForm(props: {
+  id: string;
+  revision: number;
+  files: string[];
+  keywords: string[];
+  proposal?: TriggerProposal;
+}) {
   const target = `${ROUTE}/${props.id}/triggers`;
   return (
     <form method="post" action={`${target}?_method=PUT`} hx-put={target} hx-swap="none" id="trigger-form">
@@ -60,9 +66,16 @@ export function TriggerProposalView(props: { id: string; revision: number; propo
   return (
     <div id="proposal">
       <p>
-        Proposed from the working TALENT.md (revision {props.revision}); keep, change or remove lines, then confirm. Nothing is stored until you confirm.
+        Proposed from the working TALENT.md (revision {props.revision}); keep, change or remove lines, then confirm. Nothing is stored until
+        you confirm.
       </p>
-      <TriggerConfirmForm id={props.id} revision={props.revision} files={props.proposal.files.map((f) => f.value)} keywords={props.proposal.keywords.map((k) => k.value)} proposal={props.proposal} />
+      <TriggerConfirmForm
+        id={props.id}
+        revision={props.revision}
+        files={props.proposal.files.map((f) => f.value)}
+        keywords={props.proposal.keywords.map((k) => k.value)}
+        proposal={props.proposal}
+      />
     </div>
   );
 }
@@ -75,13 +88,20 @@ export function TriggersSection(props: { e: ExpertiseDetail; proposal?: TriggerP
       <h2 id="triggers-h">Triggers</h2>
       {e.triggers ? (
         <p>
-          Confirmed {when(e.triggersConfirmedAt)}: files {e.triggers.files.length > 0 ? e.triggers.files.map((f) => <code>{f} </code>) : "none"}; keywords{" "}
+          Confirmed {when(e.triggersConfirmedAt)}: files{" "}
+          {e.triggers.files.length > 0 ? e.triggers.files.map((f) => <code>{f} </code>) : "none"}; keywords{" "}
           {e.triggers.keywords.length > 0 ? e.triggers.keywords.map((k) => <code>{k} </code>) : "none"}.
         </p>
       ) : (
         <p class="muted">Not confirmed yet: publication needs confirmed triggers (what makes an agent designate this expertise).</p>
       )}
-      <form method="get" action={`${pageOf(e.id)}#triggers`} hx-post={`${ROUTE}/${e.id}/trigger-proposal`} hx-target="#proposal" hx-swap="outerHTML">
+      <form
+        method="get"
+        action={`${pageOf(e.id)}#triggers`}
+        hx-post={`${ROUTE}/${e.id}/trigger-proposal`}
+        hx-target="#proposal"
+        hx-swap="outerHTML"
+      >
         <input type="hidden" name="propose" value="1" />
         <button type="submit" class="secondary">
           Propose triggers
@@ -98,7 +118,12 @@ export function TriggersSection(props: { e: ExpertiseDetail; proposal?: TriggerP
   );
 }
 
-const OPERATION_LABEL: Record<LifecycleOperation, string> = { publish: "Publish", activate: "Activate", deactivate: "Deactivate", reactivate: "Reactivate" };
+const OPERATION_LABEL: Record<LifecycleOperation, string> = {
+  publish: "Publish",
+  activate: "Activate",
+  deactivate: "Deactivate",
+  reactivate: "Reactivate",
+};
 const OPERATION_HELP: Record<LifecycleOperation, string> = {
   publish: "Snapshots the working version into a new immutable version.",
   activate: "Serves the latest published version to the organization's projects that install it.",
@@ -114,11 +139,19 @@ export function LifecycleSection(props: { e: ExpertiseDetail }) {
       <h2 id="lifecycle-h">Publication and lifecycle</h2>
       <p>
         Status <StatusTag status={e.status} />
-        {e.serving ? ` · serving version ${e.serving}` : e.publishedVersion > 0 ? ` · latest version ${e.publishedVersion}, not served` : " · never published"}
+        {e.serving
+          ? ` · serving version ${e.serving}`
+          : e.publishedVersion > 0
+            ? ` · latest version ${e.publishedVersion}, not served`
+            : " · never published"}
       </p>
       {e.allowedOperations.includes("publish") && !e.verification.publishable ? (
         <p class="muted small">
-          Publication will be refused until {[!e.verification.valid ? "the check below passes" : null, !e.verification.triggersConfirmed ? "triggers are confirmed" : null].filter(Boolean).join(" and ")}.
+          Publication will be refused until{" "}
+          {[!e.verification.valid ? "the check below passes" : null, !e.verification.triggersConfirmed ? "triggers are confirmed" : null]
+            .filter(Boolean)
+            .join(" and ")}
+          .
         </p>
       ) : null}
       <div class="actions-row">
@@ -179,8 +212,8 @@ export function DeleteSection(props: { e: ExpertiseDetail }) {
   const e = props.e;
   return (
     <TypedDeleteForm route={`${ROUTE}/${e.id}`} name={e.slug} title="Delete this expertise" button={`Delete ${e.ref}`}>
-      It stops being served and designable at once, and leaves the list. Its slug stays reserved; resolutions that pinned a version still read and audit it.
+      It stops being served and designable at once, and leaves the list. Its slug stays reserved; resolutions that pinned a version still
+      read and audit it.
     </TypedDeleteForm>
   );
 }
-

@@ -45,7 +45,9 @@ The compact guidance an agent is served.
 
 /** An expertise's status as a tag. */
 export function StatusTag(props: { status: string }) {
-  return <span class={`state ${props.status === "active" ? "active" : props.status === "inactive" ? "disabled" : ""}`}>{props.status}</span>;
+  return (
+    <span class={`state ${props.status === "active" ? "active" : props.status === "inactive" ? "disabled" : ""}`}>{props.status}</span>
+  );
 }
 
 /** The list with its status filter. */
@@ -88,7 +90,9 @@ export function ExpertiseList(props: { items: ExpertiseSummary[]; status: string
               <td>
                 <StatusTag status={e.status} />
               </td>
-              <td>{e.serving ? `v${e.serving}` : e.publishedVersion > 0 ? <span class="muted">v{e.publishedVersion} (not served)</span> : "—"}</td>
+              <td>
+                {e.serving ? `v${e.serving}` : e.publishedVersion > 0 ? <span class="muted">v{e.publishedVersion} (not served)</span> : "—"}
+              </td>
               <td>{e.revision}</td>
               <td class="small">{when(e.updatedAt)}</td>
             </tr>

@@ -74,7 +74,8 @@ function readFiles(v: unknown, issues: Issue[]): Record<string, string> | undefi
     const problem = filePathProblem(path);
     if (problem) issues.push({ path: `files.${path}`, message: `path ${problem}` });
     if (typeof content !== "string") issues.push({ path: `files.${path}`, message: "must be text" });
-    else if (bytes(content) > MAX_FILE_BYTES) issues.push({ path: `files.${path}`, message: `too large (${bytes(content)} bytes > ${MAX_FILE_BYTES})` });
+    else if (bytes(content) > MAX_FILE_BYTES)
+      issues.push({ path: `files.${path}`, message: `too large (${bytes(content)} bytes > ${MAX_FILE_BYTES})` });
     else if (content.includes("\u0000")) issues.push({ path: `files.${path}`, message: "must be text (contains a NUL character)" });
     if (!problem && typeof content === "string") out[path] = content;
   }
@@ -83,7 +84,8 @@ function readFiles(v: unknown, issues: Issue[]): Record<string, string> | undefi
 
 function checkTotal(content: string | undefined, files: Record<string, string> | undefined, issues: Issue[]): void {
   const total = bytes(content ?? "") + Object.values(files ?? {}).reduce((n, c) => n + bytes(c), 0);
-  if (total > MAX_TOTAL_BYTES) issues.push({ path: "", message: `content and files together are too large (${total} bytes > ${MAX_TOTAL_BYTES})` });
+  if (total > MAX_TOTAL_BYTES)
+    issues.push({ path: "", message: `content and files together are too large (${total} bytes > ${MAX_TOTAL_BYTES})` });
 }
 
 function readRevision(v: unknown, issues: Issue[], required: boolean): number | undefined {
@@ -113,7 +115,10 @@ export function parseCreate(body: unknown): CreateInput {
   if (b.slug === undefined || b.slug === null || b.slug === "") issues.push({ path: "slug", message: "missing" });
   else if (typeof b.slug !== "string") issues.push({ path: "slug", message: "must be a string" });
   else if (b.slug.length > SLUG_MAX || !ID_PATTERN.test(b.slug)) {
-    issues.push({ path: "slug", message: `"${b.slug.slice(0, 80)}" is not a valid slug (1–${SLUG_MAX} chars, lower-case letters and digits separated by single -)` });
+    issues.push({
+      path: "slug",
+      message: `"${b.slug.slice(0, 80)}" is not a valid slug (1–${SLUG_MAX} chars, lower-case letters and digits separated by single -)`,
+    });
   } else slug = b.slug;
   const content = readContent(b.content, issues, true);
   const files = readFiles(b.files, issues);
@@ -135,7 +140,8 @@ export function parsePatch(body: unknown): PatchInput {
   const expectedRevision = readRevision(b.expectedRevision, issues, true);
   const content = readContent(b.content, issues, false);
   const files = readFiles(b.files, issues);
-  if (b.content === undefined && b.files === undefined) issues.push({ path: "", message: "nothing to change: send content, files, or both" });
+  if (b.content === undefined && b.files === undefined)
+    issues.push({ path: "", message: "nothing to change: send content, files, or both" });
   checkTotal(content, files, issues);
   if (issues.length > 0) throw validationFailed(issues);
   return { expectedRevision: expectedRevision!, content, files };
@@ -158,7 +164,13 @@ export function parseTriggersBody(body: unknown, fromForm = false): { files?: un
   if (b.files === undefined && b.keywords === undefined) issues.push({ path: "", message: "send files (globs), keywords, or both" });
   if (issues.length > 0) throw validationFailed(issues);
   // a form (the dashboard) sends each list as text, one entry per line; JSON keeps its lists
-  const lines = (v: unknown) => (fromForm && typeof v === "string" ? v.split(/\r?\n/).map((x) => x.trim()).filter((x) => x !== "") : v);
+  const lines = (v: unknown) =>
+    fromForm && typeof v === "string"
+      ? v
+          .split(/\r?\n/)
+          .map((x) => x.trim())
+          .filter((x) => x !== "")
+      : v;
   return { files: lines(b.files), keywords: lines(b.keywords), expectedRevision };
 }
 
@@ -173,9 +185,16 @@ export function parseListQuery(query: Record<string, string | undefined>): ListF
   const issues: Issue[] = [];
   const out: ListFilter = {};
   if (query.status !== undefined && query.status !== "") {
-    const statuses = query.status.split(",").map((s) => s.trim()).filter(Boolean);
+    const statuses = query.status
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
     const bad = statuses.filter((s) => !(EXPERTISE_STATUSES as readonly string[]).includes(s));
-    if (bad.length > 0) issues.push({ path: "status", message: `unknown status ${bad.join(", ")}; one or more (comma-separated) of ${EXPERTISE_STATUSES.join(", ")}` });
+    if (bad.length > 0)
+      issues.push({
+        path: "status",
+        message: `unknown status ${bad.join(", ")}; one or more (comma-separated) of ${EXPERTISE_STATUSES.join(", ")}`,
+      });
     else out.statuses = statuses as ExpertiseStatus[];
   }
   for (const k of ["text", "trigger"] as const) {

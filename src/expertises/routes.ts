@@ -40,73 +40,117 @@ export function expertiseRoutes(deps: AppDeps, guards: Guards) {
   const db = deps.database;
   const catalog = () => deps.state.catalog;
   const detail = async (org: OrgMembership, id: string) => detailView(db, await findExpertise(db, org.id, id), org.slug, catalog());
-  const lifecycle = (op: Exclude<LifecycleOperation, "publish">) => async ({ org, params }: { org: OrgMembership; params: { id: string } }) => {
-    ownerOrAdmin(org);
-    const row = await db.write((tx) => changeLifecycle(tx, org.id, params.id, op));
-    return detailView(db, row, org.slug, catalog());
-  };
+  const lifecycle =
+    (op: Exclude<LifecycleOperation, "publish">) =>
+    async ({ org, params }: { org: OrgMembership; params: { id: string } }) => {
+      ownerOrAdmin(org);
+      const row = await db.write((tx) => changeLifecycle(tx, org.id, params.id, op));
+      return detailView(db, row, org.slug, catalog());
+    };
 
   return new Elysia({ prefix: "/web/orgs/current/expertises" })
     .use(guards)
-    .get("/", async ({ org, query }) => {
-      ownerOrAdmin(org);
-      const filter = parseListQuery(query as Record<string, string | undefined>);
-      return { expertises: await listExpertises(db, org, filter) };
-    }, { org: "member" })
-    .post("/", async ({ auth, org, body, set }) => {
-      ownerOrAdmin(org);
-      const input = parseCreate(body);
-      const row = await db.write((tx) => createExpertise(tx, { ...input, organizationId: org.id, userId: auth.user.id }));
-      set.status = 201;
-      return detailView(db, row, org.slug, catalog());
-    }, { org: "member" })
-    .get("/:id", async ({ org, params }) => {
-      ownerOrAdmin(org);
-      return detail(org, params.id);
-    }, { org: "member" })
-    .patch("/:id", async ({ org, params, body }) => {
-      ownerOrAdmin(org);
-      await findExpertise(db, org.id, params.id);
-      const input = parsePatch(body);
-      const row = await db.write((tx) => updateWorkingVersion(tx, org.id, params.id, input));
-      return detailView(db, row, org.slug, catalog());
-    }, { org: "member" })
-    .delete("/:id", async ({ org, params, body, request }) => {
-      ownerOrAdmin(org);
-      await requireTypedName(request, body, async () => (await findExpertise(db, org.id, params.id)).slug, "expertise");
-      await db.write((tx) => deleteExpertise(tx, org.id, params.id));
-      return { deleted: params.id };
-    }, { org: "member" })
-    .post("/:id/trigger-proposal", async ({ org, params }) => {
-      ownerOrAdmin(org);
-      const row = await findExpertise(db, org.id, params.id);
-      const proposal = proposeTriggers(row.workingContent);
-      return { id: row.id, revision: row.revision, ...proposal, confirmed: row.triggers, triggersConfirmedAt: iso(row.triggersConfirmedAt) };
-    }, { org: "member" })
-    .put("/:id/triggers", async ({ org, params, body, request }) => {
-      ownerOrAdmin(org);
-      await findExpertise(db, org.id, params.id);
-      const input = parseTriggersBody(body, (request.headers.get("content-type") ?? "").startsWith("application/x-www-form-urlencoded"));
-      const { triggers, issues } = normalizeTriggers(input);
-      if (issues.length > 0) throw validationFailed(issues);
-      const row = await db.write((tx) => confirmTriggers(tx, org.id, params.id, triggers, input.expectedRevision));
-      return detailView(db, row, org.slug, catalog());
-    }, { org: "member" })
-    .post("/:id/publish", async ({ auth, org, params, body }) => {
-      ownerOrAdmin(org);
-      await findExpertise(db, org.id, params.id);
-      const expectedRevision = parseOptionalRevision(body);
-      const r = await db.write((tx) => publishExpertise(tx, org, params.id, auth.user.id, catalog(), expectedRevision));
-      return { ...(await detailView(db, r.row, org.slug, catalog())), published: { version: r.version, created: r.created } };
-    }, { org: "member" })
+    .get(
+      "/",
+      async ({ org, query }) => {
+        ownerOrAdmin(org);
+        const filter = parseListQuery(query as Record<string, string | undefined>);
+        return { expertises: await listExpertises(db, org, filter) };
+      },
+      { org: "member" },
+    )
+    .post(
+      "/",
+      async ({ auth, org, body, set }) => {
+        ownerOrAdmin(org);
+        const input = parseCreate(body);
+        const row = await db.write((tx) => createExpertise(tx, { ...input, organizationId: org.id, userId: auth.user.id }));
+        set.status = 201;
+        return detailView(db, row, org.slug, catalog());
+      },
+      { org: "member" },
+    )
+    .get(
+      "/:id",
+      async ({ org, params }) => {
+        ownerOrAdmin(org);
+        return detail(org, params.id);
+      },
+      { org: "member" },
+    )
+    .patch(
+      "/:id",
+      async ({ org, params, body }) => {
+        ownerOrAdmin(org);
+        await findExpertise(db, org.id, params.id);
+        const input = parsePatch(body);
+        const row = await db.write((tx) => updateWorkingVersion(tx, org.id, params.id, input));
+        return detailView(db, row, org.slug, catalog());
+      },
+      { org: "member" },
+    )
+    .delete(
+      "/:id",
+      async ({ org, params, body, request }) => {
+        ownerOrAdmin(org);
+        await requireTypedName(request, body, async () => (await findExpertise(db, org.id, params.id)).slug, "expertise");
+        await db.write((tx) => deleteExpertise(tx, org.id, params.id));
+        return { deleted: params.id };
+      },
+      { org: "member" },
+    )
+    .post(
+      "/:id/trigger-proposal",
+      async ({ org, params }) => {
+        ownerOrAdmin(org);
+        const row = await findExpertise(db, org.id, params.id);
+        const proposal = proposeTriggers(row.workingContent);
+        return {
+          id: row.id,
+          revision: row.revision,
+          ...proposal,
+          confirmed: row.triggers,
+          triggersConfirmedAt: iso(row.triggersConfirmedAt),
+        };
+      },
+      { org: "member" },
+    )
+    .put(
+      "/:id/triggers",
+      async ({ org, params, body, request }) => {
+        ownerOrAdmin(org);
+        await findExpertise(db, org.id, params.id);
+        const input = parseTriggersBody(body, (request.headers.get("content-type") ?? "").startsWith("application/x-www-form-urlencoded"));
+        const { triggers, issues } = normalizeTriggers(input);
+        if (issues.length > 0) throw validationFailed(issues);
+        const row = await db.write((tx) => confirmTriggers(tx, org.id, params.id, triggers, input.expectedRevision));
+        return detailView(db, row, org.slug, catalog());
+      },
+      { org: "member" },
+    )
+    .post(
+      "/:id/publish",
+      async ({ auth, org, params, body }) => {
+        ownerOrAdmin(org);
+        await findExpertise(db, org.id, params.id);
+        const expectedRevision = parseOptionalRevision(body);
+        const r = await db.write((tx) => publishExpertise(tx, org, params.id, auth.user.id, catalog(), expectedRevision));
+        return { ...(await detailView(db, r.row, org.slug, catalog())), published: { version: r.version, created: r.created } };
+      },
+      { org: "member" },
+    )
     .post("/:id/activate", lifecycle("activate"), { org: "member" })
     .post("/:id/deactivate", lifecycle("deactivate"), { org: "member" })
     .post("/:id/reactivate", lifecycle("reactivate"), { org: "member" })
-    .get("/:id/versions/:version", async ({ org, params }) => {
-      ownerOrAdmin(org);
-      const version = parseVersionParam(params.version);
-      await findExpertise(db, org.id, params.id);
-      if (version === undefined) throw validationFailed([{ path: "version", message: "must be a positive integer" }]);
-      return readVersion(db, org.id, params.id, version);
-    }, { org: "member" });
+    .get(
+      "/:id/versions/:version",
+      async ({ org, params }) => {
+        ownerOrAdmin(org);
+        const version = parseVersionParam(params.version);
+        await findExpertise(db, org.id, params.id);
+        if (version === undefined) throw validationFailed([{ path: "version", message: "must be a positive integer" }]);
+        return readVersion(db, org.id, params.id, version);
+      },
+      { org: "member" },
+    );
 }

@@ -41,7 +41,10 @@ const cache = new KeptMap<string, Talent | null>(CACHE_MAX, { order: "used" });
 /** Builds (or reuses) the Talent of a stored version; undefined if its bytes no longer validate. */
 async function talentOfVersion(database: Database, row: VersionRow): Promise<Talent | undefined> {
   const files = JSON.parse(row.files) as Record<string, string>;
-  const fileKeys = Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1)).map(([p, d]) => `${p}=${d}`).join(",");
+  const fileKeys = Object.entries(files)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([p, d]) => `${p}=${d}`)
+    .join(",");
   const key = `${row.expertise_id}@${row.version}|${row.org_slug}/${row.slug}|${row.content_digest}|${fileKeys}`;
   if (cache.has(key)) {
     // get refreshes its place (least recently used goes first); null is kept too (bytes that no longer validate)
@@ -86,7 +89,11 @@ async function toServable(database: Database, rows: readonly VersionRow[]): Prom
 }
 
 /** Active, not deleted expertises of an organization, each at its latest published version, by slug. */
-export async function listServableExpertises(database: Database, organizationId: string, _catalog: Catalog): Promise<readonly ServableExpertise[]> {
+export async function listServableExpertises(
+  database: Database,
+  organizationId: string,
+  _catalog: Catalog,
+): Promise<readonly ServableExpertise[]> {
   // rows kept for the data version, and what they serve kept by the rows (versions are frozen, blobs content-addressed)
   const rows = await keptAll<VersionRow>(database, SERVABLE_SQL, [organizationId]);
   const hit = servableOf.get(rows);
@@ -102,7 +109,12 @@ const SERVABLE_SQL = `${SELECT} AND v.version = e.published_version
 const servableOf = new WeakMap<readonly VersionRow[], readonly ServableExpertise[]>();
 
 /** One by ref (`@org/slug`) within the organization, or undefined if unknown/not active/deleted/never published. */
-export async function getServableExpertise(database: Database, organizationId: string, ref: string, _catalog: Catalog): Promise<ServableExpertise | undefined> {
+export async function getServableExpertise(
+  database: Database,
+  organizationId: string,
+  ref: string,
+  _catalog: Catalog,
+): Promise<ServableExpertise | undefined> {
   const m = /^@([^/]+)\/([^/]+)$/.exec(ref);
   if (!m) return undefined;
   const rows = await database.all<VersionRow>(
@@ -117,7 +129,12 @@ export async function getServableExpertise(database: Database, organizationId: s
  * A published version by number, whatever the expertise's state now (inactive and deleted
  * expertises included: resolutions that pinned it still audit against it), or undefined.
  */
-export async function getExpertiseVersion(database: Database, expertiseId: string, version: number, _catalog: Catalog): Promise<ServableExpertise | undefined> {
+export async function getExpertiseVersion(
+  database: Database,
+  expertiseId: string,
+  version: number,
+  _catalog: Catalog,
+): Promise<ServableExpertise | undefined> {
   if (!Number.isSafeInteger(version) || version < 1) return undefined;
   const rows = await database.all<VersionRow>(`${SELECT} AND v.version = ? WHERE e.id = ?`, [version, expertiseId]);
   return (await toServable(database, rows))[0];

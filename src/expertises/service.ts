@@ -64,9 +64,10 @@ export async function createExpertise(tx: Tx, input: CreateInput & { organizatio
     .where(and(eq(expertises.organizationId, input.organizationId), eq(expertises.slug, input.slug)))
     .limit(1);
   if (taken[0]) {
-    const why = taken[0].deletedAt !== null
-      ? `The slug "${input.slug}" belonged to a deleted expertise and stays reserved (old resolutions still name it); choose another.`
-      : `An expertise with the slug "${input.slug}" already exists in this organization.`;
+    const why =
+      taken[0].deletedAt !== null
+        ? `The slug "${input.slug}" belonged to a deleted expertise and stays reserved (old resolutions still name it); choose another.`
+        : `An expertise with the slug "${input.slug}" already exists in this organization.`;
     throw new AppError("conflict", why, { field: "slug" });
   }
   const now = Date.now();
@@ -103,12 +104,14 @@ export async function updateWorkingVersion(tx: Tx, organizationId: string, id: s
   const updated = await tx
     .update(expertises)
     .set({ ...set, revision: sql`${expertises.revision} + 1` })
-    .where(and(
-      eq(expertises.id, id),
-      eq(expertises.organizationId, organizationId),
-      isNull(expertises.deletedAt),
-      eq(expertises.revision, input.expectedRevision),
-    ))
+    .where(
+      and(
+        eq(expertises.id, id),
+        eq(expertises.organizationId, organizationId),
+        isNull(expertises.deletedAt),
+        eq(expertises.revision, input.expectedRevision),
+      ),
+    )
     .returning();
   if (updated[0]) return updated[0];
   const current = await findExpertise(tx, organizationId, id); // 404 when it does not exist
@@ -116,7 +119,13 @@ export async function updateWorkingVersion(tx: Tx, organizationId: string, id: s
 }
 
 /** Records the confirmed triggers (already normalized). Does not change the revision. */
-export async function confirmTriggers(tx: Tx, organizationId: string, id: string, triggers: Triggers, expectedRevision?: number): Promise<ExpertiseRow> {
+export async function confirmTriggers(
+  tx: Tx,
+  organizationId: string,
+  id: string,
+  triggers: Triggers,
+  expectedRevision?: number,
+): Promise<ExpertiseRow> {
   const row = await findExpertise(tx, organizationId, id);
   if (expectedRevision !== undefined && expectedRevision !== row.revision) throw revisionConflict(row, expectedRevision);
   const now = Date.now();
@@ -167,11 +176,13 @@ export async function publishExpertise(
   const fileDigests: Record<string, string> = {};
   for (const path of Object.keys(row.workingFiles).sort()) fileDigests[path] = digestOf(row.workingFiles[path]!);
   if (row.publishedVersion > 0) {
-    const latest = (await tx
-      .select()
-      .from(expertiseVersions)
-      .where(and(eq(expertiseVersions.expertiseId, id), eq(expertiseVersions.version, row.publishedVersion)))
-      .limit(1))[0];
+    const latest = (
+      await tx
+        .select()
+        .from(expertiseVersions)
+        .where(and(eq(expertiseVersions.expertiseId, id), eq(expertiseVersions.version, row.publishedVersion)))
+        .limit(1)
+    )[0];
     if (
       latest &&
       latest.contentDigest === contentDigest &&
@@ -204,11 +215,19 @@ function sortedObject(o: Record<string, string>): Record<string, string> {
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** activate, deactivate, reactivate: the state machine of lifecycle.ts, or 409 invalid_transition. */
-export async function changeLifecycle(tx: Tx, organizationId: string, id: string, op: Exclude<LifecycleOperation, "publish">): Promise<ExpertiseRow> {
+export async function changeLifecycle(
+  tx: Tx,
+  organizationId: string,
+  id: string,
+  op: Exclude<LifecycleOperation, "publish">,
+): Promise<ExpertiseRow> {
   const row = await findExpertise(tx, organizationId, id);
   const next = nextStatus(row.status, op);
   const now = Date.now();
-  await tx.update(expertises).set({ status: next, updatedAt: now }).where(and(eq(expertises.id, id), eq(expertises.status, row.status)));
+  await tx
+    .update(expertises)
+    .set({ status: next, updatedAt: now })
+    .where(and(eq(expertises.id, id), eq(expertises.status, row.status)));
   return { ...row, status: next, updatedAt: now };
 }
 
@@ -231,14 +250,16 @@ export function describeContent(content: string): { title: string | null; summar
   if (isSkillMdText(content)) {
     // a SKILL.md: title from metadata (else its name), summary = description
     const title = mapSkillFrontMatter(fm).fields.title ?? fm.name;
-    return { title: typeof title === "string" ? title.trim() : null, summary: typeof fm.description === "string" ? fm.description.trim() : null };
+    return {
+      title: typeof title === "string" ? title.trim() : null,
+      summary: typeof fm.description === "string" ? fm.description.trim() : null,
+    };
   }
   return {
     title: typeof fm.title === "string" ? fm.title.trim() : null,
     summary: typeof fm.summary === "string" ? fm.summary.trim() : null,
   };
 }
-
 
 export interface VersionView {
   version: number;
@@ -302,7 +323,7 @@ export function summaryView(row: ExpertiseRow, orgSlug: string) {
 export async function detailView(d: Db, row: ExpertiseRow, orgSlug: string, catalog: Catalog | null) {
   const check = verifyExpertise({ orgSlug, slug: row.slug, content: row.workingContent, files: row.workingFiles }, catalog);
   const creator = row.createdBy
-    ? (await drizzleOf(d).select({ id: users.id, email: users.email }).from(users).where(eq(users.id, row.createdBy)).limit(1))[0] ?? null
+    ? ((await drizzleOf(d).select({ id: users.id, email: users.email }).from(users).where(eq(users.id, row.createdBy)).limit(1))[0] ?? null)
     : null;
   return {
     ...summaryView(row, orgSlug),
@@ -323,7 +344,11 @@ export async function detailView(d: Db, row: ExpertiseRow, orgSlug: string, cata
 export async function listExpertises(database: Database, org: OrgRef, filter: ListFilter) {
   const conds = [eq(expertises.organizationId, org.id), isNull(expertises.deletedAt)];
   if (filter.statuses) conds.push(inArray(expertises.status, filter.statuses as ExpertiseStatus[]));
-  const rows = await database.db.select().from(expertises).where(and(...conds)).orderBy(asc(expertises.slug));
+  const rows = await database.db
+    .select()
+    .from(expertises)
+    .where(and(...conds))
+    .orderBy(asc(expertises.slug));
   const text = filter.text?.toLowerCase();
   const trigger = filter.trigger;
   return rows

@@ -88,7 +88,9 @@ describe("trigger proposal: computed from the content, explained, deterministic"
   });
 
   test("bounded: at most 20 globs and 20 keywords; every proposed glob passes the glob check", () => {
-    const many = TALENT + Array.from({ length: 40 }, (_, i) => `See \`dir${i}/file${i}.ts\` and word${"abcdefghijklmnopqrstuvwxyz"[i % 26]}${i}x.`).join("\n");
+    const many =
+      TALENT +
+      Array.from({ length: 40 }, (_, i) => `See \`dir${i}/file${i}.ts\` and word${"abcdefghijklmnopqrstuvwxyz"[i % 26]}${i}x.`).join("\n");
     const p = proposeTriggers(many);
     expect(p.files.length).toBe(20);
     expect(p.keywords.length).toBeLessThanOrEqual(20);
@@ -113,7 +115,9 @@ describe("confirmation (normalizeTriggers)", () => {
     });
   });
   test("refuses bad globs with the validator's reason", () => {
-    expect(normalizeTriggers({ files: ["/abs/**"] }).issues).toEqual([{ path: "files[0]", message: '"/abs/**" must be relative (no leading /)' }]);
+    expect(normalizeTriggers({ files: ["/abs/**"] }).issues).toEqual([
+      { path: "files[0]", message: '"/abs/**" must be relative (no leading /)' },
+    ]);
   });
 });
 
@@ -131,7 +135,12 @@ describe("lifecycle table helpers", () => {
             err = e;
           }
           expect(err).toBeInstanceOf(AppError);
-          expect((err as AppError).body()).toMatchObject({ error: "invalid_transition", status: s, operation: op, allowed: allowedOperations(s) });
+          expect((err as AppError).body()).toMatchObject({
+            error: "invalid_transition",
+            status: s,
+            operation: op,
+            allowed: allowedOperations(s),
+          });
         }
       }
     }

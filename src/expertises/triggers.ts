@@ -30,51 +30,184 @@ export const MAX_KEYWORD_LENGTH = 80;
 
 /** Code-fence language tag → the file globs it suggests. */
 const FENCE_GLOBS: Record<string, string[]> = {
-  ts: ["**/*.ts"], typescript: ["**/*.ts"], tsx: ["**/*.tsx"], mts: ["**/*.mts"],
-  js: ["**/*.js"], javascript: ["**/*.js"], jsx: ["**/*.jsx"], mjs: ["**/*.mjs"], cjs: ["**/*.cjs"],
-  py: ["**/*.py"], python: ["**/*.py"],
-  go: ["**/*.go"], golang: ["**/*.go"],
-  rs: ["**/*.rs"], rust: ["**/*.rs"],
-  java: ["**/*.java"], kt: ["**/*.kt"], kotlin: ["**/*.kt"], scala: ["**/*.scala"],
-  rb: ["**/*.rb"], ruby: ["**/*.rb"], php: ["**/*.php"],
-  cs: ["**/*.cs"], csharp: ["**/*.cs"], fs: ["**/*.fs"], fsharp: ["**/*.fs"],
-  c: ["**/*.c", "**/*.h"], cpp: ["**/*.cpp", "**/*.hpp"], "c++": ["**/*.cpp", "**/*.hpp"],
-  swift: ["**/*.swift"], dart: ["**/*.dart"], ex: ["**/*.ex"], elixir: ["**/*.ex", "**/*.exs"],
-  sql: ["**/*.sql"], psql: ["**/*.sql"], plpgsql: ["**/*.sql"],
-  sh: ["**/*.sh"], bash: ["**/*.sh"], zsh: ["**/*.zsh"], shell: ["**/*.sh"],
-  ps1: ["**/*.ps1"], powershell: ["**/*.ps1"],
-  yaml: ["**/*.yaml", "**/*.yml"], yml: ["**/*.yml", "**/*.yaml"],
-  toml: ["**/*.toml"], json: ["**/*.json"], xml: ["**/*.xml"],
-  html: ["**/*.html"], css: ["**/*.css"], scss: ["**/*.scss"], less: ["**/*.less"],
-  vue: ["**/*.vue"], svelte: ["**/*.svelte"],
-  dockerfile: ["**/Dockerfile"], docker: ["**/Dockerfile"],
-  hcl: ["**/*.tf"], terraform: ["**/*.tf"], tf: ["**/*.tf"],
-  graphql: ["**/*.graphql"], gql: ["**/*.graphql"], proto: ["**/*.proto"], protobuf: ["**/*.proto"],
-  makefile: ["**/Makefile"], make: ["**/Makefile"],
+  ts: ["**/*.ts"],
+  typescript: ["**/*.ts"],
+  tsx: ["**/*.tsx"],
+  mts: ["**/*.mts"],
+  js: ["**/*.js"],
+  javascript: ["**/*.js"],
+  jsx: ["**/*.jsx"],
+  mjs: ["**/*.mjs"],
+  cjs: ["**/*.cjs"],
+  py: ["**/*.py"],
+  python: ["**/*.py"],
+  go: ["**/*.go"],
+  golang: ["**/*.go"],
+  rs: ["**/*.rs"],
+  rust: ["**/*.rs"],
+  java: ["**/*.java"],
+  kt: ["**/*.kt"],
+  kotlin: ["**/*.kt"],
+  scala: ["**/*.scala"],
+  rb: ["**/*.rb"],
+  ruby: ["**/*.rb"],
+  php: ["**/*.php"],
+  cs: ["**/*.cs"],
+  csharp: ["**/*.cs"],
+  fs: ["**/*.fs"],
+  fsharp: ["**/*.fs"],
+  c: ["**/*.c", "**/*.h"],
+  cpp: ["**/*.cpp", "**/*.hpp"],
+  "c++": ["**/*.cpp", "**/*.hpp"],
+  swift: ["**/*.swift"],
+  dart: ["**/*.dart"],
+  ex: ["**/*.ex"],
+  elixir: ["**/*.ex", "**/*.exs"],
+  sql: ["**/*.sql"],
+  psql: ["**/*.sql"],
+  plpgsql: ["**/*.sql"],
+  sh: ["**/*.sh"],
+  bash: ["**/*.sh"],
+  zsh: ["**/*.zsh"],
+  shell: ["**/*.sh"],
+  ps1: ["**/*.ps1"],
+  powershell: ["**/*.ps1"],
+  yaml: ["**/*.yaml", "**/*.yml"],
+  yml: ["**/*.yml", "**/*.yaml"],
+  toml: ["**/*.toml"],
+  json: ["**/*.json"],
+  xml: ["**/*.xml"],
+  html: ["**/*.html"],
+  css: ["**/*.css"],
+  scss: ["**/*.scss"],
+  less: ["**/*.less"],
+  vue: ["**/*.vue"],
+  svelte: ["**/*.svelte"],
+  dockerfile: ["**/Dockerfile"],
+  docker: ["**/Dockerfile"],
+  hcl: ["**/*.tf"],
+  terraform: ["**/*.tf"],
+  tf: ["**/*.tf"],
+  graphql: ["**/*.graphql"],
+  gql: ["**/*.graphql"],
+  proto: ["**/*.proto"],
+  protobuf: ["**/*.proto"],
+  makefile: ["**/Makefile"],
+  make: ["**/Makefile"],
 };
 
 /** Front-matter language name → the keyword it suggests (the language itself) and its globs. */
 const LANGUAGE_GLOBS: Record<string, string[]> = {
-  typescript: ["**/*.ts", "**/*.tsx"], javascript: ["**/*.js", "**/*.jsx"], python: ["**/*.py"], go: ["**/*.go"],
-  rust: ["**/*.rs"], java: ["**/*.java"], kotlin: ["**/*.kt"], ruby: ["**/*.rb"], php: ["**/*.php"], csharp: ["**/*.cs"],
-  sql: ["**/*.sql"], shell: ["**/*.sh"], bash: ["**/*.sh"], yaml: ["**/*.yaml", "**/*.yml"], css: ["**/*.css"],
-  html: ["**/*.html"], terraform: ["**/*.tf"], hcl: ["**/*.tf"], swift: ["**/*.swift"], scala: ["**/*.scala"],
+  typescript: ["**/*.ts", "**/*.tsx"],
+  javascript: ["**/*.js", "**/*.jsx"],
+  python: ["**/*.py"],
+  go: ["**/*.go"],
+  rust: ["**/*.rs"],
+  java: ["**/*.java"],
+  kotlin: ["**/*.kt"],
+  ruby: ["**/*.rb"],
+  php: ["**/*.php"],
+  csharp: ["**/*.cs"],
+  sql: ["**/*.sql"],
+  shell: ["**/*.sh"],
+  bash: ["**/*.sh"],
+  yaml: ["**/*.yaml", "**/*.yml"],
+  css: ["**/*.css"],
+  html: ["**/*.html"],
+  terraform: ["**/*.tf"],
+  hcl: ["**/*.tf"],
+  swift: ["**/*.swift"],
+  scala: ["**/*.scala"],
   dockerfile: ["**/Dockerfile"],
 };
 
 /** Extensions a mentioned path must carry to count as a source path. */
 const KNOWN_EXTENSIONS = new Set([
-  "ts", "tsx", "mts", "cts", "js", "jsx", "mjs", "cjs", "py", "go", "rs", "java", "kt", "scala", "rb", "php", "cs", "fs",
-  "c", "h", "cpp", "hpp", "swift", "dart", "ex", "exs", "sql", "sh", "zsh", "ps1", "yaml", "yml", "toml", "json", "xml",
-  "html", "css", "scss", "less", "vue", "svelte", "tf", "graphql", "proto", "md", "mdx", "ini", "env", "lock", "gradle",
+  "ts",
+  "tsx",
+  "mts",
+  "cts",
+  "js",
+  "jsx",
+  "mjs",
+  "cjs",
+  "py",
+  "go",
+  "rs",
+  "java",
+  "kt",
+  "scala",
+  "rb",
+  "php",
+  "cs",
+  "fs",
+  "c",
+  "h",
+  "cpp",
+  "hpp",
+  "swift",
+  "dart",
+  "ex",
+  "exs",
+  "sql",
+  "sh",
+  "zsh",
+  "ps1",
+  "yaml",
+  "yml",
+  "toml",
+  "json",
+  "xml",
+  "html",
+  "css",
+  "scss",
+  "less",
+  "vue",
+  "svelte",
+  "tf",
+  "graphql",
+  "proto",
+  "md",
+  "mdx",
+  "ini",
+  "env",
+  "lock",
+  "gradle",
 ]);
 
 /** Well-known file names that are triggers on their own. */
 const KNOWN_FILES = new Set([
-  "Dockerfile", "Makefile", "Jenkinsfile", "Procfile", "package.json", "tsconfig.json", "go.mod", "go.sum", "Cargo.toml",
-  "pyproject.toml", "requirements.txt", "Gemfile", "pom.xml", "build.gradle", "docker-compose.yml", "compose.yaml",
-  ".env", ".gitignore", ".dockerignore", "CODEOWNERS", "openapi.yaml", "openapi.json", "README.md", "CHANGELOG.md",
-  "yarn.lock", "package-lock.json", "pnpm-lock.yaml", "pnpm-workspace.yaml", "Cargo.lock", "uv.lock", "poetry.lock",
+  "Dockerfile",
+  "Makefile",
+  "Jenkinsfile",
+  "Procfile",
+  "package.json",
+  "tsconfig.json",
+  "go.mod",
+  "go.sum",
+  "Cargo.toml",
+  "pyproject.toml",
+  "requirements.txt",
+  "Gemfile",
+  "pom.xml",
+  "build.gradle",
+  "docker-compose.yml",
+  "compose.yaml",
+  ".env",
+  ".gitignore",
+  ".dockerignore",
+  "CODEOWNERS",
+  "openapi.yaml",
+  "openapi.json",
+  "README.md",
+  "CHANGELOG.md",
+  "yarn.lock",
+  "package-lock.json",
+  "pnpm-lock.yaml",
+  "pnpm-workspace.yaml",
+  "Cargo.lock",
+  "uv.lock",
+  "poetry.lock",
 ]);
 
 const STOPWORDS = new Set(
@@ -151,7 +284,8 @@ export function proposeTriggers(content: string): TriggerProposal {
     const fields = mapSkillFrontMatter(fm).fields;
     fm = { ...fields, title: fields.title ?? fm.name };
   }
-  const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string" && x.trim() !== "") : []);
+  const strings = (v: unknown): string[] =>
+    Array.isArray(v) ? v.filter((x): x is string => typeof x === "string" && x.trim() !== "") : [];
   const triggers = (fm.triggers && typeof fm.triggers === "object" ? fm.triggers : {}) as Record<string, unknown>;
   const languages = strings(fm.languages).map((l) => l.trim().toLowerCase());
   const rules = (Array.isArray(fm.rules) ? fm.rules : []).filter((r): r is Record<string, unknown> => !!r && typeof r === "object");
@@ -187,7 +321,8 @@ export function proposeTriggers(content: string): TriggerProposal {
   }
   for (const t of tests) {
     const rule = typeof t.rule === "string" ? t.rule : "?";
-    for (const k of ["pass", "fail"] as const) if (typeof t[k] === "string") mentionSources.push([t[k] as string, `test of ${rule} (${k})`]);
+    for (const k of ["pass", "fail"] as const)
+      if (typeof t[k] === "string") mentionSources.push([t[k] as string, `test of ${rule} (${k})`]);
   }
   inFence = false;
   bodyLines.forEach((line, i) => {
@@ -215,7 +350,8 @@ export function proposeTriggers(content: string): TriggerProposal {
   const candidates: [string, string][] = [];
   if (title) for (const w of words(title)) candidates.push([w, `in the title "${clip(title)}"`]);
   for (const r of rules) {
-    if (typeof r.title === "string") for (const w of words(r.title)) candidates.push([w, `in the title of rule ${typeof r.id === "string" ? r.id : "?"}`]);
+    if (typeof r.title === "string")
+      for (const w of words(r.title)) candidates.push([w, `in the title of rule ${typeof r.id === "string" ? r.id : "?"}`]);
   }
   inFence = false;
   bodyLines.forEach((line, i) => {
@@ -273,7 +409,9 @@ function pathCandidates(s: string): string[] {
     if (!/\s/.test(inner)) out.push(inner);
   }
   const plain = s.replace(/`[^`\n]*`/g, " ");
-  for (const m of plain.matchAll(/(?:^|[\s("'[])((?:\.{0,2}[\w*.{},-]+\/)+[\w*.{},-]*|[\w-]*\*[\w*.{},-]*|[\w.-]+\.[A-Za-z0-9]{1,8})(?=$|[\s)"'\],;:!?])/g)) {
+  for (const m of plain.matchAll(
+    /(?:^|[\s("'[])((?:\.{0,2}[\w*.{},-]+\/)+[\w*.{},-]*|[\w-]*\*[\w*.{},-]*|[\w.-]+\.[A-Za-z0-9]{1,8})(?=$|[\s)"'\],;:!?])/g,
+  )) {
     out.push(m[1]!.replace(/[.,;:]+$/, ""));
   }
   return out;
@@ -352,7 +490,8 @@ export function normalizeTriggers(input: { files?: unknown; keywords?: unknown }
   });
   const keywords = list("keywords", MAX_TRIGGER_KEYWORDS).map((k) => k.toLowerCase().replace(/\s+/g, " "));
   keywords.forEach((k, i) => {
-    if (k.length > MAX_KEYWORD_LENGTH) issues.push({ path: `keywords[${i}]`, message: `too long (${k.length} > ${MAX_KEYWORD_LENGTH} characters)` });
+    if (k.length > MAX_KEYWORD_LENGTH)
+      issues.push({ path: `keywords[${i}]`, message: `too long (${k.length} > ${MAX_KEYWORD_LENGTH} characters)` });
   });
   if (issues.length === 0 && files.length + keywords.length === 0) {
     issues.push({ path: "", message: "confirm at least one trigger (a file glob or a keyword)" });

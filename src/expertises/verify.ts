@@ -40,8 +40,10 @@ export function validateExpertise(src: ExpertiseSource): { talent: Talent | null
 export function linkFindings(talent: Talent, catalog: Catalog): Finding[] {
   const file = `${talent.id}/${talent.mainFile}`;
   const out: Finding[] = [];
-  for (const r of talent.requires) if (!catalog.get(r)) out.push({ file, field: "requires", problem: `"${r}" does not exist in the catalog` });
-  for (const c of talent.conflicts) if (!catalog.get(c)) out.push({ file, field: "conflicts", problem: `"${c}" does not exist in the catalog` });
+  for (const r of talent.requires)
+    if (!catalog.get(r)) out.push({ file, field: "requires", problem: `"${r}" does not exist in the catalog` });
+  for (const c of talent.conflicts)
+    if (!catalog.get(c)) out.push({ file, field: "conflicts", problem: `"${c}" does not exist in the catalog` });
   for (const p of talent.pointers) {
     if (p === talent.uri || p.startsWith(talent.uri + "/")) continue; // own files: checked by the validator
     if (p.startsWith("talent://@")) {
@@ -51,7 +53,8 @@ export function linkFindings(talent: Talent, catalog: Catalog): Finding[] {
     const { target, path } = pointerTarget(p);
     const other = catalog.get(target);
     if (!other) out.push({ file, field: "body", problem: `pointer ${p}: talent "${target}" does not exist in the catalog` });
-    else if (path && !other.files.has(path)) out.push({ file, field: "body", problem: `pointer ${p}: no file "${path}" in talent "${target}"` });
+    else if (path && !other.files.has(path))
+      out.push({ file, field: "body", problem: `pointer ${p}: no file "${path}" in talent "${target}"` });
   }
   return out;
 }

@@ -18,7 +18,8 @@ export function registerExpertiseViews(views: ViewRegistry): void {
   registerView("POST", `${ROUTE}/`, { redirect: (data) => `${pageOf((data as { id: string }).id)}?done=created` });
   registerView("PATCH", `${ROUTE}/:id`, { redirect: back("saved") });
   registerView("PUT", `${ROUTE}/:id/triggers`, { redirect: back("triggers") });
-  for (const op of ["publish", "activate", "deactivate", "reactivate"] as const) registerView("POST", `${ROUTE}/:id/${op}`, { redirect: back(op) });
+  for (const op of ["publish", "activate", "deactivate", "reactivate"] as const)
+    registerView("POST", `${ROUTE}/:id/${op}`, { redirect: back(op) });
   registerView("DELETE", `${ROUTE}/:id`, { redirect: () => `${EXPERTISES_PAGE}?done=deleted` });
   registerView("POST", `${ROUTE}/:id/trigger-proposal`, {
     fragment: (data) => {

@@ -45,7 +45,9 @@ export function checkSameOrigin(config: Config, request: Request, cookieAuth: bo
   const site = request.headers.get("sec-fetch-site");
   if (site !== null) {
     if (site === "same-origin" || site === "none") return;
-    throw new AppError("csrf_rejected", `This form was sent from another site (${site}); open ${base.origin} and submit it from there.`, { secFetchSite: site });
+    throw new AppError("csrf_rejected", `This form was sent from another site (${site}); open ${base.origin} and submit it from there.`, {
+      secFetchSite: site,
+    });
   }
   const origin = request.headers.get("origin");
   if (origin !== null) {

@@ -96,7 +96,10 @@ export interface EdgeOptions {
 function validationIssues(error: unknown): Issue[] {
   const issues: Issue[] = [];
   try {
-    const e = error as { validator?: { Errors?(value: unknown): Iterable<SchemaError>; schema?: Record<string, unknown>; Schema?(): Record<string, unknown> }; value?: unknown };
+    const e = error as {
+      validator?: { Errors?(value: unknown): Iterable<SchemaError>; schema?: Record<string, unknown>; Schema?(): Record<string, unknown> };
+      value?: unknown;
+    };
     const schema = e.validator?.schema ?? e.validator?.Schema?.();
     const seen = new Set<string>();
     // a body that is not an object at all is told once, as its required fields (not also as an array's "properties")
@@ -169,7 +172,12 @@ async function readLimited(request: Request, limit: number, expiry: Expiry): Pro
 
 /** The 408 of a body that did not arrive by REQUEST_DEADLINE (the connection closes). */
 function tooLate(deadlineMs: number): AppError {
-  return new AppError("request_timeout", `The request body did not arrive within ${deadlineMs / 1000} s.`, { deadlineSeconds: deadlineMs / 1000 }, CLOSE);
+  return new AppError(
+    "request_timeout",
+    `The request body did not arrive within ${deadlineMs / 1000} s.`,
+    { deadlineSeconds: deadlineMs / 1000 },
+    CLOSE,
+  );
 }
 
 /**
@@ -178,7 +186,11 @@ function tooLate(deadlineMs: number): AppError {
  * message; this turns the race between two such checks into the 409 it is, not a 500.
  */
 export function isUniqueViolation(error: unknown): boolean {
-  for (let e = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+  for (
+    let e = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as typeof e, depth++
+  ) {
     if (String(e.code ?? "").startsWith("SQLITE_CONSTRAINT") && String(e.message ?? "").includes("UNIQUE constraint failed")) return true;
   }
   return false;
@@ -256,99 +268,107 @@ export function edge(opts: EdgeOptions) {
   const trusted = opts.trustedProxies ?? NO_TRUSTED_PROXIES;
   const deadlineMs = opts.requestDeadlineMs ?? 30_000;
   const deadlines = new Deadlines();
-  return new Elysia({ name: "edge" })
-    .onRequest(({ request, set, server }) => {
-      const seen = meta.get(request);
-      if (seen) {
-        // handed to the app again by the method override (methodOverride.ts): the same request, its id kept
-        set.headers["x-request-id"] = seen.id;
-        return;
-      }
-      const incoming = request.headers.get("x-request-id");
-      const id = incoming && /^[A-Za-z0-9._-]{1,64}$/.test(incoming) ? incoming : ulid();
-      const ip = recordClientAddress(request, server as PeerInfo | null, trusted);
-      const m: RequestMeta = { id, start: performance.now(), startedAt: Date.now(), seq: ++arrivals, ip };
-      meta.set(request, m);
-      set.headers["x-request-id"] = id;
-      const refused = cap.enter(m);
-      if (refused) return refused;
-      const len = request.headers.get("content-length");
-      if (len !== null && Number(len) > opts.bodyLimit) {
-        return errorResponse(
-          new AppError("payload_too_large", `The request body is larger than ${opts.bodyLimit} bytes.`, { limit: opts.bodyLimit }),
-          id,
-        );
-      }
-    })
-    .onParse({ as: "global" }, async ({ request, contentType }) => {
-      if (!request.body) return;
-      const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
-      // every body is read here, with the size limit (a chunked one has no length to check in
-      // onRequest) and the deadline; JSON is parsed here so that a malformed body is told only
-      // after the route's guard has authenticated the caller (see notParsed)
-      const deadline = (meta.get(request)?.start ?? performance.now()) + deadlineMs;
-      const bytes = await readLimited(request, opts.bodyLimit, deadlines.expiry(deadline, () => tooLate(deadlineMs)));
-      if (type === "multipart/form-data") {
-        // Elysia's own multipart parser runs, reading the bytes read here: a chunked form (curl,
-        // a CLI) parses exactly as one with a length (a browser's)
-        const form = new Response(bytes, { headers: { "content-type": request.headers.get("content-type") ?? type } });
-        Object.defineProperty(request, "formData", { value: () => form.formData(), configurable: true });
-        return;
-      }
-      const text = new TextDecoder().decode(bytes);
-      if (type === "application/json") {
-        try {
-          return text.trim() === "" ? {} : JSON.parse(text);
-        } catch {
-          malformed.add(request);
-          return {};
+  return (
+    new Elysia({ name: "edge" })
+      .onRequest(({ request, set, server }) => {
+        const seen = meta.get(request);
+        if (seen) {
+          // handed to the app again by the method override (methodOverride.ts): the same request, its id kept
+          set.headers["x-request-id"] = seen.id;
+          return;
         }
-      }
-      if (type === "application/x-www-form-urlencoded") return formFields(text);
-      return text;
-    })
-    // after the guards (transform) and validation, before the handler: a malformed JSON body is a
-    // 400 only for a caller the route accepts (an unauthenticated one got its 401 first)
-    .onBeforeHandle({ as: "global" }, ({ request, params }) => {
-      if (malformed.has(request)) throw notParsed();
-      // Elysia hands a path parameter it cannot percent-decode (%E0%A4%A) to the handler as null
-      for (const [name, v] of Object.entries((params ?? {}) as Record<string, unknown>)) {
-        if (typeof v !== "string") throw validationFailed([{ path: name, message: "is not valid percent-encoding" }]);
-      }
-    })
-    .onError({ as: "global" }, async ({ code, error, request }) => {
-      let err: AppError;
-      let res: Response;
-      try {
-        err = toAppError(code, error, request, opts.log, opts.storage);
-        res = (await opts.htmlError?.(err, request, requestIdOf(request))) ?? errorResponse(err, requestIdOf(request));
-      } catch (e) {
-        // the error model never fails: a failure to render one is itself a 500 in the model (never the runtime's page)
-        opts.log.error("could not render an error", { requestId: requestIdOf(request), error: String((e as Error)?.stack ?? e) });
-        err = new AppError("internal_error", `Something went wrong on our side (request ${requestIdOf(request)}).`, { requestId: requestIdOf(request) });
-        res = errorResponse(err, requestIdOf(request));
-      }
-      const m = meta.get(request);
-      if (m) {
-        m.errorStatus = res.status;
-        m.errorCode = err.code;
-      }
-      return res;
-    })
-    .onAfterResponse({ as: "global" }, ({ request, set, responseValue, route }) => {
-      cap.leave(meta.get(request));
-      if (metrics) metrics.record(request.method, route, statusOf(request, set, responseValue), elapsedMs(request) / 1000);
-      if (!opts.accessLog) return;
-      const url = new URL(request.url);
-      const status = statusOf(request, set, responseValue);
-      opts.log.info("request", {
-        requestId: requestIdOf(request),
-        method: request.method,
-        path: url.pathname,
-        status,
-        ms: Math.round(elapsedMs(request) * 10) / 10,
-        ip: meta.get(request)?.ip ?? undefined,
-        ua: request.headers.get("user-agent") ?? undefined,
-      });
-    });
+        const incoming = request.headers.get("x-request-id");
+        const id = incoming && /^[A-Za-z0-9._-]{1,64}$/.test(incoming) ? incoming : ulid();
+        const ip = recordClientAddress(request, server as PeerInfo | null, trusted);
+        const m: RequestMeta = { id, start: performance.now(), startedAt: Date.now(), seq: ++arrivals, ip };
+        meta.set(request, m);
+        set.headers["x-request-id"] = id;
+        const refused = cap.enter(m);
+        if (refused) return refused;
+        const len = request.headers.get("content-length");
+        if (len !== null && Number(len) > opts.bodyLimit) {
+          return errorResponse(
+            new AppError("payload_too_large", `The request body is larger than ${opts.bodyLimit} bytes.`, { limit: opts.bodyLimit }),
+            id,
+          );
+        }
+      })
+      .onParse({ as: "global" }, async ({ request, contentType }) => {
+        if (!request.body) return;
+        const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+        // every body is read here, with the size limit (a chunked one has no length to check in
+        // onRequest) and the deadline; JSON is parsed here so that a malformed body is told only
+        // after the route's guard has authenticated the caller (see notParsed)
+        const deadline = (meta.get(request)?.start ?? performance.now()) + deadlineMs;
+        const bytes = await readLimited(
+          request,
+          opts.bodyLimit,
+          deadlines.expiry(deadline, () => tooLate(deadlineMs)),
+        );
+        if (type === "multipart/form-data") {
+          // Elysia's own multipart parser runs, reading the bytes read here: a chunked form (curl,
+          // a CLI) parses exactly as one with a length (a browser's)
+          const form = new Response(bytes, { headers: { "content-type": request.headers.get("content-type") ?? type } });
+          Object.defineProperty(request, "formData", { value: () => form.formData(), configurable: true });
+          return;
+        }
+        const text = new TextDecoder().decode(bytes);
+        if (type === "application/json") {
+          try {
+            return text.trim() === "" ? {} : JSON.parse(text);
+          } catch {
+            malformed.add(request);
+            return {};
+          }
+        }
+        if (type === "application/x-www-form-urlencoded") return formFields(text);
+        return text;
+      })
+      // after the guards (transform) and validation, before the handler: a malformed JSON body is a
+      // 400 only for a caller the route accepts (an unauthenticated one got its 401 first)
+      .onBeforeHandle({ as: "global" }, ({ request, params }) => {
+        if (malformed.has(request)) throw notParsed();
+        // Elysia hands a path parameter it cannot percent-decode (%E0%A4%A) to the handler as null
+        for (const [name, v] of Object.entries((params ?? {}) as Record<string, unknown>)) {
+          if (typeof v !== "string") throw validationFailed([{ path: name, message: "is not valid percent-encoding" }]);
+        }
+      })
+      .onError({ as: "global" }, async ({ code, error, request }) => {
+        let err: AppError;
+        let res: Response;
+        try {
+          err = toAppError(code, error, request, opts.log, opts.storage);
+          res = (await opts.htmlError?.(err, request, requestIdOf(request))) ?? errorResponse(err, requestIdOf(request));
+        } catch (e) {
+          // the error model never fails: a failure to render one is itself a 500 in the model (never the runtime's page)
+          opts.log.error("could not render an error", { requestId: requestIdOf(request), error: String((e as Error)?.stack ?? e) });
+          err = new AppError("internal_error", `Something went wrong on our side (request ${requestIdOf(request)}).`, {
+            requestId: requestIdOf(request),
+          });
+          res = errorResponse(err, requestIdOf(request));
+        }
+        const m = meta.get(request);
+        if (m) {
+          m.errorStatus = res.status;
+          m.errorCode = err.code;
+        }
+        return res;
+      })
+      .onAfterResponse({ as: "global" }, ({ request, set, responseValue, route }) => {
+        cap.leave(meta.get(request));
+        if (metrics) metrics.record(request.method, route, statusOf(request, set, responseValue), elapsedMs(request) / 1000);
+        if (!opts.accessLog) return;
+        const url = new URL(request.url);
+        const status = statusOf(request, set, responseValue);
+        opts.log.info("request", {
+          requestId: requestIdOf(request),
+          method: request.method,
+          path: url.pathname,
+          status,
+          ms: Math.round(elapsedMs(request) * 10) / 10,
+          ip: meta.get(request)?.ip ?? undefined,
+          ua: request.headers.get("user-agent") ?? undefined,
+        });
+      })
+  );
 }

@@ -27,7 +27,10 @@ export const ERROR_CODES = {
   request_timeout: { status: 408, message: "The request did not arrive in time." },
   invitation_expired: { status: 410, message: "This invitation has expired." },
   reset_link_invalid: { status: 410, message: "This password-reset link is invalid, expired or already used: ask for a new one." },
-  verification_link_invalid: { status: 410, message: "This verification link is invalid, expired or already used: sign in and ask for a new one." },
+  verification_link_invalid: {
+    status: 410,
+    message: "This verification link is invalid, expired or already used: sign in and ask for a new one.",
+  },
   payload_too_large: { status: 413, message: "The request body is too large." },
   unsupported_media_type: { status: 415, message: "Send JSON or form-encoded bodies." },
   misdirected_request: { status: 421, message: "This server answers at its BASE_URL only." },
@@ -47,12 +50,7 @@ export class AppError extends Error {
   readonly details: Record<string, unknown>;
   readonly headers: Record<string, string>;
 
-  constructor(
-    code: ErrorCode,
-    message?: string,
-    details: Record<string, unknown> = {},
-    headers: Record<string, string> = {},
-  ) {
+  constructor(code: ErrorCode, message?: string, details: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
     super(message ?? ERROR_CODES[code].message);
     this.code = code;
     this.status = ERROR_CODES[code].status;

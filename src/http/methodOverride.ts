@@ -47,7 +47,10 @@ export function overrideOf(request: Request): { method: string } | { refused: st
   const asked = url.searchParams.get("_method");
   if (asked === null) return null;
   const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
-  if (!FORM_TYPES.has(type)) return { refused: "is only accepted on a form post (application/x-www-form-urlencoded or multipart/form-data); send the method itself" };
+  if (!FORM_TYPES.has(type))
+    return {
+      refused: "is only accepted on a form post (application/x-www-form-urlencoded or multipart/form-data); send the method itself",
+    };
   const method = asked.toUpperCase();
   if (!OVERRIDABLE.has(method)) return { refused: "must be PUT, PATCH or DELETE" };
   return { method };
@@ -59,7 +62,11 @@ export function methodOverride(dispatch: (request: Request) => Response | Promis
     if (overridden.has(request)) return; // handed back by dispatch: route it
     const o = overrideOf(request);
     if (o === null) return;
-    if ("refused" in o) throw validationFailed([{ path: "_method", message: o.refused }], "This form asked for a method the server does not take from a form.");
+    if ("refused" in o)
+      throw validationFailed(
+        [{ path: "_method", message: o.refused }],
+        "This form asked for a method the server does not take from a form.",
+      );
     Object.defineProperty(request, "method", { value: o.method, configurable: true, enumerable: true });
     overridden.add(request);
     return dispatch(request);
@@ -98,7 +105,12 @@ export async function requireTypedName(request: Request, body: unknown, nameOf: 
   const typed = formField(body, "confirm");
   if (typed === name) return;
   throw validationFailed(
-    [{ path: "confirm", message: typed ? `"${typed}" is not "${name}": type the ${what}'s name exactly` : `type the ${what}'s name, "${name}"` }],
+    [
+      {
+        path: "confirm",
+        message: typed ? `"${typed}" is not "${name}": type the ${what}'s name exactly` : `type the ${what}'s name, "${name}"`,
+      },
+    ],
     `Nothing was deleted: type the ${what}'s name, ${name}, to confirm.`,
   );
 }

@@ -26,7 +26,8 @@ export function intParam(query: Query, name: string, min: number, max: number, f
   const raw = text(query, name, true);
   if (raw === undefined) return fallback;
   const n = Number(raw);
-  if (!/^-?\d+$/.test(raw.trim()) || n < min || n > max) throw validationFailed([{ path: name, message: `must be a number from ${min} to ${max}` }]);
+  if (!/^-?\d+$/.test(raw.trim()) || n < min || n > max)
+    throw validationFailed([{ path: name, message: `must be a number from ${min} to ${max}` }]);
   return n;
 }
 
@@ -47,7 +48,8 @@ export function strParam(query: Query, name: string, max: number, required = fal
 export function oneOf<T extends string>(query: Query, name: string, allowed: readonly T[]): T | undefined {
   const v = text(query, name);
   if (v === undefined) return undefined;
-  if (!(allowed as readonly string[]).includes(v)) throw validationFailed([{ path: name, message: `${name} must be one of ${allowed.join(", ")}` }]);
+  if (!(allowed as readonly string[]).includes(v))
+    throw validationFailed([{ path: name, message: `${name} must be one of ${allowed.join(", ")}` }]);
   return v as T;
 }
 

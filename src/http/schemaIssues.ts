@@ -39,7 +39,8 @@ export function describeSchema(s: Schema | undefined, depth = 0): string {
   if (Array.isArray(s.anyOf)) {
     // Elysia widens a number or boolean of a body or query with a string it decodes (`format: "integer"`): not a choice of its own
     const all = s.anyOf as Schema[];
-    const decoded = (p: Schema) => p.type === "string" && ["integer", "numeric", "boolean", "ObjectString", "ArrayString"].includes(p.format);
+    const decoded = (p: Schema) =>
+      p.type === "string" && ["integer", "numeric", "boolean", "ObjectString", "ArrayString"].includes(p.format);
     const parts = all.some((p) => !decoded(p)) ? all.filter((p) => !decoded(p)) : all;
     if (parts.length > 0 && parts.every((p) => "const" in p)) return `one of ${parts.map((p) => String(p.const)).join(", ")}`;
     return [...new Set(parts.map((p) => describeSchema(p, depth + 1)))].join(" or ");
@@ -96,7 +97,9 @@ function subjectOf(segments: string[]): string {
  * fields, each missing.
  */
 export function schemaIssues(x: SchemaError, root?: Schema): Issue[] {
-  const segments = String(x.path ?? "").split("/").filter((p) => p !== "");
+  const segments = String(x.path ?? "")
+    .split("/")
+    .filter((p) => p !== "");
   const path = segments.join(".");
   const schema = x.schema;
   if (typeof schema?.error === "string") return [{ path, message: schema.error }];
@@ -105,14 +108,21 @@ export function schemaIssues(x: SchemaError, root?: Schema): Issue[] {
     case ValueErrorType.ObjectAdditionalProperties: {
       const parent = root && segments.length === 1 ? root : schema;
       const names = Object.keys(parent?.properties ?? {});
-      return [{ path, message: `${segments.join(".")} is not a field of this request${names.length ? ` (its fields: ${names.join(", ")})` : ""}` }];
+      return [
+        {
+          path,
+          message: `${segments.join(".")} is not a field of this request${names.length ? ` (its fields: ${names.join(", ")})` : ""}`,
+        },
+      ];
     }
     case ValueErrorType.ObjectMinProperties:
     case ValueErrorType.ObjectMaxProperties: {
       const names = Object.keys(schema?.properties ?? {});
       const atLeast = x.type === ValueErrorType.ObjectMinProperties;
       const n = atLeast ? schema?.minProperties : schema?.maxProperties;
-      const what = names.length ? `${atLeast && n === 1 ? "at least one" : `${atLeast ? "at least" : "at most"} ${n}`} of ${names.join(", ")}` : `${atLeast ? "at least" : "at most"} ${n} fields`;
+      const what = names.length
+        ? `${atLeast && n === 1 ? "at least one" : `${atLeast ? "at least" : "at most"} ${n}`} of ${names.join(", ")}`
+        : `${atLeast ? "at least" : "at most"} ${n} fields`;
       return [{ path, message: segments.length ? `${subject} must hold ${what}` : `send ${what}` }];
     }
   }
@@ -120,14 +130,29 @@ export function schemaIssues(x: SchemaError, root?: Schema): Issue[] {
     // the whole body is not an object (an empty form, a JSON array): its required fields are missing
     const props = (schema.properties ?? {}) as Record<string, Schema>;
     const required = (schema.required ?? []) as string[];
-    if (required.length > 0) return required.map((name) => ({ path: name, message: typeof props[name]?.error === "string" ? props[name].error : `${name} is required: ${describeSchema(props[name])}` }));
-    return [{ path: "", message: `send a JSON object or a form${Object.keys(props).length ? ` with ${Object.keys(props).join(", ")}` : ""}` }];
+    if (required.length > 0)
+      return required.map((name) => ({
+        path: name,
+        message: typeof props[name]?.error === "string" ? props[name].error : `${name} is required: ${describeSchema(props[name])}`,
+      }));
+    return [
+      { path: "", message: `send a JSON object or a form${Object.keys(props).length ? ` with ${Object.keys(props).join(", ")}` : ""}` },
+    ];
   }
   if (segments.length === 0) return [{ path: "", message: `the request must be ${describeSchema(schema)}` }];
-  if (x.type === ValueErrorType.ObjectRequiredProperty || x.value === undefined) return [{ path, message: `${subject} is required: ${describeSchema(schema)}` }];
+  if (x.type === ValueErrorType.ObjectRequiredProperty || x.value === undefined)
+    return [{ path, message: `${subject} is required: ${describeSchema(schema)}` }];
   if (x.type === ValueErrorType.StringPattern || x.type === ValueErrorType.StringFormat || x.type === ValueErrorType.StringFormatUnknown) {
     const takes = describeSchema(schema);
-    return [{ path, message: takes === "text" || takes.startsWith("text ") ? `${subject} has a form this field does not take (${takes})` : `${subject} must be ${takes}` }];
+    return [
+      {
+        path,
+        message:
+          takes === "text" || takes.startsWith("text ")
+            ? `${subject} has a form this field does not take (${takes})`
+            : `${subject} must be ${takes}`,
+      },
+    ];
   }
   return [{ path, message: `${subject} must be ${describeSchema(schema)}` }];
 }

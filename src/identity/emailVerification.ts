@@ -31,7 +31,9 @@ export interface MailDeps {
 export async function queueEmailVerification(tx: Tx, deps: MailDeps, user: { id: string; email: string }): Promise<void> {
   const token = base62(randomBytes(32));
   const now = Date.now();
-  await tx.insert(emailVerifications).values({ tokenHash: sha256Hex(token), userId: user.id, email: user.email, expiresAt: now + VERIFY_TTL_MS, createdAt: now });
+  await tx
+    .insert(emailVerifications)
+    .values({ tokenHash: sha256Hex(token), userId: user.id, email: user.email, expiresAt: now + VERIFY_TTL_MS, createdAt: now });
   const link = `${deps.config.baseUrl}/verify-email?token=${token}`;
   await queueMail(tx, deps, emailVerificationMail({ to: user.email, link, hours: VERIFY_TTL_MS / 3600_000 }));
 }
@@ -43,7 +45,13 @@ export async function verificationTokenValid(database: Database, token: string):
     .select({ u: emailVerifications.userId })
     .from(emailVerifications)
     .innerJoin(users, and(eq(users.id, emailVerifications.userId), eq(users.email, emailVerifications.email)))
-    .where(and(eq(emailVerifications.tokenHash, sha256Hex(token)), isNull(emailVerifications.usedAt), gt(emailVerifications.expiresAt, Date.now())))
+    .where(
+      and(
+        eq(emailVerifications.tokenHash, sha256Hex(token)),
+        isNull(emailVerifications.usedAt),
+        gt(emailVerifications.expiresAt, Date.now()),
+      ),
+    )
     .limit(1);
   return r.length > 0;
 }
@@ -57,13 +65,23 @@ export async function confirmEmail(database: Database, token: string): Promise<{
   const now = Date.now();
   const done = TOKEN_PATTERN.test(token)
     ? await database.write(async (tx) => {
-        const used = (await tx
-          .update(emailVerifications)
-          .set({ usedAt: now })
-          .where(and(eq(emailVerifications.tokenHash, sha256Hex(token)), isNull(emailVerifications.usedAt), gt(emailVerifications.expiresAt, now)))
-          .returning({ userId: emailVerifications.userId, email: emailVerifications.email }))[0];
+        const used = (
+          await tx
+            .update(emailVerifications)
+            .set({ usedAt: now })
+            .where(
+              and(
+                eq(emailVerifications.tokenHash, sha256Hex(token)),
+                isNull(emailVerifications.usedAt),
+                gt(emailVerifications.expiresAt, now),
+              ),
+            )
+            .returning({ userId: emailVerifications.userId, email: emailVerifications.email })
+        )[0];
         if (!used) return null;
-        const user = (await tx.select({ email: users.email, verifiedAt: users.emailVerifiedAt }).from(users).where(eq(users.id, used.userId)).limit(1))[0];
+        const user = (
+          await tx.select({ email: users.email, verifiedAt: users.emailVerifiedAt }).from(users).where(eq(users.id, used.userId)).limit(1)
+        )[0];
         if (!user || user.email !== used.email) return null;
         if (user.verifiedAt === null) await tx.update(users).set({ emailVerifiedAt: now, updatedAt: now }).where(eq(users.id, used.userId));
         return { userId: used.userId, email: used.email };
@@ -90,8 +108,13 @@ export async function resendEmailVerification(database: Database, deps: MailDeps
   return database.write(async (tx) => {
     const user = (await tx.select({ email: users.email, v: users.emailVerifiedAt }).from(users).where(eq(users.id, userId)).limit(1))[0];
     if (!user || user.v !== null) return false;
-    const recent = (await tx.select({ n: count() }).from(emailVerifications)
-      .where(and(eq(emailVerifications.userId, userId), gt(emailVerifications.createdAt, Date.now() - 3600_000))))[0]?.n ?? 0;
+    const recent =
+      (
+        await tx
+          .select({ n: count() })
+          .from(emailVerifications)
+          .where(and(eq(emailVerifications.userId, userId), gt(emailVerifications.createdAt, Date.now() - 3600_000)))
+      )[0]?.n ?? 0;
     if (recent >= RESENDS_PER_HOUR) throw rateLimited("Too many verification mails for this account", 3600);
     await queueEmailVerification(tx, deps, { id: userId, email: user.email });
     return true;

@@ -54,7 +54,12 @@ export class LinkRequired extends Error {
 /** The domain part of an e-mail address (lower case), or null. */
 export function emailDomain(email: string): string | null {
   const at = email.lastIndexOf("@");
-  return at > 0 ? email.slice(at + 1).trim().toLowerCase() : null;
+  return at > 0
+    ? email
+        .slice(at + 1)
+        .trim()
+        .toLowerCase()
+    : null;
 }
 
 /**
@@ -74,15 +79,32 @@ export async function signInExternal(
   try {
     // a member of an organization that enforces its SSO never signs in through another provider
     const enforcedBefore = !joinOrganizationId && email && identity.emailVerified ? await ssoEnforcedFor(database, email) : null;
-    if (enforcedBefore) throw new SignInRefused(`Accounts at ${enforcedBefore} sign in through their organization's single sign-on.`, "enforced", enforcedBefore);
+    if (enforcedBefore)
+      throw new SignInRefused(
+        `Accounts at ${enforcedBefore} sign in through their organization's single sign-on.`,
+        "enforced",
+        enforcedBefore,
+      );
     const result = await database.write(async (tx) => {
-      const choice = await chooseAccount(tx, { provider: identity.provider, subject: identity.subject, email: identity.emailVerified ? email : null, name: identity.name, organizationId: joinOrganizationId });
+      const choice = await chooseAccount(tx, {
+        provider: identity.provider,
+        subject: identity.subject,
+        email: identity.emailVerified ? email : null,
+        name: identity.name,
+        organizationId: joinOrganizationId,
+      });
       if (choice.kind === "admin") {
-        throw new SignInRefused("A platform administrator signs in with a password or an identity provider, never through an organization's single sign-on.", "admin_sso");
+        throw new SignInRefused(
+          "A platform administrator signs in with a password or an identity provider, never through an organization's single sign-on.",
+          "admin_sso",
+        );
       }
       if (choice.kind === "no_email") {
         if (!email) throw new SignInRefused(`Your ${label} account did not share an e-mail address, so it cannot be used to sign in here.`);
-        throw new SignInRefused(`Your ${label} account's e-mail address ${email} is not verified there: verify it with the provider, or sign in another way.`, "unverified");
+        throw new SignInRefused(
+          `Your ${label} account's e-mail address ${email} is not verified there: verify it with the provider, or sign in another way.`,
+          "unverified",
+        );
       }
       if (choice.kind === "consent") return choice;
       if (joinOrganizationId) await joinThroughSso(tx, joinOrganizationId, choice.userId);
@@ -91,7 +113,13 @@ export async function signInExternal(
       return { ...choice, email: user.email, activeOrganizationId: joinOrganizationId ?? null };
     });
     if (result.kind === "consent") {
-      await recordSecurityEvent(database, { kind: "sign_in.link_required", userId: result.userId, email, ...meta, detail: { provider: identity.provider } });
+      await recordSecurityEvent(database, {
+        kind: "sign_in.link_required",
+        userId: result.userId,
+        email,
+        ...meta,
+        detail: { provider: identity.provider },
+      });
       throw new LinkRequired(result.token, email!);
     }
     // an identity provider never opens an account whose domain enforces its organization's SSO
@@ -100,13 +128,21 @@ export async function signInExternal(
       if (domain) throw new SignInRefused(`Accounts at ${domain} sign in through their organization's single sign-on.`, "enforced", domain);
     }
     const orgs = result.activeOrganizationId ? null : await listMemberships(database, result.userId);
-    const session = await database.write((tx) => createSession(tx, result.userId, { ...meta, activeOrganizationId: result.activeOrganizationId ?? orgs?.[0]?.id ?? null }));
+    const session = await database.write((tx) =>
+      createSession(tx, result.userId, { ...meta, activeOrganizationId: result.activeOrganizationId ?? orgs?.[0]?.id ?? null }),
+    );
     await recordSecurityEvent(database, {
       kind: "sign_in.success",
       userId: result.userId,
       email: result.email,
       ...meta,
-      detail: { method: identity.provider.startsWith("sso:") ? "sso" : "oauth", provider: identity.provider, created: result.created, linked: result.linked, reclaimed: result.reclaimed },
+      detail: {
+        method: identity.provider.startsWith("sso:") ? "sso" : "oauth",
+        provider: identity.provider,
+        created: result.created,
+        linked: result.linked,
+        reclaimed: result.reclaimed,
+      },
     });
     return { userId: result.userId, email: result.email, session, created: result.created, linked: result.linked };
   } catch (e) {
@@ -116,7 +152,13 @@ export async function signInExternal(
 }
 
 /** Records a refused sign-in through a provider or SSO (before or after its protocol's checks). */
-export async function recordExternalFailure(database: Database, provider: string, reason: string, meta: ClientMeta, email?: string | null): Promise<void> {
+export async function recordExternalFailure(
+  database: Database,
+  provider: string,
+  reason: string,
+  meta: ClientMeta,
+  email?: string | null,
+): Promise<void> {
   await recordSecurityEvent(database, {
     kind: "sign_in.failure",
     email: email ?? null,

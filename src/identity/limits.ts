@@ -77,14 +77,19 @@ export interface SignInAttempt {
 export function takeSignInAttempt(l: AuthLimiters, email: string, ip: string | null, now = Date.now()): SignInAttempt {
   const pairKey = `${email}\n${ip ?? "-"}`;
   const pair = l.pair.check(pairKey, now);
-  if (!pair.allowed) throw Object.assign(rateLimited("Too many failed sign-ins for this e-mail from this address", pair.retryAfter), { scope: "pair" });
+  if (!pair.allowed)
+    throw Object.assign(rateLimited("Too many failed sign-ins for this e-mail from this address", pair.retryAfter), { scope: "pair" });
   if (ip !== null) {
     const address = l.address.check(ip, now);
-    if (!address.allowed) throw Object.assign(rateLimited("Too many failed sign-ins from this address", address.retryAfter), { scope: "address" });
+    if (!address.allowed)
+      throw Object.assign(rateLimited("Too many failed sign-ins from this address", address.retryAfter), { scope: "address" });
   }
   if (!l.email.check(email, now).allowed) {
     const slow = l.emailSlowPath.take(email, now);
-    if (!slow.allowed) throw Object.assign(rateLimited("Too many failed sign-ins for this e-mail; one attempt is allowed every 30 s", slow.retryAfter), { scope: "e-mail" });
+    if (!slow.allowed)
+      throw Object.assign(rateLimited("Too many failed sign-ins for this e-mail; one attempt is allowed every 30 s", slow.retryAfter), {
+        scope: "e-mail",
+      });
   }
   l.pair.hit(pairKey, now);
   if (ip !== null) l.address.hit(ip, now);

@@ -17,11 +17,22 @@ import { cancelPendingLink, confirmPendingLink, LINK_COOKIE, linkCookie, readPen
 import { providerLabel } from "./providers";
 import { recordSecurityEvent } from "./security";
 
-type State = { kind: "ask"; link: PendingLink; label: string; email: string } | { kind: "none" } | { kind: "linked"; label: string } | { kind: "declined" };
+type State =
+  | { kind: "ask"; link: PendingLink; label: string; email: string }
+  | { kind: "none" }
+  | { kind: "linked"; label: string }
+  | { kind: "declined" };
 
 function LinkPage(props: { state: State }) {
   const s = props.state;
-  const title = s.kind === "ask" ? "Link a sign-in method" : s.kind === "linked" ? "Linked" : s.kind === "declined" ? "Nothing was linked" : "No link to confirm";
+  const title =
+    s.kind === "ask"
+      ? "Link a sign-in method"
+      : s.kind === "linked"
+        ? "Linked"
+        : s.kind === "declined"
+          ? "Nothing was linked"
+          : "No link to confirm";
   return (
     <Layout title={title}>
       <div class="card narrow">
@@ -29,8 +40,14 @@ function LinkPage(props: { state: State }) {
         {s.kind === "ask" ? (
           <form method="post" action="/account/link">
             <p>
-              {s.label} vouched that you are <strong>{s.email}</strong>. Link it to this account, so that you can sign in with it from now on?
-              {s.link.organization ? <> You also join <strong>{s.link.organization.name}</strong> as a member.</> : null}
+              {s.label} vouched that you are <strong>{s.email}</strong>. Link it to this account, so that you can sign in with it from now
+              on?
+              {s.link.organization ? (
+                <>
+                  {" "}
+                  You also join <strong>{s.link.organization.name}</strong> as a member.
+                </>
+              ) : null}
             </p>
             <p class="muted">If you did not just try to sign in with {s.label}, decline: someone else may be trying to use your address.</p>
             <p>
@@ -52,7 +69,8 @@ function LinkPage(props: { state: State }) {
           </p>
         ) : (
           <p role="status">
-            There is no sign-in method waiting to be linked to this account (the request expires after 15 minutes). <a href="/">Continue</a>.
+            There is no sign-in method waiting to be linked to this account (the request expires after 15 minutes). <a href="/">Continue</a>
+            .
           </p>
         )}
       </div>
@@ -62,8 +80,10 @@ function LinkPage(props: { state: State }) {
 
 /** The consent page and its form post. */
 export function linkPages(deps: ComposedDeps): Elysia {
-  const label = (link: PendingLink) => (link.organization ? `${link.organization.name}'s single sign-on` : providerLabel(deps.config, link.provider));
-  const toLogin = () => new Response(null, { status: 303, headers: { location: "/login?next=%2Faccount%2Flink", "cache-control": "no-store" } });
+  const label = (link: PendingLink) =>
+    link.organization ? `${link.organization.name}'s single sign-on` : providerLabel(deps.config, link.provider);
+  const toLogin = () =>
+    new Response(null, { status: 303, headers: { location: "/login?next=%2Faccount%2Flink", "cache-control": "no-store" } });
   const plugin = new Elysia()
     .get("/account/link", async ({ request }) => {
       const session = await optionalSession(deps, request);
@@ -86,7 +106,10 @@ export function linkPages(deps: ComposedDeps): Elysia {
         const done = await confirmPendingLink(tx, token, session.user.id);
         if (done) {
           await recordSecurityEvent(tx, {
-            kind: "identity.linked", userId: session.user.id, email: session.user.email, ...clientMeta(request, server),
+            kind: "identity.linked",
+            userId: session.user.id,
+            email: session.user.email,
+            ...clientMeta(request, server),
             detail: { provider: done.provider, organizationId: done.organization?.id ?? null },
           });
         }

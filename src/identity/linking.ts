@@ -50,8 +50,13 @@ export interface VouchedIdentity {
 /** Applies the rules above for `identity` inside `tx` (see the module's comment). */
 export async function chooseAccount(tx: Tx, identity: VouchedIdentity): Promise<AccountChoice> {
   const sso = identity.organizationId !== undefined;
-  const link = (await tx.select({ userId: externalAccounts.userId }).from(externalAccounts)
-    .where(and(eq(externalAccounts.provider, identity.provider), eq(externalAccounts.providerUserId, identity.subject))).limit(1))[0];
+  const link = (
+    await tx
+      .select({ userId: externalAccounts.userId })
+      .from(externalAccounts)
+      .where(and(eq(externalAccounts.provider, identity.provider), eq(externalAccounts.providerUserId, identity.subject)))
+      .limit(1)
+  )[0];
   if (link) {
     const user = (await tx.select({ role: users.role }).from(users).where(eq(users.id, link.userId)).limit(1))[0];
     if (sso && user?.role === "admin") return { kind: "admin" };
@@ -59,14 +64,25 @@ export async function chooseAccount(tx: Tx, identity: VouchedIdentity): Promise<
   }
   if (!identity.email) return { kind: "no_email" };
   const now = Date.now();
-  const existing = (await tx.select({ id: users.id, role: users.role, verifiedAt: users.emailVerifiedAt }).from(users).where(eq(users.email, identity.email)).limit(1))[0];
+  const existing = (
+    await tx
+      .select({ id: users.id, role: users.role, verifiedAt: users.emailVerifiedAt })
+      .from(users)
+      .where(eq(users.email, identity.email))
+      .limit(1)
+  )[0];
   if (existing && sso && existing.role === "admin") return { kind: "admin" };
   if (existing && existing.verifiedAt !== null) {
     const token = base62(randomBytes(32));
     await tx.delete(pendingLinks).where(lt(pendingLinks.expiresAt, now));
     await tx.insert(pendingLinks).values({
-      tokenHash: sha256Hex(token), provider: identity.provider, providerUserId: identity.subject, userId: existing.id,
-      organizationId: identity.organizationId ?? null, expiresAt: now + PENDING_LINK_TTL_MS, createdAt: now,
+      tokenHash: sha256Hex(token),
+      provider: identity.provider,
+      providerUserId: identity.subject,
+      userId: existing.id,
+      organizationId: identity.organizationId ?? null,
+      expiresAt: now + PENDING_LINK_TTL_MS,
+      createdAt: now,
     });
     return { kind: "consent", userId: existing.id, token };
   }
@@ -76,7 +92,16 @@ export async function chooseAccount(tx: Tx, identity: VouchedIdentity): Promise<
     await reclaim(tx, userId, now);
   } else {
     userId = newId("usr");
-    await tx.insert(users).values({ id: userId, email: identity.email, name: (identity.name ?? "").slice(0, 100), passwordHash: null, role: "user", emailVerifiedAt: now, createdAt: now, updatedAt: now });
+    await tx.insert(users).values({
+      id: userId,
+      email: identity.email,
+      name: (identity.name ?? "").slice(0, 100),
+      passwordHash: null,
+      role: "user",
+      emailVerifiedAt: now,
+      createdAt: now,
+      updatedAt: now,
+    });
   }
   await tx.insert(externalAccounts).values({ provider: identity.provider, providerUserId: identity.subject, userId, createdAt: now });
   return { kind: "account", userId, created: !existing, linked: true, reclaimed: existing !== undefined };
@@ -86,14 +111,21 @@ export async function chooseAccount(tx: Tx, identity: VouchedIdentity): Promise<
 async function reclaim(tx: Tx, userId: string, now: number): Promise<void> {
   await tx.update(users).set({ passwordHash: null, emailVerifiedAt: now, updatedAt: now }).where(eq(users.id, userId));
   await dropUserSessions(tx, userId);
-  await tx.update(passwordResets).set({ usedAt: now }).where(and(eq(passwordResets.userId, userId), isNull(passwordResets.usedAt)));
+  await tx
+    .update(passwordResets)
+    .set({ usedAt: now })
+    .where(and(eq(passwordResets.userId, userId), isNull(passwordResets.usedAt)));
   await tx.delete(pendingLinks).where(eq(pendingLinks.userId, userId));
   await tx.delete(externalAccounts).where(eq(externalAccounts.userId, userId));
 }
 
 /** Makes the user a member of the SSO organization (as `member`) unless they already are. */
 export async function joinThroughSso(tx: Tx, organizationId: string, userId: string): Promise<void> {
-  const member = await tx.select({ u: members.userId }).from(members).where(and(eq(members.organizationId, organizationId), eq(members.userId, userId))).limit(1);
+  const member = await tx
+    .select({ u: members.userId })
+    .from(members)
+    .where(and(eq(members.organizationId, organizationId), eq(members.userId, userId)))
+    .limit(1);
   if (member.length === 0) await tx.insert(members).values({ organizationId, userId, role: "member", createdAt: Date.now() });
 }
 
@@ -108,14 +140,27 @@ export interface PendingLink {
 /** The unexpired pending link of this token, or null. */
 export async function readPendingLink(tx: Tx | { select: Tx["select"] }, token: string | null): Promise<PendingLink | null> {
   if (!token || !TOKEN_PATTERN.test(token)) return null;
-  const row = (await tx
-    .select({ provider: pendingLinks.provider, userId: pendingLinks.userId, orgId: pendingLinks.organizationId, orgName: organizations.name, expiresAt: pendingLinks.expiresAt })
-    .from(pendingLinks)
-    .leftJoin(organizations, eq(organizations.id, pendingLinks.organizationId))
-    .where(and(eq(pendingLinks.tokenHash, sha256Hex(token)), gt(pendingLinks.expiresAt, Date.now())))
-    .limit(1))[0];
+  const row = (
+    await tx
+      .select({
+        provider: pendingLinks.provider,
+        userId: pendingLinks.userId,
+        orgId: pendingLinks.organizationId,
+        orgName: organizations.name,
+        expiresAt: pendingLinks.expiresAt,
+      })
+      .from(pendingLinks)
+      .leftJoin(organizations, eq(organizations.id, pendingLinks.organizationId))
+      .where(and(eq(pendingLinks.tokenHash, sha256Hex(token)), gt(pendingLinks.expiresAt, Date.now())))
+      .limit(1)
+  )[0];
   if (!row) return null;
-  return { provider: row.provider, userId: row.userId, organization: row.orgId ? { id: row.orgId, name: row.orgName ?? "" } : null, expiresAt: row.expiresAt };
+  return {
+    provider: row.provider,
+    userId: row.userId,
+    organization: row.orgId ? { id: row.orgId, name: row.orgName ?? "" } : null,
+    expiresAt: row.expiresAt,
+  };
 }
 
 /**
@@ -126,16 +171,32 @@ export async function readPendingLink(tx: Tx | { select: Tx["select"] }, token: 
  */
 export async function confirmPendingLink(tx: Tx, token: string | null, userId: string): Promise<PendingLink | null> {
   if (!token || !TOKEN_PATTERN.test(token)) return null;
-  const row = (await tx.delete(pendingLinks)
-    .where(and(eq(pendingLinks.tokenHash, sha256Hex(token)), eq(pendingLinks.userId, userId), gt(pendingLinks.expiresAt, Date.now())))
-    .returning())[0];
+  const row = (
+    await tx
+      .delete(pendingLinks)
+      .where(and(eq(pendingLinks.tokenHash, sha256Hex(token)), eq(pendingLinks.userId, userId), gt(pendingLinks.expiresAt, Date.now())))
+      .returning()
+  )[0];
   if (!row) return null;
   const now = Date.now();
-  await tx.insert(externalAccounts).values({ provider: row.provider, providerUserId: row.providerUserId, userId, createdAt: now }).onConflictDoNothing();
-  await tx.update(users).set({ emailVerifiedAt: now, updatedAt: now }).where(and(eq(users.id, userId), isNull(users.emailVerifiedAt)));
+  await tx
+    .insert(externalAccounts)
+    .values({ provider: row.provider, providerUserId: row.providerUserId, userId, createdAt: now })
+    .onConflictDoNothing();
+  await tx
+    .update(users)
+    .set({ emailVerifiedAt: now, updatedAt: now })
+    .where(and(eq(users.id, userId), isNull(users.emailVerifiedAt)));
   if (row.organizationId) await joinThroughSso(tx, row.organizationId, userId);
-  const org = row.organizationId ? (await tx.select({ name: organizations.name }).from(organizations).where(eq(organizations.id, row.organizationId)).limit(1))[0] : undefined;
-  return { provider: row.provider, userId, organization: row.organizationId ? { id: row.organizationId, name: org?.name ?? "" } : null, expiresAt: row.expiresAt };
+  const org = row.organizationId
+    ? (await tx.select({ name: organizations.name }).from(organizations).where(eq(organizations.id, row.organizationId)).limit(1))[0]
+    : undefined;
+  return {
+    provider: row.provider,
+    userId,
+    organization: row.organizationId ? { id: row.organizationId, name: org?.name ?? "" } : null,
+    expiresAt: row.expiresAt,
+  };
 }
 
 /** Drops a pending link (the person said no). */

@@ -26,7 +26,13 @@ import { usableSsoForDomain } from "./sso";
 import type { Config } from "../config";
 
 /** What /login says for `?error=<code>` after a provider or SSO sign-in failed (the codes of ssoRoutes.ts). */
-export function signInErrorSentence(config: Config, code: string, provider: string | null, domain: string | null, email: string | null = null): string | null {
+export function signInErrorSentence(
+  config: Config,
+  code: string,
+  provider: string | null,
+  domain: string | null,
+  email: string | null = null,
+): string | null {
   const who = provider ? providerLabel(config, provider) : "Your organization's sign-in";
   const sentences: Record<SignInErrorCode, string> = {
     provider_unknown: "That sign-in method is not offered here.",
@@ -40,7 +46,8 @@ export function signInErrorSentence(config: Config, code: string, provider: stri
     unverified: `Your ${provider ? providerLabel(config, provider) : "identity provider"} account's e-mail address is not verified there: verify it with the provider, or sign in another way.`,
     sso_unknown: `No organization has set up single sign-on for ${domain ?? "that e-mail domain"}: sign in with your password.`,
     sso_not_approved: "Your organization's single sign-on cannot be used yet: the organization is not approved.",
-    sso_domain: "Your organization's identity provider vouched for an e-mail address outside the organization's domains, so you were not signed in.",
+    sso_domain:
+      "Your organization's identity provider vouched for an e-mail address outside the organization's domains, so you were not signed in.",
     saml: "Your organization's identity provider sent an answer that did not check out (signature, audience, destination, expiry or a replay), so you were not signed in. Please start again.",
     enforced: `Accounts at ${domain ?? "this domain"} sign in through their organization's single sign-on: enter your e-mail and continue without a password.`,
     admin_sso: "A platform administrator signs in with a password or an identity provider, never through an organization's single sign-on.",
@@ -57,7 +64,13 @@ interface Attempt {
   name?: string;
 }
 
-export function LoginPage(props: { next: string; signedInAs?: string | null; attempt?: Attempt; providers?: { id: string; label: string }[]; notice?: string | null }) {
+export function LoginPage(props: {
+  next: string;
+  signedInAs?: string | null;
+  attempt?: Attempt;
+  providers?: { id: string; label: string }[];
+  notice?: string | null;
+}) {
   const a = props.attempt;
   const mine = (form: Attempt["form"]) => (a?.form === form ? a : undefined);
   const signInErr = mine("sign-in");
@@ -71,17 +84,31 @@ export function LoginPage(props: { next: string; signedInAs?: string | null; att
             Signed in as {props.signedInAs}. <a href={props.next}>Continue</a>, or sign in with another account.
           </p>
         ) : null}
-        {props.notice ? <p class="error" role="alert" id="sign-in-notice">{props.notice}</p> : null}
+        {props.notice ? (
+          <p class="error" role="alert" id="sign-in-notice">
+            {props.notice}
+          </p>
+        ) : null}
         <form method="post" action="/login">
-          {signInErr ? <p class="error" role="alert">{signInErr.error}</p> : null}
+          {signInErr ? (
+            <p class="error" role="alert">
+              {signInErr.error}
+            </p>
+          ) : null}
           <input type="hidden" name="next" value={props.next} />
           <label for="email">E-mail</label>
           <input id="email" name="email" type="email" required autocomplete="username" value={signInErr?.email ?? ""} />
           <label for="password">Password</label>
           <input id="password" name="password" type="password" autocomplete="current-password" aria-describedby="password-hint" />
-          <p class="muted" id="password-hint">Your organization uses single sign-on? Leave the password empty and continue.</p>
-          <p><button type="submit">Sign in</button></p>
-          <p class="small"><a href="/reset-password">Forgot your password?</a></p>
+          <p class="muted" id="password-hint">
+            Your organization uses single sign-on? Leave the password empty and continue.
+          </p>
+          <p>
+            <button type="submit">Sign in</button>
+          </p>
+          <p class="small">
+            <a href="/reset-password">Forgot your password?</a>
+          </p>
         </form>
         {props.providers && props.providers.length > 0 ? (
           <div class="providers">
@@ -101,7 +128,11 @@ export function LoginPage(props: { next: string; signedInAs?: string | null; att
       <div class="card narrow" id="create-account">
         <h2>New here? Create an account</h2>
         <form method="post" action="/login/sign-up">
-          {signUpErr ? <p class="error" role="alert">{signUpErr.error}</p> : null}
+          {signUpErr ? (
+            <p class="error" role="alert">
+              {signUpErr.error}
+            </p>
+          ) : null}
           <input type="hidden" name="next" value={props.next} />
           <label for="new-email">E-mail</label>
           <input id="new-email" name="email" type="email" required autocomplete="email" value={signUpErr?.email ?? ""} />
@@ -109,7 +140,9 @@ export function LoginPage(props: { next: string; signedInAs?: string | null; att
           <input id="new-name" name="name" type="text" maxlength={100} autocomplete="name" value={signUpErr?.name ?? ""} />
           <label for="new-password">Password (at least 10 characters)</label>
           <input id="new-password" name="password" type="password" required minlength={10} maxlength={256} autocomplete="new-password" />
-          <p><button type="submit">Create account</button></p>
+          <p>
+            <button type="submit">Create account</button>
+          </p>
         </form>
       </div>
     </Layout>
@@ -130,7 +163,10 @@ export function loginPages(deps: ComposedDeps) {
   const limiters = deps.authLimiters;
   const providers = enabledProviders(deps.config);
   const signedIn = (next: string, token: string, expiresAt: number) =>
-    new Response(null, { status: 303, headers: { location: next, "set-cookie": sessionCookie(deps.config, token, expiresAt), "cache-control": "no-store" } });
+    new Response(null, {
+      status: 303,
+      headers: { location: next, "set-cookie": sessionCookie(deps.config, token, expiresAt), "cache-control": "no-store" },
+    });
 
   return new Elysia()
     .get("/login", async ({ request }) => {
@@ -141,8 +177,19 @@ export function loginPages(deps: ComposedDeps) {
       const domain = q.get("domain");
       const email = q.get("email");
       const shownEmail = email && email.length <= 254 && EMAIL_PATTERN.test(email) ? email : null;
-      const notice = error ? signInErrorSentence(deps.config, error, q.get("provider"), domain && /^[a-z0-9.-]{1,253}$/.test(domain) ? domain : null, shownEmail) : null;
-      return page(<LoginPage next={next} signedInAs={session?.user.email ?? null} providers={providers} notice={notice} />, notice ? 400 : 200);
+      const notice = error
+        ? signInErrorSentence(
+            deps.config,
+            error,
+            q.get("provider"),
+            domain && /^[a-z0-9.-]{1,253}$/.test(domain) ? domain : null,
+            shownEmail,
+          )
+        : null;
+      return page(
+        <LoginPage next={next} signedInAs={session?.user.email ?? null} providers={providers} notice={notice} />,
+        notice ? 400 : 200,
+      );
     })
     .post("/login", async ({ request, body, server }) => {
       const next = safeNext(field(body, "next"));
@@ -154,7 +201,14 @@ export function loginPages(deps: ComposedDeps) {
         const domain = emailDomain(email.trim());
         if (password === "") {
           const sso = domain && EMAIL_PATTERN.test(email.trim()) ? await usableSsoForDomain(deps.database, domain) : null;
-          if (sso) return new Response(null, { status: 303, headers: { location: `/api/auth/sso/${encodeURIComponent(domain!)}?next=${encodeURIComponent(next)}`, "cache-control": "no-store" } });
+          if (sso)
+            return new Response(null, {
+              status: 303,
+              headers: {
+                location: `/api/auth/sso/${encodeURIComponent(domain!)}?next=${encodeURIComponent(next)}`,
+                "cache-control": "no-store",
+              },
+            });
           const why = domain ? `No single sign-on is set up for ${domain}: enter your password.` : "Enter your e-mail and password.";
           return page(<LoginPage next={next} providers={providers} attempt={{ form: "sign-in", error: why, email }} />, 400);
         }
@@ -163,7 +217,11 @@ export function loginPages(deps: ComposedDeps) {
         return signedIn(next, r.session.token, r.session.expiresAt);
       } catch (e) {
         if (!(e instanceof AppError)) throw e;
-        return page(<LoginPage next={next} providers={providers} attempt={{ form: "sign-in", error: e.message, email }} />, e.status, e.headers);
+        return page(
+          <LoginPage next={next} providers={providers} attempt={{ form: "sign-in", error: e.message, email }} />,
+          e.status,
+          e.headers,
+        );
       }
     })
     .post("/login/sign-up", async ({ request, body, server }) => {
@@ -177,11 +235,18 @@ export function loginPages(deps: ComposedDeps) {
         checkSameOrigin(deps.config, request, false);
         const problem = newAccountProblem(email, password, name);
         if (problem) return fail(problem, 400);
-        const r = await signUp(deps.database, deps.authLimiters, { email, password, name: name.trim() || undefined }, clientMeta(request, server), deps);
+        const r = await signUp(
+          deps.database,
+          deps.authLimiters,
+          { email, password, name: name.trim() || undefined },
+          clientMeta(request, server),
+          deps,
+        );
         return signedIn(next, r.session.token, r.session.expiresAt);
       } catch (e) {
         if (!(e instanceof AppError)) throw e;
-        const message = e.code === "conflict" ? `An account with ${email.trim().toLowerCase()} already exists: sign in above instead.` : e.message;
+        const message =
+          e.code === "conflict" ? `An account with ${email.trim().toLowerCase()} already exists: sign in above instead.` : e.message;
         return fail(message, e.status, e.headers);
       }
     })
@@ -191,6 +256,9 @@ export function loginPages(deps: ComposedDeps) {
         checkSameOrigin(deps.config, request, true);
         await deps.database.write((tx) => deleteSessionByToken(tx, token));
       }
-      return new Response(null, { status: 303, headers: { location: "/login", "set-cookie": sessionCookie(deps.config, null), "cache-control": "no-store" } });
+      return new Response(null, {
+        status: 303,
+        headers: { location: "/login", "set-cookie": sessionCookie(deps.config, null), "cache-control": "no-store" },
+      });
     });
 }

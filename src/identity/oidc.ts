@@ -84,7 +84,12 @@ export function forgetOidcConfiguration(issuer: string): void {
 }
 
 /** The authorization URL with a fresh state, nonce and PKCE verifier (returned for the flow cookie). */
-export async function oidcAuthorizationUrl(s: OidcClientSettings, policy: EgressPolicy, redirectUri: string, extra: Record<string, string> = {}) {
+export async function oidcAuthorizationUrl(
+  s: OidcClientSettings,
+  policy: EgressPolicy,
+  redirectUri: string,
+  extra: Record<string, string> = {},
+) {
   const config = await oidcConfiguration(s, policy);
   const client = await openidClient();
   const state = client.randomState();

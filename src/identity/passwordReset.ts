@@ -28,7 +28,8 @@ export const RESET_TTL_MS = 30 * 60_000;
 const TOKEN_PATTERN = /^[0-9A-Za-z]{20,80}$/;
 
 /** The sentence every reset request gets, account or not. */
-export const RESET_REQUESTED = "If an account exists for this e-mail, a link to choose a new password is on its way. It works once, within 30 minutes.";
+export const RESET_REQUESTED =
+  "If an account exists for this e-mail, a link to choose a new password is on its way. It works once, within 30 minutes.";
 
 type ResetDeps = { database: Database; config: Config; log: Logger; authLimiters: AuthLimiters };
 
@@ -66,7 +67,9 @@ async function fulfilResetRequest(deps: ResetDeps, email: string, mailAllowed: b
     if (mailed) {
       const token = base62(randomBytes(32));
       const now = Date.now();
-      await tx.insert(passwordResets).values({ tokenHash: sha256Hex(token), userId: user.id, expiresAt: now + RESET_TTL_MS, createdAt: now });
+      await tx
+        .insert(passwordResets)
+        .values({ tokenHash: sha256Hex(token), userId: user.id, expiresAt: now + RESET_TTL_MS, createdAt: now });
       const link = `${deps.config.baseUrl}/reset-password?token=${token}`;
       await queueMail(tx, deps, passwordResetMail({ to: user.email, link, minutes: RESET_TTL_MS / 60_000 }));
     }
@@ -108,11 +111,26 @@ export async function resetPassword(database: Database, token: string, password:
           .returning({ userId: passwordResets.userId });
         if (!used[0]) return null;
         const userId = used[0].userId;
-        await tx.update(passwordResets).set({ usedAt: now }).where(and(eq(passwordResets.userId, userId), isNull(passwordResets.usedAt)));
-        const user = (await tx.update(users).set({ passwordHash: hash, emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, ${now})`, updatedAt: now }).where(eq(users.id, userId)).returning({ id: users.id, email: users.email, name: users.name, role: users.role }))[0]!;
+        await tx
+          .update(passwordResets)
+          .set({ usedAt: now })
+          .where(and(eq(passwordResets.userId, userId), isNull(passwordResets.usedAt)));
+        const user = (
+          await tx
+            .update(users)
+            .set({ passwordHash: hash, emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, ${now})`, updatedAt: now })
+            .where(eq(users.id, userId))
+            .returning({ id: users.id, email: users.email, name: users.name, role: users.role })
+        )[0]!;
         await dropUserSessions(tx, userId);
         const session = await createSession(tx, userId, meta);
-        await recordSecurityEvent(tx, { kind: "password_reset.completed", userId, email: user.email, ...meta, detail: { sessionsEnded: true } });
+        await recordSecurityEvent(tx, {
+          kind: "password_reset.completed",
+          userId,
+          email: user.email,
+          ...meta,
+          detail: { sessionsEnded: true },
+        });
         return { user, session };
       })
     : null;

@@ -26,7 +26,13 @@ import { oidcAuthorizationUrl, oidcFinish, OidcError } from "./oidc";
 export const PROVIDER_IDS = ["github", "gitlab", "google", "microsoft", "oidc"] as const;
 export type ProviderId = (typeof PROVIDER_IDS)[number];
 
-const LABELS: Record<ProviderId, string> = { github: "GitHub", gitlab: "GitLab", google: "Google", microsoft: "Microsoft", oidc: "OpenID Connect" };
+const LABELS: Record<ProviderId, string> = {
+  github: "GitHub",
+  gitlab: "GitLab",
+  google: "Google",
+  microsoft: "Microsoft",
+  oidc: "OpenID Connect",
+};
 
 /** The provider's name for people (the OIDC one is OAUTH_OIDC_NAME). */
 export function providerLabel(config: Config, id: string): string {
@@ -62,7 +68,8 @@ type Arctic = Awaited<ReturnType<typeof arctic>>;
 const SCOPES_OIDC = ["openid", "email", "profile"];
 
 /** GitLab (any base URL) as arctic's generic OAuth 2.0 client: its GitLab class has no PKCE. */
-const gitlabClient = (A: Arctic, g: { clientId: string; clientSecret: string }, redirect: string) => new A.OAuth2Client(g.clientId, g.clientSecret, redirect);
+const gitlabClient = (A: Arctic, g: { clientId: string; clientSecret: string }, redirect: string) =>
+  new A.OAuth2Client(g.clientId, g.clientSecret, redirect);
 const gitlabEndpoint = (base: string, what: "authorize" | "token") => `${base.replace(/\/+$/, "")}/oauth/${what}`;
 
 /** The URL to send the browser to, and the flow to keep in its cookie. */
@@ -75,13 +82,22 @@ export async function startProvider(config: Config, id: ProviderId, next: string
   switch (id) {
     case "github": {
       const state = A.generateState();
-      const url = new A.GitHub(o.github!.clientId, o.github!.clientSecret, redirect).createAuthorizationURL(state, ["read:user", "user:email"]);
+      const url = new A.GitHub(o.github!.clientId, o.github!.clientSecret, redirect).createAuthorizationURL(state, [
+        "read:user",
+        "user:email",
+      ]);
       return { url, flow: { provider: id, state, next, exp } };
     }
     case "gitlab": {
       const state = A.generateState();
       const verifier = A.generateCodeVerifier();
-      const url = gitlabClient(A, o.gitlab!, redirect).createAuthorizationURLWithPKCE(gitlabEndpoint(o.gitlab!.baseUrl, "authorize"), state, A.CodeChallengeMethod.S256, verifier, SCOPES_OIDC);
+      const url = gitlabClient(A, o.gitlab!, redirect).createAuthorizationURLWithPKCE(
+        gitlabEndpoint(o.gitlab!.baseUrl, "authorize"),
+        state,
+        A.CodeChallengeMethod.S256,
+        verifier,
+        SCOPES_OIDC,
+      );
       url.searchParams.set("nonce", nonce);
       return { url, flow: { provider: id, state, verifier, nonce, next, exp } };
     }
@@ -95,7 +111,12 @@ export async function startProvider(config: Config, id: ProviderId, next: string
     case "microsoft": {
       const state = A.generateState();
       const verifier = A.generateCodeVerifier();
-      const url = new A.MicrosoftEntraId(o.microsoft!.tenant, o.microsoft!.clientId, o.microsoft!.clientSecret, redirect).createAuthorizationURL(state, verifier, SCOPES_OIDC);
+      const url = new A.MicrosoftEntraId(
+        o.microsoft!.tenant,
+        o.microsoft!.clientId,
+        o.microsoft!.clientSecret,
+        redirect,
+      ).createAuthorizationURL(state, verifier, SCOPES_OIDC);
       url.searchParams.set("nonce", nonce);
       return { url, flow: { provider: id, state, verifier, nonce, next, exp } };
     }
@@ -111,7 +132,11 @@ export async function startProvider(config: Config, id: ProviderId, next: string
 }
 
 /** An ID token's claims after the checks a TLS back-channel token still needs. */
-function idTokenClaims(A: Arctic, tokens: OAuth2Tokens, expect: { audience: string; nonce?: string; issuers?: (iss: string) => boolean }): Record<string, unknown> {
+function idTokenClaims(
+  A: Arctic,
+  tokens: OAuth2Tokens,
+  expect: { audience: string; nonce?: string; issuers?: (iss: string) => boolean },
+): Record<string, unknown> {
   let claims: Record<string, unknown>;
   try {
     claims = A.decodeIdToken(tokens.idToken()) as Record<string, unknown>;
@@ -121,9 +146,12 @@ function idTokenClaims(A: Arctic, tokens: OAuth2Tokens, expect: { audience: stri
   const aud = claims.aud;
   const audOk = aud === expect.audience || (Array.isArray(aud) && aud.includes(expect.audience));
   if (!audOk) throw new ProviderError("token", "The ID token is for another client.");
-  if (typeof claims.exp !== "number" || claims.exp * 1000 < Date.now() - 60_000) throw new ProviderError("token", "The ID token has expired.");
-  if (expect.nonce !== undefined && claims.nonce !== expect.nonce) throw new ProviderError("token", "The ID token's nonce is not the one this browser sent.");
-  if (expect.issuers && !(typeof claims.iss === "string" && expect.issuers(claims.iss))) throw new ProviderError("token", "The ID token comes from another issuer.");
+  if (typeof claims.exp !== "number" || claims.exp * 1000 < Date.now() - 60_000)
+    throw new ProviderError("token", "The ID token has expired.");
+  if (expect.nonce !== undefined && claims.nonce !== expect.nonce)
+    throw new ProviderError("token", "The ID token's nonce is not the one this browser sent.");
+  if (expect.issuers && !(typeof claims.iss === "string" && expect.issuers(claims.iss)))
+    throw new ProviderError("token", "The ID token comes from another issuer.");
   if (typeof claims.sub !== "string" || claims.sub === "") throw new ProviderError("token", "The ID token names no subject.");
   return claims;
 }
@@ -150,7 +178,9 @@ export async function finishProvider(config: Config, id: ProviderId, callbackUrl
   const A = await arctic();
   switch (id) {
     case "github": {
-      const tokens = await exchange(A, () => new A.GitHub(o.github!.clientId, o.github!.clientSecret, redirect).validateAuthorizationCode(code));
+      const tokens = await exchange(A, () =>
+        new A.GitHub(o.github!.clientId, o.github!.clientSecret, redirect).validateAuthorizationCode(code),
+      );
       const headers = { authorization: `Bearer ${tokens.accessToken()}`, accept: "application/vnd.github+json", "user-agent": "talentd" };
       const [userRes, emailsRes] = await Promise.all([
         safeFetch("https://api.github.com/user", { headers }, config.egress),
@@ -162,27 +192,64 @@ export async function finishProvider(config: Config, id: ProviderId, callbackUrl
       const user = (await userRes.json()) as { id: number; name?: string; login: string };
       const emails = (await emailsRes.json()) as { email: string; primary: boolean; verified: boolean }[];
       const primary = emails.find((e) => e.primary) ?? null;
-      return { provider: id, subject: String(user.id), email: primary?.email ?? null, emailVerified: primary?.verified === true, name: user.name ?? user.login };
+      return {
+        provider: id,
+        subject: String(user.id),
+        email: primary?.email ?? null,
+        emailVerified: primary?.verified === true,
+        name: user.name ?? user.login,
+      };
     }
     case "gitlab": {
       const base = o.gitlab!.baseUrl;
-      const tokens = await exchange(A, () => gitlabClient(A, o.gitlab!, redirect).validateAuthorizationCode(gitlabEndpoint(base, "token"), code, flow.verifier ?? null));
-      const c = idTokenClaims(A, tokens, { audience: o.gitlab!.clientId, nonce: flow.nonce, issuers: (iss) => iss.replace(/\/+$/, "") === base });
+      const tokens = await exchange(A, () =>
+        gitlabClient(A, o.gitlab!, redirect).validateAuthorizationCode(gitlabEndpoint(base, "token"), code, flow.verifier ?? null),
+      );
+      const c = idTokenClaims(A, tokens, {
+        audience: o.gitlab!.clientId,
+        nonce: flow.nonce,
+        issuers: (iss) => iss.replace(/\/+$/, "") === base,
+      });
       return { provider: id, subject: String(c.sub), email: str(c.email), emailVerified: c.email_verified === true, name: str(c.name) };
     }
     case "google": {
-      const tokens = await exchange(A, () => new A.Google(o.google!.clientId, o.google!.clientSecret, redirect).validateAuthorizationCode(code, flow.verifier ?? ""));
-      const c = idTokenClaims(A, tokens, { audience: o.google!.clientId, nonce: flow.nonce, issuers: (iss) => iss === "https://accounts.google.com" || iss === "accounts.google.com" });
+      const tokens = await exchange(A, () =>
+        new A.Google(o.google!.clientId, o.google!.clientSecret, redirect).validateAuthorizationCode(code, flow.verifier ?? ""),
+      );
+      const c = idTokenClaims(A, tokens, {
+        audience: o.google!.clientId,
+        nonce: flow.nonce,
+        issuers: (iss) => iss === "https://accounts.google.com" || iss === "accounts.google.com",
+      });
       return { provider: id, subject: String(c.sub), email: str(c.email), emailVerified: c.email_verified === true, name: str(c.name) };
     }
     case "microsoft": {
-      const tokens = await exchange(A, () => new A.MicrosoftEntraId(o.microsoft!.tenant, o.microsoft!.clientId, o.microsoft!.clientSecret, redirect).validateAuthorizationCode(code, flow.verifier ?? ""));
-      const c = idTokenClaims(A, tokens, { audience: o.microsoft!.clientId, nonce: flow.nonce, issuers: (iss) => iss.startsWith("https://login.microsoftonline.com/") });
-      return { provider: id, subject: `${str(c.tid) ?? ""}:${String(c.oid ?? c.sub)}`, email: str(c.email), emailVerified: c.xms_edov === true || c.email_verified === true, name: str(c.name) };
+      const tokens = await exchange(A, () =>
+        new A.MicrosoftEntraId(o.microsoft!.tenant, o.microsoft!.clientId, o.microsoft!.clientSecret, redirect).validateAuthorizationCode(
+          code,
+          flow.verifier ?? "",
+        ),
+      );
+      const c = idTokenClaims(A, tokens, {
+        audience: o.microsoft!.clientId,
+        nonce: flow.nonce,
+        issuers: (iss) => iss.startsWith("https://login.microsoftonline.com/"),
+      });
+      return {
+        provider: id,
+        subject: `${str(c.tid) ?? ""}:${String(c.oid ?? c.sub)}`,
+        email: str(c.email),
+        emailVerified: c.xms_edov === true || c.email_verified === true,
+        name: str(c.name),
+      };
     }
     case "oidc": {
       try {
-        const r = await oidcFinish(o.oidc!, config.egress, callbackUrl, { state: flow.state, nonce: flow.nonce ?? "", verifier: flow.verifier ?? "" });
+        const r = await oidcFinish(o.oidc!, config.egress, callbackUrl, {
+          state: flow.state,
+          nonce: flow.nonce ?? "",
+          verifier: flow.verifier ?? "",
+        });
         return { provider: id, ...r };
       } catch (e) {
         if (e instanceof OidcError) throw new ProviderError(e.kind, e.message);

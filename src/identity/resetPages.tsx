@@ -21,7 +21,11 @@ import { EMAIL_PATTERN } from "./users";
 function RequestForm(props: { email?: string; error?: string }) {
   return (
     <form method="post" action="/reset-password">
-      {props.error ? <p class="error" role="alert">{props.error}</p> : null}
+      {props.error ? (
+        <p class="error" role="alert">
+          {props.error}
+        </p>
+      ) : null}
       <label for="email">E-mail of your account</label>
       <input id="email" name="email" type="email" required maxlength={254} autocomplete="email" value={props.email ?? ""} />
       <p>
@@ -32,9 +36,21 @@ function RequestForm(props: { email?: string; error?: string }) {
 }
 
 /** The page in each of its states. */
-function ResetPage(props: { state: "request" | "requested" | "choose" | "invalid" | "done"; email?: string; token?: string; error?: string }) {
+function ResetPage(props: {
+  state: "request" | "requested" | "choose" | "invalid" | "done";
+  email?: string;
+  token?: string;
+  error?: string;
+}) {
   const s = props.state;
-  const title = s === "choose" ? "Choose a new password" : s === "done" ? "Your password is set" : s === "invalid" ? "This link does not work" : "Reset your password";
+  const title =
+    s === "choose"
+      ? "Choose a new password"
+      : s === "done"
+        ? "Your password is set"
+        : s === "invalid"
+          ? "This link does not work"
+          : "Reset your password";
   return (
     <Layout title={title}>
       <div class="card narrow">
@@ -56,7 +72,11 @@ function ResetPage(props: { state: "request" | "requested" | "choose" | "invalid
           </>
         ) : s === "choose" ? (
           <form method="post" action="/reset-password/confirm">
-            {props.error ? <p class="error" role="alert">{props.error}</p> : null}
+            {props.error ? (
+              <p class="error" role="alert">
+                {props.error}
+              </p>
+            ) : null}
             <input type="hidden" name="token" value={props.token ?? ""} />
             <label for="password">New password (at least 10 characters)</label>
             <input id="password" name="password" type="password" required minlength={10} maxlength={256} autocomplete="new-password" />
@@ -92,28 +112,39 @@ const field = (body: unknown, name: string): string => formField(body, name) ?? 
 export function passwordResetRoutes(deps: ComposedDeps): Elysia {
   // typed as a plain Elysia: the app's chain of plugin types is near TypeScript's depth limit
   const plugin = new Elysia()
-    .post("/api/auth/password-reset", async ({ body, request, server, set }) => {
-      checkSameOrigin(deps.config, request, false);
-      await requestPasswordReset(deps, body.email, clientMeta(request, server));
-      set.status = 202;
-      return { requested: true, message: RESET_REQUESTED };
-    }, { body: t.Object({ email }) })
-    .post("/api/auth/password-reset/confirm", async ({ body, request, server, set }) => {
-      checkSameOrigin(deps.config, request, false);
-      const r = await resetPassword(deps.database, body.token, body.password, clientMeta(request, server));
-      set.headers["set-cookie"] = sessionCookie(deps.config, r.session.token, r.session.expiresAt);
-      return { reset: true, otherSessionsEnded: true, user: r.user };
-    }, { body: t.Object({ token: t.String({ minLength: 1, maxLength: 200 }), password }) })
+    .post(
+      "/api/auth/password-reset",
+      async ({ body, request, server, set }) => {
+        checkSameOrigin(deps.config, request, false);
+        await requestPasswordReset(deps, body.email, clientMeta(request, server));
+        set.status = 202;
+        return { requested: true, message: RESET_REQUESTED };
+      },
+      { body: t.Object({ email }) },
+    )
+    .post(
+      "/api/auth/password-reset/confirm",
+      async ({ body, request, server, set }) => {
+        checkSameOrigin(deps.config, request, false);
+        const r = await resetPassword(deps.database, body.token, body.password, clientMeta(request, server));
+        set.headers["set-cookie"] = sessionCookie(deps.config, r.session.token, r.session.expiresAt);
+        return { reset: true, otherSessionsEnded: true, user: r.user };
+      },
+      { body: t.Object({ token: t.String({ minLength: 1, maxLength: 200 }), password }) },
+    )
     .get("/reset-password", async ({ request }) => {
       const token = new URL(request.url).searchParams.get("token");
       if (token === null) return page(<ResetPage state="request" />);
-      return (await resetTokenValid(deps.database, token)) ? page(<ResetPage state="choose" token={token} />) : page(<ResetPage state="invalid" />, 410);
+      return (await resetTokenValid(deps.database, token))
+        ? page(<ResetPage state="choose" token={token} />)
+        : page(<ResetPage state="invalid" />, 410);
     })
     .post("/reset-password", async ({ body, request, server }) => {
       const address = field(body, "email").trim().slice(0, 320);
       try {
         checkSameOrigin(deps.config, request, false);
-        if (!EMAIL_PATTERN.test(address) || address.length > 254) return page(<ResetPage state="request" email={address} error={`"${address}" is not an e-mail address.`} />, 400);
+        if (!EMAIL_PATTERN.test(address) || address.length > 254)
+          return page(<ResetPage state="request" email={address} error={`"${address}" is not an e-mail address.`} />, 400);
         await requestPasswordReset(deps, address, clientMeta(request, server));
         return page(<ResetPage state="requested" />, 200);
       } catch (e) {

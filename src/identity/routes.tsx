@@ -18,19 +18,27 @@ export function identityRoutes(deps: ComposedDeps, guards: Guards) {
   const limiters = deps.authLimiters;
   return new Elysia({ prefix: "/api/auth" })
     .use(guards)
-    .post("/sign-up", async ({ body, request, server, set }) => {
-      checkSameOrigin(deps.config, request, false);
-      const r = await signUp(deps.database, limiters, body, clientMeta(request, server), deps);
-      set.status = 201;
-      set.headers["set-cookie"] = sessionCookie(deps.config, r.session.token, r.session.expiresAt);
-      return { user: r.user, organizations: [] };
-    }, { body: SignUpBody })
-    .post("/sign-in", async ({ body, request, server, set }) => {
-      checkSameOrigin(deps.config, request, false);
-      const r = await signIn(deps.database, limiters, body, clientMeta(request, server), sessionTokenFrom(deps.config, request));
-      set.headers["set-cookie"] = sessionCookie(deps.config, r.session.token, r.session.expiresAt);
-      return { user: r.user, activeOrganizationId: r.organizations[0]?.id ?? null, organizations: r.organizations.map(membershipView) };
-    }, { body: SignInBody })
+    .post(
+      "/sign-up",
+      async ({ body, request, server, set }) => {
+        checkSameOrigin(deps.config, request, false);
+        const r = await signUp(deps.database, limiters, body, clientMeta(request, server), deps);
+        set.status = 201;
+        set.headers["set-cookie"] = sessionCookie(deps.config, r.session.token, r.session.expiresAt);
+        return { user: r.user, organizations: [] };
+      },
+      { body: SignUpBody },
+    )
+    .post(
+      "/sign-in",
+      async ({ body, request, server, set }) => {
+        checkSameOrigin(deps.config, request, false);
+        const r = await signIn(deps.database, limiters, body, clientMeta(request, server), sessionTokenFrom(deps.config, request));
+        set.headers["set-cookie"] = sessionCookie(deps.config, r.session.token, r.session.expiresAt);
+        return { user: r.user, activeOrganizationId: r.organizations[0]?.id ?? null, organizations: r.organizations.map(membershipView) };
+      },
+      { body: SignInBody },
+    )
     .post("/sign-out", async ({ request, set }) => {
       const token = sessionTokenFrom(deps.config, request);
       if (token) {
@@ -40,44 +48,73 @@ export function identityRoutes(deps: ComposedDeps, guards: Guards) {
       set.headers["set-cookie"] = sessionCookie(deps.config, null);
       return { signedOut: true };
     })
-    .get("/session", async ({ auth }) => {
-      const organizations = (await listMemberships(deps.database, auth.user.id)).map(membershipView);
-      const { id, email, name, role } = auth.user;
-      return {
-        user: { id, email, name, role },
-        activeOrganizationId: organizations.some((o) => o.id === auth.activeOrganizationId) ? auth.activeOrganizationId : null,
-        organizations,
-        expiresAt: iso(auth.expiresAt),
-      };
-    }, { session: true })
-    .post("/change-password", async ({ auth, body, request, server, set }) => {
-      const s = await changePassword(deps.database, limiters, auth.user.id, body.currentPassword, body.newPassword, clientMeta(request, server));
-      set.headers["set-cookie"] = sessionCookie(deps.config, s.token, s.expiresAt);
-      return { changed: true, otherSessionsEnded: true };
-    }, { session: true, body: ChangePasswordBody });
+    .get(
+      "/session",
+      async ({ auth }) => {
+        const organizations = (await listMemberships(deps.database, auth.user.id)).map(membershipView);
+        const { id, email, name, role } = auth.user;
+        return {
+          user: { id, email, name, role },
+          activeOrganizationId: organizations.some((o) => o.id === auth.activeOrganizationId) ? auth.activeOrganizationId : null,
+          organizations,
+          expiresAt: iso(auth.expiresAt),
+        };
+      },
+      { session: true },
+    )
+    .post(
+      "/change-password",
+      async ({ auth, body, request, server, set }) => {
+        const s = await changePassword(
+          deps.database,
+          limiters,
+          auth.user.id,
+          body.currentPassword,
+          body.newPassword,
+          clientMeta(request, server),
+        );
+        set.headers["set-cookie"] = sessionCookie(deps.config, s.token, s.expiresAt);
+        return { changed: true, otherSessionsEnded: true };
+      },
+      { session: true, body: ChangePasswordBody },
+    );
 }
 
 /** The first-admin setup page and its form post. */
 export function setupRoutes(deps: AppDeps) {
   return new Elysia()
-    .get("/setup", async ({ query }) => {
-      const token = query.token ?? "";
-      return page(<SetupPage token={token} valid={token !== "" && (await setupTokenValid(deps.database, token))} />);
-    }, { query: t.Object({ token: t.Optional(t.String({ maxLength: 200 })) }) })
-    .post("/setup", async ({ body, request, server }) => {
-      checkSameOrigin(deps.config, request, false);
-      try {
-        const r = await completeSetup(deps.database, body, clientMeta(request, server));
-        const cookie = sessionCookie(deps.config, r.session.token, r.session.expiresAt);
-        if (request.headers.get("accept")?.includes("application/json")) {
-          return new Response(JSON.stringify({ userId: r.userId, role: "admin" }), { status: 201, headers: { "content-type": "application/json", "set-cookie": cookie } });
+    .get(
+      "/setup",
+      async ({ query }) => {
+        const token = query.token ?? "";
+        return page(<SetupPage token={token} valid={token !== "" && (await setupTokenValid(deps.database, token))} />);
+      },
+      { query: t.Object({ token: t.Optional(t.String({ maxLength: 200 })) }) },
+    )
+    .post(
+      "/setup",
+      async ({ body, request, server }) => {
+        checkSameOrigin(deps.config, request, false);
+        try {
+          const r = await completeSetup(deps.database, body, clientMeta(request, server));
+          const cookie = sessionCookie(deps.config, r.session.token, r.session.expiresAt);
+          if (request.headers.get("accept")?.includes("application/json")) {
+            return new Response(JSON.stringify({ userId: r.userId, role: "admin" }), {
+              status: 201,
+              headers: { "content-type": "application/json", "set-cookie": cookie },
+            });
+          }
+          return new Response(null, { status: 303, headers: { location: "/", "set-cookie": cookie } });
+        } catch (e) {
+          if (e instanceof AppError && !request.headers.get("accept")?.includes("application/json")) {
+            return page(
+              <SetupPage token={body.token} valid={await setupTokenValid(deps.database, body.token)} error={e.message} />,
+              e.status,
+            );
+          }
+          throw e;
         }
-        return new Response(null, { status: 303, headers: { location: "/", "set-cookie": cookie } });
-      } catch (e) {
-        if (e instanceof AppError && !request.headers.get("accept")?.includes("application/json")) {
-          return page(<SetupPage token={body.token} valid={await setupTokenValid(deps.database, body.token)} error={e.message} />, e.status);
-        }
-        throw e;
-      }
-    }, { body: SetupBody });
+      },
+      { body: SetupBody },
+    );
 }

@@ -39,13 +39,23 @@ export class SamlRefused extends Error {
  * organization. A stored request carries the hash of the browser binding (`binding`, the
  * `talentd_saml` cookie's value); what was read is kept in `seen` for the ACS's check.
  */
-function requestStore(database: Database, organizationId: string, binding: string | null = null, seen: Map<string, string> = new Map()): CacheProvider {
+function requestStore(
+  database: Database,
+  organizationId: string,
+  binding: string | null = null,
+  seen: Map<string, string> = new Map(),
+): CacheProvider {
   return {
     async saveAsync(key, value) {
       const now = Date.now();
       // node-saml reads the value back as the request's issue instant: the binding's hash goes after a newline
       const stored = binding ? `${value}\n${binding}` : value;
-      await database.write((tx) => tx.insert(ssoNonces).values({ kind: "saml_request", id: key, organizationId, value: stored, expiresAt: now + SAML_REQUEST_TTL_MS, createdAt: now }).onConflictDoNothing());
+      await database.write((tx) =>
+        tx
+          .insert(ssoNonces)
+          .values({ kind: "saml_request", id: key, organizationId, value: stored, expiresAt: now + SAML_REQUEST_TTL_MS, createdAt: now })
+          .onConflictDoNothing(),
+      );
       return { value, createdAt: now };
     },
     async getAsync(key) {
@@ -53,7 +63,14 @@ function requestStore(database: Database, organizationId: string, binding: strin
         await database.db
           .select({ value: ssoNonces.value })
           .from(ssoNonces)
-          .where(and(eq(ssoNonces.kind, "saml_request"), eq(ssoNonces.id, key), eq(ssoNonces.organizationId, organizationId), gt(ssoNonces.expiresAt, Date.now())))
+          .where(
+            and(
+              eq(ssoNonces.kind, "saml_request"),
+              eq(ssoNonces.id, key),
+              eq(ssoNonces.organizationId, organizationId),
+              gt(ssoNonces.expiresAt, Date.now()),
+            ),
+          )
           .limit(1)
       )[0];
       if (!row) return null;
@@ -70,9 +87,18 @@ function requestStore(database: Database, organizationId: string, binding: strin
 }
 
 /** node-saml and the XML parser, loaded with the first SAML request (~20 MiB and ~0.1 s at start-up otherwise). */
-const samlLibraries = onFirstUse(async () => ({ ...(await import("@node-saml/node-saml")), DOMParser: (await import("@xmldom/xmldom")).DOMParser }));
+const samlLibraries = onFirstUse(async () => ({
+  ...(await import("@node-saml/node-saml")),
+  DOMParser: (await import("@xmldom/xmldom")).DOMParser,
+}));
 
-async function samlFor(config: Config, database: Database, organizationId: string, s: SamlSettings, store: CacheProvider = requestStore(database, organizationId)): Promise<SAML> {
+async function samlFor(
+  config: Config,
+  database: Database,
+  organizationId: string,
+  s: SamlSettings,
+  store: CacheProvider = requestStore(database, organizationId),
+): Promise<SAML> {
   const sp = serviceProvider(config, organizationId);
   const { SAML, ValidateInResponseTo } = await samlLibraries();
   return new SAML({
@@ -95,8 +121,17 @@ async function samlFor(config: Config, database: Database, organizationId: strin
 }
 
 /** The IdP URL (HTTP-Redirect binding) carrying a fresh AuthnRequest; its id is stored first, with the hash of the browser binding. */
-export async function samlAuthorizeUrl(config: Config, database: Database, organizationId: string, s: SamlSettings, relayState: string, browserBinding: string): Promise<string> {
-  return (await samlFor(config, database, organizationId, s, requestStore(database, organizationId, sha256Hex(browserBinding)))).getAuthorizeUrlAsync(relayState, undefined, {});
+export async function samlAuthorizeUrl(
+  config: Config,
+  database: Database,
+  organizationId: string,
+  s: SamlSettings,
+  relayState: string,
+  browserBinding: string,
+): Promise<string> {
+  return (
+    await samlFor(config, database, organizationId, s, requestStore(database, organizationId, sha256Hex(browserBinding)))
+  ).getAuthorizeUrlAsync(relayState, undefined, {});
 }
 
 /** The SP metadata (entity ID, ACS URL with the HTTP-POST binding) for the IdP's administrator. */
@@ -104,7 +139,14 @@ export async function samlMetadata(config: Config, database: Database, organizat
   return (await samlFor(config, database, organizationId, s)).generateServiceProviderMetadata(null, null);
 }
 
-const EMAIL_ATTRIBUTES = ["email", "mail", "urn:oid:0.9.2342.19200300.100.1.3", "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress", "Email", "EmailAddress"];
+const EMAIL_ATTRIBUTES = [
+  "email",
+  "mail",
+  "urn:oid:0.9.2342.19200300.100.1.3",
+  "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress",
+  "Email",
+  "EmailAddress",
+];
 
 /** The attribute value or the first of a multi-valued attribute. */
 function first(v: unknown): string | null {
@@ -146,11 +188,18 @@ export async function samlFinish(
     throw new SamlRefused("The SAMLResponse is not base64.");
   }
   const destination = await rootAttribute(xml, "Destination");
-  if (destination !== sp.samlAcsUrl) throw new SamlRefused(destination === null ? "The Response names no Destination." : `The Response is for ${destination}, not this service's ACS URL.`);
+  if (destination !== sp.samlAcsUrl)
+    throw new SamlRefused(
+      destination === null ? "The Response names no Destination." : `The Response is for ${destination}, not this service's ACS URL.`,
+    );
   let profile: Profile | null;
   const seen = new Map<string, string>();
   try {
-    profile = (await (await samlFor(config, database, organizationId, s, requestStore(database, organizationId, null, seen))).validatePostResponseAsync({ SAMLResponse: samlResponse })).profile;
+    profile = (
+      await (
+        await samlFor(config, database, organizationId, s, requestStore(database, organizationId, null, seen))
+      ).validatePostResponseAsync({ SAMLResponse: samlResponse })
+    ).profile;
   } catch (e) {
     throw new SamlRefused((e as Error).message);
   }
@@ -159,12 +208,22 @@ export async function samlFinish(
   // (the talentd_saml cookie, SameSite=None so the IdP's cross-site POST carries it)
   if (config.baseUrl.startsWith("https:")) {
     const bound = seen.get((await rootAttribute(xml, "InResponseTo")) ?? "") ?? "";
-    if (!bound || !browserBinding || sha256Hex(browserBinding) !== bound) throw new SamlRefused("The response answers a sign-in that did not start in this browser.");
+    if (!bound || !browserBinding || sha256Hex(browserBinding) !== bound)
+      throw new SamlRefused("The response answers a sign-in that did not start in this browser.");
   }
-  const assertion = profile.getAssertion?.() as { Assertion?: { $?: { ID?: string }; Subject?: { SubjectConfirmation?: { SubjectConfirmationData?: { $?: { Recipient?: string } }[] }[] }[]; Conditions?: { $?: { NotOnOrAfter?: string } }[] } } | undefined;
+  const assertion = profile.getAssertion?.() as
+    | {
+        Assertion?: {
+          $?: { ID?: string };
+          Subject?: { SubjectConfirmation?: { SubjectConfirmationData?: { $?: { Recipient?: string } }[] }[] }[];
+          Conditions?: { $?: { NotOnOrAfter?: string } }[];
+        };
+      }
+    | undefined;
   const a = assertion?.Assertion;
   const recipient = a?.Subject?.[0]?.SubjectConfirmation?.[0]?.SubjectConfirmationData?.[0]?.$?.Recipient;
-  if (recipient !== undefined && recipient !== sp.samlAcsUrl) throw new SamlRefused(`The assertion's Recipient ${recipient} is not this service's ACS URL.`);
+  if (recipient !== undefined && recipient !== sp.samlAcsUrl)
+    throw new SamlRefused(`The assertion's Recipient ${recipient} is not this service's ACS URL.`);
   const assertionId = a?.$?.ID;
   if (!assertionId) throw new SamlRefused("The assertion has no ID.");
   const notOnOrAfter = Date.parse(a?.Conditions?.[0]?.$?.NotOnOrAfter ?? "");
@@ -172,7 +231,13 @@ export async function samlFinish(
   const fresh = await database.write(async (tx) => {
     const r = await tx
       .insert(ssoNonces)
-      .values({ kind: "saml_assertion", id: `${profile.issuer}|${assertionId}`, organizationId, expiresAt: keepUntil, createdAt: Date.now() })
+      .values({
+        kind: "saml_assertion",
+        id: `${profile.issuer}|${assertionId}`,
+        organizationId,
+        expiresAt: keepUntil,
+        createdAt: Date.now(),
+      })
       .onConflictDoNothing()
       .returning({ id: ssoNonces.id });
     return r.length > 0;

@@ -41,10 +41,16 @@ export async function recordSecurityEvent(target: Database | Tx, e: SecurityEven
  */
 export async function listSecurityEvents(database: Database, limit: number, before?: number) {
   const q = database.db.select().from(securityEvents);
-  const rows = await (before ? q.where(lt(securityEvents.createdAt, before)) : q).orderBy(desc(securityEvents.createdAt), desc(securityEvents.id)).limit(limit);
+  const rows = await (before ? q.where(lt(securityEvents.createdAt, before)) : q)
+    .orderBy(desc(securityEvents.createdAt), desc(securityEvents.id))
+    .limit(limit);
   if (rows.length === limit) {
     const seen = new Set(rows.map((r) => r.id));
-    const sameMs = await database.db.select().from(securityEvents).where(eq(securityEvents.createdAt, rows.at(-1)!.createdAt)).orderBy(desc(securityEvents.id));
+    const sameMs = await database.db
+      .select()
+      .from(securityEvents)
+      .where(eq(securityEvents.createdAt, rows.at(-1)!.createdAt))
+      .orderBy(desc(securityEvents.id));
     for (const r of sameMs) if (!seen.has(r.id)) rows.push(r);
   }
   return rows;

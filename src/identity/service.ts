@@ -80,12 +80,19 @@ export async function signIn(
   try {
     attempt = takeSignInAttempt(limiters, email, meta.ip);
   } catch (e) {
-    await recordSecurityEvent(database, { kind: "sign_in.rate_limited", email, ...meta, detail: { scope: (e as { scope?: string }).scope } });
+    await recordSecurityEvent(database, {
+      kind: "sign_in.rate_limited",
+      email,
+      ...meta,
+      detail: { scope: (e as { scope?: string }).scope },
+    });
     throw e;
   }
   await refuseWhenSsoEnforced(database, email, meta, "sign_in.failure");
   const user = await findUserByEmail(database, email);
-  const ok = user?.passwordHash ? await verifyPassword(input.password, user.passwordHash) : (await verifyPassword(input.password, await (dummyHash ??= hashPassword("not-a-real-password"))), false);
+  const ok = user?.passwordHash
+    ? await verifyPassword(input.password, user.passwordHash)
+    : (await verifyPassword(input.password, await (dummyHash ??= hashPassword("not-a-real-password"))), false);
   if (!user || !ok) {
     await recordSecurityEvent(database, { kind: "sign_in.failure", userId: user?.id ?? null, email, ...meta });
     throw new AppError("invalid_credentials");
@@ -101,17 +108,28 @@ export async function signIn(
 }
 
 /** Changes a password: every session of the user ends; a fresh one is returned for this browser. */
-export async function changePassword(database: Database, limiters: AuthLimiters, userId: string, current: string, next: string, meta: ClientMeta) {
+export async function changePassword(
+  database: Database,
+  limiters: AuthLimiters,
+  userId: string,
+  current: string,
+  next: string,
+  meta: ClientMeta,
+) {
   const attempt = takePasswordCheck(limiters, userId);
   const user = (await database.db.select().from(users).where(eq(users.id, userId)).limit(1))[0];
-  if (!user?.passwordHash || !(await verifyPassword(current, user.passwordHash))) throw new AppError("invalid_credentials", "The current password is wrong.");
+  if (!user?.passwordHash || !(await verifyPassword(current, user.passwordHash)))
+    throw new AppError("invalid_credentials", "The current password is wrong.");
   attempt.succeeded();
   const hash = await hashPassword(next);
   const session = await database.write(async (tx) => {
     await tx.update(users).set({ passwordHash: hash, updatedAt: Date.now() }).where(eq(users.id, userId));
     await dropUserSessions(tx, userId);
     // a reset link asked for before (perhaps by someone else) dies with the old password
-    await tx.update(passwordResets).set({ usedAt: Date.now() }).where(and(eq(passwordResets.userId, userId), isNull(passwordResets.usedAt)));
+    await tx
+      .update(passwordResets)
+      .set({ usedAt: Date.now() })
+      .where(and(eq(passwordResets.userId, userId), isNull(passwordResets.usedAt)));
     return createSession(tx, userId, meta);
   });
   await recordSecurityEvent(database, { kind: "password_changed", userId, email: user.email, ...meta });
@@ -133,7 +151,9 @@ export async function issueSetupToken(database: Database): Promise<string | null
   if (await hasPlatformAdmin(database)) return null;
   const token = base62(randomBytes(24));
   const now = Date.now();
-  await database.write((tx) => tx.insert(setupTokens).values({ tokenHash: sha256Hex(token), expiresAt: now + SETUP_TOKEN_TTL_MS, createdAt: now }));
+  await database.write((tx) =>
+    tx.insert(setupTokens).values({ tokenHash: sha256Hex(token), expiresAt: now + SETUP_TOKEN_TTL_MS, createdAt: now }),
+  );
   return token;
 }
 
@@ -149,7 +169,11 @@ export async function setupTokenValid(database: Database, token: string): Promis
 }
 
 /** Uses the setup token to create the first platform admin, signed in. */
-export async function completeSetup(database: Database, input: { token: string; email: string; password: string; name?: string }, meta: ClientMeta) {
+export async function completeSetup(
+  database: Database,
+  input: { token: string; email: string; password: string; name?: string },
+  meta: ClientMeta,
+) {
   const email = normalizeEmail(input.email);
   const passwordHash = await hashPassword(input.password); // outside the write: it holds the writer mutex
   const result = await database.write(async (tx) => {

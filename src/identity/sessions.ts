@@ -82,7 +82,10 @@ export async function findSession(database: Database, token: string): Promise<Se
   if (now - row.lastSeenAt > SLIDE_EVERY_MS) {
     expiresAt = now + SESSION_TTL_MS;
     // on the writer thread, without an fsync of its own: a slide lost to a power cut only ends the session sooner
-    await database.writeJob({ statements: [{ sql: "UPDATE sessions SET last_seen_at = ?, expires_at = ? WHERE id = ?", args: [now, expiresAt, row.id] }], durable: false });
+    await database.writeJob({
+      statements: [{ sql: "UPDATE sessions SET last_seen_at = ?, expires_at = ? WHERE id = ?", args: [now, expiresAt, row.id] }],
+      durable: false,
+    });
   }
   return {
     id: row.id,
@@ -106,7 +109,6 @@ export async function dropUserSessions(tx: Tx, userId: string, keepId?: string):
 export async function setActiveOrganization(tx: Tx, sessionId: string, organizationId: string | null): Promise<void> {
   await tx.update(sessions).set({ activeOrganizationId: organizationId }).where(eq(sessions.id, sessionId));
 }
-
 
 /** The Set-Cookie value for a session token (or its removal with `token = null`). */
 export function sessionCookie(config: Config, token: string | null, expiresAt?: number): string {

@@ -17,10 +17,14 @@ export function SetupPage(props: { token: string; valid: boolean; error?: string
             <input id="name" name="name" type="text" autocomplete="name" />
             <label for="password">Password (at least 10 characters)</label>
             <input id="password" name="password" type="password" required minlength={10} autocomplete="new-password" />
-            <p><button type="submit">Create administrator</button></p>
+            <p>
+              <button type="submit">Create administrator</button>
+            </p>
           </form>
         ) : (
-          <p class="error">This setup link is invalid, expired or already used. Run <code>talentd admin create</code> on the server instead.</p>
+          <p class="error">
+            This setup link is invalid, expired or already used. Run <code>talentd admin create</code> on the server instead.
+          </p>
         )}
       </div>
     </Layout>

@@ -93,15 +93,21 @@ export function readSsoSettings(body: unknown, stored: SsoSettings | null): SsoS
   const type = b.type;
   if (type !== "oidc" && type !== "saml") issues.push({ path: "type", message: "must be oidc or saml" });
   const rawDomains = Array.isArray(b.domains) ? b.domains : typeof b.domains === "string" ? b.domains.split(/[\s,]+/) : null;
-  const domains = [...new Set((rawDomains ?? []).map((d) => (typeof d === "string" ? d.trim().toLowerCase().replace(/^@/, "") : "")).filter((d) => d !== ""))];
-  if (rawDomains === null || domains.length === 0) issues.push({ path: "domains", message: "name at least one e-mail domain (e.g. example.com)" });
+  const domains = [
+    ...new Set(
+      (rawDomains ?? []).map((d) => (typeof d === "string" ? d.trim().toLowerCase().replace(/^@/, "") : "")).filter((d) => d !== ""),
+    ),
+  ];
+  if (rawDomains === null || domains.length === 0)
+    issues.push({ path: "domains", message: "name at least one e-mail domain (e.g. example.com)" });
   if (domains.length > MAX_DOMAINS) issues.push({ path: "domains", message: `at most ${MAX_DOMAINS} domains` });
   domains.forEach((d, i) => {
     if (!DOMAIN.test(d)) issues.push({ path: `domains/${i}`, message: `"${d.slice(0, 100)}" is not an e-mail domain` });
   });
   const e = b.enforce;
   const enforce = e === true || e === "true" || e === "on" || e === "1";
-  if (e !== undefined && typeof e !== "boolean" && typeof e !== "string") issues.push({ path: "enforce", message: "must be true or false" });
+  if (e !== undefined && typeof e !== "boolean" && typeof e !== "string")
+    issues.push({ path: "enforce", message: "must be true or false" });
   const out: SsoSettings = { type: type === "saml" ? "saml" : "oidc", domains, enforce };
   if (type === "oidc") {
     const issuer = httpsUrl(pick(b, "oidc", "issuer", "oidc_issuer"), "oidc/issuer", issues);
@@ -109,15 +115,18 @@ export function readSsoSettings(body: unknown, stored: SsoSettings | null): SsoS
     let clientSecret = pick(b, "oidc", "clientSecret", "oidc_client_secret") ?? "";
     if (clientId === "" || clientId.length > 300) issues.push({ path: "oidc/clientId", message: "is required (at most 300 characters)" });
     if (clientSecret === "" && stored?.oidc) clientSecret = stored.oidc.clientSecret;
-    if (clientSecret === "" || clientSecret.length > 1000) issues.push({ path: "oidc/clientSecret", message: "is required (at most 1000 characters)" });
+    if (clientSecret === "" || clientSecret.length > 1000)
+      issues.push({ path: "oidc/clientSecret", message: "is required (at most 1000 characters)" });
     if (issuer) out.oidc = { issuer, clientId, clientSecret };
   } else if (type === "saml") {
     const entryPoint = httpsUrl(pick(b, "saml", "entryPoint", "saml_entry_point"), "saml/entryPoint", issues);
     const idpIssuer = pick(b, "saml", "idpIssuer", "saml_idp_issuer") ?? "";
-    if (idpIssuer === "" || idpIssuer.length > 500) issues.push({ path: "saml/idpIssuer", message: "is required: the IdP's entity ID (at most 500 characters)" });
+    if (idpIssuer === "" || idpIssuer.length > 500)
+      issues.push({ path: "saml/idpIssuer", message: "is required: the IdP's entity ID (at most 500 characters)" });
     const rawCert = pick(b, "saml", "idpCert", "saml_idp_cert") ?? "";
     const cert = rawCert.length <= 20_000 ? normalizeCertificate(rawCert) : null;
-    if (!cert) issues.push({ path: "saml/idpCert", message: "is not an X.509 certificate (paste the IdP's signing certificate, PEM or base64)" });
+    if (!cert)
+      issues.push({ path: "saml/idpCert", message: "is not an X.509 certificate (paste the IdP's signing certificate, PEM or base64)" });
     if (entryPoint && cert) out.saml = { entryPoint, idpIssuer, idpCert: cert.pem };
   }
   if (issues.length > 0) throw validationFailed(issues);
@@ -145,7 +154,9 @@ export type StoredSso = SsoSettings & { testedAt: number | null; updatedAt: numb
 /** The stored settings of an organization (secrets included: for the server only), or null. */
 export async function loadSso(database: Database | Tx, organizationId: string): Promise<StoredSso | null> {
   const db = "db" in database ? database.db : database;
-  const row = (await db.select().from(ssoConnections).where(eq(ssoConnections.organizationId, organizationId)).limit(1))[0] as ConnectionRow | undefined;
+  const row = (await db.select().from(ssoConnections).where(eq(ssoConnections.organizationId, organizationId)).limit(1))[0] as
+    | ConnectionRow
+    | undefined;
   if (!row) return null;
   const claims = await domainClaims(database, organizationId);
   const domains = claims.map((c) => c.domain);
@@ -166,7 +177,14 @@ export function publicSso(config: Config, organizationId: string, s: StoredSso |
       enforce: s.enforce,
       oidc: s.oidc ? { issuer: s.oidc.issuer, clientId: s.oidc.clientId, clientSecretSet: s.oidc.clientSecret !== "" } : null,
       saml: s.saml
-        ? { entryPoint: s.saml.entryPoint, idpIssuer: s.saml.idpIssuer, idpCert: s.saml.idpCert, certificate: cert ? { subject: cert.subject, validTo: new Date(cert.validTo).toISOString(), fingerprint256: cert.fingerprint256 } : null }
+        ? {
+            entryPoint: s.saml.entryPoint,
+            idpIssuer: s.saml.idpIssuer,
+            idpCert: s.saml.idpCert,
+            certificate: cert
+              ? { subject: cert.subject, validTo: new Date(cert.validTo).toISOString(), fingerprint256: cert.fingerprint256 }
+              : null,
+          }
         : null,
       testedAt: s.testedAt === null ? null : iso(s.testedAt),
       updatedAt: iso(s.updatedAt),
@@ -187,13 +205,19 @@ export async function saveSso(tx: Tx, organizationId: string, s: SsoSettings): P
   await tx
     .insert(ssoConnections)
     .values({ organizationId, protocol: s.type, config, enforce: s.enforce, enabled: true, createdAt: now, updatedAt: now })
-    .onConflictDoUpdate({ target: ssoConnections.organizationId, set: { protocol: s.type, config, enforce: s.enforce, enabled: true, testedAt: null, updatedAt: now } });
+    .onConflictDoUpdate({
+      target: ssoConnections.organizationId,
+      set: { protocol: s.type, config, enforce: s.enforce, enabled: true, testedAt: null, updatedAt: now },
+    });
   await saveDomainClaims(tx, organizationId, s.domains);
 }
 
 /** Removes an organization's SSO (its domains go with it). True when there was one. */
 export async function deleteSso(tx: Tx, organizationId: string): Promise<boolean> {
-  const gone = await tx.delete(ssoConnections).where(eq(ssoConnections.organizationId, organizationId)).returning({ id: ssoConnections.organizationId });
+  const gone = await tx
+    .delete(ssoConnections)
+    .where(eq(ssoConnections.organizationId, organizationId))
+    .returning({ id: ssoConnections.organizationId });
   return gone.length > 0;
 }
 
@@ -215,7 +239,9 @@ export async function usableSsoForDomain(database: Database, domain: string) {
 export async function usableSsoOf(database: Database, organizationId: string): Promise<StoredSso | null> {
   const settings = await loadSso(database, organizationId);
   if (!settings || settings.verifiedDomains.length === 0) return null;
-  const org = (await database.db.select({ status: organizations.status }).from(organizations).where(eq(organizations.id, organizationId)).limit(1))[0];
+  const org = (
+    await database.db.select({ status: organizations.status }).from(organizations).where(eq(organizations.id, organizationId)).limit(1)
+  )[0];
   return org?.status === "approved" ? settings : null;
 }
 
@@ -259,13 +285,29 @@ export async function testSso(
     try {
       const c = await oidcConfiguration(s.oidc, policy);
       const m = c.serverMetadata();
-      checks.push({ name: "discovery", ok: true, message: `Discovered ${m.issuer}: authorization ${m.authorization_endpoint}, token ${m.token_endpoint}.` });
+      checks.push({
+        name: "discovery",
+        ok: true,
+        message: `Discovered ${m.issuer}: authorization ${m.authorization_endpoint}, token ${m.token_endpoint}.`,
+      });
       const pkce = m.code_challenge_methods_supported?.includes("S256");
-      checks.push({ name: "pkce", ok: pkce !== false, message: pkce ? "PKCE S256 is supported." : "The issuer does not announce PKCE S256; sign-in will still send it." });
-      checks.push({ name: "jwks", ok: typeof m.jwks_uri === "string", message: m.jwks_uri ? `Signing keys at ${m.jwks_uri}.` : "The issuer names no jwks_uri: ID tokens cannot be verified." });
+      checks.push({
+        name: "pkce",
+        ok: pkce !== false,
+        message: pkce ? "PKCE S256 is supported." : "The issuer does not announce PKCE S256; sign-in will still send it.",
+      });
+      checks.push({
+        name: "jwks",
+        ok: typeof m.jwks_uri === "string",
+        message: m.jwks_uri ? `Signing keys at ${m.jwks_uri}.` : "The issuer names no jwks_uri: ID tokens cannot be verified.",
+      });
     } catch (e) {
       problems.push((e as Error).message);
-      checks.push({ name: "discovery", ok: false, message: `Could not reach the issuer ${s.oidc.issuer}, or it answered no OpenID configuration.` });
+      checks.push({
+        name: "discovery",
+        ok: false,
+        message: `Could not reach the issuer ${s.oidc.issuer}, or it answered no OpenID configuration.`,
+      });
     }
   } else if (s.type === "saml" && s.saml) {
     const cert = normalizeCertificate(s.saml.idpCert);
@@ -275,7 +317,13 @@ export async function testSso(
       const from = Date.parse(cert.cert.validFrom);
       const to = Date.parse(cert.cert.validTo);
       const valid = from <= now && now <= to;
-      checks.push({ name: "certificate", ok: valid, message: valid ? `Certificate ${cert.cert.subject.replace(/\n/g, ", ")} valid until ${new Date(to).toISOString()}.` : `The certificate is outside its validity period (${new Date(from).toISOString()} – ${new Date(to).toISOString()}).` });
+      checks.push({
+        name: "certificate",
+        ok: valid,
+        message: valid
+          ? `Certificate ${cert.cert.subject.replace(/\n/g, ", ")} valid until ${new Date(to).toISOString()}.`
+          : `The certificate is outside its validity period (${new Date(from).toISOString()} – ${new Date(to).toISOString()}).`,
+      });
     }
     let answered = false;
     try {
@@ -285,7 +333,11 @@ export async function testSso(
     } catch (e) {
       problems.push(`the entry point: ${egressDetail(e)}`);
     }
-    checks.push({ name: "entryPoint", ok: answered, message: answered ? "The entry point answered." : `Could not reach the entry point ${s.saml.entryPoint}.` });
+    checks.push({
+      name: "entryPoint",
+      ok: answered,
+      message: answered ? "The entry point answered." : `Could not reach the entry point ${s.saml.entryPoint}.`,
+    });
   }
   return { ok: checks.length > 0 && checks.every((c) => c.ok), checks, problems };
 }

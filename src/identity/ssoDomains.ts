@@ -83,21 +83,36 @@ export async function saveDomainClaims(tx: Tx, organizationId: string, domains: 
     .where(and(inArray(ssoDomains.domain, domains), ne(ssoDomains.organizationId, organizationId), isNotNull(ssoDomains.verifiedAt)));
   if (taken.length > 0) {
     const list = [...new Set(taken.map((t) => t.d))].sort();
-    throw new AppError("conflict", `${list.join(", ")} ${list.length === 1 ? "is" : "are"} verified by another organization: a domain belongs to one organization at most.`, { domains: list });
+    throw new AppError(
+      "conflict",
+      `${list.join(", ")} ${list.length === 1 ? "is" : "are"} verified by another organization: a domain belongs to one organization at most.`,
+      { domains: list },
+    );
   }
-  const kept = new Set((await tx.select({ d: ssoDomains.domain }).from(ssoDomains).where(eq(ssoDomains.organizationId, organizationId))).map((r) => r.d));
+  const kept = new Set(
+    (await tx.select({ d: ssoDomains.domain }).from(ssoDomains).where(eq(ssoDomains.organizationId, organizationId))).map((r) => r.d),
+  );
   const gone = [...kept].filter((d) => !domains.includes(d));
-  if (gone.length > 0) await tx.delete(ssoDomains).where(and(eq(ssoDomains.organizationId, organizationId), inArray(ssoDomains.domain, gone)));
+  if (gone.length > 0)
+    await tx.delete(ssoDomains).where(and(eq(ssoDomains.organizationId, organizationId), inArray(ssoDomains.domain, gone)));
   const added = domains.filter((d) => !kept.has(d));
   const now = Date.now();
   if (added.length > 0) {
-    await tx.insert(ssoDomains).values(added.map((domain) => ({ organizationId, domain, token: randomBytes(16).toString("hex"), createdAt: now })));
+    await tx
+      .insert(ssoDomains)
+      .values(added.map((domain) => ({ organizationId, domain, token: randomBytes(16).toString("hex"), createdAt: now })));
   }
 }
 
 async function claimRow(database: Database | Tx, organizationId: string, domain: string) {
   const db = "db" in database ? database.db : database;
-  const row = (await db.select().from(ssoDomains).where(and(eq(ssoDomains.organizationId, organizationId), eq(ssoDomains.domain, domain))).limit(1))[0];
+  const row = (
+    await db
+      .select()
+      .from(ssoDomains)
+      .where(and(eq(ssoDomains.organizationId, organizationId), eq(ssoDomains.domain, domain)))
+      .limit(1)
+  )[0];
   if (!row) throw notFound(`This organization does not claim ${domain.slice(0, 253)} for its single sign-on.`);
   return row;
 }
@@ -109,7 +124,10 @@ async function markVerified(tx: Tx, organizationId: string, domain: string, by: 
     .from(ssoDomains)
     .where(and(eq(ssoDomains.domain, domain), ne(ssoDomains.organizationId, organizationId), isNotNull(ssoDomains.verifiedAt)))
     .limit(1);
-  if (other.length > 0) throw new AppError("conflict", `${domain} is already verified by another organization: a domain belongs to one organization at most.`, { domains: [domain] });
+  if (other.length > 0)
+    throw new AppError("conflict", `${domain} is already verified by another organization: a domain belongs to one organization at most.`, {
+      domains: [domain],
+    });
   await tx
     .update(ssoDomains)
     .set({ verifiedAt: Date.now(), verifiedBy: by })
@@ -120,7 +138,12 @@ async function markVerified(tx: Tx, organizationId: string, domain: string, by: 
  * Checks the claim's DNS TXT record and, when it holds the token, marks the claim verified.
  * No such record → 409 domain_unverified with the record to publish and what was found.
  */
-export async function verifyDomainByDns(database: Database, lookup: TxtLookup, organizationId: string, domain: string): Promise<DomainClaim> {
+export async function verifyDomainByDns(
+  database: Database,
+  lookup: TxtLookup,
+  organizationId: string,
+  domain: string,
+): Promise<DomainClaim> {
   const row = await claimRow(database, organizationId, domain);
   if (row.verifiedAt !== null) return claimOf(row);
   const claim = claimOf(row);
@@ -149,11 +172,18 @@ export async function approveDomainClaim(tx: Tx, organizationId: string, domain:
 }
 
 /** Every pending claim, for the platform administrators' list (oldest first). */
-export async function pendingDomainClaims(database: Database): Promise<(DomainClaim & { organization: { id: string; name: string; status: string } })[]> {
+export async function pendingDomainClaims(
+  database: Database,
+): Promise<(DomainClaim & { organization: { id: string; name: string; status: string } })[]> {
   const rows = await database.db
     .select({
-      domain: ssoDomains.domain, token: ssoDomains.token, verifiedAt: ssoDomains.verifiedAt, verifiedBy: ssoDomains.verifiedBy,
-      id: organizations.id, name: organizations.name, status: organizations.status,
+      domain: ssoDomains.domain,
+      token: ssoDomains.token,
+      verifiedAt: ssoDomains.verifiedAt,
+      verifiedBy: ssoDomains.verifiedBy,
+      id: organizations.id,
+      name: organizations.name,
+      status: organizations.status,
     })
     .from(ssoDomains)
     .innerJoin(organizations, eq(organizations.id, ssoDomains.organizationId))

@@ -68,13 +68,25 @@ export function ssoAuthRoutes(deps: ComposedDeps) {
   };
 
   /** Signs in and goes to `next`, or back to /login with the refusal. */
-  const complete = async (request: Request, server: unknown, identity: ExternalIdentity, next: string, org?: { id: string; domains: string[] }) => {
+  const complete = async (
+    request: Request,
+    server: unknown,
+    identity: ExternalIdentity,
+    next: string,
+    org?: { id: string; domains: string[] },
+  ) => {
     const meta = clientMeta(request, server as Parameters<typeof clientMeta>[1]);
     const provider = identity.provider.startsWith("sso:") ? undefined : identity.provider;
     if (org) {
       const domain = identity.email ? emailDomain(identity.email) : null;
       if (!domain || !org.domains.includes(domain)) {
-        await recordExternalFailure(database, identity.provider, `the IdP asserted ${identity.email ?? "no e-mail"}, outside the organization's domains`, meta, identity.email);
+        await recordExternalFailure(
+          database,
+          identity.provider,
+          `the IdP asserted ${identity.email ?? "no e-mail"}, outside the organization's domains`,
+          meta,
+          identity.email,
+        );
         return toLogin("sso_domain");
       }
     } else if (identity.email) {
@@ -103,7 +115,13 @@ export function ssoAuthRoutes(deps: ComposedDeps) {
   };
 
   /** The checks every redirect callback starts with: the provider's error, then state against the flow cookie. */
-  const checkCallback = async (request: Request, server: unknown, url: URL, provider: string, flow: Flow | null): Promise<Response | null> => {
+  const checkCallback = async (
+    request: Request,
+    server: unknown,
+    url: URL,
+    provider: string,
+    flow: Flow | null,
+  ): Promise<Response | null> => {
     const meta = clientMeta(request, server as Parameters<typeof clientMeta>[1]);
     const error = url.searchParams.get("error");
     const shown = provider.startsWith("sso:") ? undefined : provider;
@@ -113,7 +131,12 @@ export function ssoAuthRoutes(deps: ComposedDeps) {
     }
     const state = url.searchParams.get("state");
     if (!flow || flow.provider !== provider || !state || state !== flow.state) {
-      await recordExternalFailure(database, provider, !flow ? "no sign-in flow in this browser (missing or expired cookie)" : "state does not match the one this browser sent", meta);
+      await recordExternalFailure(
+        database,
+        provider,
+        !flow ? "no sign-in flow in this browser (missing or expired cookie)" : "state does not match the one this browser sent",
+        meta,
+      );
       return toLogin("state", { provider: shown });
     }
     return null;
@@ -167,8 +190,15 @@ export function ssoAuthRoutes(deps: ComposedDeps) {
       const settings = await usableSsoOf(database, orgId);
       if (!settings?.oidc) return toLogin("sso_not_approved");
       try {
-        const r = await oidcFinish(settings.oidc, config.egress, new URL(`${config.baseUrl}/api/auth/sso/oidc/callback${url.search}`), { state: flow!.state, nonce: flow!.nonce ?? "", verifier: flow!.verifier ?? "" });
-        return await complete(request, server, { provider, ...r, emailVerified: true }, flow!.next, { id: orgId, domains: settings.verifiedDomains });
+        const r = await oidcFinish(settings.oidc, config.egress, new URL(`${config.baseUrl}/api/auth/sso/oidc/callback${url.search}`), {
+          state: flow!.state,
+          nonce: flow!.nonce ?? "",
+          verifier: flow!.verifier ?? "",
+        });
+        return await complete(request, server, { provider, ...r, emailVerified: true }, flow!.next, {
+          id: orgId,
+          domains: settings.verifiedDomains,
+        });
       } catch (e) {
         if (!(e instanceof OidcError)) throw e;
         await recordExternalFailure(database, provider, e.message, clientMeta(request, server));
@@ -190,7 +220,14 @@ export function ssoAuthRoutes(deps: ComposedDeps) {
       try {
         if (s.type === "oidc" && s.oidc) {
           const a = await oidcAuthorizationUrl(s.oidc, config.egress, serviceProvider(config, found.organization.id).oidcRedirectUri);
-          return startRedirect(a.url, { provider, state: a.state, nonce: a.nonce, verifier: a.verifier, next, exp: Date.now() + FLOW_TTL_MS });
+          return startRedirect(a.url, {
+            provider,
+            state: a.state,
+            nonce: a.nonce,
+            verifier: a.verifier,
+            next,
+            exp: Date.now() + FLOW_TTL_MS,
+          });
         }
         if (s.type === "saml" && s.saml) {
           const binding = randomBytes(18).toString("base64url");
@@ -220,7 +257,9 @@ export function ssoAuthRoutes(deps: ComposedDeps) {
       const clear = (r: Response) => (r.headers.append("set-cookie", samlCookie(null)), r);
       try {
         const r = await samlFinish(config, database, orgId, settings.saml, samlResponse, cookieValue(request, SAML_COOKIE));
-        return clear(await complete(request, server, { provider, ...r, emailVerified: true }, next, { id: orgId, domains: settings.verifiedDomains }));
+        return clear(
+          await complete(request, server, { provider, ...r, emailVerified: true }, next, { id: orgId, domains: settings.verifiedDomains }),
+        );
       } catch (e) {
         if (!(e instanceof SamlRefused)) throw e;
         await recordExternalFailure(database, provider, `SAML: ${e.message}`, meta);
@@ -230,8 +269,14 @@ export function ssoAuthRoutes(deps: ComposedDeps) {
     .get("/saml/:orgId/metadata", async ({ params }) => {
       const orgId = decodedParam(params.orgId, "orgId");
       const settings = await loadSso(database, orgId);
-      if (!settings?.saml) return new Response(JSON.stringify({ error: "not_found", message: "This organization has no SAML single sign-on." }), { status: 404, headers: { "content-type": "application/json" } });
-      return new Response(await samlMetadata(config, database, orgId, settings.saml), { headers: { "content-type": "application/samlmetadata+xml; charset=utf-8" } });
+      if (!settings?.saml)
+        return new Response(JSON.stringify({ error: "not_found", message: "This organization has no SAML single sign-on." }), {
+          status: 404,
+          headers: { "content-type": "application/json" },
+        });
+      return new Response(await samlMetadata(config, database, orgId, settings.saml), {
+        headers: { "content-type": "application/samlmetadata+xml; charset=utf-8" },
+      });
     });
 }
 

@@ -40,6 +40,10 @@ export async function insertUser(tx: Tx, u: NewUser): Promise<string> {
 
 /** Finds a user by e-mail (normalized). */
 export async function findUserByEmail(database: Database, email: string) {
-  const rows = await database.db.select().from(users).where(eq(users.email, normalizeEmail(email))).limit(1);
+  const rows = await database.db
+    .select()
+    .from(users)
+    .where(eq(users.email, normalizeEmail(email)))
+    .limit(1);
   return rows[0];
 }

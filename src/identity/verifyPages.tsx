@@ -15,7 +15,12 @@ import { Layout, page } from "../web/layout";
 import { confirmEmail, resendEmailVerification, verificationTokenValid } from "./emailVerification";
 
 function VerifyPage(props: { state: "confirm" | "done" | "invalid"; token?: string; email?: string }) {
-  const title = props.state === "done" ? "Your e-mail address is confirmed" : props.state === "invalid" ? "This link does not work" : "Confirm your e-mail address";
+  const title =
+    props.state === "done"
+      ? "Your e-mail address is confirmed"
+      : props.state === "invalid"
+        ? "This link does not work"
+        : "Confirm your e-mail address";
   return (
     <Layout title={title}>
       <div class="card narrow">
@@ -47,7 +52,9 @@ export function verifyEmailRoutes(deps: ComposedDeps): Elysia {
   const plugin = new Elysia()
     .get("/verify-email", async ({ request }) => {
       const token = new URL(request.url).searchParams.get("token") ?? "";
-      return (await verificationTokenValid(deps.database, token)) ? page(<VerifyPage state="confirm" token={token} />) : page(<VerifyPage state="invalid" />, 410);
+      return (await verificationTokenValid(deps.database, token))
+        ? page(<VerifyPage state="confirm" token={token} />)
+        : page(<VerifyPage state="invalid" />, 410);
     })
     .post("/verify-email", async ({ body, request }) => {
       checkSameOrigin(deps.config, request, false);
@@ -59,11 +66,15 @@ export function verifyEmailRoutes(deps: ComposedDeps): Elysia {
         return page(<VerifyPage state="invalid" />, 410);
       }
     })
-    .post("/api/auth/verify-email", async ({ body, request }) => {
-      checkSameOrigin(deps.config, request, false);
-      const r = await confirmEmail(deps.database, body.token);
-      return { verified: true, email: r.email };
-    }, { body: t.Object({ token: t.String({ minLength: 1, maxLength: 200 }) }) })
+    .post(
+      "/api/auth/verify-email",
+      async ({ body, request }) => {
+        checkSameOrigin(deps.config, request, false);
+        const r = await confirmEmail(deps.database, body.token);
+        return { verified: true, email: r.email };
+      },
+      { body: t.Object({ token: t.String({ minLength: 1, maxLength: 200 }) }) },
+    )
     .post("/api/auth/verify-email/resend", async ({ request, set }) => {
       checkSameOrigin(deps.config, request, true);
       const session = await requireSession(deps, request);

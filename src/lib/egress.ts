@@ -123,7 +123,7 @@ async function cappedBody(r: Response, max: number): Promise<Uint8Array<ArrayBuf
   }
   const out = new Uint8Array(size);
   let at = 0;
-  for (const c of chunks) (out.set(c, at), (at += c.byteLength));
+  for (const c of chunks) out.set(c, at), (at += c.byteLength);
   return out;
 }
 

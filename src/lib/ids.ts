@@ -4,8 +4,23 @@ import { randomBytes } from "node:crypto";
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
 export type IdPrefix =
-  | "usr" | "ses" | "org" | "mem" | "inv" | "prj" | "key" | "spc" | "exp"
-  | "res" | "rep" | "trc" | "sev" | "ocl" | "otk" | "mail" | "sso";
+  | "usr"
+  | "ses"
+  | "org"
+  | "mem"
+  | "inv"
+  | "prj"
+  | "key"
+  | "spc"
+  | "exp"
+  | "res"
+  | "rep"
+  | "trc"
+  | "sev"
+  | "ocl"
+  | "otk"
+  | "mail"
+  | "sso";
 
 let lastTime = -1;
 let timePart = "";

@@ -41,7 +41,13 @@ export function parseIp(text: string): IpAddress | null {
     head = bare.slice(0, -dotted[1]!.length) + "0:0";
   }
   const [left, right] = head.includes("::") ? head.split("::") : [head, undefined];
-  const words = (s: string | undefined): number[] => (s ? s.split(":").filter((w) => w !== "").map((w) => parseInt(w, 16)) : []);
+  const words = (s: string | undefined): number[] =>
+    s
+      ? s
+          .split(":")
+          .filter((w) => w !== "")
+          .map((w) => parseInt(w, 16))
+      : [];
   const l = words(left);
   const r = words(right);
   const all = right === undefined ? l : [...l, ...new Array<number>(8 - l.length - r.length).fill(0), ...r];

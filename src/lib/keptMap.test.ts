@@ -56,7 +56,10 @@ describe("KeptMap: bounded, the oldest entry out first", () => {
     expect(m.weight).toBe(6);
     m.delete("c");
     expect(m.weight).toBe(4);
-    m.set("big", Array.from({ length: 20 }, () => 0)); // heavier than the limit alone: nothing can stay
+    m.set(
+      "big",
+      Array.from({ length: 20 }, () => 0),
+    ); // heavier than the limit alone: nothing can stay
     expect(m.size).toBe(0);
     expect(m.weight).toBe(0);
     m.set("e", [1]);

@@ -15,21 +15,40 @@ describe("log: text lines for a person, JSON lines for machines", () => {
   });
 
   test("text: a value with spaces, quotes or `=` is JSON-quoted; arrays and objects are compact JSON; undefined is left out", () => {
-    expect(formatText(at, "info", "m", { s: "two words", q: 'say "hi"', e: "a=b", n: null, t: true, l: ["a", "b"], o: { k: 1 }, u: undefined, empty: "" })).toBe(
-      '23:31:15 INFO  m  s="two words" q="say \\"hi\\"" e="a=b" n=null t=true l=["a","b"] o={"k":1} empty=""',
-    );
+    expect(
+      formatText(at, "info", "m", {
+        s: "two words",
+        q: 'say "hi"',
+        e: "a=b",
+        n: null,
+        t: true,
+        l: ["a", "b"],
+        o: { k: 1 },
+        u: undefined,
+        empty: "",
+      }),
+    ).toBe('23:31:15 INFO  m  s="two words" q="say \\"hi\\"" e="a=b" n=null t=true l=["a","b"] o={"k":1} empty=""');
   });
 
   test("text: the setup link goes on a line of its own, alone, so it can be copied", () => {
     const text = formatText(at, "warn", "no platform administrator yet: open this one-time link", {
       setupLink: "http://localhost:8787/setup?token=abc123",
     });
-    expect(text.split("\n")).toEqual(["23:31:15 WARN  no platform administrator yet: open this one-time link", "  http://localhost:8787/setup?token=abc123"]);
+    expect(text.split("\n")).toEqual([
+      "23:31:15 WARN  no platform administrator yet: open this one-time link",
+      "  http://localhost:8787/setup?token=abc123",
+    ]);
   });
 
   test("text: a multi-line value (a mail body, a stack) is an indented block after `key:`", () => {
     const text = formatText(at, "info", "mail queued", { to: "a@example.com", body: "Hello,\nopen http://x/y\n" });
-    expect(text.split("\n")).toEqual(["23:31:15 INFO  mail queued  to=a@example.com", "  body:", "    Hello,", "    open http://x/y", "    "]);
+    expect(text.split("\n")).toEqual([
+      "23:31:15 INFO  mail queued  to=a@example.com",
+      "  body:",
+      "    Hello,",
+      "    open http://x/y",
+      "    ",
+    ]);
   });
 
   test("text: control characters from a request never reach the terminal raw (no escape sequences, no fake lines)", () => {
@@ -61,7 +80,12 @@ describe("log: text lines for a person, JSON lines for machines", () => {
 
   test("createLogger writes the chosen format to its sink, JSON unless told otherwise, and drops events under its level", () => {
     const lines: string[] = [];
-    const text = createLogger("info", (l) => lines.push(l), "text", () => at);
+    const text = createLogger(
+      "info",
+      (l) => lines.push(l),
+      "text",
+      () => at,
+    );
     text.debug("hidden");
     text.info("shown", { a: 1 });
     expect(lines).toEqual(["23:31:15 INFO  shown  a=1"]);

@@ -25,7 +25,10 @@ const ALL = (1n << 128n) - 1n;
 
 /** An IPv4 or IPv6 address (brackets and a zone id allowed) as a 128-bit number, or null. */
 export function parseAddress(raw: string): bigint | null {
-  const s = raw.trim().replace(/^\[(.*)\]$/, "$1").replace(/%.*$/, "");
+  const s = raw
+    .trim()
+    .replace(/^\[(.*)\]$/, "$1")
+    .replace(/%.*$/, "");
   if (isIPv4(s)) return MAPPED | s.split(".").reduce((n, part) => (n << 8n) | BigInt(Number(part)), 0n);
   if (!isIPv6(s)) return null;
   let text = s.toLowerCase();
@@ -114,12 +117,16 @@ export function clientAddress(peer: string | null, forwardedFor: string | null, 
   if (peer === null) return null;
   // every request takes this path without a header to read: the socket's address (as the system
   // spells it), an IPv4-mapped one as IPv4; ~0.1 µs where parsing takes ~3.5 µs
-  if (forwardedFor === null || trusted.ranges.length === 0) return peer.startsWith("::ffff:") && isIPv4(peer.slice(7)) ? peer.slice(7) : peer;
+  if (forwardedFor === null || trusted.ranges.length === 0)
+    return peer.startsWith("::ffff:") && isIPv4(peer.slice(7)) ? peer.slice(7) : peer;
   const peerN = parseAddress(peer);
   if (peerN === null) return peer;
   let client = peerN;
   if (forwardedFor !== null && trusted.ranges.length > 0 && isTrusted(trusted, peerN)) {
-    const hops = forwardedFor.split(",").map((h) => h.trim()).filter(Boolean);
+    const hops = forwardedFor
+      .split(",")
+      .map((h) => h.trim())
+      .filter(Boolean);
     for (let i = hops.length - 1; i >= 0; i--) {
       const hop = parseAddress(withoutPort(hops[i]!));
       if (hop === null) break;

@@ -83,7 +83,8 @@ export class IntervalGate {
   /** Lets one caller through if the key's interval has passed, marking it; else the wait in seconds. */
   take(key: string, now = Date.now()): LimitResult {
     const last = this.#last.get(key);
-    if (last !== undefined && now - last < this.intervalMs) return { allowed: false, retryAfter: Math.max(1, Math.ceil((last + this.intervalMs - now) / 1000)) };
+    if (last !== undefined && now - last < this.intervalMs)
+      return { allowed: false, retryAfter: Math.max(1, Math.ceil((last + this.intervalMs - now) / 1000)) };
     this.#last.delete(key); // re-insert at the end: the map's order is the age order for eviction
     this.#last.set(key, now);
     return { allowed: true, retryAfter: 0 };

@@ -92,13 +92,17 @@ export class MailDelivery {
           maxAttempts: config.mailMaxAttempts,
           retryBaseMs: config.mailRetryBaseMs,
         });
-        (status === "failed" ? log.error : log.warn).call(log, status === "failed" ? "mail failed for good" : "mail delivery failed; will retry", {
-          mailId: mail.id,
-          kind: mail.kind,
-          to: mail.to,
-          attempts: mail.attempts,
-          error: message,
-        });
+        (status === "failed" ? log.error : log.warn).call(
+          log,
+          status === "failed" ? "mail failed for good" : "mail delivery failed; will retry",
+          {
+            mailId: mail.id,
+            kind: mail.kind,
+            to: mail.to,
+            attempts: mail.attempts,
+            error: message,
+          },
+        );
         continue;
       }
       await markSent(this.opts.database, mail.id, Date.now());

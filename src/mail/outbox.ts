@@ -59,7 +59,13 @@ export async function queueMail(tx: Tx, deps: { config: Config; log: Logger }, m
     deps.log.info("mail queued", { mailId: id, kind: mail.kind, to: mail.to });
     mailQueued();
   } else {
-    deps.log.info("mail written to this log (no SMTP_URL configured)", { mailId: id, kind: mail.kind, to: mail.to, subject: mail.subject, body: mail.text });
+    deps.log.info("mail written to this log (no SMTP_URL configured)", {
+      mailId: id,
+      kind: mail.kind,
+      to: mail.to,
+      subject: mail.subject,
+      body: mail.text,
+    });
   }
   return id;
 }
@@ -75,7 +81,14 @@ export async function claimNextMail(database: Database, now: number, leaseMs: nu
       and(eq(mailOutbox.status, "pending"), lte(mailOutbox.nextAttemptAt, now)),
       and(eq(mailOutbox.status, "sending"), lte(mailOutbox.claimedAt, now - leaseMs)),
     );
-    const next = (await tx.select({ id: mailOutbox.id }).from(mailOutbox).where(due).orderBy(asc(mailOutbox.nextAttemptAt), asc(mailOutbox.createdAt)).limit(1))[0];
+    const next = (
+      await tx
+        .select({ id: mailOutbox.id })
+        .from(mailOutbox)
+        .where(due)
+        .orderBy(asc(mailOutbox.nextAttemptAt), asc(mailOutbox.createdAt))
+        .limit(1)
+    )[0];
     if (!next) return null;
     const rows = await tx
       .update(mailOutbox)
@@ -134,7 +147,12 @@ export async function markAttemptFailed(
               body: sql`CASE WHEN ${mailOutbox.sensitive} THEN ${SCRUBBED} ELSE ${mailOutbox.body} END`,
               html: sql`CASE WHEN ${mailOutbox.sensitive} THEN NULL ELSE ${mailOutbox.html} END`,
             }
-          : { status: "pending", claimedAt: null, error: error.slice(0, 1000), nextAttemptAt: opts.now + retryDelay(mail.attempts, opts.retryBaseMs) },
+          : {
+              status: "pending",
+              claimedAt: null,
+              error: error.slice(0, 1000),
+              nextAttemptAt: opts.now + retryDelay(mail.attempts, opts.retryBaseMs),
+            },
       )
       .where(and(eq(mailOutbox.id, mail.id), eq(mailOutbox.status, "sending"))),
   );
@@ -187,7 +205,12 @@ const toView = (r: MailView): MailView => ({ ...r, nextAttemptAt: r.status === "
 export const UNDELIVERED: MailStatus[] = ["pending", "sending", "failed"];
 
 /** An organization's mails in `statuses` (default: not delivered yet), newest first; sensitive mails never. */
-export async function listOrgMail(database: Database, organizationId: string, statuses: MailStatus[] = UNDELIVERED, limit = 200): Promise<MailView[]> {
+export async function listOrgMail(
+  database: Database,
+  organizationId: string,
+  statuses: MailStatus[] = UNDELIVERED,
+  limit = 200,
+): Promise<MailView[]> {
   const rows = await database.db
     .select(VIEW)
     .from(mailOutbox)
@@ -218,13 +241,28 @@ export async function listUnownedMail(database: Database, statuses: MailStatus[]
  * 409 for one that is being sent or was sent.
  */
 export async function retryMail(tx: Tx, organizationId: string, id: string, now = Date.now()): Promise<MailView> {
-  const row = (await tx.select(VIEW).from(mailOutbox).where(and(eq(mailOutbox.id, id), eq(mailOutbox.organizationId, organizationId), eq(mailOutbox.sensitive, false))).limit(1))[0];
+  const row = (
+    await tx
+      .select(VIEW)
+      .from(mailOutbox)
+      .where(and(eq(mailOutbox.id, id), eq(mailOutbox.organizationId, organizationId), eq(mailOutbox.sensitive, false)))
+      .limit(1)
+  )[0];
   if (!row) throw notFound("No such mail in this organization.");
   if (row.status === "sent" || row.status === "sending" || row.status === "logged") {
-    const why = row.status === "sent" ? "was already sent" : row.status === "sending" ? "is being sent right now" : "was written to the log (no SMTP is configured)";
+    const why =
+      row.status === "sent"
+        ? "was already sent"
+        : row.status === "sending"
+          ? "is being sent right now"
+          : "was written to the log (no SMTP is configured)";
     throw new AppError("invalid_transition", `This mail ${why}; there is nothing to retry.`, { status: row.status });
   }
-  const updated = await tx.update(mailOutbox).set({ status: "pending", attempts: 0, nextAttemptAt: now }).where(eq(mailOutbox.id, id)).returning(VIEW);
+  const updated = await tx
+    .update(mailOutbox)
+    .set({ status: "pending", attempts: 0, nextAttemptAt: now })
+    .where(eq(mailOutbox.id, id))
+    .returning(VIEW);
   mailQueued();
   return toView(updated[0]!);
 }

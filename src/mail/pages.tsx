@@ -41,16 +41,18 @@ export function MailTable(props: { mails: MailView[]; retry?: boolean }) {
             </td>
             <td>{m.attempts}</td>
             <td class="small">{m.lastError ?? "—"}</td>
-            {props.retry ? <td>
-              {m.status === "failed" || m.status === "pending" ? (
-                <form method="post" action={`/web/orgs/current/mail/${m.id}/retry`}>
-                  <input type="hidden" name="return" value="/org/mail" />
-                  <button type="submit" class="small" aria-label={`Retry the mail to ${m.to}: ${m.subject}`}>
-                    {m.status === "failed" ? "Retry" : "Try now"}
-                  </button>
-                </form>
-              ) : null}
-            </td> : null}
+            {props.retry ? (
+              <td>
+                {m.status === "failed" || m.status === "pending" ? (
+                  <form method="post" action={`/web/orgs/current/mail/${m.id}/retry`}>
+                    <input type="hidden" name="return" value="/org/mail" />
+                    <button type="submit" class="small" aria-label={`Retry the mail to ${m.to}: ${m.subject}`}>
+                      {m.status === "failed" ? "Retry" : "Try now"}
+                    </button>
+                  </form>
+                ) : null}
+              </td>
+            ) : null}
           </tr>
         ))}
       </tbody>
@@ -60,32 +62,36 @@ export function MailTable(props: { mails: MailView[]; retry?: boolean }) {
 
 export function mailPages(deps: AppDeps): Elysia {
   // typed as a plain Elysia: the app's chain of plugin types is near TypeScript's depth limit
-  const plugin = new Elysia().use(createPageGuard(deps)).get("/org/mail", async ({ page: ctx, org }) => {
-    const mails = await listOrgMail(deps.database, org.id);
-    const failed = mails.filter((m) => m.status === "failed").length;
-    return page(
-      <Layout title={`Mail · ${org.name}`} user={ctx.session.user} nav={ctx.nav}>
-        <p class="crumbs">
-          <a href="/org">{org.name}</a> /
-        </p>
-        <h1>Mail not delivered yet</h1>
-        <p class="muted">
-          {deps.config.smtpUrl === undefined
-            ? "No SMTP server is configured (SMTP_URL): mails are written to the server's log for the operator to hand over."
-            : "Invitations of this organization wait here until the mail server accepts them; a mail that keeps failing stops being retried and waits for you."}
-        </p>
-        {mails.length === 0 ? (
-          <p>Every mail of {org.name} was delivered.</p>
-        ) : (
-          <>
-            <p>
-              {mails.length} not delivered yet{failed > 0 ? `, ${failed} of them failed (no more automatic attempts)` : ""}.
-            </p>
-            <MailTable mails={mails} retry />
-          </>
-        )}
-      </Layout>,
-    );
-  }, { orgPage: { admin: "This page is for the organization's owners and admins." } });
+  const plugin = new Elysia().use(createPageGuard(deps)).get(
+    "/org/mail",
+    async ({ page: ctx, org }) => {
+      const mails = await listOrgMail(deps.database, org.id);
+      const failed = mails.filter((m) => m.status === "failed").length;
+      return page(
+        <Layout title={`Mail · ${org.name}`} user={ctx.session.user} nav={ctx.nav}>
+          <p class="crumbs">
+            <a href="/org">{org.name}</a> /
+          </p>
+          <h1>Mail not delivered yet</h1>
+          <p class="muted">
+            {deps.config.smtpUrl === undefined
+              ? "No SMTP server is configured (SMTP_URL): mails are written to the server's log for the operator to hand over."
+              : "Invitations of this organization wait here until the mail server accepts them; a mail that keeps failing stops being retried and waits for you."}
+          </p>
+          {mails.length === 0 ? (
+            <p>Every mail of {org.name} was delivered.</p>
+          ) : (
+            <>
+              <p>
+                {mails.length} not delivered yet{failed > 0 ? `, ${failed} of them failed (no more automatic attempts)` : ""}.
+              </p>
+              <MailTable mails={mails} retry />
+            </>
+          )}
+        </Layout>,
+      );
+    },
+    { orgPage: { admin: "This page is for the organization's owners and admins." } },
+  );
   return plugin as unknown as Elysia;
 }

@@ -15,24 +15,43 @@ import { mailPages } from "./pages";
 /** A mail as JSON: times as ISO strings. */
 export function mailJson(m: MailView) {
   return {
-    id: m.id, kind: m.kind, to: m.to, subject: m.subject, status: m.status, attempts: m.attempts, lastError: m.lastError,
-    nextAttemptAt: iso(m.nextAttemptAt), createdAt: iso(m.createdAt), sentAt: iso(m.sentAt),
+    id: m.id,
+    kind: m.kind,
+    to: m.to,
+    subject: m.subject,
+    status: m.status,
+    attempts: m.attempts,
+    lastError: m.lastError,
+    nextAttemptAt: iso(m.nextAttemptAt),
+    createdAt: iso(m.createdAt),
+    sentAt: iso(m.sentAt),
   };
 }
 
-const Status = t.Union(MAIL_STATUSES.filter((s) => s !== "logged").map((s) => t.Literal(s)), { error: "must be pending, sending, sent or failed" });
+const Status = t.Union(
+  MAIL_STATUSES.filter((s) => s !== "logged").map((s) => t.Literal(s)),
+  { error: "must be pending, sending, sent or failed" },
+);
 
 export function mailRoutes(deps: AppDeps, guards: Guards): Elysia {
   // typed as a plain Elysia: the app's chain of plugin types is near TypeScript's depth limit
   const plugin = new Elysia()
     .use(guards)
     .use(mailPages(deps))
-    .get("/web/orgs/current/mail", async ({ org, query }) => {
-      const statuses: MailStatus[] = query.status ? [query.status] : UNDELIVERED;
-      return { mails: (await listOrgMail(deps.database, org.id, statuses)).map(mailJson), smtp: deps.config.smtpUrl !== undefined };
-    }, { org: "admin", query: t.Object({ status: t.Optional(Status) }) })
-    .post("/web/orgs/current/mail/:id/retry", async ({ org, params }) => ({
-      mail: mailJson(await deps.database.write((tx) => retryMail(tx, org.id, params.id))),
-    }), { org: "admin", params: t.Object({ id: t.String({ maxLength: 64 }) }) });
+    .get(
+      "/web/orgs/current/mail",
+      async ({ org, query }) => {
+        const statuses: MailStatus[] = query.status ? [query.status] : UNDELIVERED;
+        return { mails: (await listOrgMail(deps.database, org.id, statuses)).map(mailJson), smtp: deps.config.smtpUrl !== undefined };
+      },
+      { org: "admin", query: t.Object({ status: t.Optional(Status) }) },
+    )
+    .post(
+      "/web/orgs/current/mail/:id/retry",
+      async ({ org, params }) => ({
+        mail: mailJson(await deps.database.write((tx) => retryMail(tx, org.id, params.id))),
+      }),
+      { org: "admin", params: t.Object({ id: t.String({ maxLength: 64 }) }) },
+    );
   return plugin as unknown as Elysia;
 }

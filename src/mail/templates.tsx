@@ -26,7 +26,15 @@ const html = (node: unknown): string => "<!doctype html>" + String(node);
 const when = (ms: number): string => new Date(ms).toISOString().slice(0, 16).replace("T", " ") + " UTC";
 
 /** The invitation to join an organization, with its accept link. */
-export function invitationMail(p: { to: string; inviter: string; organizationId: string; organizationName: string; role: string; link: string; expiresAt: number }): Mail {
+export function invitationMail(p: {
+  to: string;
+  inviter: string;
+  organizationId: string;
+  organizationName: string;
+  role: string;
+  link: string;
+  expiresAt: number;
+}): Mail {
   const subject = `Join ${p.organizationName} on talentd`;
   return {
     kind: "invitation",

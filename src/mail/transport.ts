@@ -62,7 +62,10 @@ export function smtpTransport(config: Config & { smtpUrl: string }): MailTranspo
         const err = e as { message?: string; responseCode?: number; code?: string; response?: string };
         const code = err.responseCode;
         const said = err.response ?? err.message ?? "";
-        const text = code !== undefined && said.startsWith(String(code)) ? `SMTP ${said}` : [code ? `SMTP ${code}` : err.code, said].filter(Boolean).join(": ");
+        const text =
+          code !== undefined && said.startsWith(String(code))
+            ? `SMTP ${said}`
+            : [code ? `SMTP ${code}` : err.code, said].filter(Boolean).join(": ");
         throw new SendError(text || String(e), code !== undefined && code >= 500 && code < 600);
       }
     },

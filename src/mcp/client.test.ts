@@ -17,7 +17,15 @@ describe("client labels", () => {
     expect(a).toMatch(/^[\x21-\x7e]+$/);
     expect(a).not.toBe(sessionIdFor("Claude Code/2.0.1"));
     expect(labelFromSessionId(a)).toBe("Claude Code/2.0.1");
-    for (const bad of [null, "", "c1.", "other-session", "c1.!!.AAAAAAAAAAAAAAAA", `c1.${Buffer.from("a\nb").toString("base64url")}.AAAAAAAAAAAAAAAA`]) expect(labelFromSessionId(bad)).toBeNull();
+    for (const bad of [
+      null,
+      "",
+      "c1.",
+      "other-session",
+      "c1.!!.AAAAAAAAAAAAAAAA",
+      `c1.${Buffer.from("a\nb").toString("base64url")}.AAAAAAAAAAAAAAAA`,
+    ])
+      expect(labelFromSessionId(bad)).toBeNull();
   });
 
   test("order: initialize's clientInfo, then the session id, then the User-Agent", () => {

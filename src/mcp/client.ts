@@ -36,7 +36,10 @@ export function clientLabel(request: Request, initializeClientInfo: unknown): st
   return (
     clientInfoLabel(initializeClientInfo) ??
     labelFromSessionId(request.headers.get("mcp-session-id")) ??
-    request.headers.get("user-agent")?.slice(0, 200).replace(/[^\x20-\x7e]/g, "?") ??
+    request.headers
+      .get("user-agent")
+      ?.slice(0, 200)
+      .replace(/[^\x20-\x7e]/g, "?") ??
     null
   );
 }

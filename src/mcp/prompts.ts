@@ -25,10 +25,16 @@ export const PROMPTS: PromptSpec[] = [
   {
     name: "prepare_task",
     title: "Prepare a task with talentd (step 1)",
-    description: "Before a coding task: designate the talents (conventions) the work touches, receive their guidance and a resolutionId to audit the work against later.",
+    description:
+      "Before a coding task: designate the talents (conventions) the work touches, receive their guidance and a resolutionId to audit the work against later.",
     argsSchema: {
       task: z.string().describe("The task you are about to do, in a sentence (e.g. add keyset pagination to GET /orders)."),
-      talents: z.string().optional().describe("Talent ids to designate, separated by commas or spaces (e.g. typescript-strict, api-pagination). Optional: otherwise the agent chooses among the project's active talents."),
+      talents: z
+        .string()
+        .optional()
+        .describe(
+          "Talent ids to designate, separated by commas or spaces (e.g. typescript-strict, api-pagination). Optional: otherwise the agent chooses among the project's active talents.",
+        ),
     },
     render: ({ task, talents }) => {
       const ids = list(talents);
@@ -49,10 +55,14 @@ export const PROMPTS: PromptSpec[] = [
   {
     name: "audit_resolution",
     title: "Audit the work with talentd (steps 2–4)",
-    description: "After a coding task: check the work against exactly what its resolution served, fix blocking violations, and record the verdicts private expertises need.",
+    description:
+      "After a coding task: check the work against exactly what its resolution served, fix blocking violations, and record the verdicts private expertises need.",
     argsSchema: {
       resolutionId: z.string().describe("The resolutionId svc_prepare_task returned for this task (res_…)."),
-      changes: z.string().optional().describe("What to audit (e.g. the staged changes, a commit range, some paths). Optional: the uncommitted changes otherwise."),
+      changes: z
+        .string()
+        .optional()
+        .describe("What to audit (e.g. the staged changes, a commit range, some paths). Optional: the uncommitted changes otherwise."),
     },
     render: ({ resolutionId, changes }) =>
       [

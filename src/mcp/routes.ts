@@ -31,7 +31,12 @@ import type { BackendCall } from "./tools";
  * The MCP SDK is loaded on the first /mcp request, not at start: it is the largest module
  * graph of the binary (start-up with the shipped catalog 270 → ~150 ms; docs/performance.md).
  */
-const loadSdk = onFirstUse(() => Promise.all([import("./server"), import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js")]).then(([a, b]) => ({ ...a, ...b })));
+const loadSdk = onFirstUse(() =>
+  Promise.all([import("./server"), import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js")]).then(([a, b]) => ({
+    ...a,
+    ...b,
+  })),
+);
 
 /** The tools' table (with their zod schemas: zod is not loaded at start either). */
 const toolsModule = onFirstUse(() => import("./tools"));
@@ -107,7 +112,9 @@ export function mcpRoutes(deps: AppDeps, backend: Backend) {
     const id = requestIdOf(request);
     if (e.status === 401) {
       // RFC 6750 §3: no error code when the request carried no credentials at all
-      const challenge = request.headers.has("authorization") ? `Bearer realm="talentd", error="invalid_token", ${metadata}` : `Bearer realm="talentd", ${metadata}`;
+      const challenge = request.headers.has("authorization")
+        ? `Bearer realm="talentd", error="invalid_token", ${metadata}`
+        : `Bearer realm="talentd", ${metadata}`;
       return errorResponse(new AppError(e.code, e.message, e.details, { ...CHALLENGE_CORS, "www-authenticate": challenge }), id);
     }
     if (e.code === "insufficient_scope") {
@@ -121,7 +128,8 @@ export function mcpRoutes(deps: AppDeps, backend: Backend) {
   }
 
   async function serve(request: Request, body: unknown, projectId: string | null): Promise<Response> {
-    if (projectId !== null && !PROJECT_ID_PATTERN.test(projectId)) return errorResponse(new AppError("not_found", "No such MCP endpoint."), requestIdOf(request));
+    if (projectId !== null && !PROJECT_ID_PATTERN.test(projectId))
+      return errorResponse(new AppError("not_found", "No such MCP endpoint."), requestIdOf(request));
     const wrongHost = misdirected(request, base, projectId);
     if (wrongHost) return wrongHost;
     const from = request.headers.get("origin");
@@ -139,10 +147,18 @@ export function mcpRoutes(deps: AppDeps, backend: Backend) {
     for (const m of messages) {
       const tool = m.method === "tools/call" ? TOOLS_BY_NAME.get(String(m.params?.name)) : undefined;
       if (tool && !principal.scopes.includes(tool.scope)) {
-        return refusal(new AppError("insufficient_scope", `These credentials do not carry the "${tool.scope}" scope that ${tool.name} needs.`, { requiredScope: tool.scope }), request, projectId, principal);
+        return refusal(
+          new AppError("insufficient_scope", `These credentials do not carry the "${tool.scope}" scope that ${tool.name} needs.`, {
+            requiredScope: tool.scope,
+          }),
+          request,
+          projectId,
+          principal,
+        );
       }
     }
-    if (request.method === "GET") return jsonRpcError(405, "Method not allowed: this stateless server sends no server-initiated messages.", { allow: "POST, DELETE" });
+    if (request.method === "GET")
+      return jsonRpcError(405, "Method not allowed: this stateless server sends no server-initiated messages.", { allow: "POST, DELETE" });
 
     const initialize = messages.find((m) => m.method === "initialize");
     const client = clientLabel(request, initialize?.params?.clientInfo);

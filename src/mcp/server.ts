@@ -44,7 +44,10 @@ const parse = (text: string): unknown => {
 export function toToolResult(a: BackendAnswer): CallToolResult {
   if (a.status < 400) return { content: [{ type: "text", text: a.text }] };
   const body = parse(a.text);
-  const text = body && typeof body === "object" && !Array.isArray(body) ? JSON.stringify({ status: a.status, ...body }) : JSON.stringify({ status: a.status, error: "backend_error", message: a.text });
+  const text =
+    body && typeof body === "object" && !Array.isArray(body)
+      ? JSON.stringify({ status: a.status, ...body })
+      : JSON.stringify({ status: a.status, error: "backend_error", message: a.text });
   return { isError: true, content: [{ type: "text", text }] };
 }
 
@@ -56,7 +59,12 @@ export function toToolResult(a: BackendAnswer): CallToolResult {
  */
 function resourceError(a: BackendAnswer): ProtocolError {
   const body = (parse(a.text) ?? {}) as { error?: string; message?: string };
-  const code = a.status === 404 || a.status === 400 ? ErrorCode.InvalidParams : a.status === 401 || a.status === 403 ? ErrorCode.InvalidRequest : ErrorCode.InternalError;
+  const code =
+    a.status === 404 || a.status === 400
+      ? ErrorCode.InvalidParams
+      : a.status === 401 || a.status === 403
+        ? ErrorCode.InvalidRequest
+        : ErrorCode.InternalError;
   return new ProtocolError(code, `${body.error ?? "backend_error"}: ${body.message ?? a.text}`, { status: a.status, ...body });
 }
 
@@ -118,7 +126,8 @@ function stringParam(params: Record<string, unknown>, name: string, required: bo
 function answerOf(a: BackendAnswer): Record<string, unknown> {
   if (a.status >= 400) throw resourceError(a);
   const body = parse(a.text);
-  if (!body || typeof body !== "object" || Array.isArray(body)) throw new ProtocolError(ErrorCode.InternalError, "the backend answered something that is not a JSON object");
+  if (!body || typeof body !== "object" || Array.isArray(body))
+    throw new ProtocolError(ErrorCode.InternalError, "the backend answered something that is not a JSON object");
   return body as Record<string, unknown>;
 }
 
@@ -132,7 +141,8 @@ function asResources(body: unknown): { uri: string; name: string; title?: string
   const b = body as Record<string, unknown> | unknown[] | null;
   const list = Array.isArray(b) ? b : Array.isArray(b?.talents) ? b.talents : [];
   // a listing item names its uri, or its id (talent://<id> reads a talent's main file)
-  const uriOf = (t: Record<string, unknown>) => (typeof t?.uri === "string" ? t.uri : typeof t?.id === "string" ? `talent://${t.id}` : null);
+  const uriOf = (t: Record<string, unknown>) =>
+    typeof t?.uri === "string" ? t.uri : typeof t?.id === "string" ? `talent://${t.id}` : null;
   return (list as Record<string, unknown>[])
     .filter((t) => uriOf(t) !== null && t.kind !== "expertise")
     .map((t) => ({
@@ -184,8 +194,20 @@ export function createMcpServer(call: CallBackend, projectId: string): McpServer
   });
   server.server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
     resourceTemplates: [
-      { uriTemplate: "talent://{+path}", name: "talent-file", title: "A talent file", description: "Any file of a talent of this project, e.g. talent://<id>/references/<file>.md.", mimeType: "text/markdown" },
-      { uriTemplate: "skill://{+path}", name: "skill-file", title: "A skill file", description: "A file of a skill of this project (the MCP Skills extension), e.g. skill://<id>/SKILL.md; skills/list names them all." },
+      {
+        uriTemplate: "talent://{+path}",
+        name: "talent-file",
+        title: "A talent file",
+        description: "Any file of a talent of this project, e.g. talent://<id>/references/<file>.md.",
+        mimeType: "text/markdown",
+      },
+      {
+        uriTemplate: "skill://{+path}",
+        name: "skill-file",
+        title: "A skill file",
+        description:
+          "A file of a skill of this project (the MCP Skills extension), e.g. skill://<id>/SKILL.md; skills/list names them all.",
+      },
     ],
   }));
   // resources/read: a skill:// URI reads a skill file (its text is exactly the bytes the skill's
@@ -194,11 +216,17 @@ export function createMcpServer(call: CallBackend, projectId: string): McpServer
     const uri = stringParam(paramsOf(request), "uri", true)!;
     if (uri.startsWith("skill://")) {
       const f = answerOf(await call({ method: "GET", path: "/api/skills/file", query: { uri } }, "resources/read"));
-      return { resultType: "complete", contents: [{ uri: String(f.uri), mimeType: String(f.mimeType), text: String(f.text) }], ...CACHE_HINTS };
+      return {
+        resultType: "complete",
+        contents: [{ uri: String(f.uri), mimeType: String(f.mimeType), text: String(f.text) }],
+        ...CACHE_HINTS,
+      };
     }
     const a = await call({ method: "POST", path: "/api/talents/get", body: { uri } }, "resources/read");
     if (a.status >= 400) throw resourceError(a);
-    const files = ((parse(a.text) as { files?: { uri?: string; content?: string }[] } | undefined)?.files ?? []).filter((f) => typeof f.content === "string");
+    const files = ((parse(a.text) as { files?: { uri?: string; content?: string }[] } | undefined)?.files ?? []).filter(
+      (f) => typeof f.content === "string",
+    );
     return { contents: files.map((f) => ({ uri: f.uri ?? uri, mimeType: "text/markdown", text: f.content! })) };
   });
   // the Skills extension: each request is one backend request, its answer passed on as the
@@ -221,7 +249,9 @@ export function createMcpServer(call: CallBackend, projectId: string): McpServer
     return { resultType: "complete", resources: body.resources, ...withCursor(body.nextCursor) };
   });
   for (const prompt of PROMPTS) {
-    const registered = server.registerPrompt(prompt.name, { title: prompt.title, description: prompt.description }, ((args: Record<string, string | undefined>) => ({
+    const registered = server.registerPrompt(prompt.name, { title: prompt.title, description: prompt.description }, ((
+      args: Record<string, string | undefined>,
+    ) => ({
       description: prompt.description,
       // the SDK validated the arguments against the schema: strings, or absent
       messages: [{ role: "user", content: { type: "text", text: prompt.render(args) } }],
@@ -240,7 +270,11 @@ export function createMcpServer(call: CallBackend, projectId: string): McpServer
  * of `initialize` (checked through the real client in test/mcp/mcp.test.ts).
  */
 function announceOnlyWhatIsTrue(server: McpServer): void {
-  server.server.registerCapabilities({ tools: { listChanged: undefined }, resources: { listChanged: undefined }, prompts: { listChanged: undefined } });
+  server.server.registerCapabilities({
+    tools: { listChanged: undefined },
+    resources: { listChanged: undefined },
+    prompts: { listChanged: undefined },
+  });
 }
 
 /** Switched off by a test to compare the two paths' answers; `answered` counts the calls it answered. */
@@ -265,7 +299,8 @@ const mediaType = (h: string | null) => (h ?? "").split(";")[0]!.trim().toLowerC
  */
 export async function fastToolCall(request: Request, body: unknown, call: CallBackend, projectId: string): Promise<Response | null> {
   if (!fastPath.enabled || request.method !== "POST" || !isObject(body)) return null;
-  if (body.jsonrpc !== "2.0" || body.method !== "tools/call" || !(typeof body.id === "string" || Number.isSafeInteger(body.id))) return null;
+  if (body.jsonrpc !== "2.0" || body.method !== "tools/call" || !(typeof body.id === "string" || Number.isSafeInteger(body.id)))
+    return null;
   const keys = Object.keys(body);
   if (keys.length !== 4 || !keys.every((k) => k === "jsonrpc" || k === "id" || k === "method" || k === "params")) return null;
   const params = body.params;
@@ -275,10 +310,18 @@ export async function fastToolCall(request: Request, body: unknown, call: CallBa
   const tool = TOOLS_BY_NAME.get(params.name);
   if (!tool) return null;
   const accept = request.headers.get("accept") ?? "";
-  if (!accept.includes("application/json") || !accept.includes("text/event-stream") || mediaType(request.headers.get("content-type")) !== "application/json") return null;
+  if (
+    !accept.includes("application/json") ||
+    !accept.includes("text/event-stream") ||
+    mediaType(request.headers.get("content-type")) !== "application/json"
+  )
+    return null;
   const version = request.headers.get("mcp-protocol-version");
   if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return null;
-  const parsed = await safeParseAsync(normalizeObjectSchema(INPUT_SCHEMAS.get(tool.name)!) ?? INPUT_SCHEMAS.get(tool.name)!, params.arguments ?? {});
+  const parsed = await safeParseAsync(
+    normalizeObjectSchema(INPUT_SCHEMAS.get(tool.name)!) ?? INPUT_SCHEMAS.get(tool.name)!,
+    params.arguments ?? {},
+  );
   if (!parsed.success) return null;
   let result: CallToolResult;
   try {

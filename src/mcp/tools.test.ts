@@ -54,18 +54,54 @@ describe("the tool table", () => {
   });
 
   const cases: [string, Record<string, unknown>, BackendCall][] = [
-    ["svc_prepare_task", { talentIds: ["a", "b"], language: "go" }, { method: "POST", path: "/api/prepare-task", body: { talentIds: ["a", "b"], language: "go" } }],
+    [
+      "svc_prepare_task",
+      { talentIds: ["a", "b"], language: "go" },
+      { method: "POST", path: "/api/prepare-task", body: { talentIds: ["a", "b"], language: "go" } },
+    ],
     ["svc_prepare_task", { talentIds: [] }, { method: "POST", path: "/api/prepare-task", body: { talentIds: [] } }],
-    ["svc_deepen", { uri: "talent://a/x.md", section: "Rules" }, { method: "POST", path: "/api/talents/get", body: { uri: "talent://a/x.md", section: "Rules" } }],
-    ["svc_deepen", { query: "strict", k: 5, scope: "catalog" }, { method: "GET", path: "/api/search", query: { query: "strict", k: 5, scope: "catalog" } }],
-    ["svc_validate", { resolutionId: "res_1", talent: "a" }, { method: "GET", path: "/api/validation/playbook", query: { resolutionId: "res_1", talent: "a" } }],
+    [
+      "svc_deepen",
+      { uri: "talent://a/x.md", section: "Rules" },
+      { method: "POST", path: "/api/talents/get", body: { uri: "talent://a/x.md", section: "Rules" } },
+    ],
+    [
+      "svc_deepen",
+      { query: "strict", k: 5, scope: "catalog" },
+      { method: "GET", path: "/api/search", query: { query: "strict", k: 5, scope: "catalog" } },
+    ],
+    [
+      "svc_validate",
+      { resolutionId: "res_1", talent: "a" },
+      { method: "GET", path: "/api/validation/playbook", query: { resolutionId: "res_1", talent: "a" } },
+    ],
     [
       "svc_record_validation",
-      { submissionId: "s", resolutionId: "res_1", expertiseResults: [{ id: "@o/x", verdict: "fail", evidence: ["a.ts:1"], missing: ["a test"], note: "n" }] },
-      { method: "POST", path: "/api/validation/reports", body: { submissionId: "s", resolutionId: "res_1", expertiseResults: [{ id: "@o/x", verdict: "fail", evidence: ["a.ts:1"], missing: ["a test"], note: "n" }] } },
+      {
+        submissionId: "s",
+        resolutionId: "res_1",
+        expertiseResults: [{ id: "@o/x", verdict: "fail", evidence: ["a.ts:1"], missing: ["a test"], note: "n" }],
+      },
+      {
+        method: "POST",
+        path: "/api/validation/reports",
+        body: {
+          submissionId: "s",
+          resolutionId: "res_1",
+          expertiseResults: [{ id: "@o/x", verdict: "fail", evidence: ["a.ts:1"], missing: ["a test"], note: "n" }],
+        },
+      },
     ],
-    ["svc_install_talents", { talents: ["a", "b"] }, { method: "PATCH", path: "/api/projects/prj_01AAAAAAAAAAAAAAAAAAAAAAAA/talents", body: { talents: ["a", "b"] } }],
-    ["svc_install_talents", { talent: "a", enabled: false }, { method: "PATCH", path: "/api/projects/prj_01AAAAAAAAAAAAAAAAAAAAAAAA/talents", body: { talent: "a" } }],
+    [
+      "svc_install_talents",
+      { talents: ["a", "b"] },
+      { method: "PATCH", path: "/api/projects/prj_01AAAAAAAAAAAAAAAAAAAAAAAA/talents", body: { talents: ["a", "b"] } },
+    ],
+    [
+      "svc_install_talents",
+      { talent: "a", enabled: false },
+      { method: "PATCH", path: "/api/projects/prj_01AAAAAAAAAAAAAAAAAAAAAAAA/talents", body: { talent: "a" } },
+    ],
     ["svc_doctor", {}, { method: "GET", path: "/api/doctor" }],
     ["svc_discover_codebase", {}, { method: "GET", path: "/api/discovery/playbook" }],
   ];
@@ -84,16 +120,26 @@ describe("the tool table", () => {
   test("a verdict is a plain object in the schema (no `additionalProperties: {}`): a field the backend never reads is dropped by the SDK, every other field reaches it as given", async () => {
     const { client, calls } = await recordingClient();
     const result = { id: "@o/x", verdict: "pass", evidence: ["a.ts:1"], note: "n" };
-    await client.callTool({ name: "svc_record_validation", arguments: { submissionId: "s", resolutionId: "res_1", expertiseResults: [{ ...result, extra: 1 }] } });
+    await client.callTool({
+      name: "svc_record_validation",
+      arguments: { submissionId: "s", resolutionId: "res_1", expertiseResults: [{ ...result, extra: 1 }] },
+    });
     expect(calls).toHaveLength(1);
     expect(calls[0]!.call.body).toEqual({ submissionId: "s", resolutionId: "res_1", expertiseResults: [result] });
   });
 
   test("a backend error comes back as a tool error carrying the backend's code and status, untouched", async () => {
-    const { client } = await recordingClient({ status: 400, text: JSON.stringify({ error: "designation_required", message: "Designate at least one talent." }) });
+    const { client } = await recordingClient({
+      status: 400,
+      text: JSON.stringify({ error: "designation_required", message: "Designate at least one talent." }),
+    });
     const r = await client.callTool({ name: "svc_prepare_task", arguments: { talentIds: [] } });
     expect(r.isError).toBe(true);
-    expect(JSON.parse((r.content as { text: string }[])[0]!.text)).toEqual({ status: 400, error: "designation_required", message: "Designate at least one talent." });
+    expect(JSON.parse((r.content as { text: string }[])[0]!.text)).toEqual({
+      status: 400,
+      error: "designation_required",
+      message: "Designate at least one talent.",
+    });
   });
 
   test("a success is the backend body as text, unchanged", async () => {

@@ -41,7 +41,10 @@ export const LOOP = [
 const verdict = z.object({
   id: z.string().describe("The expertise (or talent) id, e.g. @acme/payments, as listed by svc_validate."),
   verdict: z.enum(["pass", "fail", "not_applicable"]).describe("Your final verdict for this expertise."),
-  evidence: z.array(z.string()).optional().describe('Where the rules are met or violated, as "path:line" (e.g. "src/pay.ts:42"). Required for fail unless missing is given.'),
+  evidence: z
+    .array(z.string())
+    .optional()
+    .describe('Where the rules are met or violated, as "path:line" (e.g. "src/pay.ts:42"). Required for fail unless missing is given.'),
   missing: z.array(z.string()).optional().describe("Elements the rules require that the work lacks."),
   note: z.string().optional().describe("Optional short explanation."),
 });
@@ -56,7 +59,11 @@ export const TOOLS: ToolSpec[] = [
       "Nothing is guessed: an empty talentIds fails with designation_required, and ids that are not installed and active in this project fail with unknown_talents (use svc_doctor, svc_discover_codebase, svc_install_talents). " +
       "Dependencies you did not designate are not served; they come back under prerequisites so you can designate them.",
     inputSchema: {
-      talentIds: z.array(z.string()).describe('Ids of the talents to apply, e.g. ["typescript-strict"]; "@org/slug" for a private expertise of your organization. Must not be empty.'),
+      talentIds: z
+        .array(z.string())
+        .describe(
+          'Ids of the talents to apply, e.g. ["typescript-strict"]; "@org/slug" for a private expertise of your organization. Must not be empty.',
+        ),
       language: z.string().optional().describe("The main language of the task (e.g. typescript). Optional."),
     },
     routes: ["POST /api/prepare-task"],
@@ -71,21 +78,50 @@ export const TOOLS: ToolSpec[] = [
       "With uri: reads that one talent file (optionally one markdown section). With query: literal, case-insensitive search that returns pointers (id, uri, summary), never content — then read what you need with uri. Read only what the task needs. " +
       "Pass the task's resolutionId to read exactly what was served to it (files of a private expertise are readable only this way).",
     inputSchema: {
-      uri: z.string().optional().describe("A talent file to read, e.g. talent://typescript-strict/references/strict-flags.md (from a pointer in the guidance or a search result)."),
+      uri: z
+        .string()
+        .optional()
+        .describe(
+          "A talent file to read, e.g. talent://typescript-strict/references/strict-flags.md (from a pointer in the guidance or a search result).",
+        ),
       section: z
         .string()
         .optional()
-        .describe('With uri: return only the section under this heading (case-insensitive): a markdown heading of the file; for a talent\'s main file (talent://<id>), any heading of its compact block, e.g. its title, "Rules", or a heading of the guidance.'),
-      query: z.string().optional().describe("Without uri: the literal text to search for in talent ids, titles, summaries, keywords and rules."),
+        .describe(
+          'With uri: return only the section under this heading (case-insensitive): a markdown heading of the file; for a talent\'s main file (talent://<id>), any heading of its compact block, e.g. its title, "Rules", or a heading of the guidance.',
+        ),
+      query: z
+        .string()
+        .optional()
+        .describe("Without uri: the literal text to search for in talent ids, titles, summaries, keywords and rules."),
       k: z.number().int().min(1).max(50).optional().describe("With query: the maximum number of pointers (default 10)."),
-      scope: z.enum(["catalog", "installed", "active", "resolution"]).optional().describe("With query: where to search — the whole public catalog, the project's installed talents, its active talents, or what the resolution given in resolutionId served (the scope implied by resolutionId; another scope with it is refused)."),
-      resolutionId: z.string().optional().describe("The resolutionId of the current task (from svc_prepare_task): reads are pinned to what it served, and a query searches what it served. Optional."),
+      scope: z
+        .enum(["catalog", "installed", "active", "resolution"])
+        .optional()
+        .describe(
+          "With query: where to search — the whole public catalog, the project's installed talents, its active talents, or what the resolution given in resolutionId served (the scope implied by resolutionId; another scope with it is refused).",
+        ),
+      resolutionId: z
+        .string()
+        .optional()
+        .describe(
+          "The resolutionId of the current task (from svc_prepare_task): reads are pinned to what it served, and a query searches what it served. Optional.",
+        ),
     },
     routes: ["POST /api/talents/get", "GET /api/search"],
     toRequest: (a) =>
       a.uri !== undefined
         ? { method: "POST", path: "/api/talents/get", body: { uri: a.uri, section: a.section, resolutionId: a.resolutionId } }
-        : { method: "GET", path: "/api/search", query: { query: a.query as string | undefined, k: a.k as number | undefined, scope: a.scope as string | undefined, resolutionId: a.resolutionId as string | undefined } },
+        : {
+            method: "GET",
+            path: "/api/search",
+            query: {
+              query: a.query as string | undefined,
+              k: a.k as number | undefined,
+              scope: a.scope as string | undefined,
+              resolutionId: a.resolutionId as string | undefined,
+            },
+          },
   },
   {
     name: "svc_validate",
@@ -96,10 +132,17 @@ export const TOOLS: ToolSpec[] = [
       "Then call it again with talent=<id> for the full rules of that talent (how to check each one) and its conformance tests, compare each rule to your diff yourself (the diff is never sent), and fix blocking violations before finishing.",
     inputSchema: {
       resolutionId: z.string().describe("The resolutionId returned by svc_prepare_task (res_…)."),
-      talent: z.string().optional().describe("A talent or expertise id of the resolution: adds its detailed rules and tests to the answer."),
+      talent: z
+        .string()
+        .optional()
+        .describe("A talent or expertise id of the resolution: adds its detailed rules and tests to the answer."),
     },
     routes: ["GET /api/validation/playbook"],
-    toRequest: (a) => ({ method: "GET", path: "/api/validation/playbook", query: { resolutionId: a.resolutionId as string, talent: a.talent as string | undefined } }),
+    toRequest: (a) => ({
+      method: "GET",
+      path: "/api/validation/playbook",
+      query: { resolutionId: a.resolutionId as string, talent: a.talent as string | undefined },
+    }),
   },
   {
     name: "svc_record_validation",
@@ -109,12 +152,22 @@ export const TOOLS: ToolSpec[] = [
       "Step 4 of the loop — only when svc_validate lists private expertises (verdictRequired). Records ONE final verdict per private expertise of the resolution, each with file:line evidence or the missing elements. " +
       "Send the first exhaustive report before fixing a blocking violation; after fixing and reviewing again, send a second report with a NEW submissionId. Reuse a submissionId only to retry the identical report.",
     inputSchema: {
-      submissionId: z.string().describe("Your stable id for this report (e.g. a UUID). The same id with the same payload is a safe retry; never reuse it for a different report."),
+      submissionId: z
+        .string()
+        .describe(
+          "Your stable id for this report (e.g. a UUID). The same id with the same payload is a safe retry; never reuse it for a different report.",
+        ),
       resolutionId: z.string().describe("The resolutionId returned by svc_prepare_task."),
-      expertiseResults: z.array(verdict).describe("Exactly one result per private expertise of the resolution; results for its public talents are accepted too."),
+      expertiseResults: z
+        .array(verdict)
+        .describe("Exactly one result per private expertise of the resolution; results for its public talents are accepted too."),
     },
     routes: ["POST /api/validation/reports"],
-    toRequest: (a) => ({ method: "POST", path: "/api/validation/reports", body: { submissionId: a.submissionId, resolutionId: a.resolutionId, expertiseResults: a.expertiseResults } }),
+    toRequest: (a) => ({
+      method: "POST",
+      path: "/api/validation/reports",
+      body: { submissionId: a.submissionId, resolutionId: a.resolutionId, expertiseResults: a.expertiseResults },
+    }),
   },
   {
     name: "svc_install_talents",
@@ -128,7 +181,11 @@ export const TOOLS: ToolSpec[] = [
       talents: z.array(z.string()).optional().describe("Several bare talent ids, installed as one atomic group."),
     },
     routes: ["PATCH /api/projects/:id/talents"],
-    toRequest: (a, projectId) => ({ method: "PATCH", path: `/api/projects/${encodeURIComponent(projectId)}/talents`, body: { talent: a.talent, talents: a.talents } }),
+    toRequest: (a, projectId) => ({
+      method: "PATCH",
+      path: `/api/projects/${encodeURIComponent(projectId)}/talents`,
+      body: { talent: a.talent, talents: a.talents },
+    }),
   },
   {
     name: "svc_doctor",

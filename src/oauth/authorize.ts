@@ -29,7 +29,16 @@ export type AuthorizeCheck =
   | { ok: false; redirect: string };
 
 /** The parameters of the request carried through the consent form. */
-export const AUTHORIZE_PARAMS = ["response_type", "client_id", "redirect_uri", "state", "code_challenge", "code_challenge_method", "scope", "resource"] as const;
+export const AUTHORIZE_PARAMS = [
+  "response_type",
+  "client_id",
+  "redirect_uri",
+  "state",
+  "code_challenge",
+  "code_challenge_method",
+  "scope",
+  "resource",
+] as const;
 
 /** The client's redirect URI with the response parameters added (`iss` per RFC 9207). */
 export function redirectWith(redirectUri: string, params: Record<string, string | undefined>, issuer: string): string {
@@ -40,10 +49,18 @@ export function redirectWith(redirectUri: string, params: Record<string, string 
 }
 
 /** Validates an authorization request (query of the GET, or fields of the consent form). */
-export async function checkAuthorizeRequest(database: Database, baseUrl: string, get: (name: string) => string | undefined): Promise<AuthorizeCheck> {
+export async function checkAuthorizeRequest(
+  database: Database,
+  baseUrl: string,
+  get: (name: string) => string | undefined,
+): Promise<AuthorizeCheck> {
   const clientId = get("client_id");
   const client = clientId ? await findClient(database, clientId) : null;
-  if (!client) return { ok: false, page: "This application is not registered with talentd (unknown client_id). Start the connection again from the application." };
+  if (!client)
+    return {
+      ok: false,
+      page: "This application is not registered with talentd (unknown client_id). Start the connection again from the application.",
+    };
   const redirectUri = get("redirect_uri");
   if (!redirectUri) return { ok: false, page: "The request carries no redirect_uri." };
   // before any URL is built from it: a port above 65535 (or any unparseable URI) is refused, never redirected to
@@ -51,7 +68,10 @@ export async function checkAuthorizeRequest(database: Database, baseUrl: string,
     return { ok: false, page: `The redirect_uri ${redirectUri.slice(0, 200)} is not a valid URL (a port must be 0–${PORT_MAX}).` };
   }
   if (!redirectUriRegistered(client.redirectUris, redirectUri)) {
-    return { ok: false, page: `The redirect_uri ${redirectUri} is not registered for ${client.name}; talentd will not send an authorization there.` };
+    return {
+      ok: false,
+      page: `The redirect_uri ${redirectUri} is not registered for ${client.name}; talentd will not send an authorization there.`,
+    };
   }
   const state = get("state");
   const fail = (error: OAuthErrorCode, description: string): AuthorizeCheck => ({
@@ -61,16 +81,23 @@ export async function checkAuthorizeRequest(database: Database, baseUrl: string,
   if (get("response_type") !== "code") return fail("unsupported_response_type", 'response_type must be "code".');
   const method = get("code_challenge_method");
   if (method !== "S256") {
-    return fail("invalid_request", method === "plain" ? "code_challenge_method plain is not supported; use S256." : "code_challenge_method must be S256 (PKCE is required).");
+    return fail(
+      "invalid_request",
+      method === "plain"
+        ? "code_challenge_method plain is not supported; use S256."
+        : "code_challenge_method must be S256 (PKCE is required).",
+    );
   }
   const codeChallenge = get("code_challenge");
-  if (!codeChallenge || !CHALLENGE.test(codeChallenge)) return fail("invalid_request", "code_challenge is required: the base64url SHA-256 of the code_verifier (43 characters).");
+  if (!codeChallenge || !CHALLENGE.test(codeChallenge))
+    return fail("invalid_request", "code_challenge is required: the base64url SHA-256 of the code_verifier (43 characters).");
   const resource = get("resource");
   if (!resource) return fail("invalid_target", "The resource parameter is required (RFC 8707): the project's MCP URL.");
   const target = parseResource(baseUrl, resource);
   if (!target) return fail("invalid_target", `resource must be ${baseUrl}/mcp/<project_id> (or ${baseUrl}/mcp).`);
   const asked = parseScopes(get("scope"));
-  if (asked.unknown.length > 0) return fail("invalid_scope", `Unknown scope(s): ${asked.unknown.join(", ")}. Scopes: ${OAUTH_SCOPES.join(" ")}.`);
+  if (asked.unknown.length > 0)
+    return fail("invalid_scope", `Unknown scope(s): ${asked.unknown.join(", ")}. Scopes: ${OAUTH_SCOPES.join(" ")}.`);
   const scopes = asked.scopes.length > 0 ? asked.scopes : [...OAUTH_SCOPES];
   return { ok: true, request: { client, redirectUri, state, codeChallenge, resource, projectId: target.projectId, scopes } };
 }
@@ -82,7 +109,11 @@ export interface ProjectChoice {
 }
 
 /** Why the user cannot grant access to a project, or the project. */
-export async function projectForConsent(database: Database, userId: string, projectId: string): Promise<ProjectChoice | { refused: string; status: number }> {
+export async function projectForConsent(
+  database: Database,
+  userId: string,
+  projectId: string,
+): Promise<ProjectChoice | { refused: string; status: number }> {
   const row = await database.get<{ id: string; name: string; organizationName: string; status: string; role: string | null }>(
     `SELECT p.id AS id, p.name AS name, o.name AS organizationName, o.status AS status, m.role AS role
      FROM projects p JOIN organizations o ON o.id = p.organization_id
@@ -91,8 +122,10 @@ export async function projectForConsent(database: Database, userId: string, proj
     [userId, projectId],
   );
   // another organization's project is hidden the same way as a missing one
-  if (!row || row.role === null) return { refused: "This project does not exist, or you are not a member of its organization.", status: 403 };
-  if (row.status !== "approved") return { refused: `The organization "${row.organizationName}" is ${row.status}: its projects cannot be used yet.`, status: 403 };
+  if (!row || row.role === null)
+    return { refused: "This project does not exist, or you are not a member of its organization.", status: 403 };
+  if (row.status !== "approved")
+    return { refused: `The organization "${row.organizationName}" is ${row.status}: its projects cannot be used yet.`, status: 403 };
   return { id: row.id, name: row.name, organizationName: row.organizationName };
 }
 

@@ -70,7 +70,10 @@ const str = (v: unknown): string | undefined => (typeof v === "string" ? v : und
 /** Deletes the clients unused for CLIENT_IDLE_MS (their codes and tokens go by cascade); returns how many. */
 export async function purgeIdleClients(tx: Tx, now: number): Promise<number> {
   const lastUse = sql`coalesce(${oauthClients.lastUsedAt}, ${oauthClients.createdAt})`;
-  const gone = await tx.delete(oauthClients).where(lt(lastUse, now - CLIENT_IDLE_MS)).returning({ id: oauthClients.id });
+  const gone = await tx
+    .delete(oauthClients)
+    .where(lt(lastUse, now - CLIENT_IDLE_MS))
+    .returning({ id: oauthClients.id });
   return gone.length;
 }
 

@@ -12,14 +12,20 @@ import { AppError } from "../http/errors";
 import { formField } from "../http/form";
 import type { SessionRecord } from "../identity/sessions";
 import { page } from "../web/layout";
-import { AUTHORIZE_PARAMS, checkAuthorizeRequest, projectForConsent, projectsForConsent, redirectWith, type AuthorizeRequest } from "./authorize";
+import {
+  AUTHORIZE_PARAMS,
+  checkAuthorizeRequest,
+  projectForConsent,
+  projectsForConsent,
+  redirectWith,
+  type AuthorizeRequest,
+} from "./authorize";
 import { issueCode } from "./grants";
 import { ConsentPage, OAuthErrorPage } from "./pages";
 
 const html = (node: unknown, status = 200) => page(node, status);
 const redirect = (location: string, headers: Record<string, string> = {}) =>
   new Response(null, { status: 302, headers: { location, "cache-control": "no-store", ...headers } });
-
 
 /** The hidden fields that carry the authorization request through the form. */
 function carried(get: (n: string) => string | undefined): Record<string, string> {
@@ -43,7 +49,10 @@ export function consentRoutes(deps: AppDeps) {
         user={session.user}
         links={[
           { href: `/login?next=${encodeURIComponent(returnTo)}`, label: "Sign in with another account" },
-          { href: redirectWith(req.redirectUri, { error: "access_denied", error_description: message, state: req.state }, base), label: `Return to ${req.client.name}` },
+          {
+            href: redirectWith(req.redirectUri, { error: "access_denied", error_description: message, state: req.state }, base),
+            label: `Return to ${req.client.name}`,
+          },
         ]}
       />,
       status,
@@ -54,7 +63,10 @@ export function consentRoutes(deps: AppDeps) {
       const url = new URL(request.url);
       const get = (n: string) => url.searchParams.get(n) ?? undefined;
       const check = await checkAuthorizeRequest(deps.database, base, get);
-      if (!check.ok) return "redirect" in check ? redirect(check.redirect) : html(<OAuthErrorPage title="Authorization request refused" message={check.page} />, 400);
+      if (!check.ok)
+        return "redirect" in check
+          ? redirect(check.redirect)
+          : html(<OAuthErrorPage title="Authorization request refused" message={check.page} />, 400);
       const session = await optionalSession(deps, request);
       const here = url.pathname + url.search;
       if (!session) return redirect(`/login?next=${encodeURIComponent(here)}`);
@@ -84,17 +96,26 @@ export function consentRoutes(deps: AppDeps) {
     .post("/oauth/authorize", async ({ request, body }) => {
       const get = (n: string) => formField(body, n);
       const session = await optionalSession(deps, request);
-      if (!session) return html(<OAuthErrorPage title="Signed out" message="Your session ended. Start the connection again from the application." />, 401);
+      if (!session)
+        return html(
+          <OAuthErrorPage title="Signed out" message="Your session ended. Start the connection again from the application." />,
+          401,
+        );
       try {
         checkSameOrigin(deps.config, request, true);
       } catch (e) {
-        if (e instanceof AppError) return html(<OAuthErrorPage title="Request refused" message={e.message} user={session.user} />, e.status);
+        if (e instanceof AppError)
+          return html(<OAuthErrorPage title="Request refused" message={e.message} user={session.user} />, e.status);
         throw e;
       }
       const check = await checkAuthorizeRequest(deps.database, base, get);
-      if (!check.ok) return "redirect" in check ? redirect(check.redirect) : html(<OAuthErrorPage title="Authorization request refused" message={check.page} />, 400);
+      if (!check.ok)
+        return "redirect" in check
+          ? redirect(check.redirect)
+          : html(<OAuthErrorPage title="Authorization request refused" message={check.page} />, 400);
       const req = check.request;
-      const deny = (description: string) => redirect(redirectWith(req.redirectUri, { error: "access_denied", error_description: description, state: req.state }, base));
+      const deny = (description: string) =>
+        redirect(redirectWith(req.redirectUri, { error: "access_denied", error_description: description, state: req.state }, base));
       if (get("decision") !== "allow") return deny("The user denied access.");
       const projectId = req.projectId ?? get("project_id") ?? "";
       const here = `/oauth/authorize?${new URLSearchParams(carried(get)).toString()}`;

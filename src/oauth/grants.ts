@@ -74,17 +74,34 @@ async function issuePair(tx: Tx, f: Family, now: number): Promise<TokenResponse>
   await touchClient(tx, f.clientId, now);
   const access = newSecret(ACCESS_TOKEN_PREFIX, 32);
   const refresh = newSecret(REFRESH_TOKEN_PREFIX, 32);
-  const common = { familyId: f.familyId, clientId: f.clientId, userId: f.userId, projectId: f.projectId, scopes: f.scopes, resource: f.resource, createdAt: now };
+  const common = {
+    familyId: f.familyId,
+    clientId: f.clientId,
+    userId: f.userId,
+    projectId: f.projectId,
+    scopes: f.scopes,
+    resource: f.resource,
+    createdAt: now,
+  };
   await tx.insert(oauthTokens).values([
     { id: newId("otk"), kind: "access", tokenHash: sha256Hex(access), expiresAt: now + ACCESS_TOKEN_TTL_MS, ...common },
     { id: newId("otk"), kind: "refresh", tokenHash: sha256Hex(refresh), expiresAt: now + REFRESH_TOKEN_TTL_MS, ...common },
   ]);
-  return { access_token: access, token_type: "Bearer", expires_in: ACCESS_TOKEN_TTL_MS / 1000, refresh_token: refresh, scope: f.scopes.join(" ") };
+  return {
+    access_token: access,
+    token_type: "Bearer",
+    expires_in: ACCESS_TOKEN_TTL_MS / 1000,
+    refresh_token: refresh,
+    scope: f.scopes.join(" "),
+  };
 }
 
 /** Revokes every live token of a family. */
 async function revokeFamily(tx: Tx, familyId: string, now: number): Promise<void> {
-  await tx.update(oauthTokens).set({ revokedAt: now }).where(and(eq(oauthTokens.familyId, familyId), isNull(oauthTokens.revokedAt)));
+  await tx
+    .update(oauthTokens)
+    .set({ revokedAt: now })
+    .where(and(eq(oauthTokens.familyId, familyId), isNull(oauthTokens.revokedAt)));
 }
 
 /**
@@ -128,9 +145,11 @@ export async function exchangeCode(
     }
     if (c.expiresAt <= now) return new OAuthError("invalid_grant", "The authorization code has expired.");
     if (c.clientId !== input.clientId) return new OAuthError("invalid_grant", "The authorization code was issued to another client.");
-    if (c.redirectUri !== input.redirectUri) return new OAuthError("invalid_grant", "redirect_uri differs from the one of the authorization request.");
+    if (c.redirectUri !== input.redirectUri)
+      return new OAuthError("invalid_grant", "redirect_uri differs from the one of the authorization request.");
     if (!input.resource) return new OAuthError("invalid_target", "The resource parameter is required (RFC 8707).");
-    if (input.resource !== c.resource) return new OAuthError("invalid_target", "resource differs from the one of the authorization request.");
+    if (input.resource !== c.resource)
+      return new OAuthError("invalid_target", "resource differs from the one of the authorization request.");
     if (!VERIFIER.test(input.codeVerifier) || s256(input.codeVerifier) !== c.codeChallenge) {
       return new OAuthError("invalid_grant", "PKCE verification failed: code_verifier does not match the code_challenge.");
     }
@@ -140,7 +159,18 @@ export async function exchangeCode(
       .where(and(eq(oauthCodes.codeHash, codeHash), isNull(oauthCodes.usedAt)))
       .returning({ h: oauthCodes.codeHash });
     if (used.length === 0) return new OAuthError("invalid_grant", "The authorization code was already used.");
-    return issuePair(tx, { familyId: codeHash, clientId: c.clientId, userId: c.userId, projectId: c.projectId, scopes: c.scopes as KeyScope[], resource: c.resource }, now);
+    return issuePair(
+      tx,
+      {
+        familyId: codeHash,
+        clientId: c.clientId,
+        userId: c.userId,
+        projectId: c.projectId,
+        scopes: c.scopes as KeyScope[],
+        resource: c.resource,
+      },
+      now,
+    );
   });
   if (r instanceof OAuthError) throw r;
   return r;
@@ -159,7 +189,13 @@ export async function refreshTokens(
   const hash = sha256Hex(input.refreshToken);
   const now = Date.now();
   const r = await database.write(async (tx): Promise<TokenResponse | OAuthError> => {
-    const t = (await tx.select().from(oauthTokens).where(and(eq(oauthTokens.tokenHash, hash), eq(oauthTokens.kind, "refresh"))).limit(1))[0];
+    const t = (
+      await tx
+        .select()
+        .from(oauthTokens)
+        .where(and(eq(oauthTokens.tokenHash, hash), eq(oauthTokens.kind, "refresh")))
+        .limit(1)
+    )[0];
     if (!t || t.clientId !== input.clientId) return new OAuthError("invalid_grant", "The refresh token is unknown.");
     if (t.revokedAt !== null) return new OAuthError("invalid_grant", "The refresh token was revoked.");
     if (t.rotatedAt !== null) {
@@ -179,7 +215,8 @@ export async function refreshTokens(
     if (input.scope !== undefined) {
       const asked = parseScopes(input.scope);
       const extra = [...asked.unknown, ...asked.scopes.filter((s) => !scopes.includes(s))];
-      if (extra.length > 0) return new OAuthError("invalid_scope", `Not granted: ${extra.join(", ")}. A refresh can only narrow the scopes.`);
+      if (extra.length > 0)
+        return new OAuthError("invalid_scope", `Not granted: ${extra.join(", ")}. A refresh can only narrow the scopes.`);
       if (asked.scopes.length > 0) scopes = asked.scopes;
     }
     const spent = await tx
@@ -188,7 +225,11 @@ export async function refreshTokens(
       .where(and(eq(oauthTokens.id, t.id), isNull(oauthTokens.rotatedAt), isNull(oauthTokens.revokedAt)))
       .returning({ id: oauthTokens.id });
     if (spent.length === 0) return new OAuthError("invalid_grant", "The refresh token was already used.");
-    return issuePair(tx, { familyId: t.familyId, clientId: t.clientId, userId: t.userId, projectId: t.projectId, scopes, resource: t.resource }, now);
+    return issuePair(
+      tx,
+      { familyId: t.familyId, clientId: t.clientId, userId: t.userId, projectId: t.projectId, scopes, resource: t.resource },
+      now,
+    );
   });
   if (r instanceof OAuthError) throw r;
   return r;
@@ -204,9 +245,14 @@ export async function revokeToken(database: Database, input: { token: string; cl
   const r = await database.write(async (tx): Promise<OAuthError | null> => {
     const t = (await tx.select().from(oauthTokens).where(eq(oauthTokens.tokenHash, hash)).limit(1))[0];
     if (!t) return null;
-    if (input.clientId !== undefined && input.clientId !== t.clientId) return new OAuthError("invalid_client", "This token was not issued to this client.");
+    if (input.clientId !== undefined && input.clientId !== t.clientId)
+      return new OAuthError("invalid_client", "This token was not issued to this client.");
     if (t.kind === "refresh") await revokeFamily(tx, t.familyId, now);
-    else await tx.update(oauthTokens).set({ revokedAt: now }).where(and(eq(oauthTokens.id, t.id), isNull(oauthTokens.revokedAt)));
+    else
+      await tx
+        .update(oauthTokens)
+        .set({ revokedAt: now })
+        .where(and(eq(oauthTokens.id, t.id), isNull(oauthTokens.revokedAt)));
     return null;
   });
   if (r) throw r;

@@ -62,7 +62,14 @@ describe("resources and scopes", () => {
   test("parseResource accepts only this service's MCP URLs", () => {
     expect(parseResource(BASE, `${BASE}/mcp/${PRJ}`)).toEqual({ projectId: PRJ });
     expect(parseResource(BASE, `${BASE}/mcp`)).toEqual({ projectId: null });
-    for (const r of [`${BASE}/mcp/${PRJ}/`, `${BASE}/mcp/x`, `${BASE}/`, "https://other.example/mcp", `${BASE}/mcp/${PRJ}?a=1`, `${BASE}/mcp/${PRJ}#f`]) {
+    for (const r of [
+      `${BASE}/mcp/${PRJ}/`,
+      `${BASE}/mcp/x`,
+      `${BASE}/`,
+      "https://other.example/mcp",
+      `${BASE}/mcp/${PRJ}?a=1`,
+      `${BASE}/mcp/${PRJ}#f`,
+    ]) {
       expect(parseResource(BASE, r)).toBeNull();
     }
   });

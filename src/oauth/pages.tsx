@@ -38,7 +38,8 @@ export function ConsentPage(p: ConsentProps) {
           <strong>{p.client.name}</strong> <span class="muted">(returns to {p.redirectHost})</span> asks to act on
           {p.project ? (
             <>
-              {" "}the project <strong>{p.project.name}</strong> of <strong>{p.project.organizationName}</strong>
+              {" "}
+              the project <strong>{p.project.name}</strong> of <strong>{p.project.organizationName}</strong>
             </>
           ) : (
             " one of your projects"
@@ -72,10 +73,17 @@ export function ConsentPage(p: ConsentProps) {
               </div>
             ))}
           </fieldset>
-          <p class="muted">Untick what it should not do. The client keeps this access and renews it without asking again; it ends when the client revokes it, when you leave the organization, or after 30 days without use.</p>
+          <p class="muted">
+            Untick what it should not do. The client keeps this access and renews it without asking again; it ends when the client revokes
+            it, when you leave the organization, or after 30 days without use.
+          </p>
           <p>
-            <button type="submit" name="decision" value="allow">Allow</button>{" "}
-            <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+            <button type="submit" name="decision" value="allow">
+              Allow
+            </button>{" "}
+            <button type="submit" name="decision" value="deny" class="secondary">
+              Deny
+            </button>
           </p>
         </form>
       </div>
@@ -84,7 +92,12 @@ export function ConsentPage(p: ConsentProps) {
 }
 
 /** A refusal the user must read (the client's redirect cannot be trusted, or there is nothing to consent to). */
-export function OAuthErrorPage(p: { title: string; message: string; user?: { email: string } | null; links?: { href: string; label: string }[] }) {
+export function OAuthErrorPage(p: {
+  title: string;
+  message: string;
+  user?: { email: string } | null;
+  links?: { href: string; label: string }[];
+}) {
   return (
     <Layout title={p.title} user={p.user ?? null}>
       <div class="card">

@@ -47,62 +47,70 @@ async function requireClient(deps: AppDeps, body: unknown): Promise<string> {
 export function oauthRoutes(deps: ComposedDeps) {
   const base = deps.config.baseUrl;
   const registrations = new SlidingWindowLimiter(deps.config.authLimits.oauthRegistrations, 60_000);
-  return new Elysia()
-    .get("/.well-known/oauth-protected-resource", () => oauthJson(protectedResourceMetadata(base), 200, METADATA_CACHE))
-    .get("/.well-known/oauth-protected-resource/mcp", () => oauthJson(protectedResourceMetadata(base), 200, METADATA_CACHE))
-    .get("/.well-known/oauth-protected-resource/mcp/:projectId", ({ params }) =>
-      PROJECT_ID_PATTERN.test(params.projectId)
-        ? oauthJson(protectedResourceMetadata(base, params.projectId), 200, METADATA_CACHE)
-        : oauthJson({ error: "not_found", message: "No such protected resource." }, 404),
-    )
-    .get("/.well-known/oauth-authorization-server", () => oauthJson(authorizationServerMetadata(base), 200, METADATA_CACHE))
-    .post("/oauth/register", ({ body, request, server }) =>
-      answer(async () => {
-        // per client address, OAUTH_REGISTRATION_LIMIT_PER_MINUTE (unknown only without a socket, i.e. app.handle in tests and the adapter)
-        const ip = clientMeta(request, server).ip;
-        if (ip !== null) {
-          if (!registrations.check(ip).allowed) throw new OAuthError("too_many_requests", "Too many client registrations from this address; retry in a minute.");
-          registrations.hit(ip);
-        }
-        return oauthJson(await registerClient(deps.database, body, deps.config.oauthMaxClients), 201);
-      }),
-    )
-    .post("/oauth/token", ({ body }) =>
-      answer(async () => {
-        const grantType = param(body, "grant_type");
-        if (!grantType) throw new OAuthError("invalid_request", "grant_type is required.");
-        if (grantType !== "authorization_code" && grantType !== "refresh_token") {
-          throw new OAuthError("unsupported_grant_type", "Supported grant types: authorization_code, refresh_token.");
-        }
-        const clientId = await requireClient(deps, body);
-        if (grantType === "authorization_code") {
-          const code = param(body, "code");
-          const codeVerifier = param(body, "code_verifier");
-          const redirectUri = param(body, "redirect_uri");
-          if (!code || !codeVerifier || !redirectUri) throw new OAuthError("invalid_request", "code, code_verifier and redirect_uri are required.");
-          return oauthJson(await exchangeCode(deps.database, { clientId, code, codeVerifier, redirectUri, resource: param(body, "resource") }));
-        }
-        const refreshToken = param(body, "refresh_token");
-        if (!refreshToken) throw new OAuthError("invalid_request", "refresh_token is required.");
-        return oauthJson(await refreshTokens(deps.database, { clientId, refreshToken, resource: param(body, "resource"), scope: param(body, "scope") }));
-      }),
-    )
-    .post("/oauth/revoke", ({ body }) =>
-      answer(async () => {
-        const token = param(body, "token");
-        if (!token) throw new OAuthError("invalid_request", "token is required.");
-        const clientId = param(body, "client_id");
-        await revokeToken(deps.database, { token, clientId });
-        return new Response(null, { status: 200, headers: { ...PUBLIC_CORS, "cache-control": "no-store" } });
-      }),
-    )
-    // CORS preflights of the public endpoints
-    .options("/.well-known/oauth-protected-resource", preflight)
-    .options("/.well-known/oauth-protected-resource/mcp", preflight)
-    .options("/.well-known/oauth-protected-resource/mcp/:projectId", preflight)
-    .options("/.well-known/oauth-authorization-server", preflight)
-    .options("/oauth/register", preflight)
-    .options("/oauth/token", preflight)
-    .options("/oauth/revoke", preflight)
-    .use(consentRoutes(deps));
+  return (
+    new Elysia()
+      .get("/.well-known/oauth-protected-resource", () => oauthJson(protectedResourceMetadata(base), 200, METADATA_CACHE))
+      .get("/.well-known/oauth-protected-resource/mcp", () => oauthJson(protectedResourceMetadata(base), 200, METADATA_CACHE))
+      .get("/.well-known/oauth-protected-resource/mcp/:projectId", ({ params }) =>
+        PROJECT_ID_PATTERN.test(params.projectId)
+          ? oauthJson(protectedResourceMetadata(base, params.projectId), 200, METADATA_CACHE)
+          : oauthJson({ error: "not_found", message: "No such protected resource." }, 404),
+      )
+      .get("/.well-known/oauth-authorization-server", () => oauthJson(authorizationServerMetadata(base), 200, METADATA_CACHE))
+      .post("/oauth/register", ({ body, request, server }) =>
+        answer(async () => {
+          // per client address, OAUTH_REGISTRATION_LIMIT_PER_MINUTE (unknown only without a socket, i.e. app.handle in tests and the adapter)
+          const ip = clientMeta(request, server).ip;
+          if (ip !== null) {
+            if (!registrations.check(ip).allowed)
+              throw new OAuthError("too_many_requests", "Too many client registrations from this address; retry in a minute.");
+            registrations.hit(ip);
+          }
+          return oauthJson(await registerClient(deps.database, body, deps.config.oauthMaxClients), 201);
+        }),
+      )
+      .post("/oauth/token", ({ body }) =>
+        answer(async () => {
+          const grantType = param(body, "grant_type");
+          if (!grantType) throw new OAuthError("invalid_request", "grant_type is required.");
+          if (grantType !== "authorization_code" && grantType !== "refresh_token") {
+            throw new OAuthError("unsupported_grant_type", "Supported grant types: authorization_code, refresh_token.");
+          }
+          const clientId = await requireClient(deps, body);
+          if (grantType === "authorization_code") {
+            const code = param(body, "code");
+            const codeVerifier = param(body, "code_verifier");
+            const redirectUri = param(body, "redirect_uri");
+            if (!code || !codeVerifier || !redirectUri)
+              throw new OAuthError("invalid_request", "code, code_verifier and redirect_uri are required.");
+            return oauthJson(
+              await exchangeCode(deps.database, { clientId, code, codeVerifier, redirectUri, resource: param(body, "resource") }),
+            );
+          }
+          const refreshToken = param(body, "refresh_token");
+          if (!refreshToken) throw new OAuthError("invalid_request", "refresh_token is required.");
+          return oauthJson(
+            await refreshTokens(deps.database, { clientId, refreshToken, resource: param(body, "resource"), scope: param(body, "scope") }),
+          );
+        }),
+      )
+      .post("/oauth/revoke", ({ body }) =>
+        answer(async () => {
+          const token = param(body, "token");
+          if (!token) throw new OAuthError("invalid_request", "token is required.");
+          const clientId = param(body, "client_id");
+          await revokeToken(deps.database, { token, clientId });
+          return new Response(null, { status: 200, headers: { ...PUBLIC_CORS, "cache-control": "no-store" } });
+        }),
+      )
+      // CORS preflights of the public endpoints
+      .options("/.well-known/oauth-protected-resource", preflight)
+      .options("/.well-known/oauth-protected-resource/mcp", preflight)
+      .options("/.well-known/oauth-protected-resource/mcp/:projectId", preflight)
+      .options("/.well-known/oauth-authorization-server", preflight)
+      .options("/oauth/register", preflight)
+      .options("/oauth/token", preflight)
+      .options("/oauth/revoke", preflight)
+      .use(consentRoutes(deps))
+  );
 }

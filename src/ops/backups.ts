@@ -83,7 +83,9 @@ function parseStamp(s: string): number {
 }
 
 /** The backup thread's module (see WRITER_THREAD in src/db/client.ts for the binary's form). */
-const BACKUP_THREAD = import.meta.url.includes("/$bunfs/") ? "./db/backupThread.ts" : new URL("../db/backupThread.ts", import.meta.url).href;
+const BACKUP_THREAD = import.meta.url.includes("/$bunfs/")
+  ? "./db/backupThread.ts"
+  : new URL("../db/backupThread.ts", import.meta.url).href;
 
 /** `snapshotDatabase` on a worker thread of its own: the request thread stays free meanwhile. */
 export function snapshotInThread(source: string, target: string): Promise<BackupResult> {
@@ -100,7 +102,9 @@ export function snapshotInThread(source: string, target: string): Promise<Backup
       const r = e.data;
       finish(() => (r.ok ? resolve({ file: r.file, bytes: r.bytes, tables: r.tables }) : reject(new Error(r.error))));
     });
-    w.addEventListener("error", (e) => finish(() => reject(new Error(`the backup thread failed: ${(e as ErrorEvent).message ?? "error"}`))));
+    w.addEventListener("error", (e) =>
+      finish(() => reject(new Error(`the backup thread failed: ${(e as ErrorEvent).message ?? "error"}`))),
+    );
     w.addEventListener("close", () => finish(() => reject(new Error("the backup thread stopped before answering"))));
     w.postMessage({ source, target } satisfies BackupRequest);
   });
@@ -234,7 +238,9 @@ export class Backups {
   #rotate(): void {
     const keep = this.opts.schedule?.keep;
     if (!keep) return;
-    const old = this.files().filter((f) => f.kind === "scheduled").slice(keep);
+    const old = this.files()
+      .filter((f) => f.kind === "scheduled")
+      .slice(keep);
     for (const f of old) {
       try {
         rmSync(join(this.opts.folder, f.name));
@@ -283,7 +289,13 @@ export class Backups {
           name,
           bytes: st.size,
           createdAt: Number.isNaN(at) ? st.mtimeMs : at,
-          kind: SCHEDULED.test(name) ? "scheduled" : PRE_MIGRATE.test(name) ? "pre-migrate" : name.startsWith("pre-restore-") ? "pre-restore" : "other",
+          kind: SCHEDULED.test(name)
+            ? "scheduled"
+            : PRE_MIGRATE.test(name)
+              ? "pre-migrate"
+              : name.startsWith("pre-restore-")
+                ? "pre-restore"
+                : "other",
         });
       } catch {
         /* removed meanwhile */

@@ -72,11 +72,20 @@ export function doctorLocal(config: Config, now = Date.now(), probes: Partial<Do
     try {
       accessSync(dir, constants.W_OK | constants.X_OK);
     } catch {
-      return add("data folder", "fail", `${dir} is not writable by this user (uid ${process.getuid?.() ?? "?"}; owner uid ${st.uid}, mode ${mode(st.mode)})`);
+      return add(
+        "data folder",
+        "fail",
+        `${dir} is not writable by this user (uid ${process.getuid?.() ?? "?"}; owner uid ${st.uid}, mode ${mode(st.mode)})`,
+      );
     }
     dirOk = true;
     if (st.mode & 0o002) return add("data folder", "fail", `${dir} is writable by every user (mode ${mode(st.mode)}); chmod 750 it`);
-    if (st.mode & 0o005) return add("data folder", "warn", `${dir} is open to other users (mode ${mode(st.mode)}); chmod 750 (or 700) keeps the database private`);
+    if (st.mode & 0o005)
+      return add(
+        "data folder",
+        "warn",
+        `${dir} is open to other users (mode ${mode(st.mode)}); chmod 750 (or 700) keeps the database private`,
+      );
     add("data folder", "ok", `${dir} (mode ${mode(st.mode)}, owner uid ${st.uid}, writable)`);
   });
 
@@ -94,7 +103,12 @@ export function doctorLocal(config: Config, now = Date.now(), probes: Partial<Do
       dbBytes = st.size;
       walBytes = existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0;
       const folderOpen = (statSync(dirname(path)).mode & 0o001) !== 0; // others can reach the file only through an open folder
-      if (st.mode & 0o004 && folderOpen) add("database", "warn", `${path} is readable by every user (mode ${mode(st.mode)}); chmod 640 it (it holds password and key hashes)`);
+      if (st.mode & 0o004 && folderOpen)
+        add(
+          "database",
+          "warn",
+          `${path} is readable by every user (mode ${mode(st.mode)}); chmod 640 it (it holds password and key hashes)`,
+        );
       else add("database", "ok", `${path} (${mib(dbBytes)}, mode ${mode(st.mode)})`);
     });
   }
@@ -105,8 +119,10 @@ export function doctorLocal(config: Config, now = Date.now(), probes: Partial<Do
       const free = fs.bavail * fs.bsize;
       const need = Math.max(DISK_FAIL_BYTES, dbBytes + walBytes);
       const msg = `${mib(free)} free where ${dir} is (database and WAL: ${mib(dbBytes + walBytes)})`;
-      if (free < need) add("free disk", "fail", `${msg}: not enough for a backup (VACUUM INTO writes a full copy) or for the database to grow`);
-      else if (free < Math.max(DISK_WARN_BYTES, 2 * (dbBytes + walBytes))) add("free disk", "warn", `${msg}: less than ${mib(Math.max(DISK_WARN_BYTES, 2 * (dbBytes + walBytes)))}`);
+      if (free < need)
+        add("free disk", "fail", `${msg}: not enough for a backup (VACUUM INTO writes a full copy) or for the database to grow`);
+      else if (free < Math.max(DISK_WARN_BYTES, 2 * (dbBytes + walBytes)))
+        add("free disk", "warn", `${msg}: less than ${mib(Math.max(DISK_WARN_BYTES, 2 * (dbBytes + walBytes)))}`);
       else add("free disk", "ok", msg);
     });
   }
@@ -123,7 +139,12 @@ export function doctorLocal(config: Config, now = Date.now(), probes: Partial<Do
         closeNative(conn);
       }
     });
-    if (walBytes > walWarnBytes) add("WAL", "warn", `${path}-wal is ${mib(walBytes)}: checkpoints are held back (a long-running reader?) or it kept the size of a burst; a restart of the server checkpoints it`);
+    if (walBytes > walWarnBytes)
+      add(
+        "WAL",
+        "warn",
+        `${path}-wal is ${mib(walBytes)}: checkpoints are held back (a long-running reader?) or it kept the size of a burst; a restart of the server checkpoints it`,
+      );
     else add("WAL", "ok", `${mib(walBytes)}`);
   }
 
@@ -135,7 +156,12 @@ export function doctorLocal(config: Config, now = Date.now(), probes: Partial<Do
     const lines = formatFindings(findings);
     const where = config.talentsDir ? `embedded + TALENTS_DIR ${config.talentsDir}` : "embedded";
     if (lines.length === 0) add("catalog", "ok", `${catalog.list.length} talents (${where}), no problem`);
-    else add("catalog", "warn", `${catalog.list.length} talents (${where}); ${lines.length} problem(s), those folders are skipped: ${lines.slice(0, 5).join(" | ")}${lines.length > 5 ? " | …" : ""}`);
+    else
+      add(
+        "catalog",
+        "warn",
+        `${catalog.list.length} talents (${where}); ${lines.length} problem(s), those folders are skipped: ${lines.slice(0, 5).join(" | ")}${lines.length > 5 ? " | …" : ""}`,
+      );
   });
 
   guard("backups", () => {
@@ -146,7 +172,12 @@ export function doctorLocal(config: Config, now = Date.now(), probes: Partial<Do
     if (config.backupIntervalMs === null) return add("backups", "ok", `no schedule (BACKUP_INTERVAL unset); ${count}`);
     if (!newest) return add("backups", "warn", `BACKUP_INTERVAL is set but there is no scheduled backup yet; ${count}`);
     const age = now - newest.createdAt;
-    if (age > 2 * config.backupIntervalMs) add("backups", "warn", `the newest scheduled backup, ${newest.name}, is ${Math.round(age / 60000)} min old (interval ${Math.round(config.backupIntervalMs / 60000)} min): see GET /web/admin/backups and the log`);
+    if (age > 2 * config.backupIntervalMs)
+      add(
+        "backups",
+        "warn",
+        `the newest scheduled backup, ${newest.name}, is ${Math.round(age / 60000)} min old (interval ${Math.round(config.backupIntervalMs / 60000)} min): see GET /web/admin/backups and the log`,
+      );
     else add("backups", "ok", `newest ${newest.name} (${mib(newest.bytes)}); ${count}`);
   });
   return out;
@@ -155,16 +186,27 @@ export function doctorLocal(config: Config, now = Date.now(), probes: Partial<Do
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 function checkMigrations(conn: InstanceType<typeof LibsqlDatabase>, add: (check: string, level: Level, message: string) => void): void {
-  const has = conn.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = '__talentd_migrations'").get() as { n: number };
+  const has = conn.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = '__talentd_migrations'").get() as {
+    n: number;
+  };
   const done = new Map<string, string>();
-  if (Number(has.n) > 0) for (const r of conn.prepare("SELECT tag, hash FROM __talentd_migrations").raw().all() as unknown[][]) done.set(String(r[0]), String(r[1]));
+  if (Number(has.n) > 0)
+    for (const r of conn.prepare("SELECT tag, hash FROM __talentd_migrations").raw().all() as unknown[][])
+      done.set(String(r[0]), String(r[1]));
   const known = new Set(embedded.map((m) => m.tag));
   const unknown = [...done.keys()].filter((t) => !known.has(t));
   const changed = embedded.filter((m) => done.has(m.tag) && done.get(m.tag) !== sha256Hex(m.sql)).map((m) => m.tag);
   const pending = embedded.filter((m) => !done.has(m.tag)).map((m) => m.tag);
-  if (unknown.length > 0) add("migrations", "fail", `migrated by a newer talentd (${unknown.join(", ")} unknown to this binary): this version will not start on it`);
-  else if (changed.length > 0) add("migrations", "fail", `${changed.join(", ")} differ from what was applied (hash): this binary will not start on it`);
-  else if (pending.length > 0) add("migrations", "warn", `${pending.length} pending (${pending.join(", ")}): serve applies them at start, after a verified backup`);
+  if (unknown.length > 0)
+    add(
+      "migrations",
+      "fail",
+      `migrated by a newer talentd (${unknown.join(", ")} unknown to this binary): this version will not start on it`,
+    );
+  else if (changed.length > 0)
+    add("migrations", "fail", `${changed.join(", ")} differ from what was applied (hash): this binary will not start on it`);
+  else if (pending.length > 0)
+    add("migrations", "warn", `${pending.length} pending (${pending.join(", ")}): serve applies them at start, after a verified backup`);
   else add("migrations", "ok", `${done.size} applied, none pending`);
 }
 

@@ -22,14 +22,26 @@ export const HOUSEKEEPING_EVERY_MS = 3600 * 1000;
 export async function purgeExpired(database: Database, now = Date.now()): Promise<Record<string, number>> {
   return database.write(async (tx) => {
     const sessionsGone = await tx.delete(sessions).where(lt(sessions.expiresAt, now)).returning({ id: sessions.id });
-    const codesGone = await tx.delete(oauthCodes).where(lt(oauthCodes.expiresAt, now - DAY)).returning({ h: oauthCodes.codeHash });
-    const tokensGone = await tx.delete(oauthTokens).where(lt(oauthTokens.expiresAt, now - DAY)).returning({ id: oauthTokens.id });
-    const setupGone = await tx.delete(setupTokens).where(lt(setupTokens.expiresAt, now - DAY)).returning({ h: setupTokens.tokenHash });
+    const codesGone = await tx
+      .delete(oauthCodes)
+      .where(lt(oauthCodes.expiresAt, now - DAY))
+      .returning({ h: oauthCodes.codeHash });
+    const tokensGone = await tx
+      .delete(oauthTokens)
+      .where(lt(oauthTokens.expiresAt, now - DAY))
+      .returning({ id: oauthTokens.id });
+    const setupGone = await tx
+      .delete(setupTokens)
+      .where(lt(setupTokens.expiresAt, now - DAY))
+      .returning({ h: setupTokens.tokenHash });
     const invitationsGone = await tx
       .delete(invitations)
       .where(and(eq(invitations.status, "pending"), lt(invitations.expiresAt, now - 30 * DAY)))
       .returning({ id: invitations.id });
-    const resetsGone = await tx.delete(passwordResets).where(lt(passwordResets.expiresAt, now - DAY)).returning({ h: passwordResets.tokenHash });
+    const resetsGone = await tx
+      .delete(passwordResets)
+      .where(lt(passwordResets.expiresAt, now - DAY))
+      .returning({ h: passwordResets.tokenHash });
     const mailsGone = await tx
       .delete(mailOutbox)
       .where(
@@ -64,7 +76,11 @@ export const RETENTION_BATCH = 2000;
  * arrival time (`trc_` + ordered id), so the cut is a primary-key range; security events go
  * by their created_at index. Returns the counts.
  */
-export async function purgeOldEvents(database: Database, days: number, now = Date.now()): Promise<{ traceEvents: number; securityEvents: number }> {
+export async function purgeOldEvents(
+  database: Database,
+  days: number,
+  now = Date.now(),
+): Promise<{ traceEvents: number; securityEvents: number }> {
   const gone = { traceEvents: 0, securityEvents: 0 };
   if (days <= 0) return gone;
   const cutoff = now - days * DAY;
@@ -72,7 +88,10 @@ export async function purgeOldEvents(database: Database, days: number, now = Dat
   const firstTrace = `trc_${orderedId(cutoff, 0)}`;
   const batches: [keyof typeof gone, SQL][] = [
     ["traceEvents", sql`DELETE FROM trace_events WHERE id IN (SELECT id FROM trace_events WHERE id < ${firstTrace} LIMIT ${batch})`],
-    ["securityEvents", sql`DELETE FROM security_events WHERE id IN (SELECT id FROM security_events WHERE created_at < ${cutoff} LIMIT ${batch})`],
+    [
+      "securityEvents",
+      sql`DELETE FROM security_events WHERE id IN (SELECT id FROM security_events WHERE created_at < ${cutoff} LIMIT ${batch})`,
+    ],
   ];
   // the events' kept hourly counts (migration 0010) go with them, uncounted: whole hours before the cut
   const cutHour = Math.floor(cutoff / 3_600_000);
@@ -89,7 +108,11 @@ export async function purgeOldEvents(database: Database, days: number, now = Dat
 }
 
 /** Starts the hourly purge; returns a function that stops it. */
-export function startHousekeeping(database: Database, log: Logger, opts: { everyMs?: number; eventRetentionDays?: number } = {}): () => void {
+export function startHousekeeping(
+  database: Database,
+  log: Logger,
+  opts: { everyMs?: number; eventRetentionDays?: number } = {},
+): () => void {
   const everyMs = opts.everyMs ?? HOUSEKEEPING_EVERY_MS;
   const run = async () => {
     try {

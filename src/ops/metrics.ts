@@ -109,7 +109,10 @@ export async function renderMetrics(src: MetricsSources): Promise<string> {
   const t = new Text();
 
   t.family("talentd_build_info", "gauge", "The running version (always 1).").sample("talentd_build_info", 1, { version: src.version });
-  t.family("process_start_time_seconds", "gauge", "Start time of the process since the Unix epoch, in seconds.").sample("process_start_time_seconds", Math.round(startedAt));
+  t.family("process_start_time_seconds", "gauge", "Start time of the process since the Unix epoch, in seconds.").sample(
+    "process_start_time_seconds",
+    Math.round(startedAt),
+  );
   const mem = process.memoryUsage();
   t.family("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.").sample("process_resident_memory_bytes", mem.rss);
   t.family("process_heap_bytes", "gauge", "JavaScript heap in use, in bytes.").sample("process_heap_bytes", mem.heapUsed);
@@ -121,32 +124,67 @@ export async function renderMetrics(src: MetricsSources): Promise<string> {
       t.sample("talentd_http_requests_total", n, { method: s.method, route: s.route, status: String(status) });
     }
   }
-  t.family("talentd_http_request_duration_seconds", "histogram", "Time from receiving a request to handing its response over, by method and route pattern.");
+  t.family(
+    "talentd_http_request_duration_seconds",
+    "histogram",
+    "Time from receiving a request to handing its response over, by method and route pattern.",
+  );
   for (const s of series) t.histogram("talentd_http_request_duration_seconds", s.latency, { method: s.method, route: s.route });
 
   const db = src.database;
-  t.family("talentd_db_write_queue_depth", "gauge", "Writes accepted and not yet committed (queued, waiting for the writer, or committing).")
-    .sample("talentd_db_write_queue_depth", db.writeStats.pending());
-  t.family("talentd_db_commit_duration_seconds", "histogram", "Time a write holds the writer until its COMMIT returns: kind=transaction (one write), kind=batch (a group commit of write jobs).");
+  t.family(
+    "talentd_db_write_queue_depth",
+    "gauge",
+    "Writes accepted and not yet committed (queued, waiting for the writer, or committing).",
+  ).sample("talentd_db_write_queue_depth", db.writeStats.pending());
+  t.family(
+    "talentd_db_commit_duration_seconds",
+    "histogram",
+    "Time a write holds the writer until its COMMIT returns: kind=transaction (one write), kind=batch (a group commit of write jobs).",
+  );
   t.histogram("talentd_db_commit_duration_seconds", db.writeStats.commits.transaction, { kind: "transaction" });
   t.histogram("talentd_db_commit_duration_seconds", db.writeStats.commits.batch, { kind: "batch" });
   if (db.path) {
     t.family("talentd_db_size_bytes", "gauge", "Size of the database file in bytes.").sample("talentd_db_size_bytes", fileSize(db.path));
-    t.family("talentd_db_wal_size_bytes", "gauge", "Size of the write-ahead log in bytes (checkpointed back into the database as it grows).").sample("talentd_db_wal_size_bytes", fileSize(`${db.path}-wal`));
+    t.family(
+      "talentd_db_wal_size_bytes",
+      "gauge",
+      "Size of the write-ahead log in bytes (checkpointed back into the database as it grows).",
+    ).sample("talentd_db_wal_size_bytes", fileSize(`${db.path}-wal`));
   }
 
   const catalog = src.state.catalog;
-  t.family("talentd_catalog_talents", "gauge", "Talents in the served catalog.").sample("talentd_catalog_talents", catalog?.list.length ?? 0);
-  t.family("talentd_catalog_broken_talents", "gauge", "Talent folders skipped at load because they failed validation.").sample("talentd_catalog_broken_talents", catalog?.broken.length ?? 0);
+  t.family("talentd_catalog_talents", "gauge", "Talents in the served catalog.").sample(
+    "talentd_catalog_talents",
+    catalog?.list.length ?? 0,
+  );
+  t.family("talentd_catalog_broken_talents", "gauge", "Talent folders skipped at load because they failed validation.").sample(
+    "talentd_catalog_broken_talents",
+    catalog?.broken.length ?? 0,
+  );
 
   const count = async (sql: string, args: number[]): Promise<number> => Number((await db.get<{ n: number }>(sql, args))?.n ?? 0);
-  t.family("talentd_sessions_active", "gauge", "Browser sessions not yet expired.").sample("talentd_sessions_active", await count("SELECT count(*) AS n FROM sessions WHERE expires_at > ?", [now]));
+  t.family("talentd_sessions_active", "gauge", "Browser sessions not yet expired.").sample(
+    "talentd_sessions_active",
+    await count("SELECT count(*) AS n FROM sessions WHERE expires_at > ?", [now]),
+  );
   t.family("talentd_api_keys_used_last_day", "gauge", "Project API keys used in the last 24 hours.").sample(
     "talentd_api_keys_used_last_day",
     await count("SELECT count(*) AS n FROM api_keys WHERE last_used_at >= ?", [now - DAY_MS]),
   );
-  const mail = new Map((await db.all<{ status: string; n: number }>("SELECT status, count(*) AS n FROM mail_outbox WHERE status IN ('pending', 'sending', 'failed') GROUP BY status", [])).map((r) => [r.status, Number(r.n)]));
-  t.family("talentd_mail_outbox", "gauge", "Mails of the outbox not delivered, by status (pending: waiting for an attempt; sending; failed: no more attempts, shown at /org/mail).");
+  const mail = new Map(
+    (
+      await db.all<{ status: string; n: number }>(
+        "SELECT status, count(*) AS n FROM mail_outbox WHERE status IN ('pending', 'sending', 'failed') GROUP BY status",
+        [],
+      )
+    ).map((r) => [r.status, Number(r.n)]),
+  );
+  t.family(
+    "talentd_mail_outbox",
+    "gauge",
+    "Mails of the outbox not delivered, by status (pending: waiting for an attempt; sending; failed: no more attempts, shown at /org/mail).",
+  );
   for (const status of ["pending", "sending", "failed"]) t.sample("talentd_mail_outbox", mail.get(status) ?? 0, { status });
 
   if (src.backups) {
@@ -155,10 +193,16 @@ export async function renderMetrics(src: MetricsSources): Promise<string> {
       .sample("talentd_backups_total", b.succeeded, { result: "ok" })
       .sample("talentd_backups_total", b.failed, { result: "failed" })
       .sample("talentd_backups_total", b.skipped, { result: "skipped" });
-    t.family("talentd_backup_last_success_timestamp_seconds", "gauge", "When the newest verified scheduled backup finished (0: none since start).")
-      .sample("talentd_backup_last_success_timestamp_seconds", b.lastSuccess ? Math.round(b.lastSuccess.finishedAt / 1000) : 0);
-    t.family("talentd_backup_last_failed", "gauge", "1 when the latest scheduled backup failed (see GET /web/admin/backups), else 0.")
-      .sample("talentd_backup_last_failed", b.last?.ok === false ? 1 : 0);
+    t.family(
+      "talentd_backup_last_success_timestamp_seconds",
+      "gauge",
+      "When the newest verified scheduled backup finished (0: none since start).",
+    ).sample("talentd_backup_last_success_timestamp_seconds", b.lastSuccess ? Math.round(b.lastSuccess.finishedAt / 1000) : 0);
+    t.family(
+      "talentd_backup_last_failed",
+      "gauge",
+      "1 when the latest scheduled backup failed (see GET /web/admin/backups), else 0.",
+    ).sample("talentd_backup_last_failed", b.last?.ok === false ? 1 : 0);
   }
   return t.lines.join("\n") + "\n";
 }

@@ -55,9 +55,20 @@ export function opsRoutes(deps: ComposedDeps, guards: Guards) {
   const expected = digest(token);
   return app.get("/metrics", async ({ request }) => {
     if (!bearerMatches(request, expected)) {
-      throw new AppError("invalid_token", "GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.", {}, { "www-authenticate": 'Bearer realm="metrics"' });
+      throw new AppError(
+        "invalid_token",
+        "GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.",
+        {},
+        { "www-authenticate": 'Bearer realm="metrics"' },
+      );
     }
-    const text = await renderMetrics({ http: deps.metrics, database: deps.database, state: deps.state, version: pkg.version, backups: () => deps.backups.status() });
+    const text = await renderMetrics({
+      http: deps.metrics,
+      database: deps.database,
+      state: deps.state,
+      version: pkg.version,
+      backups: () => deps.backups.status(),
+    });
     return new Response(text, { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8", "cache-control": "no-store" } });
   });
 }

@@ -29,9 +29,14 @@ export type InstalledOverview = ReturnType<typeof overviewOf>;
  * selection then reuses the overview (and the views keyed by it) instead of rebuilding 50
  * entries. Callers must not mutate it.
  */
-export async function installedOverview(deps: { database: Database; catalog: Catalog }, project: { id: string; organizationId: string }): Promise<InstalledOverview> {
+export async function installedOverview(
+  deps: { database: Database; catalog: Catalog },
+  project: { id: string; organizationId: string },
+): Promise<InstalledOverview> {
   const rows = await listInstalled(deps.database, project.id);
-  const expertises = rows.some((r) => r.kind === "expertise") ? await listServableExpertises(deps.database, project.organizationId, deps.catalog) : [];
+  const expertises = rows.some((r) => r.kind === "expertise")
+    ? await listServableExpertises(deps.database, project.organizationId, deps.catalog)
+    : [];
   const expertiseKey = expertises.map((e) => `${e.ref}@${e.version}`).join(",");
   const hit = overviews.get(rows);
   if (hit && hit.catalog === deps.catalog && hit.expertiseKey === expertiseKey) return hit.overview;
@@ -64,6 +69,11 @@ function overviewOf(all: ReturnType<typeof withItems>) {
   return {
     talents,
     missing: [...missing].sort(),
-    counts: { installed: talents.length, active: talents.filter((x) => x.state === "active").length, disabled: talents.filter((x) => x.state === "disabled").length, missing: missing.size },
+    counts: {
+      installed: talents.length,
+      active: talents.filter((x) => x.state === "active").length,
+      disabled: talents.filter((x) => x.state === "disabled").length,
+      missing: missing.size,
+    },
   };
 }

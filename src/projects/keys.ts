@@ -53,7 +53,14 @@ export function isScope(s: string): s is KeyScope {
 /** Creates a key; returns its record and the raw value (shown once). */
 export async function createKey(
   tx: Tx,
-  input: { projectId: string; name: string; tools: KeyScope[]; expiresAt: number | null; createdBy: { id: string; email: string }; automation?: boolean },
+  input: {
+    projectId: string;
+    name: string;
+    tools: KeyScope[];
+    expiresAt: number | null;
+    createdBy: { id: string; email: string };
+    automation?: boolean;
+  },
 ): Promise<{ key: KeyView; value: string }> {
   const value = newSecret(KEY_PREFIX, 32);
   const row = {

@@ -41,7 +41,11 @@ export async function storedRelevance(database: Database, projectId: string): Pr
  * The settings that apply to a project: the stored ones, or ones derived from its installed
  * talents (the union of their languages and roles; no paths, nothing excluded).
  */
-export async function relevanceOf(database: Database, catalog: Catalog, projectId: string): Promise<{ settings: Relevance; source: "stored" | "derived" }> {
+export async function relevanceOf(
+  database: Database,
+  catalog: Catalog,
+  projectId: string,
+): Promise<{ settings: Relevance; source: "stored" | "derived" }> {
   const stored = await storedRelevance(database, projectId);
   if (stored) return { settings: stored, source: "stored" };
   const languages = new Set<string>();
@@ -61,7 +65,10 @@ export async function saveRelevance(tx: Tx, projectId: string, settings: Relevan
   await tx
     .insert(projectRelevance)
     .values({ projectId, settings: settings as unknown as Record<string, unknown>, updatedAt: now })
-    .onConflictDoUpdate({ target: projectRelevance.projectId, set: { settings: settings as unknown as Record<string, unknown>, updatedAt: now } });
+    .onConflictDoUpdate({
+      target: projectRelevance.projectId,
+      set: { settings: settings as unknown as Record<string, unknown>, updatedAt: now },
+    });
 }
 
 /** Forgets the stored settings (DELETE): the derived ones apply again. */
@@ -84,7 +91,8 @@ function normalize(r: Partial<Relevance>): Relevance {
 export function readRelevance(body: unknown): Relevance {
   const b = (body ?? {}) as Record<string, unknown>;
   const issues: Issue[] = [];
-  if (typeof body !== "object" || body === null || Array.isArray(body)) issues.push({ path: "", message: "must be an object {languages, roles, paths, exclude}" });
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    issues.push({ path: "", message: "must be an object {languages, roles, paths, exclude}" });
   const list = (name: keyof Relevance, max: number, itemMax: number, check?: (s: string) => string | null): string[] => {
     const v = b[name];
     if (v === undefined || v === null) return [];
@@ -95,7 +103,8 @@ export function readRelevance(body: unknown): Relevance {
     if (v.length > max) issues.push({ path: name, message: `at most ${max} entries` });
     const out: string[] = [];
     v.forEach((x, i) => {
-      if (typeof x !== "string" || x.trim() === "" || x.length > itemMax) issues.push({ path: `${name}.${i}`, message: `must be a non-empty string of at most ${itemMax} characters` });
+      if (typeof x !== "string" || x.trim() === "" || x.length > itemMax)
+        issues.push({ path: `${name}.${i}`, message: `must be a non-empty string of at most ${itemMax} characters` });
       else {
         const problem = check?.(x.trim());
         if (problem) issues.push({ path: `${name}.${i}`, message: problem });
@@ -105,7 +114,9 @@ export function readRelevance(body: unknown): Relevance {
     return out;
   };
   const word = (s: string) => (WORD.test(s.toLowerCase()) ? null : "must be a word of letters, digits and + # . _ -");
-  for (const k of Object.keys(b)) if (!["languages", "roles", "paths", "exclude"].includes(k)) issues.push({ path: k, message: "is not a relevance setting (languages, roles, paths, exclude)" });
+  for (const k of Object.keys(b))
+    if (!["languages", "roles", "paths", "exclude"].includes(k))
+      issues.push({ path: k, message: "is not a relevance setting (languages, roles, paths, exclude)" });
   const r = {
     languages: list("languages", RELEVANCE_LIMITS.languages, RELEVANCE_LIMITS.word, word),
     roles: list("roles", RELEVANCE_LIMITS.roles, RELEVANCE_LIMITS.word, word),
@@ -121,10 +132,12 @@ export function fileTypes(glob: string): string[] {
   const last = glob.split("/").at(-1) ?? glob;
   const braces = /\{([^}]*)\}/.exec(last);
   const names = braces ? braces[1]!.split(",").map((alt) => last.replace(braces[0], alt)) : [last];
-  return names.map((n) => {
-    const dot = n.lastIndexOf(".");
-    return dot >= 0 && !n.slice(dot + 1).includes("*") ? `.${n.slice(dot + 1).toLowerCase()}` : n.includes("*") ? "" : n;
-  }).filter(Boolean);
+  return names
+    .map((n) => {
+      const dot = n.lastIndexOf(".");
+      return dot >= 0 && !n.slice(dot + 1).includes("*") ? `.${n.slice(dot + 1).toLowerCase()}` : n.includes("*") ? "" : n;
+    })
+    .filter(Boolean);
 }
 
 /** Whether a talent is relevant to the settings, and why (the dimensions that matched). */
@@ -156,7 +169,11 @@ export function judge(t: Pick<Talent, "id" | "languages" | "roles" | "triggers">
  * `items` with relevant ones first (stable order otherwise), each beside its `relevant` and
  * `why`. Items are wrapped, not copied: a lazy talent's heavy fields stay unread.
  */
-export function rankByRelevance<T>(items: readonly T[], talentOf: (x: T) => Pick<Talent, "id" | "languages" | "roles" | "triggers">, r: Relevance): { item: T; relevant: boolean; why: string[] }[] {
+export function rankByRelevance<T>(
+  items: readonly T[],
+  talentOf: (x: T) => Pick<Talent, "id" | "languages" | "roles" | "triggers">,
+  r: Relevance,
+): { item: T; relevant: boolean; why: string[] }[] {
   const judged = items.map((item) => ({ item, ...judge(talentOf(item), r) }));
   return [...judged.filter((x) => x.relevant), ...judged.filter((x) => !x.relevant)];
 }

@@ -10,15 +10,23 @@ export function relevanceRoutes(deps: AppDeps, guards: Guards) {
   return new Elysia({ prefix: "/web/projects/:id/relevance" })
     .use(guards)
     .get("/", async ({ org, params }) => answer((await getProject(deps.database, org.id, params.id)).id), { org: "member" })
-    .put("/", async ({ org, params, body }) => {
-      const project = await getProject(deps.database, org.id, params.id);
-      const settings = readRelevance(body);
-      await deps.database.write((tx) => saveRelevance(tx, project.id, settings));
-      return answer(project.id);
-    }, { org: "member" })
-    .delete("/", async ({ org, params }) => {
-      const project = await getProject(deps.database, org.id, params.id);
-      await deps.database.write((tx) => resetRelevance(tx, project.id));
-      return answer(project.id);
-    }, { org: "member" });
+    .put(
+      "/",
+      async ({ org, params, body }) => {
+        const project = await getProject(deps.database, org.id, params.id);
+        const settings = readRelevance(body);
+        await deps.database.write((tx) => saveRelevance(tx, project.id, settings));
+        return answer(project.id);
+      },
+      { org: "member" },
+    )
+    .delete(
+      "/",
+      async ({ org, params }) => {
+        const project = await getProject(deps.database, org.id, params.id);
+        await deps.database.write((tx) => resetRelevance(tx, project.id));
+        return answer(project.id);
+      },
+      { org: "member" },
+    );
 }

@@ -52,7 +52,9 @@ export function readInstallIds(body: Record<string, unknown>): string[] {
 
 /** 400 unknown_talents listing every id that cannot be installed. */
 export function unknownTalents(ids: string[], why = "not in the catalog (nor an active expertise of this organization)"): AppError {
-  return new AppError("unknown_talents", `Unknown talent${ids.length > 1 ? "s" : ""} ${ids.join(", ")}: ${why}. Nothing was changed.`, { ids });
+  return new AppError("unknown_talents", `Unknown talent${ids.length > 1 ? "s" : ""} ${ids.join(", ")}: ${why}. Nothing was changed.`, {
+    ids,
+  });
 }
 
 const INSTALLED_SQL = `SELECT talent_id AS talentId, kind, enabled, installed_at AS installedAt, updated_at AS updatedAt, installed_by AS installedBy
@@ -69,7 +71,16 @@ const SELECTION_CACHE_MAX = 1_000;
 
 async function readInstalled(database: Database, projectId: string): Promise<InstalledRow[]> {
   const rows = await database.all<Omit<InstalledRow, "enabled"> & { enabled: number | boolean }>(INSTALLED_SQL, [projectId]);
-  return rows.map((r) => Object.freeze({ talentId: r.talentId, kind: r.kind, enabled: Boolean(r.enabled), installedAt: r.installedAt, updatedAt: r.updatedAt, installedBy: r.installedBy }));
+  return rows.map((r) =>
+    Object.freeze({
+      talentId: r.talentId,
+      kind: r.kind,
+      enabled: Boolean(r.enabled),
+      installedAt: r.installedAt,
+      updatedAt: r.updatedAt,
+      installedBy: r.installedBy,
+    }),
+  );
 }
 
 /**
@@ -108,10 +119,20 @@ export async function listInstalled(database: Database, projectId: string): Prom
  * active; ones already installed are left as they are (a disabled one stays disabled:
  * disabling and enabling are the dashboard's).
  */
-export async function installTalents(tx: Tx, projectId: string, items: { id: string; kind: TalentKind }[], by: string): Promise<SelectionChange> {
+export async function installTalents(
+  tx: Tx,
+  projectId: string,
+  items: { id: string; kind: TalentKind }[],
+  by: string,
+): Promise<SelectionChange> {
   const ids = [...new Set(items.map((i) => i.id))];
   const existing = new Set(
-    (await tx.select({ id: installedTalents.talentId }).from(installedTalents).where(and(eq(installedTalents.projectId, projectId), inArray(installedTalents.talentId, ids)))).map((r) => r.id),
+    (
+      await tx
+        .select({ id: installedTalents.talentId })
+        .from(installedTalents)
+        .where(and(eq(installedTalents.projectId, projectId), inArray(installedTalents.talentId, ids)))
+    ).map((r) => r.id),
   );
   const now = Date.now();
   const seen = new Set<string>(existing);
@@ -131,7 +152,13 @@ export async function installTalents(tx: Tx, projectId: string, items: { id: str
 
 /** Toggles one installed talent; 404 when it is not installed. */
 export async function setEnabled(tx: Tx, projectId: string, talentId: string, enabled: boolean): Promise<SelectionChange> {
-  const row = (await tx.select().from(installedTalents).where(and(eq(installedTalents.projectId, projectId), eq(installedTalents.talentId, talentId))).limit(1))[0];
+  const row = (
+    await tx
+      .select()
+      .from(installedTalents)
+      .where(and(eq(installedTalents.projectId, projectId), eq(installedTalents.talentId, talentId)))
+      .limit(1)
+  )[0];
   if (!row) throw notFound(`${talentId} is not installed in this project.`);
   if (row.enabled === enabled) return { entered: [], left: [], unchanged: [talentId] };
   await tx

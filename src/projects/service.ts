@@ -12,7 +12,10 @@ export type Project = Omit<typeof projects.$inferSelect, "selectionRev">;
 const { selectionRev: _internal, ...projectColumns } = getTableColumns(projects);
 
 /** Creates a project in an organization. */
-export async function createProject(tx: Tx, input: { organizationId: string; name: string; description: string; createdBy: string; repository?: string | null }): Promise<Project> {
+export async function createProject(
+  tx: Tx,
+  input: { organizationId: string; name: string; description: string; createdBy: string; repository?: string | null },
+): Promise<Project> {
   const now = Date.now();
   const row: Project = { id: newId("prj"), ...input, repository: input.repository ?? null, createdAt: now, updatedAt: now };
   await tx.insert(projects).values(row);
@@ -40,13 +43,24 @@ export async function getProject(database: Database | Tx, organizationId: string
   const row =
     "db" in database
       ? await keptGet<Project>(database, `${PROJECT_SELECT} WHERE id = ? AND organization_id = ?`, [projectId, organizationId])
-      : (await database.select(projectColumns).from(projects).where(and(eq(projects.id, projectId), eq(projects.organizationId, organizationId))).limit(1))[0];
+      : (
+          await database
+            .select(projectColumns)
+            .from(projects)
+            .where(and(eq(projects.id, projectId), eq(projects.organizationId, organizationId)))
+            .limit(1)
+        )[0];
   if (!row) throw notFound("No such project.");
   return row;
 }
 
 /** Changes a project's name, description or repository (undefined: unchanged; repository null: none). */
-export async function updateProject(tx: Tx, organizationId: string, projectId: string, change: { name?: string; description?: string; repository?: string | null }): Promise<Project> {
+export async function updateProject(
+  tx: Tx,
+  organizationId: string,
+  projectId: string,
+  change: { name?: string; description?: string; repository?: string | null },
+): Promise<Project> {
   const current = await getProject(tx, organizationId, projectId);
   const set = {
     ...(change.name !== undefined ? { name: change.name } : {}),
@@ -54,7 +68,10 @@ export async function updateProject(tx: Tx, organizationId: string, projectId: s
     ...(change.repository !== undefined ? { repository: change.repository } : {}),
     updatedAt: Date.now(),
   };
-  await tx.update(projects).set(set).where(and(eq(projects.id, projectId), eq(projects.organizationId, organizationId)));
+  await tx
+    .update(projects)
+    .set(set)
+    .where(and(eq(projects.id, projectId), eq(projects.organizationId, organizationId)));
   return { ...current, ...set };
 }
 
@@ -75,9 +92,24 @@ export async function deleteProject(tx: Tx, organizationId: string, projectId: s
   const tokens = await tx
     .select()
     .from(oauthTokens)
-    .where(and(eq(oauthTokens.projectId, projectId), eq(oauthTokens.kind, "access"), isNull(oauthTokens.revokedAt), gt(oauthTokens.expiresAt, now)));
+    .where(
+      and(
+        eq(oauthTokens.projectId, projectId),
+        eq(oauthTokens.kind, "access"),
+        isNull(oauthTokens.revokedAt),
+        gt(oauthTokens.expiresAt, now),
+      ),
+    );
   for (const t of tokens) {
-    await tx.insert(keyTombstones).values({ keyHash: t.tokenHash, keyId: t.id, projectId, organizationId, createdBy: t.userId, expiresAt: t.expiresAt, deletedAt: now });
+    await tx.insert(keyTombstones).values({
+      keyHash: t.tokenHash,
+      keyId: t.id,
+      projectId,
+      organizationId,
+      createdBy: t.userId,
+      expiresAt: t.expiresAt,
+      deletedAt: now,
+    });
   }
   for (const k of live) {
     await tx.insert(keyTombstones).values({

@@ -107,7 +107,10 @@ export function connectionKit(baseUrl: string, project: { id: string; name: stri
     clients: clientConfigs(mcpUrl),
     instructions: { file: "AGENTS.md", content: instructionStub(project, mcpUrl) },
     automation: {
-      env: { TALENTD_URL: baseUrl, TALENTD_KEY: "the automation key: POST /web/projects/:id/token (shown once; keep it in your CI's secrets)" },
+      env: {
+        TALENTD_URL: baseUrl,
+        TALENTD_KEY: "the automation key: POST /web/projects/:id/token (shown once; keep it in your CI's secrets)",
+      },
       scopes: AUTOMATION_SCOPES,
       tokenRoute: `POST /web/projects/${project.id}/token`,
       hook: `#!/bin/sh

@@ -29,7 +29,10 @@ const commentText = (s: string): string => s.replace(/[\u0000-\u001f\u007f\u2028
 /** A URL for a double-quoted shell word. */
 const shellUrl = (s: string): string => s.replace(/["$`\\]/g, "");
 
-export function validatorConfig(target: ValidatorTarget, ctx: { baseUrl: string; project: Pick<Project, "id" | "name"> }): { target: ValidatorTarget; file: string; content: string } {
+export function validatorConfig(
+  target: ValidatorTarget,
+  ctx: { baseUrl: string; project: Pick<Project, "id" | "name"> },
+): { target: ValidatorTarget; file: string; content: string } {
   const who = `project "${commentText(ctx.project.name)}" (${ctx.project.id})`;
   const url = ctx.baseUrl;
   const about = [
@@ -131,22 +134,31 @@ export function validatorConfig(target: ValidatorTarget, ctx: { baseUrl: string;
 const isCompiled = (): boolean => import.meta.url.includes("/$bunfs/");
 
 export function validatorConfigRoutes(deps: AppDeps, guards: Guards) {
-  return new Elysia()
-    .use(guards)
-    .get("/web/projects/:id/validator-config", async ({ org, params, query }) => {
-      const project = await getProject(deps.database, org.id, params.id);
-      const target = oneOf(query, "target", VALIDATOR_TARGETS) ?? "github";
-      return validatorConfig(target, { baseUrl: deps.config.baseUrl, project });
-    }, { org: "member" })
-    // the client for CI jobs: this very binary (it embeds only the public catalog and assets)
-    .get("/download/talentd", () => {
-      if (!isCompiled()) throw notFound("This server runs from its sources, not from the built binary: build it (npm run build) to serve dist/talentd here, or put talentd on the CI runner's PATH.");
-      return new Response(Bun.file(process.execPath), {
-        headers: {
-          "content-type": "application/octet-stream",
-          "content-disposition": 'attachment; filename="talentd"',
-          "cache-control": "no-cache",
+  return (
+    new Elysia()
+      .use(guards)
+      .get(
+        "/web/projects/:id/validator-config",
+        async ({ org, params, query }) => {
+          const project = await getProject(deps.database, org.id, params.id);
+          const target = oneOf(query, "target", VALIDATOR_TARGETS) ?? "github";
+          return validatorConfig(target, { baseUrl: deps.config.baseUrl, project });
         },
-      });
-    });
+        { org: "member" },
+      )
+      // the client for CI jobs: this very binary (it embeds only the public catalog and assets)
+      .get("/download/talentd", () => {
+        if (!isCompiled())
+          throw notFound(
+            "This server runs from its sources, not from the built binary: build it (npm run build) to serve dist/talentd here, or put talentd on the CI runner's PATH.",
+          );
+        return new Response(Bun.file(process.execPath), {
+          headers: {
+            "content-type": "application/octet-stream",
+            "content-disposition": 'attachment; filename="talentd"',
+            "cache-control": "no-cache",
+          },
+        });
+      })
+  );
 }

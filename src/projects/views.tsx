@@ -29,7 +29,8 @@ const talentPath = (id: string) => (id.startsWith("@") ? encodeURIComponent(id) 
 export function selectionGraph(o: Overview, catalog: Catalog): { nodes: GraphNodeView[]; edges: GraphEdgeView[] } {
   const nodes = new Map<string, GraphNodeView>();
   const edges: GraphEdgeView[] = [];
-  for (const t of o.talents) nodes.set(t.id, { id: t.id, label: t.id, state: t.state === "active" ? "active" : "disabled", href: talentHref(t.id) });
+  for (const t of o.talents)
+    nodes.set(t.id, { id: t.id, label: t.id, state: t.state === "active" ? "active" : "disabled", href: talentHref(t.id) });
   for (const t of o.talents) {
     for (const r of t.requires) {
       if (!nodes.has(r)) nodes.set(r, { id: r, label: r, state: "missing", href: catalog.get(r) ? talentHref(r) : undefined });
@@ -66,7 +67,14 @@ function InstalledRow(props: { projectId: string; t: InstalledTalentView }) {
               <span class="visually-hidden"> {t.id}</span>
             </button>
           </form>
-          <form method="post" action={`${target}?_method=DELETE`} hx-delete={target} hx-confirm={confirmations.uninstall(t.id).question} hx-target="#installed" hx-swap="outerHTML">
+          <form
+            method="post"
+            action={`${target}?_method=DELETE`}
+            hx-delete={target}
+            hx-confirm={confirmations.uninstall(t.id).question}
+            hx-target="#installed"
+            hx-swap="outerHTML"
+          >
             <button type="submit" class="danger small">
               Uninstall<span class="visually-hidden"> {t.id}</span>
             </button>
@@ -84,11 +92,15 @@ function InstalledRow(props: { projectId: string; t: InstalledTalentView }) {
  * (~3.8 ms for 50 talents; docs/performance.md).
  */
 export function InstalledSection(props: { projectId: string; overview: Overview; catalog: Catalog }) {
-  return installedHtml.render(props.overview, { projectId: props.projectId, catalog: props.catalog }, () => <InstalledSectionView {...props} />);
+  return installedHtml.render(props.overview, { projectId: props.projectId, catalog: props.catalog }, () => (
+    <InstalledSectionView {...props} />
+  ));
 }
 
 /** The rendered section by overview object (installedOverview hands back the same one while nothing changed). */
-const installedHtml = new HtmlByObject<Overview, { projectId: string; catalog: Catalog }>((a, b) => a.projectId === b.projectId && a.catalog === b.catalog);
+const installedHtml = new HtmlByObject<Overview, { projectId: string; catalog: Catalog }>(
+  (a, b) => a.projectId === b.projectId && a.catalog === b.catalog,
+);
 
 function InstalledSectionView(props: { projectId: string; overview: Overview; catalog: Catalog }) {
   const o = props.overview;
@@ -121,12 +133,22 @@ function InstalledSectionView(props: { projectId: string; overview: Overview; ca
         <>
           <GraphSvg nodes={g.nodes} edges={g.edges} title="Installed talents and what they require" />
           {o.missing.length > 0 ? (
-            <form method="post" action={`/web/projects/${props.projectId}/talents`} hx-post={`/web/projects/${props.projectId}/talents`} hx-target="#installed" hx-swap="outerHTML" class="inline">
+            <form
+              method="post"
+              action={`/web/projects/${props.projectId}/talents`}
+              hx-post={`/web/projects/${props.projectId}/talents`}
+              hx-target="#installed"
+              hx-swap="outerHTML"
+              class="inline"
+            >
               {o.missing.map((m) => (
                 <input type="hidden" name="talents" value={m} />
               ))}
               <input type="hidden" name="return" value={`/projects/${props.projectId}`} />
-              <span class="error">Missing prerequisites: {o.missing.join(", ")}.</span> <button type="submit" class="small">Install them</button>
+              <span class="error">Missing prerequisites: {o.missing.join(", ")}.</span>{" "}
+              <button type="submit" class="small">
+                Install them
+              </button>
             </form>
           ) : null}
           <DataTable caption="Installed talents" columns={["Talent", "Version", "State", "Actions"]}>
@@ -164,7 +186,13 @@ export function KeysSection(props: { projectId: string; keys: KeyView[]; created
   return (
     <section id="keys" aria-labelledby="keys-h">
       <h2 id="keys-h">Keys</h2>
-      {props.created ? <OneTimeSecret label={`Key “${props.created.name}”`} value={props.created.value} note="Use it as Authorization: Bearer <key> on the key API (hooks, CI, scripts)." /> : null}
+      {props.created ? (
+        <OneTimeSecret
+          label={`Key “${props.created.name}”`}
+          value={props.created.value}
+          note="Use it as Authorization: Bearer <key> on the key API (hooks, CI, scripts)."
+        />
+      ) : null}
       {props.keys.length === 0 ? (
         <p class="muted">No key yet. Interactive agents need none (they sign in with OAuth); hooks and CI do.</p>
       ) : (
@@ -185,7 +213,15 @@ export function KeysSection(props: { projectId: string; keys: KeyView[]; created
               <td>
                 {k.status === "active" ? (
                   // its form is after the key creation form (form="…"): the section's first form stays the creation
-                  <button type="submit" form={`revoke-${k.id}`} class="danger small" hx-delete={`${base}/${k.id}`} hx-confirm={confirmations.revokeKey(k.name).question} hx-target="#keys" hx-swap="outerHTML">
+                  <button
+                    type="submit"
+                    form={`revoke-${k.id}`}
+                    class="danger small"
+                    hx-delete={`${base}/${k.id}`}
+                    hx-confirm={confirmations.revokeKey(k.name).question}
+                    hx-target="#keys"
+                    hx-swap="outerHTML"
+                  >
                     Revoke<span class="visually-hidden"> {k.name}</span>
                   </button>
                 ) : null}
@@ -271,7 +307,11 @@ export function AutomationKey(props: { projectId: string; created?: { value: str
   return (
     <div id="automation">
       {props.created ? (
-        <OneTimeSecret label="Automation key" value={props.created.value} note={`Set TALENTD_URL=${props.created.baseUrl} and TALENTD_KEY to this value in your CI's secrets. The previous automation key no longer works.`} />
+        <OneTimeSecret
+          label="Automation key"
+          value={props.created.value}
+          note={`Set TALENTD_URL=${props.created.baseUrl} and TALENTD_KEY to this value in your CI's secrets. The previous automation key no longer works.`}
+        />
       ) : null}
       <form method="post" action={route} hx-post={route} hx-target="#automation" hx-swap="outerHTML">
         <input type="hidden" name="return" value={`/projects/${props.projectId}`} />
@@ -290,12 +330,24 @@ export function registerProjectViews(deps: ComposedDeps): void {
   const catalog = () => deps.state.catalog!;
   const installedFragment = async (_data: unknown, ctx: ViewContext) => {
     const project = await projectOf(deps, ctx);
-    return <InstalledSection projectId={project.id} overview={await installedOverview({ database: deps.database, catalog: catalog() }, project)} catalog={catalog()} />;
+    return (
+      <InstalledSection
+        projectId={project.id}
+        overview={await installedOverview({ database: deps.database, catalog: catalog() }, project)}
+        catalog={catalog()}
+      />
+    );
   };
-  for (const [m, r] of [["POST", "/web/projects/:id/talents"], ["PATCH", "/web/projects/:id/talents/*"], ["DELETE", "/web/projects/:id/talents/*"]] as const) {
+  for (const [m, r] of [
+    ["POST", "/web/projects/:id/talents"],
+    ["PATCH", "/web/projects/:id/talents/*"],
+    ["DELETE", "/web/projects/:id/talents/*"],
+  ] as const) {
     registerView(m, r, { fragment: installedFragment });
   }
-  registerView("POST", "/web/projects/:id/apply-specialization", { redirect: (_d, ctx) => returnPath(ctx.request, `/projects/${ctx.params.id}`) });
+  registerView("POST", "/web/projects/:id/apply-specialization", {
+    redirect: (_d, ctx) => returnPath(ctx.request, `/projects/${ctx.params.id}`),
+  });
   const keysFragment = async (ctx: ViewContext, created?: { value: string; name: string }) => (
     <KeysSection projectId={ctx.params.id!} keys={await listKeys(deps.database, ctx.params.id!)} created={created} />
   );
@@ -306,7 +358,11 @@ export function registerProjectViews(deps: ComposedDeps): void {
     },
   });
   registerView("DELETE", "/web/projects/:id/keys/:keyId", { fragment: (_data, ctx) => keysFragment(ctx) });
-  registerView("POST", "/web/projects/:id/token", { fragment: (data, ctx) => <AutomationKey projectId={ctx.params.id!} created={{ value: (data as { value: string }).value, baseUrl: deps.config.baseUrl }} /> });
+  registerView("POST", "/web/projects/:id/token", {
+    fragment: (data, ctx) => (
+      <AutomationKey projectId={ctx.params.id!} created={{ value: (data as { value: string }).value, baseUrl: deps.config.baseUrl }} />
+    ),
+  });
   registerView("POST", "/web/projects", { redirect: (data) => `/projects/${(data as { project: { id: string } }).project.id}/onboarding` });
   registerView("DELETE", "/web/projects/:id", { redirect: () => "/" });
   registerView("PATCH", "/web/projects/:id", { redirect: (_d, ctx) => `/projects/${ctx.params.id}?tab=settings` });
@@ -315,7 +371,9 @@ export function registerProjectViews(deps: ComposedDeps): void {
 
 /** The project of a route's `:id` (the route's guard and handler already checked it is the caller's). */
 async function projectOf(deps: AppDeps, ctx: ViewContext) {
-  const row = await deps.database.get<{ organizationId: string }>("SELECT organization_id AS organizationId FROM projects WHERE id = ?", [ctx.params.id!]);
+  const row = await deps.database.get<{ organizationId: string }>("SELECT organization_id AS organizationId FROM projects WHERE id = ?", [
+    ctx.params.id!,
+  ]);
   if (!row) throw new AppError("not_found", "No such project.");
   return getProject(deps.database, row.organizationId, ctx.params.id!);
 }

@@ -57,7 +57,10 @@ export async function search(
   // and another scope beside it is refused rather than silently ignoring one of the two
   if (input.resolutionId !== undefined && input.scope !== undefined && input.scope !== "resolution") {
     throw validationFailed([
-      { path: "scope", message: `a search with resolutionId searches what that resolution served (scope=resolution); leave scope out, or leave resolutionId out to search scope=${input.scope}` },
+      {
+        path: "scope",
+        message: `a search with resolutionId searches what that resolution served (scope=resolution); leave scope out, or leave resolutionId out to search scope=${input.scope}`,
+      },
     ]);
   }
   const scope = input.scope ?? (input.resolutionId !== undefined ? "resolution" : "active");
@@ -71,9 +74,14 @@ export async function search(
     // what the resolution served: its public talents, and each expertise at the version it
     // pinned, whatever the expertise's state or selection is now
     const res = await loadResolution(deps.database, project.id, input.resolutionId);
-    const publicTalents = res.items.filter((i) => i.kind === "talent").map((i) => deps.catalog.get(i.talentId)).filter((t) => t !== undefined);
+    const publicTalents = res.items
+      .filter((i) => i.kind === "talent")
+      .map((i) => deps.catalog.get(i.talentId))
+      .filter((t) => t !== undefined);
     const pinnedVersions = await Promise.all(
-      res.items.filter((i) => i.kind === "expertise" && i.expertiseId !== null).map((i) => getExpertiseVersion(deps.database, i.expertiseId!, Number(i.version), deps.catalog)),
+      res.items
+        .filter((i) => i.kind === "expertise" && i.expertiseId !== null)
+        .map((i) => getExpertiseVersion(deps.database, i.expertiseId!, Number(i.version), deps.catalog)),
     );
     candidates = [...publicTalents, ...pinnedVersions.filter((e) => e !== undefined).map((e) => e.talent)];
   } else {
@@ -100,11 +108,20 @@ export interface ReadFile {
  * Reads 1..20 uris, all or nothing: with `resolutionId`, pinned talents read their pinned
  * bytes and others must be enabled public talents; without it, only enabled public talents.
  */
-export async function readFiles(deps: Deps, project: Project, input: { uris: string[]; resolutionId?: string; section?: string }): Promise<ReadFile[]> {
+export async function readFiles(
+  deps: Deps,
+  project: Project,
+  input: { uris: string[]; resolutionId?: string; section?: string },
+): Promise<ReadFile[]> {
   if (input.uris.length === 0) throw validationFailed([{ path: "uris", message: "give uri, or uris with 1 to 20 entries" }]);
   if (input.uris.length > READ_MAX_URIS) {
     throw validationFailed(
-      [{ path: "uris", message: `at most ${READ_MAX_URIS} uris per read (got ${input.uris.length}); send sequential batches of at most ${READ_MAX_URIS}` }],
+      [
+        {
+          path: "uris",
+          message: `at most ${READ_MAX_URIS} uris per read (got ${input.uris.length}); send sequential batches of at most ${READ_MAX_URIS}`,
+        },
+      ],
       `One read carries at most ${READ_MAX_URIS} uris; send sequential batches of at most ${READ_MAX_URIS}.`,
     );
   }
@@ -113,7 +130,12 @@ export async function readFiles(deps: Deps, project: Project, input: { uris: str
   let enabled: Set<string> | null = null;
   const unreadable: string[] = [];
   // `main`: the file is the talent's main file, whose sections are the compact block's headings
-  const planned: { uri: string; pinnedDigest?: string; live?: { content: string; digest: string }; main?: { talent: Talent } | { item: PinnedItem } }[] = [];
+  const planned: {
+    uri: string;
+    pinnedDigest?: string;
+    live?: { content: string; digest: string };
+    main?: { talent: Talent } | { item: PinnedItem };
+  }[] = [];
   for (const uri of input.uris) {
     const parsed = parseTalentUri(uri);
     if (!parsed) throw validationFailed([{ path: "uri", message: `"${uri}" is not a talent:// uri` }]);
@@ -128,17 +150,31 @@ export async function readFiles(deps: Deps, project: Project, input: { uris: str
     }
     // unpinned reads serve enabled public talents only: the selection's rows and the catalog
     // (expertise files are read only through a resolution that pinned them)
-    enabled ??= new Set((await listInstalled(deps.database, project.id)).filter((r) => r.enabled && r.kind === "talent").map((r) => r.talentId));
+    enabled ??= new Set(
+      (await listInstalled(deps.database, project.id)).filter((r) => r.enabled && r.kind === "talent").map((r) => r.talentId),
+    );
     const talent = enabled.has(parsed.id) ? deps.catalog.get(parsed.id) : undefined;
     const path = parsed.path ?? talent?.mainFile;
     const file = path === undefined ? undefined : talent?.files.get(path);
-    if (file) planned.push({ uri, live: { content: file.content, digest: file.digest }, main: path === talent!.mainFile ? { talent: talent! } : undefined });
+    if (file)
+      planned.push({
+        uri,
+        live: { content: file.content, digest: file.digest },
+        main: path === talent!.mainFile ? { talent: talent! } : undefined,
+      });
     else unreadable.push(uri);
   }
   if (unreadable.length > 0) {
-    throw new AppError("not_found", `Not readable for this project: ${unreadable.join(", ")} (a talent must be enabled in the project, or pinned by the given resolution).`, { uris: unreadable });
+    throw new AppError(
+      "not_found",
+      `Not readable for this project: ${unreadable.join(", ")} (a talent must be enabled in the project, or pinned by the given resolution).`,
+      { uris: unreadable },
+    );
   }
-  const blobs = await getBlobs(deps.database, planned.filter((x) => x.pinnedDigest).map((x) => x.pinnedDigest!));
+  const blobs = await getBlobs(
+    deps.database,
+    planned.filter((x) => x.pinnedDigest).map((x) => x.pinnedDigest!),
+  );
   const files: ReadFile[] = [];
   for (const x of planned) {
     const content = x.live ? x.live.content : blobs.get(x.pinnedDigest!)!;
@@ -173,7 +209,14 @@ const SECTIONS_LISTED = 50;
 
 /** 404 for a heading a file does not have, naming the ones it has. */
 function sectionNotFound(uri: string, section: string, headings: string[]): AppError {
-  const listed = headings.slice(0, SECTIONS_LISTED).map((h) => JSON.stringify(h)).join(", ") + (headings.length > SECTIONS_LISTED ? ", …" : "");
-  const message = headings.length > 0 ? `No section "${section}" in ${uri}. Its sections: ${listed}.` : `No section "${section}" in ${uri}: it has no headings; read it without section.`;
+  const listed =
+    headings
+      .slice(0, SECTIONS_LISTED)
+      .map((h) => JSON.stringify(h))
+      .join(", ") + (headings.length > SECTIONS_LISTED ? ", …" : "");
+  const message =
+    headings.length > 0
+      ? `No section "${section}" in ${uri}. Its sections: ${listed}.`
+      : `No section "${section}" in ${uri}: it has no headings; read it without section.`;
   return new AppError("not_found", message, { uri, sections: headings.slice(0, SECTIONS_LISTED) });
 }

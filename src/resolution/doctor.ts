@@ -47,10 +47,21 @@ export function diagnose(
     }
   }
   const conflicts = conflictsAmong(active);
-  const unservable = all.filter((x) => !x.item).map((x) => ({ id: x.row.talentId, kind: x.row.kind, reason: x.row.kind === "expertise" ? "no longer an active published expertise" : "no longer in the catalog" }));
-  const missingPrerequisites = [...missing.entries()].map(([id, by]) => ({ id, requiredBy: [...by], inCatalog: deps.catalog.get(id) !== undefined }));
+  const unservable = all
+    .filter((x) => !x.item)
+    .map((x) => ({
+      id: x.row.talentId,
+      kind: x.row.kind,
+      reason: x.row.kind === "expertise" ? "no longer an active published expertise" : "no longer in the catalog",
+    }));
+  const missingPrerequisites = [...missing.entries()].map(([id, by]) => ({
+    id,
+    requiredBy: [...by],
+    inCatalog: deps.catalog.get(id) !== undefined,
+  }));
   const disabledDependencies = [...disabled.entries()].map(([id, by]) => ({ id, requiredBy: [...by] }));
-  const healthy = missingPrerequisites.length === 0 && conflicts.length === 0 && disabledDependencies.length === 0 && unservable.length === 0;
+  const healthy =
+    missingPrerequisites.length === 0 && conflicts.length === 0 && disabledDependencies.length === 0 && unservable.length === 0;
   return {
     healthy,
     selection: { installed: all.length, active: active.length, disabled: all.filter((x) => !x.row.enabled).length },
@@ -73,14 +84,24 @@ export function diagnose(
             .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
         }
       : {}),
-    ...(opts.admin ? { brokenCatalogEntries: deps.catalog.broken.map((b) => ({ folder: b.folder, problems: b.findings.map(formatFinding) })) } : {}),
+    ...(opts.admin
+      ? { brokenCatalogEntries: deps.catalog.broken.map((b) => ({ folder: b.folder, problems: b.findings.map(formatFinding) })) }
+      : {}),
     advice: healthy
       ? "The selection is consistent."
       : [
-          missingPrerequisites.length ? `Install the missing prerequisites (${missingPrerequisites.map((m) => m.id).join(", ")}) or remove what requires them.` : "",
-          disabledDependencies.length ? `Enable ${disabledDependencies.map((d) => d.id).join(", ")} in the dashboard: active talents build on them.` : "",
-          conflicts.length ? `Conflicting talents are both active (${conflicts.map((c) => `${c.a} × ${c.b}`).join(", ")}): disable one of each pair in the dashboard.` : "",
+          missingPrerequisites.length
+            ? `Install the missing prerequisites (${missingPrerequisites.map((m) => m.id).join(", ")}) or remove what requires them.`
+            : "",
+          disabledDependencies.length
+            ? `Enable ${disabledDependencies.map((d) => d.id).join(", ")} in the dashboard: active talents build on them.`
+            : "",
+          conflicts.length
+            ? `Conflicting talents are both active (${conflicts.map((c) => `${c.a} × ${c.b}`).join(", ")}): disable one of each pair in the dashboard.`
+            : "",
           unservable.length ? `Uninstall what can no longer be served (${unservable.map((u) => u.id).join(", ")}).` : "",
-        ].filter(Boolean).join(" "),
+        ]
+          .filter(Boolean)
+          .join(" "),
   };
 }

@@ -66,7 +66,8 @@ export async function loadResolution(database: Database, projectId: string, reso
     items = Object.freeze(
       rows.map((x, i) => {
         const f = column[i]!;
-        if (typeof f === "string" && !manifests.has(f)) throw new Error(`resolution ${resolutionId}: the blob ${f} of its pinned files is missing`);
+        if (typeof f === "string" && !manifests.has(f))
+          throw new Error(`resolution ${resolutionId}: the blob ${f} of its pinned files is missing`);
         const files = typeof f === "string" ? (JSON.parse(manifests.get(f)!) as Record<string, string>) : f;
         return Object.freeze({ ...x, files: Object.freeze(files) });
       }),
@@ -93,7 +94,12 @@ const definitions = new KeptMap<string, PinnedDefinition>(DEFINITION_CACHE_MAX);
 export async function pinnedDefinition(database: Database, item: PinnedItem): Promise<PinnedDefinition> {
   const cached = definitions.get(item.definitionDigest);
   if (cached) return cached;
-  const mainFile = item.files["TALENT.md"] === item.definitionDigest ? "TALENT.md" : item.files["SKILL.md"] === item.definitionDigest ? "SKILL.md" : "TALENT.md";
+  const mainFile =
+    item.files["TALENT.md"] === item.definitionDigest
+      ? "TALENT.md"
+      : item.files["SKILL.md"] === item.definitionDigest
+        ? "SKILL.md"
+        : "TALENT.md";
   const text = await getBlob(database, item.definitionDigest);
   if (text === undefined) throw new Error(`blob ${item.definitionDigest} of ${item.talentId} is missing`);
   const split = splitFrontMatter(text);
@@ -115,7 +121,9 @@ export async function pinnedDefinition(database: Database, item: PinnedItem): Pr
           ...(Array.isArray(r.detect) && r.detect.length > 0 ? { detect: r.detect.map(pinnedDetector) } : {}),
         }))
       : [],
-    tests: Array.isArray(fields.tests) ? (fields.tests as ConformanceTest[]).map((t) => ({ rule: t.rule, pass: String(t.pass), fail: String(t.fail) })) : [],
+    tests: Array.isArray(fields.tests)
+      ? (fields.tests as ConformanceTest[]).map((t) => ({ rule: t.rule, pass: String(t.pass), fail: String(t.fail) }))
+      : [],
     mainFile,
     triggerFiles: readTriggerFiles(fields.triggers),
   };
@@ -124,7 +132,11 @@ export async function pinnedDefinition(database: Database, item: PinnedItem): Pr
 }
 
 function pinnedDetector(d: Detector): Detector {
-  return { pattern: String(d.pattern), ...(d.flags ? { flags: String(d.flags) } : {}), ...(Array.isArray(d.files) ? { files: d.files.map(String) } : {}) };
+  return {
+    pattern: String(d.pattern),
+    ...(d.flags ? { flags: String(d.flags) } : {}),
+    ...(Array.isArray(d.files) ? { files: d.files.map(String) } : {}),
+  };
 }
 
 function readTriggerFiles(triggers: unknown): string[] {
@@ -145,7 +157,10 @@ export async function pinnedTriggerFiles(database: Database, item: PinnedItem, d
   const key = `${item.expertiseId}@${item.version}`;
   const known = servedTriggers.get(key);
   if (known) return known;
-  const row = await database.get<{ triggers: string }>("SELECT triggers FROM expertise_versions WHERE expertise_id = ? AND version = ?", [item.expertiseId, Number(item.version)]);
+  const row = await database.get<{ triggers: string }>("SELECT triggers FROM expertise_versions WHERE expertise_id = ? AND version = ?", [
+    item.expertiseId,
+    Number(item.version),
+  ]);
   const files = row ? ((JSON.parse(row.triggers) as { files?: string[] }).files ?? []) : def.triggerFiles;
   servedTriggers.set(key, files);
   return files;

@@ -12,7 +12,15 @@ import { loadResolution, pinnedDefinition, pinnedTriggerFiles } from "./pinned";
 
 /** A rule's detectors as served: each with the globs it applies to (its own, else the talent's served triggers.files). */
 function servedDetect(r: TalentRule, triggerFiles: string[]) {
-  return r.detect ? { detect: r.detect.map((d) => ({ files: detectorFiles(d, triggerFiles), pattern: d.pattern, ...(d.flags ? { flags: d.flags } : {}) })) } : {};
+  return r.detect
+    ? {
+        detect: r.detect.map((d) => ({
+          files: detectorFiles(d, triggerFiles),
+          pattern: d.pattern,
+          ...(d.flags ? { flags: d.flags } : {}),
+        })),
+      }
+    : {};
 }
 
 /** The procedure text of every playbook. */
@@ -28,7 +36,9 @@ export function auditProcedure(resolutionId: string, hasExpertises: boolean): st
       "Fix the blocking violations, review the diff again from step 1, and record a second report with a NEW submissionId. Reuse a submissionId only to retry the identical report.",
     );
   } else {
-    steps.push("Fix the blocking violations and review the diff again from step 1. Verdicts for public talents may be recorded too (POST /api/validation/reports), but none is required.");
+    steps.push(
+      "Fix the blocking violations and review the diff again from step 1. Verdicts for public talents may be recorded too (POST /api/validation/reports), but none is required.",
+    );
   }
   return steps.map((s, i) => `${i + 1}. ${s}`);
 }
@@ -38,7 +48,13 @@ export function auditProcedure(resolutionId: string, hasExpertises: boolean): st
  * `detectors`: every obligation's rules carry their `detect` patterns, pinned like the rest
  * (what `talentd check` runs locally).
  */
-export async function playbook(database: Database, projectId: string, resolutionId: string, talent?: string, opts: { detectors?: boolean } = {}) {
+export async function playbook(
+  database: Database,
+  projectId: string,
+  resolutionId: string,
+  talent?: string,
+  opts: { detectors?: boolean } = {},
+) {
   const res = await loadResolution(database, projectId, resolutionId);
   const obligations = [];
   let detail: Record<string, unknown> | undefined;
@@ -54,7 +70,12 @@ export async function playbook(database: Database, projectId: string, resolution
       title: def.title,
       verdictRequired: item.kind === "expertise",
       blocking: def.rules.filter((r) => r.severity === "blocking").length,
-      rules: def.rules.map((r) => ({ id: r.id, severity: r.severity, title: r.title, ...(opts.detectors ? servedDetect(r, triggerFiles) : {}) })),
+      rules: def.rules.map((r) => ({
+        id: r.id,
+        severity: r.severity,
+        title: r.title,
+        ...(opts.detectors ? servedDetect(r, triggerFiles) : {}),
+      })),
     });
     if (talent !== undefined && item.talentId === talent) {
       detail = {

@@ -53,7 +53,11 @@ export function readDesignation(body: PrepareInput): { ids: string[]; language: 
 }
 
 /** Transitive `requires` of the designated talents that were not designated. */
-export function missingPrerequisites(designated: ServableItem[], catalog: Catalog, active: ReadonlyMap<string, ServableItem>): Prerequisite[] {
+export function missingPrerequisites(
+  designated: ServableItem[],
+  catalog: Catalog,
+  active: ReadonlyMap<string, ServableItem>,
+): Prerequisite[] {
   const chosen = new Set(designated.map((d) => d.id));
   const requiredBy = new Map<string, Set<string>>();
   const queue: { id: string; requires: string[] }[] = designated.map((d) => ({ id: d.id, requires: d.talent.requires }));
@@ -134,7 +138,9 @@ function itemTuple(d: { id: string; kind: string; version: string; expertiseId: 
   const key = `${d.id}\n${d.kind}\n${d.version}\n${d.expertiseId ?? ""}`;
   let tuple = byItem.get(key);
   if (tuple === undefined) {
-    tuple = [d.id, d.kind, d.version, d.talent.compactDigest, d.talent.digest, manifestOf(d.talent).column, d.expertiseId].map(literal).join(", ");
+    tuple = [d.id, d.kind, d.version, d.talent.compactDigest, d.talent.digest, manifestOf(d.talent).column, d.expertiseId]
+      .map(literal)
+      .join(", ");
     byItem.set(key, tuple);
   }
   return tuple;
@@ -185,7 +191,13 @@ const DESIGNATION_MEMOS = 512;
 const designationMemos = new KeptMap<string, DesignationMemo>(DESIGNATION_MEMOS);
 const deepFrozen = <T extends object>(list: T[]): T[] =>
   Object.freeze(list.map((x) => (Object.values(x).forEach((v) => Array.isArray(v) && Object.freeze(v)), Object.freeze(x)))) as T[];
-function designationFor(projectId: string, ids: string[], designated: ServableItem[], active: ReadonlyMap<string, ServableItem>, catalog: Catalog): DesignationMemo {
+function designationFor(
+  projectId: string,
+  ids: string[],
+  designated: ServableItem[],
+  active: ReadonlyMap<string, ServableItem>,
+  catalog: Catalog,
+): DesignationMemo {
   const key = `${projectId}\n${ids.join("\n")}`;
   const memo = designationMemos.get(key);
   if (memo && memo.active === active) return memo;
@@ -223,9 +235,19 @@ export async function prepareTask(
   const { ids, language } = readDesignation(body);
   const active = await activeItems(deps, project);
   const unknown = ids.filter((id) => !active.has(id));
-  if (unknown.length > 0) throw unknownTalents(unknown, "not active in this project (install and enable it first, or designate from GET /api/prepare-task/designable)");
+  if (unknown.length > 0)
+    throw unknownTalents(
+      unknown,
+      "not active in this project (install and enable it first, or designate from GET /api/prepare-task/designable)",
+    );
   const designated = ids.map((id) => active.get(id)!);
-  const { sql: itemsSql, id: designationId, prerequisites, conflicts, tokens } = designationFor(project.id, ids, designated, active, deps.catalog);
+  const {
+    sql: itemsSql,
+    id: designationId,
+    prerequisites,
+    conflicts,
+    tokens,
+  } = designationFor(project.id, ids, designated, active, deps.catalog);
   const compacts = designated.map((d) => d.talent.compact); // rendered once (a getter)
   const resolutionId = newId("res");
   const now = Date.now();
@@ -253,7 +275,12 @@ export async function prepareTask(
   // the items in one statement (one per item cost the writer thread a statement execution each), the first time only; before
   // the resolution, whose insert trigger counts it once per item in talent_days (migration 0012)
   if (!designations.has(designationId)) statements.unshift({ sql: itemsSql, args: [designationId, project.id] });
-  statements.push(...blobInserts([...written].map(([digest, content]) => ({ digest, content })), now));
+  statements.push(
+    ...blobInserts(
+      [...written].map(([digest, content]) => ({ digest, content })),
+      now,
+    ),
+  );
   await deps.database.writeJob({ statements });
   for (const d of written.keys()) known.add(d);
   designations.add(designationId);
@@ -263,13 +290,22 @@ export async function prepareTask(
     resolutionId,
     language,
     createdAt: iso(now),
-    talents: designated.map((d, i) => ({ id: d.id, kind: d.kind, version: d.version, digest: d.talent.compactDigest, uri: d.talent.uri, compact: compacts[i]! })),
+    talents: designated.map((d, i) => ({
+      id: d.id,
+      kind: d.kind,
+      version: d.version,
+      digest: d.talent.compactDigest,
+      uri: d.talent.uri,
+      compact: compacts[i]!,
+    })),
     prerequisites,
     conflicts,
     tokens,
     next:
       `Do the task following these talents. Read deeper files only when a pointer applies (POST /api/talents/get with resolutionId). ` +
       `When the work is done, fetch the audit playbook: GET /api/validation/playbook?resolutionId=${resolutionId}` +
-      (designated.some((d) => d.kind === "expertise") ? `, then record one verdict per private expertise with POST /api/validation/reports.` : "."),
+      (designated.some((d) => d.kind === "expertise")
+        ? `, then record one verdict per private expertise with POST /api/validation/reports.`
+        : "."),
   };
 }

@@ -35,16 +35,19 @@ export function readReport(body: Record<string, unknown>): { submissionId: strin
   const issues: Issue[] = [];
   const submissionId = body.submissionId;
   const resolutionId = body.resolutionId;
-  if (typeof submissionId !== "string" || submissionId.trim() === "" || submissionId.length > 200) issues.push({ path: "submissionId", message: "must be a stable non-empty string of at most 200 characters" });
+  if (typeof submissionId !== "string" || submissionId.trim() === "" || submissionId.length > 200)
+    issues.push({ path: "submissionId", message: "must be a stable non-empty string of at most 200 characters" });
   if (typeof resolutionId !== "string" || resolutionId === "") issues.push({ path: "resolutionId", message: "is required" });
   const raw = body.expertiseResults;
-  if (!Array.isArray(raw)) issues.push({ path: "expertiseResults", message: "is required: an array with one result per private expertise" });
+  if (!Array.isArray(raw))
+    issues.push({ path: "expertiseResults", message: "is required: an array with one result per private expertise" });
   else if (raw.length > MAX_RESULTS) issues.push({ path: "expertiseResults", message: `at most ${MAX_RESULTS} results` });
   const results: ResultInput[] = [];
   if (Array.isArray(raw) && raw.length <= MAX_RESULTS) {
     raw.forEach((r: unknown, i) => {
       const at = `expertiseResults[${i}]`;
-      if (r === null || typeof r !== "object" || Array.isArray(r)) return void issues.push({ path: at, message: "must be an object {id, verdict, evidence?, missing?, note?}" });
+      if (r === null || typeof r !== "object" || Array.isArray(r))
+        return void issues.push({ path: at, message: "must be an object {id, verdict, evidence?, missing?, note?}" });
       const x = r as Record<string, unknown>;
       if (typeof x.id !== "string" || x.id === "") issues.push({ path: `${at}.id`, message: "is required" });
       if (!VERDICTS.includes(x.verdict as Verdict)) issues.push({ path: `${at}.verdict`, message: "must be pass, fail or not_applicable" });
@@ -59,9 +62,12 @@ export function readReport(body: Record<string, unknown>): { submissionId: strin
       };
       const evidence = list("evidence");
       const missing = list("missing");
-      for (const e of evidence) if (!EVIDENCE_PATTERN.test(e)) issues.push({ path: `${at}.evidence`, message: `"${e}" is not <file>:<line>` });
-      if (x.verdict === "fail" && evidence.length === 0 && missing.length === 0) issues.push({ path: `${at}`, message: "a fail needs evidence (file:line) or the missing elements" });
-      if (x.note !== undefined && x.note !== null && (typeof x.note !== "string" || x.note.length > 2000)) issues.push({ path: `${at}.note`, message: "must be a string of at most 2000 characters" });
+      for (const e of evidence)
+        if (!EVIDENCE_PATTERN.test(e)) issues.push({ path: `${at}.evidence`, message: `"${e}" is not <file>:<line>` });
+      if (x.verdict === "fail" && evidence.length === 0 && missing.length === 0)
+        issues.push({ path: `${at}`, message: "a fail needs evidence (file:line) or the missing elements" });
+      if (x.note !== undefined && x.note !== null && (typeof x.note !== "string" || x.note.length > 2000))
+        issues.push({ path: `${at}.note`, message: "must be a string of at most 2000 characters" });
       results.push({ id: String(x.id), verdict: x.verdict as Verdict, evidence, missing, note: (x.note as string | undefined) ?? null });
     });
   }
@@ -76,15 +82,27 @@ function payloadDigest(resolutionId: string, results: ResultInput[]): string {
 }
 
 /** Records a report; returns the HTTP status (201 new, 200 replay) and body. */
-export async function recordReport(database: Database, projectId: string, author: Author, body: Record<string, unknown>): Promise<{ status: number; body: Record<string, unknown> }> {
+export async function recordReport(
+  database: Database,
+  projectId: string,
+  author: Author,
+  body: Record<string, unknown>,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const { submissionId, resolutionId, results } = readReport(body);
   const digest = payloadDigest(resolutionId, results);
-  const findPrior = { sql: "SELECT payload_digest AS digest, response FROM reports WHERE project_id = ? AND submission_id = ?", args: [projectId, submissionId] };
+  const findPrior = {
+    sql: "SELECT payload_digest AS digest, response FROM reports WHERE project_id = ? AND submission_id = ?",
+    args: [projectId, submissionId],
+  };
   /** The answer to a submissionId already recorded: a replay (same content) or 409 (other content). */
   const answerPrior = (prior: { digest: string; response: string } | undefined) => {
     if (!prior) return null;
     if (prior.digest !== digest) {
-      throw new AppError("submission_conflict", `submissionId "${submissionId}" was already used for a different report; use a new submissionId for a new report.`, { submissionId });
+      throw new AppError(
+        "submission_conflict",
+        `submissionId "${submissionId}" was already used for a different report; use a new submissionId for a new report.`,
+        { submissionId },
+      );
     }
     return { status: 200, body: { ...(JSON.parse(prior.response) as Record<string, unknown>), replayed: true } };
   };
@@ -96,7 +114,8 @@ export async function recordReport(database: Database, projectId: string, author
   const counts = new Map<string, number>();
   for (const r of results) counts.set(r.id, (counts.get(r.id) ?? 0) + 1);
   const unknown = [...counts.keys()].filter((id) => !kinds.has(id));
-  if (unknown.length > 0) throw new AppError("unknown_talents", `Not served by resolution ${resolutionId}: ${unknown.join(", ")}.`, { ids: unknown });
+  if (unknown.length > 0)
+    throw new AppError("unknown_talents", `Not served by resolution ${resolutionId}: ${unknown.join(", ")}.`, { ids: unknown });
   const duplicates = [...counts.entries()].filter(([, n]) => n > 1).map(([id]) => id);
   const expertises = res.items.filter((i) => i.kind === "expertise").map((i) => i.talentId);
   const missing = expertises.filter((id) => !counts.has(id));
@@ -105,7 +124,11 @@ export async function recordReport(database: Database, projectId: string, author
       ...missing.map((id) => ({ path: "expertiseResults", message: `one final verdict is required for private expertise ${id}` })),
       ...duplicates.map((id) => ({ path: "expertiseResults", message: `exactly one verdict per talent: ${id} appears more than once` })),
     ];
-    throw new AppError("validation_failed", `The report needs exactly one final verdict per private expertise of the resolution${missing.length ? ` (missing: ${missing.join(", ")})` : ""}${duplicates.length ? ` (repeated: ${duplicates.join(", ")})` : ""}.`, { issues, missing, duplicates });
+    throw new AppError(
+      "validation_failed",
+      `The report needs exactly one final verdict per private expertise of the resolution${missing.length ? ` (missing: ${missing.join(", ")})` : ""}${duplicates.length ? ` (repeated: ${duplicates.join(", ")})` : ""}.`,
+      { issues, missing, duplicates },
+    );
   }
 
   const reportId = newId("rep");
@@ -144,11 +167,28 @@ export async function recordReport(database: Database, projectId: string, author
 
 /** Reports recorded for a resolution, oldest first, with their verdicts (dashboard). */
 export async function listReports(database: Database, projectId: string, resolutionId: string) {
-  const rows = await database.db.select().from(reports).where(and(eq(reports.projectId, projectId), eq(reports.resolutionId, resolutionId))).orderBy(reports.createdAt);
+  const rows = await database.db
+    .select()
+    .from(reports)
+    .where(and(eq(reports.projectId, projectId), eq(reports.resolutionId, resolutionId)))
+    .orderBy(reports.createdAt);
   const out = [];
   for (const r of rows) {
     const results = await database.db.select().from(reportResults).where(eq(reportResults.reportId, r.id));
-    out.push({ reportId: r.id, submissionId: r.submissionId, recordedAt: iso(r.createdAt), author: { type: r.authorType, id: r.authorId }, results: results.map((x) => ({ talentId: x.talentId, kind: x.kind, verdict: x.verdict, evidence: x.evidence, missing: x.missing, note: x.note })) });
+    out.push({
+      reportId: r.id,
+      submissionId: r.submissionId,
+      recordedAt: iso(r.createdAt),
+      author: { type: r.authorType, id: r.authorId },
+      results: results.map((x) => ({
+        talentId: x.talentId,
+        kind: x.kind,
+        verdict: x.verdict,
+        evidence: x.evidence,
+        missing: x.missing,
+        note: x.note,
+      })),
+    });
   }
   return out;
 }

@@ -12,7 +12,16 @@ import type { Guards } from "../auth/guards";
 import type { TraceJournal } from "../activity/journal";
 import { keyApiTracer } from "../activity/trace";
 import { intParam, strParam } from "../http/query";
-import { DIRECTORY_PAGE_DEFAULT, DIRECTORY_PAGE_MAX, getSkill, listSkills, readDirectory, readSkillFile, SKILLS_PAGE_DEFAULT, SKILLS_PAGE_MAX } from "./service";
+import {
+  DIRECTORY_PAGE_DEFAULT,
+  DIRECTORY_PAGE_MAX,
+  getSkill,
+  listSkills,
+  readDirectory,
+  readSkillFile,
+  SKILLS_PAGE_DEFAULT,
+  SKILLS_PAGE_MAX,
+} from "./service";
 
 /** Trace kinds of the skills routes, by "METHOD route". */
 export const SKILLS_TRACE_KINDS: Record<string, string> = {
@@ -32,18 +41,35 @@ export function skillRoutes(deps: AppDeps & { journal: TraceJournal }, guards: G
   return new Elysia()
     .use(guards)
     .onAfterResponse(keyApiTracer(deps.journal, SKILLS_TRACE_KINDS))
-    .get("/api/skills", ({ principal, query }) =>
-      listSkills(src(), project(principal), intParam(query, "limit", 1, SKILLS_PAGE_MAX, SKILLS_PAGE_DEFAULT), strParam(query, "cursor", 400)),
-    { key: "deepen" })
-    .get("/api/skills/entry", ({ principal, query }) => getSkill(src(), project(principal), strParam(query, "uri", SKILL_URI_MAX, true)), { key: "deepen" })
-    .get("/api/skills/directory", ({ principal, query }) =>
-      readDirectory(
-        src(),
-        project(principal),
-        strParam(query, "uri", SKILL_URI_MAX, true),
-        intParam(query, "limit", 1, DIRECTORY_PAGE_MAX, DIRECTORY_PAGE_DEFAULT),
-        strParam(query, "cursor", 400),
-      ),
-    { key: "deepen" })
-    .get("/api/skills/file", ({ principal, query }) => readSkillFile(src(), project(principal), strParam(query, "uri", SKILL_URI_MAX, true)), { key: "deepen" });
+    .get(
+      "/api/skills",
+      ({ principal, query }) =>
+        listSkills(
+          src(),
+          project(principal),
+          intParam(query, "limit", 1, SKILLS_PAGE_MAX, SKILLS_PAGE_DEFAULT),
+          strParam(query, "cursor", 400),
+        ),
+      { key: "deepen" },
+    )
+    .get("/api/skills/entry", ({ principal, query }) => getSkill(src(), project(principal), strParam(query, "uri", SKILL_URI_MAX, true)), {
+      key: "deepen",
+    })
+    .get(
+      "/api/skills/directory",
+      ({ principal, query }) =>
+        readDirectory(
+          src(),
+          project(principal),
+          strParam(query, "uri", SKILL_URI_MAX, true),
+          intParam(query, "limit", 1, DIRECTORY_PAGE_MAX, DIRECTORY_PAGE_DEFAULT),
+          strParam(query, "cursor", 400),
+        ),
+      { key: "deepen" },
+    )
+    .get(
+      "/api/skills/file",
+      ({ principal, query }) => readSkillFile(src(), project(principal), strParam(query, "uri", SKILL_URI_MAX, true)),
+      { key: "deepen" },
+    );
 }

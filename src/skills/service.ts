@@ -102,7 +102,12 @@ function decodeCursor(cursor: string | undefined): string | null {
 }
 
 /** One page of items sorted by `keyOf`, after `cursor`. */
-function page<T>(sorted: readonly T[], keyOf: (x: T) => string, limit: number, cursor: string | undefined): { items: T[]; nextCursor: string | null } {
+function page<T>(
+  sorted: readonly T[],
+  keyOf: (x: T) => string,
+  limit: number,
+  cursor: string | undefined,
+): { items: T[]; nextCursor: string | null } {
   const after = decodeCursor(cursor);
   const start = after === null ? 0 : sorted.findIndex((x) => keyOf(x) > after);
   const from = start < 0 ? sorted.length : start;
@@ -112,7 +117,12 @@ function page<T>(sorted: readonly T[], keyOf: (x: T) => string, limit: number, c
 }
 
 /** `GET /api/skills`: one page of the project's skill entries. */
-export async function listSkills(deps: Deps, project: Project, limit: number, cursor?: string): Promise<{ skills: SkillEntry[]; nextCursor: string | null }> {
+export async function listSkills(
+  deps: Deps,
+  project: Project,
+  limit: number,
+  cursor?: string,
+): Promise<{ skills: SkillEntry[]; nextCursor: string | null }> {
   const { items, nextCursor } = page(await projectSkills(deps, project), (s) => s.path, limit, cursor);
   return { skills: items.map(skillEntry), nextCursor };
 }
@@ -177,16 +187,28 @@ const MIME_TYPES: Record<string, string> = {
 };
 
 /** `GET /api/skills/file?uri=`: one file of a served skill, with the digest and size of exactly `text`. */
-export async function readSkillFile(deps: Deps, project: Project, uri: string): Promise<{ uri: string; mimeType: string; text: string; digest: string; size: number }> {
+export async function readSkillFile(
+  deps: Deps,
+  project: Project,
+  uri: string,
+): Promise<{ uri: string; mimeType: string; text: string; digest: string; size: number }> {
   const at = locate(await projectSkills(deps, project), uri);
   const file = at ? at.skill.folder.files.find((f) => f.path === at.path) : undefined;
   if (!at || !file) {
     if (at && directoriesOf(at.skill.folder).has(at.path)) {
-      throw new AppError("not_found", `${uri.slice(0, 300)} is a directory resource: list it with resources/directory/read.`, { mimeType: DIRECTORY_MIME });
+      throw new AppError("not_found", `${uri.slice(0, 300)} is a directory resource: list it with resources/directory/read.`, {
+        mimeType: DIRECTORY_MIME,
+      });
     }
     throw noFile(uri);
   }
-  return { uri: fileUri(at.skill.path, file.path), mimeType: mimeTypeOf(file.path), text: file.content, digest: file.digest, size: file.size };
+  return {
+    uri: fileUri(at.skill.path, file.path),
+    mimeType: mimeTypeOf(file.path),
+    text: file.content,
+    digest: file.digest,
+    size: file.size,
+  };
 }
 
 /** Every directory of a skill folder ("" = its root). */
@@ -212,7 +234,13 @@ function childrenOf(s: ServedSkill, dir: string): DirectoryChild[] {
       if (!children.has(name)) children.set(name, { uri: fileUri(s.path, prefix + name), name, mimeType: DIRECTORY_MIME });
     } else if (f.path === SKILL_FILE) {
       // the extension's resource metadata of a SKILL.md: the skill's name and description
-      children.set(rest, { uri: fileUri(s.path, f.path), name: s.folder.frontmatter.name, description: s.folder.frontmatter.description, mimeType: "text/markdown", size: f.size });
+      children.set(rest, {
+        uri: fileUri(s.path, f.path),
+        name: s.folder.frontmatter.name,
+        description: s.folder.frontmatter.description,
+        mimeType: "text/markdown",
+        size: f.size,
+      });
     } else {
       children.set(rest, { uri: fileUri(s.path, f.path), name: rest, mimeType: mimeTypeOf(f.path), size: f.size });
     }

@@ -25,25 +25,43 @@ export function specializationRoutes(deps: AppDeps, guards: Guards) {
   return new Elysia({ prefix: "/web/specializations" })
     .use(guards)
     .get("/", async ({ org }) => ({ specializations: await listSpecializations(deps.database, catalog(), org.id) }), { org: "member" })
-    .post("/", async ({ auth, org, body, set }) => {
-      const input = readSpecialization(body, false) as SpecializationInput;
-      set.status = 201;
-      return { specialization: await createSpecialization(deps.database, catalog(), org.id, auth.user.id, input) };
-    }, { org: "admin" })
-    .get("/:id", async ({ org, params }) => ({ specialization: await getSpecialization(deps.database, catalog(), org.id, params.id) }), { org: "member" })
-    .patch("/:id", async ({ org, params, body }) => ({
-      specialization: await updateSpecialization(deps.database, catalog(), org.id, params.id, readSpecialization(body, true)),
-    }), { org: "admin" })
-    .delete("/:id", async ({ org, params }) => {
-      await deleteSpecialization(deps.database, catalog(), org.id, params.id);
-      return { deleted: params.id };
-    }, { org: "admin" })
-    .post("/:id/duplicate", async ({ auth, org, params, body, set }) => {
-      const name = (body as Record<string, unknown> | null)?.name;
-      if (name !== undefined && (typeof name !== "string" || name.trim() === "" || name.length > SPECIALIZATION_LIMITS.name)) {
-        throw validationFailed([{ path: "name", message: `must be text of 1 to ${SPECIALIZATION_LIMITS.name} characters` }]);
-      }
-      set.status = 201;
-      return { specialization: await duplicateSpecialization(deps.database, catalog(), org.id, params.id, auth.user.id, name?.trim()) };
-    }, { org: "admin" });
+    .post(
+      "/",
+      async ({ auth, org, body, set }) => {
+        const input = readSpecialization(body, false) as SpecializationInput;
+        set.status = 201;
+        return { specialization: await createSpecialization(deps.database, catalog(), org.id, auth.user.id, input) };
+      },
+      { org: "admin" },
+    )
+    .get("/:id", async ({ org, params }) => ({ specialization: await getSpecialization(deps.database, catalog(), org.id, params.id) }), {
+      org: "member",
+    })
+    .patch(
+      "/:id",
+      async ({ org, params, body }) => ({
+        specialization: await updateSpecialization(deps.database, catalog(), org.id, params.id, readSpecialization(body, true)),
+      }),
+      { org: "admin" },
+    )
+    .delete(
+      "/:id",
+      async ({ org, params }) => {
+        await deleteSpecialization(deps.database, catalog(), org.id, params.id);
+        return { deleted: params.id };
+      },
+      { org: "admin" },
+    )
+    .post(
+      "/:id/duplicate",
+      async ({ auth, org, params, body, set }) => {
+        const name = (body as Record<string, unknown> | null)?.name;
+        if (name !== undefined && (typeof name !== "string" || name.trim() === "" || name.length > SPECIALIZATION_LIMITS.name)) {
+          throw validationFailed([{ path: "name", message: `must be text of 1 to ${SPECIALIZATION_LIMITS.name} characters` }]);
+        }
+        set.status = 201;
+        return { specialization: await duplicateSpecialization(deps.database, catalog(), org.id, params.id, auth.user.id, name?.trim()) };
+      },
+      { org: "admin" },
+    );
 }

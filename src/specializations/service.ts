@@ -33,7 +33,16 @@ export interface SpecializationView {
 const CUSTOM_ID = /^spc_[0-9A-HJKMNP-TV-Z]{26}$/;
 
 function customView(r: typeof specializations.$inferSelect): SpecializationView {
-  return { id: r.id, name: r.name, description: r.description, talents: r.talentIds, builtIn: false, createdBy: r.createdBy, createdAt: iso(r.createdAt)!, updatedAt: iso(r.updatedAt)! };
+  return {
+    id: r.id,
+    name: r.name,
+    description: r.description,
+    talents: r.talentIds,
+    builtIn: false,
+    createdBy: r.createdBy,
+    createdAt: iso(r.createdAt)!,
+    updatedAt: iso(r.updatedAt)!,
+  };
 }
 const builtInView = (b: BuiltInSpecialization): SpecializationView => ({ ...b });
 
@@ -45,15 +54,27 @@ export async function listSpecializations(database: Database, catalog: Catalog, 
      FROM specializations WHERE organization_id = ? ORDER BY name, id`,
     [organizationId],
   );
-  return [...catalog.specializations.map(builtInView), ...rows.map((r) => customView({ ...r, talentIds: JSON.parse(r.talentIds) as string[] }))];
+  return [
+    ...catalog.specializations.map(builtInView),
+    ...rows.map((r) => customView({ ...r, talentIds: JSON.parse(r.talentIds) as string[] })),
+  ];
 }
 
 /** One specialization visible to the organization: a built-in by id, or one of its own; 404 otherwise (another organization's looks unknown). */
-export async function getSpecialization(db: Database | Tx, catalog: Catalog, organizationId: string, id: string): Promise<SpecializationView> {
+export async function getSpecialization(
+  db: Database | Tx,
+  catalog: Catalog,
+  organizationId: string,
+  id: string,
+): Promise<SpecializationView> {
   const builtIn = catalog.specializations.find((s) => s.id === id);
   if (builtIn) return builtInView(builtIn);
   if (CUSTOM_ID.test(id)) {
-    const q = ("db" in db ? db.db : db).select().from(specializations).where(and(eq(specializations.id, id), eq(specializations.organizationId, organizationId))).limit(1);
+    const q = ("db" in db ? db.db : db)
+      .select()
+      .from(specializations)
+      .where(and(eq(specializations.id, id), eq(specializations.organizationId, organizationId)))
+      .limit(1);
     const row = (await q)[0];
     if (row) return customView(row);
   }
@@ -78,21 +99,29 @@ export function readSpecialization(body: unknown, partial: boolean): Partial<Spe
   const issues: Issue[] = [];
   const out: Partial<SpecializationInput> = {};
   if (b.name !== undefined || !partial) {
-    if (typeof b.name !== "string" || b.name.trim() === "" || b.name.trim().length > SPECIALIZATION_LIMITS.name) issues.push({ path: "name", message: `must be text of 1 to ${SPECIALIZATION_LIMITS.name} characters` });
+    if (typeof b.name !== "string" || b.name.trim() === "" || b.name.trim().length > SPECIALIZATION_LIMITS.name)
+      issues.push({ path: "name", message: `must be text of 1 to ${SPECIALIZATION_LIMITS.name} characters` });
     else out.name = b.name.trim();
   }
   if (b.description !== undefined || !partial) {
     const d = b.description ?? "";
-    if (typeof d !== "string" || d.length > SPECIALIZATION_LIMITS.description) issues.push({ path: "description", message: `must be text of at most ${SPECIALIZATION_LIMITS.description} characters` });
+    if (typeof d !== "string" || d.length > SPECIALIZATION_LIMITS.description)
+      issues.push({ path: "description", message: `must be text of at most ${SPECIALIZATION_LIMITS.description} characters` });
     else out.description = d.trim();
   }
   if (b.talents !== undefined || !partial) {
     const t = b.talents;
-    if (!Array.isArray(t) || t.length === 0 || t.length > SPECIALIZATION_LIMITS.talents || t.some((x) => typeof x !== "string" || x === "" || x.length > 200)) {
+    if (
+      !Array.isArray(t) ||
+      t.length === 0 ||
+      t.length > SPECIALIZATION_LIMITS.talents ||
+      t.some((x) => typeof x !== "string" || x === "" || x.length > 200)
+    ) {
       issues.push({ path: "talents", message: `must be a list of 1 to ${SPECIALIZATION_LIMITS.talents} talent ids` });
     } else out.talents = [...new Set(t as string[])];
   }
-  if (partial && Object.keys(out).length === 0 && issues.length === 0) issues.push({ path: "", message: "send at least one of name, description, talents" });
+  if (partial && Object.keys(out).length === 0 && issues.length === 0)
+    issues.push({ path: "", message: "send at least one of name, description, talents" });
   if (issues.length > 0) throw validationFailed(issues);
   return out;
 }
@@ -112,23 +141,54 @@ async function checkTalents(database: Database, catalog: Catalog, organizationId
   }
 }
 
-const builtInIsReadOnly = (id: string) => new AppError("forbidden", `The built-in specialization ${id} is read-only: duplicate it to make one of your own.`);
+const builtInIsReadOnly = (id: string) =>
+  new AppError("forbidden", `The built-in specialization ${id} is read-only: duplicate it to make one of your own.`);
 
-export async function createSpecialization(database: Database, catalog: Catalog, organizationId: string, by: string, input: SpecializationInput): Promise<SpecializationView> {
+export async function createSpecialization(
+  database: Database,
+  catalog: Catalog,
+  organizationId: string,
+  by: string,
+  input: SpecializationInput,
+): Promise<SpecializationView> {
   await checkTalents(database, catalog, organizationId, input.talents);
   const now = Date.now();
-  const row = { id: newId("spc"), organizationId, name: input.name, description: input.description, talentIds: input.talents, createdBy: by, createdAt: now, updatedAt: now };
+  const row = {
+    id: newId("spc"),
+    organizationId,
+    name: input.name,
+    description: input.description,
+    talentIds: input.talents,
+    createdBy: by,
+    createdAt: now,
+    updatedAt: now,
+  };
   await database.write((tx) => tx.insert(specializations).values(row));
   return customView(row);
 }
 
-export async function updateSpecialization(database: Database, catalog: Catalog, organizationId: string, id: string, input: Partial<SpecializationInput>): Promise<SpecializationView> {
+export async function updateSpecialization(
+  database: Database,
+  catalog: Catalog,
+  organizationId: string,
+  id: string,
+  input: Partial<SpecializationInput>,
+): Promise<SpecializationView> {
   const current = await getSpecialization(database, catalog, organizationId, id);
   if (current.builtIn) throw builtInIsReadOnly(id);
   if (input.talents) await checkTalents(database, catalog, organizationId, input.talents);
-  const set = { ...(input.name !== undefined ? { name: input.name } : {}), ...(input.description !== undefined ? { description: input.description } : {}), ...(input.talents ? { talentIds: input.talents } : {}), updatedAt: Date.now() };
+  const set = {
+    ...(input.name !== undefined ? { name: input.name } : {}),
+    ...(input.description !== undefined ? { description: input.description } : {}),
+    ...(input.talents ? { talentIds: input.talents } : {}),
+    updatedAt: Date.now(),
+  };
   await database.write(async (tx) => {
-    const r = await tx.update(specializations).set(set).where(and(eq(specializations.id, id), eq(specializations.organizationId, organizationId))).returning({ id: specializations.id });
+    const r = await tx
+      .update(specializations)
+      .set(set)
+      .where(and(eq(specializations.id, id), eq(specializations.organizationId, organizationId)))
+      .returning({ id: specializations.id });
     if (r.length === 0) throw notFound(`No specialization ${id}.`); // deleted meanwhile
   });
   return getSpecialization(database, catalog, organizationId, id);
@@ -137,14 +197,27 @@ export async function updateSpecialization(database: Database, catalog: Catalog,
 export async function deleteSpecialization(database: Database, catalog: Catalog, organizationId: string, id: string): Promise<void> {
   const current = await getSpecialization(database, catalog, organizationId, id);
   if (current.builtIn) throw builtInIsReadOnly(id);
-  await database.write((tx) => tx.delete(specializations).where(and(eq(specializations.id, id), eq(specializations.organizationId, organizationId))));
+  await database.write((tx) =>
+    tx.delete(specializations).where(and(eq(specializations.id, id), eq(specializations.organizationId, organizationId))),
+  );
 }
 
 /** A custom copy of any visible specialization ("<name> (copy)", or `name`). */
-export async function duplicateSpecialization(database: Database, catalog: Catalog, organizationId: string, id: string, by: string, name?: string): Promise<SpecializationView> {
+export async function duplicateSpecialization(
+  database: Database,
+  catalog: Catalog,
+  organizationId: string,
+  id: string,
+  by: string,
+  name?: string,
+): Promise<SpecializationView> {
   const source = await getSpecialization(database, catalog, organizationId, id);
   const copyName = (name ?? `${source.name} (copy)`).slice(0, SPECIALIZATION_LIMITS.name);
-  return createSpecialization(database, catalog, organizationId, by, { name: copyName, description: source.description, talents: source.talents });
+  return createSpecialization(database, catalog, organizationId, by, {
+    name: copyName,
+    description: source.description,
+    talents: source.talents,
+  });
 }
 
 /**
@@ -164,18 +237,31 @@ export async function applySpecialization(
   const spec = await getSpecialization(database, catalog, project.organizationId, specializationId);
   const lookup = await resolver(database, catalog, project.organizationId);
   const closure = requiresClosure(spec.talents, lookup);
-  if (closure.missing.length > 0) throw unknownTalents(closure.missing, "no longer in the catalog (nor an active published expertise of this organization)");
+  if (closure.missing.length > 0)
+    throw unknownTalents(closure.missing, "no longer in the catalog (nor an active published expertise of this organization)");
   const change = await database.write(async (tx) => {
-    const rows = await tx.select({ id: installedTalents.talentId, enabled: installedTalents.enabled }).from(installedTalents).where(eq(installedTalents.projectId, project.id));
+    const rows = await tx
+      .select({ id: installedTalents.talentId, enabled: installedTalents.enabled })
+      .from(installedTalents)
+      .where(eq(installedTalents.projectId, project.id));
     const installed = new Set(rows.map((r) => r.id));
     const active = rows.filter((r) => r.enabled).map((r) => r.id);
     const incoming = closure.ids.filter((id) => !installed.has(id));
     const pairs = [...conflictPairs(incoming, lookup), ...conflictPairs(incoming, lookup, active)];
     const unique = [...new Map(pairs.map((p) => [`${p.a}\n${p.b}`, p])).values()];
     if (unique.length > 0) {
-      throw new AppError("selection_conflict", `Applying ${spec.name} would make conflicting talents active together: ${unique.map((p) => `${p.a} × ${p.b}`).join(", ")}. Nothing was installed.`, { pairs: unique });
+      throw new AppError(
+        "selection_conflict",
+        `Applying ${spec.name} would make conflicting talents active together: ${unique.map((p) => `${p.a} × ${p.b}`).join(", ")}. Nothing was installed.`,
+        { pairs: unique },
+      );
     }
-    return installTalents(tx, project.id, closure.ids.map((id) => ({ id, kind: isExpertiseRef(id) ? ("expertise" as const) : ("talent" as const) })), by);
+    return installTalents(
+      tx,
+      project.id,
+      closure.ids.map((id) => ({ id, kind: isExpertiseRef(id) ? ("expertise" as const) : ("talent" as const) })),
+      by,
+    );
   });
   return { specialization: spec, requested: closure.ids, change };
 }

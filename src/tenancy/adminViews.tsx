@@ -10,7 +10,6 @@ import { APPROVAL_MOVES, APPROVAL_OPERATIONS, type ApprovalOperation } from "./s
 import { Notice, when } from "./viewParts";
 import { DataTable } from "../web/layout";
 
-
 export interface AdminOrgView {
   id: string;
   slug: string;
@@ -21,7 +20,12 @@ export interface AdminOrgView {
   statusChangedAt: number | null;
 }
 
-const OPERATION_LABEL: Record<ApprovalOperation, string> = { approve: "Approve", reject: "Reject", suspend: "Suspend", reactivate: "Reactivate" };
+const OPERATION_LABEL: Record<ApprovalOperation, string> = {
+  approve: "Approve",
+  reject: "Reject",
+  suspend: "Suspend",
+  reactivate: "Reactivate",
+};
 /** Operations that stop an organization: they ask for its slug typed first. */
 const STOPPING: readonly ApprovalOperation[] = ["reject", "suspend"];
 
@@ -71,35 +75,52 @@ export function AdminOrganizations(props: { organizations: AdminOrgView[]; statu
               <td class="small">{when(o.createdAt)}</td>
               <td>
                 <div class="row-actions">
-                {allowedOperations(o.status).map((op) => {
-                  const action = `/web/admin/organizations/${o.id}/${op}`;
-                  if (!STOPPING.includes(op)) {
+                  {allowedOperations(o.status).map((op) => {
+                    const action = `/web/admin/organizations/${o.id}/${op}`;
+                    if (!STOPPING.includes(op)) {
+                      return (
+                        <form method="post" action={action} hx-post={action} hx-target="#admin-orgs" hx-swap="outerHTML">
+                          <button type="submit" class="small">
+                            {OPERATION_LABEL[op]}
+                            <span class="visually-hidden"> {o.name}</span>
+                          </button>
+                        </form>
+                      );
+                    }
                     return (
-                      <form method="post" action={action} hx-post={action} hx-target="#admin-orgs" hx-swap="outerHTML">
-                        <button type="submit" class="small">
-                          {OPERATION_LABEL[op]}
-                          <span class="visually-hidden"> {o.name}</span>
-                        </button>
-                      </form>
+                      <details class="confirm">
+                        <summary>
+                          {OPERATION_LABEL[op]}…<span class="visually-hidden"> {o.name}</span>
+                        </summary>
+                        <form
+                          method="post"
+                          action={action}
+                          hx-post={action}
+                          hx-target="#admin-orgs"
+                          hx-swap="outerHTML"
+                          data-confirm-name={o.slug}
+                        >
+                          <label for={`confirm-${op}-${o.id}`}>
+                            {op === "reject"
+                              ? "Its members never get to use it."
+                              : "Its projects, keys and agents are refused until it is reactivated."}{" "}
+                            Type <strong>{o.slug}</strong> to {op} it
+                          </label>
+                          <input
+                            id={`confirm-${op}-${o.id}`}
+                            name="confirm"
+                            autocomplete="off"
+                            required
+                            pattern={o.slug}
+                            title={`the slug ${o.slug}`}
+                          />
+                          <button type="submit" class="danger small">
+                            {OPERATION_LABEL[op]} {o.name}
+                          </button>
+                        </form>
+                      </details>
                     );
-                  }
-                  return (
-                    <details class="confirm">
-                      <summary>
-                        {OPERATION_LABEL[op]}…<span class="visually-hidden"> {o.name}</span>
-                      </summary>
-                      <form method="post" action={action} hx-post={action} hx-target="#admin-orgs" hx-swap="outerHTML" data-confirm-name={o.slug}>
-                        <label for={`confirm-${op}-${o.id}`}>
-                          {op === "reject" ? "Its members never get to use it." : "Its projects, keys and agents are refused until it is reactivated."} Type <strong>{o.slug}</strong> to {op} it
-                        </label>
-                        <input id={`confirm-${op}-${o.id}`} name="confirm" autocomplete="off" required pattern={o.slug} title={`the slug ${o.slug}`} />
-                        <button type="submit" class="danger small">
-                          {OPERATION_LABEL[op]} {o.name}
-                        </button>
-                      </form>
-                    </details>
-                  );
-                })}
+                  })}
                 </div>
               </td>
             </tr>
@@ -125,4 +146,3 @@ export function refererStatus(request: Request): OrgStatus | null {
     return null;
   }
 }
-

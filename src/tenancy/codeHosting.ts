@@ -27,7 +27,8 @@ export function readCodeHosting(body: unknown): CodeHosting {
   const b = (typeof body === "object" && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
   const issues: Issue[] = [];
   const provider = b.provider;
-  if (typeof provider !== "string" || !(CODE_HOSTS as readonly string[]).includes(provider)) issues.push({ path: "provider", message: `must be one of ${CODE_HOSTS.join(", ")}` });
+  if (typeof provider !== "string" || !(CODE_HOSTS as readonly string[]).includes(provider))
+    issues.push({ path: "provider", message: `must be one of ${CODE_HOSTS.join(", ")}` });
   let url = typeof b.url === "string" ? b.url.trim().replace(/\/+$/, "") : "";
   try {
     const u = new URL(url.replace(/\{[a-z]+\}/g, "x"));
@@ -36,10 +37,14 @@ export function readCodeHosting(body: unknown): CodeHosting {
     issues.push({ path: "url", message: "must be an http(s) URL" });
   }
   if (url.length > 500) issues.push({ path: "url", message: "must be at most 500 characters" });
-  if (provider === "other" && !url.includes("{path}")) issues.push({ path: "url", message: "for provider other, a template with {path} (and {repository}, {branch}, {line} as needed)" });
+  if (provider === "other" && !url.includes("{path}"))
+    issues.push({ path: "url", message: "for provider other, a template with {path} (and {repository}, {branch}, {line} as needed)" });
   const defaultBranch = b.defaultBranch === undefined ? "main" : b.defaultBranch;
-  if (typeof defaultBranch !== "string" || !BRANCH.test(defaultBranch)) issues.push({ path: "defaultBranch", message: "must be a branch name" });
-  for (const k of Object.keys(b)) if (!["provider", "url", "defaultBranch"].includes(k)) issues.push({ path: k, message: "is not a code hosting setting (provider, url, defaultBranch)" });
+  if (typeof defaultBranch !== "string" || !BRANCH.test(defaultBranch))
+    issues.push({ path: "defaultBranch", message: "must be a branch name" });
+  for (const k of Object.keys(b))
+    if (!["provider", "url", "defaultBranch"].includes(k))
+      issues.push({ path: k, message: "is not a code hosting setting (provider, url, defaultBranch)" });
   if (issues.length > 0) throw validationFailed(issues);
   return { provider: provider as CodeHost, url, defaultBranch: defaultBranch as string };
 }
@@ -50,7 +55,10 @@ export async function getCodeHosting(database: Database, organizationId: string)
 }
 
 export async function setCodeHosting(tx: Tx, organizationId: string, settings: CodeHosting | null): Promise<void> {
-  await tx.update(organizations).set({ codeHosting: settings as unknown as Record<string, unknown> | null, updatedAt: Date.now() }).where(eq(organizations.id, organizationId));
+  await tx
+    .update(organizations)
+    .set({ codeHosting: settings as unknown as Record<string, unknown> | null, updatedAt: Date.now() })
+    .where(eq(organizations.id, organizationId));
 }
 
 /** The link to an evidence `path:line` (or `path:line-line`), or null when it cannot be made. */
@@ -58,7 +66,11 @@ export function evidenceLink(h: CodeHosting | null, repository: string | null, e
   if (!h || !repository) return null;
   const m = /^([^\s:]+):(\d+)(?:-(\d+))?$/.exec(evidence);
   if (!m) return null;
-  const path = m[1]!.replace(/^\.?\//, "").split("/").map(encodeURIComponent).join("/");
+  const path = m[1]!
+    .replace(/^\.?\//, "")
+    .split("/")
+    .map(encodeURIComponent)
+    .join("/");
   const [from, to] = [m[2]!, m[3]];
   const base = `${h.url}/${repository}`;
   const branch = encodeURIComponent(h.defaultBranch);
@@ -70,6 +82,10 @@ export function evidenceLink(h: CodeHosting | null, repository: string | null, e
     case "bitbucket":
       return `${base}/src/${branch}/${path}#lines-${from}${to ? `:${to}` : ""}`;
     case "other":
-      return h.url.replaceAll("{repository}", repository).replaceAll("{branch}", branch).replaceAll("{path}", path).replaceAll("{line}", from);
+      return h.url
+        .replaceAll("{repository}", repository)
+        .replaceAll("{branch}", branch)
+        .replaceAll("{path}", path)
+        .replaceAll("{line}", from);
   }
 }

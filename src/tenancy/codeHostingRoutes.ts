@@ -10,14 +10,22 @@ export function codeHostingRoutes(deps: AppDeps, guards: Guards) {
   return new Elysia({ prefix: "/web/orgs/current/code-hosting" })
     .use(guards)
     .get("/", async ({ org }) => ({ codeHosting: await getCodeHosting(deps.database, org.id) }), { org: "member" })
-    .put("/", async ({ org, body }) => {
-      const settings = readCodeHosting(body);
-      await deps.database.write((tx) => setCodeHosting(tx, org.id, settings));
-      return { codeHosting: settings };
-    }, { org: "admin" })
-    .delete("/", async ({ org, body, request }) => {
-      await requireConfirmation(request, body, confirmations.clearCodeHosting);
-      await deps.database.write((tx) => setCodeHosting(tx, org.id, null));
-      return { codeHosting: null };
-    }, { org: "admin" });
+    .put(
+      "/",
+      async ({ org, body }) => {
+        const settings = readCodeHosting(body);
+        await deps.database.write((tx) => setCodeHosting(tx, org.id, settings));
+        return { codeHosting: settings };
+      },
+      { org: "admin" },
+    )
+    .delete(
+      "/",
+      async ({ org, body, request }) => {
+        await requireConfirmation(request, body, confirmations.clearCodeHosting);
+        await deps.database.write((tx) => setCodeHosting(tx, org.id, null));
+        return { codeHosting: null };
+      },
+      { org: "admin" },
+    );
 }

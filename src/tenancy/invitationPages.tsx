@@ -36,7 +36,13 @@ function Message(props: { title: string; text: string; link?: { href: string; la
       <div class="card">
         <h1>{props.title}</h1>
         <p>{props.text}</p>
-        {props.link ? <p><a class="button" href={props.link.href}>{props.link.label}</a></p> : null}
+        {props.link ? (
+          <p>
+            <a class="button" href={props.link.href}>
+              {props.link.label}
+            </a>
+          </p>
+        ) : null}
       </div>
     </Layout>
   );
@@ -60,7 +66,8 @@ function InvitationPage(props: { inv: InvitationView; signedInAs: string | null;
           </form>
         ) : props.signedInAs ? (
           <p class="error">
-            You are signed in as {props.signedInAs}, but this invitation is for {inv.email}. <a href={`/login?next=${encodeURIComponent(here)}`}>Sign in as {inv.email}</a>.
+            You are signed in as {props.signedInAs}, but this invitation is for {inv.email}.{" "}
+            <a href={`/login?next=${encodeURIComponent(here)}`}>Sign in as {inv.email}</a>.
           </p>
         ) : (
           <div>
@@ -75,7 +82,9 @@ function InvitationPage(props: { inv: InvitationView; signedInAs: string | null;
               <input id="name" name="name" type="text" autocomplete="name" />
               <label for="password">Password (at least 10 characters)</label>
               <input id="password" name="password" type="password" required minlength={10} autocomplete="new-password" />
-              <p><button type="submit">Create account and join</button></p>
+              <p>
+                <button type="submit">Create account and join</button>
+              </p>
             </form>
           </div>
         )}
@@ -90,20 +99,40 @@ export function invitationPages(deps: ComposedDeps) {
   const load = async (id: string): Promise<InvitationView | Response> => {
     const row = (
       await deps.database.db
-        .select({ id: invitations.id, email: invitations.email, role: invitations.role, status: invitations.status, expiresAt: invitations.expiresAt, organizationName: organizations.name })
+        .select({
+          id: invitations.id,
+          email: invitations.email,
+          role: invitations.role,
+          status: invitations.status,
+          expiresAt: invitations.expiresAt,
+          organizationName: organizations.name,
+        })
         .from(invitations)
         .innerJoin(organizations, eq(organizations.id, invitations.organizationId))
         .where(eq(invitations.id, id))
         .limit(1)
     )[0];
-    if (!row || row.status === "revoked") return page(<Message title="Invitation not found" text="This invitation does not exist or was withdrawn. Ask for a new one." />, 404);
-    if (row.status === "accepted") return page(<Message title="Already accepted" text={`This invitation to ${row.organizationName} was already accepted.`} />, 409);
-    if (row.expiresAt <= Date.now()) return page(<Message title="Invitation expired" text={`This invitation to ${row.organizationName} has expired. Ask for a new one.`} />, 410);
+    if (!row || row.status === "revoked")
+      return page(<Message title="Invitation not found" text="This invitation does not exist or was withdrawn. Ask for a new one." />, 404);
+    if (row.status === "accepted")
+      return page(<Message title="Already accepted" text={`This invitation to ${row.organizationName} was already accepted.`} />, 409);
+    if (row.expiresAt <= Date.now())
+      return page(
+        <Message title="Invitation expired" text={`This invitation to ${row.organizationName} has expired. Ask for a new one.`} />,
+        410,
+      );
     return row;
   };
   const session = (request: Request) => optionalSession(deps, request);
   const joined = (inv: InvitationView, cookie?: string) =>
-    page(<Message title={`Welcome to ${inv.organizationName}`} text={`You are now a member of ${inv.organizationName} (${inv.role}); it is your active organization.`} />, 200, cookie ? { "set-cookie": cookie } : {});
+    page(
+      <Message
+        title={`Welcome to ${inv.organizationName}`}
+        text={`You are now a member of ${inv.organizationName} (${inv.role}); it is your active organization.`}
+      />,
+      200,
+      cookie ? { "set-cookie": cookie } : {},
+    );
 
   return new Elysia()
     .get("/accept-invitation/:id", async ({ params, request }) => {
@@ -116,7 +145,11 @@ export function invitationPages(deps: ComposedDeps) {
       const inv = await load(params.id);
       if (inv instanceof Response) return inv;
       const s = await session(request);
-      if (!s) return new Response(null, { status: 303, headers: { location: `/login?next=${encodeURIComponent(`/accept-invitation/${inv.id}`)}` } });
+      if (!s)
+        return new Response(null, {
+          status: 303,
+          headers: { location: `/login?next=${encodeURIComponent(`/accept-invitation/${inv.id}`)}` },
+        });
       checkSameOrigin(deps.config, request, true);
       try {
         await deps.database.write(async (tx) => {
@@ -140,7 +173,13 @@ export function invitationPages(deps: ComposedDeps) {
       const problem = passwordProblem(password);
       if (problem) return fail(`The password ${problem}.`);
       try {
-        const r = await signUp(deps.database, deps.authLimiters, { email, password, name: field(body, "name").slice(0, 100) || undefined }, clientMeta(request, server), deps);
+        const r = await signUp(
+          deps.database,
+          deps.authLimiters,
+          { email, password, name: field(body, "name").slice(0, 100) || undefined },
+          clientMeta(request, server),
+          deps,
+        );
         await deps.database.write(async (tx) => {
           const a = await acceptInvitation(tx, inv.id, { id: r.user.id, email: r.user.email });
           await setActiveOrganization(tx, r.session.id, a.organizationId);

@@ -97,7 +97,9 @@ export async function findMembership(database: Database | Tx, userId: string, or
       [userId, organizationId],
     );
   }
-  const rows = await memberships(database).where(and(eq(members.userId, userId), eq(members.organizationId, organizationId))).limit(1);
+  const rows = await memberships(database)
+    .where(and(eq(members.userId, userId), eq(members.organizationId, organizationId)))
+    .limit(1);
   return rows[0];
 }
 
@@ -180,7 +182,13 @@ async function ownerCount(tx: Tx, organizationId: string): Promise<number> {
  * the owner role; the last owner cannot be demoted (409 last_owner).
  */
 export async function changeMemberRole(tx: Tx, organizationId: string, actorRole: MemberRole, userId: string, role: MemberRole) {
-  const target = (await tx.select().from(members).where(and(eq(members.organizationId, organizationId), eq(members.userId, userId))).limit(1))[0];
+  const target = (
+    await tx
+      .select()
+      .from(members)
+      .where(and(eq(members.organizationId, organizationId), eq(members.userId, userId)))
+      .limit(1)
+  )[0];
   if (!target) throw notFound("No such member.");
   if ((target.role === "owner" || role === "owner") && actorRole !== "owner") {
     throw new AppError("forbidden", "Only an owner can grant or take the owner role.");
@@ -188,7 +196,10 @@ export async function changeMemberRole(tx: Tx, organizationId: string, actorRole
   if (target.role === "owner" && role !== "owner" && (await ownerCount(tx, organizationId)) <= 1) {
     throw new AppError("last_owner", "The last owner cannot be demoted; make someone else owner first.");
   }
-  await tx.update(members).set({ role }).where(and(eq(members.organizationId, organizationId), eq(members.userId, userId)));
+  await tx
+    .update(members)
+    .set({ role })
+    .where(and(eq(members.organizationId, organizationId), eq(members.userId, userId)));
   return { userId, role };
 }
 
@@ -197,7 +208,13 @@ export async function changeMemberRole(tx: Tx, organizationId: string, actorRole
  * re-evaluated on every call, so the next one is refused.
  */
 export async function removeMember(tx: Tx, organizationId: string, actor: { userId: string; role: MemberRole }, userId: string) {
-  const target = (await tx.select().from(members).where(and(eq(members.organizationId, organizationId), eq(members.userId, userId))).limit(1))[0];
+  const target = (
+    await tx
+      .select()
+      .from(members)
+      .where(and(eq(members.organizationId, organizationId), eq(members.userId, userId)))
+      .limit(1)
+  )[0];
   if (!target) throw notFound("No such member.");
   const self = actor.userId === userId;
   if (!self && actor.role === "member") throw new AppError("forbidden", "Only an owner or admin can remove members.");
@@ -280,15 +297,23 @@ export async function renewInvitation(tx: Tx, organizationId: string, id: string
 export async function acceptInvitation(tx: Tx, id: string, user: { id: string; email: string }) {
   const inv = (await tx.select().from(invitations).where(eq(invitations.id, id)).limit(1))[0];
   if (!inv || inv.status === "revoked") throw notFound("No such invitation.");
-  if (inv.email !== user.email) throw new AppError("forbidden", "This invitation was sent to another e-mail address; sign in with that one.");
+  if (inv.email !== user.email)
+    throw new AppError("forbidden", "This invitation was sent to another e-mail address; sign in with that one.");
   if (inv.status === "accepted") throw new AppError("invalid_transition", "This invitation was already accepted.", { status: "accepted" });
   if (inv.expiresAt <= Date.now()) throw new AppError("invitation_expired", "This invitation has expired; ask for a new one.");
-  const already = await tx.select().from(members).where(and(eq(members.organizationId, inv.organizationId), eq(members.userId, user.id))).limit(1);
+  const already = await tx
+    .select()
+    .from(members)
+    .where(and(eq(members.organizationId, inv.organizationId), eq(members.userId, user.id)))
+    .limit(1);
   if (already.length === 0) {
     await tx.insert(members).values({ organizationId: inv.organizationId, userId: user.id, role: inv.role, createdAt: Date.now() });
   }
   await tx.update(invitations).set({ status: "accepted", acceptedAt: Date.now() }).where(eq(invitations.id, id));
   // the invitation's link reached this address's mailbox: the address is proven
-  await tx.update(users).set({ emailVerifiedAt: Date.now() }).where(and(eq(users.id, user.id), isNull(users.emailVerifiedAt)));
+  await tx
+    .update(users)
+    .set({ emailVerifiedAt: Date.now() })
+    .where(and(eq(users.id, user.id), isNull(users.emailVerifiedAt)));
   return { organizationId: inv.organizationId, role: inv.role };
 }

@@ -27,12 +27,13 @@ import { Notice, when } from "./viewParts";
 import { listAllOrganizations, listInvitations, listMembers, type OrgMembership } from "./service";
 import { DataTable } from "../web/layout";
 
-
 const STATUS_TEXT: Record<OrgStatus, string> = {
-  pending: "A platform administrator must approve it before its projects, catalog, members and settings can be used. Nothing else is needed from you: this page shows the change as soon as it is made.",
+  pending:
+    "A platform administrator must approve it before its projects, catalog, members and settings can be used. Nothing else is needed from you: this page shows the change as soon as it is made.",
   approved: "Approved: its projects, catalog and settings are in use.",
   rejected: "A platform administrator declined it. Its projects cannot be used; ask a platform administrator if this is a mistake.",
-  suspended: "A platform administrator suspended it. Its projects, keys and agents are refused until it is reactivated; ask a platform administrator.",
+  suspended:
+    "A platform administrator suspended it. Its projects, keys and agents are refused until it is reactivated; ask a platform administrator.",
 };
 
 /** The approval status of the organization (spec: "Organization approval"). */
@@ -70,7 +71,12 @@ function assignable(viewer: MemberRole, current: MemberRole): readonly MemberRol
 const removable = (viewer: MemberRole, target: MemberRole): boolean => viewer === "owner" || (viewer === "admin" && target !== "owner");
 
 /** Members and roles: change a role, remove a member, leave. */
-export function MembersSection(props: { members: MemberView[]; viewer: { userId: string; role: MemberRole }; orgName: string; notice?: string }) {
+export function MembersSection(props: {
+  members: MemberView[];
+  viewer: { userId: string; role: MemberRole };
+  orgName: string;
+  notice?: string;
+}) {
   const { viewer } = props;
   const owners = props.members.filter((m) => m.role === "owner").length;
   return (
@@ -78,7 +84,8 @@ export function MembersSection(props: { members: MemberView[]; viewer: { userId:
       <h2 id="members-h">Members ({props.members.length})</h2>
       <Notice text={props.notice} />
       <p class="muted small">
-        Owners manage everything, owners included; admins manage members, admins, invitations and settings; members use the projects. An organization keeps at least one owner ({owners} now).
+        Owners manage everything, owners included; admins manage members, admins, invitations and settings; members use the projects. An
+        organization keeps at least one owner ({owners} now).
       </p>
       <table>
         <caption class="visually-hidden">Members of {props.orgName} and their roles</caption>
@@ -104,7 +111,15 @@ export function MembersSection(props: { members: MemberView[]; viewer: { userId:
                 </td>
                 <td>
                   {roles.length > 0 ? (
-                    <form class="inline" method="post" action={`${target}?_method=PATCH`} hx-patch={target} hx-target="#members" hx-swap="outerHTML" data-reset-on-error>
+                    <form
+                      class="inline"
+                      method="post"
+                      action={`${target}?_method=PATCH`}
+                      hx-patch={target}
+                      hx-target="#members"
+                      hx-swap="outerHTML"
+                      data-reset-on-error
+                    >
                       <label class="visually-hidden" for={`role-${m.userId}`}>
                         Role of {m.email}
                       </label>
@@ -126,13 +141,27 @@ export function MembersSection(props: { members: MemberView[]; viewer: { userId:
                 <td class="small">{when(m.joinedAt)}</td>
                 <td>
                   {self ? (
-                    <form method="post" action={`${target}?_method=DELETE`} hx-delete={target} hx-target="#members" hx-swap="outerHTML" hx-confirm={confirmations.leave(props.orgName).question}>
+                    <form
+                      method="post"
+                      action={`${target}?_method=DELETE`}
+                      hx-delete={target}
+                      hx-target="#members"
+                      hx-swap="outerHTML"
+                      hx-confirm={confirmations.leave(props.orgName).question}
+                    >
                       <button type="submit" class="secondary small">
                         Leave {props.orgName}
                       </button>
                     </form>
                   ) : removable(viewer.role, m.role) ? (
-                    <form method="post" action={`${target}?_method=DELETE`} hx-delete={target} hx-target="#members" hx-swap="outerHTML" hx-confirm={confirmations.removeMember(m.email, props.orgName).question}>
+                    <form
+                      method="post"
+                      action={`${target}?_method=DELETE`}
+                      hx-delete={target}
+                      hx-target="#members"
+                      hx-swap="outerHTML"
+                      hx-confirm={confirmations.removeMember(m.email, props.orgName).question}
+                    >
                       <button type="submit" class="danger small">
                         Remove<span class="visually-hidden"> {m.email}</span>
                       </button>
@@ -161,7 +190,14 @@ export interface InvitationView {
  * server (an air-gapped install) the mail only reaches the outbox and the log, so the person
  * who invites hands the link over.
  */
-export function InvitationsSection(props: { invitations: InvitationView[]; baseUrl: string; viewerRole: MemberRole; mail: boolean; notice?: string; now?: number }) {
+export function InvitationsSection(props: {
+  invitations: InvitationView[];
+  baseUrl: string;
+  viewerRole: MemberRole;
+  mail: boolean;
+  notice?: string;
+  now?: number;
+}) {
   const now = props.now ?? Date.now();
   const base = "/web/orgs/current/invitations";
   return (
@@ -172,7 +208,8 @@ export function InvitationsSection(props: { invitations: InvitationView[]; baseU
         <p class="muted small">Each invitation is mailed; its link is here too, should the mail not arrive.</p>
       ) : (
         <p class="muted small">
-          No mail server is configured (<code>SMTP_URL</code>): invitations reach the server's log and outbox only. Copy the link of an invitation and hand it over yourself.
+          No mail server is configured (<code>SMTP_URL</code>): invitations reach the server's log and outbox only. Copy the link of an
+          invitation and hand it over yourself.
         </p>
       )}
       {props.invitations.length === 0 ? (
@@ -198,18 +235,31 @@ export function InvitationsSection(props: { invitations: InvitationView[]; baseU
                 </td>
                 <td>
                   <div class="row-actions">
-                  <form method="post" action={`${base}/${i.id}/resend`} hx-post={`${base}/${i.id}/resend`} hx-target="#invitations" hx-swap="outerHTML">
-                    <input type="hidden" name="return" value="/org" />
-                    <button type="submit" class="secondary small">
-                      {expired ? "Renew and resend" : "Resend"}
-                      <span class="visually-hidden"> the invitation of {i.email}</span>
-                    </button>
-                  </form>
-                  <form method="post" action={`${base}/${i.id}?_method=DELETE`} hx-delete={`${base}/${i.id}`} hx-target="#invitations" hx-swap="outerHTML" hx-confirm={confirmations.revokeInvitation(i.email).question}>
-                    <button type="submit" class="danger small">
-                      Revoke<span class="visually-hidden"> the invitation of {i.email}</span>
-                    </button>
-                  </form>
+                    <form
+                      method="post"
+                      action={`${base}/${i.id}/resend`}
+                      hx-post={`${base}/${i.id}/resend`}
+                      hx-target="#invitations"
+                      hx-swap="outerHTML"
+                    >
+                      <input type="hidden" name="return" value="/org" />
+                      <button type="submit" class="secondary small">
+                        {expired ? "Renew and resend" : "Resend"}
+                        <span class="visually-hidden"> the invitation of {i.email}</span>
+                      </button>
+                    </form>
+                    <form
+                      method="post"
+                      action={`${base}/${i.id}?_method=DELETE`}
+                      hx-delete={`${base}/${i.id}`}
+                      hx-target="#invitations"
+                      hx-swap="outerHTML"
+                      hx-confirm={confirmations.revokeInvitation(i.email).question}
+                    >
+                      <button type="submit" class="danger small">
+                        Revoke<span class="visually-hidden"> the invitation of {i.email}</span>
+                      </button>
+                    </form>
                   </div>
                 </td>
               </tr>
@@ -246,7 +296,10 @@ export function CodeHostingSection(props: { codeHosting: CodeHosting | null; adm
     <section class="card" id="code-hosting" aria-labelledby="code-hosting-h">
       <h2 id="code-hosting-h">Code hosting</h2>
       <Notice text={props.notice} />
-      <p class="muted small">Where the organization's repositories live. With a project's repository, the evidence of verdicts (<code>path:line</code>) links to the line.</p>
+      <p class="muted small">
+        Where the organization's repositories live. With a project's repository, the evidence of verdicts (<code>path:line</code>) links to
+        the line.
+      </p>
       {!props.admin ? (
         h ? (
           <dl class="facts">
@@ -274,7 +327,10 @@ export function CodeHostingSection(props: { codeHosting: CodeHosting | null; adm
                 </option>
               ))}
             </select>
-            <label for="ch-url">URL (the base of the repositories, e.g. https://github.com/acme; for other, a template with {"{repository}"}, {"{branch}"}, {"{path}"}, {"{line}"})</label>
+            <label for="ch-url">
+              URL (the base of the repositories, e.g. https://github.com/acme; for other, a template with {"{repository}"}, {"{branch}"},{" "}
+              {"{path}"}, {"{line}"})
+            </label>
             <input id="ch-url" name="url" required maxlength={500} value={h?.url ?? ""} placeholder="https://github.com/acme" />
             <label for="ch-branch">Default branch</label>
             <input id="ch-branch" name="defaultBranch" maxlength={100} value={h?.defaultBranch ?? "main"} />
@@ -282,15 +338,21 @@ export function CodeHostingSection(props: { codeHosting: CodeHosting | null; adm
               <button type="submit">Save code hosting</button>{" "}
               {h ? (
                 // its own (empty) form, since forms do not nest: it posts none of the fields above
-                <button type="submit" form="code-hosting-clear" class="secondary" hx-delete={route} hx-target="#code-hosting" hx-swap="outerHTML" hx-confirm={confirmations.clearCodeHosting().question}>
+                <button
+                  type="submit"
+                  form="code-hosting-clear"
+                  class="secondary"
+                  hx-delete={route}
+                  hx-target="#code-hosting"
+                  hx-swap="outerHTML"
+                  hx-confirm={confirmations.clearCodeHosting().question}
+                >
                   Clear
                 </button>
               ) : null}
             </p>
           </form>
-          {h ? (
-            <form id="code-hosting-clear" method="post" action={`${route}?_method=DELETE`}></form>
-          ) : null}
+          {h ? <form id="code-hosting-clear" method="post" action={`${route}?_method=DELETE`}></form> : null}
         </>
       )}
     </section>
@@ -308,11 +370,26 @@ export function registerTenancyViews(deps: ComposedDeps): void {
   };
   const members = async (ctx: ViewContext, notice?: string) => {
     const { session, org } = await viewer(ctx);
-    return <MembersSection members={await listMembers(deps.database, org.id)} viewer={{ userId: session.user.id, role: org.role }} orgName={org.name} notice={notice} />;
+    return (
+      <MembersSection
+        members={await listMembers(deps.database, org.id)}
+        viewer={{ userId: session.user.id, role: org.role }}
+        orgName={org.name}
+        notice={notice}
+      />
+    );
   };
   const invitations = async (ctx: ViewContext, notice?: string) => {
     const { org } = await viewer(ctx);
-    return <InvitationsSection invitations={await listInvitations(deps.database, org.id)} baseUrl={deps.config.baseUrl} viewerRole={org.role} mail={deps.config.smtpUrl !== undefined} notice={notice} />;
+    return (
+      <InvitationsSection
+        invitations={await listInvitations(deps.database, org.id)}
+        baseUrl={deps.config.baseUrl}
+        viewerRole={org.role}
+        mail={deps.config.smtpUrl !== undefined}
+        notice={notice}
+      />
+    );
   };
   registerView("POST", "/web/orgs", { redirect: () => "/org" });
   // the readings, as the same sections (htmx asks with HX-Request)
@@ -332,7 +409,12 @@ export function registerTenancyViews(deps: ComposedDeps): void {
     },
   });
   registerView("GET", "/web/admin/organizations", {
-    fragment: async (_d, ctx) => <AdminOrganizations organizations={await listAllOrganizations(deps.database)} status={statusFilter(new URL(ctx.request.url).searchParams.get("status"))} />,
+    fragment: async (_d, ctx) => (
+      <AdminOrganizations
+        organizations={await listAllOrganizations(deps.database)}
+        status={statusFilter(new URL(ctx.request.url).searchParams.get("status"))}
+      />
+    ),
   });
   registerView("PATCH", "/web/orgs/current/members/:userId", {
     // one's own role changed: the whole page, since what it shows depends on that role
@@ -351,13 +433,22 @@ export function registerTenancyViews(deps: ComposedDeps): void {
   registerView("POST", "/web/orgs/current/invitations", {
     fragment: (data, ctx) => {
       const d = data as { email: string; role: string };
-      return invitations(ctx, `${d.email} is invited as ${d.role}. ${deps.config.smtpUrl ? "The mail is on its way; " : ""}the accept link is below.`);
+      return invitations(
+        ctx,
+        `${d.email} is invited as ${d.role}. ${deps.config.smtpUrl ? "The mail is on its way; " : ""}the accept link is below.`,
+      );
     },
   });
   registerView("POST", "/web/orgs/current/invitations/:id/resend", {
-    fragment: (data, ctx) => invitations(ctx, `The invitation of ${(data as { email: string }).email} was sent again; it is valid 7 more days, with the same link.`),
+    fragment: (data, ctx) =>
+      invitations(
+        ctx,
+        `The invitation of ${(data as { email: string }).email} was sent again; it is valid 7 more days, with the same link.`,
+      ),
   });
-  registerView("DELETE", "/web/orgs/current/invitations/:id", { fragment: (_d, ctx) => invitations(ctx, "The invitation was revoked; its link no longer works.") });
+  registerView("DELETE", "/web/orgs/current/invitations/:id", {
+    fragment: (_d, ctx) => invitations(ctx, "The invitation was revoked; its link no longer works."),
+  });
   const codeHosting = async (ctx: ViewContext, notice: string) => {
     const { org } = await viewer(ctx);
     return <CodeHostingSection codeHosting={await getCodeHosting(deps.database, org.id)} admin={true} notice={notice} />;
@@ -367,7 +458,13 @@ export function registerTenancyViews(deps: ComposedDeps): void {
   registerView("POST", "/web/admin/organizations/:id/:operation", {
     fragment: async (data, ctx) => {
       const o = (data as { organization: { name: string; status: string } }).organization;
-      return <AdminOrganizations organizations={await listAllOrganizations(deps.database)} status={refererStatus(ctx.request)} notice={`${o.name} is now ${o.status}.`} />;
+      return (
+        <AdminOrganizations
+          organizations={await listAllOrganizations(deps.database)}
+          status={refererStatus(ctx.request)}
+          notice={`${o.name} is now ${o.status}.`}
+        />
+      );
     },
   });
 }

@@ -15,7 +15,14 @@ export interface Series {
 }
 
 /** Stacked columns: one column per label (e.g. a day), one stacked segment per series. */
-export function StackedColumns(props: { title: string; description: string; labels: string[]; series: Series[]; values: number[][]; height?: number }) {
+export function StackedColumns(props: {
+  title: string;
+  description: string;
+  labels: string[];
+  series: Series[];
+  values: number[][];
+  height?: number;
+}) {
   const height = props.height ?? 160;
   const width = 720;
   const left = 36;
@@ -53,7 +60,13 @@ export function StackedColumns(props: { title: string; description: string; labe
                 const h = y(acc) - top;
                 acc += v;
                 return (
-                  <rect x={x.toFixed(1)} y={top.toFixed(1)} width={bar.toFixed(1)} height={Math.max(1, h).toFixed(1)} fill={s.colour ?? SERIES_COLOURS[k % SERIES_COLOURS.length]}>
+                  <rect
+                    x={x.toFixed(1)}
+                    y={top.toFixed(1)}
+                    width={bar.toFixed(1)}
+                    height={Math.max(1, h).toFixed(1)}
+                    fill={s.colour ?? SERIES_COLOURS[k % SERIES_COLOURS.length]}
+                  >
                     <title>{`${label}: ${s.label} ${v}`}</title>
                   </rect>
                 );
@@ -99,7 +112,13 @@ export function StackedBars(props: { title: string; description: string; items: 
                 if (v === 0) return null;
                 const w = v * scale;
                 const rect = (
-                  <rect x={x.toFixed(1)} y={yy + 2} width={Math.max(1, w).toFixed(1)} height={row - 6} fill={props.series[k]?.colour ?? SERIES_COLOURS[k % SERIES_COLOURS.length]}>
+                  <rect
+                    x={x.toFixed(1)}
+                    y={yy + 2}
+                    width={Math.max(1, w).toFixed(1)}
+                    height={row - 6}
+                    fill={props.series[k]?.colour ?? SERIES_COLOURS[k % SERIES_COLOURS.length]}
+                  >
                     <title>{`${it.label}: ${props.series[k]?.label ?? ""} ${v}`}</title>
                   </rect>
                 );

@@ -7,7 +7,10 @@ import type { Confirmation } from "../http/methodOverride";
 
 export const confirmations = {
   uninstall: (talentId: string): Confirmation => ({ question: `Uninstall ${talentId} from this project?`, label: `Uninstall ${talentId}` }),
-  revokeKey: (name: string): Confirmation => ({ question: `Revoke the key “${name}”? Calls with it fail at once.`, label: `Revoke “${name}”` }),
+  revokeKey: (name: string): Confirmation => ({
+    question: `Revoke the key “${name}”? Calls with it fail at once.`,
+    label: `Revoke “${name}”`,
+  }),
   leave: (orgName: string): Confirmation => ({
     question: `Leave ${orgName}? You lose access to its projects at once, and your keys of its projects stop working.`,
     label: `Leave ${orgName}`,
@@ -16,7 +19,16 @@ export const confirmations = {
     question: `Remove ${email} from ${orgName}? They lose access at once and their keys stop working.`,
     label: `Remove ${email}`,
   }),
-  revokeInvitation: (email: string): Confirmation => ({ question: `Revoke the invitation of ${email}? Its link stops working.`, label: `Revoke the invitation of ${email}` }),
-  clearCodeHosting: (): Confirmation => ({ question: "Clear the code hosting? Evidence is no longer linked to the repositories.", label: "Clear the code hosting" }),
-  removeSso: (): Confirmation => ({ question: "Remove single sign-on? People of these domains will sign in with passwords again.", label: "Remove single sign-on" }),
+  revokeInvitation: (email: string): Confirmation => ({
+    question: `Revoke the invitation of ${email}? Its link stops working.`,
+    label: `Revoke the invitation of ${email}`,
+  }),
+  clearCodeHosting: (): Confirmation => ({
+    question: "Clear the code hosting? Evidence is no longer linked to the repositories.",
+    label: "Clear the code hosting",
+  }),
+  removeSso: (): Confirmation => ({
+    question: "Remove single sign-on? People of these domains will sign in with passwords again.",
+    label: "Remove single sign-on",
+  }),
 };

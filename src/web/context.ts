@@ -39,7 +39,10 @@ export async function pageContext(deps: AppDeps, request: Request): Promise<Page
   const session = await optionalSession(deps, request);
   const url = new URL(request.url);
   if (!session) {
-    return new Response(null, { status: 303, headers: { location: `/login?next=${encodeURIComponent(url.pathname + url.search)}`, "cache-control": "no-store" } });
+    return new Response(null, {
+      status: 303,
+      headers: { location: `/login?next=${encodeURIComponent(url.pathname + url.search)}`, "cache-control": "no-store" },
+    });
   }
   const organizations = await listMemberships(deps.database, session.user.id);
   // the active organization is one of them (or none: the session's choice is no longer a membership)
@@ -70,9 +73,13 @@ export async function viewerOf(deps: AppDeps, request: Request, path: string): P
 
 /** The active organization, approved (else the error page says why and what to do). */
 export function approvedOrg(ctx: PageContext): OrgMembership {
-  if (!ctx.active) throw new AppError("no_active_organization", "You do not belong to an organization yet: create one, or accept an invitation.");
+  if (!ctx.active)
+    throw new AppError("no_active_organization", "You do not belong to an organization yet: create one, or accept an invitation.");
   if (ctx.active.status !== "approved") {
-    throw new AppError("organization_not_approved", `${ctx.active.name} is ${ctx.active.status}: a platform administrator must approve it before its projects can be used. Its status stays visible on the home page.`);
+    throw new AppError(
+      "organization_not_approved",
+      `${ctx.active.name} is ${ctx.active.status}: a platform administrator must approve it before its projects can be used. Its status stays visible on the home page.`,
+    );
   }
   return ctx.active;
 }

@@ -49,7 +49,14 @@ export function ErrorDetails(props: { error: AppError; requestId: string }) {
           ))}
         </ul>
       ) : null}
-      {ids.length > 0 ? <p>Unknown: {ids.map((id) => <code>{id} </code>)}</p> : null}
+      {ids.length > 0 ? (
+        <p>
+          Unknown:{" "}
+          {ids.map((id) => (
+            <code>{id} </code>
+          ))}
+        </p>
+      ) : null}
       {props.error.status >= 500 ? <p class="muted">Request {props.requestId}</p> : null}
     </>
   );
@@ -64,7 +71,13 @@ export function errorFragment(error: AppError, requestId: string): Response {
   );
   return new Response(html, {
     status: error.status,
-    headers: { "content-type": "text/html; charset=utf-8", "hx-retarget": "#flash", "hx-reswap": "innerHTML", "cache-control": "no-store", ...error.headers },
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      "hx-retarget": "#flash",
+      "hx-reswap": "innerHTML",
+      "cache-control": "no-store",
+      ...error.headers,
+    },
   });
 }
 
@@ -76,9 +89,7 @@ export function errorPage(error: AppError, requestId: string, viewer: Viewer | n
       <div class="card">
         <h1>{title}</h1>
         <ErrorDetails error={error} requestId={requestId} />
-        <p>
-          {error.status === 401 ? <a href="/login">Sign in</a> : <a href="/">Back to your projects</a>}
-        </p>
+        <p>{error.status === 401 ? <a href="/login">Sign in</a> : <a href="/">Back to your projects</a>}</p>
       </div>
     </Layout>,
     error.status,

@@ -61,7 +61,10 @@ function computeLayout(nodes: GraphNodeView[], edges: GraphEdgeView[]) {
     width: Math.ceil(graph.width ?? 0),
     height: Math.ceil(graph.height ?? 0),
     nodes: nodes.map((n) => ({ ...n, ...(g.node(n.id) as { x: number; y: number; width: number; height: number }) })),
-    edges: g.edges().map((ref) => ({ type: (ref.name ?? "").split(":")[0] as GraphEdgeView["type"], points: (g.edge(ref) as { points: { x: number; y: number }[] }).points })),
+    edges: g.edges().map((ref) => ({
+      type: (ref.name ?? "").split(":")[0] as GraphEdgeView["type"],
+      points: (g.edge(ref) as { points: { x: number; y: number }[] }).points,
+    })),
   };
 }
 
@@ -77,10 +80,17 @@ const STATE_TEXT: Record<GraphNodeView["state"], string> = {
 export function GraphSvg(props: { nodes: GraphNodeView[]; edges: GraphEdgeView[]; title: string }) {
   if (props.nodes.length === 0) return null;
   const l = layoutGraph(props.nodes, props.edges);
-  const path = (pts: { x: number; y: number }[]) => pts.map((p, i) => `${i === 0 ? "M" : "L"}${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(" ");
+  const path = (pts: { x: number; y: number }[]) =>
+    pts.map((p, i) => `${i === 0 ? "M" : "L"}${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(" ");
   return (
     <figure class="graph">
-      <svg viewBox={`0 0 ${l.width} ${l.height}`} width={l.width} height={l.height} aria-labelledby="graph-title" style={`max-width:100%;height:auto`}>
+      <svg
+        viewBox={`0 0 ${l.width} ${l.height}`}
+        width={l.width}
+        height={l.height}
+        aria-labelledby="graph-title"
+        style={`max-width:100%;height:auto`}
+      >
         <title id="graph-title">{props.title}</title>
         <defs>
           <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
@@ -88,7 +98,12 @@ export function GraphSvg(props: { nodes: GraphNodeView[]; edges: GraphEdgeView[]
           </marker>
         </defs>
         {l.edges.map((e) => (
-          <path d={path(e.points)} class={`graph-edge ${e.type}`} marker-end={e.type === "requires" ? "url(#arrow)" : undefined} fill="none" />
+          <path
+            d={path(e.points)}
+            class={`graph-edge ${e.type}`}
+            marker-end={e.type === "requires" ? "url(#arrow)" : undefined}
+            fill="none"
+          />
         ))}
         {l.nodes.map((n) => {
           const box = (
@@ -104,8 +119,7 @@ export function GraphSvg(props: { nodes: GraphNodeView[]; edges: GraphEdgeView[]
         })}
       </svg>
       <figcaption class="visually-hidden">
-        {props.title}:{" "}
-        {props.nodes.map((n) => `${n.id} (${STATE_TEXT[n.state]})`).join(", ")}.{" "}
+        {props.title}: {props.nodes.map((n) => `${n.id} (${STATE_TEXT[n.state]})`).join(", ")}.{" "}
         {props.edges.map((e) => `${e.from} ${e.type === "requires" ? "requires" : "conflicts with"} ${e.to}`).join("; ")}.
       </figcaption>
     </figure>

@@ -17,25 +17,46 @@ const projectHref = (id: string, tab?: string) => `/projects/${id}${tab ? `?tab=
 /** Rows of a long list shown on the page (the JSON route has them all). */
 const LISTED = 20;
 
-const KEY_REASON: Record<string, string> = { expired: "expired", expiring: "expires soon", never_used: "never used", unused: "not used lately" };
+const KEY_REASON: Record<string, string> = {
+  expired: "expired",
+  expiring: "expires soon",
+  never_used: "never used",
+  unused: "not used lately",
+};
 
 /**
  * Each section of the insights page is drawn once per answer: the answers are the same objects
  * while nothing changed (src/activity/dayMemo.ts keptAnswer), so a view with no commit since the
  * last draws nothing (src/web/memo.ts).
  */
-const drawn = { failed: new HtmlByObject<object, null>(() => true), keys: new HtmlByObject<object, null>(() => true), selections: new HtmlByObject<object, null>(() => true), audit: new HtmlByObject<object, null>(() => true), failing: new HtmlByObject<object, null>(() => true) };
+const drawn = {
+  failed: new HtmlByObject<object, null>(() => true),
+  keys: new HtmlByObject<object, null>(() => true),
+  selections: new HtmlByObject<object, null>(() => true),
+  audit: new HtmlByObject<object, null>(() => true),
+  failing: new HtmlByObject<object, null>(() => true),
+};
 
 /** The insights page's body: failed calls, keys, selections, never-audited resolutions, failing expertises. */
 export function InsightsBody(props: { d: Insights }) {
   const d = props.d;
   return (
     <>
-      {drawn.failed.render(d.failedCalls, null, () => <FailedSection f={d.failedCalls} />)}
-      {drawn.keys.render(d.keys, null, () => <KeysSection keys={d.keys} />)}
-      {drawn.selections.render(d.projects, null, () => <SelectionsSection projects={d.projects} />)}
-      {drawn.audit.render(d.neverAudited, null, () => <AuditSection a={d.neverAudited} />)}
-      {drawn.failing.render(d.expertises, null, () => <FailingSection expertises={d.expertises} />)}
+      {drawn.failed.render(d.failedCalls, null, () => (
+        <FailedSection f={d.failedCalls} />
+      ))}
+      {drawn.keys.render(d.keys, null, () => (
+        <KeysSection keys={d.keys} />
+      ))}
+      {drawn.selections.render(d.projects, null, () => (
+        <SelectionsSection projects={d.projects} />
+      ))}
+      {drawn.audit.render(d.neverAudited, null, () => (
+        <AuditSection a={d.neverAudited} />
+      ))}
+      {drawn.failing.render(d.expertises, null, () => (
+        <FailingSection expertises={d.expertises} />
+      ))}
     </>
   );
 }
@@ -45,7 +66,15 @@ function FailedSection(props: { f: Insights["failedCalls"] }) {
   const codes = f.byCode.slice(0, 7).map((c) => c.code ?? String(c.status));
   const other = f.byCode.length > 7;
   const series = [...codes, ...(other ? ["other"] : [])].map((label) => ({ label }));
-  const values = series.map((s) => f.byDay.map((day) => (s.label === "other" ? Object.entries(day.byCode).filter(([k]) => !codes.includes(k)).reduce((n, [, v]) => n + v, 0) : (day.byCode[s.label] ?? 0))));
+  const values = series.map((s) =>
+    f.byDay.map((day) =>
+      s.label === "other"
+        ? Object.entries(day.byCode)
+            .filter(([k]) => !codes.includes(k))
+            .reduce((n, [, v]) => n + v, 0)
+        : (day.byCode[s.label] ?? 0),
+    ),
+  );
   return (
     <Card id="failed" title="Failed calls by code" empty={f.total === 0 && "No failed call in the window."}>
       <>
@@ -70,7 +99,8 @@ function FailedSection(props: { f: Insights["failedCalls"] }) {
               <td class="small">
                 {c.projects.slice(0, 5).map((p) => (
                   <span>
-                    <a href={projectHref(p.projectId, c.status === 401 || c.status === 403 ? "keys" : "activity")}>{p.projectName}</a> ({p.count}){" "}
+                    <a href={projectHref(p.projectId, c.status === 401 || c.status === 403 ? "keys" : "activity")}>{p.projectName}</a> (
+                    {p.count}){" "}
                   </span>
                 ))}
               </td>
@@ -107,14 +137,24 @@ function KeysSection(props: { keys: Insights["keys"] }) {
 
 function SelectionsSection(props: { projects: Insights["projects"] }) {
   return (
-    <Card id="selections" title="Projects with missing prerequisites or conflicts" empty={props.projects.length === 0 && "Every project's selection is complete and free of conflicts."}>
+    <Card
+      id="selections"
+      title="Projects with missing prerequisites or conflicts"
+      empty={props.projects.length === 0 && "Every project's selection is complete and free of conflicts."}
+    >
       <ul>
         {props.projects.map((p) => (
           <li>
             <a href={projectHref(p.projectId)}>{p.projectName}</a>
-            {p.missingPrerequisites.length > 0 ? <span class="error small"> · missing {p.missingPrerequisites.map((m) => m.id).join(", ")}</span> : null}
-            {p.conflicts.length > 0 ? <span class="error small"> · conflicts {p.conflicts.map((c) => `${c.a} ↔ ${c.b}`).join(", ")}</span> : null}
-            {p.disabledDependencies.length > 0 ? <span class="small"> · disabled dependencies {p.disabledDependencies.map((x) => x.id).join(", ")}</span> : null}
+            {p.missingPrerequisites.length > 0 ? (
+              <span class="error small"> · missing {p.missingPrerequisites.map((m) => m.id).join(", ")}</span>
+            ) : null}
+            {p.conflicts.length > 0 ? (
+              <span class="error small"> · conflicts {p.conflicts.map((c) => `${c.a} ↔ ${c.b}`).join(", ")}</span>
+            ) : null}
+            {p.disabledDependencies.length > 0 ? (
+              <span class="small"> · disabled dependencies {p.disabledDependencies.map((x) => x.id).join(", ")}</span>
+            ) : null}
             {p.unservable.length > 0 ? <span class="small"> · no longer servable {p.unservable.map((x) => x.id).join(", ")}</span> : null}
           </li>
         ))}
@@ -127,7 +167,8 @@ function AuditSection(props: { a: Insights["neverAudited"] }) {
   return (
     <Card id="never-audited" title="Resolutions served but never audited">
       <p>
-        <strong>{props.a.neverAudited}</strong> of {props.a.served} resolutions (older than {props.a.graceMinutes} minutes) never had their playbook fetched.
+        <strong>{props.a.neverAudited}</strong> of {props.a.served} resolutions (older than {props.a.graceMinutes} minutes) never had their
+        playbook fetched.
       </p>
       {props.a.byProject.filter((p) => p.neverAudited > 0).length > 0 ? (
         <DataTable caption="Never-audited resolutions per project" columns={["Project", "Served", "Never audited"]}>
@@ -146,7 +187,9 @@ function AuditSection(props: { a: Insights["neverAudited"] }) {
         </DataTable>
       ) : null}
       {props.a.byProject.filter((p) => p.neverAudited > 0).length > LISTED ? (
-        <p class="small muted">…and {props.a.byProject.filter((p) => p.neverAudited > 0).length - LISTED} more projects (the {LISTED} with the most are listed).</p>
+        <p class="small muted">
+          …and {props.a.byProject.filter((p) => p.neverAudited > 0).length - LISTED} more projects (the {LISTED} with the most are listed).
+        </p>
       ) : null}
       {props.a.byClient.filter((c) => c.neverAudited > 0).length > 0 ? (
         <p class="small">
@@ -163,7 +206,11 @@ function AuditSection(props: { a: Insights["neverAudited"] }) {
 
 function FailingSection(props: { expertises: Insights["expertises"] }) {
   return (
-    <Card id="failing-expertises" title="Expertises with failing verdicts" empty={props.expertises.length === 0 && "No expertise had a fail verdict in the window."}>
+    <Card
+      id="failing-expertises"
+      title="Expertises with failing verdicts"
+      empty={props.expertises.length === 0 && "No expertise had a fail verdict in the window."}
+    >
       <DataTable caption="Expertises with fail verdicts" columns={["Expertise", "Fail", "Pass", "Latest failure"]}>
         {props.expertises.map((e) => (
           <tr>
@@ -177,8 +224,17 @@ function FailingSection(props: { expertises: Insights["expertises"] }) {
             <td class="small">
               {e.lastFail ? (
                 <>
-                  {when(e.lastFail.at)} in <a href={projectHref(e.lastFail.projectId, "activity")}>{e.lastFail.projectName ?? e.lastFail.projectId}</a>
-                  {e.lastFail.evidence.length > 0 ? <> · {e.lastFail.evidence.map((x) => <code>{x} </code>)}</> : null}
+                  {when(e.lastFail.at)} in{" "}
+                  <a href={projectHref(e.lastFail.projectId, "activity")}>{e.lastFail.projectName ?? e.lastFail.projectId}</a>
+                  {e.lastFail.evidence.length > 0 ? (
+                    <>
+                      {" "}
+                      ·{" "}
+                      {e.lastFail.evidence.map((x) => (
+                        <code>{x} </code>
+                      ))}
+                    </>
+                  ) : null}
                   {e.lastFail.missing.length > 0 ? <> · missing: {e.lastFail.missing.join("; ")}</> : null}
                 </>
               ) : (

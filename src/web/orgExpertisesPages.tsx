@@ -49,7 +49,10 @@ function Done(props: { done: unknown }) {
 export const EXPERTISES_ADMIN: OrgPageRule = { admin: expertiseNotFound().message };
 
 /** Reads the editor's form: TALENT.md, the numbered file fields, the expected revision. */
-function readEditorForm(body: unknown): { raw: { expectedRevision: unknown; content: unknown; files: Record<string, string> }; draft: Draft } {
+function readEditorForm(body: unknown): {
+  raw: { expectedRevision: unknown; content: unknown; files: Record<string, string> };
+  draft: Draft;
+} {
   const b = (body && typeof body === "object" ? body : {}) as Record<string, unknown>;
   const count = Math.min(Number(b.fileCount) || 0, 100);
   const files: Record<string, string> = {};
@@ -59,12 +62,28 @@ function readEditorForm(body: unknown): { raw: { expectedRevision: unknown; cont
     if (path !== "") files[path] = text;
   }
   const content = typeof b.content === "string" ? b.content.replace(/\r\n/g, "\n") : b.content;
-  return { raw: { expectedRevision: b.expectedRevision, content, files }, draft: { content: typeof content === "string" ? content : "", files } };
+  return {
+    raw: { expectedRevision: b.expectedRevision, content, files },
+    draft: { content: typeof content === "string" ? content : "", files },
+  };
 }
 
 export function orgExpertisesPages(deps: ComposedDeps) {
   const catalog = () => deps.state.catalog;
-  const detailPage = async (ctx: PageContext, org: OrgMembership, id: string, opts: { draft?: Draft; server?: ServerVersion; editedRevision?: number; issues?: Issue[]; propose?: boolean; done?: unknown; status?: number }) => {
+  const detailPage = async (
+    ctx: PageContext,
+    org: OrgMembership,
+    id: string,
+    opts: {
+      draft?: Draft;
+      server?: ServerVersion;
+      editedRevision?: number;
+      issues?: Issue[];
+      propose?: boolean;
+      done?: unknown;
+      status?: number;
+    },
+  ) => {
     const e = await detailView(deps.database, await findExpertise(deps.database, org.id, id), org.slug, catalog());
     const body: Child = (
       <>
@@ -94,38 +113,62 @@ export function orgExpertisesPages(deps: ComposedDeps) {
 
   return new Elysia()
     .use(createPageGuard(deps))
-    .get(EXPERTISES_PAGE, async ({ page: ctx, org, query }) => {
-      const status = typeof query.status === "string" && query.status !== "" ? query.status : undefined;
-      const filter = parseListQuery({ status });
-      const items = await listExpertises(deps.database, org, filter);
-      return page(
-        <Layout title="Expertises" user={ctx.session.user} nav={ctx.nav}>
-          <h1>Expertises of {org.name}</h1>
-          <p class="muted">Private talents of the organization: written here, verified by the talent validator, published into versions, and served once active.</p>
-          <Done done={query.done} />
-          <ExpertiseList items={items} status={status} />
-          <CreateForm />
-        </Layout>,
-      );
-    }, { orgPage: EXPERTISES_ADMIN })
-    .get(`${EXPERTISES_PAGE}/:id`, async ({ page: ctx, org, params, query }) => {
-      return detailPage(ctx, org, params.id, { propose: query.propose === "1", done: query.done });
-    }, { orgPage: EXPERTISES_ADMIN })
-    .post(`${EXPERTISES_PAGE}/:id`, async ({ page: ctx, org, params, body }) => {
-      await findExpertise(deps.database, org.id, params.id);
-      const { raw, draft } = readEditorForm(body);
-      try {
-        const input = parsePatch(raw);
-        await deps.database.write((tx) => updateWorkingVersion(tx, org.id, params.id, input));
-      } catch (e) {
-        if (!(e instanceof AppError)) throw e;
-        if (e.code === "expertise_revision_conflict") {
-          const current = e.details.current as ServerVersion;
-          return detailPage(ctx, org, params.id, { draft, server: current, editedRevision: Number(e.details.expectedRevision) || undefined, status: 409 });
+    .get(
+      EXPERTISES_PAGE,
+      async ({ page: ctx, org, query }) => {
+        const status = typeof query.status === "string" && query.status !== "" ? query.status : undefined;
+        const filter = parseListQuery({ status });
+        const items = await listExpertises(deps.database, org, filter);
+        return page(
+          <Layout title="Expertises" user={ctx.session.user} nav={ctx.nav}>
+            <h1>Expertises of {org.name}</h1>
+            <p class="muted">
+              Private talents of the organization: written here, verified by the talent validator, published into versions, and served once
+              active.
+            </p>
+            <Done done={query.done} />
+            <ExpertiseList items={items} status={status} />
+            <CreateForm />
+          </Layout>,
+        );
+      },
+      { orgPage: EXPERTISES_ADMIN },
+    )
+    .get(
+      `${EXPERTISES_PAGE}/:id`,
+      async ({ page: ctx, org, params, query }) => {
+        return detailPage(ctx, org, params.id, { propose: query.propose === "1", done: query.done });
+      },
+      { orgPage: EXPERTISES_ADMIN },
+    )
+    .post(
+      `${EXPERTISES_PAGE}/:id`,
+      async ({ page: ctx, org, params, body }) => {
+        await findExpertise(deps.database, org.id, params.id);
+        const { raw, draft } = readEditorForm(body);
+        try {
+          const input = parsePatch(raw);
+          await deps.database.write((tx) => updateWorkingVersion(tx, org.id, params.id, input));
+        } catch (e) {
+          if (!(e instanceof AppError)) throw e;
+          if (e.code === "expertise_revision_conflict") {
+            const current = e.details.current as ServerVersion;
+            return detailPage(ctx, org, params.id, {
+              draft,
+              server: current,
+              editedRevision: Number(e.details.expectedRevision) || undefined,
+              status: 409,
+            });
+          }
+          if (e.code === "validation_failed")
+            return detailPage(ctx, org, params.id, { draft, issues: e.details.issues as Issue[], status: 400 });
+          throw e;
         }
-        if (e.code === "validation_failed") return detailPage(ctx, org, params.id, { draft, issues: e.details.issues as Issue[], status: 400 });
-        throw e;
-      }
-      return new Response(null, { status: 303, headers: { location: `${EXPERTISES_PAGE}/${params.id}?done=saved`, "cache-control": "no-store" } });
-    }, { orgPage: EXPERTISES_ADMIN });
+        return new Response(null, {
+          status: 303,
+          headers: { location: `${EXPERTISES_PAGE}/${params.id}?done=saved`, "cache-control": "no-store" },
+        });
+      },
+      { orgPage: EXPERTISES_ADMIN },
+    );
 }

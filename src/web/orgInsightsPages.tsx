@@ -24,7 +24,8 @@ type Adoption = Awaited<ReturnType<typeof adoptionView>>;
 type Entry = Adoption["talents"][number];
 
 const pct = (r: number | null) => (r === null ? "—" : `${Math.round(r * 100)} %`);
-const talentHref = (e: { id: string; kind: string; expertiseId: string | null }) => (e.kind === "expertise" ? (e.expertiseId ? `/org/expertises/${e.expertiseId}` : "/org/expertises") : `/catalog/${e.id}`);
+const talentHref = (e: { id: string; kind: string; expertiseId: string | null }) =>
+  e.kind === "expertise" ? (e.expertiseId ? `/org/expertises/${e.expertiseId}` : "/org/expertises") : `/catalog/${e.id}`;
 
 /** The window chooser shared by both pages. */
 function WindowForm(props: { action: string; days: number; extra?: Record<string, string> }) {
@@ -78,8 +79,14 @@ export function sortAdoption(entries: Entry[], sort: unknown, order: unknown): {
 function AdoptionBody(props: { d: Adoption; sort: unknown; order: unknown }) {
   const { rows, sort, order } = sortAdoption(props.d.talents, props.sort, props.order);
   const days = props.d.days;
-  const top = [...props.d.talents].sort((a, b) => b.designations - a.designations || (a.id < b.id ? -1 : 1)).filter((e) => e.designations > 0).slice(0, 15);
-  const judged = [...props.d.talents].filter((e) => e.withVerdict > 0).sort((a, b) => b.withVerdict - a.withVerdict || (a.id < b.id ? -1 : 1)).slice(0, 15);
+  const top = [...props.d.talents]
+    .sort((a, b) => b.designations - a.designations || (a.id < b.id ? -1 : 1))
+    .filter((e) => e.designations > 0)
+    .slice(0, 15);
+  const judged = [...props.d.talents]
+    .filter((e) => e.withVerdict > 0)
+    .sort((a, b) => b.withVerdict - a.withVerdict || (a.id < b.id ? -1 : 1))
+    .slice(0, 15);
   return (
     <>
       {top.length > 0 ? (
@@ -89,14 +96,21 @@ function AdoptionBody(props: { d: Adoption; sort: unknown; order: unknown }) {
             title="Designations per talent, audited and not"
             description={`The ${top.length} most designated talents and expertises of the window; the table below has every figure.`}
             items={top.map((e) => ({ label: e.id, values: [e.audited, e.designations - e.audited] }))}
-            series={[{ label: "audited", colour: "#2f5d50" }, { label: "not audited", colour: "#b7791f" }]}
+            series={[
+              { label: "audited", colour: "#2f5d50" },
+              { label: "not audited", colour: "#b7791f" },
+            ]}
           />
           {judged.length > 0 ? (
             <StackedBars
               title="Verdict outcomes per talent"
               description={`Final verdicts of the ${judged.length} talents and expertises with verdicts in the window.`}
               items={judged.map((e) => ({ label: e.id, values: [e.outcomes.pass, e.outcomes.fail, e.outcomes.not_applicable] }))}
-              series={[{ label: "pass", colour: "#2f5d50" }, { label: "fail", colour: "#9b2c2c" }, { label: "not applicable", colour: "#4a5568" }]}
+              series={[
+                { label: "pass", colour: "#2f5d50" },
+                { label: "fail", colour: "#9b2c2c" },
+                { label: "not applicable", colour: "#4a5568" },
+              ]}
             />
           ) : null}
         </section>
@@ -107,7 +121,10 @@ function AdoptionBody(props: { d: Adoption; sort: unknown; order: unknown }) {
           <p class="muted">No talent installed or served yet.</p>
         ) : (
           <table class="sortable">
-            <caption class="visually-hidden">Adoption per talent and expertise, sorted by {COLUMNS.find((c) => c.key === sort)!.label} ({order === "asc" ? "ascending" : "descending"})</caption>
+            <caption class="visually-hidden">
+              Adoption per talent and expertise, sorted by {COLUMNS.find((c) => c.key === sort)!.label} (
+              {order === "asc" ? "ascending" : "descending"})
+            </caption>
             <thead>
               <tr>
                 {COLUMNS.map((c) => {
@@ -143,7 +160,8 @@ function AdoptionBody(props: { d: Adoption; sort: unknown; order: unknown }) {
                       "—"
                     ) : (
                       <>
-                        {e.outcomes.pass} / <span class={e.outcomes.fail > 0 ? "error" : undefined}>{e.outcomes.fail}</span> / {e.outcomes.not_applicable}
+                        {e.outcomes.pass} / <span class={e.outcomes.fail > 0 ? "error" : undefined}>{e.outcomes.fail}</span> /{" "}
+                        {e.outcomes.not_applicable}
                       </>
                     )}
                   </td>
@@ -170,54 +188,68 @@ function AdoptionBody(props: { d: Adoption; sort: unknown; order: unknown }) {
 }
 
 /** The adoption body drawn once per answer (the same object while nothing changed), window and order. */
-const adoptionDrawn = new HtmlByObject<object, { days: number; sort: string; order: string }>((a, b) => a.days === b.days && a.sort === b.sort && a.order === b.order);
+const adoptionDrawn = new HtmlByObject<object, { days: number; sort: string; order: string }>(
+  (a, b) => a.days === b.days && a.sort === b.sort && a.order === b.order,
+);
 
 export function orgInsightsPages(deps: ComposedDeps) {
   const window = (query: Record<string, unknown>) => readWindow(query, deps.config.eventRetentionDays);
   const cap = dashboardReadCap(deps.database, deps.config.dashboardReadsPerUser);
   return new Elysia()
     .use(createPageGuard(deps))
-    .get("/org/insights", async ({ page: ctx, org, query }) => {
-      const w = window(query);
-      const projects = await listProjects(deps.database, org.id);
-      // a heavy read, under the same per-user cap as the JSON routes (src/activity/readCap.ts)
-      const d = await cap.run(ctx.session.user.id, async () => {
-        await deps.journal.settle();
-        return insights(deps.database, deps.state.catalog!, org, projects, w);
-      });
-      return page(
-        <Layout title="Insights" user={ctx.session.user} nav={ctx.nav}>
-          <div class="row">
-            <h1>Insights of {org.name}</h1>
-            <WindowForm action="/org/insights" days={w.days} />
-          </div>
-          <p class="muted">
-            What needs attention in the last {w.days} days: each item links to where it is fixed. See also <a href="/org/talent-adoption">talent adoption</a>.
-          </p>
-          <InsightsBody d={d} />
-        </Layout>,
-      );
-    }, { orgPage: EXPERTISES_ADMIN })
-    .get("/org/talent-adoption", async ({ page: ctx, org, query }) => {
-      const w = window(query);
-      const projects = await listProjects(deps.database, org.id);
-      const d = await cap.run(ctx.session.user.id, async () => {
-        await deps.journal.settle();
-        return adoptionView(deps.database, deps.state.catalog!, org, projects.length, w);
-      });
-      const sort = typeof query.sort === "string" ? query.sort : "";
-      const order = typeof query.order === "string" ? query.order : "";
-      return page(
-        <Layout title="Talent adoption" user={ctx.session.user} nav={ctx.nav}>
-          <div class="row">
-            <h1>Talent adoption</h1>
-            <WindowForm action="/org/talent-adoption" days={w.days} extra={sort ? { sort, order } : {}} />
-          </div>
-          <p class="muted">
-            How the talents and expertises of {org.name} are used across its {projects.length} projects in the last {w.days} days. See also <a href="/org/insights">insights</a>.
-          </p>
-          {adoptionDrawn.render(d.talents, { days: d.days, sort, order }, () => <AdoptionBody d={d} sort={sort} order={order} />)}
-        </Layout>,
-      );
-    }, { orgPage: EXPERTISES_ADMIN });
+    .get(
+      "/org/insights",
+      async ({ page: ctx, org, query }) => {
+        const w = window(query);
+        const projects = await listProjects(deps.database, org.id);
+        // a heavy read, under the same per-user cap as the JSON routes (src/activity/readCap.ts)
+        const d = await cap.run(ctx.session.user.id, async () => {
+          await deps.journal.settle();
+          return insights(deps.database, deps.state.catalog!, org, projects, w);
+        });
+        return page(
+          <Layout title="Insights" user={ctx.session.user} nav={ctx.nav}>
+            <div class="row">
+              <h1>Insights of {org.name}</h1>
+              <WindowForm action="/org/insights" days={w.days} />
+            </div>
+            <p class="muted">
+              What needs attention in the last {w.days} days: each item links to where it is fixed. See also{" "}
+              <a href="/org/talent-adoption">talent adoption</a>.
+            </p>
+            <InsightsBody d={d} />
+          </Layout>,
+        );
+      },
+      { orgPage: EXPERTISES_ADMIN },
+    )
+    .get(
+      "/org/talent-adoption",
+      async ({ page: ctx, org, query }) => {
+        const w = window(query);
+        const projects = await listProjects(deps.database, org.id);
+        const d = await cap.run(ctx.session.user.id, async () => {
+          await deps.journal.settle();
+          return adoptionView(deps.database, deps.state.catalog!, org, projects.length, w);
+        });
+        const sort = typeof query.sort === "string" ? query.sort : "";
+        const order = typeof query.order === "string" ? query.order : "";
+        return page(
+          <Layout title="Talent adoption" user={ctx.session.user} nav={ctx.nav}>
+            <div class="row">
+              <h1>Talent adoption</h1>
+              <WindowForm action="/org/talent-adoption" days={w.days} extra={sort ? { sort, order } : {}} />
+            </div>
+            <p class="muted">
+              How the talents and expertises of {org.name} are used across its {projects.length} projects in the last {w.days} days. See
+              also <a href="/org/insights">insights</a>.
+            </p>
+            {adoptionDrawn.render(d.talents, { days: d.days, sort, order }, () => (
+              <AdoptionBody d={d} sort={sort} order={order} />
+            ))}
+          </Layout>,
+        );
+      },
+      { orgPage: EXPERTISES_ADMIN },
+    );
 }

@@ -44,7 +44,11 @@ function ProjectHeader(props: { project: Project; tab: Tab }) {
   );
 }
 
-function Activity(props: { events: Awaited<ReturnType<ComposedDeps["journal"]["list"]>>["events"]; projectId: string; nextBefore: string | null }) {
+function Activity(props: {
+  events: Awaited<ReturnType<ComposedDeps["journal"]["list"]>>["events"];
+  projectId: string;
+  nextBefore: string | null;
+}) {
   const byKind = new Map<string, number>();
   for (const e of props.events) byKind.set(e.kind, (byKind.get(e.kind) ?? 0) + 1);
   return (
@@ -135,139 +139,160 @@ export function projectPages(deps: ComposedDeps) {
 
   return new Elysia()
     .use(createPageGuard(deps))
-    .get("/projects/new", async ({ page: ctx }) => {
-      return page(
-        <Layout title="New project" user={ctx.session.user} nav={ctx.nav}>
-          <div class="card narrow">
-            <h1>New project</h1>
-            <p class="muted">A project is one codebase: its talents, its keys, its agents' activity.</p>
-            <form method="post" action="/web/projects" hx-post="/web/projects">
-              <label for="name">Name</label>
-              <input id="name" name="name" required maxlength={100} autofocus />
-              <label for="description">Description (optional)</label>
-              <input id="description" name="description" maxlength={1000} />
-              <label for="repository">Repository (optional, e.g. payments-api)</label>
-              <input id="repository" name="repository" maxlength={200} />
-              <p>
-                <button type="submit">Create and choose talents</button>
-              </p>
-            </form>
-          </div>
-        </Layout>,
-      );
-    }, { orgPage: "member" })
-    .get("/projects/:id/onboarding", async ({ page: ctx, org, params, query }) => {
-      const project = await getProject(deps.database, org.id, params.id);
-      const step = query.step === "connect" ? "connect" : "talents";
-      const steps = (
-        <ol class="steps">
-          <li aria-current={step === "talents" ? "step" : undefined}>
-            <a href={`/projects/${project.id}/onboarding`}>Choose talents</a>
-          </li>
-          <li aria-current={step === "connect" ? "step" : undefined}>
-            <a href={`/projects/${project.id}/onboarding?step=connect`}>Connect an agent</a>
-          </li>
-        </ol>
-      );
-      if (step === "connect") {
+    .get(
+      "/projects/new",
+      async ({ page: ctx }) => {
         return page(
-          <Layout title={`Connect an agent · ${project.name}`} user={ctx.session.user} nav={ctx.nav}>
-            <h1>{project.name}: connect an agent</h1>
+          <Layout title="New project" user={ctx.session.user} nav={ctx.nav}>
+            <div class="card narrow">
+              <h1>New project</h1>
+              <p class="muted">A project is one codebase: its talents, its keys, its agents' activity.</p>
+              <form method="post" action="/web/projects" hx-post="/web/projects">
+                <label for="name">Name</label>
+                <input id="name" name="name" required maxlength={100} autofocus />
+                <label for="description">Description (optional)</label>
+                <input id="description" name="description" maxlength={1000} />
+                <label for="repository">Repository (optional, e.g. payments-api)</label>
+                <input id="repository" name="repository" maxlength={200} />
+                <p>
+                  <button type="submit">Create and choose talents</button>
+                </p>
+              </form>
+            </div>
+          </Layout>,
+        );
+      },
+      { orgPage: "member" },
+    )
+    .get(
+      "/projects/:id/onboarding",
+      async ({ page: ctx, org, params, query }) => {
+        const project = await getProject(deps.database, org.id, params.id);
+        const step = query.step === "connect" ? "connect" : "talents";
+        const steps = (
+          <ol class="steps">
+            <li aria-current={step === "talents" ? "step" : undefined}>
+              <a href={`/projects/${project.id}/onboarding`}>Choose talents</a>
+            </li>
+            <li aria-current={step === "connect" ? "step" : undefined}>
+              <a href={`/projects/${project.id}/onboarding?step=connect`}>Connect an agent</a>
+            </li>
+          </ol>
+        );
+        if (step === "connect") {
+          return page(
+            <Layout title={`Connect an agent · ${project.name}`} user={ctx.session.user} nav={ctx.nav}>
+              <h1>{project.name}: connect an agent</h1>
+              {steps}
+              <section class="card">
+                <h2>Interactive agents</h2>
+                <p>Add this project to your agent; it opens a browser to sign in and allow it. Then ask it to follow AGENTS.md.</p>
+                {connectionKitHtml(deps.config.baseUrl, project)}
+              </section>
+              <section class="card">
+                <h2>Hooks and CI</h2>
+                <p>They use the project's automation key with the key API (curl or the talentd client).</p>
+                <AutomationKey projectId={project.id} />
+              </section>
+              <p>
+                <a class="button" href={`/projects/${project.id}`}>
+                  Done: open the project
+                </a>
+              </p>
+            </Layout>,
+          );
+        }
+        const [overview, specs] = await Promise.all([
+          installedOverview({ database: deps.database, catalog: catalog() }, project),
+          listSpecializations(deps.database, catalog(), project.organizationId),
+        ]);
+        return page(
+          <Layout title={`Choose talents · ${project.name}`} user={ctx.session.user} nav={ctx.nav}>
+            <h1>{project.name}: choose talents</h1>
             {steps}
             <section class="card">
-              <h2>Interactive agents</h2>
-              <p>Add this project to your agent; it opens a browser to sign in and allow it. Then ask it to follow AGENTS.md.</p>
-              {connectionKitHtml(deps.config.baseUrl, project)}
+              <h2>Start from a specialization</h2>
+              <p class="muted">A bundle for a kind of codebase; its prerequisites come along. You can change everything later.</p>
+              <ul class="spec-list">
+                {specs.map((s) => (
+                  <li>
+                    <form
+                      method="post"
+                      action={`/web/projects/${project.id}/apply-specialization`}
+                      hx-post={`/web/projects/${project.id}/apply-specialization`}
+                    >
+                      <input type="hidden" name="specializationId" value={s.id} />
+                      <input type="hidden" name="return" value={`/projects/${project.id}/onboarding`} />
+                      <strong>{s.name}</strong>
+                      {s.builtIn ? null : <span class="tag">custom</span>} <span class="muted small">{s.talents.join(", ")}</span>
+                      <div class="small">{s.description}</div>
+                      <button type="submit" class="small">
+                        Apply<span class="visually-hidden"> {s.name}</span>
+                      </button>
+                    </form>
+                  </li>
+                ))}
+              </ul>
+              <p>
+                Or <a href={`/catalog?project=${project.id}`}>pick single talents in the catalog</a>.
+              </p>
             </section>
-            <section class="card">
-              <h2>Hooks and CI</h2>
-              <p>They use the project's automation key with the key API (curl or the talentd client).</p>
-              <AutomationKey projectId={project.id} />
-            </section>
+            <InstalledSection projectId={project.id} overview={overview} catalog={catalog()} />
             <p>
-              <a class="button" href={`/projects/${project.id}`}>
-                Done: open the project
+              <a class="button" href={`/projects/${project.id}/onboarding?step=connect`}>
+                Next: connect an agent
               </a>
             </p>
           </Layout>,
         );
-      }
-      const [overview, specs] = await Promise.all([installedOverview({ database: deps.database, catalog: catalog() }, project), listSpecializations(deps.database, catalog(), project.organizationId)]);
-      return page(
-        <Layout title={`Choose talents · ${project.name}`} user={ctx.session.user} nav={ctx.nav}>
-          <h1>{project.name}: choose talents</h1>
-          {steps}
-          <section class="card">
-            <h2>Start from a specialization</h2>
-            <p class="muted">A bundle for a kind of codebase; its prerequisites come along. You can change everything later.</p>
-            <ul class="spec-list">
-              {specs.map((s) => (
-                <li>
-                  <form method="post" action={`/web/projects/${project.id}/apply-specialization`} hx-post={`/web/projects/${project.id}/apply-specialization`}>
-                    <input type="hidden" name="specializationId" value={s.id} />
-                    <input type="hidden" name="return" value={`/projects/${project.id}/onboarding`} />
-                    <strong>{s.name}</strong>
-                    {s.builtIn ? null : <span class="tag">custom</span>} <span class="muted small">{s.talents.join(", ")}</span>
-                    <div class="small">{s.description}</div>
-                    <button type="submit" class="small">
-                      Apply<span class="visually-hidden"> {s.name}</span>
-                    </button>
-                  </form>
-                </li>
-              ))}
-            </ul>
-            <p>
-              Or <a href={`/catalog?project=${project.id}`}>pick single talents in the catalog</a>.
-            </p>
-          </section>
-          <InstalledSection projectId={project.id} overview={overview} catalog={catalog()} />
-          <p>
-            <a class="button" href={`/projects/${project.id}/onboarding?step=connect`}>
-              Next: connect an agent
-            </a>
-          </p>
-        </Layout>,
-      );
-    }, { orgPage: "member" })
-    .get("/projects/:id", async ({ page: ctx, org, params, query }) => {
-      const project = await getProject(deps.database, org.id, params.id);
-      const tab: Tab = (TABS as readonly string[]).includes(String(query.tab)) ? (query.tab as Tab) : "overview";
-      let body: Child;
-      if (tab === "activity") {
-        const before = typeof query.before === "string" && /^trc_[0-9A-Z]{26}$/.test(query.before) ? query.before : undefined;
-        const pageOfEvents = await deps.journal.list(project.id, 50, before);
-        body = <Activity events={pageOfEvents.events} projectId={project.id} nextBefore={pageOfEvents.nextBefore} />;
-      } else if (tab === "keys") {
-        body = <KeysSection projectId={project.id} keys={await listKeys(deps.database, project.id)} />;
-      } else if (tab === "settings") {
-        body = <Settings project={project} admin={isOrgAdmin(org)} />;
-      } else {
-        const overview = await installedOverview({ database: deps.database, catalog: catalog() }, project);
-        body = (
-          <>
-            <InstalledSection projectId={project.id} overview={overview} catalog={catalog()} />
-            <details class="card" id="connection">
-              <summary>
-                <h2>Connect an agent</h2>
-              </summary>
-              {connectionKitHtml(deps.config.baseUrl, project)}
-            </details>
-            <details class="card" id="ci">
-              <summary>
-                <h2>CI validation and hooks</h2>
-              </summary>
-              <p>Hooks and CI call the key API with the project's automation key (<code>TALENTD_URL</code>, <code>TALENTD_KEY</code>).</p>
-              <AutomationKey projectId={project.id} />
-              <pre>{connectionKit(deps.config.baseUrl, project).automation.hook}</pre>
-            </details>
-          </>
+      },
+      { orgPage: "member" },
+    )
+    .get(
+      "/projects/:id",
+      async ({ page: ctx, org, params, query }) => {
+        const project = await getProject(deps.database, org.id, params.id);
+        const tab: Tab = (TABS as readonly string[]).includes(String(query.tab)) ? (query.tab as Tab) : "overview";
+        let body: Child;
+        if (tab === "activity") {
+          const before = typeof query.before === "string" && /^trc_[0-9A-Z]{26}$/.test(query.before) ? query.before : undefined;
+          const pageOfEvents = await deps.journal.list(project.id, 50, before);
+          body = <Activity events={pageOfEvents.events} projectId={project.id} nextBefore={pageOfEvents.nextBefore} />;
+        } else if (tab === "keys") {
+          body = <KeysSection projectId={project.id} keys={await listKeys(deps.database, project.id)} />;
+        } else if (tab === "settings") {
+          body = <Settings project={project} admin={isOrgAdmin(org)} />;
+        } else {
+          const overview = await installedOverview({ database: deps.database, catalog: catalog() }, project);
+          body = (
+            <>
+              <InstalledSection projectId={project.id} overview={overview} catalog={catalog()} />
+              <details class="card" id="connection">
+                <summary>
+                  <h2>Connect an agent</h2>
+                </summary>
+                {connectionKitHtml(deps.config.baseUrl, project)}
+              </details>
+              <details class="card" id="ci">
+                <summary>
+                  <h2>CI validation and hooks</h2>
+                </summary>
+                <p>
+                  Hooks and CI call the key API with the project's automation key (<code>TALENTD_URL</code>, <code>TALENTD_KEY</code>).
+                </p>
+                <AutomationKey projectId={project.id} />
+                <pre>{connectionKit(deps.config.baseUrl, project).automation.hook}</pre>
+              </details>
+            </>
+          );
+        }
+        return page(
+          <Layout title={project.name} user={ctx.session.user} nav={ctx.nav}>
+            <ProjectHeader project={project} tab={tab} />
+            {body}
+          </Layout>,
         );
-      }
-      return page(
-        <Layout title={project.name} user={ctx.session.user} nav={ctx.nav}>
-          <ProjectHeader project={project} tab={tab} />
-          {body}
-        </Layout>,
-      );
-    }, { orgPage: "member" });
+      },
+      { orgPage: "member" },
+    );
 }

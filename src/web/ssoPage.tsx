@@ -34,8 +34,8 @@ function DomainClaims(props: { data: Public; outcome?: { ok: boolean; message: s
     <section class="card" aria-labelledby="sso-claims-h" id="sso-claims">
       <h2 id="sso-claims-h">Domains</h2>
       <p class="muted">
-        A domain signs people in only once it is proven yours: publish the TXT record shown at your DNS provider, then verify. A platform administrator can also approve a
-        domain (one without public DNS, say).
+        A domain signs people in only once it is proven yours: publish the TXT record shown at your DNS provider, then verify. A platform
+        administrator can also approve a domain (one without public DNS, say).
       </p>
       {props.outcome ? (
         <p class={props.outcome.ok ? "ok" : "error"} role={props.outcome.ok ? "status" : "alert"} id="sso-verify-outcome">
@@ -89,14 +89,18 @@ function SsoPage(props: { ctx: PageContext; data: Public; test?: TestResult; ver
       </p>
       <h1>Single sign-on</h1>
       <p class="muted">
-        People whose e-mail is at one of the domains below sign in through your identity provider. New people join {props.ctx.active?.name} as members.
+        People whose e-mail is at one of the domains below sign in through your identity provider. New people join {props.ctx.active?.name}{" "}
+        as members.
       </p>
       {props.test ? (
         <section class="card" id="sso-test" aria-labelledby="sso-test-h">
           <h2 id="sso-test-h">{props.test.ok ? "The configuration checks out" : "The configuration has problems"}</h2>
           {props.test.ok ? null : (
             <p class="error" role="alert" id="sso-test-problems">
-              {props.test.checks.filter((c) => !c.ok).map((c) => `${c.name}: ${c.message}`).join(" ")}
+              {props.test.checks
+                .filter((c) => !c.ok)
+                .map((c) => `${c.name}: ${c.message}`)
+                .join(" ")}
             </p>
           )}
           <ul>
@@ -141,7 +145,8 @@ function SsoPage(props: { ctx: PageContext; data: Public; test?: TestResult; ver
         {s ? (
           <p class="muted">
             {s.type.toUpperCase()} for {s.domains.join(", ")}
-            {s.enforce ? "; password sign-in refused for these domains" : ""}. {s.testedAt ? `Last test passed ${s.testedAt}.` : "Not tested since the last change."}
+            {s.enforce ? "; password sign-in refused for these domains" : ""}.{" "}
+            {s.testedAt ? `Last test passed ${s.testedAt}.` : "Not tested since the last change."}
           </p>
         ) : null}
         <form method="post" action="/web/orgs/current/sso" hx-post="/web/orgs/current/sso" id="sso-form">
@@ -158,9 +163,17 @@ function SsoPage(props: { ctx: PageContext; data: Public; test?: TestResult; ver
             </div>
           </fieldset>
           <label for="sso-domains">E-mail domains (separated by commas)</label>
-          <input id="sso-domains" name="domains" type="text" required value={s?.domains.join(", ") ?? ""} placeholder="example.com, example.org" />
+          <input
+            id="sso-domains"
+            name="domains"
+            type="text"
+            required
+            value={s?.domains.join(", ") ?? ""}
+            placeholder="example.com, example.org"
+          />
           <label class="check">
-            <input type="checkbox" name="enforce" value="true" checked={s?.enforce ?? false} /> Enforce: refuse password sign-in for these domains
+            <input type="checkbox" name="enforce" value="true" checked={s?.enforce ?? false} /> Enforce: refuse password sign-in for these
+            domains
           </label>
           <fieldset>
             <legend>OpenID Connect</legend>
@@ -200,7 +213,12 @@ function SsoPage(props: { ctx: PageContext; data: Public; test?: TestResult; ver
               Test the configuration
             </button>
           </form>
-          <form method="post" action="/web/orgs/current/sso?_method=DELETE" hx-delete="/web/orgs/current/sso" hx-confirm={confirmations.removeSso().question}>
+          <form
+            method="post"
+            action="/web/orgs/current/sso?_method=DELETE"
+            hx-delete="/web/orgs/current/sso"
+            hx-confirm={confirmations.removeSso().question}
+          >
             <p>
               <button type="submit" class="danger">
                 Remove single sign-on
@@ -222,34 +240,61 @@ export function ssoPages(deps: ComposedDeps) {
   deps.views.register("DELETE", "/web/orgs/current/sso", { redirect: () => "/org/sso" });
   return new Elysia()
     .use(createPageGuard(deps))
-    .get("/org/sso", async ({ page: ctx, org }) => {
-      return page(<SsoPage ctx={ctx} data={publicSso(deps.config, org.id, await loadSso(deps.database, org.id))} />);
-    }, { orgPage: SSO_ADMIN })
-    .post("/org/sso/test", async ({ page: ctx, org, request, server }) => {
-      const settings = await loadSso(deps.database, org.id);
-      if (!settings) throw notFound("This organization has no single sign-on to test: save a configuration first.");
-      const result = await testSso(settings, deps.config.egress);
-      await deps.database.write(async (tx) => {
-        if (result.ok) await markTested(tx, org.id);
-        await recordSecurityEvent(tx, { kind: "sso.tested", userId: ctx.session.user.id, email: ctx.session.user.email, ...clientMeta(request, server), detail: { organizationId: org.id, ok: result.ok, problems: result.problems } });
-      });
-      const link = `${deps.config.baseUrl}/api/auth/sso/${settings.verifiedDomains[0] ?? settings.domains[0]}?next=${encodeURIComponent("/org/sso")}`;
-      const data = publicSso(deps.config, org.id, await loadSso(deps.database, org.id));
-      return page(<SsoPage ctx={ctx} data={data} test={{ ...result, link }} />, 200);
-    }, { orgPage: SSO_ADMIN })
-    .post("/org/sso/verify", async ({ page: ctx, org, request, body, server }) => {
-      const domain = (formField(body, "domain") ?? "").trim().toLowerCase().slice(0, 253);
-      let verify: { ok: boolean; message: string };
-      let status = 200;
-      try {
-        await verifyDomainByDns(deps.database, txtLookup(deps.config), org.id, domain);
-        await recordSecurityEvent(deps.database, { kind: "sso.domain_verified", userId: ctx.session.user.id, email: ctx.session.user.email, ...clientMeta(request, server), detail: { organizationId: org.id, domain, by: "dns" } });
-        verify = { ok: true, message: `${domain} is verified: people at ${domain} now sign in through your identity provider.` };
-      } catch (e) {
-        if (!(e instanceof AppError)) throw e;
-        verify = { ok: false, message: e.message };
-        status = e.status;
-      }
-      return page(<SsoPage ctx={ctx} data={publicSso(deps.config, org.id, await loadSso(deps.database, org.id))} verify={verify} />, status);
-    }, { orgPage: SSO_ADMIN });
+    .get(
+      "/org/sso",
+      async ({ page: ctx, org }) => {
+        return page(<SsoPage ctx={ctx} data={publicSso(deps.config, org.id, await loadSso(deps.database, org.id))} />);
+      },
+      { orgPage: SSO_ADMIN },
+    )
+    .post(
+      "/org/sso/test",
+      async ({ page: ctx, org, request, server }) => {
+        const settings = await loadSso(deps.database, org.id);
+        if (!settings) throw notFound("This organization has no single sign-on to test: save a configuration first.");
+        const result = await testSso(settings, deps.config.egress);
+        await deps.database.write(async (tx) => {
+          if (result.ok) await markTested(tx, org.id);
+          await recordSecurityEvent(tx, {
+            kind: "sso.tested",
+            userId: ctx.session.user.id,
+            email: ctx.session.user.email,
+            ...clientMeta(request, server),
+            detail: { organizationId: org.id, ok: result.ok, problems: result.problems },
+          });
+        });
+        const link = `${deps.config.baseUrl}/api/auth/sso/${settings.verifiedDomains[0] ?? settings.domains[0]}?next=${encodeURIComponent("/org/sso")}`;
+        const data = publicSso(deps.config, org.id, await loadSso(deps.database, org.id));
+        return page(<SsoPage ctx={ctx} data={data} test={{ ...result, link }} />, 200);
+      },
+      { orgPage: SSO_ADMIN },
+    )
+    .post(
+      "/org/sso/verify",
+      async ({ page: ctx, org, request, body, server }) => {
+        const domain = (formField(body, "domain") ?? "").trim().toLowerCase().slice(0, 253);
+        let verify: { ok: boolean; message: string };
+        let status = 200;
+        try {
+          await verifyDomainByDns(deps.database, txtLookup(deps.config), org.id, domain);
+          await recordSecurityEvent(deps.database, {
+            kind: "sso.domain_verified",
+            userId: ctx.session.user.id,
+            email: ctx.session.user.email,
+            ...clientMeta(request, server),
+            detail: { organizationId: org.id, domain, by: "dns" },
+          });
+          verify = { ok: true, message: `${domain} is verified: people at ${domain} now sign in through your identity provider.` };
+        } catch (e) {
+          if (!(e instanceof AppError)) throw e;
+          verify = { ok: false, message: e.message };
+          status = e.status;
+        }
+        return page(
+          <SsoPage ctx={ctx} data={publicSso(deps.config, org.id, await loadSso(deps.database, org.id))} verify={verify} />,
+          status,
+        );
+      },
+      { orgPage: SSO_ADMIN },
+    );
 }

@@ -80,22 +80,22 @@ export function webViews(registry: ViewRegistry) {
       if (typeof r === "string" && r !== "") returns.set(request, r);
     })
     .onAfterHandle({ as: "global" }, async ({ request, route, params, body, responseValue }) => {
-    if (!route.startsWith("/web/") || responseValue instanceof Response) return;
-    const htmx = isHtmx(request);
-    const navigation = !htmx && request.method !== "GET" && isNavigation(request);
-    if (!htmx && !navigation) return;
-    const view = registry.get(request.method, route);
-    const ctx: ViewContext = { request, params: (params ?? {}) as Record<string, string>, body };
-    if (htmx) {
-      const to = view?.redirect?.(responseValue, ctx);
-      if (to) return new Response(null, { status: 204, headers: { "hx-redirect": to } });
-      if (view?.fragment) {
-        const html = String(await view.fragment(responseValue, ctx));
-        return new Response(html, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } });
+      if (!route.startsWith("/web/") || responseValue instanceof Response) return;
+      const htmx = isHtmx(request);
+      const navigation = !htmx && request.method !== "GET" && isNavigation(request);
+      if (!htmx && !navigation) return;
+      const view = registry.get(request.method, route);
+      const ctx: ViewContext = { request, params: (params ?? {}) as Record<string, string>, body };
+      if (htmx) {
+        const to = view?.redirect?.(responseValue, ctx);
+        if (to) return new Response(null, { status: 204, headers: { "hx-redirect": to } });
+        if (view?.fragment) {
+          const html = String(await view.fragment(responseValue, ctx));
+          return new Response(html, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } });
+        }
+        return new Response(null, { status: 204, headers: { "hx-refresh": "true" } });
       }
-      return new Response(null, { status: 204, headers: { "hx-refresh": "true" } });
-    }
-    const to = view?.redirect?.(responseValue, ctx) ?? returnPath(request, "/");
-    return new Response(null, { status: 303, headers: { location: to, "cache-control": "no-store" } });
-  });
+      const to = view?.redirect?.(responseValue, ctx) ?? returnPath(request, "/");
+      return new Response(null, { status: 303, headers: { location: to, "cache-control": "no-store" } });
+    });
 }

@@ -6,7 +6,20 @@
  * (the 1,000,000-event figure rests on them) and every failure path.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { ANY_EVENT_SQL, DAY_MS, dayOf, eachDay, eachSpan, forgetDays, HOUR_EVENTS_SQL, HOUR_MS, projectDays, SPAN_COUNTS_SQL, SPAN_ROWS, SPAN_VERDICTS_SQL } from "../../src/activity/daily";
+import {
+  ANY_EVENT_SQL,
+  DAY_MS,
+  dayOf,
+  eachDay,
+  eachSpan,
+  forgetDays,
+  HOUR_EVENTS_SQL,
+  HOUR_MS,
+  projectDays,
+  SPAN_COUNTS_SQL,
+  SPAN_ROWS,
+  SPAN_VERDICTS_SQL,
+} from "../../src/activity/daily";
 import { FAILED_CALLS_ORG_SQL } from "../../src/activity/insights";
 import { readWindow } from "../../src/activity/summaries";
 import { AUDITED } from "../../src/activity/usage";
@@ -30,7 +43,9 @@ describe("query plans: the summary reads indexes only (the 1,000,000-event figur
     const p = await plan(HOUR_EVENTS_SQL, ["prj_x", 480_000]);
     expect(p).toContain("USING COVERING INDEX trace_events_summary_idx (project_id=? AND <expr>=?)");
     expect(p).not.toContain("TEMP B-TREE");
-    expect(await plan(ANY_EVENT_SQL, ["prj_x", 480_000, 480_023])).toContain("USING COVERING INDEX trace_events_summary_idx (project_id=? AND <expr>>? AND <expr><?)");
+    expect(await plan(ANY_EVENT_SQL, ["prj_x", 480_000, 480_023])).toContain(
+      "USING COVERING INDEX trace_events_summary_idx (project_id=? AND <expr>>? AND <expr><?)",
+    );
   });
 
   test("resolutions and reports of a period: covering (project_id, created_at) indexes; verdicts join the results by their primary key", async () => {
@@ -152,7 +167,11 @@ describe("GET /web/projects/:id/traces/summary?days= (any member): counts per da
     expect(spans).toEqual([[100 * DAY_MS, 103 * DAY_MS]]);
     spans.length = 0;
     await eachSpan(100, 102, SPAN_ROWS + 1, async (from, to) => void spans.push([from, to]));
-    expect(spans).toEqual([[100 * DAY_MS, 101 * DAY_MS], [101 * DAY_MS, 102 * DAY_MS], [102 * DAY_MS, 103 * DAY_MS]]);
+    expect(spans).toEqual([
+      [100 * DAY_MS, 101 * DAY_MS],
+      [101 * DAY_MS, 102 * DAY_MS],
+      [102 * DAY_MS, 103 * DAY_MS],
+    ]);
     const seen: number[] = [];
     await eachDay(100, 109, async (_f, _t, day) => void seen.push(day), { newestFirst: true, stop: () => seen.length >= 3 });
     expect(seen).toEqual([109, 108, 107]);
@@ -194,7 +213,9 @@ describe("GET /web/projects/:id/talents/<talentId>/usage?days= (any member): des
       latestVersion: env.state.catalog!.get("typescript-strict")!.version,
       lastVerdict: { verdict: "pass", resolutionId: r1 },
     });
-    expect(r.body.versions).toEqual([expect.objectContaining({ version: env.state.catalog!.get("typescript-strict")!.version, latest: true, designated: 2, audited: 1 })]);
+    expect(r.body.versions).toEqual([
+      expect.objectContaining({ version: env.state.catalog!.get("typescript-strict")!.version, latest: true, designated: 2, audited: 1 }),
+    ]);
     expect(Date.now() - Date.parse(r.body.lastUsedAt)).toBeLessThan(60_000);
     expect(r.body.byDay.at(-1)).toEqual({ date: today(), designated: 2, audited: 1 });
     const other = await s.owner.get(`/web/projects/${s.project.id}/talents/javascript-base/usage?days=7`);
@@ -206,8 +227,23 @@ describe("GET /web/projects/:id/talents/<talentId>/usage?days= (any member): des
     const s = await setup();
     const never = await s.owner.get(`/web/projects/${s.project.id}/talents/sql-base/usage`);
     expect(never.status).toBe(200);
-    expect(never.body).toMatchObject({ installed: { state: "not_installed", installedAt: null }, designated: 0, auditRate: null, lastUsedAt: null, lastVerdict: null, versions: [] });
-    for (const path of ["talents/no-such-talent/usage", "talents/%40nobody%2Fx/usage", "talents/@nobody/x/usage", "talents/typescript-strict", "talents/typescript-strict/usage/more", "talents//usage", "talents/usage"]) {
+    expect(never.body).toMatchObject({
+      installed: { state: "not_installed", installedAt: null },
+      designated: 0,
+      auditRate: null,
+      lastUsedAt: null,
+      lastVerdict: null,
+      versions: [],
+    });
+    for (const path of [
+      "talents/no-such-talent/usage",
+      "talents/%40nobody%2Fx/usage",
+      "talents/@nobody/x/usage",
+      "talents/typescript-strict",
+      "talents/typescript-strict/usage/more",
+      "talents//usage",
+      "talents/usage",
+    ]) {
       const r = await s.owner.get(`/web/projects/${s.project.id}/${path}`);
       expect(`${path} → ${r.status} ${r.body.error}`).toBe(`${path} → 404 not_found`);
     }
@@ -219,11 +255,28 @@ describe("GET /web/projects/:id/talents/<talentId>/usage?days= (any member): des
     await s.api("PATCH", "/api/projects/current/talents", { talent: ref });
     const rid = await s.prepare([ref, "typescript-strict"]);
     await s.api("GET", `/api/validation/playbook?resolutionId=${rid}`);
-    expect((await s.api("POST", "/api/validation/reports", { submissionId: "e1", resolutionId: rid, expertiseResults: [{ id: ref, verdict: "fail", missing: ["idempotency key"] }] })).status).toBe(201);
+    expect(
+      (
+        await s.api("POST", "/api/validation/reports", {
+          submissionId: "e1",
+          resolutionId: rid,
+          expertiseResults: [{ id: ref, verdict: "fail", missing: ["idempotency key"] }],
+        })
+      ).status,
+    ).toBe(201);
     for (const path of [`talents/${ref}/usage`, `talents/${encodeURIComponent(ref)}/usage`]) {
       const r = await s.owner.get(`/web/projects/${s.project.id}/${path}`);
       expect(r.status).toBe(200);
-      expect(r.body).toMatchObject({ talentId: ref, kind: "expertise", expertiseId: id, designated: 1, audited: 1, latestVersion: "1", outcomes: { fail: 1 }, installed: { state: "active" } });
+      expect(r.body).toMatchObject({
+        talentId: ref,
+        kind: "expertise",
+        expertiseId: id,
+        designated: 1,
+        audited: 1,
+        latestVersion: "1",
+        outcomes: { fail: 1 },
+        installed: { state: "active" },
+      });
       expect(r.body.versions).toEqual([expect.objectContaining({ version: "1", latest: true })]);
     }
   });
@@ -246,13 +299,24 @@ describe("GET /web/activity/summary?days= (any member): the same per project for
     expect(quiet.totals).toMatchObject({ events: 1, resolutions: 0, byKind: { catalog: 1 } });
     expect(quiet.byDay).toHaveLength(7);
     expect(quiet.byDay.at(-2)).toMatchObject({ events: 1 });
-    expect(r.body.totals).toMatchObject({ events: 4, resolutions: 1, projects: 2, byKind: { install: 1, prepare_task: 1, doctor: 1, catalog: 1 } });
+    expect(r.body.totals).toMatchObject({
+      events: 4,
+      resolutions: 1,
+      projects: 2,
+      byKind: { install: 1, prepare_task: 1, doctor: 1, catalog: 1 },
+    });
     expect(r.body.byDay.at(-1)).toMatchObject({ date: today(), events: 3, resolutions: 1 });
   });
 });
 
 describe("failure paths of the activity routes (organization rule 1; docs/design.md 'One error model')", () => {
-  const routes = (p: string) => [`/web/projects/${p}/traces/summary`, `/web/projects/${p}/talents/typescript-strict/usage`, "/web/activity/summary", "/web/orgs/current/insights", "/web/orgs/current/talent-adoption"];
+  const routes = (p: string) => [
+    `/web/projects/${p}/traces/summary`,
+    `/web/projects/${p}/talents/typescript-strict/usage`,
+    "/web/activity/summary",
+    "/web/orgs/current/insights",
+    "/web/orgs/current/talent-adoption",
+  ];
 
   test("no session → 401 unauthenticated, whatever the query", async () => {
     const s = await setup();

@@ -18,7 +18,8 @@ beforeAll(async () => {
 });
 afterAll(() => env.close());
 
-const backdate = (resolutionId: string, ms: number) => sql(env, "UPDATE resolutions SET created_at = created_at - ? WHERE id = ?", [ms, resolutionId]);
+const backdate = (resolutionId: string, ms: number) =>
+  sql(env, "UPDATE resolutions SET created_at = created_at - ? WHERE id = ?", [ms, resolutionId]);
 
 describe("GET /web/orgs/current/insights (owner/admin): each item with the ids to fix it", () => {
   test("failed calls by error code and day, with the kinds and projects they came from", async () => {
@@ -31,8 +32,22 @@ describe("GET /web/orgs/current/insights (owner/admin): each item with the ids t
     expect(r.status).toBe(200);
     expect(r.body.failedCalls.total).toBe(3);
     expect(r.body.failedCalls.byCode).toEqual([
-      { code: "unknown_talents", status: 400, count: 2, lastAt: expect.any(String), byKind: { prepare_task: 2 }, projects: [{ projectId: s.project.id, projectName: s.project.name, count: 2 }] },
-      { code: "not_found", status: 404, count: 1, lastAt: expect.any(String), byKind: { validate: 1 }, projects: [{ projectId: s.project.id, projectName: s.project.name, count: 1 }] },
+      {
+        code: "unknown_talents",
+        status: 400,
+        count: 2,
+        lastAt: expect.any(String),
+        byKind: { prepare_task: 2 },
+        projects: [{ projectId: s.project.id, projectName: s.project.name, count: 2 }],
+      },
+      {
+        code: "not_found",
+        status: 404,
+        count: 1,
+        lastAt: expect.any(String),
+        byKind: { validate: 1 },
+        projects: [{ projectId: s.project.id, projectName: s.project.name, count: 1 }],
+      },
     ]);
     expect(r.body.failedCalls.byDay).toHaveLength(30);
     expect(r.body.failedCalls.byDay.at(-1)).toMatchObject({ count: 3, byCode: { unknown_talents: 2, not_found: 1 } });
@@ -44,18 +59,33 @@ describe("GET /web/orgs/current/insights (owner/admin): each item with the ids t
   test("a call refused to a key of the project (a scope it lacks → 403, revoked → 401) is a failed call with its code; an unknown key is traced nowhere", async () => {
     const s = await loopProject(env);
     const narrow = await createKey(s.owner, s.project.id, ["doctor"]);
-    const asNarrow = await withKey(env, narrow.value, "/api/prepare-task", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ talentIds: ["typescript-strict"] }) });
+    const asNarrow = await withKey(env, narrow.value, "/api/prepare-task", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ talentIds: ["typescript-strict"] }),
+    });
     expect(asNarrow.status).toBe(403);
     expect((await s.owner.del(`/web/projects/${s.project.id}/keys/${narrow.key.id}`)).status).toBeLessThan(300);
     expect((await withKey(env, narrow.value, "/api/doctor")).status).toBe(401);
     expect((await withKey(env, "tdk_unknown_" + "x".repeat(40), "/api/doctor")).status).toBe(401);
     const r = await s.owner.get("/web/orgs/current/insights");
     const codes = Object.fromEntries(
-      r.body.failedCalls.byCode.filter((c: { projects: { projectId: string }[] }) => c.projects.some((p) => p.projectId === s.project.id)).map((c: { code: string; status: number; count: number; byKind: object }) => [c.code, [c.status, c.count, c.byKind]]),
+      r.body.failedCalls.byCode
+        .filter((c: { projects: { projectId: string }[] }) => c.projects.some((p) => p.projectId === s.project.id))
+        .map((c: { code: string; status: number; count: number; byKind: object }) => [c.code, [c.status, c.count, c.byKind]]),
     );
     expect(codes).toEqual({ insufficient_scope: [403, 1, { prepare_task: 1 }], invalid_token: [401, 1, { doctor: 1 }] });
     const traces = (await s.owner.get(`/web/projects/${s.project.id}/traces?limit=10`)).body.events;
-    expect(traces.filter((e: { status: number }) => e.status >= 400).map((e: { author: { id: string; name: string }; status: number; detail: unknown }) => [e.author.id, e.author.name, e.status, e.detail])).toEqual([
+    expect(
+      traces
+        .filter((e: { status: number }) => e.status >= 400)
+        .map((e: { author: { id: string; name: string }; status: number; detail: unknown }) => [
+          e.author.id,
+          e.author.name,
+          e.status,
+          e.detail,
+        ]),
+    ).toEqual([
       [narrow.key.id, "key doctor", 401, { error: "invalid_token" }],
       [narrow.key.id, "key doctor", 403, { error: "insufficient_scope" }],
     ]);
@@ -64,15 +94,26 @@ describe("GET /web/orgs/current/insights (owner/admin): each item with the ids t
   test(`keys: expired, expiring within 14 days, never used after ${KEY_NEVER_USED_DAYS} days, unused for ${KEY_UNUSED_DAYS} days; revoked and recently used ones are not listed`, async () => {
     const s = await loopProject(env);
     await s.api("GET", "/api/doctor"); // the loop key is used now
-    const expiring = await createKey(s.owner, s.project.id, ["doctor"], { name: "expiring", expiresAt: new Date(Date.now() + 3 * DAY_MS).toISOString() });
-    const expired = await createKey(s.owner, s.project.id, ["doctor"], { name: "expired", expiresAt: new Date(Date.now() + 3 * DAY_MS).toISOString() });
+    const expiring = await createKey(s.owner, s.project.id, ["doctor"], {
+      name: "expiring",
+      expiresAt: new Date(Date.now() + 3 * DAY_MS).toISOString(),
+    });
+    const expired = await createKey(s.owner, s.project.id, ["doctor"], {
+      name: "expired",
+      expiresAt: new Date(Date.now() + 3 * DAY_MS).toISOString(),
+    });
     const never = await createKey(s.owner, s.project.id, ["doctor"], { name: "never" });
     const idle = await createKey(s.owner, s.project.id, ["doctor"], { name: "idle" });
     const fresh = await createKey(s.owner, s.project.id, ["doctor"], { name: "fresh" });
     const revoked = await createKey(s.owner, s.project.id, ["doctor"], { name: "revoked" });
     await s.owner.del(`/web/projects/${s.project.id}/keys/${revoked.key.id}`);
     await sql(env, "UPDATE api_keys SET expires_at = ? WHERE id = ?", [Date.now() - DAY_MS, expired.key.id]);
-    await sql(env, "UPDATE api_keys SET created_at = ? WHERE id IN (?, ?, ?)", [Date.now() - 40 * DAY_MS, never.key.id, idle.key.id, revoked.key.id]);
+    await sql(env, "UPDATE api_keys SET created_at = ? WHERE id IN (?, ?, ?)", [
+      Date.now() - 40 * DAY_MS,
+      never.key.id,
+      idle.key.id,
+      revoked.key.id,
+    ]);
     await sql(env, "UPDATE api_keys SET last_used_at = ? WHERE id = ?", [Date.now() - 31 * DAY_MS, idle.key.id]);
     const r = await s.owner.get("/web/orgs/current/insights");
     expect(r.body.keys.map((k: { reason: string; keyId: string }) => `${k.reason}:${k.keyId}`)).toEqual([
@@ -81,7 +122,13 @@ describe("GET /web/orgs/current/insights (owner/admin): each item with the ids t
       `never_used:${never.key.id}`,
       `unused:${idle.key.id}`,
     ]);
-    expect(r.body.keys[0]).toMatchObject({ name: "expired", projectId: s.project.id, projectName: s.project.name, automation: false, createdBy: { id: s.owner.userId, email: s.owner.email } });
+    expect(r.body.keys[0]).toMatchObject({
+      name: "expired",
+      projectId: s.project.id,
+      projectName: s.project.name,
+      automation: false,
+      createdBy: { id: s.owner.userId, email: s.owner.email },
+    });
     expect(JSON.stringify(r.body.keys)).not.toContain(fresh.key.id);
   });
 
@@ -93,8 +140,18 @@ describe("GET /web/orgs/current/insights (owner/admin): each item with the ids t
     await s.owner.post(`/web/projects/${clash.id}/talents`, { talents: ["conventional-commits", "git-commit-messages"] });
     const r = await s.owner.get("/web/orgs/current/insights");
     expect(r.body.projects).toEqual([
-      expect.objectContaining({ projectId: clash.id, projectName: "clash", missingPrerequisites: [], conflicts: [{ a: "conventional-commits", b: "git-commit-messages" }] }),
-      expect.objectContaining({ projectId: missing.id, projectName: "missing", missingPrerequisites: [{ id: "go-base", requiredBy: ["go-errors"], inCatalog: true }], conflicts: [] }),
+      expect.objectContaining({
+        projectId: clash.id,
+        projectName: "clash",
+        missingPrerequisites: [],
+        conflicts: [{ a: "conventional-commits", b: "git-commit-messages" }],
+      }),
+      expect.objectContaining({
+        projectId: missing.id,
+        projectName: "missing",
+        missingPrerequisites: [{ id: "go-base", requiredBy: ["go-errors"], inCatalog: true }],
+        conflicts: [],
+      }),
     ]);
   });
 
@@ -115,7 +172,18 @@ describe("GET /web/orgs/current/insights (owner/admin): each item with the ids t
       graceMinutes: 60,
       byProject: [{ projectId: s.project.id, projectName: s.project.name, served: 2, neverAudited: 1 }],
       byClient: [{ client: "agent-a/1.0", served: 2, neverAudited: 1 }],
-      recent: [{ resolutionId: unaudited, projectId: s.project.id, projectName: s.project.name, createdAt: expect.any(String), via: "api", author: { type: "key", id: s.keyId }, client: "agent-a/1.0", talents: ["typescript-strict", "javascript-base"] }],
+      recent: [
+        {
+          resolutionId: unaudited,
+          projectId: s.project.id,
+          projectName: s.project.name,
+          createdAt: expect.any(String),
+          via: "api",
+          author: { type: "key", id: s.keyId },
+          client: "agent-a/1.0",
+          talents: ["typescript-strict", "javascript-base"],
+        },
+      ],
     });
   });
 
@@ -127,9 +195,23 @@ describe("GET /web/orgs/current/insights (owner/admin): each item with the ids t
     const fixed = await s.prepare([ref]);
     await s.prepare([ref]); // no verdict yet
     const fail = { id: ref, verdict: "fail", missing: ["idempotency key"] };
-    expect((await s.api("POST", "/api/validation/reports", { submissionId: "f1", resolutionId: failed, expertiseResults: [fail] })).status).toBe(201);
-    const first = await s.api("POST", "/api/validation/reports", { submissionId: "x1", resolutionId: fixed, expertiseResults: [{ ...fail, missing: ["amount in cents"] }] });
-    expect((await s.api("POST", "/api/validation/reports", { submissionId: "x2", resolutionId: fixed, expertiseResults: [{ id: ref, verdict: "pass" }] })).status).toBe(201);
+    expect(
+      (await s.api("POST", "/api/validation/reports", { submissionId: "f1", resolutionId: failed, expertiseResults: [fail] })).status,
+    ).toBe(201);
+    const first = await s.api("POST", "/api/validation/reports", {
+      submissionId: "x1",
+      resolutionId: fixed,
+      expertiseResults: [{ ...fail, missing: ["amount in cents"] }],
+    });
+    expect(
+      (
+        await s.api("POST", "/api/validation/reports", {
+          submissionId: "x2",
+          resolutionId: fixed,
+          expertiseResults: [{ id: ref, verdict: "pass" }],
+        })
+      ).status,
+    ).toBe(201);
     const r = await s.owner.get("/web/orgs/current/insights");
     expect(r.body.expertises).toEqual([
       {
@@ -141,7 +223,16 @@ describe("GET /web/orgs/current/insights (owner/admin): each item with the ids t
         verdictRate: 0.667,
         verdicts: { pass: 1, fail: 2, not_applicable: 0 },
         outcomes: { pass: 1, fail: 1, not_applicable: 0 },
-        lastFail: { at: expect.any(String), projectId: s.project.id, projectName: s.project.name, resolutionId: fixed, reportId: first.body.reportId, evidence: [], missing: ["amount in cents"], note: null },
+        lastFail: {
+          at: expect.any(String),
+          projectId: s.project.id,
+          projectName: s.project.name,
+          resolutionId: fixed,
+          reportId: first.body.reportId,
+          evidence: [],
+          missing: ["amount in cents"],
+          note: null,
+        },
       },
     ]);
   });
@@ -200,8 +291,23 @@ describe("GET /web/orgs/current/talent-adoption (owner/admin): per talent and ex
       lastUsedAt: expect.any(String),
     });
     expect(r.body.talents[0].id).toBe("typescript-strict"); // the most designated first
-    expect(r.body.talents.find((t: { id: string }) => t.id === "javascript-base")).toMatchObject({ projects: { installed: 2, active: 2 }, designations: 1, audited: 0, auditRate: 0, withVerdict: 0, verdictRate: 0 });
-    expect(r.body.talents.find((t: { id: string }) => t.id === unused)).toMatchObject({ kind: "expertise", status: "published", projects: { installed: 0, active: 0 }, designations: 0, auditRate: null, latestVersion: "1", versions: [] });
+    expect(r.body.talents.find((t: { id: string }) => t.id === "javascript-base")).toMatchObject({
+      projects: { installed: 2, active: 2 },
+      designations: 1,
+      audited: 0,
+      auditRate: 0,
+      withVerdict: 0,
+      verdictRate: 0,
+    });
+    expect(r.body.talents.find((t: { id: string }) => t.id === unused)).toMatchObject({
+      kind: "expertise",
+      status: "published",
+      projects: { installed: 0, active: 0 },
+      designations: 0,
+      auditRate: null,
+      latestVersion: "1",
+      versions: [],
+    });
   });
 
   test("an expertise served at v1, then published as v2: versions in use show v1 as not the latest", async () => {
@@ -217,7 +323,12 @@ describe("GET /web/orgs/current/talent-adoption (owner/admin): per talent and ex
     const r = await s.owner.get("/web/orgs/current/talent-adoption");
     const e = r.body.talents.find((t: { id: string }) => t.id === ref);
     expect(e).toMatchObject({ kind: "expertise", expertiseId: id, status: "active", latestVersion: "2", designations: 2 });
-    expect(e.versions.map((v: { version: string; latest: boolean; designations: number }) => [v.version, v.latest, v.designations]).sort()).toEqual([["1", false, 1], ["2", true, 1]]);
+    expect(
+      e.versions.map((v: { version: string; latest: boolean; designations: number }) => [v.version, v.latest, v.designations]).sort(),
+    ).toEqual([
+      ["1", false, 1],
+      ["2", true, 1],
+    ]);
   });
 });
 
@@ -228,16 +339,23 @@ describe("insights and adoption memoize settled days (src/activity/dayMemo.ts; t
     const at = Date.now() - daysAgo * DAY_MS;
     const id = `res_${orderedId(at, 4242)}`;
     // serving the same items: the same designation (migration 0009)
-    await sql(env, "INSERT INTO resolutions SELECT ?, project_id, language, tokens, catalog_digest, author_type, author_id, via, ?, designation_id FROM resolutions WHERE id = ?", [id, at, fresh]);
+    await sql(
+      env,
+      "INSERT INTO resolutions SELECT ?, project_id, language, tokens, catalog_digest, author_type, author_id, via, ?, designation_id FROM resolutions WHERE id = ?",
+      [id, at, fresh],
+    );
     return id; // beside today's, which stays (the journal names it)
   }
-  const strict = (body: { talents: { id: string; designations: number; audited: number; withVerdict: number; outcomes: { pass: number; fail: number } }[] }) => body.talents.find((t) => t.id === "typescript-strict");
+  const strict = (body: {
+    talents: { id: string; designations: number; audited: number; withVerdict: number; outcomes: { pass: number; fail: number } }[];
+  }) => body.talents.find((t) => t.id === "typescript-strict");
 
   test("(today's resolution beside it) a late audit and a late report of a past day's resolution show at once in adoption and insights (the day is read again); a deleted project leaves both", async () => {
     const s = await loopProject(env);
     const id = await pastResolution(s, 3);
     const adoption = async () => strict((await s.owner.get("/web/orgs/current/talent-adoption")).body);
-    const never = async () => (await s.owner.get("/web/orgs/current/insights")).body.neverAudited as { served: number; neverAudited: number };
+    const never = async () =>
+      (await s.owner.get("/web/orgs/current/insights")).body.neverAudited as { served: number; neverAudited: number };
     expect(await adoption()).toMatchObject({ designations: 2, audited: 0, withVerdict: 0 });
     expect(await never()).toMatchObject({ served: 1, neverAudited: 1 }); // today's is within the grace period
     // read twice: the second answer comes from the memo and is the same
@@ -255,8 +373,16 @@ describe("insights and adoption memoize settled days (src/activity/dayMemo.ts; t
     const otherId = `res_${orderedId(Date.now() - 3 * DAY_MS, 4343)}`;
     // the other project's own designation of the same items (a designation belongs to one project)
     // (its items first, as the service writes them: the resolution's insert counts them in talent_days)
-    await sql(env, "INSERT INTO designation_items SELECT ?, d.position, ?, d.talent_id, d.kind, d.version, d.digest, d.definition_digest, d.files, d.expertise_id FROM designation_items d JOIN resolutions r ON r.designation_id = d.designation_id WHERE r.id = ?", [otherId, other.id, id]);
-    await sql(env, "INSERT INTO resolutions SELECT ?, ?, language, tokens, catalog_digest, author_type, author_id, via, created_at, ? FROM resolutions WHERE id = ?", [otherId, other.id, otherId, id]);
+    await sql(
+      env,
+      "INSERT INTO designation_items SELECT ?, d.position, ?, d.talent_id, d.kind, d.version, d.digest, d.definition_digest, d.files, d.expertise_id FROM designation_items d JOIN resolutions r ON r.designation_id = d.designation_id WHERE r.id = ?",
+      [otherId, other.id, id],
+    );
+    await sql(
+      env,
+      "INSERT INTO resolutions SELECT ?, ?, language, tokens, catalog_digest, author_type, author_id, via, created_at, ? FROM resolutions WHERE id = ?",
+      [otherId, other.id, otherId, id],
+    );
     forgetMemo(); // rows written behind the service's back (the test's SQL): read afresh once
     expect(await adoption()).toMatchObject({ designations: 3 });
     expect((await s.owner.del(`/web/projects/${other.id}`)).status).toBe(200);
@@ -267,7 +393,12 @@ describe("insights and adoption memoize settled days (src/activity/dayMemo.ts; t
     const s = await loopProject(env);
     const ref = (await publishedExpertise(s.owner, s.org.slug, "judged")).ref;
     expect((await s.owner.post(`/web/projects/${s.project.id}/talents`, { talents: [ref] })).status).toBe(201);
-    const atFault = async () => (await s.owner.get("/web/orgs/current/insights")).body.projects as { projectName: string; disabledDependencies: { id: string }[]; unservable: { id: string }[] }[];
+    const atFault = async () =>
+      (await s.owner.get("/web/orgs/current/insights")).body.projects as {
+        projectName: string;
+        disabledDependencies: { id: string }[];
+        unservable: { id: string }[];
+      }[];
     expect(await atFault()).toEqual([]);
     expect((await s.owner.patch(`/web/projects/${s.project.id}/talents/javascript-base`, { enabled: false })).status).toBe(200);
     expect((await atFault())[0]!.disabledDependencies.map((d) => d.id)).toEqual(["javascript-base"]);
@@ -291,7 +422,8 @@ describe("the pages /org/insights and /org/talent-adoption keep what they drew o
     };
     const failed = (h: string) => Number(/<strong>(\d+)<\/strong> failed calls/.exec(h)?.[1] ?? 0);
     // the adoption table's cells of a talent: installed, active, designations, audit rate, …
-    const cells = (h: string, id: string) => [...(new RegExp(`<code>${id}</code>.*?</tr>`, "s").exec(h)?.[0] ?? "").matchAll(/<td>([^<]*)<\/td>/g)].map((m) => m[1]);
+    const cells = (h: string, id: string) =>
+      [...(new RegExp(`<code>${id}</code>.*?</tr>`, "s").exec(h)?.[0] ?? "").matchAll(/<td>([^<]*)<\/td>/g)].map((m) => m[1]);
     expect(failed(await html("/org/insights"))).toBe(0);
     expect(failed(await html("/org/insights"))).toBe(0);
     await s.api("POST", "/api/prepare-task", { talentIds: ["nope"] });

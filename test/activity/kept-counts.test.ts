@@ -7,7 +7,17 @@
  */
 import { afterAll, beforeAll, describe, expect, setSystemTime, test } from "bun:test";
 import fc from "fast-check";
-import { DAY_MS, SETTLE_MS, HOUR_EVENTS_SQL, HOUR_MS, KEPT_HOUR_EVENTS_SQL, KEPT_HOUR_SPAN_SQL, projectDays, SPAN_COUNTS_SQL, SPAN_VERDICTS_SQL } from "../../src/activity/daily";
+import {
+  DAY_MS,
+  SETTLE_MS,
+  HOUR_EVENTS_SQL,
+  HOUR_MS,
+  KEPT_HOUR_EVENTS_SQL,
+  KEPT_HOUR_SPAN_SQL,
+  projectDays,
+  SPAN_COUNTS_SQL,
+  SPAN_VERDICTS_SQL,
+} from "../../src/activity/daily";
 import { readWindow } from "../../src/activity/summaries";
 import { talentAdoption } from "../../src/activity/adoption";
 import { OPEN_PAGE_ROWS, OPEN_PAGE_SQL, openResolutions } from "../../src/activity/neverAudited";
@@ -36,16 +46,28 @@ const designationArb = fc.uniqueArray(fc.record({ talent: fc.constantFrom(...TAL
   selector: (i) => i.talent,
 });
 /** A resolution: its designation, its day (days ago) and its time in the day. */
-const resolutionArb = fc.record({ designation: fc.nat(3), daysAgo: fc.integer({ min: 0, max: DAYS }), ms: fc.integer({ min: 0, max: DAY_MS - 1 }) });
+const resolutionArb = fc.record({
+  designation: fc.nat(3),
+  daysAgo: fc.integer({ min: 0, max: DAYS }),
+  ms: fc.integer({ min: 0, max: DAY_MS - 1 }),
+});
 /** Something that happens to a resolution later: a trace event naming it, or a report with results. */
 const afterArb = fc.oneof(
-  fc.record({ type: fc.constant("event" as const), resolution: fc.nat(), kind: fc.constantFrom("validate", "deepen"), status: fc.constantFrom(200, 204, 404, 500) }),
+  fc.record({
+    type: fc.constant("event" as const),
+    resolution: fc.nat(),
+    kind: fc.constantFrom("validate", "deepen"),
+    status: fc.constantFrom(200, 204, 404, 500),
+  }),
   fc.record({
     type: fc.constant("report" as const),
     resolution: fc.nat(),
     late: fc.integer({ min: 0, max: 3 }), // ms after the resolution: equal times make the id decide which report is the latest
     idRand: fc.nat(999_999),
-    results: fc.uniqueArray(fc.record({ talent: fc.constantFrom(...TALENTS, "not-served"), verdict: fc.constantFrom(...VERDICTS) }), { maxLength: 3, selector: (r) => r.talent }),
+    results: fc.uniqueArray(fc.record({ talent: fc.constantFrom(...TALENTS, "not-served"), verdict: fc.constantFrom(...VERDICTS) }), {
+      maxLength: 3,
+      selector: (r) => r.talent,
+    }),
   }),
 );
 
@@ -53,7 +75,12 @@ type AfterStep = typeof afterArb extends fc.Arbitrary<infer T> ? T : never;
 
 let seq = 0;
 /** Writes the generated rows the way the service does (items before their resolution), each write its own statement. */
-async function write(projectId: string, designations: { talent: string; version: string }[][], resolutions: { designation: number; daysAgo: number; ms: number }[], after: AfterStep[]): Promise<void> {
+async function write(
+  projectId: string,
+  designations: { talent: string; version: string }[][],
+  resolutions: { designation: number; daysAgo: number; ms: number }[],
+  after: AfterStep[],
+): Promise<void> {
   const c = env.database.client;
   const today = Math.floor(Date.now() / DAY_MS);
   const dsg = designations.map(() => `dsg_t${++seq}`);
@@ -124,63 +151,119 @@ async function rawUsage(database: Database, projectId: string, talentId: string,
     line.designated += Number(r.designated);
     line.audited += Number(r.audited);
     const v = versions.get(r.version) ?? { designated: 0, audited: 0, first: Infinity, last: 0 };
-    versions.set(r.version, { designated: v.designated + Number(r.designated), audited: v.audited + Number(r.audited), first: Math.min(v.first, Number(r.first)), last: Math.max(v.last, Number(r.last)) });
+    versions.set(r.version, {
+      designated: v.designated + Number(r.designated),
+      audited: v.audited + Number(r.audited),
+      first: Math.min(v.first, Number(r.first)),
+      last: Math.max(v.last, Number(r.last)),
+    });
   }
-  const count = (key: "total" | "latest"): Record<string, number> => Object.fromEntries(VERDICTS.map((v) => [v, Number(verdicts.find((x) => x.verdict === v)?.[key] ?? 0)]));
+  const count = (key: "total" | "latest"): Record<string, number> =>
+    Object.fromEntries(VERDICTS.map((v) => [v, Number(verdicts.find((x) => x.verdict === v)?.[key] ?? 0)]));
   return {
     designated: rows.reduce((n, r) => n + Number(r.designated), 0),
     audited: rows.reduce((n, r) => n + Number(r.audited), 0),
     verdicts: count("total"),
     outcomes: count("latest"),
     byDay: [...byDay.values()],
-    versions: Object.fromEntries([...versions.entries()].map(([v, c]) => [v, { designated: c.designated, audited: c.audited, firstServedAt: new Date(c.first).toISOString(), lastServedAt: new Date(c.last).toISOString() }])),
+    versions: Object.fromEntries(
+      [...versions.entries()].map(([v, c]) => [
+        v,
+        {
+          designated: c.designated,
+          audited: c.audited,
+          firstServedAt: new Date(c.first).toISOString(),
+          lastServedAt: new Date(c.last).toISOString(),
+        },
+      ]),
+    ),
   };
 }
 
 describe("talent usage from kept per-day counts (bounded work per request)", () => {
   test("kept counts equal a straightforward count over the raw rows: designated, audited, verdicts, latest outcomes, versions, days", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(designationArb, { minLength: 1, maxLength: 4 }), fc.array(resolutionArb, { maxLength: 12 }), fc.array(afterArb, { maxLength: 16 }), async (designations, resolutions, after) => {
-        const project = (await owner.owner.post("/web/projects", { name: `p${++seq}` })).body.project;
-        await write(project.id, designations, resolutions, after);
-        const w = readWindow({ days: String(DAYS + 1) }, 90);
-        for (const talentId of TALENTS) {
-          const got = await talentUsage(env.database, env.state.catalog!, { id: project.id, organizationId: owner.org.id }, talentId, w);
-          const want = await rawUsage(env.database, project.id, talentId, w.fromDay, w.toDay);
-          expect<unknown>({
-            designated: got.designated,
-            audited: got.audited,
-            verdicts: got.verdicts,
-            outcomes: got.outcomes,
-            byDay: got.byDay.map((d) => ({ designated: d.designated, audited: d.audited })),
-            versions: Object.fromEntries(got.versions.map((v) => [v.version, { designated: v.designated, audited: v.audited, firstServedAt: v.firstServedAt, lastServedAt: v.lastServedAt }])),
-          }).toEqual(want);
-          expect(got.withVerdict).toBe(Object.values(want.outcomes).reduce((a, b) => a + b, 0));
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(designationArb, { minLength: 1, maxLength: 4 }),
+        fc.array(resolutionArb, { maxLength: 12 }),
+        fc.array(afterArb, { maxLength: 16 }),
+        async (designations, resolutions, after) => {
+          const project = (await owner.owner.post("/web/projects", { name: `p${++seq}` })).body.project;
+          await write(project.id, designations, resolutions, after);
+          const w = readWindow({ days: String(DAYS + 1) }, 90);
+          for (const talentId of TALENTS) {
+            const got = await talentUsage(env.database, env.state.catalog!, { id: project.id, organizationId: owner.org.id }, talentId, w);
+            const want = await rawUsage(env.database, project.id, talentId, w.fromDay, w.toDay);
+            expect<unknown>({
+              designated: got.designated,
+              audited: got.audited,
+              verdicts: got.verdicts,
+              outcomes: got.outcomes,
+              byDay: got.byDay.map((d) => ({ designated: d.designated, audited: d.audited })),
+              versions: Object.fromEntries(
+                got.versions.map((v) => [
+                  v.version,
+                  { designated: v.designated, audited: v.audited, firstServedAt: v.firstServedAt, lastServedAt: v.lastServedAt },
+                ]),
+              ),
+            }).toEqual(want);
+            expect(got.withVerdict).toBe(Object.values(want.outcomes).reduce((a, b) => a + b, 0));
+          }
+        },
+      ),
       { numRuns: 40 },
     );
   }, 60_000);
 
   test("the usage read touches neither resolutions nor trace events: its window is one range of talent_days' primary key", async () => {
     const project = (await owner.owner.post("/web/projects", { name: `p${++seq}` })).body.project;
-    await write(project.id, [[{ talent: "typescript-strict", version: "1.0.0" }]], [{ designation: 0, daysAgo: 0, ms: 0 }, { designation: 0, daysAgo: 2, ms: 5 }], []);
+    await write(
+      project.id,
+      [[{ talent: "typescript-strict", version: "1.0.0" }]],
+      [
+        { designation: 0, daysAgo: 0, ms: 0 },
+        { designation: 0, daysAgo: 2, ms: 5 },
+      ],
+      [],
+    );
     const seen: string[] = [];
     const db = env.database;
-    const spy: Database = { ...db, all: (sql, args) => (seen.push(sql), db.all(sql, args)), get: (sql, args) => (seen.push(sql), db.get(sql, args)) };
-    const got = await talentUsage(spy, env.state.catalog!, { id: project.id, organizationId: owner.org.id }, "typescript-strict", readWindow({ days: "90" }, 90));
+    const spy: Database = {
+      ...db,
+      all: (sql, args) => (seen.push(sql), db.all(sql, args)),
+      get: (sql, args) => (seen.push(sql), db.get(sql, args)),
+    };
+    const got = await talentUsage(
+      spy,
+      env.state.catalog!,
+      { id: project.id, organizationId: owner.org.id },
+      "typescript-strict",
+      readWindow({ days: "90" }, 90),
+    );
     expect(got.designated).toBe(2);
     expect(seen.filter((s) => /\b(FROM|JOIN) (resolutions|resolution_items|trace_events)\b/.test(s))).toEqual([]);
     expect(seen).toContain(TALENT_DAYS_SQL);
-    expect(queryPlan(db, TALENT_DAYS_SQL, ["prj_x", "t", 1, 90]).join("\n")).toContain("SEARCH talent_days USING INDEX sqlite_autoindex_talent_days_1 (project_id=? AND talent_id=? AND day>? AND day<?)");
+    expect(queryPlan(db, TALENT_DAYS_SQL, ["prj_x", "t", 1, 90]).join("\n")).toContain(
+      "SEARCH talent_days USING INDEX sqlite_autoindex_talent_days_1 (project_id=? AND talent_id=? AND day>? AND day<?)",
+    );
   });
 });
 
 /** A row written into one fixed day of a project: a trace event, a resolution, or a report with its verdicts. */
 const hourRowArb = fc.oneof(
-  fc.record({ type: fc.constant("event" as const), ms: fc.integer({ min: 0, max: DAY_MS - 1 }), kind: fc.constantFrom("doctor", "validate", "catalog"), client: fc.constantFrom("a/1", "b/2", "", null), status: fc.constantFrom(200, 404, 500) }),
+  fc.record({
+    type: fc.constant("event" as const),
+    ms: fc.integer({ min: 0, max: DAY_MS - 1 }),
+    kind: fc.constantFrom("doctor", "validate", "catalog"),
+    client: fc.constantFrom("a/1", "b/2", "", null),
+    status: fc.constantFrom(200, 404, 500),
+  }),
   fc.record({ type: fc.constant("resolution" as const), ms: fc.integer({ min: 0, max: DAY_MS - 1 }) }),
-  fc.record({ type: fc.constant("report" as const), ms: fc.integer({ min: 0, max: DAY_MS - 1 }), verdicts: fc.uniqueArray(fc.constantFrom(...VERDICTS), { maxLength: 3 }) }),
+  fc.record({
+    type: fc.constant("report" as const),
+    ms: fc.integer({ min: 0, max: DAY_MS - 1 }),
+    verdicts: fc.uniqueArray(fc.constantFrom(...VERDICTS), { maxLength: 3 }),
+  }),
 );
 
 describe("talent adoption from kept per-day counts", () => {
@@ -192,11 +275,33 @@ describe("talent adoption from kept per-day counts", () => {
     try {
       const fresh = await orgWithProject(env); // an organization of its own: nothing else designated
       const project = fresh.project;
-      await write(project.id, [[{ talent: "typescript-strict", version: "1.0.0" }, { talent: "sql-base", version: "1.0.0" }]], [{ designation: 0, daysAgo: 0, ms: 0 }, { designation: 0, daysAgo: 3, ms: 5 }], [{ type: "event", resolution: 1, kind: "validate", status: 200 }]);
+      await write(
+        project.id,
+        [
+          [
+            { talent: "typescript-strict", version: "1.0.0" },
+            { talent: "sql-base", version: "1.0.0" },
+          ],
+        ],
+        [
+          { designation: 0, daysAgo: 0, ms: 0 },
+          { designation: 0, daysAgo: 3, ms: 5 },
+        ],
+        [{ type: "event", resolution: 1, kind: "validate", status: 200 }],
+      );
       const seen: string[] = [];
       const db = env.database;
-      const spy: Database = { ...db, all: (sql, args) => (seen.push(sql), db.all(sql, args)), get: (sql, args) => (seen.push(sql), db.get(sql, args)) };
-      const entries = await talentAdoption(spy, env.state.catalog!, { id: fresh.org.id, slug: fresh.org.slug }, readWindow({ days: "90" }, 90));
+      const spy: Database = {
+        ...db,
+        all: (sql, args) => (seen.push(sql), db.all(sql, args)),
+        get: (sql, args) => (seen.push(sql), db.get(sql, args)),
+      };
+      const entries = await talentAdoption(
+        spy,
+        env.state.catalog!,
+        { id: fresh.org.id, slug: fresh.org.slug },
+        readWindow({ days: "90" }, 90),
+      );
       expect(entries.find((e) => e.id === "typescript-strict")).toMatchObject({ designations: 2, audited: 1 });
       expect(seen.filter((s) => /\b(FROM|JOIN) (resolutions|resolution_items)\b/.test(s))).toEqual([]);
     } finally {
@@ -237,19 +342,41 @@ describe("traces summary hours from kept per-hour counts (the current hour is no
               args: [reportId, project.id, id, `s${seq}`, at],
             });
             for (const [k, verdict] of r.verdicts.entries()) {
-              await c.execute({ sql: "INSERT INTO report_results (report_id, talent_id, kind, verdict, evidence, missing, note) VALUES (?, ?, 'talent', ?, '[]', '[]', NULL)", args: [reportId, `t${k}`, verdict] });
+              await c.execute({
+                sql: "INSERT INTO report_results (report_id, talent_id, kind, verdict, evidence, missing, note) VALUES (?, ?, 'talent', ?, '[]', '[]', NULL)",
+                args: [reportId, `t${k}`, verdict],
+              });
             }
           }
         }
         for (let hour = day * 24; hour < day * 24 + 24; hour++) {
           const norm = (g: { kind: string; client: string | null; events: number; failed: number }[]) =>
-            g.map((x) => ({ kind: x.kind, client: x.client, events: Number(x.events), failed: Number(x.failed ?? 0) })).sort((a, b) => `${a.kind}|${a.client}`.localeCompare(`${b.kind}|${b.client}`));
-          expect(norm(await env.database.all(KEPT_HOUR_EVENTS_SQL, [project.id, hour]))).toEqual(norm(await env.database.all(HOUR_EVENTS_SQL, [project.id, hour])));
+            g
+              .map((x) => ({ kind: x.kind, client: x.client, events: Number(x.events), failed: Number(x.failed ?? 0) }))
+              .sort((a, b) => `${a.kind}|${a.client}`.localeCompare(`${b.kind}|${b.client}`));
+          expect(norm(await env.database.all(KEPT_HOUR_EVENTS_SQL, [project.id, hour]))).toEqual(
+            norm(await env.database.all(HOUR_EVENTS_SQL, [project.id, hour])),
+          );
           const kept = await env.database.get<Record<string, number>>(KEPT_HOUR_SPAN_SQL, [project.id, hour]);
-          const span = (await env.database.get<Record<string, number>>(SPAN_COUNTS_SQL, [project.id, hour * HOUR_MS, (hour + 1) * HOUR_MS]))!;
-          const v = (await env.database.get<Record<string, number | null>>(SPAN_VERDICTS_SQL, [project.id, hour * HOUR_MS, (hour + 1) * HOUR_MS]))!;
-          expect({ resolutions: Number(kept?.resolutions ?? 0), reports: Number(kept?.reports ?? 0), ...Object.fromEntries(VERDICTS.map((x) => [x, Number(kept?.[x] ?? 0)])) })
-            .toEqual({ resolutions: Number(span.resolutions), reports: Number(span.reports), ...Object.fromEntries(VERDICTS.map((x) => [x, Number(v[x] ?? 0)])) });
+          const span = (await env.database.get<Record<string, number>>(SPAN_COUNTS_SQL, [
+            project.id,
+            hour * HOUR_MS,
+            (hour + 1) * HOUR_MS,
+          ]))!;
+          const v = (await env.database.get<Record<string, number | null>>(SPAN_VERDICTS_SQL, [
+            project.id,
+            hour * HOUR_MS,
+            (hour + 1) * HOUR_MS,
+          ]))!;
+          expect({
+            resolutions: Number(kept?.resolutions ?? 0),
+            reports: Number(kept?.reports ?? 0),
+            ...Object.fromEntries(VERDICTS.map((x) => [x, Number(kept?.[x] ?? 0)])),
+          }).toEqual({
+            resolutions: Number(span.resolutions),
+            reports: Number(span.reports),
+            ...Object.fromEntries(VERDICTS.map((x) => [x, Number(v[x] ?? 0)])),
+          });
         }
       }),
       { numRuns: 25 },
@@ -260,7 +387,11 @@ describe("traces summary hours from kept per-hour counts (the current hour is no
     const project = (await owner.owner.post("/web/projects", { name: `h${++seq}` })).body.project;
     const seen: string[] = [];
     const db = env.database;
-    const spy: Database = { ...db, all: (sql, args) => (seen.push(sql), db.all(sql, args)), get: (sql, args) => (seen.push(sql), db.get(sql, args)) };
+    const spy: Database = {
+      ...db,
+      all: (sql, args) => (seen.push(sql), db.all(sql, args)),
+      get: (sql, args) => (seen.push(sql), db.get(sql, args)),
+    };
     const today = Math.floor(Date.now() / DAY_MS);
     const [line] = await projectDays(spy, project.id, today, today);
     expect(line!.day).toBe(today);
@@ -274,12 +405,33 @@ describe("traces summary hours from kept per-hour counts (the current hour is no
 describe("migration 0012 fills the kept counts from the rows already written", () => {
   test("its backfill, run over this database's rows, gives the very rows the triggers kept (talent_days, trace_hours, resolution_hours)", async () => {
     const project = (await owner.owner.post("/web/projects", { name: `b${++seq}` })).body.project;
-    const results = [{ talent: "typescript-strict" as const, verdict: "fail" as const }, { talent: "sql-base" as const, verdict: "pass" as const }];
-    await write(project.id, [[{ talent: "typescript-strict", version: "1.0.0" }, { talent: "sql-base", version: "1.1.0" }], [{ talent: "sql-base", version: "1.0.0" }]],
-      [{ designation: 0, daysAgo: 0, ms: 0 }, { designation: 1, daysAgo: 2, ms: 9 }, { designation: 0, daysAgo: 2, ms: 7 }],
-      [{ type: "event", resolution: 0, kind: "validate", status: 200 }, { type: "report", resolution: 2, late: 1, idRand: 1, results }, { type: "report", resolution: 2, late: 1, idRand: 0, results }]);
+    const results = [
+      { talent: "typescript-strict" as const, verdict: "fail" as const },
+      { talent: "sql-base" as const, verdict: "pass" as const },
+    ];
+    await write(
+      project.id,
+      [
+        [
+          { talent: "typescript-strict", version: "1.0.0" },
+          { talent: "sql-base", version: "1.1.0" },
+        ],
+        [{ talent: "sql-base", version: "1.0.0" }],
+      ],
+      [
+        { designation: 0, daysAgo: 0, ms: 0 },
+        { designation: 1, daysAgo: 2, ms: 9 },
+        { designation: 0, daysAgo: 2, ms: 7 },
+      ],
+      [
+        { type: "event", resolution: 0, kind: "validate", status: 200 },
+        { type: "report", resolution: 2, late: 1, idRand: 1, results },
+        { type: "report", resolution: 2, late: 1, idRand: 0, results },
+      ],
+    );
     const tables = ["talent_days", "trace_hours", "resolution_hours"];
-    const all = async (t: string) => (await env.database.client.execute(`SELECT * FROM ${t} ORDER BY 1, 2, 3, 4`)).rows.map((r) => JSON.stringify(r));
+    const all = async (t: string) =>
+      (await env.database.client.execute(`SELECT * FROM ${t} ORDER BY 1, 2, 3, 4`)).rows.map((r) => JSON.stringify(r));
     const kept = await Promise.all(tables.map(all));
     expect(kept[0]!.length).toBeGreaterThanOrEqual(4);
     const m = migrations.find((x) => x.tag.startsWith("0012_"))!;
@@ -300,15 +452,32 @@ describe("insights' unsettled resolutions are read in pages (no read holds the t
       const n = Math.floor(OPEN_PAGE_ROWS * 2.5);
       const rows = Array.from({ length: n }, (_, i) => ({ at: at + Math.floor(i / 7) }));
       await env.database.client.batch(
-        [...rows.map((r, i) => ({ sql: "INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at, designation_id) VALUES (?, ?, NULL, 1, 'c', 'key', 'k', 'api', ?, 'dsg_none')", args: [`res_${orderedId(r.at, 500_000 + i)}${p.slice(-4)}`, p, r.at] })),
-          { sql: "INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at, designation_id) VALUES (?, ?, NULL, 1, 'c', 'key', 'k', 'api', ?, 'dsg_none')", args: [`res_before${p}`, p, at - 1] },
-          { sql: "INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at, designation_id) VALUES (?, ?, NULL, 1, 'c', 'key', 'k', 'api', ?, 'dsg_none')", args: [`res_after${p}`, p, at + 1000] }],
+        [
+          ...rows.map((r, i) => ({
+            sql: "INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at, designation_id) VALUES (?, ?, NULL, 1, 'c', 'key', 'k', 'api', ?, 'dsg_none')",
+            args: [`res_${orderedId(r.at, 500_000 + i)}${p.slice(-4)}`, p, r.at],
+          })),
+          {
+            sql: "INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at, designation_id) VALUES (?, ?, NULL, 1, 'c', 'key', 'k', 'api', ?, 'dsg_none')",
+            args: [`res_before${p}`, p, at - 1],
+          },
+          {
+            sql: "INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at, designation_id) VALUES (?, ?, NULL, 1, 'c', 'key', 'k', 'api', ?, 'dsg_none')",
+            args: [`res_after${p}`, p, at + 1000],
+          },
+        ],
         "write",
       );
     }
     const got = (await openResolutions(env.database, fresh.org.id, at, at + 1000)).map((r) => r.id).sort();
-    const want = (await env.database.all<{ id: string }>(
-      "SELECT id FROM resolutions WHERE project_id IN (?, ?) AND created_at >= ? AND created_at < ?", [fresh.project.id, second.id, at, at + 1000])).map((r) => r.id).sort();
+    const want = (
+      await env.database.all<{ id: string }>(
+        "SELECT id FROM resolutions WHERE project_id IN (?, ?) AND created_at >= ? AND created_at < ?",
+        [fresh.project.id, second.id, at, at + 1000],
+      )
+    )
+      .map((r) => r.id)
+      .sort();
     expect(want).toHaveLength(2 * Math.floor(OPEN_PAGE_ROWS * 2.5));
     expect(got).toEqual(want);
     const plan = queryPlan(env.database, OPEN_PAGE_SQL, ["p", 0, "x", 10]).join("\n");

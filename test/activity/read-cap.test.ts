@@ -116,6 +116,7 @@ describe("per-user cap on heavy dashboard reads (DASHBOARD_READS_PER_USER)", () 
   test("DASHBOARD_READS_PER_USER: default 2, 1–100, anything else refused at start", () => {
     expect(loadConfig({}).dashboardReadsPerUser).toBe(2);
     expect(loadConfig({ DASHBOARD_READS_PER_USER: "5" }).dashboardReadsPerUser).toBe(5);
-    for (const bad of ["0", "101", "1.5", "x"]) expect(() => loadConfig({ DASHBOARD_READS_PER_USER: bad })).toThrow("DASHBOARD_READS_PER_USER");
+    for (const bad of ["0", "101", "1.5", "x"])
+      expect(() => loadConfig({ DASHBOARD_READS_PER_USER: bad })).toThrow("DASHBOARD_READS_PER_USER");
   });
 });

@@ -58,7 +58,17 @@ describe("trace pages by keyset", () => {
 });
 
 describe("paging parameters: one set of readers, 400 validation_failed for anything else", () => {
-  const bad = ["limit=1.5", "limit=0", "limit=-3", "limit=abc", "limit=1e2", "limit=201", "before=abc", "before=trc_short", "limit=&before=%00"];
+  const bad = [
+    "limit=1.5",
+    "limit=0",
+    "limit=-3",
+    "limit=abc",
+    "limit=1e2",
+    "limit=201",
+    "before=abc",
+    "before=trc_short",
+    "limit=&before=%00",
+  ];
   test("GET /web/projects/:id/traces with " + bad.join(", ") + " → 400 naming the parameter", async () => {
     const a = await orgWithProject(env);
     for (const q of bad) {
@@ -101,14 +111,20 @@ describe("retention: EVENT_RETENTION_DAYS (default 90) applied by housekeeping",
       "write",
     );
     expect(await purgeOldEvents(env.database, 0, now)).toEqual({ traceEvents: 0, securityEvents: 0 });
-    const older = Number((await env.database.get<{ n: number }>("SELECT count(*) AS n FROM trace_events WHERE created_at < ?", [now - 90 * day]))!.n);
+    const older = Number(
+      (await env.database.get<{ n: number }>("SELECT count(*) AS n FROM trace_events WHERE created_at < ?", [now - 90 * day]))!.n,
+    );
     expect(older).toBeGreaterThanOrEqual(old.length); // the earlier tests' events (2023) are older too
     const gone = await purgeOldEvents(env.database, 90, now);
     expect(gone.traceEvents).toBe(older);
     expect(gone.securityEvents).toBeGreaterThanOrEqual(1);
-    const left = (await env.database.all<{ id: string }>("SELECT id FROM trace_events WHERE project_id = ? ORDER BY id", [a.project.id])).map((r) => r.id);
+    const left = (
+      await env.database.all<{ id: string }>("SELECT id FROM trace_events WHERE project_id = ? ORDER BY id", [a.project.id])
+    ).map((r) => r.id);
     expect(left).toEqual(recent);
-    const sec = (await env.database.all<{ id: string }>("SELECT id FROM security_events WHERE id IN ('sev_old', 'sev_new')")).map((r) => r.id);
+    const sec = (await env.database.all<{ id: string }>("SELECT id FROM security_events WHERE id IN ('sev_old', 'sev_new')")).map(
+      (r) => r.id,
+    );
     expect(sec).toEqual(["sev_new"]);
   }, 30_000);
 });

@@ -45,7 +45,9 @@ describe("key API: deepen (search and read)", () => {
     expect(r.status).toBe(200);
     expect(r.body.results.length).toBeGreaterThan(2);
     for (const hit of r.body.results) expect(Object.keys(hit).sort()).toEqual(["id", "summary", "uri"]);
-    expect((await s.api("GET", "/api/search?query=sql&scope=installed")).body.results.map((x: { id: string }) => x.id)).toEqual(["sql-base"]);
+    expect((await s.api("GET", "/api/search?query=sql&scope=installed")).body.results.map((x: { id: string }) => x.id)).toEqual([
+      "sql-base",
+    ]);
     expect((await s.api("GET", "/api/search?query=sql&scope=active")).body.results).toEqual([]);
     expect((await s.api("GET", "/api/search?query=typescript")).body.scope).toBe("active");
     expect((await s.api("GET", "/api/search?query=e&scope=catalog&k=2")).body.results).toHaveLength(2);
@@ -53,12 +55,26 @@ describe("key API: deepen (search and read)", () => {
 
   test("search failures: no query → 400, k over 50 → 400, bad scope → 400, scope=resolution without resolutionId → 400", async () => {
     const s = await setup(["typescript-strict"]);
-    for (const q of ["/api/search", "/api/search?query=", "/api/search?query=x&k=51", "/api/search?query=x&scope=everything", "/api/search?query=x&scope=resolution"]) {
+    for (const q of [
+      "/api/search",
+      "/api/search?query=",
+      "/api/search?query=x&k=51",
+      "/api/search?query=x&scope=everything",
+      "/api/search?query=x&scope=resolution",
+    ]) {
       const r = await s.api("GET", q);
       expect(`${q} → ${r.status} ${r.body.error}`).toBe(`${q} → 400 validation_failed`);
     }
     // the same rules for a search in POST /api/talents/get's body
-    for (const body of [{ query: "" }, { query: "x", k: 51 }, { query: "x", k: "many" }, { query: "x", scope: "everything" }, { query: "x", scope: "resolution" }, { query: 7 }, { query: "x", resolutionId: { id: 1 } }]) {
+    for (const body of [
+      { query: "" },
+      { query: "x", k: 51 },
+      { query: "x", k: "many" },
+      { query: "x", scope: "everything" },
+      { query: "x", scope: "resolution" },
+      { query: 7 },
+      { query: "x", resolutionId: { id: 1 } },
+    ]) {
       const r = await s.api("POST", "/api/talents/get", body);
       expect(`${JSON.stringify(body)} → ${r.status} ${r.body.error}`).toBe(`${JSON.stringify(body)} → 400 validation_failed`);
     }
@@ -74,7 +90,10 @@ describe("key API: deepen (search and read)", () => {
     const p = await s.api("POST", "/api/prepare-task", { talentIds: ["typescript-strict"] });
     const r = await s.api("POST", "/api/talents/get", { resolutionId: p.body.resolutionId, query: "script" });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ scope: "resolution", results: [expect.objectContaining({ id: "typescript-strict", uri: "talent://typescript-strict" })] });
+    expect(r.body).toEqual({
+      scope: "resolution",
+      results: [expect.objectContaining({ id: "typescript-strict", uri: "talent://typescript-strict" })],
+    });
     const scoped = await s.api("GET", `/api/search?query=script&scope=resolution&resolutionId=${p.body.resolutionId}`);
     expect(scoped.body.results.map((x: { id: string }) => x.id)).toEqual(["typescript-strict"]);
   });
@@ -83,7 +102,12 @@ describe("key API: deepen (search and read)", () => {
     const s = await setup(["typescript-strict", "javascript-base", "sql-base"]);
     const ts = env.state.catalog!.get("typescript-strict")!;
     const main = await s.api("POST", "/api/talents/get", { uri: "talent://typescript-strict" });
-    expect(main.body.files[0]).toEqual({ uri: "talent://typescript-strict", digest: ts.digest, content: ts.files.get("TALENT.md")!.content, pinned: false });
+    expect(main.body.files[0]).toEqual({
+      uri: "talent://typescript-strict",
+      digest: ts.digest,
+      content: ts.files.get("TALENT.md")!.content,
+      pinned: false,
+    });
     const deeper = ts.pointers.find((p) => p.startsWith("talent://typescript-strict/"))!;
     const file = await s.api("POST", "/api/talents/get", { uri: deeper });
     expect(file.status).toBe(200);
@@ -113,12 +137,18 @@ describe("key API: deepen (search and read)", () => {
     expect(ok.status).toBe(200);
     expect(ok.body.files).toHaveLength(20);
     expect(ok.body.files[0].pinned).toBe(true);
-    const r = await s.api("POST", "/api/talents/get", { resolutionId: p.body.resolutionId, uris: [...twenty, { uri: "talent://typescript-strict" }] });
+    const r = await s.api("POST", "/api/talents/get", {
+      resolutionId: p.body.resolutionId,
+      uris: [...twenty, { uri: "talent://typescript-strict" }],
+    });
     expect(r.status).toBe(400);
     expect(r.body.message).toContain("at most 20");
     expect(r.body.error).toBe("validation_failed");
     // however long the list (within the body limit), the same 400 naming the limit
-    const huge = await s.api("POST", "/api/talents/get", { resolutionId: p.body.resolutionId, uris: Array.from({ length: 12_000 }, () => "talent://typescript-strict") });
+    const huge = await s.api("POST", "/api/talents/get", {
+      resolutionId: p.body.resolutionId,
+      uris: Array.from({ length: 12_000 }, () => "talent://typescript-strict"),
+    });
     expect(`${huge.status} ${huge.body.error}`).toBe("400 validation_failed");
     expect(huge.body.message).toContain("at most 20");
   });
@@ -141,7 +171,9 @@ describe("a search that names a resolutionId searches what that resolution serve
       ["POST, null scope", () => s.api("POST", "/api/talents/get", { resolutionId: r, query: "script", scope: null })],
     ] as const) {
       const res = await call();
-      expect(`${label}: ${res.status} ${res.body.scope} ${JSON.stringify(ids(res.body))}`).toBe(`${label}: 200 resolution ["typescript-strict"]`);
+      expect(`${label}: ${res.status} ${res.body.scope} ${JSON.stringify(ids(res.body))}`).toBe(
+        `${label}: 200 resolution ["typescript-strict"]`,
+      );
     }
     // still a resolution's own: disabling the talent since changes nothing
     await s.owner.patch(`/web/projects/${s.project.id}/talents/typescript-strict`, { enabled: false });
@@ -186,9 +218,18 @@ describe("a search that names a resolutionId searches what that resolution serve
 
 describe("sections: every heading the served compact block shows can be read as a section", () => {
   const SKILL = "---\nname: skilled\ndescription: A skill. Use it when skills are needed.\n---\nIntro.\n\n## Steps\nStep one.\n";
-  const body = "Start with the basics.\n\n## Details\nThe details.\n\n### Deeper\nDeeper still.\n\n## Pitfalls\nAvoid the pitfalls. See talent://sectioned/notes.md";
+  const body =
+    "Start with the basics.\n\n## Details\nThe details.\n\n### Deeper\nDeeper still.\n\n## Pitfalls\nAvoid the pitfalls. See talent://sectioned/notes.md";
   const catalogWith = (talentBody: string, over: Record<string, string> = {}) =>
-    buildCatalog(sourcesFromFlat({ ...embeddedTalents(), "sectioned/TALENT.md": talentMd("sectioned", over, talentBody), "sectioned/notes.md": "# Notes\nSome notes.\n\n## Usage\nUse it.\n", "sectioned/plain.md": "Just text, no heading.\n", "skilled/SKILL.md": SKILL })).catalog;
+    buildCatalog(
+      sourcesFromFlat({
+        ...embeddedTalents(),
+        "sectioned/TALENT.md": talentMd("sectioned", over, talentBody),
+        "sectioned/notes.md": "# Notes\nSome notes.\n\n## Usage\nUse it.\n",
+        "sectioned/plain.md": "Just text, no heading.\n",
+        "skilled/SKILL.md": SKILL,
+      }),
+    ).catalog;
   let e: TestEnv;
   beforeAll(async () => {
     e = await testEnv({}, catalogWith(body));
@@ -200,7 +241,8 @@ describe("sections: every heading the served compact block shows can be read as 
     const p = await s.api("POST", "/api/prepare-task", { talentIds: ["sectioned"] });
     return { s, resolutionId: p.body.resolutionId as string, compact: p.body.talents[0].compact as string };
   }
-  const section = (s: Awaited<ReturnType<typeof setup>>, uri: string, name: string, resolutionId?: string) => s.api("POST", "/api/talents/get", { uri, section: name, resolutionId });
+  const section = (s: Awaited<ReturnType<typeof setup>>, uri: string, name: string, resolutionId?: string) =>
+    s.api("POST", "/api/talents/get", { uri, section: name, resolutionId });
 
   test('"Rules" returns the rules as the compact form shows them; the title returns the whole block; body headings keep working; case-insensitive, a leading "#" ignored', async () => {
     const { s, compact } = await prepared();
@@ -211,9 +253,12 @@ describe("sections: every heading the served compact block shows can be read as 
     expect(compact).toContain(text);
     expect(text).not.toContain("Start with the basics"); // the body's first paragraph is not under "Rules"
     expect(rules.body.files[0]).toMatchObject({ uri: "talent://sectioned", section: "Rules", pinned: false });
-    for (const name of ["rules", "RULES", "## Rules", "  Rules  "]) expect((await section(s, "talent://sectioned", name)).body.files[0].content).toBe(text);
+    for (const name of ["rules", "RULES", "## Rules", "  Rules  "])
+      expect((await section(s, "talent://sectioned", name)).body.files[0].content).toBe(text);
     expect((await section(s, "talent://sectioned", "Title of sectioned")).body.files[0].content).toBe(compact);
-    expect((await section(s, "talent://sectioned", "details")).body.files[0].content).toBe("## Details\nThe details.\n\n### Deeper\nDeeper still.\n");
+    expect((await section(s, "talent://sectioned", "details")).body.files[0].content).toBe(
+      "## Details\nThe details.\n\n### Deeper\nDeeper still.\n",
+    );
     expect((await section(s, "talent://sectioned", "Deeper")).body.files[0].content).toBe("### Deeper\nDeeper still.\n");
     // the main file by its path reads the same sections
     expect((await section(s, "talent://sectioned/TALENT.md", "Rules")).body.files[0].content).toBe(text);
@@ -223,12 +268,24 @@ describe("sections: every heading the served compact block shows can be read as 
     const { s, resolutionId, compact } = await prepared();
     const live = await section(s, "talent://sectioned", "Rules");
     const catalog = e.state.catalog;
-    e.state.catalog = catalogWith("## Other\nA new body.", { title: "New title", rules: "[{id: ZZ-001, severity: advisory, title: New., check: New.}, {id: ZZ-002, severity: advisory, title: New., check: New.}, {id: ZZ-003, severity: advisory, title: New., check: New.}]", tests: "[]" });
+    e.state.catalog = catalogWith("## Other\nA new body.", {
+      title: "New title",
+      rules:
+        "[{id: ZZ-001, severity: advisory, title: New., check: New.}, {id: ZZ-002, severity: advisory, title: New., check: New.}, {id: ZZ-003, severity: advisory, title: New., check: New.}]",
+      tests: "[]",
+    });
     try {
       const pinned = await section(s, "talent://sectioned", "Rules", resolutionId);
-      expect(pinned.body.files[0]).toMatchObject({ content: live.body.files[0].content, digest: live.body.files[0].digest, pinned: true, section: "Rules" });
+      expect(pinned.body.files[0]).toMatchObject({
+        content: live.body.files[0].content,
+        digest: live.body.files[0].digest,
+        pinned: true,
+        section: "Rules",
+      });
       expect((await section(s, "talent://sectioned", "title of sectioned", resolutionId)).body.files[0].content).toBe(compact);
-      expect((await section(s, "talent://sectioned", "Pitfalls", resolutionId)).body.files[0].content).toBe("## Pitfalls\nAvoid the pitfalls. See talent://sectioned/notes.md\n");
+      expect((await section(s, "talent://sectioned", "Pitfalls", resolutionId)).body.files[0].content).toBe(
+        "## Pitfalls\nAvoid the pitfalls. See talent://sectioned/notes.md\n",
+      );
       expect((await section(s, "talent://sectioned/notes.md", "Usage", resolutionId)).body.files[0].content).toBe("## Usage\nUse it.\n");
       // a live read now serves the new block's sections
       expect((await section(s, "talent://sectioned", "Rules")).body.files[0].content).toContain("[ZZ-001] (advisory) New.");
@@ -244,14 +301,21 @@ describe("sections: every heading the served compact block shows can be read as 
     for (const r of [undefined, resolutionId]) {
       const miss = await section(s, "talent://sectioned", "Summary", r);
       expect(`${miss.status} ${miss.body.error}`).toBe("404 not_found");
-      expect(miss.body.message).toBe('No section "Summary" in talent://sectioned. Its sections: "Title of sectioned", "Rules", "Details", "Deeper", "Pitfalls".');
-      expect(miss.body).toMatchObject({ uri: "talent://sectioned", sections: ["Title of sectioned", "Rules", "Details", "Deeper", "Pitfalls"] });
+      expect(miss.body.message).toBe(
+        'No section "Summary" in talent://sectioned. Its sections: "Title of sectioned", "Rules", "Details", "Deeper", "Pitfalls".',
+      );
+      expect(miss.body).toMatchObject({
+        uri: "talent://sectioned",
+        sections: ["Title of sectioned", "Rules", "Details", "Deeper", "Pitfalls"],
+      });
       // another file of the talent has its own headings, not the block's
       const notes = await section(s, "talent://sectioned/notes.md", "Rules", r);
       expect(`${notes.status} ${notes.body.error}`).toBe("404 not_found");
       expect(notes.body.sections).toEqual(["Notes", "Usage"]);
       const plain = await section(s, "talent://sectioned/plain.md", "Anything", r);
-      expect(`${plain.status} ${plain.body.message}`).toBe('404 No section "Anything" in talent://sectioned/plain.md: it has no headings; read it without section.');
+      expect(`${plain.status} ${plain.body.message}`).toBe(
+        '404 No section "Anything" in talent://sectioned/plain.md: it has no headings; read it without section.',
+      );
     }
   });
 
@@ -280,25 +344,46 @@ describe("sections: every heading the served compact block shows can be read as 
 describe("freeze: a resolution reads the same forever", () => {
   test("prepare → the catalog file changes on disk and the service restarts, the talent is uninstalled, others installed → playbook and pinned reads are byte-identical", async () => {
     const base = embeddedTalents();
-    const v1 = buildCatalog(sourcesFromFlat({ ...base, "frozen-talent/TALENT.md": talentMd("frozen-talent", {}, "Version one body. See talent://frozen-talent/notes.md"), "frozen-talent/notes.md": "# Notes\nv1 notes\n" })).catalog;
+    const v1 = buildCatalog(
+      sourcesFromFlat({
+        ...base,
+        "frozen-talent/TALENT.md": talentMd("frozen-talent", {}, "Version one body. See talent://frozen-talent/notes.md"),
+        "frozen-talent/notes.md": "# Notes\nv1 notes\n",
+      }),
+    ).catalog;
     const e = await testEnv({}, v1);
     try {
       const s = await setup(["frozen-talent"], ALL, e);
       const p = await s.api("POST", "/api/prepare-task", { talentIds: ["frozen-talent"] });
       const book = await s.api("GET", `/api/validation/playbook?resolutionId=${p.body.resolutionId}&talent=frozen-talent`);
-      const read = await s.api("POST", "/api/talents/get", { resolutionId: p.body.resolutionId, uris: [{ uri: "talent://frozen-talent" }, { uri: "talent://frozen-talent/notes.md" }] });
+      const read = await s.api("POST", "/api/talents/get", {
+        resolutionId: p.body.resolutionId,
+        uris: [{ uri: "talent://frozen-talent" }, { uri: "talent://frozen-talent/notes.md" }],
+      });
       // "restart" with the file changed on disk: a new catalog where the talent has other rules and body
       e.state.catalog = buildCatalog(
         sourcesFromFlat({
           ...base,
-          "frozen-talent/TALENT.md": talentMd("frozen-talent", { version: "2.0.0", rules: "[{id: ZZ-001, severity: advisory, title: New., check: New.}, {id: ZZ-002, severity: advisory, title: New., check: New.}, {id: ZZ-003, severity: advisory, title: New., check: New.}]", tests: "[]" }, "Version two. See talent://frozen-talent/notes.md"),
+          "frozen-talent/TALENT.md": talentMd(
+            "frozen-talent",
+            {
+              version: "2.0.0",
+              rules:
+                "[{id: ZZ-001, severity: advisory, title: New., check: New.}, {id: ZZ-002, severity: advisory, title: New., check: New.}, {id: ZZ-003, severity: advisory, title: New., check: New.}]",
+              tests: "[]",
+            },
+            "Version two. See talent://frozen-talent/notes.md",
+          ),
           "frozen-talent/notes.md": "# Notes\nv2 notes\n",
         }),
       ).catalog;
       await s.owner.del(`/web/projects/${s.project.id}/talents/frozen-talent`);
       await s.owner.post(`/web/projects/${s.project.id}/talents`, { talents: ["sql-base", "typescript-strict", "javascript-base"] });
       const book2 = await s.api("GET", `/api/validation/playbook?resolutionId=${p.body.resolutionId}&talent=frozen-talent`);
-      const read2 = await s.api("POST", "/api/talents/get", { resolutionId: p.body.resolutionId, uris: [{ uri: "talent://frozen-talent" }, { uri: "talent://frozen-talent/notes.md" }] });
+      const read2 = await s.api("POST", "/api/talents/get", {
+        resolutionId: p.body.resolutionId,
+        uris: [{ uri: "talent://frozen-talent" }, { uri: "talent://frozen-talent/notes.md" }],
+      });
       expect(JSON.stringify(book2.body)).toBe(JSON.stringify(book.body));
       expect(JSON.stringify(read2.body)).toBe(JSON.stringify(read.body));
       expect(read2.body.files[1].content).toBe("# Notes\nv1 notes\n");
@@ -347,7 +432,9 @@ describe("key API: doctor, catalog, discover, install", () => {
     const bad = await s.api("PATCH", "/api/projects/current/talents", { talents: ["sql-migrations", "nope-1", "nope-2"] });
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ error: "unknown_talents", ids: ["nope-1", "nope-2"] });
-    expect((await s.owner.get(`/web/projects/${s.project.id}/installed`)).body.talents.map((t: { id: string }) => t.id)).toEqual(["sql-base"]);
+    expect((await s.owner.get(`/web/projects/${s.project.id}/installed`)).body.talents.map((t: { id: string }) => t.id)).toEqual([
+      "sql-base",
+    ]);
     const many = await s.api("PATCH", "/api/projects/current/talents", { talents: ["sql-migrations", "sql-base"] });
     expect(many.body).toEqual({ installed: ["sql-migrations"], alreadyInstalled: ["sql-base"] });
     const off = await s.api("PATCH", "/api/projects/current/talents", { talent: "sql-base", enabled: false });
@@ -356,7 +443,9 @@ describe("key API: doctor, catalog, discover, install", () => {
     expect(installed.talents.find((t: { id: string }) => t.id === "sql-base").state).toBe("disabled");
     // installing again never re-enables a talent someone disabled
     expect((await s.api("PATCH", "/api/projects/current/talents", { talent: "sql-base" })).body.alreadyInstalled).toEqual(["sql-base"]);
-    expect((await s.api("PATCH", "/api/projects/current/talents", { talent: "react-hooks", enabled: false })).body.error).toBe("unknown_talents");
+    expect((await s.api("PATCH", "/api/projects/current/talents", { talent: "react-hooks", enabled: false })).body.error).toBe(
+      "unknown_talents",
+    );
     const other = await setup([]);
     expect((await s.api("PATCH", `/api/projects/${other.project.id}/talents`, { talent: "sql-base" })).status).toBe(404);
     expect((await s.api("PATCH", "/api/projects/current/talents", { talent: "sql-base", talents: ["x"] })).status).toBe(400);
@@ -370,7 +459,9 @@ describe("key API: doctor, catalog, discover, install", () => {
     expect(r.body.talents.map((t: { id: string }) => t.id)).toEqual(["sql-base"]);
     const inst = await a.api("PATCH", "/api/projects/current/talents", { talent: "react-components" }, { "x-svc-project": b.project.id });
     expect(inst.status).toBe(200);
-    expect((await b.owner.get(`/web/projects/${b.project.id}/installed`)).body.talents.map((t: { id: string }) => t.id)).not.toContain("react-components");
+    expect((await b.owner.get(`/web/projects/${b.project.id}/installed`)).body.talents.map((t: { id: string }) => t.id)).not.toContain(
+      "react-components",
+    );
   });
 });
 
@@ -393,7 +484,9 @@ describe("one install body, two routes (web POST /web/projects/:id/talents, key 
       const web = await s.owner.post(`/web/projects/${s.project.id}/talents`, body);
       const key = await s.api("PATCH", `/api/projects/${s.project.id}/talents`, body);
       const label = JSON.stringify(body).slice(0, 60);
-      expect(`${label}: web ${web.status} ${web.body.error}, key ${key.status} ${key.body.error}`).toBe(`${label}: web 400 validation_failed, key 400 validation_failed`);
+      expect(`${label}: web ${web.status} ${web.body.error}, key ${key.status} ${key.body.error}`).toBe(
+        `${label}: web 400 validation_failed, key 400 validation_failed`,
+      );
     }
     expect((await s.owner.get(`/web/projects/${s.project.id}/installed`)).body.talents).toEqual([]);
   });
@@ -419,7 +512,10 @@ describe("web selection and the activity journal", () => {
     expect((await s.owner.del(`/web/projects/${s.project.id}/talents/react-hooks`)).status).toBe(200);
     expect((await s.owner.del(`/web/projects/${s.project.id}/talents/react-hooks`)).status).toBe(404);
     // a malformed percent escape in the talent id → 400, not 500
-    for (const r of [await s.owner.patch(`/web/projects/${s.project.id}/talents/%E0%A4%A`, { enabled: true }), await s.owner.del(`/web/projects/${s.project.id}/talents/%`)]) {
+    for (const r of [
+      await s.owner.patch(`/web/projects/${s.project.id}/talents/%E0%A4%A`, { enabled: true }),
+      await s.owner.del(`/web/projects/${s.project.id}/talents/%`),
+    ]) {
       expect(`${r.status} ${r.body.error}`).toBe("400 validation_failed");
     }
   });
@@ -445,7 +541,13 @@ describe("web selection and the activity journal", () => {
     const kinds = t.body.events.map((e: { kind: string }) => e.kind);
     expect(kinds).toEqual(["disable", "doctor", "prepare_task", "prepare_task", "install"]);
     const prep = t.body.events[3];
-    expect(prep).toMatchObject({ via: "api", author: { type: "key", id: s.key.key.id }, client: "claude-code/2.1", resolutionId: p.body.resolutionId, status: 201 });
+    expect(prep).toMatchObject({
+      via: "api",
+      author: { type: "key", id: s.key.key.id },
+      client: "claude-code/2.1",
+      resolutionId: p.body.resolutionId,
+      status: 201,
+    });
     expect(t.body.events[2].status).toBe(400);
     expect(t.body.events[0]).toMatchObject({ via: "web", author: { type: "user", name: s.owner.email }, talentsLeft: ["javascript-base"] });
     expect(t.body.events[4].talentsEntered).toEqual(["typescript-strict", "javascript-base"]);

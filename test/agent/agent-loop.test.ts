@@ -38,10 +38,26 @@ describe("key API: prepare_task", () => {
     const r = await s.api("GET", "/api/prepare-task/designable");
     expect(r.status).toBe(200);
     expect(r.body.talents.map((t: { id: string }) => t.id).sort()).toEqual(["javascript-base", "typescript-strict"]);
-    expect(Object.keys(r.body.talents[0]).sort()).toEqual(["conflicts", "id", "kind", "relevant", "requires", "summary", "title", "tokens", "triggers", "version", "why"]);
+    expect(Object.keys(r.body.talents[0]).sort()).toEqual([
+      "conflicts",
+      "id",
+      "kind",
+      "relevant",
+      "requires",
+      "summary",
+      "title",
+      "tokens",
+      "triggers",
+      "version",
+      "why",
+    ]);
   });
 
-  for (const [name, body] of [["missing", {}], ["empty", { talentIds: [] }], ["null", { talentIds: null }]] as const) {
+  for (const [name, body] of [
+    ["missing", {}],
+    ["empty", { talentIds: [] }],
+    ["null", { talentIds: null }],
+  ] as const) {
     test(`prepare_task with ${name} talentIds → 400 designation_required (no fallback guesses)`, async () => {
       const s = await setup(["typescript-strict"]);
       const before = await count("resolutions");
@@ -64,8 +80,18 @@ describe("key API: prepare_task", () => {
   });
 
   test("compiles exactly the designated talents (compact form), lists undesignated prerequisites and conflicts; anything not designated is not served", async () => {
-    const s = await setup(["react-hooks", "react-components", "javascript-base", "git-commit-messages", "conventional-commits", "sql-base"]);
-    const r = await s.api("POST", "/api/prepare-task", { talentIds: ["react-hooks", "git-commit-messages", "conventional-commits"], language: "typescript" });
+    const s = await setup([
+      "react-hooks",
+      "react-components",
+      "javascript-base",
+      "git-commit-messages",
+      "conventional-commits",
+      "sql-base",
+    ]);
+    const r = await s.api("POST", "/api/prepare-task", {
+      talentIds: ["react-hooks", "git-commit-messages", "conventional-commits"],
+      language: "typescript",
+    });
     expect(r.status).toBe(201);
     expect(r.body.resolutionId).toMatch(/^res_[0-9A-Z]{26}$/);
     expect(r.body.language).toBe("typescript");
@@ -117,15 +143,31 @@ describe("key API: validate and record_validation", () => {
     expect(r.status).toBe(200);
     expect(r.body.obligations.map((o: { id: string }) => o.id)).toEqual(["typescript-strict"]);
     const ts = env.state.catalog!.get("typescript-strict")!;
-    expect(r.body.obligations[0]).toMatchObject({ kind: "talent", version: ts.version, verdictRequired: false, rules: ts.rules.map(({ id, severity, title }) => ({ id, severity, title })) });
+    expect(r.body.obligations[0]).toMatchObject({
+      kind: "talent",
+      version: ts.version,
+      verdictRequired: false,
+      rules: ts.rules.map(({ id, severity, title }) => ({ id, severity, title })),
+    });
     expect(r.body.procedure.length).toBeGreaterThanOrEqual(4);
     expect(r.body.detail).toBeUndefined();
     const d = await s.api("GET", `/api/validation/playbook?resolutionId=${p.body.resolutionId}&talent=typescript-strict`);
     // the rules with their check, and each detector with the globs it applies to (its own, else the talent's triggers.files)
     expect(d.body.detail.rules).toEqual(
       ts.rules.map(({ id, severity, title, check, detect }) => ({
-        id, severity, title, check,
-        ...(detect ? { detect: detect.map((x) => ({ files: x.files ?? ts.triggers.files, pattern: x.pattern, ...(x.flags ? { flags: x.flags } : {}) })) } : {}),
+        id,
+        severity,
+        title,
+        check,
+        ...(detect
+          ? {
+              detect: detect.map((x) => ({
+                files: x.files ?? ts.triggers.files,
+                pattern: x.pattern,
+                ...(x.flags ? { flags: x.flags } : {}),
+              })),
+            }
+          : {}),
       })),
     );
     expect(d.body.detail.tests).toEqual(ts.tests);
@@ -147,7 +189,11 @@ describe("key API: validate and record_validation", () => {
       ["GET", `/api/validation/playbook?resolutionId=${rid}`],
       ["GET", `/api/validation/playbook?resolutionId=res_nope`],
       ["GET", `/api/validation/playbook?resolutionId=${rid}&talent=sql-base`],
-      ["POST", "/api/validation/reports", { submissionId: "steal", resolutionId: rid, expertiseResults: [{ id: "typescript-strict", verdict: "pass" }] }],
+      [
+        "POST",
+        "/api/validation/reports",
+        { submissionId: "steal", resolutionId: rid, expertiseResults: [{ id: "typescript-strict", verdict: "pass" }] },
+      ],
       ["GET", `/api/search?query=strict&scope=resolution&resolutionId=${rid}`],
       ["POST", "/api/talents/get", { resolutionId: rid, uri: "talent://typescript-strict" }],
     ];
@@ -163,17 +209,33 @@ describe("key API: validate and record_validation", () => {
   test("a report records verdicts; the identical report replays (200, replayed: true); the same submissionId with other content → 409 submission_conflict; a new submissionId records a second report", async () => {
     const s = await setup(["typescript-strict", "javascript-base"]);
     const p = await s.api("POST", "/api/prepare-task", { talentIds: ["typescript-strict"] });
-    const report = { submissionId: "sub-1", resolutionId: p.body.resolutionId, expertiseResults: [{ id: "typescript-strict", verdict: "fail", evidence: ["src/a.ts:12"] }] };
+    const report = {
+      submissionId: "sub-1",
+      resolutionId: p.body.resolutionId,
+      expertiseResults: [{ id: "typescript-strict", verdict: "fail", evidence: ["src/a.ts:12"] }],
+    };
     const first = await s.api("POST", "/api/validation/reports", report);
     expect(first.status).toBe(201);
-    expect(first.body).toMatchObject({ submissionId: "sub-1", replayed: false, summary: { pass: 0, fail: 1, not_applicable: 0 }, failing: ["typescript-strict"] });
+    expect(first.body).toMatchObject({
+      submissionId: "sub-1",
+      replayed: false,
+      summary: { pass: 0, fail: 1, not_applicable: 0 },
+      failing: ["typescript-strict"],
+    });
     const again = await s.api("POST", "/api/validation/reports", report);
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ ...first.body, replayed: true });
-    const other = await s.api("POST", "/api/validation/reports", { ...report, expertiseResults: [{ id: "typescript-strict", verdict: "pass" }] });
+    const other = await s.api("POST", "/api/validation/reports", {
+      ...report,
+      expertiseResults: [{ id: "typescript-strict", verdict: "pass" }],
+    });
     expect(other.status).toBe(409);
     expect(other.body.error).toBe("submission_conflict");
-    const second = await s.api("POST", "/api/validation/reports", { ...report, submissionId: "sub-2", expertiseResults: [{ id: "typescript-strict", verdict: "pass" }] });
+    const second = await s.api("POST", "/api/validation/reports", {
+      ...report,
+      submissionId: "sub-2",
+      expertiseResults: [{ id: "typescript-strict", verdict: "pass" }],
+    });
     expect(second.status).toBe(201);
     const listed = await s.owner.get(`/web/projects/${s.project.id}/resolutions/${p.body.resolutionId}/reports`);
     expect(listed.body.reports.map((x: { submissionId: string }) => x.submissionId)).toEqual(["sub-1", "sub-2"]);
@@ -183,11 +245,42 @@ describe("key API: validate and record_validation", () => {
   const badReports: [string, (rid: string) => unknown, string][] = [
     ["no submissionId", (rid) => ({ resolutionId: rid, expertiseResults: [] }), "validation_failed"],
     ["no expertiseResults", (rid) => ({ submissionId: "x", resolutionId: rid }), "validation_failed"],
-    ["a fail without evidence or missing", (rid) => ({ submissionId: "x", resolutionId: rid, expertiseResults: [{ id: "typescript-strict", verdict: "fail" }] }), "validation_failed"],
-    ["evidence not file:line", (rid) => ({ submissionId: "x", resolutionId: rid, expertiseResults: [{ id: "typescript-strict", verdict: "fail", evidence: ["somewhere"] }] }), "validation_failed"],
-    ["an unknown verdict", (rid) => ({ submissionId: "x", resolutionId: rid, expertiseResults: [{ id: "typescript-strict", verdict: "meh" }] }), "validation_failed"],
-    ["a talent not in the resolution", (rid) => ({ submissionId: "x", resolutionId: rid, expertiseResults: [{ id: "sql-base", verdict: "pass" }] }), "unknown_talents"],
-    ["two verdicts for one talent", (rid) => ({ submissionId: "x", resolutionId: rid, expertiseResults: [{ id: "typescript-strict", verdict: "pass" }, { id: "typescript-strict", verdict: "pass" }] }), "validation_failed"],
+    [
+      "a fail without evidence or missing",
+      (rid) => ({ submissionId: "x", resolutionId: rid, expertiseResults: [{ id: "typescript-strict", verdict: "fail" }] }),
+      "validation_failed",
+    ],
+    [
+      "evidence not file:line",
+      (rid) => ({
+        submissionId: "x",
+        resolutionId: rid,
+        expertiseResults: [{ id: "typescript-strict", verdict: "fail", evidence: ["somewhere"] }],
+      }),
+      "validation_failed",
+    ],
+    [
+      "an unknown verdict",
+      (rid) => ({ submissionId: "x", resolutionId: rid, expertiseResults: [{ id: "typescript-strict", verdict: "meh" }] }),
+      "validation_failed",
+    ],
+    [
+      "a talent not in the resolution",
+      (rid) => ({ submissionId: "x", resolutionId: rid, expertiseResults: [{ id: "sql-base", verdict: "pass" }] }),
+      "unknown_talents",
+    ],
+    [
+      "two verdicts for one talent",
+      (rid) => ({
+        submissionId: "x",
+        resolutionId: rid,
+        expertiseResults: [
+          { id: "typescript-strict", verdict: "pass" },
+          { id: "typescript-strict", verdict: "pass" },
+        ],
+      }),
+      "validation_failed",
+    ],
     ["an unknown resolution", () => ({ submissionId: "x", resolutionId: "res_nope", expertiseResults: [] }), "not_found"],
   ];
   for (const [name, make, code] of badReports) {
@@ -205,11 +298,20 @@ describe("key API: validate and record_validation", () => {
   test("concurrent replays of one report (10 at once) record exactly one", async () => {
     const s = await setup(["typescript-strict", "javascript-base"]);
     const p = await s.api("POST", "/api/prepare-task", { talentIds: ["typescript-strict"] });
-    const report = { submissionId: "burst", resolutionId: p.body.resolutionId, expertiseResults: [{ id: "typescript-strict", verdict: "pass" }] };
+    const report = {
+      submissionId: "burst",
+      resolutionId: p.body.resolutionId,
+      expertiseResults: [{ id: "typescript-strict", verdict: "pass" }],
+    };
     const rs = await Promise.all(Array.from({ length: 10 }, () => s.api("POST", "/api/validation/reports", report)));
     expect(rs.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
     expect(new Set(rs.map((r) => r.body.reportId)).size).toBe(1);
-    const n = (await env.database.client.execute({ sql: "SELECT count(*) AS n FROM reports WHERE submission_id = 'burst' AND project_id = ?", args: [s.project.id] })).rows[0]!.n;
+    const n = (
+      await env.database.client.execute({
+        sql: "SELECT count(*) AS n FROM reports WHERE submission_id = 'burst' AND project_id = ?",
+        args: [s.project.id],
+      })
+    ).rows[0]!.n;
     expect(n).toBe(1);
   });
 
@@ -224,7 +326,10 @@ describe("key API: validate and record_validation", () => {
 describe("the playbook reads a pinned definition as the catalog reads the talent", () => {
   test("a folded YAML summary and title are trimmed alike (no trailing newline in the playbook)", async () => {
     const { buildCatalog } = await import("../../src/catalog/catalog");
-    const md = talentMd("folded-talent", { title: ">\n  Folded title", summary: ">\n  A folded summary that spans\n  two lines. Designate when folding." });
+    const md = talentMd("folded-talent", {
+      title: ">\n  Folded title",
+      summary: ">\n  A folded summary that spans\n  two lines. Designate when folding.",
+    });
     const built = buildCatalog([{ folder: "folded-talent", files: { "TALENT.md": md }, label: (p: string) => `folded-talent/${p}` }]);
     expect(built.findings).toEqual([]);
     const e = await testEnv({}, built.catalog);
@@ -232,8 +337,16 @@ describe("the playbook reads a pinned definition as the catalog reads the talent
       const { owner, project } = await orgWithProject(e);
       expect((await owner.post(`/web/projects/${project.id}/talents`, { talent: "folded-talent" })).status).toBe(201);
       const k = await createKey(owner, project.id, ["prepare_task", "validate"]);
-      const prep = await (await withKey(e, k.value, "/api/prepare-task", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ talentIds: ["folded-talent"] }) })).json();
-      const book = await (await withKey(e, k.value, `/api/validation/playbook?resolutionId=${prep.resolutionId}&talent=folded-talent`)).json();
+      const prep = await (
+        await withKey(e, k.value, "/api/prepare-task", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ talentIds: ["folded-talent"] }),
+        })
+      ).json();
+      const book = await (
+        await withKey(e, k.value, `/api/validation/playbook?resolutionId=${prep.resolutionId}&talent=folded-talent`)
+      ).json();
       const t = built.catalog.get("folded-talent")!;
       expect({ title: book.detail.title, summary: book.detail.summary }).toEqual({ title: t.title, summary: t.summary });
     } finally {

@@ -16,7 +16,19 @@ import { loadCatalog } from "../../src/catalog/startup";
 import { embeddedTalents } from "../../src/embedded";
 import { createLogger } from "../../src/lib/log";
 import { agentSkillsProblems } from "../agent-skills-ref";
-import { createKey, orgWithProject, publishedExpertiseOf, runCli, shipped, talentMd, tempDir, testEnv, withKey, writeFiles, type TestEnv } from "../helpers";
+import {
+  createKey,
+  orgWithProject,
+  publishedExpertiseOf,
+  runCli,
+  shipped,
+  talentMd,
+  tempDir,
+  testEnv,
+  withKey,
+  writeFiles,
+  type TestEnv,
+} from "../helpers";
 
 const tmp = tempDir("talentd-skills-");
 afterAll(() => tmp.cleanup());
@@ -53,7 +65,7 @@ const ORDERS_SKILL = [
   "  author: acme-platform",
   '  version: "1.2"',
   "  triggers:",
-  "    files: [\"src/orders/**\"]",
+  '    files: ["src/orders/**"]',
   "    keywords: [orders, pagination]",
   "---",
   "# Orders API",
@@ -66,7 +78,11 @@ const ORDERS_SKILL = [
   "```",
   "",
 ].join("\n");
-const ORDERS_FILES = { "orders-api/SKILL.md": ORDERS_SKILL, "orders-api/references/keyset.md": "# Keyset\n\nWHERE id > ?\n", "orders-api/scripts/check.sh": "#!/bin/sh\necho ok\n" };
+const ORDERS_FILES = {
+  "orders-api/SKILL.md": ORDERS_SKILL,
+  "orders-api/references/keyset.md": "# Keyset\n\nWHERE id > ?\n",
+  "orders-api/scripts/check.sh": "#!/bin/sh\necho ok\n",
+};
 
 describe("import: a SKILL.md folder in TALENTS_DIR", () => {
   let env: TestEnv;
@@ -74,28 +90,50 @@ describe("import: a SKILL.md folder in TALENTS_DIR", () => {
   beforeAll(async () => {
     dir = fresh("talents-dir");
     writeFiles(dir, ORDERS_FILES);
-    const { catalog } = await loadCatalog(dir, createLogger("error", () => {}));
+    const { catalog } = await loadCatalog(
+      dir,
+      createLogger("error", () => {}),
+    );
     env = await testEnv({ TALENTS_DIR: dir }, catalog);
   });
   afterAll(() => env.close());
 
   test('"keeps metadata.version as its version" (1.2 → 1.2.0), "may declare triggers in metadata"; title defaults to the name', () => {
     const t = env.state.catalog!.get("orders-api")!;
-    expect(t).toMatchObject({ format: "skill", version: "1.2.0", title: "orders-api", triggers: { files: ["src/orders/**"], keywords: ["orders", "pagination"] } });
+    expect(t).toMatchObject({
+      format: "skill",
+      version: "1.2.0",
+      title: "orders-api",
+      triggers: { files: ["src/orders/**"], keywords: ["orders", "pagination"] },
+    });
   });
 
   test('"relative links rewritten to talent:// pointers that resolve": each one read through POST /api/talents/get; links in code and to missing files stay as written', async () => {
     const t = env.state.catalog!.get("orders-api")!;
-    expect(t.pointers).toEqual(["talent://orders-api/references/keyset.md", "talent://orders-api/scripts/check.sh", "talent://typescript-strict/references/strict-flags.md"]);
+    expect(t.pointers).toEqual([
+      "talent://orders-api/references/keyset.md",
+      "talent://orders-api/scripts/check.sh",
+      "talent://typescript-strict/references/strict-flags.md",
+    ]);
     expect(t.body).toContain("[in code](references/keyset.md)");
     expect(t.body).toContain("[gone](references/gone.md)");
     const o = await orgWithProject(env);
     await o.owner.post(`/web/projects/${o.project.id}/talents`, { talents: ["orders-api", "typescript-strict"] });
     const key = (await createKey(o.owner, o.project.id, ["deepen", "prepare_task"])).value;
-    const prepared = await (await withKey(env, key, "/api/prepare-task", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ talentIds: ["orders-api"] }) })).json();
+    const prepared = await (
+      await withKey(env, key, "/api/prepare-task", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ talentIds: ["orders-api"] }),
+      })
+    ).json();
     expect(prepared.talents[0].compact).toContain("(talent://orders-api/references/keyset.md)");
     for (const uri of t.pointers) {
-      const r = await withKey(env, key, "/api/talents/get", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ uri, resolutionId: prepared.resolutionId }) });
+      const r = await withKey(env, key, "/api/talents/get", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ uri, resolutionId: prepared.resolutionId }),
+      });
       expect(`${uri} ${r.status}`).toBe(`${uri} 200`);
     }
   });
@@ -232,7 +270,12 @@ describe("export --project: a project's active selection, read from the local da
 
   test("its enabled talents and its organization's active expertise, as the MCP Skills extension serves them; a disabled talent and another organization's expertise are not written", async () => {
     const o = await orgWithProject(env);
-    const mine = await publishedExpertiseOf(o.owner, "payments", talentMd("payments", {}, `Refunds: [ledger](talent://@${o.org.slug}/payments/references/ledger.md).`), { "references/ledger.md": "# Ledger\n" });
+    const mine = await publishedExpertiseOf(
+      o.owner,
+      "payments",
+      talentMd("payments", {}, `Refunds: [ledger](talent://@${o.org.slug}/payments/references/ledger.md).`),
+      { "references/ledger.md": "# Ledger\n" },
+    );
     const other = await orgWithProject(env);
     await publishedExpertiseOf(other.owner, "secret-sauce", talentMd("secret-sauce"));
     await o.owner.post(`/web/projects/${o.project.id}/talents`, { talents: ["typescript-strict", "api-pagination", mine.ref] });
@@ -257,7 +300,9 @@ describe("export --project: a project's active selection, read from the local da
   });
 
   test("an unknown project, or no database at DATA_DIR → exit 2 naming it", async () => {
-    const r = await runCli(["talents", "export", fresh("x"), "--project", "prj_00000000000000000000000000"], { env: { DATA_DIR: env.dir } });
+    const r = await runCli(["talents", "export", fresh("x"), "--project", "prj_00000000000000000000000000"], {
+      env: { DATA_DIR: env.dir },
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--project: no project "prj_00000000000000000000000000" in this database');
     const empty = fresh("no-db");
@@ -317,29 +362,43 @@ describe('"expertise authoring accepts a SKILL.md folder"', () => {
     const ref = `@${o.org.slug}/refunds`;
     await o.owner.post(`/web/projects/${o.project.id}/talents`, { talents: [ref] });
     const key = (await createKey(o.owner, o.project.id, ["prepare_task", "deepen", "validate"])).value;
-    const post = (path: string, body: unknown) => withKey(env, key, path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const post = (path: string, body: unknown) =>
+      withKey(env, key, path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     const prepared = await (await post("/api/prepare-task", { talentIds: [ref] })).json();
     const compact = prepared.talents[0].compact as string;
     expect(compact).toContain("- [PAY-001] (blocking) Post refunds to the ledger.");
     expect(compact).toContain(`(talent://${ref}/references/ledger.md)`);
-    const read = await (await post("/api/talents/get", { uri: `talent://${ref}/references/ledger.md`, resolutionId: prepared.resolutionId })).json();
+    const read = await (
+      await post("/api/talents/get", { uri: `talent://${ref}/references/ledger.md`, resolutionId: prepared.resolutionId })
+    ).json();
     expect(read.files[0].content).toBe("# Ledger\n\nPost twice.\n");
-    const playbook = await (await withKey(env, key, `/api/validation/playbook?resolutionId=${prepared.resolutionId}&talent=${encodeURIComponent(ref)}`)).json();
+    const playbook = await (
+      await withKey(env, key, `/api/validation/playbook?resolutionId=${prepared.resolutionId}&talent=${encodeURIComponent(ref)}`)
+    ).json();
     expect(playbook.detail.rules.map((r: { id: string }) => r.id)).toEqual(["PAY-001", "PAY-002", "PAY-003"]);
     expect(playbook.detail.tests).toEqual([{ rule: "PAY-001", pass: "ledger.post(refund)", fail: "db.insert(refund)" }]);
     // as a skill: at its published version (the publication number), with its confirmed triggers, its link relative
     const { skills } = await (await withKey(env, key, "/api/skills")).json();
     expect(skills.map((k: { uri: string }) => k.uri)).toEqual([`skill://~${o.org.slug}/refunds/SKILL.md`]);
-    expect(skills[0].frontmatter).toMatchObject({ name: "refunds", metadata: { version: "1", title: "Refunds", triggers: '{"files":["src/payments/**"],"keywords":["refund"]}' } });
+    expect(skills[0].frontmatter).toMatchObject({
+      name: "refunds",
+      metadata: { version: "1", title: "Refunds", triggers: '{"files":["src/payments/**"],"keywords":["refund"]}' },
+    });
     const skillMd = await (await withKey(env, key, `/api/skills/file?uri=${encodeURIComponent(skills[0].uri)}`)).json();
     expect(skillMd.text).toEndWith("\nEvery refund goes through [the ledger](references/ledger.md).\n");
   });
 
   test("a SKILL.md content whose name is not the slug, or whose metadata does not validate, is not publishable (verification names the field)", async () => {
     const o = await orgWithProject(env);
-    const created = await o.owner.post("/web/orgs/current/expertises", { slug: "refunds", content: "---\nname: other\ndescription: d\nmetadata:\n  budget: 'lots'\n---\nBody.\n" });
+    const created = await o.owner.post("/web/orgs/current/expertises", {
+      slug: "refunds",
+      content: "---\nname: other\ndescription: d\nmetadata:\n  budget: 'lots'\n---\nBody.\n",
+    });
     expect(created.status).toBe(201);
     expect(created.body.verification.valid).toBe(false);
-    expect(created.body.verification.issues.map((i: { path: string }) => i.path)).toEqual([`@${o.org.slug}/refunds/SKILL.md: metadata.budget`, `@${o.org.slug}/refunds/SKILL.md: name`]);
+    expect(created.body.verification.issues.map((i: { path: string }) => i.path)).toEqual([
+      `@${o.org.slug}/refunds/SKILL.md: metadata.budget`,
+      `@${o.org.slug}/refunds/SKILL.md: name`,
+    ]);
   });
 });

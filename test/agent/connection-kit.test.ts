@@ -83,17 +83,33 @@ describe("POST /web/projects/:id/token: the automation key", () => {
     const first = await o.owner.post(`/web/projects/${o.project.id}/token`);
     expect(first.status).toBe(201);
     expect(first.body.value).toMatch(/^svc_pk_/);
-    expect(first.body.key).toMatchObject({ automation: true, tools: ["prepare_task", "validate", "deepen", "doctor", "catalog"], status: "active" });
+    expect(first.body.key).toMatchObject({
+      automation: true,
+      tools: ["prepare_task", "validate", "deepen", "doctor", "catalog"],
+      status: "active",
+    });
     expect(first.body.env).toEqual({ TALENTD_URL: env.config.baseUrl, TALENTD_KEY: first.body.value });
     expect((await withKey(env, first.body.value, "/api/doctor")).status).toBe(200);
     // no writer scope: it cannot record verdicts or install
-    expect((await withKey(env, first.body.value, "/api/projects/current/talents", { method: "PATCH", headers: { "content-type": "application/json" }, body: '{"talent":"go-base"}' })).status).toBe(403);
+    expect(
+      (
+        await withKey(env, first.body.value, "/api/projects/current/talents", {
+          method: "PATCH",
+          headers: { "content-type": "application/json" },
+          body: '{"talent":"go-base"}',
+        })
+      ).status,
+    ).toBe(403);
 
     const second = await o.owner.post(`/web/projects/${o.project.id}/token`);
     expect(second.body.revoked).toEqual([first.body.key.id]);
     expect((await withKey(env, first.body.value, "/api/doctor")).status).toBe(401);
     expect((await withKey(env, second.body.value, "/api/doctor")).status).toBe(200);
-    const keys = (await o.owner.get(`/web/projects/${o.project.id}/keys`)).body.keys as { id: string; status: string; automation: boolean }[];
+    const keys = (await o.owner.get(`/web/projects/${o.project.id}/keys`)).body.keys as {
+      id: string;
+      status: string;
+      automation: boolean;
+    }[];
     expect(keys.filter((k) => k.automation && k.status === "active").map((k) => k.id)).toEqual([second.body.key.id]);
     expect(JSON.stringify(keys)).not.toContain(second.body.value);
   });
@@ -105,7 +121,10 @@ describe("POST /web/projects/:id/token: the automation key", () => {
     expect((await member.post(`/web/projects/${o.project.id}/token`)).status).toBe(201);
     expect((await o.owner.post(`/web/projects/${o.project.id}/token`)).status).toBe(201);
     expect((await withKey(env, mine.value, "/api/doctor")).status).toBe(200);
-    const events = await env.database.all<{ detail: string }>("SELECT detail FROM security_events WHERE kind = 'key.created' AND detail LIKE ?", [`%${o.project.id}%"automation":true%`]);
+    const events = await env.database.all<{ detail: string }>(
+      "SELECT detail FROM security_events WHERE kind = 'key.created' AND detail LIKE ?",
+      [`%${o.project.id}%"automation":true%`],
+    );
     expect(events.length).toBe(2);
   });
 });
@@ -127,13 +146,27 @@ describe("POST /web/projects/:id/file: read a talent file as a person, with the 
     await o.owner.post(`/web/projects/${o.project.id}/talents`, { talents: [ref] });
     expect((await o.owner.post(`/web/projects/${o.project.id}/file`, { uri: `talent://${ref}/runbook.md` })).status).toBe(404);
     const k = await createKey(o.owner, o.project.id, ["prepare_task"]);
-    const res = await (await withKey(env, k.value, "/api/prepare-task", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ talentIds: [ref, "typescript-strict"] }) })).json();
-    const pinned = await o.owner.post(`/web/projects/${o.project.id}/file`, { uri: `talent://${ref}/runbook.md`, resolutionId: res.resolutionId });
+    const res = await (
+      await withKey(env, k.value, "/api/prepare-task", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ talentIds: [ref, "typescript-strict"] }),
+      })
+    ).json();
+    const pinned = await o.owner.post(`/web/projects/${o.project.id}/file`, {
+      uri: `talent://${ref}/runbook.md`,
+      resolutionId: res.resolutionId,
+    });
     expect(pinned.status).toBe(200);
     expect(pinned.body.file.content).toContain("v1 runbook");
   });
 
-  const bad: [string, unknown][] = [["no uri", {}], ["a uri that is not talent://", { uri: "https://x" }], ["a number section", { uri: "talent://typescript-strict", section: 3 }], ["an unknown section", { uri: "talent://typescript-strict", section: "Nope" }]];
+  const bad: [string, unknown][] = [
+    ["no uri", {}],
+    ["a uri that is not talent://", { uri: "https://x" }],
+    ["a number section", { uri: "talent://typescript-strict", section: 3 }],
+    ["an unknown section", { uri: "talent://typescript-strict", section: "Nope" }],
+  ];
   for (const [name, body] of bad) {
     test(`${name} → 4xx in the error model`, async () => {
       const o = await orgWithProject(env);
@@ -146,10 +179,20 @@ describe("POST /web/projects/:id/file: read a talent file as a person, with the 
   test("another project's resolution → 404", async () => {
     const a = await orgWithProject(env);
     const b = await orgWithProject(env);
-    for (const o of [a, b]) await o.owner.post(`/web/projects/${o.project.id}/talents`, { talents: ["typescript-strict", "javascript-base"] });
+    for (const o of [a, b])
+      await o.owner.post(`/web/projects/${o.project.id}/talents`, { talents: ["typescript-strict", "javascript-base"] });
     const k = await createKey(a.owner, a.project.id, ["prepare_task"]);
-    const res = await (await withKey(env, k.value, "/api/prepare-task", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ talentIds: ["typescript-strict"] }) })).json();
-    const r = await b.owner.post(`/web/projects/${b.project.id}/file`, { uri: "talent://typescript-strict", resolutionId: res.resolutionId });
+    const res = await (
+      await withKey(env, k.value, "/api/prepare-task", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ talentIds: ["typescript-strict"] }),
+      })
+    ).json();
+    const r = await b.owner.post(`/web/projects/${b.project.id}/file`, {
+      uri: "talent://typescript-strict",
+      resolutionId: res.resolutionId,
+    });
     expect([r.status, r.body.error]).toEqual([404, "not_found"]);
   });
 });

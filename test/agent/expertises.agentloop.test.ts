@@ -13,7 +13,11 @@ async function setup() {
   const o = await orgWithProject(env);
   const key = (await createKey(o.owner, o.project.id, ALL)).value;
   const api = async (method: string, path: string, body?: unknown) => {
-    const r = await withKey(env, key, path, { method, headers: body === undefined ? {} : { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const r = await withKey(env, key, path, {
+      method,
+      headers: body === undefined ? {} : { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await r.text();
     return { status: r.status, body: text ? JSON.parse(text) : null };
   };
@@ -55,27 +59,46 @@ describe("private expertises in the agent loop", () => {
     expect(book1.body.obligations[0]).toMatchObject({ id: ref, kind: "expertise", version: "1", verdictRequired: true, blocking: 2 });
     expect(book1.body.obligations[1]).toMatchObject({ id: "typescript-strict", verdictRequired: false });
     expect(book1.body.verdictsRequired).toEqual([ref]);
-    const pinnedRunbook = await s.api("POST", "/api/talents/get", { resolutionId: p1.body.resolutionId, uri: `talent://${ref}/runbook.md` });
+    const pinnedRunbook = await s.api("POST", "/api/talents/get", {
+      resolutionId: p1.body.resolutionId,
+      uri: `talent://${ref}/runbook.md`,
+    });
     expect(pinnedRunbook.body.files[0]).toMatchObject({ content: "# Runbook\nv1 runbook\n", pinned: true });
 
     const p2 = await s.api("POST", "/api/prepare-task", { talentIds: [ref] });
     expect(p2.body.talents[0].version).toBe("2");
     expect(p2.body.talents[0].compact).toContain("Use the ledger v2.");
 
-    const missing = await s.api("POST", "/api/validation/reports", { submissionId: "r1", resolutionId: p1.body.resolutionId, expertiseResults: [{ id: "typescript-strict", verdict: "pass" }] });
+    const missing = await s.api("POST", "/api/validation/reports", {
+      submissionId: "r1",
+      resolutionId: p1.body.resolutionId,
+      expertiseResults: [{ id: "typescript-strict", verdict: "pass" }],
+    });
     expect(missing.status).toBe(400);
     expect(missing.body.missing).toEqual([ref]);
-    const failNoEvidence = await s.api("POST", "/api/validation/reports", { submissionId: "r1", resolutionId: p1.body.resolutionId, expertiseResults: [{ id: ref, verdict: "fail" }] });
+    const failNoEvidence = await s.api("POST", "/api/validation/reports", {
+      submissionId: "r1",
+      resolutionId: p1.body.resolutionId,
+      expertiseResults: [{ id: ref, verdict: "fail" }],
+    });
     expect(failNoEvidence.status).toBe(400);
 
     // the first exhaustive report, before fixing
-    const first = { submissionId: "r1", resolutionId: p1.body.resolutionId, expertiseResults: [{ id: ref, verdict: "fail", evidence: ["src/payments/charge.ts:42"], missing: ["idempotency key on refund"] }] };
+    const first = {
+      submissionId: "r1",
+      resolutionId: p1.body.resolutionId,
+      expertiseResults: [{ id: ref, verdict: "fail", evidence: ["src/payments/charge.ts:42"], missing: ["idempotency key on refund"] }],
+    };
     const rec = await s.api("POST", "/api/validation/reports", first);
     expect(rec.status).toBe(201);
     expect(rec.body).toMatchObject({ expertiseVerdicts: 1, failing: [ref] });
     expect((await s.api("POST", "/api/validation/reports", first)).body.replayed).toBe(true);
     // after the fix, a second report with a new submissionId
-    const second = await s.api("POST", "/api/validation/reports", { submissionId: "r2", resolutionId: p1.body.resolutionId, expertiseResults: [{ id: ref, verdict: "pass" }] });
+    const second = await s.api("POST", "/api/validation/reports", {
+      submissionId: "r2",
+      resolutionId: p1.body.resolutionId,
+      expertiseResults: [{ id: ref, verdict: "pass" }],
+    });
     expect(second.status).toBe(201);
     const reports = await s.owner.get(`/web/projects/${s.project.id}/resolutions/${p1.body.resolutionId}/reports`);
     expect(reports.body.reports.map((r: { submissionId: string }) => r.submissionId)).toEqual(["r1", "r2"]);
@@ -89,7 +112,9 @@ describe("private expertises in the agent loop", () => {
     expect((await s.api("POST", "/api/talents/get", { uri: `talent://${ref}/runbook.md` })).status).toBe(404);
     expect((await s.api("POST", "/api/talents/get", { uri: `talent://${ref}` })).status).toBe(404);
     const p = await s.api("POST", "/api/prepare-task", { talentIds: ["typescript-strict"] });
-    expect((await s.api("POST", "/api/talents/get", { resolutionId: p.body.resolutionId, uri: `talent://${ref}/runbook.md` })).status).toBe(404);
+    expect((await s.api("POST", "/api/talents/get", { resolutionId: p.body.resolutionId, uri: `talent://${ref}/runbook.md` })).status).toBe(
+      404,
+    );
   });
 
   test("deactivated or deleted: no longer designable nor installable; existing resolutions still audit against what they pinned", async () => {
@@ -108,7 +133,15 @@ describe("private expertises in the agent loop", () => {
     const book = await s.api("GET", `/api/validation/playbook?resolutionId=${p.body.resolutionId}&talent=${encodeURIComponent(ref)}`);
     expect(book.status).toBe(200);
     expect(book.body.detail.rules.map((r: { id: string }) => r.id)).toEqual(["PAY-001", "PAY-002", "PAY-003"]);
-    expect((await s.api("POST", "/api/validation/reports", { submissionId: "x", resolutionId: p.body.resolutionId, expertiseResults: [{ id: ref, verdict: "pass" }] })).status).toBe(201);
+    expect(
+      (
+        await s.api("POST", "/api/validation/reports", {
+          submissionId: "x",
+          resolutionId: p.body.resolutionId,
+          expertiseResults: [{ id: ref, verdict: "pass" }],
+        })
+      ).status,
+    ).toBe(201);
     expect((await s.owner.del(`/web/orgs/current/expertises/${id}`)).status).toBe(200);
     expect((await s.api("PATCH", "/api/projects/current/talents", { talents: [ref] })).body.error).toBe("unknown_talents");
     expect((await s.api("GET", `/api/validation/playbook?resolutionId=${p.body.resolutionId}`)).body.obligations[0].id).toBe(ref);
@@ -132,9 +165,17 @@ describe("private expertises in the agent loop", () => {
     const { ref } = await publishedIn(s, "payouts");
     expect((await s.owner.post(`/web/projects/${s.project.id}/talents`, { talent: ref })).status).toBe(201);
     expect((await s.owner.patch(`/web/projects/${s.project.id}/talents/${ref}`, { enabled: false })).body.state).toBe("disabled");
-    expect((await s.owner.patch(`/web/projects/${s.project.id}/talents/${encodeURIComponent(ref)}`, { enabled: true })).body.state).toBe("active");
+    expect((await s.owner.patch(`/web/projects/${s.project.id}/talents/${encodeURIComponent(ref)}`, { enabled: true })).body.state).toBe(
+      "active",
+    );
     const installed = (await s.owner.get(`/web/projects/${s.project.id}/installed`)).body.talents;
-    expect(installed[0]).toMatchObject({ id: ref, kind: "expertise", state: "active", version: "1", missingDependencies: ["typescript-strict"] });
+    expect(installed[0]).toMatchObject({
+      id: ref,
+      kind: "expertise",
+      state: "active",
+      version: "1",
+      missingDependencies: ["typescript-strict"],
+    });
     expect((await s.owner.del(`/web/projects/${s.project.id}/talents/${ref}`)).status).toBe(200);
   });
 });

@@ -15,7 +15,10 @@ beforeAll(async () => {
 afterAll(() => env.close());
 
 const itemsOf = (resolutionId: string) =>
-  env.database.all<{ talent_id: string; files: string }>("SELECT talent_id, files FROM resolution_items WHERE resolution_id = ? ORDER BY position", [resolutionId]);
+  env.database.all<{ talent_id: string; files: string }>(
+    "SELECT talent_id, files FROM resolution_items WHERE resolution_id = ? ORDER BY position",
+    [resolutionId],
+  );
 
 describe("pinned files: a blob's digest per item, and the map itself in older rows", () => {
   test("an item stores the digest of the blob holding its files map; two resolutions of the same talents share the blob", async () => {
@@ -25,7 +28,9 @@ describe("pinned files: a blob's digest per item, and the map itself in older ro
     const [ia, ib] = [await itemsOf(a), await itemsOf(b)];
     for (const i of [...ia, ...ib]) expect(i.files).toMatch(/^"sha256:[0-9a-f]{64}"$/);
     expect(ib[0]!.files).toBe(ia[0]!.files);
-    const blob = await env.database.get<{ content: string }>("SELECT content FROM content_blobs WHERE digest = ?", [JSON.parse(ia[0]!.files)]);
+    const blob = await env.database.get<{ content: string }>("SELECT content FROM content_blobs WHERE digest = ?", [
+      JSON.parse(ia[0]!.files),
+    ]);
     const map = JSON.parse(blob!.content) as Record<string, string>;
     expect(Object.keys(map)).toContain("TALENT.md");
     for (const d of Object.values(map)) expect(d).toMatch(/^sha256:[0-9a-f]{64}$/);
@@ -35,10 +40,21 @@ describe("pinned files: a blob's digest per item, and the map itself in older ro
     const s = await loopProject(env);
     const e = await publishedExpertise(s.owner, s.org.slug, "pay-rules");
     expect((await s.api("PATCH", "/api/projects/current/talents", { talent: e.ref })).status).toBeLessThan(300);
-    for (const ids of [["typescript-strict", e.ref, "javascript-base"], ["javascript-base", "typescript-strict"], [e.ref, "typescript-strict", "javascript-base"]]) {
+    for (const ids of [
+      ["typescript-strict", e.ref, "javascript-base"],
+      ["javascript-base", "typescript-strict"],
+      [e.ref, "typescript-strict", "javascript-base"],
+    ]) {
       const r = await s.api("POST", "/api/prepare-task", { talentIds: ids });
       expect(r.status).toBe(201);
-      const rows = await env.database.all<{ position: number; talent_id: string; kind: string; version: string; digest: string; expertise_id: string | null }>(
+      const rows = await env.database.all<{
+        position: number;
+        talent_id: string;
+        kind: string;
+        version: string;
+        digest: string;
+        expertise_id: string | null;
+      }>(
         "SELECT position, talent_id, kind, version, digest, expertise_id FROM resolution_items WHERE resolution_id = ? ORDER BY position",
         [r.body.resolutionId],
       );
@@ -70,7 +86,11 @@ describe("pinned files: a blob's digest per item, and the map itself in older ro
     await sql(env, "UPDATE resolutions SET designation_id = id WHERE id = ?", [before]);
     for (const i of await itemsOf(before)) {
       const blob = await env.database.get<{ content: string }>("SELECT content FROM content_blobs WHERE digest = ?", [JSON.parse(i.files)]);
-      await sql(env, "UPDATE designation_items SET files = ? WHERE designation_id = ? AND talent_id = ?", [blob!.content, before, i.talent_id]);
+      await sql(env, "UPDATE designation_items SET files = ? WHERE designation_id = ? AND talent_id = ?", [
+        blob!.content,
+        before,
+        i.talent_id,
+      ]);
     }
     expect((await itemsOf(now))[0]!.files.startsWith('"sha256:')).toBe(true);
     expect((await itemsOf(before))[0]!.files.startsWith("{")).toBe(true);
@@ -79,7 +99,12 @@ describe("pinned files: a blob's digest per item, and the map itself in older ro
       const file = await s.api("POST", "/api/talents/get", { uri: "talent://typescript-strict", resolutionId: id });
       expect([playbook.status, file.status]).toEqual([200, 200]);
       // the two differ only by their id and creation time
-      const strip = (o: Record<string, unknown>) => JSON.parse(JSON.stringify(o).replaceAll(id, "<id>").replace(/"createdAt":"[^"]*"/g, '"createdAt":"<t>"'));
+      const strip = (o: Record<string, unknown>) =>
+        JSON.parse(
+          JSON.stringify(o)
+            .replaceAll(id, "<id>")
+            .replace(/"createdAt":"[^"]*"/g, '"createdAt":"<t>"'),
+        );
       return { playbook: strip(playbook.body), file: strip(file.body) };
     };
     expect(await read(before)).toEqual(await read(now));
@@ -88,15 +113,20 @@ describe("pinned files: a blob's digest per item, and the map itself in older ro
   test("a missing blob of pinned files is an error, never an empty list of files", async () => {
     const s = await loopProject(env);
     const id = await s.prepare(["typescript-strict"]);
-    await sql(env, "UPDATE designation_items SET files = ? WHERE designation_id = (SELECT designation_id FROM resolutions WHERE id = ?)", [JSON.stringify(`sha256:${"0".repeat(64)}`), id]);
+    await sql(env, "UPDATE designation_items SET files = ? WHERE designation_id = (SELECT designation_id FROM resolutions WHERE id = ?)", [
+      JSON.stringify(`sha256:${"0".repeat(64)}`),
+      id,
+    ]);
     const r = await s.api("GET", `/api/validation/playbook?resolutionId=${id}&talent=typescript-strict`);
     expect(r.status).toBe(500);
   });
 });
 
 describe("designations (migration 0009): a resolution's items are its designation's, written once per project and order", () => {
-  const designationOf = async (resolutionId: string) => (await env.database.get<{ d: string }>("SELECT designation_id AS d FROM resolutions WHERE id = ?", [resolutionId]))!.d;
-  const itemRows = async (designationId: string) => (await env.database.get<{ n: number }>("SELECT count(*) AS n FROM designation_items WHERE designation_id = ?", [designationId]))!.n;
+  const designationOf = async (resolutionId: string) =>
+    (await env.database.get<{ d: string }>("SELECT designation_id AS d FROM resolutions WHERE id = ?", [resolutionId]))!.d;
+  const itemRows = async (designationId: string) =>
+    (await env.database.get<{ n: number }>("SELECT count(*) AS n FROM designation_items WHERE designation_id = ?", [designationId]))!.n;
 
   test("the same talents at the same versions in the same order share one designation, its items written once; another order, or another project, has its own; a deleted project's go with it", async () => {
     const s = await loopProject(env);
@@ -135,17 +165,30 @@ describe("designations (migration 0009): a resolution's items are its designatio
 
     const detail = await s.owner.get(`/web/orgs/current/expertises/${e.id}`);
     const content = (await s.owner.get(`/web/orgs/current/expertises/${e.id}/versions/1`)).body.content as string;
-    const edit = await s.owner.patch(`/web/orgs/current/expertises/${e.id}`, { expectedRevision: detail.body.revision, content: content.replace("How we bill", "How we now bill") });
+    const edit = await s.owner.patch(`/web/orgs/current/expertises/${e.id}`, {
+      expectedRevision: detail.body.revision,
+      content: content.replace("How we bill", "How we now bill"),
+    });
     expect(edit.status).toBe(200);
     expect((await s.owner.post(`/web/orgs/current/expertises/${e.id}/publish`)).body.published).toMatchObject({ version: 2 });
 
     const c = await s.prepare(ids);
     const dc = await designationOf(c);
     expect(dc).not.toBe(await designationOf(a));
-    const items = await env.database.all<{ talent_id: string; version: string }>("SELECT talent_id, version FROM resolution_items WHERE resolution_id = ? ORDER BY position", [c]);
-    expect(items).toEqual([{ talent_id: e.ref, version: "2" }, { talent_id: "typescript-strict", version: expect.any(String) }]);
+    const items = await env.database.all<{ talent_id: string; version: string }>(
+      "SELECT talent_id, version FROM resolution_items WHERE resolution_id = ? ORDER BY position",
+      [c],
+    );
+    expect(items).toEqual([
+      { talent_id: e.ref, version: "2" },
+      { talent_id: "typescript-strict", version: expect.any(String) },
+    ]);
     expect(await itemRows(dc)).toBe(2);
     // and the first resolutions still read version 1
-    expect((await env.database.all<{ version: string }>("SELECT version FROM resolution_items WHERE resolution_id = ? ORDER BY position", [a]))[0]!.version).toBe("1");
+    expect(
+      (
+        await env.database.all<{ version: string }>("SELECT version FROM resolution_items WHERE resolution_id = ? ORDER BY position", [a])
+      )[0]!.version,
+    ).toBe("1");
   });
 });

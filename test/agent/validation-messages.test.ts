@@ -35,8 +35,21 @@ beforeAll(async () => {
   const o = await orgWithProject(env);
   await makePlatformAdmin(env, o.owner.userId);
   await o.owner.post(`/web/projects/${o.project.id}/talents`, { talents: ["typescript-strict", "javascript-base"] });
-  const k = await createKey(o.owner, o.project.id, ["prepare_task", "validate", "record_validation", "deepen", "doctor", "catalog", "discover", "install"]);
-  const prep = await env.request("/api/prepare-task", { method: "POST", headers: { authorization: `Bearer ${k.value}`, "content-type": "application/json" }, body: JSON.stringify({ talentIds: ["typescript-strict"] }) });
+  const k = await createKey(o.owner, o.project.id, [
+    "prepare_task",
+    "validate",
+    "record_validation",
+    "deepen",
+    "doctor",
+    "catalog",
+    "discover",
+    "install",
+  ]);
+  const prep = await env.request("/api/prepare-task", {
+    method: "POST",
+    headers: { authorization: `Bearer ${k.value}`, "content-type": "application/json" },
+    body: JSON.stringify({ talentIds: ["typescript-strict"] }),
+  });
   const inv = await o.owner.post("/web/orgs/current/invitations", { email: "invited@example.com" });
   const exp = await o.owner.post("/web/orgs/current/expertises", { slug: "payments", content: expertiseMd("payments", "Use the ledger.") });
   const spec = await o.owner.post("/web/specializations", { name: "Mine", talents: ["typescript-strict"] });
@@ -67,7 +80,17 @@ function urlPath(op: Operation): string {
       if (op.path.startsWith("/web/admin/organizations/")) return ids.org!;
       return "x";
     }
-    const known: Record<string, string> = { userId: ids.user!, keyId: ids.key!, resolutionId: ids.resolution!, talentId: "typescript-strict", orgId: ids.org!, provider: "github", domain: "example.com", operation: "approve", version: "1" };
+    const known: Record<string, string> = {
+      userId: ids.user!,
+      keyId: ids.key!,
+      resolutionId: ids.resolution!,
+      talentId: "typescript-strict",
+      orgId: ids.org!,
+      provider: "github",
+      domain: "example.com",
+      operation: "approve",
+      version: "1",
+    };
     return known[name] ?? "x";
   });
 }
@@ -75,11 +98,20 @@ function urlPath(op: Operation): string {
 /** A plausible value of a field (to fill the fields not under test, so that the one under test is reached). */
 function plausible(s: Schema, field = ""): unknown {
   if (s.enum) return s.enum[0];
-  if (s.type === "string" && field) return { domains: "example.com", talents: "typescript-strict", talentIds: "typescript-strict", tools: "catalog" }[field] ?? plausible(s);
+  if (s.type === "string" && field)
+    return (
+      { domains: "example.com", talents: "typescript-strict", talentIds: "typescript-strict", tools: "catalog" }[field] ?? plausible(s)
+    );
   if (s.type === "array") return [plausible(s.items ?? { type: "string" }, field)];
   switch (s.type) {
     case "string":
-      return s.format === "email" ? "someone@example.com" : s.format === "uri" ? "https://idp.example.com" : s.format === "date-time" ? "2099-01-01T00:00:00Z" : "plausible-value-1";
+      return s.format === "email"
+        ? "someone@example.com"
+        : s.format === "uri"
+          ? "https://idp.example.com"
+          : s.format === "date-time"
+            ? "2099-01-01T00:00:00Z"
+            : "plausible-value-1";
     case "integer":
       return 1;
     case "boolean":
@@ -129,14 +161,20 @@ function operations(): Operation[] {
   const extra: Operation[] = [];
   for (const r of live.env.app.routes as { method: string; path: string; hooks?: { body?: Schema; query?: Schema } }[]) {
     const { body, query } = r.hooks ?? {};
-    if ((!body && !query) || documented.has(shape(r.method, r.path)) || !["GET", "POST", "PUT", "PATCH", "DELETE"].includes(r.method)) continue;
+    if ((!body && !query) || documented.has(shape(r.method, r.path)) || !["GET", "POST", "PUT", "PATCH", "DELETE"].includes(r.method))
+      continue;
     extra.push({
       method: r.method as Operation["method"],
-      path: r.path.replace(/\/$/, "").replace(/:([A-Za-z]+)/g, "{$1}").replace(/\*$/, "{talentId}"),
+      path: r.path
+        .replace(/\/$/, "")
+        .replace(/:([A-Za-z]+)/g, "{$1}")
+        .replace(/\*$/, "{talentId}"),
       summary: "",
       access: "public",
       ...(body?.type === "object" ? { body } : {}),
-      ...(query?.type === "object" ? { query: Object.entries((query.properties ?? {}) as Record<string, Schema>).map(([name, schema]) => ({ name, schema })) } : {}),
+      ...(query?.type === "object"
+        ? { query: Object.entries((query.properties ?? {}) as Record<string, Schema>).map(([name, schema]) => ({ name, schema })) }
+        : {}),
     });
   }
   return [...OPERATIONS, ...extra];
@@ -150,7 +188,8 @@ function probes(): Probe[] {
       const required = (op.body.required ?? []) as string[];
       const base = Object.fromEntries(required.map((r) => [r, plausible(props[r]!, r)]));
       for (const [field, schema] of Object.entries(props)) {
-        for (const wrong of wrongValues(schema)) out.push({ op, where: "body", field, what: `${field}=${JSON.stringify(wrong)}`, body: { ...base, [field]: wrong } });
+        for (const wrong of wrongValues(schema))
+          out.push({ op, where: "body", field, what: `${field}=${JSON.stringify(wrong)}`, body: { ...base, [field]: wrong } });
       }
       for (const field of required) {
         const { [field]: _, ...rest } = base;
@@ -160,8 +199,10 @@ function probes(): Probe[] {
     }
     for (const q of op.query ?? []) {
       const s = q.schema as Schema;
-      const bad = s.type === "integer" ? ["not-a-number", "1.5", String((s.maximum ?? 1e9) + 1)] : s.enum ? ["not-one-of-them"] : ["x".repeat(3000)];
-      for (const v of bad) out.push({ op, where: "query", field: q.name, what: `?${q.name}=${v.slice(0, 20)}`, query: `${q.name}=${encodeURIComponent(v)}` });
+      const bad =
+        s.type === "integer" ? ["not-a-number", "1.5", String((s.maximum ?? 1e9) + 1)] : s.enum ? ["not-one-of-them"] : ["x".repeat(3000)];
+      for (const v of bad)
+        out.push({ op, where: "query", field: q.name, what: `?${q.name}=${v.slice(0, 20)}`, query: `${q.name}=${encodeURIComponent(v)}` });
     }
   }
   return out;
@@ -178,9 +219,17 @@ function issueProblem(issue: Issue, fields: string[] = []): string | null {
   if (typeof issue?.message !== "string" || typeof issue.path !== "string") return "not {path, message} strings";
   const message = issue.message.trim();
   if (TYPEBOX_DEFAULT.test(message)) return `TypeBox's default text "${issue.message}"`;
-  const field = issue.path.split(/[./]/).filter((p) => !/^\d+$/.test(p)).pop() ?? "";
+  const field =
+    issue.path
+      .split(/[./]/)
+      .filter((p) => !/^\d+$/.test(p))
+      .pop() ?? "";
   if (!field) return fields.some((f) => message.includes(f)) ? null : `no field named (path "${issue.path}", "${issue.message}")`;
-  if (!message.toLowerCase().includes(field.toLowerCase().replace(/s$/, "")) && !/^(must|is|are|missing|needs?|cannot|has|should)\b/.test(message)) return `the message "${issue.message}" does not name its field ${issue.path}`;
+  if (
+    !message.toLowerCase().includes(field.toLowerCase().replace(/s$/, "")) &&
+    !/^(must|is|are|missing|needs?|cannot|has|should)\b/.test(message)
+  )
+    return `the message "${issue.message}" does not name its field ${issue.path}`;
   return null;
 }
 
@@ -204,13 +253,23 @@ async function send(p: Probe, form = false): Promise<Response> {
     if (form) {
       headers["content-type"] = "application/x-www-form-urlencoded";
       headers.accept = "text/html";
-      body = new URLSearchParams(Object.entries(p.body).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => [k, String(x)]) : [[k, typeof v === "object" ? "[object]" : String(v)]]))).toString();
+      body = new URLSearchParams(
+        Object.entries(p.body).flatMap(([k, v]) =>
+          Array.isArray(v) ? v.map((x) => [k, String(x)]) : [[k, typeof v === "object" ? "[object]" : String(v)]],
+        ),
+      ).toString();
     } else {
       headers["content-type"] = "application/json";
       body = JSON.stringify(p.body);
     }
   }
-  return fetch(`${live.base}${urlPath(p.op)}${p.query ? `?${p.query}` : ""}`, { method: p.op.method, headers, body, redirect: "manual", signal: AbortSignal.timeout(10_000) });
+  return fetch(`${live.base}${urlPath(p.op)}${p.query ? `?${p.query}` : ""}`, {
+    method: p.op.method,
+    headers,
+    body,
+    redirect: "manual",
+    signal: AbortSignal.timeout(10_000),
+  });
 }
 
 describe("every 400 validation_failed names the field and says what is expected (never TypeBox's default texts)", () => {
@@ -250,14 +309,21 @@ describe("every 400 validation_failed names the field and says what is expected 
         continue;
       }
       for (const issue of body.issues as Issue[]) {
-        const problem = issueProblem(issue, Object.keys((p.op.body?.properties ?? {}) as object).concat((p.op.query ?? []).map((q) => q.name)));
+        const problem = issueProblem(
+          issue,
+          Object.keys((p.op.body?.properties ?? {}) as object).concat((p.op.query ?? []).map((q) => q.name)),
+        );
         if (problem) failures.push(`${label}: ${problem}`);
       }
       if (TYPEBOX_DEFAULT.test(String(body.message).replace(/^[\w.]+: /, ""))) failures.push(`${label}: message "${body.message}"`);
     }
     expect(refused).toBeGreaterThan(100);
     // each route's input was really checked: a 400 from each, but for the sign-in redirects that tell errors as /login?error=
-    expect([...answered].filter(([, statuses]) => !statuses.has(400) && [...statuses].some((s) => s < 300 || s >= 400)).map(([k, v]) => `${k} → ${[...v].join(",")}`)).toEqual([]);
+    expect(
+      [...answered]
+        .filter(([, statuses]) => !statuses.has(400) && [...statuses].some((s) => s < 300 || s >= 400))
+        .map(([k, v]) => `${k} → ${[...v].join(",")}`),
+    ).toEqual([]);
     expect([...new Set(failures)]).toEqual([]);
   }, 120_000);
 
@@ -267,20 +333,35 @@ describe("every 400 validation_failed names the field and says what is expected 
       const r = await send(p, true);
       const text = await r.text();
       if (r.status !== 400) continue;
-      for (const m of text.matchAll(/(Expected [a-z ]+|Unexpected property)/g)) failures.push(`${p.op.method} ${p.op.path} ${p.what}: "${m[1]}" on the page`);
+      for (const m of text.matchAll(/(Expected [a-z ]+|Unexpected property)/g))
+        failures.push(`${p.op.method} ${p.op.path} ${p.what}: "${m[1]}" on the page`);
     }
     expect([...new Set(failures)]).toEqual([]);
   }, 120_000);
 
   test("POST /web/projects/{id}/keys: tools and expiresAt of the wrong type name the field and what it takes", async () => {
     const url = `${live.base}/web/projects/${ids.project}/keys`;
-    const post = (body: unknown) => fetch(url, { method: "POST", headers: { origin: live.base, cookie, "content-type": "application/json" }, body: JSON.stringify(body) });
+    const post = (body: unknown) =>
+      fetch(url, {
+        method: "POST",
+        headers: { origin: live.base, cookie, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
     const tools = await post({ name: "k", tools: 42 });
     expect(tools.status).toBe(400);
-    expect(await tools.json()).toEqual({ error: "validation_failed", message: "tools must be a list of tool names or a comma-separated string", issues: [{ path: "tools", message: "tools must be a list of tool names or a comma-separated string" }] });
+    expect(await tools.json()).toEqual({
+      error: "validation_failed",
+      message: "tools must be a list of tool names or a comma-separated string",
+      issues: [{ path: "tools", message: "tools must be a list of tool names or a comma-separated string" }],
+    });
     const expires = await post({ name: "k", tools: ["catalog"], expiresAt: 5 });
     expect(expires.status).toBe(400);
-    expect((await expires.json()).issues).toEqual([{ path: "expiresAt", message: "expiresAt must be a date and time such as 2030-01-31T00:00:00Z, or null for a key that does not expire" }]);
+    expect((await expires.json()).issues).toEqual([
+      {
+        path: "expiresAt",
+        message: "expiresAt must be a date and time such as 2030-01-31T00:00:00Z, or null for a key that does not expire",
+      },
+    ]);
   });
 });
 
@@ -300,9 +381,13 @@ describe("the general sentences, on schemas no route uses yet (src/http/schemaIs
         { additionalProperties: false },
       ),
     })
-    .patch("/some", () => ({ ok: true }), { body: t.Object({ a: t.Optional(t.String()), b: t.Optional(t.String()) }, { minProperties: 1 }) });
+    .patch("/some", () => ({ ok: true }), {
+      body: t.Object({ a: t.Optional(t.String()), b: t.Optional(t.String()) }, { minProperties: 1 }),
+    });
   const issuesOf = async (path: string, body: unknown, method = "POST") => {
-    const r = await app.handle(new Request(`http://localhost${path}`, { method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) }));
+    const r = await app.handle(
+      new Request(`http://localhost${path}`, { method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+    );
     expect(r.status).toBe(400);
     return ((await r.json()) as { issues: Issue[] }).issues;
   };
@@ -313,16 +398,26 @@ describe("the general sentences, on schemas no route uses yet (src/http/schemaIs
       { path: "count", message: "count must be a whole number from 1 to 9" },
       { path: "tags", message: "tags must be a list of 1 to 3 items, each text of at most 5 characters" },
     ]);
-    expect(await issuesOf("/strict", { ...ok, count: 10 })).toEqual([{ path: "count", message: "count must be a whole number from 1 to 9" }]);
-    expect(await issuesOf("/strict", { ...ok, tags: ["a", 7] })).toEqual([{ path: "tags.1", message: "each item of tags must be text of at most 5 characters" }]);
+    expect(await issuesOf("/strict", { ...ok, count: 10 })).toEqual([
+      { path: "count", message: "count must be a whole number from 1 to 9" },
+    ]);
+    expect(await issuesOf("/strict", { ...ok, tags: ["a", 7] })).toEqual([
+      { path: "tags.1", message: "each item of tags must be text of at most 5 characters" },
+    ]);
     expect(await issuesOf("/strict", { ...ok, mode: "medium" })).toEqual([{ path: "mode", message: "mode must be one of fast, slow" }]);
-    expect(await issuesOf("/strict", { ...ok, when: 5 })).toEqual([{ path: "when", message: "when must be a date and time such as 2030-01-31T00:00:00Z or null" }]);
+    expect(await issuesOf("/strict", { ...ok, when: 5 })).toEqual([
+      { path: "when", message: "when must be a date and time such as 2030-01-31T00:00:00Z or null" },
+    ]);
     expect(await issuesOf("/strict", { ...ok, on: "yes" })).toEqual([{ path: "on", message: "on must be true or false" }]);
   });
 
   test("a missing field is required (one issue, not two); an unknown one is not a field; a body that is not an object; too few properties", async () => {
-    expect(await issuesOf("/strict", { tags: ["a"] })).toEqual([{ path: "count", message: "count is required: a whole number from 1 to 9" }]);
-    expect(await issuesOf("/strict", { ...ok, colour: "red" })).toEqual([{ path: "colour", message: "colour is not a field of this request (its fields: count, tags, mode, when, on)" }]);
+    expect(await issuesOf("/strict", { tags: ["a"] })).toEqual([
+      { path: "count", message: "count is required: a whole number from 1 to 9" },
+    ]);
+    expect(await issuesOf("/strict", { ...ok, colour: "red" })).toEqual([
+      { path: "colour", message: "colour is not a field of this request (its fields: count, tags, mode, when, on)" },
+    ]);
     // Elysia hands the validator an array body as an object ({"0": 1})
     expect(await issuesOf("/strict", [1])).toEqual([
       { path: "count", message: "count is required: a whole number from 1 to 9" },

@@ -9,7 +9,16 @@
 import { describe, expect, test as bunTest } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { orgWithProject, signedUp, withKey } from "../helpers";
-import { axeViolations, newPage, screenshot, type WatchedPage, expectClean, signedInPage, expectOnlyStatus, withChromiumAndApp } from "../browser-support";
+import {
+  axeViolations,
+  newPage,
+  screenshot,
+  type WatchedPage,
+  expectClean,
+  signedInPage,
+  expectOnlyStatus,
+  withChromiumAndApp,
+} from "../browser-support";
 import { PASSWORD, type LiveEnv } from "../mcp-support";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 90_000);
@@ -35,7 +44,10 @@ describe("the dashboard's journeys in Chromium", () => {
     await clean(w, "project-new");
     await page.fill("#name", "Payments API");
     await page.fill("#repository", "payments-api");
-    await Promise.all([page.waitForURL((u) => u.pathname.endsWith("/onboarding")), page.click("button[type=submit]:text('Create and choose talents')")]);
+    await Promise.all([
+      page.waitForURL((u) => u.pathname.endsWith("/onboarding")),
+      page.click("button[type=submit]:text('Create and choose talents')"),
+    ]);
     const projectId = new URL(page.url()).pathname.split("/")[2]!;
     expect(await main(page)).toContain("No talent is installed yet");
     await clean(w, "onboarding-talents");
@@ -51,7 +63,9 @@ describe("the dashboard's journeys in Chromium", () => {
     await Promise.all([page.waitForURL((u) => u.search === "?step=connect"), page.click("text=Next: connect an agent")]);
     await page.click("#client-claude-code summary");
     await page.click("#client-claude-code button[data-copy='#cmd-claude-code']");
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`claude mcp add --transport http talentd ${live.base}/mcp/${projectId}`);
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(
+      `claude mcp add --transport http talentd ${live.base}/mcp/${projectId}`,
+    );
     await clean(w, "onboarding-connect");
 
     // the automation key: shown once, and it works on the key API
@@ -103,7 +117,10 @@ describe("the dashboard's journeys in Chromium", () => {
     expect(await main(page)).toContain("TS-001");
     expect(await page.locator("figure.graph svg").count()).toBe(1);
     await clean(w, "talent-sheet");
-    await Promise.all([page.waitForURL((u) => u.pathname === "/catalog" && u.searchParams.get("project") === o.project.id), page.click("button:text('Install…')")]);
+    await Promise.all([
+      page.waitForURL((u) => u.pathname === "/catalog" && u.searchParams.get("project") === o.project.id),
+      page.click("button:text('Install…')"),
+    ]);
     expect(await page.locator("#specs-h").count()).toBe(0); // the specializations block is hidden in grouped mode
     expect(await page.isChecked("input[name=talents][value='typescript-strict']")).toBe(true);
     expect(await page.isChecked("input[name=talents][value='javascript-base']")).toBe(true);

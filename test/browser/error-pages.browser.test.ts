@@ -8,7 +8,15 @@
 import { describe, expect, test as bunTest } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { orgWithProject, signedUp } from "../helpers";
-import { expectClean, expectCleanWithoutScripts, expectOnlyStatus, newPage, signedInPage, submitForm, withChromiumAndApp } from "../browser-support";
+import {
+  expectClean,
+  expectCleanWithoutScripts,
+  expectOnlyStatus,
+  newPage,
+  signedInPage,
+  submitForm,
+  withChromiumAndApp,
+} from "../browser-support";
 import { PASSWORD, type LiveEnv } from "../mcp-support";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 90_000);

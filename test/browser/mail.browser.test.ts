@@ -17,7 +17,17 @@ import { createLogger } from "../../src/lib/log";
 import { sha256Hex } from "../../src/lib/crypto";
 import { joinedMember, orgWithProject, signedUp } from "../helpers";
 import { resetTokenValid } from "../../src/identity/passwordReset";
-import { axeViolations, LAN_HOST, launchChromium, newPage, screenshot, servePage, type WatchedPage, expectClean, submitForm } from "../browser-support";
+import {
+  axeViolations,
+  LAN_HOST,
+  launchChromium,
+  newPage,
+  screenshot,
+  servePage,
+  type WatchedPage,
+  expectClean,
+  submitForm,
+} from "../browser-support";
 import { liveEnv, PASSWORD, type LiveEnv } from "../mcp-support";
 import { eventually } from "../proc";
 import { linkIn, TestSmtp } from "../mail-support";
@@ -131,7 +141,10 @@ for (const host of ["127.0.0.1", LAN_HOST]) {
       const second = linkIn((await smtp.waitFor(user.email, 3))[2]!, `${live.base}/reset-password?token=`);
       await page.goto(second);
       expect(await page.textContent("h1")).toContain("Choose a new password");
-      await live.env.database.client.execute({ sql: "UPDATE password_resets SET expires_at = ? WHERE token_hash = ?", args: [Date.now() - 1, sha256Hex(new URL(second).searchParams.get("token")!)] });
+      await live.env.database.client.execute({
+        sql: "UPDATE password_resets SET expires_at = ? WHERE token_hash = ?",
+        args: [Date.now() - 1, sha256Hex(new URL(second).searchParams.get("token")!)],
+      });
       await page.fill("#password", "too late password");
       expect(await submit(page, "button[type=submit]:text('Set the new password')")).toBe(410);
       expect(await page.textContent("[role=alert]")).toContain("invalid, expired or already used");
@@ -148,7 +161,9 @@ for (const host of ["127.0.0.1", LAN_HOST]) {
       smtp.mode = "reject";
       const invitee = email("refused");
       await o.owner.post("/web/orgs/current/invitations", { email: invitee });
-      const row = async () => (await live.env.database.client.execute({ sql: "SELECT status FROM mail_outbox WHERE to_address = ?", args: [invitee] })).rows[0]?.status;
+      const row = async () =>
+        (await live.env.database.client.execute({ sql: "SELECT status FROM mail_outbox WHERE to_address = ?", args: [invitee] })).rows[0]
+          ?.status;
       expect(await eventually(async () => (await row()) === "failed", 10_000)).toBe(true);
       smtp.mode = "accept";
       const page = await fresh();
@@ -186,9 +201,15 @@ for (const host of ["127.0.0.1", LAN_HOST]) {
       });
       const mailId = `mail_csrf${seq}`;
       const user = await signedUp(live.env, email("target"));
-      const r = await fetch(`http://127.0.0.1:${new URL(live.base).port}/api/auth/password-reset`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: user.email }) });
+      const r = await fetch(`http://127.0.0.1:${new URL(live.base).port}/api/auth/password-reset`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: user.email }),
+      });
       expect(r.status).toBe(202);
-      const token = new URL(linkIn((await smtp.waitFor(user.email, 2))[1]!, `${live.base}/reset-password?token=`)).searchParams.get("token")!;
+      const token = new URL(linkIn((await smtp.waitFor(user.email, 2))[1]!, `${live.base}/reset-password?token=`)).searchParams.get(
+        "token",
+      )!;
       const page = await fresh();
       await signIn(page, o.owner.email);
       const autoSubmit = (action: string, fields: Record<string, string>) =>
@@ -211,7 +232,9 @@ for (const host of ["127.0.0.1", LAN_HOST]) {
           evil.stop();
         }
       }
-      expect((await live.env.database.client.execute({ sql: "SELECT status FROM mail_outbox WHERE id = ?", args: [mailId] })).rows[0]!.status).toBe("failed");
+      expect(
+        (await live.env.database.client.execute({ sql: "SELECT status FROM mail_outbox WHERE id = ?", args: [mailId] })).rows[0]!.status,
+      ).toBe("failed");
       expect(await resetTokenValid(live.env.database, token)).toBe(true);
       await w.context.close();
     });

@@ -10,7 +10,16 @@
 import { describe, expect, test as bunTest } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { createKey, expertiseMd, joinedMember, orgWithProject } from "../helpers";
-import { expectCleanWithoutScripts, expectOnlyStatus, screenshot, servePage, signedInPage, submitForm, type WatchedPage, withChromiumAndApp } from "../browser-support";
+import {
+  expectCleanWithoutScripts,
+  expectOnlyStatus,
+  screenshot,
+  servePage,
+  signedInPage,
+  submitForm,
+  type WatchedPage,
+  withChromiumAndApp,
+} from "../browser-support";
 import { PASSWORD, type LiveEnv } from "../mcp-support";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 90_000);
@@ -47,7 +56,10 @@ describe("the pages without JavaScript: every state-changing control posts a for
     const pid = o.project.id;
     expect((await o.owner.post(`/web/projects/${pid}/talents`, { talents: ["typescript-strict", "javascript-base"] })).status).toBe(201);
     const k = await createKey(o.owner, pid, ["validate"], { name: "nojs hook" });
-    const installed = async () => Object.fromEntries(((await o.owner.get(`/web/projects/${pid}/installed`)).body.talents as { id: string; state: string }[]).map((t) => [t.id, t.state]));
+    const installed = async () =>
+      Object.fromEntries(
+        ((await o.owner.get(`/web/projects/${pid}/installed`)).body.talents as { id: string; state: string }[]).map((t) => [t.id, t.state]),
+      );
     const w = await noJs(o.owner.email);
     const page = w.page;
     await page.goto(`${live.base}/projects/${pid}`);
@@ -76,7 +88,9 @@ describe("the pages without JavaScript: every state-changing control posts a for
     await asked(w, "#keys button:has-text('Revoke nojs hook')", "Revoke the key “nojs hook”? Calls with it fail at once.");
     expect((await o.owner.get(`/web/projects/${pid}/keys`)).body.keys[0].status).toBe("active");
     await confirmed(w, `/projects/${pid}?tab=keys`);
-    expect((await o.owner.get(`/web/projects/${pid}/keys`)).body.keys.find((x: { id: string }) => x.id === k.key.id).status).toBe("revoked");
+    expect((await o.owner.get(`/web/projects/${pid}/keys`)).body.keys.find((x: { id: string }) => x.id === k.key.id).status).toBe(
+      "revoked",
+    );
 
     // 4. settings (PATCH): a field the server refuses is a page naming it; then a rename
     await page.goto(`${live.base}/projects/${pid}?tab=settings`);
@@ -114,7 +128,10 @@ describe("the pages without JavaScript: every state-changing control posts a for
     const m1 = await joinedMember(live.env, o.owner);
     const m2 = await joinedMember(live.env, o.owner);
     await o.owner.post("/web/orgs/current/invitations", { email: "pending-nojs@example.com" });
-    const roles = async () => Object.fromEntries(((await o.owner.get("/web/orgs/current/members")).body.members as { email: string; role: string }[]).map((m) => [m.email, m.role]));
+    const roles = async () =>
+      Object.fromEntries(
+        ((await o.owner.get("/web/orgs/current/members")).body.members as { email: string; role: string }[]).map((m) => [m.email, m.role]),
+      );
     const w = await noJs(o.owner.email);
     const page = w.page;
     await page.goto(`${live.base}/org`);
@@ -127,13 +144,21 @@ describe("the pages without JavaScript: every state-changing control posts a for
     expect((await roles())[m1.email]).toBe("admin");
 
     // 7. remove a member (DELETE), asked first
-    await asked(w, `tr[data-member='${m2.email}'] button:has-text('Remove')`, `Remove ${m2.email} from NoJS Org? They lose access at once and their keys stop working.`);
+    await asked(
+      w,
+      `tr[data-member='${m2.email}'] button:has-text('Remove')`,
+      `Remove ${m2.email} from NoJS Org? They lose access at once and their keys stop working.`,
+    );
     expect((await roles())[m2.email]).toBe("member");
     await confirmed(w, "/org");
     expect((await roles())[m2.email]).toBeUndefined();
 
     // 8. revoke an invitation (DELETE)
-    await asked(w, "tr[data-invitation='pending-nojs@example.com'] button:has-text('Revoke')", "Revoke the invitation of pending-nojs@example.com? Its link stops working.");
+    await asked(
+      w,
+      "tr[data-invitation='pending-nojs@example.com'] button:has-text('Revoke')",
+      "Revoke the invitation of pending-nojs@example.com? Its link stops working.",
+    );
     await confirmed(w, "/org");
     expect((await o.owner.get("/web/orgs/current/invitations")).body.invitations).toEqual([]);
 
@@ -146,7 +171,11 @@ describe("the pages without JavaScript: every state-changing control posts a for
     await page.fill("#ch-url", "https://github.com/acme");
     expect(await submitForm(page, "#code-hosting button:has-text('Save code hosting')")).toBe(303);
     expect(path(page)).toBe("/org");
-    expect((await o.owner.get("/web/orgs/current/code-hosting")).body.codeHosting).toMatchObject({ provider: "github", url: "https://github.com/acme", defaultBranch: "main" });
+    expect((await o.owner.get("/web/orgs/current/code-hosting")).body.codeHosting).toMatchObject({
+      provider: "github",
+      url: "https://github.com/acme",
+      defaultBranch: "main",
+    });
 
     // 10. clear it (DELETE), asked first
     await asked(w, "#code-hosting button:has-text('Clear')", "Clear the code hosting? Evidence is no longer linked to the repositories.");
@@ -154,7 +183,11 @@ describe("the pages without JavaScript: every state-changing control posts a for
     expect((await o.owner.get("/web/orgs/current/code-hosting")).body.codeHosting).toBeNull();
 
     // 11. the last owner leaving: asked, then the server's 409 on a page; nothing changed
-    await asked(w, `tr[data-member='${o.owner.email}'] button:has-text('Leave NoJS Org')`, "Leave NoJS Org? You lose access to its projects at once");
+    await asked(
+      w,
+      `tr[data-member='${o.owner.email}'] button:has-text('Leave NoJS Org')`,
+      "Leave NoJS Org? You lose access to its projects at once",
+    );
     expect(await submitForm(page, "main form button.danger")).toBe(409);
     expect(await main(page)).toContain("The last owner cannot be removed; make someone else owner first.");
     expectOnlyStatus(w, 409, false);
@@ -174,8 +207,19 @@ describe("the pages without JavaScript: every state-changing control posts a for
 
   test("single sign-on and expertises: remove SSO, confirm triggers, delete an expertise with its slug typed (a wrong slug refused by the server)", async () => {
     const o = await orgWithProject(live.env, "NoJS Expertise");
-    expect((await o.owner.post("/web/orgs/current/sso", { type: "oidc", domains: ["nojs-sso.example"], oidc: { issuer: "http://127.0.0.1:9", clientId: "c", clientSecret: "s" } })).status).toBe(200);
-    const created = await o.owner.post("/web/orgs/current/expertises", { slug: "nojs-rules", content: expertiseMd("nojs-rules", "Pay with care.") });
+    expect(
+      (
+        await o.owner.post("/web/orgs/current/sso", {
+          type: "oidc",
+          domains: ["nojs-sso.example"],
+          oidc: { issuer: "http://127.0.0.1:9", clientId: "c", clientSecret: "s" },
+        })
+      ).status,
+    ).toBe(200);
+    const created = await o.owner.post("/web/orgs/current/expertises", {
+      slug: "nojs-rules",
+      content: expertiseMd("nojs-rules", "Pay with care."),
+    });
     expect(created.status).toBe(201);
     const id = created.body.id as string;
     const w = await noJs(o.owner.email);
@@ -183,20 +227,32 @@ describe("the pages without JavaScript: every state-changing control posts a for
 
     // 13. remove SSO (DELETE on a path that also has a POST route), asked first
     await page.goto(`${live.base}/org/sso`);
-    await asked(w, "button:has-text('Remove single sign-on')", "Remove single sign-on? People of these domains will sign in with passwords again.");
+    await asked(
+      w,
+      "button:has-text('Remove single sign-on')",
+      "Remove single sign-on? People of these domains will sign in with passwords again.",
+    );
     expect((await o.owner.get("/web/orgs/current/sso")).body.sso).not.toBeNull();
     await confirmed(w, "/org/sso");
     expect((await o.owner.get("/web/orgs/current/sso")).body.sso).toBeNull();
 
     // 14. triggers (PUT): the proposal is a page without a script, its confirmation a form
     await page.goto(`${live.base}/org/expertises/${id}`);
-    await Promise.all([page.waitForURL((u) => u.searchParams.get("propose") === "1"), page.click("#triggers button:has-text('Propose triggers')")]);
+    await Promise.all([
+      page.waitForURL((u) => u.searchParams.get("propose") === "1"),
+      page.click("#triggers button:has-text('Propose triggers')"),
+    ]);
     const keywords = await page.inputValue("#trigger-keywords");
     expect(keywords.length).toBeGreaterThan(0);
     expect(await submitForm(page, "#proposal button:has-text('Confirm triggers')")).toBe(303);
     expect(path(page)).toBe(`/org/expertises/${id}?done=triggers`);
     expect(await page.textContent("#triggers")).toContain("Confirmed");
-    expect((await o.owner.get(`/web/orgs/current/expertises/${id}`)).body.triggers.keywords).toEqual(keywords.split("\n").map((s) => s.trim()).filter(Boolean));
+    expect((await o.owner.get(`/web/orgs/current/expertises/${id}`)).body.triggers.keywords).toEqual(
+      keywords
+        .split("\n")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );
     await expectClean(w);
 
     // 15. delete with the slug typed: wrong → refused by the server, nothing deleted; right → gone
@@ -271,7 +327,10 @@ describe("the pages without JavaScript: every state-changing control posts a for
     await page.selectOption("#ch-provider", "gitlab");
     await page.click("#code-hosting button:has-text('Save code hosting')");
     await page.waitForFunction(() => document.querySelector("#code-hosting .notice")?.textContent === "Code hosting saved.");
-    expect((await o.owner.get("/web/orgs/current/code-hosting")).body.codeHosting).toMatchObject({ provider: "gitlab", url: "https://gitlab.example.com/acme" });
+    expect((await o.owner.get("/web/orgs/current/code-hosting")).body.codeHosting).toMatchObject({
+      provider: "gitlab",
+      url: "https://gitlab.example.com/acme",
+    });
     await page.click("#code-hosting button:has-text('Clear')");
     await page.waitForFunction(() => document.querySelector("#code-hosting")?.textContent?.includes("Code hosting cleared."));
     expect((await o.owner.get("/web/orgs/current/code-hosting")).body.codeHosting).toBeNull();
@@ -280,7 +339,11 @@ describe("the pages without JavaScript: every state-changing control posts a for
     expect(await stillSamePage()).toBe(true);
 
     // single sign-on removed: one dialog, then the page (HX-Redirect)
-    await o.owner.post("/web/orgs/current/sso", { type: "oidc", domains: ["js-still.example"], oidc: { issuer: "http://127.0.0.1:9", clientId: "c", clientSecret: "s" } });
+    await o.owner.post("/web/orgs/current/sso", {
+      type: "oidc",
+      domains: ["js-still.example"],
+      oidc: { issuer: "http://127.0.0.1:9", clientId: "c", clientSecret: "s" },
+    });
     await page.goto(`${live.base}/org/sso`);
     await Promise.all([page.waitForLoadState("load"), page.click("button:has-text('Remove single sign-on')")]);
     await page.waitForFunction(() => !document.body.textContent?.includes("Remove single sign-on"));
@@ -297,9 +360,14 @@ describe("the pages without JavaScript: every state-changing control posts a for
       void d.accept();
     });
     await mw.page.goto(`${live.base}/org`);
-    await Promise.all([mw.page.waitForURL((u) => u.pathname === "/"), mw.page.click(`tr[data-member='${member.email}'] button:has-text('Leave JS Still')`)]);
+    await Promise.all([
+      mw.page.waitForURL((u) => u.pathname === "/"),
+      mw.page.click(`tr[data-member='${member.email}'] button:has-text('Leave JS Still')`),
+    ]);
     expect(memberDialogs).toEqual(["Leave JS Still? You lose access to its projects at once, and your keys of its projects stop working."]);
-    expect(((await o.owner.get("/web/orgs/current/members")).body.members as { email: string }[]).map((m) => m.email)).not.toContain(member.email);
+    expect(((await o.owner.get("/web/orgs/current/members")).body.members as { email: string }[]).map((m) => m.email)).not.toContain(
+      member.email,
+    );
     expect(mw.problems).toEqual([]);
     await mw.context.close();
   });

@@ -10,7 +10,18 @@
 import { describe, expect, test as bunTest } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { makePlatformAdmin, orgWithProject, signedUp } from "../helpers";
-import { axeViolations, LAN_HOST, newPage, screenshot, servePage, type WatchedPage, expectClean, signedInPage, expectOnlyStatus, withChromiumAndApp } from "../browser-support";
+import {
+  axeViolations,
+  LAN_HOST,
+  newPage,
+  screenshot,
+  servePage,
+  type WatchedPage,
+  expectClean,
+  signedInPage,
+  expectOnlyStatus,
+  withChromiumAndApp,
+} from "../browser-support";
 import { liveEnv, PASSWORD, type LiveEnv } from "../mcp-support";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 120_000);
@@ -84,7 +95,9 @@ describe("the organization and administration pages in Chromium", () => {
     await page.waitForSelector("#flash [role=alert]");
     expect(await page.textContent("#flash")).toContain("The last owner cannot be demoted");
     expect(await page.inputValue(`tr[data-member='${o.owner.email}'] select`)).toBe("owner");
-    expect((await o.owner.get("/web/orgs/current/members")).body.members.find((m: { email: string }) => m.email === o.owner.email).role).toBe("owner");
+    expect(
+      (await o.owner.get("/web/orgs/current/members")).body.members.find((m: { email: string }) => m.email === o.owner.email).role,
+    ).toBe("owner");
     expectedOnly(w, 409);
     await clean(w, "org-last-owner");
 
@@ -148,7 +161,14 @@ describe("the organization and administration pages in Chromium", () => {
     await page.goto(`${live.base}/org`);
     expect(await page.locator("#approval-banner").count()).toBe(0);
     expect(await page.textContent("#members")).toContain(owner.email);
-    expect(await page.locator("nav[aria-label=Main] a").allTextContents()).toEqual(["Projects", "Catalog", "Organization", "Expertises", "Insights", "Adoption"]);
+    expect(await page.locator("nav[aria-label=Main] a").allTextContents()).toEqual([
+      "Projects",
+      "Catalog",
+      "Organization",
+      "Expertises",
+      "Insights",
+      "Adoption",
+    ]);
 
     // suspension asks for the slug typed; the owner then sees the banner again
     await a.page.goto(`${live.base}/admin?status=approved`);
@@ -210,7 +230,10 @@ describe("the organization and administration pages in Chromium", () => {
 
     const a = await noJs(admin.email);
     await a.page.goto(`${live.base}/admin?status=pending`);
-    await Promise.all([a.page.waitForURL((u) => u.pathname === "/admin"), a.page.locator(`tr[data-org='${slug}'] button:has-text('Approve')`).click()]);
+    await Promise.all([
+      a.page.waitForURL((u) => u.pathname === "/admin"),
+      a.page.locator(`tr[data-org='${slug}'] button:has-text('Approve')`).click(),
+    ]);
     await o.page.goto(`${live.base}/org`);
     expect(await o.page.locator("#approval-banner").count()).toBe(0);
 
@@ -221,12 +244,19 @@ describe("the organization and administration pages in Chromium", () => {
     await row.locator("input[name=confirm]").fill("plain");
     await row.locator("button:has-text('Suspend Plain Forms')").click();
     expect(await row.locator("input[name=confirm]").evaluate((i) => (i as HTMLInputElement).validity.patternMismatch)).toBe(true);
-    expect((await admin.get("/web/admin/organizations")).body.organizations.find((x: { slug: string }) => x.slug === slug).status).toBe("approved");
+    expect((await admin.get("/web/admin/organizations")).body.organizations.find((x: { slug: string }) => x.slug === slug).status).toBe(
+      "approved",
+    );
     await row.locator("input[name=confirm]").fill(slug);
     await Promise.all([a.page.waitForURL((u) => u.pathname === "/admin"), row.locator("button:has-text('Suspend Plain Forms')").click()]);
-    expect((await admin.get("/web/admin/organizations")).body.organizations.find((x: { slug: string }) => x.slug === slug).status).toBe("suspended");
+    expect((await admin.get("/web/admin/organizations")).body.organizations.find((x: { slug: string }) => x.slug === slug).status).toBe(
+      "suspended",
+    );
     await a.page.goto(`${live.base}/admin?status=suspended`);
-    await Promise.all([a.page.waitForURL((u) => u.pathname === "/admin"), a.page.locator(`tr[data-org='${slug}'] button:has-text('Reactivate')`).click()]);
+    await Promise.all([
+      a.page.waitForURL((u) => u.pathname === "/admin"),
+      a.page.locator(`tr[data-org='${slug}'] button:has-text('Reactivate')`).click(),
+    ]);
 
     // invite and resend without JavaScript: back on /org with the link
     await o.page.goto(`${live.base}/org`);
@@ -234,8 +264,12 @@ describe("the organization and administration pages in Chromium", () => {
     await o.page.fill("#invite-email", invitee);
     await Promise.all([o.page.waitForURL((u) => u.pathname === "/org"), o.page.click("button:text('Send the invitation')")]);
     expect(await o.page.textContent(`tr[data-invitation='${invitee}'] code`)).toContain("/accept-invitation/inv_");
-    await Promise.all([o.page.waitForURL((u) => u.pathname === "/org"), o.page.click(`tr[data-invitation='${invitee}'] button:has-text('Resend')`)]);
-    const mails = (await live.env.database.client.execute({ sql: "SELECT id FROM mail_outbox WHERE to_address = ?", args: [invitee] })).rows;
+    await Promise.all([
+      o.page.waitForURL((u) => u.pathname === "/org"),
+      o.page.click(`tr[data-invitation='${invitee}'] button:has-text('Resend')`),
+    ]);
+    const mails = (await live.env.database.client.execute({ sql: "SELECT id FROM mail_outbox WHERE to_address = ?", args: [invitee] }))
+      .rows;
     expect(mails).toHaveLength(2);
     await o.context.close();
     await a.context.close();
@@ -257,7 +291,9 @@ describe("the organization and administration pages in Chromium", () => {
       await clean(w);
       if (who === m.email) {
         await w.page.goto(`${live.base}/org`);
-        expect(await w.page.locator("#invitations, a[href='/org/sso'], a[href='/org/mail'], a[href='/org/expertises'], main select").count()).toBe(0);
+        expect(
+          await w.page.locator("#invitations, a[href='/org/sso'], a[href='/org/mail'], a[href='/org/expertises'], main select").count(),
+        ).toBe(0);
         expect(await w.page.locator("nav[aria-label=Main] a").allTextContents()).toEqual(["Projects", "Catalog", "Organization"]);
       }
       await w.context.close();
@@ -271,7 +307,8 @@ describe("the organization and administration pages in Chromium", () => {
       const org = (await owner.post("/web/orgs", { name: "Lan Harbor" })).body.organization;
       const admin = await signedUp(lan.env);
       await makePlatformAdmin(lan.env, admin.userId);
-      const status = async () => (await admin.get("/web/admin/organizations")).body.organizations.find((x: { id: string }) => x.id === org.id).status;
+      const status = async () =>
+        (await admin.get("/web/admin/organizations")).body.organizations.find((x: { id: string }) => x.id === org.id).status;
       const signInAt = async (email: string) => {
         const w = await newPage(browser);
         await w.page.goto(`${lan.base}/login`);

@@ -10,7 +10,16 @@
 import { describe, expect, test as bunTest } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { createKey, expertiseMd, joinedMember, orgWithProject, withKey } from "../helpers";
-import { axeViolations, newPage, screenshot, type WatchedPage, expectClean, signedInPage, expectOnlyStatus, withChromiumAndApp } from "../browser-support";
+import {
+  axeViolations,
+  newPage,
+  screenshot,
+  type WatchedPage,
+  expectClean,
+  signedInPage,
+  expectOnlyStatus,
+  withChromiumAndApp,
+} from "../browser-support";
 import { PASSWORD, type LiveEnv } from "../mcp-support";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 120_000);
@@ -73,12 +82,18 @@ describe("/org/expertises, /org/insights and /org/talent-adoption in Chromium", 
     // a second tab opens the same revision; the first saves; the second's save is a conflict
     const tab2 = await w.context.newPage();
     await tab2.goto(`${live.base}/org/expertises/${id}`);
-    const mine = good.replace("Use the ledger for every movement of money.", "Use the ledger for every movement of money.\n\nRefunds go through the ledger too.");
+    const mine = good.replace(
+      "Use the ledger for every movement of money.",
+      "Use the ledger for every movement of money.\n\nRefunds go through the ledger too.",
+    );
     const theirs = good.replace("title: Payments payments", "title: Payments of the shop");
     await page.fill("#content", theirs);
     await Promise.all([page.waitForURL(doneIs("saved")), page.click("#editor button[type=submit]")]);
     await tab2.fill("#content", mine);
-    const [conflict] = await Promise.all([tab2.waitForResponse((r) => r.request().method() === "POST"), tab2.click("#editor button[type=submit]")]);
+    const [conflict] = await Promise.all([
+      tab2.waitForResponse((r) => r.request().method() === "POST"),
+      tab2.click("#editor button[type=submit]"),
+    ]);
     expect(conflict.status()).toBe(409);
     expect(await tab2.textContent("#editor .conflict")).toContain("Someone saved this expertise since you opened it");
     expect(await tab2.inputValue("#content")).toBe(mine); // the person's text, editable
@@ -118,8 +133,14 @@ describe("/org/expertises, /org/insights and /org/talent-adoption in Chromium", 
     const ref = `@${o.org.slug}/payments`;
     const key = (await createKey(o.owner, o.project.id, ["install", "prepare_task", "validate", "record_validation"])).value;
     const api = (method: string, path: string, body?: unknown) =>
-      withKey(live.env, key, path, { method, headers: { "content-type": "application/json", "user-agent": "journey-agent/1.0" }, body: body === undefined ? undefined : JSON.stringify(body) });
-    expect((await api("PATCH", `/api/projects/${o.project.id}/talents`, { talents: ["typescript-strict", "javascript-base", ref] })).status).toBe(200);
+      withKey(live.env, key, path, {
+        method,
+        headers: { "content-type": "application/json", "user-agent": "journey-agent/1.0" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    expect(
+      (await api("PATCH", `/api/projects/${o.project.id}/talents`, { talents: ["typescript-strict", "javascript-base", ref] })).status,
+    ).toBe(200);
     expect((await api("POST", "/api/prepare-task", { talentIds: ["no-such-talent"] })).status).toBe(400); // a failed call, for insights
     const prep = await api("POST", "/api/prepare-task", { talentIds: [ref] });
     expect(prep.status).toBe(201);
@@ -142,7 +163,10 @@ describe("/org/expertises, /org/insights and /org/talent-adoption in Chromium", 
     expect(await page.locator("figure.chart svg").count()).toBeGreaterThan(0);
     await clean(w, "org-talent-adoption");
     // sorting on the server: the header link sorts, aria-sort says how
-    await Promise.all([page.waitForURL((u) => u.searchParams.get("sort") === "talent"), page.click("th a:has-text('Talent or expertise')")]);
+    await Promise.all([
+      page.waitForURL((u) => u.searchParams.get("sort") === "talent"),
+      page.click("th a:has-text('Talent or expertise')"),
+    ]);
     expect(await page.getAttribute("th[aria-sort]", "aria-sort")).toBe("ascending");
     const ids = await page.locator("tbody tr td:first-child code").allTextContents();
     expect(ids).toEqual([...ids].sort());
@@ -157,7 +181,10 @@ describe("/org/expertises, /org/insights and /org/talent-adoption in Chromium", 
     expect(await page.locator("#failed figure.chart svg rect").count()).toBeGreaterThan(0);
     expect(await page.locator(`#failed a[href='/projects/${o.project.id}?tab=activity']`).count()).toBe(1);
     await clean(w, "org-insights");
-    await Promise.all([page.waitForURL((u) => u.pathname === `/org/expertises/${id}`), page.click(`#failing-expertises a[href='/org/expertises/${id}']`)]);
+    await Promise.all([
+      page.waitForURL((u) => u.pathname === `/org/expertises/${id}`),
+      page.click(`#failing-expertises a[href='/org/expertises/${id}']`),
+    ]);
 
     // deactivate and reactivate
     await Promise.all([page.waitForURL(doneIs("deactivate")), page.click("#lifecycle button:has-text('Deactivate')")]);

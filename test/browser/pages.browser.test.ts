@@ -14,7 +14,18 @@ import { afterAll, beforeAll, describe, expect, test as bunTest } from "bun:test
 import type { Browser, Page } from "playwright-core";
 import { issueSetupToken } from "../../src/identity/service";
 import { orgWithProject, signedUp, WebClient } from "../helpers";
-import { axeViolations, EVIL_HOST, LAN_HOST, launchChromium, newPage, screenshot, servePage, type WatchedPage, expectClean, submitForm } from "../browser-support";
+import {
+  axeViolations,
+  EVIL_HOST,
+  LAN_HOST,
+  launchChromium,
+  newPage,
+  screenshot,
+  servePage,
+  type WatchedPage,
+  expectClean,
+  submitForm,
+} from "../browser-support";
 import { liveEnv, PASSWORD, type LiveEnv } from "../mcp-support";
 
 /** Browser scenarios take seconds (argon2id sign-ins, page loads): a minute each, not bun's 5 s. */
@@ -240,7 +251,13 @@ for (const host of ["127.0.0.1", LAN_HOST]) {
           const seen = page.waitForResponse((r) => r.url() === `${live.base}/web/orgs`);
           await page.goto(evil.origin(new URL(live.base).hostname));
           await page.evaluate(async (url) => {
-            await fetch(url, { method: "POST", credentials: "include", mode: "no-cors", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "name=Fetched+Corp" });
+            await fetch(url, {
+              method: "POST",
+              credentials: "include",
+              mode: "no-cors",
+              headers: { "content-type": "application/x-www-form-urlencoded" },
+              body: "name=Fetched+Corp",
+            });
           }, `${live.base}/web/orgs`);
           expect((await seen).status()).toBe(403);
         } finally {
@@ -253,7 +270,10 @@ for (const host of ["127.0.0.1", LAN_HOST]) {
       test("login CSRF: another origin's page that auto-submits the attacker's credentials to /login → refused; the browser is not signed in as the attacker", async () => {
         const attackerAccount = await signedUp(live.env);
         const page = await fresh();
-        const evil = servePage(autoSubmit(`${live.base}/login`, { email: attackerAccount.email, password: PASSWORD, next: "/" }), "127.0.0.1");
+        const evil = servePage(
+          autoSubmit(`${live.base}/login`, { email: attackerAccount.email, password: PASSWORD, next: "/" }),
+          "127.0.0.1",
+        );
         try {
           const answer = page.waitForResponse((r) => r.url() === `${live.base}/login` && r.request().method() === "POST");
           await page.goto(evil.origin(new URL(live.base).hostname));

@@ -22,19 +22,16 @@ let seq = 0;
 
 const idpPort = freePort();
 const issuer = `http://127.0.0.1:${idpPort}`;
-withChromiumAndApp(
-  (b, l) => ([browser, live] = [b, l]),
-  {
-    OAUTH_OIDC_ISSUER: issuer,
-    OAUTH_OIDC_CLIENT_ID: "talentd-generic",
-    OAUTH_OIDC_CLIENT_SECRET: "generic-secret",
-    OAUTH_OIDC_NAME: "Test IdP",
-    OAUTH_GITLAB_URL: issuer,
-    OAUTH_GITLAB_CLIENT_ID: "talentd-gitlab",
-    OAUTH_GITLAB_CLIENT_SECRET: "gitlab-secret",
-    EGRESS_ALLOW_LOOPBACK: "true", // the IdP is on 127.0.0.1
-  },
-);
+withChromiumAndApp((b, l) => ([browser, live] = [b, l]), {
+  OAUTH_OIDC_ISSUER: issuer,
+  OAUTH_OIDC_CLIENT_ID: "talentd-generic",
+  OAUTH_OIDC_CLIENT_SECRET: "generic-secret",
+  OAUTH_OIDC_NAME: "Test IdP",
+  OAUTH_GITLAB_URL: issuer,
+  OAUTH_GITLAB_CLIENT_ID: "talentd-gitlab",
+  OAUTH_GITLAB_CLIENT_SECRET: "gitlab-secret",
+  EGRESS_ALLOW_LOOPBACK: "true", // the IdP is on 127.0.0.1
+});
 beforeAll(async () => {
   const base = live.base;
   idp = await startOidcIdp(
@@ -84,7 +81,10 @@ describe("generic OIDC provider (openid-client) in Chromium", () => {
     await w.page.waitForURL(`${live.base}/`);
     const s = await sessionOf(w);
     expect(s.user.email).toBe(email);
-    const events = await live.env.database.client.execute({ sql: "SELECT kind, detail FROM security_events WHERE email = ? ORDER BY created_at", args: [email] });
+    const events = await live.env.database.client.execute({
+      sql: "SELECT kind, detail FROM security_events WHERE email = ? ORDER BY created_at",
+      args: [email],
+    });
     expect(events.rows.map((r) => r.kind)).toContain("sign_in.success");
     expect(JSON.parse(String(events.rows.at(-1)!.detail))).toMatchObject({ method: "oauth", provider: "oidc", created: true });
     expect(w.problems).toEqual([]);
@@ -118,7 +118,9 @@ describe("generic OIDC provider (openid-client) in Chromium", () => {
     idp.rewriteCallback = undefined;
     expect(await loginNotice(w.page)).toContain("did not start in this browser");
     expect(await sessionOf(w)).toBeNull();
-    const ev = await live.env.database.client.execute("SELECT detail FROM security_events WHERE kind = 'sign_in.failure' ORDER BY created_at DESC LIMIT 1");
+    const ev = await live.env.database.client.execute(
+      "SELECT detail FROM security_events WHERE kind = 'sign_in.failure' ORDER BY created_at DESC LIMIT 1",
+    );
     expect(String(ev.rows[0]!.detail)).toContain("state does not match");
     await w.context.close();
   });
@@ -195,7 +197,12 @@ describe("organization SSO over OIDC, routed from /login by e-mail domain", () =
   test("owner configures OIDC SSO for a domain; a new person types only the e-mail on /login, signs in at the IdP, and joins the organization as member", async () => {
     const { owner, org } = await orgWithProject(live.env, `Oidc Org ${++seq}`);
     const domain = `oidc-org${seq}.example`;
-    const saved = await owner.post("/web/orgs/current/sso", { type: "oidc", domains: [domain], enforce: true, oidc: { issuer: idp.issuer, clientId: "talentd-org", clientSecret: "org-secret" } });
+    const saved = await owner.post("/web/orgs/current/sso", {
+      type: "oidc",
+      domains: [domain],
+      enforce: true,
+      oidc: { issuer: idp.issuer, clientId: "talentd-org", clientSecret: "org-secret" },
+    });
     expect(saved.status).toBe(200);
     expect(JSON.stringify(saved.body)).not.toContain("org-secret");
     await approveSsoDomains(live.env, org.id, [domain]);
@@ -234,7 +241,15 @@ describe("organization SSO over OIDC, routed from /login by e-mail domain", () =
   test("an SSO sign-in with a wrong state or whose IdP vouches for an address outside the organization's domains is refused", async () => {
     const { owner, org } = await orgWithProject(live.env, `Oidc Org ${++seq}`);
     const domain = `oidc-strict${seq}.example`;
-    expect((await owner.post("/web/orgs/current/sso", { type: "oidc", domains: [domain], oidc: { issuer: idp.issuer, clientId: "talentd-org", clientSecret: "org-secret" } })).status).toBe(200);
+    expect(
+      (
+        await owner.post("/web/orgs/current/sso", {
+          type: "oidc",
+          domains: [domain],
+          oidc: { issuer: idp.issuer, clientId: "talentd-org", clientSecret: "org-secret" },
+        })
+      ).status,
+    ).toBe(200);
     await approveSsoDomains(live.env, org.id, [domain]);
     const w = await fresh();
     idp.account = { sub: `outside-${seq}`, email: `someone@elsewhere${seq}.example`, email_verified: true };

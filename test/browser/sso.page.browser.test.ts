@@ -22,7 +22,10 @@ const dns = await startTestDns();
 // the IdP is on 127.0.0.1; domains are proven through the test DNS server
 withChromiumAndApp((b, l) => ([browser, live] = [b, l]), { EGRESS_ALLOW_LOOPBACK: "true", DNS_SERVERS: dns.server });
 beforeAll(async () => {
-  idp = await startOidcIdp([{ clientId: "page-client", clientSecret: "page-secret", redirectUris: [`${live.base}/api/auth/sso/oidc/callback`] }], freePort());
+  idp = await startOidcIdp(
+    [{ clientId: "page-client", clientSecret: "page-secret", redirectUris: [`${live.base}/api/auth/sso/oidc/callback`] }],
+    freePort(),
+  );
 }, 60_000);
 afterAll(async () => {
   await idp?.stop();
@@ -39,7 +42,11 @@ describe("/org/sso in Chromium", () => {
   test("the owner sets OIDC SSO with the form, tests it, and signs in through the test link; a taken domain and a bad field are shown on the page", async () => {
     const { owner, org } = await orgWithProject(live.env, "Page Sso");
     const other = await orgWithProject(live.env, "Other Sso");
-    await other.owner.post("/web/orgs/current/sso", { type: "oidc", domains: ["taken-page.example"], oidc: { issuer: idp.issuer, clientId: "x", clientSecret: "y" } });
+    await other.owner.post("/web/orgs/current/sso", {
+      type: "oidc",
+      domains: ["taken-page.example"],
+      oidc: { issuer: idp.issuer, clientId: "x", clientSecret: "y" },
+    });
     await approveSsoDomains(live.env, other.org.id, ["taken-page.example"]);
 
     const w = await as(owner);
@@ -103,7 +110,10 @@ describe("/org/sso in Chromium", () => {
     // the tester is now signed in as the IdP's person, a member: the page is not theirs (404)
     expect(await p.locator("h1").textContent()).toBe("Not found");
     // (signing in there ended the owner's session of this browser, as any new sign-in does)
-    const members = await live.env.database.client.execute({ sql: "SELECT u.email, m.role FROM members m JOIN users u ON u.id = m.user_id WHERE m.organization_id = ?", args: [org.id] });
+    const members = await live.env.database.client.execute({
+      sql: "SELECT u.email, m.role FROM members m JOIN users u ON u.id = m.user_id WHERE m.organization_id = ?",
+      args: [org.id],
+    });
     expect(members.rows.map((r) => `${r.email}:${r.role}`)).toContain("tester@page-sso.example:member");
     // the refusals provoked above (409, 400, the unverified domain's 409) and the tester's 404 are the only console errors
     expect(w.problems.filter((x) => !/status of (400|404|409)|Status Error Code (400|409)/.test(x))).toEqual([]);
@@ -112,13 +122,17 @@ describe("/org/sso in Chromium", () => {
 
   test("a failed test lists its problem on the page; a member of the organization gets the 404 page", async () => {
     const { owner, org } = await orgWithProject(live.env, "Broken Sso");
-    await owner.post("/web/orgs/current/sso", { type: "oidc", domains: ["broken-page.example"], oidc: { issuer: "http://127.0.0.1:9", clientId: "c", clientSecret: "s" } });
+    await owner.post("/web/orgs/current/sso", {
+      type: "oidc",
+      domains: ["broken-page.example"],
+      oidc: { issuer: "http://127.0.0.1:9", clientId: "c", clientSecret: "s" },
+    });
     const w = await as(owner);
     await w.page.goto(`${live.base}/org/sso`);
     await w.page.click("#sso-test-button");
     await w.page.locator("#sso-test").waitFor();
     expect(await w.page.locator("#sso-test-h").textContent()).toBe("The configuration has problems");
-    expect(await w.page.locator('#sso-test-problems').textContent()).toContain("discovery: Could not reach the issuer http://127.0.0.1:9");
+    expect(await w.page.locator("#sso-test-problems").textContent()).toContain("discovery: Could not reach the issuer http://127.0.0.1:9");
     expect(await axeViolations(w.page)).toEqual([]);
     await w.context.close();
 

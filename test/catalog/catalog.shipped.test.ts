@@ -21,7 +21,8 @@ describe("the shipped catalog (talents/)", () => {
     expect(edges.length).toBeGreaterThanOrEqual(10);
     const pairs = catalog.list.flatMap((t) => t.conflicts.map((c) => [t.id, c] as const));
     expect(pairs.length).toBeGreaterThanOrEqual(2);
-    for (const [a, b] of pairs) expect(`${b} conflicts with ${a}: ${catalog.get(b)!.conflicts.includes(a)}`).toBe(`${b} conflicts with ${a}: true`);
+    for (const [a, b] of pairs)
+      expect(`${b} conflicts with ${a}: ${catalog.get(b)!.conflicts.includes(a)}`).toBe(`${b} conflicts with ${a}: true`);
   });
   test("each talent: a summary, 3–12 rules, tests for every blocking rule, a talent:// pointer to a deeper file, compact within budget", () => {
     for (const t of catalog.list) {
@@ -35,7 +36,9 @@ describe("the shipped catalog (talents/)", () => {
     }
   });
   test("detectors: at least 60 rules across at least 25 talents carry one, each proven by its conformance tests (lint above runs them)", () => {
-    const withDetect = catalog.list.flatMap((t) => t.rules.filter((r) => r.detect && r.detect.length > 0).map((r) => ({ talent: t, rule: r })));
+    const withDetect = catalog.list.flatMap((t) =>
+      t.rules.filter((r) => r.detect && r.detect.length > 0).map((r) => ({ talent: t, rule: r })),
+    );
     expect(withDetect.length).toBeGreaterThanOrEqual(60);
     expect(new Set(withDetect.map((x) => x.talent.id)).size).toBeGreaterThanOrEqual(25);
     for (const { talent, rule } of withDetect) {

@@ -20,7 +20,12 @@ describe("a large TALENTS_DIR is slimmed after start (RSS) and serves the same b
       await o.owner.post(`/web/projects/${o.project.id}/talents`, { talents: [...ids, "gen-talent-2", "gen-talent-9"] });
       const key = (await createKey(o.owner, o.project.id, ["prepare_task", "validate", "deepen"])).value;
       const call = async (path: string, body?: unknown) => {
-        const r = await withKey(env, key, path, body === undefined ? {} : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+        const r = await withKey(
+          env,
+          key,
+          path,
+          body === undefined ? {} : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) },
+        );
         return { status: r.status, body: await r.json() };
       };
       const p1 = await call("/api/prepare-task", { talentIds: ids });

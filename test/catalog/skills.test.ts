@@ -24,8 +24,16 @@ async function setup(install: string[], opts: { expertise?: boolean; tools?: str
   let ref: string | null = null;
   let expertiseId: string | null = null;
   if (opts.expertise) {
-    const e = await publishedExpertiseOf(o.owner, "payments", talentMd("payments", {}, "Refunds go through [the ledger](talent://@ORG/payments/references/ledger.md)."
-      .replace("@ORG", `@${o.org.slug}`)), { "references/ledger.md": "# Ledger\n\nPost twice.\n", "examples/refund.md": "Refund example.\n" });
+    const e = await publishedExpertiseOf(
+      o.owner,
+      "payments",
+      talentMd(
+        "payments",
+        {},
+        "Refunds go through [the ledger](talent://@ORG/payments/references/ledger.md).".replace("@ORG", `@${o.org.slug}`),
+      ),
+      { "references/ledger.md": "# Ledger\n\nPost twice.\n", "examples/refund.md": "Refund example.\n" },
+    );
     ref = e.ref;
     expertiseId = e.id;
   }
@@ -82,7 +90,11 @@ describe("GET /api/skills: each active talent is a skill with a complete manifes
     const s = await setup(["typescript-strict"], { expertise: true });
     const { skills } = (await s.get("/api/skills")).body;
     const ts = skills.find((k: { uri: string }) => k.uri === "skill://typescript-strict/SKILL.md");
-    expect(ts.frontmatter).toMatchObject({ name: "typescript-strict", description: env.state.catalog!.get("typescript-strict")!.summary, metadata: { version: env.state.catalog!.get("typescript-strict")!.version, title: "Strict TypeScript" } });
+    expect(ts.frontmatter).toMatchObject({
+      name: "typescript-strict",
+      description: env.state.catalog!.get("typescript-strict")!.summary,
+      metadata: { version: env.state.catalog!.get("typescript-strict")!.version, title: "Strict TypeScript" },
+    });
     expect(JSON.parse(ts.frontmatter.metadata.rules).map((r: { id: string }) => r.id)).toContain("TS-001");
     const pay = skills.find((k: { uri: string }) => k.uri.endsWith("/payments/SKILL.md"));
     // an expertise's name is its slug (the last segment of its skill path), at its published version
@@ -127,7 +139,13 @@ describe("GET /api/skills/entry, /file, /directory", () => {
     const listed = (await s.get("/api/skills")).body.skills[0];
     const r = await s.get(`/api/skills/entry?uri=${enc("skill://typescript-strict/SKILL.md")}`);
     expect(r).toEqual({ status: 200, body: { skill: listed } });
-    for (const uri of ["skill://typescript-strict/references/strict-flags.md", "skill://typescript-strict", "skill://sql-base/SKILL.md", "talent://typescript-strict", "skill://"]) {
+    for (const uri of [
+      "skill://typescript-strict/references/strict-flags.md",
+      "skill://typescript-strict",
+      "skill://sql-base/SKILL.md",
+      "talent://typescript-strict",
+      "skill://",
+    ]) {
       const miss = await s.get(`/api/skills/entry?uri=${enc(uri)}`);
       expect(miss.status).toBe(404);
       expect(miss.body).toEqual({ error: "not_found", message: `No skill is served at ${uri}.` });
@@ -141,7 +159,13 @@ describe("GET /api/skills/entry, /file, /directory", () => {
     const root = await s.get(`/api/skills/directory?uri=${enc("skill://typescript-strict")}`);
     expect(root.status).toBe(200);
     expect(root.body.resources).toEqual([
-      { uri: "skill://typescript-strict/SKILL.md", name: "typescript-strict", description: env.state.catalog!.get("typescript-strict")!.summary, mimeType: "text/markdown", size: expect.any(Number) },
+      {
+        uri: "skill://typescript-strict/SKILL.md",
+        name: "typescript-strict",
+        description: env.state.catalog!.get("typescript-strict")!.summary,
+        mimeType: "text/markdown",
+        size: expect.any(Number),
+      },
       { uri: "skill://typescript-strict/references", name: "references", mimeType: "inode/directory" },
     ]);
     const refs = await s.get(`/api/skills/directory?uri=${enc("skill://typescript-strict/references")}`);
@@ -150,12 +174,17 @@ describe("GET /api/skills/entry, /file, /directory", () => {
     expect(org.body.resources).toEqual([{ uri: `skill://~${s.org.slug}/payments`, name: "payments", mimeType: "inode/directory" }]);
     const first = await s.get(`/api/skills/directory?uri=${enc(`skill://~${s.org.slug}/payments`)}&limit=2`);
     expect(first.body.resources.map((x: { name: string }) => x.name)).toEqual(["payments", "examples"]);
-    const second = await s.get(`/api/skills/directory?uri=${enc(`skill://~${s.org.slug}/payments`)}&limit=2&cursor=${first.body.nextCursor}`);
+    const second = await s.get(
+      `/api/skills/directory?uri=${enc(`skill://~${s.org.slug}/payments`)}&limit=2&cursor=${first.body.nextCursor}`,
+    );
     expect(second.body).toMatchObject({ resources: [{ name: "references", mimeType: "inode/directory" }], nextCursor: null });
     const file = await s.get(`/api/skills/directory?uri=${enc("skill://typescript-strict/SKILL.md")}`);
     expect(file.body).toEqual({ error: "not_found", message: "skill://typescript-strict/SKILL.md is not a directory resource." });
     for (const uri of ["skill://typescript-strict/nope", "skill://sql-base", "skill://~nobody", "skill://"]) {
-      expect((await s.get(`/api/skills/directory?uri=${enc(uri)}`)).body).toEqual({ error: "not_found", message: `No directory resource is served at ${uri}.` });
+      expect((await s.get(`/api/skills/directory?uri=${enc(uri)}`)).body).toEqual({
+        error: "not_found",
+        message: `No directory resource is served at ${uri}.`,
+      });
     }
     expect((await s.get(`/api/skills/directory?uri=${enc("skill://typescript-strict")}&cursor=zzz`)).status).toBe(400);
   });
@@ -165,7 +194,15 @@ describe("GET /api/skills/entry, /file, /directory", () => {
     const dir = await s.get(`/api/skills/file?uri=${enc("skill://typescript-strict/references")}`);
     expect(dir.status).toBe(404);
     expect(dir.body.message).toContain("is a directory resource: list it with resources/directory/read");
-    for (const uri of ["skill://typescript-strict/../sql-base/SKILL.md", "skill://typescript-strict//SKILL.md", "skill://typescript-strict/%E0%A4%A", "skill://typescript-strict/TALENT.md", "skill://%7E/x", "SKILL.md", "skill://~/x/SKILL.md"]) {
+    for (const uri of [
+      "skill://typescript-strict/../sql-base/SKILL.md",
+      "skill://typescript-strict//SKILL.md",
+      "skill://typescript-strict/%E0%A4%A",
+      "skill://typescript-strict/TALENT.md",
+      "skill://%7E/x",
+      "SKILL.md",
+      "skill://~/x/SKILL.md",
+    ]) {
       const r = await s.get(`/api/skills/file?uri=${enc(uri)}`);
       expect(r).toEqual({ status: 404, body: { error: "not_found", message: `No skill file is served at ${uri}.` } });
     }
@@ -204,7 +241,10 @@ describe("who sees what", () => {
     const before = (await s.get(`/api/skills/entry?uri=${enc(uri)}`)).body.skill;
     const base = `/web/orgs/current/expertises/${s.expertiseId}`;
     const detail = (await s.owner.get(base)).body;
-    const edited = await s.owner.patch(base, { expectedRevision: detail.revision, content: talentMd("payments", { version: "2.0.0" }, "Refunds are reversed postings.") });
+    const edited = await s.owner.patch(base, {
+      expectedRevision: detail.revision,
+      content: talentMd("payments", { version: "2.0.0" }, "Refunds are reversed postings."),
+    });
     expect(edited.status).toBe(200);
     expect((await s.get(`/api/skills/entry?uri=${enc(uri)}`)).body.skill).toEqual(before);
     expect((await s.owner.post(`${base}/publish`, { expectedRevision: edited.body.revision })).status).toBe(200);
@@ -218,9 +258,16 @@ describe("who sees what", () => {
   });
 
   test("every route needs the deepen scope (403 insufficient_scope naming it) and a valid key (401)", async () => {
-    const s = await setup(["typescript-strict"], { tools: ["prepare_task", "validate", "record_validation", "doctor", "catalog", "discover", "install"] });
+    const s = await setup(["typescript-strict"], {
+      tools: ["prepare_task", "validate", "record_validation", "doctor", "catalog", "discover", "install"],
+    });
     const u = enc("skill://typescript-strict/SKILL.md");
-    for (const path of ["/api/skills", `/api/skills/entry?uri=${u}`, `/api/skills/file?uri=${u}`, `/api/skills/directory?uri=${enc("skill://typescript-strict")}`]) {
+    for (const path of [
+      "/api/skills",
+      `/api/skills/entry?uri=${u}`,
+      `/api/skills/file?uri=${u}`,
+      `/api/skills/directory?uri=${enc("skill://typescript-strict")}`,
+    ]) {
       const r = await s.get(path);
       expect(r.status).toBe(403);
       expect(r.body).toMatchObject({ error: "insufficient_scope", requiredScope: "deepen" });
@@ -236,6 +283,11 @@ describe("who sees what", () => {
     await s.get(`/api/skills/directory?uri=${enc("skill://typescript-strict")}`);
     await s.get(`/api/skills/file?uri=${u}`);
     const events = (await s.owner.get(`/web/projects/${s.project.id}/traces`)).body.events as { kind: string; status: number }[];
-    expect(events.map((e) => `${e.kind}:${e.status}`).slice(0, 4).reverse()).toEqual(["skills_list:200", "skill_get:200", "skill_directory:200", "skill_read:200"]);
+    expect(
+      events
+        .map((e) => `${e.kind}:${e.status}`)
+        .slice(0, 4)
+        .reverse(),
+    ).toEqual(["skills_list:200", "skill_get:200", "skill_directory:200", "skill_read:200"]);
   });
 });

@@ -15,7 +15,11 @@ beforeAll(async () => {
 afterAll(() => env.close());
 
 type Spec = { id: string; name: string; talents: string[]; builtIn: boolean };
-const count = async (projectId: string) => Number((await env.database.client.execute({ sql: "SELECT count(*) AS n FROM installed_talents WHERE project_id = ?", args: [projectId] })).rows[0]!.n);
+const count = async (projectId: string) =>
+  Number(
+    (await env.database.client.execute({ sql: "SELECT count(*) AS n FROM installed_talents WHERE project_id = ?", args: [projectId] }))
+      .rows[0]!.n,
+  );
 
 describe("built-in specializations", () => {
   test("at least 12 ship with the catalog, for the kinds of codebase a team picks from; each names only catalog talents", async () => {
@@ -24,7 +28,16 @@ describe("built-in specializations", () => {
     expect(r.status).toBe(200);
     const builtIns = (r.body.specializations as Spec[]).filter((s) => s.builtIn);
     expect(builtIns.length).toBeGreaterThanOrEqual(12);
-    for (const id of ["typescript-service", "nextjs-app", "go-service", "python-library", "rust-crate", "infrastructure-as-code", "data-sql", "ci-platform"]) {
+    for (const id of [
+      "typescript-service",
+      "nextjs-app",
+      "go-service",
+      "python-library",
+      "rust-crate",
+      "infrastructure-as-code",
+      "data-sql",
+      "ci-platform",
+    ]) {
       expect(builtIns.map((s) => s.id)).toContain(id);
     }
     for (const s of builtIns) for (const t of s.talents) expect(env.state.catalog!.get(t)).toBeDefined();
@@ -45,7 +58,9 @@ describe("built-in specializations", () => {
       expect(r.code).toBe(1);
       const lines = r.stdout.trim().split("\n");
       expect(lines).toContain(`${dir}/_specializations/unknown.yaml: talents: "no-such-talent" does not exist in the catalog`);
-      expect(lines).toContain(`${dir}/_specializations/clash.yaml: talents: its requires-closure holds conflicting talents "conventional-commits" and "git-commit-messages"`);
+      expect(lines).toContain(
+        `${dir}/_specializations/clash.yaml: talents: its requires-closure holds conflicting talents "conventional-commits" and "git-commit-messages"`,
+      );
       expect(lines.some((l) => l.startsWith(`${dir}/_specializations/broken.yaml: yaml: invalid YAML`))).toBe(true);
       expect(lines.some((l) => l.startsWith(`${dir}/_specializations/Bad_Name.yaml: id:`))).toBe(true);
       expect(lines).toContain(`${dir}/_specializations/nodesc.yaml: description: must be text of 1 to 500 characters`);
@@ -64,7 +79,11 @@ describe("custom specializations: owner/admin write, members read, built-ins rea
   test("create, read, edit, duplicate, delete; a member reads but cannot write (403 forbidden)", async () => {
     const o = await orgWithProject(env);
     const member = await joinedMember(env, o.owner);
-    const created = await o.owner.post("/web/specializations", { name: "Our stack", description: "What we use", talents: ["typescript-strict", "sql-base"] });
+    const created = await o.owner.post("/web/specializations", {
+      name: "Our stack",
+      description: "What we use",
+      talents: ["typescript-strict", "sql-base"],
+    });
     expect(created.status).toBe(201);
     const s = created.body.specialization as Spec;
     expect(s).toMatchObject({ name: "Our stack", talents: ["typescript-strict", "sql-base"], builtIn: false });
@@ -91,7 +110,10 @@ describe("custom specializations: owner/admin write, members read, built-ins rea
 
   test("a built-in: PATCH and DELETE → 403 forbidden (read-only); duplicate → a custom copy that can be edited", async () => {
     const o = await orgWithProject(env);
-    for (const [m, body] of [["PATCH", { name: "Mine" }], ["DELETE", undefined]] as const) {
+    for (const [m, body] of [
+      ["PATCH", { name: "Mine" }],
+      ["DELETE", undefined],
+    ] as const) {
       const r = await o.owner.json(m, "/web/specializations/go-service", body);
       expect([r.status, r.body.error]).toEqual([403, "forbidden"]);
       expect(r.body.message).toContain("duplicate it");
@@ -135,7 +157,9 @@ describe("custom specializations: owner/admin write, members read, built-ins rea
     const { ref } = await publishedExpertise(o.owner, o.org.slug, "ledger");
     const r = await o.owner.post("/web/specializations", { name: "Payments", talents: [ref] });
     expect(r.status).toBe(201);
-    const applied = await o.owner.post(`/web/projects/${o.project.id}/apply-specialization`, { specializationId: r.body.specialization.id });
+    const applied = await o.owner.post(`/web/projects/${o.project.id}/apply-specialization`, {
+      specializationId: r.body.specialization.id,
+    });
     expect(applied.status).toBe(200);
     expect(applied.body.installed.sort()).toEqual([ref, "javascript-base", "typescript-strict"].sort()); // with its requires-closure
   });
@@ -201,4 +225,3 @@ describe("POST /web/projects/:id/apply-specialization: one atomic group", () => 
     expect(await count(o.project.id)).toBe(0);
   });
 });
-

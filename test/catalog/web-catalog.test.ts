@@ -31,7 +31,19 @@ describe("GET /web/catalog: cards, filters, cursor paging", () => {
     }
     expect(seen).toEqual(env.state.catalog!.list.map((t) => t.id));
     const first = (await o.owner.get("/web/catalog?limit=1")).body.items[0];
-    expect(Object.keys(first).sort()).toEqual(["conflicts", "id", "kind", "languages", "requires", "roles", "rules", "summary", "title", "tokens", "version"]);
+    expect(Object.keys(first).sort()).toEqual([
+      "conflicts",
+      "id",
+      "kind",
+      "languages",
+      "requires",
+      "roles",
+      "rules",
+      "summary",
+      "title",
+      "tokens",
+      "version",
+    ]);
   });
 
   test("query ranks by the literal search; role, language and kind filter", async () => {
@@ -47,7 +59,16 @@ describe("GET /web/catalog: cards, filters, cursor paging", () => {
     expect((await o.owner.get("/web/catalog?kind=expertise")).body.items).toEqual([]);
   });
 
-  const bad = ["limit=0", "limit=101", "limit=1.5", "kind=plugin", "cursor=bm9wZQ", "relevance=maybe", "project=nope", "query=" + "x".repeat(201)];
+  const bad = [
+    "limit=0",
+    "limit=101",
+    "limit=1.5",
+    "kind=plugin",
+    "cursor=bm9wZQ",
+    "relevance=maybe",
+    "project=nope",
+    "query=" + "x".repeat(201),
+  ];
   test(`bad parameters → 400 validation_failed: ${bad.join(", ")}`, async () => {
     const o = await orgWithProject(env);
     for (const q of bad) {
@@ -104,11 +125,20 @@ describe("GET /web/catalog/:id: the talent sheet", () => {
     const r = await o.owner.get("/web/catalog/typescript-strict");
     expect(r.status).toBe(200);
     const t = env.state.catalog!.get("typescript-strict")!;
-    expect(r.body.rules[0]).toEqual({ id: t.rules[0]!.id, severity: t.rules[0]!.severity, title: t.rules[0]!.title, check: t.rules[0]!.check });
+    expect(r.body.rules[0]).toEqual({
+      id: t.rules[0]!.id,
+      severity: t.rules[0]!.severity,
+      title: t.rules[0]!.title,
+      check: t.rules[0]!.check,
+    });
     expect(r.body.tests).toEqual(t.tests);
     expect(r.body.compact).toBe(t.compact);
     const main = r.body.files.find((f: { path: string }) => f.path === "TALENT.md");
-    expect(main).toEqual({ path: "TALENT.md", digest: t.files.get("TALENT.md")!.digest, size: Buffer.byteLength(t.files.get("TALENT.md")!.content) });
+    expect(main).toEqual({
+      path: "TALENT.md",
+      digest: t.files.get("TALENT.md")!.digest,
+      size: Buffer.byteLength(t.files.get("TALENT.md")!.content),
+    });
     expect(r.body.graph.nodes.find((n: { id: string }) => n.id === "typescript-strict").relation).toBe("self");
     expect(r.body.graph.edges).toContainEqual({ from: "typescript-strict", to: "javascript-base", type: "requires" });
     // dependents: javascript-base's sheet lists typescript-strict as one
@@ -117,7 +147,13 @@ describe("GET /web/catalog/:id: the talent sheet", () => {
     // compact preview equals what an agent is served
     await o.owner.post(`/web/projects/${o.project.id}/talents`, { talents: ["typescript-strict", "javascript-base"] });
     const k = await createKey(o.owner, o.project.id, ["prepare_task"]);
-    const served = await (await withKey(env, k.value, "/api/prepare-task", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ talentIds: ["typescript-strict"] }) })).json();
+    const served = await (
+      await withKey(env, k.value, "/api/prepare-task", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ talentIds: ["typescript-strict"] }),
+      })
+    ).json();
     expect(served.talents[0].compact).toBe(r.body.compact);
   });
 
@@ -148,9 +184,17 @@ describe("relevance: it orders and filters, never designates or serves", () => {
     const derived = await o.owner.get(`/web/projects/${o.project.id}/relevance`);
     expect(derived.body.source).toBe("derived");
     expect(derived.body.settings.languages).toContain("typescript");
-    const put = await o.owner.put(`/web/projects/${o.project.id}/relevance`, { languages: ["Go"], roles: [], paths: ["cmd/**/*.go"], exclude: ["go-errors"] });
+    const put = await o.owner.put(`/web/projects/${o.project.id}/relevance`, {
+      languages: ["Go"],
+      roles: [],
+      paths: ["cmd/**/*.go"],
+      exclude: ["go-errors"],
+    });
     expect(put.status).toBe(200);
-    expect(put.body).toEqual({ source: "stored", settings: { languages: ["go"], roles: [], paths: ["cmd/**/*.go"], exclude: ["go-errors"] } });
+    expect(put.body).toEqual({
+      source: "stored",
+      settings: { languages: ["go"], roles: [], paths: ["cmd/**/*.go"], exclude: ["go-errors"] },
+    });
     const reset = await o.owner.del(`/web/projects/${o.project.id}/relevance`);
     expect(reset.body.source).toBe("derived");
   });
@@ -177,7 +221,11 @@ describe("relevance: it orders and filters, never designates or serves", () => {
   test("another organization's project → 404 on GET, PUT and DELETE; no session → 401", async () => {
     const a = await orgWithProject(env);
     const b = await orgWithProject(env);
-    for (const [m, body] of [["GET", undefined], ["PUT", { languages: ["go"] }], ["DELETE", undefined]] as const) {
+    for (const [m, body] of [
+      ["GET", undefined],
+      ["PUT", { languages: ["go"] }],
+      ["DELETE", undefined],
+    ] as const) {
       const r = await b.owner.json(m, `/web/projects/${a.project.id}/relevance`, body);
       expect({ m, status: r.status, error: r.body.error }).toEqual({ m, status: 404, error: "not_found" });
     }
@@ -212,7 +260,11 @@ describe("relevance: it orders and filters, never designates or serves", () => {
     expect(discovery.catalog.talents.at(-1).relevant).toBe(false);
     expect(discovery.catalog.talents.length).toBe(env.state.catalog!.list.length);
     // relevance never designates: a non-relevant active talent is still served when designated
-    const served = await withKey(env, k.value, "/api/prepare-task", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ talentIds: ["typescript-strict"] }) });
+    const served = await withKey(env, k.value, "/api/prepare-task", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ talentIds: ["typescript-strict"] }),
+    });
     expect(served.status).toBe(201);
   });
 });
@@ -222,7 +274,9 @@ describe("GET /web/catalog/:id kept sheets follow the organization's expertises"
     const a = await orgWithProject(env);
     const b = await orgWithProject(env);
     const dependents = async (c: typeof a.owner) =>
-      (await c.get("/web/catalog/typescript-strict")).body.graph.nodes.filter((n: { relation: string }) => n.relation === "dependent").map((n: { id: string }) => n.id);
+      (await c.get("/web/catalog/typescript-strict")).body.graph.nodes
+        .filter((n: { relation: string }) => n.relation === "dependent")
+        .map((n: { id: string }) => n.id);
     const before = await dependents(a.owner);
     expect(before.some((id: string) => id.startsWith("@"))).toBe(false);
     const { id, ref } = await publishedExpertise(a.owner, a.org.slug, "sheet-ledger");

@@ -39,7 +39,8 @@ describe("commands", () => {
     expect((await runCli(["version"])).stdout).toMatch(/^talentd \d+\.\d+\.\d+/);
     const help = await runCli(["--help"]);
     expect(help.code).toBe(0);
-    for (const cmd of ["serve", "admin create", "migrate", "talents lint DIR", "backup FILE", "version"]) expect(help.stdout).toContain(cmd);
+    for (const cmd of ["serve", "admin create", "migrate", "talents lint DIR", "backup FILE", "version"])
+      expect(help.stdout).toContain(cmd);
   });
   test("an unknown command exits 2", async () => {
     const r = await runCli(["frobnicate"], { cwd: dir, env: { DATA_DIR: join(dir, "d0") } });
@@ -59,7 +60,11 @@ describe("commands", () => {
     const bad = await runCli(["admin", "create", "--email", "root@example.com", "--password-stdin"], { cwd: dir, env, stdin: "short\n" });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("password: must be at least 10 characters");
-    const ok = await runCli(["admin", "create", "--email", "Root@Example.com", "--password-stdin"], { cwd: dir, env, stdin: "correct horse battery\n" });
+    const ok = await runCli(["admin", "create", "--email", "Root@Example.com", "--password-stdin"], {
+      cwd: dir,
+      env,
+      stdin: "correct horse battery\n",
+    });
     expect(ok.code).toBe(0);
     const db = createClient({ url: `file:${join(dir, "d2", "talentd.db")}` });
     const row = (await db.execute("SELECT email, role, password_hash FROM users")).rows[0]!;
@@ -74,7 +79,10 @@ describe("commands", () => {
     const file = join(dir, "snap.db");
     // no database yet: nothing to back up (a mistyped DATA_DIR must not give an empty backup)
     const none = await runCli(["backup", file], { cwd: dir, env });
-    expect({ code: none.code, stderr: none.stderr }).toEqual({ code: 1, stderr: `talentd: there is no database at ${join(dir, "d3", "talentd.db")}\n` });
+    expect({ code: none.code, stderr: none.stderr }).toEqual({
+      code: 1,
+      stderr: `talentd: there is no database at ${join(dir, "d3", "talentd.db")}\n`,
+    });
     expect(existsSync(file)).toBe(false);
     expect((await runCli(["migrate"], { cwd: dir, env })).code).toBe(0);
     const r = await runCli(["backup", file], { cwd: dir, env });
@@ -88,7 +96,8 @@ describe("commands", () => {
     mkdirSync(join(dir, "d4"), { recursive: true });
     const live = createClient({ url: `file:${join(dir, "d4", "talentd.db")}` });
     await migrate(live, migrations.slice(0, 1));
-    const tags = async (c: ReturnType<typeof createClient>) => (await c.execute("SELECT tag FROM __talentd_migrations ORDER BY tag")).rows.map((r) => r.tag);
+    const tags = async (c: ReturnType<typeof createClient>) =>
+      (await c.execute("SELECT tag FROM __talentd_migrations ORDER BY tag")).rows.map((r) => r.tag);
     expect(await tags(live)).toEqual([migrations[0]!.tag]);
     const file = join(dir, "snap-old.db");
     const r = await runCli(["backup", file], { cwd: dir, env: { DATA_DIR: join(dir, "d4") } });
@@ -130,7 +139,14 @@ describe("the command line: --help runs nothing, unknown flags and commands are 
         const cwd = emptyDir(`help-${c.name.replace(" ", "-")}${h}`);
         const port = await freePort();
         // every argument the command takes, so that without the --help it would act
-        const extra = c.name === "backup" ? ["snapshot.db"] : c.name === "talents lint" ? ["."] : c.name === "admin create" ? ["--email", "a@example.com", "--password-stdin"] : [];
+        const extra =
+          c.name === "backup"
+            ? ["snapshot.db"]
+            : c.name === "talents lint"
+              ? ["."]
+              : c.name === "admin create"
+                ? ["--email", "a@example.com", "--password-stdin"]
+                : [];
         const portFlag = c.flags.includes("port") ? ["--port", String(port), "--host", "127.0.0.1"] : [];
         const r = await runCli([...c.name.split(" "), ...extra, ...portFlag, h], { cwd, stdin: "correct horse battery\n" });
         expect(r.code).toBe(0);
@@ -165,7 +181,14 @@ describe("the command line: --help runs nothing, unknown flags and commands are 
   for (const c of COMMANDS) {
     test(`an unknown flag is an error for \`talentd ${c.name}\`: exit 2, one line naming it, nothing done`, async () => {
       const cwd = emptyDir(`unknown-${c.name.replace(" ", "-")}`);
-      const extra = c.name === "backup" ? ["snapshot.db"] : c.name === "talents lint" ? ["."] : c.name === "admin create" ? ["--email", "a@example.com", "--password-stdin"] : [];
+      const extra =
+        c.name === "backup"
+          ? ["snapshot.db"]
+          : c.name === "talents lint"
+            ? ["."]
+            : c.name === "admin create"
+              ? ["--email", "a@example.com", "--password-stdin"]
+              : [];
       const r = await runCli([...c.name.split(" "), ...extra, "--prot", "9000"], { cwd, stdin: "correct horse battery\n" });
       expect(r.code).toBe(2);
       expect(r.stderr).toBe(`talentd ${c.name}: unknown flag --prot (see talentd ${c.name} --help)\n`);
@@ -182,7 +205,7 @@ describe("the command line: --help runs nothing, unknown flags and commands are 
     expect(readdirSync(cwd)).toEqual([]);
   });
 
-  test("`talentd --prot 9000` (serve by default) names the unknown flag, not a command \"9000\"", async () => {
+  test('`talentd --prot 9000` (serve by default) names the unknown flag, not a command "9000"', async () => {
     const r = await runCli(["--prot", "9000"], { cwd: emptyDir("bare-prot") });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe("talentd: unknown flag --prot (see talentd --help)\n");

@@ -31,7 +31,15 @@ const { dir, cleanup } = tempDir();
 const port = freePort();
 const base = `http://127.0.0.1:${port}`;
 const local = (text: string) => text.replaceAll("http://localhost:8787", base).replaceAll("localhost:8787", `127.0.0.1:${port}`);
-const env = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", PORT: String(port), HOST: "127.0.0.1", BASE_URL: base, DATA_DIR: join(dir, "data"), LOG_FORMAT: "json" };
+const env = {
+  PATH: process.env.PATH ?? "",
+  HOME: process.env.HOME ?? "/tmp",
+  PORT: String(port),
+  HOST: "127.0.0.1",
+  BASE_URL: base,
+  DATA_DIR: join(dir, "data"),
+  LOG_FORMAT: "json",
+};
 let server: ReturnType<typeof Bun.spawn>;
 
 /** Runs shell text with bash (errexit, pipefail) in `cwd`; returns exit code and output. */
@@ -84,7 +92,11 @@ describe("the README's first steps, word for word", () => {
     expect(served.talents.map((t: { id: string }) => t.id).sort()).toEqual(["javascript-base", "typescript-strict"]);
 
     // the MCP URL is where an interactive agent starts: 401 with the OAuth metadata to discover
-    const r = await fetch(mcp!, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" });
+    const r = await fetch(mcp!, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: "{}",
+    });
     expect(r.status).toBe(401);
     expect(r.headers.get("www-authenticate")).toContain(`resource_metadata="${base}/.well-known/oauth-protected-resource/mcp/`);
   }, 60_000);

@@ -60,11 +60,23 @@ describe("logs a person can read: text on a terminal, JSON lines elsewhere", () 
       expect(code).toBe(0);
       const lines = stdout.trimEnd().split("\n");
       expect(lines.filter((l) => l.startsWith("{"))).toEqual([]);
-      expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^${CLOCK} INFO  talentd listening  url=http://127\\.0\\.0\\.1:${port} baseUrl=http://localhost:${port} version=\\S+ database=file:\\S+ ms=\\d+ startup=\\{"code":\\d+,"database":\\d+,"catalog":\\d+,"routes":\\d+,"total":\\d+,"cpu":\\d+\\}$`)));
+      expect(lines).toContainEqual(
+        expect.stringMatching(
+          new RegExp(
+            `^${CLOCK} INFO  talentd listening  url=http://127\\.0\\.0\\.1:${port} baseUrl=http://localhost:${port} version=\\S+ database=file:\\S+ ms=\\d+ startup=\\{"code":\\d+,"database":\\d+,"catalog":\\d+,"routes":\\d+,"total":\\d+,"cpu":\\d+\\}$`,
+          ),
+        ),
+      );
       const warn = lines.findIndex((l) => new RegExp(`^${CLOCK} WARN  no platform administrator yet: open this one-time link`).test(l));
       expect(warn).toBeGreaterThanOrEqual(0);
       expect(lines[warn + 1]).toMatch(new RegExp(`^  http://localhost:${port}/setup\\?token=[0-9A-Za-z]+$`));
-      expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^${CLOCK} INFO  request  requestId=\\S+ method=GET path=/readyz status=200 ms=[\\d.]+ ip=127\\.0\\.0\\.1 ua=talentd-test$`)));
+      expect(lines).toContainEqual(
+        expect.stringMatching(
+          new RegExp(
+            `^${CLOCK} INFO  request  requestId=\\S+ method=GET path=/readyz status=200 ms=[\\d.]+ ip=127\\.0\\.0\\.1 ua=talentd-test$`,
+          ),
+        ),
+      );
       expect(lines.at(-1)).toMatch(new RegExp(`^${CLOCK} INFO  stopped$`));
       // a loopback address needs no BASE_URL advice: only this machine can connect
       expect(stdout).not.toContain("agents must use");
@@ -72,13 +84,20 @@ describe("logs a person can read: text on a terminal, JSON lines elsewhere", () 
     30_000,
   );
 
-  test.skipIf(!hasScript)("LOG_FORMAT=json on a terminal: JSON lines all the same", async () => {
-    const { stdout, code } = await serveOnce({ pty: true, name: "pty-json", env: { LOG_FORMAT: "json" } });
-    expect(code).toBe(0);
-    const events = stdout.trimEnd().split("\n").map((l) => JSON.parse(l));
-    expect(events.map((e) => e.msg)).toContain("talentd listening");
-    expect(events.find((e) => e.level === "warn").setupLink).toContain("/setup?token=");
-  }, 30_000);
+  test.skipIf(!hasScript)(
+    "LOG_FORMAT=json on a terminal: JSON lines all the same",
+    async () => {
+      const { stdout, code } = await serveOnce({ pty: true, name: "pty-json", env: { LOG_FORMAT: "json" } });
+      expect(code).toBe(0);
+      const events = stdout
+        .trimEnd()
+        .split("\n")
+        .map((l) => JSON.parse(l));
+      expect(events.map((e) => e.msg)).toContain("talentd listening");
+      expect(events.find((e) => e.level === "warn").setupLink).toContain("/setup?token=");
+    },
+    30_000,
+  );
 
   test("LOG_FORMAT=text without a terminal: text lines (stdout) and the setup link on its own line (stderr)", async () => {
     const { port, stdout, stderr, code } = await serveOnce({ pty: false, name: "pipe-text", env: { LOG_FORMAT: "text" } });
@@ -94,8 +113,14 @@ describe("logs a person can read: text on a terminal, JSON lines elsewhere", () 
   test("no terminal and no LOG_FORMAT: JSON lines, as before", async () => {
     const { stdout, stderr, code } = await serveOnce({ pty: false, name: "pipe-json" });
     expect(code).toBe(0);
-    const events = stdout.trimEnd().split("\n").map((l) => JSON.parse(l));
-    expect(events.find((e) => e.msg === "talentd listening")).toMatchObject({ url: expect.stringContaining("http://127.0.0.1:"), version: expect.any(String) });
+    const events = stdout
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(events.find((e) => e.msg === "talentd listening")).toMatchObject({
+      url: expect.stringContaining("http://127.0.0.1:"),
+      version: expect.any(String),
+    });
     expect(JSON.parse(stderr.trim()).setupLink).toContain("/setup?token=");
   }, 30_000);
 

@@ -59,7 +59,9 @@ describe("a port already in use stops the start with one line, exit 2", () => {
   test("an address that is not this machine's (HOST=192.0.2.1, TEST-NET): exit 2, one line naming it", async () => {
     const r = await runCli(["serve", "--port", "0", "--host", "192.0.2.1"], { cwd: dir, env: { DATA_DIR: join(dir, "notmine") } });
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe("talentd: cannot listen on 192.0.2.1: not an address of this machine; pass --host (0.0.0.0 for every interface)\n");
+    expect(r.stderr).toBe(
+      "talentd: cannot listen on 192.0.2.1: not an address of this machine; pass --host (0.0.0.0 for every interface)\n",
+    );
   });
 });
 
@@ -75,7 +77,13 @@ describe("`npm start` stopped leaves no server behind", () => {
     // detached: npm leads a process group of its own, as in a terminal, so Ctrl-C can be sent to the group
     const npm = spawn("npm", ["start"], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", PORT: String(port), HOST: "127.0.0.1", DATA_DIR: join(dir, `npm-${port}`) },
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? "/tmp",
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        DATA_DIR: join(dir, `npm-${port}`),
+      },
       detached: true,
       stdio: "ignore",
     });

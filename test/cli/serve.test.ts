@@ -25,7 +25,10 @@ describe("talentd serve as a process", () => {
     }
     expect(await proc.exited).toBe(0);
     const out = await new Response(proc.stdout).text();
-    const lines = out.trim().split("\n").map((l) => JSON.parse(l));
+    const lines = out
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.msg)).toContain("shutting down");
     expect(lines.at(-1).msg).toBe("stopped");
   });

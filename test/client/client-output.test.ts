@@ -26,7 +26,8 @@ beforeAll(() => {
   hostile = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
-    fetch: (req) => (routes[new URL(req.url).pathname] ?? (() => Response.json({ error: "not_found", message: "no" }, { status: 404 })))(req),
+    fetch: (req) =>
+      (routes[new URL(req.url).pathname] ?? (() => Response.json({ error: "not_found", message: "no" }, { status: 404 })))(req),
   });
 });
 afterAll(() => {
@@ -36,11 +37,18 @@ afterAll(() => {
 
 /** A server whose talent titles, ids, procedure and errors carry terminal control sequences. */
 function hostileTalentd(): void {
-  const rule = { id: "EV-001", severity: "blocking", title: `Rule ${HOSTILE}`, check: `Check ${HOSTILE}`, detect: [{ pattern: "any", files: ["**/*.ts"] }] };
+  const rule = {
+    id: "EV-001",
+    severity: "blocking",
+    title: `Rule ${HOSTILE}`,
+    check: `Check ${HOSTILE}`,
+    detect: [{ pattern: "any", files: ["**/*.ts"] }],
+  };
   const obligation = { id: "evil", kind: "talent", version: "1.0.0", title: `Talent ${HOSTILE}`, verdictRequired: true, rules: [rule] };
   routes = {
     "/api/prepare-task/designable": () => Response.json({ talents: [{ id: "evil", triggers: { files: ["**/*.ts"] } }] }),
-    "/api/prepare-task": () => Response.json({ resolutionId: "res_1", talents: [{ id: "evil", version: "1.0.0" }], tokens: 10, prerequisites: [], conflicts: [] }),
+    "/api/prepare-task": () =>
+      Response.json({ resolutionId: "res_1", talents: [{ id: "evil", version: "1.0.0" }], tokens: 10, prerequisites: [], conflicts: [] }),
     "/api/validation/playbook": () =>
       Response.json({
         resolutionId: `res_1${ESC}[2J`,
@@ -48,7 +56,8 @@ function hostileTalentd(): void {
         obligations: [obligation],
         detail: { id: "evil", version: "1.0.0", rules: [rule], tests: [{ rule: "EV-001", pass: `ok ${HOSTILE}`, fail: "any" }] },
       }),
-    "/api/doctor": () => Response.json({ error: `bad${ESC}[2J`, message: `Refused ${HOSTILE}` }, { status: 400, headers: { "x-request-id": "req_1" } }),
+    "/api/doctor": () =>
+      Response.json({ error: `bad${ESC}[2J`, message: `Refused ${HOSTILE}` }, { status: 400, headers: { "x-request-id": "req_1" } }),
   };
 }
 
@@ -87,7 +96,9 @@ describe("the client prints only text: server text reaches the terminal with C0/
     const r = await talentd(["lock"], gitRepo(), env());
     expect(r.code).toBe(2);
     expect(r.stderr).not.toMatch(UNSAFE);
-    expect(r.stderr).toBe("talentd: GET /api/doctor failed: 400 bad\\u001b[2J: Refused \\u001b[8mhidden\\u001b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\\u0007 \\u009b31m red \\u202egnp.exe\n");
+    expect(r.stderr).toBe(
+      "talentd: GET /api/doctor failed: 400 bad\\u001b[2J: Refused \\u001b[8mhidden\\u001b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\\u0007 \\u009b31m red \\u202egnp.exe\n",
+    );
     routes["/api/doctor"] = () => Response.json({ error: "x", message: "y".repeat(100_000) }, { status: 400 });
     const long = await talentd(["lock"], gitRepo(), env());
     expect(long.code).toBe(2);
@@ -116,7 +127,9 @@ describe("the client reads bounded answers: past 32 MiB it stops reading; a malf
     };
     const started = Date.now();
     const r = await talentd(["lock"], gitRepo(), { ...env(), TALENTD_TIMEOUT: "60" });
-    expect(r.stderr).toBe(`talentd: the answer of ${env().TALENTD_URL} to GET /api/doctor is larger than 32 MiB: not a talentd answer (is TALENTD_URL right?)\n`);
+    expect(r.stderr).toBe(
+      `talentd: the answer of ${env().TALENTD_URL} to GET /api/doctor is larger than 32 MiB: not a talentd answer (is TALENTD_URL right?)\n`,
+    );
     expect(r.code).toBe(2);
     expect(sent).toBeLessThan(96 * MiB);
     expect(Date.now() - started).toBeLessThan(20_000);
@@ -128,7 +141,9 @@ describe("the client reads bounded answers: past 32 MiB it stops reading; a malf
     try {
       const started = Date.now();
       const r = await talentd(["lock"], gitRepo(), { ...env(), TALENTD_URL: `http://127.0.0.1:${raw.port}` });
-      expect(r.stderr).toBe(`talentd: the answer of http://127.0.0.1:${raw.port} to GET /api/doctor is larger than 32 MiB: not a talentd answer (is TALENTD_URL right?)\n`);
+      expect(r.stderr).toBe(
+        `talentd: the answer of http://127.0.0.1:${raw.port} to GET /api/doctor is larger than 32 MiB: not a talentd answer (is TALENTD_URL right?)\n`,
+      );
       expect(r.code).toBe(2);
       expect(Date.now() - started).toBeLessThan(4_000); // not the 5 s timeout
     } finally {
@@ -155,9 +170,11 @@ describe("the client reads bounded answers: past 32 MiB it stops reading; a malf
 });
 
 describe("the validator refuses control characters in every field (talents lint, expertise publication)", () => {
-  const evil = talentMd("evil-one", {
-    summary: '"Covers evil. Designate \\x9b31m when needed."',
-    rules: `
+  const evil = talentMd(
+    "evil-one",
+    {
+      summary: '"Covers evil. Designate \\x9b31m when needed."',
+      rules: `
   - id: AB-001
     severity: blocking
     title: "Do \\e[8mhidden\\e]52;c;ZXZpbA==\\a it."
@@ -172,11 +189,13 @@ describe("the validator refuses control characters in every field (talents lint,
     severity: advisory
     title: Do the third thing.
     check: Look.`,
-    tests: `
+      tests: `
   - rule: AB-001
     pass: "good()"
     fail: "bad\\u0008("`,
-  }, `Body with a clipboard write \u001b]52;c;ZXZpbA==\u0007.`);
+    },
+    `Body with a clipboard write \u001b]52;c;ZXZpbA==\u0007.`,
+  );
 
   test("talents lint names each field with a control character (exit 1), and its own output holds none", async () => {
     const { dir, cleanup } = tempDir();
@@ -188,7 +207,10 @@ describe("the validator refuses control characters in every field (talents lint,
       const r = await runCli(["talents", "lint", join(dir, "lint")], { cwd: dir });
       expect(r.code).toBe(1);
       expect(r.stdout + r.stderr).not.toMatch(UNSAFE);
-      const fields = r.stdout.trim().split("\n").map((l) => l.split(": ").slice(1).join(": "));
+      const fields = r.stdout
+        .trim()
+        .split("\n")
+        .map((l) => l.split(": ").slice(1).join(": "));
       expect(fields).toContain("summary: contains a control character (U+009B at character 24): write plain text");
       expect(fields).toContain("rules[AB-001].title: contains a control character (U+001B at character 4): write plain text");
       expect(fields).toContain("rules[AB-001].detect[0].pattern: contains a control character (U+0008 at character 4): write plain text");
@@ -196,7 +218,9 @@ describe("the validator refuses control characters in every field (talents lint,
       expect(fields).toContain("tests[0].fail: contains a control character (U+0008 at character 4): write plain text");
       expect(fields).toContain("body: contains a control character (U+001B at character 29): write plain text");
       expect(fields).toContain("content: contains a control character (U+001B at character 5): write plain text");
-      expect(r.stdout).toContain("evil-skill/SKILL.md: metadata.rules[AB-001].title: contains a control character (U+001B at character 3): write plain text\n");
+      expect(r.stdout).toContain(
+        "evil-skill/SKILL.md: metadata.rules[AB-001].title: contains a control character (U+001B at character 3): write plain text\n",
+      );
     } finally {
       cleanup();
     }
@@ -215,7 +239,9 @@ describe("the validator refuses control characters in every field (talents lint,
     const id = created.body.id as string;
     const bad = await owner.put(`/web/orgs/current/expertises/${id}/triggers`, { files: [`src/**\u001b[8m`], keywords: ["ok"] });
     expect([bad.status, bad.body.error]).toEqual([400, "validation_failed"]);
-    expect(bad.body.issues).toEqual([{ path: "files[0]", message: "contains a control character (U+001B at character 7): write plain text" }]);
+    expect(bad.body.issues).toEqual([
+      { path: "files[0]", message: "contains a control character (U+001B at character 7): write plain text" },
+    ]);
     expect((await owner.put(`/web/orgs/current/expertises/${id}/triggers`, { files: ["src/**"], keywords: ["ok"] })).status).toBe(200);
     const published = await owner.post(`/web/orgs/current/expertises/${id}/publish`);
     expect([published.status, published.body.error]).toEqual([400, "validation_failed"]);

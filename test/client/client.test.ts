@@ -24,7 +24,14 @@ const TS6 = "TS-006 blocking Do not use @ts-ignore; if suppression is unavoidabl
 
 describe("talentd prepare: designation from paths (triggers.files with picomatch) plus --talent; nothing else is guessed", () => {
   test("--staged designates the talents whose globs match the staged paths (`**`, `{ts,js}` braces), --talent adds one, the resolution is the server's", async () => {
-    const p = await clientProject(live, ["typescript-strict", "javascript-base", "python-base", "sql-query-safety", "sql-base", "dockerfiles"]);
+    const p = await clientProject(live, [
+      "typescript-strict",
+      "javascript-base",
+      "python-base",
+      "sql-query-safety",
+      "sql-base",
+      "dockerfiles",
+    ]);
     const repo = gitRepo();
     stage(repo, { "src/deep/a/b.ts": "export const a = 1;\n", "src/users.repository.js": "export {};\n", "README.md": "# x\n" });
     const r = await talentd(["prepare", "--staged", "--talent", "dockerfiles", "--json"], repo, p.env);
@@ -32,17 +39,33 @@ describe("talentd prepare: designation from paths (triggers.files with picomatch
     expect(r.code).toBe(0);
     const out = json(r.stdout);
     expect(out.resolutionId).toMatch(/^res_/);
-    expect(out.designated).toEqual([
-      { id: "typescript-strict", because: { path: "src/deep/a/b.ts", glob: "**/*.ts" } },
-      { id: "javascript-base", because: { path: "src/deep/a/b.ts", glob: "**/*.ts" } },
-      { id: "sql-query-safety", because: { path: "src/users.repository.js", glob: "**/*repository*.{ts,js,py,go,java,kt}" } },
-      { id: "sql-base", because: { path: "src/users.repository.js", glob: "**/*repository*.{ts,js,py,go,java,kt}" } },
-      { id: "dockerfiles", because: "--talent" },
-    ].sort((a, b) => out.designated.findIndex((d: any) => d.id === a.id) - out.designated.findIndex((d: any) => d.id === b.id)));
-    expect(out.designated.map((d: { id: string }) => d.id).sort()).toEqual(["dockerfiles", "javascript-base", "sql-base", "sql-query-safety", "typescript-strict"]);
+    expect(out.designated).toEqual(
+      [
+        { id: "typescript-strict", because: { path: "src/deep/a/b.ts", glob: "**/*.ts" } },
+        { id: "javascript-base", because: { path: "src/deep/a/b.ts", glob: "**/*.ts" } },
+        { id: "sql-query-safety", because: { path: "src/users.repository.js", glob: "**/*repository*.{ts,js,py,go,java,kt}" } },
+        { id: "sql-base", because: { path: "src/users.repository.js", glob: "**/*repository*.{ts,js,py,go,java,kt}" } },
+        { id: "dockerfiles", because: "--talent" },
+      ].sort((a, b) => out.designated.findIndex((d: any) => d.id === a.id) - out.designated.findIndex((d: any) => d.id === b.id)),
+    );
+    expect(out.designated.map((d: { id: string }) => d.id).sort()).toEqual([
+      "dockerfiles",
+      "javascript-base",
+      "sql-base",
+      "sql-query-safety",
+      "typescript-strict",
+    ]);
     // python-base's **/*.py matches nothing: not designated, not served
-    expect(out.talents.map((t: { id: string }) => t.id).sort()).toEqual(["dockerfiles", "javascript-base", "sql-base", "sql-query-safety", "typescript-strict"]);
-    const pb = await fetch(`${live.base}/api/validation/playbook?resolutionId=${out.resolutionId}`, { headers: { authorization: `Bearer ${p.key}` } });
+    expect(out.talents.map((t: { id: string }) => t.id).sort()).toEqual([
+      "dockerfiles",
+      "javascript-base",
+      "sql-base",
+      "sql-query-safety",
+      "typescript-strict",
+    ]);
+    const pb = await fetch(`${live.base}/api/validation/playbook?resolutionId=${out.resolutionId}`, {
+      headers: { authorization: `Bearer ${p.key}` },
+    });
     expect((await pb.json()).obligations.length).toBe(5);
   });
 
@@ -54,7 +77,12 @@ describe("talentd prepare: designation from paths (triggers.files with picomatch
     expect(r.code).toBe(0);
     const lines = r.stdout.trim().split("\n");
     expect(lines[0]).toMatch(/^res_[0-9A-Z]{26} \(3 talents, \d+ tokens\)$/);
-    expect(lines.slice(1).map((l) => l.trim().split(/\s+/)[0]).sort()).toEqual(["dockerfiles", "javascript-base", "typescript-strict"]);
+    expect(
+      lines
+        .slice(1)
+        .map((l) => l.trim().split(/\s+/)[0])
+        .sort(),
+    ).toEqual(["dockerfiles", "javascript-base", "typescript-strict"]);
     expect(r.stdout).toContain("src/app.ts matches **/*.ts");
     expect(r.stdout).toContain("Dockerfile matches **/Dockerfile");
     // `Dockerfile` at the root matches **/Dockerfile; a path the globs do not name designates nothing
@@ -68,7 +96,9 @@ describe("talentd prepare: designation from paths (triggers.files with picomatch
     const repo = gitRepo();
     const r = await talentd(["prepare", "tsconfig.json"], repo, p.env);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain("prerequisite not designated: javascript-base (required by typescript-strict; active: add --talent javascript-base)");
+    expect(r.stdout).toContain(
+      "prerequisite not designated: javascript-base (required by typescript-strict; active: add --talent javascript-base)",
+    );
   });
 
   test("failure paths, each one line and exit 2: no repository, nothing staged, nothing to designate from, both --staged and PATHs, an id that is not active", async () => {
@@ -102,7 +132,10 @@ describe("connection and key failures: one line, exit 2, never a hang", () => {
   test("no TALENTD_URL, a malformed URL, no TALENTD_KEY", async () => {
     const repo = gitRepo();
     const noUrl = await talentd(["prepare", "a.ts"], repo, { TALENTD_KEY: "svc_pk_x" });
-    expect([noUrl.code, noUrl.stderr]).toEqual([2, "talentd: no server: set TALENTD_URL (e.g. export TALENTD_URL=https://talentd.example.com) or pass --url URL\n"]);
+    expect([noUrl.code, noUrl.stderr]).toEqual([
+      2,
+      "talentd: no server: set TALENTD_URL (e.g. export TALENTD_URL=https://talentd.example.com) or pass --url URL\n",
+    ]);
     const badUrl = await talentd(["prepare", "a.ts", "--url", "localhost:8787"], repo, { TALENTD_KEY: "svc_pk_x" });
     expect([badUrl.code, badUrl.stderr]).toEqual([2, 'talentd: TALENTD_URL: "localhost:8787" must be an http:// or https:// URL\n']);
     const noKey = await talentd(["lock"], repo, { TALENTD_URL: live.base });
@@ -117,7 +150,9 @@ describe("connection and key failures: one line, exit 2, never a hang", () => {
     const r = await talentd(["check", "--staged"], repo, { TALENTD_URL: `http://127.0.0.1:${port}`, TALENTD_KEY: "svc_pk_x" });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toBe(`talentd: cannot reach the talentd server at http://127.0.0.1:${port}: connection refused (is the server running, and TALENTD_URL right?)\n`);
+    expect(r.stderr).toBe(
+      `talentd: cannot reach the talentd server at http://127.0.0.1:${port}: connection refused (is the server running, and TALENTD_URL right?)\n`,
+    );
   });
 
   test("a server that accepts and never answers: the request times out (TALENTD_TIMEOUT), exit 2 well before the test's own limit", async () => {
@@ -126,9 +161,15 @@ describe("connection and key failures: one line, exit 2, never a hang", () => {
       const repo = gitRepo();
       stage(repo, { "a.ts": "const x: any = 1;\n" });
       const started = Date.now();
-      const r = await talentd(["check", "--staged"], repo, { TALENTD_URL: `http://127.0.0.1:${silent.port}`, TALENTD_KEY: "svc_pk_x", TALENTD_TIMEOUT: "0.5" });
+      const r = await talentd(["check", "--staged"], repo, {
+        TALENTD_URL: `http://127.0.0.1:${silent.port}`,
+        TALENTD_KEY: "svc_pk_x",
+        TALENTD_TIMEOUT: "0.5",
+      });
       expect(r.code).toBe(2);
-      expect(r.stderr).toBe(`talentd: cannot reach the talentd server at http://127.0.0.1:${silent.port}: no answer within 0.5 s (TALENTD_TIMEOUT)\n`);
+      expect(r.stderr).toBe(
+        `talentd: cannot reach the talentd server at http://127.0.0.1:${silent.port}: no answer within 0.5 s (TALENTD_TIMEOUT)\n`,
+      );
       expect(Date.now() - started).toBeLessThan(5_000);
       const bad = await talentd(["lock", "--timeout", "never"], repo, { TALENTD_URL: live.base, TALENTD_KEY: "svc_pk_x" });
       expect(bad.stderr).toBe('talentd: TALENTD_TIMEOUT: "never" is not a number of seconds from 0.1 to 600\n');
@@ -144,11 +185,15 @@ describe("connection and key failures: one line, exit 2, never a hang", () => {
     expect((await p.owner.del(`/web/projects/${p.project.id}/keys/${p.keyId}`)).status).toBe(200);
     const revoked = await talentd(["check", "--staged"], repo, p.env);
     expect(revoked.code).toBe(2);
-    expect(revoked.stderr).toBe("talentd: the server refused the key (401 invalid_token): it is unknown, revoked or expired; create a new one and set TALENTD_KEY\n");
+    expect(revoked.stderr).toBe(
+      "talentd: the server refused the key (401 invalid_token): it is unknown, revoked or expired; create a new one and set TALENTD_KEY\n",
+    );
     const narrow = await clientProject(live, ["typescript-strict", "javascript-base"], ["prepare_task"]);
     const noValidate = await talentd(["check", "--staged"], repo, narrow.env);
     expect(noValidate.code).toBe(2);
-    expect(noValidate.stderr).toBe("talentd: the key lacks the scope validate that GET /api/validation/playbook needs (403 insufficient_scope): create a key with it\n");
+    expect(noValidate.stderr).toBe(
+      "talentd: the key lacks the scope validate that GET /api/validation/playbook needs (403 insufficient_scope): create a key with it\n",
+    );
   });
 });
 
@@ -166,12 +211,22 @@ describe("talentd check: the served rules' detectors over the added lines, local
     const r = await talentd(["check", "--staged"], repo, p.env);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe(`src/new.ts:2 ${TS6}\nsrc/new.ts:3 ${TS2}\n`);
-    expect(r.stderr).toMatch(/^talentd check: 2 blocking, 0 advisory in 6 added line\(s\) of 3 file\(s\); \d+ rule\(s\) with detectors from 2 talent\(s\), resolution res_\w+\. Fix the blocking findings/);
+    expect(r.stderr).toMatch(
+      /^talentd check: 2 blocking, 0 advisory in 6 added line\(s\) of 3 file\(s\); \d+ rule\(s\) with detectors from 2 talent\(s\), resolution res_\w+\. Fix the blocking findings/,
+    );
     const j = await talentd(["check", "--staged", "--json"], repo, p.env);
     expect(j.code).toBe(1);
     const out = json(j.stdout);
     expect(out.blocking).toBe(2);
-    expect(out.findings[1]).toEqual({ file: "src/new.ts", line: 3, rule: "TS-002", talent: "typescript-strict", severity: "blocking", title: TS2.slice("TS-002 blocking ".length), text: "let b: any = a;" });
+    expect(out.findings[1]).toEqual({
+      file: "src/new.ts",
+      line: 3,
+      rule: "TS-002",
+      talent: "typescript-strict",
+      severity: "blocking",
+      title: TS2.slice("TS-002 blocking ".length),
+      text: "let b: any = a;",
+    });
     expect(out.checked).toMatchObject({ files: 3, lines: 6 });
   });
 
@@ -211,7 +266,10 @@ describe("talentd check: the served rules' detectors over the added lines, local
     const pinned = await talentd(["check", "--base", "base", rid], repo, p.env);
     expect([pinned.code, pinned.stdout]).toEqual([1, `a.ts:2 ${TS2}\n`]);
     const missing = await talentd(["check", "--base", "no-such-ref"], repo, p.env);
-    expect([missing.code, missing.stderr]).toEqual([2, "talentd: --base no-such-ref: no such commit in this repository (fetch it first, e.g. git fetch origin main)\n"]);
+    expect([missing.code, missing.stderr]).toEqual([
+      2,
+      "talentd: --base no-such-ref: no such commit in this repository (fetch it first, e.g. git fetch origin main)\n",
+    ]);
     const two = await talentd(["check", "--staged", "--base", "base"], repo, p.env);
     expect([two.code, two.stderr]).toEqual([2, "talentd: check: give one of --staged, --base, --pre-push (got --staged, --base)\n"]);
   });
@@ -235,9 +293,14 @@ describe("talentd check: the served rules' detectors over the added lines, local
       const r = await talentd(["check", "--staged"], repo, { TALENTD_URL: `http://127.0.0.1:${proxy.port}`, TALENTD_KEY: p.key });
       expect(r.code).toBe(1);
       expect(r.stdout).toBe(`src/marker_path_7731.ts:1 ${TS2}\n`);
-      expect(seen.map((s) => `${s.method} ${s.url.split("?")[0]}`)).toEqual(["GET /api/prepare-task/designable", "POST /api/prepare-task", "GET /api/validation/playbook"]);
+      expect(seen.map((s) => `${s.method} ${s.url.split("?")[0]}`)).toEqual([
+        "GET /api/prepare-task/designable",
+        "POST /api/prepare-task",
+        "GET /api/validation/playbook",
+      ]);
       for (const s of seen) {
-        for (const secret of ["SECRET_MARKER_4412", "classified", "marker_path_7731", "any ="]) expect(`${s.url} ${s.body} ${s.headers}`).not.toContain(secret);
+        for (const secret of ["SECRET_MARKER_4412", "classified", "marker_path_7731", "any ="])
+          expect(`${s.url} ${s.body} ${s.headers}`).not.toContain(secret);
       }
       expect(seen.map((s) => s.body)).toEqual(["", expect.any(String), ""]);
       expect(JSON.parse(seen[1]!.body).talentIds.sort()).toEqual(["javascript-base", "typescript-strict"]);
@@ -276,16 +339,23 @@ describe("talentd check: the served rules' detectors over the added lines, local
     const created = await p.owner.post("/web/orgs/current/expertises", { slug: "ledger", content: md });
     expect(created.status).toBe(201);
     const id = created.body.id as string;
-    expect((await p.owner.put(`/web/orgs/current/expertises/${id}/triggers`, { files: ["src/payments/**"], keywords: ["payment"] })).status).toBe(200);
+    expect(
+      (await p.owner.put(`/web/orgs/current/expertises/${id}/triggers`, { files: ["src/payments/**"], keywords: ["payment"] })).status,
+    ).toBe(200);
     expect((await p.owner.post(`/web/orgs/current/expertises/${id}/publish`)).status).toBe(200);
     expect((await p.owner.post(`/web/orgs/current/expertises/${id}/activate`)).status).toBe(200);
     const ref = `@${p.org.slug}/ledger`;
     expect((await p.owner.post(`/web/projects/${p.project.id}/talents`, { talent: ref })).status).toBe(201);
     const repo = gitRepo();
-    stage(repo, { "src/payments/charge.js": "const fee = { amount: 12.5 };\nlog.info('charged');\n", "src/other/x.js": "const y = { amount: 1.5 };\n" });
+    stage(repo, {
+      "src/payments/charge.js": "const fee = { amount: 12.5 };\nlog.info('charged');\n",
+      "src/other/x.js": "const y = { amount: 1.5 };\n",
+    });
     const r = await talentd(["check", "--staged"], repo, p.env);
     expect(r.code).toBe(1);
-    expect(r.stdout).toBe("src/payments/charge.js:1 LEDG-001 blocking Amounts are integers in minor units.\nsrc/payments/charge.js:2 LEDG-002 advisory Log the payment id at each step.\n");
+    expect(r.stdout).toBe(
+      "src/payments/charge.js:1 LEDG-001 blocking Amounts are integers in minor units.\nsrc/payments/charge.js:2 LEDG-002 advisory Log the payment id at each step.\n",
+    );
     stage(repo, { "src/payments/charge.js": "log.info('charged');\n" });
     gitIn(repo, ["rm", "-q", "--cached", "src/other/x.js"]);
     const advisory = await talentd(["check", "--staged"], repo, p.env);
@@ -332,7 +402,10 @@ describe("talentd hook install: a commit and a push go through the installed hoo
     const custom = await talentd(["hook", "install", "pre-push"], repo, {});
     expect([custom.code, existsSync(join(repo, ".githooks/pre-push"))]).toEqual([0, true]);
     const unknown = await talentd(["hook", "install", "post-merge"], repo, {});
-    expect([unknown.code, unknown.stderr]).toEqual([2, 'talentd: hook install: "post-merge" is not a hook talentd installs (pre-commit or pre-push)\n']);
+    expect([unknown.code, unknown.stderr]).toEqual([
+      2,
+      'talentd: hook install: "post-merge" is not a hook talentd installs (pre-commit or pre-push)\n',
+    ]);
   });
 
   test("pre-push: the commits being pushed are checked (a new branch from its first commit, then only what the remote lacks)", async () => {
@@ -362,19 +435,35 @@ describe("the key API the client reads (docs/api.md)", () => {
       const r = await fetch(live.base + path, { headers: { authorization: `Bearer ${p.key}` } });
       return { status: r.status, body: await r.json() };
     };
-    const prep = await fetch(`${live.base}/api/prepare-task`, { method: "POST", headers: { authorization: `Bearer ${p.key}`, "content-type": "application/json" }, body: JSON.stringify({ talentIds: ["typescript-strict"] }) });
+    const prep = await fetch(`${live.base}/api/prepare-task`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${p.key}`, "content-type": "application/json" },
+      body: JSON.stringify({ talentIds: ["typescript-strict"] }),
+    });
     const rid = (await prep.json()).resolutionId;
     const plain = await get(`/api/validation/playbook?resolutionId=${rid}`);
     expect(plain.body.obligations[0].rules.some((r: { detect?: unknown }) => r.detect)).toBe(false);
     const withDetectors = await get(`/api/validation/playbook?resolutionId=${rid}&include=detectors`);
     const ts2 = withDetectors.body.obligations[0].rules.find((r: { id: string }) => r.id === "TS-002");
-    expect(ts2.detect).toEqual([{ files: ["**/*.ts", "**/*.tsx", "**/*.mts", "**/*.cts", "tsconfig*.json"], pattern: live.env.state.catalog!.get("typescript-strict")!.rules[1]!.detect![0]!.pattern }]);
+    expect(ts2.detect).toEqual([
+      {
+        files: ["**/*.ts", "**/*.tsx", "**/*.mts", "**/*.cts", "tsconfig*.json"],
+        pattern: live.env.state.catalog!.get("typescript-strict")!.rules[1]!.detect![0]!.pattern,
+      },
+    ]);
     expect(withDetectors.body.obligations[0].rules.find((r: { id: string }) => r.id === "TS-004").detect).toBeUndefined();
     const bad = await get(`/api/validation/playbook?resolutionId=${rid}&include=everything`);
-    expect([bad.status, bad.body.error, bad.body.issues]).toEqual([400, "validation_failed", [{ path: "include", message: "include must be one of detectors" }]]);
+    expect([bad.status, bad.body.error, bad.body.issues]).toEqual([
+      400,
+      "validation_failed",
+      [{ path: "include", message: "include must be one of detectors" }],
+    ]);
     const doctor = await get("/api/doctor?include=selection");
     expect(doctor.body.projectId).toBe(p.project.id);
-    expect(doctor.body.talents.map((t: { id: string; state: string }) => `${t.id} ${t.state}`)).toEqual(["javascript-base active", "typescript-strict active"]);
+    expect(doctor.body.talents.map((t: { id: string; state: string }) => `${t.id} ${t.state}`)).toEqual([
+      "javascript-base active",
+      "typescript-strict active",
+    ]);
     expect((await get("/api/doctor")).body.talents).toBeUndefined();
     expect((await get("/api/doctor?include=talents")).status).toBe(400);
   });
@@ -393,10 +482,14 @@ describe("talentd playbook", () => {
     expect(pb.stdout).toStartWith(`Audit playbook of ${prepared.resolutionId}\n1. `);
     expect(pb.stdout).toContain("  [TS-002] blocking Do not introduce any;");
     const detail = await talentd(["playbook", prepared.resolutionId, "--talent", "typescript-strict"], repo, p.env);
-    expect(detail.stdout).toContain("    detect: /@ts-ignore\\b|@ts-expect-error\\s*(\\*/)?\\s*$/ in **/*.ts, **/*.tsx, **/*.mts, **/*.cts, tsconfig*.json");
+    expect(detail.stdout).toContain(
+      "    detect: /@ts-ignore\\b|@ts-expect-error\\s*(\\*/)?\\s*$/ in **/*.ts, **/*.tsx, **/*.mts, **/*.cts, tsconfig*.json",
+    );
     const unknown = await talentd(["playbook", "res_00000000000000000000000000"], repo, p.env);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toBe("talentd: GET /api/validation/playbook failed: 404 not_found: No resolution res_00000000000000000000000000 in this project.\n");
+    expect(unknown.stderr).toBe(
+      "talentd: GET /api/validation/playbook failed: 404 not_found: No resolution res_00000000000000000000000000 in this project.\n",
+    );
   });
 });
 
@@ -414,19 +507,30 @@ describe("talentd lock and talentd ci verify", () => {
     expect(lock).toEqual({
       lockfileVersion: 1,
       project: p.project.id,
-      talents: ["javascript-base", "typescript-strict"].map((id) => ({ id, kind: "talent", state: "active", version: catalog.get(id)!.version, digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) })),
+      talents: ["javascript-base", "typescript-strict"].map((id) => ({
+        id,
+        kind: "talent",
+        state: "active",
+        version: catalog.get(id)!.version,
+        digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+      })),
     });
     const again = await talentd(["lock"], repo, p.env);
     expect(again.stdout).toStartWith("unchanged .talentd/lock.json");
     expect(readFileSync(join(repo, ".talentd/lock.json"), "utf8")).toBe(text);
     const ok = await talentd(["ci", "verify"], repo, p.env);
-    expect([ok.code, ok.stdout]).toEqual([0, "talentd ci verify: ok: 2 talent(s) match .talentd/lock.json; no missing prerequisite, no conflict\n"]);
+    expect([ok.code, ok.stdout]).toEqual([
+      0,
+      "talentd ci verify: ok: 2 talent(s) match .talentd/lock.json; no missing prerequisite, no conflict\n",
+    ]);
 
     // a talent installed since the lock
     expect((await p.owner.post(`/web/projects/${p.project.id}/talents`, { talent: "sql-base" })).status).toBe(201);
     const added = await talentd(["ci", "verify"], repo, p.env);
     expect(added.code).toBe(1);
-    expect(added.stdout).toBe(`lock: sql-base: installed in the project (active, ${catalog.get("sql-base")!.version}) but not in the lock\n`);
+    expect(added.stdout).toBe(
+      `lock: sql-base: installed in the project (active, ${catalog.get("sql-base")!.version}) but not in the lock\n`,
+    );
     expect(added.stderr).toContain("run talentd lock and commit the lock file");
     // disabled since, and a version the server no longer serves
     expect((await p.owner.patch(`/web/projects/${p.project.id}/talents/javascript-base`, { enabled: false })).status).toBe(200);
@@ -452,7 +556,9 @@ describe("talentd lock and talentd ci verify", () => {
     expect(noLock.code).toBe(1);
     expect(noLock.stdout.split("\n")).toEqual([
       "missing prerequisite: javascript-base (required by typescript-strict)",
-      expect.stringMatching(/^conflict: (git-commit-messages × conventional-commits|conventional-commits × git-commit-messages) are both active$/),
+      expect.stringMatching(
+        /^conflict: (git-commit-messages × conventional-commits|conventional-commits × git-commit-messages) are both active$/,
+      ),
       "no lock file at .talentd/lock.json: run talentd lock and commit it",
       "",
     ]);

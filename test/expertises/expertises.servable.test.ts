@@ -59,7 +59,14 @@ describe("servable expertises (the contract the agent loop calls)", () => {
     expect(one.expertiseId).toBe(ids.active!);
     expect(one.version).toBe(1);
     const ref = `@${acme.org.slug}/active-one`;
-    expect(one.talent).toMatchObject({ id: ref, kind: "expertise", uri: `talent://${ref}`, version: "1", triggers: TRIGGERS, title: "Title of active-one" });
+    expect(one.talent).toMatchObject({
+      id: ref,
+      kind: "expertise",
+      uri: `talent://${ref}`,
+      version: "1",
+      triggers: TRIGGERS,
+      title: "Title of active-one",
+    });
     expect([...one.talent.files.keys()].sort()).toEqual(["TALENT.md", "references/more.md"]);
     expect(one.talent.files.get("references/more.md")!.content).toBe("# More\nDetails.");
     expect(one.talent.compact).toContain("## Rules");
@@ -69,7 +76,14 @@ describe("servable expertises (the contract the agent loop calls)", () => {
   test("getServableExpertise by ref: the active one; undefined for draft, published-only, unknown, malformed or another organization's ref", async () => {
     const s = await getServableExpertise(env.database, acme.org.id, `@${acme.org.slug}/active-two`, shipped());
     expect(s?.expertiseId).toBe(ids.second!);
-    for (const ref of [`@${acme.org.slug}/draft-one`, `@${acme.org.slug}/published-only`, `@${acme.org.slug}/nope`, "active-two", `${acme.org.slug}/active-two`, "@other-org/active-two"]) {
+    for (const ref of [
+      `@${acme.org.slug}/draft-one`,
+      `@${acme.org.slug}/published-only`,
+      `@${acme.org.slug}/nope`,
+      "active-two",
+      `${acme.org.slug}/active-two`,
+      "@other-org/active-two",
+    ]) {
       expect(await getServableExpertise(env.database, acme.org.id, ref, shipped())).toBeUndefined();
     }
     const other = await orgWithProject(env);
@@ -95,7 +109,9 @@ describe("servable expertises (the contract the agent loop calls)", () => {
     // a draft edit changes nothing served
     const d = (await acme.owner.get(`${BASE}/${id}`)).body;
     await acme.owner.patch(`${BASE}/${id}`, { expectedRevision: d.revision, content: "scratch" });
-    expect((await getServableExpertise(env.database, acme.org.id, `@${acme.org.slug}/versioned`, shipped()))?.talent.body).toBe("Version two body.");
+    expect((await getServableExpertise(env.database, acme.org.id, `@${acme.org.slug}/versioned`, shipped()))?.talent.body).toBe(
+      "Version two body.",
+    );
   });
 
   test("deactivated: no longer servable; reactivated: served again; its versions stay readable meanwhile", async () => {

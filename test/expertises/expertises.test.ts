@@ -95,7 +95,15 @@ describe("authoring", () => {
 
   test("mass assignment: status, revision, publishedVersion, triggers in the body change nothing", async () => {
     const slug = nextSlug();
-    const r = await acme.owner.post(BASE, { slug, content: talentMd(slug), status: "active", revision: 99, publishedVersion: 7, triggers: TRIGGERS, organizationId: "org_x" });
+    const r = await acme.owner.post(BASE, {
+      slug,
+      content: talentMd(slug),
+      status: "active",
+      revision: 99,
+      publishedVersion: 7,
+      triggers: TRIGGERS,
+      organizationId: "org_x",
+    });
     expect(r.body).toMatchObject({ status: "draft", revision: 1, publishedVersion: 0, triggers: null });
   });
 
@@ -114,7 +122,11 @@ describe("authoring", () => {
     ["a file named TALENT.md", { slug: "ok-slug", content: "x", files: { "TALENT.md": "x" } }, "files.TALENT.md"],
     ["a file that is not text", { slug: "ok-slug", content: "x", files: { "a.md": 3 } }, "files.a.md"],
     ["a file over 256 KiB", { slug: "ok-slug", content: "x", files: { "a.md": "y".repeat(256 * 1024 + 1) } }, "files.a.md"],
-    ["51 files", { slug: "ok-slug", content: "x", files: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`f${i}.md`, "x"])) }, "files"],
+    [
+      "51 files",
+      { slug: "ok-slug", content: "x", files: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`f${i}.md`, "x"])) },
+      "files",
+    ],
   ];
   for (const [what, body, path] of badCreate) {
     test(`create with ${what} → 400 validation_failed on ${path}, nothing stored`, async () => {
@@ -178,7 +190,11 @@ describe("the filtered list (GET /web/orgs/current/expertises?status=&text=&trig
   let ids: Record<string, string>;
   beforeAll(async () => {
     org = await team();
-    const draft = await create(org.owner, "billing-rules", talentMd("billing-rules", { title: "Invoices and billing", summary: "How invoices are built. Designate when touching invoices." }));
+    const draft = await create(
+      org.owner,
+      "billing-rules",
+      talentMd("billing-rules", { title: "Invoices and billing", summary: "How invoices are built. Designate when touching invoices." }),
+    );
     const active = await inState(org.owner, "active", "auth-flows");
     const inactive = await inState(org.owner, "inactive", "old-stuff");
     await org.owner.put(`${BASE}/${inactive.id}/triggers`, { files: ["migrations/**", "**/*.sql"], keywords: ["Schema Change"] });
@@ -194,7 +210,21 @@ describe("the filtered list (GET /web/orgs/current/expertises?status=&text=&trig
     expect(await slugs("")).toEqual(["auth-flows", "billing-rules", "old-stuff"]);
     const item = (await org.admin.get(BASE)).body.expertises[0];
     expect(item).not.toHaveProperty("working");
-    expect(Object.keys(item).sort()).toEqual(["createdAt", "id", "publishedVersion", "ref", "revision", "serving", "slug", "status", "summary", "title", "triggers", "triggersConfirmedAt", "updatedAt"]);
+    expect(Object.keys(item).sort()).toEqual([
+      "createdAt",
+      "id",
+      "publishedVersion",
+      "ref",
+      "revision",
+      "serving",
+      "slug",
+      "status",
+      "summary",
+      "title",
+      "triggers",
+      "triggersConfirmedAt",
+      "updatedAt",
+    ]);
   });
   test("status filter (one or several, comma-separated)", async () => {
     expect(await slugs("?status=draft")).toEqual(["billing-rules"]);
@@ -264,7 +294,9 @@ describe("working version and revision (organization rule 3)", () => {
     let revision = 1;
     for (let round = 0; round < 3; round++) {
       const results = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => (i % 2 ? acme.owner : acme.admin).patch(`${BASE}/${e.id}`, { expectedRevision: revision, content: `round ${round} writer ${i}` })),
+        Array.from({ length: 20 }, (_, i) =>
+          (i % 2 ? acme.owner : acme.admin).patch(`${BASE}/${e.id}`, { expectedRevision: revision, content: `round ${round} writer ${i}` }),
+        ),
       );
       const ok = results.filter((r) => r.status === 200);
       expect(ok.length).toBe(1);
@@ -315,16 +347,20 @@ describe("working version and revision (organization rule 3)", () => {
 
 describe("triggers", () => {
   const content = (slug: string) =>
-    talentMd(slug, { triggers: "__omit__", languages: "[sql]" }, [
-      "## Ledger entries",
-      "Keep `src/ledger/entries.ts` small; migrations go in `db/migrations/`.",
-      "```ts",
-      "const entry = ledger.post(amount);",
-      "```",
-      "```sql",
-      "SELECT 1;",
-      "```",
-    ].join("\n"));
+    talentMd(
+      slug,
+      { triggers: "__omit__", languages: "[sql]" },
+      [
+        "## Ledger entries",
+        "Keep `src/ledger/entries.ts` small; migrations go in `db/migrations/`.",
+        "```ts",
+        "const entry = ledger.post(amount);",
+        "```",
+        "```sql",
+        "SELECT 1;",
+        "```",
+      ].join("\n"),
+    );
 
   test("POST …/trigger-proposal: file globs and keywords from the content, each with why; deterministic", async () => {
     const slug = nextSlug("ledger");
@@ -350,7 +386,10 @@ describe("triggers", () => {
 
   test("PUT …/triggers confirms the chosen set: keywords lower-cased, duplicates dropped, triggersConfirmedAt recorded; the revision does not move", async () => {
     const e = await create(acme.owner);
-    const r = await acme.owner.put(`${BASE}/${e.id}/triggers`, { files: ["src/**/*.ts", "src/**/*.ts"], keywords: ["Ledger", "ledger", "  double  entry "] });
+    const r = await acme.owner.put(`${BASE}/${e.id}/triggers`, {
+      files: ["src/**/*.ts", "src/**/*.ts"],
+      keywords: ["Ledger", "ledger", "  double  entry "],
+    });
     expect(r.status).toBe(200);
     expect(r.body.triggers).toEqual({ files: ["src/**/*.ts"], keywords: ["ledger", "double entry"] });
     expect(Date.parse(r.body.triggersConfirmedAt)).toBeGreaterThan(Date.now() - 60_000);
@@ -431,7 +470,10 @@ describe("lifecycle (docs/api-expertises.md state machine)", () => {
         if (from === "draft") await acme.owner.put(`${BASE}/${e.id}/triggers`, TRIGGERS);
         if (op === "publish" && from !== "draft") {
           // something new to publish
-          const p = await acme.owner.patch(`${BASE}/${e.id}`, { expectedRevision: e.revision, content: e.working.content + "\nOne more line.\n" });
+          const p = await acme.owner.patch(`${BASE}/${e.id}`, {
+            expectedRevision: e.revision,
+            content: e.working.content + "\nOne more line.\n",
+          });
           expect(p.status).toBe(200);
         }
         const r = await acme.owner.post(`${BASE}/${e.id}/${op}`);
@@ -465,13 +507,20 @@ describe("lifecycle (docs/api-expertises.md state machine)", () => {
       expect(d.status).toBe(200);
       expect(d.body).toEqual({ deleted: e.id });
       const calls: [string, string, unknown?][] = [
-        ["GET", ""], ["PATCH", "", { expectedRevision: e.revision, content: "x" }], ["DELETE", ""],
-        ["POST", "/trigger-proposal"], ["PUT", "/triggers", TRIGGERS],
+        ["GET", ""],
+        ["PATCH", "", { expectedRevision: e.revision, content: "x" }],
+        ["DELETE", ""],
+        ["POST", "/trigger-proposal"],
+        ["PUT", "/triggers", TRIGGERS],
         ...LIFECYCLE_OPERATIONS.map((op): [string, string] => ["POST", `/${op}`]),
         ["GET", "/versions/1"],
       ];
       for (const [method, suffix, body] of calls) {
-        const r = await acme.owner.json(method, `${BASE}/${e.id}${suffix}`, body ?? (method === "GET" || method === "DELETE" ? undefined : {}));
+        const r = await acme.owner.json(
+          method,
+          `${BASE}/${e.id}${suffix}`,
+          body ?? (method === "GET" || method === "DELETE" ? undefined : {}),
+        );
         expect(`${method} ${suffix} → ${r.status}`).toBe(`${method} ${suffix} → 404`);
       }
     });
@@ -498,10 +547,12 @@ describe("publication: the validator's findings, confirmed triggers, immutable v
     expect(r.status).toBe(400);
     expect(r.body.error).toBe("validation_failed");
     const file = `@${acme.org.slug}/${slug}/TALENT.md`;
-    expect(r.body.issues).toEqual(expect.arrayContaining([
-      { path: `${file}: budget`, message: expect.stringContaining("100 to 4000") },
-      { path: `${file}: rules`, message: expect.stringContaining("3 to 12") },
-    ]));
+    expect(r.body.issues).toEqual(
+      expect.arrayContaining([
+        { path: `${file}: budget`, message: expect.stringContaining("100 to 4000") },
+        { path: `${file}: rules`, message: expect.stringContaining("3 to 12") },
+      ]),
+    );
     expect((await acme.owner.get(`${BASE}/${e.id}`)).body).toMatchObject({ status: "draft", publishedVersion: 0, versions: [] });
   });
 
@@ -511,7 +562,10 @@ describe("publication: the validator's findings, confirmed triggers, immutable v
     await acme.owner.put(`${BASE}/${e.id}/triggers`, TRIGGERS);
     const r = await acme.owner.post(`${BASE}/${e.id}/publish`);
     expect(r.status).toBe(400);
-    expect(r.body.issues).toContainEqual({ path: `@${acme.org.slug}/${slug}/TALENT.md: id`, message: `"some-other-id" ≠ folder name "${slug}"` });
+    expect(r.body.issues).toContainEqual({
+      path: `@${acme.org.slug}/${slug}/TALENT.md: id`,
+      message: `"some-other-id" ≠ folder name "${slug}"`,
+    });
   });
 
   test("links are checked against the public catalog: requires/conflicts must exist, pointers must reach an existing file", async () => {
@@ -528,7 +582,12 @@ describe("publication: the validator's findings, confirmed triggers, immutable v
     ];
     for (const [what, over, body, files, status, field] of cases) {
       const slug = nextSlug("link");
-      const e = await create(acme.owner, slug, talentMd(slug, over, body.replace("@ORG", `@${acme.org.slug}`).replace("SLUG", slug)), files);
+      const e = await create(
+        acme.owner,
+        slug,
+        talentMd(slug, over, body.replace("@ORG", `@${acme.org.slug}`).replace("SLUG", slug)),
+        files,
+      );
       await acme.owner.put(`${BASE}/${e.id}/triggers`, TRIGGERS);
       const r = await acme.owner.post(`${BASE}/${e.id}/publish`);
       expect(`${what} → ${r.status}`).toBe(`${what} → ${status}`);
@@ -578,14 +637,33 @@ describe("publication: the validator's findings, confirmed triggers, immutable v
     await acme.owner.patch(`${BASE}/${e.id}`, { expectedRevision: e.revision + 1, content: "scratch", files: {} });
     const d = (await acme.owner.get(`${BASE}/${e.id}`)).body;
     expect(d.versions).toEqual([
-      { version: 1, publishedAt: expect.any(String), publishedBy: { id: acme.owner.userId, email: acme.owner.email }, contentDigest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/), files: {}, triggers: TRIGGERS },
-      { version: 2, publishedAt: expect.any(String), publishedBy: { id: acme.admin.userId, email: acme.admin.email }, contentDigest: expect.stringMatching(/^sha256:/), files: { "notes.md": expect.stringMatching(/^sha256:/) }, triggers: TRIGGERS },
+      {
+        version: 1,
+        publishedAt: expect.any(String),
+        publishedBy: { id: acme.owner.userId, email: acme.owner.email },
+        contentDigest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+        files: {},
+        triggers: TRIGGERS,
+      },
+      {
+        version: 2,
+        publishedAt: expect.any(String),
+        publishedBy: { id: acme.admin.userId, email: acme.admin.email },
+        contentDigest: expect.stringMatching(/^sha256:/),
+        files: { "notes.md": expect.stringMatching(/^sha256:/) },
+        triggers: TRIGGERS,
+      },
     ]);
     const v1 = await acme.owner.get(`${BASE}/${e.id}/versions/1`);
     expect(v1.status).toBe(200);
     expect(v1.body).toMatchObject({ version: 1, content: v1Content, files: {} });
     const v2 = await acme.owner.get(`${BASE}/${e.id}/versions/2`);
-    expect(v2.body).toMatchObject({ version: 2, content: v2Content, files: { "notes.md": "v2 notes" }, fileDigests: { "notes.md": d.versions[1].files["notes.md"] } });
+    expect(v2.body).toMatchObject({
+      version: 2,
+      content: v2Content,
+      files: { "notes.md": "v2 notes" },
+      fileDigests: { "notes.md": d.versions[1].files["notes.md"] },
+    });
     expect((await acme.owner.get(`${BASE}/${e.id}/versions/3`)).status).toBe(404);
     const bad = await acme.owner.get(`${BASE}/${e.id}/versions/one`);
     expect(bad.status).toBe(400);
@@ -603,11 +681,25 @@ describe("who may call the expertise routes (organization rules 1–2): owner an
   });
 
   /** Each route, with the state its expertise must be in for the call to succeed and the body to send. */
-  const routes: { name: string; method: string; path: (id: string) => string; state: ExpertiseStatus | null; body?: (e: any) => unknown; ok: number }[] = [
+  const routes: {
+    name: string;
+    method: string;
+    path: (id: string) => string;
+    state: ExpertiseStatus | null;
+    body?: (e: any) => unknown;
+    ok: number;
+  }[] = [
     { name: "list", method: "GET", path: () => BASE, state: null, ok: 200 },
     { name: "create", method: "POST", path: () => BASE, state: null, body: () => ({ slug: nextSlug("m"), content: "" }), ok: 201 },
     { name: "detail", method: "GET", path: (id) => `${BASE}/${id}`, state: "draft", ok: 200 },
-    { name: "patch", method: "PATCH", path: (id) => `${BASE}/${id}`, state: "draft", body: (e) => ({ expectedRevision: e.revision, content: "changed" }), ok: 200 },
+    {
+      name: "patch",
+      method: "PATCH",
+      path: (id) => `${BASE}/${id}`,
+      state: "draft",
+      body: (e) => ({ expectedRevision: e.revision, content: "changed" }),
+      ok: 200,
+    },
     { name: "delete", method: "DELETE", path: (id) => `${BASE}/${id}`, state: "draft", ok: 200 },
     { name: "trigger-proposal", method: "POST", path: (id) => `${BASE}/${id}/trigger-proposal`, state: "draft", ok: 200 },
     { name: "triggers", method: "PUT", path: (id) => `${BASE}/${id}/triggers`, state: "draft", body: () => TRIGGERS, ok: 200 },
@@ -624,7 +716,8 @@ describe("who may call the expertise routes (organization rules 1–2): owner an
     if (state === "draft") await acme.owner.put(`${BASE}/${e.id}/triggers`, TRIGGERS); // publishable
     return (await acme.owner.get(`${BASE}/${e.id}`)).body;
   }
-  const call = (c: WebClient, r: (typeof routes)[number], e: any) => c.json(r.method, r.path(e.id), r.body ? r.body(e) : r.method === "GET" || r.method === "DELETE" ? undefined : {});
+  const call = (c: WebClient, r: (typeof routes)[number], e: any) =>
+    c.json(r.method, r.path(e.id), r.body ? r.body(e) : r.method === "GET" || r.method === "DELETE" ? undefined : {});
 
   for (const r of routes) {
     for (const who of ["owner", "admin"] as const) {

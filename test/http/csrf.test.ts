@@ -25,13 +25,37 @@ function verdict(method: string, headers: Record<string, string>, cookieAuth: bo
 describe("checkSameOrigin: what a browser sends decides it", () => {
   const rows: [string, string, Record<string, string>, boolean, "accepted" | "refused"][] = [
     ["GET changes nothing", "GET", { origin: "https://evil.example" }, true, "accepted"],
-    ["Sec-Fetch-Site: same-origin (Chromium on HTTPS and loopback), even with Origin: null", "POST", { "sec-fetch-site": "same-origin", origin: "null" }, true, "accepted"],
+    [
+      "Sec-Fetch-Site: same-origin (Chromium on HTTPS and loopback), even with Origin: null",
+      "POST",
+      { "sec-fetch-site": "same-origin", origin: "null" },
+      true,
+      "accepted",
+    ],
     ["Sec-Fetch-Site: none (typed by the person)", "POST", { "sec-fetch-site": "none" }, true, "accepted"],
-    ["Sec-Fetch-Site: same-site (another port of this host)", "POST", { "sec-fetch-site": "same-site", origin: "http://talentd.example:9999" }, true, "refused"],
-    ["Sec-Fetch-Site: cross-site, even with a same-origin Origin", "POST", { "sec-fetch-site": "cross-site", origin: "http://talentd.example:8787" }, true, "refused"],
+    [
+      "Sec-Fetch-Site: same-site (another port of this host)",
+      "POST",
+      { "sec-fetch-site": "same-site", origin: "http://talentd.example:9999" },
+      true,
+      "refused",
+    ],
+    [
+      "Sec-Fetch-Site: cross-site, even with a same-origin Origin",
+      "POST",
+      { "sec-fetch-site": "cross-site", origin: "http://talentd.example:8787" },
+      true,
+      "refused",
+    ],
     ["Sec-Fetch-Site: cross-site with HX-Request", "POST", { "sec-fetch-site": "cross-site", "hx-request": "true" }, true, "refused"],
     ["no Sec-Fetch-Site (plain HTTP on a LAN), Origin = BASE_URL's", "POST", { origin: "http://talentd.example:8787" }, true, "accepted"],
-    ["no Sec-Fetch-Site, Origin = the request's own Host (the server reached by another name)", "POST", { origin: "http://10.0.0.5:8787", host: "10.0.0.5:8787" }, true, "accepted"],
+    [
+      "no Sec-Fetch-Site, Origin = the request's own Host (the server reached by another name)",
+      "POST",
+      { origin: "http://10.0.0.5:8787", host: "10.0.0.5:8787" },
+      true,
+      "accepted",
+    ],
     ["no Sec-Fetch-Site, Origin: null (an opaque origin: sandboxed frame, no-referrer page)", "POST", { origin: "null" }, true, "refused"],
     ["no Sec-Fetch-Site, Origin of another site", "POST", { origin: "https://evil.example" }, true, "refused"],
     ["no Sec-Fetch-Site, Origin of another port of this host", "POST", { origin: "http://talentd.example:9999" }, true, "refused"],
@@ -56,7 +80,9 @@ describe("checkSameOrigin: what a browser sends decides it", () => {
       }
       return "";
     };
-    expect(message({ origin: "https://evil.example" })).toBe("Requests from https://evil.example are not accepted; use http://talentd.example:8787.");
+    expect(message({ origin: "https://evil.example" })).toBe(
+      "Requests from https://evil.example are not accepted; use http://talentd.example:8787.",
+    );
     expect(message({})).toContain('send the header "Origin: http://talentd.example:8787"');
   });
 });

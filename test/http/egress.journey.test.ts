@@ -22,7 +22,9 @@ let seq = 0;
 beforeAll(async () => {
   strict = await testEnv(); // the default: no loopback, nothing allowed beyond the internet
   internal = await countingListener();
-  idp = await startOidcIdp([{ clientId: "egress-client", clientSecret: "egress-secret", redirectUris: ["http://localhost:8787/api/auth/sso/oidc/callback"] }]);
+  idp = await startOidcIdp([
+    { clientId: "egress-client", clientSecret: "egress-secret", redirectUris: ["http://localhost:8787/api/auth/sso/oidc/callback"] },
+  ]);
 }, 60_000);
 afterAll(async () => {
   strict?.close();
@@ -41,7 +43,9 @@ async function ssoOrg(env: TestEnv, sso: Record<string, unknown>) {
 }
 
 async function lastTestProblems(env: TestEnv): Promise<string[]> {
-  const r = await env.database.client.execute("SELECT detail FROM security_events WHERE kind = 'sso.tested' ORDER BY created_at DESC, id DESC LIMIT 1");
+  const r = await env.database.client.execute(
+    "SELECT detail FROM security_events WHERE kind = 'sso.tested' ORDER BY created_at DESC, id DESC LIMIT 1",
+  );
   return JSON.parse(String(r.rows[0]!.detail)).problems;
 }
 
@@ -67,10 +71,17 @@ describe("SSRF through the SSO settings: an internal service receives nothing", 
   });
 
   test("egress policy: a SAML entry point on an internal address (http or https, by address or name) → 'could not reach the entry point', no connection", async () => {
-    for (const entryPoint of [`http://127.0.0.1:${internal.port}/sso`, `https://localhost:${internal.port}/sso`, `http://[::1]:${internal.port}/sso`]) {
+    for (const entryPoint of [
+      `http://127.0.0.1:${internal.port}/sso`,
+      `https://localhost:${internal.port}/sso`,
+      `http://[::1]:${internal.port}/sso`,
+    ]) {
       const { owner } = await ssoOrg(strict, { type: "saml", saml: { entryPoint, idpIssuer: "urn:internal", idpCert: CERT } });
       const t = await owner.post("/web/orgs/current/sso/test");
-      expect(t.body.checks.map((c: { name: string; ok: boolean }) => `${c.name}:${c.ok}`)).toEqual(["certificate:true", "entryPoint:false"]);
+      expect(t.body.checks.map((c: { name: string; ok: boolean }) => `${c.name}:${c.ok}`)).toEqual([
+        "certificate:true",
+        "entryPoint:false",
+      ]);
       expect(t.body.checks[1].message).toBe(`Could not reach the entry point ${entryPoint}.`);
       // the page (the same checks, rendered) says no more
       const page = await (await owner.call("POST", "/org/sso/test", undefined, { accept: "text/html" })).text();
@@ -88,7 +99,11 @@ describe("SSRF through the SSO settings: an internal service receives nothing", 
     try {
       const allowed = await ssoOrg(lan, sso);
       const t = await allowed.owner.post("/web/orgs/current/sso/test");
-      expect(t.body.checks.map((c: { name: string; ok: boolean }) => `${c.name}:${c.ok}`)).toEqual(["discovery:true", "pkce:true", "jwks:true"]);
+      expect(t.body.checks.map((c: { name: string; ok: boolean }) => `${c.name}:${c.ok}`)).toEqual([
+        "discovery:true",
+        "pkce:true",
+        "jwks:true",
+      ]);
       const door = await lan.request(`/api/auth/sso/${allowed.domain}`);
       expect(door.status).toBe(302);
       expect(door.headers.get("location")).toStartWith(`${idp.issuer}/oauth/authorize?`);
@@ -101,7 +116,10 @@ describe("SSRF through the SSO settings: an internal service receives nothing", 
     const lan = await testEnv({ EGRESS_ALLOW_HOSTS: "127.0.0.0/8" });
     const service = await countingListener();
     try {
-      const { owner } = await ssoOrg(lan, { type: "saml", saml: { entryPoint: `http://127.0.0.1:${service.port}/sso`, idpIssuer: "urn:lan", idpCert: CERT } });
+      const { owner } = await ssoOrg(lan, {
+        type: "saml",
+        saml: { entryPoint: `http://127.0.0.1:${service.port}/sso`, idpIssuer: "urn:lan", idpCert: CERT },
+      });
       const t = await owner.post("/web/orgs/current/sso/test");
       expect(t.body.ok).toBe(true);
       expect(t.body.checks[1]).toEqual({ name: "entryPoint", ok: true, message: "The entry point answered." });
@@ -121,7 +139,10 @@ describe("failed discoveries are cached", () => {
       return httpAnswer(500, {}, "down");
     });
     try {
-      const { domain } = await ssoOrg(env, { type: "oidc", oidc: { issuer: `http://127.0.0.1:${broken.port}`, clientId: "c", clientSecret: "s" } });
+      const { domain } = await ssoOrg(env, {
+        type: "oidc",
+        oidc: { issuer: `http://127.0.0.1:${broken.port}`, clientId: "c", clientSecret: "s" },
+      });
       const visit = async () => (await env.request(`/api/auth/sso/${domain}`)).headers.get("location");
       const first = await Promise.all(Array.from({ length: 10 }, visit));
       const rest: (string | null)[] = [];

@@ -78,7 +78,16 @@ describe("egress policy: refused addresses", () => {
   }
 
   test("allows public addresses, whatever the spelling (IPv4, IPv6, mapped and NAT64 of a public IPv4)", async () => {
-    for (const url of ["http://8.8.8.8/", "http://0x08080808/", "http://[2606:4700:4700::1111]/", "http://[::ffff:8.8.8.8]/", "http://[64:ff9b::808:808]/", "http://[2002:808:808::1]/", "http://172.32.0.1/", "http://100.128.0.1/"]) {
+    for (const url of [
+      "http://8.8.8.8/",
+      "http://0x08080808/",
+      "http://[2606:4700:4700::1111]/",
+      "http://[::ffff:8.8.8.8]/",
+      "http://[64:ff9b::808:808]/",
+      "http://[2002:808:808::1]/",
+      "http://172.32.0.1/",
+      "http://100.128.0.1/",
+    ]) {
       expect(`${url} ${await check(url)}`).toBe(`${url} allowed`);
     }
   });
@@ -89,8 +98,10 @@ describe("egress policy: refused addresses", () => {
 
   test("EGRESS_ALLOW_LOOPBACK lets loopback through and nothing else; EGRESS_ALLOW_HOSTS lets listed names, patterns and ranges through", async () => {
     const loop: EgressPolicy = { allowHosts: [], allowLoopback: true };
-    for (const url of ["http://127.1/", "http://localhost/", "http://[::1]/", "http://[::ffff:127.0.0.1]/"]) expect(`${url} ${await check(url, loop)}`).toBe(`${url} allowed`);
-    for (const url of ["http://10.0.0.1/", "http://169.254.169.254/", "http://[fd00::1]/", "http://0.0.0.0/"]) expect(`${url} ${await check(url, loop)}`).toBe(`${url} refused`);
+    for (const url of ["http://127.1/", "http://localhost/", "http://[::1]/", "http://[::ffff:127.0.0.1]/"])
+      expect(`${url} ${await check(url, loop)}`).toBe(`${url} allowed`);
+    for (const url of ["http://10.0.0.1/", "http://169.254.169.254/", "http://[fd00::1]/", "http://0.0.0.0/"])
+      expect(`${url} ${await check(url, loop)}`).toBe(`${url} refused`);
     const lan: EgressPolicy = { allowHosts: ["10.1.0.0/16", "fd12::/16", "192.168.7.7", "localhost"], allowLoopback: false };
     expect(await check("http://10.1.200.3/", lan)).toBe("allowed");
     expect(await check("http://10.2.0.1/", lan)).toBe("refused");
@@ -101,8 +112,17 @@ describe("egress policy: refused addresses", () => {
     expect(await check("http://127.0.0.1/", lan)).toBe("refused"); // the name, not its address
     expect(await check("http://localhost/", { allowHosts: ["*.localhost"], allowLoopback: false })).toBe("refused"); // a pattern names subdomains only
     const pattern: EgressPolicy = { allowHosts: ["*.corp.lan", "IdP.Example.COM."], allowLoopback: false };
-    expect(["idp.corp.lan", "a.b.corp.lan", "corp.lan", "evilcorp.lan", "idp.example.com", "x.idp.example.com"].map((h) => `${h}:${nameAllowed(pattern, h)}`)).toEqual([
-      "idp.corp.lan:true", "a.b.corp.lan:true", "corp.lan:false", "evilcorp.lan:false", "idp.example.com:true", "x.idp.example.com:false",
+    expect(
+      ["idp.corp.lan", "a.b.corp.lan", "corp.lan", "evilcorp.lan", "idp.example.com", "x.idp.example.com"].map(
+        (h) => `${h}:${nameAllowed(pattern, h)}`,
+      ),
+    ).toEqual([
+      "idp.corp.lan:true",
+      "a.b.corp.lan:true",
+      "corp.lan:false",
+      "evilcorp.lan:false",
+      "idp.example.com:true",
+      "x.idp.example.com:false",
     ]);
   });
 
@@ -174,7 +194,9 @@ describe("egress policy: the connection", () => {
   test("size and time are capped: a body over 1 MiB → too_large; a host that never answers → timeout", async () => {
     expect(await reason(safeFetch(`http://localhost:${front.port}/big`, {}, viaName))).toBe("too_large");
     const started = Date.now();
-    expect(await reason(safeFetch(`http://localhost:${front.port}/silent`, {}, viaName, { ...EGRESS_LIMITS, timeoutMs: 300 }))).toBe("timeout");
+    expect(await reason(safeFetch(`http://localhost:${front.port}/silent`, {}, viaName, { ...EGRESS_LIMITS, timeoutMs: 300 }))).toBe(
+      "timeout",
+    );
     expect(Date.now() - started).toBeLessThan(3000);
   });
 
@@ -190,12 +212,19 @@ describe("egress policy: the connection", () => {
 
   test("https: the checked address is connected to and the certificate is still verified against the host name", async () => {
     const { key, cert } = certFor("localhost");
-    const tls = Bun.serve({ hostname: "127.0.0.1", port: 0, tls: { key, cert }, fetch: (req) => new Response(`tls host ${req.headers.get("host")}`) });
+    const tls = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      tls: { key, cert },
+      fetch: (req) => new Response(`tls host ${req.headers.get("host")}`),
+    });
     try {
       const r = await safeFetch(`https://localhost:${tls.port}/`, { tls: { ca: cert } } as RequestInit, viaName);
       expect(await r.text()).toBe(`tls host localhost:${tls.port}`);
       const other = certFor("idp.example");
-      expect(await reason(safeFetch(`https://localhost:${tls.port}/`, { tls: { ca: other.cert } } as RequestInit, viaName))).toBe("unreachable");
+      expect(await reason(safeFetch(`https://localhost:${tls.port}/`, { tls: { ca: other.cert } } as RequestInit, viaName))).toBe(
+        "unreachable",
+      );
     } finally {
       tls.stop(true);
     }

@@ -9,7 +9,9 @@ afterAll(() => env.close());
 
 describe("failure paths of identity, tenancy and admin routes, with the spec's status and code", () => {
   test("change-password: no session → 401 unauthenticated; a too short new password → 400 validation_failed, the old one still works", async () => {
-    expect((await new WebClient(env).post("/api/auth/change-password", { currentPassword: "x", newPassword: "long enough 123" })).body.error).toBe("unauthenticated");
+    expect(
+      (await new WebClient(env).post("/api/auth/change-password", { currentPassword: "x", newPassword: "long enough 123" })).body.error,
+    ).toBe("unauthenticated");
     const c = await signedUp(env);
     const r = await c.post("/api/auth/change-password", { currentPassword: "correct horse battery", newPassword: "short" });
     expect(r.status).toBe(400);
@@ -59,7 +61,6 @@ describe("failure paths of identity, tenancy and admin routes, with the spec's s
     expect(page.status).toBe(200);
     expect(await page.text()).toContain("invalid, expired or already used");
   });
-
 });
 
 /** Every route of the project-key API with the scope the spec's table gives it, and a request that would pass with that scope. */
@@ -90,7 +91,11 @@ describe("every key-API route (docs/api.md 'Key API'): no bearer → 401 invalid
       expect(`${method} ${path("p")} → ${bare.status} ${(await bare.json()).error}`).toBe(`${method} ${path("p")} → 401 invalid_token`);
       expect(bare.headers.get("www-authenticate")).toContain('error="invalid_token"');
 
-      const others = await createKey(owner, project.id, ALL_SCOPES.filter((s) => s !== scope));
+      const others = await createKey(
+        owner,
+        project.id,
+        ALL_SCOPES.filter((s) => s !== scope),
+      );
       const r = await env.request(path(project.id), init({ authorization: `Bearer ${others.value}` }));
       expect(`${method} ${path("p")} → ${r.status}`).toBe(`${method} ${path("p")} → 403`);
       expect(await r.json()).toMatchObject({ error: "insufficient_scope", requiredScope: scope });
@@ -162,7 +167,10 @@ describe("every /web route: no session → 401 unauthenticated, nothing else rev
     const { owner } = await orgWithProject(env);
     const pending = (await owner.post("/web/orgs/current/invitations", { email: "pending@example.com" })).body;
     const m = await joinedMember(env, owner);
-    for (const [method, path] of [["GET", "/web/orgs/current/invitations"], ["DELETE", `/web/orgs/current/invitations/${pending.id}`]] as const) {
+    for (const [method, path] of [
+      ["GET", "/web/orgs/current/invitations"],
+      ["DELETE", `/web/orgs/current/invitations/${pending.id}`],
+    ] as const) {
       const r = await m.json(method, path);
       expect(`${method} ${path} → ${r.status} ${r.body.error}`).toBe(`${method} ${path} → 403 forbidden`);
     }

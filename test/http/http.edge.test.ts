@@ -78,7 +78,12 @@ describe("error model and request ids", () => {
           c.close();
         },
       });
-      const chunked = await fetch(url, { method: "POST", body: chunks, headers: { "content-type": "application/json" }, duplex: "half" } as RequestInit);
+      const chunked = await fetch(url, {
+        method: "POST",
+        body: chunks,
+        headers: { "content-type": "application/json" },
+        duplex: "half",
+      } as RequestInit);
       expect(chunked.status).toBe(413);
       expect((await chunked.json()).error).toBe("payload_too_large");
     } finally {
@@ -126,12 +131,46 @@ describe("embedded assets (no CDN)", () => {
 describe("a UNIQUE constraint failure is a 409 conflict, not a 500 (the race between two uniqueness checks)", () => {
   test("recognized in drizzle's wrapped error and in a write job's error; other constraint failures are not", async () => {
     const now = Date.now();
-    await env.database.client.execute({ sql: "INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES ('usr_u1', 'u@x.co', '', 'user', ?, ?)", args: [now, now] });
-    const caught = async (p: Promise<unknown>) => p.then(() => { throw new Error("expected a failure"); }, (e: unknown) => e);
-    const viaDrizzle = await caught(env.database.write((tx) => tx.insert(users).values({ id: "usr_u2", email: "u@x.co", createdAt: now, updatedAt: now })));
-    const viaJob = await caught(env.database.writeJob({ statements: [{ sql: "INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES ('usr_u3', 'u@x.co', '', 'user', ?, ?)", args: [now, now] }] }));
-    const foreignKey = await caught(env.database.writeJob({ statements: [{ sql: "INSERT INTO projects (id, organization_id, name, description, created_at, updated_at) VALUES ('prj_x', 'org_missing', 'p', '', ?, ?)", args: [now, now] }] }));
-    expect([isUniqueViolation(viaDrizzle), isUniqueViolation(viaJob), isUniqueViolation(foreignKey), isUniqueViolation(new Error("UNIQUE constraint failed"))]).toEqual([true, true, false, false]);
+    await env.database.client.execute({
+      sql: "INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES ('usr_u1', 'u@x.co', '', 'user', ?, ?)",
+      args: [now, now],
+    });
+    const caught = async (p: Promise<unknown>) =>
+      p.then(
+        () => {
+          throw new Error("expected a failure");
+        },
+        (e: unknown) => e,
+      );
+    const viaDrizzle = await caught(
+      env.database.write((tx) => tx.insert(users).values({ id: "usr_u2", email: "u@x.co", createdAt: now, updatedAt: now })),
+    );
+    const viaJob = await caught(
+      env.database.writeJob({
+        statements: [
+          {
+            sql: "INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES ('usr_u3', 'u@x.co', '', 'user', ?, ?)",
+            args: [now, now],
+          },
+        ],
+      }),
+    );
+    const foreignKey = await caught(
+      env.database.writeJob({
+        statements: [
+          {
+            sql: "INSERT INTO projects (id, organization_id, name, description, created_at, updated_at) VALUES ('prj_x', 'org_missing', 'p', '', ?, ?)",
+            args: [now, now],
+          },
+        ],
+      }),
+    );
+    expect([
+      isUniqueViolation(viaDrizzle),
+      isUniqueViolation(viaJob),
+      isUniqueViolation(foreignKey),
+      isUniqueViolation(new Error("UNIQUE constraint failed")),
+    ]).toEqual([true, true, false, false]);
   });
 });
 
@@ -167,7 +206,11 @@ describe("wrong-typed fields are a 400 in the error model, never a 500 or an HTM
     });
     try {
       await waitReady(`http://127.0.0.1:${port}`);
-      const r = await fetch(`http://127.0.0.1:${port}/api/auth/sign-in`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"email":{"toString":1},"password":"x"}' });
+      const r = await fetch(`http://127.0.0.1:${port}/api/auth/sign-in`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: '{"email":{"toString":1},"password":"x"}',
+      });
       expect(r.status).toBe(400);
       expect(r.headers.get("content-type")).toContain("application/json");
       const text = await r.text();
@@ -205,7 +248,10 @@ describe("authenticate first, then read the body", () => {
     const noSession = await env.request("/web/orgs", { ...malformed, headers: { ...malformed.headers, origin: "http://localhost:8787" } });
     expect(noSession.status).toBe(401);
     const c = await signedUp(env);
-    const r = await env.request("/web/orgs", { ...malformed, headers: { ...malformed.headers, origin: "http://localhost:8787", cookie: c.cookie! } });
+    const r = await env.request("/web/orgs", {
+      ...malformed,
+      headers: { ...malformed.headers, origin: "http://localhost:8787", cookie: c.cookie! },
+    });
     expect(r.status).toBe(400);
     expect((await r.json()).issues[0].message).toBe("the body is not valid JSON or form data");
   });

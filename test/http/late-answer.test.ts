@@ -28,7 +28,16 @@ describe("lateAnswer: the same bytes, whatever the size", () => {
       port: 0,
       hostname: "127.0.0.1",
       // a turn late, as after a commit on the writer thread
-      fetch: (req) => new Promise<Response>((resolve) => setImmediate(() => resolve(new URL(req.url).pathname === "/big" ? lateAnswer(big, 201, { "content-type": "application/json" }) : lateJson(JSON.parse(small), 200)))),
+      fetch: (req) =>
+        new Promise<Response>((resolve) =>
+          setImmediate(() =>
+            resolve(
+              new URL(req.url).pathname === "/big"
+                ? lateAnswer(big, 201, { "content-type": "application/json" })
+                : lateJson(JSON.parse(small), 200),
+            ),
+          ),
+        ),
     });
     try {
       const b = await fetch(`http://127.0.0.1:${server.port}/big`);
@@ -49,13 +58,19 @@ describe("POST /api/prepare-task with a large answer, over a socket", () => {
   let key: string;
   let ids: string[];
   const prepare = (talentIds: string[]) =>
-    fetch(`${live.base}/api/prepare-task`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ talentIds }) });
+    fetch(`${live.base}/api/prepare-task`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ talentIds }),
+    });
 
   beforeAll(async () => {
     live = await liveEnv();
     const { owner, project } = await orgWithProject(live.env);
     key = (await createKey(owner, project.id, ["catalog", "prepare_task", "validate"])).value;
-    const catalog = (await (await fetch(`${live.base}/api/catalog?limit=12`, { headers: { authorization: `Bearer ${key}` } })).json()) as { talents: { id: string }[] };
+    const catalog = (await (await fetch(`${live.base}/api/catalog?limit=12`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+      talents: { id: string }[];
+    };
     ids = catalog.talents.map((t) => t.id);
     expect(ids.length).toBe(12);
     expect((await owner.post(`/web/projects/${project.id}/talents`, { talents: ids })).status).toBe(201);
@@ -73,7 +88,9 @@ describe("POST /api/prepare-task with a large answer, over a socket", () => {
     const body = JSON.parse(text);
     expect(body.talents.map((t: { id: string }) => t.id).sort()).toEqual([...ids].sort());
     // the frozen resolution serves the same talents again (the answer was the committed one)
-    const again = await fetch(`${live.base}/api/validation/playbook?resolutionId=${body.resolutionId}`, { headers: { authorization: `Bearer ${key}` } });
+    const again = await fetch(`${live.base}/api/validation/playbook?resolutionId=${body.resolutionId}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(again.status).toBe(200);
   });
 
@@ -98,7 +115,9 @@ describe("POST /api/prepare-task with a large answer, over a socket", () => {
     const raw = await new Promise<Buffer>((resolve, reject) => {
       const parts: Buffer[] = [];
       const socket = connect(Number(port), "127.0.0.1", () => {
-        socket.write(`POST /api/prepare-task HTTP/1.0\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`);
+        socket.write(
+          `POST /api/prepare-task HTTP/1.0\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`,
+        );
       });
       socket.on("data", (d: Buffer) => parts.push(d));
       socket.on("end", () => resolve(Buffer.concat(parts)));
@@ -120,7 +139,8 @@ describe("POST /api/prepare-task with a large answer, over a socket", () => {
       const body = toolJson(result);
       expect(body.talents.map((t: { id: string }) => t.id).sort()).toEqual([...ids].sort());
       const direct = await (await prepare(ids)).json();
-      const same = (b: { resolutionId: string; createdAt?: string }) => JSON.parse(JSON.stringify({ ...b, createdAt: "" }).replaceAll(b.resolutionId, "res_"));
+      const same = (b: { resolutionId: string; createdAt?: string }) =>
+        JSON.parse(JSON.stringify({ ...b, createdAt: "" }).replaceAll(b.resolutionId, "res_"));
       expect(same(body)).toEqual(same(direct));
     } finally {
       await client.close();

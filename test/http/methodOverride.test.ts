@@ -23,18 +23,31 @@ type Owner = Awaited<ReturnType<typeof orgWithProject>>["owner"];
 function formPost(who: Owner, path: string, body: string, headers: Record<string, string> = {}): Promise<Response> {
   return env.request(path, {
     method: "POST",
-    headers: { cookie: who.cookie!, origin: ORIGIN, "content-type": "application/x-www-form-urlencoded", accept: "text/html,application/xhtml+xml", "sec-fetch-mode": "navigate", "sec-fetch-site": "same-origin", ...headers },
+    headers: {
+      cookie: who.cookie!,
+      origin: ORIGIN,
+      "content-type": "application/x-www-form-urlencoded",
+      accept: "text/html,application/xhtml+xml",
+      "sec-fetch-mode": "navigate",
+      "sec-fetch-site": "same-origin",
+      ...headers,
+    },
     body,
   });
 }
 
-const keyStatus = async (who: Owner, projectId: string, keyId: string) => (await who.get(`/web/projects/${projectId}/keys`)).body.keys.find((k: { id: string }) => k.id === keyId)?.status;
+const keyStatus = async (who: Owner, projectId: string, keyId: string) =>
+  (await who.get(`/web/projects/${projectId}/keys`)).body.keys.find((k: { id: string }) => k.id === keyId)?.status;
 
 describe("a /web form post with ?_method= takes that method before routing", () => {
   test("?_method=DELETE, confirmed: the DELETE route runs (its guard, its change) and the browser is sent back with a 303", async () => {
     const o = await orgWithProject(env);
     const k = await createKey(o.owner, o.project.id, ["validate"]);
-    const r = await formPost(o.owner, `/web/projects/${o.project.id}/keys/${k.key.id}?_method=DELETE`, `confirm=yes&return=${encodeURIComponent(`/projects/${o.project.id}?tab=keys`)}`);
+    const r = await formPost(
+      o.owner,
+      `/web/projects/${o.project.id}/keys/${k.key.id}?_method=DELETE`,
+      `confirm=yes&return=${encodeURIComponent(`/projects/${o.project.id}?tab=keys`)}`,
+    );
     expect(r.status).toBe(303);
     expect(r.headers.get("location")).toBe(`/projects/${o.project.id}?tab=keys`);
     expect(await keyStatus(o.owner, o.project.id, k.key.id)).toBe("revoked");
@@ -83,7 +96,13 @@ describe("a /web form post with ?_method= takes that method before routing", () 
     const bytes = await encoded.arrayBuffer();
     const r = await env.request(`/web/projects/${o.project.id}?_method=patch`, {
       method: "POST",
-      headers: { cookie: o.owner.cookie!, origin: ORIGIN, accept: "text/html", "content-type": type, "content-length": String(bytes.byteLength) },
+      headers: {
+        cookie: o.owner.cookie!,
+        origin: ORIGIN,
+        accept: "text/html",
+        "content-type": type,
+        "content-length": String(bytes.byteLength),
+      },
       body: bytes,
     });
     expect(r.status).toBe(303);
@@ -121,7 +140,9 @@ describe("a /web form post with ?_method= takes that method before routing", () 
     const o = await orgWithProject(env);
     const k = await createKey(o.owner, o.project.id, ["validate"]);
     const before = env.logs.length;
-    const r = await formPost(o.owner, `/web/projects/${o.project.id}/keys/${k.key.id}?_method=DELETE`, "confirm=yes", { "x-request-id": "override-check-1" });
+    const r = await formPost(o.owner, `/web/projects/${o.project.id}/keys/${k.key.id}?_method=DELETE`, "confirm=yes", {
+      "x-request-id": "override-check-1",
+    });
     expect(r.status).toBe(303);
     expect(r.headers.get("x-request-id")).toBe("override-check-1");
     await new Promise((resolve) => setTimeout(resolve, 20)); // the access log is written after the response
@@ -165,7 +186,10 @@ describe("where ?_method= is not applied", () => {
   test("an unknown method, or GET/POST named in _method: 400 validation_failed on `_method`, nothing changed", async () => {
     const o = await orgWithProject(env);
     for (const m of ["FOO", "GET", "POST", "HEAD", ""]) {
-      const r = await formPost(o.owner, `/web/projects/${o.project.id}?_method=${m}`, `confirm=${encodeURIComponent(o.project.name)}`, { accept: "*/*", "sec-fetch-mode": "cors" });
+      const r = await formPost(o.owner, `/web/projects/${o.project.id}?_method=${m}`, `confirm=${encodeURIComponent(o.project.name)}`, {
+        accept: "*/*",
+        "sec-fetch-mode": "cors",
+      });
       expect(r.status).toBe(400);
       expect((await r.json()).issues).toEqual([{ path: "_method", message: "must be PUT, PATCH or DELETE" }]);
     }
@@ -180,20 +204,36 @@ describe("where ?_method= is not applied", () => {
     const o = await orgWithProject(env);
     const path = `/web/projects/${o.project.id}?_method=DELETE`;
     const body = `confirm=${encodeURIComponent(o.project.name)}`;
-    const attempts: Record<string, string>[] = [{ origin: "https://evil.example", "sec-fetch-site": "cross-site" }, { origin: "null", "sec-fetch-site": "cross-site" }, { origin: "https://evil.example" }];
+    const attempts: Record<string, string>[] = [
+      { origin: "https://evil.example", "sec-fetch-site": "cross-site" },
+      { origin: "null", "sec-fetch-site": "cross-site" },
+      { origin: "https://evil.example" },
+    ];
     for (const headers of attempts) {
-      const r = await env.request(path, { method: "POST", headers: { cookie: o.owner.cookie!, "content-type": "application/x-www-form-urlencoded", ...headers }, body });
+      const r = await env.request(path, {
+        method: "POST",
+        headers: { cookie: o.owner.cookie!, "content-type": "application/x-www-form-urlencoded", ...headers },
+        body,
+      });
       expect(r.status).toBe(403);
       expect((await r.json()).error).toBe("csrf_rejected");
     }
-    const none = await env.request(path, { method: "POST", headers: { cookie: o.owner.cookie!, "content-type": "application/x-www-form-urlencoded" }, body });
+    const none = await env.request(path, {
+      method: "POST",
+      headers: { cookie: o.owner.cookie!, "content-type": "application/x-www-form-urlencoded" },
+      body,
+    });
     expect(none.status).toBe(403);
     expect((await o.owner.get(`/web/projects/${o.project.id}`)).status).toBe(200);
   });
 
   test("unauthenticated: 401, as the route's guard says", async () => {
     const o = await orgWithProject(env);
-    const r = await env.request(`/web/projects/${o.project.id}?_method=DELETE`, { method: "POST", headers: { origin: ORIGIN, "content-type": "application/x-www-form-urlencoded" }, body: "confirm=x" });
+    const r = await env.request(`/web/projects/${o.project.id}?_method=DELETE`, {
+      method: "POST",
+      headers: { origin: ORIGIN, "content-type": "application/x-www-form-urlencoded" },
+      body: "confirm=x",
+    });
     expect(r.status).toBe(401);
   });
 });
@@ -204,10 +244,19 @@ describe("over a listening server (Bun's router picks a route by the socket's me
     try {
       const owner = await signedUp(live.env);
       await owner.post("/web/orgs", { name: "Live SSO" });
-      const saved = await owner.post("/web/orgs/current/sso", { type: "oidc", domains: ["override-live.example"], oidc: { issuer: "http://127.0.0.1:9", clientId: "c", clientSecret: "s" } });
+      const saved = await owner.post("/web/orgs/current/sso", {
+        type: "oidc",
+        domains: ["override-live.example"],
+        oidc: { issuer: "http://127.0.0.1:9", clientId: "c", clientSecret: "s" },
+      });
       expect(saved.status).toBe(200);
       const post = (body: string) =>
-        fetch(`${live.base}/web/orgs/current/sso?_method=DELETE`, { method: "POST", redirect: "manual", headers: { cookie: owner.cookie!, origin: live.base, accept: "text/html", "content-type": "application/x-www-form-urlencoded" }, body });
+        fetch(`${live.base}/web/orgs/current/sso?_method=DELETE`, {
+          method: "POST",
+          redirect: "manual",
+          headers: { cookie: owner.cookie!, origin: live.base, accept: "text/html", "content-type": "application/x-www-form-urlencoded" },
+          body,
+        });
       const asked = await post("");
       expect(asked.status).toBe(400);
       expect(await asked.text()).toContain("Remove single sign-on? People of these domains will sign in with passwords again.");
@@ -235,11 +284,23 @@ async function multipart(fields: [string, string][]): Promise<{ type: string; by
  * chunked` and the body cut in `pieces` chunks (what curl -T, CLIs and proxies may send). The
  * answer's status, location and body.
  */
-function rawPost(base: string, path: string, headers: Record<string, string>, body: Uint8Array, framing: "length" | "chunked", pieces = 3): Promise<{ status: number; location: string | null; body: string }> {
+function rawPost(
+  base: string,
+  path: string,
+  headers: Record<string, string>,
+  body: Uint8Array,
+  framing: "length" | "chunked",
+  pieces = 3,
+): Promise<{ status: number; location: string | null; body: string }> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(url.port), url.hostname, () => {
-      const head = [`POST ${path} HTTP/1.1`, `host: ${url.host}`, "connection: close", ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+      const head = [
+        `POST ${path} HTTP/1.1`,
+        `host: ${url.host}`,
+        "connection: close",
+        ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+      ];
       if (framing === "length") {
         socket.write([...head, `content-length: ${body.byteLength}`, "", ""].join("\r\n"));
         socket.write(body);
@@ -262,7 +323,11 @@ function rawPost(base: string, path: string, headers: Record<string, string>, bo
       const text = Buffer.concat(received).toString("utf8");
       const [head, ...rest] = text.split("\r\n\r\n");
       const lines = head!.split("\r\n");
-      const header = (name: string) => lines.find((l) => l.toLowerCase().startsWith(`${name}:`))?.slice(name.length + 1).trim() ?? null;
+      const header = (name: string) =>
+        lines
+          .find((l) => l.toLowerCase().startsWith(`${name}:`))
+          ?.slice(name.length + 1)
+          .trim() ?? null;
       resolve({ status: Number(lines[0]!.split(" ")[1]), location: header("location"), body: rest.join("\r\n\r\n") });
     });
   });
@@ -274,22 +339,42 @@ describe("a multipart/form-data body sent chunked (no content-length) parses as 
     try {
       const owner = await signedUp(live.env);
       await owner.post("/web/orgs", { name: "Chunked Multipart" });
-      const headers = (type: string, extra: Record<string, string> = {}) => ({ cookie: owner.cookie!, origin: live.base, "content-type": type, accept: "application/json", ...extra });
+      const headers = (type: string, extra: Record<string, string> = {}) => ({
+        cookie: owner.cookie!,
+        origin: live.base,
+        "content-type": type,
+        accept: "application/json",
+        ...extra,
+      });
       for (const framing of ["length", "chunked"] as const) {
-        const created = await multipart([["name", `By ${framing}`], ["repository", `group/${framing}`]]);
+        const created = await multipart([
+          ["name", `By ${framing}`],
+          ["repository", `group/${framing}`],
+        ]);
         const c = await rawPost(live.base, "/web/projects", headers(created.type), created.bytes, framing);
         expect(`${framing} ${c.status}`).toBe(`${framing} 201`);
         const project = JSON.parse(c.body).project;
         expect(project).toMatchObject({ name: `By ${framing}`, repository: `group/${framing}` });
 
-        const talents = await multipart([["talents", "typescript-strict"], ["talents", "javascript-base"]]);
+        const talents = await multipart([
+          ["talents", "typescript-strict"],
+          ["talents", "javascript-base"],
+        ]);
         const i = await rawPost(live.base, `/web/projects/${project.id}/talents`, headers(talents.type), talents.bytes, framing);
         expect(i.status).toBe(201);
-        const installed = ((await owner.get(`/web/projects/${project.id}/installed`)).body.talents as { id: string }[]).map((t) => t.id).sort();
+        const installed = ((await owner.get(`/web/projects/${project.id}/installed`)).body.talents as { id: string }[])
+          .map((t) => t.id)
+          .sort();
         expect(installed).toEqual(["javascript-base", "typescript-strict"]);
 
         const renamed = await multipart([["name", `Renamed by ${framing}`]]);
-        const r = await rawPost(live.base, `/web/projects/${project.id}?_method=PATCH`, headers(renamed.type, { accept: "text/html" }), renamed.bytes, framing);
+        const r = await rawPost(
+          live.base,
+          `/web/projects/${project.id}?_method=PATCH`,
+          headers(renamed.type, { accept: "text/html" }),
+          renamed.bytes,
+          framing,
+        );
         expect(r.status).toBe(303);
         expect(r.location).toBe(`/projects/${project.id}?tab=settings`);
         expect((await owner.get(`/web/projects/${project.id}`)).body.project.name).toBe(`Renamed by ${framing}`);
@@ -310,8 +395,18 @@ describe("a multipart/form-data body sent chunked (no content-length) parses as 
     try {
       const owner = await signedUp(live.env);
       await owner.post("/web/orgs", { name: "Chunked Limit" });
-      const big = await multipart([["name", "Too big"], ["description", "d".repeat(5000)]]);
-      const r = await rawPost(live.base, "/web/projects", { cookie: owner.cookie!, origin: live.base, "content-type": big.type }, big.bytes, "chunked", 6);
+      const big = await multipart([
+        ["name", "Too big"],
+        ["description", "d".repeat(5000)],
+      ]);
+      const r = await rawPost(
+        live.base,
+        "/web/projects",
+        { cookie: owner.cookie!, origin: live.base, "content-type": big.type },
+        big.bytes,
+        "chunked",
+        6,
+      );
       expect(r.status).toBe(413);
       expect(JSON.parse(r.body)).toMatchObject({ error: "payload_too_large", limit: 4096 });
       expect((await owner.get("/web/projects")).body.projects).toEqual([]);

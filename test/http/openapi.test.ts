@@ -29,10 +29,13 @@ describe("GET /openapi.json", () => {
   test("every registered /api and /web route is documented, and every documented route is registered", async () => {
     const doc = await (await env.request("/openapi.json")).json();
     const documented = new Set<string>();
-    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) for (const m of Object.keys(ops)) documented.add(shape(m.toUpperCase(), path));
+    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, unknown>>))
+      for (const m of Object.keys(ops)) documented.add(shape(m.toUpperCase(), path));
     const registered = new Set(env.app.routes.filter((r) => /^\/(api|web)\//.test(r.path)).map((r) => shape(r.method, r.path)));
     // a wildcard route (`…/talents/*`, where a talent id may hold a slash) answers every documented path under it
-    const wildcards = [...registered].filter((r) => r.endsWith("{}") && env.app.routes.some((x) => x.path.endsWith("/*") && shape(x.method, x.path) === r));
+    const wildcards = [...registered].filter(
+      (r) => r.endsWith("{}") && env.app.routes.some((x) => x.path.endsWith("/*") && shape(x.method, x.path) === r),
+    );
     const under = (d: string) => wildcards.some((w) => d.startsWith(w.slice(0, -2)) && d.length > w.length - 2);
     expect([...registered].filter((r) => !documented.has(r) && !(wildcards.includes(r) && [...documented].some(under))).sort()).toEqual([]);
     expect([...documented].filter((d) => !registered.has(d) && !under(d)).sort()).toEqual([]);

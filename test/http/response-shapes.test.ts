@@ -16,7 +16,10 @@ import { expertiseMd, makePlatformAdmin, nextTurn, orgWithProject, signedUp, tes
 
 type Schema = Record<string, any>;
 let env: TestEnv;
-let doc: { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: Schema }> }> }>>; components: { schemas: Record<string, Schema> } };
+let doc: {
+  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: Schema }> }> }>>;
+  components: { schemas: Record<string, Schema> };
+};
 
 const ALL_SCOPES = ["prepare_task", "validate", "record_validation", "deepen", "doctor", "catalog", "discover", "install"];
 
@@ -66,7 +69,8 @@ function shapeProblems(value: unknown, schema: Schema, at: string, defs: Record<
   }
   const types = [schema.type].flat().filter(Boolean) as string[];
   const actual = value === null ? "null" : Array.isArray(value) ? "array" : Number.isInteger(value) ? "integer" : typeof value;
-  if (types.length > 0 && !types.includes(actual) && !(actual === "integer" && types.includes("number"))) return [`${at}: a ${actual}, declared ${types.join(" or ")}`];
+  if (types.length > 0 && !types.includes(actual) && !(actual === "integer" && types.includes("number")))
+    return [`${at}: a ${actual}, declared ${types.join(" or ")}`];
   if (Array.isArray(value)) {
     if (!schema.items) return [`${at}: an array without declared items`];
     return value.flatMap((v, i) => shapeProblems(v, schema.items, `${at}[${i}]`, defs));
@@ -108,15 +112,27 @@ async function callEveryRoute(): Promise<void> {
   await call(c2, "POST /api/auth/sign-out", "/api/auth/sign-out");
   await call(c1, "POST /api/auth/verify-email/resend", "/api/auth/verify-email/resend");
   const verifyToken = "shapesVerifyToken0123456789";
-  await env.database.client.execute({ sql: "INSERT INTO email_verifications (token_hash, user_id, email, expires_at, created_at) VALUES (?, ?, ?, ?, ?)", args: [sha256Hex(verifyToken), signUp.user.id, email, Date.now() + 600_000, Date.now()] });
+  await env.database.client.execute({
+    sql: "INSERT INTO email_verifications (token_hash, user_id, email, expires_at, created_at) VALUES (?, ?, ?, ?, ?)",
+    args: [sha256Hex(verifyToken), signUp.user.id, email, Date.now() + 600_000, Date.now()],
+  });
   await nextTurn();
   await call(anon, "POST /api/auth/verify-email", "/api/auth/verify-email", { token: verifyToken });
-  await call(c1, "POST /api/auth/change-password", "/api/auth/change-password", { currentPassword: "correct horse battery", newPassword: "another horse battery" });
+  await call(c1, "POST /api/auth/change-password", "/api/auth/change-password", {
+    currentPassword: "correct horse battery",
+    newPassword: "another horse battery",
+  });
   await call(anon, "POST /api/auth/password-reset", "/api/auth/password-reset", { email });
   const token = "shapesResetToken0123456789";
-  await env.database.client.execute({ sql: "INSERT INTO password_resets (token_hash, user_id, expires_at, created_at) VALUES (?, ?, ?, ?)", args: [sha256Hex(token), signUp.user.id, Date.now() + 600_000, Date.now()] });
+  await env.database.client.execute({
+    sql: "INSERT INTO password_resets (token_hash, user_id, expires_at, created_at) VALUES (?, ?, ?, ?)",
+    args: [sha256Hex(token), signUp.user.id, Date.now() + 600_000, Date.now()],
+  });
   await nextTurn();
-  await call(anon, "POST /api/auth/password-reset/confirm", "/api/auth/password-reset/confirm", { token, password: "a third horse battery" });
+  await call(anon, "POST /api/auth/password-reset/confirm", "/api/auth/password-reset/confirm", {
+    token,
+    password: "a third horse battery",
+  });
 
   // ---- organizations
   const { owner, org, project } = await orgWithProject(env, "Shapes");
@@ -129,7 +145,10 @@ async function callEveryRoute(): Promise<void> {
   const member = await signedUp(env);
   const inv = await call(owner, "POST /web/orgs/current/invitations", "/web/orgs/current/invitations", { email: member.email });
   await call(member, "POST /web/invitations/{id}/accept", `/web/invitations/${inv.id}/accept`);
-  const pending = await call(owner, "POST /web/orgs/current/invitations", "/web/orgs/current/invitations", { email: "pending@example.com", role: "admin" });
+  const pending = await call(owner, "POST /web/orgs/current/invitations", "/web/orgs/current/invitations", {
+    email: "pending@example.com",
+    role: "admin",
+  });
   await call(owner, "GET /web/orgs/current/invitations", "/web/orgs/current/invitations");
   await call(owner, "POST /web/orgs/current/invitations/{id}/resend", `/web/orgs/current/invitations/${pending.id}/resend`);
   const mail = await call(owner, "GET /web/orgs/current/mail", "/web/orgs/current/mail");
@@ -143,7 +162,10 @@ async function callEveryRoute(): Promise<void> {
   await call(owner, "POST /web/admin/sso-domains/{orgId}/{domain}/approve", `/web/admin/sso-domains/${org.id}/shapes.example/approve`);
   await call(owner, "POST /web/orgs/current/sso/domains/{domain}/verify", "/web/orgs/current/sso/domains/shapes.example/verify");
   await call(owner, "POST /web/orgs/current/sso/test", "/web/orgs/current/sso/test");
-  await call(owner, "PUT /web/orgs/current/code-hosting", "/web/orgs/current/code-hosting", { provider: "github", url: "https://github.com/acme/shapes" });
+  await call(owner, "PUT /web/orgs/current/code-hosting", "/web/orgs/current/code-hosting", {
+    provider: "github",
+    url: "https://github.com/acme/shapes",
+  });
   await call(owner, "GET /web/orgs/current/code-hosting", "/web/orgs/current/code-hosting");
   await call(owner, "GET /web/admin/organizations", "/web/admin/organizations");
   await call(owner, "POST /web/admin/organizations/{id}/{operation}", `/web/admin/organizations/${second.organization.id}/approve`);
@@ -153,12 +175,20 @@ async function callEveryRoute(): Promise<void> {
 
   // ---- expertises
   const base = "/web/orgs/current/expertises";
-  const exp = await call(owner, `POST ${base}`, base, { slug: "shapes-pay", content: expertiseMd("shapes-pay", "Use the ledger."), files: { "runbook.md": "# Runbook\n" } });
+  const exp = await call(owner, `POST ${base}`, base, {
+    slug: "shapes-pay",
+    content: expertiseMd("shapes-pay", "Use the ledger."),
+    files: { "runbook.md": "# Runbook\n" },
+  });
   const one = await call(owner, `GET ${base}/{id}`, `${base}/${exp.id}`);
-  await call(owner, `PATCH ${base}/{id}`, `${base}/${exp.id}`, { expectedRevision: one.expertise?.revision ?? one.revision ?? 1, content: expertiseMd("shapes-pay", "Use the ledger, always.") });
+  await call(owner, `PATCH ${base}/{id}`, `${base}/${exp.id}`, {
+    expectedRevision: one.expertise?.revision ?? one.revision ?? 1,
+    content: expertiseMd("shapes-pay", "Use the ledger, always."),
+  });
   await call(owner, `POST ${base}/{id}/trigger-proposal`, `${base}/${exp.id}/trigger-proposal`);
   await call(owner, `PUT ${base}/{id}/triggers`, `${base}/${exp.id}/triggers`, { files: ["src/payments/**"], keywords: ["payment"] });
-  for (const op of ["publish", "activate", "deactivate", "reactivate"]) await call(owner, `POST ${base}/{id}/${op}`, `${base}/${exp.id}/${op}`);
+  for (const op of ["publish", "activate", "deactivate", "reactivate"])
+    await call(owner, `POST ${base}/{id}/${op}`, `${base}/${exp.id}/${op}`);
   await call(owner, `GET ${base}/{id}/versions/{version}`, `${base}/${exp.id}/versions/1`);
   await call(owner, `GET ${base}`, base);
 
@@ -167,11 +197,16 @@ async function callEveryRoute(): Promise<void> {
   await call(owner, "GET /web/catalog/facets", "/web/catalog/facets");
   await call(owner, "GET /web/catalog/{talentId}", "/web/catalog/typescript-strict");
   await call(owner, "GET /web/specializations", "/web/specializations");
-  const spec = await call(owner, "POST /web/specializations", "/web/specializations", { name: "Shapes stack", talents: ["typescript-strict"] });
+  const spec = await call(owner, "POST /web/specializations", "/web/specializations", {
+    name: "Shapes stack",
+    talents: ["typescript-strict"],
+  });
   const specId = spec.specialization?.id ?? spec.id;
   await call(owner, "GET /web/specializations/{id}", `/web/specializations/${specId}`);
   await call(owner, "PATCH /web/specializations/{id}", `/web/specializations/${specId}`, { description: "For the shapes test." });
-  const dup = await call(owner, "POST /web/specializations/{id}/duplicate", `/web/specializations/${specId}/duplicate`, { name: "Shapes copy" });
+  const dup = await call(owner, "POST /web/specializations/{id}/duplicate", `/web/specializations/${specId}/duplicate`, {
+    name: "Shapes copy",
+  });
   await call(owner, "GET /web/search", "/web/search?q=shapes");
 
   // ---- projects
@@ -180,7 +215,9 @@ async function callEveryRoute(): Promise<void> {
   const extra = await call(owner, "POST /web/projects", "/web/projects", { name: "Shapes extra", description: "deleted at the end" });
   await call(owner, "GET /web/projects/{id}", p);
   await call(owner, "PATCH /web/projects/{id}", p, { description: "The shapes project." });
-  await call(owner, "POST /web/projects/{id}/talents", `${p}/talents`, { talents: ["typescript-strict", "javascript-base", `@${org.slug}/shapes-pay`] });
+  await call(owner, "POST /web/projects/{id}/talents", `${p}/talents`, {
+    talents: ["typescript-strict", "javascript-base", `@${org.slug}/shapes-pay`],
+  });
   const created = await call(owner, "POST /web/projects/{id}/keys", `${p}/keys`, { name: "shapes", tools: ALL_SCOPES });
   await call(owner, "GET /web/projects/{id}/keys", `${p}/keys`);
   await call(owner, "GET /web/projects/{id}/installed", `${p}/installed`);
@@ -190,10 +227,16 @@ async function callEveryRoute(): Promise<void> {
   const key = new WebClient(env, { authorization: `Bearer ${created.value}` });
   await call(key, "GET /api/catalog", "/api/catalog?limit=3");
   await call(key, "GET /api/prepare-task/designable", "/api/prepare-task/designable");
-  const prep = await call(key, "POST /api/prepare-task", "/api/prepare-task", { talentIds: ["typescript-strict", `@${org.slug}/shapes-pay`] });
+  const prep = await call(key, "POST /api/prepare-task", "/api/prepare-task", {
+    talentIds: ["typescript-strict", `@${org.slug}/shapes-pay`],
+  });
   const rid = prep.resolutionId;
   await call(key, "GET /api/validation/playbook", `/api/validation/playbook?resolutionId=${rid}`);
-  await call(key, "POST /api/validation/reports", "/api/validation/reports", { submissionId: "shapes-1", resolutionId: rid, expertiseResults: [{ id: `@${org.slug}/shapes-pay`, verdict: "pass", evidence: ["src/pay.ts:1"] }] });
+  await call(key, "POST /api/validation/reports", "/api/validation/reports", {
+    submissionId: "shapes-1",
+    resolutionId: rid,
+    expertiseResults: [{ id: `@${org.slug}/shapes-pay`, verdict: "pass", evidence: ["src/pay.ts:1"] }],
+  });
   await call(key, "GET /api/search", "/api/search?query=strict");
   await call(key, "POST /api/talents/get", "/api/talents/get", { uri: "talent://typescript-strict" });
   await call(key, "GET /api/doctor", "/api/doctor?include=selection");
@@ -214,7 +257,12 @@ async function callEveryRoute(): Promise<void> {
   await call(owner, "GET /web/projects/{id}/traces", `${p}/traces?limit=5`);
   await call(owner, "GET /web/projects/{id}/resolutions/{resolutionId}/reports", `${p}/resolutions/${rid}/reports`);
   await call(owner, "GET /web/projects/{id}/relevance", `${p}/relevance`);
-  await call(owner, "PUT /web/projects/{id}/relevance", `${p}/relevance`, { languages: ["typescript"], roles: ["backend"], paths: ["src/**"], exclude: [] });
+  await call(owner, "PUT /web/projects/{id}/relevance", `${p}/relevance`, {
+    languages: ["typescript"],
+    roles: ["backend"],
+    paths: ["src/**"],
+    exclude: [],
+  });
   await call(owner, "GET /web/projects/{id}/setup", `${p}/setup`);
   await call(owner, "POST /web/projects/{id}/token", `${p}/token`);
   await call(owner, "GET /web/projects/{id}/validator-config", `${p}/validator-config?target=github`);
@@ -268,8 +316,10 @@ describe("the declaration is complete", () => {
         if (Number(status) >= 300) continue; // a redirect: no body
         const content = ok.content ?? {};
         const schema = content["application/json"]?.schema;
-        const declaresFields = schema && (schema.properties || schema.items || schema.$ref || schema.oneOf || typeof schema.additionalProperties === "object");
-        if (Object.keys(content).length === 0 || ("application/json" in content && !declaresFields)) undeclared.push(`${method.toUpperCase()} ${path}`);
+        const declaresFields =
+          schema && (schema.properties || schema.items || schema.$ref || schema.oneOf || typeof schema.additionalProperties === "object");
+        if (Object.keys(content).length === 0 || ("application/json" in content && !declaresFields))
+          undeclared.push(`${method.toUpperCase()} ${path}`);
       }
     }
     expect(undeclared).toEqual([]);
@@ -277,12 +327,26 @@ describe("the declaration is complete", () => {
 });
 
 describe("the walk itself", () => {
-  const schema = { type: "object", properties: { a: { type: "string" }, list: { type: "array", items: { type: "object", properties: { id: { type: "string" } } } }, m: { type: "object", additionalProperties: { type: "integer" } } } };
+  const schema = {
+    type: "object",
+    properties: {
+      a: { type: "string" },
+      list: { type: "array", items: { type: "object", properties: { id: { type: "string" } } } },
+      m: { type: "object", additionalProperties: { type: "integer" } },
+    },
+  };
   test("names an undeclared key with its path, at any depth, and a wrong type; accepts declared keys and map entries", () => {
     expect(shapeProblems({ a: "x", list: [{ id: "1" }], m: { any: 1 } }, schema, "GET /x", {})).toEqual([]);
     expect(shapeProblems({ a: "x", _metadata: { duration: 1 } }, schema, "GET /x", {})).toEqual(["GET /x._metadata: not declared"]);
-    expect(shapeProblems({ list: [{ id: "1" }, { id: "2", secret: "s" }] }, schema, "GET /x", {})).toEqual(["GET /x.list[1].secret: not declared"]);
-    expect(shapeProblems({ a: 1, m: { k: "v" } }, schema, "GET /x", {})).toEqual(["GET /x.a: a integer, declared string", "GET /x.m.k: a string, declared integer"]);
-    expect(shapeProblems({ a: {} }, { type: "object", properties: { a: { type: "object" } } }, "GET /x", {})).toEqual(["GET /x.a: an object without declared properties"]);
+    expect(shapeProblems({ list: [{ id: "1" }, { id: "2", secret: "s" }] }, schema, "GET /x", {})).toEqual([
+      "GET /x.list[1].secret: not declared",
+    ]);
+    expect(shapeProblems({ a: 1, m: { k: "v" } }, schema, "GET /x", {})).toEqual([
+      "GET /x.a: a integer, declared string",
+      "GET /x.m.k: a string, declared integer",
+    ]);
+    expect(shapeProblems({ a: {} }, { type: "object", properties: { a: { type: "object" } } }, "GET /x", {})).toEqual([
+      "GET /x.a: an object without declared properties",
+    ]);
   });
 });

@@ -13,7 +13,17 @@ import fc from "fast-check";
 import { createKey, makePlatformAdmin, orgWithProject, testEnv, type TestEnv } from "../helpers";
 
 let env: TestEnv;
-let fixture: { cookie: string; key: string; orgId: string; projectId: string; resolutionId: string; keyId: string; userId: string; invitationId: string; sessionOrg: () => Promise<void> };
+let fixture: {
+  cookie: string;
+  key: string;
+  orgId: string;
+  projectId: string;
+  resolutionId: string;
+  keyId: string;
+  userId: string;
+  invitationId: string;
+  sessionOrg: () => Promise<void>;
+};
 
 const ALL_SCOPES = ["prepare_task", "validate", "record_validation", "deepen", "doctor", "catalog", "discover", "install"];
 
@@ -23,7 +33,11 @@ beforeAll(async () => {
   await makePlatformAdmin(env, o.owner.userId);
   await o.owner.post(`/web/projects/${o.project.id}/talents`, { talents: ["typescript-strict", "javascript-base"] });
   const k = await createKey(o.owner, o.project.id, ALL_SCOPES);
-  const prep = await env.request("/api/prepare-task", { method: "POST", headers: { authorization: `Bearer ${k.value}`, "content-type": "application/json" }, body: JSON.stringify({ talentIds: ["typescript-strict"] }) });
+  const prep = await env.request("/api/prepare-task", {
+    method: "POST",
+    headers: { authorization: `Bearer ${k.value}`, "content-type": "application/json" },
+    body: JSON.stringify({ talentIds: ["typescript-strict"] }),
+  });
   const inv = await o.owner.post("/web/orgs/current/invitations", { email: "invited@example.com" });
   fixture = {
     cookie: o.owner.cookie!,
@@ -50,12 +64,72 @@ beforeAll(async () => {
 afterAll(() => env.close());
 
 const FIELDS = [
-  "email", "password", "name", "slug", "talentIds", "language", "talent", "talents", "enabled", "resolutionId", "submissionId",
-  "expertiseResults", "uri", "uris", "section", "query", "k", "scope", "tools", "expiresAt", "role", "organizationId", "content",
-  "files", "expectedRevision", "keywords", "globs", "token", "currentPassword", "newPassword", "decision", "next", "client_id",
-  "redirect_uri", "grant_type", "code", "refresh_token", "code_verifier", "jsonrpc", "method", "params", "id", "__proto__", "constructor",
+  "email",
+  "password",
+  "name",
+  "slug",
+  "talentIds",
+  "language",
+  "talent",
+  "talents",
+  "enabled",
+  "resolutionId",
+  "submissionId",
+  "expertiseResults",
+  "uri",
+  "uris",
+  "section",
+  "query",
+  "k",
+  "scope",
+  "tools",
+  "expiresAt",
+  "role",
+  "organizationId",
+  "content",
+  "files",
+  "expectedRevision",
+  "keywords",
+  "globs",
+  "token",
+  "currentPassword",
+  "newPassword",
+  "decision",
+  "next",
+  "client_id",
+  "redirect_uri",
+  "grant_type",
+  "code",
+  "refresh_token",
+  "code_verifier",
+  "jsonrpc",
+  "method",
+  "params",
+  "id",
+  "__proto__",
+  "constructor",
 ];
-const QUERY_KEYS = ["limit", "before", "cursor", "query", "k", "scope", "resolutionId", "talent", "next", "token", "project", "version", "client_id", "redirect_uri", "response_type", "code_challenge", "resource", "state", "days"];
+const QUERY_KEYS = [
+  "limit",
+  "before",
+  "cursor",
+  "query",
+  "k",
+  "scope",
+  "resolutionId",
+  "talent",
+  "next",
+  "token",
+  "project",
+  "version",
+  "client_id",
+  "redirect_uri",
+  "response_type",
+  "code_challenge",
+  "resource",
+  "state",
+  "days",
+];
 
 /** Values that once broke a server somewhere: prototype-shaped objects, huge and odd strings, wrong types. */
 const nasty = fc.oneof(
@@ -68,7 +142,22 @@ const nasty = fc.oneof(
   fc.string({ maxLength: 30 }),
   fc.string({ unit: "grapheme", maxLength: 30 }),
   fc.constant("x".repeat(5000)),
-  fc.constantFrom("", " ", "\u0000", "\u202e", "%", "%zz", "../../etc/passwd", "talent://typescript-strict", "1.5", "-1", "1e309", "null", "[]", "{}"),
+  fc.constantFrom(
+    "",
+    " ",
+    "\u0000",
+    "\u202e",
+    "%",
+    "%zz",
+    "../../etc/passwd",
+    "talent://typescript-strict",
+    "1.5",
+    "-1",
+    "1e309",
+    "null",
+    "[]",
+    "{}",
+  ),
   fc.integer(),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
   fc.boolean(),
@@ -78,7 +167,9 @@ const nasty = fc.oneof(
 const value = fc.oneof(nasty, fc.jsonValue({ maxDepth: 2 }));
 
 /** A JSON text written by hand, so keys like __proto__ reach the server literally (duplicates too). */
-const objectText = fc.array(fc.tuple(fc.constantFrom(...FIELDS), value), { maxLength: 6 }).map((entries) => `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(",")}}`);
+const objectText = fc
+  .array(fc.tuple(fc.constantFrom(...FIELDS), value), { maxLength: 6 })
+  .map((entries) => `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(",")}}`);
 
 const bodyOf = fc.oneof(
   { weight: 6, arbitrary: objectText.map((text) => ({ type: "application/json", text })) },
@@ -86,7 +177,9 @@ const bodyOf = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom("{not json", "[", '{"a":', "\u0000", "").map((text) => ({ type: "application/json", text })) },
   {
     weight: 2,
-    arbitrary: fc.array(fc.tuple(fc.constantFrom(...FIELDS), fc.string({ maxLength: 40 })), { maxLength: 5 }).map((e) => ({ type: "application/x-www-form-urlencoded", text: new URLSearchParams(e).toString() })),
+    arbitrary: fc
+      .array(fc.tuple(fc.constantFrom(...FIELDS), fc.string({ maxLength: 40 })), { maxLength: 5 })
+      .map((e) => ({ type: "application/x-www-form-urlencoded", text: new URLSearchParams(e).toString() })),
   },
   { weight: 1, arbitrary: fc.string({ maxLength: 50 }).map((text) => ({ type: "text/plain", text })) },
   { weight: 1, arbitrary: fc.constant({ type: "application/json", text: JSON.stringify({ name: "y".repeat(70_000) }) }) }, // over BODY_LIMIT
@@ -94,13 +187,23 @@ const bodyOf = fc.oneof(
 
 const queryOf = fc.oneof(
   fc
-    .array(fc.tuple(fc.constantFrom(...QUERY_KEYS), fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom("1.5", "-1", "0", "1e3", "abc", "%", "x".repeat(3000), "\u202e"))), { maxLength: 4 })
+    .array(
+      fc.tuple(
+        fc.constantFrom(...QUERY_KEYS),
+        fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom("1.5", "-1", "0", "1e3", "abc", "%", "x".repeat(3000), "\u202e")),
+      ),
+      { maxLength: 4 },
+    )
     .map((e) => new URLSearchParams(e).toString()),
   fc.constantFrom("limit=%zz", "query=%E0%A4%A", "k=%00", ""),
 );
 
 function pathParam(real: string[]) {
-  return fc.oneof(fc.constantFrom(...real), fc.string({ minLength: 1, maxLength: 20 }).map(encodeURIComponent), fc.constantFrom("%E0%A4%A", "..%2F..%2F", "%00", "__proto__", "x".repeat(300)));
+  return fc.oneof(
+    fc.constantFrom(...real),
+    fc.string({ minLength: 1, maxLength: 20 }).map(encodeURIComponent),
+    fc.constantFrom("%E0%A4%A", "..%2F..%2F", "%00", "__proto__", "x".repeat(300)),
+  );
 }
 
 /** The route's path with each parameter drawn from real ids and odd strings. */
@@ -139,7 +242,8 @@ async function checkAnswer(method: string, url: string, res: Response): Promise<
     const rpc = url.includes("/mcp") && body?.jsonrpc === "2.0" && typeof body.error?.message === "string";
     if (!rpc && typeof body?.error !== "string") return `error body without a string error: ${text.slice(0, 200)}`;
   }
-  if (res.status >= 400 && !type.includes("json") && !type.includes("text/html") && text !== "") return `error with content-type ${type}: ${text.slice(0, 120)}`;
+  if (res.status >= 400 && !type.includes("json") && !type.includes("text/html") && text !== "")
+    return `error with content-type ${type}: ${text.slice(0, 120)}`;
   return null;
 }
 
@@ -154,24 +258,31 @@ describe("every registered route, whatever it is sent (fast-check)", () => {
       await fixture.sessionOrg();
       const methods = route.method === "ALL" ? ["GET", "POST", "DELETE"] : [route.method];
       const signsOut = route.path === "/api/auth/sign-out" || route.path === "/logout";
-      await fc.assert(
-        fc.asyncProperty(fc.constantFrom(...methods), pathOf(route.path), queryOf, bodyOf, async (method, path, query, body) => {
-          const url = `${env.config.baseUrl}${path}${query ? `?${query}` : ""}`;
-          const headers: Record<string, string> = {
-            origin: env.config.baseUrl,
-            authorization: `Bearer ${fixture.key}`,
-            accept: "application/json, text/event-stream",
-            ...(signsOut ? {} : { cookie: fixture.cookie }),
-          };
-          const hasBody = !["GET", "HEAD", "OPTIONS"].includes(method);
-          if (hasBody) headers["content-type"] = body.type;
-          const res = await env.app.handle(new Request(url, { method, headers, body: hasBody ? body.text : undefined, signal: AbortSignal.timeout(10_000) }));
-          const problem = await checkAnswer(method, url, res);
-          if (problem) failures.push(`${method} ${route.path} (${url.slice(env.config.baseUrl.length, 200)}) ${body.text.slice(0, 120)} → ${problem}`);
-          return problem === null;
-        }),
-        { numRuns: Number(process.env.FUZZ_RUNS ?? 60), endOnFailure: true },
-      ).catch(() => {}); // collected below with every route's first counterexample
+      await fc
+        .assert(
+          fc.asyncProperty(fc.constantFrom(...methods), pathOf(route.path), queryOf, bodyOf, async (method, path, query, body) => {
+            const url = `${env.config.baseUrl}${path}${query ? `?${query}` : ""}`;
+            const headers: Record<string, string> = {
+              origin: env.config.baseUrl,
+              authorization: `Bearer ${fixture.key}`,
+              accept: "application/json, text/event-stream",
+              ...(signsOut ? {} : { cookie: fixture.cookie }),
+            };
+            const hasBody = !["GET", "HEAD", "OPTIONS"].includes(method);
+            if (hasBody) headers["content-type"] = body.type;
+            const res = await env.app.handle(
+              new Request(url, { method, headers, body: hasBody ? body.text : undefined, signal: AbortSignal.timeout(10_000) }),
+            );
+            const problem = await checkAnswer(method, url, res);
+            if (problem)
+              failures.push(
+                `${method} ${route.path} (${url.slice(env.config.baseUrl.length, 200)}) ${body.text.slice(0, 120)} → ${problem}`,
+              );
+            return problem === null;
+          }),
+          { numRuns: Number(process.env.FUZZ_RUNS ?? 60), endOnFailure: true },
+        )
+        .catch(() => {}); // collected below with every route's first counterexample
     }
     expect(failures).toEqual([]);
   }, 300_000);
@@ -179,11 +290,16 @@ describe("every registered route, whatever it is sent (fast-check)", () => {
 
 describe("the answer check itself", () => {
   test("refuses a 500, a stack in a page, an error body without a string error, and accepts the error model", async () => {
-    const r = (status: number, body: string, type = "application/json") => new Response(body, { status, headers: { "content-type": type } });
+    const r = (status: number, body: string, type = "application/json") =>
+      new Response(body, { status, headers: { "content-type": type } });
     expect(await checkAnswer("GET", "/x", r(500, '{"error":"internal_error"}'))).toContain("500");
-    expect(await checkAnswer("GET", "/x", r(400, "<pre>at <anonymous> (/app/node_modules/elysia/x.js:1:2)</pre>", "text/html"))).toContain("stack");
+    expect(await checkAnswer("GET", "/x", r(400, "<pre>at <anonymous> (/app/node_modules/elysia/x.js:1:2)</pre>", "text/html"))).toContain(
+      "stack",
+    );
     expect(await checkAnswer("GET", "/x", r(400, '{"message":"no code"}'))).toContain("without a string error");
     expect(await checkAnswer("GET", "/x", r(400, '{"error":"validation_failed","message":"m"}'))).toBeNull();
-    expect(await checkAnswer("POST", "/mcp/x", r(400, '{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}'))).toBeNull();
+    expect(
+      await checkAnswer("POST", "/mcp/x", r(400, '{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}')),
+    ).toBeNull();
   });
 });

@@ -73,7 +73,8 @@ describe("REQUEST_DEADLINE: a body sent a byte a second is cut at the deadline",
   }, 20_000);
 
   test("a chunked body sent a byte a second is cut the same way", async () => {
-    const head = "POST /api/auth/sign-in HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n1\r\n{\r\n";
+    const head =
+      "POST /api/auth/sign-in HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n1\r\n{\r\n";
     const { text, ms } = await trickle(head, "1\r\n \r\n").closed;
     expect(text).toStartWith("HTTP/1.1 408");
     expect(ms).toBeLessThan(6000);

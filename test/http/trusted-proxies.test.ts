@@ -15,7 +15,12 @@ import { liveEnv, type LiveEnv } from "../mcp-support";
 let direct: LiveEnv; // 127.0.0.1 not trusted (a proxy elsewhere is)
 let proxied: LiveEnv; // 127.0.0.1 is the proxy, and so is 10.0.0.0/8 (an inner hop)
 beforeAll(async () => {
-  const limits = { SIGNIN_FAILURE_LIMIT: "2", SIGNIN_PAIR_FAILURE_LIMIT: "2", SIGNUP_LIMIT_PER_HOUR: "1", OAUTH_REGISTRATION_LIMIT_PER_MINUTE: "1" };
+  const limits = {
+    SIGNIN_FAILURE_LIMIT: "2",
+    SIGNIN_PAIR_FAILURE_LIMIT: "2",
+    SIGNUP_LIMIT_PER_HOUR: "1",
+    OAUTH_REGISTRATION_LIMIT_PER_MINUTE: "1",
+  };
   direct = await liveEnv({ ...limits, TRUSTED_PROXIES: "10.0.0.0/8" });
   proxied = await liveEnv({ ...limits, TRUSTED_PROXIES: "127.0.0.1, 10.0.0.0/8", ACCESS_LOG: "true" });
 });
@@ -35,7 +40,10 @@ async function failSignIn(live: LiveEnv, xff?: string): Promise<number> {
 
 /** The address the last security event of `kind` recorded. */
 async function lastEventIp(live: LiveEnv, kind: string): Promise<string | null> {
-  const r = await live.env.database.client.execute({ sql: "SELECT ip FROM security_events WHERE kind = ? ORDER BY created_at DESC, id DESC LIMIT 1", args: [kind] });
+  const r = await live.env.database.client.execute({
+    sql: "SELECT ip FROM security_events WHERE kind = ? ORDER BY created_at DESC, id DESC LIMIT 1",
+    args: [kind],
+  });
   return (r.rows[0]?.ip as string | null) ?? null;
 }
 
@@ -101,13 +109,22 @@ describe("the auth limits are settings, today's values by default", () => {
   test("the defaults are the limits' documented values; a bad count is a configuration error naming the setting", () => {
     const c = loadConfig({ DATA_DIR: "/tmp" });
     expect(c.authLimits).toEqual({
-      signInPair: 5, signInAddress: 20, signInEmail: 20, changePassword: 5, signUpAddress: 10, resetAddress: 10, resetEmail: 3, oauthRegistrations: 30,
+      signInPair: 5,
+      signInAddress: 20,
+      signInEmail: 20,
+      changePassword: 5,
+      signUpAddress: 10,
+      resetAddress: 10,
+      resetEmail: 3,
+      oauthRegistrations: 30,
     });
     expect(AUTH_LIMITS.signInPair.limit).toBe(AUTH_LIMIT_SETTINGS.signInPair.default);
     expect(c.trustedProxies.ranges).toHaveLength(0);
     expect(() => loadConfig({ DATA_DIR: "/tmp", SIGNIN_FAILURE_LIMIT: "0" })).toThrow(ConfigError);
     expect(() => loadConfig({ DATA_DIR: "/tmp", SIGNIN_FAILURE_LIMIT: "0" })).toThrow("SIGNIN_FAILURE_LIMIT");
-    expect(() => loadConfig({ DATA_DIR: "/tmp", TRUSTED_PROXIES: "10.0.0.0/33" })).toThrow('TRUSTED_PROXIES: "10.0.0.0/33" is not an IP address or CIDR');
+    expect(() => loadConfig({ DATA_DIR: "/tmp", TRUSTED_PROXIES: "10.0.0.0/33" })).toThrow(
+      'TRUSTED_PROXIES: "10.0.0.0/33" is not an IP address or CIDR',
+    );
     expect(() => loadConfig({ DATA_DIR: "/tmp", TRUSTED_PROXIES: "nginx" })).toThrow("TRUSTED_PROXIES");
   });
 });

@@ -18,7 +18,11 @@ afterAll(async () => {
 });
 
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(live.base + path, { method: "POST", headers: { "content-type": "application/json", origin: live.base, ...headers }, body: JSON.stringify(body) });
+  fetch(live.base + path, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: live.base, ...headers },
+    body: JSON.stringify(body),
+  });
 
 const statuses = (rs: Response[]) => {
   const out: Record<number, number> = {};
@@ -29,7 +33,13 @@ const statuses = (rs: Response[]) => {
 let seq = 0;
 async function account(): Promise<{ email: string; cookie: string }> {
   const email = `limits${++seq}-${Date.now()}@example.com`;
-  const r = await live.env.app.handle(new Request(`${live.base}/api/auth/sign-up`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password: PASSWORD }) }));
+  const r = await live.env.app.handle(
+    new Request(`${live.base}/api/auth/sign-up`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, password: PASSWORD }),
+    }),
+  );
   expect(r.status).toBe(201);
   return { email, cookie: r.headers.get("set-cookie")!.split(";")[0]! };
 }
@@ -37,7 +47,9 @@ async function account(): Promise<{ email: string; cookie: string }> {
 describe("sign-in: the attempt is taken before the password check, atomically", () => {
   test("19 parallel wrong passwords for one e-mail → exactly 5 checked (401), 14 refused (429 with Retry-After)", async () => {
     const a = await account();
-    const rs = await Promise.all(Array.from({ length: 19 }, () => post("/api/auth/sign-in", { email: a.email, password: "wrong password!" })));
+    const rs = await Promise.all(
+      Array.from({ length: 19 }, () => post("/api/auth/sign-in", { email: a.email, password: "wrong password!" })),
+    );
     expect(statuses(rs)).toEqual({ 401: AUTH_LIMITS.signInPair.limit, 429: 19 - AUTH_LIMITS.signInPair.limit });
     const limited = rs.find((r) => r.status === 429)!;
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
@@ -106,7 +118,9 @@ describe("nobody can lock another person out by knowing their e-mail (limits.ts)
     const owner = "192.0.2.1";
     const first = takeSignInAttempt(l, "victim@example.com", owner, t0 + 1); // the slow path's one attempt
     first.succeeded();
-    expect(refused(() => takeSignInAttempt(l, "victim@example.com", "198.51.100.99", t0 + 2))).toContain("one attempt is allowed every 30 s");
+    expect(refused(() => takeSignInAttempt(l, "victim@example.com", "198.51.100.99", t0 + 2))).toContain(
+      "one attempt is allowed every 30 s",
+    );
     expect(refused(() => takeSignInAttempt(l, "victim@example.com", owner, t0 + 29_000))).toContain("every 30 s");
     expect(refused(() => takeSignInAttempt(l, "victim@example.com", owner, t0 + 1 + AUTH_LIMITS.signInSlowPathMs))).toBeNull();
   });
@@ -122,10 +136,18 @@ describe("nobody can lock another person out by knowing their e-mail (limits.ts)
     const e2 = await liveEnv();
     try {
       for (let i = 0; i < 20; i++) {
-        const r = await fetch(`${e2.base}/api/auth/sign-in`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: `nobody${i}@example.com`, password: "wrong password!" }) });
+        const r = await fetch(`${e2.base}/api/auth/sign-in`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ email: `nobody${i}@example.com`, password: "wrong password!" }),
+        });
         expect(r.status).toBe(401);
       }
-      const r = await fetch(`${e2.base}/api/auth/sign-in`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "fresh@example.com", password: "wrong password!" }) });
+      const r = await fetch(`${e2.base}/api/auth/sign-in`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: "fresh@example.com", password: "wrong password!" }),
+      });
       expect(r.status).toBe(429);
     } finally {
       await e2.close();
@@ -137,10 +159,16 @@ describe("change-password and sign-up are limited too", () => {
   test("30 parallel wrong current passwords → 5 checked (401), 25 refused (429); then the right one is refused until the window passes", async () => {
     const a = await account();
     const rs = await Promise.all(
-      Array.from({ length: 30 }, () => post("/api/auth/change-password", { currentPassword: "wrong password!", newPassword: "new password 123" }, { cookie: a.cookie })),
+      Array.from({ length: 30 }, () =>
+        post("/api/auth/change-password", { currentPassword: "wrong password!", newPassword: "new password 123" }, { cookie: a.cookie }),
+      ),
     );
     expect(statuses(rs)).toEqual({ 401: AUTH_LIMITS.changePassword.limit, 429: 30 - AUTH_LIMITS.changePassword.limit });
-    const right = await post("/api/auth/change-password", { currentPassword: PASSWORD, newPassword: "new password 123" }, { cookie: a.cookie });
+    const right = await post(
+      "/api/auth/change-password",
+      { currentPassword: PASSWORD, newPassword: "new password 123" },
+      { cookie: a.cookie },
+    );
     expect(right.status).toBe(429);
   });
 
@@ -149,7 +177,11 @@ describe("change-password and sign-up are limited too", () => {
     try {
       const rs = await Promise.all(
         Array.from({ length: 100 }, (_, i) =>
-          fetch(`${e2.base}/api/auth/sign-up`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: `bulk${i}@example.com`, password: PASSWORD }) }),
+          fetch(`${e2.base}/api/auth/sign-up`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ email: `bulk${i}@example.com`, password: PASSWORD }),
+          }),
         ),
       );
       expect(statuses(rs)).toEqual({ 201: AUTH_LIMITS.signUpAddress.limit, 429: 100 - AUTH_LIMITS.signUpAddress.limit });

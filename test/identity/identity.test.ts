@@ -106,19 +106,26 @@ describe("/api/auth: e-mail and password, session cookie", () => {
     const rs = await Promise.all(Array.from({ length: 5 }, () => new WebClient(env).post("/api/auth/sign-up", { email, password: PW })));
     expect(rs.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409]);
     for (const r of rs.filter((x) => x.status === 409)) expect(r.body.error).toBe("conflict");
-    expect(Number((await env.database.client.execute({ sql: "SELECT count(*) AS n FROM users WHERE email = ?", args: [email] })).rows[0]!.n)).toBe(1);
+    expect(
+      Number((await env.database.client.execute({ sql: "SELECT count(*) AS n FROM users WHERE email = ?", args: [email] })).rows[0]!.n),
+    ).toBe(1);
   });
 
   test("an active session slides: used after the slide interval, its expiry moves a full lifetime ahead", async () => {
     const c = await signedUp(env);
     const { SESSION_TTL_MS } = await import("../../src/identity/sessions");
     const old = Date.now() - 2 * 24 * 3600 * 1000;
-    await env.database.client.execute({ sql: "UPDATE sessions SET last_seen_at = ?, expires_at = ? WHERE user_id = ?", args: [old, Date.now() + 3600_000, c.userId] });
+    await env.database.client.execute({
+      sql: "UPDATE sessions SET last_seen_at = ?, expires_at = ? WHERE user_id = ?",
+      args: [old, Date.now() + 3600_000, c.userId],
+    });
     const before = Date.now();
     const r = await c.get("/api/auth/session");
     expect(r.status).toBe(200);
     expect(Date.parse(r.body.expiresAt)).toBeGreaterThanOrEqual(before + SESSION_TTL_MS);
-    const row = (await env.database.client.execute({ sql: "SELECT last_seen_at, expires_at FROM sessions WHERE user_id = ?", args: [c.userId] })).rows[0]!;
+    const row = (
+      await env.database.client.execute({ sql: "SELECT last_seen_at, expires_at FROM sessions WHERE user_id = ?", args: [c.userId] })
+    ).rows[0]!;
     expect(Number(row.last_seen_at)).toBeGreaterThanOrEqual(before);
     expect(Number(row.expires_at)).toBeGreaterThanOrEqual(before + SESSION_TTL_MS);
   });
@@ -134,7 +141,9 @@ describe("/api/auth: e-mail and password, session cookie", () => {
     const r = await new WebClient(env).post("/api/auth/sign-in", { email: c.email, password: "wrong password!" });
     expect(r.status).toBe(401);
     expect(r.body.error).toBe("invalid_credentials");
-    const ev = (await env.database.client.execute({ sql: "SELECT kind FROM security_events WHERE email = ?", args: [c.email] })).rows.map((x) => x.kind);
+    const ev = (await env.database.client.execute({ sql: "SELECT kind FROM security_events WHERE email = ?", args: [c.email] })).rows.map(
+      (x) => x.kind,
+    );
     expect(ev).toContain("sign_in.failure");
   });
 
@@ -148,13 +157,16 @@ describe("/api/auth: e-mail and password, session cookie", () => {
     stale.cookie = old;
     expect((await stale.get("/api/auth/session")).status).toBe(401);
     expect((await c.get("/api/auth/session")).status).toBe(200);
-    const ev = (await env.database.client.execute({ sql: "SELECT kind FROM security_events WHERE email = ?", args: [c.email] })).rows.map((x) => x.kind);
+    const ev = (await env.database.client.execute({ sql: "SELECT kind FROM security_events WHERE email = ?", args: [c.email] })).rows.map(
+      (x) => x.kind,
+    );
     expect(ev).toContain("sign_in.success");
   });
 
   test("one sign-in limit for every sign-in path: failures on the API lock the OAuth login page out too (429)", async () => {
     const c = await signedUp(env);
-    for (let i = 0; i < 5; i++) expect((await new WebClient(env).post("/api/auth/sign-in", { email: c.email, password: "wrong password!" })).status).toBe(401);
+    for (let i = 0; i < 5; i++)
+      expect((await new WebClient(env).post("/api/auth/sign-in", { email: c.email, password: "wrong password!" })).status).toBe(401);
     const page = await env.request("/login", {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded", origin: new URL(env.config.baseUrl).origin },
@@ -166,7 +178,8 @@ describe("/api/auth: e-mail and password, session cookie", () => {
 
   test("sign-in is rate limited per e-mail: after 5 failures → 429 with Retry-After, even with the right password", async () => {
     const c = await signedUp(env);
-    for (let i = 0; i < 5; i++) expect((await new WebClient(env).post("/api/auth/sign-in", { email: c.email, password: "wrong password!" })).status).toBe(401);
+    for (let i = 0; i < 5; i++)
+      expect((await new WebClient(env).post("/api/auth/sign-in", { email: c.email, password: "wrong password!" })).status).toBe(401);
     const r = await new WebClient(env).post("/api/auth/sign-in", { email: c.email, password: PW });
     expect(r.status).toBe(429);
     expect(r.body.error).toBe("rate_limited");
@@ -214,7 +227,11 @@ describe("CSRF", () => {
   });
   test("no Origin and no HX-Request → 403; HX-Request with same-origin Sec-Fetch-Site → allowed", async () => {
     const c = await signedUp(env);
-    const noOrigin = await env.request("/web/orgs", { method: "POST", headers: { cookie: c.cookie!, "content-type": "application/json" }, body: JSON.stringify({ name: "X" }) });
+    const noOrigin = await env.request("/web/orgs", {
+      method: "POST",
+      headers: { cookie: c.cookie!, "content-type": "application/json" },
+      body: JSON.stringify({ name: "X" }),
+    });
     expect(noOrigin.status).toBe(403);
     const htmx = await env.request("/web/orgs", {
       method: "POST",
@@ -232,11 +249,20 @@ describe("CSRF", () => {
   });
   test("sign-in without any Origin (curl, scripts) is accepted; only a foreign Origin is refused", async () => {
     const c = await signedUp(env);
-    const r = await env.request("/api/auth/sign-in", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: c.email, password: PW }) });
+    const r = await env.request("/api/auth/sign-in", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: c.email, password: PW }),
+    });
     expect(r.status).toBe(200);
   });
   test("sign-in from a foreign Origin → 403 (login CSRF)", async () => {
-    const r = await new WebClient(env).json("POST", "/api/auth/sign-in", { email: "a@b.co", password: PW }, { origin: "https://evil.example" });
+    const r = await new WebClient(env).json(
+      "POST",
+      "/api/auth/sign-in",
+      { email: "a@b.co", password: PW },
+      { origin: "https://evil.example" },
+    );
     expect(r.status).toBe(403);
   });
 });
@@ -292,10 +318,15 @@ describe("the /login page's forms over HTTP (failure paths; the browser tests us
     headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
     body: new URLSearchParams(fields).toString(),
   });
-  const users = async (email: string) => Number((await env.database.client.execute({ sql: "SELECT count(*) AS n FROM users WHERE email = ?", args: [email] })).rows[0]!.n);
+  const users = async (email: string) =>
+    Number((await env.database.client.execute({ sql: "SELECT count(*) AS n FROM users WHERE email = ?", args: [email] })).rows[0]!.n);
 
   test("POST /login/sign-up from another site (Origin or Sec-Fetch-Site) → 403 page, no account", async () => {
-    for (const headers of [{ origin: "https://evil.example" }, { "sec-fetch-site": "cross-site" }, { "sec-fetch-site": "same-site" }] as Record<string, string>[]) {
+    for (const headers of [
+      { origin: "https://evil.example" },
+      { "sec-fetch-site": "cross-site" },
+      { "sec-fetch-site": "same-site" },
+    ] as Record<string, string>[]) {
       const email = `csrf-${Math.random().toString(36).slice(2)}@example.com`;
       const r = await env.request("/login/sign-up", form({ email, password: PW, next: "/" }, headers));
       expect(r.status).toBe(403);
@@ -314,7 +345,10 @@ describe("the /login page's forms over HTTP (failure paths; the browser tests us
     expect(await users(email)).toBe(0);
   });
   test("POST /login/sign-up with next=//evil.example → 303 to /, never off-site", async () => {
-    const r = await env.request("/login/sign-up", form({ email: `next-${Date.now()}@example.com`, password: PW, next: "//evil.example/x" }));
+    const r = await env.request(
+      "/login/sign-up",
+      form({ email: `next-${Date.now()}@example.com`, password: PW, next: "//evil.example/x" }),
+    );
     expect(r.status).toBe(303);
     expect(r.headers.get("location")).toBe("/");
   });

@@ -54,7 +54,11 @@ describe("the four 401 cases are indistinguishable in time", () => {
         const slower = samples[a]!.filter((x, i) => x > samples[b]![i]!).length / 1000;
         const ratio = median(samples[a]!) / median(samples[b]!);
         // before the fix: unknown slower in ~97% of pairs, medians ×2.8
-        expect({ pair: `${a}/${b}`, slowerShareOk: slower > 0.3 && slower < 0.7, ratioOk: ratio > 0.75 && ratio < 1.33 }).toEqual({ pair: `${a}/${b}`, slowerShareOk: true, ratioOk: true });
+        expect({ pair: `${a}/${b}`, slowerShareOk: slower > 0.3 && slower < 0.7, ratioOk: ratio > 0.75 && ratio < 1.33 }).toEqual({
+          pair: `${a}/${b}`,
+          slowerShareOk: true,
+          ratioOk: true,
+        });
       }
     }
   }, 60_000);

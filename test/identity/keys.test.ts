@@ -21,13 +21,31 @@ describe("project API keys (docs/api.md 'Key API')", () => {
     expect(r.status).toBe(201);
     expect(r.body.value).toMatch(/^svc_pk_[0-9A-Za-z]{43,}$/);
     expect(hasValidChecksum(r.body.value, "svc_pk_")).toBe(true);
-    expect(r.body.key).toMatchObject({ name: "ci hook", tools: ["validate", "doctor"], status: "active", expiresAt: null, createdBy: { email: owner.email } });
+    expect(r.body.key).toMatchObject({
+      name: "ci hook",
+      tools: ["validate", "doctor"],
+      status: "active",
+      expiresAt: null,
+      createdBy: { email: owner.email },
+    });
     const list = await owner.get(`/web/projects/${project.id}/keys`);
     const text = JSON.stringify(list.body);
     expect(text).not.toContain(r.body.value);
     expect(text).not.toContain(r.body.value.slice(7, 20));
     expect(list.body.keys[0]).not.toHaveProperty("keyHash");
-    expect(Object.keys(list.body.keys[0]).sort()).toEqual(["automation", "createdAt", "createdBy", "expiresAt", "id", "lastUsedAt", "name", "projectId", "revokedAt", "status", "tools"]);
+    expect(Object.keys(list.body.keys[0]).sort()).toEqual([
+      "automation",
+      "createdAt",
+      "createdBy",
+      "expiresAt",
+      "id",
+      "lastUsedAt",
+      "name",
+      "projectId",
+      "revokedAt",
+      "status",
+      "tools",
+    ]);
   });
 
   const bad: [string, Record<string, unknown>, string][] = [
@@ -52,8 +70,21 @@ describe("project API keys (docs/api.md 'Key API')", () => {
 
   test("a key can never create or revoke keys, nor open any /web route (401)", async () => {
     const { owner, project } = await orgWithProject(env);
-    const k = await createKey(owner, project.id, ["prepare_task", "validate", "record_validation", "deepen", "doctor", "catalog", "discover", "install"]);
-    const create = await withKey(env, k.value, `/web/projects/${project.id}/keys`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "x", tools: ["doctor"] }) });
+    const k = await createKey(owner, project.id, [
+      "prepare_task",
+      "validate",
+      "record_validation",
+      "deepen",
+      "doctor",
+      "catalog",
+      "discover",
+      "install",
+    ]);
+    const create = await withKey(env, k.value, `/web/projects/${project.id}/keys`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "x", tools: ["doctor"] }),
+    });
     expect(create.status).toBe(401);
     expect((await withKey(env, k.value, `/web/projects/${project.id}/keys/${k.key.id}`, { method: "DELETE" })).status).toBe(401);
     expect((await withKey(env, k.value, "/web/projects")).status).toBe(401);
@@ -84,7 +115,8 @@ describe("the key guard, evaluated on every call (docs/api.md 'Key API')", () =>
     expect(second.nextCursor).toBeNull();
     expect((await withKey(env, k.value, "/api/catalog?limit=201")).status).toBe(400);
     expect((await withKey(env, k.value, "/api/catalog?cursor=garbage")).status).toBe(400);
-    for (const q of ["limit=201", "limit=0", "cursor=garbage"]) expect(`${q} → ${(await (await withKey(env, k.value, `/api/catalog?${q}`)).json()).error}`).toBe(`${q} → validation_failed`);
+    for (const q of ["limit=201", "limit=0", "cursor=garbage"])
+      expect(`${q} → ${(await (await withKey(env, k.value, `/api/catalog?${q}`)).json()).error}`).toBe(`${q} → validation_failed`);
   });
 
   test("unknown, malformed, revoked, expired key and keys disabled → one byte-identical 401 invalid_token", async () => {
@@ -118,7 +150,9 @@ describe("the key guard, evaluated on every call (docs/api.md 'Key API')", () =>
 
   test("a key and its security event commit together: when the event cannot be written, no key is stored (its value was never shown)", async () => {
     const { owner, project } = await orgWithProject(env);
-    await env.database.client.execute("CREATE TRIGGER test_no_key_events BEFORE INSERT ON security_events WHEN NEW.kind = 'key.created' BEGIN SELECT RAISE(ABORT, 'security log unavailable'); END");
+    await env.database.client.execute(
+      "CREATE TRIGGER test_no_key_events BEFORE INSERT ON security_events WHEN NEW.kind = 'key.created' BEGIN SELECT RAISE(ABORT, 'security log unavailable'); END",
+    );
     try {
       const r = await owner.post(`/web/projects/${project.id}/keys`, { name: "lost", tools: ["catalog"] });
       expect(`${r.status} ${r.body.error}`).toBe("500 internal_error");
@@ -198,7 +232,10 @@ describe("the key guard, evaluated on every call (docs/api.md 'Key API')", () =>
     expect(r.status).toBe(404);
     expect((await r.json()).error).toBe("not_found");
     expect((await withKey(env, dead.value, "/api/catalog")).status).toBe(401);
-    expect((await env.database.client.execute({ sql: "SELECT count(*) AS n FROM api_keys WHERE project_id = ?", args: [project.id] })).rows[0]!.n).toBe(0);
+    expect(
+      (await env.database.client.execute({ sql: "SELECT count(*) AS n FROM api_keys WHERE project_id = ?", args: [project.id] })).rows[0]!
+        .n,
+    ).toBe(0);
   });
 
   test("rights are re-read after any commit, even one made outside this app (another process): no stale cached key", async () => {
@@ -222,7 +259,14 @@ describe("the key guard, evaluated on every call (docs/api.md 'Key API')", () =>
       const call = () => fetch(`${live.base}/api/catalog?limit=1`, { headers: { authorization: `Bearer ${k.value}` } });
       for (let i = 0; i < 3; i++) expect((await call()).status).toBe(200); // warm the cache
       const path = live.env.config.databaseUrl.slice("file:".length);
-      const proc = Bun.spawn([process.execPath, "-e", `const D = require("libsql"); const d = new D(${JSON.stringify(path)}); d.exec("PRAGMA busy_timeout = 5000"); d.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ?").run(Date.now(), ${JSON.stringify(k.key.id)}); d.close();`], { stderr: "pipe" });
+      const proc = Bun.spawn(
+        [
+          process.execPath,
+          "-e",
+          `const D = require("libsql"); const d = new D(${JSON.stringify(path)}); d.exec("PRAGMA busy_timeout = 5000"); d.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ?").run(Date.now(), ${JSON.stringify(k.key.id)}); d.close();`,
+        ],
+        { stderr: "pipe" },
+      );
       expect({ exit: await proc.exited, stderr: await new Response(proc.stderr).text() }).toEqual({ exit: 0, stderr: "" });
       expect((await call()).status).toBe(401);
     } finally {
@@ -234,7 +278,12 @@ describe("the key guard, evaluated on every call (docs/api.md 'Key API')", () =>
     const { owner, project } = await orgWithProject(env);
     await owner.post(`/web/projects/${project.id}/talents`, { talents: ["typescript-strict"] });
     const k = await createKey(owner, project.id, ["prepare_task"]);
-    const prepare = () => withKey(env, k.value, "/api/prepare-task", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ talentIds: ["typescript-strict"] }) });
+    const prepare = () =>
+      withKey(env, k.value, "/api/prepare-task", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ talentIds: ["typescript-strict"] }),
+      });
     const reads: string[] = [];
     const get = env.database.get;
     env.database.get = (sql, args) => {
@@ -283,9 +332,14 @@ describe("the key guard, evaluated on every call (docs/api.md 'Key API')", () =>
 describe("the raw key value is never stored nor logged", () => {
   test("scan every text column of every table, and every log line, after creating keys", async () => {
     const { owner, project } = await orgWithProject(env);
-    const values = [(await createKey(owner, project.id, ["catalog"])).value, (await createKey(owner, project.id, ["doctor", "validate"])).value];
+    const values = [
+      (await createKey(owner, project.id, ["catalog"])).value,
+      (await createKey(owner, project.id, ["doctor", "validate"])).value,
+    ];
     await withKey(env, values[0]!, "/api/catalog");
-    const tables = (await env.database.client.execute("SELECT name FROM sqlite_master WHERE type = 'table'")).rows.map((r) => String(r.name));
+    const tables = (await env.database.client.execute("SELECT name FROM sqlite_master WHERE type = 'table'")).rows.map((r) =>
+      String(r.name),
+    );
     let scanned = 0;
     for (const table of tables) {
       const cols = (await env.database.client.execute(`PRAGMA table_info(${table})`)).rows;

@@ -33,9 +33,14 @@ afterAll(async () => {
 });
 
 const api = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(live.base + path, { method: "POST", headers: { "content-type": "application/json", origin: live.base, ...headers }, body: JSON.stringify(body) });
+  fetch(live.base + path, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: live.base, ...headers },
+    body: JSON.stringify(body),
+  });
 
-const rows = async (sql: string, args: (string | number)[] = []) => (await live.env.database.client.execute({ sql, args })).rows as unknown as Record<string, any>[];
+const rows = async (sql: string, args: (string | number)[] = []) =>
+  (await live.env.database.client.execute({ sql, args })).rows as unknown as Record<string, any>[];
 
 /** The reset mails `email` received, once there are `n` (a signed-up account also got its verification mail). */
 async function resetMails(email: string, n = 1) {
@@ -73,7 +78,9 @@ describe("POST /api/auth/password-reset", () => {
     await Bun.sleep(300);
     expect(smtp.to("nobody.here@example.com")).toHaveLength(0);
     expect(await rows("SELECT 1 FROM mail_outbox WHERE to_address = 'nobody.here@example.com'")).toHaveLength(0);
-    const events = await rows("SELECT kind, email, detail FROM security_events WHERE kind = 'password_reset.requested' ORDER BY created_at");
+    const events = await rows(
+      "SELECT kind, email, detail FROM security_events WHERE kind = 'password_reset.requested' ORDER BY created_at",
+    );
     expect(events.map((e) => e.email)).toEqual(expect.arrayContaining([user.email, "nobody.here@example.com"]));
   });
 
@@ -81,8 +88,18 @@ describe("POST /api/auth/password-reset", () => {
     const { owner } = await orgWithProject(live.env);
     const { token } = await resetLink(owner.email);
     expect(await rows("SELECT 1 FROM password_resets WHERE token_hash = ?", [sha256Hex(token)])).toHaveLength(1);
-    expect(await eventually(async () => (await rows("SELECT status FROM mail_outbox WHERE to_address = ? AND kind = 'password_reset'", [owner.email]))[0]?.status === "sent", 5000)).toBe(true);
-    const dump = JSON.stringify(await rows("SELECT * FROM mail_outbox")) + JSON.stringify(await rows("SELECT * FROM password_resets")) + JSON.stringify(await rows("SELECT * FROM security_events"));
+    expect(
+      await eventually(
+        async () =>
+          (await rows("SELECT status FROM mail_outbox WHERE to_address = ? AND kind = 'password_reset'", [owner.email]))[0]?.status ===
+          "sent",
+        5000,
+      ),
+    ).toBe(true);
+    const dump =
+      JSON.stringify(await rows("SELECT * FROM mail_outbox")) +
+      JSON.stringify(await rows("SELECT * FROM password_resets")) +
+      JSON.stringify(await rows("SELECT * FROM security_events"));
     expect(dump).not.toContain(token);
     expect((await owner.get("/web/orgs/current/mail?status=sent")).body.mails.some((m: any) => m.kind === "password_reset")).toBe(false);
   });
@@ -105,7 +122,9 @@ describe("POST /api/auth/password-reset", () => {
     const again = await api("/api/auth/password-reset/confirm", { token, password: "yet another password" });
     expect(again.status).toBe(410);
     expect(await again.json()).toMatchObject({ error: "reset_link_invalid" });
-    const kinds = (await rows("SELECT kind FROM security_events WHERE user_id = ? OR kind = 'password_reset.refused'", [user.userId])).map((r) => r.kind);
+    const kinds = (await rows("SELECT kind FROM security_events WHERE user_id = ? OR kind = 'password_reset.refused'", [user.userId])).map(
+      (r) => r.kind,
+    );
     expect(kinds).toEqual(expect.arrayContaining(["password_reset.requested", "password_reset.completed", "password_reset.refused"]));
   });
 
@@ -113,7 +132,10 @@ describe("POST /api/auth/password-reset", () => {
     const user = await signedUp(live.env);
     const first = await resetLink(user.email, 1);
     const second = await resetLink(user.email, 2);
-    await live.env.database.client.execute({ sql: "UPDATE password_resets SET expires_at = ? WHERE token_hash = ?", args: [Date.now() - 1, sha256Hex(first.token)] });
+    await live.env.database.client.execute({
+      sql: "UPDATE password_resets SET expires_at = ? WHERE token_hash = ?",
+      args: [Date.now() - 1, sha256Hex(first.token)],
+    });
     expect((await api("/api/auth/password-reset/confirm", { token: first.token, password: "a brand new password" })).status).toBe(410);
     const third = await resetLink(user.email, 3);
     expect((await api("/api/auth/password-reset/confirm", { token: third.token, password: "a brand new password" })).status).toBe(200);
@@ -123,7 +145,10 @@ describe("POST /api/auth/password-reset", () => {
   test("changing the password (signed in) kills a reset link asked for before", async () => {
     const user = await signedUp(live.env);
     const { token } = await resetLink(user.email);
-    expect((await user.post("/api/auth/change-password", { currentPassword: "correct horse battery", newPassword: "changed on purpose" })).status).toBe(200);
+    expect(
+      (await user.post("/api/auth/change-password", { currentPassword: "correct horse battery", newPassword: "changed on purpose" }))
+        .status,
+    ).toBe(200);
     expect((await api("/api/auth/password-reset/confirm", { token, password: "an attacker's password" })).status).toBe(410);
     expect((await api("/api/auth/sign-in", { email: user.email, password: "changed on purpose" })).status).toBe(200);
   });
@@ -132,13 +157,19 @@ describe("POST /api/auth/password-reset", () => {
     const user = await signedUp(live.env);
     const answers = new Set<string>();
     for (let i = 0; i < AUTH_LIMITS.resetEmail.limit + 2; i++) {
-      const r = await live.env.request("/api/auth/password-reset", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: user.email }) });
+      const r = await live.env.request("/api/auth/password-reset", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: user.email }),
+      });
       expect(r.status).toBe(202);
       answers.add(await r.text());
     }
     expect(answers.size).toBe(1);
     await resetRequestsSettled();
-    expect(await rows("SELECT 1 FROM mail_outbox WHERE to_address = ? AND kind = 'password_reset'", [user.email])).toHaveLength(AUTH_LIMITS.resetEmail.limit);
+    expect(await rows("SELECT 1 FROM mail_outbox WHERE to_address = ? AND kind = 'password_reset'", [user.email])).toHaveLength(
+      AUTH_LIMITS.resetEmail.limit,
+    );
   });
 
   test("equal-time rule: the request path does the same database work — none — for an account and for an unknown e-mail; the token, mail and event follow the answer", async () => {
@@ -151,7 +182,10 @@ describe("POST /api/auth/password-reset", () => {
       const database = new Proxy(live.env.database, {
         get: (target, key) => (used.push(String(key)), Reflect.get(target, key)),
       }) as Database;
-      await requestPasswordReset({ database, config, log, authLimiters: createAuthLimiters() }, email, { ip: "192.0.2.7", userAgent: "test" });
+      await requestPasswordReset({ database, config, log, authLimiters: createAuthLimiters() }, email, {
+        ip: "192.0.2.7",
+        userAgent: "test",
+      });
       return [...used];
     };
     const forAccount = await touched(user.email);
@@ -164,8 +198,16 @@ describe("POST /api/auth/password-reset", () => {
     expect(await rows("SELECT 1 FROM password_resets WHERE user_id = ?", [user.userId])).toHaveLength(1);
     expect(await rows("SELECT 1 FROM mail_outbox WHERE to_address = ? AND kind = 'password_reset'", [user.email])).toHaveLength(1);
     expect(await rows("SELECT 1 FROM mail_outbox WHERE to_address = ?", [unknownEmail])).toHaveLength(0);
-    const events = await rows("SELECT email, detail FROM security_events WHERE kind = 'password_reset.requested' AND email IN (?, ?)", [user.email, unknownEmail]);
-    expect(events.map((e) => [e.email, JSON.parse(e.detail).account]).sort()).toEqual([[unknownEmail, false], [user.email, true]].sort());
+    const events = await rows("SELECT email, detail FROM security_events WHERE kind = 'password_reset.requested' AND email IN (?, ?)", [
+      user.email,
+      unknownEmail,
+    ]);
+    expect(events.map((e) => [e.email, JSON.parse(e.detail).account]).sort()).toEqual(
+      [
+        [unknownEmail, false],
+        [user.email, true],
+      ].sort(),
+    );
   });
 
   test("failure paths: 400 validation_failed (bad e-mail, short password, no token), 410 for an unknown token, 403 csrf_rejected cross-site", async () => {
@@ -180,7 +222,11 @@ describe("POST /api/auth/password-reset", () => {
     expect(((await none.json()) as any).issues[0].path).toBe("token");
     expect((await api("/api/auth/password-reset/confirm", { token: "unknown-token", password: "long enough password" })).status).toBe(410);
     for (const path of ["/api/auth/password-reset", "/api/auth/password-reset/confirm"]) {
-      const cross = await api(path, { email: "a@example.com", token: "t", password: "long enough password" }, { origin: "http://evil.example" });
+      const cross = await api(
+        path,
+        { email: "a@example.com", token: "t", password: "long enough password" },
+        { origin: "http://evil.example" },
+      );
       expect(cross.status).toBe(403);
       expect(((await cross.json()) as any).error).toBe("csrf_rejected");
     }
@@ -206,7 +252,11 @@ describe("the /reset-password page (HTML)", () => {
     const user = await signedUp(live.env);
     const { token } = await resetLink(user.email);
     const form = (fields: Record<string, string>, origin = live.base) =>
-      fetch(`${live.base}/reset-password/confirm`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", origin }, body: new URLSearchParams(fields).toString() });
+      fetch(`${live.base}/reset-password/confirm`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", origin },
+        body: new URLSearchParams(fields).toString(),
+      });
     const short = await form({ token, password: "short" });
     expect(short.status).toBe(400);
     const html = await short.text();
@@ -224,7 +274,8 @@ describe("rate limit (last: it uses up this address's requests)", () => {
   test(`POST /api/auth/password-reset: ${AUTH_LIMITS.resetAddress.limit} requests per address in 15 min, then 429 with Retry-After`, async () => {
     // the address's limit (over the socket, so the server sees the address); the requests above took some of it
     const statuses: number[] = [];
-    for (let i = 0; i < AUTH_LIMITS.resetAddress.limit + 1; i++) statuses.push((await api("/api/auth/password-reset", { email: `flood${i}@example.com` })).status);
+    for (let i = 0; i < AUTH_LIMITS.resetAddress.limit + 1; i++)
+      statuses.push((await api("/api/auth/password-reset", { email: `flood${i}@example.com` })).status);
     expect(statuses).toContain(429);
     const r = await api("/api/auth/password-reset", { email: "one.more@example.com" });
     expect(r.status).toBe(429);

@@ -38,7 +38,12 @@ afterAll(async () => {
 
 /** Saves SAML SSO for the owner's organization with the test IdP; returns the SP metadata URL. */
 async function samlSso(owner: WebClient, orgId: string, domains: string[], enforce = false): Promise<{ status: number; body: any }> {
-  const r = await owner.post("/web/orgs/current/sso", { type: "saml", domains, enforce, saml: { entryPoint: idp.entryPoint, idpIssuer: idp.entityId, idpCert: idp.cert } });
+  const r = await owner.post("/web/orgs/current/sso", {
+    type: "saml",
+    domains,
+    enforce,
+    saml: { entryPoint: idp.entryPoint, idpIssuer: idp.entityId, idpCert: idp.cert },
+  });
   if (r.status === 200) metadataUrls.set(orgId, r.body.serviceProvider.samlMetadataUrl);
   return r;
 }
@@ -54,15 +59,31 @@ async function ssoAs(orgId: string, email: string, startDomain = email.split("@"
   const location = start.headers.get("location") ?? "";
   if (start.status === 302 && location.startsWith(idp.entryPoint)) {
     const to = new URL(location);
-    const parsed = (await idp.idp.parseLoginRequest(sp, "redirect", { query: Object.fromEntries(to.searchParams), octetString: "" } as never)) as unknown as { extract: { request: { id: string } } };
+    const parsed = (await idp.idp.parseLoginRequest(sp, "redirect", {
+      query: Object.fromEntries(to.searchParams),
+      octetString: "",
+    } as never)) as unknown as { extract: { request: { id: string } } };
     requestId = parsed.extract.request.id;
   }
   const now = Date.now();
   const values = loginResponseValues({
-    id: `_r${++seq}${now}`, assertionId: `_a${seq}${now}`, destination: `${live.base}/api/auth/saml/${orgId}/acs`, audience: metadataUrl,
-    issuer: idp.entityId, inResponseTo: requestId, email, notBefore: new Date(now - 1000), notOnOrAfter: new Date(now + 5 * 60_000),
+    id: `_r${++seq}${now}`,
+    assertionId: `_a${seq}${now}`,
+    destination: `${live.base}/api/auth/saml/${orgId}/acs`,
+    audience: metadataUrl,
+    issuer: idp.entityId,
+    inResponseTo: requestId,
+    email,
+    notBefore: new Date(now - 1000),
+    notOnOrAfter: new Date(now + 5 * 60_000),
   });
-  const signed = (await idp.idp.createLoginResponse(sp, {} as never, "post", { email }, { customTagReplacement: (t: string) => ({ id: values.ID!, context: fillTemplate(t, values) }) })) as { context: string };
+  const signed = (await idp.idp.createLoginResponse(
+    sp,
+    {} as never,
+    "post",
+    { email },
+    { customTagReplacement: (t: string) => ({ id: values.ID!, context: fillTemplate(t, values) }) },
+  )) as { context: string };
   const r = await fetch(`${live.base}/api/auth/saml/${orgId}/acs`, {
     method: "POST",
     redirect: "manual",
@@ -80,7 +101,9 @@ async function ssoAs(orgId: string, email: string, startDomain = email.split("@"
 }
 
 async function sessionsOf(userId: string): Promise<number> {
-  return Number((await live.env.database.client.execute({ sql: "SELECT count(*) AS n FROM sessions WHERE user_id = ?", args: [userId] })).rows[0]!.n);
+  return Number(
+    (await live.env.database.client.execute({ sql: "SELECT count(*) AS n FROM sessions WHERE user_id = ?", args: [userId] })).rows[0]!.n,
+  );
 }
 
 async function passwordSignIn(email: string, password = "correct horse battery"): Promise<number> {
@@ -98,19 +121,29 @@ describe("an SSO domain claim routes nothing until proven", () => {
     expect(r.start.location).toStartWith("/login?error=sso_unknown");
     expect(r.session).toBeNull();
     expect(r.location).toStartWith("/login?error=sso_not_approved");
-    const login = await fetch(`${live.base}/login`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", origin: live.base }, body: "email=admin%40victim-corp.example&password=" });
+    const login = await fetch(`${live.base}/login`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: live.base },
+      body: "email=admin%40victim-corp.example&password=",
+    });
     expect(login.status).toBe(400);
     // the attacker proves a domain it does own, then asserts the administrator's address anyway
     dns.txt.set("_talentd-challenge.attacker-own.example", []);
     await samlSso(attacker, org.id, ["victim-corp.example", "attacker-own.example"]);
-    const claim = (await attacker.get("/web/orgs/current/sso")).body.sso.domainClaims.find((c: { domain: string }) => c.domain === "attacker-own.example");
+    const claim = (await attacker.get("/web/orgs/current/sso")).body.sso.domainClaims.find(
+      (c: { domain: string }) => c.domain === "attacker-own.example",
+    );
     dns.txt.set("_talentd-challenge.attacker-own.example", [claim.record.value]);
     expect((await attacker.post("/web/orgs/current/sso/domains/attacker-own.example/verify")).status).toBe(200);
     const again = await ssoAs(org.id, "admin@victim-corp.example", "attacker-own.example");
     expect(again.start.location).toStartWith(idp.entryPoint); // a real request of ours: only the address is wrong
     expect(again.session).toBeNull();
     expect(again.location).toStartWith("/login?error=sso_domain");
-    const links = await live.env.database.client.execute({ sql: "SELECT count(*) AS n FROM external_accounts WHERE user_id = ?", args: [admin.userId] });
+    const links = await live.env.database.client.execute({
+      sql: "SELECT count(*) AS n FROM external_accounts WHERE user_id = ?",
+      args: [admin.userId],
+    });
     expect(Number(links.rows[0]!.n)).toBe(0);
   });
 
@@ -148,7 +181,11 @@ describe("an SSO domain claim routes nothing until proven", () => {
     const saved = await samlSso(first, org1.id, ["proof.example"]);
     expect(saved.status).toBe(200);
     const claim = saved.body.sso.domainClaims[0];
-    expect(claim).toMatchObject({ domain: "proof.example", status: "pending", record: { type: "TXT", name: "_talentd-challenge.proof.example" } });
+    expect(claim).toMatchObject({
+      domain: "proof.example",
+      status: "pending",
+      record: { type: "TXT", name: "_talentd-challenge.proof.example" },
+    });
     expect(claim.record.value).toMatch(/^talentd-verification=[0-9a-f]{32}$/);
     expect(saved.body.sso.signInLinks).toEqual([]);
     const early = await first.post("/web/orgs/current/sso/domains/proof.example/verify");
@@ -175,7 +212,10 @@ describe("an SSO domain claim routes nothing until proven", () => {
     // saving again keeps the proof of a kept domain
     await samlSso(first, org1.id, ["proof.example", "more.example"]);
     const claims = (await first.get("/web/orgs/current/sso")).body.sso.domainClaims;
-    expect(claims.map((c: { domain: string; status: string }) => `${c.domain} ${c.status}`)).toEqual(["more.example pending", "proof.example verified"]);
+    expect(claims.map((c: { domain: string; status: string }) => `${c.domain} ${c.status}`)).toEqual([
+      "more.example pending",
+      "proof.example verified",
+    ]);
   });
 
   test("the /org/sso page shows each pending domain's TXT record and verifies it from a form post", async () => {
@@ -185,7 +225,12 @@ describe("an SSO domain claim routes nothing until proven", () => {
     const value = /talentd-verification=[0-9a-f]{32}/.exec(html)?.[0];
     expect(html).toContain("_talentd-challenge.page-proof.example");
     expect(value).toBeDefined();
-    const form = (body: string) => live.env.request("/org/sso/verify", { method: "POST", headers: { cookie: owner.cookie!, origin: live.base, "content-type": "application/x-www-form-urlencoded" }, body });
+    const form = (body: string) =>
+      live.env.request("/org/sso/verify", {
+        method: "POST",
+        headers: { cookie: owner.cookie!, origin: live.base, "content-type": "application/x-www-form-urlencoded" },
+        body,
+      });
     const missing = await form("domain=page-proof.example");
     expect(missing.status).toBe(409);
     expect(await missing.text()).toContain("No TXT record _talentd-challenge.page-proof.example");
@@ -203,7 +248,9 @@ describe("an SSO domain claim routes nothing until proven", () => {
     const admin = await signedUp(live.env);
     await makePlatformAdmin(live.env, admin.userId);
     const list = (await admin.get("/web/admin/sso-domains")).body.claims;
-    expect(list.some((c: { domain: string; organization: { id: string } }) => c.domain === "approve-me.example" && c.organization.id === org.id)).toBe(true);
+    expect(
+      list.some((c: { domain: string; organization: { id: string } }) => c.domain === "approve-me.example" && c.organization.id === org.id),
+    ).toBe(true);
     expect((await admin.post(`/web/admin/sso-domains/${org.id}/unclaimed.example/approve`)).status).toBe(404);
     const ok = await admin.post(`/web/admin/sso-domains/${org.id}/approve-me.example/approve`);
     expect(ok.body.claim).toMatchObject({ status: "verified", verifiedBy: "admin" });
@@ -228,14 +275,30 @@ describe("an identity opens an existing account only with the account's consent"
     expect(notice).toContain("An account with pat@consent.example already exists");
     // another account cannot confirm it
     const stranger = await signedUp(live.env);
-    const wrong = await live.env.request("/account/link", { method: "POST", headers: { cookie: `${stranger.cookie}; talentd_link=${r.linkToken}`, origin: live.base, "content-type": "application/x-www-form-urlencoded" }, body: "decision=link" });
+    const wrong = await live.env.request("/account/link", {
+      method: "POST",
+      headers: {
+        cookie: `${stranger.cookie}; talentd_link=${r.linkToken}`,
+        origin: live.base,
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body: "decision=link",
+    });
     expect(wrong.status).toBe(410);
     // the holder signs in with the password, sees the question, confirms
     const holder = new WebClient(live.env);
     expect((await holder.post("/api/auth/sign-in", { email: "pat@consent.example", password: "correct horse battery" })).status).toBe(200);
     const ask = await live.env.request("/account/link", { headers: { cookie: `${holder.cookie}; talentd_link=${r.linkToken}` } });
     expect(await ask.text()).toContain("Consent Org");
-    const yes = await live.env.request("/account/link", { method: "POST", headers: { cookie: `${holder.cookie}; talentd_link=${r.linkToken}`, origin: live.base, "content-type": "application/x-www-form-urlencoded" }, body: "decision=link" });
+    const yes = await live.env.request("/account/link", {
+      method: "POST",
+      headers: {
+        cookie: `${holder.cookie}; talentd_link=${r.linkToken}`,
+        origin: live.base,
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body: "decision=link",
+    });
     expect(yes.status).toBe(200);
     expect(await yes.text()).toContain("is linked to your account");
     const orgs = (await holder.get("/api/auth/session")).body.organizations.map((o: { id: string }) => o.id);
@@ -244,7 +307,15 @@ describe("an identity opens an existing account only with the account's consent"
     const next = await ssoAs(org.id, "pat@consent.example");
     expect(next.session).not.toBeNull();
     // a used token confirms nothing again
-    const replay = await live.env.request("/account/link", { method: "POST", headers: { cookie: `${holder.cookie}; talentd_link=${r.linkToken}`, origin: live.base, "content-type": "application/x-www-form-urlencoded" }, body: "decision=link" });
+    const replay = await live.env.request("/account/link", {
+      method: "POST",
+      headers: {
+        cookie: `${holder.cookie}; talentd_link=${r.linkToken}`,
+        origin: live.base,
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body: "decision=link",
+    });
     expect(replay.status).toBe(410);
   });
 
@@ -263,7 +334,10 @@ describe("an identity opens an existing account only with the account's consent"
     const s = (await holder.get("/api/auth/session")).body;
     expect(s.user.id).toBe(squatter.userId);
     expect(s.organizations.map((o: { id: string }) => o.id)).toContain(org.id);
-    const event = await live.env.database.client.execute({ sql: "SELECT detail FROM security_events WHERE kind = 'sign_in.success' AND user_id = ? ORDER BY created_at DESC LIMIT 1", args: [squatter.userId] });
+    const event = await live.env.database.client.execute({
+      sql: "SELECT detail FROM security_events WHERE kind = 'sign_in.success' AND user_id = ? ORDER BY created_at DESC LIMIT 1",
+      args: [squatter.userId],
+    });
     expect(String(event.rows[0]!.detail)).toContain('"reclaimed":true');
   });
 });
@@ -285,7 +359,13 @@ describe("the new routes' failure paths", () => {
       ["approval, signed out", anon, `/web/admin/sso-domains/${org.id}/failure-paths.example/approve`, undefined, "401 unauthenticated"],
       ["verify-email without a token", anon, "/api/auth/verify-email", {}, "400 validation_failed"],
       ["verify-email with a token too long", anon, "/api/auth/verify-email", { token: "x".repeat(201) }, "400 validation_failed"],
-      ["verify-email with an unknown token", anon, "/api/auth/verify-email", { token: "unknownToken0123456789abc" }, "410 verification_link_invalid"],
+      [
+        "verify-email with an unknown token",
+        anon,
+        "/api/auth/verify-email",
+        { token: "unknownToken0123456789abc" },
+        "410 verification_link_invalid",
+      ],
       ["resend, signed out", anon, "/api/auth/verify-email/resend", undefined, "401 unauthenticated"],
     ];
     for (const [why, client, path, body, expected] of cases) {
@@ -293,12 +373,21 @@ describe("the new routes' failure paths", () => {
       expect(`${why}: ${r.status} ${r.body?.error}`).toBe(`${why}: ${expected}`);
     }
     // a cross-site post of the verification is refused before anything is read
-    const cross = await owner.json("POST", "/web/orgs/current/sso/domains/failure-paths.example/verify", {}, { origin: "https://evil.example" });
+    const cross = await owner.json(
+      "POST",
+      "/web/orgs/current/sso/domains/failure-paths.example/verify",
+      {},
+      { origin: "https://evil.example" },
+    );
     expect(`${cross.status} ${cross.body.error}`).toBe("403 csrf_rejected");
     // the consent page: signed out → sign in first; a post with no pending link → 410 page
     const page = await live.env.request("/account/link");
     expect(`${page.status} ${page.headers.get("location")}`).toBe("303 /login?next=%2Faccount%2Flink");
-    const none = await live.env.request("/account/link", { method: "POST", headers: { cookie: owner.cookie!, origin: live.base, "content-type": "application/x-www-form-urlencoded" }, body: "decision=link" });
+    const none = await live.env.request("/account/link", {
+      method: "POST",
+      headers: { cookie: owner.cookie!, origin: live.base, "content-type": "application/x-www-form-urlencoded" },
+      body: "decision=link",
+    });
     expect(none.status).toBe(410);
   });
 });
@@ -306,9 +395,16 @@ describe("the new routes' failure paths", () => {
 describe("sign-up verifies the e-mail by a mailed link", () => {
   test("sign-up queues a verification mail; the link's page asks to confirm (a GET changes nothing); confirming verifies the address once; resend answers 'already verified' after", async () => {
     const c = await signedUp(live.env, `new-${Date.now()}@mail-verify.example`);
-    const row = async () => (await live.env.database.client.execute({ sql: "SELECT email_verified_at AS v FROM users WHERE id = ?", args: [c.userId] })).rows[0]!.v;
+    const row = async () =>
+      (await live.env.database.client.execute({ sql: "SELECT email_verified_at AS v FROM users WHERE id = ?", args: [c.userId] })).rows[0]!
+        .v;
     expect(await row()).toBeNull();
-    const mail = (await live.env.database.client.execute({ sql: "SELECT body, kind FROM mail_outbox WHERE to_address = ? ORDER BY created_at DESC LIMIT 1", args: [c.email] })).rows[0]!;
+    const mail = (
+      await live.env.database.client.execute({
+        sql: "SELECT body, kind FROM mail_outbox WHERE to_address = ? ORDER BY created_at DESC LIMIT 1",
+        args: [c.email],
+      })
+    ).rows[0]!;
     expect(mail.kind).toBe("email_verification");
     const link = /http\S+\/verify-email\?token=([0-9A-Za-z]+)/.exec(String(mail.body))!;
     const token = link[1]!;
@@ -317,7 +413,11 @@ describe("sign-up verifies the e-mail by a mailed link", () => {
     expect(await pageRes.text()).toContain("Confirm my address");
     expect(await row()).toBeNull();
     expect((await live.env.request("/verify-email?token=nottherightoneatallxyz")).status).toBe(410);
-    const confirm = await live.env.request("/verify-email", { method: "POST", headers: { origin: live.base, "content-type": "application/x-www-form-urlencoded" }, body: `token=${token}` });
+    const confirm = await live.env.request("/verify-email", {
+      method: "POST",
+      headers: { origin: live.base, "content-type": "application/x-www-form-urlencoded" },
+      body: `token=${token}`,
+    });
     expect(confirm.status).toBe(200);
     expect(await row()).not.toBeNull();
     const again = await c.post("/api/auth/verify-email", { token });
@@ -364,7 +464,10 @@ describe("the consent to link, in Chromium", () => {
       await p.click('button[value="link"]');
       await p.locator("[role=status]").waitFor();
       expect(await p.locator("[role=status]").textContent()).toContain("is linked to your account");
-      const members = await live.env.database.client.execute({ sql: "SELECT count(*) AS n FROM members WHERE organization_id = ? AND user_id = ?", args: [org.id, person.userId] });
+      const members = await live.env.database.client.execute({
+        sql: "SELECT count(*) AS n FROM members WHERE organization_id = ? AND user_id = ?",
+        args: [org.id, person.userId],
+      });
       expect(Number(members.rows[0]!.n)).toBe(1);
       expect(w.problems.filter((x) => !/status of 400/.test(x))).toEqual([]);
       await w.context.close();

@@ -23,10 +23,21 @@ let sp: ReturnType<typeof samlify.ServiceProvider>;
 beforeAll(async () => {
   env = await testEnv({ BASE_URL: BASE });
   const { key, cert } = selfSignedCert("binding-idp");
-  idp = samlify.IdentityProvider({ entityID: "urn:binding-idp", signingCert: cert, privateKey: key, wantAuthnRequestsSigned: false, nameIDFormat: ["urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress"], singleSignOnService: [{ Binding: "urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect", Location: "https://idp.binding.example/sso" }] });
+  idp = samlify.IdentityProvider({
+    entityID: "urn:binding-idp",
+    signingCert: cert,
+    privateKey: key,
+    wantAuthnRequestsSigned: false,
+    nameIDFormat: ["urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress"],
+    singleSignOnService: [{ Binding: "urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect", Location: "https://idp.binding.example/sso" }],
+  });
   const { owner, org } = await orgWithProject(env, "Binding Org");
   orgId = org.id;
-  const r = await owner.post("/web/orgs/current/sso", { type: "saml", domains: [DOMAIN], saml: { entryPoint: "https://idp.binding.example/sso", idpIssuer: "urn:binding-idp", idpCert: cert } });
+  const r = await owner.post("/web/orgs/current/sso", {
+    type: "saml",
+    domains: [DOMAIN],
+    saml: { entryPoint: "https://idp.binding.example/sso", idpIssuer: "urn:binding-idp", idpCert: cert },
+  });
   expect(r.status).toBe(200);
   await approveSsoDomains(env, org.id, [DOMAIN]);
   sp = samlify.ServiceProvider({ metadata: await (await env.request(`/api/auth/saml/${orgId}/metadata`)).text() });
@@ -60,7 +71,13 @@ describe("SAML over https: the Response is bound to the browser that started the
     expect(victimWithout.status).toBe(303);
     expect(victimWithout.headers.get("location")).toStartWith("/login?error=saml");
     expect(victimWithout.headers.get("set-cookie") ?? "").not.toContain("talentd_session=");
-    const detail = String((await env.database.client.execute("SELECT detail FROM security_events WHERE kind = 'sign_in.failure' ORDER BY created_at DESC LIMIT 1")).rows[0]!.detail);
+    const detail = String(
+      (
+        await env.database.client.execute(
+          "SELECT detail FROM security_events WHERE kind = 'sign_in.failure' ORDER BY created_at DESC LIMIT 1",
+        )
+      ).rows[0]!.detail,
+    );
     expect(detail).toContain("did not start in this browser");
 
     const a = await startAndAnswer(`a@${DOMAIN}`);

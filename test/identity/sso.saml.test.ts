@@ -31,7 +31,12 @@ beforeAll(async () => {
   const o = await orgWithProject(live.env, "Saml Corp");
   org = o.org;
   owner = o.owner;
-  const r = await owner.post("/web/orgs/current/sso", { type: "saml", domains: [DOMAIN], enforce: false, saml: { entryPoint: saml.entryPoint, idpIssuer: saml.entityId, idpCert: saml.cert } });
+  const r = await owner.post("/web/orgs/current/sso", {
+    type: "saml",
+    domains: [DOMAIN],
+    enforce: false,
+    saml: { entryPoint: saml.entryPoint, idpIssuer: saml.entityId, idpCert: saml.cert },
+  });
   expect(r.status).toBe(200);
   metadataUrl = r.body.serviceProvider.samlMetadataUrl;
   await approveSsoDomains(live.env, org.id, [DOMAIN]);
@@ -48,13 +53,18 @@ async function authnRequestId(): Promise<string> {
   const to = new URL(r.headers.get("location")!);
   expect(to.origin + to.pathname).toBe(saml.entryPoint);
   const sp = await saml.spFor(metadataUrl);
-  const parsed = (await saml.idp.parseLoginRequest(sp, "redirect", { query: Object.fromEntries(to.searchParams), octetString: "" } as never)) as unknown as { extract: { request: { id: string } } };
+  const parsed = (await saml.idp.parseLoginRequest(sp, "redirect", {
+    query: Object.fromEntries(to.searchParams),
+    octetString: "",
+  } as never)) as unknown as { extract: { request: { id: string } } };
   return parsed.extract.request.id;
 }
 
 let seq = 0;
 /** A Response signed by the test IdP, with the given changes to samlify's default values. */
-async function crafted(over: Partial<Parameters<typeof loginResponseValues>[0]> & { requestId?: string; idp?: ReturnType<typeof samlify.IdentityProvider> } = {}): Promise<string> {
+async function crafted(
+  over: Partial<Parameters<typeof loginResponseValues>[0]> & { requestId?: string; idp?: ReturnType<typeof samlify.IdentityProvider> } = {},
+): Promise<string> {
   const sp = await saml.spFor(metadataUrl);
   const now = Date.now();
   const values = loginResponseValues({
@@ -69,7 +79,13 @@ async function crafted(over: Partial<Parameters<typeof loginResponseValues>[0]> 
     notOnOrAfter: new Date(now + 5 * 60_000),
     ...over,
   });
-  const r = (await (over.idp ?? saml.idp).createLoginResponse(sp, {} as never, "post", { email: values.NameID }, { customTagReplacement: (template: string) => ({ id: values.ID!, context: fillTemplate(template, values) }) })) as { context: string };
+  const r = (await (over.idp ?? saml.idp).createLoginResponse(
+    sp,
+    {} as never,
+    "post",
+    { email: values.NameID },
+    { customTagReplacement: (template: string) => ({ id: values.ID!, context: fillTemplate(template, values) }) },
+  )) as { context: string };
   return r.context;
 }
 
@@ -81,11 +97,17 @@ async function postAcs(samlResponse: string, base = live.base) {
     headers: { "content-type": "application/x-www-form-urlencoded", origin: new URL(saml.entryPoint).origin },
     body: new URLSearchParams({ SAMLResponse: samlResponse, RelayState: "/" }).toString(),
   });
-  return { status: r.status, location: r.headers.get("location") ?? "", signedIn: /talentd_session=[^;]+/.test(r.headers.get("set-cookie") ?? "") };
+  return {
+    status: r.status,
+    location: r.headers.get("location") ?? "",
+    signedIn: /talentd_session=[^;]+/.test(r.headers.get("set-cookie") ?? ""),
+  };
 }
 
 async function lastFailure(): Promise<string> {
-  const r = await live.env.database.client.execute("SELECT detail FROM security_events WHERE kind = 'sign_in.failure' ORDER BY created_at DESC, id DESC LIMIT 1");
+  const r = await live.env.database.client.execute(
+    "SELECT detail FROM security_events WHERE kind = 'sign_in.failure' ORDER BY created_at DESC, id DESC LIMIT 1",
+  );
   return String(r.rows[0]?.detail ?? "");
 }
 
@@ -137,7 +159,9 @@ describe("SAML responses that must be refused (crafted with samlify's IdP API, p
   });
 
   test("an unsigned response (signature removed) is refused", async () => {
-    const xml = Buffer.from(await crafted(), "base64").toString("utf8").replace(/<ds:Signature[\s\S]*?<\/ds:Signature>/g, "");
+    const xml = Buffer.from(await crafted(), "base64")
+      .toString("utf8")
+      .replace(/<ds:Signature[\s\S]*?<\/ds:Signature>/g, "");
     expect(xml).not.toContain("Signature");
     const r = await postAcs(Buffer.from(xml).toString("base64"));
     expect(r).toMatchObject({ status: 303, signedIn: false });
@@ -147,7 +171,13 @@ describe("SAML responses that must be refused (crafted with samlify's IdP API, p
 
   test("a response signed by another key than the configured IdP certificate is refused", async () => {
     const other = selfSignedCert("impostor");
-    const impostor = samlify.IdentityProvider({ entityID: saml.entityId, signingCert: other.cert, privateKey: other.key, wantAuthnRequestsSigned: false, singleSignOnService: [{ Binding: "urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect", Location: saml.entryPoint }] });
+    const impostor = samlify.IdentityProvider({
+      entityID: saml.entityId,
+      signingCert: other.cert,
+      privateKey: other.key,
+      wantAuthnRequestsSigned: false,
+      singleSignOnService: [{ Binding: "urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect", Location: saml.entryPoint }],
+    });
     const r = await postAcs(await crafted({ idp: impostor }));
     expect(r.signedIn).toBe(false);
     expect(await lastFailure()).toMatch(/signature/i);
@@ -201,7 +231,12 @@ describe("SAML responses that must be refused (crafted with samlify's IdP API, p
     const requestId = await authnRequestId();
     const response = await crafted({ requestId });
     // a second app over the same database file: nothing of the first one's memory
-    const restarted = createApp({ config: live.env.config, database: live.env.database, log: createLogger("error", () => {}), state: live.env.state });
+    const restarted = createApp({
+      config: live.env.config,
+      database: live.env.database,
+      log: createLogger("error", () => {}),
+      state: live.env.state,
+    });
     const r = await restarted.handle(
       new Request(`${live.env.config.baseUrl}/api/auth/saml/${org.id}/acs`, {
         method: "POST",
@@ -224,13 +259,26 @@ describe("SAML responses that must be refused (crafted with samlify's IdP API, p
   test("a suspended organization's SAML is not used: sign-in start and ACS both refuse", async () => {
     const { owner: o2, org: org2 } = await orgWithProject(live.env, "Suspended Saml");
     const domain = "suspended-saml.example";
-    expect((await o2.post("/web/orgs/current/sso", { type: "saml", domains: [domain], saml: { entryPoint: saml.entryPoint, idpIssuer: saml.entityId, idpCert: saml.cert } })).status).toBe(200);
+    expect(
+      (
+        await o2.post("/web/orgs/current/sso", {
+          type: "saml",
+          domains: [domain],
+          saml: { entryPoint: saml.entryPoint, idpIssuer: saml.entityId, idpCert: saml.cert },
+        })
+      ).status,
+    ).toBe(200);
     await approveSsoDomains(live.env, org2.id, [domain]);
     await live.env.database.client.execute({ sql: "UPDATE organizations SET status = 'suspended' WHERE id = ?", args: [org2.id] });
     const start = await fetch(`${live.base}/api/auth/sso/${domain}`, { redirect: "manual" });
     expect(start.status).toBe(303);
     expect(start.headers.get("location")).toStartWith("/login?error=sso_not_approved");
-    const acs = await fetch(`${live.base}/api/auth/saml/${org2.id}/acs`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "SAMLResponse=x" });
+    const acs = await fetch(`${live.base}/api/auth/saml/${org2.id}/acs`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "SAMLResponse=x",
+    });
     expect(acs.headers.get("location")).toStartWith("/login?error=sso_not_approved");
   });
 });

@@ -27,7 +27,12 @@ beforeAll(async () => {
 });
 afterAll(() => env.close());
 
-const oidcBody = (domains: string[], extra: Record<string, unknown> = {}) => ({ type: "oidc", domains, oidc: { issuer: "https://idp.example.com", clientId: "cid", clientSecret: "the-secret" }, ...extra });
+const oidcBody = (domains: string[], extra: Record<string, unknown> = {}) => ({
+  type: "oidc",
+  domains,
+  oidc: { issuer: "https://idp.example.com", clientId: "cid", clientSecret: "the-secret" },
+  ...extra,
+});
 
 describe("OAUTH_<PROVIDER>_* settings", () => {
   test("none set: no provider; each pair enables its provider with its defaults (GitLab https://gitlab.com, Entra tenant organizations, OIDC name)", () => {
@@ -46,19 +51,28 @@ describe("OAUTH_<PROVIDER>_* settings", () => {
       microsoft: { clientId: "c", clientSecret: "d", tenant: "organizations" },
       oidc: { clientId: "e", clientSecret: "f", issuer: "https://login.example.com/realms/x", name: "OpenID Connect" },
     });
-    expect(loadConfig({ OAUTH_GITLAB_URL: "https://git.example.com/", OAUTH_GITLAB_CLIENT_ID: "a", OAUTH_GITLAB_CLIENT_SECRET: "b" }).oauth.gitlab?.baseUrl).toBe("https://git.example.com");
+    expect(
+      loadConfig({ OAUTH_GITLAB_URL: "https://git.example.com/", OAUTH_GITLAB_CLIENT_ID: "a", OAUTH_GITLAB_CLIENT_SECRET: "b" }).oauth
+        .gitlab?.baseUrl,
+    ).toBe("https://git.example.com");
   });
 
   test("a half-set provider, a bad URL or tenant, an issuer without a client: refused with one line naming the setting", () => {
     const bad: [Record<string, string>, RegExp][] = [
       [{ OAUTH_GITHUB_CLIENT_ID: "x" }, /OAUTH_GITHUB_CLIENT_ID and OAUTH_GITHUB_CLIENT_SECRET go together/],
       [{ OAUTH_GOOGLE_CLIENT_SECRET: "x" }, /OAUTH_GOOGLE_CLIENT_ID and OAUTH_GOOGLE_CLIENT_SECRET/],
-      [{ OAUTH_GITLAB_URL: "ftp://git", OAUTH_GITLAB_CLIENT_ID: "a", OAUTH_GITLAB_CLIENT_SECRET: "b" }, /OAUTH_GITLAB_URL: "ftp:\/\/git" is not an http\(s\) URL/],
+      [
+        { OAUTH_GITLAB_URL: "ftp://git", OAUTH_GITLAB_CLIENT_ID: "a", OAUTH_GITLAB_CLIENT_SECRET: "b" },
+        /OAUTH_GITLAB_URL: "ftp:\/\/git" is not an http\(s\) URL/,
+      ],
       [{ OAUTH_GITLAB_URL: "https://git.example.com" }, /OAUTH_GITLAB_URL is set but/],
       [{ OAUTH_MICROSOFT_CLIENT_ID: "a", OAUTH_MICROSOFT_CLIENT_SECRET: "b", OAUTH_MICROSOFT_TENANT: "a/b" }, /OAUTH_MICROSOFT_TENANT/],
       [{ OAUTH_OIDC_CLIENT_ID: "a", OAUTH_OIDC_CLIENT_SECRET: "b" }, /OAUTH_OIDC_ISSUER is required/],
       [{ OAUTH_OIDC_ISSUER: "https://idp.example.com" }, /OAUTH_OIDC_ISSUER is set but/],
-      [{ OAUTH_OIDC_ISSUER: "not a url", OAUTH_OIDC_CLIENT_ID: "a", OAUTH_OIDC_CLIENT_SECRET: "b" }, /OAUTH_OIDC_ISSUER: "not a url" is not an http\(s\) URL/],
+      [
+        { OAUTH_OIDC_ISSUER: "not a url", OAUTH_OIDC_CLIENT_ID: "a", OAUTH_OIDC_CLIENT_SECRET: "b" },
+        /OAUTH_OIDC_ISSUER: "not a url" is not an http\(s\) URL/,
+      ],
     ];
     for (const [e, message] of bad) {
       expect(() => loadConfig(e)).toThrow(ConfigError);
@@ -97,7 +111,10 @@ describe("/login and the providers' redirects (arctic)", () => {
   });
 
   test("Google and Microsoft Entra ID: state, PKCE S256 (the challenge is the verifier's hash), nonce, openid email scopes; Entra at its tenant", async () => {
-    for (const [id, host] of [["google", "https://accounts.google.com/o/oauth2/v2/auth"], ["microsoft", "https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/authorize"]] as const) {
+    for (const [id, host] of [
+      ["google", "https://accounts.google.com/o/oauth2/v2/auth"],
+      ["microsoft", "https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/authorize"],
+    ] as const) {
       const r = await env.request(`/api/auth/oauth/${id}`);
       const to = new URL(r.headers.get("location")!);
       expect(to.origin + to.pathname).toBe(host);
@@ -135,7 +152,9 @@ describe("/login and the providers' redirects (arctic)", () => {
     }
     // the sentence for an unknown code is not invented, and a forged sentence cannot be injected
     expect(await (await env.request("/login?error=Call%20this%20number")).text()).not.toContain("Call this number");
-    const events = await env.database.client.execute("SELECT count(*) AS n FROM security_events WHERE kind = 'sign_in.failure' AND detail LIKE '%\"method\":\"oauth\"%'");
+    const events = await env.database.client.execute(
+      "SELECT count(*) AS n FROM security_events WHERE kind = 'sign_in.failure' AND detail LIKE '%\"method\":\"oauth\"%'",
+    );
     expect(Number(events.rows[0]!.n)).toBeGreaterThanOrEqual(4);
   });
 });
@@ -143,9 +162,19 @@ describe("/login and the providers' redirects (arctic)", () => {
 describe("organization SSO: /web/orgs/current/sso and its failure paths", () => {
   test("owner sets OIDC SSO with several domains (JSON or form); the secret never comes back, an empty secret keeps the stored one; the change is a security event", async () => {
     const { owner, org } = await orgWithProject(env, "Sso Web");
-    const r = await owner.post("/web/orgs/current/sso", oidcBody(["Web-Sso.example", "@web-sso.example", "web-sso.org"], { enforce: true }));
+    const r = await owner.post(
+      "/web/orgs/current/sso",
+      oidcBody(["Web-Sso.example", "@web-sso.example", "web-sso.org"], { enforce: true }),
+    );
     expect(r.status).toBe(200);
-    expect(r.body.sso).toMatchObject({ type: "oidc", domains: ["web-sso.example", "web-sso.org"], enforce: true, oidc: { issuer: "https://idp.example.com", clientId: "cid", clientSecretSet: true }, saml: null, testedAt: null });
+    expect(r.body.sso).toMatchObject({
+      type: "oidc",
+      domains: ["web-sso.example", "web-sso.org"],
+      enforce: true,
+      oidc: { issuer: "https://idp.example.com", clientId: "cid", clientSecretSet: true },
+      saml: null,
+      testedAt: null,
+    });
     expect(r.body.serviceProvider).toEqual({
       oidcRedirectUri: "http://localhost:8787/api/auth/sso/oidc/callback",
       samlEntityId: `http://localhost:8787/api/auth/saml/${org.id}/metadata`,
@@ -158,20 +187,44 @@ describe("organization SSO: /web/orgs/current/sso and its failure paths", () => 
     const form = await env.request("/web/orgs/current/sso", {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded", cookie: owner.cookie!, origin: "http://localhost:8787" },
-      body: new URLSearchParams({ type: "oidc", domains: "web-sso.example, web-sso.org", oidc_issuer: "https://idp.example.com", oidc_client_id: "cid2", oidc_client_secret: "" }).toString(),
+      body: new URLSearchParams({
+        type: "oidc",
+        domains: "web-sso.example, web-sso.org",
+        oidc_issuer: "https://idp.example.com",
+        oidc_client_id: "cid2",
+        oidc_client_secret: "",
+      }).toString(),
     });
     expect(form.status).toBe(200);
-    const stored = await env.database.client.execute({ sql: "SELECT config, enforce FROM sso_connections WHERE organization_id = ?", args: [org.id] });
-    expect(JSON.parse(String(stored.rows[0]!.config)).oidc).toEqual({ issuer: "https://idp.example.com", clientId: "cid2", clientSecret: "the-secret" });
+    const stored = await env.database.client.execute({
+      sql: "SELECT config, enforce FROM sso_connections WHERE organization_id = ?",
+      args: [org.id],
+    });
+    expect(JSON.parse(String(stored.rows[0]!.config)).oidc).toEqual({
+      issuer: "https://idp.example.com",
+      clientId: "cid2",
+      clientSecret: "the-secret",
+    });
     expect(Number(stored.rows[0]!.enforce)).toBe(0); // the unchecked box of a form is "not enforced"
     // SAML replaces OIDC; the certificate is summarized
-    const saml = await owner.post("/web/orgs/current/sso", { type: "saml", domains: ["web-sso.example"], saml: { entryPoint: "https://idp.example.com/saml", idpIssuer: "urn:idp", idpCert: CERT } });
-    expect(saml.body.sso).toMatchObject({ type: "saml", domains: ["web-sso.example"], oidc: null, saml: { entryPoint: "https://idp.example.com/saml", idpIssuer: "urn:idp" } });
+    const saml = await owner.post("/web/orgs/current/sso", {
+      type: "saml",
+      domains: ["web-sso.example"],
+      saml: { entryPoint: "https://idp.example.com/saml", idpIssuer: "urn:idp", idpCert: CERT },
+    });
+    expect(saml.body.sso).toMatchObject({
+      type: "saml",
+      domains: ["web-sso.example"],
+      oidc: null,
+      saml: { entryPoint: "https://idp.example.com/saml", idpIssuer: "urn:idp" },
+    });
     expect(saml.body.sso.saml.certificate.fingerprint256).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
     // the admin log shows each change
     const admin = await signedUp(env);
     await makePlatformAdmin(env, admin.userId);
-    const events = (await admin.get("/web/admin/security-events?limit=50")).body.events.filter((e: { kind: string }) => e.kind.startsWith("sso."));
+    const events = (await admin.get("/web/admin/security-events?limit=50")).body.events.filter((e: { kind: string }) =>
+      e.kind.startsWith("sso."),
+    );
     expect(events.map((e: { kind: string }) => e.kind)).toEqual(["sso.configured", "sso.configured", "sso.configured"]);
     expect(events[0].detail).toMatchObject({ organizationId: org.id, type: "saml", domains: ["web-sso.example"] });
     expect(JSON.stringify(events)).not.toContain("the-secret");
@@ -190,8 +243,18 @@ describe("organization SSO: /web/orgs/current/sso and its failure paths", () => 
       [oidcBody([]), ["domains"]],
       [oidcBody(["not a domain", "x"]), ["domains/0", "domains/1"]],
       [oidcBody(Array.from({ length: 21 }, (_, i) => `d${i}.example`)), ["domains"]],
-      [{ type: "oidc", domains: ["a.example"], oidc: { issuer: "http://idp.example.com", clientId: "", clientSecret: "" } }, ["oidc/issuer", "oidc/clientId", "oidc/clientSecret"]],
-      [{ type: "saml", domains: ["a.example"], saml: { entryPoint: "nope", idpIssuer: "", idpCert: "-----BEGIN CERTIFICATE-----\nnot a cert\n-----END CERTIFICATE-----" } }, ["saml/entryPoint", "saml/idpIssuer", "saml/idpCert"]],
+      [
+        { type: "oidc", domains: ["a.example"], oidc: { issuer: "http://idp.example.com", clientId: "", clientSecret: "" } },
+        ["oidc/issuer", "oidc/clientId", "oidc/clientSecret"],
+      ],
+      [
+        {
+          type: "saml",
+          domains: ["a.example"],
+          saml: { entryPoint: "nope", idpIssuer: "", idpCert: "-----BEGIN CERTIFICATE-----\nnot a cert\n-----END CERTIFICATE-----" },
+        },
+        ["saml/entryPoint", "saml/idpIssuer", "saml/idpCert"],
+      ],
     ];
     for (const [body, paths] of cases) {
       const r = await owner.post("/web/orgs/current/sso", body);
@@ -204,14 +267,24 @@ describe("organization SSO: /web/orgs/current/sso and its failure paths", () => 
   test("401 signed out; 403 for a member; 403 organization_not_approved for a pending organization; 403 csrf_rejected from another site", async () => {
     const { owner, org } = await orgWithProject(env, "Sso Roles");
     const anon = new WebClient(env);
-    for (const [m, p] of [["GET", "/web/orgs/current/sso"], ["POST", "/web/orgs/current/sso"], ["DELETE", "/web/orgs/current/sso"], ["POST", "/web/orgs/current/sso/test"]] as const) {
+    for (const [m, p] of [
+      ["GET", "/web/orgs/current/sso"],
+      ["POST", "/web/orgs/current/sso"],
+      ["DELETE", "/web/orgs/current/sso"],
+      ["POST", "/web/orgs/current/sso/test"],
+    ] as const) {
       expect((await anon.json(m, p, m === "GET" || m === "DELETE" ? undefined : {})).status).toBe(401);
     }
     const member = await signedUp(env);
     const inv = (await owner.post("/web/orgs/current/invitations", { email: member.email })).body;
     await member.post(`/web/invitations/${inv.id}/accept`);
     await member.post("/web/orgs/active", { organizationId: org.id });
-    for (const [m, p] of [["GET", "/web/orgs/current/sso"], ["POST", "/web/orgs/current/sso"], ["DELETE", "/web/orgs/current/sso"], ["POST", "/web/orgs/current/sso/test"]] as const) {
+    for (const [m, p] of [
+      ["GET", "/web/orgs/current/sso"],
+      ["POST", "/web/orgs/current/sso"],
+      ["DELETE", "/web/orgs/current/sso"],
+      ["POST", "/web/orgs/current/sso/test"],
+    ] as const) {
       const r = await member.json(m, p, m === "POST" ? oidcBody(["member.example"]) : undefined);
       expect(`${m} ${p} → ${r.status} ${r.body.error}`).toBe(`${m} ${p} → 403 forbidden`);
     }
@@ -226,14 +299,22 @@ describe("organization SSO: /web/orgs/current/sso and its failure paths", () => 
 
   test("POST …/sso/test: an issuer whose discovery fails, or a SAML entry point that cannot be reached → ok false with the problem; the test link is the domain's sign-in door", async () => {
     const { owner } = await orgWithProject(env, "Sso Test");
-    await owner.post("/web/orgs/current/sso", { type: "oidc", domains: ["sso-test.example"], oidc: { issuer: "http://127.0.0.1:9", clientId: "c", clientSecret: "s" } });
+    await owner.post("/web/orgs/current/sso", {
+      type: "oidc",
+      domains: ["sso-test.example"],
+      oidc: { issuer: "http://127.0.0.1:9", clientId: "c", clientSecret: "s" },
+    });
     const t = await owner.post("/web/orgs/current/sso/test");
     expect(t.status).toBe(200);
     expect(t.body.ok).toBe(false);
     expect(t.body.checks[0]).toMatchObject({ name: "discovery", ok: false });
     expect(t.body.checks[0].message).toBe("Could not reach the issuer http://127.0.0.1:9, or it answered no OpenID configuration.");
     expect(t.body.link).toBe("http://localhost:8787/api/auth/sso/sso-test.example?next=%2Forg%2Fsso");
-    await owner.post("/web/orgs/current/sso", { type: "saml", domains: ["sso-test.example"], saml: { entryPoint: "http://127.0.0.1:9/sso", idpIssuer: "urn:x", idpCert: CERT } });
+    await owner.post("/web/orgs/current/sso", {
+      type: "saml",
+      domains: ["sso-test.example"],
+      saml: { entryPoint: "http://127.0.0.1:9/sso", idpIssuer: "urn:x", idpCert: CERT },
+    });
     const s = await owner.post("/web/orgs/current/sso/test");
     expect(s.body.ok).toBe(false);
     expect(s.body.checks.map((c: { name: string; ok: boolean }) => `${c.name}:${c.ok}`)).toEqual(["certificate:true", "entryPoint:false"]);
@@ -252,16 +333,28 @@ describe("organization SSO: /web/orgs/current/sso and its failure paths", () => 
     expect(`${r.status} ${r.body.error}`).toBe("403 forbidden");
     expect(r.body.message).toContain("enforced.example sign in through their organization's single sign-on");
     expect(r.body.ssoUrl).toBe("/api/auth/sso/enforced.example");
-    expect((await new WebClient(env).post("/api/auth/sign-in", { email: outsider.email, password: "correct horse battery" })).status).toBe(200);
-    expect((await new WebClient(env).post("/api/auth/sign-up", { email: "bob@enforced.example", password: "correct horse battery" })).status).toBe(201);
+    expect((await new WebClient(env).post("/api/auth/sign-in", { email: outsider.email, password: "correct horse battery" })).status).toBe(
+      200,
+    );
+    expect(
+      (await new WebClient(env).post("/api/auth/sign-up", { email: "bob@enforced.example", password: "correct horse battery" })).status,
+    ).toBe(201);
     // the /login page says it on the page
-    const page = await env.request("/login", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", origin: "http://localhost:8787" }, body: "email=alice%40enforced.example&password=correct+horse+battery" });
+    const page = await env.request("/login", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: "http://localhost:8787" },
+      body: "email=alice%40enforced.example&password=correct+horse+battery",
+    });
     expect(page.status).toBe(403);
     expect(await page.text()).toContain("single sign-on");
     // only an approved organization's SSO is used
     await env.database.client.execute({ sql: "UPDATE organizations SET status = 'suspended' WHERE id = ?", args: [org.id] });
     expect((await c.post("/api/auth/sign-in", { email: user.email, password: "correct horse battery" })).status).toBe(200);
-    const noSso = await env.request("/login", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", origin: "http://localhost:8787" }, body: "email=alice%40enforced.example&password=" });
+    const noSso = await env.request("/login", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: "http://localhost:8787" },
+      body: "email=alice%40enforced.example&password=",
+    });
     expect(noSso.status).toBe(400);
     expect(await noSso.text()).toContain("No single sign-on is set up for enforced.example");
   });
@@ -270,12 +363,18 @@ describe("organization SSO: /web/orgs/current/sso and its failure paths", () => 
     const { owner, org } = await orgWithProject(env, "Sso Route");
     await owner.post("/web/orgs/current/sso", oidcBody(["routed.example"]));
     await approveSsoDomains(env, org.id, ["routed.example"]);
-    const r = await env.request("/login", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", origin: "http://localhost:8787" }, body: "email=carol%40routed.example&password=&next=%2Fcatalog" });
+    const r = await env.request("/login", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: "http://localhost:8787" },
+      body: "email=carol%40routed.example&password=&next=%2Fcatalog",
+    });
     expect(r.status).toBe(303);
     expect(r.headers.get("location")).toBe("/api/auth/sso/routed.example?next=%2Fcatalog");
     const unknown = await env.request("/api/auth/sso/nobody.example");
     expect(unknown.headers.get("location")).toBe("/login?error=sso_unknown&domain=nobody.example");
-    expect(await (await env.request(unknown.headers.get("location")!)).text()).toContain("No organization has set up single sign-on for nobody.example");
+    expect(await (await env.request(unknown.headers.get("location")!)).text()).toContain(
+      "No organization has set up single sign-on for nobody.example",
+    );
     // the OIDC IdP of that organization cannot be reached here: the sign-in says so instead of failing
     const down = await env.request("/api/auth/sso/routed.example");
     expect(down.headers.get("location")).toBe("/login?error=unavailable");

@@ -31,7 +31,12 @@ async function authorize(url: string, who: { email: string }, provider = new Mem
   const first = new StreamableHTTPClientTransport(new URL(url), { authProvider: provider });
   await expect(new Client(CLIENT_INFO).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
   const authUrl = provider.authorizationUrl!;
-  const { location, code } = await consentInBrowser(new Browser(live.base), authUrl.toString(), { email: who.email, password: PASSWORD }, { untick });
+  const { location, code } = await consentInBrowser(
+    new Browser(live.base),
+    authUrl.toString(),
+    { email: who.email, password: PASSWORD },
+    { untick },
+  );
   expect(code).toMatch(/^svc_ac_/);
   expect(location.searchParams.get("state")).toBe(provider.lastState);
   expect(location.searchParams.get("iss")).toBe(live.base);
@@ -61,7 +66,16 @@ describe("OAuth with the SDK client provider", () => {
     expect(first.refresh_token).toMatch(/^svc_rt_/);
     expect(first.token_type).toBe("Bearer");
     expect(first.expires_in).toBe(3600);
-    expect(first.scope!.split(" ").sort()).toEqual(["catalog", "deepen", "discover", "doctor", "install", "prepare_task", "record_validation", "validate"]);
+    expect(first.scope!.split(" ").sort()).toEqual([
+      "catalog",
+      "deepen",
+      "discover",
+      "doctor",
+      "install",
+      "prepare_task",
+      "record_validation",
+      "validate",
+    ]);
 
     // a tool call with the token
     const doctor = await client.callTool({ name: "svc_doctor", arguments: {} });
@@ -76,7 +90,12 @@ describe("OAuth with the SDK client provider", () => {
     expect((await listTools(url, second.access_token)).status).toBe(200);
 
     // the trace names the client and the token's author
-    const events = (await o.owner.get(`/web/projects/${o.project.id}/traces`)).body.events as { kind: string; via: string; client: string; author: { type: string; name: string } }[];
+    const events = (await o.owner.get(`/web/projects/${o.project.id}/traces`)).body.events as {
+      kind: string;
+      via: string;
+      client: string;
+      author: { type: string; name: string };
+    }[];
     const traced = events.find((e) => e.kind === "doctor")!;
     expect(traced).toMatchObject({ via: "mcp", client: "test-agent/1.2.3", author: { type: "token", name: "Test Agent" } });
 
@@ -114,11 +133,18 @@ describe("OAuth with the SDK client provider", () => {
   test("an unticked scope is not granted: the tool answers 403 insufficient_scope naming the needed scope and the held ones", async () => {
     const o = await orgWithProject(live.env);
     const url = `${live.base}/mcp/${o.project.id}`;
-    const { provider } = await authorize(url, o.owner, new MemoryOAuthProvider("http://localhost:41234/cb", "Narrow"), ["doctor", "install"]);
+    const { provider } = await authorize(url, o.owner, new MemoryOAuthProvider("http://localhost:41234/cb", "Narrow"), [
+      "doctor",
+      "install",
+    ]);
     expect(provider.saved!.scope!.split(" ")).not.toContain("doctor");
     const r = await fetch(url, {
       method: "POST",
-      headers: { authorization: `Bearer ${provider.saved!.access_token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      headers: {
+        authorization: `Bearer ${provider.saved!.access_token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "svc_doctor", arguments: {} } }),
     });
     expect(r.status).toBe(403);

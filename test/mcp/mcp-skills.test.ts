@@ -15,7 +15,16 @@ import * as z from "zod";
 import { splitFrontMatter } from "../../src/catalog/frontMatter";
 import { sha256Hex } from "../../src/lib/crypto";
 import { createKey, orgWithProject, publishedExpertiseOf, talentMd } from "../helpers";
-import { Browser, CLIENT_INFO, connectWithBearer, consentInBrowser, liveEnv, MemoryOAuthProvider, PASSWORD, type LiveEnv } from "../mcp-support";
+import {
+  Browser,
+  CLIENT_INFO,
+  connectWithBearer,
+  consentInBrowser,
+  liveEnv,
+  MemoryOAuthProvider,
+  PASSWORD,
+  type LiveEnv,
+} from "../mcp-support";
 
 let live: LiveEnv;
 beforeAll(async () => {
@@ -26,10 +35,19 @@ afterAll(async () => {
 });
 
 // ---- the extension's result shapes (specification/stable/skills.mdx), checked by the client
-const SkillResource = z.object({ uri: z.string(), digest: z.string().regex(/^sha256:[0-9a-f]{64}$/), size: z.number().int().nonnegative() }).strict();
-const Skill = z.object({ uri: z.string(), frontmatter: z.looseObject({ name: z.string(), description: z.string() }), resources: z.array(SkillResource) }).strict();
+const SkillResource = z
+  .object({ uri: z.string(), digest: z.string().regex(/^sha256:[0-9a-f]{64}$/), size: z.number().int().nonnegative() })
+  .strict();
+const Skill = z
+  .object({ uri: z.string(), frontmatter: z.looseObject({ name: z.string(), description: z.string() }), resources: z.array(SkillResource) })
+  .strict();
 const Cacheable = { ttlMs: z.number().int().nonnegative(), cacheScope: z.enum(["public", "private"]) };
-const ListSkillsResult = z.looseObject({ resultType: z.literal("complete"), skills: z.array(Skill), nextCursor: z.string().optional(), ...Cacheable });
+const ListSkillsResult = z.looseObject({
+  resultType: z.literal("complete"),
+  skills: z.array(Skill),
+  nextCursor: z.string().optional(),
+  ...Cacheable,
+});
 const GetSkillResult = z.looseObject({ resultType: z.literal("complete"), skill: Skill, ...Cacheable });
 const DirectoryResult = z.looseObject({
   resultType: z.literal("complete"),
@@ -38,9 +56,11 @@ const DirectoryResult = z.looseObject({
 });
 const ReadResult = z.looseObject({ contents: z.array(z.looseObject({ uri: z.string(), mimeType: z.string(), text: z.string() })) });
 
-const listSkills = (c: Client, cursor?: string) => c.request({ method: "skills/list", params: cursor === undefined ? {} : { cursor } }, ListSkillsResult);
+const listSkills = (c: Client, cursor?: string) =>
+  c.request({ method: "skills/list", params: cursor === undefined ? {} : { cursor } }, ListSkillsResult);
 const getSkill = (c: Client, uri: string) => c.request({ method: "skills/get", params: { uri } }, GetSkillResult);
-const readDirectory = (c: Client, uri: string, cursor?: string) => c.request({ method: "resources/directory/read", params: cursor === undefined ? { uri } : { uri, cursor } }, DirectoryResult);
+const readDirectory = (c: Client, uri: string, cursor?: string) =>
+  c.request({ method: "resources/directory/read", params: cursor === undefined ? { uri } : { uri, cursor } }, DirectoryResult);
 const readFile = (c: Client, uri: string) => c.request({ method: "resources/read", params: { uri } }, ReadResult);
 
 /** Every entry of skills/list, page by page. */
@@ -74,9 +94,14 @@ async function setup(install: string[], opts: { tools?: string[]; expertise?: bo
   let ref: string | null = null;
   if (opts.expertise !== false) {
     ref = (
-      await publishedExpertiseOf(o.owner, "payments", talentMd("payments", {}, `Refunds go through [the ledger](talent://@${o.org.slug}/payments/references/ledger.md) — “always”.`), {
-        "references/ledger.md": "# Ledger\n\nPost twice. Ünïcode.\n",
-      })
+      await publishedExpertiseOf(
+        o.owner,
+        "payments",
+        talentMd("payments", {}, `Refunds go through [the ledger](talent://@${o.org.slug}/payments/references/ledger.md) — “always”.`),
+        {
+          "references/ledger.md": "# Ledger\n\nPost twice. Ünïcode.\n",
+        },
+      )
     ).ref;
   }
   const talents = [...install, ...(ref ? [ref] : [])];
@@ -93,7 +118,10 @@ async function oauthClient(url: string, who: { email: string }): Promise<Client>
   const provider = new MemoryOAuthProvider();
   const first = new StreamableHTTPClientTransport(new URL(url), { authProvider: provider });
   await new Client(CLIENT_INFO).connect(first).catch(() => undefined);
-  const { code } = await consentInBrowser(new Browser(live.base), provider.authorizationUrl!.toString(), { email: who.email, password: PASSWORD });
+  const { code } = await consentInBrowser(new Browser(live.base), provider.authorizationUrl!.toString(), {
+    email: who.email,
+    password: PASSWORD,
+  });
   await first.finishAuth(code!);
   const client = new Client(CLIENT_INFO);
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { authProvider: provider }));
@@ -147,7 +175,10 @@ describe("the Skills extension with a project key", () => {
       ["references", "inode/directory"],
     ]);
     const refs = await readDirectory(client, "skill://typescript-strict/references");
-    expect(refs.resources.map((r) => r.uri)).toEqual(["skill://typescript-strict/references/narrowing.md", "skill://typescript-strict/references/strict-flags.md"]);
+    expect(refs.resources.map((r) => r.uri)).toEqual([
+      "skill://typescript-strict/references/narrowing.md",
+      "skill://typescript-strict/references/strict-flags.md",
+    ]);
     const org = await readDirectory(client, `skill://~${s.org.slug}`);
     expect(org.resources).toEqual([{ uri: `skill://~${s.org.slug}/payments`, name: "payments", mimeType: "inode/directory" }]);
     await client.close();
@@ -158,9 +189,21 @@ describe("the Skills extension with a project key", () => {
     const client = await connectWithBearer(s.url, s.key);
     const cases: [string, () => Promise<unknown>, RegExp][] = [
       ["skills/list bad cursor", () => listSkills(client, "not-a-cursor"), /^MCP error -32602: validation_failed: cursor/],
-      ["skills/list cursor of another type", () => client.request({ method: "skills/list", params: { cursor: 5 } }, ListSkillsResult), /params\.cursor must be a string/],
-      ["skills/get unknown", () => getSkill(client, "skill://sql-base/SKILL.md"), /not_found: No skill is served at skill:\/\/sql-base\/SKILL\.md/],
-      ["skills/get of a file that is not SKILL.md", () => getSkill(client, "skill://typescript-strict/references/narrowing.md"), /not_found/],
+      [
+        "skills/list cursor of another type",
+        () => client.request({ method: "skills/list", params: { cursor: 5 } }, ListSkillsResult),
+        /params\.cursor must be a string/,
+      ],
+      [
+        "skills/get unknown",
+        () => getSkill(client, "skill://sql-base/SKILL.md"),
+        /not_found: No skill is served at skill:\/\/sql-base\/SKILL\.md/,
+      ],
+      [
+        "skills/get of a file that is not SKILL.md",
+        () => getSkill(client, "skill://typescript-strict/references/narrowing.md"),
+        /not_found/,
+      ],
       ["skills/get without uri", () => client.request({ method: "skills/get", params: {} }, GetSkillResult), /params\.uri is required/],
       ["directory of a file", () => readDirectory(client, "skill://typescript-strict/SKILL.md"), /is not a directory resource/],
       ["directory unknown", () => readDirectory(client, "skill://nope"), /No directory resource is served at skill:\/\/nope/],
@@ -168,7 +211,11 @@ describe("the Skills extension with a project key", () => {
       ["read of an unknown skill file", () => readFile(client, "skill://typescript-strict/nope.md"), /No skill file is served/],
       ["read of a directory", () => readFile(client, "skill://typescript-strict/references"), /is a directory resource/],
       ["read of an undecodable URI", () => readFile(client, "skill://typescript-strict/%E0%A4%A"), /No skill file is served/],
-      ["read without a string uri", () => client.request({ method: "resources/read", params: { uri: 42 } }, ReadResult), /params\.uri must be a string/],
+      [
+        "read without a string uri",
+        () => client.request({ method: "resources/read", params: { uri: 42 } }, ReadResult),
+        /params\.uri must be a string/,
+      ],
     ];
     for (const [name, call, message] of cases) {
       const e = await mcpError(call());
@@ -179,7 +226,12 @@ describe("the Skills extension with a project key", () => {
     const raw = await fetch(s.url, {
       method: "POST",
       headers: { authorization: `Bearer ${s.key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "resources/directory/read", params: { uri: "skill://typescript-strict/SKILL.md" } }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "resources/directory/read",
+        params: { uri: "skill://typescript-strict/SKILL.md" },
+      }),
     });
     expect(raw.status).toBe(200);
     expect((await raw.json()).error).toMatchObject({ code: -32602, data: { status: 404, error: "not_found" } });
@@ -209,7 +261,9 @@ describe("the Skills extension with a project key", () => {
     }
     // and its own organization's project reads it
     const ownClient = await connectWithBearer(owner.url, owner.key);
-    expect((await readFile(ownClient, `${real}/SKILL.md`)).contents[0]!.text).toContain("Refunds go through [the ledger](references/ledger.md)");
+    expect((await readFile(ownClient, `${real}/SKILL.md`)).contents[0]!.text).toContain(
+      "Refunds go through [the ledger](references/ledger.md)",
+    );
     await client.close();
     await ownClient.close();
   });
@@ -217,7 +271,12 @@ describe("the Skills extension with a project key", () => {
   test("a key without deepen: the skills methods answer a JSON-RPC error -32600 carrying insufficient_scope and requiredScope deepen", async () => {
     const s = await setup(["typescript-strict"], { tools: ["prepare_task"] });
     const client = await connectWithBearer(s.url, s.key);
-    for (const call of [() => listSkills(client), () => getSkill(client, "skill://typescript-strict/SKILL.md"), () => readDirectory(client, "skill://typescript-strict"), () => readFile(client, "skill://typescript-strict/SKILL.md")]) {
+    for (const call of [
+      () => listSkills(client),
+      () => getSkill(client, "skill://typescript-strict/SKILL.md"),
+      () => readDirectory(client, "skill://typescript-strict"),
+      () => readFile(client, "skill://typescript-strict/SKILL.md"),
+    ]) {
       const e = await mcpError(call());
       expect(e.code).toBe(ErrorCode.InvalidRequest);
       expect(e.data).toMatchObject({ status: 403, error: "insufficient_scope", requiredScope: "deepen" });
@@ -230,8 +289,15 @@ describe("the Skills extension with a project key", () => {
     const client = await connectWithBearer(s.url, s.key);
     await listSkills(client);
     await readFile(client, "skill://typescript-strict/SKILL.md");
-    const events = (await s.owner.get(`/web/projects/${s.project.id}/traces`)).body.events as { kind: string; via: string; client: string }[];
-    expect(events.slice(0, 2).map((e) => `${e.kind} ${e.via} ${e.client}`)).toEqual(["skill_read mcp test-agent/1.2.3", "skills_list mcp test-agent/1.2.3"]);
+    const events = (await s.owner.get(`/web/projects/${s.project.id}/traces`)).body.events as {
+      kind: string;
+      via: string;
+      client: string;
+    }[];
+    expect(events.slice(0, 2).map((e) => `${e.kind} ${e.via} ${e.client}`)).toEqual([
+      "skill_read mcp test-agent/1.2.3",
+      "skills_list mcp test-agent/1.2.3",
+    ]);
     await client.close();
   });
 });
@@ -242,7 +308,11 @@ describe("the Skills extension with an OAuth access token", () => {
     const client = await oauthClient(s.url, s.owner);
     expect(client.getServerCapabilities()?.extensions).toEqual({ "io.modelcontextprotocol/skills": { directoryRead: true } });
     const { skills } = await allSkills(client);
-    expect(skills.map((k) => k.uri)).toEqual(["skill://api-pagination/SKILL.md", "skill://typescript-strict/SKILL.md", `skill://~${s.org.slug}/payments/SKILL.md`]);
+    expect(skills.map((k) => k.uri)).toEqual([
+      "skill://api-pagination/SKILL.md",
+      "skill://typescript-strict/SKILL.md",
+      `skill://~${s.org.slug}/payments/SKILL.md`,
+    ]);
     expect(await verifyEverySkill(client, skills)).toBe(2 + 3 + 2);
     expect((await getSkill(client, skills[2]!.uri)).skill).toEqual(skills[2]!);
     expect((await readDirectory(client, `skill://~${s.org.slug}/payments/references`)).resources.map((r) => r.name)).toEqual(["ledger.md"]);
@@ -269,14 +339,19 @@ describe("prompts: the loop, so clients that show prompts let a person start it"
   test("prompts/get fills in the arguments: the designated ids for svc_prepare_task, the resolutionId for svc_validate and svc_record_validation", async () => {
     const s = await setup([], { expertise: false });
     const client = await connectWithBearer(s.url, s.key);
-    const prep = await client.getPrompt({ name: "prepare_task", arguments: { task: "add keyset pagination to GET /orders", talents: "api-pagination, typescript-strict" } });
+    const prep = await client.getPrompt({
+      name: "prepare_task",
+      arguments: { task: "add keyset pagination to GET /orders", talents: "api-pagination, typescript-strict" },
+    });
     const prepText = (prep.messages[0]!.content as { text: string }).text;
     expect(prep.messages[0]!.role).toBe("user");
     expect(prepText).toContain("I am about to do this task: add keyset pagination to GET /orders");
     expect(prepText).toContain('Call svc_prepare_task with talentIds ["api-pagination","typescript-strict"].');
     const open = (await client.getPrompt({ name: "prepare_task", arguments: { task: "x" } })).messages[0]!.content as { text: string };
     expect(open.text).toContain("Find the talents this work touches");
-    const audit = (await client.getPrompt({ name: "audit_resolution", arguments: { resolutionId: "res_01", changes: "the staged changes" } })).messages[0]!.content as { text: string };
+    const audit = (
+      await client.getPrompt({ name: "audit_resolution", arguments: { resolutionId: "res_01", changes: "the staged changes" } })
+    ).messages[0]!.content as { text: string };
     expect(audit.text).toStartWith("Audit the staged changes against talentd resolution res_01:");
     expect(audit.text).toContain('svc_validate with resolutionId "res_01"');
     expect(audit.text).toContain("svc_record_validation");

@@ -27,9 +27,18 @@ afterAll(async () => {
 const HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 
 async function post(body: unknown, headers: Record<string, string> = {}) {
-  const r = await fetch(`${live.base}/mcp`, { method: "POST", headers: { ...HEADERS, authorization: `Bearer ${key}`, ...headers }, body: JSON.stringify(body) });
+  const r = await fetch(`${live.base}/mcp`, {
+    method: "POST",
+    headers: { ...HEADERS, authorization: `Bearer ${key}`, ...headers },
+    body: JSON.stringify(body),
+  });
   const text = await r.text();
-  return { status: r.status, type: r.headers.get("content-type"), session: r.headers.get("mcp-session-id"), body: text ? JSON.parse(text) : null };
+  return {
+    status: r.status,
+    type: r.headers.get("content-type"),
+    session: r.headers.get("mcp-session-id"),
+    body: text ? JSON.parse(text) : null,
+  };
 }
 
 /** The same request with the fast path on, then off (the SDK): both answers. */
@@ -44,7 +53,12 @@ async function bothWays(body: unknown, headers: Record<string, string> = {}) {
   return { fast, sdk, tookFastPath };
 }
 
-const call = (name: string, args?: unknown, id: unknown = 7, extra: Record<string, unknown> = {}) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, ...(args === undefined ? {} : { arguments: args }), ...extra } });
+const call = (name: string, args?: unknown, id: unknown = 7, extra: Record<string, unknown> = {}) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name, ...(args === undefined ? {} : { arguments: args }), ...extra },
+});
 
 describe("tools/call without the SDK's server answers exactly what the SDK answers", () => {
   const same = [
@@ -53,7 +67,10 @@ describe("tools/call without the SDK's server answers exactly what the SDK answe
     ["svc_deepen reading a talent file", call("svc_deepen", { uri: "talent://typescript-strict" })],
     ["svc_deepen searching (k, scope)", call("svc_deepen", { query: "strict", k: 3, scope: "catalog" })],
     ["svc_validate of a resolution", () => call("svc_validate", { resolutionId })],
-    ["svc_validate of an unknown resolution (a tool error carrying the backend's 404 code)", call("svc_validate", { resolutionId: "res_unknown" })],
+    [
+      "svc_validate of an unknown resolution (a tool error carrying the backend's 404 code)",
+      call("svc_validate", { resolutionId: "res_unknown" }),
+    ],
     ["svc_prepare_task of a talent not installed (the backend's 400 unknown_talents)", call("svc_prepare_task", { talentIds: ["nope"] })],
     ["an argument the schema does not name (dropped by the schema both ways)", call("svc_doctor", { extra: 1 })],
     ["with _meta", call("svc_doctor", {}, 8, { _meta: { progressToken: "p1" } })],
@@ -69,7 +86,10 @@ describe("tools/call without the SDK's server answers exactly what the SDK answe
   }
 
   test("with a supported MCP-Protocol-Version header, and with Content-Type application/json; charset=utf-8", async () => {
-    for (const headers of [{ "mcp-protocol-version": "2025-06-18" }, { "content-type": "application/json; charset=utf-8" }] as Record<string, string>[]) {
+    for (const headers of [{ "mcp-protocol-version": "2025-06-18" }, { "content-type": "application/json; charset=utf-8" }] as Record<
+      string,
+      string
+    >[]) {
       const { fast, sdk, tookFastPath } = await bothWays(call("svc_doctor", {}), headers);
       expect(tookFastPath).toBe(true);
       expect(fast).toEqual(sdk);
@@ -107,8 +127,14 @@ describe("what the fast path does not handle goes to the SDK (the specification'
 
   test("a key without the tool's scope is still refused before either path (403 insufficient_scope)", async () => {
     const s = await loopProject(live.env, "narrow");
-    const narrow = (await (await s.owner.call("POST", `/web/projects/${s.project.id}/keys`, { name: "narrow", tools: ["doctor"] })).json()) as { value: string };
-    const r = await fetch(`${live.base}/mcp`, { method: "POST", headers: { ...HEADERS, authorization: `Bearer ${narrow.value}` }, body: JSON.stringify(call("svc_prepare_task", { talentIds: ["typescript-strict"] })) });
+    const narrow = (await (
+      await s.owner.call("POST", `/web/projects/${s.project.id}/keys`, { name: "narrow", tools: ["doctor"] })
+    ).json()) as { value: string };
+    const r = await fetch(`${live.base}/mcp`, {
+      method: "POST",
+      headers: { ...HEADERS, authorization: `Bearer ${narrow.value}` },
+      body: JSON.stringify(call("svc_prepare_task", { talentIds: ["typescript-strict"] })),
+    });
     expect(r.status).toBe(403);
     expect(r.headers.get("www-authenticate")).toContain('error="insufficient_scope"');
   });

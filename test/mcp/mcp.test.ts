@@ -75,13 +75,23 @@ describe("MCP with a project key (the SDK client over Streamable HTTP)", () => {
   test("capabilities say what the server does: tools, resources, prompts and the Skills extension with directoryRead; no listChanged (a stateless server never sends list_changed), no subscribe", async () => {
     const s = await setup();
     const client = await connectWithBearer(mcpUrl(s.project.id), s.key);
-    const capabilities = { tools: {}, resources: {}, prompts: {}, extensions: { "io.modelcontextprotocol/skills": { directoryRead: true } } };
+    const capabilities = {
+      tools: {},
+      resources: {},
+      prompts: {},
+      extensions: { "io.modelcontextprotocol/skills": { directoryRead: true } },
+    };
     expect(client.getServerCapabilities()).toEqual(capabilities);
     // the raw initialize answer too: the key is absent, not false
     const raw = await fetch(mcpUrl(s.project.id), {
       method: "POST",
       headers: { authorization: `Bearer ${s.key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: CLIENT_INFO } }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: CLIENT_INFO },
+      }),
     });
     const text = await raw.text();
     expect(text).not.toContain("listChanged");
@@ -100,11 +110,14 @@ describe("MCP with a project key (the SDK client over Streamable HTTP)", () => {
       if (node === null || typeof node !== "object") return;
       const o = node as Record<string, unknown>;
       const extra = o.additionalProperties;
-      if (extra !== undefined && typeof extra === "object" && extra !== null && Object.keys(extra).length === 0) problems.push(`${path}.additionalProperties is {}`);
-      if (o.type === "object" && (o.properties === null || typeof o.properties !== "object")) problems.push(`${path}: an object without properties`);
+      if (extra !== undefined && typeof extra === "object" && extra !== null && Object.keys(extra).length === 0)
+        problems.push(`${path}.additionalProperties is {}`);
+      if (o.type === "object" && (o.properties === null || typeof o.properties !== "object"))
+        problems.push(`${path}: an object without properties`);
       for (const [name, prop] of Object.entries((o.properties ?? {}) as Record<string, Record<string, unknown>>)) {
         if (typeof prop.type !== "string") problems.push(`${path}.properties.${name}: no type`);
-        if (typeof prop.description !== "string" || prop.description.length < 10) problems.push(`${path}.properties.${name}: no description`);
+        if (typeof prop.description !== "string" || prop.description.length < 10)
+          problems.push(`${path}.properties.${name}: no description`);
       }
       for (const [k, v] of Object.entries(o)) walk(v, `${path}.${k}`);
     };
@@ -137,7 +150,10 @@ describe("MCP with a project key (the SDK client over Streamable HTTP)", () => {
     const s = await setup({ install: ["typescript-strict"], expertise: true });
     const client = await connectWithBearer(mcpUrl(s.project.id), s.key);
 
-    const prepared = await client.callTool({ name: "svc_prepare_task", arguments: { talentIds: ["typescript-strict", s.expertiseRef!], language: "typescript" } });
+    const prepared = await client.callTool({
+      name: "svc_prepare_task",
+      arguments: { talentIds: ["typescript-strict", s.expertiseRef!], language: "typescript" },
+    });
     expect(prepared.isError).toBeFalsy();
     const p = toolJson(prepared);
     expect(p.resolutionId).toMatch(/^res_/);
@@ -147,11 +163,17 @@ describe("MCP with a project key (the SDK client over Streamable HTTP)", () => {
     expect(index.obligations.map((o: { id: string }) => o.id).sort()).toEqual([s.expertiseRef, "typescript-strict"].sort());
     expect(index.obligations.find((o: { id: string }) => o.id === s.expertiseRef).verdictRequired).toBe(true);
 
-    const detail = toolJson(await client.callTool({ name: "svc_validate", arguments: { resolutionId: p.resolutionId, talent: "typescript-strict" } }));
+    const detail = toolJson(
+      await client.callTool({ name: "svc_validate", arguments: { resolutionId: p.resolutionId, talent: "typescript-strict" } }),
+    );
     expect(detail.detail.rules.length).toBeGreaterThan(0);
     expect(detail.detail.rules[0].check).toBeString();
 
-    const report = { submissionId: "mcp-sub-1", resolutionId: p.resolutionId, expertiseResults: [{ id: s.expertiseRef!, verdict: "fail", evidence: ["src/payments/refund.ts:12"] }] };
+    const report = {
+      submissionId: "mcp-sub-1",
+      resolutionId: p.resolutionId,
+      expertiseResults: [{ id: s.expertiseRef!, verdict: "fail", evidence: ["src/payments/refund.ts:12"] }],
+    };
     const recorded = await client.callTool({ name: "svc_record_validation", arguments: report });
     expect(recorded.isError).toBeFalsy();
     const replay = toolJson(await client.callTool({ name: "svc_record_validation", arguments: report }));
@@ -162,7 +184,12 @@ describe("MCP with a project key (the SDK client over Streamable HTTP)", () => {
     expect(reports.body.reports).toHaveLength(1);
     expect(JSON.stringify(reports.body.reports[0])).toContain("src/payments/refund.ts:12");
 
-    const traces = (await s.owner.get(`/web/projects/${s.project.id}/traces?limit=50`)).body.events as { kind: string; via: string; client: string; author: { type: string } }[];
+    const traces = (await s.owner.get(`/web/projects/${s.project.id}/traces?limit=50`)).body.events as {
+      kind: string;
+      via: string;
+      client: string;
+      author: { type: string };
+    }[];
     const kinds = traces.map((e) => e.kind);
     for (const k of ["prepare_task", "validate", "record_validation"]) expect(kinds).toContain(k);
     for (const e of traces.filter((x) => ["prepare_task", "validate", "record_validation"].includes(x.kind))) {
@@ -185,9 +212,13 @@ describe("MCP with a project key (the SDK client over Streamable HTTP)", () => {
   test("svc_install_talents installs through the key route (the bearer's project); an unknown id is refused; svc_deepen reads and searches", async () => {
     const s = await setup();
     const client = await connectWithBearer(mcpUrl(), s.key);
-    const r = toolJson(await client.callTool({ name: "svc_install_talents", arguments: { talents: ["typescript-strict", "javascript-base"] } }));
+    const r = toolJson(
+      await client.callTool({ name: "svc_install_talents", arguments: { talents: ["typescript-strict", "javascript-base"] } }),
+    );
     expect(r.installed.sort()).toEqual(["javascript-base", "typescript-strict"]);
-    const installed = (await s.owner.get(`/web/projects/${s.project.id}/installed`)).body.talents.map((t: { id: string; state: string }) => `${t.id}:${t.state}`);
+    const installed = (await s.owner.get(`/web/projects/${s.project.id}/installed`)).body.talents.map(
+      (t: { id: string; state: string }) => `${t.id}:${t.state}`,
+    );
     expect(installed.sort()).toEqual(["javascript-base:active", "typescript-strict:active"]);
     const bad = await client.callTool({ name: "svc_install_talents", arguments: { talent: "no-such-talent" } });
     expect(bad.isError).toBe(true);
@@ -214,7 +245,9 @@ describe("MCP with a project key (the SDK client over Streamable HTTP)", () => {
     // the "@" of a private uri survives the adapter (the SDK's URL parsing would drop it)
     await expect(client.readResource({ uri: `talent://${s.expertiseRef}` })).rejects.toThrow(`talent://${s.expertiseRef}`);
     const p = toolJson(await client.callTool({ name: "svc_prepare_task", arguments: { talentIds: [s.expertiseRef!] } }));
-    const ex = toolJson(await client.callTool({ name: "svc_deepen", arguments: { uri: `talent://${s.expertiseRef}`, resolutionId: p.resolutionId } }));
+    const ex = toolJson(
+      await client.callTool({ name: "svc_deepen", arguments: { uri: `talent://${s.expertiseRef}`, resolutionId: p.resolutionId } }),
+    );
     expect(ex.files[0].uri).toBe(`talent://${s.expertiseRef}`);
     expect(ex.files[0].content).toContain("Refunds go through the ledger.");
     const { resourceTemplates } = await client.listResourceTemplates();
@@ -233,7 +266,11 @@ describe("MCP with a project key (the SDK client over Streamable HTTP)", () => {
     const served = toolJson(await deepen({ query: "script", resolutionId: p.resolutionId }));
     expect(served.scope).toBe("resolution");
     expect(served.results.map((x: { id: string }) => x.id)).toEqual(["typescript-strict"]);
-    expect(toolJson(await deepen({ query: "script" })).results.map((x: { id: string }) => x.id).sort()).toEqual(["javascript-base", "typescript-strict"]);
+    expect(
+      toolJson(await deepen({ query: "script" }))
+        .results.map((x: { id: string }) => x.id)
+        .sort(),
+    ).toEqual(["javascript-base", "typescript-strict"]);
     for (const resolutionId of [foreign.resolutionId, `res_${"0".repeat(26)}`]) {
       const r = await deepen({ query: "sql", resolutionId });
       expect(r.isError).toBe(true);
@@ -250,16 +287,28 @@ describe("MCP with a project key (the SDK client over Streamable HTTP)", () => {
   test('svc_deepen section "Rules" reads the rules as the compact form shows them, live and pinned (an expertise through its resolution); a missing heading → not_found listing the sections', async () => {
     const s = await setup({ install: ["typescript-strict"], expertise: true });
     const client = await connectWithBearer(mcpUrl(s.project.id), s.key);
-    const p = toolJson(await client.callTool({ name: "svc_prepare_task", arguments: { talentIds: ["typescript-strict", s.expertiseRef!] } }));
+    const p = toolJson(
+      await client.callTool({ name: "svc_prepare_task", arguments: { talentIds: ["typescript-strict", s.expertiseRef!] } }),
+    );
     const compactOf = (id: string) => p.talents.find((t: { id: string }) => t.id === id).compact as string;
-    const live = toolJson(await client.callTool({ name: "svc_deepen", arguments: { uri: "talent://typescript-strict", section: "Rules" } }));
+    const live = toolJson(
+      await client.callTool({ name: "svc_deepen", arguments: { uri: "talent://typescript-strict", section: "Rules" } }),
+    );
     expect(live.files[0].content).toStartWith("## Rules\n");
     expect(compactOf("typescript-strict")).toContain(live.files[0].content);
-    const pinned = toolJson(await client.callTool({ name: "svc_deepen", arguments: { uri: `talent://${s.expertiseRef}`, section: "rules", resolutionId: p.resolutionId } }));
+    const pinned = toolJson(
+      await client.callTool({
+        name: "svc_deepen",
+        arguments: { uri: `talent://${s.expertiseRef}`, section: "rules", resolutionId: p.resolutionId },
+      }),
+    );
     expect(pinned.files[0]).toMatchObject({ pinned: true, section: "rules" });
     expect(pinned.files[0].content).toStartWith("## Rules\n- [AB-001]");
     expect(compactOf(s.expertiseRef!)).toContain(pinned.files[0].content);
-    const miss = await client.callTool({ name: "svc_deepen", arguments: { uri: `talent://${s.expertiseRef}`, section: "Nope", resolutionId: p.resolutionId } });
+    const miss = await client.callTool({
+      name: "svc_deepen",
+      arguments: { uri: `talent://${s.expertiseRef}`, section: "Nope", resolutionId: p.resolutionId },
+    });
     expect(miss.isError).toBe(true);
     expect(toolJson(miss)).toMatchObject({ status: 404, error: "not_found", sections: ["Title of payments", "Rules"] });
     expect(toolJson(miss).message).toContain('Its sections: "Title of payments", "Rules".');
@@ -288,23 +337,35 @@ describe("MCP with a project key (the SDK client over Streamable HTTP)", () => {
 });
 
 describe("refusals of /mcp*", () => {
-  const post = (url: string, headers: Record<string, string> = {}, body: unknown = { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }) =>
-    fetch(url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body: JSON.stringify(body) });
+  const post = (
+    url: string,
+    headers: Record<string, string> = {},
+    body: unknown = { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} },
+  ) =>
+    fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      body: JSON.stringify(body),
+    });
 
   test("no bearer → 401 with resource_metadata of the project (root metadata for bare /mcp), CORS exposing WWW-Authenticate", async () => {
     const s = await setup();
     const r = await post(mcpUrl(s.project.id));
     expect(r.status).toBe(401);
-    expect(r.headers.get("www-authenticate")).toBe(`Bearer realm="talentd", resource_metadata="${live.base}/.well-known/oauth-protected-resource/mcp/${s.project.id}"`);
+    expect(r.headers.get("www-authenticate")).toBe(
+      `Bearer realm="talentd", resource_metadata="${live.base}/.well-known/oauth-protected-resource/mcp/${s.project.id}"`,
+    );
     expect(r.headers.get("access-control-allow-origin")).toBe("*");
     expect(r.headers.get("access-control-expose-headers")).toContain("www-authenticate");
     expect((await r.json()).error).toBe("invalid_token");
     const bare = await post(mcpUrl());
     expect(bare.status).toBe(401);
-    expect(bare.headers.get("www-authenticate")).toBe(`Bearer realm="talentd", resource_metadata="${live.base}/.well-known/oauth-protected-resource"`);
+    expect(bare.headers.get("www-authenticate")).toBe(
+      `Bearer realm="talentd", resource_metadata="${live.base}/.well-known/oauth-protected-resource"`,
+    );
   });
 
-  test("unknown, malformed and revoked keys → the same 401 body, with error=\"invalid_token\" and the metadata URL", async () => {
+  test('unknown, malformed and revoked keys → the same 401 body, with error="invalid_token" and the metadata URL', async () => {
     const s = await setup();
     const keyId = (await s.owner.get(`/web/projects/${s.project.id}/keys`)).body.keys[0].id;
     await s.owner.del(`/web/projects/${s.project.id}/keys/${keyId}`);
@@ -312,7 +373,9 @@ describe("refusals of /mcp*", () => {
     for (const bearer of [s.key, "svc_pk_nope", "garbage"]) {
       const r = await post(mcpUrl(s.project.id), { authorization: `Bearer ${bearer}` });
       expect(r.status).toBe(401);
-      expect(r.headers.get("www-authenticate")).toBe(`Bearer realm="talentd", error="invalid_token", resource_metadata="${live.base}/.well-known/oauth-protected-resource/mcp/${s.project.id}"`);
+      expect(r.headers.get("www-authenticate")).toBe(
+        `Bearer realm="talentd", error="invalid_token", resource_metadata="${live.base}/.well-known/oauth-protected-resource/mcp/${s.project.id}"`,
+      );
       bodies.add(await r.text());
     }
     expect(bodies.size).toBe(1);
@@ -368,21 +431,38 @@ describe("refusals of /mcp*", () => {
 
   test("initialize hands out a session id that names the client; later requests are traced with it, without clientInfo", async () => {
     const s = await setup();
-    const init = await post(mcpUrl(s.project.id), { authorization: `Bearer ${s.key}`, "user-agent": "ua-only" }, {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "Claude Code", version: "2.0.1" } },
-    });
+    const init = await post(
+      mcpUrl(s.project.id),
+      { authorization: `Bearer ${s.key}`, "user-agent": "ua-only" },
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "Claude Code", version: "2.0.1" } },
+      },
+    );
     expect(init.status).toBe(200);
     const sid = init.headers.get("mcp-session-id")!;
     expect(sid).toMatch(/^c1\./);
     const call = (headers: Record<string, string>) =>
-      post(mcpUrl(s.project.id), { authorization: `Bearer ${s.key}`, "mcp-protocol-version": "2025-06-18", ...headers }, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "svc_doctor", arguments: {} } });
+      post(
+        mcpUrl(s.project.id),
+        { authorization: `Bearer ${s.key}`, "mcp-protocol-version": "2025-06-18", ...headers },
+        { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "svc_doctor", arguments: {} } },
+      );
     expect((await call({ "mcp-session-id": sid, "user-agent": "ua-only" })).status).toBe(200);
     expect((await call({ "user-agent": "curl/8.0" })).status).toBe(200);
-    const events = (await s.owner.get(`/web/projects/${s.project.id}/traces`)).body.events as { kind: string; client: string; via: string }[];
-    expect(events.filter((e) => e.kind === "doctor").map((e) => e.client).sort()).toEqual(["Claude Code/2.0.1", "curl/8.0"]);
+    const events = (await s.owner.get(`/web/projects/${s.project.id}/traces`)).body.events as {
+      kind: string;
+      client: string;
+      via: string;
+    }[];
+    expect(
+      events
+        .filter((e) => e.kind === "doctor")
+        .map((e) => e.client)
+        .sort(),
+    ).toEqual(["Claude Code/2.0.1", "curl/8.0"]);
   });
 });
 
@@ -415,7 +495,9 @@ describe("a client that reaches /mcp by another host than BASE_URL's → 421 mis
     const s = await orgWithProject(away.env);
     const provider = new MemoryOAuthProvider();
     const client = new Client(CLIENT_INFO);
-    const err = await client.connect(new StreamableHTTPClientTransport(new URL(`${away.base}/mcp/${s.project.id}`), { authProvider: provider })).catch((e) => e);
+    const err = await client
+      .connect(new StreamableHTTPClientTransport(new URL(`${away.base}/mcp/${s.project.id}`), { authProvider: provider }))
+      .catch((e) => e);
     expect(err).toBeInstanceOf(StreamableHTTPError);
     expect((err as StreamableHTTPError).code).toBe(421);
     expect(String(err.message)).toContain(`Connect your agent to ${publicBase}/mcp/${s.project.id}`);
@@ -435,12 +517,21 @@ describe("a client that reaches /mcp by another host than BASE_URL's → 421 mis
     ] as const) {
       const r = await fetch(`${away.base}${path}`, {
         method,
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...(auth ? { authorization: `Bearer ${key.value}` } : {}) },
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...(auth ? { authorization: `Bearer ${key.value}` } : {}),
+        },
         body: method === "POST" ? JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }) : undefined,
       });
       expect(`${method} ${path}: ${r.status}`).toBe(`${method} ${path}: 421`);
       expect(r.headers.get("x-request-id")).toBeString();
-      expect(await r.json()).toEqual({ error: "misdirected_request", message: expected(away.base, path), baseUrl: publicBase, mcpUrl: `${publicBase}${path}` });
+      expect(await r.json()).toEqual({
+        error: "misdirected_request",
+        message: expected(away.base, path),
+        baseUrl: publicBase,
+        mcpUrl: `${publicBase}${path}`,
+      });
     }
   });
 
@@ -456,7 +547,9 @@ describe("a client that reaches /mcp by another host than BASE_URL's → 421 mis
     const publicHost = new URL(publicBase).host;
     expect((await post({ "x-forwarded-host": publicHost })).status).toBe(401); // the bearer check comes next
     expect((await post({ "x-forwarded-host": publicHost, authorization: `Bearer ${key.value}` })).status).toBe(200);
-    expect((await post({ "x-forwarded-host": `${publicHost}, proxy.internal:8080`, authorization: `Bearer ${key.value}` })).status).toBe(200);
+    expect((await post({ "x-forwarded-host": `${publicHost}, proxy.internal:8080`, authorization: `Bearer ${key.value}` })).status).toBe(
+      200,
+    );
     expect((await post({ host: publicHost, authorization: `Bearer ${key.value}` })).status).toBe(200);
     const proxied = await post({ "x-forwarded-host": "talentd.example.com", "x-forwarded-proto": "https", host: publicHost });
     expect(proxied.status).toBe(421);
@@ -466,14 +559,46 @@ describe("a client that reaches /mcp by another host than BASE_URL's → 421 mis
   test("hosts compare as host:port with the default port of BASE_URL's scheme normalised, case-insensitive", async () => {
     const e = await testEnv({ BASE_URL: "https://talentd.example.com" });
     try {
-      const status = async (host: string) => (await e.app.handle(new Request("https://talentd.example.com/mcp", { method: "POST", headers: { "x-forwarded-host": host, "content-type": "application/json" }, body: "{}" }))).status;
-      for (const host of ["talentd.example.com", "talentd.example.com:443", "TalentD.Example.COM"]) expect(`${host}: ${await status(host)}`).toBe(`${host}: 401`);
-      for (const host of ["talentd.example.com:8443", "talentd.example.com:80", "other.example.com", "talentd.example.com/evil", "user@talentd.example.com"]) {
+      const status = async (host: string) =>
+        (
+          await e.app.handle(
+            new Request("https://talentd.example.com/mcp", {
+              method: "POST",
+              headers: { "x-forwarded-host": host, "content-type": "application/json" },
+              body: "{}",
+            }),
+          )
+        ).status;
+      for (const host of ["talentd.example.com", "talentd.example.com:443", "TalentD.Example.COM"])
+        expect(`${host}: ${await status(host)}`).toBe(`${host}: 401`);
+      for (const host of [
+        "talentd.example.com:8443",
+        "talentd.example.com:80",
+        "other.example.com",
+        "talentd.example.com/evil",
+        "user@talentd.example.com",
+      ]) {
         expect(`${host}: ${await status(host)}`).toBe(`${host}: 421`);
       }
       // with no Host header at all (app.handle of a bare Request), the URL's host is the one used
-      expect((await e.app.handle(new Request("http://127.0.0.1:9/mcp", { method: "POST", body: "{}", headers: { "content-type": "application/json" } }))).status).toBe(421);
-      expect((await e.app.handle(new Request("https://talentd.example.com:443/mcp", { method: "POST", body: "{}", headers: { "content-type": "application/json" } }))).status).toBe(401);
+      expect(
+        (
+          await e.app.handle(
+            new Request("http://127.0.0.1:9/mcp", { method: "POST", body: "{}", headers: { "content-type": "application/json" } }),
+          )
+        ).status,
+      ).toBe(421);
+      expect(
+        (
+          await e.app.handle(
+            new Request("https://talentd.example.com:443/mcp", {
+              method: "POST",
+              body: "{}",
+              headers: { "content-type": "application/json" },
+            }),
+          )
+        ).status,
+      ).toBe(401);
     } finally {
       e.close();
     }
@@ -497,12 +622,18 @@ describe("concurrent requests of two projects through the adapter", () => {
     const expectedInstalled = (await call(b)).json.selection.installed;
     expect(expectedInstalled).toBeGreaterThan(1);
     const results = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? call(a) : call(b)).then((r) => ({ i, r }))));
-    for (const { i, r } of results) expect(`${i}: ${r.isError} ${r.json.selection.installed}`).toBe(`${i}: false ${i % 2 === 0 ? 1 : expectedInstalled}`);
+    for (const { i, r } of results)
+      expect(`${i}: ${r.isError} ${r.json.selection.installed}`).toBe(`${i}: false ${i % 2 === 0 ? 1 : expectedInstalled}`);
     // a tool the backend refuses (unknown talent) between two good calls: the next call is unaffected
     const refused = await fetch(mcpUrl(a.project.id), {
       method: "POST",
       headers: { authorization: `Bearer ${a.key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: "svc_prepare_task", arguments: { talentIds: ["no-such-talent"] } } }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 8,
+        method: "tools/call",
+        params: { name: "svc_prepare_task", arguments: { talentIds: ["no-such-talent"] } },
+      }),
     });
     expect(((await refused.json()) as { result: { isError?: boolean } }).result.isError).toBe(true);
     expect((await call(b)).json.selection.installed).toBe(expectedInstalled);

@@ -31,11 +31,14 @@ async function json(res: Response): Promise<{ status: number; body: any; res: Re
 }
 
 const register = async (body: Record<string, unknown> = { client_name: "Agent", redirect_uris: [REDIRECT] }, on: TestEnv = env) =>
-  json(await on.request("/oauth/register", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }));
+  json(
+    await on.request("/oauth/register", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+  );
 
 function authorizeQuery(p: Record<string, string | undefined>): string {
   const q = new URLSearchParams();
-  for (const [k, v] of Object.entries({ response_type: "code", redirect_uri: REDIRECT, code_challenge_method: "S256", state: "xyz", ...p })) if (v !== undefined) q.set(k, v);
+  for (const [k, v] of Object.entries({ response_type: "code", redirect_uri: REDIRECT, code_challenge_method: "S256", state: "xyz", ...p }))
+    if (v !== undefined) q.set(k, v);
   return `/oauth/authorize?${q}`;
 }
 
@@ -59,18 +62,29 @@ async function tokens() {
     body: new URLSearchParams({ ...fields, decision: "allow" }).toString(),
   });
   const code = new URL(consent.headers.get("location")!).searchParams.get("code")!;
-  const t = await tokenRequest({ grant_type: "authorization_code", client_id: clientId, code, code_verifier: verifier, redirect_uri: REDIRECT, resource });
+  const t = await tokenRequest({
+    grant_type: "authorization_code",
+    client_id: clientId,
+    code,
+    code_verifier: verifier,
+    redirect_uri: REDIRECT,
+    resource,
+  });
   expect(t.status).toBe(200);
   return { ...o, clientId, access: t.body.access_token as string, refresh: t.body.refresh_token as string };
 }
 
-const refresh = (clientId: string, refreshToken: string) => tokenRequest({ grant_type: "refresh_token", client_id: clientId, refresh_token: refreshToken });
+const refresh = (clientId: string, refreshToken: string) =>
+  tokenRequest({ grant_type: "refresh_token", client_id: clientId, refresh_token: refreshToken });
 
 describe("authorize: the redirect URI's port is in range before any URL is built from it", () => {
   test("port 70000 on a registered loopback URI → 400 refusal page, never a redirect, never a 500", async () => {
     const o = await orgWithProject(env);
     const clientId = (await register()).body.client_id;
-    const r = await get(authorizeQuery({ client_id: clientId, redirect_uri: "http://127.0.0.1:70000/callback", code_challenge: s256("x".repeat(43)) }), o.owner);
+    const r = await get(
+      authorizeQuery({ client_id: clientId, redirect_uri: "http://127.0.0.1:70000/callback", code_challenge: s256("x".repeat(43)) }),
+      o.owner,
+    );
     expect(r.status).toBe(400);
     expect(r.headers.get("location")).toBeNull();
     expect(await r.text()).toContain("not a valid URL");
@@ -85,7 +99,10 @@ describe("authorize: the redirect URI's port is in range before any URL is built
     const port = fc.oneof(fc.integer({ min: 0, max: 10_000_000 }).map(String), fc.stringMatching(/^[0-9]{1,12}$/));
     await fc.assert(
       fc.asyncProperty(port, fc.constantFrom(...hosts), async (p, host) => {
-        const r = await get(authorizeQuery({ client_id: clientId, redirect_uri: `http://${host}:${p}/callback`, code_challenge: challenge, resource }), o.owner);
+        const r = await get(
+          authorizeQuery({ client_id: clientId, redirect_uri: `http://${host}:${p}/callback`, code_challenge: challenge, resource }),
+          o.owner,
+        );
         const inRange = p.length <= 5 && Number(p) <= 65535;
         expect(r.status).toBe(inRange ? 200 : 400);
         expect(r.headers.get("location")).toBeNull();
@@ -99,7 +116,8 @@ describe("authorize: the redirect URI's port is in range before any URL is built
 describe("refresh re-checks the grant's standing: membership and the organization's approval", () => {
   test("the user removed from the organization → invalid_grant, and every token of the family is revoked (re-adding does not revive it)", async () => {
     const t = await tokens();
-    const role = (await sql("SELECT role FROM members WHERE user_id = ? AND organization_id = ?", [t.owner.userId, t.org.id])).rows[0]!.role as string;
+    const role = (await sql("SELECT role FROM members WHERE user_id = ? AND organization_id = ?", [t.owner.userId, t.org.id])).rows[0]!
+      .role as string;
     await sql("DELETE FROM members WHERE user_id = ? AND organization_id = ?", [t.owner.userId, t.org.id]);
     const r = await refresh(t.clientId, t.refresh);
     expect(r.status).toBe(400);
@@ -107,7 +125,12 @@ describe("refresh re-checks the grant's standing: membership and the organizatio
     expect(r.body.error_description).toContain("no longer a member");
     const live = await sql("SELECT count(*) AS n FROM oauth_tokens WHERE client_id = ? AND revoked_at IS NULL", [t.clientId]);
     expect(Number(live.rows[0]!.n)).toBe(0);
-    await sql("INSERT INTO members (organization_id, user_id, role, created_at) VALUES (?, ?, ?, ?)", [t.org.id, t.owner.userId, role, Date.now()]);
+    await sql("INSERT INTO members (organization_id, user_id, role, created_at) VALUES (?, ?, ?, ?)", [
+      t.org.id,
+      t.owner.userId,
+      role,
+      Date.now(),
+    ]);
     expect((await refresh(t.clientId, t.refresh)).body.error).toBe("invalid_grant");
     expect((await withKey(env, t.access, "/api/doctor")).status).toBe(401);
   });
@@ -136,7 +159,8 @@ describe("refresh re-checks the grant's standing: membership and the organizatio
 
 describe("dynamic registrations: expire when unused for 30 days, within a global budget (OAUTH_MAX_CLIENTS)", () => {
   const lastUse = async (id: string, on: TestEnv = env) =>
-    (await on.database.client.execute({ sql: "SELECT last_used_at AS t FROM oauth_clients WHERE id = ?", args: [id] })).rows[0]?.t ?? "gone";
+    (await on.database.client.execute({ sql: "SELECT last_used_at AS t FROM oauth_clients WHERE id = ?", args: [id] })).rows[0]?.t ??
+    "gone";
   const age = (id: string, ms: number, on: TestEnv = env, column = "last_used_at") =>
     on.database.client.execute({ sql: `UPDATE oauth_clients SET ${column} = ? WHERE id = ?`, args: [Date.now() - ms, id] });
 

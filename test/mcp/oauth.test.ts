@@ -29,7 +29,9 @@ async function json(res: Response): Promise<{ status: number; body: any; res: Re
 }
 
 async function register(body: Record<string, unknown> = { client_name: "Agent", redirect_uris: [REDIRECT] }) {
-  return json(await env.request("/oauth/register", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }));
+  return json(
+    await env.request("/oauth/register", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+  );
 }
 
 function pkce() {
@@ -40,13 +42,23 @@ function pkce() {
 /** An authorization request's query, with defaults overridable (undefined drops a parameter). */
 function authorizeQuery(p: Record<string, string | undefined>): string {
   const q = new URLSearchParams();
-  for (const [k, v] of Object.entries({ response_type: "code", redirect_uri: REDIRECT, code_challenge_method: "S256", state: "xyz", ...p })) if (v !== undefined) q.set(k, v);
+  for (const [k, v] of Object.entries({ response_type: "code", redirect_uri: REDIRECT, code_challenge_method: "S256", state: "xyz", ...p }))
+    if (v !== undefined) q.set(k, v);
   return `/oauth/authorize?${q}`;
 }
 
 const get = (path: string, who?: WebClient) => env.request(path, { headers: who?.cookie ? { cookie: who.cookie } : {} });
-const postForm = (path: string, fields: Record<string, string>, who: WebClient | null, headers: Record<string, string> = { origin: new URL(base).origin }) =>
-  env.request(path, { method: "POST", headers: { ...FORM, ...(who?.cookie ? { cookie: who.cookie } : {}), ...headers }, body: new URLSearchParams(fields).toString() });
+const postForm = (
+  path: string,
+  fields: Record<string, string>,
+  who: WebClient | null,
+  headers: Record<string, string> = { origin: new URL(base).origin },
+) =>
+  env.request(path, {
+    method: "POST",
+    headers: { ...FORM, ...(who?.cookie ? { cookie: who.cookie } : {}), ...headers },
+    body: new URLSearchParams(fields).toString(),
+  });
 
 interface Grant {
   clientId: string;
@@ -56,7 +68,11 @@ interface Grant {
 }
 
 /** Registers a client, shows the consent page to `who`, posts it (minus `untick`), returns the code. */
-async function grant(who: WebClient, projectId: string, opts: { untick?: string[]; scope?: string; clientId?: string } = {}): Promise<Grant> {
+async function grant(
+  who: WebClient,
+  projectId: string,
+  opts: { untick?: string[]; scope?: string; clientId?: string } = {},
+): Promise<Grant> {
   const clientId = opts.clientId ?? (await register()).body.client_id;
   const { verifier, challenge } = pkce();
   const resource = `${base}/mcp/${projectId}`;
@@ -76,13 +92,25 @@ const tokenRequest = (fields: Record<string, string | undefined>) => {
   return env.request("/oauth/token", { method: "POST", headers: FORM, body: body.toString() }).then(json);
 };
 const exchange = (g: Grant, over: Record<string, string | undefined> = {}) =>
-  tokenRequest({ grant_type: "authorization_code", client_id: g.clientId, code: g.code, code_verifier: g.verifier, redirect_uri: REDIRECT, resource: g.resource, ...over });
+  tokenRequest({
+    grant_type: "authorization_code",
+    client_id: g.clientId,
+    code: g.code,
+    code_verifier: g.verifier,
+    redirect_uri: REDIRECT,
+    resource: g.resource,
+    ...over,
+  });
 const refresh = (clientId: string, refreshToken: string, over: Record<string, string | undefined> = {}) =>
   tokenRequest({ grant_type: "refresh_token", client_id: clientId, refresh_token: refreshToken, ...over });
 
 /** A tools/list on an MCP URL with a bearer, over app.handle. */
 const mcp = (path: string, bearer: string, body: unknown = { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }) =>
-  env.request(path, { method: "POST", headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify(body) });
+  env.request(path, {
+    method: "POST",
+    headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify(body),
+  });
 
 /** An approved org with a project, and tokens granted by its owner. */
 async function tokens(opts: { untick?: string[] } = {}) {
@@ -130,8 +158,17 @@ describe("discovery documents (RFC 9728, RFC 8414)", () => {
   });
 
   test("CORS preflights of the public endpoints → 204 with WWW-Authenticate exposed", async () => {
-    for (const path of ["/.well-known/oauth-authorization-server", "/.well-known/oauth-protected-resource", "/oauth/register", "/oauth/token", "/oauth/revoke"]) {
-      const r = await env.request(path, { method: "OPTIONS", headers: { origin: "https://inspector.example", "access-control-request-method": "POST" } });
+    for (const path of [
+      "/.well-known/oauth-authorization-server",
+      "/.well-known/oauth-protected-resource",
+      "/oauth/register",
+      "/oauth/token",
+      "/oauth/revoke",
+    ]) {
+      const r = await env.request(path, {
+        method: "OPTIONS",
+        headers: { origin: "https://inspector.example", "access-control-request-method": "POST" },
+      });
       expect(r.status).toBe(204);
       expect(r.headers.get("access-control-allow-origin")).toBe("*");
       expect(r.headers.get("access-control-expose-headers")).toContain("www-authenticate");
@@ -141,11 +178,21 @@ describe("discovery documents (RFC 9728, RFC 8414)", () => {
 
 describe("POST /oauth/register (RFC 7591)", () => {
   test("a public client: 201 with client_id, no secret, token_endpoint_auth_method none", async () => {
-    const r = await register({ client_name: "Claude Code", redirect_uris: ["http://localhost:33418/callback", "https://vscode.dev/redirect"], scope: "doctor validate" });
+    const r = await register({
+      client_name: "Claude Code",
+      redirect_uris: ["http://localhost:33418/callback", "https://vscode.dev/redirect"],
+      scope: "doctor validate",
+    });
     expect(r.status).toBe(201);
     expect(r.body.client_id).toMatch(/^ocl_/);
     expect(r.body.client_secret).toBeUndefined();
-    expect(r.body).toMatchObject({ client_name: "Claude Code", token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], scope: "doctor validate" });
+    expect(r.body).toMatchObject({
+      client_name: "Claude Code",
+      token_endpoint_auth_method: "none",
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      scope: "doctor validate",
+    });
     expect(r.res.headers.get("access-control-allow-origin")).toBe("*");
   });
 
@@ -168,7 +215,13 @@ describe("POST /oauth/register (RFC 7591)", () => {
   }
 
   test("a mixed list keeps only https and loopback URIs (Cursor sends cursor:// beside them)", async () => {
-    const r = await register({ redirect_uris: ["cursor://anysphere.cursor-mcp/oauth/callback", "https://www.cursor.com/agents/mcp/oauth/callback", "http://localhost:8787/callback"] });
+    const r = await register({
+      redirect_uris: [
+        "cursor://anysphere.cursor-mcp/oauth/callback",
+        "https://www.cursor.com/agents/mcp/oauth/callback",
+        "http://localhost:8787/callback",
+      ],
+    });
     expect(r.status).toBe(201);
     expect(r.body.redirect_uris).toEqual(["https://www.cursor.com/agents/mcp/oauth/callback", "http://localhost:8787/callback"]);
   });
@@ -198,7 +251,13 @@ describe("GET /oauth/authorize and the consent", () => {
     const wrong = await postForm("/login", { next: "/x", email: u.email, password: "wrong password!" }, null);
     expect(wrong.status).toBe(401);
     expect(await wrong.text()).toContain("E-mail or password is wrong.");
-    expect((await postForm("/login", { next: "/x", email: u.email, password: "correct horse battery" }, null, { origin: "https://evil.example" })).status).toBe(403);
+    expect(
+      (
+        await postForm("/login", { next: "/x", email: u.email, password: "correct horse battery" }, null, {
+          origin: "https://evil.example",
+        })
+      ).status,
+    ).toBe(403);
     for (const next of ["//evil.example/x", "https://evil.example", "/\\evil.example"]) {
       const r = await postForm("/login", { next, email: u.email, password: "correct horse battery" }, null);
       expect(r.headers.get("location")).toBe("/");
@@ -208,7 +267,15 @@ describe("GET /oauth/authorize and the consent", () => {
   test("the consent page shows the client, the project and its organization, and one ticked box per requested scope", async () => {
     const o = await orgWithProject(env);
     const clientId = (await register({ client_name: "Inspector <3", redirect_uris: [REDIRECT] })).body.client_id;
-    const r = await get(authorizeQuery({ client_id: clientId, code_challenge: pkce().challenge, resource: `${base}/mcp/${o.project.id}`, scope: "doctor validate" }), o.owner);
+    const r = await get(
+      authorizeQuery({
+        client_id: clientId,
+        code_challenge: pkce().challenge,
+        resource: `${base}/mcp/${o.project.id}`,
+        scope: "doctor validate",
+      }),
+      o.owner,
+    );
     expect(r.status).toBe(200);
     expect(r.headers.get("x-frame-options")).toBe("DENY");
     expect(r.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
@@ -224,15 +291,24 @@ describe("GET /oauth/authorize and the consent", () => {
     const o = await orgWithProject(env);
     const clientId = (await register()).body.client_id;
     const resource = `${base}/mcp/${o.project.id}`;
-    const unknown = await get(authorizeQuery({ client_id: "ocl_01AAAAAAAAAAAAAAAAAAAAAAAA", code_challenge: pkce().challenge, resource }), o.owner);
+    const unknown = await get(
+      authorizeQuery({ client_id: "ocl_01AAAAAAAAAAAAAAAAAAAAAAAA", code_challenge: pkce().challenge, resource }),
+      o.owner,
+    );
     expect(unknown.status).toBe(400);
     expect(unknown.headers.get("location")).toBeNull();
-    const unregistered = await get(authorizeQuery({ client_id: clientId, redirect_uri: "https://attacker.example/cb", code_challenge: pkce().challenge, resource }), o.owner);
+    const unregistered = await get(
+      authorizeQuery({ client_id: clientId, redirect_uri: "https://attacker.example/cb", code_challenge: pkce().challenge, resource }),
+      o.owner,
+    );
     expect(unregistered.status).toBe(400);
     expect(unregistered.headers.get("location")).toBeNull();
     expect(await unregistered.text()).toContain("is not registered");
     // a registered loopback URI matches on any port (RFC 8252 §7.3)
-    const otherPort = await get(authorizeQuery({ client_id: clientId, redirect_uri: "http://127.0.0.1:5555/callback", code_challenge: pkce().challenge, resource }), o.owner);
+    const otherPort = await get(
+      authorizeQuery({ client_id: clientId, redirect_uri: "http://127.0.0.1:5555/callback", code_challenge: pkce().challenge, resource }),
+      o.owner,
+    );
     expect(otherPort.status).toBe(200);
   });
 
@@ -249,7 +325,10 @@ describe("GET /oauth/authorize and the consent", () => {
     test(`${name} → redirect to the client with error=${code} and the state`, async () => {
       const o = await orgWithProject(env);
       const clientId = (await register()).body.client_id;
-      const r = await get(authorizeQuery({ client_id: clientId, code_challenge: pkce().challenge, resource: `${base}/mcp/${o.project.id}`, ...over }), o.owner);
+      const r = await get(
+        authorizeQuery({ client_id: clientId, code_challenge: pkce().challenge, resource: `${base}/mcp/${o.project.id}`, ...over }),
+        o.owner,
+      );
       expect(r.status).toBe(302);
       const to = new URL(r.headers.get("location")!);
       expect(to.origin + to.pathname).toBe(REDIRECT);
@@ -276,10 +355,15 @@ describe("GET /oauth/authorize and the consent", () => {
   test("the consent post: without Origin or from another origin → 403; deny → access_denied; nothing ticked → access_denied", async () => {
     const o = await orgWithProject(env);
     const clientId = (await register()).body.client_id;
-    const page = await get(authorizeQuery({ client_id: clientId, code_challenge: pkce().challenge, resource: `${base}/mcp/${o.project.id}` }), o.owner);
+    const page = await get(
+      authorizeQuery({ client_id: clientId, code_challenge: pkce().challenge, resource: `${base}/mcp/${o.project.id}` }),
+      o.owner,
+    );
     const { fields, checkboxes } = formFields(await page.text());
     expect((await postForm("/oauth/authorize", { ...fields, decision: "allow" }, o.owner, {})).status).toBe(403);
-    expect((await postForm("/oauth/authorize", { ...fields, decision: "allow" }, o.owner, { origin: "https://evil.example" })).status).toBe(403);
+    expect((await postForm("/oauth/authorize", { ...fields, decision: "allow" }, o.owner, { origin: "https://evil.example" })).status).toBe(
+      403,
+    );
     const denied = await postForm("/oauth/authorize", { ...fields, decision: "deny" }, o.owner);
     expect(new URL(denied.headers.get("location")!).searchParams.get("error")).toBe("access_denied");
     const none = { ...fields };
@@ -287,11 +371,16 @@ describe("GET /oauth/authorize and the consent", () => {
     const empty = await postForm("/oauth/authorize", { ...none, decision: "allow" }, o.owner);
     expect(new URL(empty.headers.get("location")!).searchParams.get("error")).toBe("access_denied");
     // a scope added to the form that was not requested is ignored
-    const narrow = await get(authorizeQuery({ client_id: clientId, code_challenge: pkce().challenge, resource: `${base}/mcp/${o.project.id}`, scope: "doctor" }), o.owner);
+    const narrow = await get(
+      authorizeQuery({ client_id: clientId, code_challenge: pkce().challenge, resource: `${base}/mcp/${o.project.id}`, scope: "doctor" }),
+      o.owner,
+    );
     const f = formFields(await narrow.text()).fields;
     const sneaky = await postForm("/oauth/authorize", { ...f, scope_install: "on", decision: "allow" }, o.owner);
     const code = new URL(sneaky.headers.get("location")!).searchParams.get("code")!;
-    const row = await sql("SELECT scopes FROM oauth_codes WHERE code_hash = (SELECT code_hash FROM oauth_codes ORDER BY created_at DESC LIMIT 1)");
+    const row = await sql(
+      "SELECT scopes FROM oauth_codes WHERE code_hash = (SELECT code_hash FROM oauth_codes ORDER BY created_at DESC LIMIT 1)",
+    );
     expect(JSON.parse(String(row.rows[0]!.scopes))).toEqual(["doctor"]);
     expect(code).toMatch(/^svc_ac_/);
   });
@@ -307,7 +396,8 @@ describe("POST /oauth/token", () => {
       expect(r.resource).toBe(`${base}/mcp/${t.project.id}`);
       expect(JSON.parse(String(r.scopes))).not.toContain("install");
     }
-    const dump = JSON.stringify((await sql("SELECT * FROM oauth_tokens")).rows) + JSON.stringify((await sql("SELECT * FROM oauth_codes")).rows);
+    const dump =
+      JSON.stringify((await sql("SELECT * FROM oauth_tokens")).rows) + JSON.stringify((await sql("SELECT * FROM oauth_codes")).rows);
     expect(dump).not.toContain(t.access);
     expect(dump).not.toContain(t.refresh);
     expect(dump).not.toContain(t.grant.code);
@@ -428,7 +518,9 @@ describe("access tokens on every call", () => {
     expect((await mcp(`/mcp/${a.project.id}`, a.access)).status).toBe(200);
     const r = await mcp(`/mcp/${b.project.id}`, a.access);
     expect(r.status).toBe(401);
-    expect(r.headers.get("www-authenticate")).toBe(`Bearer realm="talentd", error="invalid_token", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp/${b.project.id}"`);
+    expect(r.headers.get("www-authenticate")).toBe(
+      `Bearer realm="talentd", error="invalid_token", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp/${b.project.id}"`,
+    );
     expect((await json(r)).body.error).toBe("invalid_token");
     expect((await mcp("/mcp", a.access)).status).toBe(401);
   });
@@ -479,7 +571,8 @@ describe("access tokens on every call", () => {
 describe("POST /oauth/revoke (RFC 7009)", () => {
   test("an access token: only it ends; the refresh token still works; an unknown token → 200; another client's → 401 invalid_client", async () => {
     const t = await tokens();
-    const revoke = (fields: Record<string, string>) => env.request("/oauth/revoke", { method: "POST", headers: FORM, body: new URLSearchParams(fields).toString() });
+    const revoke = (fields: Record<string, string>) =>
+      env.request("/oauth/revoke", { method: "POST", headers: FORM, body: new URLSearchParams(fields).toString() });
     const other = (await register()).body.client_id;
     const mismatch = await json(await revoke({ token: t.access, client_id: other }));
     expect(mismatch.status).toBe(401);

@@ -21,8 +21,22 @@ describe("an OAuth access token of a deleted project", () => {
     const verifier = "v".repeat(64);
     const challenge = createHash("sha256").update(verifier).digest("base64url");
     const resource = mcpResource(env.config.baseUrl, project.id);
-    const code = await issueCode(env.database, { clientId: "ocl_t", userId: owner.userId, projectId: project.id, redirectUri: "http://127.0.0.1:9/cb", codeChallenge: challenge, scopes: ["doctor"], resource });
-    const tokens = await exchangeCode(env.database, { clientId: "ocl_t", code, codeVerifier: verifier, redirectUri: "http://127.0.0.1:9/cb", resource });
+    const code = await issueCode(env.database, {
+      clientId: "ocl_t",
+      userId: owner.userId,
+      projectId: project.id,
+      redirectUri: "http://127.0.0.1:9/cb",
+      codeChallenge: challenge,
+      scopes: ["doctor"],
+      resource,
+    });
+    const tokens = await exchangeCode(env.database, {
+      clientId: "ocl_t",
+      code,
+      codeVerifier: verifier,
+      redirectUri: "http://127.0.0.1:9/cb",
+      resource,
+    });
     const call = () => env.request("/api/doctor", { headers: { authorization: `Bearer ${tokens.access_token}` } });
     expect((await call()).status).toBe(200);
     expect((await owner.del(`/web/projects/${project.id}`)).status).toBe(200);

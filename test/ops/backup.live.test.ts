@@ -57,8 +57,16 @@ describe("backups while the server writes", () => {
     try {
       for (let b = 0; b < 6; b++) {
         await Bun.sleep(150);
-        const reader = Bun.spawn([SQLITE3!, live, "PRAGMA integrity_check;", "SELECT count(*) FROM reports;"], { stdout: "pipe", stderr: "pipe" });
-        const backup = Bun.spawn([BUN, join(ROOT, "src", "main.ts"), "backup", join(dir, `snap-${b}.db`)], { cwd: dir, env: { PATH: process.env.PATH ?? "" }, stdout: "pipe", stderr: "pipe" });
+        const reader = Bun.spawn([SQLITE3!, live, "PRAGMA integrity_check;", "SELECT count(*) FROM reports;"], {
+          stdout: "pipe",
+          stderr: "pipe",
+        });
+        const backup = Bun.spawn([BUN, join(ROOT, "src", "main.ts"), "backup", join(dir, `snap-${b}.db`)], {
+          cwd: dir,
+          env: { PATH: process.env.PATH ?? "" },
+          stdout: "pipe",
+          stderr: "pipe",
+        });
         const [code, out, err] = await Promise.all([backup.exited, new Response(backup.stdout).text(), new Response(backup.stderr).text()]);
         expect({ code, err }).toEqual({ code: 0, err: "" });
         expect(out).toContain("integrity_check ok");

@@ -25,12 +25,15 @@ function startedAt(name: string): number {
 }
 
 function serve(cwd: string, port: number, env: Record<string, string>) {
-  return Bun.spawn([BUN, join(ROOT, "src", "main.ts"), "serve", "--port", String(port), "--host", "127.0.0.1", "--base-url", `http://127.0.0.1:${port}`], {
-    cwd,
-    env: { PATH: process.env.PATH ?? "", ACCESS_LOG: "false", LOG_FORMAT: "json", AUTO_APPROVE_ORGS: "true", ...env },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  return Bun.spawn(
+    [BUN, join(ROOT, "src", "main.ts"), "serve", "--port", String(port), "--host", "127.0.0.1", "--base-url", `http://127.0.0.1:${port}`],
+    {
+      cwd,
+      env: { PATH: process.env.PATH ?? "", ACCESS_LOG: "false", LOG_FORMAT: "json", AUTO_APPROVE_ORGS: "true", ...env },
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
 }
 
 describe("scheduled backups while serving", () => {
@@ -57,7 +60,13 @@ describe("scheduled backups while serving", () => {
       const folder = join(cwd, "data", "backups");
       const until = Date.now() + 30_000;
       // at least four backups taken while the writers run
-      while ((existsSync(folder) ? readdirSync(folder).filter((f) => /^talentd-.*\.db$/.test(f) && startedAt(f) > (acked[0]?.at ?? Infinity)).length : 0) < 4 && Date.now() < until) await Bun.sleep(100);
+      while (
+        (existsSync(folder)
+          ? readdirSync(folder).filter((f) => /^talentd-.*\.db$/.test(f) && startedAt(f) > (acked[0]?.at ?? Infinity)).length
+          : 0) < 4 &&
+        Date.now() < until
+      )
+        await Bun.sleep(100);
       stop = true;
       await Promise.all(writers);
       expect(proc.exitCode).toBeNull();
@@ -65,12 +74,17 @@ describe("scheduled backups while serving", () => {
       proc.kill("SIGTERM");
     }
     expect(await proc.exited).toBe(0);
-    const log = (await new Response(proc.stdout).text()).trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const log = (await new Response(proc.stdout).text())
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const stderr = await new Response(proc.stderr).text();
     expect(stderr).not.toContain("backup failed");
 
     const folder = join(cwd, "data", "backups");
-    const files = readdirSync(folder).filter((f) => f.endsWith(".db")).sort();
+    const files = readdirSync(folder)
+      .filter((f) => f.endsWith(".db"))
+      .sort();
     expect(readdirSync(folder).filter((f) => f.endsWith(".partial"))).toEqual([]);
     const during = files.filter((f) => startedAt(f) > acked[0]!.at && startedAt(f) < acked.at(-1)!.at);
     expect(during.length).toBeGreaterThanOrEqual(3); // taken while reports were being written
@@ -109,7 +123,12 @@ describe("scheduled backups while serving", () => {
       proc.kill("SIGTERM");
     }
     expect(await proc.exited).toBe(0);
-    const failures = (await new Response(proc.stderr).text()).trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg?.toString().startsWith("backup failed"));
+    const failures = (await new Response(proc.stderr).text())
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.msg?.toString().startsWith("backup failed"));
     expect(failures.length).toBeGreaterThanOrEqual(2);
     expect(failures[0]).toMatchObject({ level: "error", msg: "backup failed; the server goes on, the next one is scheduled" });
     expect(String(failures[0]!.error)).toContain("backups");
@@ -117,12 +136,24 @@ describe("scheduled backups while serving", () => {
 
   test("BACKUP_INTERVAL and BACKUP_KEEP: a bad value stops the start with one line (exit 2); scheduled backups need a local database file", async () => {
     const cases: [Record<string, string>, string][] = [
-      [{ BACKUP_INTERVAL: "6 hours" }, 'BACKUP_INTERVAL: "6 hours" is not an interval (a number and s, m, h or d, e.g. 6h; between 1s and 366d; 0 or off for none)'],
-      [{ BACKUP_INTERVAL: "0s" }, 'BACKUP_INTERVAL: "0s" is not an interval (a number and s, m, h or d, e.g. 6h; between 1s and 366d; 0 or off for none)'],
-      [{ BACKUP_INTERVAL: "400d" }, 'BACKUP_INTERVAL: "400d" is not an interval (a number and s, m, h or d, e.g. 6h; between 1s and 366d; 0 or off for none)'],
+      [
+        { BACKUP_INTERVAL: "6 hours" },
+        'BACKUP_INTERVAL: "6 hours" is not an interval (a number and s, m, h or d, e.g. 6h; between 1s and 366d; 0 or off for none)',
+      ],
+      [
+        { BACKUP_INTERVAL: "0s" },
+        'BACKUP_INTERVAL: "0s" is not an interval (a number and s, m, h or d, e.g. 6h; between 1s and 366d; 0 or off for none)',
+      ],
+      [
+        { BACKUP_INTERVAL: "400d" },
+        'BACKUP_INTERVAL: "400d" is not an interval (a number and s, m, h or d, e.g. 6h; between 1s and 366d; 0 or off for none)',
+      ],
       [{ BACKUP_KEEP: "0" }, 'BACKUP_KEEP: "0" is not a number of backups to keep (1–10000)'],
       [{ BACKUP_KEEP: "many" }, 'BACKUP_KEEP: "many" is not a number of backups to keep (1–10000)'],
-      [{ BACKUP_INTERVAL: "6h", DATABASE_URL: "libsql://db.example.internal" }, "BACKUP_INTERVAL: scheduled backups need a local database file (DATABASE_URL file:…); back up a libSQL server with its own tools"],
+      [
+        { BACKUP_INTERVAL: "6h", DATABASE_URL: "libsql://db.example.internal" },
+        "BACKUP_INTERVAL: scheduled backups need a local database file (DATABASE_URL file:…); back up a libSQL server with its own tools",
+      ],
     ];
     for (const [env, line] of cases) {
       const r = await runCli(["serve", "--port", "0"], { cwd: dir, env: { DATA_DIR: join(dir, "cfg"), ...env } });
@@ -143,7 +174,13 @@ describe("backups in-process: rotation, schedule, and what platform admins see",
     writeFileSync(join(folder, `pre-migrate-${stamp(Date.UTC(2020, 0, 1))}.db`), "kept");
     let t = Date.UTC(2026, 0, 1);
     const logs: string[] = [];
-    const backups = new Backups({ source: env.database.path, folder, schedule: { intervalMs: 3_600_000, keep: 2 }, log: createLogger("debug", (l) => logs.push(l)), now: () => (t += 1000) });
+    const backups = new Backups({
+      source: env.database.path,
+      folder,
+      schedule: { intervalMs: 3_600_000, keep: 2 },
+      log: createLogger("debug", (l) => logs.push(l)),
+      now: () => (t += 1000),
+    });
     const made: string[] = [];
     for (let i = 0; i < 4; i++) {
       const r = await backups.runScheduled();
@@ -157,8 +194,16 @@ describe("backups in-process: rotation, schedule, and what platform admins see",
 
   test("the schedule follows the newest backup on disk: a restart does not postpone it (next = newest + interval)", async () => {
     const folder = join(env.dir, "backups");
-    const newest = readdirSync(folder).filter((f) => f.startsWith("talentd-")).sort().at(-1)!;
-    const backups = new Backups({ source: env.database.path, folder, schedule: { intervalMs: 3_600_000, keep: 2 }, log: createLogger("error", () => {}) });
+    const newest = readdirSync(folder)
+      .filter((f) => f.startsWith("talentd-"))
+      .sort()
+      .at(-1)!;
+    const backups = new Backups({
+      source: env.database.path,
+      folder,
+      schedule: { intervalMs: 3_600_000, keep: 2 },
+      log: createLogger("error", () => {}),
+    });
     backups.start();
     try {
       expect(backups.status().nextAt).toBe(startedAt(newest) + 3_600_000);
@@ -176,7 +221,11 @@ describe("backups in-process: rotation, schedule, and what platform admins see",
     const backups = new Backups({ source: env.database.path, folder, schedule: { intervalMs: 6 * 3_600_000, keep: 3 }, log });
     const token = "metrics-token-0123456789abcdef";
     const app = createApp({ config: { ...env.config, metricsToken: token }, database: env.database, log, state: env.state, backups });
-    const local = { ...env, app, request: (p: string, init?: RequestInit) => app.handle(new Request(env.config.baseUrl + p, init)) } as TestEnv;
+    const local = {
+      ...env,
+      app,
+      request: (p: string, init?: RequestInit) => app.handle(new Request(env.config.baseUrl + p, init)),
+    } as TestEnv;
 
     const failed = await backups.runScheduled();
     expect(failed).toMatchObject({ ok: false, file: null });
@@ -225,5 +274,3 @@ describe("backups in-process: rotation, schedule, and what platform admins see",
     expect(kinds).toContainEqual(["mine.db", "other"]);
   });
 });
-
-

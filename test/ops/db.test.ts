@@ -38,7 +38,18 @@ describe("migrations", () => {
     expect(second.applied).toEqual([]);
     expect(second.skipped).toEqual(first.applied);
     const tables = (await database.client.execute("SELECT name FROM sqlite_master WHERE type='table'")).rows.map((r) => r.name);
-    for (const t of ["users", "organizations", "projects", "api_keys", "resolutions", "reports", "trace_events", "oauth_tokens", "expertises", "content_blobs"]) {
+    for (const t of [
+      "users",
+      "organizations",
+      "projects",
+      "api_keys",
+      "resolutions",
+      "reports",
+      "trace_events",
+      "oauth_tokens",
+      "expertises",
+      "content_blobs",
+    ]) {
       expect(tables).toContain(t);
     }
     database.close();
@@ -47,7 +58,9 @@ describe("migrations", () => {
   test("a migration edited after it was applied is refused", async () => {
     const database = await openDatabase(`file:${join(dir, "m2.db")}`);
     await migrate(database.client, [{ tag: "0000_x", sql: "CREATE TABLE x (a INTEGER)" }]);
-    await expect(migrate(database.client, [{ tag: "0000_x", sql: "CREATE TABLE x (b INTEGER)" }])).rejects.toThrow(/was changed after it was applied/);
+    await expect(migrate(database.client, [{ tag: "0000_x", sql: "CREATE TABLE x (b INTEGER)" }])).rejects.toThrow(
+      /was changed after it was applied/,
+    );
     database.close();
   });
 
@@ -87,10 +100,36 @@ describe("foreign keys cascade from organization and project", () => {
       await tx.insert(s.users).values({ id: "usr_1", email: "a@b.co", createdAt: now, updatedAt: now });
       await tx.insert(s.organizations).values({ id: "org_1", slug: "acme", name: "Acme", createdAt: now, updatedAt: now });
       await tx.insert(s.projects).values({ id: "prj_1", organizationId: "org_1", name: "P", createdAt: now, updatedAt: now });
-      await tx.insert(s.apiKeys).values({ id: "key_1", projectId: "prj_1", name: "k", tools: ["doctor"], keyHash: "h", createdBy: "usr_1", createdAt: now });
-      await tx.insert(s.installedTalents).values({ projectId: "prj_1", talentId: "sql-base", kind: "talent", installedAt: now, updatedAt: now });
-      await tx.insert(s.resolutions).values({ id: "res_1", projectId: "prj_1", tokens: 1, catalogDigest: "d", authorType: "key", authorId: "key_1", via: "api", createdAt: now });
-      await tx.insert(s.traceEvents).values({ id: "trc_1", projectId: "prj_1", kind: "doctor", via: "api", authorType: "key", authorId: "key_1", authorName: "k", talentsEntered: [], talentsLeft: [], status: 200, durationMs: 1, createdAt: now });
+      await tx
+        .insert(s.apiKeys)
+        .values({ id: "key_1", projectId: "prj_1", name: "k", tools: ["doctor"], keyHash: "h", createdBy: "usr_1", createdAt: now });
+      await tx
+        .insert(s.installedTalents)
+        .values({ projectId: "prj_1", talentId: "sql-base", kind: "talent", installedAt: now, updatedAt: now });
+      await tx.insert(s.resolutions).values({
+        id: "res_1",
+        projectId: "prj_1",
+        tokens: 1,
+        catalogDigest: "d",
+        authorType: "key",
+        authorId: "key_1",
+        via: "api",
+        createdAt: now,
+      });
+      await tx.insert(s.traceEvents).values({
+        id: "trc_1",
+        projectId: "prj_1",
+        kind: "doctor",
+        via: "api",
+        authorType: "key",
+        authorId: "key_1",
+        authorName: "k",
+        talentsEntered: [],
+        talentsLeft: [],
+        status: 200,
+        durationMs: 1,
+        createdAt: now,
+      });
     });
     await database.write((tx) => tx.delete(s.organizations).where(eq(s.organizations.id, "org_1")));
     for (const table of ["projects", "api_keys", "installed_talents", "resolutions", "trace_events"]) {
@@ -121,7 +160,10 @@ describe("foreign keys cascade from organization and project", () => {
         database.write(async (tx) => {
           await tx.insert(s.users).values({ id: `usr_${i}`, email: `u${i}@y.co`, createdAt: now, updatedAt: now });
           await new Promise((r) => setTimeout(r, 1)); // an await inside the transaction
-          await tx.update(s.users).set({ name: `n${i}` }).where(eq(s.users.id, `usr_${i}`));
+          await tx
+            .update(s.users)
+            .set({ name: `n${i}` })
+            .where(eq(s.users.id, `usr_${i}`));
         }),
       ),
     );
@@ -138,7 +180,9 @@ const userInsert = (id: string, email: string, now = Date.now()) => ({
 describe("write jobs (the hot-path writer)", () => {
   test("all or nothing: a failing statement rolls back the job's statements before it", async () => {
     const database = await migrated("raw1.db");
-    await expect(database.writeJob({ statements: [userInsert("usr_r1", "r1@x.co"), userInsert("usr_r2", "r1@x.co")] })).rejects.toThrow(/UNIQUE/);
+    await expect(database.writeJob({ statements: [userInsert("usr_r1", "r1@x.co"), userInsert("usr_r2", "r1@x.co")] })).rejects.toThrow(
+      /UNIQUE/,
+    );
     expect((await database.client.execute("SELECT count(*) AS n FROM users")).rows[0]!.n).toBe(0);
     // and the writer is usable afterwards
     expect(await database.writeJob({ statements: [userInsert("usr_r3", "r3@x.co")] })).toBeUndefined();
@@ -155,7 +199,10 @@ describe("write jobs (the hot-path writer)", () => {
       const text = i % 700;
       return database.writeJob({
         statements: [
-          { sql: `INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES (?, ?, '${text}', 'user', ?, ?)`, args: [`usr_t${i}`, `t${i}@x.co`, now, now] },
+          {
+            sql: `INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES (?, ?, '${text}', 'user', ?, ?)`,
+            args: [`usr_t${i}`, `t${i}@x.co`, now, now],
+          },
           ...(i % 3 === 0 ? [{ sql: "UPDATE users SET name = name || '!' WHERE id = ?", args: [`usr_t${i}`] }] : []),
         ],
       });
@@ -171,7 +218,10 @@ describe("write jobs (the hot-path writer)", () => {
   test("a job naming a statement number the thread was never sent is refused alone, and the transaction it would have joined still commits (nothing waits for a later job)", async () => {
     const database = await migrated("wire-unknown.db");
     database.close();
-    const proc = Bun.spawn([process.execPath, join(ROOT, "test", "fixtures", "writer-wire-probe.ts"), join(dir, "wire-unknown.db")], { stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn([process.execPath, join(ROOT, "test", "fixtures", "writer-wire-probe.ts"), join(dir, "wire-unknown.db")], {
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const out = await new Response(proc.stdout).text();
     expect(await proc.exited).toBe(0);
     const replies = JSON.parse(out) as { outcomes?: [number, { ok: boolean; error?: { message: string } }][] }[];
@@ -186,7 +236,14 @@ describe("write jobs (the hot-path writer)", () => {
     const database = await migrated("raw2.db");
     const now = Date.now();
     await expect(
-      database.writeJob({ statements: [{ sql: "INSERT INTO projects (id, organization_id, name, description, created_at, updated_at) VALUES ('prj_x', 'org_missing', 'p', '', ?, ?)", args: [now, now] }] }),
+      database.writeJob({
+        statements: [
+          {
+            sql: "INSERT INTO projects (id, organization_id, name, description, created_at, updated_at) VALUES ('prj_x', 'org_missing', 'p', '', ?, ?)",
+            args: [now, now],
+          },
+        ],
+      }),
     ).rejects.toThrow(/FOREIGN KEY/);
     await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
@@ -209,9 +266,13 @@ describe("write jobs (the hot-path writer)", () => {
     test(`${name}: \`unless\` decides inside the transaction: a row found means nothing is written and the row is the result; a failing statement undoes the job`, async () => {
       const database = await migrated(`unless-${name.split(" ")[0]}.db`);
       const unless = { sql: "SELECT id, email FROM users WHERE email = ?", args: ["u@x.co"] };
-      await expect(run(database, { unless, statements: [userInsert("usr_u0", "u@x.co"), userInsert("usr_u0", "dup@x.co")] })).rejects.toThrow(/UNIQUE/);
+      await expect(
+        run(database, { unless, statements: [userInsert("usr_u0", "u@x.co"), userInsert("usr_u0", "dup@x.co")] }),
+      ).rejects.toThrow(/UNIQUE/);
       expect(await run(database, { unless, statements: [userInsert("usr_u1", "u@x.co")] })).toBeUndefined();
-      expect(await run(database, { unless, statements: [userInsert("usr_u2", "u@x.co"), userInsert("usr_u3", "other@x.co")] })).toMatchObject({ id: "usr_u1", email: "u@x.co" });
+      expect(
+        await run(database, { unless, statements: [userInsert("usr_u2", "u@x.co"), userInsert("usr_u3", "other@x.co")] }),
+      ).toMatchObject({ id: "usr_u1", email: "u@x.co" });
       expect((await database.all<{ id: string }>("SELECT id FROM users ORDER BY id")).map((r) => r.id)).toEqual(["usr_u1"]);
       database.close();
     });
@@ -228,7 +289,12 @@ describe("bulk writes (start-up's blob offload, on the request thread)", () => {
       database.writeJob({ statements: [userInsert("usr_b5", "b5@x.co")] }),
       database.write((tx) => tx.insert(s.users).values({ id: "usr_b6", email: "b6@x.co", createdAt: 1, updatedAt: 1 })),
     ]);
-    expect((await database.all<{ id: string }>("SELECT id FROM users ORDER BY id")).map((r) => r.id)).toEqual(["usr_b3", "usr_b4", "usr_b5", "usr_b6"]);
+    expect((await database.all<{ id: string }>("SELECT id FROM users ORDER BY id")).map((r) => r.id)).toEqual([
+      "usr_b3",
+      "usr_b4",
+      "usr_b5",
+      "usr_b6",
+    ]);
     database.close();
   });
 });
@@ -241,8 +307,12 @@ describe("durability of write jobs (synchronous FULL for business writes)", () =
     expect(await database.writeJob(level)).toMatchObject({ synchronous: 2 }); // FULL
     // queued together (posted together, one transaction): FULL for both, in either order
     for (let i = 0; i < 20; i++) {
-      const looseFirst = (await Promise.all([database.writeJob({ ...level, durable: false }), database.writeJob(level)])) as { synchronous: number }[];
-      const durableFirst = (await Promise.all([database.writeJob(level), database.writeJob({ ...level, durable: false })])) as { synchronous: number }[];
+      const looseFirst = (await Promise.all([database.writeJob({ ...level, durable: false }), database.writeJob(level)])) as {
+        synchronous: number;
+      }[];
+      const durableFirst = (await Promise.all([database.writeJob(level), database.writeJob({ ...level, durable: false })])) as {
+        synchronous: number;
+      }[];
       expect([...looseFirst, ...durableFirst].map((r) => r.synchronous)).toEqual([2, 2, 2, 2]);
     }
     expect(await database.writeJob({ ...level, durable: false })).toMatchObject({ synchronous: 1 });
@@ -314,7 +384,12 @@ describe("a job of one statement runs without a savepoint (~7 µs of the writer'
       database.writeJob({ statements: [userInsert("usr_a1", "a1@x.co")] }),
       database.writeJob({ statements: [userInsert("usr_a2", "a1@x.co")] }), // duplicate e-mail
       database.writeJob({
-        statements: [{ sql: "INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES (?, ?, '', 'user', ?, ?), (?, ?, '', 'user', ?, ?)", args: ["usr_a3", "a3@x.co", now, now, "usr_a4", "a1@x.co", now, now] }],
+        statements: [
+          {
+            sql: "INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES (?, ?, '', 'user', ?, ?), (?, ?, '', 'user', ?, ?)",
+            args: ["usr_a3", "a3@x.co", now, now, "usr_a4", "a1@x.co", now, now],
+          },
+        ],
       }), // its second row is a duplicate: its first row must not stay either
       database.writeJob({ unless: { sql: "SELECT id FROM users WHERE id = 'usr_a3'" }, statements: [userInsert("usr_a5", "a5@x.co")] }), // usr_a3 is gone: runs
       database.writeJob({ statements: [userInsert("usr_a6", "a6@x.co")] }),
@@ -330,12 +405,17 @@ describe("a job of one statement runs without a savepoint (~7 µs of the writer'
 describe("an error that ends the transaction (RAISE(ROLLBACK) here; a full disk or an I/O error in life)", () => {
   for (const [shape, trapped] of [
     ["a job of one statement (no savepoint)", (n: string) => [{ sql: "INSERT INTO trap (v) VALUES (?)", args: [n] }]],
-    ["a job of two statements (its savepoint gone with the transaction)", (n: string) => [userInsert(`usr_${n}`, `${n}@x.co`), { sql: "INSERT INTO trap (v) VALUES (?)", args: [n] }]],
+    [
+      "a job of two statements (its savepoint gone with the transaction)",
+      (n: string) => [userInsert(`usr_${n}`, `${n}@x.co`), { sql: "INSERT INTO trap (v) VALUES (?)", args: [n] }],
+    ],
   ] as const) {
     test(`${shape}: every job of that transaction is rejected with the error, none of their rows stays, and the next job commits on a working thread`, async () => {
       const database = await migrated(`trap-${shape.length}.db`);
       await database.client.execute("CREATE TABLE trap (v TEXT)");
-      await database.client.execute("CREATE TRIGGER trap_rollback BEFORE INSERT ON trap BEGIN SELECT RAISE(ROLLBACK, 'trapped: the transaction is rolled back'); END");
+      await database.client.execute(
+        "CREATE TRIGGER trap_rollback BEFORE INSERT ON trap BEGIN SELECT RAISE(ROLLBACK, 'trapped: the transaction is rolled back'); END",
+      );
       const results = await Promise.allSettled([
         database.writeJob({ statements: [userInsert("usr_t1", "t1@x.co")] }),
         database.writeJob({ statements: [...trapped("t2")] }),
@@ -360,7 +440,14 @@ describe("the writer thread writes while the request thread is busy (jobs posted
     const second = database.writeJob({ statements: [userInsert("usr_s2", "s2@x.co")] });
     // this thread now stays busy without yielding to its event loop (a synchronous child
     // process polls the file for up to 2 s): job 2 must be committed meanwhile
-    const child = Bun.spawnSync([process.execPath, "-e", `const D = require("libsql"); const d = new D(${JSON.stringify(join(dir, "stream.db"))}); const t = Date.now(); let n = 0; while (Date.now() - t < 2000 && (n = d.prepare("SELECT count(*) AS n FROM users WHERE id = 'usr_s2'").get().n) === 0); console.log(n);`], { cwd: ROOT });
+    const child = Bun.spawnSync(
+      [
+        process.execPath,
+        "-e",
+        `const D = require("libsql"); const d = new D(${JSON.stringify(join(dir, "stream.db"))}); const t = Date.now(); let n = 0; while (Date.now() - t < 2000 && (n = d.prepare("SELECT count(*) AS n FROM users WHERE id = 'usr_s2'").get().n) === 0); console.log(n);`,
+      ],
+      { cwd: ROOT },
+    );
     expect(child.stdout.toString().trim()).toBe("1");
     expect(await Promise.all([first, second])).toEqual([undefined, undefined]);
     database.close();
@@ -427,7 +514,14 @@ describe("dataVersion: the change counter hot-path caches are keyed by", () => {
     expect(changed()).toBe(true);
     other.close();
     for (let i = 0; i < 3; i++) {
-      const proc = Bun.spawn([process.execPath, "-e", `const D = require("libsql"); const d = new D(${JSON.stringify(path)}); d.exec("INSERT INTO dv VALUES (${10 + i})"); d.close();`], { cwd: ROOT });
+      const proc = Bun.spawn(
+        [
+          process.execPath,
+          "-e",
+          `const D = require("libsql"); const d = new D(${JSON.stringify(path)}); d.exec("INSERT INTO dv VALUES (${10 + i})"); d.close();`,
+        ],
+        { cwd: ROOT },
+      );
       expect(await proc.exited).toBe(0);
       await nextTurn();
       expect(changed()).toBe(true);
@@ -461,14 +555,20 @@ describe("configEpoch: the clock of the configuration caches (src/db/epoch.ts, m
     const path = join(dir, "epoch-tables.db");
     const database = await openDatabase(`file:${path}`);
     await migrate(database.client);
-    const tables = (await database.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")).map((t) => t.name);
-    const triggers = new Set((await database.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger'")).map((t) => t.name));
+    const tables = (
+      await database.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    ).map((t) => t.name);
+    const triggers = new Set(
+      (await database.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger'")).map((t) => t.name),
+    );
     const epoch = new Set<string>(EPOCH_TABLES);
     const other = new Set<string>(NON_EPOCH_TABLES);
     expect(tables.filter((t) => !epoch.has(t) && !other.has(t))).toEqual([]);
     expect(tables.filter((t) => epoch.has(t) && other.has(t))).toEqual([]);
     expect([...epoch].filter((t) => !tables.includes(t))).toEqual([]);
-    expect([...epoch].flatMap((t) => ["insert", "update", "delete"].map((e) => `${t}_epoch_${e}`)).filter((n) => !triggers.has(n))).toEqual([]);
+    expect([...epoch].flatMap((t) => ["insert", "update", "delete"].map((e) => `${t}_epoch_${e}`)).filter((n) => !triggers.has(n))).toEqual(
+      [],
+    );
     database.close();
   });
 
@@ -479,10 +579,18 @@ describe("configEpoch: the clock of the configuration caches (src/db/epoch.ts, m
     await nextTurn();
     const e0 = database.configEpoch()!;
     expect(typeof e0).toBe("number");
-    await database.writeJob({ statements: [{ sql: "INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES ('usr_e1', 'e1@example.com', 'e1', 'user', 1, 1)" }] });
+    await database.writeJob({
+      statements: [
+        {
+          sql: "INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES ('usr_e1', 'e1@example.com', 'e1', 'user', 1, 1)",
+        },
+      ],
+    });
     const e1 = database.configEpoch()!;
     expect(e1).toBeGreaterThan(e0);
-    await database.writeJob({ statements: [{ sql: "INSERT INTO content_blobs (digest, content, size, created_at) VALUES ('sha256:e', 'x', 1, 1)" }] });
+    await database.writeJob({
+      statements: [{ sql: "INSERT INTO content_blobs (digest, content, size, created_at) VALUES ('sha256:e', 'x', 1, 1)" }],
+    });
     await nextTurn();
     expect(database.configEpoch()).toBe(e1); // the activity log and its blobs do not move it…
     expect(database.dataVersion()).not.toBeNull(); // …though the data version moved
@@ -492,7 +600,14 @@ describe("configEpoch: the clock of the configuration caches (src/db/epoch.ts, m
     const e2 = database.configEpoch()!;
     expect(e2).toBeGreaterThan(e1);
     other.close();
-    const proc = Bun.spawn([process.execPath, "-e", `const D = require("libsql"); const d = new D(${JSON.stringify(path)}); d.exec("DELETE FROM users WHERE id = 'usr_e1'"); d.close();`], { cwd: ROOT });
+    const proc = Bun.spawn(
+      [
+        process.execPath,
+        "-e",
+        `const D = require("libsql"); const d = new D(${JSON.stringify(path)}); d.exec("DELETE FROM users WHERE id = 'usr_e1'"); d.close();`,
+      ],
+      { cwd: ROOT },
+    );
     expect(await proc.exited).toBe(0);
     await nextTurn();
     expect(database.configEpoch()!).toBeGreaterThan(e2);
@@ -536,30 +651,79 @@ describe("housekeeping", () => {
       await tx.insert(s.users).values({ id: "usr_h", email: "h@x.co", createdAt: now, updatedAt: now });
       await tx.insert(s.organizations).values({ id: "org_h", slug: "h", name: "H", createdAt: now, updatedAt: now });
       await tx.insert(s.projects).values({ id: "prj_h", organizationId: "org_h", name: "P", createdAt: now, updatedAt: now });
-      await tx.insert(s.oauthClients).values({ id: "ocl_h", name: "c", redirectUris: ["http://127.0.0.1/cb"], metadata: {}, createdAt: now });
-      for (const [id, exp] of [["ses_old", now - 1], ["ses_live", now + day]] as const) {
+      await tx
+        .insert(s.oauthClients)
+        .values({ id: "ocl_h", name: "c", redirectUris: ["http://127.0.0.1/cb"], metadata: {}, createdAt: now });
+      for (const [id, exp] of [
+        ["ses_old", now - 1],
+        ["ses_live", now + day],
+      ] as const) {
         await tx.insert(s.sessions).values({ id, userId: "usr_h", tokenHash: id, expiresAt: exp, createdAt: now, lastSeenAt: now });
       }
-      const code = { clientId: "ocl_h", userId: "usr_h", projectId: "prj_h", redirectUri: "http://127.0.0.1/cb", codeChallenge: "x", scopes: [], resource: "r", createdAt: now };
+      const code = {
+        clientId: "ocl_h",
+        userId: "usr_h",
+        projectId: "prj_h",
+        redirectUri: "http://127.0.0.1/cb",
+        codeChallenge: "x",
+        scopes: [],
+        resource: "r",
+        createdAt: now,
+      };
       await tx.insert(s.oauthCodes).values({ ...code, codeHash: "code_old", expiresAt: now - 2 * day });
       await tx.insert(s.oauthCodes).values({ ...code, codeHash: "code_recent", expiresAt: now - 60_000, usedAt: now - 120_000 }); // used: reuse must still be recognised
-      const tok = { kind: "refresh" as const, familyId: "f", clientId: "ocl_h", userId: "usr_h", projectId: "prj_h", scopes: [], resource: "r", createdAt: now };
+      const tok = {
+        kind: "refresh" as const,
+        familyId: "f",
+        clientId: "ocl_h",
+        userId: "usr_h",
+        projectId: "prj_h",
+        scopes: [],
+        resource: "r",
+        createdAt: now,
+      };
       await tx.insert(s.oauthTokens).values({ ...tok, id: "otk_old", tokenHash: "t_old", expiresAt: now - 2 * day });
       await tx.insert(s.oauthTokens).values({ ...tok, id: "otk_rotated", tokenHash: "t_rot", expiresAt: now + day, rotatedAt: now - 1000 });
       await tx.insert(s.setupTokens).values({ tokenHash: "st_old", expiresAt: now - 2 * day, createdAt: now });
-      await tx.insert(s.invitations).values({ id: "inv_old", organizationId: "org_h", email: "i@x.co", expiresAt: now - 31 * day, createdAt: now });
-      await tx.insert(s.invitations).values({ id: "inv_new", organizationId: "org_h", email: "j@x.co", expiresAt: now - day, createdAt: now });
-      await tx.insert(s.passwordResets).values({ tokenHash: "pr_old", userId: "usr_h", expiresAt: now - 2 * day, createdAt: now - 2 * day });
+      await tx
+        .insert(s.invitations)
+        .values({ id: "inv_old", organizationId: "org_h", email: "i@x.co", expiresAt: now - 31 * day, createdAt: now });
+      await tx
+        .insert(s.invitations)
+        .values({ id: "inv_new", organizationId: "org_h", email: "j@x.co", expiresAt: now - day, createdAt: now });
+      await tx
+        .insert(s.passwordResets)
+        .values({ tokenHash: "pr_old", userId: "usr_h", expiresAt: now - 2 * day, createdAt: now - 2 * day });
       await tx.insert(s.passwordResets).values({ tokenHash: "pr_live", userId: "usr_h", expiresAt: now + 60_000, createdAt: now });
       const mail = { organizationId: "org_h", to: "m@x.co", subject: "s", body: "b" };
-      for (const [id, status, age] of [["mail_sent_old", "sent", 31], ["mail_sent_new", "sent", 29], ["mail_failed_kept", "failed", 31], ["mail_failed_old", "failed", 91], ["mail_pending_old", "pending", 91]] as const) {
+      for (const [id, status, age] of [
+        ["mail_sent_old", "sent", 31],
+        ["mail_sent_new", "sent", 29],
+        ["mail_failed_kept", "failed", 31],
+        ["mail_failed_old", "failed", 91],
+        ["mail_pending_old", "pending", 91],
+      ] as const) {
         await tx.insert(s.mailOutbox).values({ ...mail, id, status, createdAt: now - age * day });
       }
-      await tx.insert(s.ssoNonces).values({ kind: "saml_request", id: "req_old", organizationId: "org_h", expiresAt: now - 1, createdAt: now });
-      await tx.insert(s.ssoNonces).values({ kind: "saml_assertion", id: "asr_live", organizationId: "org_h", expiresAt: now + 60_000, createdAt: now });
+      await tx
+        .insert(s.ssoNonces)
+        .values({ kind: "saml_request", id: "req_old", organizationId: "org_h", expiresAt: now - 1, createdAt: now });
+      await tx
+        .insert(s.ssoNonces)
+        .values({ kind: "saml_assertion", id: "asr_live", organizationId: "org_h", expiresAt: now + 60_000, createdAt: now });
     });
     const { purgeExpired } = await import("../../src/ops/housekeeping");
-    expect(await purgeExpired(database, now)).toEqual({ ssoNonces: 1, sessions: 1, oauthCodes: 1, oauthTokens: 1, setupTokens: 1, invitations: 1, passwordResets: 1, mails: 2, oauthClients: 0 });
+    expect(await purgeExpired(database, now)).toEqual({
+      ssoNonces: 1,
+      sessions: 1,
+      oauthCodes: 1,
+      oauthTokens: 1,
+      setupTokens: 1,
+      invitations: 1,
+      passwordResets: 1,
+      mails: 2,
+      oauthClients: 0,
+    });
     const ids = async (sql: string) => (await database.all<{ id: string }>(sql)).map((r) => r.id);
     expect(await ids("SELECT id FROM sessions")).toEqual(["ses_live"]);
     expect(await ids("SELECT code_hash AS id FROM oauth_codes")).toEqual(["code_recent"]);
@@ -568,7 +732,17 @@ describe("housekeeping", () => {
     expect(await ids("SELECT token_hash AS id FROM password_resets")).toEqual(["pr_live"]);
     expect(await ids("SELECT id FROM mail_outbox ORDER BY id")).toEqual(["mail_failed_kept", "mail_pending_old", "mail_sent_new"]);
     expect(await ids("SELECT id FROM sso_nonces")).toEqual(["asr_live"]); // SAML request and assertion ids go once expired
-    expect(await purgeExpired(database, now)).toEqual({ ssoNonces: 0, sessions: 0, oauthCodes: 0, oauthTokens: 0, setupTokens: 0, invitations: 0, passwordResets: 0, mails: 0, oauthClients: 0 });
+    expect(await purgeExpired(database, now)).toEqual({
+      ssoNonces: 0,
+      sessions: 0,
+      oauthCodes: 0,
+      oauthTokens: 0,
+      setupTokens: 0,
+      invitations: 0,
+      passwordResets: 0,
+      mails: 0,
+      oauthClients: 0,
+    });
     database.close();
   });
 });

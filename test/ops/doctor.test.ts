@@ -43,7 +43,16 @@ describe("talentd doctor --local", () => {
   test("a healthy data folder: every check ok, exit 0 — also beside a running server, which it leaves alone", async () => {
     const { data, db } = await healthy("healthy");
     const r = await doctor({ DATA_DIR: data });
-    expect(levels(r.stdout)).toEqual({ "data folder": "ok", database: "ok", "free disk": "ok", integrity: "ok", migrations: "ok", WAL: "ok", catalog: "ok", backups: "ok" });
+    expect(levels(r.stdout)).toEqual({
+      "data folder": "ok",
+      database: "ok",
+      "free disk": "ok",
+      integrity: "ok",
+      migrations: "ok",
+      WAL: "ok",
+      catalog: "ok",
+      backups: "ok",
+    });
     expect(r.stdout).toContain(`ok    data folder: ${data} (mode 0700, owner uid `);
     expect(r.stdout).toContain("ok    integrity: PRAGMA integrity_check: ok");
     expect(r.stdout).toMatch(/ok {4}catalog: \d+ talents \(embedded\), no problem/);
@@ -51,7 +60,12 @@ describe("talentd doctor --local", () => {
     expect(r.code).toBe(0);
 
     const port = await freePort();
-    const proc = Bun.spawn([BUN, join(ROOT, "src", "main.ts"), "serve", "--port", String(port), "--host", "127.0.0.1"], { cwd: dir, env: { PATH: process.env.PATH ?? "", DATA_DIR: data }, stdout: "ignore", stderr: "ignore" });
+    const proc = Bun.spawn([BUN, join(ROOT, "src", "main.ts"), "serve", "--port", String(port), "--host", "127.0.0.1"], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? "", DATA_DIR: data },
+      stdout: "ignore",
+      stderr: "ignore",
+    });
     try {
       await waitReady(`http://127.0.0.1:${port}`);
       const beside = await doctor({ DATA_DIR: data });
@@ -78,8 +92,12 @@ describe("talentd doctor --local", () => {
     chmodSync(data, 0o755);
     chmodSync(db, 0o644);
     const open = await doctor({ DATA_DIR: data });
-    expect(open.stdout).toContain(`warn  data folder: ${data} is open to other users (mode 0755); chmod 750 (or 700) keeps the database private`);
-    expect(open.stdout).toContain(`warn  database: ${db} is readable by every user (mode 0644); chmod 640 it (it holds password and key hashes)`);
+    expect(open.stdout).toContain(
+      `warn  data folder: ${data} is open to other users (mode 0755); chmod 750 (or 700) keeps the database private`,
+    );
+    expect(open.stdout).toContain(
+      `warn  database: ${db} is readable by every user (mode 0644); chmod 640 it (it holds password and key hashes)`,
+    );
     expect(open.code).toBe(3);
     chmodSync(data, 0o777);
     const writable = await doctor({ DATA_DIR: data });
@@ -110,7 +128,9 @@ describe("talentd doctor --local", () => {
     for (let i = 4096 * 3; i < Math.min(bytes.length, 4096 * 8); i++) bytes[i] = 0x5a;
     writeFileSync(db, bytes); // a stopped server's file, damaged on purpose
     const r = await doctor({ DATA_DIR: data });
-    expect(r.stdout).toMatch(/FAIL {2}integrity: (PRAGMA integrity_check: .+ \(restore a backup: talentd restore FILE\)|could not check: .+)/);
+    expect(r.stdout).toMatch(
+      /FAIL {2}integrity: (PRAGMA integrity_check: .+ \(restore a backup: talentd restore FILE\)|could not check: .+)/,
+    );
     expect(r.code).toBe(1);
   }, 30_000);
 
@@ -124,7 +144,9 @@ describe("talentd doctor --local", () => {
     closeNative(c);
     chmodSync(db, 0o600);
     const r = await doctor({ DATA_DIR: data });
-    expect(r.stdout).toMatch(/warn {2}migrations: \d+ pending \(0003_trace_keyset[^)]*\): serve applies them at start, after a verified backup/);
+    expect(r.stdout).toMatch(
+      /warn {2}migrations: \d+ pending \(0003_trace_keyset[^)]*\): serve applies them at start, after a verified backup/,
+    );
     expect(r.code).toBe(3);
 
     const newer = join(dir, "newer");
@@ -136,7 +158,9 @@ describe("talentd doctor --local", () => {
     n.exec(`INSERT INTO __talentd_migrations (tag, hash, applied_at) VALUES ('9999_from_the_future', '${"f".repeat(64)}', 0)`);
     closeNative(n);
     const f = await doctor({ DATA_DIR: newer });
-    expect(f.stdout).toContain("FAIL  migrations: migrated by a newer talentd (9999_from_the_future unknown to this binary): this version will not start on it");
+    expect(f.stdout).toContain(
+      "FAIL  migrations: migrated by a newer talentd (9999_from_the_future unknown to this binary): this version will not start on it",
+    );
     expect(f.code).toBe(1);
   }, 30_000);
 
@@ -145,7 +169,11 @@ describe("talentd doctor --local", () => {
     const talents = join(dir, "talents-extra");
     writeFiles(talents, { "ok-one/TALENT.md": talentMd("ok-one"), "bad-one/TALENT.md": talentMd("bad-one", { budget: "99999" }) });
     const r = await doctor({ DATA_DIR: data }, ["--talents-dir", talents]);
-    expect(r.stdout).toMatch(new RegExp(`warn {2}catalog: \\d+ talents \\(embedded \\+ TALENTS_DIR ${talents}\\); 1 problem\\(s\\), those folders are skipped: .*bad-one/TALENT.md: budget: must be an integer from 100 to 4000 \\(got 99999\\)`));
+    expect(r.stdout).toMatch(
+      new RegExp(
+        `warn {2}catalog: \\d+ talents \\(embedded \\+ TALENTS_DIR ${talents}\\); 1 problem\\(s\\), those folders are skipped: .*bad-one/TALENT.md: budget: must be an integer from 100 to 4000 \\(got 99999\\)`,
+      ),
+    );
     expect(r.code).toBe(3);
   }, 30_000);
 
@@ -157,7 +185,9 @@ describe("talentd doctor --local", () => {
     mkdirSync(join(data, "backups"));
     writeFileSync(join(data, "backups", `talentd-${stamp(Date.now() - 24 * 3600_000)}.db`), "x");
     const old = await doctor({ DATA_DIR: data, BACKUP_INTERVAL: "6h" });
-    expect(old.stdout).toMatch(/warn {2}backups: the newest scheduled backup, talentd-\d{8}T\d{9}Z\.db, is 14\d\d min old \(interval 360 min\)/);
+    expect(old.stdout).toMatch(
+      /warn {2}backups: the newest scheduled backup, talentd-\d{8}T\d{9}Z\.db, is 14\d\d min old \(interval 360 min\)/,
+    );
     writeFileSync(join(data, "backups", `talentd-${stamp(Date.now() - 3600_000)}.db`), "x");
     const fresh = await doctor({ DATA_DIR: data, BACKUP_INTERVAL: "6h" });
     expect(fresh.stdout).toMatch(/ok {4}backups: newest talentd-\d{8}T\d{9}Z\.db/);
@@ -166,7 +196,10 @@ describe("talentd doctor --local", () => {
 
   test("usage: without --local, exit 2 with one line; a bad setting, exit 2", async () => {
     const r = await runCli(["doctor"], { cwd: dir });
-    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 2, stderr: "talentd doctor: missing --local (see talentd doctor --help)\n" });
+    expect({ code: r.code, stderr: r.stderr }).toEqual({
+      code: 2,
+      stderr: "talentd doctor: missing --local (see talentd doctor --help)\n",
+    });
     const b = await doctor({ DATA_DIR: dir, BACKUP_INTERVAL: "often" });
     expect(b.code).toBe(2);
     expect(b.stderr).toStartWith('talentd: config: BACKUP_INTERVAL: "often" is not an interval');
@@ -179,7 +212,12 @@ describe("doctor's disk and WAL thresholds (in-process, with the machine's readi
     const { data } = await healthy("thresholds");
     const config = loadConfig({ DATA_DIR: data });
     const at = (free: number, walWarnBytes?: number) =>
-      Object.fromEntries(doctorLocal(config, Date.now(), { statfs: () => ({ bavail: free / 4096, bsize: 4096 }), ...(walWarnBytes === undefined ? {} : { walWarnBytes }) }).map((f) => [f.check, f]));
+      Object.fromEntries(
+        doctorLocal(config, Date.now(), {
+          statfs: () => ({ bavail: free / 4096, bsize: 4096 }),
+          ...(walWarnBytes === undefined ? {} : { walWarnBytes }),
+        }).map((f) => [f.check, f]),
+      );
     const full = at(100 * MiB);
     expect(full["free disk"]!.level).toBe("fail");
     expect(full["free disk"]!.message).toContain("100 MiB free where");

@@ -42,7 +42,9 @@ async function scrape() {
   /** A histogram's buckets (le → cumulative count), sum and count for these labels. */
   const histogram = (name: string, labels: Record<string, string>) => {
     const match = (x: { labels?: Record<string, string> }) => Object.entries(labels).every(([k, v]) => x.labels?.[k] === v);
-    const buckets = series(`${name}_bucket`).filter(match).map((x) => [x.labels!.le!, Number(x.value)] as const);
+    const buckets = series(`${name}_bucket`)
+      .filter(match)
+      .map((x) => [x.labels!.le!, Number(x.value)] as const);
     return { buckets, sum: value(`${name}_sum`, labels), count: value(`${name}_count`, labels) };
   };
   return { text, families, family, value, histogram };
@@ -71,10 +73,11 @@ describe("GET /metrics", () => {
     expect(m.value("talentd_mail_outbox", { status: "failed" })).toBe(0);
     expect(m.value("talentd_db_size_bytes")).toBeGreaterThan(0);
     expect(m.value("talentd_db_wal_size_bytes")).toBeGreaterThanOrEqual(0);
-    for (const line of m.text.trim().split("\n")) expect(line).toMatch(/^(# (HELP|TYPE) [a-z_]+ .+|[a-z_]+(\{[^}]*\})? (-?[0-9.e+-]+|\+Inf|NaN))$/);
+    for (const line of m.text.trim().split("\n"))
+      expect(line).toMatch(/^(# (HELP|TYPE) [a-z_]+ .+|[a-z_]+(\{[^}]*\})? (-?[0-9.e+-]+|\+Inf|NaN))$/);
   });
 
-  test("requests are counted by method, route pattern and status (`/web/projects/:id`, never the raw path); an unknown path is route=\"unmatched\"", async () => {
+  test('requests are counted by method, route pattern and status (`/web/projects/:id`, never the raw path); an unknown path is route="unmatched"', async () => {
     const { owner, project } = await orgWithProject(env);
     const before = await scrape();
     const route = { method: "GET", route: "/web/projects/:id", status: "200" };
@@ -84,7 +87,9 @@ describe("GET /metrics", () => {
     expect((await env.request("/no/such/path/12345")).status).toBe(404);
     const after = await scrape();
     expect(after.value("talentd_http_requests_total", route)).toBe(n0 + 3);
-    expect(after.value("talentd_http_requests_total", { ...route, status: "404" })).toBe(before.value("talentd_http_requests_total", { ...route, status: "404" }) + 1);
+    expect(after.value("talentd_http_requests_total", { ...route, status: "404" })).toBe(
+      before.value("talentd_http_requests_total", { ...route, status: "404" }) + 1,
+    );
     expect(after.value("talentd_http_requests_total", { route: "unmatched", status: "404" })).toBeGreaterThanOrEqual(1);
     expect(after.text).not.toContain(project.id); // no raw path, no id in a label
     expect(after.text).not.toContain("/no/such/path");
@@ -103,13 +108,17 @@ describe("GET /metrics", () => {
     const key = await createKey(owner, project.id, ["doctor"]);
     const mid = await scrape();
     expect(mid.value("talentd_sessions_active")).toBe(before.value("talentd_sessions_active") + 1);
-    expect(mid.value("talentd_db_commit_duration_seconds", { kind: "transaction" })).toBeGreaterThan(before.value("talentd_db_commit_duration_seconds", { kind: "transaction" }));
+    expect(mid.value("talentd_db_commit_duration_seconds", { kind: "transaction" })).toBeGreaterThan(
+      before.value("talentd_db_commit_duration_seconds", { kind: "transaction" }),
+    );
     const used = mid.value("talentd_api_keys_used_last_day");
     expect((await withKey(env, key.value, "/api/doctor")).status).toBe(200); // the key's last use: a write job (group commit)
     await env.database.idle();
     const after = await scrape();
     expect(after.value("talentd_api_keys_used_last_day")).toBe(used + 1);
-    expect(after.value("talentd_db_commit_duration_seconds", { kind: "batch" })).toBeGreaterThan(mid.value("talentd_db_commit_duration_seconds", { kind: "batch" }));
+    expect(after.value("talentd_db_commit_duration_seconds", { kind: "batch" })).toBeGreaterThan(
+      mid.value("talentd_db_commit_duration_seconds", { kind: "batch" }),
+    );
     expect(after.value("talentd_db_write_queue_depth")).toBe(0);
   });
 
@@ -127,7 +136,13 @@ describe("GET /metrics", () => {
 
 describe("/metrics is guarded by METRICS_TOKEN and off without it", () => {
   test("no Authorization, a wrong token, another scheme: 401 invalid_token with WWW-Authenticate, nothing of the metrics in the body", async () => {
-    for (const headers of [{} as Record<string, string>, { authorization: "Bearer wrong-token-0123456789" }, { authorization: `Basic ${btoa(`x:${TOKEN}`)}` }, { authorization: `Bearer ${TOKEN}x` }, { authorization: "Bearer" }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: "Bearer wrong-token-0123456789" },
+      { authorization: `Basic ${btoa(`x:${TOKEN}`)}` },
+      { authorization: `Bearer ${TOKEN}x` },
+      { authorization: "Bearer" },
+    ]) {
       const r = await env.request("/metrics", { headers });
       expect(r.status).toBe(401);
       expect(r.headers.get("www-authenticate")).toBe('Bearer realm="metrics"');

@@ -39,7 +39,9 @@ async function folderWithBackup(name: string): Promise<{ data: string; db: strin
   expect((await runCli(["migrate"], { cwd: dir, env: { DATA_DIR: data } })).code).toBe(0);
   const db = join(data, "talentd.db");
   const now = Date.now();
-  await sql(db, [`INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES ('usr_kept', 'kept@example.com', '', 'user', ${now}, ${now})`]);
+  await sql(db, [
+    `INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES ('usr_kept', 'kept@example.com', '', 'user', ${now}, ${now})`,
+  ]);
   const backup = join(dir, `${name}-backup.db`);
   expect((await runCli(["backup", backup], { cwd: dir, env: { DATA_DIR: data } })).code).toBe(0);
   return { data, db, backup };
@@ -51,7 +53,10 @@ describe("talentd restore FILE", () => {
   test("restores a backup into a stopped data folder: the data of the backup, the replaced database kept as backups/pre-restore-<time>.db, no stale -wal/-shm; the server then starts on it", async () => {
     const { data, db, backup } = await folderWithBackup("happy");
     const now = Date.now();
-    await sql(db, ["DELETE FROM users", `INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES ('usr_new', 'after-backup@example.com', '', 'user', ${now}, ${now})`]);
+    await sql(db, [
+      "DELETE FROM users",
+      `INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES ('usr_new', 'after-backup@example.com', '', 'user', ${now}, ${now})`,
+    ]);
     expect(await emails(db)).toEqual(["after-backup@example.com"]);
 
     const r = await restore(backup, data);
@@ -65,10 +70,19 @@ describe("talentd restore FILE", () => {
 
     expect(await emails(db)).toEqual(["kept@example.com"]);
     expect(await emails(previous)).toEqual(["after-backup@example.com"]); // nothing is lost to a restore
-    expect(readdirSync(data).filter((f) => f.startsWith("talentd.db")).sort()).toEqual(["talentd.db"]);
+    expect(
+      readdirSync(data)
+        .filter((f) => f.startsWith("talentd.db"))
+        .sort(),
+    ).toEqual(["talentd.db"]);
 
     const port = await freePort();
-    const proc = Bun.spawn([BUN, join(ROOT, "src", "main.ts"), "serve", "--port", String(port), "--host", "127.0.0.1"], { cwd: dir, env: { PATH: process.env.PATH ?? "", DATA_DIR: data }, stdout: "ignore", stderr: "pipe" });
+    const proc = Bun.spawn([BUN, join(ROOT, "src", "main.ts"), "serve", "--port", String(port), "--host", "127.0.0.1"], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? "", DATA_DIR: data },
+      stdout: "ignore",
+      stderr: "pipe",
+    });
     try {
       await waitReady(`http://127.0.0.1:${port}`);
     } finally {
@@ -81,9 +95,16 @@ describe("talentd restore FILE", () => {
   test("refuses while a server runs on the database (SQLite's exclusive lock cannot be had): exit 1, one line, nothing changed, the server keeps serving", async () => {
     const { data, db, backup } = await folderWithBackup("running");
     const now = Date.now();
-    await sql(db, [`INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES ('usr_live', 'live@example.com', '', 'user', ${now}, ${now})`]);
+    await sql(db, [
+      `INSERT INTO users (id, email, name, role, created_at, updated_at) VALUES ('usr_live', 'live@example.com', '', 'user', ${now}, ${now})`,
+    ]);
     const port = await freePort();
-    const proc = Bun.spawn([BUN, join(ROOT, "src", "main.ts"), "serve", "--port", String(port), "--host", "127.0.0.1"], { cwd: dir, env: { PATH: process.env.PATH ?? "", DATA_DIR: data }, stdout: "ignore", stderr: "pipe" });
+    const proc = Bun.spawn([BUN, join(ROOT, "src", "main.ts"), "serve", "--port", String(port), "--host", "127.0.0.1"], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? "", DATA_DIR: data },
+      stdout: "ignore",
+      stderr: "pipe",
+    });
     try {
       await waitReady(`http://127.0.0.1:${port}`);
       const r = await restore(backup, data);
@@ -113,13 +134,17 @@ describe("talentd restore FILE", () => {
     writeFileSync(bad, damaged);
     const r = await restore(bad, data);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(new RegExp(`^talentd: ${bad} (fails integrity_check \\(.+\\)|is not a readable SQLite database \\(.+\\)); nothing was changed\\n$`));
+    expect(r.stderr).toMatch(
+      new RegExp(`^talentd: ${bad} (fails integrity_check \\(.+\\)|is not a readable SQLite database \\(.+\\)); nothing was changed\\n$`),
+    );
 
     const text = join(dir, "notes.db");
     writeFileSync(text, "these are notes, not a database ".repeat(200));
     const t = await restore(text, data);
     expect(t.code).toBe(1);
-    expect(t.stderr).toMatch(new RegExp(`^talentd: ${text} (is not a readable SQLite database|cannot be opened as a database) \\(.+\\); nothing was changed\\n$`));
+    expect(t.stderr).toMatch(
+      new RegExp(`^talentd: ${text} (is not a readable SQLite database|cannot be opened as a database) \\(.+\\); nothing was changed\\n$`),
+    );
     expect(await emails(db)).toEqual(["kept@example.com"]);
     expect(existsSync(join(data, "backups"))).toBe(false);
   }, 30_000);
@@ -129,7 +154,10 @@ describe("talentd restore FILE", () => {
     const other = join(dir, "other-app.db");
     await sql(other, ["CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)", "INSERT INTO notes (body) VALUES ('hello')"]);
     const r1 = await restore(other, data);
-    expect({ code: r1.code, stderr: r1.stderr }).toEqual({ code: 1, stderr: `talentd: ${other} is not a talentd database (no __talentd_migrations table); nothing was changed\n` });
+    expect({ code: r1.code, stderr: r1.stderr }).toEqual({
+      code: 1,
+      stderr: `talentd: ${other} is not a talentd database (no __talentd_migrations table); nothing was changed\n`,
+    });
 
     const newer = join(dir, "newer.db");
     expect((await runCli(["backup", newer], { cwd: dir, env: { DATA_DIR: data } })).code).toBe(0);
@@ -144,9 +172,15 @@ describe("talentd restore FILE", () => {
     const r3 = await restore(missing, data);
     expect({ code: r3.code, stderr: r3.stderr }).toEqual({ code: 1, stderr: `talentd: ${missing} does not exist or is not a file\n` });
     const r4 = await restore(db, data);
-    expect({ code: r4.code, stderr: r4.stderr }).toEqual({ code: 1, stderr: `talentd: ${db} is the database itself; restore from a backup file\n` });
+    expect({ code: r4.code, stderr: r4.stderr }).toEqual({
+      code: 1,
+      stderr: `talentd: ${db} is the database itself; restore from a backup file\n`,
+    });
     const r5 = await runCli(["restore"], { cwd: dir, env: { DATA_DIR: data } });
-    expect({ code: r5.code, stderr: r5.stderr }).toEqual({ code: 2, stderr: "talentd restore: missing FILE (see talentd restore --help)\n" });
+    expect({ code: r5.code, stderr: r5.stderr }).toEqual({
+      code: 2,
+      stderr: "talentd restore: missing FILE (see talentd restore --help)\n",
+    });
     expect(await emails(db)).toEqual(["kept@example.com"]);
     expect(existsSync(join(data, "backups"))).toBe(false);
   }, 30_000);

@@ -59,10 +59,23 @@ describe("the systemd unit (deploy/talentd.service)", () => {
     expect(get("ReadWritePaths")).toEqual([dataDir]);
     expect(get("StateDirectory")).toEqual(["talentd"]); // systemd creates /var/lib/talentd for the user
     for (const [k, v] of [
-      ["NoNewPrivileges", "yes"], ["ProtectSystem", "strict"], ["ProtectHome", "yes"], ["PrivateTmp", "yes"], ["PrivateDevices", "yes"],
-      ["ProtectKernelTunables", "yes"], ["ProtectKernelModules", "yes"], ["ProtectControlGroups", "yes"], ["RestrictNamespaces", "yes"],
-      ["RestrictSUIDSGID", "yes"], ["LockPersonality", "yes"], ["CapabilityBoundingSet", ""], ["SystemCallArchitectures", "native"],
-      ["User", "talentd"], ["KillSignal", "SIGTERM"], ["ExecReload", "/bin/kill -HUP $MAINPID"], ["Type", "exec"],
+      ["NoNewPrivileges", "yes"],
+      ["ProtectSystem", "strict"],
+      ["ProtectHome", "yes"],
+      ["PrivateTmp", "yes"],
+      ["PrivateDevices", "yes"],
+      ["ProtectKernelTunables", "yes"],
+      ["ProtectKernelModules", "yes"],
+      ["ProtectControlGroups", "yes"],
+      ["RestrictNamespaces", "yes"],
+      ["RestrictSUIDSGID", "yes"],
+      ["LockPersonality", "yes"],
+      ["CapabilityBoundingSet", ""],
+      ["SystemCallArchitectures", "native"],
+      ["User", "talentd"],
+      ["KillSignal", "SIGTERM"],
+      ["ExecReload", "/bin/kill -HUP $MAINPID"],
+      ["Type", "exec"],
     ]) {
       expect({ k, v: get(k!) }).toEqual({ k, v: [v!] });
     }
@@ -78,7 +91,9 @@ describe("the systemd unit (deploy/talentd.service)", () => {
 
 /** Dockerfile instructions of the last stage (the image that runs). */
 function runtimeStage(): Map<string, string[]> {
-  const lines = DOCKERFILE.replace(/\\\n/g, " ").split("\n").filter((l) => l.trim() && !l.startsWith("#"));
+  const lines = DOCKERFILE.replace(/\\\n/g, " ")
+    .split("\n")
+    .filter((l) => l.trim() && !l.startsWith("#"));
   const last = lines.findLastIndex((l) => l.startsWith("FROM "));
   const out = new Map<string, string[]>();
   for (const l of lines.slice(last)) {
@@ -90,7 +105,12 @@ function runtimeStage(): Map<string, string[]> {
 
 describe("the container image (Dockerfile)", () => {
   const stage = runtimeStage();
-  const env = Object.fromEntries(stage.get("ENV")![0]!.split(/\s+/).map((kv) => kv.split("=") as [string, string]));
+  const env = Object.fromEntries(
+    stage
+      .get("ENV")![0]!
+      .split(/\s+/)
+      .map((kv) => kv.split("=") as [string, string]),
+  );
 
   test("distroless, non-root, data on a volume, the binary as entrypoint, SIGTERM to stop", () => {
     expect(stage.get("FROM")).toEqual(["gcr.io/distroless/cc-debian12:nonroot"]);
@@ -110,53 +130,64 @@ describe("the container image (Dockerfile)", () => {
   });
 
   const engine = Bun.which("docker") !== null && Bun.spawnSync(["docker", "info"], { stdout: "ignore", stderr: "ignore" }).exitCode === 0;
-  test.skipIf(!engine)("with a container engine: the image builds, serves /readyz as its non-root user and stops with exit 0 on `docker stop`", async () => {
-    const tag = `talentd-test:${Date.now()}`;
-    const build = Bun.spawnSync(["docker", "build", "-t", tag, ROOT], { stdout: "pipe", stderr: "pipe" });
-    expect(build.exitCode).toBe(0);
-    const port = await freePort();
-    const run = Bun.spawnSync(["docker", "run", "-d", "-p", `127.0.0.1:${port}:8787`, tag], { stdout: "pipe" });
-    const id = run.stdout.toString().trim();
-    try {
-      await waitReady(`http://127.0.0.1:${port}`, 60_000);
-      expect(Bun.spawnSync(["docker", "exec", id, "/usr/local/bin/talentd", "doctor", "--local"]).exitCode).not.toBe(1);
-    } finally {
-      Bun.spawnSync(["docker", "stop", id]);
-    }
-    expect(Bun.spawnSync(["docker", "inspect", "-f", "{{.State.ExitCode}}", id], { stdout: "pipe" }).stdout.toString().trim()).toBe("0");
-    Bun.spawnSync(["docker", "rm", id]);
-    Bun.spawnSync(["docker", "rmi", tag]);
-  }, 600_000);
+  test.skipIf(!engine)(
+    "with a container engine: the image builds, serves /readyz as its non-root user and stops with exit 0 on `docker stop`",
+    async () => {
+      const tag = `talentd-test:${Date.now()}`;
+      const build = Bun.spawnSync(["docker", "build", "-t", tag, ROOT], { stdout: "pipe", stderr: "pipe" });
+      expect(build.exitCode).toBe(0);
+      const port = await freePort();
+      const run = Bun.spawnSync(["docker", "run", "-d", "-p", `127.0.0.1:${port}:8787`, tag], { stdout: "pipe" });
+      const id = run.stdout.toString().trim();
+      try {
+        await waitReady(`http://127.0.0.1:${port}`, 60_000);
+        expect(Bun.spawnSync(["docker", "exec", id, "/usr/local/bin/talentd", "doctor", "--local"]).exitCode).not.toBe(1);
+      } finally {
+        Bun.spawnSync(["docker", "stop", id]);
+      }
+      expect(Bun.spawnSync(["docker", "inspect", "-f", "{{.State.ExitCode}}", id], { stdout: "pipe" }).stdout.toString().trim()).toBe("0");
+      Bun.spawnSync(["docker", "rm", id]);
+      Bun.spawnSync(["docker", "rmi", tag]);
+    },
+    600_000,
+  );
 
-  test.skipIf(process.getuid?.() !== 0)("its runtime stage played here: as uid 65532 with the image's environment and a data folder that user owns, serve starts, writes only there, and its STOPSIGNAL stops it with exit 0", async () => {
-    chmodSync(parent.dir, 0o755); // mkdtemp makes it 0700: the user must reach its volume
-    const data = join(parent.dir, "data");
-    mkdirSync(data);
-    chownSync(data, 65532, 65532);
-    const port = await freePort();
-    // the image's binary, built as the image builds it and put where that user can run it (the
-    // checkout itself may sit in a folder only root can enter, as a clone under mktemp -d does)
-    const build = Bun.spawnSync([BUN, "build.ts"], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
-    expect(build.exitCode).toBe(0);
-    const bin = join(parent.dir, "talentd");
-    copyFileSync(join(ROOT, "dist", "talentd"), bin);
-    chmodSync(bin, 0o755);
-    const [uid, gid] = stage.get("USER")![0]!.split(":");
-    const proc = Bun.spawn(["setpriv", `--reuid=${uid}`, `--regid=${gid}`, "--clear-groups", "--no-new-privs", bin, ...JSON.parse(stage.get("CMD")![0]!)], {
-      cwd: data,
-      env: { PATH: process.env.PATH ?? "", ...env, DATA_DIR: data, PORT: String(port), HOST: "127.0.0.1", HOME: data },
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    try {
-      await waitReady(`http://127.0.0.1:${port}`);
-    } finally {
-      proc.kill(stage.get("STOPSIGNAL")![0]! as NodeJS.Signals);
-    }
-    expect(await proc.exited).toBe(0);
-    const db = statSync(join(data, "talentd.db"));
-    expect({ uid: db.uid, gid: db.gid }).toEqual({ uid: 65532, gid: 65532 });
-  }, 60_000);
+  test.skipIf(process.getuid?.() !== 0)(
+    "its runtime stage played here: as uid 65532 with the image's environment and a data folder that user owns, serve starts, writes only there, and its STOPSIGNAL stops it with exit 0",
+    async () => {
+      chmodSync(parent.dir, 0o755); // mkdtemp makes it 0700: the user must reach its volume
+      const data = join(parent.dir, "data");
+      mkdirSync(data);
+      chownSync(data, 65532, 65532);
+      const port = await freePort();
+      // the image's binary, built as the image builds it and put where that user can run it (the
+      // checkout itself may sit in a folder only root can enter, as a clone under mktemp -d does)
+      const build = Bun.spawnSync([BUN, "build.ts"], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+      expect(build.exitCode).toBe(0);
+      const bin = join(parent.dir, "talentd");
+      copyFileSync(join(ROOT, "dist", "talentd"), bin);
+      chmodSync(bin, 0o755);
+      const [uid, gid] = stage.get("USER")![0]!.split(":");
+      const proc = Bun.spawn(
+        ["setpriv", `--reuid=${uid}`, `--regid=${gid}`, "--clear-groups", "--no-new-privs", bin, ...JSON.parse(stage.get("CMD")![0]!)],
+        {
+          cwd: data,
+          env: { PATH: process.env.PATH ?? "", ...env, DATA_DIR: data, PORT: String(port), HOST: "127.0.0.1", HOME: data },
+          stdout: "pipe",
+          stderr: "pipe",
+        },
+      );
+      try {
+        await waitReady(`http://127.0.0.1:${port}`);
+      } finally {
+        proc.kill(stage.get("STOPSIGNAL")![0]! as NodeJS.Signals);
+      }
+      expect(await proc.exited).toBe(0);
+      const db = statSync(join(data, "talentd.db"));
+      expect({ uid: db.uid, gid: db.gid }).toEqual({ uid: 65532, gid: 65532 });
+    },
+    60_000,
+  );
 });
 
 describe("signals: SIGTERM stops, SIGHUP reloads the catalog (systemctl reload, docker kill -s HUP)", () => {
@@ -165,17 +196,23 @@ describe("signals: SIGTERM stops, SIGHUP reloads the catalog (systemctl reload, 
     writeFiles(talents, { "house-style/TALENT.md": talentMd("house-style") });
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const proc = Bun.spawn([BUN, join(ROOT, "src", "main.ts"), "serve", "--port", String(port), "--host", "127.0.0.1", "--talents-dir", talents], {
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? "", DATA_DIR: join(dir, "hup-data"), LOG_FORMAT: "json", ACCESS_LOG: "false" },
-      stdout: "pipe",
-      stderr: "pipe",
-    });
+    const proc = Bun.spawn(
+      [BUN, join(ROOT, "src", "main.ts"), "serve", "--port", String(port), "--host", "127.0.0.1", "--talents-dir", talents],
+      {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? "", DATA_DIR: join(dir, "hup-data"), LOG_FORMAT: "json", ACCESS_LOG: "false" },
+        stdout: "pipe",
+        stderr: "pipe",
+      },
+    );
     const ready = async () => (await (await fetch(`${base}/readyz`)).json()) as { catalog: { talents: number; digest: string } };
     try {
       await waitReady(base);
       const before = await ready();
-      writeFiles(talents, { "team-rules/TALENT.md": talentMd("team-rules"), "broken-one/TALENT.md": talentMd("broken-one", { budget: "99999" }) });
+      writeFiles(talents, {
+        "team-rules/TALENT.md": talentMd("team-rules"),
+        "broken-one/TALENT.md": talentMd("broken-one", { budget: "99999" }),
+      });
       proc.kill("SIGHUP");
       expect(await eventually(async () => (await ready()).catalog.talents === before.catalog.talents + 1)).toBe(true);
       const after = await ready();
@@ -191,8 +228,15 @@ describe("signals: SIGTERM stops, SIGHUP reloads the catalog (systemctl reload, 
       proc.kill("SIGTERM");
     }
     expect(await proc.exited).toBe(0);
-    const out = (await new Response(proc.stdout).text()).trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
-    const err = (await new Response(proc.stderr).text()).trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const out = (await new Response(proc.stdout).text())
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const err = (await new Response(proc.stderr).text())
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const reloads = out.filter((l) => l.msg === "catalog reloaded (SIGHUP)");
     expect(reloads).toHaveLength(2);
     expect(err.some((l) => l.msg === "talent skipped" && String(l.finding).includes("broken-one"))).toBe(true);

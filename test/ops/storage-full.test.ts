@@ -171,7 +171,8 @@ afterAll(() => small?.unmount());
 async function databaseOf(path: string, mib: number): Promise<void> {
   const c = createClient({ url: `file:${path}` });
   await c.execute("CREATE TABLE t (x TEXT)"); // a rollback journal: no WAL the size of the database beside it
-  for (let i = 0; i < mib * 4; i++) await c.execute({ sql: "INSERT INTO t VALUES (?)", args: [randomBytes(192 * 1024).toString("base64")] });
+  for (let i = 0; i < mib * 4; i++)
+    await c.execute({ sql: "INSERT INTO t VALUES (?)", args: [randomBytes(192 * 1024).toString("base64")] });
   c.close();
 }
 
@@ -214,7 +215,12 @@ describe("partial backup files at start", () => {
       const folder = join(dir, "backups");
       mkdirSync(folder);
       const t = stamp(Date.now());
-      const left = [`talentd-${t}.db.partial`, `talentd-${t}.db.partial-journal`, `pre-migrate-${t}.db.partial-journal`, `talentd-${t}.db.partial-wal`];
+      const left = [
+        `talentd-${t}.db.partial`,
+        `talentd-${t}.db.partial-journal`,
+        `pre-migrate-${t}.db.partial-journal`,
+        `talentd-${t}.db.partial-wal`,
+      ];
       const kept = [`talentd-${t}.db`, "notes.db.partial-journal", "mine.txt"];
       for (const f of [...left, ...kept]) writeFileSync(join(folder, f), "x");
       new Backups({ source: join(dir, "talentd.db"), folder, schedule: null, log: createLogger("error", () => {}) }).start();

@@ -34,10 +34,14 @@ type Rows = Record<string, { columns: string[]; rows: unknown[][] }>;
 /** Every row of every table, ordered by all its columns. */
 async function everyRow(c: Client): Promise<Rows> {
   const out: Rows = {};
-  const tables = (await c.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")).rows.map((r) => String(r.name));
+  const tables = (
+    await c.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+  ).rows.map((r) => String(r.name));
   for (const t of tables) {
     const columns = (await c.execute(`PRAGMA table_info("${t}")`)).rows.map((r) => String(r.name));
-    const rows = (await c.execute(`SELECT ${columns.map((x) => `"${x}"`).join(", ")} FROM "${t}" ORDER BY ${columns.map((_, i) => i + 1).join(", ")}`)).rows.map((r) => columns.map((_, i) => r[i]));
+    const rows = (
+      await c.execute(`SELECT ${columns.map((x) => `"${x}"`).join(", ")} FROM "${t}" ORDER BY ${columns.map((_, i) => i + 1).join(", ")}`)
+    ).rows.map((r) => columns.map((_, i) => r[i]));
     out[t] = { columns, rows };
   }
   return out;
@@ -54,7 +58,9 @@ async function sameColumnsIn(c: Client, before: Rows): Promise<Rows> {
   const out: Rows = {};
   for (const [t, b] of Object.entries(before)) {
     const columns = b.columns.filter((x) => !MOVED[t]?.includes(x));
-    const rows = (await c.execute(`SELECT ${columns.map((x) => `"${x}"`).join(", ")} FROM "${t}" ORDER BY ${columns.map((_, i) => i + 1).join(", ")}`)).rows.map((r) => columns.map((_, i) => r[i]));
+    const rows = (
+      await c.execute(`SELECT ${columns.map((x) => `"${x}"`).join(", ")} FROM "${t}" ORDER BY ${columns.map((_, i) => i + 1).join(", ")}`)
+    ).rows.map((r) => columns.map((_, i) => r[i]));
     out[t] = { columns, rows };
   }
   return out;
@@ -86,7 +92,25 @@ describe("upgrades", () => {
     const c = createClient({ url: `file:${db}` });
     const rows = await everyRow(c);
     c.close();
-    for (const t of ["users", "sessions", "organizations", "members", "invitations", "projects", "installed_talents", "api_keys", "expertises", "expertise_versions", "resolutions", "resolution_items", "reports", "report_results", "trace_events", "security_events", "content_blobs"]) {
+    for (const t of [
+      "users",
+      "sessions",
+      "organizations",
+      "members",
+      "invitations",
+      "projects",
+      "installed_talents",
+      "api_keys",
+      "expertises",
+      "expertise_versions",
+      "resolutions",
+      "resolution_items",
+      "reports",
+      "report_results",
+      "trace_events",
+      "security_events",
+      "content_blobs",
+    ]) {
       expect({ t, n: rows[t]?.rows.length ?? 0 }).toEqual({ t, n: expect.any(Number) });
       expect(rows[t]!.rows.length).toBeGreaterThan(0);
     }
@@ -99,7 +123,9 @@ describe("upgrades", () => {
     const pending = migrations.slice(PREVIOUS_TAGS.length).map((m) => m.tag);
     for (const tag of pending) expect(r.stdout).toContain(`would apply ${tag} (`);
     expect(r.stdout).toContain("DROP INDEX `trace_events_project_idx`"); // 0003's first statement
-    expect(r.stdout).toContain(`migrations: ${pending.length} would be applied, after a backup to ${join(data, "backups")}/pre-migrate-<time>.db, ${PREVIOUS_TAGS.length} already there (dry run: nothing changed)`);
+    expect(r.stdout).toContain(
+      `migrations: ${pending.length} would be applied, after a backup to ${join(data, "backups")}/pre-migrate-<time>.db, ${PREVIOUS_TAGS.length} already there (dry run: nothing changed)`,
+    );
     expect(await tags(db)).toEqual(PREVIOUS_TAGS);
     expect(existsSync(join(data, "backups"))).toBe(false);
     // and on an up-to-date database: nothing to do
@@ -126,14 +152,19 @@ describe("upgrades", () => {
       });
       expect(signIn.status).toBe(200);
       const cookie = signIn.headers.get("set-cookie")!.split(";")[0]!;
-      const projects = (await (await fetch(`http://127.0.0.1:${port}/web/projects`, { headers: { cookie } })).json()) as { projects: { name: string }[] };
+      const projects = (await (await fetch(`http://127.0.0.1:${port}/web/projects`, { headers: { cookie } })).json()) as {
+        projects: { name: string }[];
+      };
       expect(projects.projects.map((p) => p.name).sort()).toEqual(["payments", "website"]);
     } finally {
       proc.kill("SIGTERM");
     }
     expect(await proc.exited).toBe(0);
     const out = await new Response(proc.stdout).text();
-    const lines = out.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = out
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const backupLine = lines.find((l) => l.msg === "backup taken before migrating")!;
     expect(backupLine).toBeDefined();
     expect(backupLine.pending).toEqual(migrations.slice(PREVIOUS_TAGS.length).map((m) => m.tag));
@@ -155,7 +186,9 @@ describe("upgrades", () => {
     const c1 = createClient({ url: `file:${db}` });
     const after = await sameColumnsIn(c1, before);
     // MOVED: each old SSO connection's domain is a row of sso_domains
-    const domains = (await c1.execute("SELECT domain, organization_id FROM sso_domains")).rows.map((r) => `${r.domain} ${r.organization_id}`);
+    const domains = (await c1.execute("SELECT domain, organization_id FROM sso_domains")).rows.map(
+      (r) => `${r.domain} ${r.organization_id}`,
+    );
     const ssoCols = before.sso_connections?.columns ?? [];
     for (const row of before.sso_connections?.rows ?? []) {
       expect(domains).toContain(`${String(row[ssoCols.indexOf("domain")]).toLowerCase()} ${row[ssoCols.indexOf("organization_id")]}`);
@@ -165,7 +198,9 @@ describe("upgrades", () => {
     for (const t of Object.keys(before)) {
       if (t === "__talentd_migrations") continue;
       const keep = before[t]!.columns.map((x, i) => (MOVED[t]?.includes(x) ? -1 : i)).filter((i) => i >= 0);
-      const missing = before[t]!.rows.map((row) => keep.map((i) => row[i])).filter((row) => !after[t]!.rows.some((r) => JSON.stringify(r) === JSON.stringify(row)));
+      const missing = before[t]!.rows.map((row) => keep.map((i) => row[i])).filter(
+        (row) => !after[t]!.rows.some((r) => JSON.stringify(r) === JSON.stringify(row)),
+      );
       expect({ table: t, missing }).toEqual({ table: t, missing: [] });
     }
   }, 60_000);
@@ -174,7 +209,10 @@ describe("upgrades", () => {
     const { data, db } = await previousRelease("newer");
     await runCli(["migrate"], { cwd: dir, env: { DATA_DIR: data } });
     const c = createClient({ url: `file:${db}` });
-    await c.execute({ sql: "INSERT INTO __talentd_migrations (tag, hash, applied_at) VALUES (?, ?, ?)", args: ["9999_from_the_future", "f".repeat(64), Date.now()] });
+    await c.execute({
+      sql: "INSERT INTO __talentd_migrations (tag, hash, applied_at) VALUES (?, ?, ?)",
+      args: ["9999_from_the_future", "f".repeat(64), Date.now()],
+    });
     c.close();
     const before = await tags(db);
     const backupsBefore = readdirSync(join(data, "backups")); // the upgrade's own pre-migrate backup
@@ -188,7 +226,11 @@ describe("upgrades", () => {
     expect({ code: m.code, stderr: m.stderr }).toEqual({ code: 1, stderr: line });
     const d = await runCli(["migrate", "--dry-run"], { cwd: dir, env: { DATA_DIR: data } });
     expect({ code: d.code, stderr: d.stderr }).toEqual({ code: 1, stderr: line });
-    const a = await runCli(["admin", "create", "--email", "x@example.com", "--password-stdin"], { cwd: dir, env: { DATA_DIR: data }, stdin: "a long password here\n" });
+    const a = await runCli(["admin", "create", "--email", "x@example.com", "--password-stdin"], {
+      cwd: dir,
+      env: { DATA_DIR: data },
+      stdin: "a long password here\n",
+    });
     expect({ code: a.code, stderr: a.stderr }).toEqual({ code: 1, stderr: line });
     expect(await tags(db)).toEqual(before);
     expect(readdirSync(join(data, "backups"))).toEqual(backupsBefore);

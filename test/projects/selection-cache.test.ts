@@ -18,8 +18,16 @@ async function setup() {
   const ids = env.state.catalog!.list.slice(0, 3).map((t) => t.id);
   expect((await owner.post(`/web/projects/${project.id}/talents`, { talents: ids })).status).toBe(201);
   const k = await createKey(owner, project.id, ["prepare_task"]);
-  const designable = async () => ((await (await withKey(env, k.value, "/api/prepare-task/designable")).json()) as { talents: { id: string }[] }).talents.map((t) => t.id).sort();
-  const prepare = (talentIds: string[]) => withKey(env, k.value, "/api/prepare-task", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ talentIds }) });
+  const designable = async () =>
+    ((await (await withKey(env, k.value, "/api/prepare-task/designable")).json()) as { talents: { id: string }[] }).talents
+      .map((t) => t.id)
+      .sort();
+  const prepare = (talentIds: string[]) =>
+    withKey(env, k.value, "/api/prepare-task", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ talentIds }),
+    });
   return { owner, project, ids, designable, prepare };
 }
 
@@ -41,14 +49,21 @@ describe("the selection is re-read after any change to it, by anyone", () => {
     const s = await setup();
     for (let i = 0; i < 3; i++) expect(await s.designable()).toEqual([...s.ids].sort()); // warm any cache
     const other = createClient({ url: env.config.databaseUrl, timeout: 5000 } as Parameters<typeof createClient>[0]); // waits for the service's own commits
-    await other.execute({ sql: "UPDATE installed_talents SET enabled = 0 WHERE project_id = ? AND talent_id = ?", args: [s.project.id, s.ids[0]!] });
+    await other.execute({
+      sql: "UPDATE installed_talents SET enabled = 0 WHERE project_id = ? AND talent_id = ?",
+      args: [s.project.id, s.ids[0]!],
+    });
     other.close();
     await nextTurn(); // the next request arrives in a later turn than the commit's acknowledgment
     expect(await s.designable()).toEqual([s.ids[1]!, s.ids[2]!].sort());
     expect((await s.prepare([s.ids[0]!])).status).toBe(400);
 
     const path = env.config.databaseUrl.slice("file:".length);
-    const proc = Bun.spawn([process.execPath, "-e", `const D = require("libsql"); const d = new D(${JSON.stringify(path)}); d.exec("PRAGMA busy_timeout = 5000"); d.prepare("DELETE FROM installed_talents WHERE project_id = ? AND talent_id = ?").run(${JSON.stringify(s.project.id)}, ${JSON.stringify(s.ids[2])}); d.close();`]);
+    const proc = Bun.spawn([
+      process.execPath,
+      "-e",
+      `const D = require("libsql"); const d = new D(${JSON.stringify(path)}); d.exec("PRAGMA busy_timeout = 5000"); d.prepare("DELETE FROM installed_talents WHERE project_id = ? AND talent_id = ?").run(${JSON.stringify(s.project.id)}, ${JSON.stringify(s.ids[2])}); d.close();`,
+    ]);
     expect(await proc.exited).toBe(0);
     await nextTurn();
     expect(await s.designable()).toEqual([s.ids[1]!]);

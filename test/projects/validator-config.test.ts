@@ -20,9 +20,14 @@ afterAll(async () => {
   removeRepos();
 });
 
-const shell = (cmd: string): string[] => cmd.split("\n").map((l) => l.trim()).filter(Boolean);
+const shell = (cmd: string): string[] =>
+  cmd
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
 /** The talentd commands a shell line runs (`… talentd ci verify` → "ci verify"). */
-const talentdCommands = (lines: string[]): string[] => lines.flatMap((l) => [...l.matchAll(/talentd"? ([a-z]+(?: [a-z]+)?)/g)].map((m) => m[1]!));
+const talentdCommands = (lines: string[]): string[] =>
+  lines.flatMap((l) => [...l.matchAll(/talentd"? ([a-z]+(?: [a-z]+)?)/g)].map((m) => m[1]!));
 const known = new Set(COMMANDS.map((c) => c.name));
 
 describe("the validator config: a CI job that runs talentd ci verify with TALENTD_KEY from the CI's secrets", () => {
@@ -63,7 +68,11 @@ describe("the validator config: a CI job that runs talentd ci verify with TALENT
     const job = doc["talentd-verify"];
     expect(job.image).toBe("buildpack-deps:bookworm-curl");
     expect(job.variables).toEqual({ TALENTD_URL: live.base });
-    expect(job.script).toEqual(['curl -fsSL --retry 3 -o /tmp/talentd "$TALENTD_URL/download/talentd"', "chmod +x /tmp/talentd", "/tmp/talentd ci verify"]);
+    expect(job.script).toEqual([
+      'curl -fsSL --retry 3 -o /tmp/talentd "$TALENTD_URL/download/talentd"',
+      "chmod +x /tmp/talentd",
+      "/tmp/talentd ci verify",
+    ]);
     for (const c of talentdCommands(job.script)) expect(known.has(c)).toBe(true);
     expect(r.body.content).toContain("# Needs the CI/CD variable TALENTD_KEY");
   });
@@ -81,20 +90,31 @@ describe("the validator config: a CI job that runs talentd ci verify with TALENT
     writeFileSync(join(bin, "talentd"), `#!/bin/sh\nexec '${BUN}' '${join(ROOT, "src/main.ts")}' "$@"\n`);
     chmodSync(join(bin, "talentd"), 0o755);
     const run = async (env: Record<string, string>, path = `${bin}:${process.env.PATH}`) => {
-      const proc = Bun.spawn(["sh", "talentd-verify.sh"], { cwd: repo, env: { PATH: path, HOME: repo, ...env }, stdout: "pipe", stderr: "pipe" });
+      const proc = Bun.spawn(["sh", "talentd-verify.sh"], {
+        cwd: repo,
+        env: { PATH: path, HOME: repo, ...env },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
       const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
       return { code, stdout, stderr };
     };
     expect((await talentd(["lock"], repo, p.env)).code).toBe(0);
     // TALENTD_URL defaults to the server's BASE_URL, written into the script
     const ok = await run({ TALENTD_KEY: p.key });
-    expect([ok.code, ok.stdout]).toEqual([0, "talentd ci verify: ok: 2 talent(s) match .talentd/lock.json; no missing prerequisite, no conflict\n"]);
+    expect([ok.code, ok.stdout]).toEqual([
+      0,
+      "talentd ci verify: ok: 2 talent(s) match .talentd/lock.json; no missing prerequisite, no conflict\n",
+    ]);
     expect((await p.owner.post(`/web/projects/${p.project.id}/talents`, { talent: "sql-base" })).status).toBe(201);
     const drift = await run({ TALENTD_KEY: p.key });
     expect(drift.code).toBe(1);
     expect(drift.stdout).toContain("lock: sql-base: installed in the project");
     const noKey = await run({});
-    expect([noKey.code, noKey.stderr]).toEqual([2, "talentd-verify: TALENTD_KEY is not set: give it the project's automation key from the CI's secrets\n"]);
+    expect([noKey.code, noKey.stderr]).toEqual([
+      2,
+      "talentd-verify: TALENTD_KEY is not set: give it the project's automation key from the CI's secrets\n",
+    ]);
     // no talentd on PATH: the script downloads the server's; a server running from its sources has none (404), curl -f fails the job
     const noBinary = await run({ TALENTD_KEY: p.key }, "/usr/bin:/bin");
     expect(noBinary.code).not.toBe(0);
@@ -120,7 +140,9 @@ describe("the validator config: a CI job that runs talentd ci verify with TALENT
     const anon = await new WebClient(live.env).get(`/web/projects/${a.project.id}/validator-config`);
     expect([anon.status, anon.body.error]).toEqual([401, "unauthenticated"]);
     const p = await clientProject(live, []);
-    const withKey = await fetch(`${live.base}/web/projects/${p.project.id}/validator-config`, { headers: { authorization: `Bearer ${p.key}` } });
+    const withKey = await fetch(`${live.base}/web/projects/${p.project.id}/validator-config`, {
+      headers: { authorization: `Bearer ${p.key}` },
+    });
     expect(withKey.status).toBe(401);
     const pendingOwner = await signedUp(live.env);
     await pendingOwner.post("/web/orgs", { name: "Pending" });

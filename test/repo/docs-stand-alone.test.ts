@@ -63,10 +63,25 @@ describe("docs and code stand alone: no reference to documents outside the repos
     expect(wrapped(" * slower; issue", " * 19). What")).toBe(true); // a reference wrapped over two lines
     // the samples are assembled from halves, so this file does not itself hold what the repository's other checks count
     const cite = (word: string, rest: string): string => `${word} ${rest}`;
-    for (const bad of [cite("(issue", "11 §3)"), cite("DESIGN", "§12"), cite("spec", "C rule 1"), 'spec "Project"', "section C rules", "semantic 3", cite("stop", "14"), "see §4"]) {
+    for (const bad of [
+      cite("(issue", "11 §3)"),
+      cite("DESIGN", "§12"),
+      cite("spec", "C rule 1"),
+      'spec "Project"',
+      "section C rules",
+      "semantic 3",
+      cite("stop", "14"),
+      "see §4",
+    ]) {
       expect(citesOutside(bad)).toBe(true);
     }
-    for (const good of ["RFC 6749 §4.1.2.1", "OAuth 2.1 §4.1.3, §4.3.1", "the OpenAPI spec", "anthropics/claude-code #56710", "DESIGNATED"]) {
+    for (const good of [
+      "RFC 6749 §4.1.2.1",
+      "OAuth 2.1 §4.1.3, §4.3.1",
+      "the OpenAPI spec",
+      "anthropics/claude-code #56710",
+      "DESIGNATED",
+    ]) {
       expect(citesOutside(good)).toBe(false);
     }
   });

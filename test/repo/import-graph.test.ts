@@ -126,33 +126,51 @@ const folders = folderGraph(files);
 
 describe("the import graph of src/", () => {
   test("no circle between files (db/schema's tables aside): each edge of one is named", () => {
-    const g = new Map([...files].map(([f, tos]) => [f, new Set([...tos].filter((t) => !(f.startsWith("db/schema/") && t.startsWith("db/schema/"))))]));
+    const g = new Map(
+      [...files].map(([f, tos]) => [f, new Set([...tos].filter((t) => !(f.startsWith("db/schema/") && t.startsWith("db/schema/"))))]),
+    );
     expect(edgesInCircles(g)).toEqual([]);
   });
 
   test("the bottom layers import only below them: lib nothing, config lib, db lib and config, http lib, config and db", () => {
     const config = ["config.ts", "configParsers.ts"];
     const below: Record<string, string[]> = {
-      lib: [], "configParsers.ts": ["lib"], "config.ts": ["lib", "configParsers.ts"], db: ["lib", ...config], http: ["lib", ...config, "db"],
+      lib: [],
+      "configParsers.ts": ["lib"],
+      "config.ts": ["lib", "configParsers.ts"],
+      db: ["lib", ...config],
+      http: ["lib", ...config, "db"],
     };
-    const upward = Object.entries(below).flatMap(([layer, allowed]) => [...(folders.get(layer) ?? [])].filter((to) => !allowed.includes(to)).map((to) => `${layer} -> ${to}`));
+    const upward = Object.entries(below).flatMap(([layer, allowed]) =>
+      [...(folders.get(layer) ?? [])].filter((to) => !allowed.includes(to)).map((to) => `${layer} -> ${to}`),
+    );
     expect(upward).toEqual([]);
   });
 
   test("app.ts, the composition root, is imported by main's serve command alone", () => {
-    const importers = [...files].filter(([, tos]) => tos.has("app.ts")).map(([f]) => f).sort();
+    const importers = [...files]
+      .filter(([, tos]) => tos.has("app.ts"))
+      .map(([f]) => f)
+      .sort();
     expect(importers).toEqual(["cli/commands.ts"]);
   });
 
   test("the domain knot only shrinks: no folder edge inside a circle beyond KNOWN_KNOT, and every listed edge still in one", () => {
-    const known = new Set(KNOWN_KNOT.flatMap((line) => {
-      const [from, tos] = line.split(" -> ");
-      return tos!.split(" ").map((to) => `${from} -> ${to}`);
-    }));
+    const known = new Set(
+      KNOWN_KNOT.flatMap((line) => {
+        const [from, tos] = line.split(" -> ");
+        return tos!.split(" ").map((to) => `${from} -> ${to}`);
+      }),
+    );
     const now = edgesInCircles(folders);
     const added = now.filter((e) => !known.has(e));
     const gone = [...known].filter((e) => !now.includes(e));
-    expect({ "new edges inside a circle (make the import go the other way)": added, "edges out of the knot (remove them from KNOWN_KNOT)": gone })
-      .toEqual({ "new edges inside a circle (make the import go the other way)": [], "edges out of the knot (remove them from KNOWN_KNOT)": [] });
+    expect({
+      "new edges inside a circle (make the import go the other way)": added,
+      "edges out of the knot (remove them from KNOWN_KNOT)": gone,
+    }).toEqual({
+      "new edges inside a circle (make the import go the other way)": [],
+      "edges out of the knot (remove them from KNOWN_KNOT)": [],
+    });
   });
 });

@@ -24,7 +24,10 @@ describe("/accept-invitation/:id, the page an invitation mail links to", () => {
     expect(html).toContain(org.name);
     expect(html).toContain("Create account and join");
     expect(pageRes.headers.get("x-frame-options")).toBe("DENY");
-    const r = await env.request(`/accept-invitation/${inv.id}/sign-up`, form({ email: "newcomer@example.com", password: "a good password" }));
+    const r = await env.request(
+      `/accept-invitation/${inv.id}/sign-up`,
+      form({ email: "newcomer@example.com", password: "a good password" }),
+    );
     expect(r.status).toBe(200);
     expect(await r.text()).toContain(`Welcome to ${org.name}`);
     const c = new WebClient(env);
@@ -37,14 +40,25 @@ describe("/accept-invitation/:id, the page an invitation mail links to", () => {
     const { owner, org } = await orgWithProject(env);
     const invitee = await signedUp(env);
     const inv = (await owner.post("/web/orgs/current/invitations", { email: invitee.email })).body;
-    expect(await (await env.request(`/accept-invitation/${inv.id}`, { headers: { cookie: invitee.cookie! } })).text()).toContain("Accept and join");
+    expect(await (await env.request(`/accept-invitation/${inv.id}`, { headers: { cookie: invitee.cookie! } })).text()).toContain(
+      "Accept and join",
+    );
     const stranger = await signedUp(env);
-    expect(await (await env.request(`/accept-invitation/${inv.id}`, { headers: { cookie: stranger.cookie! } })).text()).toContain("but this invitation is for");
+    expect(await (await env.request(`/accept-invitation/${inv.id}`, { headers: { cookie: stranger.cookie! } })).text()).toContain(
+      "but this invitation is for",
+    );
     expect((await env.request(`/accept-invitation/${inv.id}`, form({}, stranger.cookie!))).status).toBe(403);
-    expect((await env.request(`/accept-invitation/${inv.id}/sign-up`, form({ email: "other@example.com", password: "a good password" }))).status).toBe(403);
+    expect(
+      (await env.request(`/accept-invitation/${inv.id}/sign-up`, form({ email: "other@example.com", password: "a good password" }))).status,
+    ).toBe(403);
     expect((await env.request(`/accept-invitation/${inv.id}/sign-up`, form({ email: invitee.email, password: "short" }))).status).toBe(400);
-    expect((await env.request(`/accept-invitation/${inv.id}/sign-up`, form({ email: invitee.email, password: "a good password" }))).status).toBe(409); // account exists
-    const foreign = await env.request(`/accept-invitation/${inv.id}`, { ...form({}, invitee.cookie!), headers: { ...form({}, invitee.cookie!).headers, origin: "https://evil.example" } });
+    expect(
+      (await env.request(`/accept-invitation/${inv.id}/sign-up`, form({ email: invitee.email, password: "a good password" }))).status,
+    ).toBe(409); // account exists
+    const foreign = await env.request(`/accept-invitation/${inv.id}`, {
+      ...form({}, invitee.cookie!),
+      headers: { ...form({}, invitee.cookie!).headers, origin: "https://evil.example" },
+    });
     expect(foreign.status).toBe(403);
     const ok = await env.request(`/accept-invitation/${inv.id}`, form({}, invitee.cookie!));
     expect(ok.status).toBe(200);

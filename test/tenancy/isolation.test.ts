@@ -46,7 +46,13 @@ describe("two organizations: a member of B on A's ids gets 404 (or 403 where the
       for (const s of secretsOfA) expect(text.includes(s)).toBe(false);
     }
     // B's own listings never show A's data
-    for (const path of ["/web/projects", "/web/orgs", "/web/orgs/current/members", "/web/orgs/current/invitations", `/web/projects/${b.project.id}/keys`]) {
+    for (const path of [
+      "/web/projects",
+      "/web/orgs",
+      "/web/orgs/current/members",
+      "/web/orgs/current/invitations",
+      `/web/projects/${b.project.id}/keys`,
+    ]) {
       const text = JSON.stringify((await b.owner.get(path)).body);
       for (const s of secretsOfA) expect(`${path}: ${text.includes(s)}`).toBe(`${path}: false`);
     }
@@ -88,7 +94,11 @@ describe("two organizations: a member of B on A's ids gets 404 (or 403 where the
     const b = await orgWithProject(env, "Theta");
     await a.owner.post(`/web/projects/${a.project.id}/talents`, { talents: ["typescript-strict", "javascript-base"] });
     const key = await createKey(a.owner, a.project.id, ["prepare_task"]);
-    const prep = await withKey(env, key.value, "/api/prepare-task", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ talentIds: ["typescript-strict"] }) });
+    const prep = await withKey(env, key.value, "/api/prepare-task", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ talentIds: ["typescript-strict"] }),
+    });
     const rid = (await prep.json()).resolutionId as string;
     const cases: [string, string, unknown][] = [
       ["GET", `/web/projects/${a.project.id}/installed`, undefined],
@@ -107,7 +117,10 @@ describe("two organizations: a member of B on A's ids gets 404 (or 403 where the
     }
     // nothing of A changed
     const installed = (await a.owner.get(`/web/projects/${a.project.id}/installed`)).body.talents;
-    expect(installed.map((t: { id: string; state: string }) => `${t.id}:${t.state}`).sort()).toEqual(["javascript-base:active", "typescript-strict:active"]);
+    expect(installed.map((t: { id: string; state: string }) => `${t.id}:${t.state}`).sort()).toEqual([
+      "javascript-base:active",
+      "typescript-strict:active",
+    ]);
     for (const q of ["limit=0", "limit=999", "limit=abc"]) {
       const r = await a.owner.get(`/web/projects/${a.project.id}/traces?${q}`);
       expect(r.status).toBe(400);
@@ -129,10 +142,21 @@ describe("two organizations: a member of B on A's ids gets 404 (or 403 where the
     await a.owner.post(`/web/projects/${a.project.id}/talents`, { talents: ["typescript-strict", "javascript-base"] });
     const key = await createKey(a.owner, a.project.id, ["prepare_task", "validate", "record_validation"]);
     const call = (path: string, body?: unknown) =>
-      withKey(env, key.value, path, body === undefined ? {} : { method: "POST", headers: { "content-type": "application/json", "user-agent": "alpha-agent/1" }, body: JSON.stringify(body) });
+      withKey(
+        env,
+        key.value,
+        path,
+        body === undefined
+          ? {}
+          : { method: "POST", headers: { "content-type": "application/json", "user-agent": "alpha-agent/1" }, body: JSON.stringify(body) },
+      );
     const rid = (await (await call("/api/prepare-task", { talentIds: ["typescript-strict"] })).json()).resolutionId as string;
     await call("/api/prepare-task", { talentIds: ["nope"] });
-    await call("/api/validation/reports", { submissionId: "iso", resolutionId: rid, expertiseResults: [{ id: "typescript-strict", verdict: "fail", evidence: ["a.ts:1"] }] });
+    await call("/api/validation/reports", {
+      submissionId: "iso",
+      resolutionId: rid,
+      expertiseResults: [{ id: "typescript-strict", verdict: "fail", evidence: ["a.ts:1"] }],
+    });
     const secretsOfA = [a.project.id, a.project.name, rid, "alpha-agent/1", key.key.id];
     for (const path of [
       `/web/projects/${a.project.id}/traces/summary`,
@@ -146,7 +170,13 @@ describe("two organizations: a member of B on A's ids gets 404 (or 403 where the
     // an expertise ref of A in B's own project is unknown there
     const ref = await b.owner.get(`/web/projects/${b.project.id}/talents/@${a.org.slug}/x/usage`);
     expect(ref.status).toBe(404);
-    for (const path of ["/web/activity/summary", "/web/orgs/current/insights", "/web/orgs/current/talent-adoption", `/web/projects/${b.project.id}/traces/summary`, `/web/projects/${b.project.id}/talents/typescript-strict/usage`]) {
+    for (const path of [
+      "/web/activity/summary",
+      "/web/orgs/current/insights",
+      "/web/orgs/current/talent-adoption",
+      `/web/projects/${b.project.id}/traces/summary`,
+      `/web/projects/${b.project.id}/talents/typescript-strict/usage`,
+    ]) {
       const r = await b.owner.get(path);
       expect(`${path} → ${r.status}`).toBe(`${path} → 200`);
       const text = JSON.stringify(r.body);
@@ -155,9 +185,15 @@ describe("two organizations: a member of B on A's ids gets 404 (or 403 where the
     const bInsights = (await b.owner.get("/web/orgs/current/insights")).body;
     expect(bInsights.failedCalls.total).toBe(0);
     expect((await b.owner.get("/web/activity/summary")).body.totals).toMatchObject({ resolutions: 0, reports: 0 });
-    expect((await b.owner.get("/web/orgs/current/talent-adoption")).body.talents.every((t: { designations: number }) => t.designations === 0)).toBe(true);
+    expect(
+      (await b.owner.get("/web/orgs/current/talent-adoption")).body.talents.every((t: { designations: number }) => t.designations === 0),
+    ).toBe(true);
     // A sees its own
-    expect((await a.owner.get(`/web/projects/${a.project.id}/traces/summary`)).body.totals).toMatchObject({ resolutions: 1, reports: 1, failed: 1 });
+    expect((await a.owner.get(`/web/projects/${a.project.id}/traces/summary`)).body.totals).toMatchObject({
+      resolutions: 1,
+      reports: 1,
+      failed: 1,
+    });
   });
 
   test("mass assignment: organizationId posted with a project is ignored (the project lands in the active organization)", async () => {
@@ -200,10 +236,20 @@ describe("two organizations: a member of B on A's ids gets 404 (or 403 where the
     const b = await orgWithProject(env, "Mu");
     await a.owner.post(`/web/projects/${a.project.id}/talents`, { talents: ["typescript-strict", "javascript-base"] });
     const { ref } = await publishedExpertise(a.owner, a.org.slug, "iota-secret");
-    const spec = (await a.owner.post("/web/specializations", { name: "Iota stack", talents: ["go-base"] })).body.specialization as { id: string };
+    const spec = (await a.owner.post("/web/specializations", { name: "Iota stack", talents: ["go-base"] })).body.specialization as {
+      id: string;
+    };
     await a.owner.put("/web/orgs/current/code-hosting", { provider: "github", url: "https://github.com/iota" });
     const key = await createKey(a.owner, a.project.id, ["prepare_task"]);
-    const rid = (await (await withKey(env, key.value, "/api/prepare-task", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ talentIds: ["typescript-strict"] }) })).json()).resolutionId as string;
+    const rid = (
+      await (
+        await withKey(env, key.value, "/api/prepare-task", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ talentIds: ["typescript-strict"] }),
+        })
+      ).json()
+    ).resolutionId as string;
     const secretsOfA = [a.project.id, "Iota stack", spec.id, ref, "github.com/iota", rid];
     const cases: [string, string, unknown][] = [
       ["GET", `/web/catalog?project=${a.project.id}`, undefined],
@@ -229,21 +275,35 @@ describe("two organizations: a member of B on A's ids gets 404 (or 403 where the
       expect(`${method} ${path} → ${r.status} ${r.body.error}`).toBe(`${method} ${path} → 404 not_found`);
       const text = JSON.stringify(r.body);
       // what B sent may be echoed in the message; nothing else of A may appear
-      for (const x of secretsOfA) if (!path.includes(x) && !JSON.stringify(body ?? "").includes(x)) expect(`${path}: ${text.includes(x)}`).toBe(`${path}: false`);
+      for (const x of secretsOfA)
+        if (!path.includes(x) && !JSON.stringify(body ?? "").includes(x)) expect(`${path}: ${text.includes(x)}`).toBe(`${path}: false`);
     }
-    for (const path of ["/web/catalog?limit=100", "/web/catalog?kind=expertise", "/web/catalog/facets", "/web/specializations", "/web/orgs/current/code-hosting"]) {
+    for (const path of [
+      "/web/catalog?limit=100",
+      "/web/catalog?kind=expertise",
+      "/web/catalog/facets",
+      "/web/specializations",
+      "/web/orgs/current/code-hosting",
+    ]) {
       const text = JSON.stringify((await b.owner.get(path)).body);
       for (const x of secretsOfA) expect(`${path}: ${text.includes(x)}`).toBe(`${path}: false`);
     }
     // nothing of A changed
     expect((await a.owner.get(`/web/specializations/${spec.id}`)).body.specialization.name).toBe("Iota stack");
     expect((await a.owner.get(`/web/projects/${a.project.id}/relevance`)).body.source).toBe("derived");
-    expect((await a.owner.get(`/web/projects/${a.project.id}/keys`)).body.keys.filter((k: { automation: boolean }) => k.automation)).toEqual([]);
+    expect(
+      (await a.owner.get(`/web/projects/${a.project.id}/keys`)).body.keys.filter((k: { automation: boolean }) => k.automation),
+    ).toEqual([]);
   });
   test("the SSO routes (/web/orgs/current/sso, /test, DELETE): each organization reads and changes its own only; A's domain cannot be taken by B (409); A's secret never shows", async () => {
     const a = await orgWithProject(env, "Sso Alpha");
     const b = await orgWithProject(env, "Sso Beta");
-    const aSso = { type: "oidc", domains: ["alpha-sso.example"], enforce: true, oidc: { issuer: "https://idp.alpha-sso.example", clientId: "alpha-client", clientSecret: "alpha-secret-value" } };
+    const aSso = {
+      type: "oidc",
+      domains: ["alpha-sso.example"],
+      enforce: true,
+      oidc: { issuer: "https://idp.alpha-sso.example", clientId: "alpha-client", clientSecret: "alpha-secret-value" },
+    };
     expect((await a.owner.post("/web/orgs/current/sso", aSso)).status).toBe(200);
     await approveSsoDomains(env, a.org.id, ["alpha-sso.example"]);
     const secretsOfA = ["alpha-sso.example", "alpha-client", "alpha-secret-value", "idp.alpha-sso.example", a.org.id];
@@ -255,16 +315,33 @@ describe("two organizations: a member of B on A's ids gets 404 (or 403 where the
     expect(`${bTest.status} ${bTest.body.error}`).toBe("404 not_found");
     const bDelete = await b.owner.del("/web/orgs/current/sso");
     expect(`${bDelete.status} ${bDelete.body.error}`).toBe("404 not_found");
-    const steal = await b.owner.post("/web/orgs/current/sso", { ...aSso, domains: ["beta-sso.example", "alpha-sso.example"], oidc: { ...aSso.oidc, clientSecret: "beta-secret" } });
+    const steal = await b.owner.post("/web/orgs/current/sso", {
+      ...aSso,
+      domains: ["beta-sso.example", "alpha-sso.example"],
+      oidc: { ...aSso.oidc, clientSecret: "beta-secret" },
+    });
     expect(`${steal.status} ${steal.body.error}`).toBe("409 conflict"); // A proved it
     expect(steal.body.domains).toEqual(["alpha-sso.example"]);
     expect(JSON.stringify(steal.body)).not.toContain("alpha-secret-value");
     // nothing of A changed, and A's own answer carries no secret
     const aGet = await a.owner.get("/web/orgs/current/sso");
-    expect(aGet.body.sso).toMatchObject({ type: "oidc", domains: ["alpha-sso.example"], enforce: true, oidc: { clientId: "alpha-client", clientSecretSet: true } });
+    expect(aGet.body.sso).toMatchObject({
+      type: "oidc",
+      domains: ["alpha-sso.example"],
+      enforce: true,
+      oidc: { clientId: "alpha-client", clientSecretSet: true },
+    });
     expect(JSON.stringify(aGet.body)).not.toContain("alpha-secret-value");
     // B's own configuration with its own domain works and stays B's
-    expect((await b.owner.post("/web/orgs/current/sso", { type: "saml", domains: ["beta-sso.example"], saml: { entryPoint: "https://idp.beta-sso.example/sso", idpIssuer: "beta-idp", idpCert: BETA_CERT } })).status).toBe(200);
+    expect(
+      (
+        await b.owner.post("/web/orgs/current/sso", {
+          type: "saml",
+          domains: ["beta-sso.example"],
+          saml: { entryPoint: "https://idp.beta-sso.example/sso", idpIssuer: "beta-idp", idpCert: BETA_CERT },
+        })
+      ).status,
+    ).toBe(200);
     expect((await a.owner.get("/web/orgs/current/sso")).body.sso.domains).toEqual(["alpha-sso.example"]);
     // the /org/sso page of another organization's admin shows only theirs
     const page = await (await b.owner.call("GET", "/org/sso", undefined, { accept: "text/html" })).text();

@@ -40,7 +40,11 @@ function startServer(env: Record<string, string>) {
 function client(base: string) {
   let cookie = "";
   return async (method: string, path: string, body?: unknown) => {
-    const r = await fetch(base + path, { method, headers: { "content-type": "application/json", origin: base, cookie }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const r = await fetch(base + path, {
+      method,
+      headers: { "content-type": "application/json", origin: base, cookie },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const set = r.headers.get("set-cookie");
     if (set) cookie = set.split(";")[0]!;
     const text = await r.text();
@@ -55,7 +59,17 @@ async function setup() {
   cleanups.push(cleanup);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const env = { PORT: String(port), HOST: "127.0.0.1", BASE_URL: base, DATA_DIR: dir, SMTP_URL: smtp.url, MAIL_RETRY_BASE: "1s", AUTO_APPROVE_ORGS: "true", LOG_FORMAT: "json", ACCESS_LOG: "false" };
+  const env = {
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    BASE_URL: base,
+    DATA_DIR: dir,
+    SMTP_URL: smtp.url,
+    MAIL_RETRY_BASE: "1s",
+    AUTO_APPROVE_ORGS: "true",
+    LOG_FORMAT: "json",
+    ACCESS_LOG: "false",
+  };
   return { smtp, env, base };
 }
 
@@ -111,6 +125,8 @@ describe("the outbox across a restart of talentd (real processes, real SMTP serv
     await waitReady(base);
     await Bun.sleep(2000);
     expect(smtp.to("once@example.com")).toHaveLength(1);
-    expect((await owner("GET", "/web/orgs/current/mail?status=sent")).body.mails.map((m: any) => [m.to, m.attempts])).toEqual([["once@example.com", 1]]);
+    expect((await owner("GET", "/web/orgs/current/mail?status=sent")).body.mails.map((m: any) => [m.to, m.attempts])).toEqual([
+      ["once@example.com", 1],
+    ]);
   }, 90_000);
 });

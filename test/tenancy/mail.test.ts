@@ -37,7 +37,8 @@ async function setup(opts: { listening?: boolean; env?: Record<string, string> }
 }
 
 const outbox = async (env: TestEnv, to: string) =>
-  (await env.database.client.execute({ sql: "SELECT * FROM mail_outbox WHERE to_address = ? ORDER BY created_at", args: [to] })).rows as unknown as Record<string, any>[];
+  (await env.database.client.execute({ sql: "SELECT * FROM mail_outbox WHERE to_address = ? ORDER BY created_at", args: [to] }))
+    .rows as unknown as Record<string, any>[];
 
 describe("mail delivery over SMTP (smtp-server + mailparser)", () => {
   test("an invitation arrives with the full accept link from BASE_URL, text and HTML, sent once and marked sent", async () => {
@@ -168,8 +169,13 @@ describe("mail delivery over SMTP (smtp-server + mailparser)", () => {
     await Bun.sleep(300);
     expect(smtp.to("stale@example.com")).toHaveLength(1);
     expect(smtp.to("live@example.com")).toHaveLength(1);
-    const rows = (await env.database.client.execute("SELECT id, status, attempts FROM mail_outbox WHERE id IN ('mail_stale', 'mail_live') ORDER BY id")).rows;
-    expect(rows.map((r) => [r.id, r.status, r.attempts])).toEqual([["mail_live", "sent", 2], ["mail_stale", "sent", 2]]);
+    const rows = (
+      await env.database.client.execute("SELECT id, status, attempts FROM mail_outbox WHERE id IN ('mail_stale', 'mail_live') ORDER BY id")
+    ).rows;
+    expect(rows.map((r) => [r.id, r.status, r.attempts])).toEqual([
+      ["mail_live", "sent", 2],
+      ["mail_stale", "sent", 2],
+    ]);
     void owner;
   }, 30_000);
 

@@ -61,7 +61,14 @@ describe("who sees the organization and administration pages", () => {
     const a = await orgWithProject(env, "Nebula");
     const m = await member(a.owner);
     expect(navLinks((await page(m, "/")).html)).toEqual(["/", "/catalog", "/org"]);
-    expect(navLinks((await page(a.owner, "/")).html)).toEqual(["/", "/catalog", "/org", "/org/expertises", "/org/insights", "/org/talent-adoption"]);
+    expect(navLinks((await page(a.owner, "/")).html)).toEqual([
+      "/",
+      "/catalog",
+      "/org",
+      "/org/expertises",
+      "/org/insights",
+      "/org/talent-adoption",
+    ]);
     await makePlatformAdmin(env, m.userId);
     expect(navLinks((await page(m, "/org")).html)).toEqual(["/", "/catalog", "/org", "/admin"]);
     // one link is current: the longest the path is under
@@ -80,13 +87,36 @@ describe("who sees the organization and administration pages", () => {
     expect(p.html).toContain("Approval status");
     expect(p.html).toContain(a.owner.email);
     expect(p.html).toContain("https://github.com/comet");
-    for (const hidden of ["Invitations", pendingInvite, "accept-invitation", "hx-patch", "Remove<", "/org/expertises", "/org/insights", "/org/talent-adoption", "/org/sso", "/org/mail", 'hx-put="/web/orgs/current/code-hosting"']) {
+    for (const hidden of [
+      "Invitations",
+      pendingInvite,
+      "accept-invitation",
+      "hx-patch",
+      "Remove<",
+      "/org/expertises",
+      "/org/insights",
+      "/org/talent-adoption",
+      "/org/sso",
+      "/org/mail",
+      'hx-put="/web/orgs/current/code-hosting"',
+    ]) {
       expect(`${hidden}: ${p.html.includes(hidden)}`).toBe(`${hidden}: false`);
     }
     expect(p.html).toContain("Leave Comet");
     // the owner sees all of it
     const o = await page(a.owner, "/org");
-    for (const shown of ["Invitations", pendingInvite, "/accept-invitation/", "hx-patch", "/org/sso", "/org/mail", "/org/expertises", "/org/insights", "/org/talent-adoption", 'hx-put="/web/orgs/current/code-hosting"']) {
+    for (const shown of [
+      "Invitations",
+      pendingInvite,
+      "/accept-invitation/",
+      "hx-patch",
+      "/org/sso",
+      "/org/mail",
+      "/org/expertises",
+      "/org/insights",
+      "/org/talent-adoption",
+      'hx-put="/web/orgs/current/code-hosting"',
+    ]) {
       expect(`${shown}: ${o.html.includes(shown)}`).toBe(`${shown}: true`);
     }
   });
@@ -171,7 +201,9 @@ describe("the HTML answers of the tenancy routes", () => {
     expect(refused.status).toBe(409);
     expect(refused.headers.get("hx-retarget")).toBe("#flash");
     expect(await refused.text()).toContain("The last owner cannot be demoted");
-    expect((await a.owner.get("/web/orgs/current/members")).body.members.find((x: { userId: string }) => x.userId === a.owner.userId).role).toBe("owner");
+    expect(
+      (await a.owner.get("/web/orgs/current/members")).body.members.find((x: { userId: string }) => x.userId === a.owner.userId).role,
+    ).toBe("owner");
   });
 
   test("changing one's own role through htmx → HX-Redirect /org (what the page shows depends on that role)", async () => {
@@ -226,7 +258,12 @@ describe("the HTML answers of the tenancy routes", () => {
     const after = await revoked.text();
     expect(after).toContain("The invitation was revoked");
     expect(after).not.toContain(`accept-invitation/${id}`);
-    const form = await a.owner.call("POST", "/web/orgs/current/invitations", { email: `f-${email}`, return: "/org" }, { accept: "text/html" });
+    const form = await a.owner.call(
+      "POST",
+      "/web/orgs/current/invitations",
+      { email: `f-${email}`, return: "/org" },
+      { accept: "text/html" },
+    );
     expect(form.status).toBe(303);
     expect(form.headers.get("location")).toBe("/org");
   });
@@ -276,7 +313,10 @@ describe("the HTML answers of the tenancy routes", () => {
     await makePlatformAdmin(env, admin.userId);
     const now = Date.now();
     for (let i = 0; i < 60; i++) {
-      await env.database.client.execute({ sql: "INSERT INTO security_events (id, kind, email, created_at) VALUES (?, 'sign_in.failure', ?, ?)", args: [`sev_page_${i}`, `paged${i}@example.com`, now - 1_000_000 - i * 1000] });
+      await env.database.client.execute({
+        sql: "INSERT INTO security_events (id, kind, email, created_at) VALUES (?, 'sign_in.failure', ?, ?)",
+        args: [`sev_page_${i}`, `paged${i}@example.com`, now - 1_000_000 - i * 1000],
+      });
     }
     const first = await page(admin, "/admin/security-events");
     expect(first.status).toBe(200);

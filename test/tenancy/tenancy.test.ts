@@ -21,7 +21,12 @@ describe("organizations and approval (spec: Organization approval, C rule 1)", (
     const status = await c.get("/web/orgs/current/status");
     expect(status.status).toBe(200);
     expect(status.body).toMatchObject({ organization: { status: "pending" }, role: "owner", approved: false });
-    for (const [method, path] of [["GET", "/web/projects"], ["POST", "/web/projects"], ["GET", "/web/orgs/current/members"], ["GET", "/web/orgs/current/invitations"]] as const) {
+    for (const [method, path] of [
+      ["GET", "/web/projects"],
+      ["POST", "/web/projects"],
+      ["GET", "/web/orgs/current/members"],
+      ["GET", "/web/orgs/current/invitations"],
+    ] as const) {
       const x = await c.json(method, path, method === "POST" ? { name: "p" } : undefined);
       expect(`${method} ${path} → ${x.status} ${x.body.error}`).toBe(`${method} ${path} → 403 organization_not_approved`);
     }
@@ -54,7 +59,8 @@ describe("organizations and approval (spec: Organization approval, C rule 1)", (
     expect((await c.post("/web/orgs", { name: "Bad", slug: "Bad Slug!" })).status).toBe(400);
     expect((await c.post("/web/orgs", { name: "" })).status).toBe(400);
     expect((await c.post("/web/orgs", { name: "Dup 3", slug: "dup-slug" })).body.error).toBe("conflict");
-    for (const body of [{ name: "Bad", slug: "Bad Slug!" }, { name: "" }]) expect((await c.post("/web/orgs", body)).body.error).toBe("validation_failed");
+    for (const body of [{ name: "Bad", slug: "Bad Slug!" }, { name: "" }])
+      expect((await c.post("/web/orgs", body)).body.error).toBe("validation_failed");
   });
 
   test("a user belongs to several organizations and switches without signing in again", async () => {
@@ -80,7 +86,8 @@ describe("organizations and approval (spec: Organization approval, C rule 1)", (
 });
 
 describe("platform admin: the approval state machine", () => {
-  const expected = (op: (typeof APPROVAL_OPERATIONS)[number], from: string) => APPROVAL_MOVES[op][from as keyof (typeof APPROVAL_MOVES)[typeof op]];
+  const expected = (op: (typeof APPROVAL_OPERATIONS)[number], from: string) =>
+    APPROVAL_MOVES[op][from as keyof (typeof APPROVAL_MOVES)[typeof op]];
   for (const from of ORG_STATUSES) {
     for (const op of APPROVAL_OPERATIONS) {
       const to = expected(op, from);
@@ -144,12 +151,17 @@ describe("platform admin: the approval state machine", () => {
     await makePlatformAdmin(env, admin.userId);
     const t = 1_000_000_000_000; // far older than any real event: these come last
     for (const [i, at] of [t + 5, t + 5, t + 5, t + 5, t + 5, t + 1, t].entries()) {
-      await env.database.client.execute({ sql: "INSERT INTO security_events (id, kind, created_at) VALUES (?, 'test.paging', ?)", args: [`sev_paging_${i}`, at] });
+      await env.database.client.execute({
+        sql: "INSERT INTO security_events (id, kind, created_at) VALUES (?, 'test.paging', ?)",
+        args: [`sev_paging_${i}`, at],
+      });
     }
     const seen: string[] = [];
     let before: number | null = t + 6;
     while (before !== null) {
-      const page: { events: { id: string }[]; nextBefore: number | null } = (await admin.get(`/web/admin/security-events?limit=2&before=${before}`)).body;
+      const page: { events: { id: string }[]; nextBefore: number | null } = (
+        await admin.get(`/web/admin/security-events?limit=2&before=${before}`)
+      ).body;
       seen.push(...page.events.map((e: { id: string }) => e.id));
       before = page.nextBefore;
     }
@@ -178,7 +190,12 @@ describe("members and invitations", () => {
     const inv = await owner.post("/web/orgs/current/invitations", { email: invitee.email, role: "admin" });
     expect(inv.status).toBe(201);
     expect(inv.body.link).toBe(`http://localhost:8787/accept-invitation/${inv.body.id}`);
-    const mail = (await env.database.client.execute({ sql: "SELECT body FROM mail_outbox WHERE to_address = ? AND kind = 'invitation' ORDER BY created_at", args: [invitee.email] })).rows[0]!;
+    const mail = (
+      await env.database.client.execute({
+        sql: "SELECT body FROM mail_outbox WHERE to_address = ? AND kind = 'invitation' ORDER BY created_at",
+        args: [invitee.email],
+      })
+    ).rows[0]!;
     expect(String(mail.body)).toContain(inv.body.link);
     const stranger = await signedUp(env);
     expect((await stranger.post(`/web/invitations/${inv.body.id}/accept`)).status).toBe(403);
@@ -244,7 +261,12 @@ describe("members and invitations", () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ id: inv.id, link: inv.link, email: invitee.email, role: "admin" });
     expect(Date.parse(r.body.expiresAt)).toBeGreaterThanOrEqual(before + 7 * 24 * 3600 * 1000);
-    const mails = (await env.database.client.execute({ sql: "SELECT body FROM mail_outbox WHERE to_address = ? AND kind = 'invitation' ORDER BY created_at", args: [invitee.email] })).rows;
+    const mails = (
+      await env.database.client.execute({
+        sql: "SELECT body FROM mail_outbox WHERE to_address = ? AND kind = 'invitation' ORDER BY created_at",
+        args: [invitee.email],
+      })
+    ).rows;
     expect(mails).toHaveLength(2);
     expect(String(mails[1]!.body)).toContain(inv.link);
     expect((await invitee.post(`/web/invitations/${inv.id}/accept`)).status).toBe(200);

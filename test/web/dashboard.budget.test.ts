@@ -17,7 +17,18 @@ const BUDGET = 60 * 1024;
 describe("the dashboard's JavaScript budget", () => {
   test("JavaScript sent to the browser (htmx included) ≤ 60 KB gzipped in all, all of it from this server (no CDN)", async () => {
     const { owner, project } = await orgWithProject(env, "Budget");
-    const pages = ["/", "/org", "/org/new", "/projects/new", `/projects/${project.id}`, `/projects/${project.id}/onboarding`, "/catalog", `/catalog?project=${project.id}`, "/catalog/typescript-strict", "/login"];
+    const pages = [
+      "/",
+      "/org",
+      "/org/new",
+      "/projects/new",
+      `/projects/${project.id}`,
+      `/projects/${project.id}/onboarding`,
+      "/catalog",
+      `/catalog?project=${project.id}`,
+      "/catalog/typescript-strict",
+      "/login",
+    ];
     const scripts = new Set<string>();
     for (const page of pages) {
       const r = await owner.call("GET", page);

@@ -21,7 +21,13 @@ describe("the dashboard's pages on their failure paths", () => {
   test("an unknown talent, an unknown project, and another organization's project (as a page, in grouped install, in onboarding) → the 404 page in HTML, nothing of A", async () => {
     const a = await orgWithProject(env, "Pi");
     const b = await orgWithProject(env, "Rho");
-    for (const path of ["/catalog/no-such-talent", "/projects/prj_nope", `/projects/${a.project.id}`, `/projects/${a.project.id}/onboarding`, `/catalog?project=${a.project.id}`]) {
+    for (const path of [
+      "/catalog/no-such-talent",
+      "/projects/prj_nope",
+      `/projects/${a.project.id}`,
+      `/projects/${a.project.id}/onboarding`,
+      `/catalog?project=${a.project.id}`,
+    ]) {
       const p = await page(b.owner, path);
       expect(`${path} ${p.status}`).toBe(`${path} 404`);
       expect(p.type).toContain("text/html");

@@ -23,7 +23,13 @@ async function page(c: WebClient, path: string) {
 async function saveForm(c: WebClient, id: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
   const r = await env.request(`/org/expertises/${id}`, {
     method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", accept: "text/html", origin: new URL(env.config.baseUrl).origin, cookie: c.cookie!, ...headers },
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      accept: "text/html",
+      origin: new URL(env.config.baseUrl).origin,
+      cookie: c.cookie!,
+      ...headers,
+    },
     body: new URLSearchParams(fields).toString(),
   });
   return { status: r.status, location: r.headers.get("location"), html: await r.text() };
@@ -33,7 +39,10 @@ describe("the organization's pages on their failure paths", () => {
   test("organization rule 2: another organization's expertise, an unknown one, and every page for a member → the 404 page in HTML, nothing of the expertise", async () => {
     const a = await orgWithProject(env, "Alpha Pages");
     const b = await orgWithProject(env, "Beta Pages");
-    const created = await a.owner.post("/web/orgs/current/expertises", { slug: "hidden-rules", content: expertiseMd("hidden-rules", "Secret body.") });
+    const created = await a.owner.post("/web/orgs/current/expertises", {
+      slug: "hidden-rules",
+      content: expertiseMd("hidden-rules", "Secret body."),
+    });
     const id = created.body.id as string;
     for (const path of [`/org/expertises/${id}`, "/org/expertises/exp_nope"]) {
       const p = await page(b.owner, path);
@@ -66,7 +75,13 @@ describe("the organization's pages on their failure paths", () => {
     const a = await orgWithProject(env, "Gamma Pages");
     const created = await a.owner.post("/web/orgs/current/expertises", { slug: "edits", content: "first" });
     const id = created.body.id as string;
-    const ok = await saveForm(a.owner, id, { expectedRevision: "1", content: "second", fileCount: "1", fpath_0: "notes.md", ftext_0: "a note" });
+    const ok = await saveForm(a.owner, id, {
+      expectedRevision: "1",
+      content: "second",
+      fileCount: "1",
+      fpath_0: "notes.md",
+      ftext_0: "a note",
+    });
     expect(ok.status).toBe(303);
     expect(ok.location).toBe(`/org/expertises/${id}?done=saved`);
     const now = (await a.owner.get(`/web/orgs/current/expertises/${id}`)).body;
@@ -81,9 +96,20 @@ describe("the organization's pages on their failure paths", () => {
     expect(stale.html).toContain('name="expectedRevision" value="2"');
     expect((await a.owner.get(`/web/orgs/current/expertises/${id}`)).body.working.content).toBe("second");
 
-    const cross = await saveForm(a.owner, id, { expectedRevision: "2", content: "evil", fileCount: "0" }, { origin: "http://evil.example" });
+    const cross = await saveForm(
+      a.owner,
+      id,
+      { expectedRevision: "2", content: "evil", fileCount: "0" },
+      { origin: "http://evil.example" },
+    );
     expect(cross.status).toBe(403);
-    const bad = await saveForm(a.owner, id, { expectedRevision: "2", content: "kept text", fileCount: "1", fpath_0: "../out.md", ftext_0: "x" });
+    const bad = await saveForm(a.owner, id, {
+      expectedRevision: "2",
+      content: "kept text",
+      fileCount: "1",
+      fpath_0: "../out.md",
+      ftext_0: "x",
+    });
     expect(bad.status).toBe(400);
     expect(bad.html).toContain("files.../out.md");
     expect(bad.html).toContain("kept text");
@@ -108,15 +134,28 @@ describe("the organization's pages on their failure paths", () => {
 
   test("the dashboard's trigger form (form-encoded, one entry per line) confirms lists; the same strings in JSON stay a 400", async () => {
     const a = await orgWithProject(env, "Epsilon Pages");
-    const id = (await a.owner.post("/web/orgs/current/expertises", { slug: "lines", content: expertiseMd("lines", "Body.") })).body.id as string;
+    const id = (await a.owner.post("/web/orgs/current/expertises", { slug: "lines", content: expertiseMd("lines", "Body.") })).body
+      .id as string;
     const r = await env.request(`/web/orgs/current/expertises/${id}/triggers`, {
       method: "PUT",
-      headers: { "content-type": "application/x-www-form-urlencoded", "hx-request": "true", origin: new URL(env.config.baseUrl).origin, cookie: a.owner.cookie! },
-      body: new URLSearchParams({ expectedRevision: "1", files: "src/payments/**\r\n\r\n**/*.sql", keywords: "Payment\nledger" }).toString(),
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        "hx-request": "true",
+        origin: new URL(env.config.baseUrl).origin,
+        cookie: a.owner.cookie!,
+      },
+      body: new URLSearchParams({
+        expectedRevision: "1",
+        files: "src/payments/**\r\n\r\n**/*.sql",
+        keywords: "Payment\nledger",
+      }).toString(),
     });
     expect(r.status).toBe(204);
     expect(r.headers.get("hx-redirect")).toBe(`/org/expertises/${id}?done=triggers`);
-    expect((await a.owner.get(`/web/orgs/current/expertises/${id}`)).body.triggers).toEqual({ files: ["src/payments/**", "**/*.sql"], keywords: ["payment", "ledger"] });
+    expect((await a.owner.get(`/web/orgs/current/expertises/${id}`)).body.triggers).toEqual({
+      files: ["src/payments/**", "**/*.sql"],
+      keywords: ["payment", "ledger"],
+    });
     expect((await a.owner.put(`/web/orgs/current/expertises/${id}/triggers`, { files: "src/**" })).status).toBe(400);
   });
 });

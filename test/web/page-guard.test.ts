@@ -50,7 +50,14 @@ interface Row {
 }
 
 type Answers = Record<Actor, string>;
-const signedIn = (path: string): Answers => ({ anon: NEXT(path), noOrg: "200", pending: "200", member: "200", owner: "200", platform: "200" });
+const signedIn = (path: string): Answers => ({
+  anon: NEXT(path),
+  noOrg: "200",
+  pending: "200",
+  member: "200",
+  owner: "200",
+  platform: "200",
+});
 const platformOnly = (path: string): Answers => ({
   anon: NEXT(path),
   noOrg: ADMIN_ONLY,
@@ -59,7 +66,14 @@ const platformOnly = (path: string): Answers => ({
   owner: ADMIN_ONLY,
   platform: "200",
 });
-const member = (path: string): Answers => ({ anon: NEXT(path), noOrg: NO_ORG, pending: PENDING, member: "200", owner: "200", platform: NO_ORG });
+const member = (path: string): Answers => ({
+  anon: NEXT(path),
+  noOrg: NO_ORG,
+  pending: PENDING,
+  member: "200",
+  owner: "200",
+  platform: NO_ORG,
+});
 const admin =
   (missing: string, right = "200") =>
   (path: string): Answers => ({ anon: NEXT(path), noOrg: NO_ORG, pending: PENDING, member: missing, owner: right, platform: NO_ORG });
@@ -103,7 +117,8 @@ async function answer(c: WebClient, method: string, path: string, expected: stri
 }
 
 describe("the page guard: who gets which dashboard page", () => {
-  const name = "every page by viewer: signed out → 303 /login?next=; no or pending organization → 403; wrong role → 404; right role → the page";
+  const name =
+    "every page by viewer: signed out → 303 /login?next=; no or pending organization → 403; wrong role → 404; right role → the page";
   test(name, async () => {
     const got: string[] = [];
     const want: string[] = [];

@@ -10,8 +10,17 @@ const envs: TestEnv[] = [];
 afterAll(() => envs.forEach((e) => e.close()));
 
 /** The key rows of the keys fragment an htmx POST of a new key answers. */
-async function keyRowsAfterCreating(env: TestEnv, client: Awaited<ReturnType<typeof orgWithProject>>["owner"], projectId: string): Promise<number> {
-  const r = await client.call("POST", `/web/projects/${projectId}/keys`, { name: `htmx key ${Date.now()}`, tools: ["prepare_task"] }, { "hx-request": "true" });
+async function keyRowsAfterCreating(
+  env: TestEnv,
+  client: Awaited<ReturnType<typeof orgWithProject>>["owner"],
+  projectId: string,
+): Promise<number> {
+  const r = await client.call(
+    "POST",
+    `/web/projects/${projectId}/keys`,
+    { name: `htmx key ${Date.now()}`, tools: ["prepare_task"] },
+    { "hx-request": "true" },
+  );
   expect(r.status).toBe(201);
   expect(r.headers.get("content-type")).toContain("text/html");
   const html = await r.text();

@@ -34,7 +34,9 @@ describe("GET /web/search", () => {
     const b = await orgWithProject(env, "Xi");
     const { ref } = await publishedExpertise(a.owner, a.org.slug, "nu-secret");
     expect((await a.owner.post("/web/specializations", { name: "Nu stack", talents: ["go-base"] })).status).toBe(201);
-    const mine = (await a.owner.get(`/web/search?q=nu`)).body.items.map((i: { id: string; label: string }) => `${i.id} ${i.label}`).join("\n");
+    const mine = (await a.owner.get(`/web/search?q=nu`)).body.items
+      .map((i: { id: string; label: string }) => `${i.id} ${i.label}`)
+      .join("\n");
     expect(mine).toContain(ref);
     expect(mine).toContain("Nu stack");
     const theirs = await b.owner.get(`/web/search?q=nu`);

@@ -18,9 +18,15 @@ export const oauthClients = sqliteTable("oauth_clients", {
 
 export const oauthCodes = sqliteTable("oauth_codes", {
   codeHash: text("code_hash").primaryKey(),
-  clientId: text("client_id").notNull().references(() => oauthClients.id, { onDelete: "cascade" }),
-  userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
-  projectId: text("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+  clientId: text("client_id")
+    .notNull()
+    .references(() => oauthClients.id, { onDelete: "cascade" }),
+  userId: text("user_id")
+    .notNull()
+    .references(() => users.id, { onDelete: "cascade" }),
+  projectId: text("project_id")
+    .notNull()
+    .references(() => projects.id, { onDelete: "cascade" }),
   redirectUri: text("redirect_uri").notNull(),
   codeChallenge: text("code_challenge").notNull(),
   scopes: text("scopes", { mode: "json" }).$type<string[]>().notNull(),
@@ -30,20 +36,30 @@ export const oauthCodes = sqliteTable("oauth_codes", {
   createdAt: integer("created_at").notNull(),
 });
 
-export const oauthTokens = sqliteTable("oauth_tokens", {
-  id: text("id").primaryKey(),
-  kind: text("kind", { enum: ["access", "refresh"] }).notNull(),
-  tokenHash: text("token_hash").notNull(),
-  /** All tokens descending from one authorization code; reuse of a rotated refresh token revokes the family. */
-  familyId: text("family_id").notNull(),
-  clientId: text("client_id").notNull().references(() => oauthClients.id, { onDelete: "cascade" }),
-  userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
-  projectId: text("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
-  scopes: text("scopes", { mode: "json" }).$type<string[]>().notNull(),
-  resource: text("resource").notNull(),
-  expiresAt: integer("expires_at").notNull(),
-  revokedAt: integer("revoked_at"),
-  rotatedAt: integer("rotated_at"),
-  lastUsedAt: integer("last_used_at"),
-  createdAt: integer("created_at").notNull(),
-}, (t) => [uniqueIndex("oauth_tokens_hash_uq").on(t.tokenHash), index("oauth_tokens_family_idx").on(t.familyId)]);
+export const oauthTokens = sqliteTable(
+  "oauth_tokens",
+  {
+    id: text("id").primaryKey(),
+    kind: text("kind", { enum: ["access", "refresh"] }).notNull(),
+    tokenHash: text("token_hash").notNull(),
+    /** All tokens descending from one authorization code; reuse of a rotated refresh token revokes the family. */
+    familyId: text("family_id").notNull(),
+    clientId: text("client_id")
+      .notNull()
+      .references(() => oauthClients.id, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    projectId: text("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    scopes: text("scopes", { mode: "json" }).$type<string[]>().notNull(),
+    resource: text("resource").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+    revokedAt: integer("revoked_at"),
+    rotatedAt: integer("rotated_at"),
+    lastUsedAt: integer("last_used_at"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("oauth_tokens_hash_uq").on(t.tokenHash), index("oauth_tokens_family_idx").on(t.familyId)],
+);

@@ -10,26 +10,32 @@ export const contentBlobs = sqliteTable("content_blobs", {
   createdAt: integer("created_at").notNull(),
 });
 
-export const resolutions = sqliteTable("resolutions", {
-  id: text("id").primaryKey(),
-  projectId: text("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
-  language: text("language"),
-  tokens: integer("tokens").notNull(),
-  catalogDigest: text("catalog_digest").notNull(),
-  authorType: text("author_type", { enum: ["key", "user", "token"] }).notNull(),
-  authorId: text("author_id").notNull(),
-  via: text("via", { enum: ["api", "web", "mcp"] }).notNull(),
-  createdAt: integer("created_at").notNull(),
-  /**
-   * What was served, as a designation of this project (designation_items): resolutions that
-   * served the same talents at the same versions in the same order share it (migration 0009;
-   * before it, each resolution had its own, with the resolution's id as its id).
-   */
-  designationId: text("designation_id").notNull().default(""),
-}, (t) => [
-  // a project's resolutions in a time window, with their ids, from the index alone (activity; migration 0005)
-  index("resolutions_project_idx").on(t.projectId, t.createdAt, t.id),
-]);
+export const resolutions = sqliteTable(
+  "resolutions",
+  {
+    id: text("id").primaryKey(),
+    projectId: text("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    language: text("language"),
+    tokens: integer("tokens").notNull(),
+    catalogDigest: text("catalog_digest").notNull(),
+    authorType: text("author_type", { enum: ["key", "user", "token"] }).notNull(),
+    authorId: text("author_id").notNull(),
+    via: text("via", { enum: ["api", "web", "mcp"] }).notNull(),
+    createdAt: integer("created_at").notNull(),
+    /**
+     * What was served, as a designation of this project (designation_items): resolutions that
+     * served the same talents at the same versions in the same order share it (migration 0009;
+     * before it, each resolution had its own, with the resolution's id as its id).
+     */
+    designationId: text("designation_id").notNull().default(""),
+  },
+  (t) => [
+    // a project's resolutions in a time window, with their ids, from the index alone (activity; migration 0005)
+    index("resolutions_project_idx").on(t.projectId, t.createdAt, t.id),
+  ],
+);
 
 /**
  * One served talent of a designation, with the version and digests of what was served. A
@@ -38,56 +44,76 @@ export const resolutions = sqliteTable("resolutions", {
  * them, for every reader (migration 0009). A designation's items are written once, by the
  * first resolution that serves it, and never change.
  */
-export const designationItems = sqliteTable("designation_items", {
-  /** `dsg_` + the digest of the project and the items (src/resolution/prepare.ts), or, for a resolution older than 0009, its own id. */
-  designationId: text("designation_id").notNull(),
-  position: integer("position").notNull(),
-  projectId: text("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
-  talentId: text("talent_id").notNull(),
-  kind: text("kind", { enum: ["talent", "expertise"] }).notNull(),
-  version: text("version").notNull(),
-  /** Digest of the compact form served (blob). */
-  digest: text("digest").notNull(),
-  /** Digest of the full talent definition (TALENT.md) pinned for the playbook. */
-  definitionDigest: text("definition_digest").notNull(),
-  /**
-   * The files pinned (relative path → digest): since 2026-11-23 the digest of the content blob
-   * holding that map (a JSON string, the same blob for every resolution of the version), before
-   * that the map itself; src/resolution/pinned.ts reads both.
-   */
-  files: text("files", { mode: "json" }).$type<Record<string, string> | string>().notNull(),
-  expertiseId: text("expertise_id"),
-}, (t) => [
-  primaryKey({ columns: [t.designationId, t.position] }),
-  uniqueIndex("designation_items_talent_uq").on(t.designationId, t.talentId),
-  index("designation_items_project_idx").on(t.projectId),
-]);
+export const designationItems = sqliteTable(
+  "designation_items",
+  {
+    /** `dsg_` + the digest of the project and the items (src/resolution/prepare.ts), or, for a resolution older than 0009, its own id. */
+    designationId: text("designation_id").notNull(),
+    position: integer("position").notNull(),
+    projectId: text("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    talentId: text("talent_id").notNull(),
+    kind: text("kind", { enum: ["talent", "expertise"] }).notNull(),
+    version: text("version").notNull(),
+    /** Digest of the compact form served (blob). */
+    digest: text("digest").notNull(),
+    /** Digest of the full talent definition (TALENT.md) pinned for the playbook. */
+    definitionDigest: text("definition_digest").notNull(),
+    /**
+     * The files pinned (relative path → digest): since 2026-11-23 the digest of the content blob
+     * holding that map (a JSON string, the same blob for every resolution of the version), before
+     * that the map itself; src/resolution/pinned.ts reads both.
+     */
+    files: text("files", { mode: "json" }).$type<Record<string, string> | string>().notNull(),
+    expertiseId: text("expertise_id"),
+  },
+  (t) => [
+    primaryKey({ columns: [t.designationId, t.position] }),
+    uniqueIndex("designation_items_talent_uq").on(t.designationId, t.talentId),
+    index("designation_items_project_idx").on(t.projectId),
+  ],
+);
 
-export const reports = sqliteTable("reports", {
-  id: text("id").primaryKey(),
-  projectId: text("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
-  resolutionId: text("resolution_id").notNull().references(() => resolutions.id, { onDelete: "cascade" }),
-  submissionId: text("submission_id").notNull(),
-  /** sha256 of the canonical payload, to tell a replay from a conflict. */
-  payloadDigest: text("payload_digest").notNull(),
-  /** The first response, returned again on replay. */
-  response: text("response", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
-  authorType: text("author_type").notNull(),
-  authorId: text("author_id").notNull(),
-  createdAt: integer("created_at").notNull(),
-}, (t) => [
-  uniqueIndex("reports_submission_uq").on(t.projectId, t.submissionId),
-  index("reports_resolution_idx").on(t.resolutionId),
-  // a project's reports in a time window (activity summaries; migration 0005)
-  index("reports_project_created_idx").on(t.projectId, t.createdAt),
-]);
+export const reports = sqliteTable(
+  "reports",
+  {
+    id: text("id").primaryKey(),
+    projectId: text("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    resolutionId: text("resolution_id")
+      .notNull()
+      .references(() => resolutions.id, { onDelete: "cascade" }),
+    submissionId: text("submission_id").notNull(),
+    /** sha256 of the canonical payload, to tell a replay from a conflict. */
+    payloadDigest: text("payload_digest").notNull(),
+    /** The first response, returned again on replay. */
+    response: text("response", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    authorType: text("author_type").notNull(),
+    authorId: text("author_id").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("reports_submission_uq").on(t.projectId, t.submissionId),
+    index("reports_resolution_idx").on(t.resolutionId),
+    // a project's reports in a time window (activity summaries; migration 0005)
+    index("reports_project_created_idx").on(t.projectId, t.createdAt),
+  ],
+);
 
-export const reportResults = sqliteTable("report_results", {
-  reportId: text("report_id").notNull().references(() => reports.id, { onDelete: "cascade" }),
-  talentId: text("talent_id").notNull(),
-  kind: text("kind", { enum: ["talent", "expertise"] }).notNull(),
-  verdict: text("verdict", { enum: ["pass", "fail", "not_applicable"] }).notNull(),
-  evidence: text("evidence", { mode: "json" }).$type<string[]>().notNull(),
-  missing: text("missing", { mode: "json" }).$type<string[]>().notNull(),
-  note: text("note"),
-}, (t) => [primaryKey({ columns: [t.reportId, t.talentId] })]);
+export const reportResults = sqliteTable(
+  "report_results",
+  {
+    reportId: text("report_id")
+      .notNull()
+      .references(() => reports.id, { onDelete: "cascade" }),
+    talentId: text("talent_id").notNull(),
+    kind: text("kind", { enum: ["talent", "expertise"] }).notNull(),
+    verdict: text("verdict", { enum: ["pass", "fail", "not_applicable"] }).notNull(),
+    evidence: text("evidence", { mode: "json" }).$type<string[]>().notNull(),
+    missing: text("missing", { mode: "json" }).$type<string[]>().notNull(),
+    note: text("note"),
+  },
+  (t) => [primaryKey({ columns: [t.reportId, t.talentId] })],
+);

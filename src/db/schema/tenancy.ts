@@ -6,41 +6,61 @@ import { users } from "./identity";
 export const ORG_STATUSES = ["pending", "approved", "rejected", "suspended"] as const;
 export type OrgStatus = (typeof ORG_STATUSES)[number];
 
-export const organizations = sqliteTable("organizations", {
-  id: text("id").primaryKey(),
-  slug: text("slug").notNull(),
-  name: text("name").notNull(),
-  status: text("status", { enum: ORG_STATUSES }).notNull().default("pending"),
-  createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
-  statusChangedAt: integer("status_changed_at"),
-  statusChangedBy: text("status_changed_by"),
-  /** Code-hosting settings (provider, org/owner, default branch); shape documented in docs/api.md. */
-  codeHosting: text("code_hosting", { mode: "json" }).$type<Record<string, unknown>>(),
-  createdAt: integer("created_at").notNull(),
-  updatedAt: integer("updated_at").notNull(),
-}, (t) => [uniqueIndex("organizations_slug_uq").on(t.slug)]);
+export const organizations = sqliteTable(
+  "organizations",
+  {
+    id: text("id").primaryKey(),
+    slug: text("slug").notNull(),
+    name: text("name").notNull(),
+    status: text("status", { enum: ORG_STATUSES }).notNull().default("pending"),
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    statusChangedAt: integer("status_changed_at"),
+    statusChangedBy: text("status_changed_by"),
+    /** Code-hosting settings (provider, org/owner, default branch); shape documented in docs/api.md. */
+    codeHosting: text("code_hosting", { mode: "json" }).$type<Record<string, unknown>>(),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [uniqueIndex("organizations_slug_uq").on(t.slug)],
+);
 
 export const MEMBER_ROLES = ["owner", "admin", "member"] as const;
 export type MemberRole = (typeof MEMBER_ROLES)[number];
 
-export const members = sqliteTable("members", {
-  organizationId: text("organization_id").notNull().references(() => organizations.id, { onDelete: "cascade" }),
-  userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
-  role: text("role", { enum: MEMBER_ROLES }).notNull().default("member"),
-  createdAt: integer("created_at").notNull(),
-}, (t) => [primaryKey({ columns: [t.organizationId, t.userId] }), index("members_user_idx").on(t.userId)]);
+export const members = sqliteTable(
+  "members",
+  {
+    organizationId: text("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    role: text("role", { enum: MEMBER_ROLES }).notNull().default("member"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.userId] }), index("members_user_idx").on(t.userId)],
+);
 
-export const invitations = sqliteTable("invitations", {
-  id: text("id").primaryKey(),
-  organizationId: text("organization_id").notNull().references(() => organizations.id, { onDelete: "cascade" }),
-  email: text("email").notNull(),
-  role: text("role", { enum: MEMBER_ROLES }).notNull().default("member"),
-  status: text("status", { enum: ["pending", "accepted", "revoked"] }).notNull().default("pending"),
-  invitedBy: text("invited_by").references(() => users.id, { onDelete: "set null" }),
-  expiresAt: integer("expires_at").notNull(),
-  acceptedAt: integer("accepted_at"),
-  createdAt: integer("created_at").notNull(),
-}, (t) => [index("invitations_org_idx").on(t.organizationId)]);
+export const invitations = sqliteTable(
+  "invitations",
+  {
+    id: text("id").primaryKey(),
+    organizationId: text("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    role: text("role", { enum: MEMBER_ROLES }).notNull().default("member"),
+    status: text("status", { enum: ["pending", "accepted", "revoked"] })
+      .notNull()
+      .default("pending"),
+    invitedBy: text("invited_by").references(() => users.id, { onDelete: "set null" }),
+    expiresAt: integer("expires_at").notNull(),
+    acceptedAt: integer("accepted_at"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("invitations_org_idx").on(t.organizationId)],
+);
 
 /**
  * An organization's single sign-on (docs/operations.md "Organization single sign-on"): one connection per organization, OIDC or
@@ -48,7 +68,9 @@ export const invitations = sqliteTable("invitations", {
  * answered by any route). The e-mail domains routed to it are in `sso_domains`.
  */
 export const ssoConnections = sqliteTable("sso_connections", {
-  organizationId: text("organization_id").primaryKey().references(() => organizations.id, { onDelete: "cascade" }),
+  organizationId: text("organization_id")
+    .primaryKey()
+    .references(() => organizations.id, { onDelete: "cascade" }),
   protocol: text("protocol", { enum: ["oidc", "saml"] }).notNull(),
   config: text("config", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
   /** Password (and external provider) sign-in refused for the connection's domains. */
@@ -65,20 +87,26 @@ export const ssoConnections = sqliteTable("sso_connections", {
  * src/identity/ssoDomains.ts); several organizations may hold a pending claim on one domain,
  * and the partial unique index lets only one of them hold it verified.
  */
-export const ssoDomains = sqliteTable("sso_domains", {
-  organizationId: text("organization_id").notNull().references(() => ssoConnections.organizationId, { onDelete: "cascade" }),
-  domain: text("domain").notNull(),
-  /** The value the DNS TXT record `_talentd-challenge.<domain>` must hold (`talentd-verification=<token>`). */
-  token: text("token").notNull().default(""),
-  verifiedAt: integer("verified_at"),
-  /** `dns` or `admin:<user id>`. */
-  verifiedBy: text("verified_by"),
-  createdAt: integer("created_at").notNull(),
-}, (t) => [
-  primaryKey({ columns: [t.organizationId, t.domain] }),
-  uniqueIndex("sso_domains_verified_uq").on(t.domain).where(sql`${t.verifiedAt} IS NOT NULL`),
-  index("sso_domains_domain_idx").on(t.domain),
-]);
+export const ssoDomains = sqliteTable(
+  "sso_domains",
+  {
+    organizationId: text("organization_id")
+      .notNull()
+      .references(() => ssoConnections.organizationId, { onDelete: "cascade" }),
+    domain: text("domain").notNull(),
+    /** The value the DNS TXT record `_talentd-challenge.<domain>` must hold (`talentd-verification=<token>`). */
+    token: text("token").notNull().default(""),
+    verifiedAt: integer("verified_at"),
+    /** `dns` or `admin:<user id>`. */
+    verifiedBy: text("verified_by"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.domain] }),
+    uniqueIndex("sso_domains_verified_uq").on(t.domain).where(sql`${t.verifiedAt} IS NOT NULL`),
+    index("sso_domains_domain_idx").on(t.domain),
+  ],
+);
 
 /**
  * Single-use, expiring records of the SSO protocols, kept in the database so they survive a
@@ -86,14 +114,18 @@ export const ssoDomains = sqliteTable("sso_domains", {
  * must name one), `saml_assertion` (an assertion id already consumed: a replay is refused
  * until it would have expired anyway).
  */
-export const ssoNonces = sqliteTable("sso_nonces", {
-  kind: text("kind", { enum: ["saml_request", "saml_assertion"] }).notNull(),
-  id: text("id").notNull(),
-  organizationId: text("organization_id").references(() => organizations.id, { onDelete: "cascade" }),
-  value: text("value").notNull().default(""),
-  expiresAt: integer("expires_at").notNull(),
-  createdAt: integer("created_at").notNull(),
-}, (t) => [primaryKey({ columns: [t.kind, t.id] }), index("sso_nonces_expires_idx").on(t.expiresAt)]);
+export const ssoNonces = sqliteTable(
+  "sso_nonces",
+  {
+    kind: text("kind", { enum: ["saml_request", "saml_assertion"] }).notNull(),
+    id: text("id").notNull(),
+    organizationId: text("organization_id").references(() => organizations.id, { onDelete: "cascade" }),
+    value: text("value").notNull().default(""),
+    expiresAt: integer("expires_at").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.id] }), index("sso_nonces_expires_idx").on(t.expiresAt)],
+);
 
 export const MAIL_STATUSES = ["pending", "sending", "sent", "failed", "logged"] as const;
 export type MailStatus = (typeof MAIL_STATUSES)[number];
@@ -105,24 +137,28 @@ export type MailStatus = (typeof MAIL_STATUSES)[number];
  * configured, the mail went to the log only. `sensitive` mails (password reset) lose their
  * bodies once sent or failed, and are never listed.
  */
-export const mailOutbox = sqliteTable("mail_outbox", {
-  id: text("id").primaryKey(),
-  /** The organization the mail belongs to (its admins see it when it fails); null for a person's own mail. */
-  organizationId: text("organization_id").references(() => organizations.id, { onDelete: "cascade" }),
-  /** invitation, password_reset, … */
-  kind: text("kind").notNull().default("other"),
-  to: text("to_address").notNull(),
-  subject: text("subject").notNull(),
-  /** The plain-text body. */
-  body: text("body").notNull(),
-  html: text("html"),
-  sensitive: integer("sensitive", { mode: "boolean" }).notNull().default(false),
-  status: text("status", { enum: MAIL_STATUSES }).notNull().default("pending"),
-  attempts: integer("attempts").notNull().default(0),
-  nextAttemptAt: integer("next_attempt_at").notNull().default(0),
-  claimedAt: integer("claimed_at"),
-  createdAt: integer("created_at").notNull(),
-  sentAt: integer("sent_at"),
-  /** The last delivery error. */
-  error: text("error"),
-}, (t) => [index("mail_outbox_due_idx").on(t.status, t.nextAttemptAt), index("mail_outbox_org_idx").on(t.organizationId, t.status)]);
+export const mailOutbox = sqliteTable(
+  "mail_outbox",
+  {
+    id: text("id").primaryKey(),
+    /** The organization the mail belongs to (its admins see it when it fails); null for a person's own mail. */
+    organizationId: text("organization_id").references(() => organizations.id, { onDelete: "cascade" }),
+    /** invitation, password_reset, … */
+    kind: text("kind").notNull().default("other"),
+    to: text("to_address").notNull(),
+    subject: text("subject").notNull(),
+    /** The plain-text body. */
+    body: text("body").notNull(),
+    html: text("html"),
+    sensitive: integer("sensitive", { mode: "boolean" }).notNull().default(false),
+    status: text("status", { enum: MAIL_STATUSES }).notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: integer("next_attempt_at").notNull().default(0),
+    claimedAt: integer("claimed_at"),
+    createdAt: integer("created_at").notNull(),
+    sentAt: integer("sent_at"),
+    /** The last delivery error. */
+    error: text("error"),
+  },
+  (t) => [index("mail_outbox_due_idx").on(t.status, t.nextAttemptAt), index("mail_outbox_org_idx").on(t.organizationId, t.status)],
+);
