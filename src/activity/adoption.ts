@@ -4,6 +4,7 @@
  * share of its resolutions with a verdict and their outcomes, and the versions served against
  * the latest. The definitions are usage.ts's.
  */
+import { keptByIdentity } from "../lib/kept";
 import type { Catalog } from "../catalog/catalog";
 import type { Database } from "../db/client";
 import { keptAll } from "../db/versionMemo";
@@ -147,7 +148,7 @@ async function keptDay(database: Database, organizationId: string, day: number) 
 }
 
 type ExpertiseRow = { id: string; slug: string; status: string; published_version: number; deleted_at: number | null };
-const answers = new WeakMap<object, { deps: unknown[]; out: AdoptionEntry[] }>();
+const answers = keptByIdentity<object, { deps: unknown[]; out: AdoptionEntry[] }>("Dashboard: adoption");
 
 function adoptionAnswer(
   { served, verdicts }: Served,

@@ -17,6 +17,7 @@
  * cold 90-day summary never holds the thread longer than one day's reads (docs/performance.md
  * "Activity summaries").
  */
+import { keptPer } from "../lib/kept";
 import type { Database } from "../db/client";
 import { KeptMap } from "../lib/keptMap";
 import { VERDICTS, type Verdict } from "../resolution/verdicts";
@@ -173,13 +174,17 @@ class PeriodMemo {
   }
 }
 
-const memos = new WeakMap<Database, PeriodMemo>();
+const memos = keptPer<Database, PeriodMemo>(
+  "Settled day and hour counts of a summary",
+  { clock: "immutable", limit: "100,000 per database, LRU weighted by 1 + groups" },
+  () => new PeriodMemo(),
+);
 /** Cold reads in flight, so two summaries asking for the same period read it once. */
 const inFlight = new WeakMap<Database, Map<string, Promise<PeriodCounts>>>();
 
 /** Forgets every memoized period (tests that write a past day's rows behind the journal's back). */
 export function forgetDays(database: Database): void {
-  memos.delete(database);
+  memos.forget(database);
 }
 
 /** A settled period from the memo, or read once (concurrent askers share the read). */
@@ -188,8 +193,7 @@ async function settled(
   key: string,
   read: () => Promise<PeriodCounts>,
 ): Promise<{ counts: PeriodCounts; cold: boolean }> {
-  let memo = memos.get(database);
-  if (!memo) memos.set(database, (memo = new PeriodMemo()));
+  const memo = memos.of(database);
   const hit = memo.get(key);
   if (hit) return { counts: hit, cold: false };
   let pending = inFlight.get(database);
@@ -232,7 +236,7 @@ export async function projectDays(
   for (let day = fromDay; day <= toDay; day++) {
     if ((day + 1) * DAY_MS + SETTLE_MS <= now) {
       // a cold day: let other requests run between two of them (each read is synchronous)
-      if (cold > 0 && !memos.get(database)?.periods.has(`${projectId}|d${day}`)) await new Promise((r) => setImmediate(r));
+      if (cold > 0 && !memos.of(database).periods.has(`${projectId}|d${day}`)) await new Promise((r) => setImmediate(r));
       const r = await settled(database, `${projectId}|d${day}`, () => readDay(database, projectId, day));
       if (r.cold) cold++;
       out.push({ day, ...r.counts });

@@ -25,17 +25,27 @@
  */
 import type { Database } from "../db/client";
 import { keptRead } from "../db/versionMemo";
-import { KeptMap } from "../lib/keptMap";
+import { keptEach, keptUnbounded } from "../lib/kept";
 import { DAY_MS, HOUR_MS, SETTLE_MS } from "./daily";
 
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-const MAX_ENTRIES = 20_000;
 
-const dayGen = new Map<number, number>();
-const hourGen = new Map<number, number>();
+const dayGen = keptUnbounded<number, number>("Generation of a day's resolutions", {
+  clock: "generation",
+  bound: "one counter per touched day (an entry must not be lost: its values would be served again)",
+});
+const hourGen = keptUnbounded<number, number>("Generation of an hour's resolutions", {
+  clock: "generation",
+  bound: "one counter per touched hour (an entry must not be lost: its values would be served again)",
+});
 let epoch = 0;
 /** Per database (tests run several in one process), by `<scope>|<day>`. */
-const memos = new WeakMap<Database, KeptMap<string, { gen: string; value: unknown }>>();
+const memos = keptEach<Database, string, { gen: string; value: unknown }>("A settled period's value by scope and period", {
+  clock: "generation",
+  limit: 20_000,
+  order: "used",
+  per: "database",
+});
 
 const genOf = (day: number) => `${epoch}.${dayGen.get(day) ?? 0}`;
 
@@ -97,11 +107,17 @@ export interface OpenRead<R, V> {
 }
 
 /** Per database: a scope's kept sum of settled periods (their keys and generations, in order), and open reads per data version. */
-const sums = new WeakMap<Database, KeptMap<string, { parts: string[]; acc: unknown }>>();
+const sums = keptEach<Database, string, { parts: string[]; acc: unknown }>("A scope's sum of settled periods", {
+  clock: "generation",
+  limit: 1_000,
+  per: "database",
+});
 /** Per database: a scope's last answer, with the kept sum and the unsettled periods' values it was made of. */
-const lasts = new WeakMap<Database, KeptMap<string, { base: unknown; values: unknown[]; acc: unknown }>>();
-/** Scopes kept per database by `sums` and by `lasts`, each. */
-const KEPT_SCOPES = 1_000;
+const lasts = keptEach<Database, string, { base: unknown; values: unknown[]; acc: unknown }>("A scope's last answer", {
+  clock: "identity",
+  limit: 1_000,
+  per: "database",
+});
 
 /**
  * The fold of `read(from, to)` over the days `fromDay..toDay` (settled days whole, today's settled hours, then the rest of today as one piece). The
@@ -140,8 +156,7 @@ export async function foldWindow<V, A, R = V>(
   const periods = periodsOf(fromDay, toDay, now, limit);
   const settled = periods.filter(([, to]) => to <= limit);
   const parts = settled.map(([from, to]) => `${from}|${to}|${periodGen(from, to)}`);
-  let bySum = sums.get(database);
-  if (!bySum) sums.set(database, (bySum = new KeptMap(KEPT_SCOPES)));
+  const bySum = sums.of(database);
   const sumKey = `${scope}|${fromDay}`;
   const kept = bySum.get(sumKey);
   let base: A;
@@ -171,8 +186,7 @@ export async function foldWindow<V, A, R = V>(
     } else values.push(await keptRead(database, scope, [from, to], () => read(from, to)));
   }
   // the same kept sum and the same values (nothing committed since): the same answer, so what is drawn from it can be kept by identity
-  let byLast = lasts.get(database);
-  if (!byLast) lasts.set(database, (byLast = new KeptMap(KEPT_SCOPES)));
+  const byLast = lasts.of(database);
   const last = byLast.get(sumKey);
   if (last && last.base === base && last.values.length === values.length && last.values.every((v, i) => v === values[i]))
     return last.acc as A;
@@ -210,8 +224,7 @@ async function settledValues<T>(
   periods: [number, number][],
   read: (from: number, to: number) => Promise<T>,
 ): Promise<T[]> {
-  let memo = memos.get(database);
-  if (!memo) memos.set(database, (memo = new KeptMap(MAX_ENTRIES, { order: "used" })));
+  const memo = memos.of(database);
   const out: T[] = [];
   for (const [from, to] of periods) {
     const key = `${scope}|${from}|${to}`;

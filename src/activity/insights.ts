@@ -9,7 +9,7 @@ import type { Catalog } from "../catalog/catalog";
 import type { Database } from "../db/client";
 import { iso } from "../lib/time";
 import { keptAll } from "../db/versionMemo";
-import { KeptMap } from "../lib/keptMap";
+import { keptByIdentity, keptEach } from "../lib/kept";
 import { listServableExpertises } from "../expertises/servable";
 import { diagnose } from "../resolution/doctor";
 import { withItems } from "../resolution/sources";
@@ -127,7 +127,7 @@ export async function failedCalls(database: Database, organizationId: string, pr
   return keptAnswer(failedAnswers, sum, [projects, w.fromDay, w.toDay], () => failedAnswer(sum, projects, w));
 }
 
-const failedAnswers = new WeakMap<object, { deps: unknown[]; out: ReturnType<typeof failedAnswer> }>();
+const failedAnswers = keptByIdentity<object, { deps: unknown[]; out: ReturnType<typeof failedAnswer> }>("Dashboard: failed calls");
 
 function failedAnswer(sum: FailedSum, projects: readonly ProjectRef[], w: Window) {
   const names = new Map(projects.map((p) => [p.id, p.name]));
@@ -171,7 +171,7 @@ const KEYS_SQL = `SELECT k.id, k.name, k.project_id, p.name AS project_name, k.e
      FROM api_keys k JOIN projects p ON p.id = k.project_id LEFT JOIN users u ON u.id = k.created_by
      WHERE p.organization_id = ? AND k.revoked_at IS NULL`;
 /** The last answer per key rows (kept per data version), with the span of time over which no key's reason changes. */
-const keyAnswers = new WeakMap<object, { from: number; until: number; out: ReturnType<typeof reviewKeys>["out"] }>();
+const keyAnswers = keptByIdentity<object, { from: number; until: number; out: ReturnType<typeof reviewKeys>["out"] }>("Dashboard: keys");
 
 /** Active keys of the organization that expired, expire soon, were never used, or not lately. */
 export async function keysToReview(database: Database, organizationId: string, now: number) {
@@ -226,8 +226,11 @@ function reviewKeys(rows: readonly KeyRow[], now: number) {
 }
 
 /** The last judgement of each organization's projects, per catalog (a reloaded catalog judges afresh). */
-const judged = new WeakMap<Catalog, KeptMap<string, { key: string; out: ProjectToFix[] }>>();
-const JUDGED_ORGS = 1_000;
+const judged = keptEach<Catalog, string, { key: string; out: ProjectToFix[] }>("Projects to fix per organization", {
+  clock: "identity",
+  limit: 1_000,
+  per: "catalog",
+});
 type ProjectToFix = { projectId: string; projectName: string; advice: string } & Pick<
   ReturnType<typeof diagnose>,
   "missingPrerequisites" | "conflicts" | "disabledDependencies" | "unservable"
@@ -248,7 +251,7 @@ export async function projectsToFix(
   const expertises = rows.some((r) => r.kind === "expertise") ? await listServableExpertises(database, organizationId, catalog) : [];
   // the same selections, servable expertises, projects and catalog: the same judgement
   const key = `${fingerprint}|${expertises.map((e) => `${e.ref}@${e.version}`).join(",")}|${projects.map((p) => `${p.id}=${p.name}`).join(",")}`;
-  const hit = judged.get(catalog)?.get(organizationId);
+  const hit = judged.of(catalog).get(organizationId);
   if (hit && hit.key === key) return hit.out;
   const byProject = new Map<string, OrgSelectionRow[]>();
   for (const r of rows) (byProject.get(r.project_id) ?? byProject.set(r.project_id, []).get(r.project_id)!).push(r);
@@ -275,7 +278,7 @@ export async function projectsToFix(
     });
   }
   out.sort((a, b) => (a.projectName < b.projectName ? -1 : a.projectName > b.projectName ? 1 : 0));
-  const byOrg = judged.get(catalog) ?? judged.set(catalog, new KeptMap(JUDGED_ORGS)).get(catalog)!;
+  const byOrg = judged.of(catalog);
   byOrg.set(organizationId, { key, out });
   return out;
 }
@@ -339,7 +342,7 @@ export async function failingExpertises(
 
 /** No failing expertise: one object, so the page keeps what it drew for it. */
 const NO_FAILING: ReturnType<typeof failingAnswer> = [];
-const failingAnswers = new WeakMap<object, { deps: unknown[]; out: ReturnType<typeof failingAnswer> }>();
+const failingAnswers = keptByIdentity<object, { deps: unknown[]; out: ReturnType<typeof failingAnswer> }>("Dashboard: failing");
 
 function failingAnswer(adoption: readonly AdoptionEntry[], byTalent: Map<string, Fail>, projects: readonly ProjectRef[]) {
   const names = new Map(projects.map((p) => [p.id, p.name]));

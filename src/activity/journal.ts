@@ -4,6 +4,7 @@
  * the call (docs/design.md "Writes"), in one transaction per batch; reads flush first, so a reader always sees
  * every call that completed before it.
  */
+import { keptUnbounded } from "../lib/kept";
 import { touchResolution } from "./dayMemo";
 import type { Database } from "../db/client";
 import type { Statement } from "../db/writeJob";
@@ -37,7 +38,10 @@ export const FLUSH_MS = 250;
 /** A trace event id: `trc_` + an ordered id (10 time characters, 16 sequence characters, Crockford base32). */
 export const TRACE_ID = /^trc_[0-9A-HJKMNP-TV-Z]{26}$/;
 const INSERT_SIZES = [50, 10, 1] as const;
-const insertSql = new Map<string, string>();
+const insertSql = keptUnbounded<string, string>("Trace INSERT texts by batch size", {
+  clock: "none",
+  bound: "one per size of INSERT_SIZES, plain or full: six",
+});
 /**
  * The INSERT of `n` trace events of one author (one of INSERT_SIZES, so a handful of cached
  * statements). The author's six columns are bound once as ?1–?6 and each event binds its nine

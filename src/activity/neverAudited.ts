@@ -3,6 +3,7 @@
  * insights (insights.ts): by project and by the client that prepared them, and the newest one
  * by one; the unsettled hours read a page at a time.
  */
+import { keptByIdentity } from "../lib/kept";
 import type { Database } from "../db/client";
 import { iso } from "../lib/time";
 import { keptRead } from "../db/versionMemo";
@@ -71,7 +72,7 @@ const AUDIT_FOLD: PeriodFold<AuditPeriod, AuditSum> = {
 /** The unsettled resolutions of never-audited are read up to the grace's limit rounded up to this. */
 const OPEN_SLICE_MS = 5 * 60_000;
 /** The value of an unsettled period's rows, by how many of them were past the grace. */
-const openValues = new WeakMap<object, { k: number; value: AuditPeriod }>();
+const openValues = keptByIdentity<object, { k: number; value: AuditPeriod }>("Never-audited value of an open period");
 
 /** A period's resolutions folded by project and by client. */
 function auditPeriod(rows: { project_id: string; client: string | null; served: number; never: number }[], recent: Recent[]): AuditPeriod {
@@ -191,7 +192,7 @@ export async function neverAudited(database: Database, organizationId: string, p
   return keptAnswer(auditAnswers, sum, [projects], () => auditAnswer(database, sum, projects));
 }
 
-const auditAnswers = new WeakMap<object, { deps: unknown[]; out: Awaited<ReturnType<typeof auditAnswer>> }>();
+const auditAnswers = keptByIdentity<object, { deps: unknown[]; out: Awaited<ReturnType<typeof auditAnswer>> }>("Dashboard: never audited");
 
 /** The never-audited answer from the window's sum (items of a resolution never change: kept with the sum). */
 async function auditAnswer(database: Database, sum: AuditSum, projects: readonly ProjectRef[]) {

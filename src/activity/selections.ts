@@ -6,7 +6,7 @@
  */
 import type { Database } from "../db/client";
 import { keptGet } from "../db/versionMemo";
-import { KeptMap } from "../lib/keptMap";
+import { keptEach } from "../lib/kept";
 
 export interface OrgSelectionRow {
   project_id: string;
@@ -21,8 +21,11 @@ export interface OrgSelectionRow {
 /** The organization's projects and their selection revisions, read once per data version. */
 const FINGERPRINT_SQL =
   "SELECT group_concat(id || ':' || selection_rev, ',') AS fp FROM (SELECT id, selection_rev FROM projects WHERE organization_id = ? ORDER BY id)";
-const memos = new WeakMap<Database, KeptMap<string, { fingerprint: string; rows: OrgSelectionRow[] }>>();
-const KEPT_ORGS = 1_000;
+const memos = keptEach<Database, string, { fingerprint: string; rows: OrgSelectionRow[] }>("An organization's installed rows", {
+  clock: "configuration epoch",
+  limit: 1_000,
+  per: "database",
+});
 
 /** The installed rows of every project of the organization, by project and installation order. */
 export async function orgSelections(
@@ -30,8 +33,7 @@ export async function orgSelections(
   organizationId: string,
 ): Promise<{ fingerprint: string; rows: readonly OrgSelectionRow[] }> {
   const fingerprint = (await keptGet<{ fp: string | null }>(database, FINGERPRINT_SQL, [organizationId]))?.fp ?? "";
-  let memo = memos.get(database);
-  if (!memo) memos.set(database, (memo = new KeptMap(KEPT_ORGS)));
+  const memo = memos.of(database);
   const hit = memo.get(organizationId);
   if (hit && hit.fingerprint === fingerprint) return hit;
   const rows = await database.all<OrgSelectionRow>(

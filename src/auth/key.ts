@@ -11,6 +11,8 @@ import type { KeyScope, MemberRole } from "../db/schema";
 import { AppError } from "../http/errors";
 import { hasValidChecksum, sha256Hex } from "../lib/crypto";
 import type { Logger } from "../lib/log";
+import { kept, keptByVersion } from "../lib/kept";
+import type { KeptMap } from "../lib/keptMap";
 import { KEY_PREFIX } from "../projects/keys";
 import { storageFailureOf } from "../db/storage";
 
@@ -139,20 +141,16 @@ LIMIT 1`;
 
 /**
  * The hashes of the bearers seen lately, keys and OAuth access tokens (hashing the key was most of the guard's own work once
- * its row is cached: ~4 µs of a ~50 µs call). Bounded: emptied when full; only key-sized
+ * its row is cached: ~4 µs of a ~50 µs call). Bounded, FIFO; only key-sized
  * bearers. The raw keys it holds are the ones requests carry anyway; the database keeps only
  * hashes.
  */
-const bearerHashes = new Map<string, string>();
-const BEARER_HASHES_MAX = 4_096;
+const bearerHashes = kept<string, string>("Hash of a bearer (up to 128 characters)", { clock: "none", limit: 4_096 });
 export function hashOfBearer(token: string): string {
   let hash = bearerHashes.get(token);
   if (hash === undefined) {
     hash = sha256Hex(token);
-    if (token.length <= 128) {
-      if (bearerHashes.size >= BEARER_HASHES_MAX) bearerHashes.clear();
-      bearerHashes.set(token, hash);
-    }
+    if (token.length <= 128) bearerHashes.set(token, hash);
   }
   return hash;
 }
@@ -219,8 +217,11 @@ export function refusedKeyOf(request: Request): KeyPrincipal | undefined {
 type CachedKeyRow = KeyRow & { scopes: KeyScope[] };
 
 /** Key rows by hash, valid for one configuration epoch of the database (see Database.configEpoch). */
-const keyCaches = new WeakMap<Database, { version: number; rows: Map<string, CachedKeyRow | null> }>();
-const KEY_CACHE_MAX = 10_000;
+const keyCaches = keptByVersion<Database, string, CachedKeyRow | null>("Key rows by hash (misses too)", {
+  clock: "configuration epoch",
+  limit: 10_000,
+  per: "database",
+});
 
 /**
  * The key rows of the current configuration epoch: any change to keys, tokens, projects,
@@ -229,12 +230,8 @@ const KEY_CACHE_MAX = 10_000;
  * service's own activity commits (a prepare-task's resolution, trace events) keep them. Expiry
  * and scope are still checked per call. Null for a libSQL server (no cache).
  */
-function currentKeyCache(database: Database): Map<string, CachedKeyRow | null> | null {
-  const version = database.configEpoch(); // read before any row: a row is never newer-labelled than it is
-  if (version === null) return null;
-  let cache = keyCaches.get(database);
-  if (!cache || cache.version !== version) keyCaches.set(database, (cache = { version, rows: new Map() }));
-  return cache.rows;
+function currentKeyCache(database: Database): KeptMap<string, CachedKeyRow | null> | null {
+  return keyCaches.current(database, database.configEpoch()); // the epoch is read before any row: a row is never newer-labelled than it is
 }
 
 /** The cached row for a hash: a row, null (known unknown), or undefined (not cached). */
@@ -247,10 +244,7 @@ async function lookupKey(database: Database, hash: string): Promise<CachedKeyRow
   const rows = currentKeyCache(database);
   const row = await database.get<KeyRow>(KEY_LOOKUP, [hash, hash]);
   const key: CachedKeyRow | null = row ? { ...row, scopes: JSON.parse(row.tools) as KeyScope[] } : null;
-  if (rows) {
-    if (rows.size >= KEY_CACHE_MAX) rows.clear();
-    rows.set(hash, key);
-  }
+  rows?.set(hash, key);
   return key;
 }
 

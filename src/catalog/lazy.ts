@@ -6,12 +6,15 @@
  * bytes are the ones validated at start, so a file edited on disk afterwards changes nothing
  * until the next start (docs/performance.md).
  */
+import { declareKept } from "../lib/kept";
 import { KeptMap } from "../lib/keptMap";
 import type { Talent } from "./format";
 import { validateTalent } from "./validate";
 
 /** Loads file contents by digest, synchronously (the prepared read connection). */
 export type BlobLoader = (digests: string[]) => Map<string, string>;
+
+declareKept("Rebuilt heavy fields of a lazy talent", { clock: "immutable", limit: "256 per catalog, LRU" });
 
 /** A bounded most-recently-used cache of rebuilt talents, shared by one catalog's lazy talents. */
 export class TalentCache {

@@ -6,7 +6,7 @@
  * (webRoutes.ts) gather those and the project's state.
  */
 import { validationFailed } from "../http/errors";
-import { KeptMap } from "../lib/keptMap";
+import { keptByIdentity, keptEach } from "../lib/kept";
 import type { Catalog } from "./catalog";
 import { searchTalents, type SearchHit } from "./literalSearch";
 import type { Talent } from "./format";
@@ -129,8 +129,7 @@ export function catalogCards(
  * whose words every talent holds costs milliseconds over 5,000 talents. Bounded; oldest out.
  */
 function keptSearch(catalog: Catalog, query: string, want: number, f: CatalogFilter): readonly SearchHit[] {
-  let kept = searches.get(catalog);
-  if (!kept) searches.set(catalog, (kept = new KeptMap(KEPT_SEARCHES)));
+  const kept = searches.of(catalog);
   const key = `${want}\u0000${f.role ?? ""}\u0000${f.language ?? ""}\u0000${f.kind ?? ""}\u0000${query.toLowerCase()}`;
   let hits = kept.get(key);
   if (!hits) {
@@ -139,8 +138,11 @@ function keptSearch(catalog: Catalog, query: string, want: number, f: CatalogFil
   }
   return hits;
 }
-const searches = new WeakMap<Catalog, KeptMap<string, readonly SearchHit[]>>();
-const KEPT_SEARCHES = 512;
+const searches = keptEach<Catalog, string, readonly SearchHit[]>("Catalog search hits by query and filters", {
+  clock: "identity",
+  limit: 512,
+  per: "catalog",
+});
 
 /** Counts by role, language and kind over everything visible (the catalog's part is cached per catalog). */
 export function facets(v: Visible): { roles: Record<string, number>; languages: Record<string, number>; kinds: Record<string, number> } {
@@ -151,7 +153,7 @@ export function facets(v: Visible): { roles: Record<string, number>; languages: 
 }
 
 type Counts = { roles: Record<string, number>; languages: Record<string, number>; kinds: Record<string, number> };
-const facetCache = new WeakMap<Catalog, Counts>();
+const facetCache = keptByIdentity<Catalog, Counts>("Catalog facets");
 function catalogFacets(catalog: Catalog): Counts {
   let c = facetCache.get(catalog);
   if (!c) {

@@ -13,6 +13,7 @@
  * string in block style (what a strict YAML parser accepts, and what any YAML parser reads back
  * as exactly the `frontmatter` object published beside it).
  */
+import { keptByIdentity } from "../lib/kept";
 import { digestOf } from "../lib/crypto";
 import { ID_PATTERN, SEMVER_PATTERN, type Talent } from "./format";
 import { parseFrontMatterYaml, splitFrontMatter } from "./frontMatter";
@@ -237,7 +238,7 @@ export function skillNameOf(t: Pick<Talent, "id" | "kind">): string {
   return t.kind === "expertise" ? t.id.slice(t.id.indexOf("/") + 1) : t.id;
 }
 
-const folders = new WeakMap<Talent, SkillFolder>();
+const folders = keptByIdentity<Talent, SkillFolder>("A talent's SKILL.md folder");
 
 /**
  * The canonical SKILL.md folder of a talent (cached per talent object: talents are immutable).

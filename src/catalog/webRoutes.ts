@@ -10,7 +10,7 @@ import type { Guards } from "../auth/guards";
 import { listServableExpertises } from "../expertises/servable";
 import { PROJECT_ID_PATTERN } from "../oauth/resource";
 import { notFound } from "../http/errors";
-import { KeptMap } from "../lib/keptMap";
+import { kept } from "../lib/kept";
 import { decodedParam, intParam, oneOf, patternParam, strParam } from "../http/query";
 import { judge, relevanceOf } from "../projects/relevance";
 import { listInstalled } from "../projects/selection";
@@ -104,6 +104,8 @@ function keptSheet(catalog: Catalog, t: Talent, key: string, make: () => ReturnT
   sheets.set(t, { key, sheet });
   return sheet;
 }
-const KEPT_SHEETS = 1024;
-const sheets = new KeptMap<Talent, { key: string; sheet: ReturnType<typeof talentSheet> }>(KEPT_SHEETS);
+const sheets = kept<Talent, { key: string; sheet: ReturnType<typeof talentSheet> }>(
+  "A public talent's sheet by talent and its dependents",
+  { clock: "identity", limit: 1024 },
+);
 let sheetsOf: Catalog | null = null;

@@ -6,14 +6,17 @@ import type { Database, Tx } from "./client";
 import type { Statement } from "./writeJob";
 import { contentBlobs } from "./schema";
 import { digestOf } from "../lib/crypto";
+import { keptPer } from "../lib/kept";
 import { KeptMap } from "../lib/keptMap";
 
 /** Digests known to be committed in each database (blobs are never deleted): inserting them again can be skipped. */
-const committed = new WeakMap<Database, Set<string>>();
+const committed = keptPer<Database, Set<string>>(
+  "Digests known committed",
+  { clock: "immutable", limit: "none: the blob table's size (blobs are never deleted)" },
+  () => new Set(),
+);
 export function knownBlobs(database: Database): Set<string> {
-  let known = committed.get(database);
-  if (!known) committed.set(database, (known = new Set()));
-  return known;
+  return committed.of(database);
 }
 
 /**
@@ -65,11 +68,13 @@ export class BlobCache {
 }
 
 export const BLOB_CACHE_CHARS = 4 * 1024 * 1024;
-const caches = new WeakMap<Database, BlobCache>();
+const caches = keptPer<Database, BlobCache>(
+  "Blob contents by digest",
+  { clock: "immutable", limit: "4 Mi characters per database, LRU weighted by length" },
+  () => new BlobCache(BLOB_CACHE_CHARS),
+);
 function cacheOf(database: Database): BlobCache {
-  let cache = caches.get(database);
-  if (!cache) caches.set(database, (cache = new BlobCache(BLOB_CACHE_CHARS)));
-  return cache;
+  return caches.of(database);
 }
 
 /** Reads one blob, or undefined. */

@@ -15,6 +15,9 @@ import {
   type WireStatement,
   type WriteJob,
 } from "./writeJob";
+import { declareKept } from "../lib/kept";
+
+declareKept("SQL texts sent to the writer thread, by text", { clock: "none", limit: "512 per thread, then numbered again" });
 
 /** What openDatabase holds of the writer thread: queue a job, wait for the queue to drain, stop. */
 export interface WriterThread {
@@ -98,7 +101,7 @@ export function writerThread(path: string, mutex: Mutex, module: string, commitT
     else for (const r of drained.splice(0)) r();
   };
 
-  /** The SQL texts sent to the current thread, numbered (see WireStatement); a new thread starts with none. */
+  /** The SQL texts sent to the current thread, numbered (see WireStatement); a new thread starts with none (declared above). */
   let texts = new Map<string, number>();
   const toWire = (st: Statement): WireStatement => {
     const ref = texts.get(st.sql);

@@ -1,6 +1,9 @@
 /** A prepared-statement cache for one native libSQL connection (the reader, bulk writes, the writer thread). */
 import type LibsqlDatabase from "libsql";
+import { declareKept } from "../lib/kept";
 import { KeptMap } from "../lib/keptMap";
+
+declareKept("Prepared statements by SQL text", { clock: "none", limit: "1,024 per connection (writer thread 128), FIFO" });
 
 /** What the hot paths call on a prepared statement. */
 export interface Prepared {

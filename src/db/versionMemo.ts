@@ -14,16 +14,19 @@
  */
 import type { InValue } from "@libsql/client";
 import type { Database } from "./client";
+import { type KeptByVersion, keptByVersion } from "../lib/kept";
 
-interface Kept {
-  version: number;
-  /** By statement (the same string object each call), then by arguments. */
-  rows: Map<string, Map<string, unknown>>;
-  size: number;
-}
-const byEpoch = new WeakMap<Database, Kept>();
-const byDataVersion = new WeakMap<Database, Kept>();
-const KEPT_MAX = 10_000;
+/** By statement (the same string object each call) and arguments, FIFO: a full memo drops its oldest rows. */
+const byEpoch = keptByVersion<Database, string, unknown>("Configuration rows by SQL and arguments", {
+  clock: "configuration epoch",
+  limit: 10_000,
+  per: "database",
+});
+const byDataVersion = keptByVersion<Database, string, unknown>("Activity reads by group and arguments", {
+  clock: "data version",
+  limit: 10_000,
+  per: "database",
+});
 
 /** `database.get` of configuration rows, kept for the current configuration epoch, by SQL and arguments (misses included). */
 export async function keptGet<T>(database: Database, sql: string, args: InValue[]): Promise<T | undefined> {
@@ -41,27 +44,18 @@ export async function keptRead<T>(database: Database, group: string, args: InVal
 }
 
 async function kept<T>(
-  stores: WeakMap<Database, Kept>,
+  stores: KeptByVersion<Database, string, unknown>,
   database: Database,
   version: number | null,
   sql: string,
   args: InValue[],
   read: () => Promise<T>,
 ): Promise<T> {
-  if (version === null) return read();
-  let k = stores.get(database);
-  if (!k || k.version !== version) stores.set(database, (k = { version, rows: new Map(), size: 0 }));
-  let bySql = k.rows.get(sql);
-  if (!bySql) k.rows.set(sql, (bySql = new Map()));
-  const key = args.length === 1 ? String(args[0]) : args.join("\u0000");
-  if (bySql.has(key)) return bySql.get(key) as T;
+  const rows = stores.current(database, version);
+  if (rows === null) return read();
+  const key = `${sql}\u0000\u0001${args.length === 1 ? String(args[0]) : args.join("\u0000")}`;
+  if (rows.has(key)) return rows.peek(key) as T;
   const value = await read();
-  if (k.size >= KEPT_MAX) {
-    k.rows.clear();
-    k.rows.set(sql, (bySql = new Map()));
-    k.size = 0;
-  }
-  bySql.set(key, value);
-  k.size++;
+  rows.set(key, value);
   return value;
 }

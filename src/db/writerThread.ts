@@ -11,6 +11,7 @@
  * same time. Built as a second entrypoint of dist/talentd.
  */
 import LibsqlDatabase from "libsql";
+import { keptUnbounded } from "../lib/kept";
 import { statementCache } from "./statements";
 import {
   toWireError,
@@ -149,7 +150,10 @@ export function runJobStreamed(id: number, job: WriteJob): FromWriter[] {
 }
 
 /** The SQL texts the request thread has sent, by number (see WireStatement). */
-const texts = new Map<number, string>();
+const texts = keptUnbounded<number, string>("SQL texts received by the writer thread, by number", {
+  clock: "none",
+  bound: "the request thread numbers at most 512, then numbers again from 1",
+});
 function fromWire(s: WireStatement): Statement {
   if (s.sql !== undefined) texts.set(s.ref, s.sql);
   const sql = s.sql ?? texts.get(s.ref);

@@ -13,7 +13,7 @@ import type { Talent, Triggers } from "../catalog/format";
 import type { Database } from "../db/client";
 import { getBlobs } from "../db/blobs";
 import { keptAll } from "../db/versionMemo";
-import { KeptMap } from "../lib/keptMap";
+import { kept, keptByIdentity } from "../lib/kept";
 import { refOf, validateExpertise } from "./verify";
 
 export interface ServableExpertise {
@@ -35,8 +35,11 @@ interface VersionRow {
   triggers: string;
 }
 
-const CACHE_MAX = 1000;
-const cache = new KeptMap<string, Talent | null>(CACHE_MAX, { order: "used" });
+const cache = kept<string, Talent | null>("An expertise version's Talent (null: no longer validates)", {
+  clock: "immutable",
+  limit: 1000,
+  order: "used",
+});
 
 /** Builds (or reuses) the Talent of a stored version; undefined if its bytes no longer validate. */
 async function talentOfVersion(database: Database, row: VersionRow): Promise<Talent | undefined> {
@@ -106,7 +109,7 @@ export async function listServableExpertises(
 const SERVABLE_SQL = `${SELECT} AND v.version = e.published_version
      WHERE e.organization_id = ? AND e.status = 'active' AND e.deleted_at IS NULL
      ORDER BY e.slug`;
-const servableOf = new WeakMap<readonly VersionRow[], readonly ServableExpertise[]>();
+const servableOf = keptByIdentity<readonly VersionRow[], readonly ServableExpertise[]>("Servable expertises of an organization");
 
 /** One by ref (`@org/slug`) within the organization, or undefined if unknown/not active/deleted/never published. */
 export async function getServableExpertise(

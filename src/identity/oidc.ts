@@ -6,6 +6,7 @@
  * through the egress policy (lib/egress.ts).
  */
 import type * as OidcClient from "openid-client";
+import { keptUnbounded } from "../lib/kept";
 import { EGRESS_LIMITS, egressDetail, policyFetch, type EgressPolicy } from "../lib/egress";
 import { onFirstUse } from "../lib/onFirstUse";
 
@@ -29,14 +30,20 @@ export interface OidcClientSettings {
   clientSecret: string;
 }
 
-const cache = new Map<string, { at: number; config: Promise<OidcClient.Configuration> }>();
+const cache = keptUnbounded<string, { at: number; config: Promise<OidcClient.Configuration> }>(
+  "OpenID discovery by issuer, policy and client",
+  { clock: "time", bound: "one per SSO setting; 5 minutes each" },
+);
 const CACHE_MS = 5 * 60 * 1000;
 /**
  * A failed discovery is kept this long per issuer (and policy): unauthenticated visits to an
  * organization's sign-in door then make one fetch a minute at most, not one each.
  */
 export const FAILED_DISCOVERY_MS = 60 * 1000;
-const failed = new Map<string, { at: number; error: OidcError }>();
+const failed = keptUnbounded<string, { at: number; error: OidcError }>("A failed OpenID discovery", {
+  clock: "time",
+  bound: "one per SSO setting; 60 seconds each",
+});
 
 /** An issuer over plain HTTP is accepted only on a loopback address (a local IdP, tests). */
 export function isLoopbackHttp(url: URL): boolean {

@@ -10,6 +10,7 @@
 import { Resolver } from "node:dns/promises";
 import { randomBytes } from "node:crypto";
 import { and, eq, inArray, isNotNull, isNull, ne } from "drizzle-orm";
+import { keptUnbounded } from "../lib/kept";
 import type { Config } from "../config";
 import type { Database, Tx } from "../db/client";
 import { organizations, ssoDomains } from "../db/schema";
@@ -32,7 +33,10 @@ export interface DomainClaim {
 /** Looks up TXT records: each record is the list of its strings (node:dns's shape). */
 export type TxtLookup = (name: string) => Promise<string[][]>;
 
-const lookups = new Map<string, TxtLookup>();
+const lookups = keptUnbounded<string, TxtLookup>("TXT resolver by DNS servers", {
+  clock: "none",
+  bound: "one per DNS_SERVERS setting (one per process)",
+});
 
 /**
  * The TXT lookup of this configuration: the system resolver, or DNS_SERVERS (an operator's

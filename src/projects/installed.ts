@@ -1,4 +1,5 @@
 /** A project's installed talents as people see them: each with its state and dependencies, and the counts (GET …/installed, the project page). */
+import { keptByIdentity } from "../lib/kept";
 import type { Catalog } from "../catalog/catalog";
 import type { Database } from "../db/client";
 import { iso } from "../lib/time";
@@ -45,7 +46,9 @@ export async function installedOverview(
   return overview;
 }
 
-const overviews = new WeakMap<readonly InstalledRow[], { catalog: Catalog; expertiseKey: string; overview: InstalledOverview }>();
+const overviews = keptByIdentity<readonly InstalledRow[], { catalog: Catalog; expertiseKey: string; overview: InstalledOverview }>(
+  "Installed overview of a project's rows",
+);
 
 function overviewOf(all: ReturnType<typeof withItems>) {
   const installedIds = new Map(all.map((x) => [x.row.talentId, x.row.enabled]));

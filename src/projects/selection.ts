@@ -6,6 +6,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Database, Tx } from "../db/client";
 import { installedTalents } from "../db/schema";
+import { keptEach } from "../lib/kept";
 import { AppError, notFound, validationFailed } from "../http/errors";
 
 export type TalentKind = "talent" | "expertise";
@@ -66,8 +67,11 @@ interface CachedSelection {
   rev: number;
   rows: readonly InstalledRow[];
 }
-const selectionCaches = new WeakMap<Database, Map<string, CachedSelection>>();
-const SELECTION_CACHE_MAX = 1_000;
+const selectionCaches = keptEach<Database, string, CachedSelection>("A project's installed rows", {
+  clock: "configuration epoch",
+  limit: 1_000,
+  per: "database",
+});
 
 async function readInstalled(database: Database, projectId: string): Promise<InstalledRow[]> {
   const rows = await database.all<Omit<InstalledRow, "enabled"> & { enabled: number | boolean }>(INSTALLED_SQL, [projectId]);
@@ -95,8 +99,7 @@ async function readInstalled(database: Database, projectId: string): Promise<Ins
 export async function listInstalled(database: Database, projectId: string): Promise<readonly InstalledRow[]> {
   const version = database.configEpoch(); // read before anything: a label is never newer than its rows
   if (version === null) return readInstalled(database, projectId);
-  let cache = selectionCaches.get(database);
-  if (!cache) selectionCaches.set(database, (cache = new Map()));
+  const cache = selectionCaches.of(database);
   const hit = cache.get(projectId);
   if (hit && hit.version === version) return hit.rows;
   const rev = (await database.get<{ rev: number }>("SELECT selection_rev AS rev FROM projects WHERE id = ?", [projectId]))?.rev;
@@ -109,7 +112,7 @@ export async function listInstalled(database: Database, projectId: string): Prom
     return hit.rows;
   }
   const rows = Object.freeze(await readInstalled(database, projectId));
-  if (cache.size >= SELECTION_CACHE_MAX) cache.clear();
+  cache.delete(projectId); // a fresh age: the entry read again is the newest
   cache.set(projectId, { version, rev, rows });
   return rows;
 }

@@ -10,7 +10,7 @@ import { parseFrontMatterYaml, splitFrontMatter } from "../catalog/validate";
 import { getBlob, getBlobs } from "../db/blobs";
 import type { Database } from "../db/client";
 import { notFound } from "../http/errors";
-import { KeptMap } from "../lib/keptMap";
+import { kept, keptEach } from "../lib/kept";
 import type { TalentKind } from "../projects/selection";
 
 export interface PinnedItem {
@@ -41,8 +41,11 @@ export interface PinnedResolution {
  * exact) the cached items are its items. Measured: reading the 10 item rows
  * was about 70 µs of each pinned read under load (docs/performance.md).
  */
-const itemCaches = new WeakMap<Database, KeptMap<string, readonly PinnedItem[]>>();
-const ITEM_CACHE_MAX = 1_000;
+const itemCaches = keptEach<Database, string, readonly PinnedItem[]>("A resolution's items by resolution id", {
+  clock: "immutable",
+  limit: 1_000,
+  per: "database",
+});
 
 /** A resolution of the project with its items in served order; 404 for unknown or another project's. */
 export async function loadResolution(database: Database, projectId: string, resolutionId: string): Promise<PinnedResolution> {
@@ -51,8 +54,7 @@ export async function loadResolution(database: Database, projectId: string, reso
     [resolutionId],
   );
   if (!r || r.projectId !== projectId) throw notFound(`No resolution ${resolutionId} in this project.`);
-  let cache = itemCaches.get(database);
-  if (!cache) itemCaches.set(database, (cache = new KeptMap(ITEM_CACHE_MAX)));
+  const cache = itemCaches.of(database);
   let items = cache.get(resolutionId);
   if (!items) {
     const rows = await database.all<Omit<PinnedItem, "files"> & { files: string }>(
@@ -88,7 +90,7 @@ export interface PinnedDefinition {
 }
 
 const DEFINITION_CACHE_MAX = 5000;
-const definitions = new KeptMap<string, PinnedDefinition>(DEFINITION_CACHE_MAX);
+const definitions = kept<string, PinnedDefinition>("Parsed definition by digest", { clock: "immutable", limit: DEFINITION_CACHE_MAX });
 
 /** The rules and tests of a pinned item, parsed from its stored main file (cached: immutable). */
 export async function pinnedDefinition(database: Database, item: PinnedItem): Promise<PinnedDefinition> {
@@ -144,7 +146,7 @@ function readTriggerFiles(triggers: unknown): string[] {
   return Array.isArray(files) ? files.map(String) : [];
 }
 
-const servedTriggers = new KeptMap<string, string[]>(DEFINITION_CACHE_MAX);
+const servedTriggers = kept<string, string[]>("An expertise version's trigger files", { clock: "immutable", limit: DEFINITION_CACHE_MAX });
 
 /**
  * The `triggers.files` a pinned item was served with: a public talent's from its TALENT.md; an

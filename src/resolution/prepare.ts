@@ -13,7 +13,8 @@ import type { Statement } from "../db/writeJob";
 import { AppError, validationFailed } from "../http/errors";
 import { digestOf } from "../lib/crypto";
 import { newId } from "../lib/ids";
-import { KeptMap } from "../lib/keptMap";
+import { kept, keptByIdentity, keptEach } from "../lib/kept";
+import type { KeptMap } from "../lib/keptMap";
 import { unknownTalents } from "../projects/selection";
 import { activeItems, type ServableItem } from "./sources";
 
@@ -101,7 +102,7 @@ export function conflictsAmong(designated: ServableItem[]): { a: string; b: stri
  * docs/performance.md: prepare-task is bound by the commits' writes). `pinned.ts` reads both forms: rows
  * written before this hold the map itself.
  */
-const manifests = new WeakMap<Talent, { content: string; digest: string; column: string }>();
+const manifests = keptByIdentity<Talent, { content: string; digest: string; column: string }>("A talent's manifest");
 function manifestOf(talent: Talent): { content: string; digest: string; column: string } {
   let m = manifests.get(talent);
   if (m === undefined) {
@@ -120,7 +121,7 @@ function manifestOf(talent: Talent): { content: string; digest: string; column: 
  * be committed in the database of `known`: a prepare-task that designates one again skips
  * checking its files one by one (for a lazy talent, reading `files` rebuilds it from the LRU).
  */
-const storedTalents = new WeakMap<Set<string>, WeakSet<Talent>>();
+const storedTalents = keptByIdentity<Set<string>, WeakSet<Talent>>("Talents whose blobs are known committed");
 function storedTalentsOf(known: Set<string>): WeakSet<Talent> {
   let set = storedTalents.get(known);
   if (!set) storedTalents.set(known, (set = new WeakSet()));
@@ -131,7 +132,7 @@ function storedTalentsOf(known: Set<string>): WeakSet<Talent> {
 const literal = (v: string | null): string => (v === null ? "NULL" : `'${v.replace(/'/g, "''")}'`);
 
 /** An item's columns after its position, as SQL literals: fixed by the talent's version (kept per talent object). */
-const itemTuples = new WeakMap<Talent, Map<string, string>>();
+const itemTuples = keptByIdentity<Talent, Map<string, string>>("A talent's item tuples");
 function itemTuple(d: { id: string; kind: string; version: string; expertiseId: string | null; talent: Talent }): string {
   let byItem = itemTuples.get(d.talent);
   if (!byItem) itemTuples.set(d.talent, (byItem = new Map()));
@@ -173,7 +174,7 @@ function designationOf(projectId: string, itemsSql: string): string {
 /**
  * What a designation's answer and write owe to its items alone — the ~3 KB items statement, the
  * designation id (its digest), the prerequisites, conflicts and tokens — kept for the last
- * DESIGNATION_MEMOS designations served, by project and designated ids, with the map of active
+ * 512 designations served, by project and designated ids, with the map of active
  * items they were read from: while activeItems hands out the same map (the same frozen rows,
  * catalog and expertises), none is built or hashed again (~9% of the request thread's samples
  * under prepare-task at 64 connections, docs/performance.md); a new map (an install, a new version, a
@@ -187,8 +188,13 @@ interface DesignationMemo {
   conflicts: { a: string; b: string }[];
   tokens: number;
 }
-const DESIGNATION_MEMOS = 512;
-const designationMemos = new KeptMap<string, DesignationMemo>(DESIGNATION_MEMOS);
+const designationMemos = kept<string, DesignationMemo>(
+  "Designation memo (items SQL, id, prerequisites, conflicts, tokens) by project and ids",
+  {
+    clock: "identity",
+    limit: 512,
+  },
+);
 const deepFrozen = <T extends object>(list: T[]): T[] =>
   Object.freeze(list.map((x) => (Object.values(x).forEach((v) => Array.isArray(v) && Object.freeze(v)), Object.freeze(x)))) as T[];
 function designationFor(
@@ -217,12 +223,13 @@ function designationFor(
 }
 
 /** Designations known to be committed in each database (their items are never changed or deleted but with their project). */
-const committedDesignations = new WeakMap<Database, Set<string>>();
-const KNOWN_DESIGNATIONS_MAX = 50_000;
-function knownDesignations(database: Database): Set<string> {
-  let known = committedDesignations.get(database);
-  if (!known || known.size >= KNOWN_DESIGNATIONS_MAX) committedDesignations.set(database, (known = new Set()));
-  return known;
+const committedDesignations = keptEach<Database, string, true>("Designations known committed", {
+  clock: "immutable",
+  limit: 50_000,
+  per: "database",
+});
+function knownDesignations(database: Database): KeptMap<string, true> {
+  return committedDesignations.of(database);
 }
 
 /** Prepares a task: validates, freezes the resolution in one transaction, returns the 201 body. */
@@ -283,7 +290,7 @@ export async function prepareTask(
   );
   await deps.database.writeJob({ statements });
   for (const d of written.keys()) known.add(d);
-  designations.add(designationId);
+  designations.set(designationId, true);
   for (const d of designated) stored.add(d.talent); // each of its blobs was known or is now written
 
   return {

@@ -5,6 +5,7 @@
 import type { Catalog } from "../catalog/catalog";
 import type { Talent } from "../catalog/format";
 import type { Database } from "../db/client";
+import { keptByIdentity } from "../lib/kept";
 import { getServableExpertise, listServableExpertises, type ServableExpertise } from "../expertises/servable";
 import {
   installTalents,
@@ -87,7 +88,7 @@ export async function activeItems(
   return active;
 }
 const NO_EXPERTISES: readonly ServableExpertise[] = Object.freeze([]);
-const activeByRows = new WeakMap<
+const activeByRows = keptByIdentity<
   readonly InstalledRow[],
   {
     catalog: Catalog;
@@ -96,7 +97,7 @@ const activeByRows = new WeakMap<
     expertises: readonly ServableExpertise[];
     active: ReadonlyMap<string, ServableItem>;
   }
->();
+>("Active items of a project's installed rows");
 
 /**
  * Splits ids into installable ones (with their kind) and unknown ones: a public id must be in

@@ -6,7 +6,7 @@
  * are dashed.
  */
 import dagre from "@dagrejs/dagre";
-import { KeptMap } from "../lib/keptMap";
+import { kept } from "../lib/kept";
 
 export interface GraphNodeView {
   id: string;
@@ -33,7 +33,7 @@ type Layout = ReturnType<typeof computeLayout>;
  * same on every view until its selection changes. Bounded: the oldest shape goes first.
  */
 const MAX_LAYOUTS = 500;
-const layouts = new KeptMap<string, Layout>(MAX_LAYOUTS);
+const layouts = kept<string, Layout>("Graph layouts by shape", { clock: "none", limit: MAX_LAYOUTS });
 
 /** The layout: node boxes and edge polylines in one coordinate space. */
 export function layoutGraph(nodes: GraphNodeView[], edges: GraphEdgeView[]) {

@@ -6,7 +6,14 @@
  * entry out first.
  */
 import { raw } from "hono/html";
+import { declareKept } from "../lib/kept";
 import { KeptMap } from "../lib/keptMap";
+
+declareKept("Rendered HTML by its whole input (header, connection kit, specializations, filters)", {
+  clock: "none",
+  limit: "1,024; 256; 256; 512, FIFO (each HtmlMemo's own)",
+});
+declareKept("Rendered HTML per object (cards, overviews, dashboard sections)", { clock: "identity", limit: "identity" });
 
 export class HtmlMemo {
   private readonly map: KeptMap<string, string>;
