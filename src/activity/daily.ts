@@ -18,6 +18,7 @@
  * "Activity summaries").
  */
 import { keptPer } from "../lib/kept";
+import { onActivityPurged } from "../db/activityPurged";
 import type { Database } from "../db/client";
 import { KeptMap } from "../lib/keptMap";
 import { VERDICTS, type Verdict } from "../resolution/verdicts";
@@ -182,10 +183,11 @@ const memos = keptPer<Database, PeriodMemo>(
 /** Cold reads in flight, so two summaries asking for the same period read it once. */
 const inFlight = new WeakMap<Database, Map<string, Promise<PeriodCounts>>>();
 
-/** Forgets every memoized period (tests that write a past day's rows behind the journal's back). */
+/** Forgets every memoized period: the retention purge deleted some (db/activityPurged.ts), or a test wrote a past day's rows behind the journal's back. */
 export function forgetDays(database: Database): void {
   memos.forget(database);
 }
+onActivityPurged(forgetDays);
 
 /** A settled period from the memo, or read once (concurrent askers share the read). */
 async function settled(

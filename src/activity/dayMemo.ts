@@ -9,7 +9,8 @@
  *   `record_validation`, …), before the event is written; readers settle the journal before
  *   reading, so they see the event;
  * - the report route touches it after its write;
- * - deleting a project (its resolutions go with it) touches every day.
+ * - deleting a project (its resolutions go with it) touches every day, and so does the retention
+ *   purge of past events (db/activityPurged.ts).
  *
  * A resolution's day is read from its id (a ULID: its first 10 characters are its creation
  * time, within a few milliseconds of `created_at`; the next day is touched too, for a
@@ -26,6 +27,7 @@
 import type { Database } from "../db/client";
 import { keptRead } from "../db/versionMemo";
 import { keptEach, keptUnbounded } from "../lib/kept";
+import { onActivityPurged } from "../db/activityPurged";
 import { DAY_MS, HOUR_MS, SETTLE_MS } from "./daily";
 
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
@@ -74,10 +76,11 @@ export function touchResolution(resolutionId: string): void {
   }
 }
 
-/** Every memoized day is stale (a project and its resolutions deleted). */
+/** Every memoized day is stale (a project and its resolutions deleted, past events purged). */
 export function touchAll(): void {
   epoch++;
 }
+onActivityPurged(() => touchAll());
 
 /** A period's memo key and generation: a whole day, or an hour (of the day not settled yet). */
 function periodGen(from: number, to: number): string {

@@ -8,6 +8,7 @@
  * Runs an hour after start, then hourly.
  */
 import { and, eq, inArray, lt, or, sql, type SQL } from "drizzle-orm";
+import { activityPurged } from "../db/activityPurged";
 import type { Database } from "../db/client";
 import { invitations, mailOutbox, oauthCodes, oauthTokens, passwordResets, sessions, setupTokens, ssoNonces } from "../db/schema";
 import { orderedId } from "../lib/ids";
@@ -96,13 +97,19 @@ export async function purgeOldEvents(
   // the events' kept hourly counts (migration 0010) go with them, uncounted: whole hours before the cut
   const cutHour = Math.floor(cutoff / 3_600_000);
   const hours = sql`DELETE FROM trace_hours WHERE rowid IN (SELECT rowid FROM trace_hours WHERE hour < ${cutHour} LIMIT ${batch})`;
-  for (const [kind, statement] of [...batches, [null, hours] as const]) {
-    for (;;) {
-      const r = await database.write(async (tx) => tx.run(statement));
-      const n = Number((r as { rowsAffected?: number }).rowsAffected ?? 0);
-      if (kind) gone[kind] += n;
-      if (n < RETENTION_BATCH) break;
+  let traces = 0; // trace events and hours deleted: the activity memos forget them, even if a later batch fails
+  try {
+    for (const [kind, statement] of [...batches, [null, hours] as const]) {
+      for (;;) {
+        const r = await database.write(async (tx) => tx.run(statement));
+        const n = Number((r as { rowsAffected?: number }).rowsAffected ?? 0);
+        if (kind) gone[kind] += n;
+        if (kind !== "securityEvents") traces += n;
+        if (n < RETENTION_BATCH) break;
+      }
     }
+  } finally {
+    if (traces > 0) activityPurged(database);
   }
   return gone;
 }

@@ -80,7 +80,7 @@ export async function updateProject(
  * traces. Its active keys and live OAuth access tokens leave a tombstone so the guard can answer
  * 404 (project gone) instead of 401.
  */
-export async function deleteProject(tx: Tx, organizationId: string, projectId: string): Promise<void> {
+async function deleteProject(tx: Tx, organizationId: string, projectId: string): Promise<void> {
   await getProject(tx, organizationId, projectId);
   const live = await tx
     .select()

@@ -127,4 +127,38 @@ describe("retention: EVENT_RETENTION_DAYS (default 90) applied by housekeeping",
     );
     expect(sec).toEqual(["sev_new"]);
   }, 30_000);
+
+  test("the purge invalidates what it deleted, whoever calls it (here its function, as housekeeping does, no route): the settled day counts and the insights' kept days read again", async () => {
+    const { purgeOldEvents } = await import("../../src/ops/housekeeping");
+    const { DAY_MS, dayOf, projectDays } = await import("../../src/activity/daily");
+    const { foldWindow } = await import("../../src/activity/dayMemo");
+    const now = Date.now();
+    const a = await orgWithProject(env);
+    await seed(a.project.id, 3, now - 5 * DAY_MS);
+    const [fromDay, toDay] = [dayOf(now) - 7, dayOf(now)];
+    const days = async () =>
+      (await projectDays(env.database, a.project.id, fromDay, toDay, now)).reduce(
+        (n, d) => n + d.groups.reduce((m, g) => m + g.events, 0),
+        0,
+      );
+    const COUNT = {
+      init: () => ({ n: 0 }),
+      add: (acc: { n: number }, v: number) => void (acc.n += v),
+      copy: (acc: { n: number }) => ({ ...acc }),
+    };
+    const events = (from: number, to: number) =>
+      env.database
+        .get<{ n: number }>("SELECT count(*) AS n FROM trace_events WHERE project_id = ? AND created_at >= ? AND created_at < ?", [
+          a.project.id,
+          from,
+          to,
+        ])
+        .then((r) => Number(r!.n));
+    const folded = async () => (await foldWindow(env.database, `purge|${a.project.id}`, fromDay, toDay, events, COUNT, { now })).n;
+    expect(await days()).toBe(3);
+    expect(await folded()).toBe(3);
+    expect((await purgeOldEvents(env.database, 3, now)).traceEvents).toBeGreaterThanOrEqual(3);
+    expect(await days()).toBe(0);
+    expect(await folded()).toBe(0);
+  });
 });
