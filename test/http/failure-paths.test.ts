@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createKey, joinedMember, makePlatformAdmin, orgWithProject, signedUp, testEnv, WebClient, type TestEnv } from "../helpers";
+import { type ScenarioRow, scenarioTable } from "../scenarios";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -104,76 +105,92 @@ describe("every key-API route (docs/api.md 'Key API'): no bearer → 401 invalid
   });
 });
 
-describe("every /web route: no session → 401 unauthenticated, nothing else revealed", () => {
-  test("identity, tenancy, admin, projects, keys, selection, traces, reports, activity, insights, adoption and expertise routes", async () => {
-    const { project } = await orgWithProject(env);
-    const p = project.id;
-    const routes: [string, string, unknown?][] = [
-      ["GET", "/web/orgs"],
-      ["POST", "/web/orgs", { name: "x" }],
-      ["GET", "/web/orgs/current/status"],
-      ["POST", "/web/orgs/active", { organizationId: "org_x" }],
-      ["GET", "/web/orgs/current/members"],
-      ["PATCH", "/web/orgs/current/members/usr_x", { role: "admin" }],
-      ["DELETE", "/web/orgs/current/members/usr_x"],
-      ["GET", "/web/orgs/current/invitations"],
-      ["POST", "/web/orgs/current/invitations", { email: "x@example.com" }],
-      ["DELETE", "/web/orgs/current/invitations/inv_x"],
-      ["POST", "/web/invitations/inv_x/accept"],
-      ["GET", "/web/admin/organizations"],
-      ["POST", "/web/admin/organizations/org_x/approve"],
-      ["GET", "/web/admin/users"],
-      ["GET", "/web/admin/security-events"],
-      ["GET", "/web/projects"],
-      ["POST", "/web/projects", { name: "x" }],
-      ["GET", `/web/projects/${p}`],
-      ["DELETE", `/web/projects/${p}`],
-      ["GET", `/web/projects/${p}/keys`],
-      ["POST", `/web/projects/${p}/keys`, { name: "x", tools: ["catalog"] }],
-      ["DELETE", `/web/projects/${p}/keys/key_x`],
-      ["GET", `/web/projects/${p}/installed`],
-      ["POST", `/web/projects/${p}/talents`, { talent: "sql-base" }],
-      ["PATCH", `/web/projects/${p}/talents/sql-base`, { enabled: false }],
-      ["DELETE", `/web/projects/${p}/talents/sql-base`],
-      ["GET", `/web/projects/${p}/traces`],
-      ["GET", `/web/projects/${p}/resolutions/res_x/reports`],
-      ["GET", `/web/projects/${p}/traces/summary`],
-      ["GET", `/web/projects/${p}/talents/sql-base/usage`],
-      ["GET", "/web/activity/summary"],
-      ["GET", "/web/orgs/current/insights"],
-      ["GET", "/web/orgs/current/talent-adoption"],
-      ["GET", "/web/orgs/current/expertises"],
-      ["POST", "/web/orgs/current/expertises", { slug: "x", content: "x" }],
-      ["GET", "/web/orgs/current/expertises/exp_x"],
-      ["PATCH", "/web/orgs/current/expertises/exp_x", { content: "x", expectedRevision: 1 }],
-      ["DELETE", "/web/orgs/current/expertises/exp_x"],
-      ["POST", "/web/orgs/current/expertises/exp_x/trigger-proposal"],
-      ["PUT", "/web/orgs/current/expertises/exp_x/triggers", { triggers: {} }],
-      ["POST", "/web/orgs/current/expertises/exp_x/publish", { expectedRevision: 1 }],
-      ["POST", "/web/orgs/current/expertises/exp_x/activate"],
-      ["POST", "/web/orgs/current/expertises/exp_x/deactivate"],
-      ["POST", "/web/orgs/current/expertises/exp_x/reactivate"],
-      ["GET", "/web/orgs/current/expertises/exp_x/versions/1"],
-    ];
-    const anonymous = new WebClient(env);
-    for (const [method, path, body] of routes) {
-      const r = await anonymous.json(method, path, body);
-      expect(`${method} ${path} → ${r.status} ${r.body?.error}`).toBe(`${method} ${path} → 401 unauthenticated`);
-      expect(JSON.stringify(r.body)).not.toContain(p);
-    }
-  });
+/** Every /web route, signed out (the project's id in the paths is a real one). */
+const SIGNED_OUT_ROWS: ScenarioRow[] = [
+  { method: "GET", path: "/web/orgs", status: 401, code: "unauthenticated" },
+  { method: "POST", path: "/web/orgs", body: { name: "x" }, status: 401, code: "unauthenticated" },
+  { method: "GET", path: "/web/orgs/current/status", status: 401, code: "unauthenticated" },
+  { method: "POST", path: "/web/orgs/active", body: { organizationId: "org_x" }, status: 401, code: "unauthenticated" },
+  { method: "GET", path: "/web/orgs/current/members", status: 401, code: "unauthenticated" },
+  { method: "PATCH", path: "/web/orgs/current/members/usr_x", body: { role: "admin" }, status: 401, code: "unauthenticated" },
+  { method: "DELETE", path: "/web/orgs/current/members/usr_x", status: 401, code: "unauthenticated" },
+  { method: "GET", path: "/web/orgs/current/invitations", status: 401, code: "unauthenticated" },
+  { method: "POST", path: "/web/orgs/current/invitations", body: { email: "x@example.com" }, status: 401, code: "unauthenticated" },
+  { method: "DELETE", path: "/web/orgs/current/invitations/inv_x", status: 401, code: "unauthenticated" },
+  { method: "POST", path: "/web/invitations/inv_x/accept", status: 401, code: "unauthenticated" },
+  { method: "GET", path: "/web/admin/organizations", status: 401, code: "unauthenticated" },
+  { method: "POST", path: "/web/admin/organizations/org_x/approve", status: 401, code: "unauthenticated" },
+  { method: "GET", path: "/web/admin/users", status: 401, code: "unauthenticated" },
+  { method: "GET", path: "/web/admin/security-events", status: 401, code: "unauthenticated" },
+  { method: "GET", path: "/web/projects", status: 401, code: "unauthenticated" },
+  { method: "POST", path: "/web/projects", body: { name: "x" }, status: 401, code: "unauthenticated" },
+  { method: "GET", path: "/web/projects/{project}", status: 401, code: "unauthenticated" },
+  { method: "DELETE", path: "/web/projects/{project}", status: 401, code: "unauthenticated" },
+  { method: "GET", path: "/web/projects/{project}/keys", status: 401, code: "unauthenticated" },
+  { method: "POST", path: "/web/projects/{project}/keys", body: { name: "x", tools: ["catalog"] }, status: 401, code: "unauthenticated" },
+  { method: "DELETE", path: "/web/projects/{project}/keys/key_x", status: 401, code: "unauthenticated" },
+  { method: "GET", path: "/web/projects/{project}/installed", status: 401, code: "unauthenticated" },
+  { method: "POST", path: "/web/projects/{project}/talents", body: { talent: "sql-base" }, status: 401, code: "unauthenticated" },
+  { method: "PATCH", path: "/web/projects/{project}/talents/sql-base", body: { enabled: false }, status: 401, code: "unauthenticated" },
+  { method: "DELETE", path: "/web/projects/{project}/talents/sql-base", status: 401, code: "unauthenticated" },
+  { method: "GET", path: "/web/projects/{project}/traces", status: 401, code: "unauthenticated" },
+  { method: "GET", path: "/web/projects/{project}/resolutions/res_x/reports", status: 401, code: "unauthenticated" },
+  { method: "GET", path: "/web/projects/{project}/traces/summary", status: 401, code: "unauthenticated" },
+  { method: "GET", path: "/web/projects/{project}/talents/sql-base/usage", status: 401, code: "unauthenticated" },
+  { method: "GET", path: "/web/activity/summary", status: 401, code: "unauthenticated" },
+  { method: "GET", path: "/web/orgs/current/insights", status: 401, code: "unauthenticated" },
+  { method: "GET", path: "/web/orgs/current/talent-adoption", status: 401, code: "unauthenticated" },
+  { method: "GET", path: "/web/orgs/current/expertises", status: 401, code: "unauthenticated" },
+  { method: "POST", path: "/web/orgs/current/expertises", body: { slug: "x", content: "x" }, status: 401, code: "unauthenticated" },
+  { method: "GET", path: "/web/orgs/current/expertises/exp_x", status: 401, code: "unauthenticated" },
+  {
+    method: "PATCH",
+    path: "/web/orgs/current/expertises/exp_x",
+    body: { content: "x", expectedRevision: 1 },
+    status: 401,
+    code: "unauthenticated",
+  },
+  { method: "DELETE", path: "/web/orgs/current/expertises/exp_x", status: 401, code: "unauthenticated" },
+  { method: "POST", path: "/web/orgs/current/expertises/exp_x/trigger-proposal", status: 401, code: "unauthenticated" },
+  { method: "PUT", path: "/web/orgs/current/expertises/exp_x/triggers", body: { triggers: {} }, status: 401, code: "unauthenticated" },
+  {
+    method: "POST",
+    path: "/web/orgs/current/expertises/exp_x/publish",
+    body: { expectedRevision: 1 },
+    status: 401,
+    code: "unauthenticated",
+  },
+  { method: "POST", path: "/web/orgs/current/expertises/exp_x/activate", status: 401, code: "unauthenticated" },
+  { method: "POST", path: "/web/orgs/current/expertises/exp_x/deactivate", status: 401, code: "unauthenticated" },
+  { method: "POST", path: "/web/orgs/current/expertises/exp_x/reactivate", status: 401, code: "unauthenticated" },
+  { method: "GET", path: "/web/orgs/current/expertises/exp_x/versions/1", status: 401, code: "unauthenticated" },
+];
 
-  test("a plain member on the admin-only invitation routes → 403 forbidden", async () => {
-    const { owner } = await orgWithProject(env);
-    const pending = (await owner.post("/web/orgs/current/invitations", { email: "pending@example.com" })).body;
-    const m = await joinedMember(env, owner);
-    for (const [method, path] of [
-      ["GET", "/web/orgs/current/invitations"],
-      ["DELETE", `/web/orgs/current/invitations/${pending.id}`],
-    ] as const) {
-      const r = await m.json(method, path);
-      expect(`${method} ${path} → ${r.status} ${r.body.error}`).toBe(`${method} ${path} → 403 forbidden`);
-    }
-    expect((await owner.get("/web/orgs/current/invitations")).body.invitations).toHaveLength(1);
-  });
+describe("every /web route: no session → 401 unauthenticated, nothing else revealed", () => {
+  scenarioTable(
+    "identity, tenancy, admin, projects, keys, selection, traces, reports, activity, insights, adoption and expertise routes",
+    async () => ({ env, ids: { project: (await orgWithProject(env)).project.id } }),
+    SIGNED_OUT_ROWS,
+    { every: (r, s) => expect(JSON.stringify(r.body)).not.toContain(s.ids!.project!) },
+  );
+
+  scenarioTable(
+    "a plain member on the admin-only invitation routes → 403 forbidden",
+    async () => {
+      const { owner } = await orgWithProject(env);
+      const pending = (await owner.post("/web/orgs/current/invitations", { email: "pending@example.com" })).body;
+      const m = await joinedMember(env, owner);
+      return { env, clients: { owner, member: m }, ids: { pending: pending.id } };
+    },
+    [
+      { method: "GET", path: "/web/orgs/current/invitations", as: "member", status: 403, code: "forbidden" },
+      { method: "DELETE", path: "/web/orgs/current/invitations/{pending}", as: "member", status: 403, code: "forbidden" },
+    ],
+    {
+      after: [
+        "…and the pending invitation is still there",
+        async (s) => expect((await s.clients!.owner!.get("/web/orgs/current/invitations")).body.invitations).toHaveLength(1),
+      ],
+    },
+  );
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { selfSignedCert } from "../cert-support";
 import { approveSsoDomains, createKey, orgWithProject, publishedExpertise, signedUp, testEnv, withKey, type TestEnv } from "../helpers";
+import { scenarioTable } from "../scenarios";
 
 let env: TestEnv;
 const BETA_CERT = selfSignedCert("beta-idp").cert;
@@ -9,60 +10,78 @@ beforeAll(async () => {
 });
 afterAll(() => env.close());
 
-describe("two organizations: a member of B on A's ids gets 404 (or 403 where the spec says), never data", () => {
-  test("every /web route of identity, tenancy, projects and keys", async () => {
-    const a = await orgWithProject(env, "Alpha");
-    const b = await orgWithProject(env, "Beta");
-    const aMember = await signedUp(env);
-    const aInvite = (await a.owner.post("/web/orgs/current/invitations", { email: aMember.email })).body;
-    await aMember.post(`/web/invitations/${aInvite.id}/accept`);
-    const aPending = (await a.owner.post("/web/orgs/current/invitations", { email: "someone@example.com" })).body;
-    const aKey = await createKey(a.owner, a.project.id, ["catalog"]);
-    const secretsOfA = [a.project.id, a.project.name, aKey.key.id, aMember.email, a.owner.email, "someone@example.com"];
+/** Organization A (a project, a key, a member, a pending invitation) and organization B, whose owner tries A's ids. */
+async function twoOrganizations() {
+  const a = await orgWithProject(env, "Alpha");
+  const b = await orgWithProject(env, "Beta");
+  const aMember = await signedUp(env);
+  const aInvite = (await a.owner.post("/web/orgs/current/invitations", { email: aMember.email })).body;
+  await aMember.post(`/web/invitations/${aInvite.id}/accept`);
+  const aPending = (await a.owner.post("/web/orgs/current/invitations", { email: "someone@example.com" })).body;
+  const aKey = await createKey(a.owner, a.project.id, ["catalog"]);
+  const secretsOfA = [a.project.id, a.project.name, aKey.key.id, aMember.email, a.owner.email, "someone@example.com"];
+  const ids = {
+    aProject: a.project.id,
+    bProject: b.project.id,
+    aKey: aKey.key.id,
+    aMember: aMember.userId,
+    aPending: aPending.id,
+    aOrg: a.org.id,
+  };
+  return { env, clients: { b: b.owner }, ids, a, b, aKey, secretsOfA };
+}
 
-    const cases: [string, string, unknown, number, string?][] = [
-      ["GET", `/web/projects/${a.project.id}`, undefined, 404],
-      ["DELETE", `/web/projects/${a.project.id}`, undefined, 404],
-      ["GET", `/web/projects/${a.project.id}/keys`, undefined, 404],
-      ["POST", `/web/projects/${a.project.id}/keys`, { name: "steal", tools: ["catalog"] }, 404],
-      ["DELETE", `/web/projects/${a.project.id}/keys/${aKey.key.id}`, undefined, 404],
-      ["DELETE", `/web/projects/${b.project.id}/keys/${aKey.key.id}`, undefined, 404],
-      ["PATCH", `/web/orgs/current/members/${aMember.userId}`, { role: "admin" }, 404],
-      ["DELETE", `/web/orgs/current/members/${aMember.userId}`, undefined, 404],
-      ["DELETE", `/web/orgs/current/invitations/${aPending.id}`, undefined, 404],
-      ["POST", `/web/orgs/current/invitations/${aPending.id}/resend`, undefined, 404],
-      ["POST", "/web/orgs/active", { organizationId: a.org.id }, 404],
-      ["POST", `/web/invitations/${aPending.id}/accept`, undefined, 403],
-      ["GET", "/web/admin/organizations", undefined, 403],
-      ["POST", `/web/admin/organizations/${a.org.id}/suspend`, undefined, 403],
-      ["GET", "/web/admin/users", undefined, 403],
-      ["GET", "/web/admin/security-events", undefined, 403],
-    ];
-    for (const [method, path, body, status, code = status === 404 ? "not_found" : "forbidden"] of cases) {
-      const r = await b.owner.json(method, path, body);
-      expect(`${method} ${path} → ${r.status}`).toBe(`${method} ${path} → ${status}`);
-      expect(`${method} ${path} → ${r.body.error}`).toBe(`${method} ${path} → ${code}`);
-      const text = JSON.stringify(r.body);
-      for (const s of secretsOfA) expect(text.includes(s)).toBe(false);
-    }
-    // B's own listings never show A's data
-    for (const path of [
-      "/web/projects",
-      "/web/orgs",
-      "/web/orgs/current/members",
-      "/web/orgs/current/invitations",
-      `/web/projects/${b.project.id}/keys`,
-    ]) {
-      const text = JSON.stringify((await b.owner.get(path)).body);
-      for (const s of secretsOfA) expect(`${path}: ${text.includes(s)}`).toBe(`${path}: false`);
-    }
-    // and nothing of A changed
-    expect((await a.owner.get(`/web/projects/${a.project.id}`)).status).toBe(200);
-    expect((await a.owner.get(`/web/projects/${a.project.id}/keys`)).body.keys[0].status).toBe("active");
-    expect((await withKey(env, aKey.value, "/api/catalog")).status).toBe(200);
-    expect((await a.owner.get("/web/orgs/current/members")).body.members).toHaveLength(2);
-    expect((await a.owner.get("/web/orgs/current/invitations")).body.invitations).toHaveLength(1);
-  });
+const B_ON_A = (status: 404 | 403) => ({ as: "b", status, code: status === 404 ? "not_found" : "forbidden" }) as const;
+
+describe("two organizations: a member of B on A's ids gets 404 (or 403 where the spec says), never data", () => {
+  scenarioTable(
+    "every /web route of identity, tenancy, projects and keys",
+    twoOrganizations,
+    [
+      { method: "GET", path: "/web/projects/{aProject}", ...B_ON_A(404) },
+      { method: "DELETE", path: "/web/projects/{aProject}", ...B_ON_A(404) },
+      { method: "GET", path: "/web/projects/{aProject}/keys", ...B_ON_A(404) },
+      { method: "POST", path: "/web/projects/{aProject}/keys", body: { name: "steal", tools: ["catalog"] }, ...B_ON_A(404) },
+      { method: "DELETE", path: "/web/projects/{aProject}/keys/{aKey}", ...B_ON_A(404) },
+      { method: "DELETE", path: "/web/projects/{bProject}/keys/{aKey}", ...B_ON_A(404) },
+      { method: "PATCH", path: "/web/orgs/current/members/{aMember}", body: { role: "admin" }, ...B_ON_A(404) },
+      { method: "DELETE", path: "/web/orgs/current/members/{aMember}", ...B_ON_A(404) },
+      { method: "DELETE", path: "/web/orgs/current/invitations/{aPending}", ...B_ON_A(404) },
+      { method: "POST", path: "/web/orgs/current/invitations/{aPending}/resend", ...B_ON_A(404) },
+      { method: "POST", path: "/web/orgs/active", body: { organizationId: "{aOrg}" }, ...B_ON_A(404) },
+      { method: "POST", path: "/web/invitations/{aPending}/accept", ...B_ON_A(403) },
+      { method: "GET", path: "/web/admin/organizations", ...B_ON_A(403) },
+      { method: "POST", path: "/web/admin/organizations/{aOrg}/suspend", ...B_ON_A(403) },
+      { method: "GET", path: "/web/admin/users", ...B_ON_A(403) },
+      { method: "GET", path: "/web/admin/security-events", ...B_ON_A(403) },
+    ],
+    {
+      every: (r, s) => {
+        const text = JSON.stringify(r.body);
+        for (const secret of s.secretsOfA) expect(text.includes(secret)).toBe(false);
+      },
+      after: [
+        "…B's own listings never show A's data, and nothing of A changed",
+        async ({ a, b, aKey, secretsOfA }) => {
+          for (const path of [
+            "/web/projects",
+            "/web/orgs",
+            "/web/orgs/current/members",
+            "/web/orgs/current/invitations",
+            `/web/projects/${b.project.id}/keys`,
+          ]) {
+            const text = JSON.stringify((await b.owner.get(path)).body);
+            for (const s of secretsOfA) expect(`${path}: ${text.includes(s)}`).toBe(`${path}: false`);
+          }
+          expect((await a.owner.get(`/web/projects/${a.project.id}`)).status).toBe(200);
+          expect((await a.owner.get(`/web/projects/${a.project.id}/keys`)).body.keys[0].status).toBe("active");
+          expect((await withKey(env, aKey.value, "/api/catalog")).status).toBe(200);
+          expect((await a.owner.get("/web/orgs/current/members")).body.members).toHaveLength(2);
+          expect((await a.owner.get("/web/orgs/current/invitations")).body.invitations).toHaveLength(1);
+        },
+      ],
+    },
+  );
 
   test("the organization's mail (/web/orgs/current/mail, retry): B never sees A's failed mail and cannot retry it (404); a member of A gets 403", async () => {
     const a = await orgWithProject(env, "Mail Alpha");
