@@ -14,15 +14,17 @@
  */
 import type { InValue } from "@libsql/client";
 import type { Database } from "./client";
-import { type KeptByVersion, keptByVersion } from "../lib/kept";
+import { type KeptByVersion, keptTableByVersion } from "../lib/kept";
+import type { KeptTable } from "../lib/keptMap";
 
-/** By statement (the same string object each call) and arguments, FIFO: a full memo drops its oldest rows. */
-const byEpoch = keptByVersion<Database, string, unknown>("Configuration rows by SQL and arguments", {
+type Kept = KeptByVersion<Database, KeptTable<string, string, unknown>>;
+/** By statement (the same string object each call), then by arguments; FIFO: a full memo drops its oldest rows. */
+const byEpoch: Kept = keptTableByVersion("Configuration rows by SQL and arguments", {
   clock: "configuration epoch",
   limit: 10_000,
   per: "database",
 });
-const byDataVersion = keptByVersion<Database, string, unknown>("Activity reads by group and arguments", {
+const byDataVersion: Kept = keptTableByVersion("Activity reads by group and arguments", {
   clock: "data version",
   limit: 10_000,
   per: "database",
@@ -44,7 +46,7 @@ export async function keptRead<T>(database: Database, group: string, args: InVal
 }
 
 async function kept<T>(
-  stores: KeptByVersion<Database, string, unknown>,
+  stores: Kept,
   database: Database,
   version: number | null,
   sql: string,
@@ -53,9 +55,9 @@ async function kept<T>(
 ): Promise<T> {
   const rows = stores.current(database, version);
   if (rows === null) return read();
-  const key = `${sql}\u0000\u0001${args.length === 1 ? String(args[0]) : args.join("\u0000")}`;
-  if (rows.has(key)) return rows.peek(key) as T;
+  const key = args.length === 1 ? String(args[0]) : args.join("\u0000");
+  if (rows.has(sql, key)) return rows.get(sql, key) as T;
   const value = await read();
-  rows.set(key, value);
+  rows.set(sql, key, value);
   return value;
 }

@@ -5,7 +5,7 @@
  * (test/lib/kept.test.ts), and a module-level Map, WeakMap or Set made outside this toolkit is
  * refused by the same test. Bounded values use KeptMap (./keptMap.ts).
  */
-import { KeptMap, type KeptMapOptions } from "./keptMap";
+import { KeptMap, type KeptMapOptions, KeptTable } from "./keptMap";
 
 /**
  * What makes a kept value stale (docs/architecture.md "Clocks"): "configuration epoch" and "data
@@ -82,29 +82,37 @@ export function keptEach<O extends object, K, V>(name: string, spec: KeptSpec<V>
 }
 
 /**
- * A KeptMap per owner valid for one reading of a clock (a database's configuration epoch or data
+ * A map per owner valid for one reading of a clock (a database's configuration epoch or data
  * version): `current` with another reading starts a new map. The old map is replaced, not
  * emptied, so a value read under the old reading and stored after the change lands in the old
  * map, never labelled with the new reading.
  */
-export class KeptByVersion<O extends object, K, V> {
-  readonly #of = new WeakMap<O, { version: number; map: KeptMap<K, V> }>();
-  constructor(readonly spec: KeptSpec<V>) {}
+export class KeptByVersion<O extends object, M> {
+  readonly #of = new WeakMap<O, { version: number; map: M }>();
+  constructor(readonly make: () => M) {}
 
   /** The owner's map for `version` (read by the caller before any row); null for no clock (nothing kept). */
-  current(owner: O, version: number | null): KeptMap<K, V> | null {
+  current(owner: O, version: number | null): M | null {
     if (version === null) return null;
     let k = this.#of.get(owner);
-    if (k === undefined || k.version !== version)
-      this.#of.set(owner, (k = { version, map: new KeptMap<K, V>(this.spec.limit, this.spec) }));
+    if (k === undefined || k.version !== version) this.#of.set(owner, (k = { version, map: this.make() }));
     return k.map;
   }
 }
 
 /** A KeptMap per owner and reading of its clock (KeptByVersion). */
-export function keptByVersion<O extends object, K, V>(name: string, spec: KeptSpec<V> & { per: string }): KeptByVersion<O, K, V> {
+export function keptByVersion<O extends object, K, V>(name: string, spec: KeptSpec<V> & { per: string }): KeptByVersion<O, KeptMap<K, V>> {
   declareKept(name, { clock: spec.clock, limit: limitText(spec as KeptSpec<unknown>, spec.per) });
-  return new KeptByVersion<O, K, V>(spec);
+  return new KeptByVersion<O, KeptMap<K, V>>(() => new KeptMap<K, V>(spec.limit, spec));
+}
+
+/** A KeptTable (two keys: a group, then a key) per owner and reading of its clock, FIFO. */
+export function keptTableByVersion<O extends object, G, K, V>(
+  name: string,
+  spec: { clock: KeptClock; limit: number; per: string },
+): KeptByVersion<O, KeptTable<G, K, V>> {
+  declareKept(name, { clock: spec.clock, limit: limitText(spec, spec.per) });
+  return new KeptByVersion<O, KeptTable<G, K, V>>(() => new KeptTable<G, K, V>(spec.limit));
 }
 
 /** Values kept by the identity of their key object: no limit needed, each goes with its key. */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { KeptMap } from "./keptMap";
+import { KeptMap, KeptTable } from "./keptMap";
 
 describe("KeptMap: bounded, the oldest entry out first", () => {
   test("inserted order (FIFO): over the limit the first added goes, whatever was read since", () => {
@@ -74,5 +74,23 @@ describe("KeptMap: bounded, the oldest entry out first", () => {
     expect(m.weight).toBe(100);
     expect([...m.keys()][0]).toBe(9_900);
     expect(() => new KeptMap(0)).toThrow(RangeError);
+  });
+});
+
+describe("KeptTable: two keys, one limit over all groups, the first inserted out first", () => {
+  test("over the limit the oldest entry of any group goes; a replaced value keeps its place; a kept undefined is a hit", () => {
+    const t = new KeptTable<string, string, number | undefined>(3);
+    t.set("q1", "a", 1).set("q2", "a", 2).set("q1", "b", undefined);
+    expect(t.has("q1", "b")).toBe(true);
+    expect(t.get("q1", "b")).toBeUndefined();
+    t.set("q1", "a", 10); // replaced in place: still the oldest
+    t.set("q3", "c", 3);
+    expect(t.has("q1", "a")).toBe(false);
+    expect([t.get("q2", "a"), t.has("q1", "b"), t.get("q3", "c")]).toEqual([2, true, 3]);
+    expect(t.size).toBe(3);
+    for (let i = 0; i < 5000; i++) t.set(`g${i % 7}`, String(i), i); // the order list is compacted as it goes
+    expect(t.size).toBe(3);
+    expect([4997, 4998, 4999].map((i) => t.get(`g${i % 7}`, String(i)))).toEqual([4997, 4998, 4999]);
+    expect(() => new KeptTable(0)).toThrow(RangeError);
   });
 });

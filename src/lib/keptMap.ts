@@ -112,3 +112,56 @@ export class KeptMap<K, V> {
     return this.#map.keys();
   }
 }
+
+/**
+ * A bounded map of two keys, a group (a statement) then a key (its arguments): a hit is two Map
+ * gets and builds no string, where one KeptMap would need the two joined (hashing the whole
+ * statement text on every call). The limit counts the entries of all groups; over it, the
+ * entries inserted first go (FIFO). Values may be undefined (a kept miss): ask `has` first.
+ */
+export class KeptTable<G, K, V> {
+  readonly #groups = new Map<G, Map<K, V>>();
+  /** The entries in insertion order, from #head on. */
+  readonly #order: [G, K][] = [];
+  #head = 0;
+  #size = 0;
+
+  constructor(readonly limit: number) {
+    if (!(limit >= 1)) throw new RangeError(`a KeptTable's limit must be at least 1 (was ${limit})`);
+  }
+
+  /** The number of entries kept, over all groups. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Whether `key` of `group` is kept. */
+  has(group: G, key: K): boolean {
+    return this.#groups.get(group)?.has(key) ?? false;
+  }
+
+  /** The value kept for `key` of `group`. */
+  get(group: G, key: K): V | undefined {
+    return this.#groups.get(group)?.get(key);
+  }
+
+  /** Keeps `value` (a kept key's value is replaced in place), then drops the oldest entries while over the limit. */
+  set(group: G, key: K, value: V): this {
+    let inGroup = this.#groups.get(group);
+    if (!inGroup) this.#groups.set(group, (inGroup = new Map()));
+    const fresh = !inGroup.has(key);
+    inGroup.set(key, value);
+    if (!fresh) return this;
+    this.#order.push([group, key]);
+    this.#size++;
+    while (this.#size > this.limit) {
+      const [g, k] = this.#order[this.#head++]!;
+      const m = this.#groups.get(g)!;
+      m.delete(k);
+      if (m.size === 0) this.#groups.delete(g);
+      this.#size--;
+    }
+    if (this.#head > 1024 && this.#head * 2 > this.#order.length) this.#order.splice(0, this.#head), (this.#head = 0);
+    return this;
+  }
+}

@@ -28,7 +28,7 @@ const UNDECLARED_KEPT_MAPS: Record<string, string> = {
   "lib/rateLimit.ts": "the sign-in and sign-up limiters' counters: state bounded the same way, not kept values",
 };
 
-const TOOLKIT = String.raw`\b(?:kept|keptEach|keptPer|keptByVersion|keptByIdentity|keptUnbounded|declareKept)(?:<[^()]*?>)?\(\s*"([^"]+)"`;
+const TOOLKIT = String.raw`\b(?:kept|keptEach|keptPer|keptByVersion|keptTableByVersion|keptByIdentity|keptUnbounded|declareKept)(?:<[^()]*?>)?\(\s*"([^"]+)"`;
 const MODULE_LEVEL = /^(?:export )?(?:const|let) (\w+)[^=\n]*= new (Map|WeakMap|Set|WeakSet|KeptMap)\b(<\s*(\w+))?/gm;
 
 function sourceFiles(dir: string): string[] {
