@@ -9,6 +9,7 @@ import { AUDIT_GRACE_MS } from "../../src/activity/neverAudited";
 import { DAY_MS } from "../../src/activity/daily";
 import { touchAll as forgetMemo } from "../../src/activity/dayMemo";
 import { orderedId } from "../../src/lib/ids";
+import { removeProject } from "../../src/projects/service";
 import { loopProject, publishedExpertise, sql } from "../activity-support";
 import { createKey, joinedMember, testEnv, withKey, type TestEnv } from "../helpers";
 
@@ -387,6 +388,29 @@ describe("insights and adoption memoize settled days (src/activity/dayMemo.ts; t
     expect(await adoption()).toMatchObject({ designations: 3 });
     expect((await s.owner.del(`/web/projects/${other.id}`)).status).toBe(200);
     expect(await adoption()).toMatchObject({ designations: 2, audited: 1 });
+  });
+
+  test("the write invalidates, not the route: a project deleted by the service function itself (as the CLI or housekeeping would) leaves adoption at once", async () => {
+    const s = await loopProject(env);
+    const id = await pastResolution(s, 3);
+    const adoption = async () => strict((await s.owner.get("/web/orgs/current/talent-adoption")).body);
+    const other = (await s.owner.post("/web/projects", { name: "Removed by the service" })).body.project;
+    const otherId = `res_${orderedId(Date.now() - 3 * DAY_MS, 4444)}`;
+    await sql(
+      env,
+      "INSERT INTO designation_items SELECT ?, d.position, ?, d.talent_id, d.kind, d.version, d.digest, d.definition_digest, d.files, d.expertise_id FROM designation_items d JOIN resolutions r ON r.designation_id = d.designation_id WHERE r.id = ?",
+      [otherId, other.id, id],
+    );
+    await sql(
+      env,
+      "INSERT INTO resolutions SELECT ?, ?, language, tokens, catalog_digest, author_type, author_id, via, created_at, ? FROM resolutions WHERE id = ?",
+      [otherId, other.id, otherId, id],
+    );
+    forgetMemo(); // rows written behind the service's back (the test's SQL): read afresh once
+    expect(await adoption()).toMatchObject({ designations: 3 });
+    expect(await adoption()).toMatchObject({ designations: 3 }); // kept
+    await removeProject(env.database, s.org.id, other.id);
+    expect(await adoption()).toMatchObject({ designations: 2 });
   });
 
   test("projects at fault are judged again when a selection changes (selection_rev), a project is renamed, or an expertise stops being servable", async () => {
