@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { joinedMember, orgWithProject, publishedExpertise, runCli, tempDir, testEnv, writeFiles, type TestEnv } from "../helpers";
+import { scenarioTable } from "../scenarios";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -164,24 +165,47 @@ describe("custom specializations: owner/admin write, members read, built-ins rea
     expect(applied.body.installed.sort()).toEqual([ref, "javascript-base", "typescript-strict"].sort()); // with its requires-closure
   });
 
-  test("rule 2: another organization's custom specialization is 404 on every route (as unknown), and cannot be applied", async () => {
-    const a = await orgWithProject(env);
-    const b = await orgWithProject(env);
-    const s = (await a.owner.post("/web/specializations", { name: "A only", talents: ["go-base"] })).body.specialization as Spec;
-    expect((await b.owner.get("/web/specializations")).body.specializations.map((x: Spec) => x.id)).not.toContain(s.id);
-    for (const [m, path, body] of [
-      ["GET", `/web/specializations/${s.id}`, undefined],
-      ["PATCH", `/web/specializations/${s.id}`, { name: "x" }],
-      ["DELETE", `/web/specializations/${s.id}`, undefined],
-      ["POST", `/web/specializations/${s.id}/duplicate`, {}],
-      ["POST", `/web/projects/${b.project.id}/apply-specialization`, { specializationId: s.id }],
-      ["POST", `/web/projects/${a.project.id}/apply-specialization`, { specializationId: "go-service" }], // A's project from B
-    ] as const) {
-      const r = await b.owner.json(m, path, body);
-      expect({ m, path, status: r.status, error: r.body.error }).toEqual({ m, path, status: 404, error: "not_found" });
-    }
-    expect(await count(b.project.id)).toBe(0);
-  });
+  scenarioTable(
+    "rule 2: another organization's custom specialization is 404 on every route (as unknown), and cannot be applied",
+    async () => {
+      const a = await orgWithProject(env);
+      const b = await orgWithProject(env);
+      const s = (await a.owner.post("/web/specializations", { name: "A only", talents: ["go-base"] })).body.specialization as Spec;
+      return { env, clients: { b: b.owner }, ids: { spec: s.id, aProject: a.project.id, bProject: b.project.id } };
+    },
+    [
+      { method: "GET", path: "/web/specializations/{spec}", as: "b", status: 404, code: "not_found" },
+      { method: "PATCH", path: "/web/specializations/{spec}", body: { name: "x" }, as: "b", status: 404, code: "not_found" },
+      { method: "DELETE", path: "/web/specializations/{spec}", as: "b", status: 404, code: "not_found" },
+      { method: "POST", path: "/web/specializations/{spec}/duplicate", body: {}, as: "b", status: 404, code: "not_found" },
+      {
+        method: "POST",
+        path: "/web/projects/{bProject}/apply-specialization",
+        body: { specializationId: "{spec}" },
+        as: "b",
+        status: 404,
+        code: "not_found",
+      },
+      {
+        name: "A's project from B: POST /web/projects/{aProject}/apply-specialization → 404 not_found",
+        method: "POST",
+        path: "/web/projects/{aProject}/apply-specialization",
+        body: { specializationId: "go-service" },
+        as: "b",
+        status: 404,
+        code: "not_found",
+      },
+    ],
+    {
+      after: [
+        "…B's listing never shows it, and nothing was installed in B's project",
+        async ({ clients, ids }) => {
+          expect((await clients!.b!.get("/web/specializations")).body.specializations.map((x: Spec) => x.id)).not.toContain(ids!.spec);
+          expect(await count(ids!.bProject!)).toBe(0);
+        },
+      ],
+    },
+  );
 });
 
 describe("POST /web/projects/:id/apply-specialization: one atomic group", () => {
