@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { declareKept, kept, keptByVersion, keptDeclarations, keptEach, keptUnbounded } from "./kept";
 
 describe("kept toolkit: each kept value declares its clock and limit where it is made", () => {
-  test("a declaration is registered with its clock and its limit in words; a name is declared once", () => {
+  test("a declaration is registered with its clock and its limit in words; a name describes one value", () => {
     const m = kept<string, number>("toolkit test: bounded", { clock: "immutable", limit: 10_000, order: "used" });
     expect(m.limit).toBe(10_000);
     expect(keptDeclarations().find((d) => d.name === "toolkit test: bounded")).toEqual({
@@ -12,7 +12,8 @@ describe("kept toolkit: each kept value declares its clock and limit where it is
     });
     keptUnbounded("toolkit test: unbounded", { clock: "time", bound: "one per setting" });
     expect(keptDeclarations().find((d) => d.name === "toolkit test: unbounded")?.limit).toBe("none: one per setting");
-    expect(() => declareKept("toolkit test: bounded", { clock: "none", limit: "1" })).toThrow(/declared twice/);
+    expect(() => declareKept("toolkit test: bounded", { clock: "none", limit: "1" })).toThrow(/declared twice, differently/);
+    expect(() => declareKept("toolkit test: bounded", { clock: "immutable", limit: "10,000, LRU" })).not.toThrow(); // a module evaluated again
   });
 
   test("keptEach: one KeptMap per owner, made on first use, with the declared limit; forget starts afresh", () => {

@@ -2,7 +2,7 @@
  * The one toolkit for module-level kept values (caches): each is made here and declares, where it
  * is defined, its name, its clock (what makes it stale) and its limit. The declarations are
  * registered, so docs/architecture.md's table "Kept values" can be checked against them
- * (test/lib/kept.test.ts), and a module-level Map, WeakMap or Set made outside this toolkit is
+ * (test/repo/kept-values.test.ts), and a module-level Map, WeakMap or Set made outside this toolkit is
  * refused by the same test. Bounded values use KeptMap (./keptMap.ts).
  */
 import { KeptMap, type KeptMapOptions, KeptTable } from "./keptMap";
@@ -31,9 +31,15 @@ export interface KeptSpec<V> extends KeptMapOptions<V> {
 
 const declared = new Map<string, KeptDeclaration>();
 
-/** Registers a kept value's description; a name is declared once (two caches cannot share a row of the table). */
+/**
+ * Registers a kept value's description. A name describes one value (two caches cannot share a row
+ * of the table): the same name with another description throws; the same again (a module
+ * evaluated twice) is no change. test/repo/kept-values.test.ts also refuses a name written twice.
+ */
 export function declareKept(name: string, description: { clock: KeptClock; limit: string }): void {
-  if (declared.has(name)) throw new Error(`the kept value "${name}" is declared twice`);
+  const before = declared.get(name);
+  if (before && (before.clock !== description.clock || before.limit !== description.limit))
+    throw new Error(`the kept value "${name}" is declared twice, differently`);
   declared.set(name, { name, clock: description.clock, limit: description.limit });
 }
 
