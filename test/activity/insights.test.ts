@@ -10,8 +10,9 @@ import { DAY_MS } from "../../src/activity/daily";
 import { touchAll as forgetMemo } from "../../src/activity/dayMemo";
 import { orderedId } from "../../src/lib/ids";
 import { removeProject } from "../../src/projects/service";
+import { recordReport } from "../../src/resolution/reports";
 import { loopProject, publishedExpertise, sql } from "../activity-support";
-import { createKey, joinedMember, testEnv, withKey, type TestEnv } from "../helpers";
+import { createKey, joinedMember, nextTurn, testEnv, withKey, type TestEnv } from "../helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -388,6 +389,19 @@ describe("insights and adoption memoize settled days (src/activity/dayMemo.ts; t
     expect(await adoption()).toMatchObject({ designations: 3 });
     expect((await s.owner.del(`/web/projects/${other.id}`)).status).toBe(200);
     expect(await adoption()).toMatchObject({ designations: 2, audited: 1 });
+  });
+
+  test("the write invalidates, not the route: a late report recorded by the service function itself (no route) shows at once in adoption", async () => {
+    const s = await loopProject(env);
+    const id = await pastResolution(s, 3);
+    const adoption = async () => strict((await s.owner.get("/web/orgs/current/talent-adoption")).body);
+    expect((await s.api("GET", `/api/validation/playbook?resolutionId=${id}`)).status).toBe(200);
+    expect(await adoption()).toMatchObject({ audited: 1, withVerdict: 0 });
+    expect(await adoption()).toMatchObject({ audited: 1, withVerdict: 0 }); // kept
+    const body = { submissionId: "direct-1", resolutionId: id, expertiseResults: [{ id: "typescript-strict", verdict: "pass" }] };
+    expect((await recordReport(env.database, s.project.id, { type: "key", id: s.keyId, via: "api" }, body)).status).toBe(201);
+    await nextTurn(); // a later request
+    expect(await adoption()).toMatchObject({ withVerdict: 1, outcomes: { pass: 1, fail: 0 } });
   });
 
   test("the write invalidates, not the route: a project deleted by the service function itself (as the CLI or housekeeping would) leaves adoption at once", async () => {
