@@ -68,7 +68,7 @@ export function afterPrepare(voice: Voice, resolutionId: string, expertises: boo
       : `When the work is done, the audit playbook of ${resolutionId} needs ${lacking("playbook")}`,
     expertises
       ? record
-        ? `, then record one verdict per private expertise with ${record}.`
+        ? `, then record one verdict per private expertise: ${record}.`
         : `, then one verdict per private expertise must be recorded (${lacking("reports")}).`
       : ".",
   ]
@@ -113,7 +113,7 @@ export function auditProcedure(voice: Voice, resolutionId: string, hasExpertises
   ];
   if (hasExpertises) {
     steps.push(
-      `Before fixing anything, record the first exhaustive report${record ? `: ${record}` : ` (it needs ${lacking("reports")})`} with a new submissionId and exactly one final verdict per private expertise (verdictRequired: true) — pass, fail (with evidence path:line or the missing elements) or not_applicable.`,
+      `Before fixing anything, record the first exhaustive report${record ? ` (${record})` : ` (it needs ${lacking("reports")})`} with a new submissionId and exactly one final verdict per private expertise (verdictRequired: true) — pass, fail (with evidence path:line or the missing elements) or not_applicable.`,
       "Fix the blocking violations, review the diff again from step 1, and record a second report with a NEW submissionId. Reuse a submissionId only to retry the identical report.",
     );
   } else {
