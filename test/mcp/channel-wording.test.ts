@@ -108,7 +108,8 @@ async function overMcp(client: Awaited<ReturnType<typeof connectWithBearer>>, to
   }
 }
 
-const ROUTE_NAMED = /\b(GET|POST|PATCH|PUT|DELETE) (\/[^\s?{}(),]*)/g;
+/** `METHOD /path` in a text (a sentence's final period is not part of the path). */
+const ROUTE_NAMED = /\b(GET|POST|PATCH|PUT|DELETE) (\/[^\s?{}(),]*[^\s?{}(),.])/g;
 const keyRouteOf = (method: string, path: string) =>
   KEY_ROUTE_LIST.find((r) => r.method === method && r.path === path.replace(/\/current\//, "/:id/"));
 
