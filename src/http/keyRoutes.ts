@@ -7,27 +7,7 @@
 import type * as Zod from "zod";
 import { DESIGNABLE, DISCOVERY, DOCTOR, PLAYBOOK, PREPARED, REPORT } from "./keyAnswers";
 import { type KeyRoute, type ToolFace } from "./keyRoute";
-import {
-  a,
-  arr,
-  B,
-  map,
-  CatalogItem,
-  I,
-  ids,
-  int,
-  n,
-  o,
-  obj,
-  page,
-  Pair,
-  S,
-  SelectionChange,
-  str,
-  TalentFile,
-  Triggers,
-  Verdicts,
-} from "./schema";
+import { a, arr, map, CatalogItem, I, ids, int, n, o, obj, page, S, SelectionChange, str, TalentFile, Triggers } from "./schema";
 
 // A plain object: `.passthrough()` would publish `additionalProperties: {}`, a schema that
 // constrains nothing (the MCP Inspector's --strict check flags it). The backend reads no other

@@ -2,7 +2,7 @@
  * Rows of the OpenAPI document (http/openapi.ts): authentication, organizations and
  * administration. The key routes' rows come from their descriptors (http/keyRoutes.ts).
  */
-import { arr, ids, int, obj, page, str, type Operation } from "./schema";
+import { arr, int, obj, str, type Operation } from "./schema";
 
 /** Authentication. */
 export const AUTH_OPERATIONS: Operation[] = [

@@ -138,3 +138,9 @@ export function discoveryProcedure(voice: Voice): string[] {
     `5. Then, for each task, designate only the talents the task touches${designateWith ? ` (${designateWith})` : ""}.`,
   ];
 }
+
+/** Doctor's advice on missing prerequisites (`voice` absent: a person's page, no call named). */
+export function installPrerequisites(voice: Voice | undefined, ids: string[]): string {
+  const install = voice ? call(voice, "install", { talents: `[${ids.join(", ")}]` }) : null;
+  return `Install the missing prerequisites (${ids.join(", ")})${install ? ` (${install})` : ""} or remove what requires them.`;
+}

@@ -192,9 +192,10 @@ function selectionRoutes(deps: Deps, guards: Guards) {
     .onAfterResponse(keyApiTracer(deps.journal, KEY_API_TRACE_KINDS))
     .get(
       R.doctor.path,
-      async ({ principal, query }) => {
+      async ({ principal, query, request }) => {
         const include = oneOf(query, "include", ["selection"] as const);
-        const found = await doctor(src(), project(principal), { admin: isOrgAdmin(principal), selection: include === "selection" });
+        const voice = voiceOf(request, principal.scopes);
+        const found = await doctor(src(), project(principal), { admin: isOrgAdmin(principal), selection: include === "selection", voice });
         // the service's own state beside the selection's: a full disk refuses the writes an agent is about to make
         return { ...found, service: deps.database.storage.check() };
       },

@@ -159,6 +159,7 @@ describe("wording follows the channel", () => {
         expect(playbook).toContain(`svc_validate with resolutionId=${resolutionId}, talent=<id>`);
         const unknown = answers.filter((a) => a.tool === "svc_prepare_task")[2]!.text;
         expect(unknown).toContain("svc_install_talents");
+        expect(answers.find((a) => a.tool === "svc_doctor")!.text).toContain("svc_install_talents with talents=[javascript-base]");
       }
       await client.close();
     });
@@ -188,6 +189,10 @@ describe("wording follows the channel", () => {
       }
       const next = JSON.parse(prepared.text).next as string;
       if (scopes.includes("validate")) expect(next).toContain(`GET /api/validation/playbook?resolutionId=${resolutionId}`);
+      if (scopes === ALL)
+        expect(answers.find((a) => a.tool === "svc_doctor")!.text).toContain(
+          "PATCH /api/projects/current/talents {talents: [javascript-base]}",
+        );
     });
   }
 });
