@@ -52,6 +52,8 @@ interface Step {
   args: Record<string, unknown>;
   /** The error code expected when the key carries the tool's scope; undefined: a success. */
   error?: string;
+  /** What the MCP answer says instead of the code, when the SDK refuses the arguments before any backend request. */
+  mcpError?: string;
 }
 
 /** The walk: every tool's happy path and the errors the tools return. */
@@ -64,6 +66,8 @@ function walk(resolutionId: string, expertise: string): Step[] {
   return [
     { tool: "svc_prepare_task", args: { talentIds: [] }, error: "designation_required" },
     { tool: "svc_prepare_task", args: { talentIds: ["no-such-talent"] }, error: "unknown_talents" },
+    { tool: "svc_validate", args: {}, error: "validation_failed", mcpError: "Input validation error" },
+    { tool: "svc_prepare_task", args: { talentIds: "typescript-strict" }, error: "validation_failed", mcpError: "Input validation error" },
     { tool: "svc_validate", args: { resolutionId } },
     { tool: "svc_validate", args: { resolutionId, talent: "typescript-strict" } },
     { tool: "svc_validate", args: { resolutionId: "res_01AAAAAAAAAAAAAAAAAAAAAAAA" }, error: "not_found" },
@@ -138,7 +142,7 @@ describe("wording follows the channel", () => {
         expect(`${step.tool} ${JSON.stringify(step.args)}: ${a.isError ? "error" : "ok"}`).toBe(
           `${step.tool} ${JSON.stringify(step.args)}: ${step.error || !mayCall ? "error" : "ok"}`,
         );
-        if (mayCall && step.error) expect(a.text).toContain(step.error);
+        if (mayCall && step.error) expect(a.text).toContain(step.mcpError ?? step.error);
         if (!mayCall) expect(a.text).toContain("insufficient_scope");
         answers.push({ tool: step.tool, text: a.text });
       }
@@ -155,9 +159,9 @@ describe("wording follows the channel", () => {
       if (allowed.has("svc_validate")) expect(next).toContain(`svc_validate with resolutionId=${resolutionId}`);
       if (scopes === ALL) {
         expect(next).toContain("svc_record_validation");
-        const playbook = answers.find((a) => a.tool === "svc_validate")!.text;
+        const playbook = answers.find((a) => a.tool === "svc_validate" && a.text.includes('"procedure"'))!.text;
         expect(playbook).toContain(`svc_validate with resolutionId=${resolutionId}, talent=<id>`);
-        const unknown = answers.filter((a) => a.tool === "svc_prepare_task")[2]!.text;
+        const unknown = answers.find((a) => a.tool === "svc_prepare_task" && a.text.includes("unknown_talents"))!.text;
         expect(unknown).toContain("svc_install_talents");
         expect(answers.find((a) => a.tool === "svc_doctor")!.text).toContain("svc_install_talents with talents=[javascript-base]");
       }
