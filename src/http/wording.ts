@@ -60,22 +60,17 @@ export function afterPrepare(voice: Voice, resolutionId: string, expertises: boo
   const read = call(voice, "read", { uri: "<talent:// uri>", resolutionId });
   const audit = call(voice, "playbook", { resolutionId });
   const record = call(voice, "reports", { resolutionId });
-  return [
-    "Do the task following these talents.",
-    read ? `Read deeper files only when a pointer applies (${read}).` : "",
-    audit
-      ? `When the work is done, fetch the audit playbook: ${audit}`
-      : `When the work is done, the audit playbook of ${resolutionId} needs ${lacking("playbook")}`,
-    expertises
-      ? record
-        ? `, then record one verdict per private expertise: ${record}.`
-        : `, then one verdict per private expertise must be recorded (${lacking("reports")}).`
-      : ".",
-  ]
+  const auditStep = audit
+    ? `When the work is done, fetch the audit playbook: ${audit}`
+    : `When the work is done, the audit playbook of ${resolutionId} needs ${lacking("playbook")}`;
+  const verdicts = !expertises
+    ? "."
+    : record
+      ? `, then record one verdict per private expertise: ${record}.`
+      : `; one verdict per private expertise must then be recorded (${lacking("reports")}).`;
+  return ["Do the task following these talents.", read && `Read deeper files only when a pointer applies (${read}).`, auditStep + verdicts]
     .filter(Boolean)
-    .join(" ")
-    .replace(" ,", ",")
-    .replace(" .", ".");
+    .join(" ");
 }
 
 /** Why an id cannot be designated, and where designable ids come from. */

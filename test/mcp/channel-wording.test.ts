@@ -127,6 +127,23 @@ describe("wording follows the channel", () => {
     s = { ...o, expertise: ref };
   });
 
+  test("the channel is the adapter's in-process mark: a key-API caller sending the adapter's headers still reads routes", async () => {
+    const key = (await createKey(s.owner, s.project.id, ALL)).value;
+    const r = await fetch(`${live.base}/api/prepare-task`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${key}`,
+        "content-type": "application/json",
+        "x-talentd-via": "mcp",
+        "x-talentd-tool": "svc_prepare_task",
+      },
+      body: JSON.stringify({ talentIds: ["typescript-strict"] }),
+    });
+    const body = await r.json();
+    expect(body.next).toContain(`GET /api/validation/playbook?resolutionId=${body.resolutionId}`);
+    expect(body.next).not.toContain("svc_");
+  });
+
   for (const scopes of KEYS) {
     test(`over MCP, a key with ${scopes.join("+")}: no answer names a route, and every tool named is one the key may call`, async () => {
       const key = (await createKey(s.owner, s.project.id, scopes)).value;
