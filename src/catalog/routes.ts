@@ -1,5 +1,7 @@
 /** `GET /api/catalog` (scope catalog): the public catalog, paged with an opaque cursor. */
 import { Elysia } from "elysia";
+import { guardOf, traceKinds } from "../http/keyRoute";
+import { KEY_ROUTES as R } from "../http/keyRoutes";
 import { intParam, strParam } from "../http/query";
 import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/guards";
@@ -65,10 +67,10 @@ export function catalogPage(catalog: Catalog, limit: number, cursor?: string) {
 export function catalogApiRoutes(deps: AppDeps & { journal: TraceJournal }, guards: Guards) {
   return new Elysia()
     .use(guards)
-    .onAfterResponse(keyApiTracer(deps.journal, { "GET /api/catalog": "catalog" }))
+    .onAfterResponse(keyApiTracer(deps.journal, traceKinds([R.catalog])))
     .get(
-      "/api/catalog",
+      R.catalog.path,
       ({ query }) => catalogPage(deps.state.catalog!, intParam(query, "limit", 1, CATALOG_PAGE_MAX, 50), strParam(query, "cursor", 200)),
-      { key: "catalog" },
+      guardOf(R.catalog),
     );
 }

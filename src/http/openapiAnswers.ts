@@ -4,19 +4,10 @@
  * fields explicitly (never spreads a database row), and test/http/response-shapes.test.ts calls
  * every route and fails on any key its schema here does not list. An object whose keys are
  * data (counts by role, files by path) is a `map`; `open` marks the few free-form objects
- * (a security event's detail, a trace event's detail).
+ * (a security event's detail, a trace event's detail). The key routes' answers are in their
+ * descriptors (http/keyRoutes.ts).
  */
-type Schema = Record<string, unknown>;
-
-const S: Schema = { type: "string" };
-const I: Schema = { type: "integer" };
-const N: Schema = { type: "number" };
-const B: Schema = { type: "boolean" };
-const o = (properties: Record<string, Schema>): Schema => ({ type: "object", properties });
-const a = (items: Schema): Schema => ({ type: "array", items });
-const n = (s: Schema): Schema => ({ ...s, type: [s.type as string, "null"] });
-const map = (values: Schema): Schema => ({ type: "object", additionalProperties: values });
-const open: Schema = { type: "object", additionalProperties: true };
+import { a, B, CatalogItem, I, map, N, n, o, open, S, SelectionChange, TalentFile, Triggers, Verdicts, type Schema } from "./schema";
 
 /** A JSON answer that is not an object of declared fields: what the document says instead. */
 export interface OtherAnswer {
@@ -26,8 +17,6 @@ export interface OtherAnswer {
 const User = o({ id: S, email: S, name: S, role: S });
 const Membership = o({ id: S, slug: S, name: S, status: S, role: S });
 const Actor = o({ id: S, email: S });
-const Triggers = o({ files: a(S), keywords: a(S) });
-const Verdicts = o({ pass: I, fail: I, not_applicable: I });
 const Invitation = o({ id: S, link: S, email: S, role: S, expiresAt: S });
 const Mail = o({
   id: S,
@@ -85,18 +74,6 @@ const Expertise = o({
   createdBy: n(Actor),
   published: o({ version: I, created: B }),
 });
-const CatalogItem = {
-  id: S,
-  kind: S,
-  title: S,
-  summary: S,
-  version: S,
-  roles: a(S),
-  languages: a(S),
-  tokens: I,
-  requires: a(S),
-  conflicts: a(S),
-};
 const Specialization = o({ id: S, name: S, description: S, talents: a(S), builtIn: B, createdBy: n(S), createdAt: S, updatedAt: S });
 const ProjectView = o({ id: S, organizationId: S, name: S, description: S, repository: n(S), createdBy: n(S), createdAt: S, updatedAt: S });
 const Project = o({ project: ProjectView });
@@ -113,11 +90,6 @@ const Key = o({
   createdBy: n(Actor),
   automation: B,
 });
-const SelectionChange = o({ installed: a(S), alreadyInstalled: a(S) });
-const Pair = o({ a: S, b: S });
-const TalentFile = o({ uri: S, digest: S, content: S, pinned: B });
-const Frontmatter = o({ name: S, description: S, license: S, compatibility: S, "allowed-tools": S, metadata: map(S) });
-const Skill = o({ uri: S, frontmatter: Frontmatter, resources: a(o({ uri: S, digest: S, size: I })) });
 const Window = { days: I, from: S, to: S, retentionDays: I };
 const Totals = o({
   events: I,
@@ -143,7 +115,6 @@ const Day = o({
   verdicts: Verdicts,
 });
 const Relevance = o({ settings: o({ languages: a(S), roles: a(S), paths: a(S), exclude: a(S) }), source: S });
-const Ids = o({ id: S, requiredBy: a(S) });
 
 /** The success answer of each route (a JSON schema), or another media type. */
 export const ANSWERS: Record<string, Schema | OtherAnswer> = {
@@ -156,96 +127,6 @@ export const ANSWERS: Record<string, Schema | OtherAnswer> = {
   "POST /api/auth/password-reset/confirm": o({ reset: B, otherSessionsEnded: B, user: User }),
   "POST /api/auth/change-password": o({ changed: B, otherSessionsEnded: B }),
   "GET /api/auth/saml/{orgId}/metadata": { media: "application/samlmetadata+xml" },
-  // ---- key API
-  "GET /api/catalog": o({ talents: a(o({ ...CatalogItem, uri: S, triggers: Triggers, rules: I })), total: I, digest: S, nextCursor: n(S) }),
-  "GET /api/prepare-task/designable": o({
-    talents: a(
-      o({
-        id: S,
-        kind: S,
-        version: S,
-        title: S,
-        summary: S,
-        triggers: Triggers,
-        requires: a(S),
-        conflicts: a(S),
-        tokens: I,
-        relevant: B,
-        why: a(S),
-      }),
-    ),
-    next: S,
-  }),
-  "POST /api/prepare-task": o({
-    resolutionId: S,
-    language: n(S),
-    createdAt: S,
-    talents: a(o({ id: S, kind: S, version: S, digest: S, uri: S, compact: S })),
-    prerequisites: a(o({ id: S, requiredBy: a(S), active: B })),
-    conflicts: a(Pair),
-    tokens: I,
-    next: S,
-  }),
-  "GET /api/validation/playbook": o({
-    resolutionId: S,
-    createdAt: S,
-    procedure: a(S),
-    verdictsRequired: a(S),
-    obligations: a(
-      o({
-        id: S,
-        kind: S,
-        version: S,
-        digest: S,
-        title: S,
-        verdictRequired: B,
-        blocking: I,
-        rules: a(o({ id: S, severity: S, title: S })),
-      }),
-    ),
-  }),
-  "POST /api/validation/reports": o({
-    reportId: S,
-    submissionId: S,
-    resolutionId: S,
-    recordedAt: S,
-    verdicts: I,
-    expertiseVerdicts: I,
-    summary: Verdicts,
-    failing: a(S),
-    replayed: B,
-  }),
-  "GET /api/search": o({ scope: S, results: a(o({ id: S, uri: S, summary: S })) }),
-  "POST /api/talents/get": o({ files: a(TalentFile) }),
-  "GET /api/doctor": o({
-    healthy: B,
-    projectId: S,
-    advice: S,
-    selection: o({ installed: I, active: I, disabled: I }),
-    missingPrerequisites: a(o({ id: S, requiredBy: a(S), inCatalog: B })),
-    conflicts: a(Pair),
-    disabledDependencies: a(Ids),
-    unservable: a(o({ id: S, kind: S, reason: S })),
-    talents: a(o({ id: S, kind: S, state: S, version: S, digest: S })),
-    brokenCatalogEntries: a(o({ folder: S, problems: a(S) })),
-    service: o({ status: S, reason: S, kind: S, message: S, since: S, refused: I, retryAfter: I }),
-  }),
-  "GET /api/discovery/playbook": o({
-    procedure: a(S),
-    selection: o({ installed: I, active: I }),
-    activatesNothing: B,
-    catalog: o({
-      digest: S,
-      talents: a(
-        o({ id: S, title: S, summary: S, languages: a(S), triggers: Triggers, requires: a(S), conflicts: a(S), relevant: B, why: a(S) }),
-      ),
-    }),
-  }),
-  "PATCH /api/projects/{id}/talents": SelectionChange,
-  "GET /api/skills": o({ skills: a(Skill), nextCursor: n(S) }),
-  "GET /api/skills/entry": o({ skill: Skill }),
-  "GET /api/skills/directory": o({ uri: S, resources: a(o({ uri: S, name: S, description: S, mimeType: S, size: I })), nextCursor: n(S) }),
-  "GET /api/skills/file": o({ uri: S, mimeType: S, text: S, blob: S, digest: S, size: I }),
   // ---- organizations and administration
   "GET /web/orgs": o({ organizations: a(Membership), activeOrganizationId: n(S) }),
   "POST /web/orgs": o({ organization: Membership }),

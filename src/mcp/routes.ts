@@ -21,6 +21,7 @@ import type { KeyPrincipal } from "../auth/key";
 import { authenticateBearer } from "../auth/principal";
 import { requestIdOf } from "../http/edge";
 import { AppError, errorResponse } from "../http/errors";
+import { markMcpCall } from "../http/keyRoute";
 import { mcpResource, PROJECT_ID_PATTERN, resourceMetadataUrl } from "../oauth/resource";
 import { onFirstUse } from "../lib/onFirstUse";
 import { clientLabel, sessionIdFor } from "./client";
@@ -181,7 +182,8 @@ export function mcpRoutes(deps: AppDeps, backend: Backend) {
         payload = JSON.stringify(c.body);
         headers["content-type"] = "application/json";
       }
-      const res = await backend.handle(new Request(url, { method: c.method, headers, body: payload }));
+      // marked as the adapter's: the answer names tools, not routes (http/wording.ts)
+      const res = await backend.handle(markMcpCall(new Request(url, { method: c.method, headers, body: payload })));
       return { status: res.status, text: await res.text() };
     };
 

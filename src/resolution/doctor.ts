@@ -9,6 +9,7 @@ import { digestOf } from "../lib/crypto";
 import type { Database } from "../db/client";
 import { conflictsAmong } from "./prepare";
 import { installedWithItems } from "./sources";
+import { installPrerequisites, type Voice } from "../http/wording";
 
 /**
  * The digest a lock file pins for a talent: sha256 over every file of it (path and content
@@ -22,7 +23,7 @@ export function contentDigest(talent: Talent): string {
 export async function doctor(
   deps: { database: Database; catalog: Catalog },
   project: { id: string; organizationId: string },
-  opts: { admin: boolean; selection?: boolean },
+  opts: { admin: boolean; selection?: boolean; voice?: Voice },
 ) {
   return diagnose(await installedWithItems(deps, project), deps.catalog, project, opts);
 }
@@ -32,7 +33,7 @@ export function diagnose(
   all: Awaited<ReturnType<typeof installedWithItems>>,
   catalog: Catalog,
   project: { id: string; organizationId: string },
-  opts: { admin: boolean; selection?: boolean },
+  opts: { admin: boolean; selection?: boolean; voice?: Voice },
 ) {
   const deps = { catalog };
   const installed = new Map(all.map((x) => [x.row.talentId, x]));
@@ -91,7 +92,10 @@ export function diagnose(
       ? "The selection is consistent."
       : [
           missingPrerequisites.length
-            ? `Install the missing prerequisites (${missingPrerequisites.map((m) => m.id).join(", ")}) or remove what requires them.`
+            ? installPrerequisites(
+                opts.voice,
+                missingPrerequisites.map((m) => m.id),
+              )
             : "",
           disabledDependencies.length
             ? `Enable ${disabledDependencies.map((d) => d.id).join(", ")} in the dashboard: active talents build on them.`

@@ -8,6 +8,7 @@ import type { Database } from "../db/client";
 import { notFound } from "../http/errors";
 import { detectorFiles } from "../catalog/detect";
 import type { TalentRule } from "../catalog/format";
+import { auditProcedure, type Voice } from "../http/wording";
 import { loadResolution, pinnedDefinition, pinnedTriggerFiles } from "./pinned";
 
 /** A rule's detectors as served: each with the globs it applies to (its own, else the talent's served triggers.files). */
@@ -23,37 +24,17 @@ function servedDetect(r: TalentRule, triggerFiles: string[]) {
     : {};
 }
 
-/** The procedure text of every playbook. */
-export function auditProcedure(resolutionId: string, hasExpertises: boolean): string[] {
-  const steps = [
-    "Review your own diff against every obligation below; no diff is ever sent to the service.",
-    `For each talent whose rules touch your change, fetch its detail (GET /api/validation/playbook?resolutionId=${resolutionId}&talent=<id>) and apply each rule's check to the diff; its conformance tests show a passing and a failing example.`,
-    "List every violation with file:line. Blocking rules must not be violated when the work lands; advisory ones are reported.",
-  ];
-  if (hasExpertises) {
-    steps.push(
-      "Before fixing anything, record the first exhaustive report: POST /api/validation/reports with a new submissionId and exactly one final verdict per private expertise (verdictRequired: true) — pass, fail (with evidence path:line or the missing elements) or not_applicable.",
-      "Fix the blocking violations, review the diff again from step 1, and record a second report with a NEW submissionId. Reuse a submissionId only to retry the identical report.",
-    );
-  } else {
-    steps.push(
-      "Fix the blocking violations and review the diff again from step 1. Verdicts for public talents may be recorded too (POST /api/validation/reports), but none is required.",
-    );
-  }
-  return steps.map((s, i) => `${i + 1}. ${s}`);
-}
-
 /**
  * The playbook of a resolution of the project; 404 for another project's or an unknown talent.
  * `detectors`: every obligation's rules carry their `detect` patterns, pinned like the rest
- * (what `talentd check` runs locally).
+ * (what `talentd check` runs locally). `voice`: who reads the procedure (http/wording.ts).
  */
 export async function playbook(
   database: Database,
   projectId: string,
   resolutionId: string,
-  talent?: string,
-  opts: { detectors?: boolean } = {},
+  talent: string | undefined,
+  opts: { detectors?: boolean; voice: Voice },
 ) {
   const res = await loadResolution(database, projectId, resolutionId);
   const obligations = [];
@@ -95,7 +76,7 @@ export async function playbook(
   return {
     resolutionId,
     createdAt: iso(res.createdAt),
-    procedure: auditProcedure(resolutionId, hasExpertises),
+    procedure: auditProcedure(opts.voice, resolutionId, hasExpertises),
     obligations,
     verdictsRequired: res.items.filter((i) => i.kind === "expertise").map((i) => i.talentId),
     ...(detail ? { detail } : {}),

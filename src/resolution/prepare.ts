@@ -16,6 +16,7 @@ import { newId } from "../lib/ids";
 import { kept, keptByIdentity, keptEach } from "../lib/kept";
 import type { KeptMap } from "../lib/keptMap";
 import { unknownTalents } from "../projects/selection";
+import { afterPrepare, notDesignableHint, type Voice } from "../http/wording";
 import { activeItems, type ServableItem } from "./sources";
 
 export interface Author {
@@ -232,21 +233,18 @@ function knownDesignations(database: Database): KeptMap<string, true> {
   return committedDesignations.of(database);
 }
 
-/** Prepares a task: validates, freezes the resolution in one transaction, returns the 201 body. */
+/** Prepares a task: validates, freezes the resolution in one transaction, returns the 201 body (its next steps worded for `voice`). */
 export async function prepareTask(
   deps: { database: Database; catalog: Catalog },
   project: { id: string; organizationId: string },
   author: Author,
   body: PrepareInput,
+  voice: Voice,
 ) {
   const { ids, language } = readDesignation(body);
   const active = await activeItems(deps, project);
   const unknown = ids.filter((id) => !active.has(id));
-  if (unknown.length > 0)
-    throw unknownTalents(
-      unknown,
-      "not active in this project (install and enable it first, or designate from GET /api/prepare-task/designable)",
-    );
+  if (unknown.length > 0) throw unknownTalents(unknown, notDesignableHint(voice));
   const designated = ids.map((id) => active.get(id)!);
   const {
     sql: itemsSql,
@@ -308,11 +306,10 @@ export async function prepareTask(
     prerequisites,
     conflicts,
     tokens,
-    next:
-      `Do the task following these talents. Read deeper files only when a pointer applies (POST /api/talents/get with resolutionId). ` +
-      `When the work is done, fetch the audit playbook: GET /api/validation/playbook?resolutionId=${resolutionId}` +
-      (designated.some((d) => d.kind === "expertise")
-        ? `, then record one verdict per private expertise with POST /api/validation/reports.`
-        : "."),
+    next: afterPrepare(
+      voice,
+      resolutionId,
+      designated.some((d) => d.kind === "expertise"),
+    ),
   };
 }

@@ -1,7 +1,8 @@
 /**
  * The project-key API of the agent loop (docs/api.md "The agent loop"): designable, prepare-task, playbook, reports,
  * search and reads (one deepen scope for both), doctor, discovery, install. The project is the
- * key's; `x-svc-project` is never read. Every call is traced.
+ * key's; `x-svc-project` is never read. Every call is traced. Paths, scopes and trace kinds are the
+ * descriptors' (http/keyRoutes.ts); what an answer tells the caller to call next follows its channel (http/wording.ts).
  */
 import { lateJson } from "../http/answer";
 import { Elysia } from "elysia";
@@ -11,6 +12,9 @@ import type { Guards } from "../auth/guards";
 import type { TraceJournal } from "../activity/journal";
 import { keyApiTracer, noteTrace, viaOf } from "../activity/trace";
 import { notFound, validationFailed } from "../http/errors";
+import { guardOf, traceKinds } from "../http/keyRoute";
+import { KEY_ROUTES as R } from "../http/keyRoutes";
+import { designableNext, voiceOf } from "../http/wording";
 import { intParam, oneOf, strParam } from "../http/query";
 import { disableTalents, listInstalled, readInstallIds } from "../projects/selection";
 import { readFiles, READ_MAX_URIS, search, SEARCH_K_MAX, SEARCH_SCOPES } from "./deepen";
@@ -22,19 +26,18 @@ import { prepareTask, type Author } from "./prepare";
 import { recordReport } from "./reports";
 import { activeItems, installByIds } from "./sources";
 
-/** Trace kinds of the key API, by "METHOD route". */
-export const KEY_API_TRACE_KINDS: Record<string, string> = {
-  "GET /api/prepare-task/designable": "designable",
-  "POST /api/prepare-task": "prepare_task",
-  "GET /api/validation/playbook": "validate",
-  "POST /api/validation/reports": "record_validation",
-  "GET /api/search": "search",
-  "POST /api/talents/get": "read",
-  "GET /api/doctor": "doctor",
-  "GET /api/catalog": "catalog",
-  "GET /api/discovery/playbook": "discover",
-  "PATCH /api/projects/:id/talents": "install",
-};
+/** Trace kinds of the routes of this plugin, by "METHOD route". */
+export const KEY_API_TRACE_KINDS: Record<string, string> = traceKinds([
+  R.designable,
+  R.prepareTask,
+  R.playbook,
+  R.reports,
+  R.search,
+  R.read,
+  R.doctor,
+  R.discovery,
+  R.install,
+]);
 
 const project = (p: KeyPrincipal) => ({ id: p.projectId, organizationId: p.organizationId });
 const author = (p: KeyPrincipal, request: Request): Author => ({ type: p.kind, id: p.id, via: viaOf(request) });
@@ -44,179 +47,199 @@ const asObject = (body: unknown): Record<string, unknown> => {
   return body as Record<string, unknown>;
 };
 
-export function resolutionRoutes(deps: AppDeps & { journal: TraceJournal }, guards: Guards) {
-  const src = () => ({ database: deps.database, catalog: deps.state.catalog! });
+type Deps = AppDeps & { journal: TraceJournal };
+const source = (deps: Deps) => ({ database: deps.database, catalog: deps.state.catalog! });
+
+/** The uris a read names: `uri` or `uris` (exactly one of them); 400 otherwise. */
+function readUris(b: Record<string, unknown>): string[] {
+  if (b.uri !== undefined && b.uris === undefined) {
+    if (typeof b.uri !== "string") throw validationFailed([{ path: "uri", message: "must be a talent:// uri" }]);
+    return [b.uri];
+  }
+  if (b.uris !== undefined && b.uri === undefined) {
+    if (!Array.isArray(b.uris)) throw validationFailed([{ path: "uris", message: `must be an array of {uri} (at most ${READ_MAX_URIS})` }]);
+    return b.uris.map((u: unknown, i: number) => {
+      const v = typeof u === "string" ? u : u && typeof u === "object" ? (u as { uri?: unknown }).uri : undefined;
+      if (typeof v !== "string") throw validationFailed([{ path: `uris[${i}]`, message: 'must be {uri: "talent://…"}' }]);
+      return v;
+    });
+  }
+  throw validationFailed([{ path: "", message: "give exactly one of uri, uris (with resolutionId), or query" }]);
+}
+
+/** Designable, prepare-task, playbook and reports. */
+function loopRoutes(deps: Deps, guards: Guards) {
+  const src = () => source(deps);
+  return new Elysia()
+    .use(guards)
+    .onAfterResponse(keyApiTracer(deps.journal, KEY_API_TRACE_KINDS))
+    .get(
+      R.designable.path,
+      async ({ principal, request }) => {
+        const [active, relevance] = await Promise.all([
+          activeItems(src(), project(principal)),
+          relevanceOf(deps.database, deps.state.catalog!, principal.projectId),
+        ]);
+        // relevant first, each with why (the project's relevance settings; they order, never designate)
+        return {
+          talents: rankByRelevance([...active.values()], (i) => i.talent, relevance.settings).map(({ item: i, relevant, why }) => ({
+            id: i.id,
+            kind: i.kind,
+            version: i.version,
+            title: i.talent.title,
+            summary: i.talent.summary,
+            triggers: i.talent.triggers,
+            requires: i.talent.requires,
+            conflicts: i.talent.conflicts,
+            tokens: i.talent.tokens,
+            relevant,
+            why,
+          })),
+          next: designableNext(voiceOf(request, principal.scopes)),
+        };
+      },
+      guardOf(R.designable),
+    )
+    .post(
+      R.prepareTask.path,
+      async ({ principal, body, request }) => {
+        const voice = voiceOf(request, principal.scopes);
+        const r = await prepareTask(src(), project(principal), author(principal, request), asObject(body), voice);
+        noteTrace(request, { resolutionId: r.resolutionId, detail: { talents: r.talents.map((x) => x.id), tokens: r.tokens } });
+        return lateJson(r, 201);
+      },
+      guardOf(R.prepareTask),
+    )
+    .get(
+      R.playbook.path,
+      async ({ principal, query, request }) => {
+        const resolutionId = strParam(query, "resolutionId", 100, true);
+        const talent = strParam(query, "talent", 200);
+        const include = oneOf(query, "include", ["detectors"] as const);
+        noteTrace(request, {
+          resolutionId,
+          detail: talent || include ? { ...(talent ? { talent } : {}), ...(include ? { include } : {}) } : undefined,
+        });
+        const voice = voiceOf(request, principal.scopes);
+        return playbook(deps.database, principal.projectId, resolutionId, talent, { detectors: include === "detectors", voice });
+      },
+      guardOf(R.playbook),
+    )
+    .post(
+      R.reports.path,
+      async ({ principal, body, request, set }) => {
+        const b = asObject(body);
+        if (typeof b.resolutionId === "string") noteTrace(request, { resolutionId: b.resolutionId });
+        const r = await recordReport(deps.database, principal.projectId, author(principal, request), b);
+        noteTrace(request, { detail: { submissionId: r.body.submissionId, replayed: r.body.replayed, summary: r.body.summary } });
+        set.status = r.status;
+        return r.body;
+      },
+      guardOf(R.reports),
+    );
+}
+
+/** Deepen: search and read, one scope. */
+function deepenRoutes(deps: Deps, guards: Guards) {
+  const src = () => source(deps);
+  return new Elysia()
+    .use(guards)
+    .onAfterResponse(keyApiTracer(deps.journal, KEY_API_TRACE_KINDS))
+    .get(
+      R.search.path,
+      async ({ principal, query }) => {
+        return search(src(), project(principal), {
+          query: strParam(query, "query", 200, true),
+          k: intParam(query, "k", 1, SEARCH_K_MAX),
+          scope: oneOf(query, "scope", SEARCH_SCOPES),
+          resolutionId: strParam(query, "resolutionId", 100),
+        });
+      },
+      guardOf(R.search),
+    )
+    .post(
+      R.read.path,
+      async ({ principal, body, request }) => {
+        const b = asObject(body);
+        // the body's search fields follow GET /api/search's rules (one set of readers: http/query.ts)
+        const resolutionId = strParam(b, "resolutionId", 100);
+        if (resolutionId) noteTrace(request, { resolutionId });
+        if (b.query !== undefined && b.uri === undefined && b.uris === undefined) {
+          return search(src(), project(principal), {
+            query: strParam(b, "query", 200, true),
+            k: intParam(b, "k", 1, SEARCH_K_MAX),
+            scope: oneOf(b, "scope", SEARCH_SCOPES),
+            resolutionId,
+          });
+        }
+        const uris = readUris(b);
+        if (b.section !== undefined && (typeof b.section !== "string" || b.section.trim() === "" || b.section.length > 200)) {
+          throw validationFailed([{ path: "section", message: "must be a heading text of at most 200 characters" }]);
+        }
+        return { files: await readFiles(src(), project(principal), { uris, resolutionId, section: b.section as string | undefined }) };
+      },
+      guardOf(R.read),
+    );
+}
+
+/** Doctor, discovery, install (installs or disables). */
+function selectionRoutes(deps: Deps, guards: Guards) {
+  const src = () => source(deps);
   // the role the guard read on this very call (keys and tokens act for their member)
   const isOrgAdmin = (p: KeyPrincipal) => p.role === "owner" || p.role === "admin";
-  return (
-    new Elysia()
-      .use(guards)
-      .onAfterResponse(keyApiTracer(deps.journal, KEY_API_TRACE_KINDS))
-      // ---- prepare_task
-      .get(
-        "/api/prepare-task/designable",
-        async ({ principal }) => {
-          const [active, relevance] = await Promise.all([
-            activeItems(src(), project(principal)),
-            relevanceOf(deps.database, deps.state.catalog!, principal.projectId),
-          ]);
-          // relevant first, each with why (the project's relevance settings; they order, never designate)
-          return {
-            talents: rankByRelevance([...active.values()], (i) => i.talent, relevance.settings).map(({ item: i, relevant, why }) => ({
-              id: i.id,
-              kind: i.kind,
-              version: i.version,
-              title: i.talent.title,
-              summary: i.talent.summary,
-              triggers: i.talent.triggers,
-              requires: i.talent.requires,
-              conflicts: i.talent.conflicts,
-              tokens: i.talent.tokens,
-              relevant,
-              why,
-            })),
-            next: "Designate the talents your task touches: POST /api/prepare-task {talentIds: [...]}. Designate nothing you do not need: only what is designated is served and reviewed.",
-          };
-        },
-        { key: "prepare_task" },
-      )
-      .post(
-        "/api/prepare-task",
-        async ({ principal, body, request, set }) => {
-          const r = await prepareTask(src(), project(principal), author(principal, request), asObject(body));
-          noteTrace(request, { resolutionId: r.resolutionId, detail: { talents: r.talents.map((x) => x.id), tokens: r.tokens } });
-          return lateJson(r, 201);
-        },
-        { key: "prepare_task" },
-      )
-      // ---- validate / record_validation
-      .get(
-        "/api/validation/playbook",
-        async ({ principal, query, request }) => {
-          const resolutionId = strParam(query, "resolutionId", 100, true);
-          const talent = strParam(query, "talent", 200);
-          const include = oneOf(query, "include", ["detectors"] as const);
-          noteTrace(request, {
-            resolutionId,
-            detail: talent || include ? { ...(talent ? { talent } : {}), ...(include ? { include } : {}) } : undefined,
-          });
-          return playbook(deps.database, principal.projectId, resolutionId, talent, { detectors: include === "detectors" });
-        },
-        { key: "validate" },
-      )
-      .post(
-        "/api/validation/reports",
-        async ({ principal, body, request, set }) => {
-          const b = asObject(body);
-          if (typeof b.resolutionId === "string") noteTrace(request, { resolutionId: b.resolutionId });
-          const r = await recordReport(deps.database, principal.projectId, author(principal, request), b);
-          noteTrace(request, { detail: { submissionId: r.body.submissionId, replayed: r.body.replayed, summary: r.body.summary } });
-          set.status = r.status;
-          return r.body;
-        },
-        { key: "record_validation" },
-      )
-      // ---- deepen: search and read, one scope
-      .get(
-        "/api/search",
-        async ({ principal, query }) => {
-          return search(src(), project(principal), {
-            query: strParam(query, "query", 200, true),
-            k: intParam(query, "k", 1, SEARCH_K_MAX),
-            scope: oneOf(query, "scope", SEARCH_SCOPES),
-            resolutionId: strParam(query, "resolutionId", 100),
-          });
-        },
-        { key: "deepen" },
-      )
-      .post(
-        "/api/talents/get",
-        async ({ principal, body, request }) => {
-          const b = asObject(body);
-          // the body's search fields follow GET /api/search's rules (one set of readers: http/query.ts)
-          const resolutionId = strParam(b, "resolutionId", 100);
-          if (resolutionId) noteTrace(request, { resolutionId });
-          if (b.query !== undefined && b.uri === undefined && b.uris === undefined) {
-            return search(src(), project(principal), {
-              query: strParam(b, "query", 200, true),
-              k: intParam(b, "k", 1, SEARCH_K_MAX),
-              scope: oneOf(b, "scope", SEARCH_SCOPES),
-              resolutionId,
-            });
-          }
-          let uris: string[];
-          if (b.uri !== undefined && b.uris === undefined) {
-            if (typeof b.uri !== "string") throw validationFailed([{ path: "uri", message: "must be a talent:// uri" }]);
-            uris = [b.uri];
-          } else if (b.uris !== undefined && b.uri === undefined) {
-            if (!Array.isArray(b.uris))
-              throw validationFailed([{ path: "uris", message: `must be an array of {uri} (at most ${READ_MAX_URIS})` }]);
-            uris = b.uris.map((u: unknown, i: number) => {
-              const v = typeof u === "string" ? u : u && typeof u === "object" ? (u as { uri?: unknown }).uri : undefined;
-              if (typeof v !== "string") throw validationFailed([{ path: `uris[${i}]`, message: 'must be {uri: "talent://…"}' }]);
-              return v;
-            });
-          } else {
-            throw validationFailed([{ path: "", message: "give exactly one of uri, uris (with resolutionId), or query" }]);
-          }
-          if (b.section !== undefined && (typeof b.section !== "string" || b.section.trim() === "" || b.section.length > 200)) {
-            throw validationFailed([{ path: "section", message: "must be a heading text of at most 200 characters" }]);
-          }
-          return { files: await readFiles(src(), project(principal), { uris, resolutionId, section: b.section as string | undefined }) };
-        },
-        { key: "deepen" },
-      )
-      // ---- doctor, discovery
-      .get(
-        "/api/doctor",
-        async ({ principal, query }) => {
-          const include = oneOf(query, "include", ["selection"] as const);
-          const found = await doctor(src(), project(principal), { admin: isOrgAdmin(principal), selection: include === "selection" });
-          // the service's own state beside the selection's: a full disk refuses the writes an agent is about to make
-          return { ...found, service: deps.database.storage.check() };
-        },
-        { key: "doctor" },
-      )
-      .get(
-        "/api/discovery/playbook",
-        async ({ principal }) => {
-          const [rows, relevance] = await Promise.all([
-            listInstalled(deps.database, principal.projectId),
-            relevanceOf(deps.database, deps.state.catalog!, principal.projectId),
-          ]);
-          return discoveryPlaybook(
-            deps.state.catalog!,
-            { installed: rows.length, active: rows.filter((r) => r.enabled).length },
-            relevance.settings,
-          );
-        },
-        { key: "discover" },
-      )
-      // ---- install (installs or disables)
-      .patch(
-        "/api/projects/:id/talents",
-        async ({ principal, params, body, request }) => {
-          if (params.id !== "current" && params.id !== principal.projectId) throw notFound("No such project for this key.");
-          const b = asObject(body);
-          const list = readInstallIds(b);
-          if (b.enabled !== undefined && typeof b.enabled !== "boolean")
-            throw validationFailed([{ path: "enabled", message: "must be false (to disable) or true" }]);
-          if (b.enabled === false) {
-            const change = await deps.database.write((tx) => disableTalents(tx, principal.projectId, list));
-            noteTrace(request, { left: change.left });
-            return { disabled: change.left, unchanged: change.unchanged };
-          }
-          const change = await installByIds(
-            src(),
-            principal.organizationId,
-            principal.projectId,
-            list,
-            `${principal.kind}:${principal.id}`,
-          );
-          noteTrace(request, { entered: change.entered });
-          return { installed: change.entered, alreadyInstalled: change.unchanged };
-        },
-        { key: "install" },
-      )
-  );
+  return new Elysia()
+    .use(guards)
+    .onAfterResponse(keyApiTracer(deps.journal, KEY_API_TRACE_KINDS))
+    .get(
+      R.doctor.path,
+      async ({ principal, query, request }) => {
+        const include = oneOf(query, "include", ["selection"] as const);
+        const voice = voiceOf(request, principal.scopes);
+        const found = await doctor(src(), project(principal), { admin: isOrgAdmin(principal), selection: include === "selection", voice });
+        // the service's own state beside the selection's: a full disk refuses the writes an agent is about to make
+        return { ...found, service: deps.database.storage.check() };
+      },
+      guardOf(R.doctor),
+    )
+    .get(
+      R.discovery.path,
+      async ({ principal, request }) => {
+        const [rows, relevance] = await Promise.all([
+          listInstalled(deps.database, principal.projectId),
+          relevanceOf(deps.database, deps.state.catalog!, principal.projectId),
+        ]);
+        return discoveryPlaybook(
+          deps.state.catalog!,
+          { installed: rows.length, active: rows.filter((r) => r.enabled).length },
+          relevance.settings,
+          voiceOf(request, principal.scopes),
+        );
+      },
+      guardOf(R.discovery),
+    )
+    .patch(
+      R.install.path,
+      async ({ principal, params, body, request }) => {
+        const { id } = params as { id: string };
+        if (id !== "current" && id !== principal.projectId) throw notFound("No such project for this key.");
+        const b = asObject(body);
+        const list = readInstallIds(b);
+        if (b.enabled !== undefined && typeof b.enabled !== "boolean")
+          throw validationFailed([{ path: "enabled", message: "must be false (to disable) or true" }]);
+        if (b.enabled === false) {
+          const change = await deps.database.write((tx) => disableTalents(tx, principal.projectId, list));
+          noteTrace(request, { left: change.left });
+          return { disabled: change.left, unchanged: change.unchanged };
+        }
+        const change = await installByIds(src(), principal.organizationId, principal.projectId, list, `${principal.kind}:${principal.id}`);
+        noteTrace(request, { entered: change.entered });
+        return { installed: change.entered, alreadyInstalled: change.unchanged };
+      },
+      guardOf(R.install),
+    );
+}
+
+/** The key API of the agent loop, as one plugin. */
+export function resolutionRoutes(deps: Deps, guards: Guards): Elysia {
+  return new Elysia().use(loopRoutes(deps, guards)).use(deepenRoutes(deps, guards)).use(selectionRoutes(deps, guards)) as unknown as Elysia;
 }

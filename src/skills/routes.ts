@@ -11,6 +11,8 @@ import type { KeyPrincipal } from "../auth/key";
 import type { Guards } from "../auth/guards";
 import type { TraceJournal } from "../activity/journal";
 import { keyApiTracer } from "../activity/trace";
+import { guardOf, traceKinds } from "../http/keyRoute";
+import { KEY_ROUTES as R } from "../http/keyRoutes";
 import { intParam, strParam } from "../http/query";
 import {
   DIRECTORY_PAGE_DEFAULT,
@@ -24,12 +26,7 @@ import {
 } from "./service";
 
 /** Trace kinds of the skills routes, by "METHOD route". */
-export const SKILLS_TRACE_KINDS: Record<string, string> = {
-  "GET /api/skills": "skills_list",
-  "GET /api/skills/entry": "skill_get",
-  "GET /api/skills/directory": "skill_directory",
-  "GET /api/skills/file": "skill_read",
-};
+export const SKILLS_TRACE_KINDS: Record<string, string> = traceKinds([R.skills, R.skillEntry, R.skillDirectory, R.skillFile]);
 
 /** The longest URI the routes read (a skill path plus a file path of at most 200 characters, encoded). */
 export const SKILL_URI_MAX = 1000;
@@ -42,7 +39,7 @@ export function skillRoutes(deps: AppDeps & { journal: TraceJournal }, guards: G
     .use(guards)
     .onAfterResponse(keyApiTracer(deps.journal, SKILLS_TRACE_KINDS))
     .get(
-      "/api/skills",
+      R.skills.path,
       ({ principal, query }) =>
         listSkills(
           src(),
@@ -50,13 +47,15 @@ export function skillRoutes(deps: AppDeps & { journal: TraceJournal }, guards: G
           intParam(query, "limit", 1, SKILLS_PAGE_MAX, SKILLS_PAGE_DEFAULT),
           strParam(query, "cursor", 400),
         ),
-      { key: "deepen" },
+      guardOf(R.skills),
     )
-    .get("/api/skills/entry", ({ principal, query }) => getSkill(src(), project(principal), strParam(query, "uri", SKILL_URI_MAX, true)), {
-      key: "deepen",
-    })
     .get(
-      "/api/skills/directory",
+      R.skillEntry.path,
+      ({ principal, query }) => getSkill(src(), project(principal), strParam(query, "uri", SKILL_URI_MAX, true)),
+      guardOf(R.skillEntry),
+    )
+    .get(
+      R.skillDirectory.path,
       ({ principal, query }) =>
         readDirectory(
           src(),
@@ -65,11 +64,11 @@ export function skillRoutes(deps: AppDeps & { journal: TraceJournal }, guards: G
           intParam(query, "limit", 1, DIRECTORY_PAGE_MAX, DIRECTORY_PAGE_DEFAULT),
           strParam(query, "cursor", 400),
         ),
-      { key: "deepen" },
+      guardOf(R.skillDirectory),
     )
     .get(
-      "/api/skills/file",
+      R.skillFile.path,
       ({ principal, query }) => readSkillFile(src(), project(principal), strParam(query, "uri", SKILL_URI_MAX, true)),
-      { key: "deepen" },
+      guardOf(R.skillFile),
     );
 }

@@ -131,7 +131,7 @@ describe("POST /api/prepare-task with a large answer, over a socket", () => {
     expect(body.talents.length).toBe(12);
   });
 
-  test("through MCP (the SDK client, svc_prepare_task, the fast path's answer after the commit): the same resolution as the route gives", async () => {
+  test("through MCP (the SDK client, svc_prepare_task, the fast path's answer after the commit): the same resolution as the route gives, its next step worded for MCP", async () => {
     const client = await connectWithBearer(`${live.base}/mcp`, key);
     try {
       const result = await client.callTool({ name: "svc_prepare_task", arguments: { talentIds: ids } });
@@ -141,7 +141,10 @@ describe("POST /api/prepare-task with a large answer, over a socket", () => {
       const direct = await (await prepare(ids)).json();
       const same = (b: { resolutionId: string; createdAt?: string }) =>
         JSON.parse(JSON.stringify({ ...b, createdAt: "" }).replaceAll(b.resolutionId, "res_"));
-      expect(same(body)).toEqual(same(direct));
+      // wording follows the channel: the route names routes, the tool tools; all else is the same
+      expect(body.next).toContain("svc_validate with resolutionId=");
+      expect(direct.next).toContain("GET /api/validation/playbook?resolutionId=");
+      expect(same({ ...body, next: "" })).toEqual(same({ ...direct, next: "" }));
     } finally {
       await client.close();
     }

@@ -136,12 +136,20 @@ describe("MCP with a project key (the SDK client over Streamable HTTP)", () => {
     ["svc_doctor", "/api/doctor", ["react-hooks"]],
     ["svc_discover_codebase", "/api/discovery/playbook", []],
   ] as const) {
-    test(`${tool} reaches GET ${route} and answers what the key API answers`, async () => {
+    test(`${tool} reaches GET ${route} and answers what the key API answers, its procedure and advice worded for MCP (wording follows the channel)`, async () => {
       const s = await setup({ install: [...install] });
       const client = await connectWithBearer(mcpUrl(s.project.id), s.key);
-      const viaMcp = toolJson(await client.callTool({ name: tool, arguments: {} }));
-      const direct = await (await live.env.request(route, { headers: { authorization: `Bearer ${s.key}` } })).json();
+      const { procedure: mcpSteps, advice: mcpAdvice, ...viaMcp } = toolJson(await client.callTool({ name: tool, arguments: {} }));
+      const {
+        procedure: apiSteps,
+        advice: apiAdvice,
+        ...direct
+      } = await (await live.env.request(route, { headers: { authorization: `Bearer ${s.key}` } })).json();
       expect(viaMcp).toEqual(direct);
+      // the same steps and advice, one naming tools, the other routes
+      expect(mcpSteps?.length).toBe(apiSteps?.length);
+      expect(typeof mcpAdvice).toBe(typeof apiAdvice);
+      expect(`${mcpSteps?.join("\n")} ${mcpAdvice}`).not.toContain("/api/");
       await client.close();
     });
   }

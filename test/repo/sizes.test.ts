@@ -32,7 +32,6 @@ const KNOWN_LONG_FUNCTIONS: string[] = [
   "src/projects/routes.ts",
   "src/projects/selectionRoutes.ts",
   "src/projects/validatorConfig.ts",
-  "src/resolution/routes.ts",
   "src/tenancy/routes.ts",
   "src/tenancy/views.tsx",
   "src/web/catalogPages.tsx",
@@ -44,8 +43,6 @@ const KNOWN_LONG_FILES: string[] = [
   "src/catalog/validate.ts",
   "src/client/commands.ts",
   "src/expertises/triggers.ts",
-  "src/http/openapi.ts",
-  "src/http/openapiAnswers.ts",
   "src/tenancy/views.tsx",
   "src/web/catalogPages.tsx",
 ];

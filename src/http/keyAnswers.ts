@@ -1,0 +1,97 @@
+/** The success answers of the larger key routes, beside their descriptors (http/keyRoutes.ts). */
+import { a, B, I, n, o, Pair, S, Triggers, Verdicts } from "./schema";
+
+const Ids = o({ id: S, requiredBy: a(S) });
+
+/** The answer of designable. */
+export const DESIGNABLE = o({
+  talents: a(
+    o({
+      id: S,
+      kind: S,
+      version: S,
+      title: S,
+      summary: S,
+      triggers: Triggers,
+      requires: a(S),
+      conflicts: a(S),
+      tokens: I,
+      relevant: B,
+      why: a(S),
+    }),
+  ),
+  next: S,
+});
+
+/** The answer of prepareTask. */
+export const PREPARED = o({
+  resolutionId: S,
+  language: n(S),
+  createdAt: S,
+  talents: a(o({ id: S, kind: S, version: S, digest: S, uri: S, compact: S })),
+  prerequisites: a(o({ id: S, requiredBy: a(S), active: B })),
+  conflicts: a(Pair),
+  tokens: I,
+  next: S,
+});
+
+/** The answer of playbook. */
+export const PLAYBOOK = o({
+  resolutionId: S,
+  createdAt: S,
+  procedure: a(S),
+  verdictsRequired: a(S),
+  obligations: a(
+    o({
+      id: S,
+      kind: S,
+      version: S,
+      digest: S,
+      title: S,
+      verdictRequired: B,
+      blocking: I,
+      rules: a(o({ id: S, severity: S, title: S })),
+    }),
+  ),
+});
+
+/** The answer of reports. */
+export const REPORT = o({
+  reportId: S,
+  submissionId: S,
+  resolutionId: S,
+  recordedAt: S,
+  verdicts: I,
+  expertiseVerdicts: I,
+  summary: Verdicts,
+  failing: a(S),
+  replayed: B,
+});
+
+/** The answer of doctor. */
+export const DOCTOR = o({
+  healthy: B,
+  projectId: S,
+  advice: S,
+  selection: o({ installed: I, active: I, disabled: I }),
+  missingPrerequisites: a(o({ id: S, requiredBy: a(S), inCatalog: B })),
+  conflicts: a(Pair),
+  disabledDependencies: a(Ids),
+  unservable: a(o({ id: S, kind: S, reason: S })),
+  talents: a(o({ id: S, kind: S, state: S, version: S, digest: S })),
+  brokenCatalogEntries: a(o({ folder: S, problems: a(S) })),
+  service: o({ status: S, reason: S, kind: S, message: S, since: S, refused: I, retryAfter: I }),
+});
+
+/** The answer of discovery. */
+export const DISCOVERY = o({
+  procedure: a(S),
+  selection: o({ installed: I, active: I }),
+  activatesNothing: B,
+  catalog: o({
+    digest: S,
+    talents: a(
+      o({ id: S, title: S, summary: S, languages: a(S), triggers: Triggers, requires: a(S), conflicts: a(S), relevant: B, why: a(S) }),
+    ),
+  }),
+});

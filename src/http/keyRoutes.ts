@@ -1,0 +1,357 @@
+/**
+ * The key routes of the agent loop, one descriptor each (http/keyRoute.ts): the resolution
+ * routes, the catalog, the install route and the skills routes. The guards and trace kinds of
+ * the routes, their OpenAPI entries (http/openapi.ts) and the MCP tools (mcp/tools.ts) are read
+ * from here; test/http/key-routes.test.ts checks that every registered key route has one.
+ */
+import type * as Zod from "zod";
+import { DESIGNABLE, DISCOVERY, DOCTOR, PLAYBOOK, PREPARED, REPORT } from "./keyAnswers";
+import { type KeyRoute, type ToolFace } from "./keyRoute";
+import { a, arr, map, CatalogItem, I, ids, int, n, o, obj, page, S, SelectionChange, str, TalentFile, Triggers } from "./schema";
+
+// A plain object: `.passthrough()` would publish `additionalProperties: {}`, a schema that
+// constrains nothing (the MCP Inspector's --strict check flags it). The backend reads no other
+// field of a verdict, so the SDK dropping unknown ones changes nothing it records.
+const verdict = (z: typeof Zod) =>
+  z.object({
+    id: z.string().describe("The expertise (or talent) id, e.g. @acme/payments, as listed by svc_validate."),
+    verdict: z.enum(["pass", "fail", "not_applicable"]).describe("Your final verdict for this expertise."),
+    evidence: z
+      .array(z.string())
+      .optional()
+      .describe('Where the rules are met or violated, as "path:line" (e.g. "src/pay.ts:42"). Required for fail unless missing is given.'),
+    missing: z.array(z.string()).optional().describe("Elements the rules require that the work lacks."),
+    note: z.string().optional().describe("Optional short explanation."),
+  });
+
+const Frontmatter = o({ name: S, description: S, license: S, compatibility: S, "allowed-tools": S, metadata: map(S) });
+const Skill = o({ uri: S, frontmatter: Frontmatter, resources: a(o({ uri: S, digest: S, size: I })) });
+const uriParam = { name: "uri", schema: str(), required: true };
+
+const deepenTool: ToolFace = {
+  name: "svc_deepen",
+  title: "Read or search talents",
+  description:
+    "During a task, when the served guidance points further (talent:// links) or you need a talent you were not served. " +
+    "With uri: reads that one talent file (optionally one markdown section). With query: literal, case-insensitive search that returns pointers (id, uri, summary), never content — then read what you need with uri. Read only what the task needs. " +
+    "Pass the task's resolutionId to read exactly what was served to it (files of a private expertise are readable only this way).",
+  input: (z) => ({
+    uri: z
+      .string()
+      .optional()
+      .describe(
+        "A talent file to read, e.g. talent://typescript-strict/references/strict-flags.md (from a pointer in the guidance or a search result).",
+      ),
+    section: z
+      .string()
+      .optional()
+      .describe(
+        'With uri: return only the section under this heading (case-insensitive): a markdown heading of the file; for a talent\'s main file (talent://<id>), any heading of its compact block, e.g. its title, "Rules", or a heading of the guidance.',
+      ),
+    query: z
+      .string()
+      .optional()
+      .describe("Without uri: the literal text to search for in talent ids, titles, summaries, keywords and rules."),
+    k: z.number().int().min(1).max(50).optional().describe("With query: the maximum number of pointers (default 10)."),
+    scope: z
+      .enum(["catalog", "installed", "active", "resolution"])
+      .optional()
+      .describe(
+        "With query: where to search — the whole public catalog, the project's installed talents, its active talents, or what the resolution given in resolutionId served (the scope implied by resolutionId; another scope with it is refused).",
+      ),
+    resolutionId: z
+      .string()
+      .optional()
+      .describe(
+        "The resolutionId of the current task (from svc_prepare_task): reads are pinned to what it served, and a query searches what it served. Optional.",
+      ),
+  }),
+  toRequest: (a) =>
+    a.uri !== undefined
+      ? { method: "POST", path: "/api/talents/get", body: { uri: a.uri, section: a.section, resolutionId: a.resolutionId } }
+      : {
+          method: "GET",
+          path: "/api/search",
+          query: {
+            query: a.query as string | undefined,
+            k: a.k as number | undefined,
+            scope: a.scope as string | undefined,
+            resolutionId: a.resolutionId as string | undefined,
+          },
+        },
+};
+
+/** The key routes, by name. */
+export const KEY_ROUTES = {
+  catalog: {
+    method: "GET",
+    path: "/api/catalog",
+    scope: "catalog",
+    kind: "catalog",
+    summary: "The public catalog, paged",
+    query: page(200),
+    errors: [400],
+    answer: o({ talents: a(o({ ...CatalogItem, uri: S, triggers: Triggers, rules: I })), total: I, digest: S, nextCursor: n(S) }),
+  },
+  designable: {
+    method: "GET",
+    path: "/api/prepare-task/designable",
+    scope: "prepare_task",
+    kind: "designable",
+    summary: "The talents the project can designate (relevant first)",
+    answer: DESIGNABLE,
+  },
+  prepareTask: {
+    method: "POST",
+    path: "/api/prepare-task",
+    scope: "prepare_task",
+    kind: "prepare_task",
+    summary: "Designate talents; a frozen resolution",
+    body: obj({ talentIds: ids, language: str() }, ["talentIds"]),
+    ok: 201,
+    errors: [400],
+    answer: PREPARED,
+    tool: {
+      name: "svc_prepare_task",
+      title: "Prepare a task (step 1)",
+      description:
+        "Step 1 of the loop — call BEFORE starting a coding task. Designate the talents (rule sets) the work touches, by id, and receive their compact guidance plus a resolutionId; keep the resolutionId for svc_validate after the work. " +
+        "Nothing is guessed: an empty talentIds fails with designation_required, and ids that are not installed and active in this project fail with unknown_talents (use svc_doctor, svc_discover_codebase, svc_install_talents). " +
+        "Dependencies you did not designate are not served; they come back under prerequisites so you can designate them.",
+      input: (z) => ({
+        talentIds: z
+          .array(z.string())
+          .describe(
+            'Ids of the talents to apply, e.g. ["typescript-strict"]; "@org/slug" for a private expertise of your organization. Must not be empty.',
+          ),
+        language: z.string().optional().describe("The main language of the task (e.g. typescript). Optional."),
+      }),
+      toRequest: (a) => ({ method: "POST", path: "/api/prepare-task", body: { talentIds: a.talentIds, language: a.language } }),
+    },
+  },
+  read: {
+    method: "POST",
+    path: "/api/talents/get",
+    scope: "deepen",
+    kind: "read",
+    summary: "Read talent files (1–20 uris), or search",
+    body: obj({ uri: str(), uris: arr(obj({ uri: str() }), { maxItems: 20 }), resolutionId: str(), section: str(), query: str() }),
+    errors: [400, 404],
+    answer: o({ files: a(TalentFile) }),
+    tool: deepenTool,
+  },
+  search: {
+    method: "GET",
+    path: "/api/search",
+    scope: "deepen",
+    kind: "search",
+    summary: "Literal search: pointers, never content",
+    query: [
+      { name: "query", schema: str(), required: true },
+      { name: "k", schema: int(1, 50) },
+      { name: "scope", schema: str({ enum: ["catalog", "installed", "active", "resolution"] }) },
+      { name: "resolutionId", schema: str() },
+    ],
+    errors: [400, 404],
+    answer: o({ scope: S, results: a(o({ id: S, uri: S, summary: S })) }),
+    reachedBy: "svc_deepen",
+  },
+  playbook: {
+    method: "GET",
+    path: "/api/validation/playbook",
+    scope: "validate",
+    kind: "validate",
+    summary: "The audit playbook of a resolution",
+    query: [
+      { name: "resolutionId", schema: str(), required: true },
+      { name: "talent", schema: str() },
+    ],
+    errors: [400, 404],
+    answer: PLAYBOOK,
+    tool: {
+      name: "svc_validate",
+      title: "Audit playbook (steps 2 and 3)",
+      description:
+        "Steps 2 and 3 of the loop — call AFTER the work. With the resolutionId from svc_prepare_task it returns the exact index of the public and private obligations of what was served. " +
+        "Then call it again with talent=<id> for the full rules of that talent (how to check each one) and its conformance tests, compare each rule to your diff yourself (the diff is never sent), and fix blocking violations before finishing.",
+      input: (z) => ({
+        resolutionId: z.string().describe("The resolutionId returned by svc_prepare_task (res_…)."),
+        talent: z
+          .string()
+          .optional()
+          .describe("A talent or expertise id of the resolution: adds its detailed rules and tests to the answer."),
+      }),
+      toRequest: (a) => ({
+        method: "GET",
+        path: "/api/validation/playbook",
+        query: { resolutionId: a.resolutionId as string, talent: a.talent as string | undefined },
+      }),
+    },
+  },
+  reports: {
+    method: "POST",
+    path: "/api/validation/reports",
+    scope: "record_validation",
+    kind: "record_validation",
+    summary: "Record one verdict per private expertise (replayable)",
+    body: obj(
+      {
+        submissionId: str(),
+        resolutionId: str(),
+        expertiseResults: arr(
+          obj(
+            {
+              id: str(),
+              verdict: str({ enum: ["pass", "fail", "not_applicable"] }),
+              evidence: arr(str()),
+              missing: arr(str()),
+              note: str(),
+            },
+            ["id", "verdict"],
+          ),
+        ),
+      },
+      ["submissionId", "resolutionId", "expertiseResults"],
+    ),
+    ok: 201,
+    errors: [400, 404, 409],
+    answer: REPORT,
+    tool: {
+      name: "svc_record_validation",
+      title: "Record verdicts (step 4)",
+      description:
+        "Step 4 of the loop — only when svc_validate lists private expertises (verdictRequired). Records ONE final verdict per private expertise of the resolution, each with file:line evidence or the missing elements. " +
+        "Send the first exhaustive report before fixing a blocking violation; after fixing and reviewing again, send a second report with a NEW submissionId. Reuse a submissionId only to retry the identical report.",
+      input: (z) => ({
+        submissionId: z
+          .string()
+          .describe(
+            "Your stable id for this report (e.g. a UUID). The same id with the same payload is a safe retry; never reuse it for a different report.",
+          ),
+        resolutionId: z.string().describe("The resolutionId returned by svc_prepare_task."),
+        expertiseResults: z
+          .array(verdict(z))
+          .describe("Exactly one result per private expertise of the resolution; results for its public talents are accepted too."),
+      }),
+      toRequest: (a) => ({
+        method: "POST",
+        path: "/api/validation/reports",
+        body: { submissionId: a.submissionId, resolutionId: a.resolutionId, expertiseResults: a.expertiseResults },
+      }),
+    },
+  },
+  install: {
+    method: "PATCH",
+    path: "/api/projects/:id/talents",
+    scope: "install",
+    kind: "install",
+    summary: "Install talents (atomic), or disable them",
+    body: obj({ talent: str(), talents: ids, enabled: { type: "boolean" } }),
+    errors: [400, 404],
+    answer: SelectionChange,
+    tool: {
+      name: "svc_install_talents",
+      title: "Install talents",
+      description:
+        "Installs talents in this project's selection so later tasks can designate them (an existing resolution never changes). Give one id in talent, or several in talents: a list is installed atomically (all or none). " +
+        "Ids absent from the catalog are refused. This tool only installs; disabling or removing talents is done in the dashboard.",
+      input: (z) => ({
+        talent: z.string().optional().describe("One talent id to install, e.g. typescript-strict."),
+        talents: z.array(z.string()).optional().describe("Several bare talent ids, installed as one atomic group."),
+      }),
+      toRequest: (a, projectId) => ({
+        method: "PATCH",
+        path: `/api/projects/${encodeURIComponent(projectId)}/talents`,
+        body: { talent: a.talent, talents: a.talents },
+      }),
+    },
+  },
+  doctor: {
+    method: "GET",
+    path: "/api/doctor",
+    scope: "doctor",
+    kind: "doctor",
+    summary: "Missing prerequisites and conflicts of the selection",
+    query: [{ name: "include", schema: str({ enum: ["selection"] }) }],
+    errors: [400],
+    answer: DOCTOR,
+    tool: {
+      name: "svc_doctor",
+      title: "Check the selection",
+      description:
+        "Checks this project's talent selection: missing prerequisites (talents required by installed ones) and conflicts. Call it when svc_prepare_task refuses ids or lists prerequisites, or when you are unsure the selection is sound.",
+      input: () => ({}),
+      toRequest: () => ({ method: "GET", path: "/api/doctor" }),
+    },
+  },
+  discovery: {
+    method: "GET",
+    path: "/api/discovery/playbook",
+    scope: "discover",
+    kind: "discover",
+    summary: "Discovery procedure and catalog index (relevant first)",
+    answer: DISCOVERY,
+    tool: {
+      name: "svc_discover_codebase",
+      title: "Discover which talents fit",
+      description:
+        "When the project's selection is empty, or you do not know which talents exist: returns the discovery procedure and a catalog index to decide which talents fit this codebase. It activates nothing — follow it, then install with svc_install_talents.",
+      input: () => ({}),
+      toRequest: () => ({ method: "GET", path: "/api/discovery/playbook" }),
+    },
+  },
+  skills: {
+    method: "GET",
+    path: "/api/skills",
+    scope: "deepen",
+    kind: "skills_list",
+    summary: "The project's active talents as Agent Skills (MCP Skills extension), paged",
+    query: page(200),
+    errors: [400],
+    answer: o({ skills: a(Skill), nextCursor: n(S) }),
+  },
+  skillEntry: {
+    method: "GET",
+    path: "/api/skills/entry",
+    scope: "deepen",
+    kind: "skill_get",
+    summary: "One skill with its file manifest (digests, sizes)",
+    query: [uriParam],
+    errors: [400, 404],
+    answer: o({ skill: Skill }),
+  },
+  skillDirectory: {
+    method: "GET",
+    path: "/api/skills/directory",
+    scope: "deepen",
+    kind: "skill_directory",
+    summary: "A skill directory's entries",
+    query: [uriParam, ...page(200)],
+    errors: [400, 404],
+    answer: o({ uri: S, resources: a(o({ uri: S, name: S, description: S, mimeType: S, size: I })), nextCursor: n(S) }),
+  },
+  skillFile: {
+    method: "GET",
+    path: "/api/skills/file",
+    scope: "deepen",
+    kind: "skill_read",
+    summary: "One skill file, the exact bytes its digest names",
+    query: [uriParam],
+    errors: [400, 404],
+    answer: o({ uri: S, mimeType: S, text: S, blob: S, digest: S, size: I }),
+  },
+} satisfies Record<string, KeyRoute>;
+
+/** A key route's name. */
+export type KeyRouteName = keyof typeof KEY_ROUTES;
+
+/** Every key route, in the order of the OpenAPI document. */
+export const KEY_ROUTE_LIST: KeyRoute[] = Object.values(KEY_ROUTES);
+
+/** The routes an MCP tool reaches: its own, and those that name it in reachedBy. */
+export function routesOfTool(name: string): KeyRoute[] {
+  return KEY_ROUTE_LIST.filter((r) => r.tool?.name === name || r.reachedBy === name);
+}
+
+/** The route whose descriptor carries a tool, by tool name. */
+export const TOOL_ROUTE: ReadonlyMap<string, KeyRoute> = new Map(KEY_ROUTE_LIST.filter((r) => r.tool).map((r) => [r.tool!.name, r]));
