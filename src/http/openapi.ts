@@ -247,10 +247,10 @@ export const OPERATIONS: Operation[] = [
   {
     method: "PATCH",
     path: "/api/projects/{id}/talents",
-    summary: "Install talents (atomic), or disable them",
+    summary: "Install talents with their prerequisites (atomic group), or disable them",
     access: "key:install",
     body: obj({ talent: str(), talents: ids, enabled: { type: "boolean" } }),
-    errors: [400, 404],
+    errors: [400, 404, 409],
   },
   {
     method: "GET",

@@ -175,6 +175,7 @@ export const TOOLS: ToolSpec[] = [
     scope: "install",
     description:
       "Installs talents in this project's selection so later tasks can designate them (an existing resolution never changes). Give one id in talent, or several in talents: a list is installed atomically (all or none). " +
+      "Their prerequisites (requires) come along in the same group; a group whose prerequisites include a conflict is refused (selection_conflict). " +
       "Ids absent from the catalog are refused. This tool only installs; disabling or removing talents is done in the dashboard.",
     inputSchema: {
       talent: z.string().optional().describe("One talent id to install, e.g. typescript-strict."),

@@ -20,7 +20,8 @@ import { doctor } from "./doctor";
 import { playbook } from "./playbook";
 import { prepareTask, type Author } from "./prepare";
 import { recordReport } from "./reports";
-import { activeItems, installByIds } from "./sources";
+import { activeItems } from "./sources";
+import { installWithPrerequisites } from "./install";
 
 /** Trace kinds of the key API, by "METHOD route". */
 export const KEY_API_TRACE_KINDS: Record<string, string> = {
@@ -206,15 +207,16 @@ export function resolutionRoutes(deps: AppDeps & { journal: TraceJournal }, guar
             noteTrace(request, { left: change.left });
             return { disabled: change.left, unchanged: change.unchanged };
           }
-          const change = await installByIds(
+          // the named ids with their requires-closure, one atomic group (src/resolution/install.ts)
+          const r = await installWithPrerequisites(
             src(),
             principal.organizationId,
             principal.projectId,
             list,
             `${principal.kind}:${principal.id}`,
           );
-          noteTrace(request, { entered: change.entered });
-          return { installed: change.entered, alreadyInstalled: change.unchanged };
+          noteTrace(request, { entered: r.change.entered });
+          return { installed: r.installed, prerequisites: r.prerequisites, alreadyInstalled: r.alreadyInstalled };
         },
         { key: "install" },
       )
