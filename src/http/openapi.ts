@@ -241,8 +241,13 @@ export const OPERATIONS: Operation[] = [
   {
     method: "GET",
     path: "/api/discovery/playbook",
-    summary: "Discovery procedure and catalog index (relevant first)",
+    summary: "Discovery procedure, the selection and a compact catalog index (relevant first, within a token budget)",
     access: "key:discover",
+    query: [
+      { name: "languages", schema: str() },
+      { name: "offset", schema: int(0, 1_000_000) },
+    ],
+    errors: [400],
   },
   {
     method: "PATCH",

@@ -203,10 +203,20 @@ export const TOOLS: ToolSpec[] = [
     title: "Discover which talents fit",
     scope: "discover",
     description:
-      "When the project's selection is empty, or you do not know which talents exist: returns the discovery procedure and a catalog index to decide which talents fit this codebase. It activates nothing — follow it, then install with svc_install_talents.",
-    inputSchema: {},
+      "When the project's selection is empty, or you do not know which talents exist: returns the discovery procedure, the project's selection and a compact catalog index (relevant first, within a token budget) to decide which talents fit this codebase. It activates nothing — follow it, then install with svc_install_talents.",
+    inputSchema: {
+      languages: z
+        .array(z.string())
+        .optional()
+        .describe('The codebase\'s languages, e.g. ["typescript", "python"]: they rank the index. Optional.'),
+      offset: z.number().int().min(0).optional().describe("Where the index goes on: the catalog.next of a previous answer. Optional."),
+    },
     routes: ["GET /api/discovery/playbook"],
-    toRequest: () => ({ method: "GET", path: "/api/discovery/playbook" }),
+    toRequest: (a) => ({
+      method: "GET",
+      path: "/api/discovery/playbook",
+      query: { languages: (a.languages as string[] | undefined)?.join(","), offset: a.offset as number | undefined },
+    }),
   },
 ];
 

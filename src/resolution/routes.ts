@@ -14,7 +14,8 @@ import { notFound, validationFailed } from "../http/errors";
 import { intParam, oneOf, strParam } from "../http/query";
 import { disableTalents, listInstalled, readInstallIds } from "../projects/selection";
 import { readFiles, READ_MAX_URIS, search, SEARCH_K_MAX, SEARCH_SCOPES } from "./deepen";
-import { discoveryPlaybook } from "./discovery";
+import { discoveryPlaybook, readLanguages } from "./discovery";
+import { listServableExpertises } from "../expertises/servable";
 import { rankByRelevance, relevanceOf } from "../projects/relevance";
 import { doctor } from "./doctor";
 import { playbook } from "./playbook";
@@ -180,16 +181,18 @@ export function resolutionRoutes(deps: AppDeps & { journal: TraceJournal }, guar
       )
       .get(
         "/api/discovery/playbook",
-        async ({ principal }) => {
-          const [rows, relevance] = await Promise.all([
+        async ({ principal, query }) => {
+          const languages = readLanguages(strParam(query, "languages", 1000));
+          const offset = intParam(query, "offset", 0, 1_000_000, 0);
+          const [rows, active, expertises, relevance] = await Promise.all([
             listInstalled(deps.database, principal.projectId),
+            activeItems(src(), project(principal)),
+            listServableExpertises(deps.database, principal.organizationId, deps.state.catalog!),
             relevanceOf(deps.database, deps.state.catalog!, principal.projectId),
           ]);
-          return discoveryPlaybook(
-            deps.state.catalog!,
-            { installed: rows.length, active: rows.filter((r) => r.enabled).length },
-            relevance.settings,
-          );
+          // the codebase's languages, when the agent gives them, rank before the project's settings do
+          const ranking = languages ? { ...relevance.settings, languages } : relevance.settings;
+          return discoveryPlaybook({ catalog: deps.state.catalog!, rows, active, expertises, relevance: ranking, offset });
         },
         { key: "discover" },
       )

@@ -4,8 +4,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { buildCatalog } from "../../src/catalog/catalog";
+import { estimateTokens } from "../../src/catalog/format";
 import { sourcesFromFlat } from "../../src/catalog/load";
-import { createKey, orgWithProject, talentMd, testEnv, withKey, type TestEnv } from "../helpers";
+import { DISCOVERY_BUDGET } from "../../src/resolution/discovery";
+import { createKey, orgWithProject, publishedExpertiseOf, talentMd, testEnv, withKey, type TestEnv } from "../helpers";
 import { connectWithBearer, liveEnv, toolJson, type LiveEnv } from "../mcp-support";
 
 const ALL = ["prepare_task", "validate", "record_validation", "deepen", "doctor", "catalog", "discover", "install"];
@@ -112,5 +114,97 @@ describe("install over MCP (the SDK client): svc_install_talents answers install
     expect(toolJson(bad)).toMatchObject({ status: 409, error: "selection_conflict", pairs: [{ a: "clash-left", b: "clash-right" }] });
     expect(await s.rows()).toEqual(["chain-base:active", "chain-mid:active", "chain-top:active", "lone:active"]);
     await client.close();
+  });
+});
+
+/** A generated catalog of `n` talents with summaries as long as the shipped ones' (~280 characters). */
+function generatedCatalog(n: number) {
+  const files: Record<string, string> = {};
+  const langs = ["typescript", "python", "go", "rust", "java"];
+  for (let i = 0; i < n; i++) {
+    const id = `gen-${String(i).padStart(5, "0")}`;
+    const summary = `Covers topic ${i} of the generated catalog: naming, structure, errors, tests and review of that topic, with the pitfalls seen in practice. Designate when a task touches topic ${i}, its modules, its configuration or its tests, in any file where it appears.`;
+    files[`${id}/TALENT.md`] = talentMd(id, { summary: JSON.stringify(summary), languages: `[${langs[i % langs.length]}]` });
+  }
+  return buildCatalog(sourcesFromFlat(files)).catalog;
+}
+
+const tokensOf = (body: unknown) => estimateTokens(JSON.stringify(body));
+
+describe("discovery within a budget (GET /api/discovery/playbook, svc_discover_codebase)", () => {
+  test(`discovery budget: the shipped catalog's answer is at most ${DISCOVERY_BUDGET} tokens, compact entries, the selection marked and left out of the index`, async () => {
+    const e = await testEnv();
+    try {
+      const s = await setup(e);
+      await s.api("PATCH", "/api/projects/current/talents", { talents: ["typescript-strict", "sql-base"] });
+      await s.api("PATCH", "/api/projects/current/talents", { talent: "sql-base", enabled: false });
+      const r = await s.api("GET", "/api/discovery/playbook?languages=go");
+      expect(r.status).toBe(200);
+      expect(tokensOf(r.body)).toBeLessThanOrEqual(DISCOVERY_BUDGET);
+      expect(r.body.selection).toEqual({
+        installed: 3,
+        active: 2,
+        talents: ["javascript-base", "typescript-strict"],
+        expertises: [],
+        disabled: ["sql-base"],
+      });
+      const ids = r.body.catalog.talents.map((t: { id: string }) => t.id);
+      expect(ids).not.toContain("typescript-strict");
+      expect(ids).not.toContain("sql-base");
+      expect(r.body.catalog.total).toBe(e.state.catalog!.list.length - 3);
+      expect(r.body.catalog.talents.length + r.body.catalog.left).toBe(r.body.catalog.total);
+      expect(Object.keys(r.body.catalog.talents[0]).sort()).toEqual(["id", "languages", "relevant", "roles", "summary"]);
+      // the codebase's languages rank: go first, then language-neutral ones, then the rest
+      const entries: { id: string; languages: string[]; relevant: boolean }[] = r.body.catalog.talents;
+      const lastGo = entries.findLastIndex((t) => t.languages.includes("go"));
+      expect(entries[0]!.languages).toContain("go");
+      expect(entries.map((t) => t.id)).toContain("go-base");
+      expect(lastGo).toBeLessThan(entries.findIndex((t) => t.languages.length === 0));
+      expect(r.body.catalog.talents.at(-1).relevant).toBe(false);
+      for (const t of r.body.catalog.talents) expect(t.summary.length).toBeLessThanOrEqual(110);
+      expect((await s.api("GET", "/api/discovery/playbook?languages=not%20a%20word")).body.error).toBe("validation_failed");
+    } finally {
+      e.close();
+    }
+  });
+
+  test(`discovery budget: a generated 5,000-talent catalog answers within ${DISCOVERY_BUDGET} tokens, cut with the count left and where to go on`, async () => {
+    const e = await testEnv({}, generatedCatalog(5_000));
+    try {
+      const s = await setup(e);
+      const first = await s.api("GET", "/api/discovery/playbook?languages=python");
+      expect(tokensOf(first.body)).toBeLessThanOrEqual(DISCOVERY_BUDGET);
+      expect(tokensOf(first.body)).toBeGreaterThan(DISCOVERY_BUDGET * 0.9); // filled, not cut early
+      const c = first.body.catalog;
+      expect(c.total).toBe(5_000);
+      expect(c.talents.length).toBeGreaterThan(10);
+      expect(c.left).toBe(5_000 - c.talents.length);
+      expect(c.next).toBe(c.talents.length);
+      expect(first.body.more).toContain("offset");
+      expect(c.talents.every((t: { languages: string[] }) => t.languages[0] === "python")).toBe(true); // relevant first
+      const second = await s.api("GET", `/api/discovery/playbook?languages=python&offset=${c.next}`);
+      expect(tokensOf(second.body)).toBeLessThanOrEqual(DISCOVERY_BUDGET);
+      expect(second.body.catalog.offset).toBe(c.next);
+      expect(second.body.catalog.talents[0].id).not.toBe(c.talents[0].id);
+      const last = await s.api("GET", "/api/discovery/playbook?offset=4990");
+      expect(last.body.catalog).toMatchObject({ left: 0, next: null });
+      expect(last.body.catalog.talents.length).toBe(10);
+      expect(last.body).not.toHaveProperty("more");
+    } finally {
+      e.close();
+    }
+  }, 60_000);
+
+  test("discovery marks active expertises in the selection and lists the organization's other expertises; doctor lists every designable id", async () => {
+    const s = await setup();
+    const { ref } = await publishedExpertiseOf(s.owner, "ledger", talentMd("ledger", {}, "Use the ledger."));
+    const other = await publishedExpertiseOf(s.owner, "payouts", talentMd("payouts", {}, "Pay out daily."));
+    await s.api("PATCH", "/api/projects/current/talents", { talents: [ref, "chain-mid"] });
+    const r = await s.api("GET", "/api/discovery/playbook");
+    expect(r.body.selection).toMatchObject({ talents: ["chain-base", "chain-mid"], expertises: [ref] });
+    expect(r.body.catalog.talents.find((t: { id: string }) => t.id === other.ref)).toMatchObject({ kind: "expertise" });
+    expect(r.body.catalog.talents.map((t: { id: string }) => t.id)).not.toContain(ref);
+    const doctor = await s.api("GET", "/api/doctor");
+    expect(doctor.body.designable.sort()).toEqual([ref, "chain-base", "chain-mid"]);
   });
 });
