@@ -98,7 +98,17 @@ const CatalogItem = {
   conflicts: a(S),
 };
 const Specialization = o({ id: S, name: S, description: S, talents: a(S), builtIn: B, createdBy: n(S), createdAt: S, updatedAt: S });
-const ProjectView = o({ id: S, organizationId: S, name: S, description: S, repository: n(S), createdBy: n(S), createdAt: S, updatedAt: S });
+const ProjectView = o({
+  id: S,
+  organizationId: S,
+  name: S,
+  description: S,
+  repository: n(S),
+  contextBudget: I,
+  createdBy: n(S),
+  createdAt: S,
+  updatedAt: S,
+});
 const Project = o({ project: ProjectView });
 const Key = o({
   id: S,
@@ -184,6 +194,9 @@ export const ANSWERS: Record<string, Schema | OtherAnswer> = {
     prerequisites: a(o({ id: S, requiredBy: a(S), active: B })),
     conflicts: a(Pair),
     tokens: I,
+    contextBudget: o({ budget: I, served: I, notServed: I }),
+    notServed: a(o({ id: S, kind: S, version: S, uri: S, summary: S, tokens: I })),
+    overBudget: S,
     next: S,
   }),
   "GET /api/validation/playbook": o({

@@ -225,12 +225,49 @@ function knownDesignations(database: Database): Set<string> {
   return known;
 }
 
-/** Prepares a task: validates, freezes the resolution in one transaction, returns the 201 body. */
+/** The instruction strings prepare-task adds when it cuts at the context budget (one block: wording per channel is decided elsewhere). */
+export const PREPARE_TEXT = {
+  overBudget:
+    "Over the project's context budget: the talents under notServed are designated, frozen and audited like the rest, but not served here. Read each when the task reaches it: POST /api/talents/get {resolutionId, uri}.",
+} as const;
+
+/**
+ * How many designated talents a prepare-task serves within the context budget: compact forms in the order designated
+ * while their tokens fit, the first always (a budget below one talent still serves it); the rest are listed, not served.
+ */
+export function servedWithin(designated: readonly ServableItem[], budget: number): { count: number; tokens: number } {
+  let count = 0;
+  let tokens = 0;
+  for (const d of designated) {
+    if (count > 0 && tokens + d.talent.tokens > budget) break;
+    tokens += d.talent.tokens;
+    count++;
+  }
+  return { count, tokens };
+}
+
+/** The designated talents past the budget, by id and summary, each with where to read it. */
+function notServedOf(rest: readonly ServableItem[]) {
+  return rest.map((d) => ({
+    id: d.id,
+    kind: d.kind,
+    version: d.version,
+    uri: d.talent.uri,
+    summary: d.talent.summary,
+    tokens: d.talent.tokens,
+  }));
+}
+
+/**
+ * Prepares a task: validates, freezes the resolution of everything designated in one transaction, returns the 201 body:
+ * the compact forms within the project's context budget (`budget`, tokens), the rest under notServed.
+ */
 export async function prepareTask(
   deps: { database: Database; catalog: Catalog },
   project: { id: string; organizationId: string },
   author: Author,
   body: PrepareInput,
+  budget: number = Number.POSITIVE_INFINITY,
 ) {
   const { ids, language } = readDesignation(body);
   const active = await activeItems(deps, project);
@@ -241,13 +278,8 @@ export async function prepareTask(
       "not active in this project (install and enable it first, or designate from GET /api/prepare-task/designable)",
     );
   const designated = ids.map((id) => active.get(id)!);
-  const {
-    sql: itemsSql,
-    id: designationId,
-    prerequisites,
-    conflicts,
-    tokens,
-  } = designationFor(project.id, ids, designated, active, deps.catalog);
+  const { sql: itemsSql, id: designationId, prerequisites, conflicts } = designationFor(project.id, ids, designated, active, deps.catalog);
+  const { count: servedCount, tokens } = servedWithin(designated, budget);
   const compacts = designated.map((d) => d.talent.compact); // rendered once (a getter)
   const resolutionId = newId("res");
   const now = Date.now();
@@ -290,7 +322,7 @@ export async function prepareTask(
     resolutionId,
     language,
     createdAt: iso(now),
-    talents: designated.map((d, i) => ({
+    talents: designated.slice(0, servedCount).map((d, i) => ({
       id: d.id,
       kind: d.kind,
       version: d.version,
@@ -301,6 +333,13 @@ export async function prepareTask(
     prerequisites,
     conflicts,
     tokens,
+    ...(servedCount < designated.length
+      ? {
+          contextBudget: { budget, served: servedCount, notServed: designated.length - servedCount },
+          notServed: notServedOf(designated.slice(servedCount)),
+          overBudget: PREPARE_TEXT.overBudget,
+        }
+      : {}),
     next:
       `Do the task following these talents. Read deeper files only when a pointer applies (POST /api/talents/get with resolutionId). ` +
       `When the work is done, fetch the audit playbook: GET /api/validation/playbook?resolutionId=${resolutionId}` +

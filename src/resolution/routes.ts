@@ -13,6 +13,7 @@ import { keyApiTracer, noteTrace, viaOf } from "../activity/trace";
 import { notFound, validationFailed } from "../http/errors";
 import { intParam, oneOf, strParam } from "../http/query";
 import { disableTalents, listInstalled, readInstallIds } from "../projects/selection";
+import { contextBudgetOf } from "../projects/service";
 import { readFiles, READ_MAX_URIS, search, SEARCH_K_MAX, SEARCH_SCOPES } from "./deepen";
 import { discoveryPlaybook, readLanguages } from "./discovery";
 import { listServableExpertises } from "../expertises/servable";
@@ -85,8 +86,11 @@ export function resolutionRoutes(deps: AppDeps & { journal: TraceJournal }, guar
       .post(
         "/api/prepare-task",
         async ({ principal, body, request, set }) => {
-          const r = await prepareTask(src(), project(principal), author(principal, request), asObject(body));
-          noteTrace(request, { resolutionId: r.resolutionId, detail: { talents: r.talents.map((x) => x.id), tokens: r.tokens } });
+          const budget = await contextBudgetOf(deps.database, principal.projectId);
+          const r = await prepareTask(src(), project(principal), author(principal, request), asObject(body), budget);
+          // the trace says what was served and what the budget cut (designated, frozen, not served)
+          const cut = r.notServed ? { notServed: r.notServed.map((x) => x.id) } : {};
+          noteTrace(request, { resolutionId: r.resolutionId, detail: { talents: r.talents.map((x) => x.id), tokens: r.tokens, ...cut } });
           return lateJson(r, 201);
         },
         { key: "prepare_task" },

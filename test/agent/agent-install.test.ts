@@ -12,7 +12,10 @@ import { connectWithBearer, liveEnv, toolJson, type LiveEnv } from "../mcp-suppo
 
 const ALL = ["prepare_task", "validate", "record_validation", "deepen", "doctor", "catalog", "discover", "install"];
 
-/** A small catalog: chain-top → chain-mid → chain-base (two levels), and clash-top → clash-left which conflicts with clash-right. */
+/**
+ * A small catalog: chain-top → chain-mid → chain-base (two levels), clash-top → clash-left which conflicts with clash-right,
+ * and big-1…4 of ~1,600 tokens each (three fit the default context budget, four do not).
+ */
 export function installCatalog() {
   return buildCatalog(
     sourcesFromFlat({
@@ -23,6 +26,12 @@ export function installCatalog() {
       "clash-left/TALENT.md": talentMd("clash-left", { conflicts: "[clash-right]" }),
       "clash-right/TALENT.md": talentMd("clash-right"),
       "lone/TALENT.md": talentMd("lone"),
+      ...Object.fromEntries(
+        [1, 2, 3, 4].map((i) => [
+          `big-${i}/TALENT.md`,
+          talentMd(`big-${i}`, { budget: "2500" }, `Guidance ${i} of a large talent. `.repeat(230)),
+        ]),
+      ),
     }),
   ).catalog;
 }
@@ -206,5 +215,72 @@ describe("discovery within a budget (GET /api/discovery/playbook, svc_discover_c
     expect(r.body.catalog.talents.map((t: { id: string }) => t.id)).not.toContain(ref);
     const doctor = await s.api("GET", "/api/doctor");
     expect(doctor.body.designable.sort()).toEqual([ref, "chain-base", "chain-mid"]);
+  });
+});
+
+describe("a context budget per task (project setting contextBudget, default 6,000 tokens)", () => {
+  test("context budget: prepare-task over budget freezes everything designated, serves compact forms in order until the budget, lists the rest; the playbook, the trace and pinned reads cover all", async () => {
+    const s = await setup();
+    const big = ["big-1", "big-2", "big-3", "big-4"];
+    const t = big.map((id) => env.state.catalog!.get(id)!.tokens);
+    expect(t[0]! + t[1]! + t[2]!).toBeLessThanOrEqual(6_000);
+    expect(t[0]! + t[1]! + t[2]! + t[3]!).toBeGreaterThan(6_000);
+    await s.api("PATCH", "/api/projects/current/talents", { talents: [...big, "lone"] });
+    expect((await s.owner.get(`/web/projects/${s.project.id}`)).body.project.contextBudget).toBe(6_000);
+
+    const r = await s.api("POST", "/api/prepare-task", { talentIds: [...big, "lone"] });
+    expect(r.status).toBe(201);
+    expect(r.body.talents.map((x: { id: string }) => x.id)).toEqual(["big-1", "big-2", "big-3"]);
+    expect(r.body.tokens).toBe(t[0]! + t[1]! + t[2]!);
+    expect(r.body.contextBudget).toEqual({ budget: 6_000, served: 3, notServed: 2 });
+    expect(r.body.notServed.map((x: { id: string }) => x.id)).toEqual(["big-4", "lone"]); // in the order designated, none skipped
+    expect(r.body.notServed[0]).toEqual({
+      id: "big-4",
+      kind: "talent",
+      version: "1.0.0",
+      uri: "talent://big-4",
+      summary: env.state.catalog!.get("big-4")!.summary,
+      tokens: t[3],
+    });
+    expect(r.body.overBudget).toContain("POST /api/talents/get");
+    expect(JSON.stringify(r.body)).not.toContain("Guidance 4 of a large talent");
+
+    const book = await s.api("GET", `/api/validation/playbook?resolutionId=${r.body.resolutionId}`);
+    expect(book.body.obligations.map((o: { id: string }) => o.id)).toEqual([...big, "lone"]);
+    const read = await s.api("POST", "/api/talents/get", { resolutionId: r.body.resolutionId, uri: "talent://big-4" });
+    expect(read.status).toBe(200);
+    expect(read.body.files[0].content).toContain("Guidance 4 of a large talent");
+    const traces = (await s.owner.get(`/web/projects/${s.project.id}/traces?limit=20`)).body.events;
+    const event = traces.find(
+      (e: { kind: string; resolutionId: string }) => e.kind === "prepare_task" && e.resolutionId === r.body.resolutionId,
+    );
+    expect(event.detail).toEqual({ talents: ["big-1", "big-2", "big-3"], tokens: r.body.tokens, notServed: ["big-4", "lone"] });
+
+    // a smaller budget of the project's own; a budget below the first talent still serves it whole
+    expect((await s.owner.patch(`/web/projects/${s.project.id}`, { contextBudget: t[0]! + t[1]! })).body.project.contextBudget).toBe(
+      t[0]! + t[1]!,
+    );
+    const two = await s.api("POST", "/api/prepare-task", { talentIds: big });
+    expect(two.body.talents.map((x: { id: string }) => x.id)).toEqual(["big-1", "big-2"]);
+    expect(two.body.contextBudget).toEqual({ budget: t[0]! + t[1]!, served: 2, notServed: 2 });
+    await s.owner.patch(`/web/projects/${s.project.id}`, { contextBudget: 500 });
+    const one = await s.api("POST", "/api/prepare-task", { talentIds: big });
+    expect(one.body.talents.map((x: { id: string }) => x.id)).toEqual(["big-1"]);
+    // under the budget: the answer is as it always was
+    const small = await s.api("POST", "/api/prepare-task", { talentIds: ["lone"] });
+    expect(small.body).not.toHaveProperty("notServed");
+    expect(small.body).not.toHaveProperty("contextBudget");
+  });
+
+  test("context budget: the setting is whole tokens from 500 to 200,000 (a form's digits too), null for the default; anything else is 400", async () => {
+    const s = await setup();
+    const patch = (contextBudget: unknown) => s.owner.patch(`/web/projects/${s.project.id}`, { contextBudget });
+    for (const bad of [10, 200_001, 1.5, "abc", true]) {
+      const r = await patch(bad);
+      expect(r.status).toBe(400);
+      expect(r.body.error).toBe("validation_failed");
+    }
+    expect((await patch("8000")).body.project.contextBudget).toBe(8_000);
+    expect((await patch(null)).body.project.contextBudget).toBe(6_000);
   });
 });
