@@ -281,6 +281,8 @@ describe("a context budget per task (project setting contextBudget, default 6,00
       expect(r.body.error).toBe("validation_failed");
     }
     expect((await patch("8000")).body.project.contextBudget).toBe(8_000);
+    const page = await (await s.owner.call("GET", `/projects/${s.project.id}?tab=settings`, undefined, { accept: "text/html" })).text();
+    expect(page).toMatch(/<input id="p-budget" name="contextBudget"[^>]* value="8000"/);
     expect((await patch(null)).body.project.contextBudget).toBe(6_000);
   });
 });
