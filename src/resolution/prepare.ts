@@ -172,7 +172,7 @@ function designationOf(projectId: string, itemsSql: string): string {
 
 /**
  * What a designation's answer and write owe to its items alone — the ~3 KB items statement, the
- * designation id (its digest), the prerequisites, conflicts and tokens — kept for the last
+ * designation id (its digest), the prerequisites and conflicts — kept for the last
  * DESIGNATION_MEMOS designations served, by project and designated ids, with the map of active
  * items they were read from: while activeItems hands out the same map (the same frozen rows,
  * catalog and expertises), none is built or hashed again (~9% of the request thread's samples
@@ -185,7 +185,6 @@ interface DesignationMemo {
   id: string;
   prerequisites: Prerequisite[];
   conflicts: { a: string; b: string }[];
-  tokens: number;
 }
 const DESIGNATION_MEMOS = 512;
 const designationMemos = new KeptMap<string, DesignationMemo>(DESIGNATION_MEMOS);
@@ -209,7 +208,6 @@ function designationFor(
     // shared by every answer of this designation: frozen, so a caller that changed one would throw, not alter the next
     prerequisites: deepFrozen(missingPrerequisites(designated, catalog, active)),
     conflicts: deepFrozen(conflictsAmong(designated)),
-    tokens: designated.reduce((n, d) => n + d.talent.tokens, 0),
   };
   designationMemos.delete(key);
   designationMemos.set(key, fresh);
