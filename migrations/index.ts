@@ -14,6 +14,7 @@ import m9 from "./0009_designations.sql" with { type: "text" };
 import m10 from "./0010_sso_domain_proof.sql" with { type: "text" };
 import m11 from "./0011_oauth_client_last_used.sql" with { type: "text" };
 import m12 from "./0012_tenancy.sql" with { type: "text" };
+import m13 from "./0013_context_budget.sql" with { type: "text" };
 
 export const migrations: EmbeddedMigration[] = [
   { tag: "0000_init", sql: m0 },
@@ -29,4 +30,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0010_sso_domain_proof", sql: m10 },
   { tag: "0011_oauth_client_last_used", sql: m11 },
   { tag: "0012_tenancy", sql: m12 },
+  { tag: "0013_context_budget", sql: m13 },
 ];

@@ -32,6 +32,9 @@ export const PREPARED = o({
   prerequisites: a(o({ id: S, requiredBy: a(S), active: B })),
   conflicts: a(Pair),
   tokens: I,
+  contextBudget: o({ budget: I, served: I, notServed: I }),
+  notServed: a(o({ id: S, kind: S, version: S, uri: S, summary: S, tokens: I })),
+  overBudget: S,
   next: S,
 });
 
@@ -74,6 +77,7 @@ export const DOCTOR = o({
   projectId: S,
   advice: S,
   selection: o({ installed: I, active: I, disabled: I }),
+  designable: a(S),
   missingPrerequisites: a(o({ id: S, requiredBy: a(S), inCatalog: B })),
   conflicts: a(Pair),
   disabledDependencies: a(Ids),
@@ -86,12 +90,24 @@ export const DOCTOR = o({
 /** The answer of discovery. */
 export const DISCOVERY = o({
   procedure: a(S),
-  selection: o({ installed: I, active: I }),
+  selection: o({ installed: I, active: I, talents: a(S), expertises: a(S), disabled: a(S) }),
   activatesNothing: B,
   catalog: o({
     digest: S,
-    talents: a(
-      o({ id: S, title: S, summary: S, languages: a(S), triggers: Triggers, requires: a(S), conflicts: a(S), relevant: B, why: a(S) }),
-    ),
+    total: I,
+    offset: I,
+    left: I,
+    next: n(I),
+    talents: a(o({ id: S, kind: S, summary: S, languages: a(S), roles: a(S), relevant: B })),
   }),
+  more: S,
+});
+
+/** The answer of install. */
+export const INSTALLED = o({
+  installed: a(S),
+  prerequisites: a(S),
+  alreadyInstalled: a(S),
+  disabled: a(S),
+  unchanged: a(S),
 });

@@ -5,7 +5,7 @@
  * from here; test/http/key-routes.test.ts checks that every registered key route has one.
  */
 import type * as Zod from "zod";
-import { DESIGNABLE, DISCOVERY, DOCTOR, PLAYBOOK, PREPARED, REPORT } from "./keyAnswers";
+import { DESIGNABLE, DISCOVERY, DOCTOR, INSTALLED, PLAYBOOK, PREPARED, REPORT } from "./keyAnswers";
 import { type KeyRoute, type ToolFace } from "./keyRoute";
 import { a, arr, map, CatalogItem, I, ids, int, n, o, obj, page, S, SelectionChange, str, TalentFile, Triggers } from "./schema";
 
@@ -245,15 +245,16 @@ export const KEY_ROUTES = {
     path: "/api/projects/:id/talents",
     scope: "install",
     kind: "install",
-    summary: "Install talents (atomic), or disable them",
+    summary: "Install talents with their prerequisites (atomic group), or disable them",
     body: obj({ talent: str(), talents: ids, enabled: { type: "boolean" } }),
-    errors: [400, 404],
-    answer: SelectionChange,
+    errors: [400, 404, 409],
+    answer: INSTALLED,
     tool: {
       name: "svc_install_talents",
       title: "Install talents",
       description:
         "Installs talents in this project's selection so later tasks can designate them (an existing resolution never changes). Give one id in talent, or several in talents: a list is installed atomically (all or none). " +
+        "Their prerequisites (requires) come along in the same group; a group whose prerequisites include a conflict is refused (selection_conflict). " +
         "Ids absent from the catalog are refused. This tool only installs; disabling or removing talents is done in the dashboard.",
       input: (z) => ({
         talent: z.string().optional().describe("One talent id to install, e.g. typescript-strict."),
@@ -289,15 +290,30 @@ export const KEY_ROUTES = {
     path: "/api/discovery/playbook",
     scope: "discover",
     kind: "discover",
-    summary: "Discovery procedure and catalog index (relevant first)",
+    summary: "Discovery procedure, the selection and a compact catalog index (relevant first, within a token budget)",
+    query: [
+      { name: "languages", schema: str() },
+      { name: "offset", schema: int(0, 1_000_000) },
+    ],
+    errors: [400],
     answer: DISCOVERY,
     tool: {
       name: "svc_discover_codebase",
       title: "Discover which talents fit",
       description:
-        "When the project's selection is empty, or you do not know which talents exist: returns the discovery procedure and a catalog index to decide which talents fit this codebase. It activates nothing — follow it, then install with svc_install_talents.",
-      input: () => ({}),
-      toRequest: () => ({ method: "GET", path: "/api/discovery/playbook" }),
+        "When the project's selection is empty, or you do not know which talents exist: returns the discovery procedure, the project's selection and a compact catalog index (relevant first, within a token budget) to decide which talents fit this codebase. It activates nothing — follow it, then install with svc_install_talents.",
+      input: (z) => ({
+        languages: z
+          .array(z.string())
+          .optional()
+          .describe('The codebase\'s languages, e.g. ["typescript", "python"]: they rank the index. Optional.'),
+        offset: z.number().int().min(0).optional().describe("Where the index goes on: the catalog.next of a previous answer. Optional."),
+      }),
+      toRequest: (a) => ({
+        method: "GET",
+        path: "/api/discovery/playbook",
+        query: { languages: (a.languages as string[] | undefined)?.join(","), offset: a.offset as number | undefined },
+      }),
     },
   },
   skills: {

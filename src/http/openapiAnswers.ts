@@ -75,7 +75,8 @@ const Expertise = o({
   published: o({ version: I, created: B }),
 });
 const Specialization = o({ id: S, name: S, description: S, talents: a(S), builtIn: B, createdBy: n(S), createdAt: S, updatedAt: S });
-const ProjectView = o({ id: S, organizationId: S, name: S, description: S, repository: n(S), createdBy: n(S), createdAt: S, updatedAt: S });
+const projectNames = { id: S, organizationId: S, name: S, description: S, repository: n(S) };
+const ProjectView = o({ ...projectNames, contextBudget: I, createdBy: n(S), createdAt: S, updatedAt: S });
 const Project = o({ project: ProjectView });
 const Key = o({
   id: S,

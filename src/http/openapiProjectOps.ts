@@ -147,9 +147,9 @@ export const PROJECT_OPERATIONS: Operation[] = [
   {
     method: "PATCH",
     path: "/web/projects/{id}",
-    summary: "Rename, describe, or set the repository",
+    summary: "Rename, describe, set the repository or the context budget",
     access: "member",
-    body: obj({ name: str(), description: str(), repository: str() }),
+    body: obj({ name: str(), description: str(), repository: str(), contextBudget: { type: ["integer", "null"] } }),
     errors: [400, 404],
   },
   { method: "DELETE", path: "/web/projects/{id}", summary: "Delete a project with everything it holds", access: "admin", errors: [404] },

@@ -124,18 +124,37 @@ export function discoveryProcedure(voice: Voice): string[] {
   const install = call(voice, "install", { talents: "[...]" });
   const designable = voice.channel === "api" ? call(voice, "designable") : null;
   const prepare = call(voice, "prepareTask", { talentIds: "[...]" });
+  const read = call(voice, "read", { uri: "talent://<id>" });
   const designateWith = [designable, prepare].filter(Boolean).join(", ");
+  const readFirst = read ? `; read a candidate's triggers and rules with ${read} before you propose it` : "";
+  const consent = install ? `${install} or the dashboard` : "in the dashboard";
   return [
     "1. Survey the codebase without sending it anywhere: languages (file extensions), frameworks and tools (package.json, pyproject.toml, go.mod, Cargo.toml, Dockerfile, CI files, migrations/), and the kind of work the team does.",
-    "2. Match what you found against the catalog index below: each entry's triggers (file globs and keywords) say when it applies; prefer talents whose file triggers match files that exist.",
-    "3. Add the prerequisites of what you pick (requires), and never pick both sides of a conflict.",
-    `4. Propose the list to the person you work for, with one line of why per talent. Install only with their consent: ${install ? `${install} or the dashboard` : "in the dashboard"}.`,
+    `2. Match what you found against the index below (relevant first: languages, roles, one-line summary)${readFirst}.`,
+    "3. Installing a talent brings its prerequisites (requires); never pick both sides of a conflict.",
+    `4. Propose the list to the person you work for, with one line of why per talent. Install only with their consent: ${consent}.`,
     `5. Then, for each task, designate only the talents the task touches${designateWith ? ` (${designateWith})` : ""}.`,
   ];
+}
+
+/** Where a discovery index cut at its budget goes on: the next page, or a search of the catalog. */
+export function discoveryMore(voice: Voice): string {
+  const again = call(voice, "discovery", { offset: "<catalog.next>" });
+  const search = call(voice, "search", { scope: "catalog", query: "<word>" });
+  const ways = [again && `ask again with ${again}`, search && `search the catalog by a word with ${search}`].filter(Boolean);
+  return `The index was cut at the budget${ways.length ? `: ${ways.join(", or ")}` : ""}.`;
 }
 
 /** Doctor's advice on missing prerequisites (`voice` absent: a person's page, no call named). */
 export function installPrerequisites(voice: Voice | undefined, ids: string[]): string {
   const install = voice ? call(voice, "install", { talents: `[${ids.join(", ")}]` }) : null;
   return `Install the missing prerequisites (${ids.join(", ")})${install ? ` (${install})` : ""} or remove what requires them.`;
+}
+
+/** What a prepared task says when the context budget cut it: the rest is designated and audited, read when reached. */
+export function overBudgetNote(voice: Voice, resolutionId: string): string {
+  const read = call(voice, "read", { resolutionId, uri: "<uri>" });
+  const how = read ? `: ${read}` : ` (reading them needs ${lacking("read")})`;
+  const cut = "Over the project's context budget: the talents under notServed are designated, frozen and audited like the rest";
+  return `${cut}, but not served here. Read each when the task reaches it${how}.`;
 }

@@ -8,7 +8,16 @@ import { requireConfirmation, requireTypedName } from "../http/methodOverride";
 import { confirmations } from "../web/confirmations";
 import { recordSecurityEvent } from "../identity/security";
 import { createKey, isScope, KEY_NAME_MAX, listKeys, revokeKey } from "./keys";
-import { createProject, getProject, listProjects, removeProject, updateProject, type Project } from "./service";
+import {
+  CONTEXT_BUDGET_LIMITS,
+  createProject,
+  DEFAULT_CONTEXT_BUDGET,
+  getProject,
+  listProjects,
+  removeProject,
+  updateProject,
+  type Project,
+} from "./service";
 import { iso } from "../lib/time";
 
 /** A repository's path under the organization's code hosting URL: `payments-api`, `group/sub/repo`. */
@@ -21,6 +30,22 @@ const Repository = t.String({
 /** The body's `repository`: a path, or null or "" to clear it. The issue is the path's (a union's own text is "Expected union value"). */
 const RepositoryField = t.Optional(t.Union([Repository, t.Null(), t.Literal("")], { error: REPOSITORY_ISSUE }));
 
+/**
+ * The body's `contextBudget`: whole tokens within CONTEXT_BUDGET_LIMITS (a form sends digits as text), null or "" for the
+ * default, absent for unchanged; 400 validation_failed otherwise.
+ */
+function readContextBudget(v: unknown): number | null | undefined {
+  if (v === undefined) return undefined;
+  if (v === null || v === "") return null;
+  const n = typeof v === "string" && /^\d{1,9}$/.test(v.trim()) ? Number(v.trim()) : v;
+  const { min, max } = CONTEXT_BUDGET_LIMITS;
+  if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max)
+    throw validationFailed([
+      { path: "contextBudget", message: `must be a whole number of tokens from ${min} to ${max}, or null for the default` },
+    ]);
+  return n;
+}
+
 /** The key body's unions, in words (a union's own text is "Expected union value"). */
 const TOOLS_ISSUE = "tools must be a list of tool names or a comma-separated string";
 const EXPIRES_ISSUE = "expiresAt must be a date and time such as 2030-01-31T00:00:00Z, or null for a key that does not expire";
@@ -31,6 +56,8 @@ const projectView = (p: Project) => ({
   name: p.name,
   description: p.description,
   repository: p.repository,
+  // the tokens of compact forms a prepare-task serves (the project's own, or the default)
+  contextBudget: p.contextBudget ?? DEFAULT_CONTEXT_BUDGET,
   createdBy: p.createdBy,
   createdAt: iso(p.createdAt),
   updatedAt: iso(p.updatedAt),
@@ -76,6 +103,7 @@ export function projectRoutes(deps: AppDeps, guards: Guards) {
               name: body.name?.trim(),
               description: body.description?.trim(),
               repository: body.repository === "" ? null : body.repository,
+              contextBudget: readContextBudget(body.contextBudget),
             }),
           );
           return { project: projectView(p) };
@@ -87,8 +115,9 @@ export function projectRoutes(deps: AppDeps, guards: Guards) {
               name: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
               description: t.Optional(t.String({ maxLength: 1000 })),
               repository: RepositoryField,
+              contextBudget: t.Optional(t.Unknown()),
             },
-            { minProperties: 1, error: "send at least one of name, description, repository" },
+            { minProperties: 1, error: "send at least one of name, description, repository, contextBudget" },
           ),
         },
       )

@@ -17,7 +17,14 @@ export async function createProject(
   input: { organizationId: string; name: string; description: string; createdBy: string; repository?: string | null },
 ): Promise<Project> {
   const now = Date.now();
-  const row: Project = { id: newId("prj"), ...input, repository: input.repository ?? null, createdAt: now, updatedAt: now };
+  const row: Project = {
+    id: newId("prj"),
+    ...input,
+    repository: input.repository ?? null,
+    contextBudget: null,
+    createdAt: now,
+    updatedAt: now,
+  };
   await tx.insert(projects).values(row);
   return row;
 }
@@ -28,7 +35,7 @@ export async function createProject(
  * (docs/performance.md).
  */
 const PROJECT_SELECT = `SELECT id, organization_id AS organizationId, name, description, created_by AS createdBy,
-  created_at AS createdAt, updated_at AS updatedAt, repository FROM projects`;
+  created_at AS createdAt, updated_at AS updatedAt, repository, context_budget AS contextBudget FROM projects`;
 
 /** Projects of an organization, newest first. */
 export async function listProjects(database: Database, organizationId: string): Promise<readonly Project[]> {
@@ -54,18 +61,31 @@ export async function getProject(database: Database | Tx, organizationId: string
   return row;
 }
 
-/** Changes a project's name, description or repository (undefined: unchanged; repository null: none). */
+/** Tokens of compact forms a prepare-task serves when the project sets no budget of its own (docs/api.md "Context budget"). */
+export const DEFAULT_CONTEXT_BUDGET = 6_000;
+/** The budgets a project may set, in tokens. */
+export const CONTEXT_BUDGET_LIMITS = { min: 500, max: 200_000 } as const;
+
+/** The context budget that applies to a project: its own, or DEFAULT_CONTEXT_BUDGET (read per prepare-task: kept per configuration epoch). */
+export async function contextBudgetOf(database: Database, projectId: string): Promise<number> {
+  const row = await keptGet<{ b: number | null }>(database, BUDGET_SQL, [projectId]);
+  return row?.b ?? DEFAULT_CONTEXT_BUDGET;
+}
+const BUDGET_SQL = "SELECT context_budget AS b FROM projects WHERE id = ?";
+
+/** Changes a project's name, description, repository or context budget (undefined: unchanged; repository or budget null: none, the default). */
 export async function updateProject(
   tx: Tx,
   organizationId: string,
   projectId: string,
-  change: { name?: string; description?: string; repository?: string | null },
+  change: { name?: string; description?: string; repository?: string | null; contextBudget?: number | null },
 ): Promise<Project> {
   const current = await getProject(tx, organizationId, projectId);
   const set = {
     ...(change.name !== undefined ? { name: change.name } : {}),
     ...(change.description !== undefined ? { description: change.description } : {}),
     ...(change.repository !== undefined ? { repository: change.repository } : {}),
+    ...(change.contextBudget !== undefined ? { contextBudget: change.contextBudget } : {}),
     updatedAt: Date.now(),
   };
   await tx

@@ -66,6 +66,8 @@ export function diagnose(
   return {
     healthy,
     selection: { installed: all.length, active: active.length, disabled: all.filter((x) => !x.row.enabled).length },
+    // what a task can designate right now, public talents and private expertises alike (ids only: the compact list)
+    designable: active.map((i) => i.id),
     missingPrerequisites,
     conflicts,
     disabledDependencies,

@@ -16,7 +16,7 @@ import { newId } from "../lib/ids";
 import { kept, keptByIdentity, keptEach } from "../lib/kept";
 import type { KeptMap } from "../lib/keptMap";
 import { unknownTalents } from "../projects/selection";
-import { afterPrepare, notDesignableHint, type Voice } from "../http/wording";
+import { afterPrepare, notDesignableHint, overBudgetNote, type Voice } from "../http/wording";
 import { activeItems, type ServableItem } from "./sources";
 
 export interface Author {
@@ -174,8 +174,8 @@ function designationOf(projectId: string, itemsSql: string): string {
 
 /**
  * What a designation's answer and write owe to its items alone — the ~3 KB items statement, the
- * designation id (its digest), the prerequisites, conflicts and tokens — kept for the last
- * 512 designations served, by project and designated ids, with the map of active
+ * designation id (its digest), the prerequisites and conflicts — kept for the last
+ * DESIGNATION_MEMOS designations served, by project and designated ids, with the map of active
  * items they were read from: while activeItems hands out the same map (the same frozen rows,
  * catalog and expertises), none is built or hashed again (~9% of the request thread's samples
  * under prepare-task at 64 connections, docs/performance.md); a new map (an install, a new version, a
@@ -187,7 +187,6 @@ interface DesignationMemo {
   id: string;
   prerequisites: Prerequisite[];
   conflicts: { a: string; b: string }[];
-  tokens: number;
 }
 const designationMemos = kept<string, DesignationMemo>(
   "Designation memo (items SQL, id, prerequisites, conflicts, tokens) by project and ids",
@@ -216,7 +215,6 @@ function designationFor(
     // shared by every answer of this designation: frozen, so a caller that changed one would throw, not alter the next
     prerequisites: deepFrozen(missingPrerequisites(designated, catalog, active)),
     conflicts: deepFrozen(conflictsAmong(designated)),
-    tokens: designated.reduce((n, d) => n + d.talent.tokens, 0),
   };
   designationMemos.delete(key);
   designationMemos.set(key, fresh);
@@ -233,26 +231,52 @@ function knownDesignations(database: Database): KeptMap<string, true> {
   return committedDesignations.of(database);
 }
 
-/** Prepares a task: validates, freezes the resolution in one transaction, returns the 201 body (its next steps worded for `voice`). */
+/**
+ * How many designated talents a prepare-task serves within the context budget: compact forms in the order designated
+ * while their tokens fit, the first always (a budget below one talent still serves it); the rest are listed, not served.
+ */
+export function servedWithin(designated: readonly ServableItem[], budget: number): { count: number; tokens: number } {
+  let count = 0;
+  let tokens = 0;
+  for (const d of designated) {
+    if (count > 0 && tokens + d.talent.tokens > budget) break;
+    tokens += d.talent.tokens;
+    count++;
+  }
+  return { count, tokens };
+}
+
+/** The designated talents past the budget, by id and summary, each with where to read it. */
+function notServedOf(rest: readonly ServableItem[]) {
+  return rest.map((d) => ({
+    id: d.id,
+    kind: d.kind,
+    version: d.version,
+    uri: d.talent.uri,
+    summary: d.talent.summary,
+    tokens: d.talent.tokens,
+  }));
+}
+
+/**
+ * Prepares a task: validates, freezes the resolution of everything designated in one transaction, returns the 201 body (its next steps worded for `voice`):
+ * the compact forms within the project's context budget (`budget`, tokens), the rest under notServed.
+ */
 export async function prepareTask(
   deps: { database: Database; catalog: Catalog },
   project: { id: string; organizationId: string },
   author: Author,
   body: PrepareInput,
   voice: Voice,
+  budget: number = Number.POSITIVE_INFINITY,
 ) {
   const { ids, language } = readDesignation(body);
   const active = await activeItems(deps, project);
   const unknown = ids.filter((id) => !active.has(id));
   if (unknown.length > 0) throw unknownTalents(unknown, notDesignableHint(voice));
   const designated = ids.map((id) => active.get(id)!);
-  const {
-    sql: itemsSql,
-    id: designationId,
-    prerequisites,
-    conflicts,
-    tokens,
-  } = designationFor(project.id, ids, designated, active, deps.catalog);
+  const { sql: itemsSql, id: designationId, prerequisites, conflicts } = designationFor(project.id, ids, designated, active, deps.catalog);
+  const { count: servedCount, tokens } = servedWithin(designated, budget);
   const compacts = designated.map((d) => d.talent.compact); // rendered once (a getter)
   const resolutionId = newId("res");
   const now = Date.now();
@@ -295,7 +319,7 @@ export async function prepareTask(
     resolutionId,
     language,
     createdAt: iso(now),
-    talents: designated.map((d, i) => ({
+    talents: designated.slice(0, servedCount).map((d, i) => ({
       id: d.id,
       kind: d.kind,
       version: d.version,
@@ -306,6 +330,13 @@ export async function prepareTask(
     prerequisites,
     conflicts,
     tokens,
+    ...(servedCount < designated.length
+      ? {
+          contextBudget: { budget, served: servedCount, notServed: designated.length - servedCount },
+          notServed: notServedOf(designated.slice(servedCount)),
+          overBudget: overBudgetNote(voice, resolutionId),
+        }
+      : {}),
     next: afterPrepare(
       voice,
       resolutionId,

@@ -17,14 +17,17 @@ import { KEY_ROUTES as R } from "../http/keyRoutes";
 import { designableNext, voiceOf } from "../http/wording";
 import { intParam, oneOf, strParam } from "../http/query";
 import { disableTalents, listInstalled, readInstallIds } from "../projects/selection";
+import { contextBudgetOf } from "../projects/service";
+import { listServableExpertises } from "../expertises/servable";
 import { readFiles, READ_MAX_URIS, search, SEARCH_K_MAX, SEARCH_SCOPES } from "./deepen";
-import { discoveryPlaybook } from "./discovery";
+import { discoveryPlaybook, readLanguages } from "./discovery";
 import { rankByRelevance, relevanceOf } from "../projects/relevance";
 import { doctor } from "./doctor";
 import { playbook } from "./playbook";
 import { prepareTask, type Author } from "./prepare";
 import { recordReport } from "./reports";
-import { activeItems, installByIds } from "./sources";
+import { activeItems } from "./sources";
+import { installWithPrerequisites } from "./install";
 
 /** Trace kinds of the routes of this plugin, by "METHOD route". */
 export const KEY_API_TRACE_KINDS: Record<string, string> = traceKinds([
@@ -104,8 +107,11 @@ function loopRoutes(deps: Deps, guards: Guards) {
       R.prepareTask.path,
       async ({ principal, body, request }) => {
         const voice = voiceOf(request, principal.scopes);
-        const r = await prepareTask(src(), project(principal), author(principal, request), asObject(body), voice);
-        noteTrace(request, { resolutionId: r.resolutionId, detail: { talents: r.talents.map((x) => x.id), tokens: r.tokens } });
+        const budget = await contextBudgetOf(deps.database, principal.projectId);
+        const r = await prepareTask(src(), project(principal), author(principal, request), asObject(body), voice, budget);
+        // the trace says what was served and what the budget cut (designated, frozen, not served)
+        const cut = r.notServed ? { notServed: r.notServed.map((x) => x.id) } : {};
+        noteTrace(request, { resolutionId: r.resolutionId, detail: { talents: r.talents.map((x) => x.id), tokens: r.tokens, ...cut } });
         return lateJson(r, 201);
       },
       guardOf(R.prepareTask),
@@ -203,17 +209,19 @@ function selectionRoutes(deps: Deps, guards: Guards) {
     )
     .get(
       R.discovery.path,
-      async ({ principal, request }) => {
-        const [rows, relevance] = await Promise.all([
+      async ({ principal, query, request }) => {
+        const languages = readLanguages(strParam(query, "languages", 1000));
+        const offset = intParam(query, "offset", 0, 1_000_000, 0);
+        const [rows, active, expertises, relevance] = await Promise.all([
           listInstalled(deps.database, principal.projectId),
+          activeItems(src(), project(principal)),
+          listServableExpertises(deps.database, principal.organizationId, deps.state.catalog!),
           relevanceOf(deps.database, deps.state.catalog!, principal.projectId),
         ]);
-        return discoveryPlaybook(
-          deps.state.catalog!,
-          { installed: rows.length, active: rows.filter((r) => r.enabled).length },
-          relevance.settings,
-          voiceOf(request, principal.scopes),
-        );
+        // the codebase's languages, when the agent gives them, rank before the project's settings do
+        const ranking = languages ? { ...relevance.settings, languages } : relevance.settings;
+        const voice = voiceOf(request, principal.scopes);
+        return discoveryPlaybook({ catalog: deps.state.catalog!, rows, active, expertises, relevance: ranking, offset, voice });
       },
       guardOf(R.discovery),
     )
@@ -231,9 +239,11 @@ function selectionRoutes(deps: Deps, guards: Guards) {
           noteTrace(request, { left: change.left });
           return { disabled: change.left, unchanged: change.unchanged };
         }
-        const change = await installByIds(src(), principal.organizationId, principal.projectId, list, `${principal.kind}:${principal.id}`);
-        noteTrace(request, { entered: change.entered });
-        return { installed: change.entered, alreadyInstalled: change.unchanged };
+        // the named ids with their requires-closure, one atomic group (src/resolution/install.ts)
+        const by = `${principal.kind}:${principal.id}`;
+        const r = await installWithPrerequisites(src(), principal.organizationId, principal.projectId, list, by);
+        noteTrace(request, { entered: r.change.entered });
+        return { installed: r.installed, prerequisites: r.prerequisites, alreadyInstalled: r.alreadyInstalled };
       },
       guardOf(R.install),
     );

@@ -13,7 +13,7 @@ import type { ComposedDeps } from "../deps";
 import { iso } from "../lib/time";
 import { installedOverview } from "../projects/installed";
 import { listKeys } from "../projects/keys";
-import { getProject, type Project } from "../projects/service";
+import { DEFAULT_CONTEXT_BUDGET, getProject, type Project } from "../projects/service";
 import { connectionKit } from "../projects/setup";
 import { AutomationKey, ConnectionKit, InstalledSection, KeysSection } from "../projects/views";
 import { listSpecializations } from "../specializations/service";
@@ -108,6 +108,8 @@ function Settings(props: { project: Project; admin: boolean }) {
           <input id="p-desc" name="description" maxlength={1000} value={p.description} />
           <label for="p-repo">Repository (its path under the organization's code hosting, for evidence links)</label>
           <input id="p-repo" name="repository" maxlength={200} value={p.repository ?? ""} placeholder="payments-api" />
+          <label for="p-budget">Context budget (tokens of compact guidance a task is served; the rest is listed by id)</label>
+          <input id="p-budget" name="contextBudget" inputmode="numeric" value={String(p.contextBudget ?? DEFAULT_CONTEXT_BUDGET)} />
           <p>
             <button type="submit">Save</button>
           </p>

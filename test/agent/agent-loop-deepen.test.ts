@@ -436,7 +436,7 @@ describe("key API: doctor, catalog, discover, install", () => {
       "sql-base",
     ]);
     const many = await s.api("PATCH", "/api/projects/current/talents", { talents: ["sql-migrations", "sql-base"] });
-    expect(many.body).toEqual({ installed: ["sql-migrations"], alreadyInstalled: ["sql-base"] });
+    expect(many.body).toEqual({ installed: ["sql-migrations"], prerequisites: [], alreadyInstalled: ["sql-base"] });
     const off = await s.api("PATCH", "/api/projects/current/talents", { talent: "sql-base", enabled: false });
     expect(off.body.disabled).toEqual(["sql-base"]);
     const installed = (await s.owner.get(`/web/projects/${s.project.id}/installed`)).body;

@@ -258,7 +258,8 @@ describe("relevance: it orders and filters, never designates or serves", () => {
     const discovery = await (await withKey(env, k.value, "/api/discovery/playbook")).json();
     expect(discovery.catalog.talents[0].relevant).toBe(true);
     expect(discovery.catalog.talents.at(-1).relevant).toBe(false);
-    expect(discovery.catalog.talents.length).toBe(env.state.catalog!.list.length);
+    // the installed three are the selection's, not the index's: the index holds the rest, cut at the budget with the count left
+    expect(discovery.catalog.talents.length + discovery.catalog.left).toBe(env.state.catalog!.list.length - 3);
     // relevance never designates: a non-relevant active talent is still served when designated
     const served = await withKey(env, k.value, "/api/prepare-task", {
       method: "POST",

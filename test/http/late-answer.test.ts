@@ -74,6 +74,8 @@ describe("POST /api/prepare-task with a large answer, over a socket", () => {
     ids = catalog.talents.map((t) => t.id);
     expect(ids.length).toBe(12);
     expect((await owner.post(`/web/projects/${project.id}/talents`, { talents: ids })).status).toBe(201);
+    // the twelve are served whole: a context budget above them (the default, 6,000 tokens, would list some by id)
+    expect((await owner.patch(`/web/projects/${project.id}`, { contextBudget: 200_000 })).status).toBe(200);
   });
   afterAll(() => live.close());
 

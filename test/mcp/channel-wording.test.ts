@@ -83,7 +83,8 @@ function walk(resolutionId: string, expertise: string): Step[] {
       args: { ...report, expertiseResults: [{ id: expertise, verdict: "pass" }] },
       error: "submission_conflict",
     },
-    { tool: "svc_install_talents", args: { talent: "typescript-strict" } },
+    // a talent without prerequisites: installing typescript-strict would bring javascript-base and heal what svc_doctor reports
+    { tool: "svc_install_talents", args: { talent: "conventional-commits" } },
     { tool: "svc_install_talents", args: { talent: "no-such-talent" }, error: "unknown_talents" },
     { tool: "svc_doctor", args: {} },
     { tool: "svc_discover_codebase", args: {} },

@@ -123,9 +123,9 @@ describe("OAuth with the SDK client provider", () => {
     const { client, provider } = await authorize(url, o.owner);
     expect(provider.discovery?.resourceMetadata?.resource).toBe(url);
     const r = await client.callTool({ name: "svc_install_talents", arguments: { talent: "typescript-strict" } });
-    expect(toolJson(r).installed).toEqual(["typescript-strict"]);
+    expect(toolJson(r).installed).toEqual(["typescript-strict", "javascript-base"]); // its prerequisite comes along
     const installed = (await o.owner.get(`/web/projects/${o.project.id}/installed`)).body.talents.map((t: { id: string }) => t.id);
-    expect(installed).toEqual(["typescript-strict"]);
+    expect(installed.sort()).toEqual(["javascript-base", "typescript-strict"]);
     // bound to /mcp: refused on the project's own URL (another resource)
     expect((await listTools(`${live.base}/mcp/${o.project.id}`, provider.saved!.access_token)).status).toBe(401);
   });

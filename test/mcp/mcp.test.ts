@@ -60,7 +60,7 @@ describe("MCP with a project key (the SDK client over Streamable HTTP)", () => {
       svc_record_validation: ["expertiseResults", "resolutionId", "submissionId"],
       svc_install_talents: ["talent", "talents"],
       svc_doctor: [],
-      svc_discover_codebase: [],
+      svc_discover_codebase: ["languages", "offset"],
     });
     const required = Object.fromEntries(tools.map((t) => [t.name, [...(t.inputSchema.required ?? [])].sort()]));
     expect(required).toMatchObject({

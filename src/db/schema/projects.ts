@@ -23,6 +23,8 @@ export const projects = sqliteTable(
      * (src/projects/selection.ts listInstalled).
      */
     selectionRev: integer("selection_rev").notNull().default(0),
+    /** Most tokens of compact forms a prepare-task serves (the rest is listed by id); null: DEFAULT_CONTEXT_BUDGET. */
+    contextBudget: integer("context_budget"),
   },
   (t) => [index("projects_org_idx").on(t.organizationId)],
 );
