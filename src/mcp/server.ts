@@ -267,7 +267,7 @@ function registerSkills(server: McpServer, call: CallBackend): void {
     const uri = stringParam(p, "uri", true);
     const cursor = stringParam(p, "cursor", false);
     const body = answerOf(await call({ method: "GET", path: "/api/skills/directory", query: { uri, cursor } }, "resources/directory/read"));
-    return { resultType: "complete", resources: body.resources, ...withCursor(body.nextCursor) };
+    return { resultType: "complete", resources: body.resources, ...withCursor(body.nextCursor), ...NOT_CACHED };
   });
 }
 

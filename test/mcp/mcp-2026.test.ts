@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { loopProject } from "../activity-support";
 import { liveEnv, type LiveEnv } from "../mcp-support";
 
@@ -93,6 +94,35 @@ describe("both eras on /mcp/<project> with SDK v2's client", () => {
         expect(resources.map((r) => r.uri)).toContain("talent://typescript-strict");
         const { prompts } = await client.listPrompts();
         expect(prompts.map((p) => p.name).sort()).toEqual(["audit_resolution", "prepare_task"]);
+      } finally {
+        await client.close();
+      }
+    });
+  }
+});
+
+describe("the Skills extension read by SDK v2's own skills client (its shape checks and digest verification)", () => {
+  for (const era of ["modern", "legacy"] as const) {
+    test(`${era}: skills/list, skills/get, resources/directory/read and every file of a skill pass the client's checks`, async () => {
+      const client = await v2Client(era);
+      try {
+        const skills = new SkillsClient(client);
+        expect(skills.supported).toBe(true);
+        expect(skills.directoryRead).toBe(true);
+        const listing = await skills.list();
+        const uris = listing.skills.map((s) => s.uri);
+        expect(uris).toContain("skill://typescript-strict/SKILL.md");
+        if (era === "modern") expect(`${listing.ttlMs} ${listing.cacheScope}`).toBe("0 private");
+        const { skill } = await skills.get("skill://typescript-strict/SKILL.md");
+        expect(skill.frontmatter.name).toBe("typescript-strict");
+        const files = skill.resources === "dynamic" ? [] : skill.resources;
+        expect(files.length).toBeGreaterThan(1);
+        for (const f of files) {
+          const read = await skills.read(skill, f.uri);
+          expect(read.verified).toBe(true);
+        }
+        const dir = await skills.readDirectory("skill://typescript-strict");
+        expect(dir.resources.map((r) => r.uri)).toContain("skill://typescript-strict/SKILL.md");
       } finally {
         await client.close();
       }
