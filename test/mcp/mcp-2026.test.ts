@@ -14,11 +14,13 @@ let live: LiveEnv;
 let key: string;
 let projectId: string;
 let resolutionId: string;
+let owner: Awaited<ReturnType<typeof loopProject>>["owner"];
 beforeAll(async () => {
   live = await liveEnv();
   const s = await loopProject(live.env);
   key = s.key;
   projectId = s.project.id;
+  owner = s.owner;
   resolutionId = await s.prepare(["typescript-strict"]);
 });
 afterAll(async () => {
@@ -139,6 +141,14 @@ describe("2026-07-28 over raw HTTP: the refusals the revision names", () => {
     const tools = await post("tools/list", {});
     expect(tools.body.result.resultType).toBe("complete");
     expect(tools.body.result._meta["io.modelcontextprotocol/serverInfo"].name).toBe("talentd");
+  });
+
+  test("the client named in the request's _meta envelope is the client of its trace (no session id in this revision)", async () => {
+    const r = await post("tools/call", { name: "svc_doctor", arguments: {} }, { "user-agent": "ua-only" });
+    expect(r.status).toBe(200);
+    expect(r.body.result.structuredContent).toBeDefined();
+    const events = (await owner.get(`/web/projects/${projectId}/traces`)).body.events as { kind: string; client: string; via: string }[];
+    expect(events.filter((e) => e.kind === "doctor").map((e) => `${e.via} ${e.client}`)).toContain("mcp raw/1");
   });
 
   test("an unsupported protocol version → -32022 UnsupportedProtocolVersion naming the supported ones, with the request's id", async () => {
