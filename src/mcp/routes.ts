@@ -1,6 +1,7 @@
 /**
- * `/mcp` and `/mcp/:projectId`: MCP over Streamable HTTP (docs/api-oauth-mcp.md), stateless, one
- * fresh server and transport per request. In order, every request (docs/api-oauth-mcp.md):
+ * `/mcp` and `/mcp/:projectId`: MCP over Streamable HTTP (docs/api-oauth-mcp.md), both protocol eras
+ * (2026-07-28 and the 2025 handshake), stateless, one fresh server per request.
+ * In order, every request (docs/api-oauth-mcp.md):
  *   0. :projectId looks like a project id                                   → 404
  *   1. the host the client used (X-Forwarded-Host, else Host) is BASE_URL's → 421 naming BASE_URL
  *      (otherwise an OAuth client fails later, inside itself, on a resource mismatch)
@@ -8,10 +9,12 @@
  *   3. bearer (project key or OAuth access token) valid for this URL        → 401 + resource_metadata
  *      (then the key guard's own 403 not_a_member / organization_not_approved / 404)
  *   4. a tools/call needs the tool's scope                                  → 403 insufficient_scope
- *   5. POST → a plain tools/call straight to its backend request (server.ts fastToolCall, the
- *      SDK's answer without building its server), anything else the SDK transport (JSON
- *      responses); GET → 405 (no server-initiated messages in
- *      stateless mode, as the SDK's stateless example); DELETE → the transport (200).
+ *   5. POST → a plain 2025-era tools/call straight to its backend request (server.ts fastToolCall,
+ *      the SDK's answer without building its server); a 2026-07-28 request (its `_meta`
+ *      envelope) to SDK v2's `createMcpHandler` (server/discover, the envelope and header checks,
+ *      the UnsupportedProtocolVersion error, 404 for removed methods); any other 2025-era request
+ *      to a fresh server over SDK v2's web-standard transport (JSON responses). GET → 405 (no
+ *      server-initiated messages in stateless mode); DELETE → the transport (200).
  * Tool calls become requests to the key API through `app.handle` with the caller's own
  * Authorization header; the adapter itself reads no database.
  */
@@ -25,19 +28,40 @@ import { markMcpCall } from "../http/keyRoute";
 import { mcpResource, PROJECT_ID_PATTERN, resourceMetadataUrl } from "../oauth/resource";
 import { onFirstUse } from "../lib/onFirstUse";
 import { clientLabel, sessionIdFor } from "./client";
-import type { BackendAnswer } from "./server";
+
+/** The `_meta` key of the client's name and version in a 2026-07-28 request (the SDK's CLIENT_INFO_META_KEY; not imported: the SDK loads on first use). */
+const CLIENT_INFO_META_KEY = "io.modelcontextprotocol/clientInfo";
+import type { BackendAnswer, CallBackend } from "./server";
 import type { BackendCall } from "./tools";
+
+/** What the per-request server of a request needs, handed to the SDK's factory as `authInfo.extra`. */
+interface RequestScope {
+  call: CallBackend;
+  projectId: string;
+}
 
 /**
  * The MCP SDK is loaded on the first /mcp request, not at start: it is the largest module
  * graph of the binary (start-up with the shipped catalog 270 → ~150 ms; docs/performance.md).
+ * One handler per process serves the 2026-07-28 era (a fresh server per request from the factory);
+ * 2025-era requests (the `initialize` handshake, then plain requests) get a fresh server over the
+ * SDK's web-standard transport with JSON responses, as `isLegacyRequest`'s documentation composes.
  */
-const loadSdk = onFirstUse(() =>
-  Promise.all([import("./server"), import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js")]).then(([a, b]) => ({
-    ...a,
-    ...b,
-  })),
-);
+const loadSdk = onFirstUse(async () => {
+  const [{ createMcpServer, fastToolCall }, sdk] = await Promise.all([import("./server"), import("@modelcontextprotocol/server")]);
+  const factory = ({ authInfo }: { authInfo?: { extra?: Record<string, unknown> } }) => {
+    const scope = authInfo?.extra as unknown as RequestScope;
+    return createMcpServer(scope.call, scope.projectId);
+  };
+  const modern = sdk.createMcpHandler(factory, { legacy: "reject" });
+  return {
+    createMcpServer,
+    fastToolCall,
+    modern,
+    isLegacyRequest: sdk.isLegacyRequest,
+    Transport: sdk.WebStandardStreamableHTTPServerTransport,
+  };
+});
 
 /** The tools' table (with their zod schemas: zod is not loaded at start either). */
 const toolsModule = onFirstUse(() => import("./tools"));
@@ -59,7 +83,7 @@ function jsonRpcError(status: number, message: string, headers: Record<string, s
 
 interface JsonRpcMessage {
   method?: unknown;
-  params?: { name?: unknown; clientInfo?: unknown };
+  params?: { name?: unknown; clientInfo?: unknown; _meta?: Record<string, unknown> };
 }
 
 /** The JSON-RPC messages of a parsed POST body (one or a batch). */
@@ -103,6 +127,34 @@ function misdirected(request: Request, base: string, projectId: string | null): 
   return errorResponse(new AppError("misdirected_request", message, { baseUrl: base, mcpUrl }), requestIdOf(request));
 }
 
+/**
+ * Hands a request to the SDK: a plain 2025-era tools/call to the fast path, a 2026-07-28 request
+ * to the handler, anything else to a fresh server over the web-standard transport (an initialize
+ * answer then carries the session id naming `initializedBy`, the client's label).
+ */
+async function dispatch(request: Request, body: unknown, scope: RequestScope, initializedBy: string | null): Promise<Response> {
+  const sdk = await loadSdk();
+  const fast = await sdk.fastToolCall(request, body, scope.call, scope.projectId);
+  if (fast) return fast;
+  if (!(await sdk.isLegacyRequest(request, body)))
+    return sdk.modern.fetch(request, { authInfo: { token: "", clientId: "", scopes: [], extra: { ...scope } }, parsedBody: body });
+  const server = sdk.createMcpServer(scope.call, scope.projectId);
+  const transport = new sdk.Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  try {
+    await server.connect(transport);
+    const res = await transport.handleRequest(request, { parsedBody: body });
+    if (!initializedBy || res.status !== 200) return res;
+    const headers = new Headers(res.headers);
+    headers.set("mcp-session-id", sessionIdFor(initializedBy));
+    return new Response(res.body, { status: res.status, headers });
+  } finally {
+    // after this turn: closing at once aborted the handler's controller the SDK had not yet
+    // released (an AbortError with its stack for every call)
+    setImmediate(() => void server.close());
+  }
+}
+
+/** The MCP routes (module comment), over the app's own request handler as the backend. */
 export function mcpRoutes(deps: AppDeps, backend: Backend) {
   const base = deps.config.baseUrl;
   const origin = new URL(base).origin;
@@ -162,7 +214,8 @@ export function mcpRoutes(deps: AppDeps, backend: Backend) {
       return jsonRpcError(405, "Method not allowed: this stateless server sends no server-initiated messages.", { allow: "POST, DELETE" });
 
     const initialize = messages.find((m) => m.method === "initialize");
-    const client = clientLabel(request, initialize?.params?.clientInfo);
+    // the client names itself in initialize (2025) or in each request's _meta envelope (2026-07-28)
+    const client = clientLabel(request, initialize?.params?.clientInfo ?? messages[0]?.params?._meta?.[CLIENT_INFO_META_KEY]);
     const forwarded: Record<string, string> = {
       authorization: request.headers.get("authorization") ?? "",
       accept: "application/json",
@@ -187,23 +240,7 @@ export function mcpRoutes(deps: AppDeps, backend: Backend) {
       return { status: res.status, text: await res.text() };
     };
 
-    const { createMcpServer, fastToolCall, WebStandardStreamableHTTPServerTransport } = await loadSdk();
-    const fast = await fastToolCall(request, body, call, principal.projectId);
-    if (fast) return fast;
-    const server = createMcpServer(call, principal.projectId);
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    try {
-      await server.connect(transport);
-      const res = await transport.handleRequest(request, { parsedBody: body });
-      if (!initialize || !client || res.status !== 200) return res;
-      const headers = new Headers(res.headers);
-      headers.set("mcp-session-id", sessionIdFor(client));
-      return new Response(res.body, { status: res.status, headers });
-    } finally {
-      // after this turn: closing at once aborted the handler's controller the SDK had not yet
-      // released (an AbortError with its stack for every call), a tenth of the adapter's CPU
-      setImmediate(() => void server.close());
-    }
+    return dispatch(request, body, { call, projectId: principal.projectId }, initialize ? client : null);
   }
 
   return new Elysia()

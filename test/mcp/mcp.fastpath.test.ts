@@ -109,6 +109,19 @@ describe("what the fast path does not handle goes to the SDK (the specification'
     ["an unsupported MCP-Protocol-Version", call("svc_doctor", {}), { "mcp-protocol-version": "1999-01-01" }],
     ["an Accept without text/event-stream", call("svc_doctor", {}), { accept: "application/json" }],
     ["a Content-Type that is not JSON", call("svc_doctor", {}), { "content-type": "text/plain" }],
+    [
+      "a 2026-07-28 call (its _meta envelope and headers: the SDK checks them)",
+      call("svc_doctor", {}, 10, {
+        _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} },
+      }),
+      { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "svc_doctor" },
+    ],
+    [
+      "a 2026-07-28 envelope without its headers (the SDK's 400)",
+      call("svc_doctor", {}, 11, {
+        _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} },
+      }),
+    ],
   ];
   for (const [name, body, headers] of toSdk) {
     test(name, async () => {

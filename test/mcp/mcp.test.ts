@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import Ajv from "ajv";
+import Ajv2020 from "ajv/dist/2020";
 import { createKey, orgWithProject, publishedExpertiseOf, talentMd, testEnv, type WebClient } from "../helpers";
 import { CLIENT_INFO, connectWithBearer, liveEnv, MemoryOAuthProvider, toolJson, type LiveEnv } from "../mcp-support";
 
@@ -99,7 +99,7 @@ describe("MCP with a project key (the SDK client over Streamable HTTP)", () => {
     await client.close();
   });
 
-  test("every tool's inputSchema passes the Inspector's strict checks: valid JSON Schema (Ajv strict), no additionalProperties that is an empty object, every property with a type and a description", async () => {
+  test("every tool's inputSchema passes the Inspector's strict checks: valid JSON Schema 2020-12 (Ajv strict), no additionalProperties that is an empty object, every property with a type and a description", async () => {
     const s = await setup();
     const client = await connectWithBearer(mcpUrl(s.project.id), s.key);
     const { tools } = await client.listTools();
@@ -121,11 +121,11 @@ describe("MCP with a project key (the SDK client over Streamable HTTP)", () => {
       }
       for (const [k, v] of Object.entries(o)) walk(v, `${path}.${k}`);
     };
-    const ajv = new Ajv({ strict: true, allErrors: true });
+    const ajv = new Ajv2020({ strict: true, allErrors: true });
     for (const t of tools) {
       walk(t.inputSchema, `${t.name}.inputSchema`);
       const { $schema, ...schema } = t.inputSchema as Record<string, unknown>;
-      expect(`${t.name}: ${$schema}`).toBe(`${t.name}: http://json-schema.org/draft-07/schema#`);
+      expect(`${t.name}: ${$schema}`).toBe(`${t.name}: https://json-schema.org/draft/2020-12/schema`);
       expect(() => ajv.compile(schema)).not.toThrow();
     }
     expect(problems).toEqual([]);
