@@ -17,34 +17,36 @@ import { healthRoutes } from "./health/routes";
 import { mcpRoutes, type Backend } from "./mcp/routes";
 import { oauthRoutes } from "./oauth/routes";
 import { identityRoutes, setupRoutes } from "./identity/routes";
-import { loginPages } from "./identity/loginPages";
-import { linkPages } from "./identity/linkPages";
-import { verifyEmailRoutes } from "./identity/verifyPages";
-import { passwordResetRoutes } from "./identity/resetPages";
+import { loginPages } from "./identity/pages/login";
+import { linkPages } from "./identity/pages/link";
+import { verifyEmailRoutes } from "./identity/pages/verify";
+import { passwordResetRoutes } from "./identity/pages/reset";
 import { ssoAuthRoutes } from "./identity/ssoRoutes";
 import { ssoWebRoutes } from "./identity/ssoWebRoutes";
-import { ssoPages } from "./web/ssoPage";
+import { ssoPages } from "./identity/pages/sso";
 import type { Guards } from "./auth/guards";
-import { homePage } from "./web/home";
-import { htmlErrors } from "./web/errors";
-import { viewerOf } from "./web/context";
-import { ViewRegistry, webViews } from "./web/views";
-import { projectPages } from "./web/projectPages";
-import { catalogPages } from "./web/catalogPages";
-import { orgPages } from "./web/orgPages";
-import { adminPages } from "./web/adminPages";
+import { homePage } from "./projects/pages/home";
+import { htmlErrors } from "./ui/errors";
+import { viewerOf, type PageSessions } from "./ui/pageGuard";
+import { pageSessions } from "./tenancy/pageSessions";
+import { embeddedAssets } from "./embedded";
+import { ViewRegistry, webViews } from "./ui/views";
+import { projectPages } from "./projects/pages/project";
+import { catalogPages } from "./catalog/pages/catalog";
+import { orgPages } from "./tenancy/pages/org";
+import { adminPages } from "./tenancy/pages/admin";
 import { registerTenancyViews } from "./tenancy/views";
-import { searchRoutes } from "./web/searchRoutes";
+import { searchRoutes } from "./projects/pages/search";
 import { registerProjectViews } from "./projects/views";
 import { registerExpertiseViews } from "./expertises/views";
-import { orgExpertisesPages } from "./web/orgExpertisesPages";
-import { orgInsightsPages } from "./web/orgInsightsPages";
+import { orgExpertisesPages } from "./expertises/pages";
+import { orgInsightsPages } from "./activity/pages";
 import { projectRoutes } from "./projects/routes";
 import { relevanceRoutes } from "./projects/relevanceRoutes";
 import { connectionRoutes } from "./projects/connectionRoutes";
 import { specializationRoutes } from "./specializations/routes";
 import { validatorConfigRoutes } from "./projects/validatorConfig";
-import { invitationPages } from "./tenancy/invitationPages";
+import { invitationPages } from "./tenancy/pages/invitations";
 import { tenancyRoutes } from "./tenancy/routes";
 import { mailRoutes } from "./mail/routes";
 import { codeHostingRoutes } from "./tenancy/codeHostingRoutes";
@@ -54,7 +56,7 @@ import { join } from "node:path";
 import { Backups } from "./ops/backups";
 import { HttpMetrics } from "./ops/metrics";
 import { opsRoutes } from "./ops/routes";
-import { assetRoutes } from "./web/assets";
+import { assetRoutes } from "./ui/assets";
 import { openApiRoutes } from "./http/openapi";
 import pkg from "../package.json" with { type: "json" };
 
@@ -76,6 +78,8 @@ export function createApp(input: AppDeps) {
   };
   deps.database.storage.useLog(deps.log);
   const guards = createGuards(deps);
+  // who is signed in on a page, for the kit's page guard and error pages (ui/pageGuard.ts)
+  const sessions = pageSessions(deps);
   registerProjectViews(deps);
   registerTenancyViews(deps);
   registerExpertiseViews(deps.views);
@@ -99,7 +103,7 @@ export function createApp(input: AppDeps) {
         trustedProxies,
         requestDeadlineMs,
         maxConnectionsPerAddress,
-        htmlError: htmlErrors((request, path) => viewerOf(deps, request, path)),
+        htmlError: htmlErrors((request, path) => viewerOf(sessions, request, path)),
         metrics: deps.config.metricsToken ? deps.metrics : null,
         storage: deps.database.storage,
       }),
@@ -109,15 +113,15 @@ export function createApp(input: AppDeps) {
     // before the routes: the fragment or redirect a /web route answers to htmx and to a form post (web/views.ts)
     .use(webViews(deps.views))
     .use(healthRoutes(deps))
-    .use(assetRoutes())
+    .use(assetRoutes(embeddedAssets()))
     .use(openApiRoutes(deps.config.baseUrl, pkg.version))
     .use(identityRoutes(deps, guards))
     .use(pages(deps))
-    .use(ssoRoutes(deps, guards))
+    .use(ssoRoutes(deps, guards, sessions))
     .use(searchRoutes(deps, guards))
     .use(tenancyRoutes(deps, guards))
     .use(codeHostingRoutes(deps, guards))
-    .use(mailRoutes(deps, guards))
+    .use(mailRoutes(deps, guards, sessions))
     .use(projectRoutes(deps, guards))
     .use(expertiseRoutes(deps, guards))
     .use(catalogApiRoutes(deps, guards))
@@ -161,6 +165,6 @@ function pages(deps: ComposedDeps): Elysia {
 }
 
 /** Sign-in through identity providers and organization SSO: the /api/auth legs, /web/orgs/current/sso, /org/sso (one plugin; its route types are not needed by callers). */
-function ssoRoutes(deps: ComposedDeps, guards: Guards): Elysia {
-  return new Elysia().use(ssoAuthRoutes(deps)).use(ssoWebRoutes(deps, guards)).use(ssoPages(deps)) as unknown as Elysia;
+function ssoRoutes(deps: ComposedDeps, guards: Guards, sessions: PageSessions): Elysia {
+  return new Elysia().use(ssoAuthRoutes(deps)).use(ssoWebRoutes(deps, guards)).use(ssoPages(deps, sessions)) as unknown as Elysia;
 }

@@ -11,7 +11,7 @@ import type { AuthLimiters } from "./identity/limits";
 import type { Logger } from "./lib/log";
 import type { Backups } from "./ops/backups";
 import type { HttpMetrics } from "./ops/metrics";
-import type { ViewRegistry } from "./web/views";
+import type { ViewRegistry } from "./ui/views";
 
 /** Mutable process state the routes read (readiness, the loaded catalog). */
 export interface AppState {

@@ -3,10 +3,10 @@
  * An expertise's triggers (the proposal and its confirmation), lifecycle operations, published
  * versions and typed deletion.
  */
-import { TypedDeleteForm } from "../web/typedDelete";
+import { TypedDeleteForm } from "../ui/typedDelete";
 import type { LifecycleOperation } from "./lifecycle";
 import type { TriggerProposal } from "./triggers";
-import { DataTable } from "../web/layout";
+import { DataTable } from "../ui/layout";
 import { pageOf, ROUTE, StatusTag, when, type ExpertiseDetail } from "./listViews";
 
 /** The confirmation form of triggers, prefilled with a proposal or the confirmed ones. */

@@ -5,7 +5,7 @@
  * src/web/orgExpertisesPages.tsx; the other views are in editorViews.tsx and lifecycleViews.tsx.
  */
 import type { detailView, listExpertises } from "./service";
-import { DataTable } from "../web/layout";
+import { DataTable } from "../ui/layout";
 
 export type ExpertiseDetail = Awaited<ReturnType<typeof detailView>>;
 export type ExpertiseSummary = Awaited<ReturnType<typeof listExpertises>>[number];

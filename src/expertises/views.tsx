@@ -6,7 +6,7 @@
  * (lifecycleViews.tsx). The page (src/web/orgExpertisesPages.tsx) composes them; after a change
  * through htmx or a plain form the route sends the browser back to the page (registerExpertiseViews).
  */
-import type { ViewRegistry } from "../web/views";
+import type { ViewRegistry } from "../ui/views";
 import { EXPERTISES_PAGE, pageOf, ROUTE } from "./listViews";
 import { TriggerProposalView } from "./lifecycleViews";
 import type { TriggerProposal } from "./triggers";

@@ -7,12 +7,12 @@ import type { Guards } from "../auth/guards";
 import { checkSameOrigin } from "../http/csrf";
 import { AppError } from "../http/errors";
 import { clientMeta } from "../http/client";
-import { page } from "../web/layout";
+import { page } from "../ui/layout";
 import { listMemberships, membershipView } from "../tenancy/service";
 import { ChangePasswordBody, SetupBody, SignInBody, SignUpBody } from "./model";
 import { changePassword, completeSetup, setupTokenValid, signIn, signUp } from "./service";
 import { deleteSessionByToken, sessionCookie, sessionTokenFrom } from "./sessions";
-import { SetupPage } from "./setupPage";
+import { SetupPage } from "./pages/setup";
 
 export function identityRoutes(deps: ComposedDeps, guards: Guards) {
   const limiters = deps.authLimiters;

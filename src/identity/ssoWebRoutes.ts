@@ -12,7 +12,7 @@ import type { Guards } from "../auth/guards";
 import { clientMeta } from "../http/client";
 import { notFound } from "../http/errors";
 import { requireConfirmation } from "../http/methodOverride";
-import { confirmations } from "../web/confirmations";
+import { confirmations } from "../ui/confirmations";
 import { recordSecurityEvent } from "./security";
 import { decodedParam } from "../http/query";
 import { deleteSso, loadSso, markTested, publicSso, readSsoSettings, saveSso, testSso } from "./sso";

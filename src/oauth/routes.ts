@@ -12,7 +12,7 @@ import type { AppDeps, ComposedDeps } from "../deps";
 import { clientMeta } from "../http/client";
 import { SlidingWindowLimiter } from "../lib/rateLimit";
 import { findClient, registerClient } from "./clients";
-import { consentRoutes } from "./consentRoutes";
+import { consentRoutes } from "./pages";
 import { OAuthError, oauthErrorResponse, oauthJson, PUBLIC_CORS, preflight } from "./errors";
 import { exchangeCode, refreshTokens, revokeToken } from "./grants";
 import { authorizationServerMetadata, protectedResourceMetadata } from "./metadata";

@@ -5,7 +5,7 @@ import type { Guards } from "../auth/guards";
 import { KEY_SCOPES, type KeyScope } from "../db/schema";
 import { notFound, validationFailed } from "../http/errors";
 import { requireConfirmation, requireTypedName } from "../http/methodOverride";
-import { confirmations } from "../web/confirmations";
+import { confirmations } from "../ui/confirmations";
 import { recordSecurityEvent } from "../identity/security";
 import { createKey, isScope, KEY_NAME_MAX, listKeys, revokeKey } from "./keys";
 import { createProject, getProject, listProjects, removeProject, updateProject, type Project } from "./service";

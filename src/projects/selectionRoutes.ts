@@ -21,7 +21,7 @@ import { applySpecialization } from "../specializations/service";
 import { evidenceLink, getCodeHosting } from "../tenancy/codeHosting";
 import { iso } from "../lib/time";
 import { requireConfirmation } from "../http/methodOverride";
-import { confirmations } from "../web/confirmations";
+import { confirmations } from "../ui/confirmations";
 
 export function selectionRoutes(deps: AppDeps & { journal: TraceJournal }, guards: Guards) {
   const src = () => ({ database: deps.database, catalog: deps.state.catalog! });

@@ -10,15 +10,15 @@ import type { AppDeps, ComposedDeps } from "../deps";
 import type { Catalog } from "../catalog/catalog";
 import { AppError } from "../http/errors";
 import { getProject } from "./service";
-import { GraphSvg, type GraphEdgeView, type GraphNodeView } from "../web/graph";
-import { HtmlByObject } from "../web/memo";
-import { returnPath, type ViewContext } from "../web/views";
-import { confirmations } from "../web/confirmations";
+import { GraphSvg, type GraphEdgeView, type GraphNodeView } from "../ui/graph";
+import { HtmlByObject } from "../ui/memo";
+import { returnPath, type ViewContext } from "../ui/views";
+import { confirmations } from "../ui/confirmations";
 import { installedOverview, type InstalledTalentView } from "./installed";
 import { listKeys, type KeyView } from "./keys";
 import { KEY_SCOPES } from "../db/schema";
 import type { ClientConfig } from "./setup";
-import { DataTable } from "../web/layout";
+import { DataTable } from "../ui/layout";
 
 type Overview = Awaited<ReturnType<typeof installedOverview>>;
 

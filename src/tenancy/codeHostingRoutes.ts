@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/guards";
 import { requireConfirmation } from "../http/methodOverride";
-import { confirmations } from "../web/confirmations";
+import { confirmations } from "../ui/confirmations";
 import { getCodeHosting, readCodeHosting, setCodeHosting } from "./codeHosting";
 
 export function codeHostingRoutes(deps: AppDeps, guards: Guards) {

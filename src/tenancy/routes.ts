@@ -10,7 +10,7 @@ import { MEMBER_ROLES, users } from "../db/schema";
 import { AppError, notFound } from "../http/errors";
 import { intParam } from "../http/query";
 import { requireConfirmation } from "../http/methodOverride";
-import { confirmations } from "../web/confirmations";
+import { confirmations } from "../ui/confirmations";
 import { listSecurityEvents } from "../identity/security";
 import { setActiveOrganization } from "../identity/sessions";
 import { normalizeEmail } from "../identity/users";

@@ -19,13 +19,13 @@ import type { MemberRole, OrgStatus } from "../db/schema";
 import { MEMBER_ROLES } from "../db/schema";
 import { AppError } from "../http/errors";
 import { iso } from "../lib/time";
-import type { ViewContext } from "../web/views";
-import { confirmations } from "../web/confirmations";
+import type { ViewContext } from "../ui/views";
+import { confirmations } from "../ui/confirmations";
 import { getCodeHosting, CODE_HOSTS, type CodeHosting } from "./codeHosting";
-import { AdminOrganizations, refererStatus, statusFilter } from "./adminViews";
-import { Notice, when } from "./viewParts";
+import { AdminOrganizations, refererStatus, statusFilter } from "./views/admin";
+import { Notice, when } from "../ui/parts";
 import { listAllOrganizations, listInvitations, listMembers, type OrgMembership } from "./service";
-import { DataTable } from "../web/layout";
+import { DataTable } from "../ui/layout";
 
 const STATUS_TEXT: Record<OrgStatus, string> = {
   pending:

@@ -17,20 +17,19 @@ const SRC = resolve(import.meta.dir, "..", "..", "src");
 
 /** Folder edges inside the domain knot today, `from -> to to …` (one line per source folder). */
 const KNOWN_KNOT = [
-  "activity -> auth catalog deps.ts expertises projects resolution",
+  "activity -> auth catalog deps.ts expertises projects resolution tenancy",
   "auth -> deps.ts identity oauth projects tenancy",
-  "catalog -> activity auth deps.ts expertises oauth projects",
-  "deps.ts -> activity catalog identity ops web",
-  "expertises -> auth catalog deps.ts tenancy web",
-  "identity -> auth deps.ts mail tenancy web",
-  "mail -> auth deps.ts web",
-  "oauth -> auth deps.ts identity web",
+  "catalog -> activity auth deps.ts expertises oauth projects specializations tenancy",
+  "deps.ts -> activity catalog identity ops",
+  "expertises -> auth catalog deps.ts tenancy",
+  "identity -> auth deps.ts mail tenancy",
+  "mail -> auth deps.ts",
+  "oauth -> auth deps.ts identity",
   "ops -> auth catalog deps.ts oauth",
-  "projects -> activity auth catalog deps.ts expertises identity oauth resolution specializations tenancy web",
+  "projects -> activity auth catalog deps.ts expertises identity oauth resolution specializations tenancy",
   "resolution -> activity auth catalog deps.ts expertises projects",
   "specializations -> auth catalog deps.ts expertises projects resolution",
-  "tenancy -> auth deps.ts identity mail web",
-  "web -> activity auth catalog deps.ts expertises identity mail projects specializations tenancy",
+  "tenancy -> auth deps.ts identity mail",
 ];
 
 function sourceFiles(dir: string): string[] {
@@ -145,6 +144,11 @@ describe("the import graph of src/", () => {
       [...(folders.get(layer) ?? [])].filter((to) => !allowed.includes(to)).map((to) => `${layer} -> ${to}`),
     );
     expect(upward).toEqual([]);
+  });
+
+  test("the web kit (ui) imports only lib, config, db and http: a page's domain hands in what the kit needs", () => {
+    const allowed = ["lib", "configParsers.ts", "config.ts", "db", "http"];
+    expect([...(folders.get("ui") ?? [])].filter((to) => !allowed.includes(to)).map((to) => `ui -> ${to}`)).toEqual([]);
   });
 
   test("app.ts, the composition root, is imported by main's serve command alone", () => {

@@ -4,22 +4,22 @@
  * invitee: an Accept button. Signed in as someone else: says so. Not signed in: sign in (the
  * `/login` page, returning here) or create the account with the invited address and join.
  */
-import { passwordProblem } from "../identity/passwords";
-import { iso } from "../lib/time";
+import { passwordProblem } from "../../identity/passwords";
+import { iso } from "../../lib/time";
 import { Elysia } from "elysia";
 import { eq } from "drizzle-orm";
-import type { ComposedDeps } from "../deps";
-import { optionalSession } from "../auth/session";
-import { checkSameOrigin } from "../http/csrf";
-import { invitations, organizations } from "../db/schema";
-import { clientMeta } from "../http/client";
-import { AppError } from "../http/errors";
-import { formField } from "../http/form";
-import { signUp } from "../identity/service";
-import { sessionCookie, setActiveOrganization } from "../identity/sessions";
-import { normalizeEmail } from "../identity/users";
-import { Layout, page } from "../web/layout";
-import { acceptInvitation } from "./service";
+import type { ComposedDeps } from "../../deps";
+import { optionalSession } from "../../auth/session";
+import { checkSameOrigin } from "../../http/csrf";
+import { invitations, organizations } from "../../db/schema";
+import { clientMeta } from "../../http/client";
+import { AppError } from "../../http/errors";
+import { formField } from "../../http/form";
+import { signUp } from "../../identity/service";
+import { sessionCookie, setActiveOrganization } from "../../identity/sessions";
+import { normalizeEmail } from "../../identity/users";
+import { Layout, page } from "../../ui/layout";
+import { acceptInvitation } from "../service";
 
 interface InvitationView {
   id: string;

@@ -6,17 +6,17 @@
  * and answer pages, never JSON. The logic is in passwordReset.ts.
  */
 import { Elysia, t } from "elysia";
-import type { ComposedDeps } from "../deps";
-import { clientMeta } from "../http/client";
-import { checkSameOrigin } from "../http/csrf";
-import { AppError } from "../http/errors";
-import { formField } from "../http/form";
-import { Layout, page } from "../web/layout";
-import { email, password } from "./model";
-import { passwordProblem } from "./passwords";
-import { requestPasswordReset, RESET_REQUESTED, resetPassword, resetTokenValid } from "./passwordReset";
-import { sessionCookie } from "./sessions";
-import { EMAIL_PATTERN } from "./users";
+import type { ComposedDeps } from "../../deps";
+import { clientMeta } from "../../http/client";
+import { checkSameOrigin } from "../../http/csrf";
+import { AppError } from "../../http/errors";
+import { formField } from "../../http/form";
+import { Layout, page } from "../../ui/layout";
+import { email, password } from "../model";
+import { passwordProblem } from "../passwords";
+import { requestPasswordReset, RESET_REQUESTED, resetPassword, resetTokenValid } from "../passwordReset";
+import { sessionCookie } from "../sessions";
+import { EMAIL_PATTERN } from "../users";
 
 function RequestForm(props: { email?: string; error?: string }) {
   return (

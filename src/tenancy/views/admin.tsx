@@ -4,11 +4,11 @@
  * `POST /web/admin/organizations/:id/:operation`): each organization with its status and the
  * decisions the approval state machine allows from it (service.ts APPROVAL_MOVES).
  */
-import type { OrgStatus } from "../db/schema";
-import { iso } from "../lib/time";
-import { APPROVAL_MOVES, APPROVAL_OPERATIONS, type ApprovalOperation } from "./service";
-import { Notice, when } from "./viewParts";
-import { DataTable } from "../web/layout";
+import type { OrgStatus } from "../../db/schema";
+import { iso } from "../../lib/time";
+import { APPROVAL_MOVES, APPROVAL_OPERATIONS, type ApprovalOperation } from "../service";
+import { Notice, when } from "../../ui/parts";
+import { DataTable } from "../../ui/layout";
 
 export interface AdminOrgView {
   id: string;

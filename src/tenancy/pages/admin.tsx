@@ -9,16 +9,16 @@
 import { desc } from "drizzle-orm";
 import { Elysia } from "elysia";
 import type { Child } from "hono/jsx";
-import type { AppDeps } from "../deps";
-import { users } from "../db/schema";
-import { listSecurityEvents } from "../identity/security";
-import { listUnownedMail } from "../mail/outbox";
-import { MailTable } from "../mail/pages";
-import { iso } from "../lib/time";
-import { listAllOrganizations } from "../tenancy/service";
-import { AdminOrganizations, statusFilter } from "../tenancy/adminViews";
-import { createPageGuard, type PageContext } from "./context";
-import { DataTable, Layout, page } from "./layout";
+import type { AppDeps } from "../../deps";
+import { users } from "../../db/schema";
+import { listSecurityEvents } from "../../identity/security";
+import { listUnownedMail } from "../../mail/outbox";
+import { MailTable } from "../../mail/pages";
+import { iso } from "../../lib/time";
+import { listAllOrganizations } from "../service";
+import { AdminOrganizations, statusFilter } from "../views/admin";
+import { createPageGuard, type PageContext } from "../pageSessions";
+import { DataTable, Layout, page } from "../../ui/layout";
 
 const TABS = [
   { href: "/admin", label: "Organizations" },

@@ -1,6 +1,5 @@
 /** Static assets embedded in the binary, served under /assets/ (no CDN: works air-gapped). */
 import { Elysia } from "elysia";
-import { embeddedAssets } from "../embedded";
 import { sha256Hex } from "../lib/crypto";
 import { AppError } from "../http/errors";
 
@@ -12,11 +11,9 @@ const TYPES: Record<string, string> = {
   json: "application/json",
 };
 
-/** Serves `/assets/<path>` from the embedded map with an ETag. */
-export function assetRoutes() {
-  const assets = new Map(
-    Object.entries(embeddedAssets()).map(([path, content]) => [path, { content, etag: `"${sha256Hex(content).slice(0, 16)}"` }]),
-  );
+/** Serves `/assets/<path>` from the map of assets (the binary's embedded ones: embedded.ts) with an ETag. */
+export function assetRoutes(files: Record<string, string>) {
+  const assets = new Map(Object.entries(files).map(([path, content]) => [path, { content, etag: `"${sha256Hex(content).slice(0, 16)}"` }]));
   return new Elysia({ name: "assets" }).get("/assets/*", ({ params, request }) => {
     const path = params["*"];
     const asset = assets.get(path);

@@ -6,13 +6,13 @@
  * in emailVerification.ts.
  */
 import { Elysia, t } from "elysia";
-import type { ComposedDeps } from "../deps";
-import { requireSession } from "../auth/session";
-import { checkSameOrigin } from "../http/csrf";
-import { AppError } from "../http/errors";
-import { formField } from "../http/form";
-import { Layout, page } from "../web/layout";
-import { confirmEmail, resendEmailVerification, verificationTokenValid } from "./emailVerification";
+import type { ComposedDeps } from "../../deps";
+import { requireSession } from "../../auth/session";
+import { checkSameOrigin } from "../../http/csrf";
+import { AppError } from "../../http/errors";
+import { formField } from "../../http/form";
+import { Layout, page } from "../../ui/layout";
+import { confirmEmail, resendEmailVerification, verificationTokenValid } from "../emailVerification";
 
 function VerifyPage(props: { state: "confirm" | "done" | "invalid"; token?: string; email?: string }) {
   const title =

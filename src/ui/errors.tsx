@@ -9,7 +9,7 @@ import type { AppError } from "../http/errors";
 import { isApiPath, isHtmx, isNavigation } from "../http/negotiate";
 import type { Confirmation } from "../http/methodOverride";
 import { Layout, page } from "./layout";
-import type { Viewer } from "./context";
+import type { Viewer } from "./pageGuard";
 import { returnPath } from "./views";
 
 const TITLES: Record<number, string> = {

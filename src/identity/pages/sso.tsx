@@ -7,17 +7,17 @@
  * and renders this page with their results and the test sign-in link.
  */
 import { Elysia } from "elysia";
-import type { ComposedDeps } from "../deps";
-import { notFound } from "../http/errors";
-import { clientMeta } from "../http/client";
-import { recordSecurityEvent } from "../identity/security";
-import { loadSso, markTested, publicSso, testSso } from "../identity/sso";
-import { txtLookup, verifyDomainByDns } from "../identity/ssoDomains";
-import { AppError } from "../http/errors";
-import { formField } from "../http/form";
-import { createPageGuard, type OrgPageRule, type PageContext } from "./context";
-import { Layout, page } from "./layout";
-import { confirmations } from "./confirmations";
+import type { ComposedDeps } from "../../deps";
+import { notFound } from "../../http/errors";
+import { clientMeta } from "../../http/client";
+import { recordSecurityEvent } from "../security";
+import { loadSso, markTested, publicSso, testSso } from "../sso";
+import { txtLookup, verifyDomainByDns } from "../ssoDomains";
+import { AppError } from "../../http/errors";
+import { formField } from "../../http/form";
+import { createPageGuard, type OrgPageRule, type PageContext, type PageSessions } from "../../ui/pageGuard";
+import { Layout, page } from "../../ui/layout";
+import { confirmations } from "../../ui/confirmations";
 
 type Public = ReturnType<typeof publicSso>;
 interface TestResult {
@@ -234,12 +234,12 @@ function SsoPage(props: { ctx: PageContext; data: Public; test?: TestResult; ver
 /** Single sign-on is set by the organization's owners and admins: anyone else gets the 404 page. */
 const SSO_ADMIN: OrgPageRule = { admin: "No such page for your role: single sign-on is set by the organization's owners and admins." };
 
-/** The /org/sso page and its test post. */
-export function ssoPages(deps: ComposedDeps) {
+/** The /org/sso page and its test post; `sessions` finds the signed-in person (handed in by the composition root). */
+export function ssoPages(deps: ComposedDeps, sessions: PageSessions) {
   deps.views.register("POST", "/web/orgs/current/sso", { redirect: () => "/org/sso" });
   deps.views.register("DELETE", "/web/orgs/current/sso", { redirect: () => "/org/sso" });
   return new Elysia()
-    .use(createPageGuard(deps))
+    .use(createPageGuard(sessions))
     .get(
       "/org/sso",
       async ({ page: ctx, org }) => {

@@ -9,21 +9,21 @@
  * triggers, budget, conformance tests, compact preview, and install into a chosen project.
  */
 import { Elysia } from "elysia";
-import type { ComposedDeps } from "../deps";
-import { card, catalogCards, dependencyGraph, facets, talentSheet, type Card, type ProjectState, type Visible } from "../catalog/people";
-import type { Talent } from "../catalog/format";
-import { requiresClosure } from "../catalog/graph";
-import { listServableExpertises } from "../expertises/servable";
-import { AppError, notFound } from "../http/errors";
-import { decodedParam } from "../http/query";
-import { judge, relevanceOf } from "../projects/relevance";
-import { listInstalled } from "../projects/selection";
-import { getProject, listProjects, type Project } from "../projects/service";
-import { getSpecialization, listSpecializations, type SpecializationView } from "../specializations/service";
-import { createPageGuard } from "./context";
-import { GraphSvg, type GraphNodeView } from "./graph";
-import { DataTable, Layout, page } from "./layout";
-import { HtmlByObject, HtmlMemo } from "./memo";
+import type { ComposedDeps } from "../../deps";
+import { card, catalogCards, dependencyGraph, facets, talentSheet, type Card, type ProjectState, type Visible } from "../people";
+import type { Talent } from "../format";
+import { requiresClosure } from "../graph";
+import { listServableExpertises } from "../../expertises/servable";
+import { AppError, notFound } from "../../http/errors";
+import { decodedParam } from "../../http/query";
+import { judge, relevanceOf } from "../../projects/relevance";
+import { listInstalled } from "../../projects/selection";
+import { getProject, listProjects, type Project } from "../../projects/service";
+import { getSpecialization, listSpecializations, type SpecializationView } from "../../specializations/service";
+import { createPageGuard } from "../../tenancy/pageSessions";
+import { GraphSvg, type GraphNodeView } from "../../ui/graph";
+import { DataTable, Layout, page } from "../../ui/layout";
+import { HtmlByObject, HtmlMemo } from "../../ui/memo";
 
 const PAGE = 24;
 /** Kept renders (web/memo.ts): a card outside grouped install depends on its talent only; the other blocks on what their key names. */

@@ -3,10 +3,10 @@
  * The sections of `/org/insights` (orgInsightsPages.tsx): failed calls by code and day, keys to
  * review, projects to fix, resolutions never audited, failing expertises; each drawn once per answer.
  */
-import type { insights } from "../activity/insights";
-import { StackedColumns } from "./charts";
-import { Card, DataTable } from "./layout";
-import { HtmlByObject } from "./memo";
+import type { insights } from "./insights";
+import { StackedColumns } from "../ui/charts";
+import { Card, DataTable } from "../ui/layout";
+import { HtmlByObject } from "../ui/memo";
 
 /** The answer of `GET /web/orgs/current/insights`. */
 export type Insights = Awaited<ReturnType<typeof insights>>;

@@ -6,16 +6,16 @@
  * palette's list items when htmx asks.
  */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
-import type { Guards } from "../auth/guards";
-import { activeOrganization } from "../auth/session";
-import { catalogCards } from "../catalog/people";
-import { listServableExpertises } from "../expertises/servable";
-import { strParam } from "../http/query";
-import { isHtmx } from "../http/negotiate";
-import { listProjects } from "../projects/service";
-import { listSpecializations } from "../specializations/service";
-import { listMemberships } from "../tenancy/service";
+import type { AppDeps } from "../../deps";
+import type { Guards } from "../../auth/guards";
+import { activeOrganization } from "../../auth/session";
+import { catalogCards } from "../../catalog/people";
+import { listServableExpertises } from "../../expertises/servable";
+import { strParam } from "../../http/query";
+import { isHtmx } from "../../http/negotiate";
+import { listProjects } from "../service";
+import { listSpecializations } from "../../specializations/service";
+import { listMemberships } from "../../tenancy/service";
 
 export interface SearchItem {
   type: "project" | "talent" | "specialization" | "organization";

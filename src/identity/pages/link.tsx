@@ -6,16 +6,16 @@
  * declines. Forms post normally; the answer is a page.
  */
 import { Elysia } from "elysia";
-import type { ComposedDeps } from "../deps";
-import { optionalSession } from "../auth/session";
-import { clientMeta } from "../http/client";
-import { cookieValue } from "../http/cookies";
-import { checkSameOrigin } from "../http/csrf";
-import { formField } from "../http/form";
-import { Layout, page } from "../web/layout";
-import { cancelPendingLink, confirmPendingLink, LINK_COOKIE, linkCookie, readPendingLink, type PendingLink } from "./linking";
-import { providerLabel } from "./providers";
-import { recordSecurityEvent } from "./security";
+import type { ComposedDeps } from "../../deps";
+import { optionalSession } from "../../auth/session";
+import { clientMeta } from "../../http/client";
+import { cookieValue } from "../../http/cookies";
+import { checkSameOrigin } from "../../http/csrf";
+import { formField } from "../../http/form";
+import { Layout, page } from "../../ui/layout";
+import { cancelPendingLink, confirmPendingLink, LINK_COOKIE, linkCookie, readPendingLink, type PendingLink } from "../linking";
+import { providerLabel } from "../providers";
+import { recordSecurityEvent } from "../security";
 
 type State =
   | { kind: "ask"; link: PendingLink; label: string; email: string }

@@ -8,17 +8,17 @@
  */
 import { Elysia } from "elysia";
 import type { ComposedDeps } from "../deps";
-import { adoptionView } from "../activity/adoption";
-import { dashboardReadCap } from "../activity/readCap";
-import { insights } from "../activity/insights";
-import { readWindow } from "../activity/summaries";
+import { adoptionView } from "./adoption";
+import { dashboardReadCap } from "./readCap";
+import { insights } from "./insights";
+import { readWindow } from "./summaries";
 import { listProjects } from "../projects/service";
-import { StackedBars } from "./charts";
-import { createPageGuard } from "./context";
-import { Layout, page } from "./layout";
-import { HtmlByObject } from "./memo";
-import { InsightsBody, type Insights } from "./insightsSections";
-import { EXPERTISES_ADMIN } from "./orgExpertisesPages";
+import { StackedBars } from "../ui/charts";
+import { createPageGuard } from "../tenancy/pageSessions";
+import { Layout, page } from "../ui/layout";
+import { HtmlByObject } from "../ui/memo";
+import { InsightsBody, type Insights } from "./views";
+import { EXPERTISES_ADMIN } from "../expertises/pages";
 
 type Adoption = Awaited<ReturnType<typeof adoptionView>>;
 type Entry = Adoption["talents"][number];

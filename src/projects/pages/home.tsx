@@ -6,10 +6,10 @@
  * there is none.
  */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
-import { listProjects } from "../projects/service";
-import { createPageGuard } from "./context";
-import { Layout, page } from "./layout";
+import type { AppDeps } from "../../deps";
+import { listProjects } from "../service";
+import { createPageGuard } from "../../tenancy/pageSessions";
+import { Layout, page } from "../../ui/layout";
 
 export function homePage(deps: AppDeps) {
   return new Elysia().use(createPageGuard(deps)).get(

@@ -7,23 +7,23 @@
  * `POST /logout` ends the browser's session from any page.
  */
 import { Elysia } from "elysia";
-import type { ComposedDeps } from "../deps";
-import { optionalSession } from "../auth/session";
-import { clientMeta } from "../http/client";
-import { checkSameOrigin } from "../http/csrf";
-import { AppError } from "../http/errors";
-import { formField } from "../http/form";
-import { safeNext } from "../http/next";
-import { Layout, page } from "../web/layout";
-import { passwordProblem } from "./passwords";
-import { signIn, signUp } from "./service";
-import { deleteSessionByToken, sessionCookie, sessionTokenFrom } from "./sessions";
-import { EMAIL_PATTERN } from "./users";
-import { emailDomain } from "./external";
-import { enabledProviders, providerLabel } from "./providers";
-import type { SignInErrorCode } from "./ssoRoutes";
-import { usableSsoForDomain } from "./sso";
-import type { Config } from "../config";
+import type { ComposedDeps } from "../../deps";
+import { optionalSession } from "../../auth/session";
+import { clientMeta } from "../../http/client";
+import { checkSameOrigin } from "../../http/csrf";
+import { AppError } from "../../http/errors";
+import { formField } from "../../http/form";
+import { safeNext } from "../../http/next";
+import { Layout, page } from "../../ui/layout";
+import { passwordProblem } from "../passwords";
+import { signIn, signUp } from "../service";
+import { deleteSessionByToken, sessionCookie, sessionTokenFrom } from "../sessions";
+import { EMAIL_PATTERN } from "../users";
+import { emailDomain } from "../external";
+import { enabledProviders, providerLabel } from "../providers";
+import type { SignInErrorCode } from "../ssoRoutes";
+import { usableSsoForDomain } from "../sso";
+import type { Config } from "../../config";
 
 /** What /login says for `?error=<code>` after a provider or SSO sign-in failed (the codes of ssoRoutes.ts). */
 export function signInErrorSentence(

@@ -6,20 +6,21 @@
  * read everything without JavaScript; changes go to the `/web/*` routes (htmx swaps their
  * fragments, or the browser follows their 303 back here).
  */
-import { TypedDeleteForm } from "./typedDelete";
+import { TypedDeleteForm } from "../../ui/typedDelete";
 import { Elysia } from "elysia";
 import type { Child } from "hono/jsx";
-import type { ComposedDeps } from "../deps";
-import { iso } from "../lib/time";
-import { installedOverview } from "../projects/installed";
-import { listKeys } from "../projects/keys";
-import { getProject, type Project } from "../projects/service";
-import { connectionKit } from "../projects/setup";
-import { AutomationKey, ConnectionKit, InstalledSection, KeysSection } from "../projects/views";
-import { listSpecializations } from "../specializations/service";
-import { createPageGuard, isOrgAdmin } from "./context";
-import { DataTable, Layout, page } from "./layout";
-import { HtmlMemo } from "./memo";
+import type { ComposedDeps } from "../../deps";
+import { iso } from "../../lib/time";
+import { installedOverview } from "../installed";
+import { listKeys } from "../keys";
+import { getProject, type Project } from "../service";
+import { connectionKit } from "../setup";
+import { AutomationKey, ConnectionKit, InstalledSection, KeysSection } from "../views";
+import { listSpecializations } from "../../specializations/service";
+import { createPageGuard } from "../../tenancy/pageSessions";
+import { isOrgAdmin } from "../../ui/pageGuard";
+import { DataTable, Layout, page } from "../../ui/layout";
+import { HtmlMemo } from "../../ui/memo";
 
 const TABS = ["overview", "activity", "keys", "settings"] as const;
 type Tab = (typeof TABS)[number];

@@ -9,12 +9,13 @@
  */
 import { Elysia } from "elysia";
 import type { Child } from "hono/jsx";
-import type { AppDeps } from "../deps";
-import { getCodeHosting } from "../tenancy/codeHosting";
-import { listInvitations, listMembers } from "../tenancy/service";
-import { CodeHostingSection, InvitationsSection, MembersSection, StatusCard } from "../tenancy/views";
-import { createPageGuard, isOrgAdmin } from "./context";
-import { Layout, page } from "./layout";
+import type { AppDeps } from "../../deps";
+import { getCodeHosting } from "../codeHosting";
+import { listInvitations, listMembers } from "../service";
+import { CodeHostingSection, InvitationsSection, MembersSection, StatusCard } from "../views";
+import { createPageGuard } from "../pageSessions";
+import { isOrgAdmin } from "../../ui/pageGuard";
+import { Layout, page } from "../../ui/layout";
 
 /** The owner/admin pages of the organization, linked from /org (some are built beside this one). */
 const ADMIN_LINKS = [

@@ -13,16 +13,17 @@
 import { Elysia } from "elysia";
 import type { Child } from "hono/jsx";
 import type { ComposedDeps } from "../deps";
-import { parseListQuery, parsePatch } from "../expertises/model";
-import { detailView, expertiseNotFound, findExpertise, listExpertises, updateWorkingVersion } from "../expertises/service";
-import { proposeTriggers } from "../expertises/triggers";
-import { Editor, IssuesByLine, type Draft, type ServerVersion } from "../expertises/editorViews";
-import { DeleteSection, LifecycleSection, TriggersSection, VersionsSection } from "../expertises/lifecycleViews";
-import { CreateForm, EXPERTISES_PAGE, ExpertiseList } from "../expertises/listViews";
+import { parseListQuery, parsePatch } from "./model";
+import { detailView, expertiseNotFound, findExpertise, listExpertises, updateWorkingVersion } from "./service";
+import { proposeTriggers } from "./triggers";
+import { Editor, IssuesByLine, type Draft, type ServerVersion } from "./editorViews";
+import { DeleteSection, LifecycleSection, TriggersSection, VersionsSection } from "./lifecycleViews";
+import { CreateForm, EXPERTISES_PAGE, ExpertiseList } from "./listViews";
 import { AppError, type Issue } from "../http/errors";
 import type { OrgMembership } from "../tenancy/service";
-import { createPageGuard, type OrgPageRule, type PageContext } from "./context";
-import { Layout, page } from "./layout";
+import { createPageGuard, type PageContext } from "../tenancy/pageSessions";
+import type { OrgPageRule } from "../ui/pageGuard";
+import { Layout, page } from "../ui/layout";
 
 const DONE: Record<string, string> = {
   created: "Draft created.",

@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 /** The one-time first-admin setup page (`/setup?token=…`, printed to the log at first start). */
-import { Layout } from "../web/layout";
+import { Layout } from "../../ui/layout";
 
 export function SetupPage(props: { token: string; valid: boolean; error?: string }) {
   return (
