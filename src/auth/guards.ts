@@ -11,9 +11,9 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
 import type { KeyScope, MemberRole } from "../db/schema";
-import type { SessionRecord } from "../identity/sessions";
+import type { SessionRecord } from "./sessions";
 import { AppError } from "../http/errors";
-import type { OrgMembership } from "../tenancy/service";
+import type { OrgMembership } from "./memberships";
 import type { KeyPrincipal } from "./key";
 import { authenticateKeyOrToken } from "./principal";
 import { requireOrg, requireSession } from "./session";

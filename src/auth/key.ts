@@ -11,7 +11,7 @@ import type { KeyScope, MemberRole } from "../db/schema";
 import { AppError } from "../http/errors";
 import { hasValidChecksum, sha256Hex } from "../lib/crypto";
 import type { Logger } from "../lib/log";
-import { KEY_PREFIX } from "../projects/keys";
+import { KEY_PREFIX } from "./bearers";
 import { storageFailureOf } from "../db/storage";
 
 /** Who is calling on the key API: a project key (or an OAuth access token). */

@@ -8,10 +8,10 @@ import { checkSameOrigin } from "../http/csrf";
 import { AppError } from "../http/errors";
 import { clientMeta } from "../http/client";
 import { page } from "../ui/layout";
-import { listMemberships, membershipView } from "../tenancy/service";
+import { listMemberships, membershipView } from "../auth/memberships";
 import { ChangePasswordBody, SetupBody, SignInBody, SignUpBody } from "./model";
 import { changePassword, completeSetup, setupTokenValid, signIn, signUp } from "./service";
-import { deleteSessionByToken, sessionCookie, sessionTokenFrom } from "./sessions";
+import { deleteSessionByToken, sessionCookie, sessionTokenFrom } from "../auth/sessions";
 import { SetupPage } from "./pages/setup";
 
 export function identityRoutes(deps: ComposedDeps, guards: Guards) {

@@ -23,7 +23,7 @@ import { oidcAuthorizationUrl, oidcFinish, OidcError } from "./oidc";
 import { enabledProviders, finishProvider, ProviderError, PROVIDER_IDS, startProvider, type ProviderId } from "./providers";
 import { samlAuthorizeUrl, samlFinish, samlMetadata, SamlRefused } from "./saml";
 import { loadSso, serviceProvider, ssoForDomain, usableSsoOf, ssoEnforcedFor } from "./sso";
-import { sessionCookie, sessionTokenFrom } from "./sessions";
+import { sessionCookie, sessionTokenFrom } from "../auth/sessions";
 
 /** The sentences /login shows for `?error=<code>` (identity/loginPages.tsx). */
 export type SignInErrorCode =

@@ -10,7 +10,7 @@ import { optionalSession } from "../auth/session";
 import { checkSameOrigin } from "../http/csrf";
 import { AppError } from "../http/errors";
 import { formField } from "../http/form";
-import type { SessionRecord } from "../identity/sessions";
+import type { SessionRecord } from "../auth/sessions";
 import { page } from "../ui/layout";
 import {
   AUTHORIZE_PARAMS,

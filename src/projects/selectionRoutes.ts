@@ -10,7 +10,7 @@ import type { Guards } from "../auth/guards";
 import { TRACE_ID, type TraceJournal } from "../activity/journal";
 import { clientOf } from "../activity/trace";
 import { elapsedMs, arrivalOf } from "../http/edge";
-import type { SessionRecord } from "../identity/sessions";
+import type { SessionRecord } from "../auth/sessions";
 import { listReports } from "../resolution/reports";
 import { loadResolution } from "../resolution/pinned";
 import { installByIds, installedWithItems } from "../resolution/sources";

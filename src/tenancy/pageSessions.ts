@@ -7,7 +7,7 @@
 import { optionalSession } from "../auth/session";
 import type { Config } from "../config";
 import type { Database } from "../db/client";
-import type { SessionRecord } from "../identity/sessions";
+import type { SessionRecord } from "../auth/sessions";
 import { createPageGuard as kitPageGuard, type PageContext as KitPageContext, type PageSessions } from "../ui/pageGuard";
 import { listMemberships, type OrgMembership } from "./service";
 

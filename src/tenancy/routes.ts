@@ -12,7 +12,7 @@ import { intParam } from "../http/query";
 import { requireConfirmation } from "../http/methodOverride";
 import { confirmations } from "../ui/confirmations";
 import { listSecurityEvents } from "../identity/security";
-import { setActiveOrganization } from "../identity/sessions";
+import { setActiveOrganization } from "../auth/sessions";
 import { normalizeEmail } from "../identity/users";
 import { queueMail } from "../mail/outbox";
 import { invitationMail } from "../mail/templates";

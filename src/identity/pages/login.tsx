@@ -17,7 +17,7 @@ import { safeNext } from "../../http/next";
 import { Layout, page } from "../../ui/layout";
 import { passwordProblem } from "../passwords";
 import { signIn, signUp } from "../service";
-import { deleteSessionByToken, sessionCookie, sessionTokenFrom } from "../sessions";
+import { deleteSessionByToken, sessionCookie, sessionTokenFrom } from "../../auth/sessions";
 import { EMAIL_PATTERN } from "../users";
 import { emailDomain } from "../external";
 import { enabledProviders, providerLabel } from "../providers";

@@ -15,7 +15,7 @@ import { Layout, page } from "../../ui/layout";
 import { email, password } from "../model";
 import { passwordProblem } from "../passwords";
 import { requestPasswordReset, RESET_REQUESTED, resetPassword, resetTokenValid } from "../passwordReset";
-import { sessionCookie } from "../sessions";
+import { sessionCookie } from "../../auth/sessions";
 import { EMAIL_PATTERN } from "../users";
 
 function RequestForm(props: { email?: string; error?: string }) {

@@ -16,7 +16,7 @@ import { clientMeta } from "../../http/client";
 import { AppError } from "../../http/errors";
 import { formField } from "../../http/form";
 import { signUp } from "../../identity/service";
-import { sessionCookie, setActiveOrganization } from "../../identity/sessions";
+import { sessionCookie, setActiveOrganization } from "../../auth/sessions";
 import { normalizeEmail } from "../../identity/users";
 import { Layout, page } from "../../ui/layout";
 import { acceptInvitation } from "../service";
