@@ -2,8 +2,10 @@
  * The composition root: one Elysia app, one plugin per domain, nothing else registers routes.
  */
 import { Elysia } from "elysia";
-import type { AppDeps, ComposedDeps } from "./deps";
-import { TraceJournal } from "./activity/journal";
+import type { CoreDeps, ViewDeps } from "./deps";
+import type { AppState } from "./catalog/state";
+import type { SignInDeps } from "./identity/limits";
+import { TraceJournal, type JournalDeps } from "./activity/journal";
 import { activityRoutes } from "./activity/routes";
 import { createGuards } from "./auth/guards";
 import { createAuthLimiters } from "./identity/limits";
@@ -55,12 +57,30 @@ import { methodOverride } from "./http/methodOverride";
 import { join } from "node:path";
 import { Backups } from "./ops/backups";
 import { HttpMetrics } from "./ops/metrics";
-import { opsRoutes } from "./ops/routes";
+import { opsRoutes, type OpsDeps } from "./ops/routes";
 import { assetRoutes } from "./ui/assets";
 import { openApiRoutes } from "./http/openapi";
 import pkg from "../package.json" with { type: "json" };
 
-export type { AppDeps, AppState, ComposedDeps } from "./deps";
+export type { AppState };
+
+/** What main or a test hands createApp. */
+export interface AppDeps extends CoreDeps {
+  state: AppState;
+  /** The activity journal; createApp makes one when absent (main passes its own to flush at shutdown). */
+  journal?: TraceJournal;
+  /** Request counters for /metrics; createApp makes one when absent. */
+  metrics?: HttpMetrics;
+  /** Scheduled backups (serve passes its started one); createApp makes an unscheduled one when absent. */
+  backups?: Backups;
+}
+
+/**
+ * What createApp adds for the routes: the journal, the one pair of sign-in limiters every sign-in
+ * path shares, metrics, backups and the app's view registry. Every slice a domain declares
+ * (CoreDeps, ViewDeps, CatalogDeps, JournalDeps, SignInDeps, OpsDeps) is a part of it.
+ */
+export type ComposedDeps = AppDeps & ViewDeps & SignInDeps & JournalDeps & OpsDeps;
 
 /** Builds the app; `app.handle(request)` serves it without a socket (tests), `listen` with one. */
 export function createApp(input: AppDeps) {

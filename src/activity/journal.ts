@@ -11,6 +11,12 @@ import { traceEvents } from "../db/schema";
 import { orderedId } from "../lib/ids";
 import type { Logger } from "../lib/log";
 import { storageFailureOf } from "../db/storage";
+import type { CatalogDeps } from "../catalog/state";
+
+/** CatalogDeps with the activity journal: what a traced route receives. */
+export interface JournalDeps extends CatalogDeps {
+  journal: TraceJournal;
+}
 
 export interface TraceInput {
   projectId: string;

@@ -1,7 +1,7 @@
 /** `GET /api/catalog` (scope catalog): the public catalog, paged with an opaque cursor. */
 import { Elysia } from "elysia";
 import { intParam, strParam } from "../http/query";
-import type { AppDeps } from "../deps";
+import type { JournalDeps } from "../activity/journal";
 import type { Guards } from "../auth/guards";
 import type { TraceJournal } from "../activity/journal";
 import { keyApiTracer } from "../activity/trace";
@@ -62,7 +62,7 @@ export function catalogPage(catalog: Catalog, limit: number, cursor?: string) {
   };
 }
 
-export function catalogApiRoutes(deps: AppDeps & { journal: TraceJournal }, guards: Guards) {
+export function catalogApiRoutes(deps: JournalDeps & { journal: TraceJournal }, guards: Guards) {
   return new Elysia()
     .use(guards)
     .onAfterResponse(keyApiTracer(deps.journal, { "GET /api/catalog": "catalog" }))

@@ -5,7 +5,7 @@
  * pre-filter (`relevance=all` lifts it).
  */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
+import type { CatalogDeps } from "./state";
 import type { Guards } from "../auth/guards";
 import { listServableExpertises } from "../expertises/servable";
 import { PROJECT_ID_PATTERN } from "../oauth/resource";
@@ -21,7 +21,7 @@ import { card, CATALOG_KINDS, catalogCards, dependencyGraph, facets, talentSheet
 
 export const WEB_CATALOG_PAGE_MAX = 100;
 
-export function catalogWebRoutes(deps: AppDeps, guards: Guards) {
+export function catalogWebRoutes(deps: CatalogDeps, guards: Guards) {
   /** What the organization sees: the catalog and its published expertises. */
   const visible = async (organizationId: string): Promise<Visible> => ({
     catalog: deps.state.catalog!,

@@ -12,7 +12,7 @@
  */
 import { Elysia } from "elysia";
 import type { Child } from "hono/jsx";
-import type { ComposedDeps } from "../deps";
+import type { CatalogDeps } from "../catalog/state";
 import { parseListQuery, parsePatch } from "./model";
 import { detailView, expertiseNotFound, findExpertise, listExpertises, updateWorkingVersion } from "./service";
 import { proposeTriggers } from "./triggers";
@@ -69,7 +69,7 @@ function readEditorForm(body: unknown): {
   };
 }
 
-export function orgExpertisesPages(deps: ComposedDeps) {
+export function orgExpertisesPages(deps: CatalogDeps) {
   const catalog = () => deps.state.catalog;
   const detailPage = async (
     ctx: PageContext,

@@ -2,7 +2,8 @@
 /** `/api/auth/*` (sign-up, sign-in, sign-out, session, change-password) and `/setup`. */
 import { iso } from "../lib/time";
 import { Elysia, t } from "elysia";
-import type { AppDeps, ComposedDeps } from "../deps";
+import type { CoreDeps } from "../deps";
+import type { SignInDeps } from "./limits";
 import type { Guards } from "../auth/guards";
 import { checkSameOrigin } from "../http/csrf";
 import { AppError } from "../http/errors";
@@ -14,7 +15,7 @@ import { changePassword, completeSetup, setupTokenValid, signIn, signUp } from "
 import { deleteSessionByToken, sessionCookie, sessionTokenFrom } from "../auth/sessions";
 import { SetupPage } from "./pages/setup";
 
-export function identityRoutes(deps: ComposedDeps, guards: Guards) {
+export function identityRoutes(deps: SignInDeps, guards: Guards) {
   const limiters = deps.authLimiters;
   return new Elysia({ prefix: "/api/auth" })
     .use(guards)
@@ -81,7 +82,7 @@ export function identityRoutes(deps: ComposedDeps, guards: Guards) {
 }
 
 /** The first-admin setup page and its form post. */
-export function setupRoutes(deps: AppDeps) {
+export function setupRoutes(deps: CoreDeps) {
   return new Elysia()
     .get(
       "/setup",

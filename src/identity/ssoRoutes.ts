@@ -11,7 +11,7 @@
  */
 import { Elysia } from "elysia";
 import { randomBytes } from "node:crypto";
-import type { ComposedDeps } from "../deps";
+import type { SignInDeps } from "./limits";
 import { clientMeta } from "../http/client";
 import { cookieValue } from "../http/cookies";
 import { decodedParam } from "../http/query";
@@ -46,7 +46,7 @@ export type SignInErrorCode =
 
 const SAML_COOKIE = "talentd_saml";
 
-export function ssoAuthRoutes(deps: ComposedDeps) {
+export function ssoAuthRoutes(deps: SignInDeps) {
   const { config, database } = deps;
   const noStore = { "cache-control": "no-store" };
   const https = config.baseUrl.startsWith("https:");

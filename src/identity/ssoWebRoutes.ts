@@ -7,7 +7,7 @@
  * approve it instead (`GET /web/admin/sso-domains`, `POST /web/admin/sso-domains/:orgId/:domain/approve`).
  */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
+import type { CoreDeps } from "../deps";
 import type { Guards } from "../auth/guards";
 import { clientMeta } from "../http/client";
 import { notFound } from "../http/errors";
@@ -18,12 +18,12 @@ import { decodedParam } from "../http/query";
 import { deleteSso, loadSso, markTested, publicSso, readSsoSettings, saveSso, testSso } from "./sso";
 import { approveDomainClaim, pendingDomainClaims, txtLookup, verifyDomainByDns } from "./ssoDomains";
 
-export function ssoWebRoutes(deps: AppDeps, guards: Guards) {
+export function ssoWebRoutes(deps: CoreDeps, guards: Guards) {
   return new Elysia().use(orgSsoRoutes(deps, guards)).use(adminDomainRoutes(deps, guards));
 }
 
 /** The platform administrators' list of pending domain claims and their approval. */
-function adminDomainRoutes(deps: AppDeps, guards: Guards) {
+function adminDomainRoutes(deps: CoreDeps, guards: Guards) {
   const { database } = deps;
   return new Elysia({ prefix: "/web/admin/sso-domains" })
     .use(guards)
@@ -50,7 +50,7 @@ function adminDomainRoutes(deps: AppDeps, guards: Guards) {
     );
 }
 
-function orgSsoRoutes(deps: AppDeps, guards: Guards) {
+function orgSsoRoutes(deps: CoreDeps, guards: Guards) {
   const { config, database } = deps;
   return new Elysia({ prefix: "/web/orgs/current/sso" })
     .use(guards)

@@ -6,7 +6,7 @@
  * which answers a 303 back here.
  */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
+import type { CoreDeps } from "../deps";
 import { createPageGuard, type PageSessions } from "../ui/pageGuard";
 import { Layout, page } from "../ui/layout";
 import { listOrgMail, type MailView } from "./outbox";
@@ -61,7 +61,7 @@ export function MailTable(props: { mails: MailView[]; retry?: boolean }) {
 }
 
 /** The /org/mail page; `sessions` finds the signed-in person and their organizations (the kit's page guard). */
-export function mailPages(deps: AppDeps, sessions: PageSessions): Elysia {
+export function mailPages(deps: CoreDeps, sessions: PageSessions): Elysia {
   // typed as a plain Elysia: the app's chain of plugin types is near TypeScript's depth limit
   const plugin = new Elysia().use(createPageGuard(sessions)).get(
     "/org/mail",

@@ -5,7 +5,7 @@
  * (identity/loginPages.tsx), which returns to the consent afterwards.
  */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
+import type { CoreDeps } from "../deps";
 import { optionalSession } from "../auth/session";
 import { checkSameOrigin } from "../http/csrf";
 import { AppError } from "../http/errors";
@@ -37,7 +37,7 @@ function carried(get: (n: string) => string | undefined): Record<string, string>
   return out;
 }
 
-export function consentRoutes(deps: AppDeps) {
+export function consentRoutes(deps: CoreDeps) {
   const base = deps.config.baseUrl;
 
   /** The page explaining why there is nothing to consent to, with a way back to the client. */

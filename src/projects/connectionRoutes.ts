@@ -5,7 +5,7 @@
  */
 import { and, eq, isNull } from "drizzle-orm";
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
+import type { CatalogDeps } from "../catalog/state";
 import type { Guards } from "../auth/guards";
 import { apiKeys } from "../db/schema";
 import { validationFailed } from "../http/errors";
@@ -15,7 +15,7 @@ import { createKey } from "./keys";
 import { getProject } from "./service";
 import { AUTOMATION_KEY_NAME, AUTOMATION_SCOPES, connectionKit } from "./setup";
 
-export function connectionRoutes(deps: AppDeps, guards: Guards) {
+export function connectionRoutes(deps: CatalogDeps, guards: Guards) {
   return new Elysia({ prefix: "/web/projects/:id" })
     .use(guards)
     .get("/setup", async ({ org, params }) => connectionKit(deps.config.baseUrl, await getProject(deps.database, org.id, params.id)), {

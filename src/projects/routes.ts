@@ -1,6 +1,6 @@
 /** `/web/projects/*`: projects of the active organization and their API keys. */
 import { Elysia, t } from "elysia";
-import type { AppDeps } from "../deps";
+import type { CoreDeps } from "../deps";
 import type { Guards } from "../auth/guards";
 import { KEY_SCOPES, type KeyScope } from "../db/schema";
 import { notFound, validationFailed } from "../http/errors";
@@ -36,7 +36,7 @@ const projectView = (p: Project) => ({
   updatedAt: iso(p.updatedAt),
 });
 
-export function projectRoutes(deps: AppDeps, guards: Guards) {
+export function projectRoutes(deps: CoreDeps, guards: Guards) {
   return (
     new Elysia({ prefix: "/web/projects" })
       .use(guards)

@@ -5,7 +5,7 @@
  */
 import { decodedParam, intParam, patternParam } from "../http/query";
 import { Elysia, t } from "elysia";
-import type { AppDeps } from "../deps";
+import type { JournalDeps } from "../activity/journal";
 import type { Guards } from "../auth/guards";
 import { TRACE_ID, type TraceJournal } from "../activity/journal";
 import { clientOf } from "../activity/trace";
@@ -23,7 +23,7 @@ import { iso } from "../lib/time";
 import { requireConfirmation } from "../http/methodOverride";
 import { confirmations } from "../ui/confirmations";
 
-export function selectionRoutes(deps: AppDeps & { journal: TraceJournal }, guards: Guards) {
+export function selectionRoutes(deps: JournalDeps & { journal: TraceJournal }, guards: Guards) {
   const src = () => ({ database: deps.database, catalog: deps.state.catalog! });
   const trace = (request: Request, auth: SessionRecord, projectId: string, kind: string, change: SelectionChange, status = 200) =>
     deps.journal.record({

@@ -8,7 +8,7 @@
  * the client always speaks the server's version and nothing outside the installation is needed.
  */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
+import type { CoreDeps } from "../deps";
 import type { Guards } from "../auth/guards";
 import { notFound } from "../http/errors";
 import { oneOf } from "../http/query";
@@ -133,7 +133,7 @@ export function validatorConfig(
 /** True when this process is the built talentd binary (not bun running the sources). */
 const isCompiled = (): boolean => import.meta.url.includes("/$bunfs/");
 
-export function validatorConfigRoutes(deps: AppDeps, guards: Guards) {
+export function validatorConfigRoutes(deps: CoreDeps, guards: Guards) {
   return (
     new Elysia()
       .use(guards)

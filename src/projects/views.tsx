@@ -6,7 +6,8 @@
  * The project page (src/web/projectPages.tsx) renders the same components; after a change
  * through htmx the route answers the updated section (registered in registerProjectViews).
  */
-import type { AppDeps, ComposedDeps } from "../deps";
+import type { CatalogDeps } from "../catalog/state";
+import type { ViewDeps } from "../deps";
 import type { Catalog } from "../catalog/catalog";
 import { AppError } from "../http/errors";
 import { getProject } from "./service";
@@ -325,7 +326,7 @@ export function AutomationKey(props: { projectId: string; created?: { value: str
 }
 
 /** The route views of the project pages (registered once by createApp). */
-export function registerProjectViews(deps: ComposedDeps): void {
+export function registerProjectViews(deps: ViewDeps & CatalogDeps): void {
   const registerView = deps.views.register.bind(deps.views);
   const catalog = () => deps.state.catalog!;
   const installedFragment = async (_data: unknown, ctx: ViewContext) => {
@@ -370,7 +371,7 @@ export function registerProjectViews(deps: ComposedDeps): void {
 }
 
 /** The project of a route's `:id` (the route's guard and handler already checked it is the caller's). */
-async function projectOf(deps: AppDeps, ctx: ViewContext) {
+async function projectOf(deps: CatalogDeps, ctx: ViewContext) {
   const row = await deps.database.get<{ organizationId: string }>("SELECT organization_id AS organizationId FROM projects WHERE id = ?", [
     ctx.params.id!,
   ]);

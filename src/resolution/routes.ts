@@ -5,7 +5,7 @@
  */
 import { lateJson } from "../http/answer";
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
+import type { JournalDeps } from "../activity/journal";
 import type { KeyPrincipal } from "../auth/key";
 import type { Guards } from "../auth/guards";
 import type { TraceJournal } from "../activity/journal";
@@ -44,7 +44,7 @@ const asObject = (body: unknown): Record<string, unknown> => {
   return body as Record<string, unknown>;
 };
 
-export function resolutionRoutes(deps: AppDeps & { journal: TraceJournal }, guards: Guards) {
+export function resolutionRoutes(deps: JournalDeps & { journal: TraceJournal }, guards: Guards) {
   const src = () => ({ database: deps.database, catalog: deps.state.catalog! });
   // the role the guard read on this very call (keys and tokens act for their member)
   const isOrgAdmin = (p: KeyPrincipal) => p.role === "owner" || p.role === "admin";

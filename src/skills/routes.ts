@@ -6,7 +6,7 @@
  * and `resources/read` of a `skill://` URI into these routes and adds nothing.
  */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
+import type { JournalDeps } from "../activity/journal";
 import type { KeyPrincipal } from "../auth/key";
 import type { Guards } from "../auth/guards";
 import type { TraceJournal } from "../activity/journal";
@@ -36,7 +36,7 @@ export const SKILL_URI_MAX = 1000;
 
 const project = (p: KeyPrincipal) => ({ id: p.projectId, organizationId: p.organizationId });
 
-export function skillRoutes(deps: AppDeps & { journal: TraceJournal }, guards: Guards) {
+export function skillRoutes(deps: JournalDeps & { journal: TraceJournal }, guards: Guards) {
   const src = () => ({ database: deps.database, catalog: deps.state.catalog! });
   return new Elysia()
     .use(guards)

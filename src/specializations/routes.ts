@@ -5,7 +5,7 @@
  * `POST /web/projects/:id/apply-specialization` (projects/selectionRoutes.ts).
  */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
+import type { CatalogDeps } from "../catalog/state";
 import type { Guards } from "../auth/guards";
 import {
   createSpecialization,
@@ -20,7 +20,7 @@ import {
 import { SPECIALIZATION_LIMITS } from "../catalog/specializations";
 import { validationFailed } from "../http/errors";
 
-export function specializationRoutes(deps: AppDeps, guards: Guards) {
+export function specializationRoutes(deps: CatalogDeps, guards: Guards) {
   const catalog = () => deps.state.catalog!;
   return new Elysia({ prefix: "/web/specializations" })
     .use(guards)

@@ -3,7 +3,7 @@
  * organization, members, invitations, and platform administration.
  */
 import { Elysia, t } from "elysia";
-import type { AppDeps } from "../deps";
+import type { CoreDeps } from "../deps";
 import type { Guards } from "../auth/guards";
 import { activeOrganization } from "../auth/session";
 import { MEMBER_ROLES, users } from "../db/schema";
@@ -45,7 +45,7 @@ const Role = t.Union(
   { error: "must be owner, admin or member" },
 );
 
-export function tenancyRoutes(deps: AppDeps, guards: Guards) {
+export function tenancyRoutes(deps: CoreDeps, guards: Guards) {
   /** Queues the invitation mail (inside the caller's transaction, with the accept link from BASE_URL); returns the link. */
   const mailInvitation = async (
     tx: Tx,

@@ -12,7 +12,7 @@
  * everyone may leave. The last owner is not hidden from these controls: the server refuses
  * (409 last_owner) and the page says why.
  */
-import type { AppDeps, ComposedDeps } from "../deps";
+import type { CoreDeps, ViewDeps } from "../deps";
 import { sessionOf } from "../auth/guards";
 import { activeOrganization } from "../auth/session";
 import type { MemberRole, OrgStatus } from "../db/schema";
@@ -360,7 +360,7 @@ export function CodeHostingSection(props: { codeHosting: CodeHosting | null; adm
 }
 
 /** The route views of the organization and administration pages (registered once by createApp). */
-export function registerTenancyViews(deps: ComposedDeps): void {
+export function registerTenancyViews(deps: ViewDeps): void {
   const registerView = deps.views.register.bind(deps.views);
   const viewer = async (ctx: ViewContext) => {
     const session = sessionOf(ctx.request);

@@ -17,19 +17,12 @@ const SRC = resolve(import.meta.dir, "..", "..", "src");
 
 /** Folder edges inside the domain knot today, `from -> to to …` (one line per source folder). */
 const KNOWN_KNOT = [
-  "activity -> auth catalog deps.ts expertises projects resolution tenancy",
-  "auth -> deps.ts",
-  "catalog -> activity auth deps.ts expertises oauth projects specializations tenancy",
-  "deps.ts -> activity catalog identity ops",
-  "expertises -> auth catalog deps.ts tenancy",
-  "identity -> auth deps.ts mail",
-  "mail -> auth deps.ts",
-  "oauth -> auth deps.ts",
-  "ops -> auth catalog deps.ts oauth",
-  "projects -> activity auth catalog deps.ts expertises identity oauth resolution specializations tenancy",
-  "resolution -> activity auth catalog deps.ts expertises projects",
-  "specializations -> auth catalog deps.ts expertises projects resolution",
-  "tenancy -> auth deps.ts identity mail",
+  "activity -> catalog expertises projects resolution",
+  "catalog -> activity expertises projects specializations",
+  "expertises -> catalog",
+  "projects -> activity catalog expertises resolution specializations",
+  "resolution -> activity catalog expertises projects",
+  "specializations -> catalog expertises projects resolution",
 ];
 
 function sourceFiles(dir: string): string[] {

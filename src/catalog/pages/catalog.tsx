@@ -9,7 +9,7 @@
  * triggers, budget, conformance tests, compact preview, and install into a chosen project.
  */
 import { Elysia } from "elysia";
-import type { ComposedDeps } from "../../deps";
+import type { CatalogDeps } from "../state";
 import { card, catalogCards, dependencyGraph, facets, talentSheet, type Card, type ProjectState, type Visible } from "../people";
 import type { Talent } from "../format";
 import { requiresClosure } from "../graph";
@@ -144,7 +144,7 @@ function Filters(props: {
   );
 }
 
-export function catalogPages(deps: ComposedDeps) {
+export function catalogPages(deps: CatalogDeps) {
   const catalog = () => deps.state.catalog!;
   const visible = async (orgId: string): Promise<Visible> => ({
     catalog: catalog(),

@@ -6,7 +6,7 @@
  * declines. Forms post normally; the answer is a page.
  */
 import { Elysia } from "elysia";
-import type { ComposedDeps } from "../../deps";
+import type { SignInDeps } from "../limits";
 import { optionalSession } from "../../auth/session";
 import { clientMeta } from "../../http/client";
 import { cookieValue } from "../../http/cookies";
@@ -79,7 +79,7 @@ function LinkPage(props: { state: State }) {
 }
 
 /** The consent page and its form post. */
-export function linkPages(deps: ComposedDeps): Elysia {
+export function linkPages(deps: SignInDeps): Elysia {
   const label = (link: PendingLink) =>
     link.organization ? `${link.organization.name}'s single sign-on` : providerLabel(deps.config, link.provider);
   const toLogin = () =>

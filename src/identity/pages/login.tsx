@@ -7,7 +7,7 @@
  * `POST /logout` ends the browser's session from any page.
  */
 import { Elysia } from "elysia";
-import type { ComposedDeps } from "../../deps";
+import type { SignInDeps } from "../limits";
 import { optionalSession } from "../../auth/session";
 import { clientMeta } from "../../http/client";
 import { checkSameOrigin } from "../../http/csrf";
@@ -159,7 +159,7 @@ export function newAccountProblem(email: string, password: string, name: string)
   return p ? `The password ${p}.` : null;
 }
 
-export function loginPages(deps: ComposedDeps) {
+export function loginPages(deps: SignInDeps) {
   const limiters = deps.authLimiters;
   const providers = enabledProviders(deps.config);
   const signedIn = (next: string, token: string, expiresAt: number) =>

@@ -6,7 +6,7 @@
  * and answer pages, never JSON. The logic is in passwordReset.ts.
  */
 import { Elysia, t } from "elysia";
-import type { ComposedDeps } from "../../deps";
+import type { SignInDeps } from "../limits";
 import { clientMeta } from "../../http/client";
 import { checkSameOrigin } from "../../http/csrf";
 import { AppError } from "../../http/errors";
@@ -109,7 +109,7 @@ function ResetPage(props: {
 
 const field = (body: unknown, name: string): string => formField(body, name) ?? "";
 
-export function passwordResetRoutes(deps: ComposedDeps): Elysia {
+export function passwordResetRoutes(deps: SignInDeps): Elysia {
   // typed as a plain Elysia: the app's chain of plugin types is near TypeScript's depth limit
   const plugin = new Elysia()
     .post(

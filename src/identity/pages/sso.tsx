@@ -7,7 +7,7 @@
  * and renders this page with their results and the test sign-in link.
  */
 import { Elysia } from "elysia";
-import type { ComposedDeps } from "../../deps";
+import type { ViewDeps } from "../../deps";
 import { notFound } from "../../http/errors";
 import { clientMeta } from "../../http/client";
 import { recordSecurityEvent } from "../security";
@@ -235,7 +235,7 @@ function SsoPage(props: { ctx: PageContext; data: Public; test?: TestResult; ver
 const SSO_ADMIN: OrgPageRule = { admin: "No such page for your role: single sign-on is set by the organization's owners and admins." };
 
 /** The /org/sso page and its test post; `sessions` finds the signed-in person (handed in by the composition root). */
-export function ssoPages(deps: ComposedDeps, sessions: PageSessions) {
+export function ssoPages(deps: ViewDeps, sessions: PageSessions) {
   deps.views.register("POST", "/web/orgs/current/sso", { redirect: () => "/org/sso" });
   deps.views.register("DELETE", "/web/orgs/current/sso", { redirect: () => "/org/sso" });
   return new Elysia()

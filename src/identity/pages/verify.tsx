@@ -6,7 +6,7 @@
  * in emailVerification.ts.
  */
 import { Elysia, t } from "elysia";
-import type { ComposedDeps } from "../../deps";
+import type { SignInDeps } from "../limits";
 import { requireSession } from "../../auth/session";
 import { checkSameOrigin } from "../../http/csrf";
 import { AppError } from "../../http/errors";
@@ -48,7 +48,7 @@ function VerifyPage(props: { state: "confirm" | "done" | "invalid"; token?: stri
 }
 
 /** The page, its form post, and the JSON routes. */
-export function verifyEmailRoutes(deps: ComposedDeps): Elysia {
+export function verifyEmailRoutes(deps: SignInDeps): Elysia {
   const plugin = new Elysia()
     .get("/verify-email", async ({ request }) => {
       const token = new URL(request.url).searchParams.get("token") ?? "";

@@ -6,12 +6,12 @@
  * there is none.
  */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../../deps";
+import type { CoreDeps } from "../../deps";
 import { listProjects } from "../service";
 import { createPageGuard } from "../../tenancy/pageSessions";
 import { Layout, page } from "../../ui/layout";
 
-export function homePage(deps: AppDeps) {
+export function homePage(deps: CoreDeps) {
   return new Elysia().use(createPageGuard(deps)).get(
     "/",
     async ({ page: ctx }) => {

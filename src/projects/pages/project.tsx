@@ -9,7 +9,7 @@
 import { TypedDeleteForm } from "../../ui/typedDelete";
 import { Elysia } from "elysia";
 import type { Child } from "hono/jsx";
-import type { ComposedDeps } from "../../deps";
+import type { JournalDeps } from "../../activity/journal";
 import { iso } from "../../lib/time";
 import { installedOverview } from "../installed";
 import { listKeys } from "../keys";
@@ -46,7 +46,7 @@ function ProjectHeader(props: { project: Project; tab: Tab }) {
 }
 
 function Activity(props: {
-  events: Awaited<ReturnType<ComposedDeps["journal"]["list"]>>["events"];
+  events: Awaited<ReturnType<JournalDeps["journal"]["list"]>>["events"];
   projectId: string;
   nextBefore: string | null;
 }) {
@@ -135,7 +135,7 @@ function connectionKitHtml(baseUrl: string, project: Project) {
   });
 }
 
-export function projectPages(deps: ComposedDeps) {
+export function projectPages(deps: JournalDeps) {
   const catalog = () => deps.state.catalog!;
 
   return new Elysia()

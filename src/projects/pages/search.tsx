@@ -6,7 +6,7 @@
  * palette's list items when htmx asks.
  */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../../deps";
+import type { CatalogDeps } from "../../catalog/state";
 import type { Guards } from "../../auth/guards";
 import { activeOrganization } from "../../auth/session";
 import { catalogCards } from "../../catalog/people";
@@ -28,7 +28,7 @@ export interface SearchItem {
 
 const PER_TYPE = 6;
 
-export function searchRoutes(deps: AppDeps, guards: Guards) {
+export function searchRoutes(deps: CatalogDeps, guards: Guards) {
   return new Elysia().use(guards).get(
     "/web/search",
     async ({ auth, query, request }) => {

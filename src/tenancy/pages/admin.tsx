@@ -9,7 +9,7 @@
 import { desc } from "drizzle-orm";
 import { Elysia } from "elysia";
 import type { Child } from "hono/jsx";
-import type { AppDeps } from "../../deps";
+import type { CoreDeps } from "../../deps";
 import { users } from "../../db/schema";
 import { listSecurityEvents } from "../../identity/security";
 import { listUnownedMail } from "../../mail/outbox";
@@ -48,7 +48,7 @@ function AdminLayout(props: { ctx: PageContext; title: string; path: string; chi
   );
 }
 
-export function adminPages(deps: AppDeps) {
+export function adminPages(deps: CoreDeps) {
   return new Elysia()
     .use(createPageGuard(deps))
     .get(

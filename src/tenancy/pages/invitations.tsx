@@ -8,7 +8,7 @@ import { passwordProblem } from "../../identity/passwords";
 import { iso } from "../../lib/time";
 import { Elysia } from "elysia";
 import { eq } from "drizzle-orm";
-import type { ComposedDeps } from "../../deps";
+import type { SignInDeps } from "../../identity/limits";
 import { optionalSession } from "../../auth/session";
 import { checkSameOrigin } from "../../http/csrf";
 import { invitations, organizations } from "../../db/schema";
@@ -95,7 +95,7 @@ function InvitationPage(props: { inv: InvitationView; signedInAs: string | null;
 
 const field = (body: unknown, name: string): string => formField(body, name) ?? "";
 
-export function invitationPages(deps: ComposedDeps) {
+export function invitationPages(deps: SignInDeps) {
   const load = async (id: string): Promise<InvitationView | Response> => {
     const row = (
       await deps.database.db

@@ -9,7 +9,7 @@
  */
 import { Elysia } from "elysia";
 import type { Child } from "hono/jsx";
-import type { AppDeps } from "../../deps";
+import type { CoreDeps } from "../../deps";
 import { getCodeHosting } from "../codeHosting";
 import { listInvitations, listMembers } from "../service";
 import { CodeHostingSection, InvitationsSection, MembersSection, StatusCard } from "../views";
@@ -26,7 +26,7 @@ const ADMIN_LINKS = [
   { href: "/org/mail", label: "Mail", text: "invitations and other mails that failed or wait to be sent" },
 ];
 
-export function orgPages(deps: AppDeps) {
+export function orgPages(deps: CoreDeps) {
   return new Elysia()
     .use(createPageGuard(deps))
     .get(
