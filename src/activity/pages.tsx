@@ -7,7 +7,8 @@
  * are server-side SVG; adoption sorts on the server (`?sort=<column>&order=asc|desc`).
  */
 import { Elysia } from "elysia";
-import type { JournalDeps } from "./journal";
+import type { JournalDeps } from "../journal/journal";
+import type { CatalogDeps } from "../catalog/state";
 import { adoptionView } from "./adoption";
 import { dashboardReadCap } from "./readCap";
 import { insights } from "./insights";
@@ -192,7 +193,7 @@ const adoptionDrawn = new HtmlByObject<object, { days: number; sort: string; ord
   (a, b) => a.days === b.days && a.sort === b.sort && a.order === b.order,
 );
 
-export function orgInsightsPages(deps: JournalDeps) {
+export function orgInsightsPages(deps: CatalogDeps & JournalDeps) {
   const window = (query: Record<string, unknown>) => readWindow(query, deps.config.eventRetentionDays);
   const cap = dashboardReadCap(deps.database, deps.config.dashboardReadsPerUser);
   return new Elysia()

@@ -1,10 +1,10 @@
 /** `GET /api/catalog` (scope catalog): the public catalog, paged with an opaque cursor. */
 import { Elysia } from "elysia";
 import { intParam, strParam } from "../http/query";
-import type { JournalDeps } from "../activity/journal";
+import type { JournalDeps } from "../journal/journal";
+import type { CatalogDeps } from "./state";
 import type { Guards } from "../auth/guards";
-import type { TraceJournal } from "../activity/journal";
-import { keyApiTracer } from "../activity/trace";
+import { keyApiTracer } from "../journal/trace";
 import { validationFailed } from "../http/errors";
 import type { Catalog } from "./catalog";
 import type { Talent } from "./format";
@@ -62,7 +62,7 @@ export function catalogPage(catalog: Catalog, limit: number, cursor?: string) {
   };
 }
 
-export function catalogApiRoutes(deps: JournalDeps & { journal: TraceJournal }, guards: Guards) {
+export function catalogApiRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) {
   return new Elysia()
     .use(guards)
     .onAfterResponse(keyApiTracer(deps.journal, { "GET /api/catalog": "catalog" }))

@@ -2,7 +2,7 @@
 import { Elysia } from "elysia";
 import type { CatalogDeps } from "../catalog/state";
 import type { Guards } from "../auth/guards";
-import { readRelevance, relevanceOf, resetRelevance, saveRelevance } from "./relevance";
+import { readRelevance, relevanceOf, resetRelevance, saveRelevance } from "../selection/relevance";
 import { getProject } from "./service";
 
 export function relevanceRoutes(deps: CatalogDeps, guards: Guards) {

@@ -5,16 +5,17 @@
  */
 import { decodedParam, intParam, patternParam } from "../http/query";
 import { Elysia, t } from "elysia";
-import type { JournalDeps } from "../activity/journal";
+import type { JournalDeps } from "../journal/journal";
+import type { CatalogDeps } from "../catalog/state";
 import type { Guards } from "../auth/guards";
-import { TRACE_ID, type TraceJournal } from "../activity/journal";
-import { clientOf } from "../activity/trace";
+import { TRACE_ID } from "../journal/journal";
+import { clientOf } from "../journal/trace";
 import { elapsedMs, arrivalOf } from "../http/edge";
 import type { SessionRecord } from "../auth/sessions";
 import { listReports } from "../resolution/reports";
 import { loadResolution } from "../resolution/pinned";
-import { installByIds, installedWithItems } from "../resolution/sources";
-import { readInstallIds, setEnabled, uninstall, type SelectionChange } from "./selection";
+import { installByIds, installedWithItems } from "../selection/sources";
+import { readInstallIds, setEnabled, uninstall, type SelectionChange } from "../selection/service";
 import { installedOverview } from "./installed";
 import { getProject } from "./service";
 import { applySpecialization } from "../specializations/service";
@@ -23,7 +24,7 @@ import { iso } from "../lib/time";
 import { requireConfirmation } from "../http/methodOverride";
 import { confirmations } from "../ui/confirmations";
 
-export function selectionRoutes(deps: JournalDeps & { journal: TraceJournal }, guards: Guards) {
+export function selectionRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) {
   const src = () => ({ database: deps.database, catalog: deps.state.catalog! });
   const trace = (request: Request, auth: SessionRecord, projectId: string, kind: string, change: SelectionChange, status = 200) =>
     deps.journal.record({

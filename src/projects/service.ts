@@ -5,7 +5,7 @@ import { keptAll, keptGet } from "../db/versionMemo";
 import { apiKeys, keyTombstones, oauthTokens, projects } from "../db/schema";
 import { notFound } from "../http/errors";
 import { newId } from "../lib/ids";
-import { touchAll } from "../activity/dayMemo";
+import { touchAll } from "../journal/dayMemo";
 
 /** A project as the API shows it (selection_rev is internal: the selection cache's counter). */
 export type Project = Omit<typeof projects.$inferSelect, "selectionRev">;

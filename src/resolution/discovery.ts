@@ -3,7 +3,7 @@
  * the selection is empty, and a compact index of the catalog to pick from. It activates nothing.
  */
 import type { Catalog } from "../catalog/catalog";
-import { rankByRelevance, type Relevance } from "../projects/relevance";
+import { rankByRelevance, type Relevance } from "../selection/relevance";
 
 /** The playbook; the index lists relevant talents first (the project's relevance settings), each with why. */
 export function discoveryPlaybook(catalog: Catalog, selection: { installed: number; active: number }, relevance: Relevance) {

@@ -14,8 +14,8 @@ import { AppError, validationFailed } from "../http/errors";
 import { digestOf } from "../lib/crypto";
 import { newId } from "../lib/ids";
 import { KeptMap } from "../lib/keptMap";
-import { unknownTalents } from "../projects/selection";
-import { activeItems, type ServableItem } from "./sources";
+import { unknownTalents } from "../selection/service";
+import { activeItems, type ServableItem } from "../selection/sources";
 
 export interface Author {
   type: "key" | "user" | "token";

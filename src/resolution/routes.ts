@@ -5,22 +5,22 @@
  */
 import { lateJson } from "../http/answer";
 import { Elysia } from "elysia";
-import type { JournalDeps } from "../activity/journal";
+import type { JournalDeps } from "../journal/journal";
+import type { CatalogDeps } from "../catalog/state";
 import type { KeyPrincipal } from "../auth/key";
 import type { Guards } from "../auth/guards";
-import type { TraceJournal } from "../activity/journal";
-import { keyApiTracer, noteTrace, viaOf } from "../activity/trace";
+import { keyApiTracer, noteTrace, viaOf } from "../journal/trace";
 import { notFound, validationFailed } from "../http/errors";
 import { intParam, oneOf, strParam } from "../http/query";
-import { disableTalents, listInstalled, readInstallIds } from "../projects/selection";
+import { disableTalents, listInstalled, readInstallIds } from "../selection/service";
 import { readFiles, READ_MAX_URIS, search, SEARCH_K_MAX, SEARCH_SCOPES } from "./deepen";
 import { discoveryPlaybook } from "./discovery";
-import { rankByRelevance, relevanceOf } from "../projects/relevance";
+import { rankByRelevance, relevanceOf } from "../selection/relevance";
 import { doctor } from "./doctor";
 import { playbook } from "./playbook";
 import { prepareTask, type Author } from "./prepare";
 import { recordReport } from "./reports";
-import { activeItems, installByIds } from "./sources";
+import { activeItems, installByIds } from "../selection/sources";
 
 /** Trace kinds of the key API, by "METHOD route". */
 export const KEY_API_TRACE_KINDS: Record<string, string> = {
@@ -44,7 +44,7 @@ const asObject = (body: unknown): Record<string, unknown> => {
   return body as Record<string, unknown>;
 };
 
-export function resolutionRoutes(deps: JournalDeps & { journal: TraceJournal }, guards: Guards) {
+export function resolutionRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) {
   const src = () => ({ database: deps.database, catalog: deps.state.catalog! });
   // the role the guard read on this very call (keys and tokens act for their member)
   const isOrgAdmin = (p: KeyPrincipal) => p.role === "owner" || p.role === "admin";

@@ -6,11 +6,11 @@
  * and `resources/read` of a `skill://` URI into these routes and adds nothing.
  */
 import { Elysia } from "elysia";
-import type { JournalDeps } from "../activity/journal";
+import type { JournalDeps } from "../journal/journal";
+import type { CatalogDeps } from "../catalog/state";
 import type { KeyPrincipal } from "../auth/key";
 import type { Guards } from "../auth/guards";
-import type { TraceJournal } from "../activity/journal";
-import { keyApiTracer } from "../activity/trace";
+import { keyApiTracer } from "../journal/trace";
 import { intParam, strParam } from "../http/query";
 import {
   DIRECTORY_PAGE_DEFAULT,
@@ -36,7 +36,7 @@ export const SKILL_URI_MAX = 1000;
 
 const project = (p: KeyPrincipal) => ({ id: p.projectId, organizationId: p.organizationId });
 
-export function skillRoutes(deps: JournalDeps & { journal: TraceJournal }, guards: Guards) {
+export function skillRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) {
   const src = () => ({ database: deps.database, catalog: deps.state.catalog! });
   return new Elysia()
     .use(guards)

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { foldWindow, touchAll, touchResolution, type PeriodFold } from "../../src/activity/dayMemo";
+import { foldWindow, touchAll, touchResolution, type PeriodFold } from "../../src/journal/dayMemo";
 import { DAY_MS, HOUR_MS } from "../../src/activity/daily";
 import { openDatabase, type Database } from "../../src/db/client";
 import { orderedId } from "../../src/lib/ids";

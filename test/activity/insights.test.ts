@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { KEY_NEVER_USED_DAYS, KEY_UNUSED_DAYS } from "../../src/activity/insights";
 import { AUDIT_GRACE_MS } from "../../src/activity/neverAudited";
 import { DAY_MS } from "../../src/activity/daily";
-import { touchAll as forgetMemo } from "../../src/activity/dayMemo";
+import { touchAll as forgetMemo } from "../../src/journal/dayMemo";
 import { orderedId } from "../../src/lib/ids";
 import { loopProject, publishedExpertise, sql } from "../activity-support";
 import { createKey, joinedMember, testEnv, withKey, type TestEnv } from "../helpers";

@@ -5,7 +5,7 @@
  * in call order, newest first, and nothing of another project.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { TRACE_PAGE_SQL } from "../../src/activity/journal";
+import { TRACE_PAGE_SQL } from "../../src/journal/journal";
 import { orderedId } from "../../src/lib/ids";
 import { orgWithProject, queryPlan, testEnv, type TestEnv } from "../helpers";
 

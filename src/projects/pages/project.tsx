@@ -9,7 +9,8 @@
 import { TypedDeleteForm } from "../../ui/typedDelete";
 import { Elysia } from "elysia";
 import type { Child } from "hono/jsx";
-import type { JournalDeps } from "../../activity/journal";
+import type { JournalDeps } from "../../journal/journal";
+import type { CatalogDeps } from "../../catalog/state";
 import { iso } from "../../lib/time";
 import { installedOverview } from "../installed";
 import { listKeys } from "../keys";
@@ -135,7 +136,7 @@ function connectionKitHtml(baseUrl: string, project: Project) {
   });
 }
 
-export function projectPages(deps: JournalDeps) {
+export function projectPages(deps: CatalogDeps & JournalDeps) {
   const catalog = () => deps.state.catalog!;
 
   return new Elysia()

@@ -6,14 +6,7 @@ import type { Catalog } from "../catalog/catalog";
 import type { Talent } from "../catalog/format";
 import type { Database } from "../db/client";
 import { getServableExpertise, listServableExpertises, type ServableExpertise } from "../expertises/servable";
-import {
-  installTalents,
-  listInstalled,
-  unknownTalents,
-  type InstalledRow,
-  type SelectionChange,
-  type TalentKind,
-} from "../projects/selection";
+import { installTalents, listInstalled, unknownTalents, type InstalledRow, type SelectionChange, type TalentKind } from "./service";
 
 /** A talent as it would be served now. */
 export interface ServableItem {

@@ -26,7 +26,11 @@
 import type { Database } from "../db/client";
 import { keptRead } from "../db/versionMemo";
 import { KeptMap } from "../lib/keptMap";
-import { DAY_MS, HOUR_MS, SETTLE_MS } from "./daily";
+
+export const DAY_MS = 86_400_000;
+export const HOUR_MS = 3_600_000;
+/** A period is complete this long after it ended: calls that started before its end are in the journal by then. */
+export const SETTLE_MS = 5 * 60_000;
 
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 const MAX_ENTRIES = 20_000;

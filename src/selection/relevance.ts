@@ -19,7 +19,7 @@ import { globProblem } from "../catalog/validate";
 import type { Database, Tx } from "../db/client";
 import { projectRelevance } from "../db/schema";
 import { validationFailed, type Issue } from "../http/errors";
-import { listInstalled } from "./selection";
+import { listInstalled } from "./service";
 
 export interface Relevance {
   languages: string[];

@@ -9,16 +9,16 @@
  * triggers, budget, conformance tests, compact preview, and install into a chosen project.
  */
 import { Elysia } from "elysia";
-import type { CatalogDeps } from "../state";
-import { card, catalogCards, dependencyGraph, facets, talentSheet, type Card, type ProjectState, type Visible } from "../people";
-import type { Talent } from "../format";
-import { requiresClosure } from "../graph";
+import type { CatalogDeps } from "../../catalog/state";
+import { card, catalogCards, dependencyGraph, facets, talentSheet, type Card, type ProjectState, type Visible } from "../../catalog/people";
+import type { Talent } from "../../catalog/format";
+import { requiresClosure } from "../../catalog/graph";
 import { listServableExpertises } from "../../expertises/servable";
 import { AppError, notFound } from "../../http/errors";
 import { decodedParam } from "../../http/query";
-import { judge, relevanceOf } from "../../projects/relevance";
-import { listInstalled } from "../../projects/selection";
-import { getProject, listProjects, type Project } from "../../projects/service";
+import { judge, relevanceOf } from "../../selection/relevance";
+import { listInstalled } from "../../selection/service";
+import { getProject, listProjects, type Project } from "../service";
 import { getSpecialization, listSpecializations, type SpecializationView } from "../../specializations/service";
 import { createPageGuard } from "../../tenancy/pageSessions";
 import { GraphSvg, type GraphNodeView } from "../../ui/graph";

@@ -11,10 +11,10 @@ import { traceEvents } from "../db/schema";
 import { orderedId } from "../lib/ids";
 import type { Logger } from "../lib/log";
 import { storageFailureOf } from "../db/storage";
-import type { CatalogDeps } from "../catalog/state";
+import type { CoreDeps } from "../deps";
 
-/** CatalogDeps with the activity journal: what a traced route receives. */
-export interface JournalDeps extends CatalogDeps {
+/** CoreDeps with the activity journal: what a traced route receives. */
+export interface JournalDeps extends CoreDeps {
   journal: TraceJournal;
 }
 
