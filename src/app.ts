@@ -1,7 +1,7 @@
 /**
  * The composition root: one Elysia app, one plugin per domain, nothing else registers routes.
  */
-import { Elysia } from "elysia";
+import { Elysia, type AnyElysia } from "elysia";
 import type { CoreDeps, ViewDeps } from "./deps";
 import type { AppState } from "./catalog/state";
 import type { SignInDeps } from "./identity/limits";
@@ -168,23 +168,34 @@ export type App = ReturnType<typeof createApp>;
  * chain of plugin types stays under TypeScript's instantiation depth limit (TS2589).
  */
 function pages(deps: ComposedDeps): Elysia {
-  return new Elysia()
-    .use(setupRoutes(deps))
-    .use(loginPages(deps))
-    .use(linkPages(deps))
-    .use(verifyEmailRoutes(deps))
-    .use(passwordResetRoutes(deps))
-    .use(homePage(deps))
-    .use(projectPages(deps))
-    .use(catalogPages(deps))
-    .use(orgPages(deps))
-    .use(adminPages(deps))
-    .use(invitationPages(deps))
-    .use(orgExpertisesPages(deps))
-    .use(orgInsightsPages(deps)) as unknown as Elysia;
+  return plainPlugin([
+    setupRoutes(deps),
+    loginPages(deps),
+    linkPages(deps),
+    verifyEmailRoutes(deps),
+    passwordResetRoutes(deps),
+    homePage(deps),
+    projectPages(deps),
+    catalogPages(deps),
+    orgPages(deps),
+    adminPages(deps),
+    invitationPages(deps),
+    orgExpertisesPages(deps),
+    orgInsightsPages(deps),
+  ]);
 }
 
 /** Sign-in through identity providers and organization SSO: the /api/auth legs, /web/orgs/current/sso, /org/sso (one plugin; its route types are not needed by callers). */
 function ssoRoutes(deps: ComposedDeps, guards: Guards, sessions: PageSessions): Elysia {
-  return new Elysia().use(ssoAuthRoutes(deps)).use(ssoWebRoutes(deps, guards)).use(ssoPages(deps, sessions)) as unknown as Elysia;
+  return plainPlugin([ssoAuthRoutes(deps), ssoWebRoutes(deps, guards), ssoPages(deps, sessions)]);
+}
+
+/**
+ * One plugin of `plugins`, typed as a plain Elysia without a cast: `use` registers each on the
+ * same instance, whose declared type stays `Elysia` (the typed chain is not kept).
+ */
+function plainPlugin(plugins: readonly AnyElysia[]): Elysia {
+  const plugin = new Elysia();
+  for (const p of plugins) plugin.use(p);
+  return plugin;
 }
