@@ -37,7 +37,7 @@ import { projectPages } from "./projects/pages/project";
 import { catalogPages } from "./projects/pages/catalog";
 import { orgPages } from "./tenancy/pages/org";
 import { adminPages } from "./tenancy/pages/admin";
-import { registerTenancyViews } from "./tenancy/views";
+import { registerTenancyViews } from "./tenancy/views/fragments";
 import { searchRoutes } from "./projects/pages/search";
 import { registerProjectViews } from "./projects/views";
 import { registerExpertiseViews } from "./expertises/views";

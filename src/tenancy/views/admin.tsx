@@ -5,7 +5,6 @@
  * decisions the approval state machine allows from it (service.ts APPROVAL_MOVES).
  */
 import type { OrgStatus } from "../../db/schema";
-import { iso } from "../../lib/time";
 import { APPROVAL_MOVES, APPROVAL_OPERATIONS, type ApprovalOperation } from "../service";
 import { Notice, when } from "../../ui/parts";
 import { DataTable } from "../../ui/layout";

@@ -1,31 +1,20 @@
 /** @jsxImportSource hono/jsx */
 /**
- * The HTML views of the tenancy routes (docs/design.md "JSON by default, HTML when a browser asks": a resource's fragments beside its routes):
- * the organization's approval status, its members with their roles, its invitations (with the
- * accept link, for installs without mail) and its code hosting; the platform administrators'
- * table of organizations is in adminViews.tsx. The pages (src/web/orgPages.tsx, src/web/adminPages.tsx) render the
- * same components; after a change through htmx the route answers the updated section with a
- * line saying what changed (registered in registerTenancyViews).
+ * The organization's sections (tenancy/pages/org.tsx, and the fragments of its routes:
+ * fragments.tsx): its approval status, its members with their roles, its invitations (with the
+ * accept link, for installs without mail).
  *
  * Who sees which control follows the service's rules (service.ts): owners change any role
  * (the owner role included) and remove anyone; admins change and remove members and admins;
  * everyone may leave. The last owner is not hidden from these controls: the server refuses
  * (409 last_owner) and the page says why.
  */
-import type { CoreDeps, ViewDeps } from "../deps";
-import { sessionOf } from "../auth/guards";
-import { activeOrganization } from "../auth/session";
-import type { MemberRole, OrgStatus } from "../db/schema";
-import { MEMBER_ROLES } from "../db/schema";
-import { AppError } from "../http/errors";
-import { iso } from "../lib/time";
-import type { ViewContext } from "../ui/views";
-import { confirmations } from "../ui/confirmations";
-import { getCodeHosting, CODE_HOSTS, type CodeHosting } from "./codeHosting";
-import { AdminOrganizations, refererStatus, statusFilter } from "./views/admin";
-import { Notice, when } from "../ui/parts";
-import { listAllOrganizations, listInvitations, listMembers, type OrgMembership } from "./service";
-import { DataTable } from "../ui/layout";
+import type { MemberRole, OrgStatus } from "../../db/schema";
+import { MEMBER_ROLES } from "../../db/schema";
+import { confirmations } from "../../ui/confirmations";
+import { Notice, when } from "../../ui/parts";
+import { type OrgMembership } from "../service";
+import { DataTable } from "../../ui/layout";
 
 const STATUS_TEXT: Record<OrgStatus, string> = {
   pending:
@@ -286,185 +275,4 @@ export function InvitationsSection(props: {
       </form>
     </section>
   );
-}
-
-/** Code hosting (docs/api.md "Code hosting"): where the organization's repositories live; evidence links are made from it. Members read it, owners and admins set it. */
-export function CodeHostingSection(props: { codeHosting: CodeHosting | null; admin: boolean; notice?: string }) {
-  const h = props.codeHosting;
-  const route = "/web/orgs/current/code-hosting";
-  return (
-    <section class="card" id="code-hosting" aria-labelledby="code-hosting-h">
-      <h2 id="code-hosting-h">Code hosting</h2>
-      <Notice text={props.notice} />
-      <p class="muted small">
-        Where the organization's repositories live. With a project's repository, the evidence of verdicts (<code>path:line</code>) links to
-        the line.
-      </p>
-      {!props.admin ? (
-        h ? (
-          <dl class="facts">
-            <dt>Provider</dt>
-            <dd>{h.provider}</dd>
-            <dt>URL</dt>
-            <dd>
-              <code>{h.url}</code>
-            </dd>
-            <dt>Default branch</dt>
-            <dd>{h.defaultBranch}</dd>
-          </dl>
-        ) : (
-          <p class="muted">Not set.</p>
-        )
-      ) : (
-        <>
-          {/* no `return` field: the route takes only the settings; the browser comes back to its Referer, /org */}
-          <form method="post" action={`${route}?_method=PUT`} hx-put={route} hx-target="#code-hosting" hx-swap="outerHTML">
-            <label for="ch-provider">Provider</label>
-            <select id="ch-provider" name="provider">
-              {CODE_HOSTS.map((p) => (
-                <option value={p} selected={h?.provider === p}>
-                  {p}
-                </option>
-              ))}
-            </select>
-            <label for="ch-url">
-              URL (the base of the repositories, e.g. https://github.com/acme; for other, a template with {"{repository}"}, {"{branch}"},{" "}
-              {"{path}"}, {"{line}"})
-            </label>
-            <input id="ch-url" name="url" required maxlength={500} value={h?.url ?? ""} placeholder="https://github.com/acme" />
-            <label for="ch-branch">Default branch</label>
-            <input id="ch-branch" name="defaultBranch" maxlength={100} value={h?.defaultBranch ?? "main"} />
-            <p>
-              <button type="submit">Save code hosting</button>{" "}
-              {h ? (
-                // its own (empty) form, since forms do not nest: it posts none of the fields above
-                <button
-                  type="submit"
-                  form="code-hosting-clear"
-                  class="secondary"
-                  hx-delete={route}
-                  hx-target="#code-hosting"
-                  hx-swap="outerHTML"
-                  hx-confirm={confirmations.clearCodeHosting().question}
-                >
-                  Clear
-                </button>
-              ) : null}
-            </p>
-          </form>
-          {h ? <form id="code-hosting-clear" method="post" action={`${route}?_method=DELETE`}></form> : null}
-        </>
-      )}
-    </section>
-  );
-}
-
-/** The route views of the organization and administration pages (registered once by createApp). */
-export function registerTenancyViews(deps: ViewDeps): void {
-  const registerView = deps.views.register.bind(deps.views);
-  const viewer = async (ctx: ViewContext) => {
-    const session = sessionOf(ctx.request);
-    const org = session ? await activeOrganization(deps.database, session) : undefined;
-    if (!session || !org) throw new AppError("no_active_organization");
-    return { session, org };
-  };
-  const members = async (ctx: ViewContext, notice?: string) => {
-    const { session, org } = await viewer(ctx);
-    return (
-      <MembersSection
-        members={await listMembers(deps.database, org.id)}
-        viewer={{ userId: session.user.id, role: org.role }}
-        orgName={org.name}
-        notice={notice}
-      />
-    );
-  };
-  const invitations = async (ctx: ViewContext, notice?: string) => {
-    const { org } = await viewer(ctx);
-    return (
-      <InvitationsSection
-        invitations={await listInvitations(deps.database, org.id)}
-        baseUrl={deps.config.baseUrl}
-        viewerRole={org.role}
-        mail={deps.config.smtpUrl !== undefined}
-        notice={notice}
-      />
-    );
-  };
-  registerView("POST", "/web/orgs", { redirect: () => "/org" });
-  // the readings, as the same sections (htmx asks with HX-Request)
-  registerView("GET", "/web/orgs/current/status", {
-    fragment: async (_d, ctx) => {
-      const session = sessionOf(ctx.request);
-      const org = session ? await activeOrganization(deps.database, session) : null;
-      return org ? <StatusCard org={org} /> : <p class="muted">No active organization.</p>;
-    },
-  });
-  registerView("GET", "/web/orgs/current/members", { fragment: (_d, ctx) => members(ctx) });
-  registerView("GET", "/web/orgs/current/invitations", { fragment: (_d, ctx) => invitations(ctx) });
-  registerView("GET", "/web/orgs/current/code-hosting", {
-    fragment: async (_d, ctx) => {
-      const { org } = await viewer(ctx);
-      return <CodeHostingSection codeHosting={await getCodeHosting(deps.database, org.id)} admin={org.role !== "member"} />;
-    },
-  });
-  registerView("GET", "/web/admin/organizations", {
-    fragment: async (_d, ctx) => (
-      <AdminOrganizations
-        organizations={await listAllOrganizations(deps.database)}
-        status={statusFilter(new URL(ctx.request.url).searchParams.get("status"))}
-      />
-    ),
-  });
-  registerView("PATCH", "/web/orgs/current/members/:userId", {
-    // one's own role changed: the whole page, since what it shows depends on that role
-    redirect: (_d, ctx) => (ctx.params.userId === sessionOf(ctx.request)?.user.id ? "/org" : null),
-    fragment: async (data, ctx) => {
-      const d = data as { userId: string; role: string };
-      const who = (await listMembers(deps.database, (await viewer(ctx)).org.id)).find((m) => m.userId === d.userId)?.email ?? "The member";
-      return members(ctx, `${who} is now ${d.role}.`);
-    },
-  });
-  registerView("DELETE", "/web/orgs/current/members/:userId", {
-    // leaving: the organization's pages are no longer this person's
-    redirect: (_d, ctx) => (ctx.params.userId === sessionOf(ctx.request)?.user.id ? "/" : null),
-    fragment: (_d, ctx) => members(ctx, "The member was removed; their access ended at once."),
-  });
-  registerView("POST", "/web/orgs/current/invitations", {
-    fragment: (data, ctx) => {
-      const d = data as { email: string; role: string };
-      return invitations(
-        ctx,
-        `${d.email} is invited as ${d.role}. ${deps.config.smtpUrl ? "The mail is on its way; " : ""}the accept link is below.`,
-      );
-    },
-  });
-  registerView("POST", "/web/orgs/current/invitations/:id/resend", {
-    fragment: (data, ctx) =>
-      invitations(
-        ctx,
-        `The invitation of ${(data as { email: string }).email} was sent again; it is valid 7 more days, with the same link.`,
-      ),
-  });
-  registerView("DELETE", "/web/orgs/current/invitations/:id", {
-    fragment: (_d, ctx) => invitations(ctx, "The invitation was revoked; its link no longer works."),
-  });
-  const codeHosting = async (ctx: ViewContext, notice: string) => {
-    const { org } = await viewer(ctx);
-    return <CodeHostingSection codeHosting={await getCodeHosting(deps.database, org.id)} admin={true} notice={notice} />;
-  };
-  registerView("PUT", "/web/orgs/current/code-hosting", { fragment: (_d, ctx) => codeHosting(ctx, "Code hosting saved.") });
-  registerView("DELETE", "/web/orgs/current/code-hosting", { fragment: (_d, ctx) => codeHosting(ctx, "Code hosting cleared.") });
-  registerView("POST", "/web/admin/organizations/:id/:operation", {
-    fragment: async (data, ctx) => {
-      const o = (data as { organization: { name: string; status: string } }).organization;
-      return (
-        <AdminOrganizations
-          organizations={await listAllOrganizations(deps.database)}
-          status={refererStatus(ctx.request)}
-          notice={`${o.name} is now ${o.status}.`}
-        />
-      );
-    },
-  });
 }
