@@ -130,7 +130,7 @@ export function createApp(input: AppDeps) {
     )
     // a form's `?_method=DELETE` (PUT, PATCH) on a /web POST becomes that method before routing (http/methodOverride.ts)
     .use(methodOverride(backend.handle)) // hands the request back to the app once it took its method
-    // before the routes: the fragment or redirect a /web route answers to htmx and to a form post (web/views.ts)
+    // before the routes: the fragment or redirect a /web route answers to htmx and to a form post (ui/views.ts)
     .use(webViews(deps.views))
     .use(healthRoutes(deps))
     .use(assetRoutes(embeddedAssets()))

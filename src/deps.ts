@@ -2,7 +2,7 @@
  * What every route plugin receives, of the lowest layers only: the configuration, the database
  * and the logger (and, for the plugins that register HTML answers, the app's view registry).
  * A domain that needs more declares its own slice on top of these (catalog/state.ts CatalogDeps,
- * activity/journal.ts JournalDeps, identity/limits.ts SignInDeps, ops/routes.ts OpsDeps); the
+ * journal/journal.ts JournalDeps, identity/limits.ts SignInDeps, ops/routes.ts OpsDeps); the
  * composition root (app.ts) builds the whole (ComposedDeps) and hands each plugin its slice, so
  * this file imports no domain and every domain may import it.
  */

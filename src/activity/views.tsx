@@ -26,8 +26,8 @@ const KEY_REASON: Record<string, string> = {
 
 /**
  * Each section of the insights page is drawn once per answer: the answers are the same objects
- * while nothing changed (src/activity/dayMemo.ts keptAnswer), so a view with no commit since the
- * last draws nothing (src/web/memo.ts).
+ * while nothing changed (src/journal/dayMemo.ts keptAnswer), so a view with no commit since the
+ * last draws nothing (src/ui/memo.ts).
  */
 const drawn = {
   failed: new HtmlByObject<object, null>(() => true),

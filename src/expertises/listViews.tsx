@@ -2,7 +2,7 @@
 /**
  * The list of expertises with its status filter, the creation form, and what every expertise
  * view shares (the routes, the page of one, dates, the status tag). Composed by
- * src/web/orgExpertisesPages.tsx; the other views are in editorViews.tsx and lifecycleViews.tsx.
+ * src/expertises/pages.tsx; the other views are in editorViews.tsx and lifecycleViews.tsx.
  */
 import type { detailView, listExpertises } from "./service";
 import { DataTable } from "../ui/layout";

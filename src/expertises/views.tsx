@@ -3,7 +3,7 @@
  * The HTML views of the expertise routes, kept beside their routes (docs/architecture.md): the
  * list and creation form (listViews.tsx), the editor with its merge view and the validator's
  * issues by line (editorViews.tsx), triggers, lifecycle, versions and deletion
- * (lifecycleViews.tsx). The page (src/web/orgExpertisesPages.tsx) composes them; after a change
+ * (lifecycleViews.tsx). The page (src/expertises/pages.tsx) composes them; after a change
  * through htmx or a plain form the route sends the browser back to the page (registerExpertiseViews).
  */
 import type { ViewRegistry } from "../ui/views";

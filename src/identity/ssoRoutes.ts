@@ -25,7 +25,7 @@ import { samlAuthorizeUrl, samlFinish, samlMetadata, SamlRefused } from "./saml"
 import { loadSso, serviceProvider, ssoForDomain, usableSsoOf, ssoEnforcedFor } from "./sso";
 import { sessionCookie, sessionTokenFrom } from "../auth/sessions";
 
-/** The sentences /login shows for `?error=<code>` (identity/loginPages.tsx). */
+/** The sentences /login shows for `?error=<code>` (identity/pages/login.tsx). */
 export type SignInErrorCode =
   | "provider_unknown"
   | "denied"

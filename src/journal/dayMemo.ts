@@ -238,7 +238,7 @@ async function settledValues<T>(
 /**
  * What `make` answers for `key` and `deps`, kept while they are the same objects: a window's
  * answer drawn from a `foldWindow` sum (the same object while nothing changed) is then the same
- * object too, and a page keeps its HTML by it (src/web/memo.ts HtmlByObject).
+ * object too, and a page keeps its HTML by it (src/ui/memo.ts HtmlByObject).
  */
 export async function keptAnswer<T>(
   memo: WeakMap<object, { deps: unknown[]; out: T }>,

@@ -2,7 +2,7 @@
 /**
  * The front channel, under the web session: `GET /oauth/authorize` (consent page),
  * `POST /oauth/authorize` (the consent form, CSRF-checked). Sign-in is the `/login` page
- * (identity/loginPages.tsx), which returns to the consent afterwards.
+ * (identity/pages/login.tsx), which returns to the consent afterwards.
  */
 import { Elysia } from "elysia";
 import type { CoreDeps } from "../deps";
@@ -37,101 +37,105 @@ function carried(get: (n: string) => string | undefined): Record<string, string>
   return out;
 }
 
-export function consentRoutes(deps: CoreDeps) {
+/** The page explaining why there is nothing to consent to, with a way back to the client. */
+function refusal(base: string, req: AuthorizeRequest, session: SessionRecord, message: string, status: number, returnTo: string): Response {
+  return html(
+    <OAuthErrorPage
+      title="Access cannot be granted"
+      message={message}
+      user={session.user}
+      links={[
+        { href: `/login?next=${encodeURIComponent(returnTo)}`, label: "Sign in with another account" },
+        {
+          href: redirectWith(req.redirectUri, { error: "access_denied", error_description: message, state: req.state }, base),
+          label: `Return to ${req.client.name}`,
+        },
+      ]}
+    />,
+    status,
+  );
+}
+
+/** `GET /oauth/authorize`: the request checked, then sign-in or the consent page (the project named, or a choice of them). */
+async function consentPage(deps: CoreDeps, request: Request): Promise<Response> {
   const base = deps.config.baseUrl;
+  const url = new URL(request.url);
+  const get = (n: string) => url.searchParams.get(n) ?? undefined;
+  const check = await checkAuthorizeRequest(deps.database, base, get);
+  if (!check.ok)
+    return "redirect" in check
+      ? redirect(check.redirect)
+      : html(<OAuthErrorPage title="Authorization request refused" message={check.page} />, 400);
+  const session = await optionalSession(deps, request);
+  const here = url.pathname + url.search;
+  if (!session) return redirect(`/login?next=${encodeURIComponent(here)}`);
+  const req = check.request;
+  let project = null;
+  let choices: { id: string; name: string; organizationName: string }[] = [];
+  if (req.projectId) {
+    const p = await projectForConsent(deps.database, session.user.id, req.projectId);
+    if ("refused" in p) return refusal(base, req, session, p.refused, p.status, here);
+    project = p;
+  } else {
+    choices = await projectsForConsent(deps.database, session.user.id);
+    if (choices.length === 0) return refusal(base, req, session, "You have no project in an approved organization.", 403, here);
+  }
+  return html(
+    <ConsentPage
+      user={session.user}
+      client={{ id: req.client.id, name: req.client.name }}
+      redirectHost={new URL(req.redirectUri).host}
+      project={project}
+      choices={choices}
+      scopes={req.scopes}
+      request={carried(get)}
+    />,
+  );
+}
 
-  /** The page explaining why there is nothing to consent to, with a way back to the client. */
-  const refusal = (req: AuthorizeRequest, session: SessionRecord, message: string, status: number, returnTo: string) =>
-    html(
-      <OAuthErrorPage
-        title="Access cannot be granted"
-        message={message}
-        user={session.user}
-        links={[
-          { href: `/login?next=${encodeURIComponent(returnTo)}`, label: "Sign in with another account" },
-          {
-            href: redirectWith(req.redirectUri, { error: "access_denied", error_description: message, state: req.state }, base),
-            label: `Return to ${req.client.name}`,
-          },
-        ]}
-      />,
-      status,
-    );
+/** `POST /oauth/authorize`: the consent form (CSRF-checked); allowed, a code for the chosen project and scopes. */
+async function consentPost(deps: CoreDeps, request: Request, body: unknown): Promise<Response> {
+  const base = deps.config.baseUrl;
+  const get = (n: string) => formField(body, n);
+  const session = await optionalSession(deps, request);
+  if (!session)
+    return html(<OAuthErrorPage title="Signed out" message="Your session ended. Start the connection again from the application." />, 401);
+  try {
+    checkSameOrigin(deps.config, request, true);
+  } catch (e) {
+    if (e instanceof AppError) return html(<OAuthErrorPage title="Request refused" message={e.message} user={session.user} />, e.status);
+    throw e;
+  }
+  const check = await checkAuthorizeRequest(deps.database, base, get);
+  if (!check.ok)
+    return "redirect" in check
+      ? redirect(check.redirect)
+      : html(<OAuthErrorPage title="Authorization request refused" message={check.page} />, 400);
+  const req = check.request;
+  const deny = (description: string) =>
+    redirect(redirectWith(req.redirectUri, { error: "access_denied", error_description: description, state: req.state }, base));
+  if (get("decision") !== "allow") return deny("The user denied access.");
+  const projectId = req.projectId ?? get("project_id") ?? "";
+  const here = `/oauth/authorize?${new URLSearchParams(carried(get)).toString()}`;
+  const p = await projectForConsent(deps.database, session.user.id, projectId);
+  if ("refused" in p) return refusal(base, req, session, p.refused, p.status, here);
+  const scopes = req.scopes.filter((s) => get(`scope_${s}`) !== undefined);
+  if (scopes.length === 0) return deny("No scope was granted.");
+  const code = await issueCode(deps.database, {
+    clientId: req.client.id,
+    userId: session.user.id,
+    projectId: p.id,
+    redirectUri: req.redirectUri,
+    codeChallenge: req.codeChallenge,
+    scopes,
+    resource: req.resource,
+  });
+  return redirect(redirectWith(req.redirectUri, { code, state: req.state }, base));
+}
 
+/** The consent page and form of the authorization server's front channel. */
+export function consentRoutes(deps: CoreDeps) {
   return new Elysia()
-    .get("/oauth/authorize", async ({ request }) => {
-      const url = new URL(request.url);
-      const get = (n: string) => url.searchParams.get(n) ?? undefined;
-      const check = await checkAuthorizeRequest(deps.database, base, get);
-      if (!check.ok)
-        return "redirect" in check
-          ? redirect(check.redirect)
-          : html(<OAuthErrorPage title="Authorization request refused" message={check.page} />, 400);
-      const session = await optionalSession(deps, request);
-      const here = url.pathname + url.search;
-      if (!session) return redirect(`/login?next=${encodeURIComponent(here)}`);
-      const req = check.request;
-      let project = null;
-      let choices: { id: string; name: string; organizationName: string }[] = [];
-      if (req.projectId) {
-        const p = await projectForConsent(deps.database, session.user.id, req.projectId);
-        if ("refused" in p) return refusal(req, session, p.refused, p.status, here);
-        project = p;
-      } else {
-        choices = await projectsForConsent(deps.database, session.user.id);
-        if (choices.length === 0) return refusal(req, session, "You have no project in an approved organization.", 403, here);
-      }
-      return html(
-        <ConsentPage
-          user={session.user}
-          client={{ id: req.client.id, name: req.client.name }}
-          redirectHost={new URL(req.redirectUri).host}
-          project={project}
-          choices={choices}
-          scopes={req.scopes}
-          request={carried(get)}
-        />,
-      );
-    })
-    .post("/oauth/authorize", async ({ request, body }) => {
-      const get = (n: string) => formField(body, n);
-      const session = await optionalSession(deps, request);
-      if (!session)
-        return html(
-          <OAuthErrorPage title="Signed out" message="Your session ended. Start the connection again from the application." />,
-          401,
-        );
-      try {
-        checkSameOrigin(deps.config, request, true);
-      } catch (e) {
-        if (e instanceof AppError)
-          return html(<OAuthErrorPage title="Request refused" message={e.message} user={session.user} />, e.status);
-        throw e;
-      }
-      const check = await checkAuthorizeRequest(deps.database, base, get);
-      if (!check.ok)
-        return "redirect" in check
-          ? redirect(check.redirect)
-          : html(<OAuthErrorPage title="Authorization request refused" message={check.page} />, 400);
-      const req = check.request;
-      const deny = (description: string) =>
-        redirect(redirectWith(req.redirectUri, { error: "access_denied", error_description: description, state: req.state }, base));
-      if (get("decision") !== "allow") return deny("The user denied access.");
-      const projectId = req.projectId ?? get("project_id") ?? "";
-      const here = `/oauth/authorize?${new URLSearchParams(carried(get)).toString()}`;
-      const p = await projectForConsent(deps.database, session.user.id, projectId);
-      if ("refused" in p) return refusal(req, session, p.refused, p.status, here);
-      const scopes = req.scopes.filter((s) => get(`scope_${s}`) !== undefined);
-      if (scopes.length === 0) return deny("No scope was granted.");
-      const code = await issueCode(deps.database, {
-        clientId: req.client.id,
-        userId: session.user.id,
-        projectId: p.id,
-        redirectUri: req.redirectUri,
-        codeChallenge: req.codeChallenge,
-        scopes,
-        resource: req.resource,
-      });
-      return redirect(redirectWith(req.redirectUri, { code, state: req.state }, base));
-    });
+    .get("/oauth/authorize", ({ request }) => consentPage(deps, request))
+    .post("/oauth/authorize", ({ request, body }) => consentPost(deps, request, body));
 }

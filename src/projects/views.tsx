@@ -3,7 +3,7 @@
  * The HTML views of the project routes (docs/design.md "JSON by default, HTML when a browser asks": a resource's fragments beside its
  * routes): the installed-talent section (counts, graph, list with toggle and uninstall), the
  * keys section (a new key's value shown once), the automation key, and the connection kit.
- * The project page (src/web/projectPages.tsx) renders the same components; after a change
+ * The project page (src/projects/pages/project.tsx) renders the same components; after a change
  * through htmx the route answers the updated section (registered in registerProjectViews).
  */
 import type { CatalogDeps } from "../catalog/state";

@@ -129,7 +129,7 @@ export function confirmationPage(error: AppError, request: Request, viewer: View
   );
 }
 
-/** Finds the signed-in viewer of a request (web/context.ts `viewerOf`), the page being at `path`. */
+/** Finds the signed-in viewer of a request (ui/pageGuard.ts `viewerOf`), the page being at `path`. */
 export type ViewerLookup = (request: Request, path: string) => Promise<Viewer | null>;
 
 /**

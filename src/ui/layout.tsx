@@ -73,7 +73,7 @@ function ApprovalBanner(props: { nav?: Nav }) {
   );
 }
 
-/** htmx swaps error answers (4xx, 5xx) too: they carry a fragment retargeted to #flash (web/errors.tsx). */
+/** htmx swaps error answers (4xx, 5xx) too: they carry a fragment retargeted to #flash (ui/errors.tsx). */
 const HTMX_CONFIG = JSON.stringify({
   responseHandling: [
     { code: "204", swap: false },
@@ -161,7 +161,7 @@ function Palette() {
   );
 }
 
-/** Kept renders (web/memo.ts): the header by everything it shows; the palette is the same on every page. */
+/** Kept renders (ui/memo.ts): the header by everything it shows; the palette is the same on every page. */
 const headers = new HtmlMemo(1024);
 const PALETTE = raw(String(<Palette />));
 

@@ -1,5 +1,5 @@
 /**
- * src/activity/dayMemo.ts's foldWindow on a real libSQL file: what a view reads, and when. The
+ * src/journal/dayMemo.ts's foldWindow on a real libSQL file: what a view reads, and when. The
  * fold here counts rows of a scratch table by period; the rows are written through a second
  * connection, as another process (or the writer thread) would, so the read connection's data
  * version changes the way it does in the service.

@@ -332,7 +332,7 @@ describe("GET /web/orgs/current/talent-adoption (owner/admin): per talent and ex
   });
 });
 
-describe("insights and adoption memoize settled days (src/activity/dayMemo.ts; the 1,000,000-event figure) and never serve a stale one", () => {
+describe("insights and adoption memoize settled days (src/journal/dayMemo.ts; the 1,000,000-event figure) and never serve a stale one", () => {
   /** A resolution made on a past day, as prepare-task would have made it then (its id carries its time). */
   async function pastResolution(s: Awaited<ReturnType<typeof loopProject>>, daysAgo: number): Promise<string> {
     const fresh = await s.prepare(["typescript-strict"]);

@@ -159,97 +159,102 @@ export function newAccountProblem(email: string, password: string, name: string)
   return p ? `The password ${p}.` : null;
 }
 
-export function loginPages(deps: SignInDeps) {
-  const limiters = deps.authLimiters;
-  const providers = enabledProviders(deps.config);
-  const signedIn = (next: string, token: string, expiresAt: number) =>
-    new Response(null, {
-      status: 303,
-      headers: { location: next, "set-cookie": sessionCookie(deps.config, token, expiresAt), "cache-control": "no-store" },
-    });
+type Server = Parameters<typeof clientMeta>[1];
+type Providers = ReturnType<typeof enabledProviders>;
 
+/** Signed in: the session cookie and a 303 to `next`. */
+function signedIn(deps: SignInDeps, next: string, token: string, expiresAt: number): Response {
+  return new Response(null, {
+    status: 303,
+    headers: { location: next, "set-cookie": sessionCookie(deps.config, token, expiresAt), "cache-control": "no-store" },
+  });
+}
+
+/** `GET /login`: the page, with the sentence of `?error=` (400) when there is one. */
+async function loginPage(deps: SignInDeps, providers: Providers, request: Request): Promise<Response> {
+  const q = new URL(request.url).searchParams;
+  const next = safeNext(q.get("next"));
+  const session = await optionalSession(deps, request);
+  const error = q.get("error");
+  const domain = q.get("domain");
+  const email = q.get("email");
+  const shownEmail = email && email.length <= 254 && EMAIL_PATTERN.test(email) ? email : null;
+  const notice = error
+    ? signInErrorSentence(deps.config, error, q.get("provider"), domain && /^[a-z0-9.-]{1,253}$/.test(domain) ? domain : null, shownEmail)
+    : null;
+  return page(<LoginPage next={next} signedInAs={session?.user.email ?? null} providers={providers} notice={notice} />, notice ? 400 : 200);
+}
+
+/** `POST /login`: e-mail first (an SSO domain goes to its IdP), then the password. */
+async function loginPost(deps: SignInDeps, providers: Providers, request: Request, body: unknown, server: Server): Promise<Response> {
+  const next = safeNext(field(body, "next"));
+  const email = field(body, "email").slice(0, 320);
+  const password = field(body, "password").slice(0, 1024);
+  try {
+    checkSameOrigin(deps.config, request, false);
+    // e-mail first: a domain with an approved organization's SSO goes to its IdP
+    const domain = emailDomain(email.trim());
+    if (password === "") {
+      const sso = domain && EMAIL_PATTERN.test(email.trim()) ? await usableSsoForDomain(deps.database, domain) : null;
+      if (sso)
+        return new Response(null, {
+          status: 303,
+          headers: {
+            location: `/api/auth/sso/${encodeURIComponent(domain!)}?next=${encodeURIComponent(next)}`,
+            "cache-control": "no-store",
+          },
+        });
+      const why = domain ? `No single sign-on is set up for ${domain}: enter your password.` : "Enter your e-mail and password.";
+      return page(<LoginPage next={next} providers={providers} attempt={{ form: "sign-in", error: why, email }} />, 400);
+    }
+    const previous = sessionTokenFrom(deps.config, request);
+    const r = await signIn(deps.database, deps.authLimiters, { email, password }, clientMeta(request, server), previous);
+    return signedIn(deps, next, r.session.token, r.session.expiresAt);
+  } catch (e) {
+    if (!(e instanceof AppError)) throw e;
+    return page(
+      <LoginPage next={next} providers={providers} attempt={{ form: "sign-in", error: e.message, email }} />,
+      e.status,
+      e.headers,
+    );
+  }
+}
+
+/** `POST /login/sign-up`: a new account, signed in at once; the form again with the problem otherwise. */
+async function signUpPost(deps: SignInDeps, providers: Providers, request: Request, body: unknown, server: Server): Promise<Response> {
+  const next = safeNext(field(body, "next"));
+  const email = field(body, "email").slice(0, 320);
+  const name = field(body, "name").slice(0, 200);
+  const password = field(body, "password").slice(0, 1024);
+  const fail = (error: string, status: number, headers: Record<string, string> = {}) =>
+    page(<LoginPage next={next} providers={providers} attempt={{ form: "sign-up", error, email, name }} />, status, headers);
+  try {
+    checkSameOrigin(deps.config, request, false);
+    const problem = newAccountProblem(email, password, name);
+    if (problem) return fail(problem, 400);
+    const r = await signUp(
+      deps.database,
+      deps.authLimiters,
+      { email, password, name: name.trim() || undefined },
+      clientMeta(request, server),
+      deps,
+    );
+    return signedIn(deps, next, r.session.token, r.session.expiresAt);
+  } catch (e) {
+    if (!(e instanceof AppError)) throw e;
+    const message =
+      e.code === "conflict" ? `An account with ${email.trim().toLowerCase()} already exists: sign in above instead.` : e.message;
+    return fail(message, e.status, e.headers);
+  }
+}
+
+/** `/login`, `/login/sign-up` and `/logout`. */
+export function loginPages(deps: SignInDeps) {
+  const providers = enabledProviders(deps.config);
   return new Elysia()
-    .get("/login", async ({ request }) => {
-      const q = new URL(request.url).searchParams;
-      const next = safeNext(q.get("next"));
-      const session = await optionalSession(deps, request);
-      const error = q.get("error");
-      const domain = q.get("domain");
-      const email = q.get("email");
-      const shownEmail = email && email.length <= 254 && EMAIL_PATTERN.test(email) ? email : null;
-      const notice = error
-        ? signInErrorSentence(
-            deps.config,
-            error,
-            q.get("provider"),
-            domain && /^[a-z0-9.-]{1,253}$/.test(domain) ? domain : null,
-            shownEmail,
-          )
-        : null;
-      return page(
-        <LoginPage next={next} signedInAs={session?.user.email ?? null} providers={providers} notice={notice} />,
-        notice ? 400 : 200,
-      );
-    })
-    .post("/login", async ({ request, body, server }) => {
-      const next = safeNext(field(body, "next"));
-      const email = field(body, "email").slice(0, 320);
-      const password = field(body, "password").slice(0, 1024);
-      try {
-        checkSameOrigin(deps.config, request, false);
-        // e-mail first: a domain with an approved organization's SSO goes to its IdP
-        const domain = emailDomain(email.trim());
-        if (password === "") {
-          const sso = domain && EMAIL_PATTERN.test(email.trim()) ? await usableSsoForDomain(deps.database, domain) : null;
-          if (sso)
-            return new Response(null, {
-              status: 303,
-              headers: {
-                location: `/api/auth/sso/${encodeURIComponent(domain!)}?next=${encodeURIComponent(next)}`,
-                "cache-control": "no-store",
-              },
-            });
-          const why = domain ? `No single sign-on is set up for ${domain}: enter your password.` : "Enter your e-mail and password.";
-          return page(<LoginPage next={next} providers={providers} attempt={{ form: "sign-in", error: why, email }} />, 400);
-        }
-        const previous = sessionTokenFrom(deps.config, request);
-        const r = await signIn(deps.database, limiters, { email, password }, clientMeta(request, server), previous);
-        return signedIn(next, r.session.token, r.session.expiresAt);
-      } catch (e) {
-        if (!(e instanceof AppError)) throw e;
-        return page(
-          <LoginPage next={next} providers={providers} attempt={{ form: "sign-in", error: e.message, email }} />,
-          e.status,
-          e.headers,
-        );
-      }
-    })
-    .post("/login/sign-up", async ({ request, body, server }) => {
-      const next = safeNext(field(body, "next"));
-      const email = field(body, "email").slice(0, 320);
-      const name = field(body, "name").slice(0, 200);
-      const password = field(body, "password").slice(0, 1024);
-      const fail = (error: string, status: number, headers: Record<string, string> = {}) =>
-        page(<LoginPage next={next} providers={providers} attempt={{ form: "sign-up", error, email, name }} />, status, headers);
-      try {
-        checkSameOrigin(deps.config, request, false);
-        const problem = newAccountProblem(email, password, name);
-        if (problem) return fail(problem, 400);
-        const r = await signUp(
-          deps.database,
-          deps.authLimiters,
-          { email, password, name: name.trim() || undefined },
-          clientMeta(request, server),
-          deps,
-        );
-        return signedIn(next, r.session.token, r.session.expiresAt);
-      } catch (e) {
-        if (!(e instanceof AppError)) throw e;
-        const message =
-          e.code === "conflict" ? `An account with ${email.trim().toLowerCase()} already exists: sign in above instead.` : e.message;
-        return fail(message, e.status, e.headers);
-      }
-    })
+    .get("/login", ({ request }) => loginPage(deps, providers, request))
+    .post("/login", ({ request, body, server }) => loginPost(deps, providers, request, body, server))
+    .post("/login/sign-up", ({ request, body, server }) => signUpPost(deps, providers, request, body, server))
     .post("/logout", async ({ request }) => {
       const token = sessionTokenFrom(deps.config, request);
       if (token) {
