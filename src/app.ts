@@ -40,7 +40,7 @@ import { adminPages } from "./tenancy/pages/admin";
 import { registerTenancyViews } from "./tenancy/views/fragments";
 import { searchRoutes } from "./projects/pages/search";
 import { registerProjectViews } from "./projects/views";
-import { registerExpertiseViews } from "./expertises/views";
+import { registerExpertiseViews } from "./expertises/views/fragments";
 import { orgExpertisesPages } from "./expertises/pages";
 import { orgInsightsPages } from "./activity/pages";
 import { projectRoutes } from "./projects/routes";

@@ -3,11 +3,11 @@
  * An expertise's triggers (the proposal and its confirmation), lifecycle operations, published
  * versions and typed deletion.
  */
-import { TypedDeleteForm } from "../ui/typedDelete";
-import type { LifecycleOperation } from "./lifecycle";
-import type { TriggerProposal } from "./triggers";
-import { DataTable } from "../ui/layout";
-import { pageOf, ROUTE, StatusTag, when, type ExpertiseDetail } from "./listViews";
+import { TypedDeleteForm } from "../../ui/typedDelete";
+import type { LifecycleOperation } from "../lifecycle";
+import type { TriggerProposal } from "../triggers";
+import { DataTable } from "../../ui/layout";
+import { pageOf, ROUTE, StatusTag, when, type ExpertiseDetail } from "./list";
 
 /** The confirmation form of triggers, prefilled with a proposal or the confirmed ones. */
 export function TriggerConfirmForm(props: {

@@ -1,15 +1,15 @@
 /** @jsxImportSource hono/jsx */
 /**
  * The HTML views of the expertise routes, kept beside their routes (docs/architecture.md): the
- * list and creation form (listViews.tsx), the editor with its merge view and the validator's
- * issues by line (editorViews.tsx), triggers, lifecycle, versions and deletion
- * (lifecycleViews.tsx). The page (src/expertises/pages.tsx) composes them; after a change
+ * list and creation form (list.tsx), the editor with its merge view and the validator's
+ * issues by line (editor.tsx), triggers, lifecycle, versions and deletion
+ * (lifecycle.tsx). The page (src/expertises/pages.tsx) composes them; after a change
  * through htmx or a plain form the route sends the browser back to the page (registerExpertiseViews).
  */
-import type { ViewRegistry } from "../ui/views";
-import { EXPERTISES_PAGE, pageOf, ROUTE } from "./listViews";
-import { TriggerProposalView } from "./lifecycleViews";
-import type { TriggerProposal } from "./triggers";
+import type { ViewRegistry } from "../../ui/views";
+import { EXPERTISES_PAGE, pageOf, ROUTE } from "./list";
+import { TriggerProposalView } from "./lifecycle";
+import type { TriggerProposal } from "../triggers";
 
 /** The route views of the expertise routes: every change sends the browser back to the page. */
 export function registerExpertiseViews(views: ViewRegistry): void {

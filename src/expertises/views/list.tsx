@@ -2,10 +2,10 @@
 /**
  * The list of expertises with its status filter, the creation form, and what every expertise
  * view shares (the routes, the page of one, dates, the status tag). Composed by
- * src/expertises/pages.tsx; the other views are in editorViews.tsx and lifecycleViews.tsx.
+ * src/expertises/pages.tsx; the other views are in editor.tsx and lifecycle.tsx.
  */
-import type { detailView, listExpertises } from "./service";
-import { DataTable } from "../ui/layout";
+import type { detailView, listExpertises } from "../service";
+import { DataTable } from "../../ui/layout";
 
 export type ExpertiseDetail = Awaited<ReturnType<typeof detailView>>;
 export type ExpertiseSummary = Awaited<ReturnType<typeof listExpertises>>[number];

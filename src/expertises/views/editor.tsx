@@ -3,8 +3,8 @@
  * The editor of an expertise's working version (TALENT.md and its files), the merge view of a
  * revision conflict, and the validator's issues beside the lines they concern.
  */
-import type { Issue } from "../http/errors";
-import { pageOf, when, type ExpertiseDetail } from "./listViews";
+import type { Issue } from "../../http/errors";
+import { pageOf, when, type ExpertiseDetail } from "./list";
 
 /** What the person typed in the editor: the TALENT.md text and the further files. */
 export interface Draft {
