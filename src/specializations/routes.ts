@@ -2,7 +2,7 @@
  * `/web/specializations` (docs/api.md "Specializations"): the built-in specializations and the active organization's
  * own. Members read; owners and admins create, edit, duplicate and delete (built-ins are
  * read-only: 403, duplicate them instead). Applying one to a project is
- * `POST /web/projects/:id/apply-specialization` (projects/selectionRoutes.ts).
+ * `POST /web/projects/:id/apply-specialization` (projects/routes/selection.ts).
  */
 import { Elysia } from "elysia";
 import type { CatalogDeps } from "../catalog/state";

@@ -21,11 +21,11 @@ import { deleteSessionByToken, sessionCookie, sessionTokenFrom } from "../../aut
 import { EMAIL_PATTERN } from "../users";
 import { emailDomain } from "../external";
 import { enabledProviders, providerLabel } from "../providers";
-import type { SignInErrorCode } from "../ssoRoutes";
+import type { SignInErrorCode } from "../routes/sso";
 import { usableSsoForDomain } from "../sso";
 import type { Config } from "../../config";
 
-/** What /login says for `?error=<code>` after a provider or SSO sign-in failed (the codes of ssoRoutes.ts). */
+/** What /login says for `?error=<code>` after a provider or SSO sign-in failed (the codes of routes/sso.ts). */
 export function signInErrorSentence(
   config: Config,
   code: string,

@@ -11,19 +11,19 @@
  */
 import { Elysia } from "elysia";
 import { randomBytes } from "node:crypto";
-import type { SignInDeps } from "./limits";
-import { clientMeta } from "../http/client";
-import { cookieValue } from "../http/cookies";
-import { decodedParam } from "../http/query";
-import { safeNext } from "../http/next";
-import { LinkRequired, recordExternalFailure, signInExternal, SignInRefused, emailDomain, type ExternalIdentity } from "./external";
-import { linkCookie } from "./linking";
-import { flowCookie, readFlow, FLOW_TTL_MS, type Flow } from "./flow";
-import { oidcAuthorizationUrl, oidcFinish, OidcError } from "./oidc";
-import { enabledProviders, finishProvider, ProviderError, PROVIDER_IDS, startProvider, type ProviderId } from "./providers";
-import { samlAuthorizeUrl, samlFinish, samlMetadata, SamlRefused } from "./saml";
-import { loadSso, serviceProvider, ssoForDomain, usableSsoOf, ssoEnforcedFor } from "./sso";
-import { sessionCookie, sessionTokenFrom } from "../auth/sessions";
+import type { SignInDeps } from "../limits";
+import { clientMeta } from "../../http/client";
+import { cookieValue } from "../../http/cookies";
+import { decodedParam } from "../../http/query";
+import { safeNext } from "../../http/next";
+import { LinkRequired, recordExternalFailure, signInExternal, SignInRefused, emailDomain, type ExternalIdentity } from "../external";
+import { linkCookie } from "../linking";
+import { flowCookie, readFlow, FLOW_TTL_MS, type Flow } from "../flow";
+import { oidcAuthorizationUrl, oidcFinish, OidcError } from "../oidc";
+import { enabledProviders, finishProvider, ProviderError, PROVIDER_IDS, startProvider, type ProviderId } from "../providers";
+import { samlAuthorizeUrl, samlFinish, samlMetadata, SamlRefused } from "../saml";
+import { loadSso, serviceProvider, ssoForDomain, usableSsoOf, ssoEnforcedFor } from "../sso";
+import { sessionCookie, sessionTokenFrom } from "../../auth/sessions";
 
 /** The sentences /login shows for `?error=<code>` (identity/pages/login.tsx). */
 export type SignInErrorCode =

@@ -1,19 +1,19 @@
 /** @jsxImportSource hono/jsx */
 /** `/api/auth/*` (sign-up, sign-in, sign-out, session, change-password) and `/setup`. */
-import { iso } from "../lib/time";
+import { iso } from "../../lib/time";
 import { Elysia, t } from "elysia";
-import type { CoreDeps } from "../deps";
-import type { SignInDeps } from "./limits";
-import type { Guards } from "../auth/guards";
-import { checkSameOrigin } from "../http/csrf";
-import { AppError } from "../http/errors";
-import { clientMeta } from "../http/client";
-import { page } from "../ui/layout";
-import { listMemberships, membershipView } from "../auth/memberships";
-import { ChangePasswordBody, SetupBody, SignInBody, SignUpBody } from "./model";
-import { changePassword, completeSetup, setupTokenValid, signIn, signUp } from "./service";
-import { deleteSessionByToken, sessionCookie, sessionTokenFrom } from "../auth/sessions";
-import { SetupPage } from "./pages/setup";
+import type { CoreDeps } from "../../deps";
+import type { SignInDeps } from "../limits";
+import type { Guards } from "../../auth/guards";
+import { checkSameOrigin } from "../../http/csrf";
+import { AppError } from "../../http/errors";
+import { clientMeta } from "../../http/client";
+import { page } from "../../ui/layout";
+import { listMemberships, membershipView } from "../../auth/memberships";
+import { ChangePasswordBody, SetupBody, SignInBody, SignUpBody } from "../model";
+import { changePassword, completeSetup, setupTokenValid, signIn, signUp } from "../service";
+import { deleteSessionByToken, sessionCookie, sessionTokenFrom } from "../../auth/sessions";
+import { SetupPage } from "../pages/setup";
 
 export function identityRoutes(deps: SignInDeps, guards: Guards) {
   const limiters = deps.authLimiters;

@@ -3,26 +3,26 @@
  * (`/web/projects/:id/traces`) and the reports of a resolution: any member of the project's
  * organization. Selection changes are traced with the person as author, via `web`.
  */
-import { decodedParam, intParam, patternParam } from "../http/query";
+import { decodedParam, intParam, patternParam } from "../../http/query";
 import { Elysia, t } from "elysia";
-import type { JournalDeps } from "../journal/journal";
-import type { CatalogDeps } from "../catalog/state";
-import type { Guards } from "../auth/guards";
-import { TRACE_ID } from "../journal/journal";
-import { clientOf } from "../journal/trace";
-import { elapsedMs, arrivalOf } from "../http/edge";
-import type { SessionRecord } from "../auth/sessions";
-import { listReports } from "../resolution/reports";
-import { loadResolution } from "../resolution/pinned";
-import { installByIds, installedWithItems } from "../selection/sources";
-import { readInstallIds, setEnabled, uninstall, type SelectionChange } from "../selection/service";
-import { installedOverview } from "./installed";
-import { getProject } from "./service";
-import { applySpecialization } from "../specializations/service";
-import { evidenceLink, getCodeHosting } from "../tenancy/codeHosting";
-import { iso } from "../lib/time";
-import { requireConfirmation } from "../http/methodOverride";
-import { confirmations } from "../ui/confirmations";
+import type { JournalDeps } from "../../journal/journal";
+import type { CatalogDeps } from "../../catalog/state";
+import type { Guards } from "../../auth/guards";
+import { TRACE_ID } from "../../journal/journal";
+import { clientOf } from "../../journal/trace";
+import { elapsedMs, arrivalOf } from "../../http/edge";
+import type { SessionRecord } from "../../auth/sessions";
+import { listReports } from "../../resolution/reports";
+import { loadResolution } from "../../resolution/pinned";
+import { installByIds, installedWithItems } from "../../selection/sources";
+import { readInstallIds, setEnabled, uninstall, type SelectionChange } from "../../selection/service";
+import { installedOverview } from "../installed";
+import { getProject } from "../service";
+import { applySpecialization } from "../../specializations/service";
+import { evidenceLink, getCodeHosting } from "../../tenancy/codeHosting";
+import { iso } from "../../lib/time";
+import { requireConfirmation } from "../../http/methodOverride";
+import { confirmations } from "../../ui/confirmations";
 
 export function selectionRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) {
   const src = () => ({ database: deps.database, catalog: deps.state.catalog! });

@@ -7,16 +7,16 @@
  * approve it instead (`GET /web/admin/sso-domains`, `POST /web/admin/sso-domains/:orgId/:domain/approve`).
  */
 import { Elysia } from "elysia";
-import type { CoreDeps } from "../deps";
-import type { Guards } from "../auth/guards";
-import { clientMeta } from "../http/client";
-import { notFound } from "../http/errors";
-import { requireConfirmation } from "../http/methodOverride";
-import { confirmations } from "../ui/confirmations";
-import { recordSecurityEvent } from "./security";
-import { decodedParam } from "../http/query";
-import { deleteSso, loadSso, markTested, publicSso, readSsoSettings, saveSso, testSso } from "./sso";
-import { approveDomainClaim, pendingDomainClaims, txtLookup, verifyDomainByDns } from "./ssoDomains";
+import type { CoreDeps } from "../../deps";
+import type { Guards } from "../../auth/guards";
+import { clientMeta } from "../../http/client";
+import { notFound } from "../../http/errors";
+import { requireConfirmation } from "../../http/methodOverride";
+import { confirmations } from "../../ui/confirmations";
+import { recordSecurityEvent } from "../security";
+import { decodedParam } from "../../http/query";
+import { deleteSso, loadSso, markTested, publicSso, readSsoSettings, saveSso, testSso } from "../sso";
+import { approveDomainClaim, pendingDomainClaims, txtLookup, verifyDomainByDns } from "../ssoDomains";
 
 export function ssoWebRoutes(deps: CoreDeps, guards: Guards) {
   return new Elysia().use(orgSsoRoutes(deps, guards)).use(adminDomainRoutes(deps, guards));

@@ -8,11 +8,11 @@
  * the client always speaks the server's version and nothing outside the installation is needed.
  */
 import { Elysia } from "elysia";
-import type { CoreDeps } from "../deps";
-import type { Guards } from "../auth/guards";
-import { notFound } from "../http/errors";
-import { oneOf } from "../http/query";
-import { getProject, type Project } from "./service";
+import type { CoreDeps } from "../../deps";
+import type { Guards } from "../../auth/guards";
+import { notFound } from "../../http/errors";
+import { oneOf } from "../../http/query";
+import { getProject, type Project } from "../service";
 
 export const VALIDATOR_TARGETS = ["github", "gitlab", "script"] as const;
 export type ValidatorTarget = (typeof VALIDATOR_TARGETS)[number];

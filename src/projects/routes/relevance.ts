@@ -1,9 +1,9 @@
 /** `GET, PUT, DELETE /web/projects/:id/relevance` (docs/api.md "Relevance"; relevance.ts says what the settings do). */
 import { Elysia } from "elysia";
-import type { CatalogDeps } from "../catalog/state";
-import type { Guards } from "../auth/guards";
-import { readRelevance, relevanceOf, resetRelevance, saveRelevance } from "../selection/relevance";
-import { getProject } from "./service";
+import type { CatalogDeps } from "../../catalog/state";
+import type { Guards } from "../../auth/guards";
+import { readRelevance, relevanceOf, resetRelevance, saveRelevance } from "../../selection/relevance";
+import { getProject } from "../service";
 
 export function relevanceRoutes(deps: CatalogDeps, guards: Guards) {
   const answer = async (projectId: string) => relevanceOf(deps.database, deps.state.catalog!, projectId);

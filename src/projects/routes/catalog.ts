@@ -5,18 +5,18 @@
  * pre-filter (`relevance=all` lifts it).
  */
 import { Elysia } from "elysia";
-import type { CatalogDeps } from "../catalog/state";
-import type { Guards } from "../auth/guards";
-import { listServableExpertises } from "../expertises/servable";
-import { PROJECT_ID_PATTERN } from "../oauth/resource";
-import { notFound } from "../http/errors";
-import { KeptMap } from "../lib/keptMap";
-import { decodedParam, intParam, oneOf, patternParam, strParam } from "../http/query";
-import { judge, relevanceOf } from "../selection/relevance";
-import { listInstalled } from "../selection/service";
-import { getProject } from "./service";
-import type { Catalog } from "../catalog/catalog";
-import type { Talent } from "../catalog/format";
+import type { CatalogDeps } from "../../catalog/state";
+import type { Guards } from "../../auth/guards";
+import { listServableExpertises } from "../../expertises/servable";
+import { PROJECT_ID_PATTERN } from "../../oauth/resource";
+import { notFound } from "../../http/errors";
+import { KeptMap } from "../../lib/keptMap";
+import { decodedParam, intParam, oneOf, patternParam, strParam } from "../../http/query";
+import { judge, relevanceOf } from "../../selection/relevance";
+import { listInstalled } from "../../selection/service";
+import { getProject } from "../service";
+import type { Catalog } from "../../catalog/catalog";
+import type { Talent } from "../../catalog/format";
 import {
   card,
   CATALOG_KINDS,
@@ -26,7 +26,7 @@ import {
   talentSheet,
   type ProjectState,
   type Visible,
-} from "../catalog/people";
+} from "../../catalog/people";
 
 export const WEB_CATALOG_PAGE_MAX = 100;
 

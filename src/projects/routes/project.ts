@@ -1,15 +1,15 @@
 /** `/web/projects/*`: projects of the active organization and their API keys. */
 import { Elysia, t } from "elysia";
-import type { CoreDeps } from "../deps";
-import type { Guards } from "../auth/guards";
-import { KEY_SCOPES, type KeyScope } from "../db/schema";
-import { notFound, validationFailed } from "../http/errors";
-import { requireConfirmation, requireTypedName } from "../http/methodOverride";
-import { confirmations } from "../ui/confirmations";
-import { recordSecurityEvent } from "../identity/security";
-import { createKey, isScope, KEY_NAME_MAX, listKeys, revokeKey } from "./keys";
-import { createProject, getProject, listProjects, removeProject, updateProject, type Project } from "./service";
-import { iso } from "../lib/time";
+import type { CoreDeps } from "../../deps";
+import type { Guards } from "../../auth/guards";
+import { KEY_SCOPES, type KeyScope } from "../../db/schema";
+import { notFound, validationFailed } from "../../http/errors";
+import { requireConfirmation, requireTypedName } from "../../http/methodOverride";
+import { confirmations } from "../../ui/confirmations";
+import { recordSecurityEvent } from "../../identity/security";
+import { createKey, isScope, KEY_NAME_MAX, listKeys, revokeKey } from "../keys";
+import { createProject, getProject, listProjects, removeProject, updateProject, type Project } from "../service";
+import { iso } from "../../lib/time";
 
 /** A repository's path under the organization's code hosting URL: `payments-api`, `group/sub/repo`. */
 const REPOSITORY_ISSUE = "repository must be a path such as payments-api or group/repo";

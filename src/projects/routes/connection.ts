@@ -5,15 +5,15 @@
  */
 import { and, eq, isNull } from "drizzle-orm";
 import { Elysia } from "elysia";
-import type { CatalogDeps } from "../catalog/state";
-import type { Guards } from "../auth/guards";
-import { apiKeys } from "../db/schema";
-import { validationFailed } from "../http/errors";
-import { recordSecurityEvent } from "../identity/security";
-import { readFiles } from "../resolution/deepen";
-import { createKey } from "./keys";
-import { getProject } from "./service";
-import { AUTOMATION_KEY_NAME, AUTOMATION_SCOPES, connectionKit } from "./setup";
+import type { CatalogDeps } from "../../catalog/state";
+import type { Guards } from "../../auth/guards";
+import { apiKeys } from "../../db/schema";
+import { validationFailed } from "../../http/errors";
+import { recordSecurityEvent } from "../../identity/security";
+import { readFiles } from "../../resolution/deepen";
+import { createKey } from "../keys";
+import { getProject } from "../service";
+import { AUTOMATION_KEY_NAME, AUTOMATION_SCOPES, connectionKit } from "../setup";
 
 export function connectionRoutes(deps: CatalogDeps, guards: Guards) {
   return new Elysia({ prefix: "/web/projects/:id" })
