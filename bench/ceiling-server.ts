@@ -65,7 +65,7 @@ app
   )
   .use(
     new Elysia()
-      .use(createGuards({ config, database, log, state }))
+      .use(createGuards({ config, database, log }))
       .get(
         "/bench/catalog-guarded",
         ({ query }) => catalogPage(state.catalog, intParam(query, "limit", 1, CATALOG_PAGE_MAX, 50), strParam(query, "cursor", 200)),

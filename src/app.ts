@@ -1,50 +1,54 @@
 /**
  * The composition root: one Elysia app, one plugin per domain, nothing else registers routes.
  */
-import { Elysia } from "elysia";
-import type { AppDeps, ComposedDeps } from "./deps";
-import { TraceJournal } from "./activity/journal";
+import { Elysia, type AnyElysia } from "elysia";
+import type { CoreDeps, ViewDeps } from "./deps";
+import type { AppState } from "./catalog/state";
+import type { SignInDeps } from "./identity/limits";
+import { TraceJournal, type JournalDeps } from "./journal/journal";
 import { activityRoutes } from "./activity/routes";
 import { createGuards } from "./auth/guards";
 import { createAuthLimiters } from "./identity/limits";
-import { selectionRoutes } from "./projects/selectionRoutes";
+import { selectionRoutes } from "./projects/routes/selection";
 import { resolutionRoutes } from "./resolution/routes";
 import { skillRoutes } from "./skills/routes";
 import { catalogApiRoutes } from "./catalog/routes";
-import { catalogWebRoutes } from "./catalog/webRoutes";
+import { catalogWebRoutes } from "./projects/routes/catalog";
 import { expertiseRoutes } from "./expertises/routes";
 import { healthRoutes } from "./health/routes";
 import { mcpRoutes, type Backend } from "./mcp/routes";
 import { oauthRoutes } from "./oauth/routes";
-import { identityRoutes, setupRoutes } from "./identity/routes";
-import { loginPages } from "./identity/loginPages";
-import { linkPages } from "./identity/linkPages";
-import { verifyEmailRoutes } from "./identity/verifyPages";
-import { passwordResetRoutes } from "./identity/resetPages";
-import { ssoAuthRoutes } from "./identity/ssoRoutes";
-import { ssoWebRoutes } from "./identity/ssoWebRoutes";
-import { ssoPages } from "./web/ssoPage";
+import { identityRoutes, setupRoutes } from "./identity/routes/account";
+import { loginPages } from "./identity/pages/login";
+import { linkPages } from "./identity/pages/link";
+import { verifyEmailRoutes } from "./identity/pages/verify";
+import { passwordResetRoutes } from "./identity/pages/reset";
+import { ssoAuthRoutes } from "./identity/routes/sso";
+import { ssoWebRoutes } from "./identity/routes/ssoSettings";
+import { ssoPages } from "./identity/pages/sso";
 import type { Guards } from "./auth/guards";
-import { homePage } from "./web/home";
-import { htmlErrors } from "./web/errors";
-import { viewerOf } from "./web/context";
-import { ViewRegistry, webViews } from "./web/views";
-import { projectPages } from "./web/projectPages";
-import { catalogPages } from "./web/catalogPages";
-import { orgPages } from "./web/orgPages";
-import { adminPages } from "./web/adminPages";
-import { registerTenancyViews } from "./tenancy/views";
-import { searchRoutes } from "./web/searchRoutes";
+import { homePage } from "./projects/pages/home";
+import { htmlErrors } from "./ui/errors";
+import { viewerOf, type PageSessions } from "./ui/pageGuard";
+import { pageSessions } from "./tenancy/pageSessions";
+import { embeddedAssets } from "./embedded";
+import { ViewRegistry, webViews } from "./ui/views";
+import { projectPages } from "./projects/pages/project";
+import { catalogPages } from "./projects/pages/catalog";
+import { orgPages } from "./tenancy/pages/org";
+import { adminPages } from "./tenancy/pages/admin";
+import { registerTenancyViews } from "./tenancy/views/fragments";
+import { searchRoutes } from "./projects/pages/search";
 import { registerProjectViews } from "./projects/views";
-import { registerExpertiseViews } from "./expertises/views";
-import { orgExpertisesPages } from "./web/orgExpertisesPages";
-import { orgInsightsPages } from "./web/orgInsightsPages";
-import { projectRoutes } from "./projects/routes";
-import { relevanceRoutes } from "./projects/relevanceRoutes";
-import { connectionRoutes } from "./projects/connectionRoutes";
+import { registerExpertiseViews } from "./expertises/views/fragments";
+import { orgExpertisesPages } from "./expertises/pages";
+import { orgInsightsPages } from "./activity/pages";
+import { projectRoutes } from "./projects/routes/project";
+import { relevanceRoutes } from "./projects/routes/relevance";
+import { connectionRoutes } from "./projects/routes/connection";
 import { specializationRoutes } from "./specializations/routes";
-import { validatorConfigRoutes } from "./projects/validatorConfig";
-import { invitationPages } from "./tenancy/invitationPages";
+import { validatorConfigRoutes } from "./projects/routes/validatorConfig";
+import { invitationPages } from "./tenancy/pages/invitations";
 import { tenancyRoutes } from "./tenancy/routes";
 import { mailRoutes } from "./mail/routes";
 import { codeHostingRoutes } from "./tenancy/codeHostingRoutes";
@@ -53,12 +57,30 @@ import { methodOverride } from "./http/methodOverride";
 import { join } from "node:path";
 import { Backups } from "./ops/backups";
 import { HttpMetrics } from "./ops/metrics";
-import { opsRoutes } from "./ops/routes";
-import { assetRoutes } from "./web/assets";
+import { opsRoutes, type OpsDeps } from "./ops/routes";
+import { assetRoutes } from "./ui/assets";
 import { openApiRoutes } from "./http/openapi";
 import pkg from "../package.json" with { type: "json" };
 
-export type { AppDeps, AppState, ComposedDeps } from "./deps";
+export type { AppState };
+
+/** What main or a test hands createApp. */
+export interface AppDeps extends CoreDeps {
+  state: AppState;
+  /** The activity journal; createApp makes one when absent (main passes its own to flush at shutdown). */
+  journal?: TraceJournal;
+  /** Request counters for /metrics; createApp makes one when absent. */
+  metrics?: HttpMetrics;
+  /** Scheduled backups (serve passes its started one); createApp makes an unscheduled one when absent. */
+  backups?: Backups;
+}
+
+/**
+ * What createApp adds for the routes: the journal, the one pair of sign-in limiters every sign-in
+ * path shares, metrics, backups and the app's view registry. Every slice a domain declares
+ * (CoreDeps, ViewDeps, CatalogDeps, JournalDeps, SignInDeps, OpsDeps) is a part of it.
+ */
+export type ComposedDeps = AppDeps & ViewDeps & SignInDeps & JournalDeps & OpsDeps;
 
 /** Builds the app; `app.handle(request)` serves it without a socket (tests), `listen` with one. */
 export function createApp(input: AppDeps) {
@@ -76,6 +98,8 @@ export function createApp(input: AppDeps) {
   };
   deps.database.storage.useLog(deps.log);
   const guards = createGuards(deps);
+  // who is signed in on a page, for the kit's page guard and error pages (ui/pageGuard.ts)
+  const sessions = pageSessions(deps);
   registerProjectViews(deps);
   registerTenancyViews(deps);
   registerExpertiseViews(deps.views);
@@ -99,25 +123,25 @@ export function createApp(input: AppDeps) {
         trustedProxies,
         requestDeadlineMs,
         maxConnectionsPerAddress,
-        htmlError: htmlErrors((request, path) => viewerOf(deps, request, path)),
+        htmlError: htmlErrors((request, path) => viewerOf(sessions, request, path)),
         metrics: deps.config.metricsToken ? deps.metrics : null,
         storage: deps.database.storage,
       }),
     )
     // a form's `?_method=DELETE` (PUT, PATCH) on a /web POST becomes that method before routing (http/methodOverride.ts)
     .use(methodOverride(backend.handle)) // hands the request back to the app once it took its method
-    // before the routes: the fragment or redirect a /web route answers to htmx and to a form post (web/views.ts)
+    // before the routes: the fragment or redirect a /web route answers to htmx and to a form post (ui/views.ts)
     .use(webViews(deps.views))
     .use(healthRoutes(deps))
-    .use(assetRoutes())
+    .use(assetRoutes(embeddedAssets()))
     .use(openApiRoutes(deps.config.baseUrl, pkg.version))
     .use(identityRoutes(deps, guards))
     .use(pages(deps))
-    .use(ssoRoutes(deps, guards))
+    .use(ssoRoutes(deps, guards, sessions))
     .use(searchRoutes(deps, guards))
     .use(tenancyRoutes(deps, guards))
     .use(codeHostingRoutes(deps, guards))
-    .use(mailRoutes(deps, guards))
+    .use(mailRoutes(deps, guards, sessions))
     .use(projectRoutes(deps, guards))
     .use(expertiseRoutes(deps, guards))
     .use(catalogApiRoutes(deps, guards))
@@ -144,23 +168,34 @@ export type App = ReturnType<typeof createApp>;
  * chain of plugin types stays under TypeScript's instantiation depth limit (TS2589).
  */
 function pages(deps: ComposedDeps): Elysia {
-  return new Elysia()
-    .use(setupRoutes(deps))
-    .use(loginPages(deps))
-    .use(linkPages(deps))
-    .use(verifyEmailRoutes(deps))
-    .use(passwordResetRoutes(deps))
-    .use(homePage(deps))
-    .use(projectPages(deps))
-    .use(catalogPages(deps))
-    .use(orgPages(deps))
-    .use(adminPages(deps))
-    .use(invitationPages(deps))
-    .use(orgExpertisesPages(deps))
-    .use(orgInsightsPages(deps)) as unknown as Elysia;
+  return plainPlugin([
+    setupRoutes(deps),
+    loginPages(deps),
+    linkPages(deps),
+    verifyEmailRoutes(deps),
+    passwordResetRoutes(deps),
+    homePage(deps),
+    projectPages(deps),
+    catalogPages(deps),
+    orgPages(deps),
+    adminPages(deps),
+    invitationPages(deps),
+    orgExpertisesPages(deps),
+    orgInsightsPages(deps),
+  ]);
 }
 
 /** Sign-in through identity providers and organization SSO: the /api/auth legs, /web/orgs/current/sso, /org/sso (one plugin; its route types are not needed by callers). */
-function ssoRoutes(deps: ComposedDeps, guards: Guards): Elysia {
-  return new Elysia().use(ssoAuthRoutes(deps)).use(ssoWebRoutes(deps, guards)).use(ssoPages(deps)) as unknown as Elysia;
+function ssoRoutes(deps: ComposedDeps, guards: Guards, sessions: PageSessions): Elysia {
+  return plainPlugin([ssoAuthRoutes(deps), ssoWebRoutes(deps, guards), ssoPages(deps, sessions)]);
+}
+
+/**
+ * One plugin of `plugins`, typed as a plain Elysia without a cast: `use` registers each on the
+ * same instance, whose declared type stays `Elysia` (the typed chain is not kept).
+ */
+function plainPlugin(plugins: readonly AnyElysia[]): Elysia {
+  const plugin = new Elysia();
+  for (const p of plugins) plugin.use(p);
+  return plugin;
 }

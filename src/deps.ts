@@ -1,43 +1,24 @@
 /**
- * What the routes receive: the dependencies main (or a test) hands createApp, and what createApp
- * adds to them. Defined below the composition root so that domains import this file, never
- * `app.ts` (only main, build and tests import the root).
+ * What every route plugin receives, of the lowest layers only: the configuration, the database
+ * and the logger (and, for the plugins that register HTML answers, the app's view registry).
+ * A domain that needs more declares its own slice on top of these (catalog/state.ts CatalogDeps,
+ * journal/journal.ts JournalDeps, identity/limits.ts SignInDeps, ops/routes.ts OpsDeps); the
+ * composition root (app.ts) builds the whole (ComposedDeps) and hands each plugin its slice, so
+ * this file imports no domain and every domain may import it.
  */
-import type { TraceJournal } from "./activity/journal";
-import type { Catalog } from "./catalog/catalog";
 import type { Config } from "./config";
 import type { Database } from "./db/client";
-import type { AuthLimiters } from "./identity/limits";
 import type { Logger } from "./lib/log";
-import type { Backups } from "./ops/backups";
-import type { HttpMetrics } from "./ops/metrics";
-import type { ViewRegistry } from "./web/views";
+import type { ViewRegistry } from "./ui/views";
 
-/** Mutable process state the routes read (readiness, the loaded catalog). */
-export interface AppState {
-  catalog: Catalog | null;
-  draining: boolean;
-}
-
-/** What main or a test hands createApp. */
-export interface AppDeps {
+/** The configuration, the database and the logger: what main or a test hands createApp first. */
+export interface CoreDeps {
   config: Config;
   database: Database;
   log: Logger;
-  state: AppState;
-  /** The activity journal; createApp makes one when absent (main passes its own to flush at shutdown). */
-  journal?: TraceJournal;
-  /** Request counters for /metrics; createApp makes one when absent. */
-  metrics?: HttpMetrics;
-  /** Scheduled backups (serve passes its started one); createApp makes an unscheduled one when absent. */
-  backups?: Backups;
 }
 
-/** What createApp adds for the routes: the journal, the one pair of sign-in limiters every sign-in path shares, metrics, backups and the app's view registry. */
-export type ComposedDeps = AppDeps & {
-  journal: TraceJournal;
-  authLimiters: AuthLimiters;
-  metrics: HttpMetrics;
-  backups: Backups;
+/** CoreDeps with the app's view registry (fragments and form redirects of its /web routes: ui/views.ts). */
+export interface ViewDeps extends CoreDeps {
   views: ViewRegistry;
-};
+}

@@ -22,11 +22,9 @@ import { onActivityPurged } from "../db/activityPurged";
 import type { Database } from "../db/client";
 import { KeptMap } from "../lib/keptMap";
 import { VERDICTS, type Verdict } from "../resolution/verdicts";
+import { DAY_MS, HOUR_MS, SETTLE_MS } from "../journal/dayMemo";
 
-export const DAY_MS = 86_400_000;
-export const HOUR_MS = 3_600_000;
-/** A period is complete this long after it ended: calls that started before its end are in the journal by then. */
-export const SETTLE_MS = 5 * 60_000;
+export { DAY_MS, HOUR_MS, SETTLE_MS };
 
 /** The UTC day number of a time (ms since epoch). */
 export function dayOf(ms: number): number {

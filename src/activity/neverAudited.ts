@@ -7,7 +7,7 @@ import { keptByIdentity } from "../lib/kept";
 import type { Database } from "../db/client";
 import { iso } from "../lib/time";
 import { keptRead } from "../db/versionMemo";
-import { foldWindow, keptAnswer, type PeriodFold } from "./dayMemo";
+import { foldWindow, keptAnswer, type PeriodFold } from "../journal/dayMemo";
 import type { Window } from "./summaries";
 import { AUDITED } from "./usage";
 

@@ -6,12 +6,12 @@
  * capped per user (readCap.ts: DASHBOARD_READS_PER_USER in flight, the next 429 rate_limited).
  */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
+import type { JournalDeps } from "../journal/journal";
+import type { CatalogDeps } from "../catalog/state";
 import type { Guards } from "../auth/guards";
 import { notFound } from "../http/errors";
 import { decodedParam } from "../http/query";
 import { getProject, listProjects } from "../projects/service";
-import type { TraceJournal } from "./journal";
 import { insights } from "./insights";
 import { organizationSummary, projectSummary, readWindow } from "./summaries";
 import { adoptionView } from "./adoption";
@@ -21,7 +21,7 @@ import { talentUsage } from "./usage";
 /** The last segment of `…/talents/<talentId>/usage`: Elysia matches a wildcard only at the end of a path. */
 const USAGE_SUFFIX = "/usage";
 
-export function activityRoutes(deps: AppDeps & { journal: TraceJournal }, guards: Guards) {
+export function activityRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) {
   const db = deps.database;
   const window = (query: Record<string, unknown>) => readWindow(query, deps.config.eventRetentionDays);
   const cap = dashboardReadCap(db, deps.config.dashboardReadsPerUser);

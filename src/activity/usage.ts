@@ -12,7 +12,7 @@ import type { Catalog } from "../catalog/catalog";
 import type { Database } from "../db/client";
 import { notFound } from "../http/errors";
 import { iso } from "../lib/time";
-import { isExpertiseRef } from "../resolution/sources";
+import { isExpertiseRef } from "../selection/sources";
 import { VERDICTS, type Verdict } from "../resolution/verdicts";
 import { dateOf, noVerdicts, type VerdictCounts } from "./daily";
 import { DAYS_MAX, windowView, type Window } from "./summaries";

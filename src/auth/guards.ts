@@ -9,11 +9,11 @@
  * result to the handler. Created once per app in createApp and used by every domain plugin.
  */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
+import type { CoreDeps } from "../deps";
 import type { KeyScope, MemberRole } from "../db/schema";
-import type { SessionRecord } from "../identity/sessions";
+import type { SessionRecord } from "./sessions";
 import { AppError } from "../http/errors";
-import type { OrgMembership } from "../tenancy/service";
+import type { OrgMembership } from "./memberships";
 import type { KeyPrincipal } from "./key";
 import { authenticateKeyOrToken } from "./principal";
 import { requireOrg, requireSession } from "./session";
@@ -37,7 +37,7 @@ export function sessionOf(request: Request): SessionRecord | undefined {
   return resolved.get(request)?.auth;
 }
 
-export function createGuards(deps: AppDeps) {
+export function createGuards(deps: CoreDeps) {
   const got = (request: Request): Resolved => resolved.get(request) ?? {};
   return new Elysia().macro({
     session: {

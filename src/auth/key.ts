@@ -13,7 +13,7 @@ import { hasValidChecksum, sha256Hex } from "../lib/crypto";
 import type { Logger } from "../lib/log";
 import { kept, keptByVersion } from "../lib/kept";
 import type { KeptMap } from "../lib/keptMap";
-import { KEY_PREFIX } from "../projects/keys";
+import { KEY_PREFIX } from "./bearers";
 import { storageFailureOf } from "../db/storage";
 
 /** Who is calling on the key API: a project key (or an OAuth access token). */

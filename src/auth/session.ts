@@ -4,8 +4,8 @@ import type { Database } from "../db/client";
 import type { MemberRole } from "../db/schema";
 import { checkSameOrigin } from "../http/csrf";
 import { AppError } from "../http/errors";
-import { findSession, sessionTokenFrom, type SessionRecord } from "../identity/sessions";
-import { findMembership, type OrgMembership } from "../tenancy/service";
+import { findSession, sessionTokenFrom, type SessionRecord } from "./sessions";
+import { findMembership, type OrgMembership } from "./memberships";
 
 /** The session of a request, or null (pages that also serve visitors who are not signed in). */
 export async function optionalSession(deps: { config: Config; database: Database }, request: Request): Promise<SessionRecord | null> {

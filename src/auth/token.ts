@@ -17,8 +17,7 @@ import type { Database } from "../db/client";
 import type { KeyScope, MemberRole } from "../db/schema";
 import { hasValidChecksum } from "../lib/crypto";
 import type { Logger } from "../lib/log";
-import { ACCESS_TOKEN_PREFIX } from "../oauth/grants";
-import { mcpResource } from "../oauth/resource";
+import { ACCESS_TOKEN_PREFIX, mcpResource } from "./bearers";
 import { bearerOf, checkStanding, hashOfBearer, insufficientScope, invalidToken, projectGone, recordUse, type KeyPrincipal } from "./key";
 
 type Deps = { config: Config; database: Database; log: Logger };

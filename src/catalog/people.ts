@@ -3,7 +3,7 @@
  * the active organization's published expertises (`kind: "expertise"`; another organization's
  * never), as cards with filters, facets and cursor paging, and the talent sheet with its
  * dependency graph. Plain functions over the catalog and the expertises given; the routes
- * (webRoutes.ts) gather those and the project's state.
+ * (projects/routes/catalog.ts) gather those and the project's state.
  */
 import { validationFailed } from "../http/errors";
 import { keptByIdentity, keptEach } from "../lib/kept";

@@ -3,10 +3,10 @@ import { Elysia } from "elysia";
 import { guardOf, traceKinds } from "../http/keyRoute";
 import { KEY_ROUTES as R } from "../http/keyRoutes";
 import { intParam, strParam } from "../http/query";
-import type { AppDeps } from "../deps";
+import type { JournalDeps } from "../journal/journal";
+import type { CatalogDeps } from "./state";
 import type { Guards } from "../auth/guards";
-import type { TraceJournal } from "../activity/journal";
-import { keyApiTracer } from "../activity/trace";
+import { keyApiTracer } from "../journal/trace";
 import { validationFailed } from "../http/errors";
 import type { Catalog } from "./catalog";
 import type { Talent } from "./format";
@@ -64,7 +64,7 @@ export function catalogPage(catalog: Catalog, limit: number, cursor?: string) {
   };
 }
 
-export function catalogApiRoutes(deps: AppDeps & { journal: TraceJournal }, guards: Guards) {
+export function catalogApiRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) {
   return new Elysia()
     .use(guards)
     .onAfterResponse(keyApiTracer(deps.journal, traceKinds([R.catalog])))

@@ -7,7 +7,7 @@
 import pkg from "../../package.json" with { type: "json" };
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { TraceJournal } from "../activity/journal";
+import { TraceJournal } from "../journal/journal";
 import { createApp } from "../app";
 import { buildCatalog, formatFindings } from "../catalog/catalog";
 import type { Finding, Talent } from "../catalog/format";

@@ -12,7 +12,7 @@ import type { Catalog } from "../catalog/catalog";
 import type { Talent } from "../catalog/format";
 import { skillFolderOf } from "../catalog/skillFormat";
 import type { Database } from "../db/client";
-import { activeItems } from "../resolution/sources";
+import { activeItems } from "../selection/sources";
 import { CliError } from "./errors";
 
 /** The talents of the project's active selection, read from the database; CliError for an unknown project. */

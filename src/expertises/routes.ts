@@ -7,7 +7,7 @@
  */
 import { iso } from "../lib/time";
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
+import type { CatalogDeps } from "../catalog/state";
 import type { Guards } from "../auth/guards";
 import { ROLE_RANK } from "../auth/session";
 import { validationFailed } from "../http/errors";
@@ -36,7 +36,7 @@ function ownerOrAdmin(org: OrgMembership): OrgMembership {
   return org;
 }
 
-export function expertiseRoutes(deps: AppDeps, guards: Guards) {
+export function expertiseRoutes(deps: CatalogDeps, guards: Guards) {
   const db = deps.database;
   const catalog = () => deps.state.catalog;
   const detail = async (org: OrgMembership, id: string) => detailView(db, await findExpertise(db, org.id, id), org.slug, catalog());

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { verifyExpertise } from "./verify";
-import { lineOfIssue } from "./editorViews";
+import { lineOfIssue } from "./views/editor";
 
 const content = `---
 id: pay

@@ -1,6 +1,6 @@
 /** Liveness and readiness (`/healthz`, `/readyz`). */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
+import type { CatalogDeps } from "../catalog/state";
 import { AppError, errorResponse } from "../http/errors";
 import { requestIdOf } from "../http/edge";
 
@@ -10,7 +10,7 @@ import { requestIdOf } from "../http/edge";
  * "storage_full"` and `status: "degraded"` (a load balancer stops sending writes that would fail;
  * reads would still work, but a balancer knows no difference), and Retry-After.
  */
-export function healthRoutes(deps: AppDeps) {
+export function healthRoutes(deps: CatalogDeps) {
   return new Elysia({ name: "health" })
     .get("/healthz", () => ({ status: "ok" }))
     .get("/readyz", async ({ request }) => {

@@ -17,7 +17,7 @@
  *      header to another origin without a CORS preflight this server never grants). For the
  *      routes that create a session, a client without either header (curl, scripts) is
  *      accepted; a cookie-authenticated request must say where it comes from.
- * The pages send `Referrer-Policy: same-origin` (web/layout.tsx), so a same-origin form POST
+ * The pages send `Referrer-Policy: same-origin` (ui/layout.tsx), so a same-origin form POST
  * carries its real Origin; `no-referrer` made Chromium send `Origin: null`.
  */
 import type { Config } from "../config";

@@ -75,7 +75,7 @@ export interface EdgeOptions {
   maxConnectionsPerAddress?: number;
   /**
    * Renders an error as HTML when the request wants it (a page, an htmx swap), or returns
-   * null for the JSON error model. Injected by createApp (src/web/errors.tsx): the edge knows
+   * null for the JSON error model. Injected by createApp (src/ui/errors.tsx): the edge knows
    * no page. It may look up who is signed in (the page's header), hence a promise.
    */
   htmlError?: (error: AppError, request: Request, requestId: string) => Response | null | Promise<Response | null>;

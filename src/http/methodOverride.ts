@@ -8,7 +8,7 @@
  *
  * and, before routing, the request takes that method: the route, its guard, the CSRF check
  * (src/http/csrf.ts: the request is a DELETE, so it is checked like any other) and the 303 of a
- * form post (src/web/views.ts) are the route's own. The rule, and nothing else:
+ * form post (src/ui/views.ts) are the route's own. The rule, and nothing else:
  *   - only a POST whose path is under `/web/`;
  *   - only a form body (`application/x-www-form-urlencoded` or `multipart/form-data`);
  *   - only `_method` = PUT, PATCH or DELETE (any case).
@@ -73,7 +73,7 @@ export function methodOverride(dispatch: (request: Request) => Response | Promis
   });
 }
 
-/** What a confirmation page asks and the label of its button (src/web/errors.tsx renders it). */
+/** What a confirmation page asks and the label of its button (src/ui/errors.tsx renders it). */
 export interface Confirmation {
   question: string;
   label: string;

@@ -10,10 +10,10 @@
 import type { Database } from "../db/client";
 import { users } from "../db/schema";
 import { eq } from "drizzle-orm";
-import { listMemberships } from "../tenancy/service";
+import { listMemberships } from "../auth/memberships";
 import { chooseAccount, joinThroughSso } from "./linking";
 import { recordSecurityEvent } from "./security";
-import { createSession, deleteSessionByToken } from "./sessions";
+import { createSession, deleteSessionByToken } from "../auth/sessions";
 import type { ClientMeta } from "./service";
 import { EMAIL_PATTERN, normalizeEmail } from "./users";
 import { ssoEnforcedFor } from "./sso";

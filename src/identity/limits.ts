@@ -23,6 +23,7 @@
  */
 import { AUTH_LIMIT_SETTINGS, type AuthLimitSettings } from "../config";
 import { AppError } from "../http/errors";
+import type { CoreDeps } from "../deps";
 import { IntervalGate, SlidingWindowLimiter } from "../lib/rateLimit";
 
 const MIN = 60_000;
@@ -127,4 +128,9 @@ export function takeResetRequest(l: AuthLimiters, email: string, ip: string | nu
     if (!r.allowed) throw rateLimited("Too many password-reset requests from this address", r.retryAfter);
   }
   return { mail: l.resetEmail.take(email, now).allowed };
+}
+
+/** CoreDeps with the one pair of sign-in limiters every sign-in path shares. */
+export interface SignInDeps extends CoreDeps {
+  authLimiters: AuthLimiters;
 }

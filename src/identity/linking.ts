@@ -21,7 +21,7 @@ import type { Tx } from "../db/client";
 import { externalAccounts, members, organizations, passwordResets, pendingLinks, users } from "../db/schema";
 import { base62, sha256Hex } from "../lib/crypto";
 import { newId } from "../lib/ids";
-import { dropUserSessions } from "./sessions";
+import { dropUserSessions } from "../auth/sessions";
 
 /** How long a pending link waits for the account holder's confirmation. */
 export const PENDING_LINK_TTL_MS = 15 * 60_000;

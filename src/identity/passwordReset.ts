@@ -21,7 +21,7 @@ import { takeResetRequest, type AuthLimiters } from "./limits";
 import { hashPassword } from "./passwords";
 import { recordSecurityEvent } from "./security";
 import type { ClientMeta } from "./service";
-import { createSession, dropUserSessions } from "./sessions";
+import { createSession, dropUserSessions } from "../auth/sessions";
 import { findUserByEmail, normalizeEmail } from "./users";
 
 export const RESET_TTL_MS = 30 * 60_000;

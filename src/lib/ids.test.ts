@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { timeOfId } from "../activity/dayMemo";
+import { timeOfId } from "../journal/dayMemo";
 import { newId, orderedId, ulid } from "./ids";
 
 describe("ulid: 26 Crockford characters, its time first, monotonic within one millisecond", () => {

@@ -6,9 +6,9 @@
  * which answers a 303 back here.
  */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
-import { createPageGuard } from "../web/context";
-import { Layout, page } from "../web/layout";
+import type { CoreDeps } from "../deps";
+import { createPageGuard, type PageSessions } from "../ui/pageGuard";
+import { Layout, page } from "../ui/layout";
 import { listOrgMail, type MailView } from "./outbox";
 
 const when = (ms: number | null): string => (ms === null ? "—" : new Date(ms).toISOString().slice(0, 19).replace("T", " "));
@@ -60,9 +60,10 @@ export function MailTable(props: { mails: MailView[]; retry?: boolean }) {
   );
 }
 
-export function mailPages(deps: AppDeps): Elysia {
+/** The /org/mail page; `sessions` finds the signed-in person and their organizations (the kit's page guard). */
+export function mailPages(deps: CoreDeps, sessions: PageSessions): Elysia {
   // typed as a plain Elysia: the app's chain of plugin types is near TypeScript's depth limit
-  const plugin = new Elysia().use(createPageGuard(deps)).get(
+  const plugin = new Elysia().use(createPageGuard(sessions)).get(
     "/org/mail",
     async ({ page: ctx, org }) => {
       const mails = await listOrgMail(deps.database, org.id);

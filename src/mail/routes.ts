@@ -5,12 +5,13 @@
  * `/org/mail` page (pages.tsx) comes with them.
  */
 import { Elysia, t } from "elysia";
-import type { AppDeps } from "../deps";
+import type { CoreDeps } from "../deps";
 import type { Guards } from "../auth/guards";
 import { MAIL_STATUSES, type MailStatus } from "../db/schema";
 import { iso } from "../lib/time";
 import { listOrgMail, retryMail, UNDELIVERED, type MailView } from "./outbox";
 import { mailPages } from "./pages";
+import type { PageSessions } from "../ui/pageGuard";
 
 /** A mail as JSON: times as ISO strings. */
 export function mailJson(m: MailView) {
@@ -33,11 +34,12 @@ const Status = t.Union(
   { error: "must be pending, sending, sent or failed" },
 );
 
-export function mailRoutes(deps: AppDeps, guards: Guards): Elysia {
+/** The mail routes and the /org/mail page; `sessions` finds the signed-in person for the page (handed in by the composition root). */
+export function mailRoutes(deps: CoreDeps, guards: Guards, sessions: PageSessions): Elysia {
   // typed as a plain Elysia: the app's chain of plugin types is near TypeScript's depth limit
   const plugin = new Elysia()
     .use(guards)
-    .use(mailPages(deps))
+    .use(mailPages(deps, sessions))
     .get(
       "/web/orgs/current/mail",
       async ({ org, query }) => {

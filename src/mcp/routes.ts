@@ -19,7 +19,7 @@
  * Authorization header; the adapter itself reads no database.
  */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
+import type { CoreDeps as AppDeps } from "../deps";
 import type { KeyPrincipal } from "../auth/key";
 import { authenticateBearer } from "../auth/principal";
 import { requestIdOf } from "../http/edge";

@@ -13,9 +13,11 @@ import { newId } from "../lib/ids";
 import { touchClient } from "./clients";
 import { OAuthError } from "./errors";
 import { parseScopes } from "./resource";
+import { ACCESS_TOKEN_PREFIX } from "../auth/bearers";
+
+export { ACCESS_TOKEN_PREFIX };
 
 export const CODE_PREFIX = "svc_ac_";
-export const ACCESS_TOKEN_PREFIX = "svc_at_";
 export const REFRESH_TOKEN_PREFIX = "svc_rt_";
 /** An authorization code lives 5 minutes (OAuth 2.1 asks for at most 10). */
 export const CODE_TTL_MS = 5 * 60 * 1000;

@@ -1,114 +1,141 @@
 /** @jsxImportSource hono/jsx */
-/** The pages of the authorization server: consent, and the refusal page. */
-import type { KeyScope } from "../db/schema";
-import { Layout } from "../web/layout";
+/**
+ * The front channel, under the web session: `GET /oauth/authorize` (consent page),
+ * `POST /oauth/authorize` (the consent form, CSRF-checked). Sign-in is the `/login` page
+ * (identity/pages/login.tsx), which returns to the consent afterwards.
+ */
+import { Elysia } from "elysia";
+import type { CoreDeps } from "../deps";
+import { optionalSession } from "../auth/session";
+import { checkSameOrigin } from "../http/csrf";
+import { AppError } from "../http/errors";
+import { formField } from "../http/form";
+import type { SessionRecord } from "../auth/sessions";
+import { page } from "../ui/layout";
+import {
+  AUTHORIZE_PARAMS,
+  checkAuthorizeRequest,
+  projectForConsent,
+  projectsForConsent,
+  redirectWith,
+  type AuthorizeRequest,
+} from "./authorize";
+import { issueCode } from "./grants";
+import { ConsentPage, OAuthErrorPage } from "./views";
 
-/** What each scope lets the client do, as shown on the consent page. */
-export const SCOPE_LABELS: Record<KeyScope, string> = {
-  prepare_task: "Prepare tasks: compile the talents it designates (svc_prepare_task)",
-  validate: "Read audit playbooks of its resolutions (svc_validate)",
-  record_validation: "Record validation verdicts for private expertises (svc_record_validation)",
-  deepen: "Search talents and read talent files (svc_deepen)",
-  doctor: "Check the selection for missing prerequisites and conflicts (svc_doctor)",
-  catalog: "List the public catalog",
-  discover: "Read the discovery playbook (svc_discover_codebase)",
-  install: "Install talents in the project (svc_install_talents)",
-};
+const html = (node: unknown, status = 200) => page(node, status);
+const redirect = (location: string, headers: Record<string, string> = {}) =>
+  new Response(null, { status: 302, headers: { location, "cache-control": "no-store", ...headers } });
 
-const check = { width: "auto", marginRight: ".5rem" };
-
-export interface ConsentProps {
-  user: { email: string };
-  client: { name: string; id: string };
-  redirectHost: string;
-  /** The project named by `resource`, or null when the user picks one (bare `/mcp`). */
-  project: { id: string; name: string; organizationName: string } | null;
-  choices: { id: string; name: string; organizationName: string }[];
-  scopes: KeyScope[];
-  /** The authorization request, carried through the form unchanged. */
-  request: Record<string, string>;
+/** The hidden fields that carry the authorization request through the form. */
+function carried(get: (n: string) => string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const n of AUTHORIZE_PARAMS) {
+    const v = get(n);
+    if (v !== undefined) out[n] = v;
+  }
+  return out;
 }
 
-export function ConsentPage(p: ConsentProps) {
-  return (
-    <Layout title="Authorize access" user={p.user}>
-      <div class="card">
-        <h1>Authorize {p.client.name}</h1>
-        <p>
-          <strong>{p.client.name}</strong> <span class="muted">(returns to {p.redirectHost})</span> asks to act on
-          {p.project ? (
-            <>
-              {" "}
-              the project <strong>{p.project.name}</strong> of <strong>{p.project.organizationName}</strong>
-            </>
-          ) : (
-            " one of your projects"
-          )}{" "}
-          as {p.user.email}.
-        </p>
-        <form method="post" action="/oauth/authorize">
-          {Object.entries(p.request).map(([name, value]) => (
-            <input type="hidden" name={name} value={value} />
-          ))}
-          {p.project ? null : (
-            <>
-              <label for="project_id">Project</label>
-              <select id="project_id" name="project_id" required>
-                {p.choices.map((c) => (
-                  <option value={c.id}>
-                    {c.organizationName} / {c.name}
-                  </option>
-                ))}
-              </select>
-            </>
-          )}
-          <fieldset>
-            <legend>Allow it to</legend>
-            {p.scopes.map((s) => (
-              <div>
-                <label style={{ fontWeight: "normal" }}>
-                  <input type="checkbox" name={`scope_${s}`} value="on" checked style={check} />
-                  {SCOPE_LABELS[s]} <code>{s}</code>
-                </label>
-              </div>
-            ))}
-          </fieldset>
-          <p class="muted">
-            Untick what it should not do. The client keeps this access and renews it without asking again; it ends when the client revokes
-            it, when you leave the organization, or after 30 days without use.
-          </p>
-          <p>
-            <button type="submit" name="decision" value="allow">
-              Allow
-            </button>{" "}
-            <button type="submit" name="decision" value="deny" class="secondary">
-              Deny
-            </button>
-          </p>
-        </form>
-      </div>
-    </Layout>
+/** The page explaining why there is nothing to consent to, with a way back to the client. */
+function refusal(base: string, req: AuthorizeRequest, session: SessionRecord, message: string, status: number, returnTo: string): Response {
+  return html(
+    <OAuthErrorPage
+      title="Access cannot be granted"
+      message={message}
+      user={session.user}
+      links={[
+        { href: `/login?next=${encodeURIComponent(returnTo)}`, label: "Sign in with another account" },
+        {
+          href: redirectWith(req.redirectUri, { error: "access_denied", error_description: message, state: req.state }, base),
+          label: `Return to ${req.client.name}`,
+        },
+      ]}
+    />,
+    status,
   );
 }
 
-/** A refusal the user must read (the client's redirect cannot be trusted, or there is nothing to consent to). */
-export function OAuthErrorPage(p: {
-  title: string;
-  message: string;
-  user?: { email: string } | null;
-  links?: { href: string; label: string }[];
-}) {
-  return (
-    <Layout title={p.title} user={p.user ?? null}>
-      <div class="card">
-        <h1>{p.title}</h1>
-        <p class="error">{p.message}</p>
-        {(p.links ?? []).map((l) => (
-          <p>
-            <a href={l.href}>{l.label}</a>
-          </p>
-        ))}
-      </div>
-    </Layout>
+/** `GET /oauth/authorize`: the request checked, then sign-in or the consent page (the project named, or a choice of them). */
+async function consentPage(deps: CoreDeps, request: Request): Promise<Response> {
+  const base = deps.config.baseUrl;
+  const url = new URL(request.url);
+  const get = (n: string) => url.searchParams.get(n) ?? undefined;
+  const check = await checkAuthorizeRequest(deps.database, base, get);
+  if (!check.ok)
+    return "redirect" in check
+      ? redirect(check.redirect)
+      : html(<OAuthErrorPage title="Authorization request refused" message={check.page} />, 400);
+  const session = await optionalSession(deps, request);
+  const here = url.pathname + url.search;
+  if (!session) return redirect(`/login?next=${encodeURIComponent(here)}`);
+  const req = check.request;
+  let project = null;
+  let choices: { id: string; name: string; organizationName: string }[] = [];
+  if (req.projectId) {
+    const p = await projectForConsent(deps.database, session.user.id, req.projectId);
+    if ("refused" in p) return refusal(base, req, session, p.refused, p.status, here);
+    project = p;
+  } else {
+    choices = await projectsForConsent(deps.database, session.user.id);
+    if (choices.length === 0) return refusal(base, req, session, "You have no project in an approved organization.", 403, here);
+  }
+  return html(
+    <ConsentPage
+      user={session.user}
+      client={{ id: req.client.id, name: req.client.name }}
+      redirectHost={new URL(req.redirectUri).host}
+      project={project}
+      choices={choices}
+      scopes={req.scopes}
+      request={carried(get)}
+    />,
   );
+}
+
+/** `POST /oauth/authorize`: the consent form (CSRF-checked); allowed, a code for the chosen project and scopes. */
+async function consentPost(deps: CoreDeps, request: Request, body: unknown): Promise<Response> {
+  const base = deps.config.baseUrl;
+  const get = (n: string) => formField(body, n);
+  const session = await optionalSession(deps, request);
+  if (!session)
+    return html(<OAuthErrorPage title="Signed out" message="Your session ended. Start the connection again from the application." />, 401);
+  try {
+    checkSameOrigin(deps.config, request, true);
+  } catch (e) {
+    if (e instanceof AppError) return html(<OAuthErrorPage title="Request refused" message={e.message} user={session.user} />, e.status);
+    throw e;
+  }
+  const check = await checkAuthorizeRequest(deps.database, base, get);
+  if (!check.ok)
+    return "redirect" in check
+      ? redirect(check.redirect)
+      : html(<OAuthErrorPage title="Authorization request refused" message={check.page} />, 400);
+  const req = check.request;
+  const deny = (description: string) =>
+    redirect(redirectWith(req.redirectUri, { error: "access_denied", error_description: description, state: req.state }, base));
+  if (get("decision") !== "allow") return deny("The user denied access.");
+  const projectId = req.projectId ?? get("project_id") ?? "";
+  const here = `/oauth/authorize?${new URLSearchParams(carried(get)).toString()}`;
+  const p = await projectForConsent(deps.database, session.user.id, projectId);
+  if ("refused" in p) return refusal(base, req, session, p.refused, p.status, here);
+  const scopes = req.scopes.filter((s) => get(`scope_${s}`) !== undefined);
+  if (scopes.length === 0) return deny("No scope was granted.");
+  const code = await issueCode(deps.database, {
+    clientId: req.client.id,
+    userId: session.user.id,
+    projectId: p.id,
+    redirectUri: req.redirectUri,
+    codeChallenge: req.codeChallenge,
+    scopes,
+    resource: req.resource,
+  });
+  return redirect(redirectWith(req.redirectUri, { code, state: req.state }, base));
+}
+
+/** The consent page and form of the authorization server's front channel. */
+export function consentRoutes(deps: CoreDeps) {
+  return new Elysia()
+    .get("/oauth/authorize", ({ request }) => consentPage(deps, request))
+    .post("/oauth/authorize", ({ request, body }) => consentPost(deps, request, body));
 }

@@ -3,18 +3,16 @@
  * `${BASE_URL}/mcp/<project_id>` is a project's MCP URL, `${BASE_URL}/mcp` the bare endpoint
  * whose project comes from the bearer. Every OAuth token is bound to exactly one of them.
  */
+import { mcpResource } from "../auth/bearers";
 import { KEY_SCOPES, type KeyScope } from "../db/schema";
+
+export { mcpResource };
 
 /** A project id as minted by `newId("prj")`: checked before any lookup. */
 export const PROJECT_ID_PATTERN = /^prj_[0-9A-HJKMNP-TV-Z]{26}$/;
 
 /** The eight scopes an OAuth client may ask for: the tool names of the key API. */
 export const OAUTH_SCOPES: readonly KeyScope[] = KEY_SCOPES;
-
-/** The canonical MCP URL: of a project, or of the bare `/mcp` endpoint. */
-export function mcpResource(baseUrl: string, projectId?: string | null): string {
-  return projectId ? `${baseUrl}/mcp/${projectId}` : `${baseUrl}/mcp`;
-}
 
 /** Where the RFC 9728 metadata of a resource lives (the root document for the bare endpoint). */
 export function resourceMetadataUrl(baseUrl: string, projectId?: string | null): string {

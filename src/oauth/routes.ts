@@ -8,11 +8,12 @@
  * Errors are RFC 6749 bodies `{error, error_description}`, rendered here, not by the global onError.
  */
 import { Elysia } from "elysia";
-import type { AppDeps, ComposedDeps } from "../deps";
+import type { CoreDeps } from "../deps";
+import type { SignInDeps } from "../identity/limits";
 import { clientMeta } from "../http/client";
 import { SlidingWindowLimiter } from "../lib/rateLimit";
 import { findClient, registerClient } from "./clients";
-import { consentRoutes } from "./consentRoutes";
+import { consentRoutes } from "./pages";
 import { OAuthError, oauthErrorResponse, oauthJson, PUBLIC_CORS, preflight } from "./errors";
 import { exchangeCode, refreshTokens, revokeToken } from "./grants";
 import { authorizationServerMetadata, protectedResourceMetadata } from "./metadata";
@@ -37,14 +38,14 @@ async function answer(fn: () => Promise<Response>): Promise<Response> {
 }
 
 /** The client_id of a token or revocation request, which must name a registered client. */
-async function requireClient(deps: AppDeps, body: unknown): Promise<string> {
+async function requireClient(deps: CoreDeps, body: unknown): Promise<string> {
   const clientId = param(body, "client_id");
   if (!clientId) throw new OAuthError("invalid_request", "client_id is required (public clients identify themselves with it).");
   if (!(await findClient(deps.database, clientId))) throw new OAuthError("invalid_client", "Unknown client_id; register again.");
   return clientId;
 }
 
-export function oauthRoutes(deps: ComposedDeps) {
+export function oauthRoutes(deps: SignInDeps) {
   const base = deps.config.baseUrl;
   const registrations = new SlidingWindowLimiter(deps.config.authLimits.oauthRegistrations, 60_000);
   return (

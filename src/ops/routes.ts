@@ -7,12 +7,18 @@
 import { Elysia } from "elysia";
 import { timingSafeEqual } from "node:crypto";
 import pkg from "../../package.json" with { type: "json" };
-import type { ComposedDeps } from "../deps";
+import type { CatalogDeps } from "../catalog/state";
 import type { Guards } from "../auth/guards";
 import { AppError } from "../http/errors";
 import { iso } from "../lib/time";
-import type { BackupRecord } from "./backups";
-import { renderMetrics } from "./metrics";
+import type { BackupRecord, Backups } from "./backups";
+import { renderMetrics, type HttpMetrics } from "./metrics";
+
+/** CatalogDeps with the request counters and the scheduled backups. */
+export interface OpsDeps extends CatalogDeps {
+  metrics: HttpMetrics;
+  backups: Backups;
+}
 
 const digest = (s: string): Buffer => Buffer.from(new Bun.CryptoHasher("sha256").update(s).digest());
 
@@ -27,7 +33,7 @@ const when = (ms: number | null | undefined): string | null => (ms ? iso(ms) : n
 const record = (r: BackupRecord | null) =>
   r ? { file: r.file, ok: r.ok, startedAt: iso(r.startedAt), finishedAt: iso(r.finishedAt), bytes: r.bytes, error: r.error } : null;
 
-export function opsRoutes(deps: ComposedDeps, guards: Guards) {
+export function opsRoutes(deps: OpsDeps, guards: Guards) {
   const app = new Elysia().use(guards).get(
     "/web/admin/backups",
     () => {

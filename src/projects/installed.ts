@@ -4,8 +4,8 @@ import type { Catalog } from "../catalog/catalog";
 import type { Database } from "../db/client";
 import { iso } from "../lib/time";
 import { listServableExpertises } from "../expertises/servable";
-import { withItems } from "../resolution/sources";
-import { listInstalled, type InstalledRow } from "./selection";
+import { withItems } from "../selection/sources";
+import { listInstalled, type InstalledRow } from "../selection/service";
 
 export interface InstalledTalentView {
   id: string;

@@ -9,8 +9,9 @@ import { notFound } from "../http/errors";
 import { newSecret, sha256Hex } from "../lib/crypto";
 import { newId } from "../lib/ids";
 import { iso } from "../lib/time";
+import { KEY_PREFIX } from "../auth/bearers";
 
-export const KEY_PREFIX = "svc_pk_";
+export { KEY_PREFIX };
 export const KEY_NAME_MAX = 100;
 
 /** A key record as it may leave the service: never any part of the value or its hash. */

@@ -5,7 +5,7 @@ import { keptAll, keptGet } from "../db/versionMemo";
 import { apiKeys, keyTombstones, oauthTokens, projects } from "../db/schema";
 import { notFound } from "../http/errors";
 import { newId } from "../lib/ids";
-import { touchAll } from "../activity/dayMemo";
+import { touchAll } from "../journal/dayMemo";
 
 /** A project as the API shows it (selection_rev is internal: the selection cache's counter). */
 export type Project = Omit<typeof projects.$inferSelect, "selectionRev">;
@@ -61,17 +61,7 @@ export async function getProject(database: Database | Tx, organizationId: string
   return row;
 }
 
-/** Tokens of compact forms a prepare-task serves when the project sets no budget of its own (docs/api.md "Context budget"). */
-export const DEFAULT_CONTEXT_BUDGET = 6_000;
-/** The budgets a project may set, in tokens. */
-export const CONTEXT_BUDGET_LIMITS = { min: 500, max: 200_000 } as const;
-
-/** The context budget that applies to a project: its own, or DEFAULT_CONTEXT_BUDGET (read per prepare-task: kept per configuration epoch). */
-export async function contextBudgetOf(database: Database, projectId: string): Promise<number> {
-  const row = await keptGet<{ b: number | null }>(database, BUDGET_SQL, [projectId]);
-  return row?.b ?? DEFAULT_CONTEXT_BUDGET;
-}
-const BUDGET_SQL = "SELECT context_budget AS b FROM projects WHERE id = ?";
+export { CONTEXT_BUDGET_LIMITS, DEFAULT_CONTEXT_BUDGET } from "../resolution/budget";
 
 /** Changes a project's name, description, repository or context budget (undefined: unchanged; repository or budget null: none, the default). */
 export async function updateProject(

@@ -3,22 +3,23 @@
  * The HTML views of the project routes (docs/design.md "JSON by default, HTML when a browser asks": a resource's fragments beside its
  * routes): the installed-talent section (counts, graph, list with toggle and uninstall), the
  * keys section (a new key's value shown once), the automation key, and the connection kit.
- * The project page (src/web/projectPages.tsx) renders the same components; after a change
+ * The project page (src/projects/pages/project.tsx) renders the same components; after a change
  * through htmx the route answers the updated section (registered in registerProjectViews).
  */
-import type { AppDeps, ComposedDeps } from "../deps";
+import type { CatalogDeps } from "../catalog/state";
+import type { ViewDeps } from "../deps";
 import type { Catalog } from "../catalog/catalog";
 import { AppError } from "../http/errors";
 import { getProject } from "./service";
-import { GraphSvg, type GraphEdgeView, type GraphNodeView } from "../web/graph";
-import { HtmlByObject } from "../web/memo";
-import { returnPath, type ViewContext } from "../web/views";
-import { confirmations } from "../web/confirmations";
+import { GraphSvg, type GraphEdgeView, type GraphNodeView } from "../ui/graph";
+import { HtmlByObject } from "../ui/memo";
+import { returnPath, type ViewContext } from "../ui/views";
+import { confirmations } from "../ui/confirmations";
 import { installedOverview, type InstalledTalentView } from "./installed";
 import { listKeys, type KeyView } from "./keys";
 import { KEY_SCOPES } from "../db/schema";
 import type { ClientConfig } from "./setup";
-import { DataTable } from "../web/layout";
+import { DataTable } from "../ui/layout";
 
 type Overview = Awaited<ReturnType<typeof installedOverview>>;
 
@@ -325,7 +326,7 @@ export function AutomationKey(props: { projectId: string; created?: { value: str
 }
 
 /** The route views of the project pages (registered once by createApp). */
-export function registerProjectViews(deps: ComposedDeps): void {
+export function registerProjectViews(deps: ViewDeps & CatalogDeps): void {
   const registerView = deps.views.register.bind(deps.views);
   const catalog = () => deps.state.catalog!;
   const installedFragment = async (_data: unknown, ctx: ViewContext) => {
@@ -370,7 +371,7 @@ export function registerProjectViews(deps: ComposedDeps): void {
 }
 
 /** The project of a route's `:id` (the route's guard and handler already checked it is the caller's). */
-async function projectOf(deps: AppDeps, ctx: ViewContext) {
+async function projectOf(deps: CatalogDeps, ctx: ViewContext) {
   const row = await deps.database.get<{ organizationId: string }>("SELECT organization_id AS organizationId FROM projects WHERE id = ?", [
     ctx.params.id!,
   ]);

@@ -14,9 +14,9 @@ import type { Database } from "../db/client";
 import { AppError, validationFailed } from "../http/errors";
 import { digestOf } from "../lib/crypto";
 import { getExpertiseVersion } from "../expertises/servable";
-import { listInstalled } from "../projects/selection";
+import { listInstalled } from "../selection/service";
 import { loadResolution, pinnedDefinition, type PinnedItem, type PinnedResolution } from "./pinned";
-import { installedWithItems } from "./sources";
+import { installedWithItems } from "../selection/sources";
 
 export const SEARCH_SCOPES = ["catalog", "installed", "active", "resolution"] as const;
 export type SearchScope = (typeof SEARCH_SCOPES)[number];

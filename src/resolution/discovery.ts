@@ -8,9 +8,9 @@ import { estimateTokens, type Talent } from "../catalog/format";
 import type { ServableExpertise } from "../expertises/servable";
 import { validationFailed } from "../http/errors";
 import { discoveryMore, discoveryProcedure, type Voice } from "../http/wording";
-import type { InstalledRow } from "../projects/selection";
-import { rankByRelevance, RELEVANCE_LIMITS, type Relevance } from "../projects/relevance";
-import type { ServableItem } from "./sources";
+import type { InstalledRow } from "../selection/service";
+import { rankByRelevance, RELEVANCE_LIMITS, type Relevance } from "../selection/relevance";
+import type { ServableItem } from "../selection/sources";
 
 /** Most tokens (the service's estimate, ceil(characters / 4)) a discovery answer takes, whatever the catalog's size. */
 export const DISCOVERY_BUDGET = 4_000;

@@ -8,7 +8,7 @@ import { formatFinding, type Talent } from "../catalog/format";
 import { digestOf } from "../lib/crypto";
 import type { Database } from "../db/client";
 import { conflictsAmong } from "./prepare";
-import { installedWithItems } from "./sources";
+import { installedWithItems } from "../selection/sources";
 import { installPrerequisites, type Voice } from "../http/wording";
 
 /**

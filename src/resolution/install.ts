@@ -9,8 +9,8 @@ import { conflictPairs, requiresClosure, type Lookup } from "../catalog/graph";
 import { installedTalents } from "../db/schema";
 import { listServableExpertises } from "../expertises/servable";
 import { AppError } from "../http/errors";
-import { installTalents, unknownTalents, type SelectionChange } from "../projects/selection";
-import { classifyInstallable, isExpertiseRef, type SourceDeps } from "./sources";
+import { installTalents, unknownTalents, type SelectionChange } from "../selection/service";
+import { classifyInstallable, isExpertiseRef, type SourceDeps } from "../selection/sources";
 
 /** The answer of a group install: `installed` (every id it added), the `prerequisites` among them, and what was there already. */
 export interface GroupInstall {

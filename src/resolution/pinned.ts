@@ -11,7 +11,7 @@ import { getBlob, getBlobs } from "../db/blobs";
 import type { Database } from "../db/client";
 import { notFound } from "../http/errors";
 import { kept, keptEach } from "../lib/kept";
-import type { TalentKind } from "../projects/selection";
+import type { TalentKind } from "../selection/service";
 
 export interface PinnedItem {
   talentId: string;

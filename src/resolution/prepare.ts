@@ -15,9 +15,9 @@ import { digestOf } from "../lib/crypto";
 import { newId } from "../lib/ids";
 import { kept, keptByIdentity, keptEach } from "../lib/kept";
 import type { KeptMap } from "../lib/keptMap";
-import { unknownTalents } from "../projects/selection";
+import { unknownTalents } from "../selection/service";
 import { afterPrepare, notDesignableHint, overBudgetNote, type Voice } from "../http/wording";
-import { activeItems, type ServableItem } from "./sources";
+import { activeItems, type ServableItem } from "../selection/sources";
 
 export interface Author {
   type: "key" | "user" | "token";

@@ -4,7 +4,7 @@
  * elements for a fail. Replays of the identical report return the first answer; the same
  * submissionId with other content is a 409. Recorded in one transaction.
  */
-import { touchResolution } from "../activity/dayMemo";
+import { touchResolution } from "../journal/dayMemo";
 import { iso } from "../lib/time";
 import { and, eq } from "drizzle-orm";
 import type { Database } from "../db/client";

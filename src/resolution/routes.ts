@@ -6,27 +6,27 @@
  */
 import { lateJson } from "../http/answer";
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
+import type { JournalDeps } from "../journal/journal";
+import type { CatalogDeps } from "../catalog/state";
 import type { KeyPrincipal } from "../auth/key";
 import type { Guards } from "../auth/guards";
-import type { TraceJournal } from "../activity/journal";
-import { keyApiTracer, noteTrace, viaOf } from "../activity/trace";
+import { keyApiTracer, noteTrace, viaOf } from "../journal/trace";
 import { notFound, validationFailed } from "../http/errors";
 import { guardOf, traceKinds } from "../http/keyRoute";
 import { KEY_ROUTES as R } from "../http/keyRoutes";
 import { designableNext, voiceOf } from "../http/wording";
 import { intParam, oneOf, strParam } from "../http/query";
-import { disableTalents, listInstalled, readInstallIds } from "../projects/selection";
-import { contextBudgetOf } from "../projects/service";
+import { disableTalents, listInstalled, readInstallIds } from "../selection/service";
+import { contextBudgetOf } from "./budget";
 import { listServableExpertises } from "../expertises/servable";
 import { readFiles, READ_MAX_URIS, search, SEARCH_K_MAX, SEARCH_SCOPES } from "./deepen";
 import { discoveryPlaybook, readLanguages } from "./discovery";
-import { rankByRelevance, relevanceOf } from "../projects/relevance";
+import { rankByRelevance, relevanceOf } from "../selection/relevance";
 import { doctor } from "./doctor";
 import { playbook } from "./playbook";
 import { prepareTask, type Author } from "./prepare";
 import { recordReport } from "./reports";
-import { activeItems } from "./sources";
+import { activeItems } from "../selection/sources";
 import { installWithPrerequisites } from "./install";
 
 /** Trace kinds of the routes of this plugin, by "METHOD route". */
@@ -50,7 +50,7 @@ const asObject = (body: unknown): Record<string, unknown> => {
   return body as Record<string, unknown>;
 };
 
-type Deps = AppDeps & { journal: TraceJournal };
+type Deps = CatalogDeps & JournalDeps;
 const source = (deps: Deps) => ({ database: deps.database, catalog: deps.state.catalog! });
 
 /** The uris a read names: `uri` or `uris` (exactly one of them); 400 otherwise. */

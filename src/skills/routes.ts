@@ -6,11 +6,12 @@
  * and `resources/read` of a `skill://` URI into these routes and adds nothing.
  */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
+import type { JournalDeps } from "../journal/journal";
+import type { CatalogDeps } from "../catalog/state";
 import type { KeyPrincipal } from "../auth/key";
 import type { Guards } from "../auth/guards";
-import type { TraceJournal } from "../activity/journal";
-import { keyApiTracer } from "../activity/trace";
+import type { TraceJournal } from "../journal/journal";
+import { keyApiTracer } from "../journal/trace";
 import { guardOf, traceKinds } from "../http/keyRoute";
 import { KEY_ROUTES as R } from "../http/keyRoutes";
 import { intParam, strParam } from "../http/query";
@@ -33,7 +34,7 @@ export const SKILL_URI_MAX = 1000;
 
 const project = (p: KeyPrincipal) => ({ id: p.projectId, organizationId: p.organizationId });
 
-export function skillRoutes(deps: AppDeps & { journal: TraceJournal }, guards: Guards) {
+export function skillRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) {
   const src = () => ({ database: deps.database, catalog: deps.state.catalog! });
   return new Elysia()
     .use(guards)

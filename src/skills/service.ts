@@ -12,7 +12,7 @@ import type { Catalog } from "../catalog/catalog";
 import { SKILL_FILE, skillFolderOf, type SkillFile, type SkillFolder } from "../catalog/skillFormat";
 import type { Database } from "../db/client";
 import { AppError, notFound, validationFailed } from "../http/errors";
-import { activeItems, type ServableItem } from "../resolution/sources";
+import { activeItems, type ServableItem } from "../selection/sources";
 
 export const SKILL_SCHEME = "skill://";
 /** The extension's per-skill limits: hosts must accept up to these; a skill over either is not served. */

@@ -2,10 +2,10 @@
  * `/web/specializations` (docs/api.md "Specializations"): the built-in specializations and the active organization's
  * own. Members read; owners and admins create, edit, duplicate and delete (built-ins are
  * read-only: 403, duplicate them instead). Applying one to a project is
- * `POST /web/projects/:id/apply-specialization` (projects/selectionRoutes.ts).
+ * `POST /web/projects/:id/apply-specialization` (projects/routes/selection.ts).
  */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
+import type { CatalogDeps } from "../catalog/state";
 import type { Guards } from "../auth/guards";
 import {
   createSpecialization,
@@ -20,7 +20,7 @@ import {
 import { SPECIALIZATION_LIMITS } from "../catalog/specializations";
 import { validationFailed } from "../http/errors";
 
-export function specializationRoutes(deps: AppDeps, guards: Guards) {
+export function specializationRoutes(deps: CatalogDeps, guards: Guards) {
   const catalog = () => deps.state.catalog!;
   return new Elysia({ prefix: "/web/specializations" })
     .use(guards)

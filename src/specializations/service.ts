@@ -16,8 +16,8 @@ import { listServableExpertises } from "../expertises/servable";
 import { AppError, notFound, validationFailed, type Issue } from "../http/errors";
 import { newId } from "../lib/ids";
 import { iso } from "../lib/time";
-import { installTalents, unknownTalents, type SelectionChange } from "../projects/selection";
-import { isExpertiseRef } from "../resolution/sources";
+import { installTalents, unknownTalents, type SelectionChange } from "../selection/service";
+import { isExpertiseRef } from "../selection/sources";
 
 export interface SpecializationView {
   id: string;

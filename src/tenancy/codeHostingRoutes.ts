@@ -1,12 +1,12 @@
 /** `GET, PUT, DELETE /web/orgs/current/code-hosting` (members read; owners and admins set it). See codeHosting.ts. */
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
+import type { CoreDeps } from "../deps";
 import type { Guards } from "../auth/guards";
 import { requireConfirmation } from "../http/methodOverride";
-import { confirmations } from "../web/confirmations";
+import { confirmations } from "../ui/confirmations";
 import { getCodeHosting, readCodeHosting, setCodeHosting } from "./codeHosting";
 
-export function codeHostingRoutes(deps: AppDeps, guards: Guards) {
+export function codeHostingRoutes(deps: CoreDeps, guards: Guards) {
   return new Elysia({ prefix: "/web/orgs/current/code-hosting" })
     .use(guards)
     .get("/", async ({ org }) => ({ codeHosting: await getCodeHosting(deps.database, org.id) }), { org: "member" })

@@ -3,16 +3,16 @@
  * organization, members, invitations, and platform administration.
  */
 import { Elysia, t } from "elysia";
-import type { AppDeps } from "../deps";
+import type { CoreDeps } from "../deps";
 import type { Guards } from "../auth/guards";
 import { activeOrganization } from "../auth/session";
 import { MEMBER_ROLES, users } from "../db/schema";
 import { AppError, notFound } from "../http/errors";
 import { intParam } from "../http/query";
 import { requireConfirmation } from "../http/methodOverride";
-import { confirmations } from "../web/confirmations";
+import { confirmations } from "../ui/confirmations";
 import { listSecurityEvents } from "../identity/security";
-import { setActiveOrganization } from "../identity/sessions";
+import { setActiveOrganization } from "../auth/sessions";
 import { normalizeEmail } from "../identity/users";
 import { queueMail } from "../mail/outbox";
 import { invitationMail } from "../mail/templates";
@@ -45,7 +45,7 @@ const Role = t.Union(
   { error: "must be owner, admin or member" },
 );
 
-export function tenancyRoutes(deps: AppDeps, guards: Guards) {
+export function tenancyRoutes(deps: CoreDeps, guards: Guards) {
   /** Queues the invitation mail (inside the caller's transaction, with the accept link from BASE_URL); returns the link. */
   const mailInvitation = async (
     tx: Tx,

@@ -1,12 +1,12 @@
 /**
- * src/activity/dayMemo.ts's foldWindow on a real libSQL file: what a view reads, and when. The
+ * src/journal/dayMemo.ts's foldWindow on a real libSQL file: what a view reads, and when. The
  * fold here counts rows of a scratch table by period; the rows are written through a second
  * connection, as another process (or the writer thread) would, so the read connection's data
  * version changes the way it does in the service.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { foldWindow, touchAll, touchResolution, type PeriodFold } from "../../src/activity/dayMemo";
+import { foldWindow, touchAll, touchResolution, type PeriodFold } from "../../src/journal/dayMemo";
 import { DAY_MS, HOUR_MS } from "../../src/activity/daily";
 import { openDatabase, type Database } from "../../src/db/client";
 import { orderedId } from "../../src/lib/ids";

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { KEY_NEVER_USED_DAYS, KEY_UNUSED_DAYS } from "../../src/activity/insights";
 import { AUDIT_GRACE_MS } from "../../src/activity/neverAudited";
 import { DAY_MS } from "../../src/activity/daily";
-import { touchAll as forgetMemo } from "../../src/activity/dayMemo";
+import { touchAll as forgetMemo } from "../../src/journal/dayMemo";
 import { orderedId } from "../../src/lib/ids";
 import { removeProject } from "../../src/projects/service";
 import { recordReport } from "../../src/resolution/reports";
@@ -334,7 +334,7 @@ describe("GET /web/orgs/current/talent-adoption (owner/admin): per talent and ex
   });
 });
 
-describe("insights and adoption memoize settled days (src/activity/dayMemo.ts; the 1,000,000-event figure) and never serve a stale one", () => {
+describe("insights and adoption memoize settled days (src/journal/dayMemo.ts; the 1,000,000-event figure) and never serve a stale one", () => {
   /** A resolution made on a past day, as prepare-task would have made it then (its id carries its time). */
   async function pastResolution(s: Awaited<ReturnType<typeof loopProject>>, daysAgo: number): Promise<string> {
     const fresh = await s.prepare(["typescript-strict"]);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { TraceJournal } from "../../src/activity/journal";
+import { TraceJournal } from "../../src/journal/journal";
 import { createLogger } from "../../src/lib/log";
 import { orgWithProject, testEnv, type TestEnv } from "../helpers";
 

@@ -5,7 +5,7 @@
  * in call order, newest first, and nothing of another project.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { TRACE_PAGE_SQL } from "../../src/activity/journal";
+import { TRACE_PAGE_SQL } from "../../src/journal/journal";
 import { orderedId } from "../../src/lib/ids";
 import { orgWithProject, queryPlan, testEnv, type TestEnv } from "../helpers";
 
@@ -131,7 +131,7 @@ describe("retention: EVENT_RETENTION_DAYS (default 90) applied by housekeeping",
   test("the purge invalidates what it deleted, whoever calls it (here its function, as housekeeping does, no route): the settled day counts and the insights' kept days read again", async () => {
     const { purgeOldEvents } = await import("../../src/ops/housekeeping");
     const { DAY_MS, dayOf, projectDays } = await import("../../src/activity/daily");
-    const { foldWindow } = await import("../../src/activity/dayMemo");
+    const { foldWindow } = await import("../../src/journal/dayMemo");
     const now = Date.now();
     const a = await orgWithProject(env);
     await seed(a.project.id, 3, now - 5 * DAY_MS);

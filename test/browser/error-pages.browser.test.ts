@@ -1,5 +1,5 @@
 /**
- * The error page and the confirmation page (src/web/errors.tsx) in Chromium: for a signed-in
+ * The error page and the confirmation page (src/ui/errors.tsx) in Chromium: for a signed-in
  * viewer they carry the navigation of every other page (the main links, the active
  * organization in the switcher, sign-out), and for a signed-out viewer they still render,
  * without it. A field's issue shown on a page (the #flash) is the schema's own sentence, not a

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { generateCatalog } from "../../bench/lib";
 import { loadCatalog, slimCatalog } from "../../src/catalog/startup";
 import { silentLogger } from "../../src/lib/log";
-import { activeItems } from "../../src/resolution/sources";
+import { activeItems } from "../../src/selection/sources";
 import { createKey, orgWithProject, tempDir, testEnv, withKey } from "../helpers";
 
 const gen = tempDir();

@@ -113,7 +113,7 @@ describe("/api/auth: e-mail and password, session cookie", () => {
 
   test("an active session slides: used after the slide interval, its expiry moves a full lifetime ahead", async () => {
     const c = await signedUp(env);
-    const { SESSION_TTL_MS } = await import("../../src/identity/sessions");
+    const { SESSION_TTL_MS } = await import("../../src/auth/sessions");
     const old = Date.now() - 2 * 24 * 3600 * 1000;
     await env.database.client.execute({
       sql: "UPDATE sessions SET last_seen_at = ?, expires_at = ? WHERE user_id = ?",

@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FLUSH_MS } from "../../src/activity/journal";
+import { FLUSH_MS } from "../../src/journal/journal";
 import { snapshotDatabase } from "../../src/db/backup";
 import { openDatabase } from "../../src/db/client";
 import { STORAGE_PROBE_BYTES, STORAGE_PROBE_FILE, STORAGE_RETRY_AFTER_S, StorageHealth, storageFailureOf } from "../../src/db/storage";

@@ -1,5 +1,5 @@
 /**
- * The selection cache (src/projects/selection.ts listInstalled) must be exact: whatever changes
+ * The selection cache (src/selection/service.ts listInstalled) must be exact: whatever changes
  * a project's installed talents — this app, another connection, another process — the very
  * next call sees it (prepare-task serves only talents active in the project).
  */

@@ -5,9 +5,9 @@
  *   - the bottom layers import only below them: lib nothing, configParsers.ts lib, config.ts lib and
  *     configParsers.ts, db lib and config, http lib, config and db — helpers never import a domain;
  *   - app.ts, the composition root, is imported by main's serve command alone (tests aside);
- *   - the domain folders still form one knot: every folder edge inside it is listed in KNOWN_KNOT.
- *     A new edge inside a circle fails, named; an edge that left the knot fails too, so the list
- *     only ever shrinks (remove the line it names).
+ *   - the web kit (ui) imports only lib, config, db and http;
+ *   - no circle between folders (a folder, or a file at the root, is one node), and the folders
+ *     keep the order of LAYERS: each imports only the layers before it (docs/architecture.md).
  */
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -15,22 +15,44 @@ import { dirname, join, relative, resolve } from "node:path";
 
 const SRC = resolve(import.meta.dir, "..", "..", "src");
 
-/** Folder edges inside the domain knot today, `from -> to to …` (one line per source folder). */
-const KNOWN_KNOT = [
-  "activity -> auth catalog deps.ts expertises projects resolution",
-  "auth -> deps.ts identity oauth projects tenancy",
-  "catalog -> activity auth deps.ts expertises oauth projects",
-  "deps.ts -> activity catalog identity ops web",
-  "expertises -> auth catalog deps.ts tenancy web",
-  "identity -> auth deps.ts mail tenancy web",
-  "mail -> auth deps.ts web",
-  "oauth -> auth deps.ts identity web",
-  "ops -> auth catalog deps.ts oauth",
-  "projects -> activity auth catalog deps.ts expertises identity oauth resolution specializations tenancy web",
-  "resolution -> activity auth catalog deps.ts expertises projects",
-  "specializations -> auth catalog deps.ts expertises projects resolution",
-  "tenancy -> auth deps.ts identity mail web",
-  "web -> activity auth catalog deps.ts expertises identity mail projects specializations tenancy",
+/**
+ * The layers of src/, lowest first: a folder (or a file at the root) imports only layers before it.
+ * The kit (ui) below every domain; auth (sessions, memberships, the guards) below the domains
+ * that sign people in and manage organizations; the journal below every traced route; a
+ * project's selection below the specializations, resolution and projects that read it; the
+ * composition root and the commands on top. A new folder takes its place here.
+ */
+const LAYERS = [
+  "lib",
+  "configParsers.ts",
+  "config.ts",
+  "embedded.ts",
+  "db",
+  "http",
+  "ui",
+  "deps.ts",
+  "auth",
+  "journal",
+  "mail",
+  "identity",
+  "tenancy",
+  "oauth",
+  "catalog",
+  "expertises",
+  "selection",
+  "specializations",
+  "resolution",
+  "projects",
+  "activity",
+  "skills",
+  "ops",
+  "health",
+  "mcp",
+  "app.ts",
+  "cli",
+  "client",
+  "production.ts",
+  "main.ts",
 ];
 
 function sourceFiles(dir: string): string[] {
@@ -147,6 +169,11 @@ describe("the import graph of src/", () => {
     expect(upward).toEqual([]);
   });
 
+  test("the web kit (ui) imports only lib, config, db and http: a page's domain hands in what the kit needs", () => {
+    const allowed = ["lib", "configParsers.ts", "config.ts", "db", "http"];
+    expect([...(folders.get("ui") ?? [])].filter((to) => !allowed.includes(to)).map((to) => `ui -> ${to}`)).toEqual([]);
+  });
+
   test("app.ts, the composition root, is imported by main's serve command alone", () => {
     const importers = [...files]
       .filter(([, tos]) => tos.has("app.ts"))
@@ -155,22 +182,24 @@ describe("the import graph of src/", () => {
     expect(importers).toEqual(["cli/commands.ts"]);
   });
 
-  test("the domain knot only shrinks: no folder edge inside a circle beyond KNOWN_KNOT, and every listed edge still in one", () => {
-    const known = new Set(
-      KNOWN_KNOT.flatMap((line) => {
-        const [from, tos] = line.split(" -> ");
-        return tos!.split(" ").map((to) => `${from} -> ${to}`);
-      }),
-    );
-    const now = edgesInCircles(folders);
-    const added = now.filter((e) => !known.has(e));
-    const gone = [...known].filter((e) => !now.includes(e));
-    expect({
-      "new edges inside a circle (make the import go the other way)": added,
-      "edges out of the knot (remove them from KNOWN_KNOT)": gone,
-    }).toEqual({
-      "new edges inside a circle (make the import go the other way)": [],
-      "edges out of the knot (remove them from KNOWN_KNOT)": [],
+  test("the composition root casts nothing: no `as unknown as` in app.ts (a plugin whose route types nobody reads is composed untyped)", () => {
+    const root = readFileSync(join(SRC, "app.ts"), "utf8");
+    expect(root.split("\n").filter((line) => line.includes("as unknown as"))).toEqual([]);
+  });
+
+  test("no folder circle: the edges of any circle between folders are named", () => {
+    expect(edgesInCircles(folders)).toEqual([]);
+  });
+
+  test("the layer order holds: every folder imports only the layers before it in LAYERS (lowest first)", () => {
+    const rank = (node: string): number => LAYERS.indexOf(node);
+    const nodes = [...new Set([...folders.keys(), ...[...folders.values()].flatMap((tos) => [...tos])])];
+    const unplaced = nodes.filter((n) => rank(n) < 0).sort();
+    const upward = [...folders].flatMap(([from, tos]) => [...tos].filter((to) => rank(to) >= rank(from)).map((to) => `${from} -> ${to}`));
+    expect({ layers: LAYERS.join(" < "), "not in LAYERS": unplaced, "imports going up": upward.sort() }).toEqual({
+      layers: LAYERS.join(" < "),
+      "not in LAYERS": [],
+      "imports going up": [],
     });
   });
 });

@@ -24,28 +24,17 @@ const KNOWN_LONG_FUNCTIONS: string[] = [
   "src/expertises/routes.ts",
   "src/expertises/triggers.ts",
   "src/http/edge.ts",
-  "src/identity/loginPages.tsx",
-  "src/identity/ssoRoutes.ts",
-  "src/oauth/consentRoutes.tsx",
+  "src/identity/routes/sso.ts",
   "src/ops/doctor.ts",
   "src/ops/metrics.ts",
-  "src/projects/routes.ts",
-  "src/projects/selectionRoutes.ts",
-  "src/projects/validatorConfig.ts",
+  "src/projects/routes/project.ts",
+  "src/projects/routes/selection.ts",
+  "src/projects/routes/validatorConfig.ts",
   "src/tenancy/routes.ts",
-  "src/tenancy/views.tsx",
-  "src/web/catalogPages.tsx",
-  "src/web/catalogPages.tsx",
 ];
 
 /** Files of src/ over 400 lines today. */
-const KNOWN_LONG_FILES: string[] = [
-  "src/catalog/validate.ts",
-  "src/client/commands.ts",
-  "src/expertises/triggers.ts",
-  "src/tenancy/views.tsx",
-  "src/web/catalogPages.tsx",
-];
+const KNOWN_LONG_FILES: string[] = ["src/catalog/validate.ts", "src/client/commands.ts", "src/expertises/triggers.ts"];
 
 /** Lines of src/ over 140 characters today (comments and strings the formatter does not break). */
 const MAX_LONG_LINES = 134;

@@ -1,6 +1,6 @@
 /**
  * Each app answers htmx with its own views over its own database: the fragment registry belongs
- * to the app instance (src/web/views.ts ViewRegistry), so building a second app in the same
+ * to the app instance (src/ui/views.ts ViewRegistry), so building a second app in the same
  * process (as `bun test` files do) does not re-point the first app's fragments at the second's data.
  */
 import { afterAll, describe, expect, test } from "bun:test";

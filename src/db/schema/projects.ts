@@ -20,7 +20,7 @@ export const projects = sqliteTable(
     /**
      * Bumped by triggers on every change to the project's installed talents (migration
      * 0002_selection_rev), whoever makes it: lets the selection be cached exactly
-     * (src/projects/selection.ts listInstalled).
+     * (src/selection/service.ts listInstalled).
      */
     selectionRev: integer("selection_rev").notNull().default(0),
     /** Most tokens of compact forms a prepare-task serves (the rest is listed by id); null: DEFAULT_CONTEXT_BUDGET. */

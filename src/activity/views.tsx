@@ -1,0 +1,249 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * The sections of `/org/insights` (orgInsightsPages.tsx): failed calls by code and day, keys to
+ * review, projects to fix, resolutions never audited, failing expertises; each drawn once per answer.
+ */
+import type { insights } from "./insights";
+import { StackedColumns } from "../ui/charts";
+import { Card, DataTable } from "../ui/layout";
+import { HtmlByObject } from "../ui/memo";
+
+/** The answer of `GET /web/orgs/current/insights`. */
+export type Insights = Awaited<ReturnType<typeof insights>>;
+
+const when = (s: string | null | undefined) => (s ? s.replace("T", " ").slice(0, 16) : "—");
+const projectHref = (id: string, tab?: string) => `/projects/${id}${tab ? `?tab=${tab}` : ""}`;
+
+/** Rows of a long list shown on the page (the JSON route has them all). */
+const LISTED = 20;
+
+const KEY_REASON: Record<string, string> = {
+  expired: "expired",
+  expiring: "expires soon",
+  never_used: "never used",
+  unused: "not used lately",
+};
+
+/**
+ * Each section of the insights page is drawn once per answer: the answers are the same objects
+ * while nothing changed (src/journal/dayMemo.ts keptAnswer), so a view with no commit since the
+ * last draws nothing (src/ui/memo.ts).
+ */
+const drawn = {
+  failed: new HtmlByObject<object, null>(() => true),
+  keys: new HtmlByObject<object, null>(() => true),
+  selections: new HtmlByObject<object, null>(() => true),
+  audit: new HtmlByObject<object, null>(() => true),
+  failing: new HtmlByObject<object, null>(() => true),
+};
+
+/** The insights page's body: failed calls, keys, selections, never-audited resolutions, failing expertises. */
+export function InsightsBody(props: { d: Insights }) {
+  const d = props.d;
+  return (
+    <>
+      {drawn.failed.render(d.failedCalls, null, () => (
+        <FailedSection f={d.failedCalls} />
+      ))}
+      {drawn.keys.render(d.keys, null, () => (
+        <KeysSection keys={d.keys} />
+      ))}
+      {drawn.selections.render(d.projects, null, () => (
+        <SelectionsSection projects={d.projects} />
+      ))}
+      {drawn.audit.render(d.neverAudited, null, () => (
+        <AuditSection a={d.neverAudited} />
+      ))}
+      {drawn.failing.render(d.expertises, null, () => (
+        <FailingSection expertises={d.expertises} />
+      ))}
+    </>
+  );
+}
+
+function FailedSection(props: { f: Insights["failedCalls"] }) {
+  const f = props.f;
+  const codes = f.byCode.slice(0, 7).map((c) => c.code ?? String(c.status));
+  const other = f.byCode.length > 7;
+  const series = [...codes, ...(other ? ["other"] : [])].map((label) => ({ label }));
+  const values = series.map((s) =>
+    f.byDay.map((day) =>
+      s.label === "other"
+        ? Object.entries(day.byCode)
+            .filter(([k]) => !codes.includes(k))
+            .reduce((n, [, v]) => n + v, 0)
+        : (day.byCode[s.label] ?? 0),
+    ),
+  );
+  return (
+    <Card id="failed" title="Failed calls by code" empty={f.total === 0 && "No failed call in the window."}>
+      <>
+        <p>
+          <strong>{f.total}</strong> failed calls of agents, hooks and CI on the key API.
+        </p>
+        <StackedColumns
+          title="Failed calls per day by error code"
+          description={`${f.total} failed calls over ${f.byDay.length} days; the table below lists them by code.`}
+          labels={f.byDay.map((x) => x.date.slice(5))}
+          series={series}
+          values={values}
+        />
+        <DataTable caption="Failed calls by error code" columns={["Code", "Calls", "Last", "Projects (fix there)"]}>
+          {f.byCode.map((c) => (
+            <tr>
+              <td>
+                <code>{c.code ?? "—"}</code> <span class="muted small">{c.status}</span>
+              </td>
+              <td>{c.count}</td>
+              <td class="small">{when(c.lastAt)}</td>
+              <td class="small">
+                {c.projects.slice(0, 5).map((p) => (
+                  <span>
+                    <a href={projectHref(p.projectId, c.status === 401 || c.status === 403 ? "keys" : "activity")}>{p.projectName}</a> (
+                    {p.count}){" "}
+                  </span>
+                ))}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
+      </>
+    </Card>
+  );
+}
+
+function KeysSection(props: { keys: Insights["keys"] }) {
+  return (
+    <Card id="keys" title="Keys to review" empty={props.keys.length === 0 && "No key is expired, expiring, or unused."}>
+      <DataTable caption="Keys expired, expiring or unused" columns={["Key", "Project", "Why", "Expires", "Last used"]}>
+        {props.keys.map((k) => (
+          <tr>
+            <td>
+              <a href={projectHref(k.projectId, "keys")}>{k.name}</a>
+              {k.automation ? <span class="tag">automation</span> : null}
+            </td>
+            <td>
+              <a href={projectHref(k.projectId)}>{k.projectName}</a>
+            </td>
+            <td class={k.reason === "expired" ? "error" : undefined}>{KEY_REASON[k.reason]}</td>
+            <td class="small">{when(k.expiresAt)}</td>
+            <td class="small">{when(k.lastUsedAt)}</td>
+          </tr>
+        ))}
+      </DataTable>
+    </Card>
+  );
+}
+
+function SelectionsSection(props: { projects: Insights["projects"] }) {
+  return (
+    <Card
+      id="selections"
+      title="Projects with missing prerequisites or conflicts"
+      empty={props.projects.length === 0 && "Every project's selection is complete and free of conflicts."}
+    >
+      <ul>
+        {props.projects.map((p) => (
+          <li>
+            <a href={projectHref(p.projectId)}>{p.projectName}</a>
+            {p.missingPrerequisites.length > 0 ? (
+              <span class="error small"> · missing {p.missingPrerequisites.map((m) => m.id).join(", ")}</span>
+            ) : null}
+            {p.conflicts.length > 0 ? (
+              <span class="error small"> · conflicts {p.conflicts.map((c) => `${c.a} ↔ ${c.b}`).join(", ")}</span>
+            ) : null}
+            {p.disabledDependencies.length > 0 ? (
+              <span class="small"> · disabled dependencies {p.disabledDependencies.map((x) => x.id).join(", ")}</span>
+            ) : null}
+            {p.unservable.length > 0 ? <span class="small"> · no longer servable {p.unservable.map((x) => x.id).join(", ")}</span> : null}
+          </li>
+        ))}
+      </ul>
+    </Card>
+  );
+}
+
+function AuditSection(props: { a: Insights["neverAudited"] }) {
+  return (
+    <Card id="never-audited" title="Resolutions served but never audited">
+      <p>
+        <strong>{props.a.neverAudited}</strong> of {props.a.served} resolutions (older than {props.a.graceMinutes} minutes) never had their
+        playbook fetched.
+      </p>
+      {props.a.byProject.filter((p) => p.neverAudited > 0).length > 0 ? (
+        <DataTable caption="Never-audited resolutions per project" columns={["Project", "Served", "Never audited"]}>
+          {props.a.byProject
+            .filter((p) => p.neverAudited > 0)
+            .slice(0, LISTED)
+            .map((p) => (
+              <tr>
+                <td>
+                  <a href={projectHref(p.projectId, "activity")}>{p.projectName}</a>
+                </td>
+                <td>{p.served}</td>
+                <td>{p.neverAudited}</td>
+              </tr>
+            ))}
+        </DataTable>
+      ) : null}
+      {props.a.byProject.filter((p) => p.neverAudited > 0).length > LISTED ? (
+        <p class="small muted">
+          …and {props.a.byProject.filter((p) => p.neverAudited > 0).length - LISTED} more projects (the {LISTED} with the most are listed).
+        </p>
+      ) : null}
+      {props.a.byClient.filter((c) => c.neverAudited > 0).length > 0 ? (
+        <p class="small">
+          By development tool:{" "}
+          {props.a.byClient
+            .filter((c) => c.neverAudited > 0)
+            .map((c) => `${c.client ?? "key API"} ${c.neverAudited}/${c.served}`)
+            .join(" · ")}
+        </p>
+      ) : null}
+    </Card>
+  );
+}
+
+function FailingSection(props: { expertises: Insights["expertises"] }) {
+  return (
+    <Card
+      id="failing-expertises"
+      title="Expertises with failing verdicts"
+      empty={props.expertises.length === 0 && "No expertise had a fail verdict in the window."}
+    >
+      <DataTable caption="Expertises with fail verdicts" columns={["Expertise", "Fail", "Pass", "Latest failure"]}>
+        {props.expertises.map((e) => (
+          <tr>
+            <td>
+              <a href={e.expertiseId ? `/org/expertises/${e.expertiseId}` : "/org/expertises"}>
+                <code>{e.ref}</code>
+              </a>
+            </td>
+            <td class="error">{e.verdicts.fail}</td>
+            <td>{e.verdicts.pass}</td>
+            <td class="small">
+              {e.lastFail ? (
+                <>
+                  {when(e.lastFail.at)} in{" "}
+                  <a href={projectHref(e.lastFail.projectId, "activity")}>{e.lastFail.projectName ?? e.lastFail.projectId}</a>
+                  {e.lastFail.evidence.length > 0 ? (
+                    <>
+                      {" "}
+                      ·{" "}
+                      {e.lastFail.evidence.map((x) => (
+                        <code>{x} </code>
+                      ))}
+                    </>
+                  ) : null}
+                  {e.lastFail.missing.length > 0 ? <> · missing: {e.lastFail.missing.join("; ")}</> : null}
+                </>
+              ) : (
+                "—"
+              )}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
+    </Card>
+  );
+}

@@ -1,0 +1,175 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * `/org/expertises` (docs/api.md "Pages"): the private expertises of the active organization, for its owners
+ * and admins only (anyone else, and another organization's id, gets the 404 page). The list with
+ * its status filter and the creation form; `/org/expertises/:id`: the editor of the working
+ * version, the validator's findings beside their lines, triggers, lifecycle, versions, delete.
+ *
+ * The editor posts to the page itself (`POST /org/expertises/:id`) rather than to the JSON
+ * route, so that a revision conflict can answer the page with the person's text beside the
+ * server's (409), and a refused save keeps what was typed (400). It calls the same service as
+ * `PATCH /web/orgs/current/expertises/:id`, under the same rules.
+ */
+import { Elysia } from "elysia";
+import type { Child } from "hono/jsx";
+import type { CatalogDeps } from "../catalog/state";
+import { parseListQuery, parsePatch } from "./model";
+import { detailView, expertiseNotFound, findExpertise, listExpertises, updateWorkingVersion } from "./service";
+import { proposeTriggers } from "./triggers";
+import { Editor, IssuesByLine, type Draft, type ServerVersion } from "./views/editor";
+import { DeleteSection, LifecycleSection, TriggersSection, VersionsSection } from "./views/lifecycle";
+import { CreateForm, EXPERTISES_PAGE, ExpertiseList } from "./views/list";
+import { AppError, type Issue } from "../http/errors";
+import type { OrgMembership } from "../tenancy/service";
+import { createPageGuard, type PageContext } from "../tenancy/pageSessions";
+import type { OrgPageRule } from "../ui/pageGuard";
+import { Layout, page } from "../ui/layout";
+
+const DONE: Record<string, string> = {
+  created: "Draft created.",
+  saved: "Saved.",
+  triggers: "Triggers confirmed.",
+  publish: "Published.",
+  activate: "Activated: its latest version is served.",
+  deactivate: "Deactivated: no longer served.",
+  reactivate: "Reactivated: its latest version is served again.",
+  deleted: "Expertise deleted.",
+};
+
+/** The flash note after a change that came back here (`?done=`). */
+function Done(props: { done: unknown }) {
+  const text = typeof props.done === "string" ? DONE[props.done] : undefined;
+  return text ? (
+    <div class="flash" role="status">
+      {text}
+    </div>
+  ) : null;
+}
+
+/** The guard of the organization's owner/admin pages built on its expertises and usage: a member gets the 404 page and learns nothing. */
+export const EXPERTISES_ADMIN: OrgPageRule = { admin: expertiseNotFound().message };
+
+/** Reads the editor's form: TALENT.md, the numbered file fields, the expected revision. */
+function readEditorForm(body: unknown): {
+  raw: { expectedRevision: unknown; content: unknown; files: Record<string, string> };
+  draft: Draft;
+} {
+  const b = (body && typeof body === "object" ? body : {}) as Record<string, unknown>;
+  const count = Math.min(Number(b.fileCount) || 0, 100);
+  const files: Record<string, string> = {};
+  for (let n = 0; n < count; n++) {
+    const path = typeof b[`fpath_${n}`] === "string" ? (b[`fpath_${n}`] as string).trim() : "";
+    const text = typeof b[`ftext_${n}`] === "string" ? (b[`ftext_${n}`] as string).replace(/\r\n/g, "\n") : "";
+    if (path !== "") files[path] = text;
+  }
+  const content = typeof b.content === "string" ? b.content.replace(/\r\n/g, "\n") : b.content;
+  return {
+    raw: { expectedRevision: b.expectedRevision, content, files },
+    draft: { content: typeof content === "string" ? content : "", files },
+  };
+}
+
+export function orgExpertisesPages(deps: CatalogDeps) {
+  const catalog = () => deps.state.catalog;
+  const detailPage = async (
+    ctx: PageContext,
+    org: OrgMembership,
+    id: string,
+    opts: {
+      draft?: Draft;
+      server?: ServerVersion;
+      editedRevision?: number;
+      issues?: Issue[];
+      propose?: boolean;
+      done?: unknown;
+      status?: number;
+    },
+  ) => {
+    const e = await detailView(deps.database, await findExpertise(deps.database, org.id, id), org.slug, catalog());
+    const body: Child = (
+      <>
+        <p class="crumbs">
+          <a href={EXPERTISES_PAGE}>Expertises</a> /
+        </p>
+        <h1>
+          <code>{e.ref}</code>
+        </h1>
+        {e.title ? <p class="muted">{e.title}</p> : null}
+        <Done done={opts.done} />
+        <LifecycleSection e={e} />
+        <Editor e={e} draft={opts.draft} server={opts.server} editedRevision={opts.editedRevision} issues={opts.issues} />
+        <IssuesByLine ref={e.ref} content={e.working.content} issues={e.verification.issues} />
+        <TriggersSection e={e} proposal={opts.propose ? proposeTriggers(e.working.content) : undefined} />
+        <VersionsSection e={e} />
+        <DeleteSection e={e} />
+      </>
+    );
+    return page(
+      <Layout title={`${e.ref} · Expertises`} user={ctx.session.user} nav={ctx.nav}>
+        {body}
+      </Layout>,
+      opts.status ?? 200,
+    );
+  };
+
+  return new Elysia()
+    .use(createPageGuard(deps))
+    .get(
+      EXPERTISES_PAGE,
+      async ({ page: ctx, org, query }) => {
+        const status = typeof query.status === "string" && query.status !== "" ? query.status : undefined;
+        const filter = parseListQuery({ status });
+        const items = await listExpertises(deps.database, org, filter);
+        return page(
+          <Layout title="Expertises" user={ctx.session.user} nav={ctx.nav}>
+            <h1>Expertises of {org.name}</h1>
+            <p class="muted">
+              Private talents of the organization: written here, verified by the talent validator, published into versions, and served once
+              active.
+            </p>
+            <Done done={query.done} />
+            <ExpertiseList items={items} status={status} />
+            <CreateForm />
+          </Layout>,
+        );
+      },
+      { orgPage: EXPERTISES_ADMIN },
+    )
+    .get(
+      `${EXPERTISES_PAGE}/:id`,
+      async ({ page: ctx, org, params, query }) => {
+        return detailPage(ctx, org, params.id, { propose: query.propose === "1", done: query.done });
+      },
+      { orgPage: EXPERTISES_ADMIN },
+    )
+    .post(
+      `${EXPERTISES_PAGE}/:id`,
+      async ({ page: ctx, org, params, body }) => {
+        await findExpertise(deps.database, org.id, params.id);
+        const { raw, draft } = readEditorForm(body);
+        try {
+          const input = parsePatch(raw);
+          await deps.database.write((tx) => updateWorkingVersion(tx, org.id, params.id, input));
+        } catch (e) {
+          if (!(e instanceof AppError)) throw e;
+          if (e.code === "expertise_revision_conflict") {
+            const current = e.details.current as ServerVersion;
+            return detailPage(ctx, org, params.id, {
+              draft,
+              server: current,
+              editedRevision: Number(e.details.expectedRevision) || undefined,
+              status: 409,
+            });
+          }
+          if (e.code === "validation_failed")
+            return detailPage(ctx, org, params.id, { draft, issues: e.details.issues as Issue[], status: 400 });
+          throw e;
+        }
+        return new Response(null, {
+          status: 303,
+          headers: { location: `${EXPERTISES_PAGE}/${params.id}?done=saved`, "cache-control": "no-store" },
+        });
+      },
+      { orgPage: EXPERTISES_ADMIN },
+    );
+}

@@ -1,0 +1,30 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * The HTML views of the expertise routes, kept beside their routes (docs/architecture.md): the
+ * list and creation form (list.tsx), the editor with its merge view and the validator's
+ * issues by line (editor.tsx), triggers, lifecycle, versions and deletion
+ * (lifecycle.tsx). The page (src/expertises/pages.tsx) composes them; after a change
+ * through htmx or a plain form the route sends the browser back to the page (registerExpertiseViews).
+ */
+import type { ViewRegistry } from "../../ui/views";
+import { EXPERTISES_PAGE, pageOf, ROUTE } from "./list";
+import { TriggerProposalView } from "./lifecycle";
+import type { TriggerProposal } from "../triggers";
+
+/** The route views of the expertise routes: every change sends the browser back to the page. */
+export function registerExpertiseViews(views: ViewRegistry): void {
+  const registerView = views.register.bind(views);
+  const back = (done: string) => (_d: unknown, ctx: { params: Record<string, string> }) => `${pageOf(ctx.params.id!)}?done=${done}`;
+  registerView("POST", `${ROUTE}/`, { redirect: (data) => `${pageOf((data as { id: string }).id)}?done=created` });
+  registerView("PATCH", `${ROUTE}/:id`, { redirect: back("saved") });
+  registerView("PUT", `${ROUTE}/:id/triggers`, { redirect: back("triggers") });
+  for (const op of ["publish", "activate", "deactivate", "reactivate"] as const)
+    registerView("POST", `${ROUTE}/:id/${op}`, { redirect: back(op) });
+  registerView("DELETE", `${ROUTE}/:id`, { redirect: () => `${EXPERTISES_PAGE}?done=deleted` });
+  registerView("POST", `${ROUTE}/:id/trigger-proposal`, {
+    fragment: (data) => {
+      const d = data as TriggerProposal & { id: string; revision: number };
+      return <TriggerProposalView id={d.id} revision={d.revision} proposal={{ files: d.files, keywords: d.keywords }} />;
+    },
+  });
+}

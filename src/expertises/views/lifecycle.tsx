@@ -1,0 +1,219 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * An expertise's triggers (the proposal and its confirmation), lifecycle operations, published
+ * versions and typed deletion.
+ */
+import { TypedDeleteForm } from "../../ui/typedDelete";
+import type { LifecycleOperation } from "../lifecycle";
+import type { TriggerProposal } from "../triggers";
+import { DataTable } from "../../ui/layout";
+import { pageOf, ROUTE, StatusTag, when, type ExpertiseDetail } from "./list";
+
+/** The confirmation form of triggers, prefilled with a proposal or the confirmed ones. */
+export function TriggerConfirmForm(props: {
+  id: string;
+  revision: number;
+  files: string[];
+  keywords: string[];
+  proposal?: TriggerProposal;
+}) {
+  const target = `${ROUTE}/${props.id}/triggers`;
+  return (
+    <form method="post" action={`${target}?_method=PUT`} hx-put={target} hx-swap="none" id="trigger-form">
+      <input type="hidden" name="expectedRevision" value={String(props.revision)} />
+      <input type="hidden" name="return" value={pageOf(props.id)} />
+      <div class="merge">
+        <div>
+          <label for="trigger-files">File globs (one per line)</label>
+          <textarea id="trigger-files" name="files" rows={5} spellcheck={false} class="code">
+            {props.files.join("\n")}
+          </textarea>
+          {props.proposal ? (
+            <ul class="small muted why">
+              {props.proposal.files.map((f) => (
+                <li>
+                  <code>{f.value}</code>: {f.why}
+                </li>
+              ))}
+            </ul>
+          ) : null}
+        </div>
+        <div>
+          <label for="trigger-keywords">Keywords (one per line)</label>
+          <textarea id="trigger-keywords" name="keywords" rows={5} spellcheck={false} class="code">
+            {props.keywords.join("\n")}
+          </textarea>
+          {props.proposal ? (
+            <ul class="small muted why">
+              {props.proposal.keywords.map((k) => (
+                <li>
+                  <code>{k.value}</code>: {k.why}
+                </li>
+              ))}
+            </ul>
+          ) : null}
+        </div>
+      </div>
+      <p>
+        <button type="submit">Confirm triggers</button>
+      </p>
+    </form>
+  );
+}
+
+/** The proposal fragment (POST …/trigger-proposal for htmx, `?propose=1` without JavaScript). */
+export function TriggerProposalView(props: { id: string; revision: number; proposal: TriggerProposal }) {
+  return (
+    <div id="proposal">
+      <p>
+        Proposed from the working TALENT.md (revision {props.revision}); keep, change or remove lines, then confirm. Nothing is stored until
+        you confirm.
+      </p>
+      <TriggerConfirmForm
+        id={props.id}
+        revision={props.revision}
+        files={props.proposal.files.map((f) => f.value)}
+        keywords={props.proposal.keywords.map((k) => k.value)}
+        proposal={props.proposal}
+      />
+    </div>
+  );
+}
+
+/** Confirmed triggers, the proposal button, and (when asked) the proposal. */
+export function TriggersSection(props: { e: ExpertiseDetail; proposal?: TriggerProposal }) {
+  const e = props.e;
+  return (
+    <section class="card" id="triggers" aria-labelledby="triggers-h">
+      <h2 id="triggers-h">Triggers</h2>
+      {e.triggers ? (
+        <p>
+          Confirmed {when(e.triggersConfirmedAt)}: files{" "}
+          {e.triggers.files.length > 0 ? e.triggers.files.map((f) => <code>{f} </code>) : "none"}; keywords{" "}
+          {e.triggers.keywords.length > 0 ? e.triggers.keywords.map((k) => <code>{k} </code>) : "none"}.
+        </p>
+      ) : (
+        <p class="muted">Not confirmed yet: publication needs confirmed triggers (what makes an agent designate this expertise).</p>
+      )}
+      <form
+        method="get"
+        action={`${pageOf(e.id)}#triggers`}
+        hx-post={`${ROUTE}/${e.id}/trigger-proposal`}
+        hx-target="#proposal"
+        hx-swap="outerHTML"
+      >
+        <input type="hidden" name="propose" value="1" />
+        <button type="submit" class="secondary">
+          Propose triggers
+        </button>
+      </form>
+      {props.proposal ? <TriggerProposalView id={e.id} revision={e.revision} proposal={props.proposal} /> : <div id="proposal"></div>}
+      {e.triggers && !props.proposal ? (
+        <details>
+          <summary>Edit the confirmed triggers</summary>
+          <TriggerConfirmForm id={e.id} revision={e.revision} files={e.triggers.files} keywords={e.triggers.keywords} />
+        </details>
+      ) : null}
+    </section>
+  );
+}
+
+const OPERATION_LABEL: Record<LifecycleOperation, string> = {
+  publish: "Publish",
+  activate: "Activate",
+  deactivate: "Deactivate",
+  reactivate: "Reactivate",
+};
+const OPERATION_HELP: Record<LifecycleOperation, string> = {
+  publish: "Snapshots the working version into a new immutable version.",
+  activate: "Serves the latest published version to the organization's projects that install it.",
+  deactivate: "Stops serving it (reactivate serves it again; recorded resolutions keep their version).",
+  reactivate: "Serves the latest published version again.",
+};
+
+/** The lifecycle operations possible from the current status, each a form to its route. */
+export function LifecycleSection(props: { e: ExpertiseDetail }) {
+  const e = props.e;
+  return (
+    <section class="card" id="lifecycle" aria-labelledby="lifecycle-h">
+      <h2 id="lifecycle-h">Publication and lifecycle</h2>
+      <p>
+        Status <StatusTag status={e.status} />
+        {e.serving
+          ? ` · serving version ${e.serving}`
+          : e.publishedVersion > 0
+            ? ` · latest version ${e.publishedVersion}, not served`
+            : " · never published"}
+      </p>
+      {e.allowedOperations.includes("publish") && !e.verification.publishable ? (
+        <p class="muted small">
+          Publication will be refused until{" "}
+          {[!e.verification.valid ? "the check below passes" : null, !e.verification.triggersConfirmed ? "triggers are confirmed" : null]
+            .filter(Boolean)
+            .join(" and ")}
+          .
+        </p>
+      ) : null}
+      <div class="actions-row">
+        {e.allowedOperations.map((op) => (
+          <form method="post" action={`${ROUTE}/${e.id}/${op}`} hx-post={`${ROUTE}/${e.id}/${op}`} hx-swap="none">
+            <input type="hidden" name="return" value={pageOf(e.id)} />
+            {op === "publish" ? <input type="hidden" name="expectedRevision" value={String(e.revision)} /> : null}
+            <button type="submit" class={op === "deactivate" ? "secondary" : undefined} title={OPERATION_HELP[op]}>
+              {OPERATION_LABEL[op]}
+              {op === "publish" ? ` revision ${e.revision}` : ""}
+            </button>
+          </form>
+        ))}
+      </div>
+      <ul class="small muted">
+        {e.allowedOperations.map((op) => (
+          <li>
+            {OPERATION_LABEL[op]}: {OPERATION_HELP[op]}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/** Published versions, newest first, with their dates. */
+export function VersionsSection(props: { e: ExpertiseDetail }) {
+  const versions = [...props.e.versions].reverse();
+  return (
+    <section class="card" id="versions" aria-labelledby="versions-h">
+      <h2 id="versions-h">Versions</h2>
+      {versions.length === 0 ? (
+        <p class="muted">No version yet: publish the working version to create version 1.</p>
+      ) : (
+        <DataTable caption="Published versions, newest first" columns={["Version", "Published", "By", "Files", "Digest"]}>
+          {versions.map((v) => (
+            <tr>
+              <td>
+                v{v.version}
+                {props.e.serving === v.version ? <span class="tag">serving</span> : null}
+              </td>
+              <td class="small">{when(v.publishedAt)}</td>
+              <td class="small">{v.publishedBy?.email ?? "—"}</td>
+              <td class="small">{Object.keys(v.files).length + 1}</td>
+              <td class="small">
+                <code>{v.contentDigest.slice(0, 19)}…</code>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
+      )}
+    </section>
+  );
+}
+
+/** Deletion with a typed confirmation (the slug), like a project's. */
+export function DeleteSection(props: { e: ExpertiseDetail }) {
+  const e = props.e;
+  return (
+    <TypedDeleteForm route={`${ROUTE}/${e.id}`} name={e.slug} title="Delete this expertise" button={`Delete ${e.ref}`}>
+      It stops being served and designable at once, and leaves the list. Its slug stays reserved; resolutions that pinned a version still
+      read and audit it.
+    </TypedDeleteForm>
+  );
+}

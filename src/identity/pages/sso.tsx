@@ -1,0 +1,300 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * `/org/sso`: the active organization's single sign-on, for its owners and admins (anyone
+ * else gets the 404 page). The form posts to `POST /web/orgs/current/sso` (htmx, or a plain
+ * post answered by a 303 back here; a refusal shows in #flash or on the error page); the test
+ * button posts to `POST /org/sso/test`, which runs `POST /web/orgs/current/sso/test`'s checks
+ * and renders this page with their results and the test sign-in link.
+ */
+import { Elysia } from "elysia";
+import type { ViewDeps } from "../../deps";
+import { notFound } from "../../http/errors";
+import { clientMeta } from "../../http/client";
+import { recordSecurityEvent } from "../security";
+import { loadSso, markTested, publicSso, testSso } from "../sso";
+import { txtLookup, verifyDomainByDns } from "../ssoDomains";
+import { AppError } from "../../http/errors";
+import { formField } from "../../http/form";
+import { createPageGuard, type OrgPageRule, type PageContext, type PageSessions } from "../../ui/pageGuard";
+import { Layout, page } from "../../ui/layout";
+import { confirmations } from "../../ui/confirmations";
+
+type Public = ReturnType<typeof publicSso>;
+interface TestResult {
+  ok: boolean;
+  checks: { name: string; ok: boolean; message: string }[];
+  link: string;
+}
+
+/** The domains and the proof each still needs: a pending one routes nothing until verified. */
+function DomainClaims(props: { data: Public; outcome?: { ok: boolean; message: string } }) {
+  const claims = props.data.sso?.domainClaims ?? [];
+  if (claims.length === 0) return null;
+  return (
+    <section class="card" aria-labelledby="sso-claims-h" id="sso-claims">
+      <h2 id="sso-claims-h">Domains</h2>
+      <p class="muted">
+        A domain signs people in only once it is proven yours: publish the TXT record shown at your DNS provider, then verify. A platform
+        administrator can also approve a domain (one without public DNS, say).
+      </p>
+      {props.outcome ? (
+        <p class={props.outcome.ok ? "ok" : "error"} role={props.outcome.ok ? "status" : "alert"} id="sso-verify-outcome">
+          {props.outcome.message}
+        </p>
+      ) : null}
+      <div class="scroll-x">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Domain</th>
+              <th scope="col">Status</th>
+              <th scope="col">Proof</th>
+            </tr>
+          </thead>
+          <tbody>
+            {claims.map((c) => (
+              <tr>
+                <td>{c.domain}</td>
+                <td>{c.status === "verified" ? `Verified (${c.verifiedBy === "dns" ? "DNS" : "administrator"})` : "Pending"}</td>
+                <td>
+                  {c.status === "verified" ? (
+                    <span class="muted">{c.verifiedAt}</span>
+                  ) : (
+                    <form method="post" action="/org/sso/verify">
+                      <p class="break">
+                        TXT <code>{c.record.name}</code> = <code>{c.record.value}</code>
+                      </p>
+                      <input type="hidden" name="domain" value={c.domain} />
+                      <button type="submit">Verify {c.domain}</button>
+                    </form>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+function SsoPage(props: { ctx: PageContext; data: Public; test?: TestResult; verify?: { ok: boolean; message: string } }) {
+  const s = props.data.sso;
+  const sp = props.data.serviceProvider;
+  const type = s?.type ?? "oidc";
+  return (
+    <Layout title="Single sign-on" user={props.ctx.session.user} nav={props.ctx.nav}>
+      <p class="crumbs">
+        <a href="/org">Organization</a> /
+      </p>
+      <h1>Single sign-on</h1>
+      <p class="muted">
+        People whose e-mail is at one of the domains below sign in through your identity provider. New people join {props.ctx.active?.name}{" "}
+        as members.
+      </p>
+      {props.test ? (
+        <section class="card" id="sso-test" aria-labelledby="sso-test-h">
+          <h2 id="sso-test-h">{props.test.ok ? "The configuration checks out" : "The configuration has problems"}</h2>
+          {props.test.ok ? null : (
+            <p class="error" role="alert" id="sso-test-problems">
+              {props.test.checks
+                .filter((c) => !c.ok)
+                .map((c) => `${c.name}: ${c.message}`)
+                .join(" ")}
+            </p>
+          )}
+          <ul>
+            {props.test.checks.map((c) => (
+              <li class={c.ok ? "ok" : "error"}>
+                <strong>{c.ok ? "OK" : "Problem"}</strong> {c.name}: {c.message}
+              </li>
+            ))}
+          </ul>
+          <p>
+            <a href={props.test.link} id="sso-test-link">
+              Try a test sign-in
+            </a>{" "}
+            <span class="muted">(signs you in through the identity provider, then comes back here)</span>
+          </p>
+        </section>
+      ) : null}
+      <DomainClaims data={props.data} outcome={props.verify} />
+      <section class="card" aria-labelledby="sso-sp-h">
+        <h2 id="sso-sp-h">Register talentd at your identity provider</h2>
+        <dl class="facts urls">
+          <dt>OIDC redirect URI</dt>
+          <dd>
+            <code>{sp.oidcRedirectUri}</code>
+          </dd>
+          <dt>SAML entity ID (audience)</dt>
+          <dd>
+            <code>{sp.samlEntityId}</code>
+          </dd>
+          <dt>SAML assertion consumer service (HTTP-POST)</dt>
+          <dd>
+            <code>{sp.samlAcsUrl}</code>
+          </dd>
+          <dt>SAML metadata</dt>
+          <dd>
+            <code>{sp.samlMetadataUrl}</code>
+          </dd>
+        </dl>
+      </section>
+      <section class="card" aria-labelledby="sso-form-h">
+        <h2 id="sso-form-h">{s ? "Configuration" : "Set up single sign-on"}</h2>
+        {s ? (
+          <p class="muted">
+            {s.type.toUpperCase()} for {s.domains.join(", ")}
+            {s.enforce ? "; password sign-in refused for these domains" : ""}.{" "}
+            {s.testedAt ? `Last test passed ${s.testedAt}.` : "Not tested since the last change."}
+          </p>
+        ) : null}
+        <form method="post" action="/web/orgs/current/sso" hx-post="/web/orgs/current/sso" id="sso-form">
+          <input type="hidden" name="return" value="/org/sso" />
+          <fieldset>
+            <legend>Protocol</legend>
+            <div class="checks">
+              <label class="check">
+                <input type="radio" name="type" value="oidc" checked={type === "oidc"} /> OpenID Connect
+              </label>
+              <label class="check">
+                <input type="radio" name="type" value="saml" checked={type === "saml"} /> SAML 2.0
+              </label>
+            </div>
+          </fieldset>
+          <label for="sso-domains">E-mail domains (separated by commas)</label>
+          <input
+            id="sso-domains"
+            name="domains"
+            type="text"
+            required
+            value={s?.domains.join(", ") ?? ""}
+            placeholder="example.com, example.org"
+          />
+          <label class="check">
+            <input type="checkbox" name="enforce" value="true" checked={s?.enforce ?? false} /> Enforce: refuse password sign-in for these
+            domains
+          </label>
+          <fieldset>
+            <legend>OpenID Connect</legend>
+            <label for="oidc-issuer">Issuer URL</label>
+            <input id="oidc-issuer" name="oidc_issuer" type="url" value={s?.oidc?.issuer ?? ""} placeholder="https://login.example.com" />
+            <label for="oidc-client-id">Client ID</label>
+            <input id="oidc-client-id" name="oidc_client_id" type="text" value={s?.oidc?.clientId ?? ""} />
+            <label for="oidc-client-secret">Client secret{s?.oidc?.clientSecretSet ? " (stored; leave empty to keep it)" : ""}</label>
+            <input id="oidc-client-secret" name="oidc_client_secret" type="password" autocomplete="off" value="" />
+          </fieldset>
+          <fieldset>
+            <legend>SAML 2.0</legend>
+            <label for="saml-entry">IdP sign-in URL (SSO service, HTTP-Redirect)</label>
+            <input id="saml-entry" name="saml_entry_point" type="url" value={s?.saml?.entryPoint ?? ""} />
+            <label for="saml-issuer">IdP entity ID (issuer)</label>
+            <input id="saml-issuer" name="saml_idp_issuer" type="text" value={s?.saml?.idpIssuer ?? ""} />
+            <label for="saml-cert">IdP signing certificate (PEM)</label>
+            <textarea id="saml-cert" name="saml_idp_cert" rows={6}>
+              {s?.saml?.idpCert ?? ""}
+            </textarea>
+            {s?.saml?.certificate ? (
+              <p class="muted">
+                Stored certificate: SHA-256 {s.saml.certificate.fingerprint256}, valid until {s.saml.certificate.validTo}.
+              </p>
+            ) : null}
+          </fieldset>
+          <p>
+            <button type="submit">Save</button>
+          </p>
+        </form>
+      </section>
+      {s ? (
+        <section class="card" aria-labelledby="sso-actions-h">
+          <h2 id="sso-actions-h">Test or remove</h2>
+          <form method="post" action="/org/sso/test">
+            <button type="submit" id="sso-test-button">
+              Test the configuration
+            </button>
+          </form>
+          <form
+            method="post"
+            action="/web/orgs/current/sso?_method=DELETE"
+            hx-delete="/web/orgs/current/sso"
+            hx-confirm={confirmations.removeSso().question}
+          >
+            <p>
+              <button type="submit" class="danger">
+                Remove single sign-on
+              </button>
+            </p>
+          </form>
+        </section>
+      ) : null}
+    </Layout>
+  );
+}
+
+/** Single sign-on is set by the organization's owners and admins: anyone else gets the 404 page. */
+const SSO_ADMIN: OrgPageRule = { admin: "No such page for your role: single sign-on is set by the organization's owners and admins." };
+
+/** The /org/sso page and its test post; `sessions` finds the signed-in person (handed in by the composition root). */
+export function ssoPages(deps: ViewDeps, sessions: PageSessions) {
+  deps.views.register("POST", "/web/orgs/current/sso", { redirect: () => "/org/sso" });
+  deps.views.register("DELETE", "/web/orgs/current/sso", { redirect: () => "/org/sso" });
+  return new Elysia()
+    .use(createPageGuard(sessions))
+    .get(
+      "/org/sso",
+      async ({ page: ctx, org }) => {
+        return page(<SsoPage ctx={ctx} data={publicSso(deps.config, org.id, await loadSso(deps.database, org.id))} />);
+      },
+      { orgPage: SSO_ADMIN },
+    )
+    .post(
+      "/org/sso/test",
+      async ({ page: ctx, org, request, server }) => {
+        const settings = await loadSso(deps.database, org.id);
+        if (!settings) throw notFound("This organization has no single sign-on to test: save a configuration first.");
+        const result = await testSso(settings, deps.config.egress);
+        await deps.database.write(async (tx) => {
+          if (result.ok) await markTested(tx, org.id);
+          await recordSecurityEvent(tx, {
+            kind: "sso.tested",
+            userId: ctx.session.user.id,
+            email: ctx.session.user.email,
+            ...clientMeta(request, server),
+            detail: { organizationId: org.id, ok: result.ok, problems: result.problems },
+          });
+        });
+        const link = `${deps.config.baseUrl}/api/auth/sso/${settings.verifiedDomains[0] ?? settings.domains[0]}?next=${encodeURIComponent("/org/sso")}`;
+        const data = publicSso(deps.config, org.id, await loadSso(deps.database, org.id));
+        return page(<SsoPage ctx={ctx} data={data} test={{ ...result, link }} />, 200);
+      },
+      { orgPage: SSO_ADMIN },
+    )
+    .post(
+      "/org/sso/verify",
+      async ({ page: ctx, org, request, body, server }) => {
+        const domain = (formField(body, "domain") ?? "").trim().toLowerCase().slice(0, 253);
+        let verify: { ok: boolean; message: string };
+        let status = 200;
+        try {
+          await verifyDomainByDns(deps.database, txtLookup(deps.config), org.id, domain);
+          await recordSecurityEvent(deps.database, {
+            kind: "sso.domain_verified",
+            userId: ctx.session.user.id,
+            email: ctx.session.user.email,
+            ...clientMeta(request, server),
+            detail: { organizationId: org.id, domain, by: "dns" },
+          });
+          verify = { ok: true, message: `${domain} is verified: people at ${domain} now sign in through your identity provider.` };
+        } catch (e) {
+          if (!(e instanceof AppError)) throw e;
+          verify = { ok: false, message: e.message };
+          status = e.status;
+        }
+        return page(
+          <SsoPage ctx={ctx} data={publicSso(deps.config, org.id, await loadSso(deps.database, org.id))} verify={verify} />,
+          status,
+        );
+      },
+      { orgPage: SSO_ADMIN },
+    );
+}

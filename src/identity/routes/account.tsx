@@ -1,0 +1,121 @@
+/** @jsxImportSource hono/jsx */
+/** `/api/auth/*` (sign-up, sign-in, sign-out, session, change-password) and `/setup`. */
+import { iso } from "../../lib/time";
+import { Elysia, t } from "elysia";
+import type { CoreDeps } from "../../deps";
+import type { SignInDeps } from "../limits";
+import type { Guards } from "../../auth/guards";
+import { checkSameOrigin } from "../../http/csrf";
+import { AppError } from "../../http/errors";
+import { clientMeta } from "../../http/client";
+import { page } from "../../ui/layout";
+import { listMemberships, membershipView } from "../../auth/memberships";
+import { ChangePasswordBody, SetupBody, SignInBody, SignUpBody } from "../model";
+import { changePassword, completeSetup, setupTokenValid, signIn, signUp } from "../service";
+import { deleteSessionByToken, sessionCookie, sessionTokenFrom } from "../../auth/sessions";
+import { SetupPage } from "../pages/setup";
+
+export function identityRoutes(deps: SignInDeps, guards: Guards) {
+  const limiters = deps.authLimiters;
+  return new Elysia({ prefix: "/api/auth" })
+    .use(guards)
+    .post(
+      "/sign-up",
+      async ({ body, request, server, set }) => {
+        checkSameOrigin(deps.config, request, false);
+        const r = await signUp(deps.database, limiters, body, clientMeta(request, server), deps);
+        set.status = 201;
+        set.headers["set-cookie"] = sessionCookie(deps.config, r.session.token, r.session.expiresAt);
+        return { user: r.user, organizations: [] };
+      },
+      { body: SignUpBody },
+    )
+    .post(
+      "/sign-in",
+      async ({ body, request, server, set }) => {
+        checkSameOrigin(deps.config, request, false);
+        const r = await signIn(deps.database, limiters, body, clientMeta(request, server), sessionTokenFrom(deps.config, request));
+        set.headers["set-cookie"] = sessionCookie(deps.config, r.session.token, r.session.expiresAt);
+        return { user: r.user, activeOrganizationId: r.organizations[0]?.id ?? null, organizations: r.organizations.map(membershipView) };
+      },
+      { body: SignInBody },
+    )
+    .post("/sign-out", async ({ request, set }) => {
+      const token = sessionTokenFrom(deps.config, request);
+      if (token) {
+        checkSameOrigin(deps.config, request, true);
+        await deps.database.write((tx) => deleteSessionByToken(tx, token));
+      }
+      set.headers["set-cookie"] = sessionCookie(deps.config, null);
+      return { signedOut: true };
+    })
+    .get(
+      "/session",
+      async ({ auth }) => {
+        const organizations = (await listMemberships(deps.database, auth.user.id)).map(membershipView);
+        const { id, email, name, role } = auth.user;
+        return {
+          user: { id, email, name, role },
+          activeOrganizationId: organizations.some((o) => o.id === auth.activeOrganizationId) ? auth.activeOrganizationId : null,
+          organizations,
+          expiresAt: iso(auth.expiresAt),
+        };
+      },
+      { session: true },
+    )
+    .post(
+      "/change-password",
+      async ({ auth, body, request, server, set }) => {
+        const s = await changePassword(
+          deps.database,
+          limiters,
+          auth.user.id,
+          body.currentPassword,
+          body.newPassword,
+          clientMeta(request, server),
+        );
+        set.headers["set-cookie"] = sessionCookie(deps.config, s.token, s.expiresAt);
+        return { changed: true, otherSessionsEnded: true };
+      },
+      { session: true, body: ChangePasswordBody },
+    );
+}
+
+/** The first-admin setup page and its form post. */
+export function setupRoutes(deps: CoreDeps) {
+  return new Elysia()
+    .get(
+      "/setup",
+      async ({ query }) => {
+        const token = query.token ?? "";
+        return page(<SetupPage token={token} valid={token !== "" && (await setupTokenValid(deps.database, token))} />);
+      },
+      { query: t.Object({ token: t.Optional(t.String({ maxLength: 200 })) }) },
+    )
+    .post(
+      "/setup",
+      async ({ body, request, server }) => {
+        checkSameOrigin(deps.config, request, false);
+        try {
+          const r = await completeSetup(deps.database, body, clientMeta(request, server));
+          const cookie = sessionCookie(deps.config, r.session.token, r.session.expiresAt);
+          if (request.headers.get("accept")?.includes("application/json")) {
+            return new Response(JSON.stringify({ userId: r.userId, role: "admin" }), {
+              status: 201,
+              headers: { "content-type": "application/json", "set-cookie": cookie },
+            });
+          }
+          return new Response(null, { status: 303, headers: { location: "/", "set-cookie": cookie } });
+        } catch (e) {
+          if (e instanceof AppError && !request.headers.get("accept")?.includes("application/json")) {
+            return page(
+              <SetupPage token={body.token} valid={await setupTokenValid(deps.database, body.token)} error={e.message} />,
+              e.status,
+            );
+          }
+          throw e;
+        }
+      },
+      { body: SetupBody },
+    );
+}

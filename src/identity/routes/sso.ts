@@ -1,0 +1,284 @@
+/**
+ * The browser legs of sign-in through someone else (docs/api.md "Identity providers and organization SSO"), all under /api/auth:
+ *   GET  /oauth/:provider            → the provider, with state (+ PKCE, nonce) in the flow cookie
+ *   GET  /oauth/:provider/callback   ← the provider; signs in, or back to /login with a sentence
+ *   GET  /sso/:domain                → the organization's IdP (OIDC or SAML) for that e-mail domain
+ *   GET  /sso/oidc/callback          ← an organization's OIDC IdP
+ *   POST /saml/:orgId/acs            ← an organization's SAML IdP (HTTP-POST binding)
+ *   GET  /saml/:orgId/metadata       the SP metadata to give the IdP
+ * Every failure goes back to `/login?error=<code>`: the page says it in a sentence (never the
+ * provider's own text, never a stack); the security log keeps the reason.
+ */
+import { Elysia } from "elysia";
+import { randomBytes } from "node:crypto";
+import type { SignInDeps } from "../limits";
+import { clientMeta } from "../../http/client";
+import { cookieValue } from "../../http/cookies";
+import { decodedParam } from "../../http/query";
+import { safeNext } from "../../http/next";
+import { LinkRequired, recordExternalFailure, signInExternal, SignInRefused, emailDomain, type ExternalIdentity } from "../external";
+import { linkCookie } from "../linking";
+import { flowCookie, readFlow, FLOW_TTL_MS, type Flow } from "../flow";
+import { oidcAuthorizationUrl, oidcFinish, OidcError } from "../oidc";
+import { enabledProviders, finishProvider, ProviderError, PROVIDER_IDS, startProvider, type ProviderId } from "../providers";
+import { samlAuthorizeUrl, samlFinish, samlMetadata, SamlRefused } from "../saml";
+import { loadSso, serviceProvider, ssoForDomain, usableSsoOf, ssoEnforcedFor } from "../sso";
+import { sessionCookie, sessionTokenFrom } from "../../auth/sessions";
+
+/** The sentences /login shows for `?error=<code>` (identity/pages/login.tsx). */
+export type SignInErrorCode =
+  | "provider_unknown"
+  | "denied"
+  | "provider_error"
+  | "state"
+  | "exchange"
+  | "token"
+  | "unavailable"
+  | "no_email"
+  | "unverified"
+  | "sso_unknown"
+  | "sso_not_approved"
+  | "sso_domain"
+  | "saml"
+  | "enforced"
+  | "admin_sso"
+  | "link_required";
+
+const SAML_COOKIE = "talentd_saml";
+
+export function ssoAuthRoutes(deps: SignInDeps) {
+  const { config, database } = deps;
+  const noStore = { "cache-control": "no-store" };
+  const https = config.baseUrl.startsWith("https:");
+  /**
+   * The SAML browser binding: the IdP answers with a cross-site POST, which carries only a
+   * SameSite=None cookie, and SameSite=None needs Secure (https). Over plain http it is Lax
+   * and not required (docs/operations.md).
+   */
+  const samlCookie = (value: string | null): string =>
+    `${SAML_COOKIE}=${value ?? ""}; Path=/api/auth/saml; HttpOnly; Max-Age=${value ? 600 : 0}; ${https ? "SameSite=None; Secure" : "SameSite=Lax"}`;
+
+  /** Back to /login with the error's code (and the provider or domain it concerns). */
+  const toLogin = (code: SignInErrorCode, extra: Record<string, string | undefined> = {}, clearFlow = true): Response => {
+    const q = new URLSearchParams({ error: code });
+    for (const [k, v] of Object.entries(extra)) if (v) q.set(k, v);
+    const headers: Record<string, string> = { location: `/login?${q}`, ...noStore };
+    if (clearFlow) headers["set-cookie"] = flowCookie(config, null);
+    return new Response(null, { status: 303, headers });
+  };
+
+  /** Signs in and goes to `next`, or back to /login with the refusal. */
+  const complete = async (
+    request: Request,
+    server: unknown,
+    identity: ExternalIdentity,
+    next: string,
+    org?: { id: string; domains: string[] },
+  ) => {
+    const meta = clientMeta(request, server as Parameters<typeof clientMeta>[1]);
+    const provider = identity.provider.startsWith("sso:") ? undefined : identity.provider;
+    if (org) {
+      const domain = identity.email ? emailDomain(identity.email) : null;
+      if (!domain || !org.domains.includes(domain)) {
+        await recordExternalFailure(
+          database,
+          identity.provider,
+          `the IdP asserted ${identity.email ?? "no e-mail"}, outside the organization's domains`,
+          meta,
+          identity.email,
+        );
+        return toLogin("sso_domain");
+      }
+    } else if (identity.email) {
+      const enforced = await ssoEnforcedFor(database, identity.email);
+      if (enforced && identity.emailVerified) {
+        await recordExternalFailure(database, identity.provider, `SSO is enforced for ${enforced}`, meta, identity.email);
+        return toLogin("enforced", { domain: enforced });
+      }
+    }
+    try {
+      const r = await signInExternal(database, identity, meta, sessionTokenFrom(config, request), org?.id);
+      const headers = new Headers({ location: next, ...noStore });
+      headers.append("set-cookie", sessionCookie(config, r.session.token, r.session.expiresAt));
+      headers.append("set-cookie", flowCookie(config, null));
+      return new Response(null, { status: 303, headers });
+    } catch (e) {
+      if (e instanceof LinkRequired) {
+        // consent first: the person signs in the way they usually do, then confirms at /account/link
+        const r = toLogin("link_required", { provider, email: e.email, next: "/account/link" });
+        r.headers.append("set-cookie", linkCookie(config, e.token));
+        return r;
+      }
+      if (!(e instanceof SignInRefused)) throw e;
+      return toLogin(e.code, { provider, domain: e.domain });
+    }
+  };
+
+  /** The checks every redirect callback starts with: the provider's error, then state against the flow cookie. */
+  const checkCallback = async (
+    request: Request,
+    server: unknown,
+    url: URL,
+    provider: string,
+    flow: Flow | null,
+  ): Promise<Response | null> => {
+    const meta = clientMeta(request, server as Parameters<typeof clientMeta>[1]);
+    const error = url.searchParams.get("error");
+    const shown = provider.startsWith("sso:") ? undefined : provider;
+    if (error) {
+      await recordExternalFailure(database, provider, `the provider answered error=${error.slice(0, 100)}`, meta);
+      return toLogin(error === "access_denied" ? "denied" : "provider_error", { provider: shown });
+    }
+    const state = url.searchParams.get("state");
+    if (!flow || flow.provider !== provider || !state || state !== flow.state) {
+      await recordExternalFailure(
+        database,
+        provider,
+        !flow ? "no sign-in flow in this browser (missing or expired cookie)" : "state does not match the one this browser sent",
+        meta,
+      );
+      return toLogin("state", { provider: shown });
+    }
+    return null;
+  };
+
+  const startRedirect = (url: URL | string, flow: Flow | null) => {
+    const headers: Record<string, string> = { location: String(url), ...noStore };
+    if (flow) headers["set-cookie"] = flowCookie(config, flow);
+    return new Response(null, { status: 302, headers });
+  };
+
+  return new Elysia({ prefix: "/api/auth" })
+    .get("/oauth/:provider", async ({ params, request, server }) => {
+      const id = params.provider as ProviderId;
+      if (!PROVIDER_IDS.includes(id) || !config.oauth[id]) return toLogin("provider_unknown");
+      const next = safeNext(new URL(request.url).searchParams.get("next"));
+      try {
+        const { url, flow } = await startProvider(config, id, next);
+        return startRedirect(url, flow);
+      } catch (e) {
+        if (!(e instanceof ProviderError)) throw e;
+        await recordExternalFailure(database, id, e.message, clientMeta(request, server));
+        deps.log.warn("identity provider unavailable", { provider: id, error: e.message });
+        return toLogin("unavailable", { provider: id });
+      }
+    })
+    .get("/oauth/:provider/callback", async ({ params, request, server }) => {
+      const id = params.provider as ProviderId;
+      if (!PROVIDER_IDS.includes(id) || !config.oauth[id]) return toLogin("provider_unknown");
+      const url = new URL(request.url);
+      const callbackUrl = new URL(`${config.baseUrl}/api/auth/oauth/${id}/callback${url.search}`);
+      const flow = readFlow(request);
+      const refused = await checkCallback(request, server, url, id, flow);
+      if (refused) return refused;
+      try {
+        const identity = await finishProvider(config, id, callbackUrl, flow!);
+        return await complete(request, server, identity, flow!.next);
+      } catch (e) {
+        if (!(e instanceof ProviderError)) throw e;
+        await recordExternalFailure(database, id, e.message, clientMeta(request, server));
+        return toLogin(e.kind === "exchange" ? "exchange" : e.kind === "discovery" ? "unavailable" : "token", { provider: id });
+      }
+    })
+    .get("/sso/oidc/callback", async ({ request, server }) => {
+      const url = new URL(request.url);
+      const flow = readFlow(request);
+      const provider = flow?.provider.startsWith("sso:") ? flow.provider : "sso:unknown";
+      const refused = await checkCallback(request, server, url, provider, flow);
+      if (refused) return refused;
+      const orgId = provider.slice(4);
+      const settings = await usableSsoOf(database, orgId);
+      if (!settings?.oidc) return toLogin("sso_not_approved");
+      try {
+        const r = await oidcFinish(settings.oidc, config.egress, new URL(`${config.baseUrl}/api/auth/sso/oidc/callback${url.search}`), {
+          state: flow!.state,
+          nonce: flow!.nonce ?? "",
+          verifier: flow!.verifier ?? "",
+        });
+        return await complete(request, server, { provider, ...r, emailVerified: true }, flow!.next, {
+          id: orgId,
+          domains: settings.verifiedDomains,
+        });
+      } catch (e) {
+        if (!(e instanceof OidcError)) throw e;
+        await recordExternalFailure(database, provider, e.message, clientMeta(request, server));
+        return toLogin(e.kind === "exchange" ? "exchange" : e.kind === "discovery" ? "unavailable" : "token");
+      }
+    })
+    .get("/sso/:domain", async ({ params, request, server }) => {
+      const domain = decodedParam(params.domain, "domain").toLowerCase();
+      const next = safeNext(new URL(request.url).searchParams.get("next"));
+      const meta = clientMeta(request, server);
+      const found = await ssoForDomain(database, domain);
+      if (!found) return toLogin("sso_unknown", { domain: /^[a-z0-9.-]{1,253}$/.test(domain) ? domain : undefined });
+      const provider = `sso:${found.organization.id}`;
+      if (found.organization.status !== "approved") {
+        await recordExternalFailure(database, provider, `organization is ${found.organization.status}`, meta);
+        return toLogin("sso_not_approved");
+      }
+      const s = found.settings;
+      try {
+        if (s.type === "oidc" && s.oidc) {
+          const a = await oidcAuthorizationUrl(s.oidc, config.egress, serviceProvider(config, found.organization.id).oidcRedirectUri);
+          return startRedirect(a.url, {
+            provider,
+            state: a.state,
+            nonce: a.nonce,
+            verifier: a.verifier,
+            next,
+            exp: Date.now() + FLOW_TTL_MS,
+          });
+        }
+        if (s.type === "saml" && s.saml) {
+          const binding = randomBytes(18).toString("base64url");
+          const r = startRedirect(await samlAuthorizeUrl(config, database, found.organization.id, s.saml, next, binding), null);
+          r.headers.append("set-cookie", samlCookie(binding));
+          return r;
+        }
+      } catch (e) {
+        await recordExternalFailure(database, provider, (e as Error).message, meta);
+        return toLogin("unavailable");
+      }
+      return toLogin("sso_unknown");
+    })
+    .post("/saml/:orgId/acs", async ({ params, body, request, server }) => {
+      const orgId = decodedParam(params.orgId, "orgId");
+      const provider = `sso:${orgId}`;
+      const meta = clientMeta(request, server);
+      const b = (body ?? {}) as Record<string, unknown>;
+      const samlResponse = typeof b.SAMLResponse === "string" ? b.SAMLResponse : "";
+      const next = safeNext(typeof b.RelayState === "string" ? b.RelayState : "/");
+      const settings = await usableSsoOf(database, orgId);
+      if (!settings?.saml) {
+        await recordExternalFailure(database, provider, "SAML response for an organization without usable SAML SSO", meta);
+        return toLogin("sso_not_approved", {}, false);
+      }
+      if (samlResponse === "") return toLogin("saml", {}, false);
+      const clear = (r: Response) => (r.headers.append("set-cookie", samlCookie(null)), r);
+      try {
+        const r = await samlFinish(config, database, orgId, settings.saml, samlResponse, cookieValue(request, SAML_COOKIE));
+        return clear(
+          await complete(request, server, { provider, ...r, emailVerified: true }, next, { id: orgId, domains: settings.verifiedDomains }),
+        );
+      } catch (e) {
+        if (!(e instanceof SamlRefused)) throw e;
+        await recordExternalFailure(database, provider, `SAML: ${e.message}`, meta);
+        return clear(toLogin("saml", {}, false));
+      }
+    })
+    .get("/saml/:orgId/metadata", async ({ params }) => {
+      const orgId = decodedParam(params.orgId, "orgId");
+      const settings = await loadSso(database, orgId);
+      if (!settings?.saml)
+        return new Response(JSON.stringify({ error: "not_found", message: "This organization has no SAML single sign-on." }), {
+          status: 404,
+          headers: { "content-type": "application/json" },
+        });
+      return new Response(await samlMetadata(config, database, orgId, settings.saml), {
+        headers: { "content-type": "application/samlmetadata+xml; charset=utf-8" },
+      });
+    });
+}
+
+/** The providers /login offers (enabled ones only). */
+export { enabledProviders };

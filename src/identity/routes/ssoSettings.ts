@@ -1,0 +1,149 @@
+/**
+ * `GET, POST, DELETE /web/orgs/current/sso` and `POST /web/orgs/current/sso/test` (docs/api.md "Organization SSO"):
+ * the active organization's SSO, for its owners and admins (members 403). Secrets never come
+ * back. Every change is a security event (`sso.configured`, `sso.deleted`, `sso.tested`,
+ * `sso.domain_verified`). A saved domain is a claim that routes nothing until it is proven:
+ * `POST …/sso/domains/:domain/verify` checks its DNS TXT record; a platform administrator may
+ * approve it instead (`GET /web/admin/sso-domains`, `POST /web/admin/sso-domains/:orgId/:domain/approve`).
+ */
+import { Elysia } from "elysia";
+import type { CoreDeps } from "../../deps";
+import type { Guards } from "../../auth/guards";
+import { clientMeta } from "../../http/client";
+import { notFound } from "../../http/errors";
+import { requireConfirmation } from "../../http/methodOverride";
+import { confirmations } from "../../ui/confirmations";
+import { recordSecurityEvent } from "../security";
+import { decodedParam } from "../../http/query";
+import { deleteSso, loadSso, markTested, publicSso, readSsoSettings, saveSso, testSso } from "../sso";
+import { approveDomainClaim, pendingDomainClaims, txtLookup, verifyDomainByDns } from "../ssoDomains";
+
+export function ssoWebRoutes(deps: CoreDeps, guards: Guards) {
+  return new Elysia().use(orgSsoRoutes(deps, guards)).use(adminDomainRoutes(deps, guards));
+}
+
+/** The platform administrators' list of pending domain claims and their approval. */
+function adminDomainRoutes(deps: CoreDeps, guards: Guards) {
+  const { database } = deps;
+  return new Elysia({ prefix: "/web/admin/sso-domains" })
+    .use(guards)
+    .get("/", async () => ({ claims: await pendingDomainClaims(database) }), { platformAdmin: true })
+    .post(
+      "/:orgId/:domain/approve",
+      async ({ auth, params, request, server }) => {
+        const orgId = decodedParam(params.orgId, "orgId");
+        const domain = decodedParam(params.domain, "domain").toLowerCase();
+        const claim = await database.write(async (tx) => {
+          const c = await approveDomainClaim(tx, orgId, domain, auth.user.id);
+          await recordSecurityEvent(tx, {
+            kind: "sso.domain_verified",
+            userId: auth.user.id,
+            email: auth.user.email,
+            ...clientMeta(request, server),
+            detail: { organizationId: orgId, domain, by: "admin" },
+          });
+          return c;
+        });
+        return { claim };
+      },
+      { platformAdmin: true },
+    );
+}
+
+function orgSsoRoutes(deps: CoreDeps, guards: Guards) {
+  const { config, database } = deps;
+  return new Elysia({ prefix: "/web/orgs/current/sso" })
+    .use(guards)
+    .get("/", async ({ org }) => publicSso(config, org.id, await loadSso(database, org.id)), { org: "admin" })
+    .post(
+      "/",
+      async ({ auth, org, body, request, server }) => {
+        const saved = await database.write(async (tx) => {
+          const stored = await loadSso(tx, org.id);
+          const settings = readSsoSettings(body, stored);
+          await saveSso(tx, org.id, settings);
+          await recordSecurityEvent(tx, {
+            kind: "sso.configured",
+            userId: auth.user.id,
+            email: auth.user.email,
+            ...clientMeta(request, server),
+            detail: {
+              organizationId: org.id,
+              type: settings.type,
+              domains: settings.domains,
+              enforce: settings.enforce,
+              created: stored === null,
+            },
+          });
+          return loadSso(tx, org.id);
+        });
+        return publicSso(config, org.id, saved);
+      },
+      { org: "admin" },
+    )
+    .post(
+      "/domains/:domain/verify",
+      async ({ auth, org, params, request, server }) => {
+        const domain = decodedParam(params.domain, "domain").toLowerCase();
+        const claim = await verifyDomainByDns(database, txtLookup(config), org.id, domain);
+        if (claim.verifiedBy === "dns") {
+          await recordSecurityEvent(database, {
+            kind: "sso.domain_verified",
+            userId: auth.user.id,
+            email: auth.user.email,
+            ...clientMeta(request, server),
+            detail: { organizationId: org.id, domain, by: "dns" },
+          });
+        }
+        return { claim };
+      },
+      { org: "admin" },
+    )
+    .delete(
+      "/",
+      async ({ auth, org, body, request, server }) => {
+        await requireConfirmation(request, body, async () => {
+          if (!(await loadSso(database, org.id))) throw notFound("This organization has no single sign-on.");
+          return confirmations.removeSso();
+        });
+        await database.write(async (tx) => {
+          if (!(await deleteSso(tx, org.id))) throw notFound("This organization has no single sign-on.");
+          await recordSecurityEvent(tx, {
+            kind: "sso.deleted",
+            userId: auth.user.id,
+            email: auth.user.email,
+            ...clientMeta(request, server),
+            detail: { organizationId: org.id },
+          });
+        });
+        return { sso: null };
+      },
+      { org: "admin" },
+    )
+    .post(
+      "/test",
+      async ({ auth, org, request, server }) => {
+        const settings = await loadSso(database, org.id);
+        if (!settings) throw notFound("This organization has no single sign-on to test: save a configuration first.");
+        const result = await testSso(settings, config.egress);
+        await database.write(async (tx) => {
+          if (result.ok) await markTested(tx, org.id);
+          await recordSecurityEvent(tx, {
+            kind: "sso.tested",
+            userId: auth.user.id,
+            email: auth.user.email,
+            ...clientMeta(request, server),
+            detail: { organizationId: org.id, ok: result.ok, problems: result.problems },
+          });
+        });
+        const domain = settings.verifiedDomains[0] ?? settings.domains[0]!;
+        return {
+          ok: result.ok,
+          checks: result.checks,
+          // the test sign-in: the same door /login uses for the domain (only an approved organization's SSO opens it)
+          link: `${config.baseUrl}/api/auth/sso/${domain}?next=${encodeURIComponent("/org/sso")}`,
+        };
+      },
+      { org: "admin" },
+    );
+}

@@ -1,0 +1,163 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * `/catalog` and `/catalog/:id` (docs/api.md "Pages"). The catalog: the specializations block, then search
+ * and filters (facets) and cards. Grouped install mode (`?project=<id>`): the specializations
+ * block is hidden, cards get checkboxes, and one atomic install of the chosen group
+ * (`POST /web/projects/:id/talents`); `select=<id>` pre-ticks talents and their missing
+ * prerequisites, `specialization=<id>` shows one specialization with its closure and applies
+ * it (`POST /web/projects/:id/apply-specialization`). The talent sheet: graph, roles,
+ * triggers, budget, conformance tests, compact preview, and install into a chosen project.
+ */
+import { Elysia } from "elysia";
+import type { CatalogDeps } from "../../catalog/state";
+import { card, catalogCards, dependencyGraph, facets, talentSheet, type ProjectState, type Visible } from "../../catalog/people";
+import type { Talent } from "../../catalog/format";
+import { requiresClosure } from "../../catalog/graph";
+import { listServableExpertises } from "../../expertises/servable";
+import { AppError, notFound } from "../../http/errors";
+import { decodedParam } from "../../http/query";
+import { judge, relevanceOf } from "../../selection/relevance";
+import { listInstalled } from "../../selection/service";
+import { getProject, listProjects, type Project } from "../service";
+import { getSpecialization, listSpecializations } from "../../specializations/service";
+import { createPageGuard, type PageContext } from "../../tenancy/pageSessions";
+import type { OrgMembership } from "../../auth/memberships";
+import type { GraphNodeView } from "../../ui/graph";
+import { page } from "../../ui/layout";
+import { ApplySpecialization, CatalogListing, talentHref, TalentSheet, type Listing } from "../views/catalog";
+
+const PAGE = 24;
+const str = (v: unknown, max = 200) => (typeof v === "string" && v.length <= max && v !== "" ? v : undefined);
+const list = (v: unknown) =>
+  (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((x): x is string => typeof x === "string" && x !== "" && x.length <= 200);
+
+/** The listing's query: search, filters, the relevance switch and the cursor. */
+function listingQuery(query: Record<string, unknown>) {
+  return {
+    query: str(query.query),
+    role: str(query.role, 40),
+    language: str(query.language, 40),
+    kind: query.kind === "talent" || query.kind === "expertise" ? (query.kind as "talent" | "expertise") : undefined,
+    relevance: query.relevance === "all" ? "all" : undefined,
+    cursor: str(query.cursor, 100),
+  };
+}
+
+/** What the organization sees of the catalog: the loaded catalog and its servable expertises. */
+async function visibleOf(deps: CatalogDeps, orgId: string): Promise<Visible> {
+  const catalog = deps.state.catalog!;
+  return { catalog, expertises: (await listServableExpertises(deps.database, orgId, catalog)).map((e) => e.talent) };
+}
+
+/** `/catalog`: with `?project=` a grouped install into it (or, with `specialization=`, that specialization's install). */
+async function catalogPage(deps: CatalogDeps, ctx: PageContext, org: OrgMembership, query: Record<string, unknown>) {
+  const q = listingQuery(query);
+  const projectId = str(query.project, 40);
+  const project = projectId ? await getProject(deps.database, org.id, projectId) : undefined;
+  const v = await visibleOf(deps, org.id);
+  const states = project
+    ? new Map(
+        (await listInstalled(deps.database, project.id)).map((r) => [r.talentId, (r.enabled ? "active" : "disabled") as ProjectState]),
+      )
+    : null;
+  const state = (id: string): ProjectState => states?.get(id) ?? "not_installed";
+  const lookup = (id: string): Talent | undefined => v.expertises.find((e) => e.id === id) ?? deps.state.catalog!.get(id);
+
+  // grouped install of one specialization: its closure, applied at once
+  const specializationId = str(query.specialization, 100);
+  if (project && specializationId) {
+    const spec = await getSpecialization(deps.database, deps.state.catalog!, org.id, specializationId);
+    const closure = requiresClosure(spec.talents, lookup);
+    return page(<ApplySpecialization ctx={ctx} project={project} spec={spec} closure={closure} lookup={lookup} state={state} />);
+  }
+  return page(<CatalogListing l={await listing(deps, ctx, org, query, q, project, v, state, lookup)} />);
+}
+
+/** The listing's data: this page of cards (relevant ones only for a project, unless asked for all), the selection and its prerequisites. */
+async function listing(
+  deps: CatalogDeps,
+  ctx: PageContext,
+  org: OrgMembership,
+  query: Record<string, unknown>,
+  q: ReturnType<typeof listingQuery>,
+  project: Project | undefined,
+  v: Visible,
+  state: (id: string) => ProjectState,
+  lookup: (id: string) => Talent | undefined,
+): Promise<Listing> {
+  const relevance = project ? await relevanceOf(deps.database, deps.state.catalog!, project.id) : null;
+  const keep = relevance && q.relevance !== "all" ? (t: Talent) => judge(t, relevance.settings).relevant : undefined;
+  let pageOf;
+  try {
+    pageOf = catalogCards(v, { query: q.query, role: q.role, language: q.language, kind: q.kind, keep }, PAGE, q.cursor);
+  } catch (e) {
+    if (e instanceof AppError && e.code === "validation_failed")
+      pageOf = catalogCards(v, { query: q.query, role: q.role, language: q.language, kind: q.kind, keep }, PAGE);
+    else throw e;
+  }
+  const selected = new Set(list(query.select));
+  // prerequisites offered: what the selected talents require that the project lacks
+  if (project && selected.size > 0)
+    for (const id of requiresClosure([...selected], lookup).ids) if (state(id) === "not_installed") selected.add(id);
+  const selectedCards = project
+    ? [...selected]
+        .filter((id) => !pageOf.talents.some((t) => t.id === id))
+        .map(lookup)
+        .filter((t): t is Talent => t !== undefined)
+    : [];
+  const cards = [...selectedCards, ...pageOf.talents].map((t) => ({
+    ...card(t),
+    ...(project ? { installed: state(t.id), why: judge(t, relevance!.settings).why } : {}),
+  }));
+  const [specs, projects] = project
+    ? [[], []]
+    : await Promise.all([listSpecializations(deps.database, deps.state.catalog!, org.id), listProjects(deps.database, org.id)]);
+  const next = new URLSearchParams(
+    Object.entries({ ...q, cursor: pageOf.nextCursor ?? undefined, project: project?.id }).filter(([, x]) => x !== undefined) as [
+      string,
+      string,
+    ][],
+  );
+  return {
+    ctx,
+    q,
+    project,
+    relevanceOn: relevance !== null,
+    facets: facets(v),
+    talents: pageOf.talents,
+    cards,
+    selected,
+    specs,
+    projects,
+    next: pageOf.nextCursor ? String(next) : null,
+  };
+}
+
+/** `/catalog/*`: a talent's sheet, with the projects it can be installed into. */
+async function sheetPage(deps: CatalogDeps, ctx: PageContext, org: OrgMembership, id: string) {
+  const v = await visibleOf(deps, org.id);
+  const lookup = (x: string): Talent | undefined => v.expertises.find((e) => e.id === x) ?? deps.state.catalog!.get(x);
+  const t = lookup(id);
+  if (!t) throw notFound(`No talent ${id} in the catalog of this organization.`);
+  const dependents = [
+    ...(deps.state.catalog!.dependents.get(id) ?? []),
+    ...v.expertises.filter((e) => e.requires.includes(id)).map((e) => e.id),
+  ];
+  const sheet = talentSheet(t, dependencyGraph(t, lookup, dependents));
+  const projects = await listProjects(deps.database, org.id);
+  const nodes: GraphNodeView[] = sheet.graph.nodes.map((n) => ({
+    id: n.id,
+    label: n.id,
+    state: n.relation === "self" ? "self" : n.missing ? "missing" : "other",
+    href: n.relation === "self" || n.missing ? undefined : talentHref(n.id),
+  }));
+  return page(<TalentSheet ctx={ctx} t={t} sheet={sheet} nodes={nodes} projects={projects} />);
+}
+
+/** The catalog pages: `/catalog` (listing, grouped install, a specialization's install) and `/catalog/*` (a talent's sheet). */
+export function catalogPages(deps: CatalogDeps) {
+  return new Elysia()
+    .use(createPageGuard(deps))
+    .get("/catalog", ({ page: ctx, org, query }) => catalogPage(deps, ctx, org, query), { orgPage: "member" })
+    .get("/catalog/*", ({ page: ctx, org, params }) => sheetPage(deps, ctx, org, decodedParam(params["*"], "id")), { orgPage: "member" });
+}

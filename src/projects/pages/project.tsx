@@ -1,0 +1,302 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * The project pages (docs/api.md "Pages"): `/projects/new`, the two-step onboarding
+ * (`/projects/:id/onboarding`: choose talents, then connect an agent), and `/projects/:id`
+ * with its tabs (overview: talents, graph, connection, CI; activity; keys; settings). Pages
+ * read everything without JavaScript; changes go to the `/web/*` routes (htmx swaps their
+ * fragments, or the browser follows their 303 back here).
+ */
+import { TypedDeleteForm } from "../../ui/typedDelete";
+import { Elysia } from "elysia";
+import type { Child } from "hono/jsx";
+import type { JournalDeps } from "../../journal/journal";
+import type { CatalogDeps } from "../../catalog/state";
+import { iso } from "../../lib/time";
+import { installedOverview } from "../installed";
+import { listKeys } from "../keys";
+import { DEFAULT_CONTEXT_BUDGET, getProject, type Project } from "../service";
+import { connectionKit } from "../setup";
+import { AutomationKey, ConnectionKit, InstalledSection, KeysSection } from "../views";
+import { listSpecializations } from "../../specializations/service";
+import { createPageGuard } from "../../tenancy/pageSessions";
+import { isOrgAdmin } from "../../ui/pageGuard";
+import { DataTable, Layout, page } from "../../ui/layout";
+import { HtmlMemo } from "../../ui/memo";
+
+const TABS = ["overview", "activity", "keys", "settings"] as const;
+type Tab = (typeof TABS)[number];
+
+function ProjectHeader(props: { project: Project; tab: Tab }) {
+  const p = props.project;
+  return (
+    <>
+      <p class="crumbs">
+        <a href="/">Projects</a> /
+      </p>
+      <h1>{p.name}</h1>
+      {p.description ? <p class="muted">{p.description}</p> : null}
+      <nav class="tabs" aria-label="Project">
+        {TABS.map((t) => (
+          <a href={`/projects/${p.id}${t === "overview" ? "" : `?tab=${t}`}`} aria-current={t === props.tab ? "page" : undefined}>
+            {t[0]!.toUpperCase() + t.slice(1)}
+          </a>
+        ))}
+      </nav>
+    </>
+  );
+}
+
+function Activity(props: {
+  events: Awaited<ReturnType<JournalDeps["journal"]["list"]>>["events"];
+  projectId: string;
+  nextBefore: string | null;
+}) {
+  const byKind = new Map<string, number>();
+  for (const e of props.events) byKind.set(e.kind, (byKind.get(e.kind) ?? 0) + 1);
+  return (
+    <section aria-labelledby="activity-h">
+      <h2 id="activity-h">Activity</h2>
+      {props.events.length === 0 ? (
+        <p class="muted">No activity yet. Calls of agents, hooks and people on this project appear here.</p>
+      ) : (
+        <>
+          <p class="counts">
+            {[...byKind.entries()].map(([k, n]) => (
+              <span>
+                <strong>{n}</strong> {k}
+              </span>
+            ))}
+          </p>
+          <DataTable caption="Latest calls, newest first" columns={["When (UTC)", "What", "Who", "Client", "Talents"]}>
+            {props.events.map((e) => (
+              <tr>
+                <td class="small">{iso(e.createdAt)!.replace("T", " ").slice(0, 19)}</td>
+                <td>
+                  {e.kind} <span class={e.status >= 400 ? "error small" : "muted small"}>{e.status}</span>
+                </td>
+                <td class="small">
+                  {e.authorName} <span class="muted">({e.authorType})</span>
+                </td>
+                <td class="small">{e.client ?? "—"}</td>
+                <td class="small">
+                  {e.talentsEntered.length > 0 ? <span>+ {e.talentsEntered.join(", ")} </span> : null}
+                  {e.talentsLeft.length > 0 ? <span>− {e.talentsLeft.join(", ")}</span> : null}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
+          {props.nextBefore ? (
+            <p>
+              <a href={`/projects/${props.projectId}?tab=activity&before=${props.nextBefore}`}>Older</a>
+            </p>
+          ) : null}
+        </>
+      )}
+    </section>
+  );
+}
+
+function Settings(props: { project: Project; admin: boolean }) {
+  const p = props.project;
+  const route = `/web/projects/${p.id}`;
+  return (
+    <>
+      <section class="card" aria-labelledby="settings-h">
+        <h2 id="settings-h">Settings</h2>
+        <form method="post" action={`${route}?_method=PATCH`} hx-patch={route} hx-swap="none">
+          <label for="p-name">Name</label>
+          <input id="p-name" name="name" required maxlength={100} value={p.name} />
+          <label for="p-desc">Description</label>
+          <input id="p-desc" name="description" maxlength={1000} value={p.description} />
+          <label for="p-repo">Repository (its path under the organization's code hosting, for evidence links)</label>
+          <input id="p-repo" name="repository" maxlength={200} value={p.repository ?? ""} placeholder="payments-api" />
+          <label for="p-budget">Context budget (tokens of compact guidance a task is served; the rest is listed by id)</label>
+          <input id="p-budget" name="contextBudget" inputmode="numeric" value={String(p.contextBudget ?? DEFAULT_CONTEXT_BUDGET)} />
+          <p>
+            <button type="submit">Save</button>
+          </p>
+        </form>
+      </section>
+      {props.admin ? (
+        <TypedDeleteForm route={route} name={p.name} title="Delete this project" button={`Delete ${p.name}`}>
+          Its selection, keys, resolutions, reports and activity are deleted with it. Agents and hooks using it stop working.
+        </TypedDeleteForm>
+      ) : null}
+    </>
+  );
+}
+
+/**
+ * The connection kit's HTML by what it is made of (the base URL, the project's id and name):
+ * several KB of configurations and the instruction stub, the same on every view of the page.
+ */
+const kits = new HtmlMemo(256);
+function connectionKitHtml(baseUrl: string, project: Project) {
+  return kits.render(`${baseUrl}\n${project.id}\n${project.name}`, () => {
+    const kit = connectionKit(baseUrl, project);
+    return <ConnectionKit mcpUrl={kit.mcpUrl} clients={kit.clients} instructions={kit.instructions} />;
+  });
+}
+
+export function projectPages(deps: CatalogDeps & JournalDeps) {
+  const catalog = () => deps.state.catalog!;
+
+  return new Elysia()
+    .use(createPageGuard(deps))
+    .get(
+      "/projects/new",
+      async ({ page: ctx }) => {
+        return page(
+          <Layout title="New project" user={ctx.session.user} nav={ctx.nav}>
+            <div class="card narrow">
+              <h1>New project</h1>
+              <p class="muted">A project is one codebase: its talents, its keys, its agents' activity.</p>
+              <form method="post" action="/web/projects" hx-post="/web/projects">
+                <label for="name">Name</label>
+                <input id="name" name="name" required maxlength={100} autofocus />
+                <label for="description">Description (optional)</label>
+                <input id="description" name="description" maxlength={1000} />
+                <label for="repository">Repository (optional, e.g. payments-api)</label>
+                <input id="repository" name="repository" maxlength={200} />
+                <p>
+                  <button type="submit">Create and choose talents</button>
+                </p>
+              </form>
+            </div>
+          </Layout>,
+        );
+      },
+      { orgPage: "member" },
+    )
+    .get(
+      "/projects/:id/onboarding",
+      async ({ page: ctx, org, params, query }) => {
+        const project = await getProject(deps.database, org.id, params.id);
+        const step = query.step === "connect" ? "connect" : "talents";
+        const steps = (
+          <ol class="steps">
+            <li aria-current={step === "talents" ? "step" : undefined}>
+              <a href={`/projects/${project.id}/onboarding`}>Choose talents</a>
+            </li>
+            <li aria-current={step === "connect" ? "step" : undefined}>
+              <a href={`/projects/${project.id}/onboarding?step=connect`}>Connect an agent</a>
+            </li>
+          </ol>
+        );
+        if (step === "connect") {
+          return page(
+            <Layout title={`Connect an agent · ${project.name}`} user={ctx.session.user} nav={ctx.nav}>
+              <h1>{project.name}: connect an agent</h1>
+              {steps}
+              <section class="card">
+                <h2>Interactive agents</h2>
+                <p>Add this project to your agent; it opens a browser to sign in and allow it. Then ask it to follow AGENTS.md.</p>
+                {connectionKitHtml(deps.config.baseUrl, project)}
+              </section>
+              <section class="card">
+                <h2>Hooks and CI</h2>
+                <p>They use the project's automation key with the key API (curl or the talentd client).</p>
+                <AutomationKey projectId={project.id} />
+              </section>
+              <p>
+                <a class="button" href={`/projects/${project.id}`}>
+                  Done: open the project
+                </a>
+              </p>
+            </Layout>,
+          );
+        }
+        const [overview, specs] = await Promise.all([
+          installedOverview({ database: deps.database, catalog: catalog() }, project),
+          listSpecializations(deps.database, catalog(), project.organizationId),
+        ]);
+        return page(
+          <Layout title={`Choose talents · ${project.name}`} user={ctx.session.user} nav={ctx.nav}>
+            <h1>{project.name}: choose talents</h1>
+            {steps}
+            <section class="card">
+              <h2>Start from a specialization</h2>
+              <p class="muted">A bundle for a kind of codebase; its prerequisites come along. You can change everything later.</p>
+              <ul class="spec-list">
+                {specs.map((s) => (
+                  <li>
+                    <form
+                      method="post"
+                      action={`/web/projects/${project.id}/apply-specialization`}
+                      hx-post={`/web/projects/${project.id}/apply-specialization`}
+                    >
+                      <input type="hidden" name="specializationId" value={s.id} />
+                      <input type="hidden" name="return" value={`/projects/${project.id}/onboarding`} />
+                      <strong>{s.name}</strong>
+                      {s.builtIn ? null : <span class="tag">custom</span>} <span class="muted small">{s.talents.join(", ")}</span>
+                      <div class="small">{s.description}</div>
+                      <button type="submit" class="small">
+                        Apply<span class="visually-hidden"> {s.name}</span>
+                      </button>
+                    </form>
+                  </li>
+                ))}
+              </ul>
+              <p>
+                Or <a href={`/catalog?project=${project.id}`}>pick single talents in the catalog</a>.
+              </p>
+            </section>
+            <InstalledSection projectId={project.id} overview={overview} catalog={catalog()} />
+            <p>
+              <a class="button" href={`/projects/${project.id}/onboarding?step=connect`}>
+                Next: connect an agent
+              </a>
+            </p>
+          </Layout>,
+        );
+      },
+      { orgPage: "member" },
+    )
+    .get(
+      "/projects/:id",
+      async ({ page: ctx, org, params, query }) => {
+        const project = await getProject(deps.database, org.id, params.id);
+        const tab: Tab = (TABS as readonly string[]).includes(String(query.tab)) ? (query.tab as Tab) : "overview";
+        let body: Child;
+        if (tab === "activity") {
+          const before = typeof query.before === "string" && /^trc_[0-9A-Z]{26}$/.test(query.before) ? query.before : undefined;
+          const pageOfEvents = await deps.journal.list(project.id, 50, before);
+          body = <Activity events={pageOfEvents.events} projectId={project.id} nextBefore={pageOfEvents.nextBefore} />;
+        } else if (tab === "keys") {
+          body = <KeysSection projectId={project.id} keys={await listKeys(deps.database, project.id)} />;
+        } else if (tab === "settings") {
+          body = <Settings project={project} admin={isOrgAdmin(org)} />;
+        } else {
+          const overview = await installedOverview({ database: deps.database, catalog: catalog() }, project);
+          body = (
+            <>
+              <InstalledSection projectId={project.id} overview={overview} catalog={catalog()} />
+              <details class="card" id="connection">
+                <summary>
+                  <h2>Connect an agent</h2>
+                </summary>
+                {connectionKitHtml(deps.config.baseUrl, project)}
+              </details>
+              <details class="card" id="ci">
+                <summary>
+                  <h2>CI validation and hooks</h2>
+                </summary>
+                <p>
+                  Hooks and CI call the key API with the project's automation key (<code>TALENTD_URL</code>, <code>TALENTD_KEY</code>).
+                </p>
+                <AutomationKey projectId={project.id} />
+                <pre>{connectionKit(deps.config.baseUrl, project).automation.hook}</pre>
+              </details>
+            </>
+          );
+        }
+        return page(
+          <Layout title={project.name} user={ctx.session.user} nav={ctx.nav}>
+            <ProjectHeader project={project} tab={tab} />
+            {body}
+          </Layout>,
+        );
+      },
+      { orgPage: "member" },
+    );
+}

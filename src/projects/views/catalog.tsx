@@ -1,0 +1,350 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * The components of the dashboard catalog (pages/catalog.tsx): cards, the specializations block,
+ * the filters, the grouped install of a specialization, the listing and the talent sheet.
+ */
+import { card, type Card as CardView, type facets, type ProjectState, type talentSheet } from "../../catalog/people";
+import type { Talent } from "../../catalog/format";
+import type { Project } from "../service";
+import type { SpecializationView } from "../../specializations/service";
+import type { PageContext } from "../../tenancy/pageSessions";
+import { GraphSvg, type GraphNodeView } from "../../ui/graph";
+import { DataTable, Layout } from "../../ui/layout";
+import { HtmlByObject, HtmlMemo } from "../../ui/memo";
+
+/** Kept renders (ui/memo.ts): a card outside grouped install depends on its talent only; the other blocks on what their key names. */
+const plainCards = new HtmlByObject<Talent, null>(() => true);
+const specBlocks = new HtmlMemo(256);
+const filterForms = new HtmlMemo(512);
+/** A talent's sheet: an expertise id (`@org/…`) is encoded as one path segment. */
+export const talentHref = (id: string): string => `/catalog/${id.startsWith("@") ? encodeURIComponent(id) : id}`;
+
+export function Card(props: { c: CardView; project?: Project; checked?: boolean }) {
+  const c = props.c;
+  const installed = c.installed && c.installed !== "not_installed";
+  return (
+    <li class="card talent-card">
+      {props.project ? (
+        <label class="pick">
+          <input type="checkbox" name="talents" value={c.id} checked={props.checked || installed} disabled={installed} />
+          <span class="visually-hidden">Select {c.id}</span>
+        </label>
+      ) : null}
+      <h3>
+        <a href={talentHref(c.id)}>{c.title}</a>
+      </h3>
+      <p class="muted small">
+        <code>{c.id}</code> · {c.version}
+        {c.kind === "expertise" ? <span class="tag">expertise</span> : null}
+        {installed ? <span class={`state ${c.installed}`}>{c.installed}</span> : null}
+      </p>
+      <p>{c.summary}</p>
+      <p class="small muted">
+        {c.rules} rules · {c.tokens} tokens{c.languages.length ? ` · ${c.languages.join(", ")}` : ""}
+        {c.requires.length ? ` · requires ${c.requires.join(", ")}` : ""}
+      </p>
+      {c.why && c.why.length > 0 ? <p class="small">Suits: {c.why.join(", ")}</p> : null}
+    </li>
+  );
+}
+
+function SpecializationsBlock(props: { specs: SpecializationView[]; projects: Project[] }) {
+  return (
+    <section aria-labelledby="specs-h">
+      <h2 id="specs-h">Specializations</h2>
+      <p class="muted">Bundles for a kind of codebase: apply one to a project, its prerequisites come along.</p>
+      <ul class="cards">
+        {props.specs.map((s) => (
+          <li class="card">
+            <h3>
+              {s.name}
+              {s.builtIn ? null : <span class="tag">custom</span>}
+            </h3>
+            <p class="small">{s.description}</p>
+            <p class="small muted">{s.talents.join(", ")}</p>
+            {props.projects.length > 0 ? (
+              <form method="get" action="/catalog" class="inline">
+                <input type="hidden" name="specialization" value={s.id} />
+                <label for={`spec-${s.id}`} class="visually-hidden">
+                  Project to apply {s.name} to
+                </label>
+                <select id={`spec-${s.id}`} name="project">
+                  {props.projects.map((p) => (
+                    <option value={p.id}>{p.name}</option>
+                  ))}
+                </select>{" "}
+                <button type="submit" class="small">
+                  Apply…<span class="visually-hidden"> {s.name}</span>
+                </button>
+              </form>
+            ) : null}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function Filters(props: {
+  query: Record<string, string | undefined>;
+  f: ReturnType<typeof facets>;
+  project?: Project;
+  selected?: Iterable<string>;
+}) {
+  const q = props.query;
+  const options = (name: string, counts: Record<string, number>, label: string) => (
+    <>
+      <label for={`f-${name}`}>{label}</label>
+      <select id={`f-${name}`} name={name}>
+        <option value="">any</option>
+        {Object.entries(counts).map(([k, n]) => (
+          <option value={k} selected={q[name] === k}>
+            {k} ({n})
+          </option>
+        ))}
+      </select>
+    </>
+  );
+  return (
+    <form method="get" action="/catalog" class="filters" role="search">
+      {props.project ? <input type="hidden" name="project" value={props.project.id} /> : null}
+      {/* what was pre-selected stays selected across searches */}
+      {[...(props.selected ?? [])].map((id) => (
+        <input type="hidden" name="select" value={id} />
+      ))}
+      <label for="f-query">Search</label>
+      <input id="f-query" type="search" name="query" value={q.query ?? ""} placeholder="typescript, migrations, TS-001…" />
+      {options("role", props.f.roles, "Role")}
+      {options("language", props.f.languages, "Language")}
+      {options("kind", props.f.kinds, "Kind")}
+      {props.project ? (
+        <label class="check">
+          <input type="checkbox" name="relevance" value="all" checked={q.relevance === "all"} /> show talents that do not suit the project
+          too
+        </label>
+      ) : null}
+      <button type="submit">Search</button>
+    </form>
+  );
+}
+
+/** The grouped install of one specialization into a project: its closure, applied at once. */
+export function ApplySpecialization(props: {
+  ctx: PageContext;
+  project: Project;
+  spec: SpecializationView;
+  closure: { ids: string[]; missing: string[] };
+  lookup: (id: string) => Talent | undefined;
+  state: (id: string) => ProjectState;
+}) {
+  const { ctx, project, spec, closure, lookup, state } = props;
+  return (
+    <Layout title={`Apply ${spec.name}`} user={ctx.session.user} nav={ctx.nav}>
+      <p class="crumbs">
+        <a href="/catalog">Catalog</a> / <a href={`/projects/${project.id}`}>{project.name}</a>
+      </p>
+      <h1>
+        Apply {spec.name} to {project.name}
+      </h1>
+      <p>{spec.description}</p>
+      <form
+        method="post"
+        action={`/web/projects/${project.id}/apply-specialization`}
+        hx-post={`/web/projects/${project.id}/apply-specialization`}
+      >
+        <input type="hidden" name="specializationId" value={spec.id} />
+        <input type="hidden" name="return" value={`/projects/${project.id}`} />
+        <ul class="cards">
+          {closure.ids.map((id) => {
+            const t = lookup(id)!;
+            return <Card c={{ ...card(t), installed: state(id) }} />;
+          })}
+        </ul>
+        {closure.missing.length > 0 ? <p class="error">No longer available: {closure.missing.join(", ")}</p> : null}
+        <p>
+          <button type="submit" disabled={closure.missing.length > 0}>
+            Install these {closure.ids.length} talents (one step)
+          </button>
+        </p>
+      </form>
+    </Layout>
+  );
+}
+
+/** What the listing shows: the cards of this page, the project of a grouped install and its choices. */
+export interface Listing {
+  ctx: PageContext;
+  q: Record<string, string | undefined>;
+  project: Project | undefined;
+  relevanceOn: boolean;
+  facets: ReturnType<typeof facets>;
+  talents: Talent[];
+  cards: CardView[];
+  selected: Set<string>;
+  specs: SpecializationView[];
+  projects: readonly Project[];
+  next: string | null;
+}
+
+/** The catalog listing: the specializations block (without a project), the filters, the cards, the next page. */
+export function CatalogListing(props: { l: Listing }) {
+  const { ctx, q, project, selected, specs, projects, cards } = props.l;
+  const relevance = props.l.relevanceOn;
+  const grid = (
+    <ul class="cards" aria-label="Talents">
+      {project
+        ? cards.map((c) => <Card c={c} project={project} checked={selected.has(c.id)} />)
+        : props.l.talents.map((t) => plainCards.render(t, null, () => <Card c={card(t)} />))}
+    </ul>
+  );
+  return (
+    <Layout title={project ? `Add talents to ${project.name}` : "Catalog"} user={ctx.session.user} nav={ctx.nav}>
+      {project ? (
+        <>
+          <p class="crumbs">
+            <a href={`/projects/${project.id}`}>{project.name}</a> /
+          </p>
+          <h1>Add talents to {project.name}</h1>
+          <p class="muted">
+            Tick talents and install them in one step (all or nothing).{" "}
+            {relevance && q.relevance !== "all" ? "Only talents that suit the project are shown." : ""}
+          </p>
+        </>
+      ) : (
+        <h1>Catalog</h1>
+      )}
+      {project
+        ? null
+        : specBlocks.render(JSON.stringify([specs, (projects as Project[]).map((p) => [p.id, p.name])]), () => (
+            <SpecializationsBlock specs={specs as SpecializationView[]} projects={projects as Project[]} />
+          ))}
+      {filterForms.render(JSON.stringify([q, props.l.facets, project?.id, project ? [...selected] : null]), () => (
+        <Filters query={q} f={props.l.facets} project={project} selected={project ? selected : undefined} />
+      ))}
+      {cards.length === 0 ? <p class="muted">Nothing matches.</p> : null}
+      {project ? (
+        <form method="post" action={`/web/projects/${project.id}/talents`}>
+          <input type="hidden" name="return" value={`/projects/${project.id}`} />
+          {grid}
+          <p class="sticky-actions">
+            <button type="submit">Install selected</button>
+          </p>
+        </form>
+      ) : (
+        grid
+      )}
+      {props.l.next ? (
+        <p>
+          <a href={`/catalog?${props.l.next}`}>More</a>
+        </p>
+      ) : null}
+    </Layout>
+  );
+}
+
+/** The talent sheet: graph, roles, triggers, budget, rules, conformance tests, compact preview, files, install into a project. */
+export function TalentSheet(props: {
+  ctx: PageContext;
+  t: Talent;
+  sheet: ReturnType<typeof talentSheet>;
+  nodes: GraphNodeView[];
+  projects: readonly Project[];
+}) {
+  const { ctx, t, sheet, nodes, projects } = props;
+  return (
+    <Layout title={t.title} user={ctx.session.user} nav={ctx.nav}>
+      <p class="crumbs">
+        <a href="/catalog">Catalog</a> /
+      </p>
+      <h1>{t.title}</h1>
+      <p>
+        <code>{t.id}</code> · version {t.version} {t.kind === "expertise" ? <span class="tag">expertise</span> : null}
+      </p>
+      <p>{t.summary}</p>
+      {projects.length > 0 ? (
+        <form method="get" action="/catalog" class="card sub inline">
+          <input type="hidden" name="select" value={t.id} />
+          <label for="install-project">Install into</label>{" "}
+          <select id="install-project" name="project">
+            {projects.map((p) => (
+              <option value={p.id}>{p.name}</option>
+            ))}
+          </select>{" "}
+          <button type="submit">Install…</button> <span class="muted small">(with its prerequisites, next step)</span>
+        </form>
+      ) : null}
+      <GraphSvg nodes={nodes} edges={sheet.graph.edges} title={`What ${t.id} requires, what requires it, and what it conflicts with`} />
+      <dl class="facts">
+        <dt>Roles</dt>
+        <dd>{t.roles.join(", ") || "—"}</dd>
+        <dt>Languages</dt>
+        <dd>{t.languages.join(", ") || "any"}</dd>
+        <dt>Triggers</dt>
+        <dd>
+          {t.triggers.files.map((g) => (
+            <code>{g} </code>
+          ))}
+          {t.triggers.keywords.length ? ` · ${t.triggers.keywords.join(", ")}` : ""}
+        </dd>
+        <dt>Budget</dt>
+        <dd>
+          {t.tokens} of {t.budget} tokens
+        </dd>
+        <dt>Requires</dt>
+        <dd>{t.requires.join(", ") || "—"}</dd>
+        <dt>Conflicts with</dt>
+        <dd>{t.conflicts.join(", ") || "—"}</dd>
+      </dl>
+      <h2>Rules</h2>
+      <DataTable caption="Rules and how to check them" columns={["Rule", "Severity", "Rule and check"]}>
+        {sheet.rules.map((r) => (
+          <tr>
+            <td>
+              <code>{r.id}</code>
+            </td>
+            <td>
+              <span class={`severity ${r.severity}`}>{r.severity}</span>
+            </td>
+            <td>
+              {r.title}
+              <div class="muted small">Check: {r.check}</div>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
+      {sheet.tests.length > 0 ? (
+        <>
+          <h2>Conformance tests</h2>
+          <DataTable caption="Passing and failing samples per rule" columns={["Rule", "Passes", "Fails"]}>
+            {sheet.tests.map((x) => (
+              <tr>
+                <td>
+                  <code>{x.rule}</code>
+                </td>
+                <td>
+                  <code>{x.pass}</code>
+                </td>
+                <td>
+                  <code>{x.fail}</code>
+                </td>
+              </tr>
+            ))}
+          </DataTable>
+        </>
+      ) : null}
+      <h2>What an agent is served</h2>
+      <pre class="compact">{sheet.compact}</pre>
+      <h2>Files</h2>
+      <ul>
+        {sheet.files.map((f) => (
+          <li>
+            <code>{f.path}</code>{" "}
+            <span class="muted small">
+              {f.size} bytes · {f.digest.slice(0, 19)}…
+            </span>
+          </li>
+        ))}
+      </ul>
+    </Layout>
+  );
+}

@@ -1,0 +1,154 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * The platform administration pages (docs/api.md "Pages"), for users with role admin:
+ * `/admin` (organizations with approve / reject / suspend / reactivate), `/admin/users`, and
+ * `/admin/security-events` (paged, newest first). Open whatever the administrator's own
+ * organization's state (docs/design.md "Organizations and their data", rule 1). Anyone else gets the 404 page: the pages' existence
+ * is not advertised to them.
+ */
+import { desc } from "drizzle-orm";
+import { Elysia } from "elysia";
+import type { Child } from "hono/jsx";
+import type { CoreDeps } from "../../deps";
+import { users } from "../../db/schema";
+import { listSecurityEvents } from "../../identity/security";
+import { listUnownedMail } from "../../mail/outbox";
+import { MailTable } from "../../mail/pages";
+import { iso } from "../../lib/time";
+import { listAllOrganizations } from "../service";
+import { AdminOrganizations, statusFilter } from "../views/admin";
+import { createPageGuard, type PageContext } from "../pageSessions";
+import { DataTable, Layout, page } from "../../ui/layout";
+
+const TABS = [
+  { href: "/admin", label: "Organizations" },
+  { href: "/admin/users", label: "Users" },
+  { href: "/admin/security-events", label: "Security events" },
+  { href: "/admin/mail", label: "Mail" },
+];
+
+const when = (ms: number): string => iso(ms).replace("T", " ").slice(0, 19);
+
+/** Events per page of /admin/security-events. */
+const EVENTS_PAGE = 50;
+
+function AdminLayout(props: { ctx: PageContext; title: string; path: string; children?: Child }) {
+  return (
+    <Layout title={`${props.title} · Administration`} user={props.ctx.session.user} nav={props.ctx.nav}>
+      <h1>Platform administration</h1>
+      <nav class="tabs" aria-label="Administration">
+        {TABS.map((t) => (
+          <a href={t.href} aria-current={t.href === props.path ? "page" : undefined}>
+            {t.label}
+          </a>
+        ))}
+      </nav>
+      {props.children}
+    </Layout>
+  );
+}
+
+export function adminPages(deps: CoreDeps) {
+  return new Elysia()
+    .use(createPageGuard(deps))
+    .get(
+      "/admin",
+      async ({ page: ctx, query }) => {
+        const organizations = await listAllOrganizations(deps.database);
+        return page(
+          <AdminLayout ctx={ctx} title="Organizations" path="/admin">
+            <AdminOrganizations organizations={organizations} status={statusFilter(query.status)} />
+          </AdminLayout>,
+        );
+      },
+      { page: "platform" },
+    )
+    .get(
+      "/admin/users",
+      async ({ page: ctx }) => {
+        const rows = await deps.database.db
+          .select({ id: users.id, email: users.email, name: users.name, role: users.role, createdAt: users.createdAt })
+          .from(users)
+          .orderBy(desc(users.createdAt));
+        return page(
+          <AdminLayout ctx={ctx} title="Users" path="/admin/users">
+            <section aria-labelledby="users-h">
+              <h2 id="users-h">Users ({rows.length})</h2>
+              <DataTable caption="Users, newest first" columns={["E-mail", "Name", "Role", "Created (UTC)"]}>
+                {rows.map((u) => (
+                  <tr>
+                    <td>{u.email}</td>
+                    <td>{u.name ?? "—"}</td>
+                    <td>{u.role === "admin" ? <strong>platform admin</strong> : "user"}</td>
+                    <td class="small">{when(u.createdAt)}</td>
+                  </tr>
+                ))}
+              </DataTable>
+            </section>
+          </AdminLayout>,
+        );
+      },
+      { page: "platform" },
+    )
+    .get(
+      "/admin/mail",
+      async ({ page: ctx }) => {
+        const mails = await listUnownedMail(deps.database);
+        return page(
+          <AdminLayout ctx={ctx} title="Mail" path="/admin/mail">
+            <section aria-labelledby="mail-h">
+              <h2 id="mail-h">Mail of no organization, not delivered yet</h2>
+              <p class="muted">
+                Password-reset mails belong to no organization, so no organization's admins see them fail. They are listed here without
+                their content (a reset link is a secret); the person can ask for a new link once delivery works again. Organizations' own
+                mails are on their <code>/org/mail</code> page.
+              </p>
+              {mails.length === 0 ? <p>Nothing waiting or failed.</p> : <MailTable mails={mails} />}
+            </section>
+          </AdminLayout>,
+        );
+      },
+      { page: "platform" },
+    )
+    .get(
+      "/admin/security-events",
+      async ({ page: ctx, query }) => {
+        const before = typeof query.before === "string" && /^[1-9][0-9]{0,15}$/.test(query.before) ? Number(query.before) : undefined;
+        const events = await listSecurityEvents(deps.database, EVENTS_PAGE, before);
+        const next = events.length >= EVENTS_PAGE ? events.at(-1)!.createdAt : null;
+        return page(
+          <AdminLayout ctx={ctx} title="Security events" path="/admin/security-events">
+            <section aria-labelledby="events-h">
+              <h2 id="events-h">Security events{before ? ` before ${when(before)}` : ""}</h2>
+              {events.length === 0 ? (
+                <p class="muted">No security event{before ? " before this time" : " yet"}.</p>
+              ) : (
+                <DataTable caption="Security events, newest first" columns={["When (UTC)", "Event", "E-mail", "Address", "Detail"]}>
+                  {events.map((e) => (
+                    <tr>
+                      <td class="small">{when(e.createdAt)}</td>
+                      <td>
+                        <code>{e.kind}</code>
+                      </td>
+                      <td>{e.email ?? "—"}</td>
+                      <td class="small">
+                        {e.ip ?? "—"}
+                        {e.userAgent ? <div class="muted small">{e.userAgent.slice(0, 80)}</div> : null}
+                      </td>
+                      <td class="small">{e.detail ? <code>{JSON.stringify(e.detail).slice(0, 200)}</code> : "—"}</td>
+                    </tr>
+                  ))}
+                </DataTable>
+              )}
+              <p>
+                {before ? <a href="/admin/security-events">Newest</a> : null}
+                {before && next ? " · " : null}
+                {next ? <a href={`/admin/security-events?before=${next}`}>Older</a> : null}
+              </p>
+            </section>
+          </AdminLayout>,
+        );
+      },
+      { page: "platform" },
+    );
+}

@@ -1,0 +1,193 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * `/accept-invitation/:id`, the page an invitation mail links to (docs/api.md "The invitation page"). Signed in as the
+ * invitee: an Accept button. Signed in as someone else: says so. Not signed in: sign in (the
+ * `/login` page, returning here) or create the account with the invited address and join.
+ */
+import { passwordProblem } from "../../identity/passwords";
+import { iso } from "../../lib/time";
+import { Elysia } from "elysia";
+import { eq } from "drizzle-orm";
+import type { SignInDeps } from "../../identity/limits";
+import { optionalSession } from "../../auth/session";
+import { checkSameOrigin } from "../../http/csrf";
+import { invitations, organizations } from "../../db/schema";
+import { clientMeta } from "../../http/client";
+import { AppError } from "../../http/errors";
+import { formField } from "../../http/form";
+import { signUp } from "../../identity/service";
+import { sessionCookie, setActiveOrganization } from "../../auth/sessions";
+import { normalizeEmail } from "../../identity/users";
+import { Layout, page } from "../../ui/layout";
+import { acceptInvitation } from "../service";
+
+interface InvitationView {
+  id: string;
+  email: string;
+  role: string;
+  status: string;
+  expiresAt: number;
+  organizationName: string;
+}
+
+function Message(props: { title: string; text: string; link?: { href: string; label: string } }) {
+  return (
+    <Layout title={props.title}>
+      <div class="card">
+        <h1>{props.title}</h1>
+        <p>{props.text}</p>
+        {props.link ? (
+          <p>
+            <a class="button" href={props.link.href}>
+              {props.link.label}
+            </a>
+          </p>
+        ) : null}
+      </div>
+    </Layout>
+  );
+}
+
+function InvitationPage(props: { inv: InvitationView; signedInAs: string | null; error?: string }) {
+  const { inv } = props;
+  const here = `/accept-invitation/${inv.id}`;
+  return (
+    <Layout title={`Join ${inv.organizationName}`} user={props.signedInAs ? { email: props.signedInAs } : null}>
+      <div class="card">
+        <h1>Join {inv.organizationName}</h1>
+        <p>
+          {inv.email} is invited to the organization <strong>{inv.organizationName}</strong> as {inv.role}. The invitation expires{" "}
+          {iso(inv.expiresAt).slice(0, 16).replace("T", " ")} UTC.
+        </p>
+        {props.error ? <p class="error">{props.error}</p> : null}
+        {props.signedInAs === inv.email ? (
+          <form method="post" action={here}>
+            <button type="submit">Accept and join</button>
+          </form>
+        ) : props.signedInAs ? (
+          <p class="error">
+            You are signed in as {props.signedInAs}, but this invitation is for {inv.email}.{" "}
+            <a href={`/login?next=${encodeURIComponent(here)}`}>Sign in as {inv.email}</a>.
+          </p>
+        ) : (
+          <div>
+            <p>
+              Have an account? <a href={`/login?next=${encodeURIComponent(here)}`}>Sign in as {inv.email}</a>, then accept.
+            </p>
+            <h2>New here? Create your account</h2>
+            <form method="post" action={`${here}/sign-up`}>
+              <label for="email">E-mail</label>
+              <input id="email" name="email" type="email" value={inv.email} readonly />
+              <label for="name">Name</label>
+              <input id="name" name="name" type="text" autocomplete="name" />
+              <label for="password">Password (at least 10 characters)</label>
+              <input id="password" name="password" type="password" required minlength={10} autocomplete="new-password" />
+              <p>
+                <button type="submit">Create account and join</button>
+              </p>
+            </form>
+          </div>
+        )}
+      </div>
+    </Layout>
+  );
+}
+
+const field = (body: unknown, name: string): string => formField(body, name) ?? "";
+
+export function invitationPages(deps: SignInDeps) {
+  const load = async (id: string): Promise<InvitationView | Response> => {
+    const row = (
+      await deps.database.db
+        .select({
+          id: invitations.id,
+          email: invitations.email,
+          role: invitations.role,
+          status: invitations.status,
+          expiresAt: invitations.expiresAt,
+          organizationName: organizations.name,
+        })
+        .from(invitations)
+        .innerJoin(organizations, eq(organizations.id, invitations.organizationId))
+        .where(eq(invitations.id, id))
+        .limit(1)
+    )[0];
+    if (!row || row.status === "revoked")
+      return page(<Message title="Invitation not found" text="This invitation does not exist or was withdrawn. Ask for a new one." />, 404);
+    if (row.status === "accepted")
+      return page(<Message title="Already accepted" text={`This invitation to ${row.organizationName} was already accepted.`} />, 409);
+    if (row.expiresAt <= Date.now())
+      return page(
+        <Message title="Invitation expired" text={`This invitation to ${row.organizationName} has expired. Ask for a new one.`} />,
+        410,
+      );
+    return row;
+  };
+  const session = (request: Request) => optionalSession(deps, request);
+  const joined = (inv: InvitationView, cookie?: string) =>
+    page(
+      <Message
+        title={`Welcome to ${inv.organizationName}`}
+        text={`You are now a member of ${inv.organizationName} (${inv.role}); it is your active organization.`}
+      />,
+      200,
+      cookie ? { "set-cookie": cookie } : {},
+    );
+
+  return new Elysia()
+    .get("/accept-invitation/:id", async ({ params, request }) => {
+      const inv = await load(params.id);
+      if (inv instanceof Response) return inv;
+      const s = await session(request);
+      return page(<InvitationPage inv={inv} signedInAs={s?.user.email ?? null} />, 200);
+    })
+    .post("/accept-invitation/:id", async ({ params, request }) => {
+      const inv = await load(params.id);
+      if (inv instanceof Response) return inv;
+      const s = await session(request);
+      if (!s)
+        return new Response(null, {
+          status: 303,
+          headers: { location: `/login?next=${encodeURIComponent(`/accept-invitation/${inv.id}`)}` },
+        });
+      checkSameOrigin(deps.config, request, true);
+      try {
+        await deps.database.write(async (tx) => {
+          const a = await acceptInvitation(tx, inv.id, s.user);
+          await setActiveOrganization(tx, s.id, a.organizationId);
+        });
+      } catch (e) {
+        if (!(e instanceof AppError)) throw e;
+        return page(<InvitationPage inv={inv} signedInAs={s.user.email} error={e.message} />, e.status);
+      }
+      return joined(inv);
+    })
+    .post("/accept-invitation/:id/sign-up", async ({ params, request, body, server }) => {
+      const inv = await load(params.id);
+      if (inv instanceof Response) return inv;
+      checkSameOrigin(deps.config, request, false);
+      const email = normalizeEmail(field(body, "email") || inv.email);
+      const password = field(body, "password");
+      const fail = (message: string, status = 400) => page(<InvitationPage inv={inv} signedInAs={null} error={message} />, status);
+      if (email !== inv.email) return fail(`This invitation is for ${inv.email}.`, 403);
+      const problem = passwordProblem(password);
+      if (problem) return fail(`The password ${problem}.`);
+      try {
+        const r = await signUp(
+          deps.database,
+          deps.authLimiters,
+          { email, password, name: field(body, "name").slice(0, 100) || undefined },
+          clientMeta(request, server),
+          deps,
+        );
+        await deps.database.write(async (tx) => {
+          const a = await acceptInvitation(tx, inv.id, { id: r.user.id, email: r.user.email });
+          await setActiveOrganization(tx, r.session.id, a.organizationId);
+        });
+        return joined(inv, sessionCookie(deps.config, r.session.token, r.session.expiresAt));
+      } catch (e) {
+        if (!(e instanceof AppError)) throw e;
+        return fail(e.code === "conflict" ? `An account with ${inv.email} exists: sign in instead.` : e.message, e.status);
+      }
+    });
+}

@@ -1,0 +1,152 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * The organization's pages (docs/api.md "Pages"): `/org/new` (create an organization over `POST /web/orgs`)
+ * and `/org` (its approval status; members and roles; invitations; code hosting; links to
+ * single sign-on, mail, expertises, insights and adoption). While the active organization is
+ * not approved, `/org` is its status page and nothing else (docs/design.md "Organizations and their data", rule 1), and the layout's
+ * banner says so on every page. Members see the members, the status and the code hosting;
+ * invitations, settings forms and the links to the owner/admin pages are not shown to them.
+ */
+import { Elysia } from "elysia";
+import type { Child } from "hono/jsx";
+import type { CoreDeps } from "../../deps";
+import { getCodeHosting } from "../codeHosting";
+import { listInvitations, listMembers } from "../service";
+import { CodeHostingSection } from "../views/codeHosting";
+import { InvitationsSection, MembersSection, StatusCard } from "../views/org";
+import { createPageGuard } from "../pageSessions";
+import { isOrgAdmin } from "../../ui/pageGuard";
+import { Layout, page } from "../../ui/layout";
+
+/** The owner/admin pages of the organization, linked from /org (some are built beside this one). */
+const ADMIN_LINKS = [
+  { href: "/org/expertises", label: "Expertises", text: "the organization's private talents: write, verify, publish" },
+  { href: "/org/insights", label: "Insights", text: "operational health: failed calls, keys to act on, projects at fault" },
+  { href: "/org/talent-adoption", label: "Talent adoption", text: "which talents and expertises the projects use and audit" },
+  { href: "/org/sso", label: "Single sign-on", text: "OIDC or SAML for the organization's e-mail domains" },
+  { href: "/org/mail", label: "Mail", text: "invitations and other mails that failed or wait to be sent" },
+];
+
+export function orgPages(deps: CoreDeps) {
+  return new Elysia()
+    .use(createPageGuard(deps))
+    .get(
+      "/org/new",
+      async ({ page: ctx }) => {
+        const approvedAtOnce = deps.config.autoApproveOrgs || ctx.session.user.role === "admin";
+        return page(
+          <Layout title="New organization" user={ctx.session.user} nav={ctx.nav}>
+            <div class="card narrow">
+              <h1>New organization</h1>
+              <p class="muted">
+                An organization holds projects, members and private expertises. You become its owner, and it becomes your active
+                organization.
+              </p>
+              <p>
+                {approvedAtOnce
+                  ? "It is approved at once."
+                  : "A platform administrator approves new organizations: until then it is pending, and only its status can be seen."}
+              </p>
+              <form method="post" action="/web/orgs" hx-post="/web/orgs">
+                <label for="org-name">Name</label>
+                <input id="org-name" name="name" required maxlength={100} autofocus />
+                <label for="org-slug">
+                  Short name (optional: lower-case letters, digits and -; it names private expertises, @short-name/…)
+                </label>
+                <input
+                  id="org-slug"
+                  name="slug"
+                  maxlength={40}
+                  pattern="[a-z0-9]+(-[a-z0-9]+)*"
+                  title="lower-case letters and digits separated by -"
+                  autocomplete="off"
+                />
+                <p>
+                  <button type="submit">Create the organization</button>
+                </p>
+              </form>
+            </div>
+          </Layout>,
+        );
+      },
+      { page: "signedIn" },
+    )
+    .get(
+      "/org",
+      async ({ page: ctx }) => {
+        const org = ctx.active;
+        const layout = (title: string, body: Child) =>
+          page(
+            <Layout title={title} user={ctx.session.user} nav={ctx.nav}>
+              {body}
+            </Layout>,
+          );
+        if (!org) {
+          return layout(
+            "Organization",
+            <div class="card">
+              <h1>No organization yet</h1>
+              <p>Accept an invitation a colleague sent you (its link opens the way in), or create an organization.</p>
+              <p>
+                <a class="button" href="/org/new">
+                  Create an organization
+                </a>
+              </p>
+            </div>,
+          );
+        }
+        const heading = (
+          <div class="row">
+            <h1>{org.name}</h1>
+            <a class="button secondary" href="/org/new">
+              New organization
+            </a>
+          </div>
+        );
+        if (org.status !== "approved")
+          return layout(
+            org.name,
+            <>
+              {heading}
+              <StatusCard org={org} />
+            </>,
+          );
+        const admin = isOrgAdmin(org);
+        const [members, invitations, codeHosting] = await Promise.all([
+          listMembers(deps.database, org.id),
+          admin ? listInvitations(deps.database, org.id) : Promise.resolve([]),
+          getCodeHosting(deps.database, org.id),
+        ]);
+        return layout(
+          org.name,
+          <>
+            {heading}
+            <StatusCard org={org} />
+            <MembersSection members={members} viewer={{ userId: ctx.session.user.id, role: org.role }} orgName={org.name} />
+            {admin ? (
+              <InvitationsSection
+                invitations={invitations}
+                baseUrl={deps.config.baseUrl}
+                viewerRole={org.role}
+                mail={deps.config.smtpUrl !== undefined}
+              />
+            ) : null}
+            <CodeHostingSection codeHosting={codeHosting} admin={admin} />
+            {admin ? (
+              <section class="card" aria-labelledby="more-h">
+                <h2 id="more-h">Settings and analytics</h2>
+                <ul class="links">
+                  {ADMIN_LINKS.map((l) => (
+                    <li>
+                      <a href={l.href}>{l.label}</a> <span class="muted small">— {l.text}</span>
+                    </li>
+                  ))}
+                </ul>
+              </section>
+            ) : null}
+          </>,
+        );
+      },
+      { page: "signedIn" },
+    );
+}

@@ -1,0 +1,147 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * The platform administrators' table of organizations (`/admin`, and the fragment of
+ * `POST /web/admin/organizations/:id/:operation`): each organization with its status and the
+ * decisions the approval state machine allows from it (service.ts APPROVAL_MOVES).
+ */
+import type { OrgStatus } from "../../db/schema";
+import { APPROVAL_MOVES, APPROVAL_OPERATIONS, type ApprovalOperation } from "../service";
+import { Notice, when } from "../../ui/parts";
+import { DataTable } from "../../ui/layout";
+
+export interface AdminOrgView {
+  id: string;
+  slug: string;
+  name: string;
+  status: OrgStatus;
+  members: number;
+  createdAt: number;
+  statusChangedAt: number | null;
+}
+
+const OPERATION_LABEL: Record<ApprovalOperation, string> = {
+  approve: "Approve",
+  reject: "Reject",
+  suspend: "Suspend",
+  reactivate: "Reactivate",
+};
+/** Operations that stop an organization: they ask for its slug typed first. */
+const STOPPING: readonly ApprovalOperation[] = ["reject", "suspend"];
+
+/** The decisions a platform administrator may take on an organization in `status`. */
+export const allowedOperations = (status: OrgStatus): ApprovalOperation[] => APPROVAL_OPERATIONS.filter((op) => APPROVAL_MOVES[op][status]);
+
+/**
+ * Every organization with its status and the decisions it allows. Approve and reactivate are
+ * one click; reject and suspend stop an organization's projects, so they open a form that
+ * asks for its slug typed (the browser enforces it with `pattern`, JavaScript or not).
+ */
+export function AdminOrganizations(props: { organizations: AdminOrgView[]; status: OrgStatus | null; notice?: string }) {
+  const shown = props.status ? props.organizations.filter((o) => o.status === props.status) : props.organizations;
+  const pending = props.organizations.filter((o) => o.status === "pending").length;
+  return (
+    <section id="admin-orgs" aria-labelledby="admin-orgs-h">
+      <h2 id="admin-orgs-h">Organizations</h2>
+      <Notice text={props.notice} />
+      <nav class="filters-row" aria-label="Filter by status">
+        <a href="/admin" aria-current={props.status === null ? "page" : undefined}>
+          All ({props.organizations.length})
+        </a>
+        {(["pending", "approved", "rejected", "suspended"] as const).map((s) => (
+          <a href={`/admin?status=${s}`} aria-current={props.status === s ? "page" : undefined}>
+            {s} ({props.organizations.filter((o) => o.status === s).length})
+          </a>
+        ))}
+      </nav>
+      {pending > 0 ? <p>{pending === 1 ? "One organization waits" : `${pending} organizations wait`} for a decision.</p> : null}
+      {shown.length === 0 ? (
+        <p class="muted">No organization{props.status ? ` is ${props.status}` : " yet"}.</p>
+      ) : (
+        <DataTable caption="Organizations and their status" columns={["Organization", "Status", "Members", "Created (UTC)", "Decisions"]}>
+          {shown.map((o) => (
+            <tr data-org={o.slug}>
+              <td>
+                {o.name}
+                <div class="muted small">
+                  <code>{o.slug}</code>
+                </div>
+              </td>
+              <td>
+                <span class={`state ${o.status}`}>{o.status}</span>
+                {o.statusChangedAt ? <div class="muted small">since {when(o.statusChangedAt)}</div> : null}
+              </td>
+              <td>{o.members}</td>
+              <td class="small">{when(o.createdAt)}</td>
+              <td>
+                <div class="row-actions">
+                  {allowedOperations(o.status).map((op) => {
+                    const action = `/web/admin/organizations/${o.id}/${op}`;
+                    if (!STOPPING.includes(op)) {
+                      return (
+                        <form method="post" action={action} hx-post={action} hx-target="#admin-orgs" hx-swap="outerHTML">
+                          <button type="submit" class="small">
+                            {OPERATION_LABEL[op]}
+                            <span class="visually-hidden"> {o.name}</span>
+                          </button>
+                        </form>
+                      );
+                    }
+                    return (
+                      <details class="confirm">
+                        <summary>
+                          {OPERATION_LABEL[op]}…<span class="visually-hidden"> {o.name}</span>
+                        </summary>
+                        <form
+                          method="post"
+                          action={action}
+                          hx-post={action}
+                          hx-target="#admin-orgs"
+                          hx-swap="outerHTML"
+                          data-confirm-name={o.slug}
+                        >
+                          <label for={`confirm-${op}-${o.id}`}>
+                            {op === "reject"
+                              ? "Its members never get to use it."
+                              : "Its projects, keys and agents are refused until it is reactivated."}{" "}
+                            Type <strong>{o.slug}</strong> to {op} it
+                          </label>
+                          <input
+                            id={`confirm-${op}-${o.id}`}
+                            name="confirm"
+                            autocomplete="off"
+                            required
+                            pattern={o.slug}
+                            title={`the slug ${o.slug}`}
+                          />
+                          <button type="submit" class="danger small">
+                            {OPERATION_LABEL[op]} {o.name}
+                          </button>
+                        </form>
+                      </details>
+                    );
+                  })}
+                </div>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
+      )}
+    </section>
+  );
+}
+
+const STATUSES: readonly OrgStatus[] = ["pending", "approved", "rejected", "suspended"];
+
+/** The status filter of /admin (`?status=`), null for all. */
+export function statusFilter(value: unknown): OrgStatus | null {
+  return typeof value === "string" && (STATUSES as readonly string[]).includes(value) ? (value as OrgStatus) : null;
+}
+
+/** The status filter a change was made under (the page's query, from the Referer). */
+export function refererStatus(request: Request): OrgStatus | null {
+  try {
+    return statusFilter(new URL(request.headers.get("referer") ?? "").searchParams.get("status"));
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,143 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * The HTML views of the tenancy routes (docs/design.md "JSON by default, HTML when a browser asks": a resource's fragments beside its routes):
+ * the organization's approval status, its members with their roles, its invitations (with the
+ * accept link, for installs without mail) and its code hosting; the platform administrators'
+ * table of organizations is in admin.tsx. The pages (tenancy/pages/org.tsx, tenancy/pages/admin.tsx) render the
+ * same components; after a change through htmx the route answers the updated section with a
+ * line saying what changed (registered in registerTenancyViews).
+ *
+ * Who sees which control follows the service's rules (service.ts): owners change any role
+ * (the owner role included) and remove anyone; admins change and remove members and admins;
+ * everyone may leave. The last owner is not hidden from these controls: the server refuses
+ * (409 last_owner) and the page says why.
+ */
+import type { ViewDeps } from "../../deps";
+import { sessionOf } from "../../auth/guards";
+import { activeOrganization } from "../../auth/session";
+import { AppError } from "../../http/errors";
+import type { ViewContext } from "../../ui/views";
+import { getCodeHosting } from "../codeHosting";
+import { AdminOrganizations, refererStatus, statusFilter } from "./admin";
+import { listAllOrganizations, listInvitations, listMembers } from "../service";
+
+import { InvitationsSection, MembersSection, StatusCard } from "./org";
+import { CodeHostingSection } from "./codeHosting";
+
+/** The sections a fragment answers, of the viewer's active organization. */
+function sectionsOf(deps: ViewDeps) {
+  const viewer = async (ctx: ViewContext) => {
+    const session = sessionOf(ctx.request);
+    const org = session ? await activeOrganization(deps.database, session) : undefined;
+    if (!session || !org) throw new AppError("no_active_organization");
+    return { session, org };
+  };
+  const members = async (ctx: ViewContext, notice?: string) => {
+    const { session, org } = await viewer(ctx);
+    return (
+      <MembersSection
+        members={await listMembers(deps.database, org.id)}
+        viewer={{ userId: session.user.id, role: org.role }}
+        orgName={org.name}
+        notice={notice}
+      />
+    );
+  };
+  const invitations = async (ctx: ViewContext, notice?: string) => {
+    const { org } = await viewer(ctx);
+    return (
+      <InvitationsSection
+        invitations={await listInvitations(deps.database, org.id)}
+        baseUrl={deps.config.baseUrl}
+        viewerRole={org.role}
+        mail={deps.config.smtpUrl !== undefined}
+        notice={notice}
+      />
+    );
+  };
+  const codeHosting = async (ctx: ViewContext, notice?: string) => {
+    const { org } = await viewer(ctx);
+    return <CodeHostingSection codeHosting={await getCodeHosting(deps.database, org.id)} admin={org.role !== "member"} notice={notice} />;
+  };
+  return { viewer, members, invitations, codeHosting };
+}
+
+/** The route views of the organization and administration pages (registered once by createApp). */
+export function registerTenancyViews(deps: ViewDeps): void {
+  const registerView = deps.views.register.bind(deps.views);
+  const { members, invitations, codeHosting } = sectionsOf(deps);
+  registerView("POST", "/web/orgs", { redirect: () => "/org" });
+  // the readings, as the same sections (htmx asks with HX-Request)
+  registerView("GET", "/web/orgs/current/status", {
+    fragment: async (_d, ctx) => {
+      const session = sessionOf(ctx.request);
+      const org = session ? await activeOrganization(deps.database, session) : null;
+      return org ? <StatusCard org={org} /> : <p class="muted">No active organization.</p>;
+    },
+  });
+  registerView("GET", "/web/orgs/current/members", { fragment: (_d, ctx) => members(ctx) });
+  registerView("GET", "/web/orgs/current/invitations", { fragment: (_d, ctx) => invitations(ctx) });
+  registerView("GET", "/web/orgs/current/code-hosting", { fragment: (_d, ctx) => codeHosting(ctx) });
+  registerView("GET", "/web/admin/organizations", {
+    fragment: async (_d, ctx) => (
+      <AdminOrganizations
+        organizations={await listAllOrganizations(deps.database)}
+        status={statusFilter(new URL(ctx.request.url).searchParams.get("status"))}
+      />
+    ),
+  });
+  registerChanges(deps);
+}
+
+/** The fragments of the changes: the updated section with a line saying what changed. */
+function registerChanges(deps: ViewDeps): void {
+  const registerView = deps.views.register.bind(deps.views);
+  const { viewer, members, invitations, codeHosting } = sectionsOf(deps);
+  registerView("PATCH", "/web/orgs/current/members/:userId", {
+    // one's own role changed: the whole page, since what it shows depends on that role
+    redirect: (_d, ctx) => (ctx.params.userId === sessionOf(ctx.request)?.user.id ? "/org" : null),
+    fragment: async (data, ctx) => {
+      const d = data as { userId: string; role: string };
+      const who = (await listMembers(deps.database, (await viewer(ctx)).org.id)).find((m) => m.userId === d.userId)?.email ?? "The member";
+      return members(ctx, `${who} is now ${d.role}.`);
+    },
+  });
+  registerView("DELETE", "/web/orgs/current/members/:userId", {
+    // leaving: the organization's pages are no longer this person's
+    redirect: (_d, ctx) => (ctx.params.userId === sessionOf(ctx.request)?.user.id ? "/" : null),
+    fragment: (_d, ctx) => members(ctx, "The member was removed; their access ended at once."),
+  });
+  registerView("POST", "/web/orgs/current/invitations", {
+    fragment: (data, ctx) => {
+      const d = data as { email: string; role: string };
+      return invitations(
+        ctx,
+        `${d.email} is invited as ${d.role}. ${deps.config.smtpUrl ? "The mail is on its way; " : ""}the accept link is below.`,
+      );
+    },
+  });
+  registerView("POST", "/web/orgs/current/invitations/:id/resend", {
+    fragment: (data, ctx) =>
+      invitations(
+        ctx,
+        `The invitation of ${(data as { email: string }).email} was sent again; it is valid 7 more days, with the same link.`,
+      ),
+  });
+  registerView("DELETE", "/web/orgs/current/invitations/:id", {
+    fragment: (_d, ctx) => invitations(ctx, "The invitation was revoked; its link no longer works."),
+  });
+  registerView("PUT", "/web/orgs/current/code-hosting", { fragment: (_d, ctx) => codeHosting(ctx, "Code hosting saved.") });
+  registerView("DELETE", "/web/orgs/current/code-hosting", { fragment: (_d, ctx) => codeHosting(ctx, "Code hosting cleared.") });
+  registerView("POST", "/web/admin/organizations/:id/:operation", {
+    fragment: async (data, ctx) => {
+      const o = (data as { organization: { name: string; status: string } }).organization;
+      return (
+        <AdminOrganizations
+          organizations={await listAllOrganizations(deps.database)}
+          status={refererStatus(ctx.request)}
+          notice={`${o.name} is now ${o.status}.`}
+        />
+      );
+    },
+  });
+}

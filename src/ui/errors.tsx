@@ -1,0 +1,150 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * Errors as a person sees them ("errors show on the page, never a raw JSON body or
+ * a blank page"): an htmx request gets a fragment swapped into the page's message area; a
+ * page, or a form posted without JavaScript, gets an error page with the status; APIs keep the
+ * JSON error model. Given to the edge as its `htmlError` (`htmlErrors`).
+ */
+import type { AppError } from "../http/errors";
+import { isApiPath, isHtmx, isNavigation } from "../http/negotiate";
+import type { Confirmation } from "../http/methodOverride";
+import { Layout, page } from "./layout";
+import type { Viewer } from "./pageGuard";
+import { returnPath } from "./views";
+
+const TITLES: Record<number, string> = {
+  400: "That did not work",
+  401: "Sign in first",
+  403: "Not allowed",
+  404: "Not found",
+  409: "That clashes with what is there",
+  410: "Expired",
+  413: "Too large",
+  429: "Too many attempts",
+};
+
+/** The problem in words: the message and, for a validation error, each field's issue. */
+export function ErrorDetails(props: { error: AppError; requestId: string }) {
+  const issues = (props.error.details.issues as { path: string; message: string }[] | undefined) ?? [];
+  const pairs = (props.error.details.pairs as { a: string; b: string }[] | undefined) ?? [];
+  const ids = (props.error.details.ids as string[] | undefined) ?? [];
+  return (
+    <>
+      <p>{props.error.message}</p>
+      {issues.length > 0 ? (
+        <ul>
+          {issues.map((i) => (
+            <li>
+              {i.path ? <code>{i.path}</code> : null} {i.message}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {pairs.length > 0 ? (
+        <ul>
+          {pairs.map((p) => (
+            <li>
+              <code>{p.a}</code> conflicts with <code>{p.b}</code>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {ids.length > 0 ? (
+        <p>
+          Unknown:{" "}
+          {ids.map((id) => (
+            <code>{id} </code>
+          ))}
+        </p>
+      ) : null}
+      {props.error.status >= 500 ? <p class="muted">Request {props.requestId}</p> : null}
+    </>
+  );
+}
+
+/** The htmx fragment of an error: retargeted into the page's #flash area. */
+export function errorFragment(error: AppError, requestId: string): Response {
+  const html = String(
+    <div class="flash error" role="alert">
+      <strong>{TITLES[error.status] ?? "Something went wrong"}.</strong> <ErrorDetails error={error} requestId={requestId} />
+    </div>,
+  );
+  return new Response(html, {
+    status: error.status,
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      "hx-retarget": "#flash",
+      "hx-reswap": "innerHTML",
+      "cache-control": "no-store",
+      ...error.headers,
+    },
+  });
+}
+
+/** The error page of a page route or a browser form post; with the header of a signed-in `viewer`. */
+export function errorPage(error: AppError, requestId: string, viewer: Viewer | null = null): Response {
+  const title = TITLES[error.status] ?? "Something went wrong";
+  return page(
+    <Layout title={title} user={viewer?.user} nav={viewer?.nav}>
+      <div class="card">
+        <h1>{title}</h1>
+        <ErrorDetails error={error} requestId={requestId} />
+        <p>{error.status === 401 ? <a href="/login">Sign in</a> : <a href="/">Back to your projects</a>}</p>
+      </div>
+    </Layout>,
+    error.status,
+    error.headers,
+  );
+}
+
+/**
+ * The page of a destructive change posted without JavaScript and not yet confirmed
+ * (http/methodOverride.ts `requireConfirmation`): the question, a button that posts the same
+ * form again with `confirm=yes`, and a way back. Nothing was changed.
+ */
+export function confirmationPage(error: AppError, request: Request, viewer: Viewer | null = null): Response {
+  const c = error.details.confirm as Confirmation;
+  const url = new URL(request.url);
+  const back = returnPath(request, "/");
+  return page(
+    <Layout title={`Confirm: ${c.label}`} user={viewer?.user} nav={viewer?.nav}>
+      <div class="card">
+        <h1>Confirm: {c.label}</h1>
+        <p>{c.question}</p>
+        <p class="muted">Nothing was changed yet.</p>
+        <form method="post" action={url.pathname + url.search}>
+          <input type="hidden" name="confirm" value="yes" />
+          <input type="hidden" name="return" value={back} />
+          <p>
+            <button type="submit" class="danger">
+              {c.label}
+            </button>{" "}
+            <a href={back}>Cancel</a>
+          </p>
+        </form>
+      </div>
+    </Layout>,
+    error.status,
+    error.headers,
+  );
+}
+
+/** Finds the signed-in viewer of a request (ui/pageGuard.ts `viewerOf`), the page being at `path`. */
+export type ViewerLookup = (request: Request, path: string) => Promise<Viewer | null>;
+
+/**
+ * The edge's htmlError: a fragment for htmx, a page for a browser navigation (a page, a form
+ * posted without JavaScript), null (JSON) for the rest. A page has the header of every other
+ * page when the viewer is signed in; its switcher returns to the page itself (a GET) or to the
+ * page the form was posted from.
+ */
+export function htmlErrors(viewerOf: ViewerLookup) {
+  return async (error: AppError, request: Request, requestId: string): Promise<Response | null> => {
+    if (isHtmx(request)) return errorFragment(error, requestId);
+    if (!isNavigation(request)) return null;
+    const url = new URL(request.url);
+    if (isApiPath(url.pathname)) return null;
+    const viewer = await viewerOf(request, request.method === "GET" ? url.pathname : returnPath(request, "/"));
+    return error.details.confirm ? confirmationPage(error, request, viewer) : errorPage(error, requestId, viewer);
+  };
+}
