@@ -309,11 +309,11 @@ export const KEY_ROUTES = {
           .describe('The codebase\'s languages, e.g. ["typescript", "python"]: they rank the index. Optional.'),
         offset: z.number().int().min(0).optional().describe("Where the index goes on: the catalog.next of a previous answer. Optional."),
       }),
-      toRequest: (a) => ({
-        method: "GET",
-        path: "/api/discovery/playbook",
-        query: { languages: (a.languages as string[] | undefined)?.join(","), offset: a.offset as number | undefined },
-      }),
+      toRequest: (a) => {
+        const query = { languages: (a.languages as string[] | undefined)?.join(","), offset: a.offset as number | undefined };
+        const given = query.languages !== undefined || query.offset !== undefined;
+        return { method: "GET", path: "/api/discovery/playbook", ...(given ? { query } : {}) };
+      },
     },
   },
   skills: {

@@ -93,10 +93,12 @@ describe("kept values: one toolkit, each declares its clock and limit, the docs 
     await import("../../src/app");
     const { keptDeclarations } = await import("../../src/lib/kept");
     const table = keptTable();
-    const wrong = keptDeclarations()
+    // the values of src/ (a unit test of the toolkit may have declared its own in this process)
+    const ofSrc = keptDeclarations().filter((d) => declaredNames().includes(d.name));
+    const wrong = ofSrc
       .filter((d) => !table.get(d.name)?.startsWith(d.clock))
       .map((d) => `${d.name}: declared ${d.clock}, table ${table.get(d.name)}`);
-    expect(keptDeclarations().length).toBeGreaterThan(30);
+    expect(ofSrc.length).toBeGreaterThan(30);
     expect(wrong).toEqual([]);
   });
 });
