@@ -3,6 +3,7 @@ import { benchActivity } from "./activity";
 import { benchAgentLoop } from "./agentloop";
 import { benchCeilings } from "./ceilings";
 import { benchClient } from "./client";
+import { benchEdge } from "./edge";
 import { benchHardening } from "./hardening";
 import { benchWebCatalog } from "./webcatalog";
 import { benchIdentity } from "./identity";
@@ -29,6 +30,7 @@ const all: Record<string, () => Promise<void>> = {
   orgpages: benchOrgPages,
   reset: benchReset,
   starvation: benchStarvation,
+  edge: benchEdge,
 };
 const pick = Bun.argv.slice(2);
 for (const [name, fn] of Object.entries(all)) {
