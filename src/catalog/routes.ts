@@ -1,11 +1,11 @@
 /** `GET /api/catalog` (scope catalog): the public catalog, paged with an opaque cursor. */
 import { Elysia } from "elysia";
-import { intParam, strParam } from "../http/query";
+import { badCursor, intParam, strParam } from "../http/query";
+import { decodeCursor, encodeCursor } from "../lib/cursor";
 import type { AppDeps } from "../deps";
 import type { Guards } from "../auth/guards";
 import type { TraceJournal } from "../activity/journal";
 import { keyApiTracer } from "../activity/trace";
-import { validationFailed } from "../http/errors";
 import type { Catalog } from "./catalog";
 import type { Talent } from "./format";
 
@@ -29,16 +29,9 @@ export function talentSummary(t: Talent) {
   };
 }
 
-const encodeCursor = (id: string) => Buffer.from(`after:${id}`).toString("base64url");
-function decodeCursor(cursor: string): string {
-  const raw = Buffer.from(cursor, "base64url").toString("utf8");
-  if (!raw.startsWith("after:")) throw validationFailed([{ path: "cursor", message: "is not a cursor returned by this route" }]);
-  return raw.slice(6);
-}
-
 /** One page of the catalog after `cursor` (ids are sorted, so pages are stable). */
 export function catalogPage(catalog: Catalog, limit: number, cursor?: string) {
-  const after = cursor ? decodeCursor(cursor) : null;
+  const after = cursor ? (decodeCursor("after", cursor) ?? badCursor()) : null;
   const list = catalog.list;
   let start = 0;
   if (after !== null) {
@@ -58,7 +51,7 @@ export function catalogPage(catalog: Catalog, limit: number, cursor?: string) {
     talents: page.map(talentSummary),
     total: list.length,
     digest: catalog.digest,
-    nextCursor: more && page.length > 0 ? encodeCursor(page.at(-1)!.id) : null,
+    nextCursor: more && page.length > 0 ? encodeCursor("after", page.at(-1)!.id) : null,
   };
 }
 
