@@ -93,7 +93,10 @@ export interface Config {
    * (else 408 request_timeout and the connection closes); headers, and a request still unanswered, get a few seconds more. In ms.
    */
   requestDeadlineMs: number;
-  /** MAX_CONNECTIONS_PER_ADDRESS. Default 64: requests in progress per client address; beyond, 429 too_many_connections and the connection closes. */
+  /**
+   * MAX_CONNECTIONS_PER_ADDRESS. Default 64: requests in progress per client address; beyond, 429 too_many_connections and the connection
+   * closes.
+   */
   maxConnectionsPerAddress: number;
   /** The sign-in, sign-up and reset limits (identity/limits.ts), each a count of its own setting; defaults below. */
   authLimits: AuthLimitSettings;

@@ -75,7 +75,8 @@ export const SPAN_COUNTS_SQL = `SELECT
   (SELECT count(*) FROM reports WHERE project_id = ?1 AND created_at >= ?2 AND created_at < ?3) AS reports`;
 
 /** Verdicts of the reports a project recorded in [from, to) (one row: no grouping, no sort). */
-export const SPAN_VERDICTS_SQL = `SELECT sum(rr.verdict = 'pass') AS pass, sum(rr.verdict = 'fail') AS fail, sum(rr.verdict = 'not_applicable') AS not_applicable
+export const SPAN_VERDICTS_SQL = `SELECT sum(rr.verdict = 'pass') AS pass, sum(rr.verdict = 'fail') AS fail,
+  sum(rr.verdict = 'not_applicable') AS not_applicable
 FROM reports rep JOIN report_results rr ON rr.report_id = rep.id
 WHERE rep.project_id = ? AND rep.created_at >= ? AND rep.created_at < ?`;
 

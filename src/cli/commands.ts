@@ -252,7 +252,8 @@ async function exportCommand(cli: Extract<CommandLine, { kind: "run" }>): Promis
   const written = writeSkillFolders(dir, talents);
   for (const folder of written) console.log(folder);
   console.error(
-    `${written.length} talent(s) written to ${dir} as Agent Skills folders${typeof projectId === "string" ? ` (project ${projectId})` : ""}`,
+    `${written.length} talent(s) written to ${dir} as Agent Skills ` +
+      `folders${typeof projectId === "string" ? ` (project ${projectId})` : ""}`,
   );
   return 0;
 }
@@ -284,7 +285,8 @@ function lintCommand(args: string[]): number {
   const ok = read.sources.filter((s) => catalog.get(s.folder)).length;
   const spec = specializations.length > 0 ? `; ${catalog.specializations.length} of ${specializations.length} specialization(s) valid` : "";
   console.error(
-    `${ok} of ${read.sources.length} talent(s) valid${spec}, ${mine.length} problem(s)${noted.length > 0 ? `, ${noted.length} note(s)` : ""}`,
+    `${ok} of ${read.sources.length} talent(s) valid${spec}, ${mine.length} ` +
+      `problem(s)${noted.length > 0 ? `, ${noted.length} note(s)` : ""}`,
   );
   return mine.length > 0 ? 1 : 0;
 }

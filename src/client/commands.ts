@@ -143,7 +143,8 @@ async function prepareCommand(cli: Run, cwd: string): Promise<number> {
   print(table(rows));
   for (const pre of r.prerequisites ?? [])
     print(
-      `prerequisite not designated: ${pre.id} (required by ${pre.requiredBy.join(", ")}${pre.active ? "; active: add --talent " + pre.id : "; not active in the project"})`,
+      `prerequisite not designated: ${pre.id} (required by ` +
+        `${pre.requiredBy.join(", ")}${pre.active ? "; active: add --talent " + pre.id : "; not active in the project"})`,
     );
   for (const c of r.conflicts ?? []) print(`conflict: ${c.a} × ${c.b}`);
   return 0;
@@ -275,7 +276,8 @@ async function checkCommand(cli: Run, cwd: string): Promise<number> {
     for (const f of result.findings) print(`${f.file}:${f.line} ${f.rule} ${f.severity} ${oneLine(f.title)}`);
     const talents = designatedCount ?? playbook.obligations.length;
     note(
-      `talentd check: ${result.findings.length === 0 ? "no finding" : `${blocking} blocking, ${advisory} advisory`} in ${lines} added line(s) of ${files.length} file(s); ` +
+      `talentd check: ${result.findings.length === 0 ? "no finding" : `${blocking} blocking, ${advisory} advisory`} ` +
+        `in ${lines} added line(s) of ${files.length} file(s); ` +
         `${result.rulesWithDetectors} rule(s) with detectors from ${talents} talent(s), resolution ${resolutionId}` +
         (blocking > 0 ? ". Fix the blocking findings (or mark a deliberate line with talentd-ignore RULE-ID)." : ""),
     );
@@ -317,7 +319,8 @@ async function lockCommand(cli: Run, cwd: string): Promise<number> {
     printJson({ file: shown, changed: before !== text, project: doctor.projectId, talents: doctor.talents.length, active });
   else
     print(
-      `${before === text ? "unchanged" : "wrote"} ${shown}: ${doctor.talents.length} talent(s) (${active} active) of project ${doctor.projectId}; commit it`,
+      `${before === text ? "unchanged" : "wrote"} ${shown}: ${doctor.talents.length} talent(s) (${active} active) of project ` +
+        `${doctor.projectId}; commit it`,
     );
   if (!doctor.healthy) note("talentd lock: the selection has problems that talentd ci verify will report (run it to see them)");
   return 0;
@@ -354,7 +357,10 @@ async function ciVerify(cli: Run, cwd: string): Promise<number> {
       print(`talentd ci verify: ok: ${doctor.talents.length} talent(s) match ${shown}; no missing prerequisite, no conflict`);
     else
       note(
-        `talentd ci verify: ${all.length} problem(s)${lockProblems.length > 0 && problems.length === 0 ? ": if the change to the selection is intended, run talentd lock and commit the lock file" : ""}`,
+        `talentd ci verify: ${all.length} problem(s)` +
+          (lockProblems.length > 0 && problems.length === 0
+            ? ": if the change to the selection is intended, run talentd lock and commit the lock file"
+            : ""),
       );
   }
   return all.length === 0 ? 0 : 1;

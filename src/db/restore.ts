@@ -38,7 +38,10 @@ export interface RestoreResult {
 
 const stampOf = (ms: number): string => new Date(ms).toISOString().replace(/[-:.]/g, "");
 
-/** A native connection; `timeout` 0 fails at once on a lock (the driver has no read-only mode: only reads are made where only reads are meant). */
+/**
+ * A native connection; `timeout` 0 fails at once on a lock (the driver has no read-only mode: only reads are made where only reads are
+ * meant).
+ */
 function open(path: string, opts: { timeout?: number } = {}): Native {
   return new LibsqlDatabase(path, { timeout: opts.timeout ?? 5000 } as ConstructorParameters<typeof LibsqlDatabase>[1]);
 }

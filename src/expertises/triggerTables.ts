@@ -1,4 +1,7 @@
-/** The tables the trigger proposal (triggers.ts) reads: globs by code-fence tag and language, known file names and extensions, stop words. */
+/**
+ * The tables the trigger proposal (triggers.ts) reads: globs by code-fence tag and language, known
+ * file names and extensions, stop words.
+ */
 /** Code-fence language tag → the file globs it suggests. */
 export const FENCE_GLOBS: Record<string, string[]> = {
   ts: ["**/*.ts"],

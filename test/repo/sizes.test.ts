@@ -33,7 +33,7 @@ const KNOWN_LONG_FILES: string[] = [
 ];
 
 /** Lines of src/ over 140 characters today (comments and strings the formatter does not break). */
-const MAX_LONG_LINES = 134;
+const MAX_LONG_LINES = 82;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
