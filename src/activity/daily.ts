@@ -17,6 +17,7 @@
  * cold 90-day summary never holds the thread longer than one day's reads (docs/performance.md
  * "Activity summaries").
  */
+import { utcDay } from "../lib/time";
 import type { Database } from "../db/client";
 import { KeptMap } from "../lib/keptMap";
 import { VERDICTS, type Verdict } from "../resolution/verdicts";
@@ -33,7 +34,7 @@ export function dayOf(ms: number): number {
 
 /** `YYYY-MM-DD` of a UTC day number. */
 export function dateOf(day: number): string {
-  return new Date(day * DAY_MS).toISOString().slice(0, 10);
+  return utcDay(day * DAY_MS);
 }
 
 export type VerdictCounts = Record<Verdict, number>;
