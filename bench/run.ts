@@ -4,6 +4,7 @@ import { benchAgentLoop } from "./agentloop";
 import { benchCeilings } from "./ceilings";
 import { benchClient } from "./client";
 import { benchDiscovery } from "./discovery";
+import { benchEdge } from "./edge";
 import { benchHardening } from "./hardening";
 import { benchWebCatalog } from "./webcatalog";
 import { benchIdentity } from "./identity";
@@ -31,6 +32,7 @@ const all: Record<string, () => Promise<void>> = {
   reset: benchReset,
   starvation: benchStarvation,
   discovery: benchDiscovery,
+  edge: benchEdge,
 };
 const pick = Bun.argv.slice(2);
 for (const [name, fn] of Object.entries(all)) {

@@ -93,7 +93,10 @@ export interface Config {
    * (else 408 request_timeout and the connection closes); headers, and a request still unanswered, get a few seconds more. In ms.
    */
   requestDeadlineMs: number;
-  /** MAX_CONNECTIONS_PER_ADDRESS. Default 64: requests in progress per client address; beyond, 429 too_many_connections and the connection closes. */
+  /**
+   * MAX_CONNECTIONS_PER_ADDRESS. Default 64: requests in progress per client address; beyond, 429 too_many_connections and the connection
+   * closes.
+   */
   maxConnectionsPerAddress: number;
   /** The sign-in, sign-up and reset limits (identity/limits.ts), each a count of its own setting; defaults below. */
   authLimits: AuthLimitSettings;
@@ -151,23 +154,11 @@ export type ConfigFlag = keyof typeof CONFIG_FLAGS;
 
 const DB_SCHEMES = ["file:", "libsql:", "http:", "https:", "ws:", "wss:"];
 
-/**
- * Builds the configuration from flags and environment. Throws ConfigError with one readable
- * line for a bad value. `checkDataDir` creates DATA_DIR and checks it is writable.
- */
-export function loadConfig(
-  env: Record<string, string | undefined>,
-  flags: Record<string, string> = {},
-  opts: { checkDataDir?: boolean } = {},
-): Config {
-  const get = (name: string): string | undefined => {
-    const v = flags[name] ?? env[name];
-    return v === undefined || v === "" ? undefined : v;
-  };
+/** Reads one setting, flags before the environment; an empty value is unset. */
+type Get = (name: string) => string | undefined;
 
-  const port = get("PORT") === undefined ? 8787 : parseIntIn("PORT", get("PORT")!, 0, 65535, "a port (0–65535)");
-  const host = get("HOST") ?? "0.0.0.0";
-
+/** BASE_URL (default http://localhost:PORT), as an origin and a path without a trailing slash. */
+function parseBaseUrl(get: Get, port: number): { baseUrl: string; baseUrlFromDefault: boolean } {
   const baseUrlFromDefault = get("BASE_URL") === undefined;
   let baseUrl = get("BASE_URL") ?? `http://localhost:${port}`;
   try {
@@ -177,8 +168,11 @@ export function loadConfig(
   } catch {
     throw new ConfigError(`BASE_URL: "${baseUrl}" is not an http(s) URL`);
   }
+  return { baseUrl, baseUrlFromDefault };
+}
 
-  const dataDir = resolve(get("DATA_DIR") ?? "./data");
+/** DATABASE_URL (default the file talentd.db in DATA_DIR), checked, with its scheme. */
+function parseDatabaseUrl(get: Get, dataDir: string): { databaseUrl: string; scheme: string } {
   let databaseUrl = get("DATABASE_URL") ?? `file:${resolve(dataDir, "talentd.db")}`;
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(databaseUrl)?.[0]?.toLowerCase();
   if (!scheme || !DB_SCHEMES.includes(scheme)) {
@@ -198,23 +192,11 @@ export function loadConfig(
       throw new ConfigError(`DATABASE_URL: "${databaseUrl}" is malformed (no host)`);
     }
   }
+  return { databaseUrl, scheme };
+}
 
-  const bodyLimitRaw = get("BODY_LIMIT");
-  const bodyLimit =
-    bodyLimitRaw === undefined
-      ? 1024 * 1024
-      : parseIntIn("BODY_LIMIT", bodyLimitRaw, 1024, 64 * 1024 * 1024, "a size in bytes (1024–67108864)");
-
-  const logLevelRaw = (get("LOG_LEVEL") ?? "info").toLowerCase();
-  if (!["debug", "info", "warn", "error"].includes(logLevelRaw)) {
-    throw new ConfigError(`LOG_LEVEL: "${logLevelRaw}" is not one of debug, info, warn, error`);
-  }
-
-  const logFormatRaw = (get("LOG_FORMAT") ?? "auto").toLowerCase();
-  if (!["auto", "json", "text"].includes(logFormatRaw)) {
-    throw new ConfigError(`LOG_FORMAT: "${logFormatRaw}" is not one of auto, json, text`);
-  }
-
+/** SMTP_URL, MAIL_FROM and MAIL_RETRY_BASE. */
+function parseMail(get: Get, baseUrl: string): { smtpUrl: string | undefined; mailFrom: string; mailRetryBaseMs: number } {
   const smtpUrl = get("SMTP_URL");
   if (smtpUrl !== undefined) {
     let ok = false;
@@ -237,19 +219,11 @@ export function loadConfig(
   const mailRetryBaseMs = get("MAIL_RETRY_BASE") === undefined ? 30_000 : parseInterval("MAIL_RETRY_BASE", get("MAIL_RETRY_BASE")!);
   if (mailRetryBaseMs === null || mailRetryBaseMs > 3_600_000)
     throw new ConfigError(`MAIL_RETRY_BASE: "${get("MAIL_RETRY_BASE")}" must be between 1s and 1h`);
+  return { smtpUrl, mailFrom, mailRetryBaseMs };
+}
 
-  const backupIntervalMs = get("BACKUP_INTERVAL") === undefined ? null : parseInterval("BACKUP_INTERVAL", get("BACKUP_INTERVAL")!);
-  if (backupIntervalMs !== null && scheme !== "file:") {
-    throw new ConfigError(
-      "BACKUP_INTERVAL: scheduled backups need a local database file (DATABASE_URL file:…); back up a libSQL server with its own tools",
-    );
-  }
-  const metricsToken = get("METRICS_TOKEN");
-  if (metricsToken !== undefined && !/^[\x21-\x7e]{16,256}$/.test(metricsToken)) {
-    throw new ConfigError("METRICS_TOKEN: must be 16 to 256 printable characters without spaces (e.g. openssl rand -hex 32)");
-  }
-
-  const oauth = parseOAuthProviders(get);
+/** DNS_SERVERS and EGRESS_ALLOW_HOSTS. */
+function parseNetwork(get: Get): { dnsServers: string[]; allowHosts: string[] } {
   const dnsServers = (get("DNS_SERVERS") ?? "")
     .split(",")
     .map((v) => v.trim())
@@ -264,6 +238,62 @@ export function loadConfig(
   for (const h of allowHosts) {
     if (!parseAllowEntry(h)) throw new ConfigError(`EGRESS_ALLOW_HOSTS: "${h}" is not a host name, *.domain pattern, address or CIDR`);
   }
+  return { dnsServers, allowHosts };
+}
+
+/**
+ * Builds the configuration from flags and environment. Throws ConfigError with one readable
+ * line for a bad value. `checkDataDir` creates DATA_DIR and checks it is writable.
+ */
+export function loadConfig(
+  env: Record<string, string | undefined>,
+  flags: Record<string, string> = {},
+  opts: { checkDataDir?: boolean } = {},
+): Config {
+  const get = (name: string): string | undefined => {
+    const v = flags[name] ?? env[name];
+    return v === undefined || v === "" ? undefined : v;
+  };
+
+  const port = get("PORT") === undefined ? 8787 : parseIntIn("PORT", get("PORT")!, 0, 65535, "a port (0–65535)");
+  const host = get("HOST") ?? "0.0.0.0";
+
+  const { baseUrl, baseUrlFromDefault } = parseBaseUrl(get, port);
+
+  const dataDir = resolve(get("DATA_DIR") ?? "./data");
+  const { databaseUrl, scheme } = parseDatabaseUrl(get, dataDir);
+
+  const bodyLimitRaw = get("BODY_LIMIT");
+  const bodyLimit =
+    bodyLimitRaw === undefined
+      ? 1024 * 1024
+      : parseIntIn("BODY_LIMIT", bodyLimitRaw, 1024, 64 * 1024 * 1024, "a size in bytes (1024–67108864)");
+
+  const logLevelRaw = (get("LOG_LEVEL") ?? "info").toLowerCase();
+  if (!["debug", "info", "warn", "error"].includes(logLevelRaw)) {
+    throw new ConfigError(`LOG_LEVEL: "${logLevelRaw}" is not one of debug, info, warn, error`);
+  }
+
+  const logFormatRaw = (get("LOG_FORMAT") ?? "auto").toLowerCase();
+  if (!["auto", "json", "text"].includes(logFormatRaw)) {
+    throw new ConfigError(`LOG_FORMAT: "${logFormatRaw}" is not one of auto, json, text`);
+  }
+
+  const { smtpUrl, mailFrom, mailRetryBaseMs } = parseMail(get, baseUrl);
+
+  const backupIntervalMs = get("BACKUP_INTERVAL") === undefined ? null : parseInterval("BACKUP_INTERVAL", get("BACKUP_INTERVAL")!);
+  if (backupIntervalMs !== null && scheme !== "file:") {
+    throw new ConfigError(
+      "BACKUP_INTERVAL: scheduled backups need a local database file (DATABASE_URL file:…); back up a libSQL server with its own tools",
+    );
+  }
+  const metricsToken = get("METRICS_TOKEN");
+  if (metricsToken !== undefined && !/^[\x21-\x7e]{16,256}$/.test(metricsToken)) {
+    throw new ConfigError("METRICS_TOKEN: must be 16 to 256 printable characters without spaces (e.g. openssl rand -hex 32)");
+  }
+
+  const oauth = parseOAuthProviders(get);
+  const { dnsServers, allowHosts } = parseNetwork(get);
   const edgeLimits = parseEdgeLimits(get);
 
   const config: Config = {

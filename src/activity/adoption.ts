@@ -86,7 +86,8 @@ export async function talentAdoption(
   org: { id: string; slug: string },
   w: Window,
 ): Promise<AdoptionEntry[]> {
-  // the organization's resolutions a period at a time: the sum of the settled periods kept until an audit or a report touches one (dayMemo.ts)
+  // the organization's resolutions a period at a time: the sum of the settled periods kept until an audit or a report touches one
+  // (dayMemo.ts)
   const where = "r.project_id IN (SELECT id FROM projects WHERE organization_id = ?1) AND r.created_at >= ?2 AND r.created_at < ?3";
   const sum = await foldWindow(
     database,
@@ -98,7 +99,8 @@ export async function talentAdoption(
       if (from % DAY_MS === 0 && to - from === DAY_MS) return keptDay(database, org.id, from / DAY_MS);
       const rows = await database.all<ServedRow>(
         `WITH win AS MATERIALIZED (SELECT r.id AS id, r.created_at AS created_at, ${AUDITED} AS audited FROM resolutions r WHERE ${where})
-         SELECT i.talent_id, i.kind, i.version, max(i.expertise_id) AS expertise_id, count(*) AS designations, sum(w.audited) AS audited, max(w.created_at) AS last
+         SELECT i.talent_id, i.kind, i.version, max(i.expertise_id) AS expertise_id, count(*) AS designations,
+           sum(w.audited) AS audited, max(w.created_at) AS last
          FROM win w JOIN resolution_items i ON i.resolution_id = w.id GROUP BY i.talent_id, i.version`,
         [org.id, from, to],
       );
@@ -121,7 +123,8 @@ export async function talentAdoption(
 }
 
 /** The organization's talents served on one day, by talent and version, with their verdicts: from talent_days (migration 0012). */
-export const ORG_TALENT_DAY_SQL = `SELECT talent_id, version, max(expertise_id) AS expertise_id, sum(designated) AS designations, sum(audited) AS audited,
+export const ORG_TALENT_DAY_SQL = `SELECT talent_id, version, max(expertise_id) AS expertise_id, sum(designated) AS designations,
+  sum(audited) AS audited,
   max(last_at) AS last, sum(pass) AS pass, sum(fail) AS fail, sum(not_applicable) AS not_applicable, sum(latest_pass) AS latest_pass,
   sum(latest_fail) AS latest_fail, sum(latest_not_applicable) AS latest_not_applicable
 FROM talent_days WHERE project_id IN (SELECT id FROM projects WHERE organization_id = ?) AND day = ? GROUP BY talent_id, version`;

@@ -19,6 +19,7 @@
  */
 import { keptPer } from "../lib/kept";
 import { onActivityPurged } from "../db/activityPurged";
+import { utcDay } from "../lib/time";
 import type { Database } from "../db/client";
 import { KeptMap } from "../lib/keptMap";
 import { VERDICTS, type Verdict } from "../resolution/verdicts";
@@ -33,7 +34,7 @@ export function dayOf(ms: number): number {
 
 /** `YYYY-MM-DD` of a UTC day number. */
 export function dateOf(day: number): string {
-  return new Date(day * DAY_MS).toISOString().slice(0, 10);
+  return utcDay(day * DAY_MS);
 }
 
 export type VerdictCounts = Record<Verdict, number>;
@@ -75,7 +76,8 @@ export const SPAN_COUNTS_SQL = `SELECT
   (SELECT count(*) FROM reports WHERE project_id = ?1 AND created_at >= ?2 AND created_at < ?3) AS reports`;
 
 /** Verdicts of the reports a project recorded in [from, to) (one row: no grouping, no sort). */
-export const SPAN_VERDICTS_SQL = `SELECT sum(rr.verdict = 'pass') AS pass, sum(rr.verdict = 'fail') AS fail, sum(rr.verdict = 'not_applicable') AS not_applicable
+export const SPAN_VERDICTS_SQL = `SELECT sum(rr.verdict = 'pass') AS pass, sum(rr.verdict = 'fail') AS fail,
+  sum(rr.verdict = 'not_applicable') AS not_applicable
 FROM reports rep JOIN report_results rr ON rr.report_id = rep.id
 WHERE rep.project_id = ? AND rep.created_at >= ? AND rep.created_at < ?`;
 

@@ -1,9 +1,8 @@
 /**
- * Operational insights of an organization (docs/design.md, "Insights and adoption"; owner/admin):
- * failed calls by error code over the window, keys expired, expiring or unused, projects whose
- * selection has missing prerequisites or conflicts, resolutions served but never audited, and
- * expertises with failing verdicts. Every item carries the ids a page needs to link to where it
- * is fixed (project, key, resolution, report, expertise).
+ * Operational insights of an organization (docs/design.md, "Insights and adoption"; owner/admin): failed calls by
+ * error code over the window, keys expired, expiring or unused, projects whose selection has missing prerequisites or
+ * conflicts, resolutions served but never audited, and expertises with failing verdicts. Every item carries the ids
+ * a page needs to link to where it is fixed (project, key, resolution, report, expertise).
  */
 import type { Catalog } from "../catalog/catalog";
 import type { Database } from "../db/client";
@@ -26,7 +25,6 @@ export const KEY_EXPIRING_DAYS = 14;
 export const KEY_UNUSED_DAYS = 30;
 /** …and one never used, once it is this many days old. */
 export const KEY_NEVER_USED_DAYS = 7;
-
 type ProjectRef = { id: string; name: string };
 
 /**
@@ -35,8 +33,10 @@ type ProjectRef = { id: string; name: string };
  * index trace_events_failed_idx holds only failed calls (probed per project), so the successful
  * ones are never walked.
  */
-export const FAILED_CALLS_ORG_SQL = `SELECT project_id, created_at / 86400000 AS day, status, json_extract(detail, '$.error') AS code, kind, count(*) AS n, max(created_at) AS last
-FROM trace_events WHERE project_id IN (SELECT id FROM projects WHERE organization_id = ?) AND status >= 400 AND created_at >= ? AND created_at < ? GROUP BY project_id, day, status, code, kind`;
+export const FAILED_CALLS_ORG_SQL = `SELECT project_id, created_at / 86400000 AS day, status, json_extract(detail, '$.error') AS
+  code, kind, count(*) AS n, max(created_at) AS last
+FROM trace_events WHERE project_id IN (SELECT id FROM projects WHERE organization_id = ?) AND status >= 400 AND created_at >= ?
+  AND created_at < ? GROUP BY project_id, day, status, code, kind`;
 
 type FailedRow = { project_id: string; day: number; status: number; code: string | null; kind: string; n: number; last: number };
 
@@ -114,7 +114,7 @@ const FAILED_FOLD: PeriodFold<FailedPeriod, FailedSum> = {
   }),
 };
 
-/** Failed calls of the organization's projects by error code and day: each period's rows folded once, the settled periods' sum kept (dayMemo.ts). */
+/** Failed calls of the organization's projects by error code and day: each period folded once, settled sums kept (dayMemo.ts). */
 export async function failedCalls(database: Database, organizationId: string, projects: readonly ProjectRef[], w: Window) {
   const sum = await foldWindow(
     database,
@@ -167,7 +167,8 @@ type KeyRow = {
   created_by: string;
   email: string | null;
 };
-const KEYS_SQL = `SELECT k.id, k.name, k.project_id, p.name AS project_name, k.expires_at, k.last_used_at, k.created_at, k.automation, k.created_by, u.email
+const KEYS_SQL = `SELECT k.id, k.name, k.project_id, p.name AS project_name, k.expires_at, k.last_used_at, k.created_at,
+  k.automation, k.created_by, u.email
      FROM api_keys k JOIN projects p ON p.id = k.project_id LEFT JOIN users u ON u.id = k.created_by
      WHERE p.organization_id = ? AND k.revoked_at IS NULL`;
 /** The last answer per key rows (kept per data version), with the span of time over which no key's reason changes. */
@@ -250,7 +251,8 @@ export async function projectsToFix(
   const { fingerprint, rows } = await orgSelections(database, organizationId);
   const expertises = rows.some((r) => r.kind === "expertise") ? await listServableExpertises(database, organizationId, catalog) : [];
   // the same selections, servable expertises, projects and catalog: the same judgement
-  const key = `${fingerprint}|${expertises.map((e) => `${e.ref}@${e.version}`).join(",")}|${projects.map((p) => `${p.id}=${p.name}`).join(",")}`;
+  const servable = expertises.map((e) => `${e.ref}@${e.version}`).join(",");
+  const key = `${fingerprint}|${servable}|${projects.map((p) => `${p.id}=${p.name}`).join(",")}`;
   const hit = judged.of(catalog).get(organizationId);
   if (hit && hit.key === key) return hit.out;
   const byProject = new Map<string, OrgSelectionRow[]>();

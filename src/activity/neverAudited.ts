@@ -93,8 +93,10 @@ function auditPeriod(rows: { project_id: string; client: string | null; served: 
 export const OPEN_PAGE_ROWS = 250;
 
 /** One page of a project's resolutions in [?, ?4) after the key (created_at, id), on resolutions_project_idx, in its order. */
-export const OPEN_PAGE_SQL = `SELECT r.id, r.project_id, r.created_at, r.via, r.author_type, r.author_id, ${PREPARED_BY} AS client, ${AUDITED} AS audited
-FROM resolutions r WHERE r.project_id = ?1 AND (r.created_at, r.id) > (?2, ?3) AND r.created_at < ?4 ORDER BY r.created_at, r.id LIMIT ${OPEN_PAGE_ROWS}`;
+export const OPEN_PAGE_SQL = `SELECT r.id, r.project_id, r.created_at, r.via, r.author_type,
+  r.author_id, ${PREPARED_BY} AS client, ${AUDITED} AS audited
+FROM resolutions r WHERE r.project_id = ?1 AND (r.created_at, r.id) > (?2, ?3) AND r.created_at < ?4 ORDER BY r.created_at, r.id
+  LIMIT ${OPEN_PAGE_ROWS}`;
 
 /**
  * The organization's resolutions made in [from, to), each with its preparing client and whether it
@@ -162,7 +164,8 @@ export async function neverAudited(database: Database, organizationId: string, p
       now,
       limit: until,
       open: {
-        // the resolutions of the last hour or so one by one, so the grace is applied at each call's time; none younger than the grace rounded up to 5 minutes
+        // the resolutions of the last hour or so one by one, so the grace is applied at each call's time; none younger than the grace
+        // rounded up to 5 minutes
         end: Math.ceil(until / OPEN_SLICE_MS) * OPEN_SLICE_MS,
         read: (from, to) => openResolutions(database, organizationId, from, to),
         value: (rows) => {
@@ -207,7 +210,9 @@ async function auditAnswer(database: Database, sum: AuditSum, projects: readonly
   const recent = sum.recent.filter((r) => names.has(r.project_id));
   const talents = new Map<string, string[]>();
   if (recent.length > 0) {
-    const itemsSql = `SELECT resolution_id, talent_id FROM resolution_items WHERE resolution_id IN (${recent.map(() => "?").join(", ")}) ORDER BY resolution_id, position`;
+    const itemsSql =
+      `SELECT resolution_id, talent_id FROM resolution_items WHERE resolution_id IN ` +
+      `(${recent.map(() => "?").join(", ")}) ORDER BY resolution_id, position`;
     const ids = recent.map((r) => r.id);
     const items = await keptRead(database, itemsSql, ids, () => database.all<{ resolution_id: string; talent_id: string }>(itemsSql, ids));
     for (const i of items) (talents.get(i.resolution_id) ?? talents.set(i.resolution_id, []).get(i.resolution_id)!).push(i.talent_id);

@@ -20,7 +20,8 @@ export interface OrgSelectionRow {
 
 /** The organization's projects and their selection revisions, read once per data version. */
 const FINGERPRINT_SQL =
-  "SELECT group_concat(id || ':' || selection_rev, ',') AS fp FROM (SELECT id, selection_rev FROM projects WHERE organization_id = ? ORDER BY id)";
+  "SELECT group_concat(id || ':' || selection_rev, ',') AS fp " +
+  "FROM (SELECT id, selection_rev FROM projects WHERE organization_id = ? ORDER BY id)";
 const memos = keptEach<Database, string, { fingerprint: string; rows: OrgSelectionRow[] }>("An organization's installed rows", {
   clock: "configuration epoch",
   limit: 1_000,
@@ -38,7 +39,8 @@ export async function orgSelections(
   if (hit && hit.fingerprint === fingerprint) return hit;
   const rows = await database.all<OrgSelectionRow>(
     `SELECT it.project_id, it.talent_id, it.kind, it.enabled, it.installed_by, it.installed_at, it.updated_at
-     FROM installed_talents it JOIN projects p ON p.id = it.project_id WHERE p.organization_id = ? ORDER BY it.project_id, it.installed_at, it.talent_id`,
+     FROM installed_talents it JOIN projects p ON p.id = it.project_id WHERE p.organization_id = ?
+       ORDER BY it.project_id, it.installed_at, it.talent_id`,
     [organizationId],
   );
   const value = { fingerprint, rows };

@@ -21,7 +21,8 @@ import { DAYS_MAX, windowView, type Window } from "./summaries";
  * True for a resolution `r` whose playbook was fetched successfully. Answered from the partial
  * index trace_events (resolution_id, kind, status) alone (migration 0005).
  */
-export const AUDITED = `EXISTS (SELECT 1 FROM trace_events t WHERE t.resolution_id = r.id AND t.kind = 'validate' AND t.status BETWEEN 200 AND 299)`;
+export const AUDITED = `EXISTS (SELECT 1 FROM trace_events t WHERE t.resolution_id = r.id AND t.kind = 'validate'
+  AND t.status BETWEEN 200 AND 299)`;
 
 /** Verdict counts: every recorded result (`verdicts`) and the latest one per resolution (`outcomes`). */
 export interface VerdictTally {

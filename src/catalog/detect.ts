@@ -192,7 +192,8 @@ export function proveDetectors(
       const w = wrong[0]!;
       add(
         `${label}.detect`,
-        `tests[${i}] pass sample matches at line ${w.line} (${JSON.stringify(w.text.trim().slice(0, 80))}): the detector flags what the test calls conforming`,
+        `tests[${i}] pass sample matches at line ${w.line} (${JSON.stringify(w.text.trim().slice(0, 80))}): the detector ` +
+          `flags what the test calls conforming`,
       );
     }
   });

@@ -7,6 +7,8 @@
  */
 import { validationFailed } from "../http/errors";
 import { keptByIdentity, keptEach } from "../lib/kept";
+import { badCursor } from "../http/query";
+import { decodeCursor, encodeCursor } from "../lib/cursor";
 import type { Catalog } from "./catalog";
 import { searchTalents, type SearchHit } from "./literalSearch";
 import type { Talent } from "./format";
@@ -72,12 +74,12 @@ function passes(t: Talent, f: CatalogFilter): boolean {
   return f.keep ? f.keep(t) : true;
 }
 
-const encodeCursor = (offset: number) => Buffer.from(`at:${offset}`).toString("base64url");
-function decodeCursor(cursor: string | undefined): number {
+/** The offset a cursor of these cards carries (0 without one). */
+function offsetOf(cursor: string | undefined): number {
   if (cursor === undefined) return 0;
-  const m = /^at:(\d{1,7})$/.exec(Buffer.from(cursor, "base64url").toString("utf8"));
-  if (!m) throw validationFailed([{ path: "cursor", message: "is not a cursor returned by this route" }]);
-  return Number(m[1]);
+  const at = decodeCursor("at", cursor);
+  if (at === null || !/^\d{1,7}$/.test(at)) badCursor();
+  return Number(at);
 }
 
 /**
@@ -91,7 +93,7 @@ export function catalogCards(
   limit: number,
   cursor?: string,
 ): { talents: Talent[]; nextCursor: string | null; total: number | null } {
-  const offset = decodeCursor(cursor);
+  const offset = offsetOf(cursor);
   const want = offset + limit + 1;
   let ordered: Talent[];
   let total: number | null = null;
@@ -119,7 +121,7 @@ export function catalogCards(
     total = ordered.length;
   }
   const page = ordered.slice(offset, offset + limit);
-  return { talents: page, nextCursor: ordered.length > offset + limit ? encodeCursor(offset + limit) : null, total };
+  return { talents: page, nextCursor: ordered.length > offset + limit ? encodeCursor("at", offset + limit) : null, total };
 }
 
 /**
@@ -237,7 +239,9 @@ export function dependencyGraph(
   return { nodes: [...nodes.values()], edges };
 }
 
-/** The talent sheet (docs/api.md "Pages", `/catalog/:id`): what a person needs to decide, and the exact compact block an agent is served. */
+/**
+ * The talent sheet (docs/api.md "Pages", `/catalog/:id`): what a person needs to decide, and the exact compact block an agent is served.
+ */
 export function talentSheet(t: Talent, graph: Graph, installed?: ProjectState) {
   return {
     ...card(t),

@@ -2,7 +2,8 @@
 import { Elysia } from "elysia";
 import { guardOf, traceKinds } from "../http/keyRoute";
 import { KEY_ROUTES as R } from "../http/keyRoutes";
-import { intParam, strParam } from "../http/query";
+import { badCursor, intParam, strParam } from "../http/query";
+import { decodeCursor, encodeCursor } from "../lib/cursor";
 import type { JournalDeps } from "../journal/journal";
 import type { CatalogDeps } from "./state";
 import type { Guards } from "../auth/guards";
@@ -31,16 +32,9 @@ export function talentSummary(t: Talent) {
   };
 }
 
-const encodeCursor = (id: string) => Buffer.from(`after:${id}`).toString("base64url");
-function decodeCursor(cursor: string): string {
-  const raw = Buffer.from(cursor, "base64url").toString("utf8");
-  if (!raw.startsWith("after:")) throw validationFailed([{ path: "cursor", message: "is not a cursor returned by this route" }]);
-  return raw.slice(6);
-}
-
 /** One page of the catalog after `cursor` (ids are sorted, so pages are stable). */
 export function catalogPage(catalog: Catalog, limit: number, cursor?: string) {
-  const after = cursor ? decodeCursor(cursor) : null;
+  const after = cursor ? (decodeCursor("after", cursor) ?? badCursor()) : null;
   const list = catalog.list;
   let start = 0;
   if (after !== null) {
@@ -60,7 +54,7 @@ export function catalogPage(catalog: Catalog, limit: number, cursor?: string) {
     talents: page.map(talentSummary),
     total: list.length,
     digest: catalog.digest,
-    nextCursor: more && page.length > 0 ? encodeCursor(page.at(-1)!.id) : null,
+    nextCursor: more && page.length > 0 ? encodeCursor("after", page.at(-1)!.id) : null,
   };
 }
 

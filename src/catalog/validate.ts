@@ -28,9 +28,9 @@ import {
   TALENT_METADATA_KEYS,
 } from "./skillFormat";
 
-export { parseFrontMatterYaml, splitFrontMatter };
-import { proveDetectors, readDetectors } from "./detect";
+export { globProblem, parseFrontMatterYaml, splitFrontMatter };
 import { controlProblem } from "../lib/controls";
+import { checkControls, globProblem, readRules, readStr, readStrList, readTests, readTriggers, relabel, type Add } from "./validateFields";
 
 export interface TalentSource {
   /** Folder name (public talents) or slug (expertises): the id the talent must carry. */
@@ -66,143 +66,80 @@ const TALENT_FIELDS = new Set([
   "tests",
 ]);
 
-type Add = (field: string, problem: string) => void;
-
-/**
- * Every string of the front matter (keys and values, at any depth) free of control characters:
- * the client prints titles, checks and patterns on members' terminals. Findings name the field
- * (`rules[TS-001].title`, `triggers.files[0]`).
- */
-function checkControls(v: unknown, field: string, add: Add): void {
-  if (typeof v === "string") {
-    const problem = controlProblem(v, { bidi: true });
-    if (problem) add(field || "front matter", problem);
-  } else if (Array.isArray(v)) {
-    v.forEach((x, i) => {
-      const id = x !== null && typeof x === "object" && typeof (x as { id?: unknown }).id === "string" ? (x as { id: string }).id : "";
-      checkControls(x, `${field}[${RULE_ID_PATTERN.test(id) ? id : i}]`, add);
-    });
-  } else if (v !== null && typeof v === "object") {
-    for (const [key, x] of Object.entries(v)) {
-      const problem = controlProblem(key, { bidi: true });
-      if (problem) add(`${field}${field ? "." : ""}${JSON.stringify(key)}`, `key ${problem}`);
-      else checkControls(x, field ? `${field}.${key}` : key, add);
-    }
-  }
-}
-
-/** A string field: trimmed, "" when missing (and a finding when required). */
-function readStr(data: Record<string, unknown>, field: string, max: number, add: Add, required = true): string {
-  const v = data[field];
-  if (v === undefined || v === null || v === "") {
-    if (required) add(field, "missing");
-    return "";
-  }
-  if (typeof v !== "string") {
-    add(field, "must be a string");
-    return "";
-  }
-  if (v.length > max) add(field, `too long (${v.length} > ${max} characters)`);
-  return v.trim();
-}
-
-function readStrList(data: Record<string, unknown>, field: string, add: Add, pattern?: RegExp, what?: string): string[] {
-  const v = data[field];
-  if (v === undefined || v === null) return [];
-  if (!Array.isArray(v) || v.some((x) => typeof x !== "string")) {
-    add(field, "must be a list of strings");
-    return [];
-  }
-  if (pattern) for (const x of v as string[]) if (!pattern.test(x)) add(field, `"${x}" is not ${what}`);
-  return v as string[];
-}
-
-/** Findings on a SKILL.md's talent fields named where they were written (`metadata.rules[TS-001].check`). */
-function relabel(add: Add, labels: Partial<Record<string, string>>): Add {
-  return (field, problem) => {
-    const key = /^[a-z]+/.exec(field)?.[0] ?? field;
-    // a field that was not written is named where it would be: in metadata
-    const label = labels[key] ?? ((TALENT_METADATA_KEYS as readonly string[]).includes(key) ? `metadata.${key}` : undefined);
-    add(label ? label + field.slice(key.length) : field, problem);
-  };
-}
-
-/**
- * Validates one talent folder; returns the talent (null if any finding), every finding, and
- * the notes of a SKILL.md folder (what has no talent field: docs/talent-format.md).
- */
-export function validateTalent(src: TalentSource): ValidationResult {
-  const isSkill = src.files["TALENT.md"] === undefined && src.files["SKILL.md"] !== undefined;
-  const mainFile = isSkill ? "SKILL.md" : "TALENT.md";
-  const file = src.label(mainFile);
-  const findings: Finding[] = [];
-  const notes: Finding[] = [];
-  const add: Add = (field, problem) => {
-    findings.push({ file, field, problem });
-  };
-  const text = src.files[mainFile];
+/** The front matter of the main file as a mapping, and the body after it; null (with the finding) when there is none. */
+function readFrontMatter(text: string | undefined, add: Add): { data: Record<string, unknown>; body: string } | null {
   if (text === undefined) {
     add("file", "missing TALENT.md (or SKILL.md)");
-    return { talent: null, findings, notes };
+    return null;
   }
   const split = splitFrontMatter(text);
   if (!split) {
     add("front matter", "missing: the file must start with a YAML block between --- lines");
-    return { talent: null, findings, notes };
+    return null;
   }
   const parsed = parseFrontMatterYaml(split.yaml);
   if ("error" in parsed) {
     add("front matter", parsed.error);
-    return { talent: null, findings, notes };
+    return null;
   }
   const fm = parsed.value;
   if (fm === null || typeof fm !== "object" || Array.isArray(fm)) {
     add("front matter", "must be a YAML mapping");
-    return { talent: null, findings, notes };
+    return null;
   }
-  const data = fm as Record<string, unknown>;
-  checkControls(data, "", add);
-  const uri = src.uri ?? `talent://${src.folder}`;
+  return { data: fm as Record<string, unknown>, body: split.body };
+}
 
-  let id: string;
-  let summary: string;
-  // the talent fields and how findings name them: the front matter itself for TALENT.md, the
-  // fields decoded from `metadata` (and a top-level `version`) for SKILL.md
-  let fields: Record<string, unknown> = data;
-  let addField: Add = add;
-  if (isSkill) {
-    const mapped = mapSkillFrontMatter(data);
-    for (const p of mapped.problems) add(p.field, p.problem);
-    for (const n of mapped.notes) notes.push({ file, ...n });
-    id = readStr(data, "name", SKILL_NAME_MAX, add);
-    summary = readStr(data, "description", SKILL_DESCRIPTION_MAX, add);
-    if (data.license !== undefined && data.license !== null && typeof data.license !== "string") add("license", "must be a string");
-    readStr(data, "compatibility", SKILL_COMPATIBILITY_MAX, add, false);
-    const tools = data["allowed-tools"];
-    if (
-      tools !== undefined &&
-      tools !== null &&
-      typeof tools !== "string" &&
-      !(Array.isArray(tools) && tools.every((x) => typeof x === "string"))
-    ) {
-      add("allowed-tools", "must be a string or a list of strings");
-    }
-    fields = mapped.fields;
-    addField = relabel(add, mapped.labels);
-    // metadata values are JSON texts: what they decode to is checked too (once: a plain value was just checked)
-    const said = new Set(findings.map((f) => `${f.field}\0${f.problem}`));
-    checkControls(
-      fields,
-      "",
-      relabel((field, problem) => void (said.has(`${field}\0${problem}`) || add(field, problem)), mapped.labels),
-    );
-  } else {
-    for (const key of Object.keys(data)) if (!TALENT_FIELDS.has(key)) add(key, "unknown field");
-    id = readStr(data, "id", 64, add);
-    summary = readStr(data, "summary", 300, add);
+/** The id and summary of a talent, the talent fields and how findings name them. */
+interface Header {
+  id: string;
+  summary: string;
+  /** The front matter itself for TALENT.md; the fields decoded from `metadata` (and a top-level `version`) for SKILL.md. */
+  fields: Record<string, unknown>;
+  addField: Add;
+}
+
+/** A SKILL.md's own fields (name, description, license, compatibility, allowed-tools) and its talent fields from `metadata`. */
+function skillHeader(data: Record<string, unknown>, add: Add, findings: Finding[], note: (n: Omit<Finding, "file">) => void): Header {
+  const mapped = mapSkillFrontMatter(data);
+  for (const p of mapped.problems) add(p.field, p.problem);
+  for (const n of mapped.notes) note(n);
+  const id = readStr(data, "name", SKILL_NAME_MAX, add);
+  const summary = readStr(data, "description", SKILL_DESCRIPTION_MAX, add);
+  if (data.license !== undefined && data.license !== null && typeof data.license !== "string") add("license", "must be a string");
+  readStr(data, "compatibility", SKILL_COMPATIBILITY_MAX, add, false);
+  const tools = data["allowed-tools"];
+  if (
+    tools !== undefined &&
+    tools !== null &&
+    typeof tools !== "string" &&
+    !(Array.isArray(tools) && tools.every((x) => typeof x === "string"))
+  ) {
+    add("allowed-tools", "must be a string or a list of strings");
   }
-  // A SKILL.md needs only name and description: its other fields are optional, and checked as
-  // TALENT.md's when present.
+  const addField = relabel(add, mapped.labels);
+  // metadata values are JSON texts: what they decode to is checked too (once: a plain value was just checked)
+  const said = new Set(findings.map((f) => `${f.field}\0${f.problem}`));
+  checkControls(
+    mapped.fields,
+    "",
+    relabel((field, problem) => void (said.has(`${field}\0${problem}`) || add(field, problem)), mapped.labels),
+  );
+  return { id, summary, fields: mapped.fields, addField };
+}
+
+/** A TALENT.md's id and summary; any field the format does not have is a finding. */
+function talentHeader(data: Record<string, unknown>, add: Add): Header {
+  for (const key of Object.keys(data)) if (!TALENT_FIELDS.has(key)) add(key, "unknown field");
+  return { id: readStr(data, "id", 64, add), summary: readStr(data, "summary", 300, add), fields: data, addField: add };
+}
+
+/**
+ * The talent fields beyond id and summary. A SKILL.md needs only name and description: its other
+ * fields are optional, and checked as TALENT.md's when present.
+ */
+function readTalentFields(h: Header, data: Record<string, unknown>, isSkill: boolean, add: Add) {
+  const { id, fields, addField } = h;
   const given = (key: string) => fields[key] !== undefined && fields[key] !== null;
   const title = isSkill && !given("title") ? id : readStr(fields, "title", 80, addField);
   if (title.includes("\n")) addField("title", "must be one line");
@@ -231,43 +168,81 @@ export function validateTalent(src: TalentSource): ValidationResult {
   const tests: ConformanceTest[] = [];
   if (!isSkill || given("rules")) readRules(fields.rules, rules, addField);
   if (!isSkill || given("rules") || given("tests")) readTests(fields.tests, rules, tests, addField);
+  const budgetGiven = !isSkill || given("budget");
+  return { title, version, roles, languages, triggers, requires, conflicts, budget, budgetGiven, rules, tests };
+}
 
-  if (id) {
-    if (!ID_PATTERN.test(id))
-      add(isSkill ? "name" : "id", `"${id}" is not a valid id (1–64 chars, lower-case letters and digits separated by single -)`);
-    else if (id !== src.folder) add(isSkill ? "name" : "id", `"${id}" ≠ folder name "${src.folder}"`);
-  }
-
+/**
+ * The folder's files, the body (a SKILL.md's relative links as pointers) and its pointers; control
+ * characters and broken pointers into the folder are findings.
+ */
+function readFiles(src: TalentSource, mainFile: string, rawBody: string, uri: string, isSkill: boolean, report: Reporter) {
   const files = new Map<string, TalentFile>();
   for (const [path, content] of Object.entries(src.files)) files.set(path, { path, content, digest: digestOf(content) });
-  let body = split.body.trim();
+  let body = rawBody.trim();
   const bodyProblem = controlProblem(body);
-  if (bodyProblem) add("body", bodyProblem);
+  if (bodyProblem) report.add("body", bodyProblem);
   for (const [path, content] of Object.entries(src.files)) {
     const problem = path === mainFile ? null : controlProblem(content, { cr: true });
-    if (problem) findings.push({ file: src.label(path), field: "content", problem });
+    if (problem) report.findings.push({ file: src.label(path), field: "content", problem });
   }
   if (isSkill) {
     // the relative links of a SKILL.md become pointers an agent can follow with svc_deepen
     const linked = relativeLinksToPointers(body, uri, new Set(Object.keys(src.files)));
     body = linked.body;
-    for (const n of linked.notes) notes.push({ file, ...n });
+    for (const n of linked.notes) report.note(n);
   }
   const pointers = [...new Set(body.match(POINTER_PATTERN) ?? [])].map((p) => p.replace(/[.,;:]+$/, ""));
   // Pointers into this talent's own folder are checked here; others by the index.
   for (const p of pointers) {
     if (p.startsWith(uri + "/")) {
       const path = p.slice(uri.length + 1);
-      if (!src.files[path]) add("body", `pointer ${p}: no file "${path}" in this talent`);
+      if (!src.files[path]) report.add("body", `pointer ${p}: no file "${path}" in this talent`);
     }
   }
+  return { files, body, pointers };
+}
 
-  const partial = { title: title || src.folder, summary, rules, body };
-  const compact = renderCompact(partial);
+/** Where a validation's findings and notes go. */
+interface Reporter {
+  findings: Finding[];
+  notes: Finding[];
+  add: Add;
+  note(n: Omit<Finding, "file">): void;
+}
+
+/**
+ * Validates one talent folder; returns the talent (null if any finding), every finding, and
+ * the notes of a SKILL.md folder (what has no talent field: docs/talent-format.md).
+ */
+export function validateTalent(src: TalentSource): ValidationResult {
+  const isSkill = src.files["TALENT.md"] === undefined && src.files["SKILL.md"] !== undefined;
+  const mainFile = isSkill ? "SKILL.md" : "TALENT.md";
+  const file = src.label(mainFile);
+  const findings: Finding[] = [];
+  const notes: Finding[] = [];
+  const add: Add = (field, problem) => {
+    findings.push({ file, field, problem });
+  };
+  const report: Reporter = { findings, notes, add, note: (n) => notes.push({ file, ...n }) };
+  const text = src.files[mainFile];
+  const front = readFrontMatter(text, add);
+  if (!front) return { talent: null, findings, notes };
+  const { data } = front;
+  checkControls(data, "", add);
+  const uri = src.uri ?? `talent://${src.folder}`;
+  const header = isSkill ? skillHeader(data, add, findings, report.note) : talentHeader(data, add);
+  const { id, summary, addField } = header;
+  const f = readTalentFields(header, data, isSkill, add);
+  if (id) {
+    if (!ID_PATTERN.test(id))
+      add(isSkill ? "name" : "id", `"${id}" is not a valid id (1–64 chars, lower-case letters and digits separated by single -)`);
+    else if (id !== src.folder) add(isSkill ? "name" : "id", `"${id}" ≠ folder name "${src.folder}"`);
+  }
+  const { files, body, pointers } = readFiles(src, mainFile, front.body, uri, isSkill, report);
+  const compact = renderCompact({ title: f.title || src.folder, summary, rules: f.rules, body });
   const tokens = estimateTokens(compact);
-  if ((!isSkill || given("budget")) && tokens > budget)
-    addField("budget", `compact form is ${tokens} tokens, over its budget of ${budget}`);
-
+  if (f.budgetGiven && tokens > f.budget) addField("budget", `compact form is ${tokens} tokens, over its budget of ${f.budget}`);
   if (findings.length > 0) return { talent: null, findings, notes };
   return {
     findings,
@@ -276,18 +251,18 @@ export function validateTalent(src: TalentSource): ValidationResult {
       id: src.kind === "expertise" ? uri.slice("talent://".length) : id,
       kind: src.kind ?? "talent",
       format: isSkill ? "skill" : "talent",
-      title,
+      title: f.title,
       summary,
-      version,
-      roles,
-      languages,
-      triggers,
-      requires,
-      conflicts,
-      budget,
-      rules,
-      ruleCount: rules.length,
-      tests,
+      version: f.version,
+      roles: f.roles,
+      languages: f.languages,
+      triggers: f.triggers,
+      requires: f.requires,
+      conflicts: f.conflicts,
+      budget: f.budget,
+      rules: f.rules,
+      ruleCount: f.rules.length,
+      tests: f.tests,
       body,
       uri,
       mainFile,
@@ -299,124 +274,7 @@ export function validateTalent(src: TalentSource): ValidationResult {
       },
       compactDigest: digestOf(compact),
       tokens,
-      digest: digestOf(text),
+      digest: digestOf(text!),
     },
   };
-}
-
-function readTriggers(v: unknown, add: (field: string, problem: string) => void): Triggers {
-  const out: Triggers = { files: [], keywords: [] };
-  if (v === undefined || v === null) return out;
-  if (typeof v !== "object" || Array.isArray(v)) {
-    add("triggers", "must be a mapping with files and keywords");
-    return out;
-  }
-  const t = v as Record<string, unknown>;
-  for (const key of Object.keys(t)) if (key !== "files" && key !== "keywords") add(`triggers.${key}`, "unknown field");
-  for (const key of ["files", "keywords"] as const) {
-    const list = t[key];
-    if (list === undefined || list === null) continue;
-    if (!Array.isArray(list) || list.some((x) => typeof x !== "string" || x.trim() === "")) {
-      add(`triggers.${key}`, "must be a list of non-empty strings");
-      continue;
-    }
-    out[key] = list as string[];
-  }
-  for (const g of out.files) {
-    const problem = globProblem(g);
-    if (problem) add("triggers.files", `"${g}" ${problem}`);
-  }
-  for (const k of out.keywords) if (k !== k.toLowerCase()) add("triggers.keywords", `"${k}" must be lower-case`);
-  return out;
-}
-
-/** Why a file glob is unusable, or null. Shared with expertise trigger confirmation. */
-export function globProblem(glob: string): string | null {
-  if (glob.length > 200) return "is too long";
-  if (glob.startsWith("/")) return "must be relative (no leading /)";
-  if (glob.split("/").includes("..")) return "must not contain ..";
-  let depth = 0;
-  for (const ch of glob) {
-    if (ch === "{" || ch === "[") depth++;
-    if (ch === "}" || ch === "]") depth--;
-    if (depth < 0) return "has unbalanced brackets";
-  }
-  if (depth !== 0) return "has unbalanced brackets";
-  try {
-    new Bun.Glob(glob);
-  } catch {
-    return "is not a valid glob";
-  }
-  return null;
-}
-
-function readRules(v: unknown, rules: TalentRule[], add: (field: string, problem: string) => void): void {
-  if (v === undefined || v === null) {
-    add("rules", "missing (3 to 12 rules)");
-    return;
-  }
-  if (!Array.isArray(v)) {
-    add("rules", "must be a list");
-    return;
-  }
-  if (v.length < 3 || v.length > 12) add("rules", `needs 3 to 12 rules (has ${v.length})`);
-  const seen = new Set<string>();
-  v.forEach((raw, i) => {
-    const at = `rules[${i}]`;
-    if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
-      add(at, "must be a mapping with id, severity, title, check");
-      return;
-    }
-    const r = raw as Record<string, unknown>;
-    for (const key of Object.keys(r))
-      if (!["id", "severity", "title", "check", "detect"].includes(key)) add(`${at}.${key}`, "unknown field");
-    const id = typeof r.id === "string" ? r.id : "";
-    if (!id) add(`${at}.id`, "missing");
-    else if (!RULE_ID_PATTERN.test(id)) add(`${at}.id`, `"${id}" is not a rule id like TS-001`);
-    else if (seen.has(id)) add(`${at}.id`, `duplicate rule id "${id}"`);
-    seen.add(id);
-    const label = id ? `rules[${id}]` : at;
-    if (r.severity !== "blocking" && r.severity !== "advisory") add(`${label}.severity`, "must be blocking or advisory");
-    const title = typeof r.title === "string" ? r.title.trim() : "";
-    if (!title) add(`${label}.title`, "missing");
-    else if (title.length > 160) add(`${label}.title`, `too long (${title.length} > 160 characters)`);
-    else if (title.includes("\n")) add(`${label}.title`, "must be one line");
-    const check = typeof r.check === "string" ? r.check.trim() : "";
-    if (!check) add(`${label}.check`, "missing");
-    else if (check.length > 600) add(`${label}.check`, `too long (${check.length} > 600 characters)`);
-    const detect = readDetectors(r.detect, label, add, globProblem);
-    rules.push({ id, severity: r.severity as TalentRule["severity"], title, check, ...(detect.length > 0 ? { detect } : {}) });
-  });
-}
-
-function readTests(v: unknown, rules: TalentRule[], tests: ConformanceTest[], add: (field: string, problem: string) => void): void {
-  if (v !== undefined && v !== null && !Array.isArray(v)) {
-    add("tests", "must be a list");
-    return;
-  }
-  const list = (v ?? []) as unknown[];
-  const ruleIds = new Set(rules.map((r) => r.id));
-  list.forEach((raw, i) => {
-    const at = `tests[${i}]`;
-    if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
-      add(at, "must be a mapping with rule, pass, fail");
-      return;
-    }
-    const t = raw as Record<string, unknown>;
-    for (const key of Object.keys(t)) if (!["rule", "pass", "fail"].includes(key)) add(`${at}.${key}`, "unknown field");
-    const rule = typeof t.rule === "string" ? t.rule : "";
-    if (!rule) add(`${at}.rule`, "missing");
-    else if (!ruleIds.has(rule)) add(`${at}.rule`, `"${rule}" is not a rule of this talent`);
-    for (const k of ["pass", "fail"] as const) {
-      if (typeof t[k] !== "string" || (t[k] as string).trim() === "") add(`${at}.${k}`, "missing");
-    }
-    tests.push({ rule, pass: String(t.pass ?? ""), fail: String(t.fail ?? "") });
-  });
-  for (const r of rules) {
-    if (r.severity === "blocking" && r.id && !tests.some((t) => t.rule === r.id)) {
-      add("tests", `blocking rule ${r.id} has no conformance test`);
-    }
-    // every detector is proven by the rule's conformance tests
-    if (r.id) proveDetectors(r, tests, `rules[${r.id}]`, add);
-  }
 }

@@ -1,6 +1,7 @@
 /**
  * The command line: the usage texts of the commands in commandTable.ts, and the parser that
- * turns argv into one command to run (or a usage text to print, or one line saying what is wrong). Nothing here touches the disk or the network, so
+ * turns argv into one command to run (or a usage text to print, or one line saying what is wrong). Nothing here touches the disk or the
+ * network, so
  * `--help` and a usage error have no side effect by construction.
  */
 import { parseArgs } from "node:util";

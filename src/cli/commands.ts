@@ -30,6 +30,7 @@ import { printable } from "../lib/controls";
 import { createLogger, resolveLogFormat, type Logger } from "../lib/log";
 import { adminCreate } from "./admin";
 import type { CommandLine } from "./args";
+import type { AppState } from "../catalog/state";
 import { CliError } from "./errors";
 import { projectTalents, writeSkillFolders } from "./export";
 import { listenFailure, localUrl, publicUrlNotice } from "./listen";
@@ -121,6 +122,21 @@ async function serve(config: Config, log: Logger): Promise<void> {
       cpu: cpuMs(),
     },
   });
+  const background = await startBackground(config, log, { database, loaded, backups, port });
+  handleSignals(config, log, { app, database, state, journal, backups, ...background });
+}
+
+/** What runs beside the server once it listens: the setup link, the catalog's slimming, housekeeping, backups, mail delivery. */
+async function startBackground(
+  config: Config,
+  log: Logger,
+  {
+    database,
+    loaded,
+    backups,
+    port,
+  }: { database: Database; loaded: Awaited<ReturnType<typeof loadCatalog>>; backups: Backups; port: number },
+): Promise<{ stopHousekeeping: () => void; mail: MailDelivery | null }> {
   const notice = publicUrlNotice(config, port);
   if (notice) log.info(notice);
   // after listen: a start that fails (a busy port) hands out no link
@@ -148,7 +164,24 @@ async function serve(config: Config, log: Logger): Promise<void> {
       nextAt: new Date(backups.status().nextAt ?? Date.now()).toISOString(),
     });
   }
+  return { stopHousekeeping, mail };
+}
 
+/** SIGHUP reloads the catalog; SIGTERM and SIGINT drain and stop. */
+function handleSignals(
+  config: Config,
+  log: Logger,
+  running: {
+    app: ReturnType<typeof createApp>;
+    database: Database;
+    state: AppState;
+    journal: TraceJournal;
+    backups: Backups;
+    stopHousekeeping: () => void;
+    mail: MailDelivery | null;
+  },
+): void {
+  const { app, database, state, journal, backups, stopHousekeeping, mail } = running;
   // SIGHUP (systemctl reload): the catalog is read again (TALENTS_DIR edits); a failure keeps the one being served
   let reloading = false;
   const reload = async (): Promise<void> => {
@@ -219,7 +252,8 @@ async function exportCommand(cli: Extract<CommandLine, { kind: "run" }>): Promis
   const written = writeSkillFolders(dir, talents);
   for (const folder of written) console.log(folder);
   console.error(
-    `${written.length} talent(s) written to ${dir} as Agent Skills folders${typeof projectId === "string" ? ` (project ${projectId})` : ""}`,
+    `${written.length} talent(s) written to ${dir} as Agent Skills ` +
+      `folders${typeof projectId === "string" ? ` (project ${projectId})` : ""}`,
   );
   return 0;
 }
@@ -229,38 +263,76 @@ async function readStdin(): Promise<string> {
   return text.replace(/\r?\n$/, "");
 }
 
+/** `talents lint DIR`: every problem of a folder of talents (and its specializations); exit 1 on any. */
+function lintCommand(args: string[]): number {
+  const [given] = args as [string];
+  const dir = resolve(given);
+  const read = readTalentDir(dir, given.replace(/\/+$/, ""));
+  const label = given.replace(/\/+$/, "") + "/";
+  const folders = new Set(read.sources.map((s) => s.folder));
+  // Link checks see the embedded catalog too, so a folder may require a shipped talent.
+  const embedded = sourcesFromFlat(embeddedTalents()).filter((s) => !folders.has(s.folder));
+  // and the folder's specializations (_specializations/*.yaml): ids exist, no conflict in the requires-closure
+  const specializations = readSpecializationDir(dir, given.replace(/\/+$/, ""));
+  const { catalog, findings, notes } = buildCatalog([...embedded, ...read.sources], read.findings, {}, specializations);
+  const ofDir = (f: Finding) => f.file.startsWith(label) || f.file === label.slice(0, -1);
+  const mine = findings.filter(ofDir);
+  const noted = notes.filter(ofDir);
+  // a finding may quote the text it refuses (a control character in a title): shown inert
+  for (const line of formatFindings(mine)) console.log(printable(line));
+  // what an Agent Skills folder holds that no talent field carries: named, never a failure
+  for (const line of formatFindings(noted)) console.log(printable(`note: ${line}`));
+  const ok = read.sources.filter((s) => catalog.get(s.folder)).length;
+  const spec = specializations.length > 0 ? `; ${catalog.specializations.length} of ${specializations.length} specialization(s) valid` : "";
+  console.error(
+    `${ok} of ${read.sources.length} talent(s) valid${spec}, ${mine.length} ` +
+      `problem(s)${noted.length > 0 ? `, ${noted.length} note(s)` : ""}`,
+  );
+  return mine.length > 0 ? 1 : 0;
+}
+
+/** `migrate [--dry-run]`: applies the pending migrations after a backup, or lists them. */
+async function migrateCommand(config: Config, dryRun: boolean): Promise<number> {
+  if (dryRun) {
+    const database = await openDatabase(config.databaseUrl, config.databaseAuthToken);
+    try {
+      const plan = await planMigrations(database.client);
+      if (plan.unknown.length > 0) throw new NewerSchemaError(plan.unknown, whereIs(config));
+      for (const p of plan.pending) {
+        console.log(`would apply ${p.tag} (${p.statements.length} statement${p.statements.length === 1 ? "" : "s"}):`);
+        for (const st of p.statements) console.log("  " + st.replace(/\s*\n\s*/g, " ").slice(0, 200) + (st.length > 200 ? " …" : ";"));
+      }
+      const backup =
+        plan.pending.length > 0 && !plan.empty && database.isLocal
+          ? `, after a backup to ${join(config.dataDir, "backups")}/pre-migrate-<time>.db`
+          : "";
+      console.log(
+        `migrations: ${plan.pending.length} would be applied${backup}, ${plan.applied.length} already there (dry run: nothing changed)`,
+      );
+      return 0;
+    } finally {
+      database.close();
+    }
+  }
+  // its log lines (the backup taken first) go to stderr: stdout holds the command's answer
+  const toStderr = createLogger(
+    config.logLevel,
+    (line) => process.stderr.write(line + "\n"),
+    resolveLogFormat(config.logFormat, process.stderr.isTTY === true),
+  );
+  const { database, result } = await openAndMigrate(config, toStderr);
+  database.close();
+  console.log(`migrations: ${result.applied.length} applied, ${result.skipped.length} already there`);
+  return 0;
+}
+
 /**
  * Runs a parsed command (not help, not version: main answers those); resolves to the exit code,
  * or -1 for a server that keeps running. Throws ConfigError or CliError for main to print.
  */
 export async function runCommand(cli: Extract<CommandLine, { kind: "run" }>): Promise<number> {
   const { command, args, flags } = cli;
-  if (command.name === "talents lint") {
-    const [given] = args as [string];
-    const dir = resolve(given);
-    const read = readTalentDir(dir, given.replace(/\/+$/, ""));
-    const label = given.replace(/\/+$/, "") + "/";
-    const folders = new Set(read.sources.map((s) => s.folder));
-    // Link checks see the embedded catalog too, so a folder may require a shipped talent.
-    const embedded = sourcesFromFlat(embeddedTalents()).filter((s) => !folders.has(s.folder));
-    // and the folder's specializations (_specializations/*.yaml): ids exist, no conflict in the requires-closure
-    const specializations = readSpecializationDir(dir, given.replace(/\/+$/, ""));
-    const { catalog, findings, notes } = buildCatalog([...embedded, ...read.sources], read.findings, {}, specializations);
-    const ofDir = (f: Finding) => f.file.startsWith(label) || f.file === label.slice(0, -1);
-    const mine = findings.filter(ofDir);
-    const noted = notes.filter(ofDir);
-    // a finding may quote the text it refuses (a control character in a title): shown inert
-    for (const line of formatFindings(mine)) console.log(printable(line));
-    // what an Agent Skills folder holds that no talent field carries: named, never a failure
-    for (const line of formatFindings(noted)) console.log(printable(`note: ${line}`));
-    const ok = read.sources.filter((s) => catalog.get(s.folder)).length;
-    const spec =
-      specializations.length > 0 ? `; ${catalog.specializations.length} of ${specializations.length} specialization(s) valid` : "";
-    console.error(
-      `${ok} of ${read.sources.length} talent(s) valid${spec}, ${mine.length} problem(s)${noted.length > 0 ? `, ${noted.length} note(s)` : ""}`,
-    );
-    return mine.length > 0 ? 1 : 0;
-  }
+  if (command.name === "talents lint") return lintCommand(args);
   if (command.name === "talents export") return exportCommand(cli);
 
   // doctor looks at the data folder as it is: it creates nothing
@@ -270,39 +342,8 @@ export async function runCommand(cli: Extract<CommandLine, { kind: "run" }>): Pr
     case "serve":
       await serve(config, log);
       return -1; // keeps running
-    case "migrate": {
-      if (flags["dry-run"]) {
-        const database = await openDatabase(config.databaseUrl, config.databaseAuthToken);
-        try {
-          const plan = await planMigrations(database.client);
-          if (plan.unknown.length > 0) throw new NewerSchemaError(plan.unknown, whereIs(config));
-          for (const p of plan.pending) {
-            console.log(`would apply ${p.tag} (${p.statements.length} statement${p.statements.length === 1 ? "" : "s"}):`);
-            for (const st of p.statements) console.log("  " + st.replace(/\s*\n\s*/g, " ").slice(0, 200) + (st.length > 200 ? " …" : ";"));
-          }
-          const backup =
-            plan.pending.length > 0 && !plan.empty && database.isLocal
-              ? `, after a backup to ${join(config.dataDir, "backups")}/pre-migrate-<time>.db`
-              : "";
-          console.log(
-            `migrations: ${plan.pending.length} would be applied${backup}, ${plan.applied.length} already there (dry run: nothing changed)`,
-          );
-          return 0;
-        } finally {
-          database.close();
-        }
-      }
-      // its log lines (the backup taken first) go to stderr: stdout holds the command's answer
-      const toStderr = createLogger(
-        config.logLevel,
-        (line) => process.stderr.write(line + "\n"),
-        resolveLogFormat(config.logFormat, process.stderr.isTTY === true),
-      );
-      const { database, result } = await openAndMigrate(config, toStderr);
-      database.close();
-      console.log(`migrations: ${result.applied.length} applied, ${result.skipped.length} already there`);
-      return 0;
-    }
+    case "migrate":
+      return migrateCommand(config, Boolean(flags["dry-run"]));
     case "backup": {
       // the database as it is: a backup taken before an upgrade must not run the new binary's migrations
       const path = databasePath(config.databaseUrl);

@@ -68,7 +68,8 @@ export async function call<T = any>(server: ServerOptions, method: "GET" | "POST
     json = text ? JSON.parse(text) : null;
   } catch {
     throw new CliError(
-      `${server.url} did not answer ${method} ${pathOnly(path)} as a talentd server would (HTTP ${response.status}, not JSON): is TALENTD_URL right?`,
+      `${server.url} did not answer ${method} ${pathOnly(path)} as a talentd server would (HTTP ${response.status}, not ` +
+        `JSON): is TALENTD_URL right?`,
     );
   }
   if (response.ok && (json === null || typeof json !== "object" || Array.isArray(json))) {
@@ -83,7 +84,8 @@ export async function call<T = any>(server: ServerOptions, method: "GET" | "POST
   const message = json && typeof json.message === "string" ? shown(json.message, 500) : "";
   if (response.status === 401) {
     throw new CliError(
-      `the server refused the key (401 ${code || "invalid_token"}): it is unknown, revoked or expired; create a new one and set TALENTD_KEY`,
+      `the server refused the key (401 ${code || "invalid_token"}): it is unknown, revoked or expired; create a new one and ` +
+        `set TALENTD_KEY`,
     );
   }
   if (code === "insufficient_scope") {
@@ -94,7 +96,8 @@ export async function call<T = any>(server: ServerOptions, method: "GET" | "POST
   }
   const id = shown(response.headers.get("x-request-id") ?? "", 80);
   throw new CliError(
-    `${method} ${pathOnly(path)} failed: ${response.status} ${code || "error"}${message ? `: ${message}` : ""}${response.status >= 500 && id ? ` (request id ${id})` : ""}`,
+    `${method} ${pathOnly(path)} failed: ${response.status} ` +
+      `${code || "error"}${message ? `: ${message}` : ""}${response.status >= 500 && id ? ` (request id ${id})` : ""}`,
   );
 }
 

@@ -6,27 +6,20 @@
  * Exit codes: 0 clean, 1 findings (check: a blocking finding; ci verify: any problem), 2 usage,
  * configuration or connection errors, a malformed answer — thrown as CliError, printed by main as one line.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import type { CommandLine } from "../cli/args";
 import { CliError } from "../cli/errors";
-import { printable, printableJson } from "../lib/controls";
 import { call, serverOptions, type ServerOptions } from "./api";
 import { runDetectors, type ServedObligation } from "./check";
-import { addedLines, changedPaths, gitPath, repoOf, repoPaths, repoRoot, requireRepo, type DiffSource, type Repo } from "./git";
+import { addedLines, changedPaths, repoOf, repoPaths, repoRoot, requireRepo, type DiffSource, type Repo } from "./git";
 import { compareLock, LOCK_PATH, lockOf, parseLock, renderLock, type LockEntry } from "./lock";
 import { designate, type Designation } from "./match";
+import { hookInstall } from "./hooks";
+import { list, note, print, printJson } from "./output";
 
 type Run = Extract<CommandLine, { kind: "run" }>;
-type Flags = Run["flags"];
-
-const list = (v: Flags[string] | undefined): string[] => (Array.isArray(v) ? v : typeof v === "string" ? [v] : []);
-// every line the client writes goes through these three: text from the server (titles, ids,
-// messages) reaches the terminal inert, its control characters shown as \u001b (lib/controls.ts)
-const print = (...lines: string[]): void => void process.stdout.write(printable(lines.join("\n")) + "\n");
-const printJson = (value: unknown): void => void process.stdout.write(printableJson(JSON.stringify(value, null, 2)) + "\n");
-const note = (text: string): void => void process.stderr.write(printable(text) + "\n");
 
 /**
  * Runs a client command; resolves to the exit code. Exit 1 means findings only: any other
@@ -150,7 +143,8 @@ async function prepareCommand(cli: Run, cwd: string): Promise<number> {
   print(table(rows));
   for (const pre of r.prerequisites ?? [])
     print(
-      `prerequisite not designated: ${pre.id} (required by ${pre.requiredBy.join(", ")}${pre.active ? "; active: add --talent " + pre.id : "; not active in the project"})`,
+      `prerequisite not designated: ${pre.id} (required by ` +
+        `${pre.requiredBy.join(", ")}${pre.active ? "; active: add --talent " + pre.id : "; not active in the project"})`,
     );
   for (const c of r.conflicts ?? []) print(`conflict: ${c.a} × ${c.b}`);
   return 0;
@@ -282,67 +276,13 @@ async function checkCommand(cli: Run, cwd: string): Promise<number> {
     for (const f of result.findings) print(`${f.file}:${f.line} ${f.rule} ${f.severity} ${oneLine(f.title)}`);
     const talents = designatedCount ?? playbook.obligations.length;
     note(
-      `talentd check: ${result.findings.length === 0 ? "no finding" : `${blocking} blocking, ${advisory} advisory`} in ${lines} added line(s) of ${files.length} file(s); ` +
+      `talentd check: ${result.findings.length === 0 ? "no finding" : `${blocking} blocking, ${advisory} advisory`} ` +
+        `in ${lines} added line(s) of ${files.length} file(s); ` +
         `${result.rulesWithDetectors} rule(s) with detectors from ${talents} talent(s), resolution ${resolutionId}` +
         (blocking > 0 ? ". Fix the blocking findings (or mark a deliberate line with talentd-ignore RULE-ID)." : ""),
     );
   }
   return blocking > 0 ? 1 : 0;
-}
-
-// ---- hooks
-
-const HOOKS = ["pre-commit", "pre-push"] as const;
-const HOOK_MARK = "# installed by `talentd hook install";
-
-/** The command line that runs this talentd: the binary itself, or bun and the entry file from a checkout. */
-function selfCommand(): string[] {
-  const compiled = import.meta.url.includes("/$bunfs/");
-  return compiled ? [process.execPath] : [process.execPath, Bun.main];
-}
-
-const shQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
-
-export function hookScript(hook: (typeof HOOKS)[number], command: string[], url?: string): string {
-  const args = hook === "pre-commit" ? "check --staged" : "check --pre-push";
-  const what = hook === "pre-commit" ? "the staged changes" : "the commits being pushed";
-  return [
-    "#!/bin/sh",
-    `${HOOK_MARK} ${hook}\` (talentd ${pkg.version}): checks ${what} against the rules`,
-    "# of the talents their paths designate (talentd check --help). It needs TALENTD_KEY (and TALENTD_URL)",
-    `# in the environment; skip it once with \`git ${hook === "pre-commit" ? "commit" : "push"} --no-verify\`.`,
-    ...(url ? [`: "\${TALENTD_URL:=${url.replace(/[`"$\\]/g, "")}}"`, "export TALENTD_URL"] : []),
-    `exec ${command.map(shQuote).join(" ")} ${args}`,
-    "",
-  ].join("\n");
-}
-
-async function hookInstall(cli: Run, cwd: string): Promise<number> {
-  const hook = (cli.args[0] ?? "pre-commit") as (typeof HOOKS)[number];
-  if (!HOOKS.includes(hook)) throw new CliError(`hook install: "${cli.args[0]}" is not a hook talentd installs (pre-commit or pre-push)`);
-  const { root } = await requireRepo(cwd, "hook install");
-  if (typeof cli.flags.url === "string") serverOptions({ url: cli.flags.url, key: "-" }, {});
-  const file = await gitPath(root, `hooks/${hook}`);
-  let kept: string | null = null;
-  if (existsSync(file)) {
-    const existing = readFileSync(file, "utf8");
-    if (!existing.includes(HOOK_MARK)) {
-      if (!cli.flags.force)
-        throw new CliError(
-          `hook install: ${relative(cwd, file) || file} exists and is not talentd's: add \`talentd ${hook === "pre-commit" ? "check --staged" : "check --pre-push"}\` to it, or pass --force (it is kept as ${hook}.before-talentd)`,
-        );
-      kept = `${file}.before-talentd`;
-      renameSync(file, kept);
-    }
-  }
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, hookScript(hook, selfCommand(), typeof cli.flags.url === "string" ? cli.flags.url : undefined));
-  chmodSync(file, 0o755);
-  print(
-    `installed ${relative(cwd, file) || file}: runs talentd ${hook === "pre-commit" ? "check --staged" : "check --pre-push"}${kept ? ` (the previous hook is kept as ${relative(cwd, kept)})` : ""}`,
-  );
-  if (!process.env.TALENTD_KEY) note("talentd: TALENTD_KEY is not set in this shell: the hook needs it (and TALENTD_URL) when git runs it");
-  return 0;
 }
 
 // ---- lock and ci verify
@@ -379,7 +319,8 @@ async function lockCommand(cli: Run, cwd: string): Promise<number> {
     printJson({ file: shown, changed: before !== text, project: doctor.projectId, talents: doctor.talents.length, active });
   else
     print(
-      `${before === text ? "unchanged" : "wrote"} ${shown}: ${doctor.talents.length} talent(s) (${active} active) of project ${doctor.projectId}; commit it`,
+      `${before === text ? "unchanged" : "wrote"} ${shown}: ${doctor.talents.length} talent(s) (${active} active) of project ` +
+        `${doctor.projectId}; commit it`,
     );
   if (!doctor.healthy) note("talentd lock: the selection has problems that talentd ci verify will report (run it to see them)");
   return 0;
@@ -416,7 +357,10 @@ async function ciVerify(cli: Run, cwd: string): Promise<number> {
       print(`talentd ci verify: ok: ${doctor.talents.length} talent(s) match ${shown}; no missing prerequisite, no conflict`);
     else
       note(
-        `talentd ci verify: ${all.length} problem(s)${lockProblems.length > 0 && problems.length === 0 ? ": if the change to the selection is intended, run talentd lock and commit the lock file" : ""}`,
+        `talentd ci verify: ${all.length} problem(s)` +
+          (lockProblems.length > 0 && problems.length === 0
+            ? ": if the change to the selection is intended, run talentd lock and commit the lock file"
+            : ""),
       );
   }
   return all.length === 0 ? 0 : 1;

@@ -33,7 +33,8 @@ export class NewerSchemaError extends Error {
     where: string,
   ) {
     super(
-      `the database${where ? ` at ${where}` : ""} was migrated by a newer talentd (it records ${unknown.join(", ")}, which this version does not know); run that version or a newer one, or restore a backup made for this version`,
+      `the database${where ? ` at ${where}` : ""} was migrated by a newer talentd (it records ${unknown.join(", ")}, which ` +
+        `this version does not know); run that version or a newer one, or restore a backup made for this version`,
     );
   }
 }

@@ -13,6 +13,7 @@
  *    and the copy renamed into place.
  * Every copy goes through SQLite; the server must stay stopped until the command returns.
  */
+import { fileStamp } from "../lib/time";
 import LibsqlDatabase from "libsql";
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -36,9 +37,12 @@ export interface RestoreResult {
   bytes: number;
 }
 
-const stampOf = (ms: number): string => new Date(ms).toISOString().replace(/[-:.]/g, "");
+const stampOf = fileStamp;
 
-/** A native connection; `timeout` 0 fails at once on a lock (the driver has no read-only mode: only reads are made where only reads are meant). */
+/**
+ * A native connection; `timeout` 0 fails at once on a lock (the driver has no read-only mode: only reads are made where only reads are
+ * meant).
+ */
 function open(path: string, opts: { timeout?: number } = {}): Native {
   return new LibsqlDatabase(path, { timeout: opts.timeout ?? 5000 } as ConstructorParameters<typeof LibsqlDatabase>[1]);
 }

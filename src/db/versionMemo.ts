@@ -40,7 +40,10 @@ export async function keptAll<T>(database: Database, sql: string, args: InValue[
   return kept(byEpoch, database, database.configEpoch(), sql, args, () => database.all<T>(sql, args));
 }
 
-/** Any value read from the database (the activity log included), kept for the current data version by a group (e.g. a statement) and arguments. */
+/**
+ * Any value read from the database (the activity log included), kept for the current data version by a group (e.g. a statement) and
+ * arguments.
+ */
 export async function keptRead<T>(database: Database, group: string, args: InValue[], read: () => Promise<T>): Promise<T> {
   return kept(byDataVersion, database, database.dataVersion(), group, args, read);
 }

@@ -39,7 +39,8 @@ export function openWriter(path: string): void {
     conn.exec("PRAGMA busy_timeout = 5000");
     conn.exec("PRAGMA synchronous = FULL");
     conn.exec("PRAGMA foreign_keys = ON");
-    prepared = statementCache(conn, 128); // a designation's items are literals (src/resolution/prepare.ts): at most 128 statements, ~28 KB each (~3.5 MiB)
+    // a designation's items are literals (src/resolution/prepare.ts): at most 128 statements, ~28 KB each (~3.5 MiB)
+    prepared = statementCache(conn, 128);
   } catch (e) {
     conn = null;
     openError = e;

@@ -36,18 +36,24 @@ function ownerOrAdmin(org: OrgMembership): OrgMembership {
   return org;
 }
 
-export function expertiseRoutes(deps: CatalogDeps, guards: Guards) {
+/** What the expertise routes share: the database, the catalog, the detail view. */
+function expertiseContext(deps: CatalogDeps) {
   const db = deps.database;
   const catalog = () => deps.state.catalog;
   const detail = async (org: OrgMembership, id: string) => detailView(db, await findExpertise(db, org.id, id), org.slug, catalog());
-  const lifecycle =
-    (op: Exclude<LifecycleOperation, "publish">) =>
-    async ({ org, params }: { org: OrgMembership; params: { id: string } }) => {
-      ownerOrAdmin(org);
-      const row = await db.write((tx) => changeLifecycle(tx, org.id, params.id, op));
-      return detailView(db, row, org.slug, catalog());
-    };
+  return { db, catalog, detail };
+}
 
+type ExpertiseContext = ReturnType<typeof expertiseContext>;
+
+/** The expertise routes of the active organization: list, create, read, edit, delete; triggers, publication, lifecycle, versions. */
+export function expertiseRoutes(deps: CatalogDeps, guards: Guards) {
+  const ctx = expertiseContext(deps);
+  return new Elysia().use(expertiseEditRoutes(ctx, guards)).use(expertiseWorkflowRoutes(ctx, guards));
+}
+
+/** List, create, read, edit and delete. */
+function expertiseEditRoutes({ db, catalog, detail }: ExpertiseContext, guards: Guards) {
   return new Elysia({ prefix: "/web/orgs/current/expertises" })
     .use(guards)
     .get(
@@ -98,7 +104,20 @@ export function expertiseRoutes(deps: CatalogDeps, guards: Guards) {
         return { deleted: params.id };
       },
       { org: "member" },
-    )
+    );
+}
+
+/** Triggers, publication, lifecycle and versions. */
+function expertiseWorkflowRoutes({ db, catalog }: ExpertiseContext, guards: Guards) {
+  const lifecycle =
+    (op: Exclude<LifecycleOperation, "publish">) =>
+    async ({ org, params }: { org: OrgMembership; params: { id: string } }) => {
+      ownerOrAdmin(org);
+      const row = await db.write((tx) => changeLifecycle(tx, org.id, params.id, op));
+      return detailView(db, row, org.slug, catalog());
+    };
+  return new Elysia({ prefix: "/web/orgs/current/expertises" })
+    .use(guards)
     .post(
       "/:id/trigger-proposal",
       async ({ org, params }) => {

@@ -10,6 +10,7 @@ import { globProblem, parseFrontMatterYaml, splitFrontMatter } from "../catalog/
 import { controlProblem } from "../lib/controls";
 import type { Triggers } from "../catalog/format";
 import type { Issue } from "../http/errors";
+import { FENCE_GLOBS, KNOWN_EXTENSIONS, KNOWN_FILES, LANGUAGE_GLOBS, STOPWORDS } from "./triggerTables";
 
 export interface ProposedTrigger {
   value: string;
@@ -27,204 +28,6 @@ export const MAX_PROPOSED_KEYWORDS = 20;
 export const MAX_TRIGGER_FILES = 50;
 export const MAX_TRIGGER_KEYWORDS = 50;
 export const MAX_KEYWORD_LENGTH = 80;
-
-/** Code-fence language tag → the file globs it suggests. */
-const FENCE_GLOBS: Record<string, string[]> = {
-  ts: ["**/*.ts"],
-  typescript: ["**/*.ts"],
-  tsx: ["**/*.tsx"],
-  mts: ["**/*.mts"],
-  js: ["**/*.js"],
-  javascript: ["**/*.js"],
-  jsx: ["**/*.jsx"],
-  mjs: ["**/*.mjs"],
-  cjs: ["**/*.cjs"],
-  py: ["**/*.py"],
-  python: ["**/*.py"],
-  go: ["**/*.go"],
-  golang: ["**/*.go"],
-  rs: ["**/*.rs"],
-  rust: ["**/*.rs"],
-  java: ["**/*.java"],
-  kt: ["**/*.kt"],
-  kotlin: ["**/*.kt"],
-  scala: ["**/*.scala"],
-  rb: ["**/*.rb"],
-  ruby: ["**/*.rb"],
-  php: ["**/*.php"],
-  cs: ["**/*.cs"],
-  csharp: ["**/*.cs"],
-  fs: ["**/*.fs"],
-  fsharp: ["**/*.fs"],
-  c: ["**/*.c", "**/*.h"],
-  cpp: ["**/*.cpp", "**/*.hpp"],
-  "c++": ["**/*.cpp", "**/*.hpp"],
-  swift: ["**/*.swift"],
-  dart: ["**/*.dart"],
-  ex: ["**/*.ex"],
-  elixir: ["**/*.ex", "**/*.exs"],
-  sql: ["**/*.sql"],
-  psql: ["**/*.sql"],
-  plpgsql: ["**/*.sql"],
-  sh: ["**/*.sh"],
-  bash: ["**/*.sh"],
-  zsh: ["**/*.zsh"],
-  shell: ["**/*.sh"],
-  ps1: ["**/*.ps1"],
-  powershell: ["**/*.ps1"],
-  yaml: ["**/*.yaml", "**/*.yml"],
-  yml: ["**/*.yml", "**/*.yaml"],
-  toml: ["**/*.toml"],
-  json: ["**/*.json"],
-  xml: ["**/*.xml"],
-  html: ["**/*.html"],
-  css: ["**/*.css"],
-  scss: ["**/*.scss"],
-  less: ["**/*.less"],
-  vue: ["**/*.vue"],
-  svelte: ["**/*.svelte"],
-  dockerfile: ["**/Dockerfile"],
-  docker: ["**/Dockerfile"],
-  hcl: ["**/*.tf"],
-  terraform: ["**/*.tf"],
-  tf: ["**/*.tf"],
-  graphql: ["**/*.graphql"],
-  gql: ["**/*.graphql"],
-  proto: ["**/*.proto"],
-  protobuf: ["**/*.proto"],
-  makefile: ["**/Makefile"],
-  make: ["**/Makefile"],
-};
-
-/** Front-matter language name → the keyword it suggests (the language itself) and its globs. */
-const LANGUAGE_GLOBS: Record<string, string[]> = {
-  typescript: ["**/*.ts", "**/*.tsx"],
-  javascript: ["**/*.js", "**/*.jsx"],
-  python: ["**/*.py"],
-  go: ["**/*.go"],
-  rust: ["**/*.rs"],
-  java: ["**/*.java"],
-  kotlin: ["**/*.kt"],
-  ruby: ["**/*.rb"],
-  php: ["**/*.php"],
-  csharp: ["**/*.cs"],
-  sql: ["**/*.sql"],
-  shell: ["**/*.sh"],
-  bash: ["**/*.sh"],
-  yaml: ["**/*.yaml", "**/*.yml"],
-  css: ["**/*.css"],
-  html: ["**/*.html"],
-  terraform: ["**/*.tf"],
-  hcl: ["**/*.tf"],
-  swift: ["**/*.swift"],
-  scala: ["**/*.scala"],
-  dockerfile: ["**/Dockerfile"],
-};
-
-/** Extensions a mentioned path must carry to count as a source path. */
-const KNOWN_EXTENSIONS = new Set([
-  "ts",
-  "tsx",
-  "mts",
-  "cts",
-  "js",
-  "jsx",
-  "mjs",
-  "cjs",
-  "py",
-  "go",
-  "rs",
-  "java",
-  "kt",
-  "scala",
-  "rb",
-  "php",
-  "cs",
-  "fs",
-  "c",
-  "h",
-  "cpp",
-  "hpp",
-  "swift",
-  "dart",
-  "ex",
-  "exs",
-  "sql",
-  "sh",
-  "zsh",
-  "ps1",
-  "yaml",
-  "yml",
-  "toml",
-  "json",
-  "xml",
-  "html",
-  "css",
-  "scss",
-  "less",
-  "vue",
-  "svelte",
-  "tf",
-  "graphql",
-  "proto",
-  "md",
-  "mdx",
-  "ini",
-  "env",
-  "lock",
-  "gradle",
-]);
-
-/** Well-known file names that are triggers on their own. */
-const KNOWN_FILES = new Set([
-  "Dockerfile",
-  "Makefile",
-  "Jenkinsfile",
-  "Procfile",
-  "package.json",
-  "tsconfig.json",
-  "go.mod",
-  "go.sum",
-  "Cargo.toml",
-  "pyproject.toml",
-  "requirements.txt",
-  "Gemfile",
-  "pom.xml",
-  "build.gradle",
-  "docker-compose.yml",
-  "compose.yaml",
-  ".env",
-  ".gitignore",
-  ".dockerignore",
-  "CODEOWNERS",
-  "openapi.yaml",
-  "openapi.json",
-  "README.md",
-  "CHANGELOG.md",
-  "yarn.lock",
-  "package-lock.json",
-  "pnpm-lock.yaml",
-  "pnpm-workspace.yaml",
-  "Cargo.lock",
-  "uv.lock",
-  "poetry.lock",
-]);
-
-const STOPWORDS = new Set(
-  (
-    "about above across after again against all also always among and another any are around avoid because been before " +
-    "being below between both but by can cannot could does doing done down during each either else ensure every " +
-    "except first for from further given have having here how however instead into its itself just keep like " +
-    "make makes making many may might more most much must need needs never none nor not only other others our " +
-    "out over own per prefer rather same should since so some such than that the their them then there these " +
-    "they this those through thus too under unless until upon use used uses using very via was were what when " +
-    "where whether which while who whose why will with within without would your yours " +
-    "always never every each thing things something anything nothing everything first second third one two three " +
-    "new add adds added set sets get gets put run runs call calls give take takes write writes read reads check " +
-    "checks look looks keep kept show shows state states work works case cases way ways time times part parts " +
-    "good bad well less least true false null none yes e.g i.e etc existing explicitly found code data"
-  ).split(/\s+/),
-);
 
 interface Occurrence {
   value: string;
@@ -268,6 +71,27 @@ const clip = (s: string, n = 60) => (s.length > n ? s.slice(0, n - 1) + "…" : 
  *         titles and of the body's headings, ranked by how often they occur in the whole text.
  */
 export function proposeTriggers(content: string): TriggerProposal {
+  const src = proposalSource(content);
+  return { files: proposeFiles(src).inOrder(MAX_PROPOSED_FILES), keywords: proposeKeywords(src).byWeight(MAX_PROPOSED_KEYWORDS) };
+}
+
+/** The non-empty strings of a list (nothing for anything else). */
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string" && x.trim() !== "") : []);
+
+/** What a proposal reads of the text: the front matter's fields as far as they parse, the body and its lines. */
+interface ProposalSource {
+  triggers: Record<string, unknown>;
+  languages: string[];
+  rules: Record<string, unknown>[];
+  tests: Record<string, unknown>[];
+  title: string;
+  body: string;
+  bodyLines: string[];
+  /** The line of TALENT.md the body starts at. */
+  bodyLine: number;
+}
+
+function proposalSource(content: string): ProposalSource {
   const text = content.replace(/^\uFEFF/, "").replace(/\r\n/g, "\n");
   const split = splitFrontMatter(text);
   let fm: Record<string, unknown> = {};
@@ -278,21 +102,26 @@ export function proposeTriggers(content: string): TriggerProposal {
     }
   }
   const body = split ? split.body : text;
-  const bodyLine = split ? split.bodyLine : 1;
   // a SKILL.md carries the talent fields in metadata (catalog/skillFormat.ts)
   if (fm.name !== undefined && fm.id === undefined) {
     const fields = mapSkillFrontMatter(fm).fields;
     fm = { ...fields, title: fields.title ?? fm.name };
   }
-  const strings = (v: unknown): string[] =>
-    Array.isArray(v) ? v.filter((x): x is string => typeof x === "string" && x.trim() !== "") : [];
-  const triggers = (fm.triggers && typeof fm.triggers === "object" ? fm.triggers : {}) as Record<string, unknown>;
-  const languages = strings(fm.languages).map((l) => l.trim().toLowerCase());
-  const rules = (Array.isArray(fm.rules) ? fm.rules : []).filter((r): r is Record<string, unknown> => !!r && typeof r === "object");
-  const tests = (Array.isArray(fm.tests) ? fm.tests : []).filter((r): r is Record<string, unknown> => !!r && typeof r === "object");
-  const title = typeof fm.title === "string" ? fm.title : "";
+  const objects = (v: unknown) => (Array.isArray(v) ? v : []).filter((r): r is Record<string, unknown> => !!r && typeof r === "object");
+  return {
+    triggers: (fm.triggers && typeof fm.triggers === "object" ? fm.triggers : {}) as Record<string, unknown>,
+    languages: strings(fm.languages).map((l) => l.trim().toLowerCase()),
+    rules: objects(fm.rules),
+    tests: objects(fm.tests),
+    title: typeof fm.title === "string" ? fm.title : "",
+    body,
+    bodyLines: body.split("\n"),
+    bodyLine: split ? split.bodyLine : 1,
+  };
+}
 
-  // ---- file globs
+/** File globs: declared, by language, by code fence, then paths and globs mentioned in the rules, tests and body. */
+function proposeFiles({ triggers, languages, rules, tests, bodyLines, bodyLine }: ProposalSource): Collector {
   const files = new Collector();
   const addGlob = (glob: string, why: string): void => {
     if (!globProblem(glob)) files.add({ value: glob, why });
@@ -300,7 +129,6 @@ export function proposeTriggers(content: string): TriggerProposal {
   for (const g of strings(triggers.files)) addGlob(g.trim(), "declared in the front matter (triggers.files)");
   for (const lang of languages) for (const g of LANGUAGE_GLOBS[lang] ?? []) addGlob(g, `language "${lang}" in the front matter`);
   // Code fences, with their line numbers in TALENT.md.
-  const bodyLines = body.split("\n");
   let inFence = false;
   bodyLines.forEach((line, i) => {
     const m = /^\s*(`{3,}|~{3,})\s*([A-Za-z0-9_+#.-]*)/.exec(line);
@@ -337,8 +165,15 @@ export function proposeTriggers(content: string): TriggerProposal {
       for (const [glob, how] of globsForPath(token)) addGlob(glob, `${how} "${clip(token, 50)}" in ${where}`);
     }
   }
+  return files;
+}
 
-  // ---- keywords
+/**
+ * Keywords: declared, languages, then words of the title, the rule titles and the headings,
+ * ranked by how often they occur in the whole text.
+ */
+function proposeKeywords({ triggers, languages, rules, title, body, bodyLines, bodyLine }: ProposalSource): Collector {
+  let inFence = false;
   const keywords = new Collector();
   for (const k of strings(triggers.keywords)) {
     const kw = k.trim().toLowerCase();
@@ -353,7 +188,6 @@ export function proposeTriggers(content: string): TriggerProposal {
     if (typeof r.title === "string")
       for (const w of words(r.title)) candidates.push([w, `in the title of rule ${typeof r.id === "string" ? r.id : "?"}`]);
   }
-  inFence = false;
   bodyLines.forEach((line, i) => {
     if (/^\s*(`{3,}|~{3,})/.test(line)) {
       inFence = !inFence;
@@ -388,7 +222,7 @@ export function proposeTriggers(content: string): TriggerProposal {
     seen.add(w);
     keywords.add({ value: w, why }, counts.get(w) ?? 1, true);
   }
-  return { files: files.inOrder(MAX_PROPOSED_FILES), keywords: keywords.byWeight(MAX_PROPOSED_KEYWORDS) };
+  return keywords;
 }
 
 /** Lower-case words worth a keyword: ≥ 4 characters, not a stop word, not a number. */

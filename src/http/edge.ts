@@ -8,29 +8,14 @@ import type { Logger } from "../lib/log";
 import { ulid } from "../lib/ids";
 import { AppError, errorResponse, validationFailed, type Issue } from "./errors";
 import { STORAGE_RETRY_AFTER_S, storageFailureOf, storageMessage, type StorageHealth } from "../db/storage";
-import { recordClientAddress, type PeerInfo } from "./client";
+import { addressOf } from "./client";
+import { connectionCap, type ConnectionCap } from "./connectionCap";
+import { requestMetas, type PeerInfo, type RequestMeta } from "./requestMeta";
 import { NO_TRUSTED_PROXIES, type TrustedProxies } from "../lib/proxies";
 import { Deadlines, type Expiry } from "./deadline";
 import { schemaIssues, type SchemaError } from "./schemaIssues";
 
-interface RequestMeta {
-  id: string;
-  start: number;
-  /** Wall-clock time the request arrived (ms since epoch). */
-  startedAt: number;
-  /** Arrival order in this process. */
-  seq: number;
-  /** Status of an error response rendered by onError (the access log reads it). */
-  errorStatus?: number;
-  /** Its error code (`unknown_talents`, …): the trace journal records it with a failed call. */
-  errorCode?: string;
-  /** The client address (client.ts), or null without a socket. */
-  ip: string | null;
-  /** True while the request counts against its address's cap (until its response is sent). */
-  counted?: boolean;
-}
-
-const meta = new WeakMap<Request, RequestMeta>();
+const meta = requestMetas;
 let arrivals = 0;
 
 /** The request id of a request seen by the edge (for logs and traces). */
@@ -234,96 +219,141 @@ function toAppError(code: unknown, error: unknown, request: Request, log: Logger
   }
 }
 
-/** Counts requests in progress per client address; `enter` refuses one past the cap. */
-function connectionCap(max: number) {
-  const inProgress = new Map<string, number>();
-  return {
-    /** Counts the request in, or answers 429 too_many_connections (the connection closes). */
-    enter(m: RequestMeta): Response | undefined {
-      if (m.ip === null) return undefined;
-      const n = (inProgress.get(m.ip) ?? 0) + 1;
-      if (n > max) {
-        const message = `This address has ${max} requests in progress; retry when one has finished.`;
-        return errorResponse(new AppError("too_many_connections", message, { limit: max }, { ...CLOSE, "retry-after": "1" }), m.id);
+/** The body parser of every route: size limit, deadline, JSON parsed here (see notParsed), forms as Elysia parses them. */
+function bodyParser(bodyLimit: number, deadlineMs: number) {
+  const deadlines = new Deadlines();
+  return async ({ request, contentType }: { request: Request; contentType?: string }): Promise<unknown> => {
+    if (!request.body) return;
+    const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+    // every body is read here, with the size limit (a chunked one has no length to check in
+    // onRequest) and the deadline; JSON is parsed here so that a malformed body is told only
+    // after the route's guard has authenticated the caller (see notParsed)
+    const deadline = (meta.get(request)?.start ?? performance.now()) + deadlineMs;
+    const bytes = await readLimited(
+      request,
+      bodyLimit,
+      deadlines.expiry(deadline, () => tooLate(deadlineMs)),
+    );
+    if (type === "multipart/form-data") {
+      // Elysia's own multipart parser runs, reading the bytes read here: a chunked form (curl,
+      // a CLI) parses exactly as one with a length (a browser's)
+      const form = new Response(bytes, { headers: { "content-type": request.headers.get("content-type") ?? type } });
+      Object.defineProperty(request, "formData", { value: () => form.formData(), configurable: true });
+      return;
+    }
+    const text = new TextDecoder().decode(bytes);
+    if (type === "application/json") {
+      try {
+        return text.trim() === "" ? {} : JSON.parse(text);
+      } catch {
+        malformed.add(request);
+        return {};
       }
-      inProgress.set(m.ip, n);
-      m.counted = true;
-      return undefined;
-    },
-    /** Counts it out once its answer is sent (or the client went away). */
-    leave(m: RequestMeta | undefined): void {
-      if (!m?.counted || m.ip === null) return;
-      m.counted = false;
-      const n = (inProgress.get(m.ip) ?? 1) - 1;
-      if (n > 0) inProgress.set(m.ip, n);
-      else inProgress.delete(m.ip);
-    },
+    }
+    if (type === "application/x-www-form-urlencoded") return formFields(text);
+    return text;
+  };
+}
+
+/** The one onError: every failure rendered in the error model (HTML when the request wants it); never fails itself. */
+function errorRenderer(opts: EdgeOptions) {
+  return async ({ code, error, request }: { code: unknown; error: unknown; request: Request }): Promise<Response> => {
+    let err: AppError;
+    let res: Response;
+    try {
+      err = toAppError(code, error, request, opts.log, opts.storage);
+      res = (await opts.htmlError?.(err, request, requestIdOf(request))) ?? errorResponse(err, requestIdOf(request));
+    } catch (e) {
+      // the error model never fails: a failure to render one is itself a 500 in the model (never the runtime's page)
+      opts.log.error("could not render an error", { requestId: requestIdOf(request), error: String((e as Error)?.stack ?? e) });
+      err = new AppError("internal_error", `Something went wrong on our side (request ${requestIdOf(request)}).`, {
+        requestId: requestIdOf(request),
+      });
+      res = errorResponse(err, requestIdOf(request));
+    }
+    const m = meta.get(request);
+    if (m) {
+      m.errorStatus = res.status;
+      m.errorCode = err.code;
+    }
+    return res;
+  };
+}
+
+/**
+ * Sees each request first: its id, its meta, the cap on requests in progress, the body limit by
+ * Content-Length. The client address is looked up here only for the access log (after the
+ * response the socket no longer tells); otherwise on first need (client.ts addressOf).
+ */
+function requestOpener(opts: EdgeOptions, cap: ConnectionCap | null) {
+  const trusted = opts.trustedProxies ?? NO_TRUSTED_PROXIES;
+  return ({ request, set, server }: { request: Request; set: { headers: Record<string, unknown> }; server: unknown }) => {
+    const seen = meta.get(request);
+    if (seen) {
+      // handed to the app again by the method override (methodOverride.ts): the same request, its id kept
+      set.headers["x-request-id"] = seen.id;
+      return;
+    }
+    const incoming = request.headers.get("x-request-id");
+    const id = incoming && /^[A-Za-z0-9._-]{1,64}$/.test(incoming) ? incoming : ulid();
+    const peer = (server as PeerInfo | null) ?? null;
+    const m: RequestMeta = { id, start: performance.now(), startedAt: Date.now(), seq: ++arrivals, request, peer, trusted };
+    meta.set(request, m);
+    set.headers["x-request-id"] = id;
+    if (opts.accessLog) addressOf(m);
+    const refused = cap?.enter(m);
+    if (refused) return refused;
+    const len = request.headers.get("content-length");
+    if (len !== null && Number(len) > opts.bodyLimit) {
+      return errorResponse(
+        new AppError("payload_too_large", `The request body is larger than ${opts.bodyLimit} bytes.`, { limit: opts.bodyLimit }),
+        id,
+      );
+    }
+  };
+}
+
+/** After each response: the cap's count, the metrics, the access log line. */
+function responseCloser(opts: EdgeOptions, cap: ConnectionCap | null) {
+  const metrics = opts.metrics ?? null;
+  return ({
+    request,
+    set,
+    responseValue,
+    route,
+  }: {
+    request: Request;
+    set: { status?: number | string };
+    responseValue: unknown;
+    route?: string;
+  }) => {
+    const m = meta.get(request);
+    cap?.leave(m);
+    if (metrics) metrics.record(request.method, route, statusOf(request, set, responseValue), elapsedMs(request) / 1000);
+    if (!opts.accessLog) return;
+    const url = new URL(request.url);
+    const status = statusOf(request, set, responseValue);
+    opts.log.info("request", {
+      requestId: requestIdOf(request),
+      method: request.method,
+      path: url.pathname,
+      status,
+      ms: Math.round(elapsedMs(request) * 10) / 10,
+      ip: m?.ip ?? undefined,
+      ua: request.headers.get("user-agent") ?? undefined,
+    });
   };
 }
 
 /** The edge plugin; apply it first in createApp so its hooks are global. */
 export function edge(opts: EdgeOptions) {
-  const metrics = opts.metrics ?? null;
-  const cap = connectionCap(opts.maxConnectionsPerAddress ?? Infinity);
-  const trusted = opts.trustedProxies ?? NO_TRUSTED_PROXIES;
-  const deadlineMs = opts.requestDeadlineMs ?? 30_000;
-  const deadlines = new Deadlines();
+  // the cap is counted only when set: without it no request pays for counting
+  const max = opts.maxConnectionsPerAddress;
+  const cap = max !== undefined && Number.isFinite(max) ? connectionCap(max) : null;
   return (
     new Elysia({ name: "edge" })
-      .onRequest(({ request, set, server }) => {
-        const seen = meta.get(request);
-        if (seen) {
-          // handed to the app again by the method override (methodOverride.ts): the same request, its id kept
-          set.headers["x-request-id"] = seen.id;
-          return;
-        }
-        const incoming = request.headers.get("x-request-id");
-        const id = incoming && /^[A-Za-z0-9._-]{1,64}$/.test(incoming) ? incoming : ulid();
-        const ip = recordClientAddress(request, server as PeerInfo | null, trusted);
-        const m: RequestMeta = { id, start: performance.now(), startedAt: Date.now(), seq: ++arrivals, ip };
-        meta.set(request, m);
-        set.headers["x-request-id"] = id;
-        const refused = cap.enter(m);
-        if (refused) return refused;
-        const len = request.headers.get("content-length");
-        if (len !== null && Number(len) > opts.bodyLimit) {
-          return errorResponse(
-            new AppError("payload_too_large", `The request body is larger than ${opts.bodyLimit} bytes.`, { limit: opts.bodyLimit }),
-            id,
-          );
-        }
-      })
-      .onParse({ as: "global" }, async ({ request, contentType }) => {
-        if (!request.body) return;
-        const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
-        // every body is read here, with the size limit (a chunked one has no length to check in
-        // onRequest) and the deadline; JSON is parsed here so that a malformed body is told only
-        // after the route's guard has authenticated the caller (see notParsed)
-        const deadline = (meta.get(request)?.start ?? performance.now()) + deadlineMs;
-        const bytes = await readLimited(
-          request,
-          opts.bodyLimit,
-          deadlines.expiry(deadline, () => tooLate(deadlineMs)),
-        );
-        if (type === "multipart/form-data") {
-          // Elysia's own multipart parser runs, reading the bytes read here: a chunked form (curl,
-          // a CLI) parses exactly as one with a length (a browser's)
-          const form = new Response(bytes, { headers: { "content-type": request.headers.get("content-type") ?? type } });
-          Object.defineProperty(request, "formData", { value: () => form.formData(), configurable: true });
-          return;
-        }
-        const text = new TextDecoder().decode(bytes);
-        if (type === "application/json") {
-          try {
-            return text.trim() === "" ? {} : JSON.parse(text);
-          } catch {
-            malformed.add(request);
-            return {};
-          }
-        }
-        if (type === "application/x-www-form-urlencoded") return formFields(text);
-        return text;
-      })
+      .onRequest(requestOpener(opts, cap))
+      .onParse({ as: "global" }, bodyParser(opts.bodyLimit, opts.requestDeadlineMs ?? 30_000))
       // after the guards (transform) and validation, before the handler: a malformed JSON body is a
       // 400 only for a caller the route accepts (an unauthenticated one got its 401 first)
       .onBeforeHandle({ as: "global" }, ({ request, params }) => {
@@ -333,42 +363,7 @@ export function edge(opts: EdgeOptions) {
           if (typeof v !== "string") throw validationFailed([{ path: name, message: "is not valid percent-encoding" }]);
         }
       })
-      .onError({ as: "global" }, async ({ code, error, request }) => {
-        let err: AppError;
-        let res: Response;
-        try {
-          err = toAppError(code, error, request, opts.log, opts.storage);
-          res = (await opts.htmlError?.(err, request, requestIdOf(request))) ?? errorResponse(err, requestIdOf(request));
-        } catch (e) {
-          // the error model never fails: a failure to render one is itself a 500 in the model (never the runtime's page)
-          opts.log.error("could not render an error", { requestId: requestIdOf(request), error: String((e as Error)?.stack ?? e) });
-          err = new AppError("internal_error", `Something went wrong on our side (request ${requestIdOf(request)}).`, {
-            requestId: requestIdOf(request),
-          });
-          res = errorResponse(err, requestIdOf(request));
-        }
-        const m = meta.get(request);
-        if (m) {
-          m.errorStatus = res.status;
-          m.errorCode = err.code;
-        }
-        return res;
-      })
-      .onAfterResponse({ as: "global" }, ({ request, set, responseValue, route }) => {
-        cap.leave(meta.get(request));
-        if (metrics) metrics.record(request.method, route, statusOf(request, set, responseValue), elapsedMs(request) / 1000);
-        if (!opts.accessLog) return;
-        const url = new URL(request.url);
-        const status = statusOf(request, set, responseValue);
-        opts.log.info("request", {
-          requestId: requestIdOf(request),
-          method: request.method,
-          path: url.pathname,
-          status,
-          ms: Math.round(elapsedMs(request) * 10) / 10,
-          ip: meta.get(request)?.ip ?? undefined,
-          ua: request.headers.get("user-agent") ?? undefined,
-        });
-      })
+      .onError({ as: "global" }, errorRenderer(opts))
+      .onAfterResponse({ as: "global" }, responseCloser(opts, cap))
   );
 }

@@ -69,3 +69,8 @@ export function decodedParam(raw: string, name: string): string {
     throw validationFailed([{ path: name, message: "is not a valid percent-encoded path segment" }]);
   }
 }
+
+/** Throws the 400 of a cursor this route did not write (lib/cursor.ts). */
+export function badCursor(): never {
+  throw validationFailed([{ path: "cursor", message: "is not a cursor returned by this route" }]);
+}

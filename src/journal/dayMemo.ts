@@ -109,7 +109,10 @@ export interface OpenRead<R, V> {
    * limit rounded up to 5 minutes) and `value` filters the rest.
    */
   end?: number;
-  /** The period's value from what `read` returned, at this call's time: the same object while it is the same value (the answer is then the same object too). */
+  /**
+   * The period's value from what `read` returned, at this call's time: the same object while it is the same value (the answer is then the
+   * same object too).
+   */
   value(raw: R, from: number, to: number): V;
 }
 
@@ -127,7 +130,8 @@ const lasts = keptEach<Database, string, { base: unknown; values: unknown[]; acc
 });
 
 /**
- * The fold of `read(from, to)` over the days `fromDay..toDay` (settled days whole, today's settled hours, then the rest of today as one piece). The
+ * The fold of `read(from, to)` over the days `fromDay..toDay` (settled days whole, today's settled hours, then the rest of today as one
+ * piece). The
  * sum of the settled periods is kept per scope and window with each period's generation: while
  * none was touched it is reused as is, and when hours settled since, only those are added (a
  * view then adds the periods not settled yet to a copy). The periods not settled yet (today's

@@ -5,13 +5,14 @@
  * Reads and retries without JavaScript: the button is a form posting to the `/web` route,
  * which answers a 303 back here.
  */
+import { utcSecond } from "../lib/time";
 import { Elysia } from "elysia";
 import type { CoreDeps } from "../deps";
 import { createPageGuard, type PageSessions } from "../ui/pageGuard";
 import { Layout, page } from "../ui/layout";
 import { listOrgMail, type MailView } from "./outbox";
 
-const when = (ms: number | null): string => (ms === null ? "—" : new Date(ms).toISOString().slice(0, 19).replace("T", " "));
+const when = (ms: number | null): string => (ms === null ? "—" : utcSecond(ms));
 
 /** The undelivered mails as a table; with `retry`, each waiting or failed one gets its retry form (an organization's, on /org/mail). */
 export function MailTable(props: { mails: MailView[]; retry?: boolean }) {

@@ -4,6 +4,7 @@
  * alternative rendered with hono/jsx (so every value is escaped). Links are absolute, from
  * BASE_URL.
  */
+import { utcMinute } from "../lib/time";
 import type { Child } from "hono/jsx";
 import type { Mail } from "./outbox";
 
@@ -23,7 +24,7 @@ function Html(props: { title: string; children?: Child }) {
 }
 
 const html = (node: unknown): string => "<!doctype html>" + String(node);
-const when = (ms: number): string => new Date(ms).toISOString().slice(0, 16).replace("T", " ") + " UTC";
+const when = (ms: number): string => `${utcMinute(ms)} UTC`;
 
 /** The invitation to join an organization, with its accept link. */
 export function invitationMail(p: {

@@ -12,6 +12,7 @@
  *   the first pending migration runs; never rotated away (nor are `talentd restore`'s
  *   `pre-restore-<UTC time>.db`).
  */
+import { fileStamp } from "../lib/time";
 import { existsSync, mkdirSync, readdirSync, rmSync, statfsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { snapshotDatabase, type BackupResult } from "../db/backup";
@@ -74,7 +75,7 @@ const MAX_TIMER = 2 ** 31 - 1;
 
 /** `20261123T003000123Z`: UTC, sortable, safe in a file name, unique to the millisecond. */
 export function stamp(ms: number): string {
-  return new Date(ms).toISOString().replace(/[-:.]/g, "");
+  return fileStamp(ms);
 }
 
 function parseStamp(s: string): number {

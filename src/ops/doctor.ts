@@ -49,23 +49,22 @@ export interface DoctorProbes {
   walWarnBytes: number;
 }
 
-/** Runs every check on the configured data folder and database; never throws. */
-export function doctorLocal(config: Config, now = Date.now(), probes: Partial<DoctorProbes> = {}): Finding[] {
-  const { statfs, walWarnBytes } = { statfs: statfsSync, walWarnBytes: WAL_WARN_BYTES, ...probes };
-  const out: Finding[] = [];
-  const add = (check: string, level: Level, message: string) => out.push({ check, level, message });
-  const guard = (check: string, fn: () => void) => {
-    try {
-      fn();
-    } catch (e) {
-      add(check, "fail", `could not check: ${(e as Error)?.message ?? e}`);
-    }
-  };
+/** Records a finding. */
+type Add = (check: string, level: Level, message: string) => void;
 
-  // data folder
-  const dir = config.dataDir;
+/** Runs a check, a throw in it recorded as its failure. */
+function guarded(add: Add, check: string, fn: () => void): void {
+  try {
+    fn();
+  } catch (e) {
+    add(check, "fail", `could not check: ${(e as Error)?.message ?? e}`);
+  }
+}
+
+/** The data folder exists, is a folder, is writable by this user and closed to others; true when writable. */
+function checkDataFolder(dir: string, add: Add): boolean {
   let dirOk = false;
-  guard("data folder", () => {
+  guarded(add, "data folder", () => {
     if (!existsSync(dir)) return add("data folder", "fail", `${dir} does not exist (serve creates it; check DATA_DIR)`);
     const st = statSync(dir);
     if (!st.isDirectory()) return add("data folder", "fail", `${dir} is not a folder`);
@@ -88,67 +87,66 @@ export function doctorLocal(config: Config, now = Date.now(), probes: Partial<Do
       );
     add("data folder", "ok", `${dir} (mode ${mode(st.mode)}, owner uid ${st.uid}, writable)`);
   });
+  return dirOk;
+}
 
-  const path = databasePath(config.databaseUrl);
-  if (path === null) {
-    add("database", "ok", "a libSQL server (DATABASE_URL): the file checks are that server's own");
-  }
-  const exists = path !== null && existsSync(path);
-  if (path !== null && !exists) add("database", "warn", `no database at ${path} yet (serve creates it)`);
+/** The database file's mode and size, and its WAL's size. */
+function checkDatabaseFile(path: string, add: Add): { dbBytes: number; walBytes: number } {
   let dbBytes = 0;
   let walBytes = 0;
-  if (exists) {
-    guard("database", () => {
-      const st = statSync(path);
-      dbBytes = st.size;
-      walBytes = existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0;
-      const folderOpen = (statSync(dirname(path)).mode & 0o001) !== 0; // others can reach the file only through an open folder
-      if (st.mode & 0o004 && folderOpen)
-        add(
-          "database",
-          "warn",
-          `${path} is readable by every user (mode ${mode(st.mode)}); chmod 640 it (it holds password and key hashes)`,
-        );
-      else add("database", "ok", `${path} (${mib(dbBytes)}, mode ${mode(st.mode)})`);
-    });
-  }
+  guarded(add, "database", () => {
+    const st = statSync(path);
+    dbBytes = st.size;
+    walBytes = existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0;
+    const folderOpen = (statSync(dirname(path)).mode & 0o001) !== 0; // others can reach the file only through an open folder
+    if (st.mode & 0o004 && folderOpen)
+      add("database", "warn", `${path} is readable by every user (mode ${mode(st.mode)}); chmod 640 it (it holds password and key hashes)`);
+    else add("database", "ok", `${path} (${mib(dbBytes)}, mode ${mode(st.mode)})`);
+  });
+  return { dbBytes, walBytes };
+}
 
-  if (dirOk) {
-    guard("free disk", () => {
-      const fs = statfs(dir);
-      const free = fs.bavail * fs.bsize;
-      const need = Math.max(DISK_FAIL_BYTES, dbBytes + walBytes);
-      const msg = `${mib(free)} free where ${dir} is (database and WAL: ${mib(dbBytes + walBytes)})`;
-      if (free < need)
-        add("free disk", "fail", `${msg}: not enough for a backup (VACUUM INTO writes a full copy) or for the database to grow`);
-      else if (free < Math.max(DISK_WARN_BYTES, 2 * (dbBytes + walBytes)))
-        add("free disk", "warn", `${msg}: less than ${mib(Math.max(DISK_WARN_BYTES, 2 * (dbBytes + walBytes)))}`);
-      else add("free disk", "ok", msg);
-    });
-  }
+/** Room for a backup (a full copy) and for growth where the data folder is. */
+function checkFreeDisk(dir: string, used: number, statfs: DoctorProbes["statfs"], add: Add): void {
+  guarded(add, "free disk", () => {
+    const fs = statfs(dir);
+    const free = fs.bavail * fs.bsize;
+    const need = Math.max(DISK_FAIL_BYTES, used);
+    const msg = `${mib(free)} free where ${dir} is (database and WAL: ${mib(used)})`;
+    if (free < need)
+      add("free disk", "fail", `${msg}: not enough for a backup (VACUUM INTO writes a full copy) or for the database to grow`);
+    else if (free < Math.max(DISK_WARN_BYTES, 2 * used))
+      add("free disk", "warn", `${msg}: less than ${mib(Math.max(DISK_WARN_BYTES, 2 * used))}`);
+    else add("free disk", "ok", msg);
+  });
+}
 
-  if (exists) {
-    guard("integrity", () => {
-      const conn = new LibsqlDatabase(path, { timeout: 5000 } as ConstructorParameters<typeof LibsqlDatabase>[1]);
-      try {
-        const verdict = integrityCheck(conn);
-        if (verdict === "ok") add("integrity", "ok", "PRAGMA integrity_check: ok");
-        else add("integrity", "fail", `PRAGMA integrity_check: ${verdict} (restore a backup: talentd restore FILE)`);
-        checkMigrations(conn, add);
-      } finally {
-        closeNative(conn);
-      }
-    });
-    if (walBytes > walWarnBytes)
-      add(
-        "WAL",
-        "warn",
-        `${path}-wal is ${mib(walBytes)}: checkpoints are held back (a long-running reader?) or it kept the size of a burst; a restart of the server checkpoints it`,
-      );
-    else add("WAL", "ok", `${mib(walBytes)}`);
-  }
+/** PRAGMA integrity_check, the migrations applied, and a WAL that did not shrink back. */
+function checkIntegrity(path: string, walBytes: number, walWarnBytes: number, add: Add): void {
+  guarded(add, "integrity", () => {
+    const conn = new LibsqlDatabase(path, { timeout: 5000 } as ConstructorParameters<typeof LibsqlDatabase>[1]);
+    try {
+      const verdict = integrityCheck(conn);
+      if (verdict === "ok") add("integrity", "ok", "PRAGMA integrity_check: ok");
+      else add("integrity", "fail", `PRAGMA integrity_check: ${verdict} (restore a backup: talentd restore FILE)`);
+      checkMigrations(conn, add);
+    } finally {
+      closeNative(conn);
+    }
+  });
+  if (walBytes > walWarnBytes)
+    add(
+      "WAL",
+      "warn",
+      `${path}-wal is ${mib(walBytes)}: checkpoints are held back (a long-running reader?) or it kept the size of a burst; ` +
+        "a restart of the server checkpoints it",
+    );
+  else add("WAL", "ok", `${mib(walBytes)}`);
+}
 
-  guard("catalog", () => {
+/** The catalog (embedded, plus TALENTS_DIR) builds; its problems named. */
+function checkCatalog(config: Config, add: Add): void {
+  guarded(add, "catalog", () => {
     const extra = config.talentsDir ? readTalentDir(config.talentsDir) : { sources: [], findings: [] };
     const folders = new Set(extra.sources.map((s) => s.folder));
     const shipped = sourcesFromFlat(embeddedTalents()).filter((s) => !folders.has(s.folder));
@@ -156,15 +154,16 @@ export function doctorLocal(config: Config, now = Date.now(), probes: Partial<Do
     const lines = formatFindings(findings);
     const where = config.talentsDir ? `embedded + TALENTS_DIR ${config.talentsDir}` : "embedded";
     if (lines.length === 0) add("catalog", "ok", `${catalog.list.length} talents (${where}), no problem`);
-    else
-      add(
-        "catalog",
-        "warn",
-        `${catalog.list.length} talents (${where}); ${lines.length} problem(s), those folders are skipped: ${lines.slice(0, 5).join(" | ")}${lines.length > 5 ? " | …" : ""}`,
-      );
+    else {
+      const shown = `${lines.slice(0, 5).join(" | ")}${lines.length > 5 ? " | …" : ""}`;
+      add("catalog", "warn", `${catalog.list.length} talents (${where}); ${lines.length} problem(s), those folders are skipped: ${shown}`);
+    }
   });
+}
 
-  guard("backups", () => {
+/** The backup schedule keeps up: the newest scheduled backup is at most two intervals old. */
+function checkBackups(config: Config, path: string | null, dir: string, now: number, add: Add): void {
+  guarded(add, "backups", () => {
     const backups = new Backups({ source: path, folder: join(dir, "backups"), schedule: null, log: silent });
     const files = backups.files();
     const newest = files.find((f) => f.kind === "scheduled");
@@ -176,16 +175,35 @@ export function doctorLocal(config: Config, now = Date.now(), probes: Partial<Do
       add(
         "backups",
         "warn",
-        `the newest scheduled backup, ${newest.name}, is ${Math.round(age / 60000)} min old (interval ${Math.round(config.backupIntervalMs / 60000)} min): see GET /web/admin/backups and the log`,
+        `the newest scheduled backup, ${newest.name}, is ${Math.round(age / 60000)} min old ` +
+          `(interval ${Math.round(config.backupIntervalMs / 60000)} min): see GET /web/admin/backups and the log`,
       );
     else add("backups", "ok", `newest ${newest.name} (${mib(newest.bytes)}); ${count}`);
   });
+}
+
+/** Runs every check on the configured data folder and database; never throws. */
+export function doctorLocal(config: Config, now = Date.now(), probes: Partial<DoctorProbes> = {}): Finding[] {
+  const { statfs, walWarnBytes } = { statfs: statfsSync, walWarnBytes: WAL_WARN_BYTES, ...probes };
+  const out: Finding[] = [];
+  const add: Add = (check, level, message) => out.push({ check, level, message });
+  const dir = config.dataDir;
+  const dirOk = checkDataFolder(dir, add);
+  const path = databasePath(config.databaseUrl);
+  if (path === null) add("database", "ok", "a libSQL server (DATABASE_URL): the file checks are that server's own");
+  const exists = path !== null && existsSync(path);
+  if (path !== null && !exists) add("database", "warn", `no database at ${path} yet (serve creates it)`);
+  const { dbBytes, walBytes } = exists ? checkDatabaseFile(path, add) : { dbBytes: 0, walBytes: 0 };
+  if (dirOk) checkFreeDisk(dir, dbBytes + walBytes, statfs, add);
+  if (exists) checkIntegrity(path, walBytes, walWarnBytes, add);
+  checkCatalog(config, add);
+  checkBackups(config, path, dir, now, add);
   return out;
 }
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
-function checkMigrations(conn: InstanceType<typeof LibsqlDatabase>, add: (check: string, level: Level, message: string) => void): void {
+function checkMigrations(conn: InstanceType<typeof LibsqlDatabase>, add: Add): void {
   const has = conn.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = '__talentd_migrations'").get() as {
     n: number;
   };

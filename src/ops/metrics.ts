@@ -103,11 +103,8 @@ function fileSize(path: string): number {
   }
 }
 
-/** Renders every metric in the Prometheus text format. */
-export async function renderMetrics(src: MetricsSources): Promise<string> {
-  const now = src.now ?? Date.now();
-  const t = new Text();
-
+/** The process: version, start time, memory. */
+function processMetrics(t: Text, src: MetricsSources): void {
   t.family("talentd_build_info", "gauge", "The running version (always 1).").sample("talentd_build_info", 1, { version: src.version });
   t.family("process_start_time_seconds", "gauge", "Start time of the process since the Unix epoch, in seconds.").sample(
     "process_start_time_seconds",
@@ -116,7 +113,10 @@ export async function renderMetrics(src: MetricsSources): Promise<string> {
   const mem = process.memoryUsage();
   t.family("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.").sample("process_resident_memory_bytes", mem.rss);
   t.family("process_heap_bytes", "gauge", "JavaScript heap in use, in bytes.").sample("process_heap_bytes", mem.heapUsed);
+}
 
+/** HTTP requests by method, route pattern and status, and their latency. */
+function httpMetrics(t: Text, src: MetricsSources): void {
   const series = src.http.series.sort((a, b) => (a.route === b.route ? a.method.localeCompare(b.method) : a.route.localeCompare(b.route)));
   t.family("talentd_http_requests_total", "counter", "HTTP requests answered, by method, route pattern and status.");
   for (const s of series) {
@@ -130,7 +130,10 @@ export async function renderMetrics(src: MetricsSources): Promise<string> {
     "Time from receiving a request to handing its response over, by method and route pattern.",
   );
   for (const s of series) t.histogram("talentd_http_request_duration_seconds", s.latency, { method: s.method, route: s.route });
+}
 
+/** The database: writes queued, commit times, file sizes; the catalog's size. */
+function databaseMetrics(t: Text, src: MetricsSources): void {
   const db = src.database;
   t.family(
     "talentd_db_write_queue_depth",
@@ -152,7 +155,6 @@ export async function renderMetrics(src: MetricsSources): Promise<string> {
       "Size of the write-ahead log in bytes (checkpointed back into the database as it grows).",
     ).sample("talentd_db_wal_size_bytes", fileSize(`${db.path}-wal`));
   }
-
   const catalog = src.state.catalog;
   t.family("talentd_catalog_talents", "gauge", "Talents in the served catalog.").sample(
     "talentd_catalog_talents",
@@ -162,7 +164,11 @@ export async function renderMetrics(src: MetricsSources): Promise<string> {
     "talentd_catalog_broken_talents",
     catalog?.broken.length ?? 0,
   );
+}
 
+/** Counts read from the database: active sessions, keys used, the mail outbox. */
+async function dataMetrics(t: Text, src: MetricsSources, now: number): Promise<void> {
+  const db = src.database;
   const count = async (sql: string, args: number[]): Promise<number> => Number((await db.get<{ n: number }>(sql, args))?.n ?? 0);
   t.family("talentd_sessions_active", "gauge", "Browser sessions not yet expired.").sample(
     "talentd_sessions_active",
@@ -183,26 +189,39 @@ export async function renderMetrics(src: MetricsSources): Promise<string> {
   t.family(
     "talentd_mail_outbox",
     "gauge",
-    "Mails of the outbox not delivered, by status (pending: waiting for an attempt; sending; failed: no more attempts, shown at /org/mail).",
+    "Mails of the outbox not delivered, by status " +
+      "(pending: waiting for an attempt; sending; failed: no more attempts, shown at /org/mail).",
   );
   for (const status of ["pending", "sending", "failed"]) t.sample("talentd_mail_outbox", mail.get(status) ?? 0, { status });
+}
 
-  if (src.backups) {
-    const b = src.backups();
-    t.family("talentd_backups_total", "counter", "Scheduled backups finished since start, by result.")
-      .sample("talentd_backups_total", b.succeeded, { result: "ok" })
-      .sample("talentd_backups_total", b.failed, { result: "failed" })
-      .sample("talentd_backups_total", b.skipped, { result: "skipped" });
-    t.family(
-      "talentd_backup_last_success_timestamp_seconds",
-      "gauge",
-      "When the newest verified scheduled backup finished (0: none since start).",
-    ).sample("talentd_backup_last_success_timestamp_seconds", b.lastSuccess ? Math.round(b.lastSuccess.finishedAt / 1000) : 0);
-    t.family(
-      "talentd_backup_last_failed",
-      "gauge",
-      "1 when the latest scheduled backup failed (see GET /web/admin/backups), else 0.",
-    ).sample("talentd_backup_last_failed", b.last?.ok === false ? 1 : 0);
-  }
+/** The backup schedule's results, when it runs. */
+function backupMetrics(t: Text, src: MetricsSources): void {
+  if (!src.backups) return;
+  const b = src.backups();
+  t.family("talentd_backups_total", "counter", "Scheduled backups finished since start, by result.")
+    .sample("talentd_backups_total", b.succeeded, { result: "ok" })
+    .sample("talentd_backups_total", b.failed, { result: "failed" })
+    .sample("talentd_backups_total", b.skipped, { result: "skipped" });
+  t.family(
+    "talentd_backup_last_success_timestamp_seconds",
+    "gauge",
+    "When the newest verified scheduled backup finished (0: none since start).",
+  ).sample("talentd_backup_last_success_timestamp_seconds", b.lastSuccess ? Math.round(b.lastSuccess.finishedAt / 1000) : 0);
+  t.family("talentd_backup_last_failed", "gauge", "1 when the latest scheduled backup failed (see GET /web/admin/backups), else 0.").sample(
+    "talentd_backup_last_failed",
+    b.last?.ok === false ? 1 : 0,
+  );
+}
+
+/** Renders every metric in the Prometheus text format. */
+export async function renderMetrics(src: MetricsSources): Promise<string> {
+  const now = src.now ?? Date.now();
+  const t = new Text();
+  processMetrics(t, src);
+  httpMetrics(t, src);
+  databaseMetrics(t, src);
+  await dataMetrics(t, src, now);
+  backupMetrics(t, src);
   return t.lines.join("\n") + "\n";
 }

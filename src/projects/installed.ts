@@ -1,4 +1,7 @@
-/** A project's installed talents as people see them: each with its state and dependencies, and the counts (GET …/installed, the project page). */
+/**
+ * A project's installed talents as people see them: each with its state and dependencies, and the counts (GET …/installed, the project
+ * page).
+ */
 import { keptByIdentity } from "../lib/kept";
 import type { Catalog } from "../catalog/catalog";
 import type { Database } from "../db/client";

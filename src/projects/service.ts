@@ -63,7 +63,10 @@ export async function getProject(database: Database | Tx, organizationId: string
 
 export { CONTEXT_BUDGET_LIMITS, DEFAULT_CONTEXT_BUDGET } from "../resolution/budget";
 
-/** Changes a project's name, description, repository or context budget (undefined: unchanged; repository or budget null: none, the default). */
+/**
+ * Changes a project's name, description, repository or context budget (undefined: unchanged;
+ * repository or budget null: none, the default).
+ */
 export async function updateProject(
   tx: Tx,
   organizationId: string,

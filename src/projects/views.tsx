@@ -6,6 +6,7 @@
  * The project page (src/projects/pages/project.tsx) renders the same components; after a change
  * through htmx the route answers the updated section (registered in registerProjectViews).
  */
+import { utcDay, utcMinute } from "../lib/time";
 import type { CatalogDeps } from "../catalog/state";
 import type { ViewDeps } from "../deps";
 import type { Catalog } from "../catalog/catalog";
@@ -208,9 +209,9 @@ export function KeysSection(props: { projectId: string; keys: KeyView[]; created
               <td class="small">{k.tools.join(", ")}</td>
               <td>
                 <span class={`state ${k.status}`}>{k.status}</span>
-                {k.expiresAt ? <div class="muted small">until {k.expiresAt.slice(0, 10)}</div> : null}
+                {k.expiresAt ? <div class="muted small">until {utcDay(k.expiresAt)}</div> : null}
               </td>
-              <td class="small">{k.lastUsedAt ? k.lastUsedAt.replace("T", " ").slice(0, 16) : "never"}</td>
+              <td class="small">{k.lastUsedAt ? utcMinute(k.lastUsedAt) : "never"}</td>
               <td>
                 {k.status === "active" ? (
                   // its form is after the key creation form (form="…"): the section's first form stays the creation

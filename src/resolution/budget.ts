@@ -10,7 +10,10 @@ export const DEFAULT_CONTEXT_BUDGET = 6_000;
 /** The budgets a project may set, in tokens. */
 export const CONTEXT_BUDGET_LIMITS = { min: 500, max: 200_000 } as const;
 
-/** The context budget that applies to a project: its own, or DEFAULT_CONTEXT_BUDGET (read per prepare-task: kept per configuration epoch). */
+/**
+ * The context budget that applies to a project: its own, or DEFAULT_CONTEXT_BUDGET (read per
+ * prepare-task: kept per configuration epoch).
+ */
 export async function contextBudgetOf(database: Database, projectId: string): Promise<number> {
   const row = await keptGet<{ b: number | null }>(database, BUDGET_SQL, [projectId]);
   return row?.b ?? DEFAULT_CONTEXT_BUDGET;

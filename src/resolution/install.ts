@@ -67,7 +67,8 @@ export async function installWithPrerequisites(
     if (pairs.length > 0) {
       throw new AppError(
         "selection_conflict",
-        `These talents conflict within the group (with its prerequisites): ${pairs.map((p) => `${p.a} × ${p.b}`).join(", ")}. Nothing was installed.`,
+        `These talents conflict within the group (with its prerequisites): ${pairs.map((p) => `${p.a} × ${p.b}`).join(", ")}. ` +
+          "Nothing was installed.",
         { pairs },
       );
     }

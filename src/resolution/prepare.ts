@@ -259,7 +259,8 @@ function notServedOf(rest: readonly ServableItem[]) {
 }
 
 /**
- * Prepares a task: validates, freezes the resolution of everything designated in one transaction, returns the 201 body (its next steps worded for `voice`):
+ * Prepares a task: validates, freezes the resolution of everything designated in one transaction,
+ * returns the 201 body (its next steps worded for `voice`):
  * the compact forms within the project's context budget (`budget`, tokens), the rest under notServed.
  */
 export async function prepareTask(
@@ -286,7 +287,9 @@ export async function prepareTask(
   const designations = knownDesignations(deps.database);
   const statements: Statement[] = [
     {
-      sql: "INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at, designation_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      sql:
+        "INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at, designation_id) " +
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       args: [resolutionId, project.id, language, tokens, deps.catalog.digest, author.type, author.id, author.via, now, designationId],
     },
   ];

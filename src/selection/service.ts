@@ -58,7 +58,8 @@ export function unknownTalents(ids: string[], why = "not in the catalog (nor an 
   });
 }
 
-const INSTALLED_SQL = `SELECT talent_id AS talentId, kind, enabled, installed_at AS installedAt, updated_at AS updatedAt, installed_by AS installedBy
+const INSTALLED_SQL = `SELECT talent_id AS talentId, kind, enabled, installed_at AS installedAt, updated_at AS updatedAt,
+  installed_by AS installedBy
 FROM installed_talents WHERE project_id = ? ORDER BY installed_at, talent_id`;
 
 /** A project's installed rows, valid while the data version or, failing that, the project's selection_rev is unchanged. */

@@ -12,6 +12,8 @@ import type { Catalog } from "../catalog/catalog";
 import { SKILL_FILE, skillFolderOf, type SkillFile, type SkillFolder } from "../catalog/skillFormat";
 import type { Database } from "../db/client";
 import { AppError, notFound, validationFailed } from "../http/errors";
+import { badCursor } from "../http/query";
+import { decodeCursor, encodeCursor } from "../lib/cursor";
 import { activeItems, type ServableItem } from "../selection/sources";
 
 export const SKILL_SCHEME = "skill://";
@@ -91,14 +93,10 @@ export function skillEntry(s: ServedSkill): SkillEntry {
   };
 }
 
-const encodeCursor = (after: string) => Buffer.from(`after:${after}`).toString("base64url");
-
 /** The position an opaque cursor of these routes carries; 400 for anything else. */
-function decodeCursor(cursor: string | undefined): string | null {
+function afterOf(cursor: string | undefined): string | null {
   if (cursor === undefined) return null;
-  const raw = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, "base64url").toString("utf8") : "";
-  if (!raw.startsWith("after:")) throw validationFailed([{ path: "cursor", message: "is not a cursor returned by this route" }]);
-  return raw.slice("after:".length);
+  return decodeCursor("after", cursor) ?? badCursor();
 }
 
 /** One page of items sorted by `keyOf`, after `cursor`. */
@@ -108,12 +106,12 @@ function page<T>(
   limit: number,
   cursor: string | undefined,
 ): { items: T[]; nextCursor: string | null } {
-  const after = decodeCursor(cursor);
+  const after = afterOf(cursor);
   const start = after === null ? 0 : sorted.findIndex((x) => keyOf(x) > after);
   const from = start < 0 ? sorted.length : start;
   const items = sorted.slice(from, from + limit);
   const more = from + limit < sorted.length;
-  return { items, nextCursor: more && items.length > 0 ? encodeCursor(keyOf(items.at(-1)!)) : null };
+  return { items, nextCursor: more && items.length > 0 ? encodeCursor("after", keyOf(items.at(-1)!)) : null };
 }
 
 /** `GET /api/skills`: one page of the project's skill entries. */

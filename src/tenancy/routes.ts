@@ -45,256 +45,285 @@ const Role = t.Union(
   { error: "must be owner, admin or member" },
 );
 
+/** The organizations, members, invitations and platform administration routes. */
 export function tenancyRoutes(deps: CoreDeps, guards: Guards) {
-  /** Queues the invitation mail (inside the caller's transaction, with the accept link from BASE_URL); returns the link. */
-  const mailInvitation = async (
-    tx: Tx,
-    from: string,
-    org: { id: string; name: string },
-    i: { id: string; email: string; role: string; expiresAt: number },
-  ): Promise<string> => {
-    const link = `${deps.config.baseUrl}/accept-invitation/${i.id}`;
-    await queueMail(
-      tx,
-      deps,
-      invitationMail({
-        to: i.email,
-        inviter: from,
-        organizationId: org.id,
-        organizationName: org.name,
-        role: i.role,
-        link,
-        expiresAt: i.expiresAt,
+  return new Elysia()
+    .use(orgRoutes(deps, guards))
+    .use(memberRoutes(deps, guards))
+    .use(invitationRoutes(deps, guards))
+    .use(acceptInvitationRoutes(deps, guards))
+    .use(platformAdminRoutes(deps, guards));
+}
+
+/** The signed-in user's organizations (no approval needed: not a business route). */
+function orgRoutes(deps: CoreDeps, guards: Guards) {
+  return new Elysia()
+    .use(guards)
+    .get(
+      "/web/orgs",
+      async ({ auth }) => ({
+        organizations: (await listMemberships(deps.database, auth.user.id)).map(membershipView),
+        activeOrganizationId: auth.activeOrganizationId,
       }),
+      { session: true },
+    )
+    .post(
+      "/web/orgs",
+      async ({ auth, body, set }) => {
+        const slug = body.slug ?? slugify(body.name);
+        if (!SLUG_PATTERN.test(slug) || slug.length > 40)
+          throw new AppError("validation_failed", "slug: lower-case letters and digits separated by -, at most 40 characters", {
+            issues: [{ path: "slug", message: "invalid slug" }],
+          });
+        const approved = deps.config.autoApproveOrgs || auth.user.role === "admin";
+        const org = await deps.database.write(async (tx) => {
+          const o = await createOrganization(tx, { name: body.name.trim(), slug, creatorId: auth.user.id, approved });
+          await setActiveOrganization(tx, auth.id, o.id);
+          return o;
+        });
+        set.status = 201;
+        return { organization: membershipView(org) };
+      },
+      {
+        session: true,
+        body: t.Object({ name: t.String({ minLength: 1, maxLength: 100 }), slug: t.Optional(t.String({ maxLength: 40 })) }),
+      },
+    )
+    .get(
+      "/web/orgs/current/status",
+      async ({ auth }) => {
+        const org = await activeOrganization(deps.database, auth);
+        return {
+          organization: org ? { id: org.id, slug: org.slug, name: org.name, status: org.status } : null,
+          role: org?.role ?? null,
+          approved: org?.status === "approved",
+        };
+      },
+      { session: true },
+    )
+    .post(
+      "/web/orgs/active",
+      async ({ auth, body }) => {
+        const org = await findMembership(deps.database, auth.user.id, body.organizationId);
+        if (!org) throw notFound("No such organization among yours.");
+        await deps.database.write((tx) => setActiveOrganization(tx, auth.id, org.id));
+        return { organization: membershipView(org) };
+      },
+      { session: true, body: t.Object({ organizationId: t.String({ maxLength: 64 }) }) },
     );
-    return link;
-  };
-  return (
-    new Elysia()
-      .use(guards)
-      // ---- organizations of the signed-in user (no approval needed: not a business route)
-      .get(
-        "/web/orgs",
-        async ({ auth }) => ({
-          organizations: (await listMemberships(deps.database, auth.user.id)).map(membershipView),
-          activeOrganizationId: auth.activeOrganizationId,
-        }),
-        { session: true },
-      )
-      .post(
-        "/web/orgs",
-        async ({ auth, body, set }) => {
-          const slug = body.slug ?? slugify(body.name);
-          if (!SLUG_PATTERN.test(slug) || slug.length > 40)
-            throw new AppError("validation_failed", "slug: lower-case letters and digits separated by -, at most 40 characters", {
-              issues: [{ path: "slug", message: "invalid slug" }],
-            });
-          const approved = deps.config.autoApproveOrgs || auth.user.role === "admin";
-          const org = await deps.database.write(async (tx) => {
-            const o = await createOrganization(tx, { name: body.name.trim(), slug, creatorId: auth.user.id, approved });
-            await setActiveOrganization(tx, auth.id, o.id);
-            return o;
-          });
-          set.status = 201;
-          return { organization: membershipView(org) };
-        },
-        {
-          session: true,
-          body: t.Object({ name: t.String({ minLength: 1, maxLength: 100 }), slug: t.Optional(t.String({ maxLength: 40 })) }),
-        },
-      )
-      .get(
-        "/web/orgs/current/status",
-        async ({ auth }) => {
-          const org = await activeOrganization(deps.database, auth);
-          return {
-            organization: org ? { id: org.id, slug: org.slug, name: org.name, status: org.status } : null,
-            role: org?.role ?? null,
-            approved: org?.status === "approved",
-          };
-        },
-        { session: true },
-      )
-      .post(
-        "/web/orgs/active",
-        async ({ auth, body }) => {
-          const org = await findMembership(deps.database, auth.user.id, body.organizationId);
-          if (!org) throw notFound("No such organization among yours.");
-          await deps.database.write((tx) => setActiveOrganization(tx, auth.id, org.id));
-          return { organization: membershipView(org) };
-        },
-        { session: true, body: t.Object({ organizationId: t.String({ maxLength: 64 }) }) },
-      )
-      // ---- members
-      .get(
-        "/web/orgs/current/members",
-        async ({ org }) => ({
-          members: (await listMembers(deps.database, org.id)).map((m) => ({
-            userId: m.userId,
-            email: m.email,
-            name: m.name,
-            role: m.role,
-            joinedAt: iso(m.joinedAt),
-          })),
-        }),
-        { org: "member" },
-      )
-      .patch(
-        "/web/orgs/current/members/:userId",
-        async ({ org, params, body }) => deps.database.write((tx) => changeMemberRole(tx, org.id, org.role, params.userId, body.role)),
-        { org: "admin", body: t.Object({ role: Role }) },
-      )
-      .delete(
-        "/web/orgs/current/members/:userId",
-        async ({ auth, org, params, body, request }) => {
-          await requireConfirmation(request, body, async () => {
-            const m = (await listMembers(deps.database, org.id)).find((x) => x.userId === params.userId);
-            if (!m) throw notFound("No such member.");
-            return m.userId === auth.user.id ? confirmations.leave(org.name) : confirmations.removeMember(m.email, org.name);
-          });
-          await deps.database.write((tx) => removeMember(tx, org.id, { userId: auth.user.id, role: org.role }, params.userId));
-          return { removed: params.userId };
-        },
-        { org: "member" },
-      )
-      // ---- invitations
-      .get(
-        "/web/orgs/current/invitations",
-        async ({ org }) => ({
-          invitations: (await listInvitations(deps.database, org.id)).map((i) => ({
-            id: i.id,
-            email: i.email,
-            role: i.role,
-            status: i.status,
-            expiresAt: iso(i.expiresAt),
-            createdAt: iso(i.createdAt),
-            link: `${deps.config.baseUrl}/accept-invitation/${i.id}`,
-          })),
-        }),
-        { org: "admin" },
-      )
-      .post(
-        "/web/orgs/current/invitations",
-        async ({ auth, org, body, set }) => {
-          const email = normalizeEmail(body.email);
-          const inv = await deps.database.write(async (tx) => {
-            const i = await createInvitation(tx, {
-              organizationId: org.id,
-              email,
-              role: body.role ?? "member",
-              invitedBy: auth.user.id,
-              actorRole: org.role,
-            });
-            return { ...i, link: await mailInvitation(tx, auth.user.email, org, i) };
-          });
-          set.status = 201;
-          return { id: inv.id, link: inv.link, email: inv.email, role: inv.role, expiresAt: iso(inv.expiresAt) };
-        },
-        {
-          org: "admin",
-          body: t.Object({
-            email: t.String({ maxLength: 254, pattern: "^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$", error: "must be an e-mail address" }),
-            role: t.Optional(Role),
-          }),
-        },
-      )
-      .post(
-        "/web/orgs/current/invitations/:id/resend",
-        async ({ auth, org, params }) => {
-          const inv = await deps.database.write(async (tx) => {
-            const i = await renewInvitation(tx, org.id, params.id);
-            return { ...i, link: await mailInvitation(tx, auth.user.email, org, i) };
-          });
-          return { id: inv.id, link: inv.link, email: inv.email, role: inv.role, expiresAt: iso(inv.expiresAt) };
-        },
-        { org: "admin" },
-      )
-      .delete(
-        "/web/orgs/current/invitations/:id",
-        async ({ org, params, body, request }) => {
-          await requireConfirmation(request, body, async () => {
-            const i = (await listInvitations(deps.database, org.id)).find((x) => x.id === params.id);
-            if (!i) throw notFound("No such pending invitation.");
-            return confirmations.revokeInvitation(i.email);
-          });
-          await deps.database.write((tx) => revokeInvitation(tx, org.id, params.id));
-          return { revoked: params.id };
-        },
-        { org: "admin" },
-      )
-      .post(
-        "/web/invitations/:id/accept",
-        async ({ auth, params }) => {
-          const r = await deps.database.write(async (tx) => {
-            const a = await acceptInvitation(tx, params.id, auth.user);
-            await setActiveOrganization(tx, auth.id, a.organizationId);
-            return a;
-          });
-          const org = await findMembership(deps.database, auth.user.id, r.organizationId);
-          return { organization: org ? membershipView(org) : null };
-        },
-        { session: true },
-      )
-      // ---- platform administration (open to platform admins whatever their organization's state)
-      .get(
-        "/web/admin/organizations",
-        async () => ({
-          organizations: (await listAllOrganizations(deps.database)).map((o) => ({
-            id: o.id,
-            slug: o.slug,
-            name: o.name,
-            status: o.status,
-            createdAt: iso(o.createdAt),
-            statusChangedAt: iso(o.statusChangedAt),
-            members: o.members,
-          })),
-        }),
-        { platformAdmin: true },
-      )
-      .post(
-        "/web/admin/organizations/:id/:operation",
-        async ({ auth, params }) => {
-          if (!(APPROVAL_OPERATIONS as readonly string[]).includes(params.operation)) throw notFound("No such operation.");
-          const org = await deps.database.write((tx) => changeApproval(tx, params.id, params.operation as ApprovalOperation, auth.user.id));
-          return {
-            organization: { id: org.id, slug: org.slug, name: org.name, status: org.status, statusChangedAt: iso(org.statusChangedAt) },
-          };
-        },
-        { platformAdmin: true },
-      )
-      .get(
-        "/web/admin/users",
-        async () => ({
-          users: (
-            await deps.database.db
-              .select({ id: users.id, email: users.email, name: users.name, role: users.role, createdAt: users.createdAt })
-              .from(users)
-              .orderBy(desc(users.createdAt))
-          ).map((u) => ({ id: u.id, email: u.email, name: u.name, role: u.role, createdAt: iso(u.createdAt) })),
-        }),
-        { platformAdmin: true },
-      )
-      .get(
-        "/web/admin/security-events",
-        async ({ query }) => {
-          const limit = intParam(query, "limit", 1, 500, 100);
-          const rows = await listSecurityEvents(deps.database, limit, intParam(query, "before", 1, Number.MAX_SAFE_INTEGER));
-          return {
-            // every column picked by name: a column added to the table does not reach the answer by itself
-            events: rows.map((e) => ({
-              id: e.id,
-              kind: e.kind,
-              userId: e.userId,
-              email: e.email,
-              ip: e.ip,
-              userAgent: e.userAgent,
-              detail: e.detail,
-              createdAt: iso(e.createdAt),
-            })),
-            nextBefore: rows.length >= limit ? rows.at(-1)!.createdAt : null,
-          };
-        },
-        { platformAdmin: true },
-      )
+}
+
+/** The members of the active organization. */
+function memberRoutes(deps: CoreDeps, guards: Guards) {
+  return new Elysia()
+    .use(guards)
+    .get(
+      "/web/orgs/current/members",
+      async ({ org }) => ({
+        members: (await listMembers(deps.database, org.id)).map((m) => ({
+          userId: m.userId,
+          email: m.email,
+          name: m.name,
+          role: m.role,
+          joinedAt: iso(m.joinedAt),
+        })),
+      }),
+      { org: "member" },
+    )
+    .patch(
+      "/web/orgs/current/members/:userId",
+      async ({ org, params, body }) => deps.database.write((tx) => changeMemberRole(tx, org.id, org.role, params.userId, body.role)),
+      { org: "admin", body: t.Object({ role: Role }) },
+    )
+    .delete(
+      "/web/orgs/current/members/:userId",
+      async ({ auth, org, params, body, request }) => {
+        await requireConfirmation(request, body, async () => {
+          const m = (await listMembers(deps.database, org.id)).find((x) => x.userId === params.userId);
+          if (!m) throw notFound("No such member.");
+          return m.userId === auth.user.id ? confirmations.leave(org.name) : confirmations.removeMember(m.email, org.name);
+        });
+        await deps.database.write((tx) => removeMember(tx, org.id, { userId: auth.user.id, role: org.role }, params.userId));
+        return { removed: params.userId };
+      },
+      { org: "member" },
+    );
+}
+
+/** Queues the invitation mail (inside the caller's transaction, with the accept link from BASE_URL); returns the link. */
+async function mailInvitation(
+  deps: CoreDeps,
+  tx: Tx,
+  from: string,
+  org: { id: string; name: string },
+  i: { id: string; email: string; role: string; expiresAt: number },
+): Promise<string> {
+  const link = `${deps.config.baseUrl}/accept-invitation/${i.id}`;
+  await queueMail(
+    tx,
+    deps,
+    invitationMail({
+      to: i.email,
+      inviter: from,
+      organizationId: org.id,
+      organizationName: org.name,
+      role: i.role,
+      link,
+      expiresAt: i.expiresAt,
+    }),
   );
+  return link;
+}
+
+/** Invitations to the active organization. */
+function invitationRoutes(deps: CoreDeps, guards: Guards) {
+  return new Elysia()
+    .use(guards)
+    .get(
+      "/web/orgs/current/invitations",
+      async ({ org }) => ({
+        invitations: (await listInvitations(deps.database, org.id)).map((i) => ({
+          id: i.id,
+          email: i.email,
+          role: i.role,
+          status: i.status,
+          expiresAt: iso(i.expiresAt),
+          createdAt: iso(i.createdAt),
+          link: `${deps.config.baseUrl}/accept-invitation/${i.id}`,
+        })),
+      }),
+      { org: "admin" },
+    )
+    .post(
+      "/web/orgs/current/invitations",
+      async ({ auth, org, body, set }) => {
+        const email = normalizeEmail(body.email);
+        const inv = await deps.database.write(async (tx) => {
+          const i = await createInvitation(tx, {
+            organizationId: org.id,
+            email,
+            role: body.role ?? "member",
+            invitedBy: auth.user.id,
+            actorRole: org.role,
+          });
+          return { ...i, link: await mailInvitation(deps, tx, auth.user.email, org, i) };
+        });
+        set.status = 201;
+        return { id: inv.id, link: inv.link, email: inv.email, role: inv.role, expiresAt: iso(inv.expiresAt) };
+      },
+      {
+        org: "admin",
+        body: t.Object({
+          email: t.String({ maxLength: 254, pattern: "^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$", error: "must be an e-mail address" }),
+          role: t.Optional(Role),
+        }),
+      },
+    )
+    .post(
+      "/web/orgs/current/invitations/:id/resend",
+      async ({ auth, org, params }) => {
+        const inv = await deps.database.write(async (tx) => {
+          const i = await renewInvitation(tx, org.id, params.id);
+          return { ...i, link: await mailInvitation(deps, tx, auth.user.email, org, i) };
+        });
+        return { id: inv.id, link: inv.link, email: inv.email, role: inv.role, expiresAt: iso(inv.expiresAt) };
+      },
+      { org: "admin" },
+    )
+    .delete(
+      "/web/orgs/current/invitations/:id",
+      async ({ org, params, body, request }) => {
+        await requireConfirmation(request, body, async () => {
+          const i = (await listInvitations(deps.database, org.id)).find((x) => x.id === params.id);
+          if (!i) throw notFound("No such pending invitation.");
+          return confirmations.revokeInvitation(i.email);
+        });
+        await deps.database.write((tx) => revokeInvitation(tx, org.id, params.id));
+        return { revoked: params.id };
+      },
+      { org: "admin" },
+    );
+}
+
+/** Accepting an invitation: any signed-in person it was sent to. */
+function acceptInvitationRoutes(deps: CoreDeps, guards: Guards) {
+  return new Elysia().use(guards).post(
+    "/web/invitations/:id/accept",
+    async ({ auth, params }) => {
+      const r = await deps.database.write(async (tx) => {
+        const a = await acceptInvitation(tx, params.id, auth.user);
+        await setActiveOrganization(tx, auth.id, a.organizationId);
+        return a;
+      });
+      const org = await findMembership(deps.database, auth.user.id, r.organizationId);
+      return { organization: org ? membershipView(org) : null };
+    },
+    { session: true },
+  );
+}
+
+/** Platform administration (open to platform admins whatever their organization's state). */
+function platformAdminRoutes(deps: CoreDeps, guards: Guards) {
+  return new Elysia()
+    .use(guards)
+    .get(
+      "/web/admin/organizations",
+      async () => ({
+        organizations: (await listAllOrganizations(deps.database)).map((o) => ({
+          id: o.id,
+          slug: o.slug,
+          name: o.name,
+          status: o.status,
+          createdAt: iso(o.createdAt),
+          statusChangedAt: iso(o.statusChangedAt),
+          members: o.members,
+        })),
+      }),
+      { platformAdmin: true },
+    )
+    .post(
+      "/web/admin/organizations/:id/:operation",
+      async ({ auth, params }) => {
+        if (!(APPROVAL_OPERATIONS as readonly string[]).includes(params.operation)) throw notFound("No such operation.");
+        const org = await deps.database.write((tx) => changeApproval(tx, params.id, params.operation as ApprovalOperation, auth.user.id));
+        return {
+          organization: { id: org.id, slug: org.slug, name: org.name, status: org.status, statusChangedAt: iso(org.statusChangedAt) },
+        };
+      },
+      { platformAdmin: true },
+    )
+    .get(
+      "/web/admin/users",
+      async () => ({
+        users: (
+          await deps.database.db
+            .select({ id: users.id, email: users.email, name: users.name, role: users.role, createdAt: users.createdAt })
+            .from(users)
+            .orderBy(desc(users.createdAt))
+        ).map((u) => ({ id: u.id, email: u.email, name: u.name, role: u.role, createdAt: iso(u.createdAt) })),
+      }),
+      { platformAdmin: true },
+    )
+    .get(
+      "/web/admin/security-events",
+      async ({ query }) => {
+        const limit = intParam(query, "limit", 1, 500, 100);
+        const rows = await listSecurityEvents(deps.database, limit, intParam(query, "before", 1, Number.MAX_SAFE_INTEGER));
+        return {
+          // every column picked by name: a column added to the table does not reach the answer by itself
+          events: rows.map((e) => ({
+            id: e.id,
+            kind: e.kind,
+            userId: e.userId,
+            email: e.email,
+            ip: e.ip,
+            userAgent: e.userAgent,
+            detail: e.detail,
+            createdAt: iso(e.createdAt),
+          })),
+          nextBefore: rows.length >= limit ? rows.at(-1)!.createdAt : null,
+        };
+      },
+      { platformAdmin: true },
+    );
 }

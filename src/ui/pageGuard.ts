@@ -102,7 +102,8 @@ export function approvedOrg<O extends PageOrg>(ctx: PageContext<PageSession, O>)
   if (ctx.active.status !== "approved") {
     throw new AppError(
       "organization_not_approved",
-      `${ctx.active.name} is ${ctx.active.status}: a platform administrator must approve it before its projects can be used. Its status stays visible on the home page.`,
+      `${ctx.active.name} is ${ctx.active.status}: a platform administrator must approve it before its projects can be used. ` +
+        "Its status stays visible on the home page.",
     );
   }
   return ctx.active;

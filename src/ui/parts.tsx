@@ -1,9 +1,9 @@
 /** @jsxImportSource hono/jsx */
 /** Pieces the organization views and the administrators' views share. */
-import { iso } from "../lib/time";
+import { utcMinute } from "../lib/time";
 
 /** A time to the minute, UTC, or a dash. */
-export const when = (ms: number | null | undefined): string => (ms == null ? "—" : iso(ms)!.replace("T", " ").slice(0, 16));
+export const when = (ms: number | null | undefined): string => (ms == null ? "—" : utcMinute(ms));
 
 /** One line saying what the last change did (announced to screen readers). */
 export function Notice(props: { text?: string }) {

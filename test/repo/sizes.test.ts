@@ -15,29 +15,13 @@ const ROOT = resolve(import.meta.dir, "..", "..");
 const BIOME = join(ROOT, "node_modules", ".bin", "biome");
 
 /** Functions of src/ over 80 lines today, one entry (their file) per function. */
-const KNOWN_LONG_FUNCTIONS: string[] = [
-  "src/catalog/validate.ts",
-  "src/cli/commands.ts",
-  "src/cli/commands.ts",
-  "src/config.ts",
-  "src/db/groupCommit.ts",
-  "src/expertises/routes.ts",
-  "src/expertises/triggers.ts",
-  "src/http/edge.ts",
-  "src/identity/routes/sso.ts",
-  "src/ops/doctor.ts",
-  "src/ops/metrics.ts",
-  "src/projects/routes/project.ts",
-  "src/projects/routes/selection.ts",
-  "src/projects/routes/validatorConfig.ts",
-  "src/tenancy/routes.ts",
-];
+const KNOWN_LONG_FUNCTIONS: string[] = [];
 
 /** Files of src/ over 400 lines today. */
-const KNOWN_LONG_FILES: string[] = ["src/catalog/validate.ts", "src/client/commands.ts", "src/expertises/triggers.ts"];
+const KNOWN_LONG_FILES: string[] = [];
 
 /** Lines of src/ over 140 characters today (comments and strings the formatter does not break). */
-const MAX_LONG_LINES = 134;
+const MAX_LONG_LINES = 82;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

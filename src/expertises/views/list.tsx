@@ -4,6 +4,7 @@
  * view shares (the routes, the page of one, dates, the status tag). Composed by
  * src/expertises/pages.tsx; the other views are in editor.tsx and lifecycle.tsx.
  */
+import { utcMinute } from "../../lib/time";
 import type { detailView, listExpertises } from "../service";
 import { DataTable } from "../../ui/layout";
 
@@ -16,7 +17,7 @@ export const ROUTE = "/web/orgs/current/expertises";
 /** The page of one expertise. */
 export const pageOf = (id: string): string => `${EXPERTISES_PAGE}/${id}`;
 /** An ISO time as the pages show it, to the minute, or a dash. */
-export const when = (s: string | null | undefined): string => (s ? s.replace("T", " ").slice(0, 16) + " UTC" : "—");
+export const when = (s: string | null | undefined): string => (s ? `${utcMinute(s)} UTC` : "—");
 
 /** The statuses of an expertise, in the order the list filters them. */
 export const STATUSES = ["draft", "published", "active", "inactive"] as const;

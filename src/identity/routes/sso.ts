@@ -46,29 +46,40 @@ export type SignInErrorCode =
 
 const SAML_COOKIE = "talentd_saml";
 
-export function ssoAuthRoutes(deps: SignInDeps) {
-  const { config, database } = deps;
-  const noStore = { "cache-control": "no-store" };
-  const https = config.baseUrl.startsWith("https:");
+const NO_STORE = { "cache-control": "no-store" };
+
+/** What the sign-in routes share: the way back to /login, the cookies, the callback checks and the final sign-in. */
+class SsoFlow {
+  private readonly config: SignInDeps["config"];
+  private readonly database: SignInDeps["database"];
+  private readonly https: boolean;
+  constructor(deps: SignInDeps) {
+    this.config = deps.config;
+    this.database = deps.database;
+    this.https = deps.config.baseUrl.startsWith("https:");
+  }
+
   /**
    * The SAML browser binding: the IdP answers with a cross-site POST, which carries only a
    * SameSite=None cookie, and SameSite=None needs Secure (https). Over plain http it is Lax
    * and not required (docs/operations.md).
    */
-  const samlCookie = (value: string | null): string =>
-    `${SAML_COOKIE}=${value ?? ""}; Path=/api/auth/saml; HttpOnly; Max-Age=${value ? 600 : 0}; ${https ? "SameSite=None; Secure" : "SameSite=Lax"}`;
+  readonly samlCookie = (value: string | null): string => {
+    const sameSite = this.https ? "SameSite=None; Secure" : "SameSite=Lax";
+    return `${SAML_COOKIE}=${value ?? ""}; Path=/api/auth/saml; HttpOnly; Max-Age=${value ? 600 : 0}; ${sameSite}`;
+  };
 
   /** Back to /login with the error's code (and the provider or domain it concerns). */
-  const toLogin = (code: SignInErrorCode, extra: Record<string, string | undefined> = {}, clearFlow = true): Response => {
+  readonly toLogin = (code: SignInErrorCode, extra: Record<string, string | undefined> = {}, clearFlow = true): Response => {
     const q = new URLSearchParams({ error: code });
     for (const [k, v] of Object.entries(extra)) if (v) q.set(k, v);
-    const headers: Record<string, string> = { location: `/login?${q}`, ...noStore };
-    if (clearFlow) headers["set-cookie"] = flowCookie(config, null);
+    const headers: Record<string, string> = { location: `/login?${q}`, ...NO_STORE };
+    if (clearFlow) headers["set-cookie"] = flowCookie(this.config, null);
     return new Response(null, { status: 303, headers });
   };
 
   /** Signs in and goes to `next`, or back to /login with the refusal. */
-  const complete = async (
+  readonly complete = async (
     request: Request,
     server: unknown,
     identity: ExternalIdentity,
@@ -81,41 +92,41 @@ export function ssoAuthRoutes(deps: SignInDeps) {
       const domain = identity.email ? emailDomain(identity.email) : null;
       if (!domain || !org.domains.includes(domain)) {
         await recordExternalFailure(
-          database,
+          this.database,
           identity.provider,
           `the IdP asserted ${identity.email ?? "no e-mail"}, outside the organization's domains`,
           meta,
           identity.email,
         );
-        return toLogin("sso_domain");
+        return this.toLogin("sso_domain");
       }
     } else if (identity.email) {
-      const enforced = await ssoEnforcedFor(database, identity.email);
+      const enforced = await ssoEnforcedFor(this.database, identity.email);
       if (enforced && identity.emailVerified) {
-        await recordExternalFailure(database, identity.provider, `SSO is enforced for ${enforced}`, meta, identity.email);
-        return toLogin("enforced", { domain: enforced });
+        await recordExternalFailure(this.database, identity.provider, `SSO is enforced for ${enforced}`, meta, identity.email);
+        return this.toLogin("enforced", { domain: enforced });
       }
     }
     try {
-      const r = await signInExternal(database, identity, meta, sessionTokenFrom(config, request), org?.id);
-      const headers = new Headers({ location: next, ...noStore });
-      headers.append("set-cookie", sessionCookie(config, r.session.token, r.session.expiresAt));
-      headers.append("set-cookie", flowCookie(config, null));
+      const r = await signInExternal(this.database, identity, meta, sessionTokenFrom(this.config, request), org?.id);
+      const headers = new Headers({ location: next, ...NO_STORE });
+      headers.append("set-cookie", sessionCookie(this.config, r.session.token, r.session.expiresAt));
+      headers.append("set-cookie", flowCookie(this.config, null));
       return new Response(null, { status: 303, headers });
     } catch (e) {
       if (e instanceof LinkRequired) {
         // consent first: the person signs in the way they usually do, then confirms at /account/link
-        const r = toLogin("link_required", { provider, email: e.email, next: "/account/link" });
-        r.headers.append("set-cookie", linkCookie(config, e.token));
+        const r = this.toLogin("link_required", { provider, email: e.email, next: "/account/link" });
+        r.headers.append("set-cookie", linkCookie(this.config, e.token));
         return r;
       }
       if (!(e instanceof SignInRefused)) throw e;
-      return toLogin(e.code, { provider, domain: e.domain });
+      return this.toLogin(e.code, { provider, domain: e.domain });
     }
   };
 
   /** The checks every redirect callback starts with: the provider's error, then state against the flow cookie. */
-  const checkCallback = async (
+  readonly checkCallback = async (
     request: Request,
     server: unknown,
     url: URL,
@@ -126,28 +137,39 @@ export function ssoAuthRoutes(deps: SignInDeps) {
     const error = url.searchParams.get("error");
     const shown = provider.startsWith("sso:") ? undefined : provider;
     if (error) {
-      await recordExternalFailure(database, provider, `the provider answered error=${error.slice(0, 100)}`, meta);
-      return toLogin(error === "access_denied" ? "denied" : "provider_error", { provider: shown });
+      await recordExternalFailure(this.database, provider, `the provider answered error=${error.slice(0, 100)}`, meta);
+      return this.toLogin(error === "access_denied" ? "denied" : "provider_error", { provider: shown });
     }
     const state = url.searchParams.get("state");
     if (!flow || flow.provider !== provider || !state || state !== flow.state) {
       await recordExternalFailure(
-        database,
+        this.database,
         provider,
         !flow ? "no sign-in flow in this browser (missing or expired cookie)" : "state does not match the one this browser sent",
         meta,
       );
-      return toLogin("state", { provider: shown });
+      return this.toLogin("state", { provider: shown });
     }
     return null;
   };
 
-  const startRedirect = (url: URL | string, flow: Flow | null) => {
-    const headers: Record<string, string> = { location: String(url), ...noStore };
-    if (flow) headers["set-cookie"] = flowCookie(config, flow);
+  readonly startRedirect = (url: URL | string, flow: Flow | null) => {
+    const headers: Record<string, string> = { location: String(url), ...NO_STORE };
+    if (flow) headers["set-cookie"] = flowCookie(this.config, flow);
     return new Response(null, { status: 302, headers });
   };
+}
 
+/** External sign-in: OAuth providers, organization OIDC and SAML single sign-on. */
+export function ssoAuthRoutes(deps: SignInDeps) {
+  const flow = new SsoFlow(deps);
+  return new Elysia().use(oauthRoutes(deps, flow)).use(ssoStartRoutes(deps, flow)).use(samlRoutes(deps, flow));
+}
+
+/** Sign-in with an OAuth provider (GitHub, Google, …): the start and the callback. */
+function oauthRoutes(deps: SignInDeps, f: SsoFlow) {
+  const { config, database } = deps;
+  const { toLogin, complete, checkCallback, startRedirect } = f;
   return new Elysia({ prefix: "/api/auth" })
     .get("/oauth/:provider", async ({ params, request, server }) => {
       const id = params.provider as ProviderId;
@@ -179,7 +201,14 @@ export function ssoAuthRoutes(deps: SignInDeps) {
         await recordExternalFailure(database, id, e.message, clientMeta(request, server));
         return toLogin(e.kind === "exchange" ? "exchange" : e.kind === "discovery" ? "unavailable" : "token", { provider: id });
       }
-    })
+    });
+}
+
+/** Organization single sign-on: the start by e-mail domain and the OIDC callback. */
+function ssoStartRoutes(deps: SignInDeps, f: SsoFlow) {
+  const { config, database } = deps;
+  const { toLogin, complete, checkCallback, startRedirect, samlCookie } = f;
+  return new Elysia({ prefix: "/api/auth" })
     .get("/sso/oidc/callback", async ({ request, server }) => {
       const url = new URL(request.url);
       const flow = readFlow(request);
@@ -240,7 +269,14 @@ export function ssoAuthRoutes(deps: SignInDeps) {
         return toLogin("unavailable");
       }
       return toLogin("sso_unknown");
-    })
+    });
+}
+
+/** SAML: the assertion consumer service and the service provider's metadata. */
+function samlRoutes(deps: SignInDeps, f: SsoFlow) {
+  const { config, database } = deps;
+  const { toLogin, complete, samlCookie } = f;
+  return new Elysia({ prefix: "/api/auth" })
     .post("/saml/:orgId/acs", async ({ params, body, request, server }) => {
       const orgId = decodedParam(params.orgId, "orgId");
       const provider = `sso:${orgId}`;

@@ -63,158 +63,176 @@ const projectView = (p: Project) => ({
   updatedAt: iso(p.updatedAt),
 });
 
+/** The project routes of the active organization: the projects themselves, then their keys. */
 export function projectRoutes(deps: CoreDeps, guards: Guards) {
-  return (
-    new Elysia({ prefix: "/web/projects" })
-      .use(guards)
-      .get("/", async ({ org }) => ({ projects: (await listProjects(deps.database, org.id)).map(projectView) }), { org: "member" })
-      .post(
-        "/",
-        async ({ auth, org, body, set }) => {
-          const p = await deps.database.write((tx) =>
-            createProject(tx, {
-              organizationId: org.id,
-              name: body.name.trim(),
-              description: body.description?.trim() ?? "",
-              createdBy: auth.user.id,
-              repository: body.repository || null,
-            }),
-          );
-          set.status = 201;
-          return { project: projectView(p) };
-        },
-        {
-          org: "member",
-          body: t.Object({
-            name: t.String({ minLength: 1, maxLength: 100 }),
+  return new Elysia().use(projectCrudRoutes(deps, guards)).use(projectKeyRoutes(deps, guards));
+}
+
+/** Checks a key's name, scopes and expiry as sent (tools as an array or a comma-separated string); 400 naming each bad field. */
+function keyInput(body: { name: string; tools: string[] | string; expiresAt?: string | null }): {
+  name: string;
+  tools: KeyScope[];
+  expiresAt: number | null;
+} {
+  const name = body.name.trim();
+  const issues = [];
+  if (name.length === 0) issues.push({ path: "name", message: "must not be empty: it is the only later means of identifying the key" });
+  const tools = Array.isArray(body.tools)
+    ? body.tools
+    : String(body.tools)
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
+  const unknown = tools.filter((x) => !isScope(x));
+  if (tools.length === 0) issues.push({ path: "tools", message: `choose at least one of ${KEY_SCOPES.join(", ")}` });
+  if (unknown.length > 0)
+    issues.push({ path: "tools", message: `unknown scope(s) ${unknown.join(", ")}; allowed: ${KEY_SCOPES.join(", ")}` });
+  let expiresAt: number | null = null;
+  if (body.expiresAt !== undefined && body.expiresAt !== null && body.expiresAt !== "") {
+    expiresAt = Date.parse(body.expiresAt);
+    if (Number.isNaN(expiresAt)) issues.push({ path: "expiresAt", message: "must be an ISO 8601 timestamp" });
+    else if (expiresAt <= Date.now()) issues.push({ path: "expiresAt", message: "must be in the future" });
+  }
+  if (issues.length > 0) throw validationFailed(issues);
+  return { name, tools: tools as KeyScope[], expiresAt };
+}
+
+/** List, create, read, edit and delete projects. */
+function projectCrudRoutes(deps: CoreDeps, guards: Guards) {
+  return new Elysia({ prefix: "/web/projects" })
+    .use(guards)
+    .get("/", async ({ org }) => ({ projects: (await listProjects(deps.database, org.id)).map(projectView) }), { org: "member" })
+    .post(
+      "/",
+      async ({ auth, org, body, set }) => {
+        const p = await deps.database.write((tx) =>
+          createProject(tx, {
+            organizationId: org.id,
+            name: body.name.trim(),
+            description: body.description?.trim() ?? "",
+            createdBy: auth.user.id,
+            repository: body.repository || null,
+          }),
+        );
+        set.status = 201;
+        return { project: projectView(p) };
+      },
+      {
+        org: "member",
+        body: t.Object({
+          name: t.String({ minLength: 1, maxLength: 100 }),
+          description: t.Optional(t.String({ maxLength: 1000 })),
+          repository: RepositoryField,
+        }),
+      },
+    )
+    .get("/:id", async ({ org, params }) => ({ project: projectView(await getProject(deps.database, org.id, params.id)) }), {
+      org: "member",
+    })
+    .patch(
+      "/:id",
+      async ({ org, params, body }) => {
+        const p = await deps.database.write((tx) =>
+          updateProject(tx, org.id, params.id, {
+            name: body.name?.trim(),
+            description: body.description?.trim(),
+            repository: body.repository === "" ? null : body.repository,
+            contextBudget: readContextBudget(body.contextBudget),
+          }),
+        );
+        return { project: projectView(p) };
+      },
+      {
+        org: "member",
+        body: t.Object(
+          {
+            name: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
             description: t.Optional(t.String({ maxLength: 1000 })),
             repository: RepositoryField,
-          }),
-        },
-      )
-      .get("/:id", async ({ org, params }) => ({ project: projectView(await getProject(deps.database, org.id, params.id)) }), {
+            contextBudget: t.Optional(t.Unknown()),
+          },
+          { minProperties: 1, error: "send at least one of name, description, repository, contextBudget" },
+        ),
+      },
+    )
+    .delete(
+      "/:id",
+      async ({ org, params, body, request }) => {
+        await requireTypedName(request, body, async () => (await getProject(deps.database, org.id, params.id)).name, "project");
+        await removeProject(deps.database, org.id, params.id);
+        return { deleted: params.id };
+      },
+      { org: "admin" },
+    );
+}
+
+/** A project's keys: any member lists, creates and revokes; a key can never reach these routes. */
+function projectKeyRoutes(deps: CoreDeps, guards: Guards) {
+  return new Elysia({ prefix: "/web/projects" })
+    .use(guards)
+    .get(
+      "/:id/keys",
+      async ({ org, params }) => {
+        await getProject(deps.database, org.id, params.id);
+        return { keys: await listKeys(deps.database, params.id) };
+      },
+      { org: "member" },
+    )
+    .post(
+      "/:id/keys",
+      async ({ auth, org, params, body, set }) => {
+        await getProject(deps.database, org.id, params.id);
+        const { name, tools, expiresAt } = keyInput(body);
+        // the key and its security event commit together: never a stored key whose value was not shown
+        const r = await deps.database.write(async (tx) => {
+          const created = await createKey(tx, {
+            projectId: params.id,
+            name,
+            tools,
+            expiresAt,
+            createdBy: { id: auth.user.id, email: auth.user.email },
+          });
+          await recordSecurityEvent(tx, {
+            kind: "key.created",
+            userId: auth.user.id,
+            email: auth.user.email,
+            detail: { keyId: created.key.id, projectId: params.id, tools: created.key.tools },
+          });
+          return created;
+        });
+        set.status = 201;
+        return { key: r.key, value: r.value, notice: "Copy the value now: it is shown once and cannot be retrieved again." };
+      },
+      {
         org: "member",
-      })
-      .patch(
-        "/:id",
-        async ({ org, params, body }) => {
-          const p = await deps.database.write((tx) =>
-            updateProject(tx, org.id, params.id, {
-              name: body.name?.trim(),
-              description: body.description?.trim(),
-              repository: body.repository === "" ? null : body.repository,
-              contextBudget: readContextBudget(body.contextBudget),
-            }),
-          );
-          return { project: projectView(p) };
-        },
-        {
-          org: "member",
-          body: t.Object(
-            {
-              name: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
-              description: t.Optional(t.String({ maxLength: 1000 })),
-              repository: RepositoryField,
-              contextBudget: t.Optional(t.Unknown()),
-            },
-            { minProperties: 1, error: "send at least one of name, description, repository, contextBudget" },
-          ),
-        },
-      )
-      .delete(
-        "/:id",
-        async ({ org, params, body, request }) => {
-          await requireTypedName(request, body, async () => (await getProject(deps.database, org.id, params.id)).name, "project");
-          await removeProject(deps.database, org.id, params.id);
-          return { deleted: params.id };
-        },
-        { org: "admin" },
-      )
-      // ---- keys: any member lists, creates and revokes; a key can never reach these routes
-      .get(
-        "/:id/keys",
-        async ({ org, params }) => {
-          await getProject(deps.database, org.id, params.id);
-          return { keys: await listKeys(deps.database, params.id) };
-        },
-        { org: "member" },
-      )
-      .post(
-        "/:id/keys",
-        async ({ auth, org, params, body, set }) => {
-          await getProject(deps.database, org.id, params.id);
-          const name = body.name.trim();
-          const issues = [];
-          if (name.length === 0)
-            issues.push({ path: "name", message: "must not be empty: it is the only later means of identifying the key" });
-          const tools = Array.isArray(body.tools)
-            ? body.tools
-            : String(body.tools)
-                .split(",")
-                .map((s) => s.trim())
-                .filter(Boolean);
-          const unknown = tools.filter((x) => !isScope(x));
-          if (tools.length === 0) issues.push({ path: "tools", message: `choose at least one of ${KEY_SCOPES.join(", ")}` });
-          if (unknown.length > 0)
-            issues.push({ path: "tools", message: `unknown scope(s) ${unknown.join(", ")}; allowed: ${KEY_SCOPES.join(", ")}` });
-          let expiresAt: number | null = null;
-          if (body.expiresAt !== undefined && body.expiresAt !== null && body.expiresAt !== "") {
-            expiresAt = Date.parse(body.expiresAt);
-            if (Number.isNaN(expiresAt)) issues.push({ path: "expiresAt", message: "must be an ISO 8601 timestamp" });
-            else if (expiresAt <= Date.now()) issues.push({ path: "expiresAt", message: "must be in the future" });
-          }
-          if (issues.length > 0) throw validationFailed(issues);
-          // the key and its security event commit together: never a stored key whose value was not shown
-          const r = await deps.database.write(async (tx) => {
-            const created = await createKey(tx, {
-              projectId: params.id,
-              name,
-              tools: tools as KeyScope[],
-              expiresAt,
-              createdBy: { id: auth.user.id, email: auth.user.email },
-            });
-            await recordSecurityEvent(tx, {
-              kind: "key.created",
-              userId: auth.user.id,
-              email: auth.user.email,
-              detail: { keyId: created.key.id, projectId: params.id, tools: created.key.tools },
-            });
-            return created;
+        body: t.Object({
+          name: t.String({ maxLength: KEY_NAME_MAX, error: `must be a string of at most ${KEY_NAME_MAX} characters` }),
+          tools: t.Union([t.Array(t.String({ maxLength: 40 }), { maxItems: 16 }), t.String({ maxLength: 400 })], { error: TOOLS_ISSUE }),
+          expiresAt: t.Optional(t.Union([t.String({ maxLength: 40 }), t.Null()], { error: EXPIRES_ISSUE })),
+        }),
+      },
+    )
+    .delete(
+      "/:id/keys/:keyId",
+      async ({ auth, org, params, body, request }) => {
+        await getProject(deps.database, org.id, params.id);
+        await requireConfirmation(request, body, async () => {
+          const key = (await listKeys(deps.database, params.id)).find((k) => k.id === params.keyId);
+          if (!key) throw notFound("No such key in this project.");
+          return confirmations.revokeKey(key.name);
+        });
+        const key = await deps.database.write(async (tx) => {
+          const revoked = await revokeKey(tx, params.id, params.keyId);
+          await recordSecurityEvent(tx, {
+            kind: "key.revoked",
+            userId: auth.user.id,
+            email: auth.user.email,
+            detail: { keyId: revoked.id, projectId: params.id },
           });
-          set.status = 201;
-          return { key: r.key, value: r.value, notice: "Copy the value now: it is shown once and cannot be retrieved again." };
-        },
-        {
-          org: "member",
-          body: t.Object({
-            name: t.String({ maxLength: KEY_NAME_MAX, error: `must be a string of at most ${KEY_NAME_MAX} characters` }),
-            tools: t.Union([t.Array(t.String({ maxLength: 40 }), { maxItems: 16 }), t.String({ maxLength: 400 })], { error: TOOLS_ISSUE }),
-            expiresAt: t.Optional(t.Union([t.String({ maxLength: 40 }), t.Null()], { error: EXPIRES_ISSUE })),
-          }),
-        },
-      )
-      .delete(
-        "/:id/keys/:keyId",
-        async ({ auth, org, params, body, request }) => {
-          await getProject(deps.database, org.id, params.id);
-          await requireConfirmation(request, body, async () => {
-            const key = (await listKeys(deps.database, params.id)).find((k) => k.id === params.keyId);
-            if (!key) throw notFound("No such key in this project.");
-            return confirmations.revokeKey(key.name);
-          });
-          const key = await deps.database.write(async (tx) => {
-            const revoked = await revokeKey(tx, params.id, params.keyId);
-            await recordSecurityEvent(tx, {
-              kind: "key.revoked",
-              userId: auth.user.id,
-              email: auth.user.email,
-              detail: { keyId: revoked.id, projectId: params.id },
-            });
-            return revoked;
-          });
-          return { key };
-        },
-        { org: "member" },
-      )
-  );
+          return revoked;
+        });
+        return { key };
+      },
+      { org: "member" },
+    );
 }

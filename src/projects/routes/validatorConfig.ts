@@ -29,6 +29,90 @@ const commentText = (s: string): string => s.replace(/[\u0000-\u001f\u007f\u2028
 /** A URL for a double-quoted shell word. */
 const shellUrl = (s: string): string => s.replace(/["$`\\]/g, "");
 
+/** The GitHub Actions workflow. */
+function githubWorkflow(about: string[], url: string): string {
+  return [
+    ...about,
+    `# Needs the repository secret ${KEY_SECRET}: the project's automation key (scope doctor).`,
+    "# Pull requests from forks get no secrets, so the job is skipped for them.",
+    "name: talentd",
+    "on:",
+    "  push:",
+    "  pull_request:",
+    "permissions:",
+    "  contents: read",
+    "jobs:",
+    "  talentd-verify:",
+    "    if: github.event_name != 'pull_request' || github.event.pull_request.head.repo.full_name == github.repository",
+    "    runs-on: ubuntu-latest",
+    "    timeout-minutes: 5",
+    "    env:",
+    `      TALENTD_URL: ${JSON.stringify(url)}`,
+    `      ${KEY_SECRET}: \${{ secrets.${KEY_SECRET} }}`,
+    "    steps:",
+    `      - uses: ${CHECKOUT}`,
+    "      - name: Install talentd from the server",
+    "        run: |",
+    '          curl -fsSL --retry 3 -o "$RUNNER_TEMP/talentd" "$TALENTD_URL/download/talentd"',
+    '          chmod +x "$RUNNER_TEMP/talentd"',
+    "      - name: talentd ci verify",
+    "        run: |",
+    '          "$RUNNER_TEMP/talentd" ci verify',
+    "",
+  ].join("\n");
+}
+
+/** The GitLab CI job. */
+function gitlabJob(about: string[], url: string): string {
+  return [
+    ...about,
+    `# Needs the CI/CD variable ${KEY_SECRET} (masked): the project's automation key (scope doctor).`,
+    "# Include this file from .gitlab-ci.yml:",
+    "#   include:",
+    "#     - local: .gitlab/ci/talentd.yml",
+    "talentd-verify:",
+    "  stage: test",
+    `  image: ${GITLAB_IMAGE}`,
+    "  timeout: 5 minutes",
+    "  variables:",
+    `    TALENTD_URL: ${JSON.stringify(url)}`,
+    "  script:",
+    '    - curl -fsSL --retry 3 -o /tmp/talentd "$TALENTD_URL/download/talentd"',
+    "    - chmod +x /tmp/talentd",
+    "    - /tmp/talentd ci verify",
+    "",
+  ].join("\n");
+}
+
+/** The plain shell script. */
+function shellScript(about: string[], url: string): string {
+  return [
+    "#!/bin/sh",
+    ...about,
+    `# Runs with sh and curl on any CI: give it ${KEY_SECRET} (the project's automation key) from the`,
+    "# CI's secrets. Uses the talentd on PATH, else downloads this server's.",
+    "# Exit codes: 0 ok, 1 problems (one line each), 2 configuration or connection errors.",
+    "set -eu",
+    `TALENTD_URL="\${TALENTD_URL:-${shellUrl(url)}}"`,
+    "export TALENTD_URL",
+    `if [ -z "\${${KEY_SECRET}:-}" ]; then`,
+    `  echo "talentd-verify: ${KEY_SECRET} is not set: give it the project's automation key from the CI's secrets" >&2`,
+    "  exit 2",
+    "fi",
+    "if command -v talentd >/dev/null 2>&1; then",
+    "  talentd=talentd",
+    "else",
+    '  talentd="${TMPDIR:-/tmp}/talentd-$$"',
+    "  trap 'rm -f \"$talentd\"' EXIT",
+    '  curl -fsSL --retry 3 -o "$talentd" "$TALENTD_URL/download/talentd"',
+    '  chmod +x "$talentd"',
+    "fi",
+    '"$talentd" ci verify',
+    "",
+  ].join("\n");
+}
+
+/** The generated CI validation file for a target (GitHub, GitLab, a shell script), with a header naming the project. */
 export function validatorConfig(
   target: ValidatorTarget,
   ctx: { baseUrl: string; project: Pick<Project, "id" | "name"> },
@@ -42,91 +126,11 @@ export function validatorConfig(
   ];
   switch (target) {
     case "github":
-      return {
-        target,
-        file: ".github/workflows/talentd.yml",
-        content: [
-          ...about,
-          `# Needs the repository secret ${KEY_SECRET}: the project's automation key (scope doctor).`,
-          "# Pull requests from forks get no secrets, so the job is skipped for them.",
-          "name: talentd",
-          "on:",
-          "  push:",
-          "  pull_request:",
-          "permissions:",
-          "  contents: read",
-          "jobs:",
-          "  talentd-verify:",
-          "    if: github.event_name != 'pull_request' || github.event.pull_request.head.repo.full_name == github.repository",
-          "    runs-on: ubuntu-latest",
-          "    timeout-minutes: 5",
-          "    env:",
-          `      TALENTD_URL: ${JSON.stringify(url)}`,
-          `      ${KEY_SECRET}: \${{ secrets.${KEY_SECRET} }}`,
-          "    steps:",
-          `      - uses: ${CHECKOUT}`,
-          "      - name: Install talentd from the server",
-          "        run: |",
-          '          curl -fsSL --retry 3 -o "$RUNNER_TEMP/talentd" "$TALENTD_URL/download/talentd"',
-          '          chmod +x "$RUNNER_TEMP/talentd"',
-          "      - name: talentd ci verify",
-          "        run: |",
-          '          "$RUNNER_TEMP/talentd" ci verify',
-          "",
-        ].join("\n"),
-      };
+      return { target, file: ".github/workflows/talentd.yml", content: githubWorkflow(about, url) };
     case "gitlab":
-      return {
-        target,
-        file: ".gitlab/ci/talentd.yml",
-        content: [
-          ...about,
-          `# Needs the CI/CD variable ${KEY_SECRET} (masked): the project's automation key (scope doctor).`,
-          "# Include this file from .gitlab-ci.yml:",
-          "#   include:",
-          "#     - local: .gitlab/ci/talentd.yml",
-          "talentd-verify:",
-          "  stage: test",
-          `  image: ${GITLAB_IMAGE}`,
-          "  timeout: 5 minutes",
-          "  variables:",
-          `    TALENTD_URL: ${JSON.stringify(url)}`,
-          "  script:",
-          '    - curl -fsSL --retry 3 -o /tmp/talentd "$TALENTD_URL/download/talentd"',
-          "    - chmod +x /tmp/talentd",
-          "    - /tmp/talentd ci verify",
-          "",
-        ].join("\n"),
-      };
+      return { target, file: ".gitlab/ci/talentd.yml", content: gitlabJob(about, url) };
     case "script":
-      return {
-        target,
-        file: "talentd-verify.sh",
-        content: [
-          "#!/bin/sh",
-          ...about,
-          `# Runs with sh and curl on any CI: give it ${KEY_SECRET} (the project's automation key) from the`,
-          "# CI's secrets. Uses the talentd on PATH, else downloads this server's.",
-          "# Exit codes: 0 ok, 1 problems (one line each), 2 configuration or connection errors.",
-          "set -eu",
-          `TALENTD_URL="\${TALENTD_URL:-${shellUrl(url)}}"`,
-          "export TALENTD_URL",
-          `if [ -z "\${${KEY_SECRET}:-}" ]; then`,
-          `  echo "talentd-verify: ${KEY_SECRET} is not set: give it the project's automation key from the CI's secrets" >&2`,
-          "  exit 2",
-          "fi",
-          "if command -v talentd >/dev/null 2>&1; then",
-          "  talentd=talentd",
-          "else",
-          '  talentd="${TMPDIR:-/tmp}/talentd-$$"',
-          "  trap 'rm -f \"$talentd\"' EXIT",
-          '  curl -fsSL --retry 3 -o "$talentd" "$TALENTD_URL/download/talentd"',
-          '  chmod +x "$talentd"',
-          "fi",
-          '"$talentd" ci verify',
-          "",
-        ].join("\n"),
-      };
+      return { target, file: "talentd-verify.sh", content: shellScript(about, url) };
   }
 }
 
@@ -150,7 +154,8 @@ export function validatorConfigRoutes(deps: CoreDeps, guards: Guards) {
       .get("/download/talentd", () => {
         if (!isCompiled())
           throw notFound(
-            "This server runs from its sources, not from the built binary: build it (npm run build) to serve dist/talentd here, or put talentd on the CI runner's PATH.",
+            "This server runs from its sources, not from the built binary: build it (npm run build) to serve dist/talentd here, " +
+              "or put talentd on the CI runner's PATH.",
           );
         return new Response(Bun.file(process.execPath), {
           headers: {

@@ -5,7 +5,7 @@
  * `/login` page, returning here) or create the account with the invited address and join.
  */
 import { passwordProblem } from "../../identity/passwords";
-import { iso } from "../../lib/time";
+import { iso, utcMinute } from "../../lib/time";
 import { Elysia } from "elysia";
 import { eq } from "drizzle-orm";
 import type { SignInDeps } from "../../identity/limits";
@@ -57,7 +57,7 @@ function InvitationPage(props: { inv: InvitationView; signedInAs: string | null;
         <h1>Join {inv.organizationName}</h1>
         <p>
           {inv.email} is invited to the organization <strong>{inv.organizationName}</strong> as {inv.role}. The invitation expires{" "}
-          {iso(inv.expiresAt).slice(0, 16).replace("T", " ")} UTC.
+          {utcMinute(inv.expiresAt)} UTC.
         </p>
         {props.error ? <p class="error">{props.error}</p> : null}
         {props.signedInAs === inv.email ? (
