@@ -103,7 +103,14 @@ export function replay(repo: string, gitDir: string, talents: ReturnType<typeof 
     const designated = new Set(designate(talents, paths, []).map((d) => d.id));
     const obligations = talents.filter((t) => designated.has(t.id)).map((t) => t.obligation);
     if (obligations.length === 0) continue;
-    const result = runDetectors(obligations, files);
+    const content = (path: string): string | null => {
+      try {
+        return gitIn(gitDir, ["show", `${commit}:${path}`]);
+      } catch {
+        return null;
+      }
+    };
+    const result = runDetectors(obligations, files, content);
     if (result.findings.some((f) => f.severity === "blocking")) out.blocked++;
     for (const f of result.findings) out.findings.push({ ...f, repo, commit });
   }

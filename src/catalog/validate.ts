@@ -230,7 +230,7 @@ export function validateTalent(src: TalentSource): ValidationResult {
   const rules: TalentRule[] = [];
   const tests: ConformanceTest[] = [];
   if (!isSkill || given("rules")) readRules(fields.rules, rules, addField);
-  if (!isSkill || given("rules") || given("tests")) readTests(fields.tests, rules, tests, addField);
+  if (!isSkill || given("rules") || given("tests")) readTests(fields.tests, rules, tests, addField, triggers.files);
 
   if (id) {
     if (!ID_PATTERN.test(id))
@@ -389,7 +389,13 @@ function readRules(v: unknown, rules: TalentRule[], add: (field: string, problem
   });
 }
 
-function readTests(v: unknown, rules: TalentRule[], tests: ConformanceTest[], add: (field: string, problem: string) => void): void {
+function readTests(
+  v: unknown,
+  rules: TalentRule[],
+  tests: ConformanceTest[],
+  add: (field: string, problem: string) => void,
+  triggerFiles: string[],
+): void {
   if (v !== undefined && v !== null && !Array.isArray(v)) {
     add("tests", "must be a list");
     return;
@@ -417,6 +423,6 @@ function readTests(v: unknown, rules: TalentRule[], tests: ConformanceTest[], ad
       add("tests", `blocking rule ${r.id} has no conformance test`);
     }
     // every detector is proven by the rule's conformance tests
-    if (r.id) proveDetectors(r, tests, `rules[${r.id}]`, add);
+    if (r.id) proveDetectors(r, tests, `rules[${r.id}]`, add, triggerFiles);
   }
 }

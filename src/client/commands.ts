@@ -14,6 +14,7 @@ import { CliError } from "../cli/errors";
 import { printable, printableJson } from "../lib/controls";
 import { call, serverOptions, type ServerOptions } from "./api";
 import { runDetectors, type ServedObligation } from "./check";
+import { checkedContents } from "./contents";
 import { addedLines, changedPaths, gitPath, repoOf, repoPaths, repoRoot, requireRepo, type DiffSource, type Repo } from "./git";
 import { compareLock, LOCK_PATH, lockOf, parseLock, renderLock, type LockEntry } from "./lock";
 import { designate, type Designation } from "./match";
@@ -250,6 +251,7 @@ async function checkCommand(cli: Run, cwd: string): Promise<number> {
       paths.length === 0 ? `nothing ${what}: nothing to check` : `no added line in the ${paths.length} ${what} path(s): nothing to check`,
     );
   const server = serverOptions(cli.flags, process.env);
+  const contents = checkedContents(root, source, files); // read while the server answers
   let resolutionId = cli.args[0];
   let designatedCount: number | null = null;
   if (!resolutionId) {
@@ -264,7 +266,8 @@ async function checkCommand(cli: Run, cwd: string): Promise<number> {
     "GET",
     `/api/validation/playbook?${new URLSearchParams({ resolutionId, include: "detectors" })}`,
   );
-  const result = runDetectors(playbook.obligations, files);
+  const checked = await contents;
+  const result = runDetectors(playbook.obligations, files, (path) => checked.get(path) ?? null);
   for (const s of result.skipped) note(`talentd check: skipped a detector that cannot run here: ${s}`);
   const blocking = result.findings.filter((f) => f.severity === "blocking").length;
   const advisory = result.findings.length - blocking;

@@ -136,6 +136,8 @@ function pinnedDetector(d: Detector): Detector {
     pattern: String(d.pattern),
     ...(d.flags ? { flags: String(d.flags) } : {}),
     ...(Array.isArray(d.files) ? { files: d.files.map(String) } : {}),
+    ...(Array.isArray(d.scan) ? { scan: d.scan.map(String) } : {}),
+    ...(typeof d.unless === "string" ? { unless: d.unless } : {}),
   };
 }
 

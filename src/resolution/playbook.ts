@@ -18,6 +18,8 @@ function servedDetect(r: TalentRule, triggerFiles: string[]) {
           files: detectorFiles(d, triggerFiles),
           pattern: d.pattern,
           ...(d.flags ? { flags: d.flags } : {}),
+          ...(d.scan ? { scan: d.scan } : {}),
+          ...(d.unless ? { unless: d.unless } : {}),
         })),
       }
     : {};
