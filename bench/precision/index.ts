@@ -2,7 +2,7 @@
  * `bun run bench precision` (docs/precision.md): the hook's precision on real history. Needs local
  * git directories of the corpus (PRECISION_REPOS: a folder holding `<owner>+<name>/repo`,
  * `<owner>+<name>` or `<name>`, bare or not); without them it says so and prints nothing else.
- * PRECISION_COMMITS (default 300) first-parent commits per repository, from the pinned head.
+ * PRECISION_COMMITS (default 1000; chi: its 500) first-parent commits per repository, from the pinned head.
  * PRECISION_SAMPLE=K prints up to K unlabelled findings per rule as labels.tsv lines to fill in.
  */
 import { existsSync } from "node:fs";
@@ -18,7 +18,8 @@ export const CORPUS = [
     head: "c3f316b7e814667e8ee81e03a7330d00ee61e45c",
     stack: ["python-library", "http-api-design", "security-baseline"],
   },
-  { repo: "go-chi/chi", head: "735ae2b87f8c733d616e809ae86e0985c1bc3350", stack: ["go-service", "security-baseline"] },
+  // the stored snapshot of chi lacks objects beyond its last 500 first-parent commits
+  { repo: "go-chi/chi", head: "735ae2b87f8c733d616e809ae86e0985c1bc3350", stack: ["go-service", "security-baseline"], max: 500 },
   { repo: "tokio-rs/axum", head: "3d78036dcac289d6c1d54934708acb6a5bd73686", stack: ["rust-crate", "security-baseline"] },
 ] as const;
 
@@ -37,7 +38,7 @@ export async function benchPrecision(): Promise<void> {
     console.log("\nprecision: set PRECISION_REPOS to a folder of local clones of the corpus (bench/precision/index.ts); skipped");
     return;
   }
-  const commits = Number(process.env.PRECISION_COMMITS ?? 300);
+  const commits = Number(process.env.PRECISION_COMMITS ?? 1000);
   const sample = Number(process.env.PRECISION_SAMPLE ?? 0);
   const talentsDir = join(import.meta.dir, "..", "..", "talents");
   const labels = readLabels(LABELS);
@@ -45,6 +46,7 @@ export async function benchPrecision(): Promise<void> {
   const perRepo: (string | number)[][] = [];
   let totalCommits = 0;
   let totalBlocked = 0;
+  const ran = new Map<string, number>();
   for (const c of CORPUS) {
     const gitDir = gitDirOf(root, c.repo);
     if (!gitDir) {
@@ -52,8 +54,9 @@ export async function benchPrecision(): Promise<void> {
       continue;
     }
     const started = performance.now();
-    const r = replay(c.repo, gitDir, stackTalents(talentsDir, c.stack), commits, c.head);
-    const oldest = gitIn(gitDir, ["rev-list", "--first-parent", "--skip", String(commits - 1), "-n", "1", c.head]).trim();
+    const n = Math.min(commits, "max" in c ? c.max : commits);
+    const r = replay(c.repo, gitDir, stackTalents(talentsDir, c.stack), n, c.head);
+    const oldest = gitIn(gitDir, ["rev-list", "--first-parent", "--skip", String(n - 1), "-n", "1", c.head]).trim();
     perRepo.push([
       c.repo,
       c.stack.join("+"),
@@ -67,6 +70,7 @@ export async function benchPrecision(): Promise<void> {
     totalCommits += r.commits;
     totalBlocked += r.blocked;
     all.push(...r.findings);
+    for (const [rule, n] of r.ran) ran.set(rule, (ran.get(rule) ?? 0) + n);
   }
   perRepo.push([
     "all",
@@ -83,15 +87,16 @@ export async function benchPrecision(): Promise<void> {
     ["repository", "stack", "commits", "replayed", "findings", "blocked", "blocked %", "ms"],
     perRepo,
   );
-  const rows = tally(all, labels);
+  const rows = tally(all, labels, ran);
   printTable(
     "precision per rule (labels: bench/precision/labels.tsv; precision = true / labelled)",
-    ["rule", "severity", "findings", "commits", "true", "false", "debatable", "precision"],
+    ["rule", "severity", "ran on", "findings", "commits", "true", "false", "debatable", "precision"],
     rows.map((r) => {
       const p = precision(r);
       return [
         r.rule,
         r.severity,
+        r.ran,
         r.findings,
         r.commits,
         r.labelled.true,

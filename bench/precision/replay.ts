@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { detectorFiles } from "../../src/catalog/detect";
 import { readSpecializationDir, readTalentDir } from "../../src/catalog/load";
+import { detectorSeverity } from "../../src/catalog/measured";
 import { validateTalent } from "../../src/catalog/validate";
 import { runDetectors, type Finding, type ServedObligation } from "../../src/client/check";
 import { parseUnifiedDiff } from "../../src/client/git";
@@ -27,6 +28,8 @@ export interface Replay {
   /** Commits with at least one blocking finding. */
   blocked: number;
   findings: ReplayFinding[];
+  /** Per rule: the commits in which its detectors applied to an added file. */
+  ran: Map<string, number>;
 }
 
 /** Runs git against a (possibly bare) git directory; throws on failure. */
@@ -63,7 +66,10 @@ export function stackTalents(talentsDir: string, specializations: readonly strin
         id: r.id,
         severity: r.severity,
         title: r.title,
-        ...(r.detect ? { detect: r.detect.map((d) => ({ ...d, files: detectorFiles(d, triggerFiles) })) } : {}),
+        // as the playbook serves them: findings block only where the rule's blocks is earned
+        ...(r.detect
+          ? { detect: r.detect.map((d) => ({ ...d, files: detectorFiles(d, triggerFiles), severity: detectorSeverity(r) })) }
+          : {}),
       })),
     };
     return { id: t.id, triggers: { files: triggerFiles }, obligation };
@@ -90,7 +96,7 @@ export function replay(repo: string, gitDir: string, talents: ReturnType<typeof 
     "--dst-prefix=b/",
     head,
   ]);
-  const out: Replay = { commits: 0, blocked: 0, findings: [] };
+  const out: Replay = { commits: 0, blocked: 0, findings: [], ran: new Map() };
   for (const chunk of log.split("\x01")) {
     const nl = chunk.indexOf("\n");
     const [commit, parent] = (nl < 0 ? chunk : chunk.slice(0, nl)).trim().split(" ");
@@ -113,6 +119,7 @@ export function replay(repo: string, gitDir: string, talents: ReturnType<typeof 
     const result = runDetectors(obligations, files, content);
     if (result.findings.some((f) => f.severity === "blocking")) out.blocked++;
     for (const f of result.findings) out.findings.push({ ...f, repo, commit });
+    for (const id of result.rulesRun) out.ran.set(id, (out.ran.get(id) ?? 0) + 1);
   }
   return out;
 }
@@ -142,31 +149,58 @@ export function readLabels(file: string): Map<string, Label> {
 export interface RuleRow {
   rule: string;
   severity: string;
+  /** Commits in which the rule's detectors applied to an added file. */
+  ran: number;
   findings: number;
   /** Commits in which the rule has a finding. */
   commits: number;
   labelled: { true: number; false: number; debatable: number };
 }
 
-/** Per rule: findings, commits with one, and the labels of its labelled findings; most findings first. */
-export function tally(findings: readonly ReplayFinding[], labels: ReadonlyMap<string, Label>): RuleRow[] {
+/**
+ * Per rule: the commits it ran on, its findings (a finding another rule leads, listing it in
+ * `also`, counts for both, with the leader's label), the commits with one, and the labels of its
+ * labelled findings; most findings first.
+ */
+export function tally(
+  findings: readonly ReplayFinding[],
+  labels: ReadonlyMap<string, Label>,
+  ran: ReadonlyMap<string, number> = new Map(),
+): RuleRow[] {
   const rows = new Map<string, RuleRow & { seen: Set<string> }>();
-  for (const f of findings) {
-    let row = rows.get(f.rule);
+  const rowOf = (rule: string, severity: string): RuleRow & { seen: Set<string> } => {
+    let row = rows.get(rule);
     if (!row) {
-      row = { rule: f.rule, severity: f.severity, findings: 0, commits: 0, labelled: { true: 0, false: 0, debatable: 0 }, seen: new Set() };
-      rows.set(f.rule, row);
+      row = {
+        rule,
+        severity,
+        ran: ran.get(rule) ?? 0,
+        findings: 0,
+        commits: 0,
+        labelled: { true: 0, false: 0, debatable: 0 },
+        seen: new Set(),
+      };
+      rows.set(rule, row);
     }
-    row.findings++;
-    const c = `${f.repo}\0${f.commit}`;
-    if (!row.seen.has(c)) {
-      row.seen.add(c);
-      row.commits++;
-    }
+    return row;
+  };
+  for (const f of findings) {
     const label = labels.get(labelKey(f.repo, f.commit, f.file, f.line, f.rule));
-    if (label) row.labelled[label]++;
+    for (const rule of [f.rule, ...(f.also ?? [])]) {
+      const row = rowOf(rule, f.severity);
+      row.findings++;
+      const c = `${f.repo}\0${f.commit}`;
+      if (!row.seen.has(c)) {
+        row.seen.add(c);
+        row.commits++;
+      }
+      if (label) row.labelled[label]++;
+    }
   }
-  return [...rows.values()].map(({ seen: _seen, ...r }) => r).sort((a, b) => b.findings - a.findings || (a.rule < b.rule ? -1 : 1));
+  for (const rule of ran.keys()) rowOf(rule, "");
+  return [...rows.values()]
+    .map(({ seen: _seen, ...r }) => r)
+    .sort((a, b) => b.findings - a.findings || b.ran - a.ran || (a.rule < b.rule ? -1 : 1));
 }
 
 /** Precision of a labelled sample: true / (true + false); debatable findings count against it. Null with no label. */

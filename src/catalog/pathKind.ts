@@ -20,7 +20,7 @@ const KINDS: [PathKind, RegExp[]][] = [
   [
     "generated",
     [
-      DIR("generated|__generated__"),
+      DIR("generated|__generated__|dist|deno_dist"),
       /[._](?:pb|pb\.gw|gen|generated)\.\w+$/,
       /\.min\.(?:js|css)$/,
       /(?:^|\/)(?:package-lock\.json|pnpm-lock\.yaml|yarn\.lock|Cargo\.lock|go\.sum|poetry\.lock|uv\.lock)$/,
@@ -31,7 +31,7 @@ const KINDS: [PathKind, RegExp[]][] = [
   [
     "tests",
     [
-      DIR("tests?|__tests__|__mocks__|benches|benchmarks?"),
+      DIR("(?:\\w+[_-])?tests?|__tests__|__mocks__|benches|benchmarks?"),
       /\.(?:test|spec|bench)\.\w+$/,
       /_test\.go$/,
       /(?:^|\/)(?:test_[^/]*|[^/]*_test|conftest)\.py$/,

@@ -30,6 +30,7 @@ import {
 
 export { parseFrontMatterYaml, splitFrontMatter };
 import { proveDetectors, readDetectors } from "./detect";
+import { blockingProblem, readMeasured } from "./measured";
 import { controlProblem } from "../lib/controls";
 
 export interface TalentSource {
@@ -229,7 +230,7 @@ export function validateTalent(src: TalentSource): ValidationResult {
   } else budget = fields.budget;
   const rules: TalentRule[] = [];
   const tests: ConformanceTest[] = [];
-  if (!isSkill || given("rules")) readRules(fields.rules, rules, addField);
+  if (!isSkill || given("rules")) readRules(fields.rules, rules, addField, roles.includes("security"));
   if (!isSkill || given("rules") || given("tests")) readTests(fields.tests, rules, tests, addField, triggers.files);
 
   if (id) {
@@ -350,7 +351,7 @@ export function globProblem(glob: string): string | null {
   return null;
 }
 
-function readRules(v: unknown, rules: TalentRule[], add: (field: string, problem: string) => void): void {
+function readRules(v: unknown, rules: TalentRule[], add: (field: string, problem: string) => void, security = false): void {
   if (v === undefined || v === null) {
     add("rules", "missing (3 to 12 rules)");
     return;
@@ -369,7 +370,7 @@ function readRules(v: unknown, rules: TalentRule[], add: (field: string, problem
     }
     const r = raw as Record<string, unknown>;
     for (const key of Object.keys(r))
-      if (!["id", "severity", "title", "check", "detect"].includes(key)) add(`${at}.${key}`, "unknown field");
+      if (!["id", "severity", "title", "check", "detect", "blocks", "measured"].includes(key)) add(`${at}.${key}`, "unknown field");
     const id = typeof r.id === "string" ? r.id : "";
     if (!id) add(`${at}.id`, "missing");
     else if (!RULE_ID_PATTERN.test(id)) add(`${at}.id`, `"${id}" is not a rule id like TS-001`);
@@ -385,7 +386,15 @@ function readRules(v: unknown, rules: TalentRule[], add: (field: string, problem
     if (!check) add(`${label}.check`, "missing");
     else if (check.length > 600) add(`${label}.check`, `too long (${check.length} > 600 characters)`);
     const detect = readDetectors(r.detect, label, add, globProblem);
-    rules.push({ id, severity: r.severity as TalentRule["severity"], title, check, ...(detect.length > 0 ? { detect } : {}) });
+    const measured = readMeasured(r.measured, label, add);
+    if (r.blocks !== undefined && r.blocks !== true)
+      add(`${label}.blocks`, "must be true (or absent: the detectors' findings are advisory)");
+    const rule: TalentRule = { id, severity: r.severity as TalentRule["severity"], title, check, ...(detect.length > 0 ? { detect } : {}) };
+    if (measured) rule.measured = measured;
+    if (r.blocks === true) rule.blocks = true;
+    const problem = blockingProblem(rule, security);
+    if (problem) add(`${label}.blocks`, problem);
+    rules.push(rule);
   });
 }
 

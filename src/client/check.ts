@@ -13,7 +13,13 @@ export interface ServedObligation {
   id: string;
   kind: string;
   version: string;
-  rules: { id: string; severity: "blocking" | "advisory"; title: string; detect?: (Detector & { files: string[] })[] }[];
+  rules: {
+    id: string;
+    severity: "blocking" | "advisory";
+    title: string;
+    /** `severity`: of the detector's findings (absent from an older server: the rule's). */
+    detect?: (Detector & { files: string[]; severity?: "blocking" | "advisory" })[];
+  }[];
 }
 
 export interface Finding {
@@ -33,6 +39,8 @@ export interface CheckResult {
   /** Detectors that could not run here, one line each (a newer server's syntax, say). */
   skipped: string[];
   rulesWithDetectors: number;
+  /** The rules whose detectors applied to at least one added file (the precision harness counts them). */
+  rulesRun: string[];
 }
 
 interface Compiled {
@@ -41,6 +49,7 @@ interface Compiled {
   regex: RegExp;
   files: PathMatcher;
   ready: ViewDetector;
+  severity: "blocking" | "advisory";
 }
 
 /** `talentd-ignore RULE-ID` (or several ids) on an added line silences those rules for it. */
@@ -122,7 +131,8 @@ function compileAll(obligations: readonly ServedObligation[]): { compiled: Compi
         }
         const regex = compile(d);
         const ready = { regex, scan: new Set(d.scan ?? []), ...(d.unless ? { unless: d.unless } : {}) };
-        compiled.push({ talent: o.id, rule, regex, files: globMatcher(d.files), ready });
+        const severity = d.severity === "advisory" || d.severity === "blocking" ? d.severity : rule.severity;
+        compiled.push({ talent: o.id, rule, regex, files: globMatcher(d.files), ready, severity });
       });
     }
   }
@@ -140,11 +150,13 @@ export function runDetectors(obligations: readonly ServedObligation[], files: re
   const findings: Finding[] = [];
   const seen = new Map<string, Finding>();
   const reported = new Set<string>();
+  const rulesRun = new Set<string>();
   const plans = new Map<string, Plan>();
   for (const f of files) {
     const kind = pathKind(f.path);
     const applicable = compiled.filter((c) => c.files(f.path) !== null && (kind === null || c.ready.scan.has(kind)));
     if (applicable.length === 0) continue;
+    for (const c of applicable) rulesRun.add(c.rule.id);
     const key = applicable.map((c) => compiled.indexOf(c)).join(",");
     let plan = plans.get(key);
     if (!plan) plans.set(key, (plan = planFor(applicable)));
@@ -165,7 +177,7 @@ export function runDetectors(obligations: readonly ServedObligation[], files: re
             line,
             rule: c.rule.id,
             talent: c.talent,
-            severity: c.rule.severity,
+            severity: c.severity,
             title: c.rule.title,
             text,
           };
@@ -186,7 +198,7 @@ export function runDetectors(obligations: readonly ServedObligation[], files: re
   findings.sort((a, b) =>
     a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0),
   );
-  return { findings, skipped, rulesWithDetectors };
+  return { findings, skipped, rulesWithDetectors, rulesRun: [...rulesRun].sort() };
 }
 
 /** Folds a second rule's finding of the same text into the first; a blocking one leads. */

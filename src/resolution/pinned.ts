@@ -119,6 +119,7 @@ export async function pinnedDefinition(database: Database, item: PinnedItem): Pr
           check: String(r.check).trim(),
           // validated when the talent was loaded or published; read back as written
           ...(Array.isArray(r.detect) && r.detect.length > 0 ? { detect: r.detect.map(pinnedDetector) } : {}),
+          ...(r.blocks === true ? { blocks: true as const } : {}),
         }))
       : [],
     tests: Array.isArray(fields.tests)

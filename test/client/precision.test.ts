@@ -27,11 +27,13 @@ function commit(repo: string, files: Record<string, string>, message: string): s
 }
 
 describe("precision harness: replays check --base C^ over first-parent history and counts per rule", () => {
-  test("findings per rule, commits blocked only by blocking findings, the root commit left out, labels joined", () => {
+  test("findings per rule, commits blocked only by findings of a rule whose blocks is earned, the root commit left out, labels joined", () => {
     const talents = join(tmp.dir, "talents");
     const rules = `
   - id: AB-001
     severity: blocking
+    blocks: true
+    measured: { findings: 20, precision: 0.9, commits: 50 }
     title: No bad calls.
     check: Look for bad().
     detect:
@@ -94,10 +96,17 @@ describe("precision harness: replays check --base C^ over first-parent history a
         "t/repo\tnot-a-label-line",
       ].join("\n"),
     );
-    const rows = tally(r.findings, readLabels(file));
+    // both rules ran on the commits with a src/ file (c2, c3, the clean one); README designates nothing
+    expect(r.ran).toEqual(
+      new Map([
+        ["AB-001", 3],
+        ["AB-002", 3],
+      ]),
+    );
+    const rows = tally(r.findings, readLabels(file), r.ran);
     expect(rows).toEqual([
-      { rule: "AB-002", severity: "advisory", findings: 3, commits: 2, labelled: { true: 0, false: 0, debatable: 1 } },
-      { rule: "AB-001", severity: "blocking", findings: 2, commits: 1, labelled: { true: 1, false: 1, debatable: 0 } },
+      { rule: "AB-002", severity: "advisory", ran: 3, findings: 3, commits: 2, labelled: { true: 0, false: 0, debatable: 1 } },
+      { rule: "AB-001", severity: "blocking", ran: 3, findings: 2, commits: 1, labelled: { true: 1, false: 1, debatable: 0 } },
     ]);
     expect(rows.map(precision)).toEqual([0, 0.5]);
   });
