@@ -41,6 +41,8 @@ export interface CheckResult {
   rulesWithDetectors: number;
   /** The rules whose detectors applied to at least one added file (the precision harness counts them). */
   rulesRun: string[];
+  /** Findings silenced by `talentd-ignore`, with the reason written after the rule ids. */
+  ignored: { file: string; line: number; rule: string; reason: string }[];
 }
 
 interface Compiled {
@@ -52,10 +54,18 @@ interface Compiled {
   severity: "blocking" | "advisory";
 }
 
-/** `talentd-ignore RULE-ID` (or several ids) on an added line silences those rules for it. */
-function ignored(text: string, rule: string): boolean {
-  const at = text.indexOf("talentd-ignore");
-  return at >= 0 && text.slice(at).includes(rule);
+/**
+ * `talentd-ignore RULE-ID reason` (or several ids) silences those rules on its own line, or on the
+ * next one when the marker sits on a line above it; the reason follows the ids. Null: not ignored.
+ */
+function ignoreReason(text: string | undefined, rule: string): string | null {
+  const at = text?.indexOf("talentd-ignore") ?? -1;
+  if (text === undefined || at < 0 || !text.slice(at).includes(rule)) return null;
+  const m = /^talentd-ignore\s+(?:[A-Z][A-Z0-9]*-\d+[\s,]*)+(.*)$/.exec(text.slice(at));
+  return (m?.[1] ?? "")
+    .replace(/\s*(?:\*\/|-->|#\})\s*$/, "")
+    .replace(/^[\s:—–-]+/, "")
+    .trim();
 }
 
 /** Detectors tested together: `any` (their patterns as one alternation) screens a line first. */
@@ -93,7 +103,10 @@ export type ContentOf = (path: string) => string | null;
  * The file as its detectors see it: its checked version when given and it agrees with the added
  * lines, else the added lines alone at their line numbers (a block comment they open still counts).
  */
-function fileView(f: AddedFile, contentOf: ContentOf | undefined): { view: FileView; generated: boolean; whole: () => string } {
+function fileView(
+  f: AddedFile,
+  contentOf: ContentOf | undefined,
+): { view: FileView; lines: string[]; generated: boolean; whole: () => string } {
   let content = contentOf?.(f.path) ?? null;
   if (content !== null) {
     const lines = content.split("\n");
@@ -108,9 +121,15 @@ function fileView(f: AddedFile, contentOf: ContentOf | undefined): { view: FileV
     }
     text = sparse.join("\n");
   }
-  const view = viewOf(f.path, text.replace(/\r\n/g, "\n"));
+  const normal = text.replace(/\r\n/g, "\n");
+  const view = viewOf(f.path, normal);
   let whole: string | undefined;
-  return { view, generated: fileKind(f.path, content) === "generated", whole: () => (whole ??= view.code.join("\n")) };
+  return {
+    view,
+    lines: normal.split("\n"),
+    generated: fileKind(f.path, content) === "generated",
+    whole: () => (whole ??= view.code.join("\n")),
+  };
 }
 
 function compileAll(obligations: readonly ServedObligation[]): { compiled: Compiled[]; skipped: string[]; rulesWithDetectors: number } {
@@ -151,6 +170,7 @@ export function runDetectors(obligations: readonly ServedObligation[], files: re
   const seen = new Map<string, Finding>();
   const reported = new Set<string>();
   const rulesRun = new Set<string>();
+  const ignored: CheckResult["ignored"] = [];
   const plans = new Map<string, Plan>();
   for (const f of files) {
     const kind = pathKind(f.path);
@@ -167,11 +187,17 @@ export function runDetectors(obligations: readonly ServedObligation[], files: re
         // one test of the group's combined pattern per line; its members only when it matches
         if (group.any && !group.any.test(s)) continue;
         for (const c of group.members) {
-          if (!c.regex.test(s) || ignored(text, c.rule.id)) continue;
+          if (!c.regex.test(s)) continue;
           context ??= fileView(f, contentOf);
           if (context.generated && !c.ready.scan.has("generated")) continue;
           const m = reportsLine(c.ready, context.view, line - 1, text, context.whole);
           if (!m) continue;
+          const reason =
+            ignoreReason(text, c.rule.id) ?? (aboveIsComment(context, line) ? ignoreReason(context.lines[line - 2], c.rule.id) : null);
+          if (reason !== null) {
+            ignored.push({ file: f.path, line, rule: c.rule.id, reason });
+            continue;
+          }
           const finding: Finding = {
             file: f.path,
             line,
@@ -198,7 +224,13 @@ export function runDetectors(obligations: readonly ServedObligation[], files: re
   findings.sort((a, b) =>
     a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0),
   );
-  return { findings, skipped, rulesWithDetectors, rulesRun: [...rulesRun].sort() };
+  return { findings, skipped, rulesWithDetectors, rulesRun: [...rulesRun].sort(), ignored };
+}
+
+/** The line above holds only a comment (a marker there speaks for the next line, not its own code). */
+function aboveIsComment(context: { view: FileView; lines: string[] }, line: number): boolean {
+  const code = context.view.code[line - 2];
+  return code !== undefined && code.trim() === "" && (context.lines[line - 2] ?? "").trim() !== "";
 }
 
 /** Folds a second rule's finding of the same text into the first; a blocking one leads. */

@@ -280,6 +280,7 @@ async function checkCommand(cli: Run, cwd: string): Promise<number> {
       advisory,
       checked: { files: files.length, lines, rules: result.rulesWithDetectors },
       skipped: result.skipped,
+      ignored: result.ignored,
     });
   } else {
     for (const f of result.findings) print(`${f.file}:${f.line} ${f.rule} ${f.severity} ${oneLine(f.title)}`);

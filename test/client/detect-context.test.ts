@@ -8,6 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { detectorFiles } from "../../src/catalog/detect";
 import { readTalentDir } from "../../src/catalog/load";
+import { detectorSeverity } from "../../src/catalog/measured";
 import { validateTalent } from "../../src/catalog/validate";
 import { runDetectors, type ServedObligation } from "../../src/client/check";
 import type { AddedFile } from "../../src/client/git";
@@ -26,7 +27,7 @@ for (const s of readTalentDir(join(import.meta.dir, "..", "..", "talents")).sour
       id: r.id,
       severity: r.severity,
       title: r.title,
-      ...(r.detect ? { detect: r.detect.map((d) => ({ ...d, files: detectorFiles(d, triggers) })) } : {}),
+      ...(r.detect ? { detect: r.detect.map((d) => ({ ...d, files: detectorFiles(d, triggers), severity: detectorSeverity(r) })) } : {}),
     })),
   });
 }
@@ -200,5 +201,33 @@ describe("the false positives measured on real history are gone, and the violati
       "}",
     ].join("\n");
     expect(found(shipped("go-base", "go-errors"), added("server.go", go))).toEqual(["server.go:2 GO-003", "server.go:5 GOERR-001"]);
+  });
+});
+
+describe("talentd-ignore RULE-ID reason: on the line or on a comment line above, the reason kept", () => {
+  test("same line and the comment line above silence the rule, with the reason; a code line above does not", () => {
+    const ts = [
+      "// talentd-ignore TS-002: the SDK's own type is any",
+      "let a: any = sdk();",
+      "let b: any = 1; /* talentd-ignore TS-002 — legacy shape */",
+      "let c: any = 2;",
+    ].join("\n");
+    const file = added("src/sdk.ts", ts);
+    const r = runDetectors(shipped("typescript-strict"), [file], contentOf(file));
+    expect(r.findings.map((f) => `${f.line} ${f.rule}`)).toEqual(["4 TS-002"]);
+    expect(r.ignored).toEqual([
+      { file: "src/sdk.ts", line: 2, rule: "TS-002", reason: "the SDK's own type is any" },
+      { file: "src/sdk.ts", line: 3, rule: "TS-002", reason: "legacy shape" },
+    ]);
+  });
+
+  test("LOG-001 finds a stray console.log in service code (advisory), not in a test", () => {
+    const f = added("src/orders.ts", "export async function pay(order: Order): Promise<void> {\n  console.log(order);\n}");
+    const t = added("src/orders.test.ts", "console.log(order);");
+    expect(
+      runDetectors(shipped("structured-logging"), [f, t], contentOf(f, t)).findings.map(
+        (x) => `${x.file}:${x.line} ${x.rule} ${x.severity}`,
+      ),
+    ).toEqual(["src/orders.ts:2 LOG-001 advisory"]);
   });
 });
