@@ -56,20 +56,32 @@ export function familyOf(path: string): Family | null {
   return dot < 0 ? null : (EXT[name.slice(dot + 1).toLowerCase()] ?? null);
 }
 
-const COMMENT = 1;
-const STRING = 2;
+/** The characters where a comment or a string may start, per syntax (ASCII codes): everything else is skipped. */
+function starts(s: Syntax): Uint8Array {
+  const table = new Uint8Array(128);
+  const mark = (c: string): void => void (table[c.charCodeAt(0)] = 1);
+  mark("\n");
+  for (const l of s.line) mark(l[0]!);
+  for (const [open] of s.block) mark(open[0]!);
+  for (const q of [...s.quotes, ...s.multi]) mark(q);
+  if (s.chars || s.triple) mark("'"), mark('"');
+  return table;
+}
 
-/** One class per character of `text`: code (0), comment (1) or string (2). */
-function classify(text: string, s: Syntax): Uint8Array {
-  const cls = new Uint8Array(text.length);
-  let i = 0;
+/** The comment and string ranges of `text` ([start, end) each), in order. */
+function classify(text: string, s: Syntax): { comments: [number, number][]; strings: [number, number][] } {
+  const comments: [number, number][] = [];
+  const strings: [number, number][] = [];
   const n = text.length;
-  const fill = (from: number, to: number, c: number): void => void cls.fill(c, from, Math.min(to, n));
+  const table = starts(s);
   const until = (close: string, from: number): number => {
     const at = text.indexOf(close, from);
     return at < 0 ? n : at + close.length;
   };
+  let i = 0;
   while (i < n) {
+    for (let c = text.charCodeAt(i); i < n && (c > 127 || table[c] === 0); c = text.charCodeAt(++i));
+    if (i >= n) break;
     const ch = text[i]!;
     if (ch === "\n") {
       i++;
@@ -79,43 +91,56 @@ function classify(text: string, s: Syntax): Uint8Array {
     const shebang = i === 0 && text.startsWith("#!");
     if (line && !shebang && (!s.lineAfterBlank || i === 0 || /\s/.test(text[i - 1]!))) {
       const end = until("\n", i) - 1;
-      fill(i, end, COMMENT);
+      comments.push([i, end]);
       i = end;
       continue;
     }
     const block = s.block.find(([open]) => text.startsWith(open, i));
     if (block) {
       const end = until(block[1], i + block[0].length);
-      fill(i, end, COMMENT);
+      comments.push([i, end]);
       i = end;
       continue;
     }
     if (s.triple && (text.startsWith('"""', i) || text.startsWith("'''", i))) {
       const end = until(text.slice(i, i + 3), i + 3);
       const lineStart = text.lastIndexOf("\n", i - 1) + 1;
-      fill(i, end, /^\s*[rRbBuUfF]{0,2}$/.test(text.slice(lineStart, i)) ? COMMENT : STRING);
+      (/^\s*[rRbBuUfF]{0,2}$/.test(text.slice(lineStart, i)) ? comments : strings).push([i, end]);
       i = end;
       continue;
     }
     if (s.chars && ch === "'") {
       const m = /^'(?:\\.[^']{0,8}|[^\\'\n])'/.exec(text.slice(i, i + 12));
-      const end = m ? i + m[0].length : i + 1;
-      if (m) fill(i, end, STRING);
-      i = end;
+      if (m) strings.push([i, i + m[0].length]);
+      i += m ? m[0].length : 1;
       continue;
     }
     if (s.quotes.includes(ch) || s.multi.includes(ch)) {
       const multi = s.multi.includes(ch);
+      const q = ch.charCodeAt(0);
       let j = i + 1;
-      while (j < n && text[j] !== ch && (multi || text[j] !== "\n")) j += text[j] === "\\" ? 2 : 1;
-      const end = Math.min(n, text[j] === ch ? j + 1 : j);
-      fill(i, end, STRING);
+      for (let c = text.charCodeAt(j); j < n && c !== q && (multi || c !== 10); c = text.charCodeAt(j)) j += c === 92 ? 2 : 1;
+      const end = Math.min(n, text.charCodeAt(j) === q ? j + 1 : j);
+      strings.push([i, end]);
       i = end;
       continue;
     }
     i++;
   }
-  return cls;
+  return { comments, strings };
+}
+
+/** `text` with the ranges blanked (newlines kept, so lines keep their numbers and lengths). */
+function blank(text: string, ranges: readonly [number, number][]): string {
+  if (ranges.length === 0) return text;
+  const parts: string[] = [];
+  let at = 0;
+  for (const [a, b] of ranges) {
+    parts.push(text.slice(at, a), text.slice(a, b).replace(/[^\n]/g, " "));
+    at = b;
+  }
+  parts.push(text.slice(at));
+  return parts.join("");
 }
 
 /** A file as its detectors see it, line by line (index: line number - 1). */
@@ -128,27 +153,18 @@ export interface FileView {
 
 /** The view of a file's text for the detectors; without a known comment syntax, the lines as they are. */
 export function viewOf(path: string, text: string): FileView {
-  const lines = text.split("\n");
   const family = familyOf(path);
-  if (!family) return { code: lines, inTest: lines.map(() => false) };
-  const cls = classify(text, SYNTAX[family]);
-  const code: string[] = [];
-  const bare: string[] = [];
-  let at = 0;
-  for (const l of lines) {
-    let c = "";
-    let b = "";
-    for (let k = 0; k < l.length; k++) {
-      const k2 = cls[at + k];
-      c += k2 === COMMENT ? " " : l[k];
-      b += k2 === 0 ? l[k] : " ";
-    }
-    code.push(c);
-    bare.push(b);
-    at += l.length + 1;
+  if (!family) {
+    const lines = text.split("\n");
+    return { code: lines, inTest: lines.map(() => false) };
   }
-  const inTest = family === "rust" ? rustTests(bare) : family === "python" ? pythonTests(code) : lines.map(() => false);
-  return { code, inTest };
+  const { comments, strings } = classify(text, SYNTAX[family]);
+  const code = blank(text, comments).split("\n");
+  if (family === "rust") {
+    const both = [...comments, ...strings].sort((a, b) => a[0] - b[0]);
+    return { code, inTest: rustTests(blank(text, both).split("\n")) };
+  }
+  return { code, inTest: family === "python" ? pythonTests(code) : code.map(() => false) };
 }
 
 const RUST_TEST_ATTR = /^\s*#\[(?:cfg\(test\)|test\]|[\w:]*::test\b)/;
