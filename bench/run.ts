@@ -12,6 +12,7 @@ import { benchMcp } from "./mcp";
 import { benchMetrics } from "./metrics";
 import { benchOrgPages } from "./orgpages";
 import { benchPageCpu } from "./pagecpu";
+import { benchPrecision } from "./precision/index";
 import { benchReset } from "./reset";
 import { benchStartup } from "./startup";
 import { benchStarvation } from "./starvation";
@@ -33,6 +34,7 @@ const all: Record<string, () => Promise<void>> = {
   starvation: benchStarvation,
   discovery: benchDiscovery,
   edge: benchEdge,
+  precision: benchPrecision,
 };
 const pick = Bun.argv.slice(2);
 for (const [name, fn] of Object.entries(all)) {

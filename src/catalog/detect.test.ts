@@ -110,6 +110,35 @@ describe("rule detectors in TALENT.md (docs/talent-format.md 'Detectors': `detec
     ]);
   });
 
+  test("scan and unless: validated, kept on the detector; the proof reads samples in context (comments skipped unless scanned)", () => {
+    const ok = validate(
+      `    detect:\n      - pattern: '\\bbad\\((\\w*)'\n        files: ["src/**/*.ts"]\n        scan: [tests, comments]\n        unless: 'allow\\($1\\)'`,
+    );
+    expect(lines(ok)).toEqual([]);
+    expect(ok.talent!.rules[0]!.detect).toEqual([
+      { pattern: "\\bbad\\((\\w*)", files: ["src/**/*.ts"], scan: ["tests", "comments"], unless: "allow\\($1\\)" },
+    ]);
+    expect(lines(validate(`    detect:\n      - pattern: 'bad'\n        scan: [tests, prose]\n        unless: '('`))).toEqual([
+      "talents/detecting/TALENT.md: rules[AB-001].detect[0].scan: must be a non-empty list of tests, e2e, examples, docs, fixtures, generated, vendored, comments",
+      "talents/detecting/TALENT.md: rules[AB-001].detect[0].unless: invalid regular expression: missing )",
+    ]);
+    // a fail sample that is a comment proves nothing unless the detector scans comments
+    const commentTests = `\n  - rule: AB-001\n    pass: "good()"\n    fail: "// bad()"`;
+    expect(lines(validate(`    detect:\n      - pattern: 'bad\\('\n        files: ["src/**/*.ts"]`, commentTests))).toEqual([
+      "talents/detecting/TALENT.md: rules[AB-001].detect: tests[0] fail sample is matched by no detector: the detector misses what the test calls a violation",
+    ]);
+    expect(
+      lines(validate(`    detect:\n      - pattern: 'bad\\('\n        files: ["src/**/*.ts"]\n        scan: [comments]`, commentTests)),
+    ).toEqual([]);
+  });
+
+  test("a detector whose files name a path kind detectors skip (tests, e2e, docs…) without scan naming it is refused", () => {
+    expect(lines(validate(`    detect:\n      - pattern: 'bad\\('\n        files: ["src/**/*.ts", "**/*.test.ts"]`))).toEqual([
+      'talents/detecting/TALENT.md: rules[AB-001].detect[0].files: "**/*.test.ts" names tests files, which detectors skip: add scan: [tests] or drop the glob',
+    ]);
+    expect(lines(validate(`    detect:\n      - pattern: 'bad\\('\n        files: ["**/*.test.ts"]\n        scan: [tests]`))).toEqual([]);
+  });
+
   test("patternProblem and matchingLines: the checks the client relies on", () => {
     expect(patternProblem("(a|b)+c")).toBeNull();
     expect(patternProblem("\\(+x")).toBeNull();

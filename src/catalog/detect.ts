@@ -6,6 +6,8 @@
  * them on the client. This module imports nothing else of the server, so the client command
  * loads it without the catalog, the database or Elysia.
  */
+import { reportsLine, viewOf } from "./codeContext";
+import { pathKind, sampleOfGlob, SCAN_VALUES } from "./pathKind";
 
 /** One detector of a rule, as written in TALENT.md. */
 export interface Detector {
@@ -18,6 +20,17 @@ export interface Detector {
   pattern: string;
   /** Regular-expression flags: any of `i`, `u` (default none). */
   flags?: string;
+  /**
+   * What the detector reads that detectors skip by default: path kinds (`tests`, `e2e`,
+   * `examples`, `docs`, `fixtures`, `generated`, `vendored`; src/catalog/pathKind.ts) and `comments`.
+   */
+  scan?: string[];
+  /**
+   * A regular expression over the whole file (comments blanked) that drops the finding when it
+   * matches; `$1` in it stands for what the pattern's first group matched (MIG-003: not an index
+   * on a table the same migration creates).
+   */
+  unless?: string;
 }
 
 export const DETECT_MAX = 5;
@@ -107,7 +120,7 @@ export function readDetectors(raw: unknown, label: string, add: Add, globProblem
       return;
     }
     const o = d as Record<string, unknown>;
-    for (const key of Object.keys(o)) if (!["pattern", "files", "flags"].includes(key)) add(`${at}.${key}`, "unknown field");
+    for (const key of Object.keys(o)) if (!DETECTOR_FIELDS.includes(key)) add(`${at}.${key}`, "unknown field");
     let ok = true;
     let flags = "";
     if (o.flags !== undefined) {
@@ -146,9 +159,34 @@ export function readDetectors(raw: unknown, label: string, add: Add, globProblem
         }
       }
     }
-    if (ok) out.push({ pattern: o.pattern as string, ...(flags ? { flags } : {}), ...(files ? { files } : {}) });
+    const extra = readContextFields(o, at, flags, add);
+    if (extra === null) ok = false;
+    if (ok) out.push({ pattern: o.pattern as string, ...(flags ? { flags } : {}), ...(files ? { files } : {}), ...extra });
   });
   return out;
+}
+
+const DETECTOR_FIELDS = ["pattern", "files", "flags", "scan", "unless"];
+
+/** Reads a detector's `scan` and `unless`; null when either is malformed (reported). */
+function readContextFields(o: Record<string, unknown>, at: string, flags: string, add: Add): Pick<Detector, "scan" | "unless"> | null {
+  const out: Pick<Detector, "scan" | "unless"> = {};
+  let ok = true;
+  if (o.scan !== undefined) {
+    const bad = !Array.isArray(o.scan) || o.scan.length === 0 || o.scan.some((v) => typeof v !== "string" || !SCAN_VALUES.includes(v));
+    if (bad) {
+      add(`${at}.scan`, `must be a non-empty list of ${SCAN_VALUES.join(", ")}`);
+      ok = false;
+    } else out.scan = o.scan as string[];
+  }
+  if (o.unless !== undefined) {
+    const problem = typeof o.unless !== "string" ? "must be a regular expression" : patternProblem(o.unless.replace(/\$1/g, "x"), flags);
+    if (problem) {
+      add(`${at}.unless`, problem);
+      ok = false;
+    } else out.unless = o.unless as string;
+  }
+  return ok ? out : null;
 }
 
 /** The line numbers (1-based) of `text` that any of the compiled detectors matches. */
@@ -168,26 +206,64 @@ export function compile(d: Detector): RegExp {
   return new RegExp(d.pattern, d.flags ?? "");
 }
 
+/** The 1-based line numbers of a sample that the rule's detectors report, read as a file at a path their globs name. */
+function sampleMatches(detectors: readonly Detector[], triggerFiles: readonly string[], text: string): { line: number; text: string }[] {
+  const lines = text.replace(/\r\n/g, "\n").split("\n");
+  const hits = new Set<number>();
+  for (const d of detectors) {
+    const include = detectorFiles(d, triggerFiles).find((g) => !g.startsWith("!")) ?? "**";
+    const view = viewOf(sampleOfGlob(include), lines.join("\n"));
+    const ready = { regex: compile(d), scan: new Set(d.scan ?? []), ...(d.unless ? { unless: d.unless } : {}) };
+    let whole: string | undefined;
+    lines.forEach((l, i) => {
+      if (reportsLine(ready, view, i, l, () => (whole ??= view.code.join("\n")))) hits.add(i);
+    });
+  }
+  return [...hits].sort((a, b) => a - b).map((i) => ({ line: i + 1, text: lines[i]! }));
+}
+
+/**
+ * A detector that would not run where its globs point: one of its own `files` (or half the globs
+ * of the talent's triggers it inherits: a talent about tests) names a path kind it skips (tests,
+ * docs…) without `scan`. A lock file among a talent's triggers designates it; no detector reads it.
+ */
+function deadGlobs(d: Detector, triggerFiles: readonly string[]): string | null {
+  const dead: string[] = [];
+  const include = detectorFiles(d, triggerFiles).filter((g) => !g.startsWith("!"));
+  for (const g of include) {
+    const kind = pathKind(sampleOfGlob(g));
+    if (kind && !(d.scan ?? []).includes(kind))
+      dead.push(`"${g}" names ${kind} files, which detectors skip: add scan: [${kind}] or drop the glob`);
+  }
+  if (d.files && d.files.length > 0) return dead[0] ?? null;
+  return dead.length * 2 >= include.length ? (dead[0] ?? null) : null;
+}
+
 /**
  * Proves a rule's detectors by its conformance tests (validator and `talents lint`): each test's
- * `fail` sample must match on some line, each `pass` sample on none. A rule with detectors and
- * no test is refused: nothing would prove the pattern.
+ * `fail` sample must be reported on some line, each `pass` sample on none, read as a file its
+ * globs name (comments and test code skipped as in a check). A rule with detectors and no test is
+ * refused: nothing would prove the pattern.
  */
 export function proveDetectors(
   rule: { id: string; detect?: Detector[] },
   tests: readonly { rule: string; pass: string; fail: string }[],
   label: string,
   add: Add,
+  triggerFiles: readonly string[] = [],
 ): void {
   if (!rule.detect || rule.detect.length === 0) return;
-  const regexes = rule.detect.map(compile);
+  rule.detect.forEach((d, i) => {
+    const dead = deadGlobs(d, triggerFiles);
+    if (dead) add(`${label}.detect[${i}].files`, dead);
+  });
   let proven = false;
   tests.forEach((t, i) => {
     if (t.rule !== rule.id) return;
     proven = true;
-    if (matchingLines(regexes, t.fail).length === 0)
+    if (sampleMatches(rule.detect!, triggerFiles, t.fail).length === 0)
       add(`${label}.detect`, `tests[${i}] fail sample is matched by no detector: the detector misses what the test calls a violation`);
-    const wrong = matchingLines(regexes, t.pass);
+    const wrong = sampleMatches(rule.detect!, triggerFiles, t.pass);
     if (wrong.length > 0) {
       const w = wrong[0]!;
       add(

@@ -1,6 +1,7 @@
 /** The talent format (docs/talent-format.md): types shared by the validator, the index and the services. */
 
 import type { Detector } from "./detect";
+import type { Measured } from "./measured";
 
 export type Severity = "blocking" | "advisory";
 
@@ -11,6 +12,10 @@ export interface TalentRule {
   check: string;
   /** Patterns `talentd check` runs over added lines; proven by the rule's conformance tests. */
   detect?: Detector[];
+  /** Its detectors block a commit (earned by `measured`; src/catalog/measured.ts); else their findings are advisory. */
+  blocks?: true;
+  /** Its detectors measured on real history (docs/precision.md). */
+  measured?: Measured;
 }
 
 export interface ConformanceTest {

@@ -166,8 +166,8 @@ function readTalentFields(h: Header, data: Record<string, unknown>, isSkill: boo
   } else budget = fields.budget;
   const rules: TalentRule[] = [];
   const tests: ConformanceTest[] = [];
-  if (!isSkill || given("rules")) readRules(fields.rules, rules, addField);
-  if (!isSkill || given("rules") || given("tests")) readTests(fields.tests, rules, tests, addField);
+  if (!isSkill || given("rules")) readRules(fields.rules, rules, addField, roles.includes("security"));
+  if (!isSkill || given("rules") || given("tests")) readTests(fields.tests, rules, tests, addField, triggers.files);
   const budgetGiven = !isSkill || given("budget");
   return { title, version, roles, languages, triggers, requires, conflicts, budget, budgetGiven, rules, tests };
 }

@@ -5,6 +5,7 @@
 import { RULE_ID_PATTERN, type ConformanceTest, type TalentRule, type Triggers } from "./format";
 import { TALENT_METADATA_KEYS } from "./skillFormat";
 import { proveDetectors, readDetectors } from "./detect";
+import { blockingProblem, readMeasured } from "./measured";
 import { controlProblem } from "../lib/controls";
 
 /** Records a finding on a field. */
@@ -118,7 +119,7 @@ export function globProblem(glob: string): string | null {
 }
 
 /** `rules`: each with an id, a title, a check and its detectors, appended to `rules`. */
-export function readRules(v: unknown, rules: TalentRule[], add: (field: string, problem: string) => void): void {
+export function readRules(v: unknown, rules: TalentRule[], add: (field: string, problem: string) => void, security = false): void {
   if (v === undefined || v === null) {
     add("rules", "missing (3 to 12 rules)");
     return;
@@ -137,7 +138,7 @@ export function readRules(v: unknown, rules: TalentRule[], add: (field: string, 
     }
     const r = raw as Record<string, unknown>;
     for (const key of Object.keys(r))
-      if (!["id", "severity", "title", "check", "detect"].includes(key)) add(`${at}.${key}`, "unknown field");
+      if (!["id", "severity", "title", "check", "detect", "blocks", "measured"].includes(key)) add(`${at}.${key}`, "unknown field");
     const id = typeof r.id === "string" ? r.id : "";
     if (!id) add(`${at}.id`, "missing");
     else if (!RULE_ID_PATTERN.test(id)) add(`${at}.id`, `"${id}" is not a rule id like TS-001`);
@@ -153,12 +154,26 @@ export function readRules(v: unknown, rules: TalentRule[], add: (field: string, 
     if (!check) add(`${label}.check`, "missing");
     else if (check.length > 600) add(`${label}.check`, `too long (${check.length} > 600 characters)`);
     const detect = readDetectors(r.detect, label, add, globProblem);
-    rules.push({ id, severity: r.severity as TalentRule["severity"], title, check, ...(detect.length > 0 ? { detect } : {}) });
+    const measured = readMeasured(r.measured, label, add);
+    if (r.blocks !== undefined && r.blocks !== true)
+      add(`${label}.blocks`, "must be true (or absent: the detectors' findings are advisory)");
+    const rule: TalentRule = { id, severity: r.severity as TalentRule["severity"], title, check, ...(detect.length > 0 ? { detect } : {}) };
+    if (measured) rule.measured = measured;
+    if (r.blocks === true) rule.blocks = true;
+    const problem = blockingProblem(rule, security);
+    if (problem) add(`${label}.blocks`, problem);
+    rules.push(rule);
   });
 }
 
-/** `tests`: conformance tests of the rules, appended to `tests`, each rule's detectors proved on them. */
-export function readTests(v: unknown, rules: TalentRule[], tests: ConformanceTest[], add: (field: string, problem: string) => void): void {
+/** `tests`: the conformance tests, each of a rule of this talent; every detector proven by them. */
+export function readTests(
+  v: unknown,
+  rules: TalentRule[],
+  tests: ConformanceTest[],
+  add: (field: string, problem: string) => void,
+  triggerFiles: string[],
+): void {
   if (v !== undefined && v !== null && !Array.isArray(v)) {
     add("tests", "must be a list");
     return;
@@ -186,6 +201,6 @@ export function readTests(v: unknown, rules: TalentRule[], tests: ConformanceTes
       add("tests", `blocking rule ${r.id} has no conformance test`);
     }
     // every detector is proven by the rule's conformance tests
-    if (r.id) proveDetectors(r, tests, `rules[${r.id}]`, add);
+    if (r.id) proveDetectors(r, tests, `rules[${r.id}]`, add, triggerFiles);
   }
 }

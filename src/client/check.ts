@@ -2,7 +2,9 @@
  * `talentd check`'s engine: the served rules' detectors (from the resolution's playbook, pinned
  * like everything it serves) over the added lines of a diff, on this machine.
  */
+import { reportsLine, viewOf, type FileView, type ViewDetector } from "../catalog/codeContext";
 import { compile, LINE_MAX, patternProblem, type Detector } from "../catalog/detect";
+import { fileKind, pathKind } from "../catalog/pathKind";
 import type { AddedFile } from "./git";
 import { globMatcher, type PathMatcher } from "./match";
 
@@ -11,7 +13,13 @@ export interface ServedObligation {
   id: string;
   kind: string;
   version: string;
-  rules: { id: string; severity: "blocking" | "advisory"; title: string; detect?: (Detector & { files: string[] })[] }[];
+  rules: {
+    id: string;
+    severity: "blocking" | "advisory";
+    title: string;
+    /** `severity`: of the detector's findings (absent from an older server: the rule's). */
+    detect?: (Detector & { files: string[]; severity?: "blocking" | "advisory" })[];
+  }[];
 }
 
 export interface Finding {
@@ -22,6 +30,8 @@ export interface Finding {
   severity: "blocking" | "advisory";
   title: string;
   text: string;
+  /** Other rules whose detectors found the same text on the line: one problem, reported once. */
+  also?: string[];
 }
 
 export interface CheckResult {
@@ -29,6 +39,10 @@ export interface CheckResult {
   /** Detectors that could not run here, one line each (a newer server's syntax, say). */
   skipped: string[];
   rulesWithDetectors: number;
+  /** The rules whose detectors applied to at least one added file (the precision harness counts them). */
+  rulesRun: string[];
+  /** Findings silenced by `talentd-ignore`, with the reason written after the rule ids. */
+  ignored: { file: string; line: number; rule: string; reason: string }[];
 }
 
 interface Compiled {
@@ -36,12 +50,22 @@ interface Compiled {
   rule: ServedObligation["rules"][number];
   regex: RegExp;
   files: PathMatcher;
+  ready: ViewDetector;
+  severity: "blocking" | "advisory";
 }
 
-/** `talentd-ignore RULE-ID` (or several ids) on an added line silences those rules for it. */
-function ignored(text: string, rule: string): boolean {
-  const at = text.indexOf("talentd-ignore");
-  return at >= 0 && text.slice(at).includes(rule);
+/**
+ * `talentd-ignore RULE-ID reason` (or several ids) silences those rules on its own line, or on the
+ * next one when the marker sits on a line above it; the reason follows the ids. Null: not ignored.
+ */
+function ignoreReason(text: string | undefined, rule: string): string | null {
+  const at = text?.indexOf("talentd-ignore") ?? -1;
+  if (text === undefined || at < 0 || !text.slice(at).includes(rule)) return null;
+  const m = /^talentd-ignore\s+(?:[A-Z][A-Z0-9]*-\d+[\s,]*)+(.*)$/.exec(text.slice(at));
+  return (m?.[1] ?? "")
+    .replace(/\s*(?:\*\/|-->|#\})\s*$/, "")
+    .replace(/^[\s:—–-]+/, "")
+    .trim();
 }
 
 /** Detectors tested together: `any` (their patterns as one alternation) screens a line first. */
@@ -72,7 +96,43 @@ function planFor(applicable: Compiled[]): Plan {
   return plan;
 }
 
-export function runDetectors(obligations: readonly ServedObligation[], files: readonly AddedFile[]): CheckResult {
+/** Reads the file at the checked version for context (null: unknown, the added lines stand alone). */
+export type ContentOf = (path: string) => string | null;
+
+/**
+ * The file as its detectors see it: its checked version when given and it agrees with the added
+ * lines, else the added lines alone at their line numbers (a block comment they open still counts).
+ */
+function fileView(
+  f: AddedFile,
+  contentOf: ContentOf | undefined,
+): { view: FileView; lines: string[]; generated: boolean; whole: () => string } {
+  let content = contentOf?.(f.path) ?? null;
+  if (content !== null) {
+    const lines = content.split("\n");
+    if (f.lines.some((l) => (lines[l.line - 1] ?? "").replace(/\r$/, "") !== l.text.replace(/\r$/, ""))) content = null;
+  }
+  let text = content;
+  if (text === null) {
+    const sparse: string[] = [];
+    for (const l of f.lines) {
+      while (sparse.length < l.line - 1) sparse.push("");
+      sparse[l.line - 1] = l.text;
+    }
+    text = sparse.join("\n");
+  }
+  const normal = text.replace(/\r\n/g, "\n");
+  const view = viewOf(f.path, normal);
+  let whole: string | undefined;
+  return {
+    view,
+    lines: normal.split("\n"),
+    generated: fileKind(f.path, content) === "generated",
+    whole: () => (whole ??= view.code.join("\n")),
+  };
+}
+
+function compileAll(obligations: readonly ServedObligation[]): { compiled: Compiled[]; skipped: string[]; rulesWithDetectors: number } {
   const compiled: Compiled[] = [];
   const skipped: string[] = [];
   let rulesWithDetectors = 0;
@@ -82,24 +142,45 @@ export function runDetectors(obligations: readonly ServedObligation[], files: re
       rulesWithDetectors++;
       rule.detect.forEach((d, i) => {
         // served patterns were validated on the server; check again, a hook must not hang or crash
-        const problem = patternProblem(d.pattern, d.flags ?? "");
+        const problem =
+          patternProblem(d.pattern, d.flags ?? "") ?? (d.unless ? patternProblem(d.unless.replace(/\$1/g, "x"), d.flags) : null);
         if (problem) {
           skipped.push(`${o.id} ${rule.id} detect[${i}]: ${problem}`);
           return;
         }
-        compiled.push({ talent: o.id, rule, regex: compile(d), files: globMatcher(d.files) });
+        const regex = compile(d);
+        const ready = { regex, scan: new Set(d.scan ?? []), ...(d.unless ? { unless: d.unless } : {}) };
+        const severity = d.severity === "advisory" || d.severity === "blocking" ? d.severity : rule.severity;
+        compiled.push({ talent: o.id, rule, regex, files: globMatcher(d.files), ready, severity });
       });
     }
   }
+  return { compiled, skipped, rulesWithDetectors };
+}
+
+/**
+ * Runs the served detectors over the added lines. A file of a kind detectors skip (tests, docs…;
+ * src/catalog/pathKind.ts), test code and comments are read only by detectors whose `scan` names
+ * them; `contentOf` gives the file at the checked version for that context. Two rules finding the
+ * same text on a line are one finding (the other rule in `also`).
+ */
+export function runDetectors(obligations: readonly ServedObligation[], files: readonly AddedFile[], contentOf?: ContentOf): CheckResult {
+  const { compiled, skipped, rulesWithDetectors } = compileAll(obligations);
   const findings: Finding[] = [];
-  const seen = new Set<string>();
+  const seen = new Map<string, Finding>();
+  const reported = new Set<string>();
+  const rulesRun = new Set<string>();
+  const ignored: CheckResult["ignored"] = [];
   const plans = new Map<string, Plan>();
   for (const f of files) {
-    const applicable = compiled.filter((c) => c.files(f.path) !== null);
+    const kind = pathKind(f.path);
+    const applicable = compiled.filter((c) => c.files(f.path) !== null && (kind === null || c.ready.scan.has(kind)));
     if (applicable.length === 0) continue;
+    for (const c of applicable) rulesRun.add(c.rule.id);
     const key = applicable.map((c) => compiled.indexOf(c)).join(",");
     let plan = plans.get(key);
     if (!plan) plans.set(key, (plan = planFor(applicable)));
+    let context: ReturnType<typeof fileView> | undefined;
     for (const { line, text } of f.lines) {
       const s = text.length > LINE_MAX ? text.slice(0, LINE_MAX) : text;
       for (const group of plan) {
@@ -107,10 +188,35 @@ export function runDetectors(obligations: readonly ServedObligation[], files: re
         if (group.any && !group.any.test(s)) continue;
         for (const c of group.members) {
           if (!c.regex.test(s)) continue;
-          const key = `${f.path}\0${line}\0${c.rule.id}`;
-          if (seen.has(key) || ignored(text, c.rule.id)) continue;
-          seen.add(key);
-          findings.push({ file: f.path, line, rule: c.rule.id, talent: c.talent, severity: c.rule.severity, title: c.rule.title, text });
+          context ??= fileView(f, contentOf);
+          if (context.generated && !c.ready.scan.has("generated")) continue;
+          const m = reportsLine(c.ready, context.view, line - 1, text, context.whole);
+          if (!m) continue;
+          const reason =
+            ignoreReason(text, c.rule.id) ?? (aboveIsComment(context, line) ? ignoreReason(context.lines[line - 2], c.rule.id) : null);
+          if (reason !== null) {
+            ignored.push({ file: f.path, line, rule: c.rule.id, reason });
+            continue;
+          }
+          const finding: Finding = {
+            file: f.path,
+            line,
+            rule: c.rule.id,
+            talent: c.talent,
+            severity: c.severity,
+            title: c.rule.title,
+            text,
+          };
+          const byRule = `${f.path}\0${line}\0${c.rule.id}`;
+          if (reported.has(byRule)) continue;
+          reported.add(byRule);
+          const same = `${f.path}\0${line}\0${m.index}\0${m[0]}`;
+          const known = seen.get(same);
+          if (known) merge(known, finding);
+          else {
+            seen.set(same, finding);
+            findings.push(finding);
+          }
         }
       }
     }
@@ -118,5 +224,21 @@ export function runDetectors(obligations: readonly ServedObligation[], files: re
   findings.sort((a, b) =>
     a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0),
   );
-  return { findings, skipped, rulesWithDetectors };
+  return { findings, skipped, rulesWithDetectors, rulesRun: [...rulesRun].sort(), ignored };
+}
+
+/** The line above holds only a comment (a marker there speaks for the next line, not its own code). */
+function aboveIsComment(context: { view: FileView; lines: string[] }, line: number): boolean {
+  const code = context.view.code[line - 2];
+  return code !== undefined && code.trim() === "" && (context.lines[line - 2] ?? "").trim() !== "";
+}
+
+/** Folds a second rule's finding of the same text into the first; a blocking one leads. */
+function merge(known: Finding, other: Finding): void {
+  if (other.severity === "blocking" && known.severity !== "blocking") {
+    const lead = { rule: other.rule, talent: other.talent, severity: other.severity, title: other.title };
+    other.rule = known.rule;
+    Object.assign(known, lead);
+  }
+  known.also = [...(known.also ?? []), other.rule].sort();
 }

@@ -13,7 +13,8 @@ import type { CommandLine } from "../cli/args";
 import { CliError } from "../cli/errors";
 import { call, serverOptions, type ServerOptions } from "./api";
 import { runDetectors, type ServedObligation } from "./check";
-import { addedLines, changedPaths, repoOf, repoPaths, repoRoot, requireRepo, type DiffSource, type Repo } from "./git";
+import { checkedContents } from "./contents";
+import { addedLines, changedPaths, gitPath, repoOf, repoPaths, repoRoot, requireRepo, type DiffSource, type Repo } from "./git";
 import { compareLock, LOCK_PATH, lockOf, parseLock, renderLock, type LockEntry } from "./lock";
 import { designate, type Designation } from "./match";
 import { hookInstall } from "./hooks";
@@ -244,6 +245,7 @@ async function checkCommand(cli: Run, cwd: string): Promise<number> {
       paths.length === 0 ? `nothing ${what}: nothing to check` : `no added line in the ${paths.length} ${what} path(s): nothing to check`,
     );
   const server = serverOptions(cli.flags, process.env);
+  const contents = checkedContents(root, source, files); // read while the server answers
   let resolutionId = cli.args[0];
   let designatedCount: number | null = null;
   if (!resolutionId) {
@@ -258,7 +260,8 @@ async function checkCommand(cli: Run, cwd: string): Promise<number> {
     "GET",
     `/api/validation/playbook?${new URLSearchParams({ resolutionId, include: "detectors" })}`,
   );
-  const result = runDetectors(playbook.obligations, files);
+  const checked = await contents;
+  const result = runDetectors(playbook.obligations, files, (path) => checked.get(path) ?? null);
   for (const s of result.skipped) note(`talentd check: skipped a detector that cannot run here: ${s}`);
   const blocking = result.findings.filter((f) => f.severity === "blocking").length;
   const advisory = result.findings.length - blocking;
@@ -271,6 +274,7 @@ async function checkCommand(cli: Run, cwd: string): Promise<number> {
       advisory,
       checked: { files: files.length, lines, rules: result.rulesWithDetectors },
       skipped: result.skipped,
+      ignored: result.ignored,
     });
   } else {
     for (const f of result.findings) print(`${f.file}:${f.line} ${f.rule} ${f.severity} ${oneLine(f.title)}`);

@@ -121,6 +121,7 @@ export async function pinnedDefinition(database: Database, item: PinnedItem): Pr
           check: String(r.check).trim(),
           // validated when the talent was loaded or published; read back as written
           ...(Array.isArray(r.detect) && r.detect.length > 0 ? { detect: r.detect.map(pinnedDetector) } : {}),
+          ...(r.blocks === true ? { blocks: true as const } : {}),
         }))
       : [],
     tests: Array.isArray(fields.tests)
@@ -138,6 +139,8 @@ function pinnedDetector(d: Detector): Detector {
     pattern: String(d.pattern),
     ...(d.flags ? { flags: String(d.flags) } : {}),
     ...(Array.isArray(d.files) ? { files: d.files.map(String) } : {}),
+    ...(Array.isArray(d.scan) ? { scan: d.scan.map(String) } : {}),
+    ...(typeof d.unless === "string" ? { unless: d.unless } : {}),
   };
 }
 

@@ -153,8 +153,9 @@ describe("key API: validate and record_validation", () => {
     expect(r.body.detail).toBeUndefined();
     const d = await s.api("GET", `/api/validation/playbook?resolutionId=${p.body.resolutionId}&talent=typescript-strict`);
     // the rules with their check, and each detector with the globs it applies to (its own, else the talent's triggers.files)
+    // and the severity of its findings (blocking only where the rule's blocks is earned)
     expect(d.body.detail.rules).toEqual(
-      ts.rules.map(({ id, severity, title, check, detect }) => ({
+      ts.rules.map(({ id, severity, title, check, detect, blocks }) => ({
         id,
         severity,
         title,
@@ -162,14 +163,18 @@ describe("key API: validate and record_validation", () => {
         ...(detect
           ? {
               detect: detect.map((x) => ({
+                severity: severity === "blocking" && blocks ? "blocking" : "advisory",
                 files: x.files ?? ts.triggers.files,
                 pattern: x.pattern,
                 ...(x.flags ? { flags: x.flags } : {}),
+                ...(x.scan ? { scan: x.scan } : {}),
+                ...(x.unless ? { unless: x.unless } : {}),
               })),
             }
           : {}),
       })),
     );
+    expect(d.body.detail.rules.find((r: { id: string }) => r.id === "TS-005").detect[0].severity).toBe("blocking");
     expect(d.body.detail.tests).toEqual(ts.tests);
   });
 

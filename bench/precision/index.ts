@@ -1,0 +1,125 @@
+/**
+ * `bun run bench precision` (docs/precision.md): the hook's precision on real history. Needs local
+ * git directories of the corpus (PRECISION_REPOS: a folder holding `<owner>+<name>/repo`,
+ * `<owner>+<name>` or `<name>`, bare or not); without them it says so and prints nothing else.
+ * PRECISION_COMMITS (default 1000; chi: its 500) first-parent commits per repository, from the pinned head.
+ * PRECISION_SAMPLE=K prints up to K unlabelled findings per rule as labels.tsv lines to fill in.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { printTable } from "../lib";
+import { gitIn, labelKey, LABELS, precision, readLabels, replay, stackTalents, tally, type ReplayFinding } from "./replay";
+
+/** The corpus: well-kept public projects, each with the specializations a team on its stack would apply. */
+export const CORPUS = [
+  { repo: "honojs/hono", head: "28a9c128912de19f3fb28b00ae289c9b93f6f392", stack: ["typescript-service", "security-baseline"] },
+  {
+    repo: "fastapi/fastapi",
+    head: "c3f316b7e814667e8ee81e03a7330d00ee61e45c",
+    stack: ["python-library", "http-api-design", "security-baseline"],
+  },
+  // the stored snapshot of chi lacks objects beyond its last 500 first-parent commits
+  { repo: "go-chi/chi", head: "735ae2b87f8c733d616e809ae86e0985c1bc3350", stack: ["go-service", "security-baseline"], max: 500 },
+  { repo: "tokio-rs/axum", head: "3d78036dcac289d6c1d54934708acb6a5bd73686", stack: ["rust-crate", "security-baseline"] },
+] as const;
+
+function gitDirOf(root: string, repo: string): string | null {
+  const [owner, name] = repo.split("/") as [string, string];
+  for (const d of [join(root, `${owner}+${name}`, "repo"), join(root, `${owner}+${name}`), join(root, name)]) {
+    if (!existsSync(d)) continue;
+    return existsSync(join(d, ".git")) ? join(d, ".git") : d;
+  }
+  return null;
+}
+
+export async function benchPrecision(): Promise<void> {
+  const root = process.env.PRECISION_REPOS;
+  if (!root) {
+    console.log("\nprecision: set PRECISION_REPOS to a folder of local clones of the corpus (bench/precision/index.ts); skipped");
+    return;
+  }
+  const commits = Number(process.env.PRECISION_COMMITS ?? 1000);
+  const sample = Number(process.env.PRECISION_SAMPLE ?? 0);
+  const talentsDir = join(import.meta.dir, "..", "..", "talents");
+  const labels = readLabels(LABELS);
+  const all: ReplayFinding[] = [];
+  const perRepo: (string | number)[][] = [];
+  let totalCommits = 0;
+  let totalBlocked = 0;
+  const ran = new Map<string, number>();
+  for (const c of CORPUS) {
+    const gitDir = gitDirOf(root, c.repo);
+    if (!gitDir) {
+      console.log(`precision: no clone of ${c.repo} under ${root}; skipped`);
+      continue;
+    }
+    const started = performance.now();
+    const n = Math.min(commits, "max" in c ? c.max : commits);
+    const r = replay(c.repo, gitDir, stackTalents(talentsDir, c.stack), n, c.head);
+    const oldest = gitIn(gitDir, ["rev-list", "--first-parent", "--skip", String(n - 1), "-n", "1", c.head]).trim();
+    perRepo.push([
+      c.repo,
+      c.stack.join("+"),
+      `${oldest.slice(0, 10)}..${c.head.slice(0, 10)}`,
+      r.commits,
+      r.findings.length,
+      r.blocked,
+      `${((100 * r.blocked) / Math.max(1, r.commits)).toFixed(1)}%`,
+      Math.round(performance.now() - started),
+    ]);
+    totalCommits += r.commits;
+    totalBlocked += r.blocked;
+    all.push(...r.findings);
+    for (const [rule, n] of r.ran) ran.set(rule, (ran.get(rule) ?? 0) + n);
+  }
+  perRepo.push([
+    "all",
+    "",
+    "",
+    totalCommits,
+    all.length,
+    totalBlocked,
+    `${((100 * totalBlocked) / Math.max(1, totalCommits)).toFixed(1)}%`,
+    "",
+  ]);
+  printTable(
+    "precision: `talentd check --base C^` over real history",
+    ["repository", "stack", "commits", "replayed", "findings", "blocked", "blocked %", "ms"],
+    perRepo,
+  );
+  const rows = tally(all, labels, ran);
+  printTable(
+    "precision per rule (labels: bench/precision/labels.tsv; precision = true / labelled)",
+    ["rule", "severity", "ran on", "findings", "commits", "true", "false", "debatable", "precision"],
+    rows.map((r) => {
+      const p = precision(r);
+      return [
+        r.rule,
+        r.severity,
+        r.ran,
+        r.findings,
+        r.commits,
+        r.labelled.true,
+        r.labelled.false,
+        r.labelled.debatable,
+        p === null ? "-" : `${Math.round(100 * p)}%`,
+      ];
+    }),
+  );
+  if (sample > 0) printSample(all, labels, sample);
+}
+
+/** Up to `k` unlabelled findings per rule, spread over the replay, as labels.tsv lines with the label to fill in. */
+function printSample(all: readonly ReplayFinding[], labels: ReadonlyMap<string, string>, k: number): void {
+  console.log("\n# unlabelled sample: repo commit path line rule label why | text");
+  const byRule = new Map<string, ReplayFinding[]>();
+  for (const f of all)
+    if (!labels.has(labelKey(f.repo, f.commit, f.file, f.line, f.rule))) byRule.set(f.rule, [...(byRule.get(f.rule) ?? []), f]);
+  for (const list of byRule.values()) {
+    const step = Math.max(1, Math.floor(list.length / k));
+    for (let i = 0; i < list.length && i / step < k; i += step) {
+      const f = list[i]!;
+      console.log(`${labelKey(f.repo, f.commit, f.file, f.line, f.rule)}\t?\t\t| ${f.text.trim().slice(0, 160)}`);
+    }
+  }
+}
