@@ -39,6 +39,7 @@ function carried(get: (n: string) => string | undefined): Record<string, string>
 
 export function consentRoutes(deps: AppDeps) {
   const base = deps.config.baseUrl;
+  const metadata = { egress: deps.config.egress, allowLoopback: deps.config.oauthClientMetadataLoopback };
 
   /** The page explaining why there is nothing to consent to, with a way back to the client. */
   const refusal = (req: AuthorizeRequest, session: SessionRecord, message: string, status: number, returnTo: string) =>
@@ -62,7 +63,7 @@ export function consentRoutes(deps: AppDeps) {
     .get("/oauth/authorize", async ({ request }) => {
       const url = new URL(request.url);
       const get = (n: string) => url.searchParams.get(n) ?? undefined;
-      const check = await checkAuthorizeRequest(deps.database, base, get);
+      const check = await checkAuthorizeRequest(deps.database, base, get, metadata);
       if (!check.ok)
         return "redirect" in check
           ? redirect(check.redirect)
@@ -84,7 +85,7 @@ export function consentRoutes(deps: AppDeps) {
       return html(
         <ConsentPage
           user={session.user}
-          client={{ id: req.client.id, name: req.client.name }}
+          client={{ id: req.client.id, name: req.client.name, from: req.client.from }}
           redirectHost={new URL(req.redirectUri).host}
           project={project}
           choices={choices}
@@ -108,7 +109,7 @@ export function consentRoutes(deps: AppDeps) {
           return html(<OAuthErrorPage title="Request refused" message={e.message} user={session.user} />, e.status);
         throw e;
       }
-      const check = await checkAuthorizeRequest(deps.database, base, get);
+      const check = await checkAuthorizeRequest(deps.database, base, get, metadata);
       if (!check.ok)
         return "redirect" in check
           ? redirect(check.redirect)
@@ -123,15 +124,19 @@ export function consentRoutes(deps: AppDeps) {
       if ("refused" in p) return refusal(req, session, p.refused, p.status, here);
       const scopes = req.scopes.filter((s) => get(`scope_${s}`) !== undefined);
       if (scopes.length === 0) return deny("No scope was granted.");
-      const code = await issueCode(deps.database, {
-        clientId: req.client.id,
-        userId: session.user.id,
-        projectId: p.id,
-        redirectUri: req.redirectUri,
-        codeChallenge: req.codeChallenge,
-        scopes,
-        resource: req.resource,
-      });
+      const code = await issueCode(
+        deps.database,
+        {
+          clientId: req.client.id,
+          userId: session.user.id,
+          projectId: p.id,
+          redirectUri: req.redirectUri,
+          codeChallenge: req.codeChallenge,
+          scopes,
+          resource: req.resource,
+        },
+        req.client,
+      );
       return redirect(redirectWith(req.redirectUri, { code, state: req.state }, base));
     });
 }
