@@ -37,6 +37,8 @@ beforeAll(async () => {
   served.set("slow.json", "hang");
   served.set("big.json", { body: documentOf(docUrl("big.json"), { client_uri: `https://x.test/${"a".repeat(6000)}` }) });
   served.set("other.json", { body: documentOf(docUrl("good.json")) });
+  served.set("cached.json", { body: documentOf(docUrl("cached.json")), headers: { "cache-control": "public, max-age=600" } });
+  served.set("nostore.json", { body: documentOf(docUrl("nostore.json")), headers: { "cache-control": "no-store" } });
   served.set("secret.json", { body: documentOf(docUrl("secret.json"), { token_endpoint_auth_method: "client_secret_basic" }) });
 }, 30_000);
 afterAll(async () => {
@@ -135,6 +137,31 @@ describe("client ID metadata documents: refusals (invalid_client / invalid_reque
       );
     }
     expect(docs.connections).toBe(before);
+  });
+});
+
+describe("client ID metadata documents: caching and the iss of every authorization response", () => {
+  const fetches = (name: string) => docs.heads.filter((h) => h.startsWith(`GET /${name} `)).length;
+
+  test("a document is kept for its max-age (one fetch for two requests); under no-store it is fetched each time", async () => {
+    for (let i = 0; i < 2; i++) {
+      expect((await fetch(authorizeUrl(live.base, docUrl("cached.json")), { redirect: "manual" })).status).toBe(302);
+      expect((await fetch(authorizeUrl(live.base, docUrl("nostore.json")), { redirect: "manual" })).status).toBe(302);
+    }
+    expect(fetches("cached.json")).toBe(1);
+    expect(fetches("nostore.json")).toBe(2);
+  });
+
+  test("RFC 9207: an error redirect to a metadata-document client carries iss too", async () => {
+    const bad = new URL(authorizeUrl(live.base, docUrl("good.json")));
+    bad.searchParams.set("code_challenge_method", "plain");
+    const r = await fetch(bad, { redirect: "manual" });
+    expect(r.status).toBe(302);
+    const to = new URL(r.headers.get("location")!);
+    expect(`${to.origin}${to.pathname}`).toBe(REDIRECT);
+    expect(to.searchParams.get("error")).toBe("invalid_request");
+    expect(to.searchParams.get("state")).toBe("st-1");
+    expect(to.searchParams.get("iss")).toBe(live.base);
   });
 });
 
