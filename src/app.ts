@@ -15,6 +15,7 @@ import { catalogWebRoutes } from "./catalog/webRoutes";
 import { expertiseRoutes } from "./expertises/routes";
 import { healthRoutes } from "./health/routes";
 import { mcpRoutes, type Backend } from "./mcp/routes";
+import { serverJsonRoutes } from "./mcp/serverJson";
 import { oauthRoutes } from "./oauth/routes";
 import { identityRoutes, setupRoutes } from "./identity/routes";
 import { loginPages } from "./identity/loginPages";
@@ -132,6 +133,7 @@ export function createApp(input: AppDeps) {
     .use(activityRoutes(deps, guards))
     .use(oauthRoutes(deps))
     .use(mcpRoutes(deps, backend))
+    .use(serverJsonRoutes(deps.config))
     .use(opsRoutes(deps, guards));
   return app;
 }
