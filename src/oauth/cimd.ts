@@ -37,6 +37,13 @@ const documents = kept<string, { client: OAuthClient; until: number }>("Client I
   limit: 1000,
   order: "used",
 });
+/** A fetch that failed is kept this long: a visitor repeating the request makes one fetch per URL in that time, not one each. */
+export const FAILED_FETCH_MS = 30_000;
+const failures = kept<string, { error: OAuthError; until: number }>("Client ID metadata documents that failed, by URL and settings", {
+  clock: "time",
+  limit: 1000,
+  order: "inserted",
+});
 
 /** Why `id` cannot name a metadata document, or null when it can. */
 export function metadataUrlProblem(id: string, allowLoopback: boolean): string | null {
@@ -59,7 +66,8 @@ export function metadataUrlProblem(id: string, allowLoopback: boolean): string |
 }
 
 const FETCH_FAILURES: Record<EgressError["reason"], string> = {
-  refused: "this server does not fetch from that address",
+  // refused and unreachable read the same: the page must not tell which names resolve inside the network
+  refused: "the host could not be reached",
   unreachable: "the host could not be reached",
   timeout: `it did not answer within ${CIMD_TIMEOUT_MS / 1000} s`,
   too_large: `the document is larger than ${CIMD_MAX_BYTES / 1024} KB`,
@@ -139,9 +147,18 @@ export async function metadataClient(id: string, s: MetadataSettings, now = Date
   const hit = documents.get(key);
   if (hit && hit.until > now) return hit.client;
   documents.delete(key);
-  const { client, keepMs } = await fetchDocument(id, s);
-  if (keepMs > 0) documents.set(key, { client, until: now + keepMs });
-  return client;
+  const failed = failures.get(key);
+  if (failed && failed.until > now) throw failed.error;
+  failures.delete(key);
+  try {
+    const { client, keepMs } = await fetchDocument(id, s);
+    if (keepMs > 0) documents.set(key, { client, until: now + keepMs });
+    return client;
+  } catch (e) {
+    if (e instanceof OAuthError && metadataUrlProblem(id, s.allowLoopback) === null)
+      failures.set(key, { error: e, until: now + FAILED_FETCH_MS });
+    throw e;
+  }
 }
 
 /** Writes (or refreshes) the row of a metadata-document client, inside the consent's transaction. */
