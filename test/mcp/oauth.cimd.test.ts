@@ -124,6 +124,22 @@ describe("client ID metadata documents: refusals (invalid_client / invalid_reque
     expect(docs.connections).toBe(before);
   });
 
+  test("the token endpoint takes a URL client_id only once a person consented (its row): before, 401 invalid_client", async () => {
+    const r = await fetch(`${live.base}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        client_id: docUrl("cached.json"),
+        code: "svc_ac_x",
+        code_verifier: "v".repeat(43),
+        redirect_uri: REDIRECT,
+      }),
+    });
+    expect(r.status).toBe(401);
+    expect((await r.json()).error).toBe("invalid_client");
+  });
+
   test("another host's loopback: an https id whose name or address is loopback is refused by the egress policy, even in development", async () => {
     const before = docs.connections;
     for (const env of [strict, live]) {
@@ -221,7 +237,7 @@ describe("client ID metadata documents: the journey with SDK v2", () => {
     expect(Number(n.rows[0]!.n)).toBe(0);
   });
 
-  test("authorize → consent (name and host shown) → token with iss checked → tools/call; the client row appears only at consent", async () => {
+  test("authorize → consent → token (iss checked) → tools/call → refresh; the client row appears only at consent; the token is bound to its project", async () => {
     const o = await orgWithProject(live.env);
     const url = `${live.base}/mcp/${o.project.id}`;
     const id = docUrl("good.json");
@@ -266,6 +282,26 @@ describe("client ID metadata documents: the journey with SDK v2", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
     });
     expect(elsewhere.status).toBe(401);
+    // while the same token works on its own project
+    const home = await fetch(url, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${provider.tokensSaved!.access_token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+    });
+    expect(home.status).toBe(200);
+
+    // a refresh names the same URL client_id
+    const refreshed = await fetch(`${live.base}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "refresh_token", client_id: id, refresh_token: provider.tokensSaved!.refresh_token! }),
+    });
+    expect(refreshed.status).toBe(200);
+    expect((await refreshed.json()).access_token).toMatch(/^svc_at_/);
   });
 
   test("the consent page shows the document's client_name and the host that served it", async () => {
