@@ -17,6 +17,7 @@ import { catalogWebRoutes } from "./projects/routes/catalog";
 import { expertiseRoutes } from "./expertises/routes";
 import { healthRoutes } from "./health/routes";
 import { mcpRoutes, type Backend } from "./mcp/routes";
+import { serverJsonRoutes } from "./mcp/serverJson";
 import { oauthRoutes } from "./oauth/routes";
 import { identityRoutes, setupRoutes } from "./identity/routes/account";
 import { loginPages } from "./identity/pages/login";
@@ -156,6 +157,7 @@ export function createApp(input: AppDeps) {
     .use(activityRoutes(deps, guards))
     .use(oauthRoutes(deps))
     .use(mcpRoutes(deps, backend))
+    .use(serverJsonRoutes(deps.config))
     .use(opsRoutes(deps, guards));
   return app;
 }

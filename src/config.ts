@@ -67,6 +67,11 @@ export interface Config {
   backupKeep: number;
   /** OAUTH_MAX_CLIENTS. Default 10000: dynamic client registrations kept at once; when full (after deleting the unused ones) → 503. */
   oauthMaxClients: number;
+  /**
+   * OAUTH_CLIENT_METADATA_LOOPBACK. Default false: a client_id that is a metadata document URL must be https on a
+   * public host. True (development only): `http(s)://localhost`, `127.0.0.1` and `[::1]` client ids are fetched too.
+   */
+  oauthClientMetadataLoopback: boolean;
   /** METRICS_TOKEN. Default none: `/metrics` is off. Set, `/metrics` answers to `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
   /**
@@ -337,6 +342,7 @@ export function loadConfig(
       get("OAUTH_MAX_CLIENTS") === undefined
         ? 10_000
         : parseIntIn("OAUTH_MAX_CLIENTS", get("OAUTH_MAX_CLIENTS")!, 1, 10_000_000, "a number of clients (1–10000000)"),
+    oauthClientMetadataLoopback: parseBool("OAUTH_CLIENT_METADATA_LOOPBACK", get("OAUTH_CLIENT_METADATA_LOOPBACK"), false),
     oauth,
     egress: { allowHosts, allowLoopback: parseBool("EGRESS_ALLOW_LOOPBACK", get("EGRESS_ALLOW_LOOPBACK"), false) },
     ...edgeLimits,

@@ -25,7 +25,7 @@ import { authenticateBearer } from "../auth/principal";
 import { requestIdOf } from "../http/edge";
 import { AppError, errorResponse } from "../http/errors";
 import { markMcpCall } from "../http/keyRoute";
-import { mcpResource, PROJECT_ID_PATTERN, resourceMetadataUrl } from "../oauth/resource";
+import { mcpResource, OAUTH_SCOPES, PROJECT_ID_PATTERN, resourceMetadataUrl } from "../oauth/resource";
 import { onFirstUse } from "../lib/onFirstUse";
 import { clientLabel, sessionIdFor } from "./client";
 
@@ -164,10 +164,11 @@ export function mcpRoutes(deps: AppDeps, backend: Backend) {
     const metadata = `resource_metadata="${resourceMetadataUrl(base, projectId)}"`;
     const id = requestIdOf(request);
     if (e.status === 401) {
-      // RFC 6750 §3: no error code when the request carried no credentials at all
+      // RFC 6750 §3: no error code when the request carried no credentials at all; `scope`: what the resource takes
+      const scope = `scope="${OAUTH_SCOPES.join(" ")}"`;
       const challenge = request.headers.has("authorization")
-        ? `Bearer realm="talentd", error="invalid_token", ${metadata}`
-        : `Bearer realm="talentd", ${metadata}`;
+        ? `Bearer realm="talentd", error="invalid_token", ${scope}, ${metadata}`
+        : `Bearer realm="talentd", ${scope}, ${metadata}`;
       return errorResponse(new AppError(e.code, e.message, e.details, { ...CHALLENGE_CORS, "www-authenticate": challenge }), id);
     }
     if (e.code === "insufficient_scope") {

@@ -5,8 +5,9 @@
  */
 import type { Database } from "../db/client";
 import type { KeyScope } from "../db/schema";
-import { findClient, PORT_MAX, redirectUriRegistered, type OAuthClient } from "./clients";
-import type { OAuthErrorCode } from "./errors";
+import { metadataClient, type MetadataSettings } from "./cimd";
+import { findClient, isMetadataClientId, PORT_MAX, redirectUriRegistered, type OAuthClient } from "./clients";
+import { OAuthError, type OAuthErrorCode } from "./errors";
 import { CHALLENGE } from "./grants";
 import { OAUTH_SCOPES, parseResource, parseScopes } from "./resource";
 
@@ -48,19 +49,39 @@ export function redirectWith(redirectUri: string, params: Record<string, string 
   return u.toString();
 }
 
+/**
+ * The client of an authorization request: a registration, or the client a URL client_id's
+ * metadata document describes (oauth/cimd.ts; its refusal is shown, never redirected).
+ */
+async function clientOf(
+  database: Database,
+  clientId: string | undefined,
+  metadata: MetadataSettings | undefined,
+): Promise<OAuthClient | { page: string }> {
+  const unknown = {
+    page:
+      "This application is not registered with talentd (unknown client_id, invalid_client). " +
+      "Start the connection again from the application.",
+  };
+  if (!clientId) return unknown;
+  if (!isMetadataClientId(clientId) || !metadata) return (await findClient(database, clientId)) ?? unknown;
+  try {
+    return await metadataClient(clientId, metadata);
+  } catch (e) {
+    if (e instanceof OAuthError) return { page: `${e.description} (${e.code})` };
+    throw e;
+  }
+}
+
 /** Validates an authorization request (query of the GET, or fields of the consent form). */
 export async function checkAuthorizeRequest(
   database: Database,
   baseUrl: string,
   get: (name: string) => string | undefined,
+  metadata?: MetadataSettings,
 ): Promise<AuthorizeCheck> {
-  const clientId = get("client_id");
-  const client = clientId ? await findClient(database, clientId) : null;
-  if (!client)
-    return {
-      ok: false,
-      page: "This application is not registered with talentd (unknown client_id). Start the connection again from the application.",
-    };
+  const client = await clientOf(database, get("client_id"), metadata);
+  if ("page" in client) return { ok: false, page: client.page };
   const redirectUri = get("redirect_uri");
   if (!redirectUri) return { ok: false, page: "The request carries no redirect_uri." };
   // before any URL is built from it: a port above 65535 (or any unparseable URI) is refused, never redirected to
@@ -70,7 +91,9 @@ export async function checkAuthorizeRequest(
   if (!redirectUriRegistered(client.redirectUris, redirectUri)) {
     return {
       ok: false,
-      page: `The redirect_uri ${redirectUri} is not registered for ${client.name}; talentd will not send an authorization there.`,
+      page:
+        `The redirect_uri ${redirectUri} is not registered for ${client.name}; ` +
+        "talentd will not send an authorization there (invalid_request).",
     };
   }
   const state = get("state");

@@ -23,6 +23,13 @@ export interface OAuthClient {
   id: string;
   name: string;
   redirectUris: string[];
+  /** The host that served the client's metadata document (a URL client_id, oauth/cimd.ts); absent for a registration. */
+  from?: string;
+}
+
+/** True when a client_id is a URL (a client ID metadata document, oauth/cimd.ts) rather than a registration's `ocl_` id. */
+export function isMetadataClientId(id: string): boolean {
+  return /^https?:\/\//i.test(id);
 }
 
 /** Why a redirect URI cannot be registered, or null when it can. */
@@ -160,9 +167,9 @@ export async function registerClient(database: Database, body: unknown, maxClien
   };
 }
 
-/** A registered client, or null. */
+/** A registered client (or a metadata-document client a user consented to), or null. */
 export async function findClient(database: Database, id: string): Promise<OAuthClient | null> {
-  if (!/^ocl_[0-9A-Z]{26}$/.test(id)) return null;
+  if (!/^ocl_[0-9A-Z]{26}$/.test(id) && !(isMetadataClientId(id) && id.length <= URI_MAX)) return null;
   const rows = await database.db
     .select({ id: oauthClients.id, name: oauthClients.name, redirectUris: oauthClients.redirectUris })
     .from(oauthClients)

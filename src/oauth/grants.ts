@@ -10,7 +10,8 @@ import type { Database, Tx } from "../db/client";
 import { members, oauthCodes, oauthTokens, organizations, projects, type KeyScope } from "../db/schema";
 import { newSecret, sha256Hex } from "../lib/crypto";
 import { newId } from "../lib/ids";
-import { touchClient } from "./clients";
+import { rememberMetadataClient } from "./cimd";
+import { touchClient, type OAuthClient } from "./clients";
 import { OAuthError } from "./errors";
 import { parseScopes } from "./resource";
 import { ACCESS_TOKEN_PREFIX } from "../auth/bearers";
@@ -44,13 +45,17 @@ export interface GrantInput {
   resource: string;
 }
 
-/** Issues a code for a consented grant; returns the raw value (only ever in the redirect). */
-export async function issueCode(database: Database, g: GrantInput): Promise<string> {
+/**
+ * Issues a code for a consented grant; returns the raw value (only ever in the redirect). A
+ * metadata-document client (`client.from`, oauth/cimd.ts) gets its row in the same transaction.
+ */
+export async function issueCode(database: Database, g: GrantInput, client?: OAuthClient): Promise<string> {
   const code = newSecret(CODE_PREFIX, 32);
   const now = Date.now();
-  await database.write((tx) =>
-    tx.insert(oauthCodes).values({ codeHash: sha256Hex(code), ...g, expiresAt: now + CODE_TTL_MS, createdAt: now }),
-  );
+  await database.write(async (tx) => {
+    if (client?.from !== undefined) await rememberMetadataClient(tx, client, now);
+    await tx.insert(oauthCodes).values({ codeHash: sha256Hex(code), ...g, expiresAt: now + CODE_TTL_MS, createdAt: now });
+  });
   return code;
 }
 

@@ -31,5 +31,7 @@ export function authorizationServerMetadata(baseUrl: string) {
     revocation_endpoint_auth_methods_supported: ["none"],
     code_challenge_methods_supported: ["S256"],
     authorization_response_iss_parameter_supported: true,
+    // a client_id may be the https URL of the client's metadata document (oauth/cimd.ts); registration stays
+    client_id_metadata_document_supported: true,
   };
 }

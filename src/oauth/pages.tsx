@@ -56,12 +56,15 @@ function refusal(base: string, req: AuthorizeRequest, session: SessionRecord, me
   );
 }
 
+/** How a client id that is a metadata document's URL may be fetched (oauth/cimd.ts). */
+const clientMetadata = (deps: CoreDeps) => ({ egress: deps.config.egress, allowLoopback: deps.config.oauthClientMetadataLoopback });
+
 /** `GET /oauth/authorize`: the request checked, then sign-in or the consent page (the project named, or a choice of them). */
 async function consentPage(deps: CoreDeps, request: Request): Promise<Response> {
   const base = deps.config.baseUrl;
   const url = new URL(request.url);
   const get = (n: string) => url.searchParams.get(n) ?? undefined;
-  const check = await checkAuthorizeRequest(deps.database, base, get);
+  const check = await checkAuthorizeRequest(deps.database, base, get, clientMetadata(deps));
   if (!check.ok)
     return "redirect" in check
       ? redirect(check.redirect)
@@ -83,7 +86,7 @@ async function consentPage(deps: CoreDeps, request: Request): Promise<Response> 
   return html(
     <ConsentPage
       user={session.user}
-      client={{ id: req.client.id, name: req.client.name }}
+      client={{ id: req.client.id, name: req.client.name, from: req.client.from }}
       redirectHost={new URL(req.redirectUri).host}
       project={project}
       choices={choices}
@@ -106,7 +109,7 @@ async function consentPost(deps: CoreDeps, request: Request, body: unknown): Pro
     if (e instanceof AppError) return html(<OAuthErrorPage title="Request refused" message={e.message} user={session.user} />, e.status);
     throw e;
   }
-  const check = await checkAuthorizeRequest(deps.database, base, get);
+  const check = await checkAuthorizeRequest(deps.database, base, get, clientMetadata(deps));
   if (!check.ok)
     return "redirect" in check
       ? redirect(check.redirect)
@@ -121,15 +124,19 @@ async function consentPost(deps: CoreDeps, request: Request, body: unknown): Pro
   if ("refused" in p) return refusal(base, req, session, p.refused, p.status, here);
   const scopes = req.scopes.filter((s) => get(`scope_${s}`) !== undefined);
   if (scopes.length === 0) return deny("No scope was granted.");
-  const code = await issueCode(deps.database, {
-    clientId: req.client.id,
-    userId: session.user.id,
-    projectId: p.id,
-    redirectUri: req.redirectUri,
-    codeChallenge: req.codeChallenge,
-    scopes,
-    resource: req.resource,
-  });
+  const code = await issueCode(
+    deps.database,
+    {
+      clientId: req.client.id,
+      userId: session.user.id,
+      projectId: p.id,
+      redirectUri: req.redirectUri,
+      codeChallenge: req.codeChallenge,
+      scopes,
+      resource: req.resource,
+    },
+    req.client,
+  );
   return redirect(redirectWith(req.redirectUri, { code, state: req.state }, base));
 }
 

@@ -19,7 +19,8 @@ const check = { width: "auto", marginRight: ".5rem" };
 
 export interface ConsentProps {
   user: { email: string };
-  client: { name: string; id: string };
+  /** `from`: the host that served a metadata-document client's description (oauth/cimd.ts). */
+  client: { name: string; id: string; from?: string };
   redirectHost: string;
   /** The project named by `resource`, or null when the user picks one (bare `/mcp`). */
   project: { id: string; name: string; organizationName: string } | null;
@@ -35,7 +36,11 @@ export function ConsentPage(p: ConsentProps) {
       <div class="card">
         <h1>Authorize {p.client.name}</h1>
         <p>
-          <strong>{p.client.name}</strong> <span class="muted">(returns to {p.redirectHost})</span> asks to act on
+          <strong>{p.client.name}</strong>{" "}
+          <span class="muted">
+            ({p.client.from ? `described by ${p.client.from}, ` : ""}returns to {p.redirectHost})
+          </span>{" "}
+          asks to act on
           {p.project ? (
             <>
               {" "}

@@ -11,6 +11,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { orgWithProject } from "../helpers";
 import { Browser, CLIENT_INFO, consentInBrowser, liveEnv, MemoryOAuthProvider, PASSWORD, toolJson, type LiveEnv } from "../mcp-support";
 
+/** The 401 challenge names the scopes the MCP resource takes (MCP authorization 2026-07-28). */
+const ALL_SCOPES = 'scope="prepare_task validate record_validation deepen doctor catalog discover install"';
+
 let live: LiveEnv;
 beforeAll(async () => {
   live = await liveEnv();
@@ -109,7 +112,7 @@ describe("OAuth with the SDK client provider", () => {
     const refused = await listTools(url, second.access_token);
     expect(refused.status).toBe(401);
     expect(refused.headers.get("www-authenticate")).toBe(
-      `Bearer realm="talentd", error="invalid_token", resource_metadata="${live.base}/.well-known/oauth-protected-resource/mcp/${o.project.id}"`,
+      `Bearer realm="talentd", error="invalid_token", ${ALL_SCOPES}, resource_metadata="${live.base}/.well-known/oauth-protected-resource/mcp/${o.project.id}"`,
     );
     // the SDK client learns it must send the person through authorization again
     provider.authorizationUrl = undefined;

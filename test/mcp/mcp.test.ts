@@ -11,6 +11,9 @@ import Ajv2020 from "ajv/dist/2020";
 import { createKey, orgWithProject, publishedExpertiseOf, talentMd, testEnv, type WebClient } from "../helpers";
 import { CLIENT_INFO, connectWithBearer, liveEnv, MemoryOAuthProvider, toolJson, type LiveEnv } from "../mcp-support";
 
+/** The 401 challenge names the scopes the MCP resource takes (MCP authorization 2026-07-28). */
+const ALL_SCOPES = 'scope="prepare_task validate record_validation deepen doctor catalog discover install"';
+
 let live: LiveEnv;
 beforeAll(async () => {
   live = await liveEnv();
@@ -361,7 +364,7 @@ describe("refusals of /mcp*", () => {
     const r = await post(mcpUrl(s.project.id));
     expect(r.status).toBe(401);
     expect(r.headers.get("www-authenticate")).toBe(
-      `Bearer realm="talentd", resource_metadata="${live.base}/.well-known/oauth-protected-resource/mcp/${s.project.id}"`,
+      `Bearer realm="talentd", ${ALL_SCOPES}, resource_metadata="${live.base}/.well-known/oauth-protected-resource/mcp/${s.project.id}"`,
     );
     expect(r.headers.get("access-control-allow-origin")).toBe("*");
     expect(r.headers.get("access-control-expose-headers")).toContain("www-authenticate");
@@ -369,7 +372,7 @@ describe("refusals of /mcp*", () => {
     const bare = await post(mcpUrl());
     expect(bare.status).toBe(401);
     expect(bare.headers.get("www-authenticate")).toBe(
-      `Bearer realm="talentd", resource_metadata="${live.base}/.well-known/oauth-protected-resource"`,
+      `Bearer realm="talentd", ${ALL_SCOPES}, resource_metadata="${live.base}/.well-known/oauth-protected-resource"`,
     );
   });
 
@@ -382,7 +385,7 @@ describe("refusals of /mcp*", () => {
       const r = await post(mcpUrl(s.project.id), { authorization: `Bearer ${bearer}` });
       expect(r.status).toBe(401);
       expect(r.headers.get("www-authenticate")).toBe(
-        `Bearer realm="talentd", error="invalid_token", resource_metadata="${live.base}/.well-known/oauth-protected-resource/mcp/${s.project.id}"`,
+        `Bearer realm="talentd", error="invalid_token", ${ALL_SCOPES}, resource_metadata="${live.base}/.well-known/oauth-protected-resource/mcp/${s.project.id}"`,
       );
       bodies.add(await r.text());
     }

@@ -519,7 +519,7 @@ describe("access tokens on every call", () => {
     const r = await mcp(`/mcp/${b.project.id}`, a.access);
     expect(r.status).toBe(401);
     expect(r.headers.get("www-authenticate")).toBe(
-      `Bearer realm="talentd", error="invalid_token", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp/${b.project.id}"`,
+      `Bearer realm="talentd", error="invalid_token", scope="${ALL_SCOPES.join(" ")}", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp/${b.project.id}"`,
     );
     expect((await json(r)).body.error).toBe("invalid_token");
     expect((await mcp("/mcp", a.access)).status).toBe(401);

@@ -1,0 +1,171 @@
+/**
+ * Client ID metadata documents (the MCP authorization of 2026-07-28; the IETF draft "OAuth
+ * Client ID Metadata Document"): a `client_id` that is an https URL names the client's own
+ * metadata, which this server fetches through the egress policy (at most CIMD_MAX_BYTES, within
+ * CIMD_TIMEOUT_MS, no redirect) and keeps per URL for its Cache-Control max-age, bounded. The
+ * document's `client_id` must be its URL; its `redirect_uris` are the only ones an authorization
+ * request may name. Nothing is written until a user consents: then the client gets its
+ * `oauth_clients` row (id = the URL), which its codes and tokens refer to.
+ */
+import type { Tx } from "../db/client";
+import { oauthClients } from "../db/schema";
+import { EgressError, safeFetch, type EgressPolicy } from "../lib/egress";
+import { kept } from "../lib/kept";
+import { REDIRECT_URIS_MAX, redirectUriProblem, type OAuthClient } from "./clients";
+import { OAuthError } from "./errors";
+
+/** The largest document accepted (the draft suggests 5 KB). */
+export const CIMD_MAX_BYTES = 5 * 1024;
+/** How long the fetch of a document may take. */
+export const CIMD_TIMEOUT_MS = 5_000;
+const KEEP_MIN_MS = 60_000;
+const KEEP_DEFAULT_MS = 10 * 60_000;
+const KEEP_MAX_MS = 24 * 3600_000;
+const ID_MAX = 2000;
+const NAME_MAX = 200;
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/** What the fetch of a document obeys (config.ts: `egress`, `oauthClientMetadataLoopback`). */
+export interface MetadataSettings {
+  egress: EgressPolicy;
+  /** OAUTH_CLIENT_METADATA_LOOPBACK: loopback client ids (development). */
+  allowLoopback: boolean;
+}
+
+const documents = kept<string, { client: OAuthClient; until: number }>("Client ID metadata documents by URL and settings", {
+  clock: "time",
+  limit: 1000,
+  order: "used",
+});
+/** A fetch that failed is kept this long: a visitor repeating the request makes one fetch per URL in that time, not one each. */
+export const FAILED_FETCH_MS = 30_000;
+const failures = kept<string, { error: OAuthError; until: number }>("Client ID metadata documents that failed, by URL and settings", {
+  clock: "time",
+  limit: 1000,
+  order: "inserted",
+});
+
+/** Why `id` cannot name a metadata document, or null when it can. */
+export function metadataUrlProblem(id: string, allowLoopback: boolean): string | null {
+  if (id.length > ID_MAX) return `is longer than ${ID_MAX} characters`;
+  let u: URL;
+  try {
+    u = new URL(id);
+  } catch {
+    return "is not a URL";
+  }
+  if (u.username !== "" || u.password !== "") return "must not carry a user name or password";
+  if (id.includes("#")) return "must not contain a fragment";
+  if (u.pathname === "/") return "must have a path (the location of the client's metadata document)";
+  // compared as strings everywhere: a URL a parser would rewrite (dot segments, case, default port) is refused
+  if (u.href !== id) return `must be written in its normal form (${u.href.slice(0, 200)})`;
+  if (LOOPBACK_HOSTS.has(u.hostname)) {
+    return allowLoopback ? null : "is on a loopback address, accepted only with OAUTH_CLIENT_METADATA_LOOPBACK=true (development)";
+  }
+  return u.protocol === "https:" ? null : "must be an https URL";
+}
+
+const FETCH_FAILURES: Record<EgressError["reason"], string> = {
+  // refused and unreachable read the same: the page must not tell which names resolve inside the network
+  refused: "the host could not be reached",
+  unreachable: "the host could not be reached",
+  timeout: `it did not answer within ${CIMD_TIMEOUT_MS / 1000} s`,
+  too_large: `the document is larger than ${CIMD_MAX_BYTES / 1024} KB`,
+  redirects: "it answered with a redirect",
+  url: "the URL cannot be fetched",
+};
+
+/** How long a document may be kept: its max-age within [1 min, 24 h]; not at all under no-store. */
+function keepFor(cacheControl: string | null): number {
+  const cc = (cacheControl ?? "").toLowerCase();
+  if (/(^|[\s,])no-store([\s,]|$)/.test(cc)) return 0;
+  const maxAge = /(^|[\s,])max-age=(\d+)/.exec(cc);
+  const ms = maxAge ? Number(maxAge[2]) * 1000 : KEEP_DEFAULT_MS;
+  return Math.min(KEEP_MAX_MS, Math.max(KEEP_MIN_MS, ms));
+}
+
+const invalid = (description: string): OAuthError => new OAuthError("invalid_client", description);
+
+/** The client a document describes, or an invalid_client error saying which rule it breaks. */
+export function clientOfDocument(id: string, doc: unknown): OAuthClient {
+  const where = `The client metadata document at ${id.slice(0, 200)}`;
+  if (typeof doc !== "object" || doc === null || Array.isArray(doc)) throw invalid(`${where} is not a JSON object.`);
+  const d = doc as Record<string, unknown>;
+  if (d.client_id !== id) {
+    throw invalid(`${where} names another client_id (${JSON.stringify(String(d.client_id).slice(0, 200))}); it must be its own URL.`);
+  }
+  if ("client_secret" in d || "client_secret_expires_at" in d) throw invalid(`${where} carries a client_secret; it must not.`);
+  const method = d.token_endpoint_auth_method;
+  if (method !== undefined && method !== "none") {
+    throw invalid(`${where} asks for token_endpoint_auth_method ${JSON.stringify(method)}; this server takes public clients ("none").`);
+  }
+  const uris = d.redirect_uris;
+  if (!Array.isArray(uris) || uris.length === 0 || !uris.every((u) => typeof u === "string")) {
+    throw invalid(`${where} has no redirect_uris (a non-empty array of URLs).`);
+  }
+  if (uris.length > REDIRECT_URIS_MAX) throw invalid(`${where} lists more than ${REDIRECT_URIS_MAX} redirect_uris.`);
+  // as registration does: URIs that are neither https nor loopback http are dropped
+  const redirectUris = [...new Set(uris as string[])].filter((u) => redirectUriProblem(u) === null);
+  if (redirectUris.length === 0) throw invalid(`${where} lists no redirect_uri that is https or loopback http.`);
+  const host = new URL(id).host;
+  const name = (typeof d.client_name === "string" ? d.client_name : "").trim().slice(0, NAME_MAX) || host;
+  return { id, name, redirectUris, from: host };
+}
+
+/** Fetches and checks a document (throws invalid_client); returns the client and how long it may be kept. */
+async function fetchDocument(id: string, s: MetadataSettings): Promise<{ client: OAuthClient; keepMs: number }> {
+  const problem = metadataUrlProblem(id, s.allowLoopback);
+  if (problem) throw invalid(`The client_id ${id.slice(0, 200)} ${problem}.`);
+  const url = new URL(id);
+  const policy = LOOPBACK_HOSTS.has(url.hostname) ? { ...s.egress, allowLoopback: true } : s.egress;
+  const limits = { timeoutMs: CIMD_TIMEOUT_MS, maxBytes: CIMD_MAX_BYTES, maxRedirects: 0 };
+  let r: Response;
+  try {
+    r = await safeFetch(url, { headers: { accept: "application/json" }, redirect: "manual" }, policy, limits);
+  } catch (e) {
+    if (e instanceof EgressError)
+      throw invalid(`The client metadata document at ${id.slice(0, 200)} could not be fetched: ${FETCH_FAILURES[e.reason]}.`);
+    throw e;
+  }
+  if (r.status !== 200) throw invalid(`The client metadata document at ${id.slice(0, 200)} answered HTTP ${r.status} (200 expected).`);
+  let doc: unknown;
+  try {
+    doc = JSON.parse(await r.text());
+  } catch {
+    throw invalid(`The client metadata document at ${id.slice(0, 200)} is not JSON.`);
+  }
+  return { client: clientOfDocument(id, doc), keepMs: keepFor(r.headers.get("cache-control")) };
+}
+
+/**
+ * The client a URL client_id describes: kept for the document's max-age (within bounds), else
+ * fetched and checked. Throws OAuthError invalid_client with the rule it breaks.
+ */
+export async function metadataClient(id: string, s: MetadataSettings, now = Date.now()): Promise<OAuthClient> {
+  // two apps in one process (tests) may have different settings: a document is kept per settings
+  const key = `${s.allowLoopback}|${s.egress.allowLoopback}|${s.egress.allowHosts.join(",")}|${id}`;
+  const hit = documents.get(key);
+  if (hit && hit.until > now) return hit.client;
+  documents.delete(key);
+  const failed = failures.get(key);
+  if (failed && failed.until > now) throw failed.error;
+  failures.delete(key);
+  try {
+    const { client, keepMs } = await fetchDocument(id, s);
+    if (keepMs > 0) documents.set(key, { client, until: now + keepMs });
+    return client;
+  } catch (e) {
+    if (e instanceof OAuthError && metadataUrlProblem(id, s.allowLoopback) === null)
+      failures.set(key, { error: e, until: now + FAILED_FETCH_MS });
+    throw e;
+  }
+}
+
+/** Writes (or refreshes) the row of a metadata-document client, inside the consent's transaction. */
+export async function rememberMetadataClient(tx: Tx, client: OAuthClient, now: number): Promise<void> {
+  const metadata = { client_id_metadata_document: true, token_endpoint_auth_method: "none" };
+  await tx
+    .insert(oauthClients)
+    .values({ id: client.id, name: client.name, redirectUris: client.redirectUris, metadata, createdAt: now, lastUsedAt: now })
+    .onConflictDoUpdate({ target: oauthClients.id, set: { name: client.name, redirectUris: client.redirectUris, lastUsedAt: now } });
+}
