@@ -39,11 +39,13 @@ export interface OidcIdp {
 
 /**
  * Starts oidc-provider on `port` (default a free one) with one confidential client per
- * `clients` entry (client_secret_basic, code flow, the given redirect URIs).
+ * `clients` entry (client_secret_basic, code flow, the given redirect URIs). `jwks`: the
+ * provider's signing keys (private JWKs), for tests that sign with them as the IdP does.
  */
 export async function startOidcIdp(
   clients: { clientId: string; clientSecret: string; redirectUris: string[] }[],
   port = freePort(),
+  opts: { jwks?: { keys: object[] } } = {},
 ): Promise<OidcIdp> {
   const issuer = `http://127.0.0.1:${port}`;
   const idp: OidcIdp = {
@@ -74,6 +76,7 @@ export async function startOidcIdp(
     pkce: { required: () => false },
     ttl: { AuthorizationCode: () => idp.codeTtl, Session: 60, Interaction: 600, Grant: 600, IdToken: 600, AccessToken: 600 },
     cookies: { keys: ["test-cookie-key-not-secret"] },
+    ...(opts.jwks ? { jwks: opts.jwks } : {}),
     routes: { authorization: "/oauth/authorize", token: "/oauth/token", userinfo: "/oauth/userinfo" },
   });
   const callback = provider.callback();

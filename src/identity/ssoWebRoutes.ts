@@ -16,10 +16,11 @@ import { confirmations } from "../web/confirmations";
 import { recordSecurityEvent } from "./security";
 import { decodedParam } from "../http/query";
 import { deleteSso, loadSso, markTested, publicSso, readSsoSettings, saveSso, testSso } from "./sso";
+import { ssoEnterpriseRoutes } from "./ssoEnterprise";
 import { approveDomainClaim, pendingDomainClaims, txtLookup, verifyDomainByDns } from "./ssoDomains";
 
 export function ssoWebRoutes(deps: AppDeps, guards: Guards) {
-  return new Elysia().use(orgSsoRoutes(deps, guards)).use(adminDomainRoutes(deps, guards));
+  return new Elysia().use(orgSsoRoutes(deps, guards)).use(ssoEnterpriseRoutes(deps, guards)).use(adminDomainRoutes(deps, guards));
 }
 
 /** The platform administrators' list of pending domain claims and their approval. */
