@@ -13,7 +13,7 @@ import type { AppDeps } from "../deps";
 import { clientMeta } from "../http/client";
 import { AppError, notFound, validationFailed } from "../http/errors";
 import { recordSecurityEvent } from "./security";
-import { loadSso, publicSso } from "./sso";
+import { loadSso, publicSso, type SsoSettings, type StoredSso } from "./sso";
 
 /** Reads `enabled` from a JSON body (boolean) or a form (`true`/`on`/`1`, anything else off). */
 export function readEnterpriseToggle(body: unknown): boolean {
@@ -22,6 +22,11 @@ export function readEnterpriseToggle(body: unknown): boolean {
   if (typeof v === "string") return v === "true" || v === "on" || v === "1";
   if (v === undefined) return false; // an unticked checkbox sends nothing
   throw validationFailed([{ path: "enabled", message: "must be true or false" }]);
+}
+
+/** Whether a saved configuration keeps the grant on: only while it trusts the same OIDC issuer (another IdP is trusted anew by hand). */
+export function keepsEnterpriseGrant(stored: StoredSso, next: SsoSettings): boolean {
+  return next.type === "oidc" && next.oidc?.issuer === stored.oidc?.issuer;
 }
 
 /** Stores the setting; 404 without SSO, 409 invalid_transition when the SSO is SAML (ID-JAGs come from an OIDC IdP). */

@@ -16,7 +16,7 @@ import { confirmations } from "../web/confirmations";
 import { recordSecurityEvent } from "./security";
 import { decodedParam } from "../http/query";
 import { deleteSso, loadSso, markTested, publicSso, readSsoSettings, saveSso, testSso } from "./sso";
-import { ssoEnterpriseRoutes } from "./ssoEnterprise";
+import { keepsEnterpriseGrant, setEnterpriseGrant, ssoEnterpriseRoutes } from "./ssoEnterprise";
 import { approveDomainClaim, pendingDomainClaims, txtLookup, verifyDomainByDns } from "./ssoDomains";
 
 export function ssoWebRoutes(deps: AppDeps, guards: Guards) {
@@ -63,6 +63,7 @@ function orgSsoRoutes(deps: AppDeps, guards: Guards) {
           const stored = await loadSso(tx, org.id);
           const settings = readSsoSettings(body, stored);
           await saveSso(tx, org.id, settings);
+          if (stored?.enterpriseGrant && !keepsEnterpriseGrant(stored, settings)) await setEnterpriseGrant(tx, org.id, false);
           await recordSecurityEvent(tx, {
             kind: "sso.configured",
             userId: auth.user.id,

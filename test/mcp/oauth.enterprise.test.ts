@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client, exchangeJwtAuthGrant, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from "jose";
 import { approveSsoDomains, joinedMember, orgWithProject, signedUp, type WebClient } from "../helpers";
-import { startOidcIdp, type OidcIdp } from "../idp-support";
+import { selfSignedCert, startOidcIdp, type OidcIdp } from "../idp-support";
 import { CLIENT_INFO, liveEnv, toolJson, type LiveEnv } from "../mcp-support";
 
 let live: LiveEnv;
@@ -69,7 +69,11 @@ async function setup(enable = true): Promise<Setup> {
   const reg = await fetch(`${live.base}/oauth/register`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ client_name: "Enterprise Agent", redirect_uris: ["http://127.0.0.1:9/callback"] }),
+    body: JSON.stringify({
+      client_name: "Enterprise Agent",
+      redirect_uris: ["http://127.0.0.1:9/callback"],
+      grant_types: ["urn:ietf:params:oauth:grant-type:jwt-bearer"], // registration accepts the grant type
+    }),
   });
   expect(reg.status).toBe(201);
   const clientId = ((await reg.json()) as { client_id: string }).client_id;
@@ -278,6 +282,41 @@ describe("enterprise-managed authorization: the jwt-bearer grant with an ID-JAG"
     expect(await tokensOf(s.project.id)).toBe(1);
   });
 
+  test("the setting follows the trusted issuer: saving another issuer (or SAML) turns it off, saving the same one keeps it", async () => {
+    const s = await setup();
+    const save = (issuer: string) =>
+      s.owner.post("/web/orgs/current/sso", {
+        type: "oidc",
+        domains: [s.domain],
+        oidc: { issuer, clientId: "talentd-org", clientSecret: "" },
+      });
+    expect((await save(idp.issuer)).body.sso.enterpriseGrant).toBe(true);
+    expect((await save("http://127.0.0.1:1/another-idp")).body.sso.enterpriseGrant).toBe(false);
+    expect((await save(idp.issuer)).body.sso.enterpriseGrant).toBe(false); // trusted anew only by hand
+    expect((await token(s, await idJag(s))).body.error).toBe("invalid_grant");
+  });
+
+  test("/org/sso: the control shows the setting and its plain form post turns it on (303 back to the page)", async () => {
+    const s = await setup(false);
+    const pageHtml = async () => {
+      const r = await live.env.request("/org/sso", { headers: { cookie: s.owner.cookie! } });
+      expect(r.status).toBe(200);
+      return r.text();
+    };
+    const checkbox = (html: string) =>
+      /<form[^>]*id="sso-enterprise-form"[\s\S]*?<input type="checkbox" name="enabled"[^>]*>/.exec(html)?.[0] ?? "";
+    expect(checkbox(await pageHtml())).not.toContain("checked");
+    const posted = await live.env.request("/web/orgs/current/sso/enterprise", {
+      method: "POST",
+      headers: { cookie: s.owner.cookie!, origin: live.base, accept: "text/html", "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ return: "/org/sso", enabled: "true" }).toString(),
+    });
+    expect(posted.status).toBe(303);
+    expect(posted.headers.get("location")).toBe("/org/sso");
+    expect(checkbox(await pageHtml())).toContain("checked");
+    expect((await token(s, await idJag(s))).status).toBe(200);
+  });
+
   test("the setting: owners and admins only, OIDC only, needs SSO", async () => {
     const s = await setup(false);
     expect((await s.member.post("/web/orgs/current/sso/enterprise", { enabled: true })).status).toBe(403);
@@ -285,5 +324,14 @@ describe("enterprise-managed authorization: the jwt-bearer grant with an ID-JAG"
     expect((await bare.owner.post("/web/orgs/current/sso/enterprise", { enabled: true })).status).toBe(404);
     expect((await s.owner.post("/web/orgs/current/sso/enterprise", { enabled: "maybe?" })).body.sso.enterpriseGrant).toBe(false);
     expect((await s.owner.post("/web/orgs/current/sso/enterprise", { enabled: 3 })).status).toBe(400);
+    const saml = await orgWithProject(live.env);
+    await saml.owner.post("/web/orgs/current/sso", {
+      type: "saml",
+      domains: [`saml${seq}.example`],
+      saml: { entryPoint: "http://127.0.0.1:1/sso", idpIssuer: "urn:idp", idpCert: selfSignedCert("enterprise-test").cert },
+    });
+    const refused = await saml.owner.post("/web/orgs/current/sso/enterprise", { enabled: true });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toBe("invalid_transition");
   });
 });
