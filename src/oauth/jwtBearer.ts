@@ -8,8 +8,8 @@
  * its members count. The answer is one access token bound to the resource: no refresh token, no
  * consent page (the IdP's policy is the consent). Every `iss|jti` is accepted once.
  */
-import { and, eq, ne } from "drizzle-orm";
-import { createRemoteJWKSet, customFetch, decodeJwt, errors, jwtVerify, type FetchImplementation, type JWTPayload } from "jose";
+import { and, eq, isNotNull, ne } from "drizzle-orm";
+import type { FetchImplementation, JWTPayload } from "jose";
 import type { Config } from "../config";
 import type { Database, Tx } from "../db/client";
 import { externalAccounts, members, oauthTokens, organizations, projects, ssoNonces, users, type KeyScope } from "../db/schema";
@@ -20,6 +20,7 @@ import { newSecret, sha256Hex } from "../lib/crypto";
 import { policyFetch, type EgressPolicy } from "../lib/egress";
 import { newId } from "../lib/ids";
 import { keptUnbounded } from "../lib/kept";
+import { onFirstUse } from "../lib/onFirstUse";
 import { touchClient } from "./clients";
 import { OAuthError } from "./errors";
 import { ACCESS_TOKEN_PREFIX, ACCESS_TOKEN_TTL_MS } from "./grants";
@@ -45,7 +46,11 @@ export interface JwtBearerResponse {
   scope: string;
 }
 
-const keySets = keptUnbounded<string, ReturnType<typeof createRemoteJWKSet>>("An IdP's remote JWKS (ID-JAG signatures)", {
+/** jose, loaded with the first jwt-bearer request (not at start). */
+const joseLib = onFirstUse(() => import("jose"));
+type Jose = Awaited<ReturnType<typeof joseLib>>;
+
+const keySets = keptUnbounded<string, ReturnType<Jose["createRemoteJWKSet"]>>("An IdP's remote JWKS (ID-JAG signatures)", {
   clock: "time",
   bound: "one per SSO issuer with enterprise-managed authorization",
 });
@@ -54,22 +59,23 @@ const keySets = keptUnbounded<string, ReturnType<typeof createRemoteJWKSet>>("An
  * The IdP's signing keys: its discovery's jwks_uri (through the discovery cache), fetched through
  * the egress policy; jose keeps the set and fetches it again on an unknown `kid` (key rotation).
  */
-async function idpKeys(oidc: { issuer: string; clientId: string; clientSecret: string }, policy: EgressPolicy) {
+async function idpKeys(jose: Jose, oidc: { issuer: string; clientId: string; clientSecret: string }, policy: EgressPolicy) {
   const jwksUri = (await oidcConfiguration(oidc, policy)).serverMetadata().jwks_uri;
   if (!jwksUri) throw new OAuthError("invalid_grant", "The organization's identity provider publishes no signing keys (jwks_uri).");
   const key = `${jwksUri}\n${policy.allowLoopback}|${policy.allowHosts.join(",")}`;
   let set = keySets.get(key);
   if (!set) {
-    set = createRemoteJWKSet(new URL(jwksUri), { [customFetch]: policyFetch(policy) as FetchImplementation, timeoutDuration: 10_000 });
+    const options = { [jose.customFetch]: policyFetch(policy) as FetchImplementation, timeoutDuration: 10_000 };
+    set = jose.createRemoteJWKSet(new URL(jwksUri), options);
     keySets.set(key, set);
   }
   return set;
 }
 
 /** Reads the assertion's claims without trusting them (they only choose whose keys verify it). */
-function unverifiedClaims(assertion: string): JWTPayload {
+function unverifiedClaims(jose: Jose, assertion: string): JWTPayload {
   try {
-    return decodeJwt(assertion);
+    return jose.decodeJwt(assertion);
   } catch {
     throw new OAuthError("invalid_grant", "The assertion is not a JWT.");
   }
@@ -97,19 +103,19 @@ async function targetOf(database: Database, config: Config, claims: JWTPayload, 
 }
 
 /** Verifies signature, typ, issuer, audience and time bounds; maps each failure to its invalid_grant sentence. */
-async function verified(assertion: string, oidc: { issuer: string; clientId: string; clientSecret: string }, deps: { config: Config }) {
+async function verified(jose: Jose, assertion: string, oidc: { issuer: string; clientId: string; clientSecret: string }, config: Config) {
   let keys: Awaited<ReturnType<typeof idpKeys>>;
   try {
-    keys = await idpKeys(oidc, deps.config.egress);
+    keys = await idpKeys(jose, oidc, config.egress);
   } catch (e) {
     if (e instanceof OidcError)
       throw new OAuthError("temporarily_unavailable", "The organization's identity provider could not be reached.");
     throw e;
   }
   try {
-    const { payload } = await jwtVerify(assertion, keys, {
+    const { payload } = await jose.jwtVerify(assertion, keys, {
       issuer: oidc.issuer,
-      audience: deps.config.baseUrl,
+      audience: config.baseUrl,
       typ: ID_JAG_TYP,
       algorithms: ALGORITHMS,
       clockTolerance: ID_JAG_CLOCK_SKEW_S,
@@ -122,12 +128,12 @@ async function verified(assertion: string, oidc: { issuer: string; clientId: str
     return payload;
   } catch (e) {
     if (e instanceof OAuthError) throw e;
-    throw new OAuthError("invalid_grant", assertionProblem(e));
+    throw new OAuthError("invalid_grant", assertionProblem(jose.errors, e));
   }
 }
 
 /** The sentence of a failed verification (jose's error classes). */
-function assertionProblem(e: unknown): string {
+function assertionProblem(errors: Jose["errors"], e: unknown): string {
   if (e instanceof errors.JWTExpired) return "The assertion has expired.";
   if (e instanceof errors.JWKSNoMatchingKey) return "The assertion is signed with a key the identity provider does not publish.";
   if (e instanceof errors.JWSSignatureVerificationFailed) return "The assertion's signature does not verify.";
@@ -159,7 +165,7 @@ function grantedScopes(claim: unknown, requested: string | undefined): KeyScope[
 
 /**
  * The user the assertion speaks for: the account linked to `sub` through this organization's SSO,
- * else the account of its `email` at one of the organization's proven domains; in either case a
+ * else the account whose verified address is its `email` at one of the organization's proven domains; in either case a
  * member of the organization (a platform administrator never acts through an organization's IdP).
  */
 async function memberFor(tx: Tx, organizationId: string, verifiedDomains: string[], claims: JWTPayload): Promise<string> {
@@ -173,7 +179,8 @@ async function memberFor(tx: Tx, organizationId: string, verifiedDomains: string
   let userId = linked?.userId ?? null;
   const email = typeof claims.email === "string" ? normalizeEmail(claims.email) : null;
   if (!userId && email && verifiedDomains.includes(email.slice(email.lastIndexOf("@") + 1))) {
-    userId = (await tx.select({ id: users.id }).from(users).where(eq(users.email, email)).limit(1))[0]?.id ?? null;
+    const verified = and(eq(users.email, email), isNotNull(users.emailVerifiedAt));
+    userId = (await tx.select({ id: users.id }).from(users).where(verified).limit(1))[0]?.id ?? null;
   }
   const member = userId
     ? (
@@ -199,14 +206,15 @@ export async function jwtBearerGrant(
   input: { clientId: string; assertion: string; scope: string | undefined; resource: string | undefined },
 ): Promise<JwtBearerResponse> {
   const { database, config } = deps;
-  const unverified = unverifiedClaims(input.assertion);
+  const jose = await joseLib();
+  const unverified = unverifiedClaims(jose, input.assertion);
   const target = await targetOf(database, config, unverified, input.resource);
   const sso = await usableSsoOf(database, target.organizationId);
   if (!sso?.oidc || !sso.enterpriseGrant)
     throw new OAuthError("invalid_grant", "The project's organization does not accept enterprise-managed authorization.");
   if (unverified.iss !== sso.oidc.issuer)
     throw new OAuthError("invalid_grant", "The assertion's issuer is not the identity provider the project's organization trusts.");
-  const claims = await verified(input.assertion, sso.oidc, deps);
+  const claims = await verified(jose, input.assertion, sso.oidc, config);
   if (claims.client_id !== input.clientId)
     throw new OAuthError("invalid_grant", "The assertion was issued for another client (client_id claim).");
   const scopes = grantedScopes(claims.scope, input.scope);

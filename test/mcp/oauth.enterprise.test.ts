@@ -262,6 +262,9 @@ describe("enterprise-managed authorization: the jwt-bearer grant with an ID-JAG"
     const elsewhere = await signedUp(live.env);
     await joinedMember(live.env, s.owner, elsewhere);
     expect((await token(s, await idJag(s, { sub: "x", email: elsewhere.email }))).body.error).toBe("invalid_grant");
+    // a member whose address was never verified is not found by its e-mail (whoever typed it may not hold it)
+    await live.env.database.client.execute({ sql: "UPDATE users SET email_verified_at = NULL WHERE id = ?", args: [s.member.userId] });
+    expect((await token(s, await idJag(s))).body.error_description).toMatch(/not a member/);
     expect(await tokensOf(s.project.id)).toBe(0);
   });
 
