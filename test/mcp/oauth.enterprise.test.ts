@@ -1,16 +1,19 @@
 /**
  * Enterprise-managed authorization: an organization's OIDC IdP (oidc-provider on 127.0.0.1, its
  * keys served at its own jwks_uri) vouches for a member with an ID-JAG; the SDK client trades it
- * at /oauth/token (jwt-bearer grant) and calls a tool with the access token. oidc-provider has no
- * ID-JAG token exchange of its own, so the test signs each ID-JAG with the provider's private
- * signing key (the key the provider publishes), the way the IdP's token exchange does.
+ * at /oauth/token (jwt-bearer grant) and calls a tool with the access token. The journey is the
+ * extension's whole flow: sign-in at the IdP (ID token), the SDK's token exchange at the IdP
+ * (test/idjag-support.ts: oidc-provider has no ID-JAG issuance of its own, so a registered grant
+ * type signs it with the provider's own key), the SDK's jwt-bearer request here. The refusals
+ * craft their ID-JAGs directly, signed with that same key (or a stranger's).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Client, exchangeJwtAuthGrant, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { Client, exchangeJwtAuthGrant, requestJwtAuthorizationGrant, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from "jose";
 import { approveSsoDomains, joinedMember, orgWithProject, signedUp, type WebClient } from "../helpers";
 import { selfSignedCert, startOidcIdp, type OidcIdp } from "../idp-support";
-import { CLIENT_INFO, liveEnv, toolJson, type LiveEnv } from "../mcp-support";
+import { idJagTokenExchange, idTokenAt, TOKEN_EXCHANGE } from "../idjag-support";
+import { CLIENT_INFO, freePort, liveEnv, toolJson, type LiveEnv } from "../mcp-support";
 
 let live: LiveEnv;
 let idp: OidcIdp;
@@ -18,6 +21,9 @@ let idpKey: CryptoKey;
 let strangerKey: CryptoKey;
 const KID = "idp-signing-1";
 let seq = 0;
+/** The MCP client's registration at the IdP, and its client_id here as the IdP records it. */
+const AGENT = { clientId: "mcp-agent", clientSecret: "agent-secret", redirectUri: "http://127.0.0.1:9/idp-callback" };
+let agentClientIdHere = "";
 
 beforeAll(async () => {
   live = await liveEnv({ EGRESS_ALLOW_LOOPBACK: "true" }); // the IdP is on 127.0.0.1
@@ -25,11 +31,16 @@ beforeAll(async () => {
   idpKey = pair.privateKey;
   const jwk: JWK = { ...(await exportJWK(pair.privateKey)), kid: KID, alg: "RS256", use: "sig" };
   strangerKey = (await generateKeyPair("RS256")).privateKey;
+  const port = freePort();
   idp = await startOidcIdp(
-    [{ clientId: "talentd-org", clientSecret: "org-secret", redirectUris: [`${live.base}/api/auth/sso/oidc/callback`] }],
-    undefined,
+    [
+      { clientId: "talentd-org", clientSecret: "org-secret", redirectUris: [`${live.base}/api/auth/sso/oidc/callback`] },
+      { ...AGENT, redirectUris: [AGENT.redirectUri], grantTypes: [TOKEN_EXCHANGE], authMethod: "client_secret_post" },
+    ],
+    port,
     {
       jwks: { keys: [jwk] },
+      setup: idJagTokenExchange({ issuer: `http://127.0.0.1:${port}`, key: idpKey, kid: KID, clientIdAt: () => agentClientIdHere }),
     },
   );
 }, 60_000);
@@ -134,9 +145,21 @@ describe("enterprise-managed authorization: the jwt-bearer grant with an ID-JAG"
 
   test("a member's ID-JAG from the organization's IdP becomes an access token bound to the project (no refresh token, no consent); the SDK client calls a tool with it; the trace names the client", async () => {
     const s = await setup();
+    // the person signs in to the MCP client through the organization's IdP; the client exchanges the ID token there
+    idp.account = { sub: `idp-${s.member.userId}`, email: s.member.email, email_verified: true };
+    agentClientIdHere = s.clientId;
+    const grant = await requestJwtAuthorizationGrant({
+      tokenEndpoint: `${idp.issuer}/oauth/token`,
+      audience: live.base,
+      resource: s.resource,
+      idToken: await idTokenAt(idp, AGENT),
+      clientId: AGENT.clientId,
+      clientSecret: AGENT.clientSecret,
+      scope: "doctor catalog",
+    });
     const tokens = await exchangeJwtAuthGrant({
       tokenEndpoint: `${live.base}/oauth/token`,
-      jwtAuthGrant: await idJag(s),
+      jwtAuthGrant: grant.jwtAuthGrant,
       clientId: s.clientId,
       authMethod: "none",
     });
