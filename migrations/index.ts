@@ -15,6 +15,7 @@ import m10 from "./0010_sso_domain_proof.sql" with { type: "text" };
 import m11 from "./0011_oauth_client_last_used.sql" with { type: "text" };
 import m12 from "./0012_tenancy.sql" with { type: "text" };
 import m13 from "./0013_context_budget.sql" with { type: "text" };
+import m14 from "./0014_enterprise.sql" with { type: "text" };
 
 export const migrations: EmbeddedMigration[] = [
   { tag: "0000_init", sql: m0 },
@@ -31,4 +32,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0011_oauth_client_last_used", sql: m11 },
   { tag: "0012_tenancy", sql: m12 },
   { tag: "0013_context_budget", sql: m13 },
+  { tag: "0014_enterprise", sql: m14 },
 ];

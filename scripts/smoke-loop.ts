@@ -4,7 +4,7 @@
  * playbook, a report, one MCP tool call and an MCP initialize, SAML metadata and an invitation
  * mail (sent over SMTP to scripts/smoke.sh's sink) — so that CI catches what only the bundle can
  * break: the modules loaded on first use, each a chunk of its own in the binary (the MCP SDK,
- * node-saml, nodemailer), the embedded migrations and catalog. SMOKE_IDP_CERT names a PEM
+ * node-saml, nodemailer, jose), the embedded migrations and catalog. SMOKE_IDP_CERT names a PEM
  * certificate for the SAML configuration.
  */
 const base: string = process.argv[2] ?? "";
@@ -96,7 +96,19 @@ for (let i = 0; i < 100 && !sent; i++) {
 expect("invitation mail sent", sent, await web("GET", "/web/orgs/current/mail"));
 const meta = await call("GET", `/.well-known/oauth-protected-resource/mcp/${pid}`);
 expect("oauth metadata", meta.status === 200 && meta.body.resource === `${base}/mcp/${pid}`, meta);
+const client = await call("POST", "/oauth/register", { client_name: "smoke", redirect_uris: ["http://127.0.0.1:9/cb"] });
+const jag = await fetch(`${base}/oauth/token`, {
+  method: "POST",
+  headers: { "content-type": "application/x-www-form-urlencoded" },
+  body: new URLSearchParams({
+    grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer",
+    assertion: "not-a-jwt",
+    client_id: client.body.client_id,
+  }),
+});
+const jagBody = (await jag.json()) as { error?: string; error_description?: string };
+expect("jwt-bearer grant (jose's chunk)", jag.status === 400 && jagBody.error_description === "The assertion is not a JWT.", jagBody);
 console.log(
-  "smoke-loop: ok (sign-up → org → project → install → key → prepare → playbook → report → MCP tools/call and initialize → SAML metadata → invitation mail over SMTP → OAuth metadata)",
+  "smoke-loop: ok (sign-up → org → project → install → key → prepare → playbook → report → MCP tools/call and initialize → SAML metadata → invitation mail over SMTP → OAuth metadata → jwt-bearer grant)",
 );
 export {};

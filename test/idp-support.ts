@@ -39,11 +39,14 @@ export interface OidcIdp {
 
 /**
  * Starts oidc-provider on `port` (default a free one) with one confidential client per
- * `clients` entry (client_secret_basic, code flow, the given redirect URIs).
+ * `clients` entry (client_secret_basic unless `authMethod`, code flow plus `grantTypes`, the given
+ * redirect URIs). `jwks`: the provider's signing keys (private JWKs), for tests that sign with
+ * them as the IdP does; `setup`: called with the provider before it serves (e.g. to register a grant type).
  */
 export async function startOidcIdp(
-  clients: { clientId: string; clientSecret: string; redirectUris: string[] }[],
+  clients: { clientId: string; clientSecret: string; redirectUris: string[]; grantTypes?: string[]; authMethod?: string }[],
   port = freePort(),
+  opts: { jwks?: { keys: object[] }; setup?: (provider: any) => void } = {},
 ): Promise<OidcIdp> {
   const issuer = `http://127.0.0.1:${port}`;
   const idp: OidcIdp = {
@@ -59,9 +62,9 @@ export async function startOidcIdp(
       client_id: c.clientId,
       client_secret: c.clientSecret,
       redirect_uris: c.redirectUris,
-      grant_types: ["authorization_code"],
+      grant_types: ["authorization_code", ...(c.grantTypes ?? [])],
       response_types: ["code"],
-      token_endpoint_auth_method: "client_secret_basic",
+      token_endpoint_auth_method: c.authMethod ?? "client_secret_basic",
     })),
     async findAccount(_ctx: unknown, id: string) {
       const a = { ...idp.account, sub: id };
@@ -74,8 +77,10 @@ export async function startOidcIdp(
     pkce: { required: () => false },
     ttl: { AuthorizationCode: () => idp.codeTtl, Session: 60, Interaction: 600, Grant: 600, IdToken: 600, AccessToken: 600 },
     cookies: { keys: ["test-cookie-key-not-secret"] },
+    ...(opts.jwks ? { jwks: opts.jwks } : {}),
     routes: { authorization: "/oauth/authorize", token: "/oauth/token", userinfo: "/oauth/userinfo" },
   });
+  opts.setup?.(provider);
   const callback = provider.callback();
   const server: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     try {

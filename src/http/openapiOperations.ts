@@ -231,6 +231,15 @@ export const ORG_OPERATIONS: Operation[] = [
   },
   {
     method: "POST",
+    path: "/web/orgs/current/sso/enterprise",
+    summary:
+      "Turn enterprise-managed authorization (the IdP's ID-JAGs at /oauth/token) on or off; OIDC only, 409 invalid_transition for SAML",
+    access: "admin",
+    body: obj({ enabled: { type: "boolean" } }),
+    errors: [400, 404, 409],
+  },
+  {
+    method: "POST",
     path: "/web/orgs/current/sso/test",
     summary: "Check the SSO configuration (OIDC discovery; SAML certificate and entry point) and return a test sign-in link",
     access: "admin",

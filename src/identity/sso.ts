@@ -138,6 +138,7 @@ interface ConnectionRow {
   protocol: "oidc" | "saml";
   config: Record<string, unknown>;
   enforce: boolean;
+  enterpriseGrant: boolean;
   testedAt: number | null;
   createdAt: number;
   updatedAt: number;
@@ -149,7 +150,14 @@ function settingsOf(row: ConnectionRow, domains: string[]): SsoSettings {
 }
 
 /** Stored settings plus what only the server reads: the claims and which of them are verified. */
-export type StoredSso = SsoSettings & { testedAt: number | null; updatedAt: number; claims: DomainClaim[]; verifiedDomains: string[] };
+export type StoredSso = SsoSettings & {
+  /** Enterprise-managed authorization (ssoEnterprise.ts): this OIDC IdP's ID-JAGs are accepted at /oauth/token. */
+  enterpriseGrant: boolean;
+  testedAt: number | null;
+  updatedAt: number;
+  claims: DomainClaim[];
+  verifiedDomains: string[];
+};
 
 /** The stored settings of an organization (secrets included: for the server only), or null. */
 export async function loadSso(database: Database | Tx, organizationId: string): Promise<StoredSso | null> {
@@ -161,7 +169,14 @@ export async function loadSso(database: Database | Tx, organizationId: string): 
   const claims = await domainClaims(database, organizationId);
   const domains = claims.map((c) => c.domain);
   const verifiedDomains = claims.filter((c) => c.status === "verified").map((c) => c.domain);
-  return { ...settingsOf(row, domains), testedAt: row.testedAt, updatedAt: row.updatedAt, claims, verifiedDomains };
+  return {
+    ...settingsOf(row, domains),
+    enterpriseGrant: row.enterpriseGrant,
+    testedAt: row.testedAt,
+    updatedAt: row.updatedAt,
+    claims,
+    verifiedDomains,
+  };
 }
 
 /** What leaves the server: the settings without the client secret, plus the URLs to register. */
@@ -175,6 +190,7 @@ export function publicSso(config: Config, organizationId: string, s: StoredSso |
       domains: s.domains,
       domainClaims: s.claims,
       enforce: s.enforce,
+      enterpriseGrant: s.enterpriseGrant,
       oidc: s.oidc ? { issuer: s.oidc.issuer, clientId: s.oidc.clientId, clientSecretSet: s.oidc.clientSecret !== "" } : null,
       saml: s.saml
         ? {

@@ -16,6 +16,8 @@ export const REDIRECT_URIS_MAX = 10;
  */
 export const CLIENT_IDLE_MS = 30 * 24 * 3600 * 1000;
 const URI_MAX = 2000;
+/** The jwt-bearer grant of enterprise-managed authorization (jwtBearer.ts, which imports this module). */
+const JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 const NAME_MAX = 200;
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
@@ -136,8 +138,8 @@ export async function registerClient(database: Database, body: unknown, maxClien
     throw new OAuthError("invalid_redirect_uri", `redirect_uri ${JSON.stringify(u.slice(0, 200))} ${redirectUriProblem(u)}.`);
   }
   const grantTypes = Array.isArray(b.grant_types) ? b.grant_types : ["authorization_code", "refresh_token"];
-  if (!grantTypes.every((g) => g === "authorization_code" || g === "refresh_token")) {
-    throw new OAuthError("invalid_client_metadata", "grant_types may only contain authorization_code and refresh_token.");
+  if (!grantTypes.every((g) => g === "authorization_code" || g === "refresh_token" || g === JWT_BEARER)) {
+    throw new OAuthError("invalid_client_metadata", `grant_types may only contain authorization_code, refresh_token and ${JWT_BEARER}.`);
   }
   const responseTypes = Array.isArray(b.response_types) ? b.response_types : ["code"];
   if (!responseTypes.every((r) => r === "code")) throw new OAuthError("invalid_client_metadata", 'response_types may only contain "code".');

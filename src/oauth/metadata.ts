@@ -2,6 +2,7 @@
  * Discovery documents: RFC 9728 protected-resource metadata (one per MCP URL) and RFC 8414
  * authorization-server metadata. Pure functions of BASE_URL, so they need no database.
  */
+import { ID_JAG_PROFILE, JWT_BEARER_GRANT } from "./jwtBearer";
 import { mcpResource, OAUTH_SCOPES } from "./resource";
 
 /** RFC 9728 metadata of a project's MCP URL, or of the bare `/mcp` endpoint. */
@@ -26,7 +27,9 @@ export function authorizationServerMetadata(baseUrl: string) {
     scopes_supported: [...OAUTH_SCOPES],
     response_types_supported: ["code"],
     response_modes_supported: ["query"],
-    grant_types_supported: ["authorization_code", "refresh_token"],
+    grant_types_supported: ["authorization_code", "refresh_token", JWT_BEARER_GRANT],
+    // enterprise-managed authorization: an organization's IdP-issued ID-JAG (jwtBearer.ts)
+    authorization_grant_profiles_supported: [ID_JAG_PROFILE],
     token_endpoint_auth_methods_supported: ["none"],
     revocation_endpoint_auth_methods_supported: ["none"],
     code_challenge_methods_supported: ["S256"],

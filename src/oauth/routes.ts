@@ -3,7 +3,8 @@
  *   GET  /.well-known/oauth-protected-resource[/mcp[/:projectId]]   RFC 9728
  *   GET  /.well-known/oauth-authorization-server                     RFC 8414
  *   POST /oauth/register                                             RFC 7591 (rate limited per IP)
- *   POST /oauth/token                                                authorization_code + PKCE S256, refresh_token
+ *   POST /oauth/token                                                authorization_code + PKCE S256, refresh_token,
+ *                                                                    jwt-bearer with an ID-JAG (jwtBearer.ts)
  *   POST /oauth/revoke                                               RFC 7009
  * Errors are RFC 6749 bodies `{error, error_description}`, rendered here, not by the global onError.
  */
@@ -16,6 +17,7 @@ import { findClient, registerClient } from "./clients";
 import { consentRoutes } from "./pages";
 import { OAuthError, oauthErrorResponse, oauthJson, PUBLIC_CORS, preflight } from "./errors";
 import { exchangeCode, refreshTokens, revokeToken } from "./grants";
+import { JWT_BEARER_GRANT, jwtBearerGrant } from "./jwtBearer";
 import { authorizationServerMetadata, protectedResourceMetadata } from "./metadata";
 import { PROJECT_ID_PATTERN } from "./resource";
 
@@ -74,10 +76,19 @@ export function oauthRoutes(deps: SignInDeps) {
         answer(async () => {
           const grantType = param(body, "grant_type");
           if (!grantType) throw new OAuthError("invalid_request", "grant_type is required.");
-          if (grantType !== "authorization_code" && grantType !== "refresh_token") {
-            throw new OAuthError("unsupported_grant_type", "Supported grant types: authorization_code, refresh_token.");
+          if (grantType !== "authorization_code" && grantType !== "refresh_token" && grantType !== JWT_BEARER_GRANT) {
+            throw new OAuthError(
+              "unsupported_grant_type",
+              `Supported grant types: authorization_code, refresh_token, ${JWT_BEARER_GRANT}.`,
+            );
           }
           const clientId = await requireClient(deps, body);
+          if (grantType === JWT_BEARER_GRANT) {
+            const assertion = param(body, "assertion");
+            if (!assertion) throw new OAuthError("invalid_request", "assertion is required (the ID-JAG from your identity provider).");
+            const input = { clientId, assertion, scope: param(body, "scope"), resource: param(body, "resource") };
+            return oauthJson(await jwtBearerGrant(deps, input));
+          }
           if (grantType === "authorization_code") {
             const code = param(body, "code");
             const codeVerifier = param(body, "code_verifier");

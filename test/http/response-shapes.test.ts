@@ -161,6 +161,7 @@ async function callEveryRoute(): Promise<void> {
   await call(owner, "GET /web/admin/sso-domains", "/web/admin/sso-domains");
   await call(owner, "POST /web/admin/sso-domains/{orgId}/{domain}/approve", `/web/admin/sso-domains/${org.id}/shapes.example/approve`);
   await call(owner, "POST /web/orgs/current/sso/domains/{domain}/verify", "/web/orgs/current/sso/domains/shapes.example/verify");
+  await call(owner, "POST /web/orgs/current/sso/enterprise", "/web/orgs/current/sso/enterprise", { enabled: false });
   await call(owner, "POST /web/orgs/current/sso/test", "/web/orgs/current/sso/test");
   await call(owner, "PUT /web/orgs/current/code-hosting", "/web/orgs/current/code-hosting", {
     provider: "github",

@@ -141,7 +141,7 @@ describe("discovery documents (RFC 9728, RFC 8414)", () => {
     expect((await env.request("/.well-known/oauth-protected-resource/mcp/nope")).status).toBe(404);
   });
 
-  test("authorization-server metadata: S256 only, code + refresh grants, public clients, registration and revocation endpoints", async () => {
+  test("authorization-server metadata: S256 only, code + refresh + jwt-bearer (ID-JAG) grants, public clients, registration and revocation endpoints", async () => {
     const r = await json(await env.request("/.well-known/oauth-authorization-server"));
     expect(r.body).toMatchObject({
       issuer: base,
@@ -151,7 +151,7 @@ describe("discovery documents (RFC 9728, RFC 8414)", () => {
       revocation_endpoint: `${base}/oauth/revoke`,
       scopes_supported: ALL_SCOPES,
       response_types_supported: ["code"],
-      grant_types_supported: ["authorization_code", "refresh_token"],
+      grant_types_supported: ["authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:jwt-bearer"],
       token_endpoint_auth_methods_supported: ["none"],
       code_challenge_methods_supported: ["S256"],
     });

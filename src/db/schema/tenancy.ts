@@ -76,6 +76,8 @@ export const ssoConnections = sqliteTable("sso_connections", {
   /** Password (and external provider) sign-in refused for the connection's domains. */
   enforce: integer("enforce", { mode: "boolean" }).notNull().default(false),
   enabled: integer("enabled", { mode: "boolean" }).notNull().default(false),
+  /** Enterprise-managed authorization: the OIDC IdP's ID-JAGs are accepted at the token endpoint (src/oauth/jwtBearer.ts). */
+  enterpriseGrant: integer("enterprise_grant", { mode: "boolean" }).notNull().default(false),
   testedAt: integer("tested_at"),
   createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),
@@ -112,12 +114,12 @@ export const ssoDomains = sqliteTable(
  * Single-use, expiring records of the SSO protocols, kept in the database so they survive a
  * restart: `saml_request` (an AuthnRequest id this server sent: a Response's InResponseTo
  * must name one), `saml_assertion` (an assertion id already consumed: a replay is refused
- * until it would have expired anyway).
+ * until it would have expired anyway), `id_jag` (an ID-JAG's `iss|jti` already exchanged at the token endpoint).
  */
 export const ssoNonces = sqliteTable(
   "sso_nonces",
   {
-    kind: text("kind", { enum: ["saml_request", "saml_assertion"] }).notNull(),
+    kind: text("kind", { enum: ["saml_request", "saml_assertion", "id_jag"] }).notNull(),
     id: text("id").notNull(),
     organizationId: text("organization_id").references(() => organizations.id, { onDelete: "cascade" }),
     value: text("value").notNull().default(""),

@@ -78,6 +78,29 @@ function DomainClaims(props: { data: Public; outcome?: { ok: boolean; message: s
   );
 }
 
+/** The enterprise-managed authorization control (OIDC only): ID-JAGs from the IdP become access tokens for members. */
+function EnterpriseGrant(props: { enabled: boolean }) {
+  return (
+    <section class="card" aria-labelledby="sso-enterprise-h" id="sso-enterprise">
+      <h2 id="sso-enterprise-h">Enterprise-managed authorization</h2>
+      <p class="muted">
+        When on, MCP clients your identity provider authorizes get access tokens for your projects without a consent page: they present the
+        identity assertion (ID-JAG) the provider issued for a member of this organization.
+      </p>
+      <form method="post" action="/web/orgs/current/sso/enterprise" hx-post="/web/orgs/current/sso/enterprise" id="sso-enterprise-form">
+        <input type="hidden" name="return" value="/org/sso" />
+        <label class="check">
+          <input type="checkbox" name="enabled" value="true" checked={props.enabled} /> Accept identity assertions from this identity
+          provider
+        </label>
+        <p>
+          <button type="submit">Save</button>
+        </p>
+      </form>
+    </section>
+  );
+}
+
 function SsoPage(props: { ctx: PageContext; data: Public; test?: TestResult; verify?: { ok: boolean; message: string } }) {
   const s = props.data.sso;
   const sp = props.data.serviceProvider;
@@ -205,6 +228,7 @@ function SsoPage(props: { ctx: PageContext; data: Public; test?: TestResult; ver
           </p>
         </form>
       </section>
+      {s?.type === "oidc" ? <EnterpriseGrant enabled={s.enterpriseGrant} /> : null}
       {s ? (
         <section class="card" aria-labelledby="sso-actions-h">
           <h2 id="sso-actions-h">Test or remove</h2>
@@ -238,6 +262,7 @@ const SSO_ADMIN: OrgPageRule = { admin: "No such page for your role: single sign
 export function ssoPages(deps: ViewDeps, sessions: PageSessions) {
   deps.views.register("POST", "/web/orgs/current/sso", { redirect: () => "/org/sso" });
   deps.views.register("DELETE", "/web/orgs/current/sso", { redirect: () => "/org/sso" });
+  deps.views.register("POST", "/web/orgs/current/sso/enterprise", { redirect: () => "/org/sso" });
   return new Elysia()
     .use(createPageGuard(sessions))
     .get(

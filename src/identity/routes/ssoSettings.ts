@@ -16,10 +16,11 @@ import { confirmations } from "../../ui/confirmations";
 import { recordSecurityEvent } from "../security";
 import { decodedParam } from "../../http/query";
 import { deleteSso, loadSso, markTested, publicSso, readSsoSettings, saveSso, testSso } from "../sso";
+import { keepsEnterpriseGrant, setEnterpriseGrant, ssoEnterpriseRoutes } from "../ssoEnterprise";
 import { approveDomainClaim, pendingDomainClaims, txtLookup, verifyDomainByDns } from "../ssoDomains";
 
 export function ssoWebRoutes(deps: CoreDeps, guards: Guards) {
-  return new Elysia().use(orgSsoRoutes(deps, guards)).use(adminDomainRoutes(deps, guards));
+  return new Elysia().use(orgSsoRoutes(deps, guards)).use(ssoEnterpriseRoutes(deps, guards)).use(adminDomainRoutes(deps, guards));
 }
 
 /** The platform administrators' list of pending domain claims and their approval. */
@@ -62,6 +63,7 @@ function orgSsoRoutes(deps: CoreDeps, guards: Guards) {
           const stored = await loadSso(tx, org.id);
           const settings = readSsoSettings(body, stored);
           await saveSso(tx, org.id, settings);
+          if (stored?.enterpriseGrant && !keepsEnterpriseGrant(stored, settings)) await setEnterpriseGrant(tx, org.id, false);
           await recordSecurityEvent(tx, {
             kind: "sso.configured",
             userId: auth.user.id,

@@ -1,0 +1,1 @@
+ALTER TABLE `sso_connections` ADD `enterprise_grant` integer DEFAULT false NOT NULL;

@@ -1,0 +1,66 @@
+/**
+ * `POST /web/orgs/current/sso/enterprise` (docs/api.md "Organization SSO"): turns enterprise-managed
+ * authorization on or off for the active organization's OIDC SSO, for its owners and admins.
+ * When on, the token endpoint accepts ID-JAGs its IdP issued for its members and its projects
+ * (src/oauth/jwtBearer.ts). Off by default; a security event (`sso.enterprise_grant`) records each change.
+ */
+import { eq } from "drizzle-orm";
+import { Elysia } from "elysia";
+import type { Guards } from "../auth/guards";
+import type { Tx } from "../db/client";
+import { ssoConnections } from "../db/schema";
+import type { CoreDeps } from "../deps";
+import { clientMeta } from "../http/client";
+import { AppError, notFound, validationFailed } from "../http/errors";
+import { recordSecurityEvent } from "./security";
+import { loadSso, publicSso, type SsoSettings, type StoredSso } from "./sso";
+
+/** Reads `enabled` from a JSON body (boolean) or a form (`true`/`on`/`1`, anything else off). */
+export function readEnterpriseToggle(body: unknown): boolean {
+  const v = (body as Record<string, unknown> | null)?.enabled;
+  if (typeof v === "boolean") return v;
+  if (typeof v === "string") return v === "true" || v === "on" || v === "1";
+  if (v === undefined) return false; // an unticked checkbox sends nothing
+  throw validationFailed([{ path: "enabled", message: "must be true or false" }]);
+}
+
+/** Whether a saved configuration keeps the grant on: only while it trusts the same OIDC issuer (another IdP is trusted anew by hand). */
+export function keepsEnterpriseGrant(stored: StoredSso, next: SsoSettings): boolean {
+  return next.type === "oidc" && next.oidc?.issuer === stored.oidc?.issuer;
+}
+
+/** Stores the setting; 404 without SSO, 409 invalid_transition when the SSO is SAML (ID-JAGs come from an OIDC IdP). */
+export async function setEnterpriseGrant(tx: Tx, organizationId: string, enabled: boolean): Promise<void> {
+  const stored = await loadSso(tx, organizationId);
+  if (!stored) throw notFound("This organization has no single sign-on: configure OIDC single sign-on first.");
+  if (enabled && stored.type !== "oidc")
+    throw new AppError("invalid_transition", "Enterprise-managed authorization needs OpenID Connect single sign-on (this one is SAML).");
+  await tx
+    .update(ssoConnections)
+    .set({ enterpriseGrant: enabled, updatedAt: Date.now() })
+    .where(eq(ssoConnections.organizationId, organizationId));
+}
+
+/** The route of the setting (mounted beside the other SSO routes). */
+export function ssoEnterpriseRoutes(deps: CoreDeps, guards: Guards) {
+  const { config, database } = deps;
+  return new Elysia({ prefix: "/web/orgs/current/sso" }).use(guards).post(
+    "/enterprise",
+    async ({ auth, org, body, request, server }) => {
+      const enabled = readEnterpriseToggle(body);
+      const saved = await database.write(async (tx) => {
+        await setEnterpriseGrant(tx, org.id, enabled);
+        await recordSecurityEvent(tx, {
+          kind: "sso.enterprise_grant",
+          userId: auth.user.id,
+          email: auth.user.email,
+          ...clientMeta(request, server),
+          detail: { organizationId: org.id, enabled },
+        });
+        return loadSso(tx, org.id);
+      });
+      return publicSso(config, org.id, saved);
+    },
+    { org: "admin" },
+  );
+}

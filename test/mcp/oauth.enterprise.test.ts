@@ -1,0 +1,363 @@
+/**
+ * Enterprise-managed authorization: an organization's OIDC IdP (oidc-provider on 127.0.0.1, its
+ * keys served at its own jwks_uri) vouches for a member with an ID-JAG; the SDK client trades it
+ * at /oauth/token (jwt-bearer grant) and calls a tool with the access token. The journey is the
+ * extension's whole flow: sign-in at the IdP (ID token), the SDK's token exchange at the IdP
+ * (test/idjag-support.ts: oidc-provider has no ID-JAG issuance of its own, so a registered grant
+ * type signs it with the provider's own key), the SDK's jwt-bearer request here. The refusals
+ * craft their ID-JAGs directly, signed with that same key (or a stranger's).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Client, exchangeJwtAuthGrant, requestJwtAuthorizationGrant, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { exportJWK, generateKeyPair, SignJWT, type JWK } from "jose";
+import { approveSsoDomains, joinedMember, orgWithProject, signedUp, type WebClient } from "../helpers";
+import { selfSignedCert, startOidcIdp, type OidcIdp } from "../idp-support";
+import { idJagTokenExchange, idTokenAt, TOKEN_EXCHANGE } from "../idjag-support";
+import { CLIENT_INFO, freePort, liveEnv, toolJson, type LiveEnv } from "../mcp-support";
+
+let live: LiveEnv;
+let idp: OidcIdp;
+let idpKey: CryptoKey;
+let strangerKey: CryptoKey;
+const KID = "idp-signing-1";
+let seq = 0;
+/** The MCP client's registration at the IdP, and its client_id here as the IdP records it. */
+const AGENT = { clientId: "mcp-agent", clientSecret: "agent-secret", redirectUri: "http://127.0.0.1:9/idp-callback" };
+let agentClientIdHere = "";
+
+beforeAll(async () => {
+  live = await liveEnv({ EGRESS_ALLOW_LOOPBACK: "true" }); // the IdP is on 127.0.0.1
+  const pair = await generateKeyPair("RS256", { extractable: true });
+  idpKey = pair.privateKey;
+  const jwk: JWK = { ...(await exportJWK(pair.privateKey)), kid: KID, alg: "RS256", use: "sig" };
+  strangerKey = (await generateKeyPair("RS256")).privateKey;
+  const port = freePort();
+  idp = await startOidcIdp(
+    [
+      { clientId: "talentd-org", clientSecret: "org-secret", redirectUris: [`${live.base}/api/auth/sso/oidc/callback`] },
+      { ...AGENT, redirectUris: [AGENT.redirectUri], grantTypes: [TOKEN_EXCHANGE], authMethod: "client_secret_post" },
+    ],
+    port,
+    {
+      jwks: { keys: [jwk] },
+      setup: idJagTokenExchange({ issuer: `http://127.0.0.1:${port}`, key: idpKey, kid: KID, clientIdAt: () => agentClientIdHere }),
+    },
+  );
+}, 60_000);
+afterAll(async () => {
+  await idp?.stop();
+  await live?.close();
+});
+
+interface Setup {
+  owner: WebClient;
+  org: { id: string };
+  project: { id: string };
+  domain: string;
+  resource: string;
+  clientId: string;
+  member: WebClient & { email: string; userId: string };
+}
+
+/** An organization with a project, OIDC SSO at the test IdP for a proven domain, a member at that domain, a registered MCP client. */
+async function setup(enable = true): Promise<Setup> {
+  const { owner, org, project } = await orgWithProject(live.env, `Enterprise Org ${++seq}`);
+  const domain = `enterprise${seq}.example`;
+  const saved = await owner.post("/web/orgs/current/sso", {
+    type: "oidc",
+    domains: [domain],
+    oidc: { issuer: idp.issuer, clientId: "talentd-org", clientSecret: "org-secret" },
+  });
+  expect(saved.status).toBe(200);
+  expect(saved.body.sso.enterpriseGrant).toBe(false); // off by default
+  await approveSsoDomains(live.env, org.id, [domain]);
+  if (enable) {
+    const on = await owner.post("/web/orgs/current/sso/enterprise", { enabled: true });
+    expect(on.status).toBe(200);
+    expect(on.body.sso.enterpriseGrant).toBe(true);
+  }
+  const member = await joinedMember(live.env, owner, await signedUp(live.env, `person${seq}@${domain}`));
+  const reg = await fetch(`${live.base}/oauth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      client_name: "Enterprise Agent",
+      redirect_uris: ["http://127.0.0.1:9/callback"],
+      grant_types: ["urn:ietf:params:oauth:grant-type:jwt-bearer"], // registration accepts the grant type
+    }),
+  });
+  expect(reg.status).toBe(201);
+  const clientId = ((await reg.json()) as { client_id: string }).client_id;
+  return { owner, org, project, domain, resource: `${live.base}/mcp/${project.id}`, clientId, member };
+}
+
+/** An ID-JAG as the IdP's token exchange issues it; `over` replaces claims, `key`/`kid`/`typ` the signing. */
+async function idJag(
+  s: Setup,
+  over: Record<string, unknown> = {},
+  sign: { key?: CryptoKey; kid?: string; typ?: string } = {},
+): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  const claims: Record<string, unknown> = {
+    jti: crypto.randomUUID(),
+    iss: idp.issuer,
+    sub: `idp-${s.member.userId}`,
+    email: s.member.email,
+    aud: live.base,
+    resource: s.resource,
+    client_id: s.clientId,
+    scope: "doctor catalog",
+    iat: now,
+    exp: now + 300,
+    ...over,
+  };
+  for (const [k, v] of Object.entries(claims)) if (v === undefined) delete claims[k];
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: "RS256", typ: sign.typ ?? "oauth-id-jag+jwt", kid: sign.kid ?? KID })
+    .sign(sign.key ?? idpKey);
+}
+
+/** POST /oauth/token with the jwt-bearer grant; returns status and body. */
+async function token(s: Setup, assertion: string, extra: Record<string, string> = {}) {
+  const r = await fetch(`${live.base}/oauth/token`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion, client_id: s.clientId, ...extra }),
+  });
+  return { status: r.status, body: (await r.json()) as Record<string, string | number> };
+}
+
+/** The number of OAuth tokens issued for a project (nothing issued on a refusal). */
+async function tokensOf(projectId: string): Promise<number> {
+  const r = await live.env.database.client.execute({
+    sql: "SELECT count(*) AS n FROM oauth_tokens WHERE project_id = ?",
+    args: [projectId],
+  });
+  return Number(r.rows[0]!.n);
+}
+
+describe("enterprise-managed authorization: the jwt-bearer grant with an ID-JAG", () => {
+  test("metadata announces the grant and the ID-JAG profile", async () => {
+    const m = (await (await fetch(`${live.base}/.well-known/oauth-authorization-server`)).json()) as Record<string, string[]>;
+    expect(m.grant_types_supported).toContain("urn:ietf:params:oauth:grant-type:jwt-bearer");
+    expect(m.authorization_grant_profiles_supported).toEqual(["urn:ietf:params:oauth:grant-profile:id-jag"]);
+  });
+
+  test("a member's ID-JAG from the organization's IdP becomes an access token bound to the project (no refresh token, no consent); the SDK client calls a tool with it; the trace names the client", async () => {
+    const s = await setup();
+    // the person signs in to the MCP client through the organization's IdP; the client exchanges the ID token there
+    idp.account = { sub: `idp-${s.member.userId}`, email: s.member.email, email_verified: true };
+    agentClientIdHere = s.clientId;
+    const grant = await requestJwtAuthorizationGrant({
+      tokenEndpoint: `${idp.issuer}/oauth/token`,
+      audience: live.base,
+      resource: s.resource,
+      idToken: await idTokenAt(idp, AGENT),
+      clientId: AGENT.clientId,
+      clientSecret: AGENT.clientSecret,
+      scope: "doctor catalog",
+    });
+    const tokens = await exchangeJwtAuthGrant({
+      tokenEndpoint: `${live.base}/oauth/token`,
+      jwtAuthGrant: grant.jwtAuthGrant,
+      clientId: s.clientId,
+      authMethod: "none",
+    });
+    expect(tokens.access_token).toMatch(/^svc_at_/);
+    expect(tokens.token_type).toBe("Bearer");
+    expect(tokens.scope).toBe("doctor catalog"); // canonical order
+    const client = new Client(CLIENT_INFO);
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(s.resource), {
+        requestInit: { headers: { authorization: `Bearer ${tokens.access_token}` } },
+      }),
+    );
+    const doctor = await client.callTool({ name: "svc_doctor", arguments: {} });
+    expect(doctor.isError).toBeFalsy();
+    expect(toolJson(doctor)).toBeObject();
+    await client.close();
+    // bound to its resource: another project's URL refuses it
+    const other = await orgWithProject(live.env);
+    const elsewhere = await fetch(`${live.base}/mcp/${other.project.id}`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${tokens.access_token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+    });
+    expect(elsewhere.status).toBe(401);
+    const events = (await s.owner.get(`/web/projects/${s.project.id}/traces`)).body.events as {
+      kind: string;
+      via: string;
+      author: { type: string; name: string };
+    }[];
+    expect(events.find((e) => e.kind === "doctor")).toMatchObject({ via: "mcp", author: { type: "token", name: "Enterprise Agent" } });
+  });
+
+  test("the member found through the identity linked to the organization's SSO (sub), whatever the e-mail claim; scope narrowed by the request", async () => {
+    const s = await setup();
+    await live.env.database.client.execute({
+      // what a sign-in through the organization's SSO leaves behind (identity/external.ts)
+      sql: "INSERT INTO external_accounts (provider, provider_user_id, user_id, created_at) VALUES (?, ?, ?, ?)",
+      args: [`sso:${s.org.id}`, "linked-sub", s.member.userId, Date.now()],
+    });
+    const r = await token(s, await idJag(s, { sub: "linked-sub", email: undefined, scope: undefined }), { scope: "discover install" });
+    expect(r.status).toBe(200);
+    expect(r.body.scope).toBe("discover install");
+    expect(r.body.token_type).toBe("Bearer");
+    expect(r.body.expires_in).toBe(3600);
+    expect(r.body.refresh_token).toBeUndefined(); // the IdP is asked again for a new ID-JAG instead
+  });
+
+  const refusals: [string, (s: Setup) => Promise<string> | string, string, RegExp][] = [
+    ["aud: an assertion for another audience", (s) => idJag(s, { aud: "https://other-as.example" }), "invalid_grant", /another audience/],
+    [
+      "exp: an expired assertion",
+      (s) => idJag(s, { iat: Math.floor(Date.now() / 1000) - 900, exp: Math.floor(Date.now() / 1000) - 600 }),
+      "invalid_grant",
+      /expired/,
+    ],
+    [
+      "exp: an assertion living longer than the limit",
+      (s) => idJag(s, { exp: Math.floor(Date.now() / 1000) + 7200 }),
+      "invalid_grant",
+      /longer than/,
+    ],
+    [
+      "signature: signed by a key the IdP does not publish",
+      (s) => idJag(s, {}, { key: strangerKey, kid: "stranger" }),
+      "invalid_grant",
+      /key the identity provider does not publish/,
+    ],
+    ["signature: the IdP's kid with another key", (s) => idJag(s, {}, { key: strangerKey }), "invalid_grant", /signature does not verify/],
+    ["typ: an ID token, not an ID-JAG", (s) => idJag(s, {}, { typ: "JWT" }), "invalid_grant", /not an ID-JAG/],
+    [
+      "iss: an issuer the organization does not trust",
+      (s) => idJag(s, { iss: "http://127.0.0.1:1/other-idp" }),
+      "invalid_grant",
+      /issuer is not/,
+    ],
+    ["client_id: issued for another client", (s) => idJag(s, { client_id: "ocl_someone_else" }), "invalid_grant", /another client/],
+    ["jti: required", (s) => idJag(s, { jti: undefined }), "invalid_grant", /jti/],
+    [
+      "resource: not a project here",
+      (s) => idJag(s, { resource: "https://elsewhere.example/mcp" }),
+      "invalid_grant",
+      /not a project's MCP URL/,
+    ],
+    ["scope: unknown scopes in the assertion", (s) => idJag(s, { scope: "admin" }), "invalid_grant", /unknown scopes/],
+    ["a malformed assertion", () => "not-a-jwt", "invalid_grant", /not a JWT/],
+  ];
+  for (const [rule, make, code, sentence] of refusals) {
+    test(`refused, nothing issued — ${rule}`, async () => {
+      const s = await setup();
+      const r = await token(s, await make(s));
+      expect(r.status).toBe(400);
+      expect(r.body.error).toBe(code);
+      expect(r.body.error_description).toMatch(sentence);
+      expect(await tokensOf(s.project.id)).toBe(0);
+    });
+  }
+
+  test("refused — enterprise mode off (the default), then on: the same kind of assertion works", async () => {
+    const s = await setup(false);
+    const r = await token(s, await idJag(s));
+    expect(r.body).toMatchObject({
+      error: "invalid_grant",
+      error_description: expect.stringMatching(/does not accept enterprise-managed/),
+    });
+    expect(await tokensOf(s.project.id)).toBe(0);
+    expect((await s.owner.post("/web/orgs/current/sso/enterprise", { enabled: true })).status).toBe(200);
+    expect((await token(s, await idJag(s))).status).toBe(200);
+    // and off again
+    expect((await s.owner.post("/web/orgs/current/sso/enterprise", { enabled: false })).body.sso.enterpriseGrant).toBe(false);
+    expect((await token(s, await idJag(s))).body.error).toBe("invalid_grant");
+  });
+
+  test("refused — a user who is not a member of the organization (e-mail at its proven domain, no membership)", async () => {
+    const s = await setup();
+    const outsider = await signedUp(live.env, `outsider${seq}@${s.domain}`);
+    const r = await token(s, await idJag(s, { sub: "outsider", email: outsider.email }));
+    expect(r.body).toMatchObject({ error: "invalid_grant", error_description: expect.stringMatching(/not a member/) });
+    // an e-mail outside the organization's proven domains does not map to its account either
+    const elsewhere = await signedUp(live.env);
+    await joinedMember(live.env, s.owner, elsewhere);
+    expect((await token(s, await idJag(s, { sub: "x", email: elsewhere.email }))).body.error).toBe("invalid_grant");
+    // a member whose address was never verified is not found by its e-mail (whoever typed it may not hold it)
+    await live.env.database.client.execute({ sql: "UPDATE users SET email_verified_at = NULL WHERE id = ?", args: [s.member.userId] });
+    expect((await token(s, await idJag(s))).body.error_description).toMatch(/not a member/);
+    expect(await tokensOf(s.project.id)).toBe(0);
+  });
+
+  test("refused — a project of another organization, even one whose members the same IdP vouches for", async () => {
+    const s = await setup();
+    const other = await setup(); // the same IdP, enterprise mode on, its own member
+    const r = await token(s, await idJag(s, { resource: other.resource }));
+    expect(r.body).toMatchObject({ error: "invalid_grant", error_description: expect.stringMatching(/not a member/) });
+    expect(await tokensOf(other.project.id)).toBe(0);
+  });
+
+  test("refused — a replayed jti (the extension requires replay detection)", async () => {
+    const s = await setup();
+    const assertion = await idJag(s);
+    expect((await token(s, assertion)).status).toBe(200);
+    const again = await token(s, assertion);
+    expect(again.body).toMatchObject({ error: "invalid_grant", error_description: expect.stringMatching(/already used/) });
+    expect(await tokensOf(s.project.id)).toBe(1);
+  });
+
+  test("the setting follows the trusted issuer: saving another issuer (or SAML) turns it off, saving the same one keeps it", async () => {
+    const s = await setup();
+    const save = (issuer: string) =>
+      s.owner.post("/web/orgs/current/sso", {
+        type: "oidc",
+        domains: [s.domain],
+        oidc: { issuer, clientId: "talentd-org", clientSecret: "" },
+      });
+    expect((await save(idp.issuer)).body.sso.enterpriseGrant).toBe(true);
+    expect((await save("http://127.0.0.1:1/another-idp")).body.sso.enterpriseGrant).toBe(false);
+    expect((await save(idp.issuer)).body.sso.enterpriseGrant).toBe(false); // trusted anew only by hand
+    expect((await token(s, await idJag(s))).body.error).toBe("invalid_grant");
+  });
+
+  test("/org/sso: the control shows the setting and its plain form post turns it on (303 back to the page)", async () => {
+    const s = await setup(false);
+    const pageHtml = async () => {
+      const r = await live.env.request("/org/sso", { headers: { cookie: s.owner.cookie! } });
+      expect(r.status).toBe(200);
+      return r.text();
+    };
+    const checkbox = (html: string) =>
+      /<form[^>]*id="sso-enterprise-form"[\s\S]*?<input type="checkbox" name="enabled"[^>]*>/.exec(html)?.[0] ?? "";
+    expect(checkbox(await pageHtml())).not.toContain("checked");
+    const posted = await live.env.request("/web/orgs/current/sso/enterprise", {
+      method: "POST",
+      headers: { cookie: s.owner.cookie!, origin: live.base, accept: "text/html", "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ return: "/org/sso", enabled: "true" }).toString(),
+    });
+    expect(posted.status).toBe(303);
+    expect(posted.headers.get("location")).toBe("/org/sso");
+    expect(checkbox(await pageHtml())).toContain("checked");
+    expect((await token(s, await idJag(s))).status).toBe(200);
+  });
+
+  test("the setting: owners and admins only, OIDC only, needs SSO", async () => {
+    const s = await setup(false);
+    expect((await s.member.post("/web/orgs/current/sso/enterprise", { enabled: true })).status).toBe(403);
+    const bare = await orgWithProject(live.env);
+    expect((await bare.owner.post("/web/orgs/current/sso/enterprise", { enabled: true })).status).toBe(404);
+    expect((await s.owner.post("/web/orgs/current/sso/enterprise", { enabled: "maybe?" })).body.sso.enterpriseGrant).toBe(false);
+    expect((await s.owner.post("/web/orgs/current/sso/enterprise", { enabled: 3 })).status).toBe(400);
+    const saml = await orgWithProject(live.env);
+    await saml.owner.post("/web/orgs/current/sso", {
+      type: "saml",
+      domains: [`saml${seq}.example`],
+      saml: { entryPoint: "http://127.0.0.1:1/sso", idpIssuer: "urn:idp", idpCert: selfSignedCert("enterprise-test").cert },
+    });
+    const refused = await saml.owner.post("/web/orgs/current/sso/enterprise", { enabled: true });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toBe("invalid_transition");
+  });
+});
