@@ -88,3 +88,9 @@
     if (form) form.reset();
   });
 })();
+
+// the header's menu: a browser without ::details-content (public/app.css) opens it when the screen is wide
+(() => {
+  const menu = document.querySelector("header.top details.menu");
+  if (menu && !CSS.supports("selector(::details-content)") && matchMedia("(min-width: 1100px)").matches) menu.open = true;
+})();

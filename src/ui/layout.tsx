@@ -84,14 +84,28 @@ const HTMX_CONFIG = JSON.stringify({
 
 function Header(props: { user?: { email: string } | null; nav?: Nav }) {
   const nav = props.nav;
-  const links = nav ? navLinks(nav) : [];
-  const current = nav ? currentLink(links, nav.path) : null;
   return (
     <header class="top">
       <a class="brand" href="/">
         talentd
       </a>
-      {nav ? (
+      {nav ? <Menu user={props.user} nav={nav} /> : <SignOut user={props.user} />}
+    </header>
+  );
+}
+
+/**
+ * Everything of the header but the brand, in a <details> that is a "Menu" button under 1100 px
+ * wide and always shown (its summary hidden) above: no script needed (public/app.css).
+ */
+function Menu(props: { user?: { email: string } | null; nav: Nav }) {
+  const nav = props.nav;
+  const links = navLinks(nav);
+  const current = currentLink(links, nav.path);
+  return (
+    <details class="menu">
+      <summary>Menu</summary>
+      <div class="menu-body">
         <nav aria-label="Main">
           {links.map((l) => (
             <a href={l.href} aria-current={l.href === current ? "page" : undefined}>
@@ -99,41 +113,44 @@ function Header(props: { user?: { email: string } | null; nav?: Nav }) {
             </a>
           ))}
         </nav>
-      ) : null}
-      {nav && nav.organizations.length > 0 ? (
-        <form class="org-switch" method="post" action="/web/orgs/active" hx-post="/web/orgs/active">
-          <input type="hidden" name="return" value={nav.path} />
-          <label for="org-switch" class="visually-hidden">
-            Active organization
-          </label>
-          <select id="org-switch" name="organizationId">
-            {nav.organizations.map((o) => (
-              <option value={o.id} selected={o.id === nav.activeOrganizationId}>
-                {o.name}
-                {o.status === "approved" ? "" : ` (${o.status})`}
-              </option>
-            ))}
-          </select>
-          <button type="submit" class="secondary small">
-            Switch
-          </button>
-        </form>
-      ) : null}
-      {nav ? (
+        {nav.organizations.length > 0 ? (
+          <form class="org-switch" method="post" action="/web/orgs/active" hx-post="/web/orgs/active">
+            <input type="hidden" name="return" value={nav.path} />
+            <label for="org-switch" class="visually-hidden">
+              Active organization
+            </label>
+            <select id="org-switch" name="organizationId">
+              {nav.organizations.map((o) => (
+                <option value={o.id} selected={o.id === nav.activeOrganizationId}>
+                  {o.name}
+                  {o.status === "approved" ? "" : ` (${o.status})`}
+                </option>
+              ))}
+            </select>
+            <button type="submit" class="secondary small">
+              Switch
+            </button>
+          </form>
+        ) : null}
         <button type="button" class="secondary small" id="palette-open" aria-haspopup="dialog" title="Search and jump (Ctrl+K)">
           Search <kbd>Ctrl K</kbd>
         </button>
-      ) : null}
-      {props.user ? (
-        <form class="signout" method="post" action="/logout">
-          <span class="muted">{props.user.email}</span>{" "}
-          <button type="submit" class="link">
-            Sign out
-          </button>
-        </form>
-      ) : null}
-    </header>
+        <SignOut user={props.user} />
+      </div>
+    </details>
   );
+}
+
+/** The signed-in person's address and the sign-out button. */
+function SignOut(props: { user?: { email: string } | null }) {
+  return props.user ? (
+    <form class="signout" method="post" action="/logout">
+      <span class="muted">{props.user.email}</span>{" "}
+      <button type="submit" class="link">
+        Sign out
+      </button>
+    </form>
+  ) : null;
 }
 
 /** The command palette: a dialog filled by GET /web/search (htmx), driven by the keyboard (public/app.js). */
@@ -233,17 +250,31 @@ export function Card(props: { id: string; title: string; empty?: string | false;
  */
 export function DataTable(props: { caption: string; columns: string[]; children?: Child }) {
   return (
-    <table>
-      <caption class="visually-hidden">{props.caption}</caption>
-      <thead>
-        <tr>
-          {props.columns.map((c) => (
-            <th scope="col">{c}</th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>{props.children}</tbody>
-    </table>
+    <ScrollBox label={props.caption}>
+      <table>
+        <caption class="visually-hidden">{props.caption}</caption>
+        <thead>
+          <tr>
+            {props.columns.map((c) => (
+              <th scope="col">{c}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{props.children}</tbody>
+      </table>
+    </ScrollBox>
+  );
+}
+
+/**
+ * A box that scrolls sideways by itself when what it holds (a wide table) is wider than the
+ * screen, so the page never does; focusable, so a keyboard can scroll it too.
+ */
+export function ScrollBox(props: { label: string; children?: Child }): Child {
+  return (
+    <div class="scroll-x" role="region" aria-label={props.label} tabindex={0}>
+      {props.children}
+    </div>
   );
 }
 

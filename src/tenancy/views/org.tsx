@@ -14,7 +14,7 @@ import { MEMBER_ROLES } from "../../db/schema";
 import { confirmations } from "../../ui/confirmations";
 import { Notice, when } from "../../ui/parts";
 import { type OrgMembership } from "../service";
-import { DataTable } from "../../ui/layout";
+import { DataTable, ScrollBox } from "../../ui/layout";
 
 const STATUS_TEXT: Record<OrgStatus, string> = {
   pending:
@@ -76,92 +76,94 @@ export function MembersSection(props: {
         Owners manage everything, owners included; admins manage members, admins, invitations and settings; members use the projects. An
         organization keeps at least one owner ({owners} now).
       </p>
-      <table>
-        <caption class="visually-hidden">Members of {props.orgName} and their roles</caption>
-        <thead>
-          <tr>
-            <th scope="col">Member</th>
-            <th scope="col">Role</th>
-            <th scope="col">Joined (UTC)</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.members.map((m) => {
-            const self = m.userId === viewer.userId;
-            const roles = assignable(viewer.role, m.role);
-            const target = `/web/orgs/current/members/${m.userId}`;
-            return (
-              <tr data-member={m.email}>
-                <td>
-                  {m.email}
-                  {self ? <span class="tag">you</span> : null}
-                  {m.name ? <div class="muted small">{m.name}</div> : null}
-                </td>
-                <td>
-                  {roles.length > 0 ? (
-                    <form
-                      class="inline"
-                      method="post"
-                      action={`${target}?_method=PATCH`}
-                      hx-patch={target}
-                      hx-target="#members"
-                      hx-swap="outerHTML"
-                      data-reset-on-error
-                    >
-                      <label class="visually-hidden" for={`role-${m.userId}`}>
-                        Role of {m.email}
-                      </label>
-                      <select id={`role-${m.userId}`} name="role">
-                        {roles.map((r) => (
-                          <option value={r} selected={r === m.role}>
-                            {r}
-                          </option>
-                        ))}
-                      </select>
-                      <button type="submit" class="secondary small">
-                        Change<span class="visually-hidden"> the role of {m.email}</span>
-                      </button>
-                    </form>
-                  ) : (
-                    <span class={`role ${m.role}`}>{m.role}</span>
-                  )}
-                </td>
-                <td class="small">{when(m.joinedAt)}</td>
-                <td>
-                  {self ? (
-                    <form
-                      method="post"
-                      action={`${target}?_method=DELETE`}
-                      hx-delete={target}
-                      hx-target="#members"
-                      hx-swap="outerHTML"
-                      hx-confirm={confirmations.leave(props.orgName).question}
-                    >
-                      <button type="submit" class="secondary small">
-                        Leave {props.orgName}
-                      </button>
-                    </form>
-                  ) : removable(viewer.role, m.role) ? (
-                    <form
-                      method="post"
-                      action={`${target}?_method=DELETE`}
-                      hx-delete={target}
-                      hx-target="#members"
-                      hx-swap="outerHTML"
-                      hx-confirm={confirmations.removeMember(m.email, props.orgName).question}
-                    >
-                      <button type="submit" class="danger small">
-                        Remove<span class="visually-hidden"> {m.email}</span>
-                      </button>
-                    </form>
-                  ) : null}
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
+      <ScrollBox label="Members">
+        <table>
+          <caption class="visually-hidden">Members of {props.orgName} and their roles</caption>
+          <thead>
+            <tr>
+              <th scope="col">Member</th>
+              <th scope="col">Role</th>
+              <th scope="col">Joined (UTC)</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {props.members.map((m) => {
+              const self = m.userId === viewer.userId;
+              const roles = assignable(viewer.role, m.role);
+              const target = `/web/orgs/current/members/${m.userId}`;
+              return (
+                <tr data-member={m.email}>
+                  <td>
+                    {m.email}
+                    {self ? <span class="tag">you</span> : null}
+                    {m.name ? <div class="muted small">{m.name}</div> : null}
+                  </td>
+                  <td>
+                    {roles.length > 0 ? (
+                      <form
+                        class="inline"
+                        method="post"
+                        action={`${target}?_method=PATCH`}
+                        hx-patch={target}
+                        hx-target="#members"
+                        hx-swap="outerHTML"
+                        data-reset-on-error
+                      >
+                        <label class="visually-hidden" for={`role-${m.userId}`}>
+                          Role of {m.email}
+                        </label>
+                        <select id={`role-${m.userId}`} name="role">
+                          {roles.map((r) => (
+                            <option value={r} selected={r === m.role}>
+                              {r}
+                            </option>
+                          ))}
+                        </select>
+                        <button type="submit" class="secondary small">
+                          Change<span class="visually-hidden"> the role of {m.email}</span>
+                        </button>
+                      </form>
+                    ) : (
+                      <span class={`role ${m.role}`}>{m.role}</span>
+                    )}
+                  </td>
+                  <td class="small">{when(m.joinedAt)}</td>
+                  <td>
+                    {self ? (
+                      <form
+                        method="post"
+                        action={`${target}?_method=DELETE`}
+                        hx-delete={target}
+                        hx-target="#members"
+                        hx-swap="outerHTML"
+                        hx-confirm={confirmations.leave(props.orgName).question}
+                      >
+                        <button type="submit" class="secondary small">
+                          Leave {props.orgName}
+                        </button>
+                      </form>
+                    ) : removable(viewer.role, m.role) ? (
+                      <form
+                        method="post"
+                        action={`${target}?_method=DELETE`}
+                        hx-delete={target}
+                        hx-target="#members"
+                        hx-swap="outerHTML"
+                        hx-confirm={confirmations.removeMember(m.email, props.orgName).question}
+                      >
+                        <button type="submit" class="danger small">
+                          Remove<span class="visually-hidden"> {m.email}</span>
+                        </button>
+                      </form>
+                    ) : null}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </ScrollBox>
     </section>
   );
 }
