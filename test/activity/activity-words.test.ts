@@ -9,7 +9,7 @@ import { call, serverOptions } from "../../src/client/api";
 import { clientName } from "../../src/journal/clients";
 import { ALL_SCOPES } from "../client-support";
 import { createKey, orgWithProject } from "../helpers";
-import { liveEnv, type LiveEnv } from "../mcp-support";
+import { connectWithBearer, liveEnv, type LiveEnv } from "../mcp-support";
 
 let live: LiveEnv;
 beforeAll(async () => {
@@ -69,6 +69,23 @@ describe("activity in words: who, what, which tool, how it ended", () => {
     expect(row).toContain("read the audit playbook");
     expect(html.split("<tr").filter((r) => r.includes("read the audit playbook"))).toHaveLength(1);
     expect(html.split("<tr").filter((r) => r.includes("listed the talents its paths designate"))).toHaveLength(1);
+  });
+
+  test("an MCP client is named from its clientInfo: a real MCP client calling itself claude-code shows as Claude Code", async () => {
+    const o = await orgWithProject(live.env);
+    await o.owner.post(`/web/projects/${o.project.id}/talents`, { talents: ["typescript-strict"] });
+    const key = await createKey(o.owner, o.project.id, ALL_SCOPES, { name: "agent-mcp" });
+    const client = await connectWithBearer(`${live.base}/mcp`, key.value, { name: "claude-code", version: "2.0.1" });
+    try {
+      const r = await client.callTool({ name: "svc_prepare_task", arguments: { talentIds: ["typescript-strict"] } });
+      expect(r.isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+    const row = rowWith(await activityPage(o), "prepared a task with typescript-strict");
+    expect(row).toContain(">Claude Code<");
+    expect(row).toContain('title="claude-code/2.0.1"');
+    expect(row).toContain("agent-mcp");
   });
 
   test("failures read in words from the error code: 'unknown talent', 'refused: missing scope validate'; verdicts are counted", async () => {
