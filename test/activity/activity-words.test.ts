@@ -7,6 +7,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { call, serverOptions } from "../../src/client/api";
 import { clientName } from "../../src/journal/clients";
+import type { TraceEvent } from "../../src/journal/journal";
+import { groupRows, RUN_GAP_MS } from "../../src/projects/activityRows";
 import { ALL_SCOPES } from "../client-support";
 import { createKey, orgWithProject } from "../helpers";
 import { connectWithBearer, liveEnv, type LiveEnv } from "../mcp-support";
@@ -45,6 +47,39 @@ describe("activity in words: who, what, which tool, how it ended", () => {
     expect(clientName("node")).toBe("node");
     expect(clientName(`${"x".repeat(80)}/1`)).toHaveLength(32);
     expect(clientName(null)).toBe("—");
+  });
+
+  test("grouping is a view: every event is in exactly one row; a designable call too long before its prepare_task stays its own row", () => {
+    let n = 0;
+    const ev = (kind: string, at: number, resolutionId: string | null, authorId = "key_a"): TraceEvent =>
+      ({
+        id: `trc_${++n}`,
+        kind,
+        createdAt: at,
+        resolutionId,
+        authorType: "key",
+        authorId,
+        client: "talentd-client/1 (hook)",
+      }) as TraceEvent;
+    const t = 10_000_000;
+    // newest first, as the journal lists them
+    const events = [
+      ev("validate", t + 3000, "res_1"),
+      ev("prepare_task", t + 2000, "res_1"),
+      ev("designable", t + 1000, null),
+      ev("prepare_task", t, "res_2", "key_b"),
+      ev("validate", t - 1000, "res_3"),
+      ev("prepare_task", t - RUN_GAP_MS, "res_3"),
+      ev("designable", t - 3 * RUN_GAP_MS, null),
+    ];
+    const rows = groupRows(events);
+    expect(rows.flatMap((r) => r.steps.map((s) => s.id)).sort()).toEqual(events.map((e) => e.id).sort());
+    expect(rows.map((r) => [r.head.kind, r.steps.length])).toEqual([
+      ["prepare_task", 3],
+      ["prepare_task", 1],
+      ["prepare_task", 2],
+      ["designable", 1],
+    ]);
   });
 
   test("a hook's `talentd check` run: one row named 'talentd hook', the key's name, the talents prepared, its three calls inside", async () => {
