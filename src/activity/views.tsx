@@ -7,6 +7,7 @@ import type { insights } from "./insights";
 import { StackedColumns } from "../ui/charts";
 import { Card, DataTable } from "../ui/layout";
 import { HtmlByObject } from "../ui/memo";
+import { clientName } from "../journal/clients";
 
 /** The answer of `GET /web/orgs/current/insights`. */
 export type Insights = Awaited<ReturnType<typeof insights>>;
@@ -194,14 +195,26 @@ function AuditSection(props: { a: Insights["neverAudited"] }) {
       {props.a.byClient.filter((c) => c.neverAudited > 0).length > 0 ? (
         <p class="small">
           By development tool:{" "}
-          {props.a.byClient
-            .filter((c) => c.neverAudited > 0)
-            .map((c) => `${c.client ?? "key API"} ${c.neverAudited}/${c.served}`)
+          {byToolName(props.a.byClient)
+            .map((c) => `${c.name} ${c.neverAudited}/${c.served}`)
             .join(" · ")}
         </p>
       ) : null}
     </Card>
   );
+}
+
+/** Never-audited counts by the tool's name (several raw labels, e.g. versions, may name one tool), in first-seen order. */
+function byToolName(byClient: Insights["neverAudited"]["byClient"]): { name: string; served: number; neverAudited: number }[] {
+  const named = new Map<string, { name: string; served: number; neverAudited: number }>();
+  for (const c of byClient) {
+    const name = c.client ? clientName(c.client) : "key API";
+    const t = named.get(name) ?? { name, served: 0, neverAudited: 0 };
+    t.served += c.served;
+    t.neverAudited += c.neverAudited;
+    named.set(name, t);
+  }
+  return [...named.values()].filter((t) => t.neverAudited > 0);
 }
 
 function FailingSection(props: { expertises: Insights["expertises"] }) {

@@ -12,14 +12,23 @@ export interface ServerOptions {
   url: string;
   key: string;
   timeoutMs: number;
+  /** Which run calls (src/journal/clients.ts names it in the activity): a hook, CI, or a check by hand. */
+  run?: "hook" | "ci" | "check";
 }
 
 export const DEFAULT_TIMEOUT_S = 10;
 /** The largest answer the client reads (32 MiB): a playbook or a selection is a few hundred KiB at most. */
 export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 
-/** The server, key and timeout: flags first, then TALENTD_URL, TALENTD_KEY, TALENTD_TIMEOUT. */
-export function serverOptions(flags: Record<string, unknown>, env: Record<string, string | undefined>): ServerOptions {
+/** The run's tag: `check --staged` and `check --pre-push` are what the git hooks run; CI sets `CI`. */
+function runOf(flags: Record<string, unknown>, env: Record<string, string | undefined>, command?: string): ServerOptions["run"] {
+  if (command === "check" && (flags.staged || flags["pre-push"])) return "hook";
+  if (env.CI && env.CI !== "false") return "ci";
+  return command === "check" ? "check" : undefined;
+}
+
+/** The server, key and timeout: flags first, then TALENTD_URL, TALENTD_KEY, TALENTD_TIMEOUT; `command` tags the run. */
+export function serverOptions(flags: Record<string, unknown>, env: Record<string, string | undefined>, command?: string): ServerOptions {
   const url = (typeof flags.url === "string" ? flags.url : env.TALENTD_URL)?.trim();
   if (!url) throw new CliError("no server: set TALENTD_URL (e.g. export TALENTD_URL=https://talentd.example.com) or pass --url URL");
   let parsed: URL;
@@ -39,7 +48,8 @@ export function serverOptions(flags: Record<string, unknown>, env: Record<string
     if (!Number.isFinite(timeoutS) || timeoutS <= 0 || timeoutS > 600)
       throw new CliError(`TALENTD_TIMEOUT: "${rawTimeout}" is not a number of seconds from 0.1 to 600`);
   }
-  return { url: url.replace(/\/+$/, ""), key, timeoutMs: Math.round(timeoutS * 1000) };
+  const run = runOf(flags, env, command);
+  return { url: url.replace(/\/+$/, ""), key, timeoutMs: Math.round(timeoutS * 1000), ...(run ? { run } : {}) };
 }
 
 /** A request to the key API; resolves to the JSON body of a 2xx answer, else throws CliError. */
@@ -52,7 +62,7 @@ export async function call<T = any>(server: ServerOptions, method: "GET" | "POST
       headers: {
         authorization: `Bearer ${server.key}`,
         accept: "application/json",
-        "user-agent": `talentd-client/${pkg.version}`,
+        "user-agent": `talentd-client/${pkg.version}${server.run ? ` (${server.run})` : ""}`,
         ...(body !== undefined ? { "content-type": "application/json" } : {}),
       },
       body: body !== undefined ? JSON.stringify(body) : undefined,

@@ -225,7 +225,7 @@ async function checkCommand(cli: Run, cwd: string): Promise<number> {
   let early: Promise<Designable> | undefined;
   if (!cli.args[0]) {
     try {
-      early = fetchDesignable(serverOptions(cli.flags, process.env));
+      early = fetchDesignable(serverOptions(cli.flags, process.env, "check"));
       early.catch(() => undefined);
     } catch {
       early = undefined; // reported below, once there is something to check
@@ -244,7 +244,7 @@ async function checkCommand(cli: Run, cwd: string): Promise<number> {
     return emptyResult(
       paths.length === 0 ? `nothing ${what}: nothing to check` : `no added line in the ${paths.length} ${what} path(s): nothing to check`,
     );
-  const server = serverOptions(cli.flags, process.env);
+  const server = serverOptions(cli.flags, process.env, "check");
   const contents = checkedContents(root, source, files); // read while the server answers
   let resolutionId = cli.args[0];
   let designatedCount: number | null = null;

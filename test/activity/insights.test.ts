@@ -187,6 +187,9 @@ describe("GET /web/orgs/current/insights (owner/admin): each item with the ids t
         },
       ],
     });
+    // the page names the tool (src/journal/clients.ts), not its raw label
+    const html = await (await s.owner.call("GET", "/org/insights")).text();
+    expect(html).toContain("By development tool: agent-a 1/2");
   });
 
   test("expertises with failing verdicts: counts, the share of resolutions with a verdict, outcomes, and the latest failing report", async () => {

@@ -512,6 +512,15 @@ describe("access tokens on every call", () => {
     expect(viaToken.body).toEqual(viaKey.body);
   });
 
+  test("the Activity tab names who made a token's call by the authorizing user's e-mail, and the OAuth client", async () => {
+    const t = await tokens();
+    expect((await withKey(env, t.access, "/api/doctor")).status).toBe(200);
+    const html = await (await t.owner.call("GET", `/projects/${t.project.id}?tab=activity`)).text();
+    const row = html.split("<tr").find((r) => r.includes("checked the project")) ?? "";
+    expect(row).toContain(t.owner.email);
+    expect(row).toContain("(OAuth: Agent)");
+  });
+
   test("wrong audience: a token for project A on /mcp/<B> → 401 with B's metadata; on bare /mcp → 401", async () => {
     const a = await tokens();
     const b = await orgWithProject(env);

@@ -11,7 +11,6 @@ import { Elysia } from "elysia";
 import type { Child } from "hono/jsx";
 import type { JournalDeps } from "../../journal/journal";
 import type { CatalogDeps } from "../../catalog/state";
-import { iso } from "../../lib/time";
 import { installedOverview } from "../installed";
 import { listKeys } from "../keys";
 import { DEFAULT_CONTEXT_BUDGET, getProject, type Project } from "../service";
@@ -20,8 +19,9 @@ import { AutomationKey, ConnectionKit, InstalledSection, KeysSection } from "../
 import { listSpecializations } from "../../specializations/service";
 import { createPageGuard } from "../../tenancy/pageSessions";
 import { isOrgAdmin } from "../../ui/pageGuard";
-import { DataTable, Layout, page } from "../../ui/layout";
+import { Layout, page } from "../../ui/layout";
 import { HtmlMemo } from "../../ui/memo";
+import { ActivityTab, tokenEmails } from "../activityTab";
 
 const TABS = ["overview", "activity", "keys", "settings"] as const;
 type Tab = (typeof TABS)[number];
@@ -43,56 +43,6 @@ function ProjectHeader(props: { project: Project; tab: Tab }) {
         ))}
       </nav>
     </>
-  );
-}
-
-function Activity(props: {
-  events: Awaited<ReturnType<JournalDeps["journal"]["list"]>>["events"];
-  projectId: string;
-  nextBefore: string | null;
-}) {
-  const byKind = new Map<string, number>();
-  for (const e of props.events) byKind.set(e.kind, (byKind.get(e.kind) ?? 0) + 1);
-  return (
-    <section aria-labelledby="activity-h">
-      <h2 id="activity-h">Activity</h2>
-      {props.events.length === 0 ? (
-        <p class="muted">No activity yet. Calls of agents, hooks and people on this project appear here.</p>
-      ) : (
-        <>
-          <p class="counts">
-            {[...byKind.entries()].map(([k, n]) => (
-              <span>
-                <strong>{n}</strong> {k}
-              </span>
-            ))}
-          </p>
-          <DataTable caption="Latest calls, newest first" columns={["When (UTC)", "What", "Who", "Client", "Talents"]}>
-            {props.events.map((e) => (
-              <tr>
-                <td class="small">{iso(e.createdAt)!.replace("T", " ").slice(0, 19)}</td>
-                <td>
-                  {e.kind} <span class={e.status >= 400 ? "error small" : "muted small"}>{e.status}</span>
-                </td>
-                <td class="small">
-                  {e.authorName} <span class="muted">({e.authorType})</span>
-                </td>
-                <td class="small">{e.client ?? "—"}</td>
-                <td class="small">
-                  {e.talentsEntered.length > 0 ? <span>+ {e.talentsEntered.join(", ")} </span> : null}
-                  {e.talentsLeft.length > 0 ? <span>− {e.talentsLeft.join(", ")}</span> : null}
-                </td>
-              </tr>
-            ))}
-          </DataTable>
-          {props.nextBefore ? (
-            <p>
-              <a href={`/projects/${props.projectId}?tab=activity&before=${props.nextBefore}`}>Older</a>
-            </p>
-          ) : null}
-        </>
-      )}
-    </section>
   );
 }
 
@@ -260,8 +210,9 @@ export function projectPages(deps: CatalogDeps & JournalDeps) {
         let body: Child;
         if (tab === "activity") {
           const before = typeof query.before === "string" && /^trc_[0-9A-Z]{26}$/.test(query.before) ? query.before : undefined;
-          const pageOfEvents = await deps.journal.list(project.id, 50, before);
-          body = <Activity events={pageOfEvents.events} projectId={project.id} nextBefore={pageOfEvents.nextBefore} />;
+          const { events, nextBefore } = await deps.journal.list(project.id, 50, before);
+          const emails = await tokenEmails(deps.database, events);
+          body = <ActivityTab events={events} emails={emails} projectId={project.id} nextBefore={nextBefore} />;
         } else if (tab === "keys") {
           body = <KeysSection projectId={project.id} keys={await listKeys(deps.database, project.id)} />;
         } else if (tab === "settings") {
