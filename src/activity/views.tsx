@@ -3,6 +3,7 @@
  * The sections of `/org/insights` (orgInsightsPages.tsx): failed calls by code and day, keys to
  * review, projects to fix, resolutions never audited, failing expertises; each drawn once per answer.
  */
+import { utcMinute } from "../lib/time";
 import type { insights } from "./insights";
 import { StackedColumns } from "../ui/charts";
 import { Card, DataTable } from "../ui/layout";
@@ -12,7 +13,7 @@ import { clientName } from "../journal/clients";
 /** The answer of `GET /web/orgs/current/insights`. */
 export type Insights = Awaited<ReturnType<typeof insights>>;
 
-const when = (s: string | null | undefined) => (s ? s.replace("T", " ").slice(0, 16) : "—");
+const when = (s: string | null | undefined) => (s ? utcMinute(s) : "—");
 const projectHref = (id: string, tab?: string) => `/projects/${id}${tab ? `?tab=${tab}` : ""}`;
 
 /** Rows of a long list shown on the page (the JSON route has them all). */

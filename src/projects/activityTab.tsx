@@ -7,7 +7,7 @@
 import type { Database } from "../db/client";
 import { clientName } from "../journal/clients";
 import type { TraceEvent } from "../journal/journal";
-import { iso } from "../lib/time";
+import { utcSecond } from "../lib/time";
 import { DataTable } from "../ui/layout";
 import { groupRows, resultWords, sentenceOf } from "./activityRows";
 
@@ -23,7 +23,7 @@ export async function tokenEmails(db: Database, events: TraceEvent[]): Promise<M
   return new Map(rows.map((r) => [r.id, r.email]));
 }
 
-const when = (at: number): string => iso(at)!.replace("T", " ").slice(0, 19);
+const when = (at: number): string => utcSecond(at);
 
 function Who(props: { e: TraceEvent; emails: Map<string, string> }) {
   const e = props.e;

@@ -14,7 +14,7 @@ import { users } from "../../db/schema";
 import { listSecurityEvents } from "../../identity/security";
 import { listUnownedMail } from "../../mail/outbox";
 import { MailTable } from "../../mail/pages";
-import { iso } from "../../lib/time";
+import { utcSecond } from "../../lib/time";
 import { listAllOrganizations } from "../service";
 import { AdminOrganizations, statusFilter } from "../views/admin";
 import { createPageGuard, type PageContext } from "../pageSessions";
@@ -27,7 +27,7 @@ const TABS = [
   { href: "/admin/mail", label: "Mail" },
 ];
 
-const when = (ms: number): string => iso(ms).replace("T", " ").slice(0, 19);
+const when = (ms: number): string => utcSecond(ms);
 
 /** Events per page of /admin/security-events. */
 const EVENTS_PAGE = 50;
