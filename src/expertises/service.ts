@@ -168,7 +168,8 @@ export async function publishExpertise(
   if (!row.triggers || row.triggersConfirmedAt === null) {
     throw new AppError(
       "invalid_transition",
-      "Cannot publish: the triggers were never confirmed. Ask for a proposal (POST …/trigger-proposal), then confirm a set (PUT …/triggers).",
+      "Cannot publish: the triggers were never confirmed. Ask for a proposal (POST …/trigger-proposal), then confirm a set (PUT " +
+        "…/triggers).",
       { status: row.status, operation: "publish", reason: "triggers_not_confirmed", allowed: allowedOperations(row.status) },
     );
   }

@@ -33,14 +33,16 @@ const deepenTool: ToolFace = {
   title: "Read or search talents",
   description:
     "During a task, when the served guidance points further (talent:// links) or you need a talent you were not served. " +
-    "With uri: reads that one talent file (optionally one markdown section). With query: literal, case-insensitive search that returns pointers (id, uri, summary), never content — then read what you need with uri. Read only what the task needs. " +
+    "With uri: reads that one talent file (optionally one markdown section). With query: literal, case-insensitive search that returns " +
+    "pointers (id, uri, summary), never content — then read what you need with uri. Read only what the task needs. " +
     "Pass the task's resolutionId to read exactly what was served to it (files of a private expertise are readable only this way).",
   input: (z) => ({
     uri: z
       .string()
       .optional()
       .describe(
-        "A talent file to read, e.g. talent://typescript-strict/references/strict-flags.md (from a pointer in the guidance or a search result).",
+        "A talent file to read, e.g. talent://typescript-strict/references/strict-flags.md (from a pointer in the guidance or a search " +
+          "result).",
       ),
     section: z
       .string()
@@ -57,13 +59,15 @@ const deepenTool: ToolFace = {
       .enum(["catalog", "installed", "active", "resolution"])
       .optional()
       .describe(
-        "With query: where to search — the whole public catalog, the project's installed talents, its active talents, or what the resolution given in resolutionId served (the scope implied by resolutionId; another scope with it is refused).",
+        "With query: where to search — the whole public catalog, the project's installed talents, its active talents, or what the " +
+          "resolution given in resolutionId served (the scope implied by resolutionId; another scope with it is refused).",
       ),
     resolutionId: z
       .string()
       .optional()
       .describe(
-        "The resolutionId of the current task (from svc_prepare_task): reads are pinned to what it served, and a query searches what it served. Optional.",
+        "The resolutionId of the current task (from svc_prepare_task): reads are pinned to what it served, and a query searches what " +
+          "it served. Optional.",
       ),
   }),
   toRequest: (a) =>
@@ -115,8 +119,10 @@ export const KEY_ROUTES = {
       name: "svc_prepare_task",
       title: "Prepare a task (step 1)",
       description:
-        "Step 1 of the loop — call BEFORE starting a coding task. Designate the talents (rule sets) the work touches, by id, and receive their compact guidance plus a resolutionId; keep the resolutionId for svc_validate after the work. " +
-        "Nothing is guessed: an empty talentIds fails with designation_required, and ids that are not installed and active in this project fail with unknown_talents (use svc_doctor, svc_discover_codebase, svc_install_talents). " +
+        "Step 1 of the loop — call BEFORE starting a coding task. Designate the talents (rule sets) the work touches, by id, and " +
+        "receive their compact guidance plus a resolutionId; keep the resolutionId for svc_validate after the work. " +
+        "Nothing is guessed: an empty talentIds fails with designation_required, and ids that are not installed and active in this " +
+        "project fail with unknown_talents (use svc_doctor, svc_discover_codebase, svc_install_talents). " +
         "Dependencies you did not designate are not served; they come back under prerequisites so you can designate them.",
       input: (z) => ({
         talentIds: z
@@ -172,8 +178,10 @@ export const KEY_ROUTES = {
       name: "svc_validate",
       title: "Audit playbook (steps 2 and 3)",
       description:
-        "Steps 2 and 3 of the loop — call AFTER the work. With the resolutionId from svc_prepare_task it returns the exact index of the public and private obligations of what was served. " +
-        "Then call it again with talent=<id> for the full rules of that talent (how to check each one) and its conformance tests, compare each rule to your diff yourself (the diff is never sent), and fix blocking violations before finishing.",
+        "Steps 2 and 3 of the loop — call AFTER the work. With the resolutionId from svc_prepare_task it returns the exact index of " +
+        "the public and private obligations of what was served. " +
+        "Then call it again with talent=<id> for the full rules of that talent (how to check each one) and its conformance tests, " +
+        "compare each rule to your diff yourself (the diff is never sent), and fix blocking violations before finishing.",
       input: (z) => ({
         resolutionId: z.string().describe("The resolutionId returned by svc_prepare_task (res_…)."),
         talent: z
@@ -220,13 +228,16 @@ export const KEY_ROUTES = {
       name: "svc_record_validation",
       title: "Record verdicts (step 4)",
       description:
-        "Step 4 of the loop — only when svc_validate lists private expertises (verdictRequired). Records ONE final verdict per private expertise of the resolution, each with file:line evidence or the missing elements. " +
-        "Send the first exhaustive report before fixing a blocking violation; after fixing and reviewing again, send a second report with a NEW submissionId. Reuse a submissionId only to retry the identical report.",
+        "Step 4 of the loop — only when svc_validate lists private expertises (verdictRequired). Records ONE final verdict per private " +
+        "expertise of the resolution, each with file:line evidence or the missing elements. " +
+        "Send the first exhaustive report before fixing a blocking violation; after fixing and reviewing again, send a second report " +
+        "with a NEW submissionId. Reuse a submissionId only to retry the identical report.",
       input: (z) => ({
         submissionId: z
           .string()
           .describe(
-            "Your stable id for this report (e.g. a UUID). The same id with the same payload is a safe retry; never reuse it for a different report.",
+            "Your stable id for this report (e.g. a UUID). The same id with the same payload is a safe retry; never reuse it for a " +
+              "different report.",
           ),
         resolutionId: z.string().describe("The resolutionId returned by svc_prepare_task."),
         expertiseResults: z
@@ -253,8 +264,10 @@ export const KEY_ROUTES = {
       name: "svc_install_talents",
       title: "Install talents",
       description:
-        "Installs talents in this project's selection so later tasks can designate them (an existing resolution never changes). Give one id in talent, or several in talents: a list is installed atomically (all or none). " +
-        "Their prerequisites (requires) come along in the same group; a group whose prerequisites include a conflict is refused (selection_conflict). " +
+        "Installs talents in this project's selection so later tasks can designate them (an existing resolution never changes). Give " +
+        "one id in talent, or several in talents: a list is installed atomically (all or none). " +
+        "Their prerequisites (requires) come along in the same group; a group whose prerequisites include a conflict is refused " +
+        "(selection_conflict). " +
         "Ids absent from the catalog are refused. This tool only installs; disabling or removing talents is done in the dashboard.",
       input: (z) => ({
         talent: z.string().optional().describe("One talent id to install, e.g. typescript-strict."),
@@ -280,7 +293,8 @@ export const KEY_ROUTES = {
       name: "svc_doctor",
       title: "Check the selection",
       description:
-        "Checks this project's talent selection: missing prerequisites (talents required by installed ones) and conflicts. Call it when svc_prepare_task refuses ids or lists prerequisites, or when you are unsure the selection is sound.",
+        "Checks this project's talent selection: missing prerequisites (talents required by installed ones) and conflicts. Call it " +
+        "when svc_prepare_task refuses ids or lists prerequisites, or when you are unsure the selection is sound.",
       input: () => ({}),
       toRequest: () => ({ method: "GET", path: "/api/doctor" }),
     },
@@ -301,7 +315,9 @@ export const KEY_ROUTES = {
       name: "svc_discover_codebase",
       title: "Discover which talents fit",
       description:
-        "When the project's selection is empty, or you do not know which talents exist: returns the discovery procedure, the project's selection and a compact catalog index (relevant first, within a token budget) to decide which talents fit this codebase. It activates nothing — follow it, then install with svc_install_talents.",
+        "When the project's selection is empty, or you do not know which talents exist: returns the discovery procedure, the project's " +
+        "selection and a compact catalog index (relevant first, within a token budget) to decide which talents fit this codebase. It " +
+        "activates nothing — follow it, then install with svc_install_talents.",
       input: (z) => ({
         languages: z
           .array(z.string())

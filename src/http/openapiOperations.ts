@@ -73,7 +73,8 @@ export const AUTH_OPERATIONS: Operation[] = [
     method: "GET",
     path: "/api/auth/oauth/{provider}",
     summary:
-      "Sign in with an external identity provider (github, gitlab, google, microsoft, oidc): 302 to it with state, PKCE and nonce in a 10-minute cookie",
+      "Sign in with an external identity provider (github, gitlab, google, microsoft, oidc): 302 to it with state, PKCE and nonce in a " +
+      "10-minute cookie",
     access: "public",
     query: [{ name: "next", schema: str(), description: "a path of this site to go to afterwards" }],
     ok: 302,
@@ -225,7 +226,8 @@ export const ORG_OPERATIONS: Operation[] = [
     method: "POST",
     path: "/web/orgs/current/sso/domains/{domain}/verify",
     summary:
-      "Verify a claimed SSO domain by its DNS TXT record _talentd-challenge.<domain>; 409 domain_unverified until it holds the token, 409 conflict when another organization verified it",
+      "Verify a claimed SSO domain by its DNS TXT record _talentd-challenge.<domain>; 409 domain_unverified until it holds the token, " +
+      "409 conflict when another organization verified it",
     access: "admin",
     errors: [404, 409],
   },

@@ -109,7 +109,8 @@ export function auditProcedure(voice: Voice, resolutionId: string, hasExpertises
   if (hasExpertises) {
     steps.push(
       `Before fixing anything, record the first exhaustive report${record ? ` (${record})` : ` (it needs ${lacking("reports")})`} with a new submissionId and exactly one final verdict per private expertise (verdictRequired: true) — pass, fail (with evidence path:line or the missing elements) or not_applicable.`,
-      "Fix the blocking violations, review the diff again from step 1, and record a second report with a NEW submissionId. Reuse a submissionId only to retry the identical report.",
+      "Fix the blocking violations, review the diff again from step 1, and record a second report with a NEW submissionId. Reuse a " +
+        "submissionId only to retry the identical report.",
     );
   } else {
     steps.push(
@@ -129,7 +130,8 @@ export function discoveryProcedure(voice: Voice): string[] {
   const readFirst = read ? `; read a candidate's triggers and rules with ${read} before you propose it` : "";
   const consent = install ? `${install} or the dashboard` : "in the dashboard";
   return [
-    "1. Survey the codebase without sending it anywhere: languages (file extensions), frameworks and tools (package.json, pyproject.toml, go.mod, Cargo.toml, Dockerfile, CI files, migrations/), and the kind of work the team does.",
+    "1. Survey the codebase without sending it anywhere: languages (file extensions), frameworks and tools (package.json, " +
+      "pyproject.toml, go.mod, Cargo.toml, Dockerfile, CI files, migrations/), and the kind of work the team does.",
     `2. Match what you found against the index below (relevant first: languages, roles, one-line summary)${readFirst}.`,
     "3. Installing a talent brings its prerequisites (requires); never pick both sides of a conflict.",
     `4. Propose the list to the person you work for, with one line of why per talent. Install only with their consent: ${consent}.`,

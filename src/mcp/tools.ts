@@ -28,8 +28,10 @@ export interface ToolSpec {
 export const LOOP = [
   "1. Before a task: svc_prepare_task with the ids of the talents the work touches → compact guidance and a resolutionId.",
   "2. After the work: svc_validate with that resolutionId → the exact index of public and private obligations.",
-  "3. svc_validate again with talent=<id> for the full rules and tests you need; compare each rule to your diff yourself (the diff is never sent) and fix blocking violations.",
-  "4. If the index lists private expertises (verdictRequired): svc_record_validation with one final verdict per expertise, with file:line evidence or the missing elements.",
+  "3. svc_validate again with talent=<id> for the full rules and tests you need; compare each rule to your diff yourself (the diff is " +
+    "never sent) and fix blocking violations.",
+  "4. If the index lists private expertises (verdictRequired): svc_record_validation with one final verdict per expertise, with " +
+    "file:line evidence or the missing elements.",
 ].join("\n");
 
 /** Every tool, in the order of the descriptors. */

@@ -288,7 +288,8 @@ export async function prepareTask(
   const statements: Statement[] = [
     {
       sql:
-        "INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at, designation_id) " +
+        "INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at, " +
+        "designation_id) " +
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       args: [resolutionId, project.id, language, tokens, deps.catalog.digest, author.type, author.id, author.via, now, designationId],
     },

@@ -152,7 +152,9 @@ export async function recordReport(
     unless: findPrior,
     statements: [
       {
-        sql: "INSERT INTO reports (id, project_id, resolution_id, submission_id, payload_digest, response, author_type, author_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        sql:
+          "INSERT INTO reports (id, project_id, resolution_id, submission_id, payload_digest, response, author_type, author_id, " +
+          "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         args: [reportId, projectId, resolutionId, submissionId, digest, JSON.stringify(response), author.type, author.id, now],
       },
       ...results.map((r) => ({

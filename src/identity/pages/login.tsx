@@ -48,7 +48,9 @@ export function signInErrorSentence(
     sso_not_approved: "Your organization's single sign-on cannot be used yet: the organization is not approved.",
     sso_domain:
       "Your organization's identity provider vouched for an e-mail address outside the organization's domains, so you were not signed in.",
-    saml: "Your organization's identity provider sent an answer that did not check out (signature, audience, destination, expiry or a replay), so you were not signed in. Please start again.",
+    saml:
+      "Your organization's identity provider sent an answer that did not check out (signature, audience, destination, expiry or a " +
+      "replay), so you were not signed in. Please start again.",
     enforced: `Accounts at ${domain ?? "this domain"} sign in through their organization's single sign-on: enter your e-mail and continue without a password.`,
     admin_sso: "A platform administrator signs in with a password or an identity provider, never through an organization's single sign-on.",
     link_required: `An account with ${email ?? "this e-mail"} already exists here. To use ${provider ? providerLabel(config, provider) : "your organization's single sign-on"} with it, sign in to it the way you usually do: you will then be asked to confirm the link.`,

@@ -18,11 +18,13 @@ import { DataTable, ScrollBox } from "../../ui/layout";
 
 const STATUS_TEXT: Record<OrgStatus, string> = {
   pending:
-    "A platform administrator must approve it before its projects, catalog, members and settings can be used. Nothing else is needed from you: this page shows the change as soon as it is made.",
+    "A platform administrator must approve it before its projects, catalog, members and settings can be used. Nothing else is needed " +
+    "from you: this page shows the change as soon as it is made.",
   approved: "Approved: its projects, catalog and settings are in use.",
   rejected: "A platform administrator declined it. Its projects cannot be used; ask a platform administrator if this is a mistake.",
   suspended:
-    "A platform administrator suspended it. Its projects, keys and agents are refused until it is reactivated; ask a platform administrator.",
+    "A platform administrator suspended it. Its projects, keys and agents are refused until it is reactivated; ask a platform " +
+    "administrator.",
 };
 
 /** The approval status of the organization (spec: "Organization approval"). */
