@@ -9,7 +9,7 @@ import type { ServableExpertise } from "../expertises/servable";
 import { validationFailed } from "../http/errors";
 import { discoveryMore, discoveryProcedure, type Voice } from "../http/wording";
 import type { InstalledRow } from "../selection/service";
-import { rankByRelevance, RELEVANCE_LIMITS, type Relevance } from "../selection/relevance";
+import { isRelevanceWord, rankByRelevance, RELEVANCE_LIMITS, type Relevance } from "../selection/relevance";
 import type { ServableItem } from "../selection/sources";
 
 /** Most tokens (the service's estimate, ceil(characters / 4)) a discovery answer takes, whatever the catalog's size. */
@@ -33,7 +33,7 @@ export function oneLine(summary: string): string {
 export function readLanguages(raw: string | undefined): string[] | undefined {
   if (raw === undefined) return undefined;
   const words = [...new Set(raw.split(",").map((w) => w.trim().toLowerCase()))].filter(Boolean);
-  const bad = words.filter((w) => w.length > RELEVANCE_LIMITS.word || !/^[a-z0-9][a-z0-9+#._-]*$/.test(w));
+  const bad = words.filter((w) => !isRelevanceWord(w));
   if (bad.length > 0 || words.length > RELEVANCE_LIMITS.languages)
     throw validationFailed([
       {

@@ -31,6 +31,11 @@ export interface Relevance {
 export const RELEVANCE_LIMITS = { languages: 20, roles: 20, paths: 50, exclude: 200, word: 40, glob: 200, id: 200 } as const;
 const WORD = /^[a-z0-9][a-z0-9+#._-]*$/;
 
+/** Whether `w` is a language or role word as relevance settings hold it (lower case, at most RELEVANCE_LIMITS.word). */
+export function isRelevanceWord(w: string): boolean {
+  return w.length <= RELEVANCE_LIMITS.word && WORD.test(w);
+}
+
 /** The stored settings of a project, or null. */
 export async function storedRelevance(database: Database, projectId: string): Promise<Relevance | null> {
   const row = await database.get<{ settings: string }>("SELECT settings FROM project_relevance WHERE project_id = ?", [projectId]);
