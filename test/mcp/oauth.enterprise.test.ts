@@ -345,6 +345,12 @@ describe("enterprise-managed authorization: the jwt-bearer grant with an ID-JAG"
 
   test("the setting: owners and admins only, OIDC only, needs SSO", async () => {
     const s = await setup(false);
+    const signedOut = await live.env.request("/web/orgs/current/sso/enterprise", {
+      method: "POST",
+      headers: { origin: live.base, "content-type": "application/json" },
+      body: JSON.stringify({ enabled: true }),
+    });
+    expect(signedOut.status).toBe(401);
     expect((await s.member.post("/web/orgs/current/sso/enterprise", { enabled: true })).status).toBe(403);
     const bare = await orgWithProject(live.env);
     expect((await bare.owner.post("/web/orgs/current/sso/enterprise", { enabled: true })).status).toBe(404);
