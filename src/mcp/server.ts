@@ -119,11 +119,14 @@ function answerOf(a: BackendAnswer, uri?: string): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
+/** A string as it appears inside a JSON string literal. */
+const jsonInner = (s: string) => JSON.stringify(s).slice(1, -1);
+
 const withCursor = (next: unknown) => (typeof next === "string" ? { nextCursor: next } : {});
 
 /**
- * The talents of a listing of designable talents, as MCP resources. Private expertises are
- * left out: the backend reads them only pinned to a resolution (svc_deepen with resolutionId).
+ * The talents of a listing of designable talents, as MCP resources: the project's active public
+ * talents and its organization's active expertises (`talent://@org/slug`, read as skills below).
  */
 function asResources(body: unknown): { uri: string; name: string; title?: string; description?: string; mimeType: string }[] {
   const b = body as Record<string, unknown> | unknown[] | null;
@@ -132,7 +135,7 @@ function asResources(body: unknown): { uri: string; name: string; title?: string
   const uriOf = (t: Record<string, unknown>) =>
     typeof t?.uri === "string" ? t.uri : typeof t?.id === "string" ? `talent://${t.id}` : null;
   return (list as Record<string, unknown>[])
-    .filter((t) => uriOf(t) !== null && t.kind !== "expertise")
+    .filter((t) => uriOf(t) !== null)
     .map((t) => ({
       uri: uriOf(t)!,
       name: String(t.id ?? t.uri),
@@ -225,6 +228,15 @@ function registerResources(server: McpServer, call: CallBackend): void {
       const f = answerOf(a, uri);
       return { contents: [{ uri: String(f.uri), mimeType: String(f.mimeType), text: String(f.text) }], ...NOT_CACHED };
     }
+    const skill = expertiseSkillUri(uri);
+    if (skill !== null) {
+      // an active expertise, served as the Skills extension serves it (its published version)
+      const a = await call({ method: "GET", path: "/api/skills/file", query: { uri: skill } }, "resources/read");
+      // a refusal names the URI the agent asked for, not the skill file it became
+      const asked = a.status >= 400 ? { status: a.status, text: a.text.replaceAll(jsonInner(skill), jsonInner(uri)) } : a;
+      const f = answerOf(asked, uri);
+      return { contents: [{ uri, mimeType: String(f.mimeType), text: String(f.text) }] };
+    }
     const a = await call({ method: "POST", path: "/api/talents/get", body: { uri } }, "resources/read");
     if (a.status >= 400) throw resourceError(a, uri);
     const files = ((parse(a.text) as { files?: { uri?: string; content?: string }[] } | undefined)?.files ?? []).filter(
@@ -232,6 +244,29 @@ function registerResources(server: McpServer, call: CallBackend): void {
     );
     return { contents: files.map((f) => ({ uri: f.uri ?? uri, mimeType: "text/markdown", text: f.content! })) };
   });
+}
+
+/** The main file names of a talent URI: `talent://@org/slug/TALENT.md` reads what `talent://@org/slug` reads. */
+const MAIN_FILES = new Set(["TALENT.md", "SKILL.md"]);
+
+/**
+ * The `skill://` file of an expertise URI (`talent://@org/slug[/path]` → `skill://~org/slug/<path>`,
+ * its main file → the skill's SKILL.md), or null for any other URI. The key API's talent reads
+ * serve an expertise only pinned to a resolution; its skill files are its active, published version.
+ */
+export function expertiseSkillUri(uri: string): string | null {
+  if (!uri.startsWith("talent://@")) return null;
+  const segments = uri.slice("talent://@".length).split("/");
+  if (segments.length < 2 || segments[0] === "" || segments[1] === "") return null;
+  const path = segments.slice(2).join("/");
+  const file = path === "" || MAIN_FILES.has(path) ? "SKILL.md" : path;
+  let decoded: string[];
+  try {
+    decoded = file.split("/").map(decodeURIComponent);
+  } catch {
+    return null;
+  }
+  return `skill://~${segments[0]}/${segments[1]}/${decoded.map(encodeURIComponent).join("/")}`;
 }
 
 const RESOURCE_TEMPLATES = [

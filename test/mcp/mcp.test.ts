@@ -244,17 +244,38 @@ describe("MCP with a project key (the SDK client over Streamable HTTP)", () => {
     await client.close();
   });
 
-  test("resources: the project's active public talents as talent:// resources (list and read); an expertise is read pinned, through svc_deepen with resolutionId", async () => {
+  test("resources list the project's active talents and its active expertises (talent://@org/slug), each readable; a disabled expertise is neither listed nor readable; svc_deepen still reads an expertise pinned", async () => {
     const s = await setup({ install: ["typescript-strict"], expertise: true });
+    const disabled = await makeExpertise(s.owner, s.org.slug, "ledger");
+    expect((await s.owner.post(`/web/projects/${s.project.id}/talents`, { talents: [disabled] })).status).toBe(201);
+    expect((await s.owner.patch(`/web/projects/${s.project.id}/talents/${disabled}`, { enabled: false })).body.state).toBe("disabled");
     const client = await connectWithBearer(mcpUrl(s.project.id), s.key);
     const { resources } = await client.listResources();
-    expect(resources.map((r) => r.uri)).toEqual(["talent://typescript-strict"]);
-    expect(resources[0]).toMatchObject({ name: "typescript-strict", mimeType: "text/markdown" });
+    expect(resources.map((r) => r.uri).sort()).toEqual([`talent://${s.expertiseRef}`, "talent://typescript-strict"]);
+    expect(resources.find((r) => r.uri === "talent://typescript-strict")).toMatchObject({
+      name: "typescript-strict",
+      mimeType: "text/markdown",
+    });
+    expect(resources.find((r) => r.uri === `talent://${s.expertiseRef}`)).toMatchObject({
+      name: s.expertiseRef,
+      mimeType: "text/markdown",
+    });
     const ts = await client.readResource({ uri: "talent://typescript-strict" });
     expect((ts.contents[0] as { text: string }).text).toContain("typescript-strict");
     await expect(client.readResource({ uri: "talent://sql-base" })).rejects.toThrow(/not_found/);
-    // the "@" of a private uri survives the adapter (the SDK's URL parsing would drop it)
-    await expect(client.readResource({ uri: `talent://${s.expertiseRef}` })).rejects.toThrow(`talent://${s.expertiseRef}`);
+    // the listed expertise reads at its published version; the "@" of its uri survives the adapter
+    // (the SDK's URL parsing would drop it)
+    for (const uri of [`talent://${s.expertiseRef}`, `talent://${s.expertiseRef}/TALENT.md`]) {
+      const ex = await client.readResource({ uri });
+      expect(ex.contents).toHaveLength(1);
+      expect(ex.contents[0]).toMatchObject({ uri, mimeType: "text/markdown" });
+      expect((ex.contents[0] as { text: string }).text).toContain("Refunds go through the ledger.");
+    }
+    await expect(client.readResource({ uri: `talent://${s.expertiseRef}/missing.md` })).rejects.toThrow(
+      `talent://${s.expertiseRef}/missing.md`,
+    );
+    await expect(client.readResource({ uri: `talent://${disabled}` })).rejects.toThrow(/not_found/);
+    await expect(client.readResource({ uri: "talent://@other-org/payments" })).rejects.toThrow(/not_found/);
     const p = toolJson(await client.callTool({ name: "svc_prepare_task", arguments: { talentIds: [s.expertiseRef!] } }));
     const ex = toolJson(
       await client.callTool({ name: "svc_deepen", arguments: { uri: `talent://${s.expertiseRef}`, resolutionId: p.resolutionId } }),
