@@ -14,6 +14,8 @@ export interface ServerOptions {
   timeoutMs: number;
   /** Which run calls (src/journal/clients.ts names it in the activity): a hook, CI, or a check by hand. */
   run?: "hook" | "ci" | "check";
+  /** This run's id, sent as `X-Talentd-Run` on each of its calls: the Activity tab groups them by it. */
+  runId: string;
 }
 
 export const DEFAULT_TIMEOUT_S = 10;
@@ -49,7 +51,9 @@ export function serverOptions(flags: Record<string, unknown>, env: Record<string
       throw new CliError(`TALENTD_TIMEOUT: "${rawTimeout}" is not a number of seconds from 0.1 to 600`);
   }
   const run = runOf(flags, env, command);
-  return { url: url.replace(/\/+$/, ""), key, timeoutMs: Math.round(timeoutS * 1000), ...(run ? { run } : {}) };
+  // a command builds its server once: one run, whatever calls it makes
+  const runId = crypto.randomUUID();
+  return { url: url.replace(/\/+$/, ""), key, timeoutMs: Math.round(timeoutS * 1000), runId, ...(run ? { run } : {}) };
 }
 
 /** A request to the key API; resolves to the JSON body of a 2xx answer, else throws CliError. */
@@ -63,6 +67,7 @@ export async function call<T = any>(server: ServerOptions, method: "GET" | "POST
         authorization: `Bearer ${server.key}`,
         accept: "application/json",
         "user-agent": `talentd-client/${pkg.version}${server.run ? ` (${server.run})` : ""}`,
+        "x-talentd-run": server.runId,
         ...(body !== undefined ? { "content-type": "application/json" } : {}),
       },
       body: body !== undefined ? JSON.stringify(body) : undefined,

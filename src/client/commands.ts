@@ -223,9 +223,12 @@ async function checkCommand(cli: Run, cwd: string): Promise<number> {
   // the designable directory is asked for while git runs (one round trip less); an empty diff
   // ignores its answer, so a commit with nothing to check never waits on the server
   let early: Promise<Designable> | undefined;
+  // one server (and so one run id) for every call of this run
+  let run: ServerOptions | undefined;
   if (!cli.args[0]) {
     try {
-      early = fetchDesignable(serverOptions(cli.flags, process.env, "check"));
+      run = serverOptions(cli.flags, process.env, "check");
+      early = fetchDesignable(run);
       early.catch(() => undefined);
     } catch {
       early = undefined; // reported below, once there is something to check
@@ -244,7 +247,7 @@ async function checkCommand(cli: Run, cwd: string): Promise<number> {
     return emptyResult(
       paths.length === 0 ? `nothing ${what}: nothing to check` : `no added line in the ${paths.length} ${what} path(s): nothing to check`,
     );
-  const server = serverOptions(cli.flags, process.env, "check");
+  const server = run ?? serverOptions(cli.flags, process.env, "check");
   const contents = checkedContents(root, source, files); // read while the server answers
   let resolutionId = cli.args[0];
   let designatedCount: number | null = null;

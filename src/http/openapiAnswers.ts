@@ -355,6 +355,7 @@ export const ANSWERS: Record<string, Schema | OtherAnswer> = {
         via: S,
         author: o({ type: S, id: S, name: S }),
         client: n(S),
+        runId: n(S),
         talentsEntered: a(S),
         talentsLeft: a(S),
         resolutionId: n(S),

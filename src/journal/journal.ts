@@ -29,6 +29,8 @@ export interface TraceInput {
   authorName: string;
   /** The development tool: MCP clientInfo, or the User-Agent. */
   client: string | null;
+  /** The client's run id (`X-Talentd-Run`), or null: the Activity tab groups a run's calls by it. */
+  runId?: string | null;
   talentsEntered?: string[];
   talentsLeft?: string[];
   resolutionId?: string | null;
@@ -50,7 +52,7 @@ const insertSql = keptUnbounded<string, string>("Trace INSERT texts by batch siz
 });
 /**
  * The INSERT of `n` trace events of one author (one of INSERT_SIZES, so a handful of cached
- * statements). The author's six columns are bound once as ?1–?6 and each event binds its nine
+ * statements). The author's seven columns (its run's id among them) are bound once as ?1–?7 and each event binds its nine
  * own, or five for a plain event (no talents entered or left, no resolution, no detail: most
  * calls), whose other four are written as literals. The writer binds an argument in about half a
  * microsecond, and 15 per event were two thirds of its work per event (docs/performance.md).
@@ -65,22 +67,30 @@ function insertTraces(n: number, plain: boolean): string {
       const [id, kind, entered, left, res, status, ms, detail, at] = plain
         ? [p[0], p[1], "'[]'", "'[]'", "NULL", p[2], p[3], "NULL", p[4]]
         : p;
-      return `(${id}, ?1, ${kind}, ?2, ?3, ?4, ?5, ?6, ${entered}, ${left}, ${res}, ${status}, ${ms}, ${detail}, ${at})`;
+      return `(${id}, ?1, ${kind}, ?2, ?3, ?4, ?5, ?6, ?7, ${entered}, ${left}, ${res}, ${status}, ${ms}, ${detail}, ${at})`;
     });
-    text = `INSERT INTO trace_events (id, project_id, kind, via, author_type, author_id, author_name, client,
+    text = `INSERT INTO trace_events (id, project_id, kind, via, author_type, author_id, author_name, client, run_id,
   talents_entered, talents_left, resolution_id, status, duration_ms, detail, created_at)
   SELECT * FROM (VALUES ${rows.join(", ")}) WHERE EXISTS (SELECT 1 FROM projects p WHERE p.id = ?1)`;
     insertSql.set(key, text);
   }
   return text;
 }
-/** project_id, via, author_type, author_id, author_name, client: the same for every call of one author. */
-const AUTHOR_COLUMNS = 6;
+/** project_id, via, author_type, author_id, author_name, client, run_id: the same for every call of one author's run. */
+const AUTHOR_COLUMNS = 7;
 /** id, kind, talents_entered, talents_left, resolution_id, status, duration_ms, detail, created_at. */
 const PER_EVENT = 9;
 /** A plain event's: id, kind, status, duration_ms, created_at. */
 const PLAIN_EVENT = 5;
-type AuthorArgs = [projectId: string, via: string, authorType: string, authorId: string, authorName: string, client: string | null];
+type AuthorArgs = [
+  projectId: string,
+  via: string,
+  authorType: string,
+  authorId: string,
+  authorName: string,
+  client: string | null,
+  runId: string | null,
+];
 type EventArgs = [
   id: string,
   kind: string,
@@ -120,7 +130,7 @@ export class TraceJournal {
     const { arrival } = e;
     if (e.resolutionId) touchResolution(e.resolutionId); // an audit or a report: that day's memoized facts are stale
     this.#pending.push({
-      author: [e.projectId, e.via, e.authorType, e.authorId, e.authorName, e.client?.slice(0, 200) ?? null],
+      author: [e.projectId, e.via, e.authorType, e.authorId, e.authorName, e.client?.slice(0, 200) ?? null, e.runId ?? null],
       event: [
         `trc_${orderedId(arrival.at, arrival.seq)}`,
         e.kind,
@@ -205,7 +215,7 @@ export class TraceJournal {
  * by id is ordering by call, and the index (project_id, id) serves the page by walking `limit`
  * entries back from `before` — never sorting or scanning the project's history.
  */
-export const TRACE_PAGE_SQL = `SELECT id, project_id, kind, via, author_type, author_id, author_name, client, talents_entered,
+export const TRACE_PAGE_SQL = `SELECT id, project_id, kind, via, author_type, author_id, author_name, client, run_id, talents_entered,
   talents_left, resolution_id, status, duration_ms, detail, created_at
 FROM trace_events WHERE project_id = ? AND id < ? ORDER BY id DESC LIMIT ?`;
 
@@ -220,6 +230,7 @@ interface TraceRow {
   author_id: string;
   author_name: string;
   client: string | null;
+  run_id: string | null;
   talents_entered: string;
   talents_left: string;
   resolution_id: string | null;
@@ -239,6 +250,7 @@ function traceFromRow(r: TraceRow): TraceEvent {
     authorId: r.author_id,
     authorName: r.author_name,
     client: r.client,
+    runId: r.run_id,
     talentsEntered: JSON.parse(r.talents_entered) as string[],
     talentsLeft: JSON.parse(r.talents_left) as string[],
     resolutionId: r.resolution_id,

@@ -28,6 +28,15 @@ export function clientOf(request: Request): string | null {
   return request.headers.get("x-talentd-client") ?? request.headers.get("user-agent");
 }
 
+/** What a run id may be: a UUID, or any short token of letters, digits, `-` and `_`. */
+const RUN_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The client's run id (`X-Talentd-Run`: one per `talentd check`, hook or CI run), or null when absent or malformed. */
+export function runOf(request: Request): string | null {
+  const run = request.headers.get("x-talentd-run");
+  return run !== null && RUN_ID.test(run) ? run : null;
+}
+
 /** `mcp` when the MCP adapter made the call (its `x-talentd-via` label), else `api`. */
 export function viaOf(request: Request): "api" | "mcp" {
   return request.headers.get("x-talentd-via") === "mcp" ? "mcp" : "api";
@@ -53,6 +62,7 @@ export function keyApiTracer(journal: TraceJournal, kinds: Record<string, string
       authorId: principal.id,
       authorName: principal.name,
       client: clientOf(ctx.request),
+      runId: runOf(ctx.request),
       talentsEntered: note.entered,
       talentsLeft: note.left,
       resolutionId: note.resolutionId ?? null,

@@ -2,7 +2,7 @@
  * The project's Activity tab in words (a view over the journal: every event stays recorded and
  * shown): what each call did as a sentence, its result as words from the error code its trace
  * keeps, and the calls of one agent action — designable, prepare, validate of one `talentd check`
- * or hook run — grouped under their resolution.
+ * or hook run — grouped by the run id the client sends, else under their resolution.
  */
 import type { TraceEvent } from "../journal/journal";
 
@@ -97,16 +97,32 @@ export function sentenceOf(e: TraceEvent): string {
 }
 
 /**
- * The rows of a page of events (newest first): the calls with one resolution id by the same author
- * form one row, headed by its prepare_task; a designable call just before a prepare_task of the same
- * author and client (within RUN_GAP_MS) joins that row. Every event is in exactly one row.
+ * The rows of a page of events (newest first). The calls a client sent with one run id
+ * (`X-Talentd-Run`) by the same author form one row, headed by its prepare_task. Calls without a
+ * run id are grouped by a guess: the calls with one resolution id by the same author form one row,
+ * headed by its prepare_task; a designable call just before a prepare_task of the same author and
+ * client (within RUN_GAP_MS) joins that row. Every event is in exactly one row.
  */
 export function groupRows(events: TraceEvent[]): ActivityRow[] {
   const rows: ActivityRow[] = [];
+  const byRun = new Map<string, ActivityRow>();
   const byResolution = new Map<string, ActivityRow>();
   const lastRun = new Map<string, ActivityRow>();
   for (const e of events) {
     const who = `${e.authorType}:${e.authorId}\0${e.client ?? ""}`;
+    if (e.runId) {
+      const runKey = `${e.runId}\0${who}`;
+      const row = byRun.get(runKey);
+      if (!row) {
+        const created = { head: e, steps: [e] };
+        byRun.set(runKey, created);
+        rows.push(created);
+      } else {
+        row.steps.push(e);
+        if (e.kind === "prepare_task") row.head = e;
+      }
+      continue;
+    }
     const key = e.resolutionId ? `${e.resolutionId}\0${e.authorType}:${e.authorId}` : null;
     let row = key ? byResolution.get(key) : undefined;
     if (!row && e.kind === "designable") {

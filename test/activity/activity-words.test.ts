@@ -9,7 +9,7 @@ import { call, serverOptions } from "../../src/client/api";
 import { clientName } from "../../src/journal/clients";
 import type { TraceEvent } from "../../src/journal/journal";
 import { groupRows, RUN_GAP_MS } from "../../src/projects/activityRows";
-import { ALL_SCOPES } from "../client-support";
+import { ALL_SCOPES, clientProject, gitRepo, removeRepos, stage, talentd } from "../client-support";
 import { createKey, orgWithProject } from "../helpers";
 import { connectWithBearer, liveEnv, type LiveEnv } from "../mcp-support";
 
@@ -17,7 +17,10 @@ let live: LiveEnv;
 beforeAll(async () => {
   live = await liveEnv();
 });
-afterAll(() => live.close());
+afterAll(async () => {
+  await live.close();
+  removeRepos();
+});
 
 /** The Activity tab's HTML as the project's owner sees it. */
 async function activityPage(o: Awaited<ReturnType<typeof orgWithProject>>): Promise<string> {
@@ -104,6 +107,34 @@ describe("activity in words: who, what, which tool, how it ended", () => {
     expect(row).toContain("read the audit playbook");
     expect(html.split("<tr").filter((r) => r.includes("read the audit playbook"))).toHaveLength(1);
     expect(html.split("<tr").filter((r) => r.includes("listed the talents its paths designate"))).toHaveLength(1);
+  });
+
+  test("one row per client run (X-Talentd-Run), not per guess: three `talentd check --staged` runs within 2 minutes — two full, one re-checking the second's resolution — are three rows; a full run's three calls are one", async () => {
+    const p = await clientProject(live, ["typescript-strict"]);
+    const repo = gitRepo();
+    stage(repo, { "src/a.ts": "export function a() {\n  return 1;\n}\n" });
+    const runs: string[] = [];
+    for (const args of [
+      ["check", "--staged", "--json"],
+      ["check", "--staged", "--json"],
+    ]) {
+      const r = await talentd(args, repo, p.env);
+      expect(r.stderr).toBe("");
+      runs.push(JSON.parse(r.stdout).resolutionId);
+    }
+    // a third run that re-checks the second run's resolution: one playbook call, a run of its own
+    const again = await talentd(["check", "--staged", "--json", runs[1]!], repo, p.env);
+    expect(JSON.parse(again.stdout).resolutionId).toBe(runs[1]);
+    const traces = await p.owner.get(`/web/projects/${p.project.id}/traces`);
+    // the key's calls (the install on the web is traced too, without a run)
+    const ids = traces.body.events.filter((e: { via: string }) => e.via === "api").map((e: { runId: string | null }) => e.runId);
+    expect(ids).toHaveLength(7);
+    expect(new Set(ids).size).toBe(3);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    const rows = (await activityPage(p)).split("<tr").filter((r) => r.includes("talentd hook"));
+    expect(rows).toHaveLength(3);
+    expect(rows.map((r) => (r.includes("3 calls") ? 3 : 1))).toEqual([1, 3, 3]);
+    expect(rows[0]).toContain("read the audit playbook");
   });
 
   test("an MCP client is named from its clientInfo: a real MCP client calling itself claude-code shows as Claude Code", async () => {

@@ -25,6 +25,8 @@ export const traceEvents = sqliteTable(
     durationMs: integer("duration_ms").notNull(),
     detail: text("detail", { mode: "json" }).$type<Record<string, unknown>>(),
     createdAt: integer("created_at").notNull(),
+    /** The client's run (`X-Talentd-Run`): the calls of one `talentd check`, hook or CI run share it; null otherwise. */
+    runId: text("run_id"),
   },
   (t) => [
     index("trace_events_project_id_idx").on(t.projectId, t.id),

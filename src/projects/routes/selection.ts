@@ -150,6 +150,7 @@ function projectReadRoutes(deps: SelectionDeps, guards: Guards) {
             via: e.via,
             author: { type: e.authorType, id: e.authorId, name: e.authorName },
             client: e.client,
+            runId: e.runId,
             talentsEntered: e.talentsEntered,
             talentsLeft: e.talentsLeft,
             resolutionId: e.resolutionId,

@@ -1,0 +1,1 @@
+ALTER TABLE `trace_events` ADD `run_id` text;
