@@ -62,9 +62,15 @@ export const routeKey = (r: Pick<KeyRoute, "method" | "path">): string => `${r.m
 /** The route guard's option of a route: the scope it requires. */
 export const guardOf = (r: KeyRoute): { key: KeyScope } => ({ key: r.scope });
 
-/** Trace kinds by `METHOD /path` of some routes (an argument of activity/trace.ts keyApiTracer). */
-export function traceKinds(routes: KeyRoute[]): Record<string, string> {
-  return Object.fromEntries(routes.map((r) => [routeKey(r), r.kind]));
+/** What the trace of a key route records of its descriptor: its kind and the scope it requires. */
+export interface TracedRoute {
+  kind: string;
+  scope: KeyScope;
+}
+
+/** Trace kinds and scopes by `METHOD /path` of some routes (an argument of journal/trace.ts keyApiTracer). */
+export function traceKinds(routes: KeyRoute[]): Record<string, TracedRoute> {
+  return Object.fromEntries(routes.map((r) => [routeKey(r), { kind: r.kind, scope: r.scope }]));
 }
 
 /**

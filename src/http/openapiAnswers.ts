@@ -356,6 +356,7 @@ export const ANSWERS: Record<string, Schema | OtherAnswer> = {
         author: o({ type: S, id: S, name: S }),
         client: n(S),
         runId: n(S),
+        scope: n(S),
         talentsEntered: a(S),
         talentsLeft: a(S),
         resolutionId: n(S),

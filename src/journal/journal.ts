@@ -8,6 +8,7 @@ import { keptUnbounded } from "../lib/kept";
 import { touchResolution } from "./dayMemo";
 import type { Database } from "../db/client";
 import type { Statement } from "../db/writeJob";
+import type { KeyScope } from "../db/schema";
 import { traceEvents } from "../db/schema";
 import { orderedId } from "../lib/ids";
 import type { Logger } from "../lib/log";
@@ -29,6 +30,8 @@ export interface TraceInput {
   authorName: string;
   /** The development tool: MCP clientInfo, or the User-Agent. */
   client: string | null;
+  /** The scope the key route requires (its descriptor's), or null for a web route. */
+  scope?: KeyScope | null;
   /** The client's run id (`X-Talentd-Run`), or null: the Activity tab groups a run's calls by it. */
   runId?: string | null;
   talentsEntered?: string[];
@@ -52,8 +55,8 @@ const insertSql = keptUnbounded<string, string>("Trace INSERT texts by batch siz
 });
 /**
  * The INSERT of `n` trace events of one author (one of INSERT_SIZES, so a handful of cached
- * statements). The author's seven columns (its run's id among them) are bound once as ?1–?7 and each event binds its nine
- * own, or five for a plain event (no talents entered or left, no resolution, no detail: most
+ * statements). The author's seven columns (its run's id among them) are bound once as ?1–?7 and each event binds its ten
+ * own (its route's scope among them), or six for a plain event (no talents entered or left, no resolution, no detail: most
  * calls), whose other four are written as literals. The writer binds an argument in about half a
  * microsecond, and 15 per event were two thirds of its work per event (docs/performance.md).
  */
@@ -64,13 +67,13 @@ function insertTraces(n: number, plain: boolean): string {
     const width = plain ? PLAIN_EVENT : PER_EVENT;
     const rows = Array.from({ length: n }, (_, i) => {
       const p = Array.from({ length: width }, (_, k) => `?${AUTHOR_COLUMNS + 1 + i * width + k}`);
-      const [id, kind, entered, left, res, status, ms, detail, at] = plain
-        ? [p[0], p[1], "'[]'", "'[]'", "NULL", p[2], p[3], "NULL", p[4]]
+      const [id, kind, entered, left, res, status, ms, detail, at, scope] = plain
+        ? [p[0], p[1], "'[]'", "'[]'", "NULL", p[2], p[3], "NULL", p[4], p[5]]
         : p;
-      return `(${id}, ?1, ${kind}, ?2, ?3, ?4, ?5, ?6, ?7, ${entered}, ${left}, ${res}, ${status}, ${ms}, ${detail}, ${at})`;
+      return `(${id}, ?1, ${kind}, ?2, ?3, ?4, ?5, ?6, ?7, ${entered}, ${left}, ${res}, ${status}, ${ms}, ${detail}, ${at}, ${scope})`;
     });
     text = `INSERT INTO trace_events (id, project_id, kind, via, author_type, author_id, author_name, client, run_id,
-  talents_entered, talents_left, resolution_id, status, duration_ms, detail, created_at)
+  talents_entered, talents_left, resolution_id, status, duration_ms, detail, created_at, scope)
   SELECT * FROM (VALUES ${rows.join(", ")}) WHERE EXISTS (SELECT 1 FROM projects p WHERE p.id = ?1)`;
     insertSql.set(key, text);
   }
@@ -78,10 +81,10 @@ function insertTraces(n: number, plain: boolean): string {
 }
 /** project_id, via, author_type, author_id, author_name, client, run_id: the same for every call of one author's run. */
 const AUTHOR_COLUMNS = 7;
-/** id, kind, talents_entered, talents_left, resolution_id, status, duration_ms, detail, created_at. */
-const PER_EVENT = 9;
-/** A plain event's: id, kind, status, duration_ms, created_at. */
-const PLAIN_EVENT = 5;
+/** id, kind, talents_entered, talents_left, resolution_id, status, duration_ms, detail, created_at, scope. */
+const PER_EVENT = 10;
+/** A plain event's: id, kind, status, duration_ms, created_at, scope. */
+const PLAIN_EVENT = 6;
 type AuthorArgs = [
   projectId: string,
   via: string,
@@ -101,13 +104,14 @@ type EventArgs = [
   durationMs: number,
   detail: string | null,
   createdAt: number,
+  scope: string | null,
 ];
 interface Queued {
   author: AuthorArgs;
   event: EventArgs;
 }
 const isPlain = (e: EventArgs) => e[2] === "[]" && e[3] === "[]" && e[4] === null && e[7] === null;
-const plainArgs = (e: EventArgs) => [e[0], e[1], e[5], e[6], e[8]];
+const plainArgs = (e: EventArgs) => [e[0], e[1], e[5], e[6], e[8], e[9]];
 /**
  * A batch is written at once when it reaches this many events (else within FLUSH_MS). Tried at
  * 1,000 (docs/performance.md): the key route gained ~3%, but building and sending a 1,000-event job stalls
@@ -141,6 +145,7 @@ export class TraceJournal {
         Math.round(e.durationMs),
         e.detail ? JSON.stringify(e.detail) : null,
         arrival.at,
+        e.scope ?? null,
       ],
     });
     if (this.#pending.length >= MAX_BATCH) void this.flush();
@@ -216,7 +221,7 @@ export class TraceJournal {
  * entries back from `before` — never sorting or scanning the project's history.
  */
 export const TRACE_PAGE_SQL = `SELECT id, project_id, kind, via, author_type, author_id, author_name, client, run_id, talents_entered,
-  talents_left, resolution_id, status, duration_ms, detail, created_at
+  talents_left, resolution_id, status, duration_ms, detail, created_at, scope
 FROM trace_events WHERE project_id = ? AND id < ? ORDER BY id DESC LIMIT ?`;
 
 export type TraceEvent = typeof traceEvents.$inferSelect;
@@ -231,6 +236,7 @@ interface TraceRow {
   author_name: string;
   client: string | null;
   run_id: string | null;
+  scope: TraceEvent["scope"];
   talents_entered: string;
   talents_left: string;
   resolution_id: string | null;
@@ -251,6 +257,7 @@ function traceFromRow(r: TraceRow): TraceEvent {
     authorName: r.author_name,
     client: r.client,
     runId: r.run_id,
+    scope: r.scope,
     talentsEntered: JSON.parse(r.talents_entered) as string[],
     talentsLeft: JSON.parse(r.talents_left) as string[],
     resolutionId: r.resolution_id,

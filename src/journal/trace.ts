@@ -7,6 +7,7 @@
 import { principalOf } from "../auth/guards";
 import { refusedKeyOf } from "../auth/key";
 import { elapsedMs, arrivalOf, errorCodeOf, statusOf } from "../http/edge";
+import type { TracedRoute } from "../http/keyRoute";
 import type { TraceJournal } from "./journal";
 
 export interface TraceNote {
@@ -42,21 +43,22 @@ export function viaOf(request: Request): "api" | "mcp" {
   return request.headers.get("x-talentd-via") === "mcp" ? "mcp" : "api";
 }
 
-/** An onAfterResponse handler recording key-API calls; `kinds` maps "METHOD route" to a trace kind. */
-export function keyApiTracer(journal: TraceJournal, kinds: Record<string, string>) {
+/** An onAfterResponse handler recording key-API calls; `kinds` maps "METHOD route" to its trace kind and required scope. */
+export function keyApiTracer(journal: TraceJournal, kinds: Record<string, TracedRoute>) {
   return (ctx: { request: Request; route: string; set: { status?: number | string }; responseValue: unknown }): void => {
     // a call refused to a key of the project (revoked, expired, lacking the scope) is traced too: a failed call
     const principal = principalOf(ctx.request) ?? refusedKeyOf(ctx.request);
     if (!principal) return;
-    const kind = kinds[`${ctx.request.method} ${ctx.route}`];
-    if (!kind) return;
+    const route = kinds[`${ctx.request.method} ${ctx.route}`];
+    if (!route) return;
     const note = notes.get(ctx.request) ?? {};
     // a failed call names its error code (insights: failed calls by code)
     const error = errorCodeOf(ctx.request);
     const detail = error ? { ...note.detail, error } : (note.detail ?? null);
     journal.record({
       projectId: principal.projectId,
-      kind,
+      kind: route.kind,
+      scope: route.scope,
       via: viaOf(ctx.request),
       authorType: principal.kind,
       authorId: principal.id,

@@ -18,17 +18,6 @@ export const RUN_GAP_MS = 120_000;
 const list = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
 const names = (ids: string[]): string => ids.join(", ");
 
-/** The scope each trace kind's route needs (the words of an insufficient_scope refusal). */
-const SCOPE_OF_KIND: Record<string, string> = {
-  designable: "prepare_task",
-  read: "deepen",
-  search: "deepen",
-  skills_list: "deepen",
-  skill_get: "deepen",
-  skill_directory: "deepen",
-  skill_read: "deepen",
-};
-
 /** Error codes in words; any other code is shown with spaces for underscores. */
 const CODE_WORDS: Record<string, string> = {
   unknown_talents: "unknown talent",
@@ -47,7 +36,8 @@ const CODE_WORDS: Record<string, string> = {
 export function resultWords(e: TraceEvent): string {
   if (e.status < 400) return "ok";
   const code = typeof e.detail?.error === "string" ? e.detail.error : null;
-  if (code === "insufficient_scope") return `refused: missing scope ${SCOPE_OF_KIND[e.kind] ?? e.kind}`;
+  // the scope the route requires, as its trace recorded it (src/http/keyRoutes.ts)
+  if (code === "insufficient_scope") return e.scope ? `refused: missing scope ${e.scope}` : "refused: missing scope";
   if (code) return CODE_WORDS[code] ?? code.replaceAll("_", " ");
   return e.status >= 500 ? "server error" : "failed";
 }

@@ -12,7 +12,7 @@ import type { KeyPrincipal } from "../auth/key";
 import type { Guards } from "../auth/guards";
 import { keyApiTracer, noteTrace, viaOf } from "../journal/trace";
 import { notFound, validationFailed } from "../http/errors";
-import { guardOf, traceKinds } from "../http/keyRoute";
+import { guardOf, traceKinds, type TracedRoute } from "../http/keyRoute";
 import { KEY_ROUTES as R } from "../http/keyRoutes";
 import { designableNext, voiceOf } from "../http/wording";
 import { intParam, oneOf, strParam } from "../http/query";
@@ -30,7 +30,7 @@ import { activeItems } from "../selection/sources";
 import { installWithPrerequisites } from "./install";
 
 /** Trace kinds of the routes of this plugin, by "METHOD route". */
-export const KEY_API_TRACE_KINDS: Record<string, string> = traceKinds([
+export const KEY_API_TRACE_KINDS: Record<string, TracedRoute> = traceKinds([
   R.designable,
   R.prepareTask,
   R.playbook,

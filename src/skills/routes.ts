@@ -12,7 +12,7 @@ import type { KeyPrincipal } from "../auth/key";
 import type { Guards } from "../auth/guards";
 import type { TraceJournal } from "../journal/journal";
 import { keyApiTracer } from "../journal/trace";
-import { guardOf, traceKinds } from "../http/keyRoute";
+import { guardOf, traceKinds, type TracedRoute } from "../http/keyRoute";
 import { KEY_ROUTES as R } from "../http/keyRoutes";
 import { intParam, strParam } from "../http/query";
 import {
@@ -27,7 +27,7 @@ import {
 } from "./service";
 
 /** Trace kinds of the skills routes, by "METHOD route". */
-export const SKILLS_TRACE_KINDS: Record<string, string> = traceKinds([R.skills, R.skillEntry, R.skillDirectory, R.skillFile]);
+export const SKILLS_TRACE_KINDS: Record<string, TracedRoute> = traceKinds([R.skills, R.skillEntry, R.skillDirectory, R.skillFile]);
 
 /** The longest URI the routes read (a skill path plus a file path of at most 200 characters, encoded). */
 export const SKILL_URI_MAX = 1000;

@@ -9,6 +9,7 @@ import { call, serverOptions } from "../../src/client/api";
 import { clientName } from "../../src/journal/clients";
 import type { TraceEvent } from "../../src/journal/journal";
 import { groupRows, RUN_GAP_MS } from "../../src/projects/activityRows";
+import { KEY_ROUTE_LIST } from "../../src/http/keyRoutes";
 import { ALL_SCOPES, clientProject, gitRepo, removeRepos, stage, talentd } from "../client-support";
 import { createKey, orgWithProject } from "../helpers";
 import { connectWithBearer, liveEnv, type LiveEnv } from "../mcp-support";
@@ -135,6 +136,34 @@ describe("activity in words: who, what, which tool, how it ended", () => {
     expect(rows).toHaveLength(3);
     expect(rows.map((r) => (r.includes("3 calls") ? 3 : 1))).toEqual([1, 3, 3]);
     expect(rows[0]).toContain("read the audit playbook");
+  });
+
+  test("the trace records the scope its route requires, from the key-route descriptor: designable → prepare_task, search and skills → deepen, a refused playbook → validate; a web event none", async () => {
+    const p = await clientProject(live, ["typescript-strict"]);
+    const narrow = await createKey(p.owner, p.project.id, ["prepare_task"], { name: "narrow-key" });
+    const all = serverOptions({}, { TALENTD_URL: live.base, TALENTD_KEY: p.key });
+    await call(all, "GET", "/api/prepare-task/designable");
+    const prepared = await call(all, "POST", "/api/prepare-task", { talentIds: ["typescript-strict"] });
+    await call(all, "GET", "/api/search?query=strict");
+    await call(all, "GET", "/api/skills");
+    const refused = serverOptions({}, { TALENTD_URL: live.base, TALENTD_KEY: narrow.value });
+    await expect(call(refused, "GET", `/api/validation/playbook?resolutionId=${prepared.resolutionId}`)).rejects.toThrow();
+    const traces = await p.owner.get(`/web/projects/${p.project.id}/traces`);
+    const seen = traces.body.events.map((e: { kind: string; via: string; scope: string | null }) => `${e.via} ${e.kind} ${e.scope}`);
+    expect(seen.sort()).toEqual(
+      [
+        "web install null",
+        "api designable prepare_task",
+        "api prepare_task prepare_task",
+        "api search deepen",
+        "api skills_list deepen",
+        "api validate validate",
+      ].sort(),
+    );
+    // and each is the descriptor's own scope
+    for (const e of traces.body.events.filter((x: { via: string }) => x.via === "api"))
+      expect(KEY_ROUTE_LIST.find((r) => r.kind === e.kind)!.scope).toBe(e.scope);
+    expect(rowWith(await activityPage(p), "narrow-key")).toContain("refused: missing scope validate");
   });
 
   test("an MCP client is named from its clientInfo: a real MCP client calling itself claude-code shows as Claude Code", async () => {

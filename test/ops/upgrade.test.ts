@@ -193,6 +193,17 @@ describe("upgrades", () => {
     for (const row of before.sso_connections?.rows ?? []) {
       expect(domains).toContain(`${String(row[ssoCols.indexOf("domain")]).toLowerCase()} ${row[ssoCols.indexOf("organization_id")]}`);
     }
+    // 0016: the events recorded before it get their route's scope (each key-route kind has one); web events none
+    const scopes = (await c1.execute("SELECT DISTINCT via, kind, scope FROM trace_events ORDER BY via, kind")).rows.map(
+      (r) => `${r.via} ${r.kind} ${r.scope}`,
+    );
+    expect(scopes.length).toBeGreaterThan(4);
+    const KIND_SCOPES: Record<string, string> = { designable: "prepare_task", read: "deepen", search: "deepen" };
+    for (const line of scopes) {
+      const [via, kind, scope] = line.split(" ");
+      expect(line).toBe(`${via} ${kind} ${via === "web" ? "null" : (KIND_SCOPES[kind!] ?? kind)}`);
+      expect(scope).not.toBe("undefined");
+    }
     c1.close();
     // every row of every old table survives with every old column's value; only housekeeping-free tables are compared
     for (const t of Object.keys(before)) {

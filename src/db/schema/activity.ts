@@ -1,7 +1,7 @@
 /** The per-project activity journal. */
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { projects } from "./projects";
+import { projects, type KeyScope } from "./projects";
 
 export const traceEvents = sqliteTable(
   "trace_events",
@@ -27,6 +27,8 @@ export const traceEvents = sqliteTable(
     createdAt: integer("created_at").notNull(),
     /** The client's run (`X-Talentd-Run`): the calls of one `talentd check`, hook or CI run share it; null otherwise. */
     runId: text("run_id"),
+    /** The scope the key route requires (its descriptor's, src/http/keyRoutes.ts); null for the web routes' events. */
+    scope: text("scope").$type<KeyScope>(),
   },
   (t) => [
     index("trace_events_project_id_idx").on(t.projectId, t.id),

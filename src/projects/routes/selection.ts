@@ -151,6 +151,7 @@ function projectReadRoutes(deps: SelectionDeps, guards: Guards) {
             author: { type: e.authorType, id: e.authorId, name: e.authorName },
             client: e.client,
             runId: e.runId,
+            scope: e.scope,
             talentsEntered: e.talentsEntered,
             talentsLeft: e.talentsLeft,
             resolutionId: e.resolutionId,
