@@ -61,7 +61,10 @@ export function sentenceOf(e: TraceEvent): string {
   switch (e.kind) {
     case "prepare_task": {
       const talents = list(d.talents);
-      return talents.length > 0 ? `prepared a task with ${names(talents)}` : "prepared a task";
+      // what the project's context budget cut: designated and frozen, listed by id, not served
+      const cut = list(d.notServed);
+      const over = cut.length > 0 ? `; over the context budget, not served: ${names(cut)}` : "";
+      return (talents.length > 0 ? `prepared a task with ${names(talents)}` : "prepared a task") + over;
     }
     case "designable":
       return "listed the talents its paths designate";
