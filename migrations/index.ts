@@ -18,6 +18,7 @@ import m13 from "./0013_context_budget.sql" with { type: "text" };
 import m14 from "./0014_enterprise.sql" with { type: "text" };
 import m15 from "./0015_trace_run.sql" with { type: "text" };
 import m16 from "./0016_trace_scope.sql" with { type: "text" };
+import m17 from "./0017_oauth_client_secret.sql" with { type: "text" };
 
 export const migrations: EmbeddedMigration[] = [
   { tag: "0000_init", sql: m0 },
@@ -37,4 +38,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0014_enterprise", sql: m14 },
   { tag: "0015_trace_run", sql: m15 },
   { tag: "0016_trace_scope", sql: m16 },
+  { tag: "0017_oauth_client_secret", sql: m17 },
 ];

@@ -109,7 +109,7 @@ export function clientOfDocument(id: string, doc: unknown): OAuthClient {
   if (redirectUris.length === 0) throw invalid(`${where} lists no redirect_uri that is https or loopback http.`);
   const host = new URL(id).host;
   const name = (typeof d.client_name === "string" ? d.client_name : "").trim().slice(0, NAME_MAX) || host;
-  return { id, name, redirectUris, from: host };
+  return { id, name, redirectUris, from: host, authMethod: "none", secretHash: null };
 }
 
 /** Fetches and checks a document (throws invalid_client); returns the client and how long it may be kept. */

@@ -1,10 +1,13 @@
 /**
- * Dynamic client registration (RFC 7591) for public MCP clients: no secret, PKCE required,
- * redirect URIs limited to https and loopback http (RFC 8252 §7.3, where any port matches).
+ * Dynamic client registration (RFC 7591) for MCP clients: public ones (no secret, PKCE required)
+ * and confidential ones (`client_secret_basic` or `client_secret_post`: a secret issued once, kept
+ * as its hash, checked at the token endpoint by clientAuth.ts); redirect URIs limited to https and
+ * loopback http (RFC 8252 §7.3, where any port matches).
  */
 import { eq, lt, sql } from "drizzle-orm";
 import type { Database, Tx } from "../db/client";
 import { oauthClients } from "../db/schema";
+import { newSecret, sha256Hex } from "../lib/crypto";
 import { newId } from "../lib/ids";
 import { OAuthError } from "./errors";
 import { parseScopes } from "./resource";
@@ -21,10 +24,20 @@ const JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 const NAME_MAX = 200;
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
+/** How a client authenticates at the token endpoint (RFC 7591 `token_endpoint_auth_method`). */
+export const CLIENT_AUTH_METHODS = ["none", "client_secret_basic", "client_secret_post"] as const;
+export type ClientAuthMethod = (typeof CLIENT_AUTH_METHODS)[number];
+/** The prefix of a client secret (a checksum follows the random part: lib/crypto.ts newSecret). */
+export const CLIENT_SECRET_PREFIX = "svc_cs_";
+
 export interface OAuthClient {
   id: string;
   name: string;
   redirectUris: string[];
+  /** `none` for a public client; a confidential one proves its secret on every token request. */
+  authMethod: ClientAuthMethod;
+  /** sha256 of its secret (confidential clients only). */
+  secretHash: string | null;
   /** The host that served the client's metadata document (a URL client_id, oauth/cimd.ts); absent for a registration. */
   from?: string;
 }
@@ -147,22 +160,29 @@ export async function registerClient(database: Database, body: unknown, maxClien
   if (scope !== undefined && parseScopes(scope).unknown.length > 0) {
     throw new OAuthError("invalid_client_metadata", `Unknown scope(s): ${parseScopes(scope).unknown.join(", ")}.`);
   }
+  const authMethod = b.token_endpoint_auth_method ?? "none";
+  if (!CLIENT_AUTH_METHODS.includes(authMethod as ClientAuthMethod))
+    throw new OAuthError("invalid_client_metadata", `token_endpoint_auth_method may only be ${CLIENT_AUTH_METHODS.join(", ")}.`);
   const name = (str(b.client_name) ?? "").trim().slice(0, NAME_MAX) || "Unnamed client";
   const now = Date.now();
   const id = newId("ocl");
+  const secret = authMethod === "none" ? null : newSecret(CLIENT_SECRET_PREFIX, 32);
   const metadata: Record<string, unknown> = {
     grant_types: grantTypes,
     response_types: responseTypes,
-    token_endpoint_auth_method: "none",
+    token_endpoint_auth_method: authMethod,
     ...(scope !== undefined ? { scope } : {}),
     ...(str(b.client_uri) ? { client_uri: str(b.client_uri)!.slice(0, URI_MAX) } : {}),
     ...(str(b.software_id) ? { software_id: str(b.software_id)!.slice(0, NAME_MAX) } : {}),
     ...(str(b.software_version) ? { software_version: str(b.software_version)!.slice(0, NAME_MAX) } : {}),
   };
-  await insertWithinBudget(database, maxClients, { id, name, redirectUris: kept, metadata, createdAt: now, lastUsedAt: now }, now);
+  const row = { id, name, redirectUris: kept, metadata, createdAt: now, lastUsedAt: now, secretHash: secret && sha256Hex(secret) };
+  await insertWithinBudget(database, maxClients, row, now);
   return {
     client_id: id,
     client_id_issued_at: Math.floor(now / 1000),
+    // shown once: only its hash is kept; it does not expire (0, RFC 7591 §3.2.1)
+    ...(secret ? { client_secret: secret, client_secret_expires_at: 0 } : {}),
     client_name: name,
     redirect_uris: kept,
     ...metadata,
@@ -173,9 +193,21 @@ export async function registerClient(database: Database, body: unknown, maxClien
 export async function findClient(database: Database, id: string): Promise<OAuthClient | null> {
   if (!/^ocl_[0-9A-Z]{26}$/.test(id) && !(isMetadataClientId(id) && id.length <= URI_MAX)) return null;
   const rows = await database.db
-    .select({ id: oauthClients.id, name: oauthClients.name, redirectUris: oauthClients.redirectUris })
+    .select({
+      id: oauthClients.id,
+      name: oauthClients.name,
+      redirectUris: oauthClients.redirectUris,
+      metadata: oauthClients.metadata,
+      secretHash: oauthClients.secretHash,
+    })
     .from(oauthClients)
     .where(eq(oauthClients.id, id))
     .limit(1);
-  return rows[0] ?? null;
+  const r = rows[0];
+  if (!r) return null;
+  const method = r.metadata.token_endpoint_auth_method;
+  // a confidential method counts only with a secret on record: no row can be confidential without one
+  const authMethod: ClientAuthMethod =
+    r.secretHash && (method === "client_secret_basic" || method === "client_secret_post") ? method : "none";
+  return { id: r.id, name: r.name, redirectUris: r.redirectUris, authMethod, secretHash: authMethod === "none" ? null : r.secretHash };
 }

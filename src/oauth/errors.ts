@@ -31,6 +31,9 @@ export class OAuthError extends Error {
     super(description);
   }
 
+  /** Response headers of this refusal (`WWW-Authenticate: Basic` when the client tried HTTP Basic, RFC 6749 §5.2). */
+  headers: Record<string, string> = {};
+
   body(): { error: OAuthErrorCode; error_description: string } {
     return { error: this.code, error_description: this.description };
   }
@@ -62,7 +65,7 @@ export function oauthJson(body: unknown, status = 200, headers: Record<string, s
 /** Renders an OAuthError as its JSON response. */
 export function oauthErrorResponse(e: OAuthError): Response {
   const retryAfter = e.status === 429 ? "60" : e.status === 503 ? "3600" : undefined;
-  return oauthJson(e.body(), e.status, retryAfter ? { "retry-after": retryAfter } : {});
+  return oauthJson(e.body(), e.status, { ...e.headers, ...(retryAfter ? { "retry-after": retryAfter } : {}) });
 }
 
 /** The answer to a CORS preflight on a public endpoint. */

@@ -30,7 +30,7 @@ export function authorizationServerMetadata(baseUrl: string) {
     grant_types_supported: ["authorization_code", "refresh_token", JWT_BEARER_GRANT],
     // enterprise-managed authorization: an organization's IdP-issued ID-JAG (jwtBearer.ts)
     authorization_grant_profiles_supported: [ID_JAG_PROFILE],
-    token_endpoint_auth_methods_supported: ["none"],
+    token_endpoint_auth_methods_supported: ["none", "client_secret_basic", "client_secret_post"],
     revocation_endpoint_auth_methods_supported: ["none"],
     code_challenge_methods_supported: ["S256"],
     authorization_response_iss_parameter_supported: true,

@@ -9,15 +9,15 @@
  * Errors are RFC 6749 bodies `{error, error_description}`, rendered here, not by the global onError.
  */
 import { Elysia } from "elysia";
-import type { CoreDeps } from "../deps";
 import type { SignInDeps } from "../identity/limits";
 import { clientMeta } from "../http/client";
 import { SlidingWindowLimiter } from "../lib/rateLimit";
-import { findClient, registerClient } from "./clients";
+import { registerClient } from "./clients";
 import { consentRoutes } from "./pages";
 import { OAuthError, oauthErrorResponse, oauthJson, PUBLIC_CORS, preflight } from "./errors";
 import { exchangeCode, refreshTokens, revokeToken } from "./grants";
 import { JWT_BEARER_GRANT, jwtBearerGrant } from "./jwtBearer";
+import { authenticateClient } from "./clientAuth";
 import { authorizationServerMetadata, protectedResourceMetadata } from "./metadata";
 import { PROJECT_ID_PATTERN } from "./resource";
 
@@ -37,14 +37,6 @@ async function answer(fn: () => Promise<Response>): Promise<Response> {
     if (e instanceof OAuthError) return oauthErrorResponse(e);
     throw e;
   }
-}
-
-/** The client_id of a token or revocation request, which must name a registered client. */
-async function requireClient(deps: CoreDeps, body: unknown): Promise<string> {
-  const clientId = param(body, "client_id");
-  if (!clientId) throw new OAuthError("invalid_request", "client_id is required (public clients identify themselves with it).");
-  if (!(await findClient(deps.database, clientId))) throw new OAuthError("invalid_client", "Unknown client_id; register again.");
-  return clientId;
 }
 
 export function oauthRoutes(deps: SignInDeps) {
@@ -72,7 +64,7 @@ export function oauthRoutes(deps: SignInDeps) {
           return oauthJson(await registerClient(deps.database, body, deps.config.oauthMaxClients), 201);
         }),
       )
-      .post("/oauth/token", ({ body }) =>
+      .post("/oauth/token", ({ body, request }) =>
         answer(async () => {
           const grantType = param(body, "grant_type");
           if (!grantType) throw new OAuthError("invalid_request", "grant_type is required.");
@@ -82,7 +74,7 @@ export function oauthRoutes(deps: SignInDeps) {
               `Supported grant types: authorization_code, refresh_token, ${JWT_BEARER_GRANT}.`,
             );
           }
-          const clientId = await requireClient(deps, body);
+          const clientId = (await authenticateClient(deps.database, body, request)).id;
           if (grantType === JWT_BEARER_GRANT) {
             const assertion = param(body, "assertion");
             if (!assertion) throw new OAuthError("invalid_request", "assertion is required (the ID-JAG from your identity provider).");

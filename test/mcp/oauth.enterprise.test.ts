@@ -261,6 +261,72 @@ describe("enterprise-managed authorization: the jwt-bearer grant with an ID-JAG"
     });
   }
 
+  /** A confidential registration (`method`) used as the setup's client: its client_id and its secret, issued once. */
+  async function confidential(s: Setup, method: "client_secret_basic" | "client_secret_post"): Promise<Setup & { secret: string }> {
+    const reg = await fetch(`${live.base}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        client_name: "Confidential Agent",
+        redirect_uris: ["https://agent.example/callback"],
+        grant_types: ["urn:ietf:params:oauth:grant-type:jwt-bearer"],
+        token_endpoint_auth_method: method,
+      }),
+    });
+    expect(reg.status).toBe(201);
+    const body = (await reg.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ token_endpoint_auth_method: method, client_secret_expires_at: 0 });
+    expect(body.client_secret).toMatch(/^svc_cs_/);
+    return { ...s, clientId: String(body.client_id), secret: String(body.client_secret) };
+  }
+
+  /** POST /oauth/token (jwt-bearer) with HTTP Basic client credentials and no client_id in the body. */
+  async function basicToken(clientId: string, secret: string, assertion: string) {
+    const r = await fetch(`${live.base}/oauth/token`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        authorization: `Basic ${btoa(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`)}`,
+      },
+      body: new URLSearchParams({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion }),
+    });
+    return { status: r.status, body: (await r.json()) as Record<string, string | number>, challenge: r.headers.get("www-authenticate") };
+  }
+
+  test("a confidential client (client_secret_basic) authenticates with its secret on the jwt-bearer grant: right secret → token; wrong, missing or in the body → 401 invalid_client, nothing issued", async () => {
+    const s = await confidential(await setup(), "client_secret_basic");
+    const wrong = await basicToken(s.clientId, `${s.secret}x`, await idJag(s));
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error).toBe("invalid_client");
+    expect(wrong.challenge).toStartWith("Basic");
+    const missing = await token(s, await idJag(s));
+    expect(missing.status).toBe(401);
+    expect(missing.body.error).toBe("invalid_client");
+    const inBody = await token(s, await idJag(s), { client_secret: s.secret });
+    expect(inBody.status).toBe(401);
+    expect(inBody.body.error).toBe("invalid_client");
+    expect(await tokensOf(s.project.id)).toBe(0);
+    const ok = await basicToken(s.clientId, s.secret, await idJag(s));
+    expect(ok.status).toBe(200);
+    expect(ok.body.scope).toBe("doctor catalog");
+    expect(await tokensOf(s.project.id)).toBe(1);
+  });
+
+  test("a confidential client (client_secret_post) authenticates with client_secret in the body on the jwt-bearer grant: right → token; wrong or missing → 401 invalid_client", async () => {
+    const s = await confidential(await setup(), "client_secret_post");
+    for (const extra of [{ client_secret: "svc_cs_not-the-secret" }, {}] as Record<string, string>[]) {
+      const r = await token(s, await idJag(s), extra);
+      expect(r.status).toBe(401);
+      expect(r.body.error).toBe("invalid_client");
+    }
+    expect((await basicToken(s.clientId, s.secret, await idJag(s))).status).toBe(401);
+    expect(await tokensOf(s.project.id)).toBe(0);
+    const ok = await token(s, await idJag(s), { client_secret: s.secret });
+    expect(ok.status).toBe(200);
+    expect(ok.body.token_type).toBe("Bearer");
+    expect(await tokensOf(s.project.id)).toBe(1);
+  });
+
   test("refused — enterprise mode off (the default), then on: the same kind of assertion works", async () => {
     const s = await setup(false);
     const r = await token(s, await idJag(s));

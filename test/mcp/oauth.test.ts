@@ -152,7 +152,7 @@ describe("discovery documents (RFC 9728, RFC 8414)", () => {
       scopes_supported: ALL_SCOPES,
       response_types_supported: ["code"],
       grant_types_supported: ["authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:jwt-bearer"],
-      token_endpoint_auth_methods_supported: ["none"],
+      token_endpoint_auth_methods_supported: ["none", "client_secret_basic", "client_secret_post"],
       code_challenge_methods_supported: ["S256"],
     });
   });
@@ -203,6 +203,11 @@ describe("POST /oauth/register (RFC 7591)", () => {
     ["a fragment", { redirect_uris: ["https://app.example/cb#x"] }, "invalid_redirect_uri"],
     ["a grant type other than code/refresh", { redirect_uris: [REDIRECT], grant_types: ["client_credentials"] }, "invalid_client_metadata"],
     ["an unknown scope", { redirect_uris: [REDIRECT], scope: "admin" }, "invalid_client_metadata"],
+    [
+      "a token_endpoint_auth_method other than none, client_secret_basic, client_secret_post",
+      { redirect_uris: [REDIRECT], token_endpoint_auth_method: "private_key_jwt" },
+      "invalid_client_metadata",
+    ],
     ["not an object", [] as unknown as Record<string, unknown>, "invalid_client_metadata"],
   ];
   for (const [name, body, code] of refused) {

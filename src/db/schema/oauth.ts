@@ -14,6 +14,8 @@ export const oauthClients = sqliteTable("oauth_clients", {
    * deleted (null: registered before this column, read as created_at).
    */
   lastUsedAt: integer("last_used_at"),
+  /** sha256 of the client secret of a confidential registration (client_secret_basic or _post); null for a public client. */
+  secretHash: text("secret_hash"),
 });
 
 export const oauthCodes = sqliteTable("oauth_codes", {
