@@ -258,12 +258,18 @@ describe("the false positives measured on the JVM and .NET corpus (docs/precisio
     ]);
   });
 
-  test("XSS-001 not on Angular's [innerHTML] (sanitized by Angular); JTEST-001/JTEST-002 only in test code", () => {
+  test("XSS-001 not on Angular's [innerHTML] (sanitized by Angular) nor on a JSX runtime naming the prop; JTEST-001/JTEST-002 only in test code", () => {
     const alert = added("src/main/webapp/app/shared/alert/alert.component.html", '<pre [innerHTML]="alert.message"></pre>');
+    const runtime = added(
+      "src/jsx/base.ts",
+      "throw new Error('Can only set one of `children` or `props.dangerouslySetInnerHTML`.')\ntype Props = { dangerouslySetInnerHTML?: { __html: string } }",
+    );
+    const comment = added("src/Comment.tsx", "return <div dangerouslySetInnerHTML={{ __html: comment.body }} />;");
     const bypass = added("src/main/webapp/app/shared/safe.pipe.ts", "return this.sanitizer.bypassSecurityTrustHtml(value);");
     const reloader = added("src/main/java/app/config/ReloaderThread.java", "Thread.sleep(BATCH_DELAY);");
     const test4 = added("src/test/java/app/OwnerTests.java", "import org.junit.Test;\nThread.sleep(200);");
-    expect(found(shipped("xss-output-encoding", "java-testing"), alert, bypass, reloader, test4)).toEqual([
+    expect(found(shipped("xss-output-encoding", "java-testing"), alert, runtime, comment, bypass, reloader, test4)).toEqual([
+      "src/Comment.tsx:1 XSS-001",
       "src/main/webapp/app/shared/safe.pipe.ts:1 XSS-001",
       "src/test/java/app/OwnerTests.java:1 JTEST-001",
       "src/test/java/app/OwnerTests.java:2 JTEST-002",
