@@ -21,6 +21,29 @@ export const CORPUS = [
   // the stored snapshot of chi lacks objects beyond its last 500 first-parent commits
   { repo: "go-chi/chi", head: "735ae2b87f8c733d616e809ae86e0985c1bc3350", stack: ["go-service", "security-baseline"], max: 500 },
   { repo: "tokio-rs/axum", head: "3d78036dcac289d6c1d54934708acb6a5bd73686", stack: ["rust-crate", "security-baseline"] },
+  {
+    repo: "spring-projects/spring-petclinic",
+    head: "edf4db28affcc4741c79850a3d95bc3f177b5ff9",
+    stack: ["spring-boot-service", "security-baseline"],
+  },
+  // the stored snapshot of jhipster-sample-app lacks objects beyond its last 432 first-parent commits
+  {
+    repo: "jhipster/jhipster-sample-app",
+    head: "f8da577c944ecc4db46fc961a1ba022d5bbf8964",
+    stack: ["spring-boot-service", "security-baseline"],
+    max: 430,
+  },
+  {
+    repo: "spring-petclinic/spring-petclinic-kotlin",
+    head: "49f13fcbd34d32c45f19b1730a4574b824b08bf2",
+    stack: ["kotlin-service", "spring-boot-service", "security-baseline"],
+  },
+  { repo: "dotnet/eShop", head: "5624ad564d1602a927879df32a79b94522eb6101", stack: ["dotnet-service", "security-baseline"] },
+  {
+    repo: "jasontaylordev/CleanArchitecture",
+    head: "10f1a45df0d86bb87b083f3a0e249d755093fbbd",
+    stack: ["dotnet-service", "security-baseline"],
+  },
 ] as const;
 
 function gitDirOf(root: string, repo: string): string | null {
