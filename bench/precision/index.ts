@@ -21,6 +21,15 @@ export const CORPUS = [
   // the stored snapshot of chi lacks objects beyond its last 500 first-parent commits
   { repo: "go-chi/chi", head: "735ae2b87f8c733d616e809ae86e0985c1bc3350", stack: ["go-service", "security-baseline"], max: 500 },
   { repo: "tokio-rs/axum", head: "3d78036dcac289d6c1d54934708acb6a5bd73686", stack: ["rust-crate", "security-baseline"] },
+  // the Python web and frontend stacks (django-app, fastapi-service, vue-spa, angular-app)
+  { repo: "wagtail/wagtail", head: "c2ae43b9265d085c95142cd1a1f8563ad2eb4de9", stack: ["django-app", "security-baseline"] },
+  {
+    repo: "fastapi/full-stack-fastapi-template",
+    head: "68adb40d37425f6f8668ec7e5a054500d045e43e",
+    stack: ["fastapi-service", "security-baseline"],
+  },
+  { repo: "vbenjs/vue-vben-admin", head: "e3369bd63523831abb24a604da7721ba4f8c8db6", stack: ["vue-spa"] },
+  { repo: "angular/components", head: "ef620d83d55275276d313be8ffc47fb5e282068e", stack: ["angular-app"] },
 ] as const;
 
 function gitDirOf(root: string, repo: string): string | null {
