@@ -12,38 +12,47 @@ import { gitIn, labelKey, LABELS, precision, readLabels, replay, stackTalents, t
 
 /** The corpus: well-kept public projects, each with the specializations a team on its stack would apply. */
 export const CORPUS = [
-  { repo: "honojs/hono", head: "28a9c128912de19f3fb28b00ae289c9b93f6f392", stack: ["typescript-service", "security-baseline"] },
+  { repo: "honojs/hono", head: "28a9c128912de19f3fb28b00ae289c9b93f6f392", stack: ["typescript-service", "security-baseline", "web-security"] },
   {
     repo: "fastapi/fastapi",
     head: "c3f316b7e814667e8ee81e03a7330d00ee61e45c",
-    stack: ["python-library", "http-api-design", "security-baseline"],
+    stack: ["python-library", "http-api-design", "security-baseline", "web-security"],
   },
   // the stored snapshot of chi lacks objects beyond its last 500 first-parent commits
-  { repo: "go-chi/chi", head: "735ae2b87f8c733d616e809ae86e0985c1bc3350", stack: ["go-service", "security-baseline"], max: 500 },
-  { repo: "tokio-rs/axum", head: "3d78036dcac289d6c1d54934708acb6a5bd73686", stack: ["rust-crate", "security-baseline"] },
+  { repo: "go-chi/chi", head: "735ae2b87f8c733d616e809ae86e0985c1bc3350", stack: ["go-service", "security-baseline", "web-security"], max: 500 },
+  { repo: "tokio-rs/axum", head: "3d78036dcac289d6c1d54934708acb6a5bd73686", stack: ["rust-crate", "security-baseline", "web-security"] },
   {
     repo: "spring-projects/spring-petclinic",
     head: "edf4db28affcc4741c79850a3d95bc3f177b5ff9",
-    stack: ["spring-boot-service", "security-baseline"],
+    stack: ["spring-boot-service", "security-baseline", "web-security"],
   },
   // the stored snapshot of jhipster-sample-app lacks objects beyond its last 432 first-parent commits
   {
     repo: "jhipster/jhipster-sample-app",
     head: "f8da577c944ecc4db46fc961a1ba022d5bbf8964",
-    stack: ["spring-boot-service", "security-baseline"],
+    stack: ["spring-boot-service", "security-baseline", "web-security"],
     max: 430,
   },
   {
     repo: "spring-petclinic/spring-petclinic-kotlin",
     head: "49f13fcbd34d32c45f19b1730a4574b824b08bf2",
-    stack: ["kotlin-service", "spring-boot-service", "security-baseline"],
+    stack: ["kotlin-service", "spring-boot-service", "security-baseline", "web-security"],
   },
-  { repo: "dotnet/eShop", head: "5624ad564d1602a927879df32a79b94522eb6101", stack: ["dotnet-service", "security-baseline"] },
+  { repo: "dotnet/eShop", head: "5624ad564d1602a927879df32a79b94522eb6101", stack: ["dotnet-service", "security-baseline", "web-security"] },
   {
     repo: "jasontaylordev/CleanArchitecture",
     head: "10f1a45df0d86bb87b083f3a0e249d755093fbbd",
-    stack: ["dotnet-service", "security-baseline"],
+    stack: ["dotnet-service", "security-baseline", "web-security"],
   },
+  // the Python web and frontend stacks (django-app, fastapi-service, vue-spa, angular-app)
+  { repo: "wagtail/wagtail", head: "c2ae43b9265d085c95142cd1a1f8563ad2eb4de9", stack: ["django-app", "security-baseline", "web-security"] },
+  {
+    repo: "fastapi/full-stack-fastapi-template",
+    head: "68adb40d37425f6f8668ec7e5a054500d045e43e",
+    stack: ["fastapi-service", "security-baseline", "web-security"],
+  },
+  { repo: "vbenjs/vue-vben-admin", head: "e3369bd63523831abb24a604da7721ba4f8c8db6", stack: ["vue-spa"] },
+  { repo: "angular/components", head: "ef620d83d55275276d313be8ffc47fb5e282068e", stack: ["angular-app"] },
 ] as const;
 
 function gitDirOf(root: string, repo: string): string | null {

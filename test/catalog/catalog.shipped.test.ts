@@ -3,11 +3,12 @@ import { join } from "node:path";
 import { buildCatalog } from "../../src/catalog/catalog";
 import { proveDetectors } from "../../src/catalog/detect";
 import { formatFinding } from "../../src/catalog/format";
-import { readTalentDir } from "../../src/catalog/load";
+import { requiresClosure } from "../../src/catalog/graph";
+import { readSpecializationDir, readTalentDir } from "../../src/catalog/load";
 import { ROOT } from "../helpers";
 
 const read = readTalentDir(join(ROOT, "talents"), "talents");
-const { catalog, findings } = buildCatalog(read.sources, read.findings);
+const { catalog, findings } = buildCatalog(read.sources, read.findings, {}, readSpecializationDir(join(ROOT, "talents"), "talents"));
 
 describe("the shipped catalog (talents/)", () => {
   test("lints clean: every folder validates and links", () => {
@@ -50,6 +51,13 @@ describe("the shipped catalog (talents/)", () => {
       proveDetectors(rule, tests, rule.id, (field, problem) => problems.push(`${field}: ${problem}`), talent.triggers?.files ?? []);
       expect(problems).toEqual([]);
     }
+  });
+  test("every talent is reachable from a built-in specialization: named by one, required by one it names, or the declared alternative (conflict) of one", () => {
+    expect(catalog.specializations.length).toBeGreaterThanOrEqual(12);
+    const named = catalog.specializations.flatMap((s) => s.talents);
+    const reached = new Set(requiresClosure(named, (id) => catalog.get(id)).ids);
+    const unreached = catalog.list.filter((t) => !reached.has(t.id) && !t.conflicts.some((c) => reached.has(c))).map((t) => t.id);
+    expect(unreached).toEqual([]);
   });
   test("rule ids are unique across the whole catalog (an audit names a rule unambiguously)", () => {
     const ids = catalog.list.flatMap((t) => t.rules.map((r) => r.id));
