@@ -82,6 +82,24 @@
     if (form) $('button[type="submit"]', form).disabled = e.target.value !== form.dataset.confirmName;
   });
 
+  // an id that follows a field: input[data-id-follows="<selector of a TALENT.md textarea>"] writes what is typed into
+  // the front matter's `id:` line while that line still holds the template's id or what was typed before
+  document.addEventListener("input", (e) => {
+    const input = e.target.closest && e.target.closest("input[data-id-follows]");
+    const area = input && document.querySelector(input.dataset.idFollows);
+    if (!area) return;
+    const template = input.dataset.templateId;
+    const before = input.dataset.followed || template;
+    const now = /^[a-z0-9]+(-[a-z0-9]+)*$/.test(input.value) ? input.value : template;
+    const end = area.value.indexOf("\n---", 3);
+    if (!area.value.startsWith("---\n") || end < 0) return;
+    const line = new RegExp("^id:[ \\t]*" + before.replace(/[^a-z0-9-]/g, "") + "[ \\t]*$", "m");
+    const head = area.value.slice(0, end);
+    if (!line.test(head)) return;
+    area.value = head.replace(line, "id: " + now) + area.value.slice(end);
+    input.dataset.followed = now;
+  });
+
   // a change the server refused: form[data-reset-on-error] shows again what is true (e.g. the role it kept)
   document.addEventListener("htmx:responseError", (e) => {
     const form = e.target.closest && e.target.closest("form[data-reset-on-error]");

@@ -45,3 +45,26 @@ describe("the validator's findings beside the lines of TALENT.md they concern (l
     expect(lineOfIssue("just a body", "budget", "missing")).toBeNull();
   });
 });
+
+describe("a YAML error names its line and column in the whole TALENT.md, and the page shows it on that line", () => {
+  test("a mistake on line 7 (counting the front matter's opening ---) → 'at line 7, column 8', placed on line 7", () => {
+    const text = content.replace("budget: 50", "budget: 50\nowner: team: payments");
+    const at = text.split("\n").indexOf("owner: team: payments");
+    expect(at + 1).toBe(7);
+    const issues = verifyExpertise({ orgSlug: "acme", slug: "pay", content: text, files: {} }, null).issues;
+    expect(issues).toEqual([
+      {
+        path: "@acme/pay/TALENT.md: front matter",
+        message: `invalid YAML at line ${at + 1}, column 8: Nested mappings are not allowed in compact mappings`,
+      },
+    ]);
+    expect(lineOfIssue(text, "front matter", issues[0]!.message)).toBe(at);
+  });
+
+  test("an id that is not the slug is named the expertise's id, not a folder", () => {
+    const issues = verifyExpertise({ orgSlug: "acme", slug: "payments", content, files: {} }, null).issues;
+    const id = issues.find((i) => i.path.endsWith(": id"))!;
+    expect(id.message).toBe(`"pay" must be the expertise's id "payments" (the slug it was created with)`);
+    expect(id.message).not.toContain("folder");
+  });
+});
