@@ -88,14 +88,18 @@
     const input = e.target.closest && e.target.closest("input[data-id-follows]");
     const area = input && document.querySelector(input.dataset.idFollows);
     if (!area) return;
+    const slug = (v) => (/^[a-z0-9]+(-[a-z0-9]+)*$/.test(v || "") ? v : null);
     const template = input.dataset.templateId;
-    const before = input.dataset.followed || template;
-    const now = /^[a-z0-9]+(-[a-z0-9]+)*$/.test(input.value) ? input.value : template;
+    const now = slug(input.value) || template;
     const end = area.value.indexOf("\n---", 3);
     if (!area.value.startsWith("---\n") || end < 0) return;
-    const line = new RegExp("^id:[ \\t]*" + before.replace(/[^a-z0-9-]/g, "") + "[ \\t]*$", "m");
     const head = area.value.slice(0, end);
-    if (!line.test(head)) return;
+    // what the id line may hold: what was typed before, the slug the page was sent with, the template's
+    const line = [input.dataset.followed, input.defaultValue, template]
+      .filter(slug)
+      .map((id) => new RegExp("^id:[ \\t]*" + id + "[ \\t]*$", "m"))
+      .find((re) => re.test(head));
+    if (!line) return;
     area.value = head.replace(line, "id: " + now) + area.value.slice(end);
     input.dataset.followed = now;
   });
