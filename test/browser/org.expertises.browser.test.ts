@@ -55,8 +55,9 @@ describe("/org/expertises, /org/insights and /org/talent-adoption in Chromium", 
     const budgetLine = page.locator("ol.source li.has-issue", { hasText: "budget: 50" });
     expect(await budgetLine.count()).toBe(1);
     expect(await budgetLine.textContent()).toContain("must be an integer from 100 to 4000 (got 50)");
+    await clean(w);
     await page.evaluate(() => document.querySelector("ol.source li.has-issue")!.scrollIntoView({ block: "center" }));
-    await clean(w, "org-expertise-findings");
+    await screenshot(page, "org-expertise-findings");
 
     // publishing now: 400 with the validator's issues in the page's alert area, nothing published
     await page.click("#lifecycle button:has-text('Publish')");
@@ -117,8 +118,9 @@ describe("/org/expertises, /org/insights and /org/talent-adoption in Chromium", 
     await page.waitForSelector("#proposal #trigger-files");
     const proposed = await page.inputValue("#trigger-keywords");
     expect(proposed).toContain("payment");
+    await clean(w);
     await page.evaluate(() => document.querySelector("#triggers")!.scrollIntoView({ block: "start" }));
-    await clean(w, "org-expertise-triggers");
+    await screenshot(page, "org-expertise-triggers");
     await Promise.all([page.waitForURL(doneIs("triggers")), page.click("#proposal button:has-text('Confirm triggers')")]);
     expect(await page.textContent("#triggers")).toContain("Confirmed");
 
@@ -235,8 +237,9 @@ describe("/org/expertises, /org/insights and /org/talent-adoption in Chromium", 
     expect(await finding.count()).toBe(1);
     expect(await page.getAttribute("ol.source li.has-issue", "id")).toBe("L14");
     expect(await finding.textContent()).toMatch(/invalid YAML at line 14, column \d+/);
+    await clean(w);
     await page.evaluate(() => document.querySelector("ol.source li.has-issue")!.scrollIntoView({ block: "center" }));
-    await clean(w, "org-expertise-yaml-error");
+    await screenshot(page, "org-expertise-yaml-error");
 
     // fixed: the triggers come from the front matter; one click publishes and serves
     lines[13] = '  - { rule: EXP-001, pass: "good()", fail: "bad()" }';
