@@ -17,7 +17,7 @@ import { newId } from "../lib/ids";
 import { allowedOperations, nextStatus, type LifecycleOperation } from "./lifecycle";
 import type { CreateInput, ListFilter, PatchInput } from "./model";
 import { refOf, verifyExpertise } from "./verify";
-import { declaredVersion, digestsOf, effectiveTriggers, sameAsVersion } from "./working";
+import { declaredVersion, digestsOf, effectiveTriggers, latestDeclaredVersions, sameAsVersion } from "./working";
 import { iso } from "../lib/time";
 
 export type ExpertiseRow = typeof expertises.$inferSelect;
@@ -360,13 +360,15 @@ export async function listExpertises(database: Database, org: OrgRef, filter: Li
     .orderBy(asc(expertises.slug));
   const text = filter.text?.toLowerCase();
   const trigger = filter.trigger;
-  return rows
+  const items = rows
     .map((r) => summaryView(r, org.slug))
     .filter((v) => {
       if (text && ![v.slug, v.title ?? "", v.summary ?? ""].some((s) => s.toLowerCase().includes(text))) return false;
       if (trigger && !matchesTrigger(v.triggers, trigger)) return false;
       return true;
     });
+  const declared = await latestDeclaredVersions(database, items);
+  return items.map((v) => ({ ...v, publishedDeclaredVersion: declared.get(v.id) ?? null }));
 }
 
 /** A trigger filter value matches a confirmed keyword (case-insensitive), a glob (exactly), or a path a glob matches. */

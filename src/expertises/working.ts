@@ -4,7 +4,11 @@
  * (`version: 1.0.0`, shown as written), and whether it differs from the latest published version
  * (what decides if "Publish" is still the thing to do).
  */
+import { inArray } from "drizzle-orm";
 import type { Triggers } from "../catalog/format";
+import type { Database } from "../db/client";
+import { getBlobs } from "../db/blobs";
+import { expertiseVersions } from "../db/schema";
 import { parseFrontMatterYaml, splitFrontMatter } from "../catalog/validate";
 import { isSkillMdText, mapSkillFrontMatter } from "../catalog/skillFormat";
 import { digestOf } from "../lib/crypto";
@@ -54,4 +58,26 @@ export function sameAsVersion(
     JSON.stringify(sorted) === JSON.stringify(working.files) &&
     JSON.stringify(version.triggers) === JSON.stringify(working.triggers)
   );
+}
+
+/** The version each expertise's latest published version declares (`1.0.0`), by expertise id: one query and one blob read. */
+export async function latestDeclaredVersions(
+  database: Database,
+  items: { id: string; publishedVersion: number }[],
+): Promise<Map<string, string>> {
+  const published = items.filter((i) => i.publishedVersion > 0);
+  if (published.length === 0) return new Map();
+  const latest = new Map(published.map((i) => [i.id, i.publishedVersion]));
+  const rows = await database.db
+    .select({ id: expertiseVersions.expertiseId, version: expertiseVersions.version, digest: expertiseVersions.contentDigest })
+    .from(expertiseVersions)
+    .where(inArray(expertiseVersions.expertiseId, [...latest.keys()]));
+  const wanted = rows.filter((r) => latest.get(r.id) === r.version);
+  const texts = await getBlobs(database, [...new Set(wanted.map((r) => r.digest))]);
+  const out = new Map<string, string>();
+  for (const r of wanted) {
+    const v = declaredVersion(texts.get(r.digest) ?? "");
+    if (v) out.set(r.id, v);
+  }
+  return out;
 }

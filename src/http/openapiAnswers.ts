@@ -188,7 +188,7 @@ export const ANSWERS: Record<string, Schema | OtherAnswer> = {
     nextBefore: n(I),
   }),
   // ---- expertises
-  "GET /web/orgs/current/expertises": o({ expertises: a(o(ExpertiseRow)) }),
+  "GET /web/orgs/current/expertises": o({ expertises: a(o({ ...ExpertiseRow, publishedDeclaredVersion: n(S) })) }),
   "POST /web/orgs/current/expertises": Expertise,
   "GET /web/orgs/current/expertises/{id}": Expertise,
   "PATCH /web/orgs/current/expertises/{id}": Expertise,

@@ -117,6 +117,12 @@ describe("publish and serve in one step", () => {
     expect(lifecycleButtons(after)).toEqual(["Deactivate"]);
     expect(after).toContain("serving version 1.0.0 (publication 1)");
     expect(after).toContain("nothing new to publish");
+    // the list shows the version as written too
+    const item = (await acme.owner.get(BASE)).body.expertises.find((x: { id: string }) => x.id === e.id);
+    expect(item).toMatchObject({ serving: 1, publishedDeclaredVersion: "1.0.0" });
+    const list = await html(acme.owner, "/org/expertises");
+    const row = list.slice(list.indexOf(`/org/expertises/${e.id}`));
+    expect(row.slice(0, row.indexOf("</tr>"))).toMatch(/<td>1\.0\.0<\/td>/);
     // an unpublished edit brings the publication back
     await acme.owner.patch(`${BASE}/${e.id}`, { expectedRevision: 1, content: talentMd("page-serve", {}, "Changed.") });
     expect(lifecycleButtons(await html(acme.owner, `/org/expertises/${e.id}`))).toEqual(["Publish revision 2", "Deactivate"]);

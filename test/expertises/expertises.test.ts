@@ -213,6 +213,7 @@ describe("the filtered list (GET /web/orgs/current/expertises?status=&text=&trig
     expect(Object.keys(item).sort()).toEqual([
       "createdAt",
       "id",
+      "publishedDeclaredVersion",
       "publishedVersion",
       "ref",
       "revision",

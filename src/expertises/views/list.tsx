@@ -104,7 +104,13 @@ export function ExpertiseList(props: { items: ExpertiseSummary[]; status: string
                 <StatusTag status={e.status} />
               </td>
               <td>
-                {e.serving ? `v${e.serving}` : e.publishedVersion > 0 ? <span class="muted">v{e.publishedVersion} (not served)</span> : "—"}
+                {e.serving ? (
+                  (e.publishedDeclaredVersion ?? `publication ${e.serving}`)
+                ) : e.publishedVersion > 0 ? (
+                  <span class="muted">{e.publishedDeclaredVersion ?? `publication ${e.publishedVersion}`} (not served)</span>
+                ) : (
+                  "—"
+                )}
               </td>
               <td>{e.revision}</td>
               <td class="small">{when(e.updatedAt)}</td>
