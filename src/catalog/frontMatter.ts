@@ -33,7 +33,7 @@ export function parseFrontMatterYaml(yaml: string, firstLine = 1): { value: unkn
   try {
     return { value: parseYaml(yaml, { prettyErrors: false, uniqueKeys: true }) };
   } catch (e) {
-    const at = e instanceof YAMLParseError ? ` at ${positionOf(yaml, e.pos[0], firstLine)}` : "";
+    const at = e instanceof YAMLParseError ? ` at ${positionOf(yaml, errorOffset(yaml, e.pos[0], e.message), firstLine)}` : "";
     const msg = (e as Error).message.split("\n")[0];
     return { error: `invalid YAML${at}: ${msg}` };
   }
@@ -45,4 +45,20 @@ function positionOf(yaml: string, offset: number, firstLine: number): string {
   const lineStart = before.lastIndexOf("\n") + 1;
   const line = firstLine + (before.match(/\n/g)?.length ?? 0);
   return `line ${line}, column ${before.length - lineStart + 1}`;
+}
+
+/**
+ * Where to point at: the parser notices an unclosed `{` or `[` only where the next line starts, so
+ * such an error points at the bracket left open (the line the author has to fix).
+ */
+function errorOffset(yaml: string, offset: number, message: string): number {
+  const close = /end with an? ([}\]])/.exec(message)?.[1];
+  if (!close) return offset;
+  const open = close === "}" ? "{" : "[";
+  let depth = 0;
+  for (let i = Math.min(offset, yaml.length) - 1; i >= 0; i--) {
+    if (yaml[i] === close) depth++;
+    else if (yaml[i] === open && depth-- === 0) return i;
+  }
+  return offset;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { verifyExpertise } from "./verify";
 import { lineOfIssue } from "./views/editor";
+import { starterContent } from "./views/list";
 
 const content = `---
 id: pay
@@ -59,6 +60,17 @@ describe("a YAML error names its line and column in the whole TALENT.md, and the
       },
     ]);
     expect(lineOfIssue(text, "front matter", issues[0]!.message)).toBe(at);
+  });
+
+  test("an unclosed { on line 14 of the skeleton points at that { (line 14, column 5), not where the parser noticed it (line 15)", () => {
+    const lines = starterContent("pay").split("\n");
+    lines[13] = lines[13]!.replace(/ }$/, "");
+    const text = lines.join("\n");
+    const issues = verifyExpertise({ orgSlug: "acme", slug: "pay", content: text, files: {} }, null).issues;
+    expect(issues.map((i) => i.message)).toEqual([
+      "invalid YAML at line 14, column 5: Flow map in block collection must be sufficiently indented and end with a }",
+    ]);
+    expect(lineOfIssue(text, "front matter", issues[0]!.message)).toBe(13);
   });
 
   test("an id that is not the slug is named the expertise's id, not a folder", () => {
