@@ -82,6 +82,28 @@
     if (form) $('button[type="submit"]', form).disabled = e.target.value !== form.dataset.confirmName;
   });
 
+  // an id that follows a field: input[data-id-follows="<selector of a TALENT.md textarea>"] writes what is typed into
+  // the front matter's `id:` line while that line still holds the template's id or what was typed before
+  document.addEventListener("input", (e) => {
+    const input = e.target.closest && e.target.closest("input[data-id-follows]");
+    const area = input && document.querySelector(input.dataset.idFollows);
+    if (!area) return;
+    const slug = (v) => (/^[a-z0-9]+(-[a-z0-9]+)*$/.test(v || "") ? v : null);
+    const template = input.dataset.templateId;
+    const now = slug(input.value) || template;
+    const end = area.value.indexOf("\n---", 3);
+    if (!area.value.startsWith("---\n") || end < 0) return;
+    const head = area.value.slice(0, end);
+    // what the id line may hold: what was typed before, the slug the page was sent with, the template's
+    const line = [input.dataset.followed, input.defaultValue, template]
+      .filter(slug)
+      .map((id) => new RegExp("^id:[ \\t]*" + id + "[ \\t]*$", "m"))
+      .find((re) => re.test(head));
+    if (!line) return;
+    area.value = head.replace(line, "id: " + now) + area.value.slice(end);
+    input.dataset.followed = now;
+  });
+
   // a change the server refused: form[data-reset-on-error] shows again what is true (e.g. the role it kept)
   document.addEventListener("htmx:responseError", (e) => {
     const form = e.target.closest && e.target.closest("form[data-reset-on-error]");

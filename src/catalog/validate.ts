@@ -77,7 +77,7 @@ function readFrontMatter(text: string | undefined, add: Add): { data: Record<str
     add("front matter", "missing: the file must start with a YAML block between --- lines");
     return null;
   }
-  const parsed = parseFrontMatterYaml(split.yaml);
+  const parsed = parseFrontMatterYaml(split.yaml, 2);
   if ("error" in parsed) {
     add("front matter", parsed.error);
     return null;
@@ -211,6 +211,12 @@ interface Reporter {
   note(n: Omit<Finding, "file">): void;
 }
 
+/** The id a talent must carry: its folder's name in the catalog, an expertise's own id (its slug) on the server. */
+function idMismatch(id: string, src: TalentSource): string {
+  if (src.kind === "expertise") return `"${id}" must be the expertise's id "${src.folder}" (the slug it was created with)`;
+  return `"${id}" ≠ folder name "${src.folder}"`;
+}
+
 /**
  * Validates one talent folder; returns the talent (null if any finding), every finding, and
  * the notes of a SKILL.md folder (what has no talent field: docs/talent-format.md).
@@ -237,7 +243,7 @@ export function validateTalent(src: TalentSource): ValidationResult {
   if (id) {
     if (!ID_PATTERN.test(id))
       add(isSkill ? "name" : "id", `"${id}" is not a valid id (1–64 chars, lower-case letters and digits separated by single -)`);
-    else if (id !== src.folder) add(isSkill ? "name" : "id", `"${id}" ≠ folder name "${src.folder}"`);
+    else if (id !== src.folder) add(isSkill ? "name" : "id", idMismatch(id, src));
   }
   const { files, body, pointers } = readFiles(src, mainFile, front.body, uri, isSkill, report);
   const compact = renderCompact({ title: f.title || src.folder, summary, rules: f.rules, body });

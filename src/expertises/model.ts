@@ -147,13 +147,17 @@ export function parsePatch(body: unknown): PatchInput {
   return { expectedRevision: expectedRevision!, content, files };
 }
 
-/** The optional `{expectedRevision}` of publish and of the trigger confirmation. */
-export function parseOptionalRevision(body: unknown): number | undefined {
+/** `POST …/:id/publish` `{expectedRevision?, serve?}`: `serve` (true, or "true"/"1"/"on" from a form) also serves it at once. */
+export function parsePublish(body: unknown): { expectedRevision?: number; serve: boolean } {
   const b = asObject(body);
   const issues: Issue[] = [];
-  const r = readRevision(b.expectedRevision, issues, false);
+  const expectedRevision = readRevision(b.expectedRevision, issues, false);
+  const v = b.serve;
+  const serve = v === true || v === "true" || v === "1" || v === "on";
+  if (!serve && v !== undefined && v !== null && v !== false && v !== "false" && v !== "0" && v !== "")
+    issues.push({ path: "serve", message: "must be true or false" });
   if (issues.length > 0) throw validationFailed(issues);
-  return r;
+  return { expectedRevision, serve };
 }
 
 /** `PUT …/:id/triggers` `{files?, keywords?, expectedRevision?}`; normalized by triggers.ts. From a form, each list is a text of lines. */

@@ -13,12 +13,12 @@
 import { Elysia } from "elysia";
 import type { Child } from "hono/jsx";
 import type { CatalogDeps } from "../catalog/state";
-import { parseListQuery, parsePatch } from "./model";
-import { detailView, expertiseNotFound, findExpertise, listExpertises, updateWorkingVersion } from "./service";
+import { parseCreate, parseListQuery, parsePatch } from "./model";
+import { createExpertise, detailView, expertiseNotFound, findExpertise, listExpertises, updateWorkingVersion } from "./service";
 import { proposeTriggers } from "./triggers";
 import { Editor, IssuesByLine, type Draft, type ServerVersion } from "./views/editor";
 import { DeleteSection, LifecycleSection, TriggersSection, VersionsSection } from "./views/lifecycle";
-import { CreateForm, EXPERTISES_PAGE, ExpertiseList } from "./views/list";
+import { CreateForm, EXPERTISES_PAGE, ExpertiseList, idFollowsSlug, type CreateAttempt } from "./views/list";
 import { AppError, type Issue } from "../http/errors";
 import type { OrgMembership } from "../tenancy/service";
 import { createPageGuard, type PageContext } from "../tenancy/pageSessions";
@@ -29,7 +29,8 @@ const DONE: Record<string, string> = {
   created: "Draft created.",
   saved: "Saved.",
   triggers: "Triggers confirmed.",
-  publish: "Published.",
+  publish: "Published (not served yet: activate it to serve it).",
+  served: "Published and served: projects that install it get this version.",
   activate: "Activated: its latest version is served.",
   deactivate: "Deactivated: no longer served.",
   reactivate: "Reactivated: its latest version is served again.",
@@ -44,6 +45,11 @@ function Done(props: { done: unknown }) {
       {text}
     </div>
   ) : null;
+}
+
+/** The answer after a change made by a page's own form: back to a page, never cached. */
+function seeOther(location: string): Response {
+  return new Response(null, { status: 303, headers: { location, "cache-control": "no-store" } });
 }
 
 /** The guard of the organization's owner/admin pages built on its expertises and usage: a member gets the 404 page and learns nothing. */
@@ -67,6 +73,53 @@ function readEditorForm(body: unknown): {
     raw: { expectedRevision: b.expectedRevision, content, files },
     draft: { content: typeof content === "string" ? content : "", files },
   };
+}
+
+/** The list page with the creation form (`attempt`: a refused creation, shown beside its fields). */
+async function listPage(
+  deps: CatalogDeps,
+  ctx: PageContext,
+  org: OrgMembership,
+  opts: { status?: string; done?: unknown; attempt?: CreateAttempt; httpStatus?: number },
+): Promise<Response> {
+  const items = await listExpertises(deps.database, org, parseListQuery({ status: opts.status }));
+  return page(
+    <Layout title="Expertises" user={ctx.session.user} nav={ctx.nav}>
+      <h1>Expertises of {org.name}</h1>
+      <p class="muted">
+        Private talents of the organization: written here, verified by the talent validator, published into versions, and served once
+        active.
+      </p>
+      <Done done={opts.done} />
+      <ExpertiseList items={items} status={opts.status} />
+      <CreateForm attempt={opts.attempt} />
+    </Layout>,
+    opts.httpStatus ?? 200,
+  );
+}
+
+/**
+ * The creation form's post (`POST /org/expertises`, with or without JavaScript): the template's id
+ * takes the slug, the same service as `POST /web/orgs/current/expertises` creates the draft; a
+ * refusal (400, or 409 for a taken slug) answers the list page with the error beside its field.
+ */
+async function createFromForm(deps: CatalogDeps, ctx: PageContext, org: OrgMembership, body: unknown): Promise<Response> {
+  const b = (body && typeof body === "object" ? body : {}) as Record<string, unknown>;
+  const slug = typeof b.slug === "string" ? b.slug.trim() : "";
+  const content = typeof b.content === "string" ? idFollowsSlug(b.content.replace(/\r\n/g, "\n"), slug) : "";
+  try {
+    const input = parseCreate({ slug, content });
+    const row = await deps.database.write((tx) => createExpertise(tx, { ...input, organizationId: org.id, userId: ctx.session.user.id }));
+    return seeOther(`${EXPERTISES_PAGE}/${row.id}?done=created`);
+  } catch (e) {
+    if (!(e instanceof AppError) || (e.code !== "conflict" && e.code !== "validation_failed")) throw e;
+    const fieldOf = (path: string) => (path === "slug" || path === "content" ? path : "");
+    const problems =
+      e.code === "conflict"
+        ? [{ field: fieldOf(String(e.details.field ?? "")), message: e.message }]
+        : (e.details.issues as Issue[]).map((i) => ({ field: fieldOf(i.path), message: i.message }));
+    return listPage(deps, ctx, org, { attempt: { slug, content, problems }, httpStatus: e.status });
+  }
 }
 
 export function orgExpertisesPages(deps: CatalogDeps) {
@@ -118,23 +171,11 @@ export function orgExpertisesPages(deps: CatalogDeps) {
       EXPERTISES_PAGE,
       async ({ page: ctx, org, query }) => {
         const status = typeof query.status === "string" && query.status !== "" ? query.status : undefined;
-        const filter = parseListQuery({ status });
-        const items = await listExpertises(deps.database, org, filter);
-        return page(
-          <Layout title="Expertises" user={ctx.session.user} nav={ctx.nav}>
-            <h1>Expertises of {org.name}</h1>
-            <p class="muted">
-              Private talents of the organization: written here, verified by the talent validator, published into versions, and served once
-              active.
-            </p>
-            <Done done={query.done} />
-            <ExpertiseList items={items} status={status} />
-            <CreateForm />
-          </Layout>,
-        );
+        return listPage(deps, ctx, org, { status, done: query.done });
       },
       { orgPage: EXPERTISES_ADMIN },
     )
+    .post(EXPERTISES_PAGE, async ({ page: ctx, org, body }) => createFromForm(deps, ctx, org, body), { orgPage: EXPERTISES_ADMIN })
     .get(
       `${EXPERTISES_PAGE}/:id`,
       async ({ page: ctx, org, params, query }) => {
@@ -165,10 +206,7 @@ export function orgExpertisesPages(deps: CatalogDeps) {
             return detailPage(ctx, org, params.id, { draft, issues: e.details.issues as Issue[], status: 400 });
           throw e;
         }
-        return new Response(null, {
-          status: 303,
-          headers: { location: `${EXPERTISES_PAGE}/${params.id}?done=saved`, "cache-control": "no-store" },
-        });
+        return seeOther(`${EXPERTISES_PAGE}/${params.id}?done=saved`);
       },
       { orgPage: EXPERTISES_ADMIN },
     );

@@ -14,7 +14,7 @@ import { validationFailed } from "../http/errors";
 import { requireTypedName } from "../http/methodOverride";
 import type { OrgMembership } from "../tenancy/service";
 import type { LifecycleOperation } from "./lifecycle";
-import { parseCreate, parseListQuery, parseOptionalRevision, parsePatch, parseTriggersBody, parseVersionParam } from "./model";
+import { parseCreate, parseListQuery, parsePatch, parsePublish, parseTriggersBody, parseVersionParam } from "./model";
 import {
   changeLifecycle,
   confirmTriggers,
@@ -152,8 +152,8 @@ function expertiseWorkflowRoutes({ db, catalog }: ExpertiseContext, guards: Guar
       async ({ auth, org, params, body }) => {
         ownerOrAdmin(org);
         await findExpertise(db, org.id, params.id);
-        const expectedRevision = parseOptionalRevision(body);
-        const r = await db.write((tx) => publishExpertise(tx, org, params.id, auth.user.id, catalog(), expectedRevision));
+        const opts = parsePublish(body);
+        const r = await db.write((tx) => publishExpertise(tx, org, params.id, auth.user.id, catalog(), opts));
         return { ...(await detailView(db, r.row, org.slug, catalog())), published: { version: r.version, created: r.created } };
       },
       { org: "member" },

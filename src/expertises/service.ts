@@ -13,11 +13,11 @@ import type { Database, Tx } from "../db/client";
 import { getBlobs, putBlob } from "../db/blobs";
 import { expertises, expertiseVersions, users, type ExpertiseStatus } from "../db/schema";
 import { AppError, notFound, validationFailed } from "../http/errors";
-import { digestOf } from "../lib/crypto";
 import { newId } from "../lib/ids";
 import { allowedOperations, nextStatus, type LifecycleOperation } from "./lifecycle";
 import type { CreateInput, ListFilter, PatchInput } from "./model";
 import { refOf, verifyExpertise } from "./verify";
+import { declaredVersion, digestsOf, effectiveTriggers, latestDeclaredVersions, sameAsVersion } from "./working";
 import { iso } from "../lib/time";
 
 export type ExpertiseRow = typeof expertises.$inferSelect;
@@ -141,10 +141,12 @@ export interface PublishResult {
 }
 
 /**
- * Snapshots the working version (TALENT.md, files, confirmed triggers) into version N+1, after
- * the validator and the link checks pass (400 validation_failed with their findings) and the
- * triggers were confirmed (409 invalid_transition, reason triggers_not_confirmed).
- * Publishing exactly what the latest version holds adds nothing (idempotent, `created: false`).
+ * Snapshots the working version (TALENT.md, files, triggers) into version N+1, after the validator
+ * and the link checks pass (400 validation_failed with their findings) and there are triggers: the
+ * confirmed ones, else those written in the front matter (409 invalid_transition, reason
+ * triggers_not_confirmed, when neither). Publishing exactly what the latest version holds adds
+ * nothing (idempotent, `created: false`). `serve`: the expertise is served at once (activated,
+ * or reactivated), in the same transaction.
  */
 export async function publishExpertise(
   tx: Tx,
@@ -152,12 +154,12 @@ export async function publishExpertise(
   id: string,
   userId: string,
   catalog: Catalog | null,
-  expectedRevision?: number,
+  opts: { expectedRevision?: number; serve?: boolean } = {},
 ): Promise<PublishResult> {
   const row = await findExpertise(tx, org.id, id);
-  if (expectedRevision !== undefined && expectedRevision !== row.revision) throw revisionConflict(row, expectedRevision);
+  if (opts.expectedRevision !== undefined && opts.expectedRevision !== row.revision) throw revisionConflict(row, opts.expectedRevision);
   if (!catalog) throw new AppError("not_ready", "The catalog is not loaded yet: publication checks links against it; retry in a moment.");
-  const next = nextStatus(row.status, "publish");
+  const next = servedStatus(nextStatus(row.status, "publish"), opts.serve === true);
   const check = verifyExpertise({ orgSlug: org.slug, slug: row.slug, content: row.workingContent, files: row.workingFiles }, catalog);
   if (!check.valid) {
     throw validationFailed(
@@ -165,17 +167,17 @@ export async function publishExpertise(
       `The working version (revision ${row.revision}) cannot be published: ${check.issues.length} problem${check.issues.length === 1 ? "" : "s"} found by the talent validator.`,
     );
   }
-  if (!row.triggers || row.triggersConfirmedAt === null) {
+  const { triggers } = effectiveTriggers(row);
+  if (!triggers) {
     throw new AppError(
       "invalid_transition",
-      "Cannot publish: the triggers were never confirmed. Ask for a proposal (POST …/trigger-proposal), then confirm a set (PUT " +
-        "…/triggers).",
+      "Cannot publish: no triggers. Write them in the front matter (triggers: {files, keywords}), or ask for a proposal (POST " +
+        "…/trigger-proposal) and confirm a set (PUT …/triggers).",
       { status: row.status, operation: "publish", reason: "triggers_not_confirmed", allowed: allowedOperations(row.status) },
     );
   }
-  const contentDigest = digestOf(row.workingContent);
-  const fileDigests: Record<string, string> = {};
-  for (const path of Object.keys(row.workingFiles).sort()) fileDigests[path] = digestOf(row.workingFiles[path]!);
+  const digests = digestsOf(row.workingContent, row.workingFiles);
+  const now = Date.now();
   if (row.publishedVersion > 0) {
     const latest = (
       await tx
@@ -184,25 +186,21 @@ export async function publishExpertise(
         .where(and(eq(expertiseVersions.expertiseId, id), eq(expertiseVersions.version, row.publishedVersion)))
         .limit(1)
     )[0];
-    if (
-      latest &&
-      latest.contentDigest === contentDigest &&
-      sameJson(sortedObject(latest.files), fileDigests) &&
-      sameJson(latest.triggers, row.triggers)
-    ) {
-      return { row, version: row.publishedVersion, created: false };
+    if (sameAsVersion({ ...digests, triggers }, latest)) {
+      if (next === row.status) return { row, version: row.publishedVersion, created: false };
+      await tx.update(expertises).set({ status: next, updatedAt: now }).where(eq(expertises.id, id));
+      return { row: { ...row, status: next, updatedAt: now }, version: row.publishedVersion, created: false };
     }
   }
   await putBlob(tx, row.workingContent);
   for (const path of Object.keys(row.workingFiles)) await putBlob(tx, row.workingFiles[path]!);
   const version = row.publishedVersion + 1;
-  const now = Date.now();
   await tx.insert(expertiseVersions).values({
     expertiseId: id,
     version,
-    contentDigest,
-    files: fileDigests,
-    triggers: row.triggers,
+    contentDigest: digests.contentDigest,
+    files: digests.files,
+    triggers,
     publishedBy: userId,
     publishedAt: now,
   });
@@ -210,10 +208,10 @@ export async function publishExpertise(
   return { row: { ...row, status: next, publishedVersion: version, updatedAt: now }, version, created: true };
 }
 
-function sortedObject(o: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
+/** The status after a publication that also serves: published → active, inactive → active (reactivated). */
+function servedStatus(afterPublish: ExpertiseStatus, serve: boolean): ExpertiseStatus {
+  return serve && (afterPublish === "published" || afterPublish === "inactive") ? "active" : afterPublish;
 }
-const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** activate, deactivate, reactivate: the state machine of lifecycle.ts, or 409 invalid_transition. */
 export async function changeLifecycle(
@@ -321,22 +319,32 @@ export function summaryView(row: ExpertiseRow, orgSlug: string) {
 }
 
 /** The detail: working version, verification, versions, what can be done next. */
-export async function detailView(d: Db, row: ExpertiseRow, orgSlug: string, catalog: Catalog | null) {
+export async function detailView(d: Database, row: ExpertiseRow, orgSlug: string, catalog: Catalog | null) {
   const check = verifyExpertise({ orgSlug, slug: row.slug, content: row.workingContent, files: row.workingFiles }, catalog);
   const creator = row.createdBy
     ? ((await drizzleOf(d).select({ id: users.id, email: users.email }).from(users).where(eq(users.id, row.createdBy)).limit(1))[0] ?? null)
     : null;
+  const triggers = effectiveTriggers(row);
+  const versions = await listVersions(d, row.id);
+  const texts = await getBlobs(
+    d,
+    versions.map((v) => v.contentDigest),
+  );
+  const latest = versions.at(-1);
   return {
     ...summaryView(row, orgSlug),
     working: { content: row.workingContent, files: row.workingFiles },
+    declaredVersion: declaredVersion(row.workingContent),
     verification: {
       valid: check.valid,
-      triggersConfirmed: row.triggersConfirmedAt !== null,
-      publishable: check.valid && row.triggersConfirmedAt !== null,
+      triggersConfirmed: triggers.from !== null,
+      triggersFrom: triggers.from,
+      publishable: check.valid && triggers.from !== null,
       issues: check.issues,
     },
+    unpublishedChanges: !sameAsVersion({ ...digestsOf(row.workingContent, row.workingFiles), triggers: triggers.triggers }, latest),
     allowedOperations: allowedOperations(row.status),
-    versions: await listVersions(d, row.id),
+    versions: versions.map((v) => ({ ...v, declaredVersion: declaredVersion(texts.get(v.contentDigest) ?? "") })),
     createdBy: creator,
   };
 }
@@ -352,13 +360,15 @@ export async function listExpertises(database: Database, org: OrgRef, filter: Li
     .orderBy(asc(expertises.slug));
   const text = filter.text?.toLowerCase();
   const trigger = filter.trigger;
-  return rows
+  const items = rows
     .map((r) => summaryView(r, org.slug))
     .filter((v) => {
       if (text && ![v.slug, v.title ?? "", v.summary ?? ""].some((s) => s.toLowerCase().includes(text))) return false;
       if (trigger && !matchesTrigger(v.triggers, trigger)) return false;
       return true;
     });
+  const declared = await latestDeclaredVersions(database, items);
+  return items.map((v) => ({ ...v, publishedDeclaredVersion: declared.get(v.id) ?? null }));
 }
 
 /** A trigger filter value matches a confirmed keyword (case-insensitive), a glob (exactly), or a path a glob matches. */

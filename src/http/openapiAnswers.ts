@@ -69,9 +69,11 @@ const Version = { version: I, publishedAt: S, publishedBy: n(Actor), contentDige
 const Expertise = o({
   ...ExpertiseRow,
   working: o({ content: S, files: map(S) }),
-  verification: o({ valid: B, triggersConfirmed: B, publishable: B, issues: a(o({ path: S, message: S })) }),
+  declaredVersion: n(S),
+  verification: o({ valid: B, triggersConfirmed: B, triggersFrom: n(S), publishable: B, issues: a(o({ path: S, message: S })) }),
+  unpublishedChanges: B,
   allowedOperations: a(S),
-  versions: a(o(Version)),
+  versions: a(o({ ...Version, declaredVersion: n(S) })),
   createdBy: n(Actor),
   published: o({ version: I, created: B }),
 });
@@ -186,7 +188,7 @@ export const ANSWERS: Record<string, Schema | OtherAnswer> = {
     nextBefore: n(I),
   }),
   // ---- expertises
-  "GET /web/orgs/current/expertises": o({ expertises: a(o(ExpertiseRow)) }),
+  "GET /web/orgs/current/expertises": o({ expertises: a(o({ ...ExpertiseRow, publishedDeclaredVersion: n(S) })) }),
   "POST /web/orgs/current/expertises": Expertise,
   "GET /web/orgs/current/expertises/{id}": Expertise,
   "PATCH /web/orgs/current/expertises/{id}": Expertise,

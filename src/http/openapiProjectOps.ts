@@ -57,9 +57,10 @@ export const PROJECT_OPERATIONS: Operation[] = [
     (op): Operation => ({
       method: "POST",
       path: `/web/orgs/current/expertises/{id}/${op}`,
-      summary: `Lifecycle: ${op}`,
+      summary: op === "publish" ? "Lifecycle: publish (serve: true also serves it, in the same transaction)" : `Lifecycle: ${op}`,
       access: "admin",
-      errors: [404, 409],
+      ...(op === "publish" ? { body: obj({ expectedRevision: { type: "integer" }, serve: { type: "boolean" } }) } : {}),
+      errors: op === "publish" ? [400, 404, 409] : [404, 409],
     }),
   ),
   {

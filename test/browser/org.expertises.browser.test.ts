@@ -55,8 +55,9 @@ describe("/org/expertises, /org/insights and /org/talent-adoption in Chromium", 
     const budgetLine = page.locator("ol.source li.has-issue", { hasText: "budget: 50" });
     expect(await budgetLine.count()).toBe(1);
     expect(await budgetLine.textContent()).toContain("must be an integer from 100 to 4000 (got 50)");
+    await clean(w);
     await page.evaluate(() => document.querySelector("ol.source li.has-issue")!.scrollIntoView({ block: "center" }));
-    await clean(w, "org-expertise-findings");
+    await screenshot(page, "org-expertise-findings");
 
     // publishing now: 400 with the validator's issues in the page's alert area, nothing published
     await page.click("#lifecycle button:has-text('Publish')");
@@ -117,14 +118,15 @@ describe("/org/expertises, /org/insights and /org/talent-adoption in Chromium", 
     await page.waitForSelector("#proposal #trigger-files");
     const proposed = await page.inputValue("#trigger-keywords");
     expect(proposed).toContain("payment");
+    await clean(w);
     await page.evaluate(() => document.querySelector("#triggers")!.scrollIntoView({ block: "start" }));
-    await clean(w, "org-expertise-triggers");
+    await screenshot(page, "org-expertise-triggers");
     await Promise.all([page.waitForURL(doneIs("triggers")), page.click("#proposal button:has-text('Confirm triggers')")]);
     expect(await page.textContent("#triggers")).toContain("Confirmed");
 
     // publish, then activate
-    await Promise.all([page.waitForURL(doneIs("publish")), page.click("#lifecycle button:has-text('Publish')")]);
-    expect(await page.textContent("#versions")).toMatch(/v1\s*\d{4}-\d\d-\d\d \d\d:\d\d UTC/);
+    await Promise.all([page.waitForURL(doneIs("publish")), page.click("#lifecycle button:has-text('Publish only')")]);
+    expect(await page.textContent("#versions")).toMatch(/1\.0\.0 \(publication 1\)\s*\d{4}-\d\d-\d\d \d\d:\d\d UTC/);
     await Promise.all([page.waitForURL(doneIs("activate")), page.click("#lifecycle button:has-text('Activate')")]);
     expect(await page.textContent("#lifecycle")).toContain("serving version 1");
     await clean(w, "org-expertise-active");
@@ -192,6 +194,67 @@ describe("/org/expertises, /org/insights and /org/talent-adoption in Chromium", 
     await Promise.all([page.waitForURL(doneIs("reactivate")), page.click("#lifecycle button:has-text('Reactivate')")]);
     expect(await page.textContent("#lifecycle")).toContain("serving version 1");
     await clean(w);
+    await w.context.close();
+  });
+
+  test("authoring without friction: the template's id follows the typed slug; a taken slug is answered beside the slug field; a YAML error is shown on its line with its line and column; 'Publish and serve' serves it in one click", async () => {
+    const o = await orgWithProject(live.env, "Authoring Journey");
+    await o.owner.post("/web/orgs/current/expertises", { slug: "taken", content: "x" });
+    const w = await signIn(o.owner.email);
+    const page = w.page;
+    await page.goto(`${live.base}/org/expertises`);
+    // the skeleton's id follows the slug as it is typed
+    expect(await page.inputValue("#new-content")).toContain("\nid: my-expertise\n");
+    await page.locator("#new-slug").pressSequentially("taken");
+    expect(await page.inputValue("#new-content")).toContain("\nid: taken\n");
+    // a taken slug: 409, the error beside the slug field, the typed text kept
+    await Promise.all([page.waitForLoadState("load"), page.click("button:text('Create draft')")]);
+    expectedOnly(w, 409);
+    expect(await page.textContent("#slug-problem")).toContain('An expertise with the slug "taken" already exists');
+    expect(await page.getAttribute("#new-slug", "aria-describedby")).toBe("slug-problem");
+    const slugBox = (await page.locator("#new-slug").boundingBox())!;
+    const problemBox = (await page.locator("#slug-problem").boundingBox())!;
+    expect(problemBox.y).toBeGreaterThan(slugBox.y);
+    expect(problemBox.y - (slugBox.y + slugBox.height)).toBeLessThan(40);
+    expect(await page.locator("#flash .flash.error").count()).toBe(0);
+    await page.evaluate(() => document.querySelector("#create")!.scrollIntoView({ block: "start" }));
+    await screenshot(page, "org-expertise-create-conflict");
+    w.problems.length = 0;
+    await page.fill("#new-slug", "");
+    await page.locator("#new-slug").pressSequentially("api-errors");
+    expect(await page.inputValue("#new-content")).toContain("\nid: api-errors\n");
+    await Promise.all([page.waitForURL(doneIs("created")), page.click("button:text('Create draft')")]);
+    const id = new URL(page.url()).pathname.split("/")[3]!;
+    expect(await page.textContent("#check")).not.toContain("folder");
+
+    // a YAML mistake on line 14 (a flow mapping nested in a compact one): named by line and column, shown under that line
+    const lines = (await page.inputValue("#content")).split("\n");
+    expect(lines[13]).toStartWith("  - { rule: EXP-001");
+    lines[13] = '  - { rule: EXP-001, pass: "good()", fail: bad: x }';
+    await page.fill("#content", lines.join("\n"));
+    await Promise.all([page.waitForURL(doneIs("saved")), page.click("#editor button[type=submit]")]);
+    const finding = page.locator("ol.source li.has-issue");
+    expect(await finding.count()).toBe(1);
+    expect(await page.getAttribute("ol.source li.has-issue", "id")).toBe("L14");
+    expect(await finding.textContent()).toMatch(/invalid YAML at line 14, column \d+/);
+    await clean(w);
+    await page.evaluate(() => document.querySelector("ol.source li.has-issue")!.scrollIntoView({ block: "center" }));
+    await screenshot(page, "org-expertise-yaml-error");
+
+    // fixed: the triggers come from the front matter; one click publishes and serves
+    lines[13] = '  - { rule: EXP-001, pass: "good()", fail: "bad()" }';
+    const withTriggers = lines.join("\n").replace("budget: 1200", 'budget: 1200\ntriggers: { files: ["src/api/**"], keywords: [errors] }');
+    await page.fill("#content", withTriggers);
+    await Promise.all([page.waitForURL(doneIs("saved")), page.click("#editor button[type=submit]")]);
+    expect(await page.textContent("#check")).toContain("passes the talent validator");
+    expect(await page.textContent("#triggers")).toContain("Taken from the front matter");
+    expect((await page.locator("#lifecycle button").allTextContents()).map((t) => t.trim())).toEqual(["Publish and serve", "Publish only"]);
+    await clean(w, "org-expertise-publish-and-serve");
+    await Promise.all([page.waitForURL(doneIs("served")), page.click("#lifecycle button:has-text('Publish and serve')")]);
+    expect(await page.textContent("#lifecycle")).toContain("serving version 1.0.0 (publication 1)");
+    expect((await page.locator("#lifecycle button").allTextContents()).map((t) => t.trim())).toEqual(["Deactivate"]);
+    expect((await o.owner.get(`/web/orgs/current/expertises/${id}`)).body).toMatchObject({ status: "active", serving: 1 });
+    await clean(w, "org-expertise-served");
     await w.context.close();
   });
 

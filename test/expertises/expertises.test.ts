@@ -62,7 +62,7 @@ beforeAll(async () => {
 describe("authoring", () => {
   test("create → 201 draft: id exp_…, ref @org/slug, revision 1, no version, working copy as sent", async () => {
     const slug = nextSlug("payments");
-    const content = talentMd(slug);
+    const content = talentMd(slug, { triggers: "__omit__" });
     const r = await acme.owner.post(BASE, { slug, content, files: { "references/more.md": "# More\n" } });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({
@@ -213,6 +213,7 @@ describe("the filtered list (GET /web/orgs/current/expertises?status=&text=&trig
     expect(Object.keys(item).sort()).toEqual([
       "createdAt",
       "id",
+      "publishedDeclaredVersion",
       "publishedVersion",
       "ref",
       "revision",
@@ -362,18 +363,16 @@ describe("triggers", () => {
       ].join("\n"),
     );
 
-  test("POST …/trigger-proposal: file globs and keywords from the content, each with why; deterministic", async () => {
+  test("POST …/trigger-proposal: file globs from the languages, keywords from languages, id and title, each with why; nothing from prose; deterministic", async () => {
     const slug = nextSlug("ledger");
     const e = await create(acme.owner, slug, content(slug));
     const a = await acme.owner.post(`${BASE}/${e.id}/trigger-proposal`);
     expect(a.status).toBe(200);
     expect(a.body).toMatchObject({ id: e.id, revision: 1, confirmed: null, triggersConfirmedAt: null });
-    const globs = a.body.files.map((f: { value: string }) => f.value);
-    expect(globs).toEqual(expect.arrayContaining(["**/*.sql", "**/*.ts", "src/ledger/**", "db/migrations/**"]));
-    const ts = a.body.files.find((f: { value: string }) => f.value === "**/*.ts");
-    expect(ts.why).toMatch(/code fence "```ts" at line \d+|path/);
+    // the body's `src/ledger/entries.ts`, `db/migrations/` and its ts fence suggest nothing
+    expect(a.body.files).toEqual([{ value: "**/*.sql", why: 'language "sql" in the front matter' }]);
     const keywords = a.body.keywords.map((k: { value: string }) => k.value);
-    expect(keywords).toEqual(expect.arrayContaining(["sql", "ledger"]));
+    expect(keywords).toEqual(["sql", "ledger", "title"]);
     for (const t of [...a.body.files, ...a.body.keywords]) expect(t.why.length).toBeGreaterThan(5);
     const b = await acme.admin.post(`${BASE}/${e.id}/trigger-proposal`);
     expect(b.body).toEqual(a.body);
@@ -556,7 +555,7 @@ describe("publication: the validator's findings, confirmed triggers, immutable v
     expect((await acme.owner.get(`${BASE}/${e.id}`)).body).toMatchObject({ status: "draft", publishedVersion: 0, versions: [] });
   });
 
-  test("front matter id must equal the slug", async () => {
+  test("front matter id must equal the slug: the message names the expertise's id, never a folder", async () => {
     const slug = nextSlug("idm");
     const e = await create(acme.owner, slug, talentMd("some-other-id"));
     await acme.owner.put(`${BASE}/${e.id}/triggers`, TRIGGERS);
@@ -564,7 +563,7 @@ describe("publication: the validator's findings, confirmed triggers, immutable v
     expect(r.status).toBe(400);
     expect(r.body.issues).toContainEqual({
       path: `@${acme.org.slug}/${slug}/TALENT.md: id`,
-      message: `"some-other-id" ≠ folder name "${slug}"`,
+      message: `"some-other-id" must be the expertise's id "${slug}" (the slug it was created with)`,
     });
   });
 
@@ -595,8 +594,9 @@ describe("publication: the validator's findings, confirmed triggers, immutable v
     }
   });
 
-  test("triggers never confirmed → 409 invalid_transition, reason triggers_not_confirmed; invalid content is reported first (400)", async () => {
-    const e = await create(acme.owner);
+  test("no triggers (none confirmed, none in the front matter) → 409 invalid_transition, reason triggers_not_confirmed; invalid content is reported first (400)", async () => {
+    const slug = nextSlug("notrig");
+    const e = await create(acme.owner, slug, talentMd(slug, { triggers: "__omit__" }));
     const r = await acme.owner.post(`${BASE}/${e.id}/publish`);
     expect(r.status).toBe(409);
     expect(r.body).toMatchObject({ error: "invalid_transition", status: "draft", operation: "publish", reason: "triggers_not_confirmed" });
@@ -644,6 +644,7 @@ describe("publication: the validator's findings, confirmed triggers, immutable v
         contentDigest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
         files: {},
         triggers: TRIGGERS,
+        declaredVersion: "1.0.0",
       },
       {
         version: 2,
@@ -652,6 +653,7 @@ describe("publication: the validator's findings, confirmed triggers, immutable v
         contentDigest: expect.stringMatching(/^sha256:/),
         files: { "notes.md": expect.stringMatching(/^sha256:/) },
         triggers: TRIGGERS,
+        declaredVersion: "1.0.0",
       },
     ]);
     const v1 = await acme.owner.get(`${BASE}/${e.id}/versions/1`);

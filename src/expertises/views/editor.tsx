@@ -24,6 +24,9 @@ export interface ServerVersion {
 export function lineOfIssue(content: string, field: string, message: string): number | null {
   const lines = content.replace(/\r\n/g, "\n").split("\n");
   const fmEnd = lines[0]?.trim() === "---" ? lines.findIndex((l, i) => i > 0 && l.trim() === "---") : -1;
+  // a YAML error names its line in the whole file (catalog/frontMatter.ts)
+  const yamlLine = field === "front matter" ? /\bat line (\d+)/.exec(message)?.[1] : undefined;
+  if (yamlLine !== undefined && Number(yamlLine) <= lines.length) return Number(yamlLine) - 1;
   const top = /^[A-Za-z_][\w-]*/.exec(field)?.[0];
   if (!top) return null;
   if (top === "body" || fmEnd < 0) {

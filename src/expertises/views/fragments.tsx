@@ -18,8 +18,11 @@ export function registerExpertiseViews(views: ViewRegistry): void {
   registerView("POST", `${ROUTE}/`, { redirect: (data) => `${pageOf((data as { id: string }).id)}?done=created` });
   registerView("PATCH", `${ROUTE}/:id`, { redirect: back("saved") });
   registerView("PUT", `${ROUTE}/:id/triggers`, { redirect: back("triggers") });
-  for (const op of ["publish", "activate", "deactivate", "reactivate"] as const)
-    registerView("POST", `${ROUTE}/:id/${op}`, { redirect: back(op) });
+  // a publication that leaves the expertise active is served: the page says so
+  registerView("POST", `${ROUTE}/:id/publish`, {
+    redirect: (d, ctx) => back((d as { status?: string }).status === "active" ? "served" : "publish")(d, ctx),
+  });
+  for (const op of ["activate", "deactivate", "reactivate"] as const) registerView("POST", `${ROUTE}/:id/${op}`, { redirect: back(op) });
   registerView("DELETE", `${ROUTE}/:id`, { redirect: () => `${EXPERTISES_PAGE}?done=deleted` });
   registerView("POST", `${ROUTE}/:id/trigger-proposal`, {
     fragment: (data) => {

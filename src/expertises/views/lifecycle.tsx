@@ -86,6 +86,9 @@ export function TriggersSection(props: { e: ExpertiseDetail; proposal?: TriggerP
   return (
     <section class="card" id="triggers" aria-labelledby="triggers-h">
       <h2 id="triggers-h">Triggers</h2>
+      {!e.triggers && e.verification.triggersFrom === "front matter" ? (
+        <p>Taken from the front matter (triggers written there count as confirmed); confirm another set below to replace them.</p>
+      ) : null}
       {e.triggers ? (
         <p>
           Confirmed {when(e.triggersConfirmedAt)}: files{" "}
@@ -93,7 +96,12 @@ export function TriggersSection(props: { e: ExpertiseDetail; proposal?: TriggerP
           {e.triggers.keywords.length > 0 ? e.triggers.keywords.map((k) => <code>{k} </code>) : "none"}.
         </p>
       ) : (
-        <p class="muted">Not confirmed yet: publication needs confirmed triggers (what makes an agent designate this expertise).</p>
+        e.verification.triggersFrom === null && (
+          <p class="muted">
+            Not confirmed yet: publication needs triggers (what makes an agent designate this expertise), written in the front matter or
+            confirmed here.
+          </p>
+        )
       )}
       <form
         method="get"
@@ -131,21 +139,70 @@ const OPERATION_HELP: Record<LifecycleOperation, string> = {
   reactivate: "Serves the latest published version again.",
 };
 
+/** A version as its author wrote it (`version: 1.0.0`), with the publication's number beside it. */
+export function versionLabel(declared: string | null | undefined, publication: number): string {
+  return declared ? `${declared} (publication ${publication})` : `publication ${publication}`;
+}
+
+/** One lifecycle button: a form to its route (`serve`: publish and serve in one step). */
+function OperationForm(props: { e: ExpertiseDetail; op: LifecycleOperation; label: string; help: string; serve?: boolean; main: boolean }) {
+  const { e, op } = props;
+  return (
+    <form method="post" action={`${ROUTE}/${e.id}/${op}`} hx-post={`${ROUTE}/${e.id}/${op}`} hx-swap="none">
+      <input type="hidden" name="return" value={pageOf(e.id)} />
+      {op === "publish" ? <input type="hidden" name="expectedRevision" value={String(e.revision)} /> : null}
+      {props.serve ? <input type="hidden" name="serve" value="true" /> : null}
+      <button type="submit" class={props.main ? undefined : "secondary"} title={props.help}>
+        {props.label}
+      </button>
+    </form>
+  );
+}
+
+/** The buttons of the lifecycle, the main one first: publishing is offered only while the working version is not published. */
+function operations(e: ExpertiseDetail): { op: LifecycleOperation; label: string; help: string; serve?: boolean }[] {
+  const out: { op: LifecycleOperation; label: string; help: string; serve?: boolean }[] = [];
+  const canPublish = e.allowedOperations.includes("publish") && (e.unpublishedChanges || e.publishedVersion === 0);
+  const served = e.status === "active";
+  if (canPublish && !served)
+    out.push({
+      op: "publish",
+      label: `Publish and serve`,
+      help: "Publishes revision " + e.revision + " and serves it at once.",
+      serve: true,
+    });
+  if (canPublish)
+    out.push({
+      op: "publish",
+      label: served ? `Publish revision ${e.revision}` : "Publish only",
+      help: served ? "Publishes it; an active expertise serves the new version at once." : `${OPERATION_HELP.publish} Not served yet.`,
+    });
+  for (const op of e.allowedOperations) if (op !== "publish") out.push({ op, label: OPERATION_LABEL[op], help: OPERATION_HELP[op] });
+  return out;
+}
+
 /** The lifecycle operations possible from the current status, each a form to its route. */
 export function LifecycleSection(props: { e: ExpertiseDetail }) {
   const e = props.e;
+  const declaredOf = (n: number) => e.versions.find((v) => v.version === n)?.declaredVersion;
+  const ops = operations(e);
   return (
     <section class="card" id="lifecycle" aria-labelledby="lifecycle-h">
       <h2 id="lifecycle-h">Publication and lifecycle</h2>
       <p>
         Status <StatusTag status={e.status} />
         {e.serving
-          ? ` · serving version ${e.serving}`
+          ? ` · serving version ${versionLabel(declaredOf(e.serving), e.serving)}`
           : e.publishedVersion > 0
-            ? ` · latest version ${e.publishedVersion}, not served`
+            ? ` · latest version ${versionLabel(declaredOf(e.publishedVersion), e.publishedVersion)}, not served`
             : " · never published"}
       </p>
-      {e.allowedOperations.includes("publish") && !e.verification.publishable ? (
+      {e.publishedVersion > 0 && !e.unpublishedChanges ? (
+        <p class="muted small">The working version (revision {e.revision}) is the latest published version: nothing new to publish.</p>
+      ) : e.publishedVersion > 0 ? (
+        <p class="small">Revision {e.revision} has changes that are not published yet.</p>
+      ) : null}
+      {ops.some((o) => o.op === "publish") && !e.verification.publishable ? (
         <p class="muted small">
           Publication will be refused until{" "}
           {[!e.verification.valid ? "the check below passes" : null, !e.verification.triggersConfirmed ? "triggers are confirmed" : null]
@@ -155,21 +212,14 @@ export function LifecycleSection(props: { e: ExpertiseDetail }) {
         </p>
       ) : null}
       <div class="actions-row">
-        {e.allowedOperations.map((op) => (
-          <form method="post" action={`${ROUTE}/${e.id}/${op}`} hx-post={`${ROUTE}/${e.id}/${op}`} hx-swap="none">
-            <input type="hidden" name="return" value={pageOf(e.id)} />
-            {op === "publish" ? <input type="hidden" name="expectedRevision" value={String(e.revision)} /> : null}
-            <button type="submit" class={op === "deactivate" ? "secondary" : undefined} title={OPERATION_HELP[op]}>
-              {OPERATION_LABEL[op]}
-              {op === "publish" ? ` revision ${e.revision}` : ""}
-            </button>
-          </form>
+        {ops.map((o, i) => (
+          <OperationForm e={e} op={o.op} label={o.label} help={o.help} serve={o.serve} main={i === 0 && o.op !== "deactivate"} />
         ))}
       </div>
       <ul class="small muted">
-        {e.allowedOperations.map((op) => (
+        {ops.map((o) => (
           <li>
-            {OPERATION_LABEL[op]}: {OPERATION_HELP[op]}
+            {o.label}: {o.help}
           </li>
         ))}
       </ul>
@@ -184,13 +234,13 @@ export function VersionsSection(props: { e: ExpertiseDetail }) {
     <section class="card" id="versions" aria-labelledby="versions-h">
       <h2 id="versions-h">Versions</h2>
       {versions.length === 0 ? (
-        <p class="muted">No version yet: publish the working version to create version 1.</p>
+        <p class="muted">No version yet: publish the working version to create the first one.</p>
       ) : (
         <DataTable caption="Published versions, newest first" columns={["Version", "Published", "By", "Files", "Digest"]}>
           {versions.map((v) => (
             <tr>
               <td>
-                v{v.version}
+                {v.declaredVersion ?? "—"} <span class="muted small">(publication {v.version})</span>
                 {props.e.serving === v.version ? <span class="tag">serving</span> : null}
               </td>
               <td class="small">{when(v.publishedAt)}</td>

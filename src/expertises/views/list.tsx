@@ -22,8 +22,11 @@ export const when = (s: string | null | undefined): string => (s ? `${utcMinute(
 /** The statuses of an expertise, in the order the list filters them. */
 export const STATUSES = ["draft", "published", "active", "inactive"] as const;
 
+/** The id the TALENT.md skeleton carries until a slug is typed (the slug replaces it: `idFollowsSlug`). */
+export const TEMPLATE_ID = "my-expertise";
+
 /** A TALENT.md skeleton for a new expertise (the validator says what is still missing). */
-export function starterContent(slug = "my-expertise"): string {
+export function starterContent(slug = TEMPLATE_ID): string {
   return `---
 id: ${slug}
 title: What this expertise covers
@@ -42,6 +45,15 @@ tests:
 ---
 The compact guidance an agent is served.
 `;
+}
+
+/** The creation form's text with the skeleton's id replaced by the slug (what app.js does as the slug is typed). */
+export function idFollowsSlug(content: string, slug: string): string {
+  if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(slug)) return content;
+  const end = content.indexOf("\n---", 3);
+  if (!content.startsWith("---\n") || end < 0) return content;
+  const head = content.slice(0, end).replace(new RegExp(`^id:[ \\t]*${TEMPLATE_ID}[ \\t]*$`, "m"), `id: ${slug}`);
+  return head + content.slice(end);
 }
 
 /** An expertise's status as a tag. */
@@ -92,7 +104,13 @@ export function ExpertiseList(props: { items: ExpertiseSummary[]; status: string
                 <StatusTag status={e.status} />
               </td>
               <td>
-                {e.serving ? `v${e.serving}` : e.publishedVersion > 0 ? <span class="muted">v{e.publishedVersion} (not served)</span> : "—"}
+                {e.serving ? (
+                  (e.publishedDeclaredVersion ?? `publication ${e.serving}`)
+                ) : e.publishedVersion > 0 ? (
+                  <span class="muted">{e.publishedDeclaredVersion ?? `publication ${e.publishedVersion}`} (not served)</span>
+                ) : (
+                  "—"
+                )}
               </td>
               <td>{e.revision}</td>
               <td class="small">{when(e.updatedAt)}</td>
@@ -104,18 +122,58 @@ export function ExpertiseList(props: { items: ExpertiseSummary[]; status: string
   );
 }
 
-/** The creation form: a slug and a first TALENT.md (a skeleton to edit). */
-export function CreateForm() {
+/** What a refused creation sends back to the form: what was typed and each problem by field ("" = the form as a whole). */
+export interface CreateAttempt {
+  slug: string;
+  content: string;
+  problems: { field: string; message: string }[];
+}
+
+/** A problem of the creation form, shown beside its field. */
+function FieldProblem(props: { id: string; attempt?: CreateAttempt; field: string }) {
+  const mine = (props.attempt?.problems ?? []).filter((p) => p.field === props.field);
+  if (mine.length === 0) return null;
   return (
-    <section class="card" aria-labelledby="create-h">
+    <div id={props.id} class="field-error error" role="alert">
+      {mine.map((p) => (
+        <div>{p.message}</div>
+      ))}
+    </div>
+  );
+}
+
+/**
+ * The creation form: a slug and a first TALENT.md (a skeleton whose id follows the slug). It posts
+ * to the page, so that a refusal (a taken slug: 409) comes back beside the field it concerns.
+ */
+export function CreateForm(props: { attempt?: CreateAttempt }) {
+  const a = props.attempt;
+  const slugBad = (a?.problems ?? []).some((p) => p.field === "slug");
+  return (
+    <section class="card" id="create" aria-labelledby="create-h">
       <h2 id="create-h">New expertise</h2>
-      <form method="post" action={ROUTE} hx-post={ROUTE}>
-        <label for="new-slug">Slug (designated as @organization/slug; the front matter id must equal it)</label>
-        <input id="new-slug" name="slug" required maxlength={64} pattern="[a-z0-9]+(-[a-z0-9]+)*" placeholder="payments" />
+      <FieldProblem id="create-problem" attempt={a} field="" />
+      <form method="post" action={EXPERTISES_PAGE}>
+        <label for="new-slug">Slug: the expertise's id, designated as @organization/slug (the TALENT.md id follows it)</label>
+        <input
+          id="new-slug"
+          name="slug"
+          required
+          maxlength={64}
+          pattern="[a-z0-9]+(-[a-z0-9]+)*"
+          placeholder="payments"
+          value={a?.slug ?? ""}
+          data-id-follows="#new-content"
+          data-template-id={TEMPLATE_ID}
+          aria-invalid={slugBad ? "true" : undefined}
+          aria-describedby={slugBad ? "slug-problem" : undefined}
+        />
+        <FieldProblem id="slug-problem" attempt={a} field="slug" />
         <label for="new-content">TALENT.md</label>
         <textarea id="new-content" name="content" rows={12} spellcheck={false} class="code">
-          {starterContent()}
+          {a?.content ?? starterContent()}
         </textarea>
+        <FieldProblem id="content-problem" attempt={a} field="content" />
         <p>
           <button type="submit">Create draft</button>
         </p>
