@@ -46,6 +46,12 @@ export interface Config {
   autoApproveOrgs: boolean;
   /** KEYS_ENABLED. Default true: false turns the project-key API off (every key gets 401). */
   keysEnabled: boolean;
+  /**
+   * SIGNING. Default true: resolutions and report receipts are signed with the instance's Ed25519
+   * key (DATA_DIR/signing-keys.json, created at the first start) and the public keys are served at
+   * /.well-known/jwks.json; false signs nothing (answers carry no attestation).
+   */
+  signing: boolean;
   /** BODY_LIMIT (bytes). Default 1 MiB: larger request bodies get 413 payload_too_large. */
   bodyLimit: number;
   /** LOG_LEVEL / --log-level. Default info. */
@@ -319,6 +325,7 @@ export function loadConfig(
     mailRetryBaseMs,
     autoApproveOrgs: parseBool("AUTO_APPROVE_ORGS", get("AUTO_APPROVE_ORGS"), false),
     keysEnabled: parseBool("KEYS_ENABLED", get("KEYS_ENABLED"), true),
+    signing: parseBool("SIGNING", get("SIGNING"), true),
     bodyLimit,
     logLevel: logLevelRaw as LogLevel,
     logFormat: logFormatRaw as LogFormatSetting,

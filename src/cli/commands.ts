@@ -4,6 +4,7 @@
  * `--help`, `version` and a usage error answer without loading the server, the database
  * driver or the catalog (about 30 ms instead of 200).
  */
+import { rotateSigningKeys } from "../signing/keys";
 import pkg from "../../package.json" with { type: "json" };
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -370,6 +371,12 @@ export async function runCommand(cli: Extract<CommandLine, { kind: "run" }>): Pr
       const n = (l: string) => findings.filter((f) => f.level === l).length;
       console.error(`doctor: ${n("ok")} ok, ${n("warn")} warning(s), ${n("fail")} failure(s) (exit ${code})`);
       return code;
+    }
+    case "keys rotate": {
+      const r = rotateSigningKeys(config.dataDir);
+      const old = r.retired ? `; ${r.retired.kid} is rotated out and still verifies what it signed` : "";
+      console.log(`signing key ${r.current.kid} now signs${old}`);
+      return 0;
     }
     case "admin create": {
       const email = flags.email as string;
