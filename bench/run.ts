@@ -14,6 +14,7 @@ import { benchOrgPages } from "./orgpages";
 import { benchPageCpu } from "./pagecpu";
 import { benchPrecision } from "./precision/index";
 import { benchReset } from "./reset";
+import { benchSigning } from "./signing";
 import { benchStartup } from "./startup";
 import { benchStarvation } from "./starvation";
 
@@ -35,6 +36,7 @@ const all: Record<string, () => Promise<void>> = {
   discovery: benchDiscovery,
   edge: benchEdge,
   precision: benchPrecision,
+  signing: benchSigning,
 };
 const pick = Bun.argv.slice(2);
 for (const [name, fn] of Object.entries(all)) {

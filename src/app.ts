@@ -1,6 +1,8 @@
 /**
  * The composition root: one Elysia app, one plugin per domain, nothing else registers routes.
  */
+import { Signer, type SignerDeps } from "./signing/signer";
+import { jwksRoutes } from "./signing/routes";
 import { Elysia, type AnyElysia } from "elysia";
 import type { CoreDeps, ViewDeps } from "./deps";
 import type { AppState } from "./catalog/state";
@@ -74,6 +76,8 @@ export interface AppDeps extends CoreDeps {
   metrics?: HttpMetrics;
   /** Scheduled backups (serve passes its started one); createApp makes an unscheduled one when absent. */
   backups?: Backups;
+  /** The signer of resolutions and receipts; createApp makes one from DATA_DIR and SIGNING when absent. */
+  signer?: Signer;
 }
 
 /**
@@ -81,7 +85,7 @@ export interface AppDeps extends CoreDeps {
  * path shares, metrics, backups and the app's view registry. Every slice a domain declares
  * (CoreDeps, ViewDeps, CatalogDeps, JournalDeps, SignInDeps, OpsDeps) is a part of it.
  */
-export type ComposedDeps = AppDeps & ViewDeps & SignInDeps & JournalDeps & OpsDeps;
+export type ComposedDeps = AppDeps & ViewDeps & SignInDeps & JournalDeps & OpsDeps & SignerDeps;
 
 /** Builds the app; `app.handle(request)` serves it without a socket (tests), `listen` with one. */
 export function createApp(input: AppDeps) {
@@ -96,6 +100,7 @@ export function createApp(input: AppDeps) {
       new Backups({ source: input.database.path, folder: join(input.config.dataDir, "backups"), schedule: null, log: input.log }),
     // this app's fragments and form redirects: a second app in the same process keeps its own
     views: new ViewRegistry(),
+    signer: input.signer ?? new Signer(input.config.dataDir, input.config.signing),
   };
   deps.database.storage.useLog(deps.log);
   const guards = createGuards(deps);
@@ -158,6 +163,7 @@ export function createApp(input: AppDeps) {
     .use(oauthRoutes(deps))
     .use(mcpRoutes(deps, backend))
     .use(serverJsonRoutes(deps.config))
+    .use(jwksRoutes(deps.signer))
     .use(opsRoutes(deps, guards));
   return app;
 }

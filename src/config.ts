@@ -46,6 +46,18 @@ export interface Config {
   autoApproveOrgs: boolean;
   /** KEYS_ENABLED. Default true: false turns the project-key API off (every key gets 401). */
   keysEnabled: boolean;
+  /**
+   * SIGNING. Default true: resolutions and report receipts are signed with the instance's Ed25519
+   * key (DATA_DIR/signing-keys.json, created at the first start) and the public keys are served at
+   * /.well-known/jwks.json; false signs nothing (answers carry no attestation).
+   */
+  signing: boolean;
+  /**
+   * CONTENT_LINK_HOSTS: host names (comma-separated; their subdomains too) a talent's prose may
+   * link to besides the documentation hosts the content check allows (catalog/contentCheck.ts
+   * DEFAULT_LINK_HOSTS). Default none.
+   */
+  contentLinkHosts: string[];
   /** BODY_LIMIT (bytes). Default 1 MiB: larger request bodies get 413 payload_too_large. */
   bodyLimit: number;
   /** LOG_LEVEL / --log-level. Default info. */
@@ -227,6 +239,14 @@ function parseMail(get: Get, baseUrl: string): { smtpUrl: string | undefined; ma
   return { smtpUrl, mailFrom, mailRetryBaseMs };
 }
 
+/** CONTENT_LINK_HOSTS as a list of lower-case host names (also read by `talents lint`, which loads no other setting). */
+export function readContentLinkHosts(value: string | undefined): string[] {
+  return (value ?? "")
+    .split(/[\s,]+/)
+    .map((h) => h.trim().toLowerCase())
+    .filter((h) => h !== "");
+}
+
 /** DNS_SERVERS and EGRESS_ALLOW_HOSTS. */
 function parseNetwork(get: Get): { dnsServers: string[]; allowHosts: string[] } {
   const dnsServers = (get("DNS_SERVERS") ?? "")
@@ -319,6 +339,8 @@ export function loadConfig(
     mailRetryBaseMs,
     autoApproveOrgs: parseBool("AUTO_APPROVE_ORGS", get("AUTO_APPROVE_ORGS"), false),
     keysEnabled: parseBool("KEYS_ENABLED", get("KEYS_ENABLED"), true),
+    signing: parseBool("SIGNING", get("SIGNING"), true),
+    contentLinkHosts: readContentLinkHosts(get("CONTENT_LINK_HOSTS")),
     bodyLimit,
     logLevel: logLevelRaw as LogLevel,
     logFormat: logFormatRaw as LogFormatSetting,

@@ -151,7 +151,8 @@ export interface BuildResult {
 export function buildCatalog(
   sources: TalentSource[],
   extraFindings: Finding[] = [],
-  opts: { gcEvery?: number } = {},
+  /** `linkHosts`: run the content check (strict: a public talent with a finding is skipped), with these hosts allowed besides the defaults. */
+  opts: { gcEvery?: number; linkHosts?: readonly string[] } = {},
   /** The built-in specialization files (specializations.ts), checked against the built catalog. */
   specializationSources: readonly SpecializationSource[] = [],
 ): BuildResult {
@@ -166,7 +167,8 @@ export function buildCatalog(
   for (const src of byFolder.values()) {
     // Start-up only: collecting parse garbage as it accrues keeps the peak (and so RSS) low.
     if (opts.gcEvery && ++validated % opts.gcEvery === 0) Bun.gc(true);
-    const { talent, findings: f, notes: n } = validateTalent(src);
+    const content = opts.linkHosts ? { linkHosts: opts.linkHosts, strict: true } : undefined;
+    const { talent, findings: f, notes: n } = validateTalent(src, { content });
     notes.push(...n);
     labels.set(src.folder, src.label);
     if (talent) valid.set(talent.id, talent);

@@ -13,9 +13,14 @@ import { specializationSourcesFromFlat } from "./specializations";
  * Builds the catalog; every skipped folder is logged with its reasons, never a crash. Returns
  * the folders that came from TALENTS_DIR, for `slimCatalog` once the service is serving.
  */
-export async function loadCatalog(talentsDir: string | undefined, log: Logger): Promise<{ catalog: Catalog; extraFolders: Set<string> }> {
+export async function loadCatalog(
+  talentsDir: string | undefined,
+  log: Logger,
+  /** CONTENT_LINK_HOSTS: the content check runs on every talent, and one with a finding is skipped. */
+  linkHosts: readonly string[] = [],
+): Promise<{ catalog: Catalog; extraFolders: Set<string> }> {
   const started = performance.now();
-  const loaded = build(talentsDir, log);
+  const loaded = build(talentsDir, log, linkHosts);
   // Start-up parses every talent once; the raw sources die with build()'s scope.
   Bun.gc(true);
   log.info("catalog loaded", {
@@ -28,12 +33,12 @@ export async function loadCatalog(talentsDir: string | undefined, log: Logger): 
 }
 
 /** The build, in its own scope so that its sources (every file's text) are garbage when it returns. */
-function build(talentsDir: string | undefined, log: Logger): { catalog: Catalog; extraFolders: Set<string> } {
+function build(talentsDir: string | undefined, log: Logger, linkHosts: readonly string[]): { catalog: Catalog; extraFolders: Set<string> } {
   const flat = embeddedTalents();
   const sources = sourcesFromFlat(flat);
   const extra = talentsDir ? readTalentDir(talentsDir) : { sources: [], findings: [] };
   const specializations = [...specializationSourcesFromFlat(flat), ...(talentsDir ? readSpecializationDir(talentsDir) : [])];
-  const { catalog, findings } = buildCatalog([...sources, ...extra.sources], extra.findings, { gcEvery: 1000 }, specializations);
+  const { catalog, findings } = buildCatalog([...sources, ...extra.sources], extra.findings, { gcEvery: 1000, linkHosts }, specializations);
   for (const f of findings) log.warn("talent skipped", { finding: formatFinding(f) });
   return { catalog, extraFolders: new Set(extra.sources.map((s) => s.folder)) };
 }

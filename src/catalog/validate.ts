@@ -30,6 +30,7 @@ import {
 
 export { globProblem, parseFrontMatterYaml, splitFrontMatter };
 import { controlProblem } from "../lib/controls";
+import { checkContent, type ContentFinding, frontMatterSampleLines } from "./contentCheck";
 import { checkControls, globProblem, readRules, readStr, readStrList, readTests, readTriggers, relabel, type Add } from "./validateFields";
 
 export interface TalentSource {
@@ -47,6 +48,11 @@ export interface TalentSource {
 export interface ValidationResult {
   talent: Talent | null;
   findings: Finding[];
+  /**
+   * The content check's findings a person may acknowledge (contentCheck.ts), when asked for and not
+   * strict; refused kinds (invisible and control characters) are among `findings`.
+   */
+  content?: (ContentFinding & { path: string })[];
   /** SKILL.md only: what has no talent field (kept in SKILL.md), as `not mapped: …` problems. They refuse nothing. */
   notes: Finding[];
 }
@@ -203,6 +209,35 @@ function readFiles(src: TalentSource, mainFile: string, rawBody: string, uri: st
   return { files, body, pointers };
 }
 
+/** What validateTalent checks beyond the format. */
+export interface ValidateOptions {
+  /**
+   * Run the content check (contentCheck.ts) with these allowed link hosts. `strict` (public
+   * talents): every finding refuses the talent; otherwise only the refused kinds do, and the others
+   * come back under `content` for a person to acknowledge.
+   */
+  content?: { linkHosts?: readonly string[]; strict: boolean };
+}
+
+/** The content check over every file of the folder; refusing findings go to `findings`, the rest are returned. */
+function checkedContent(
+  src: TalentSource,
+  mainFile: string,
+  opts: NonNullable<ValidateOptions["content"]>,
+  findings: Finding[],
+): (ContentFinding & { path: string })[] {
+  const out: (ContentFinding & { path: string })[] = [];
+  for (const [path, text] of Object.entries(src.files)) {
+    const samples = path === mainFile ? frontMatterSampleLines(text) : undefined;
+    for (const f of checkContent(text, { linkHosts: opts.linkHosts, samples })) {
+      if (f.refused || opts.strict)
+        findings.push({ file: src.label(path), field: "content", problem: `line ${f.line}, column ${f.column}: ${f.message}` });
+      else out.push({ ...f, path });
+    }
+  }
+  return out;
+}
+
 /** Where a validation's findings and notes go. */
 interface Reporter {
   findings: Finding[];
@@ -221,7 +256,7 @@ function idMismatch(id: string, src: TalentSource): string {
  * Validates one talent folder; returns the talent (null if any finding), every finding, and
  * the notes of a SKILL.md folder (what has no talent field: docs/talent-format.md).
  */
-export function validateTalent(src: TalentSource): ValidationResult {
+export function validateTalent(src: TalentSource, opts: ValidateOptions = {}): ValidationResult {
   const isSkill = src.files["TALENT.md"] === undefined && src.files["SKILL.md"] !== undefined;
   const mainFile = isSkill ? "SKILL.md" : "TALENT.md";
   const file = src.label(mainFile);
@@ -246,13 +281,15 @@ export function validateTalent(src: TalentSource): ValidationResult {
     else if (id !== src.folder) add(isSkill ? "name" : "id", idMismatch(id, src));
   }
   const { files, body, pointers } = readFiles(src, mainFile, front.body, uri, isSkill, report);
+  const content = opts.content ? checkedContent(src, mainFile, opts.content, findings) : undefined;
   const compact = renderCompact({ title: f.title || src.folder, summary, rules: f.rules, body });
   const tokens = estimateTokens(compact);
   if (f.budgetGiven && tokens > f.budget) addField("budget", `compact form is ${tokens} tokens, over its budget of ${f.budget}`);
-  if (findings.length > 0) return { talent: null, findings, notes };
+  if (findings.length > 0) return { talent: null, findings, notes, content };
   return {
     findings,
     notes,
+    content,
     talent: {
       id: src.kind === "expertise" ? uri.slice("talent://".length) : id,
       kind: src.kind ?? "talent",

@@ -39,6 +39,7 @@ export const FLAGS: Record<string, FlagSpec> = {
   base: { value: "REF", help: "the changes since REF (git diff REF...HEAD), e.g. origin/main in CI" },
   "pre-push": { help: "the commits being pushed, read from a pre-push hook's standard input" },
   lock: { value: "FILE", help: "the lock file (default .talentd/lock.json at the repository root)" },
+  keys: { value: "FILE", help: "the public key set: /.well-known/jwks.json saved, or a lock file (default the lock file)" },
   force: { help: "replace a hook that talentd did not install (kept as <hook>.before-talentd)" },
   "dry-run": { help: "list the migrations that would run, with their statements; change nothing" },
   local: { help: "check this machine's data folder (no server needed)" },
@@ -272,6 +273,31 @@ export const COMMANDS: CommandSpec[] = [
     env: [],
   },
   {
+    name: "verify",
+    summary: "check a saved resolution or receipt against the instance's signing keys, offline",
+    description:
+      "Checks FILE, a saved prepare-task answer, playbook, report receipt or compact JWS: its signature\n" +
+      "against the public key set (--keys FILE, or the lock file's keys recorded by talentd lock), the\n" +
+      "signing key's window, and that the answer's talents, versions, digests and served text match what\n" +
+      "was signed. No server is asked. Exit codes: 0 valid, 1 not valid (one line), 2 usage (one line).",
+    args: [{ name: "FILE", help: "the saved answer (JSON) or a compact JWS" }],
+    flags: ["keys", "lock"],
+    required: [],
+    env: [],
+  },
+  {
+    name: "keys rotate",
+    summary: "retire the instance's signing key and make a new one (the old one still verifies)",
+    description:
+      "Writes a new Ed25519 key to DATA_DIR/signing-keys.json and retires the current one: it stays in\n" +
+      "/.well-known/jwks.json with the window in which it signed. A running server signs with the new key\n" +
+      "within five seconds. Exit codes: 0 rotated, 2 configuration errors (one line).",
+    args: [],
+    flags: ["data-dir"],
+    required: [],
+    env: [],
+  },
+  {
     name: "version",
     summary: "print the version",
     description: "Prints `talentd <version>` (also: talentd --version).",
@@ -292,7 +318,15 @@ export const COMMANDS: CommandSpec[] = [
 ];
 
 /** The commands of the client (docs/design.md): main runs them without loading the server's modules. */
-export const CLIENT_COMMANDS: ReadonlySet<string> = new Set(["prepare", "playbook", "check", "hook install", "lock", "ci verify"]);
+export const CLIENT_COMMANDS: ReadonlySet<string> = new Set([
+  "prepare",
+  "playbook",
+  "check",
+  "hook install",
+  "lock",
+  "ci verify",
+  "verify",
+]);
 
 /** The settings read from the environment only, with the help `talentd --help` prints for each. */
 export const ENV_ONLY: Record<string, string> = {

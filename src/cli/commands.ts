@@ -4,6 +4,7 @@
  * `--help`, `version` and a usage error answer without loading the server, the database
  * driver or the catalog (about 30 ms instead of 200).
  */
+import { rotateSigningKeys } from "../signing/keys";
 import pkg from "../../package.json" with { type: "json" };
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -13,7 +14,7 @@ import { buildCatalog, formatFindings } from "../catalog/catalog";
 import type { Finding, Talent } from "../catalog/format";
 import { readSpecializationDir, readTalentDir, sourcesFromFlat } from "../catalog/load";
 import { loadCatalog, slimCatalog } from "../catalog/startup";
-import { loadConfig, type Config } from "../config";
+import { loadConfig, readContentLinkHosts, type Config } from "../config";
 import { databasePath, snapshotDatabase } from "../db/backup";
 import { openDatabase, type Database } from "../db/client";
 import { startHousekeeping } from "../ops/housekeeping";
@@ -85,7 +86,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
   const started = performance.now(); // performance.now() counts from the process's start
   const { database } = await openAndMigrate(config, log);
   const migrated = performance.now();
-  const loaded = await loadCatalog(config.talentsDir, log);
+  const loaded = await loadCatalog(config.talentsDir, log, config.contentLinkHosts);
   const catalogLoaded = performance.now();
   const state = { catalog: loaded.catalog, draining: false };
   const journal = new TraceJournal(database, log);
@@ -188,7 +189,7 @@ function handleSignals(
     if (reloading || state.draining) return;
     reloading = true;
     try {
-      const next = await loadCatalog(config.talentsDir, log);
+      const next = await loadCatalog(config.talentsDir, log, config.contentLinkHosts);
       state.catalog = next.catalog;
       log.info("catalog reloaded (SIGHUP)", {
         talents: next.catalog.list.length,
@@ -236,7 +237,7 @@ async function exportCommand(cli: Extract<CommandLine, { kind: "run" }>): Promis
   const config = loadConfig(process.env, cli.config);
   // a broken talent is skipped with a warning on stderr, as the server skips it
   const log = createLogger("warn", (line) => process.stderr.write(line + "\n"), "text");
-  const { catalog } = await loadCatalog(config.talentsDir, log);
+  const { catalog } = await loadCatalog(config.talentsDir, log, config.contentLinkHosts);
   let talents: Talent[] = [...catalog.list];
   const projectId = cli.flags.project;
   if (typeof projectId === "string") {
@@ -274,7 +275,8 @@ function lintCommand(args: string[]): number {
   const embedded = sourcesFromFlat(embeddedTalents()).filter((s) => !folders.has(s.folder));
   // and the folder's specializations (_specializations/*.yaml): ids exist, no conflict in the requires-closure
   const specializations = readSpecializationDir(dir, given.replace(/\/+$/, ""));
-  const { catalog, findings, notes } = buildCatalog([...embedded, ...read.sources], read.findings, {}, specializations);
+  const linkHosts = readContentLinkHosts(process.env.CONTENT_LINK_HOSTS); // the content check, as at start
+  const { catalog, findings, notes } = buildCatalog([...embedded, ...read.sources], read.findings, { linkHosts }, specializations);
   const ofDir = (f: Finding) => f.file.startsWith(label) || f.file === label.slice(0, -1);
   const mine = findings.filter(ofDir);
   const noted = notes.filter(ofDir);
@@ -370,6 +372,12 @@ export async function runCommand(cli: Extract<CommandLine, { kind: "run" }>): Pr
       const n = (l: string) => findings.filter((f) => f.level === l).length;
       console.error(`doctor: ${n("ok")} ok, ${n("warn")} warning(s), ${n("fail")} failure(s) (exit ${code})`);
       return code;
+    }
+    case "keys rotate": {
+      const r = rotateSigningKeys(config.dataDir);
+      const old = r.retired ? `; ${r.retired.kid} is rotated out and still verifies what it signed` : "";
+      console.log(`signing key ${r.current.kid} now signs${old}`);
+      return 0;
     }
     case "admin create": {
       const email = flags.email as string;

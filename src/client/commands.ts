@@ -19,6 +19,8 @@ import { compareLock, LOCK_PATH, lockOf, parseLock, renderLock, type LockEntry }
 import { designate, type Designation } from "./match";
 import { hookInstall } from "./hooks";
 import { list, note, print, printJson } from "./output";
+import type { SigningJwks } from "../signing/jws";
+import { verifyFile } from "./verify";
 
 type Run = Extract<CommandLine, { kind: "run" }>;
 
@@ -55,6 +57,12 @@ async function runCommand(cli: Run, cwd: string): Promise<number> {
       return lockCommand(cli, cwd);
     case "ci verify":
       return ciVerify(cli, cwd);
+    case "verify": {
+      const lock = (await lockFile(cli, cwd)).file;
+      const r = verifyFile(cli.args[0]!, typeof cli.flags.keys === "string" ? cli.flags.keys : null, lock, cwd);
+      (r.code === 0 ? print : note)(`talentd verify: ${r.line}`);
+      return r.code;
+    }
     default:
       throw new Error(`client command "${cli.command.name}" has no implementation`);
   }
@@ -314,8 +322,11 @@ async function lockFile(cli: Run, cwd: string): Promise<{ file: string; shown: s
 async function lockCommand(cli: Run, cwd: string): Promise<number> {
   const server = serverOptions(cli.flags, process.env);
   const { file, shown } = await lockFile(cli, cwd);
-  const doctor = await call<DoctorSelection>(server, "GET", "/api/doctor?include=selection");
-  const text = renderLock(lockOf(doctor));
+  const [doctor, keys] = await Promise.all([
+    call<DoctorSelection>(server, "GET", "/api/doctor?include=selection"),
+    call<SigningJwks | null>(server, "GET", "/.well-known/jwks.json").catch(() => null), // an older server has none
+  ]);
+  const text = renderLock(lockOf(doctor, keys ?? undefined));
   const before = existsSync(file) ? readFileSync(file, "utf8") : null;
   if (before !== text) {
     mkdirSync(dirname(file), { recursive: true });

@@ -16,16 +16,24 @@ export interface LockFile {
   lockfileVersion: 1;
   project: string;
   talents: LockEntry[];
+  /**
+   * The instance's public signing keys when the lock was written (GET /.well-known/jwks.json), so
+   * `talentd verify` checks saved resolutions and receipts offline. Not compared by `ci verify`.
+   */
+  signingKeys?: SigningJwks;
 }
+
+import type { SigningJwks } from "../signing/jws";
 
 export const LOCK_PATH = ".talentd/lock.json";
 
 /** The lock of a doctor answer with `include=selection`. */
-export function lockOf(doctor: { projectId: string; talents: LockEntry[] }): LockFile {
+export function lockOf(doctor: { projectId: string; talents: LockEntry[] }, signingKeys?: SigningJwks): LockFile {
   const talents = doctor.talents
     .map((t) => ({ id: t.id, kind: t.kind, state: t.state, version: t.version, digest: t.digest }))
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return { lockfileVersion: 1, project: doctor.projectId, talents };
+  const keys = signingKeys?.keys.length ? { signingKeys: { keys: [...signingKeys.keys].sort((a, b) => a.nbf - b.nbf) } } : {};
+  return { lockfileVersion: 1, project: doctor.projectId, talents, ...keys };
 }
 
 export function renderLock(lock: LockFile): string {

@@ -35,6 +35,8 @@ export function healthRoutes(deps: CatalogDeps) {
         };
         return new Response(JSON.stringify(body), { status: 503, headers });
       }
-      return { status: "ready", catalog: { talents: catalog.list.length, digest: catalog.digest } };
+      // talents skipped at load (a format or content-check finding) are named: ready, but not serving them
+      const skipped = catalog.broken.length > 0 ? { skipped: catalog.broken.map((b) => b.folder) } : {};
+      return { status: "ready", catalog: { talents: catalog.list.length, digest: catalog.digest, ...skipped } };
     });
 }

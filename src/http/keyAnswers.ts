@@ -35,6 +35,7 @@ export const PREPARED = o({
   contextBudget: o({ budget: I, served: I, notServed: I }),
   notServed: a(o({ id: S, kind: S, version: S, uri: S, summary: S, tokens: I })),
   overBudget: S,
+  attestation: S,
   next: S,
 });
 
@@ -44,6 +45,7 @@ export const PLAYBOOK = o({
   createdAt: S,
   procedure: a(S),
   verdictsRequired: a(S),
+  attestation: S,
   obligations: a(
     o({
       id: S,
@@ -69,6 +71,7 @@ export const REPORT = o({
   summary: Verdicts,
   failing: a(S),
   replayed: B,
+  attestation: S,
 });
 
 /** The answer of doctor. */

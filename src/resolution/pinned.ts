@@ -31,6 +31,8 @@ export interface PinnedResolution {
   language: string | null;
   tokens: number;
   createdAt: number;
+  /** Its signed manifest (a compact JWS), or null (signing off, or frozen before signing existed). */
+  attestation: string | null;
   items: PinnedItem[];
 }
 
@@ -49,8 +51,8 @@ const itemCaches = keptEach<Database, string, readonly PinnedItem[]>("A resoluti
 
 /** A resolution of the project with its items in served order; 404 for unknown or another project's. */
 export async function loadResolution(database: Database, projectId: string, resolutionId: string): Promise<PinnedResolution> {
-  const r = await database.get<{ id: string; projectId: string; language: string | null; tokens: number; createdAt: number }>(
-    "SELECT id, project_id AS projectId, language, tokens, created_at AS createdAt FROM resolutions WHERE id = ?",
+  const r = await database.get<Omit<PinnedResolution, "items">>(
+    "SELECT id, project_id AS projectId, language, tokens, created_at AS createdAt, attestation FROM resolutions WHERE id = ?",
     [resolutionId],
   );
   if (!r || r.projectId !== projectId) throw notFound(`No resolution ${resolutionId} in this project.`);

@@ -87,6 +87,7 @@ export async function playbook(
     procedure: auditProcedure(opts.voice, resolutionId, hasExpertises),
     obligations,
     verdictsRequired: res.items.filter((i) => i.kind === "expertise").map((i) => i.talentId),
+    ...(res.attestation ? { attestation: res.attestation } : {}),
     ...(detail ? { detail } : {}),
   };
 }

@@ -16,6 +16,8 @@ import { newId } from "../lib/ids";
 import { kept, keptByIdentity, keptEach } from "../lib/kept";
 import type { KeptMap } from "../lib/keptMap";
 import { unknownTalents } from "../selection/service";
+import type { Signer } from "../signing/signer";
+import { manifestItemsJson, resolutionManifestJson } from "./attestation";
 import { afterPrepare, notDesignableHint, overBudgetNote, type Voice } from "../http/wording";
 import { activeItems, type ServableItem } from "../selection/sources";
 
@@ -187,6 +189,8 @@ interface DesignationMemo {
   id: string;
   prerequisites: Prerequisite[];
   conflicts: { a: string; b: string }[];
+  /** The items of the signed manifest as JSON text (attestation.ts). */
+  itemsJson: string;
 }
 const designationMemos = kept<string, DesignationMemo>(
   "Designation memo (items SQL, id, prerequisites, conflicts, tokens) by project and ids",
@@ -215,6 +219,16 @@ function designationFor(
     // shared by every answer of this designation: frozen, so a caller that changed one would throw, not alter the next
     prerequisites: deepFrozen(missingPrerequisites(designated, catalog, active)),
     conflicts: deepFrozen(conflictsAmong(designated)),
+    itemsJson: manifestItemsJson(
+      designated.map((d) => ({
+        id: d.id,
+        kind: d.kind,
+        version: d.version,
+        digest: d.talent.compactDigest,
+        definitionDigest: d.talent.digest,
+        filesDigest: manifestOf(d.talent).digest,
+      })),
+    ),
   };
   designationMemos.delete(key);
   designationMemos.set(key, fresh);
@@ -258,13 +272,26 @@ function notServedOf(rest: readonly ServableItem[]) {
   }));
 }
 
+/** The resolution's manifest signed (attestation.ts), when the deps carry a signer; Web Crypto answers on a later turn. */
+function signManifest(
+  deps: { catalog: Catalog; signer?: Signer; iss?: string },
+  resolutionId: string,
+  projectId: string,
+  now: number,
+  itemsJson: string,
+): Promise<string | null> | null {
+  if (!deps.signer) return null;
+  const manifest = { iss: deps.iss ?? "", resolutionId, projectId, createdAt: now, catalogDigest: deps.catalog.digest, itemsJson };
+  return deps.signer.signJson(resolutionManifestJson(manifest));
+}
+
 /**
  * Prepares a task: validates, freezes the resolution of everything designated in one transaction,
  * returns the 201 body (its next steps worded for `voice`):
  * the compact forms within the project's context budget (`budget`, tokens), the rest under notServed.
  */
 export async function prepareTask(
-  deps: { database: Database; catalog: Catalog },
+  deps: { database: Database; catalog: Catalog; signer?: Signer; iss?: string },
   project: { id: string; organizationId: string },
   author: Author,
   body: PrepareInput,
@@ -276,24 +303,29 @@ export async function prepareTask(
   const unknown = ids.filter((id) => !active.has(id));
   if (unknown.length > 0) throw unknownTalents(unknown, notDesignableHint(voice));
   const designated = ids.map((id) => active.get(id)!);
-  const { sql: itemsSql, id: designationId, prerequisites, conflicts } = designationFor(project.id, ids, designated, active, deps.catalog);
+  const memo = designationFor(project.id, ids, designated, active, deps.catalog);
+  const { sql: itemsSql, id: designationId, prerequisites, conflicts } = memo;
   const { count: servedCount, tokens } = servedWithin(designated, budget);
   const compacts = designated.map((d) => d.talent.compact); // rendered once (a getter)
   const resolutionId = newId("res");
   const now = Date.now();
+  const signing = signManifest(deps, resolutionId, project.id, now, memo.itemsJson); // while the statements are built
 
   const known = knownBlobs(deps.database);
   const written = new Map<string, string>(); // digest → content of the blobs this job stores
   const designations = knownDesignations(deps.database);
-  const statements: Statement[] = [
-    {
-      sql:
-        "INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at, " +
-        "designation_id) " +
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      args: [resolutionId, project.id, language, tokens, deps.catalog.digest, author.type, author.id, author.via, now, designationId],
-    },
-  ];
+  const resolutionRow = {
+    sql:
+      "INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at, " +
+      "designation_id, attestation) " +
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    args: [resolutionId, project.id, language, tokens, deps.catalog.digest, author.type, author.id, author.via, now, designationId] as (
+      | string
+      | number
+      | null
+    )[],
+  };
+  const statements: Statement[] = [resolutionRow];
   const putOnce = (content: () => string, digest: string) => {
     if (!known.has(digest) && !written.has(digest)) written.set(digest, content());
   };
@@ -314,6 +346,8 @@ export async function prepareTask(
       now,
     ),
   );
+  const attestation = signing ? await signing : null;
+  resolutionRow.args.push(attestation);
   await deps.database.writeJob({ statements });
   for (const d of written.keys()) known.add(d);
   designations.set(designationId, true);
@@ -334,6 +368,7 @@ export async function prepareTask(
     prerequisites,
     conflicts,
     tokens,
+    ...(attestation ? { attestation } : {}),
     ...(servedCount < designated.length
       ? {
           contextBudget: { budget, served: servedCount, notServed: designated.length - servedCount },

@@ -11,6 +11,8 @@ import type { Database } from "../db/client";
 import { reportResults, reports } from "../db/schema";
 import { AppError, validationFailed, type Issue } from "../http/errors";
 import { sha256Hex } from "../lib/crypto";
+import type { Signer } from "../signing/signer";
+import { receiptPayload } from "./attestation";
 import { newId } from "../lib/ids";
 import type { Author } from "./prepare";
 import { loadResolution } from "./pinned";
@@ -87,6 +89,8 @@ export async function recordReport(
   projectId: string,
   author: Author,
   body: Record<string, unknown>,
+  /** Signs the receipt (attestation.ts) when given and on. */
+  signing: { signer: Signer; iss: string } | null = null,
 ): Promise<{ status: number; body: Record<string, unknown> }> {
   const { submissionId, resolutionId, results } = readReport(body);
   const digest = payloadDigest(resolutionId, results);
@@ -146,6 +150,23 @@ export async function recordReport(
     failing: results.filter((r) => r.verdict === "fail").map((r) => r.id),
     replayed: false,
   };
+  const receipt = signing
+    ? await signing.signer.sign(
+        receiptPayload({
+          iss: signing.iss,
+          reportId,
+          submissionId,
+          resolutionId,
+          projectId,
+          recordedAt: now,
+          resultsDigest: digest,
+          verdicts: results,
+        }),
+        now,
+      )
+    : null;
+  // stored with the answer, so a replay answers the same receipt
+  if (receipt) Object.assign(response, { attestation: receipt });
   // a concurrent submission with the same submissionId may have landed while we validated:
   // the writer decides again inside the transaction (insert unless it is there)
   const prior = await database.writeJob<{ digest: string; response: string }>({

@@ -28,6 +28,7 @@ import { prepareTask, type Author } from "./prepare";
 import { recordReport } from "./reports";
 import { activeItems } from "../selection/sources";
 import { installWithPrerequisites } from "./install";
+import type { SignerDeps } from "../signing/signer";
 
 /** Trace kinds of the routes of this plugin, by "METHOD route". */
 export const KEY_API_TRACE_KINDS: Record<string, TracedRoute> = traceKinds([
@@ -50,8 +51,10 @@ const asObject = (body: unknown): Record<string, unknown> => {
   return body as Record<string, unknown>;
 };
 
-type Deps = CatalogDeps & JournalDeps;
+type Deps = CatalogDeps & JournalDeps & SignerDeps;
 const source = (deps: Deps) => ({ database: deps.database, catalog: deps.state.catalog! });
+/** What prepare-task reads: the sources, and the signer of its manifest. */
+const preparing = (deps: Deps) => ({ ...source(deps), signer: deps.signer, iss: deps.config.baseUrl });
 
 /** The uris a read names: `uri` or `uris` (exactly one of them); 400 otherwise. */
 function readUris(b: Record<string, unknown>): string[] {
@@ -108,7 +111,7 @@ function loopRoutes(deps: Deps, guards: Guards) {
       async ({ principal, body, request }) => {
         const voice = voiceOf(request, principal.scopes);
         const budget = await contextBudgetOf(deps.database, principal.projectId);
-        const r = await prepareTask(src(), project(principal), author(principal, request), asObject(body), voice, budget);
+        const r = await prepareTask(preparing(deps), project(principal), author(principal, request), asObject(body), voice, budget);
         // the trace says what was served and what the budget cut (designated, frozen, not served)
         const cut = r.notServed ? { notServed: r.notServed.map((x) => x.id) } : {};
         noteTrace(request, { resolutionId: r.resolutionId, detail: { talents: r.talents.map((x) => x.id), tokens: r.tokens, ...cut } });
@@ -136,7 +139,8 @@ function loopRoutes(deps: Deps, guards: Guards) {
       async ({ principal, body, request, set }) => {
         const b = asObject(body);
         if (typeof b.resolutionId === "string") noteTrace(request, { resolutionId: b.resolutionId });
-        const r = await recordReport(deps.database, principal.projectId, author(principal, request), b);
+        const signing = { signer: deps.signer, iss: deps.config.baseUrl };
+        const r = await recordReport(deps.database, principal.projectId, author(principal, request), b, signing);
         noteTrace(request, { detail: { submissionId: r.body.submissionId, replayed: r.body.replayed, summary: r.body.summary } });
         set.status = r.status;
         return r.body;

@@ -520,6 +520,8 @@ describe("talentd lock and talentd ci verify", () => {
         version: catalog.get(id)!.version,
         digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
       })),
+      // the instance's public signing keys, for talentd verify offline
+      signingKeys: await (await fetch(`${live.base}/.well-known/jwks.json`)).json(),
     });
     const again = await talentd(["lock"], repo, p.env);
     expect(again.stdout).toStartWith("unchanged .talentd/lock.json");
@@ -553,6 +555,21 @@ describe("talentd lock and talentd ci verify", () => {
       `lock: sql-base: installed in the project (active, ${catalog.get("sql-base")!.version}) but not in the lock`,
       `lock: typescript-strict: version 0.9.0 in the lock, ${catalog.get("typescript-strict")!.version} on the server`,
     ]);
+  });
+
+  test("verify: a resolution saved in a locked repository verifies offline with the lock's signing keys (no --keys, no server)", async () => {
+    const p = await clientProject(live, ["typescript-strict"]);
+    const repo = gitRepo();
+    expect((await talentd(["lock"], repo, p.env)).code).toBe(0);
+    const prepared = await fetch(`${live.base}/api/prepare-task`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${p.env.TALENTD_KEY}`, "content-type": "application/json" },
+      body: JSON.stringify({ talentIds: ["typescript-strict"] }),
+    });
+    writeFileSync(join(repo, "res.json"), await prepared.text());
+    const ok = await talentd(["verify", "res.json"], repo, { PATH: process.env.PATH ?? "" }); // no TALENTD_URL, no key
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toStartWith("talentd verify: res.json: valid: resolution res_");
   });
 
   test("ci verify fails on a missing prerequisite and on a conflict (doctor), on a missing or unreadable lock, and names another project's lock", async () => {

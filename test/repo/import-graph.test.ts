@@ -28,6 +28,7 @@ const LAYERS = [
   "config.ts",
   "embedded.ts",
   "db",
+  "signing",
   "http",
   "ui",
   "deps.ts",

@@ -30,6 +30,8 @@ export const resolutions = sqliteTable(
      * before it, each resolution had its own, with the resolution's id as its id).
      */
     designationId: text("designation_id").notNull().default(""),
+    /** The signed manifest (a compact JWS, src/signing/manifests.ts); null when signing was off or before it existed. */
+    attestation: text("attestation"),
   },
   (t) => [
     // a project's resolutions in a time window, with their ids, from the index alone (activity; migration 0005)

@@ -1,0 +1,117 @@
+/**
+ * Signing's cost: prepare-task (64 connections) and the report route (10 connections, a new
+ * submissionId per request) on two servers of the same code, catalog and machine, one with
+ * SIGNING on and one off, measured in interleaved rounds (wrk -t1). Target: signing on within
+ * 10% of off. BENCH_SECONDS (default 5) per run, BENCH_ROUNDS (default 3) pairs.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort, generateCatalog, printTable, runWrk, seedProject } from "./lib";
+
+const INSTALLED = Array.from({ length: 50 }, (_, i) => `gen-talent-${1000 + i}`);
+const DESIGNATED = INSTALLED.slice(10, 20);
+
+/** A server of this checkout with `signing` on or off; its base URL, key and a resolution to report on. */
+async function server(dir: string, talents: string, signing: boolean) {
+  const data = join(dir, signing ? "on" : "off");
+  mkdirSync(data);
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "..", "src", "main.ts")], {
+    env: {
+      PATH: process.env.PATH ?? "",
+      DATA_DIR: data,
+      TALENTS_DIR: talents,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      BASE_URL: base,
+      ACCESS_LOG: "false",
+      LOG_LEVEL: "error",
+      AUTO_APPROVE_ORGS: "true",
+      SIGNING: String(signing),
+    },
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(`${base}/readyz`)).status === 200) break;
+    } catch {
+      /* not yet */
+    }
+    if (i > 600) throw new Error("the server did not start");
+    await Bun.sleep(100);
+  }
+  const s = await seedProject(base);
+  const web = { "content-type": "application/json", origin: base, cookie: s.cookie };
+  const inst = await fetch(`${base}/web/projects/${s.projectId}/talents`, {
+    method: "POST",
+    headers: web,
+    body: JSON.stringify({ talents: INSTALLED }),
+  });
+  if (inst.status !== 201) throw new Error(`install: ${inst.status}`);
+  const api = { authorization: `Bearer ${s.key}`, "content-type": "application/json" };
+  const prepared = (await (
+    await fetch(`${base}/api/prepare-task`, { method: "POST", headers: api, body: JSON.stringify({ talentIds: DESIGNATED }) })
+  ).json()) as {
+    resolutionId: string;
+    attestation?: string;
+  };
+  if (Boolean(prepared.attestation) !== signing) throw new Error(`signing ${signing}: attestation ${Boolean(prepared.attestation)}`);
+  return { proc, base, api, resolutionId: prepared.resolutionId };
+}
+
+export async function benchSigning(): Promise<void> {
+  const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  const dir = mkdtempSync(join(tmpdir(), "talentd-signing-"));
+  const talents = join(dir, "talents");
+  generateCatalog(talents, 5000);
+  const servers = [await server(dir, talents, true), await server(dir, talents, false)];
+  const rows: (string | number)[][] = [];
+  const totals = new Map<string, number[]>();
+  try {
+    for (let round = 0; round < rounds; round++) {
+      for (const route of ["prepare-task", "reports"] as const) {
+        for (const [i, s] of (round % 2 ? [...servers].reverse() : servers).entries()) {
+          const on = s === servers[0];
+          const request =
+            route === "prepare-task"
+              ? { method: "POST", path: "/api/prepare-task", headers: s.api, body: JSON.stringify({ talentIds: DESIGNATED }) }
+              : {
+                  method: "POST",
+                  path: "/api/validation/reports",
+                  headers: s.api,
+                  body: JSON.stringify({
+                    submissionId: "b-%d",
+                    resolutionId: s.resolutionId,
+                    expertiseResults: [{ id: DESIGNATED[0], verdict: "pass" }],
+                  }),
+                };
+          const connections = route === "prepare-task" ? 64 : 10;
+          await runWrk(s.base, [request], { connections, seconds: 1, dir, name: `warm-${i}` });
+          const w = await runWrk(s.base, [request], { connections, seconds, dir, name: `${route}-${i}` });
+          rows.push([round + 1, route, on ? "on" : "off", Math.round(w.rps), w.p50.toFixed(2), w.p99.toFixed(2), w.non2xx]);
+          const key = `${route} ${on ? "on" : "off"}`;
+          totals.set(key, [...(totals.get(key) ?? []), w.rps]);
+        }
+      }
+    }
+  } finally {
+    for (const s of servers) s.proc.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  printTable("Signing: on against off, interleaved (req/s, ms)", ["round", "route", "signing", "req/s", "p50", "p99", "non-2xx"], rows);
+  const mean = (k: string) => (totals.get(k) ?? []).reduce((a, b) => a + b, 0) / (totals.get(k)?.length || 1);
+  printTable(
+    "Signing on / off (mean req/s; target ≥ 0.90)",
+    ["route", "on", "off", "ratio"],
+    (["prepare-task", "reports"] as const).map((r) => [
+      r,
+      Math.round(mean(`${r} on`)),
+      Math.round(mean(`${r} off`)),
+      (mean(`${r} on`) / mean(`${r} off`)).toFixed(2),
+    ]),
+  );
+}
