@@ -12,14 +12,23 @@ import { gitIn, labelKey, LABELS, precision, readLabels, replay, stackTalents, t
 
 /** The corpus: well-kept public projects, each with the specializations a team on its stack would apply. */
 export const CORPUS = [
-  { repo: "honojs/hono", head: "28a9c128912de19f3fb28b00ae289c9b93f6f392", stack: ["typescript-service", "security-baseline", "web-security"] },
+  {
+    repo: "honojs/hono",
+    head: "28a9c128912de19f3fb28b00ae289c9b93f6f392",
+    stack: ["typescript-service", "security-baseline", "web-security"],
+  },
   {
     repo: "fastapi/fastapi",
     head: "c3f316b7e814667e8ee81e03a7330d00ee61e45c",
     stack: ["python-library", "http-api-design", "security-baseline", "web-security"],
   },
   // the stored snapshot of chi lacks objects beyond its last 500 first-parent commits
-  { repo: "go-chi/chi", head: "735ae2b87f8c733d616e809ae86e0985c1bc3350", stack: ["go-service", "security-baseline", "web-security"], max: 500 },
+  {
+    repo: "go-chi/chi",
+    head: "735ae2b87f8c733d616e809ae86e0985c1bc3350",
+    stack: ["go-service", "security-baseline", "web-security"],
+    max: 500,
+  },
   { repo: "tokio-rs/axum", head: "3d78036dcac289d6c1d54934708acb6a5bd73686", stack: ["rust-crate", "security-baseline", "web-security"] },
   {
     repo: "spring-projects/spring-petclinic",
@@ -38,7 +47,11 @@ export const CORPUS = [
     head: "49f13fcbd34d32c45f19b1730a4574b824b08bf2",
     stack: ["kotlin-service", "spring-boot-service", "security-baseline", "web-security"],
   },
-  { repo: "dotnet/eShop", head: "5624ad564d1602a927879df32a79b94522eb6101", stack: ["dotnet-service", "security-baseline", "web-security"] },
+  {
+    repo: "dotnet/eShop",
+    head: "5624ad564d1602a927879df32a79b94522eb6101",
+    stack: ["dotnet-service", "security-baseline", "web-security"],
+  },
   {
     repo: "jasontaylordev/CleanArchitecture",
     head: "10f1a45df0d86bb87b083f3a0e249d755093fbbd",
