@@ -16,6 +16,7 @@ import m11 from "./0011_oauth_client_last_used.sql" with { type: "text" };
 import m12 from "./0012_tenancy.sql" with { type: "text" };
 import m13 from "./0013_context_budget.sql" with { type: "text" };
 import m14 from "./0014_enterprise.sql" with { type: "text" };
+import m15 from "./0015_admin_users.sql" with { type: "text" };
 
 export const migrations: EmbeddedMigration[] = [
   { tag: "0000_init", sql: m0 },
@@ -33,4 +34,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0012_tenancy", sql: m12 },
   { tag: "0013_context_budget", sql: m13 },
   { tag: "0014_enterprise", sql: m14 },
+  { tag: "0015_admin_users", sql: m15 },
 ];
