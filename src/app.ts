@@ -21,6 +21,7 @@ import { healthRoutes } from "./health/routes";
 import { mcpRoutes, type Backend } from "./mcp/routes";
 import { serverJsonRoutes } from "./mcp/serverJson";
 import { oauthRoutes } from "./oauth/routes";
+import { signInClient } from "./oauth/pages";
 import { identityRoutes, setupRoutes } from "./identity/routes/account";
 import { loginPages } from "./identity/pages/login";
 import { linkPages } from "./identity/pages/link";
@@ -178,7 +179,7 @@ export type App = ReturnType<typeof createApp>;
 function pages(deps: ComposedDeps): Elysia {
   return plainPlugin([
     setupRoutes(deps),
-    loginPages(deps),
+    loginPages(deps, signInClient(deps)),
     linkPages(deps),
     verifyEmailRoutes(deps),
     passwordResetRoutes(deps),

@@ -7,7 +7,8 @@ import { randomBytes } from "node:crypto";
 import type { Config } from "../config";
 import { keptGet } from "../db/versionMemo";
 import type { Database, Tx } from "../db/client";
-import { sessions } from "../db/schema";
+import { sessions, users } from "../db/schema";
+import { AppError } from "../http/errors";
 import { base62, sha256Hex } from "../lib/crypto";
 import { newId } from "../lib/ids";
 
@@ -38,6 +39,9 @@ export async function createSession(
   userId: string,
   meta: { userAgent?: string | null; ip?: string | null; activeOrganizationId?: string | null },
 ): Promise<{ token: string; id: string; expiresAt: number }> {
+  // every way of signing in ends here: a disabled account gets no session, whichever way it came
+  const user = (await tx.select({ disabledAt: users.disabledAt }).from(users).where(eq(users.id, userId)).limit(1))[0];
+  if (user?.disabledAt != null) throw new AppError("account_disabled");
   const token = base62(randomBytes(20));
   const now = Date.now();
   const id = newId("ses");
@@ -58,7 +62,7 @@ export async function createSession(
 
 const SESSION_LOOKUP = `SELECT s.id AS id, s.expires_at AS expiresAt, s.last_seen_at AS lastSeenAt,
   s.active_organization_id AS activeOrganizationId, u.id AS userId, u.email AS email, u.name AS name, u.role AS role
-FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? LIMIT 1`;
+FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND u.disabled_at IS NULL LIMIT 1`;
 
 /** Looks a session up by raw token; null when unknown or expired. Slides the expiry. */
 export async function findSession(database: Database, token: string): Promise<SessionRecord | null> {

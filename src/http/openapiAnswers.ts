@@ -48,6 +48,7 @@ const Sso = o({
   ),
   serviceProvider: o({ oidcRedirectUri: S, samlEntityId: S, samlAcsUrl: S, samlMetadataUrl: S }),
 });
+const AdminUser = o({ id: S, email: S, name: S, role: S, disabled: B, disabledAt: n(S), createdAt: S });
 const CodeHosting = o({ codeHosting: n(o({ provider: S, url: S, defaultBranch: S })) });
 const BackupRecord = n(o({ file: n(S), ok: B, startedAt: S, finishedAt: S, bytes: I, error: S, skipped: B }));
 const ExpertiseRow = {
@@ -167,7 +168,9 @@ export const ANSWERS: Record<string, Schema | OtherAnswer> = {
     organizations: a(o({ id: S, slug: S, name: S, status: S, createdAt: S, statusChangedAt: n(S), members: I })),
   }),
   "POST /web/admin/organizations/{id}/{operation}": o({ organization: o({ id: S, slug: S, name: S, status: S, statusChangedAt: n(S) }) }),
-  "GET /web/admin/users": o({ users: a(o({ id: S, email: S, name: S, role: S, createdAt: S })) }),
+  "GET /web/admin/users": o({ users: a(AdminUser) }),
+  "PATCH /web/admin/users/{id}": o({ user: AdminUser }),
+  "DELETE /web/admin/users/{id}": o({ removed: S }),
   "GET /web/admin/backups": o({
     scheduled: B,
     intervalSeconds: n(N),

@@ -269,6 +269,21 @@ export const ORG_OPERATIONS: Operation[] = [
     errors: [404, 409],
   },
   { method: "GET", path: "/web/admin/users", summary: "Users", access: "platform" },
+  {
+    method: "PATCH",
+    path: "/web/admin/users/{id}",
+    summary: "Disable, enable, promote or demote a user (409 last_platform_admin)",
+    access: "platform",
+    body: obj({ disabled: { type: "boolean" }, role: str({ enum: ["user", "admin"] }) }, []),
+    errors: [400, 404, 409],
+  },
+  {
+    method: "DELETE",
+    path: "/web/admin/users/{id}",
+    summary: "Remove a user (409 last_owner naming the organizations, 409 last_platform_admin)",
+    access: "platform",
+    errors: [404, 409],
+  },
   { method: "GET", path: "/web/admin/sso-domains", summary: "SSO domain claims waiting for proof", access: "platform" },
   {
     method: "POST",

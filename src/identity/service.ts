@@ -97,6 +97,16 @@ export async function signIn(
     await recordSecurityEvent(database, { kind: "sign_in.failure", userId: user?.id ?? null, email, ...meta });
     throw new AppError("invalid_credentials");
   }
+  if (user.disabledAt !== null) {
+    await recordSecurityEvent(database, {
+      kind: "sign_in.failure",
+      userId: user.id,
+      email,
+      ...meta,
+      detail: { reason: "account_disabled" },
+    });
+    throw new AppError("account_disabled");
+  }
   attempt.succeeded();
   const orgs = await listMemberships(database, user.id);
   const session = await database.write(async (tx) => {

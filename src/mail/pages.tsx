@@ -71,19 +71,29 @@ export function mailPages(deps: CoreDeps, sessions: PageSessions): Elysia {
     async ({ page: ctx, org }) => {
       const mails = await listOrgMail(deps.database, org.id);
       const failed = mails.filter((m) => m.status === "failed").length;
+      // without SMTP nothing is delivered: the page says that, never also that everything was
+      const smtp = deps.config.smtpUrl !== undefined;
       return page(
         <Layout title={`Mail · ${org.name}`} user={ctx.session.user} nav={ctx.nav}>
           <p class="crumbs">
             <a href="/org">{org.name}</a> /
           </p>
-          <h1>Mail not delivered yet</h1>
-          <p class="muted">
-            {deps.config.smtpUrl === undefined
-              ? "No SMTP server is configured (SMTP_URL): mails are written to the server's log for the operator to hand over."
-              : "Invitations of this organization wait here until the mail server accepts them; a mail that keeps failing stops being retried and waits for you."}
-          </p>
+          <h1>{smtp ? "Mail not delivered yet" : "Mail"}</h1>
+          {smtp ? (
+            <p class="muted">
+              Invitations of this organization wait here until the mail server accepts them; a mail that keeps failing stops being retried
+              and waits for you.
+            </p>
+          ) : (
+            <p id="mail-state">
+              No SMTP server is configured (SMTP_URL), so talentd sends no mail: invitations are written to the server's log for the
+              operator to hand over, and each invitation's accept link is on <a href="/org">the organization's page</a>.
+            </p>
+          )}
           {mails.length === 0 ? (
-            <p>Every mail of {org.name} was delivered.</p>
+            smtp ? (
+              <p id="mail-state">Every mail of {org.name} was delivered.</p>
+            ) : null
           ) : (
             <>
               <p>

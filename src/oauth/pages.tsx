@@ -22,6 +22,7 @@ import {
 } from "./authorize";
 import { issueCode } from "./grants";
 import { ConsentPage, OAuthErrorPage } from "./views";
+import type { SignInClientOf } from "../identity/pages/login";
 
 const html = (node: unknown, status = 200) => page(node, status);
 const redirect = (location: string, headers: Record<string, string> = {}) =>
@@ -58,6 +59,23 @@ function refusal(base: string, req: AuthorizeRequest, session: SessionRecord, me
 
 /** How a client id that is a metadata document's URL may be fetched (oauth/cimd.ts). */
 const clientMetadata = (deps: CoreDeps) => ({ egress: deps.config.egress, allowLoopback: deps.config.oauthClientMetadataLoopback });
+
+/**
+ * The application a sign-in is for (the `/login` page of an authorization request's `next`): its
+ * registered client_name or its metadata document's, and its redirect host; null unless the
+ * request is valid.
+ */
+export function signInClient(deps: CoreDeps): SignInClientOf {
+  return async (next) => {
+    const url = new URL(next, deps.config.baseUrl);
+    if (url.pathname !== "/oauth/authorize") return null;
+    const get = (n: string) => url.searchParams.get(n) ?? undefined;
+    const check = await checkAuthorizeRequest(deps.database, deps.config.baseUrl, get, clientMetadata(deps));
+    if (!check.ok) return null;
+    const c = check.request.client;
+    return { name: c.name, from: c.from, redirectHost: new URL(check.request.redirectUri).host };
+  };
+}
 
 /** `GET /oauth/authorize`: the request checked, then sign-in or the consent page (the project named, or a choice of them). */
 async function consentPage(deps: CoreDeps, request: Request): Promise<Response> {

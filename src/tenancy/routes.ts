@@ -6,7 +6,7 @@ import { Elysia, t } from "elysia";
 import type { CoreDeps } from "../deps";
 import type { Guards } from "../auth/guards";
 import { activeOrganization } from "../auth/session";
-import { MEMBER_ROLES, users } from "../db/schema";
+import { MEMBER_ROLES } from "../db/schema";
 import { AppError, notFound } from "../http/errors";
 import { intParam } from "../http/query";
 import { requireConfirmation } from "../http/methodOverride";
@@ -16,7 +16,8 @@ import { setActiveOrganization } from "../auth/sessions";
 import { normalizeEmail } from "../identity/users";
 import { queueMail } from "../mail/outbox";
 import { invitationMail } from "../mail/templates";
-import { desc } from "drizzle-orm";
+import { adminUserRoutes } from "./adminUserRoutes";
+import { listAdminUsers } from "./adminUsers";
 import {
   acceptInvitation,
   APPROVAL_OPERATIONS,
@@ -292,18 +293,8 @@ function platformAdminRoutes(deps: CoreDeps, guards: Guards) {
       },
       { platformAdmin: true },
     )
-    .get(
-      "/web/admin/users",
-      async () => ({
-        users: (
-          await deps.database.db
-            .select({ id: users.id, email: users.email, name: users.name, role: users.role, createdAt: users.createdAt })
-            .from(users)
-            .orderBy(desc(users.createdAt))
-        ).map((u) => ({ id: u.id, email: u.email, name: u.name, role: u.role, createdAt: iso(u.createdAt) })),
-      }),
-      { platformAdmin: true },
-    )
+    .get("/web/admin/users", async () => ({ users: await listAdminUsers(deps.database) }), { platformAdmin: true })
+    .use(adminUserRoutes(deps, guards))
     .get(
       "/web/admin/security-events",
       async ({ query }) => {

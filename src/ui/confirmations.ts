@@ -31,4 +31,20 @@ export const confirmations = {
     question: "Remove single sign-on? People of these domains will sign in with passwords again.",
     label: "Remove single sign-on",
   }),
+  disableUser: (email: string): Confirmation => ({
+    question: `Disable ${email}? They are signed out everywhere and cannot sign in until enabled again.`,
+    label: `Disable ${email}`,
+  }),
+  promoteUser: (email: string): Confirmation => ({
+    question: `Make ${email} a platform administrator? They can then approve organizations and manage every account.`,
+    label: `Promote ${email}`,
+  }),
+  demoteUser: (email: string): Confirmation => ({
+    question: `Take the platform administrator role from ${email}?`,
+    label: `Demote ${email}`,
+  }),
+  removeUser: (email: string): Confirmation => ({
+    question: `Remove ${email}? Their account, sessions, keys and memberships are deleted; this cannot be undone.`,
+    label: `Remove ${email}`,
+  }),
 };

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { layoutGraph, type GraphEdgeView, type GraphNodeView } from "./graph";
+import { GraphSvg, graphCaption, layoutGraph, type GraphEdgeView, type GraphNodeView } from "./graph";
 
 describe("layoutGraph (the layout memo)", () => {
   const edges: GraphEdgeView[] = [{ from: "a", to: "b", type: "requires" }];
@@ -51,5 +51,21 @@ describe("layoutGraph (the layout memo)", () => {
     expect(wider.width).toBeGreaterThan(small.width);
     expect(more.nodes.length).toBe(3);
     expect(more.height).toBeGreaterThan(small.height);
+  });
+});
+
+describe("the graph's caption (screen readers)", () => {
+  const node: GraphNodeView = { id: "solo", label: "solo", state: "active" };
+  test("a graph without edges never ends in '. .': one sentence of its nodes", () => {
+    const html = String(GraphSvg({ nodes: [node], edges: [], title: "Installed talents and what they require" }));
+    const caption = /<figcaption[^>]*>([^<]*)<\/figcaption>/.exec(html)![1]!;
+    expect(caption).not.toMatch(/\.\s*\.\s*$/);
+    expect(caption).toBe(graphCaption("Installed talents and what they require", [node], []));
+    expect(caption).toMatch(/^Installed talents and what they require: solo \([^)]+\)\.$/);
+  });
+  test("with edges: the nodes' sentence, then the edges' sentence, each ending once", () => {
+    const b: GraphNodeView = { id: "b", label: "b", state: "active" };
+    const text = graphCaption("T", [node, b], [{ from: "solo", to: "b", type: "requires" }]);
+    expect(text).toMatch(/^T: solo \([^)]+\), b \([^)]+\)\. solo requires b\.$/);
   });
 });

@@ -118,10 +118,16 @@ export function GraphSvg(props: { nodes: GraphNodeView[]; edges: GraphEdgeView[]
           return n.href ? <a href={n.href}>{box}</a> : box;
         })}
       </svg>
-      <figcaption class="visually-hidden">
-        {props.title}: {props.nodes.map((n) => `${n.id} (${STATE_TEXT[n.state]})`).join(", ")}.{" "}
-        {props.edges.map((e) => `${e.from} ${e.type === "requires" ? "requires" : "conflicts with"} ${e.to}`).join("; ")}.
-      </figcaption>
+      <figcaption class="visually-hidden">{graphCaption(props.title, props.nodes, props.edges)}</figcaption>
     </figure>
   );
+}
+
+/** The graph in words for screen readers: the title with its nodes, then its edges; a sentence only when there is something in it. */
+export function graphCaption(title: string, nodes: GraphNodeView[], edges: GraphEdgeView[]): string {
+  const sentences = [nodes.length > 0 ? `${title}: ${nodes.map((n) => `${n.id} (${STATE_TEXT[n.state]})`).join(", ")}.` : `${title}.`];
+  if (edges.length > 0) {
+    sentences.push(`${edges.map((e) => `${e.from} ${e.type === "requires" ? "requires" : "conflicts with"} ${e.to}`).join("; ")}.`);
+  }
+  return sentences.join(" ");
 }

@@ -50,6 +50,9 @@ async function firstAttempt(url: string, provider: MemoryOAuthProvider): Promise
 async function signInToConsent(page: Page, authorizationUrl: URL, email: string): Promise<void> {
   await page.goto(authorizationUrl.toString());
   expect(new URL(page.url()).pathname).toBe("/login");
+  // the sign-in step names the application asking, and where it returns
+  expect(await page.textContent("#sign-in-client")).toContain(`Test Agent (returns to ${new URL(callback.url).host})`);
+  await screenshot(page, "oauth-sign-in");
   await page.fill("#email", email);
   await page.fill("#password", PASSWORD);
   await Promise.all([page.waitForURL((u) => u.pathname === "/oauth/authorize"), page.click("form[action='/login'] button[type=submit]")]);

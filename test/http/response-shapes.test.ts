@@ -171,6 +171,9 @@ async function callEveryRoute(): Promise<void> {
   await call(owner, "GET /web/admin/organizations", "/web/admin/organizations");
   await call(owner, "POST /web/admin/organizations/{id}/{operation}", `/web/admin/organizations/${second.organization.id}/approve`);
   await call(owner, "GET /web/admin/users", "/web/admin/users");
+  const spare = await signedUp(env);
+  await call(owner, "PATCH /web/admin/users/{id}", `/web/admin/users/${spare.userId}`, { disabled: true, role: "admin" });
+  await call(owner, "DELETE /web/admin/users/{id}", `/web/admin/users/${spare.userId}`);
   await call(owner, "GET /web/admin/backups", "/web/admin/backups");
   await call(owner, "GET /web/admin/security-events", "/web/admin/security-events");
 

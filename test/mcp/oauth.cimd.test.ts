@@ -93,6 +93,14 @@ describe("client ID metadata documents: refusals (invalid_client / invalid_reque
     expect(docs.heads.filter((h) => h.startsWith("GET /slow.json ")).length).toBe(1);
   }, 15_000);
 
+  test("the OAuth sign-in step names a metadata-document client by the document's client_name, its host and its redirect host", async () => {
+    const r = await fetch(authorizeUrl(live.base, docUrl("good.json")), { redirect: "manual" });
+    expect(r.status).toBe(302);
+    const html = await (await fetch(new URL(r.headers.get("location")!, live.base))).text();
+    expect(html).toContain("<strong>CIMD Agent</strong>");
+    expect(html).toContain(`described by 127.0.0.1:${docs.port}, returns to 127.0.0.1:53690`);
+  });
+
   test("a document over 5 KB → invalid_client (too large)", async () => {
     await refused(live, authorizeUrl(live.base, docUrl("big.json")), "invalid_client", "larger than 5 KB");
   });

@@ -251,6 +251,21 @@ describe("GET /oauth/authorize and the consent", () => {
     expect(signed.headers.get("set-cookie")).toContain("talentd_session=");
   });
 
+  test("the OAuth sign-in step names the client asking: its registered client_name and its redirect host; a /login without it names none", async () => {
+    const o = await orgWithProject(env);
+    const clientId = (await register({ client_name: "Registered Namer", redirect_uris: [REDIRECT] })).body.client_id;
+    const path = authorizeQuery({ client_id: clientId, code_challenge: pkce().challenge, resource: `${base}/mcp/${o.project.id}` });
+    const login = new URL((await get(path)).headers.get("location")!, base);
+    const html = await (await get(login.pathname + login.search)).text();
+    expect(html).toContain('id="sign-in-client"');
+    expect(html).toContain("<strong>Registered Namer</strong>");
+    expect(html).toContain("returns to 127.0.0.1:8976");
+    // an unknown client, or a plain /login: no one is named
+    const unknown = authorizeQuery({ client_id: "nope", code_challenge: pkce().challenge, resource: `${base}/mcp/${o.project.id}` });
+    expect(await (await get(`/login?next=${encodeURIComponent(unknown)}`)).text()).not.toContain("sign-in-client");
+    expect(await (await get("/login")).text()).not.toContain("sign-in-client");
+  });
+
   test("/login: a wrong password → 401 page; a foreign Origin → 403; next never leaves the site", async () => {
     const u = await signedUp(env);
     const wrong = await postForm("/login", { next: "/x", email: u.email, password: "wrong password!" }, null);

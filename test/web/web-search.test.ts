@@ -5,7 +5,16 @@
  * organization searches nothing but the person's organizations.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { orgWithProject, publishedExpertise, signedUp, testEnv, WebClient, type TestEnv } from "../helpers";
+import {
+  joinedMember,
+  makePlatformAdmin,
+  orgWithProject,
+  publishedExpertise,
+  signedUp,
+  testEnv,
+  WebClient,
+  type TestEnv,
+} from "../helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -59,5 +68,64 @@ describe("GET /web/search", () => {
     expect((await me.post("/web/orgs", { name: "Omicron second" })).status).toBe(201);
     const orgs = (await me.get("/web/search?q=omicron")).body.items as { type: string; label: string }[];
     expect(orgs.map((i) => `${i.type} ${i.label}`)).toEqual(["organization Omicron pending"]);
+  });
+});
+
+describe("GET /web/search: the palette navigates (pages before records)", () => {
+  const lines = (items: { type: string; label: string; href: string }[]) => items.map((i) => `${i.type} ${i.label} ${i.href}`);
+
+  test("'keys' lists the Keys tab first: the current project's (HX-Current-URL) before each other project's", async () => {
+    const a = await orgWithProject(env, "Tabbed");
+    const second = (await a.owner.post("/web/projects", { name: "Second tabbed" })).body.project;
+    const here = { "hx-current-url": `${env.config.baseUrl}/projects/${second.id}?tab=activity` };
+    const r = await a.owner.json("GET", "/web/search?q=keys", undefined, here);
+    expect(lines(r.body.items).slice(0, 2)).toEqual([
+      `page Keys /projects/${second.id}?tab=keys`,
+      `page Keys /projects/${a.project.id}?tab=keys`,
+    ]);
+    expect(r.body.items[0].detail).toBe("tab of Second tabbed (this project)");
+    const overview = (await a.owner.get("/web/search?q=overview")).body.items;
+    expect(overview[0]).toMatchObject({ type: "page", label: "Overview" });
+    expect(overview.map((i: { href: string }) => i.href)).toContain(`/projects/${a.project.id}`);
+    // htmx: the same order in the palette's items
+    const html = await (await a.owner.call("GET", "/web/search?q=keys", undefined, { "hx-request": "true", ...here })).text();
+    expect(html.indexOf(`/projects/${second.id}?tab=keys`)).toBeGreaterThan(-1);
+    expect(html.indexOf(`/projects/${second.id}?tab=keys`)).toBeLessThan(html.indexOf(`/projects/${a.project.id}?tab=keys`));
+  });
+
+  test("the organization's pages: its owners find SSO, Insights, Adoption, Expertises, Mail and Members; a member finds only Members", async () => {
+    const a = await orgWithProject(env, "Paged");
+    for (const [q, href] of [
+      ["sso", "/org/sso"],
+      ["insights", "/org/insights"],
+      ["adoption", "/org/talent-adoption"],
+      ["expertises", "/org/expertises"],
+      ["mail", "/org/mail"],
+      ["members", "/org#members"],
+    ]) {
+      const first = (await a.owner.get(`/web/search?q=${q}`)).body.items[0];
+      expect(`${q}: ${first.type} ${first.href}`).toBe(`${q}: page ${href}`);
+    }
+    const member = await joinedMember(env, a.owner);
+    const seen = lines((await member.get("/web/search?q=s")).body.items).join("\n");
+    expect(seen).toContain("/org#members");
+    for (const hidden of ["/org/sso", "/org/insights", "/org/mail", "/org/expertises", "/org/talent-adoption"])
+      expect(seen).not.toContain(hidden);
+  });
+
+  test("the administration pages are listed for platform administrators only", async () => {
+    const a = await orgWithProject(env, "Adminless");
+    const plain = lines((await a.owner.get("/web/search?q=users")).body.items).join("\n");
+    expect(plain).not.toContain("/admin");
+    await makePlatformAdmin(env, a.owner.userId);
+    const admin = (await a.owner.get("/web/search?q=users")).body.items;
+    expect(admin[0]).toMatchObject({ type: "page", label: "Users", href: "/admin/users" });
+    const all = lines((await a.owner.get("/web/search?q=administration")).body.items);
+    expect(all.filter((l) => l.startsWith("page ")).map((l) => l.split(" ").at(-1))).toEqual([
+      "/admin",
+      "/admin/users",
+      "/admin/security-events",
+      "/admin/mail",
+    ]);
   });
 });

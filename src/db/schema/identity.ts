@@ -19,6 +19,8 @@ export const users = sqliteTable(
      * never linked to an SSO identity (src/identity/linking.ts).
      */
     emailVerifiedAt: integer("email_verified_at"),
+    /** When a platform administrator disabled the account (no sign-in, sessions ended); null while enabled. */
+    disabledAt: integer("disabled_at"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },

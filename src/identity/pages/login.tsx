@@ -58,6 +58,20 @@ export function signInErrorSentence(
   return (sentences as Record<string, string>)[code] ?? null;
 }
 
+/**
+ * Who a sign-in is for, when `next` is an application's authorization request (the OAuth sign-in
+ * step): its name, the host that described it (a metadata document), where it returns. The
+ * OAuth server answers it (oauth/pages.tsx `signInClient`); app.ts hands it in.
+ */
+export interface SignInClient {
+  name: string;
+  from?: string;
+  redirectHost: string;
+}
+
+/** Reads the client of a `next` path, or null when `next` is not a valid authorization request. */
+export type SignInClientOf = (next: string) => Promise<SignInClient | null>;
+
 /** Which form a problem belongs to, and what the person had typed (never the password). */
 interface Attempt {
   form: "sign-in" | "sign-up";
@@ -72,6 +86,7 @@ export function LoginPage(props: {
   attempt?: Attempt;
   providers?: { id: string; label: string }[];
   notice?: string | null;
+  client?: SignInClient | null;
 }) {
   const a = props.attempt;
   const mine = (form: Attempt["form"]) => (a?.form === form ? a : undefined);
@@ -81,6 +96,15 @@ export function LoginPage(props: {
     <Layout title="Sign in">
       <div class="card narrow">
         <h1>Sign in</h1>
+        {props.client ? (
+          <p id="sign-in-client">
+            <strong>{props.client.name}</strong>{" "}
+            <span class="muted">
+              ({props.client.from ? `described by ${props.client.from}, ` : ""}returns to {props.client.redirectHost})
+            </span>{" "}
+            asks to connect to a project: sign in to choose what it may do.
+          </p>
+        ) : null}
         {props.signedInAs ? (
           <p class="muted">
             Signed in as {props.signedInAs}. <a href={props.next}>Continue</a>, or sign in with another account.
@@ -173,7 +197,7 @@ function signedIn(deps: SignInDeps, next: string, token: string, expiresAt: numb
 }
 
 /** `GET /login`: the page, with the sentence of `?error=` (400) when there is one. */
-async function loginPage(deps: SignInDeps, providers: Providers, request: Request): Promise<Response> {
+async function loginPage(deps: SignInDeps, providers: Providers, request: Request, clientOf?: SignInClientOf): Promise<Response> {
   const q = new URL(request.url).searchParams;
   const next = safeNext(q.get("next"));
   const session = await optionalSession(deps, request);
@@ -184,7 +208,11 @@ async function loginPage(deps: SignInDeps, providers: Providers, request: Reques
   const notice = error
     ? signInErrorSentence(deps.config, error, q.get("provider"), domain && /^[a-z0-9.-]{1,253}$/.test(domain) ? domain : null, shownEmail)
     : null;
-  return page(<LoginPage next={next} signedInAs={session?.user.email ?? null} providers={providers} notice={notice} />, notice ? 400 : 200);
+  const client = clientOf && next.startsWith("/oauth/authorize?") ? await clientOf(next) : null;
+  return page(
+    <LoginPage next={next} signedInAs={session?.user.email ?? null} providers={providers} notice={notice} client={client} />,
+    notice ? 400 : 200,
+  );
 }
 
 /** `POST /login`: e-mail first (an SSO domain goes to its IdP), then the password. */
@@ -250,11 +278,11 @@ async function signUpPost(deps: SignInDeps, providers: Providers, request: Reque
   }
 }
 
-/** `/login`, `/login/sign-up` and `/logout`. */
-export function loginPages(deps: SignInDeps) {
+/** `/login`, `/login/sign-up` and `/logout`; `clientOf` names the application an OAuth sign-in is for. */
+export function loginPages(deps: SignInDeps, clientOf?: SignInClientOf) {
   const providers = enabledProviders(deps.config);
   return new Elysia()
-    .get("/login", ({ request }) => loginPage(deps, providers, request))
+    .get("/login", ({ request }) => loginPage(deps, providers, request, clientOf))
     .post("/login", ({ request, body, server }) => loginPost(deps, providers, request, body, server))
     .post("/login/sign-up", ({ request, body, server }) => signUpPost(deps, providers, request, body, server))
     .post("/logout", async ({ request }) => {

@@ -69,9 +69,13 @@ export function homePage(deps: CoreDeps) {
                         <a href={`/projects/${p.id}`}>{p.name}</a>
                       </h3>
                       {p.description ? <p class="muted">{p.description}</p> : null}
-                      <p class="small">
-                        MCP URL <code>{`${deps.config.baseUrl}/mcp/${p.id}`}</code>
-                      </p>
+                      <div class="copy-row small card-url">
+                        <span>MCP URL</span>
+                        <code id={`mcp-url-${p.id}`}>{`${deps.config.baseUrl}/mcp/${p.id}`}</code>
+                        <button type="button" class="secondary small" data-copy={`#mcp-url-${p.id}`}>
+                          Copy<span class="visually-hidden"> the MCP URL of {p.name}</span>
+                        </button>
+                      </div>
                     </li>
                   ))}
                 </ul>

@@ -10,6 +10,7 @@ import type { SpecializationView } from "../../specializations/service";
 import type { PageContext } from "../../tenancy/pageSessions";
 import { GraphSvg, type GraphNodeView } from "../../ui/graph";
 import { DataTable, Layout } from "../../ui/layout";
+import { InlineCode } from "../../ui/parts";
 import { HtmlByObject, HtmlMemo } from "../../ui/memo";
 
 /** Kept renders (ui/memo.ts): a card outside grouped install depends on its talent only; the other blocks on what their key names. */
@@ -300,14 +301,16 @@ export function TalentSheet(props: {
         {sheet.rules.map((r) => (
           <tr>
             <td>
-              <code>{r.id}</code>
+              <code class="rule-id">{r.id}</code>
             </td>
             <td>
               <span class={`severity ${r.severity}`}>{r.severity}</span>
             </td>
             <td>
-              {r.title}
-              <div class="muted small">Check: {r.check}</div>
+              <InlineCode text={r.title} />
+              <div class="muted small">
+                Check: <InlineCode text={r.check} />
+              </div>
             </td>
           </tr>
         ))}
@@ -319,7 +322,7 @@ export function TalentSheet(props: {
             {sheet.tests.map((x) => (
               <tr>
                 <td>
-                  <code>{x.rule}</code>
+                  <code class="rule-id">{x.rule}</code>
                 </td>
                 <td>
                   <code>{x.pass}</code>

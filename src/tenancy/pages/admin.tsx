@@ -6,11 +6,11 @@
  * organization's state (docs/design.md "Organizations and their data", rule 1). Anyone else gets the 404 page: the pages' existence
  * is not advertised to them.
  */
-import { desc } from "drizzle-orm";
 import { Elysia } from "elysia";
 import type { Child } from "hono/jsx";
 import type { CoreDeps } from "../../deps";
-import { users } from "../../db/schema";
+import { listAdminUsers } from "../adminUsers";
+import { AdminUsers } from "../views/adminUsers";
 import { listSecurityEvents } from "../../identity/security";
 import { listUnownedMail } from "../../mail/outbox";
 import { MailTable } from "../../mail/pages";
@@ -65,29 +65,12 @@ export function adminPages(deps: CoreDeps) {
     )
     .get(
       "/admin/users",
-      async ({ page: ctx }) => {
-        const rows = await deps.database.db
-          .select({ id: users.id, email: users.email, name: users.name, role: users.role, createdAt: users.createdAt })
-          .from(users)
-          .orderBy(desc(users.createdAt));
-        return page(
+      async ({ page: ctx }) =>
+        page(
           <AdminLayout ctx={ctx} title="Users" path="/admin/users">
-            <section aria-labelledby="users-h">
-              <h2 id="users-h">Users ({rows.length})</h2>
-              <DataTable caption="Users, newest first" columns={["E-mail", "Name", "Role", "Created (UTC)"]}>
-                {rows.map((u) => (
-                  <tr>
-                    <td>{u.email}</td>
-                    <td>{u.name ?? "—"}</td>
-                    <td>{u.role === "admin" ? <strong>platform admin</strong> : "user"}</td>
-                    <td class="small">{when(u.createdAt)}</td>
-                  </tr>
-                ))}
-              </DataTable>
-            </section>
+            <AdminUsers users={await listAdminUsers(deps.database)} viewerId={ctx.session.user.id} />
           </AdminLayout>,
-        );
-      },
+        ),
       { page: "platform" },
     )
     .get(

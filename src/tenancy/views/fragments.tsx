@@ -23,6 +23,8 @@ import { listAllOrganizations, listInvitations, listMembers } from "../service";
 
 import { InvitationsSection, MembersSection, StatusCard } from "./org";
 import { CodeHostingSection } from "./codeHosting";
+import { AdminUsers } from "./adminUsers";
+import { listAdminUsers, type AdminUserView } from "../adminUsers";
 
 /** The sections a fragment answers, of the viewer's active organization. */
 function sectionsOf(deps: ViewDeps) {
@@ -128,6 +130,7 @@ function registerChanges(deps: ViewDeps): void {
   });
   registerView("PUT", "/web/orgs/current/code-hosting", { fragment: (_d, ctx) => codeHosting(ctx, "Code hosting saved.") });
   registerView("DELETE", "/web/orgs/current/code-hosting", { fragment: (_d, ctx) => codeHosting(ctx, "Code hosting cleared.") });
+  registerAdminUserViews(deps);
   registerView("POST", "/web/admin/organizations/:id/:operation", {
     fragment: async (data, ctx) => {
       const o = (data as { organization: { name: string; status: string } }).organization;
@@ -139,5 +142,34 @@ function registerChanges(deps: ViewDeps): void {
         />
       );
     },
+  });
+}
+
+/** The users table after a change by a platform administrator, with a line saying what changed. */
+function registerAdminUserViews(deps: ViewDeps): void {
+  const table = async (ctx: ViewContext, notice: string) => (
+    <AdminUsers users={await listAdminUsers(deps.database)} viewerId={sessionOf(ctx.request)?.user.id ?? ""} notice={notice} />
+  );
+  // one's own role or account changed: the whole page, since what it shows depends on them
+  const selfChanged = (_d: unknown, ctx: ViewContext) => (ctx.params.id === sessionOf(ctx.request)?.user.id ? "/" : null);
+  deps.views.register("PATCH", "/web/admin/users/:id", {
+    redirect: selfChanged,
+    fragment: (data, ctx) => {
+      const u = (data as { user: AdminUserView }).user;
+      const asked = ctx.body as { disabled?: unknown; role?: unknown } | null;
+      const said: string[] = [];
+      if (asked?.disabled !== undefined) {
+        said.push(
+          u.disabled ? "is disabled: signed out everywhere, and refused at sign-in until enabled" : "is enabled: they can sign in again",
+        );
+      }
+      if (asked?.role !== undefined)
+        said.push(u.role === "admin" ? "is now a platform administrator" : "is no longer a platform administrator");
+      return table(ctx, `${u.email} ${said.join("; ")}.`);
+    },
+  });
+  deps.views.register("DELETE", "/web/admin/users/:id", {
+    redirect: selfChanged,
+    fragment: (_d, ctx) => table(ctx, "The user was removed: their sessions, keys and memberships ended at once."),
   });
 }
