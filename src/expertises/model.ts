@@ -148,16 +148,22 @@ export function parsePatch(body: unknown): PatchInput {
 }
 
 /** `POST …/:id/publish` `{expectedRevision?, serve?}`: `serve` (true, or "true"/"1"/"on" from a form) also serves it at once. */
-export function parsePublish(body: unknown): { expectedRevision?: number; serve: boolean } {
+export function parsePublish(body: unknown): { expectedRevision?: number; serve: boolean; acknowledgeContent: boolean } {
   const b = asObject(body);
   const issues: Issue[] = [];
   const expectedRevision = readRevision(b.expectedRevision, issues, false);
-  const v = b.serve;
-  const serve = v === true || v === "true" || v === "1" || v === "on";
-  if (!serve && v !== undefined && v !== null && v !== false && v !== "false" && v !== "0" && v !== "")
-    issues.push({ path: "serve", message: "must be true or false" });
+  /** A boolean of JSON or of a form (a checkbox's "on"). */
+  const flag = (name: string): boolean => {
+    const v = b[name];
+    const yes = v === true || v === "true" || v === "1" || v === "on";
+    if (!yes && v !== undefined && v !== null && v !== false && v !== "false" && v !== "0" && v !== "")
+      issues.push({ path: name, message: "must be true or false" });
+    return yes;
+  };
+  const serve = flag("serve");
+  const acknowledgeContent = flag("acknowledgeContent");
   if (issues.length > 0) throw validationFailed(issues);
-  return { expectedRevision, serve };
+  return { expectedRevision, serve, acknowledgeContent };
 }
 
 /** `PUT …/:id/triggers` `{files?, keywords?, expectedRevision?}`; normalized by triggers.ts. From a form, each list is a text of lines. */

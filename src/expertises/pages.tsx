@@ -151,7 +151,7 @@ export function orgExpertisesPages(deps: CatalogDeps) {
         <Done done={opts.done} />
         <LifecycleSection e={e} />
         <Editor e={e} draft={opts.draft} server={opts.server} editedRevision={opts.editedRevision} issues={opts.issues} />
-        <IssuesByLine ref={e.ref} content={e.working.content} issues={e.verification.issues} />
+        <IssuesByLine ref={e.ref} content={e.working.content} issues={e.verification.issues} findings={e.verification.content} />
         <TriggersSection e={e} proposal={opts.propose ? proposeTriggers(e.working.content) : undefined} />
         <VersionsSection e={e} />
         <DeleteSection e={e} />

@@ -154,7 +154,7 @@ export async function publishExpertise(
   id: string,
   userId: string,
   catalog: Catalog | null,
-  opts: { expectedRevision?: number; serve?: boolean } = {},
+  opts: { expectedRevision?: number; serve?: boolean; acknowledgeContent?: boolean } = {},
 ): Promise<PublishResult> {
   const row = await findExpertise(tx, org.id, id);
   if (opts.expectedRevision !== undefined && opts.expectedRevision !== row.revision) throw revisionConflict(row, opts.expectedRevision);
@@ -165,6 +165,14 @@ export async function publishExpertise(
     throw validationFailed(
       check.issues,
       `The working version (revision ${row.revision}) cannot be published: ${check.issues.length} problem${check.issues.length === 1 ? "" : "s"} found by the talent validator.`,
+    );
+  }
+  if (check.content.length > 0 && opts.acknowledgeContent !== true) {
+    throw new AppError(
+      "content_unacknowledged",
+      `The content check found ${check.content.length} thing${check.content.length === 1 ? "" : "s"} in the working version that ` +
+        "could steer an agent rather than its code: read them beside their lines, then publish with acknowledgeContent: true.",
+      { findings: check.content },
     );
   }
   const { triggers } = effectiveTriggers(row);
@@ -341,6 +349,7 @@ export async function detailView(d: Database, row: ExpertiseRow, orgSlug: string
       triggersFrom: triggers.from,
       publishable: check.valid && triggers.from !== null,
       issues: check.issues,
+      content: check.content,
     },
     unpublishedChanges: !sameAsVersion({ ...digestsOf(row.workingContent, row.workingFiles), triggers: triggers.triggers }, latest),
     allowedOperations: allowedOperations(row.status),

@@ -25,15 +25,28 @@ export function mainFileOfContent(content: string): "TALENT.md" | "SKILL.md" {
 }
 
 /** Runs the talent validator on an expertise's bytes (no link checks); the content is a TALENT.md or a SKILL.md text. */
-export function validateExpertise(src: ExpertiseSource): { talent: Talent | null; findings: Finding[] } {
+export function validateExpertise(
+  src: ExpertiseSource,
+  linkHosts: readonly string[] = [],
+): { talent: Talent | null; findings: Finding[]; content: Issue[] } {
   const ref = refOf(src.orgSlug, src.slug);
-  return validateTalent({
-    folder: src.slug,
-    files: { ...src.files, [mainFileOfContent(src.content)]: src.content },
-    label: (p) => `${ref}/${p}`,
-    kind: "expertise",
-    uri: `talent://${ref}`,
-  });
+  const r = validateTalent(
+    {
+      folder: src.slug,
+      files: { ...src.files, [mainFileOfContent(src.content)]: src.content },
+      label: (p) => `${ref}/${p}`,
+      kind: "expertise",
+      uri: `talent://${ref}`,
+    },
+    // the content check: invisible and control characters refuse it; the rest a person acknowledges
+    { content: { linkHosts, strict: false } },
+  );
+  const content = (r.content ?? []).map((f) => ({
+    path: `${ref}/${f.path}: content`,
+    message: `line ${f.line}, column ${f.column}: ${f.message}`,
+    kind: f.kind,
+  }));
+  return { talent: r.talent, findings: r.findings, content };
 }
 
 /** Links of a structurally valid expertise that the public catalog does not satisfy. */
@@ -64,12 +77,14 @@ export interface Verification {
   talent: Talent | null;
   /** `{path: "<file>: <field>", message: <problem>}`, in the validator's order. */
   issues: Issue[];
+  /** The content check's findings a person acknowledges before publishing (`path` `<ref>/<file>: content`, `message` `line L, column C: …`). */
+  content: Issue[];
 }
 
-/** Validator + link checks (the links only when the catalog is loaded). */
-export function verifyExpertise(src: ExpertiseSource, catalog: Catalog | null): Verification {
-  const { talent, findings } = validateExpertise(src);
+/** Validator + link checks (the links only when the catalog is loaded) + the content check. */
+export function verifyExpertise(src: ExpertiseSource, catalog: Catalog | null, linkHosts: readonly string[] = []): Verification {
+  const { talent, findings, content } = validateExpertise(src, linkHosts);
   const all = talent && catalog ? linkFindings(talent, catalog) : findings;
   const issues = all.map((f) => ({ path: `${f.file}: ${f.field}`, message: f.problem }));
-  return { valid: issues.length === 0 && talent !== null, talent: issues.length === 0 ? talent : null, issues };
+  return { valid: issues.length === 0 && talent !== null, talent: issues.length === 0 ? talent : null, issues, content };
 }

@@ -25,6 +25,7 @@ export const ERROR_CODES = {
   last_platform_admin: { status: 409, message: "The platform keeps at least one enabled platform administrator." },
   submission_conflict: { status: 409, message: "This submissionId was already used for a different report." },
   expertise_revision_conflict: { status: 409, message: "The expertise changed since you read it." },
+  content_unacknowledged: { status: 409, message: "The content check has findings a person must acknowledge before publishing." },
   selection_conflict: { status: 409, message: "These talents conflict with the project's active selection." },
   request_timeout: { status: 408, message: "The request did not arrive in time." },
   invitation_expired: { status: 410, message: "This invitation has expired." },

@@ -25,7 +25,8 @@ export function lineOfIssue(content: string, field: string, message: string): nu
   const lines = content.replace(/\r\n/g, "\n").split("\n");
   const fmEnd = lines[0]?.trim() === "---" ? lines.findIndex((l, i) => i > 0 && l.trim() === "---") : -1;
   // a YAML error names its line in the whole file (catalog/frontMatter.ts)
-  const yamlLine = field === "front matter" ? /\bat line (\d+)/.exec(message)?.[1] : undefined;
+  const yamlLine =
+    field === "front matter" ? /\bat line (\d+)/.exec(message)?.[1] : field === "content" ? /^line (\d+)/.exec(message)?.[1] : undefined;
   if (yamlLine !== undefined && Number(yamlLine) <= lines.length) return Number(yamlLine) - 1;
   const top = /^[A-Za-z_][\w-]*/.exec(field)?.[0];
   if (!top) return null;
@@ -66,10 +67,11 @@ function splitIssue(ref: string, i: Issue): { file: string; field: string } {
  * The working TALENT.md with numbered lines and each validator finding under the line it
  * concerns (findings about another file or no line are listed first).
  */
-export function IssuesByLine(props: { ref: string; content: string; issues: Issue[] }) {
+export function IssuesByLine(props: { ref: string; content: string; issues: Issue[]; findings?: Issue[] }) {
   const byLine = new Map<number, Issue[]>();
   const elsewhere: { file: string; issue: Issue }[] = [];
-  for (const issue of props.issues) {
+  const findings = new Set(props.findings ?? []); // the content check's, to acknowledge (not refusals)
+  for (const issue of [...props.issues, ...findings]) {
     const { file, field } = splitIssue(props.ref, issue);
     const line = file === "TALENT.md" || file === "SKILL.md" ? lineOfIssue(props.content, field, issue.message) : null;
     if (line === null) elsewhere.push({ file, issue });
@@ -90,20 +92,26 @@ export function IssuesByLine(props: { ref: string; content: string; issues: Issu
       {elsewhere.length > 0 ? (
         <ul class="issues">
           {elsewhere.map((e) => (
-            <li class="error">
+            <li class={findings.has(e.issue) ? "warning" : "error"}>
               <code>{e.file}</code> {e.issue.path.includes(": ") ? <code>{e.issue.path.slice(e.issue.path.indexOf(": ") + 2)}</code> : null}{" "}
               {e.issue.message}
             </li>
           ))}
         </ul>
       ) : null}
-      {props.issues.length > 0 ? (
+      {findings.size > 0 ? (
+        <p class="warning">
+          {findings.size} content finding{findings.size === 1 ? "" : "s"} to read before publishing (text that could steer an agent rather
+          than its code), beside the lines they concern:
+        </p>
+      ) : null}
+      {props.issues.length + findings.size > 0 ? (
         <ol class="source" aria-label="TALENT.md with its problems">
           {lines.map((l, i) => (
             <li id={`L${i + 1}`} class={byLine.has(i) ? "has-issue" : undefined}>
               <code>{l === "" ? " " : l}</code>
               {(byLine.get(i) ?? []).map((issue) => (
-                <div class="line-issue error" role="note">
+                <div class={`line-issue ${findings.has(issue) ? "warning" : "error"}`} role="note">
                   ↑ <code>{splitIssue(props.ref, issue).field}</code> {issue.message}
                 </div>
               ))}

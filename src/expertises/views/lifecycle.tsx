@@ -152,6 +152,12 @@ function OperationForm(props: { e: ExpertiseDetail; op: LifecycleOperation; labe
       <input type="hidden" name="return" value={pageOf(e.id)} />
       {op === "publish" ? <input type="hidden" name="expectedRevision" value={String(e.revision)} /> : null}
       {props.serve ? <input type="hidden" name="serve" value="true" /> : null}
+      {op === "publish" && e.verification.content.length > 0 ? (
+        <label class="acknowledge">
+          <input type="checkbox" name="acknowledgeContent" value="true" required /> I read the {e.verification.content.length} content
+          finding{e.verification.content.length === 1 ? "" : "s"} beside their lines
+        </label>
+      ) : null}
       <button type="submit" class={props.main ? undefined : "secondary"} title={props.help}>
         {props.label}
       </button>
