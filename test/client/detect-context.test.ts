@@ -231,3 +231,53 @@ describe("talentd-ignore RULE-ID reason: on the line or on a comment line above,
     ).toEqual(["src/orders.ts:2 LOG-001 advisory"]);
   });
 });
+
+describe("ASYNC-001: a floating promise is a bare call of a function the file declares async, or of fetch / fs.promises", () => {
+  const src = [
+    "export async function save(x: Item): Promise<void> { await db.insert(x); }", // 1
+    "const notify = async (x: Item) => { await mail.send(x); };", // 2
+    "function render(x: Item): string { return String(x); }", // 3
+    "export class Store {", // 4
+    "  async flush(): Promise<void> { await db.commit(); }", // 5
+    "  run(x: Item): void {", // 6
+    "    save(x);", // 7 floating
+    "    notify(x)", // 8 floating (no semicolon)
+    "    this.flush();", // 9 floating
+    "    render(x);", // 10 not async
+    "    fetch('/api/log', { method: 'POST' });", // 11 floating
+    "    fs.promises.writeFile(path, data);", // 12 floating
+    "    await save(x);", // 13
+    "    void save(x);", // 14
+    "    const p = save(x);", // 15
+    "    save(x).catch((err) => log.warn({ err }));", // 16
+    "    fetch(url, init).then((r) => r.json());", // 17
+    "    // save(x);", // 18 a comment
+    "  }", // 19
+    "  later(x: Item): Promise<void> {", // 20
+    "    return Promise.all([", // 21
+    "      Promise.resolve(x),", // 22
+    "      reload()", // 23 an argument: the line above continues into it
+    "    ]).then(() => undefined);", // 24
+    "  }", // 25
+    "}", // 26
+    "async function reload(): Promise<void> {}", // 27
+  ].join("\n");
+
+  test("reported on the bare statements only: awaited, voided, assigned, chained, commented, argument and sync calls are not", () => {
+    expect(found(shipped("concurrency-async-js"), added("src/store.ts", src))).toEqual([
+      "src/store.ts:7 ASYNC-001",
+      "src/store.ts:8 ASYNC-001",
+      "src/store.ts:9 ASYNC-001",
+      "src/store.ts:11 ASYNC-001",
+      "src/store.ts:12 ASYNC-001",
+    ]);
+  });
+
+  test("a call chained on the next line is handled; a test file is not read; the finding is advisory (not measured to block)", () => {
+    const chained = "async function load(): Promise<Data> { return get(); }\nload()\n  .catch((err) => log.warn({ err }));";
+    expect(found(shipped("concurrency-async-js"), added("src/load.ts", chained))).toEqual([]);
+    expect(found(shipped("concurrency-async-js"), added("src/store.test.ts", src))).toEqual([]);
+    const r = runDetectors(shipped("concurrency-async-js"), [added("src/store.ts", src)], contentOf(added("src/store.ts", src)));
+    expect(new Set(r.findings.map((f) => f.severity))).toEqual(new Set(["advisory"]));
+  });
+});
