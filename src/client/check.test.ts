@@ -95,6 +95,24 @@ describe("globs and designation (picomatch, dot files, ! exclusions)", () => {
       { id: "b", because: "--talent" },
     ]);
   });
+
+  test("designation by language: the path's language among the talent's languages, after its globs; not for vendored, generated or fixture paths", () => {
+    const talents = [
+      { id: "ts", languages: ["javascript", "typescript"], triggers: { files: ["**/services/**"] } },
+      { id: "py", languages: ["python"] },
+      { id: "docker", languages: ["dockerfile"] },
+      { id: "neutral", languages: [] },
+    ];
+    expect(designate(talents, ["lib/deep/x.ts", "tools/run.py"], [])).toEqual([
+      { id: "ts", because: { path: "lib/deep/x.ts", language: "typescript" } },
+      { id: "py", because: { path: "tools/run.py", language: "python" } },
+    ]);
+    expect(designate(talents, ["src/services/a.ts"], [])).toEqual([
+      { id: "ts", because: { path: "src/services/a.ts", glob: "**/services/**" } },
+    ]);
+    expect(designate(talents, ["deploy/Dockerfile", "test/api.test.ts"], []).map((d) => d.id)).toEqual(["ts", "docker"]);
+    expect(designate(talents, ["vendor/x.ts", "src/gen/a.pb.go", "dist/app.js", "test/fixtures/f.py", "notes.txt"], [])).toEqual([]);
+  });
 });
 
 describe("the unified diff reader", () => {

@@ -69,7 +69,7 @@ interface Prepared {
   response: any;
 }
 
-type Designable = { talents: { id: string; triggers?: { files?: string[] } }[] };
+type Designable = { talents: { id: string; triggers?: { files?: string[] }; languages?: string[] }[] };
 const fetchDesignable = (server: ServerOptions): Promise<Designable> => call<Designable>(server, "GET", "/api/prepare-task/designable");
 
 /**
@@ -132,13 +132,11 @@ async function prepareCommand(cli: Run, cwd: string): Promise<number> {
     return 0;
   }
   if (!p.resolutionId) {
-    print(`nothing designated: no active talent's triggers.files match the ${paths.length} path(s)`);
+    print(`nothing designated: no active talent's triggers.files or languages match the ${paths.length} path(s)`);
     return 0;
   }
   const r = p.response;
-  const why = new Map(
-    p.designated.map((d) => [d.id, d.because === "--talent" ? "--talent" : `${d.because.path} matches ${d.because.glob}`]),
-  );
+  const why = new Map(p.designated.map((d) => [d.id, d.because === "--talent" ? "--talent" : whyDesignated(d.because)]));
   const rows = (r.talents as { id: string; version: string }[]).map((t) => [t.id, t.version, why.get(t.id) ?? ""]);
   print(`${r.resolutionId} (${r.talents.length} talent${r.talents.length === 1 ? "" : "s"}, ${r.tokens} tokens)`);
   print(table(rows));
@@ -150,6 +148,10 @@ async function prepareCommand(cli: Run, cwd: string): Promise<number> {
   for (const c of r.conflicts ?? []) print(`conflict: ${c.a} × ${c.b}`);
   return 0;
 }
+
+/** A designation's reason in words: `src/a.ts matches **\/*.ts` or `src/a.ts is typescript`. */
+const whyDesignated = (b: Exclude<Designation["because"], "--talent">): string =>
+  "glob" in b ? `${b.path} matches ${b.glob}` : `${b.path} is ${b.language}`;
 
 function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => r[i]!.length))) ?? [];
@@ -251,7 +253,7 @@ async function checkCommand(cli: Run, cwd: string): Promise<number> {
   if (!resolutionId) {
     const p = await prepareFrom(server, repo, paths, named, early);
     if (!p.resolutionId)
-      return emptyResult(`no active talent's triggers.files match the ${paths.length} ${what} path(s): no rule to check`);
+      return emptyResult(`no active talent's triggers.files or languages match the ${paths.length} ${what} path(s): no rule to check`);
     resolutionId = p.resolutionId;
     designatedCount = p.designated.length;
   }

@@ -90,7 +90,35 @@ describe("talentd prepare: designation from paths (triggers.files with picomatch
     // `Dockerfile` at the root matches **/Dockerfile; a path the globs do not name designates nothing
     const none = await talentd(["prepare", "docs/notes.txt"], repo, p.env);
     expect(none.code).toBe(0);
-    expect(none.stdout).toBe("nothing designated: no active talent's triggers.files match the 1 path(s)\n");
+    expect(none.stdout).toBe("nothing designated: no active talent's triggers.files or languages match the 1 path(s)\n");
+  });
+
+  test("designation by language: a .ts file outside every trigger glob designates the project's TypeScript talents; a vendored one does not", async () => {
+    // concurrency-async-js's triggers.files name folders (services/, api/…) that lib/store.ts is not in; its languages name typescript
+    const p = await clientProject(live, ["concurrency-async-js", "javascript-base", "python-base"]);
+    const repo = gitRepo();
+    const store =
+      "export async function save(x: string): Promise<void> {\n  await db.put(x);\n}\nexport function run(): void {\n  save('a');\n}\n";
+    stage(repo, { "lib/store.ts": store });
+    const r = await talentd(["prepare", "--staged", "--json"], repo, p.env);
+    expect(r.stderr).toBe("");
+    const out = json(r.stdout);
+    const byId = Object.fromEntries(out.designated.map((d: { id: string; because: unknown }) => [d.id, d.because]));
+    expect(byId).toEqual({
+      "concurrency-async-js": { path: "lib/store.ts", language: "typescript" },
+      "javascript-base": { path: "lib/store.ts", glob: "**/*.ts" },
+    });
+    const text = await talentd(["prepare", "lib/store.ts"], repo, p.env);
+    expect(text.stdout).toContain("lib/store.ts is typescript");
+    // the check runs the talent's detectors on it: the floating save('a') is an advisory ASYNC-001 finding
+    const check = await talentd(["check", "--staged", "--json"], repo, p.env);
+    expect(check.code).toBe(0);
+    expect(json(check.stdout).findings.map((f: any) => `${f.file}:${f.line} ${f.rule} ${f.severity}`)).toEqual([
+      "lib/store.ts:5 ASYNC-001 advisory",
+    ]);
+    // a vendored TypeScript file is nobody's code to designate by: only its globs count
+    const vendored = await talentd(["prepare", "vendor/pkg/index.ts", "--json"], repo, p.env);
+    expect(json(vendored.stdout).designated.map((d: { id: string }) => d.id)).toEqual(["javascript-base"]);
   });
 
   test("a prerequisite that was not designated is listed, not served", async () => {
