@@ -55,14 +55,16 @@ interface Compiled {
 }
 
 /**
- * `talentd-ignore RULE-ID reason` (or several ids) silences those rules on its own line, or on the
- * next one when the marker sits on a line above it; the reason follows the ids. Null: not ignored.
+ * `talentd-ignore RULE-ID reason` (or several ids, `RULE-A, RULE-B reason`) silences those rules on
+ * its own line, or on the next one when the marker sits on a line above it; the reason follows the
+ * ids. An id named only in the reason silences nothing. Null: not ignored.
  */
 function ignoreReason(text: string | undefined, rule: string): string | null {
   const at = text?.indexOf("talentd-ignore") ?? -1;
-  if (text === undefined || at < 0 || !text.slice(at).includes(rule)) return null;
-  const m = /^talentd-ignore\s+(?:[A-Z][A-Z0-9]*-\d+[\s,]*)+(.*)$/.exec(text.slice(at));
-  return (m?.[1] ?? "")
+  if (text === undefined || at < 0 || !text.includes(rule, at)) return null;
+  const m = /^talentd-ignore\s+((?:[A-Z][A-Z0-9]*-\d+[\s,]*)+)(.*)$/.exec(text.slice(at));
+  if (!m || !m[1]!.split(/[\s,]+/).includes(rule)) return null;
+  return m[2]!
     .replace(/\s*(?:\*\/|-->|#\})\s*$/, "")
     .replace(/^[\s:—–-]+/, "")
     .trim();

@@ -261,6 +261,29 @@ describe("talentd check: the served rules' detectors over the added lines, local
     expect(out.checked).toMatchObject({ files: 3, lines: 7 });
   });
 
+  test("talentd-ignore RULE reason on a comment line above (already committed) or on the same line: no finding, and --json prints each with its reason", async () => {
+    const p = await clientProject(live, ["typescript-strict", "javascript-base"]);
+    const repo = gitRepo();
+    stage(repo, { "src/sdk.ts": "// talentd-ignore TS-002: the SDK's own type is any\n" });
+    gitIn(repo, ["commit", "-q", "-m", "marker"]);
+    stage(repo, {
+      "src/sdk.ts":
+        "// talentd-ignore TS-002: the SDK's own type is any\nexport const sdk: any = load();\n" +
+        "export const raw: any = sdk; /* talentd-ignore TS-002 — legacy shape */\n",
+    });
+    const j = await talentd(["check", "--staged", "--json"], repo, p.env);
+    expect(j.stderr).toBe("");
+    expect(j.code).toBe(0);
+    const out = json(j.stdout);
+    expect(out.findings).toEqual([]);
+    expect(out.ignored).toEqual([
+      { file: "src/sdk.ts", line: 2, rule: "TS-002", reason: "the SDK's own type is any" },
+      { file: "src/sdk.ts", line: 3, rule: "TS-002", reason: "legacy shape" },
+    ]);
+    const text = await talentd(["check", "--staged"], repo, p.env);
+    expect([text.code, text.stdout]).toEqual([0, ""]);
+  });
+
   test("a clean change exits 0; an empty index needs no server (nothing staged: nothing to check); outside a repository is exit 2", async () => {
     const p = await clientProject(live, ["typescript-strict", "javascript-base"]);
     const repo = gitRepo();

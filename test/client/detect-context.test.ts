@@ -221,6 +221,19 @@ describe("talentd-ignore RULE-ID reason: on the line or on a comment line above,
     ]);
   });
 
+  test("talentd-ignore silences the rule ids it lists, one or several, not an id its reason mentions nor a longer id", () => {
+    const ts = [
+      "let a: any = json!.x; // talentd-ignore TS-002, TS-003 both on purpose",
+      "let b: any = 1; // talentd-ignore TS-003 unlike TS-002 here",
+      "// talentd-ignore TS-0021 not this rule",
+      "let c: any = 2;",
+    ].join("\n");
+    const file = added("src/sdk.ts", ts);
+    const r = runDetectors(shipped("typescript-strict"), [file], contentOf(file));
+    expect(r.findings.map((f) => `${f.line} ${f.rule}`)).toEqual(["2 TS-002", "4 TS-002"]);
+    expect(r.ignored.map((i) => `${i.line} ${i.rule} ${i.reason}`)).toEqual(["1 TS-002 both on purpose", "1 TS-003 both on purpose"]);
+  });
+
   test("LOG-001 finds a stray console.log in service code (advisory), not in a test", () => {
     const f = added("src/orders.ts", "export async function pay(order: Order): Promise<void> {\n  console.log(order);\n}");
     const t = added("src/orders.test.ts", "console.log(order);");
