@@ -212,9 +212,10 @@ export function runDetectors(obligations: readonly ServedObligation[], files: re
           const byRule = `${f.path}\0${line}\0${c.rule.id}`;
           if (reported.has(byRule)) continue;
           reported.add(byRule);
+          // one problem: the same text found by rules of different talents (a talent's own rules are distinct problems)
           const same = `${f.path}\0${line}\0${m.index}\0${m[0]}`;
           const known = seen.get(same);
-          if (known) merge(known, finding);
+          if (known && known.talent !== finding.talent) merge(known, finding);
           else {
             seen.set(same, finding);
             findings.push(finding);

@@ -13,11 +13,11 @@ import type { CommandLine } from "../cli/args";
 import { CliError } from "../cli/errors";
 import { call, serverOptions, type ServerOptions } from "./api";
 import { runDetectors, type ServedObligation } from "./check";
-import { checkedContents } from "./contents";
-import { addedLines, changedPaths, gitPath, repoOf, repoPaths, repoRoot, requireRepo, type DiffSource, type Repo } from "./git";
+import { changedPaths, gitPath, repoOf, repoPaths, repoRoot, requireRepo, type Repo } from "./git";
 import { compareLock, LOCK_PATH, lockOf, parseLock, renderLock, type LockEntry } from "./lock";
 import { designate, type Designation } from "./match";
 import { hookInstall } from "./hooks";
+import { changeOf } from "./change";
 import { list, note, print, printJson } from "./output";
 
 type Run = Extract<CommandLine, { kind: "run" }>;
@@ -203,25 +203,14 @@ const oneLine = (s: string): string => s.trim().replace(/\n/g, " ⏎ ");
 // ---- check
 
 async function checkCommand(cli: Run, cwd: string): Promise<number> {
-  const modes = [cli.flags.staged && "--staged", cli.flags.base && "--base", cli.flags["pre-push"] && "--pre-push"].filter(Boolean);
-  if (modes.length > 1) throw new CliError(`check: give one of --staged, --base, --pre-push (got ${modes.join(", ")})`);
+  const modes = [
+    cli.flags.staged && "--staged",
+    cli.flags.base && "--base",
+    cli.flags["pre-push"] && "--pre-push",
+    cli.flags["commit-msg"] && "--commit-msg",
+  ].filter(Boolean);
+  if (modes.length > 1) throw new CliError(`check: give one of --staged, --base, --pre-push, --commit-msg (got ${modes.join(", ")})`);
   const repo = await requireRepo(cwd, "check");
-  const root = repo.root;
-  const source: DiffSource = cli.flags.staged
-    ? { kind: "staged" }
-    : typeof cli.flags.base === "string"
-      ? { kind: "base", ref: cli.flags.base }
-      : cli.flags["pre-push"]
-        ? { kind: "pre-push", stdin: await new Response(Bun.stdin.stream()).text() }
-        : { kind: "worktree" };
-  const what =
-    source.kind === "staged"
-      ? "staged"
-      : source.kind === "base"
-        ? `changed since ${source.ref}`
-        : source.kind === "pre-push"
-          ? "pushed"
-          : "changed";
   // the designable directory is asked for while git runs (one round trip less); an empty diff
   // ignores its answer, so a commit with nothing to check never waits on the server
   let early: Promise<Designable> | undefined;
@@ -233,7 +222,8 @@ async function checkCommand(cli: Run, cwd: string): Promise<number> {
       early = undefined; // reported below, once there is something to check
     }
   }
-  const [files, paths] = await Promise.all([addedLines(root, source), cli.args[0] ? Promise.resolve([]) : changedPaths(root, source)]);
+  const change = await changeOf(cli, repo.root, cwd);
+  const { files, paths } = change;
   const named = list(cli.flags.talent);
   const emptyResult = (message: string, resolutionId: string | null = null): number => {
     if (cli.flags.json)
@@ -242,18 +232,14 @@ async function checkCommand(cli: Run, cwd: string): Promise<number> {
     return 0;
   };
   // nothing to check needs no server: an empty commit is not blocked by one that is down
-  if (files.length === 0)
-    return emptyResult(
-      paths.length === 0 ? `nothing ${what}: nothing to check` : `no added line in the ${paths.length} ${what} path(s): nothing to check`,
-    );
+  if (files.length === 0) return emptyResult(change.nothing);
   const server = serverOptions(cli.flags, process.env, "check");
-  const contents = checkedContents(root, source, files); // read while the server answers
+  const contents = change.contents(); // read while the server answers
   let resolutionId = cli.args[0];
   let designatedCount: number | null = null;
   if (!resolutionId) {
     const p = await prepareFrom(server, repo, paths, named, early);
-    if (!p.resolutionId)
-      return emptyResult(`no active talent's triggers.files or languages match the ${paths.length} ${what} path(s): no rule to check`);
+    if (!p.resolutionId) return emptyResult(change.noTalent);
     resolutionId = p.resolutionId;
     designatedCount = p.designated.length;
   }

@@ -325,7 +325,10 @@ describe("talentd check: the served rules' detectors over the added lines, local
       "talentd: --base no-such-ref: no such commit in this repository (fetch it first, e.g. git fetch origin main)\n",
     ]);
     const two = await talentd(["check", "--staged", "--base", "base"], repo, p.env);
-    expect([two.code, two.stderr]).toEqual([2, "talentd: check: give one of --staged, --base, --pre-push (got --staged, --base)\n"]);
+    expect([two.code, two.stderr]).toEqual([
+      2,
+      "talentd: check: give one of --staged, --base, --pre-push, --commit-msg (got --staged, --base)\n",
+    ]);
   });
 
   test("the diff never leaves the machine: the server sees only talent ids (designable, prepare-task, playbook), no line and no path of the change", async () => {
@@ -460,7 +463,61 @@ describe("talentd hook install: a commit and a push go through the installed hoo
     const unknown = await talentd(["hook", "install", "post-merge"], repo, {});
     expect([unknown.code, unknown.stderr]).toEqual([
       2,
-      'talentd: hook install: "post-merge" is not a hook talentd installs (pre-commit or pre-push)\n',
+      'talentd: hook install: "post-merge" is not a hook talentd installs (pre-commit, pre-push or commit-msg)\n',
+    ]);
+  });
+
+  test("commit-msg: the message is checked by the project's commit convention (conventional-commits, then git-commit-messages), in the rules' own words", async () => {
+    const CC1 = "CC-001 advisory Format every header as type(scope)!: description, using a type the project allows";
+    const CC4 =
+      "CC-004 advisory Write the description in lower-case imperative mood, no trailing period, keeping the whole header at most 100";
+    const CC6 = "CC-006 advisory Explain why in a body separated by a blank line";
+    const p = await clientProject(live, ["conventional-commits", "typescript-strict", "javascript-base"]);
+    const repo = gitRepo();
+    const inst = await talentd(["hook", "install", "commit-msg"], repo, p.env);
+    expect(inst.stdout).toBe('installed .git/hooks/commit-msg: runs talentd check --commit-msg "$1"\n');
+    const commit = async (message: string) => {
+      stage(repo, { "notes.txt": `${Math.random()}\n` });
+      const r = await gitAsync(repo, ["commit", "-q", "-m", message], p.env);
+      // git hands a commit-msg hook's output to its standard error
+      return { code: r.code, lines: (r.stdout + r.stderr).split("\n").filter((l) => l.startsWith(".git/COMMIT_EDITMSG:")) };
+    };
+    const bad = await commit("Fixed the session cache.");
+    expect(bad.lines).toHaveLength(1);
+    expect(bad.lines[0]).toStartWith(`.git/COMMIT_EDITMSG:1 ${CC1}`);
+    // advisory until measured on real history (docs/talent-format.md): printed, the commit goes through
+    expect(bad.code).toBe(0);
+    const header = `feat(api): ${"a".repeat(85)}`; // 96 characters: over commitlint's old 72, under config-conventional's 100
+    expect((await commit(header)).lines).toEqual([]);
+    const long = await commit(`feat(api): ${"a".repeat(95)}\nOffsets skipped rows.`);
+    expect(long.lines.map((l) => l.slice(0, l.indexOf(" ", l.indexOf(" ") + 1 + 6) + 1))).toEqual([
+      ".git/COMMIT_EDITMSG:1 CC-004 ",
+      ".git/COMMIT_EDITMSG:2 CC-006 ",
+    ]);
+    expect(long.lines[0]).toStartWith(`.git/COMMIT_EDITMSG:1 ${CC4}`);
+    expect(long.lines[1]).toStartWith(`.git/COMMIT_EDITMSG:2 ${CC6}`);
+    // comment lines and what follows the scissors line are not the message
+    const file = join(repo, "msg.txt");
+    writeFileSync(
+      file,
+      "feat(api): page orders\n# Please enter the commit message\n# ------------------------ >8 ------------------------\nNot this\n",
+    );
+    const json_ = await talentd(["check", "--commit-msg", file, "--json"], repo, p.env);
+    expect([json_.code, json(json_.stdout).findings]).toEqual([0, []]);
+    // a project with the classic convention: its own rules, each in its words
+    const classic = await clientProject(live, ["git-commit-messages"]);
+    writeFileSync(file, "fix stuff\n");
+    const c = json((await talentd(["check", "--commit-msg", file, "--json"], repo, classic.env)).stdout);
+    expect(c.findings.map((f: { rule: string; title: string }) => `${f.rule} ${f.title.slice(0, 40)}`)).toEqual([
+      "GIT-001 Write the subject in the imperative mood",
+      "GIT-003 Make the message describe the change spe",
+    ]);
+    // no commit convention active: nothing to check, never a failed commit
+    const none = await clientProject(live, ["typescript-strict", "javascript-base"]);
+    const n = await talentd(["check", "--commit-msg", file], repo, none.env);
+    expect([n.code, n.stderr]).toEqual([
+      0,
+      "talentd check: no active talent's triggers.files name .git/COMMIT_EDITMSG (conventional-commits, git-commit-messages): no rule to check\n",
     ]);
   });
 

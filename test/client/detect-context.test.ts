@@ -294,3 +294,13 @@ describe("ASYNC-001: a floating promise is a bare call of a function the file de
     expect(new Set(r.findings.map((f) => f.severity))).toEqual(new Set(["advisory"]));
   });
 });
+
+describe("rules no diff can show are advisory: CR-002 (review comments) and DEP-002 (a dependency's justification in the PR)", () => {
+  test("CR-002 and DEP-002 are advisory rules, the commit-message rules advisory until measured", () => {
+    const severity = (talent: string, id: string) => shippedObligations.get(talent)!.rules.find((r) => r.id === id)!.severity;
+    expect([severity("code-review-etiquette", "CR-002"), severity("dependency-hygiene", "DEP-002")]).toEqual(["advisory", "advisory"]);
+    const message = added(".git/COMMIT_EDITMSG", "Fixed the cache.\nIt was stale.");
+    const r = runDetectors(shipped("conventional-commits"), [message], contentOf(message));
+    expect(r.findings.map((f) => `${f.line} ${f.rule} ${f.severity}`)).toEqual(["1 CC-001 advisory", "2 CC-006 advisory"]);
+  });
+});
