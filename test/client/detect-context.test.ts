@@ -245,6 +245,15 @@ describe("talentd-ignore RULE-ID reason: on the line or on a comment line above,
   });
 });
 
+describe("LOG-001 in a project's TypeScript wherever its folder (designation by language): not in command-line scripts", () => {
+  test("console output of scripts/, bin/ and the root build/ is their interface; service code is still read", () => {
+    const files = ["perf/scripts/bench.ts", "bin/cli.ts", "build/strip.ts", "src/cache.ts"].map((p) =>
+      added(p, "console.log(`done in ${ms}ms`);"),
+    );
+    expect(found(shipped("structured-logging"), ...files)).toEqual(["src/cache.ts:1 LOG-001"]);
+  });
+});
+
 describe("ASYNC-001: a floating promise is a bare call of a function the file declares async, or of fetch / fs.promises", () => {
   const src = [
     "export async function save(x: Item): Promise<void> { await db.insert(x); }", // 1
