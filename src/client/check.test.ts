@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { serverOptions } from "./api";
 import { runDetectors, type ServedObligation } from "./check";
 import { designate, globMatcher } from "./match";
 import { parseUnifiedDiff, unquote } from "./git";
@@ -154,5 +155,13 @@ describe("the unified diff reader", () => {
       { path: 'spé "q".ts', lines: [{ line: 1, text: "hello" }] },
     ]);
     expect(unquote("plain/path.ts")).toBe("plain/path.ts");
+  });
+});
+
+describe("the run's tag", () => {
+  test("check --commit-msg, like --staged and --pre-push, is a hook run (the Activity tab's `talentd hook`)", () => {
+    const env = { TALENTD_URL: "http://127.0.0.1:1", TALENTD_KEY: "k" };
+    for (const flag of ["staged", "pre-push", "commit-msg"]) expect(serverOptions({ [flag]: "x" }, env, "check").run).toBe("hook");
+    expect(serverOptions({}, env, "check").run).toBe("check");
   });
 });
