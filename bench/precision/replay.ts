@@ -1,7 +1,7 @@
 /**
  * The precision harness's engine (docs/precision.md): replays `talentd check --base C^` commit by
  * commit over a repository's first-parent history, through the client's own code (the diff parser,
- * designation by triggers.files, the detector engine), with the talents of a stack's
+ * designation by triggers.files and languages, the detector engine), with the talents of a stack's
  * specializations loaded from talents/. It counts, per rule, the findings, the commits they would
  * have blocked, and the hand labels of the findings that have one (labels.tsv).
  */
@@ -72,7 +72,7 @@ export function stackTalents(talentsDir: string, specializations: readonly strin
           : {}),
       })),
     };
-    return { id: t.id, triggers: { files: triggerFiles }, obligation };
+    return { id: t.id, triggers: { files: triggerFiles }, languages: t.languages, obligation };
   });
 }
 

@@ -149,6 +149,8 @@ export interface FileView {
   code: string[];
   /** The line is test code (a test module or function) in a product file. */
   inTest: boolean[];
+  /** `unless` expressions already tested on this file (with `$1` filled in): whether each matched. */
+  excused?: Map<string, boolean>;
 }
 
 /** The view of a file's text for the detectors; without a known comment syntax, the lines as they are. */
@@ -245,11 +247,13 @@ export function reportsLine(d: ViewDetector, view: FileView, i: number, raw: str
   if (!m) return null;
   // an `unless` about the first group says nothing when the group matched nothing
   if (d.unless && (m[1] !== undefined || !d.unless.includes("$1"))) {
-    const unless = new RegExp(
-      d.unless.replace(/\$1/g, () => escapeRegExp(m[1] ?? "")),
-      d.regex.flags,
-    );
-    if (unless.test(whole())) return null;
+    // one test per file and expression: a detector of bare calls asks the same of each `log(…)` line
+    const source = d.unless.replace(/\$1/g, () => escapeRegExp(m[1] ?? ""));
+    const key = `${d.regex.flags}/${source}`;
+    const excused = (view.excused ??= new Map());
+    let hit = excused.get(key);
+    if (hit === undefined) excused.set(key, (hit = new RegExp(source, d.regex.flags).test(whole())));
+    if (hit) return null;
   }
   return m;
 }

@@ -38,6 +38,7 @@ export const FLAGS: Record<string, FlagSpec> = {
   talent: { value: "ID", multiple: true, help: "designate this talent too (repeatable)" },
   base: { value: "REF", help: "the changes since REF (git diff REF...HEAD), e.g. origin/main in CI" },
   "pre-push": { help: "the commits being pushed, read from a pre-push hook's standard input" },
+  "commit-msg": { value: "FILE", help: "a commit message (a commit-msg hook's file), checked as .git/COMMIT_EDITMSG" },
   lock: { value: "FILE", help: "the lock file (default .talentd/lock.json at the repository root)" },
   keys: { value: "FILE", help: "the public key set: /.well-known/jwks.json saved, or a lock file (default the lock file)" },
   force: { help: "replace a hook that talentd did not install (kept as <hook>.before-talentd)" },
@@ -220,26 +221,29 @@ export const COMMANDS: CommandSpec[] = [
       "Checks the added lines of the diff (--staged: the index; --base REF: REF...HEAD; --pre-push: the\n" +
       "commits a pre-push hook is given; default: the working tree against HEAD) with the detectors of\n" +
       "the rules RESOLUTION served. Without RESOLUTION it designates from the diff's paths as prepare\n" +
-      "does. Prints `file:line RULE-ID severity title` per finding. The diff never leaves the machine:\n" +
+      "does. --commit-msg FILE checks a commit message instead, with the detectors of the active talents\n" +
+      "whose triggers.files name .git/COMMIT_EDITMSG (conventional-commits, git-commit-messages).\n" +
+      "Prints `file:line RULE-ID severity title` per finding. The diff never leaves the machine:\n" +
       "only talent ids go to the server. A line holding `talentd-ignore RULE-ID` is not reported for\n" +
       "that rule. Scopes prepare_task (without RESOLUTION) and validate.\n" +
       "Exit codes: 0 clean or advisory findings only, 1 a blocking finding, 2 usage, configuration or\n" +
       "connection errors (one line).",
     args: [{ name: "RESOLUTION", help: "a resolutionId (default: designate from the diff's paths)", optional: true }],
-    flags: ["staged", "base", "pre-push", "talent", ...CLIENT],
+    flags: ["staged", "base", "pre-push", "commit-msg", "talent", ...CLIENT],
     required: [],
     env: [],
   },
   {
     name: "hook install",
-    summary: "install a git hook that runs talentd check (pre-commit or pre-push)",
+    summary: "install a git hook that runs talentd check (pre-commit, pre-push or commit-msg)",
     description:
       "Writes the repository's HOOK (default pre-commit; core.hooksPath is followed): pre-commit runs\n" +
-      "`talentd check --staged`, pre-push `talentd check --pre-push`, with this talentd. The hook reads\n" +
+      "`talentd check --staged`, pre-push `talentd check --pre-push`, commit-msg `talentd check\n" +
+      "--commit-msg` on the message git gives it, with this talentd. The hook reads\n" +
       "TALENTD_URL and TALENTD_KEY from the environment (--url writes a default URL into it; a key is\n" +
       "never written). A hook talentd did not install is kept unless --force. Skip the hook once with\n" +
       "`git commit --no-verify`. Exit codes: 0 installed, 2 usage errors (one line).",
-    args: [{ name: "HOOK", help: "pre-commit (default) or pre-push", optional: true }],
+    args: [{ name: "HOOK", help: "pre-commit (default), pre-push or commit-msg", optional: true }],
     flags: ["url", "force"],
     required: [],
     env: [],

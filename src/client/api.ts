@@ -22,9 +22,9 @@ export const DEFAULT_TIMEOUT_S = 10;
 /** The largest answer the client reads (32 MiB): a playbook or a selection is a few hundred KiB at most. */
 export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 
-/** The run's tag: `check --staged` and `check --pre-push` are what the git hooks run; CI sets `CI`. */
+/** The run's tag: `check --staged`, `--pre-push` and `--commit-msg` are what the git hooks run; CI sets `CI`. */
 function runOf(flags: Record<string, unknown>, env: Record<string, string | undefined>, command?: string): ServerOptions["run"] {
-  if (command === "check" && (flags.staged || flags["pre-push"])) return "hook";
+  if (command === "check" && (flags.staged || flags["pre-push"] || flags["commit-msg"])) return "hook";
   if (env.CI && env.CI !== "false") return "ci";
   return command === "check" ? "check" : undefined;
 }

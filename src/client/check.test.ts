@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { serverOptions } from "./api";
 import { runDetectors, type ServedObligation } from "./check";
 import { designate, globMatcher } from "./match";
 import { parseUnifiedDiff, unquote } from "./git";
@@ -95,6 +96,24 @@ describe("globs and designation (picomatch, dot files, ! exclusions)", () => {
       { id: "b", because: "--talent" },
     ]);
   });
+
+  test("designation by language: the path's language among the talent's languages, after its globs; not for vendored, generated or fixture paths", () => {
+    const talents = [
+      { id: "ts", languages: ["javascript", "typescript"], triggers: { files: ["**/services/**"] } },
+      { id: "py", languages: ["python"] },
+      { id: "docker", languages: ["dockerfile"] },
+      { id: "neutral", languages: [] },
+    ];
+    expect(designate(talents, ["lib/deep/x.ts", "tools/run.py"], [])).toEqual([
+      { id: "ts", because: { path: "lib/deep/x.ts", language: "typescript" } },
+      { id: "py", because: { path: "tools/run.py", language: "python" } },
+    ]);
+    expect(designate(talents, ["src/services/a.ts"], [])).toEqual([
+      { id: "ts", because: { path: "src/services/a.ts", glob: "**/services/**" } },
+    ]);
+    expect(designate(talents, ["deploy/Dockerfile", "test/api.test.ts"], []).map((d) => d.id)).toEqual(["ts", "docker"]);
+    expect(designate(talents, ["vendor/x.ts", "src/gen/a.pb.go", "dist/app.js", "test/fixtures/f.py", "notes.txt"], [])).toEqual([]);
+  });
 });
 
 describe("the unified diff reader", () => {
@@ -136,5 +155,13 @@ describe("the unified diff reader", () => {
       { path: 'spé "q".ts', lines: [{ line: 1, text: "hello" }] },
     ]);
     expect(unquote("plain/path.ts")).toBe("plain/path.ts");
+  });
+});
+
+describe("the run's tag", () => {
+  test("check --commit-msg, like --staged and --pre-push, is a hook run (the Activity tab's `talentd hook`)", () => {
+    const env = { TALENTD_URL: "http://127.0.0.1:1", TALENTD_KEY: "k" };
+    for (const flag of ["staged", "pre-push", "commit-msg"]) expect(serverOptions({ [flag]: "x" }, env, "check").run).toBe("hook");
+    expect(serverOptions({}, env, "check").run).toBe("check");
   });
 });

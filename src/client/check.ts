@@ -55,14 +55,16 @@ interface Compiled {
 }
 
 /**
- * `talentd-ignore RULE-ID reason` (or several ids) silences those rules on its own line, or on the
- * next one when the marker sits on a line above it; the reason follows the ids. Null: not ignored.
+ * `talentd-ignore RULE-ID reason` (or several ids, `RULE-A, RULE-B reason`) silences those rules on
+ * its own line, or on the next one when the marker sits on a line above it; the reason follows the
+ * ids. An id named only in the reason silences nothing. Null: not ignored.
  */
 function ignoreReason(text: string | undefined, rule: string): string | null {
   const at = text?.indexOf("talentd-ignore") ?? -1;
-  if (text === undefined || at < 0 || !text.slice(at).includes(rule)) return null;
-  const m = /^talentd-ignore\s+(?:[A-Z][A-Z0-9]*-\d+[\s,]*)+(.*)$/.exec(text.slice(at));
-  return (m?.[1] ?? "")
+  if (text === undefined || at < 0 || !text.includes(rule, at)) return null;
+  const m = /^talentd-ignore\s+((?:[A-Z][A-Z0-9]*-\d+[\s,]*)+)(.*)$/.exec(text.slice(at));
+  if (!m || !m[1]!.split(/[\s,]+/).includes(rule)) return null;
+  return m[2]!
     .replace(/\s*(?:\*\/|-->|#\})\s*$/, "")
     .replace(/^[\s:—–-]+/, "")
     .trim();
@@ -210,9 +212,10 @@ export function runDetectors(obligations: readonly ServedObligation[], files: re
           const byRule = `${f.path}\0${line}\0${c.rule.id}`;
           if (reported.has(byRule)) continue;
           reported.add(byRule);
+          // one problem: the same text found by rules of different talents (a talent's own rules are distinct problems)
           const same = `${f.path}\0${line}\0${m.index}\0${m[0]}`;
           const known = seen.get(same);
-          if (known) merge(known, finding);
+          if (known && known.talent !== finding.talent) merge(known, finding);
           else {
             seen.set(same, finding);
             findings.push(finding);

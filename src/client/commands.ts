@@ -13,11 +13,11 @@ import type { CommandLine } from "../cli/args";
 import { CliError } from "../cli/errors";
 import { call, serverOptions, type ServerOptions } from "./api";
 import { runDetectors, type ServedObligation } from "./check";
-import { checkedContents } from "./contents";
-import { addedLines, changedPaths, gitPath, repoOf, repoPaths, repoRoot, requireRepo, type DiffSource, type Repo } from "./git";
+import { changedPaths, gitPath, repoOf, repoPaths, repoRoot, requireRepo, type Repo } from "./git";
 import { compareLock, LOCK_PATH, lockOf, parseLock, renderLock, type LockEntry } from "./lock";
 import { designate, type Designation } from "./match";
 import { hookInstall } from "./hooks";
+import { changeOf } from "./change";
 import { list, note, print, printJson } from "./output";
 import type { SigningJwks } from "../signing/jws";
 import { verifyFile } from "./verify";
@@ -77,7 +77,7 @@ interface Prepared {
   response: any;
 }
 
-type Designable = { talents: { id: string; triggers?: { files?: string[] } }[] };
+type Designable = { talents: { id: string; triggers?: { files?: string[] }; languages?: string[] }[] };
 const fetchDesignable = (server: ServerOptions): Promise<Designable> => call<Designable>(server, "GET", "/api/prepare-task/designable");
 
 /**
@@ -140,13 +140,11 @@ async function prepareCommand(cli: Run, cwd: string): Promise<number> {
     return 0;
   }
   if (!p.resolutionId) {
-    print(`nothing designated: no active talent's triggers.files match the ${paths.length} path(s)`);
+    print(`nothing designated: no active talent's triggers.files or languages match the ${paths.length} path(s)`);
     return 0;
   }
   const r = p.response;
-  const why = new Map(
-    p.designated.map((d) => [d.id, d.because === "--talent" ? "--talent" : `${d.because.path} matches ${d.because.glob}`]),
-  );
+  const why = new Map(p.designated.map((d) => [d.id, d.because === "--talent" ? "--talent" : whyDesignated(d.because)]));
   const rows = (r.talents as { id: string; version: string }[]).map((t) => [t.id, t.version, why.get(t.id) ?? ""]);
   print(`${r.resolutionId} (${r.talents.length} talent${r.talents.length === 1 ? "" : "s"}, ${r.tokens} tokens)`);
   print(table(rows));
@@ -158,6 +156,10 @@ async function prepareCommand(cli: Run, cwd: string): Promise<number> {
   for (const c of r.conflicts ?? []) print(`conflict: ${c.a} × ${c.b}`);
   return 0;
 }
+
+/** A designation's reason in words: `src/a.ts matches **\/*.ts` or `src/a.ts is typescript`. */
+const whyDesignated = (b: Exclude<Designation["because"], "--talent">): string =>
+  "glob" in b ? `${b.path} matches ${b.glob}` : `${b.path} is ${b.language}`;
 
 function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => r[i]!.length))) ?? [];
@@ -209,25 +211,14 @@ const oneLine = (s: string): string => s.trim().replace(/\n/g, " ⏎ ");
 // ---- check
 
 async function checkCommand(cli: Run, cwd: string): Promise<number> {
-  const modes = [cli.flags.staged && "--staged", cli.flags.base && "--base", cli.flags["pre-push"] && "--pre-push"].filter(Boolean);
-  if (modes.length > 1) throw new CliError(`check: give one of --staged, --base, --pre-push (got ${modes.join(", ")})`);
+  const modes = [
+    cli.flags.staged && "--staged",
+    cli.flags.base && "--base",
+    cli.flags["pre-push"] && "--pre-push",
+    cli.flags["commit-msg"] && "--commit-msg",
+  ].filter(Boolean);
+  if (modes.length > 1) throw new CliError(`check: give one of --staged, --base, --pre-push, --commit-msg (got ${modes.join(", ")})`);
   const repo = await requireRepo(cwd, "check");
-  const root = repo.root;
-  const source: DiffSource = cli.flags.staged
-    ? { kind: "staged" }
-    : typeof cli.flags.base === "string"
-      ? { kind: "base", ref: cli.flags.base }
-      : cli.flags["pre-push"]
-        ? { kind: "pre-push", stdin: await new Response(Bun.stdin.stream()).text() }
-        : { kind: "worktree" };
-  const what =
-    source.kind === "staged"
-      ? "staged"
-      : source.kind === "base"
-        ? `changed since ${source.ref}`
-        : source.kind === "pre-push"
-          ? "pushed"
-          : "changed";
   // the designable directory is asked for while git runs (one round trip less); an empty diff
   // ignores its answer, so a commit with nothing to check never waits on the server
   let early: Promise<Designable> | undefined;
@@ -242,7 +233,8 @@ async function checkCommand(cli: Run, cwd: string): Promise<number> {
       early = undefined; // reported below, once there is something to check
     }
   }
-  const [files, paths] = await Promise.all([addedLines(root, source), cli.args[0] ? Promise.resolve([]) : changedPaths(root, source)]);
+  const change = await changeOf(cli, repo.root, cwd);
+  const { files, paths } = change;
   const named = list(cli.flags.talent);
   const emptyResult = (message: string, resolutionId: string | null = null): number => {
     if (cli.flags.json)
@@ -251,18 +243,14 @@ async function checkCommand(cli: Run, cwd: string): Promise<number> {
     return 0;
   };
   // nothing to check needs no server: an empty commit is not blocked by one that is down
-  if (files.length === 0)
-    return emptyResult(
-      paths.length === 0 ? `nothing ${what}: nothing to check` : `no added line in the ${paths.length} ${what} path(s): nothing to check`,
-    );
+  if (files.length === 0) return emptyResult(change.nothing);
   const server = run ?? serverOptions(cli.flags, process.env, "check");
-  const contents = checkedContents(root, source, files); // read while the server answers
+  const contents = change.contents(); // read while the server answers
   let resolutionId = cli.args[0];
   let designatedCount: number | null = null;
   if (!resolutionId) {
     const p = await prepareFrom(server, repo, paths, named, early);
-    if (!p.resolutionId)
-      return emptyResult(`no active talent's triggers.files match the ${paths.length} ${what} path(s): no rule to check`);
+    if (!p.resolutionId) return emptyResult(change.noTalent);
     resolutionId = p.resolutionId;
     designatedCount = p.designated.length;
   }

@@ -1,4 +1,4 @@
-/** `talentd hook install`: a git hook that runs `talentd check` (client/commands.ts) on each commit or push. */
+/** `talentd hook install`: a git hook that runs `talentd check` (client/commands.ts) on each commit, commit message or push. */
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, relative } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
@@ -10,7 +10,7 @@ import { note, print } from "./output";
 
 type Run = Extract<CommandLine, { kind: "run" }>;
 
-const HOOKS = ["pre-commit", "pre-push"] as const;
+const HOOKS = ["pre-commit", "pre-push", "commit-msg"] as const;
 const HOOK_MARK = "# installed by `talentd hook install";
 
 /** The command line that runs this talentd: the binary itself, or bun and the entry file from a checkout. */
@@ -20,19 +20,27 @@ function selfCommand(): string[] {
 }
 
 /** The check a hook runs. */
-const checkArgs = (hook: (typeof HOOKS)[number]): string => (hook === "pre-commit" ? "check --staged" : "check --pre-push");
+const checkArgs = (hook: (typeof HOOKS)[number]): string =>
+  hook === "pre-commit" ? "check --staged" : hook === "pre-push" ? "check --pre-push" : 'check --commit-msg "$1"';
+
+/** What a hook checks, in words. */
+const CHECKS: Record<(typeof HOOKS)[number], string> = {
+  "pre-commit": "the staged changes",
+  "pre-push": "the commits being pushed",
+  "commit-msg": "the commit message",
+};
 
 const shQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** The hook script: runs this talentd's check on the staged changes or the commits being pushed. */
 export function hookScript(hook: (typeof HOOKS)[number], command: string[], url?: string): string {
   const args = checkArgs(hook);
-  const what = hook === "pre-commit" ? "the staged changes" : "the commits being pushed";
   return [
     "#!/bin/sh",
-    `${HOOK_MARK} ${hook}\` (talentd ${pkg.version}): checks ${what} against the rules`,
-    "# of the talents their paths designate (talentd check --help). It needs TALENTD_KEY (and TALENTD_URL)",
-    `# in the environment; skip it once with \`git ${hook === "pre-commit" ? "commit" : "push"} --no-verify\`.`,
+    `${HOOK_MARK} ${hook}\` (talentd ${pkg.version}): checks ${CHECKS[hook]} against the rules`,
+    `# of the talents ${hook === "commit-msg" ? "of the project's commit convention" : "their paths designate"} (talentd check --help). ` +
+      "It needs TALENTD_KEY (and TALENTD_URL)",
+    `# in the environment; skip it once with \`git ${hook === "pre-push" ? "push" : "commit"} --no-verify\`.`,
     ...(url ? [`: "\${TALENTD_URL:=${url.replace(/[`"$\\]/g, "")}}"`, "export TALENTD_URL"] : []),
     `exec ${command.map(shQuote).join(" ")} ${args}`,
     "",
@@ -42,7 +50,8 @@ export function hookScript(hook: (typeof HOOKS)[number], command: string[], url?
 /** `talentd hook install [pre-commit|pre-push]`: writes the hook, keeping a foreign one only with --force. */
 export async function hookInstall(cli: Run, cwd: string): Promise<number> {
   const hook = (cli.args[0] ?? "pre-commit") as (typeof HOOKS)[number];
-  if (!HOOKS.includes(hook)) throw new CliError(`hook install: "${cli.args[0]}" is not a hook talentd installs (pre-commit or pre-push)`);
+  if (!HOOKS.includes(hook))
+    throw new CliError(`hook install: "${cli.args[0]}" is not a hook talentd installs (pre-commit, pre-push or commit-msg)`);
   const { root } = await requireRepo(cwd, "hook install");
   if (typeof cli.flags.url === "string") serverOptions({ url: cli.flags.url, key: "-" }, {});
   const file = await gitPath(root, `hooks/${hook}`);

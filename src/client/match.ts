@@ -6,6 +6,7 @@
  * excludes.
  */
 import picomatch from "picomatch";
+import { pathKind } from "../catalog/pathKind";
 
 export type PathMatcher = (path: string) => string | null;
 
@@ -28,34 +29,90 @@ export function globMatcher(globs: readonly string[]): PathMatcher {
 
 export interface Designation {
   id: string;
-  /** Why: the first path and the glob of its triggers.files that matched, or the --talent flag. */
-  because: { path: string; glob: string } | "--talent";
+  /**
+   * Why: the first path and the glob of its triggers.files that matched, the first path whose
+   * language is one of the talent's `languages`, or the --talent flag.
+   */
+  because: { path: string; glob: string } | { path: string; language: string } | "--talent";
 }
 
+/** The `languages` words (as talents write them) of a file extension, lower-case. */
+const LANGUAGES: Record<string, string[]> = {};
+const languageTable: [string, string][] = [
+  ["typescript", "ts tsx mts cts"],
+  ["javascript", "js jsx mjs cjs"],
+  ["python", "py pyi"],
+  ["go", "go"],
+  ["rust", "rs"],
+  ["java", "java"],
+  ["kotlin", "kt kts"],
+  ["csharp", "cs"],
+  ["ruby", "rb"],
+  ["php", "php"],
+  ["swift", "swift"],
+  ["sql", "sql"],
+  ["bash shell", "sh bash zsh"],
+  ["css", "css"],
+  ["scss", "scss"],
+  ["html", "html htm"],
+  ["markdown", "md mdx"],
+  ["yaml", "yaml yml"],
+  ["json", "json"],
+  ["hcl", "tf tfvars hcl"],
+  ["dockerfile", "dockerfile"],
+];
+for (const [words, exts] of languageTable) for (const e of exts.split(" ")) LANGUAGES[e] = words.split(" ");
+
 /**
- * The designable talents whose `triggers.files` match any of the paths, in the server's order,
- * then the talents named with --talent (each once). Nothing else is guessed: keywords are not
- * used, and a talent without file triggers is designated only by name.
+ * The languages of a path: by extension, or by name for a Dockerfile. None for a vendored,
+ * generated or fixture path (their path class, src/catalog/pathKind.ts): nobody writes that code
+ * by the project's rules, so its language designates nothing (its triggers.files still may).
  */
-export function designate(
-  designable: readonly { id: string; triggers?: { files?: string[] } }[],
-  paths: readonly string[],
-  named: readonly string[],
-): Designation[] {
-  const out: Designation[] = [];
-  const seen = new Set<string>();
-  for (const t of designable) {
-    const globs = t.triggers?.files ?? [];
-    if (globs.length === 0) continue;
+export function languagesOf(path: string): readonly string[] {
+  const kind = pathKind(path);
+  if (kind === "vendored" || kind === "generated" || kind === "fixtures") return [];
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  if (/^(?:Dockerfile|Containerfile)(?:\.|$)/i.test(name)) return LANGUAGES.dockerfile!;
+  const dot = name.lastIndexOf(".");
+  return dot < 0 ? [] : (LANGUAGES[name.slice(dot + 1).toLowerCase()] ?? []);
+}
+
+type Designable = { id: string; triggers?: { files?: string[] }; languages?: string[] };
+
+/** Why the talent is designated for the paths (its triggers.files first, then its languages), or null. */
+function reasonFor(t: Designable, paths: readonly string[], langs: readonly (readonly string[])[]): Designation["because"] | null {
+  const globs = t.triggers?.files ?? [];
+  if (globs.length > 0) {
     const match = globMatcher(globs);
     for (const p of paths) {
       const glob = match(p);
-      if (glob) {
-        out.push({ id: t.id, because: { path: p, glob } });
-        seen.add(t.id);
-        break;
-      }
+      if (glob) return { path: p, glob };
     }
+  }
+  const own = t.languages ?? [];
+  if (own.length === 0) return null;
+  for (let i = 0; i < paths.length; i++) {
+    const language = langs[i]!.find((l) => own.includes(l));
+    if (language) return { path: paths[i]!, language };
+  }
+  return null;
+}
+
+/**
+ * The designable (the project's active) talents whose `triggers.files` match any of the paths or
+ * whose `languages` name the language of one (a .ts file designates the project's TypeScript
+ * talents wherever its folder), in the server's order, then the talents named with --talent (each
+ * once). Nothing else is guessed: keywords are not used.
+ */
+export function designate(designable: readonly Designable[], paths: readonly string[], named: readonly string[]): Designation[] {
+  const out: Designation[] = [];
+  const seen = new Set<string>();
+  const langs = paths.map(languagesOf);
+  for (const t of designable) {
+    const because = reasonFor(t, paths, langs);
+    if (!because) continue;
+    out.push({ id: t.id, because });
+    seen.add(t.id);
   }
   for (const id of named) {
     if (seen.has(id)) continue;

@@ -13,6 +13,7 @@ export const DESIGNABLE = o({
       title: S,
       summary: S,
       triggers: Triggers,
+      languages: a(S),
       requires: a(S),
       conflicts: a(S),
       tokens: I,

@@ -95,6 +95,7 @@ function loopRoutes(deps: Deps, guards: Guards) {
             title: i.talent.title,
             summary: i.talent.summary,
             triggers: i.talent.triggers,
+            languages: i.talent.languages,
             requires: i.talent.requires,
             conflicts: i.talent.conflicts,
             tokens: i.talent.tokens,

@@ -42,6 +42,7 @@ describe("key API: prepare_task", () => {
       "conflicts",
       "id",
       "kind",
+      "languages",
       "relevant",
       "requires",
       "summary",

@@ -90,7 +90,35 @@ describe("talentd prepare: designation from paths (triggers.files with picomatch
     // `Dockerfile` at the root matches **/Dockerfile; a path the globs do not name designates nothing
     const none = await talentd(["prepare", "docs/notes.txt"], repo, p.env);
     expect(none.code).toBe(0);
-    expect(none.stdout).toBe("nothing designated: no active talent's triggers.files match the 1 path(s)\n");
+    expect(none.stdout).toBe("nothing designated: no active talent's triggers.files or languages match the 1 path(s)\n");
+  });
+
+  test("designation by language: a .ts file outside every trigger glob designates the project's TypeScript talents; a vendored one does not", async () => {
+    // concurrency-async-js's triggers.files name folders (services/, api/…) that lib/store.ts is not in; its languages name typescript
+    const p = await clientProject(live, ["concurrency-async-js", "javascript-base", "python-base"]);
+    const repo = gitRepo();
+    const store =
+      "export async function save(x: string): Promise<void> {\n  await db.put(x);\n}\nexport function run(): void {\n  save('a');\n}\n";
+    stage(repo, { "lib/store.ts": store });
+    const r = await talentd(["prepare", "--staged", "--json"], repo, p.env);
+    expect(r.stderr).toBe("");
+    const out = json(r.stdout);
+    const byId = Object.fromEntries(out.designated.map((d: { id: string; because: unknown }) => [d.id, d.because]));
+    expect(byId).toEqual({
+      "concurrency-async-js": { path: "lib/store.ts", language: "typescript" },
+      "javascript-base": { path: "lib/store.ts", glob: "**/*.ts" },
+    });
+    const text = await talentd(["prepare", "lib/store.ts"], repo, p.env);
+    expect(text.stdout).toContain("lib/store.ts is typescript");
+    // the check runs the talent's detectors on it: the floating save('a') is an advisory ASYNC-001 finding
+    const check = await talentd(["check", "--staged", "--json"], repo, p.env);
+    expect(check.code).toBe(0);
+    expect(json(check.stdout).findings.map((f: any) => `${f.file}:${f.line} ${f.rule} ${f.severity}`)).toEqual([
+      "lib/store.ts:5 ASYNC-001 advisory",
+    ]);
+    // a vendored TypeScript file is nobody's code to designate by: only its globs count
+    const vendored = await talentd(["prepare", "vendor/pkg/index.ts", "--json"], repo, p.env);
+    expect(json(vendored.stdout).designated.map((d: { id: string }) => d.id)).toEqual(["javascript-base"]);
   });
 
   test("a prerequisite that was not designated is listed, not served", async () => {
@@ -233,6 +261,29 @@ describe("talentd check: the served rules' detectors over the added lines, local
     expect(out.checked).toMatchObject({ files: 3, lines: 7 });
   });
 
+  test("talentd-ignore RULE reason on a comment line above (already committed) or on the same line: no finding, and --json prints each with its reason", async () => {
+    const p = await clientProject(live, ["typescript-strict", "javascript-base"]);
+    const repo = gitRepo();
+    stage(repo, { "src/sdk.ts": "// talentd-ignore TS-002: the SDK's own type is any\n" });
+    gitIn(repo, ["commit", "-q", "-m", "marker"]);
+    stage(repo, {
+      "src/sdk.ts":
+        "// talentd-ignore TS-002: the SDK's own type is any\nexport const sdk: any = load();\n" +
+        "export const raw: any = sdk; /* talentd-ignore TS-002 — legacy shape */\n",
+    });
+    const j = await talentd(["check", "--staged", "--json"], repo, p.env);
+    expect(j.stderr).toBe("");
+    expect(j.code).toBe(0);
+    const out = json(j.stdout);
+    expect(out.findings).toEqual([]);
+    expect(out.ignored).toEqual([
+      { file: "src/sdk.ts", line: 2, rule: "TS-002", reason: "the SDK's own type is any" },
+      { file: "src/sdk.ts", line: 3, rule: "TS-002", reason: "legacy shape" },
+    ]);
+    const text = await talentd(["check", "--staged"], repo, p.env);
+    expect([text.code, text.stdout]).toEqual([0, ""]);
+  });
+
   test("a clean change exits 0; an empty index needs no server (nothing staged: nothing to check); outside a repository is exit 2", async () => {
     const p = await clientProject(live, ["typescript-strict", "javascript-base"]);
     const repo = gitRepo();
@@ -274,7 +325,10 @@ describe("talentd check: the served rules' detectors over the added lines, local
       "talentd: --base no-such-ref: no such commit in this repository (fetch it first, e.g. git fetch origin main)\n",
     ]);
     const two = await talentd(["check", "--staged", "--base", "base"], repo, p.env);
-    expect([two.code, two.stderr]).toEqual([2, "talentd: check: give one of --staged, --base, --pre-push (got --staged, --base)\n"]);
+    expect([two.code, two.stderr]).toEqual([
+      2,
+      "talentd: check: give one of --staged, --base, --pre-push, --commit-msg (got --staged, --base)\n",
+    ]);
   });
 
   test("the diff never leaves the machine: the server sees only talent ids (designable, prepare-task, playbook), no line and no path of the change", async () => {
@@ -409,7 +463,61 @@ describe("talentd hook install: a commit and a push go through the installed hoo
     const unknown = await talentd(["hook", "install", "post-merge"], repo, {});
     expect([unknown.code, unknown.stderr]).toEqual([
       2,
-      'talentd: hook install: "post-merge" is not a hook talentd installs (pre-commit or pre-push)\n',
+      'talentd: hook install: "post-merge" is not a hook talentd installs (pre-commit, pre-push or commit-msg)\n',
+    ]);
+  });
+
+  test("commit-msg: the message is checked by the project's commit convention (conventional-commits, then git-commit-messages), in the rules' own words", async () => {
+    const CC1 = "CC-001 advisory Format every header as type(scope)!: description, using a type the project allows";
+    const CC4 =
+      "CC-004 advisory Write the description in lower-case imperative mood, no trailing period, keeping the whole header at most 100";
+    const CC6 = "CC-006 advisory Explain why in a body separated by a blank line";
+    const p = await clientProject(live, ["conventional-commits", "typescript-strict", "javascript-base"]);
+    const repo = gitRepo();
+    const inst = await talentd(["hook", "install", "commit-msg"], repo, p.env);
+    expect(inst.stdout).toBe('installed .git/hooks/commit-msg: runs talentd check --commit-msg "$1"\n');
+    const commit = async (message: string) => {
+      stage(repo, { "notes.txt": `${Math.random()}\n` });
+      const r = await gitAsync(repo, ["commit", "-q", "-m", message], p.env);
+      // git hands a commit-msg hook's output to its standard error
+      return { code: r.code, lines: (r.stdout + r.stderr).split("\n").filter((l) => l.startsWith(".git/COMMIT_EDITMSG:")) };
+    };
+    const bad = await commit("Fixed the session cache.");
+    expect(bad.lines).toHaveLength(1);
+    expect(bad.lines[0]).toStartWith(`.git/COMMIT_EDITMSG:1 ${CC1}`);
+    // advisory until measured on real history (docs/talent-format.md): printed, the commit goes through
+    expect(bad.code).toBe(0);
+    const header = `feat(api): ${"a".repeat(85)}`; // 96 characters: over commitlint's old 72, under config-conventional's 100
+    expect((await commit(header)).lines).toEqual([]);
+    const long = await commit(`feat(api): ${"a".repeat(95)}\nOffsets skipped rows.`);
+    expect(long.lines.map((l) => l.slice(0, l.indexOf(" ", l.indexOf(" ") + 1 + 6) + 1))).toEqual([
+      ".git/COMMIT_EDITMSG:1 CC-004 ",
+      ".git/COMMIT_EDITMSG:2 CC-006 ",
+    ]);
+    expect(long.lines[0]).toStartWith(`.git/COMMIT_EDITMSG:1 ${CC4}`);
+    expect(long.lines[1]).toStartWith(`.git/COMMIT_EDITMSG:2 ${CC6}`);
+    // comment lines and what follows the scissors line are not the message
+    const file = join(repo, "msg.txt");
+    writeFileSync(
+      file,
+      "feat(api): page orders\n# Please enter the commit message\n# ------------------------ >8 ------------------------\nNot this\n",
+    );
+    const json_ = await talentd(["check", "--commit-msg", file, "--json"], repo, p.env);
+    expect([json_.code, json(json_.stdout).findings]).toEqual([0, []]);
+    // a project with the classic convention: its own rules, each in its words
+    const classic = await clientProject(live, ["git-commit-messages"]);
+    writeFileSync(file, "fix stuff\n");
+    const c = json((await talentd(["check", "--commit-msg", file, "--json"], repo, classic.env)).stdout);
+    expect(c.findings.map((f: { rule: string; title: string }) => `${f.rule} ${f.title.slice(0, 40)}`)).toEqual([
+      "GIT-001 Write the subject in the imperative mood",
+      "GIT-003 Make the message describe the change spe",
+    ]);
+    // no commit convention active: nothing to check, never a failed commit
+    const none = await clientProject(live, ["typescript-strict", "javascript-base"]);
+    const n = await talentd(["check", "--commit-msg", file], repo, none.env);
+    expect([n.code, n.stderr]).toEqual([
+      0,
+      "talentd check: no active talent's triggers.files name .git/COMMIT_EDITMSG (conventional-commits, git-commit-messages): no rule to check\n",
     ]);
   });
 

@@ -221,6 +221,19 @@ describe("talentd-ignore RULE-ID reason: on the line or on a comment line above,
     ]);
   });
 
+  test("talentd-ignore silences the rule ids it lists, one or several, not an id its reason mentions nor a longer id", () => {
+    const ts = [
+      "let a: any = json!.x; // talentd-ignore TS-002, TS-003 both on purpose",
+      "let b: any = 1; // talentd-ignore TS-003 unlike TS-002 here",
+      "// talentd-ignore TS-0021 not this rule",
+      "let c: any = 2;",
+    ].join("\n");
+    const file = added("src/sdk.ts", ts);
+    const r = runDetectors(shipped("typescript-strict"), [file], contentOf(file));
+    expect(r.findings.map((f) => `${f.line} ${f.rule}`)).toEqual(["2 TS-002", "4 TS-002"]);
+    expect(r.ignored.map((i) => `${i.line} ${i.rule} ${i.reason}`)).toEqual(["1 TS-002 both on purpose", "1 TS-003 both on purpose"]);
+  });
+
   test("LOG-001 finds a stray console.log in service code (advisory), not in a test", () => {
     const f = added("src/orders.ts", "export async function pay(order: Order): Promise<void> {\n  console.log(order);\n}");
     const t = added("src/orders.test.ts", "console.log(order);");
@@ -274,5 +287,72 @@ describe("the false positives measured on the JVM and .NET corpus (docs/precisio
       "src/test/java/app/OwnerTests.java:1 JTEST-001",
       "src/test/java/app/OwnerTests.java:2 JTEST-002",
     ]);
+
+describe("LOG-001 in a project's TypeScript wherever its folder (designation by language): not in command-line scripts", () => {
+  test("console output of scripts/, bin/ and the root build/ is their interface; service code is still read", () => {
+    const files = ["perf/scripts/bench.ts", "bin/cli.ts", "build/strip.ts", "src/cache.ts"].map((p) =>
+      added(p, "console.log(`done in ${ms}ms`);"),
+    );
+    expect(found(shipped("structured-logging"), ...files)).toEqual(["src/cache.ts:1 LOG-001"]);
+  });
+});
+
+describe("ASYNC-001: a floating promise is a bare call of a function the file declares async, or of fetch / fs.promises", () => {
+  const src = [
+    "export async function save(x: Item): Promise<void> { await db.insert(x); }", // 1
+    "const notify = async (x: Item) => { await mail.send(x); };", // 2
+    "function render(x: Item): string { return String(x); }", // 3
+    "export class Store {", // 4
+    "  async flush(): Promise<void> { await db.commit(); }", // 5
+    "  run(x: Item): void {", // 6
+    "    save(x);", // 7 floating
+    "    notify(x)", // 8 floating (no semicolon)
+    "    this.flush();", // 9 floating
+    "    render(x);", // 10 not async
+    "    fetch('/api/log', { method: 'POST' });", // 11 floating
+    "    fs.promises.writeFile(path, data);", // 12 floating
+    "    await save(x);", // 13
+    "    void save(x);", // 14
+    "    const p = save(x);", // 15
+    "    save(x).catch((err) => log.warn({ err }));", // 16
+    "    fetch(url, init).then((r) => r.json());", // 17
+    "    // save(x);", // 18 a comment
+    "  }", // 19
+    "  later(x: Item): Promise<void> {", // 20
+    "    return Promise.all([", // 21
+    "      Promise.resolve(x),", // 22
+    "      reload()", // 23 an argument: the line above continues into it
+    "    ]).then(() => undefined);", // 24
+    "  }", // 25
+    "}", // 26
+    "async function reload(): Promise<void> {}", // 27
+  ].join("\n");
+
+  test("reported on the bare statements only: awaited, voided, assigned, chained, commented, argument and sync calls are not", () => {
+    expect(found(shipped("concurrency-async-js"), added("src/store.ts", src))).toEqual([
+      "src/store.ts:7 ASYNC-001",
+      "src/store.ts:8 ASYNC-001",
+      "src/store.ts:9 ASYNC-001",
+      "src/store.ts:11 ASYNC-001",
+      "src/store.ts:12 ASYNC-001",
+    ]);
+  });
+
+  test("a call chained on the next line is handled; a test file is not read; the finding is advisory (not measured to block)", () => {
+    const chained = "async function load(): Promise<Data> { return get(); }\nload()\n  .catch((err) => log.warn({ err }));";
+    expect(found(shipped("concurrency-async-js"), added("src/load.ts", chained))).toEqual([]);
+    expect(found(shipped("concurrency-async-js"), added("src/store.test.ts", src))).toEqual([]);
+    const r = runDetectors(shipped("concurrency-async-js"), [added("src/store.ts", src)], contentOf(added("src/store.ts", src)));
+    expect(new Set(r.findings.map((f) => f.severity))).toEqual(new Set(["advisory"]));
+  });
+});
+
+describe("rules no diff can show are advisory: CR-002 (review comments) and DEP-002 (a dependency's justification in the PR)", () => {
+  test("CR-002 and DEP-002 are advisory rules, the commit-message rules advisory until measured", () => {
+    const severity = (talent: string, id: string) => shippedObligations.get(talent)!.rules.find((r) => r.id === id)!.severity;
+    expect([severity("code-review-etiquette", "CR-002"), severity("dependency-hygiene", "DEP-002")]).toEqual(["advisory", "advisory"]);
+    const message = added(".git/COMMIT_EDITMSG", "Fixed the cache.\nIt was stale.");
+    const r = runDetectors(shipped("conventional-commits"), [message], contentOf(message));
+    expect(r.findings.map((f) => `${f.line} ${f.rule} ${f.severity}`)).toEqual(["1 CC-001 advisory", "2 CC-006 advisory"]);
   });
 });
