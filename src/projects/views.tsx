@@ -14,7 +14,8 @@ import { AppError } from "../http/errors";
 import { getProject } from "./service";
 import { GraphSvg, type GraphEdgeView, type GraphNodeView } from "../ui/graph";
 import { HtmlByObject } from "../ui/memo";
-import { returnPath, type ViewContext } from "../ui/views";
+import { formReturn, returnPath, type ViewContext } from "../ui/views";
+import { AutomationKey, OneTimeSecret } from "./views/automationKey";
 import { confirmations } from "../ui/confirmations";
 import { installedOverview, type InstalledTalentView } from "./installed";
 import { listKeys, type KeyView } from "./keys";
@@ -164,24 +165,6 @@ function InstalledSectionView(props: { projectId: string; overview: Overview; ca
   );
 }
 
-/** A secret shown once: the value with a copy button and the warning. */
-export function OneTimeSecret(props: { label: string; value: string; note?: string }) {
-  return (
-    <div class="secret" role="status">
-      <p>
-        <strong>{props.label}</strong> — copy it now: it is shown once and cannot be retrieved again.
-      </p>
-      <div class="copy-row">
-        <code id="secret-value">{props.value}</code>{" "}
-        <button type="button" class="secondary small" data-copy="#secret-value">
-          Copy
-        </button>
-      </div>
-      {props.note ? <p class="muted small">{props.note}</p> : null}
-    </div>
-  );
-}
-
 /** The project's keys: list with revoke, and the creation form. */
 export function KeysSection(props: { projectId: string; keys: KeyView[]; created?: { value: string; name: string } }) {
   const base = `/web/projects/${props.projectId}/keys`;
@@ -303,29 +286,6 @@ export function ConnectionKit(props: { mcpUrl: string; clients: ClientConfig[]; 
   );
 }
 
-/** The automation key block: create (or replace) it; the answer shows the value once. */
-export function AutomationKey(props: { projectId: string; created?: { value: string; baseUrl: string } }) {
-  const route = `/web/projects/${props.projectId}/token`;
-  return (
-    <div id="automation">
-      {props.created ? (
-        <OneTimeSecret
-          label="Automation key"
-          value={props.created.value}
-          note={`Set TALENTD_URL=${props.created.baseUrl} and TALENTD_KEY to this value in your CI's secrets. The previous automation key no longer works.`}
-        />
-      ) : null}
-      <form method="post" action={route} hx-post={route} hx-target="#automation" hx-swap="outerHTML">
-        <input type="hidden" name="return" value={`/projects/${props.projectId}`} />
-        <button type="submit" class={props.created ? "secondary" : ""}>
-          {props.created ? "Replace the automation key" : "Create the automation key"}
-        </button>{" "}
-        <span class="muted small">scopes prepare_task, validate, deepen, doctor, catalog; creating one revokes the previous one</span>
-      </form>
-    </div>
-  );
-}
-
 /** The route views of the project pages (registered once by createApp). */
 export function registerProjectViews(deps: ViewDeps & CatalogDeps): void {
   const registerView = deps.views.register.bind(deps.views);
@@ -361,9 +321,18 @@ export function registerProjectViews(deps: ViewDeps & CatalogDeps): void {
   });
   registerView("DELETE", "/web/projects/:id/keys/:keyId", { fragment: (_data, ctx) => keysFragment(ctx) });
   registerView("POST", "/web/projects/:id/token", {
-    fragment: (data, ctx) => (
-      <AutomationKey projectId={ctx.params.id!} created={{ value: (data as { value: string }).value, baseUrl: deps.config.baseUrl }} />
-    ),
+    fragment: (data, ctx) => {
+      const d = data as { value: string; revoked: string[] };
+      const from = formReturn(ctx.request);
+      return (
+        <AutomationKey
+          projectId={ctx.params.id!}
+          exists
+          returnTo={from}
+          created={{ value: d.value, baseUrl: deps.config.baseUrl, replaced: d.revoked.length > 0 }}
+        />
+      );
+    },
   });
   registerView("POST", "/web/projects", { redirect: (data) => `/projects/${(data as { project: { id: string } }).project.id}/onboarding` });
   registerView("DELETE", "/web/projects/:id", { redirect: () => "/" });

@@ -3,13 +3,15 @@
  * where it is installed and active, installed but disabled, or not installed; its graph marks
  * prerequisites by their state in the chosen project; "Install into" lists only the projects
  * without it; the grouped install's "suits the project" filter narrows by the project's
- * languages and roles and says which.
+ * languages and roles and says which. Keys that do not surprise: the automation key is created
+ * once, then offered as "Rotate", which names what it breaks and asks first (with and without
+ * JavaScript); a cancelled rotation leaves the old key working, a confirmed one refuses it.
  */
 import { describe, expect, test as bunTest } from "bun:test";
 import type { Page } from "playwright-core";
 import type { Browser } from "playwright-core";
-import { orgWithProject, publishedExpertise } from "../helpers";
-import { expectClean, signedInPage, withChromiumAndApp } from "../browser-support";
+import { orgWithProject, publishedExpertise, withKey } from "../helpers";
+import { expectClean, expectOnlyStatus, signedInPage, submitForm, withChromiumAndApp } from "../browser-support";
 import { PASSWORD, type LiveEnv } from "../mcp-support";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 90_000);
@@ -107,6 +109,83 @@ describe("the pages show the project's state", () => {
     await page.goto(`${live.base}/catalog?project=${pid}&relevance=all&query=pnpm`);
     expect(await page.locator("input[value=pnpm-workspaces]").count()).toBe(1);
     expect(await page.locator("#narrowed").count()).toBe(0);
+    await w.context.close();
+  });
+});
+
+describe("keys that do not surprise: the automation key is created once, then rotated after a question", () => {
+  const doctor = (key: string) => withKey(live.env, key, "/api/doctor").then((r) => r.status);
+  const secret = (p: Page) => p.textContent("#automation #secret-value").then((t) => (t ?? "").trim());
+
+  test("with JavaScript (Keys tab): a first key never speaks of a previous one; Rotate asks; cancelled the old key works, confirmed it is refused (401)", async () => {
+    const o = await orgWithProject(live.env, "Rotate With Script");
+    const w = await signedInPage(browser, live.base, o.owner.email, PASSWORD);
+    const page = w.page;
+    await page.goto(`${live.base}/projects/${o.project.id}?tab=keys`);
+    expect(await text(page, "#automation")).toContain("Create the automation key");
+    expect(await text(page, "#automation")).not.toMatch(/previous|revoke/i);
+    await page.click("#automation button[type=submit]");
+    await page.waitForSelector("#automation #secret-value");
+    const first = await secret(page);
+    expect(await text(page, "#automation")).not.toMatch(/previous/i);
+    expect(await text(page, "#automation button[type=submit]")).toBe("Rotate the automation key");
+    expect(await doctor(first)).toBe(200);
+
+    // a fresh view offers Rotate, never Create again
+    await page.goto(`${live.base}/projects/${o.project.id}?tab=keys`);
+    expect(await text(page, "#automation button[type=submit]")).toBe("Rotate the automation key");
+    expect(await text(page, "#automation")).toContain("TALENTD_KEY must be replaced");
+    const questions: string[] = [];
+    page.once("dialog", (d) => void (questions.push(d.message()), d.dismiss()));
+    await page.click("#automation button[type=submit]");
+    await page.waitForTimeout(300);
+    expect(questions[0]).toContain("the CI secret TALENTD_KEY is replaced");
+    expect(await page.locator("#automation #secret-value").count()).toBe(0);
+    expect(await doctor(first)).toBe(200);
+
+    page.once("dialog", (d) => void d.accept());
+    await page.click("#automation button[type=submit]");
+    await page.waitForSelector("#automation #secret-value");
+    const second = await secret(page);
+    expect(second).not.toBe(first);
+    expect(await text(page, "#automation")).toContain("The previous automation key no longer works.");
+    expect(await doctor(first)).toBe(401);
+    expect(await doctor(second)).toBe(200);
+    await expectClean(w, "project-keys");
+    await w.context.close();
+  });
+
+  test("without JavaScript (overview): Rotate asks on a page; Cancel goes back and the old key works; confirmed, the new value is shown once and the old key is refused (401)", async () => {
+    const o = await orgWithProject(live.env, "Rotate Without Script");
+    const pid = o.project.id;
+    const w = await signedInPage(browser, live.base, o.owner.email, PASSWORD, { javaScript: false });
+    const page = w.page;
+    await page.goto(`${live.base}/projects/${pid}`);
+    await page.click("#ci summary"); // the overview's "CI validation and hooks" block
+    // created without a question, its value on the answer
+    expect(await submitForm(page, "#automation button:text('Create the automation key')")).toBe(200);
+    const first = await secret(page);
+    expect(await text(page, "main")).not.toMatch(/previous/i);
+    expect(await doctor(first)).toBe(200);
+
+    await page.goto(`${live.base}/projects/${pid}`);
+    await page.click("#ci summary");
+    expect(await submitForm(page, "#automation button:text('Rotate the automation key')")).toBe(400);
+    expect(await text(page, "main")).toContain("the CI secret TALENTD_KEY is replaced with the new value");
+    expect(await text(page, "main")).toContain("Nothing was changed yet.");
+    await Promise.all([page.waitForURL((u) => u.pathname === `/projects/${pid}`), page.click("main a:text('Cancel')")]);
+    expect(await doctor(first)).toBe(200);
+
+    await page.click("#ci summary");
+    expect(await submitForm(page, "#automation button:text('Rotate the automation key')")).toBe(400);
+    expect(await submitForm(page, "main form button.danger")).toBe(200);
+    const second = await secret(page);
+    expect(second).toMatch(/^svc_pk_/);
+    expect(second).not.toBe(first);
+    expect(await text(page, "main")).toContain("The previous automation key no longer works.");
+    expect(await doctor(first)).toBe(401);
+    expect(await doctor(second)).toBe(200);
+    expectOnlyStatus(w, 400, false);
     await w.context.close();
   });
 });
