@@ -112,6 +112,11 @@ function InstalledSectionView(props: { projectId: string; overview: Overview; ca
     <section id="installed" aria-labelledby="installed-h">
       <h2 id="installed-h">Talents</h2>
       <p class="counts">
+        {o.talents.length > 0 ? (
+          <a class="button" href={`/catalog?project=${props.projectId}`}>
+            Add talents
+          </a>
+        ) : null}
         <span>
           <strong>{o.counts.installed}</strong> installed
         </span>
@@ -134,7 +139,6 @@ function InstalledSectionView(props: { projectId: string; overview: Overview; ca
         </div>
       ) : (
         <>
-          <GraphSvg nodes={g.nodes} edges={g.edges} title="Installed talents and what they require" />
           {o.missing.length > 0 ? (
             <form
               method="post"
@@ -159,6 +163,7 @@ function InstalledSectionView(props: { projectId: string; overview: Overview; ca
               <InstalledRow projectId={props.projectId} t={t} />
             ))}
           </DataTable>
+          <GraphSvg nodes={g.nodes} edges={g.edges} title="Installed talents and what they require" />
         </>
       )}
     </section>

@@ -49,7 +49,7 @@ describe("the pages show the project's state", () => {
     // the prerequisite is active in the chosen project: never "not installed"
     expect(await text(page, "figure.graph figcaption")).toContain("javascript-base (active)");
     expect(await page.$$eval("#install-project option", (os) => os.map((x) => x.textContent))).toEqual([missing.name]);
-    await expectClean(w, "talent-sheet");
+    await expectClean(w, "talent-sheet-states");
 
     // the graph in another project, chosen with the form (no script needed)
     await page.selectOption("#graph-project", missing.id);
@@ -93,7 +93,7 @@ describe("the pages show the project's state", () => {
     expect(await text(page, "#narrowed")).toContain(
       "languages javascript, typescript (or none); roles backend (the project's relevance settings)",
     );
-    await expectClean(w, "catalog-grouped");
+    await expectClean(w, "catalog-grouped-typescript");
     // every page of the listing
     const seen: string[] = [];
     for (;;) {
@@ -151,7 +151,7 @@ describe("keys that do not surprise: the automation key is created once, then ro
     expect(await text(page, "#automation")).toContain("The previous automation key no longer works.");
     expect(await doctor(first)).toBe(401);
     expect(await doctor(second)).toBe(200);
-    await expectClean(w, "project-keys");
+    await expectClean(w, "project-keys-rotated");
     await w.context.close();
   });
 
@@ -186,6 +186,45 @@ describe("keys that do not surprise: the automation key is created once, then ro
     expect(await doctor(first)).toBe(401);
     expect(await doctor(second)).toBe(200);
     expectOnlyStatus(w, 400, false);
+    await w.context.close();
+  });
+});
+
+describe("the overview: Add talents, the installed list before the graph, a graph legible with 50 talents", () => {
+  test("with every talent of the catalog installed (50), the list comes first, Add talents leads to the grouped install, and the graph's labels stay at least 10 px at 1280 and 390 px", async () => {
+    const o = await orgWithProject(live.env, "Fifty Talents");
+    const pid = o.project.id;
+    const all = live.env.state.catalog!.list.map((t) => t.id);
+    // a talent that conflicts with one already installed waits outside (one atomic install each)
+    for (const id of all) await o.owner.post(`/web/projects/${pid}/talents`, { talents: [id] });
+    const installed = (await o.owner.get(`/web/projects/${pid}/installed`)).body.talents.length as number;
+    expect(installed).toBeGreaterThanOrEqual(45);
+    const w = await signedInPage(browser, live.base, o.owner.email, PASSWORD);
+    const page = w.page;
+    for (const [width, height, name] of [
+      [1280, 800, "wide-project-overview-50"],
+      [390, 844, "phone-project-overview-50"],
+    ] as const) {
+      await page.setViewportSize({ width, height });
+      await page.goto(`${live.base}/projects/${pid}`);
+      // the list before the graph
+      const order = await page.evaluate(() => {
+        const table = document.querySelector("#installed table");
+        const graph = document.querySelector("#installed figure.graph");
+        return table && graph ? table.compareDocumentPosition(graph) & Node.DOCUMENT_POSITION_FOLLOWING : -1;
+      });
+      expect(order).toBeGreaterThan(0);
+      expect(await page.getAttribute("#installed a:text('Add talents')", "href")).toBe(`/catalog?project=${pid}`);
+      // legible: each label's drawn height, after any scaling of the figure
+      const smallest = await page.$$eval("#installed figure.graph text", (ts) =>
+        Math.min(...ts.map((t) => (t as SVGGraphicsElement).getBoundingClientRect().height)),
+      );
+      expect({ width, smallest: smallest >= 10 }).toEqual({ width, smallest: true });
+      expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+      await expectClean(w, name);
+      if (process.env.GRAPH_SHOT)
+        await page.locator("#installed figure.graph").screenshot({ path: `${process.env.GRAPH_SHOT}-${width}.png` });
+    }
     await w.context.close();
   });
 });
