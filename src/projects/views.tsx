@@ -14,7 +14,8 @@ import { AppError } from "../http/errors";
 import { getProject } from "./service";
 import { GraphSvg, type GraphEdgeView, type GraphNodeView } from "../ui/graph";
 import { HtmlByObject } from "../ui/memo";
-import { returnPath, type ViewContext } from "../ui/views";
+import { formReturn, returnPath, type ViewContext } from "../ui/views";
+import { AutomationKey, OneTimeSecret } from "./views/automationKey";
 import { confirmations } from "../ui/confirmations";
 import { installedOverview, type InstalledTalentView } from "./installed";
 import { listKeys, type KeyView } from "./keys";
@@ -111,6 +112,11 @@ function InstalledSectionView(props: { projectId: string; overview: Overview; ca
     <section id="installed" aria-labelledby="installed-h">
       <h2 id="installed-h">Talents</h2>
       <p class="counts">
+        {o.talents.length > 0 ? (
+          <a class="button" href={`/catalog?project=${props.projectId}`}>
+            Add talents
+          </a>
+        ) : null}
         <span>
           <strong>{o.counts.installed}</strong> installed
         </span>
@@ -133,7 +139,6 @@ function InstalledSectionView(props: { projectId: string; overview: Overview; ca
         </div>
       ) : (
         <>
-          <GraphSvg nodes={g.nodes} edges={g.edges} title="Installed talents and what they require" />
           {o.missing.length > 0 ? (
             <form
               method="post"
@@ -158,27 +163,10 @@ function InstalledSectionView(props: { projectId: string; overview: Overview; ca
               <InstalledRow projectId={props.projectId} t={t} />
             ))}
           </DataTable>
+          <GraphSvg nodes={g.nodes} edges={g.edges} title="Installed talents and what they require" />
         </>
       )}
     </section>
-  );
-}
-
-/** A secret shown once: the value with a copy button and the warning. */
-export function OneTimeSecret(props: { label: string; value: string; note?: string }) {
-  return (
-    <div class="secret" role="status">
-      <p>
-        <strong>{props.label}</strong> — copy it now: it is shown once and cannot be retrieved again.
-      </p>
-      <div class="copy-row">
-        <code id="secret-value">{props.value}</code>{" "}
-        <button type="button" class="secondary small" data-copy="#secret-value">
-          Copy
-        </button>
-      </div>
-      {props.note ? <p class="muted small">{props.note}</p> : null}
-    </div>
   );
 }
 
@@ -303,29 +291,6 @@ export function ConnectionKit(props: { mcpUrl: string; clients: ClientConfig[]; 
   );
 }
 
-/** The automation key block: create (or replace) it; the answer shows the value once. */
-export function AutomationKey(props: { projectId: string; created?: { value: string; baseUrl: string } }) {
-  const route = `/web/projects/${props.projectId}/token`;
-  return (
-    <div id="automation">
-      {props.created ? (
-        <OneTimeSecret
-          label="Automation key"
-          value={props.created.value}
-          note={`Set TALENTD_URL=${props.created.baseUrl} and TALENTD_KEY to this value in your CI's secrets. The previous automation key no longer works.`}
-        />
-      ) : null}
-      <form method="post" action={route} hx-post={route} hx-target="#automation" hx-swap="outerHTML">
-        <input type="hidden" name="return" value={`/projects/${props.projectId}`} />
-        <button type="submit" class={props.created ? "secondary" : ""}>
-          {props.created ? "Replace the automation key" : "Create the automation key"}
-        </button>{" "}
-        <span class="muted small">scopes prepare_task, validate, deepen, doctor, catalog; creating one revokes the previous one</span>
-      </form>
-    </div>
-  );
-}
-
 /** The route views of the project pages (registered once by createApp). */
 export function registerProjectViews(deps: ViewDeps & CatalogDeps): void {
   const registerView = deps.views.register.bind(deps.views);
@@ -361,9 +326,18 @@ export function registerProjectViews(deps: ViewDeps & CatalogDeps): void {
   });
   registerView("DELETE", "/web/projects/:id/keys/:keyId", { fragment: (_data, ctx) => keysFragment(ctx) });
   registerView("POST", "/web/projects/:id/token", {
-    fragment: (data, ctx) => (
-      <AutomationKey projectId={ctx.params.id!} created={{ value: (data as { value: string }).value, baseUrl: deps.config.baseUrl }} />
-    ),
+    fragment: (data, ctx) => {
+      const d = data as { value: string; revoked: string[] };
+      const from = formReturn(ctx.request);
+      return (
+        <AutomationKey
+          projectId={ctx.params.id!}
+          exists
+          returnTo={from}
+          created={{ value: d.value, baseUrl: deps.config.baseUrl, replaced: d.revoked.length > 0 }}
+        />
+      );
+    },
   });
   registerView("POST", "/web/projects", { redirect: (data) => `/projects/${(data as { project: { id: string } }).project.id}/onboarding` });
   registerView("DELETE", "/web/projects/:id", { redirect: () => "/" });

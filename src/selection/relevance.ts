@@ -42,9 +42,14 @@ export async function storedRelevance(database: Database, projectId: string): Pr
   return row ? normalize(JSON.parse(row.settings) as Partial<Relevance>) : null;
 }
 
+/** Most languages a talent names and still says which languages a project is in (one naming more is cross-cutting). */
+export const LANGUAGE_SPECIFIC_MAX = 2;
+
 /**
  * The settings that apply to a project: the stored ones, or ones derived from its installed
- * talents (the union of their languages and roles; no paths, nothing excluded).
+ * talents: the languages of those specific to a language or two (a cross-cutting talent such as
+ * structured logging names seven, and would let a TypeScript project's list take in Go; when
+ * none is specific, every installed talent's), the union of their roles, no paths, nothing excluded.
  */
 export async function relevanceOf(
   database: Database,
@@ -53,14 +58,16 @@ export async function relevanceOf(
 ): Promise<{ settings: Relevance; source: "stored" | "derived" }> {
   const stored = await storedRelevance(database, projectId);
   if (stored) return { settings: stored, source: "stored" };
-  const languages = new Set<string>();
+  const specific = new Set<string>();
+  const every = new Set<string>();
   const roles = new Set<string>();
   for (const row of await listInstalled(database, projectId)) {
     const t = catalog.get(row.talentId);
     if (!t) continue;
-    for (const l of t.languages) languages.add(l);
+    for (const l of t.languages) (t.languages.length <= LANGUAGE_SPECIFIC_MAX ? specific : every).add(l);
     for (const r of t.roles) roles.add(r);
   }
+  const languages = specific.size > 0 ? specific : every;
   return { settings: { languages: [...languages].sort(), roles: [...roles].sort(), paths: [], exclude: [] }, source: "derived" };
 }
 

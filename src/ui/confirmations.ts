@@ -11,6 +11,11 @@ export const confirmations = {
     question: `Revoke the key “${name}”? Calls with it fail at once.`,
     label: `Revoke “${name}”`,
   }),
+  rotateAutomationKey: (): Confirmation => ({
+    question:
+      "Rotate the automation key? A new key is made and the current one stops working at once: hooks and CI fail until the CI secret TALENTD_KEY is replaced with the new value.",
+    label: "Rotate the automation key",
+  }),
   leave: (orgName: string): Confirmation => ({
     question: `Leave ${orgName}? You lose access to its projects at once, and your keys of its projects stop working.`,
     label: `Leave ${orgName}`,

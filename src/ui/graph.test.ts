@@ -69,3 +69,20 @@ describe("the graph's caption (screen readers)", () => {
     expect(text).toMatch(/^T: solo \([^)]+\), b \([^)]+\)\. solo requires b\.$/);
   });
 });
+
+describe("layoutGraph (legible with many nodes)", () => {
+  test("nodes without an edge are packed in rows under the linked ones, not stacked in one column; no two boxes overlap", () => {
+    const nodes: GraphNodeView[] = Array.from({ length: 40 }, (_, i) => ({ id: `talent-${i}`, label: `talent-${i}`, state: "active" }));
+    const edges: GraphEdgeView[] = [{ from: "talent-0", to: "talent-1", type: "requires" }];
+    const l = layoutGraph(nodes, edges);
+    // one column of 38 boxes of 30 px would be over 1,500 px tall
+    expect(l.height).toBeLessThan(500);
+    expect(l.width).toBeLessThanOrEqual(700);
+    const linked = l.nodes.filter((n) => n.id === "talent-0" || n.id === "talent-1");
+    const loose = l.nodes.filter((n) => !linked.includes(n));
+    expect(Math.min(...loose.map((n) => n.y))).toBeGreaterThan(Math.max(...linked.map((n) => n.y)));
+    for (const a of l.nodes)
+      for (const b of l.nodes)
+        if (a !== b) expect(Math.abs(a.x - b.x) < (a.width + b.width) / 2 && Math.abs(a.y - b.y) < (a.height + b.height) / 2).toBe(false);
+  });
+});

@@ -47,26 +47,76 @@ export function layoutGraph(nodes: GraphNodeView[], edges: GraphEdgeView[]) {
   return { ...l, nodes: l.nodes.map((box) => ({ ...box, ...byId.get(box.id)! })) };
 }
 
+/** A node's box width: its label at the monospace advance, padded. */
+const boxWidth = (n: GraphNodeView): number => Math.max(60, n.label.length * CHAR_W + 20);
+/** Nodes with no edge are packed in rows at most this wide (or as wide as the linked part): a column of 30 read as one long strip. */
+const PACK_WIDTH = 640;
+const MARGIN = 8;
+const GAP_X = 14;
+const GAP_Y = 12;
+
+type Box = GraphNodeView & { x: number; y: number; width: number; height: number };
+
+/**
+ * The layout: the nodes that have an edge by dagre (left to right), the others packed in rows
+ * under them — dagre would stack every unlinked node in one rank, 50 installed talents with few
+ * prerequisites making a strip 1,600 px tall.
+ */
 function computeLayout(nodes: GraphNodeView[], edges: GraphEdgeView[]) {
+  const ids = new Set(nodes.map((n) => n.id));
+  const linked = new Set<string>();
+  for (const e of edges) if (ids.has(e.from) && ids.has(e.to)) linked.add(e.from).add(e.to);
+  const drawn = dagreLayout(
+    nodes.filter((n) => linked.has(n.id)),
+    edges,
+  );
+  const loose = nodes.filter((n) => !linked.has(n.id));
+  const rowWidth = Math.max(drawn.width, PACK_WIDTH);
+  let x = MARGIN;
+  let y = drawn.height > 0 ? drawn.height + GAP_Y : MARGIN;
+  let right = drawn.width;
+  const boxes = new Map<string, Box>(drawn.nodes.map((b) => [b.id, b]));
+  for (const n of loose) {
+    const width = boxWidth(n);
+    if (x > MARGIN && x + width > rowWidth - MARGIN) [x, y] = [MARGIN, y + NODE_H + GAP_Y];
+    boxes.set(n.id, { ...n, x: x + width / 2, y: y + NODE_H / 2, width, height: NODE_H });
+    x += width + GAP_X;
+    right = Math.max(right, x - GAP_X + MARGIN);
+  }
+  return {
+    width: Math.ceil(right),
+    height: Math.ceil(loose.length > 0 ? y + NODE_H + MARGIN : drawn.height),
+    nodes: nodes.map((n) => boxes.get(n.id)!),
+    edges: drawn.edges,
+  };
+}
+
+/** dagre's layout of the linked nodes: boxes and edge polylines (nothing for no nodes). */
+function dagreLayout(nodes: GraphNodeView[], edges: GraphEdgeView[]) {
+  if (nodes.length === 0)
+    return { width: 0, height: 0, nodes: [] as Box[], edges: [] as { type: GraphEdgeView["type"]; points: { x: number; y: number }[] }[] };
   const g = new dagre.graphlib.Graph({ multigraph: true });
-  g.setGraph({ rankdir: "LR", nodesep: 14, ranksep: 46, marginx: 8, marginy: 8 });
+  g.setGraph({ rankdir: "LR", nodesep: 14, ranksep: 46, marginx: MARGIN, marginy: MARGIN });
   g.setDefaultEdgeLabel(() => ({}));
-  for (const n of nodes) g.setNode(n.id, { width: Math.max(60, n.label.length * CHAR_W + 20), height: NODE_H });
+  for (const n of nodes) g.setNode(n.id, { width: boxWidth(n), height: NODE_H });
   edges.forEach((e, i) => {
-    if (g.hasNode(e.from) && g.hasNode(e.to)) g.setEdge(e.from, e.to, { minlen: e.type === "conflicts" ? 1 : 1 }, `${e.type}:${i}`);
+    if (g.hasNode(e.from) && g.hasNode(e.to)) g.setEdge(e.from, e.to, { minlen: 1 }, `${e.type}:${i}`);
   });
   dagre.layout(g);
   const graph = g.graph() as { width?: number; height?: number };
   return {
     width: Math.ceil(graph.width ?? 0),
     height: Math.ceil(graph.height ?? 0),
-    nodes: nodes.map((n) => ({ ...n, ...(g.node(n.id) as { x: number; y: number; width: number; height: number }) })),
+    nodes: nodes.map((n): Box => ({ ...n, ...(g.node(n.id) as { x: number; y: number; width: number; height: number }) })),
     edges: g.edges().map((ref) => ({
       type: (ref.name ?? "").split(":")[0] as GraphEdgeView["type"],
       points: (g.edge(ref) as { points: { x: number; y: number }[] }).points,
     })),
   };
 }
+
+/** The least a graph is scaled to fit its box: 12 px labels stay 10 px and more. */
+const MIN_SCALE = 0.85;
 
 const STATE_TEXT: Record<GraphNodeView["state"], string> = {
   active: "active",
@@ -84,40 +134,43 @@ export function GraphSvg(props: { nodes: GraphNodeView[]; edges: GraphEdgeView[]
     pts.map((p, i) => `${i === 0 ? "M" : "L"}${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(" ");
   return (
     <figure class="graph">
-      <svg
-        viewBox={`0 0 ${l.width} ${l.height}`}
-        width={l.width}
-        height={l.height}
-        aria-labelledby="graph-title"
-        style={`max-width:100%;height:auto`}
-      >
-        <title id="graph-title">{props.title}</title>
-        <defs>
-          <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
-            <path d="M0,0 L10,5 L0,10 z" class="graph-arrow" />
-          </marker>
-        </defs>
-        {l.edges.map((e) => (
-          <path
-            d={path(e.points)}
-            class={`graph-edge ${e.type}`}
-            marker-end={e.type === "requires" ? "url(#arrow)" : undefined}
-            fill="none"
-          />
-        ))}
-        {l.nodes.map((n) => {
-          const box = (
-            <g class={`graph-node ${n.state}`}>
-              <title>{`${n.id}: ${STATE_TEXT[n.state]}`}</title>
-              <rect x={n.x - n.width / 2} y={n.y - n.height / 2} width={n.width} height={n.height} rx="6" />
-              <text x={n.x} y={n.y + 4} text-anchor="middle">
-                {n.label}
-              </text>
-            </g>
-          );
-          return n.href ? <a href={n.href}>{box}</a> : box;
-        })}
-      </svg>
+      {/* shrinks to fit down to MIN_SCALE (labels stay legible), then scrolls in its own box */}
+      <div class="scroll-x" role="region" aria-label={props.title} tabindex={0}>
+        <svg
+          viewBox={`0 0 ${l.width} ${l.height}`}
+          width={l.width}
+          height={l.height}
+          aria-labelledby="graph-title"
+          style={`max-width:100%;min-width:${Math.floor(l.width * MIN_SCALE)}px;height:auto`}
+        >
+          <title id="graph-title">{props.title}</title>
+          <defs>
+            <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+              <path d="M0,0 L10,5 L0,10 z" class="graph-arrow" />
+            </marker>
+          </defs>
+          {l.edges.map((e) => (
+            <path
+              d={path(e.points)}
+              class={`graph-edge ${e.type}`}
+              marker-end={e.type === "requires" ? "url(#arrow)" : undefined}
+              fill="none"
+            />
+          ))}
+          {l.nodes.map((n) => {
+            const box = (
+              <g class={`graph-node ${n.state}`}>
+                <title>{`${n.id}: ${STATE_TEXT[n.state]}`}</title>
+                <rect x={n.x - n.width / 2} y={n.y - n.height / 2} width={n.width} height={n.height} rx="6" />
+                <text x={n.x} y={n.y + 4} text-anchor="middle">
+                  {n.label}
+                </text>
+              </g>
+            );
+            return n.href ? <a href={n.href}>{box}</a> : box;
+          })}
+        </svg>
+      </div>
       <figcaption class="visually-hidden">{graphCaption(props.title, props.nodes, props.edges)}</figcaption>
     </figure>
   );

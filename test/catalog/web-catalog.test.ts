@@ -199,6 +199,22 @@ describe("relevance: it orders and filters, never designates or serves", () => {
     expect(reset.body.source).toBe("derived");
   });
 
+  test("derived languages come from language-specific talents only: a TypeScript service's settings hold no Go (cross-cutting talents name seven)", async () => {
+    const o = await orgWithProject(env);
+    const applied = await o.owner.post(`/web/projects/${o.project.id}/apply-specialization`, { specializationId: "typescript-service" });
+    expect(applied.status).toBeLessThan(300);
+    const derived = await o.owner.get(`/web/projects/${o.project.id}/relevance`);
+    expect(derived.body.source).toBe("derived");
+    expect(derived.body.settings.languages).toEqual(["javascript", "typescript"]);
+    // the grouped install's listing follows them
+    const r = await o.owner.get(`/web/catalog?project=${o.project.id}&limit=100`);
+    expect(r.body.items.map((c: Card) => c.id).filter((id: string) => id.startsWith("go-"))).toEqual([]);
+    // only cross-cutting talents installed: their languages are what there is
+    const p = (await o.owner.post("/web/projects", { name: "Logs only" })).body.project;
+    await o.owner.post(`/web/projects/${p.id}/talents`, { talents: ["structured-logging"] });
+    expect((await o.owner.get(`/web/projects/${p.id}/relevance`)).body.settings.languages).toContain("go");
+  });
+
   const badBodies: [string, unknown][] = [
     ["languages not an array", { languages: "go" }],
     ["a language with a space", { languages: ["type script"] }],

@@ -287,6 +287,8 @@ describe("the false positives measured on the JVM and .NET corpus (docs/precisio
       "src/test/java/app/OwnerTests.java:1 JTEST-001",
       "src/test/java/app/OwnerTests.java:2 JTEST-002",
     ]);
+  });
+});
 
 describe("LOG-001 in a project's TypeScript wherever its folder (designation by language): not in command-line scripts", () => {
   test("console output of scripts/, bin/ and the root build/ is their interface; service code is still read", () => {

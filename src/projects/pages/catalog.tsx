@@ -25,6 +25,7 @@ import type { OrgMembership } from "../../auth/memberships";
 import type { GraphNodeView } from "../../ui/graph";
 import { page } from "../../ui/layout";
 import { ApplySpecialization, CatalogListing, talentHref, TalentSheet, type Listing } from "../views/catalog";
+import { nodeState } from "../views/sheetProjects";
 
 const PAGE = 24;
 const str = (v: unknown, max = 200) => (typeof v === "string" && v.length <= max && v !== "" ? v : undefined);
@@ -49,6 +50,13 @@ async function visibleOf(deps: CatalogDeps, orgId: string): Promise<Visible> {
   return { catalog, expertises: (await listServableExpertises(deps.database, orgId, catalog)).map((e) => e.talent) };
 }
 
+/** Whether a talent conflicts with one installed in the project (either side declares it): it cannot join that selection, so it does not suit it. */
+function conflictWithInstalled(installed: Iterable<string>, lookup: (id: string) => Talent | undefined) {
+  const ids = new Set(installed);
+  const named = new Set([...ids].flatMap((id) => lookup(id)?.conflicts ?? []));
+  return (t: Talent): boolean => named.has(t.id) || t.conflicts.some((c) => ids.has(c));
+}
+
 /** `/catalog`: with `?project=` a grouped install into it (or, with `specialization=`, that specialization's install). */
 async function catalogPage(deps: CatalogDeps, ctx: PageContext, org: OrgMembership, query: Record<string, unknown>) {
   const q = listingQuery(query);
@@ -70,7 +78,7 @@ async function catalogPage(deps: CatalogDeps, ctx: PageContext, org: OrgMembersh
     const closure = requiresClosure(spec.talents, lookup);
     return page(<ApplySpecialization ctx={ctx} project={project} spec={spec} closure={closure} lookup={lookup} state={state} />);
   }
-  return page(<CatalogListing l={await listing(deps, ctx, org, query, q, project, v, state, lookup)} />);
+  return page(<CatalogListing l={await listing(deps, ctx, org, query, q, project, v, state, lookup, states?.keys() ?? [])} />);
 }
 
 /** The listing's data: this page of cards (relevant ones only for a project, unless asked for all), the selection and its prerequisites. */
@@ -84,9 +92,11 @@ async function listing(
   v: Visible,
   state: (id: string) => ProjectState,
   lookup: (id: string) => Talent | undefined,
+  installed: Iterable<string>,
 ): Promise<Listing> {
   const relevance = project ? await relevanceOf(deps.database, deps.state.catalog!, project.id) : null;
-  const keep = relevance && q.relevance !== "all" ? (t: Talent) => judge(t, relevance.settings).relevant : undefined;
+  const clash = conflictWithInstalled(installed, lookup);
+  const keep = relevance && q.relevance !== "all" ? (t: Talent) => judge(t, relevance.settings).relevant && !clash(t) : undefined;
   let pageOf;
   try {
     pageOf = catalogCards(v, { query: q.query, role: q.role, language: q.language, kind: q.kind, keep }, PAGE, q.cursor);
@@ -122,7 +132,7 @@ async function listing(
     ctx,
     q,
     project,
-    relevanceOn: relevance !== null,
+    relevance: relevance && q.relevance !== "all" ? relevance : null,
     facets: facets(v),
     talents: pageOf.talents,
     cards,
@@ -133,8 +143,8 @@ async function listing(
   };
 }
 
-/** `/catalog/*`: a talent's sheet, with the projects it can be installed into. */
-async function sheetPage(deps: CatalogDeps, ctx: PageContext, org: OrgMembership, id: string) {
+/** `/catalog/*`: a talent's sheet, with its state in each project and the graph's states in the chosen one (`?project=`). */
+async function sheetPage(deps: CatalogDeps, ctx: PageContext, org: OrgMembership, id: string, query: Record<string, unknown>) {
   const v = await visibleOf(deps, org.id);
   const lookup = (x: string): Talent | undefined => v.expertises.find((e) => e.id === x) ?? deps.state.catalog!.get(x);
   const t = lookup(id);
@@ -143,15 +153,27 @@ async function sheetPage(deps: CatalogDeps, ctx: PageContext, org: OrgMembership
     ...(deps.state.catalog!.dependents.get(id) ?? []),
     ...v.expertises.filter((e) => e.requires.includes(id)).map((e) => e.id),
   ];
-  const sheet = talentSheet(t, dependencyGraph(t, lookup, dependents));
   const projects = await listProjects(deps.database, org.id);
-  const nodes: GraphNodeView[] = sheet.graph.nodes.map((n) => ({
-    id: n.id,
-    label: n.id,
-    state: n.relation === "self" ? "self" : n.missing ? "missing" : "other",
-    href: n.relation === "self" || n.missing ? undefined : talentHref(n.id),
-  }));
-  return page(<TalentSheet ctx={ctx} t={t} sheet={sheet} nodes={nodes} projects={projects} />);
+  const selections = await Promise.all(projects.map((p) => listInstalled(deps.database, p.id)));
+  const states = selections.map((rows) => new Map(rows.map((r) => [r.talentId, (r.enabled ? "active" : "disabled") as ProjectState])));
+  const rows = projects.map((project, i) => ({ project, state: states[i]!.get(t.id) ?? ("not_installed" as ProjectState) }));
+  // the graph shows the asked project, else the first that has the talent, else the first
+  const asked = projects.findIndex((p) => p.id === query.project);
+  const at =
+    asked >= 0
+      ? asked
+      : Math.max(
+          0,
+          rows.findIndex((r) => r.state !== "not_installed"),
+        );
+  const chosen = states[at];
+  const state = chosen ? (x: string): ProjectState => chosen.get(x) ?? "not_installed" : null;
+  const sheet = talentSheet(t, dependencyGraph(t, lookup, dependents, state ?? undefined));
+  const nodes: GraphNodeView[] = sheet.graph.nodes.map((n) => {
+    const drawn = nodeState(n, state);
+    return { id: n.id, label: n.id, state: drawn, href: drawn === "self" || n.missing ? undefined : talentHref(n.id) };
+  });
+  return page(<TalentSheet ctx={ctx} t={t} sheet={sheet} nodes={nodes} projects={rows} chosen={projects[at]} />);
 }
 
 /** The catalog pages: `/catalog` (listing, grouped install, a specialization's install) and `/catalog/*` (a talent's sheet). */
@@ -159,5 +181,7 @@ export function catalogPages(deps: CatalogDeps) {
   return new Elysia()
     .use(createPageGuard(deps))
     .get("/catalog", ({ page: ctx, org, query }) => catalogPage(deps, ctx, org, query), { orgPage: "member" })
-    .get("/catalog/*", ({ page: ctx, org, params }) => sheetPage(deps, ctx, org, decodedParam(params["*"], "id")), { orgPage: "member" });
+    .get("/catalog/*", ({ page: ctx, org, params, query }) => sheetPage(deps, ctx, org, decodedParam(params["*"], "id"), query), {
+      orgPage: "member",
+    });
 }

@@ -15,7 +15,10 @@ import { installedOverview } from "../installed";
 import { listKeys } from "../keys";
 import { DEFAULT_CONTEXT_BUDGET, getProject, type Project } from "../service";
 import { connectionKit } from "../setup";
-import { AutomationKey, ConnectionKit, InstalledSection, KeysSection } from "../views";
+import { ConnectionKit, InstalledSection, KeysSection } from "../views";
+import { AutomationKey } from "../views/automationKey";
+import { hasAutomationKey } from "../automationKey";
+import { automationKeyPages } from "./automationKey";
 import { listSpecializations } from "../../specializations/service";
 import { createPageGuard } from "../../tenancy/pageSessions";
 import { isOrgAdmin } from "../../ui/pageGuard";
@@ -93,6 +96,7 @@ export function projectPages(deps: CatalogDeps & JournalDeps) {
 
   return new Elysia()
     .use(createPageGuard(deps))
+    .use(automationKeyPages(deps))
     .get(
       "/projects/new",
       async ({ page: ctx }) => {
@@ -146,7 +150,11 @@ export function projectPages(deps: CatalogDeps & JournalDeps) {
               <section class="card">
                 <h2>Hooks and CI</h2>
                 <p>They use the project's automation key with the key API (curl or the talentd client).</p>
-                <AutomationKey projectId={project.id} />
+                <AutomationKey
+                  projectId={project.id}
+                  exists={await hasAutomationKey(deps.database, project.id)}
+                  returnTo={`/projects/${project.id}/onboarding?step=connect`}
+                />
               </section>
               <p>
                 <a class="button" href={`/projects/${project.id}`}>
@@ -214,7 +222,20 @@ export function projectPages(deps: CatalogDeps & JournalDeps) {
           const emails = await tokenEmails(deps.database, events);
           body = <ActivityTab events={events} emails={emails} projectId={project.id} nextBefore={nextBefore} />;
         } else if (tab === "keys") {
-          body = <KeysSection projectId={project.id} keys={await listKeys(deps.database, project.id)} />;
+          const keys = await listKeys(deps.database, project.id);
+          body = (
+            <>
+              <section class="card" aria-labelledby="automation-h">
+                <h2 id="automation-h">Automation key (hooks and CI)</h2>
+                <AutomationKey
+                  projectId={project.id}
+                  exists={keys.some((k) => k.automation && k.status === "active")}
+                  returnTo={`/projects/${project.id}?tab=keys`}
+                />
+              </section>
+              <KeysSection projectId={project.id} keys={keys} />
+            </>
+          );
         } else if (tab === "settings") {
           body = <Settings project={project} admin={isOrgAdmin(org)} />;
         } else {
@@ -235,7 +256,7 @@ export function projectPages(deps: CatalogDeps & JournalDeps) {
                 <p>
                   Hooks and CI call the key API with the project's automation key (<code>TALENTD_URL</code>, <code>TALENTD_KEY</code>).
                 </p>
-                <AutomationKey projectId={project.id} />
+                <AutomationKey projectId={project.id} exists={await hasAutomationKey(deps.database, project.id)} />
                 <pre>{connectionKit(deps.config.baseUrl, project).automation.hook}</pre>
               </details>
             </>

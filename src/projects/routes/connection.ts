@@ -3,17 +3,14 @@
  * automation key for hooks and CI) and `POST /web/projects/:id/file` (read one talent file as
  * a person, with the key route's rules): docs/api.md "Connection kit, automation key, reading a file".
  */
-import { and, eq, isNull } from "drizzle-orm";
 import { Elysia } from "elysia";
 import type { CatalogDeps } from "../../catalog/state";
 import type { Guards } from "../../auth/guards";
-import { apiKeys } from "../../db/schema";
 import { validationFailed } from "../../http/errors";
-import { recordSecurityEvent } from "../../identity/security";
 import { readFiles } from "../../resolution/deepen";
-import { createKey } from "../keys";
+import { rotateAutomationKey } from "../automationKey";
 import { getProject } from "../service";
-import { AUTOMATION_KEY_NAME, AUTOMATION_SCOPES, connectionKit } from "../setup";
+import { connectionKit } from "../setup";
 
 export function connectionRoutes(deps: CatalogDeps, guards: Guards) {
   return new Elysia({ prefix: "/web/projects/:id" })
@@ -26,42 +23,14 @@ export function connectionRoutes(deps: CatalogDeps, guards: Guards) {
       async ({ auth, org, params, set }) => {
         const project = await getProject(deps.database, org.id, params.id);
         // one transaction: the previous automation key is revoked exactly when the new one exists
-        const r = await deps.database.write(async (tx) => {
-          const revoked = await tx
-            .update(apiKeys)
-            .set({ revokedAt: Date.now() })
-            .where(and(eq(apiKeys.projectId, project.id), eq(apiKeys.automation, true), isNull(apiKeys.revokedAt)))
-            .returning({ id: apiKeys.id });
-          const created = await createKey(tx, {
-            projectId: project.id,
-            name: AUTOMATION_KEY_NAME,
-            tools: AUTOMATION_SCOPES,
-            expiresAt: null,
-            createdBy: { id: auth.user.id, email: auth.user.email },
-            automation: true,
-          });
-          await recordSecurityEvent(tx, {
-            kind: "key.created",
-            userId: auth.user.id,
-            email: auth.user.email,
-            detail: {
-              keyId: created.key.id,
-              projectId: project.id,
-              tools: created.key.tools,
-              automation: true,
-              revoked: revoked.map((k) => k.id),
-            },
-          });
-          return { created, revoked: revoked.map((k) => k.id) };
-        });
+        const r = await rotateAutomationKey(deps.database, project.id, { id: auth.user.id, email: auth.user.email });
         set.status = 201;
         return {
           key: r.created.key,
           value: r.created.value,
           revoked: r.revoked,
           env: { TALENTD_URL: deps.config.baseUrl, TALENTD_KEY: r.created.value },
-          notice:
-            "Copy the value now: it is shown once and cannot be retrieved again. The previous automation key, if any, no longer works.",
+          notice: `Copy the value now: it is shown once and cannot be retrieved again.${r.revoked.length > 0 ? " The previous automation key no longer works: replace the CI secret TALENTD_KEY with this value." : ""}`,
         };
       },
       { org: "member" },

@@ -6,12 +6,14 @@
 import { card, type Card as CardView, type facets, type ProjectState, type talentSheet } from "../../catalog/people";
 import type { Talent } from "../../catalog/format";
 import type { Project } from "../service";
+import type { Relevance } from "../../selection/relevance";
 import type { SpecializationView } from "../../specializations/service";
 import type { PageContext } from "../../tenancy/pageSessions";
 import { GraphSvg, type GraphNodeView } from "../../ui/graph";
 import { DataTable, Layout } from "../../ui/layout";
 import { InlineCode } from "../../ui/parts";
 import { HtmlByObject, HtmlMemo } from "../../ui/memo";
+import { InstallInto, ProjectStates, type ProjectWithState } from "./sheetProjects";
 
 /** Kept renders (ui/memo.ts): a card outside grouped install depends on its talent only; the other blocks on what their key names. */
 const plainCards = new HtmlByObject<Talent, null>(() => true);
@@ -177,7 +179,8 @@ export interface Listing {
   ctx: PageContext;
   q: Record<string, string | undefined>;
   project: Project | undefined;
-  relevanceOn: boolean;
+  /** The relevance settings that narrow the cards (grouped install, unless all are asked for), and where they come from. */
+  relevance: { settings: Relevance; source: "stored" | "derived" } | null;
   facets: ReturnType<typeof facets>;
   talents: Talent[];
   cards: CardView[];
@@ -187,10 +190,28 @@ export interface Listing {
   next: string | null;
 }
 
+/** Which of the project's settings narrow the cards, in words, and where they come from. */
+function Narrowed(props: { r: { settings: Relevance; source: "stored" | "derived" } }) {
+  const { languages, roles, paths, exclude } = props.r.settings;
+  const parts = [
+    languages.length ? `languages ${languages.join(", ")} (or none)` : "",
+    roles.length ? `roles ${roles.join(", ")}` : "",
+    paths.length ? `files ${paths.join(", ")}` : "",
+    exclude.length ? `not ${exclude.join(", ")}` : "",
+  ].filter(Boolean);
+  const from = props.r.source === "stored" ? "the project's relevance settings" : "derived from its installed talents";
+  return (
+    <p class="small" id="narrowed">
+      {parts.length > 0
+        ? `Only talents that suit the project are shown: ${parts.join("; ")} (${from}), and none that conflicts with an installed talent.`
+        : "Only talents that do not conflict with an installed talent are shown: the project has no relevance settings, nor installed talents to derive them from."}
+    </p>
+  );
+}
+
 /** The catalog listing: the specializations block (without a project), the filters, the cards, the next page. */
 export function CatalogListing(props: { l: Listing }) {
   const { ctx, q, project, selected, specs, projects, cards } = props.l;
-  const relevance = props.l.relevanceOn;
   const grid = (
     <ul class="cards" aria-label="Talents">
       {project
@@ -206,10 +227,8 @@ export function CatalogListing(props: { l: Listing }) {
             <a href={`/projects/${project.id}`}>{project.name}</a> /
           </p>
           <h1>Add talents to {project.name}</h1>
-          <p class="muted">
-            Tick talents and install them in one step (all or nothing).{" "}
-            {relevance && q.relevance !== "all" ? "Only talents that suit the project are shown." : ""}
-          </p>
+          <p class="muted">Tick talents and install them in one step (all or nothing).</p>
+          {props.l.relevance ? <Narrowed r={props.l.relevance} /> : null}
         </>
       ) : (
         <h1>Catalog</h1>
@@ -249,7 +268,10 @@ export function TalentSheet(props: {
   t: Talent;
   sheet: ReturnType<typeof talentSheet>;
   nodes: GraphNodeView[];
-  projects: readonly Project[];
+  /** The organization's projects, each with the talent's state there. */
+  projects: ProjectWithState[];
+  /** The project whose states the graph shows. */
+  chosen: Project | undefined;
 }) {
   const { ctx, t, sheet, nodes, projects } = props;
   return (
@@ -262,19 +284,13 @@ export function TalentSheet(props: {
         <code>{t.id}</code> · version {t.version} {t.kind === "expertise" ? <span class="tag">expertise</span> : null}
       </p>
       <p>{t.summary}</p>
-      {projects.length > 0 ? (
-        <form method="get" action="/catalog" class="card sub inline">
-          <input type="hidden" name="select" value={t.id} />
-          <label for="install-project">Install into</label>{" "}
-          <select id="install-project" name="project">
-            {projects.map((p) => (
-              <option value={p.id}>{p.name}</option>
-            ))}
-          </select>{" "}
-          <button type="submit">Install…</button> <span class="muted small">(with its prerequisites, next step)</span>
-        </form>
-      ) : null}
-      <GraphSvg nodes={nodes} edges={sheet.graph.edges} title={`What ${t.id} requires, what requires it, and what it conflicts with`} />
+      <InstallInto id={t.id} rows={projects} />
+      <ProjectStates id={t.id} href={talentHref(t.id)} rows={projects} chosen={props.chosen} />
+      <GraphSvg
+        nodes={nodes}
+        edges={sheet.graph.edges}
+        title={`What ${t.id} requires, what requires it, and what it conflicts with${props.chosen ? `, as installed in ${props.chosen.name}` : ""}`}
+      />
       <dl class="facts">
         <dt>Roles</dt>
         <dd>{t.roles.join(", ") || "—"}</dd>
