@@ -151,7 +151,10 @@ export interface BuildResult {
 export function buildCatalog(
   sources: TalentSource[],
   extraFindings: Finding[] = [],
-  /** `linkHosts`: run the content check (strict: a public talent with a finding is skipped), with these hosts allowed besides the defaults. */
+  /**
+   * `linkHosts`: run the content check (strict: a public talent with a finding is skipped), with
+   * these hosts allowed besides the defaults.
+   */
   opts: { gcEvery?: number; linkHosts?: readonly string[] } = {},
   /** The built-in specialization files (specializations.ts), checked against the built catalog. */
   specializationSources: readonly SpecializationSource[] = [],

@@ -85,22 +85,32 @@ const INVISIBLE = /[\u00ad\u200b-\u200f\u2060-\u2064\u202a-\u202e\u2066-\u2069\u
 /** C0 but tab, newline and carriage return; DEL; C1. */
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
 
+/** One case-insensitive pattern of several written apart (each part stays readable). */
+const joined = (...parts: RegExp[]): RegExp => new RegExp(parts.map((p) => p.source).join(""), "i");
+
 /** Instructions aimed at the agent rather than at the code it writes. */
 const AGENT_INSTRUCTIONS: readonly { pattern: RegExp; what: string }[] = [
   {
-    pattern:
-      /\b(ignore|disregard|forget|override)\s+(all\s+|any\s+)?(the\s+|your\s+)?(previous|prior|above|earlier|preceding|system|other)\s+(instructions|rules|prompts?|messages|guidelines)/i,
+    pattern: joined(
+      /\b(ignore|disregard|forget|override)\s+(all\s+|any\s+)?(the\s+|your\s+)?/,
+      /(previous|prior|above|earlier|preceding|system|other)\s+(instructions|rules|prompts?|messages|guidelines)/,
+    ),
     what: "tells the agent to set its other instructions aside",
   },
   {
-    pattern:
-      /\b(do\s+not|don't|never)\s+(tell|inform|mention\s+(this\s+)?to|reveal\s+(this\s+)?to|show)\s+the\s+user\b|\bwithout\s+(telling|informing|asking)\s+the\s+user\b/i,
+    pattern: joined(
+      /\b(do\s+not|don't|never)\s+(tell|inform|mention\s+(this\s+)?to|reveal\s+(this\s+)?to|show)\s+the\s+user\b/,
+      /|\bwithout\s+(telling|informing|asking)\s+the\s+user\b/,
+    ),
     what: "tells the agent to hide something from the user",
   },
   { pattern: /\bexfiltrate\b[^\n]{0,80}\b(to|into|via|through)\s+(https?:|\S+\.\w{2,})/i, what: "tells the agent to exfiltrate data" },
   {
-    pattern:
-      /\b(read|cat|open|upload|send|post|copy|collect)\b[^\n]{0,80}(\.env\b|id_rsa|id_ed25519|\.ssh\/|\.aws\/credentials|\.npmrc|\.netrc|\.pgpass|\.git-credentials|\.kube\/config)[^\n]{0,80}\b(to|curl|wget|fetch|http|webhook|upload|send|post)\b/i,
+    pattern: joined(
+      /\b(read|cat|open|upload|send|post|copy|collect)\b[^\n]{0,80}/,
+      /(\.env\b|id_rsa|id_ed25519|\.ssh\/|\.aws\/credentials|\.npmrc|\.netrc|\.pgpass|\.git-credentials|\.kube\/config)/,
+      /[^\n]{0,80}\b(to|curl|wget|fetch|http|webhook|upload|send|post)\b/,
+    ),
     what: "reads a credential or environment file to send it somewhere",
   },
 ];

@@ -77,7 +77,10 @@ export interface Verification {
   talent: Talent | null;
   /** `{path: "<file>: <field>", message: <problem>}`, in the validator's order. */
   issues: Issue[];
-  /** The content check's findings a person acknowledges before publishing (`path` `<ref>/<file>: content`, `message` `line L, column C: …`). */
+  /**
+   * The content check's findings a person acknowledges before publishing (`path`
+   * `<ref>/<file>: content`, `message` `line L, column C: …`).
+   */
   content: Issue[];
 }
 

@@ -44,7 +44,9 @@ const ERROR_TEXT: Record<number, string> = {
   401: "unauthenticated / invalid_token / invalid_credentials",
   403: "organization_not_approved, forbidden, insufficient_scope, not_a_member, csrf_rejected",
   404: "not_found (another organization's ids look the same)",
-  409: "conflict, selection_conflict, invalid_transition, expertise_revision_conflict, content_unacknowledged, submission_conflict, last_owner",
+  409:
+    "conflict, selection_conflict, invalid_transition, expertise_revision_conflict, content_unacknowledged, submission_conflict, " +
+    "last_owner",
   410: "invitation_expired",
   429: "rate_limited (Retry-After)",
 };

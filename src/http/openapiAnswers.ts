@@ -3,9 +3,8 @@
  * keyed `METHOD /path`. Every JSON answer is built from declared fields: a route picks its
  * fields explicitly (never spreads a database row), and test/http/response-shapes.test.ts calls
  * every route and fails on any key its schema here does not list. An object whose keys are
- * data (counts by role, files by path) is a `map`; `open` marks the few free-form objects
- * (a security event's detail, a trace event's detail). The key routes' answers are in their
- * descriptors (http/keyRoutes.ts).
+ * data (counts by role, files by path) is a `map`; `open` marks the few free-form objects (event
+ * details). The key routes' answers are in their descriptors (http/keyRoutes.ts).
  */
 import { a, B, CatalogItem, I, map, N, n, o, open, S, SelectionChange, TalentFile, Triggers, Verdicts, type Schema } from "./schema";
 
