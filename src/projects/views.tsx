@@ -21,6 +21,7 @@ import { listKeys, type KeyView } from "./keys";
 import { KEY_SCOPES } from "../db/schema";
 import type { ClientConfig } from "./setup";
 import { DataTable } from "../ui/layout";
+import { Field, FormActions } from "../ui/form";
 
 type Overview = Awaited<ReturnType<typeof installedOverview>>;
 
@@ -235,8 +236,9 @@ export function KeysSection(props: { projectId: string; keys: KeyView[]; created
       <form class="card sub" method="post" action={base} hx-post={base} hx-target="#keys" hx-swap="outerHTML">
         <h3>Create a key</h3>
         <input type="hidden" name="return" value={`/projects/${props.projectId}?tab=keys`} />
-        <label for="key-name">Name (what it is for)</label>
-        <input id="key-name" name="name" required maxlength={100} placeholder="pre-commit hook of alice's laptop" />
+        <Field id="key-name" label="Name" help="What it is for.">
+          <input name="name" required maxlength={100} placeholder="pre-commit hook of alice's laptop" />
+        </Field>
         <fieldset>
           <legend>Tools it may use</legend>
           <div class="checks">
@@ -247,11 +249,12 @@ export function KeysSection(props: { projectId: string; keys: KeyView[]; created
             ))}
           </div>
         </fieldset>
-        <label for="key-expires">Expires (optional)</label>
-        <input id="key-expires" name="expiresAt" type="date" />
-        <p>
+        <Field id="key-expires" label="Expires" help="Optional.">
+          <input name="expiresAt" type="date" />
+        </Field>
+        <FormActions>
           <button type="submit">Create key</button>
-        </p>
+        </FormActions>
       </form>
       {props.keys
         .filter((k) => k.status === "active")

@@ -19,6 +19,7 @@ import { AutomationKey, ConnectionKit, InstalledSection, KeysSection } from "../
 import { listSpecializations } from "../../specializations/service";
 import { createPageGuard } from "../../tenancy/pageSessions";
 import { isOrgAdmin } from "../../ui/pageGuard";
+import { Field, FormActions } from "../../ui/form";
 import { Layout, page } from "../../ui/layout";
 import { HtmlMemo } from "../../ui/memo";
 import { ActivityTab, tokenEmails } from "../activityTab";
@@ -54,17 +55,21 @@ function Settings(props: { project: Project; admin: boolean }) {
       <section class="card" aria-labelledby="settings-h">
         <h2 id="settings-h">Settings</h2>
         <form method="post" action={`${route}?_method=PATCH`} hx-patch={route} hx-swap="none">
-          <label for="p-name">Name</label>
-          <input id="p-name" name="name" required maxlength={100} value={p.name} />
-          <label for="p-desc">Description</label>
-          <input id="p-desc" name="description" maxlength={1000} value={p.description} />
-          <label for="p-repo">Repository (its path under the organization's code hosting, for evidence links)</label>
-          <input id="p-repo" name="repository" maxlength={200} value={p.repository ?? ""} placeholder="payments-api" />
-          <label for="p-budget">Context budget (tokens of compact guidance a task is served; the rest is listed by id)</label>
-          <input id="p-budget" name="contextBudget" inputmode="numeric" value={String(p.contextBudget ?? DEFAULT_CONTEXT_BUDGET)} />
-          <p>
+          <Field id="p-name" label="Name">
+            <input name="name" required maxlength={100} value={p.name} />
+          </Field>
+          <Field id="p-desc" label="Description">
+            <input name="description" maxlength={1000} value={p.description} />
+          </Field>
+          <Field id="p-repo" label="Repository" help="Its path under the organization's code hosting, for evidence links.">
+            <input name="repository" maxlength={200} value={p.repository ?? ""} placeholder="payments-api" />
+          </Field>
+          <Field id="p-budget" label="Context budget" help="Tokens of compact guidance a task is served; the rest is listed by id.">
+            <input name="contextBudget" inputmode="numeric" value={String(p.contextBudget ?? DEFAULT_CONTEXT_BUDGET)} />
+          </Field>
+          <FormActions>
             <button type="submit">Save</button>
-          </p>
+          </FormActions>
         </form>
       </section>
       {props.admin ? (
@@ -102,15 +107,18 @@ export function projectPages(deps: CatalogDeps & JournalDeps) {
               <h1>New project</h1>
               <p class="muted">A project is one codebase: its talents, its keys, its agents' activity.</p>
               <form method="post" action="/web/projects" hx-post="/web/projects">
-                <label for="name">Name</label>
-                <input id="name" name="name" required maxlength={100} autofocus />
-                <label for="description">Description (optional)</label>
-                <input id="description" name="description" maxlength={1000} />
-                <label for="repository">Repository (optional, e.g. payments-api)</label>
-                <input id="repository" name="repository" maxlength={200} />
-                <p>
+                <Field id="name" label="Name">
+                  <input name="name" required maxlength={100} autofocus />
+                </Field>
+                <Field id="description" label="Description" help="Optional.">
+                  <input name="description" maxlength={1000} />
+                </Field>
+                <Field id="repository" label="Repository" help="Optional, e.g. payments-api.">
+                  <input name="repository" maxlength={200} />
+                </Field>
+                <FormActions>
                   <button type="submit">Create and choose talents</button>
-                </p>
+                </FormActions>
               </form>
             </div>
           </Layout>,

@@ -9,6 +9,7 @@ import type { Project } from "../service";
 import type { SpecializationView } from "../../specializations/service";
 import type { PageContext } from "../../tenancy/pageSessions";
 import { GraphSvg, type GraphNodeView } from "../../ui/graph";
+import { Field } from "../../ui/form";
 import { DataTable, Layout } from "../../ui/layout";
 import { HtmlByObject, HtmlMemo } from "../../ui/memo";
 
@@ -93,9 +94,8 @@ function Filters(props: {
 }) {
   const q = props.query;
   const options = (name: string, counts: Record<string, number>, label: string) => (
-    <>
-      <label for={`f-${name}`}>{label}</label>
-      <select id={`f-${name}`} name={name}>
+    <Field id={`f-${name}`} label={label} inline>
+      <select name={name}>
         <option value="">any</option>
         {Object.entries(counts).map(([k, n]) => (
           <option value={k} selected={q[name] === k}>
@@ -103,7 +103,7 @@ function Filters(props: {
           </option>
         ))}
       </select>
-    </>
+    </Field>
   );
   return (
     <form method="get" action="/catalog" class="filters" role="search">
@@ -112,8 +112,9 @@ function Filters(props: {
       {[...(props.selected ?? [])].map((id) => (
         <input type="hidden" name="select" value={id} />
       ))}
-      <label for="f-query">Search</label>
-      <input id="f-query" type="search" name="query" value={q.query ?? ""} placeholder="typescript, migrations, TS-001…" />
+      <Field id="f-query" label="Search" inline>
+        <input type="search" name="query" value={q.query ?? ""} placeholder="typescript, migrations, TS-001…" />
+      </Field>
       {options("role", props.f.roles, "Role")}
       {options("language", props.f.languages, "Language")}
       {options("kind", props.f.kinds, "Kind")}
