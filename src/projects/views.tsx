@@ -14,7 +14,8 @@ import { AppError } from "../http/errors";
 import { getProject } from "./service";
 import { GraphSvg, type GraphEdgeView, type GraphNodeView } from "../ui/graph";
 import { HtmlByObject } from "../ui/memo";
-import { returnPath, type ViewContext } from "../ui/views";
+import { returnPath, type RouteView, type ViewContext } from "../ui/views";
+import { PROJECT_STATUSES } from "./statuses";
 import { confirmations } from "../ui/confirmations";
 import { installedOverview, type InstalledTalentView } from "./installed";
 import { listKeys, type KeyView } from "./keys";
@@ -331,7 +332,9 @@ export function AutomationKey(props: { projectId: string; created?: { value: str
 
 /** The route views of the project pages (registered once by createApp). */
 export function registerProjectViews(deps: ViewDeps & CatalogDeps): void {
-  const registerView = deps.views.register.bind(deps.views);
+  // each route also says what it did, in the layout's status line (statuses.ts)
+  const registerView = (m: string, r: string, view: RouteView) =>
+    deps.views.register(m, r, { ...view, status: PROJECT_STATUSES[`${m} ${r}`] });
   const catalog = () => deps.state.catalog!;
   const installedFragment = async (_data: unknown, ctx: ViewContext) => {
     const project = await projectOf(deps, ctx);

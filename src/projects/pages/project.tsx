@@ -16,7 +16,9 @@ import { listKeys } from "../keys";
 import { DEFAULT_CONTEXT_BUDGET, getProject, type Project } from "../service";
 import { connectionKit } from "../setup";
 import { AutomationKey, ConnectionKit, InstalledSection, KeysSection } from "../views";
-import { listSpecializations } from "../../specializations/service";
+import { listSpecializations, type SpecializationView } from "../../specializations/service";
+import { requiresClosure } from "../../catalog/graph";
+import type { Talent } from "../../catalog/format";
 import { createPageGuard } from "../../tenancy/pageSessions";
 import { isOrgAdmin } from "../../ui/pageGuard";
 import { Field, FormActions } from "../../ui/form";
@@ -78,6 +80,60 @@ function Settings(props: { project: Project; admin: boolean }) {
         </TypedDeleteForm>
       ) : null}
     </>
+  );
+}
+
+/**
+ * Where a specialization stands in a project: `applied` when every talent of its closure is
+ * installed; `changed` when some of its own talents are there but not all it brings (applied
+ * once, then something was uninstalled: applying again installs what is missing); else `new`.
+ */
+export function specializationState(
+  spec: { talents: readonly string[] },
+  installed: ReadonlySet<string>,
+  lookup: (id: string) => Talent | undefined,
+): "applied" | "changed" | "new" {
+  const closure = requiresClosure(spec.talents, lookup);
+  const all = [...closure.ids, ...closure.missing];
+  if (all.length > 0 && all.every((id) => installed.has(id))) return "applied";
+  return spec.talents.some((id) => installed.has(id)) ? "changed" : "new";
+}
+
+/** The specializations of the onboarding: each says Apply, Applied, or Apply again. */
+function SpecList(props: {
+  projectId: string;
+  specs: SpecializationView[];
+  installed: ReadonlySet<string>;
+  lookup: (id: string) => Talent | undefined;
+}) {
+  const route = `/web/projects/${props.projectId}/apply-specialization`;
+  return (
+    <ul class="spec-list">
+      {props.specs.map((s) => {
+        const state = specializationState(s, props.installed, props.lookup);
+        return (
+          <li>
+            <form method="post" action={route} hx-post={route}>
+              <input type="hidden" name="specializationId" value={s.id} />
+              <input type="hidden" name="return" value={`/projects/${props.projectId}/onboarding`} />
+              <strong>{s.name}</strong>
+              {s.builtIn ? null : <span class="tag">custom</span>} <span class="muted small">{s.talents.join(", ")}</span>
+              <div class="small">{s.description}</div>
+              {state === "applied" ? (
+                <button type="submit" class="small secondary" disabled>
+                  Applied<span class="visually-hidden"> {s.name}</span>
+                </button>
+              ) : (
+                <button type="submit" class="small">
+                  {state === "changed" ? "Apply again" : "Apply"}
+                  <span class="visually-hidden"> {s.name}</span>
+                </button>
+              )}
+            </form>
+          </li>
+        );
+      })}
+    </ul>
   );
 }
 
@@ -175,26 +231,12 @@ export function projectPages(deps: CatalogDeps & JournalDeps) {
             <section class="card">
               <h2>Start from a specialization</h2>
               <p class="muted">A bundle for a kind of codebase; its prerequisites come along. You can change everything later.</p>
-              <ul class="spec-list">
-                {specs.map((s) => (
-                  <li>
-                    <form
-                      method="post"
-                      action={`/web/projects/${project.id}/apply-specialization`}
-                      hx-post={`/web/projects/${project.id}/apply-specialization`}
-                    >
-                      <input type="hidden" name="specializationId" value={s.id} />
-                      <input type="hidden" name="return" value={`/projects/${project.id}/onboarding`} />
-                      <strong>{s.name}</strong>
-                      {s.builtIn ? null : <span class="tag">custom</span>} <span class="muted small">{s.talents.join(", ")}</span>
-                      <div class="small">{s.description}</div>
-                      <button type="submit" class="small">
-                        Apply<span class="visually-hidden"> {s.name}</span>
-                      </button>
-                    </form>
-                  </li>
-                ))}
-              </ul>
+              <SpecList
+                projectId={project.id}
+                specs={specs}
+                installed={new Set(overview.talents.map((t) => t.id))}
+                lookup={(id) => catalog().get(id)}
+              />
               <p>
                 Or <a href={`/catalog?project=${project.id}`}>pick single talents in the catalog</a>.
               </p>

@@ -69,7 +69,11 @@ function selectionChangeRoutes(deps: SelectionDeps, guards: Guards) {
         set.status = 201;
         return { installed: change.entered, alreadyInstalled: change.unchanged };
       },
-      { org: "member", body: t.Object({ talent: t.Optional(t.Unknown()), talents: t.Optional(t.Unknown()) }) },
+      {
+        org: "member",
+        // prerequisites: which of the talents a form ticked as required by the others (only its status line reads them)
+        body: t.Object({ talent: t.Optional(t.Unknown()), talents: t.Optional(t.Unknown()), prerequisites: t.Optional(t.Unknown()) }),
+      },
     )
     .post(
       "/apply-specialization",

@@ -139,6 +139,7 @@ export function ApplySpecialization(props: {
   state: (id: string) => ProjectState;
 }) {
   const { ctx, project, spec, closure, lookup, state } = props;
+  const missing = closure.ids.filter((id) => state(id) === "not_installed").length;
   return (
     <Layout title={`Apply ${spec.name}`} user={ctx.session.user} nav={ctx.nav}>
       <p class="crumbs">
@@ -163,9 +164,17 @@ export function ApplySpecialization(props: {
         </ul>
         {closure.missing.length > 0 ? <p class="error">No longer available: {closure.missing.join(", ")}</p> : null}
         <p>
-          <button type="submit" disabled={closure.missing.length > 0}>
-            Install these {closure.ids.length} talents (one step)
-          </button>
+          {missing === 0 && closure.missing.length === 0 ? (
+            <button type="submit" class="secondary" disabled>
+              Applied
+            </button>
+          ) : (
+            <button type="submit" disabled={closure.missing.length > 0}>
+              {missing < closure.ids.length
+                ? `Apply again: install the ${missing} missing (one step)`
+                : `Install these ${closure.ids.length} talents (one step)`}
+            </button>
+          )}
         </p>
       </form>
     </Layout>
@@ -182,6 +191,8 @@ export interface Listing {
   talents: Talent[];
   cards: CardView[];
   selected: Set<string>;
+  /** Of the selected, those ticked because a selected talent requires them. */
+  prerequisites: Set<string>;
   specs: SpecializationView[];
   projects: readonly Project[];
   next: string | null;
@@ -226,6 +237,9 @@ export function CatalogListing(props: { l: Listing }) {
       {project ? (
         <form method="post" action={`/web/projects/${project.id}/talents`}>
           <input type="hidden" name="return" value={`/projects/${project.id}`} />
+          {[...props.l.prerequisites].map((id) => (
+            <input type="hidden" name="prerequisites" value={id} />
+          ))}
           {grid}
           <p class="sticky-actions">
             <button type="submit">Install selected</button>
