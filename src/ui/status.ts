@@ -11,7 +11,7 @@ import { cookieValue } from "../http/cookies";
 /** The cookie carrying one status message to the next page (a minute at most). */
 export const STATUS_COOKIE = "talentd_status";
 /** The layout's empty status line, as the layout writes it (ui/layout.tsx). */
-export const STATUS_SLOT = '<div id="status" role="status" class="status-line"></div>';
+export const STATUS_SLOT = '<div id="action-status" role="status" class="status-line"></div>';
 
 /** Signs the messages of this process: a cookie set by another process, or forged, is dropped. */
 const KEY = randomBytes(32);
@@ -25,7 +25,7 @@ const messageHtml = (message: string): string => `<p class="status">${escapeHtml
 
 /** What htmx swaps into the layout's status line beside a fragment (out of band, its content only, so it is announced). */
 export function statusOob(message: string): string {
-  return `<div id="status" hx-swap-oob="innerHTML">${messageHtml(message)}</div>`;
+  return `<div id="action-status" hx-swap-oob="innerHTML">${messageHtml(message)}</div>`;
 }
 
 /** The Set-Cookie header carrying `message` to the next page of this browser. */

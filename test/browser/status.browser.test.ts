@@ -17,7 +17,7 @@ let browser: Browser, live: LiveEnv;
 withChromiumAndApp((b, l) => ([browser, live] = [b, l]));
 
 /** The text of the layout's status line (one region, role=status). */
-const status = async (p: Page): Promise<string> => ((await p.textContent("#status[role=status]")) ?? "").trim();
+const status = async (p: Page): Promise<string> => ((await p.textContent("#action-status[role=status]")) ?? "").trim();
 
 /** The project's installed talents and their state, as the JSON route says. */
 async function installed(client: { get(path: string): Promise<{ body: unknown }> }, pid: string): Promise<Record<string, string>> {
@@ -36,7 +36,7 @@ describe("every action answers in the layout's status line", () => {
 
     await page.goto(`${live.base}/projects/${pid}/onboarding`);
     await Promise.all([page.waitForLoadState("load"), page.click("button:has-text('Apply TypeScript service')")]);
-    await page.waitForSelector("#status .status");
+    await page.waitForSelector("#action-status .status");
     expect(await status(page)).toMatch(/^Applied TypeScript service: \d+ talents installed$/);
     expect(await page.isDisabled("button:has-text('Applied TypeScript service')")).toBe(true);
     await expectClean(w, "onboarding-applied");
@@ -45,15 +45,15 @@ describe("every action answers in the layout's status line", () => {
 
     // uninstall one of its talents (htmx swaps the list and the status line in place)
     await page.click("#installed button:has-text('Uninstall input-validation')");
-    await page.waitForFunction(() => document.querySelector("#status")?.textContent === "Uninstalled input-validation");
+    await page.waitForFunction(() => document.querySelector("#action-status")?.textContent === "Uninstalled input-validation");
     await page.reload();
     await Promise.all([page.waitForLoadState("load"), page.click("button:has-text('Apply again TypeScript service')")]);
-    await page.waitForSelector("#status .status");
+    await page.waitForSelector("#action-status .status");
     expect(await status(page)).toMatch(/^Applied TypeScript service: 1 talent installed, \d+ were already there$/);
 
     // disable (htmx)
     await page.click("#installed button:has-text('Disable typescript-strict')");
-    await page.waitForFunction(() => document.querySelector("#status")?.textContent === "Disabled typescript-strict");
+    await page.waitForFunction(() => document.querySelector("#action-status")?.textContent === "Disabled typescript-strict");
 
     // a grouped install from the catalog: the ticked prerequisite is named so
     await page.goto(`${live.base}/catalog?project=${pid}&select=sql-migrations`);
@@ -66,7 +66,7 @@ describe("every action answers in the layout's status line", () => {
     await page.fill("#key-name", "ci");
     await page.click("#keys form button[type=submit]");
     await page.waitForSelector("#keys .secret");
-    await page.waitForFunction(() => document.querySelector("#status")?.textContent === "Key ci created — copy it now");
+    await page.waitForFunction(() => document.querySelector("#action-status")?.textContent === "Key ci created — copy it now");
     expect(await installed(o.owner, pid)).toMatchObject({ "typescript-strict": "disabled", "sql-base": "active" });
     await w.context.close();
   });
