@@ -39,6 +39,8 @@ describe("every action answers in the layout's status line", () => {
     await page.waitForSelector("#action-status .status");
     expect(await status(page)).toMatch(/^Applied TypeScript service: \d+ talents installed$/);
     expect(await page.isDisabled("button:has-text('Applied TypeScript service')")).toBe(true);
+    // a specialization never applied says Apply, though it shares talents with the one applied
+    expect((await page.textContent("li:has(strong:text-is('CI and platform')) button"))?.trim()).toBe("Apply CI and platform");
     await expectClean(w, "onboarding-applied");
     await page.reload();
     expect(await status(page)).toBe(""); // said once

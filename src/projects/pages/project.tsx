@@ -85,18 +85,29 @@ function Settings(props: { project: Project; admin: boolean }) {
 
 /**
  * Where a specialization stands in a project: `applied` when every talent of its closure is
- * installed; `changed` when some of its own talents are there but not all it brings (applied
- * once, then something was uninstalled: applying again installs what is missing); else `new`.
+ * installed; `changed` when it was applied to the project (the activity journal says so) but
+ * something of it is no longer installed (applying again installs what is missing); else `new`.
  */
 export function specializationState(
-  spec: { talents: readonly string[] },
+  spec: { id: string; talents: readonly string[] },
   installed: ReadonlySet<string>,
   lookup: (id: string) => Talent | undefined,
+  appliedBefore: ReadonlySet<string>,
 ): "applied" | "changed" | "new" {
   const closure = requiresClosure(spec.talents, lookup);
   const all = [...closure.ids, ...closure.missing];
   if (all.length > 0 && all.every((id) => installed.has(id))) return "applied";
-  return spec.talents.some((id) => installed.has(id)) ? "changed" : "new";
+  return appliedBefore.has(spec.id) ? "changed" : "new";
+}
+
+/** The specializations applied to a project, as its activity journal remembers (within its retention). */
+async function appliedSpecializations(deps: JournalDeps & CatalogDeps, projectId: string): Promise<Set<string>> {
+  await deps.journal.settle();
+  const rows = await deps.database.all<{ id: string | null }>(
+    "SELECT DISTINCT json_extract(detail, '$.specialization') AS id FROM trace_events WHERE project_id = ? AND kind = 'apply_specialization'",
+    [projectId],
+  );
+  return new Set(rows.map((r) => r.id).filter((id): id is string => typeof id === "string"));
 }
 
 /** The specializations of the onboarding: each says Apply, Applied, or Apply again. */
@@ -105,12 +116,13 @@ function SpecList(props: {
   specs: SpecializationView[];
   installed: ReadonlySet<string>;
   lookup: (id: string) => Talent | undefined;
+  appliedBefore: ReadonlySet<string>;
 }) {
   const route = `/web/projects/${props.projectId}/apply-specialization`;
   return (
     <ul class="spec-list">
       {props.specs.map((s) => {
-        const state = specializationState(s, props.installed, props.lookup);
+        const state = specializationState(s, props.installed, props.lookup, props.appliedBefore);
         return (
           <li>
             <form method="post" action={route} hx-post={route}>
@@ -220,9 +232,10 @@ export function projectPages(deps: CatalogDeps & JournalDeps) {
             </Layout>,
           );
         }
-        const [overview, specs] = await Promise.all([
+        const [overview, specs, appliedBefore] = await Promise.all([
           installedOverview({ database: deps.database, catalog: catalog() }, project),
           listSpecializations(deps.database, catalog(), project.organizationId),
+          appliedSpecializations(deps, project.id),
         ]);
         return page(
           <Layout title={`Choose talents · ${project.name}`} user={ctx.session.user} nav={ctx.nav}>
@@ -236,6 +249,7 @@ export function projectPages(deps: CatalogDeps & JournalDeps) {
                 specs={specs}
                 installed={new Set(overview.talents.map((t) => t.id))}
                 lookup={(id) => catalog().get(id)}
+                appliedBefore={appliedBefore}
               />
               <p>
                 Or <a href={`/catalog?project=${project.id}`}>pick single talents in the catalog</a>.
