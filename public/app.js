@@ -104,6 +104,43 @@
     input.dataset.followed = now;
   });
 
+  // a field the server refused (an issue of the #flash alert naming it): its message also under the field itself
+  // (ui/form.tsx Field's error slot, named by the control's aria-describedby); cleared when the form is sent again
+  const clearFieldErrors = (form) => {
+    for (const slot of form.querySelectorAll(".field-error[data-from-flash]")) {
+      slot.hidden = true;
+      slot.textContent = "";
+      slot.removeAttribute("data-from-flash");
+      const control = form.querySelector(`[aria-describedby~="${slot.id}"]`);
+      if (!control) continue;
+      control.removeAttribute("aria-invalid");
+      const rest = control.getAttribute("aria-describedby").split(" ").filter((x) => x !== slot.id);
+      if (rest.length) control.setAttribute("aria-describedby", rest.join(" "));
+      else control.removeAttribute("aria-describedby");
+    }
+  };
+  document.addEventListener("htmx:beforeRequest", (e) => {
+    const form = e.target.closest && e.target.closest("form");
+    if (form) clearFieldErrors(form);
+  });
+  document.addEventListener("htmx:afterSettle", (e) => {
+    if (!e.detail.failed) return;
+    const source = e.detail.requestConfig && e.detail.requestConfig.elt;
+    const form = source && source.closest && source.closest("form");
+    if (!form) return;
+    for (const issue of document.querySelectorAll("#flash li[data-field]")) {
+      const control = form.querySelector(`[name="${CSS.escape(issue.dataset.field)}"]`);
+      const slot = control && control.id && document.getElementById(`${control.id}-error`);
+      if (!slot) continue;
+      slot.textContent = issue.textContent.trim();
+      slot.hidden = false;
+      slot.dataset.fromFlash = "true";
+      const by = (control.getAttribute("aria-describedby") || "").split(" ").filter(Boolean);
+      if (!by.includes(slot.id)) control.setAttribute("aria-describedby", [...by, slot.id].join(" "));
+      control.setAttribute("aria-invalid", "true");
+    }
+  });
+
   // a change the server refused: form[data-reset-on-error] shows again what is true (e.g. the role it kept)
   document.addEventListener("htmx:responseError", (e) => {
     const form = e.target.closest && e.target.closest("form[data-reset-on-error]");

@@ -14,14 +14,16 @@ import { AppError } from "../http/errors";
 import { getProject } from "./service";
 import { GraphSvg, type GraphEdgeView, type GraphNodeView } from "../ui/graph";
 import { HtmlByObject } from "../ui/memo";
-import { formReturn, returnPath, type ViewContext } from "../ui/views";
+import { formReturn, returnPath, type RouteView, type ViewContext } from "../ui/views";
 import { AutomationKey, OneTimeSecret } from "./views/automationKey";
+import { PROJECT_STATUSES } from "./statuses";
 import { confirmations } from "../ui/confirmations";
 import { installedOverview, type InstalledTalentView } from "./installed";
 import { listKeys, type KeyView } from "./keys";
 import { KEY_SCOPES } from "../db/schema";
 import type { ClientConfig } from "./setup";
 import { DataTable } from "../ui/layout";
+import { Field, FormActions } from "../ui/form";
 
 type Overview = Awaited<ReturnType<typeof installedOverview>>;
 
@@ -223,8 +225,9 @@ export function KeysSection(props: { projectId: string; keys: KeyView[]; created
       <form class="card sub" method="post" action={base} hx-post={base} hx-target="#keys" hx-swap="outerHTML">
         <h3>Create a key</h3>
         <input type="hidden" name="return" value={`/projects/${props.projectId}?tab=keys`} />
-        <label for="key-name">Name (what it is for)</label>
-        <input id="key-name" name="name" required maxlength={100} placeholder="pre-commit hook of alice's laptop" />
+        <Field id="key-name" label="Name" help="What it is for.">
+          <input name="name" required maxlength={100} placeholder="pre-commit hook of alice's laptop" />
+        </Field>
         <fieldset>
           <legend>Tools it may use</legend>
           <div class="checks">
@@ -235,11 +238,12 @@ export function KeysSection(props: { projectId: string; keys: KeyView[]; created
             ))}
           </div>
         </fieldset>
-        <label for="key-expires">Expires (optional)</label>
-        <input id="key-expires" name="expiresAt" type="date" />
-        <p>
+        <Field id="key-expires" label="Expires" help="Optional.">
+          <input name="expiresAt" type="date" />
+        </Field>
+        <FormActions>
           <button type="submit">Create key</button>
-        </p>
+        </FormActions>
       </form>
       {props.keys
         .filter((k) => k.status === "active")
@@ -293,7 +297,9 @@ export function ConnectionKit(props: { mcpUrl: string; clients: ClientConfig[]; 
 
 /** The route views of the project pages (registered once by createApp). */
 export function registerProjectViews(deps: ViewDeps & CatalogDeps): void {
-  const registerView = deps.views.register.bind(deps.views);
+  // each route also says what it did, in the layout's status line (statuses.ts)
+  const registerView = (m: string, r: string, view: RouteView) =>
+    deps.views.register(m, r, { ...view, status: PROJECT_STATUSES[`${m} ${r}`] });
   const catalog = () => deps.state.catalog!;
   const installedFragment = async (_data: unknown, ctx: ViewContext) => {
     const project = await projectOf(deps, ctx);

@@ -34,7 +34,7 @@ export function ErrorDetails(props: { error: AppError; requestId: string }) {
       {issues.length > 0 ? (
         <ul>
           {issues.map((i) => (
-            <li>
+            <li data-field={i.path || undefined}>
               {i.path ? <code>{i.path}</code> : null} {i.message}
             </li>
           ))}

@@ -3,6 +3,7 @@
 import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
 import { HtmlMemo } from "./memo";
+import { STATUS_SLOT } from "./status";
 
 /** What the header shows of the signed-in person's organizations (pages that have a session). */
 export interface Nav {
@@ -181,6 +182,8 @@ function Palette() {
 /** Kept renders (ui/memo.ts): the header by everything it shows; the palette is the same on every page. */
 const headers = new HtmlMemo(1024);
 const PALETTE = raw(String(<Palette />));
+/** The status line, empty: the answer of a page opened after a change writes its message in (ui/status.ts). */
+const STATUS_LINE = raw(STATUS_SLOT);
 
 export function Layout(props: { title: string; children?: Child; user?: { email: string } | null; nav?: Nav }) {
   return (
@@ -205,6 +208,7 @@ export function Layout(props: { title: string; children?: Child; user?: { email:
             <ApprovalBanner nav={props.nav} />
           </>
         ))}
+        {STATUS_LINE}
         <div id="flash" aria-live="polite"></div>
         <main id="main">{props.children}</main>
         {props.nav ? PALETTE : null}

@@ -13,6 +13,7 @@
 import { Elysia } from "elysia";
 import { isHtmx, isNavigation } from "../http/negotiate";
 import { safeNext } from "../http/next";
+import { statusCookie, statusOob, withStatus } from "./status";
 
 export interface ViewContext {
   request: Request;
@@ -30,6 +31,13 @@ export interface RouteView {
    * for this answer (htmx gets the fragment, a form post its default).
    */
   redirect?: (data: unknown, ctx: ViewContext) => string | null;
+  /**
+   * What the change did, in one line for the layout's status line (ui/status.ts): swapped in
+   * beside the fragment for htmx, carried to the next page otherwise. Null: nothing to say.
+   */
+  status?: (data: unknown, ctx: ViewContext) => string | null | Promise<string | null>;
+  /** The fragment already says what changed (its own notice line): htmx gets no second one. */
+  statusInFragment?: boolean;
 }
 
 /** The HTML answers of one app's routes, by `METHOD /web/...` as each route is declared. */
@@ -80,22 +88,39 @@ export function webViews(registry: ViewRegistry) {
       if (typeof r === "string" && r !== "") returns.set(request, r);
     })
     .onAfterHandle({ as: "global" }, async ({ request, route, params, body, responseValue }) => {
-      if (!route.startsWith("/web/") || responseValue instanceof Response) return;
+      if (responseValue instanceof Response) {
+        // a page opened after a change: its status line says what the change did
+        const page = request.method === "GET" && !route.startsWith("/web/") && !isHtmx(request);
+        return page ? withStatus(request, responseValue) : undefined;
+      }
+      if (!route.startsWith("/web/")) return;
       const htmx = isHtmx(request);
       const navigation = !htmx && request.method !== "GET" && isNavigation(request);
       if (!htmx && !navigation) return;
       const view = registry.get(request.method, route);
       const ctx: ViewContext = { request, params: (params ?? {}) as Record<string, string>, body };
-      if (htmx) {
-        const to = view?.redirect?.(responseValue, ctx);
-        if (to) return new Response(null, { status: 204, headers: { "hx-redirect": to } });
-        if (view?.fragment) {
-          const html = String(await view.fragment(responseValue, ctx));
-          return new Response(html, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } });
-        }
-        return new Response(null, { status: 204, headers: { "hx-refresh": "true" } });
-      }
-      const to = view?.redirect?.(responseValue, ctx) ?? returnPath(request, "/");
-      return new Response(null, { status: 303, headers: { location: to, "cache-control": "no-store" } });
+      return htmx ? htmxAnswer(view, responseValue, ctx) : formAnswer(view, responseValue, ctx);
     });
+}
+
+/** The answer to htmx: a redirect, the route's fragment with the status line beside it, or a reload. */
+async function htmxAnswer(view: RouteView | undefined, data: unknown, ctx: ViewContext): Promise<Response> {
+  const status = await view?.status?.(data, ctx);
+  const carried: Record<string, string> = status ? { "set-cookie": statusCookie(status, ctx.request) } : {};
+  const to = view?.redirect?.(data, ctx);
+  if (to) return new Response(null, { status: 204, headers: { "hx-redirect": to, ...carried } });
+  if (view?.fragment) {
+    const html = String(await view.fragment(data, ctx)) + (status && !view.statusInFragment ? statusOob(status) : "");
+    return new Response(html, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } });
+  }
+  return new Response(null, { status: 204, headers: { "hx-refresh": "true", ...carried } });
+}
+
+/** The answer to a form posted without JavaScript: back to a page (303), the status carried to it. */
+async function formAnswer(view: RouteView | undefined, data: unknown, ctx: ViewContext): Promise<Response> {
+  const status = await view?.status?.(data, ctx);
+  const to = view?.redirect?.(data, ctx) ?? returnPath(ctx.request, "/");
+  const headers: Record<string, string> = { location: to, "cache-control": "no-store" };
+  if (status) headers["set-cookie"] = statusCookie(status, ctx.request);
+  return new Response(null, { status: 303, headers });
 }

@@ -15,6 +15,7 @@ import { AppError } from "../../http/errors";
 import { formField } from "../../http/form";
 import { safeNext } from "../../http/next";
 import { Layout, page } from "../../ui/layout";
+import { Field, FormActions } from "../../ui/form";
 import { passwordProblem } from "../passwords";
 import { signIn, signUp } from "../service";
 import { deleteSessionByToken, sessionCookie, sessionTokenFrom } from "../../auth/sessions";
@@ -122,16 +123,15 @@ export function LoginPage(props: {
             </p>
           ) : null}
           <input type="hidden" name="next" value={props.next} />
-          <label for="email">E-mail</label>
-          <input id="email" name="email" type="email" required autocomplete="username" value={signInErr?.email ?? ""} />
-          <label for="password">Password</label>
-          <input id="password" name="password" type="password" autocomplete="current-password" aria-describedby="password-hint" />
-          <p class="muted" id="password-hint">
-            Your organization uses single sign-on? Leave the password empty and continue.
-          </p>
-          <p>
+          <Field id="email" label="E-mail">
+            <input name="email" type="email" required autocomplete="username" value={signInErr?.email ?? ""} />
+          </Field>
+          <Field id="password" label="Password" help="Your organization uses single sign-on? Leave the password empty and continue.">
+            <input name="password" type="password" autocomplete="current-password" />
+          </Field>
+          <FormActions>
             <button type="submit">Sign in</button>
-          </p>
+          </FormActions>
           <p class="small">
             <a href="/reset-password">Forgot your password?</a>
           </p>
@@ -160,15 +160,18 @@ export function LoginPage(props: {
             </p>
           ) : null}
           <input type="hidden" name="next" value={props.next} />
-          <label for="new-email">E-mail</label>
-          <input id="new-email" name="email" type="email" required autocomplete="email" value={signUpErr?.email ?? ""} />
-          <label for="new-name">Name</label>
-          <input id="new-name" name="name" type="text" maxlength={100} autocomplete="name" value={signUpErr?.name ?? ""} />
-          <label for="new-password">Password (at least 10 characters)</label>
-          <input id="new-password" name="password" type="password" required minlength={10} maxlength={256} autocomplete="new-password" />
-          <p>
+          <Field id="new-email" label="E-mail">
+            <input name="email" type="email" required autocomplete="email" value={signUpErr?.email ?? ""} />
+          </Field>
+          <Field id="new-name" label="Name">
+            <input name="name" type="text" maxlength={100} autocomplete="name" value={signUpErr?.name ?? ""} />
+          </Field>
+          <Field id="new-password" label="Password" help="At least 10 characters.">
+            <input name="password" type="password" required minlength={10} maxlength={256} autocomplete="new-password" />
+          </Field>
+          <FormActions>
             <button type="submit">Create account</button>
-          </p>
+          </FormActions>
         </form>
       </div>
     </Layout>

@@ -12,6 +12,7 @@ import { checkSameOrigin } from "../../http/csrf";
 import { AppError } from "../../http/errors";
 import { formField } from "../../http/form";
 import { Layout, page } from "../../ui/layout";
+import { Field, FormActions } from "../../ui/form";
 import { email, password } from "../model";
 import { passwordProblem } from "../passwords";
 import { requestPasswordReset, RESET_REQUESTED, resetPassword, resetTokenValid } from "../passwordReset";
@@ -26,11 +27,12 @@ function RequestForm(props: { email?: string; error?: string }) {
           {props.error}
         </p>
       ) : null}
-      <label for="email">E-mail of your account</label>
-      <input id="email" name="email" type="email" required maxlength={254} autocomplete="email" value={props.email ?? ""} />
-      <p>
+      <Field id="email" label="E-mail of your account">
+        <input name="email" type="email" required maxlength={254} autocomplete="email" value={props.email ?? ""} />
+      </Field>
+      <FormActions>
         <button type="submit">Send me a link</button>
-      </p>
+      </FormActions>
     </form>
   );
 }
@@ -78,11 +80,12 @@ function ResetPage(props: {
               </p>
             ) : null}
             <input type="hidden" name="token" value={props.token ?? ""} />
-            <label for="password">New password (at least 10 characters)</label>
-            <input id="password" name="password" type="password" required minlength={10} maxlength={256} autocomplete="new-password" />
-            <p>
+            <Field id="password" label="New password" help="At least 10 characters.">
+              <input name="password" type="password" required minlength={10} maxlength={256} autocomplete="new-password" />
+            </Field>
+            <FormActions>
               <button type="submit">Set the new password</button>
-            </p>
+            </FormActions>
             <p class="muted">Every other session of your account ends: devices signed in will have to sign in again.</p>
           </form>
         ) : s === "invalid" ? (

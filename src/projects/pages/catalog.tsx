@@ -106,9 +106,14 @@ async function listing(
     else throw e;
   }
   const selected = new Set(list(query.select));
-  // prerequisites offered: what the selected talents require that the project lacks
+  // prerequisites offered: what the selected talents require that the project lacks (named so in the install's status line)
+  const prerequisites = new Set<string>();
   if (project && selected.size > 0)
-    for (const id of requiresClosure([...selected], lookup).ids) if (state(id) === "not_installed") selected.add(id);
+    for (const id of requiresClosure([...selected], lookup).ids)
+      if (state(id) === "not_installed" && !selected.has(id)) {
+        selected.add(id);
+        prerequisites.add(id);
+      }
   const selectedCards = project
     ? [...selected]
         .filter((id) => !pageOf.talents.some((t) => t.id === id))
@@ -137,6 +142,7 @@ async function listing(
     talents: pageOf.talents,
     cards,
     selected,
+    prerequisites,
     specs,
     projects,
     next: pageOf.nextCursor ? String(next) : null,

@@ -19,9 +19,12 @@ import { ConnectionKit, InstalledSection, KeysSection } from "../views";
 import { AutomationKey } from "../views/automationKey";
 import { hasAutomationKey } from "../automationKey";
 import { automationKeyPages } from "./automationKey";
-import { listSpecializations } from "../../specializations/service";
+import { listSpecializations, type SpecializationView } from "../../specializations/service";
+import { requiresClosure } from "../../catalog/graph";
+import type { Talent } from "../../catalog/format";
 import { createPageGuard } from "../../tenancy/pageSessions";
 import { isOrgAdmin } from "../../ui/pageGuard";
+import { Field, FormActions } from "../../ui/form";
 import { Layout, page } from "../../ui/layout";
 import { HtmlMemo } from "../../ui/memo";
 import { ActivityTab, tokenEmails } from "../activityTab";
@@ -57,17 +60,21 @@ function Settings(props: { project: Project; admin: boolean }) {
       <section class="card" aria-labelledby="settings-h">
         <h2 id="settings-h">Settings</h2>
         <form method="post" action={`${route}?_method=PATCH`} hx-patch={route} hx-swap="none">
-          <label for="p-name">Name</label>
-          <input id="p-name" name="name" required maxlength={100} value={p.name} />
-          <label for="p-desc">Description</label>
-          <input id="p-desc" name="description" maxlength={1000} value={p.description} />
-          <label for="p-repo">Repository (its path under the organization's code hosting, for evidence links)</label>
-          <input id="p-repo" name="repository" maxlength={200} value={p.repository ?? ""} placeholder="payments-api" />
-          <label for="p-budget">Context budget (tokens of compact guidance a task is served; the rest is listed by id)</label>
-          <input id="p-budget" name="contextBudget" inputmode="numeric" value={String(p.contextBudget ?? DEFAULT_CONTEXT_BUDGET)} />
-          <p>
+          <Field id="p-name" label="Name">
+            <input name="name" required maxlength={100} value={p.name} />
+          </Field>
+          <Field id="p-desc" label="Description">
+            <input name="description" maxlength={1000} value={p.description} />
+          </Field>
+          <Field id="p-repo" label="Repository" help="Its path under the organization's code hosting, for evidence links.">
+            <input name="repository" maxlength={200} value={p.repository ?? ""} placeholder="payments-api" />
+          </Field>
+          <Field id="p-budget" label="Context budget" help="Tokens of compact guidance a task is served; the rest is listed by id.">
+            <input name="contextBudget" inputmode="numeric" value={String(p.contextBudget ?? DEFAULT_CONTEXT_BUDGET)} />
+          </Field>
+          <FormActions>
             <button type="submit">Save</button>
-          </p>
+          </FormActions>
         </form>
       </section>
       {props.admin ? (
@@ -76,6 +83,72 @@ function Settings(props: { project: Project; admin: boolean }) {
         </TypedDeleteForm>
       ) : null}
     </>
+  );
+}
+
+/**
+ * Where a specialization stands in a project: `applied` when every talent of its closure is
+ * installed; `changed` when it was applied to the project (the activity journal says so) but
+ * something of it is no longer installed (applying again installs what is missing); else `new`.
+ */
+export function specializationState(
+  spec: { id: string; talents: readonly string[] },
+  installed: ReadonlySet<string>,
+  lookup: (id: string) => Talent | undefined,
+  appliedBefore: ReadonlySet<string>,
+): "applied" | "changed" | "new" {
+  const closure = requiresClosure(spec.talents, lookup);
+  const all = [...closure.ids, ...closure.missing];
+  if (all.length > 0 && all.every((id) => installed.has(id))) return "applied";
+  return appliedBefore.has(spec.id) ? "changed" : "new";
+}
+
+/** The specializations applied to a project, as its activity journal remembers (within its retention). */
+async function appliedSpecializations(deps: JournalDeps & CatalogDeps, projectId: string): Promise<Set<string>> {
+  await deps.journal.settle();
+  const rows = await deps.database.all<{ id: string | null }>(
+    "SELECT DISTINCT json_extract(detail, '$.specialization') AS id FROM trace_events WHERE project_id = ? AND kind = 'apply_specialization'",
+    [projectId],
+  );
+  return new Set(rows.map((r) => r.id).filter((id): id is string => typeof id === "string"));
+}
+
+/** The specializations of the onboarding: each says Apply, Applied, or Apply again. */
+function SpecList(props: {
+  projectId: string;
+  specs: SpecializationView[];
+  installed: ReadonlySet<string>;
+  lookup: (id: string) => Talent | undefined;
+  appliedBefore: ReadonlySet<string>;
+}) {
+  const route = `/web/projects/${props.projectId}/apply-specialization`;
+  return (
+    <ul class="spec-list">
+      {props.specs.map((s) => {
+        const state = specializationState(s, props.installed, props.lookup, props.appliedBefore);
+        return (
+          <li>
+            <form method="post" action={route} hx-post={route}>
+              <input type="hidden" name="specializationId" value={s.id} />
+              <input type="hidden" name="return" value={`/projects/${props.projectId}/onboarding`} />
+              <strong>{s.name}</strong>
+              {s.builtIn ? null : <span class="tag">custom</span>} <span class="muted small">{s.talents.join(", ")}</span>
+              <div class="small">{s.description}</div>
+              {state === "applied" ? (
+                <button type="submit" class="small secondary" disabled>
+                  Applied<span class="visually-hidden"> {s.name}</span>
+                </button>
+              ) : (
+                <button type="submit" class="small">
+                  {state === "changed" ? "Apply again" : "Apply"}
+                  <span class="visually-hidden"> {s.name}</span>
+                </button>
+              )}
+            </form>
+          </li>
+        );
+      })}
+    </ul>
   );
 }
 
@@ -106,15 +179,18 @@ export function projectPages(deps: CatalogDeps & JournalDeps) {
               <h1>New project</h1>
               <p class="muted">A project is one codebase: its talents, its keys, its agents' activity.</p>
               <form method="post" action="/web/projects" hx-post="/web/projects">
-                <label for="name">Name</label>
-                <input id="name" name="name" required maxlength={100} autofocus />
-                <label for="description">Description (optional)</label>
-                <input id="description" name="description" maxlength={1000} />
-                <label for="repository">Repository (optional, e.g. payments-api)</label>
-                <input id="repository" name="repository" maxlength={200} />
-                <p>
+                <Field id="name" label="Name">
+                  <input name="name" required maxlength={100} autofocus />
+                </Field>
+                <Field id="description" label="Description" help="Optional.">
+                  <input name="description" maxlength={1000} />
+                </Field>
+                <Field id="repository" label="Repository" help="Optional, e.g. payments-api.">
+                  <input name="repository" maxlength={200} />
+                </Field>
+                <FormActions>
                   <button type="submit">Create and choose talents</button>
-                </p>
+                </FormActions>
               </form>
             </div>
           </Layout>,
@@ -164,9 +240,10 @@ export function projectPages(deps: CatalogDeps & JournalDeps) {
             </Layout>,
           );
         }
-        const [overview, specs] = await Promise.all([
+        const [overview, specs, appliedBefore] = await Promise.all([
           installedOverview({ database: deps.database, catalog: catalog() }, project),
           listSpecializations(deps.database, catalog(), project.organizationId),
+          appliedSpecializations(deps, project.id),
         ]);
         return page(
           <Layout title={`Choose talents · ${project.name}`} user={ctx.session.user} nav={ctx.nav}>
@@ -175,26 +252,13 @@ export function projectPages(deps: CatalogDeps & JournalDeps) {
             <section class="card">
               <h2>Start from a specialization</h2>
               <p class="muted">A bundle for a kind of codebase; its prerequisites come along. You can change everything later.</p>
-              <ul class="spec-list">
-                {specs.map((s) => (
-                  <li>
-                    <form
-                      method="post"
-                      action={`/web/projects/${project.id}/apply-specialization`}
-                      hx-post={`/web/projects/${project.id}/apply-specialization`}
-                    >
-                      <input type="hidden" name="specializationId" value={s.id} />
-                      <input type="hidden" name="return" value={`/projects/${project.id}/onboarding`} />
-                      <strong>{s.name}</strong>
-                      {s.builtIn ? null : <span class="tag">custom</span>} <span class="muted small">{s.talents.join(", ")}</span>
-                      <div class="small">{s.description}</div>
-                      <button type="submit" class="small">
-                        Apply<span class="visually-hidden"> {s.name}</span>
-                      </button>
-                    </form>
-                  </li>
-                ))}
-              </ul>
+              <SpecList
+                projectId={project.id}
+                specs={specs}
+                installed={new Set(overview.talents.map((t) => t.id))}
+                lookup={(id) => catalog().get(id)}
+                appliedBefore={appliedBefore}
+              />
               <p>
                 Or <a href={`/catalog?project=${project.id}`}>pick single talents in the catalog</a>.
               </p>

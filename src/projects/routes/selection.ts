@@ -33,7 +33,15 @@ export function selectionRoutes(deps: SelectionDeps, guards: Guards) {
 
 /** Records a selection change in the activity journal, with the signed-in person as author, via `web`. */
 function selectionTracer(deps: SelectionDeps) {
-  return (request: Request, auth: SessionRecord, projectId: string, kind: string, change: SelectionChange, status = 200) =>
+  return (
+    request: Request,
+    auth: SessionRecord,
+    projectId: string,
+    kind: string,
+    change: SelectionChange,
+    status = 200,
+    detail: Record<string, unknown> | null = null,
+  ) =>
     deps.journal.record({
       projectId,
       kind,
@@ -47,6 +55,7 @@ function selectionTracer(deps: SelectionDeps) {
       status,
       durationMs: elapsedMs(request),
       arrival: arrivalOf(request),
+      detail,
     });
 }
 
@@ -69,14 +78,19 @@ function selectionChangeRoutes(deps: SelectionDeps, guards: Guards) {
         set.status = 201;
         return { installed: change.entered, alreadyInstalled: change.unchanged };
       },
-      { org: "member", body: t.Object({ talent: t.Optional(t.Unknown()), talents: t.Optional(t.Unknown()) }) },
+      {
+        org: "member",
+        // prerequisites: which of the talents a form ticked as required by the others (only its status line reads them)
+        body: t.Object({ talent: t.Optional(t.Unknown()), talents: t.Optional(t.Unknown()), prerequisites: t.Optional(t.Unknown()) }),
+      },
     )
     .post(
       "/apply-specialization",
       async ({ auth, org, params, body, request }) => {
         const project = await getProject(deps.database, org.id, params.id);
         const r = await applySpecialization(deps.database, deps.state.catalog!, project, body.specializationId, `user:${auth.user.id}`);
-        trace(request, auth, project.id, "apply_specialization", r.change);
+        // the specialization named, so the onboarding can say "Apply again" once something of it was uninstalled
+        trace(request, auth, project.id, "apply_specialization", r.change, 200, { specialization: r.specialization.id });
         return {
           specialization: { id: r.specialization.id, name: r.specialization.name },
           talents: r.requested,

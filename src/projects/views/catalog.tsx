@@ -10,6 +10,7 @@ import type { Relevance } from "../../selection/relevance";
 import type { SpecializationView } from "../../specializations/service";
 import type { PageContext } from "../../tenancy/pageSessions";
 import { GraphSvg, type GraphNodeView } from "../../ui/graph";
+import { Field } from "../../ui/form";
 import { DataTable, Layout } from "../../ui/layout";
 import { InlineCode } from "../../ui/parts";
 import { HtmlByObject, HtmlMemo } from "../../ui/memo";
@@ -96,9 +97,8 @@ function Filters(props: {
 }) {
   const q = props.query;
   const options = (name: string, counts: Record<string, number>, label: string) => (
-    <>
-      <label for={`f-${name}`}>{label}</label>
-      <select id={`f-${name}`} name={name}>
+    <Field id={`f-${name}`} label={label} inline>
+      <select name={name}>
         <option value="">any</option>
         {Object.entries(counts).map(([k, n]) => (
           <option value={k} selected={q[name] === k}>
@@ -106,7 +106,7 @@ function Filters(props: {
           </option>
         ))}
       </select>
-    </>
+    </Field>
   );
   return (
     <form method="get" action="/catalog" class="filters" role="search">
@@ -115,8 +115,9 @@ function Filters(props: {
       {[...(props.selected ?? [])].map((id) => (
         <input type="hidden" name="select" value={id} />
       ))}
-      <label for="f-query">Search</label>
-      <input id="f-query" type="search" name="query" value={q.query ?? ""} placeholder="typescript, migrations, TS-001…" />
+      <Field id="f-query" label="Search" inline>
+        <input type="search" name="query" value={q.query ?? ""} placeholder="typescript, migrations, TS-001…" />
+      </Field>
       {options("role", props.f.roles, "Role")}
       {options("language", props.f.languages, "Language")}
       {options("kind", props.f.kinds, "Kind")}
@@ -141,6 +142,7 @@ export function ApplySpecialization(props: {
   state: (id: string) => ProjectState;
 }) {
   const { ctx, project, spec, closure, lookup, state } = props;
+  const missing = closure.ids.filter((id) => state(id) === "not_installed").length;
   return (
     <Layout title={`Apply ${spec.name}`} user={ctx.session.user} nav={ctx.nav}>
       <p class="crumbs">
@@ -165,9 +167,17 @@ export function ApplySpecialization(props: {
         </ul>
         {closure.missing.length > 0 ? <p class="error">No longer available: {closure.missing.join(", ")}</p> : null}
         <p>
-          <button type="submit" disabled={closure.missing.length > 0}>
-            Install these {closure.ids.length} talents (one step)
-          </button>
+          {missing === 0 && closure.missing.length === 0 ? (
+            <button type="submit" class="secondary" disabled>
+              Applied
+            </button>
+          ) : (
+            <button type="submit" disabled={closure.missing.length > 0}>
+              {missing < closure.ids.length
+                ? `Apply again: install the ${missing} missing (one step)`
+                : `Install these ${closure.ids.length} talents (one step)`}
+            </button>
+          )}
         </p>
       </form>
     </Layout>
@@ -185,6 +195,8 @@ export interface Listing {
   talents: Talent[];
   cards: CardView[];
   selected: Set<string>;
+  /** Of the selected, those ticked because a selected talent requires them. */
+  prerequisites: Set<string>;
   specs: SpecializationView[];
   projects: readonly Project[];
   next: string | null;
@@ -245,6 +257,9 @@ export function CatalogListing(props: { l: Listing }) {
       {project ? (
         <form method="post" action={`/web/projects/${project.id}/talents`}>
           <input type="hidden" name="return" value={`/projects/${project.id}`} />
+          {[...props.l.prerequisites].map((id) => (
+            <input type="hidden" name="prerequisites" value={id} />
+          ))}
           {grid}
           <p class="sticky-actions">
             <button type="submit">Install selected</button>

@@ -17,6 +17,7 @@ import { InvitationsSection, MembersSection, StatusCard } from "../views/org";
 import { createPageGuard } from "../pageSessions";
 import { isOrgAdmin } from "../../ui/pageGuard";
 import { Layout, page } from "../../ui/layout";
+import { Field, FormActions } from "../../ui/form";
 
 /** The owner/admin pages of the organization, linked from /org (some are built beside this one). */
 const ADMIN_LINKS = [
@@ -48,22 +49,25 @@ export function orgPages(deps: CoreDeps) {
                   : "A platform administrator approves new organizations: until then it is pending, and only its status can be seen."}
               </p>
               <form method="post" action="/web/orgs" hx-post="/web/orgs">
-                <label for="org-name">Name</label>
-                <input id="org-name" name="name" required maxlength={100} autofocus />
-                <label for="org-slug">
-                  Short name (optional: lower-case letters, digits and -; it names private expertises, @short-name/…)
-                </label>
-                <input
+                <Field id="org-name" label="Name">
+                  <input name="name" required maxlength={100} autofocus />
+                </Field>
+                <Field
                   id="org-slug"
-                  name="slug"
-                  maxlength={40}
-                  pattern="[a-z0-9]+(-[a-z0-9]+)*"
-                  title="lower-case letters and digits separated by -"
-                  autocomplete="off"
-                />
-                <p>
+                  label="Short name"
+                  help="Optional: lower-case letters, digits and -; it names private expertises, @short-name/…"
+                >
+                  <input
+                    name="slug"
+                    maxlength={40}
+                    pattern="[a-z0-9]+(-[a-z0-9]+)*"
+                    title="lower-case letters and digits separated by -"
+                    autocomplete="off"
+                  />
+                </Field>
+                <FormActions>
                   <button type="submit">Create the organization</button>
-                </p>
+                </FormActions>
               </form>
             </div>
           </Layout>,

@@ -3,6 +3,7 @@
 import { confirmations } from "../../ui/confirmations";
 import { CODE_HOSTS, type CodeHosting } from "../codeHosting";
 import { Notice } from "../../ui/parts";
+import { Field, FormActions } from "../../ui/form";
 
 /** Code hosting (docs/api.md "Code hosting"): where the organization's repositories live; evidence links are made from it. Members read it, owners and admins set it. */
 export function CodeHostingSection(props: { codeHosting: CodeHosting | null; admin: boolean; notice?: string }) {
@@ -35,22 +36,31 @@ export function CodeHostingSection(props: { codeHosting: CodeHosting | null; adm
         <>
           {/* no `return` field: the route takes only the settings; the browser comes back to its Referer, /org */}
           <form method="post" action={`${route}?_method=PUT`} hx-put={route} hx-target="#code-hosting" hx-swap="outerHTML">
-            <label for="ch-provider">Provider</label>
-            <select id="ch-provider" name="provider">
-              {CODE_HOSTS.map((p) => (
-                <option value={p} selected={h?.provider === p}>
-                  {p}
-                </option>
-              ))}
-            </select>
-            <label for="ch-url">
-              URL (the base of the repositories, e.g. https://github.com/acme; for other, a template with {"{repository}"}, {"{branch}"},{" "}
-              {"{path}"}, {"{line}"})
-            </label>
-            <input id="ch-url" name="url" required maxlength={500} value={h?.url ?? ""} placeholder="https://github.com/acme" />
-            <label for="ch-branch">Default branch</label>
-            <input id="ch-branch" name="defaultBranch" maxlength={100} value={h?.defaultBranch ?? "main"} />
-            <p>
+            <Field id="ch-provider" label="Provider">
+              <select name="provider">
+                {CODE_HOSTS.map((p) => (
+                  <option value={p} selected={h?.provider === p}>
+                    {p}
+                  </option>
+                ))}
+              </select>
+            </Field>
+            <Field
+              id="ch-url"
+              label="URL"
+              help={
+                <>
+                  The base of the repositories, e.g. https://github.com/acme; for other, a template with {"{repository}"}, {"{branch}"},{" "}
+                  {"{path}"}, {"{line}"}.
+                </>
+              }
+            >
+              <input name="url" required maxlength={500} value={h?.url ?? ""} placeholder="https://github.com/acme" />
+            </Field>
+            <Field id="ch-branch" label="Default branch">
+              <input name="defaultBranch" maxlength={100} value={h?.defaultBranch ?? "main"} />
+            </Field>
+            <FormActions>
               <button type="submit">Save code hosting</button>{" "}
               {h ? (
                 // its own (empty) form, since forms do not nest: it posts none of the fields above
@@ -66,7 +76,7 @@ export function CodeHostingSection(props: { codeHosting: CodeHosting | null; adm
                   Clear
                 </button>
               ) : null}
-            </p>
+            </FormActions>
           </form>
           {h ? <form id="code-hosting-clear" method="post" action={`${route}?_method=DELETE`}></form> : null}
         </>

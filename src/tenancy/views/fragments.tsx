@@ -95,41 +95,43 @@ export function registerTenancyViews(deps: ViewDeps): void {
 function registerChanges(deps: ViewDeps): void {
   const registerView = deps.views.register.bind(deps.views);
   const { viewer, members, invitations, codeHosting } = sectionsOf(deps);
+  const said = statusWords(deps, viewer);
+  // each fragment says what changed in its own notice line; the same words go to the next page's
+  // status line when the answer is a page (a form posted without JavaScript, a redirect)
+  const saying = (status: (data: unknown, ctx: ViewContext) => string | Promise<string>) => ({ status, statusInFragment: true });
   registerView("PATCH", "/web/orgs/current/members/:userId", {
     // one's own role changed: the whole page, since what it shows depends on that role
     redirect: (_d, ctx) => (ctx.params.userId === sessionOf(ctx.request)?.user.id ? "/org" : null),
-    fragment: async (data, ctx) => {
-      const d = data as { userId: string; role: string };
-      const who = (await listMembers(deps.database, (await viewer(ctx)).org.id)).find((m) => m.userId === d.userId)?.email ?? "The member";
-      return members(ctx, `${who} is now ${d.role}.`);
-    },
+    fragment: async (data, ctx) => members(ctx, await said.role(data, ctx)),
+    ...saying(said.role),
   });
   registerView("DELETE", "/web/orgs/current/members/:userId", {
     // leaving: the organization's pages are no longer this person's
     redirect: (_d, ctx) => (ctx.params.userId === sessionOf(ctx.request)?.user.id ? "/" : null),
-    fragment: (_d, ctx) => members(ctx, "The member was removed; their access ended at once."),
+    fragment: (_d, ctx) => members(ctx, said.removed),
+    ...saying((_d, ctx) => (ctx.params.userId === sessionOf(ctx.request)?.user.id ? "You left the organization." : said.removed)),
   });
   registerView("POST", "/web/orgs/current/invitations", {
-    fragment: (data, ctx) => {
-      const d = data as { email: string; role: string };
-      return invitations(
-        ctx,
-        `${d.email} is invited as ${d.role}. ${deps.config.smtpUrl ? "The mail is on its way; " : ""}the accept link is below.`,
-      );
-    },
+    fragment: (data, ctx) => invitations(ctx, said.invited(data)),
+    ...saying(said.invited),
   });
   registerView("POST", "/web/orgs/current/invitations/:id/resend", {
-    fragment: (data, ctx) =>
-      invitations(
-        ctx,
-        `The invitation of ${(data as { email: string }).email} was sent again; it is valid 7 more days, with the same link.`,
-      ),
+    fragment: (data, ctx) => invitations(ctx, said.resent(data)),
+    ...saying(said.resent),
   });
+  const revoked = "The invitation was revoked; its link no longer works.";
   registerView("DELETE", "/web/orgs/current/invitations/:id", {
-    fragment: (_d, ctx) => invitations(ctx, "The invitation was revoked; its link no longer works."),
+    fragment: (_d, ctx) => invitations(ctx, revoked),
+    ...saying(() => revoked),
   });
-  registerView("PUT", "/web/orgs/current/code-hosting", { fragment: (_d, ctx) => codeHosting(ctx, "Code hosting saved.") });
-  registerView("DELETE", "/web/orgs/current/code-hosting", { fragment: (_d, ctx) => codeHosting(ctx, "Code hosting cleared.") });
+  registerView("PUT", "/web/orgs/current/code-hosting", {
+    fragment: (_d, ctx) => codeHosting(ctx, "Code hosting saved."),
+    ...saying(() => "Code hosting saved."),
+  });
+  registerView("DELETE", "/web/orgs/current/code-hosting", {
+    fragment: (_d, ctx) => codeHosting(ctx, "Code hosting cleared."),
+    ...saying(() => "Code hosting cleared."),
+  });
   registerAdminUserViews(deps);
   registerView("POST", "/web/admin/organizations/:id/:operation", {
     fragment: async (data, ctx) => {
@@ -172,4 +174,22 @@ function registerAdminUserViews(deps: ViewDeps): void {
     redirect: selfChanged,
     fragment: (_d, ctx) => table(ctx, "The user was removed: their sessions, keys and memberships ended at once."),
   });
+}
+
+/** What each change of the organization's members, invitations and code hosting says. */
+function statusWords(deps: ViewDeps, viewer: ReturnType<typeof sectionsOf>["viewer"]) {
+  return {
+    role: async (data: unknown, ctx: ViewContext): Promise<string> => {
+      const d = data as { userId: string; role: string };
+      const who = (await listMembers(deps.database, (await viewer(ctx)).org.id)).find((m) => m.userId === d.userId)?.email ?? "The member";
+      return `${who} is now ${d.role}.`;
+    },
+    removed: "The member was removed; their access ended at once.",
+    invited: (data: unknown): string => {
+      const d = data as { email: string; role: string };
+      return `${d.email} is invited as ${d.role}. ${deps.config.smtpUrl ? "The mail is on its way; " : ""}the accept link is below.`;
+    },
+    resent: (data: unknown): string =>
+      `The invitation of ${(data as { email: string }).email} was sent again; it is valid 7 more days, with the same link.`,
+  };
 }

@@ -15,6 +15,7 @@ import { confirmations } from "../../ui/confirmations";
 import { Notice, when } from "../../ui/parts";
 import { type OrgMembership } from "../service";
 import { DataTable, ScrollBox } from "../../ui/layout";
+import { Field, FormActions } from "../../ui/form";
 
 const STATUS_TEXT: Record<OrgStatus, string> = {
   pending:
@@ -263,19 +264,21 @@ export function InvitationsSection(props: {
       <form class="card sub" method="post" action={base} hx-post={base} hx-target="#invitations" hx-swap="outerHTML">
         <h3>Invite someone</h3>
         <input type="hidden" name="return" value="/org" />
-        <label for="invite-email">E-mail</label>
-        <input id="invite-email" name="email" type="email" required maxlength={254} autocomplete="off" />
-        <label for="invite-role">Role</label>
-        <select id="invite-role" name="role">
-          {(props.viewerRole === "owner" ? MEMBER_ROLES : MEMBER_ROLES.filter((r) => r !== "owner")).map((r) => (
-            <option value={r} selected={r === "member"}>
-              {r}
-            </option>
-          ))}
-        </select>
-        <p>
+        <Field id="invite-email" label="E-mail">
+          <input name="email" type="email" required maxlength={254} autocomplete="off" />
+        </Field>
+        <Field id="invite-role" label="Role">
+          <select name="role">
+            {(props.viewerRole === "owner" ? MEMBER_ROLES : MEMBER_ROLES.filter((r) => r !== "owner")).map((r) => (
+              <option value={r} selected={r === "member"}>
+                {r}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <FormActions>
           <button type="submit">Send the invitation</button> <span class="muted small">valid 7 days</span>
-        </p>
+        </FormActions>
       </form>
     </section>
   );

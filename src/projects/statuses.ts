@@ -1,0 +1,68 @@
+/**
+ * What each change of a project says in the layout's status line (ui/status.ts), in words:
+ * "Installed typescript-strict and javascript-base (a prerequisite)", "Uninstalled
+ * api-pagination", "Key ci created — copy it now", "Applied Go service: 7 talents installed, 2
+ * were already there". Read by registerProjectViews (projects/views.tsx) from each route's answer.
+ */
+import type { ViewContext } from "../ui/views";
+
+/** A list in words: "a", "a and b", "a, b and c". */
+export function inWords(items: readonly string[]): string {
+  if (items.length <= 1) return items.join("");
+  return `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
+}
+
+const count = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+
+/** The talents a form or a JSON body asked for in its own right: `talent` or `talents`, less the form's `prerequisites`. */
+function asked(body: unknown): Set<string> {
+  const b = (body ?? {}) as Record<string, unknown>;
+  const strings = (...v: unknown[]) => v.flat().filter((x): x is string => typeof x === "string");
+  const prerequisites = new Set(strings(b.prerequisites));
+  return new Set(strings(b.talent, b.talents).filter((id) => !prerequisites.has(id)));
+}
+
+/** An install: what entered (each prerequisite that came along named so), and what was already there. */
+export function installStatus(data: unknown, ctx: ViewContext): string {
+  const d = data as { installed: string[]; alreadyInstalled: string[] };
+  const wanted = asked(ctx.body);
+  const entered = [
+    ...d.installed.filter((id) => wanted.has(id)),
+    ...d.installed.filter((id) => !wanted.has(id)).map((id) => `${id} (a prerequisite)`),
+  ];
+  const already = d.alreadyInstalled.length
+    ? `${inWords(d.alreadyInstalled)} ${d.alreadyInstalled.length === 1 ? "was" : "were"} already installed`
+    : "";
+  if (entered.length === 0) return `Nothing new to install: ${already || "nothing was asked"}`;
+  return `Installed ${inWords(entered)}${already ? `; ${already}` : ""}`;
+}
+
+/** A specialization applied: how many of its talents entered, how many were already there. */
+export function applyStatus(data: unknown): string {
+  const d = data as { specialization: { name: string }; installed: string[]; alreadyInstalled: string[] };
+  const there = d.alreadyInstalled.length;
+  if (d.installed.length === 0) return `Applied ${d.specialization.name}: ${count(there, "talent was", "talents were")} already there`;
+  const rest = there ? `, ${there} ${there === 1 ? "was" : "were"} already there` : "";
+  return `Applied ${d.specialization.name}: ${count(d.installed.length, "talent", "talents")} installed${rest}`;
+}
+
+/** A talent enabled or disabled (or already so). */
+export function toggleStatus(data: unknown): string {
+  const d = data as { id: string; state: string; changed: boolean };
+  const word = d.state === "active" ? "enabled" : "disabled";
+  return d.changed ? `${word === "enabled" ? "Enabled" : "Disabled"} ${d.id}` : `${d.id} was already ${word}`;
+}
+
+/** The status of each project route, by `METHOD route` as registerProjectViews registers it. */
+export const PROJECT_STATUSES: Record<string, (data: unknown, ctx: ViewContext) => string> = {
+  "POST /web/projects/:id/talents": installStatus,
+  "POST /web/projects/:id/apply-specialization": (data) => applyStatus(data),
+  "PATCH /web/projects/:id/talents/*": (data) => toggleStatus(data),
+  "DELETE /web/projects/:id/talents/*": (data) => `Uninstalled ${(data as { uninstalled: string }).uninstalled}`,
+  "POST /web/projects/:id/keys": (data) => `Key ${(data as { key: { name: string } }).key.name} created — copy it now`,
+  "DELETE /web/projects/:id/keys/:keyId": (data) => `Key ${(data as { key: { name: string } }).key.name} revoked`,
+  "POST /web/projects/:id/token": () => "Automation key created — copy it now; the previous one no longer works",
+  "POST /web/projects": (data) => `Project ${(data as { project: { name: string } }).project.name} created`,
+  "PATCH /web/projects/:id": () => "Settings saved",
+  "DELETE /web/projects/:id": () => "The project was deleted",
+};
