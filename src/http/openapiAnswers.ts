@@ -6,6 +6,7 @@
  * data (counts by role, files by path) is a `map`; `open` marks the few free-form objects (event
  * details). The key routes' answers are in their descriptors (http/keyRoutes.ts).
  */
+import { ADMIN_ANSWERS } from "./openapiAdminAnswers";
 import { a, B, CatalogItem, I, map, N, n, o, open, S, SelectionChange, TalentFile, Triggers, Verdicts, type Schema } from "./schema";
 
 /** A JSON answer that is not an object of declared fields: what the document says instead. */
@@ -47,9 +48,7 @@ const Sso = o({
   ),
   serviceProvider: o({ oidcRedirectUri: S, samlEntityId: S, samlAcsUrl: S, samlMetadataUrl: S }),
 });
-const AdminUser = o({ id: S, email: S, name: S, role: S, disabled: B, disabledAt: n(S), createdAt: S });
 const CodeHosting = o({ codeHosting: n(o({ provider: S, url: S, defaultBranch: S })) });
-const BackupRecord = n(o({ file: n(S), ok: B, startedAt: S, finishedAt: S, bytes: I, error: S, skipped: B }));
 const ExpertiseRow = {
   id: S,
   ref: S,
@@ -163,32 +162,7 @@ export const ANSWERS: Record<string, Schema | OtherAnswer> = {
   "GET /web/orgs/current/code-hosting": CodeHosting,
   "PUT /web/orgs/current/code-hosting": CodeHosting,
   "DELETE /web/orgs/current/code-hosting": CodeHosting,
-  "GET /web/admin/organizations": o({
-    organizations: a(o({ id: S, slug: S, name: S, status: S, createdAt: S, statusChangedAt: n(S), members: I })),
-  }),
-  "POST /web/admin/organizations/{id}/{operation}": o({ organization: o({ id: S, slug: S, name: S, status: S, statusChangedAt: n(S) }) }),
-  "GET /web/admin/users": o({ users: a(AdminUser) }),
-  "PATCH /web/admin/users/{id}": o({ user: AdminUser }),
-  "DELETE /web/admin/users/{id}": o({ removed: S }),
-  "GET /web/admin/backups": o({
-    scheduled: B,
-    intervalSeconds: n(N),
-    keep: n(I),
-    folder: S,
-    running: B,
-    nextAt: n(S),
-    last: BackupRecord,
-    lastSuccess: BackupRecord,
-    lastFailure: BackupRecord,
-    succeeded: I,
-    failed: I,
-    skipped: I,
-    files: a(o({ name: S, bytes: I, createdAt: S, kind: S })),
-  }),
-  "GET /web/admin/security-events": o({
-    events: a(o({ id: S, kind: S, userId: n(S), email: n(S), ip: n(S), userAgent: n(S), detail: n(open), createdAt: S })),
-    nextBefore: n(I),
-  }),
+  ...ADMIN_ANSWERS,
   // ---- expertises
   "GET /web/orgs/current/expertises": o({ expertises: a(o({ ...ExpertiseRow, publishedDeclaredVersion: n(S) })) }),
   "POST /web/orgs/current/expertises": Expertise,
