@@ -1,48 +1,21 @@
 /**
  * Signing's cost: prepare-task (64 connections) and the report route (10 connections, a new
- * submissionId per request) on two servers of the same code, catalog and machine, one with
+ * submissionId per request) on two servers of the built binary (`bun run build` first), catalog and machine, one with
  * SIGNING on and one off, measured in interleaved rounds (wrk -t1). Target: signing on within
  * 10% of off. BENCH_SECONDS (default 5) per run, BENCH_ROUNDS (default 3) pairs.
  */
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, generateCatalog, printTable, runWrk, seedProject } from "./lib";
+import { generateCatalog, printTable, runWrk, seedProject, startBinaryIn } from "./lib";
 
 const INSTALLED = Array.from({ length: 50 }, (_, i) => `gen-talent-${1000 + i}`);
 const DESIGNATED = INSTALLED.slice(10, 20);
 
-/** A server of this checkout with `signing` on or off; its base URL, key and a resolution to report on. */
+/** The built binary with `signing` on or off; its base URL, key and a resolution to report on. */
 async function server(dir: string, talents: string, signing: boolean) {
-  const data = join(dir, signing ? "on" : "off");
-  mkdirSync(data);
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "..", "src", "main.ts")], {
-    env: {
-      PATH: process.env.PATH ?? "",
-      DATA_DIR: data,
-      TALENTS_DIR: talents,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      BASE_URL: base,
-      ACCESS_LOG: "false",
-      LOG_LEVEL: "error",
-      AUTO_APPROVE_ORGS: "true",
-      SIGNING: String(signing),
-    },
-    stdout: "ignore",
-    stderr: "inherit",
-  });
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${base}/readyz`)).status === 200) break;
-    } catch {
-      /* not yet */
-    }
-    if (i > 600) throw new Error("the server did not start");
-    await Bun.sleep(100);
-  }
+  const running = await startBinaryIn(join(dir, signing ? "on" : "off"), { TALENTS_DIR: talents, SIGNING: String(signing) });
+  const base = running.base;
   const s = await seedProject(base);
   const web = { "content-type": "application/json", origin: base, cookie: s.cookie };
   const inst = await fetch(`${base}/web/projects/${s.projectId}/talents`, {
@@ -52,14 +25,10 @@ async function server(dir: string, talents: string, signing: boolean) {
   });
   if (inst.status !== 201) throw new Error(`install: ${inst.status}`);
   const api = { authorization: `Bearer ${s.key}`, "content-type": "application/json" };
-  const prepared = (await (
-    await fetch(`${base}/api/prepare-task`, { method: "POST", headers: api, body: JSON.stringify({ talentIds: DESIGNATED }) })
-  ).json()) as {
-    resolutionId: string;
-    attestation?: string;
-  };
+  const answer = await fetch(`${base}/api/prepare-task`, { method: "POST", headers: api, body: JSON.stringify({ talentIds: DESIGNATED }) });
+  const prepared = (await answer.json()) as { resolutionId: string; attestation?: string };
   if (Boolean(prepared.attestation) !== signing) throw new Error(`signing ${signing}: attestation ${Boolean(prepared.attestation)}`);
-  return { proc, base, api, resolutionId: prepared.resolutionId };
+  return { running, base, api, resolutionId: prepared.resolutionId };
 }
 
 export async function benchSigning(): Promise<void> {
@@ -99,7 +68,7 @@ export async function benchSigning(): Promise<void> {
       }
     }
   } finally {
-    for (const s of servers) s.proc.kill();
+    for (const s of servers) await s.running.stop();
     rmSync(dir, { recursive: true, force: true });
   }
   printTable("Signing: on against off, interleaved (req/s, ms)", ["round", "route", "signing", "req/s", "p50", "p99", "non-2xx"], rows);

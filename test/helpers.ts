@@ -243,6 +243,28 @@ export async function createKey(client: WebClient, projectId: string, tools: str
   return r.body as { key: { id: string }; value: string };
 }
 
+/** Posts a form as a browser without JavaScript does (form-encoded, HTML accepted, same origin unless `headers` say otherwise). */
+export async function formPost(
+  env: TestEnv,
+  c: WebClient,
+  path: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+) {
+  const r = await env.request(path, {
+    method: "POST",
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      accept: "text/html",
+      origin: new URL(env.config.baseUrl).origin,
+      cookie: c.cookie!,
+      ...headers,
+    },
+    body: new URLSearchParams(fields).toString(),
+  });
+  return { status: r.status, location: r.headers.get("location"), html: await r.text() };
+}
+
 /** Calls the key API with a bearer. */
 export function withKey(env: TestEnv, key: string, path: string, init: RequestInit = {}): Promise<Response> {
   return env.request(path, { ...init, headers: { authorization: `Bearer ${key}`, ...(init.headers as Record<string, string>) } });

@@ -130,7 +130,7 @@ const PIPE_TO_SHELL: readonly RegExp[] = [
 
 const BASE64_BLOB = /[A-Za-z0-9+/]{160,}={0,2}/g;
 const HEX_BLOB = /\b[0-9a-fA-F]{128,}\b/g;
-const URL = /\bhttps?:\/\/([^\s/?#)\]>"'`]+)/g;
+const URL = /\bhttps?:\/\/([^\s/?#)\]>"'`\\]+)/g;
 
 const hex = (c: string): string => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
 
@@ -175,7 +175,8 @@ function linesWithFences(text: string): { line: string; example: boolean; code: 
 
 /**
  * The lines of a main file's front matter that hold code samples rather than prose: the
- * conformance `tests` (pass and fail samples) and detector patterns. A fail sample shows the
+ * conformance `tests` (pass and fail samples), detector patterns, and a SKILL.md's `metadata`
+ * (where an exported talent's rules and tests travel). A fail sample shows the
  * violation on purpose, so it is an example as a marked fence is.
  */
 export function frontMatterSampleLines(text: string): Set<number> {
@@ -186,7 +187,8 @@ export function frontMatterSampleLines(text: string): Set<number> {
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i]!;
     if (line.trim() === "---") break;
-    if (/^\S/.test(line)) inTests = /^tests\s*:/.test(line);
+    // a SKILL.md's `metadata` carries a talent's rules and tests as strings (skillFormat.ts)
+    if (/^\S/.test(line)) inTests = /^(tests|metadata)\s*:/.test(line);
     if (inTests || /^\s*-?\s*(pattern|unless)\s*:/.test(line)) out.add(i);
   }
   return out;

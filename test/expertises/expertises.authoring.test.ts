@@ -6,7 +6,7 @@
  * answers a taken slug beside the slug field.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createKey, orgWithProject, talentMd, testEnv, withKey, type TestEnv, type WebClient } from "../helpers";
+import { createKey, formPost, orgWithProject, talentMd, testEnv, withKey, type TestEnv, type WebClient } from "../helpers";
 import { starterContent } from "../../src/expertises/views/list";
 
 let env: TestEnv;
@@ -18,20 +18,8 @@ afterAll(() => env.close());
 const BASE = "/web/orgs/current/expertises";
 
 /** A form post as a browser without JavaScript sends it (same origin unless told). */
-async function form(c: WebClient, path: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
-  const r = await env.request(path, {
-    method: "POST",
-    headers: {
-      "content-type": "application/x-www-form-urlencoded",
-      accept: "text/html",
-      origin: new URL(env.config.baseUrl).origin,
-      cookie: c.cookie!,
-      ...headers,
-    },
-    body: new URLSearchParams(fields).toString(),
-  });
-  return { status: r.status, location: r.headers.get("location"), html: await r.text() };
-}
+const form = (c: WebClient, path: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
+  formPost(env, c, path, fields, headers);
 
 async function html(c: WebClient, path: string): Promise<string> {
   const r = await c.call("GET", path, undefined, { accept: "text/html" });

@@ -462,8 +462,8 @@ describe("the consent to link, in Chromium", () => {
       expect(await axeViolations(p)).toEqual([]);
       await screenshot(p, "account-link");
       await p.click('button[value="link"]');
-      await p.locator("[role=status]").waitFor();
-      expect(await p.locator("[role=status]").textContent()).toContain("is linked to your account");
+      await p.locator("main p[role=status]").waitFor();
+      expect(await p.locator("main p[role=status]").textContent()).toContain("is linked to your account");
       const members = await live.env.database.client.execute({
         sql: "SELECT count(*) AS n FROM members WHERE organization_id = ? AND user_id = ?",
         args: [org.id, person.userId],

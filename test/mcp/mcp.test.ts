@@ -142,17 +142,24 @@ describe("MCP with a project key (the SDK client over Streamable HTTP)", () => {
     test(`${tool} reaches GET ${route} and answers what the key API answers, its procedure and advice worded for MCP (wording follows the channel)`, async () => {
       const s = await setup({ install: [...install] });
       const client = await connectWithBearer(mcpUrl(s.project.id), s.key);
-      const { procedure: mcpSteps, advice: mcpAdvice, ...viaMcp } = toolJson(await client.callTool({ name: tool, arguments: {} }));
+      const {
+        procedure: mcpSteps,
+        advice: mcpAdvice,
+        more: mcpMore,
+        ...viaMcp
+      } = toolJson(await client.callTool({ name: tool, arguments: {} }));
       const {
         procedure: apiSteps,
         advice: apiAdvice,
+        more: apiMore,
         ...direct
       } = await (await live.env.request(route, { headers: { authorization: `Bearer ${s.key}` } })).json();
       expect(viaMcp).toEqual(direct);
-      // the same steps and advice, one naming tools, the other routes
+      // the same steps, advice and pointer to the rest of the index, one naming tools, the other routes
       expect(mcpSteps?.length).toBe(apiSteps?.length);
       expect(typeof mcpAdvice).toBe(typeof apiAdvice);
-      expect(`${mcpSteps?.join("\n")} ${mcpAdvice}`).not.toContain("/api/");
+      expect(typeof mcpMore).toBe(typeof apiMore);
+      expect(`${mcpSteps?.join("\n")} ${mcpAdvice} ${mcpMore ?? ""}`).not.toContain("/api/");
       await client.close();
     });
   }

@@ -6,7 +6,7 @@
  * 409 with the server version, here as the page with both texts) and the CSRF rule.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { expertiseMd, joinedMember, orgWithProject, testEnv, WebClient, type TestEnv } from "../helpers";
+import { expertiseMd, formPost, joinedMember, orgWithProject, testEnv, WebClient, type TestEnv } from "../helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -20,20 +20,8 @@ async function page(c: WebClient, path: string) {
 }
 
 /** Posts the editor's form as a browser would (form-encoded, same origin unless told). */
-async function saveForm(c: WebClient, id: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
-  const r = await env.request(`/org/expertises/${id}`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/x-www-form-urlencoded",
-      accept: "text/html",
-      origin: new URL(env.config.baseUrl).origin,
-      cookie: c.cookie!,
-      ...headers,
-    },
-    body: new URLSearchParams(fields).toString(),
-  });
-  return { status: r.status, location: r.headers.get("location"), html: await r.text() };
-}
+const saveForm = (c: WebClient, id: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
+  formPost(env, c, `/org/expertises/${id}`, fields, headers);
 
 describe("the organization's pages on their failure paths", () => {
   test("organization rule 2: another organization's expertise, an unknown one, and every page for a member → the 404 page in HTML, nothing of the expertise", async () => {
