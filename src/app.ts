@@ -1,6 +1,7 @@
 /**
  * The composition root: one Elysia app, one plugin per domain, nothing else registers routes.
  */
+import type { PeerInfo } from "./http/requestMeta";
 import { Signer, type SignerDeps } from "./signing/signer";
 import { jwksRoutes } from "./signing/routes";
 import { Elysia, type AnyElysia } from "elysia";
@@ -121,6 +122,8 @@ export function createApp(input: AppDeps) {
   const idleTimeout = Math.min(255, Math.ceil(deps.config.requestDeadlineMs / 1000) + 5);
   const serve = { maxRequestBodySize: deps.config.bodyLimit + 64 * 1024, development: false, reusePort: false, idleTimeout };
   const { trustedProxies, requestDeadlineMs, maxConnectionsPerAddress } = deps.config;
+  // the socket's server once `listen` made one (the edge reads peers through it; see EdgeOptions.server)
+  const listening: { server: PeerInfo | null } = { server: null };
   const app = new Elysia({ serve })
     .use(
       edge({
@@ -133,6 +136,7 @@ export function createApp(input: AppDeps) {
         htmlError: htmlErrors((request, path) => viewerOf(sessions, request, path)),
         metrics: deps.config.metricsToken ? deps.metrics : null,
         storage: deps.database.storage,
+        server: () => listening.server,
       }),
     )
     // a form's `?_method=DELETE` (PUT, PATCH) on a /web POST becomes that method before routing (http/methodOverride.ts)
@@ -166,6 +170,8 @@ export function createApp(input: AppDeps) {
     .use(serverJsonRoutes(deps.config))
     .use(jwksRoutes(deps.signer))
     .use(opsRoutes(deps, guards));
+  // Elysia sets app.server in listen(); read through the holder so the edge's hook never names it
+  Object.defineProperty(listening, "server", { get: () => app.server as PeerInfo | null });
   return app;
 }
 

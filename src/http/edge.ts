@@ -68,6 +68,13 @@ export interface EdgeOptions {
   metrics?: { record(method: string, route: string | undefined, status: number, seconds: number): void } | null;
   /** The database's storage state: a write the disk refused is noted there (and logged there, once per interval), not here. */
   storage?: StorageHealth;
+  /**
+   * The listening server (Elysia's `app.server`), which tells a request's peer address; null
+   * without a socket (`app.handle`). A getter handed in by createApp, because a hook that names
+   * `server` in its context makes Elysia define that property on every request's context object
+   * (`Object.defineProperty`), which slowed every route (docs/performance.md).
+   */
+  server?: () => PeerInfo | null | undefined;
 }
 
 /**
@@ -287,7 +294,8 @@ function errorRenderer(opts: EdgeOptions) {
  */
 function requestOpener(opts: EdgeOptions, cap: ConnectionCap | null) {
   const trusted = opts.trustedProxies ?? NO_TRUSTED_PROXIES;
-  return ({ request, set, server }: { request: Request; set: { headers: Record<string, unknown> }; server: unknown }) => {
+  const serverOf = opts.server ?? (() => null);
+  return ({ request, set }: { request: Request; set: { headers: Record<string, unknown> } }) => {
     const seen = meta.get(request);
     if (seen) {
       // handed to the app again by the method override (methodOverride.ts): the same request, its id kept
@@ -296,7 +304,7 @@ function requestOpener(opts: EdgeOptions, cap: ConnectionCap | null) {
     }
     const incoming = request.headers.get("x-request-id");
     const id = incoming && /^[A-Za-z0-9._-]{1,64}$/.test(incoming) ? incoming : ulid();
-    const peer = (server as PeerInfo | null) ?? null;
+    const peer = serverOf() ?? null;
     const m: RequestMeta = { id, start: performance.now(), startedAt: Date.now(), seq: ++arrivals, request, peer, trusted };
     meta.set(request, m);
     set.headers["x-request-id"] = id;
