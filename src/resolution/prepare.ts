@@ -272,14 +272,14 @@ function notServedOf(rest: readonly ServableItem[]) {
   }));
 }
 
-/** The resolution's manifest signed (attestation.ts), when the deps carry a signer; Web Crypto answers on a later turn. */
+/** The resolution's manifest signed (attestation.ts), when the deps carry a signer. */
 function signManifest(
   deps: { catalog: Catalog; signer?: Signer; iss?: string },
   resolutionId: string,
   projectId: string,
   now: number,
   itemsJson: string,
-): Promise<string | null> | null {
+): string | null {
   if (!deps.signer) return null;
   const manifest = { iss: deps.iss ?? "", resolutionId, projectId, createdAt: now, catalogDigest: deps.catalog.digest, itemsJson };
   return deps.signer.signJson(resolutionManifestJson(manifest));
@@ -309,7 +309,7 @@ export async function prepareTask(
   const compacts = designated.map((d) => d.talent.compact); // rendered once (a getter)
   const resolutionId = newId("res");
   const now = Date.now();
-  const signing = signManifest(deps, resolutionId, project.id, now, memo.itemsJson); // while the statements are built
+  const attestation = signManifest(deps, resolutionId, project.id, now, memo.itemsJson);
 
   const known = knownBlobs(deps.database);
   const written = new Map<string, string>(); // digest → content of the blobs this job stores
@@ -346,7 +346,6 @@ export async function prepareTask(
       now,
     ),
   );
-  const attestation = signing ? await signing : null;
   resolutionRow.args.push(attestation);
   await deps.database.writeJob({ statements });
   for (const d of written.keys()) known.add(d);

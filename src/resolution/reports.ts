@@ -151,7 +151,7 @@ export async function recordReport(
     replayed: false,
   };
   const receipt = signing
-    ? await signing.signer.sign(
+    ? signing.signer.sign(
         receiptPayload({
           iss: signing.iss,
           reportId,

@@ -1,9 +1,10 @@
 /**
  * The service's signer: signs resolution manifests and report receipts with the newest key of the
- * data folder (keys.ts) as compact JWS, and publishes the key set. A rotation by
+ * data folder (keys.ts) as compact JWS, synchronously (node:crypto), and publishes the key set. A rotation by
  * `talentd keys rotate` while the service runs is seen within KEY_FILE_CHECK_MS (the file's
  * modification time is looked at no more often). Off (SIGNING=false), it signs nothing.
  */
+import { createPrivateKey, type KeyObject, sign as signBytes } from "node:crypto";
 import { statSync } from "node:fs";
 import { type SigningJwks, signingInput } from "./jws";
 
@@ -16,10 +17,10 @@ import { ensureSigningKeys, publicKeySet, readSigningKeys, type StoredSigningKey
 /** How often the key file's modification time is looked at (a rotation is seen within this). */
 export const KEY_FILE_CHECK_MS = 5_000;
 
-/** What a signature is made of: the key's id and its WebCrypto private key (imported once per key). */
+/** What a signature is made of: the key's id and its private key (imported once per key). */
 interface ActiveKey {
   kid: string;
-  key: Promise<CryptoKey>;
+  key: KeyObject;
 }
 
 /** Signs with the data folder's current key; see the file's comment. */
@@ -44,12 +45,7 @@ export class Signer {
     this.#jwks = publicKeySet(keys);
     const current = keys.findLast((k) => k.retiredAt === null) ?? null;
     this.#active = current
-      ? {
-          kid: current.kid,
-          key: crypto.subtle.importKey("jwk", { kty: "OKP", crv: "Ed25519", x: current.x, d: current.d }, { name: "Ed25519" }, false, [
-            "sign",
-          ]),
-        }
+      ? { kid: current.kid, key: createPrivateKey({ key: { kty: "OKP", crv: "Ed25519", x: current.x, d: current.d }, format: "jwk" }) }
       : null;
     try {
       this.#mtime = statSync(signingKeyPath(this.dataDir)).mtimeMs;
@@ -80,7 +76,7 @@ export class Signer {
   }
 
   /** `payload` signed as a compact JWS (its `iat` set here), or null when signing is off. */
-  sign(payload: Record<string, unknown>, now = Date.now()): Promise<string | null> {
+  sign(payload: Record<string, unknown>, now = Date.now()): string | null {
     return this.signJson(JSON.stringify({ ...payload, iat: Math.floor(now / 1000) }));
   }
 
@@ -89,13 +85,13 @@ export class Signer {
    * signing is off: a caller that keeps parts of the text (prepare-task's items) builds it without
    * serializing them again.
    */
-  async signJson(payloadJson: string): Promise<string | null> {
+  signJson(payloadJson: string): string | null {
     if (!this.enabled) return null;
     this.#fresh();
     const active = this.#active;
     if (!active) return null;
     const input = signingInput(active.kid, payloadJson);
-    const signature = await crypto.subtle.sign("Ed25519", await active.key, new TextEncoder().encode(input));
-    return `${input}.${Buffer.from(signature).toString("base64url")}`;
+    // node:crypto's one-shot Ed25519 signature: ~17 µs, where Web Crypto's promise and thread hop cost ~30–40 µs of CPU
+    return `${input}.${signBytes(null, Buffer.from(input), active.key).toString("base64url")}`;
   }
 }
