@@ -24,7 +24,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readdirSync, readFileSync } from "node:fs";
-import { freePort, generateCatalog, percentile, printTable, runWrk, seedProject } from "./lib";
+import { freePort, generateCatalog, percentile, printTable, runWrk, seedInstalled } from "./lib";
 
 /** Each thread's CPU time (user + system, clock ticks) of a process, by thread id, with its name (Linux /proc). */
 function threadTimes(pid: number): Map<string, { name: string; ticks: number }> {
@@ -151,15 +151,8 @@ export async function benchCeilings(): Promise<void> {
       await Bun.sleep(20);
     }
     await Bun.sleep(3000); // the start-up slimming makes the generated talents lazy, as in production
-    const s = await seedProject(base);
-    const web = { "content-type": "application/json", origin: base, cookie: s.cookie };
-    const inst = await fetch(`${base}/web/projects/${s.projectId}/talents`, {
-      method: "POST",
-      headers: web,
-      body: JSON.stringify({ talents: INSTALLED }),
-    });
-    if (inst.status !== 201) throw new Error(`install: ${inst.status} ${await inst.text()}`);
-    const api = { authorization: `Bearer ${s.key}`, "content-type": "application/json" };
+    const s = await seedInstalled(base, INSTALLED);
+    const api = s.api;
     const prepareBody = JSON.stringify({ talentIds: DESIGNATED });
     const prepare = [{ method: "POST", path: "/api/prepare-task", headers: api, body: prepareBody }];
     const ceiling = [{ method: "POST", path: "/bench/prepare-ceiling", headers: api, body: prepareBody }];

@@ -124,6 +124,19 @@ export async function seedProject(
   return { cookie, projectId: project.project.id, key: key.value, email, password };
 }
 
+/** seedProject, then `talents` installed through the web route (201 or it throws); with the key API's headers. */
+export async function seedInstalled(base: string, talents: readonly string[]) {
+  const s = await seedProject(base);
+  const web = { "content-type": "application/json", origin: base, cookie: s.cookie };
+  const inst = await fetch(`${base}/web/projects/${s.projectId}/talents`, {
+    method: "POST",
+    headers: web,
+    body: JSON.stringify({ talents }),
+  });
+  if (inst.status !== 201) throw new Error(`install: ${inst.status} ${await inst.text()}`);
+  return { ...s, api: { authorization: `Bearer ${s.key}`, "content-type": "application/json" } };
+}
+
 export interface LoadResult {
   rps: number;
   p50: number;

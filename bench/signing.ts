@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { generateCatalog, printTable, runWrk, seedProject, startBinaryIn } from "./lib";
+import { generateCatalog, printTable, runWrk, seedInstalled, startBinaryIn } from "./lib";
 
 const INSTALLED = Array.from({ length: 50 }, (_, i) => `gen-talent-${1000 + i}`);
 const DESIGNATED = INSTALLED.slice(10, 20);
@@ -16,15 +16,7 @@ const DESIGNATED = INSTALLED.slice(10, 20);
 async function server(dir: string, talents: string, signing: boolean) {
   const running = await startBinaryIn(join(dir, signing ? "on" : "off"), { TALENTS_DIR: talents, SIGNING: String(signing) });
   const base = running.base;
-  const s = await seedProject(base);
-  const web = { "content-type": "application/json", origin: base, cookie: s.cookie };
-  const inst = await fetch(`${base}/web/projects/${s.projectId}/talents`, {
-    method: "POST",
-    headers: web,
-    body: JSON.stringify({ talents: INSTALLED }),
-  });
-  if (inst.status !== 201) throw new Error(`install: ${inst.status}`);
-  const api = { authorization: `Bearer ${s.key}`, "content-type": "application/json" };
+  const { api } = await seedInstalled(base, INSTALLED);
   const answer = await fetch(`${base}/api/prepare-task`, { method: "POST", headers: api, body: JSON.stringify({ talentIds: DESIGNATED }) });
   const prepared = (await answer.json()) as { resolutionId: string; attestation?: string };
   if (Boolean(prepared.attestation) !== signing) throw new Error(`signing ${signing}: attestation ${Boolean(prepared.attestation)}`);
