@@ -1,6 +1,6 @@
 /**
- * The edge's per-request cost (docs/performance.md "The edge's per-request cost"): `/healthz` and the key
- * route (`GET /api/catalog?limit=1` with a key) under wrk -t1 at 10 connections, the server run from
+ * The edge's per-request cost (docs/performance.md "The edge's per-request cost"): `/healthz`, the key
+ * route (`GET /api/catalog?limit=1` with a key) and a catalog search under wrk -t1 at 10 connections, the server run from
  * source (`bun src/main.ts serve`, ACCESS_LOG=false). With BENCH_BASE=<another checkout> the same
  * runs go to that checkout's server too, interleaved A/B/A/B (both servers up, one loaded at a time),
  * and the table gives each side's median: the only fair comparison on a shared, loaded machine. Besides
@@ -74,9 +74,14 @@ export async function benchEdge(): Promise<void> {
     const routes: [string, (s: Side) => WrkRequest[]][] = [
       ["/healthz", () => [{ method: "GET", path: "/healthz", headers: {} }]],
       ["key route", (s) => [{ method: "GET", path: "/api/catalog?limit=1", headers: { authorization: `Bearer ${s.key}` } }]],
+      [
+        "search",
+        (s) => [{ method: "GET", path: "/api/search?query=typescript&scope=catalog&k=10", headers: { authorization: `Bearer ${s.key}` } }],
+      ],
     ];
     const rps = new Map<string, number[]>();
     const cpu = new Map<string, number[]>();
+    const p99 = new Map<string, number[]>();
     for (let r = -1; r < rounds; r++) {
       // alternate which side goes first, so neither always runs right after the other
       const order = r % 2 === 0 ? sides : [...sides].reverse();
@@ -89,13 +94,14 @@ export async function benchEdge(): Promise<void> {
           if (r < 0) continue;
           const k = `${route}|${s.name}`;
           rps.set(k, [...(rps.get(k) ?? []), res.rps]);
+          p99.set(k, [...(p99.get(k) ?? []), res.p99]);
           cpu.set(k, [...(cpu.get(k) ?? []), ((cpuSeconds(s.proc.pid) - cpu0) / res.requests) * 1e6]);
         }
       }
     }
     printTable(
       `edge: wrk -t1 -c10, ${rounds} × ${seconds} s interleaved (req/s)`,
-      ["route", "server", "median req/s", "CPU µs/request (median)", "req/s runs", "µs runs"],
+      ["route", "server", "median req/s", "CPU µs/request (median)", "p99 ms (median)", "req/s runs", "µs runs"],
       [...rps].map(([k, xs]) => {
         const [route, name] = k.split("|");
         const us = cpu.get(k)!;
@@ -104,6 +110,7 @@ export async function benchEdge(): Promise<void> {
           name!,
           Math.round(median(xs)),
           median(us).toFixed(1),
+          median(p99.get(k)!).toFixed(2),
           xs.map(Math.round).join(" "),
           us.map((x) => x.toFixed(1)).join(" "),
         ];
