@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { call, serverOptions } from "../../src/client/api";
 import { clientName } from "../../src/journal/clients";
+import { runOf } from "../../src/journal/trace";
 import type { TraceEvent } from "../../src/journal/journal";
 import { groupRows, RUN_GAP_MS } from "../../src/projects/activityRows";
 import { KEY_ROUTE_LIST } from "../../src/http/keyRoutes";
@@ -207,5 +208,14 @@ describe("activity in words: who, what, which tool, how it ended", () => {
     expect(html).toContain("recorded verdicts: 1 fail");
     expect(rowWith(html, ">curl<")).toContain("checked the project");
     expect(html).not.toMatch(/>\s*40[0-9]\s*</);
+  });
+});
+
+describe("X-Talentd-Run: what the trace keeps of it (journal/trace.ts runOf)", () => {
+  test("a UUID or short token is kept; a malformed, too long or missing one is null (the call then groups by time)", () => {
+    const run = (value?: string) =>
+      runOf(new Request("http://x/api/doctor", { headers: value === undefined ? {} : { "x-talentd-run": value } }));
+    expect(run("0b6f9c1e-3c1a-4c1e-9a3e-2f1d0c9b8a7e")).toBe("0b6f9c1e-3c1a-4c1e-9a3e-2f1d0c9b8a7e");
+    expect([run("bad id!"), run("x".repeat(65)), run(""), run()]).toEqual([null, null, null, null]);
   });
 });
