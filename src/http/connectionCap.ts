@@ -4,6 +4,11 @@
  * progress in all, so until then requests are only counted and no address is looked up (a
  * socket lookup costs ~2–3 µs, a tenth of `/healthz`). Past that, every request in progress is
  * attributed to its address (looked up once, client.ts) and counted there until it ends.
+ *
+ * The requests not yet attributed are held through WeakRefs: a Set holding their metas (and so
+ * each Request) strongly made every garbage collection of the server run two more marking rounds
+ * and more full collections (`BUN_JSC_logGC=1` under wrk on `/healthz`), about a fifth of the
+ * edge's per-request CPU (docs/performance.md "The edge's per-request cost").
  */
 import { AppError, errorResponse } from "./errors";
 import { addressOf } from "./client";
@@ -19,8 +24,8 @@ export interface ConnectionCap {
 /** A cap of `max` requests in progress per client address (the edge's, one per app). */
 export function connectionCap(max: number): ConnectionCap {
   let total = 0;
-  /** Requests in progress not yet attributed to an address (only while `total` ≤ max). */
-  const unattributed = new Set<RequestMeta>();
+  /** Requests in progress not yet attributed to an address (only while `total` ≤ max), held weakly. */
+  const unattributed = new Set<WeakRef<RequestMeta>>();
   const perAddress = new Map<string, number>();
   const attribute = (m: RequestMeta): void => {
     const ip = addressOf(m);
@@ -39,7 +44,8 @@ export function connectionCap(max: number): ConnectionCap {
     if (!m?.inProgress) return;
     m.inProgress = false;
     total--;
-    unattributed.delete(m);
+    if (m.unattributed) unattributed.delete(m.unattributed);
+    m.unattributed = undefined;
     release(m);
   };
   return {
@@ -47,10 +53,17 @@ export function connectionCap(max: number): ConnectionCap {
       m.inProgress = true;
       total++;
       if (total <= max) {
-        unattributed.add(m);
+        m.unattributed = new WeakRef(m);
+        unattributed.add(m.unattributed);
         return undefined;
       }
-      for (const x of unattributed) attribute(x);
+      for (const ref of unattributed) {
+        const x = ref.deref();
+        if (x) {
+          x.unattributed = undefined;
+          attribute(x);
+        }
+      }
       unattributed.clear();
       attribute(m);
       const ip = m.countedAs;

@@ -30,6 +30,8 @@ export interface RequestMeta {
   ip?: string | null;
   /** True while the request counts as in progress (connectionCap.ts), until its response is sent. */
   inProgress?: boolean;
+  /** Its entry among the requests in progress not yet attributed to an address (connectionCap.ts). */
+  unattributed?: WeakRef<RequestMeta>;
   /** The address it counts against once the cap attributed it (null: none found); undefined until then. */
   countedAs?: string | null;
 }
