@@ -12,6 +12,7 @@ import { benchMcp } from "./mcp";
 import { benchMetrics } from "./metrics";
 import { benchOrgPages } from "./orgpages";
 import { benchPageCpu } from "./pagecpu";
+import { benchRouteCpu } from "./routecpu";
 import { benchPrecision } from "./precision/index";
 import { benchReset } from "./reset";
 import { benchSigning } from "./signing";
@@ -29,6 +30,7 @@ const all: Record<string, () => Promise<void>> = {
   metrics: benchMetrics,
   activity: benchActivity,
   pagecpu: benchPageCpu,
+  routecpu: benchRouteCpu,
   ceilings: benchCeilings,
   orgpages: benchOrgPages,
   reset: benchReset,
