@@ -4,8 +4,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-/** A self-signed RSA key and certificate (openssl), PEM. */
-export function selfSignedCert(cn = "test-idp"): { key: string; cert: string } {
+/** A self-signed RSA key and certificate (openssl), PEM; `san` (e.g. `IP:127.0.0.1`) makes it a TLS server's. */
+export function selfSignedCert(cn = "test-idp", san?: string): { key: string; cert: string } {
   const dir = mkdtempSync(join(tmpdir(), "talentd-cert-"));
   try {
     execFileSync(
@@ -24,6 +24,7 @@ export function selfSignedCert(cn = "test-idp"): { key: string; cert: string } {
         "30",
         "-subj",
         `/CN=${cn}`,
+        ...(san ? ["-addext", `subjectAltName=${san}`] : []),
       ],
       { stdio: "ignore" },
     );
