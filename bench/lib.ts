@@ -53,6 +53,19 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** CPU seconds (user + system) a process has used so far (Linux /proc, 100 ticks a second). */
+export function cpuSeconds(pid: number): number {
+  const stat = require("node:fs").readFileSync(`/proc/${pid}/stat`, "utf8") as string;
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Bytes a process caused to be written to storage so far (Linux /proc/<pid>/io). */
+export function bytesWritten(pid: number): number {
+  const io = require("node:fs").readFileSync(`/proc/${pid}/io`, "utf8") as string;
+  return Number(/write_bytes: (\d+)/.exec(io)?.[1] ?? 0);
+}
+
 /** Resident memory of a process in MiB (Linux /proc). */
 export function rssMiB(pid: number): number {
   const status = require("node:fs").readFileSync(`/proc/${pid}/status`, "utf8") as string;
