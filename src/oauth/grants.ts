@@ -252,7 +252,9 @@ export async function refreshTokens(
  */
 export async function revokeToken(database: Database, input: { token: string; clientId: string | null }): Promise<void> {
   const hash = sha256Hex(input.token);
-  const holder = (await database.db.select({ clientId: oauthTokens.clientId }).from(oauthTokens).where(eq(oauthTokens.tokenHash, hash)).limit(1))[0];
+  const holder = (
+    await database.db.select({ clientId: oauthTokens.clientId }).from(oauthTokens).where(eq(oauthTokens.tokenHash, hash)).limit(1)
+  )[0];
   if (!holder) return;
   if (input.clientId !== null ? input.clientId !== holder.clientId : (await findClient(database, holder.clientId))?.authMethod !== "none")
     return;

@@ -157,7 +157,16 @@ export async function recordReport(
   };
   const receipt = signing
     ? signing.signer.signJson(
-        receiptJson({ iss: signing.iss, reportId, submissionId, resolutionId, projectId, recordedAt: now, resultsDigest: digest, verdicts: results }),
+        receiptJson({
+          iss: signing.iss,
+          reportId,
+          submissionId,
+          resolutionId,
+          projectId,
+          recordedAt: now,
+          resultsDigest: digest,
+          verdicts: results,
+        }),
       )
     : null;
   // its signature stored with the answer (not the whole receipt: rebuilt from the row on replay, storedReceipt)

@@ -599,7 +599,9 @@ describe("access tokens on every call", () => {
 
 describe("POST /oauth/revoke (RFC 7009)", () => {
   const revoke = (fields: Record<string, string>, headers: Record<string, string> = {}) =>
-    env.request("/oauth/revoke", { method: "POST", headers: { ...FORM, ...headers }, body: new URLSearchParams(fields).toString() }).then(json);
+    env
+      .request("/oauth/revoke", { method: "POST", headers: { ...FORM, ...headers }, body: new URLSearchParams(fields).toString() })
+      .then(json);
   const basic = (id: string, secret: string) => ({
     authorization: `Basic ${btoa(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`)}`,
   });

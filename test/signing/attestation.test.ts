@@ -108,7 +108,10 @@ describe("signed resolutions", () => {
     expect(replay.status).toBe(200);
     expect(replay.body.attestation).toBe(first.body.attestation);
     // stored as its signature alone, not inside the answer kept for replays
-    const row = await env.database.client.execute({ sql: "SELECT response, signature FROM reports WHERE id = ?", args: [first.body.reportId] });
+    const row = await env.database.client.execute({
+      sql: "SELECT response, signature FROM reports WHERE id = ?",
+      args: [first.body.reportId],
+    });
     expect(JSON.parse(String(row.rows[0]!.response)).attestation).toBeUndefined();
     const [h, , s] = (first.body.attestation as string).split(".");
     expect(row.rows[0]!.signature).toBe(`${h}..${s}`);
