@@ -117,6 +117,21 @@ describe("signed resolutions", () => {
     expect(row.rows[0]!.signature).toBe(`${h}..${s}`);
   });
 
+  test("a report recorded with its whole receipt in the kept answer (before the signature alone was stored) replays it as stored", async () => {
+    const p = await project();
+    const rid = (await p.api("POST", "/api/prepare-task", { talentIds: ["typescript-strict"] })).body.resolutionId;
+    const report = { submissionId: "s-old", resolutionId: rid, expertiseResults: [{ id: "typescript-strict", verdict: "pass" }] };
+    const first = await p.api("POST", "/api/validation/reports", report);
+    const { replayed: _, ...kept } = first.body;
+    await env.database.client.execute({
+      sql: "UPDATE reports SET response = ?, signature = NULL, issuer = NULL WHERE id = ?",
+      args: [JSON.stringify({ ...kept, replayed: false }), first.body.reportId],
+    });
+    const replay = await p.api("POST", "/api/validation/reports", report);
+    expect(replay.status).toBe(200);
+    expect(replay.body.attestation).toBe(first.body.attestation);
+  });
+
   test("a tampered payload field does not verify (jose and the service's own check)", async () => {
     const p = await project();
     const jws = (await p.api("POST", "/api/prepare-task", { talentIds: ["typescript-strict"] })).body.attestation as string;
