@@ -10,9 +10,8 @@
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { freePort, printTable, ROOT, runWrk, seedProject, type WrkRequest } from "./lib";
+import { cpuSeconds, freePort, printTable, ROOT, runWrk, seedProject, type WrkRequest } from "./lib";
 
 interface Side {
   name: string;
@@ -43,13 +42,6 @@ async function startFromSource(name: string, root: string, dir: string): Promise
   }
   const { key } = await seedProject(base);
   return { name, base, proc, key };
-}
-
-/** CPU seconds (user + system) a process has used so far (Linux /proc, 100 ticks a second). */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 function median(xs: number[]): number {

@@ -53,6 +53,19 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** CPU seconds (user + system) a process has used so far (Linux /proc, 100 ticks a second). */
+export function cpuSeconds(pid: number): number {
+  const stat = require("node:fs").readFileSync(`/proc/${pid}/stat`, "utf8") as string;
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Bytes a process caused to be written to storage so far (Linux /proc/<pid>/io). */
+export function bytesWritten(pid: number): number {
+  const io = require("node:fs").readFileSync(`/proc/${pid}/io`, "utf8") as string;
+  return Number(/write_bytes: (\d+)/.exec(io)?.[1] ?? 0);
+}
+
 /** Resident memory of a process in MiB (Linux /proc). */
 export function rssMiB(pid: number): number {
   const status = require("node:fs").readFileSync(`/proc/${pid}/status`, "utf8") as string;
@@ -179,13 +192,14 @@ export interface RunningIn extends Running {
 /**
  * Starts dist/talentd with `dir` as its working folder (so DATA_DIR ./data is `<dir>/data`),
  * which survives the process: `stop()` (SIGTERM) and `kill()` (SIGKILL) keep the folder, so a
- * second start on the same folder sees the same database. Resolves once /readyz is 200.
+ * second start on the same folder sees the same database. Resolves once /readyz is 200. `binary`: another
+ * checkout's build (bench mcp's BENCH_V1).
  */
-export async function startBinaryIn(dir: string, env: Record<string, string> = {}): Promise<RunningIn> {
+export async function startBinaryIn(dir: string, env: Record<string, string> = {}, binary = BINARY): Promise<RunningIn> {
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const proc = Bun.spawn([BINARY, "serve", "--port", String(port), "--host", "127.0.0.1", "--base-url", base], {
+  const proc = Bun.spawn([binary, "serve", "--port", String(port), "--host", "127.0.0.1", "--base-url", base], {
     cwd: dir,
     env: { PATH: process.env.PATH ?? "", ACCESS_LOG: "false", LOG_LEVEL: "error", AUTO_APPROVE_ORGS: "true", ...env },
     stdout: "ignore",

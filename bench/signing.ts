@@ -2,12 +2,14 @@
  * Signing's cost: prepare-task (64 connections) and the report route (10 connections, a new
  * submissionId per request) on two servers of the built binary (`bun run build` first), catalog and machine, one with
  * SIGNING on and one off, measured in interleaved rounds (wrk -t1). Target: signing on within
- * 10% of off. BENCH_SECONDS (default 5) per run, BENCH_ROUNDS (default 3) pairs.
+ * 10% of off. BENCH_SECONDS (default 5) per run, BENCH_ROUNDS (default 3) pairs. Besides throughput: the
+ * server's CPU per request (/proc stat), the bytes of one answer, and the bytes it wrote to disk per
+ * request (/proc io write_bytes: the WAL and its checkpoints).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { generateCatalog, printTable, runWrk, seedInstalled, startBinaryIn } from "./lib";
+import { bytesWritten, cpuSeconds, generateCatalog, printTable, runWrk, seedInstalled, startBinaryIn } from "./lib";
 
 const INSTALLED = Array.from({ length: 50 }, (_, i) => `gen-talent-${1000 + i}`);
 const DESIGNATED = INSTALLED.slice(10, 20);
@@ -23,6 +25,13 @@ async function server(dir: string, talents: string, signing: boolean) {
   return { running, base, api, resolutionId: prepared.resolutionId };
 }
 
+/** The bytes of one answer to `request` (a report with a fresh submissionId). */
+async function answerBytes(base: string, request: { method: string; path: string; headers: Record<string, string>; body: string }) {
+  const body = request.body.replace("%d", `size-${Math.random()}`);
+  const answer = await fetch(`${base}${request.path}`, { method: request.method, headers: request.headers, body });
+  return (await answer.arrayBuffer()).byteLength;
+}
+
 export async function benchSigning(): Promise<void> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 5);
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -32,6 +41,7 @@ export async function benchSigning(): Promise<void> {
   const servers = [await server(dir, talents, true), await server(dir, talents, false)];
   const rows: (string | number)[][] = [];
   const totals = new Map<string, number[]>();
+  const cpus = new Map<string, number[]>();
   try {
     for (let round = 0; round < rounds; round++) {
       for (const route of ["prepare-task", "reports"] as const) {
@@ -52,10 +62,16 @@ export async function benchSigning(): Promise<void> {
                 };
           const connections = route === "prepare-task" ? 64 : 10;
           await runWrk(s.base, [request], { connections, seconds: 1, dir, name: `warm-${i}` });
+          const [cpu0, disk0] = [cpuSeconds(s.running.pid), bytesWritten(s.running.pid)];
           const w = await runWrk(s.base, [request], { connections, seconds, dir, name: `${route}-${i}` });
-          rows.push([round + 1, route, on ? "on" : "off", Math.round(w.rps), w.p50.toFixed(2), w.p99.toFixed(2), w.non2xx]);
+          const cpuUs = ((cpuSeconds(s.running.pid) - cpu0) / w.requests) * 1e6;
+          const diskB = (bytesWritten(s.running.pid) - disk0) / w.requests;
+          const size = await answerBytes(s.base, request);
+          const row = [Math.round(w.rps), w.p50.toFixed(2), w.p99.toFixed(2), Math.round(cpuUs), size, Math.round(diskB), w.non2xx];
+          rows.push([round + 1, route, on ? "on" : "off", ...row]);
           const key = `${route} ${on ? "on" : "off"}`;
           totals.set(key, [...(totals.get(key) ?? []), w.rps]);
+          cpus.set(key, [...(cpus.get(key) ?? []), cpuUs]);
         }
       }
     }
@@ -63,16 +79,22 @@ export async function benchSigning(): Promise<void> {
     for (const s of servers) await s.running.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-  printTable("Signing: on against off, interleaved (req/s, ms)", ["round", "route", "signing", "req/s", "p50", "p99", "non-2xx"], rows);
-  const mean = (k: string) => (totals.get(k) ?? []).reduce((a, b) => a + b, 0) / (totals.get(k)?.length || 1);
   printTable(
-    "Signing on / off (mean req/s; target ≥ 0.90)",
-    ["route", "on", "off", "ratio"],
+    "Signing: on against off, interleaved (req/s, ms; server CPU µs per request; bytes of one answer; bytes written to disk per request)",
+    ["round", "route", "signing", "req/s", "p50", "p99", "CPU µs/req", "answer B", "disk B/req", "non-2xx"],
+    rows,
+  );
+  const mean = (m: Map<string, number[]>, k: string) => (m.get(k) ?? []).reduce((a, b) => a + b, 0) / (m.get(k)?.length || 1);
+  printTable(
+    "Signing on / off (mean req/s, mean CPU µs per request; target ≥ 0.90)",
+    ["route", "on", "off", "ratio", "CPU on", "CPU off"],
     (["prepare-task", "reports"] as const).map((r) => [
       r,
-      Math.round(mean(`${r} on`)),
-      Math.round(mean(`${r} off`)),
-      (mean(`${r} on`) / mean(`${r} off`)).toFixed(2),
+      Math.round(mean(totals, `${r} on`)),
+      Math.round(mean(totals, `${r} off`)),
+      (mean(totals, `${r} on`) / mean(totals, `${r} off`)).toFixed(2),
+      Math.round(mean(cpus, `${r} on`)),
+      Math.round(mean(cpus, `${r} off`)),
     ]),
   );
 }

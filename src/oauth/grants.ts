@@ -11,7 +11,7 @@ import { members, oauthCodes, oauthTokens, organizations, projects, type KeyScop
 import { newSecret, sha256Hex } from "../lib/crypto";
 import { newId } from "../lib/ids";
 import { rememberMetadataClient } from "./cimd";
-import { touchClient, type OAuthClient } from "./clients";
+import { findClient, touchClient, type OAuthClient } from "./clients";
 import { OAuthError } from "./errors";
 import { parseScopes } from "./resource";
 import { ACCESS_TOKEN_PREFIX } from "../auth/bearers";
@@ -243,24 +243,30 @@ export async function refreshTokens(
 }
 
 /**
- * RFC 7009 revocation. An unknown token is not an error. A refresh token takes its whole
- * family with it (every access token of the grant); an access token only itself.
+ * RFC 7009 revocation, for the client `clientId` (authenticated by the caller: routes.ts), or for
+ * a caller that named no client (null). An unknown token is not an error, and neither is a token
+ * that is not the caller's: another client's, or, for a caller that named none, a confidential
+ * client's (its client did not authenticate). Those are left alone, with the same answer. A
+ * refresh token takes its whole family with it (every access token of the grant); an access
+ * token only itself.
  */
-export async function revokeToken(database: Database, input: { token: string; clientId: string | undefined }): Promise<void> {
+export async function revokeToken(database: Database, input: { token: string; clientId: string | null }): Promise<void> {
   const hash = sha256Hex(input.token);
+  const holder = (
+    await database.db.select({ clientId: oauthTokens.clientId }).from(oauthTokens).where(eq(oauthTokens.tokenHash, hash)).limit(1)
+  )[0];
+  if (!holder) return;
+  if (input.clientId !== null ? input.clientId !== holder.clientId : (await findClient(database, holder.clientId))?.authMethod !== "none")
+    return;
   const now = Date.now();
-  const r = await database.write(async (tx): Promise<OAuthError | null> => {
+  await database.write(async (tx) => {
     const t = (await tx.select().from(oauthTokens).where(eq(oauthTokens.tokenHash, hash)).limit(1))[0];
-    if (!t) return null;
-    if (input.clientId !== undefined && input.clientId !== t.clientId)
-      return new OAuthError("invalid_client", "This token was not issued to this client.");
+    if (!t) return;
     if (t.kind === "refresh") await revokeFamily(tx, t.familyId, now);
     else
       await tx
         .update(oauthTokens)
         .set({ revokedAt: now })
         .where(and(eq(oauthTokens.id, t.id), isNull(oauthTokens.revokedAt)));
-    return null;
   });
-  if (r) throw r;
 }

@@ -31,7 +31,7 @@ export function authorizationServerMetadata(baseUrl: string) {
     // enterprise-managed authorization: an organization's IdP-issued ID-JAG (jwtBearer.ts)
     authorization_grant_profiles_supported: [ID_JAG_PROFILE],
     token_endpoint_auth_methods_supported: ["none", "client_secret_basic", "client_secret_post"],
-    revocation_endpoint_auth_methods_supported: ["none"],
+    revocation_endpoint_auth_methods_supported: ["none", "client_secret_basic", "client_secret_post"],
     code_challenge_methods_supported: ["S256"],
     authorization_response_iss_parameter_supported: true,
     // a client_id may be the https URL of the client's metadata document (oauth/cimd.ts); registration stays

@@ -98,11 +98,14 @@ export function oauthRoutes(deps: SignInDeps) {
           );
         }),
       )
-      .post("/oauth/revoke", ({ body }) =>
+      .post("/oauth/revoke", ({ body, request }) =>
         answer(async () => {
+          // RFC 7009 §2.1: a client that names itself (client_id, or HTTP Basic) is authenticated as at the token endpoint
+          // (a confidential one with its secret); it revokes only its own tokens
+          const named = param(body, "client_id") !== undefined || /^basic /i.test(request.headers.get("authorization") ?? "");
+          const clientId = named ? (await authenticateClient(deps.database, body, request)).id : null;
           const token = param(body, "token");
           if (!token) throw new OAuthError("invalid_request", "token is required.");
-          const clientId = param(body, "client_id");
           await revokeToken(deps.database, { token, clientId });
           return new Response(null, { status: 200, headers: { ...PUBLIC_CORS, "cache-control": "no-store" } });
         }),

@@ -76,3 +76,8 @@ export function receiptPayload(r: {
     verdicts: r.verdicts.map((v) => ({ id: v.id, verdict: v.verdict })),
   };
 }
+
+/** A receipt as the JSON text signed (its `iat` from `recordedAt`): written the same when signing and when a replay rebuilds it. */
+export function receiptJson(r: Parameters<typeof receiptPayload>[0]): string {
+  return JSON.stringify({ ...receiptPayload(r), iat: Math.floor(r.recordedAt / 1000) });
+}

@@ -10,8 +10,11 @@ import { parseFrontMatterYaml, splitFrontMatter } from "../catalog/validate";
 import { getBlob, getBlobs } from "../db/blobs";
 import type { Database } from "../db/client";
 import { notFound } from "../http/errors";
+import { digestOf } from "../lib/crypto";
 import { kept, keptEach } from "../lib/kept";
+import { attach } from "../signing/jws";
 import type { TalentKind } from "../selection/service";
+import { manifestItemsJson, resolutionManifestJson } from "./attestation";
 
 export interface PinnedItem {
   talentId: string;
@@ -20,6 +23,8 @@ export interface PinnedItem {
   digest: string;
   definitionDigest: string;
   files: Record<string, string>;
+  /** The digest of the map `files` (the blob holding it): its `filesDigest` in the signed manifest. */
+  filesDigest: string;
   position: number;
   /** The expertise of a private item (its version is `version`), else null. */
   expertiseId: string | null;
@@ -31,9 +36,35 @@ export interface PinnedResolution {
   language: string | null;
   tokens: number;
   createdAt: number;
-  /** Its signed manifest (a compact JWS), or null (signing off, or frozen before signing existed). */
+  catalogDigest: string;
+  /** Its signed manifest whole (a compact JWS), frozen before migration sigstore; read it with attestationOf. */
   attestation: string | null;
+  /** Its manifest's detached JWS and the `iss` it was signed with (attestationOf), or null (signing off). */
+  signature: string | null;
+  issuer: string | null;
   items: PinnedItem[];
+}
+
+/**
+ * A resolution's signed manifest as a compact JWS, or null when it was not signed: stored whole
+ * before migration sigstore, since then the signature alone, its payload written again from the row
+ * and its items as attestation.ts wrote it when signing (the same bytes, so the signature holds).
+ */
+export function attestationOf(res: PinnedResolution): string | null {
+  if (res.attestation) return res.attestation;
+  if (!res.signature) return null;
+  const itemsJson = manifestItemsJson(
+    res.items.map((i) => ({
+      id: i.talentId,
+      kind: i.kind,
+      version: i.version,
+      digest: i.digest,
+      definitionDigest: i.definitionDigest,
+      filesDigest: i.filesDigest,
+    })),
+  );
+  const manifest = { iss: res.issuer ?? "", resolutionId: res.id, projectId: res.projectId, createdAt: res.createdAt };
+  return attach(res.signature, resolutionManifestJson({ ...manifest, catalogDigest: res.catalogDigest, itemsJson }));
 }
 
 /**
@@ -52,14 +83,15 @@ const itemCaches = keptEach<Database, string, readonly PinnedItem[]>("A resoluti
 /** A resolution of the project with its items in served order; 404 for unknown or another project's. */
 export async function loadResolution(database: Database, projectId: string, resolutionId: string): Promise<PinnedResolution> {
   const r = await database.get<Omit<PinnedResolution, "items">>(
-    "SELECT id, project_id AS projectId, language, tokens, created_at AS createdAt, attestation FROM resolutions WHERE id = ?",
+    "SELECT id, project_id AS projectId, language, tokens, created_at AS createdAt, catalog_digest AS catalogDigest, attestation, " +
+      "signature, issuer FROM resolutions WHERE id = ?",
     [resolutionId],
   );
   if (!r || r.projectId !== projectId) throw notFound(`No resolution ${resolutionId} in this project.`);
   const cache = itemCaches.of(database);
   let items = cache.get(resolutionId);
   if (!items) {
-    const rows = await database.all<Omit<PinnedItem, "files"> & { files: string }>(
+    const rows = await database.all<Omit<PinnedItem, "files" | "filesDigest"> & { files: string }>(
       `SELECT talent_id AS talentId, kind, version, digest, definition_digest AS definitionDigest, files, position, expertise_id AS expertiseId
        FROM resolution_items WHERE resolution_id = ? ORDER BY position`,
       [resolutionId],
@@ -73,7 +105,8 @@ export async function loadResolution(database: Database, projectId: string, reso
         if (typeof f === "string" && !manifests.has(f))
           throw new Error(`resolution ${resolutionId}: the blob ${f} of its pinned files is missing`);
         const files = typeof f === "string" ? (JSON.parse(manifests.get(f)!) as Record<string, string>) : f;
-        return Object.freeze({ ...x, files: Object.freeze(files) });
+        const filesDigest = typeof f === "string" ? f : digestOf(JSON.stringify(f)); // the map's blob digest (prepare.ts manifestOf)
+        return Object.freeze({ ...x, files: Object.freeze(files), filesDigest });
       }),
     );
     cache.set(resolutionId, items);

@@ -10,7 +10,7 @@ import { detectorFiles } from "../catalog/detect";
 import { detectorSeverity } from "../catalog/measured";
 import type { TalentRule } from "../catalog/format";
 import { auditProcedure, type Voice } from "../http/wording";
-import { loadResolution, pinnedDefinition, pinnedTriggerFiles } from "./pinned";
+import { attestationOf, loadResolution, pinnedDefinition, pinnedTriggerFiles } from "./pinned";
 
 /**
  * A rule's detectors as served: each with the globs it applies to (its own, else the talent's
@@ -81,13 +81,14 @@ export async function playbook(
   }
   if (talent !== undefined && !detail) throw notFound(`${talent} was not served by resolution ${resolutionId}.`);
   const hasExpertises = res.items.some((i) => i.kind === "expertise");
+  const attestation = attestationOf(res);
   return {
     resolutionId,
     createdAt: iso(res.createdAt),
     procedure: auditProcedure(opts.voice, resolutionId, hasExpertises),
     obligations,
     verdictsRequired: res.items.filter((i) => i.kind === "expertise").map((i) => i.talentId),
-    ...(res.attestation ? { attestation: res.attestation } : {}),
+    ...(attestation ? { attestation } : {}),
     ...(detail ? { detail } : {}),
   };
 }

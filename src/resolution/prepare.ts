@@ -17,6 +17,7 @@ import { kept, keptByIdentity, keptEach } from "../lib/kept";
 import type { KeptMap } from "../lib/keptMap";
 import { unknownTalents } from "../selection/service";
 import type { Signer } from "../signing/signer";
+import { detach } from "../signing/jws";
 import { manifestItemsJson, resolutionManifestJson } from "./attestation";
 import { afterPrepare, notDesignableHint, overBudgetNote, type Voice } from "../http/wording";
 import { activeItems, type ServableItem } from "../selection/sources";
@@ -317,8 +318,8 @@ export async function prepareTask(
   const resolutionRow = {
     sql:
       "INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at, " +
-      "designation_id, attestation) " +
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "designation_id, signature, issuer) " +
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     args: [resolutionId, project.id, language, tokens, deps.catalog.digest, author.type, author.id, author.via, now, designationId] as (
       | string
       | number
@@ -346,7 +347,8 @@ export async function prepareTask(
       now,
     ),
   );
-  resolutionRow.args.push(attestation);
+  // the signature alone (~150 bytes where the whole JWS was ~2.5 KB): the manifest is written again from the row on read (pinned.ts)
+  resolutionRow.args.push(attestation ? detach(attestation) : null, attestation ? (deps.iss ?? "") : null);
   await deps.database.writeJob({ statements });
   for (const d of written.keys()) known.add(d);
   designations.set(designationId, true);

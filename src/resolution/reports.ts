@@ -12,7 +12,8 @@ import { reportResults, reports } from "../db/schema";
 import { AppError, validationFailed, type Issue } from "../http/errors";
 import { sha256Hex } from "../lib/crypto";
 import type { Signer } from "../signing/signer";
-import { receiptPayload } from "./attestation";
+import { attach, detach } from "../signing/jws";
+import { receiptJson } from "./attestation";
 import { newId } from "../lib/ids";
 import type { Author } from "./prepare";
 import { loadResolution } from "./pinned";
@@ -95,11 +96,13 @@ export async function recordReport(
   const { submissionId, resolutionId, results } = readReport(body);
   const digest = payloadDigest(resolutionId, results);
   const findPrior = {
-    sql: "SELECT payload_digest AS digest, response FROM reports WHERE project_id = ? AND submission_id = ?",
+    sql:
+      "SELECT id, payload_digest AS digest, response, created_at AS createdAt, signature, issuer FROM reports " +
+      "WHERE project_id = ? AND submission_id = ?",
     args: [projectId, submissionId],
   };
   /** The answer to a submissionId already recorded: a replay (same content) or 409 (other content). */
-  const answerPrior = (prior: { digest: string; response: string } | undefined) => {
+  const answerPrior = async (prior: PriorReport | undefined) => {
     if (!prior) return null;
     if (prior.digest !== digest) {
       throw new AppError(
@@ -108,9 +111,11 @@ export async function recordReport(
         { submissionId },
       );
     }
-    return { status: 200, body: { ...(JSON.parse(prior.response) as Record<string, unknown>), replayed: true } };
+    const body = JSON.parse(prior.response) as Record<string, unknown>;
+    const attestation = await storedReceipt(database, projectId, resolutionId, prior);
+    return { status: 200, body: { ...body, ...(attestation ? { attestation } : {}), replayed: true } };
   };
-  const early = answerPrior(await database.get<{ digest: string; response: string }>(findPrior.sql, findPrior.args));
+  const early = await answerPrior(await database.get<PriorReport>(findPrior.sql, findPrior.args));
   if (early) return early;
 
   const res = await loadResolution(database, projectId, resolutionId);
@@ -151,8 +156,8 @@ export async function recordReport(
     replayed: false,
   };
   const receipt = signing
-    ? signing.signer.sign(
-        receiptPayload({
+    ? signing.signer.signJson(
+        receiptJson({
           iss: signing.iss,
           reportId,
           submissionId,
@@ -162,21 +167,20 @@ export async function recordReport(
           resultsDigest: digest,
           verdicts: results,
         }),
-        now,
       )
     : null;
-  // stored with the answer, so a replay answers the same receipt
-  if (receipt) Object.assign(response, { attestation: receipt });
+  // its signature stored with the answer (not the whole receipt: rebuilt from the row on replay, storedReceipt)
+  const signed = receipt ? [detach(receipt), signing!.iss] : [null, null];
   // a concurrent submission with the same submissionId may have landed while we validated:
   // the writer decides again inside the transaction (insert unless it is there)
-  const prior = await database.writeJob<{ digest: string; response: string }>({
+  const prior = await database.writeJob<PriorReport>({
     unless: findPrior,
     statements: [
       {
         sql:
           "INSERT INTO reports (id, project_id, resolution_id, submission_id, payload_digest, response, author_type, author_id, " +
-          "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        args: [reportId, projectId, resolutionId, submissionId, digest, JSON.stringify(response), author.type, author.id, now],
+          "created_at, signature, issuer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        args: [reportId, projectId, resolutionId, submissionId, digest, JSON.stringify(response), author.type, author.id, now, ...signed],
       },
       ...results.map((r) => ({
         sql: "INSERT INTO report_results (report_id, talent_id, kind, verdict, evidence, missing, note) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -185,7 +189,42 @@ export async function recordReport(
     ],
   });
   touchResolution(resolutionId); // its day's memoized verdicts (insights, adoption) are stale
-  return answerPrior(prior) ?? { status: 201, body: response };
+  return (await answerPrior(prior)) ?? { status: 201, body: receipt ? { ...response, attestation: receipt } : response };
+}
+
+/** A recorded report as a replay reads it. */
+interface PriorReport {
+  id: string;
+  digest: string;
+  response: string;
+  createdAt: number;
+  signature: string | null;
+  issuer: string | null;
+}
+
+/**
+ * The receipt of a recorded report, or null when it was not signed: whole in `response` before
+ * migration sigstore (the replay answers it as it is), since then its signature alone, the payload
+ * written again from the row and its results in the order they were recorded.
+ */
+async function storedReceipt(database: Database, projectId: string, resolutionId: string, prior: PriorReport): Promise<string | null> {
+  if (!prior.signature) return null;
+  const verdicts = await database.all<{ id: string; verdict: string }>(
+    "SELECT talent_id AS id, verdict FROM report_results WHERE report_id = ? ORDER BY rowid",
+    [prior.id],
+  );
+  const body = JSON.parse(prior.response) as { submissionId: string };
+  const receipt = {
+    iss: prior.issuer ?? "",
+    reportId: prior.id,
+    submissionId: body.submissionId,
+    resolutionId,
+    projectId,
+    recordedAt: prior.createdAt,
+    resultsDigest: prior.digest,
+    verdicts,
+  };
+  return attach(prior.signature, receiptJson(receipt));
 }
 
 /** Reports recorded for a resolution, oldest first, with their verdicts (dashboard). */

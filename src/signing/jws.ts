@@ -27,7 +27,9 @@ export interface SigningJwks {
 
 /** Base64url without padding (RFC 7515 section 2). */
 export function b64url(data: Uint8Array | string): string {
-  return Buffer.from(typeof data === "string" ? Buffer.from(data, "utf8") : data).toString("base64url");
+  return (typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data.buffer, data.byteOffset, data.byteLength)).toString(
+    "base64url",
+  );
 }
 
 /** The RFC 7638 thumbprint of an Ed25519 public key: the key id the service gives it. */
@@ -38,6 +40,21 @@ export function thumbprint(x: string): string {
 /** The protected header and signing input of a compact JWS over a payload given as JSON text (signed by the caller). */
 export function signingInput(kid: string, payloadJson: string): string {
   return `${b64url(JSON.stringify({ alg: "EdDSA", kid }))}.${b64url(payloadJson)}`;
+}
+
+/**
+ * A compact JWS without its payload (RFC 7515 appendix F, detached content): `<header>..<signature>`,
+ * what the service stores when it can write the payload again from its own rows.
+ */
+export function detach(jws: string): string {
+  const first = jws.indexOf(".");
+  return `${jws.slice(0, first)}.${jws.slice(jws.lastIndexOf("."))}`;
+}
+
+/** A detached JWS (`detach`) made whole again with its payload, given as the JSON text that was signed. */
+export function attach(detached: string, payloadJson: string): string {
+  const first = detached.indexOf(".");
+  return `${detached.slice(0, first)}.${b64url(payloadJson)}${detached.slice(first + 1)}`;
 }
 
 /** What a verification found: the payload and the key that signed it, or why it failed (one line). */

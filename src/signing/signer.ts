@@ -6,7 +6,7 @@
  */
 import { createPrivateKey, type KeyObject, sign as signBytes } from "node:crypto";
 import { statSync } from "node:fs";
-import { type SigningJwks, signingInput } from "./jws";
+import { b64url, type SigningJwks } from "./jws";
 
 /** The slice of deps that signs (createApp makes it from DATA_DIR and SIGNING). */
 export interface SignerDeps {
@@ -17,9 +17,10 @@ import { ensureSigningKeys, publicKeySet, readSigningKeys, type StoredSigningKey
 /** How often the key file's modification time is looked at (a rotation is seen within this). */
 export const KEY_FILE_CHECK_MS = 5_000;
 
-/** What a signature is made of: the key's id and its private key (imported once per key). */
+/** What a signature is made of: the key's id, its protected header (base64url) and its private key (imported once per key). */
 interface ActiveKey {
   kid: string;
+  header: string;
   key: KeyObject;
 }
 
@@ -45,7 +46,11 @@ export class Signer {
     this.#jwks = publicKeySet(keys);
     const current = keys.findLast((k) => k.retiredAt === null) ?? null;
     this.#active = current
-      ? { kid: current.kid, key: createPrivateKey({ key: { kty: "OKP", crv: "Ed25519", x: current.x, d: current.d }, format: "jwk" }) }
+      ? {
+          kid: current.kid,
+          header: b64url(JSON.stringify({ alg: "EdDSA", kid: current.kid })),
+          key: createPrivateKey({ key: { kty: "OKP", crv: "Ed25519", x: current.x, d: current.d }, format: "jwk" }),
+        }
       : null;
     try {
       this.#mtime = statSync(signingKeyPath(this.dataDir)).mtimeMs;
@@ -90,7 +95,7 @@ export class Signer {
     this.#fresh();
     const active = this.#active;
     if (!active) return null;
-    const input = signingInput(active.kid, payloadJson);
+    const input = `${active.header}.${b64url(payloadJson)}`; // jws.ts signingInput, its header written once per key
     // node:crypto's one-shot Ed25519 signature: ~17 µs, where Web Crypto's promise and thread hop cost ~30–40 µs of CPU
     return `${input}.${signBytes(null, Buffer.from(input), active.key).toString("base64url")}`;
   }

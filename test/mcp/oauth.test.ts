@@ -598,18 +598,81 @@ describe("access tokens on every call", () => {
 });
 
 describe("POST /oauth/revoke (RFC 7009)", () => {
-  test("an access token: only it ends; the refresh token still works; an unknown token → 200; another client's → 401 invalid_client", async () => {
+  const revoke = (fields: Record<string, string>, headers: Record<string, string> = {}) =>
+    env
+      .request("/oauth/revoke", { method: "POST", headers: { ...FORM, ...headers }, body: new URLSearchParams(fields).toString() })
+      .then(json);
+  const basic = (id: string, secret: string) => ({
+    authorization: `Basic ${btoa(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`)}`,
+  });
+
+  /** Tokens granted to a confidential client registered with `method`, and its secret. */
+  async function confidentialTokens(method: "client_secret_basic" | "client_secret_post") {
+    const o = await orgWithProject(env);
+    const reg = await register({ client_name: "Server agent", redirect_uris: [REDIRECT], token_endpoint_auth_method: method });
+    expect(reg.status).toBe(201);
+    const clientId = reg.body.client_id as string;
+    const secret = reg.body.client_secret as string;
+    const g = await grant(o.owner, o.project.id, { clientId });
+    const body = new URLSearchParams({ grant_type: "authorization_code", code: g.code, code_verifier: g.verifier, redirect_uri: REDIRECT });
+    body.set("resource", g.resource);
+    if (method === "client_secret_post") body.set("client_id", clientId), body.set("client_secret", secret);
+    const headers = method === "client_secret_basic" ? { ...FORM, ...basic(clientId, secret) } : FORM;
+    const t = await json(await env.request("/oauth/token", { method: "POST", headers, body: body.toString() }));
+    expect(t.status).toBe(200);
+    return { clientId, secret, access: t.body.access_token as string, refresh: t.body.refresh_token as string };
+  }
+  const alive = async (access: string) => (await withKey(env, access, "/api/doctor")).status === 200;
+
+  test("an access token: only it ends; the refresh token still works; an unknown token → 200; no token → invalid_request", async () => {
     const t = await tokens();
-    const revoke = (fields: Record<string, string>) =>
-      env.request("/oauth/revoke", { method: "POST", headers: FORM, body: new URLSearchParams(fields).toString() });
-    const other = (await register()).body.client_id;
-    const mismatch = await json(await revoke({ token: t.access, client_id: other }));
-    expect(mismatch.status).toBe(401);
-    expect(mismatch.body.error).toBe("invalid_client");
     expect((await revoke({ token: t.access, client_id: t.grant.clientId })).status).toBe(200);
     expect((await withKey(env, t.access, "/api/doctor")).status).toBe(401);
     expect((await refresh(t.grant.clientId, t.refresh)).status).toBe(200);
     expect((await revoke({ token: "svc_at_unknown" })).status).toBe(200);
-    expect((await json(await revoke({}))).body.error).toBe("invalid_request");
+    expect((await revoke({})).body.error).toBe("invalid_request");
+  });
+
+  test("a client revokes only its own tokens: another client's token → 200 and it stays valid", async () => {
+    const t = await tokens();
+    const other = (await register()).body.client_id;
+    expect((await revoke({ token: t.access, client_id: other })).status).toBe(200);
+    expect(await alive(t.access)).toBe(true);
+    const conf = await confidentialTokens("client_secret_basic");
+    expect((await revoke({ token: t.refresh }, basic(conf.clientId, conf.secret))).status).toBe(200);
+    expect((await refresh(t.grant.clientId, t.refresh)).status).toBe(200);
+  });
+
+  test("a confidential client (client_secret_basic) revokes with its secret in HTTP Basic; wrong, missing or in the body → 401 invalid_client, nothing revoked", async () => {
+    const c = await confidentialTokens("client_secret_basic");
+    const wrong = await revoke({ token: c.access }, basic(c.clientId, "svc_cs_not-the-secret"));
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error).toBe("invalid_client");
+    expect(wrong.res.headers.get("www-authenticate")).toMatch(/^Basic /);
+    const missing = await revoke({ token: c.access, client_id: c.clientId });
+    expect(missing.status).toBe(401);
+    expect(missing.body.error).toBe("invalid_client");
+    expect(missing.res.headers.get("www-authenticate")).toMatch(/^Basic /);
+    const inBody = await revoke({ token: c.access, client_id: c.clientId, client_secret: c.secret });
+    expect(inBody.status).toBe(401);
+    // a caller that names no client does not revoke a confidential client's token either
+    expect((await revoke({ token: c.access })).status).toBe(200);
+    expect(await alive(c.access)).toBe(true);
+    expect((await revoke({ token: c.access }, basic(c.clientId, c.secret))).status).toBe(200);
+    expect(await alive(c.access)).toBe(false);
+  });
+
+  test("a confidential client (client_secret_post) revokes with client_secret in the body; wrong or missing → 401 invalid_client, nothing revoked", async () => {
+    const c = await confidentialTokens("client_secret_post");
+    for (const extra of [{ client_secret: "svc_cs_not-the-secret" }, {}] as Record<string, string>[]) {
+      const r = await revoke({ token: c.refresh, client_id: c.clientId, ...extra });
+      expect(r.status).toBe(401);
+      expect(r.body.error).toBe("invalid_client");
+    }
+    expect((await revoke({ token: c.refresh }, basic(c.clientId, c.secret))).status).toBe(401);
+    expect(await alive(c.access)).toBe(true);
+    // the refresh token takes its whole grant with it
+    expect((await revoke({ token: c.refresh, client_id: c.clientId, client_secret: c.secret })).status).toBe(200);
+    expect(await alive(c.access)).toBe(false);
   });
 });

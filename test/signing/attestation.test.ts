@@ -65,8 +65,24 @@ describe("signed resolutions", () => {
     // stored with the resolution: the playbook carries the same
     const pb = await p.api("GET", `/api/validation/playbook?resolutionId=${r.body.resolutionId}`);
     expect(pb.body.attestation).toBe(jws);
-    const row = await env.database.client.execute({ sql: "SELECT attestation FROM resolutions WHERE id = ?", args: [r.body.resolutionId] });
-    expect(row.rows[0]!.attestation).toBe(jws);
+    // the row keeps the signature alone (detached: header and signature), the payload is written again from the frozen rows
+    const row = await env.database.client.execute({
+      sql: "SELECT attestation, signature, issuer FROM resolutions WHERE id = ?",
+      args: [r.body.resolutionId],
+    });
+    const [h, , s] = jws.split(".");
+    expect(row.rows[0]).toMatchObject({ attestation: null, signature: `${h}..${s}`, issuer: env.config.baseUrl });
+  });
+
+  test("a resolution frozen with its whole JWS (before the signature alone was stored) answers it as stored", async () => {
+    const p = await project();
+    const r = await p.api("POST", "/api/prepare-task", { talentIds: ["typescript-strict"] });
+    const jws = r.body.attestation as string;
+    await env.database.client.execute({
+      sql: "UPDATE resolutions SET attestation = ?, signature = NULL, issuer = NULL WHERE id = ?",
+      args: [jws, r.body.resolutionId],
+    });
+    expect((await p.api("GET", `/api/validation/playbook?resolutionId=${r.body.resolutionId}`)).body.attestation).toBe(jws);
   });
 
   test("the report route answers a signed receipt, and a replay answers the same one", async () => {
@@ -87,6 +103,29 @@ describe("signed resolutions", () => {
       resolutionId: rid,
       reportId: first.body.reportId,
       verdicts: [{ id: "typescript-strict", verdict: "fail" }],
+    });
+    const replay = await p.api("POST", "/api/validation/reports", report);
+    expect(replay.status).toBe(200);
+    expect(replay.body.attestation).toBe(first.body.attestation);
+    // stored as its signature alone, not inside the answer kept for replays
+    const row = await env.database.client.execute({
+      sql: "SELECT response, signature FROM reports WHERE id = ?",
+      args: [first.body.reportId],
+    });
+    expect(JSON.parse(String(row.rows[0]!.response)).attestation).toBeUndefined();
+    const [h, , s] = (first.body.attestation as string).split(".");
+    expect(row.rows[0]!.signature).toBe(`${h}..${s}`);
+  });
+
+  test("a report recorded with its whole receipt in the kept answer (before the signature alone was stored) replays it as stored", async () => {
+    const p = await project();
+    const rid = (await p.api("POST", "/api/prepare-task", { talentIds: ["typescript-strict"] })).body.resolutionId;
+    const report = { submissionId: "s-old", resolutionId: rid, expertiseResults: [{ id: "typescript-strict", verdict: "pass" }] };
+    const first = await p.api("POST", "/api/validation/reports", report);
+    const { replayed: _, ...kept } = first.body;
+    await env.database.client.execute({
+      sql: "UPDATE reports SET response = ?, signature = NULL, issuer = NULL WHERE id = ?",
+      args: [JSON.stringify({ ...kept, replayed: false }), first.body.reportId],
     });
     const replay = await p.api("POST", "/api/validation/reports", report);
     expect(replay.status).toBe(200);

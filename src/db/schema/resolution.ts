@@ -30,8 +30,16 @@ export const resolutions = sqliteTable(
      * before it, each resolution had its own, with the resolution's id as its id).
      */
     designationId: text("designation_id").notNull().default(""),
-    /** The signed manifest (a compact JWS, src/signing/manifests.ts); null when signing was off or before it existed. */
+    /** The signed manifest whole (a compact JWS) of a resolution frozen before migration sigstore; null otherwise. */
     attestation: text("attestation"),
+    /**
+     * Since migration sigstore, the signature alone: the detached JWS (`<protected header>..<signature>`) of
+     * its manifest, rebuilt from this row and its items on read (src/resolution/pinned.ts attestationOf);
+     * `attestation` is then null. Null when signing was off.
+     */
+    signature: text("signature"),
+    /** The `iss` of the signed manifest (the base URL when it was signed), with `signature`. */
+    issuer: text("issuer"),
   },
   (t) => [
     // a project's resolutions in a time window, with their ids, from the index alone (activity; migration 0005)
@@ -95,6 +103,14 @@ export const reports = sqliteTable(
     authorType: text("author_type").notNull(),
     authorId: text("author_id").notNull(),
     createdAt: integer("created_at").notNull(),
+    /**
+     * The receipt's detached JWS (`<protected header>..<signature>`), its payload rebuilt from this row and
+     * its results on replay (src/resolution/reports.ts); `response` holds no attestation. Null when signing was off
+     * (before migration sigstore the whole receipt was in `response`).
+     */
+    signature: text("signature"),
+    /** The `iss` of the signed receipt, with `signature`. */
+    issuer: text("issuer"),
   },
   (t) => [
     uniqueIndex("reports_submission_uq").on(t.projectId, t.submissionId),
