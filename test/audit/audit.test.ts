@@ -1,0 +1,110 @@
+/**
+ * The organization's audit log (src/audit/): each audited change, performed through its real
+ * route, leaves exactly one entry with the right actor, action, object and before/after; the log
+ * is append-only; the routes' failure paths.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { joinedMember, orgWithProject, signedUp, testEnv, type TestEnv, type WebClient } from "../helpers";
+import { AUDIT_ROWS, type AuditCtx } from "./audit-rows";
+
+let env: TestEnv;
+let ctx: AuditCtx;
+beforeAll(async () => {
+  env = await testEnv();
+  const { owner, org, project } = await orgWithProject(env, "Audited");
+  ctx = { env, owner, org, project, ids: {} };
+});
+afterAll(() => env.close());
+
+/** Every entry of the active organization of `c`, newest first. */
+async function entries(c: WebClient): Promise<any[]> {
+  const r = await c.get("/web/orgs/current/audit-log?limit=200");
+  expect(r.status).toBe(200);
+  return r.body.entries;
+}
+
+describe("each audited change leaves exactly one entry with its actor, action, object and before/after", () => {
+  for (const row of AUDIT_ROWS) {
+    test(row.name, async () => {
+      const seen = new Set((await entries(ctx.owner)).map((e) => e.id));
+      const want = await row.perform(ctx);
+      const fresh = (await entries(ctx.owner)).filter((e) => !seen.has(e.id));
+      expect(fresh.map((e) => e.action)).toEqual([want.action]);
+      const e = fresh[0]!;
+      expect(e.actor).toEqual(want.actor ?? { kind: "user", id: ctx.owner.userId, label: ctx.owner.email });
+      expect(e.object).toEqual(want.object);
+      if (want.before !== undefined) expect(e.before).toEqual(want.before);
+      if (want.after !== undefined) expect(e.after).toEqual(want.after);
+    });
+  }
+});
+
+describe("the audit log is append-only", () => {
+  test("append-only: an UPDATE of an entry is refused by the database; DELETE (retention) is allowed", async () => {
+    const id = (await entries(ctx.owner))[0]!.id;
+    await expect(env.database.client.execute({ sql: "UPDATE audit_entries SET action = 'x' WHERE id = ?", args: [id] })).rejects.toThrow(
+      /append-only/,
+    );
+    const del = await env.database.client.execute({ sql: "DELETE FROM audit_entries WHERE id = ?", args: [id] });
+    expect(del.rowsAffected).toBe(1);
+  });
+});
+
+describe("GET /web/orgs/current/audit-log: filters, paging and failure paths", () => {
+  test("filters by action, object kind, actor and time window; pages by cursor without repeats", async () => {
+    const all = await entries(ctx.owner);
+    const action = all[0]!.action;
+    const byAction = (await ctx.owner.get(`/web/orgs/current/audit-log?action=${action}`)).body.entries;
+    expect(byAction.length).toBeGreaterThan(0);
+    expect(byAction.every((e: any) => e.action === action)).toBe(true);
+    const byKind = (await ctx.owner.get("/web/orgs/current/audit-log?objectKind=member")).body.entries;
+    expect(byKind.every((e: any) => e.object.kind === "member")).toBe(true);
+    const byActor = (await ctx.owner.get(`/web/orgs/current/audit-log?actor=${encodeURIComponent(ctx.owner.email)}`)).body.entries;
+    expect(byActor.every((e: any) => e.actor.label === ctx.owner.email)).toBe(true);
+    const future = (await ctx.owner.get("/web/orgs/current/audit-log?from=2999-01-01")).body.entries;
+    expect(future).toEqual([]);
+    const past = (await ctx.owner.get("/web/orgs/current/audit-log?to=2000-01-01")).body.entries;
+    expect(past).toEqual([]);
+    const ids: string[] = [];
+    let cursor: string | null = "";
+    while (cursor !== null) {
+      const r = await ctx.owner.get(`/web/orgs/current/audit-log?limit=2${cursor ? `&cursor=${cursor}` : ""}`);
+      ids.push(...r.body.entries.map((e: any) => e.id));
+      cursor = r.body.nextCursor;
+    }
+    expect(ids).toEqual(all.map((e) => e.id));
+  });
+
+  test("a bad filter, limit or cursor → 400 validation_failed naming it", async () => {
+    for (const [q, field] of [
+      ["from=yesterday", "from"],
+      ["to=2020-13-45", "to"],
+      ["limit=0", "limit"],
+      ["cursor=bm9wZTox", "cursor"],
+    ] as const) {
+      const r = await ctx.owner.get(`/web/orgs/current/audit-log?${q}`);
+      expect(`${r.status} ${r.body.error}`).toBe("400 validation_failed");
+      expect(JSON.stringify(r.body)).toContain(field);
+    }
+    const r = await ctx.owner.get("/web/orgs/current/audit-log/export?format=xml");
+    expect(`${r.status} ${r.body.error}`).toBe("400 validation_failed");
+  });
+
+  test("owners and admins only: a member gets 403 forbidden, a visitor 401 unauthenticated (list and export)", async () => {
+    const m = await joinedMember(env, ctx.owner);
+    for (const path of ["/web/orgs/current/audit-log", "/web/orgs/current/audit-log/export"]) {
+      expect(`${(await m.get(path)).status} ${(await m.get(path)).body.error}`).toBe("403 forbidden");
+      const visitor = await env.request(path);
+      expect(visitor.status).toBe(401);
+    }
+    const none = await signedUp(env);
+    expect((await none.get("/web/orgs/current/audit-log")).body.error).toBe("no_active_organization");
+  });
+
+  test("another organization's entries are never listed", async () => {
+    const other = await orgWithProject(env, "Elsewhere");
+    const mine = await entries(other.owner);
+    expect(mine.some((e) => e.object.id === ctx.org.id)).toBe(false);
+    expect(mine.map((e) => e.action)).toEqual(["organization.created"]);
+  });
+});
