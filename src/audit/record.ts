@@ -48,3 +48,14 @@ export async function record(tx: Tx, entry: AuditEntryInput): Promise<void> {
     after: entry.after ? JSON.stringify(entry.after) : null,
   });
 }
+
+/** Where a change is recorded and by whom: what a service that records takes from its route. */
+export interface AuditBy {
+  organizationId: string;
+  actor: AuditActor;
+}
+
+/** The actor of a project key's (or an OAuth token's) change: its id and name. */
+export function keyActor(principal: { id: string; name: string }): AuditActor {
+  return { kind: "key", id: principal.id, label: principal.name };
+}

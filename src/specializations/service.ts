@@ -16,6 +16,7 @@ import { listServableExpertises } from "../expertises/servable";
 import { AppError, notFound, validationFailed, type Issue } from "../http/errors";
 import { newId } from "../lib/ids";
 import { iso } from "../lib/time";
+import { record, type AuditActor } from "../audit/record";
 import { installTalents, unknownTalents, type SelectionChange } from "../selection/service";
 import { isExpertiseRef } from "../selection/sources";
 
@@ -233,6 +234,7 @@ export async function applySpecialization(
   project: { id: string; organizationId: string },
   specializationId: string,
   by: string,
+  actor: AuditActor,
 ): Promise<{ specialization: SpecializationView; requested: string[]; change: SelectionChange }> {
   const spec = await getSpecialization(database, catalog, project.organizationId, specializationId);
   const lookup = await resolver(database, catalog, project.organizationId);
@@ -256,12 +258,23 @@ export async function applySpecialization(
         { pairs: unique },
       );
     }
-    return installTalents(
+    const change = await installTalents(
       tx,
       project.id,
       closure.ids.map((id) => ({ id, kind: isExpertiseRef(id) ? ("expertise" as const) : ("talent" as const) })),
       by,
+      null, // one entry for the whole application, below
     );
+    if (change.entered.length > 0) {
+      await record(tx, {
+        organizationId: project.organizationId,
+        actor,
+        action: "specialization.applied",
+        object: { kind: "specialization", id: spec.id },
+        after: { projectId: project.id, installed: change.entered },
+      });
+    }
+    return change;
   });
   return { specialization: spec, requested: closure.ids, change };
 }

@@ -1,6 +1,6 @@
 /** The table of audited changes (test/audit/audit.test.ts): each performed through its real route, with the entry it must leave. */
 import { expect } from "bun:test";
-import { signedUp, type TestEnv, type WebClient } from "../helpers";
+import { createKey, signedUp, withKey, type TestEnv, type WebClient } from "../helpers";
 
 type Client = WebClient & { email: string; userId: string };
 
@@ -102,5 +102,123 @@ const TENANCY: AuditRow[] = [
   },
 ];
 
+const KEYS: AuditRow[] = [
+  {
+    name: "project key created (POST /web/projects/:id/keys): its name, tools and project, never its value",
+    async perform(c) {
+      const k = await createKey(c.owner, c.project.id, ["prepare_task", "install"]);
+      c.ids.key = k;
+      return {
+        action: "key.created",
+        object: { kind: "key", id: k.key.id },
+        after: { projectId: c.project.id, name: "key prepare_task+install", tools: ["prepare_task", "install"], expiresAt: null, automation: false },
+      };
+    },
+  },
+  {
+    name: "automation key made (POST /web/projects/:id/token)",
+    async perform(c) {
+      const r = await ok(c.owner.post(`/web/projects/${c.project.id}/token`));
+      c.ids.automation = r.key.id;
+      return { action: "key.created", object: { kind: "key", id: r.key.id } };
+    },
+  },
+  {
+    name: "automation key rotated (POST /web/projects/:id/token again): one entry naming the key it replaced",
+    async perform(c) {
+      const r = await ok(c.owner.post(`/web/projects/${c.project.id}/token`));
+      return { action: "automation_key.rotated", object: { kind: "key", id: r.key.id }, before: { keyIds: [c.ids.automation] } };
+    },
+  },
+];
+
+const SELECTION: AuditRow[] = [
+  {
+    name: "talents installed from the dashboard (POST /web/projects/:id/talents)",
+    async perform(c) {
+      await ok(c.owner.post(`/web/projects/${c.project.id}/talents`, { talents: ["javascript-base"] }));
+      return { action: "talents.installed", object: { kind: "project", id: c.project.id }, after: { installed: ["javascript-base"] } };
+    },
+  },
+  {
+    name: "talents installed by a project key (PATCH /api/projects/current/talents): the key is the actor",
+    async perform(c) {
+      const r = await withKey(c.env, c.ids.key.value, "/api/projects/current/talents", {
+        method: "PATCH",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ talents: ["typescript-strict"] }),
+      });
+      expect(r.status).toBeLessThan(300);
+      return {
+        action: "talents.installed",
+        object: { kind: "project", id: c.project.id },
+        actor: { kind: "key", id: c.ids.key.key.id, label: "key prepare_task+install" },
+        after: { installed: ["typescript-strict"] },
+      };
+    },
+  },
+  {
+    name: "talent disabled (PATCH /web/projects/:id/talents/:talentId)",
+    async perform(c) {
+      await ok(c.owner.patch(`/web/projects/${c.project.id}/talents/typescript-strict`, { enabled: false }));
+      return {
+        action: "talent.disabled",
+        object: { kind: "project", id: c.project.id },
+        before: { talentId: "typescript-strict", enabled: true },
+        after: { talentId: "typescript-strict", enabled: false },
+      };
+    },
+  },
+  {
+    name: "talent enabled again (PATCH …/talents/:talentId)",
+    async perform(c) {
+      await ok(c.owner.patch(`/web/projects/${c.project.id}/talents/typescript-strict`, { enabled: true }));
+      return { action: "talent.enabled", object: { kind: "project", id: c.project.id }, after: { talentId: "typescript-strict", enabled: true } };
+    },
+  },
+  {
+    name: "talents disabled by a project key (PATCH /api/projects/current/talents with enabled: false)",
+    async perform(c) {
+      const r = await withKey(c.env, c.ids.key.value, "/api/projects/current/talents", {
+        method: "PATCH",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ talents: ["typescript-strict"], enabled: false }),
+      });
+      expect(r.status).toBeLessThan(300);
+      return {
+        action: "talents.disabled",
+        object: { kind: "project", id: c.project.id },
+        actor: { kind: "key", id: c.ids.key.key.id, label: "key prepare_task+install" },
+        after: { disabled: ["typescript-strict"] },
+      };
+    },
+  },
+  {
+    name: "talent uninstalled (DELETE /web/projects/:id/talents/:talentId)",
+    async perform(c) {
+      await ok(c.owner.del(`/web/projects/${c.project.id}/talents/typescript-strict`));
+      return { action: "talent.uninstalled", object: { kind: "project", id: c.project.id }, before: { talentId: "typescript-strict", enabled: false } };
+    },
+  },
+  {
+    name: "specialization applied (POST /web/projects/:id/apply-specialization): one entry, not one per talent",
+    async perform(c) {
+      const r = await ok(c.owner.post(`/web/projects/${c.project.id}/apply-specialization`, { specializationId: "typescript-service" }));
+      return {
+        action: "specialization.applied",
+        object: { kind: "specialization", id: "typescript-service" },
+        after: { projectId: c.project.id, installed: r.installed },
+      };
+    },
+  },
+  {
+    name: "project key revoked (DELETE /web/projects/:id/keys/:keyId)",
+    async perform(c) {
+      await ok(c.owner.del(`/web/projects/${c.project.id}/keys/${c.ids.key.key.id}`));
+      return { action: "key.revoked", object: { kind: "key", id: c.ids.key.key.id }, after: { status: "revoked" } };
+    },
+  },
+];
+
 /** Every row, in the order they run (a row may use what an earlier one left in `ids`). */
-export const AUDIT_ROWS: AuditRow[] = [...TENANCY];
+export const AUDIT_ROWS: AuditRow[] = [...TENANCY, ...KEYS, ...SELECTION];

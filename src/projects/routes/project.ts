@@ -19,6 +19,7 @@ import {
   type Project,
 } from "../service";
 import { iso } from "../../lib/time";
+import { userActor } from "../../audit/record";
 
 /** A repository's path under the organization's code hosting URL: `payments-api`, `group/sub/repo`. */
 const REPOSITORY_ISSUE = "repository must be a path such as payments-api or group/repo";
@@ -191,6 +192,7 @@ function projectKeyRoutes(deps: CoreDeps, guards: Guards) {
             tools,
             expiresAt,
             createdBy: { id: auth.user.id, email: auth.user.email },
+            organizationId: org.id,
           });
           await recordSecurityEvent(tx, {
             kind: "key.created",
@@ -222,7 +224,7 @@ function projectKeyRoutes(deps: CoreDeps, guards: Guards) {
           return confirmations.revokeKey(key.name);
         });
         const key = await deps.database.write(async (tx) => {
-          const revoked = await revokeKey(tx, params.id, params.keyId);
+          const revoked = await revokeKey(tx, params.id, params.keyId, { organizationId: org.id, actor: userActor(auth.user) });
           await recordSecurityEvent(tx, {
             kind: "key.revoked",
             userId: auth.user.id,
