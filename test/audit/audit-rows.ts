@@ -1,6 +1,6 @@
 /** The table of audited changes (test/audit/audit.test.ts): each performed through its real route, with the entry it must leave. */
 import { expect } from "bun:test";
-import { createKey, signedUp, withKey, type TestEnv, type WebClient } from "../helpers";
+import { createKey, expertiseMd, signedUp, withKey, type TestEnv, type WebClient } from "../helpers";
 
 type Client = WebClient & { email: string; userId: string };
 
@@ -220,5 +220,66 @@ const SELECTION: AuditRow[] = [
   },
 ];
 
+const X = "/web/orgs/current/expertises";
+
+const EXPERTISES: AuditRow[] = [
+  {
+    name: "expertise created (POST /web/orgs/current/expertises)",
+    async perform(c) {
+      const r = await ok(c.owner.post(X, { slug: "ledger", content: expertiseMd("ledger", "Use the ledger.") }));
+      c.ids.expertise = r.id;
+      return { action: "expertise.created", object: { kind: "expertise", id: r.id }, after: { slug: "ledger", status: "draft", revision: 1 } };
+    },
+  },
+  {
+    name: "expertise working version written (PATCH …/expertises/:id): the revision before and after",
+    async perform(c) {
+      await ok(c.owner.patch(`${X}/${c.ids.expertise}`, { expectedRevision: 1, content: expertiseMd("ledger", "Use the ledger, always.") }));
+      return { action: "expertise.updated", object: { kind: "expertise", id: c.ids.expertise }, before: { revision: 1 }, after: { revision: 2 } };
+    },
+  },
+  {
+    name: "expertise triggers confirmed (PUT …/expertises/:id/triggers)",
+    async perform(c) {
+      await ok(c.owner.put(`${X}/${c.ids.expertise}/triggers`, { files: ["src/payments/**"], keywords: ["payment"] }));
+      return { action: "expertise.triggers_confirmed", object: { kind: "expertise", id: c.ids.expertise }, before: { triggers: null } };
+    },
+  },
+  {
+    name: "expertise published (POST …/expertises/:id/publish)",
+    async perform(c) {
+      await ok(c.owner.post(`${X}/${c.ids.expertise}/publish`));
+      return {
+        action: "expertise.published",
+        object: { kind: "expertise", id: c.ids.expertise },
+        before: { status: "draft", publishedVersion: 0 },
+        after: { status: "published", publishedVersion: 1 },
+      };
+    },
+  },
+  ...(["activate", "deactivate", "reactivate"] as const).map(
+    (op, i): AuditRow => ({
+      name: `expertise lifecycle move: ${op} (POST …/expertises/:id/${op})`,
+      async perform(c) {
+        await ok(c.owner.post(`${X}/${c.ids.expertise}/${op}`));
+        const statuses = ["published", "active", "inactive", "active"];
+        return {
+          action: `expertise.${op}d`,
+          object: { kind: "expertise", id: c.ids.expertise },
+          before: { status: statuses[i] },
+          after: { status: statuses[i + 1] },
+        };
+      },
+    }),
+  ),
+  {
+    name: "expertise deleted (DELETE …/expertises/:id)",
+    async perform(c) {
+      await ok(c.owner.del(`${X}/${c.ids.expertise}`));
+      return { action: "expertise.deleted", object: { kind: "expertise", id: c.ids.expertise }, before: { slug: "ledger", status: "active" } };
+    },
+  },
+];
+
 /** Every row, in the order they run (a row may use what an earlier one left in `ids`). */
-export const AUDIT_ROWS: AuditRow[] = [...TENANCY, ...KEYS, ...SELECTION];
+export const AUDIT_ROWS: AuditRow[] = [...TENANCY, ...KEYS, ...SELECTION, ...EXPERTISES];
