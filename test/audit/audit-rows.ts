@@ -1,6 +1,6 @@
 /** The table of audited changes (test/audit/audit.test.ts): each performed through its real route, with the entry it must leave. */
 import { expect } from "bun:test";
-import { createKey, expertiseMd, signedUp, withKey, type TestEnv, type WebClient } from "../helpers";
+import { createKey, expertiseMd, makePlatformAdmin, signedUp, withKey, type TestEnv, type WebClient } from "../helpers";
 
 type Client = WebClient & { email: string; userId: string };
 
@@ -281,5 +281,67 @@ const EXPERTISES: AuditRow[] = [
   },
 ];
 
+const SSO_BODY = { type: "oidc", domains: ["audited.example"], oidc: { issuer: "https://idp.example", clientId: "c", clientSecret: "s3cret" } };
+
+const SSO: AuditRow[] = [
+  {
+    name: "SSO configured (POST /web/orgs/current/sso): type, domains and enforcement, never the secret",
+    async perform(c) {
+      await ok(c.owner.post("/web/orgs/current/sso", SSO_BODY));
+      return {
+        action: "sso.configured",
+        object: { kind: "sso", id: c.org.id },
+        before: null,
+        after: { type: "oidc", domains: ["audited.example"], enforce: false },
+      };
+    },
+  },
+  {
+    name: "SSO domain approved by a platform administrator (POST /web/admin/sso-domains/:orgId/:domain/approve): recorded in the organization's log",
+    async perform(c) {
+      const admin = await signedUp(c.env);
+      await makePlatformAdmin(c.env, admin.userId);
+      await ok(admin.post(`/web/admin/sso-domains/${c.org.id}/audited.example/approve`));
+      return {
+        action: "sso.domain_verified",
+        object: { kind: "sso_domain", id: "audited.example" },
+        actor: { kind: "user", id: admin.userId, label: admin.email },
+        after: { verifiedBy: "admin" },
+      };
+    },
+  },
+  {
+    name: "SSO enterprise-managed authorization turned on (POST /web/orgs/current/sso/enterprise)",
+    async perform(c) {
+      await ok(c.owner.post("/web/orgs/current/sso/enterprise", { enabled: true }));
+      return {
+        action: "sso.enterprise_grant_changed",
+        object: { kind: "sso", id: c.org.id },
+        before: { enterpriseGrant: false },
+        after: { enterpriseGrant: true },
+      };
+    },
+  },
+  {
+    name: "SSO changed (POST /web/orgs/current/sso again): before and after",
+    async perform(c) {
+      await ok(c.owner.post("/web/orgs/current/sso", { ...SSO_BODY, enforce: true }));
+      return {
+        action: "sso.configured",
+        object: { kind: "sso", id: c.org.id },
+        before: { type: "oidc", domains: ["audited.example"], enforce: false },
+        after: { type: "oidc", domains: ["audited.example"], enforce: true },
+      };
+    },
+  },
+  {
+    name: "SSO removed (DELETE /web/orgs/current/sso)",
+    async perform(c) {
+      await ok(c.owner.del("/web/orgs/current/sso"));
+      return { action: "sso.deleted", object: { kind: "sso", id: c.org.id }, before: { type: "oidc", domains: ["audited.example"], enforce: true } };
+    },
+  },
+];
+
 /** Every row, in the order they run (a row may use what an earlier one left in `ids`). */
-export const AUDIT_ROWS: AuditRow[] = [...TENANCY, ...KEYS, ...SELECTION, ...EXPERTISES];
+export const AUDIT_ROWS: AuditRow[] = [...TENANCY, ...KEYS, ...SELECTION, ...EXPERTISES, ...SSO];

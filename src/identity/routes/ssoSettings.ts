@@ -15,6 +15,7 @@ import { requireConfirmation } from "../../http/methodOverride";
 import { confirmations } from "../../ui/confirmations";
 import { recordSecurityEvent } from "../security";
 import { decodedParam } from "../../http/query";
+import { record, userActor } from "../../audit/record";
 import { deleteSso, loadSso, markTested, publicSso, readSsoSettings, saveSso, testSso } from "../sso";
 import { keepsEnterpriseGrant, setEnterpriseGrant, ssoEnterpriseRoutes } from "../ssoEnterprise";
 import { approveDomainClaim, pendingDomainClaims, txtLookup, verifyDomainByDns } from "../ssoDomains";
@@ -36,6 +37,13 @@ function adminDomainRoutes(deps: CoreDeps, guards: Guards) {
         const domain = decodedParam(params.domain, "domain").toLowerCase();
         const claim = await database.write(async (tx) => {
           const c = await approveDomainClaim(tx, orgId, domain, auth.user.id);
+          await record(tx, {
+            organizationId: orgId,
+            actor: userActor(auth.user),
+            action: "sso.domain_verified",
+            object: { kind: "sso_domain", id: domain },
+            after: { verifiedBy: "admin" },
+          });
           await recordSecurityEvent(tx, {
             kind: "sso.domain_verified",
             userId: auth.user.id,
@@ -64,6 +72,14 @@ function orgSsoRoutes(deps: CoreDeps, guards: Guards) {
           const settings = readSsoSettings(body, stored);
           await saveSso(tx, org.id, settings);
           if (stored?.enterpriseGrant && !keepsEnterpriseGrant(stored, settings)) await setEnterpriseGrant(tx, org.id, false);
+          await record(tx, {
+            organizationId: org.id,
+            actor: userActor(auth.user),
+            action: "sso.configured",
+            object: { kind: "sso", id: org.id },
+            before: stored ? ssoFacts(stored) : null,
+            after: ssoFacts(settings),
+          });
           await recordSecurityEvent(tx, {
             kind: "sso.configured",
             userId: auth.user.id,
@@ -87,7 +103,7 @@ function orgSsoRoutes(deps: CoreDeps, guards: Guards) {
       "/domains/:domain/verify",
       async ({ auth, org, params, request, server }) => {
         const domain = decodedParam(params.domain, "domain").toLowerCase();
-        const claim = await verifyDomainByDns(database, txtLookup(config), org.id, domain);
+        const claim = await verifyDomainByDns(database, txtLookup(config), org.id, domain, userActor(auth.user));
         if (claim.verifiedBy === "dns") {
           await recordSecurityEvent(database, {
             kind: "sso.domain_verified",
@@ -109,7 +125,15 @@ function orgSsoRoutes(deps: CoreDeps, guards: Guards) {
           return confirmations.removeSso();
         });
         await database.write(async (tx) => {
-          if (!(await deleteSso(tx, org.id))) throw notFound("This organization has no single sign-on.");
+          const stored = await loadSso(tx, org.id);
+          if (!stored || !(await deleteSso(tx, org.id))) throw notFound("This organization has no single sign-on.");
+          await record(tx, {
+            organizationId: org.id,
+            actor: userActor(auth.user),
+            action: "sso.deleted",
+            object: { kind: "sso", id: org.id },
+            before: ssoFacts(stored),
+          });
           await recordSecurityEvent(tx, {
             kind: "sso.deleted",
             userId: auth.user.id,
@@ -148,4 +172,9 @@ function orgSsoRoutes(deps: CoreDeps, guards: Guards) {
       },
       { org: "admin" },
     );
+}
+
+/** What the audit log tells of an SSO configuration: its type, domains and enforcement, never a secret. */
+function ssoFacts(s: { type: string; domains: string[]; enforce: boolean }) {
+  return { type: s.type, domains: s.domains, enforce: s.enforce };
 }
