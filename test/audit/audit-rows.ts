@@ -343,5 +343,78 @@ const SSO: AuditRow[] = [
   },
 ];
 
+const SETTINGS: AuditRow[] = [
+  {
+    name: "project created (POST /web/projects)",
+    async perform(c) {
+      const r = await ok(c.owner.post("/web/projects", { name: "Second", description: "d" }));
+      c.ids.second = r.project.id;
+      return { action: "project.created", object: { kind: "project", id: r.project.id }, after: { name: "Second", description: "d", repository: null } };
+    },
+  },
+  {
+    name: "project settings changed (PATCH /web/projects/:id): only what changed, before and after",
+    async perform(c) {
+      await ok(c.owner.patch(`/web/projects/${c.ids.second}`, { name: "Second", contextBudget: 4000 }));
+      return {
+        action: "project.updated",
+        object: { kind: "project", id: c.ids.second },
+        before: { contextBudget: null },
+        after: { contextBudget: 4000 },
+      };
+    },
+  },
+  {
+    name: "project relevance set (PUT /web/projects/:id/relevance)",
+    async perform(c) {
+      const settings = { languages: ["typescript"], roles: ["backend"], paths: ["src/**"], exclude: [] };
+      await ok(c.owner.put(`/web/projects/${c.ids.second}/relevance`, settings));
+      return {
+        action: "project.relevance_changed",
+        object: { kind: "project", id: c.ids.second },
+        before: { relevance: "derived" },
+        after: { relevance: settings },
+      };
+    },
+  },
+  {
+    name: "project relevance reset (DELETE /web/projects/:id/relevance)",
+    async perform(c) {
+      await ok(c.owner.del(`/web/projects/${c.ids.second}/relevance`));
+      return { action: "project.relevance_changed", object: { kind: "project", id: c.ids.second }, after: { relevance: "derived" } };
+    },
+  },
+  {
+    name: "project deleted (DELETE /web/projects/:id)",
+    async perform(c) {
+      await ok(c.owner.del(`/web/projects/${c.ids.second}`));
+      return { action: "project.deleted", object: { kind: "project", id: c.ids.second }, before: { name: "Second" } };
+    },
+  },
+  {
+    name: "code hosting set (PUT /web/orgs/current/code-hosting)",
+    async perform(c) {
+      const r = await ok(c.owner.put("/web/orgs/current/code-hosting", { provider: "github", url: "https://github.com/acme/audited" }));
+      return { action: "code_hosting.set", object: { kind: "organization", id: c.org.id }, before: null, after: { codeHosting: r.codeHosting } };
+    },
+  },
+  {
+    name: "code hosting cleared (DELETE /web/orgs/current/code-hosting)",
+    async perform(c) {
+      await ok(c.owner.del("/web/orgs/current/code-hosting"));
+      return { action: "code_hosting.cleared", object: { kind: "organization", id: c.org.id }, after: null };
+    },
+  },
+  {
+    name: "mail retried (POST /web/orgs/current/mail/:id/retry)",
+    async perform(c) {
+      const mails = (await ok(c.owner.get("/web/orgs/current/mail"))).mails;
+      const m = mails[0];
+      await ok(c.owner.post(`/web/orgs/current/mail/${m.id}/retry`));
+      return { action: "mail.retried", object: { kind: "mail", id: m.id } };
+    },
+  },
+];
+
 /** Every row, in the order they run (a row may use what an earlier one left in `ids`). */
-export const AUDIT_ROWS: AuditRow[] = [...TENANCY, ...KEYS, ...SELECTION, ...EXPERTISES, ...SSO];
+export const AUDIT_ROWS: AuditRow[] = [...TENANCY, ...KEYS, ...SELECTION, ...EXPERTISES, ...SSO, ...SETTINGS];

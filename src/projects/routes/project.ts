@@ -113,7 +113,7 @@ function projectCrudRoutes(deps: CoreDeps, guards: Guards) {
             description: body.description?.trim() ?? "",
             createdBy: auth.user.id,
             repository: body.repository || null,
-          }),
+          }, userActor(auth.user)),
         );
         set.status = 201;
         return { project: projectView(p) };
@@ -132,14 +132,14 @@ function projectCrudRoutes(deps: CoreDeps, guards: Guards) {
     })
     .patch(
       "/:id",
-      async ({ org, params, body }) => {
+      async ({ auth, org, params, body }) => {
         const p = await deps.database.write((tx) =>
           updateProject(tx, org.id, params.id, {
             name: body.name?.trim(),
             description: body.description?.trim(),
             repository: body.repository === "" ? null : body.repository,
             contextBudget: readContextBudget(body.contextBudget),
-          }),
+          }, userActor(auth.user)),
         );
         return { project: projectView(p) };
       },
@@ -158,9 +158,9 @@ function projectCrudRoutes(deps: CoreDeps, guards: Guards) {
     )
     .delete(
       "/:id",
-      async ({ org, params, body, request }) => {
+      async ({ auth, org, params, body, request }) => {
         await requireTypedName(request, body, async () => (await getProject(deps.database, org.id, params.id)).name, "project");
-        await removeProject(deps.database, org.id, params.id);
+        await removeProject(deps.database, org.id, params.id, userActor(auth.user));
         return { deleted: params.id };
       },
       { org: "admin" },
