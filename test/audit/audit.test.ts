@@ -4,7 +4,7 @@
  * is append-only; the routes' failure paths.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { joinedMember, orgWithProject, signedUp, testEnv, type TestEnv, type WebClient } from "../helpers";
+import { joinedMember, nextTurn, orgWithProject, signedUp, testEnv, type TestEnv, type WebClient } from "../helpers";
 import { AUDIT_ROWS, type AuditCtx } from "./audit-rows";
 
 let env: TestEnv;
@@ -47,6 +47,24 @@ describe("the audit log is append-only", () => {
     );
     const del = await env.database.client.execute({ sql: "DELETE FROM audit_entries WHERE id = ?", args: [id] });
     expect(del.rowsAffected).toBe(1);
+  });
+});
+
+describe("retention", () => {
+  test("retention: housekeeping purges entries older than EVENT_RETENTION_DAYS with the events, and keeps the rest", async () => {
+    const { purgeOldEvents } = await import("../../src/ops/housekeeping");
+    const before = (await entries(ctx.owner)).length;
+    const old = Date.now() - 100 * 86_400_000;
+    await env.database.client.execute({
+      sql: `INSERT INTO audit_entries (id, organization_id, at, actor_kind, actor_id, actor_label, action, object_kind, object_id)
+            VALUES ('aud_old', ?, ?, 'system', 'system', 'talentd', 'old.thing', 'thing', 'x')`,
+      args: [ctx.org.id, old],
+    });
+    await nextTurn();
+    expect((await entries(ctx.owner)).length).toBe(before + 1);
+    const gone = await purgeOldEvents(env.database, 90);
+    expect(gone.auditEntries).toBe(1);
+    expect((await entries(ctx.owner)).length).toBe(before);
   });
 });
 
