@@ -3,10 +3,14 @@
  * keyset page of EXPORT_PAGE entries (oldest first) and hands it on as one chunk, and is called
  * again only when the client has taken it. Memory is bounded by that backpressure, whatever the
  * log's size (bench/auditexport.ts: 1,000,000 entries; docs/performance.md "Audit export").
+ *
+ * SQLite writes each page's lines itself (json_object, the CSV quoting) and hands over the page
+ * as one BLOB: two values cross into JavaScript per page, not ten per entry. Entries read as row
+ * objects and formatted here left the collector behind (~45 MiB of garbage not yet collected
+ * reading 1,000,000 rows on the native connection; the same with raw arrays).
  */
 import type { Database } from "../db/client";
-import { iso } from "../lib/time";
-import { AUDIT_COLUMNS, type AuditFilters, type AuditRow, whereOf } from "./query";
+import { type AuditFilters, whereOf } from "./query";
 
 /** Entries read per pull. */
 export const EXPORT_PAGE = 500;
@@ -14,51 +18,50 @@ export const EXPORT_PAGE = 500;
 export const EXPORT_FORMATS = ["jsonl", "csv"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
-const CSV_HEADER = "id,at,actor_kind,actor_id,actor_label,action,object_kind,object_id,before,after\r\n";
+const CSV_COLUMNS = ["id", "at", "actor_kind", "actor_id", "actor_label", "action", "object_kind", "object_id", "before", "after"];
+const CSV_HEADER = new TextEncoder().encode(`${CSV_COLUMNS.join(",")}\r\n`);
 
-/** One CSV field (RFC 4180): quoted, its quotes doubled, when it holds a comma, a quote, CR or LF. */
-export function csvField(v: string | null): string {
-  if (v === null) return "";
-  return /[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v;
+/** `at` (milliseconds) as the ISO 8601 text `iso()` writes, in SQL. */
+const ISO_AT = "strftime('%Y-%m-%dT%H:%M:%S', at / 1000, 'unixepoch') || printf('.%03dZ', at % 1000)";
+
+/** A CSV field in SQL (RFC 4180): quoted, its quotes doubled, when it holds a comma, a quote, CR or LF; NULL → empty. */
+function csvField(column: string): string {
+  return `CASE WHEN ${column} IS NULL THEN '' WHEN ${column} GLOB '*[",'||char(13,10)||']*' THEN '"'||replace(${column},'"','""')||'"' ELSE ${column} END`;
 }
 
-/** One entry as a CSV record (CRLF-terminated). */
-function csvLine(r: AuditRow): string {
-  return `${csvField(r.id)},${iso(r.at)},${csvField(r.actor_kind)},${csvField(r.actor_id)},${csvField(r.actor_label)},${csvField(
-    r.action,
-  )},${csvField(r.object_kind)},${csvField(r.object_id)},${csvField(r.before)},${csvField(r.after)}\r\n`;
-}
+/** One entry as a line, in SQL: a JSON object of the JSON route's shape, or a CRLF-terminated CSV record. */
+const LINE: Record<ExportFormat, string> = {
+  jsonl: `json_object('id', id, 'at', ${ISO_AT}, 'actor', json_object('kind', actor_kind, 'id', actor_id, 'label', actor_label),
+    'action', action, 'object', json_object('kind', object_kind, 'id', object_id), 'before', json(before), 'after', json(after)) || char(10)`,
+  csv: CSV_COLUMNS.map((c) => (c === "at" ? ISO_AT : csvField(c))).join(" || ',' || ") + " || char(13,10)",
+};
 
-/** One entry as a JSON line, the shape of the JSON route's entries (before/after are stored as JSON text). */
-function jsonLine(r: AuditRow): string {
-  const s = JSON.stringify;
-  return `{"id":${s(r.id)},"at":"${iso(r.at)}","actor":{"kind":${s(r.actor_kind)},"id":${s(r.actor_id)},"label":${s(
-    r.actor_label,
-  )}},"action":${s(r.action)},"object":{"kind":${s(r.object_kind)},"id":${s(r.object_id)}},"before":${r.before ?? "null"},"after":${
-    r.after ?? "null"
-  }}\n`;
+/** A page as SQLite hands it over: its lines as one BLOB, its last id and its size. */
+interface Page {
+  body: Uint8Array | ArrayBuffer | null;
+  last: string | null;
+  n: number;
 }
 
 /** The export's body: the entries of `organizationId` under `f`, oldest first, one page per pull. */
 export function exportStream(database: Database, organizationId: string, f: AuditFilters, format: ExportFormat): ReadableStream<Uint8Array> {
   const { where, args } = whereOf(organizationId, f);
-  const first = `SELECT ${AUDIT_COLUMNS} FROM audit_entries WHERE ${where} ORDER BY id LIMIT ${EXPORT_PAGE}`;
-  const next = `SELECT ${AUDIT_COLUMNS} FROM audit_entries WHERE ${where} AND id > ? ORDER BY id LIMIT ${EXPORT_PAGE}`;
-  const line = format === "csv" ? csvLine : jsonLine;
-  const encoder = new TextEncoder();
+  const page = (after: boolean) =>
+    `SELECT CAST(group_concat(line, '' ORDER BY id) AS BLOB) AS body, max(id) AS last, count(*) AS n FROM (
+       SELECT id, ${LINE[format]} AS line FROM audit_entries WHERE ${where}${after ? " AND id > ?" : ""} ORDER BY id LIMIT ${EXPORT_PAGE})`;
+  const first = page(false);
+  const next = page(true);
   let last: string | null = null;
   let started = false;
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        let text = "";
-        if (!started && format === "csv") text = CSV_HEADER;
+        if (!started && format === "csv") controller.enqueue(CSV_HEADER);
         started = true;
-        const rows = await database.all<AuditRow>(last === null ? first : next, last === null ? args : [...args, last]);
-        for (const r of rows) text += line(r);
-        if (rows.length > 0) last = rows[rows.length - 1]!.id;
-        if (text) controller.enqueue(encoder.encode(text));
-        if (rows.length < EXPORT_PAGE) controller.close();
+        const p = (await database.get<Page>(last === null ? first : next, last === null ? args : [...args, last]))!;
+        if (p.body) controller.enqueue(p.body instanceof Uint8Array ? p.body : new Uint8Array(p.body));
+        last = p.last ?? last;
+        if (Number(p.n) < EXPORT_PAGE) controller.close();
       },
     },
     { highWaterMark: 0 },
