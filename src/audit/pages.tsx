@@ -25,12 +25,20 @@ function queryOf(q: Record<string, string | undefined>, extra: Record<string, st
   return s ? `?${s}` : "";
 }
 
-/** A before/after object in a few words: `key: value` pairs. */
-function change(v: Record<string, unknown> | null): string {
-  if (!v) return "—";
-  return Object.entries(v)
-    .map(([k, x]) => `${k}: ${typeof x === "string" ? x : JSON.stringify(x)}`)
-    .join(", ");
+/** A value in a few words. */
+const word = (x: unknown): string => (typeof x === "string" ? x : JSON.stringify(x));
+
+/** What changed in a few words: `key: before → after` for each field either side names. */
+function change(before: Record<string, unknown> | null, after: Record<string, unknown> | null): string {
+  const keys = [...new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})])];
+  if (keys.length === 0) return "—";
+  return keys
+    .map((k) => {
+      const b = before && k in before ? word(before[k]) : null;
+      const a = after && k in after ? word(after[k]) : null;
+      return `${k}: ${b !== null && a !== null ? `${b} → ${a}` : a !== null ? a : `${b} (gone)`}`;
+    })
+    .join("; ");
 }
 
 function EntriesTable(props: { entries: AuditEntryView[] }) {
@@ -44,25 +52,25 @@ function EntriesTable(props: { entries: AuditEntryView[] }) {
             <th scope="col">Actor</th>
             <th scope="col">Action</th>
             <th scope="col">Object</th>
-            <th scope="col">Before</th>
-            <th scope="col">After</th>
+            <th scope="col">Change</th>
           </tr>
         </thead>
         <tbody>
           {props.entries.map((e) => (
             <tr id={`audit-${e.id}`}>
               <td class="small">{utcSecond(Date.parse(e.at))}</td>
-              <td>
+              <td class="break">
                 {e.actor.label} <span class="muted small">({e.actor.kind})</span>
               </td>
               <td>
                 <code>{e.action}</code>
               </td>
-              <td>
-                {e.object.kind} <span class="muted small">{e.object.id}</span>
+              <td class="break">
+                {e.object.kind}
+                <br />
+                <span class="muted small">{e.object.id}</span>
               </td>
-              <td class="small">{change(e.before)}</td>
-              <td class="small">{change(e.after)}</td>
+              <td class="small break">{change(e.before, e.after)}</td>
             </tr>
           ))}
         </tbody>
@@ -107,6 +115,8 @@ export function auditPages(deps: CoreDeps, sessions: PageSessions): Elysia {
     async ({ page: ctx, org, query }) => {
       const q = Object.fromEntries(FILTERS.map((k) => [k, strParam(query, k, 200)]));
       const cursor = strParam(query, "cursor", 200);
+      // the page size a link asked for stays with "Older entries"
+      const size = strParam(query, "limit", 3);
       const { entries, nextCursor } = await listAuditEntries(deps.database, org.id, parseFilters(query), { limit: limitOf(query), cursor });
       const filtered = FILTERS.some((k) => q[k]);
       return page(
@@ -133,8 +143,8 @@ export function auditPages(deps: CoreDeps, sessions: PageSessions): Elysia {
             {nextCursor ? (
               <p>
                 <a
-                  href={`/org/audit-log${queryOf(q, { cursor: nextCursor })}`}
-                  hx-get={`/org/audit-log${queryOf(q, { cursor: nextCursor })}`}
+                  href={`/org/audit-log${queryOf(q, { ...(size ? { limit: size } : {}), cursor: nextCursor })}`}
+                  hx-get={`/org/audit-log${queryOf(q, { ...(size ? { limit: size } : {}), cursor: nextCursor })}`}
                   hx-target="#audit-results"
                   hx-select="#audit-results"
                   hx-swap="outerHTML"
