@@ -44,7 +44,12 @@ interface Page {
 }
 
 /** The export's body: the entries of `organizationId` under `f`, oldest first, one page per pull. */
-export function exportStream(database: Database, organizationId: string, f: AuditFilters, format: ExportFormat): ReadableStream<Uint8Array> {
+export function exportStream(
+  database: Database,
+  organizationId: string,
+  f: AuditFilters,
+  format: ExportFormat,
+): ReadableStream<Uint8Array> {
   const { where, args } = whereOf(organizationId, f);
   const page = (after: boolean) =>
     `SELECT CAST(group_concat(line, '' ORDER BY id) AS BLOB) AS body, max(id) AS last, count(*) AS n FROM (

@@ -132,8 +132,9 @@ export function auditPages(deps: CoreDeps, sessions: PageSessions): Elysia {
           <FilterForm q={q} />
           <div id="audit-results">
             <p>
-              Export {filtered ? "these entries" : "every entry"}: <a href={`/web/orgs/current/audit-log/export${queryOf(q, { format: "csv" })}`}>CSV</a>{" "}
-              · <a href={`/web/orgs/current/audit-log/export${queryOf(q, { format: "jsonl" })}`}>JSON lines</a>
+              Export {filtered ? "these entries" : "every entry"}:{" "}
+              <a href={`/web/orgs/current/audit-log/export${queryOf(q, { format: "csv" })}`}>CSV</a> ·{" "}
+              <a href={`/web/orgs/current/audit-log/export${queryOf(q, { format: "jsonl" })}`}>JSON lines</a>
             </p>
             {entries.length === 0 ? (
               <p id="audit-state">{filtered || cursor ? "No entries match these filters." : "Nothing has been recorded yet."}</p>

@@ -42,7 +42,13 @@ export async function createAudited(tx: Tx, input: CreateInput & { organizationI
 }
 
 /** A new working version (expertise.updated: the revision before and after). */
-export async function updateAudited(tx: Tx, organizationId: string, id: string, input: PatchInput, actor: AuditActor): Promise<ExpertiseRow> {
+export async function updateAudited(
+  tx: Tx,
+  organizationId: string,
+  id: string,
+  input: PatchInput,
+  actor: AuditActor,
+): Promise<ExpertiseRow> {
   const row = await updateWorkingVersion(tx, organizationId, id, input);
   await recordExpertise(tx, row, actor, "expertise.updated", { revision: row.revision - 1 }, { revision: row.revision });
   return row;

@@ -18,13 +18,7 @@ import { requireTypedName } from "../http/methodOverride";
 import type { OrgMembership } from "../tenancy/service";
 import type { LifecycleOperation } from "./lifecycle";
 import { parseCreate, parseListQuery, parsePatch, parsePublish, parseTriggersBody, parseVersionParam } from "./model";
-import {
-  detailView,
-  expertiseNotFound,
-  findExpertise,
-  listExpertises,
-  readVersion,
-} from "./service";
+import { detailView, expertiseNotFound, findExpertise, listExpertises, readVersion } from "./service";
 import { normalizeTriggers, proposeTriggers } from "./triggers";
 
 /** Owner or admin of the active organization; anyone else is told the expertise does not exist. */
@@ -139,7 +133,9 @@ function expertiseWorkflowRoutes({ db, catalog }: ExpertiseContext, guards: Guar
         const input = parseTriggersBody(body, (request.headers.get("content-type") ?? "").startsWith("application/x-www-form-urlencoded"));
         const { triggers, issues } = normalizeTriggers(input);
         if (issues.length > 0) throw validationFailed(issues);
-        const row = await db.write((tx) => confirmTriggersAudited(tx, org.id, params.id, triggers, input.expectedRevision, userActor(auth.user)));
+        const row = await db.write((tx) =>
+          confirmTriggersAudited(tx, org.id, params.id, triggers, input.expectedRevision, userActor(auth.user)),
+        );
         return detailView(db, row, org.slug, catalog());
       },
       { org: "member" },

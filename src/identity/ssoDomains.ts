@@ -168,7 +168,13 @@ export async function verifyDomainByDns(
   }
   await database.write(async (tx) => {
     await markVerified(tx, organizationId, domain, "dns");
-    await record(tx, { organizationId, actor, action: "sso.domain_verified", object: { kind: "sso_domain", id: domain }, after: { verifiedBy: "dns" } });
+    await record(tx, {
+      organizationId,
+      actor,
+      action: "sso.domain_verified",
+      object: { kind: "sso_domain", id: domain },
+      after: { verifiedBy: "dns" },
+    });
   });
   return claimOf(await claimRow(database, organizationId, domain));
 }

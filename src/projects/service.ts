@@ -158,7 +158,13 @@ async function deleteProject(tx: Tx, organizationId: string, projectId: string, 
     });
   }
   await tx.delete(projects).where(eq(projects.id, projectId));
-  await record(tx, { organizationId, actor, action: "project.deleted", object: { kind: "project", id: projectId }, before: { name: gone.name } });
+  await record(tx, {
+    organizationId,
+    actor,
+    action: "project.deleted",
+    object: { kind: "project", id: projectId },
+    before: { name: gone.name },
+  });
 }
 
 /**

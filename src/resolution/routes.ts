@@ -241,7 +241,9 @@ function selectionRoutes(deps: Deps, guards: Guards) {
         if (b.enabled !== undefined && typeof b.enabled !== "boolean")
           throw validationFailed([{ path: "enabled", message: "must be false (to disable) or true" }]);
         if (b.enabled === false) {
-          const change = await deps.database.write((tx) => disableTalents(tx, principal.projectId, list, { organizationId: principal.organizationId, actor: keyActor(principal) }));
+          const change = await deps.database.write((tx) =>
+            disableTalents(tx, principal.projectId, list, { organizationId: principal.organizationId, actor: keyActor(principal) }),
+          );
           noteTrace(request, { left: change.left });
           return { disabled: change.left, unchanged: change.unchanged };
         }

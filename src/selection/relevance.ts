@@ -101,7 +101,13 @@ function recordRelevance(
   after: Record<string, unknown> | null,
 ): Promise<void> {
   const wrap = (s: Record<string, unknown> | null) => ({ relevance: s ?? "derived" });
-  return record(tx, { ...audit, action: "project.relevance_changed", object: { kind: "project", id: projectId }, before: wrap(before), after: wrap(after) });
+  return record(tx, {
+    ...audit,
+    action: "project.relevance_changed",
+    object: { kind: "project", id: projectId },
+    before: wrap(before),
+    after: wrap(after),
+  });
 }
 
 /** Forgets the stored settings (DELETE): the derived ones apply again. */

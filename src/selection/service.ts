@@ -153,7 +153,8 @@ export async function installTalents(
     updatedAt: now,
   }));
   if (rows.length > 0) await tx.insert(installedTalents).values(rows);
-  if (rows.length > 0 && audit) await recordSelection(tx, projectId, audit, "talents.installed", null, { installed: rows.map((r) => r.talentId) });
+  if (rows.length > 0 && audit)
+    await recordSelection(tx, projectId, audit, "talents.installed", null, { installed: rows.map((r) => r.talentId) });
   return { entered: rows.map((r) => r.talentId), left: [], unchanged: ids.filter((id) => existing.has(id)) };
 }
 
@@ -172,7 +173,14 @@ export async function setEnabled(tx: Tx, projectId: string, talentId: string, en
     .update(installedTalents)
     .set({ enabled, updatedAt: Date.now() })
     .where(and(eq(installedTalents.projectId, projectId), eq(installedTalents.talentId, talentId)));
-  await recordSelection(tx, projectId, audit, enabled ? "talent.enabled" : "talent.disabled", { talentId, enabled: !enabled }, { talentId, enabled });
+  await recordSelection(
+    tx,
+    projectId,
+    audit,
+    enabled ? "talent.enabled" : "talent.disabled",
+    { talentId, enabled: !enabled },
+    { talentId, enabled },
+  );
   return enabled ? { entered: [talentId], left: [], unchanged: [] } : { entered: [], left: [talentId], unchanged: [] };
 }
 

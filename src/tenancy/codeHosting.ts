@@ -56,7 +56,8 @@ export async function getCodeHosting(database: Database, organizationId: string)
 }
 
 export async function setCodeHosting(tx: Tx, organizationId: string, settings: CodeHosting | null, actor: AuditActor): Promise<void> {
-  const before = (await tx.select({ h: organizations.codeHosting }).from(organizations).where(eq(organizations.id, organizationId)))[0]?.h ?? null;
+  const before =
+    (await tx.select({ h: organizations.codeHosting }).from(organizations).where(eq(organizations.id, organizationId)))[0]?.h ?? null;
   await tx
     .update(organizations)
     .set({ codeHosting: settings as unknown as Record<string, unknown> | null, updatedAt: Date.now() })

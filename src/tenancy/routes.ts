@@ -79,7 +79,13 @@ function orgRoutes(deps: CoreDeps, guards: Guards) {
           });
         const approved = deps.config.autoApproveOrgs || auth.user.role === "admin";
         const org = await deps.database.write(async (tx) => {
-          const o = await createOrganization(tx, { name: body.name.trim(), slug, creatorId: auth.user.id, approved, actor: userActor(auth.user) });
+          const o = await createOrganization(tx, {
+            name: body.name.trim(),
+            slug,
+            creatorId: auth.user.id,
+            approved,
+            actor: userActor(auth.user),
+          });
           await setActiveOrganization(tx, auth.id, o.id);
           return o;
         });
@@ -287,7 +293,9 @@ function platformAdminRoutes(deps: CoreDeps, guards: Guards) {
       "/web/admin/organizations/:id/:operation",
       async ({ auth, params }) => {
         if (!(APPROVAL_OPERATIONS as readonly string[]).includes(params.operation)) throw notFound("No such operation.");
-        const org = await deps.database.write((tx) => changeApproval(tx, params.id, params.operation as ApprovalOperation, userActor(auth.user)));
+        const org = await deps.database.write((tx) =>
+          changeApproval(tx, params.id, params.operation as ApprovalOperation, userActor(auth.user)),
+        );
         return {
           organization: { id: org.id, slug: org.slug, name: org.name, status: org.status, statusChangedAt: iso(org.statusChangedAt) },
         };

@@ -63,8 +63,8 @@ function parseCsv(text: string): string[][] {
         else field += text[i++];
       }
       i++;
-    } else if (ch === ",") (row.push(field), (field = ""), i++);
-    else if (ch === "\r" && text[i + 1] === "\n") (row.push(field), rows.push(row), (row = []), (field = ""), (i += 2));
+    } else if (ch === ",") row.push(field), (field = ""), i++;
+    else if (ch === "\r" && text[i + 1] === "\n") row.push(field), rows.push(row), (row = []), (field = ""), (i += 2);
     else (field += ch), i++;
   }
   return rows;
@@ -112,8 +112,17 @@ describe("audit-log export", () => {
     const odd = (await exported("format=jsonl&action=odd.thing")).text.trim().split("\n");
     expect(odd.length).toBe(Math.ceil(SEEDED / 2));
     expect(odd.every((l) => JSON.parse(l).action === "odd.thing")).toBe(true);
-    const window = (await exported(`format=jsonl&from=${new Date(1700000000000 + 1001).toISOString()}&to=${new Date(1700000000000 + 3 * 1001).toISOString()}`)).text;
-    expect(window.trim().split("\n").map((l) => JSON.parse(l).object.id)).toEqual(["obj_1", "obj_2"]);
+    const window = (
+      await exported(
+        `format=jsonl&from=${new Date(1700000000000 + 1001).toISOString()}&to=${new Date(1700000000000 + 3 * 1001).toISOString()}`,
+      )
+    ).text;
+    expect(
+      window
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l).object.id),
+    ).toEqual(["obj_1", "obj_2"]);
   });
 
   test("format defaults to JSONL; a format other than jsonl or csv → 400 validation_failed", async () => {

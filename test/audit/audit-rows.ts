@@ -69,7 +69,12 @@ const TENANCY: AuditRow[] = [
     async perform(c) {
       const m: Client = c.ids.invitee;
       await ok(c.owner.patch(`/web/orgs/current/members/${m.userId}`, { role: "admin" }));
-      return { action: "member.role_changed", object: { kind: "member", id: m.userId }, before: { role: "member" }, after: { role: "admin" } };
+      return {
+        action: "member.role_changed",
+        object: { kind: "member", id: m.userId },
+        before: { role: "member" },
+        after: { role: "admin" },
+      };
     },
   },
   {
@@ -111,7 +116,13 @@ const KEYS: AuditRow[] = [
       return {
         action: "key.created",
         object: { kind: "key", id: k.key.id },
-        after: { projectId: c.project.id, name: "key prepare_task+install", tools: ["prepare_task", "install"], expiresAt: null, automation: false },
+        after: {
+          projectId: c.project.id,
+          name: "key prepare_task+install",
+          tools: ["prepare_task", "install"],
+          expiresAt: null,
+          automation: false,
+        },
       };
     },
   },
@@ -173,7 +184,11 @@ const SELECTION: AuditRow[] = [
     name: "talent enabled again (PATCH …/talents/:talentId)",
     async perform(c) {
       await ok(c.owner.patch(`/web/projects/${c.project.id}/talents/typescript-strict`, { enabled: true }));
-      return { action: "talent.enabled", object: { kind: "project", id: c.project.id }, after: { talentId: "typescript-strict", enabled: true } };
+      return {
+        action: "talent.enabled",
+        object: { kind: "project", id: c.project.id },
+        after: { talentId: "typescript-strict", enabled: true },
+      };
     },
   },
   {
@@ -197,7 +212,11 @@ const SELECTION: AuditRow[] = [
     name: "talent uninstalled (DELETE /web/projects/:id/talents/:talentId)",
     async perform(c) {
       await ok(c.owner.del(`/web/projects/${c.project.id}/talents/typescript-strict`));
-      return { action: "talent.uninstalled", object: { kind: "project", id: c.project.id }, before: { talentId: "typescript-strict", enabled: false } };
+      return {
+        action: "talent.uninstalled",
+        object: { kind: "project", id: c.project.id },
+        before: { talentId: "typescript-strict", enabled: false },
+      };
     },
   },
   {
@@ -228,14 +247,25 @@ const EXPERTISES: AuditRow[] = [
     async perform(c) {
       const r = await ok(c.owner.post(X, { slug: "ledger", content: expertiseMd("ledger", "Use the ledger.") }));
       c.ids.expertise = r.id;
-      return { action: "expertise.created", object: { kind: "expertise", id: r.id }, after: { slug: "ledger", status: "draft", revision: 1 } };
+      return {
+        action: "expertise.created",
+        object: { kind: "expertise", id: r.id },
+        after: { slug: "ledger", status: "draft", revision: 1 },
+      };
     },
   },
   {
     name: "expertise working version written (PATCH …/expertises/:id): the revision before and after",
     async perform(c) {
-      await ok(c.owner.patch(`${X}/${c.ids.expertise}`, { expectedRevision: 1, content: expertiseMd("ledger", "Use the ledger, always.") }));
-      return { action: "expertise.updated", object: { kind: "expertise", id: c.ids.expertise }, before: { revision: 1 }, after: { revision: 2 } };
+      await ok(
+        c.owner.patch(`${X}/${c.ids.expertise}`, { expectedRevision: 1, content: expertiseMd("ledger", "Use the ledger, always.") }),
+      );
+      return {
+        action: "expertise.updated",
+        object: { kind: "expertise", id: c.ids.expertise },
+        before: { revision: 1 },
+        after: { revision: 2 },
+      };
     },
   },
   {
@@ -276,12 +306,20 @@ const EXPERTISES: AuditRow[] = [
     name: "expertise deleted (DELETE …/expertises/:id)",
     async perform(c) {
       await ok(c.owner.del(`${X}/${c.ids.expertise}`));
-      return { action: "expertise.deleted", object: { kind: "expertise", id: c.ids.expertise }, before: { slug: "ledger", status: "active" } };
+      return {
+        action: "expertise.deleted",
+        object: { kind: "expertise", id: c.ids.expertise },
+        before: { slug: "ledger", status: "active" },
+      };
     },
   },
 ];
 
-const SSO_BODY = { type: "oidc", domains: ["audited.example"], oidc: { issuer: "https://idp.example", clientId: "c", clientSecret: "s3cret" } };
+const SSO_BODY = {
+  type: "oidc",
+  domains: ["audited.example"],
+  oidc: { issuer: "https://idp.example", clientId: "c", clientSecret: "s3cret" },
+};
 
 const SSO: AuditRow[] = [
   {
@@ -338,7 +376,11 @@ const SSO: AuditRow[] = [
     name: "SSO removed (DELETE /web/orgs/current/sso)",
     async perform(c) {
       await ok(c.owner.del("/web/orgs/current/sso"));
-      return { action: "sso.deleted", object: { kind: "sso", id: c.org.id }, before: { type: "oidc", domains: ["audited.example"], enforce: true } };
+      return {
+        action: "sso.deleted",
+        object: { kind: "sso", id: c.org.id },
+        before: { type: "oidc", domains: ["audited.example"], enforce: true },
+      };
     },
   },
 ];
@@ -349,7 +391,11 @@ const SETTINGS: AuditRow[] = [
     async perform(c) {
       const r = await ok(c.owner.post("/web/projects", { name: "Second", description: "d" }));
       c.ids.second = r.project.id;
-      return { action: "project.created", object: { kind: "project", id: r.project.id }, after: { name: "Second", description: "d", repository: null } };
+      return {
+        action: "project.created",
+        object: { kind: "project", id: r.project.id },
+        after: { name: "Second", description: "d", repository: null },
+      };
     },
   },
   {
@@ -395,7 +441,12 @@ const SETTINGS: AuditRow[] = [
     name: "code hosting set (PUT /web/orgs/current/code-hosting)",
     async perform(c) {
       const r = await ok(c.owner.put("/web/orgs/current/code-hosting", { provider: "github", url: "https://github.com/acme/audited" }));
-      return { action: "code_hosting.set", object: { kind: "organization", id: c.org.id }, before: null, after: { codeHosting: r.codeHosting } };
+      return {
+        action: "code_hosting.set",
+        object: { kind: "organization", id: c.org.id },
+        before: null,
+        after: { codeHosting: r.codeHosting },
+      };
     },
   },
   {

@@ -32,7 +32,13 @@ describe("/org/audit-log in Chromium", () => {
     const w = await signedInPage(browser, live.base, o.owner.email, PASSWORD);
     await w.page.goto(`${live.base}/org/audit-log`);
     expect(await w.page.textContent("h1")).toBe("Audit log");
-    expect(await actions(w.page)).toEqual(["talents.installed", "key.created", "invitation.created", "project.created", "organization.created"]);
+    expect(await actions(w.page)).toEqual([
+      "talents.installed",
+      "key.created",
+      "invitation.created",
+      "project.created",
+      "organization.created",
+    ]);
     await expectClean(w, "org-audit-log");
     await w.page.fill("#audit-action", "key.created");
     await Promise.all([

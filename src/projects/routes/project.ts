@@ -107,13 +107,17 @@ function projectCrudRoutes(deps: CoreDeps, guards: Guards) {
       "/",
       async ({ auth, org, body, set }) => {
         const p = await deps.database.write((tx) =>
-          createProject(tx, {
-            organizationId: org.id,
-            name: body.name.trim(),
-            description: body.description?.trim() ?? "",
-            createdBy: auth.user.id,
-            repository: body.repository || null,
-          }, userActor(auth.user)),
+          createProject(
+            tx,
+            {
+              organizationId: org.id,
+              name: body.name.trim(),
+              description: body.description?.trim() ?? "",
+              createdBy: auth.user.id,
+              repository: body.repository || null,
+            },
+            userActor(auth.user),
+          ),
         );
         set.status = 201;
         return { project: projectView(p) };
@@ -134,12 +138,18 @@ function projectCrudRoutes(deps: CoreDeps, guards: Guards) {
       "/:id",
       async ({ auth, org, params, body }) => {
         const p = await deps.database.write((tx) =>
-          updateProject(tx, org.id, params.id, {
-            name: body.name?.trim(),
-            description: body.description?.trim(),
-            repository: body.repository === "" ? null : body.repository,
-            contextBudget: readContextBudget(body.contextBudget),
-          }, userActor(auth.user)),
+          updateProject(
+            tx,
+            org.id,
+            params.id,
+            {
+              name: body.name?.trim(),
+              description: body.description?.trim(),
+              repository: body.repository === "" ? null : body.repository,
+              contextBudget: readContextBudget(body.contextBudget),
+            },
+            userActor(auth.user),
+          ),
         );
         return { project: projectView(p) };
       },

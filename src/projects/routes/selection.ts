@@ -89,7 +89,14 @@ function selectionChangeRoutes(deps: SelectionDeps, guards: Guards) {
       "/apply-specialization",
       async ({ auth, org, params, body, request }) => {
         const project = await getProject(deps.database, org.id, params.id);
-        const r = await applySpecialization(deps.database, deps.state.catalog!, project, body.specializationId, `user:${auth.user.id}`, userActor(auth.user));
+        const r = await applySpecialization(
+          deps.database,
+          deps.state.catalog!,
+          project,
+          body.specializationId,
+          `user:${auth.user.id}`,
+          userActor(auth.user),
+        );
         // the specialization named, so the onboarding can say "Apply again" once something of it was uninstalled
         trace(request, auth, project.id, "apply_specialization", r.change, 200, { specialization: r.specialization.id });
         return {
@@ -112,7 +119,9 @@ function selectionChangeRoutes(deps: SelectionDeps, guards: Guards) {
         const project = await getProject(deps.database, org.id, params.id);
         const talentId = decodedParam(params["*"], "talentId");
         const enabled = body.enabled === true || body.enabled === "true"; // htmx and forms send "true" / "false"
-        const change = await deps.database.write((tx) => setEnabled(tx, project.id, talentId, enabled, { organizationId: org.id, actor: userActor(auth.user) }));
+        const change = await deps.database.write((tx) =>
+          setEnabled(tx, project.id, talentId, enabled, { organizationId: org.id, actor: userActor(auth.user) }),
+        );
         trace(request, auth, project.id, enabled ? "enable" : "disable", change);
         return { id: talentId, state: enabled ? "active" : "disabled", changed: change.entered.length + change.left.length > 0 };
       },
@@ -129,7 +138,9 @@ function selectionChangeRoutes(deps: SelectionDeps, guards: Guards) {
         const project = await getProject(deps.database, org.id, params.id);
         const talentId = decodedParam(params["*"], "talentId");
         await requireConfirmation(request, body, () => confirmations.uninstall(talentId));
-        const change = await deps.database.write((tx) => uninstall(tx, project.id, talentId, { organizationId: org.id, actor: userActor(auth.user) }));
+        const change = await deps.database.write((tx) =>
+          uninstall(tx, project.id, talentId, { organizationId: org.id, actor: userActor(auth.user) }),
+        );
         trace(request, auth, project.id, "uninstall", change);
         return { uninstalled: talentId };
       },
