@@ -26,13 +26,15 @@ const ISO_AT = "strftime('%Y-%m-%dT%H:%M:%S', at / 1000, 'unixepoch') || printf(
 
 /** A CSV field in SQL (RFC 4180): quoted, its quotes doubled, when it holds a comma, a quote, CR or LF; NULL → empty. */
 function csvField(column: string): string {
-  return `CASE WHEN ${column} IS NULL THEN '' WHEN ${column} GLOB '*[",'||char(13,10)||']*' THEN '"'||replace(${column},'"','""')||'"' ELSE ${column} END`;
+  const quoted = `'"' || replace(${column}, '"', '""') || '"'`;
+  return `CASE WHEN ${column} IS NULL THEN '' WHEN ${column} GLOB '*[",' || char(13, 10) || ']*' THEN ${quoted} ELSE ${column} END`;
 }
 
 /** One entry as a line, in SQL: a JSON object of the JSON route's shape, or a CRLF-terminated CSV record. */
 const LINE: Record<ExportFormat, string> = {
   jsonl: `json_object('id', id, 'at', ${ISO_AT}, 'actor', json_object('kind', actor_kind, 'id', actor_id, 'label', actor_label),
-    'action', action, 'object', json_object('kind', object_kind, 'id', object_id), 'before', json(before), 'after', json(after)) || char(10)`,
+    'action', action, 'object', json_object('kind', object_kind, 'id', object_id),
+    'before', json(before), 'after', json(after)) || char(10)`,
   csv: CSV_COLUMNS.map((c) => (c === "at" ? ISO_AT : csvField(c))).join(" || ',' || ") + " || char(13,10)",
 };
 
