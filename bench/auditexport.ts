@@ -77,7 +77,7 @@ export async function benchAuditExport(): Promise<void> {
     for (const format of ["jsonl", "csv"] as const) runs.push(await exportOnce(server.base, s.cookie, server.pid, format));
     printTable(
       `Audit export: ${ROWS.toLocaleString("en")} entries seeded in ${(seeded.ms / 1000).toFixed(1)} s; idle server RSS ${baseline.toFixed(1)} MiB (target: peak < 150 MB)`,
-      ["format", "rows", "MiB sent", "seconds", "rows/s", "peak RSS MiB", "RSS after MiB"],
+      ["format", "rows", "MiB sent", "seconds", "rows/s", "peak RSS MiB", "RSS after MiB", "verdict"],
       runs.map((r) => [
         r.format,
         r.rows.toLocaleString("en"),
@@ -86,6 +86,7 @@ export async function benchAuditExport(): Promise<void> {
         Math.round(r.rows / (r.ms / 1000)).toLocaleString("en"),
         r.peak.toFixed(1),
         r.after.toFixed(1),
+        r.peak * 1048576 < 150e6 ? "met" : "NOT MET",
       ]),
     );
     for (const r of runs) if (r.rows !== seeded.total) throw new Error(`${r.format}: ${r.rows} rows exported, ${seeded.total} expected`);

@@ -1,6 +1,6 @@
 /** The table of audited changes (test/audit/audit.test.ts): each performed through its real route, with the entry it must leave. */
 import { expect } from "bun:test";
-import { createKey, expertiseMd, makePlatformAdmin, signedUp, withKey, type TestEnv, type WebClient } from "../helpers";
+import { createKey, expertiseMd, joinedMember, makePlatformAdmin, signedUp, withKey, type TestEnv, type WebClient } from "../helpers";
 
 type Client = WebClient & { email: string; userId: string };
 
@@ -23,6 +23,8 @@ export interface Expected {
 
 export interface AuditRow {
   name: string;
+  /** What the change needs first (its own entries are not counted). */
+  setup?(ctx: AuditCtx): Promise<void>;
   perform(ctx: AuditCtx): Promise<Expected>;
 }
 
@@ -94,6 +96,22 @@ const TENANCY: AuditRow[] = [
         object: { kind: "invitation", id: c.ids.pending },
         before: { email: "later@example.com", role: "member", status: "pending" },
         after: { status: "revoked" },
+      };
+    },
+  },
+  {
+    name: "member left, by themselves (DELETE /web/orgs/current/members/:ownUserId): member.left with the leaver as actor",
+    async setup(c) {
+      c.ids.leaver = await joinedMember(c.env, c.owner);
+    },
+    async perform(c) {
+      const m: Client = c.ids.leaver;
+      await ok(m.del(`/web/orgs/current/members/${m.userId}`));
+      return {
+        action: "member.left",
+        object: { kind: "member", id: m.userId },
+        actor: { kind: "user", id: m.userId, label: m.email },
+        before: { role: "member" },
       };
     },
   },

@@ -4,7 +4,7 @@
  * is append-only; the routes' failure paths.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { joinedMember, nextTurn, orgWithProject, signedUp, testEnv, type TestEnv, type WebClient } from "../helpers";
+import { joinedMember, makePlatformAdmin, nextTurn, orgWithProject, signedUp, testEnv, type TestEnv, type WebClient } from "../helpers";
 import { AUDIT_ROWS, type AuditCtx } from "./audit-rows";
 
 let env: TestEnv;
@@ -26,6 +26,7 @@ async function entries(c: WebClient): Promise<any[]> {
 describe("each audited change leaves exactly one entry with its actor, action, object and before/after", () => {
   for (const row of AUDIT_ROWS) {
     test(row.name, async () => {
+      await row.setup?.(ctx);
       const seen = new Set((await entries(ctx.owner)).map((e) => e.id));
       const want = await row.perform(ctx);
       const fresh = (await entries(ctx.owner)).filter((e) => !seen.has(e.id));
@@ -47,6 +48,33 @@ describe("the audit log is append-only", () => {
     );
     const del = await env.database.client.execute({ sql: "DELETE FROM audit_entries WHERE id = ?", args: [id] });
     expect(del.rowsAffected).toBe(1);
+  });
+});
+
+describe("changes made outside the organization's own routes", () => {
+  test("a platform administrator's approval of a pending organization is recorded in that organization's log, with the administrator as actor", async () => {
+    const creator = await signedUp(env);
+    const org = (await creator.post("/web/orgs", { name: "Pending Co" })).body.organization;
+    expect(org.status).toBe("pending");
+    const admin = await signedUp(env);
+    await makePlatformAdmin(env, admin.userId);
+    expect((await admin.post(`/web/admin/organizations/${org.id}/approve`)).status).toBe(200);
+    const log = await entries(creator);
+    expect(log.map((e) => e.action)).toEqual(["organization.approve", "organization.created"]);
+    expect(log[0]).toMatchObject({
+      actor: { kind: "user", id: admin.userId, label: admin.email },
+      object: { kind: "organization", id: org.id },
+      before: { status: "pending" },
+      after: { status: "approved" },
+    });
+    expect(log[1]).toMatchObject({ actor: { kind: "user", id: creator.userId }, after: { name: "Pending Co", status: "pending" } });
+  });
+
+  test("a refused change records nothing (the last owner's demotion: 409 last_owner)", async () => {
+    const before = (await entries(ctx.owner)).length;
+    const r = await ctx.owner.patch(`/web/orgs/current/members/${ctx.owner.userId}`, { role: "member" });
+    expect(`${r.status} ${r.body.error}`).toBe("409 last_owner");
+    expect((await entries(ctx.owner)).length).toBe(before);
   });
 });
 
