@@ -485,5 +485,50 @@ const SETTINGS: AuditRow[] = [
   },
 ];
 
+const SPECIALIZATIONS: AuditRow[] = [
+  {
+    name: "specialization created (POST /web/specializations)",
+    async perform(c) {
+      const r = await ok(c.owner.post("/web/specializations", { name: "Our stack", description: "d", talents: ["typescript-strict"] }));
+      c.ids.spec = r.specialization.id;
+      return {
+        action: "specialization.created",
+        object: { kind: "specialization", id: r.specialization.id },
+        after: { name: "Our stack", description: "d", talents: ["typescript-strict"] },
+      };
+    },
+  },
+  {
+    name: "specialization changed (PATCH /web/specializations/:id): only what changed",
+    async perform(c) {
+      await ok(c.owner.patch(`/web/specializations/${c.ids.spec}`, { name: "Our stack", talents: ["typescript-strict", "sql-base"] }));
+      return {
+        action: "specialization.updated",
+        object: { kind: "specialization", id: c.ids.spec },
+        before: { talents: ["typescript-strict"] },
+        after: { talents: ["typescript-strict", "sql-base"] },
+      };
+    },
+  },
+  {
+    name: "specialization duplicated (POST /web/specializations/:id/duplicate): the copy's creation",
+    async perform(c) {
+      const r = await ok(c.owner.post(`/web/specializations/${c.ids.spec}/duplicate`));
+      return {
+        action: "specialization.created",
+        object: { kind: "specialization", id: r.specialization.id },
+        after: { name: "Our stack (copy)", description: "d", talents: ["typescript-strict", "sql-base"] },
+      };
+    },
+  },
+  {
+    name: "specialization deleted (DELETE /web/specializations/:id)",
+    async perform(c) {
+      await ok(c.owner.del(`/web/specializations/${c.ids.spec}`));
+      return { action: "specialization.deleted", object: { kind: "specialization", id: c.ids.spec }, before: { name: "Our stack" } };
+    },
+  },
+];
+
 /** Every row, in the order they run (a row may use what an earlier one left in `ids`). */
-export const AUDIT_ROWS: AuditRow[] = [...TENANCY, ...KEYS, ...SELECTION, ...EXPERTISES, ...SSO, ...SETTINGS];
+export const AUDIT_ROWS: AuditRow[] = [...TENANCY, ...KEYS, ...SELECTION, ...EXPERTISES, ...SSO, ...SETTINGS, ...SPECIALIZATIONS];
