@@ -1,6 +1,7 @@
 /** `bun run bench`: runs every benchmark and prints a table each. `bun run bench startup` runs one. */
 import { benchActivity } from "./activity";
 import { benchAgentLoop } from "./agentloop";
+import { benchAuditExport } from "./auditexport";
 import { benchCeilings } from "./ceilings";
 import { benchClient } from "./client";
 import { benchDiscovery } from "./discovery";
@@ -39,6 +40,7 @@ const all: Record<string, () => Promise<void>> = {
   edge: benchEdge,
   precision: benchPrecision,
   signing: benchSigning,
+  auditexport: benchAuditExport,
 };
 const pick = Bun.argv.slice(2);
 for (const [name, fn] of Object.entries(all)) {

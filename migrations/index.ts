@@ -22,6 +22,7 @@ import m17 from "./0017_oauth_client_secret.sql" with { type: "text" };
 import m18 from "./0018_attestations.sql" with { type: "text" };
 import m19 from "./0019_admin_users.sql" with { type: "text" };
 import m20 from "./0020_sigstore.sql" with { type: "text" };
+import m21 from "./0021_audit.sql" with { type: "text" };
 
 export const migrations: EmbeddedMigration[] = [
   { tag: "0000_init", sql: m0 },
@@ -45,4 +46,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0018_attestations", sql: m18 },
   { tag: "0019_admin_users", sql: m19 },
   { tag: "0020_sigstore", sql: m20 },
+  { tag: "0021_audit", sql: m21 },
 ];

@@ -56,6 +56,7 @@ import { validatorConfigRoutes } from "./projects/routes/validatorConfig";
 import { invitationPages } from "./tenancy/pages/invitations";
 import { tenancyRoutes } from "./tenancy/routes";
 import { mailRoutes } from "./mail/routes";
+import { auditRoutes } from "./audit/routes";
 import { codeHostingRoutes } from "./tenancy/codeHostingRoutes";
 import { edge } from "./http/edge";
 import { methodOverride } from "./http/methodOverride";
@@ -153,6 +154,7 @@ export function createApp(input: AppDeps) {
     .use(tenancyRoutes(deps, guards))
     .use(codeHostingRoutes(deps, guards))
     .use(mailRoutes(deps, guards, sessions))
+    .use(auditRoutes(deps, guards, sessions))
     .use(projectRoutes(deps, guards))
     .use(expertiseRoutes(deps, guards))
     .use(catalogApiRoutes(deps, guards))

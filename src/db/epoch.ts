@@ -53,6 +53,7 @@ export const NON_EPOCH_TABLES = [
   "talent_days",
   "trace_hours",
   "resolution_hours",
+  "audit_entries",
   "config_epoch",
   "__talentd_migrations",
 ] as const;

@@ -14,7 +14,9 @@ import { Elysia } from "elysia";
 import type { Child } from "hono/jsx";
 import type { CatalogDeps } from "../catalog/state";
 import { parseCreate, parseListQuery, parsePatch } from "./model";
-import { createExpertise, detailView, expertiseNotFound, findExpertise, listExpertises, updateWorkingVersion } from "./service";
+import { detailView, expertiseNotFound, findExpertise, listExpertises } from "./service";
+import { createAudited, updateAudited } from "./audited";
+import { userActor } from "../audit/record";
 import { proposeTriggers } from "./triggers";
 import { Editor, IssuesByLine, type Draft, type ServerVersion } from "./views/editor";
 import { DeleteSection, LifecycleSection, TriggersSection, VersionsSection } from "./views/lifecycle";
@@ -109,7 +111,7 @@ async function createFromForm(deps: CatalogDeps, ctx: PageContext, org: OrgMembe
   const content = typeof b.content === "string" ? idFollowsSlug(b.content.replace(/\r\n/g, "\n"), slug) : "";
   try {
     const input = parseCreate({ slug, content });
-    const row = await deps.database.write((tx) => createExpertise(tx, { ...input, organizationId: org.id, userId: ctx.session.user.id }));
+    const row = await deps.database.write((tx) => createAudited(tx, { ...input, organizationId: org.id }, userActor(ctx.session.user)));
     return seeOther(`${EXPERTISES_PAGE}/${row.id}?done=created`);
   } catch (e) {
     if (!(e instanceof AppError) || (e.code !== "conflict" && e.code !== "validation_failed")) throw e;
@@ -190,7 +192,7 @@ export function orgExpertisesPages(deps: CatalogDeps) {
         const { raw, draft } = readEditorForm(body);
         try {
           const input = parsePatch(raw);
-          await deps.database.write((tx) => updateWorkingVersion(tx, org.id, params.id, input));
+          await deps.database.write((tx) => updateAudited(tx, org.id, params.id, input, userActor(ctx.session.user)));
         } catch (e) {
           if (!(e instanceof AppError)) throw e;
           if (e.code === "expertise_revision_conflict") {

@@ -6,6 +6,9 @@
  * the role is checked here, before any body is read, so a member learns nothing.
  */
 import { iso } from "../lib/time";
+import { userActor } from "../audit/record";
+import type { SessionRecord } from "../auth/sessions";
+import { confirmTriggersAudited, createAudited, deleteAudited, lifecycleAudited, publishAudited, updateAudited } from "./audited";
 import { Elysia } from "elysia";
 import type { CatalogDeps } from "../catalog/state";
 import type { Guards } from "../auth/guards";
@@ -15,19 +18,7 @@ import { requireTypedName } from "../http/methodOverride";
 import type { OrgMembership } from "../tenancy/service";
 import type { LifecycleOperation } from "./lifecycle";
 import { parseCreate, parseListQuery, parsePatch, parsePublish, parseTriggersBody, parseVersionParam } from "./model";
-import {
-  changeLifecycle,
-  confirmTriggers,
-  createExpertise,
-  deleteExpertise,
-  detailView,
-  expertiseNotFound,
-  findExpertise,
-  listExpertises,
-  publishExpertise,
-  readVersion,
-  updateWorkingVersion,
-} from "./service";
+import { detailView, expertiseNotFound, findExpertise, listExpertises, readVersion } from "./service";
 import { normalizeTriggers, proposeTriggers } from "./triggers";
 
 /** Owner or admin of the active organization; anyone else is told the expertise does not exist. */
@@ -70,7 +61,7 @@ function expertiseEditRoutes({ db, catalog, detail }: ExpertiseContext, guards: 
       async ({ auth, org, body, set }) => {
         ownerOrAdmin(org);
         const input = parseCreate(body);
-        const row = await db.write((tx) => createExpertise(tx, { ...input, organizationId: org.id, userId: auth.user.id }));
+        const row = await db.write((tx) => createAudited(tx, { ...input, organizationId: org.id }, userActor(auth.user)));
         set.status = 201;
         return detailView(db, row, org.slug, catalog());
       },
@@ -86,21 +77,21 @@ function expertiseEditRoutes({ db, catalog, detail }: ExpertiseContext, guards: 
     )
     .patch(
       "/:id",
-      async ({ org, params, body }) => {
+      async ({ auth, org, params, body }) => {
         ownerOrAdmin(org);
         await findExpertise(db, org.id, params.id);
         const input = parsePatch(body);
-        const row = await db.write((tx) => updateWorkingVersion(tx, org.id, params.id, input));
+        const row = await db.write((tx) => updateAudited(tx, org.id, params.id, input, userActor(auth.user)));
         return detailView(db, row, org.slug, catalog());
       },
       { org: "member" },
     )
     .delete(
       "/:id",
-      async ({ org, params, body, request }) => {
+      async ({ auth, org, params, body, request }) => {
         ownerOrAdmin(org);
         await requireTypedName(request, body, async () => (await findExpertise(db, org.id, params.id)).slug, "expertise");
-        await db.write((tx) => deleteExpertise(tx, org.id, params.id));
+        await db.write((tx) => deleteAudited(tx, org.id, params.id, userActor(auth.user)));
         return { deleted: params.id };
       },
       { org: "member" },
@@ -111,9 +102,9 @@ function expertiseEditRoutes({ db, catalog, detail }: ExpertiseContext, guards: 
 function expertiseWorkflowRoutes({ db, catalog }: ExpertiseContext, guards: Guards) {
   const lifecycle =
     (op: Exclude<LifecycleOperation, "publish">) =>
-    async ({ org, params }: { org: OrgMembership; params: { id: string } }) => {
+    async ({ auth, org, params }: { auth: SessionRecord; org: OrgMembership; params: { id: string } }) => {
       ownerOrAdmin(org);
-      const row = await db.write((tx) => changeLifecycle(tx, org.id, params.id, op));
+      const row = await db.write((tx) => lifecycleAudited(tx, org.id, params.id, op, userActor(auth.user)));
       return detailView(db, row, org.slug, catalog());
     };
   return new Elysia({ prefix: "/web/orgs/current/expertises" })
@@ -136,13 +127,15 @@ function expertiseWorkflowRoutes({ db, catalog }: ExpertiseContext, guards: Guar
     )
     .put(
       "/:id/triggers",
-      async ({ org, params, body, request }) => {
+      async ({ auth, org, params, body, request }) => {
         ownerOrAdmin(org);
         await findExpertise(db, org.id, params.id);
         const input = parseTriggersBody(body, (request.headers.get("content-type") ?? "").startsWith("application/x-www-form-urlencoded"));
         const { triggers, issues } = normalizeTriggers(input);
         if (issues.length > 0) throw validationFailed(issues);
-        const row = await db.write((tx) => confirmTriggers(tx, org.id, params.id, triggers, input.expectedRevision));
+        const row = await db.write((tx) =>
+          confirmTriggersAudited(tx, org.id, params.id, triggers, input.expectedRevision, userActor(auth.user)),
+        );
         return detailView(db, row, org.slug, catalog());
       },
       { org: "member" },
@@ -153,7 +146,7 @@ function expertiseWorkflowRoutes({ db, catalog }: ExpertiseContext, guards: Guar
         ownerOrAdmin(org);
         await findExpertise(db, org.id, params.id);
         const opts = parsePublish(body);
-        const r = await db.write((tx) => publishExpertise(tx, org, params.id, auth.user.id, catalog(), opts));
+        const r = await db.write((tx) => publishAudited(tx, org, params.id, userActor(auth.user), catalog(), opts));
         return { ...(await detailView(db, r.row, org.slug, catalog())), published: { version: r.version, created: r.created } };
       },
       { org: "member" },

@@ -142,6 +142,21 @@ export const ANSWERS: Record<string, Schema | OtherAnswer> = {
   "POST /web/orgs": o({ organization: Membership }),
   "GET /web/orgs/current/status": o({ organization: n(o({ id: S, slug: S, name: S, status: S })), role: n(S), approved: B }),
   "POST /web/orgs/active": o({ organization: Membership }),
+  "GET /web/orgs/current/audit-log": o({
+    entries: a(
+      o({
+        id: S,
+        at: S,
+        actor: o({ kind: S, id: S, label: S }),
+        action: S,
+        object: o({ kind: S, id: S }),
+        before: n(open),
+        after: n(open),
+      }),
+    ),
+    nextCursor: n(S),
+  }),
+  "GET /web/orgs/current/audit-log/export": { media: "application/jsonl" },
   "GET /web/orgs/current/mail": o({ mails: a(Mail), smtp: B }),
   "POST /web/orgs/current/mail/{id}/retry": o({ mail: Mail }),
   "GET /web/orgs/current/members": o({ members: a(o({ userId: S, email: S, name: S, role: S, joinedAt: S })) }),

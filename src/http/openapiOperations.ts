@@ -119,6 +119,9 @@ export const AUTH_OPERATIONS: Operation[] = [
 ];
 
 /** Organizations and administration. */
+/** The audit log's filters (the JSON list and the export take the same). */
+const AUDIT_FILTERS = ["actor", "action", "objectKind", "from", "to"].map((name) => ({ name, schema: str() }));
+
 export const ORG_OPERATIONS: Operation[] = [
   { method: "GET", path: "/web/orgs", summary: "The user's organizations", access: "session" },
   {
@@ -158,6 +161,22 @@ export const ORG_OPERATIONS: Operation[] = [
     summary: "Send a failed or waiting mail again now",
     access: "admin",
     errors: [404, 409],
+  },
+  {
+    method: "GET",
+    path: "/web/orgs/current/audit-log",
+    summary: "The organization's audit log, newest first, filtered and paged",
+    access: "admin",
+    query: [...AUDIT_FILTERS, { name: "limit", schema: int(1, 200) }, { name: "cursor", schema: str() }],
+    errors: [400],
+  },
+  {
+    method: "GET",
+    path: "/web/orgs/current/audit-log/export",
+    summary: "The audit log as JSON lines or CSV, oldest first, streamed",
+    access: "admin",
+    query: [{ name: "format", schema: str({ enum: ["jsonl", "csv"] }) }, ...AUDIT_FILTERS],
+    errors: [400],
   },
   { method: "GET", path: "/web/orgs/current/members", summary: "Members and roles", access: "member" },
   {

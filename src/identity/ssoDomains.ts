@@ -7,6 +7,7 @@
  * unique index decides inside the write). Without this, any organization's owner could name
  * someone else's domain and sign in as its people.
  */
+import { record, type AuditActor } from "../audit/record";
 import { Resolver } from "node:dns/promises";
 import { randomBytes } from "node:crypto";
 import { and, eq, inArray, isNotNull, isNull, ne } from "drizzle-orm";
@@ -147,6 +148,7 @@ export async function verifyDomainByDns(
   lookup: TxtLookup,
   organizationId: string,
   domain: string,
+  actor: AuditActor,
 ): Promise<DomainClaim> {
   const row = await claimRow(database, organizationId, domain);
   if (row.verifiedAt !== null) return claimOf(row);
@@ -164,7 +166,16 @@ export async function verifyDomainByDns(
       { record: claim.record, found: found.filter((v) => v.startsWith(VALUE_PREFIX)).slice(0, 10) },
     );
   }
-  await database.write((tx) => markVerified(tx, organizationId, domain, "dns"));
+  await database.write(async (tx) => {
+    await markVerified(tx, organizationId, domain, "dns");
+    await record(tx, {
+      organizationId,
+      actor,
+      action: "sso.domain_verified",
+      object: { kind: "sso_domain", id: domain },
+      after: { verifiedBy: "dns" },
+    });
+  });
   return claimOf(await claimRow(database, organizationId, domain));
 }
 

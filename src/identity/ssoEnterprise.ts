@@ -13,6 +13,7 @@ import type { CoreDeps } from "../deps";
 import { clientMeta } from "../http/client";
 import { AppError, notFound, validationFailed } from "../http/errors";
 import { recordSecurityEvent } from "./security";
+import { record, userActor } from "../audit/record";
 import { loadSso, publicSso, type SsoSettings, type StoredSso } from "./sso";
 
 /** Reads `enabled` from a JSON body (boolean) or a form (`true`/`on`/`1`, anything else off). */
@@ -49,7 +50,18 @@ export function ssoEnterpriseRoutes(deps: CoreDeps, guards: Guards) {
     async ({ auth, org, body, request, server }) => {
       const enabled = readEnterpriseToggle(body);
       const saved = await database.write(async (tx) => {
+        const before = (await loadSso(tx, org.id))?.enterpriseGrant ?? false;
         await setEnterpriseGrant(tx, org.id, enabled);
+        if (before !== enabled) {
+          await record(tx, {
+            organizationId: org.id,
+            actor: userActor(auth.user),
+            action: "sso.enterprise_grant_changed",
+            object: { kind: "sso", id: org.id },
+            before: { enterpriseGrant: before },
+            after: { enterpriseGrant: enabled },
+          });
+        }
         await recordSecurityEvent(tx, {
           kind: "sso.enterprise_grant",
           userId: auth.user.id,

@@ -20,7 +20,8 @@ export type IdPrefix =
   | "ocl"
   | "otk"
   | "mail"
-  | "sso";
+  | "sso"
+  | "aud";
 
 let lastTime = -1;
 let timePart = "";

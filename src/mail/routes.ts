@@ -12,6 +12,7 @@ import { iso } from "../lib/time";
 import { listOrgMail, retryMail, UNDELIVERED, type MailView } from "./outbox";
 import { mailPages } from "./pages";
 import type { PageSessions } from "../ui/pageGuard";
+import { record, userActor } from "../audit/record";
 
 /** A mail as JSON: times as ISO strings. */
 export function mailJson(m: MailView) {
@@ -50,8 +51,20 @@ export function mailRoutes(deps: CoreDeps, guards: Guards, sessions: PageSession
     )
     .post(
       "/web/orgs/current/mail/:id/retry",
-      async ({ org, params }) => ({
-        mail: mailJson(await deps.database.write((tx) => retryMail(tx, org.id, params.id))),
+      async ({ auth, org, params }) => ({
+        mail: mailJson(
+          await deps.database.write(async (tx) => {
+            const m = await retryMail(tx, org.id, params.id);
+            await record(tx, {
+              organizationId: org.id,
+              actor: userActor(auth.user),
+              action: "mail.retried",
+              object: { kind: "mail", id: m.id },
+              after: { to: m.to, subject: m.subject, status: m.status },
+            });
+            return m;
+          }),
+        ),
       }),
       { org: "admin", params: t.Object({ id: t.String({ maxLength: 64 }) }) },
     );

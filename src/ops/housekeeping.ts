@@ -3,7 +3,7 @@
  * tables do not grow without bound. Expired sessions; OAuth codes and tokens a day after
  * their expiry (until then a reused code or refresh token is still recognised and revokes its
  * family); setup tokens a day after expiry; SAML request and assertion ids once expired; pending invitations 30 days after expiry. Trace
- * events and security events past EVENT_RETENTION_DAYS (default 90), in batches of their own
+ * events, security events and organizations' audit-log entries past EVENT_RETENTION_DAYS (default 90), in batches of their own
  * transactions so no write waits long behind them.
  * Runs an hour after start, then hourly.
  */
@@ -72,17 +72,17 @@ export async function purgeExpired(database: Database, now = Date.now()): Promis
 export const RETENTION_BATCH = 2000;
 
 /**
- * Deletes trace events and security events older than `days` (none when `days` is 0), by
+ * Deletes trace events, security events and audit-log entries older than `days` (none when `days` is 0), by
  * batches of RETENTION_BATCH rows, each its own transaction. Trace ids begin with their
- * arrival time (`trc_` + ordered id), so the cut is a primary-key range; security events go
- * by their created_at index. Returns the counts.
+ * arrival time (`trc_` + ordered id), so the cut is a primary-key range; security events and
+ * audit entries go by their time's index. Returns the counts.
  */
 export async function purgeOldEvents(
   database: Database,
   days: number,
   now = Date.now(),
-): Promise<{ traceEvents: number; securityEvents: number }> {
-  const gone = { traceEvents: 0, securityEvents: 0 };
+): Promise<{ traceEvents: number; securityEvents: number; auditEntries: number }> {
+  const gone = { traceEvents: 0, securityEvents: 0, auditEntries: 0 };
   if (days <= 0) return gone;
   const cutoff = now - days * DAY;
   const batch = sql.raw(String(RETENTION_BATCH));
@@ -93,6 +93,8 @@ export async function purgeOldEvents(
       "securityEvents",
       sql`DELETE FROM security_events WHERE id IN (SELECT id FROM security_events WHERE created_at < ${cutoff} LIMIT ${batch})`,
     ],
+    // the audit log is append-only (its trigger refuses an UPDATE): this purge is its one DELETE
+    ["auditEntries", sql`DELETE FROM audit_entries WHERE id IN (SELECT id FROM audit_entries WHERE at < ${cutoff} LIMIT ${batch})`],
   ];
   // the events' kept hourly counts (migration 0010) go with them, uncounted: whole hours before the cut
   const cutHour = Math.floor(cutoff / 3_600_000);
@@ -104,7 +106,7 @@ export async function purgeOldEvents(
         const r = await database.write(async (tx) => tx.run(statement));
         const n = Number((r as { rowsAffected?: number }).rowsAffected ?? 0);
         if (kind) gone[kind] += n;
-        if (kind !== "securityEvents") traces += n;
+        if (kind === "traceEvents" || kind === null) traces += n;
         if (n < RETENTION_BATCH) break;
       }
     }

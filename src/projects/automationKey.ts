@@ -8,7 +8,8 @@ import { and, eq, isNull } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { apiKeys } from "../db/schema";
 import { recordSecurityEvent } from "../identity/security";
-import { createKey, type KeyView } from "./keys";
+import { record } from "../audit/record";
+import { createKey, keyFacts, type KeyView } from "./keys";
 import { AUTOMATION_KEY_NAME, AUTOMATION_SCOPES } from "./setup";
 
 /** Whether the project has an active automation key (what the dashboard offers: create it, or rotate it). */
@@ -23,9 +24,10 @@ export async function hasAutomationKey(database: Database, projectId: string): P
 /** Makes the project's automation key, revoking the active one in the same transaction; `revoked` names what it replaced. */
 export async function rotateAutomationKey(
   database: Database,
-  projectId: string,
+  project: { id: string; organizationId: string },
   by: { id: string; email: string },
 ): Promise<{ created: { key: KeyView; value: string }; revoked: string[] }> {
+  const projectId = project.id;
   return database.write(async (tx) => {
     const revoked = await tx
       .update(apiKeys)
@@ -39,6 +41,15 @@ export async function rotateAutomationKey(
       expiresAt: null,
       createdBy: by,
       automation: true,
+    });
+    // one change, one entry: the first key is created, a later one replaces the active one
+    await record(tx, {
+      organizationId: project.organizationId,
+      actor: { kind: "user", id: by.id, label: by.email },
+      action: revoked.length === 0 ? "key.created" : "automation_key.rotated",
+      object: { kind: "key", id: created.key.id },
+      ...(revoked.length === 0 ? {} : { before: { keyIds: revoked.map((k) => k.id) } }),
+      after: keyFacts({ ...created.key, projectId, expiresAt: null }),
     });
     await recordSecurityEvent(tx, {
       kind: "key.created",

@@ -10,6 +10,7 @@ import { newSecret, sha256Hex } from "../lib/crypto";
 import { newId } from "../lib/ids";
 import { iso } from "../lib/time";
 import { KEY_PREFIX } from "../auth/bearers";
+import { record, type AuditActor } from "../audit/record";
 
 export { KEY_PREFIX };
 export const KEY_NAME_MAX = 100;
@@ -61,6 +62,8 @@ export async function createKey(
     expiresAt: number | null;
     createdBy: { id: string; email: string };
     automation?: boolean;
+    /** The project's organization: the creation is recorded in its audit log (absent: the caller records it). */
+    organizationId?: string;
   },
 ): Promise<{ key: KeyView; value: string }> {
   const value = newSecret(KEY_PREFIX, 32);
@@ -78,7 +81,21 @@ export async function createKey(
     automation: input.automation ?? false,
   };
   await tx.insert(apiKeys).values(row);
+  if (input.organizationId) {
+    await record(tx, {
+      organizationId: input.organizationId,
+      actor: { kind: "user", id: input.createdBy.id, label: input.createdBy.email },
+      action: "key.created",
+      object: { kind: "key", id: row.id },
+      after: keyFacts(row),
+    });
+  }
   return { key: view(row, input.createdBy.email), value };
+}
+
+/** What the audit log tells of a key: never its value nor its hash. */
+export function keyFacts(row: { projectId: string; name: string; tools: KeyScope[]; expiresAt: number | null; automation: boolean }) {
+  return { projectId: row.projectId, name: row.name, tools: row.tools, expiresAt: iso(row.expiresAt), automation: row.automation };
 }
 
 /** Every key of a project (active, expired, revoked), newest first. */
@@ -92,8 +109,13 @@ export async function listKeys(database: Database, projectId: string): Promise<K
   return rows.map((r) => view(r.key, r.email));
 }
 
-/** Revokes a key of the project (idempotent); 404 for a key of another project. */
-export async function revokeKey(tx: Tx, projectId: string, keyId: string): Promise<KeyView> {
+/** Revokes a key of the project (idempotent: recorded in the audit log the first time); 404 for a key of another project. */
+export async function revokeKey(
+  tx: Tx,
+  projectId: string,
+  keyId: string,
+  by: { organizationId: string; actor: AuditActor },
+): Promise<KeyView> {
   const rows = await tx
     .select({ key: apiKeys, email: users.email })
     .from(apiKeys)
@@ -106,6 +128,14 @@ export async function revokeKey(tx: Tx, projectId: string, keyId: string): Promi
     const now = Date.now();
     await tx.update(apiKeys).set({ revokedAt: now }).where(eq(apiKeys.id, keyId));
     r.key.revokedAt = now;
+    await record(tx, {
+      organizationId: by.organizationId,
+      actor: by.actor,
+      action: "key.revoked",
+      object: { kind: "key", id: keyId },
+      before: { ...keyFacts(r.key), status: "active" },
+      after: { status: "revoked" },
+    });
   }
   return view(r.key, r.email);
 }

@@ -6,6 +6,7 @@ import { apiKeys, keyTombstones, oauthTokens, projects } from "../db/schema";
 import { notFound } from "../http/errors";
 import { newId } from "../lib/ids";
 import { touchAll } from "../journal/dayMemo";
+import { record, type AuditActor } from "../audit/record";
 
 /** A project as the API shows it (selection_rev is internal: the selection cache's counter). */
 export type Project = Omit<typeof projects.$inferSelect, "selectionRev">;
@@ -15,6 +16,7 @@ const { selectionRev: _internal, ...projectColumns } = getTableColumns(projects)
 export async function createProject(
   tx: Tx,
   input: { organizationId: string; name: string; description: string; createdBy: string; repository?: string | null },
+  actor: AuditActor,
 ): Promise<Project> {
   const now = Date.now();
   const row: Project = {
@@ -26,6 +28,13 @@ export async function createProject(
     updatedAt: now,
   };
   await tx.insert(projects).values(row);
+  await record(tx, {
+    organizationId: input.organizationId,
+    actor,
+    action: "project.created",
+    object: { kind: "project", id: row.id },
+    after: { name: row.name, description: row.description, repository: row.repository },
+  });
   return row;
 }
 
@@ -72,6 +81,7 @@ export async function updateProject(
   organizationId: string,
   projectId: string,
   change: { name?: string; description?: string; repository?: string | null; contextBudget?: number | null },
+  actor: AuditActor,
 ): Promise<Project> {
   const current = await getProject(tx, organizationId, projectId);
   const set = {
@@ -85,6 +95,18 @@ export async function updateProject(
     .update(projects)
     .set(set)
     .where(and(eq(projects.id, projectId), eq(projects.organizationId, organizationId)));
+  // the settings that changed, before and after (one entry; none when nothing did)
+  const keys = (["name", "description", "repository", "contextBudget"] as const).filter((k) => k in set && set[k] !== current[k]);
+  if (keys.length > 0) {
+    await record(tx, {
+      organizationId,
+      actor,
+      action: "project.updated",
+      object: { kind: "project", id: projectId },
+      before: Object.fromEntries(keys.map((k) => [k, current[k]])),
+      after: Object.fromEntries(keys.map((k) => [k, set[k]])),
+    });
+  }
   return { ...current, ...set };
 }
 
@@ -93,8 +115,8 @@ export async function updateProject(
  * traces. Its active keys and live OAuth access tokens leave a tombstone so the guard can answer
  * 404 (project gone) instead of 401.
  */
-async function deleteProject(tx: Tx, organizationId: string, projectId: string): Promise<void> {
-  await getProject(tx, organizationId, projectId);
+async function deleteProject(tx: Tx, organizationId: string, projectId: string, actor: AuditActor): Promise<void> {
+  const gone = await getProject(tx, organizationId, projectId);
   const live = await tx
     .select()
     .from(apiKeys)
@@ -136,6 +158,13 @@ async function deleteProject(tx: Tx, organizationId: string, projectId: string):
     });
   }
   await tx.delete(projects).where(eq(projects.id, projectId));
+  await record(tx, {
+    organizationId,
+    actor,
+    action: "project.deleted",
+    object: { kind: "project", id: projectId },
+    before: { name: gone.name },
+  });
 }
 
 /**
@@ -143,7 +172,7 @@ async function deleteProject(tx: Tx, organizationId: string, projectId: string):
  * its resolutions went with it, so the memoized days of insights and adoption are stale. The
  * write that changes the data says so, not the route that asked for it.
  */
-export async function removeProject(database: Database, organizationId: string, projectId: string): Promise<void> {
-  await database.write((tx) => deleteProject(tx, organizationId, projectId));
+export async function removeProject(database: Database, organizationId: string, projectId: string, actor: AuditActor): Promise<void> {
+  await database.write((tx) => deleteProject(tx, organizationId, projectId, actor));
   touchAll();
 }

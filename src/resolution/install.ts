@@ -9,6 +9,7 @@ import { conflictPairs, requiresClosure, type Lookup } from "../catalog/graph";
 import { installedTalents } from "../db/schema";
 import { listServableExpertises } from "../expertises/servable";
 import { AppError } from "../http/errors";
+import type { AuditActor } from "../audit/record";
 import { installTalents, unknownTalents, type SelectionChange } from "../selection/service";
 import { classifyInstallable, isExpertiseRef, type SourceDeps } from "../selection/sources";
 
@@ -42,6 +43,7 @@ export async function installWithPrerequisites(
   projectId: string,
   ids: string[],
   by: string,
+  actor: AuditActor,
 ): Promise<GroupInstall> {
   const { known, unknown } = await classifyInstallable(deps, organizationId, ids);
   if (unknown.length > 0) throw unknownTalents(unknown);
@@ -78,6 +80,7 @@ export async function installWithPrerequisites(
       projectId,
       closure.ids.map((id) => ({ id, kind: kind(id) })),
       by,
+      { organizationId, actor },
     );
   });
   return {

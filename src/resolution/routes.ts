@@ -12,6 +12,7 @@ import type { KeyPrincipal } from "../auth/key";
 import type { Guards } from "../auth/guards";
 import { keyApiTracer, noteTrace, viaOf } from "../journal/trace";
 import { notFound, validationFailed } from "../http/errors";
+import { keyActor } from "../audit/record";
 import { guardOf, traceKinds, type TracedRoute } from "../http/keyRoute";
 import { KEY_ROUTES as R } from "../http/keyRoutes";
 import { designableNext, voiceOf } from "../http/wording";
@@ -240,13 +241,15 @@ function selectionRoutes(deps: Deps, guards: Guards) {
         if (b.enabled !== undefined && typeof b.enabled !== "boolean")
           throw validationFailed([{ path: "enabled", message: "must be false (to disable) or true" }]);
         if (b.enabled === false) {
-          const change = await deps.database.write((tx) => disableTalents(tx, principal.projectId, list));
+          const change = await deps.database.write((tx) =>
+            disableTalents(tx, principal.projectId, list, { organizationId: principal.organizationId, actor: keyActor(principal) }),
+          );
           noteTrace(request, { left: change.left });
           return { disabled: change.left, unchanged: change.unchanged };
         }
         // the named ids with their requires-closure, one atomic group (src/resolution/install.ts)
         const by = `${principal.kind}:${principal.id}`;
-        const r = await installWithPrerequisites(src(), principal.organizationId, principal.projectId, list, by);
+        const r = await installWithPrerequisites(src(), principal.organizationId, principal.projectId, list, by, keyActor(principal));
         noteTrace(request, { entered: r.change.entered });
         return { installed: r.installed, prerequisites: r.prerequisites, alreadyInstalled: r.alreadyInstalled };
       },

@@ -20,6 +20,7 @@ import type { Database, Tx } from "../db/client";
 import { projectRelevance } from "../db/schema";
 import { validationFailed, type Issue } from "../http/errors";
 import { listInstalled } from "./service";
+import { record, type AuditBy } from "../audit/record";
 
 export interface Relevance {
   languages: string[];
@@ -72,7 +73,8 @@ export async function relevanceOf(
 }
 
 /** Replaces the stored settings (PUT). */
-export async function saveRelevance(tx: Tx, projectId: string, settings: Relevance): Promise<void> {
+export async function saveRelevance(tx: Tx, projectId: string, settings: Relevance, audit: AuditBy): Promise<void> {
+  const before = await storedIn(tx, projectId);
   const now = Date.now();
   await tx
     .insert(projectRelevance)
@@ -81,11 +83,38 @@ export async function saveRelevance(tx: Tx, projectId: string, settings: Relevan
       target: projectRelevance.projectId,
       set: { settings: settings as unknown as Record<string, unknown>, updatedAt: now },
     });
+  await recordRelevance(tx, projectId, audit, before, settings as unknown as Record<string, unknown>);
+}
+
+/** The stored settings as they are in this transaction (null: derived). */
+async function storedIn(tx: Tx, projectId: string): Promise<Record<string, unknown> | null> {
+  const rows = await tx.select({ s: projectRelevance.settings }).from(projectRelevance).where(eq(projectRelevance.projectId, projectId));
+  return rows[0]?.s ?? null;
+}
+
+/** One entry for a change of the relevance settings (null: the derived ones). */
+function recordRelevance(
+  tx: Tx,
+  projectId: string,
+  audit: AuditBy,
+  before: Record<string, unknown> | null,
+  after: Record<string, unknown> | null,
+): Promise<void> {
+  const wrap = (s: Record<string, unknown> | null) => ({ relevance: s ?? "derived" });
+  return record(tx, {
+    ...audit,
+    action: "project.relevance_changed",
+    object: { kind: "project", id: projectId },
+    before: wrap(before),
+    after: wrap(after),
+  });
 }
 
 /** Forgets the stored settings (DELETE): the derived ones apply again. */
-export async function resetRelevance(tx: Tx, projectId: string): Promise<void> {
+export async function resetRelevance(tx: Tx, projectId: string, audit: AuditBy): Promise<void> {
+  const before = await storedIn(tx, projectId);
   await tx.delete(projectRelevance).where(eq(projectRelevance.projectId, projectId));
+  if (before) await recordRelevance(tx, projectId, audit, before, null);
 }
 
 const lower = (xs: string[]) => [...new Set(xs.map((x) => x.trim().toLowerCase()).filter(Boolean))].sort();

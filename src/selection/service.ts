@@ -8,6 +8,7 @@ import type { Database, Tx } from "../db/client";
 import { installedTalents } from "../db/schema";
 import { keptEach } from "../lib/kept";
 import { AppError, notFound, validationFailed } from "../http/errors";
+import { record, type AuditBy } from "../audit/record";
 
 export type TalentKind = "talent" | "expertise";
 
@@ -128,6 +129,7 @@ export async function installTalents(
   projectId: string,
   items: { id: string; kind: TalentKind }[],
   by: string,
+  audit: AuditBy | null,
 ): Promise<SelectionChange> {
   const ids = [...new Set(items.map((i) => i.id))];
   const existing = new Set(
@@ -151,11 +153,13 @@ export async function installTalents(
     updatedAt: now,
   }));
   if (rows.length > 0) await tx.insert(installedTalents).values(rows);
+  if (rows.length > 0 && audit)
+    await recordSelection(tx, projectId, audit, "talents.installed", null, { installed: rows.map((r) => r.talentId) });
   return { entered: rows.map((r) => r.talentId), left: [], unchanged: ids.filter((id) => existing.has(id)) };
 }
 
 /** Toggles one installed talent; 404 when it is not installed. */
-export async function setEnabled(tx: Tx, projectId: string, talentId: string, enabled: boolean): Promise<SelectionChange> {
+export async function setEnabled(tx: Tx, projectId: string, talentId: string, enabled: boolean, audit: AuditBy): Promise<SelectionChange> {
   const row = (
     await tx
       .select()
@@ -169,11 +173,19 @@ export async function setEnabled(tx: Tx, projectId: string, talentId: string, en
     .update(installedTalents)
     .set({ enabled, updatedAt: Date.now() })
     .where(and(eq(installedTalents.projectId, projectId), eq(installedTalents.talentId, talentId)));
+  await recordSelection(
+    tx,
+    projectId,
+    audit,
+    enabled ? "talent.enabled" : "talent.disabled",
+    { talentId, enabled: !enabled },
+    { talentId, enabled },
+  );
   return enabled ? { entered: [talentId], left: [], unchanged: [] } : { entered: [], left: [talentId], unchanged: [] };
 }
 
 /** Disables installed talents, all or nothing: an id that is not installed → 400 unknown_talents. */
-export async function disableTalents(tx: Tx, projectId: string, ids: string[]): Promise<SelectionChange> {
+export async function disableTalents(tx: Tx, projectId: string, ids: string[], audit: AuditBy): Promise<SelectionChange> {
   const unique = [...new Set(ids)];
   const rows = await tx
     .select({ id: installedTalents.talentId, enabled: installedTalents.enabled })
@@ -188,16 +200,30 @@ export async function disableTalents(tx: Tx, projectId: string, ids: string[]): 
       .update(installedTalents)
       .set({ enabled: false, updatedAt: Date.now() })
       .where(and(eq(installedTalents.projectId, projectId), inArray(installedTalents.talentId, toDisable)));
+    await recordSelection(tx, projectId, audit, "talents.disabled", null, { disabled: toDisable });
   }
   return { entered: [], left: toDisable, unchanged: unique.filter((id) => !toDisable.includes(id)) };
 }
 
 /** Uninstalls one talent; 404 when it is not installed. */
-export async function uninstall(tx: Tx, projectId: string, talentId: string): Promise<SelectionChange> {
+export async function uninstall(tx: Tx, projectId: string, talentId: string, audit: AuditBy): Promise<SelectionChange> {
   const r = await tx
     .delete(installedTalents)
     .where(and(eq(installedTalents.projectId, projectId), eq(installedTalents.talentId, talentId)))
     .returning({ enabled: installedTalents.enabled });
   if (r.length === 0) throw notFound(`${talentId} is not installed in this project.`);
+  await recordSelection(tx, projectId, audit, "talent.uninstalled", { talentId, enabled: r[0]!.enabled }, null);
   return { entered: [], left: r[0]!.enabled ? [talentId] : [], unchanged: [] };
+}
+
+/** One entry for one change of a project's selection: the project is its object. */
+function recordSelection(
+  tx: Tx,
+  projectId: string,
+  audit: AuditBy,
+  action: string,
+  before: Record<string, unknown> | null,
+  after: Record<string, unknown> | null,
+): Promise<void> {
+  return record(tx, { ...audit, action, object: { kind: "project", id: projectId }, before, after });
 }

@@ -2,6 +2,7 @@
  * What a project can be served: its installed and enabled talents, public ones from the
  * catalog and private expertises of its organization at their latest published version.
  */
+import type { AuditActor } from "../audit/record";
 import type { Catalog } from "../catalog/catalog";
 import type { Talent } from "../catalog/format";
 import type { Database } from "../db/client";
@@ -119,8 +120,9 @@ export async function installByIds(
   projectId: string,
   ids: string[],
   by: string,
+  actor: AuditActor,
 ): Promise<SelectionChange> {
   const { known, unknown } = await classifyInstallable(deps, organizationId, ids);
   if (unknown.length > 0) throw unknownTalents(unknown);
-  return deps.database.write((tx) => installTalents(tx, projectId, known, by));
+  return deps.database.write((tx) => installTalents(tx, projectId, known, by, { organizationId, actor }));
 }

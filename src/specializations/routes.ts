@@ -4,6 +4,7 @@
  * read-only: 403, duplicate them instead). Applying one to a project is
  * `POST /web/projects/:id/apply-specialization` (projects/routes/selection.ts).
  */
+import { userActor } from "../audit/record";
 import { Elysia } from "elysia";
 import type { CatalogDeps } from "../catalog/state";
 import type { Guards } from "../auth/guards";
@@ -30,7 +31,7 @@ export function specializationRoutes(deps: CatalogDeps, guards: Guards) {
       async ({ auth, org, body, set }) => {
         const input = readSpecialization(body, false) as SpecializationInput;
         set.status = 201;
-        return { specialization: await createSpecialization(deps.database, catalog(), org.id, auth.user.id, input) };
+        return { specialization: await createSpecialization(deps.database, catalog(), org.id, userActor(auth.user), input) };
       },
       { org: "admin" },
     )
@@ -39,15 +40,22 @@ export function specializationRoutes(deps: CatalogDeps, guards: Guards) {
     })
     .patch(
       "/:id",
-      async ({ org, params, body }) => ({
-        specialization: await updateSpecialization(deps.database, catalog(), org.id, params.id, readSpecialization(body, true)),
+      async ({ auth, org, params, body }) => ({
+        specialization: await updateSpecialization(
+          deps.database,
+          catalog(),
+          org.id,
+          params.id,
+          readSpecialization(body, true),
+          userActor(auth.user),
+        ),
       }),
       { org: "admin" },
     )
     .delete(
       "/:id",
-      async ({ org, params }) => {
-        await deleteSpecialization(deps.database, catalog(), org.id, params.id);
+      async ({ auth, org, params }) => {
+        await deleteSpecialization(deps.database, catalog(), org.id, params.id, userActor(auth.user));
         return { deleted: params.id };
       },
       { org: "admin" },
@@ -60,7 +68,9 @@ export function specializationRoutes(deps: CatalogDeps, guards: Guards) {
           throw validationFailed([{ path: "name", message: `must be text of 1 to ${SPECIALIZATION_LIMITS.name} characters` }]);
         }
         set.status = 201;
-        return { specialization: await duplicateSpecialization(deps.database, catalog(), org.id, params.id, auth.user.id, name?.trim()) };
+        return {
+          specialization: await duplicateSpecialization(deps.database, catalog(), org.id, params.id, userActor(auth.user), name?.trim()),
+        };
       },
       { org: "admin" },
     );

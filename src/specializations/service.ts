@@ -16,6 +16,7 @@ import { listServableExpertises } from "../expertises/servable";
 import { AppError, notFound, validationFailed, type Issue } from "../http/errors";
 import { newId } from "../lib/ids";
 import { iso } from "../lib/time";
+import { record, type AuditActor } from "../audit/record";
 import { installTalents, unknownTalents, type SelectionChange } from "../selection/service";
 import { isExpertiseRef } from "../selection/sources";
 
@@ -148,7 +149,7 @@ export async function createSpecialization(
   database: Database,
   catalog: Catalog,
   organizationId: string,
-  by: string,
+  actor: AuditActor,
   input: SpecializationInput,
 ): Promise<SpecializationView> {
   await checkTalents(database, catalog, organizationId, input.talents);
@@ -159,11 +160,20 @@ export async function createSpecialization(
     name: input.name,
     description: input.description,
     talentIds: input.talents,
-    createdBy: by,
+    createdBy: actor.id,
     createdAt: now,
     updatedAt: now,
   };
-  await database.write((tx) => tx.insert(specializations).values(row));
+  await database.write(async (tx) => {
+    await tx.insert(specializations).values(row);
+    await record(tx, {
+      organizationId,
+      actor,
+      action: "specialization.created",
+      object: { kind: "specialization", id: row.id },
+      after: { name: row.name, description: row.description, talents: row.talentIds },
+    });
+  });
   return customView(row);
 }
 
@@ -173,6 +183,7 @@ export async function updateSpecialization(
   organizationId: string,
   id: string,
   input: Partial<SpecializationInput>,
+  actor: AuditActor,
 ): Promise<SpecializationView> {
   const current = await getSpecialization(database, catalog, organizationId, id);
   if (current.builtIn) throw builtInIsReadOnly(id);
@@ -190,16 +201,46 @@ export async function updateSpecialization(
       .where(and(eq(specializations.id, id), eq(specializations.organizationId, organizationId)))
       .returning({ id: specializations.id });
     if (r.length === 0) throw notFound(`No specialization ${id}.`); // deleted meanwhile
+    const was = { name: current.name, description: current.description, talents: current.talents };
+    const now = { name: set.name ?? was.name, description: set.description ?? was.description, talents: set.talentIds ?? was.talents };
+    const keys = (["name", "description", "talents"] as const).filter((k) => JSON.stringify(was[k]) !== JSON.stringify(now[k]));
+    if (keys.length > 0) {
+      await record(tx, {
+        organizationId,
+        actor,
+        action: "specialization.updated",
+        object: { kind: "specialization", id },
+        before: Object.fromEntries(keys.map((k) => [k, was[k]])),
+        after: Object.fromEntries(keys.map((k) => [k, now[k]])),
+      });
+    }
   });
   return getSpecialization(database, catalog, organizationId, id);
 }
 
-export async function deleteSpecialization(database: Database, catalog: Catalog, organizationId: string, id: string): Promise<void> {
+export async function deleteSpecialization(
+  database: Database,
+  catalog: Catalog,
+  organizationId: string,
+  id: string,
+  actor: AuditActor,
+): Promise<void> {
   const current = await getSpecialization(database, catalog, organizationId, id);
   if (current.builtIn) throw builtInIsReadOnly(id);
-  await database.write((tx) =>
-    tx.delete(specializations).where(and(eq(specializations.id, id), eq(specializations.organizationId, organizationId))),
-  );
+  await database.write(async (tx) => {
+    const gone = await tx
+      .delete(specializations)
+      .where(and(eq(specializations.id, id), eq(specializations.organizationId, organizationId)))
+      .returning({ id: specializations.id });
+    if (gone.length === 0) return; // deleted meanwhile: nothing to record
+    await record(tx, {
+      organizationId,
+      actor,
+      action: "specialization.deleted",
+      object: { kind: "specialization", id },
+      before: { name: current.name },
+    });
+  });
 }
 
 /** A custom copy of any visible specialization ("<name> (copy)", or `name`). */
@@ -208,12 +249,12 @@ export async function duplicateSpecialization(
   catalog: Catalog,
   organizationId: string,
   id: string,
-  by: string,
+  actor: AuditActor,
   name?: string,
 ): Promise<SpecializationView> {
   const source = await getSpecialization(database, catalog, organizationId, id);
   const copyName = (name ?? `${source.name} (copy)`).slice(0, SPECIALIZATION_LIMITS.name);
-  return createSpecialization(database, catalog, organizationId, by, {
+  return createSpecialization(database, catalog, organizationId, actor, {
     name: copyName,
     description: source.description,
     talents: source.talents,
@@ -233,6 +274,7 @@ export async function applySpecialization(
   project: { id: string; organizationId: string },
   specializationId: string,
   by: string,
+  actor: AuditActor,
 ): Promise<{ specialization: SpecializationView; requested: string[]; change: SelectionChange }> {
   const spec = await getSpecialization(database, catalog, project.organizationId, specializationId);
   const lookup = await resolver(database, catalog, project.organizationId);
@@ -256,12 +298,23 @@ export async function applySpecialization(
         { pairs: unique },
       );
     }
-    return installTalents(
+    const change = await installTalents(
       tx,
       project.id,
       closure.ids.map((id) => ({ id, kind: isExpertiseRef(id) ? ("expertise" as const) : ("talent" as const) })),
       by,
+      null, // one entry for the whole application, below
     );
+    if (change.entered.length > 0) {
+      await record(tx, {
+        organizationId: project.organizationId,
+        actor,
+        action: "specialization.applied",
+        object: { kind: "specialization", id: spec.id },
+        after: { projectId: project.id, installed: change.entered },
+      });
+    }
+    return change;
   });
   return { specialization: spec, requested: closure.ids, change };
 }

@@ -10,6 +10,7 @@ import { eq } from "drizzle-orm";
 import type { Database, Tx } from "../db/client";
 import { organizations } from "../db/schema";
 import { validationFailed, type Issue } from "../http/errors";
+import { record, type AuditActor } from "../audit/record";
 
 export const CODE_HOSTS = ["github", "gitlab", "bitbucket", "other"] as const;
 export type CodeHost = (typeof CODE_HOSTS)[number];
@@ -54,11 +55,23 @@ export async function getCodeHosting(database: Database, organizationId: string)
   return row?.code_hosting ? (JSON.parse(row.code_hosting) as CodeHosting) : null;
 }
 
-export async function setCodeHosting(tx: Tx, organizationId: string, settings: CodeHosting | null): Promise<void> {
+export async function setCodeHosting(tx: Tx, organizationId: string, settings: CodeHosting | null, actor: AuditActor): Promise<void> {
+  const before =
+    (await tx.select({ h: organizations.codeHosting }).from(organizations).where(eq(organizations.id, organizationId)))[0]?.h ?? null;
   await tx
     .update(organizations)
     .set({ codeHosting: settings as unknown as Record<string, unknown> | null, updatedAt: Date.now() })
     .where(eq(organizations.id, organizationId));
+  if (JSON.stringify(before) !== JSON.stringify(settings)) {
+    await record(tx, {
+      organizationId,
+      actor,
+      action: settings ? "code_hosting.set" : "code_hosting.cleared",
+      object: { kind: "organization", id: organizationId },
+      before: before ? { codeHosting: before } : null,
+      after: settings ? { codeHosting: settings } : null,
+    });
+  }
 }
 
 /** The link to an evidence `path:line` (or `path:line-line`), or null when it cannot be made. */

@@ -5,6 +5,7 @@ import type { Guards } from "../auth/guards";
 import { requireConfirmation } from "../http/methodOverride";
 import { confirmations } from "../ui/confirmations";
 import { getCodeHosting, readCodeHosting, setCodeHosting } from "./codeHosting";
+import { userActor } from "../audit/record";
 
 export function codeHostingRoutes(deps: CoreDeps, guards: Guards) {
   return new Elysia({ prefix: "/web/orgs/current/code-hosting" })
@@ -12,18 +13,18 @@ export function codeHostingRoutes(deps: CoreDeps, guards: Guards) {
     .get("/", async ({ org }) => ({ codeHosting: await getCodeHosting(deps.database, org.id) }), { org: "member" })
     .put(
       "/",
-      async ({ org, body }) => {
+      async ({ auth, org, body }) => {
         const settings = readCodeHosting(body);
-        await deps.database.write((tx) => setCodeHosting(tx, org.id, settings));
+        await deps.database.write((tx) => setCodeHosting(tx, org.id, settings, userActor(auth.user)));
         return { codeHosting: settings };
       },
       { org: "admin" },
     )
     .delete(
       "/",
-      async ({ org, body, request }) => {
+      async ({ auth, org, body, request }) => {
         await requireConfirmation(request, body, confirmations.clearCodeHosting);
-        await deps.database.write((tx) => setCodeHosting(tx, org.id, null));
+        await deps.database.write((tx) => setCodeHosting(tx, org.id, null, userActor(auth.user)));
         return { codeHosting: null };
       },
       { org: "admin" },

@@ -40,6 +40,7 @@ import {
 } from "./service";
 import { iso } from "../lib/time";
 import type { Tx } from "../db/client";
+import { userActor } from "../audit/record";
 
 const Role = t.Union(
   MEMBER_ROLES.map((r) => t.Literal(r)),
@@ -78,7 +79,13 @@ function orgRoutes(deps: CoreDeps, guards: Guards) {
           });
         const approved = deps.config.autoApproveOrgs || auth.user.role === "admin";
         const org = await deps.database.write(async (tx) => {
-          const o = await createOrganization(tx, { name: body.name.trim(), slug, creatorId: auth.user.id, approved });
+          const o = await createOrganization(tx, {
+            name: body.name.trim(),
+            slug,
+            creatorId: auth.user.id,
+            approved,
+            actor: userActor(auth.user),
+          });
           await setActiveOrganization(tx, auth.id, o.id);
           return o;
         });
@@ -133,7 +140,8 @@ function memberRoutes(deps: CoreDeps, guards: Guards) {
     )
     .patch(
       "/web/orgs/current/members/:userId",
-      async ({ org, params, body }) => deps.database.write((tx) => changeMemberRole(tx, org.id, org.role, params.userId, body.role)),
+      async ({ auth, org, params, body }) =>
+        deps.database.write((tx) => changeMemberRole(tx, org.id, { ...userActor(auth.user), role: org.role }, params.userId, body.role)),
       { org: "admin", body: t.Object({ role: Role }) },
     )
     .delete(
@@ -144,7 +152,7 @@ function memberRoutes(deps: CoreDeps, guards: Guards) {
           if (!m) throw notFound("No such member.");
           return m.userId === auth.user.id ? confirmations.leave(org.name) : confirmations.removeMember(m.email, org.name);
         });
-        await deps.database.write((tx) => removeMember(tx, org.id, { userId: auth.user.id, role: org.role }, params.userId));
+        await deps.database.write((tx) => removeMember(tx, org.id, { ...userActor(auth.user), role: org.role }, params.userId));
         return { removed: params.userId };
       },
       { org: "member" },
@@ -204,8 +212,7 @@ function invitationRoutes(deps: CoreDeps, guards: Guards) {
             organizationId: org.id,
             email,
             role: body.role ?? "member",
-            invitedBy: auth.user.id,
-            actorRole: org.role,
+            actor: { ...userActor(auth.user), role: org.role },
           });
           return { ...i, link: await mailInvitation(deps, tx, auth.user.email, org, i) };
         });
@@ -224,7 +231,7 @@ function invitationRoutes(deps: CoreDeps, guards: Guards) {
       "/web/orgs/current/invitations/:id/resend",
       async ({ auth, org, params }) => {
         const inv = await deps.database.write(async (tx) => {
-          const i = await renewInvitation(tx, org.id, params.id);
+          const i = await renewInvitation(tx, org.id, params.id, userActor(auth.user));
           return { ...i, link: await mailInvitation(deps, tx, auth.user.email, org, i) };
         });
         return { id: inv.id, link: inv.link, email: inv.email, role: inv.role, expiresAt: iso(inv.expiresAt) };
@@ -233,13 +240,13 @@ function invitationRoutes(deps: CoreDeps, guards: Guards) {
     )
     .delete(
       "/web/orgs/current/invitations/:id",
-      async ({ org, params, body, request }) => {
+      async ({ auth, org, params, body, request }) => {
         await requireConfirmation(request, body, async () => {
           const i = (await listInvitations(deps.database, org.id)).find((x) => x.id === params.id);
           if (!i) throw notFound("No such pending invitation.");
           return confirmations.revokeInvitation(i.email);
         });
-        await deps.database.write((tx) => revokeInvitation(tx, org.id, params.id));
+        await deps.database.write((tx) => revokeInvitation(tx, org.id, params.id, userActor(auth.user)));
         return { revoked: params.id };
       },
       { org: "admin" },
@@ -286,7 +293,9 @@ function platformAdminRoutes(deps: CoreDeps, guards: Guards) {
       "/web/admin/organizations/:id/:operation",
       async ({ auth, params }) => {
         if (!(APPROVAL_OPERATIONS as readonly string[]).includes(params.operation)) throw notFound("No such operation.");
-        const org = await deps.database.write((tx) => changeApproval(tx, params.id, params.operation as ApprovalOperation, auth.user.id));
+        const org = await deps.database.write((tx) =>
+          changeApproval(tx, params.id, params.operation as ApprovalOperation, userActor(auth.user)),
+        );
         return {
           organization: { id: org.id, slug: org.slug, name: org.name, status: org.status, statusChangedAt: iso(org.statusChangedAt) },
         };

@@ -8,6 +8,7 @@ import { invitations, members, organizations, users, type MemberRole, type OrgSt
 import { AppError, notFound } from "../http/errors";
 import type { OrgMembership } from "../auth/memberships";
 import { newId } from "../lib/ids";
+import { record, type AuditActor } from "../audit/record";
 
 export { findMembership, listMemberships, membershipView, type OrgMembership } from "../auth/memberships";
 
@@ -29,7 +30,7 @@ export function slugify(name: string): string {
 /** Creates an organization with its creator as owner. New ones wait for approval unless `approved`. */
 export async function createOrganization(
   tx: Tx,
-  input: { name: string; slug: string; creatorId: string; approved: boolean },
+  input: { name: string; slug: string; creatorId: string; approved: boolean; actor?: AuditActor },
 ): Promise<OrgMembership> {
   const taken = await tx.select({ id: organizations.id }).from(organizations).where(eq(organizations.slug, input.slug)).limit(1);
   if (taken.length > 0) throw new AppError("conflict", `The slug "${input.slug}" is taken; choose another.`, { field: "slug" });
@@ -48,6 +49,15 @@ export async function createOrganization(
     updatedAt: now,
   });
   await tx.insert(members).values({ organizationId: id, userId: input.creatorId, role: "owner", createdAt: now });
+  if (input.actor) {
+    await record(tx, {
+      organizationId: id,
+      actor: input.actor,
+      action: "organization.created",
+      object: { kind: "organization", id },
+      after: { name: input.name, slug: input.slug, status },
+    });
+  }
   return { id, slug: input.slug, name: input.name, status, role: "owner" };
 }
 
@@ -69,7 +79,8 @@ export const APPROVAL_MOVES: Record<ApprovalOperation, Partial<Record<OrgStatus,
 };
 
 /** Applies an approval operation or throws 409 invalid_transition naming the state. */
-export async function changeApproval(tx: Tx, organizationId: string, op: ApprovalOperation, adminId: string) {
+export async function changeApproval(tx: Tx, organizationId: string, op: ApprovalOperation, admin: AuditActor) {
+  const adminId = admin.id;
   const rows = await tx.select().from(organizations).where(eq(organizations.id, organizationId)).limit(1);
   const org = rows[0];
   if (!org) throw notFound("No such organization.");
@@ -86,6 +97,14 @@ export async function changeApproval(tx: Tx, organizationId: string, op: Approva
     .update(organizations)
     .set({ status: next, statusChangedAt: now, statusChangedBy: adminId, updatedAt: now })
     .where(eq(organizations.id, organizationId));
+  await record(tx, {
+    organizationId,
+    actor: admin,
+    action: `organization.${op}`,
+    object: { kind: "organization", id: organizationId },
+    before: { status: org.status },
+    after: { status: next },
+  });
   return { ...org, status: next, statusChangedAt: now, statusChangedBy: adminId };
 }
 
@@ -129,7 +148,14 @@ async function ownerCount(tx: Tx, organizationId: string): Promise<number> {
  * Changes a member's role. Admins manage members and admins; only an owner grants or takes
  * the owner role; the last owner cannot be demoted (409 last_owner).
  */
-export async function changeMemberRole(tx: Tx, organizationId: string, actorRole: MemberRole, userId: string, role: MemberRole) {
+export async function changeMemberRole(
+  tx: Tx,
+  organizationId: string,
+  actor: AuditActor & { role: MemberRole },
+  userId: string,
+  role: MemberRole,
+) {
+  const actorRole = actor.role;
   const target = (
     await tx
       .select()
@@ -148,6 +174,16 @@ export async function changeMemberRole(tx: Tx, organizationId: string, actorRole
     .update(members)
     .set({ role })
     .where(and(eq(members.organizationId, organizationId), eq(members.userId, userId)));
+  if (target.role !== role) {
+    await record(tx, {
+      organizationId,
+      actor,
+      action: "member.role_changed",
+      object: { kind: "member", id: userId },
+      before: { role: target.role },
+      after: { role },
+    });
+  }
   return { userId, role };
 }
 
@@ -155,7 +191,7 @@ export async function changeMemberRole(tx: Tx, organizationId: string, actorRole
  * Removes a member (or lets a member leave). Effective at once: sessions and keys are
  * re-evaluated on every call, so the next one is refused.
  */
-export async function removeMember(tx: Tx, organizationId: string, actor: { userId: string; role: MemberRole }, userId: string) {
+export async function removeMember(tx: Tx, organizationId: string, actor: AuditActor & { role: MemberRole }, userId: string) {
   const target = (
     await tx
       .select()
@@ -164,13 +200,20 @@ export async function removeMember(tx: Tx, organizationId: string, actor: { user
       .limit(1)
   )[0];
   if (!target) throw notFound("No such member.");
-  const self = actor.userId === userId;
+  const self = actor.id === userId;
   if (!self && actor.role === "member") throw new AppError("forbidden", "Only an owner or admin can remove members.");
   if (!self && target.role === "owner" && actor.role !== "owner") throw new AppError("forbidden", "Only an owner can remove an owner.");
   if (target.role === "owner" && (await ownerCount(tx, organizationId)) <= 1) {
     throw new AppError("last_owner", "The last owner cannot be removed; make someone else owner first.");
   }
   await tx.delete(members).where(and(eq(members.organizationId, organizationId), eq(members.userId, userId)));
+  await record(tx, {
+    organizationId,
+    actor,
+    action: self ? "member.left" : "member.removed",
+    object: { kind: "member", id: userId },
+    before: { role: target.role },
+  });
 }
 
 // ---- invitations -----------------------------------------------------------------------------
@@ -180,9 +223,9 @@ export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
 /** Creates a pending invitation; returns it. The caller queues the mail in the same transaction. */
 export async function createInvitation(
   tx: Tx,
-  input: { organizationId: string; email: string; role: MemberRole; invitedBy: string; actorRole: MemberRole },
+  input: { organizationId: string; email: string; role: MemberRole; actor: AuditActor & { role: MemberRole } },
 ) {
-  if (input.role === "owner" && input.actorRole !== "owner") throw new AppError("forbidden", "Only an owner can invite an owner.");
+  if (input.role === "owner" && input.actor.role !== "owner") throw new AppError("forbidden", "Only an owner can invite an owner.");
   const existing = await tx
     .select({ userId: users.id })
     .from(members)
@@ -198,11 +241,18 @@ export async function createInvitation(
     email: input.email,
     role: input.role,
     status: "pending" as const,
-    invitedBy: input.invitedBy,
+    invitedBy: input.actor.id,
     expiresAt: now + INVITATION_TTL_MS,
     createdAt: now,
   };
   await tx.insert(invitations).values(row);
+  await record(tx, {
+    organizationId: input.organizationId,
+    actor: input.actor,
+    action: "invitation.created",
+    object: { kind: "invitation", id },
+    after: { email: input.email, role: input.role },
+  });
   return row;
 }
 
@@ -216,13 +266,21 @@ export async function listInvitations(database: Database, organizationId: string
 }
 
 /** Revokes a pending invitation of the organization (404 for another organization's). */
-export async function revokeInvitation(tx: Tx, organizationId: string, id: string): Promise<void> {
+export async function revokeInvitation(tx: Tx, organizationId: string, id: string, actor: AuditActor): Promise<void> {
   const r = await tx
     .update(invitations)
     .set({ status: "revoked" })
     .where(and(eq(invitations.id, id), eq(invitations.organizationId, organizationId), eq(invitations.status, "pending")))
-    .returning({ id: invitations.id });
+    .returning({ id: invitations.id, email: invitations.email, role: invitations.role });
   if (r.length === 0) throw notFound("No such pending invitation.");
+  await record(tx, {
+    organizationId,
+    actor,
+    action: "invitation.revoked",
+    object: { kind: "invitation", id },
+    before: { email: r[0]!.email, role: r[0]!.role, status: "pending" },
+    after: { status: "revoked" },
+  });
 }
 
 /**
@@ -231,13 +289,20 @@ export async function revokeInvitation(tx: Tx, organizationId: string, id: strin
  * The link stays the same, so a link already handed over keeps working. 404 for an unknown,
  * accepted, revoked or another organization's invitation.
  */
-export async function renewInvitation(tx: Tx, organizationId: string, id: string) {
+export async function renewInvitation(tx: Tx, organizationId: string, id: string, actor: AuditActor) {
   const r = await tx
     .update(invitations)
     .set({ expiresAt: Date.now() + INVITATION_TTL_MS })
     .where(and(eq(invitations.id, id), eq(invitations.organizationId, organizationId), eq(invitations.status, "pending")))
     .returning();
   if (r.length === 0) throw notFound("No such pending invitation.");
+  await record(tx, {
+    organizationId,
+    actor,
+    action: "invitation.renewed",
+    object: { kind: "invitation", id },
+    after: { email: r[0]!.email, expiresAt: new Date(r[0]!.expiresAt).toISOString() },
+  });
   return r[0]!;
 }
 
@@ -257,6 +322,14 @@ export async function acceptInvitation(tx: Tx, id: string, user: { id: string; e
   if (already.length === 0) {
     await tx.insert(members).values({ organizationId: inv.organizationId, userId: user.id, role: inv.role, createdAt: Date.now() });
   }
+  await record(tx, {
+    organizationId: inv.organizationId,
+    actor: { kind: "user", id: user.id, label: user.email },
+    action: "invitation.accepted",
+    object: { kind: "invitation", id },
+    before: { status: "pending" },
+    after: { status: "accepted", userId: user.id, role: already.length === 0 ? inv.role : already[0]!.role },
+  });
   await tx.update(invitations).set({ status: "accepted", acceptedAt: Date.now() }).where(eq(invitations.id, id));
   // the invitation's link reached this address's mailbox: the address is proven
   await tx

@@ -10,6 +10,7 @@ import { DAY_MS } from "../../src/activity/daily";
 import { touchAll as forgetMemo } from "../../src/journal/dayMemo";
 import { orderedId } from "../../src/lib/ids";
 import { removeProject } from "../../src/projects/service";
+import { SYSTEM_ACTOR } from "../../src/audit/record";
 import { recordReport } from "../../src/resolution/reports";
 import { loopProject, publishedExpertise, sql } from "../activity-support";
 import { createKey, joinedMember, nextTurn, testEnv, withKey, type TestEnv } from "../helpers";
@@ -426,7 +427,7 @@ describe("insights and adoption memoize settled days (src/journal/dayMemo.ts; th
     forgetMemo(); // rows written behind the service's back (the test's SQL): read afresh once
     expect(await adoption()).toMatchObject({ designations: 3 });
     expect(await adoption()).toMatchObject({ designations: 3 }); // kept
-    await removeProject(env.database, s.org.id, other.id);
+    await removeProject(env.database, s.org.id, other.id, SYSTEM_ACTOR);
     expect(await adoption()).toMatchObject({ designations: 2 });
   });
 

@@ -110,7 +110,7 @@ describe("retention: EVENT_RETENTION_DAYS (default 90) applied by housekeeping",
       ],
       "write",
     );
-    expect(await purgeOldEvents(env.database, 0, now)).toEqual({ traceEvents: 0, securityEvents: 0 });
+    expect(await purgeOldEvents(env.database, 0, now)).toEqual({ traceEvents: 0, securityEvents: 0, auditEntries: 0 });
     const older = Number(
       (await env.database.get<{ n: number }>("SELECT count(*) AS n FROM trace_events WHERE created_at < ?", [now - 90 * day]))!.n,
     );

@@ -34,6 +34,7 @@ const NOT_CALLED: Record<string, string> = {
   "GET /api/auth/sso/oidc/callback": "a 303 redirect, no JSON body",
   "POST /api/auth/saml/{orgId}/acs": "a 303 redirect, no JSON body",
   "GET /api/auth/saml/{orgId}/metadata": "SAML metadata, XML",
+  "GET /web/orgs/current/audit-log/export": "JSON lines or CSV, streamed (test/audit/audit-export.test.ts)",
 };
 
 interface Answer {
@@ -176,6 +177,7 @@ async function callEveryRoute(): Promise<void> {
   await call(owner, "DELETE /web/admin/users/{id}", `/web/admin/users/${spare.userId}`);
   await call(owner, "GET /web/admin/backups", "/web/admin/backups");
   await call(owner, "GET /web/admin/security-events", "/web/admin/security-events");
+  await call(owner, "GET /web/orgs/current/audit-log", "/web/orgs/current/audit-log?limit=2");
 
   // ---- expertises
   const base = "/web/orgs/current/expertises";

@@ -200,6 +200,9 @@ describe("an SSO domain claim routes nothing until proven", () => {
     const ok = await first.post("/web/orgs/current/sso/domains/proof.example/verify");
     expect(ok.status).toBe(200);
     expect(ok.body.claim).toMatchObject({ domain: "proof.example", status: "verified", verifiedBy: "dns" });
+    // the proof is in the organization's audit log once (the refused attempts left nothing)
+    const proofs = (await first.get("/web/orgs/current/audit-log?action=sso.domain_verified")).body.entries;
+    expect(proofs.map((e: any) => [e.object.id, e.after, e.actor.id])).toEqual([["proof.example", { verifiedBy: "dns" }, first.userId]]);
     // one organization at most: the second cannot verify it, nor save it anew
     const taken = await second.post("/web/orgs/current/sso/domains/proof.example/verify");
     expect(`${taken.status} ${taken.body.error}`).toBe("409 conflict");

@@ -34,6 +34,7 @@ const LAYERS = [
   "deps.ts",
   "auth",
   "journal",
+  "audit",
   "mail",
   "identity",
   "tenancy",

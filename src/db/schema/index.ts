@@ -6,3 +6,4 @@ export * from "./expertises";
 export * from "./resolution";
 export * from "./activity";
 export * from "./oauth";
+export * from "./audit";

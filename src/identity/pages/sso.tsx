@@ -6,6 +6,7 @@
  * button posts to `POST /org/sso/test`, which runs `POST /web/orgs/current/sso/test`'s checks
  * and renders this page with their results and the test sign-in link.
  */
+import { userActor } from "../../audit/record";
 import { Elysia } from "elysia";
 import type { ViewDeps } from "../../deps";
 import { notFound } from "../../http/errors";
@@ -301,7 +302,7 @@ export function ssoPages(deps: ViewDeps, sessions: PageSessions) {
         let verify: { ok: boolean; message: string };
         let status = 200;
         try {
-          await verifyDomainByDns(deps.database, txtLookup(deps.config), org.id, domain);
+          await verifyDomainByDns(deps.database, txtLookup(deps.config), org.id, domain, userActor(ctx.session.user));
           await recordSecurityEvent(deps.database, {
             kind: "sso.domain_verified",
             userId: ctx.session.user.id,

@@ -15,6 +15,8 @@ import { requireConfirmation } from "../../http/methodOverride";
 import { confirmations } from "../../ui/confirmations";
 import { recordSecurityEvent } from "../security";
 import { decodedParam } from "../../http/query";
+import { record, userActor } from "../../audit/record";
+import type { Tx } from "../../db/client";
 import { deleteSso, loadSso, markTested, publicSso, readSsoSettings, saveSso, testSso } from "../sso";
 import { keepsEnterpriseGrant, setEnterpriseGrant, ssoEnterpriseRoutes } from "../ssoEnterprise";
 import { approveDomainClaim, pendingDomainClaims, txtLookup, verifyDomainByDns } from "../ssoDomains";
@@ -36,6 +38,13 @@ function adminDomainRoutes(deps: CoreDeps, guards: Guards) {
         const domain = decodedParam(params.domain, "domain").toLowerCase();
         const claim = await database.write(async (tx) => {
           const c = await approveDomainClaim(tx, orgId, domain, auth.user.id);
+          await record(tx, {
+            organizationId: orgId,
+            actor: userActor(auth.user),
+            action: "sso.domain_verified",
+            object: { kind: "sso_domain", id: domain },
+            after: { verifiedBy: "admin" },
+          });
           await recordSecurityEvent(tx, {
             kind: "sso.domain_verified",
             userId: auth.user.id,
@@ -59,26 +68,7 @@ function orgSsoRoutes(deps: CoreDeps, guards: Guards) {
     .post(
       "/",
       async ({ auth, org, body, request, server }) => {
-        const saved = await database.write(async (tx) => {
-          const stored = await loadSso(tx, org.id);
-          const settings = readSsoSettings(body, stored);
-          await saveSso(tx, org.id, settings);
-          if (stored?.enterpriseGrant && !keepsEnterpriseGrant(stored, settings)) await setEnterpriseGrant(tx, org.id, false);
-          await recordSecurityEvent(tx, {
-            kind: "sso.configured",
-            userId: auth.user.id,
-            email: auth.user.email,
-            ...clientMeta(request, server),
-            detail: {
-              organizationId: org.id,
-              type: settings.type,
-              domains: settings.domains,
-              enforce: settings.enforce,
-              created: stored === null,
-            },
-          });
-          return loadSso(tx, org.id);
-        });
+        const saved = await database.write((tx) => saveOrgSso(tx, org.id, body, auth.user, clientMeta(request, server)));
         return publicSso(config, org.id, saved);
       },
       { org: "admin" },
@@ -87,7 +77,7 @@ function orgSsoRoutes(deps: CoreDeps, guards: Guards) {
       "/domains/:domain/verify",
       async ({ auth, org, params, request, server }) => {
         const domain = decodedParam(params.domain, "domain").toLowerCase();
-        const claim = await verifyDomainByDns(database, txtLookup(config), org.id, domain);
+        const claim = await verifyDomainByDns(database, txtLookup(config), org.id, domain, userActor(auth.user));
         if (claim.verifiedBy === "dns") {
           await recordSecurityEvent(database, {
             kind: "sso.domain_verified",
@@ -108,16 +98,7 @@ function orgSsoRoutes(deps: CoreDeps, guards: Guards) {
           if (!(await loadSso(database, org.id))) throw notFound("This organization has no single sign-on.");
           return confirmations.removeSso();
         });
-        await database.write(async (tx) => {
-          if (!(await deleteSso(tx, org.id))) throw notFound("This organization has no single sign-on.");
-          await recordSecurityEvent(tx, {
-            kind: "sso.deleted",
-            userId: auth.user.id,
-            email: auth.user.email,
-            ...clientMeta(request, server),
-            detail: { organizationId: org.id },
-          });
-        });
+        await database.write((tx) => deleteOrgSso(tx, org.id, auth.user, clientMeta(request, server)));
         return { sso: null };
       },
       { org: "admin" },
@@ -148,4 +129,50 @@ function orgSsoRoutes(deps: CoreDeps, guards: Guards) {
       },
       { org: "admin" },
     );
+}
+
+type Who = { id: string; email: string };
+type Meta = ReturnType<typeof clientMeta>;
+
+/** Saves the organization's SSO from a body, with its security event and audit entry; returns what is stored. */
+async function saveOrgSso(tx: Tx, organizationId: string, body: unknown, user: Who, meta: Meta) {
+  const stored = await loadSso(tx, organizationId);
+  const settings = readSsoSettings(body, stored);
+  await saveSso(tx, organizationId, settings);
+  if (stored?.enterpriseGrant && !keepsEnterpriseGrant(stored, settings)) await setEnterpriseGrant(tx, organizationId, false);
+  await record(tx, {
+    organizationId,
+    actor: userActor(user),
+    action: "sso.configured",
+    object: { kind: "sso", id: organizationId },
+    before: stored ? ssoFacts(stored) : null,
+    after: ssoFacts(settings),
+  });
+  await recordSecurityEvent(tx, {
+    kind: "sso.configured",
+    userId: user.id,
+    email: user.email,
+    ...meta,
+    detail: { organizationId, type: settings.type, domains: settings.domains, enforce: settings.enforce, created: stored === null },
+  });
+  return loadSso(tx, organizationId);
+}
+
+/** Removes the organization's SSO (404 without one), with its security event and audit entry. */
+async function deleteOrgSso(tx: Tx, organizationId: string, user: Who, meta: Meta): Promise<void> {
+  const stored = await loadSso(tx, organizationId);
+  if (!stored || !(await deleteSso(tx, organizationId))) throw notFound("This organization has no single sign-on.");
+  await record(tx, {
+    organizationId,
+    actor: userActor(user),
+    action: "sso.deleted",
+    object: { kind: "sso", id: organizationId },
+    before: ssoFacts(stored),
+  });
+  await recordSecurityEvent(tx, { kind: "sso.deleted", userId: user.id, email: user.email, ...meta, detail: { organizationId } });
+}
+
+/** What the audit log tells of an SSO configuration: its type, domains and enforcement, never a secret. */
+function ssoFacts(s: { type: string; domains: string[]; enforce: boolean }) {
+  return { type: s.type, domains: s.domains, enforce: s.enforce };
 }

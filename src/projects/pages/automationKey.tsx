@@ -31,7 +31,7 @@ export function automationKeyPages(deps: CatalogDeps) {
           confirm: c,
         });
       }
-      const r = await rotateAutomationKey(deps.database, project.id, { id: ctx.session.user.id, email: ctx.session.user.email });
+      const r = await rotateAutomationKey(deps.database, project, { id: ctx.session.user.id, email: ctx.session.user.email });
       const back = returnPath(request, `/projects/${project.id}`);
       return page(
         <Layout title={`Automation key · ${project.name}`} user={ctx.session.user} nav={ctx.nav}>

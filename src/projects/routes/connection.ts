@@ -23,7 +23,7 @@ export function connectionRoutes(deps: CatalogDeps, guards: Guards) {
       async ({ auth, org, params, set }) => {
         const project = await getProject(deps.database, org.id, params.id);
         // one transaction: the previous automation key is revoked exactly when the new one exists
-        const r = await rotateAutomationKey(deps.database, project.id, { id: auth.user.id, email: auth.user.email });
+        const r = await rotateAutomationKey(deps.database, project, { id: auth.user.id, email: auth.user.email });
         set.status = 201;
         return {
           key: r.created.key,

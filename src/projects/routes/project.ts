@@ -19,6 +19,7 @@ import {
   type Project,
 } from "../service";
 import { iso } from "../../lib/time";
+import { userActor } from "../../audit/record";
 
 /** A repository's path under the organization's code hosting URL: `payments-api`, `group/sub/repo`. */
 const REPOSITORY_ISSUE = "repository must be a path such as payments-api or group/repo";
@@ -106,13 +107,17 @@ function projectCrudRoutes(deps: CoreDeps, guards: Guards) {
       "/",
       async ({ auth, org, body, set }) => {
         const p = await deps.database.write((tx) =>
-          createProject(tx, {
-            organizationId: org.id,
-            name: body.name.trim(),
-            description: body.description?.trim() ?? "",
-            createdBy: auth.user.id,
-            repository: body.repository || null,
-          }),
+          createProject(
+            tx,
+            {
+              organizationId: org.id,
+              name: body.name.trim(),
+              description: body.description?.trim() ?? "",
+              createdBy: auth.user.id,
+              repository: body.repository || null,
+            },
+            userActor(auth.user),
+          ),
         );
         set.status = 201;
         return { project: projectView(p) };
@@ -131,14 +136,20 @@ function projectCrudRoutes(deps: CoreDeps, guards: Guards) {
     })
     .patch(
       "/:id",
-      async ({ org, params, body }) => {
+      async ({ auth, org, params, body }) => {
         const p = await deps.database.write((tx) =>
-          updateProject(tx, org.id, params.id, {
-            name: body.name?.trim(),
-            description: body.description?.trim(),
-            repository: body.repository === "" ? null : body.repository,
-            contextBudget: readContextBudget(body.contextBudget),
-          }),
+          updateProject(
+            tx,
+            org.id,
+            params.id,
+            {
+              name: body.name?.trim(),
+              description: body.description?.trim(),
+              repository: body.repository === "" ? null : body.repository,
+              contextBudget: readContextBudget(body.contextBudget),
+            },
+            userActor(auth.user),
+          ),
         );
         return { project: projectView(p) };
       },
@@ -157,9 +168,9 @@ function projectCrudRoutes(deps: CoreDeps, guards: Guards) {
     )
     .delete(
       "/:id",
-      async ({ org, params, body, request }) => {
+      async ({ auth, org, params, body, request }) => {
         await requireTypedName(request, body, async () => (await getProject(deps.database, org.id, params.id)).name, "project");
-        await removeProject(deps.database, org.id, params.id);
+        await removeProject(deps.database, org.id, params.id, userActor(auth.user));
         return { deleted: params.id };
       },
       { org: "admin" },
@@ -191,6 +202,7 @@ function projectKeyRoutes(deps: CoreDeps, guards: Guards) {
             tools,
             expiresAt,
             createdBy: { id: auth.user.id, email: auth.user.email },
+            organizationId: org.id,
           });
           await recordSecurityEvent(tx, {
             kind: "key.created",
@@ -222,7 +234,7 @@ function projectKeyRoutes(deps: CoreDeps, guards: Guards) {
           return confirmations.revokeKey(key.name);
         });
         const key = await deps.database.write(async (tx) => {
-          const revoked = await revokeKey(tx, params.id, params.keyId);
+          const revoked = await revokeKey(tx, params.id, params.keyId, { organizationId: org.id, actor: userActor(auth.user) });
           await recordSecurityEvent(tx, {
             kind: "key.revoked",
             userId: auth.user.id,

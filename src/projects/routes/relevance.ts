@@ -4,6 +4,7 @@ import type { CatalogDeps } from "../../catalog/state";
 import type { Guards } from "../../auth/guards";
 import { readRelevance, relevanceOf, resetRelevance, saveRelevance } from "../../selection/relevance";
 import { getProject } from "../service";
+import { userActor } from "../../audit/record";
 
 export function relevanceRoutes(deps: CatalogDeps, guards: Guards) {
   const answer = async (projectId: string) => relevanceOf(deps.database, deps.state.catalog!, projectId);
@@ -12,19 +13,19 @@ export function relevanceRoutes(deps: CatalogDeps, guards: Guards) {
     .get("/", async ({ org, params }) => answer((await getProject(deps.database, org.id, params.id)).id), { org: "member" })
     .put(
       "/",
-      async ({ org, params, body }) => {
+      async ({ auth, org, params, body }) => {
         const project = await getProject(deps.database, org.id, params.id);
         const settings = readRelevance(body);
-        await deps.database.write((tx) => saveRelevance(tx, project.id, settings));
+        await deps.database.write((tx) => saveRelevance(tx, project.id, settings, { organizationId: org.id, actor: userActor(auth.user) }));
         return answer(project.id);
       },
       { org: "member" },
     )
     .delete(
       "/",
-      async ({ org, params }) => {
+      async ({ auth, org, params }) => {
         const project = await getProject(deps.database, org.id, params.id);
-        await deps.database.write((tx) => resetRelevance(tx, project.id));
+        await deps.database.write((tx) => resetRelevance(tx, project.id, { organizationId: org.id, actor: userActor(auth.user) }));
         return answer(project.id);
       },
       { org: "member" },

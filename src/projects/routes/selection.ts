@@ -21,6 +21,7 @@ import { getProject } from "../service";
 import { applySpecialization } from "../../specializations/service";
 import { evidenceLink, getCodeHosting } from "../../tenancy/codeHosting";
 import { iso } from "../../lib/time";
+import { userActor } from "../../audit/record";
 import { requireConfirmation } from "../../http/methodOverride";
 import { confirmations } from "../../ui/confirmations";
 
@@ -73,7 +74,7 @@ function selectionChangeRoutes(deps: SelectionDeps, guards: Guards) {
         // a form with one ticked checkbox sends talents=<id> once: from a form, that is a list of one
         const fromForm = (request.headers.get("content-type") ?? "").startsWith("application/x-www-form-urlencoded");
         const ids = readInstallIds(fromForm && typeof b.talents === "string" ? { ...b, talents: [b.talents] } : b);
-        const change = await installByIds(src(), org.id, project.id, ids, `user:${auth.user.id}`);
+        const change = await installByIds(src(), org.id, project.id, ids, `user:${auth.user.id}`, userActor(auth.user));
         trace(request, auth, project.id, "install", change, 201);
         set.status = 201;
         return { installed: change.entered, alreadyInstalled: change.unchanged };
@@ -88,7 +89,14 @@ function selectionChangeRoutes(deps: SelectionDeps, guards: Guards) {
       "/apply-specialization",
       async ({ auth, org, params, body, request }) => {
         const project = await getProject(deps.database, org.id, params.id);
-        const r = await applySpecialization(deps.database, deps.state.catalog!, project, body.specializationId, `user:${auth.user.id}`);
+        const r = await applySpecialization(
+          deps.database,
+          deps.state.catalog!,
+          project,
+          body.specializationId,
+          `user:${auth.user.id}`,
+          userActor(auth.user),
+        );
         // the specialization named, so the onboarding can say "Apply again" once something of it was uninstalled
         trace(request, auth, project.id, "apply_specialization", r.change, 200, { specialization: r.specialization.id });
         return {
@@ -111,7 +119,9 @@ function selectionChangeRoutes(deps: SelectionDeps, guards: Guards) {
         const project = await getProject(deps.database, org.id, params.id);
         const talentId = decodedParam(params["*"], "talentId");
         const enabled = body.enabled === true || body.enabled === "true"; // htmx and forms send "true" / "false"
-        const change = await deps.database.write((tx) => setEnabled(tx, project.id, talentId, enabled));
+        const change = await deps.database.write((tx) =>
+          setEnabled(tx, project.id, talentId, enabled, { organizationId: org.id, actor: userActor(auth.user) }),
+        );
         trace(request, auth, project.id, enabled ? "enable" : "disable", change);
         return { id: talentId, state: enabled ? "active" : "disabled", changed: change.entered.length + change.left.length > 0 };
       },
@@ -128,7 +138,9 @@ function selectionChangeRoutes(deps: SelectionDeps, guards: Guards) {
         const project = await getProject(deps.database, org.id, params.id);
         const talentId = decodedParam(params["*"], "talentId");
         await requireConfirmation(request, body, () => confirmations.uninstall(talentId));
-        const change = await deps.database.write((tx) => uninstall(tx, project.id, talentId));
+        const change = await deps.database.write((tx) =>
+          uninstall(tx, project.id, talentId, { organizationId: org.id, actor: userActor(auth.user) }),
+        );
         trace(request, auth, project.id, "uninstall", change);
         return { uninstalled: talentId };
       },

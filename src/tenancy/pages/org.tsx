@@ -26,6 +26,7 @@ const ADMIN_LINKS = [
   { href: "/org/talent-adoption", label: "Talent adoption", text: "which talents and expertises the projects use and audit" },
   { href: "/org/sso", label: "Single sign-on", text: "OIDC or SAML for the organization's e-mail domains" },
   { href: "/org/mail", label: "Mail", text: "invitations and other mails that failed or wait to be sent" },
+  { href: "/org/audit-log", label: "Audit log", text: "who changed what in the organization, with a CSV or JSON lines export" },
 ];
 
 export function orgPages(deps: CoreDeps) {
