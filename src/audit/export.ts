@@ -24,10 +24,19 @@ const CSV_HEADER = new TextEncoder().encode(`${CSV_COLUMNS.join(",")}\r\n`);
 /** `at` (milliseconds) as the ISO 8601 text `iso()` writes, in SQL. */
 const ISO_AT = "strftime('%Y-%m-%dT%H:%M:%S', at / 1000, 'unixepoch') || printf('.%03dZ', at % 1000)";
 
+/**
+ * A value a spreadsheet would run as a formula (it begins with =, +, -, @, a tab or CR) gets a leading
+ * apostrophe, so a key name or label such as `=HYPERLINK(…)` reads as text when the file is opened there.
+ */
+function defused(column: string): string {
+  return `CASE WHEN substr(${column}, 1, 1) IN ('=', '+', '-', '@', char(9), char(13)) THEN '''' || ${column} ELSE ${column} END`;
+}
+
 /** A CSV field in SQL (RFC 4180): quoted, its quotes doubled, when it holds a comma, a quote, CR or LF; NULL → empty. */
 function csvField(column: string): string {
-  const quoted = `'"' || replace(${column}, '"', '""') || '"'`;
-  return `CASE WHEN ${column} IS NULL THEN '' WHEN ${column} GLOB '*[",' || char(13, 10) || ']*' THEN ${quoted} ELSE ${column} END`;
+  const value = defused(column);
+  const quoted = `'"' || replace(${value}, '"', '""') || '"'`;
+  return `CASE WHEN ${column} IS NULL THEN '' WHEN ${column} GLOB '*[",' || char(13, 10) || ']*' THEN ${quoted} ELSE ${value} END`;
 }
 
 /** One entry as a line, in SQL: a JSON object of the JSON route's shape, or a CRLF-terminated CSV record. */

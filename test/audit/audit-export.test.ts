@@ -108,6 +108,22 @@ describe("audit-log export", () => {
     expect(text).toContain(`"Ann ""the admin"", ops\r\nteam"`);
   });
 
+  test("CSV: a value a spreadsheet would run as a formula (=, +, -, @, tab, CR first) begins with an apostrophe; JSONL keeps it as it is", async () => {
+    const risky = ['=HYPERLINK("http://x.test")', "+1", "-2", "@SUM(A1)", "\tx", "\rx"];
+    for (const [i, label] of risky.entries()) {
+      await env.database.client.execute({
+        sql: `INSERT INTO audit_entries (id, organization_id, at, actor_kind, actor_id, actor_label, action, object_kind, object_id)
+              VALUES (?, ?, ?, 'user', 'usr_x', ?, 'formula.test', 'thing', ?)`,
+        args: [`aud_zz${i}`, orgId, 1800000000000 + i, label, label],
+      });
+    }
+    await nextTurn();
+    const rows = parseCsv((await exported("format=csv&action=formula.test")).text).slice(1);
+    expect(rows.map((r) => [r[4], r[7]])).toEqual(risky.map((l) => [`'${l}`, `'${l}`]));
+    const jsonl = (await exported("format=jsonl&action=formula.test")).text.trim().split("\n");
+    expect(jsonl.map((l) => JSON.parse(l).actor.label)).toEqual(risky);
+  });
+
   test("the filters apply to the export (action, time window)", async () => {
     const odd = (await exported("format=jsonl&action=odd.thing")).text.trim().split("\n");
     expect(odd.length).toBe(Math.ceil(SEEDED / 2));
