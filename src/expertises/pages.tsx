@@ -37,15 +37,8 @@ const DONE: Record<string, string> = {
   deleted: "Expertise deleted.",
 };
 
-/** The flash note after a change that came back here (`?done=`). */
-function Done(props: { done: unknown }) {
-  const text = typeof props.done === "string" ? DONE[props.done] : undefined;
-  return text ? (
-    <div class="flash" role="status">
-      {text}
-    </div>
-  ) : null;
-}
+/** What the change that came back here (`?done=`) did, for the layout's status line. */
+const doneText = (done: unknown): string | null => (typeof done === "string" ? (DONE[done] ?? null) : null);
 
 /** The answer after a change made by a page's own form: back to a page, never cached. */
 function seeOther(location: string): Response {
@@ -84,13 +77,12 @@ async function listPage(
 ): Promise<Response> {
   const items = await listExpertises(deps.database, org, parseListQuery({ status: opts.status }));
   return page(
-    <Layout title="Expertises" user={ctx.session.user} nav={ctx.nav}>
+    <Layout title="Expertises" user={ctx.session.user} nav={ctx.nav} status={doneText(opts.done)}>
       <h1>Expertises of {org.name}</h1>
       <p class="muted">
         Private talents of the organization: written here, verified by the talent validator, published into versions, and served once
         active.
       </p>
-      <Done done={opts.done} />
       <ExpertiseList items={items} status={opts.status} />
       <CreateForm attempt={opts.attempt} />
     </Layout>,
@@ -148,7 +140,6 @@ export function orgExpertisesPages(deps: CatalogDeps) {
           <code>{e.ref}</code>
         </h1>
         {e.title ? <p class="muted">{e.title}</p> : null}
-        <Done done={opts.done} />
         <LifecycleSection e={e} />
         <Editor e={e} draft={opts.draft} server={opts.server} editedRevision={opts.editedRevision} issues={opts.issues} />
         <IssuesByLine ref={e.ref} content={e.working.content} issues={e.verification.issues} findings={e.verification.content} />
@@ -158,7 +149,7 @@ export function orgExpertisesPages(deps: CatalogDeps) {
       </>
     );
     return page(
-      <Layout title={`${e.ref} · Expertises`} user={ctx.session.user} nav={ctx.nav}>
+      <Layout title={`${e.ref} · Expertises`} user={ctx.session.user} nav={ctx.nav} status={doneText(opts.done)}>
         {body}
       </Layout>,
       opts.status ?? 200,

@@ -210,10 +210,11 @@ describe("/org/expertises, /org/insights and /org/talent-adoption in Chromium", 
     // a taken slug: 409, the error beside the slug field, the typed text kept
     await Promise.all([page.waitForLoadState("load"), page.click("button:text('Create draft')")]);
     expectedOnly(w, 409);
-    expect(await page.textContent("#slug-problem")).toContain('An expertise with the slug "taken" already exists');
-    expect(await page.getAttribute("#new-slug", "aria-describedby")).toBe("slug-problem");
+    expect(await page.textContent("#new-slug-error")).toContain('An expertise with the slug "taken" already exists');
+    expect(await page.getAttribute("#new-slug", "aria-describedby")).toBe("new-slug-help new-slug-error");
+    expect(await page.getAttribute("#new-slug", "aria-invalid")).toBe("true");
     const slugBox = (await page.locator("#new-slug").boundingBox())!;
-    const problemBox = (await page.locator("#slug-problem").boundingBox())!;
+    const problemBox = (await page.locator("#new-slug-error").boundingBox())!;
     expect(problemBox.y).toBeGreaterThan(slugBox.y);
     expect(problemBox.y - (slugBox.y + slugBox.height)).toBeLessThan(40);
     expect(await page.locator("#flash .flash.error").count()).toBe(0);
@@ -225,6 +226,7 @@ describe("/org/expertises, /org/insights and /org/talent-adoption in Chromium", 
     expect(await page.inputValue("#new-content")).toContain("\nid: api-errors\n");
     await Promise.all([page.waitForURL(doneIs("created")), page.click("button:text('Create draft')")]);
     const id = new URL(page.url()).pathname.split("/")[3]!;
+    expect(await page.textContent("#action-status")).toBe("Draft created."); // the layout's status line says what was done
     expect(await page.textContent("#check")).not.toContain("folder");
 
     // a YAML mistake on line 14 (a flow mapping nested in a compact one): named by line and column, shown under that line
