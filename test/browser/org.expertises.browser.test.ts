@@ -72,6 +72,9 @@ describe("/org/expertises, /org/insights and /org/talent-adoption in Chromium", 
     await Promise.all([page.waitForLoadState("load"), page.click("#editor button[type=submit]")]);
     expect(await page.textContent("#editor .flash.error")).toContain("files.../escape.md");
     expect(await page.inputValue("#fpath_0")).toBe("../escape.md");
+    // the one form layout: the refusal also under the path it concerns
+    expect(await page.textContent("#fpath_0-error")).toStartWith("path ");
+    expect(await page.getAttribute("#fpath_0", "aria-invalid")).toBe("true");
     expectedOnly(w, 400);
     await page.fill("#fpath_0", "");
 

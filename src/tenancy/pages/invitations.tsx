@@ -121,6 +121,19 @@ function InvitationPage(props: { inv: InvitationView; signedInAs: string | null;
 
 const field = (body: unknown, name: string): string => formField(body, name) ?? "";
 
+/** The welcome after joining, its status line saying so; `cookie`: the new account's session. */
+const joined = (inv: InvitationView, cookie?: string) =>
+  page(
+    <Message
+      title={`Welcome to ${inv.organizationName}`}
+      text={`You are now a member of ${inv.organizationName} (${inv.role}); it is your active organization.`}
+      link={{ href: "/", label: "Go to the dashboard" }}
+      status={`You joined ${inv.organizationName} as ${inv.role}.`}
+    />,
+    200,
+    cookie ? { "set-cookie": cookie } : {},
+  );
+
 export function invitationPages(deps: SignInDeps) {
   const load = async (id: string): Promise<InvitationView | Response> => {
     const row = (
@@ -150,18 +163,6 @@ export function invitationPages(deps: SignInDeps) {
     return row;
   };
   const session = (request: Request) => optionalSession(deps, request);
-  const joined = (inv: InvitationView, cookie?: string) =>
-    page(
-      <Message
-        title={`Welcome to ${inv.organizationName}`}
-        text={`You are now a member of ${inv.organizationName} (${inv.role}); it is your active organization.`}
-        link={{ href: "/", label: "Go to the dashboard" }}
-        status={`You joined ${inv.organizationName} as ${inv.role}.`}
-      />,
-      200,
-      cookie ? { "set-cookie": cookie } : {},
-    );
-
   return new Elysia()
     .get("/accept-invitation/:id", async ({ params, request }) => {
       const inv = await load(params.id);
