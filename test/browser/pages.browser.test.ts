@@ -42,6 +42,16 @@ afterAll(async () => {
 
 const submit = submitForm;
 
+/** At 390 px the page does not scroll sideways, the field's error under it and in view when scrolled to; then back to 1280. */
+async function fitsPhone(page: Page, shot: string | null): Promise<void> {
+  await page.setViewportSize({ width: 390, height: 844 });
+  const m = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
+  expect(m.scroll).toBeLessThanOrEqual(m.inner);
+  await page.evaluate(() => document.querySelector(".field-error:not([hidden])")?.scrollIntoView({ block: "center" }));
+  if (shot) await screenshot(page, shot);
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
 let seq = 0;
 const email = (who: string) => `${who}${++seq}-${Date.now()}@example.com`;
 
@@ -83,6 +93,7 @@ for (const host of ["127.0.0.1", LAN_HOST]) {
       expect(await axeViolations(page)).toEqual([]);
       expectOnlyStatus(w, 409, false);
       if (shots) await screenshot(page, "setup-field-error");
+      await fitsPhone(page, shots ? "phone-setup-field-error" : null);
       const admin = email("root");
       await page.fill("#email", admin);
       await page.fill("#password", PASSWORD);
@@ -91,6 +102,7 @@ for (const host of ["127.0.0.1", LAN_HOST]) {
       expect(await page.textContent("main")).toContain("Welcome, Root Admin");
       // the home page's status line says what was done
       expect(await page.textContent("#action-status")).toBe(`You are the platform administrator, signed in as ${admin}.`);
+      if (shots) await screenshot(page, "setup-done");
       expect(await page.textContent("header")).toContain(admin);
       const role = (await live.env.database.client.execute({ sql: "SELECT role FROM users WHERE email = ?", args: [admin] })).rows[0]?.role;
       expect(role).toBe("admin");
@@ -217,6 +229,7 @@ for (const host of ["127.0.0.1", LAN_HOST]) {
       expect(await axeViolations(page2)).toEqual([]);
       expectOnlyStatus(w, 409, false);
       if (shots) await screenshot(page2, "invitation-field-error");
+      await fitsPhone(page2, shots ? "phone-invitation-field-error" : null);
       await page2.goto(`${live.base}/accept-invitation/${inv2.id}`);
       await expectClean(w);
       if (shots) await screenshot(page2, "invitation-new-account");
