@@ -78,6 +78,7 @@ describe("/org/sso in Chromium", () => {
     );
     expect(await p.getAttribute("#sso-domains", "aria-describedby")).toBe("sso-domains-help sso-domains-error");
     expect(await p.getAttribute("#sso-domains", "aria-invalid")).toBe("true");
+    expect(await axeViolations(p)).toEqual([]);
     await p.evaluate(() => document.querySelector("#sso-domains")!.scrollIntoView({ block: "center" }));
     await screenshot(p, "org-sso-field-error");
 
@@ -103,6 +104,7 @@ describe("/org/sso in Chromium", () => {
     await p.click('#sso-claims button:text("Verify page-sso.example")');
     await p.locator("#sso-verify-outcome.ok").waitFor();
     expect(await p.locator("#sso-claims").textContent()).toContain("Verified (DNS)");
+    expect(await p.textContent("#action-status")).toContain("page-sso.example is verified"); // the status line says it
     expect(await axeViolations(p)).toEqual([]);
     await screenshot(p, "org-sso-domain-verified");
 

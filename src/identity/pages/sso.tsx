@@ -28,6 +28,7 @@ interface TestResult {
 }
 
 /** The domains and the proof each still needs: a pending one routes nothing until verified. */
+/** `outcome`: the last verification's, beside the claims (a success is also said by the status line). */
 function DomainClaims(props: { data: Public; outcome?: { ok: boolean; message: string } }) {
   const claims = props.data.sso?.domainClaims ?? [];
   if (claims.length === 0) return null;
@@ -39,7 +40,7 @@ function DomainClaims(props: { data: Public; outcome?: { ok: boolean; message: s
         administrator can also approve a domain (one without public DNS, say).
       </p>
       {props.outcome ? (
-        <p class={props.outcome.ok ? "ok" : "error"} role={props.outcome.ok ? "status" : "alert"} id="sso-verify-outcome">
+        <p class={props.outcome.ok ? "ok" : "error"} role={props.outcome.ok ? undefined : "alert"} id="sso-verify-outcome">
           {props.outcome.message}
         </p>
       ) : null}
@@ -106,7 +107,12 @@ function SsoPage(props: { ctx: PageContext; data: Public; test?: TestResult; ver
   const sp = props.data.serviceProvider;
   const type = s?.type ?? "oidc";
   return (
-    <Layout title="Single sign-on" user={props.ctx.session.user} nav={props.ctx.nav}>
+    <Layout
+      title="Single sign-on"
+      user={props.ctx.session.user}
+      nav={props.ctx.nav}
+      status={props.verify?.ok ? props.verify.message : null}
+    >
       <p class="crumbs">
         <a href="/org">Organization</a> /
       </p>
