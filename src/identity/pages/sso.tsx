@@ -28,7 +28,7 @@ interface TestResult {
 }
 
 /** The domains and the proof each still needs: a pending one routes nothing until verified. */
-/** `outcome`: the last verification's, beside the claims (a success is also said by the status line). */
+/** `outcome`: the last verification's; a failure is said beside the claims, a success by the layout's status line. */
 function DomainClaims(props: { data: Public; outcome?: { ok: boolean; message: string } }) {
   const claims = props.data.sso?.domainClaims ?? [];
   if (claims.length === 0) return null;
@@ -39,8 +39,8 @@ function DomainClaims(props: { data: Public; outcome?: { ok: boolean; message: s
         A domain signs people in only once it is proven yours: publish the TXT record shown at your DNS provider, then verify. A platform
         administrator can also approve a domain (one without public DNS, say).
       </p>
-      {props.outcome ? (
-        <p class={props.outcome.ok ? "ok" : "error"} role={props.outcome.ok ? undefined : "alert"} id="sso-verify-outcome">
+      {props.outcome && !props.outcome.ok ? (
+        <p class="error" role="alert" id="sso-verify-outcome">
           {props.outcome.message}
         </p>
       ) : null}
