@@ -128,8 +128,8 @@
     const source = e.detail.requestConfig && e.detail.requestConfig.elt;
     const form = source && source.closest && source.closest("form");
     if (!form) return;
-    // an issue's path names a control (its name, or its data-issue-path), or an item of it ("domains/0", "files.a.md")
-    const names = (path, c) => [c.getAttribute("name"), c.dataset.issuePath].some((p) => p && (path === p || path.startsWith(p + "/") || path.startsWith(p + ".")));
+    // an issue's path names a control (its name, or its data-issue-path), or an item of it ("domains/0", "files.a.md", "files[1]")
+    const names = (path, c) => [c.getAttribute("name"), c.dataset.issuePath].some((p) => p && (path === p || ["/", ".", "["].some((sep) => path.startsWith(p + sep))));
     const controls = [...form.querySelectorAll("[name], [data-issue-path]")];
     for (const issue of document.querySelectorAll("#flash li[data-field]")) {
       const control = controls.find((c) => names(issue.dataset.field, c));

@@ -124,7 +124,18 @@ describe("/org/expertises, /org/insights and /org/talent-adoption in Chromium", 
     await clean(w);
     await page.evaluate(() => document.querySelector("#triggers")!.scrollIntoView({ block: "start" }));
     await screenshot(page, "org-expertise-triggers");
+    // one form layout: a glob the server refuses (htmx 400) is named under the globs field, nothing confirmed
+    const globs = await page.inputValue("#trigger-files");
+    await page.fill("#trigger-files", `${globs}\n/etc/**`);
+    await page.click("#proposal button:has-text('Confirm triggers')");
+    await page.waitForSelector("#trigger-files-error:not([hidden])");
+    expect(await page.textContent("#trigger-files-error")).toBe('"/etc/**" must be relative (no leading /)');
+    expect(await page.getAttribute("#trigger-files", "aria-invalid")).toBe("true");
+    expect(await axeViolations(page)).toEqual([]);
+    expectedOnly(w, 400);
+    await page.fill("#trigger-files", globs);
     await Promise.all([page.waitForURL(doneIs("triggers")), page.click("#proposal button:has-text('Confirm triggers')")]);
+    expect(await page.textContent("#action-status")).toBe("Triggers confirmed."); // the status line
     expect(await page.textContent("#triggers")).toContain("Confirmed");
 
     // publish, then activate
