@@ -35,14 +35,14 @@ export function MailTable(props: { mails: MailView[]; retry?: boolean }) {
           {props.mails.map((m) => (
             <tr id={`mail-${m.id}`}>
               <td class="small">{when(m.createdAt)}</td>
-              <td>{m.to}</td>
+              <td class="break">{m.to}</td>
               <td>{m.subject}</td>
               <td>
                 <strong class={m.status === "failed" ? "error" : undefined}>{m.status}</strong>
                 {m.status === "pending" && m.attempts > 0 ? <span class="muted small"> next try {when(m.nextAttemptAt)}</span> : null}
               </td>
               <td>{m.attempts}</td>
-              <td class="small">{m.lastError ?? "—"}</td>
+              <td class="small break">{m.lastError ?? "—"}</td>
               {props.retry ? (
                 <td>
                   {m.status === "failed" || m.status === "pending" ? (
