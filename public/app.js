@@ -128,11 +128,18 @@
     const source = e.detail.requestConfig && e.detail.requestConfig.elt;
     const form = source && source.closest && source.closest("form");
     if (!form) return;
+    // an issue's path names a control (its name, or its data-issue-path), or an item of it ("domains/0", "files.a.md", "files[1]")
+    const names = (path, c) => [c.getAttribute("name"), c.dataset.issuePath].some((p) => p && (path === p || ["/", ".", "["].some((sep) => path.startsWith(p + sep))));
+    const controls = [...form.querySelectorAll("[name], [data-issue-path]")];
     for (const issue of document.querySelectorAll("#flash li[data-field]")) {
-      const control = form.querySelector(`[name="${CSS.escape(issue.dataset.field)}"]`);
+      const control = controls.find((c) => names(issue.dataset.field, c));
       const slot = control && control.id && document.getElementById(`${control.id}-error`);
       if (!slot) continue;
-      slot.textContent = issue.textContent.trim();
+      // the path in front of the message, unless the field is not named by it (an item, or a data-issue-path): its label says it
+      const bare = [...issue.childNodes].filter((n) => n.nodeName !== "CODE").map((n) => n.textContent).join("").trim();
+      const text = issue.dataset.field === control.getAttribute("name") ? issue.textContent.trim() : bare;
+      // several issues of one control: each said, in the order of the alert
+      slot.textContent = slot.dataset.fromFlash ? `${slot.textContent}; ${text}` : text;
       slot.hidden = false;
       slot.dataset.fromFlash = "true";
       const by = (control.getAttribute("aria-describedby") || "").split(" ").filter(Boolean);

@@ -262,7 +262,7 @@ export async function formPost(
     },
     body: new URLSearchParams(fields).toString(),
   });
-  return { status: r.status, location: r.headers.get("location"), html: await r.text() };
+  return { status: r.status, location: r.headers.get("location"), setCookie: r.headers.get("set-cookie"), html: await r.text() };
 }
 
 /** Calls the key API with a bearer. */

@@ -26,32 +26,13 @@ import type { OrgMembership } from "../tenancy/service";
 import { createPageGuard, type PageContext } from "../tenancy/pageSessions";
 import type { OrgPageRule } from "../ui/pageGuard";
 import { Layout, page } from "../ui/layout";
+import { statusCookie } from "../ui/status";
+import { EXPERTISE_DONE } from "./views/fragments";
 
-const DONE: Record<string, string> = {
-  created: "Draft created.",
-  saved: "Saved.",
-  triggers: "Triggers confirmed.",
-  publish: "Published (not served yet: activate it to serve it).",
-  served: "Published and served: projects that install it get this version.",
-  activate: "Activated: its latest version is served.",
-  deactivate: "Deactivated: no longer served.",
-  reactivate: "Reactivated: its latest version is served again.",
-  deleted: "Expertise deleted.",
-};
-
-/** The flash note after a change that came back here (`?done=`). */
-function Done(props: { done: unknown }) {
-  const text = typeof props.done === "string" ? DONE[props.done] : undefined;
-  return text ? (
-    <div class="flash" role="status">
-      {text}
-    </div>
-  ) : null;
-}
-
-/** The answer after a change made by a page's own form: back to a page, never cached. */
-function seeOther(location: string): Response {
-  return new Response(null, { status: 303, headers: { location, "cache-control": "no-store" } });
+/** The answer after a change made by a page's own form: back to a page, never cached, the status line saying what was done. */
+function seeOther(location: string, request: Request, done: keyof typeof EXPERTISE_DONE): Response {
+  const headers = { location, "cache-control": "no-store", "set-cookie": statusCookie(EXPERTISE_DONE[done]!, request) };
+  return new Response(null, { status: 303, headers });
 }
 
 /** The guard of the organization's owner/admin pages built on its expertises and usage: a member gets the 404 page and learns nothing. */
@@ -82,7 +63,7 @@ async function listPage(
   deps: CatalogDeps,
   ctx: PageContext,
   org: OrgMembership,
-  opts: { status?: string; done?: unknown; attempt?: CreateAttempt; httpStatus?: number },
+  opts: { status?: string; attempt?: CreateAttempt; httpStatus?: number },
 ): Promise<Response> {
   const items = await listExpertises(deps.database, org, parseListQuery({ status: opts.status }));
   return page(
@@ -92,7 +73,6 @@ async function listPage(
         Private talents of the organization: written here, verified by the talent validator, published into versions, and served once
         active.
       </p>
-      <Done done={opts.done} />
       <ExpertiseList items={items} status={opts.status} />
       <CreateForm attempt={opts.attempt} />
     </Layout>,
@@ -105,14 +85,14 @@ async function listPage(
  * takes the slug, the same service as `POST /web/orgs/current/expertises` creates the draft; a
  * refusal (400, or 409 for a taken slug) answers the list page with the error beside its field.
  */
-async function createFromForm(deps: CatalogDeps, ctx: PageContext, org: OrgMembership, body: unknown): Promise<Response> {
+async function createFromForm(deps: CatalogDeps, ctx: PageContext, org: OrgMembership, body: unknown, request: Request): Promise<Response> {
   const b = (body && typeof body === "object" ? body : {}) as Record<string, unknown>;
   const slug = typeof b.slug === "string" ? b.slug.trim() : "";
   const content = typeof b.content === "string" ? idFollowsSlug(b.content.replace(/\r\n/g, "\n"), slug) : "";
   try {
     const input = parseCreate({ slug, content });
     const row = await deps.database.write((tx) => createAudited(tx, { ...input, organizationId: org.id }, userActor(ctx.session.user)));
-    return seeOther(`${EXPERTISES_PAGE}/${row.id}?done=created`);
+    return seeOther(`${EXPERTISES_PAGE}/${row.id}?done=created`, request, "created");
   } catch (e) {
     if (!(e instanceof AppError) || (e.code !== "conflict" && e.code !== "validation_failed")) throw e;
     const fieldOf = (path: string) => (path === "slug" || path === "content" ? path : "");
@@ -136,7 +116,6 @@ export function orgExpertisesPages(deps: CatalogDeps) {
       editedRevision?: number;
       issues?: Issue[];
       propose?: boolean;
-      done?: unknown;
       status?: number;
     },
   ) => {
@@ -150,7 +129,6 @@ export function orgExpertisesPages(deps: CatalogDeps) {
           <code>{e.ref}</code>
         </h1>
         {e.title ? <p class="muted">{e.title}</p> : null}
-        <Done done={opts.done} />
         <LifecycleSection e={e} />
         <Editor e={e} draft={opts.draft} server={opts.server} editedRevision={opts.editedRevision} issues={opts.issues} />
         <IssuesByLine ref={e.ref} content={e.working.content} issues={e.verification.issues} findings={e.verification.content} />
@@ -173,21 +151,23 @@ export function orgExpertisesPages(deps: CatalogDeps) {
       EXPERTISES_PAGE,
       async ({ page: ctx, org, query }) => {
         const status = typeof query.status === "string" && query.status !== "" ? query.status : undefined;
-        return listPage(deps, ctx, org, { status, done: query.done });
+        return listPage(deps, ctx, org, { status });
       },
       { orgPage: EXPERTISES_ADMIN },
     )
-    .post(EXPERTISES_PAGE, async ({ page: ctx, org, body }) => createFromForm(deps, ctx, org, body), { orgPage: EXPERTISES_ADMIN })
+    .post(EXPERTISES_PAGE, async ({ page: ctx, org, body, request }) => createFromForm(deps, ctx, org, body, request), {
+      orgPage: EXPERTISES_ADMIN,
+    })
     .get(
       `${EXPERTISES_PAGE}/:id`,
       async ({ page: ctx, org, params, query }) => {
-        return detailPage(ctx, org, params.id, { propose: query.propose === "1", done: query.done });
+        return detailPage(ctx, org, params.id, { propose: query.propose === "1" });
       },
       { orgPage: EXPERTISES_ADMIN },
     )
     .post(
       `${EXPERTISES_PAGE}/:id`,
-      async ({ page: ctx, org, params, body }) => {
+      async ({ page: ctx, org, params, body, request }) => {
         await findExpertise(deps.database, org.id, params.id);
         const { raw, draft } = readEditorForm(body);
         try {
@@ -208,7 +188,7 @@ export function orgExpertisesPages(deps: CatalogDeps) {
             return detailPage(ctx, org, params.id, { draft, issues: e.details.issues as Issue[], status: 400 });
           throw e;
         }
-        return seeOther(`${EXPERTISES_PAGE}/${params.id}?done=saved`);
+        return seeOther(`${EXPERTISES_PAGE}/${params.id}?done=saved`, request, "saved");
       },
       { orgPage: EXPERTISES_ADMIN },
     );

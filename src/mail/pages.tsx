@@ -7,7 +7,7 @@
  */
 import { utcSecond } from "../lib/time";
 import { Elysia } from "elysia";
-import type { CoreDeps } from "../deps";
+import type { ViewDeps } from "../deps";
 import { createPageGuard, type PageSessions } from "../ui/pageGuard";
 import { Layout, page, ScrollBox } from "../ui/layout";
 import { listOrgMail, type MailView } from "./outbox";
@@ -35,14 +35,14 @@ export function MailTable(props: { mails: MailView[]; retry?: boolean }) {
           {props.mails.map((m) => (
             <tr id={`mail-${m.id}`}>
               <td class="small">{when(m.createdAt)}</td>
-              <td>{m.to}</td>
+              <td class="break">{m.to}</td>
               <td>{m.subject}</td>
               <td>
                 <strong class={m.status === "failed" ? "error" : undefined}>{m.status}</strong>
                 {m.status === "pending" && m.attempts > 0 ? <span class="muted small"> next try {when(m.nextAttemptAt)}</span> : null}
               </td>
               <td>{m.attempts}</td>
-              <td class="small">{m.lastError ?? "—"}</td>
+              <td class="small break">{m.lastError ?? "—"}</td>
               {props.retry ? (
                 <td>
                   {m.status === "failed" || m.status === "pending" ? (
@@ -64,7 +64,14 @@ export function MailTable(props: { mails: MailView[]; retry?: boolean }) {
 }
 
 /** The /org/mail page; `sessions` finds the signed-in person and their organizations (the kit's page guard). */
-export function mailPages(deps: CoreDeps, sessions: PageSessions): Elysia {
+export function mailPages(deps: ViewDeps, sessions: PageSessions): Elysia {
+  // a retry (htmx or a plain form, back to /org/mail): the status line says what it did
+  deps.views.register("POST", "/web/orgs/current/mail/:id/retry", {
+    status: (d) => {
+      const m = (d as { mail: { to: string; status: string } }).mail;
+      return m.status === "sent" ? `The mail to ${m.to} was sent.` : `The mail to ${m.to} is queued again.`;
+    },
+  });
   // typed as a plain Elysia: the app's chain of plugin types is near TypeScript's depth limit
   const plugin = new Elysia().use(createPageGuard(sessions)).get(
     "/org/mail",

@@ -5,7 +5,7 @@
  * `/org/mail` page (pages.tsx) comes with them.
  */
 import { Elysia, t } from "elysia";
-import type { CoreDeps } from "../deps";
+import type { ViewDeps } from "../deps";
 import type { Guards } from "../auth/guards";
 import { MAIL_STATUSES, type MailStatus } from "../db/schema";
 import { iso } from "../lib/time";
@@ -36,7 +36,7 @@ const Status = t.Union(
 );
 
 /** The mail routes and the /org/mail page; `sessions` finds the signed-in person for the page (handed in by the composition root). */
-export function mailRoutes(deps: CoreDeps, guards: Guards, sessions: PageSessions): Elysia {
+export function mailRoutes(deps: ViewDeps, guards: Guards, sessions: PageSessions): Elysia {
   // typed as a plain Elysia: the app's chain of plugin types is near TypeScript's depth limit
   const plugin = new Elysia()
     .use(guards)

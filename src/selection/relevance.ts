@@ -59,6 +59,11 @@ export async function relevanceOf(
 ): Promise<{ settings: Relevance; source: "stored" | "derived" }> {
   const stored = await storedRelevance(database, projectId);
   if (stored) return { settings: stored, source: "stored" };
+  return { settings: await derivedRelevance(database, catalog, projectId), source: "derived" };
+}
+
+/** The settings derived from the project's installed talents (relevanceOf). */
+async function derivedRelevance(database: Database, catalog: Catalog, projectId: string): Promise<Relevance> {
   const specific = new Set<string>();
   const every = new Set<string>();
   const roles = new Set<string>();
@@ -69,7 +74,29 @@ export async function relevanceOf(
     for (const r of t.roles) roles.add(r);
   }
   const languages = specific.size > 0 ? specific : every;
-  return { settings: { languages: [...languages].sort(), roles: [...roles].sort(), paths: [], exclude: [] }, source: "derived" };
+  return { languages: [...languages].sort(), roles: [...roles].sort(), paths: [], exclude: [] };
+}
+
+/** The relevance the catalog narrows a project's cards by, and where its roles come from (null: no role narrows). */
+export interface CatalogRelevance {
+  settings: Relevance;
+  source: "stored" | "derived";
+  rolesFrom: "stored" | "derived" | null;
+}
+
+/**
+ * What the catalog's filter narrows a project's cards by (docs/design.md "The catalog's roles are
+ * the project's"): the project's relevance settings, whose roles are what the project says it is;
+ * only when it names no role do the roles of its installed talents (their union) stand in — for a
+ * project with stored settings too, whose other dimensions stay as stored. The relevance route,
+ * the designable directory and the discovery index keep relevanceOf as it is.
+ */
+export async function catalogRelevance(database: Database, catalog: Catalog, projectId: string): Promise<CatalogRelevance> {
+  const r = await relevanceOf(database, catalog, projectId);
+  if (r.settings.roles.length > 0) return { ...r, rolesFrom: r.source };
+  if (r.source === "derived") return { ...r, rolesFrom: null };
+  const roles = (await derivedRelevance(database, catalog, projectId)).roles;
+  return { settings: { ...r.settings, roles }, source: r.source, rolesFrom: roles.length > 0 ? "derived" : null };
 }
 
 /** Replaces the stored settings (PUT). */

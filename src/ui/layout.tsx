@@ -3,7 +3,7 @@
 import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
 import { HtmlMemo } from "./memo";
-import { STATUS_SLOT } from "./status";
+import { filledStatusSlot, STATUS_SLOT } from "./status";
 
 /** What the header shows of the signed-in person's organizations (pages that have a session). */
 export interface Nav {
@@ -185,7 +185,11 @@ const PALETTE = raw(String(<Palette />));
 /** The status line, empty: the answer of a page opened after a change writes its message in (ui/status.ts). */
 const STATUS_LINE = raw(STATUS_SLOT);
 
-export function Layout(props: { title: string; children?: Child; user?: { email: string } | null; nav?: Nav }) {
+/**
+ * The page around `children`. `status`: what the change this page answers did, said in the
+ * status line (a page that answers a form itself; otherwise the line is filled from the status cookie).
+ */
+export function Layout(props: { title: string; children?: Child; user?: { email: string } | null; nav?: Nav; status?: string | null }) {
   return (
     <html lang="en">
       <head>
@@ -208,7 +212,7 @@ export function Layout(props: { title: string; children?: Child; user?: { email:
             <ApprovalBanner nav={props.nav} />
           </>
         ))}
-        {STATUS_LINE}
+        {props.status ? raw(filledStatusSlot(props.status)) : STATUS_LINE}
         <div id="flash" aria-live="polite"></div>
         <main id="main">{props.children}</main>
         {props.nav ? PALETTE : null}

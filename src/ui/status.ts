@@ -23,6 +23,11 @@ const escapeHtml = (s: string): string =>
 /** The message's HTML inside the status line. */
 const messageHtml = (message: string): string => `<p class="status">${escapeHtml(message)}</p>`;
 
+/** The layout's status line already saying `message` (a page that itself answers a change, e.g. a form re-rendered after success). */
+export function filledStatusSlot(message: string): string {
+  return STATUS_SLOT.replace("></div>", `>${messageHtml(message)}</div>`);
+}
+
 /** What htmx swaps into the layout's status line beside a fragment (out of band, its content only, so it is announced). */
 export function statusOob(message: string): string {
   return `<div id="action-status" hx-swap-oob="innerHTML">${messageHtml(message)}</div>`;
@@ -59,6 +64,6 @@ export async function withStatus(request: Request, response: Response): Promise<
   const html = await response.text();
   const headers = new Headers(response.headers);
   headers.append("set-cookie", `${STATUS_COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax`);
-  const filled = message ? html.replace(STATUS_SLOT, STATUS_SLOT.replace("></div>", `>${messageHtml(message)}</div>`)) : html;
+  const filled = message ? html.replace(STATUS_SLOT, filledStatusSlot(message)) : html;
   return new Response(filled, { status: response.status, headers });
 }

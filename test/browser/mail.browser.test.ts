@@ -177,6 +177,8 @@ for (const host of ["127.0.0.1", LAN_HOST]) {
       if (shots) await screenshot(page, "org-mail");
       expect(await submit(page, `tr:has-text("${invitee}") button:text('Retry')`)).toBe(303);
       expect(new URL(page.url()).pathname).toBe("/org/mail");
+      expect(await page.textContent("#action-status")).toMatch(new RegExp(`^The mail to ${invitee} (is queued again|was sent)\\.$`)); // the status line
+      if (shots) await screenshot(page, "org-mail-retried");
       await smtp.waitFor(invitee);
       expect(await eventually(async () => (await row()) === "sent", 5000)).toBe(true);
       await page.reload();

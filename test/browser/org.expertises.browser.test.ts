@@ -72,6 +72,9 @@ describe("/org/expertises, /org/insights and /org/talent-adoption in Chromium", 
     await Promise.all([page.waitForLoadState("load"), page.click("#editor button[type=submit]")]);
     expect(await page.textContent("#editor .flash.error")).toContain("files.../escape.md");
     expect(await page.inputValue("#fpath_0")).toBe("../escape.md");
+    // the one form layout: the refusal also under the path it concerns
+    expect(await page.textContent("#fpath_0-error")).toStartWith("path ");
+    expect(await page.getAttribute("#fpath_0", "aria-invalid")).toBe("true");
     expectedOnly(w, 400);
     await page.fill("#fpath_0", "");
 
@@ -121,7 +124,18 @@ describe("/org/expertises, /org/insights and /org/talent-adoption in Chromium", 
     await clean(w);
     await page.evaluate(() => document.querySelector("#triggers")!.scrollIntoView({ block: "start" }));
     await screenshot(page, "org-expertise-triggers");
+    // one form layout: a glob the server refuses (htmx 400) is named under the globs field, nothing confirmed
+    const globs = await page.inputValue("#trigger-files");
+    await page.fill("#trigger-files", `${globs}\n/etc/**`);
+    await page.click("#proposal button:has-text('Confirm triggers')");
+    await page.waitForSelector("#trigger-files-error:not([hidden])");
+    expect(await page.textContent("#trigger-files-error")).toBe('"/etc/**" must be relative (no leading /)');
+    expect(await page.getAttribute("#trigger-files", "aria-invalid")).toBe("true");
+    expect(await axeViolations(page)).toEqual([]);
+    expectedOnly(w, 400);
+    await page.fill("#trigger-files", globs);
     await Promise.all([page.waitForURL(doneIs("triggers")), page.click("#proposal button:has-text('Confirm triggers')")]);
+    expect(await page.textContent("#action-status")).toBe("Triggers confirmed."); // the status line
     expect(await page.textContent("#triggers")).toContain("Confirmed");
 
     // publish, then activate
@@ -210,10 +224,11 @@ describe("/org/expertises, /org/insights and /org/talent-adoption in Chromium", 
     // a taken slug: 409, the error beside the slug field, the typed text kept
     await Promise.all([page.waitForLoadState("load"), page.click("button:text('Create draft')")]);
     expectedOnly(w, 409);
-    expect(await page.textContent("#slug-problem")).toContain('An expertise with the slug "taken" already exists');
-    expect(await page.getAttribute("#new-slug", "aria-describedby")).toBe("slug-problem");
+    expect(await page.textContent("#new-slug-error")).toContain('An expertise with the slug "taken" already exists');
+    expect(await page.getAttribute("#new-slug", "aria-describedby")).toBe("new-slug-help new-slug-error");
+    expect(await page.getAttribute("#new-slug", "aria-invalid")).toBe("true");
     const slugBox = (await page.locator("#new-slug").boundingBox())!;
-    const problemBox = (await page.locator("#slug-problem").boundingBox())!;
+    const problemBox = (await page.locator("#new-slug-error").boundingBox())!;
     expect(problemBox.y).toBeGreaterThan(slugBox.y);
     expect(problemBox.y - (slugBox.y + slugBox.height)).toBeLessThan(40);
     expect(await page.locator("#flash .flash.error").count()).toBe(0);
@@ -225,6 +240,7 @@ describe("/org/expertises, /org/insights and /org/talent-adoption in Chromium", 
     expect(await page.inputValue("#new-content")).toContain("\nid: api-errors\n");
     await Promise.all([page.waitForURL(doneIs("created")), page.click("button:text('Create draft')")]);
     const id = new URL(page.url()).pathname.split("/")[3]!;
+    expect(await page.textContent("#action-status")).toBe("Draft created."); // the layout's status line says what was done
     expect(await page.textContent("#check")).not.toContain("folder");
 
     // a YAML mistake on line 14 (a flow mapping nested in a compact one): named by line and column, shown under that line

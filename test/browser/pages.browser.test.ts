@@ -25,6 +25,7 @@ import {
   type WatchedPage,
   expectClean,
   submitForm,
+  expectOnlyStatus,
 } from "../browser-support";
 import { liveEnv, PASSWORD, type LiveEnv } from "../mcp-support";
 
@@ -40,6 +41,16 @@ afterAll(async () => {
 });
 
 const submit = submitForm;
+
+/** At 390 px the page does not scroll sideways, the field's error under it and in view when scrolled to; then back to 1280. */
+async function fitsPhone(page: Page, shot: string | null): Promise<void> {
+  await page.setViewportSize({ width: 390, height: 844 });
+  const m = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
+  expect(m.scroll).toBeLessThanOrEqual(m.inner);
+  await page.evaluate(() => document.querySelector(".field-error:not([hidden])")?.scrollIntoView({ block: "center" }));
+  if (shot) await screenshot(page, shot);
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
 
 let seq = 0;
 const email = (who: string) => `${who}${++seq}-${Date.now()}@example.com`;
@@ -69,13 +80,29 @@ for (const host of ["127.0.0.1", LAN_HOST]) {
       await page.goto(`${live.base}/setup?token=${token}`);
       await expectClean(w);
       if (shots) await screenshot(page, "setup");
+      // one form layout: an address that has an account is refused (409) under the e-mail field, what was typed kept
+      const taken = await signedUp(live.env);
+      await page.fill("#email", taken.email);
+      await page.fill("#name", "Root Admin");
+      await page.fill("#password", PASSWORD);
+      expect(await submit(page, "button[type=submit]")).toBe(409);
+      expect(await page.textContent("#email-error")).toContain("An account with this e-mail exists");
+      expect(await page.getAttribute("#email", "aria-describedby")).toBe("email-error");
+      expect(await page.getAttribute("#email", "aria-invalid")).toBe("true");
+      expect(await page.inputValue("#name")).toBe("Root Admin");
+      expect(await axeViolations(page)).toEqual([]);
+      expectOnlyStatus(w, 409, false);
+      if (shots) await screenshot(page, "setup-field-error");
+      await fitsPhone(page, shots ? "phone-setup-field-error" : null);
       const admin = email("root");
       await page.fill("#email", admin);
-      await page.fill("#name", "Root Admin");
       await page.fill("#password", PASSWORD);
       expect(await submit(page, "button[type=submit]")).toBe(303);
       expect(new URL(page.url()).pathname).toBe("/");
       expect(await page.textContent("main")).toContain("Welcome, Root Admin");
+      // the home page's status line says what was done
+      expect(await page.textContent("#action-status")).toBe(`You are the platform administrator, signed in as ${admin}.`);
+      if (shots) await screenshot(page, "setup-done");
       expect(await page.textContent("header")).toContain(admin);
       const role = (await live.env.database.client.execute({ sql: "SELECT role FROM users WHERE email = ?", args: [admin] })).rows[0]?.role;
       expect(role).toBe("admin");
@@ -188,6 +215,21 @@ for (const host of ["127.0.0.1", LAN_HOST]) {
       const newcomer = email("newcomer");
       const inv2 = (await o.owner.post("/web/orgs/current/invitations", { email: newcomer, role: "admin" })).body;
       const page2 = await fresh();
+      // one form layout: an invited address that already has an account is refused (409) under the e-mail field
+      const existing = await signedUp(live.env);
+      const inv3 = (await o.owner.post("/web/orgs/current/invitations", { email: existing.email, role: "member" })).body;
+      await page2.goto(`${live.base}/accept-invitation/${inv3.id}`);
+      await page2.fill("#name", "Already Here");
+      await page2.fill("#password", PASSWORD);
+      expect(await submit(page2, "button[type=submit]:text('Create account and join')")).toBe(409);
+      expect(await page2.textContent("#email-error")).toContain(`An account with ${existing.email} exists: sign in instead.`);
+      expect(await page2.getAttribute("#email", "aria-describedby")).toBe("email-help email-error");
+      expect(await page2.getAttribute("#email", "aria-invalid")).toBe("true");
+      expect(await page2.inputValue("#name")).toBe("Already Here");
+      expect(await axeViolations(page2)).toEqual([]);
+      expectOnlyStatus(w, 409, false);
+      if (shots) await screenshot(page2, "invitation-field-error");
+      await fitsPhone(page2, shots ? "phone-invitation-field-error" : null);
       await page2.goto(`${live.base}/accept-invitation/${inv2.id}`);
       await expectClean(w);
       if (shots) await screenshot(page2, "invitation-new-account");
@@ -196,6 +238,7 @@ for (const host of ["127.0.0.1", LAN_HOST]) {
       await page2.fill("#password", PASSWORD);
       expect(await submit(page2, "button[type=submit]:text('Create account and join')")).toBe(200);
       expect(await page2.textContent("h1")).toContain(`Welcome to ${o.org.name}`);
+      expect(await page2.textContent("#action-status")).toBe(`You joined ${o.org.name} as admin.`); // the status line says what was done
       await page2.goto(`${live.base}/`);
       expect(await page2.textContent("main")).toContain(o.project.name); // the active organization is the new one
       await expectClean(w);

@@ -79,7 +79,16 @@ describe("every page fits a phone (390 px) and a laptop (1280 px)", () => {
       ["security events", "/admin/security-events"],
       ["account link", "/account/link"],
     ];
-    const shots: Record<string, string> = { home: "home", "talent sheet": "talent", "security events": "security-events" };
+    const shots: Record<string, string> = {
+      home: "home",
+      "talent sheet": "talent",
+      "security events": "security-events",
+      // the forms on the one form layout (src/ui/form.tsx)
+      expertises: "expertises",
+      "an expertise": "expertise",
+      sso: "sso",
+      "organization mail": "mail",
+    };
     const failures: string[] = [];
     const w = await signedInPage(browser, live.base, o.owner.email, PASSWORD);
     for (const [width, height, prefix] of [

@@ -71,6 +71,16 @@ describe("/org/sso in Chromium", () => {
     await p.fill("#sso-domains", "not a domain");
     await p.click('#sso-form button[type="submit"]');
     await p.waitForFunction(() => document.querySelector("#flash")?.textContent?.includes("domains/0"));
+    // the one form layout: the refusal also under the field it concerns, named by the field
+    await p.waitForSelector("#sso-domains-error:not([hidden])");
+    expect(await p.textContent("#sso-domains-error")).toBe(
+      '"not" is not an e-mail domain; "a" is not an e-mail domain; "domain" is not an e-mail domain',
+    );
+    expect(await p.getAttribute("#sso-domains", "aria-describedby")).toBe("sso-domains-help sso-domains-error");
+    expect(await p.getAttribute("#sso-domains", "aria-invalid")).toBe("true");
+    expect(await axeViolations(p)).toEqual([]);
+    await p.evaluate(() => document.querySelector("#sso-domains")!.scrollIntoView({ block: "center" }));
+    await screenshot(p, "org-sso-field-error");
 
     // saved: the page reloads with the configuration; the secret is not in it
     await p.fill("#sso-domains", "page-sso.example");
@@ -79,6 +89,8 @@ describe("/org/sso in Chromium", () => {
     await p.locator("#sso-test-button").waitFor();
     expect(await p.content()).not.toContain("page-secret");
     expect(await p.locator("#sso-form-h").textContent()).toBe("Configuration");
+    expect(await p.textContent("#action-status")).toBe("Single sign-on saved."); // the status line says what was done
+    expect(await p.isVisible("#sso-domains-error")).toBe(false);
     expect((await owner.get("/web/orgs/current/sso")).body.sso).toMatchObject({ domains: ["page-sso.example"], enforce: true });
 
     // the domain is pending: the page shows the TXT record to publish; verify fails until it is there, then succeeds
@@ -90,8 +102,10 @@ describe("/org/sso in Chromium", () => {
     expect(await p.locator("#sso-verify-outcome").textContent()).toContain("No TXT record _talentd-challenge.page-sso.example");
     dns.txt.set("_talentd-challenge.page-sso.example", [value]);
     await p.click('#sso-claims button:text("Verify page-sso.example")');
-    await p.locator("#sso-verify-outcome.ok").waitFor();
+    await p.locator("#action-status .status").waitFor();
+    expect(await p.locator("#sso-verify-outcome").count()).toBe(0);
     expect(await p.locator("#sso-claims").textContent()).toContain("Verified (DNS)");
+    expect(await p.textContent("#action-status")).toContain("page-sso.example is verified"); // the status line says it
     expect(await axeViolations(p)).toEqual([]);
     await screenshot(p, "org-sso-domain-verified");
 

@@ -263,6 +263,42 @@ describe("relevance: it orders and filters, never designates or serves", () => {
     expect(all.body.items.map((c: Card) => c.id)).toContain("typescript-strict");
   });
 
+  test("the catalog's roles are the project's: stored roles narrow the cards; a project that names no role gets its installed talents' roles, said to be theirs; the relevance route keeps what was stored", async () => {
+    const o = await orgWithProject(env);
+    const ids = async () => {
+      const r = await o.owner.get(`/web/catalog?project=${o.project.id}&limit=100`);
+      return { ids: r.body.items.map((c: Card) => c.id) as string[], relevance: r.body.relevance };
+    };
+    await o.owner.post(`/web/projects/${o.project.id}/talents`, { talents: ["postgres-indexing", "sql-base"] }); // backend, dba, data
+    // settings that name no role: the installed talents' roles stand in (react-components is frontend, fullstack, reviewer)
+    await o.owner.put(`/web/projects/${o.project.id}/relevance`, { exclude: ["go-errors"] });
+    const none = await ids();
+    expect(none.relevance).toMatchObject({ source: "stored", rolesFrom: "derived" });
+    expect(none.relevance.settings).toMatchObject({ roles: ["backend", "data", "dba"], exclude: ["go-errors"] });
+    expect(none.ids).not.toContain("react-components");
+    expect(none.ids).toContain("api-pagination"); // backend
+    expect((await o.owner.get(`/web/projects/${o.project.id}/relevance`)).body.settings.roles).toEqual([]); // the route: as stored
+    const html = await (await o.owner.call("GET", `/catalog?project=${o.project.id}`, undefined, { accept: "text/html" })).text();
+    expect(html).toContain("roles backend, data, dba (those of its installed talents)");
+    // the project names its roles: they alone narrow, whatever is installed
+    await o.owner.put(`/web/projects/${o.project.id}/relevance`, { roles: ["frontend"] });
+    const own = await ids();
+    expect(own.relevance).toMatchObject({ source: "stored", rolesFrom: "stored", settings: { roles: ["frontend"] } });
+    expect(own.ids).toContain("react-components");
+    expect(own.ids).not.toContain("api-pagination"); // backend, fullstack: not frontend
+    // nothing stored: derived, the union of the installed talents' roles
+    await o.owner.del(`/web/projects/${o.project.id}/relevance`);
+    expect((await ids()).relevance).toMatchObject({
+      source: "derived",
+      rolesFrom: "derived",
+      settings: { roles: ["backend", "data", "dba"] },
+    });
+    // nothing stored, nothing installed: no role narrows
+    const bare = (await o.owner.post("/web/projects", { name: "Bare" })).body.project;
+    const b = await o.owner.get(`/web/catalog?project=${bare.id}&limit=100`);
+    expect(b.body.relevance).toMatchObject({ source: "derived", rolesFrom: null, settings: { roles: [] } });
+  });
+
   test("designable directory and discovery index: relevant first with why; the selection and what prepare-task serves are unchanged", async () => {
     const o = await orgWithProject(env);
     await o.owner.post(`/web/projects/${o.project.id}/talents`, { talents: ["typescript-strict", "javascript-base", "go-base"] });

@@ -101,7 +101,11 @@ describe("publish and serve in one step", () => {
     expect(r.status).toBe(303);
     expect(r.location).toBe(`/org/expertises/${e.id}?done=served`);
     const after = await html(acme.owner, r.location!);
-    expect(after).toContain("Published and served");
+    // the status line says what was done: carried by the status cookie, not by the address
+    expect(after).not.toContain("Published and served");
+    const carried = `${acme.owner.cookie}; ${r.setCookie!.split(";")[0]}`;
+    const shown = await (await env.request(r.location!, { headers: { accept: "text/html", cookie: carried } })).text();
+    expect(shown).toContain("Published and served");
     expect(lifecycleButtons(after)).toEqual(["Deactivate"]);
     expect(after).toContain("serving version 1.0.0 (publication 1)");
     expect(after).toContain("nothing new to publish");
@@ -142,17 +146,17 @@ describe("the creation form without JavaScript", () => {
     expect(r.status).toBe(409);
     const create = r.html.slice(r.html.indexOf('id="create"'));
     const slugField = create.indexOf('id="new-slug"');
-    const problem = create.indexOf('id="slug-problem"');
+    const problem = create.indexOf('id="new-slug-error"');
     expect(slugField).toBeGreaterThan(0);
     expect(problem).toBeGreaterThan(slugField);
     expect(problem).toBeLessThan(create.indexOf('id="new-content"'));
     expect(create.slice(problem, problem + 300)).toContain("already exists");
     expect(r.html.slice(0, r.html.indexOf('id="create"'))).not.toContain("already exists");
     expect(create).toContain("My own words.");
-    expect(create).toContain('aria-describedby="slug-problem"');
+    expect(create).toContain('aria-describedby="new-slug-help new-slug-error"');
     const bad = await form(acme.owner, "/org/expertises", { slug: "Bad Slug", content: "x" });
     expect(bad.status).toBe(400);
-    expect(bad.html.slice(bad.html.indexOf('id="slug-problem"'))).toContain("not a valid slug");
+    expect(bad.html.slice(bad.html.indexOf('id="new-slug-error"'))).toContain("not a valid slug");
     const cross = await form(acme.owner, "/org/expertises", { slug: "cross-site", content: "x" }, { origin: "https://evil.example" });
     expect(cross.status).toBe(403);
   });

@@ -4,6 +4,7 @@
  * revision conflict, and the validator's issues beside the lines they concern.
  */
 import type { Issue } from "../../http/errors";
+import { Field, FormActions } from "../../ui/form";
 import { pageOf, when, type ExpertiseDetail } from "./list";
 
 /** What the person typed in the editor: the TALENT.md text and the further files. */
@@ -123,7 +124,14 @@ export function IssuesByLine(props: { ref: string; content: string; issues: Issu
   );
 }
 
-function FileEditors(props: { files: Record<string, string>; issues: Issue[]; ref: string; readonlyPrefix?: string }) {
+/** What a refused save says about `path` (a field of the form: "content", "files.<path>"), in one line, or null. */
+function refusedAt(issues: Issue[] | undefined, path: string): string | null {
+  const mine = (issues ?? []).filter((i) => i.path === path).map((i) => i.message);
+  return mine.length > 0 ? mine.join("; ") : null;
+}
+
+/** The further files: each one's path and text, and an empty pair to add one; a refused save's word on a path beside it. */
+function FileEditors(props: { files: Record<string, string>; issues: Issue[]; ref: string; refused?: Issue[] }) {
   const entries = Object.entries(props.files);
   return (
     <fieldset class="files">
@@ -133,18 +141,18 @@ function FileEditors(props: { files: Record<string, string>; issues: Issue[]; re
         const mine = props.issues.filter((i) => path !== "" && splitIssue(props.ref, i).file === path);
         return (
           <div class="file-edit">
-            <label for={`fpath_${n}`}>{path === "" ? "New file path" : `Path of file ${n + 1}`}</label>
-            <input
+            <Field
               id={`fpath_${n}`}
-              name={`fpath_${n}`}
-              value={path}
-              maxlength={200}
-              placeholder={path === "" ? "references/runbook.md" : undefined}
-            />
-            <label for={`ftext_${n}`}>{path === "" ? "New file text" : `Text of ${path}`}</label>
-            <textarea id={`ftext_${n}`} name={`ftext_${n}`} rows={path === "" ? 3 : 6} spellcheck={false} class="code">
-              {text}
-            </textarea>
+              label={path === "" ? "New file path" : `Path of file ${n + 1}`}
+              error={path === "" ? null : refusedAt(props.refused, `files.${path}`)}
+            >
+              <input name={`fpath_${n}`} value={path} maxlength={200} placeholder={path === "" ? "references/runbook.md" : undefined} />
+            </Field>
+            <Field id={`ftext_${n}`} label={path === "" ? "New file text" : `Text of ${path}`}>
+              <textarea name={`ftext_${n}`} rows={path === "" ? 3 : 6} spellcheck={false} class="code">
+                {text}
+              </textarea>
+            </Field>
             {mine.map((i) => (
               <div class="line-issue error" role="note">
                 <code>{splitIssue(props.ref, i).field}</code> {i.message}
@@ -192,10 +200,15 @@ export function Editor(props: { e: ExpertiseDetail; draft?: Draft; server?: Serv
         <input type="hidden" name="expectedRevision" value={String(revision)} />
         <div class={props.server ? "merge" : undefined}>
           <div>
-            <label for="content">{props.server ? "Your TALENT.md (will be saved)" : `TALENT.md (revision ${e.revision})`}</label>
-            <textarea id="content" name="content" rows={22} spellcheck={false} class="code">
-              {draft.content}
-            </textarea>
+            <Field
+              id="content"
+              label={props.server ? "Your TALENT.md (will be saved)" : `TALENT.md (revision ${e.revision})`}
+              error={refusedAt(props.issues, "content")}
+            >
+              <textarea name="content" rows={22} spellcheck={false} class="code">
+                {draft.content}
+              </textarea>
+            </Field>
           </div>
           {props.server ? (
             <div>
@@ -207,7 +220,7 @@ export function Editor(props: { e: ExpertiseDetail; draft?: Draft; server?: Serv
           ) : null}
         </div>
         <div class={props.server ? "merge" : undefined}>
-          <FileEditors files={draft.files} issues={props.server ? [] : e.verification.issues} ref={e.ref} />
+          <FileEditors files={draft.files} issues={props.server ? [] : e.verification.issues} ref={e.ref} refused={props.issues} />
           {props.server ? (
             <fieldset class="files">
               <legend>Server's further files (read-only)</legend>
@@ -223,7 +236,7 @@ export function Editor(props: { e: ExpertiseDetail; draft?: Draft; server?: Serv
             </fieldset>
           ) : null}
         </div>
-        <p>
+        <FormActions>
           <button type="submit">{props.server ? `Save over revision ${props.server.revision}` : "Save"}</button>
           {props.server ? (
             <>
@@ -231,7 +244,7 @@ export function Editor(props: { e: ExpertiseDetail; draft?: Draft; server?: Serv
               <a href={pageOf(e.id)}>Discard my text and reload</a>
             </>
           ) : null}
-        </p>
+        </FormActions>
       </form>
     </section>
   );

@@ -4,6 +4,7 @@
  * versions and typed deletion.
  */
 import { TypedDeleteForm } from "../../ui/typedDelete";
+import { Field, FormActions } from "../../ui/form";
 import type { LifecycleOperation } from "../lifecycle";
 import type { TriggerProposal } from "../triggers";
 import { DataTable } from "../../ui/layout";
@@ -24,10 +25,11 @@ export function TriggerConfirmForm(props: {
       <input type="hidden" name="return" value={pageOf(props.id)} />
       <div class="merge">
         <div>
-          <label for="trigger-files">File globs (one per line)</label>
-          <textarea id="trigger-files" name="files" rows={5} spellcheck={false} class="code">
-            {props.files.join("\n")}
-          </textarea>
+          <Field id="trigger-files" label="File globs (one per line)">
+            <textarea name="files" rows={5} spellcheck={false} class="code">
+              {props.files.join("\n")}
+            </textarea>
+          </Field>
           {props.proposal ? (
             <ul class="small muted why">
               {props.proposal.files.map((f) => (
@@ -39,10 +41,11 @@ export function TriggerConfirmForm(props: {
           ) : null}
         </div>
         <div>
-          <label for="trigger-keywords">Keywords (one per line)</label>
-          <textarea id="trigger-keywords" name="keywords" rows={5} spellcheck={false} class="code">
-            {props.keywords.join("\n")}
-          </textarea>
+          <Field id="trigger-keywords" label="Keywords (one per line)">
+            <textarea name="keywords" rows={5} spellcheck={false} class="code">
+              {props.keywords.join("\n")}
+            </textarea>
+          </Field>
           {props.proposal ? (
             <ul class="small muted why">
               {props.proposal.keywords.map((k) => (
@@ -54,9 +57,9 @@ export function TriggerConfirmForm(props: {
           ) : null}
         </div>
       </div>
-      <p>
+      <FormActions>
         <button type="submit">Confirm triggers</button>
-      </p>
+      </FormActions>
     </form>
   );
 }

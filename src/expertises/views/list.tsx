@@ -7,6 +7,7 @@
 import { utcMinute } from "../../lib/time";
 import type { detailView, listExpertises } from "../service";
 import { DataTable } from "../../ui/layout";
+import { Field, FormActions } from "../../ui/form";
 
 export type ExpertiseDetail = Awaited<ReturnType<typeof detailView>>;
 export type ExpertiseSummary = Awaited<ReturnType<typeof listExpertises>>[number];
@@ -129,17 +130,10 @@ export interface CreateAttempt {
   problems: { field: string; message: string }[];
 }
 
-/** A problem of the creation form, shown beside its field. */
-function FieldProblem(props: { id: string; attempt?: CreateAttempt; field: string }) {
-  const mine = (props.attempt?.problems ?? []).filter((p) => p.field === props.field);
-  if (mine.length === 0) return null;
-  return (
-    <div id={props.id} class="field-error error" role="alert">
-      {mine.map((p) => (
-        <div>{p.message}</div>
-      ))}
-    </div>
-  );
+/** The problems of the creation form about `field` ("" = the form as a whole), in one line, or null. */
+function problemOf(attempt: CreateAttempt | undefined, field: string): string | null {
+  const mine = (attempt?.problems ?? []).filter((p) => p.field === field).map((p) => p.message);
+  return mine.length > 0 ? mine.join(" ") : null;
 }
 
 /**
@@ -148,35 +142,41 @@ function FieldProblem(props: { id: string; attempt?: CreateAttempt; field: strin
  */
 export function CreateForm(props: { attempt?: CreateAttempt }) {
   const a = props.attempt;
-  const slugBad = (a?.problems ?? []).some((p) => p.field === "slug");
+  const whole = problemOf(a, "");
   return (
     <section class="card" id="create" aria-labelledby="create-h">
       <h2 id="create-h">New expertise</h2>
-      <FieldProblem id="create-problem" attempt={a} field="" />
-      <form method="post" action={EXPERTISES_PAGE}>
-        <label for="new-slug">Slug: the expertise's id, designated as @organization/slug (the TALENT.md id follows it)</label>
-        <input
-          id="new-slug"
-          name="slug"
-          required
-          maxlength={64}
-          pattern="[a-z0-9]+(-[a-z0-9]+)*"
-          placeholder="payments"
-          value={a?.slug ?? ""}
-          data-id-follows="#new-content"
-          data-template-id={TEMPLATE_ID}
-          aria-invalid={slugBad ? "true" : undefined}
-          aria-describedby={slugBad ? "slug-problem" : undefined}
-        />
-        <FieldProblem id="slug-problem" attempt={a} field="slug" />
-        <label for="new-content">TALENT.md</label>
-        <textarea id="new-content" name="content" rows={12} spellcheck={false} class="code">
-          {a?.content ?? starterContent()}
-        </textarea>
-        <FieldProblem id="content-problem" attempt={a} field="content" />
-        <p>
-          <button type="submit">Create draft</button>
+      {whole ? (
+        <p id="create-problem" class="error" role="alert">
+          {whole}
         </p>
+      ) : null}
+      <form method="post" action={EXPERTISES_PAGE}>
+        <Field
+          id="new-slug"
+          label="Slug"
+          help="The expertise's id, designated as @organization/slug (the TALENT.md id follows it)."
+          error={problemOf(a, "slug")}
+        >
+          <input
+            name="slug"
+            required
+            maxlength={64}
+            pattern="[a-z0-9]+(-[a-z0-9]+)*"
+            placeholder="payments"
+            value={a?.slug ?? ""}
+            data-id-follows="#new-content"
+            data-template-id={TEMPLATE_ID}
+          />
+        </Field>
+        <Field id="new-content" label="TALENT.md" error={problemOf(a, "content")}>
+          <textarea name="content" rows={12} spellcheck={false} class="code">
+            {a?.content ?? starterContent()}
+          </textarea>
+        </Field>
+        <FormActions>
+          <button type="submit">Create draft</button>
+        </FormActions>
       </form>
     </section>
   );

@@ -1,25 +1,45 @@
 /** @jsxImportSource hono/jsx */
-/** The one-time first-admin setup page (`/setup?token=…`, printed to the log at first start). */
+/**
+ * The one-time first-admin setup page (`/setup?token=…`, printed to the log at first start), on
+ * the dashboard's one form layout: a refusal is shown under the field it concerns (an e-mail
+ * already taken under the e-mail), one about the link itself above the form.
+ */
 import { Layout } from "../../ui/layout";
+import { Field, FormActions } from "../../ui/form";
 
-export function SetupPage(props: { token: string; valid: boolean; error?: string }) {
+/** A refused setup: its message, and the field it concerns (none: the link or the form as a whole). */
+export interface SetupProblem {
+  field?: "email" | "name" | "password";
+  message: string;
+}
+
+export function SetupPage(props: { token: string; valid: boolean; error?: SetupProblem; email?: string; name?: string }) {
+  const e = props.error;
+  const at = (field: SetupProblem["field"]) => (e && e.field === field ? e.message : null);
   return (
     <Layout title="Set up talentd">
-      <div class="card">
+      <div class="card narrow">
         <h1>Create the platform administrator</h1>
         {props.valid ? (
           <form method="post" action="/setup">
-            {props.error ? <p class="error">{props.error}</p> : null}
+            {e && !e.field ? (
+              <p class="error" role="alert">
+                {e.message}
+              </p>
+            ) : null}
             <input type="hidden" name="token" value={props.token} />
-            <label for="email">E-mail</label>
-            <input id="email" name="email" type="email" required autocomplete="username" />
-            <label for="name">Name</label>
-            <input id="name" name="name" type="text" autocomplete="name" />
-            <label for="password">Password (at least 10 characters)</label>
-            <input id="password" name="password" type="password" required minlength={10} autocomplete="new-password" />
-            <p>
+            <Field id="email" label="E-mail" error={at("email")}>
+              <input name="email" type="email" required autocomplete="username" value={props.email ?? ""} />
+            </Field>
+            <Field id="name" label="Name" error={at("name")}>
+              <input name="name" type="text" maxlength={100} autocomplete="name" value={props.name ?? ""} />
+            </Field>
+            <Field id="password" label="Password" help="At least 10 characters." error={at("password")}>
+              <input name="password" type="password" required minlength={10} autocomplete="new-password" />
+            </Field>
+            <FormActions>
               <button type="submit">Create administrator</button>
-            </p>
+            </FormActions>
           </form>
         ) : (
           <p class="error">

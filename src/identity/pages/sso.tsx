@@ -19,6 +19,7 @@ import { formField } from "../../http/form";
 import { createPageGuard, type OrgPageRule, type PageContext, type PageSessions } from "../../ui/pageGuard";
 import { Layout, page } from "../../ui/layout";
 import { confirmations } from "../../ui/confirmations";
+import { CheckField, Field, FormActions } from "../../ui/form";
 
 type Public = ReturnType<typeof publicSso>;
 interface TestResult {
@@ -28,6 +29,7 @@ interface TestResult {
 }
 
 /** The domains and the proof each still needs: a pending one routes nothing until verified. */
+/** `outcome`: the last verification's; a failure is said beside the claims, a success by the layout's status line. */
 function DomainClaims(props: { data: Public; outcome?: { ok: boolean; message: string } }) {
   const claims = props.data.sso?.domainClaims ?? [];
   if (claims.length === 0) return null;
@@ -38,8 +40,8 @@ function DomainClaims(props: { data: Public; outcome?: { ok: boolean; message: s
         A domain signs people in only once it is proven yours: publish the TXT record shown at your DNS provider, then verify. A platform
         administrator can also approve a domain (one without public DNS, say).
       </p>
-      {props.outcome ? (
-        <p class={props.outcome.ok ? "ok" : "error"} role={props.outcome.ok ? "status" : "alert"} id="sso-verify-outcome">
+      {props.outcome && !props.outcome.ok ? (
+        <p class="error" role="alert" id="sso-verify-outcome">
           {props.outcome.message}
         </p>
       ) : null}
@@ -90,13 +92,12 @@ function EnterpriseGrant(props: { enabled: boolean }) {
       </p>
       <form method="post" action="/web/orgs/current/sso/enterprise" hx-post="/web/orgs/current/sso/enterprise" id="sso-enterprise-form">
         <input type="hidden" name="return" value="/org/sso" />
-        <label class="check">
-          <input type="checkbox" name="enabled" value="true" checked={props.enabled} /> Accept identity assertions from this identity
-          provider
-        </label>
-        <p>
+        <CheckField id="sso-enterprise-enabled" label="Accept identity assertions from this identity provider">
+          <input type="checkbox" name="enabled" value="true" checked={props.enabled} />
+        </CheckField>
+        <FormActions>
           <button type="submit">Save</button>
-        </p>
+        </FormActions>
       </form>
     </section>
   );
@@ -107,7 +108,12 @@ function SsoPage(props: { ctx: PageContext; data: Public; test?: TestResult; ver
   const sp = props.data.serviceProvider;
   const type = s?.type ?? "oidc";
   return (
-    <Layout title="Single sign-on" user={props.ctx.session.user} nav={props.ctx.nav}>
+    <Layout
+      title="Single sign-on"
+      user={props.ctx.session.user}
+      nav={props.ctx.nav}
+      status={props.verify?.ok ? props.verify.message : null}
+    >
       <p class="crumbs">
         <a href="/org">Organization</a> /
       </p>
@@ -186,47 +192,55 @@ function SsoPage(props: { ctx: PageContext; data: Public; test?: TestResult; ver
               </label>
             </div>
           </fieldset>
-          <label for="sso-domains">E-mail domains (separated by commas)</label>
-          <input
-            id="sso-domains"
-            name="domains"
-            type="text"
-            required
-            value={s?.domains.join(", ") ?? ""}
-            placeholder="example.com, example.org"
-          />
-          <label class="check">
-            <input type="checkbox" name="enforce" value="true" checked={s?.enforce ?? false} /> Enforce: refuse password sign-in for these
-            domains
-          </label>
+          <Field id="sso-domains" label="E-mail domains" help="Separated by commas, e.g. example.com, example.org.">
+            <input name="domains" type="text" required value={s?.domains.join(", ") ?? ""} placeholder="example.com, example.org" />
+          </Field>
+          <CheckField id="sso-enforce" label="Enforce: refuse password sign-in for these domains">
+            <input type="checkbox" name="enforce" value="true" checked={s?.enforce ?? false} />
+          </CheckField>
           <fieldset>
             <legend>OpenID Connect</legend>
-            <label for="oidc-issuer">Issuer URL</label>
-            <input id="oidc-issuer" name="oidc_issuer" type="url" value={s?.oidc?.issuer ?? ""} placeholder="https://login.example.com" />
-            <label for="oidc-client-id">Client ID</label>
-            <input id="oidc-client-id" name="oidc_client_id" type="text" value={s?.oidc?.clientId ?? ""} />
-            <label for="oidc-client-secret">Client secret{s?.oidc?.clientSecretSet ? " (stored; leave empty to keep it)" : ""}</label>
-            <input id="oidc-client-secret" name="oidc_client_secret" type="password" autocomplete="off" value="" />
+            <Field id="oidc-issuer" label="Issuer URL">
+              <input
+                name="oidc_issuer"
+                data-issue-path="oidc/issuer"
+                type="url"
+                value={s?.oidc?.issuer ?? ""}
+                placeholder="https://login.example.com"
+              />
+            </Field>
+            <Field id="oidc-client-id" label="Client ID">
+              <input name="oidc_client_id" data-issue-path="oidc/clientId" type="text" value={s?.oidc?.clientId ?? ""} />
+            </Field>
+            <Field id="oidc-client-secret" label="Client secret" help={s?.oidc?.clientSecretSet ? "Stored: leave empty to keep it." : null}>
+              <input name="oidc_client_secret" data-issue-path="oidc/clientSecret" type="password" autocomplete="off" value="" />
+            </Field>
           </fieldset>
           <fieldset>
             <legend>SAML 2.0</legend>
-            <label for="saml-entry">IdP sign-in URL (SSO service, HTTP-Redirect)</label>
-            <input id="saml-entry" name="saml_entry_point" type="url" value={s?.saml?.entryPoint ?? ""} />
-            <label for="saml-issuer">IdP entity ID (issuer)</label>
-            <input id="saml-issuer" name="saml_idp_issuer" type="text" value={s?.saml?.idpIssuer ?? ""} />
-            <label for="saml-cert">IdP signing certificate (PEM)</label>
-            <textarea id="saml-cert" name="saml_idp_cert" rows={6}>
-              {s?.saml?.idpCert ?? ""}
-            </textarea>
-            {s?.saml?.certificate ? (
-              <p class="muted">
-                Stored certificate: SHA-256 {s.saml.certificate.fingerprint256}, valid until {s.saml.certificate.validTo}.
-              </p>
-            ) : null}
+            <Field id="saml-entry" label="IdP sign-in URL" help="The SSO service, HTTP-Redirect binding.">
+              <input name="saml_entry_point" data-issue-path="saml/entryPoint" type="url" value={s?.saml?.entryPoint ?? ""} />
+            </Field>
+            <Field id="saml-issuer" label="IdP entity ID (issuer)">
+              <input name="saml_idp_issuer" data-issue-path="saml/idpIssuer" type="text" value={s?.saml?.idpIssuer ?? ""} />
+            </Field>
+            <Field
+              id="saml-cert"
+              label="IdP signing certificate (PEM)"
+              help={
+                s?.saml?.certificate
+                  ? `Stored certificate: SHA-256 ${s.saml.certificate.fingerprint256}, valid until ${s.saml.certificate.validTo}.`
+                  : null
+              }
+            >
+              <textarea name="saml_idp_cert" data-issue-path="saml/idpCert" rows={6}>
+                {s?.saml?.idpCert ?? ""}
+              </textarea>
+            </Field>
           </fieldset>
-          <p>
+          <FormActions>
             <button type="submit">Save</button>
-          </p>
+          </FormActions>
         </form>
       </section>
       {s?.type === "oidc" ? <EnterpriseGrant enabled={s.enterpriseGrant} /> : null}
@@ -261,9 +275,13 @@ const SSO_ADMIN: OrgPageRule = { admin: "No such page for your role: single sign
 
 /** The /org/sso page and its test post; `sessions` finds the signed-in person (handed in by the composition root). */
 export function ssoPages(deps: ViewDeps, sessions: PageSessions) {
-  deps.views.register("POST", "/web/orgs/current/sso", { redirect: () => "/org/sso" });
-  deps.views.register("DELETE", "/web/orgs/current/sso", { redirect: () => "/org/sso" });
-  deps.views.register("POST", "/web/orgs/current/sso/enterprise", { redirect: () => "/org/sso" });
+  deps.views.register("POST", "/web/orgs/current/sso", { redirect: () => "/org/sso", status: () => "Single sign-on saved." });
+  deps.views.register("DELETE", "/web/orgs/current/sso", { redirect: () => "/org/sso", status: () => "Single sign-on removed." });
+  deps.views.register("POST", "/web/orgs/current/sso/enterprise", {
+    redirect: () => "/org/sso",
+    status: (d) =>
+      (d as Public).sso?.enterpriseGrant ? "Enterprise-managed authorization is on." : "Enterprise-managed authorization is off.",
+  });
   return new Elysia()
     .use(createPageGuard(sessions))
     .get(

@@ -9,6 +9,7 @@ import { checkSameOrigin } from "../../http/csrf";
 import { AppError } from "../../http/errors";
 import { clientMeta } from "../../http/client";
 import { page } from "../../ui/layout";
+import { statusCookie } from "../../ui/status";
 import { listMemberships, membershipView } from "../../auth/memberships";
 import { ChangePasswordBody, SetupBody, SignInBody, SignUpBody } from "../model";
 import { changePassword, completeSetup, setupTokenValid, signIn, signUp } from "../service";
@@ -105,13 +106,17 @@ export function setupRoutes(deps: CoreDeps) {
               headers: { "content-type": "application/json", "set-cookie": cookie },
             });
           }
-          return new Response(null, { status: 303, headers: { location: "/", "set-cookie": cookie } });
+          // the home page's status line says what was done (ui/status.ts)
+          const headers = new Headers({ location: "/", "cache-control": "no-store" });
+          headers.append("set-cookie", cookie);
+          headers.append("set-cookie", statusCookie(`You are the platform administrator, signed in as ${body.email}.`, request));
+          return new Response(null, { status: 303, headers });
         } catch (e) {
           if (e instanceof AppError && !request.headers.get("accept")?.includes("application/json")) {
-            return page(
-              <SetupPage token={body.token} valid={await setupTokenValid(deps.database, body.token)} error={e.message} />,
-              e.status,
-            );
+            // a taken address is the e-mail field's problem; a used or expired link, the form's
+            const error = { field: e.code === "conflict" ? ("email" as const) : undefined, message: e.message };
+            const valid = await setupTokenValid(deps.database, body.token);
+            return page(<SetupPage token={body.token} valid={valid} error={error} email={body.email} name={body.name} />, e.status);
           }
           throw e;
         }

@@ -16,7 +16,7 @@ import { requiresClosure } from "../../catalog/graph";
 import { listServableExpertises } from "../../expertises/servable";
 import { AppError, notFound } from "../../http/errors";
 import { decodedParam } from "../../http/query";
-import { judge, relevanceOf } from "../../selection/relevance";
+import { catalogRelevance, judge } from "../../selection/relevance";
 import { listInstalled } from "../../selection/service";
 import { getProject, listProjects, type Project } from "../service";
 import { getSpecialization, listSpecializations } from "../../specializations/service";
@@ -94,7 +94,7 @@ async function listing(
   lookup: (id: string) => Talent | undefined,
   installed: Iterable<string>,
 ): Promise<Listing> {
-  const relevance = project ? await relevanceOf(deps.database, deps.state.catalog!, project.id) : null;
+  const relevance = project ? await catalogRelevance(deps.database, deps.state.catalog!, project.id) : null;
   const clash = conflictWithInstalled(installed, lookup);
   const keep = relevance && q.relevance !== "all" ? (t: Talent) => judge(t, relevance.settings).relevant && !clash(t) : undefined;
   let pageOf;

@@ -12,7 +12,7 @@ import { PROJECT_ID_PATTERN } from "../../oauth/resource";
 import { notFound } from "../../http/errors";
 import { kept } from "../../lib/kept";
 import { decodedParam, intParam, oneOf, patternParam, strParam } from "../../http/query";
-import { judge, relevanceOf } from "../../selection/relevance";
+import { catalogRelevance, judge } from "../../selection/relevance";
 import { listInstalled } from "../../selection/service";
 import { getProject } from "../service";
 import type { Catalog } from "../../catalog/catalog";
@@ -60,7 +60,7 @@ export function catalogWebRoutes(deps: CatalogDeps, guards: Guards) {
         };
         const wholeCatalog = oneOf(query, "relevance", ["apply", "all"] as const) === "all";
         const [v, p] = await Promise.all([visible(org.id), projectStates(org.id, query)]);
-        const relevance = p ? await relevanceOf(deps.database, deps.state.catalog!, p.project.id) : null;
+        const relevance = p ? await catalogRelevance(deps.database, deps.state.catalog!, p.project.id) : null;
         const keep = relevance && !wholeCatalog ? (t: Talent) => judge(t, relevance.settings).relevant : undefined;
         const page = catalogCards(v, { ...filter, keep }, limit, strParam(query, "cursor", 100));
         return {

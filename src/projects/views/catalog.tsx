@@ -6,7 +6,7 @@
 import { card, type Card as CardView, type facets, type ProjectState, type talentSheet } from "../../catalog/people";
 import type { Talent } from "../../catalog/format";
 import type { Project } from "../service";
-import type { Relevance } from "../../selection/relevance";
+import type { CatalogRelevance } from "../../selection/relevance";
 import type { SpecializationView } from "../../specializations/service";
 import type { PageContext } from "../../tenancy/pageSessions";
 import { GraphSvg, type GraphNodeView } from "../../ui/graph";
@@ -190,7 +190,7 @@ export interface Listing {
   q: Record<string, string | undefined>;
   project: Project | undefined;
   /** The relevance settings that narrow the cards (grouped install, unless all are asked for), and where they come from. */
-  relevance: { settings: Relevance; source: "stored" | "derived" } | null;
+  relevance: CatalogRelevance | null;
   facets: ReturnType<typeof facets>;
   talents: Talent[];
   cards: CardView[];
@@ -203,11 +203,13 @@ export interface Listing {
 }
 
 /** Which of the project's settings narrow the cards, in words, and where they come from. */
-function Narrowed(props: { r: { settings: Relevance; source: "stored" | "derived" } }) {
+function Narrowed(props: { r: CatalogRelevance }) {
   const { languages, roles, paths, exclude } = props.r.settings;
+  // roles the project did not name, taken from its installed talents, say so when the rest is the project's own
+  const borrowed = props.r.source === "stored" && props.r.rolesFrom === "derived" ? " (those of its installed talents)" : "";
   const parts = [
     languages.length ? `languages ${languages.join(", ")} (or none)` : "",
-    roles.length ? `roles ${roles.join(", ")}` : "",
+    roles.length ? `roles ${roles.join(", ")}${borrowed}` : "",
     paths.length ? `files ${paths.join(", ")}` : "",
     exclude.length ? `not ${exclude.join(", ")}` : "",
   ].filter(Boolean);

@@ -19,6 +19,7 @@ import { signUp } from "../../identity/service";
 import { sessionCookie, setActiveOrganization } from "../../auth/sessions";
 import { normalizeEmail } from "../../identity/users";
 import { Layout, page } from "../../ui/layout";
+import { Field, FormActions } from "../../ui/form";
 import { acceptInvitation } from "../service";
 
 interface InvitationView {
@@ -30,9 +31,9 @@ interface InvitationView {
   organizationName: string;
 }
 
-function Message(props: { title: string; text: string; link?: { href: string; label: string } }) {
+function Message(props: { title: string; text: string; link?: { href: string; label: string }; status?: string }) {
   return (
-    <Layout title={props.title}>
+    <Layout title={props.title} status={props.status}>
       <div class="card">
         <h1>{props.title}</h1>
         <p>{props.text}</p>
@@ -48,21 +49,62 @@ function Message(props: { title: string; text: string; link?: { href: string; la
   );
 }
 
-function InvitationPage(props: { inv: InvitationView; signedInAs: string | null; error?: string }) {
+/** A refusal on the invitation page: its message, and the sign-up field it concerns (none: the page as a whole). */
+interface InvitationProblem {
+  field?: "email" | "name" | "password";
+  message: string;
+}
+
+/** The account-creation form of a visitor without an account, on the one form layout (its refusals under their fields). */
+function SignUpForm(props: { inv: InvitationView; error?: InvitationProblem; name?: string }) {
+  const here = `/accept-invitation/${props.inv.id}`;
+  const at = (field: InvitationProblem["field"]) => (props.error?.field === field ? (props.error?.message ?? null) : null);
+  return (
+    <div>
+      <p>
+        Have an account? <a href={`/login?next=${encodeURIComponent(here)}`}>Sign in as {props.inv.email}</a>, then accept.
+      </p>
+      <h2>New here? Create your account</h2>
+      <form method="post" action={`${here}/sign-up`}>
+        <Field id="email" label="E-mail" help="The invited address." error={at("email")}>
+          <input name="email" type="email" value={props.inv.email} readonly />
+        </Field>
+        <Field id="name" label="Name" error={at("name")}>
+          <input name="name" type="text" maxlength={100} autocomplete="name" value={props.name ?? ""} />
+        </Field>
+        <Field id="password" label="Password" help="At least 10 characters." error={at("password")}>
+          <input name="password" type="password" required minlength={10} autocomplete="new-password" />
+        </Field>
+        <FormActions>
+          <button type="submit">Create account and join</button>
+        </FormActions>
+      </form>
+    </div>
+  );
+}
+
+function InvitationPage(props: { inv: InvitationView; signedInAs: string | null; error?: InvitationProblem; name?: string }) {
   const { inv } = props;
   const here = `/accept-invitation/${inv.id}`;
+  const whole = props.error && !props.error.field ? props.error.message : null;
   return (
     <Layout title={`Join ${inv.organizationName}`} user={props.signedInAs ? { email: props.signedInAs } : null}>
-      <div class="card">
+      <div class="card narrow">
         <h1>Join {inv.organizationName}</h1>
         <p>
           {inv.email} is invited to the organization <strong>{inv.organizationName}</strong> as {inv.role}. The invitation expires{" "}
           {utcMinute(inv.expiresAt)} UTC.
         </p>
-        {props.error ? <p class="error">{props.error}</p> : null}
+        {whole ? (
+          <p class="error" role="alert">
+            {whole}
+          </p>
+        ) : null}
         {props.signedInAs === inv.email ? (
           <form method="post" action={here}>
-            <button type="submit">Accept and join</button>
+            <FormActions>
+              <button type="submit">Accept and join</button>
+            </FormActions>
           </form>
         ) : props.signedInAs ? (
           <p class="error">
@@ -70,23 +112,7 @@ function InvitationPage(props: { inv: InvitationView; signedInAs: string | null;
             <a href={`/login?next=${encodeURIComponent(here)}`}>Sign in as {inv.email}</a>.
           </p>
         ) : (
-          <div>
-            <p>
-              Have an account? <a href={`/login?next=${encodeURIComponent(here)}`}>Sign in as {inv.email}</a>, then accept.
-            </p>
-            <h2>New here? Create your account</h2>
-            <form method="post" action={`${here}/sign-up`}>
-              <label for="email">E-mail</label>
-              <input id="email" name="email" type="email" value={inv.email} readonly />
-              <label for="name">Name</label>
-              <input id="name" name="name" type="text" autocomplete="name" />
-              <label for="password">Password (at least 10 characters)</label>
-              <input id="password" name="password" type="password" required minlength={10} autocomplete="new-password" />
-              <p>
-                <button type="submit">Create account and join</button>
-              </p>
-            </form>
-          </div>
+          <SignUpForm inv={inv} error={props.error} name={props.name} />
         )}
       </div>
     </Layout>
@@ -94,6 +120,19 @@ function InvitationPage(props: { inv: InvitationView; signedInAs: string | null;
 }
 
 const field = (body: unknown, name: string): string => formField(body, name) ?? "";
+
+/** The welcome after joining, its status line saying so; `cookie`: the new account's session. */
+const joined = (inv: InvitationView, cookie?: string) =>
+  page(
+    <Message
+      title={`Welcome to ${inv.organizationName}`}
+      text={`You are now a member of ${inv.organizationName} (${inv.role}); it is your active organization.`}
+      link={{ href: "/", label: "Go to the dashboard" }}
+      status={`You joined ${inv.organizationName} as ${inv.role}.`}
+    />,
+    200,
+    cookie ? { "set-cookie": cookie } : {},
+  );
 
 export function invitationPages(deps: SignInDeps) {
   const load = async (id: string): Promise<InvitationView | Response> => {
@@ -124,16 +163,6 @@ export function invitationPages(deps: SignInDeps) {
     return row;
   };
   const session = (request: Request) => optionalSession(deps, request);
-  const joined = (inv: InvitationView, cookie?: string) =>
-    page(
-      <Message
-        title={`Welcome to ${inv.organizationName}`}
-        text={`You are now a member of ${inv.organizationName} (${inv.role}); it is your active organization.`}
-      />,
-      200,
-      cookie ? { "set-cookie": cookie } : {},
-    );
-
   return new Elysia()
     .get("/accept-invitation/:id", async ({ params, request }) => {
       const inv = await load(params.id);
@@ -158,7 +187,7 @@ export function invitationPages(deps: SignInDeps) {
         });
       } catch (e) {
         if (!(e instanceof AppError)) throw e;
-        return page(<InvitationPage inv={inv} signedInAs={s.user.email} error={e.message} />, e.status);
+        return page(<InvitationPage inv={inv} signedInAs={s.user.email} error={{ message: e.message }} />, e.status);
       }
       return joined(inv);
     })
@@ -168,15 +197,17 @@ export function invitationPages(deps: SignInDeps) {
       checkSameOrigin(deps.config, request, false);
       const email = normalizeEmail(field(body, "email") || inv.email);
       const password = field(body, "password");
-      const fail = (message: string, status = 400) => page(<InvitationPage inv={inv} signedInAs={null} error={message} />, status);
-      if (email !== inv.email) return fail(`This invitation is for ${inv.email}.`, 403);
+      const name = field(body, "name").slice(0, 100);
+      const fail = (error: InvitationProblem, status = 400) =>
+        page(<InvitationPage inv={inv} signedInAs={null} error={error} name={name} />, status);
+      if (email !== inv.email) return fail({ field: "email", message: `This invitation is for ${inv.email}.` }, 403);
       const problem = passwordProblem(password);
-      if (problem) return fail(`The password ${problem}.`);
+      if (problem) return fail({ field: "password", message: `The password ${problem}.` });
       try {
         const r = await signUp(
           deps.database,
           deps.authLimiters,
-          { email, password, name: field(body, "name").slice(0, 100) || undefined },
+          { email, password, name: name || undefined },
           clientMeta(request, server),
           deps,
         );
@@ -187,7 +218,11 @@ export function invitationPages(deps: SignInDeps) {
         return joined(inv, sessionCookie(deps.config, r.session.token, r.session.expiresAt));
       } catch (e) {
         if (!(e instanceof AppError)) throw e;
-        return fail(e.code === "conflict" ? `An account with ${inv.email} exists: sign in instead.` : e.message, e.status);
+        const taken = e.code === "conflict";
+        return fail(
+          taken ? { field: "email", message: `An account with ${inv.email} exists: sign in instead.` } : { message: e.message },
+          e.status,
+        );
       }
     });
 }
