@@ -91,6 +91,10 @@ async function listPage(
         active.
       </p>
       <Done done={opts.done} />
+      <p>
+        <a href={`${EXPERTISES_PAGE}/import`}>Import rules</a>{" "}
+        <span class="muted">from AGENTS.md, CLAUDE.md, Cursor or Copilot rule files, as drafts.</span>
+      </p>
       <ExpertiseList items={items} status={opts.status} />
       <CreateForm attempt={opts.attempt} />
     </Layout>,
