@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { draftOf, formatOf, freeSlugs, isImperative, listItems, rulePrefix, talentMdOf } from "./imports";
+import { draftOf, formatOf, isImperative, listItems, rulePrefix } from "./imports";
+import { freeSlugs, talentMdOf } from "./importText";
 import { parseImport } from "./importRequest";
 import { IMPORT_LIMITS } from "./imports";
 import { validateExpertise } from "./verify";
