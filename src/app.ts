@@ -47,6 +47,7 @@ import { searchRoutes } from "./projects/pages/search";
 import { registerProjectViews } from "./projects/views";
 import { registerExpertiseViews } from "./expertises/views/fragments";
 import { orgExpertisesPages } from "./expertises/pages";
+import { importPages } from "./expertises/importPage";
 import { orgInsightsPages } from "./activity/pages";
 import { projectRoutes } from "./projects/routes/project";
 import { relevanceRoutes } from "./projects/routes/relevance";
@@ -197,6 +198,7 @@ function pages(deps: ComposedDeps): Elysia {
     orgPages(deps),
     adminPages(deps),
     invitationPages(deps),
+    importPages(deps),
     orgExpertisesPages(deps),
     orgInsightsPages(deps),
   ]);

@@ -4,6 +4,9 @@
  *   { org: "member" | "admin" }  …acting in an approved active organization with that role
  *   { platformAdmin: true }      …who is a platform administrator
  *   { key: "<scope>" }           a project key (or OAuth token) carrying that scope
+ *   { orgOrKey: "<scope>" }      a bearer carrying that scope when the request has one, else a
+ *                                member's session in an approved active organization (routes
+ *                                the command-line client calls too; the handler checks the role)
  * Authentication runs in `transform`, before body and query validation, so an
  * unauthenticated caller learns nothing about a route's input rules; `resolve` hands the
  * result to the handler. Created once per app in createApp and used by every domain plugin.
@@ -14,7 +17,7 @@ import type { KeyScope, MemberRole } from "../db/schema";
 import type { SessionRecord } from "./sessions";
 import { AppError } from "../http/errors";
 import type { OrgMembership } from "./memberships";
-import type { KeyPrincipal } from "./key";
+import { bearerOf, type KeyPrincipal } from "./key";
 import { authenticateKeyOrToken } from "./principal";
 import { requireOrg, requireSession } from "./session";
 
@@ -66,6 +69,17 @@ export function createGuards(deps: CoreDeps) {
         resolved.set(request, { principal: await authenticateKeyOrToken(deps, request, scope) });
       },
       resolve: ({ request }) => ({ principal: got(request).principal! }),
+    }),
+    orgOrKey: (scope: KeyScope) => ({
+      async transform({ request }) {
+        if (bearerOf(request) !== null) {
+          resolved.set(request, { principal: await authenticateKeyOrToken(deps, request, scope) });
+          return;
+        }
+        const auth = await requireSession(deps, request);
+        resolved.set(request, { auth, org: await requireOrg(deps.database, auth, "member") });
+      },
+      resolve: ({ request }) => ({ caller: got(request) }),
     }),
   });
 }

@@ -290,6 +290,22 @@ export const COMMANDS: CommandSpec[] = [
     env: [],
   },
   {
+    name: "import",
+    summary: "import rule files (AGENTS.md, CLAUDE.md, .mdc, Copilot instructions…) as expertise drafts",
+    description:
+      "Reads each PATH here (AGENTS.md, CLAUDE.md, GEMINI.md, .cursor/rules/*.mdc, .cursorrules,\n" +
+      ".github/copilot-instructions.md, .github/instructions/*.instructions.md) and sends its text, with\n" +
+      "its path from the repository root, to the server: each file becomes a draft expertise of the\n" +
+      "key's organization (rules from its imperative bullets, all advisory; triggers from its globs or\n" +
+      "folder; the text kept as its body). Nothing is published: review each draft in the dashboard.\n" +
+      "At most 20 files, 128 KiB each. Scope import, on a key created by an owner or admin.\n" +
+      "Exit codes: 0 imported, 2 usage, configuration, connection errors or a refusal (one line).",
+    args: [{ name: "PATH…", help: "the rule files to import", variadic: true }],
+    flags: [...CLIENT],
+    required: [],
+    env: [],
+  },
+  {
     name: "keys rotate",
     summary: "retire the instance's signing key and make a new one (the old one still verifies)",
     description:
@@ -330,6 +346,7 @@ export const CLIENT_COMMANDS: ReadonlySet<string> = new Set([
   "lock",
   "ci verify",
   "verify",
+  "import",
 ]);
 
 /** The settings read from the environment only, with the help `talentd --help` prints for each. */

@@ -57,7 +57,14 @@ export function serverOptions(flags: Record<string, unknown>, env: Record<string
 }
 
 /** A request to the key API; resolves to the JSON body of a 2xx answer, else throws CliError. */
-export async function call<T = any>(server: ServerOptions, method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
+export async function call<T = any>(
+  server: ServerOptions,
+  method: "GET" | "POST",
+  path: string,
+  body?: unknown,
+  /** `issues`: a refusal's issues (a 400's fields) are added to its line. */
+  opts: { issues?: boolean } = {},
+): Promise<T> {
   const target = server.url + path;
   let response: Response;
   try {
@@ -110,9 +117,16 @@ export async function call<T = any>(server: ServerOptions, method: "GET" | "POST
     );
   }
   const id = shown(response.headers.get("x-request-id") ?? "", 80);
+  const issues =
+    opts.issues && Array.isArray(json?.issues)
+      ? (json.issues as { path?: unknown; message?: unknown }[])
+          .slice(0, 5)
+          .map((i) => ` ${shown(String(i.path ?? ""), 80)}: ${shown(String(i.message ?? ""), 300)};`)
+          .join("")
+      : "";
   throw new CliError(
     `${method} ${pathOnly(path)} failed: ${response.status} ` +
-      `${code || "error"}${message ? `: ${message}` : ""}${response.status >= 500 && id ? ` (request id ${id})` : ""}`,
+      `${code || "error"}${message ? `: ${message}` : ""}${issues}${response.status >= 500 && id ? ` (request id ${id})` : ""}`,
   );
 }
 

@@ -1,6 +1,6 @@
 /**
  * The client commands of the `talentd` binary (docs/design.md "The binary and its client"): prepare, playbook, check, hook
- * install, lock, ci verify. They talk to a server with a project key (src/client/api.ts) and
+ * install, lock, ci verify, verify, import (importFiles.ts). They talk to a server with a project key (src/client/api.ts) and
  * read git (src/client/git.ts); nothing of the server's code is loaded, so a hook starts fast.
  *
  * Exit codes: 0 clean, 1 findings (check: a blocking finding; ci verify: any problem), 2 usage,
@@ -21,6 +21,7 @@ import { changeOf } from "./change";
 import { list, note, print, printJson } from "./output";
 import type { SigningJwks } from "../signing/jws";
 import { verifyFile } from "./verify";
+import { importCommand } from "./importFiles";
 
 type Run = Extract<CommandLine, { kind: "run" }>;
 
@@ -57,6 +58,8 @@ async function runCommand(cli: Run, cwd: string): Promise<number> {
       return lockCommand(cli, cwd);
     case "ci verify":
       return ciVerify(cli, cwd);
+    case "import":
+      return importCommand(cli, cwd);
     case "verify": {
       const lock = (await lockFile(cli, cwd)).file;
       const r = verifyFile(cli.args[0]!, typeof cli.flags.keys === "string" ? cli.flags.keys : null, lock, cwd);

@@ -73,6 +73,10 @@ async function listPage(
         Private talents of the organization: written here, verified by the talent validator, published into versions, and served once
         active.
       </p>
+      <p>
+        <a href={`${EXPERTISES_PAGE}/import`}>Import rules</a>{" "}
+        <span class="muted">from AGENTS.md, CLAUDE.md, Cursor or Copilot rule files, as drafts.</span>
+      </p>
       <ExpertiseList items={items} status={opts.status} />
       <CreateForm attempt={opts.attempt} />
     </Layout>,

@@ -20,6 +20,8 @@ import type { LifecycleOperation } from "./lifecycle";
 import { parseCreate, parseListQuery, parsePatch, parsePublish, parseTriggersBody, parseVersionParam } from "./model";
 import { detailView, expertiseNotFound, findExpertise, listExpertises, readVersion } from "./service";
 import { normalizeTriggers, proposeTriggers } from "./triggers";
+import { importDrafts, importerOf } from "./importDrafts";
+import { parseImport } from "./importRequest";
 
 /** Owner or admin of the active organization; anyone else is told the expertise does not exist. */
 function ownerOrAdmin(org: OrgMembership): OrgMembership {
@@ -47,6 +49,18 @@ export function expertiseRoutes(deps: CatalogDeps, guards: Guards) {
 function expertiseEditRoutes({ db, catalog, detail }: ExpertiseContext, guards: Guards) {
   return new Elysia({ prefix: "/web/orgs/current/expertises" })
     .use(guards)
+    .post(
+      "/import",
+      // rule files as drafts (imports.ts): an owner's or admin's session, or a key with the import scope (talentd import)
+      async ({ caller, body, set }) => {
+        const importer = await importerOf(db, caller);
+        const files = parseImport(body);
+        const drafts = await db.write((tx) => importDrafts(tx, importer, files));
+        set.status = 201;
+        return { drafts };
+      },
+      { orgOrKey: "import" },
+    )
     .get(
       "/",
       async ({ org, query }) => {

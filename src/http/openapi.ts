@@ -48,12 +48,13 @@ const ERROR_TEXT: Record<number, string> = {
     "conflict, selection_conflict, invalid_transition, expertise_revision_conflict, content_unacknowledged, submission_conflict, " +
     "last_owner",
   410: "invitation_expired",
+  413: "payload_too_large (the request body over BODY_LIMIT)",
   429: "rate_limited (Retry-After)",
 };
 
 function implied(access: Access): number[] {
   if (access === "public") return [];
-  if (access.startsWith("key:")) return [401, 403, 404];
+  if (access.startsWith("key:") || access.startsWith("admin+key:")) return [401, 403, 404];
   if (access === "session") return [401];
   return [401, 403];
 }
@@ -80,7 +81,9 @@ export function openApiDocument(baseUrl: string, version: string): Record<string
         ? []
         : op.access.startsWith("key:")
           ? [{ projectKey: [] }, { oauth: [op.access.slice(4)] }]
-          : [{ session: [] }];
+          : op.access.startsWith("admin+key:")
+            ? [{ session: [] }, { projectKey: [] }] // a project key with that scope (not an OAuth scope)
+            : [{ session: [] }];
     const statuses = [...new Set([...implied(op.access), ...(op.errors ?? [])])].sort();
     (paths[op.path] ??= {})[op.method.toLowerCase()] = {
       summary: op.summary,

@@ -188,6 +188,14 @@ export const ANSWERS: Record<string, Schema | OtherAnswer> = {
   // ---- expertises
   "GET /web/orgs/current/expertises": o({ expertises: a(o({ ...ExpertiseRow, publishedDeclaredVersion: n(S) })) }),
   "POST /web/orgs/current/expertises": Expertise,
+  "POST /web/orgs/current/expertises/import": o({
+    drafts: a(
+      o({
+        ...{ id: S, ref: S, slug: S, path: S, format: S, title: S, status: S, rules: a(o({ id: S, severity: S, title: S })) },
+        ...{ triggers: Triggers, contentFindings: I, notes: a(S), editor: S },
+      }),
+    ),
+  }),
   "GET /web/orgs/current/expertises/{id}": Expertise,
   "PATCH /web/orgs/current/expertises/{id}": Expertise,
   "DELETE /web/orgs/current/expertises/{id}": o({ deleted: S }),

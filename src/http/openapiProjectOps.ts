@@ -21,6 +21,17 @@ export const PROJECT_OPERATIONS: Operation[] = [
     errors: [400, 409],
   },
   {
+    method: "POST",
+    path: "/web/orgs/current/expertises/import",
+    summary:
+      "Import rule files (AGENTS.md, CLAUDE.md, GEMINI.md, .mdc, .cursorrules, Copilot instructions) as drafts: at most 20 files, " +
+      "128 KiB each, 1 MiB together; all or nothing. An owner's or admin's session, or a project key with the import scope",
+    access: "admin+key:import",
+    body: obj({ files: arr(obj({ path: str({ maxLength: 300 }), content: str() }, ["path", "content"])) }, ["files"]),
+    ok: 201,
+    errors: [400, 413],
+  },
+  {
     method: "GET",
     path: "/web/orgs/current/expertises/{id}",
     summary: "An expertise with its working version",

@@ -13,8 +13,11 @@ export interface QueryParam {
   required?: boolean;
 }
 
-/** Who may call a route: nobody in particular, a session, a member/admin of an approved active organization, a platform admin, or a key with a scope. */
-export type Access = "public" | "session" | "member" | "admin" | "platform" | `key:${string}`;
+/**
+ * Who may call a route: nobody in particular, a session, a member/admin of an approved active
+ * organization, a platform admin, a key with a scope, or an admin's session or a key with a scope.
+ */
+export type Access = "public" | "session" | "member" | "admin" | "platform" | `key:${string}` | `admin+key:${string}`;
 
 /** One row of the OpenAPI document's table (http/openapi.ts). */
 export interface Operation {

@@ -11,8 +11,8 @@ export { mcpResource };
 /** A project id as minted by `newId("prj")`: checked before any lookup. */
 export const PROJECT_ID_PATTERN = /^prj_[0-9A-HJKMNP-TV-Z]{26}$/;
 
-/** The eight scopes an OAuth client may ask for: the tool names of the key API. */
-export const OAUTH_SCOPES: readonly KeyScope[] = KEY_SCOPES;
+/** The eight scopes an OAuth client may ask for: the tool names of the key API (`import`, which writes expertise drafts, is for project keys only). */
+export const OAUTH_SCOPES: readonly KeyScope[] = KEY_SCOPES.filter((s) => s !== "import");
 
 /** Where the RFC 9728 metadata of a resource lives (the root document for the bare endpoint). */
 export function resourceMetadataUrl(baseUrl: string, projectId?: string | null): string {

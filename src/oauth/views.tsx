@@ -13,6 +13,7 @@ export const SCOPE_LABELS: Record<KeyScope, string> = {
   catalog: "List the public catalog",
   discover: "Read the discovery playbook (svc_discover_codebase)",
   install: "Install talents in the project (svc_install_talents)",
+  import: "Import rule files as expertise drafts of the organization (talentd import)",
 };
 
 const check = { width: "auto", marginRight: ".5rem" };

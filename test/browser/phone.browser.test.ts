@@ -69,6 +69,7 @@ describe("every page fits a phone (390 px) and a laptop (1280 px)", () => {
       ["new organization", "/org/new"],
       ["expertises", "/org/expertises"],
       ["an expertise", `/org/expertises/${exp.id}`],
+      ["import rules", "/org/expertises/import"],
       ["insights", "/org/insights"],
       ["adoption", "/org/talent-adoption"],
       ["sso", "/org/sso"],

@@ -197,6 +197,9 @@ async function callEveryRoute(): Promise<void> {
     await call(owner, `POST ${base}/{id}/${op}`, `${base}/${exp.id}/${op}`);
   await call(owner, `GET ${base}/{id}/versions/{version}`, `${base}/${exp.id}/versions/1`);
   await call(owner, `GET ${base}`, base);
+  await call(owner, `POST ${base}/import`, `${base}/import`, {
+    files: [{ path: ".cursor/rules/api.mdc", content: "---\nglobs: src/api/**\n---\n# API\n- Use the ledger.\n" }],
+  });
 
   // ---- catalog and specializations
   await call(owner, "GET /web/catalog", "/web/catalog?limit=5");

@@ -95,6 +95,8 @@ const ROWS: Row[] = [
   { path: () => "/org/expertises", expect: admin(EXPERTISE_404) },
   { path: () => `/org/expertises/${expertiseId}`, expect: admin(EXPERTISE_404) },
   { method: "POST", path: () => `/org/expertises/${expertiseId}`, expect: admin(EXPERTISE_404, "400 page") },
+  { path: () => "/org/expertises/import", expect: admin(EXPERTISE_404) },
+  { method: "POST", path: () => "/org/expertises/import", expect: admin(EXPERTISE_404, "400 page") },
   { path: () => "/org/insights", expect: admin(EXPERTISE_404) },
   { path: () => "/org/talent-adoption", expect: admin(EXPERTISE_404) },
   { path: () => "/org/sso", expect: admin(SSO_404) },
@@ -135,7 +137,7 @@ describe("the page guard: who gets which dashboard page", () => {
   });
 
   test("a page's form sent from another site by a signed-in person → 403 csrf_rejected before the role is looked at", async () => {
-    for (const path of [`/org/expertises/${expertiseId}`, "/org/sso/test", "/org/sso/verify"]) {
+    for (const path of [`/org/expertises/${expertiseId}`, "/org/expertises/import", "/org/sso/test", "/org/sso/verify"]) {
       for (const actor of ["member", "owner"] as const) {
         const r = await actors[actor].call("POST", path, { domain: "" }, { accept: "text/html", "sec-fetch-site": "cross-site" });
         const html = await r.text();

@@ -29,7 +29,17 @@ export const projects = sqliteTable(
   (t) => [index("projects_org_idx").on(t.organizationId)],
 );
 
-export const KEY_SCOPES = ["prepare_task", "validate", "record_validation", "deepen", "doctor", "catalog", "discover", "install"] as const;
+export const KEY_SCOPES = [
+  "prepare_task",
+  "validate",
+  "record_validation",
+  "deepen",
+  "doctor",
+  "catalog",
+  "discover",
+  "install",
+  "import",
+] as const;
 export type KeyScope = (typeof KEY_SCOPES)[number];
 
 export const apiKeys = sqliteTable(
