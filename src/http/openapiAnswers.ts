@@ -7,6 +7,7 @@
  * details). The key routes' answers are in their descriptors (http/keyRoutes.ts).
  */
 import { ADMIN_ANSWERS } from "./openapiAdminAnswers";
+import { GOVERNANCE_ANSWERS } from "./openapiGovernanceAnswers";
 import { a, B, CatalogItem, I, map, N, n, o, open, S, SelectionChange, TalentFile, Triggers, Verdicts, type Schema } from "./schema";
 
 /** A JSON answer that is not an object of declared fields: what the document says instead. */
@@ -142,21 +143,6 @@ export const ANSWERS: Record<string, Schema | OtherAnswer> = {
   "POST /web/orgs": o({ organization: Membership }),
   "GET /web/orgs/current/status": o({ organization: n(o({ id: S, slug: S, name: S, status: S })), role: n(S), approved: B }),
   "POST /web/orgs/active": o({ organization: Membership }),
-  "GET /web/orgs/current/audit-log": o({
-    entries: a(
-      o({
-        id: S,
-        at: S,
-        actor: o({ kind: S, id: S, label: S }),
-        action: S,
-        object: o({ kind: S, id: S }),
-        before: n(open),
-        after: n(open),
-      }),
-    ),
-    nextCursor: n(S),
-  }),
-  "GET /web/orgs/current/audit-log/export": { media: "application/jsonl" },
   "GET /web/orgs/current/mail": o({ mails: a(Mail), smtp: B }),
   "POST /web/orgs/current/mail/{id}/retry": o({ mail: Mail }),
   "GET /web/orgs/current/members": o({ members: a(o({ userId: S, email: S, name: S, role: S, joinedAt: S })) }),
@@ -185,17 +171,10 @@ export const ANSWERS: Record<string, Schema | OtherAnswer> = {
   "PUT /web/orgs/current/code-hosting": CodeHosting,
   "DELETE /web/orgs/current/code-hosting": CodeHosting,
   ...ADMIN_ANSWERS,
+  ...GOVERNANCE_ANSWERS,
   // ---- expertises
   "GET /web/orgs/current/expertises": o({ expertises: a(o({ ...ExpertiseRow, publishedDeclaredVersion: n(S) })) }),
   "POST /web/orgs/current/expertises": Expertise,
-  "POST /web/orgs/current/expertises/import": o({
-    drafts: a(
-      o({
-        ...{ id: S, ref: S, slug: S, path: S, format: S, title: S, status: S, rules: a(o({ id: S, severity: S, title: S })) },
-        ...{ triggers: Triggers, contentFindings: I, notes: a(S), editor: S },
-      }),
-    ),
-  }),
   "GET /web/orgs/current/expertises/{id}": Expertise,
   "PATCH /web/orgs/current/expertises/{id}": Expertise,
   "DELETE /web/orgs/current/expertises/{id}": o({ deleted: S }),
