@@ -57,6 +57,7 @@ import { invitationPages } from "./tenancy/pages/invitations";
 import { tenancyRoutes } from "./tenancy/routes";
 import { mailRoutes } from "./mail/routes";
 import { codeHostingRoutes } from "./tenancy/codeHostingRoutes";
+import { policyRoutes } from "./policy/routes";
 import { edge } from "./http/edge";
 import { methodOverride } from "./http/methodOverride";
 import { join } from "node:path";
@@ -152,6 +153,7 @@ export function createApp(input: AppDeps) {
     .use(searchRoutes(deps, guards))
     .use(tenancyRoutes(deps, guards))
     .use(codeHostingRoutes(deps, guards))
+    .use(policyRoutes(deps, guards))
     .use(mailRoutes(deps, guards, sessions))
     .use(projectRoutes(deps, guards))
     .use(expertiseRoutes(deps, guards))

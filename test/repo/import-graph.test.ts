@@ -41,6 +41,7 @@ const LAYERS = [
   "catalog",
   "expertises",
   "selection",
+  "policy",
   "specializations",
   "resolution",
   "projects",
