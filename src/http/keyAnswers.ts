@@ -86,6 +86,7 @@ export const DOCTOR = o({
   conflicts: a(Pair),
   disabledDependencies: a(Ids),
   unservable: a(o({ id: S, kind: S, reason: S })),
+  requiredByPolicy: a(o({ id: S, problem: S })),
   talents: a(o({ id: S, kind: S, state: S, version: S, digest: S })),
   brokenCatalogEntries: a(o({ folder: S, problems: a(S) })),
   service: o({ status: S, reason: S, kind: S, message: S, since: S, refused: I, retryAfter: I }),

@@ -1,4 +1,7 @@
-/** The declared success answers of the platform administrators' routes (`/web/admin/*`) and the organization policy's, a part of ANSWERS (openapiAnswers.ts). */
+/**
+ * The declared success answers of the platform administrators' routes (`/web/admin/*`) and the
+ * organization policy's, a part of ANSWERS (openapiAnswers.ts).
+ */
 import { a, B, I, N, n, o, open, S, type Schema } from "./schema";
 
 const AdminUser = o({ id: S, email: S, name: S, role: S, disabled: B, disabledAt: n(S), createdAt: S });

@@ -109,7 +109,8 @@ export async function requiredItemsOf(database: Database, catalog: Catalog, orga
   if (pairs.length > 0) {
     throw new AppError(
       "selection_conflict",
-      `The required talents conflict (with their prerequisites): ${pairs.map((p) => `${p.a} × ${p.b}`).join(", ")}. The policy was not saved.`,
+      `The required talents conflict (with their prerequisites): ${pairs.map((p) => `${p.a} × ${p.b}`).join(", ")}. ` +
+        "The policy was not saved.",
       { pairs },
     );
   }

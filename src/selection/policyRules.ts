@@ -73,8 +73,8 @@ export async function refuseRequired(tx: Tx, projectId: string, ids: readonly st
   if (hit.length === 0) return;
   throw new AppError(
     "required_by_policy",
-    `${hit.join(", ")} ${hit.length > 1 ? "are" : "is"} required by ${policyName(policy)}: ${hit.length > 1 ? "they" : "it"} cannot be ${what}. ` +
-      "Nothing was changed.",
+    `${hit.join(", ")} ${hit.length > 1 ? "are" : "is"} required by ${policyName(policy)}: ` +
+      `${hit.length > 1 ? "they" : "it"} cannot be ${what}. Nothing was changed.`,
     { ids: hit, ...policyDetail(policy) },
   );
 }
