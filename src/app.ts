@@ -58,6 +58,8 @@ import { tenancyRoutes } from "./tenancy/routes";
 import { mailRoutes } from "./mail/routes";
 import { codeHostingRoutes } from "./tenancy/codeHostingRoutes";
 import { policyRoutes } from "./policy/routes";
+import { policyPages } from "./policy/pages";
+import { registerPolicyViews } from "./policy/views";
 import { edge } from "./http/edge";
 import { methodOverride } from "./http/methodOverride";
 import { join } from "node:path";
@@ -112,6 +114,7 @@ export function createApp(input: AppDeps) {
   registerProjectViews(deps);
   registerTenancyViews(deps);
   registerExpertiseViews(deps.views);
+  registerPolicyViews(deps.views);
   // The MCP adapter sends each tool call through the app itself (docs/api-oauth-mcp.md).
   const backend: Backend = { handle: (request) => app.handle(request) };
   // Bun's own cap is a backstop above ours, so the edge can answer 413 in the error model.
@@ -199,6 +202,7 @@ function pages(deps: ComposedDeps): Elysia {
     invitationPages(deps),
     orgExpertisesPages(deps),
     orgInsightsPages(deps),
+    policyPages(deps),
   ]);
 }
 

@@ -11,7 +11,7 @@ import type { Database } from "../db/client";
 import { conflictsAmong } from "./prepare";
 import { installedWithItems } from "../selection/sources";
 import { installPrerequisites, type Voice } from "../http/wording";
-import { policyOfProject } from "../selection/policyRules";
+import { readProjectPolicy } from "../selection/policyRules";
 
 /**
  * The digest a lock file pins for a talent: sha256 over every file of it (path and content
@@ -27,7 +27,7 @@ export async function doctor(
   project: { id: string; organizationId: string },
   opts: { admin: boolean; selection?: boolean; voice?: Voice },
 ) {
-  const [all, policy] = await Promise.all([installedWithItems(deps, project), policyOfProject(deps.database.db, project.id)]);
+  const [all, policy] = await Promise.all([installedWithItems(deps, project), readProjectPolicy(deps.database, project.id)]);
   return diagnose(all, deps.catalog, project, { ...opts, required: policy?.required ?? [] });
 }
 

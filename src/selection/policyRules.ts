@@ -9,6 +9,7 @@ import { eq } from "drizzle-orm";
 import type { Database, Tx } from "../db/client";
 import { orgPolicies, projects, users } from "../db/schema";
 import { AppError } from "../http/errors";
+import { keptGet } from "../db/versionMemo";
 
 /** An organization's policy as the rules read it. */
 export interface PolicyRules {
@@ -49,6 +50,34 @@ export async function policyOfProject(tx: Handle, projectId: string): Promise<Po
     organizationId: row.organizationId,
     required: row.required,
     allowed: row.allowed ?? null,
+    setBy: row.name || row.email || null,
+    updatedAt: row.updatedAt,
+  };
+}
+
+const PROJECT_POLICY_SQL = `SELECT op.organization_id AS organizationId, op.required_talents AS required, op.allowed_talents AS allowed,
+  op.updated_at AS updatedAt, u.name AS name, u.email AS email
+FROM projects p JOIN org_policies op ON op.organization_id = p.organization_id LEFT JOIN users u ON u.id = op.updated_by
+WHERE p.id = ?`;
+
+/**
+ * The policy of a project's organization for readers (doctor, the project page): the row kept
+ * for the configuration epoch (a policy change bumps it), so a page view costs no query.
+ */
+export async function readProjectPolicy(database: Database, projectId: string): Promise<PolicyRules | null> {
+  const row = await keptGet<{
+    organizationId: string;
+    required: string;
+    allowed: string | null;
+    updatedAt: number;
+    name: string;
+    email: string;
+  }>(database, PROJECT_POLICY_SQL, [projectId]);
+  if (!row) return null;
+  return {
+    organizationId: row.organizationId,
+    required: JSON.parse(row.required) as string[],
+    allowed: row.allowed === null ? null : (JSON.parse(row.allowed) as string[] | null),
     setBy: row.name || row.email || null,
     updatedAt: row.updatedAt,
   };

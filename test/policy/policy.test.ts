@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { liveEnv, type LiveEnv } from "../mcp-support";
 import { clientProject, gitRepo, removeRepos, talentd } from "../client-support";
-import { createKey, joinedMember, nextTurn, orgWithProject, withKey, type TestEnv } from "../helpers";
+import { createKey, formPost, joinedMember, nextTurn, orgWithProject, withKey, type TestEnv } from "../helpers";
 
 let live: LiveEnv;
 let env: TestEnv;
@@ -120,5 +120,26 @@ describe("doctor and talentd ci verify report a required talent the selection la
     const verify = await talentd(["ci", "verify", "--json"], repo, p.env);
     expect(verify.code).toBe(1);
     expect(JSON.parse(verify.stdout).doctor.problems).toEqual(["required by the organization's policy: secrets-handling is not installed"]);
+  });
+});
+
+describe("/org/policy without JavaScript, and the project page's lock", () => {
+  test("the form posts (PUT by _method) and comes back to the page, which lists the required talent and who set it; the project page locks it and offers neither disable nor uninstall; a member gets the 404 page", async () => {
+    const { owner, project } = await orgWithProject(env);
+    const saved = await formPost(env, owner, "/web/orgs/current/policy?_method=PUT", {
+      requiredTalents: "secrets-handling\n",
+      allowedTalents: "",
+    });
+    expect([saved.status, saved.location]).toEqual([303, "/org/policy"]);
+    const html = await (await owner.call("GET", "/org/policy", undefined, { accept: "text/html" })).text();
+    expect(html).toContain("<code>secrets-handling</code>");
+    expect(html).toContain(`Set by ${owner.email}`);
+    expect(html).toContain("Any talent may be installed.");
+    const projectPage = await (await owner.call("GET", `/projects/${project.id}`, undefined, { accept: "text/html" })).text();
+    expect(projectPage).toContain("🔒");
+    expect(projectPage).toContain(`, set by ${owner.email}`);
+    expect(projectPage).not.toContain('Uninstall<span class="visually-hidden"> secrets-handling');
+    const member = await joinedMember(env, owner);
+    expect((await member.call("GET", "/org/policy", undefined, { accept: "text/html" })).status).toBe(404);
   });
 });
