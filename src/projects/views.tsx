@@ -56,7 +56,10 @@ function InstalledRow(props: { projectId: string; t: InstalledTalentView; setBy:
         {t.kind === "expertise" ? <span class="tag">expertise</span> : null}
         {t.requiredByPolicy ? (
           <span class="tag required" title="Required by the organization's policy">
-            <span aria-hidden="true">🔒</span> required
+            <svg aria-hidden="true" width="9" height="10" viewBox="0 0 16 18" fill="currentColor">
+              <path d="M4 8V5a4 4 0 0 1 8 0v3h2v10H2V8h2zm2 0h4V5a2 2 0 0 0-4 0v3z" />
+            </svg>{" "}
+            required
           </span>
         ) : null}
         {t.title ? <div class="muted small">{t.title}</div> : null}

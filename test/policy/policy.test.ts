@@ -136,7 +136,7 @@ describe("/org/policy without JavaScript, and the project page's lock", () => {
     expect(html).toContain(`Set by ${owner.email}`);
     expect(html).toContain("Any talent may be installed.");
     const projectPage = await (await owner.call("GET", `/projects/${project.id}`, undefined, { accept: "text/html" })).text();
-    expect(projectPage).toContain("🔒");
+    expect(projectPage).toContain('class="tag required"');
     expect(projectPage).toContain(`, set by ${owner.email}`);
     expect(projectPage).not.toContain('Uninstall<span class="visually-hidden"> secrets-handling');
     const member = await joinedMember(env, owner);
