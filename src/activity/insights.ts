@@ -1,8 +1,8 @@
 /**
  * Operational insights of an organization (docs/design.md, "Insights and adoption"; owner/admin): failed calls by
  * error code over the window, keys expired, expiring or unused, projects whose selection has missing prerequisites or
- * conflicts, resolutions served but never audited, and expertises with failing verdicts. Every item carries the ids
- * a page needs to link to where it is fixed (project, key, resolution, report, expertise).
+ * conflicts, resolutions served but never audited or without a talent the policy requires, and expertises with failing
+ * verdicts. Every item carries the ids a page needs to link to where it is fixed (project, key, resolution, report, expertise).
  */
 import type { Catalog } from "../catalog/catalog";
 import type { Database } from "../db/client";
@@ -18,12 +18,11 @@ import { dateOf, DAY_MS } from "./daily";
 import { windowView, type Window } from "./summaries";
 import { talentAdoption, type AdoptionEntry } from "./adoption";
 import { neverAudited } from "./neverAudited";
+import { requiredNotDesignated } from "./requiredNotDesignated";
 
-/** A key expiring within this many days is listed. */
+/** Keys listed: expiring within KEY_EXPIRING_DAYS, unused for KEY_UNUSED_DAYS, never used once KEY_NEVER_USED_DAYS old. */
 export const KEY_EXPIRING_DAYS = 14;
-/** A key not used for this many days is listed as unused… */
 export const KEY_UNUSED_DAYS = 30;
-/** …and one never used, once it is this many days old. */
 export const KEY_NEVER_USED_DAYS = 7;
 type ProjectRef = { id: string; name: string };
 
@@ -394,6 +393,7 @@ export async function insights(
     keys: await keysToReview(database, org.id, now),
     projects: await projectsToFix(database, catalog, org.id, projects),
     neverAudited: await neverAudited(database, org.id, projects, w, now),
+    requiredNotDesignated: await requiredNotDesignated(database, org.id, projects, w),
     expertises: await failingExpertises(database, catalog, org, projects, w),
   };
 }

@@ -59,6 +59,7 @@ export function InsightsBody(props: { d: Insights }) {
       {drawn.failing.render(d.expertises, null, () => (
         <FailingSection expertises={d.expertises} />
       ))}
+      {d.requiredNotDesignated.requiredTalents.length > 0 ? <RequiredSection r={d.requiredNotDesignated} /> : null}
     </>
   );
 }
@@ -161,6 +162,34 @@ function SelectionsSection(props: { projects: Insights["projects"] }) {
           </li>
         ))}
       </ul>
+    </Card>
+  );
+}
+
+/** Per resolution, the talents the organization's policy requires that it did not serve (installed everywhere, served when designated). */
+function RequiredSection(props: { r: Insights["requiredNotDesignated"] }) {
+  const r = props.r;
+  return (
+    <Card id="required-not-designated" title="Required talents not designated">
+      <p>
+        <strong>{r.lacking}</strong> of {r.resolutions} resolutions did not serve every talent <a href="/org/policy">the policy</a> requires
+        ({r.requiredTalents.join(", ")}): tasks designate what they need, so a required talent reaches an agent only when its task names it.
+      </p>
+      {r.recent.length > 0 ? (
+        <DataTable caption="Resolutions without a required talent, newest first" columns={["Resolution", "Project", "Not designated"]}>
+          {r.recent.slice(0, LISTED).map((x) => (
+            <tr>
+              <td class="small">
+                <code>{x.resolutionId}</code> {when(x.createdAt)}
+              </td>
+              <td>
+                <a href={projectHref(x.projectId, "activity")}>{x.projectName}</a>
+              </td>
+              <td>{x.requiredNotDesignated.join(", ")}</td>
+            </tr>
+          ))}
+        </DataTable>
+      ) : null}
     </Card>
   );
 }

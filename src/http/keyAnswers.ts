@@ -46,6 +46,7 @@ export const PLAYBOOK = o({
   createdAt: S,
   procedure: a(S),
   verdictsRequired: a(S),
+  requiredNotDesignated: a(S),
   attestation: S,
   obligations: a(
     o({

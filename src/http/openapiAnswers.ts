@@ -306,6 +306,12 @@ export const ANSWERS: Record<string, Schema | OtherAnswer> = {
     ),
     projects: a(open),
     neverAudited: o({ served: I, neverAudited: I, share: n(N), graceMinutes: I, byProject: a(open), byClient: a(open), recent: a(open) }),
+    requiredNotDesignated: o({
+      requiredTalents: a(S),
+      resolutions: I,
+      lacking: I,
+      recent: a(o({ resolutionId: S, projectId: S, projectName: S, createdAt: S, requiredNotDesignated: a(S) })),
+    }),
     expertises: a(open),
   }),
   "GET /web/orgs/current/talent-adoption": o({

@@ -143,3 +143,34 @@ describe("/org/policy without JavaScript, and the project page's lock", () => {
     expect((await member.call("GET", "/org/policy", undefined, { accept: "text/html" })).status).toBe(404);
   });
 });
+
+describe("required talents are served only when designated: the playbook and the insights show which were not", () => {
+  test("a resolution that did not designate a required talent names it in its playbook (requiredNotDesignated) and in the insights, JSON and page", async () => {
+    const p = await clientProject(live, ["sql-base"]);
+    const post = (path: string, body: unknown) =>
+      withKey(env, p.key, path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const before = await (await post("/api/prepare-task", { talentIds: ["sql-base"] })).json();
+    // no policy: the playbook's answer is as it was
+    expect(
+      (await (await withKey(env, p.key, `/api/validation/playbook?resolutionId=${before.resolutionId}`)).json()).requiredNotDesignated,
+    ).toBe(undefined);
+    expect((await p.owner.put("/web/orgs/current/policy", { requiredTalents: ["secrets-handling"] })).status).toBe(200);
+    const served = await (await post("/api/prepare-task", { talentIds: ["sql-base"] })).json();
+    expect(served.talents.map((t: { id: string }) => t.id)).toEqual(["sql-base"]);
+    const pb = await (await withKey(env, p.key, `/api/validation/playbook?resolutionId=${served.resolutionId}`)).json();
+    expect(pb.requiredNotDesignated).toEqual(["secrets-handling"]);
+    const both = await (await post("/api/prepare-task", { talentIds: ["sql-base", "secrets-handling"] })).json();
+    const pb2 = await (await withKey(env, p.key, `/api/validation/playbook?resolutionId=${both.resolutionId}`)).json();
+    expect(pb2.requiredNotDesignated).toEqual([]);
+
+    const insights = (await p.owner.get("/web/orgs/current/insights")).body.requiredNotDesignated;
+    expect(insights).toMatchObject({ requiredTalents: ["secrets-handling"], resolutions: 3, lacking: 2 });
+    expect(insights.recent.map((r: { resolutionId: string }) => r.resolutionId).sort()).toEqual(
+      [before.resolutionId, served.resolutionId].sort(),
+    );
+    expect(insights.recent[0]).toMatchObject({ projectId: p.project.id, requiredNotDesignated: ["secrets-handling"] });
+    const html = await (await p.owner.call("GET", "/org/insights", undefined, { accept: "text/html" })).text();
+    expect(html).toContain("Required talents not designated");
+    expect(html).toContain(served.resolutionId);
+  });
+});
