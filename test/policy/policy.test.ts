@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { liveEnv, type LiveEnv } from "../mcp-support";
 import { clientProject, gitRepo, removeRepos, talentd } from "../client-support";
-import { createKey, formPost, joinedMember, nextTurn, orgWithProject, withKey, type TestEnv } from "../helpers";
+import { createKey, formPost, joinedMember, nextTurn, orgWithProject, publishedExpertise, withKey, type TestEnv } from "../helpers";
 
 let live: LiveEnv;
 let env: TestEnv;
@@ -41,6 +41,22 @@ describe("PUT /web/orgs/current/policy: required talents enter every project wit
     const fresh = (await owner.post("/web/projects", { name: "After the policy" })).body.project;
     expect(await installedState(owner, fresh.id)).toEqual({ "api-pagination": "active", "rest-api-design": "active" });
     expect((await owner.get("/web/orgs/current/policy")).body.policy.requiredTalents).toEqual(["api-pagination"]);
+  });
+
+  test("an expertise of the organization (@org/slug) can be required: it enters every project as an expertise, with its public prerequisites; another organization's is unknown", async () => {
+    const { owner, org, project } = await orgWithProject(env);
+    const ledger = await publishedExpertise(owner, org.slug, "ledger");
+    const put = await owner.put("/web/orgs/current/policy", { requiredTalents: [ledger.ref] });
+    expect(put.status).toBe(200);
+    const installed = (await owner.get(`/web/projects/${project.id}/installed`)).body.talents;
+    expect(installed.map((t: { id: string; kind: string; requiredByPolicy: boolean }) => [t.id, t.kind, t.requiredByPolicy])).toEqual([
+      [ledger.ref, "expertise", true],
+      ["javascript-base", "talent", false],
+      ["typescript-strict", "talent", false],
+    ]);
+    const other = await orgWithProject(env);
+    const refused = await other.owner.put("/web/orgs/current/policy", { requiredTalents: [ledger.ref] });
+    expect([refused.status, refused.body.error]).toEqual([400, "unknown_talents"]);
   });
 
   test("policy routes are for owners and admins: a member gets 403 forbidden; an unknown id is 400 unknown_talents; a bad body 400 validation_failed", async () => {
