@@ -152,12 +152,29 @@ export async function commitPolicy(
   return out;
 }
 
-/** The required items of an organization's policy as saved (for a new project): none without a policy. */
-export async function savedRequiredItems(database: Database, catalog: Catalog, organizationId: string): Promise<RequiredItems> {
-  const policy = await readPolicy(database, organizationId);
-  if (policy.requiredTalents.length === 0) return [];
-  const lookup = await lookupFor(database, catalog, organizationId);
-  // a required talent gone from the catalog since is skipped here (doctor reports it)
-  const known = policy.requiredTalents.filter((id) => lookup(id));
-  return requiresClosure(known, lookup).ids.map((id) => ({ id, kind: isExpertiseRef(id) ? ("expertise" as const) : ("talent" as const) }));
+/** How a new project's required talents are read: the catalog and the organization's servable expertises, read before its transaction. */
+export function policyLookup(database: Database, catalog: Catalog, organizationId: string): Promise<Lookup> {
+  return lookupFor(database, catalog, organizationId);
+}
+
+/**
+ * Installs the policy's required talents, as saved when this transaction reads it, with their
+ * prerequisites into a new project (so a policy saved while the project was being created is
+ * the one applied). A required talent the lookup no longer knows is skipped: doctor reports it.
+ */
+export async function installSavedRequired(tx: Tx, organizationId: string, projectId: string, lookup: Lookup, by: string) {
+  const row = (
+    await tx
+      .select({ required: orgPolicies.requiredTalents })
+      .from(orgPolicies)
+      .where(eq(orgPolicies.organizationId, organizationId))
+      .limit(1)
+  )[0];
+  if (!row || row.required.length === 0) return [];
+  const known = row.required.filter((id) => lookup(id));
+  const items = requiresClosure(known, lookup).ids.map((id) => ({
+    id,
+    kind: isExpertiseRef(id) ? ("expertise" as const) : ("talent" as const),
+  }));
+  return installRequired(tx, projectId, items, by);
 }

@@ -2,7 +2,7 @@
 import { Elysia, t } from "elysia";
 import type { CoreDeps } from "../../deps";
 import type { CatalogDeps } from "../../catalog/state";
-import { installRequired, savedRequiredItems } from "../../policy/service";
+import { installSavedRequired, policyLookup } from "../../policy/service";
 import type { Guards } from "../../auth/guards";
 import { KEY_SCOPES, type KeyScope } from "../../db/schema";
 import { notFound, validationFailed } from "../../http/errors";
@@ -108,7 +108,7 @@ function projectCrudRoutes(deps: CatalogDeps, guards: Guards) {
       "/",
       async ({ auth, org, body, set }) => {
         // the organization's required talents come with the project, in its creating transaction
-        const required = await savedRequiredItems(deps.database, deps.state.catalog!, org.id);
+        const lookup = await policyLookup(deps.database, deps.state.catalog!, org.id);
         const p = await deps.database.write(async (tx) => {
           const created = await createProject(tx, {
             organizationId: org.id,
@@ -117,7 +117,7 @@ function projectCrudRoutes(deps: CatalogDeps, guards: Guards) {
             createdBy: auth.user.id,
             repository: body.repository || null,
           });
-          await installRequired(tx, created.id, required, `policy:${auth.user.id}`);
+          await installSavedRequired(tx, org.id, created.id, lookup, `policy:${auth.user.id}`);
           return created;
         });
         set.status = 201;
