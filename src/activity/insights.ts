@@ -18,7 +18,7 @@ import { dateOf, DAY_MS } from "./daily";
 import { windowView, type Window } from "./summaries";
 import { talentAdoption, type AdoptionEntry } from "./adoption";
 import { neverAudited } from "./neverAudited";
-import { requiredNotDesignated } from "./requiredNotDesignated";
+import { orgRequired, requiredNotDesignated } from "./requiredNotDesignated";
 
 /** Keys listed: expiring within KEY_EXPIRING_DAYS, unused for KEY_UNUSED_DAYS, never used once KEY_NEVER_USED_DAYS old. */
 export const KEY_EXPIRING_DAYS = 14;
@@ -233,14 +233,11 @@ const judged = keptEach<Catalog, string, { key: string; out: ProjectToFix[] }>("
 });
 type ProjectToFix = { projectId: string; projectName: string; advice: string } & Pick<
   ReturnType<typeof diagnose>,
-  "missingPrerequisites" | "conflicts" | "disabledDependencies" | "unservable"
+  "missingPrerequisites" | "conflicts" | "disabledDependencies" | "unservable" | "requiredByPolicy"
 >;
 
-/**
- * Projects whose selection doctor finds at fault (missing prerequisites, conflicts, disabled
- * dependencies, unservable talents): every project's selection at once (selections.ts) and the
- * organization's servable expertises once, then doctor's judgement per project in memory.
- */
+/** Projects doctor finds at fault (missing prerequisites, conflicts, disabled dependencies, unservable talents, required talents of the
+ * policy lacking): every project's selection at once (selections.ts), the servable expertises once, doctor's judgement in memory. */
 export async function projectsToFix(
   database: Database,
   catalog: Catalog,
@@ -251,7 +248,8 @@ export async function projectsToFix(
   const expertises = rows.some((r) => r.kind === "expertise") ? await listServableExpertises(database, organizationId, catalog) : [];
   // the same selections, servable expertises, projects and catalog: the same judgement
   const servable = expertises.map((e) => `${e.ref}@${e.version}`).join(",");
-  const key = `${fingerprint}|${servable}|${projects.map((p) => `${p.id}=${p.name}`).join(",")}`;
+  const required = await orgRequired(database, organizationId);
+  const key = `${fingerprint}|${servable}|${projects.map((p) => `${p.id}=${p.name}`).join(",")}|${required.join(",")}`;
   const hit = judged.of(catalog).get(organizationId);
   if (hit && hit.key === key) return hit.out;
   const byProject = new Map<string, OrgSelectionRow[]>();
@@ -266,7 +264,7 @@ export async function projectsToFix(
       installedAt: Number(r.installed_at),
       updatedAt: Number(r.updated_at),
     }));
-    const d = diagnose(withItems(selection, expertises, catalog), catalog, { id: p.id, organizationId }, { admin: false });
+    const d = diagnose(withItems(selection, expertises, catalog), catalog, { id: p.id, organizationId }, { admin: false, required });
     if (d.healthy) continue;
     out.push({
       projectId: p.id,
@@ -275,6 +273,7 @@ export async function projectsToFix(
       conflicts: d.conflicts,
       disabledDependencies: d.disabledDependencies,
       unservable: d.unservable,
+      requiredByPolicy: d.requiredByPolicy,
       advice: d.advice,
     });
   }

@@ -22,6 +22,12 @@ ORDER BY r.created_at DESC, r.id DESC LIMIT ${READ}`;
 
 type Row = { id: string; project_id: string; created_at: number; served: string | null };
 
+/** The talents the organization's policy requires (none without a policy): the row kept per configuration epoch. */
+export async function orgRequired(database: Database, organizationId: string): Promise<string[]> {
+  const policy = await keptGet<{ required: string }>(database, POLICY_SQL, [organizationId]);
+  return policy ? (JSON.parse(policy.required) as string[]) : [];
+}
+
 /** Per resolution of the window, the required talents it did not serve (none required: an empty answer). */
 export async function requiredNotDesignated(
   database: Database,
@@ -29,8 +35,7 @@ export async function requiredNotDesignated(
   projects: readonly { id: string; name: string }[],
   w: Window,
 ) {
-  const policy = await keptGet<{ required: string }>(database, POLICY_SQL, [organizationId]);
-  const required = policy ? (JSON.parse(policy.required) as string[]) : [];
+  const required = await orgRequired(database, organizationId);
   if (required.length === 0) return { requiredTalents: required, resolutions: 0, lacking: 0, recent: [] };
   const rows = await keptRead(database, RESOLUTIONS_SQL, [organizationId, w.from], () =>
     database.all<Row>(RESOLUTIONS_SQL, [organizationId, w.from]),

@@ -159,6 +159,9 @@ function SelectionsSection(props: { projects: Insights["projects"] }) {
               <span class="small"> · disabled dependencies {p.disabledDependencies.map((x) => x.id).join(", ")}</span>
             ) : null}
             {p.unservable.length > 0 ? <span class="small"> · no longer servable {p.unservable.map((x) => x.id).join(", ")}</span> : null}
+            {p.requiredByPolicy.length > 0 ? (
+              <span class="error small"> · required by policy: {p.requiredByPolicy.map((x) => `${x.id} (${x.problem})`).join(", ")}</span>
+            ) : null}
           </li>
         ))}
       </ul>

@@ -131,6 +131,11 @@ describe("doctor and talentd ci verify report a required talent the selection la
     expect(doctor.healthy).toBe(false);
     expect(doctor.requiredByPolicy).toEqual([{ id: "secrets-handling", problem: "missing" }]);
     expect(doctor.advice).toContain("policy requires secrets-handling (missing)");
+    // the insights' projects at fault say it too
+    const atFault = (await p.owner.get("/web/orgs/current/insights")).body.projects;
+    expect(atFault).toEqual([
+      expect.objectContaining({ projectId: p.project.id, requiredByPolicy: [{ id: "secrets-handling", problem: "missing" }] }),
+    ]);
     const repo = gitRepo();
     expect((await talentd(["lock"], repo, p.env)).code).toBe(0);
     const verify = await talentd(["ci", "verify", "--json"], repo, p.env);
