@@ -31,6 +31,8 @@ describe("/org/policy in Chromium", () => {
     expect(await w.page.textContent("#policy-required")).toContain("secrets-handling");
     expect(await w.page.textContent("#policy-set-by")).toContain(`Set by ${owner.email}`);
     await expectClean(w, "org-policy");
+    await w.page.evaluate(() => document.querySelector("#policy-form-card")?.scrollIntoView());
+    await screenshot(w.page, "org-policy-form");
 
     await w.page.goto(`${live.base}/projects/${project.id}`);
     const row = w.page.locator("#installed tr", { hasText: "secrets-handling" }).first();
