@@ -29,6 +29,7 @@ const ORG_PAGES = [
   { href: "/org/talent-adoption", label: "Adoption", admin: true, also: "talent adoption" },
   { href: "/org/expertises", label: "Expertises", admin: true },
   { href: "/org/mail", label: "Mail", admin: true },
+  { href: "/org/policy", label: "Policy", admin: true, also: "talent policy, required and allowed talents" },
 ] as const;
 
 const ADMIN_PAGES = [
