@@ -7,7 +7,15 @@
 import { describe, expect, test as bunTest } from "bun:test";
 import type { Browser } from "playwright-core";
 import { orgWithProject } from "../helpers";
-import { expectClean, expectCleanWithoutScripts, screenshot, signedInPage, submitForm, withChromiumAndApp } from "../browser-support";
+import {
+  expectClean,
+  expectCleanWithoutScripts,
+  expectOnlyStatus,
+  screenshot,
+  signedInPage,
+  submitForm,
+  withChromiumAndApp,
+} from "../browser-support";
 import { PASSWORD, type LiveEnv } from "../mcp-support";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 90_000);
@@ -25,6 +33,12 @@ describe("/org/policy in Chromium", () => {
     const w = await signedInPage(browser, live.base, owner.email, PASSWORD);
     await w.page.goto(`${live.base}/org/policy`);
     expect(await w.page.textContent("#policy-set-by")).toContain("Never set.");
+    // an unknown id: the page stays, the flash says which one, nothing saved
+    await w.page.fill("textarea[name=requiredTalents]", "no-such-talent");
+    await w.page.click("#policy-form button[type=submit]");
+    await w.page.waitForSelector("#flash [role=alert]");
+    expect(await w.page.textContent("#flash")).toContain("no-such-talent");
+    expectOnlyStatus(w, 400);
     await w.page.fill("textarea[name=requiredTalents]", "secrets-handling\ninput-validation");
     await Promise.all([w.page.waitForURL(`${live.base}/org/policy`), w.page.click("#policy-form button[type=submit]")]);
     await w.page.waitForSelector("#policy-required");
