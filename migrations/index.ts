@@ -23,6 +23,7 @@ import m18 from "./0018_attestations.sql" with { type: "text" };
 import m19 from "./0019_admin_users.sql" with { type: "text" };
 import m20 from "./0020_sigstore.sql" with { type: "text" };
 import m21 from "./0021_audit.sql" with { type: "text" };
+import m22 from "./0022_policy.sql" with { type: "text" };
 
 export const migrations: EmbeddedMigration[] = [
   { tag: "0000_init", sql: m0 },
@@ -47,4 +48,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0019_admin_users", sql: m19 },
   { tag: "0020_sigstore", sql: m20 },
   { tag: "0021_audit", sql: m21 },
+  { tag: "0022_policy", sql: m22 },
 ];

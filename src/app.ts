@@ -59,6 +59,9 @@ import { tenancyRoutes } from "./tenancy/routes";
 import { mailRoutes } from "./mail/routes";
 import { auditRoutes } from "./audit/routes";
 import { codeHostingRoutes } from "./tenancy/codeHostingRoutes";
+import { policyRoutes } from "./policy/routes";
+import { policyPages } from "./policy/pages";
+import { registerPolicyViews } from "./policy/views";
 import { edge } from "./http/edge";
 import { methodOverride } from "./http/methodOverride";
 import { join } from "node:path";
@@ -113,6 +116,7 @@ export function createApp(input: AppDeps) {
   registerProjectViews(deps);
   registerTenancyViews(deps);
   registerExpertiseViews(deps.views);
+  registerPolicyViews(deps.views);
   // The MCP adapter sends each tool call through the app itself (docs/api-oauth-mcp.md).
   const backend: Backend = { handle: (request) => app.handle(request) };
   // Bun's own cap is a backstop above ours, so the edge can answer 413 in the error model.
@@ -154,6 +158,7 @@ export function createApp(input: AppDeps) {
     .use(searchRoutes(deps, guards))
     .use(tenancyRoutes(deps, guards))
     .use(codeHostingRoutes(deps, guards))
+    .use(policyRoutes(deps, guards))
     .use(mailRoutes(deps, guards, sessions))
     .use(auditRoutes(deps, guards, sessions))
     .use(projectRoutes(deps, guards))
@@ -201,6 +206,7 @@ function pages(deps: ComposedDeps): Elysia {
     importPages(deps),
     orgExpertisesPages(deps),
     orgInsightsPages(deps),
+    policyPages(deps),
   ]);
 }
 

@@ -1,8 +1,8 @@
 /**
  * Operational insights of an organization (docs/design.md, "Insights and adoption"; owner/admin): failed calls by
  * error code over the window, keys expired, expiring or unused, projects whose selection has missing prerequisites or
- * conflicts, resolutions served but never audited, and expertises with failing verdicts. Every item carries the ids
- * a page needs to link to where it is fixed (project, key, resolution, report, expertise).
+ * conflicts, resolutions served but never audited or without a talent the policy requires, and expertises with failing
+ * verdicts. Every item carries the ids a page needs to link to where it is fixed (project, key, resolution, report, expertise).
  */
 import type { Catalog } from "../catalog/catalog";
 import type { Database } from "../db/client";
@@ -18,12 +18,11 @@ import { dateOf, DAY_MS } from "./daily";
 import { windowView, type Window } from "./summaries";
 import { talentAdoption, type AdoptionEntry } from "./adoption";
 import { neverAudited } from "./neverAudited";
+import { orgRequired, requiredNotDesignated } from "./requiredNotDesignated";
 
-/** A key expiring within this many days is listed. */
+/** Keys listed: expiring within KEY_EXPIRING_DAYS, unused for KEY_UNUSED_DAYS, never used once KEY_NEVER_USED_DAYS old. */
 export const KEY_EXPIRING_DAYS = 14;
-/** A key not used for this many days is listed as unused… */
 export const KEY_UNUSED_DAYS = 30;
-/** …and one never used, once it is this many days old. */
 export const KEY_NEVER_USED_DAYS = 7;
 type ProjectRef = { id: string; name: string };
 
@@ -234,14 +233,11 @@ const judged = keptEach<Catalog, string, { key: string; out: ProjectToFix[] }>("
 });
 type ProjectToFix = { projectId: string; projectName: string; advice: string } & Pick<
   ReturnType<typeof diagnose>,
-  "missingPrerequisites" | "conflicts" | "disabledDependencies" | "unservable"
+  "missingPrerequisites" | "conflicts" | "disabledDependencies" | "unservable" | "requiredByPolicy"
 >;
 
-/**
- * Projects whose selection doctor finds at fault (missing prerequisites, conflicts, disabled
- * dependencies, unservable talents): every project's selection at once (selections.ts) and the
- * organization's servable expertises once, then doctor's judgement per project in memory.
- */
+/** Projects doctor finds at fault (missing prerequisites, conflicts, disabled dependencies, unservable talents, required talents of the
+ * policy lacking): every project's selection at once (selections.ts), the servable expertises once, doctor's judgement in memory. */
 export async function projectsToFix(
   database: Database,
   catalog: Catalog,
@@ -252,7 +248,8 @@ export async function projectsToFix(
   const expertises = rows.some((r) => r.kind === "expertise") ? await listServableExpertises(database, organizationId, catalog) : [];
   // the same selections, servable expertises, projects and catalog: the same judgement
   const servable = expertises.map((e) => `${e.ref}@${e.version}`).join(",");
-  const key = `${fingerprint}|${servable}|${projects.map((p) => `${p.id}=${p.name}`).join(",")}`;
+  const required = await orgRequired(database, organizationId);
+  const key = `${fingerprint}|${servable}|${projects.map((p) => `${p.id}=${p.name}`).join(",")}|${required.join(",")}`;
   const hit = judged.of(catalog).get(organizationId);
   if (hit && hit.key === key) return hit.out;
   const byProject = new Map<string, OrgSelectionRow[]>();
@@ -267,7 +264,7 @@ export async function projectsToFix(
       installedAt: Number(r.installed_at),
       updatedAt: Number(r.updated_at),
     }));
-    const d = diagnose(withItems(selection, expertises, catalog), catalog, { id: p.id, organizationId }, { admin: false });
+    const d = diagnose(withItems(selection, expertises, catalog), catalog, { id: p.id, organizationId }, { admin: false, required });
     if (d.healthy) continue;
     out.push({
       projectId: p.id,
@@ -276,6 +273,7 @@ export async function projectsToFix(
       conflicts: d.conflicts,
       disabledDependencies: d.disabledDependencies,
       unservable: d.unservable,
+      requiredByPolicy: d.requiredByPolicy,
       advice: d.advice,
     });
   }
@@ -394,6 +392,7 @@ export async function insights(
     keys: await keysToReview(database, org.id, now),
     projects: await projectsToFix(database, catalog, org.id, projects),
     neverAudited: await neverAudited(database, org.id, projects, w, now),
+    requiredNotDesignated: await requiredNotDesignated(database, org.id, projects, w),
     expertises: await failingExpertises(database, catalog, org, projects, w),
   };
 }

@@ -59,6 +59,7 @@ export function InsightsBody(props: { d: Insights }) {
       {drawn.failing.render(d.expertises, null, () => (
         <FailingSection expertises={d.expertises} />
       ))}
+      {d.requiredNotDesignated.requiredTalents.length > 0 ? <RequiredSection r={d.requiredNotDesignated} /> : null}
     </>
   );
 }
@@ -158,9 +159,40 @@ function SelectionsSection(props: { projects: Insights["projects"] }) {
               <span class="small"> · disabled dependencies {p.disabledDependencies.map((x) => x.id).join(", ")}</span>
             ) : null}
             {p.unservable.length > 0 ? <span class="small"> · no longer servable {p.unservable.map((x) => x.id).join(", ")}</span> : null}
+            {p.requiredByPolicy.length > 0 ? (
+              <span class="error small"> · required by policy: {p.requiredByPolicy.map((x) => `${x.id} (${x.problem})`).join(", ")}</span>
+            ) : null}
           </li>
         ))}
       </ul>
+    </Card>
+  );
+}
+
+/** Per resolution, the talents the organization's policy requires that it did not serve (installed everywhere, served when designated). */
+function RequiredSection(props: { r: Insights["requiredNotDesignated"] }) {
+  const r = props.r;
+  return (
+    <Card id="required-not-designated" title="Required talents not designated">
+      <p>
+        <strong>{r.lacking}</strong> of {r.resolutions} resolutions did not serve every talent <a href="/org/policy">the policy</a> requires
+        ({r.requiredTalents.join(", ")}): tasks designate what they need, so a required talent reaches an agent only when its task names it.
+      </p>
+      {r.recent.length > 0 ? (
+        <DataTable caption="Resolutions without a required talent, newest first" columns={["Resolution", "Project", "Not designated"]}>
+          {r.recent.slice(0, LISTED).map((x) => (
+            <tr>
+              <td class="small">
+                <code>{x.resolutionId}</code> {when(x.createdAt)}
+              </td>
+              <td>
+                <a href={projectHref(x.projectId, "activity")}>{x.projectName}</a>
+              </td>
+              <td>{x.requiredNotDesignated.join(", ")}</td>
+            </tr>
+          ))}
+        </DataTable>
+      ) : null}
     </Card>
   );
 }

@@ -301,6 +301,8 @@ interface DoctorSelection {
   conflicts: { a: string; b: string }[];
   disabledDependencies: { id: string; requiredBy: string[] }[];
   unservable: { id: string; kind: string; reason: string }[];
+  /** Absent from an older server. */
+  requiredByPolicy?: { id: string; problem: string }[];
 }
 
 async function lockFile(cli: Run, cwd: string): Promise<{ file: string; shown: string }> {
@@ -345,6 +347,8 @@ async function ciVerify(cli: Run, cwd: string): Promise<number> {
   for (const d of doctor.disabledDependencies) problems.push(`disabled prerequisite: ${d.id} (required by ${d.requiredBy.join(", ")})`);
   for (const c of doctor.conflicts) problems.push(`conflict: ${c.a} × ${c.b} are both active`);
   for (const u of doctor.unservable) problems.push(`unservable: ${u.id} (${u.reason})`);
+  for (const r of doctor.requiredByPolicy ?? [])
+    problems.push(`required by the organization's policy: ${r.id} is ${r.problem === "missing" ? "not installed" : r.problem}`);
   const server_ = lockOf(doctor);
   let lockProblems: string[];
   if (!existsSync(file)) lockProblems = [`no lock file at ${shown}: run talentd lock and commit it`];

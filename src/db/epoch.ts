@@ -22,6 +22,7 @@ export const EPOCH_TABLES = [
   "oauth_codes",
   "oauth_tokens",
   "organizations",
+  "org_policies",
   "password_resets",
   "project_relevance",
   "projects",

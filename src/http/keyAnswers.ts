@@ -46,6 +46,7 @@ export const PLAYBOOK = o({
   createdAt: S,
   procedure: a(S),
   verdictsRequired: a(S),
+  requiredNotDesignated: a(S),
   attestation: S,
   obligations: a(
     o({
@@ -86,6 +87,7 @@ export const DOCTOR = o({
   conflicts: a(Pair),
   disabledDependencies: a(Ids),
   unservable: a(o({ id: S, kind: S, reason: S })),
+  requiredByPolicy: a(o({ id: S, problem: S })),
   talents: a(o({ id: S, kind: S, state: S, version: S, digest: S })),
   brokenCatalogEntries: a(o({ folder: S, problems: a(S) })),
   service: o({ status: S, reason: S, kind: S, message: S, since: S, refused: I, retryAfter: I }),

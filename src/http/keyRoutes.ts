@@ -268,6 +268,7 @@ export const KEY_ROUTES = {
         "one id in talent, or several in talents: a list is installed atomically (all or none). " +
         "Their prerequisites (requires) come along in the same group; a group whose prerequisites include a conflict is refused " +
         "(selection_conflict). " +
+        "With an organization allow-list, other talents are refused (not_allowed_by_policy). " +
         "Ids absent from the catalog are refused. This tool only installs; disabling or removing talents is done in the dashboard.",
       input: (z) => ({
         talent: z.string().optional().describe("One talent id to install, e.g. typescript-strict."),

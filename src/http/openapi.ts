@@ -46,7 +46,7 @@ const ERROR_TEXT: Record<number, string> = {
   404: "not_found (another organization's ids look the same)",
   409:
     "conflict, selection_conflict, invalid_transition, expertise_revision_conflict, content_unacknowledged, submission_conflict, " +
-    "last_owner",
+    "last_owner, required_by_policy, not_allowed_by_policy",
   410: "invitation_expired",
   413: "payload_too_large (the request body over BODY_LIMIT)",
   429: "rate_limited (Retry-After)",

@@ -279,6 +279,20 @@ export const ORG_OPERATIONS: Operation[] = [
     errors: [400],
   },
   { method: "DELETE", path: "/web/orgs/current/code-hosting", summary: "Clear code hosting", access: "admin" },
+  {
+    method: "GET",
+    path: "/web/orgs/current/policy",
+    summary: "The organization's talent policy (required and allowed talents)",
+    access: "admin",
+  },
+  {
+    method: "PUT",
+    path: "/web/orgs/current/policy",
+    summary: "Set the talent policy: required talents are installed and active in every project, with their prerequisites",
+    access: "admin",
+    body: obj({ requiredTalents: arr(str()), allowedTalents: { anyOf: [arr(str()), { type: "null" }] } }, ["requiredTalents"]),
+    errors: [400, 409],
+  },
   { method: "GET", path: "/web/admin/organizations", summary: "Organizations and their status", access: "platform" },
   {
     method: "POST",

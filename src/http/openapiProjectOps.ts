@@ -184,7 +184,7 @@ export const PROJECT_OPERATIONS: Operation[] = [
     access: "member",
     body: obj({ talent: str(), talents: ids }),
     ok: 201,
-    errors: [400, 404],
+    errors: [400, 404, 409],
   },
   {
     method: "PATCH",
@@ -192,9 +192,9 @@ export const PROJECT_OPERATIONS: Operation[] = [
     summary: "Enable or disable an installed talent",
     access: "member",
     body: obj({ enabled: { type: "boolean" } }, ["enabled"]),
-    errors: [400, 404],
+    errors: [400, 404, 409],
   },
-  { method: "DELETE", path: "/web/projects/{id}/talents/{talentId}", summary: "Uninstall a talent", access: "member", errors: [404] },
+  { method: "DELETE", path: "/web/projects/{id}/talents/{talentId}", summary: "Uninstall a talent", access: "member", errors: [404, 409] },
   {
     method: "POST",
     path: "/web/projects/{id}/apply-specialization",

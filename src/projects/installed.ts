@@ -9,6 +9,7 @@ import { iso } from "../lib/time";
 import { listServableExpertises } from "../expertises/servable";
 import { withItems } from "../selection/sources";
 import { listInstalled, type InstalledRow } from "../selection/service";
+import { readProjectPolicy } from "../selection/policyRules";
 
 export interface InstalledTalentView {
   id: string;
@@ -22,7 +23,12 @@ export interface InstalledTalentView {
   missingDependencies: string[];
   disabledDependencies: string[];
   installedAt: string;
+  /** The organization's policy requires it: the dashboard shows a lock and offers neither disable nor uninstall. */
+  requiredByPolicy: boolean;
 }
+
+/** What the overview says of the organization's policy: its required talents and who set it (null: no policy). */
+type PolicyNote = { requiredTalents: readonly string[]; setBy: string | null } | null;
 
 export type InstalledOverview = ReturnType<typeof overviewOf>;
 
@@ -41,10 +47,13 @@ export async function installedOverview(
   const expertises = rows.some((r) => r.kind === "expertise")
     ? await listServableExpertises(deps.database, project.organizationId, deps.catalog)
     : [];
-  const expertiseKey = expertises.map((e) => `${e.ref}@${e.version}`).join(",");
+  const rules = await readProjectPolicy(deps.database, project.id);
+  const policy: PolicyNote = rules && rules.required.length > 0 ? { requiredTalents: rules.required, setBy: rules.setBy } : null;
+  // the policy's part of the key: what it requires and who set it
+  const expertiseKey = `${expertises.map((e) => `${e.ref}@${e.version}`).join(",")}|${JSON.stringify(policy)}`;
   const hit = overviews.get(rows);
   if (hit && hit.catalog === deps.catalog && hit.expertiseKey === expertiseKey) return hit.overview;
-  const overview = overviewOf(withItems(rows, expertises, deps.catalog));
+  const overview = overviewOf(withItems(rows, expertises, deps.catalog), policy);
   overviews.set(rows, { catalog: deps.catalog, expertiseKey, overview });
   return overview;
 }
@@ -53,7 +62,8 @@ const overviews = keptByIdentity<readonly InstalledRow[], { catalog: Catalog; ex
   "Installed overview of a project's rows",
 );
 
-function overviewOf(all: ReturnType<typeof withItems>) {
+function overviewOf(all: ReturnType<typeof withItems>, policy: PolicyNote) {
+  const required = new Set(policy?.requiredTalents ?? []);
   const installedIds = new Map(all.map((x) => [x.row.talentId, x.row.enabled]));
   const talents: InstalledTalentView[] = all.map(({ row, item }) => {
     const requires = item?.talent.requires ?? [];
@@ -69,6 +79,7 @@ function overviewOf(all: ReturnType<typeof withItems>) {
       missingDependencies: requires.filter((r) => !installedIds.has(r)),
       disabledDependencies: requires.filter((r) => installedIds.get(r) === false),
       installedAt: iso(row.installedAt)!,
+      requiredByPolicy: required.has(row.talentId),
     };
   });
   const missing = new Set(talents.flatMap((x) => (x.state === "active" ? x.missingDependencies : [])));
@@ -81,5 +92,6 @@ function overviewOf(all: ReturnType<typeof withItems>) {
       disabled: talents.filter((x) => x.state === "disabled").length,
       missing: missing.size,
     },
+    policy,
   };
 }

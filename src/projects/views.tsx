@@ -46,7 +46,7 @@ export function selectionGraph(o: Overview, catalog: Catalog): { nodes: GraphNod
   return { nodes: [...nodes.values()], edges };
 }
 
-function InstalledRow(props: { projectId: string; t: InstalledTalentView }) {
+function InstalledRow(props: { projectId: string; t: InstalledTalentView; setBy: string | null }) {
   const { t, projectId } = props;
   const target = `/web/projects/${projectId}/talents/${talentPath(t.id)}`;
   return (
@@ -54,6 +54,14 @@ function InstalledRow(props: { projectId: string; t: InstalledTalentView }) {
       <td>
         <a href={talentHref(t.id)}>{t.id}</a>
         {t.kind === "expertise" ? <span class="tag">expertise</span> : null}
+        {t.requiredByPolicy ? (
+          <span class="tag required" title="Required by the organization's policy">
+            <svg aria-hidden="true" width="9" height="10" viewBox="0 0 16 18" fill="currentColor">
+              <path d="M4 8V5a4 4 0 0 1 8 0v3h2v10H2V8h2zm2 0h4V5a2 2 0 0 0-4 0v3z" />
+            </svg>{" "}
+            required
+          </span>
+        ) : null}
         {t.title ? <div class="muted small">{t.title}</div> : null}
       </td>
       <td>{t.version ?? "—"}</td>
@@ -64,29 +72,44 @@ function InstalledRow(props: { projectId: string; t: InstalledTalentView }) {
         {t.disabledDependencies.length > 0 ? <div class="small">needs enabled: {t.disabledDependencies.join(", ")}</div> : null}
       </td>
       <td class="actions">
-        <div class="row-actions">
-          <form method="post" action={`${target}?_method=PATCH`} hx-patch={target} hx-target="#installed" hx-swap="outerHTML">
-            <input type="hidden" name="enabled" value={t.state === "active" ? "false" : "true"} />
-            <button type="submit" class="secondary small">
-              {t.state === "active" ? "Disable" : "Enable"}
-              <span class="visually-hidden"> {t.id}</span>
-            </button>
-          </form>
-          <form
-            method="post"
-            action={`${target}?_method=DELETE`}
-            hx-delete={target}
-            hx-confirm={confirmations.uninstall(t.id).question}
-            hx-target="#installed"
-            hx-swap="outerHTML"
-          >
-            <button type="submit" class="danger small">
-              Uninstall<span class="visually-hidden"> {t.id}</span>
-            </button>
-          </form>
-        </div>
+        {t.requiredByPolicy ? (
+          <p class="small muted policy-lock">
+            Required by <a href="/org/policy">policy</a>
+            {props.setBy ? `, set by ${props.setBy}` : ""}
+          </p>
+        ) : (
+          <RowActions t={t} target={target} />
+        )}
       </td>
     </tr>
+  );
+}
+
+/** Disable (or enable) and uninstall, for a talent the policy does not require. */
+function RowActions(props: { t: InstalledTalentView; target: string }) {
+  const { t, target } = props;
+  return (
+    <div class="row-actions">
+      <form method="post" action={`${target}?_method=PATCH`} hx-patch={target} hx-target="#installed" hx-swap="outerHTML">
+        <input type="hidden" name="enabled" value={t.state === "active" ? "false" : "true"} />
+        <button type="submit" class="secondary small">
+          {t.state === "active" ? "Disable" : "Enable"}
+          <span class="visually-hidden"> {t.id}</span>
+        </button>
+      </form>
+      <form
+        method="post"
+        action={`${target}?_method=DELETE`}
+        hx-delete={target}
+        hx-confirm={confirmations.uninstall(t.id).question}
+        hx-target="#installed"
+        hx-swap="outerHTML"
+      >
+        <button type="submit" class="danger small">
+          Uninstall<span class="visually-hidden"> {t.id}</span>
+        </button>
+      </form>
+    </div>
   );
 }
 
@@ -162,7 +185,7 @@ function InstalledSectionView(props: { projectId: string; overview: Overview; ca
           ) : null}
           <DataTable caption="Installed talents" columns={["Talent", "Version", "State", "Actions"]}>
             {o.talents.map((t) => (
-              <InstalledRow projectId={props.projectId} t={t} />
+              <InstalledRow projectId={props.projectId} t={t} setBy={o.policy?.setBy ?? null} />
             ))}
           </DataTable>
           <GraphSvg nodes={g.nodes} edges={g.edges} title="Installed talents and what they require" />

@@ -1,7 +1,8 @@
 /**
  * Doctor (`svc_doctor`; docs/api.md "The agent loop"): what is wrong with the current selection — prerequisites that are
  * missing, conflicts among active talents, disabled dependencies of active talents, installed
- * talents that can no longer be served, and (for owners and admins) broken catalog entries.
+ * talents that can no longer be served, talents the organization's policy requires that are not installed, disabled
+ * or not servable (`requiredByPolicy`), and (for owners and admins) broken catalog entries.
  */
 import type { Catalog } from "../catalog/catalog";
 import { formatFinding, type Talent } from "../catalog/format";
@@ -10,6 +11,7 @@ import type { Database } from "../db/client";
 import { conflictsAmong } from "./prepare";
 import { installedWithItems } from "../selection/sources";
 import { installPrerequisites, type Voice } from "../http/wording";
+import { readProjectPolicy } from "../selection/policyRules";
 
 /**
  * The digest a lock file pins for a talent: sha256 over every file of it (path and content
@@ -25,7 +27,18 @@ export async function doctor(
   project: { id: string; organizationId: string },
   opts: { admin: boolean; selection?: boolean; voice?: Voice },
 ) {
-  return diagnose(await installedWithItems(deps, project), deps.catalog, project, opts);
+  const [all, policy] = await Promise.all([installedWithItems(deps, project), readProjectPolicy(deps.database, project.id)]);
+  return diagnose(all, deps.catalog, project, { ...opts, required: policy?.required ?? [] });
+}
+
+/** The required talents a selection lacks: not installed, disabled, or installed but no longer servable. */
+export function requiredProblems(all: Awaited<ReturnType<typeof installedWithItems>>, required: readonly string[]) {
+  const byId = new Map(all.map((x) => [x.row.talentId, x]));
+  return required.flatMap((id) => {
+    const x = byId.get(id);
+    const problem = !x ? ("missing" as const) : !x.row.enabled ? ("disabled" as const) : !x.item ? ("unservable" as const) : null;
+    return problem ? [{ id, problem }] : [];
+  });
 }
 
 /** Doctor's judgement of a selection whose items are already resolved (insights judges a whole organization this way). */
@@ -33,9 +46,10 @@ export function diagnose(
   all: Awaited<ReturnType<typeof installedWithItems>>,
   catalog: Catalog,
   project: { id: string; organizationId: string },
-  opts: { admin: boolean; selection?: boolean; voice?: Voice },
+  opts: { admin: boolean; selection?: boolean; voice?: Voice; required?: readonly string[] },
 ) {
   const deps = { catalog };
+  const requiredByPolicy = requiredProblems(all, opts.required ?? []);
   const installed = new Map(all.map((x) => [x.row.talentId, x]));
   const active = all.filter((x) => x.row.enabled && x.item).map((x) => x.item!);
   const missing = new Map<string, Set<string>>();
@@ -62,7 +76,11 @@ export function diagnose(
   }));
   const disabledDependencies = [...disabled.entries()].map(([id, by]) => ({ id, requiredBy: [...by] }));
   const healthy =
-    missingPrerequisites.length === 0 && conflicts.length === 0 && disabledDependencies.length === 0 && unservable.length === 0;
+    missingPrerequisites.length === 0 &&
+    conflicts.length === 0 &&
+    disabledDependencies.length === 0 &&
+    unservable.length === 0 &&
+    requiredByPolicy.length === 0;
   return {
     healthy,
     selection: { installed: all.length, active: active.length, disabled: all.filter((x) => !x.row.enabled).length },
@@ -72,6 +90,7 @@ export function diagnose(
     conflicts,
     disabledDependencies,
     unservable,
+    requiredByPolicy,
     // include=selection: what `talentd lock` pins (every installed talent, sorted by id)
     ...(opts.selection
       ? {
@@ -106,6 +125,10 @@ export function diagnose(
             ? `Conflicting talents are both active (${conflicts.map((c) => `${c.a} × ${c.b}`).join(", ")}): disable one of each pair in the dashboard.`
             : "",
           unservable.length ? `Uninstall what can no longer be served (${unservable.map((u) => u.id).join(", ")}).` : "",
+          requiredByPolicy.length
+            ? `The organization's policy requires ${requiredByPolicy.map((r) => `${r.id} (${r.problem})`).join(", ")}: ` +
+              "an owner or admin saves the policy again (/org/policy) to install and enable them."
+            : "",
         ]
           .filter(Boolean)
           .join(" "),

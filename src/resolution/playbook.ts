@@ -1,7 +1,9 @@
 /**
  * The audit playbook (`svc_validate`; docs/architecture.md "The agent loop"): exactly what a resolution served, as
  * obligations per talent, with a procedure an agent can follow; with `talent`, the targeted
- * detail (full rules with their check, and the conformance tests).
+ * detail (full rules with their check, and the conformance tests). When the organization's
+ * policy requires talents, `requiredNotDesignated` names those the resolution did not serve:
+ * required talents are installed everywhere but served only when designated.
  */
 import { iso } from "../lib/time";
 import type { Database } from "../db/client";
@@ -11,6 +13,7 @@ import { detectorSeverity } from "../catalog/measured";
 import type { TalentRule } from "../catalog/format";
 import { auditProcedure, type Voice } from "../http/wording";
 import { attestationOf, loadResolution, pinnedDefinition, pinnedTriggerFiles } from "./pinned";
+import { readProjectPolicy } from "../selection/policyRules";
 
 /**
  * A rule's detectors as served: each with the globs it applies to (its own, else the talent's
@@ -82,12 +85,17 @@ export async function playbook(
   if (talent !== undefined && !detail) throw notFound(`${talent} was not served by resolution ${resolutionId}.`);
   const hasExpertises = res.items.some((i) => i.kind === "expertise");
   const attestation = attestationOf(res);
+  // the talents the organization's policy requires that this resolution did not serve (the task did not designate them)
+  const required = (await readProjectPolicy(database, projectId))?.required ?? [];
+  const served = new Set(res.items.map((i) => i.talentId));
+  const requiredNotDesignated = required.filter((id) => !served.has(id));
   return {
     resolutionId,
     createdAt: iso(res.createdAt),
     procedure: auditProcedure(opts.voice, resolutionId, hasExpertises),
     obligations,
     verdictsRequired: res.items.filter((i) => i.kind === "expertise").map((i) => i.talentId),
+    ...(required.length > 0 ? { requiredNotDesignated } : {}),
     ...(attestation ? { attestation } : {}),
     ...(detail ? { detail } : {}),
   };

@@ -9,6 +9,7 @@ import { installedTalents } from "../db/schema";
 import { keptEach } from "../lib/kept";
 import { AppError, notFound, validationFailed } from "../http/errors";
 import { record, type AuditBy } from "../audit/record";
+import { refuseNotAllowed, refuseRequired } from "./policyRules";
 
 export type TalentKind = "talent" | "expertise";
 
@@ -122,7 +123,9 @@ export async function listInstalled(database: Database, projectId: string): Prom
 /**
  * Installs talents, all or nothing (the caller has checked every id exists). New ones start
  * active; ones already installed are left as they are (a disabled one stays disabled:
- * disabling and enabling are the dashboard's).
+ * disabling and enabling are the dashboard's). A new one outside the organization's allow-list
+ * → 409 not_allowed_by_policy; `byPolicy` (the policy's own install of its required talents)
+ * skips that check.
  */
 export async function installTalents(
   tx: Tx,
@@ -130,6 +133,7 @@ export async function installTalents(
   items: { id: string; kind: TalentKind }[],
   by: string,
   audit: AuditBy | null,
+  byPolicy = false,
 ): Promise<SelectionChange> {
   const ids = [...new Set(items.map((i) => i.id))];
   const existing = new Set(
@@ -143,6 +147,12 @@ export async function installTalents(
   const now = Date.now();
   const seen = new Set<string>(existing);
   const fresh = items.filter((i) => !seen.has(i.id) && seen.add(i.id));
+  if (!byPolicy)
+    await refuseNotAllowed(
+      tx,
+      projectId,
+      fresh.map((i) => i.id),
+    );
   const rows = fresh.map((i) => ({
     projectId,
     talentId: i.id,
@@ -158,7 +168,7 @@ export async function installTalents(
   return { entered: rows.map((r) => r.talentId), left: [], unchanged: ids.filter((id) => existing.has(id)) };
 }
 
-/** Toggles one installed talent; 404 when it is not installed. */
+/** Toggles one installed talent; 404 when it is not installed, 409 required_by_policy when disabling a required one. */
 export async function setEnabled(tx: Tx, projectId: string, talentId: string, enabled: boolean, audit: AuditBy): Promise<SelectionChange> {
   const row = (
     await tx
@@ -168,6 +178,7 @@ export async function setEnabled(tx: Tx, projectId: string, talentId: string, en
       .limit(1)
   )[0];
   if (!row) throw notFound(`${talentId} is not installed in this project.`);
+  if (!enabled) await refuseRequired(tx, projectId, [talentId], "disabled");
   if (row.enabled === enabled) return { entered: [], left: [], unchanged: [talentId] };
   await tx
     .update(installedTalents)
@@ -194,6 +205,7 @@ export async function disableTalents(tx: Tx, projectId: string, ids: string[], a
   const found = new Map(rows.map((r) => [r.id, r.enabled]));
   const missing = unique.filter((id) => !found.has(id));
   if (missing.length > 0) throw unknownTalents(missing, "not installed in this project, so it cannot be disabled");
+  await refuseRequired(tx, projectId, unique, "disabled");
   const toDisable = unique.filter((id) => found.get(id) === true);
   if (toDisable.length > 0) {
     await tx
@@ -205,8 +217,9 @@ export async function disableTalents(tx: Tx, projectId: string, ids: string[], a
   return { entered: [], left: toDisable, unchanged: unique.filter((id) => !toDisable.includes(id)) };
 }
 
-/** Uninstalls one talent; 404 when it is not installed. */
+/** Uninstalls one talent; 404 when it is not installed, 409 required_by_policy when the policy requires it. */
 export async function uninstall(tx: Tx, projectId: string, talentId: string, audit: AuditBy): Promise<SelectionChange> {
+  await refuseRequired(tx, projectId, [talentId], "uninstalled");
   const r = await tx
     .delete(installedTalents)
     .where(and(eq(installedTalents.projectId, projectId), eq(installedTalents.talentId, talentId)))

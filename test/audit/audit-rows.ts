@@ -483,6 +483,18 @@ const SETTINGS: AuditRow[] = [
       return { action: "mail.retried", object: { kind: "mail", id: m.id } };
     },
   },
+  {
+    name: "organization policy changed (PUT /web/orgs/current/policy): the lists before and after, one entry for every project it installs into",
+    async perform(c) {
+      await ok(c.owner.put("/web/orgs/current/policy", { requiredTalents: ["typescript-strict"], allowedTalents: null }));
+      return {
+        action: "policy.changed",
+        object: { kind: "policy", id: c.org.id },
+        before: { requiredTalents: [], allowedTalents: null },
+        after: { requiredTalents: ["typescript-strict"], allowedTalents: null },
+      };
+    },
+  },
 ];
 
 const SPECIALIZATIONS: AuditRow[] = [

@@ -169,6 +169,8 @@ async function callEveryRoute(): Promise<void> {
     url: "https://github.com/acme/shapes",
   });
   await call(owner, "GET /web/orgs/current/code-hosting", "/web/orgs/current/code-hosting");
+  await call(owner, "PUT /web/orgs/current/policy", "/web/orgs/current/policy", { requiredTalents: [], allowedTalents: null });
+  await call(owner, "GET /web/orgs/current/policy", "/web/orgs/current/policy");
   await call(owner, "GET /web/admin/organizations", "/web/admin/organizations");
   await call(owner, "POST /web/admin/organizations/{id}/{operation}", `/web/admin/organizations/${second.organization.id}/approve`);
   await call(owner, "GET /web/admin/users", "/web/admin/users");

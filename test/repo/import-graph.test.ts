@@ -42,6 +42,7 @@ const LAYERS = [
   "catalog",
   "expertises",
   "selection",
+  "policy",
   "specializations",
   "resolution",
   "projects",

@@ -103,6 +103,7 @@ const ROWS: Row[] = [
   { method: "POST", path: () => "/org/sso/test", expect: admin(SSO_404, "404 This organization has no single sign-on to test") },
   { method: "POST", path: () => "/org/sso/verify", expect: admin(SSO_404, "404 page") },
   { path: () => "/org/mail", expect: admin(MAIL_404) },
+  { path: () => "/org/policy", expect: admin(MAIL_404) },
 ];
 
 /** What a page answers: its status, and the redirect's location, the error page's message (as far as the expected text goes), or `page`. */

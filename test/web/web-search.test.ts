@@ -101,6 +101,7 @@ describe("GET /web/search: the palette navigates (pages before records)", () => 
       ["adoption", "/org/talent-adoption"],
       ["expertises", "/org/expertises"],
       ["mail", "/org/mail"],
+      ["policy", "/org/policy"],
       ["members", "/org#members"],
     ]) {
       const first = (await a.owner.get(`/web/search?q=${q}`)).body.items[0];
@@ -109,7 +110,7 @@ describe("GET /web/search: the palette navigates (pages before records)", () => 
     const member = await joinedMember(env, a.owner);
     const seen = lines((await member.get("/web/search?q=s")).body.items).join("\n");
     expect(seen).toContain("/org#members");
-    for (const hidden of ["/org/sso", "/org/insights", "/org/mail", "/org/expertises", "/org/talent-adoption"])
+    for (const hidden of ["/org/sso", "/org/insights", "/org/mail", "/org/expertises", "/org/talent-adoption", "/org/policy"])
       expect(seen).not.toContain(hidden);
   });
 

@@ -164,3 +164,19 @@ export const mailOutbox = sqliteTable(
   },
   (t) => [index("mail_outbox_due_idx").on(t.status, t.nextAttemptAt), index("mail_outbox_org_idx").on(t.organizationId, t.status)],
 );
+
+/**
+ * An organization's talent policy (docs/design.md "Organization policy"): the talents every
+ * project has installed and active (public ids and `@org/slug` expertises), and, when not null,
+ * the only talents a project may install besides them. One row per organization at most; no
+ * row is no policy.
+ */
+export const orgPolicies = sqliteTable("org_policies", {
+  organizationId: text("organization_id")
+    .primaryKey()
+    .references(() => organizations.id, { onDelete: "cascade" }),
+  requiredTalents: text("required_talents", { mode: "json" }).$type<string[]>().notNull(),
+  allowedTalents: text("allowed_talents", { mode: "json" }).$type<string[] | null>(),
+  updatedBy: text("updated_by").references(() => users.id, { onDelete: "set null" }),
+  updatedAt: integer("updated_at").notNull(),
+});

@@ -30,6 +30,7 @@ const ORG_PAGES = [
   { href: "/org/expertises", label: "Expertises", admin: true },
   { href: "/org/mail", label: "Mail", admin: true },
   { href: "/org/audit-log", label: "Audit log", admin: true, also: "who changed what" },
+  { href: "/org/policy", label: "Policy", admin: true, also: "talent policy, required and allowed talents" },
 ] as const;
 
 const ADMIN_PAGES = [

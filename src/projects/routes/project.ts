@@ -1,6 +1,8 @@
 /** `/web/projects/*`: projects of the active organization and their API keys. */
 import { Elysia, t } from "elysia";
 import type { CoreDeps } from "../../deps";
+import type { CatalogDeps } from "../../catalog/state";
+import { installSavedRequired, policyLookup } from "../../policy/service";
 import type { Guards } from "../../auth/guards";
 import { KEY_SCOPES, type KeyScope } from "../../db/schema";
 import { notFound, validationFailed } from "../../http/errors";
@@ -65,7 +67,7 @@ const projectView = (p: Project) => ({
 });
 
 /** The project routes of the active organization: the projects themselves, then their keys. */
-export function projectRoutes(deps: CoreDeps, guards: Guards) {
+export function projectRoutes(deps: CatalogDeps, guards: Guards) {
   return new Elysia().use(projectCrudRoutes(deps, guards)).use(projectKeyRoutes(deps, guards));
 }
 
@@ -99,15 +101,17 @@ function keyInput(body: { name: string; tools: string[] | string; expiresAt?: st
 }
 
 /** List, create, read, edit and delete projects. */
-function projectCrudRoutes(deps: CoreDeps, guards: Guards) {
+function projectCrudRoutes(deps: CatalogDeps, guards: Guards) {
   return new Elysia({ prefix: "/web/projects" })
     .use(guards)
     .get("/", async ({ org }) => ({ projects: (await listProjects(deps.database, org.id)).map(projectView) }), { org: "member" })
     .post(
       "/",
       async ({ auth, org, body, set }) => {
-        const p = await deps.database.write((tx) =>
-          createProject(
+        // the organization's required talents come with the project, in its creating transaction
+        const lookup = await policyLookup(deps.database, deps.state.catalog!, org.id);
+        const p = await deps.database.write(async (tx) => {
+          const created = await createProject(
             tx,
             {
               organizationId: org.id,
@@ -117,8 +121,10 @@ function projectCrudRoutes(deps: CoreDeps, guards: Guards) {
               repository: body.repository || null,
             },
             userActor(auth.user),
-          ),
-        );
+          );
+          await installSavedRequired(tx, org.id, created.id, lookup, `policy:${auth.user.id}`);
+          return created;
+        });
         set.status = 201;
         return { project: projectView(p) };
       },

@@ -24,6 +24,7 @@ const ADMIN_LINKS = [
   { href: "/org/expertises", label: "Expertises", text: "the organization's private talents: write, verify, publish" },
   { href: "/org/insights", label: "Insights", text: "operational health: failed calls, keys to act on, projects at fault" },
   { href: "/org/talent-adoption", label: "Talent adoption", text: "which talents and expertises the projects use and audit" },
+  { href: "/org/policy", label: "Talent policy", text: "talents every project must have, and the only ones it may install" },
   { href: "/org/sso", label: "Single sign-on", text: "OIDC or SAML for the organization's e-mail domains" },
   { href: "/org/mail", label: "Mail", text: "invitations and other mails that failed or wait to be sent" },
   { href: "/org/audit-log", label: "Audit log", text: "who changed what in the organization, with a CSV or JSON lines export" },

@@ -1,0 +1,194 @@
+/**
+ * An organization's talent policy (docs/design.md "Organization policy"; docs/api.md
+ * "Organization policy"): `requiredTalents` are installed and active in every project of the
+ * organization, new ones included, with their prerequisites; `allowedTalents`, when set, are
+ * the only other talents a project may install. The refusals of the selection routes are
+ * `selection/policyRules.ts`'s. `commitPolicy` is the one place a policy change is written.
+ */
+import { and, eq, inArray } from "drizzle-orm";
+import type { Catalog } from "../catalog/catalog";
+import { conflictPairs, requiresClosure, type Lookup } from "../catalog/graph";
+import type { Database, Tx } from "../db/client";
+import { installedTalents, orgPolicies, projects, users } from "../db/schema";
+import { listServableExpertises } from "../expertises/servable";
+import { AppError, validationFailed, type Issue } from "../http/errors";
+import { installTalents, unknownTalents, type TalentKind } from "../selection/service";
+import { record, type AuditActor } from "../audit/record";
+import { isExpertiseRef } from "../selection/sources";
+
+/** Most ids each list of a policy names. */
+export const POLICY_MAX = 200;
+
+/** What a caller asks a policy to be. */
+export interface PolicyInput {
+  requiredTalents: string[];
+  /** null: no allow-list (any talent may be installed). */
+  allowedTalents: string[] | null;
+}
+
+/** A policy as read: the input, who saved it last and when (null: never saved). */
+export interface PolicyView extends PolicyInput {
+  setBy: { id: string; name: string } | null;
+  updatedAt: number | null;
+}
+
+/** The required talents with every prerequisite, as installable items (required ones first). */
+export type RequiredItems = { id: string; kind: TalentKind }[];
+
+const isId = (x: unknown): x is string => typeof x === "string" && x !== "" && x.length <= 200;
+
+/** A list field of the body: an array of ids, or (from a form) text with one id per line or comma. */
+function readList(v: unknown, path: string, issues: Issue[]): string[] | null {
+  const list = typeof v === "string" ? v.split(/[\s,]+/).filter(Boolean) : v;
+  if (!Array.isArray(list) || list.length > POLICY_MAX || !list.every(isId)) {
+    issues.push({ path, message: `must be an array of talent ids (at most ${POLICY_MAX}, each 1 to 200 characters)` });
+    return null;
+  }
+  return [...new Set(list)];
+}
+
+/**
+ * The policy a PUT body asks for: `requiredTalents` (required; an array, or a form's text) and
+ * `allowedTalents` (absent, null or, from a form, blank: no allow-list).
+ */
+export function readPolicyBody(body: Record<string, unknown>): PolicyInput {
+  const issues: Issue[] = [];
+  const required = readList(body.requiredTalents, "requiredTalents", issues);
+  const rawAllowed = body.allowedTalents;
+  const noList = rawAllowed === undefined || rawAllowed === null || (typeof rawAllowed === "string" && rawAllowed.trim() === "");
+  const allowed = noList ? null : readList(rawAllowed, "allowedTalents", issues);
+  if (issues.length > 0) throw validationFailed(issues);
+  return { requiredTalents: required!, allowedTalents: allowed };
+}
+
+/** The organization's policy; an organization that never saved one has none required and no allow-list. */
+export async function readPolicy(database: Database, organizationId: string): Promise<PolicyView> {
+  const row = (
+    await database.db
+      .select({
+        required: orgPolicies.requiredTalents,
+        allowed: orgPolicies.allowedTalents,
+        updatedAt: orgPolicies.updatedAt,
+        userId: users.id,
+        name: users.name,
+        email: users.email,
+      })
+      .from(orgPolicies)
+      .leftJoin(users, eq(users.id, orgPolicies.updatedBy))
+      .where(eq(orgPolicies.organizationId, organizationId))
+      .limit(1)
+  )[0];
+  if (!row) return { requiredTalents: [], allowedTalents: null, setBy: null, updatedAt: null };
+  return {
+    requiredTalents: row.required,
+    allowedTalents: row.allowed ?? null,
+    setBy: row.userId ? { id: row.userId, name: row.name || row.email || row.userId } : null,
+    updatedAt: row.updatedAt,
+  };
+}
+
+/** How the policy's graph reads an id: the catalog, or the organization's servable expertises. */
+async function lookupFor(database: Database, catalog: Catalog, organizationId: string): Promise<Lookup> {
+  const expertises = new Map((await listServableExpertises(database, organizationId, catalog)).map((e) => [e.ref, e.talent]));
+  return (id) => (isExpertiseRef(id) ? expertises.get(id) : catalog.get(id));
+}
+
+/**
+ * Checks a policy against the catalog and the organization's expertises and returns the items
+ * its required talents bring (their requires-closure): an unknown id in either list → 400
+ * unknown_talents; required talents that conflict with each other (prerequisites included) →
+ * 409 selection_conflict.
+ */
+export async function requiredItemsOf(database: Database, catalog: Catalog, organizationId: string, policy: PolicyInput) {
+  const lookup = await lookupFor(database, catalog, organizationId);
+  const unknown = [...policy.requiredTalents, ...(policy.allowedTalents ?? [])].filter((id) => !lookup(id));
+  if (unknown.length > 0)
+    throw unknownTalents([...new Set(unknown)], "not in the catalog (nor an active published expertise of this organization)");
+  const closure = requiresClosure(policy.requiredTalents, lookup);
+  if (closure.missing.length > 0) throw unknownTalents(closure.missing, "required by the policy's talents but not in the catalog");
+  const pairs = conflictPairs(closure.ids, lookup);
+  if (pairs.length > 0) {
+    throw new AppError(
+      "selection_conflict",
+      `The required talents conflict (with their prerequisites): ${pairs.map((p) => `${p.a} × ${p.b}`).join(", ")}. ` +
+        "The policy was not saved.",
+      { pairs },
+    );
+  }
+  return closure.ids.map((id) => ({ id, kind: isExpertiseRef(id) ? ("expertise" as const) : ("talent" as const) }));
+}
+
+/** Installs the required items into one project and enables the disabled ones among them; returns the ids that entered. */
+export async function installRequired(tx: Tx, projectId: string, items: RequiredItems, by: string): Promise<string[]> {
+  if (items.length === 0) return [];
+  const change = await installTalents(tx, projectId, items, by, null, true);
+  const ids = items.map((i) => i.id);
+  const disabled = await tx
+    .update(installedTalents)
+    .set({ enabled: true, updatedAt: Date.now() })
+    .where(and(eq(installedTalents.projectId, projectId), inArray(installedTalents.talentId, ids), eq(installedTalents.enabled, false)))
+    .returning({ id: installedTalents.talentId });
+  return [...change.entered, ...disabled.map((r) => r.id)];
+}
+
+/**
+ * Writes an organization's policy and, in the same transaction, installs its required talents
+ * with their prerequisites (enabling the disabled ones) in every project of the organization, and
+ * records the change in the organization's audit log (one entry: the lists before and after; the
+ * installs it brings are part of it). Returns, per project, the talents that entered its active selection.
+ */
+export async function commitPolicy(
+  tx: Tx,
+  organizationId: string,
+  policy: PolicyInput & { items: RequiredItems },
+  actor: AuditActor,
+): Promise<{ projectId: string; entered: string[] }[]> {
+  const by = actor.id;
+  const before = (
+    await tx
+      .select({ requiredTalents: orgPolicies.requiredTalents, allowedTalents: orgPolicies.allowedTalents })
+      .from(orgPolicies)
+      .where(eq(orgPolicies.organizationId, organizationId))
+      .limit(1)
+  )[0] ?? { requiredTalents: [], allowedTalents: null };
+  const after = { requiredTalents: policy.requiredTalents, allowedTalents: policy.allowedTalents };
+  if (JSON.stringify(before) !== JSON.stringify(after)) {
+    await record(tx, { organizationId, actor, action: "policy.changed", object: { kind: "policy", id: organizationId }, before, after });
+  }
+  const row = { requiredTalents: policy.requiredTalents, allowedTalents: policy.allowedTalents, updatedBy: by, updatedAt: Date.now() };
+  await tx
+    .insert(orgPolicies)
+    .values({ organizationId, ...row })
+    .onConflictDoUpdate({ target: orgPolicies.organizationId, set: row });
+  const ids = (await tx.select({ id: projects.id }).from(projects).where(eq(projects.organizationId, organizationId))).map((p) => p.id);
+  const out: { projectId: string; entered: string[] }[] = [];
+  for (const projectId of ids) out.push({ projectId, entered: await installRequired(tx, projectId, policy.items, `policy:${by}`) });
+  return out;
+}
+
+/** How a new project's required talents are read: the catalog and the organization's servable expertises, read before its transaction. */
+export function policyLookup(database: Database, catalog: Catalog, organizationId: string): Promise<Lookup> {
+  return lookupFor(database, catalog, organizationId);
+}
+
+/**
+ * Installs the policy's required talents, as saved when this transaction reads it, with their
+ * prerequisites into a new project (so a policy saved while the project was being created is
+ * the one applied). A required talent the lookup no longer knows is skipped: doctor reports it.
+ */
+export async function installSavedRequired(tx: Tx, organizationId: string, projectId: string, lookup: Lookup, by: string) {
+  const row = (
+    await tx
+      .select({ required: orgPolicies.requiredTalents })
+      .from(orgPolicies)
+      .where(eq(orgPolicies.organizationId, organizationId))
+      .limit(1)
+  )[0];
+  if (!row || row.required.length === 0) return [];
+  const known = row.required.filter((id) => lookup(id));
+  const items = requiresClosure(known, lookup).ids.map((id) => ({
+    id,
+    kind: isExpertiseRef(id) ? ("expertise" as const) : ("talent" as const),
+  }));
+  return installRequired(tx, projectId, items, by);
+}

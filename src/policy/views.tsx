@@ -1,0 +1,108 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * The policy page's components (`/org/policy`, pages.tsx): what the policy requires and allows,
+ * who set it, and the form that sets it (a plain form post with `?_method=PUT`, or htmx's PUT;
+ * both come back to the page).
+ */
+import type { Catalog } from "../catalog/catalog";
+import { utcMinute } from "../lib/time";
+import { Field, FormActions } from "../ui/form";
+import type { ViewRegistry } from "../ui/views";
+import type { PolicyView } from "./service";
+
+const ROUTE = "/web/orgs/current/policy";
+
+/** One id with its title when the catalog knows it (an expertise reference shows as it is). */
+function TalentItem(props: { id: string; catalog: Catalog }) {
+  const t = props.id.startsWith("@") ? undefined : props.catalog.get(props.id);
+  return (
+    <li>
+      <a href={`/catalog/${encodeURIComponent(props.id).replace(/%2F/g, "/")}`}>
+        <code>{props.id}</code>
+      </a>
+      {t ? <span class="muted small"> {t.title}</span> : null}
+    </li>
+  );
+}
+
+/** What the policy says now, in words. */
+export function PolicySummary(props: { policy: PolicyView; catalog: Catalog }) {
+  const p = props.policy;
+  return (
+    <section class="card" id="policy-now" aria-labelledby="policy-now-h">
+      <h2 id="policy-now-h">In force</h2>
+      <h3>Required in every project</h3>
+      {p.requiredTalents.length === 0 ? (
+        <p class="muted">No talent is required.</p>
+      ) : (
+        <ul id="policy-required">
+          {p.requiredTalents.map((id) => (
+            <TalentItem id={id} catalog={props.catalog} />
+          ))}
+        </ul>
+      )}
+      <h3>Allowed</h3>
+      {p.allowedTalents === null ? (
+        <p class="muted" id="policy-allowed">
+          Any talent may be installed.
+        </p>
+      ) : (
+        <>
+          <p class="muted small">Projects may install only these and the required talents (with what they require).</p>
+          <ul id="policy-allowed">
+            {p.allowedTalents.map((id) => (
+              <TalentItem id={id} catalog={props.catalog} />
+            ))}
+          </ul>
+        </>
+      )}
+      <p class="muted small" id="policy-set-by">
+        {p.setBy && p.updatedAt !== null ? `Set by ${p.setBy.name} on ${utcMinute(p.updatedAt)} (UTC).` : "Never set."}
+      </p>
+    </section>
+  );
+}
+
+/** The form: one id per line (or separated by commas); a blank allow-list is none. */
+export function PolicyForm(props: { policy: PolicyView }) {
+  const p = props.policy;
+  return (
+    <section class="card" id="policy-form-card" aria-labelledby="policy-form-h">
+      <h2 id="policy-form-h">Change the policy</h2>
+      <form method="post" action={`${ROUTE}?_method=PUT`} hx-put={ROUTE} id="policy-form">
+        <Field
+          id="policy-required-field"
+          label="Required talents"
+          help="One talent id (or @organization/slug expertise) per line. Saving installs and enables them, with their prerequisites, in every project."
+        >
+          <textarea name="requiredTalents" rows={5} spellcheck={false}>
+            {p.requiredTalents.join("\n")}
+          </textarea>
+        </Field>
+        <Field
+          id="policy-allowed-field"
+          label="Allowed talents"
+          help="Leave blank to allow any talent; otherwise only these and the required ones."
+        >
+          <textarea name="allowedTalents" rows={5} spellcheck={false}>
+            {(p.allowedTalents ?? []).join("\n")}
+          </textarea>
+        </Field>
+        <FormActions>
+          <button type="submit">Save the policy</button>
+        </FormActions>
+      </form>
+    </section>
+  );
+}
+
+/** A saved policy goes back to the page, from a form post and from htmx alike, saying what it did. */
+export function registerPolicyViews(views: ViewRegistry): void {
+  views.register("PUT", ROUTE, {
+    redirect: () => "/org/policy",
+    status: (data) => {
+      const projects = (data as { projects?: unknown[] }).projects?.length ?? 0;
+      return `Policy saved${projects > 0 ? `: required talents installed in ${projects} project${projects > 1 ? "s" : ""}` : ""}.`;
+    },
+  });
+}
