@@ -73,7 +73,10 @@ export function PolicyForm(props: { policy: PolicyView }) {
         <Field
           id="policy-required-field"
           label="Required talents"
-          help="One talent id (or @organization/slug expertise) per line. Saving installs and enables them, with their prerequisites, in every project."
+          help={
+            "One talent id (or @organization/slug expertise) per line. " +
+            "Saving installs and enables them, with their prerequisites, in every project."
+          }
         >
           <textarea name="requiredTalents" rows={5} spellcheck={false}>
             {p.requiredTalents.join("\n")}

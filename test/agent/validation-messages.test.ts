@@ -44,6 +44,7 @@ beforeAll(async () => {
     "catalog",
     "discover",
     "install",
+    "import",
   ]);
   const prep = await env.request("/api/prepare-task", {
     method: "POST",
