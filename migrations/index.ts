@@ -21,6 +21,7 @@ import m16 from "./0016_trace_scope.sql" with { type: "text" };
 import m17 from "./0017_oauth_client_secret.sql" with { type: "text" };
 import m18 from "./0018_attestations.sql" with { type: "text" };
 import m19 from "./0019_admin_users.sql" with { type: "text" };
+import m20 from "./0020_effect.sql" with { type: "text" };
 
 export const migrations: EmbeddedMigration[] = [
   { tag: "0000_init", sql: m0 },
@@ -43,4 +44,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0017_oauth_client_secret", sql: m17 },
   { tag: "0018_attestations", sql: m18 },
   { tag: "0019_admin_users", sql: m19 },
+  { tag: "0020_effect", sql: m20 },
 ];

@@ -10,6 +10,7 @@ import type { AppState } from "./catalog/state";
 import type { SignInDeps } from "./identity/limits";
 import { TraceJournal, type JournalDeps } from "./journal/journal";
 import { activityRoutes } from "./activity/routes";
+import { findingsRoutes } from "./activity/findingsRoutes";
 import { createGuards } from "./auth/guards";
 import { createAuthLimiters } from "./identity/limits";
 import { selectionRoutes } from "./projects/routes/selection";
@@ -165,6 +166,7 @@ export function createApp(input: AppDeps) {
     .use(specializationRoutes(deps, guards))
     .use(validatorConfigRoutes(deps, guards))
     .use(activityRoutes(deps, guards))
+    .use(findingsRoutes(deps, guards))
     .use(oauthRoutes(deps))
     .use(mcpRoutes(deps, backend))
     .use(serverJsonRoutes(deps.config))

@@ -53,6 +53,7 @@ export const NON_EPOCH_TABLES = [
   "talent_days",
   "trace_hours",
   "resolution_hours",
+  "rule_finding_days",
   "config_epoch",
   "__talentd_migrations",
 ] as const;

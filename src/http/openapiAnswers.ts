@@ -7,6 +7,7 @@
  * details). The key routes' answers are in their descriptors (http/keyRoutes.ts).
  */
 import { ADMIN_ANSWERS } from "./openapiAdminAnswers";
+import { RULES_ANSWERS } from "./openapiRulesAnswers";
 import { a, B, CatalogItem, I, map, N, n, o, open, S, SelectionChange, TalentFile, Triggers, Verdicts, type Schema } from "./schema";
 
 /** A JSON answer that is not an object of declared fields: what the document says instead. */
@@ -170,6 +171,7 @@ export const ANSWERS: Record<string, Schema | OtherAnswer> = {
   "PUT /web/orgs/current/code-hosting": CodeHosting,
   "DELETE /web/orgs/current/code-hosting": CodeHosting,
   ...ADMIN_ANSWERS,
+  ...RULES_ANSWERS,
   // ---- expertises
   "GET /web/orgs/current/expertises": o({ expertises: a(o({ ...ExpertiseRow, publishedDeclaredVersion: n(S) })) }),
   "POST /web/orgs/current/expertises": Expertise,

@@ -1,0 +1,222 @@
+/**
+ * Rule effectiveness over a window, for a project or the organization (docs/api.md "Rule
+ * effectiveness"): per talent, how often it was served, audited (its playbook fetched) and given a
+ * verdict — from the kept per-day counts of talent_days (migration 0012) — and per rule, the
+ * detector findings the talentd client reported (rule_finding_days), split by whether the rule's
+ * talent was served to the task that produced the change and by the reporting client. Three
+ * lists for the Rules view: rules that fail most often after being served, talents served but
+ * never audited, and rules never served in the window. The answer is kept for the database's
+ * data version (src/db/versionMemo.ts): every commit makes a new one, and between two the
+ * repeated page costs no query.
+ */
+import type { Database } from "../db/client";
+import type { Catalog } from "../catalog/catalog";
+import { keptRead } from "../db/versionMemo";
+import { clientName } from "../journal/clients";
+import { windowView, type Window } from "./summaries";
+
+/** Rows listed in each of the three lists of the Rules view. */
+export const RULES_LISTED = 20;
+
+/** Which projects: one, or every project of an organization. */
+export type RulesScope = { projectId: string } | { organizationId: string };
+
+type TalentRow = {
+  talent_id: string;
+  expertise_id: string | null;
+  served: number;
+  audited: number;
+  pass: number;
+  fail: number;
+  not_applicable: number;
+};
+type FindingRow = { talent_id: string; rule_id: string; client: string; served: number; findings: number; reports: number };
+
+const where = (s: RulesScope) =>
+  "projectId" in s
+    ? { sql: "project_id = ?", arg: s.projectId }
+    : { sql: "project_id IN (SELECT id FROM projects WHERE organization_id = ?)", arg: s.organizationId };
+
+/** The talents' kept days in the window, summed (talent_days: the primary key leads with the project). */
+const TALENTS_SQL = (w: string) => `SELECT talent_id, max(expertise_id) AS expertise_id, sum(designated) AS served,
+  sum(audited) AS audited, sum(pass) AS pass, sum(fail) AS fail, sum(not_applicable) AS not_applicable
+FROM talent_days WHERE ${w} AND day BETWEEN ? AND ? GROUP BY talent_id`;
+
+/** The reported findings in the window by talent, rule, client and served (rule_finding_days: project, day first). */
+const FINDINGS_SQL = (w: string) => `SELECT talent_id, rule_id, client, served, sum(findings) AS findings, sum(reports) AS reports
+FROM rule_finding_days WHERE ${w} AND day BETWEEN ? AND ? GROUP BY talent_id, rule_id, client, served`;
+
+/** The enabled talents of the selection(s): a talent installed and never served is "never served". */
+const INSTALLED_SQL = (w: string) => `SELECT DISTINCT talent_id, kind FROM installed_talents WHERE ${w} AND enabled = 1`;
+
+export interface RuleFindings {
+  served: number;
+  notServed: number;
+  total: number;
+}
+
+export interface RuleRow {
+  talentId: string;
+  ruleId: string;
+  title: string | null;
+  severity: string | null;
+  href: string;
+  /** The talent's: a rule is served, audited and judged with its talent. */
+  served: number;
+  audited: number;
+  failVerdicts: number;
+  findings: RuleFindings;
+  reports: number;
+  byClient: { client: string | null; name: string; served: number; notServed: number }[];
+}
+
+/** Where a talent is read: the catalog's talent sheet, or the organization's expertise. */
+export function talentHref(talentId: string, expertiseId: string | null): string {
+  if (talentId.startsWith("@")) return expertiseId ? `/org/expertises/${encodeURIComponent(expertiseId)}` : "/org/expertises";
+  return `/catalog/${encodeURIComponent(talentId)}`;
+}
+
+const byFailures = (a: RuleRow, b: RuleRow) =>
+  b.findings.served - a.findings.served ||
+  b.failVerdicts - a.failVerdicts ||
+  (a.talentId < b.talentId ? -1 : a.talentId > b.talentId ? 1 : a.ruleId < b.ruleId ? -1 : 1);
+
+/** The effectiveness answer of a scope over a window (kept for the data version). */
+export async function ruleEffect(database: Database, catalog: Catalog, scope: RulesScope, w: Window) {
+  const { sql, arg } = where(scope);
+  const args = [arg, w.fromDay, w.toDay];
+  const kept = await keptRead(database, `rules|${sql}`, args, async () => {
+    const talents = await database.all<TalentRow>(TALENTS_SQL(sql), args);
+    const findings = await database.all<FindingRow>(FINDINGS_SQL(sql), args);
+    const installed = await database.all<{ talent_id: string; kind: string }>(INSTALLED_SQL(sql), [arg]);
+    return build(catalog, talents, findings, installed);
+  });
+  return { window: windowView(w), ...kept };
+}
+
+function talentEntry(t: TalentRow | undefined, talentId: string) {
+  return {
+    talentId,
+    href: talentHref(talentId, t?.expertise_id ?? null),
+    served: Number(t?.served ?? 0),
+    audited: Number(t?.audited ?? 0),
+    verdicts: { pass: Number(t?.pass ?? 0), fail: Number(t?.fail ?? 0), not_applicable: Number(t?.not_applicable ?? 0) },
+    findings: { served: 0, notServed: 0 },
+    rules: 0,
+  };
+}
+
+/** The rows of each rule: the catalog's rules of every talent in play, and every rule reported. */
+function build(catalog: Catalog, talentRows: TalentRow[], findingRows: FindingRow[], installed: { talent_id: string; kind: string }[]) {
+  const byTalent = new Map(talentRows.map((t) => [t.talent_id, t]));
+  const ids = new Set([...byTalent.keys(), ...installed.map((i) => i.talent_id), ...findingRows.map((f) => f.talent_id)]);
+  const talents = new Map([...ids].map((id) => [id, talentEntry(byTalent.get(id), id)]));
+  const rules = new Map<string, RuleRow>();
+  const rule = (talentId: string, ruleId: string, title: string | null, severity: string | null): RuleRow => {
+    const key = `${talentId}\u0000${ruleId}`;
+    let r = rules.get(key);
+    if (!r) {
+      const t = talents.get(talentId)!;
+      r = {
+        talentId,
+        ruleId,
+        title,
+        severity,
+        href: t.href,
+        served: t.served,
+        audited: t.audited,
+        failVerdicts: t.verdicts.fail,
+        findings: { served: 0, notServed: 0, total: 0 },
+        reports: 0,
+        byClient: [],
+      };
+      rules.set(key, r);
+      t.rules++;
+    }
+    return r;
+  };
+  for (const id of ids) for (const r of catalog.get(id)?.rules ?? []) rule(id, r.id, r.title, r.severity);
+  for (const f of findingRows) {
+    const r = rule(f.talent_id, f.rule_id, null, null);
+    const n = Number(f.findings);
+    const served = Number(f.served) === 1;
+    r.findings[served ? "served" : "notServed"] += n;
+    r.findings.total += n;
+    r.reports += Number(f.reports);
+    talents.get(f.talent_id)!.findings[served ? "served" : "notServed"] += n;
+    const client = f.client === "" ? null : f.client;
+    let c = r.byClient.find((x) => x.client === client);
+    if (!c) r.byClient.push((c = { client, name: clientName(client), served: 0, notServed: 0 }));
+    c[served ? "served" : "notServed"] += n;
+  }
+  const all = [...rules.values()].sort(byFailures);
+  const talentList = [...talents.values()].sort((a, b) => b.served - a.served || (a.talentId < b.talentId ? -1 : 1));
+  const totals = { served: 0, audited: 0, verdicts: { pass: 0, fail: 0, not_applicable: 0 }, findings: { served: 0, notServed: 0 } };
+  for (const t of talentList) {
+    totals.served += t.served;
+    totals.audited += t.audited;
+    for (const v of ["pass", "fail", "not_applicable"] as const) totals.verdicts[v] += t.verdicts[v];
+    totals.findings.served += t.findings.served;
+    totals.findings.notServed += t.findings.notServed;
+  }
+  return {
+    totals,
+    failingAfterServed: all.filter((r) => r.findings.served > 0 || r.failVerdicts > 0).slice(0, RULES_LISTED),
+    servedNeverAudited: talentList
+      .filter((t) => t.served > 0 && t.audited === 0)
+      .sort((a, b) => b.served - a.served || (a.talentId < b.talentId ? -1 : 1))
+      .slice(0, RULES_LISTED),
+    neverServed: all.filter((r) => r.served === 0).slice(0, RULES_LISTED),
+    talents: talentList,
+    rules: all,
+  };
+}
+
+export type RuleEffect = Awaited<ReturnType<typeof ruleEffect>>;
+
+const CSV_COLUMNS = [
+  "talent_id",
+  "rule_id",
+  "title",
+  "severity",
+  "served",
+  "audited",
+  "fail_verdicts",
+  "findings_served",
+  "findings_not_served",
+  "findings_total",
+  "reports",
+] as const;
+
+/** A CSV field: quoted when it holds a comma, a quote or a line break; a leading =, +, - or @ is neutralised for spreadsheets. */
+function field(v: string | number | null): string {
+  if (v === null) return "";
+  let s = String(v);
+  if (typeof v === "string" && /^[=+\-@]/.test(s)) s = `'${s}`;
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** The rules of an answer as CSV (one row per rule, the talent's counts on each). */
+export function rulesCsv(d: RuleEffect): string {
+  const lines = [CSV_COLUMNS.join(",")];
+  for (const r of d.rules) {
+    lines.push(
+      [
+        r.talentId,
+        r.ruleId,
+        r.title,
+        r.severity,
+        r.served,
+        r.audited,
+        r.failVerdicts,
+        r.findings.served,
+        r.findings.notServed,
+        r.findings.total,
+        r.reports,
+      ]
+        .map(field)
+        .join(","),
+    );
+  }
+  return `${lines.join("\r\n")}\r\n`;
+}
