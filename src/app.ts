@@ -49,6 +49,7 @@ import { registerProjectViews } from "./projects/views";
 import { registerExpertiseViews } from "./expertises/views/fragments";
 import { orgExpertisesPages } from "./expertises/pages";
 import { orgInsightsPages } from "./activity/pages";
+import { orgRulesPage } from "./activity/rulesPage";
 import { projectRoutes } from "./projects/routes/project";
 import { relevanceRoutes } from "./projects/routes/relevance";
 import { connectionRoutes } from "./projects/routes/connection";
@@ -199,6 +200,7 @@ function pages(deps: ComposedDeps): Elysia {
     invitationPages(deps),
     orgExpertisesPages(deps),
     orgInsightsPages(deps),
+    orgRulesPage(deps),
   ]);
 }
 

@@ -3,9 +3,10 @@
  * effectiveness"): per talent, how often it was served, audited (its playbook fetched) and given a
  * verdict — from the kept per-day counts of talent_days (migration 0012) — and per rule, the
  * detector findings the talentd client reported (rule_finding_days), split by whether the rule's
- * talent was served to the task that produced the change and by the reporting client. Three
- * lists for the Rules view: rules that fail most often after being served, talents served but
- * never audited, and rules never served in the window. The answer is kept for the database's
+ * talent was served to the task that produced the change and by the reporting client. The
+ * lists of the Rules view: rules that fail most often after being served (their findings on
+ * changes whose task was served them) and talents judged fail most often (verdicts are per
+ * talent), talents served but never audited, and rules never served in the window. The answer is kept for the database's
  * data version (src/db/versionMemo.ts): every commit makes a new one, and between two the
  * repeated page costs no query.
  */
@@ -161,7 +162,12 @@ function build(catalog: Catalog, talentRows: TalentRow[], findingRows: FindingRo
   }
   return {
     totals,
-    failingAfterServed: all.filter((r) => r.findings.served > 0 || r.failVerdicts > 0).slice(0, RULES_LISTED),
+    failingAfterServed: all.filter((r) => r.findings.served > 0).slice(0, RULES_LISTED),
+    // verdicts are given per talent (an expertise, a reviewable public talent), not per rule
+    failingTalents: talentList
+      .filter((t) => t.verdicts.fail > 0)
+      .sort((a, b) => b.verdicts.fail - a.verdicts.fail || (a.talentId < b.talentId ? -1 : 1))
+      .slice(0, RULES_LISTED),
     servedNeverAudited: talentList
       .filter((t) => t.served > 0 && t.audited === 0)
       .sort((a, b) => b.served - a.served || (a.talentId < b.talentId ? -1 : 1))

@@ -21,6 +21,7 @@ const Rules = o({
   window: o({ days: I, from: S, to: S, retentionDays: I }),
   totals: o({ served: I, audited: I, verdicts: Verdicts, findings: Split }),
   failingAfterServed: a(Rule),
+  failingTalents: a(Talent),
   servedNeverAudited: a(Talent),
   neverServed: a(Rule),
   talents: a(Talent),
