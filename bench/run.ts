@@ -14,6 +14,7 @@ import { benchOrgPages } from "./orgpages";
 import { benchPageCpu } from "./pagecpu";
 import { benchPrecision } from "./precision/index";
 import { benchReset } from "./reset";
+import { benchRules } from "./rules";
 import { benchSigning } from "./signing";
 import { benchStartup } from "./startup";
 import { benchStarvation } from "./starvation";
@@ -31,6 +32,7 @@ const all: Record<string, () => Promise<void>> = {
   pagecpu: benchPageCpu,
   ceilings: benchCeilings,
   orgpages: benchOrgPages,
+  rules: benchRules,
   reset: benchReset,
   starvation: benchStarvation,
   discovery: benchDiscovery,
