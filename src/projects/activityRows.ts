@@ -82,6 +82,10 @@ export function sentenceOf(e: TraceEvent): string {
       return "listed the catalog";
     case "discover":
       return "looked for talents to install";
+    case "report_findings":
+      return typeof d.findings === "number" && typeof d.rules === "number"
+        ? `reported ${d.findings} detector finding${d.findings === 1 ? "" : "s"} on ${d.rules} rule${d.rules === 1 ? "" : "s"} (counts only)`
+        : "reported detector findings (counts only)";
     case "install":
       return changed.length > 0 ? `installed ${names(e.talentsEntered)}` : "asked to install talents";
     default:
