@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { freePort, liveEnv, type LiveEnv } from "../mcp-support";
 import { clientProject, gitIn, gitRepo, removeRepos, stage, talentd } from "../client-support";
+import { joinedMember } from "../helpers";
 
 let live: LiveEnv;
 beforeAll(async () => {
@@ -178,7 +179,7 @@ describe("rule effectiveness: served, audited, verdicts and reported findings, p
     expect([refused.status, refused.body.error]).toEqual([403, "insufficient_scope"]);
   });
 
-  test("the rules routes: a bad days or format is 400 validation_failed, another organization's project 404 not_found", async () => {
+  test("the rules routes: a bad days or format is 400 validation_failed, another organization's project 404 not_found, the organization's rules to a member 403 forbidden", async () => {
     const p = await clientProject(live, []);
     const q = await clientProject(live, []);
     expect((await p.owner.get(`/web/projects/${p.project.id}/rules?days=0`)).body.error).toBe("validation_failed");
@@ -189,5 +190,10 @@ describe("rule effectiveness: served, audited, verdicts and reported findings, p
     const empty = await p.owner.get(`/web/projects/${p.project.id}/rules`);
     expect(empty.body.rules).toEqual([]);
     expect(empty.body.window.days).toBe(30);
+    // a member reads a project's rules; the organization's are for owners and admins (403 forbidden)
+    const member = await joinedMember(live.env, p.owner);
+    expect((await member.get(`/web/projects/${p.project.id}/rules`)).status).toBe(200);
+    const refused = await member.get("/web/orgs/current/rules");
+    expect([refused.status, refused.body.error]).toEqual([403, "forbidden"]);
   });
 });
