@@ -6,13 +6,14 @@
  * talent was served to the task that produced the change and by the reporting client. The
  * lists of the Rules view: rules that fail most often after being served (their findings on
  * changes whose task was served them) and talents judged fail most often (verdicts are per
- * talent), talents served but never audited, and rules never served in the window. The answer is kept for the database's
- * data version (src/db/versionMemo.ts): every commit makes a new one, and between two the
- * repeated page costs no query.
+ * talent), talents served but never audited, and rules never served in the window. Read a day
+ * of kept rows at a time; settled days are kept (journal/dayMemo.ts).
  */
 import type { Database } from "../db/client";
 import type { Catalog } from "../catalog/catalog";
-import { keptRead } from "../db/versionMemo";
+import { keptAll } from "../db/versionMemo";
+import { keptByIdentity } from "../lib/kept";
+import { DAY_MS, foldWindow, keptAnswer, type PeriodFold } from "../journal/dayMemo";
 import { clientName } from "../journal/clients";
 import { windowView, type Window } from "./summaries";
 
@@ -38,17 +39,48 @@ const where = (s: RulesScope) =>
     ? { sql: "project_id = ?", arg: s.projectId }
     : { sql: "project_id IN (SELECT id FROM projects WHERE organization_id = ?)", arg: s.organizationId };
 
-/** The talents' kept days in the window, summed (talent_days: the primary key leads with the project). */
+/** One day of the talents' kept counts (talent_days, migration 0012), by talent. */
 const TALENTS_SQL = (w: string) => `SELECT talent_id, max(expertise_id) AS expertise_id, sum(designated) AS served,
   sum(audited) AS audited, sum(pass) AS pass, sum(fail) AS fail, sum(not_applicable) AS not_applicable
-FROM talent_days WHERE ${w} AND day BETWEEN ? AND ? GROUP BY talent_id`;
+FROM talent_days WHERE ${w} AND day = ? GROUP BY talent_id`;
 
-/** The reported findings in the window by talent, rule, client and served (rule_finding_days: project, day first). */
+/** One day of the reported findings by talent, rule, client and served (rule_finding_days: project, day first). */
 const FINDINGS_SQL = (w: string) => `SELECT talent_id, rule_id, client, served, sum(findings) AS findings, sum(reports) AS reports
-FROM rule_finding_days WHERE ${w} AND day BETWEEN ? AND ? GROUP BY talent_id, rule_id, client, served`;
+FROM rule_finding_days WHERE ${w} AND day = ? GROUP BY talent_id, rule_id, client, served`;
 
 /** The enabled talents of the selection(s): a talent installed and never served is "never served". */
 const INSTALLED_SQL = (w: string) => `SELECT DISTINCT talent_id, kind FROM installed_talents WHERE ${w} AND enabled = 1`;
+
+type Day = { talents: TalentRow[]; findings: FindingRow[] };
+type Sum = { talents: Map<string, TalentRow>; findings: Map<string, FindingRow> };
+
+/** Days added up: talents by id, findings by talent, rule, client and served. */
+const RULES_FOLD: PeriodFold<Day, Sum> = {
+  init: () => ({ talents: new Map(), findings: new Map() }),
+  add(acc, day) {
+    for (const t of day.talents) {
+      const have = acc.talents.get(t.talent_id);
+      if (!have) acc.talents.set(t.talent_id, { ...t });
+      else {
+        if (t.expertise_id && (!have.expertise_id || t.expertise_id > have.expertise_id)) have.expertise_id = t.expertise_id;
+        for (const k of ["served", "audited", "pass", "fail", "not_applicable"] as const) have[k] = Number(have[k]) + Number(t[k]);
+      }
+    }
+    for (const f of day.findings) {
+      const key = `${f.talent_id}\u0000${f.rule_id}\u0000${f.client}\u0000${f.served}`;
+      const have = acc.findings.get(key);
+      if (!have) acc.findings.set(key, { ...f });
+      else {
+        have.findings = Number(have.findings) + Number(f.findings);
+        have.reports = Number(have.reports) + Number(f.reports);
+      }
+    }
+  },
+  copy: (acc) => ({
+    talents: new Map([...acc.talents].map(([k, v]) => [k, { ...v }])),
+    findings: new Map([...acc.findings].map(([k, v]) => [k, { ...v }])),
+  }),
+};
 
 export interface RuleFindings {
   served: number;
@@ -82,16 +114,38 @@ const byFailures = (a: RuleRow, b: RuleRow) =>
   b.failVerdicts - a.failVerdicts ||
   (a.talentId < b.talentId ? -1 : a.talentId > b.talentId ? 1 : a.ruleId < b.ruleId ? -1 : 1);
 
-/** The effectiveness answer of a scope over a window (kept for the data version). */
+/** Answers by the kept sum they were built from (and the selections and catalog). */
+const answers = keptByIdentity<object, { deps: unknown[]; out: ReturnType<typeof build> }>("Rule effectiveness answer");
+
+/**
+ * The effectiveness answer of a scope over a window: the window's days folded from the kept
+ * per-day rows (journal/dayMemo.ts foldWindow: past days kept until a late audit or report touches
+ * them, today read again after a commit), the answer rebuilt only when the sum, the selections or
+ * the catalog changed.
+ */
 export async function ruleEffect(database: Database, catalog: Catalog, scope: RulesScope, w: Window) {
   const { sql, arg } = where(scope);
-  const args = [arg, w.fromDay, w.toDay];
-  const kept = await keptRead(database, `rules|${sql}`, args, async () => {
-    const talents = await database.all<TalentRow>(TALENTS_SQL(sql), args);
-    const findings = await database.all<FindingRow>(FINDINGS_SQL(sql), args);
-    const installed = await database.all<{ talent_id: string; kind: string }>(INSTALLED_SQL(sql), [arg]);
-    return build(catalog, talents, findings, installed);
-  });
+  const talentsSql = TALENTS_SQL(sql);
+  const findingsSql = FINDINGS_SQL(sql);
+  const sum = await foldWindow(
+    database,
+    `rules|${"projectId" in scope ? "p" : "o"}|${arg}`,
+    w.fromDay,
+    w.toDay,
+    async (from) => {
+      const day = Math.floor(from / DAY_MS);
+      const talents = await database.all<TalentRow>(talentsSql, [arg, day]);
+      const findings = await database.all<FindingRow>(findingsSql, [arg, day]);
+      return { talents, findings };
+    },
+    RULES_FOLD,
+    // whole days up to today, and today as one piece: each a day of kept rows
+    { limit: w.toDay * DAY_MS },
+  );
+  const installed = await keptAll<{ talent_id: string; kind: string }>(database, INSTALLED_SQL(sql), [arg]);
+  const kept = await keptAnswer(answers, sum, [installed, catalog], () =>
+    build(catalog, [...sum.talents.values()], [...sum.findings.values()], installed),
+  );
   return { window: windowView(w), ...kept };
 }
 
