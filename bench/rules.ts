@@ -125,6 +125,7 @@ export async function benchRules(): Promise<void> {
       ["GET /web/orgs/current/rules", "/web/orgs/current/rules", "application/json"],
       ["GET /web/orgs/current/rules?format=csv", "/web/orgs/current/rules?format=csv", "text/csv"],
       ["GET /web/projects/:id/rules", `/web/projects/${a.projectId}/rules`, "application/json"],
+      ["page /org/insights (for comparison, same conditions)", "/org/insights", "text/html"],
     ] as const) {
       const first = await sequential(server.base + path, a.cookie, 1, accept);
       const seq = await sequential(server.base + path, a.cookie, 100, accept);
