@@ -48,15 +48,20 @@ FROM talent_days WHERE ${w} AND day = ? GROUP BY talent_id`;
 const FINDINGS_SQL = (w: string) => `SELECT talent_id, rule_id, client, served, sum(findings) AS findings, sum(reports) AS reports
 FROM rule_finding_days WHERE ${w} AND day = ? GROUP BY talent_id, rule_id, client, served`;
 
+/** One day of the talents served per preparing client, and audited (talent_client_days, migration 0020). */
+const CLIENTS_SQL = (w: string) => `SELECT talent_id, client, sum(served) AS served, sum(audited) AS audited
+FROM talent_client_days WHERE ${w} AND day = ? GROUP BY talent_id, client`;
+
 /** The enabled talents of the selection(s): a talent installed and never served is "never served". */
 const INSTALLED_SQL = (w: string) => `SELECT DISTINCT talent_id, kind FROM installed_talents WHERE ${w} AND enabled = 1`;
 
-type Day = { talents: TalentRow[]; findings: FindingRow[] };
-type Sum = { talents: Map<string, TalentRow>; findings: Map<string, FindingRow> };
+type ClientRow = { talent_id: string; client: string; served: number; audited: number };
+type Day = { talents: TalentRow[]; findings: FindingRow[]; clients: ClientRow[] };
+type Sum = { talents: Map<string, TalentRow>; findings: Map<string, FindingRow>; clients: Map<string, ClientRow> };
 
 /** Days added up: talents by id, findings by talent, rule, client and served. */
 const RULES_FOLD: PeriodFold<Day, Sum> = {
-  init: () => ({ talents: new Map(), findings: new Map() }),
+  init: () => ({ talents: new Map(), findings: new Map(), clients: new Map() }),
   add(acc, day) {
     for (const t of day.talents) {
       const have = acc.talents.get(t.talent_id);
@@ -64,6 +69,15 @@ const RULES_FOLD: PeriodFold<Day, Sum> = {
       else {
         if (t.expertise_id && (!have.expertise_id || t.expertise_id > have.expertise_id)) have.expertise_id = t.expertise_id;
         for (const k of ["served", "audited", "pass", "fail", "not_applicable"] as const) have[k] = Number(have[k]) + Number(t[k]);
+      }
+    }
+    for (const c of day.clients) {
+      const key = `${c.talent_id}\u0000${c.client}`;
+      const have = acc.clients.get(key);
+      if (!have) acc.clients.set(key, { ...c });
+      else {
+        have.served = Number(have.served) + Number(c.served);
+        have.audited = Number(have.audited) + Number(c.audited);
       }
     }
     for (const f of day.findings) {
@@ -79,6 +93,7 @@ const RULES_FOLD: PeriodFold<Day, Sum> = {
   copy: (acc) => ({
     talents: new Map([...acc.talents].map(([k, v]) => [k, { ...v }])),
     findings: new Map([...acc.findings].map(([k, v]) => [k, { ...v }])),
+    clients: new Map([...acc.clients].map(([k, v]) => [k, { ...v }])),
   }),
 };
 
@@ -127,6 +142,7 @@ export async function ruleEffect(database: Database, catalog: Catalog, scope: Ru
   const { sql, arg } = where(scope);
   const talentsSql = TALENTS_SQL(sql);
   const findingsSql = FINDINGS_SQL(sql);
+  const clientsSql = CLIENTS_SQL(sql);
   const sum = await foldWindow(
     database,
     `rules|${"projectId" in scope ? "p" : "o"}|${arg}`,
@@ -136,7 +152,8 @@ export async function ruleEffect(database: Database, catalog: Catalog, scope: Ru
       const day = Math.floor(from / DAY_MS);
       const talents = await database.all<TalentRow>(talentsSql, [arg, day]);
       const findings = await database.all<FindingRow>(findingsSql, [arg, day]);
-      return { talents, findings };
+      const clients = await database.all<ClientRow>(clientsSql, [arg, day]);
+      return { talents, findings, clients };
     },
     RULES_FOLD,
     // whole days up to today, and today as one piece: each a day of kept rows
@@ -144,7 +161,7 @@ export async function ruleEffect(database: Database, catalog: Catalog, scope: Ru
   );
   const installed = await keptAll<{ talent_id: string; kind: string }>(database, INSTALLED_SQL(sql), [arg]);
   const kept = await keptAnswer(answers, sum, [installed, catalog], () =>
-    build(catalog, [...sum.talents.values()], [...sum.findings.values()], installed),
+    build(catalog, [...sum.talents.values()], [...sum.findings.values()], [...sum.clients.values()], installed),
   );
   return { window: windowView(w), ...kept };
 }
@@ -158,11 +175,19 @@ function talentEntry(t: TalentRow | undefined, talentId: string) {
     verdicts: { pass: Number(t?.pass ?? 0), fail: Number(t?.fail ?? 0), not_applicable: Number(t?.not_applicable ?? 0) },
     findings: { served: 0, notServed: 0 },
     rules: 0,
+    /** Served and audited by the development tool that prepared the resolutions. */
+    byClient: [] as { client: string | null; name: string; served: number; audited: number }[],
   };
 }
 
 /** The rows of each rule: the catalog's rules of every talent in play, and every rule reported. */
-function build(catalog: Catalog, talentRows: TalentRow[], findingRows: FindingRow[], installed: { talent_id: string; kind: string }[]) {
+function build(
+  catalog: Catalog,
+  talentRows: TalentRow[],
+  findingRows: FindingRow[],
+  clientRows: ClientRow[],
+  installed: { talent_id: string; kind: string }[],
+) {
   const byTalent = new Map(talentRows.map((t) => [t.talent_id, t]));
   const ids = new Set([...byTalent.keys(), ...installed.map((i) => i.talent_id), ...findingRows.map((f) => f.talent_id)]);
   const talents = new Map([...ids].map((id) => [id, talentEntry(byTalent.get(id), id)]));
@@ -191,6 +216,12 @@ function build(catalog: Catalog, talentRows: TalentRow[], findingRows: FindingRo
     return r;
   };
   for (const id of ids) for (const r of catalog.get(id)?.rules ?? []) rule(id, r.id, r.title, r.severity);
+  for (const c of clientRows) {
+    const t = talents.get(c.talent_id) ?? talents.set(c.talent_id, talentEntry(undefined, c.talent_id)).get(c.talent_id)!;
+    const client = c.client === "" ? null : c.client;
+    t.byClient.push({ client, name: clientName(client), served: Number(c.served), audited: Number(c.audited) });
+  }
+  for (const t of talents.values()) t.byClient.sort((a, b) => b.served - a.served || (a.name < b.name ? -1 : 1));
   for (const f of findingRows) {
     const r = rule(f.talent_id, f.rule_id, null, null);
     const n = Number(f.findings);

@@ -28,6 +28,11 @@ function Findings(props: { r: RuleRow }) {
   );
 }
 
+/** The tools that prepared the resolutions serving a talent, with how many each (and audited). */
+function ServedTo(props: { t: RuleEffect["talents"][number] }) {
+  return <td class="small">{props.t.byClient.map((c) => `${c.name} ${c.served} (${c.audited} audited)`).join(", ") || "—"}</td>;
+}
+
 function RuleName(props: { r: RuleRow }) {
   return (
     <td>
@@ -71,7 +76,10 @@ function FailingTalentsSection(props: { rows: RuleEffect["failingTalents"] }) {
       title="Talents judged fail after being served"
       empty={props.rows.length === 0 && "No fail verdict in the window."}
     >
-      <DataTable caption="Talents by fail verdicts" columns={["Talent", "Fail", "Pass", "Not applicable", "Served", "Audited"]}>
+      <DataTable
+        caption="Talents by fail verdicts"
+        columns={["Talent", "Fail", "Pass", "Not applicable", "Served", "Audited", "Served to"]}
+      >
         {props.rows.map((t) => (
           <tr>
             <td>
@@ -82,6 +90,7 @@ function FailingTalentsSection(props: { rows: RuleEffect["failingTalents"] }) {
             <td class="num">{t.verdicts.not_applicable}</td>
             <td class="num">{t.served}</td>
             <td class="num">{t.audited}</td>
+            <ServedTo t={t} />
           </tr>
         ))}
       </DataTable>
@@ -96,7 +105,7 @@ function UnauditedSection(props: { rows: RuleEffect["servedNeverAudited"] }) {
       title="Served but never audited"
       empty={props.rows.length === 0 && "Every talent served in the window had its playbook fetched at least once."}
     >
-      <DataTable caption="Talents served and never audited" columns={["Talent", "Served", "Rules"]}>
+      <DataTable caption="Talents served and never audited" columns={["Talent", "Served", "Rules", "Served to"]}>
         {props.rows.map((t) => (
           <tr>
             <td>
@@ -104,6 +113,7 @@ function UnauditedSection(props: { rows: RuleEffect["servedNeverAudited"] }) {
             </td>
             <td class="num">{t.served}</td>
             <td class="num">{t.rules}</td>
+            <ServedTo t={t} />
           </tr>
         ))}
       </DataTable>

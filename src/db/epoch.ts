@@ -54,6 +54,7 @@ export const NON_EPOCH_TABLES = [
   "trace_hours",
   "resolution_hours",
   "rule_finding_days",
+  "talent_client_days",
   "config_epoch",
   "__talentd_migrations",
 ] as const;

@@ -3,7 +3,16 @@ import { a, I, n, o, S, type Schema } from "./schema";
 
 const Verdicts = o({ pass: I, fail: I, not_applicable: I });
 const Split = o({ served: I, notServed: I });
-const Talent = o({ talentId: S, href: S, served: I, audited: I, verdicts: Verdicts, findings: Split, rules: I });
+const Talent = o({
+  talentId: S,
+  href: S,
+  served: I,
+  audited: I,
+  verdicts: Verdicts,
+  findings: Split,
+  rules: I,
+  byClient: a(o({ client: n(S), name: S, served: I, audited: I })),
+});
 const Rule = o({
   talentId: S,
   ruleId: S,

@@ -46,7 +46,7 @@ function repoWithChange(): string {
 }
 
 describe("rule effectiveness: served, audited, verdicts and reported findings, per rule and per talent", () => {
-  test("known counts: findings before the task (not served) and after it (served), by client; audit and fail verdict per talent; JSON and CSV; project and organization", async () => {
+  test("known counts: findings before the task (not served) and after it (served), by client; served and audited per talent and by client; fail verdict per talent; JSON and CSV; project and organization", async () => {
     const p = await clientProject(live, ["typescript-strict", "javascript-base"]);
     const repo = repoWithChange();
     // 1. a check before any task: its findings were not served to a task
@@ -90,6 +90,12 @@ describe("rule effectiveness: served, audited, verdicts and reported findings, p
     expect(ts.served).toBe(5);
     expect(ts.audited).toBe(5);
     expect(ts.verdicts).toEqual({ pass: 0, fail: 1, not_applicable: 0 });
+    // served and audited by the tool that prepared each resolution: the agent's task, the three hook runs, the CI run
+    expect(ts.byClient.map((c: any) => [c.name, c.served, c.audited])).toEqual([
+      ["talentd hook", 3, 3],
+      ["Claude Code", 1, 1],
+      ["talentd CI", 1, 1],
+    ]);
     expect(ts.findings).toEqual({ served: 3, notServed: 3 });
     expect(ts.href).toBe("/catalog/typescript-strict");
     expect(r.body.failingAfterServed[0]).toMatchObject({ talentId: "typescript-strict", failVerdicts: 1 });

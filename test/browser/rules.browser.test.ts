@@ -64,7 +64,7 @@ describe("/org/insights/rules in Chromium", () => {
     expect(await failing.first().locator("a").getAttribute("href")).toBe("/catalog/typescript-strict");
     expect(await page.textContent("#failing")).not.toContain("TS-006"); // found only before the task: not served
     const judged = (await page.locator("#failing-talents tbody tr").first().locator("td").allTextContents()).map((t) => t.trim());
-    expect(judged).toEqual(["typescript-strict", "1", "0", "0", "1", "1"]);
+    expect(judged).toEqual(["typescript-strict", "1", "0", "0", "1", "1", "Claude Code 1 (1 audited)"]);
     expect(await page.textContent("#never-audited-talents")).toContain("javascript-base");
     expect(await page.locator("#never-audited-talents a").first().getAttribute("href")).toBe("/catalog/javascript-base");
     const never = await page.textContent("#never-served");

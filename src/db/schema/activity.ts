@@ -144,3 +144,24 @@ export const ruleFindingDays = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.projectId, t.day, t.talentId, t.ruleId, t.client, t.served] })],
 );
+
+/**
+ * Kept counts of the talents served per development tool: per project, UTC day of the resolution,
+ * talent and the client that prepared it (its `prepare_task` event's; '' when none was named) —
+ * resolutions served and, of those, audited (the first 2xx `validate` event). Kept by triggers on
+ * trace_events (migration 0020, hand-written end), read by rule effectiveness (src/activity/ruleEffect.ts).
+ */
+export const talentClientDays = sqliteTable(
+  "talent_client_days",
+  {
+    projectId: text("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    day: integer("day").notNull(),
+    talentId: text("talent_id").notNull(),
+    client: text("client").notNull(),
+    served: integer("served").notNull().default(0),
+    audited: integer("audited").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.day, t.talentId, t.client] })],
+);
