@@ -45,7 +45,7 @@ Use the ledger for ${slug}.
 }
 
 /** Creates, confirms, publishes and activates `n` expertises through the web routes; returns their ids and refs. */
-async function seedExpertises(base: string, cookie: string, orgSlug: string, n: number) {
+export async function seedExpertises(base: string, cookie: string, orgSlug: string, n: number) {
   const h = { "content-type": "application/json", origin: base, cookie };
   const out: { id: string; ref: string }[] = [];
   for (let i = 0; i < n; i++) {
@@ -72,7 +72,13 @@ async function seedExpertises(base: string, cookie: string, orgSlug: string, n: 
 }
 
 /** Writes the other projects, their selections and the history straight into the stopped server's database. */
-function seedOrganization(dbPath: string, firstProject: string, expertises: { id: string; ref: string }[], projects: number, n: number) {
+export function seedOrganization(
+  dbPath: string,
+  firstProject: string,
+  expertises: { id: string; ref: string }[],
+  projects: number,
+  n: number,
+) {
   const db = new Native(dbPath);
   const p0 = db.prepare("SELECT * FROM projects WHERE id = ?").get(firstProject) as Record<string, unknown>;
   const pCols = (db.prepare("PRAGMA table_info(projects)").all() as { name: string }[]).map((c) => c.name);
@@ -178,7 +184,7 @@ function seedOrganization(dbPath: string, firstProject: string, expertises: { id
  * 250 ms) — about 14 commits a second, each one making the pages read their unsettled hours
  * again. Returns a function that stops it and tells how many calls were made.
  */
-function agentsAtWork(base: string, key: string): () => Promise<{ calls: number; failed: number }> {
+export function agentsAtWork(base: string, key: string): () => Promise<{ calls: number; failed: number }> {
   const h = { "content-type": "application/json", authorization: `Bearer ${key}` };
   let calls = 0;
   let failed = 0;
@@ -213,7 +219,7 @@ function agentsAtWork(base: string, key: string): () => Promise<{ calls: number;
   };
 }
 
-async function sequential(url: string, cookie: string, count: number, accept: string): Promise<number[]> {
+export async function sequential(url: string, cookie: string, count: number, accept: string): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < count; i++) {
     const t = performance.now();

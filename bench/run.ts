@@ -16,6 +16,7 @@ import { benchPageCpu } from "./pagecpu";
 import { benchRouteCpu } from "./routecpu";
 import { benchPrecision } from "./precision/index";
 import { benchReset } from "./reset";
+import { benchRules } from "./rules";
 import { benchSigning } from "./signing";
 import { benchStartup } from "./startup";
 import { benchStarvation } from "./starvation";
@@ -34,6 +35,7 @@ const all: Record<string, () => Promise<void>> = {
   routecpu: benchRouteCpu,
   ceilings: benchCeilings,
   orgpages: benchOrgPages,
+  rules: benchRules,
   reset: benchReset,
   starvation: benchStarvation,
   discovery: benchDiscovery,

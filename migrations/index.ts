@@ -24,6 +24,7 @@ import m19 from "./0019_admin_users.sql" with { type: "text" };
 import m20 from "./0020_sigstore.sql" with { type: "text" };
 import m21 from "./0021_audit.sql" with { type: "text" };
 import m22 from "./0022_policy.sql" with { type: "text" };
+import m23 from "./0023_effect.sql" with { type: "text" };
 
 export const migrations: EmbeddedMigration[] = [
   { tag: "0000_init", sql: m0 },
@@ -49,4 +50,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0020_sigstore", sql: m20 },
   { tag: "0021_audit", sql: m21 },
   { tag: "0022_policy", sql: m22 },
+  { tag: "0023_effect", sql: m23 },
 ];

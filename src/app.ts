@@ -10,6 +10,7 @@ import type { AppState } from "./catalog/state";
 import type { SignInDeps } from "./identity/limits";
 import { TraceJournal, type JournalDeps } from "./journal/journal";
 import { activityRoutes } from "./activity/routes";
+import { findingsRoutes } from "./activity/findingsRoutes";
 import { createGuards } from "./auth/guards";
 import { createAuthLimiters } from "./identity/limits";
 import { selectionRoutes } from "./projects/routes/selection";
@@ -49,6 +50,7 @@ import { registerExpertiseViews } from "./expertises/views/fragments";
 import { orgExpertisesPages } from "./expertises/pages";
 import { importPages } from "./expertises/importPage";
 import { orgInsightsPages } from "./activity/pages";
+import { orgRulesPage } from "./activity/rulesPage";
 import { projectRoutes } from "./projects/routes/project";
 import { relevanceRoutes } from "./projects/routes/relevance";
 import { connectionRoutes } from "./projects/routes/connection";
@@ -173,6 +175,7 @@ export function createApp(input: AppDeps) {
     .use(specializationRoutes(deps, guards))
     .use(validatorConfigRoutes(deps, guards))
     .use(activityRoutes(deps, guards))
+    .use(findingsRoutes(deps, guards))
     .use(oauthRoutes(deps))
     .use(mcpRoutes(deps, backend))
     .use(serverJsonRoutes(deps.config))
@@ -207,6 +210,7 @@ function pages(deps: ComposedDeps): Elysia {
     orgExpertisesPages(deps),
     orgInsightsPages(deps),
     policyPages(deps),
+    orgRulesPage(deps),
   ]);
 }
 

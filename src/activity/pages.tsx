@@ -29,7 +29,7 @@ const talentHref = (e: { id: string; kind: string; expertiseId: string | null })
   e.kind === "expertise" ? (e.expertiseId ? `/org/expertises/${e.expertiseId}` : "/org/expertises") : `/catalog/${e.id}`;
 
 /** The window chooser shared by both pages. */
-function WindowForm(props: { action: string; days: number; extra?: Record<string, string> }) {
+export function WindowForm(props: { action: string; days: number; extra?: Record<string, string> }) {
   return (
     <form method="get" action={props.action} class="inline">
       {Object.entries(props.extra ?? {}).map(([k, v]) => (
@@ -218,7 +218,7 @@ export function orgInsightsPages(deps: CatalogDeps & JournalDeps) {
             </div>
             <p class="muted">
               What needs attention in the last {w.days} days: each item links to where it is fixed. See also{" "}
-              <a href="/org/talent-adoption">talent adoption</a>.
+              <a href="/org/talent-adoption">talent adoption</a> and <a href={`/org/insights/rules?days=${w.days}`}>rules</a>.
             </p>
             <InsightsBody d={d} />
           </Layout>,

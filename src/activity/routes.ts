@@ -17,6 +17,21 @@ import { organizationSummary, projectSummary, readWindow } from "./summaries";
 import { adoptionView } from "./adoption";
 import { dashboardReadCap } from "./readCap";
 import { talentUsage } from "./usage";
+import { ruleEffect, rulesCsv, type RuleEffect } from "./ruleEffect";
+import { oneOf } from "../http/query";
+
+const FORMATS = ["json", "csv"] as const;
+
+/** The rules answer, or its rows as CSV with `?format=csv` (a download named after the window). */
+function rulesAnswer(csv: boolean, name: string, d: RuleEffect): unknown {
+  if (!csv) return d;
+  return new Response(rulesCsv(d), {
+    headers: {
+      "content-type": "text/csv; charset=utf-8",
+      "content-disposition": `attachment; filename="rules-${name}-${d.window.days}d.csv"`,
+    },
+  });
+}
 
 /** The last segment of `…/talents/<talentId>/usage`: Elysia matches a wildcard only at the end of a path. */
 const USAGE_SUFFIX = "/usage";
@@ -73,6 +88,31 @@ export function activityRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) 
             const projects = await listProjects(db, org.id);
             await deps.journal.settle();
             return insights(db, deps.state.catalog!, org, projects, w);
+          }),
+        { org: "admin" },
+      )
+      .get(
+        "/web/projects/:id/rules",
+        async ({ auth, org, params, query }) =>
+          cap.run(auth.user.id, async () => {
+            const project = await getProject(db, org.id, params.id);
+            const w = window(query);
+            const csv = oneOf(query, "format", FORMATS) === "csv";
+            await deps.journal.settle();
+            const d = await ruleEffect(db, deps.state.catalog!, { projectId: project.id }, w);
+            return rulesAnswer(csv, project.id, { projectId: project.id, ...d } as RuleEffect);
+          }),
+        { org: "member" },
+      )
+      .get(
+        "/web/orgs/current/rules",
+        async ({ auth, org, query }) =>
+          cap.run(auth.user.id, async () => {
+            const w = window(query);
+            const csv = oneOf(query, "format", FORMATS) === "csv";
+            await deps.journal.settle();
+            const d = await ruleEffect(db, deps.state.catalog!, { organizationId: org.id }, w);
+            return rulesAnswer(csv, org.slug, { organizationId: org.id, ...d } as RuleEffect);
           }),
         { org: "admin" },
       )

@@ -44,6 +44,7 @@ export const FLAGS: Record<string, FlagSpec> = {
   force: { help: "replace a hook that talentd did not install (kept as <hook>.before-talentd)" },
   "dry-run": { help: "list the migrations that would run, with their statements; change nothing" },
   local: { help: "check this machine's data folder (no server needed)" },
+  "no-report": { help: "do not report the findings' counts per rule to the server (or set TALENTD_REPORT=0)" },
   help: { help: "print this text and exit" },
 };
 
@@ -225,11 +226,13 @@ export const COMMANDS: CommandSpec[] = [
       "whose triggers.files name .git/COMMIT_EDITMSG (conventional-commits, git-commit-messages).\n" +
       "Prints `file:line RULE-ID severity title` per finding. The diff never leaves the machine:\n" +
       "only talent ids go to the server. A line holding `talentd-ignore RULE-ID` is not reported for\n" +
-      "that rule. Scopes prepare_task (without RESOLUTION) and validate.\n" +
+      "that rule. Afterwards it reports how many findings each rule had (counts only, no path, line\n" +
+      "or code; --no-report or TALENTD_REPORT=0 to skip). Scopes prepare_task (without RESOLUTION)\n" +
+      "and validate.\n" +
       "Exit codes: 0 clean or advisory findings only, 1 a blocking finding, 2 usage, configuration or\n" +
       "connection errors (one line).",
     args: [{ name: "RESOLUTION", help: "a resolutionId (default: designate from the diff's paths)", optional: true }],
-    flags: ["staged", "base", "pre-push", "commit-msg", "talent", ...CLIENT],
+    flags: ["staged", "base", "pre-push", "commit-msg", "talent", "no-report", ...CLIENT],
     required: [],
     env: [],
   },

@@ -13,6 +13,7 @@ import type { CommandLine } from "../cli/args";
 import { CliError } from "../cli/errors";
 import { call, serverOptions, type ServerOptions } from "./api";
 import { runDetectors, type ServedObligation } from "./check";
+import { findingsBody, reportsFindings, sendFindings } from "./findingsReport";
 import { changedPaths, gitPath, repoOf, repoPaths, repoRoot, requireRepo, type Repo } from "./git";
 import { compareLock, LOCK_PATH, lockOf, parseLock, renderLock, type LockEntry } from "./lock";
 import { designate, type Designation } from "./match";
@@ -265,6 +266,10 @@ async function checkCommand(cli: Run, cwd: string): Promise<number> {
   const checked = await contents;
   const result = runDetectors(playbook.obligations, files, (path) => checked.get(path) ?? null);
   for (const s of result.skipped) note(`talentd check: skipped a detector that cannot run here: ${s}`);
+  if (reportsFindings(cli.flags, process.env)) {
+    const failed = await sendFindings(server, findingsBody(playbook.obligations, result, cli.args[0]));
+    if (failed && !cli.flags.json) note(failed);
+  }
   const blocking = result.findings.filter((f) => f.severity === "blocking").length;
   const advisory = result.findings.length - blocking;
   const lines = files.reduce((n, f) => n + f.lines.length, 0);

@@ -55,6 +55,8 @@ export const NON_EPOCH_TABLES = [
   "trace_hours",
   "resolution_hours",
   "audit_entries",
+  "rule_finding_days",
+  "talent_client_days",
   "config_epoch",
   "__talentd_migrations",
 ] as const;

@@ -7,6 +7,7 @@
 import type * as Zod from "zod";
 import { DESIGNABLE, DISCOVERY, DOCTOR, INSTALLED, PLAYBOOK, PREPARED, REPORT } from "./keyAnswers";
 import { type KeyRoute, type ToolFace } from "./keyRoute";
+import { FINDINGS_ROUTE } from "./keyRouteFindings";
 import { a, arr, map, CatalogItem, I, ids, int, n, o, obj, page, S, SelectionChange, str, TalentFile, Triggers } from "./schema";
 
 // A plain object: `.passthrough()` would publish `additionalProperties: {}`, a schema that
@@ -251,6 +252,7 @@ export const KEY_ROUTES = {
       }),
     },
   },
+  findings: FINDINGS_ROUTE,
   install: {
     method: "PATCH",
     path: "/api/projects/:id/talents",

@@ -8,6 +8,7 @@
  */
 import { ADMIN_ANSWERS } from "./openapiAdminAnswers";
 import { GOVERNANCE_ANSWERS } from "./openapiGovernanceAnswers";
+import { RULES_ANSWERS } from "./openapiRulesAnswers";
 import { a, B, CatalogItem, I, map, N, n, o, open, S, SelectionChange, TalentFile, Triggers, Verdicts, type Schema } from "./schema";
 
 /** A JSON answer that is not an object of declared fields: what the document says instead. */
@@ -172,6 +173,7 @@ export const ANSWERS: Record<string, Schema | OtherAnswer> = {
   "DELETE /web/orgs/current/code-hosting": CodeHosting,
   ...ADMIN_ANSWERS,
   ...GOVERNANCE_ANSWERS,
+  ...RULES_ANSWERS,
   // ---- expertises
   "GET /web/orgs/current/expertises": o({ expertises: a(o({ ...ExpertiseRow, publishedDeclaredVersion: n(S) })) }),
   "POST /web/orgs/current/expertises": Expertise,

@@ -237,6 +237,28 @@ export const PROJECT_OPERATIONS: Operation[] = [
   },
   {
     method: "GET",
+    path: "/web/projects/{id}/rules",
+    summary: "Rule effectiveness in a project: served, audited, verdicts, findings served or not, by client (CSV with format=csv)",
+    access: "member",
+    query: [
+      { name: "days", schema: int(1, 90) },
+      { name: "format", schema: str({ enum: ["json", "csv"] }) },
+    ],
+    errors: [400, 404, 429],
+  },
+  {
+    method: "GET",
+    path: "/web/orgs/current/rules",
+    summary: "Rule effectiveness across the organization (CSV with format=csv)",
+    access: "admin",
+    query: [
+      { name: "days", schema: int(1, 90) },
+      { name: "format", schema: str({ enum: ["json", "csv"] }) },
+    ],
+    errors: [400, 429],
+  },
+  {
+    method: "GET",
     path: "/web/orgs/current/talent-adoption",
     summary: "Per talent and expertise: projects, designations, audit rate, outcomes, versions in use",
     access: "admin",

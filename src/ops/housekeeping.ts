@@ -99,9 +99,13 @@ export async function purgeOldEvents(
   // the events' kept hourly counts (migration 0010) go with them, uncounted: whole hours before the cut
   const cutHour = Math.floor(cutoff / 3_600_000);
   const hours = sql`DELETE FROM trace_hours WHERE rowid IN (SELECT rowid FROM trace_hours WHERE hour < ${cutHour} LIMIT ${batch})`;
+  // the reported findings' days (rule effectiveness) go with the events too: whole days before the cut
+  const cutDay = Math.floor(cutoff / DAY);
+  const findingDays = sql`DELETE FROM rule_finding_days WHERE rowid IN
+    (SELECT rowid FROM rule_finding_days WHERE day < ${cutDay} LIMIT ${batch})`;
   let traces = 0; // trace events and hours deleted: the activity memos forget them, even if a later batch fails
   try {
-    for (const [kind, statement] of [...batches, [null, hours] as const]) {
+    for (const [kind, statement] of [...batches, [null, hours] as const, [null, findingDays] as const]) {
       for (;;) {
         const r = await database.write(async (tx) => tx.run(statement));
         const n = Number((r as { rowsAffected?: number }).rowsAffected ?? 0);

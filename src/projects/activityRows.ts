@@ -82,6 +82,11 @@ export function sentenceOf(e: TraceEvent): string {
       return "listed the catalog";
     case "discover":
       return "looked for talents to install";
+    case "report_findings": {
+      if (typeof d.findings !== "number" || typeof d.rules !== "number") return "reported detector findings (counts only)";
+      const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+      return `reported ${plural(d.findings, "detector finding")} on ${plural(d.rules, "rule")} (counts only)`;
+    }
     case "install":
       return changed.length > 0 ? `installed ${names(e.talentsEntered)}` : "asked to install talents";
     default:

@@ -111,7 +111,7 @@ describe("activity in words: who, what, which tool, how it ended", () => {
     expect(html.split("<tr").filter((r) => r.includes("listed the talents its paths designate"))).toHaveLength(1);
   });
 
-  test("one row per client run (X-Talentd-Run), not per guess: three `talentd check --staged` runs within 2 minutes — two full, one re-checking the second's resolution — are three rows; a full run's three calls are one", async () => {
+  test("one row per client run (X-Talentd-Run), not per guess: three `talentd check --staged` runs within 2 minutes — two full, one re-checking the second's resolution — are three rows; a full run's four calls (with its findings report) are one", async () => {
     const p = await clientProject(live, ["typescript-strict"]);
     const repo = gitRepo();
     stage(repo, { "src/a.ts": "export function a() {\n  return 1;\n}\n" });
@@ -130,13 +130,14 @@ describe("activity in words: who, what, which tool, how it ended", () => {
     const traces = await p.owner.get(`/web/projects/${p.project.id}/traces`);
     // the key's calls (the install on the web is traced too, without a run)
     const ids = traces.body.events.filter((e: { via: string }) => e.via === "api").map((e: { runId: string | null }) => e.runId);
-    expect(ids).toHaveLength(7);
+    expect(ids).toHaveLength(10); // each run ends with its findings' counts (POST /api/findings)
     expect(new Set(ids).size).toBe(3);
     for (const id of ids) expect(id).toMatch(/^[0-9a-f-]{36}$/);
     const rows = (await activityPage(p)).split("<tr").filter((r) => r.includes("talentd hook"));
     expect(rows).toHaveLength(3);
-    expect(rows.map((r) => (r.includes("3 calls") ? 3 : 1))).toEqual([1, 3, 3]);
+    expect(rows.map((r) => (r.includes("4 calls") ? 4 : r.includes("2 calls") ? 2 : 0))).toEqual([2, 4, 4]);
     expect(rows[0]).toContain("read the audit playbook");
+    expect(rows[0]).toMatch(/reported \d+ detector findings? on \d+ rules? \(counts only\)/);
   });
 
   test("the trace records the scope its route requires, from the key-route descriptor: designable → prepare_task, search and skills → deepen, a refused playbook → validate; a web event none", async () => {

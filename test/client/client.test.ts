@@ -331,7 +331,7 @@ describe("talentd check: the served rules' detectors over the added lines, local
     ]);
   });
 
-  test("the diff never leaves the machine: the server sees only talent ids (designable, prepare-task, playbook), no line and no path of the change", async () => {
+  test("the diff never leaves the machine: the server sees only talent ids (designable, prepare-task, playbook) and counts per rule (findings), no line and no path of the change", async () => {
     const p = await clientProject(live, ["typescript-strict", "javascript-base"]);
     const seen: { method: string; url: string; body: string; headers: string }[] = [];
     const proxy = Bun.serve({
@@ -354,12 +354,17 @@ describe("talentd check: the served rules' detectors over the added lines, local
         "GET /api/prepare-task/designable",
         "POST /api/prepare-task",
         "GET /api/validation/playbook",
+        "POST /api/findings",
       ]);
       for (const s of seen) {
         for (const secret of ["SECRET_MARKER_4412", "classified", "marker_path_7731", "4412: any"])
           expect(`${s.url} ${s.body} ${s.headers}`).not.toContain(secret);
       }
-      expect(seen.map((s) => s.body)).toEqual(["", expect.any(String), ""]);
+      expect(seen.map((s) => s.body)).toEqual(["", expect.any(String), "", expect.any(String)]);
+      // every rule whose detectors ran, with its count (0: ran and found nothing)
+      const report = JSON.parse(seen[3]!.body);
+      expect(Object.keys(report)).toEqual(["counts"]);
+      expect(report.counts["typescript-strict"]).toMatchObject({ "TS-002": 1, "TS-005": 1, "TS-006": 0 });
       expect(JSON.parse(seen[1]!.body).talentIds.sort()).toEqual(["javascript-base", "typescript-strict"]);
       expect(Object.keys(JSON.parse(seen[1]!.body))).toEqual(["talentIds"]);
     } finally {

@@ -248,6 +248,7 @@ async function callEveryRoute(): Promise<void> {
     resolutionId: rid,
     expertiseResults: [{ id: `@${org.slug}/shapes-pay`, verdict: "pass", evidence: ["src/pay.ts:1"] }],
   });
+  await call(key, "POST /api/findings", "/api/findings", { resolutionId: rid, counts: { "typescript-strict": { "TS-002": 1 } } });
   await call(key, "GET /api/search", "/api/search?query=strict");
   await call(key, "POST /api/talents/get", "/api/talents/get", { uri: "talent://typescript-strict" });
   await call(key, "GET /api/doctor", "/api/doctor?include=selection");
@@ -265,6 +266,8 @@ async function callEveryRoute(): Promise<void> {
   await call(owner, "GET /web/activity/summary", "/web/activity/summary");
   await call(owner, "GET /web/orgs/current/insights", "/web/orgs/current/insights");
   await call(owner, "GET /web/orgs/current/talent-adoption", "/web/orgs/current/talent-adoption");
+  await call(owner, "GET /web/projects/{id}/rules", `${p}/rules`);
+  await call(owner, "GET /web/orgs/current/rules", "/web/orgs/current/rules");
   await call(owner, "GET /web/projects/{id}/traces", `${p}/traces?limit=5`);
   await call(owner, "GET /web/projects/{id}/resolutions/{resolutionId}/reports", `${p}/resolutions/${rid}/reports`);
   await call(owner, "GET /web/projects/{id}/relevance", `${p}/relevance`);

@@ -119,3 +119,49 @@ export const resolutionHours = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.projectId, t.hour] })],
 );
+
+/**
+ * Detector findings reported by the talentd client (`POST /api/findings`, src/activity/findings.ts),
+ * counted per project, UTC day, talent, rule, reporting client and whether the rule's talent was
+ * served to the task that produced the change (`served`: 1/0). Only counts: the client never
+ * sends a path, a line or code. `reports` is how many reports named the rule (a run reports once).
+ */
+export const ruleFindingDays = sqliteTable(
+  "rule_finding_days",
+  {
+    projectId: text("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    /** UTC day number of the report (created_at / 86400000). */
+    day: integer("day").notNull(),
+    talentId: text("talent_id").notNull(),
+    ruleId: text("rule_id").notNull(),
+    /** The reporting run, as the journal names clients (`talentd-client/… (hook)` …); '' when none was named. */
+    client: text("client").notNull(),
+    served: integer("served").notNull(),
+    findings: integer("findings").notNull().default(0),
+    reports: integer("reports").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.day, t.talentId, t.ruleId, t.client, t.served] })],
+);
+
+/**
+ * Kept counts of the talents served per development tool: per project, UTC day of the resolution,
+ * talent and the client that prepared it (its `prepare_task` event's; '' when none was named) —
+ * resolutions served and, of those, audited (the first 2xx `validate` event). Kept by triggers on
+ * trace_events (migration 0020, hand-written end), read by rule effectiveness (src/activity/ruleEffect.ts).
+ */
+export const talentClientDays = sqliteTable(
+  "talent_client_days",
+  {
+    projectId: text("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    day: integer("day").notNull(),
+    talentId: text("talent_id").notNull(),
+    client: text("client").notNull(),
+    served: integer("served").notNull().default(0),
+    audited: integer("audited").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.day, t.talentId, t.client] })],
+);
