@@ -160,9 +160,8 @@ export function createApp(input: AppDeps) {
     .use(searchRoutes(deps, guards))
     .use(tenancyRoutes(deps, guards))
     .use(codeHostingRoutes(deps, guards))
-    .use(policyRoutes(deps, guards))
     .use(mailRoutes(deps, guards, sessions))
-    .use(auditRoutes(deps, guards, sessions))
+    .use(governance(deps, guards, sessions))
     .use(projectRoutes(deps, guards))
     .use(expertiseRoutes(deps, guards))
     .use(catalogApiRoutes(deps, guards))
@@ -175,7 +174,6 @@ export function createApp(input: AppDeps) {
     .use(specializationRoutes(deps, guards))
     .use(validatorConfigRoutes(deps, guards))
     .use(activityRoutes(deps, guards))
-    .use(findingsRoutes(deps, guards))
     .use(oauthRoutes(deps))
     .use(mcpRoutes(deps, backend))
     .use(serverJsonRoutes(deps.config))
@@ -187,6 +185,14 @@ export function createApp(input: AppDeps) {
 }
 
 export type App = ReturnType<typeof createApp>;
+
+/**
+ * The organization's governance and evidence routes (policy, audit log, findings reports) as one
+ * plugin typed as a plain Elysia, for the same reason as `pages` below.
+ */
+function governance(deps: ComposedDeps, guards: Guards, sessions: PageSessions): Elysia {
+  return plainPlugin([policyRoutes(deps, guards), auditRoutes(deps, guards, sessions), findingsRoutes(deps, guards)]);
+}
 
 /**
  * The server-rendered pages (sign-in, setup, reset, invitations, the dashboard) as one plugin
