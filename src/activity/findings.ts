@@ -40,7 +40,7 @@ export function readFindings(body: unknown): FindingsReport {
   const issues: Issue[] = [];
   for (const k of Object.keys(body))
     if (k !== "resolutionId" && k !== "counts")
-      issues.push({ path: k, message: "unknown field: a report holds only resolutionId and counts" });
+      issues.push({ path: k, message: `${k} is not a field: a report holds only resolutionId and counts` });
   const rid = body.resolutionId;
   if (rid !== undefined && rid !== null && (typeof rid !== "string" || rid.length === 0 || rid.length > 100))
     issues.push({ path: "resolutionId", message: "must be a resolution id" });
