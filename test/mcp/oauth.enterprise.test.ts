@@ -396,7 +396,8 @@ describe("enterprise-managed authorization: the jwt-bearer grant with an ID-JAG"
       return r.text();
     };
     const checkbox = (html: string) =>
-      /<form[^>]*id="sso-enterprise-form"[\s\S]*?<input type="checkbox" name="enabled"[^>]*>/.exec(html)?.[0] ?? "";
+      /<form[^>]*id="sso-enterprise-form"[\s\S]*?<input\b[^>]*type="checkbox"[^>]*>/.exec(html)?.[0] ?? "";
+    expect(checkbox(await pageHtml())).toContain('name="enabled"');
     expect(checkbox(await pageHtml())).not.toContain("checked");
     const posted = await live.env.request("/web/orgs/current/sso/enterprise", {
       method: "POST",
