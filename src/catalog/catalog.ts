@@ -41,6 +41,11 @@ export class Catalog {
   specializations: readonly BuiltInSpecialization[] = [];
   /** Bumped whenever `offload` swaps talent objects: what was built from the old objects is stale. */
   generation = 0;
+  /**
+   * The hosts its content check allowed links to besides the defaults (CONTENT_LINK_HOSTS, set by
+   * buildCatalog): the organization's expertises are checked with the same ones.
+   */
+  linkHosts: readonly string[] = [];
   readonly #search: SearchEntry[];
   #trigrams: TrigramIndex | undefined;
   /** id, title, keywords and summary of every entry, each joined into one text (one-word search). */
@@ -229,6 +234,7 @@ export function buildCatalog(
   const catalog = new Catalog([...valid.values()], broken);
   const specializations = validateSpecializations(specializationSources, catalog);
   catalog.specializations = specializations.list;
+  catalog.linkHosts = opts.linkHosts ?? [];
   findings.push(...specializations.findings);
   return { catalog, findings, notes };
 }

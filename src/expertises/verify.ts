@@ -84,8 +84,11 @@ export interface Verification {
   content: Issue[];
 }
 
-/** Validator + link checks (the links only when the catalog is loaded) + the content check. */
-export function verifyExpertise(src: ExpertiseSource, catalog: Catalog | null, linkHosts: readonly string[] = []): Verification {
+/**
+ * Validator + link checks (the links only when the catalog is loaded) + the content check, whose
+ * allowed link hosts are the catalog's (CONTENT_LINK_HOSTS), as for the public talents.
+ */
+export function verifyExpertise(src: ExpertiseSource, catalog: Catalog | null, linkHosts = catalog?.linkHosts ?? []): Verification {
   const { talent, findings, content } = validateExpertise(src, linkHosts);
   const all = talent && catalog ? linkFindings(talent, catalog) : findings;
   const issues = all.map((f) => ({ path: `${f.file}: ${f.field}`, message: f.problem }));

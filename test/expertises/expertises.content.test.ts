@@ -64,4 +64,29 @@ describe("content check on expertises", () => {
     expect(r.status).toBe(400);
     expect(JSON.stringify(r.body.issues)).toMatch(/line \d+, column \d+: an invisible or direction-changing character \(U\+200B\)/);
   });
+
+  test("links in an expertise's prose are checked with CONTENT_LINK_HOSTS, as the public talents are: a listed host passes, another is a finding", async () => {
+    const { loadCatalog } = await import("../../src/catalog/startup");
+    const { createLogger } = await import("../../src/lib/log");
+    const quiet = createLogger("error", () => {});
+    const body = "Money is integer minor units: see [the ledger guide](https://docs.acme.internal/ledger).";
+    for (const [hosts, findings] of [
+      [["docs.acme.internal"], 0],
+      [[], 1],
+    ] as const) {
+      const { catalog } = await loadCatalog(undefined, quiet, hosts);
+      expect(catalog.linkHosts).toEqual(hosts);
+      const e = await testEnv({ CONTENT_LINK_HOSTS: hosts.join(",") }, catalog);
+      try {
+        const o = await orgWithProject(e);
+        const created = await o.owner.post("/web/orgs/current/expertises", { slug: "payments", content: expertiseMd("payments", body) });
+        const detail = await o.owner.get(`/web/orgs/current/expertises/${created.body.id}`);
+        expect(`${hosts.join(",")}: ${detail.body.verification.content.length}`).toBe(`${hosts.join(",")}: ${findings}`);
+        const published = await o.owner.post(`/web/orgs/current/expertises/${created.body.id}/publish`, { serve: true });
+        expect(published.status).toBe(findings === 0 ? 200 : 409);
+      } finally {
+        e.close();
+      }
+    }
+  });
 });
