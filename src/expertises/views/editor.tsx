@@ -107,7 +107,7 @@ export function IssuesByLine(props: { ref: string; content: string; issues: Issu
         </p>
       ) : null}
       {props.issues.length + findings.size > 0 ? (
-        <ol class="source" aria-label="TALENT.md with its problems">
+        <ol class="source" aria-label="TALENT.md with its problems" tabindex={0}>
           {lines.map((l, i) => (
             <li id={`L${i + 1}`} class={byLine.has(i) ? "has-issue" : undefined}>
               <code>{l === "" ? " " : l}</code>
