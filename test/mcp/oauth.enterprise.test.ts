@@ -395,8 +395,7 @@ describe("enterprise-managed authorization: the jwt-bearer grant with an ID-JAG"
       expect(r.status).toBe(200);
       return r.text();
     };
-    const checkbox = (html: string) =>
-      /<form[^>]*id="sso-enterprise-form"[\s\S]*?<input\b[^>]*type="checkbox"[^>]*>/.exec(html)?.[0] ?? "";
+    const checkbox = (html: string) => /<form[^>]*id="sso-enterprise-form"[\s\S]*?<input\b[^>]*type="checkbox"[^>]*>/.exec(html)?.[0] ?? "";
     expect(checkbox(await pageHtml())).toContain('name="enabled"');
     expect(checkbox(await pageHtml())).not.toContain("checked");
     const posted = await live.env.request("/web/orgs/current/sso/enterprise", {
