@@ -1,8 +1,7 @@
 /**
- * Operational insights of an organization (docs/design.md, "Insights and adoption"; owner/admin): failed calls by
- * error code over the window, keys expired, expiring or unused, projects whose selection has missing prerequisites or
- * conflicts, resolutions served but never audited or without a talent the policy requires, and expertises with failing
- * verdicts. Every item carries the ids a page needs to link to where it is fixed (project, key, resolution, report, expertise).
+ * An organization's insights (docs/design.md "Insights and adoption"): failed calls, keys expired, expiring or unused,
+ * projects missing prerequisites or in conflict, resolutions never audited or without a required talent, failing
+ * expertises, what the context budget cut (budgetCuts.ts); each item with the ids a page links to.
  */
 import type { Catalog } from "../catalog/catalog";
 import type { Database } from "../db/client";
@@ -19,12 +18,13 @@ import { windowView, type Window } from "./summaries";
 import { talentAdoption, type AdoptionEntry } from "./adoption";
 import { neverAudited } from "./neverAudited";
 import { orgRequired, requiredNotDesignated } from "./requiredNotDesignated";
+import { budgetCuts } from "./budgetCuts";
 
 /** Keys listed: expiring within KEY_EXPIRING_DAYS, unused for KEY_UNUSED_DAYS, never used once KEY_NEVER_USED_DAYS old. */
 export const KEY_EXPIRING_DAYS = 14;
 export const KEY_UNUSED_DAYS = 30;
 export const KEY_NEVER_USED_DAYS = 7;
-type ProjectRef = { id: string; name: string };
+type ProjectRef = { id: string; name: string; contextBudget?: number | null };
 
 /**
  * Failed calls (status ≥ 400) of an organization's projects in a period, by project, day,
@@ -394,5 +394,6 @@ export async function insights(
     neverAudited: await neverAudited(database, org.id, projects, w, now),
     requiredNotDesignated: await requiredNotDesignated(database, org.id, projects, w),
     expertises: await failingExpertises(database, catalog, org, projects, w),
+    budgetCuts: await budgetCuts(database, org.id, projects, w),
   };
 }

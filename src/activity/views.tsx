@@ -1,7 +1,8 @@
 /** @jsxImportSource hono/jsx */
 /**
  * The sections of `/org/insights` (orgInsightsPages.tsx): failed calls by code and day, keys to
- * review, projects to fix, resolutions never audited, failing expertises; each drawn once per answer.
+ * review, projects to fix, resolutions never audited, failing expertises, what the context budget cut; each drawn once
+ * per answer.
  */
 import { utcMinute } from "../lib/time";
 import type { insights } from "./insights";
@@ -9,6 +10,7 @@ import { StackedColumns } from "../ui/charts";
 import { Card, DataTable } from "../ui/layout";
 import { HtmlByObject } from "../ui/memo";
 import { clientName } from "../journal/clients";
+import { talentHref } from "../projects/views/catalog";
 
 /** The answer of `GET /web/orgs/current/insights`. */
 export type Insights = Awaited<ReturnType<typeof insights>>;
@@ -37,9 +39,10 @@ const drawn = {
   selections: new HtmlByObject<object, null>(() => true),
   audit: new HtmlByObject<object, null>(() => true),
   failing: new HtmlByObject<object, null>(() => true),
+  cuts: new HtmlByObject<object, null>(() => true),
 };
 
-/** The insights page's body: failed calls, keys, selections, never-audited resolutions, failing expertises. */
+/** The insights page's body: failed calls, keys, selections, never-audited resolutions, failing expertises, budget cuts. */
 export function InsightsBody(props: { d: Insights }) {
   const d = props.d;
   return (
@@ -60,6 +63,9 @@ export function InsightsBody(props: { d: Insights }) {
         <FailingSection expertises={d.expertises} />
       ))}
       {d.requiredNotDesignated.requiredTalents.length > 0 ? <RequiredSection r={d.requiredNotDesignated} /> : null}
+      {drawn.cuts.render(d.budgetCuts, null, () => (
+        <BudgetSection c={d.budgetCuts} />
+      ))}
     </>
   );
 }
@@ -286,6 +292,53 @@ function FailingSection(props: { expertises: Insights["expertises"] }) {
               ) : (
                 "—"
               )}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
+    </Card>
+  );
+}
+
+/** Prepare-tasks whose designated talents did not all fit the project's context budget: per project, what was cut most often. */
+function BudgetSection(props: { c: Insights["budgetCuts"] }) {
+  const c = props.c;
+  return (
+    <Card
+      id="budget-cuts"
+      title="Talents cut by the context budget"
+      empty={c.resolutions === 0 && "Every prepared task's designated talents fitted its project's context budget."}
+    >
+      <p>
+        <strong>{c.resolutions}</strong> prepared tasks designated more talents than their project's context budget holds: the rest were
+        listed by id, not served, so the agent had to read them on its own. Raise <code>contextBudget</code> in the project's settings, or
+        designate fewer talents.
+      </p>
+      <DataTable
+        caption="Prepared tasks cut by the context budget, per project"
+        columns={["Project", "Prepared tasks cut", "Budget in force", "Talents cut most often"]}
+      >
+        {c.projects.slice(0, LISTED).map((p) => (
+          <tr>
+            <td>
+              <a href={projectHref(p.projectId, "activity")}>{p.projectName}</a>
+            </td>
+            <td>
+              {p.cut} of {p.prepared}
+            </td>
+            <td>
+              {p.budget.toLocaleString("en")} tokens{p.defaultBudget ? " (default)" : ""} ·{" "}
+              <a href={projectHref(p.projectId, "settings")}>raise it in settings</a>
+            </td>
+            <td class="small">
+              {p.talents.map((t) => (
+                <span>
+                  <a href={talentHref(t.id)}>
+                    <code>{t.id}</code>
+                  </a>{" "}
+                  ({t.count}){" "}
+                </span>
+              ))}
             </td>
           </tr>
         ))}

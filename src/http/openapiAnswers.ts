@@ -317,6 +317,12 @@ export const ANSWERS: Record<string, Schema | OtherAnswer> = {
       recent: a(o({ resolutionId: S, projectId: S, projectName: S, createdAt: S, requiredNotDesignated: a(S) })),
     }),
     expertises: a(open),
+    budgetCuts: o({
+      resolutions: I,
+      projects: a(
+        o({ projectId: S, projectName: S, budget: I, defaultBudget: B, prepared: I, cut: I, talents: a(o({ id: S, count: I })) }),
+      ),
+    }),
   }),
   "GET /web/orgs/current/talent-adoption": o({
     organizationId: S,
