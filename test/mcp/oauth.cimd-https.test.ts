@@ -11,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { auth, Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import type { OAuthClientProvider } from "@modelcontextprotocol/client";
 import { selfSignedCert } from "../cert-support";
+import { MetadataDocumentProvider } from "../cimd-support";
 import { BUN, ROOT, tempDir } from "../helpers";
 import { Browser, consentInBrowser, PASSWORD, toolJson } from "../mcp-support";
 import { freePort, waitReady } from "../proc";
@@ -85,59 +85,12 @@ async function owner(): Promise<{ email: string; projectId: string }> {
   return { email, projectId: ((await p.json()) as { project: { id: string } }).project.id };
 }
 
-/** SDK v2's provider with an https `clientMetadataUrl`: the SDK sends it as client_id and registers nothing. */
-class TlsAgent implements OAuthClientProvider {
-  authorizationUrl?: URL;
-  verifier = "";
-  saved?: { access_token: string; refresh_token?: string };
-  registered = false;
-  constructor(readonly clientMetadataUrl: string) {}
-  get redirectUrl(): string {
-    return REDIRECT;
-  }
-  get clientMetadata() {
-    return { client_name: "TLS Agent", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" };
-  }
-  state(): string {
-    return "st-tls";
-  }
-  info: { client_id: string } | undefined;
-  discovery: unknown;
-  saveDiscoveryState(d: unknown): void {
-    this.discovery = d;
-  }
-  discoveryState() {
-    return this.discovery as never;
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: { client_id: string }): void {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved as never;
-  }
-  saveTokens(t: never): void {
-    this.saved = t;
-  }
-  redirectToAuthorization(url: URL): void {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(v: string): void {
-    this.verifier = v;
-  }
-  codeVerifier(): string {
-    return this.verifier;
-  }
-}
-
 describe("client ID metadata documents over https (a real server process, a real TLS listener)", () => {
   test("SDK v2 with an https clientMetadataUrl: authorize → consent → token → tools/call; the client is named by its document", async () => {
     const me = await owner();
     const url = `${base}/mcp/${me.projectId}`;
     const id = `https://127.0.0.1:${trusted.port}/agent/client.json`;
-    const agent = new TlsAgent(id);
+    const agent = new MetadataDocumentProvider(REDIRECT, "", id);
     expect(await auth(agent, { serverUrl: url })).toBe("REDIRECT");
     expect(agent.authorizationUrl!.searchParams.get("client_id")).toBe(id);
     const browser = new Browser(base);
@@ -150,7 +103,7 @@ describe("client ID metadata documents over https (a real server process, a real
     expect(location.origin + location.pathname).toBe(REDIRECT);
     expect(location.searchParams.get("iss")).toBe(base);
     expect(await auth(agent, { serverUrl: url, authorizationCode: code!, iss: base })).toBe("AUTHORIZED");
-    expect(agent.saved?.access_token).toMatch(/^svc_at_/);
+    expect(agent.tokensSaved?.access_token).toMatch(/^svc_at_/);
     const mcp = new Client({ name: "tls-agent", version: "1.0.0" });
     await mcp.connect(new StreamableHTTPClientTransport(new URL(url), { authProvider: agent }));
     expect(toolJson(await mcp.callTool({ name: "svc_doctor", arguments: {} }))).toBeDefined();

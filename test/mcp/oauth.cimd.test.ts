@@ -8,8 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { auth, Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import type { OAuthClientProvider } from "@modelcontextprotocol/client";
 import { countingListener, httpAnswer, type CountingListener } from "../egress-support";
+import { MetadataDocumentProvider } from "../cimd-support";
 import { orgWithProject } from "../helpers";
 import { Browser, consentInBrowser, liveEnv, PASSWORD, toolJson, type LiveEnv } from "../mcp-support";
 
@@ -183,62 +183,10 @@ describe("client ID metadata documents: caching and the iss of every authorizati
   });
 });
 
-/** An OAuth client provider of SDK v2 whose client_id is its metadata document's URL. */
-class MetadataDocumentProvider implements OAuthClientProvider {
-  tokensSaved: { access_token: string; refresh_token?: string } | undefined;
-  verifier = "";
-  authorizationUrl: URL | undefined;
-  constructor(
-    readonly clientId: string,
-    readonly clientMetadataUrl?: string,
-  ) {
-    if (!clientMetadataUrl) this.info = { client_id: clientId };
-  }
-  get redirectUrl(): string {
-    return REDIRECT;
-  }
-  get clientMetadata() {
-    return { client_name: "CIMD Agent", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" };
-  }
-  state(): string {
-    return "st-journey";
-  }
-  // the SDK takes a clientMetadataUrl only over https: the loopback development id is handed over as the client's information
-  info: { client_id: string; issuer?: string } | undefined;
-  discovery: unknown;
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: { client_id: string; issuer?: string }): void {
-    this.info = info;
-  }
-  saveDiscoveryState(d: unknown): void {
-    this.discovery = d;
-  }
-  discoveryState() {
-    return this.discovery as never;
-  }
-  tokens() {
-    return this.tokensSaved as never;
-  }
-  saveTokens(t: never): void {
-    this.tokensSaved = t;
-  }
-  redirectToAuthorization(url: URL): void {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(v: string): void {
-    this.verifier = v;
-  }
-  codeVerifier(): string {
-    return this.verifier;
-  }
-}
-
 describe("client ID metadata documents: the journey with SDK v2", () => {
   test("SDK v2 sees client_id_metadata_document_supported and uses its clientMetadataUrl as client_id, without registering", async () => {
     const o = await orgWithProject(live.env);
-    const provider = new MetadataDocumentProvider("", "https://agent.example/oauth/client.json");
+    const provider = new MetadataDocumentProvider(REDIRECT, "", "https://agent.example/oauth/client.json");
     expect(await auth(provider, { serverUrl: `${live.base}/mcp/${o.project.id}` })).toBe("REDIRECT");
     expect(provider.authorizationUrl!.searchParams.get("client_id")).toBe("https://agent.example/oauth/client.json");
     const n = await live.env.database.client.execute("SELECT count(*) AS n FROM oauth_clients");
@@ -249,7 +197,7 @@ describe("client ID metadata documents: the journey with SDK v2", () => {
     const o = await orgWithProject(live.env);
     const url = `${live.base}/mcp/${o.project.id}`;
     const id = docUrl("good.json");
-    const provider = new MetadataDocumentProvider(id);
+    const provider = new MetadataDocumentProvider(REDIRECT, id);
     expect(await auth(provider, { serverUrl: url })).toBe("REDIRECT");
     const authUrl = provider.authorizationUrl!;
     expect(authUrl.searchParams.get("client_id")).toBe(id);
