@@ -4,6 +4,7 @@
  * `<owner>+<name>` or `<name>`, bare or not); without them it says so and prints nothing else.
  * PRECISION_COMMITS (default 1000; chi: its 500) first-parent commits per repository, from the pinned head.
  * PRECISION_SAMPLE=K prints up to K unlabelled findings per rule as labels.tsv lines to fill in.
+ * PRECISION_ONLY=a,b replays only the repositories whose owner/name contains one of those words.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -92,7 +93,9 @@ export async function benchPrecision(): Promise<void> {
   let totalCommits = 0;
   let totalBlocked = 0;
   const ran = new Map<string, number>();
+  const only = (process.env.PRECISION_ONLY ?? "").split(",").filter(Boolean);
   for (const c of CORPUS) {
+    if (only.length > 0 && !only.some((w) => c.repo.toLowerCase().includes(w.toLowerCase()))) continue;
     const gitDir = gitDirOf(root, c.repo);
     if (!gitDir) {
       console.log(`precision: no clone of ${c.repo} under ${root}; skipped`);
