@@ -113,6 +113,7 @@ export async function benchPrecision(): Promise<void> {
       r.findings.length,
       r.blocked,
       `${((100 * r.blocked) / Math.max(1, r.commits)).toFixed(1)}%`,
+      blockedBy(r.findings),
       Math.round(performance.now() - started),
     ]);
     totalCommits += r.commits;
@@ -128,11 +129,12 @@ export async function benchPrecision(): Promise<void> {
     all.length,
     totalBlocked,
     `${((100 * totalBlocked) / Math.max(1, totalCommits)).toFixed(1)}%`,
+    blockedBy(all),
     "",
   ]);
   printTable(
     "precision: `talentd check --base C^` over real history",
-    ["repository", "stack", "commits", "replayed", "findings", "blocked", "blocked %", "ms"],
+    ["repository", "stack", "commits", "replayed", "findings", "blocked", "blocked %", "blocked by (commits)", "ms"],
     perRepo,
   );
   const rows = tally(all, labels, ran);
@@ -155,6 +157,17 @@ export async function benchPrecision(): Promise<void> {
     }),
   );
   if (sample > 0) printSample(all, labels, sample);
+}
+
+/** The blocking rules of a replay and the commits each blocks, most first: "UT-002 12, TS-005 3". */
+function blockedBy(findings: readonly ReplayFinding[]): string {
+  const commits = new Map<string, Set<string>>();
+  for (const f of findings)
+    if (f.severity === "blocking") commits.set(f.rule, (commits.get(f.rule) ?? new Set()).add(`${f.repo} ${f.commit}`));
+  return [...commits]
+    .sort((a, b) => b[1].size - a[1].size)
+    .map(([rule, set]) => `${rule} ${set.size}`)
+    .join(", ");
 }
 
 /** Up to `k` unlabelled findings per rule, spread over the replay, as labels.tsv lines with the label to fill in. */
