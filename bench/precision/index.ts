@@ -67,6 +67,21 @@ export const CORPUS = [
   },
   { repo: "vbenjs/vue-vben-admin", head: "e3369bd63523831abb24a604da7721ba4f8c8db6", stack: ["vue-spa"] },
   { repo: "angular/components", head: "ef620d83d55275276d313be8ffc47fb5e282068e", stack: ["angular-app"] },
+  // where the later talents' stacks are used heavily: DRF, Pydantic v2 services, Vue Test Utils suites
+  // the stored snapshots of paperless-ngx and polar lack objects beyond their last 96 and 319 first-parent commits
+  {
+    repo: "paperless-ngx/paperless-ngx",
+    head: "b0e0e8a35373a5d9d588a507cb63c79e50a23403",
+    stack: ["django-app", "angular-app", "security-baseline", "web-security"],
+    max: 96,
+  },
+  {
+    repo: "polarsource/polar",
+    head: "c6c3645e639ee8eeaa05aa0835cf8e39e330382f",
+    stack: ["fastapi-service", "security-baseline", "web-security"],
+    max: 300,
+  },
+  { repo: "primefaces/primevue", head: "d4374cb7c1267f35eba7cee5d0a266f50ca8ec84", stack: ["vue-spa"] },
 ] as const;
 
 function gitDirOf(root: string, repo: string): string | null {
