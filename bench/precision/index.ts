@@ -9,7 +9,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { printTable } from "../lib";
-import { gitIn, labelKey, LABELS, precision, readLabels, replay, stackTalents, tally, type ReplayFinding } from "./replay";
+import { blockedBy, gitIn, labelKey, LABELS, precision, readLabels, replay, stackTalents, tally, type ReplayFinding } from "./replay";
 
 /** The corpus: well-kept public projects, each with the specializations a team on its stack would apply. */
 export const CORPUS = [
@@ -172,17 +172,6 @@ export async function benchPrecision(): Promise<void> {
     }),
   );
   if (sample > 0) printSample(all, labels, sample);
-}
-
-/** The blocking rules of a replay and the commits each blocks, most first: "UT-002 12, TS-005 3". */
-function blockedBy(findings: readonly ReplayFinding[]): string {
-  const commits = new Map<string, Set<string>>();
-  for (const f of findings)
-    if (f.severity === "blocking") commits.set(f.rule, (commits.get(f.rule) ?? new Set()).add(`${f.repo} ${f.commit}`));
-  return [...commits]
-    .sort((a, b) => b[1].size - a[1].size)
-    .map(([rule, set]) => `${rule} ${set.size}`)
-    .join(", ");
 }
 
 /** Up to `k` unlabelled findings per rule, spread over the replay, as labels.tsv lines with the label to fill in. */
