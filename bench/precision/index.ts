@@ -4,11 +4,12 @@
  * `<owner>+<name>` or `<name>`, bare or not); without them it says so and prints nothing else.
  * PRECISION_COMMITS (default 1000; chi: its 500) first-parent commits per repository, from the pinned head.
  * PRECISION_SAMPLE=K prints up to K unlabelled findings per rule as labels.tsv lines to fill in.
+ * PRECISION_ONLY=a,b replays only the repositories whose owner/name contains one of those words.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { printTable } from "../lib";
-import { gitIn, labelKey, LABELS, precision, readLabels, replay, stackTalents, tally, type ReplayFinding } from "./replay";
+import { blockedBy, gitIn, labelKey, LABELS, precision, readLabels, replay, stackTalents, tally, type ReplayFinding } from "./replay";
 
 /** The corpus: well-kept public projects, each with the specializations a team on its stack would apply. */
 export const CORPUS = [
@@ -66,6 +67,21 @@ export const CORPUS = [
   },
   { repo: "vbenjs/vue-vben-admin", head: "e3369bd63523831abb24a604da7721ba4f8c8db6", stack: ["vue-spa"] },
   { repo: "angular/components", head: "ef620d83d55275276d313be8ffc47fb5e282068e", stack: ["angular-app"] },
+  // where the later talents' stacks are used heavily: DRF, Pydantic v2 services, Vue Test Utils suites
+  // the stored snapshots of paperless-ngx and polar lack objects beyond their last 96 and 319 first-parent commits
+  {
+    repo: "paperless-ngx/paperless-ngx",
+    head: "b0e0e8a35373a5d9d588a507cb63c79e50a23403",
+    stack: ["django-app", "angular-app", "security-baseline", "web-security"],
+    max: 96,
+  },
+  {
+    repo: "polarsource/polar",
+    head: "c6c3645e639ee8eeaa05aa0835cf8e39e330382f",
+    stack: ["fastapi-service", "security-baseline", "web-security"],
+    max: 300,
+  },
+  { repo: "primefaces/primevue", head: "d4374cb7c1267f35eba7cee5d0a266f50ca8ec84", stack: ["vue-spa"] },
 ] as const;
 
 function gitDirOf(root: string, repo: string): string | null {
@@ -92,7 +108,9 @@ export async function benchPrecision(): Promise<void> {
   let totalCommits = 0;
   let totalBlocked = 0;
   const ran = new Map<string, number>();
+  const only = (process.env.PRECISION_ONLY ?? "").split(",").filter(Boolean);
   for (const c of CORPUS) {
+    if (only.length > 0 && !only.some((w) => c.repo.toLowerCase().includes(w.toLowerCase()))) continue;
     const gitDir = gitDirOf(root, c.repo);
     if (!gitDir) {
       console.log(`precision: no clone of ${c.repo} under ${root}; skipped`);
@@ -110,6 +128,7 @@ export async function benchPrecision(): Promise<void> {
       r.findings.length,
       r.blocked,
       `${((100 * r.blocked) / Math.max(1, r.commits)).toFixed(1)}%`,
+      blockedBy(r.findings),
       Math.round(performance.now() - started),
     ]);
     totalCommits += r.commits;
@@ -125,11 +144,12 @@ export async function benchPrecision(): Promise<void> {
     all.length,
     totalBlocked,
     `${((100 * totalBlocked) / Math.max(1, totalCommits)).toFixed(1)}%`,
+    blockedBy(all),
     "",
   ]);
   printTable(
     "precision: `talentd check --base C^` over real history",
-    ["repository", "stack", "commits", "replayed", "findings", "blocked", "blocked %", "ms"],
+    ["repository", "stack", "commits", "replayed", "findings", "blocked", "blocked %", "blocked by (commits)", "ms"],
     perRepo,
   );
   const rows = tally(all, labels, ran);

@@ -211,3 +211,14 @@ export function precision(r: RuleRow): number | null {
 
 /** The labels file beside this module. */
 export const LABELS = join(import.meta.dir, "labels.tsv");
+
+/** The blocking rules of a replay and the commits each blocks, most first: "UT-002 12, TS-005 3". */
+export function blockedBy(findings: readonly ReplayFinding[]): string {
+  const commits = new Map<string, Set<string>>();
+  for (const f of findings)
+    if (f.severity === "blocking") commits.set(f.rule, (commits.get(f.rule) ?? new Set()).add(`${f.repo} ${f.commit}`));
+  return [...commits]
+    .sort((a, b) => b[1].size - a[1].size)
+    .map(([rule, set]) => `${rule} ${set.size}`)
+    .join(", ");
+}

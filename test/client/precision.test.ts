@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { labelKey, precision, readLabels, replay, stackTalents, tally } from "../../bench/precision/replay";
+import { blockedBy, labelKey, precision, readLabels, replay, stackTalents, tally } from "../../bench/precision/replay";
 import { talentMd, tempDir, writeFiles } from "../helpers";
 
 const tmp = tempDir("talentd-precision-");
@@ -76,6 +76,8 @@ describe("precision harness: replays check --base C^ over first-parent history a
     const r = replay("t/repo", join(repo, ".git"), stack, 10);
     expect(r.commits).toBe(3);
     expect(r.blocked).toBe(1);
+    // the rules that block and the commits each blocks (two findings of AB-001 in one commit: 1)
+    expect(blockedBy(r.findings)).toBe("AB-001 1");
     expect(r.findings.map((f) => [f.commit === c2 ? "c2" : f.commit === c3 ? "c3" : "?", f.file, f.line, f.rule])).toEqual([
       ["c3", "src/b.ts", 1, "AB-002"],
       ["c2", "src/a.ts", 1, "AB-001"],
