@@ -2,6 +2,8 @@
  * The shape of the source a newcomer reads, checked on every run:
  *   - every file of src/, test/, bench/ and scripts/ is as biome.json's formatter writes it
  *     (`npx biome format --write .` fixes it);
+ *   - every .tsx file of src/ names its JSX runtime on its first line: the built binary and a
+ *     process started outside the checkout read no tsconfig, and would look for React;
  *   - no function of src/ over 80 lines (biome's noExcessiveLinesPerFunction, configured in
  *     biome.json), no file of src/ over 400 lines, no line of src/ over 140 characters.
  * Where the code is not there yet, the offenders are listed below: a new one fails, named, and one
@@ -74,5 +76,12 @@ describe("the shape of the source", () => {
         .map(() => relative(ROOT, f)),
     );
     expect(long.length).toBeLessThanOrEqual(MAX_LONG_LINES);
+  });
+
+  test("every .tsx file of src/ names its JSX runtime (/** @jsxImportSource hono/jsx */ on line 1)", () => {
+    const without = srcFiles
+      .filter((f) => f.endsWith(".tsx") && !readFileSync(f, "utf8").startsWith("/** @jsxImportSource hono/jsx */"))
+      .map((f) => relative(ROOT, f));
+    expect(without).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@
  */
 import { Layout } from "../../ui/layout";
 import { Field, FormActions } from "../../ui/form";
+import { NameAndPasswordFields } from "./accountFields";
 
 /** A refused setup: its message, and the field it concerns (none: the link or the form as a whole). */
 export interface SetupProblem {
@@ -31,12 +32,7 @@ export function SetupPage(props: { token: string; valid: boolean; error?: SetupP
             <Field id="email" label="E-mail" error={at("email")}>
               <input name="email" type="email" required autocomplete="username" value={props.email ?? ""} />
             </Field>
-            <Field id="name" label="Name" error={at("name")}>
-              <input name="name" type="text" maxlength={100} autocomplete="name" value={props.name ?? ""} />
-            </Field>
-            <Field id="password" label="Password" help="At least 10 characters." error={at("password")}>
-              <input name="password" type="password" required minlength={10} autocomplete="new-password" />
-            </Field>
+            <NameAndPasswordFields name={props.name} error={at} />
             <FormActions>
               <button type="submit">Create administrator</button>
             </FormActions>

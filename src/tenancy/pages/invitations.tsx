@@ -20,6 +20,7 @@ import { sessionCookie, setActiveOrganization } from "../../auth/sessions";
 import { normalizeEmail } from "../../identity/users";
 import { Layout, page } from "../../ui/layout";
 import { Field, FormActions } from "../../ui/form";
+import { NameAndPasswordFields } from "../../identity/pages/accountFields";
 import { acceptInvitation } from "../service";
 
 interface InvitationView {
@@ -69,12 +70,7 @@ function SignUpForm(props: { inv: InvitationView; error?: InvitationProblem; nam
         <Field id="email" label="E-mail" help="The invited address." error={at("email")}>
           <input name="email" type="email" value={props.inv.email} readonly />
         </Field>
-        <Field id="name" label="Name" error={at("name")}>
-          <input name="name" type="text" maxlength={100} autocomplete="name" value={props.name ?? ""} />
-        </Field>
-        <Field id="password" label="Password" help="At least 10 characters." error={at("password")}>
-          <input name="password" type="password" required minlength={10} autocomplete="new-password" />
-        </Field>
+        <NameAndPasswordFields name={props.name} error={at} />
         <FormActions>
           <button type="submit">Create account and join</button>
         </FormActions>
