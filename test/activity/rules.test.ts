@@ -159,7 +159,7 @@ describe("rule effectiveness: served, audited, verdicts and reported findings, p
     for (const leak of ["src/", "new.ts", "any", "ts-ignore", ":3", "line", "file"]) expect(raw).not.toContain(leak);
   });
 
-  test("POST /api/findings refuses anything but rule ids and counts (400 validation_failed), an unknown resolution (404 not_found), a key without validate (403 insufficient_scope)", async () => {
+  test("POST /api/findings refuses anything but rule ids and counts (400 validation_failed), an unknown resolution or another project's (404 not_found), a key without validate (403 insufficient_scope)", async () => {
     const p = await clientProject(live, ["typescript-strict"]);
     const post = (body: unknown, key = p.key) => asAgent(live.base, key, "POST", "/api/findings", body);
     const ok = await post({ counts: { "typescript-strict": { "TS-002": 2 } } });
@@ -180,6 +180,15 @@ describe("rule effectiveness: served, audited, verdicts and reported findings, p
     }
     const unknown = await post({ resolutionId: "res_nope", counts: { "typescript-strict": { "TS-002": 1 } } });
     expect([unknown.status, unknown.body.error]).toEqual([404, "not_found"]);
+    // a resolution that exists, but of another project: as unknown as one that does not (its existence is not told)
+    const other = await clientProject(live, ["typescript-strict"]);
+    const theirs = await asAgent(live.base, other.key, "POST", "/api/prepare-task", { talentIds: ["typescript-strict"] });
+    expect(theirs.status).toBe(201);
+    const cross = await post({ resolutionId: theirs.body.resolutionId, counts: { "typescript-strict": { "TS-002": 1 } } });
+    expect([cross.status, cross.body.error]).toEqual([404, "not_found"]);
+    const mine = await asAgent(live.base, p.key, "POST", "/api/prepare-task", { talentIds: ["typescript-strict"] });
+    const own = await post({ resolutionId: mine.body.resolutionId, counts: { "typescript-strict": { "TS-002": 1 } } });
+    expect([own.status, own.body.served]).toEqual([201, ["typescript-strict"]]);
     const narrow = await clientProject(live, [], ["prepare_task"]);
     const refused = await post({ counts: {} }, narrow.key);
     expect([refused.status, refused.body.error]).toEqual([403, "insufficient_scope"]);

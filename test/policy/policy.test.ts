@@ -8,7 +8,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { liveEnv, type LiveEnv } from "../mcp-support";
 import { clientProject, gitRepo, removeRepos, talentd } from "../client-support";
-import { createKey, formPost, joinedMember, nextTurn, orgWithProject, publishedExpertise, withKey, type TestEnv } from "../helpers";
+import {
+  createKey,
+  formPost,
+  joinedMember,
+  nextTurn,
+  orgWithProject,
+  publishedExpertise,
+  WebClient,
+  withKey,
+  type TestEnv,
+} from "../helpers";
 
 let live: LiveEnv;
 let env: TestEnv;
@@ -71,6 +81,22 @@ describe("PUT /web/orgs/current/policy: required talents enter every project wit
     expect([bad.status, bad.body.error]).toEqual([400, "validation_failed"]);
     const missing = await owner.put("/web/orgs/current/policy", {});
     expect([missing.status, missing.body.error]).toEqual([400, "validation_failed"]);
+  });
+  test("policy routes need a session: signed out, GET and PUT are 401 unauthenticated and nothing is set; a project key is not a session either", async () => {
+    const { owner, project } = await orgWithProject(env);
+    const anon = new WebClient(env);
+    const get = await anon.get("/web/orgs/current/policy");
+    expect([get.status, get.body.error]).toEqual([401, "unauthenticated"]);
+    const put = await anon.put("/web/orgs/current/policy", { requiredTalents: ["api-pagination"] });
+    expect([put.status, put.body.error]).toEqual([401, "unauthenticated"]);
+    const key = await createKey(owner, project.id, ["prepare_task"]);
+    const byKey = await withKey(env, key.value, "/web/orgs/current/policy", {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ requiredTalents: ["api-pagination"] }),
+    });
+    expect(byKey.status).toBe(401);
+    expect((await owner.get("/web/orgs/current/policy")).body.policy.requiredTalents).toEqual([]);
   });
 });
 
