@@ -6,7 +6,7 @@ import { reportsLine, viewOf, type FileView, type ViewDetector } from "../catalo
 import { compile, LINE_MAX, patternProblem, type Detector } from "../catalog/detect";
 import { fileKind, pathKind } from "../catalog/pathKind";
 import type { AddedFile } from "./git";
-import { globMatcher, type PathMatcher } from "./match";
+import { type GlobCache, globMatcher, type PathMatcher } from "./match";
 
 /** An obligation of the playbook with `include=detectors`. */
 export interface ServedObligation {
@@ -138,6 +138,15 @@ function compileAll(obligations: readonly ServedObligation[]): { compiled: Compi
   const compiled: Compiled[] = [];
   const skipped: string[] = [];
   let rulesWithDetectors = 0;
+  // detectors naming the same list of globs share one matcher, and every glob is compiled once
+  const globs: GlobCache = new Map();
+  const matchers = new Map<string, PathMatcher>();
+  const matcherOf = (files: readonly string[]) => {
+    const key = files.join("\n");
+    let m = matchers.get(key);
+    if (!m) matchers.set(key, (m = globMatcher(files, globs)));
+    return m;
+  };
   for (const o of obligations) {
     for (const rule of o.rules) {
       if (!rule.detect || rule.detect.length === 0) continue;
@@ -153,7 +162,7 @@ function compileAll(obligations: readonly ServedObligation[]): { compiled: Compi
         const regex = compile(d);
         const ready = { regex, scan: new Set(d.scan ?? []), ...(d.unless ? { unless: d.unless } : {}) };
         const severity = d.severity === "advisory" || d.severity === "blocking" ? d.severity : rule.severity;
-        compiled.push({ talent: o.id, rule, regex, files: globMatcher(d.files), ready, severity });
+        compiled.push({ talent: o.id, rule, regex, files: matcherOf(d.files), ready, severity });
       });
     }
   }
@@ -176,10 +185,18 @@ export function runDetectors(obligations: readonly ServedObligation[], files: re
   const plans = new Map<string, Plan>();
   for (const f of files) {
     const kind = pathKind(f.path);
-    const applicable = compiled.filter((c) => c.files(f.path) !== null && (kind === null || c.ready.scan.has(kind)));
-    if (applicable.length === 0) continue;
+    const matched = new Map<PathMatcher, boolean>(); // each shared matcher asked once per file
+    const matches = (m: PathMatcher) => {
+      let hit = matched.get(m);
+      if (hit === undefined) matched.set(m, (hit = m(f.path) !== null));
+      return hit;
+    };
+    const at: number[] = [];
+    compiled.forEach((c, i) => (kind === null || c.ready.scan.has(kind)) && matches(c.files) && at.push(i));
+    if (at.length === 0) continue;
+    const applicable = at.map((i) => compiled[i]!);
     for (const c of applicable) rulesRun.add(c.rule.id);
-    const key = applicable.map((c) => compiled.indexOf(c)).join(",");
+    const key = at.join(",");
     let plan = plans.get(key);
     if (!plan) plans.set(key, (plan = planFor(applicable)));
     let context: ReturnType<typeof fileView> | undefined;

@@ -12,13 +12,53 @@ export type PathMatcher = (path: string) => string | null;
 
 const OPTIONS = { dot: true } as const;
 
+/** Compiled globs shared by the matchers of one run: a glob is compiled once however many lists name it. */
+export type GlobCache = Map<string, (p: string) => boolean>;
+
+const SPECIAL = "*?[\\]{}()!+@";
+/** A glob's last segment: an optional `*`, then literal text, or literal text around one `{a,b}` of literals. */
+const TAIL = new RegExp(`^\\*?([^${SPECIAL}]*)(?:\\{([^${SPECIAL}]*)\\}([^${SPECIAL}]*))?$`);
+
+/**
+ * The endings one of which a path must have to match the glob (`**\/*.{ts,tsx}`: `.ts` or `.tsx`),
+ * or null when its last segment is not that simple. A cheap test before the glob's regular expression.
+ */
+export function requiredEndings(glob: string): string[] | null {
+  const m = TAIL.exec(glob.slice(glob.lastIndexOf("/") + 1));
+  if (!m) return null;
+  const [, head = "", alternatives, after = ""] = m;
+  const endings = alternatives === undefined ? [head] : alternatives.split(",").map((a) => head + a + after);
+  return endings.some((e) => e === "") || alternatives?.includes("..") ? null : endings; // `{1..3}` is a range
+}
+
+/**
+ * One glob as picomatch matches it (the path equal to the glob, or its regular expression), with
+ * the endings test first and the regular expression compiled only when a path passes it: a run
+ * that designates among all talents' triggers compiles only the globs its paths could match.
+ */
+export function globTest(glob: string): (path: string) => boolean {
+  const endings = requiredEndings(glob);
+  let regex: RegExp | undefined;
+  return (path) => {
+    if (path === glob) return true;
+    if (endings !== null && !endings.some((e) => path.endsWith(e))) return false;
+    regex ??= picomatch.makeRe(glob, OPTIONS);
+    return regex.test(path);
+  };
+}
+
 /** A matcher over a list of globs: returns the first glob that matches the path (null: none, or excluded). */
-export function globMatcher(globs: readonly string[]): PathMatcher {
+export function globMatcher(globs: readonly string[], cache: GlobCache = new Map()): PathMatcher {
+  const compiled = (g: string) => {
+    let m = cache.get(g);
+    if (!m) cache.set(g, (m = globTest(g)));
+    return m;
+  };
   const includes: [string, (p: string) => boolean][] = [];
   const excludes: ((p: string) => boolean)[] = [];
   for (const g of globs) {
-    if (g.startsWith("!")) excludes.push(picomatch(g.slice(1), OPTIONS));
-    else includes.push([g, picomatch(g, OPTIONS)]);
+    if (g.startsWith("!")) excludes.push(compiled(g.slice(1)));
+    else includes.push([g, compiled(g)]);
   }
   return (path) => {
     if (excludes.some((x) => x(path))) return null;
@@ -80,10 +120,15 @@ export function languagesOf(path: string): readonly string[] {
 type Designable = { id: string; triggers?: { files?: string[] }; languages?: string[] };
 
 /** Why the talent is designated for the paths (its triggers.files first, then its languages), or null. */
-function reasonFor(t: Designable, paths: readonly string[], langs: readonly (readonly string[])[]): Designation["because"] | null {
+function reasonFor(
+  t: Designable,
+  paths: readonly string[],
+  langs: readonly (readonly string[])[],
+  cache: GlobCache,
+): Designation["because"] | null {
   const globs = t.triggers?.files ?? [];
   if (globs.length > 0) {
-    const match = globMatcher(globs);
+    const match = globMatcher(globs, cache);
     for (const p of paths) {
       const glob = match(p);
       if (glob) return { path: p, glob };
@@ -108,8 +153,9 @@ export function designate(designable: readonly Designable[], paths: readonly str
   const out: Designation[] = [];
   const seen = new Set<string>();
   const langs = paths.map(languagesOf);
+  const cache: GlobCache = new Map();
   for (const t of designable) {
-    const because = reasonFor(t, paths, langs);
+    const because = reasonFor(t, paths, langs, cache);
     if (!because) continue;
     out.push({ id: t.id, because });
     seen.add(t.id);
