@@ -11,6 +11,7 @@ import { discoveryMore, discoveryProcedure, type Voice } from "../http/wording";
 import type { InstalledRow } from "../selection/service";
 import { isRelevanceWord, rankByRelevance, RELEVANCE_LIMITS, type Relevance } from "../selection/relevance";
 import type { ServableItem } from "../selection/sources";
+import { keptByIdentity } from "../lib/kept";
 
 /** Most tokens (the service's estimate, ceil(characters / 4)) a discovery answer takes, whatever the catalog's size. */
 export const DISCOVERY_BUDGET = 4_000;
@@ -59,6 +60,30 @@ export interface DiscoveryInput {
 }
 
 type Entry = { id: string; kind?: "expertise"; summary: string; languages: string[]; roles: string[]; relevant: boolean };
+type Line = Omit<Entry, "relevant">;
+
+/**
+ * A talent's index line without its `relevant` mark, and the characters of its JSON (the summary's
+ * first sentence costs a regular expression).
+ */
+const indexLines = keptByIdentity<Talent, { line: Line; json: number }>("A talent's discovery index line");
+
+/** The index entry of a talent, and its cost in characters of the answer (its JSON and a comma). */
+function entryOf(t: Talent, relevant: boolean): { entry: Entry; cost: number } {
+  let kept = indexLines.get(t);
+  if (!kept) {
+    const line: Line = {
+      id: t.id,
+      ...(t.id.startsWith("@") ? { kind: "expertise" as const } : {}),
+      summary: oneLine(t.summary),
+      languages: t.languages,
+      roles: t.roles,
+    };
+    indexLines.set(t, (kept = { line, json: JSON.stringify(line).length }));
+  }
+  // `{…}` becomes `{…,"relevant":true}` (16 more characters) or `…false}` (17)
+  return { entry: { ...kept.line, relevant }, cost: kept.json + (relevant ? 16 : 17) + 1 };
+}
 
 /** The selection, marked: active public talents, active expertises, and the installed but disabled ones. */
 function selectionOf(rows: readonly InstalledRow[], active: ReadonlyMap<string, ServableItem>) {
@@ -102,15 +127,7 @@ export function discoveryPlaybook(input: DiscoveryInput) {
   let used = JSON.stringify(answer).length;
   const room = DISCOVERY_BUDGET * 4;
   for (const { item: t, relevant } of ranked.slice(input.offset)) {
-    const entry: Entry = {
-      id: t.id,
-      ...(t.id.startsWith("@") ? { kind: "expertise" as const } : {}),
-      summary: oneLine(t.summary),
-      languages: t.languages,
-      roles: t.roles,
-      relevant,
-    };
-    const cost = JSON.stringify(entry).length + 1;
+    const { entry, cost } = entryOf(t, relevant);
     if (used + cost > room) break;
     used += cost;
     answer.catalog.talents.push(entry);

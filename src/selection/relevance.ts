@@ -17,6 +17,7 @@ import type { Catalog } from "../catalog/catalog";
 import type { Talent } from "../catalog/format";
 import { globProblem } from "../catalog/validate";
 import type { Database, Tx } from "../db/client";
+import { keptGet } from "../db/versionMemo";
 import { projectRelevance } from "../db/schema";
 import { validationFailed, type Issue } from "../http/errors";
 import { listInstalled } from "./service";
@@ -37,9 +38,9 @@ export function isRelevanceWord(w: string): boolean {
   return w.length <= RELEVANCE_LIMITS.word && WORD.test(w);
 }
 
-/** The stored settings of a project, or null. */
+/** The stored settings of a project, or null (the row kept for the configuration epoch: project_relevance is one of its tables). */
 export async function storedRelevance(database: Database, projectId: string): Promise<Relevance | null> {
-  const row = await database.get<{ settings: string }>("SELECT settings FROM project_relevance WHERE project_id = ?", [projectId]);
+  const row = await keptGet<{ settings: string }>(database, "SELECT settings FROM project_relevance WHERE project_id = ?", [projectId]);
   return row ? normalize(JSON.parse(row.settings) as Partial<Relevance>) : null;
 }
 
