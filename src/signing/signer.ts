@@ -58,6 +58,8 @@ export class Signer {
     readonly enabled: boolean,
     /** How often the key file is looked at (KEY_FILE_CHECK_MS; tests pass 0). */
     readonly checkMs = KEY_FILE_CHECK_MS,
+    /** The signing thread's module (tests point it at one that fails); default signerThread.ts. */
+    readonly threadModule = SIGNER_THREAD,
   ) {
     if (enabled) this.#load(ensureSigningKeys(dataDir));
   }
@@ -145,7 +147,7 @@ export class Signer {
   #threadWith(active: ActiveKey): Worker {
     let thread = this.#thread;
     if (!thread) {
-      const started = new Worker(SIGNER_THREAD);
+      const started = new Worker(this.threadModule);
       thread = started;
       this.#thread = thread;
       this.#threadKids.clear();

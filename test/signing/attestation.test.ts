@@ -263,4 +263,16 @@ describe("the signing thread (prepare-task's manifests signed off the request th
     expect(rotated).toBe(signer.signJson(payloads[0]!)!);
     expect(await new Signer(dir, false).signJsonOffThread(payloads[0]!)).toBeNull();
   });
+
+  test("a request the signing thread does not answer (it crashed) or answers with an error is signed on the request thread: the same JWS", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "talentd-keys-"));
+    ensureSigningKeys(dir);
+    const payloads = Array.from({ length: 20 }, (_, i) => JSON.stringify({ typ: "talentd.resolution", iat: 1, resolutionId: `res_${i}` }));
+    for (const fixture of ["crashing-signer-thread.ts", "refusing-signer-thread.ts"]) {
+      const signer = new Signer(dir, true, 0, join(import.meta.dir, "..", "fixtures", fixture));
+      const jws = await Promise.all(payloads.map((p) => signer.signJsonOffThread(p)));
+      expect(jws).toEqual(payloads.map((p) => signer.signJson(p)));
+      expect(await signer.signJsonOffThread(payloads[0]!)).toBe(signer.signJson(payloads[0]!)!); // and again after it
+    }
+  });
 });
