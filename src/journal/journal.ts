@@ -6,6 +6,7 @@
  */
 import { keptUnbounded } from "../lib/kept";
 import { touchResolution } from "./dayMemo";
+import { countsServed, servedStatement } from "./clientDays";
 import type { Database } from "../db/client";
 import type { Statement } from "../db/writeJob";
 import type { KeyScope } from "../db/schema";
@@ -183,6 +184,14 @@ export class TraceJournal {
             }
           }
         };
+        for (const { author, full } of byAuthor.values()) {
+          // before the events: a validate event of this batch audits rows that exist (clientDays.ts)
+          const served = servedStatement(
+            author[5],
+            full.filter((e) => countsServed(e[1], e[4], e[5])).map((e) => e[4]!),
+          );
+          if (served) statements.push(served);
+        }
         for (const { author, plain, full } of byAuthor.values()) {
           add(author, plain, true);
           add(author, full, false);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { TraceJournal } from "../../src/journal/journal";
 import { createLogger } from "../../src/lib/log";
-import { orgWithProject, testEnv, type TestEnv } from "../helpers";
+import { createKey, orgWithProject, testEnv, withKey, type TestEnv } from "../helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -117,5 +117,56 @@ describe("activity journal writes (docs/api.md 'Trace events'; docs/design.md 'W
       ]).toEqual([w.projectId, w.via, w.authorType, w.authorId, w.authorName, w.client, `k${i % 3}`, i, 1_800_000_000_000 + i]);
     });
     expect(logs.filter((l) => l.includes("could not be written"))).toEqual([]);
+  });
+
+  test("talent_client_days' served counts are written by the journal, one statement per author and batch: two prepare_task events count each talent twice, a failed one not at all, and a validate event of the same batch audits the rows", async () => {
+    const o = await orgWithProject(env);
+    const talents = ["typescript-strict", "javascript-base"];
+    expect((await o.owner.post(`/web/projects/${o.project.id}/talents`, { talents })).status).toBe(201);
+    const key = (await createKey(o.owner, o.project.id, ["prepare_task"])).value;
+    const prepare = async () => {
+      const r = await withKey(env, key, "/api/prepare-task", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ talentIds: talents }),
+      });
+      expect(r.status).toBe(201);
+      return ((await r.json()) as { resolutionId: string }).resolutionId;
+    };
+    const [a, b] = [await prepare(), await prepare()];
+    const statements: string[] = [];
+    const database = {
+      ...env.database,
+      writeJob: ((job) => {
+        statements.push(...job.statements.map((s) => s.sql.slice(0, 30)));
+        return env.database.writeJob(job);
+      }) as typeof env.database.writeJob,
+    };
+    const journal = new TraceJournal(database, createLogger("error"));
+    const at = Date.now();
+    const call = (kind: string, resolutionId: string, status: number, seq: number) => ({
+      ...event(o.project.id, seq),
+      kind,
+      client: "tool-x",
+      resolutionId,
+      status,
+      arrival: { at, seq },
+    });
+    journal.record(call("prepare_task", a, 201, 1));
+    journal.record(call("prepare_task", b, 201, 2));
+    journal.record(call("prepare_task", a, 500, 3));
+    journal.record(call("validate", a, 200, 4));
+    await journal.flush();
+    expect(statements.filter((s) => s.startsWith("INSERT INTO talent_client_days"))).toHaveLength(1);
+    const rows = (
+      await env.database.client.execute({
+        sql: "SELECT talent_id, served, audited FROM talent_client_days WHERE project_id = ? AND client = 'tool-x' ORDER BY talent_id",
+        args: [o.project.id],
+      })
+    ).rows.map((r) => [r.talent_id, Number(r.served), Number(r.audited)]);
+    expect(rows).toEqual([
+      ["javascript-base", 2, 1],
+      ["typescript-strict", 2, 1],
+    ]);
   });
 });
