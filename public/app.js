@@ -131,7 +131,8 @@
     // an issue's path names a control (its name, or its data-issue-path), or an item of it ("domains/0", "files.a.md", "files[1]")
     const names = (path, c) => [c.getAttribute("name"), c.dataset.issuePath].some((p) => p && (path === p || ["/", ".", "["].some((sep) => path.startsWith(p + sep))));
     const controls = [...form.querySelectorAll("[name], [data-issue-path]")];
-    for (const issue of document.querySelectorAll("#flash li[data-field]")) {
+    // (or the alert's own sentence, when it is the refusal of one field: a 409 naming it)
+    for (const issue of document.querySelectorAll("#flash [data-field]")) {
       const control = controls.find((c) => names(issue.dataset.field, c));
       const slot = control && control.id && document.getElementById(`${control.id}-error`);
       if (!slot) continue;
