@@ -6,6 +6,9 @@
  */
 import type { ViewContext } from "../ui/views";
 
+/** What a saved Settings tab says (the JSON route's htmx answer, and the form's post without JavaScript). */
+export const SETTINGS_SAVED = "Settings saved";
+
 /** A list in words: "a", "a and b", "a, b and c". */
 export function inWords(items: readonly string[]): string {
   if (items.length <= 1) return items.join("");
@@ -63,6 +66,6 @@ export const PROJECT_STATUSES: Record<string, (data: unknown, ctx: ViewContext) 
   "DELETE /web/projects/:id/keys/:keyId": (data) => `Key ${(data as { key: { name: string } }).key.name} revoked`,
   "POST /web/projects/:id/token": () => "Automation key created — copy it now; the previous one no longer works",
   "POST /web/projects": (data) => `Project ${(data as { project: { name: string } }).project.name} created`,
-  "PATCH /web/projects/:id": () => "Settings saved",
+  "PATCH /web/projects/:id": () => SETTINGS_SAVED,
   "DELETE /web/projects/:id": () => "The project was deleted",
 };

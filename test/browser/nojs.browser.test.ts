@@ -1,7 +1,8 @@
 /**
  * docs/design.md "Pages work without JavaScript; htmx enhances them", in
- * Chromium with JavaScript disabled: each of the 14 controls that htmx sends as PUT, PATCH or
- * DELETE is a real form posting `?_method=` (src/http/methodOverride.ts), and does its change
+ * Chromium with JavaScript disabled: each of the controls that htmx sends as PUT, PATCH or
+ * DELETE is a real form posting `?_method=` (src/http/methodOverride.ts) or to its page (a project's
+ * settings: a refusal answers the tab again, the error under its field), and does its change
  * without a script. Destructive ones ask on a server page (cancel changes nothing); typed-name
  * deletions are checked by the server (a wrong name changes nothing). Errors (400 with its
  * issues, 409) land on a page. With JavaScript on, the same controls are driven by htmx in
@@ -92,17 +93,17 @@ describe("the pages without JavaScript: every state-changing control posts a for
       "revoked",
     );
 
-    // 4. settings (PATCH): a field the server refuses is a page naming it; then a rename
+    // 4. settings (posted to the page itself): a field the server refuses answers the tab again, the error under it; then a rename
     await page.goto(`${live.base}/projects/${pid}?tab=settings`);
     await page.fill("#p-repo", "../elsewhere");
-    expect(await submitForm(page, "form[action$='?_method=PATCH'] button[type=submit]")).toBe(400);
-    expect(await main(page)).toContain("That did not work");
-    expect(await page.textContent("main li code")).toBe("repository");
+    expect(await submitForm(page, "#settings-form button[type=submit]")).toBe(400);
+    expect(await page.textContent("#p-repo-error")).toBe("repository must be a path such as payments-api or group/repo");
+    expect(await page.inputValue("#p-repo")).toBe("../elsewhere");
     expectOnlyStatus(w, 400, false);
     await expectClean(w);
     await page.goto(`${live.base}/projects/${pid}?tab=settings`);
     await page.fill("#p-name", "Renamed without JS");
-    expect(await submitForm(page, "form[action$='?_method=PATCH'] button[type=submit]")).toBe(303);
+    expect(await submitForm(page, "#settings-form button[type=submit]")).toBe(303);
     expect(path(page)).toBe(`/projects/${pid}?tab=settings`);
     expect(await page.inputValue("#p-name")).toBe("Renamed without JS");
     expect((await o.owner.get(`/web/projects/${pid}`)).body.project.name).toBe("Renamed without JS");

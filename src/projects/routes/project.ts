@@ -10,44 +10,14 @@ import { requireConfirmation, requireTypedName } from "../../http/methodOverride
 import { confirmations } from "../../ui/confirmations";
 import { recordSecurityEvent } from "../../identity/security";
 import { createKey, isScope, KEY_NAME_MAX, listKeys, revokeKey } from "../keys";
-import {
-  CONTEXT_BUDGET_LIMITS,
-  createProject,
-  DEFAULT_CONTEXT_BUDGET,
-  getProject,
-  listProjects,
-  removeProject,
-  updateProject,
-  type Project,
-} from "../service";
+import { createProject, DEFAULT_CONTEXT_BUDGET, getProject, listProjects, removeProject, updateProject, type Project } from "../service";
 import { iso } from "../../lib/time";
+import { readContextBudget, REPOSITORY_ISSUE, REPOSITORY_PATTERN } from "../settings";
 import { userActor } from "../../audit/record";
 
-/** A repository's path under the organization's code hosting URL: `payments-api`, `group/sub/repo`. */
-const REPOSITORY_ISSUE = "repository must be a path such as payments-api or group/repo";
-const Repository = t.String({
-  pattern: "^(?!.*(^|/)\\.\\.?(/|$))[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$",
-  maxLength: 200,
-  error: REPOSITORY_ISSUE,
-});
+const Repository = t.String({ pattern: REPOSITORY_PATTERN, maxLength: 200, error: REPOSITORY_ISSUE });
 /** The body's `repository`: a path, or null or "" to clear it. The issue is the path's (a union's own text is "Expected union value"). */
 const RepositoryField = t.Optional(t.Union([Repository, t.Null(), t.Literal("")], { error: REPOSITORY_ISSUE }));
-
-/**
- * The body's `contextBudget`: whole tokens within CONTEXT_BUDGET_LIMITS (a form sends digits as text), null or "" for the
- * default, absent for unchanged; 400 validation_failed otherwise.
- */
-function readContextBudget(v: unknown): number | null | undefined {
-  if (v === undefined) return undefined;
-  if (v === null || v === "") return null;
-  const n = typeof v === "string" && /^\d{1,9}$/.test(v.trim()) ? Number(v.trim()) : v;
-  const { min, max } = CONTEXT_BUDGET_LIMITS;
-  if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max)
-    throw validationFailed([
-      { path: "contextBudget", message: `must be a whole number of tokens from ${min} to ${max}, or null for the default` },
-    ]);
-  return n;
-}
 
 /** The key body's unions, in words (a union's own text is "Expected union value"). */
 const TOOLS_ISSUE = "tools must be a list of tool names or a comma-separated string";

@@ -1,0 +1,102 @@
+/**
+ * The Settings tab's form (src/projects/pages/settings.tsx) on its failure paths, over app.handle: posted without
+ * JavaScript to `POST /projects/:id/settings`, a refused save answers the tab again (400, not the error page) with
+ * what was typed and each problem under its field, nothing saved; with htmx the JSON route's refusal is the #flash
+ * fragment naming the field (app.js puts it under it). Signed out, another organization's project, an unknown one, another
+ * site: nothing changes.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { formPost, joinedMember, orgWithProject, testEnv, type TestEnv } from "../helpers";
+
+let env: TestEnv;
+beforeAll(async () => {
+  env = await testEnv();
+});
+afterAll(() => env.close());
+
+const FORM = { name: "Renamed", description: "A description", repository: "group/payments", contextBudget: "4000" };
+
+/** The text of the element with `id` (its tags dropped), or null when it is not there or hidden. */
+function textOf(html: string, id: string): string | null {
+  const m = new RegExp(`<([a-z]+)[^>]* id="${id}"([^>]*)>([\\s\\S]*?)</\\1>`).exec(html);
+  if (!m || /\bhidden\b/.test(m[2]!)) return null;
+  return m[3]!.replace(/<[^>]+>/g, "").trim();
+}
+
+describe("POST /projects/:id/settings: the Settings form without JavaScript", () => {
+  test("a bad repository and context budget → 400 with the tab again: each problem under its field, what was typed kept, nothing saved", async () => {
+    const o = await orgWithProject(env, "Settings Refused");
+    const r = await formPost(env, o.owner, `/projects/${o.project.id}/settings`, {
+      ...FORM,
+      repository: "../elsewhere",
+      contextBudget: "12",
+    });
+    expect(r.status).toBe(400);
+    expect(r.html).not.toContain("That did not work"); // not the error page
+    expect(r.html).toContain('aria-current="page">Settings</a>');
+    expect(textOf(r.html, "p-repo-error")).toBe("repository must be a path such as payments-api or group/repo");
+    expect(textOf(r.html, "p-budget-error")).toBe("must be a whole number of tokens from 500 to 200000, or null for the default");
+    expect(textOf(r.html, "p-name-error")).toBeNull();
+    expect(textOf(r.html, "settings-refused")).toBe("Not saved: the fields marked below say why.");
+    expect(r.html).toMatch(
+      /<input id="p-repo" name="repository"[^>]*value="\.\.\/elsewhere"[^>]*aria-describedby="p-repo-help p-repo-error" aria-invalid="true"/,
+    );
+    expect(r.html).toContain('value="Renamed"');
+    expect(r.html).toContain('value="12"');
+    const saved = (await o.owner.get(`/web/projects/${o.project.id}`)).body.project;
+    expect([saved.name, saved.repository]).toEqual([o.project.name, null]);
+  });
+
+  test("an empty name → 400 with the problem under the name", async () => {
+    const o = await orgWithProject(env, "Settings Empty Name");
+    const r = await formPost(env, o.owner, `/projects/${o.project.id}/settings`, { ...FORM, name: "   " });
+    expect(r.status).toBe(400);
+    expect(textOf(r.html, "p-name-error")).toBe("name is required (at most 100 characters)");
+    expect((await o.owner.get(`/web/projects/${o.project.id}`)).body.project.name).toBe(o.project.name);
+  });
+
+  test("a good save → 303 back to the Settings tab with the status cookie, saved as PATCH would (an empty repository and budget: none, the default)", async () => {
+    const o = await orgWithProject(env, "Settings Saved");
+    const member = await joinedMember(env, o.owner);
+    const r = await formPost(env, member, `/projects/${o.project.id}/settings`, { ...FORM, repository: "", contextBudget: "" });
+    expect(r.status).toBe(303);
+    expect(r.location).toBe(`/projects/${o.project.id}?tab=settings`);
+    expect(r.setCookie).toContain("talentd_status=");
+    const saved = (await o.owner.get(`/web/projects/${o.project.id}`)).body.project;
+    expect(saved).toMatchObject({ name: "Renamed", description: "A description", repository: null });
+  });
+
+  test("with htmx the JSON route's refusal is the #flash fragment naming the field", async () => {
+    const o = await orgWithProject(env, "Settings Htmx");
+    const r = await env.request(`/web/projects/${o.project.id}`, {
+      method: "PATCH",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        origin: new URL(env.config.baseUrl).origin,
+        cookie: o.owner.cookie!,
+        "hx-request": "true",
+      },
+      body: new URLSearchParams({ ...FORM, contextBudget: "12" }).toString(),
+    });
+    expect(r.status).toBe(400);
+    expect(r.headers.get("hx-retarget")).toBe("#flash");
+    expect(await r.text()).toContain('<li data-field="contextBudget">');
+  });
+
+  test("signed out → sign-in; another organization's project and an unknown one → 404; another site → 403; nothing changes", async () => {
+    const a = await orgWithProject(env, "Settings A");
+    const b = await orgWithProject(env, "Settings B");
+    const anon = await env.request(`/projects/${a.project.id}/settings`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: new URL(env.config.baseUrl).origin, accept: "text/html" },
+      body: new URLSearchParams(FORM).toString(),
+      redirect: "manual",
+    });
+    expect([anon.status, anon.headers.get("location")?.startsWith("/login")]).toEqual([303, true]);
+    expect((await formPost(env, a.owner, `/projects/${b.project.id}/settings`, FORM)).status).toBe(404);
+    expect((await formPost(env, a.owner, "/projects/prj_nope/settings", FORM)).status).toBe(404);
+    const cross = await formPost(env, a.owner, `/projects/${a.project.id}/settings`, FORM, { origin: "https://evil.example" });
+    expect(cross.status).toBe(403);
+    for (const o of [a, b]) expect((await o.owner.get(`/web/projects/${o.project.id}`)).body.project.name).toBe(o.project.name);
+  });
+});
