@@ -138,7 +138,9 @@
       if (!slot) continue;
       // the path in front of the message, unless the field is not named by it (an item, or a data-issue-path): its label says it
       const bare = [...issue.childNodes].filter((n) => n.nodeName !== "CODE").map((n) => n.textContent).join("").trim();
-      const text = issue.dataset.field === control.getAttribute("name") ? issue.textContent.trim() : bare;
+      // (nor twice, when the message already starts with it: "repository must be a path…")
+      const named = issue.dataset.field === control.getAttribute("name") && !bare.startsWith(`${issue.dataset.field} `);
+      const text = named ? issue.textContent.trim() : bare;
       // several issues of one control: each said, in the order of the alert
       slot.textContent = slot.dataset.fromFlash ? `${slot.textContent}; ${text}` : text;
       slot.hidden = false;

@@ -1,7 +1,7 @@
 /**
  * A project's settings as a change (name, description, repository, context budget): the rules both the JSON route
  * (`PATCH /web/projects/:id`, routes/project.ts) and the Settings tab's form without JavaScript
- * (`POST /projects/:id/settings`, pages/settings.tsx) apply, in the same words.
+ * (`POST /projects/:id?tab=settings`, pages/settings.tsx) apply, in the same words.
  */
 import { type Issue, validationFailed } from "../http/errors";
 import { CONTEXT_BUDGET_LIMITS } from "./service";

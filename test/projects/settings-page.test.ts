@@ -1,6 +1,6 @@
 /**
  * The Settings tab's form (src/projects/pages/settings.tsx) on its failure paths, over app.handle: posted without
- * JavaScript to `POST /projects/:id/settings`, a refused save answers the tab again (400, not the error page) with
+ * JavaScript to `POST /projects/:id?tab=settings`, a refused save answers the tab again (400, not the error page) with
  * what was typed and each problem under its field, nothing saved; with htmx the JSON route's refusal is the #flash
  * fragment naming the field (app.js puts it under it). Signed out, another organization's project, an unknown one, another
  * site: nothing changes.
@@ -23,10 +23,10 @@ function textOf(html: string, id: string): string | null {
   return m[3]!.replace(/<[^>]+>/g, "").trim();
 }
 
-describe("POST /projects/:id/settings: the Settings form without JavaScript", () => {
+describe("POST /projects/:id?tab=settings: the Settings form without JavaScript", () => {
   test("a bad repository and context budget → 400 with the tab again: each problem under its field, what was typed kept, nothing saved", async () => {
     const o = await orgWithProject(env, "Settings Refused");
-    const r = await formPost(env, o.owner, `/projects/${o.project.id}/settings`, {
+    const r = await formPost(env, o.owner, `/projects/${o.project.id}?tab=settings`, {
       ...FORM,
       repository: "../elsewhere",
       contextBudget: "12",
@@ -49,7 +49,7 @@ describe("POST /projects/:id/settings: the Settings form without JavaScript", ()
 
   test("an empty name → 400 with the problem under the name", async () => {
     const o = await orgWithProject(env, "Settings Empty Name");
-    const r = await formPost(env, o.owner, `/projects/${o.project.id}/settings`, { ...FORM, name: "   " });
+    const r = await formPost(env, o.owner, `/projects/${o.project.id}?tab=settings`, { ...FORM, name: "   " });
     expect(r.status).toBe(400);
     expect(textOf(r.html, "p-name-error")).toBe("name is required (at most 100 characters)");
     expect((await o.owner.get(`/web/projects/${o.project.id}`)).body.project.name).toBe(o.project.name);
@@ -58,7 +58,7 @@ describe("POST /projects/:id/settings: the Settings form without JavaScript", ()
   test("a good save → 303 back to the Settings tab with the status cookie, saved as PATCH would (an empty repository and budget: none, the default)", async () => {
     const o = await orgWithProject(env, "Settings Saved");
     const member = await joinedMember(env, o.owner);
-    const r = await formPost(env, member, `/projects/${o.project.id}/settings`, { ...FORM, repository: "", contextBudget: "" });
+    const r = await formPost(env, member, `/projects/${o.project.id}?tab=settings`, { ...FORM, repository: "", contextBudget: "" });
     expect(r.status).toBe(303);
     expect(r.location).toBe(`/projects/${o.project.id}?tab=settings`);
     expect(r.setCookie).toContain("talentd_status=");
@@ -86,16 +86,16 @@ describe("POST /projects/:id/settings: the Settings form without JavaScript", ()
   test("signed out → sign-in; another organization's project and an unknown one → 404; another site → 403; nothing changes", async () => {
     const a = await orgWithProject(env, "Settings A");
     const b = await orgWithProject(env, "Settings B");
-    const anon = await env.request(`/projects/${a.project.id}/settings`, {
+    const anon = await env.request(`/projects/${a.project.id}?tab=settings`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded", origin: new URL(env.config.baseUrl).origin, accept: "text/html" },
       body: new URLSearchParams(FORM).toString(),
       redirect: "manual",
     });
     expect([anon.status, anon.headers.get("location")?.startsWith("/login")]).toEqual([303, true]);
-    expect((await formPost(env, a.owner, `/projects/${b.project.id}/settings`, FORM)).status).toBe(404);
-    expect((await formPost(env, a.owner, "/projects/prj_nope/settings", FORM)).status).toBe(404);
-    const cross = await formPost(env, a.owner, `/projects/${a.project.id}/settings`, FORM, { origin: "https://evil.example" });
+    expect((await formPost(env, a.owner, `/projects/${b.project.id}?tab=settings`, FORM)).status).toBe(404);
+    expect((await formPost(env, a.owner, "/projects/prj_nope?tab=settings", FORM)).status).toBe(404);
+    const cross = await formPost(env, a.owner, `/projects/${a.project.id}?tab=settings`, FORM, { origin: "https://evil.example" });
     expect(cross.status).toBe(403);
     for (const o of [a, b]) expect((await o.owner.get(`/web/projects/${o.project.id}`)).body.project.name).toBe(o.project.name);
   });

@@ -2,7 +2,7 @@
 /**
  * The Settings tab of `/projects/:id` (docs/api.md "Pages"): name, description, repository, context budget, and the
  * typed deletion. With JavaScript the form sends `PATCH /web/projects/:id` (a refusal in #flash, each issue also under
- * its field by app.js); without, it posts to `POST /projects/:id/settings`, saved under the same rules (settings.ts)
+ * its field by app.js); without, it posts to `POST /projects/:id?tab=settings`, saved under the same rules (settings.ts)
  * → 303 back to the tab, or refused → 400 with this tab again: what was typed, each problem under its field.
  */
 import { Elysia } from "elysia";
@@ -44,7 +44,7 @@ export function Settings(props: { project: Project; admin: boolean; attempt?: Se
     <>
       <section class="card" aria-labelledby="settings-h">
         <h2 id="settings-h">Settings</h2>
-        <form method="post" action={`/projects/${p.id}/settings`} hx-patch={route} hx-swap="none" id="settings-form">
+        <form method="post" action={`/projects/${p.id}?tab=settings`} hx-patch={route} hx-swap="none" id="settings-form">
           <RefusalLine id="settings-refused" refusal={props.attempt?.refusal} />
           <Field id="p-name" label="Name" error={at("p-name")}>
             <input name="name" required maxlength={100} value={v.name} />
@@ -82,10 +82,10 @@ export function Settings(props: { project: Project; admin: boolean; attempt?: Se
   );
 }
 
-/** `POST /projects/:id/settings`: the Settings form without JavaScript (any member, as `PATCH /web/projects/:id`). */
+/** `POST /projects/:id?tab=settings`: the Settings form without JavaScript (any member, as `PATCH /web/projects/:id`). */
 export function settingsPages(deps: CatalogDeps) {
   return new Elysia().use(createPageGuard(deps)).post(
-    "/projects/:id/settings",
+    "/projects/:id",
     async ({ page: ctx, org, params, body, request }) => {
       const project = await getProject(deps.database, org.id, params.id);
       const values = settingsForm(body);
