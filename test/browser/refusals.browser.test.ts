@@ -4,7 +4,8 @@
  * answer their own page again (400 or 409), what was typed kept and the error under the field that caused it
  * (ui/form.tsx); with JavaScript on, htmx swaps the same error into #flash and app.js puts it under the same
  * field — the protocol group's (ui/form.tsx ChoiceField) and the domains' for a domain another organization
- * proved too. The URL stays the form's page; axe-core finds nothing serious; screenshots at 1280×800 and 390×844.
+ * proved too. The new-project form the same way. The URL stays the form's page; axe-core finds nothing serious;
+ * screenshots at 1280×800 and 390×844.
  */
 import { describe, expect, test as bunTest } from "bun:test";
 import type { Browser, Page } from "playwright-core";
@@ -179,5 +180,23 @@ describe("a refused save answers the form's own page, with and without JavaScrip
       await w.context.close();
     }
     expect((await o.owner.get(`/web/projects/${pid}`)).body.project.name).toBe(o.project.name);
+  });
+
+  test("a new project without JavaScript: a bad repository → /projects/new again (400), the error under the repository, what was typed kept", async () => {
+    const o = await orgWithProject(live.env, "Refused New");
+    const w = await as(o.owner.email, false);
+    const p = w.page;
+    await p.goto(`${live.base}/projects/new`);
+    await p.fill("#name", "Typed project");
+    await p.fill("#repository", "a b");
+    expect(await submitForm(p, "#new-project-form button[type=submit]")).toBe(400);
+    expect(path(p)).toBe("/projects/new");
+    expect(await p.textContent("#repository-error")).toBe(BAD_REPO);
+    expect(await p.inputValue("#name")).toBe("Typed project");
+    expect(await p.inputValue("#repository")).toBe("a b");
+    expectOnlyStatus(w, 400, false);
+    await expectCleanWithoutScripts(browser, w);
+    expect((await o.owner.get("/web/projects")).body.projects).toHaveLength(1);
+    await w.context.close();
   });
 });

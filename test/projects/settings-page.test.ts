@@ -3,7 +3,7 @@
  * JavaScript to `POST /projects/:id?tab=settings`, a refused save answers the tab again (400, not the error page) with
  * what was typed and each problem under its field, nothing saved; with htmx the JSON route's refusal is the #flash
  * fragment naming the field (app.js puts it under it). Signed out, another organization's project, an unknown one, another
- * site: nothing changes.
+ * site: nothing changes. The new-project form (`POST /projects/new`, pages/newProject.tsx) the same way.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { formPost, joinedMember, orgWithProject, testEnv, type TestEnv } from "../helpers";
@@ -98,5 +98,35 @@ describe("POST /projects/:id?tab=settings: the Settings form without JavaScript"
     const cross = await formPost(env, a.owner, `/projects/${a.project.id}?tab=settings`, FORM, { origin: "https://evil.example" });
     expect(cross.status).toBe(403);
     for (const o of [a, b]) expect((await o.owner.get(`/web/projects/${o.project.id}`)).body.project.name).toBe(o.project.name);
+  });
+});
+
+describe("POST /projects/new: the new-project form without JavaScript", () => {
+  test("a bad repository and an empty name → 400 with the page again, each problem under its field, what was typed kept, no project made", async () => {
+    const o = await orgWithProject(env, "New Refused");
+    const r = await formPost(env, o.owner, "/projects/new", { name: " ", description: "Typed", repository: "a b" });
+    expect(r.status).toBe(400);
+    expect(r.html).toContain('id="new-project-form"');
+    expect(textOf(r.html, "name-error")).toBe("name is required (at most 100 characters)");
+    expect(textOf(r.html, "repository-error")).toBe("repository must be a path such as payments-api or group/repo");
+    expect(textOf(r.html, "description-error")).toBeNull();
+    expect(r.html).toContain('value="Typed"');
+    expect(r.html).toContain('value="a b"');
+    expect((await o.owner.get("/web/projects")).body.projects).toHaveLength(1);
+  });
+
+  test("a good form → 303 to the new project's onboarding with the status cookie; another site → 403, nothing made", async () => {
+    const o = await orgWithProject(env, "New Made");
+    const cross = await formPost(env, o.owner, "/projects/new", { name: "Evil" }, { origin: "https://evil.example" });
+    expect(cross.status).toBe(403);
+    const r = await formPost(env, o.owner, "/projects/new", { name: "Made without JS", description: "", repository: "group/made" });
+    expect(r.status).toBe(303);
+    const made = ((await o.owner.get("/web/projects")).body.projects as { id: string; name: string; repository: string }[]).find(
+      (p) => p.name === "Made without JS",
+    );
+    expect(made?.repository).toBe("group/made");
+    expect(r.location).toBe(`/projects/${made!.id}/onboarding`);
+    expect(r.setCookie).toContain("talentd_status=");
+    expect((await o.owner.get("/web/projects")).body.projects).toHaveLength(2);
   });
 });

@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 /**
- * The project pages (docs/api.md "Pages"): `/projects/new`, the two-step onboarding
+ * The project pages (docs/api.md "Pages"): `/projects/new` (pages/newProject.tsx), the two-step onboarding
  * (`/projects/:id/onboarding`: choose talents, then connect an agent), and `/projects/:id`
  * with its tabs (overview: talents, graph, connection, CI; activity; keys; settings). Pages
  * read everything without JavaScript; changes go to the `/web/*` routes (htmx swaps their
@@ -26,6 +26,7 @@ import { isOrgAdmin } from "../../ui/pageGuard";
 import { Field, FormActions } from "../../ui/form";
 import { ProjectHeader, TABS, type Tab } from "./header";
 import { Settings, settingsPages } from "./settings";
+import { newProjectPages } from "./newProject";
 import { Layout, page } from "../../ui/layout";
 import { HtmlMemo } from "../../ui/memo";
 import { ActivityTab, tokenEmails } from "../activityTab";
@@ -115,34 +116,7 @@ export function projectPages(deps: CatalogDeps & JournalDeps) {
     .use(createPageGuard(deps))
     .use(automationKeyPages(deps))
     .use(settingsPages(deps))
-    .get(
-      "/projects/new",
-      async ({ page: ctx }) => {
-        return page(
-          <Layout title="New project" user={ctx.session.user} nav={ctx.nav}>
-            <div class="card narrow">
-              <h1>New project</h1>
-              <p class="muted">A project is one codebase: its talents, its keys, its agents' activity.</p>
-              <form method="post" action="/web/projects" hx-post="/web/projects">
-                <Field id="name" label="Name">
-                  <input name="name" required maxlength={100} autofocus />
-                </Field>
-                <Field id="description" label="Description" help="Optional.">
-                  <input name="description" maxlength={1000} />
-                </Field>
-                <Field id="repository" label="Repository" help="Optional, e.g. payments-api.">
-                  <input name="repository" maxlength={200} />
-                </Field>
-                <FormActions>
-                  <button type="submit">Create and choose talents</button>
-                </FormActions>
-              </form>
-            </div>
-          </Layout>,
-        );
-      },
-      { orgPage: "member" },
-    )
+    .use(newProjectPages(deps))
     .get(
       "/projects/:id/onboarding",
       async ({ page: ctx, org, params, query }) => {

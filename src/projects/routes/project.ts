@@ -19,6 +19,24 @@ const Repository = t.String({ pattern: REPOSITORY_PATTERN, maxLength: 200, error
 /** The body's `repository`: a path, or null or "" to clear it. The issue is the path's (a union's own text is "Expected union value"). */
 const RepositoryField = t.Optional(t.Union([Repository, t.Null(), t.Literal("")], { error: REPOSITORY_ISSUE }));
 
+/**
+ * Creates a project of the organization with its required talents (the organization's policy), in one transaction:
+ * `POST /web/projects` and the new-project form without JavaScript (pages/newProject.tsx).
+ */
+export async function createOrgProject(
+  deps: CatalogDeps,
+  organizationId: string,
+  user: { id: string; email: string },
+  input: { name: string; description: string; repository: string | null },
+): Promise<Project> {
+  const lookup = await policyLookup(deps.database, deps.state.catalog!, organizationId);
+  return deps.database.write(async (tx) => {
+    const created = await createProject(tx, { organizationId, ...input, createdBy: user.id }, userActor(user));
+    await installSavedRequired(tx, organizationId, created.id, lookup, `policy:${user.id}`);
+    return created;
+  });
+}
+
 /** The key body's unions, in words (a union's own text is "Expected union value"). */
 const TOOLS_ISSUE = "tools must be a list of tool names or a comma-separated string";
 const EXPIRES_ISSUE = "expiresAt must be a date and time such as 2030-01-31T00:00:00Z, or null for a key that does not expire";
@@ -78,23 +96,8 @@ function projectCrudRoutes(deps: CatalogDeps, guards: Guards) {
     .post(
       "/",
       async ({ auth, org, body, set }) => {
-        // the organization's required talents come with the project, in its creating transaction
-        const lookup = await policyLookup(deps.database, deps.state.catalog!, org.id);
-        const p = await deps.database.write(async (tx) => {
-          const created = await createProject(
-            tx,
-            {
-              organizationId: org.id,
-              name: body.name.trim(),
-              description: body.description?.trim() ?? "",
-              createdBy: auth.user.id,
-              repository: body.repository || null,
-            },
-            userActor(auth.user),
-          );
-          await installSavedRequired(tx, org.id, created.id, lookup, `policy:${auth.user.id}`);
-          return created;
-        });
+        const input = { name: body.name.trim(), description: body.description?.trim() ?? "", repository: body.repository || null };
+        const p = await createOrgProject(deps, org.id, auth.user, input);
         set.status = 201;
         return { project: projectView(p) };
       },
