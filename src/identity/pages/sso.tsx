@@ -229,7 +229,10 @@ const SSO_ADMIN: OrgPageRule = { admin: "No such page for your role: single sign
 /** What the status line says after a save. */
 const SAVED = "Single sign-on saved.";
 
-/** The /org/sso page, its form's post without JavaScript and its test post; `sessions` finds the signed-in person (handed in by the composition root). */
+/**
+ * The /org/sso page, its form's post without JavaScript and its test post; `sessions` finds the signed-in person
+ * (handed in by the composition root).
+ */
 export function ssoPages(deps: ViewDeps, sessions: PageSessions) {
   deps.views.register("POST", "/web/orgs/current/sso", { redirect: () => "/org/sso", status: () => SAVED });
   deps.views.register("DELETE", "/web/orgs/current/sso", { redirect: () => "/org/sso", status: () => "Single sign-on removed." });
