@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 /**
- * The organization's pages (docs/api.md "Pages"): `/org/new` (create an organization over `POST /web/orgs`)
+ * The organization's pages (docs/api.md "Pages"): `/org/new` (create an organization over `POST /web/orgs`, or its
+ * own post without JavaScript)
  * and `/org` (its approval status; members and roles; invitations; code hosting; links to
  * single sign-on, mail, expertises, insights and adoption). While the active organization is
  * not approved, `/org` is its status page and nothing else (docs/design.md "Organizations and their data", rule 1), and the layout's
@@ -14,10 +15,13 @@ import { getCodeHosting } from "../codeHosting";
 import { listInvitations, listMembers } from "../service";
 import { CodeHostingSection } from "../views/codeHosting";
 import { InvitationsSection, MembersSection, StatusCard } from "../views/org";
-import { createPageGuard } from "../pageSessions";
 import { isOrgAdmin } from "../../ui/pageGuard";
 import { Layout, page } from "../../ui/layout";
-import { Field, FormActions } from "../../ui/form";
+import { Field, FormActions, RefusalLine, refusalOf, type Refusal } from "../../ui/form";
+import { AppError, validationFailed } from "../../http/errors";
+import { formField } from "../../http/form";
+import { createPageGuard, type PageContext } from "../pageSessions";
+import { createOwnOrganization } from "../routes";
 
 /** The owner/admin pages of the organization, linked from /org (some are built beside this one). */
 const ADMIN_LINKS = [
@@ -30,50 +34,82 @@ const ADMIN_LINKS = [
   { href: "/org/audit-log", label: "Audit log", text: "who changed what in the organization, with a CSV or JSON lines export" },
 ];
 
+/** Whether a new organization of this person is approved at once (the setting, or a platform administrator's). */
+const approvedAtOnce = (deps: CoreDeps, ctx: PageContext) => deps.config.autoApproveOrgs || ctx.session.user.role === "admin";
+
+/**
+ * `/org/new`: with JavaScript its form sends `POST /web/orgs`; without, it posts to `POST /org/new`, whose refusal (a
+ * taken or bad short name, no name) answers this page again with what was typed and the problem under its field.
+ */
+function NewOrgPage(props: {
+  ctx: PageContext;
+  approvedAtOnce: boolean;
+  attempt?: { values: { name: string; slug: string }; refusal: Refusal };
+}) {
+  const v = props.attempt?.values;
+  const at = (field: string) => props.attempt?.refusal.fields[field] ?? null;
+  return (
+    <Layout title="New organization" user={props.ctx.session.user} nav={props.ctx.nav}>
+      <div class="card narrow">
+        <h1>New organization</h1>
+        <p class="muted">
+          An organization holds projects, members and private expertises. You become its owner, and it becomes your active organization.
+        </p>
+        <p>
+          {props.approvedAtOnce
+            ? "It is approved at once."
+            : "A platform administrator approves new organizations: until then it is pending, and only its status can be seen."}
+        </p>
+        <form method="post" action="/org/new" hx-post="/web/orgs" id="new-org-form">
+          <RefusalLine id="new-org-refused" refusal={props.attempt?.refusal} />
+          <Field id="org-name" label="Name" error={at("org-name")}>
+            <input name="name" required maxlength={100} autofocus value={v?.name ?? ""} />
+          </Field>
+          <Field
+            id="org-slug"
+            label="Short name"
+            help="Optional: lower-case letters, digits and -; it names private expertises, @short-name/…"
+            error={at("org-slug")}
+          >
+            <input
+              name="slug"
+              maxlength={40}
+              pattern="[a-z0-9]+(-[a-z0-9]+)*"
+              title="lower-case letters and digits separated by -"
+              autocomplete="off"
+              value={v?.slug ?? ""}
+            />
+          </Field>
+          <FormActions>
+            <button type="submit">Create the organization</button>
+          </FormActions>
+        </form>
+      </div>
+    </Layout>
+  );
+}
+
 export function orgPages(deps: CoreDeps) {
   return new Elysia()
     .use(createPageGuard(deps))
-    .get(
+    .get("/org/new", async ({ page: ctx }) => page(<NewOrgPage ctx={ctx} approvedAtOnce={approvedAtOnce(deps, ctx)} />), {
+      page: "signedIn",
+    })
+    .post(
       "/org/new",
-      async ({ page: ctx }) => {
-        const approvedAtOnce = deps.config.autoApproveOrgs || ctx.session.user.role === "admin";
-        return page(
-          <Layout title="New organization" user={ctx.session.user} nav={ctx.nav}>
-            <div class="card narrow">
-              <h1>New organization</h1>
-              <p class="muted">
-                An organization holds projects, members and private expertises. You become its owner, and it becomes your active
-                organization.
-              </p>
-              <p>
-                {approvedAtOnce
-                  ? "It is approved at once."
-                  : "A platform administrator approves new organizations: until then it is pending, and only its status can be seen."}
-              </p>
-              <form method="post" action="/web/orgs" hx-post="/web/orgs">
-                <Field id="org-name" label="Name">
-                  <input name="name" required maxlength={100} autofocus />
-                </Field>
-                <Field
-                  id="org-slug"
-                  label="Short name"
-                  help="Optional: lower-case letters, digits and -; it names private expertises, @short-name/…"
-                >
-                  <input
-                    name="slug"
-                    maxlength={40}
-                    pattern="[a-z0-9]+(-[a-z0-9]+)*"
-                    title="lower-case letters and digits separated by -"
-                    autocomplete="off"
-                  />
-                </Field>
-                <FormActions>
-                  <button type="submit">Create the organization</button>
-                </FormActions>
-              </form>
-            </div>
-          </Layout>,
-        );
+      async ({ page: ctx, body }) => {
+        const values = { name: formField(body, "name") ?? "", slug: (formField(body, "slug") ?? "").trim() };
+        try {
+          if (values.name.trim() === "" || values.name.length > 100)
+            throw validationFailed([{ path: "name", message: "name is required (at most 100 characters)" }]);
+          await createOwnOrganization(deps, ctx.session, { name: values.name, slug: values.slug || undefined });
+        } catch (e) {
+          if (!(e instanceof AppError) || (e.code !== "validation_failed" && e.code !== "conflict")) throw e;
+          const attempt = { values, refusal: refusalOf(e, (path) => (path === "name" || path === "slug" ? `org-${path}` : "")) };
+          const html = <NewOrgPage ctx={ctx} approvedAtOnce={approvedAtOnce(deps, ctx)} attempt={attempt} />;
+          return page(html, e.status, { "cache-control": "no-store" });
+        }
+        return new Response(null, { status: 303, headers: { location: "/org", "cache-control": "no-store" } });
       },
       { page: "signedIn" },
     )
