@@ -4,7 +4,7 @@
  * answer their own page again (400 or 409), what was typed kept and the error under the field that caused it
  * (ui/form.tsx); with JavaScript on, htmx swaps the same error into #flash and app.js puts it under the same
  * field — the protocol group's (ui/form.tsx ChoiceField) and the domains' for a domain another organization
- * proved too. The new-project form the same way. The URL stays the form's page; axe-core finds nothing serious;
+ * proved too. The new-project form the same way; a key's tools (a group of check boxes) with htmx. The URL stays the form's page; axe-core finds nothing serious;
  * screenshots at 1280×800 and 390×844.
  */
 import { describe, expect, test as bunTest } from "bun:test";
@@ -197,6 +197,23 @@ describe("a refused save answers the form's own page, with and without JavaScrip
     expectOnlyStatus(w, 400, false);
     await expectCleanWithoutScripts(browser, w);
     expect((await o.owner.get("/web/projects")).body.projects).toHaveLength(1);
+    await w.context.close();
+  });
+
+  test("a key's tools with JavaScript: none chosen → the refusal under the group of check boxes (ChoiceField), the name kept", async () => {
+    const o = await orgWithProject(live.env, "Refused Key Tools");
+    const w = await as(o.owner.email, true);
+    const p = w.page;
+    await p.goto(`${live.base}/projects/${o.project.id}?tab=keys`);
+    await p.fill("#key-name", "no tools");
+    for (const box of await p.locator('#key-tools input[name="tools"]').all()) await box.uncheck();
+    await p.click("#keys button[type=submit]:text('Create key')");
+    await p.waitForSelector("#key-tools-error:not([hidden])");
+    expect(await p.textContent("#key-tools-error")).toContain("tools");
+    expect(await p.getAttribute("#key-tools", "aria-describedby")).toBe("key-tools-error");
+    expect(await p.inputValue("#key-name")).toBe("no tools");
+    expect(await axeViolations(p)).toEqual([]);
+    expectOnlyStatus(w, 400);
     await w.context.close();
   });
 });
