@@ -22,7 +22,13 @@ import { POLICY_FIELDS, PolicyForm, PolicySummary, policySaved, type PolicyAttem
 
 const ADMIN_ONLY = { admin: "This page is for the organization's owners and admins." };
 
-function PolicyPage(props: { ctx: PageContext; org: { name: string }; policy: PolicyView; catalog: CatalogDeps["state"]["catalog"]; attempt?: PolicyAttempt }) {
+function PolicyPage(props: {
+  ctx: PageContext;
+  org: { name: string };
+  policy: PolicyView;
+  catalog: CatalogDeps["state"]["catalog"];
+  attempt?: PolicyAttempt;
+}) {
   const { org } = props;
   return (
     <Layout title={`Talent policy · ${org.name}`} user={props.ctx.session.user} nav={props.ctx.nav}>
@@ -52,7 +58,10 @@ export function policyPages(deps: CatalogDeps & JournalDeps): Elysia {
     .post(
       "/org/policy",
       async ({ page: ctx, org, body, request }) => {
-        const values = { requiredTalents: formField(body, "requiredTalents") ?? "", allowedTalents: formField(body, "allowedTalents") ?? "" };
+        const values = {
+          requiredTalents: formField(body, "requiredTalents") ?? "",
+          allowedTalents: formField(body, "allowedTalents") ?? "",
+        };
         let saved: Awaited<ReturnType<typeof savePolicy>>;
         try {
           saved = await savePolicy(deps, org.id, ctx.session.user, values, request);
