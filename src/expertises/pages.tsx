@@ -19,7 +19,7 @@ import { createAudited, updateAudited } from "./audited";
 import { userActor } from "../audit/record";
 import { proposeTriggers } from "./triggers";
 import { Editor, IssuesByLine, type Draft, type ServerVersion } from "./views/editor";
-import { DeleteSection, LifecycleSection, TriggersSection, VersionsSection } from "./views/lifecycle";
+import { DeleteSection, LifecycleSection, triggerFieldOf, TriggersSection, VersionsSection, type TriggerAttempt } from "./views/lifecycle";
 import { CreateForm, EXPERTISES_PAGE, ExpertiseList, idFollowsSlug, type CreateAttempt } from "./views/list";
 import { AppError, type Issue } from "../http/errors";
 import type { OrgMembership } from "../tenancy/service";
@@ -27,6 +27,9 @@ import { createPageGuard, type PageContext } from "../tenancy/pageSessions";
 import type { OrgPageRule } from "../ui/pageGuard";
 import { Layout, page } from "../ui/layout";
 import { statusCookie } from "../ui/status";
+import { refusalOf } from "../ui/form";
+import { formField } from "../http/form";
+import { confirmTriggers } from "./routes";
 import { EXPERTISE_DONE } from "./views/fragments";
 
 /** The answer after a change made by a page's own form: back to a page, never cached, the status line saying what was done. */
@@ -120,6 +123,7 @@ export function orgExpertisesPages(deps: CatalogDeps) {
       editedRevision?: number;
       issues?: Issue[];
       propose?: boolean;
+      triggers?: TriggerAttempt;
       status?: number;
     },
   ) => {
@@ -136,7 +140,7 @@ export function orgExpertisesPages(deps: CatalogDeps) {
         <LifecycleSection e={e} />
         <Editor e={e} draft={opts.draft} server={opts.server} editedRevision={opts.editedRevision} issues={opts.issues} />
         <IssuesByLine ref={e.ref} content={e.working.content} issues={e.verification.issues} findings={e.verification.content} />
-        <TriggersSection e={e} proposal={opts.propose ? proposeTriggers(e.working.content) : undefined} />
+        <TriggersSection e={e} proposal={opts.propose ? proposeTriggers(e.working.content) : undefined} attempt={opts.triggers} />
         <VersionsSection e={e} />
         <DeleteSection e={e} />
       </>
@@ -193,6 +197,24 @@ export function orgExpertisesPages(deps: CatalogDeps) {
           throw e;
         }
         return seeOther(`${EXPERTISES_PAGE}/${params.id}?done=saved`, request, "saved");
+      },
+      { orgPage: EXPERTISES_ADMIN },
+    )
+    .post(
+      `${EXPERTISES_PAGE}/:id/triggers`,
+      async ({ page: ctx, org, params, body, request }) => {
+        await findExpertise(deps.database, org.id, params.id);
+        try {
+          await confirmTriggers(deps.database, org.id, params.id, body, true, ctx.session.user);
+        } catch (e) {
+          if (!(e instanceof AppError) || (e.code !== "validation_failed" && e.code !== "expertise_revision_conflict")) throw e;
+          const typed = { files: formField(body, "files") ?? "", keywords: formField(body, "keywords") ?? "" };
+          // after a stale revision's refusal the form confirms against the current one; otherwise against what was typed on
+          const revision = e.code === "validation_failed" ? Number(formField(body, "expectedRevision")) || undefined : undefined;
+          const triggers = { ...typed, revision, refusal: refusalOf(e, triggerFieldOf) };
+          return detailPage(ctx, org, params.id, { triggers, status: e.status });
+        }
+        return seeOther(`${EXPERTISES_PAGE}/${params.id}?done=triggers`, request, "triggers");
       },
       { orgPage: EXPERTISES_ADMIN },
     );
