@@ -2,7 +2,7 @@
  * docs/design.md "Pages work without JavaScript; htmx enhances them", in
  * Chromium with JavaScript disabled: each of the controls that htmx sends as PUT, PATCH or
  * DELETE is a real form posting `?_method=` (src/http/methodOverride.ts) or to its page (a project's
- * settings: a refusal answers the tab again, the error under its field), and does its change
+ * settings, the code hosting: a refusal answers the page again, the error under its field), and does its change
  * without a script. Destructive ones ask on a server page (cancel changes nothing); typed-name
  * deletions are checked by the server (a wrong name changes nothing). Errors (400 with its
  * issues, 409) land on a page. With JavaScript on, the same controls are driven by htmx in
@@ -163,11 +163,13 @@ describe("the pages without JavaScript: every state-changing control posts a for
     await confirmed(w, "/org");
     expect((await o.owner.get("/web/orgs/current/invitations")).body.invitations).toEqual([]);
 
-    // 9. code hosting (PUT): a URL the server refuses is a page naming the field; then saved
+    // 9. code hosting (posted to /org/code-hosting): a URL the server refuses answers /org again, the error under the URL; then saved
     await page.fill("#ch-url", "ftp://example.com/acme");
     expect(await submitForm(page, "#code-hosting button:has-text('Save code hosting')")).toBe(400);
-    expect(await page.textContent("main li")).toBe("url must be an http(s) URL");
+    expect(await page.textContent("#ch-url-error")).toBe("must be an http(s) URL");
+    expect(await page.inputValue("#ch-url")).toBe("ftp://example.com/acme");
     expectOnlyStatus(w, 400, false);
+    await expectClean(w);
     await page.goto(`${live.base}/org`);
     await page.fill("#ch-url", "https://github.com/acme");
     expect(await submitForm(page, "#code-hosting button:has-text('Save code hosting')")).toBe(303);

@@ -13,7 +13,10 @@ import type { Child } from "hono/jsx";
 import type { CoreDeps } from "../../deps";
 import { getCodeHosting } from "../codeHosting";
 import { listInvitations, listMembers } from "../service";
-import { CodeHostingSection } from "../views/codeHosting";
+import { CODE_HOSTING_SAVED, CodeHostingSection, type CodeHostingAttempt } from "../views/codeHosting";
+import { readCodeHosting, setCodeHosting } from "../codeHosting";
+import { statusCookie } from "../../ui/status";
+import { userActor } from "../../audit/record";
 import { InvitationsSection, MembersSection, StatusCard } from "../views/org";
 import { isOrgAdmin } from "../../ui/pageGuard";
 import { Layout, page } from "../../ui/layout";
@@ -89,6 +92,89 @@ function NewOrgPage(props: {
   );
 }
 
+/** A refused post of a form of /org without JavaScript: what was typed, and the problems by field. */
+export interface OrgAttempts {
+  codeHosting?: CodeHostingAttempt;
+}
+
+/** `/org` for the signed-in person (`attempts`: a refused form shown again; `status`: its answer's). */
+async function orgPage(deps: CoreDeps, ctx: PageContext, attempts: OrgAttempts = {}, status = 200): Promise<Response> {
+  const org = ctx.active;
+  const layout = (title: string, body: Child) =>
+    page(
+      <Layout title={title} user={ctx.session.user} nav={ctx.nav}>
+        {body}
+      </Layout>,
+      status,
+      status === 200 ? {} : { "cache-control": "no-store" },
+    );
+  if (!org) {
+    return layout(
+      "Organization",
+      <div class="card">
+        <h1>No organization yet</h1>
+        <p>Accept an invitation a colleague sent you (its link opens the way in), or create an organization.</p>
+        <p>
+          <a class="button" href="/org/new">
+            Create an organization
+          </a>
+        </p>
+      </div>,
+    );
+  }
+  const heading = (
+    <div class="row">
+      <h1>{org.name}</h1>
+      <a class="button secondary" href="/org/new">
+        New organization
+      </a>
+    </div>
+  );
+  if (org.status !== "approved")
+    return layout(
+      org.name,
+      <>
+        {heading}
+        <StatusCard org={org} />
+      </>,
+    );
+  const admin = isOrgAdmin(org);
+  const [members, invitations, codeHosting] = await Promise.all([
+    listMembers(deps.database, org.id),
+    admin ? listInvitations(deps.database, org.id) : Promise.resolve([]),
+    getCodeHosting(deps.database, org.id),
+  ]);
+  return layout(
+    org.name,
+    <>
+      {heading}
+      <StatusCard org={org} />
+      <MembersSection members={members} viewer={{ userId: ctx.session.user.id, role: org.role }} orgName={org.name} />
+      {admin ? (
+        <InvitationsSection
+          invitations={invitations}
+          baseUrl={deps.config.baseUrl}
+          viewerRole={org.role}
+          mail={deps.config.smtpUrl !== undefined}
+        />
+      ) : null}
+      <CodeHostingSection codeHosting={codeHosting} admin={admin} attempt={attempts.codeHosting} />
+      {admin ? (
+        <section class="card" aria-labelledby="more-h">
+          <h2 id="more-h">Settings and analytics</h2>
+          <ul class="links">
+            {ADMIN_LINKS.map((l) => (
+              <li>
+                <a href={l.href}>{l.label}</a> <span class="muted small">— {l.text}</span>
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+    </>,
+  );
+}
+
 export function orgPages(deps: CoreDeps) {
   return new Elysia()
     .use(createPageGuard(deps))
@@ -113,82 +199,26 @@ export function orgPages(deps: CoreDeps) {
       },
       { page: "signedIn" },
     )
-    .get(
-      "/org",
-      async ({ page: ctx }) => {
-        const org = ctx.active;
-        const layout = (title: string, body: Child) =>
-          page(
-            <Layout title={title} user={ctx.session.user} nav={ctx.nav}>
-              {body}
-            </Layout>,
-          );
-        if (!org) {
-          return layout(
-            "Organization",
-            <div class="card">
-              <h1>No organization yet</h1>
-              <p>Accept an invitation a colleague sent you (its link opens the way in), or create an organization.</p>
-              <p>
-                <a class="button" href="/org/new">
-                  Create an organization
-                </a>
-              </p>
-            </div>,
-          );
+    .get("/org", async ({ page: ctx }) => orgPage(deps, ctx), { page: "signedIn" })
+    .post(
+      "/org/code-hosting",
+      async ({ page: ctx, org, body, request }) => {
+        const values = {
+          provider: formField(body, "provider") ?? "",
+          url: formField(body, "url") ?? "",
+          defaultBranch: formField(body, "defaultBranch") ?? "",
+        };
+        try {
+          const settings = readCodeHosting(values);
+          await deps.database.write((tx) => setCodeHosting(tx, org.id, settings, userActor(ctx.session.user)));
+        } catch (e) {
+          if (!(e instanceof AppError) || e.code !== "validation_failed") throw e;
+          const field = (path: string) => ({ provider: "ch-provider", url: "ch-url", defaultBranch: "ch-branch" })[path] ?? "";
+          return orgPage(deps, ctx, { codeHosting: { values, refusal: refusalOf(e, field) } }, e.status);
         }
-        const heading = (
-          <div class="row">
-            <h1>{org.name}</h1>
-            <a class="button secondary" href="/org/new">
-              New organization
-            </a>
-          </div>
-        );
-        if (org.status !== "approved")
-          return layout(
-            org.name,
-            <>
-              {heading}
-              <StatusCard org={org} />
-            </>,
-          );
-        const admin = isOrgAdmin(org);
-        const [members, invitations, codeHosting] = await Promise.all([
-          listMembers(deps.database, org.id),
-          admin ? listInvitations(deps.database, org.id) : Promise.resolve([]),
-          getCodeHosting(deps.database, org.id),
-        ]);
-        return layout(
-          org.name,
-          <>
-            {heading}
-            <StatusCard org={org} />
-            <MembersSection members={members} viewer={{ userId: ctx.session.user.id, role: org.role }} orgName={org.name} />
-            {admin ? (
-              <InvitationsSection
-                invitations={invitations}
-                baseUrl={deps.config.baseUrl}
-                viewerRole={org.role}
-                mail={deps.config.smtpUrl !== undefined}
-              />
-            ) : null}
-            <CodeHostingSection codeHosting={codeHosting} admin={admin} />
-            {admin ? (
-              <section class="card" aria-labelledby="more-h">
-                <h2 id="more-h">Settings and analytics</h2>
-                <ul class="links">
-                  {ADMIN_LINKS.map((l) => (
-                    <li>
-                      <a href={l.href}>{l.label}</a> <span class="muted small">— {l.text}</span>
-                    </li>
-                  ))}
-                </ul>
-              </section>
-            ) : null}
-          </>,
-        );
+        const headers = { location: "/org", "cache-control": "no-store", "set-cookie": statusCookie(CODE_HOSTING_SAVED, request) };
+        return new Response(null, { status: 303, headers });
       },
-      { page: "signedIn" },
+      { orgPage: { admin: "No such page for your role: code hosting is set by the organization's owners and admins." } },
     );
 }

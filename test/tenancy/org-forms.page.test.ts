@@ -3,9 +3,11 @@
  * answers the form again (400 or 409, not the error page) with what was typed and the problem under its field: a
  * taken short name (409), a bad one (400), no name (400); nothing is made. A good form → 303 to /org, the new
  * organization active. Signed out → sign-in; another site → 403. With htmx `POST /web/orgs`'s 409 names the field.
+ * `POST /org/code-hosting` (the code hosting form without JavaScript) the same way: /org again with the problem under
+ * its field, or a 303 back; a member gets the 404 page.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { formPost, signedUp, testEnv, type TestEnv } from "../helpers";
+import { formPost, joinedMember, orgWithProject, signedUp, testEnv, type TestEnv } from "../helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -85,5 +87,38 @@ describe("POST /org/new: the new-organization form without JavaScript", () => {
     });
     expect(r.status).toBe(409);
     expect(await r.text()).toContain('<p data-field="slug">The slug &quot;taken-co&quot; is taken; choose another.</p>');
+  });
+});
+
+describe("POST /org/code-hosting: the code hosting form without JavaScript", () => {
+  test("a bad URL and branch → 400 with /org again, each problem under its field, what was typed kept; nothing saved", async () => {
+    const o = await orgWithProject(env, "Hosting Refused");
+    const r = await formPost(env, o.owner, "/org/code-hosting", {
+      provider: "github",
+      url: "ftp://example.com/acme",
+      defaultBranch: "bad branch",
+    });
+    expect(r.status).toBe(400);
+    expect(r.html).toContain('id="code-hosting-form"');
+    expect(r.html).toContain('id="members-h"'); // the whole /org page, not the error page
+    expect(textOf(r.html, "ch-url-error")).toBe("must be an http(s) URL");
+    expect(textOf(r.html, "ch-branch-error")).toBe("must be a branch name");
+    expect(textOf(r.html, "ch-provider-error")).toBeNull();
+    expect(r.html).toContain('value="ftp://example.com/acme"');
+    expect(r.html).toContain('value="bad branch"');
+    expect((await o.owner.get("/web/orgs/current/code-hosting")).body.codeHosting).toBeNull();
+  });
+
+  test("a good form → 303 to /org with the status cookie; a member → the 404 page; another site → 403", async () => {
+    const o = await orgWithProject(env, "Hosting Saved");
+    const member = await joinedMember(env, o.owner);
+    const fields = { provider: "gitlab", url: "https://gitlab.example.com/acme", defaultBranch: "trunk" };
+    expect((await formPost(env, member, "/org/code-hosting", fields)).status).toBe(404);
+    expect((await formPost(env, o.owner, "/org/code-hosting", fields, { origin: "https://evil.example" })).status).toBe(403);
+    expect((await o.owner.get("/web/orgs/current/code-hosting")).body.codeHosting).toBeNull();
+    const r = await formPost(env, o.owner, "/org/code-hosting", fields);
+    expect([r.status, r.location]).toEqual([303, "/org"]);
+    expect(r.setCookie).toContain("talentd_status=");
+    expect((await o.owner.get("/web/orgs/current/code-hosting")).body.codeHosting).toMatchObject(fields);
   });
 });
