@@ -153,6 +153,24 @@ export function orgExpertisesPages(deps: CatalogDeps) {
     );
   };
 
+  /**
+   * The trigger form's post without JavaScript (`POST /org/expertises/:id?form=triggers`, the page's own address): confirmed
+   * as `PUT …/:id/triggers` would → 303 back; a bad line (400) or a stale revision (409) → this page again with the lines
+   * as typed, each problem under its list.
+   */
+  const triggersFromForm = async (ctx: PageContext, org: OrgMembership, id: string, body: unknown, request: Request) => {
+    try {
+      await confirmTriggers(deps.database, org.id, id, body, true, ctx.session.user);
+    } catch (e) {
+      if (!(e instanceof AppError) || (e.code !== "validation_failed" && e.code !== "expertise_revision_conflict")) throw e;
+      const typed = { files: formField(body, "files") ?? "", keywords: formField(body, "keywords") ?? "" };
+      // after a stale revision's refusal the form confirms against the current one; otherwise against what was typed on
+      const revision = e.code === "validation_failed" ? Number(formField(body, "expectedRevision")) || undefined : undefined;
+      return detailPage(ctx, org, id, { triggers: { ...typed, revision, refusal: refusalOf(e, triggerFieldOf) }, status: e.status });
+    }
+    return seeOther(`${EXPERTISES_PAGE}/${id}?done=triggers`, request, "triggers");
+  };
+
   return new Elysia()
     .use(createPageGuard(deps))
     .get(
@@ -175,8 +193,9 @@ export function orgExpertisesPages(deps: CatalogDeps) {
     )
     .post(
       `${EXPERTISES_PAGE}/:id`,
-      async ({ page: ctx, org, params, body, request }) => {
+      async ({ page: ctx, org, params, body, request, query }) => {
         await findExpertise(deps.database, org.id, params.id);
+        if (query.form === "triggers") return triggersFromForm(ctx, org, params.id, body, request);
         const { raw, draft } = readEditorForm(body);
         try {
           const input = parsePatch(raw);
@@ -197,24 +216,6 @@ export function orgExpertisesPages(deps: CatalogDeps) {
           throw e;
         }
         return seeOther(`${EXPERTISES_PAGE}/${params.id}?done=saved`, request, "saved");
-      },
-      { orgPage: EXPERTISES_ADMIN },
-    )
-    .post(
-      `${EXPERTISES_PAGE}/:id/triggers`,
-      async ({ page: ctx, org, params, body, request }) => {
-        await findExpertise(deps.database, org.id, params.id);
-        try {
-          await confirmTriggers(deps.database, org.id, params.id, body, true, ctx.session.user);
-        } catch (e) {
-          if (!(e instanceof AppError) || (e.code !== "validation_failed" && e.code !== "expertise_revision_conflict")) throw e;
-          const typed = { files: formField(body, "files") ?? "", keywords: formField(body, "keywords") ?? "" };
-          // after a stale revision's refusal the form confirms against the current one; otherwise against what was typed on
-          const revision = e.code === "validation_failed" ? Number(formField(body, "expectedRevision")) || undefined : undefined;
-          const triggers = { ...typed, revision, refusal: refusalOf(e, triggerFieldOf) };
-          return detailPage(ctx, org, params.id, { triggers, status: e.status });
-        }
-        return seeOther(`${EXPERTISES_PAGE}/${params.id}?done=triggers`, request, "triggers");
       },
       { orgPage: EXPERTISES_ADMIN },
     );

@@ -1,6 +1,6 @@
 /**
  * An expertise's trigger form without JavaScript (src/expertises/pages.tsx): it posts to the expertise's page
- * (`POST /org/expertises/:id/triggers`), which confirms as `PUT …/:id/triggers` does (303 back to the page with its
+ * (`POST /org/expertises/:id?form=triggers`), which confirms as `PUT …/:id/triggers` does (303 back to the page with its
  * status line) or, on a refusal, answers the page again (400 or 409, not the error page) with the lines as typed and
  * each problem under the list it concerns, a stale revision above the form. With htmx the JSON route's 400 names the
  * line (`files[1]`), which app.js puts under the files field.
@@ -39,10 +39,10 @@ async function draft(slug: string): Promise<{ id: string; revision: number }> {
 
 const page = (id: string) => `/org/expertises/${id}`;
 
-describe("POST /org/expertises/:id/triggers: a refused trigger set answers its form again", () => {
+describe("POST /org/expertises/:id?form=triggers: a refused trigger set answers its form again", () => {
   test("a bad glob → 400 with the form, the problem under the files (not the keywords), both lists kept; nothing confirmed", async () => {
     const e = await draft("tf-bad-glob");
-    const r = await formPost(env, owner, `${page(e.id)}/triggers`, {
+    const r = await formPost(env, owner, `${page(e.id)}?form=triggers`, {
       expectedRevision: String(e.revision),
       files: "src/ledger/**\n/etc/passwd",
       keywords: "ledger",
@@ -64,7 +64,11 @@ describe("POST /org/expertises/:id/triggers: a refused trigger set answers its f
       await owner.patch(`${BASE}/${e.id}`, { expectedRevision: e.revision, content: talentMd("tf-stale", { title: "Changed" }) })
     ).body.revision as number;
     expect(current).toBeGreaterThan(e.revision);
-    const r = await formPost(env, owner, `${page(e.id)}/triggers`, { expectedRevision: String(e.revision), files: "src/**", keywords: "" });
+    const r = await formPost(env, owner, `${page(e.id)}?form=triggers`, {
+      expectedRevision: String(e.revision),
+      files: "src/**",
+      keywords: "",
+    });
     expect(r.status).toBe(409);
     expect(textOf(r.html, "trigger-refused")).toContain(`The expertise is at revision ${current}, not ${e.revision}`);
     expect(r.html).toContain("src/**</textarea>");
@@ -74,10 +78,10 @@ describe("POST /org/expertises/:id/triggers: a refused trigger set answers its f
   test("a good form → 303 to the page with the status cookie, the triggers confirmed; a member → 404; another site → 403", async () => {
     const e = await draft("tf-good");
     const fields = { expectedRevision: String(e.revision), files: "src/ledger/**", keywords: "Ledger" };
-    expect((await formPost(env, owner, `${page(e.id)}/triggers`, fields, { origin: "https://evil.example" })).status).toBe(403);
+    expect((await formPost(env, owner, `${page(e.id)}?form=triggers`, fields, { origin: "https://evil.example" })).status).toBe(403);
     const member = await joinedMember(env, owner);
-    expect((await formPost(env, member, `${page(e.id)}/triggers`, fields)).status).toBe(404);
-    const r = await formPost(env, owner, `${page(e.id)}/triggers`, fields);
+    expect((await formPost(env, member, `${page(e.id)}?form=triggers`, fields)).status).toBe(404);
+    const r = await formPost(env, owner, `${page(e.id)}?form=triggers`, fields);
     expect([r.status, r.location]).toEqual([303, `${page(e.id)}?done=triggers`]);
     expect(r.setCookie ?? "").toContain("Max-Age=60");
     expect((await owner.get(`${BASE}/${e.id}`)).body.triggers).toEqual({ files: ["src/ledger/**"], keywords: ["ledger"] });

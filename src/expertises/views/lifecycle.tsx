@@ -32,7 +32,7 @@ export const triggerFieldOf = (path: string): string =>
 
 /**
  * The confirmation form of triggers, prefilled with a proposal, the confirmed ones or a refused attempt. With htmx it
- * sends `PUT …/:id/triggers`; without JavaScript it posts to the expertise's page (`…/:id/triggers`), which answers a
+ * sends `PUT …/:id/triggers`; without JavaScript it posts to the expertise's page (`?form=triggers`), which answers a
  * refusal with this form again.
  */
 export function TriggerConfirmForm(props: {
@@ -47,7 +47,7 @@ export function TriggerConfirmForm(props: {
   const a = props.attempt;
   const at = (field: string) => a?.refusal.fields[field] ?? null;
   return (
-    <form method="post" action={`${pageOf(props.id)}/triggers`} hx-put={target} hx-swap="none" id="trigger-form">
+    <form method="post" action={`${pageOf(props.id)}?form=triggers#triggers`} hx-put={target} hx-swap="none" id="trigger-form">
       <RefusalLine id="trigger-refused" refusal={a?.refusal} />
       <input type="hidden" name="expectedRevision" value={String(a?.revision ?? props.revision)} />
       <div class="merge">
