@@ -15,7 +15,7 @@ import type { Child } from "hono/jsx";
 import type { CatalogDeps } from "../catalog/state";
 import { parseCreate, parseListQuery, parsePatch } from "./model";
 import { detailView, expertiseNotFound, findExpertise, listExpertises } from "./service";
-import { createAudited, updateAudited } from "./audited";
+import { createAudited, deleteAudited, updateAudited } from "./audited";
 import { userActor } from "../audit/record";
 import { proposeTriggers } from "./triggers";
 import { Editor, IssuesByLine, type Draft, type ServerVersion } from "./views/editor";
@@ -29,6 +29,7 @@ import { Layout, page } from "../ui/layout";
 import { statusCookie } from "../ui/status";
 import { refusalOf } from "../ui/form";
 import { formField } from "../http/form";
+import { typedNameRefusal } from "../http/methodOverride";
 import { confirmTriggers } from "./routes";
 import { EXPERTISE_DONE } from "./views/fragments";
 
@@ -124,6 +125,7 @@ export function orgExpertisesPages(deps: CatalogDeps) {
       issues?: Issue[];
       propose?: boolean;
       triggers?: TriggerAttempt;
+      deletion?: { typed: string; error: string };
       status?: number;
     },
   ) => {
@@ -142,7 +144,7 @@ export function orgExpertisesPages(deps: CatalogDeps) {
         <IssuesByLine ref={e.ref} content={e.working.content} issues={e.verification.issues} findings={e.verification.content} />
         <TriggersSection e={e} proposal={opts.propose ? proposeTriggers(e.working.content) : undefined} attempt={opts.triggers} />
         <VersionsSection e={e} />
-        <DeleteSection e={e} />
+        <DeleteSection e={e} attempt={opts.deletion} />
       </>
     );
     return page(
@@ -171,6 +173,21 @@ export function orgExpertisesPages(deps: CatalogDeps) {
     return seeOther(`${EXPERTISES_PAGE}/${id}?done=triggers`, request, "triggers");
   };
 
+  /**
+   * The deletion card's post without JavaScript (`POST /org/expertises/:id?form=delete`): the slug typed exactly → deleted
+   * as `DELETE …/:id` would, 303 to the list; otherwise this page again (400) with what was typed and why under the field.
+   */
+  const deleteFromForm = async (ctx: PageContext, org: OrgMembership, id: string, body: unknown, request: Request) => {
+    const row = await findExpertise(deps.database, org.id, id);
+    const refusal = typedNameRefusal(body, row.slug, "expertise");
+    if (refusal) {
+      const error = (refusal.details.issues as Issue[])[0]!.message;
+      return detailPage(ctx, org, id, { deletion: { typed: formField(body, "confirm") ?? "", error }, status: refusal.status });
+    }
+    await deps.database.write((tx) => deleteAudited(tx, org.id, id, userActor(ctx.session.user)));
+    return seeOther(`${EXPERTISES_PAGE}?done=deleted`, request, "deleted");
+  };
+
   return new Elysia()
     .use(createPageGuard(deps))
     .get(
@@ -196,6 +213,7 @@ export function orgExpertisesPages(deps: CatalogDeps) {
       async ({ page: ctx, org, params, body, request, query }) => {
         await findExpertise(deps.database, org.id, params.id);
         if (query.form === "triggers") return triggersFromForm(ctx, org, params.id, body, request);
+        if (query.form === "delete") return deleteFromForm(ctx, org, params.id, body, request);
         const { raw, draft } = readEditorForm(body);
         try {
           const input = parsePatch(raw);

@@ -208,7 +208,7 @@ describe("the pages without JavaScript: every state-changing control posts a for
     await mw.context.close();
   });
 
-  test("single sign-on and expertises: remove SSO, confirm triggers, delete an expertise with its slug typed (a wrong slug refused by the server)", async () => {
+  test("single sign-on and expertises: remove SSO, confirm triggers, delete an expertise with its slug typed (a wrong slug refused on its own page, under the field)", async () => {
     const o = await orgWithProject(live.env, "NoJS Expertise");
     expect(
       (
@@ -258,12 +258,16 @@ describe("the pages without JavaScript: every state-changing control posts a for
     );
     await expectClean(w);
 
-    // 15. delete with the slug typed: wrong → refused by the server, nothing deleted; right → gone
+    // 15. delete with the slug typed: wrong → refused by the server on the expertise's own page (the problem under the
+    // field, what was typed kept), nothing deleted; right → gone
     await page.fill("#confirm-name", "nojs-rule");
     expect(await submitForm(page, "button.danger:has-text('Delete')")).toBe(400);
-    expect(await main(page)).toContain("Nothing was deleted: type the expertise's name, nojs-rules, to confirm.");
+    expect(path(page)).toBe(`/org/expertises/${id}?form=delete`);
+    expect(await page.textContent("#confirm-name-error")).toBe('"nojs-rule" is not "nojs-rules": type the expertise\'s name exactly');
+    expect(await page.inputValue("#confirm-name")).toBe("nojs-rule");
+    expect(await page.getAttribute("#confirm-name", "aria-invalid")).toBe("true");
     expect((await o.owner.get(`/web/orgs/current/expertises/${id}`)).status).toBe(200);
-    await page.goto(`${live.base}/org/expertises/${id}`);
+    await expectClean(w);
     await page.fill("#confirm-name", "nojs-rules");
     expect(await submitForm(page, "button.danger:has-text('Delete')")).toBe(303);
     expect(path(page)).toBe("/org/expertises?done=deleted");

@@ -301,11 +301,22 @@ export function VersionsSection(props: { e: ExpertiseDetail }) {
   );
 }
 
-/** Deletion with a typed confirmation (the slug), like a project's. */
-export function DeleteSection(props: { e: ExpertiseDetail }) {
+/**
+ * Deletion with a typed confirmation (the slug), like a project's; without JavaScript it posts to the expertise's page
+ * (`?form=delete`), which answers a wrong slug with this card again (`attempt`: what was typed, the problem).
+ */
+export function DeleteSection(props: { e: ExpertiseDetail; attempt?: { typed: string; error: string } }) {
   const e = props.e;
   return (
-    <TypedDeleteForm route={`${ROUTE}/${e.id}`} name={e.slug} title="Delete this expertise" button={`Delete ${e.ref}`}>
+    <TypedDeleteForm
+      route={`${ROUTE}/${e.id}`}
+      action={`${pageOf(e.id)}?form=delete#delete-h`}
+      name={e.slug}
+      title="Delete this expertise"
+      button={`Delete ${e.ref}`}
+      typed={props.attempt?.typed}
+      error={props.attempt?.error}
+    >
       It stops being served and designable at once, and leaves the list. Its slug stays reserved; resolutions that pinned a version still
       read and audit it.
     </TypedDeleteForm>

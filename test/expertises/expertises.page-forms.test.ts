@@ -1,9 +1,10 @@
 /**
- * An expertise's trigger form without JavaScript (src/expertises/pages.tsx): it posts to the expertise's page
- * (`POST /org/expertises/:id?form=triggers`), which confirms as `PUT …/:id/triggers` does (303 back to the page with its
+ * An expertise page's forms without JavaScript (src/expertises/pages.tsx). The trigger form posts to the expertise's
+ * page (`POST /org/expertises/:id?form=triggers`), which confirms as `PUT …/:id/triggers` does (303 back to the page with its
  * status line) or, on a refusal, answers the page again (400 or 409, not the error page) with the lines as typed and
  * each problem under the list it concerns, a stale revision above the form. With htmx the JSON route's 400 names the
- * line (`files[1]`), which app.js puts under the files field.
+ * line (`files[1]`), which app.js puts under the files field. The typed-slug deletion posts to the page too
+ * (`?form=delete`): a wrong slug answers the page again (400) with what was typed and why under the field.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { formPost, joinedMember, orgWithProject, talentMd, testEnv, type TestEnv, type WebClient } from "../helpers";
@@ -23,6 +24,7 @@ function textOf(html: string, id: string): string | null {
   return m[3]!
     .replace(/<[^>]+>/g, "")
     .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
     .trim();
 }
 
@@ -101,5 +103,34 @@ describe("POST /org/expertises/:id?form=triggers: a refused trigger set answers 
     });
     expect(r.status).toBe(400);
     expect(await r.text()).toContain('<li data-field="files[1]"><code>files[1]</code> &quot;/etc/passwd&quot; must be relative');
+  });
+});
+
+describe("POST /org/expertises/:id?form=delete: the typed-slug deletion without JavaScript answers its card again on a wrong slug", () => {
+  test("a wrong slug → 400 with the page, the problem under the field, what was typed kept; nothing deleted", async () => {
+    const e = await draft("td-wrong");
+    const r = await formPost(env, owner, `${page(e.id)}?form=delete`, { confirm: "td-wron" });
+    expect(r.status).toBe(400);
+    expect(r.html).toContain('id="delete-h"'); // the expertise page itself
+    expect(r.html).not.toContain("That did not work"); // not the error page
+    expect(textOf(r.html, "confirm-name-error")).toBe('"td-wron" is not "td-wrong": type the expertise\'s name exactly');
+    expect(r.html).toMatch(/<input id="confirm-name"[^>]* value="td-wron"[^>]* aria-invalid="true"/);
+    expect((await owner.get(`${BASE}/${e.id}`)).status).toBe(200);
+    const empty = await formPost(env, owner, `${page(e.id)}?form=delete`, { confirm: "" });
+    expect([empty.status, textOf(empty.html, "confirm-name-error")]).toEqual([400, 'type the expertise\'s name, "td-wrong"']);
+  });
+
+  test("the slug typed exactly → 303 to the list with the status cookie, the expertise gone; a member → 404; another site → 403", async () => {
+    const e = await draft("td-right");
+    expect(
+      (await formPost(env, owner, `${page(e.id)}?form=delete`, { confirm: "td-right" }, { origin: "https://evil.example" })).status,
+    ).toBe(403);
+    const member = await joinedMember(env, owner);
+    expect((await formPost(env, member, `${page(e.id)}?form=delete`, { confirm: "td-right" })).status).toBe(404);
+    expect((await owner.get(`${BASE}/${e.id}`)).status).toBe(200);
+    const r = await formPost(env, owner, `${page(e.id)}?form=delete`, { confirm: "td-right" });
+    expect([r.status, r.location]).toEqual([303, "/org/expertises?done=deleted"]);
+    expect(r.setCookie ?? "").toContain("Max-Age=60");
+    expect((await owner.get(`${BASE}/${e.id}`)).status).toBe(404);
   });
 });
