@@ -9,6 +9,9 @@ import type { ViewContext } from "../ui/views";
 /** What a saved Settings tab says (the JSON route's htmx answer, and the form's post without JavaScript). */
 export const SETTINGS_SAVED = "Settings saved";
 
+/** What a deleted project says (the JSON route's answer, and the deletion card without JavaScript). */
+export const PROJECT_DELETED = "The project was deleted";
+
 /** What a new project says (the JSON route's answer, and the new-project form without JavaScript). */
 export const projectCreated = (name: string): string => `Project ${name} created`;
 
@@ -70,5 +73,5 @@ export const PROJECT_STATUSES: Record<string, (data: unknown, ctx: ViewContext) 
   "POST /web/projects/:id/token": () => "Automation key created — copy it now; the previous one no longer works",
   "POST /web/projects": (data) => projectCreated((data as { project: { name: string } }).project.name),
   "PATCH /web/projects/:id": () => SETTINGS_SAVED,
-  "DELETE /web/projects/:id": () => "The project was deleted",
+  "DELETE /web/projects/:id": () => PROJECT_DELETED,
 };

@@ -52,7 +52,7 @@ async function confirmed(w: WatchedPage, back: string): Promise<void> {
 }
 
 describe("the pages without JavaScript: every state-changing control posts a form", () => {
-  test("project: disable and enable a talent, uninstall (a cancel changes nothing), revoke a key, settings (a bad field's 400 shown on a page), delete with the typed name (a wrong one refused by the server)", async () => {
+  test("project: disable and enable a talent, uninstall (a cancel changes nothing), revoke a key, settings (a bad field's 400 shown on a page), delete with the typed name (a wrong one refused on the tab, under the field)", async () => {
     const o = await orgWithProject(live.env, "NoJS Projects");
     const pid = o.project.id;
     expect((await o.owner.post(`/web/projects/${pid}/talents`, { talents: ["typescript-strict", "javascript-base"] })).status).toBe(201);
@@ -110,12 +110,16 @@ describe("the pages without JavaScript: every state-changing control posts a for
 
     // 5. delete (DELETE) with the typed name: the button works without a script; the server checks the name
     expect(await page.locator("button.danger:has-text('Delete')").isDisabled()).toBe(false);
+    // (a wrong one: the Settings tab again at its own address, the problem under the field, what was typed kept)
     await page.fill("#confirm-name", "Renamed without J");
     expect(await submitForm(page, "button.danger:has-text('Delete')")).toBe(400);
-    expect(await main(page)).toContain("Nothing was deleted: type the project's name, Renamed without JS, to confirm.");
+    expect(path(page)).toBe(`/projects/${pid}?tab=settings&form=delete`);
+    expect(await page.textContent("#confirm-name-error")).toBe(
+      '"Renamed without J" is not "Renamed without JS": type the project\'s name exactly',
+    );
+    expect(await page.inputValue("#confirm-name")).toBe("Renamed without J");
     expect((await o.owner.get(`/web/projects/${pid}`)).status).toBe(200);
     await expectClean(w);
-    await page.goto(`${live.base}/projects/${pid}?tab=settings`);
     await page.fill("#confirm-name", "Renamed without JS");
     expect(await submitForm(page, "button.danger:has-text('Delete')")).toBe(303);
     expect(path(page)).toBe("/");

@@ -101,6 +101,35 @@ describe("POST /projects/:id?tab=settings: the Settings form without JavaScript"
   });
 });
 
+describe("POST /projects/:id?tab=settings&form=delete: the typed-name deletion without JavaScript", () => {
+  test("a wrong name → 400 with the Settings tab again, the problem under the field and what was typed kept; nothing deleted", async () => {
+    const o = await orgWithProject(env, "Delete Refused");
+    const path = `/projects/${o.project.id}?tab=settings&form=delete`;
+    const r = await formPost(env, o.owner, path, { confirm: `${o.project.name}x` });
+    expect(r.status).toBe(400);
+    expect(r.html).not.toContain("That did not work"); // not the error page
+    expect(r.html).toContain('aria-current="page">Settings</a>');
+    expect(textOf(r.html, "confirm-name-error")).toBe(
+      `&quot;${o.project.name}x&quot; is not &quot;${o.project.name}&quot;: type the project&#39;s name exactly`,
+    );
+    expect(r.html).toContain(`value="${o.project.name}x"`);
+    expect((await o.owner.get(`/web/projects/${o.project.id}`)).status).toBe(200);
+  });
+
+  test("the name typed exactly → 303 to / with the status cookie, the project gone; a member → 403, another site → 403, nothing deleted", async () => {
+    const o = await orgWithProject(env, "Delete Accepted");
+    const path = `/projects/${o.project.id}?tab=settings&form=delete`;
+    const member = await joinedMember(env, o.owner);
+    expect((await formPost(env, member, path, { confirm: o.project.name })).status).toBe(403);
+    expect((await formPost(env, o.owner, path, { confirm: o.project.name }, { origin: "https://evil.example" })).status).toBe(403);
+    expect((await o.owner.get(`/web/projects/${o.project.id}`)).status).toBe(200);
+    const r = await formPost(env, o.owner, path, { confirm: o.project.name });
+    expect([r.status, r.location]).toEqual([303, "/"]);
+    expect(r.setCookie ?? "").toContain("Max-Age=60");
+    expect((await o.owner.get(`/web/projects/${o.project.id}`)).status).toBe(404);
+  });
+});
+
 describe("POST /projects/new: the new-project form without JavaScript", () => {
   test("a bad repository and an empty name → 400 with the page again, each problem under its field, what was typed kept, no project made", async () => {
     const o = await orgWithProject(env, "New Refused");

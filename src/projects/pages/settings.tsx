@@ -8,16 +8,19 @@
 import { Elysia } from "elysia";
 import type { CatalogDeps } from "../../catalog/state";
 import { userActor } from "../../audit/record";
-import { AppError } from "../../http/errors";
-import { createPageGuard } from "../../tenancy/pageSessions";
+import { AppError, type Issue } from "../../http/errors";
+import { formField } from "../../http/form";
+import { typedNameRefusal } from "../../http/methodOverride";
+import { createPageGuard, type PageContext } from "../../tenancy/pageSessions";
+import type { OrgMembership } from "../../tenancy/service";
 import { Field, FormActions, RefusalLine, refusalOf, type Refusal } from "../../ui/form";
 import { Layout, page } from "../../ui/layout";
 import { isOrgAdmin } from "../../ui/pageGuard";
 import { statusCookie } from "../../ui/status";
 import { TypedDeleteForm } from "../../ui/typedDelete";
-import { DEFAULT_CONTEXT_BUDGET, getProject, type Project, updateProject } from "../service";
+import { DEFAULT_CONTEXT_BUDGET, getProject, type Project, removeProject, updateProject } from "../service";
 import { readSettingsForm, type SettingsForm, settingsForm } from "../settings";
-import { SETTINGS_SAVED } from "../statuses";
+import { PROJECT_DELETED, SETTINGS_SAVED } from "../statuses";
 import { ProjectHeader } from "./header";
 
 /** The field of the form each issue's path names. */
@@ -30,7 +33,7 @@ interface SettingsAttempt {
   refusal: Refusal;
 }
 
-export function Settings(props: { project: Project; admin: boolean; attempt?: SettingsAttempt }) {
+export function Settings(props: { project: Project; admin: boolean; attempt?: SettingsAttempt; deletion?: DeleteAttempt }) {
   const p = props.project;
   const route = `/web/projects/${p.id}`;
   const v = props.attempt?.values ?? {
@@ -74,7 +77,15 @@ export function Settings(props: { project: Project; admin: boolean; attempt?: Se
         </form>
       </section>
       {props.admin ? (
-        <TypedDeleteForm route={route} name={p.name} title="Delete this project" button={`Delete ${p.name}`}>
+        <TypedDeleteForm
+          route={route}
+          action={`/projects/${p.id}?tab=settings&form=delete#delete-h`}
+          name={p.name}
+          title="Delete this project"
+          button={`Delete ${p.name}`}
+          typed={props.deletion?.typed}
+          error={props.deletion?.error}
+        >
           Its selection, keys, resolutions, reports and activity are deleted with it. Agents and hooks using it stop working.
         </TypedDeleteForm>
       ) : null}
@@ -82,27 +93,63 @@ export function Settings(props: { project: Project; admin: boolean; attempt?: Se
   );
 }
 
-/** `POST /projects/:id?tab=settings`: the Settings form without JavaScript (any member, as `PATCH /web/projects/:id`). */
+/** A refused typed-name deletion posted without JavaScript: what was typed, and why it is not the name. */
+interface DeleteAttempt {
+  typed: string;
+  error: string;
+}
+
+/** The Settings tab's page (its header and the tab), for a refused post of one of its forms. */
+function settingsPage(
+  ctx: PageContext,
+  project: Project,
+  admin: boolean,
+  status: number,
+  refused: { attempt?: SettingsAttempt; deletion?: DeleteAttempt },
+) {
+  return page(
+    <Layout title={project.name} user={ctx.session.user} nav={ctx.nav}>
+      <ProjectHeader project={project} tab="settings" />
+      <Settings project={project} admin={admin} attempt={refused.attempt} deletion={refused.deletion} />
+    </Layout>,
+    status,
+    { "cache-control": "no-store" },
+  );
+}
+
+/**
+ * `POST /projects/:id?tab=settings&form=delete`: the typed-name deletion without JavaScript (owner/admin, as `DELETE
+ * /web/projects/:id`): the name typed exactly → deleted, 303 to `/`; otherwise the tab again (400), the problem under the field.
+ */
+async function deleteFromForm(deps: CatalogDeps, ctx: PageContext, org: OrgMembership, project: Project, body: unknown, request: Request) {
+  if (!isOrgAdmin(org)) throw new AppError("forbidden", "Only the organization's owners and admins delete a project.");
+  const refusal = typedNameRefusal(body, project.name, "project");
+  if (refusal) {
+    const deletion = { typed: formField(body, "confirm") ?? "", error: (refusal.details.issues as Issue[])[0]!.message };
+    return settingsPage(ctx, project, true, refusal.status, { deletion });
+  }
+  await removeProject(deps.database, org.id, project.id, userActor(ctx.session.user));
+  const headers = { location: "/", "cache-control": "no-store", "set-cookie": statusCookie(PROJECT_DELETED, request) };
+  return new Response(null, { status: 303, headers });
+}
+
+/**
+ * `POST /projects/:id?tab=settings`: the Settings form without JavaScript (any member, as `PATCH /web/projects/:id`);
+ * with `&form=delete`, the deletion card's.
+ */
 export function settingsPages(deps: CatalogDeps) {
   return new Elysia().use(createPageGuard(deps)).post(
     "/projects/:id",
-    async ({ page: ctx, org, params, body, request }) => {
+    async ({ page: ctx, org, params, body, request, query }) => {
       const project = await getProject(deps.database, org.id, params.id);
+      if (query.form === "delete") return deleteFromForm(deps, ctx, org, project, body, request);
       const values = settingsForm(body);
       try {
         const change = readSettingsForm(values);
         await deps.database.write((tx) => updateProject(tx, org.id, project.id, change, userActor(ctx.session.user)));
       } catch (e) {
         if (!(e instanceof AppError) || e.code !== "validation_failed") throw e;
-        const attempt = { values, refusal: refusalOf(e, fieldOf) };
-        return page(
-          <Layout title={project.name} user={ctx.session.user} nav={ctx.nav}>
-            <ProjectHeader project={project} tab="settings" />
-            <Settings project={project} admin={isOrgAdmin(org)} attempt={attempt} />
-          </Layout>,
-          e.status,
-          { "cache-control": "no-store" },
-        );
+        return settingsPage(ctx, project, isOrgAdmin(org), e.status, { attempt: { values, refusal: refusalOf(e, fieldOf) } });
       }
       const location = `/projects/${project.id}?tab=settings`;
       const headers = { location, "cache-control": "no-store", "set-cookie": statusCookie(SETTINGS_SAVED, request) };
