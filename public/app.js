@@ -131,13 +131,16 @@
     // an issue's path names a control (its name, or its data-issue-path), or an item of it ("domains/0", "files.a.md", "files[1]")
     const names = (path, c) => [c.getAttribute("name"), c.dataset.issuePath].some((p) => p && (path === p || ["/", ".", "["].some((sep) => path.startsWith(p + sep))));
     const controls = [...form.querySelectorAll("[name], [data-issue-path]")];
-    for (const issue of document.querySelectorAll("#flash li[data-field]")) {
+    // (or the alert's own sentence, when it is the refusal of one field: a 409 naming it)
+    for (const issue of document.querySelectorAll("#flash [data-field]")) {
       const control = controls.find((c) => names(issue.dataset.field, c));
       const slot = control && control.id && document.getElementById(`${control.id}-error`);
       if (!slot) continue;
       // the path in front of the message, unless the field is not named by it (an item, or a data-issue-path): its label says it
       const bare = [...issue.childNodes].filter((n) => n.nodeName !== "CODE").map((n) => n.textContent).join("").trim();
-      const text = issue.dataset.field === control.getAttribute("name") ? issue.textContent.trim() : bare;
+      // (nor twice, when the message already starts with it: "repository must be a path…")
+      const named = issue.dataset.field === control.getAttribute("name") && !bare.startsWith(`${issue.dataset.field} `);
+      const text = named ? issue.textContent.trim() : bare;
       // several issues of one control: each said, in the order of the alert
       slot.textContent = slot.dataset.fromFlash ? `${slot.textContent}; ${text}` : text;
       slot.hidden = false;

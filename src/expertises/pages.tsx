@@ -15,11 +15,11 @@ import type { Child } from "hono/jsx";
 import type { CatalogDeps } from "../catalog/state";
 import { parseCreate, parseListQuery, parsePatch } from "./model";
 import { detailView, expertiseNotFound, findExpertise, listExpertises } from "./service";
-import { createAudited, updateAudited } from "./audited";
+import { createAudited, deleteAudited, updateAudited } from "./audited";
 import { userActor } from "../audit/record";
 import { proposeTriggers } from "./triggers";
 import { Editor, IssuesByLine, type Draft, type ServerVersion } from "./views/editor";
-import { DeleteSection, LifecycleSection, TriggersSection, VersionsSection } from "./views/lifecycle";
+import { DeleteSection, LifecycleSection, triggerFieldOf, TriggersSection, VersionsSection, type TriggerAttempt } from "./views/lifecycle";
 import { CreateForm, EXPERTISES_PAGE, ExpertiseList, idFollowsSlug, type CreateAttempt } from "./views/list";
 import { AppError, type Issue } from "../http/errors";
 import type { OrgMembership } from "../tenancy/service";
@@ -27,6 +27,10 @@ import { createPageGuard, type PageContext } from "../tenancy/pageSessions";
 import type { OrgPageRule } from "../ui/pageGuard";
 import { Layout, page } from "../ui/layout";
 import { statusCookie } from "../ui/status";
+import { refusalOf } from "../ui/form";
+import { formField } from "../http/form";
+import { typedNameRefusal } from "../http/methodOverride";
+import { confirmTriggers } from "./routes";
 import { EXPERTISE_DONE } from "./views/fragments";
 
 /** The answer after a change made by a page's own form: back to a page, never cached, the status line saying what was done. */
@@ -120,6 +124,8 @@ export function orgExpertisesPages(deps: CatalogDeps) {
       editedRevision?: number;
       issues?: Issue[];
       propose?: boolean;
+      triggers?: TriggerAttempt;
+      deletion?: { typed: string; error: string };
       status?: number;
     },
   ) => {
@@ -136,9 +142,9 @@ export function orgExpertisesPages(deps: CatalogDeps) {
         <LifecycleSection e={e} />
         <Editor e={e} draft={opts.draft} server={opts.server} editedRevision={opts.editedRevision} issues={opts.issues} />
         <IssuesByLine ref={e.ref} content={e.working.content} issues={e.verification.issues} findings={e.verification.content} />
-        <TriggersSection e={e} proposal={opts.propose ? proposeTriggers(e.working.content) : undefined} />
+        <TriggersSection e={e} proposal={opts.propose ? proposeTriggers(e.working.content) : undefined} attempt={opts.triggers} />
         <VersionsSection e={e} />
-        <DeleteSection e={e} />
+        <DeleteSection e={e} attempt={opts.deletion} />
       </>
     );
     return page(
@@ -147,6 +153,39 @@ export function orgExpertisesPages(deps: CatalogDeps) {
       </Layout>,
       opts.status ?? 200,
     );
+  };
+
+  /**
+   * The trigger form's post without JavaScript (`POST /org/expertises/:id?form=triggers`, the page's own address): confirmed
+   * as `PUT …/:id/triggers` would → 303 back; a bad line (400) or a stale revision (409) → this page again with the lines
+   * as typed, each problem under its list.
+   */
+  const triggersFromForm = async (ctx: PageContext, org: OrgMembership, id: string, body: unknown, request: Request) => {
+    try {
+      await confirmTriggers(deps.database, org.id, id, body, true, ctx.session.user);
+    } catch (e) {
+      if (!(e instanceof AppError) || (e.code !== "validation_failed" && e.code !== "expertise_revision_conflict")) throw e;
+      const typed = { files: formField(body, "files") ?? "", keywords: formField(body, "keywords") ?? "" };
+      // after a stale revision's refusal the form confirms against the current one; otherwise against what was typed on
+      const revision = e.code === "validation_failed" ? Number(formField(body, "expectedRevision")) || undefined : undefined;
+      return detailPage(ctx, org, id, { triggers: { ...typed, revision, refusal: refusalOf(e, triggerFieldOf) }, status: e.status });
+    }
+    return seeOther(`${EXPERTISES_PAGE}/${id}?done=triggers`, request, "triggers");
+  };
+
+  /**
+   * The deletion card's post without JavaScript (`POST /org/expertises/:id?form=delete`): the slug typed exactly → deleted
+   * as `DELETE …/:id` would, 303 to the list; otherwise this page again (400) with what was typed and why under the field.
+   */
+  const deleteFromForm = async (ctx: PageContext, org: OrgMembership, id: string, body: unknown, request: Request) => {
+    const row = await findExpertise(deps.database, org.id, id);
+    const refusal = typedNameRefusal(body, row.slug, "expertise");
+    if (refusal) {
+      const error = (refusal.details.issues as Issue[])[0]!.message;
+      return detailPage(ctx, org, id, { deletion: { typed: formField(body, "confirm") ?? "", error }, status: refusal.status });
+    }
+    await deps.database.write((tx) => deleteAudited(tx, org.id, id, userActor(ctx.session.user)));
+    return seeOther(`${EXPERTISES_PAGE}?done=deleted`, request, "deleted");
   };
 
   return new Elysia()
@@ -171,8 +210,10 @@ export function orgExpertisesPages(deps: CatalogDeps) {
     )
     .post(
       `${EXPERTISES_PAGE}/:id`,
-      async ({ page: ctx, org, params, body, request }) => {
+      async ({ page: ctx, org, params, body, request, query }) => {
         await findExpertise(deps.database, org.id, params.id);
+        if (query.form === "triggers") return triggersFromForm(ctx, org, params.id, body, request);
+        if (query.form === "delete") return deleteFromForm(ctx, org, params.id, body, request);
         const { raw, draft } = readEditorForm(body);
         try {
           const input = parsePatch(raw);

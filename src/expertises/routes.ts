@@ -29,6 +29,25 @@ function ownerOrAdmin(org: OrgMembership): OrgMembership {
   return org;
 }
 
+/**
+ * Confirms an expertise's triggers from a body (JSON, or a form's text with one per line): 400 validation_failed with
+ * an issue per bad line (`files[2]`), 409 expertise_revision_conflict for a stale `expectedRevision`. Returns the row.
+ * `PUT …/:id/triggers` and the expertise page's trigger form without JavaScript (pages.tsx).
+ */
+export async function confirmTriggers(
+  db: CatalogDeps["database"],
+  organizationId: string,
+  id: string,
+  body: unknown,
+  form: boolean,
+  user: { id: string; email: string },
+) {
+  const input = parseTriggersBody(body, form);
+  const { triggers, issues } = normalizeTriggers(input);
+  if (issues.length > 0) throw validationFailed(issues);
+  return db.write((tx) => confirmTriggersAudited(tx, organizationId, id, triggers, input.expectedRevision, userActor(user)));
+}
+
 /** What the expertise routes share: the database, the catalog, the detail view. */
 function expertiseContext(deps: CatalogDeps) {
   const db = deps.database;
@@ -144,12 +163,8 @@ function expertiseWorkflowRoutes({ db, catalog }: ExpertiseContext, guards: Guar
       async ({ auth, org, params, body, request }) => {
         ownerOrAdmin(org);
         await findExpertise(db, org.id, params.id);
-        const input = parseTriggersBody(body, (request.headers.get("content-type") ?? "").startsWith("application/x-www-form-urlencoded"));
-        const { triggers, issues } = normalizeTriggers(input);
-        if (issues.length > 0) throw validationFailed(issues);
-        const row = await db.write((tx) =>
-          confirmTriggersAudited(tx, org.id, params.id, triggers, input.expectedRevision, userActor(auth.user)),
-        );
+        const form = (request.headers.get("content-type") ?? "").startsWith("application/x-www-form-urlencoded");
+        const row = await confirmTriggers(db, org.id, params.id, body, form, auth.user);
         return detailView(db, row, org.slug, catalog());
       },
       { org: "member" },

@@ -101,10 +101,18 @@ export async function requireConfirmation(request: Request, body: unknown, ask: 
  */
 export async function requireTypedName(request: Request, body: unknown, nameOf: () => Promise<string>, what: string): Promise<void> {
   if (!overridden.has(request)) return;
-  const name = await nameOf();
+  const refusal = typedNameRefusal(body, await nameOf(), what);
+  if (refusal) throw refusal;
+}
+
+/**
+ * The refusal of a typed-name deletion whose `confirm` field is not `name` exactly (400 validation_failed, issue
+ * `confirm`), or null: `requireTypedName`, and a page that takes the deletion form's post itself.
+ */
+export function typedNameRefusal(body: unknown, name: string, what: string): AppError | null {
   const typed = formField(body, "confirm");
-  if (typed === name) return;
-  throw validationFailed(
+  if (typed === name) return null;
+  return validationFailed(
     [
       {
         path: "confirm",

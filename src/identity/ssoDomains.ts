@@ -91,7 +91,7 @@ export async function saveDomainClaims(tx: Tx, organizationId: string, domains: 
     throw new AppError(
       "conflict",
       `${list.join(", ")} ${list.length === 1 ? "is" : "are"} verified by another organization: a domain belongs to one organization at most.`,
-      { domains: list },
+      { domains: list, field: "domains" },
     );
   }
   const kept = new Set(

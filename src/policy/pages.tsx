@@ -3,36 +3,79 @@
  * `/org/policy`: the organization's talent policy for its owners and admins (anyone else gets
  * the 404 page): what is required and allowed, who set it, and the form (views.tsx). Required
  * talents are installed and active everywhere but, like any talent, served only when a task
- * designates them.
+ * designates them. The form sends `PUT /web/orgs/current/policy` with htmx; without JavaScript it
+ * posts to `POST /org/policy`: a save → 303 back here with its status line, a refusal → this page
+ * again (400 or 409) with what was typed and each problem under the list it concerns.
  */
 import { Elysia } from "elysia";
 import type { CatalogDeps } from "../catalog/state";
-import { createPageGuard } from "../tenancy/pageSessions";
+import type { JournalDeps } from "../journal/journal";
+import { AppError } from "../http/errors";
+import { formField } from "../http/form";
+import { createPageGuard, type PageContext } from "../tenancy/pageSessions";
 import { Layout, page } from "../ui/layout";
-import { readPolicy } from "./service";
-import { PolicyForm, PolicySummary } from "./views";
+import { refusalOf } from "../ui/form";
+import { statusCookie } from "../ui/status";
+import { savePolicy } from "./routes";
+import { readPolicy, type PolicyView } from "./service";
+import { POLICY_FIELDS, PolicyForm, PolicySummary, policySaved, type PolicyAttempt } from "./views";
 
-export function policyPages(deps: CatalogDeps): Elysia {
-  const plugin = new Elysia().use(createPageGuard(deps)).get(
-    "/org/policy",
-    async ({ page: ctx, org }) => {
-      const policy = await readPolicy(deps.database, org.id);
-      return page(
-        <Layout title={`Talent policy · ${org.name}`} user={ctx.session.user} nav={ctx.nav}>
-          <p class="crumbs">
-            <a href="/org">{org.name}</a> /
-          </p>
-          <h1>Talent policy</h1>
-          <p class="muted">
-            Required talents are installed and active in every project of {org.name}, new ones included; members cannot disable or uninstall
-            them. Like any talent they reach an agent only when its task designates them.
-          </p>
-          <PolicySummary policy={policy} catalog={deps.state.catalog!} />
-          <PolicyForm policy={policy} />
-        </Layout>,
-      );
-    },
-    { orgPage: { admin: "This page is for the organization's owners and admins." } },
+const ADMIN_ONLY = { admin: "This page is for the organization's owners and admins." };
+
+function PolicyPage(props: {
+  ctx: PageContext;
+  org: { name: string };
+  policy: PolicyView;
+  catalog: CatalogDeps["state"]["catalog"];
+  attempt?: PolicyAttempt;
+}) {
+  const { org } = props;
+  return (
+    <Layout title={`Talent policy · ${org.name}`} user={props.ctx.session.user} nav={props.ctx.nav}>
+      <p class="crumbs">
+        <a href="/org">{org.name}</a> /
+      </p>
+      <h1>Talent policy</h1>
+      <p class="muted">
+        Required talents are installed and active in every project of {org.name}, new ones included; members cannot disable or uninstall
+        them. Like any talent they reach an agent only when its task designates them.
+      </p>
+      <PolicySummary policy={props.policy} catalog={props.catalog!} />
+      <PolicyForm policy={props.policy} attempt={props.attempt} />
+    </Layout>
   );
+}
+
+export function policyPages(deps: CatalogDeps & JournalDeps): Elysia {
+  const plugin = new Elysia()
+    .use(createPageGuard(deps))
+    .get(
+      "/org/policy",
+      async ({ page: ctx, org }) =>
+        page(<PolicyPage ctx={ctx} org={org} policy={await readPolicy(deps.database, org.id)} catalog={deps.state.catalog} />),
+      { orgPage: ADMIN_ONLY },
+    )
+    .post(
+      "/org/policy",
+      async ({ page: ctx, org, body, request }) => {
+        const values = {
+          requiredTalents: formField(body, "requiredTalents") ?? "",
+          allowedTalents: formField(body, "allowedTalents") ?? "",
+        };
+        let saved: Awaited<ReturnType<typeof savePolicy>>;
+        try {
+          saved = await savePolicy(deps, org.id, ctx.session.user, values, request);
+        } catch (e) {
+          if (!(e instanceof AppError) || e.status >= 500 || e.status === 401 || e.status === 403) throw e;
+          const attempt = { values, refusal: refusalOf(e, (path) => POLICY_FIELDS[path] ?? "") };
+          const policy = await readPolicy(deps.database, org.id);
+          const html = <PolicyPage ctx={ctx} org={org} policy={policy} catalog={deps.state.catalog} attempt={attempt} />;
+          return page(html, e.status, { "cache-control": "no-store" });
+        }
+        const headers = { location: "/org/policy", "cache-control": "no-store", "set-cookie": statusCookie(policySaved(saved), request) };
+        return new Response(null, { status: 303, headers });
+      },
+      { orgPage: ADMIN_ONLY },
+    );
   return plugin as unknown as Elysia;
 }

@@ -29,37 +29,45 @@ export function policyRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) {
   return new Elysia({ prefix: "/web/orgs/current/policy" })
     .use(guards)
     .get("/", async ({ org }) => policyAnswer(await readPolicy(deps.database, org.id)), { org: "admin" })
-    .put(
-      "/",
-      async ({ auth, org, body, request }) => {
-        const input = readPolicyBody(body as Record<string, unknown>);
-        const items = await requiredItemsOf(deps.database, deps.state.catalog!, org.id, input);
-        const changed = await deps.database.write((tx) => commitPolicy(tx, org.id, { ...input, items }, userActor(auth.user)));
-        for (const c of changed) {
-          if (c.entered.length === 0) continue;
-          deps.journal.record({
-            projectId: c.projectId,
-            kind: "install",
-            via: "web",
-            authorType: "user",
-            authorId: auth.user.id,
-            authorName: auth.user.email,
-            client: clientOf(request),
-            talentsEntered: c.entered,
-            status: 200,
-            durationMs: elapsedMs(request),
-            arrival: arrivalOf(request),
-            detail: { policy: true },
-          });
-        }
-        return {
-          ...policyAnswer(await readPolicy(deps.database, org.id)),
-          projects: changed.filter((c) => c.entered.length > 0).map((c) => ({ projectId: c.projectId, installed: c.entered })),
-        };
-      },
-      {
-        org: "admin",
-        body: t.Object({ requiredTalents: t.Optional(t.Unknown()), allowedTalents: t.Optional(t.Unknown()) }),
-      },
-    );
+    .put("/", async ({ auth, org, body, request }) => savePolicy(deps, org.id, auth.user, body as Record<string, unknown>, request), {
+      org: "admin",
+      body: t.Object({ requiredTalents: t.Optional(t.Unknown()), allowedTalents: t.Optional(t.Unknown()) }),
+    });
+}
+
+/**
+ * Saves the organization's policy from a body (JSON, or the page's form as text) and journals each project that gained
+ * talents: `PUT /web/orgs/current/policy` and `/org/policy`'s form without JavaScript (pages.tsx). Returns the answer.
+ */
+export async function savePolicy(
+  deps: CatalogDeps & JournalDeps,
+  organizationId: string,
+  user: { id: string; email: string },
+  body: Record<string, unknown>,
+  request: Request,
+) {
+  const input = readPolicyBody(body);
+  const items = await requiredItemsOf(deps.database, deps.state.catalog!, organizationId, input);
+  const changed = await deps.database.write((tx) => commitPolicy(tx, organizationId, { ...input, items }, userActor(user)));
+  for (const c of changed) {
+    if (c.entered.length === 0) continue;
+    deps.journal.record({
+      projectId: c.projectId,
+      kind: "install",
+      via: "web",
+      authorType: "user",
+      authorId: user.id,
+      authorName: user.email,
+      client: clientOf(request),
+      talentsEntered: c.entered,
+      status: 200,
+      durationMs: elapsedMs(request),
+      arrival: arrivalOf(request),
+      detail: { policy: true },
+    });
+  }
+  return {
+    ...policyAnswer(await readPolicy(deps.database, organizationId)),
+    projects: changed.filter((c) => c.entered.length > 0).map((c) => ({ projectId: c.projectId, installed: c.entered })),
+  };
 }

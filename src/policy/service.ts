@@ -93,17 +93,28 @@ async function lookupFor(database: Database, catalog: Catalog, organizationId: s
   return (id) => (isExpertiseRef(id) ? expertises.get(id) : catalog.get(id));
 }
 
+/** Why an id of a policy's list is unknown. */
+const UNKNOWN_WHY = "not in the catalog (nor an active published expertise of this organization)";
+
 /**
  * Checks a policy against the catalog and the organization's expertises and returns the items
  * its required talents bring (their requires-closure): an unknown id in either list → 400
- * unknown_talents; required talents that conflict with each other (prerequisites included) →
- * 409 selection_conflict.
+ * unknown_talents, its `issues` naming the list of each (a prerequisite not in the catalog: no
+ * list); required talents that conflict with each other (prerequisites included) → 409
+ * selection_conflict naming `field` requiredTalents. The form's pages put each under its field.
  */
 export async function requiredItemsOf(database: Database, catalog: Catalog, organizationId: string, policy: PolicyInput) {
   const lookup = await lookupFor(database, catalog, organizationId);
+  const lists = { requiredTalents: policy.requiredTalents, allowedTalents: policy.allowedTalents ?? [] };
+  const issues = Object.entries(lists).flatMap(([path, ids]) => {
+    const unknown = ids.filter((id) => !lookup(id));
+    return unknown.length > 0 ? [{ path, message: `unknown: ${unknown.join(", ")} (${UNKNOWN_WHY})` }] : [];
+  });
   const unknown = [...policy.requiredTalents, ...(policy.allowedTalents ?? [])].filter((id) => !lookup(id));
-  if (unknown.length > 0)
-    throw unknownTalents([...new Set(unknown)], "not in the catalog (nor an active published expertise of this organization)");
+  if (unknown.length > 0) {
+    const e = unknownTalents([...new Set(unknown)], UNKNOWN_WHY);
+    throw new AppError(e.code, e.message, { ...e.details, issues });
+  }
   const closure = requiresClosure(policy.requiredTalents, lookup);
   if (closure.missing.length > 0) throw unknownTalents(closure.missing, "required by the policy's talents but not in the catalog");
   const pairs = conflictPairs(closure.ids, lookup);
@@ -112,7 +123,7 @@ export async function requiredItemsOf(database: Database, catalog: Catalog, orga
       "selection_conflict",
       `The required talents conflict (with their prerequisites): ${pairs.map((p) => `${p.a} × ${p.b}`).join(", ")}. ` +
         "The policy was not saved.",
-      { pairs },
+      { pairs, field: "requiredTalents" },
     );
   }
   return closure.ids.map((id) => ({ id, kind: isExpertiseRef(id) ? ("expertise" as const) : ("talent" as const) }));

@@ -1,12 +1,12 @@
 /** @jsxImportSource hono/jsx */
 /**
  * The policy page's components (`/org/policy`, pages.tsx): what the policy requires and allows,
- * who set it, and the form that sets it (a plain form post with `?_method=PUT`, or htmx's PUT;
- * both come back to the page).
+ * who set it, and the form that sets it (htmx's PUT, or without JavaScript a post to the page
+ * itself, which answers a refusal with the form again; both come back to the page).
  */
 import type { Catalog } from "../catalog/catalog";
 import { utcMinute } from "../lib/time";
-import { Field, FormActions } from "../ui/form";
+import { Field, FormActions, RefusalLine, type Refusal } from "../ui/form";
 import type { ViewRegistry } from "../ui/views";
 import type { PolicyView } from "./service";
 
@@ -63,32 +63,49 @@ export function PolicySummary(props: { policy: PolicyView; catalog: Catalog }) {
   );
 }
 
-/** The form: one id per line (or separated by commas); a blank allow-list is none. */
-export function PolicyForm(props: { policy: PolicyView }) {
+/** The form's field of each list the server names in a refusal (its issues' paths, a 409's `field`). */
+export const POLICY_FIELDS: Record<string, string> = {
+  requiredTalents: "policy-required-field",
+  allowedTalents: "policy-allowed-field",
+};
+
+/** A refused save posted without JavaScript: the lists as typed, and the problems by field. */
+export interface PolicyAttempt {
+  values: { requiredTalents: string; allowedTalents: string };
+  refusal: Refusal;
+}
+
+/** The form: one id per line (or separated by commas); a blank allow-list is none. A refused attempt keeps what was typed. */
+export function PolicyForm(props: { policy: PolicyView; attempt?: PolicyAttempt }) {
   const p = props.policy;
+  const v = props.attempt?.values;
+  const at = (field: string) => props.attempt?.refusal.fields[field] ?? null;
   return (
     <section class="card" id="policy-form-card" aria-labelledby="policy-form-h">
       <h2 id="policy-form-h">Change the policy</h2>
-      <form method="post" action={`${ROUTE}?_method=PUT`} hx-put={ROUTE} id="policy-form">
+      <form method="post" action="/org/policy" hx-put={ROUTE} id="policy-form">
+        <RefusalLine id="policy-refused" refusal={props.attempt?.refusal} />
         <Field
-          id="policy-required-field"
+          id={POLICY_FIELDS.requiredTalents!}
           label="Required talents"
           help={
             "One talent id (or @organization/slug expertise) per line. " +
             "Saving installs and enables them, with their prerequisites, in every project."
           }
+          error={at(POLICY_FIELDS.requiredTalents!)}
         >
           <textarea name="requiredTalents" rows={5} spellcheck={false}>
-            {p.requiredTalents.join("\n")}
+            {v ? v.requiredTalents : p.requiredTalents.join("\n")}
           </textarea>
         </Field>
         <Field
-          id="policy-allowed-field"
+          id={POLICY_FIELDS.allowedTalents!}
           label="Allowed talents"
           help="Leave blank to allow any talent; otherwise only these and the required ones."
+          error={at(POLICY_FIELDS.allowedTalents!)}
         >
           <textarea name="allowedTalents" rows={5} spellcheck={false}>
-            {(p.allowedTalents ?? []).join("\n")}
+            {v ? v.allowedTalents : (p.allowedTalents ?? []).join("\n")}
           </textarea>
         </Field>
         <FormActions>
@@ -99,13 +116,16 @@ export function PolicyForm(props: { policy: PolicyView }) {
   );
 }
 
+/** What the status line says after a save (htmx and the form without JavaScript alike). */
+export function policySaved(data: unknown): string {
+  const projects = (data as { projects?: unknown[] }).projects?.length ?? 0;
+  return `Policy saved${projects > 0 ? `: required talents installed in ${projects} project${projects > 1 ? "s" : ""}` : ""}.`;
+}
+
 /** A saved policy goes back to the page, from a form post and from htmx alike, saying what it did. */
 export function registerPolicyViews(views: ViewRegistry): void {
   views.register("PUT", ROUTE, {
     redirect: () => "/org/policy",
-    status: (data) => {
-      const projects = (data as { projects?: unknown[] }).projects?.length ?? 0;
-      return `Policy saved${projects > 0 ? `: required talents installed in ${projects} project${projects > 1 ? "s" : ""}` : ""}.`;
-    },
+    status: policySaved,
   });
 }

@@ -6,6 +6,15 @@
  */
 import type { ViewContext } from "../ui/views";
 
+/** What a saved Settings tab says (the JSON route's htmx answer, and the form's post without JavaScript). */
+export const SETTINGS_SAVED = "Settings saved";
+
+/** What a deleted project says (the JSON route's answer, and the deletion card without JavaScript). */
+export const PROJECT_DELETED = "The project was deleted";
+
+/** What a new project says (the JSON route's answer, and the new-project form without JavaScript). */
+export const projectCreated = (name: string): string => `Project ${name} created`;
+
 /** A list in words: "a", "a and b", "a, b and c". */
 export function inWords(items: readonly string[]): string {
   if (items.length <= 1) return items.join("");
@@ -62,7 +71,7 @@ export const PROJECT_STATUSES: Record<string, (data: unknown, ctx: ViewContext) 
   "POST /web/projects/:id/keys": (data) => `Key ${(data as { key: { name: string } }).key.name} created — copy it now`,
   "DELETE /web/projects/:id/keys/:keyId": (data) => `Key ${(data as { key: { name: string } }).key.name} revoked`,
   "POST /web/projects/:id/token": () => "Automation key created — copy it now; the previous one no longer works",
-  "POST /web/projects": (data) => `Project ${(data as { project: { name: string } }).project.name} created`,
-  "PATCH /web/projects/:id": () => "Settings saved",
-  "DELETE /web/projects/:id": () => "The project was deleted",
+  "POST /web/projects": (data) => projectCreated((data as { project: { name: string } }).project.name),
+  "PATCH /web/projects/:id": () => SETTINGS_SAVED,
+  "DELETE /web/projects/:id": () => PROJECT_DELETED,
 };

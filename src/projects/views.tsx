@@ -23,7 +23,7 @@ import { listKeys, type KeyView } from "./keys";
 import { KEY_SCOPES } from "../db/schema";
 import type { ClientConfig } from "./setup";
 import { DataTable } from "../ui/layout";
-import { Field, FormActions } from "../ui/form";
+import { ChoiceField, Field, FormActions } from "../ui/form";
 
 type Overview = Awaited<ReturnType<typeof installedOverview>>;
 
@@ -251,16 +251,13 @@ export function KeysSection(props: { projectId: string; keys: KeyView[]; created
         <Field id="key-name" label="Name" help="What it is for.">
           <input name="name" required maxlength={100} placeholder="pre-commit hook of alice's laptop" />
         </Field>
-        <fieldset>
-          <legend>Tools it may use</legend>
-          <div class="checks">
-            {KEY_SCOPES.map((s) => (
-              <label class="check">
-                <input type="checkbox" name="tools" value={s} checked={["prepare_task", "validate", "deepen", "doctor"].includes(s)} /> {s}
-              </label>
-            ))}
-          </div>
-        </fieldset>
+        <ChoiceField id="key-tools" legend="Tools it may use" issuePath="tools">
+          {KEY_SCOPES.map((s) => (
+            <label class="check">
+              <input type="checkbox" name="tools" value={s} checked={["prepare_task", "validate", "deepen", "doctor"].includes(s)} /> {s}
+            </label>
+          ))}
+        </ChoiceField>
         <Field id="key-expires" label="Expires" help="Optional.">
           <input name="expiresAt" type="date" />
         </Field>

@@ -57,6 +57,35 @@ export function tenancyRoutes(deps: CoreDeps, guards: Guards) {
     .use(platformAdminRoutes(deps, guards));
 }
 
+/**
+ * Creates an organization whose owner is the signed-in person and makes it their active one (`slug`: the name's when
+ * absent; 400 for a bad one, 409 for a taken one naming the field): `POST /web/orgs` and `/org/new`'s form without
+ * JavaScript (pages/org.tsx).
+ */
+export async function createOwnOrganization(
+  deps: CoreDeps,
+  session: { id: string; user: { id: string; email: string; role: string } },
+  input: { name: string; slug?: string },
+) {
+  const slug = input.slug ?? slugify(input.name);
+  if (!SLUG_PATTERN.test(slug) || slug.length > 40)
+    throw new AppError("validation_failed", "slug: lower-case letters and digits separated by -, at most 40 characters", {
+      issues: [{ path: "slug", message: "invalid slug" }],
+    });
+  const approved = deps.config.autoApproveOrgs || session.user.role === "admin";
+  return deps.database.write(async (tx) => {
+    const o = await createOrganization(tx, {
+      name: input.name.trim(),
+      slug,
+      creatorId: session.user.id,
+      approved,
+      actor: userActor(session.user),
+    });
+    await setActiveOrganization(tx, session.id, o.id);
+    return o;
+  });
+}
+
 /** The signed-in user's organizations (no approval needed: not a business route). */
 function orgRoutes(deps: CoreDeps, guards: Guards) {
   return new Elysia()
@@ -72,23 +101,7 @@ function orgRoutes(deps: CoreDeps, guards: Guards) {
     .post(
       "/web/orgs",
       async ({ auth, body, set }) => {
-        const slug = body.slug ?? slugify(body.name);
-        if (!SLUG_PATTERN.test(slug) || slug.length > 40)
-          throw new AppError("validation_failed", "slug: lower-case letters and digits separated by -, at most 40 characters", {
-            issues: [{ path: "slug", message: "invalid slug" }],
-          });
-        const approved = deps.config.autoApproveOrgs || auth.user.role === "admin";
-        const org = await deps.database.write(async (tx) => {
-          const o = await createOrganization(tx, {
-            name: body.name.trim(),
-            slug,
-            creatorId: auth.user.id,
-            approved,
-            actor: userActor(auth.user),
-          });
-          await setActiveOrganization(tx, auth.id, o.id);
-          return o;
-        });
+        const org = await createOwnOrganization(deps, auth, body);
         set.status = 201;
         return { organization: membershipView(org) };
       },

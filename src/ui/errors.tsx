@@ -30,7 +30,8 @@ export function ErrorDetails(props: { error: AppError; requestId: string }) {
   const ids = (props.error.details.ids as string[] | undefined) ?? [];
   return (
     <>
-      <p>{props.error.message}</p>
+      {/* a refusal of one field (a 409 naming it): app.js also shows it under that field */}
+      <p data-field={(issues.length === 0 && (props.error.details.field as string | undefined)) || undefined}>{props.error.message}</p>
       {issues.length > 0 ? (
         <ul>
           {issues.map((i) => (

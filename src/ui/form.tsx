@@ -7,6 +7,7 @@
  * the control on a phone, never split across rows.
  */
 import type { Child } from "hono/jsx";
+import type { AppError, Issue } from "../http/errors";
 
 /** The ids a field's help and error get, from the control's id (also the error slot app.js fills for htmx). */
 export const helpId = (id: string): string => `${id}-help`;
@@ -46,18 +47,25 @@ export function Field(props: { id: string; label: Child; help?: Child; error?: s
               {help}
             </p>
           ) : null}
-          <p class="field-error" id={errorId(id)} hidden={!error}>
-            {error ?? ""}
-          </p>
+          <ErrorLine id={id} error={error} />
         </div>
       </div>
     </div>
   );
 }
 
-/** A check box with its label on its right, and an optional help line. */
-export function CheckField(props: { id: string; label: Child; help?: Child; children: Child }): Child {
-  describe(props.children, props.id, props.help != null, false);
+/** The error line of a field (hidden while it has none): also the slot app.js fills for htmx. */
+function ErrorLine(props: { id: string; error?: string | null }): Child {
+  return (
+    <p class="field-error" id={errorId(props.id)} hidden={!props.error}>
+      {props.error ?? ""}
+    </p>
+  );
+}
+
+/** A check box with its label on its right, an optional help line, and its error under them. */
+export function CheckField(props: { id: string; label: Child; help?: Child; error?: string | null; children: Child }): Child {
+  describe(props.children, props.id, props.help != null, !!props.error);
   return (
     <div class="field check">
       <label class="check" for={props.id}>
@@ -68,7 +76,30 @@ export function CheckField(props: { id: string; label: Child; help?: Child; chil
           {props.help}
         </p>
       ) : null}
+      <ErrorLine id={props.id} error={props.error} />
     </div>
+  );
+}
+
+/**
+ * A group of choices (radio buttons, check boxes) under its legend: the fieldset is named by its
+ * help and error. `issuePath` is the field the server names in its refusals (the controls' `name`),
+ * so that app.js finds the group's error slot for htmx too.
+ */
+export function ChoiceField(props: { id: string; legend: Child; issuePath: string; help?: Child; error?: string | null; children: Child }) {
+  const { id, help, error } = props;
+  const by = [help != null ? helpId(id) : null, error ? errorId(id) : null].filter(Boolean).join(" ");
+  return (
+    <fieldset class="field choice" id={id} data-issue-path={props.issuePath} aria-describedby={by || undefined}>
+      <legend>{props.legend}</legend>
+      <div class="checks">{props.children}</div>
+      {help != null ? (
+        <p class="help" id={helpId(id)}>
+          {help}
+        </p>
+      ) : null}
+      <ErrorLine id={id} error={error} />
+    </fieldset>
   );
 }
 
@@ -78,5 +109,44 @@ export function FormActions(props: { children: Child }): Child {
     <div class="form-actions">
       <div class="form-actions-body">{props.children}</div>
     </div>
+  );
+}
+
+/**
+ * A refused post of a form, as the page that answers it without JavaScript shows it: each problem under
+ * the field it concerns (several of one field said in order, as app.js does for htmx), the rest at the
+ * top of the form. `fieldOf` maps an issue's path (`domains/0`, `oidc/issuer`) to a field, "" for none.
+ */
+export interface Refusal {
+  /** The problem of the form as a whole (no single field caused it), or null. */
+  whole: string | null;
+  /** The problems of the fields, by field. */
+  fields: Record<string, string>;
+}
+
+/** Sorts a refusal (400 with its issues, or another 4xx naming its `field` in its details) by field. */
+export function refusalOf(error: AppError, fieldOf: (path: string) => string): Refusal {
+  const issues = (error.details.issues as Issue[] | undefined) ?? [{ path: String(error.details.field ?? ""), message: error.message }];
+  const fields: Record<string, string> = {};
+  const whole: string[] = [];
+  for (const i of issues) {
+    const field = fieldOf(i.path);
+    if (field === "") whole.push(i.path ? `${i.path}: ${i.message}` : i.message);
+    else fields[field] = fields[field] ? `${fields[field]}; ${i.message}` : i.message;
+  }
+  if (whole.length === 0 && Object.keys(fields).length === 0) whole.push(error.message);
+  return { whole: whole.length > 0 ? whole.join(" ") : null, fields };
+}
+
+/** The top line of a refused form: its own problem, or where to look when its fields say theirs. */
+export function RefusalLine(props: { id: string; refusal?: Refusal | null }): Child {
+  const r = props.refusal;
+  if (!r) return null;
+  const marked = Object.keys(r.fields).length;
+  const text = r.whole ?? `Not saved: ${marked === 1 ? "the field marked below says why" : "the fields marked below say why"}.`;
+  return (
+    <p class="error" role="alert" id={props.id}>
+      {r.whole && marked > 0 ? `${text} The fields marked below say more.` : text}
+    </p>
   );
 }

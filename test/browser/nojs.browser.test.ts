@@ -1,7 +1,8 @@
 /**
  * docs/design.md "Pages work without JavaScript; htmx enhances them", in
- * Chromium with JavaScript disabled: each of the 14 controls that htmx sends as PUT, PATCH or
- * DELETE is a real form posting `?_method=` (src/http/methodOverride.ts), and does its change
+ * Chromium with JavaScript disabled: each of the controls that htmx sends as PUT, PATCH or
+ * DELETE is a real form posting `?_method=` (src/http/methodOverride.ts) or to its page (a project's
+ * settings, the code hosting: a refusal answers the page again, the error under its field), and does its change
  * without a script. Destructive ones ask on a server page (cancel changes nothing); typed-name
  * deletions are checked by the server (a wrong name changes nothing). Errors (400 with its
  * issues, 409) land on a page. With JavaScript on, the same controls are driven by htmx in
@@ -51,7 +52,7 @@ async function confirmed(w: WatchedPage, back: string): Promise<void> {
 }
 
 describe("the pages without JavaScript: every state-changing control posts a form", () => {
-  test("project: disable and enable a talent, uninstall (a cancel changes nothing), revoke a key, settings (a bad field's 400 shown on a page), delete with the typed name (a wrong one refused by the server)", async () => {
+  test("project: disable and enable a talent, uninstall (a cancel changes nothing), revoke a key, settings (a bad field's 400 shown on a page), delete with the typed name (a wrong one refused on the tab, under the field)", async () => {
     const o = await orgWithProject(live.env, "NoJS Projects");
     const pid = o.project.id;
     expect((await o.owner.post(`/web/projects/${pid}/talents`, { talents: ["typescript-strict", "javascript-base"] })).status).toBe(201);
@@ -92,29 +93,33 @@ describe("the pages without JavaScript: every state-changing control posts a for
       "revoked",
     );
 
-    // 4. settings (PATCH): a field the server refuses is a page naming it; then a rename
+    // 4. settings (posted to the page itself): a field the server refuses answers the tab again, the error under it; then a rename
     await page.goto(`${live.base}/projects/${pid}?tab=settings`);
     await page.fill("#p-repo", "../elsewhere");
-    expect(await submitForm(page, "form[action$='?_method=PATCH'] button[type=submit]")).toBe(400);
-    expect(await main(page)).toContain("That did not work");
-    expect(await page.textContent("main li code")).toBe("repository");
+    expect(await submitForm(page, "#settings-form button[type=submit]")).toBe(400);
+    expect(await page.textContent("#p-repo-error")).toBe("repository must be a path such as payments-api or group/repo");
+    expect(await page.inputValue("#p-repo")).toBe("../elsewhere");
     expectOnlyStatus(w, 400, false);
     await expectClean(w);
     await page.goto(`${live.base}/projects/${pid}?tab=settings`);
     await page.fill("#p-name", "Renamed without JS");
-    expect(await submitForm(page, "form[action$='?_method=PATCH'] button[type=submit]")).toBe(303);
+    expect(await submitForm(page, "#settings-form button[type=submit]")).toBe(303);
     expect(path(page)).toBe(`/projects/${pid}?tab=settings`);
     expect(await page.inputValue("#p-name")).toBe("Renamed without JS");
     expect((await o.owner.get(`/web/projects/${pid}`)).body.project.name).toBe("Renamed without JS");
 
     // 5. delete (DELETE) with the typed name: the button works without a script; the server checks the name
     expect(await page.locator("button.danger:has-text('Delete')").isDisabled()).toBe(false);
+    // (a wrong one: the Settings tab again at its own address, the problem under the field, what was typed kept)
     await page.fill("#confirm-name", "Renamed without J");
     expect(await submitForm(page, "button.danger:has-text('Delete')")).toBe(400);
-    expect(await main(page)).toContain("Nothing was deleted: type the project's name, Renamed without JS, to confirm.");
+    expect(path(page)).toBe(`/projects/${pid}?tab=settings&form=delete`);
+    expect(await page.textContent("#confirm-name-error")).toBe(
+      '"Renamed without J" is not "Renamed without JS": type the project\'s name exactly',
+    );
+    expect(await page.inputValue("#confirm-name")).toBe("Renamed without J");
     expect((await o.owner.get(`/web/projects/${pid}`)).status).toBe(200);
     await expectClean(w);
-    await page.goto(`${live.base}/projects/${pid}?tab=settings`);
     await page.fill("#confirm-name", "Renamed without JS");
     expect(await submitForm(page, "button.danger:has-text('Delete')")).toBe(303);
     expect(path(page)).toBe("/");
@@ -162,11 +167,13 @@ describe("the pages without JavaScript: every state-changing control posts a for
     await confirmed(w, "/org");
     expect((await o.owner.get("/web/orgs/current/invitations")).body.invitations).toEqual([]);
 
-    // 9. code hosting (PUT): a URL the server refuses is a page naming the field; then saved
+    // 9. code hosting (posted to /org/code-hosting): a URL the server refuses answers /org again, the error under the URL; then saved
     await page.fill("#ch-url", "ftp://example.com/acme");
     expect(await submitForm(page, "#code-hosting button:has-text('Save code hosting')")).toBe(400);
-    expect(await page.textContent("main li")).toBe("url must be an http(s) URL");
+    expect(await page.textContent("#ch-url-error")).toBe("must be an http(s) URL");
+    expect(await page.inputValue("#ch-url")).toBe("ftp://example.com/acme");
     expectOnlyStatus(w, 400, false);
+    await expectClean(w);
     await page.goto(`${live.base}/org`);
     await page.fill("#ch-url", "https://github.com/acme");
     expect(await submitForm(page, "#code-hosting button:has-text('Save code hosting')")).toBe(303);
@@ -205,7 +212,7 @@ describe("the pages without JavaScript: every state-changing control posts a for
     await mw.context.close();
   });
 
-  test("single sign-on and expertises: remove SSO, confirm triggers, delete an expertise with its slug typed (a wrong slug refused by the server)", async () => {
+  test("single sign-on and expertises: remove SSO, confirm triggers, delete an expertise with its slug typed (a wrong slug refused on its own page, under the field)", async () => {
     const o = await orgWithProject(live.env, "NoJS Expertise");
     expect(
       (
@@ -255,12 +262,16 @@ describe("the pages without JavaScript: every state-changing control posts a for
     );
     await expectClean(w);
 
-    // 15. delete with the slug typed: wrong → refused by the server, nothing deleted; right → gone
+    // 15. delete with the slug typed: wrong → refused by the server on the expertise's own page (the problem under the
+    // field, what was typed kept), nothing deleted; right → gone
     await page.fill("#confirm-name", "nojs-rule");
     expect(await submitForm(page, "button.danger:has-text('Delete')")).toBe(400);
-    expect(await main(page)).toContain("Nothing was deleted: type the expertise's name, nojs-rules, to confirm.");
+    expect(path(page)).toBe(`/org/expertises/${id}?form=delete`);
+    expect(await page.textContent("#confirm-name-error")).toBe('"nojs-rule" is not "nojs-rules": type the expertise\'s name exactly');
+    expect(await page.inputValue("#confirm-name")).toBe("nojs-rule");
+    expect(await page.getAttribute("#confirm-name", "aria-invalid")).toBe("true");
     expect((await o.owner.get(`/web/orgs/current/expertises/${id}`)).status).toBe(200);
-    await page.goto(`${live.base}/org/expertises/${id}`);
+    await expectClean(w);
     await page.fill("#confirm-name", "nojs-rules");
     expect(await submitForm(page, "button.danger:has-text('Delete')")).toBe(303);
     expect(path(page)).toBe("/org/expertises?done=deleted");

@@ -16,7 +16,9 @@ import {
   screenshot,
   type WatchedPage,
   expectClean,
+  expectCleanWithoutScripts,
   signedInPage,
+  submitForm,
   expectOnlyStatus,
   withChromiumAndApp,
 } from "../browser-support";
@@ -314,6 +316,37 @@ describe("/org/expertises, /org/insights and /org/talent-adoption in Chromium", 
       expect(await main(w.page)).not.toContain("secret");
     }
     await clean(w, "org-expertises-member-404");
+    await w.context.close();
+  });
+
+  test("without JavaScript a refused trigger set comes back to the expertise's page: the glob's problem under the globs, the lines kept", async () => {
+    const o = await orgWithProject(live.env, "Trigger Refusals");
+    const created = await o.owner.post("/web/orgs/current/expertises", {
+      slug: "ledger-rules",
+      content: expertiseMd("ledger-rules", "Ledger."),
+    });
+    const id = created.body.id as string;
+    const w = await signedInPage(browser, live.base, o.owner.email, PASSWORD, { javaScript: false });
+    const page = w.page;
+    await page.goto(`${live.base}/org/expertises/${id}?propose=1`);
+    const globs = await page.inputValue("#trigger-files");
+    await page.fill("#trigger-files", `${globs}\n/etc/**`);
+    await page.fill("#trigger-keywords", "ledger");
+    expect(await submitForm(page, "#proposal button:has-text('Confirm triggers')")).toBe(400);
+    expectedOnly(w, 400);
+    // still the page's own address (and its triggers section)
+    expect(page.url()).toBe(`${live.base}/org/expertises/${id}?form=triggers#triggers`);
+    expect(await page.textContent("h1")).toContain("@"); // the expertise's page, not the error page
+    expect(await page.textContent("#trigger-files-error")).toBe('"/etc/**" must be relative (no leading /)');
+    expect(await page.isVisible("#trigger-keywords-error")).toBe(false);
+    expect(await page.getAttribute("#trigger-files", "aria-invalid")).toBe("true");
+    expect(await page.inputValue("#trigger-files")).toBe(`${globs}\n/etc/**`);
+    expect(await page.inputValue("#trigger-keywords")).toBe("ledger");
+    await expectCleanWithoutScripts(browser, w);
+    await page.fill("#trigger-files", globs);
+    expect(await submitForm(page, "#proposal button:has-text('Confirm triggers')")).toBe(303);
+    expect(new URL(page.url()).searchParams.get("done")).toBe("triggers");
+    expect(await page.textContent("#triggers")).toContain("Confirmed");
     await w.context.close();
   });
 

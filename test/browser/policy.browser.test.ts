@@ -1,6 +1,7 @@
 /**
  * The organization's talent policy in Chromium: an owner adds a required talent on /org/policy
- * (htmx, then without JavaScript), the page says who set it, and the project page shows the
+ * (htmx, then without JavaScript; an unknown id is refused under the list that holds it, either
+ * way), the page says who set it, and the project page shows the
  * talent locked ("required by policy, set by …") with neither Disable nor Uninstall. axe-core
  * finds nothing serious; nothing goes wrong in the console.
  */
@@ -38,6 +39,8 @@ describe("/org/policy in Chromium", () => {
     await w.page.click("#policy-form button[type=submit]");
     await w.page.waitForSelector("#flash [role=alert]");
     expect(await w.page.textContent("#flash")).toContain("no-such-talent");
+    // and under the list that holds it (app.js, from the alert's issue)
+    expect(await w.page.textContent("#policy-required-field-error")).toContain("unknown: no-such-talent");
     expectOnlyStatus(w, 400);
     await w.page.fill("textarea[name=requiredTalents]", "secrets-handling\ninput-validation");
     await Promise.all([w.page.waitForURL(`${live.base}/org/policy`), w.page.click("#policy-form button[type=submit]")]);
@@ -63,7 +66,17 @@ describe("/org/policy in Chromium", () => {
     const { owner } = await orgWithProject(live.env);
     const w = await signedInPage(browser, live.base, owner.email, PASSWORD, { javaScript: false });
     await w.page.goto(`${live.base}/org/policy`);
+    // a refusal: the page again at its own address, the unknown id under the allow-list, what was typed kept
     await w.page.fill("textarea[name=requiredTalents]", "secrets-handling");
+    await w.page.fill("textarea[name=allowedTalents]", "sql-base, no-such-talent");
+    expect(await submitForm(w.page, "#policy-form button[type=submit]")).toBe(400);
+    expectOnlyStatus(w, 400, false);
+    expect(new URL(w.page.url()).pathname).toBe("/org/policy");
+    expect(await w.page.textContent("#policy-allowed-field-error")).toContain("unknown: no-such-talent");
+    expect(await w.page.isVisible("#policy-required-field-error")).toBe(false);
+    expect(await w.page.inputValue("textarea[name=allowedTalents]")).toBe("sql-base, no-such-talent");
+    expect(await w.page.getAttribute("textarea[name=allowedTalents]", "aria-invalid")).toBe("true");
+    await expectCleanWithoutScripts(browser, w);
     await w.page.fill("textarea[name=allowedTalents]", "sql-base, go-base");
     expect(await submitForm(w.page, "#policy-form button[type=submit]")).toBe(303);
     expect(new URL(w.page.url()).pathname).toBe("/org/policy");

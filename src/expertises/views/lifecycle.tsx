@@ -4,30 +4,57 @@
  * versions and typed deletion.
  */
 import { TypedDeleteForm } from "../../ui/typedDelete";
-import { Field, FormActions } from "../../ui/form";
+import { Field, FormActions, RefusalLine, type Refusal } from "../../ui/form";
 import type { LifecycleOperation } from "../lifecycle";
 import type { TriggerProposal } from "../triggers";
 import { DataTable } from "../../ui/layout";
 import { pageOf, ROUTE, StatusTag, when, type ExpertiseDetail } from "./list";
 
-/** The confirmation form of triggers, prefilled with a proposal or the confirmed ones. */
+/**
+ * A refused confirmation posted without JavaScript: the lines as typed, the revision they were typed on (none after a
+ * stale revision's refusal: the form then confirms against the current one), and the problems by field
+ * (`trigger-files`, `trigger-keywords`; a stale revision above the form).
+ */
+export interface TriggerAttempt {
+  files: string;
+  keywords: string;
+  revision?: number;
+  refusal: Refusal;
+}
+
+/** The form's field of an issue's path (`files[2]` → `trigger-files`), "" for none. */
+export const triggerFieldOf = (path: string): string =>
+  path === "files" || path.startsWith("files[")
+    ? "trigger-files"
+    : path === "keywords" || path.startsWith("keywords[")
+      ? "trigger-keywords"
+      : "";
+
+/**
+ * The confirmation form of triggers, prefilled with a proposal, the confirmed ones or a refused attempt. With htmx it
+ * sends `PUT …/:id/triggers`; without JavaScript it posts to the expertise's page (`?form=triggers`), which answers a
+ * refusal with this form again.
+ */
 export function TriggerConfirmForm(props: {
   id: string;
   revision: number;
   files: string[];
   keywords: string[];
   proposal?: TriggerProposal;
+  attempt?: TriggerAttempt;
 }) {
   const target = `${ROUTE}/${props.id}/triggers`;
+  const a = props.attempt;
+  const at = (field: string) => a?.refusal.fields[field] ?? null;
   return (
-    <form method="post" action={`${target}?_method=PUT`} hx-put={target} hx-swap="none" id="trigger-form">
-      <input type="hidden" name="expectedRevision" value={String(props.revision)} />
-      <input type="hidden" name="return" value={pageOf(props.id)} />
+    <form method="post" action={`${pageOf(props.id)}?form=triggers#triggers`} hx-put={target} hx-swap="none" id="trigger-form">
+      <RefusalLine id="trigger-refused" refusal={a?.refusal} />
+      <input type="hidden" name="expectedRevision" value={String(a?.revision ?? props.revision)} />
       <div class="merge">
         <div>
-          <Field id="trigger-files" label="File globs (one per line)">
+          <Field id="trigger-files" label="File globs (one per line)" error={at("trigger-files")}>
             <textarea name="files" rows={5} spellcheck={false} class="code">
-              {props.files.join("\n")}
+              {a ? a.files : props.files.join("\n")}
             </textarea>
           </Field>
           {props.proposal ? (
@@ -41,9 +68,9 @@ export function TriggerConfirmForm(props: {
           ) : null}
         </div>
         <div>
-          <Field id="trigger-keywords" label="Keywords (one per line)">
+          <Field id="trigger-keywords" label="Keywords (one per line)" error={at("trigger-keywords")}>
             <textarea name="keywords" rows={5} spellcheck={false} class="code">
-              {props.keywords.join("\n")}
+              {a ? a.keywords : props.keywords.join("\n")}
             </textarea>
           </Field>
           {props.proposal ? (
@@ -83,8 +110,8 @@ export function TriggerProposalView(props: { id: string; revision: number; propo
   );
 }
 
-/** Confirmed triggers, the proposal button, and (when asked) the proposal. */
-export function TriggersSection(props: { e: ExpertiseDetail; proposal?: TriggerProposal }) {
+/** Confirmed triggers, the proposal button, and (when asked) the proposal, or a refused attempt's form again. */
+export function TriggersSection(props: { e: ExpertiseDetail; proposal?: TriggerProposal; attempt?: TriggerAttempt }) {
   const e = props.e;
   return (
     <section class="card" id="triggers" aria-labelledby="triggers-h">
@@ -118,8 +145,16 @@ export function TriggersSection(props: { e: ExpertiseDetail; proposal?: TriggerP
           Propose triggers
         </button>
       </form>
-      {props.proposal ? <TriggerProposalView id={e.id} revision={e.revision} proposal={props.proposal} /> : <div id="proposal"></div>}
-      {e.triggers && !props.proposal ? (
+      {props.attempt ? (
+        <div id="proposal">
+          <TriggerConfirmForm id={e.id} revision={e.revision} files={[]} keywords={[]} attempt={props.attempt} />
+        </div>
+      ) : props.proposal ? (
+        <TriggerProposalView id={e.id} revision={e.revision} proposal={props.proposal} />
+      ) : (
+        <div id="proposal"></div>
+      )}
+      {e.triggers && !props.proposal && !props.attempt ? (
         <details>
           <summary>Edit the confirmed triggers</summary>
           <TriggerConfirmForm id={e.id} revision={e.revision} files={e.triggers.files} keywords={e.triggers.keywords} />
@@ -266,11 +301,22 @@ export function VersionsSection(props: { e: ExpertiseDetail }) {
   );
 }
 
-/** Deletion with a typed confirmation (the slug), like a project's. */
-export function DeleteSection(props: { e: ExpertiseDetail }) {
+/**
+ * Deletion with a typed confirmation (the slug), like a project's; without JavaScript it posts to the expertise's page
+ * (`?form=delete`), which answers a wrong slug with this card again (`attempt`: what was typed, the problem).
+ */
+export function DeleteSection(props: { e: ExpertiseDetail; attempt?: { typed: string; error: string } }) {
   const e = props.e;
   return (
-    <TypedDeleteForm route={`${ROUTE}/${e.id}`} name={e.slug} title="Delete this expertise" button={`Delete ${e.ref}`}>
+    <TypedDeleteForm
+      route={`${ROUTE}/${e.id}`}
+      action={`${pageOf(e.id)}?form=delete#delete-h`}
+      name={e.slug}
+      title="Delete this expertise"
+      button={`Delete ${e.ref}`}
+      typed={props.attempt?.typed}
+      error={props.attempt?.error}
+    >
       It stops being served and designable at once, and leaves the list. Its slug stays reserved; resolutions that pinned a version still
       read and audit it.
     </TypedDeleteForm>

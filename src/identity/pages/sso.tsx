@@ -1,8 +1,9 @@
 /** @jsxImportSource hono/jsx */
 /**
  * `/org/sso`: the active organization's single sign-on, for its owners and admins (anyone
- * else gets the 404 page). The form posts to `POST /web/orgs/current/sso` (htmx, or a plain
- * post answered by a 303 back here; a refusal shows in #flash or on the error page); the test
+ * else gets the 404 page). The form posts to `POST /web/orgs/current/sso` with htmx (a refusal shows
+ * in #flash and under its fields), to `POST /org/sso` without JavaScript (a save answered by a 303 back
+ * here, a refusal by this page again with what was typed and each problem under its field); the test
  * button posts to `POST /org/sso/test`, which runs `POST /web/orgs/current/sso/test`'s checks
  * and renders this page with their results and the test sign-in link.
  */
@@ -19,7 +20,10 @@ import { formField } from "../../http/form";
 import { createPageGuard, type OrgPageRule, type PageContext, type PageSessions } from "../../ui/pageGuard";
 import { Layout, page } from "../../ui/layout";
 import { confirmations } from "../../ui/confirmations";
-import { CheckField, Field, FormActions } from "../../ui/form";
+import { CheckField, FormActions, refusalOf, type Refusal } from "../../ui/form";
+import { statusCookie } from "../../ui/status";
+import { saveOrgSso } from "../routes/ssoSettings";
+import { postedValues, SsoForm, ssoFieldOf, storedValues, type SsoFormValues } from "./ssoForm";
 
 type Public = ReturnType<typeof publicSso>;
 interface TestResult {
@@ -103,10 +107,21 @@ function EnterpriseGrant(props: { enabled: boolean }) {
   );
 }
 
-function SsoPage(props: { ctx: PageContext; data: Public; test?: TestResult; verify?: { ok: boolean; message: string } }) {
+/** A refused save posted without JavaScript: what was typed, and the problems by field. */
+interface SsoAttempt {
+  values: SsoFormValues;
+  refusal: Refusal;
+}
+
+function SsoPage(props: {
+  ctx: PageContext;
+  data: Public;
+  test?: TestResult;
+  verify?: { ok: boolean; message: string };
+  attempt?: SsoAttempt;
+}) {
   const s = props.data.sso;
   const sp = props.data.serviceProvider;
-  const type = s?.type ?? "oidc";
   return (
     <Layout
       title="Single sign-on"
@@ -179,69 +194,7 @@ function SsoPage(props: { ctx: PageContext; data: Public; test?: TestResult; ver
             {s.testedAt ? `Last test passed ${s.testedAt}.` : "Not tested since the last change."}
           </p>
         ) : null}
-        <form method="post" action="/web/orgs/current/sso" hx-post="/web/orgs/current/sso" id="sso-form">
-          <input type="hidden" name="return" value="/org/sso" />
-          <fieldset>
-            <legend>Protocol</legend>
-            <div class="checks">
-              <label class="check">
-                <input type="radio" name="type" value="oidc" checked={type === "oidc"} /> OpenID Connect
-              </label>
-              <label class="check">
-                <input type="radio" name="type" value="saml" checked={type === "saml"} /> SAML 2.0
-              </label>
-            </div>
-          </fieldset>
-          <Field id="sso-domains" label="E-mail domains" help="Separated by commas, e.g. example.com, example.org.">
-            <input name="domains" type="text" required value={s?.domains.join(", ") ?? ""} placeholder="example.com, example.org" />
-          </Field>
-          <CheckField id="sso-enforce" label="Enforce: refuse password sign-in for these domains">
-            <input type="checkbox" name="enforce" value="true" checked={s?.enforce ?? false} />
-          </CheckField>
-          <fieldset>
-            <legend>OpenID Connect</legend>
-            <Field id="oidc-issuer" label="Issuer URL">
-              <input
-                name="oidc_issuer"
-                data-issue-path="oidc/issuer"
-                type="url"
-                value={s?.oidc?.issuer ?? ""}
-                placeholder="https://login.example.com"
-              />
-            </Field>
-            <Field id="oidc-client-id" label="Client ID">
-              <input name="oidc_client_id" data-issue-path="oidc/clientId" type="text" value={s?.oidc?.clientId ?? ""} />
-            </Field>
-            <Field id="oidc-client-secret" label="Client secret" help={s?.oidc?.clientSecretSet ? "Stored: leave empty to keep it." : null}>
-              <input name="oidc_client_secret" data-issue-path="oidc/clientSecret" type="password" autocomplete="off" value="" />
-            </Field>
-          </fieldset>
-          <fieldset>
-            <legend>SAML 2.0</legend>
-            <Field id="saml-entry" label="IdP sign-in URL" help="The SSO service, HTTP-Redirect binding.">
-              <input name="saml_entry_point" data-issue-path="saml/entryPoint" type="url" value={s?.saml?.entryPoint ?? ""} />
-            </Field>
-            <Field id="saml-issuer" label="IdP entity ID (issuer)">
-              <input name="saml_idp_issuer" data-issue-path="saml/idpIssuer" type="text" value={s?.saml?.idpIssuer ?? ""} />
-            </Field>
-            <Field
-              id="saml-cert"
-              label="IdP signing certificate (PEM)"
-              help={
-                s?.saml?.certificate
-                  ? `Stored certificate: SHA-256 ${s.saml.certificate.fingerprint256}, valid until ${s.saml.certificate.validTo}.`
-                  : null
-              }
-            >
-              <textarea name="saml_idp_cert" data-issue-path="saml/idpCert" rows={6}>
-                {s?.saml?.idpCert ?? ""}
-              </textarea>
-            </Field>
-          </fieldset>
-          <FormActions>
-            <button type="submit">Save</button>
-          </FormActions>
-        </form>
+        <SsoForm data={props.data} values={props.attempt?.values ?? storedValues(s)} refusal={props.attempt?.refusal} />
       </section>
       {s?.type === "oidc" ? <EnterpriseGrant enabled={s.enterpriseGrant} /> : null}
       {s ? (
@@ -273,9 +226,15 @@ function SsoPage(props: { ctx: PageContext; data: Public; test?: TestResult; ver
 /** Single sign-on is set by the organization's owners and admins: anyone else gets the 404 page. */
 const SSO_ADMIN: OrgPageRule = { admin: "No such page for your role: single sign-on is set by the organization's owners and admins." };
 
-/** The /org/sso page and its test post; `sessions` finds the signed-in person (handed in by the composition root). */
+/** What the status line says after a save. */
+const SAVED = "Single sign-on saved.";
+
+/**
+ * The /org/sso page, its form's post without JavaScript and its test post; `sessions` finds the signed-in person
+ * (handed in by the composition root).
+ */
 export function ssoPages(deps: ViewDeps, sessions: PageSessions) {
-  deps.views.register("POST", "/web/orgs/current/sso", { redirect: () => "/org/sso", status: () => "Single sign-on saved." });
+  deps.views.register("POST", "/web/orgs/current/sso", { redirect: () => "/org/sso", status: () => SAVED });
   deps.views.register("DELETE", "/web/orgs/current/sso", { redirect: () => "/org/sso", status: () => "Single sign-on removed." });
   deps.views.register("POST", "/web/orgs/current/sso/enterprise", {
     redirect: () => "/org/sso",
@@ -288,6 +247,23 @@ export function ssoPages(deps: ViewDeps, sessions: PageSessions) {
       "/org/sso",
       async ({ page: ctx, org }) => {
         return page(<SsoPage ctx={ctx} data={publicSso(deps.config, org.id, await loadSso(deps.database, org.id))} />);
+      },
+      { orgPage: SSO_ADMIN },
+    )
+    .post(
+      "/org/sso",
+      async ({ page: ctx, org, body, request, server }) => {
+        const user = ctx.session.user;
+        try {
+          await deps.database.write((tx) => saveOrgSso(tx, org.id, body, user, clientMeta(request, server)));
+        } catch (e) {
+          if (!(e instanceof AppError) || e.status >= 500 || e.status === 401 || e.status === 403) throw e;
+          const data = publicSso(deps.config, org.id, await loadSso(deps.database, org.id));
+          const attempt = { values: postedValues(body), refusal: refusalOf(e, ssoFieldOf) };
+          return page(<SsoPage ctx={ctx} data={data} attempt={attempt} />, e.status, { "cache-control": "no-store" });
+        }
+        const headers = { location: "/org/sso", "cache-control": "no-store", "set-cookie": statusCookie(SAVED, request) };
+        return new Response(null, { status: 303, headers });
       },
       { orgPage: SSO_ADMIN },
     )

@@ -134,8 +134,11 @@ function orgSsoRoutes(deps: CoreDeps, guards: Guards) {
 type Who = { id: string; email: string };
 type Meta = ReturnType<typeof clientMeta>;
 
-/** Saves the organization's SSO from a body, with its security event and audit entry; returns what is stored. */
-async function saveOrgSso(tx: Tx, organizationId: string, body: unknown, user: Who, meta: Meta) {
+/**
+ * Saves the organization's SSO from a body (JSON or the page's form), with its security event and audit entry;
+ * returns what is stored. Also the no-JavaScript post of `/org/sso` (pages/sso.tsx).
+ */
+export async function saveOrgSso(tx: Tx, organizationId: string, body: unknown, user: Who, meta: Meta) {
   const stored = await loadSso(tx, organizationId);
   const settings = readSsoSettings(body, stored);
   await saveSso(tx, organizationId, settings);

@@ -1,19 +1,18 @@
 /** @jsxImportSource hono/jsx */
 /**
- * The project pages (docs/api.md "Pages"): `/projects/new`, the two-step onboarding
+ * The project pages (docs/api.md "Pages"): `/projects/new` (pages/newProject.tsx), the two-step onboarding
  * (`/projects/:id/onboarding`: choose talents, then connect an agent), and `/projects/:id`
  * with its tabs (overview: talents, graph, connection, CI; activity; keys; settings). Pages
  * read everything without JavaScript; changes go to the `/web/*` routes (htmx swaps their
  * fragments, or the browser follows their 303 back here).
  */
-import { TypedDeleteForm } from "../../ui/typedDelete";
 import { Elysia } from "elysia";
 import type { Child } from "hono/jsx";
 import type { JournalDeps } from "../../journal/journal";
 import type { CatalogDeps } from "../../catalog/state";
 import { installedOverview } from "../installed";
 import { listKeys } from "../keys";
-import { DEFAULT_CONTEXT_BUDGET, getProject, type Project } from "../service";
+import { getProject, type Project } from "../service";
 import { connectionKit } from "../setup";
 import { ConnectionKit, InstalledSection, KeysSection } from "../views";
 import { AutomationKey } from "../views/automationKey";
@@ -25,66 +24,12 @@ import type { Talent } from "../../catalog/format";
 import { createPageGuard } from "../../tenancy/pageSessions";
 import { isOrgAdmin } from "../../ui/pageGuard";
 import { Field, FormActions } from "../../ui/form";
+import { ProjectHeader, TABS, type Tab } from "./header";
+import { Settings, settingsPages } from "./settings";
+import { newProjectPages } from "./newProject";
 import { Layout, page } from "../../ui/layout";
 import { HtmlMemo } from "../../ui/memo";
 import { ActivityTab, tokenEmails } from "../activityTab";
-
-const TABS = ["overview", "activity", "keys", "settings"] as const;
-type Tab = (typeof TABS)[number];
-
-function ProjectHeader(props: { project: Project; tab: Tab }) {
-  const p = props.project;
-  return (
-    <>
-      <p class="crumbs">
-        <a href="/">Projects</a> /
-      </p>
-      <h1>{p.name}</h1>
-      {p.description ? <p class="muted">{p.description}</p> : null}
-      <nav class="tabs" aria-label="Project">
-        {TABS.map((t) => (
-          <a href={`/projects/${p.id}${t === "overview" ? "" : `?tab=${t}`}`} aria-current={t === props.tab ? "page" : undefined}>
-            {t[0]!.toUpperCase() + t.slice(1)}
-          </a>
-        ))}
-      </nav>
-    </>
-  );
-}
-
-function Settings(props: { project: Project; admin: boolean }) {
-  const p = props.project;
-  const route = `/web/projects/${p.id}`;
-  return (
-    <>
-      <section class="card" aria-labelledby="settings-h">
-        <h2 id="settings-h">Settings</h2>
-        <form method="post" action={`${route}?_method=PATCH`} hx-patch={route} hx-swap="none">
-          <Field id="p-name" label="Name">
-            <input name="name" required maxlength={100} value={p.name} />
-          </Field>
-          <Field id="p-desc" label="Description">
-            <input name="description" maxlength={1000} value={p.description} />
-          </Field>
-          <Field id="p-repo" label="Repository" help="Its path under the organization's code hosting, for evidence links.">
-            <input name="repository" maxlength={200} value={p.repository ?? ""} placeholder="payments-api" />
-          </Field>
-          <Field id="p-budget" label="Context budget" help="Tokens of compact guidance a task is served; the rest is listed by id.">
-            <input name="contextBudget" inputmode="numeric" value={String(p.contextBudget ?? DEFAULT_CONTEXT_BUDGET)} />
-          </Field>
-          <FormActions>
-            <button type="submit">Save</button>
-          </FormActions>
-        </form>
-      </section>
-      {props.admin ? (
-        <TypedDeleteForm route={route} name={p.name} title="Delete this project" button={`Delete ${p.name}`}>
-          Its selection, keys, resolutions, reports and activity are deleted with it. Agents and hooks using it stop working.
-        </TypedDeleteForm>
-      ) : null}
-    </>
-  );
-}
 
 /**
  * Where a specialization stands in a project: `applied` when every talent of its closure is
@@ -170,34 +115,8 @@ export function projectPages(deps: CatalogDeps & JournalDeps) {
   return new Elysia()
     .use(createPageGuard(deps))
     .use(automationKeyPages(deps))
-    .get(
-      "/projects/new",
-      async ({ page: ctx }) => {
-        return page(
-          <Layout title="New project" user={ctx.session.user} nav={ctx.nav}>
-            <div class="card narrow">
-              <h1>New project</h1>
-              <p class="muted">A project is one codebase: its talents, its keys, its agents' activity.</p>
-              <form method="post" action="/web/projects" hx-post="/web/projects">
-                <Field id="name" label="Name">
-                  <input name="name" required maxlength={100} autofocus />
-                </Field>
-                <Field id="description" label="Description" help="Optional.">
-                  <input name="description" maxlength={1000} />
-                </Field>
-                <Field id="repository" label="Repository" help="Optional, e.g. payments-api.">
-                  <input name="repository" maxlength={200} />
-                </Field>
-                <FormActions>
-                  <button type="submit">Create and choose talents</button>
-                </FormActions>
-              </form>
-            </div>
-          </Layout>,
-        );
-      },
-      { orgPage: "member" },
-    )
+    .use(settingsPages(deps))
+    .use(newProjectPages(deps))
     .get(
       "/projects/:id/onboarding",
       async ({ page: ctx, org, params, query }) => {

@@ -10,43 +10,31 @@ import { requireConfirmation, requireTypedName } from "../../http/methodOverride
 import { confirmations } from "../../ui/confirmations";
 import { recordSecurityEvent } from "../../identity/security";
 import { createKey, isScope, KEY_NAME_MAX, listKeys, revokeKey } from "../keys";
-import {
-  CONTEXT_BUDGET_LIMITS,
-  createProject,
-  DEFAULT_CONTEXT_BUDGET,
-  getProject,
-  listProjects,
-  removeProject,
-  updateProject,
-  type Project,
-} from "../service";
+import { createProject, DEFAULT_CONTEXT_BUDGET, getProject, listProjects, removeProject, updateProject, type Project } from "../service";
 import { iso } from "../../lib/time";
+import { readContextBudget, REPOSITORY_ISSUE, REPOSITORY_PATTERN } from "../settings";
 import { userActor } from "../../audit/record";
 
-/** A repository's path under the organization's code hosting URL: `payments-api`, `group/sub/repo`. */
-const REPOSITORY_ISSUE = "repository must be a path such as payments-api or group/repo";
-const Repository = t.String({
-  pattern: "^(?!.*(^|/)\\.\\.?(/|$))[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$",
-  maxLength: 200,
-  error: REPOSITORY_ISSUE,
-});
+const Repository = t.String({ pattern: REPOSITORY_PATTERN, maxLength: 200, error: REPOSITORY_ISSUE });
 /** The body's `repository`: a path, or null or "" to clear it. The issue is the path's (a union's own text is "Expected union value"). */
 const RepositoryField = t.Optional(t.Union([Repository, t.Null(), t.Literal("")], { error: REPOSITORY_ISSUE }));
 
 /**
- * The body's `contextBudget`: whole tokens within CONTEXT_BUDGET_LIMITS (a form sends digits as text), null or "" for the
- * default, absent for unchanged; 400 validation_failed otherwise.
+ * Creates a project of the organization with its required talents (the organization's policy), in one transaction:
+ * `POST /web/projects` and the new-project form without JavaScript (pages/newProject.tsx).
  */
-function readContextBudget(v: unknown): number | null | undefined {
-  if (v === undefined) return undefined;
-  if (v === null || v === "") return null;
-  const n = typeof v === "string" && /^\d{1,9}$/.test(v.trim()) ? Number(v.trim()) : v;
-  const { min, max } = CONTEXT_BUDGET_LIMITS;
-  if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max)
-    throw validationFailed([
-      { path: "contextBudget", message: `must be a whole number of tokens from ${min} to ${max}, or null for the default` },
-    ]);
-  return n;
+export async function createOrgProject(
+  deps: CatalogDeps,
+  organizationId: string,
+  user: { id: string; email: string },
+  input: { name: string; description: string; repository: string | null },
+): Promise<Project> {
+  const lookup = await policyLookup(deps.database, deps.state.catalog!, organizationId);
+  return deps.database.write(async (tx) => {
+    const created = await createProject(tx, { organizationId, ...input, createdBy: user.id }, userActor(user));
+    await installSavedRequired(tx, organizationId, created.id, lookup, `policy:${user.id}`);
+    return created;
+  });
 }
 
 /** The key body's unions, in words (a union's own text is "Expected union value"). */
@@ -108,23 +96,8 @@ function projectCrudRoutes(deps: CatalogDeps, guards: Guards) {
     .post(
       "/",
       async ({ auth, org, body, set }) => {
-        // the organization's required talents come with the project, in its creating transaction
-        const lookup = await policyLookup(deps.database, deps.state.catalog!, org.id);
-        const p = await deps.database.write(async (tx) => {
-          const created = await createProject(
-            tx,
-            {
-              organizationId: org.id,
-              name: body.name.trim(),
-              description: body.description?.trim() ?? "",
-              createdBy: auth.user.id,
-              repository: body.repository || null,
-            },
-            userActor(auth.user),
-          );
-          await installSavedRequired(tx, org.id, created.id, lookup, `policy:${auth.user.id}`);
-          return created;
-        });
+        const input = { name: body.name.trim(), description: body.description?.trim() ?? "", repository: body.repository || null };
+        const p = await createOrgProject(deps, org.id, auth.user, input);
         set.status = 201;
         return { project: projectView(p) };
       },

@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx */
 /**
- * The organization's pages (docs/api.md "Pages"): `/org/new` (create an organization over `POST /web/orgs`)
+ * The organization's pages (docs/api.md "Pages"): `/org/new` (create an organization over `POST /web/orgs`, or its
+ * own post without JavaScript)
  * and `/org` (its approval status; members and roles; invitations; code hosting; links to
  * single sign-on, mail, expertises, insights and adoption). While the active organization is
  * not approved, `/org` is its status page and nothing else (docs/design.md "Organizations and their data", rule 1), and the layout's
@@ -12,12 +13,18 @@ import type { Child } from "hono/jsx";
 import type { CoreDeps } from "../../deps";
 import { getCodeHosting } from "../codeHosting";
 import { listInvitations, listMembers } from "../service";
-import { CodeHostingSection } from "../views/codeHosting";
+import { CODE_HOSTING_SAVED, CodeHostingSection, type CodeHostingAttempt } from "../views/codeHosting";
+import { readCodeHosting, setCodeHosting } from "../codeHosting";
+import { statusCookie } from "../../ui/status";
+import { userActor } from "../../audit/record";
 import { InvitationsSection, MembersSection, StatusCard } from "../views/org";
-import { createPageGuard } from "../pageSessions";
 import { isOrgAdmin } from "../../ui/pageGuard";
 import { Layout, page } from "../../ui/layout";
-import { Field, FormActions } from "../../ui/form";
+import { Field, FormActions, RefusalLine, refusalOf, type Refusal } from "../../ui/form";
+import { AppError, validationFailed } from "../../http/errors";
+import { formField } from "../../http/form";
+import { createPageGuard, type PageContext } from "../pageSessions";
+import { createOwnOrganization } from "../routes";
 
 /** The owner/admin pages of the organization, linked from /org (some are built beside this one). */
 const ADMIN_LINKS = [
@@ -30,129 +37,188 @@ const ADMIN_LINKS = [
   { href: "/org/audit-log", label: "Audit log", text: "who changed what in the organization, with a CSV or JSON lines export" },
 ];
 
+/** Whether a new organization of this person is approved at once (the setting, or a platform administrator's). */
+const approvedAtOnce = (deps: CoreDeps, ctx: PageContext) => deps.config.autoApproveOrgs || ctx.session.user.role === "admin";
+
+/**
+ * `/org/new`: with JavaScript its form sends `POST /web/orgs`; without, it posts to `POST /org/new`, whose refusal (a
+ * taken or bad short name, no name) answers this page again with what was typed and the problem under its field.
+ */
+function NewOrgPage(props: {
+  ctx: PageContext;
+  approvedAtOnce: boolean;
+  attempt?: { values: { name: string; slug: string }; refusal: Refusal };
+}) {
+  const v = props.attempt?.values;
+  const at = (field: string) => props.attempt?.refusal.fields[field] ?? null;
+  return (
+    <Layout title="New organization" user={props.ctx.session.user} nav={props.ctx.nav}>
+      <div class="card narrow">
+        <h1>New organization</h1>
+        <p class="muted">
+          An organization holds projects, members and private expertises. You become its owner, and it becomes your active organization.
+        </p>
+        <p>
+          {props.approvedAtOnce
+            ? "It is approved at once."
+            : "A platform administrator approves new organizations: until then it is pending, and only its status can be seen."}
+        </p>
+        <form method="post" action="/org/new" hx-post="/web/orgs" id="new-org-form">
+          <RefusalLine id="new-org-refused" refusal={props.attempt?.refusal} />
+          <Field id="org-name" label="Name" error={at("org-name")}>
+            <input name="name" required maxlength={100} autofocus value={v?.name ?? ""} />
+          </Field>
+          <Field
+            id="org-slug"
+            label="Short name"
+            help="Optional: lower-case letters, digits and -; it names private expertises, @short-name/…"
+            error={at("org-slug")}
+          >
+            <input
+              name="slug"
+              maxlength={40}
+              pattern="[a-z0-9]+(-[a-z0-9]+)*"
+              title="lower-case letters and digits separated by -"
+              autocomplete="off"
+              value={v?.slug ?? ""}
+            />
+          </Field>
+          <FormActions>
+            <button type="submit">Create the organization</button>
+          </FormActions>
+        </form>
+      </div>
+    </Layout>
+  );
+}
+
+/** A refused post of a form of /org without JavaScript: what was typed, and the problems by field. */
+export interface OrgAttempts {
+  codeHosting?: CodeHostingAttempt;
+}
+
+/** `/org` for the signed-in person (`attempts`: a refused form shown again; `status`: its answer's). */
+async function orgPage(deps: CoreDeps, ctx: PageContext, attempts: OrgAttempts = {}, status = 200): Promise<Response> {
+  const org = ctx.active;
+  const layout = (title: string, body: Child) =>
+    page(
+      <Layout title={title} user={ctx.session.user} nav={ctx.nav}>
+        {body}
+      </Layout>,
+      status,
+      status === 200 ? {} : { "cache-control": "no-store" },
+    );
+  if (!org) {
+    return layout(
+      "Organization",
+      <div class="card">
+        <h1>No organization yet</h1>
+        <p>Accept an invitation a colleague sent you (its link opens the way in), or create an organization.</p>
+        <p>
+          <a class="button" href="/org/new">
+            Create an organization
+          </a>
+        </p>
+      </div>,
+    );
+  }
+  const heading = (
+    <div class="row">
+      <h1>{org.name}</h1>
+      <a class="button secondary" href="/org/new">
+        New organization
+      </a>
+    </div>
+  );
+  if (org.status !== "approved")
+    return layout(
+      org.name,
+      <>
+        {heading}
+        <StatusCard org={org} />
+      </>,
+    );
+  const admin = isOrgAdmin(org);
+  const [members, invitations, codeHosting] = await Promise.all([
+    listMembers(deps.database, org.id),
+    admin ? listInvitations(deps.database, org.id) : Promise.resolve([]),
+    getCodeHosting(deps.database, org.id),
+  ]);
+  return layout(
+    org.name,
+    <>
+      {heading}
+      <StatusCard org={org} />
+      <MembersSection members={members} viewer={{ userId: ctx.session.user.id, role: org.role }} orgName={org.name} />
+      {admin ? (
+        <InvitationsSection
+          invitations={invitations}
+          baseUrl={deps.config.baseUrl}
+          viewerRole={org.role}
+          mail={deps.config.smtpUrl !== undefined}
+        />
+      ) : null}
+      <CodeHostingSection codeHosting={codeHosting} admin={admin} attempt={attempts.codeHosting} />
+      {admin ? (
+        <section class="card" aria-labelledby="more-h">
+          <h2 id="more-h">Settings and analytics</h2>
+          <ul class="links">
+            {ADMIN_LINKS.map((l) => (
+              <li>
+                <a href={l.href}>{l.label}</a> <span class="muted small">— {l.text}</span>
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+    </>,
+  );
+}
+
 export function orgPages(deps: CoreDeps) {
   return new Elysia()
     .use(createPageGuard(deps))
-    .get(
+    .get("/org/new", async ({ page: ctx }) => page(<NewOrgPage ctx={ctx} approvedAtOnce={approvedAtOnce(deps, ctx)} />), {
+      page: "signedIn",
+    })
+    .post(
       "/org/new",
-      async ({ page: ctx }) => {
-        const approvedAtOnce = deps.config.autoApproveOrgs || ctx.session.user.role === "admin";
-        return page(
-          <Layout title="New organization" user={ctx.session.user} nav={ctx.nav}>
-            <div class="card narrow">
-              <h1>New organization</h1>
-              <p class="muted">
-                An organization holds projects, members and private expertises. You become its owner, and it becomes your active
-                organization.
-              </p>
-              <p>
-                {approvedAtOnce
-                  ? "It is approved at once."
-                  : "A platform administrator approves new organizations: until then it is pending, and only its status can be seen."}
-              </p>
-              <form method="post" action="/web/orgs" hx-post="/web/orgs">
-                <Field id="org-name" label="Name">
-                  <input name="name" required maxlength={100} autofocus />
-                </Field>
-                <Field
-                  id="org-slug"
-                  label="Short name"
-                  help="Optional: lower-case letters, digits and -; it names private expertises, @short-name/…"
-                >
-                  <input
-                    name="slug"
-                    maxlength={40}
-                    pattern="[a-z0-9]+(-[a-z0-9]+)*"
-                    title="lower-case letters and digits separated by -"
-                    autocomplete="off"
-                  />
-                </Field>
-                <FormActions>
-                  <button type="submit">Create the organization</button>
-                </FormActions>
-              </form>
-            </div>
-          </Layout>,
-        );
+      async ({ page: ctx, body }) => {
+        const values = { name: formField(body, "name") ?? "", slug: (formField(body, "slug") ?? "").trim() };
+        try {
+          if (values.name.trim() === "" || values.name.length > 100)
+            throw validationFailed([{ path: "name", message: "name is required (at most 100 characters)" }]);
+          await createOwnOrganization(deps, ctx.session, { name: values.name, slug: values.slug || undefined });
+        } catch (e) {
+          if (!(e instanceof AppError) || (e.code !== "validation_failed" && e.code !== "conflict")) throw e;
+          const attempt = { values, refusal: refusalOf(e, (path) => (path === "name" || path === "slug" ? `org-${path}` : "")) };
+          const html = <NewOrgPage ctx={ctx} approvedAtOnce={approvedAtOnce(deps, ctx)} attempt={attempt} />;
+          return page(html, e.status, { "cache-control": "no-store" });
+        }
+        return new Response(null, { status: 303, headers: { location: "/org", "cache-control": "no-store" } });
       },
       { page: "signedIn" },
     )
-    .get(
-      "/org",
-      async ({ page: ctx }) => {
-        const org = ctx.active;
-        const layout = (title: string, body: Child) =>
-          page(
-            <Layout title={title} user={ctx.session.user} nav={ctx.nav}>
-              {body}
-            </Layout>,
-          );
-        if (!org) {
-          return layout(
-            "Organization",
-            <div class="card">
-              <h1>No organization yet</h1>
-              <p>Accept an invitation a colleague sent you (its link opens the way in), or create an organization.</p>
-              <p>
-                <a class="button" href="/org/new">
-                  Create an organization
-                </a>
-              </p>
-            </div>,
-          );
+    .get("/org", async ({ page: ctx }) => orgPage(deps, ctx), { page: "signedIn" })
+    .post(
+      "/org/code-hosting",
+      async ({ page: ctx, org, body, request }) => {
+        const values = {
+          provider: formField(body, "provider") ?? "",
+          url: formField(body, "url") ?? "",
+          defaultBranch: formField(body, "defaultBranch") ?? "",
+        };
+        try {
+          const settings = readCodeHosting(values);
+          await deps.database.write((tx) => setCodeHosting(tx, org.id, settings, userActor(ctx.session.user)));
+        } catch (e) {
+          if (!(e instanceof AppError) || e.code !== "validation_failed") throw e;
+          const field = (path: string) => ({ provider: "ch-provider", url: "ch-url", defaultBranch: "ch-branch" })[path] ?? "";
+          return orgPage(deps, ctx, { codeHosting: { values, refusal: refusalOf(e, field) } }, e.status);
         }
-        const heading = (
-          <div class="row">
-            <h1>{org.name}</h1>
-            <a class="button secondary" href="/org/new">
-              New organization
-            </a>
-          </div>
-        );
-        if (org.status !== "approved")
-          return layout(
-            org.name,
-            <>
-              {heading}
-              <StatusCard org={org} />
-            </>,
-          );
-        const admin = isOrgAdmin(org);
-        const [members, invitations, codeHosting] = await Promise.all([
-          listMembers(deps.database, org.id),
-          admin ? listInvitations(deps.database, org.id) : Promise.resolve([]),
-          getCodeHosting(deps.database, org.id),
-        ]);
-        return layout(
-          org.name,
-          <>
-            {heading}
-            <StatusCard org={org} />
-            <MembersSection members={members} viewer={{ userId: ctx.session.user.id, role: org.role }} orgName={org.name} />
-            {admin ? (
-              <InvitationsSection
-                invitations={invitations}
-                baseUrl={deps.config.baseUrl}
-                viewerRole={org.role}
-                mail={deps.config.smtpUrl !== undefined}
-              />
-            ) : null}
-            <CodeHostingSection codeHosting={codeHosting} admin={admin} />
-            {admin ? (
-              <section class="card" aria-labelledby="more-h">
-                <h2 id="more-h">Settings and analytics</h2>
-                <ul class="links">
-                  {ADMIN_LINKS.map((l) => (
-                    <li>
-                      <a href={l.href}>{l.label}</a> <span class="muted small">— {l.text}</span>
-                    </li>
-                  ))}
-                </ul>
-              </section>
-            ) : null}
-          </>,
-        );
+        const headers = { location: "/org", "cache-control": "no-store", "set-cookie": statusCookie(CODE_HOSTING_SAVED, request) };
+        return new Response(null, { status: 303, headers });
       },
-      { page: "signedIn" },
+      { orgPage: { admin: "No such page for your role: code hosting is set by the organization's owners and admins." } },
     );
 }

@@ -3,11 +3,27 @@
 import { confirmations } from "../../ui/confirmations";
 import { CODE_HOSTS, type CodeHosting } from "../codeHosting";
 import { Notice } from "../../ui/parts";
-import { Field, FormActions } from "../../ui/form";
+import { Field, FormActions, RefusalLine, type Refusal } from "../../ui/form";
+
+/** What a saved code hosting says in the status line (the JSON route's htmx answer, and the form without JavaScript). */
+export const CODE_HOSTING_SAVED = "Code hosting saved.";
+
+/** A refused save without JavaScript (`POST /org/code-hosting`, pages/org.tsx): what was typed, the problems by field. */
+export interface CodeHostingAttempt {
+  values: { provider: string; url: string; defaultBranch: string };
+  refusal: Refusal;
+}
 
 /** Code hosting (docs/api.md "Code hosting"): where the organization's repositories live; evidence links are made from it. Members read it, owners and admins set it. */
-export function CodeHostingSection(props: { codeHosting: CodeHosting | null; admin: boolean; notice?: string }) {
+export function CodeHostingSection(props: {
+  codeHosting: CodeHosting | null;
+  admin: boolean;
+  notice?: string;
+  attempt?: CodeHostingAttempt;
+}) {
   const h = props.codeHosting;
+  const v = props.attempt?.values ?? { provider: h?.provider ?? "", url: h?.url ?? "", defaultBranch: h?.defaultBranch ?? "main" };
+  const at = (field: string) => props.attempt?.refusal.fields[field] ?? null;
   const route = "/web/orgs/current/code-hosting";
   return (
     <section class="card" id="code-hosting" aria-labelledby="code-hosting-h">
@@ -34,12 +50,20 @@ export function CodeHostingSection(props: { codeHosting: CodeHosting | null; adm
         )
       ) : (
         <>
-          {/* no `return` field: the route takes only the settings; the browser comes back to its Referer, /org */}
-          <form method="post" action={`${route}?_method=PUT`} hx-put={route} hx-target="#code-hosting" hx-swap="outerHTML">
-            <Field id="ch-provider" label="Provider">
+          {/* without JavaScript the form posts to /org/code-hosting, which answers /org again when it refuses */}
+          <form
+            method="post"
+            action="/org/code-hosting"
+            hx-put={route}
+            hx-target="#code-hosting"
+            hx-swap="outerHTML"
+            id="code-hosting-form"
+          >
+            <RefusalLine id="code-hosting-refused" refusal={props.attempt?.refusal} />
+            <Field id="ch-provider" label="Provider" error={at("ch-provider")}>
               <select name="provider">
                 {CODE_HOSTS.map((p) => (
-                  <option value={p} selected={h?.provider === p}>
+                  <option value={p} selected={v.provider === p}>
                     {p}
                   </option>
                 ))}
@@ -54,11 +78,12 @@ export function CodeHostingSection(props: { codeHosting: CodeHosting | null; adm
                   {"{path}"}, {"{line}"}.
                 </>
               }
+              error={at("ch-url")}
             >
-              <input name="url" required maxlength={500} value={h?.url ?? ""} placeholder="https://github.com/acme" />
+              <input name="url" required maxlength={500} value={v.url} placeholder="https://github.com/acme" />
             </Field>
-            <Field id="ch-branch" label="Default branch">
-              <input name="defaultBranch" maxlength={100} value={h?.defaultBranch ?? "main"} />
+            <Field id="ch-branch" label="Default branch" error={at("ch-branch")}>
+              <input name="defaultBranch" maxlength={100} value={v.defaultBranch} />
             </Field>
             <FormActions>
               <button type="submit">Save code hosting</button>{" "}

@@ -22,7 +22,7 @@ import { AdminOrganizations, refererStatus, statusFilter } from "./admin";
 import { listAllOrganizations, listInvitations, listMembers } from "../service";
 
 import { InvitationsSection, MembersSection, StatusCard } from "./org";
-import { CodeHostingSection } from "./codeHosting";
+import { CODE_HOSTING_SAVED, CodeHostingSection } from "./codeHosting";
 import { AdminUsers } from "./adminUsers";
 import { listAdminUsers, type AdminUserView } from "../adminUsers";
 
@@ -125,8 +125,8 @@ function registerChanges(deps: ViewDeps): void {
     ...saying(() => revoked),
   });
   registerView("PUT", "/web/orgs/current/code-hosting", {
-    fragment: (_d, ctx) => codeHosting(ctx, "Code hosting saved."),
-    ...saying(() => "Code hosting saved."),
+    fragment: (_d, ctx) => codeHosting(ctx, CODE_HOSTING_SAVED),
+    ...saying(() => CODE_HOSTING_SAVED),
   });
   registerView("DELETE", "/web/orgs/current/code-hosting", {
     fragment: (_d, ctx) => codeHosting(ctx, "Code hosting cleared."),

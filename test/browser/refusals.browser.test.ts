@@ -1,0 +1,219 @@
+/**
+ * docs/design.md "Pages work without JavaScript; htmx enhances them", for a refused save: in Chromium with
+ * JavaScript off, the SSO form (`POST /org/sso`) and a project's Settings tab (`POST /projects/:id?tab=settings`)
+ * answer their own page again (400 or 409), what was typed kept and the error under the field that caused it
+ * (ui/form.tsx); with JavaScript on, htmx swaps the same error into #flash and app.js puts it under the same
+ * field — the protocol group's (ui/form.tsx ChoiceField) and the domains' for a domain another organization
+ * proved too. The new-project form the same way; a key's tools (a group of check boxes) with htmx. The URL stays the form's page; axe-core finds nothing serious;
+ * screenshots at 1280×800 and 390×844.
+ */
+import { describe, expect, test as bunTest } from "bun:test";
+import type { Browser, Page } from "playwright-core";
+import { approveSsoDomains, orgWithProject } from "../helpers";
+import {
+  axeViolations,
+  expectCleanWithoutScripts,
+  expectOnlyStatus,
+  screenshot,
+  signedInPage,
+  submitForm,
+  type WatchedPage,
+  withChromiumAndApp,
+} from "../browser-support";
+import { PASSWORD, type LiveEnv } from "../mcp-support";
+
+const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 90_000);
+
+let browser: Browser, live: LiveEnv;
+withChromiumAndApp((b, l) => ([browser, live] = [b, l]));
+
+const as = (email: string, javaScript: boolean): Promise<WatchedPage> => signedInPage(browser, live.base, email, PASSWORD, { javaScript });
+const path = (p: Page) => {
+  const u = new URL(p.url());
+  return u.pathname + u.search;
+};
+const BAD_DOMAINS = '"not" is not an e-mail domain; "a" is not an e-mail domain; "domain" is not an e-mail domain';
+const BAD_REPO = "repository must be a path such as payments-api or group/repo";
+
+/** Fills the SSO form with an OIDC configuration at `domains`. */
+async function fillSso(p: Page, domains: string): Promise<void> {
+  await p.fill("#sso-domains", domains);
+  await p.fill("#oidc-issuer", "https://idp.example.com");
+  await p.fill("#oidc-client-id", "refused-client");
+  await p.fill("#oidc-client-secret", "refused-secret");
+  await p.check("#sso-enforce");
+}
+
+/** Screenshots of the refused form at 1280×800 and 390×844, the error in view. */
+async function shots(p: Page, name: string, at: string): Promise<void> {
+  for (const [width, height, suffix] of [
+    [1280, 800, ""],
+    [390, 844, "-phone"],
+  ] as const) {
+    await p.setViewportSize({ width, height });
+    await p.locator(at).scrollIntoViewIfNeeded();
+    await screenshot(p, `${name}${suffix}`);
+  }
+  await p.setViewportSize({ width: 1280, height: 800 });
+}
+
+describe("a refused save answers the form's own page, with and without JavaScript", () => {
+  test("SSO without JavaScript: bad domains → 400 at /org/sso, the error under the domains, what was typed kept (not the secret); a proven domain → 409 the same way", async () => {
+    const other = await orgWithProject(live.env, "Refused Sso Other");
+    expect(
+      (
+        await other.owner.post("/web/orgs/current/sso", {
+          type: "oidc",
+          domains: ["taken-refused.example"],
+          oidc: { issuer: "https://idp.example.com", clientId: "x", clientSecret: "y" },
+        })
+      ).status,
+    ).toBe(200);
+    await approveSsoDomains(live.env, other.org.id, ["taken-refused.example"]);
+    const o = await orgWithProject(live.env, "Refused Sso NoJS");
+    const w = await as(o.owner.email, false);
+    const p = w.page;
+    await p.goto(`${live.base}/org/sso`);
+    await fillSso(p, "not a domain");
+    expect(await submitForm(p, '#sso-form button[type="submit"]')).toBe(400);
+    expect(path(p)).toBe("/org/sso");
+    expect(await p.textContent("#sso-domains-error")).toBe(BAD_DOMAINS);
+    expect(await p.isVisible("#sso-domains-error")).toBe(true);
+    expect(await p.getAttribute("#sso-domains", "aria-invalid")).toBe("true");
+    expect(await p.textContent("#sso-form-refused")).toBe("Not saved: the field marked below says why.");
+    expect(await p.inputValue("#sso-domains")).toBe("not a domain");
+    expect(await p.inputValue("#oidc-client-id")).toBe("refused-client");
+    expect(await p.isChecked("#sso-enforce")).toBe(true);
+    expect(await p.inputValue("#oidc-client-secret")).toBe("");
+    expect(await p.content()).not.toContain("refused-secret");
+    expect(await p.isVisible("#sso-type-error")).toBe(false);
+    expectOnlyStatus(w, 400, false);
+    await expectCleanWithoutScripts(browser, w);
+    await shots(p, "org-sso-refused-nojs", "#sso-domains");
+
+    await fillSso(p, "free-refused.example, taken-refused.example");
+    expect(await submitForm(p, '#sso-form button[type="submit"]')).toBe(409);
+    expect(path(p)).toBe("/org/sso");
+    expect(await p.textContent("#sso-domains-error")).toContain("taken-refused.example is verified by another organization");
+    expect(await p.inputValue("#sso-domains")).toBe("free-refused.example, taken-refused.example");
+    expectOnlyStatus(w, 409, false);
+    await expectCleanWithoutScripts(browser, w);
+    expect((await o.owner.get("/web/orgs/current/sso")).body.sso).toBeNull();
+    await w.context.close();
+  });
+
+  test("SSO with JavaScript: the same refusals swapped in by htmx, each under its field (the protocol group's too); the URL stays /org/sso", async () => {
+    const o = await orgWithProject(live.env, "Refused Sso JS");
+    const w = await as(o.owner.email, true);
+    const p = w.page;
+    await p.goto(`${live.base}/org/sso`);
+    await fillSso(p, "not a domain");
+    await p.click('#sso-form button[type="submit"]');
+    await p.waitForSelector("#sso-domains-error:not([hidden])");
+    expect(await p.textContent("#sso-domains-error")).toBe(BAD_DOMAINS);
+    expect(await p.inputValue("#oidc-client-id")).toBe("refused-client");
+    expect(path(p)).toBe("/org/sso");
+    expect(await axeViolations(p)).toEqual([]);
+    await shots(p, "org-sso-refused-js", "#sso-domains");
+
+    // no protocol chosen: the group's own error, the fieldset named by it
+    await p.evaluate(() => {
+      for (const r of document.querySelectorAll<HTMLInputElement>('input[name="type"]')) r.checked = false;
+    });
+    await p.fill("#sso-domains", "refused-js.example");
+    await p.click('#sso-form button[type="submit"]');
+    await p.waitForSelector("#sso-type-error:not([hidden])");
+    expect(await p.textContent("#sso-type-error")).toBe("must be oidc or saml");
+    expect(await p.getAttribute("#sso-type", "aria-describedby")).toBe("sso-type-error");
+    expect(await p.isVisible("#sso-domains-error")).toBe(false); // cleared when the form was sent again
+    expect(await axeViolations(p)).toEqual([]);
+    await p.locator("#sso-type").scrollIntoViewIfNeeded();
+    await screenshot(p, "org-sso-refused-protocol");
+    expectOnlyStatus(w, 400);
+
+    // a domain another organization proved (409): its sentence under the domains too
+    const other = await orgWithProject(live.env, "Refused Sso JS Other");
+    const taken = {
+      type: "oidc",
+      domains: ["taken-refused-js.example"],
+      oidc: { issuer: "https://idp.example.com", clientId: "x", clientSecret: "y" },
+    };
+    expect((await other.owner.post("/web/orgs/current/sso", taken)).status).toBe(200);
+    await approveSsoDomains(live.env, other.org.id, ["taken-refused-js.example"]);
+    await p.check('input[name="type"][value="oidc"]');
+    await fillSso(p, "taken-refused-js.example");
+    await p.click('#sso-form button[type="submit"]');
+    await p.waitForSelector("#sso-domains-error:not([hidden])");
+    expect(await p.textContent("#sso-domains-error")).toBe(
+      "taken-refused-js.example is verified by another organization: a domain belongs to one organization at most.",
+    );
+    expect(await p.isVisible("#sso-type-error")).toBe(false);
+    expect(await axeViolations(p)).toEqual([]);
+    expectOnlyStatus(w, 409);
+    expect((await o.owner.get("/web/orgs/current/sso")).body.sso).toBeNull();
+    await w.context.close();
+  });
+
+  test("project Settings without JavaScript and with: a bad repository → the tab again (400) or htmx, the error under the repository, what was typed kept", async () => {
+    const o = await orgWithProject(live.env, "Refused Settings");
+    const pid = o.project.id;
+    for (const javaScript of [false, true]) {
+      const w = await as(o.owner.email, javaScript);
+      const p = w.page;
+      await p.goto(`${live.base}/projects/${pid}?tab=settings`);
+      await p.fill("#p-name", "Typed name");
+      await p.fill("#p-repo", "../elsewhere");
+      if (javaScript) {
+        await p.click("#settings-form button[type=submit]");
+        await p.waitForSelector("#p-repo-error:not([hidden])");
+        expect(await axeViolations(p)).toEqual([]);
+      } else {
+        expect(await submitForm(p, "#settings-form button[type=submit]")).toBe(400);
+        await expectCleanWithoutScripts(browser, w);
+      }
+      expect(path(p)).toBe(`/projects/${pid}?tab=settings`);
+      expect(await p.textContent("#p-repo-error")).toBe(BAD_REPO);
+      expect(await p.getAttribute("#p-repo", "aria-invalid")).toBe("true");
+      expect(await p.inputValue("#p-repo")).toBe("../elsewhere");
+      expect(await p.inputValue("#p-name")).toBe("Typed name");
+      expectOnlyStatus(w, 400, javaScript);
+      await w.context.close();
+    }
+    expect((await o.owner.get(`/web/projects/${pid}`)).body.project.name).toBe(o.project.name);
+  });
+
+  test("a new project without JavaScript: a bad repository → /projects/new again (400), the error under the repository, what was typed kept", async () => {
+    const o = await orgWithProject(live.env, "Refused New");
+    const w = await as(o.owner.email, false);
+    const p = w.page;
+    await p.goto(`${live.base}/projects/new`);
+    await p.fill("#name", "Typed project");
+    await p.fill("#repository", "a b");
+    expect(await submitForm(p, "#new-project-form button[type=submit]")).toBe(400);
+    expect(path(p)).toBe("/projects/new");
+    expect(await p.textContent("#repository-error")).toBe(BAD_REPO);
+    expect(await p.inputValue("#name")).toBe("Typed project");
+    expect(await p.inputValue("#repository")).toBe("a b");
+    expectOnlyStatus(w, 400, false);
+    await expectCleanWithoutScripts(browser, w);
+    expect((await o.owner.get("/web/projects")).body.projects).toHaveLength(1);
+    await w.context.close();
+  });
+
+  test("a key's tools with JavaScript: none chosen → the refusal under the group of check boxes (ChoiceField), the name kept", async () => {
+    const o = await orgWithProject(live.env, "Refused Key Tools");
+    const w = await as(o.owner.email, true);
+    const p = w.page;
+    await p.goto(`${live.base}/projects/${o.project.id}?tab=keys`);
+    await p.fill("#key-name", "no tools");
+    for (const box of await p.locator('#key-tools input[name="tools"]').all()) await box.uncheck();
+    await p.click("#keys button[type=submit]:text('Create key')");
+    await p.waitForSelector("#key-tools-error:not([hidden])");
+    expect(await p.textContent("#key-tools-error")).toContain("tools");
+    expect(await p.getAttribute("#key-tools", "aria-describedby")).toBe("key-tools-error");
+    expect(await p.inputValue("#key-name")).toBe("no tools");
+    expect(await axeViolations(p)).toEqual([]);
+    expectOnlyStatus(w, 400);
+    await w.context.close();
+  });
+});

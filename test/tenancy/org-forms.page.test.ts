@@ -1,0 +1,124 @@
+/**
+ * `POST /org/new` (src/tenancy/pages/org.tsx): the new-organization form without JavaScript, over app.handle. A refusal
+ * answers the form again (400 or 409, not the error page) with what was typed and the problem under its field: a
+ * taken short name (409), a bad one (400), no name (400); nothing is made. A good form → 303 to /org, the new
+ * organization active. Signed out → sign-in; another site → 403. With htmx `POST /web/orgs`'s 409 names the field.
+ * `POST /org/code-hosting` (the code hosting form without JavaScript) the same way: /org again with the problem under
+ * its field, or a 303 back; a member gets the 404 page.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { formPost, joinedMember, orgWithProject, signedUp, testEnv, type TestEnv } from "../helpers";
+
+let env: TestEnv;
+beforeAll(async () => {
+  env = await testEnv({ AUTO_APPROVE_ORGS: "true" });
+});
+afterAll(() => env.close());
+
+/** The text of the element with `id` (its tags dropped), or null when it is not there or hidden. */
+function textOf(html: string, id: string): string | null {
+  const m = new RegExp(`<([a-z]+)[^>]* id="${id}"([^>]*)>([\\s\\S]*?)</\\1>`).exec(html);
+  if (!m || /\bhidden\b/.test(m[2]!)) return null;
+  return m[3]!
+    .replace(/<[^>]+>/g, "")
+    .replace(/&quot;/g, '"')
+    .trim();
+}
+
+const orgsOf = async (c: Awaited<ReturnType<typeof signedUp>>) => (await c.get("/web/orgs")).body.organizations as { slug: string }[];
+
+describe("POST /org/new: the new-organization form without JavaScript", () => {
+  test("a taken short name → 409 with the form again, the problem under the short name, the name kept; nothing made", async () => {
+    const first = await signedUp(env);
+    expect((await first.post("/web/orgs", { name: "Taken Co", slug: "taken-co" })).status).toBe(201);
+    const c = await signedUp(env);
+    const r = await formPost(env, c, "/org/new", { name: "My Co", slug: "taken-co" });
+    expect(r.status).toBe(409);
+    expect(r.html).toContain('id="new-org-form"');
+    expect(r.html).not.toContain("That clashes with what is there"); // not the error page
+    expect(textOf(r.html, "org-slug-error")).toBe('The slug "taken-co" is taken; choose another.');
+    expect(textOf(r.html, "org-name-error")).toBeNull();
+    expect(r.html).toContain('value="My Co"');
+    expect(r.html).toContain('value="taken-co"');
+    expect(await orgsOf(c)).toEqual([]);
+  });
+
+  test("no name, a bad short name → 400, each under its field", async () => {
+    const c = await signedUp(env);
+    const noName = await formPost(env, c, "/org/new", { name: "  ", slug: "" });
+    expect(noName.status).toBe(400);
+    expect(textOf(noName.html, "org-name-error")).toBe("name is required (at most 100 characters)");
+    const badSlug = await formPost(env, c, "/org/new", { name: "Bad Slug Co", slug: "Bad Slug" });
+    expect(badSlug.status).toBe(400);
+    expect(textOf(badSlug.html, "org-slug-error")).toBe("invalid slug");
+    expect(badSlug.html).toContain('value="Bad Slug Co"');
+    expect(await orgsOf(c)).toEqual([]);
+  });
+
+  test("a good form → 303 to /org, the organization made and active; signed out → sign-in; another site → 403", async () => {
+    const c = await signedUp(env);
+    const cross = await formPost(env, c, "/org/new", { name: "Evil Co" }, { origin: "https://evil.example" });
+    expect(cross.status).toBe(403);
+    const r = await formPost(env, c, "/org/new", { name: "Made Co", slug: "" });
+    expect([r.status, r.location]).toEqual([303, "/org"]);
+    const orgs = await c.get("/web/orgs");
+    expect(orgs.body.organizations.map((o: { slug: string }) => o.slug)).toEqual(["made-co"]);
+    expect(orgs.body.activeOrganizationId).toBe(orgs.body.organizations[0].id);
+    const anon = await env.request("/org/new", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: new URL(env.config.baseUrl).origin, accept: "text/html" },
+      body: "name=Anon",
+      redirect: "manual",
+    });
+    expect([anon.status, anon.headers.get("location")?.startsWith("/login")]).toEqual([303, true]);
+  });
+
+  test("with htmx the JSON route's 409 is the #flash fragment naming the short name (app.js puts it under it)", async () => {
+    const c = await signedUp(env);
+    const r = await env.request("/web/orgs", {
+      method: "POST",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        origin: new URL(env.config.baseUrl).origin,
+        cookie: c.cookie!,
+        "hx-request": "true",
+      },
+      body: new URLSearchParams({ name: "Again", slug: "taken-co" }).toString(),
+    });
+    expect(r.status).toBe(409);
+    expect(await r.text()).toContain('<p data-field="slug">The slug &quot;taken-co&quot; is taken; choose another.</p>');
+  });
+});
+
+describe("POST /org/code-hosting: the code hosting form without JavaScript", () => {
+  test("a bad URL and branch → 400 with /org again, each problem under its field, what was typed kept; nothing saved", async () => {
+    const o = await orgWithProject(env, "Hosting Refused");
+    const r = await formPost(env, o.owner, "/org/code-hosting", {
+      provider: "github",
+      url: "ftp://example.com/acme",
+      defaultBranch: "bad branch",
+    });
+    expect(r.status).toBe(400);
+    expect(r.html).toContain('id="code-hosting-form"');
+    expect(r.html).toContain('id="members-h"'); // the whole /org page, not the error page
+    expect(textOf(r.html, "ch-url-error")).toBe("must be an http(s) URL");
+    expect(textOf(r.html, "ch-branch-error")).toBe("must be a branch name");
+    expect(textOf(r.html, "ch-provider-error")).toBeNull();
+    expect(r.html).toContain('value="ftp://example.com/acme"');
+    expect(r.html).toContain('value="bad branch"');
+    expect((await o.owner.get("/web/orgs/current/code-hosting")).body.codeHosting).toBeNull();
+  });
+
+  test("a good form → 303 to /org with the status cookie; a member → the 404 page; another site → 403", async () => {
+    const o = await orgWithProject(env, "Hosting Saved");
+    const member = await joinedMember(env, o.owner);
+    const fields = { provider: "gitlab", url: "https://gitlab.example.com/acme", defaultBranch: "trunk" };
+    expect((await formPost(env, member, "/org/code-hosting", fields)).status).toBe(404);
+    expect((await formPost(env, o.owner, "/org/code-hosting", fields, { origin: "https://evil.example" })).status).toBe(403);
+    expect((await o.owner.get("/web/orgs/current/code-hosting")).body.codeHosting).toBeNull();
+    const r = await formPost(env, o.owner, "/org/code-hosting", fields);
+    expect([r.status, r.location]).toEqual([303, "/org"]);
+    expect(r.setCookie).toContain("talentd_status=");
+    expect((await o.owner.get("/web/orgs/current/code-hosting")).body.codeHosting).toMatchObject(fields);
+  });
+});
