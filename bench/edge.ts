@@ -13,20 +13,22 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cpuSeconds, freePort, printTable, ROOT, runWrk, seedProject, type WrkRequest } from "./lib";
 
-interface Side {
+export interface Side {
   name: string;
   base: string;
   proc: Bun.Subprocess;
   key: string;
+  /** The seeded project of `key` (nothing installed). */
+  projectId: string;
 }
 
-/** Starts `bun <root>/src/main.ts serve` on a fresh folder; resolves once /readyz is 200. */
-async function startFromSource(name: string, root: string, dir: string): Promise<Side> {
+/** Starts `bun <root>/src/main.ts serve` on a fresh folder (with `env` besides); resolves once /readyz is 200. */
+export async function startFromSource(name: string, root: string, dir: string, env: Record<string, string> = {}): Promise<Side> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const proc = Bun.spawn([process.execPath, join(root, "src", "main.ts"), "serve", "--port", String(port), "--host", "127.0.0.1"], {
     cwd: dir,
-    env: { PATH: process.env.PATH ?? "", BASE_URL: base, ACCESS_LOG: "false", LOG_LEVEL: "error", AUTO_APPROVE_ORGS: "true" },
+    env: { PATH: process.env.PATH ?? "", BASE_URL: base, ACCESS_LOG: "false", LOG_LEVEL: "error", AUTO_APPROVE_ORGS: "true", ...env },
     stdout: "ignore",
     stderr: "inherit",
   });
@@ -40,11 +42,11 @@ async function startFromSource(name: string, root: string, dir: string): Promise
     if (proc.exitCode !== null || Date.now() > until) throw new Error(`${name}: the server did not start`);
     await Bun.sleep(20);
   }
-  const { key } = await seedProject(base);
-  return { name, base, proc, key };
+  const { key, projectId } = await seedProject(base);
+  return { name, base, proc, key, projectId };
 }
 
-function median(xs: number[]): number {
+export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 }
