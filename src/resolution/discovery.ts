@@ -8,6 +8,7 @@ import { estimateTokens, type Talent } from "../catalog/format";
 import type { ServableExpertise } from "../expertises/servable";
 import { validationFailed } from "../http/errors";
 import { discoveryMore, discoveryProcedure, type Voice } from "../http/wording";
+import { keptByIdentity } from "../lib/kept";
 import type { InstalledRow } from "../selection/service";
 import { isRelevanceWord, rankByRelevance, RELEVANCE_LIMITS, type Relevance } from "../selection/relevance";
 import type { ServableItem } from "../selection/sources";
@@ -60,6 +61,26 @@ export interface DiscoveryInput {
 
 type Entry = { id: string; kind?: "expertise"; summary: string; languages: string[]; roles: string[]; relevant: boolean };
 
+/** A talent's index entry but `relevant`, and the characters the whole entry takes (with relevant false; true is one less). */
+const entries = keptByIdentity<Talent, { fields: Omit<Entry, "relevant">; cost: number }>("A talent's discovery index entry");
+
+/** The entry of a talent (the summary's line and the cost measured once per talent: they were most of an answer's CPU). */
+function entryOf(t: Talent): { fields: Omit<Entry, "relevant">; cost: number } {
+  let e = entries.get(t);
+  if (!e) {
+    const fields = {
+      id: t.id,
+      ...(t.id.startsWith("@") ? { kind: "expertise" as const } : {}),
+      summary: oneLine(t.summary),
+      languages: t.languages,
+      roles: t.roles,
+    };
+    e = { fields, cost: JSON.stringify({ ...fields, relevant: false }).length };
+    entries.set(t, e);
+  }
+  return e;
+}
+
 /** The selection, marked: active public talents, active expertises, and the installed but disabled ones. */
 function selectionOf(rows: readonly InstalledRow[], active: ReadonlyMap<string, ServableItem>) {
   const items = [...active.values()];
@@ -102,18 +123,12 @@ export function discoveryPlaybook(input: DiscoveryInput) {
   let used = JSON.stringify(answer).length;
   const room = DISCOVERY_BUDGET * 4;
   for (const { item: t, relevant } of ranked.slice(input.offset)) {
-    const entry: Entry = {
-      id: t.id,
-      ...(t.id.startsWith("@") ? { kind: "expertise" as const } : {}),
-      summary: oneLine(t.summary),
-      languages: t.languages,
-      roles: t.roles,
-      relevant,
-    };
-    const cost = JSON.stringify(entry).length + 1;
+    const { fields, cost: entryCost } = entryOf(t);
+    // the entry and the comma before it; "true" is a character shorter than "false"
+    const cost = entryCost + 1 - (relevant ? 1 : 0);
     if (used + cost > room) break;
     used += cost;
-    answer.catalog.talents.push(entry);
+    answer.catalog.talents.push({ ...fields, relevant });
   }
   const end = Math.min(ranked.length, input.offset + answer.catalog.talents.length);
   answer.catalog.left = ranked.length - end;
