@@ -7,30 +7,28 @@
  * req/s, the server's CPU time per request (user + system of the whole process, /proc), which
  * the load of other processes disturbs much less than throughput.
  * BENCH_ROUNDS (default 5) rounds, BENCH_SECONDS (default 3) per run, after one warm-up run each.
- * BENCH_SET=agent measures the agent's first calls instead, at 10 and 64 connections
- * (BENCH_CONNECTIONS, comma-separated): `POST /api/prepare-task` designating typescript-strict and
- * javascript-base (installed with the shipped catalog), and the discovery answer
- * (`GET /api/discovery/playbook`, what svc_discover_codebase returns), with its size in bytes.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cpuSeconds, freePort, printTable, ROOT, runWrk, seedProject, type WrkRequest } from "./lib";
 
-interface Side {
+export interface Side {
   name: string;
   base: string;
   proc: Bun.Subprocess;
   key: string;
+  /** The seeded project of `key` (nothing installed). */
+  projectId: string;
 }
 
-/** Starts `bun <root>/src/main.ts serve` on a fresh folder; resolves once /readyz is 200. */
-async function startFromSource(name: string, root: string, dir: string): Promise<Side> {
+/** Starts `bun <root>/src/main.ts serve` on a fresh folder (with `env` besides); resolves once /readyz is 200. */
+export async function startFromSource(name: string, root: string, dir: string, env: Record<string, string> = {}): Promise<Side> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const proc = Bun.spawn([process.execPath, join(root, "src", "main.ts"), "serve", "--port", String(port), "--host", "127.0.0.1"], {
     cwd: dir,
-    env: { PATH: process.env.PATH ?? "", BASE_URL: base, ACCESS_LOG: "false", LOG_LEVEL: "error", AUTO_APPROVE_ORGS: "true" },
+    env: { PATH: process.env.PATH ?? "", BASE_URL: base, ACCESS_LOG: "false", LOG_LEVEL: "error", AUTO_APPROVE_ORGS: "true", ...env },
     stdout: "ignore",
     stderr: "inherit",
   });
@@ -44,46 +42,11 @@ async function startFromSource(name: string, root: string, dir: string): Promise
     if (proc.exitCode !== null || Date.now() > until) throw new Error(`${name}: the server did not start`);
     await Bun.sleep(20);
   }
-  const s = await seedProject(base);
-  if (process.env.BENCH_SET === "agent")
-    for (const talent of ["javascript-base", "typescript-strict"]) {
-      const r = await fetch(`${base}/web/projects/${s.projectId}/talents`, {
-        method: "POST",
-        headers: { "content-type": "application/json", origin: base, cookie: s.cookie },
-        body: JSON.stringify({ talent }),
-      });
-      if (r.status !== 201) throw new Error(`${name}: install ${talent}: ${r.status} ${await r.text()}`);
-    }
-  return { name, base, proc, key: s.key };
+  const { key, projectId } = await seedProject(base);
+  return { name, base, proc, key, projectId };
 }
 
-type Routes = [string, (s: Side) => WrkRequest[]][];
-
-const EDGE_ROUTES: Routes = [
-  ["/healthz", () => [{ method: "GET", path: "/healthz", headers: {} }]],
-  ["key route", (s) => [{ method: "GET", path: "/api/catalog?limit=1", headers: { authorization: `Bearer ${s.key}` } }]],
-  [
-    "search",
-    (s) => [{ method: "GET", path: "/api/search?query=typescript&scope=catalog&k=10", headers: { authorization: `Bearer ${s.key}` } }],
-  ],
-];
-
-const AGENT_ROUTES: Routes = [
-  [
-    "prepare-task",
-    (s) => [
-      {
-        method: "POST",
-        path: "/api/prepare-task",
-        headers: { authorization: `Bearer ${s.key}`, "content-type": "application/json" },
-        body: JSON.stringify({ talentIds: ["typescript-strict", "javascript-base"] }),
-      },
-    ],
-  ],
-  ["discovery", (s) => [{ method: "GET", path: "/api/discovery/playbook", headers: { authorization: `Bearer ${s.key}` } }]],
-];
-
-function median(xs: number[]): number {
+export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 }
@@ -102,25 +65,24 @@ export async function benchEdge(): Promise<void> {
       (await import("node:fs")).mkdirSync(d);
       sides.push(await startFromSource(name, root, d));
     }
-    const routes = process.env.BENCH_SET === "agent" ? AGENT_ROUTES : EDGE_ROUTES;
-    const connections = (process.env.BENCH_CONNECTIONS ?? (process.env.BENCH_SET === "agent" ? "10,64" : "10")).split(",").map(Number);
-    for (const s of sides)
-      for (const [route, reqs] of routes) {
-        const [q] = reqs(s);
-        const r = await fetch(s.base + q!.path, { method: q!.method, headers: q!.headers, body: q!.body });
-        const text = await r.text();
-        console.error(`${s.name} ${route}: ${r.status}, ${text.length} bytes${r.status >= 300 ? ` ${text}` : ""}`);
-      }
+    const routes: [string, (s: Side) => WrkRequest[]][] = [
+      ["/healthz", () => [{ method: "GET", path: "/healthz", headers: {} }]],
+      ["key route", (s) => [{ method: "GET", path: "/api/catalog?limit=1", headers: { authorization: `Bearer ${s.key}` } }]],
+      [
+        "search",
+        (s) => [{ method: "GET", path: "/api/search?query=typescript&scope=catalog&k=10", headers: { authorization: `Bearer ${s.key}` } }],
+      ],
+    ];
     const rps = new Map<string, number[]>();
     const cpu = new Map<string, number[]>();
     const p99 = new Map<string, number[]>();
     for (let r = -1; r < rounds; r++) {
       // alternate which side goes first, so neither always runs right after the other
       const order = r % 2 === 0 ? sides : [...sides].reverse();
-      for (const [route, reqs, c] of routes.flatMap(([n, q]) => connections.map((c) => [`${n}, ${c} conns`, q, c] as const))) {
+      for (const [route, reqs] of routes) {
         for (const s of order) {
           const cpu0 = cpuSeconds(s.proc.pid);
-          const res = await runWrk(s.base, reqs(s), { connections: c, seconds: r < 0 ? 1 : seconds, dir, name: "edge" });
+          const res = await runWrk(s.base, reqs(s), { connections: 10, seconds: r < 0 ? 1 : seconds, dir, name: "edge" });
           if (res.non2xx > 0 || res.socketErrors > 0)
             throw new Error(`${s.name} ${route}: ${res.non2xx} non-2xx, ${res.socketErrors} errors`);
           if (r < 0) continue;
@@ -132,7 +94,7 @@ export async function benchEdge(): Promise<void> {
       }
     }
     printTable(
-      `edge: wrk -t1 -c${connections.join("/")}, ${rounds} × ${seconds} s interleaved (req/s)`,
+      `edge: wrk -t1 -c10, ${rounds} × ${seconds} s interleaved (req/s)`,
       ["route", "server", "median req/s", "CPU µs/request (median)", "p99 ms (median)", "req/s runs", "µs runs"],
       [...rps].map(([k, xs]) => {
         const [route, name] = k.split("|");

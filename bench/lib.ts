@@ -296,15 +296,29 @@ export interface WrkRequest {
 export async function runWrk(
   base: string,
   requests: WrkRequest[],
-  opts: { connections?: number; seconds?: number; dir: string; name?: string },
+  opts: { connections?: number; seconds?: number; dir: string; name?: string; timeoutSeconds?: number },
 ) {
   const { writeFileSync } = await import("node:fs");
   const script = join(opts.dir, `${opts.name ?? "wrk"}.lua`);
   writeFileSync(script, wrkScript(requests));
-  const p = Bun.spawn(["wrk", "-t1", `-c${opts.connections ?? 10}`, `-d${opts.seconds ?? 10}s`, "--latency", "-s", script, base], {
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const p = Bun.spawn(
+    [
+      "wrk",
+      "-t1",
+      `-c${opts.connections ?? 10}`,
+      `-d${opts.seconds ?? 10}s`,
+      `--timeout`,
+      `${opts.timeoutSeconds ?? 2}s`,
+      "--latency",
+      "-s",
+      script,
+      base,
+    ],
+    {
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
   const out = await new Response(p.stdout).text();
   await p.exited;
   return parseWrk(out);

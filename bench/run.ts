@@ -1,6 +1,7 @@
 /** `bun run bench`: runs every benchmark and prints a table each. `bun run bench startup` runs one. */
 import { benchActivity } from "./activity";
 import { benchAgentLoop } from "./agentloop";
+import { benchAgentWrk } from "./agentwrk";
 import { benchAuditExport } from "./auditexport";
 import { benchCeilings } from "./ceilings";
 import { benchClient } from "./client";
@@ -25,6 +26,7 @@ const all: Record<string, () => Promise<void>> = {
   startup: benchStartup,
   identity: benchIdentity,
   agentloop: benchAgentLoop,
+  agentwrk: benchAgentWrk,
   mcp: benchMcp,
   hardening: benchHardening,
   webcatalog: benchWebCatalog,

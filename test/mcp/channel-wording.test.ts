@@ -1,8 +1,7 @@
 /**
  * Wording follows the channel (docs/api.md "Wording follows the channel"): the same operations,
- * walked over MCP with the real SDK clients (v1 in the 2025-11-25 era; v2 pinned to 2026-07-28,
- * with a project key and with an OAuth token a person granted those scopes on the consent page)
- * and over the key API with the same keys — every
+ * walked over MCP with the real SDK clients (the v1 client, and SDK v2's client pinned to
+ * 2026-07-28 and in its default 2025 handshake) and over the key API with the same keys — every
  * tool's happy path and every error the tools return (designation_required, unknown_talents, an
  * unknown resolution or talent, bad arguments, a submission conflict, a scope refused). Over MCP
  * no answer names a route, and every tool it names is one the key's scopes allow; over the key
@@ -10,23 +9,11 @@
  * content (compact blocks, files, titles, checks) is the authors' text and is left out.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from "@modelcontextprotocol/client";
 import { KEY_ROUTE_LIST } from "../../src/http/keyRoutes";
 import { TOOLS, TOOLS_BY_NAME } from "../../src/mcp/tools";
-import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from "@modelcontextprotocol/client";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { createKey, orgWithProject, publishedExpertiseOf, talentMd } from "../helpers";
-import {
-  Browser,
-  CLIENT_INFO,
-  connectWithBearer,
-  consentInBrowser,
-  liveEnv,
-  MemoryOAuthProvider,
-  PASSWORD,
-  type LiveEnv,
-} from "../mcp-support";
+import { connectWithBearer, liveEnv, type LiveEnv } from "../mcp-support";
 
 let live: LiveEnv;
 beforeAll(async () => {
@@ -117,48 +104,42 @@ async function overApi(key: string, projectId: string, tool: string, args: Recor
   return { status: r.status, text: await r.text() };
 }
 
-/** What the walk needs of an MCP client, SDK v1 or v2. */
-interface ToolCaller {
-  callTool(p: { name: string; arguments: Record<string, unknown> }): Promise<object>;
+/** What the walk needs of an MCP client, whichever SDK it comes from. */
+interface McpCaller {
+  callTool(p: {
+    name: string;
+    arguments: Record<string, unknown>;
+  }): Promise<{ content?: unknown; isError?: unknown; structuredContent?: unknown }>;
   close(): Promise<void>;
 }
 
-/** The MCP clients of the walk, each connected with a bearer (a project key or an OAuth access token). */
-const MCP_CLIENTS: Record<string, (url: string, bearer: string) => Promise<ToolCaller>> = {
-  "SDK v1 (2025-11-25)": (url, bearer) => connectWithBearer(url, bearer),
-  "SDK v2 pinned to 2026-07-28": async (url, bearer) => {
-    const transport = new V2Transport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${bearer}` } } });
-    const client = new V2Client({ name: "v2-agent", version: "2.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
-    await client.connect(transport);
-    return client;
-  },
-};
-
-/** An OAuth access token for the project's MCP URL with exactly `scopes`: the SDK's flow, a person unticking the rest. */
-async function oauthToken(url: string, email: string, scopes: string[]): Promise<string> {
-  const provider = new MemoryOAuthProvider("http://localhost:41234/cb", `Walk ${scopes.join("+")}`);
-  const first = new StreamableHTTPClientTransport(new URL(url), { authProvider: provider });
-  await expect(new Client(CLIENT_INFO).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
-  const untick = ALL.filter((x) => !scopes.includes(x));
-  const { code } = await consentInBrowser(
-    new Browser(live.base),
-    provider.authorizationUrl!.toString(),
-    { email, password: PASSWORD },
-    { untick },
-  );
-  await first.finishAuth(code!);
-  expect(provider.saved!.scope!.split(" ").sort()).toEqual([...scopes].sort());
-  return provider.saved!.access_token;
+/** SDK v2's client over Streamable HTTP with a bearer: pinned to 2026-07-28, or its default 2025 handshake. */
+async function v2Client(url: string, bearer: string, pin?: string): Promise<McpCaller> {
+  const transport = new V2Transport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${bearer}` } } });
+  const client = new V2Client({ name: "v2-agent", version: "2.0.0" }, pin ? { versionNegotiation: { mode: { pin } } } : {});
+  await client.connect(transport);
+  return client as unknown as McpCaller;
 }
 
-/** An MCP answer: the tool result's text, or the refusal's (an HTTP error the client throws). */
-async function overMcp(client: ToolCaller, tool: string, args: Record<string, unknown>) {
+/** The MCP clients the walk runs over, each through the same key. */
+const CLIENTS: { name: string; connect(url: string, bearer: string): Promise<McpCaller> }[] = [
+  { name: "SDK v1 client", connect: async (url, bearer) => (await connectWithBearer(url, bearer)) as unknown as McpCaller },
+  { name: "SDK v2 client at 2026-07-28", connect: (url, bearer) => v2Client(url, bearer, "2026-07-28") },
+  { name: "SDK v2 client in its 2025 handshake", connect: (url, bearer) => v2Client(url, bearer) },
+];
+
+/**
+ * An MCP answer: the tool result's text and its structuredContent (wording too: a client may show either), or the
+ * refusal's (an HTTP error the client throws).
+ */
+async function overMcp(client: McpCaller, tool: string, args: Record<string, unknown>) {
   try {
-    const r = (await client.callTool({ name: tool, arguments: args })) as { content: unknown; isError?: unknown };
+    const r = await client.callTool({ name: tool, arguments: args });
     const text = (r.content as { type: string; text?: string }[]).map((c) => c.text ?? "").join("\n");
-    return { isError: r.isError === true, text };
+    const structured = r.structuredContent === undefined ? undefined : JSON.stringify(r.structuredContent);
+    return { isError: r.isError === true, text, structured };
   } catch (e) {
-    return { isError: true, text: String((e as Error).message) };
+    return { isError: true, text: String((e as Error).message), structured: undefined };
   }
 }
 
@@ -194,66 +175,54 @@ describe("wording follows the channel", () => {
     expect(body.next).not.toContain("svc_");
   });
 
-  const bearers: [string, string][] = [
-    ["a key", "SDK v1 (2025-11-25)"],
-    ["a key", "SDK v2 pinned to 2026-07-28"],
-    ["an OAuth token", "SDK v2 pinned to 2026-07-28"],
-  ];
-  for (const scopes of KEYS)
-    for (const [bearer, clientName] of bearers)
-      test(`over MCP (${clientName}), ${bearer} with ${scopes.join("+")}: no answer names a route, and every tool named is one the caller may call`, async () => {
-        const url = `${live.base}/mcp/${s.project.id}`;
-        const token =
-          bearer === "a key" ? (await createKey(s.owner, s.project.id, scopes)).value : await oauthToken(url, s.owner.email, scopes);
-        await mcpWalk(await MCP_CLIENTS[clientName]!(url, token), scopes);
+  for (const scopes of KEYS) {
+    for (const via of CLIENTS)
+      test(`over MCP (${via.name}), a key with ${scopes.join("+")}: no answer names a route, and every tool named is one the key may call`, async () => {
+        const key = (await createKey(s.owner, s.project.id, scopes)).value;
+        const client = await via.connect(`${live.base}/mcp/${s.project.id}`, key);
+        const allowed = new Set(TOOLS.filter((t) => scopes.includes(t.scope)).map((t) => t.name));
+        const prepared = await overMcp(client, "svc_prepare_task", { talentIds: ["typescript-strict", s.expertise] });
+        expect(prepared.isError).toBe(false);
+        // the same answer as structuredContent beside the text, walked too
+        expect(prepared.structured === undefined ? undefined : JSON.parse(prepared.structured)).toEqual(JSON.parse(prepared.text));
+        const resolutionId = JSON.parse(prepared.text).resolutionId as string;
+        const answers = [{ tool: "svc_prepare_task", text: prepared.text }];
+        if (prepared.structured !== undefined) answers.push({ tool: "svc_prepare_task", text: prepared.structured });
+        for (const step of walk(resolutionId, s.expertise)) {
+          const a = await overMcp(client, step.tool, step.args);
+          const mayCall = allowed.has(step.tool);
+          expect(`${step.tool} ${JSON.stringify(step.args)}: ${a.isError ? "error" : "ok"}`).toBe(
+            `${step.tool} ${JSON.stringify(step.args)}: ${step.error || !mayCall ? "error" : "ok"}`,
+          );
+          if (mayCall && step.error) expect(a.text).toContain(step.mcpError ?? step.error);
+          // the v1 client throws the 403's body; SDK v2's throws its InsufficientScopeError, read from the challenge
+          if (!mayCall) expect(a.text).toMatch(/insufficient_scope|^Insufficient scope: required /);
+          if (!mayCall) expect(a.text).toContain(`"${TOOLS_BY_NAME.get(step.tool)!.scope}"`);
+          answers.push({ tool: step.tool, text: a.text });
+          if (a.structured !== undefined) answers.push({ tool: step.tool, text: a.structured });
+        }
+        for (const a of answers) {
+          const words = wordingOf(a.text);
+          expect(`${a.tool}: ${[...words.matchAll(ROUTE_NAMED)].map((m) => m[0]).join(", ")}`).toBe(`${a.tool}: `);
+          expect(`${a.tool}: ${words.includes("/api/") ? words : ""}`).toBe(`${a.tool}: `);
+          // a refusal names the tool it refused; anything else names only tools the key may call
+          const named = [...words.matchAll(/\bsvc_[a-z_]+/g)].map((m) => m[0]).filter((t) => t !== a.tool || allowed.has(a.tool));
+          expect(`${a.tool}: ${named.filter((t) => !allowed.has(t)).join(", ")}`).toBe(`${a.tool}: `);
+        }
+        // the loop is still told, in tools: audit after the work, and the detail of one talent
+        const next = JSON.parse(prepared.text).next as string;
+        if (allowed.has("svc_validate")) expect(next).toContain(`svc_validate with resolutionId=${resolutionId}`);
+        if (scopes === ALL) {
+          expect(next).toContain("svc_record_validation");
+          const playbook = answers.find((a) => a.tool === "svc_validate" && a.text.includes('"procedure"'))!.text;
+          expect(playbook).toContain(`svc_validate with resolutionId=${resolutionId}, talent=<id>`);
+          const unknown = answers.find((a) => a.tool === "svc_prepare_task" && a.text.includes("unknown_talents"))!.text;
+          expect(unknown).toContain("svc_install_talents");
+          expect(answers.find((a) => a.tool === "svc_doctor")!.text).toContain("svc_install_talents with talents=[javascript-base]");
+        }
+        await client.close();
       });
 
-  /** The walk over MCP and what its answers must say. */
-  async function mcpWalk(client: ToolCaller, scopes: string[]): Promise<void> {
-    {
-      const allowed = new Set(TOOLS.filter((t) => scopes.includes(t.scope)).map((t) => t.name));
-      const prepared = await overMcp(client, "svc_prepare_task", { talentIds: ["typescript-strict", s.expertise] });
-      expect(prepared.isError).toBe(false);
-      const resolutionId = JSON.parse(prepared.text).resolutionId as string;
-      const answers = [{ tool: "svc_prepare_task", text: prepared.text }];
-      for (const step of walk(resolutionId, s.expertise)) {
-        const a = await overMcp(client, step.tool, step.args);
-        const mayCall = allowed.has(step.tool);
-        expect(`${step.tool} ${JSON.stringify(step.args)}: ${a.isError ? "error" : "ok"}`).toBe(
-          `${step.tool} ${JSON.stringify(step.args)}: ${step.error || !mayCall ? "error" : "ok"}`,
-        );
-        if (mayCall && step.error) expect(a.text).toContain(step.mcpError ?? step.error);
-        // a refused scope: the tool's error result (2025 era), or the 403 challenge SDK v2 reports ("Insufficient scope: required …")
-        if (!mayCall)
-          expect(a.text).toMatch(
-            new RegExp(`insufficient_scope|Insufficient scope: required "[^"]*\\b${TOOLS_BY_NAME.get(step.tool)!.scope}\\b`),
-          );
-        answers.push({ tool: step.tool, text: a.text });
-      }
-      for (const a of answers) {
-        const words = wordingOf(a.text);
-        expect(`${a.tool}: ${[...words.matchAll(ROUTE_NAMED)].map((m) => m[0]).join(", ")}`).toBe(`${a.tool}: `);
-        expect(`${a.tool}: ${words.includes("/api/") ? words : ""}`).toBe(`${a.tool}: `);
-        // a refusal names the tool it refused; anything else names only tools the key may call
-        const named = [...words.matchAll(/\bsvc_[a-z_]+/g)].map((m) => m[0]).filter((t) => t !== a.tool || allowed.has(a.tool));
-        expect(`${a.tool}: ${named.filter((t) => !allowed.has(t)).join(", ")}`).toBe(`${a.tool}: `);
-      }
-      // the loop is still told, in tools: audit after the work, and the detail of one talent
-      const next = JSON.parse(prepared.text).next as string;
-      if (allowed.has("svc_validate")) expect(next).toContain(`svc_validate with resolutionId=${resolutionId}`);
-      if (scopes === ALL) {
-        expect(next).toContain("svc_record_validation");
-        const playbook = answers.find((a) => a.tool === "svc_validate" && a.text.includes('"procedure"'))!.text;
-        expect(playbook).toContain(`svc_validate with resolutionId=${resolutionId}, talent=<id>`);
-        const unknown = answers.find((a) => a.tool === "svc_prepare_task" && a.text.includes("unknown_talents"))!.text;
-        expect(unknown).toContain("svc_install_talents");
-        expect(answers.find((a) => a.tool === "svc_doctor")!.text).toContain("svc_install_talents with talents=[javascript-base]");
-      }
-      await client.close();
-    }
-  }
-
-  for (const scopes of KEYS) {
     test(`over the key API, a key with ${scopes.join("+")}: no answer names a tool, and every route named is one the key may call`, async () => {
       const key = (await createKey(s.owner, s.project.id, scopes)).value;
       const prepared = await overApi(key, s.project.id, "svc_prepare_task", { talentIds: ["typescript-strict", s.expertise] });
