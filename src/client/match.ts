@@ -12,13 +12,64 @@ export type PathMatcher = (path: string) => string | null;
 
 const OPTIONS = { dot: true } as const;
 
-/** A matcher over a list of globs: returns the first glob that matches the path (null: none, or excluded). */
-export function globMatcher(globs: readonly string[]): PathMatcher {
+/** What picomatch(glob, OPTIONS)(path) decides (no format, matchBase or ignore option), without the result object it builds per call. */
+function picomatchOf(glob: string): (p: string) => boolean {
+  const re = picomatch.makeRe(glob, OPTIONS);
+  return (p) => p !== "" && (p === glob || re.test(p));
+}
+
+/** A glob of the simple shapes talents write: `**` as whole segments, `*`, `{a,b}` of plain words, plain characters. */
+const SIMPLE_GLOB = /^(?:[\w.\-*/]|\{[\w.\-]+(?:,[\w.\-]+)+\})+$/;
+/** A path as git names one: no empty, `.` or `..` segment, no backslash. Any other goes to picomatch, which has its own rules. */
+const PLAIN_PATH = /^(?!\/)(?!.*\/\/)(?!.*\/$)(?!(?:.*\/)?\.{1,2}(?:\/|$))(?!.*\\)/;
+
+/**
+ * A glob as a matcher. The simple shapes become a small regular expression that decides as picomatch does on a plain
+ * path (test/client/glob-equivalence.test.ts compares them): picomatch's own expression for `**\/*.ts` is long, and
+ * parsing and compiling ~300 of them cost a check more than the detectors' tests.
+ */
+export function compileGlob(glob: string): (p: string) => boolean {
+  if (!SIMPLE_GLOB.test(glob) || /\*\*[^/]|[^/]\*\*|\*\*\/\*\*|\/\/|^\/|\/$/.test(glob)) return picomatchOf(glob);
+  const segments = glob.split("/");
+  let source = "";
+  segments.forEach((seg, i) => {
+    const last = i === segments.length - 1;
+    // a trailing `/**` also matches the folder itself, except after a segment ending in `*` (picomatch's rule)
+    const folder = i > 0 && segments[i - 1]!.endsWith("*") ? "/.+" : "(?:/.*)?";
+    if (seg === "**") source += last ? (i === 0 ? ".*" : folder) : i === 0 ? "(?:[^/]+/)*" : "(?:/[^/]+)*/";
+    else {
+      if (i > 0 && segments[i - 1] !== "**") source += "/";
+      source += seg
+        .replace(/[.\-]/g, "\\$&")
+        .replace(/\*/g, "[^/]*")
+        .replace(/\{([^}]*)\}/g, (_, words: string) => `(?:${words.split(",").join("|")})`);
+    }
+  });
+  const re = new RegExp(`^${source}$`);
+  let slow: ((p: string) => boolean) | undefined;
+  return (p) => (PLAIN_PATH.test(p) ? p !== "" && re.test(p) : (slow ??= picomatchOf(glob))(p));
+}
+
+/** Compiled globs, by glob: one run's, so a glob many talents or detectors share is compiled once. */
+export type GlobCache = Map<string, (p: string) => boolean>;
+
+/**
+ * A matcher over a list of globs: returns the first glob that matches the path (null: none, or excluded).
+ * `cache`: the caller's compiled globs, filled here (a new one each call of designate or runDetectors, dropped with it).
+ */
+export function globMatcher(globs: readonly string[], cache?: GlobCache): PathMatcher {
+  const compile = (g: string): ((p: string) => boolean) => {
+    const known = cache?.get(g);
+    if (known) return known;
+    const m = compileGlob(g);
+    cache?.set(g, m);
+    return m;
+  };
   const includes: [string, (p: string) => boolean][] = [];
   const excludes: ((p: string) => boolean)[] = [];
   for (const g of globs) {
-    if (g.startsWith("!")) excludes.push(picomatch(g.slice(1), OPTIONS));
-    else includes.push([g, picomatch(g, OPTIONS)]);
+    if (g.startsWith("!")) excludes.push(compile(g.slice(1)));
+    else includes.push([g, compile(g)]);
   }
   return (path) => {
     if (excludes.some((x) => x(path))) return null;
@@ -80,10 +131,15 @@ export function languagesOf(path: string): readonly string[] {
 type Designable = { id: string; triggers?: { files?: string[] }; languages?: string[] };
 
 /** Why the talent is designated for the paths (its triggers.files first, then its languages), or null. */
-function reasonFor(t: Designable, paths: readonly string[], langs: readonly (readonly string[])[]): Designation["because"] | null {
+function reasonFor(
+  t: Designable,
+  paths: readonly string[],
+  langs: readonly (readonly string[])[],
+  cache: GlobCache,
+): Designation["because"] | null {
   const globs = t.triggers?.files ?? [];
   if (globs.length > 0) {
-    const match = globMatcher(globs);
+    const match = globMatcher(globs, cache);
     for (const p of paths) {
       const glob = match(p);
       if (glob) return { path: p, glob };
@@ -108,8 +164,9 @@ export function designate(designable: readonly Designable[], paths: readonly str
   const out: Designation[] = [];
   const seen = new Set<string>();
   const langs = paths.map(languagesOf);
+  const cache: GlobCache = new Map();
   for (const t of designable) {
-    const because = reasonFor(t, paths, langs);
+    const because = reasonFor(t, paths, langs, cache);
     if (!because) continue;
     out.push({ id: t.id, because });
     seen.add(t.id);
