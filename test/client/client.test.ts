@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { freePort, liveEnv, type LiveEnv } from "../mcp-support";
 import { clientProject, gitAsync, gitIn, gitRepo, removeRepos, stage, talentd } from "../client-support";
 import { talentMd, tempDir } from "../helpers";
+import { REPORT_TIMEOUT_MS } from "../../src/client/findingsReport";
 
 let live: LiveEnv;
 beforeAll(async () => {
@@ -367,6 +368,43 @@ describe("talentd check: the served rules' detectors over the added lines, local
       expect(report.counts["typescript-strict"]).toMatchObject({ "TS-002": 1, "TS-005": 1, "TS-006": 0 });
       expect(JSON.parse(seen[1]!.body).talentIds.sort()).toEqual(["javascript-base", "typescript-strict"]);
       expect(Object.keys(JSON.parse(seen[1]!.body))).toEqual(["talentIds"]);
+    } finally {
+      proxy.stop(true);
+    }
+  });
+
+  test("the findings report is waited for at most REPORT_TIMEOUT_MS, not the server's timeout: a server that never answers it neither holds the commit nor changes the exit code", async () => {
+    const p = await clientProject(live, ["typescript-strict"]);
+    let held = 0;
+    const proxy = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      idleTimeout: 60,
+      async fetch(req) {
+        const url = new URL(req.url);
+        const body = await req.text();
+        if (url.pathname === "/api/findings") {
+          held++;
+          return new Promise<Response>((resolve) => setTimeout(() => resolve(new Response("{}")), 30_000));
+        }
+        return fetch(live.base + url.pathname + url.search, { method: req.method, headers: req.headers, body: body || undefined });
+      },
+    });
+    try {
+      const repo = gitRepo();
+      stage(repo, { "src/held.ts": "export const f = (x: any) => x;\n" });
+      const env = { TALENTD_URL: `http://127.0.0.1:${proxy.port}`, TALENTD_KEY: p.key, TALENTD_TIMEOUT: "30" };
+      const t0 = performance.now();
+      const r = await talentd(["check", "--staged"], repo, env);
+      const ms = performance.now() - t0;
+      expect(held).toBe(1);
+      expect(r.code).toBe(1); // TS-005 blocks, report or not
+      expect(r.stdout).toContain("src/held.ts:1 TS-005 blocking");
+      expect(r.stderr).toContain("the findings' counts were not reported");
+      expect(ms).toBeLessThan(REPORT_TIMEOUT_MS + 8_000); // far below the 30 s the other calls may take
+      // with --no-report nothing is sent, nothing waited for
+      const off = await talentd(["check", "--staged", "--no-report"], repo, env);
+      expect([off.code, held, off.stderr.includes("not reported")]).toEqual([1, 1, false]);
     } finally {
       proxy.stop(true);
     }
