@@ -5,7 +5,6 @@
  * is the root one; `**\/Dockerfile` is any). In a detector's list, a glob starting with `!`
  * excludes.
  */
-import picomatch from "picomatch";
 import { pathKind } from "../catalog/pathKind";
 
 export type PathMatcher = (path: string) => string | null;
@@ -14,6 +13,8 @@ const OPTIONS = { dot: true } as const;
 
 /** What picomatch(glob, OPTIONS)(path) decides (no format, matchBase or ignore option), without the result object it builds per call. */
 function picomatchOf(glob: string): (p: string) => boolean {
+  // loaded on first use: the shipped catalog's globs are all simple, and a check on plain paths never needs it
+  const picomatch = require("picomatch") as typeof import("picomatch");
   const re = picomatch.makeRe(glob, OPTIONS);
   return (p) => p !== "" && (p === glob || re.test(p));
 }
@@ -21,7 +22,11 @@ function picomatchOf(glob: string): (p: string) => boolean {
 /** A glob of the simple shapes talents write: `**` as whole segments, `*`, `{a,b}` of plain words, plain characters. */
 const SIMPLE_GLOB = /^(?:[\w.\-*/]|\{[\w.\-]+(?:,[\w.\-]+)+\})+$/;
 /** A path as git names one: no empty, `.` or `..` segment, no backslash. Any other goes to picomatch, which has its own rules. */
-const PLAIN_PATH = /^(?!\/)(?!.*\/\/)(?!.*\/$)(?!(?:.*\/)?\.{1,2}(?:\/|$))(?!.*\\)/;
+function plainPath(p: string): boolean {
+  if (p === "" || p[0] === "/" || p.endsWith("/") || p.includes("//") || p.includes("\\")) return false;
+  const s = `/${p}/`;
+  return !s.includes("/./") && !s.includes("/../");
+}
 
 /**
  * A glob as a matcher. The simple shapes become a small regular expression that decides as picomatch does on a plain
@@ -47,7 +52,7 @@ export function compileGlob(glob: string): (p: string) => boolean {
   });
   const re = new RegExp(`^${source}$`);
   let slow: ((p: string) => boolean) | undefined;
-  return (p) => (PLAIN_PATH.test(p) ? p !== "" && re.test(p) : (slow ??= picomatchOf(glob))(p));
+  return (p) => (plainPath(p) ? re.test(p) : (slow ??= picomatchOf(glob))(p));
 }
 
 /** Compiled globs, by glob: one run's, so a glob many talents or detectors share is compiled once. */
