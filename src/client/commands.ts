@@ -19,7 +19,7 @@ import { compareLock, LOCK_PATH, lockOf, parseLock, renderLock, type LockEntry }
 import { designate, type Designation } from "./match";
 import { hookInstall } from "./hooks";
 import { changeOf } from "./change";
-import { list, note, print, printJson } from "./output";
+import { list, note, print, printJson, stdoutDrained } from "./output";
 import type { SigningJwks } from "../signing/jws";
 import { verifyFile } from "./verify";
 import { importCommand } from "./importFiles";
@@ -33,7 +33,9 @@ type Run = Extract<CommandLine, { kind: "run" }>;
  */
 export async function runClientCommand(cli: Run): Promise<number> {
   try {
-    return await runCommand(cli, process.cwd());
+    const code = await runCommand(cli, process.cwd());
+    await stdoutDrained(); // the exit that follows would drop what a slow reader has not taken
+    return code;
   } catch (e) {
     const err = e as { name?: string; code?: unknown; message?: string };
     if (err?.name === "CliError") throw e;

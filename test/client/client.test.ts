@@ -410,6 +410,28 @@ describe("talentd check: the served rules' detectors over the added lines, local
     }
   });
 
+  test("stdout is drained before the exit: a 1 MB --json read by a consumer that starts a second late arrives whole", async () => {
+    const p = await clientProject(live, ["typescript-strict"]);
+    const repo = gitRepo();
+    stage(repo, { "src/many.ts": Array.from({ length: 3000 }, (_, i) => `const v${i}: any = ${i};`).join("\n") + "\n" });
+    const main = join(import.meta.dir, "..", "..", "src", "main.ts");
+    // the pipe's reader sleeps first: the writer's first 64 KiB fill the pipe and the rest waits in the process
+    const proc = Bun.spawn(
+      ["bash", "-c", 'set -o pipefail; "$0" "$1" check --staged --json --no-report | (sleep 1; cat)', process.execPath, main],
+      {
+        cwd: repo,
+        env: { PATH: process.env.PATH ?? "", HOME: repo, GIT_CONFIG_NOSYSTEM: "1", ...p.env },
+        stdout: "pipe",
+        stderr: "pipe",
+      },
+    );
+    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    expect(stderr).toBe("");
+    expect(stdout.length).toBeGreaterThan(256 * 1024);
+    expect(JSON.parse(stdout).findings.length).toBe(3000);
+    expect(code).toBe(0); // TS-002 is advisory
+  });
+
   test("detectors of a private expertise work the same way (blocking and advisory, pinned to the resolution)", async () => {
     const p = await clientProject(live, []);
     const md = talentMd("ledger", {
