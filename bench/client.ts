@@ -136,7 +136,7 @@ function git(cwd: string, args: string[]): void {
 }
 
 /** A repository with one commit and LINES staged added lines: two files per language, each filled by cycling its samples. */
-export function stagedRepo(root: string): { repo: string; paths: string[] } {
+function stagedRepo(root: string): { repo: string; paths: string[] } {
   const repo = join(root, "repo");
   mkdirSync(repo, { recursive: true });
   git(repo, ["init", "-q", "-b", "main"]);
