@@ -50,14 +50,15 @@ export function patternProblem(pattern: string, flags = ""): string | null {
   if (pattern.length === 0) return "must not be empty";
   if (pattern.length > PATTERN_MAX) return `too long (${pattern.length} > ${PATTERN_MAX} characters)`;
   if (!DETECT_FLAGS.test(flags)) return null; // reported on flags
+  let compiled: RegExp;
   try {
-    new RegExp(pattern, flags);
+    compiled = new RegExp(pattern, flags);
   } catch (e) {
     return `invalid regular expression: ${(e as Error).message.replace(/^Invalid regular expression: /i, "")}`;
   }
   if (nestedQuantifier(pattern))
     return "a repeated group holds an unbounded quantifier (like (a+)+): it can backtrack for ever; bound or flatten it";
-  if (new RegExp(pattern, flags).test("")) return "matches an empty line: it would flag every added line";
+  if (compiled.test("")) return "matches an empty line: it would flag every added line";
   return null;
 }
 

@@ -6,7 +6,7 @@ import { reportsLine, viewOf, type FileView, type ViewDetector } from "../catalo
 import { compile, LINE_MAX, patternProblem, type Detector } from "../catalog/detect";
 import { fileKind, pathKind } from "../catalog/pathKind";
 import type { AddedFile } from "./git";
-import { type GlobCache, globMatcher, type PathMatcher } from "./match";
+import { globMatcher, type GlobCache, type PathMatcher } from "./match";
 
 /** An obligation of the playbook with `include=detectors`. */
 export interface ServedObligation {
@@ -49,6 +49,8 @@ interface Compiled {
   talent: string;
   rule: ServedObligation["rules"][number];
   regex: RegExp;
+  /** Its `files` globs as one key: detectors with the same list share one matcher and one test per file. */
+  filesKey: string;
   files: PathMatcher;
   ready: ViewDetector;
   severity: "blocking" | "advisory";
@@ -138,15 +140,9 @@ function compileAll(obligations: readonly ServedObligation[]): { compiled: Compi
   const compiled: Compiled[] = [];
   const skipped: string[] = [];
   let rulesWithDetectors = 0;
-  // detectors naming the same list of globs share one matcher, and every glob is compiled once
+  // many detectors name the same globs: each glob compiled once, each list one matcher
   const globs: GlobCache = new Map();
   const matchers = new Map<string, PathMatcher>();
-  const matcherOf = (files: readonly string[]) => {
-    const key = files.join("\n");
-    let m = matchers.get(key);
-    if (!m) matchers.set(key, (m = globMatcher(files, globs)));
-    return m;
-  };
   for (const o of obligations) {
     for (const rule of o.rules) {
       if (!rule.detect || rule.detect.length === 0) continue;
@@ -162,7 +158,10 @@ function compileAll(obligations: readonly ServedObligation[]): { compiled: Compi
         const regex = compile(d);
         const ready = { regex, scan: new Set(d.scan ?? []), ...(d.unless ? { unless: d.unless } : {}) };
         const severity = d.severity === "advisory" || d.severity === "blocking" ? d.severity : rule.severity;
-        compiled.push({ talent: o.id, rule, regex, files: matcherOf(d.files), ready, severity });
+        const filesKey = JSON.stringify(d.files);
+        let files = matchers.get(filesKey);
+        if (!files) matchers.set(filesKey, (files = globMatcher(d.files, globs)));
+        compiled.push({ talent: o.id, rule, regex, filesKey, files, ready, severity });
       });
     }
   }
@@ -183,20 +182,19 @@ export function runDetectors(obligations: readonly ServedObligation[], files: re
   const rulesRun = new Set<string>();
   const ignored: CheckResult["ignored"] = [];
   const plans = new Map<string, Plan>();
+  const position = new Map(compiled.map((c, i) => [c, i]));
   for (const f of files) {
     const kind = pathKind(f.path);
-    const matched = new Map<PathMatcher, boolean>(); // each shared matcher asked once per file
-    const matches = (m: PathMatcher) => {
-      let hit = matched.get(m);
-      if (hit === undefined) matched.set(m, (hit = m(f.path) !== null));
-      return hit;
+    const matches = new Map<string, boolean>(); // one test per distinct list of globs
+    const applies = (c: Compiled) => {
+      let m = matches.get(c.filesKey);
+      if (m === undefined) matches.set(c.filesKey, (m = c.files(f.path) !== null));
+      return m;
     };
-    const at: number[] = [];
-    compiled.forEach((c, i) => (kind === null || c.ready.scan.has(kind)) && matches(c.files) && at.push(i));
-    if (at.length === 0) continue;
-    const applicable = at.map((i) => compiled[i]!);
+    const applicable = compiled.filter((c) => applies(c) && (kind === null || c.ready.scan.has(kind)));
+    if (applicable.length === 0) continue;
     for (const c of applicable) rulesRun.add(c.rule.id);
-    const key = at.join(",");
+    const key = applicable.map((c) => position.get(c)).join(",");
     let plan = plans.get(key);
     if (!plan) plans.set(key, (plan = planFor(applicable)));
     let context: ReturnType<typeof fileView> | undefined;

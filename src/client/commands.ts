@@ -19,7 +19,7 @@ import { compareLock, LOCK_PATH, lockOf, parseLock, renderLock, type LockEntry }
 import { designate, type Designation } from "./match";
 import { hookInstall } from "./hooks";
 import { changeOf } from "./change";
-import { list, note, print, printJson } from "./output";
+import { list, note, print, printJson, stdoutDrained } from "./output";
 import type { SigningJwks } from "../signing/jws";
 import { verifyFile } from "./verify";
 import { importCommand } from "./importFiles";
@@ -33,7 +33,9 @@ type Run = Extract<CommandLine, { kind: "run" }>;
  */
 export async function runClientCommand(cli: Run): Promise<number> {
   try {
-    return await runCommand(cli, process.cwd());
+    const code = await runCommand(cli, process.cwd());
+    await stdoutDrained(); // the exit that follows would drop what a slow reader has not taken
+    return code;
   } catch (e) {
     const err = e as { name?: string; code?: unknown; message?: string };
     if (err?.name === "CliError") throw e;
@@ -266,10 +268,10 @@ async function checkCommand(cli: Run, cwd: string): Promise<number> {
   const checked = await contents;
   const result = runDetectors(playbook.obligations, files, (path) => checked.get(path) ?? null);
   for (const s of result.skipped) note(`talentd check: skipped a detector that cannot run here: ${s}`);
-  if (reportsFindings(cli.flags, process.env)) {
-    const failed = await sendFindings(server, findingsBody(playbook.obligations, result, cli.args[0]));
-    if (failed && !cli.flags.json) note(failed);
-  }
+  // sent while the result is printed, and waited for at most REPORT_TIMEOUT_MS (src/client/findingsReport.ts)
+  const report = reportsFindings(cli.flags, process.env)
+    ? sendFindings(server, findingsBody(playbook.obligations, result, cli.args[0]))
+    : Promise.resolve(null);
   const blocking = result.findings.filter((f) => f.severity === "blocking").length;
   const advisory = result.findings.length - blocking;
   const lines = files.reduce((n, f) => n + f.lines.length, 0);
@@ -293,6 +295,8 @@ async function checkCommand(cli: Run, cwd: string): Promise<number> {
         (blocking > 0 ? ". Fix the blocking findings (or mark a deliberate line with talentd-ignore RULE-ID)." : ""),
     );
   }
+  const failed = await report;
+  if (failed && !cli.flags.json) note(failed);
   return blocking > 0 ? 1 : 0;
 }
 

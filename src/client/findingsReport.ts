@@ -48,11 +48,17 @@ export function findingsBody(obligations: readonly ServedObligation[], result: C
   return { ...(taskResolution ? { resolutionId: taskResolution } : {}), counts };
 }
 
+/**
+ * The longest a check waits for its report (ms), below the server's timeout when that is shorter: the counts are a courtesy
+ * to the server, and a hook must not hold a commit for them the way it waits for the rules themselves.
+ */
+export const REPORT_TIMEOUT_MS = 2000;
+
 /** Sends the counts; resolves to a line to show when the server did not take them (null when it did or there was nothing to send). */
 export async function sendFindings(server: ServerOptions, body: FindingsBody): Promise<string | null> {
   if (Object.keys(body.counts).length === 0) return null;
   try {
-    await call(server, "POST", "/api/findings", body);
+    await call({ ...server, timeoutMs: Math.min(server.timeoutMs, REPORT_TIMEOUT_MS) }, "POST", "/api/findings", body);
     return null;
   } catch (e) {
     return `talentd check: the findings' counts were not reported (${(e as Error).message}); the check itself stands`;

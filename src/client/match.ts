@@ -5,60 +5,76 @@
  * is the root one; `**\/Dockerfile` is any). In a detector's list, a glob starting with `!`
  * excludes.
  */
-import picomatch from "picomatch";
 import { pathKind } from "../catalog/pathKind";
 
 export type PathMatcher = (path: string) => string | null;
 
 const OPTIONS = { dot: true } as const;
 
-/** Compiled globs shared by the matchers of one run: a glob is compiled once however many lists name it. */
+/** What picomatch(glob, OPTIONS)(path) decides (no format, matchBase or ignore option), without the result object it builds per call. */
+function picomatchOf(glob: string): (p: string) => boolean {
+  // loaded on first use: the shipped catalog's globs are all simple, and a check on plain paths never needs it
+  const picomatch = require("picomatch") as typeof import("picomatch");
+  const re = picomatch.makeRe(glob, OPTIONS);
+  return (p) => p !== "" && (p === glob || re.test(p));
+}
+
+/** A glob of the simple shapes talents write: `**` as whole segments, `*`, `{a,b}` of plain words, plain characters. */
+const SIMPLE_GLOB = /^(?:[\w.\-*/]|\{[\w.\-]+(?:,[\w.\-]+)+\})+$/;
+/** A path as git names one: no empty, `.` or `..` segment, no backslash. Any other goes to picomatch, which has its own rules. */
+function plainPath(p: string): boolean {
+  if (p === "" || p[0] === "/" || p.endsWith("/") || p.includes("//") || p.includes("\\")) return false;
+  const s = `/${p}/`;
+  return !s.includes("/./") && !s.includes("/../");
+}
+
+/**
+ * A glob as a matcher. The simple shapes become a small regular expression that decides as picomatch does on a plain
+ * path (test/client/glob-equivalence.test.ts compares them): picomatch's own expression for `**\/*.ts` is long, and
+ * parsing and compiling ~300 of them cost a check more than the detectors' tests.
+ */
+export function compileGlob(glob: string): (p: string) => boolean {
+  if (!SIMPLE_GLOB.test(glob) || /\*\*[^/]|[^/]\*\*|\*\*\/\*\*|\/\/|^\/|\/$/.test(glob)) return picomatchOf(glob);
+  const segments = glob.split("/");
+  let source = "";
+  segments.forEach((seg, i) => {
+    const last = i === segments.length - 1;
+    // a trailing `/**` also matches the folder itself, except after a segment ending in `*` (picomatch's rule)
+    const folder = i > 0 && segments[i - 1]!.endsWith("*") ? "/.+" : "(?:/.*)?";
+    if (seg === "**") source += last ? (i === 0 ? ".*" : folder) : i === 0 ? "(?:[^/]+/)*" : "(?:/[^/]+)*/";
+    else {
+      if (i > 0 && segments[i - 1] !== "**") source += "/";
+      source += seg
+        .replace(/[.\-]/g, "\\$&")
+        .replace(/\*/g, "[^/]*")
+        .replace(/\{([^}]*)\}/g, (_, words: string) => `(?:${words.split(",").join("|")})`);
+    }
+  });
+  const re = new RegExp(`^${source}$`);
+  let slow: ((p: string) => boolean) | undefined;
+  return (p) => (plainPath(p) ? re.test(p) : (slow ??= picomatchOf(glob))(p));
+}
+
+/** Compiled globs, by glob: one run's, so a glob many talents or detectors share is compiled once. */
 export type GlobCache = Map<string, (p: string) => boolean>;
 
-const SPECIAL = "*?[\\]{}()!+@";
-/** A glob's last segment: an optional `*`, then literal text, or literal text around one `{a,b}` of literals. */
-const TAIL = new RegExp(`^\\*?([^${SPECIAL}]*)(?:\\{([^${SPECIAL}]*)\\}([^${SPECIAL}]*))?$`);
-
 /**
- * The endings one of which a path must have to match the glob (`**\/*.{ts,tsx}`: `.ts` or `.tsx`),
- * or null when its last segment is not that simple. A cheap test before the glob's regular expression.
+ * A matcher over a list of globs: returns the first glob that matches the path (null: none, or excluded).
+ * `cache`: the caller's compiled globs, filled here (a new one each call of designate or runDetectors, dropped with it).
  */
-export function requiredEndings(glob: string): string[] | null {
-  const m = TAIL.exec(glob.slice(glob.lastIndexOf("/") + 1));
-  if (!m) return null;
-  const [, head = "", alternatives, after = ""] = m;
-  const endings = alternatives === undefined ? [head] : alternatives.split(",").map((a) => head + a + after);
-  return endings.some((e) => e === "") || alternatives?.includes("..") ? null : endings; // `{1..3}` is a range
-}
-
-/**
- * One glob as picomatch matches it (the path equal to the glob, or its regular expression), with
- * the endings test first and the regular expression compiled only when a path passes it: a run
- * that designates among all talents' triggers compiles only the globs its paths could match.
- */
-export function globTest(glob: string): (path: string) => boolean {
-  const endings = requiredEndings(glob);
-  let regex: RegExp | undefined;
-  return (path) => {
-    if (path === glob) return true;
-    if (endings !== null && !endings.some((e) => path.endsWith(e))) return false;
-    regex ??= picomatch.makeRe(glob, OPTIONS);
-    return regex.test(path);
-  };
-}
-
-/** A matcher over a list of globs: returns the first glob that matches the path (null: none, or excluded). */
-export function globMatcher(globs: readonly string[], cache: GlobCache = new Map()): PathMatcher {
-  const compiled = (g: string) => {
-    let m = cache.get(g);
-    if (!m) cache.set(g, (m = globTest(g)));
+export function globMatcher(globs: readonly string[], cache?: GlobCache): PathMatcher {
+  const compile = (g: string): ((p: string) => boolean) => {
+    const known = cache?.get(g);
+    if (known) return known;
+    const m = compileGlob(g);
+    cache?.set(g, m);
     return m;
   };
   const includes: [string, (p: string) => boolean][] = [];
   const excludes: ((p: string) => boolean)[] = [];
   for (const g of globs) {
-    if (g.startsWith("!")) excludes.push(compiled(g.slice(1)));
-    else includes.push([g, compiled(g)]);
+    if (g.startsWith("!")) excludes.push(compile(g.slice(1)));
+    else includes.push([g, compile(g)]);
   }
   return (path) => {
     if (excludes.some((x) => x(path))) return null;

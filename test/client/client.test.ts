@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { freePort, liveEnv, type LiveEnv } from "../mcp-support";
 import { clientProject, gitAsync, gitIn, gitRepo, removeRepos, stage, talentd } from "../client-support";
 import { talentMd, tempDir } from "../helpers";
+import { REPORT_TIMEOUT_MS } from "../../src/client/findingsReport";
 
 let live: LiveEnv;
 beforeAll(async () => {
@@ -370,6 +371,65 @@ describe("talentd check: the served rules' detectors over the added lines, local
     } finally {
       proxy.stop(true);
     }
+  });
+
+  test("the findings report is waited for at most REPORT_TIMEOUT_MS, not the server's timeout: a server that never answers it neither holds the commit nor changes the exit code", async () => {
+    const p = await clientProject(live, ["typescript-strict"]);
+    let held = 0;
+    const proxy = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      idleTimeout: 60,
+      async fetch(req) {
+        const url = new URL(req.url);
+        const body = await req.text();
+        if (url.pathname === "/api/findings") {
+          held++;
+          return new Promise<Response>((resolve) => setTimeout(() => resolve(new Response("{}")), 30_000));
+        }
+        return fetch(live.base + url.pathname + url.search, { method: req.method, headers: req.headers, body: body || undefined });
+      },
+    });
+    try {
+      const repo = gitRepo();
+      stage(repo, { "src/held.ts": "export const f = (x: any) => x;\n" });
+      const env = { TALENTD_URL: `http://127.0.0.1:${proxy.port}`, TALENTD_KEY: p.key, TALENTD_TIMEOUT: "30" };
+      const t0 = performance.now();
+      const r = await talentd(["check", "--staged"], repo, env);
+      const ms = performance.now() - t0;
+      expect(held).toBe(1);
+      expect(r.code).toBe(1); // TS-005 blocks, report or not
+      expect(r.stdout).toContain("src/held.ts:1 TS-005 blocking");
+      expect(r.stderr).toContain("the findings' counts were not reported");
+      expect(ms).toBeLessThan(REPORT_TIMEOUT_MS + 8_000); // far below the 30 s the other calls may take
+      // with --no-report nothing is sent, nothing waited for
+      const off = await talentd(["check", "--staged", "--no-report"], repo, env);
+      expect([off.code, held, off.stderr.includes("not reported")]).toEqual([1, 1, false]);
+    } finally {
+      proxy.stop(true);
+    }
+  });
+
+  test("stdout is drained before the exit: a 1 MB --json read by a consumer that starts a second late arrives whole", async () => {
+    const p = await clientProject(live, ["typescript-strict"]);
+    const repo = gitRepo();
+    stage(repo, { "src/many.ts": Array.from({ length: 3000 }, (_, i) => `const v${i}: any = ${i};`).join("\n") + "\n" });
+    const main = join(import.meta.dir, "..", "..", "src", "main.ts");
+    // the pipe's reader sleeps first: the writer's first 64 KiB fill the pipe and the rest waits in the process
+    const proc = Bun.spawn(
+      ["bash", "-c", 'set -o pipefail; "$0" "$1" check --staged --json --no-report | (sleep 1; cat)', process.execPath, main],
+      {
+        cwd: repo,
+        env: { PATH: process.env.PATH ?? "", HOME: repo, GIT_CONFIG_NOSYSTEM: "1", ...p.env },
+        stdout: "pipe",
+        stderr: "pipe",
+      },
+    );
+    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    expect(stderr).toBe("");
+    expect(stdout.length).toBeGreaterThan(256 * 1024);
+    expect(JSON.parse(stdout).findings.length).toBe(3000);
+    expect(code).toBe(0); // TS-002 is advisory
   });
 
   test("detectors of a private expertise work the same way (blocking and advisory, pinned to the resolution)", async () => {
