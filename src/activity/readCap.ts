@@ -6,8 +6,9 @@
  *
  * - at most DASHBOARD_READS_PER_USER of a user's reads run at once;
  * - a user's reads use the thread's time: while k users have reads running, each of them owes
- *   1/k of the time (once, however many of its reads run together), and the debt is repaid at
- *   `share` ms per ms (a tenth: 100 ms a second);
+ *   1/k of the CPU time the thread spent (once, however many of its reads run together: not the
+ *   wall time, which other processes of a loaded machine stretch), and the debt is repaid at
+ *   `share` ms per ms of wall time (a tenth: 100 ms a second);
  * - past a debt of `burstMs`, a user's next read waits only while the thread is contended: another
  *   request (another tenant's key call, any request that is not a heavy read) was answered in the
  *   last `quietMs`, or another user with less debt has a heavy read running or waiting. So the
@@ -17,10 +18,20 @@
  *   not answered at once to try again); past that, 429 rate_limited with Retry-After: 1, before
  *   anything is read.
  *
- * Per process and per database (tests open several), counted in memory; durations are wall time.
+ * Per process and per database (tests open several), counted in memory.
  */
 import type { Database } from "../db/client";
 import { AppError } from "../http/errors";
+
+/** The CPU time (user and system) this thread has used, in ms: ~0.5 µs a call. */
+const threadCpuMs: () => number = (() => {
+  const p = process as { threadCpuUsage?: () => NodeJS.CpuUsage };
+  const usage = p.threadCpuUsage ? () => p.threadCpuUsage!() : () => process.cpuUsage();
+  return () => {
+    const u = usage();
+    return (u.user + u.system) / 1000;
+  };
+})();
 
 /** The seconds a refused read is told to wait. */
 export const RETRY_AFTER_S = 1;
@@ -68,10 +79,10 @@ export class ReadCap {
   private readonly heavy = new WeakSet<Request>();
   /** When a request other than a heavy read was last answered (-Infinity: never). */
   private otherAt = -Infinity;
-  /** Users with a read running, and the service clock: ms of busy time per running user, as of `clockAt`. */
+  /** Users with a read running, and the service clock: ms of the thread's CPU time per running user, as of `cpuAt`. */
   private usersRunning = 0;
   private clock = 0;
-  private clockAt = performance.now();
+  private cpuAt = threadCpuMs();
   /** Wakes the waiting reads (of every user: one was released, a debt repaid, or the quiet came). */
   private wake: (() => void)[] = [];
 
@@ -190,18 +201,18 @@ export class ReadCap {
     if (s.running === 0 && s.waiting === 0 && s.debt === 0) this.users.delete(userId);
   }
 
-  /** Advances the service clock to now (each running user's part of the time since) and returns it. */
+  /** Advances the service clock to now (each running user's part of the thread's CPU time since) and returns it. */
   private tick(): number {
-    const now = performance.now();
-    if (this.usersRunning > 0) this.clock += (now - this.clockAt) / this.usersRunning;
-    this.clockAt = now;
+    const cpu = threadCpuMs();
+    if (this.usersRunning > 0) this.clock += (cpu - this.cpuAt) / this.usersRunning;
+    this.cpuAt = cpu;
     return this.clock;
   }
 
   /** Charges `s` its part of the busy time since the last count (while a read of it ran), repaid at `share` all along. */
   private account(s: UserState): void {
     const clock = this.tick();
-    const now = this.clockAt;
+    const now = performance.now();
     const owed = s.running > 0 ? clock - s.charged : 0;
     s.debt = Math.max(0, s.debt + owed - (now - s.at) * this.limits.share);
     s.charged = clock;
