@@ -5,8 +5,8 @@
  * 1,000,000 trace events over 90 days), with detector findings reported on every project's every
  * day (four rules, two clients, served and not). Target: p99 < 50 ms at 10 connections, as the
  * insights pages. Measured: the first call after start, one sequential client, wrk -c10 spread over
- * ten admins (the dashboard reads are capped per user: one person's ten connections would be
- * slowed to that person's share, by design); then the
+ * ten admins (the dashboard reads are capped per user: DASHBOARD_READS_PER_USER of one person's
+ * reads run at once, the rest queue; as on a team, ten people); then the
  * page while agents work (a commit every ~70 ms: the kept answer is read again after each).
  * BENCH_EVENTS, BENCH_PROJECTS, BENCH_SECONDS override.
  */

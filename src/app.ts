@@ -51,6 +51,7 @@ import { orgExpertisesPages } from "./expertises/pages";
 import { importPages } from "./expertises/importPage";
 import { orgInsightsPages } from "./activity/pages";
 import { orgRulesPage } from "./activity/rulesPage";
+import { dashboardReadCap } from "./activity/readCap";
 import { projectRoutes } from "./projects/routes/project";
 import { relevanceRoutes } from "./projects/routes/relevance";
 import { connectionRoutes } from "./projects/routes/connection";
@@ -132,6 +133,8 @@ export function createApp(input: AppDeps) {
   const { trustedProxies, requestDeadlineMs, maxConnectionsPerAddress } = deps.config;
   // the socket's server once `listen` made one (the edge reads peers through it; see EdgeOptions.server)
   const listening: { server: PeerInfo | null } = { server: null };
+  // the heavy dashboard reads' cap (activity/readCap.ts) counts every other answered request as contention
+  const readCap = dashboardReadCap(deps.database, deps.config.dashboardReadsPerUser);
   const app = new Elysia({ serve })
     .use(
       edge({
@@ -145,6 +148,7 @@ export function createApp(input: AppDeps) {
         metrics: deps.config.metricsToken ? deps.metrics : null,
         storage: deps.database.storage,
         server: () => listening.server,
+        answered: (request) => readCap.answered(request),
       }),
     )
     // a form's `?_method=DELETE` (PUT, PATCH) on a /web POST becomes that method before routing (http/methodOverride.ts)

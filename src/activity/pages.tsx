@@ -202,11 +202,11 @@ export function orgInsightsPages(deps: CatalogDeps & JournalDeps) {
     .use(createPageGuard(deps))
     .get(
       "/org/insights",
-      async ({ page: ctx, org, query }) => {
+      async ({ page: ctx, org, query, request }) => {
         const w = window(query);
         const projects = await listProjects(deps.database, org.id);
         // a heavy read, under the same per-user cap as the JSON routes (src/activity/readCap.ts)
-        const d = await cap.run(ctx.session.user.id, async () => {
+        const d = await cap.run(ctx.session.user.id, request, async () => {
           await deps.journal.settle();
           return insights(deps.database, deps.state.catalog!, org, projects, w);
         });
@@ -228,10 +228,10 @@ export function orgInsightsPages(deps: CatalogDeps & JournalDeps) {
     )
     .get(
       "/org/talent-adoption",
-      async ({ page: ctx, org, query }) => {
+      async ({ page: ctx, org, query, request }) => {
         const w = window(query);
         const projects = await listProjects(deps.database, org.id);
-        const d = await cap.run(ctx.session.user.id, async () => {
+        const d = await cap.run(ctx.session.user.id, request, async () => {
           await deps.journal.settle();
           return adoptionView(deps.database, deps.state.catalog!, org, projects.length, w);
         });

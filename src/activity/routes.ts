@@ -45,8 +45,8 @@ export function activityRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) 
       .use(guards)
       .get(
         "/web/projects/:id/traces/summary",
-        async ({ auth, org, params, query }) =>
-          cap.run(auth.user.id, async () => {
+        async ({ auth, org, params, query, request }) =>
+          cap.run(auth.user.id, request, async () => {
             const project = await getProject(db, org.id, params.id);
             const w = window(query);
             await deps.journal.settle();
@@ -57,8 +57,8 @@ export function activityRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) 
       // GET /web/projects/:id/talents/<talentId>/usage — the talent id may be `@org/slug`, raw or percent-encoded
       .get(
         "/web/projects/:id/talents/*",
-        async ({ auth, org, params, query }) =>
-          cap.run(auth.user.id, async () => {
+        async ({ auth, org, params, query, request }) =>
+          cap.run(auth.user.id, request, async () => {
             const project = await getProject(db, org.id, params.id);
             const rest = params["*"];
             if (!rest.endsWith(USAGE_SUFFIX) || rest.length === USAGE_SUFFIX.length) throw notFound("No such route.");
@@ -71,8 +71,8 @@ export function activityRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) 
       )
       .get(
         "/web/activity/summary",
-        async ({ auth, org, query }) =>
-          cap.run(auth.user.id, async () => {
+        async ({ auth, org, query, request }) =>
+          cap.run(auth.user.id, request, async () => {
             const w = window(query);
             const projects = await listProjects(db, org.id);
             await deps.journal.settle();
@@ -82,8 +82,8 @@ export function activityRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) 
       )
       .get(
         "/web/orgs/current/insights",
-        async ({ auth, org, query }) =>
-          cap.run(auth.user.id, async () => {
+        async ({ auth, org, query, request }) =>
+          cap.run(auth.user.id, request, async () => {
             const w = window(query);
             const projects = await listProjects(db, org.id);
             await deps.journal.settle();
@@ -93,8 +93,8 @@ export function activityRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) 
       )
       .get(
         "/web/projects/:id/rules",
-        async ({ auth, org, params, query }) =>
-          cap.run(auth.user.id, async () => {
+        async ({ auth, org, params, query, request }) =>
+          cap.run(auth.user.id, request, async () => {
             const project = await getProject(db, org.id, params.id);
             const w = window(query);
             const csv = oneOf(query, "format", FORMATS) === "csv";
@@ -106,8 +106,8 @@ export function activityRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) 
       )
       .get(
         "/web/orgs/current/rules",
-        async ({ auth, org, query }) =>
-          cap.run(auth.user.id, async () => {
+        async ({ auth, org, query, request }) =>
+          cap.run(auth.user.id, request, async () => {
             const w = window(query);
             const csv = oneOf(query, "format", FORMATS) === "csv";
             await deps.journal.settle();
@@ -118,8 +118,8 @@ export function activityRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) 
       )
       .get(
         "/web/orgs/current/talent-adoption",
-        async ({ auth, org, query }) =>
-          cap.run(auth.user.id, async () => {
+        async ({ auth, org, query, request }) =>
+          cap.run(auth.user.id, request, async () => {
             const w = window(query);
             const projects = await listProjects(db, org.id);
             await deps.journal.settle();

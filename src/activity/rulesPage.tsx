@@ -145,9 +145,9 @@ export function orgRulesPage(deps: CatalogDeps & JournalDeps) {
   const cap = dashboardReadCap(deps.database, deps.config.dashboardReadsPerUser);
   return new Elysia().use(createPageGuard(deps)).get(
     "/org/insights/rules",
-    async ({ page: ctx, org, query }) => {
+    async ({ page: ctx, org, query, request }) => {
       const w = readWindow(query, deps.config.eventRetentionDays);
-      const d = await cap.run(ctx.session.user.id, async () => {
+      const d = await cap.run(ctx.session.user.id, request, async () => {
         await deps.journal.settle();
         return ruleEffect(deps.database, deps.state.catalog!, { organizationId: org.id }, w);
       });

@@ -75,6 +75,8 @@ export interface EdgeOptions {
    * (`Object.defineProperty`), which slowed every route (docs/performance.md).
    */
   server?: () => PeerInfo | null | undefined;
+  /** Told of each request once answered (the heavy reads' cap counts the other requests as contention). */
+  answered?: (request: Request) => void;
 }
 
 /**
@@ -337,6 +339,7 @@ function responseCloser(opts: EdgeOptions, cap: ConnectionCap | null) {
   }) => {
     const m = meta.get(request);
     cap?.leave(m);
+    opts.answered?.(request);
     if (metrics) metrics.record(request.method, route, statusOf(request, set, responseValue), elapsedMs(request) / 1000);
     if (!opts.accessLog) return;
     const url = new URL(request.url);
