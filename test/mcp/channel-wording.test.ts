@@ -1,7 +1,8 @@
 /**
  * Wording follows the channel (docs/api.md "Wording follows the channel"): the same operations,
  * walked over MCP with the real SDK clients (the v1 client, and SDK v2's client pinned to
- * 2026-07-28 and in its default 2025 handshake) and over the key API with the same keys — every
+ * 2026-07-28 and in its default 2025 handshake; the last also with an OAuth token a person granted
+ * the same scopes on the consent page) and over the key API with the same keys — every
  * tool's happy path and every error the tools return (designation_required, unknown_talents, an
  * unknown resolution or talent, bad arguments, a submission conflict, a scope refused). Over MCP
  * no answer names a route, and every tool it names is one the key's scopes allow; over the key
@@ -13,7 +14,19 @@ import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from
 import { KEY_ROUTE_LIST } from "../../src/http/keyRoutes";
 import { TOOLS, TOOLS_BY_NAME } from "../../src/mcp/tools";
 import { createKey, orgWithProject, publishedExpertiseOf, talentMd } from "../helpers";
-import { connectWithBearer, liveEnv, type LiveEnv } from "../mcp-support";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+import {
+  Browser,
+  CLIENT_INFO,
+  connectWithBearer,
+  consentInBrowser,
+  liveEnv,
+  MemoryOAuthProvider,
+  PASSWORD,
+  type LiveEnv,
+} from "../mcp-support";
 
 let live: LiveEnv;
 beforeAll(async () => {
@@ -128,6 +141,26 @@ const CLIENTS: { name: string; connect(url: string, bearer: string): Promise<Mcp
   { name: "SDK v2 client in its 2025 handshake", connect: (url, bearer) => v2Client(url, bearer) },
 ];
 
+/** The bearers the MCP walk runs with: a project key of those scopes on every client, an OAuth token of them on SDK v2 at 2026-07-28. */
+const RUNS = [...CLIENTS.map((via) => ({ via, bearer: "a key" })), { via: CLIENTS[1]!, bearer: "an OAuth token" }];
+
+/** An OAuth access token for the project's MCP URL with exactly `scopes`: the SDK's flow, a person unticking the rest. */
+async function oauthToken(url: string, email: string, scopes: string[]): Promise<string> {
+  const provider = new MemoryOAuthProvider("http://localhost:41234/cb", `Walk ${scopes.join("+")}`);
+  const first = new StreamableHTTPClientTransport(new URL(url), { authProvider: provider });
+  await expect(new Client(CLIENT_INFO).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
+  const untick = ALL.filter((x) => !scopes.includes(x));
+  const { code } = await consentInBrowser(
+    new Browser(live.base),
+    provider.authorizationUrl!.toString(),
+    { email, password: PASSWORD },
+    { untick },
+  );
+  await first.finishAuth(code!);
+  expect(provider.saved!.scope!.split(" ").sort()).toEqual([...scopes].sort());
+  return provider.saved!.access_token;
+}
+
 /**
  * An MCP answer: the tool result's text and its structuredContent (wording too: a client may show either), or the
  * refusal's (an HTTP error the client throws).
@@ -176,10 +209,12 @@ describe("wording follows the channel", () => {
   });
 
   for (const scopes of KEYS) {
-    for (const via of CLIENTS)
-      test(`over MCP (${via.name}), a key with ${scopes.join("+")}: no answer names a route, and every tool named is one the key may call`, async () => {
-        const key = (await createKey(s.owner, s.project.id, scopes)).value;
-        const client = await via.connect(`${live.base}/mcp/${s.project.id}`, key);
+    for (const { via, bearer } of RUNS)
+      test(`over MCP (${via.name}), ${bearer} with ${scopes.join("+")}: no answer names a route, and every tool named is one the caller may call`, async () => {
+        const url = `${live.base}/mcp/${s.project.id}`;
+        const token =
+          bearer === "a key" ? (await createKey(s.owner, s.project.id, scopes)).value : await oauthToken(url, s.owner.email, scopes);
+        const client = await via.connect(url, token);
         const allowed = new Set(TOOLS.filter((t) => scopes.includes(t.scope)).map((t) => t.name));
         const prepared = await overMcp(client, "svc_prepare_task", { talentIds: ["typescript-strict", s.expertise] });
         expect(prepared.isError).toBe(false);
@@ -197,7 +232,8 @@ describe("wording follows the channel", () => {
           if (mayCall && step.error) expect(a.text).toContain(step.mcpError ?? step.error);
           // the v1 client throws the 403's body; SDK v2's throws its InsufficientScopeError, read from the challenge
           if (!mayCall) expect(a.text).toMatch(/insufficient_scope|^Insufficient scope: required /);
-          if (!mayCall) expect(a.text).toContain(`"${TOOLS_BY_NAME.get(step.tool)!.scope}"`);
+          // the scope needed is named (an OAuth challenge lists it with the scopes held)
+          if (!mayCall) expect(a.text).toMatch(new RegExp(`"(?:[a-z_]+ )*${TOOLS_BY_NAME.get(step.tool)!.scope}(?: [a-z_]+)*"`));
           answers.push({ tool: step.tool, text: a.text });
           if (a.structured !== undefined) answers.push({ tool: step.tool, text: a.structured });
         }
