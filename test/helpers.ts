@@ -352,3 +352,14 @@ export function queryPlan(database: Database, sql: string, args: unknown[] = [])
     conn.close();
   }
 }
+
+/** The text of the element with `id` in an HTML page (its tags dropped, entities of quotes read), or null when it is not there or hidden. */
+export function textOfId(html: string, id: string): string | null {
+  const m = new RegExp(`<([a-z]+)[^>]* id="${id}"([^>]*)>([\\s\\S]*?)</\\1>`).exec(html);
+  if (!m || /\bhidden\b/.test(m[2]!)) return null;
+  return m[3]!
+    .replace(/<[^>]+>/g, "")
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .trim();
+}

@@ -7,7 +7,7 @@
  * (`?form=delete`): a wrong slug answers the page again (400) with what was typed and why under the field.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { formPost, joinedMember, orgWithProject, talentMd, testEnv, type TestEnv, type WebClient } from "../helpers";
+import { formPost, joinedMember, orgWithProject, talentMd, testEnv, type TestEnv, type WebClient, textOfId } from "../helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -16,17 +16,6 @@ beforeAll(async () => {
 afterAll(() => env.close());
 
 const BASE = "/web/orgs/current/expertises";
-
-/** The text of the element with `id` (its tags dropped), or null when it is not there or hidden. */
-function textOf(html: string, id: string): string | null {
-  const m = new RegExp(`<([a-z]+)[^>]* id="${id}"([^>]*)>([\\s\\S]*?)</\\1>`).exec(html);
-  if (!m || /\bhidden\b/.test(m[2]!)) return null;
-  return m[3]!
-    .replace(/<[^>]+>/g, "")
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .trim();
-}
 
 let owner: WebClient;
 beforeAll(async () => {
@@ -52,8 +41,8 @@ describe("POST /org/expertises/:id?form=triggers: a refused trigger set answers 
     expect(r.status).toBe(400);
     expect(r.html).toContain('id="trigger-form"');
     expect(r.html).not.toContain("That did not work"); // not the error page
-    expect(textOf(r.html, "trigger-files-error")).toBe('"/etc/passwd" must be relative (no leading /)');
-    expect(textOf(r.html, "trigger-keywords-error")).toBeNull();
+    expect(textOfId(r.html, "trigger-files-error")).toBe('"/etc/passwd" must be relative (no leading /)');
+    expect(textOfId(r.html, "trigger-keywords-error")).toBeNull();
     expect(r.html).toContain("src/ledger/**\n/etc/passwd</textarea>");
     expect(r.html).toContain("ledger</textarea>");
     expect(r.html).toContain(`name="expectedRevision" value="${e.revision}"`);
@@ -72,7 +61,7 @@ describe("POST /org/expertises/:id?form=triggers: a refused trigger set answers 
       keywords: "",
     });
     expect(r.status).toBe(409);
-    expect(textOf(r.html, "trigger-refused")).toContain(`The expertise is at revision ${current}, not ${e.revision}`);
+    expect(textOfId(r.html, "trigger-refused")).toContain(`The expertise is at revision ${current}, not ${e.revision}`);
     expect(r.html).toContain("src/**</textarea>");
     expect(r.html).toContain(`name="expectedRevision" value="${current}"`);
   });
@@ -113,11 +102,11 @@ describe("POST /org/expertises/:id?form=delete: the typed-slug deletion without 
     expect(r.status).toBe(400);
     expect(r.html).toContain('id="delete-h"'); // the expertise page itself
     expect(r.html).not.toContain("That did not work"); // not the error page
-    expect(textOf(r.html, "confirm-name-error")).toBe('"td-wron" is not "td-wrong": type the expertise\'s name exactly');
+    expect(textOfId(r.html, "confirm-name-error")).toBe('"td-wron" is not "td-wrong": type the expertise\'s name exactly');
     expect(r.html).toMatch(/<input id="confirm-name"[^>]* value="td-wron"[^>]* aria-invalid="true"/);
     expect((await owner.get(`${BASE}/${e.id}`)).status).toBe(200);
     const empty = await formPost(env, owner, `${page(e.id)}?form=delete`, { confirm: "" });
-    expect([empty.status, textOf(empty.html, "confirm-name-error")]).toEqual([400, 'type the expertise\'s name, "td-wrong"']);
+    expect([empty.status, textOfId(empty.html, "confirm-name-error")]).toEqual([400, 'type the expertise\'s name, "td-wrong"']);
   });
 
   test("the slug typed exactly → 303 to the list with the status cookie, the expertise gone; a member → 404; another site → 403", async () => {

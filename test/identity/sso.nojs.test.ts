@@ -6,7 +6,7 @@
  * issues app.js puts under the same fields. A save without JavaScript is a 303 back to /org/sso.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { approveSsoDomains, joinedMember, orgWithProject, testEnv, type TestEnv, type WebClient } from "../helpers";
+import { approveSsoDomains, joinedMember, orgWithProject, testEnv, type TestEnv, type WebClient, textOfId } from "../helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -34,17 +34,6 @@ function post(client: WebClient, path: string, fields: Record<string, string>, h
   return env.request(path, { method: "POST", headers, body: new URLSearchParams(fields).toString(), redirect: "manual" });
 }
 
-/** The text of the element with `id` in an HTML page (its first line of text), or null when it is not there or hidden. */
-function textOf(html: string, id: string): string | null {
-  const m = new RegExp(`<([a-z]+)[^>]* id="${id}"([^>]*)>([\\s\\S]*?)</\\1>`).exec(html);
-  if (!m || /\bhidden\b/.test(m[2]!)) return null;
-  return m[3]!
-    .replace(/<[^>]+>/g, "")
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .trim();
-}
-
 describe("the SSO form without JavaScript: a refusal answers the form again", () => {
   test("bad domains and a missing client ID → 400 page at the form, each problem under its field, the typed values kept, the secret never echoed; nothing saved", async () => {
     const { owner } = await orgWithProject(env, "Nojs Sso Bad");
@@ -54,12 +43,12 @@ describe("the SSO form without JavaScript: a refusal answers the form again", ()
     const html = await r.text();
     expect(html).toContain('id="sso-form"');
     expect(html).not.toContain("That did not work"); // not the error page
-    expect(textOf(html, "sso-domains-error")).toBe(
+    expect(textOfId(html, "sso-domains-error")).toBe(
       '"not" is not an e-mail domain; "a" is not an e-mail domain; "domain" is not an e-mail domain',
     );
-    expect(textOf(html, "oidc-client-id-error")).toBe("is required (at most 300 characters)");
-    expect(textOf(html, "sso-type-error")).toBeNull();
-    expect(textOf(html, "sso-form-refused")).toBe("Not saved: the fields marked below say why.");
+    expect(textOfId(html, "oidc-client-id-error")).toBe("is required (at most 300 characters)");
+    expect(textOfId(html, "sso-type-error")).toBeNull();
+    expect(textOfId(html, "sso-form-refused")).toBe("Not saved: the fields marked below say why.");
     // the control is named by its error and marked invalid
     expect(html).toMatch(
       /<input id="sso-domains" name="domains"[^>]*aria-describedby="sso-domains-help sso-domains-error"[^>]*aria-invalid="true"/,
@@ -77,10 +66,10 @@ describe("the SSO form without JavaScript: a refusal answers the form again", ()
     const r = await post(owner, "/org/sso", { ...noType, type: "ldap" });
     expect(r.status).toBe(400);
     const html = await r.text();
-    expect(textOf(html, "sso-type-error")).toBe("must be oidc or saml");
+    expect(textOfId(html, "sso-type-error")).toBe("must be oidc or saml");
     expect(html).toMatch(/<fieldset class="field choice" id="sso-type" data-issue-path="type" aria-describedby="sso-type-error">/);
     expect(html).not.toMatch(/name="type" value="oidc" checked/); // "ldap" was sent: neither choice is checked
-    expect(textOf(html, "sso-domains-error")).toBeNull();
+    expect(textOfId(html, "sso-domains-error")).toBeNull();
     // the enforce box's error slot (its issue comes from a JSON body only: a form sends a string)
     expect(html).toContain('id="sso-enforce-error"');
     expect(html).toMatch(/<input id="sso-enforce" type="checkbox" name="enforce" value="true"\/>/); // not sent: unchecked, no error
@@ -94,7 +83,7 @@ describe("the SSO form without JavaScript: a refusal answers the form again", ()
     const r = await post(owner, "/org/sso", { ...FORM, domains: "free-nojs.example, taken-nojs.example" });
     expect(r.status).toBe(409);
     const html = await r.text();
-    expect(textOf(html, "sso-domains-error")).toBe(
+    expect(textOfId(html, "sso-domains-error")).toBe(
       "taken-nojs.example is verified by another organization: a domain belongs to one organization at most.",
     );
     expect(html).toContain('value="free-nojs.example, taken-nojs.example"');

@@ -5,23 +5,13 @@
  * the JSON route's refusal is the #flash fragment naming that list (app.js puts it under it).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { formPost, joinedMember, orgWithProject, testEnv, type TestEnv } from "../helpers";
+import { formPost, joinedMember, orgWithProject, testEnv, type TestEnv, textOfId } from "../helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
   env = await testEnv();
 });
 afterAll(() => env.close());
-
-/** The text of the element with `id` (its tags dropped), or null when it is not there or hidden. */
-function textOf(html: string, id: string): string | null {
-  const m = new RegExp(`<([a-z]+)[^>]* id="${id}"([^>]*)>([\\s\\S]*?)</\\1>`).exec(html);
-  if (!m || /\bhidden\b/.test(m[2]!)) return null;
-  return m[3]!
-    .replace(/<[^>]+>/g, "")
-    .replace(/&quot;/g, '"')
-    .trim();
-}
 
 const policyOf = async (c: { get: (p: string) => Promise<{ body: any }> }) => (await c.get("/web/orgs/current/policy")).body.policy;
 
@@ -35,10 +25,10 @@ describe("POST /org/policy: a refused policy answers its form again, each proble
     expect(r.status).toBe(400);
     expect(r.html).toContain('id="policy-form"');
     expect(r.html).not.toContain("That did not work"); // not the error page
-    expect(textOf(r.html, "policy-required-field-error")).toContain("unknown: no-such-talent");
-    expect(textOf(r.html, "policy-required-field-error")).not.toContain("nope-2");
-    expect(textOf(r.html, "policy-allowed-field-error")).toContain("unknown: nope-2");
-    expect(textOf(r.html, "policy-refused")).toBe("Not saved: the fields marked below say why.");
+    expect(textOfId(r.html, "policy-required-field-error")).toContain("unknown: no-such-talent");
+    expect(textOfId(r.html, "policy-required-field-error")).not.toContain("nope-2");
+    expect(textOfId(r.html, "policy-allowed-field-error")).toContain("unknown: nope-2");
+    expect(textOfId(r.html, "policy-refused")).toBe("Not saved: the fields marked below say why.");
     expect(r.html).toContain("secrets-handling\nno-such-talent</textarea>");
     expect(r.html).toContain("go-base, nope-2</textarea>");
     expect((await policyOf(owner)).requiredTalents).toEqual([]);
@@ -48,11 +38,11 @@ describe("POST /org/policy: a refused policy answers its form again, each proble
     const { owner } = await orgWithProject(env);
     const r = await formPost(env, owner, "/org/policy", { requiredTalents: "npm-workspaces\npnpm-workspaces", allowedTalents: "" });
     expect(r.status).toBe(409);
-    expect(textOf(r.html, "policy-required-field-error")).toContain("npm-workspaces × pnpm-workspaces");
-    expect(textOf(r.html, "policy-allowed-field-error")).toBeNull();
+    expect(textOfId(r.html, "policy-required-field-error")).toContain("npm-workspaces × pnpm-workspaces");
+    expect(textOfId(r.html, "policy-allowed-field-error")).toBeNull();
     const tooLong = await formPost(env, owner, "/org/policy", { requiredTalents: "x".repeat(201), allowedTalents: "" });
     expect(tooLong.status).toBe(400);
-    expect(textOf(tooLong.html, "policy-required-field-error")).toContain("must be an array of talent ids");
+    expect(textOfId(tooLong.html, "policy-required-field-error")).toContain("must be an array of talent ids");
     expect((await policyOf(owner)).requiredTalents).toEqual([]);
   });
 

@@ -6,7 +6,7 @@
  * site: nothing changes. The new-project form (`POST /projects/new`, pages/newProject.tsx) the same way.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { formPost, joinedMember, orgWithProject, testEnv, type TestEnv } from "../helpers";
+import { formPost, joinedMember, orgWithProject, testEnv, type TestEnv, textOfId } from "../helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -15,13 +15,6 @@ beforeAll(async () => {
 afterAll(() => env.close());
 
 const FORM = { name: "Renamed", description: "A description", repository: "group/payments", contextBudget: "4000" };
-
-/** The text of the element with `id` (its tags dropped), or null when it is not there or hidden. */
-function textOf(html: string, id: string): string | null {
-  const m = new RegExp(`<([a-z]+)[^>]* id="${id}"([^>]*)>([\\s\\S]*?)</\\1>`).exec(html);
-  if (!m || /\bhidden\b/.test(m[2]!)) return null;
-  return m[3]!.replace(/<[^>]+>/g, "").trim();
-}
 
 describe("POST /projects/:id?tab=settings: the Settings form without JavaScript", () => {
   test("a bad repository and context budget → 400 with the tab again: each problem under its field, what was typed kept, nothing saved", async () => {
@@ -34,10 +27,10 @@ describe("POST /projects/:id?tab=settings: the Settings form without JavaScript"
     expect(r.status).toBe(400);
     expect(r.html).not.toContain("That did not work"); // not the error page
     expect(r.html).toContain('aria-current="page">Settings</a>');
-    expect(textOf(r.html, "p-repo-error")).toBe("repository must be a path such as payments-api or group/repo");
-    expect(textOf(r.html, "p-budget-error")).toBe("must be a whole number of tokens from 500 to 200000, or null for the default");
-    expect(textOf(r.html, "p-name-error")).toBeNull();
-    expect(textOf(r.html, "settings-refused")).toBe("Not saved: the fields marked below say why.");
+    expect(textOfId(r.html, "p-repo-error")).toBe("repository must be a path such as payments-api or group/repo");
+    expect(textOfId(r.html, "p-budget-error")).toBe("must be a whole number of tokens from 500 to 200000, or null for the default");
+    expect(textOfId(r.html, "p-name-error")).toBeNull();
+    expect(textOfId(r.html, "settings-refused")).toBe("Not saved: the fields marked below say why.");
     expect(r.html).toMatch(
       /<input id="p-repo" name="repository"[^>]*value="\.\.\/elsewhere"[^>]*aria-describedby="p-repo-help p-repo-error" aria-invalid="true"/,
     );
@@ -51,7 +44,7 @@ describe("POST /projects/:id?tab=settings: the Settings form without JavaScript"
     const o = await orgWithProject(env, "Settings Empty Name");
     const r = await formPost(env, o.owner, `/projects/${o.project.id}?tab=settings`, { ...FORM, name: "   " });
     expect(r.status).toBe(400);
-    expect(textOf(r.html, "p-name-error")).toBe("name is required (at most 100 characters)");
+    expect(textOfId(r.html, "p-name-error")).toBe("name is required (at most 100 characters)");
     expect((await o.owner.get(`/web/projects/${o.project.id}`)).body.project.name).toBe(o.project.name);
   });
 
@@ -109,9 +102,7 @@ describe("POST /projects/:id?tab=settings&form=delete: the typed-name deletion w
     expect(r.status).toBe(400);
     expect(r.html).not.toContain("That did not work"); // not the error page
     expect(r.html).toContain('aria-current="page">Settings</a>');
-    expect(textOf(r.html, "confirm-name-error")).toBe(
-      `&quot;${o.project.name}x&quot; is not &quot;${o.project.name}&quot;: type the project&#39;s name exactly`,
-    );
+    expect(textOfId(r.html, "confirm-name-error")).toBe(`"${o.project.name}x" is not "${o.project.name}": type the project's name exactly`);
     expect(r.html).toContain(`value="${o.project.name}x"`);
     expect((await o.owner.get(`/web/projects/${o.project.id}`)).status).toBe(200);
   });
@@ -136,9 +127,9 @@ describe("POST /projects/new: the new-project form without JavaScript", () => {
     const r = await formPost(env, o.owner, "/projects/new", { name: " ", description: "Typed", repository: "a b" });
     expect(r.status).toBe(400);
     expect(r.html).toContain('id="new-project-form"');
-    expect(textOf(r.html, "name-error")).toBe("name is required (at most 100 characters)");
-    expect(textOf(r.html, "repository-error")).toBe("repository must be a path such as payments-api or group/repo");
-    expect(textOf(r.html, "description-error")).toBeNull();
+    expect(textOfId(r.html, "name-error")).toBe("name is required (at most 100 characters)");
+    expect(textOfId(r.html, "repository-error")).toBe("repository must be a path such as payments-api or group/repo");
+    expect(textOfId(r.html, "description-error")).toBeNull();
     expect(r.html).toContain('value="Typed"');
     expect(r.html).toContain('value="a b"');
     expect((await o.owner.get("/web/projects")).body.projects).toHaveLength(1);

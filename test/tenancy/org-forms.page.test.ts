@@ -7,23 +7,13 @@
  * its field, or a 303 back; a member gets the 404 page.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { formPost, joinedMember, orgWithProject, signedUp, testEnv, type TestEnv } from "../helpers";
+import { formPost, joinedMember, orgWithProject, signedUp, testEnv, type TestEnv, textOfId } from "../helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
   env = await testEnv({ AUTO_APPROVE_ORGS: "true" });
 });
 afterAll(() => env.close());
-
-/** The text of the element with `id` (its tags dropped), or null when it is not there or hidden. */
-function textOf(html: string, id: string): string | null {
-  const m = new RegExp(`<([a-z]+)[^>]* id="${id}"([^>]*)>([\\s\\S]*?)</\\1>`).exec(html);
-  if (!m || /\bhidden\b/.test(m[2]!)) return null;
-  return m[3]!
-    .replace(/<[^>]+>/g, "")
-    .replace(/&quot;/g, '"')
-    .trim();
-}
 
 const orgsOf = async (c: Awaited<ReturnType<typeof signedUp>>) => (await c.get("/web/orgs")).body.organizations as { slug: string }[];
 
@@ -36,8 +26,8 @@ describe("POST /org/new: the new-organization form without JavaScript", () => {
     expect(r.status).toBe(409);
     expect(r.html).toContain('id="new-org-form"');
     expect(r.html).not.toContain("That clashes with what is there"); // not the error page
-    expect(textOf(r.html, "org-slug-error")).toBe('The slug "taken-co" is taken; choose another.');
-    expect(textOf(r.html, "org-name-error")).toBeNull();
+    expect(textOfId(r.html, "org-slug-error")).toBe('The slug "taken-co" is taken; choose another.');
+    expect(textOfId(r.html, "org-name-error")).toBeNull();
     expect(r.html).toContain('value="My Co"');
     expect(r.html).toContain('value="taken-co"');
     expect(await orgsOf(c)).toEqual([]);
@@ -47,10 +37,10 @@ describe("POST /org/new: the new-organization form without JavaScript", () => {
     const c = await signedUp(env);
     const noName = await formPost(env, c, "/org/new", { name: "  ", slug: "" });
     expect(noName.status).toBe(400);
-    expect(textOf(noName.html, "org-name-error")).toBe("name is required (at most 100 characters)");
+    expect(textOfId(noName.html, "org-name-error")).toBe("name is required (at most 100 characters)");
     const badSlug = await formPost(env, c, "/org/new", { name: "Bad Slug Co", slug: "Bad Slug" });
     expect(badSlug.status).toBe(400);
-    expect(textOf(badSlug.html, "org-slug-error")).toBe("invalid slug");
+    expect(textOfId(badSlug.html, "org-slug-error")).toBe("invalid slug");
     expect(badSlug.html).toContain('value="Bad Slug Co"');
     expect(await orgsOf(c)).toEqual([]);
   });
@@ -101,9 +91,9 @@ describe("POST /org/code-hosting: the code hosting form without JavaScript", () 
     expect(r.status).toBe(400);
     expect(r.html).toContain('id="code-hosting-form"');
     expect(r.html).toContain('id="members-h"'); // the whole /org page, not the error page
-    expect(textOf(r.html, "ch-url-error")).toBe("must be an http(s) URL");
-    expect(textOf(r.html, "ch-branch-error")).toBe("must be a branch name");
-    expect(textOf(r.html, "ch-provider-error")).toBeNull();
+    expect(textOfId(r.html, "ch-url-error")).toBe("must be an http(s) URL");
+    expect(textOfId(r.html, "ch-branch-error")).toBe("must be a branch name");
+    expect(textOfId(r.html, "ch-provider-error")).toBeNull();
     expect(r.html).toContain('value="ftp://example.com/acme"');
     expect(r.html).toContain('value="bad branch"');
     expect((await o.owner.get("/web/orgs/current/code-hosting")).body.codeHosting).toBeNull();
