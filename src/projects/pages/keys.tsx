@@ -45,11 +45,17 @@ function keyForm(body: unknown): KeyFormValues {
 }
 
 /** The Keys tab's page, answering the creation form posted without JavaScript. */
-async function keysPage(deps: CatalogDeps, ctx: PageContext, project: Project, status: number, shown: Parameters<typeof KeysTab>[0]) {
+async function keysPage(
+  deps: CatalogDeps,
+  ctx: PageContext,
+  project: Project,
+  status: number,
+  shown: Omit<Parameters<typeof KeysTab>[0], "project" | "keys">,
+) {
   return page(
     <Layout title={project.name} user={ctx.session.user} nav={ctx.nav}>
       <ProjectHeader project={project} tab="keys" />
-      <KeysTab {...shown} keys={await listKeys(deps.database, project.id)} />
+      <KeysTab {...shown} project={project} keys={await listKeys(deps.database, project.id)} />
     </Layout>,
     status,
     { "cache-control": "no-store" },
@@ -65,10 +71,10 @@ export function keysPages(deps: CatalogDeps) {
       const values = keyForm(body);
       try {
         const r = await createProjectKey(deps.database, { organizationId: org.id, projectId: project.id }, ctx.session.user, values);
-        return keysPage(deps, ctx, project, 200, { project, keys: [], created: { value: r.value, name: r.key.name } });
+        return keysPage(deps, ctx, project, 200, { created: { value: r.value, name: r.key.name } });
       } catch (e) {
         if (!(e instanceof AppError) || e.code !== "validation_failed") throw e;
-        return keysPage(deps, ctx, project, e.status, { project, keys: [], attempt: { values, refusal: refusalOf(e, keyFieldOf) } });
+        return keysPage(deps, ctx, project, e.status, { attempt: { values, refusal: refusalOf(e, keyFieldOf) } });
       }
     },
     { orgPage: "member" },
