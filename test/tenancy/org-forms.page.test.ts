@@ -8,7 +8,7 @@
  * the problem under the e-mail field (400 not an address, 409 already a member), or a 303 back.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { formPost, joinedMember, orgWithProject, signedUp, testEnv, type TestEnv } from "../helpers";
+import { formPost, joinedMember, makePlatformAdmin, orgWithProject, signedUp, testEnv, type TestEnv } from "../helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -23,6 +23,7 @@ function textOf(html: string, id: string): string | null {
   return m[3]!
     .replace(/<[^>]+>/g, "")
     .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
     .trim();
 }
 
@@ -195,5 +196,43 @@ describe("POST /org/invitations: the invitation form without JavaScript", () => 
     expect(r.status).toBe(409);
     expect(r.headers.get("hx-retarget")).toBe("#flash");
     expect(await r.text()).toContain(`<p data-field="email">${member.email} is already a member.</p>`);
+  });
+});
+
+describe("POST /admin/organizations/:id/reject|suspend: the typed-slug form without JavaScript", () => {
+  const statusOf = async (id: string) =>
+    (await env.database.client.execute({ sql: "SELECT status FROM organizations WHERE id = ?", args: [id] })).rows[0]!.status;
+
+  test("a wrong slug → 400 with /admin again, that form open with what was typed and the problem under it; nothing changed", async () => {
+    const o = await orgWithProject(env, "Stop Wrong");
+    const admin = await signedUp(env);
+    await makePlatformAdmin(env, admin.userId);
+    const r = await formPost(env, admin, `/admin/organizations/${o.org.id}/suspend`, { confirm: `${o.org.slug}x` });
+    expect(r.status).toBe(400);
+    expect(r.html).not.toContain("That did not work"); // not the error page
+    const id = `confirm-suspend-${o.org.id}`;
+    expect(textOf(r.html, `${id}-error`)).toBe(`"${o.org.slug}x" is not "${o.org.slug}": type the organization's slug exactly`);
+    expect(r.html).toMatch(new RegExp(`<input id="${id}"[^>]*value="${o.org.slug}x"[^>]*aria-invalid="true"`));
+    expect(r.html).toMatch(/<details class="confirm" open="">/);
+    expect(await statusOf(o.org.id)).toBe("approved");
+    const empty = await formPost(env, admin, `/admin/organizations/${o.org.id}/suspend`, {});
+    expect(empty.status).toBe(400);
+    expect(textOf(empty.html, `${id}-error`)).toBe(`type the organization's slug, "${o.org.slug}"`);
+  });
+
+  test("the slug typed exactly → 303 to /admin with the status cookie, suspended; a non-admin → 404, another site → 403, an unknown operation → 404", async () => {
+    const o = await orgWithProject(env, "Stop Right");
+    const admin = await signedUp(env);
+    await makePlatformAdmin(env, admin.userId);
+    const path = `/admin/organizations/${o.org.id}/suspend`;
+    expect((await formPost(env, o.owner, path, { confirm: o.org.slug })).status).toBe(404);
+    expect((await formPost(env, admin, path, { confirm: o.org.slug }, { origin: "https://evil.example" })).status).toBe(403);
+    expect((await formPost(env, admin, `/admin/organizations/${o.org.id}/approve`, { confirm: o.org.slug })).status).toBe(404);
+    expect((await formPost(env, admin, "/admin/organizations/org_nope/suspend", { confirm: "x" })).status).toBe(404);
+    expect(await statusOf(o.org.id)).toBe("approved");
+    const r = await formPost(env, admin, path, { confirm: o.org.slug });
+    expect([r.status, r.location]).toEqual([303, "/admin"]);
+    expect(r.setCookie).toContain("talentd_status=");
+    expect(await statusOf(o.org.id)).toBe("suspended");
   });
 });
