@@ -5,12 +5,13 @@
  * (ui/form.tsx); with JavaScript on, htmx swaps the same error into #flash and app.js puts it under the same
  * field — the protocol group's (ui/form.tsx ChoiceField) and the domains' for a domain another organization
  * proved too. The new-project form, a project key's creation (then its value shown once) and /org's invitation form
- * the same way; a key's tools (a group of check boxes) with htmx. The URL stays the form's page; axe-core finds nothing serious;
+ * the same way, and /admin's typed slug of a suspend mistyped past the browser's pattern; a key's tools (a group of check
+ * boxes) with htmx. The URL stays the form's page; axe-core finds nothing serious;
  * screenshots at 1280×800 and 390×844.
  */
 import { describe, expect, test as bunTest } from "bun:test";
 import type { Browser, Page } from "playwright-core";
-import { approveSsoDomains, joinedMember, orgWithProject } from "../helpers";
+import { approveSsoDomains, formPost, joinedMember, makePlatformAdmin, orgWithProject, signedUp } from "../helpers";
 import {
   axeViolations,
   expectCleanWithoutScripts,
@@ -267,5 +268,29 @@ describe("a refused save answers the form's own page, with and without JavaScrip
     await shots(p, "refused-invitation-nojs", "#invite-email");
     expect((await o.owner.get("/web/orgs/current/invitations")).body.invitations).toEqual([]);
     await w.context.close();
+  });
+  test("a mistyped slug of a suspend (past the browser's pattern): /admin again (400) with that form open and the problem under the field, axe clean", async () => {
+    const o = await orgWithProject(live.env, "Refused Stop");
+    const admin = await signedUp(live.env);
+    await makePlatformAdmin(live.env, admin.userId);
+    const r = await formPost(live.env, admin, `/admin/organizations/${o.org.id}/suspend`, { confirm: "wrong" });
+    expect(r.status).toBe(400);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const p = await context.newPage();
+      const url = `${live.base}/admin/organizations/${o.org.id}/suspend`;
+      await p.route(url, (route) => route.fulfill({ status: 200, contentType: "text/html; charset=utf-8", body: r.html }));
+      await p.goto(url);
+      const id = `#confirm-suspend-${o.org.id}`;
+      expect(await p.isVisible(id)).toBe(true); // its details open
+      expect(await p.inputValue(id)).toBe("wrong");
+      expect(await p.textContent(`${id}-error`)).toBe(`"wrong" is not "${o.org.slug}": type the organization's slug exactly`);
+      expect(await axeViolations(p)).toEqual([]);
+    } finally {
+      await context.close();
+    }
+    expect(
+      (await live.env.database.client.execute({ sql: "SELECT status FROM organizations WHERE id = ?", args: [o.org.id] })).rows[0]!.status,
+    ).toBe("approved");
   });
 });
