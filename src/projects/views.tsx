@@ -6,7 +6,6 @@
  * The project page (src/projects/pages/project.tsx) renders the same components; after a change
  * through htmx the route answers the updated section (registered in registerProjectViews).
  */
-import { utcDay, utcMinute } from "../lib/time";
 import type { CatalogDeps } from "../catalog/state";
 import type { ViewDeps } from "../deps";
 import type { Catalog } from "../catalog/catalog";
@@ -15,15 +14,14 @@ import { getProject } from "./service";
 import { GraphSvg, type GraphEdgeView, type GraphNodeView } from "../ui/graph";
 import { HtmlByObject } from "../ui/memo";
 import { formReturn, returnPath, type RouteView, type ViewContext } from "../ui/views";
-import { AutomationKey, OneTimeSecret } from "./views/automationKey";
+import { DataTable } from "../ui/layout";
+import { AutomationKey } from "./views/automationKey";
+import { KeysSection } from "./views/keys";
 import { PROJECT_STATUSES } from "./statuses";
 import { confirmations } from "../ui/confirmations";
 import { installedOverview, type InstalledTalentView } from "./installed";
 import { listKeys, type KeyView } from "./keys";
-import { KEY_SCOPES } from "../db/schema";
 import type { ClientConfig } from "./setup";
-import { DataTable } from "../ui/layout";
-import { ChoiceField, Field, FormActions } from "../ui/form";
 
 type Overview = Awaited<ReturnType<typeof installedOverview>>;
 
@@ -191,85 +189,6 @@ function InstalledSectionView(props: { projectId: string; overview: Overview; ca
           <GraphSvg nodes={g.nodes} edges={g.edges} title="Installed talents and what they require" />
         </>
       )}
-    </section>
-  );
-}
-
-/** The project's keys: list with revoke, and the creation form. */
-export function KeysSection(props: { projectId: string; keys: KeyView[]; created?: { value: string; name: string } }) {
-  const base = `/web/projects/${props.projectId}/keys`;
-  return (
-    <section id="keys" aria-labelledby="keys-h">
-      <h2 id="keys-h">Keys</h2>
-      {props.created ? (
-        <OneTimeSecret
-          label={`Key “${props.created.name}”`}
-          value={props.created.value}
-          note="Use it as Authorization: Bearer <key> on the key API (hooks, CI, scripts)."
-        />
-      ) : null}
-      {props.keys.length === 0 ? (
-        <p class="muted">No key yet. Interactive agents need none (they sign in with OAuth); hooks and CI do.</p>
-      ) : (
-        <DataTable caption="Keys of this project" columns={["Name", "Tools", "Status", "Last used", "Actions"]}>
-          {props.keys.map((k) => (
-            <tr>
-              <td>
-                {k.name}
-                {k.automation ? <span class="tag">automation</span> : null}
-                <div class="muted small">by {k.createdBy.email}</div>
-              </td>
-              <td class="small">{k.tools.join(", ")}</td>
-              <td>
-                <span class={`state ${k.status}`}>{k.status}</span>
-                {k.expiresAt ? <div class="muted small">until {utcDay(k.expiresAt)}</div> : null}
-              </td>
-              <td class="small">{k.lastUsedAt ? utcMinute(k.lastUsedAt) : "never"}</td>
-              <td>
-                {k.status === "active" ? (
-                  // its form is after the key creation form (form="…"): the section's first form stays the creation
-                  <button
-                    type="submit"
-                    form={`revoke-${k.id}`}
-                    class="danger small"
-                    hx-delete={`${base}/${k.id}`}
-                    hx-confirm={confirmations.revokeKey(k.name).question}
-                    hx-target="#keys"
-                    hx-swap="outerHTML"
-                  >
-                    Revoke<span class="visually-hidden"> {k.name}</span>
-                  </button>
-                ) : null}
-              </td>
-            </tr>
-          ))}
-        </DataTable>
-      )}
-      <form class="card sub" method="post" action={base} hx-post={base} hx-target="#keys" hx-swap="outerHTML">
-        <h3>Create a key</h3>
-        <input type="hidden" name="return" value={`/projects/${props.projectId}?tab=keys`} />
-        <Field id="key-name" label="Name" help="What it is for.">
-          <input name="name" required maxlength={100} placeholder="pre-commit hook of alice's laptop" />
-        </Field>
-        <ChoiceField id="key-tools" legend="Tools it may use" issuePath="tools">
-          {KEY_SCOPES.map((s) => (
-            <label class="check">
-              <input type="checkbox" name="tools" value={s} checked={["prepare_task", "validate", "deepen", "doctor"].includes(s)} /> {s}
-            </label>
-          ))}
-        </ChoiceField>
-        <Field id="key-expires" label="Expires" help="Optional.">
-          <input name="expiresAt" type="date" />
-        </Field>
-        <FormActions>
-          <button type="submit">Create key</button>
-        </FormActions>
-      </form>
-      {props.keys
-        .filter((k) => k.status === "active")
-        .map((k) => (
-          <form id={`revoke-${k.id}`} method="post" action={`${base}/${k.id}?_method=DELETE`}></form>
-        ))}
     </section>
   );
 }

@@ -13,9 +13,7 @@ import { requireConfirmation } from "../http/methodOverride";
 import { confirmations } from "../ui/confirmations";
 import { listSecurityEvents } from "../identity/security";
 import { setActiveOrganization } from "../auth/sessions";
-import { normalizeEmail } from "../identity/users";
-import { queueMail } from "../mail/outbox";
-import { invitationMail } from "../mail/templates";
+import { INVITE_EMAIL_ISSUE, INVITE_EMAIL_PATTERN, INVITE_ROLE_ISSUE, mailInvitation, sendInvitation } from "./invite";
 import { adminUserRoutes } from "./adminUserRoutes";
 import { listAdminUsers } from "./adminUsers";
 import {
@@ -23,7 +21,6 @@ import {
   APPROVAL_OPERATIONS,
   changeApproval,
   changeMemberRole,
-  createInvitation,
   createOrganization,
   findMembership,
   listAllOrganizations,
@@ -39,12 +36,11 @@ import {
   type ApprovalOperation,
 } from "./service";
 import { iso } from "../lib/time";
-import type { Tx } from "../db/client";
 import { userActor } from "../audit/record";
 
 const Role = t.Union(
   MEMBER_ROLES.map((r) => t.Literal(r)),
-  { error: "must be owner, admin or member" },
+  { error: INVITE_ROLE_ISSUE },
 );
 
 /** The organizations, members, invitations and platform administration routes. */
@@ -172,31 +168,6 @@ function memberRoutes(deps: CoreDeps, guards: Guards) {
     );
 }
 
-/** Queues the invitation mail (inside the caller's transaction, with the accept link from BASE_URL); returns the link. */
-async function mailInvitation(
-  deps: CoreDeps,
-  tx: Tx,
-  from: string,
-  org: { id: string; name: string },
-  i: { id: string; email: string; role: string; expiresAt: number },
-): Promise<string> {
-  const link = `${deps.config.baseUrl}/accept-invitation/${i.id}`;
-  await queueMail(
-    tx,
-    deps,
-    invitationMail({
-      to: i.email,
-      inviter: from,
-      organizationId: org.id,
-      organizationName: org.name,
-      role: i.role,
-      link,
-      expiresAt: i.expiresAt,
-    }),
-  );
-  return link;
-}
-
 /** Invitations to the active organization. */
 function invitationRoutes(deps: CoreDeps, guards: Guards) {
   return new Elysia()
@@ -219,23 +190,14 @@ function invitationRoutes(deps: CoreDeps, guards: Guards) {
     .post(
       "/web/orgs/current/invitations",
       async ({ auth, org, body, set }) => {
-        const email = normalizeEmail(body.email);
-        const inv = await deps.database.write(async (tx) => {
-          const i = await createInvitation(tx, {
-            organizationId: org.id,
-            email,
-            role: body.role ?? "member",
-            actor: { ...userActor(auth.user), role: org.role },
-          });
-          return { ...i, link: await mailInvitation(deps, tx, auth.user.email, org, i) };
-        });
+        const inv = await sendInvitation(deps, auth.user, org, body);
         set.status = 201;
         return { id: inv.id, link: inv.link, email: inv.email, role: inv.role, expiresAt: iso(inv.expiresAt) };
       },
       {
         org: "admin",
         body: t.Object({
-          email: t.String({ maxLength: 254, pattern: "^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$", error: "must be an e-mail address" }),
+          email: t.String({ maxLength: 254, pattern: INVITE_EMAIL_PATTERN, error: INVITE_EMAIL_ISSUE }),
           role: t.Optional(Role),
         }),
       },

@@ -232,7 +232,7 @@ export async function createInvitation(
     .innerJoin(users, eq(users.id, members.userId))
     .where(and(eq(members.organizationId, input.organizationId), eq(users.email, input.email)))
     .limit(1);
-  if (existing.length > 0) throw new AppError("conflict", `${input.email} is already a member.`);
+  if (existing.length > 0) throw new AppError("conflict", `${input.email} is already a member.`, { field: "email" });
   const now = Date.now();
   const id = newId("inv");
   const row = {

@@ -4,12 +4,14 @@
  * answer their own page again (400 or 409), what was typed kept and the error under the field that caused it
  * (ui/form.tsx); with JavaScript on, htmx swaps the same error into #flash and app.js puts it under the same
  * field — the protocol group's (ui/form.tsx ChoiceField) and the domains' for a domain another organization
- * proved too. The new-project form the same way; a key's tools (a group of check boxes) with htmx. The URL stays the form's page; axe-core finds nothing serious;
+ * proved too. The new-project form, a project key's creation (then its value shown once) and /org's invitation form
+ * the same way, and /admin's typed slug of a suspend mistyped past the browser's pattern; a key's tools (a group of check
+ * boxes) with htmx. The URL stays the form's page; axe-core finds nothing serious;
  * screenshots at 1280×800 and 390×844.
  */
 import { describe, expect, test as bunTest } from "bun:test";
 import type { Browser, Page } from "playwright-core";
-import { approveSsoDomains, orgWithProject } from "../helpers";
+import { approveSsoDomains, formPost, joinedMember, makePlatformAdmin, orgWithProject, signedUp } from "../helpers";
 import {
   axeViolations,
   expectCleanWithoutScripts,
@@ -215,5 +217,80 @@ describe("a refused save answers the form's own page, with and without JavaScrip
     expect(await axeViolations(p)).toEqual([]);
     expectOnlyStatus(w, 400);
     await w.context.close();
+  });
+  test("a key without JavaScript: no tools and a past expiry → the Keys tab again (400), each error under its field, what was typed kept; then the new key shown once", async () => {
+    const o = await orgWithProject(live.env, "Refused Key NoJS");
+    const pid = o.project.id;
+    const w = await as(o.owner.email, false);
+    const p = w.page;
+    await p.goto(`${live.base}/projects/${pid}?tab=keys`);
+    await p.fill("#key-name", "nightly job");
+    for (const box of await p.locator('#key-tools input[name="tools"]').all()) await box.uncheck();
+    await p.fill("#key-expires", "2001-01-01");
+    expect(await submitForm(p, "#keys button[type=submit]:text('Create key')")).toBe(400);
+    expect(path(p)).toBe(`/projects/${pid}/keys`);
+    expect(await p.textContent("#key-tools-error")).toContain("choose at least one of");
+    expect(await p.textContent("#key-expires-error")).toBe("must be in the future");
+    expect(await p.getAttribute("#key-expires", "aria-invalid")).toBe("true");
+    expect(await p.inputValue("#key-name")).toBe("nightly job");
+    expect(await p.inputValue("#key-expires")).toBe("2001-01-01");
+    expectOnlyStatus(w, 400, false);
+    await expectCleanWithoutScripts(browser, w);
+    await shots(p, "refused-key-nojs", "#key-tools");
+    expect((await o.owner.get(`/web/projects/${pid}/keys`)).body.keys).toEqual([]);
+    await p.check('#key-tools input[value="validate"]');
+    await p.fill("#key-expires", "");
+    expect(await submitForm(p, "#keys button[type=submit]:text('Create key')")).toBe(200);
+    const shown = await p.textContent("#keys");
+    expect(shown).toMatch(/svc_pk_[A-Za-z0-9_-]+/);
+    expect(shown).toContain("nightly job");
+    await expectCleanWithoutScripts(browser, w);
+    expect((await o.owner.get(`/web/projects/${pid}/keys`)).body.keys.map((k: { name: string }) => k.name)).toEqual(["nightly job"]);
+    await w.context.close();
+  });
+
+  test("an invitation without JavaScript: already a member → /org again (409), the error under the e-mail, what was typed kept", async () => {
+    const o = await orgWithProject(live.env, "Refused Invite NoJS");
+    const member = await joinedMember(live.env, o.owner);
+    const w = await as(o.owner.email, false);
+    const p = w.page;
+    await p.goto(`${live.base}/org`);
+    await p.fill("#invite-email", member.email);
+    await p.selectOption("#invite-role", "admin");
+    expect(await submitForm(p, "#invitations button[type=submit]:text('Send the invitation')")).toBe(409);
+    expect(path(p)).toBe("/org/invitations");
+    expect(await p.textContent("#invite-email-error")).toBe(`${member.email} is already a member.`);
+    expect(await p.getAttribute("#invite-email", "aria-invalid")).toBe("true");
+    expect(await p.inputValue("#invite-email")).toBe(member.email);
+    expect(await p.inputValue("#invite-role")).toBe("admin");
+    expectOnlyStatus(w, 409, false);
+    await expectCleanWithoutScripts(browser, w);
+    await shots(p, "refused-invitation-nojs", "#invite-email");
+    expect((await o.owner.get("/web/orgs/current/invitations")).body.invitations).toEqual([]);
+    await w.context.close();
+  });
+  test("a mistyped slug of a suspend (past the browser's pattern): /admin again (400) with that form open and the problem under the field, axe clean", async () => {
+    const o = await orgWithProject(live.env, "Refused Stop");
+    const admin = await signedUp(live.env);
+    await makePlatformAdmin(live.env, admin.userId);
+    const r = await formPost(live.env, admin, `/admin/organizations/${o.org.id}/suspend`, { confirm: "wrong" });
+    expect(r.status).toBe(400);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const p = await context.newPage();
+      const url = `${live.base}/admin/organizations/${o.org.id}/suspend`;
+      await p.route(url, (route) => route.fulfill({ status: 200, contentType: "text/html; charset=utf-8", body: r.html }));
+      await p.goto(url);
+      const id = `#confirm-suspend-${o.org.id}`;
+      expect(await p.isVisible(id)).toBe(true); // its details open
+      expect(await p.inputValue(id)).toBe("wrong");
+      expect(await p.textContent(`${id}-error`)).toBe(`"wrong" is not "${o.org.slug}": type the organization's slug exactly`);
+      expect(await axeViolations(p)).toEqual([]);
+    } finally {
+      await context.close();
+    }
+    expect(
+      (await live.env.database.client.execute({ sql: "SELECT status FROM organizations WHERE id = ?", args: [o.org.id] })).rows[0]!.status,
+    ).toBe("approved");
   });
 });

@@ -4,10 +4,11 @@
  * taken short name (409), a bad one (400), no name (400); nothing is made. A good form → 303 to /org, the new
  * organization active. Signed out → sign-in; another site → 403. With htmx `POST /web/orgs`'s 409 names the field.
  * `POST /org/code-hosting` (the code hosting form without JavaScript) the same way: /org again with the problem under
- * its field, or a 303 back; a member gets the 404 page.
+ * its field, or a 303 back; a member gets the 404 page. `POST /org/invitations` (the invitation form): /org again with
+ * the problem under the e-mail field (400 not an address, 409 already a member), or a 303 back.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { formPost, joinedMember, orgWithProject, signedUp, testEnv, type TestEnv, textOfId } from "../helpers";
+import { formPost, joinedMember, makePlatformAdmin, orgWithProject, signedUp, testEnv, type TestEnv, textOfId } from "../helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -110,5 +111,117 @@ describe("POST /org/code-hosting: the code hosting form without JavaScript", () 
     expect([r.status, r.location]).toEqual([303, "/org"]);
     expect(r.setCookie).toContain("talentd_status=");
     expect((await o.owner.get("/web/orgs/current/code-hosting")).body.codeHosting).toMatchObject(fields);
+  });
+});
+
+const invitationsOf = async (c: Awaited<ReturnType<typeof signedUp>>) =>
+  (await c.get("/web/orgs/current/invitations")).body.invitations as { email: string; role: string }[];
+
+describe("POST /org/invitations: the invitation form without JavaScript", () => {
+  test("not an e-mail address → 400 with /org again, the problem under the e-mail field, what was typed kept; nothing sent", async () => {
+    const o = await orgWithProject(env, "Invite Bad");
+    const r = await formPost(env, o.owner, "/org/invitations", { email: "bob at example", role: "admin" });
+    expect(r.status).toBe(400);
+    expect(r.html).toContain('id="invitations"');
+    expect(r.html).not.toContain("That did not work"); // not the error page
+    expect(textOfId(r.html, "invite-email-error")).toBe("must be an e-mail address");
+    expect(textOfId(r.html, "invite-refused")).toBe("Not saved: the field marked below says why.");
+    expect(r.html).toMatch(/<input id="invite-email" name="email"[^>]*value="bob at example"[^>]*aria-invalid="true"/);
+    expect(r.html).toContain('<option value="admin" selected="">admin</option>');
+    expect(await invitationsOf(o.owner)).toEqual([]);
+  });
+
+  test("already a member → 409 with /org again, the problem under the e-mail field; no invitation", async () => {
+    const o = await orgWithProject(env, "Invite Member");
+    const member = await joinedMember(env, o.owner);
+    const r = await formPost(env, o.owner, "/org/invitations", { email: member.email, role: "member" });
+    expect(r.status).toBe(409);
+    expect(textOfId(r.html, "invite-email-error")).toBe(`${member.email} is already a member.`);
+    expect(r.html).toContain(`value="${member.email}"`);
+    expect(await invitationsOf(o.owner)).toEqual([]);
+  });
+
+  test("a good form → 303 to /org with the status cookie, the invitation sent; a member → the 404 page; another site → 403", async () => {
+    const o = await orgWithProject(env, "Invite Good");
+    const member = await joinedMember(env, o.owner);
+    const fields = { email: "carol@example.com", role: "admin" };
+    expect((await formPost(env, member, "/org/invitations", fields)).status).toBe(404);
+    expect((await formPost(env, o.owner, "/org/invitations", fields, { origin: "https://evil.example" })).status).toBe(403);
+    expect(await invitationsOf(o.owner)).toEqual([]);
+    const r = await formPost(env, o.owner, "/org/invitations", fields);
+    expect([r.status, r.location]).toEqual([303, "/org"]);
+    expect(r.setCookie).toContain("talentd_status=");
+    expect((await invitationsOf(o.owner)).map((i) => [i.email, i.role])).toEqual([["carol@example.com", "admin"]]);
+  });
+
+  test("signed out → sign-in; an admin cannot invite an owner (403, no invitation)", async () => {
+    const o = await orgWithProject(env, "Invite Anon");
+    const anon = await env.request("/org/invitations", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: new URL(env.config.baseUrl).origin, accept: "text/html" },
+      body: new URLSearchParams({ email: "x@example.com" }).toString(),
+      redirect: "manual",
+    });
+    expect([anon.status, anon.headers.get("location")?.startsWith("/login")]).toEqual([303, true]);
+    const admin = await joinedMember(env, o.owner);
+    expect((await o.owner.patch(`/web/orgs/current/members/${admin.userId}`, { role: "admin" })).status).toBe(200);
+    expect((await formPost(env, admin, "/org/invitations", { email: "x@example.com", role: "owner" })).status).toBe(403);
+    expect(await invitationsOf(o.owner)).toEqual([]);
+  });
+
+  test("with htmx the JSON route's 409 is the #flash fragment naming the e-mail field (app.js puts it under it)", async () => {
+    const o = await orgWithProject(env, "Invite Htmx");
+    const member = await joinedMember(env, o.owner);
+    const r = await env.request("/web/orgs/current/invitations", {
+      method: "POST",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        origin: new URL(env.config.baseUrl).origin,
+        cookie: o.owner.cookie!,
+        "hx-request": "true",
+      },
+      body: new URLSearchParams({ email: member.email }).toString(),
+    });
+    expect(r.status).toBe(409);
+    expect(r.headers.get("hx-retarget")).toBe("#flash");
+    expect(await r.text()).toContain(`<p data-field="email">${member.email} is already a member.</p>`);
+  });
+});
+
+describe("POST /admin/organizations/:id/reject|suspend: the typed-slug form without JavaScript", () => {
+  const statusOf = async (id: string) =>
+    (await env.database.client.execute({ sql: "SELECT status FROM organizations WHERE id = ?", args: [id] })).rows[0]!.status;
+
+  test("a wrong slug → 400 with /admin again, that form open with what was typed and the problem under it; nothing changed", async () => {
+    const o = await orgWithProject(env, "Stop Wrong");
+    const admin = await signedUp(env);
+    await makePlatformAdmin(env, admin.userId);
+    const r = await formPost(env, admin, `/admin/organizations/${o.org.id}/suspend`, { confirm: `${o.org.slug}x` });
+    expect(r.status).toBe(400);
+    expect(r.html).not.toContain("That did not work"); // not the error page
+    const id = `confirm-suspend-${o.org.id}`;
+    expect(textOfId(r.html, `${id}-error`)).toBe(`"${o.org.slug}x" is not "${o.org.slug}": type the organization's slug exactly`);
+    expect(r.html).toMatch(new RegExp(`<input id="${id}"[^>]*value="${o.org.slug}x"[^>]*aria-invalid="true"`));
+    expect(r.html).toMatch(/<details class="confirm" open="">/);
+    expect(await statusOf(o.org.id)).toBe("approved");
+    const empty = await formPost(env, admin, `/admin/organizations/${o.org.id}/suspend`, {});
+    expect(empty.status).toBe(400);
+    expect(textOfId(empty.html, `${id}-error`)).toBe(`type the organization's slug, "${o.org.slug}"`);
+  });
+
+  test("the slug typed exactly → 303 to /admin with the status cookie, suspended; a non-admin → 404, another site → 403, an unknown operation → 404", async () => {
+    const o = await orgWithProject(env, "Stop Right");
+    const admin = await signedUp(env);
+    await makePlatformAdmin(env, admin.userId);
+    const path = `/admin/organizations/${o.org.id}/suspend`;
+    expect((await formPost(env, o.owner, path, { confirm: o.org.slug })).status).toBe(404);
+    expect((await formPost(env, admin, path, { confirm: o.org.slug }, { origin: "https://evil.example" })).status).toBe(403);
+    expect((await formPost(env, admin, `/admin/organizations/${o.org.id}/approve`, { confirm: o.org.slug })).status).toBe(404);
+    expect((await formPost(env, admin, "/admin/organizations/org_nope/suspend", { confirm: "x" })).status).toBe(404);
+    expect(await statusOf(o.org.id)).toBe("approved");
+    const r = await formPost(env, admin, path, { confirm: o.org.slug });
+    expect([r.status, r.location]).toEqual([303, "/admin"]);
+    expect(r.setCookie).toContain("talentd_status=");
+    expect(await statusOf(o.org.id)).toBe("suspended");
   });
 });

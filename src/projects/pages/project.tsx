@@ -14,7 +14,8 @@ import { installedOverview } from "../installed";
 import { listKeys } from "../keys";
 import { getProject, type Project } from "../service";
 import { connectionKit } from "../setup";
-import { ConnectionKit, InstalledSection, KeysSection } from "../views";
+import { ConnectionKit, InstalledSection } from "../views";
+import { KeysTab, keysPages } from "./keys";
 import { AutomationKey } from "../views/automationKey";
 import { hasAutomationKey } from "../automationKey";
 import { automationKeyPages } from "./automationKey";
@@ -116,6 +117,7 @@ export function projectPages(deps: CatalogDeps & JournalDeps) {
     .use(createPageGuard(deps))
     .use(automationKeyPages(deps))
     .use(settingsPages(deps))
+    .use(keysPages(deps))
     .use(newProjectPages(deps))
     .get(
       "/projects/:id/onboarding",
@@ -205,20 +207,7 @@ export function projectPages(deps: CatalogDeps & JournalDeps) {
           const emails = await tokenEmails(deps.database, events);
           body = <ActivityTab events={events} emails={emails} projectId={project.id} nextBefore={nextBefore} />;
         } else if (tab === "keys") {
-          const keys = await listKeys(deps.database, project.id);
-          body = (
-            <>
-              <section class="card" aria-labelledby="automation-h">
-                <h2 id="automation-h">Automation key (hooks and CI)</h2>
-                <AutomationKey
-                  projectId={project.id}
-                  exists={keys.some((k) => k.automation && k.status === "active")}
-                  returnTo={`/projects/${project.id}?tab=keys`}
-                />
-              </section>
-              <KeysSection projectId={project.id} keys={keys} />
-            </>
-          );
+          body = <KeysTab project={project} keys={await listKeys(deps.database, project.id)} />;
         } else if (tab === "settings") {
           body = <Settings project={project} admin={isOrgAdmin(org)} />;
         } else {

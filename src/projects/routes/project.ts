@@ -4,12 +4,12 @@ import type { CoreDeps } from "../../deps";
 import type { CatalogDeps } from "../../catalog/state";
 import { installSavedRequired, policyLookup } from "../../policy/service";
 import type { Guards } from "../../auth/guards";
-import { KEY_SCOPES, type KeyScope } from "../../db/schema";
-import { notFound, validationFailed } from "../../http/errors";
+import { notFound } from "../../http/errors";
 import { requireConfirmation, requireTypedName } from "../../http/methodOverride";
 import { confirmations } from "../../ui/confirmations";
 import { recordSecurityEvent } from "../../identity/security";
-import { createKey, isScope, KEY_NAME_MAX, listKeys, revokeKey } from "../keys";
+import { KEY_NAME_MAX, listKeys, revokeKey } from "../keys";
+import { createProjectKey } from "../keyForm";
 import { createProject, DEFAULT_CONTEXT_BUDGET, getProject, listProjects, removeProject, updateProject, type Project } from "../service";
 import { iso } from "../../lib/time";
 import { readContextBudget, REPOSITORY_ISSUE, REPOSITORY_PATTERN } from "../settings";
@@ -57,35 +57,6 @@ const projectView = (p: Project) => ({
 /** The project routes of the active organization: the projects themselves, then their keys. */
 export function projectRoutes(deps: CatalogDeps, guards: Guards) {
   return new Elysia().use(projectCrudRoutes(deps, guards)).use(projectKeyRoutes(deps, guards));
-}
-
-/** Checks a key's name, scopes and expiry as sent (tools as an array or a comma-separated string); 400 naming each bad field. */
-function keyInput(body: { name: string; tools: string[] | string; expiresAt?: string | null }): {
-  name: string;
-  tools: KeyScope[];
-  expiresAt: number | null;
-} {
-  const name = body.name.trim();
-  const issues = [];
-  if (name.length === 0) issues.push({ path: "name", message: "must not be empty: it is the only later means of identifying the key" });
-  const tools = Array.isArray(body.tools)
-    ? body.tools
-    : String(body.tools)
-        .split(",")
-        .map((s) => s.trim())
-        .filter(Boolean);
-  const unknown = tools.filter((x) => !isScope(x));
-  if (tools.length === 0) issues.push({ path: "tools", message: `choose at least one of ${KEY_SCOPES.join(", ")}` });
-  if (unknown.length > 0)
-    issues.push({ path: "tools", message: `unknown scope(s) ${unknown.join(", ")}; allowed: ${KEY_SCOPES.join(", ")}` });
-  let expiresAt: number | null = null;
-  if (body.expiresAt !== undefined && body.expiresAt !== null && body.expiresAt !== "") {
-    expiresAt = Date.parse(body.expiresAt);
-    if (Number.isNaN(expiresAt)) issues.push({ path: "expiresAt", message: "must be an ISO 8601 timestamp" });
-    else if (expiresAt <= Date.now()) issues.push({ path: "expiresAt", message: "must be in the future" });
-  }
-  if (issues.length > 0) throw validationFailed(issues);
-  return { name, tools: tools as KeyScope[], expiresAt };
 }
 
 /** List, create, read, edit and delete projects. */
@@ -172,25 +143,7 @@ function projectKeyRoutes(deps: CoreDeps, guards: Guards) {
       "/:id/keys",
       async ({ auth, org, params, body, set }) => {
         await getProject(deps.database, org.id, params.id);
-        const { name, tools, expiresAt } = keyInput(body);
-        // the key and its security event commit together: never a stored key whose value was not shown
-        const r = await deps.database.write(async (tx) => {
-          const created = await createKey(tx, {
-            projectId: params.id,
-            name,
-            tools,
-            expiresAt,
-            createdBy: { id: auth.user.id, email: auth.user.email },
-            organizationId: org.id,
-          });
-          await recordSecurityEvent(tx, {
-            kind: "key.created",
-            userId: auth.user.id,
-            email: auth.user.email,
-            detail: { keyId: created.key.id, projectId: params.id, tools: created.key.tools },
-          });
-          return created;
-        });
+        const r = await createProjectKey(deps.database, { organizationId: org.id, projectId: params.id }, auth.user, body);
         set.status = 201;
         return { key: r.key, value: r.value, notice: "Copy the value now: it is shown once and cannot be retrieved again." };
       },

@@ -15,8 +15,12 @@ import { listSecurityEvents } from "../../identity/security";
 import { listUnownedMail } from "../../mail/outbox";
 import { MailTable } from "../../mail/pages";
 import { utcSecond } from "../../lib/time";
-import { listAllOrganizations } from "../service";
-import { AdminOrganizations, statusFilter } from "../views/admin";
+import { changeApproval, listAllOrganizations } from "../service";
+import { AdminOrganizations, type RefusedStop, statusFilter } from "../views/admin";
+import { notFound } from "../../http/errors";
+import { formField } from "../../http/form";
+import { userActor } from "../../audit/record";
+import { statusCookie } from "../../ui/status";
 import { createPageGuard, type PageContext } from "../pageSessions";
 import { DataTable, Layout, page } from "../../ui/layout";
 
@@ -48,21 +52,51 @@ function AdminLayout(props: { ctx: PageContext; title: string; path: string; chi
   );
 }
 
+/** The organizations' page, with a refused reject or suspend (400: the typed slug was not the organization's). */
+async function organizationsPage(deps: CoreDeps, ctx: PageContext, status: string | undefined, refused?: RefusedStop) {
+  const organizations = await listAllOrganizations(deps.database);
+  return page(
+    <AdminLayout ctx={ctx} title="Organizations" path="/admin">
+      <AdminOrganizations organizations={organizations} status={statusFilter(status)} refused={refused} />
+    </AdminLayout>,
+    refused ? 400 : 200,
+    refused ? { "cache-control": "no-store" } : {},
+  );
+}
+
+/**
+ * `POST /admin/organizations/:id/reject|suspend`: the typed-slug form without JavaScript (platform administrators, as
+ * `POST /web/admin/organizations/:id/:operation`): the slug typed exactly → done, 303 to `/admin`; otherwise → 400 with
+ * `/admin` again, that form open with what was typed and the problem under it; nothing changed.
+ */
+function stopFromForm(deps: CoreDeps) {
+  return new Elysia().use(createPageGuard(deps)).post(
+    "/admin/organizations/:id/:operation",
+    async ({ page: ctx, params, body, request }) => {
+      const operation = params.operation;
+      if (operation !== "reject" && operation !== "suspend") throw notFound("No such operation.");
+      const org = (await listAllOrganizations(deps.database)).find((o) => o.id === params.id);
+      if (!org) throw notFound("No such organization.");
+      const typed = formField(body, "confirm") ?? "";
+      if (typed !== org.slug) {
+        const error = typed
+          ? `"${typed}" is not "${org.slug}": type the organization's slug exactly`
+          : `type the organization's slug, "${org.slug}"`;
+        return organizationsPage(deps, ctx, undefined, { orgId: org.id, operation, typed, error });
+      }
+      const changed = await deps.database.write((tx) => changeApproval(tx, org.id, operation, userActor(ctx.session.user)));
+      const cookie = statusCookie(`${changed.name} is now ${changed.status}.`, request);
+      return new Response(null, { status: 303, headers: { location: "/admin", "cache-control": "no-store", "set-cookie": cookie } });
+    },
+    { page: "platform" },
+  );
+}
+
 export function adminPages(deps: CoreDeps) {
   return new Elysia()
     .use(createPageGuard(deps))
-    .get(
-      "/admin",
-      async ({ page: ctx, query }) => {
-        const organizations = await listAllOrganizations(deps.database);
-        return page(
-          <AdminLayout ctx={ctx} title="Organizations" path="/admin">
-            <AdminOrganizations organizations={organizations} status={statusFilter(query.status)} />
-          </AdminLayout>,
-        );
-      },
-      { page: "platform" },
-    )
+    .use(stopFromForm(deps))
+    .get("/admin", async ({ page: ctx, query }) => organizationsPage(deps, ctx, query.status), { page: "platform" })
     .get(
       "/admin/users",
       async ({ page: ctx }) =>

@@ -17,7 +17,8 @@ import { CODE_HOSTING_SAVED, CodeHostingSection, type CodeHostingAttempt } from 
 import { readCodeHosting, setCodeHosting } from "../codeHosting";
 import { statusCookie } from "../../ui/status";
 import { userActor } from "../../audit/record";
-import { InvitationsSection, MembersSection, StatusCard } from "../views/org";
+import { type InvitationAttempt, invitationFieldOf, InvitationsSection, MembersSection, StatusCard } from "../views/org";
+import { invitedLine, sendInvitation } from "../invite";
 import { isOrgAdmin } from "../../ui/pageGuard";
 import { Layout, page } from "../../ui/layout";
 import { Field, FormActions, RefusalLine, refusalOf, type Refusal } from "../../ui/form";
@@ -95,6 +96,7 @@ function NewOrgPage(props: {
 /** A refused post of a form of /org without JavaScript: what was typed, and the problems by field. */
 export interface OrgAttempts {
   codeHosting?: CodeHostingAttempt;
+  invitation?: InvitationAttempt;
 }
 
 /** `/org` for the signed-in person (`attempts`: a refused form shown again; `status`: its answer's). */
@@ -156,6 +158,7 @@ async function orgPage(deps: CoreDeps, ctx: PageContext, attempts: OrgAttempts =
           baseUrl={deps.config.baseUrl}
           viewerRole={org.role}
           mail={deps.config.smtpUrl !== undefined}
+          attempt={attempts.invitation}
         />
       ) : null}
       <CodeHostingSection codeHosting={codeHosting} admin={admin} attempt={attempts.codeHosting} />
@@ -220,5 +223,21 @@ export function orgPages(deps: CoreDeps) {
         return new Response(null, { status: 303, headers });
       },
       { orgPage: { admin: "No such page for your role: code hosting is set by the organization's owners and admins." } },
+    )
+    .post(
+      "/org/invitations",
+      async ({ page: ctx, org, body, request }) => {
+        const values = { email: (formField(body, "email") ?? "").trim(), role: formField(body, "role") ?? "member" };
+        let sent: { email: string; role: string };
+        try {
+          sent = await sendInvitation(deps, ctx.session.user, org, values);
+        } catch (e) {
+          if (!(e instanceof AppError) || (e.code !== "validation_failed" && e.code !== "conflict")) throw e;
+          return orgPage(deps, ctx, { invitation: { values, refusal: refusalOf(e, invitationFieldOf) } }, e.status);
+        }
+        const headers = { location: "/org", "cache-control": "no-store", "set-cookie": statusCookie(invitedLine(deps, sent), request) };
+        return new Response(null, { status: 303, headers });
+      },
+      { orgPage: { admin: "No such page for your role: invitations are sent by the organization's owners and admins." } },
     );
 }

@@ -31,12 +31,25 @@ const STOPPING: readonly ApprovalOperation[] = ["reject", "suspend"];
 /** The decisions a platform administrator may take on an organization in `status`. */
 export const allowedOperations = (status: OrgStatus): ApprovalOperation[] => APPROVAL_OPERATIONS.filter((op) => APPROVAL_MOVES[op][status]);
 
+/** A reject or suspend posted without JavaScript whose typed slug was not the organization's: what was typed, and why. */
+export interface RefusedStop {
+  orgId: string;
+  operation: ApprovalOperation;
+  typed: string;
+  error: string;
+}
+
 /**
  * Every organization with its status and the decisions it allows. Approve and reactivate are
  * one click; reject and suspend stop an organization's projects, so they open a form that
  * asks for its slug typed (the browser enforces it with `pattern`, JavaScript or not).
  */
-export function AdminOrganizations(props: { organizations: AdminOrgView[]; status: OrgStatus | null; notice?: string }) {
+export function AdminOrganizations(props: {
+  organizations: AdminOrgView[];
+  status: OrgStatus | null;
+  notice?: string;
+  refused?: RefusedStop;
+}) {
   const shown = props.status ? props.organizations.filter((o) => o.status === props.status) : props.organizations;
   const pending = props.organizations.filter((o) => o.status === "pending").length;
   return (
@@ -86,39 +99,8 @@ export function AdminOrganizations(props: { organizations: AdminOrgView[]; statu
                         </form>
                       );
                     }
-                    return (
-                      <details class="confirm">
-                        <summary>
-                          {OPERATION_LABEL[op]}…<span class="visually-hidden"> {o.name}</span>
-                        </summary>
-                        <form
-                          method="post"
-                          action={action}
-                          hx-post={action}
-                          hx-target="#admin-orgs"
-                          hx-swap="outerHTML"
-                          data-confirm-name={o.slug}
-                        >
-                          <label for={`confirm-${op}-${o.id}`}>
-                            {op === "reject"
-                              ? "Its members never get to use it."
-                              : "Its projects, keys and agents are refused until it is reactivated."}{" "}
-                            Type <strong>{o.slug}</strong> to {op} it
-                          </label>
-                          <input
-                            id={`confirm-${op}-${o.id}`}
-                            name="confirm"
-                            autocomplete="off"
-                            required
-                            pattern={o.slug}
-                            title={`the slug ${o.slug}`}
-                          />
-                          <button type="submit" class="danger small">
-                            {OPERATION_LABEL[op]} {o.name}
-                          </button>
-                        </form>
-                      </details>
-                    );
+                    const refused = props.refused?.orgId === o.id && props.refused.operation === op ? props.refused : undefined;
+                    return <StopForm o={o} op={op} refused={refused} />;
                   })}
                 </div>
               </td>
@@ -127,6 +109,60 @@ export function AdminOrganizations(props: { organizations: AdminOrgView[]; statu
         </DataTable>
       )}
     </section>
+  );
+}
+
+/** What a reject or a suspend does, above its typed slug. */
+const STOP_WORDS: Partial<Record<ApprovalOperation, string>> = {
+  reject: "Its members never get to use it.",
+  suspend: "Its projects, keys and agents are refused until it is reactivated.",
+};
+
+/**
+ * The typed-slug form of a reject or suspend: with htmx it sends the `/web` route; without JavaScript it posts to
+ * `POST /admin/organizations/:id/:operation` (pages/admin.tsx), which checks the slug and answers a mistyped one
+ * with this form open again, what was typed kept and the problem under it.
+ */
+function StopForm(props: { o: AdminOrgView; op: ApprovalOperation; refused?: RefusedStop }) {
+  const { o, op, refused } = props;
+  const id = `confirm-${op}-${o.id}`;
+  return (
+    <details class="confirm" open={refused ? true : undefined}>
+      <summary>
+        {OPERATION_LABEL[op]}…<span class="visually-hidden"> {o.name}</span>
+      </summary>
+      <form
+        method="post"
+        action={`/admin/organizations/${o.id}/${op}`}
+        hx-post={`/web/admin/organizations/${o.id}/${op}`}
+        hx-target="#admin-orgs"
+        hx-swap="outerHTML"
+        data-confirm-name={o.slug}
+      >
+        <label for={id}>
+          {STOP_WORDS[op]} Type <strong>{o.slug}</strong> to {op} it
+        </label>
+        <input
+          id={id}
+          name="confirm"
+          autocomplete="off"
+          required
+          pattern={o.slug}
+          title={`the slug ${o.slug}`}
+          value={refused?.typed}
+          aria-invalid={refused ? "true" : undefined}
+          aria-describedby={refused ? `${id}-error` : undefined}
+        />
+        {refused ? (
+          <p class="field-error" id={`${id}-error`}>
+            {refused.error}
+          </p>
+        ) : null}
+        <button type="submit" class="danger small">
+          {OPERATION_LABEL[op]} {o.name}
+        </button>
+      </form>
+    </details>
   );
 }
 

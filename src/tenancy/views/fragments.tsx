@@ -23,6 +23,7 @@ import { listAllOrganizations, listInvitations, listMembers } from "../service";
 
 import { InvitationsSection, MembersSection, StatusCard } from "./org";
 import { CODE_HOSTING_SAVED, CodeHostingSection } from "./codeHosting";
+import { invitedLine } from "../invite";
 import { AdminUsers } from "./adminUsers";
 import { listAdminUsers, type AdminUserView } from "../adminUsers";
 
@@ -185,10 +186,7 @@ function statusWords(deps: ViewDeps, viewer: ReturnType<typeof sectionsOf>["view
       return `${who} is now ${d.role}.`;
     },
     removed: "The member was removed; their access ended at once.",
-    invited: (data: unknown): string => {
-      const d = data as { email: string; role: string };
-      return `${d.email} is invited as ${d.role}. ${deps.config.smtpUrl ? "The mail is on its way; " : ""}the accept link is below.`;
-    },
+    invited: (data: unknown): string => invitedLine(deps, data as { email: string; role: string }),
     resent: (data: unknown): string =>
       `The invitation of ${(data as { email: string }).email} was sent again; it is valid 7 more days, with the same link.`,
   };

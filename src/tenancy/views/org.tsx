@@ -15,7 +15,7 @@ import { confirmations } from "../../ui/confirmations";
 import { Notice, when } from "../../ui/parts";
 import { type OrgMembership } from "../service";
 import { DataTable, ScrollBox } from "../../ui/layout";
-import { Field, FormActions } from "../../ui/form";
+import { Field, FormActions, RefusalLine, type Refusal } from "../../ui/form";
 
 const STATUS_TEXT: Record<OrgStatus, string> = {
   pending:
@@ -179,6 +179,15 @@ export interface InvitationView {
   createdAt: number;
 }
 
+/** A refused invitation posted without JavaScript (`POST /org/invitations`): what was typed, and the problems by field. */
+export interface InvitationAttempt {
+  values: { email: string; role: string };
+  refusal: Refusal;
+}
+
+/** The invitation form's field of each issue's path (a 409 names `email`). */
+export const invitationFieldOf = (path: string): string => ({ email: "invite-email", role: "invite-role" })[path] ?? "";
+
 /**
  * Pending invitations (send, resend, revoke), each with its accept link: without a mail
  * server (an air-gapped install) the mail only reaches the outbox and the log, so the person
@@ -191,9 +200,13 @@ export function InvitationsSection(props: {
   mail: boolean;
   notice?: string;
   now?: number;
+  attempt?: InvitationAttempt;
 }) {
   const now = props.now ?? Date.now();
   const base = "/web/orgs/current/invitations";
+  const a = props.attempt;
+  const at = (field: string) => a?.refusal.fields[field] ?? null;
+  const chosen = a?.values.role ?? "member";
   return (
     <section class="card" id="invitations" aria-labelledby="invitations-h">
       <h2 id="invitations-h">Invitations</h2>
@@ -261,16 +274,16 @@ export function InvitationsSection(props: {
           })}
         </DataTable>
       )}
-      <form class="card sub" method="post" action={base} hx-post={base} hx-target="#invitations" hx-swap="outerHTML">
+      <form class="card sub" method="post" action="/org/invitations" hx-post={base} hx-target="#invitations" hx-swap="outerHTML">
         <h3>Invite someone</h3>
-        <input type="hidden" name="return" value="/org" />
-        <Field id="invite-email" label="E-mail">
-          <input name="email" type="email" required maxlength={254} autocomplete="off" />
+        <RefusalLine id="invite-refused" refusal={a?.refusal} />
+        <Field id="invite-email" label="E-mail" error={at("invite-email")}>
+          <input name="email" type="email" required maxlength={254} autocomplete="off" value={a?.values.email} />
         </Field>
-        <Field id="invite-role" label="Role">
+        <Field id="invite-role" label="Role" error={at("invite-role")}>
           <select name="role">
             {(props.viewerRole === "owner" ? MEMBER_ROLES : MEMBER_ROLES.filter((r) => r !== "owner")).map((r) => (
-              <option value={r} selected={r === "member"}>
+              <option value={r} selected={r === chosen}>
                 {r}
               </option>
             ))}
