@@ -50,14 +50,13 @@ const embedFiles: BunPlugin = {
 mkdirSync(join(root, "dist"), { recursive: true });
 const started = performance.now();
 const result = await Bun.build({
-  // the writer, backup and signing threads are Workers: entrypoints embedded beside main (Bun's docs, "Worker");
+  // the writer thread and the backup thread are Workers: entrypoints embedded beside main (Bun's docs, "Worker");
   // the server's and the client's commands are entrypoints too, imported by main at run time, so
   // each command parses only its own code (a hook's `talentd check` starts in ~15 ms, not ~110)
   entrypoints: [
     join(root, "src", "main.ts"),
     join(root, "src", "db", "writerThread.ts"),
     join(root, "src", "db", "backupThread.ts"),
-    join(root, "src", "signing", "signerThread.ts"),
     join(root, "src", "cli", "commands.ts"),
     join(root, "src", "client", "commands.ts"),
   ],

@@ -130,6 +130,7 @@ export async function benchCeilings(): Promise<void> {
       ACCESS_LOG: "false",
       LOG_LEVEL: "error",
       AUTO_APPROVE_ORGS: "true",
+      ...(process.env.SIGNING ? { SIGNING: process.env.SIGNING } : {}), // SIGNING=false: the same run without signatures
       METRICS_TOKEN: METRICS,
       FLOOR_PORT: String(floorPort),
       DEFER_FLOOR_PORT: String(deferFloorPort),

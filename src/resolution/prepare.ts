@@ -273,17 +273,17 @@ function notServedOf(rest: readonly ServableItem[]) {
   }));
 }
 
-/** The resolution's manifest signed (attestation.ts) on the signing thread, when the deps carry a signer that signs. */
+/** The resolution's manifest signed (attestation.ts), when the deps carry a signer. */
 function signManifest(
   deps: { catalog: Catalog; signer?: Signer; iss?: string },
   resolutionId: string,
   projectId: string,
   now: number,
   itemsJson: string,
-): Promise<string | null> | null {
-  if (!deps.signer?.enabled) return null;
+): string | null {
+  if (!deps.signer) return null;
   const manifest = { iss: deps.iss ?? "", resolutionId, projectId, createdAt: now, catalogDigest: deps.catalog.digest, itemsJson };
-  return deps.signer.signJsonOffThread(resolutionManifestJson(manifest));
+  return deps.signer.signJson(resolutionManifestJson(manifest));
 }
 
 /**
@@ -310,7 +310,7 @@ export async function prepareTask(
   const compacts = designated.map((d) => d.talent.compact); // rendered once (a getter)
   const resolutionId = newId("res");
   const now = Date.now();
-  const signing = signManifest(deps, resolutionId, project.id, now, memo.itemsJson); // signed while the job is built
+  const attestation = signManifest(deps, resolutionId, project.id, now, memo.itemsJson);
 
   const known = knownBlobs(deps.database);
   const written = new Map<string, string>(); // digest → content of the blobs this job stores
@@ -347,7 +347,6 @@ export async function prepareTask(
       now,
     ),
   );
-  const attestation = signing ? await signing : null;
   // the signature alone (~150 bytes where the whole JWS was ~2.5 KB): the manifest is written again from the row on read (pinned.ts)
   resolutionRow.args.push(attestation ? detach(attestation) : null, attestation ? (deps.iss ?? "") : null);
   await deps.database.writeJob({ statements });

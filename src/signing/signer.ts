@@ -7,7 +7,6 @@
 import { createPrivateKey, type KeyObject, sign as signBytes } from "node:crypto";
 import { statSync } from "node:fs";
 import { b64url, type SigningJwks } from "./jws";
-import type { FromSigner, ToSigner } from "./signerThread";
 
 /** The slice of deps that signs (createApp makes it from DATA_DIR and SIGNING). */
 export interface SignerDeps {
@@ -23,21 +22,6 @@ interface ActiveKey {
   kid: string;
   header: string;
   key: KeyObject;
-  /** The key as stored (public and private parts, base64url), for the signing thread. */
-  x: string;
-  d: string;
-}
-
-/** The signing thread's module: an entrypoint embedded beside main in the binary (build.ts), the source file otherwise. */
-const SIGNER_THREAD = import.meta.url.includes("/$bunfs/")
-  ? "./signing/signerThread.ts"
-  : new URL("./signerThread.ts", import.meta.url).href;
-
-/** A request sent to the signing thread, with its payload to sign here if the thread stops before it answers. */
-interface Waiting {
-  payload: string;
-  resolve: (jws: string | null) => void;
-  reject: (error: Error) => void;
 }
 
 /** Signs with the data folder's current key; see the file's comment. */
@@ -47,19 +31,12 @@ export class Signer {
   #active: ActiveKey | null = null;
   #mtime = 0;
   #checkedAt = 0;
-  #thread: Worker | null = null;
-  /** The keys the signing thread was sent. */
-  #threadKids = new Set<string>();
-  #waiting = new Map<number, Waiting>();
-  #seq = 0;
 
   constructor(
     readonly dataDir: string,
     readonly enabled: boolean,
     /** How often the key file is looked at (KEY_FILE_CHECK_MS; tests pass 0). */
     readonly checkMs = KEY_FILE_CHECK_MS,
-    /** The signing thread's module (tests point it at one that fails); default signerThread.ts. */
-    readonly threadModule = SIGNER_THREAD,
   ) {
     if (enabled) this.#load(ensureSigningKeys(dataDir));
   }
@@ -73,8 +50,6 @@ export class Signer {
           kid: current.kid,
           header: b64url(JSON.stringify({ alg: "EdDSA", kid: current.kid })),
           key: createPrivateKey({ key: { kty: "OKP", crv: "Ed25519", x: current.x, d: current.d }, format: "jwk" }),
-          x: current.x,
-          d: current.d,
         }
       : null;
     try {
@@ -123,70 +98,5 @@ export class Signer {
     const input = `${active.header}.${b64url(payloadJson)}`; // jws.ts signingInput, its header written once per key
     // node:crypto's one-shot Ed25519 signature: ~17 µs, where Web Crypto's promise and thread hop cost ~30–40 µs of CPU
     return `${input}.${signBytes(null, Buffer.from(input), active.key).toString("base64url")}`;
-  }
-
-  /**
-   * signJson on the signing thread (signerThread.ts): the same compact JWS (Ed25519 is deterministic), its ~62 µs of
-   * CPU off the request thread, which pays ~13 µs for the messages. A request the thread cannot answer (it stopped, or
-   * failed) is signed here instead.
-   */
-  signJsonOffThread(payloadJson: string): Promise<string | null> {
-    if (!this.enabled) return Promise.resolve(null);
-    this.#fresh();
-    const active = this.#active;
-    if (!active) return Promise.resolve(null);
-    const thread = this.#threadWith(active);
-    const id = ++this.#seq;
-    return new Promise((resolve, reject) => {
-      this.#waiting.set(id, { payload: payloadJson, resolve, reject });
-      thread.postMessage({ type: "sign", id, kid: active.kid, payload: payloadJson } satisfies ToSigner);
-    });
-  }
-
-  /** The signing thread (started on first use, not keeping the process alive), sent `active` once. */
-  #threadWith(active: ActiveKey): Worker {
-    let thread = this.#thread;
-    if (!thread) {
-      const started = new Worker(this.threadModule);
-      thread = started;
-      this.#thread = thread;
-      this.#threadKids.clear();
-      started.addEventListener("message", (e: MessageEvent<FromSigner>) => this.#answer(e.data));
-      started.addEventListener("error", () => this.#stopped(started));
-      started.addEventListener("close", () => this.#stopped(started));
-      (started as Worker & { unref(): void }).unref();
-    }
-    if (!this.#threadKids.has(active.kid)) {
-      const { kid, header, x, d } = active;
-      thread.postMessage({ type: "key", kid, header, x, d } satisfies ToSigner);
-      this.#threadKids.add(kid);
-    }
-    return thread;
-  }
-
-  #answer(m: FromSigner): void {
-    const w = this.#waiting.get(m.id);
-    if (!w) return;
-    this.#waiting.delete(m.id);
-    if ("jws" in m) w.resolve(m.jws);
-    else this.#signHere(w);
-  }
-
-  /** The thread stopped: what it had not answered is signed here; the next request starts another. */
-  #stopped(thread: Worker): void {
-    if (this.#thread !== thread) return;
-    this.#thread = null;
-    thread.terminate();
-    const left = [...this.#waiting.values()];
-    this.#waiting.clear();
-    for (const w of left) this.#signHere(w);
-  }
-
-  #signHere(w: Waiting): void {
-    try {
-      w.resolve(this.signJson(w.payload));
-    } catch (error) {
-      w.reject(error as Error);
-    }
   }
 }

@@ -241,38 +241,3 @@ describe("talentd verify (offline)", () => {
     expect((await verify("missing.json")).code).toBe(2);
   }, 60_000);
 });
-
-describe("the signing thread (prepare-task's manifests signed off the request thread)", () => {
-  test("signJsonOffThread answers the very JWS signJson writes (Ed25519 is deterministic), for 200 requests at once, with the new key after a rotation; nothing when signing is off", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "talentd-keys-"));
-    const t0 = Date.UTC(2026, 10, 1);
-    ensureSigningKeys(dir, t0);
-    const signer = new Signer(dir, true, 0);
-    const payloads = Array.from({ length: 200 }, (_, i) =>
-      JSON.stringify({ typ: "talentd.resolution", iat: Math.floor(t0 / 1000) + i, resolutionId: `res_${i}`, items: "é".repeat(i * 20) }),
-    );
-    const off = await Promise.all(payloads.map((p) => signer.signJsonOffThread(p)));
-    expect(off).toEqual(payloads.map((p) => signer.signJson(p)));
-    expect(verifyCompact(off[199]!, signer.jwks())).toMatchObject({ ok: true, payload: { resolutionId: "res_199" } });
-    const [old] = readSigningKeys(dir)!;
-    rotateSigningKeys(dir, t0 + 60_000);
-    const rotated = (await signer.signJsonOffThread(payloads[0]!))!;
-    const newKid = readSigningKeys(dir)![1]!.kid;
-    expect(newKid).not.toBe(old!.kid);
-    expect(decodeProtectedHeader(rotated).kid).toBe(newKid);
-    expect(rotated).toBe(signer.signJson(payloads[0]!)!);
-    expect(await new Signer(dir, false).signJsonOffThread(payloads[0]!)).toBeNull();
-  });
-
-  test("a request the signing thread does not answer (it crashed) or answers with an error is signed on the request thread: the same JWS", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "talentd-keys-"));
-    ensureSigningKeys(dir);
-    const payloads = Array.from({ length: 20 }, (_, i) => JSON.stringify({ typ: "talentd.resolution", iat: 1, resolutionId: `res_${i}` }));
-    for (const fixture of ["crashing-signer-thread.ts", "refusing-signer-thread.ts"]) {
-      const signer = new Signer(dir, true, 0, join(import.meta.dir, "..", "fixtures", fixture));
-      const jws = await Promise.all(payloads.map((p) => signer.signJsonOffThread(p)));
-      expect(jws).toEqual(payloads.map((p) => signer.signJson(p)));
-      expect(await signer.signJsonOffThread(payloads[0]!)).toBe(signer.signJson(payloads[0]!)!); // and again after it
-    }
-  });
-});
