@@ -243,12 +243,15 @@ export async function createKey(client: WebClient, projectId: string, tools: str
   return r.body as { key: { id: string }; value: string };
 }
 
-/** Posts a form as a browser without JavaScript does (form-encoded, HTML accepted, same origin unless `headers` say otherwise). */
+/**
+ * Posts a form as a browser without JavaScript does (form-encoded, HTML accepted, same origin unless `headers` say otherwise);
+ * `c` null: signed out; fields as pairs when a name repeats (checkboxes).
+ */
 export async function formPost(
   env: TestEnv,
-  c: WebClient,
+  c: WebClient | null,
   path: string,
-  fields: Record<string, string>,
+  fields: Record<string, string> | [string, string][],
   headers: Record<string, string> = {},
 ) {
   const r = await env.request(path, {
@@ -257,12 +260,18 @@ export async function formPost(
       "content-type": "application/x-www-form-urlencoded",
       accept: "text/html",
       origin: new URL(env.config.baseUrl).origin,
-      cookie: c.cookie!,
+      ...(c ? { cookie: c.cookie! } : {}),
       ...headers,
     },
     body: new URLSearchParams(fields).toString(),
   });
-  return { status: r.status, location: r.headers.get("location"), setCookie: r.headers.get("set-cookie"), html: await r.text() };
+  return {
+    status: r.status,
+    location: r.headers.get("location"),
+    setCookie: r.headers.get("set-cookie"),
+    html: await r.text(),
+    headers: r.headers,
+  };
 }
 
 /** Calls the key API with a bearer. */

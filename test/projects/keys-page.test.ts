@@ -6,7 +6,7 @@
  * still answers the #keys fragment or its refusal. Signed out, another organization's project, another site: no key.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { joinedMember, orgWithProject, testEnv, withKey, type TestEnv, type WebClient, textOfId } from "../helpers";
+import { joinedMember, orgWithProject, testEnv, withKey, type TestEnv, type WebClient, textOfId, formPost } from "../helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -15,21 +15,8 @@ beforeAll(async () => {
 afterAll(() => env.close());
 
 /** Posts the creation form as a browser does without JavaScript (each checked tool a field of its own). */
-async function postKeyForm(c: WebClient | null, path: string, fields: [string, string][], headers: Record<string, string> = {}) {
-  const r = await env.request(path, {
-    method: "POST",
-    headers: {
-      "content-type": "application/x-www-form-urlencoded",
-      accept: "text/html",
-      origin: new URL(env.config.baseUrl).origin,
-      ...(c ? { cookie: c.cookie! } : {}),
-      ...headers,
-    },
-    body: new URLSearchParams(fields).toString(),
-    redirect: "manual",
-  });
-  return { status: r.status, location: r.headers.get("location"), html: await r.text(), headers: r.headers };
-}
+const postKeyForm = (c: WebClient | null, path: string, fields: [string, string][], headers: Record<string, string> = {}) =>
+  formPost(env, c, path, fields, headers);
 
 const keysOf = async (c: WebClient, projectId: string) => (await c.get(`/web/projects/${projectId}/keys`)).body.keys as { name: string }[];
 
