@@ -19,6 +19,7 @@ import { unknownTalents } from "../selection/service";
 import type { Signer } from "../signing/signer";
 import { detach } from "../signing/jws";
 import { manifestItemsJson, resolutionManifestJson } from "./attestation";
+import { answerJson, notServedOf, servedTalentsJson, servedWithin } from "./prepareAnswer";
 import { afterPrepare, notDesignableHint, overBudgetNote, type Voice } from "../http/wording";
 import { activeItems, type ServableItem } from "../selection/sources";
 
@@ -246,33 +247,6 @@ function knownDesignations(database: Database): KeptMap<string, true> {
   return committedDesignations.of(database);
 }
 
-/**
- * How many designated talents a prepare-task serves within the context budget: compact forms in the order designated
- * while their tokens fit, the first always (a budget below one talent still serves it); the rest are listed, not served.
- */
-export function servedWithin(designated: readonly ServableItem[], budget: number): { count: number; tokens: number } {
-  let count = 0;
-  let tokens = 0;
-  for (const d of designated) {
-    if (count > 0 && tokens + d.talent.tokens > budget) break;
-    tokens += d.talent.tokens;
-    count++;
-  }
-  return { count, tokens };
-}
-
-/** The designated talents past the budget, by id and summary, each with where to read it. */
-function notServedOf(rest: readonly ServableItem[]) {
-  return rest.map((d) => ({
-    id: d.id,
-    kind: d.kind,
-    version: d.version,
-    uri: d.talent.uri,
-    summary: d.talent.summary,
-    tokens: d.talent.tokens,
-  }));
-}
-
 /** The resolution's manifest signed (attestation.ts), when the deps carry a signer. */
 function signManifest(
   deps: { catalog: Catalog; signer?: Signer; iss?: string },
@@ -284,6 +258,18 @@ function signManifest(
   if (!deps.signer) return null;
   const manifest = { iss: deps.iss ?? "", resolutionId, projectId, createdAt: now, catalogDigest: deps.catalog.digest, itemsJson };
   return deps.signer.signJson(resolutionManifestJson(manifest));
+}
+
+/** What prepare-task answered: the 201 body as JSON text, and what the trace notes of it. */
+export interface PreparedTask {
+  resolutionId: string;
+  /** The ids served (compact forms in the answer), in the order designated. */
+  served: string[];
+  /** The ids designated past the context budget (listed, not served). */
+  notServed: string[];
+  tokens: number;
+  /** The 201 body (prepareAnswer.ts). */
+  json: string;
 }
 
 /**
@@ -298,82 +284,37 @@ export async function prepareTask(
   body: PrepareInput,
   voice: Voice,
   budget: number = Number.POSITIVE_INFINITY,
-) {
+): Promise<PreparedTask> {
   const { ids, language } = readDesignation(body);
   const active = await activeItems(deps, project);
   const unknown = ids.filter((id) => !active.has(id));
   if (unknown.length > 0) throw unknownTalents(unknown, notDesignableHint(voice));
   const designated = ids.map((id) => active.get(id)!);
   const memo = designationFor(project.id, ids, designated, active, deps.catalog);
-  const { sql: itemsSql, id: designationId, prerequisites, conflicts } = memo;
+  const { id: designationId, prerequisites, conflicts } = memo;
   const { count: servedCount, tokens } = servedWithin(designated, budget);
-  const compacts = designated.map((d) => d.talent.compact); // rendered once (a getter)
   const resolutionId = newId("res");
   const now = Date.now();
   const attestation = signManifest(deps, resolutionId, project.id, now, memo.itemsJson);
-
+  const writes = resolutionWrites(deps, memo, designated, { resolutionId, project, language, tokens, author, now, attestation });
+  await deps.database.writeJob({ statements: writes.statements });
   const known = knownBlobs(deps.database);
-  const written = new Map<string, string>(); // digest → content of the blobs this job stores
-  const designations = knownDesignations(deps.database);
-  const resolutionRow = {
-    sql:
-      "INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at, " +
-      "designation_id, signature, issuer) " +
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    args: [resolutionId, project.id, language, tokens, deps.catalog.digest, author.type, author.id, author.via, now, designationId] as (
-      | string
-      | number
-      | null
-    )[],
-  };
-  const statements: Statement[] = [resolutionRow];
-  const putOnce = (content: () => string, digest: string) => {
-    if (!known.has(digest) && !written.has(digest)) written.set(digest, content());
-  };
+  for (const d of writes.blobs) known.add(d);
+  knownDesignations(deps.database).set(designationId, true);
   const stored = storedTalentsOf(known);
-  for (const [position, d] of designated.entries()) {
-    if (stored.has(d.talent)) continue;
-    putOnce(() => compacts[position]!, d.talent.compactDigest);
-    for (const f of d.talent.files.values()) putOnce(() => f.content, f.digest);
-    const manifest = manifestOf(d.talent);
-    putOnce(() => manifest.content, manifest.digest);
-  }
-  // the items in one statement (one per item cost the writer thread a statement execution each), the first time only; before
-  // the resolution, whose insert trigger counts it once per item in talent_days (migration 0012)
-  if (!designations.has(designationId)) statements.unshift({ sql: itemsSql, args: [designationId, project.id] });
-  statements.push(
-    ...blobInserts(
-      [...written].map(([digest, content]) => ({ digest, content })),
-      now,
-    ),
-  );
-  // the signature alone (~150 bytes where the whole JWS was ~2.5 KB): the manifest is written again from the row on read (pinned.ts)
-  resolutionRow.args.push(attestation ? detach(attestation) : null, attestation ? (deps.iss ?? "") : null);
-  await deps.database.writeJob({ statements });
-  for (const d of written.keys()) known.add(d);
-  designations.set(designationId, true);
   for (const d of designated) stored.add(d.talent); // each of its blobs was known or is now written
 
-  return {
-    resolutionId,
-    language,
-    createdAt: iso(now),
-    talents: designated.slice(0, servedCount).map((d, i) => ({
-      id: d.id,
-      kind: d.kind,
-      version: d.version,
-      digest: d.talent.compactDigest,
-      uri: d.talent.uri,
-      compact: compacts[i]!,
-    })),
+  const served = designated.slice(0, servedCount);
+  const rest = designated.slice(servedCount);
+  const tail = {
     prerequisites,
     conflicts,
     tokens,
     ...(attestation ? { attestation } : {}),
-    ...(servedCount < designated.length
+    ...(rest.length > 0
       ? {
-          contextBudget: { budget, served: servedCount, notServed: designated.length - servedCount },
-          notServed: notServedOf(designated.slice(servedCount)),
+          contextBudget: { budget, served: servedCount, notServed: rest.length },
+          notServed: notServedOf(rest),
           overBudget: overBudgetNote(voice, resolutionId),
         }
       : {}),
@@ -383,4 +324,76 @@ export async function prepareTask(
       designated.some((d) => d.kind === "expertise"),
     ),
   };
+  return {
+    resolutionId,
+    served: served.map((d) => d.id),
+    notServed: rest.map((d) => d.id),
+    tokens,
+    json: answerJson({ resolutionId, language, createdAt: iso(now) }, servedTalentsJson(memo, designationId, served), tail),
+  };
+}
+
+/**
+ * The statements of one prepare-task: the designation's items the first time (before the
+ * resolution, whose insert trigger counts it once per item in talent_days: migration 0012), the
+ * resolution, and the blobs not yet known committed (compact forms, files, manifests).
+ */
+function resolutionWrites(
+  deps: { database: Database; catalog: Catalog; iss?: string },
+  memo: DesignationMemo,
+  designated: ServableItem[],
+  r: {
+    resolutionId: string;
+    project: { id: string };
+    language: string | null;
+    tokens: number;
+    author: Author;
+    now: number;
+    attestation: string | null;
+  },
+): { statements: Statement[]; blobs: string[] } {
+  const known = knownBlobs(deps.database);
+  const written = new Map<string, string>(); // digest → content of the blobs this job stores
+  const putOnce = (content: () => string, digest: string) => {
+    if (!known.has(digest) && !written.has(digest)) written.set(digest, content());
+  };
+  const stored = storedTalentsOf(known);
+  for (const d of designated) {
+    if (stored.has(d.talent)) continue;
+    putOnce(() => d.talent.compact, d.talent.compactDigest);
+    for (const f of d.talent.files.values()) putOnce(() => f.content, f.digest);
+    const manifest = manifestOf(d.talent);
+    putOnce(() => manifest.content, manifest.digest);
+  }
+  const statements: Statement[] = [];
+  // the items in one statement (one per item cost the writer thread a statement execution each), the first time only
+  if (!knownDesignations(deps.database).has(memo.id)) statements.push({ sql: memo.sql, args: [memo.id, r.project.id] });
+  statements.push({
+    sql:
+      "INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at, " +
+      "designation_id, signature, issuer) " +
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    // the signature alone (~150 bytes where the whole JWS was ~2.5 KB): the manifest is written again from the row on read (pinned.ts)
+    args: [
+      r.resolutionId,
+      r.project.id,
+      r.language,
+      r.tokens,
+      deps.catalog.digest,
+      r.author.type,
+      r.author.id,
+      r.author.via,
+      r.now,
+      memo.id,
+      r.attestation ? detach(r.attestation) : null,
+      r.attestation ? (deps.iss ?? "") : null,
+    ],
+  });
+  statements.push(
+    ...blobInserts(
+      [...written].map(([digest, content]) => ({ digest, content })),
+      r.now,
+    ),
+  );
+  return { statements, blobs: [...written.keys()] };
 }

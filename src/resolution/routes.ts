@@ -4,7 +4,7 @@
  * key's; `x-svc-project` is never read. Every call is traced. Paths, scopes and trace kinds are the
  * descriptors' (http/keyRoutes.ts); what an answer tells the caller to call next follows its channel (http/wording.ts).
  */
-import { lateJson } from "../http/answer";
+import { lateAnswer } from "../http/answer";
 import { Elysia } from "elysia";
 import type { JournalDeps } from "../journal/journal";
 import type { CatalogDeps } from "../catalog/state";
@@ -115,9 +115,9 @@ function loopRoutes(deps: Deps, guards: Guards) {
         const budget = await contextBudgetOf(deps.database, principal.projectId);
         const r = await prepareTask(preparing(deps), project(principal), author(principal, request), asObject(body), voice, budget);
         // the trace says what was served and what the budget cut (designated, frozen, not served)
-        const cut = r.notServed ? { notServed: r.notServed.map((x) => x.id) } : {};
-        noteTrace(request, { resolutionId: r.resolutionId, detail: { talents: r.talents.map((x) => x.id), tokens: r.tokens, ...cut } });
-        return lateJson(r, 201);
+        const cut = r.notServed.length > 0 ? { notServed: r.notServed } : {};
+        noteTrace(request, { resolutionId: r.resolutionId, detail: { talents: r.served, tokens: r.tokens, ...cut } });
+        return lateAnswer(r.json, 201, { "content-type": "application/json" });
       },
       guardOf(R.prepareTask),
     )
