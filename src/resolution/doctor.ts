@@ -8,7 +8,7 @@ import type { Catalog } from "../catalog/catalog";
 import { formatFinding, type Talent } from "../catalog/format";
 import { digestOf } from "../lib/crypto";
 import type { Database } from "../db/client";
-import { conflictsAmong } from "./prepare";
+import { conflictsAmong } from "./designation";
 import { installedWithItems } from "../selection/sources";
 import { installPrerequisites, type Voice } from "../http/wording";
 import { readProjectPolicy } from "../selection/policyRules";

@@ -10,7 +10,6 @@ import type { Talent } from "../catalog/format";
 import { blobInserts, knownBlobs } from "../db/blobs";
 import type { Database } from "../db/client";
 import type { Statement } from "../db/writeJob";
-import { AppError, validationFailed } from "../http/errors";
 import { digestOf } from "../lib/crypto";
 import { newId } from "../lib/ids";
 import { kept, keptByIdentity, keptEach } from "../lib/kept";
@@ -19,6 +18,7 @@ import { unknownTalents } from "../selection/service";
 import type { Signer } from "../signing/signer";
 import { detach } from "../signing/jws";
 import { manifestItemsJson, resolutionManifestJson } from "./attestation";
+import { conflictsAmong, missingPrerequisites, readDesignation, type PrepareInput, type Prerequisite } from "./designation";
 import { answerJson, notServedOf, servedTalentsJson, servedWithin } from "./prepareAnswer";
 import { afterPrepare, notDesignableHint, overBudgetNote, type Voice } from "../http/wording";
 import { activeItems, type ServableItem } from "../selection/sources";
@@ -27,77 +27,6 @@ export interface Author {
   type: "key" | "user" | "token";
   id: string;
   via: "api" | "web" | "mcp";
-}
-
-export interface PrepareInput {
-  talentIds?: unknown;
-  language?: unknown;
-}
-
-export interface Prerequisite {
-  id: string;
-  requiredBy: string[];
-  /** Whether the prerequisite is active in the project (designable right away). */
-  active: boolean;
-}
-
-export const MAX_DESIGNATED = 100;
-
-/** Checks the body; returns the designated ids (deduplicated, in order) and the language. */
-export function readDesignation(body: PrepareInput): { ids: string[]; language: string | null } {
-  const raw = body.talentIds;
-  if (raw === undefined || raw === null || (Array.isArray(raw) && raw.length === 0)) throw new AppError("designation_required");
-  if (!Array.isArray(raw) || raw.some((x) => typeof x !== "string" || x.trim() === "" || x.length > 200)) {
-    throw validationFailed([{ path: "talentIds", message: "must be a non-empty array of talent ids (strings)" }]);
-  }
-  if (raw.length > MAX_DESIGNATED) throw validationFailed([{ path: "talentIds", message: `at most ${MAX_DESIGNATED} talents per task` }]);
-  const language = body.language;
-  if (language !== undefined && language !== null && (typeof language !== "string" || language.length > 50)) {
-    throw validationFailed([{ path: "language", message: "must be a string of at most 50 characters" }]);
-  }
-  return { ids: [...new Set((raw as string[]).map((s) => s.trim()))], language: (language as string | undefined) ?? null };
-}
-
-/** Transitive `requires` of the designated talents that were not designated. */
-export function missingPrerequisites(
-  designated: ServableItem[],
-  catalog: Catalog,
-  active: ReadonlyMap<string, ServableItem>,
-): Prerequisite[] {
-  const chosen = new Set(designated.map((d) => d.id));
-  const requiredBy = new Map<string, Set<string>>();
-  const queue: { id: string; requires: string[] }[] = designated.map((d) => ({ id: d.id, requires: d.talent.requires }));
-  const visited = new Set<string>();
-  while (queue.length > 0) {
-    const { id, requires } = queue.shift()!;
-    for (const r of requires) {
-      if (chosen.has(r)) continue;
-      let set = requiredBy.get(r);
-      if (!set) requiredBy.set(r, (set = new Set()));
-      set.add(id);
-      if (!visited.has(r)) {
-        visited.add(r);
-        queue.push({ id: r, requires: active.get(r)?.talent.requires ?? catalog.get(r)?.requires ?? [] });
-      }
-    }
-  }
-  return [...requiredBy.entries()].map(([id, by]) => ({ id, requiredBy: [...by], active: active.has(id) }));
-}
-
-/** Pairs of talents (designated, or active for doctor) that declare a conflict (either side). */
-export function conflictsAmong(designated: ServableItem[]): { a: string; b: string }[] {
-  const out: { a: string; b: string }[] = [];
-  for (let i = 0; i < designated.length; i++) {
-    for (let j = i + 1; j < designated.length; j++) {
-      const x = designated[i]!;
-      const y = designated[j]!;
-      if (x.talent.conflicts.includes(y.id) || y.talent.conflicts.includes(x.id)) {
-        const [a, b] = [x.id, y.id].sort() as [string, string];
-        out.push({ a, b });
-      }
-    }
-  }
-  return out;
 }
 
 /**
