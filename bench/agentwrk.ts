@@ -73,6 +73,7 @@ export async function benchAgentWrk(): Promise<void> {
   const sides: Loop[] = [];
   try {
     const env: Record<string, string> = {};
+    if (process.env.SIGNING) env.SIGNING = process.env.SIGNING; // SIGNING=false: this checkout without signatures (the base has none)
     if (!shipped) {
       env.TALENTS_DIR = join(dir, "talents");
       generateCatalog(env.TALENTS_DIR, 5000);

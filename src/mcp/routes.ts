@@ -238,7 +238,11 @@ export function mcpRoutes(deps: AppDeps, backend: Backend) {
       }
       // marked as the adapter's: the answer names tools, not routes (http/wording.ts)
       const res = await backend.handle(markMcpCall(new Request(url, { method: c.method, headers, body: payload })));
-      return { status: res.status, text: await res.text() };
+      return {
+        status: res.status,
+        text: await res.text(),
+        json: (res.headers.get("content-type") ?? "").toLowerCase().startsWith("application/json"),
+      };
     };
 
     return dispatch(request, body, { call, projectId: principal.projectId }, initialize ? client : null);
