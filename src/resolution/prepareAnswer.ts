@@ -4,7 +4,7 @@
  * kept by designation and number served, and an answer writes only its own fields (resolution
  * id, time, attestation, next steps) around it. Writing the talents each time — the compact forms
  * rendered again (validate.ts keeps none) and JSON.stringify over ~30 KB of fresh strings — was
- * ~100 µs of the request thread's ~350 per call (docs/performance.md "Prepare-task's answer").
+ * ~100 µs of the request thread's ~350 per call (docs/performance.md "Key route and prepare-task ceilings").
  */
 import type { ServableItem } from "../selection/sources";
 import { kept } from "../lib/kept";
