@@ -72,8 +72,8 @@ export async function purgeExpired(database: Database, now = Date.now()): Promis
 export const RETENTION_BATCH = 2000;
 
 /**
- * Deletes trace events, security events and audit-log entries older than `days` (none when `days` is 0), by
- * batches of RETENTION_BATCH rows, each its own transaction. Trace ids begin with their
+ * Deletes trace events, security events and audit-log entries older than `days` (none when `days` is 0), with the
+ * counts kept from the events (trace hours, reported findings' days, served and audited per client), by batches of RETENTION_BATCH rows, each its own transaction. Trace ids begin with their
  * arrival time (`trc_` + ordered id), so the cut is a primary-key range; security events and
  * audit entries go by their time's index. Returns the counts.
  */
@@ -103,9 +103,12 @@ export async function purgeOldEvents(
   const cutDay = Math.floor(cutoff / DAY);
   const findingDays = sql`DELETE FROM rule_finding_days WHERE rowid IN
     (SELECT rowid FROM rule_finding_days WHERE day < ${cutDay} LIMIT ${batch})`;
+  // and the served and audited counts per client, counted from the events' clients: whole days before the cut
+  const clientDays = sql`DELETE FROM talent_client_days WHERE rowid IN
+    (SELECT rowid FROM talent_client_days WHERE day < ${cutDay} LIMIT ${batch})`;
   let traces = 0; // trace events and hours deleted: the activity memos forget them, even if a later batch fails
   try {
-    for (const [kind, statement] of [...batches, [null, hours] as const, [null, findingDays] as const]) {
+    for (const [kind, statement] of [...batches, [null, hours] as const, [null, findingDays] as const, [null, clientDays] as const]) {
       for (;;) {
         const r = await database.write(async (tx) => tx.run(statement));
         const n = Number((r as { rowsAffected?: number }).rowsAffected ?? 0);

@@ -93,7 +93,7 @@ describe("paging parameters: one set of readers, 400 validation_failed for anyth
 });
 
 describe("retention: EVENT_RETENTION_DAYS (default 90) applied by housekeeping", () => {
-  test("trace and security events (and reported findings' days) older than the retention go, in batches; newer ones stay; 0 keeps everything", async () => {
+  test("trace and security events (and reported findings' days, served and audited per client) older than the retention go, in batches; newer ones stay; 0 keeps everything", async () => {
     const { purgeOldEvents, RETENTION_BATCH } = await import("../../src/ops/housekeeping");
     const { loadConfig } = await import("../../src/config");
     expect(loadConfig({}).eventRetentionDays).toBe(90);
@@ -109,6 +109,10 @@ describe("retention: EVENT_RETENTION_DAYS (default 90) applied by housekeeping",
         { sql: "INSERT INTO security_events (id, kind, created_at) VALUES ('sev_new', 'sign_in.failure', ?)", args: [now - 89 * day] },
         ...[100, 10].map((ago) => ({
           sql: "INSERT INTO rule_finding_days (project_id, day, talent_id, rule_id, client, served, findings, reports) VALUES (?, ?, 'typescript-strict', 'TS-002', '', 1, 3, 1)",
+          args: [a.project.id, Math.floor((now - ago * day) / day)],
+        })),
+        ...[100, 10].map((ago) => ({
+          sql: "INSERT INTO talent_client_days (project_id, day, talent_id, client, served, audited) VALUES (?, ?, 'typescript-strict', 'Claude Code', 2, 1)",
           args: [a.project.id, Math.floor((now - ago * day) / day)],
         })),
       ],
@@ -133,6 +137,8 @@ describe("retention: EVENT_RETENTION_DAYS (default 90) applied by housekeeping",
     // the reported findings' days before the cut go with the events
     const findingDays = await env.database.all<{ day: number }>("SELECT day FROM rule_finding_days WHERE project_id = ?", [a.project.id]);
     expect(findingDays.map((r) => Number(r.day))).toEqual([Math.floor((now - 10 * day) / day)]);
+    const clientDays = await env.database.all<{ day: number }>("SELECT day FROM talent_client_days WHERE project_id = ?", [a.project.id]);
+    expect(clientDays.map((r) => Number(r.day))).toEqual([Math.floor((now - 10 * day) / day)]);
   }, 30_000);
 
   test("the purge invalidates what it deleted, whoever calls it (here its function, as housekeeping does, no route): the settled day counts and the insights' kept days read again", async () => {
