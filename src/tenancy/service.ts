@@ -220,7 +220,11 @@ export async function removeMember(tx: Tx, organizationId: string, actor: AuditA
 
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
 
-/** Creates a pending invitation; returns it. The caller queues the mail in the same transaction. */
+/**
+ * Creates a pending invitation; returns it. The caller queues the mail in the same transaction. An
+ * address has at most one pending invitation: inviting it again revokes the pending one (its link
+ * stops working; the audit log records both), so the latest role and link are the ones that count.
+ */
 export async function createInvitation(
   tx: Tx,
   input: { organizationId: string; email: string; role: MemberRole; actor: AuditActor & { role: MemberRole } },
@@ -233,6 +237,26 @@ export async function createInvitation(
     .where(and(eq(members.organizationId, input.organizationId), eq(users.email, input.email)))
     .limit(1);
   if (existing.length > 0) throw new AppError("conflict", `${input.email} is already a member.`, { field: "email" });
+  const superseded = await tx
+    .update(invitations)
+    .set({ status: "revoked" })
+    .where(
+      and(
+        eq(invitations.organizationId, input.organizationId),
+        eq(invitations.status, "pending"),
+        sql`lower(${invitations.email}) = lower(${input.email})`,
+      ),
+    )
+    .returning({ id: invitations.id, email: invitations.email, role: invitations.role });
+  for (const old of superseded)
+    await record(tx, {
+      organizationId: input.organizationId,
+      actor: input.actor,
+      action: "invitation.revoked",
+      object: { kind: "invitation", id: old.id },
+      before: { email: old.email, role: old.role, status: "pending" },
+      after: { status: "revoked" },
+    });
   const now = Date.now();
   const id = newId("inv");
   const row = {

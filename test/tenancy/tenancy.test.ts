@@ -219,6 +219,33 @@ describe("members and invitations", () => {
     expect((await invitee.post(`/web/invitations/${b.id}/accept`)).status).toBe(404);
   });
 
+  test("inviting an address again replaces its pending invitation: one pending row, the first link 404, the latest role counts, the audit log has both", async () => {
+    const { owner, org } = await approvedOrg();
+    const invitee = await signedUp(env);
+    const first = (await owner.post("/web/orgs/current/invitations", { email: invitee.email, role: "member" })).body;
+    const again = await owner.post("/web/orgs/current/invitations", { email: invitee.email.toUpperCase(), role: "admin" });
+    expect(again.status).toBe(201);
+    const pending = (await owner.get("/web/orgs/current/invitations")).body.invitations.filter(
+      (i: { email: string }) => i.email.toLowerCase() === invitee.email.toLowerCase(),
+    );
+    expect(pending.map((i: { id: string }) => i.id)).toEqual([again.body.id]);
+    expect((await invitee.post(`/web/invitations/${first.id}/accept`)).status).toBe(404);
+    const acc = await invitee.post(`/web/invitations/${again.body.id}/accept`);
+    expect(acc.body.organization).toMatchObject({ id: org.id, role: "admin" });
+    const actions = (
+      await env.database.client.execute({
+        sql: "SELECT action, object_id FROM audit_entries WHERE organization_id = ? AND object_kind = 'invitation' ORDER BY at, id",
+        args: [org.id],
+      })
+    ).rows.map((r) => `${r.action} ${r.object_id}`);
+    expect(actions).toEqual([
+      `invitation.created ${first.id}`,
+      `invitation.revoked ${first.id}`,
+      `invitation.created ${again.body.id}`,
+      `invitation.accepted ${again.body.id}`,
+    ]);
+  });
+
   test("a plain member cannot invite (403); an admin cannot invite an owner (403); a bad e-mail → 400", async () => {
     const { owner } = await approvedOrg();
     const m = await signedUp(env);
