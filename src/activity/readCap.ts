@@ -52,6 +52,9 @@ export interface CapLimits {
   quietMs: number;
 }
 
+/** Requests whose answer is no contention: health and readiness probes, the metrics scrape, the pages' assets. */
+const NO_CONTENTION = /^[a-z]+:\/\/[^/]+\/(?:(?:healthz|readyz|metrics)(?:\?|$)|assets\/)/;
+
 export const DEFAULT_LIMITS: Omit<CapLimits, "perUser"> = { share: 0.1, burstMs: 1_000, waitMs: 2_000, queueMax: 8, quietMs: 1_000 };
 
 interface UserState {
@@ -101,9 +104,14 @@ export class ReadCap {
     }
   }
 
-  /** The edge's word that `request` was answered: unless it was a heavy read, the thread is contended for a while. */
+  /**
+   * The edge's word that `request` was answered: unless it was a heavy read, a probe or an asset
+   * (NO_CONTENTION: a load balancer's /healthz every second must not slow every dashboard read), the
+   * thread is contended for a while.
+   */
   answered(request: Request): void {
-    if (!this.heavy.has(request)) this.otherAt = performance.now();
+    if (this.heavy.has(request) || NO_CONTENTION.test(request.url)) return;
+    this.otherAt = performance.now();
   }
 
   /** The ms since a request other than a heavy read was answered (tests, diagnostics). */

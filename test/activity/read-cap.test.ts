@@ -153,6 +153,20 @@ describe("per-user cap on heavy dashboard reads (DASHBOARD_READS_PER_USER)", () 
     expect(performance.now() - t).toBeGreaterThanOrEqual(300);
   });
 
+  test("probes, the metrics scrape and the pages' assets are no contention: a lone user past the burst is not slowed by a load balancer's /healthz", async () => {
+    const cap = new ReadCap({ ...limits, waitMs: 2_000 });
+    await cap.run("u1", undefined, slow);
+    for (const path of ["/healthz", "/readyz", "/metrics", "/healthz?x=1", "/assets/htmx.min.js"])
+      cap.answered(new Request(`http://talentd.test${path}`));
+    let t = performance.now();
+    await cap.run("u1", undefined, async () => "served");
+    expect(performance.now() - t).toBeLessThan(250);
+    cap.answered(new Request("http://talentd.test/healthzz")); // not a probe: another route
+    t = performance.now();
+    await cap.run("u1", undefined, async () => "served");
+    expect(performance.now() - t).toBeGreaterThanOrEqual(300);
+  });
+
   test("two users share: past the burst, a user waits while another user owing less has a read running, and runs as soon as it is alone (not when its debt is repaid)", async () => {
     const cap = new ReadCap({ ...limits, waitMs: 2_000 });
     await cap.run("u1", undefined, slow); // u1 owes ~150 ms, u2 nothing
