@@ -72,8 +72,9 @@ export async function purgeExpired(database: Database, now = Date.now()): Promis
 export const RETENTION_BATCH = 2000;
 
 /**
- * Deletes trace events, security events and audit-log entries older than `days` (none when `days` is 0), with the
- * counts kept from the events (trace hours, reported findings' days, served and audited per client), by batches of RETENTION_BATCH rows, each its own transaction. Trace ids begin with their
+ * Deletes trace events, security events and audit-log entries older than `days` (none when `days` is 0),
+ * with the counts kept from the events (trace hours, reported findings' days, served and audited per
+ * client), by batches of RETENTION_BATCH rows, each its own transaction. Trace ids begin with their
  * arrival time (`trc_` + ordered id), so the cut is a primary-key range; security events and
  * audit entries go by their time's index. Returns the counts.
  */
