@@ -123,11 +123,16 @@
     const form = e.target.closest && e.target.closest("form");
     if (form) clearFieldErrors(form);
   });
+  // a refusal no field shows, its alert out of view (on a phone #flash is not sticky: app.css): brought into view
+  const showFlash = () => {
+    const flash = document.getElementById("flash");
+    if (flash && flash.getBoundingClientRect().top < 0) flash.scrollIntoView({ block: "start" });
+  };
   document.addEventListener("htmx:afterSettle", (e) => {
     if (!e.detail.failed) return;
     const source = e.detail.requestConfig && e.detail.requestConfig.elt;
     const form = source && source.closest && source.closest("form");
-    if (!form) return;
+    if (!form) return showFlash();
     // an issue's path names a control (its name, or its data-issue-path), or an item of it ("domains/0", "files.a.md", "files[1]")
     const names = (path, c) => [c.getAttribute("name"), c.dataset.issuePath].some((p) => p && (path === p || ["/", ".", "["].some((sep) => path.startsWith(p + sep))));
     const controls = [...form.querySelectorAll("[name], [data-issue-path]")];
@@ -149,6 +154,7 @@
       if (!by.includes(slot.id)) control.setAttribute("aria-describedby", [...by, slot.id].join(" "));
       control.setAttribute("aria-invalid", "true");
     }
+    if (!form.querySelector(".field-error[data-from-flash]")) showFlash();
   });
 
   // a change the server refused: form[data-reset-on-error] shows again what is true (e.g. the role it kept)

@@ -352,8 +352,8 @@ describe("every 400 validation_failed names the field and says what is expected 
     expect(tools.status).toBe(400);
     expect(await tools.json()).toEqual({
       error: "validation_failed",
-      message: "tools must be a list of tool names or a comma-separated string",
-      issues: [{ path: "tools", message: "tools must be a list of tool names or a comma-separated string" }],
+      message: "tools must name at least one tool: a list of tool names, or a comma-separated string",
+      issues: [{ path: "tools", message: "tools must name at least one tool: a list of tool names, or a comma-separated string" }],
     });
     const expires = await post({ name: "k", tools: ["catalog"], expiresAt: 5 });
     expect(expires.status).toBe(400);

@@ -38,7 +38,7 @@ export async function createOrgProject(
 }
 
 /** The key body's unions, in words (a union's own text is "Expected union value"). */
-const TOOLS_ISSUE = "tools must be a list of tool names or a comma-separated string";
+const TOOLS_ISSUE = "tools must name at least one tool: a list of tool names, or a comma-separated string";
 const EXPIRES_ISSUE = "expiresAt must be a date and time such as 2030-01-31T00:00:00Z, or null for a key that does not expire";
 
 const projectView = (p: Project) => ({
