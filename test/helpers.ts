@@ -274,6 +274,24 @@ export async function formPost(
   };
 }
 
+/**
+ * Sends a form as htmx does (form-encoded, `HX-Request: true`, same origin, signed in as `c`) with `method`:
+ * the JSON route's answer to a dashboard form, a fragment or a refusal retargeted to #flash.
+ */
+export async function htmxForm(env: TestEnv, c: WebClient, method: string, path: string, fields: Record<string, string>) {
+  const r = await env.request(path, {
+    method,
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      origin: new URL(env.config.baseUrl).origin,
+      cookie: c.cookie!,
+      "hx-request": "true",
+    },
+    body: new URLSearchParams(fields).toString(),
+  });
+  return { status: r.status, headers: r.headers, html: await r.text() };
+}
+
 /** Calls the key API with a bearer. */
 export function withKey(env: TestEnv, key: string, path: string, init: RequestInit = {}): Promise<Response> {
   return env.request(path, { ...init, headers: { authorization: `Bearer ${key}`, ...(init.headers as Record<string, string>) } });

@@ -5,8 +5,8 @@
 import { expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { orgWithProject } from "../helpers";
-import type { LiveEnv } from "../mcp-support";
-import { expectOnlyStatus, newPage, screenshot, withChromiumAndApp } from "../browser-support";
+import { PASSWORD, type LiveEnv } from "../mcp-support";
+import { expectOnlyStatus, screenshot, signedInPage, withChromiumAndApp } from "../browser-support";
 
 let browser: Browser;
 let live: LiveEnv;
@@ -17,13 +17,9 @@ withChromiumAndApp((b, l) => {
 
 test("on a phone the refused key form keeps its error under the field and the alert scrolls away; on a desktop the alert stays in view", async () => {
   const { owner, project } = await orgWithProject(live.env);
-  const w = await newPage(browser);
+  const w = await signedInPage(browser, live.base, owner.email, PASSWORD);
   const page = w.page;
   await page.setViewportSize({ width: 390, height: 844 });
-  await page.goto(`${live.base}/login`);
-  await page.fill("#email", owner.email);
-  await page.fill("#password", "correct horse battery");
-  await Promise.all([page.waitForURL((u) => u.pathname === "/"), page.click("form[action='/login'] button[type=submit]")]);
   await page.goto(`${live.base}/projects/${project.id}?tab=keys`);
   for (const box of await page.$$("input[name=tools]")) await box.uncheck();
   await page.fill("input[name=name]", "hook");

@@ -7,7 +7,7 @@
  * (`?form=delete`): a wrong slug answers the page again (400) with what was typed and why under the field.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { formPost, joinedMember, orgWithProject, talentMd, testEnv, type TestEnv, type WebClient, textOfId } from "../helpers";
+import { formPost, htmxForm, joinedMember, orgWithProject, talentMd, testEnv, type TestEnv, type WebClient, textOfId } from "../helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -80,18 +80,13 @@ describe("POST /org/expertises/:id?form=triggers: a refused trigger set answers 
 
   test("with htmx PUT …/triggers' 400 is the #flash fragment naming the line (files[1]) that app.js puts under the files", async () => {
     const e = await draft("tf-htmx");
-    const r = await env.request(`${BASE}/${e.id}/triggers`, {
-      method: "PUT",
-      headers: {
-        "content-type": "application/x-www-form-urlencoded",
-        origin: new URL(env.config.baseUrl).origin,
-        cookie: owner.cookie!,
-        "hx-request": "true",
-      },
-      body: new URLSearchParams({ expectedRevision: String(e.revision), files: "src/**\n/etc/passwd", keywords: "" }).toString(),
+    const r = await htmxForm(env, owner, "PUT", `${BASE}/${e.id}/triggers`, {
+      expectedRevision: String(e.revision),
+      files: "src/**\n/etc/passwd",
+      keywords: "",
     });
     expect(r.status).toBe(400);
-    expect(await r.text()).toContain('<li data-field="files[1]"><code>files[1]</code> &quot;/etc/passwd&quot; must be relative');
+    expect(r.html).toContain('<li data-field="files[1]"><code>files[1]</code> &quot;/etc/passwd&quot; must be relative');
   });
 });
 

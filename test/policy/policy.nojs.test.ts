@@ -5,7 +5,7 @@
  * the JSON route's refusal is the #flash fragment naming that list (app.js puts it under it).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { formPost, joinedMember, orgWithProject, testEnv, type TestEnv, textOfId } from "../helpers";
+import { formPost, htmxForm, joinedMember, orgWithProject, testEnv, type TestEnv, textOfId } from "../helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -62,23 +62,13 @@ describe("POST /org/policy: a refused policy answers its form again, each proble
 
   test("with htmx, PUT /web/orgs/current/policy's refusals name their list in #flash: an unknown id's issue, a conflict's field", async () => {
     const { owner } = await orgWithProject(env);
-    const put = (fields: Record<string, string>) =>
-      env.request("/web/orgs/current/policy", {
-        method: "PUT",
-        headers: {
-          "content-type": "application/x-www-form-urlencoded",
-          origin: new URL(env.config.baseUrl).origin,
-          cookie: owner.cookie!,
-          "hx-request": "true",
-        },
-        body: new URLSearchParams(fields).toString(),
-      });
+    const put = (fields: Record<string, string>) => htmxForm(env, owner, "PUT", "/web/orgs/current/policy", fields);
     const unknown = await put({ requiredTalents: "no-such-talent", allowedTalents: "" });
     expect(unknown.status).toBe(400);
-    expect(await unknown.text()).toContain('<li data-field="requiredTalents"><code>requiredTalents</code> unknown: no-such-talent');
+    expect(unknown.html).toContain('<li data-field="requiredTalents"><code>requiredTalents</code> unknown: no-such-talent');
     const conflict = await put({ requiredTalents: "npm-workspaces pnpm-workspaces", allowedTalents: "" });
     expect(conflict.status).toBe(409);
-    expect(await conflict.text()).toContain('<p data-field="requiredTalents">The required talents conflict');
+    expect(conflict.html).toContain('<p data-field="requiredTalents">The required talents conflict');
     const json = await owner.call("PUT", "/web/orgs/current/policy", { requiredTalents: ["no-such-talent"], allowedTalents: ["nope"] });
     const body = await json.json();
     expect([json.status, body.error, body.ids]).toEqual([400, "unknown_talents", ["no-such-talent", "nope"]]);

@@ -6,7 +6,7 @@
  * site: nothing changes. The new-project form (`POST /projects/new`, pages/newProject.tsx) the same way.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { formPost, joinedMember, orgWithProject, testEnv, type TestEnv, textOfId } from "../helpers";
+import { formPost, htmxForm, joinedMember, orgWithProject, testEnv, type TestEnv, textOfId } from "../helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -61,19 +61,10 @@ describe("POST /projects/:id?tab=settings: the Settings form without JavaScript"
 
   test("with htmx the JSON route's refusal is the #flash fragment naming the field", async () => {
     const o = await orgWithProject(env, "Settings Htmx");
-    const r = await env.request(`/web/projects/${o.project.id}`, {
-      method: "PATCH",
-      headers: {
-        "content-type": "application/x-www-form-urlencoded",
-        origin: new URL(env.config.baseUrl).origin,
-        cookie: o.owner.cookie!,
-        "hx-request": "true",
-      },
-      body: new URLSearchParams({ ...FORM, contextBudget: "12" }).toString(),
-    });
+    const r = await htmxForm(env, o.owner, "PATCH", `/web/projects/${o.project.id}`, { ...FORM, contextBudget: "12" });
     expect(r.status).toBe(400);
     expect(r.headers.get("hx-retarget")).toBe("#flash");
-    expect(await r.text()).toContain('<li data-field="contextBudget">');
+    expect(r.html).toContain('<li data-field="contextBudget">');
   });
 
   test("signed out → sign-in; another organization's project and an unknown one → 404; another site → 403; nothing changes", async () => {

@@ -8,7 +8,7 @@
  * the problem under the e-mail field (400 not an address, 409 already a member), or a 303 back.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { formPost, joinedMember, makePlatformAdmin, orgWithProject, signedUp, testEnv, type TestEnv, textOfId } from "../helpers";
+import { formPost, htmxForm, joinedMember, makePlatformAdmin, orgWithProject, signedUp, testEnv, type TestEnv, textOfId } from "../helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -172,19 +172,10 @@ describe("POST /org/invitations: the invitation form without JavaScript", () => 
   test("with htmx the JSON route's 409 is the #flash fragment naming the e-mail field (app.js puts it under it)", async () => {
     const o = await orgWithProject(env, "Invite Htmx");
     const member = await joinedMember(env, o.owner);
-    const r = await env.request("/web/orgs/current/invitations", {
-      method: "POST",
-      headers: {
-        "content-type": "application/x-www-form-urlencoded",
-        origin: new URL(env.config.baseUrl).origin,
-        cookie: o.owner.cookie!,
-        "hx-request": "true",
-      },
-      body: new URLSearchParams({ email: member.email }).toString(),
-    });
+    const r = await htmxForm(env, o.owner, "POST", "/web/orgs/current/invitations", { email: member.email });
     expect(r.status).toBe(409);
     expect(r.headers.get("hx-retarget")).toBe("#flash");
-    expect(await r.text()).toContain(`<p data-field="email">${member.email} is already a member.</p>`);
+    expect(r.html).toContain(`<p data-field="email">${member.email} is already a member.</p>`);
   });
 });
 
