@@ -148,7 +148,7 @@ export function createApp(input: AppDeps) {
         metrics: deps.config.metricsToken ? deps.metrics : null,
         storage: deps.database.storage,
         server: () => listening.server,
-        answered: (request) => readCap.answered(request),
+        answered: (request, route) => readCap.answered(request, route),
       }),
     )
     // a form's `?_method=DELETE` (PUT, PATCH) on a /web POST becomes that method before routing (http/methodOverride.ts)

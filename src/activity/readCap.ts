@@ -52,8 +52,8 @@ export interface CapLimits {
   quietMs: number;
 }
 
-/** Requests whose answer is no contention: health and readiness probes, the metrics scrape, the pages' assets. */
-const NO_CONTENTION = /^[a-z]+:\/\/[^/]+\/(?:(?:healthz|readyz|metrics)(?:\?|$)|assets\/)/;
+/** The routes (as the router matched them) whose answer is no contention: probes, the metrics scrape, the pages' assets. */
+const NO_CONTENTION = new Set(["/healthz", "/readyz", "/metrics", "/assets/*"]);
 
 export const DEFAULT_LIMITS: Omit<CapLimits, "perUser"> = { share: 0.1, burstMs: 1_000, waitMs: 2_000, queueMax: 8, quietMs: 1_000 };
 
@@ -105,12 +105,12 @@ export class ReadCap {
   }
 
   /**
-   * The edge's word that `request` was answered: unless it was a heavy read, a probe or an asset
-   * (NO_CONTENTION: a load balancer's /healthz every second must not slow every dashboard read), the
-   * thread is contended for a while.
+   * The edge's word that `request` was answered, with the route the router matched: unless it was a
+   * heavy read, a probe or an asset (NO_CONTENTION: a load balancer's /healthz every second must not
+   * slow every dashboard read), the thread is contended for a while.
    */
-  answered(request: Request): void {
-    if (this.heavy.has(request) || NO_CONTENTION.test(request.url)) return;
+  answered(request: Request, route?: string): void {
+    if (this.heavy.has(request) || (route !== undefined && NO_CONTENTION.has(route))) return;
     this.otherAt = performance.now();
   }
 

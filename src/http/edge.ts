@@ -76,7 +76,7 @@ export interface EdgeOptions {
    */
   server?: () => PeerInfo | null | undefined;
   /** Told of each request once answered (the heavy reads' cap counts the other requests as contention). */
-  answered?: (request: Request) => void;
+  answered?: (request: Request, route: string | undefined) => void;
 }
 
 /**
@@ -339,7 +339,7 @@ function responseCloser(opts: EdgeOptions, cap: ConnectionCap | null) {
   }) => {
     const m = meta.get(request);
     cap?.leave(m);
-    opts.answered?.(request);
+    opts.answered?.(request, route);
     if (metrics) metrics.record(request.method, route, statusOf(request, set, responseValue), elapsedMs(request) / 1000);
     if (!opts.accessLog) return;
     const url = new URL(request.url);

@@ -156,12 +156,18 @@ describe("per-user cap on heavy dashboard reads (DASHBOARD_READS_PER_USER)", () 
   test("probes, the metrics scrape and the pages' assets are no contention: a lone user past the burst is not slowed by a load balancer's /healthz", async () => {
     const cap = new ReadCap({ ...limits, waitMs: 2_000 });
     await cap.run("u1", undefined, slow);
-    for (const path of ["/healthz", "/readyz", "/metrics", "/healthz?x=1", "/assets/htmx.min.js"])
-      cap.answered(new Request(`http://talentd.test${path}`));
+    for (const [path, route] of [
+      ["/healthz", "/healthz"],
+      ["/readyz", "/readyz"],
+      ["/metrics", "/metrics"],
+      ["/healthz?x=1", "/healthz"],
+      ["/assets/htmx.min.js", "/assets/*"],
+    ])
+      cap.answered(new Request(`http://talentd.test${path}`), route);
     let t = performance.now();
     await cap.run("u1", undefined, async () => "served");
     expect(performance.now() - t).toBeLessThan(250);
-    cap.answered(new Request("http://talentd.test/healthzz")); // not a probe: another route
+    cap.answered(new Request("http://talentd.test/healthzz"), undefined); // not a probe: no route matched it
     t = performance.now();
     await cap.run("u1", undefined, async () => "served");
     expect(performance.now() - t).toBeGreaterThanOrEqual(300);
@@ -212,6 +218,11 @@ describe("per-user cap on heavy dashboard reads (DASHBOARD_READS_PER_USER)", () 
     expect((await a.owner.get("/web/activity/summary")).status).toBe(200);
     await settled();
     expect(cap.quietFor()).toBeGreaterThan(quietBefore + 15); // the heavy read did not reset it (20 ms later)
+    const quietProbes = cap.quietFor();
+    expect((await env.request("/healthz")).status).toBe(200);
+    expect((await env.request("/assets/htmx.min.js")).status).toBe(200);
+    await settled();
+    expect(cap.quietFor()).toBeGreaterThan(quietProbes + 15); // nor did a probe or an asset (their routes)
     const t = performance.now();
     expect((await a.api("GET", "/api/doctor")).status).toBe(200);
     await settled();
