@@ -237,26 +237,17 @@ export async function createInvitation(
     .where(and(eq(members.organizationId, input.organizationId), eq(users.email, input.email)))
     .limit(1);
   if (existing.length > 0) throw new AppError("conflict", `${input.email} is already a member.`, { field: "email" });
-  const superseded = await tx
-    .update(invitations)
-    .set({ status: "revoked" })
+  const pending = await tx
+    .select({ id: invitations.id })
+    .from(invitations)
     .where(
       and(
         eq(invitations.organizationId, input.organizationId),
         eq(invitations.status, "pending"),
         sql`lower(${invitations.email}) = lower(${input.email})`,
       ),
-    )
-    .returning({ id: invitations.id, email: invitations.email, role: invitations.role });
-  for (const old of superseded)
-    await record(tx, {
-      organizationId: input.organizationId,
-      actor: input.actor,
-      action: "invitation.revoked",
-      object: { kind: "invitation", id: old.id },
-      before: { email: old.email, role: old.role, status: "pending" },
-      after: { status: "revoked" },
-    });
+    );
+  for (const old of pending) await revokeInvitation(tx, input.organizationId, old.id, input.actor);
   const now = Date.now();
   const id = newId("inv");
   const row = {
