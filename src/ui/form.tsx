@@ -35,18 +35,14 @@ function describe(control: Child, id: string, help: boolean, error: boolean): vo
  */
 export function Field(props: { id: string; label: Child; help?: Child; error?: string | null; inline?: boolean; children: Child }): Child {
   const { id, help, error } = props;
-  describe(props.children, id, help != null && help !== "", !!error);
+  describe(props.children, id, hasHelp(help), !!error);
   return (
     <div class={props.inline ? "field inline" : "field"}>
       <div class="field-body">
         <label for={id}>{props.label}</label>
         <div class="field-control">
           {props.children}
-          {help != null && help !== "" ? (
-            <p class="help" id={helpId(id)}>
-              {help}
-            </p>
-          ) : null}
+          <HelpLine id={id} help={help} />
           <ErrorLine id={id} error={error} />
         </div>
       </div>
@@ -55,6 +51,19 @@ export function Field(props: { id: string; label: Child; help?: Child; error?: s
 }
 
 /** The error line of a field (hidden while it has none): also the slot app.js fills for htmx. */
+/** A field's help line (named by its control's aria-describedby), when it has one. */
+function HelpLine(props: { id: string; help?: Child }): Child {
+  if (!hasHelp(props.help)) return null;
+  return (
+    <p class="help" id={helpId(props.id)}>
+      {props.help}
+    </p>
+  );
+}
+
+/** Whether a help text is given (null, undefined and "" are none). */
+const hasHelp = (help: Child | undefined): boolean => help != null && help !== "";
+
 function ErrorLine(props: { id: string; error?: string | null }): Child {
   return (
     <p class="field-error" id={errorId(props.id)} hidden={!props.error}>
@@ -65,17 +74,13 @@ function ErrorLine(props: { id: string; error?: string | null }): Child {
 
 /** A check box with its label on its right, an optional help line, and its error under them. */
 export function CheckField(props: { id: string; label: Child; help?: Child; error?: string | null; children: Child }): Child {
-  describe(props.children, props.id, props.help != null, !!props.error);
+  describe(props.children, props.id, hasHelp(props.help), !!props.error);
   return (
     <div class="field check">
       <label class="check" for={props.id}>
         {props.children} {props.label}
       </label>
-      {props.help != null ? (
-        <p class="help" id={helpId(props.id)}>
-          {props.help}
-        </p>
-      ) : null}
+      <HelpLine id={props.id} help={props.help} />
       <ErrorLine id={props.id} error={props.error} />
     </div>
   );
@@ -88,16 +93,12 @@ export function CheckField(props: { id: string; label: Child; help?: Child; erro
  */
 export function ChoiceField(props: { id: string; legend: Child; issuePath: string; help?: Child; error?: string | null; children: Child }) {
   const { id, help, error } = props;
-  const by = [help != null ? helpId(id) : null, error ? errorId(id) : null].filter(Boolean).join(" ");
+  const by = [hasHelp(help) ? helpId(id) : null, error ? errorId(id) : null].filter(Boolean).join(" ");
   return (
     <fieldset class="field choice" id={id} data-issue-path={props.issuePath} aria-describedby={by || undefined}>
       <legend>{props.legend}</legend>
       <div class="checks">{props.children}</div>
-      {help != null ? (
-        <p class="help" id={helpId(id)}>
-          {help}
-        </p>
-      ) : null}
+      <HelpLine id={id} help={help} />
       <ErrorLine id={id} error={error} />
     </fieldset>
   );
