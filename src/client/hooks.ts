@@ -42,6 +42,8 @@ export function hookScript(hook: (typeof HOOKS)[number], command: string[], url?
       "It needs TALENTD_KEY (and TALENTD_URL)",
     `# in the environment; skip it once with \`git ${hook === "pre-push" ? "push" : "commit"} --no-verify\`.`,
     ...(url ? [`: "\${TALENTD_URL:=${url.replace(/[`"$\\]/g, "")}}"`, "export TALENTD_URL"] : []),
+    "TALENTD_RUN=hook",
+    "export TALENTD_RUN",
     `exec ${command.map(shQuote).join(" ")} ${args}`,
     "",
   ].join("\n");

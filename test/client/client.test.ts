@@ -244,7 +244,7 @@ describe("talentd check: the served rules' detectors over the added lines, local
     expect(r.code).toBe(1);
     expect(r.stdout).toBe(`src/new.ts:2 ${TS6}\nsrc/new.ts:3 ${TS2}\nsrc/new.ts:5 ${TS5}\n`);
     expect(r.stderr).toMatch(
-      /^talentd check: 1 blocking, 2 advisory in 7 added line\(s\) of 3 file\(s\); \d+ rule\(s\) with detectors from 2 talent\(s\), resolution res_\w+\. Fix the blocking findings/,
+      /^talentd check: talents javascript-base, typescript-strict\ntalentd check: 1 blocking, 2 advisory in 7 added line\(s\) of 3 file\(s\); \d+ rule\(s\) with detectors from 2 talent\(s\), resolution res_\w+\. Fix the blocking findings/,
     );
     const j = await talentd(["check", "--staged", "--json"], repo, p.env);
     expect(j.code).toBe(1);
