@@ -268,8 +268,8 @@ export const KEY_ROUTES = {
       description:
         "Installs talents in this project's selection so later tasks can designate them (an existing resolution never changes). Give " +
         "one id in talent, or several in talents: a list is installed atomically (all or none). " +
-        "Their prerequisites (requires) come along in the same group; a group whose prerequisites include a conflict is refused " +
-        "(selection_conflict). " +
+        "Their prerequisites (requires) come along in the same group; a group holding a conflict, or conflicting with an active " +
+        "talent of the project, is refused (selection_conflict). " +
         "With an organization allow-list, other talents are refused (not_allowed_by_policy). " +
         "Ids absent from the catalog are refused. This tool only installs; disabling or removing talents is done in the dashboard.",
       input: (z) => ({
