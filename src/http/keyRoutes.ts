@@ -34,7 +34,8 @@ const deepenTool: ToolFace = {
   title: "Read or search talents",
   description:
     "During a task, when the served guidance points further (talent:// links) or you need a talent you were not served. " +
-    "With uri: reads that one talent file (optionally one markdown section). With query: literal, case-insensitive search that returns " +
+    "With uri: reads that one talent file (optionally one markdown section); a catalog talent not installed in the project " +
+    "reads as a preview (summary, triggers, rules). With query: literal, case-insensitive search that returns " +
     "pointers (id, uri, summary), never content — then read what you need with uri. Read only what the task needs. " +
     "Pass the task's resolutionId to read exactly what was served to it (files of a private expertise are readable only this way).",
   input: (z) => ({

@@ -1,8 +1,9 @@
 /**
  * Deepen (`svc_deepen`; docs/architecture.md "The agent loop"): a literal search that returns pointers only, and reads
  * of talent files — the current bytes of an enabled public talent, or the pinned bytes of a
- * talent a given resolution served. Never a talent that is neither enabled nor pinned, and an
- * expertise's files only through a resolution that pinned it.
+ * talent a given resolution served. Of a catalog talent that is neither, only its preview (the key
+ * route's reads: what discovery proposes can be read before it is installed), and an expertise's
+ * files only through a resolution that pinned it.
  */
 import type { Catalog } from "../catalog/catalog";
 import { searchTalents } from "../catalog/literalSearch";
@@ -102,16 +103,19 @@ export interface ReadFile {
   content: string;
   pinned: boolean;
   section?: string;
+  /** A catalog talent the project has not enabled: its preview (previewText), never its files. */
+  preview?: true;
 }
 
 /**
  * Reads 1..20 uris, all or nothing: with `resolutionId`, pinned talents read their pinned
  * bytes and others must be enabled public talents; without it, only enabled public talents.
+ * `previews`: a catalog talent's main uri (no section) that is neither reads as its preview.
  */
 export async function readFiles(
   deps: Deps,
   project: Project,
-  input: { uris: string[]; resolutionId?: string; section?: string },
+  input: { uris: string[]; resolutionId?: string; section?: string; previews?: boolean },
 ): Promise<ReadFile[]> {
   if (input.uris.length === 0) throw validationFailed([{ path: "uris", message: "give uri, or uris with 1 to 20 entries" }]);
   if (input.uris.length > READ_MAX_URIS) {
@@ -135,7 +139,9 @@ export async function readFiles(
     pinnedDigest?: string;
     live?: { content: string; digest: string };
     main?: { talent: Talent } | { item: PinnedItem };
+    preview?: Talent;
   }[] = [];
+  const previewOnly: string[] = [];
   for (const uri of input.uris) {
     const parsed = parseTalentUri(uri);
     if (!parsed) throw validationFailed([{ path: "uri", message: `"${uri}" is not a talent:// uri` }]);
@@ -154,6 +160,15 @@ export async function readFiles(
       (await listInstalled(deps.database, project.id)).filter((r) => r.enabled && r.kind === "talent").map((r) => r.talentId),
     );
     const talent = enabled.has(parsed.id) ? deps.catalog.get(parsed.id) : undefined;
+    const candidate = talent || !input.previews ? undefined : deps.catalog.get(parsed.id);
+    if (candidate) {
+      // a catalog talent the project has not enabled (discovery proposes it, a catalog search points to it): its
+      // preview, so an agent reads what it would propose; its files come with the install
+      if ((parsed.path === null || parsed.path === candidate.mainFile) && input.section === undefined)
+        planned.push({ uri, preview: candidate });
+      else previewOnly.push(uri);
+      continue;
+    }
     const path = parsed.path ?? talent?.mainFile;
     const file = path === undefined ? undefined : talent?.files.get(path);
     if (file)
@@ -164,6 +179,15 @@ export async function readFiles(
       });
     else unreadable.push(uri);
   }
+  if (previewOnly.length > 0 && unreadable.length === 0) {
+    throw new AppError(
+      "not_found",
+      `Not readable for this project: ${previewOnly.join(", ")}: the talent is not enabled in the project, so only its preview ` +
+        "(its talent://<id> uri, without section) is readable; its files and sections are readable once it is installed.",
+      { uris: previewOnly },
+    );
+  }
+  unreadable.push(...previewOnly);
   if (unreadable.length > 0) {
     throw new AppError(
       "not_found",
@@ -177,6 +201,11 @@ export async function readFiles(
   );
   const files: ReadFile[] = [];
   for (const x of planned) {
+    if (x.preview) {
+      const content = previewText(x.preview);
+      files.push({ uri: x.uri, digest: digestOf(content), content, pinned: false, preview: true });
+      continue;
+    }
     const content = x.live ? x.live.content : blobs.get(x.pinnedDigest!)!;
     const digest = x.live ? x.live.digest : x.pinnedDigest!;
     if (input.section === undefined) {
@@ -219,4 +248,26 @@ function sectionNotFound(uri: string, section: string, headings: string[]): AppE
       ? `No section "${section}" in ${uri}. Its sections: ${listed}.`
       : `No section "${section}" in ${uri}: it has no headings; read it without section.`;
   return new AppError("not_found", message, { uri, sections: headings.slice(0, SECTIONS_LISTED) });
+}
+
+/**
+ * What an agent may read of a catalog talent before it is installed: title, summary, what designates it, its links to
+ * other talents and its rules (id, severity, title). Reading it installs, designates and serves nothing.
+ */
+export function previewText(t: Talent): string {
+  const list = (xs: readonly string[]) => (xs.length > 0 ? xs.join(", ") : "none");
+  return [
+    `# ${t.title} (${t.id} ${t.version}): a preview, not installed in this project`,
+    "",
+    t.summary,
+    "",
+    `Designated by files: ${list(t.triggers.files)}; keywords: ${list(t.triggers.keywords)}; languages: ${list(t.languages)}.`,
+    `Requires: ${list(t.requires)}. Conflicts with: ${list(t.conflicts)}.`,
+    "",
+    `Rules (${t.rules.length}):`,
+    ...t.rules.map((r) => `- ${r.id} (${r.severity}): ${r.title}`),
+    "",
+    "Reading this preview installed, designated and served nothing. Installed in the project, the talent becomes designable " +
+      "for a task, and its guidance, checks and files are served then.",
+  ].join("\n");
 }

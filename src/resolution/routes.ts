@@ -188,7 +188,8 @@ function deepenRoutes(deps: Deps, guards: Guards) {
         if (b.section !== undefined && (typeof b.section !== "string" || b.section.trim() === "" || b.section.length > 200)) {
           throw validationFailed([{ path: "section", message: "must be a heading text of at most 200 characters" }]);
         }
-        return { files: await readFiles(src(), project(principal), { uris, resolutionId, section: b.section as string | undefined }) };
+        const section = b.section as string | undefined;
+        return { files: await readFiles(src(), project(principal), { uris, resolutionId, section, previews: true }) };
       },
       guardOf(R.read),
     );
