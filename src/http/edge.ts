@@ -151,7 +151,7 @@ async function readLimited(request: Request, limit: number, expiry: Expiry): Pro
         const { done, value } = await Promise.race([reader.read(), expiry.expired]);
         if (done) break;
         size += value.byteLength;
-        if (size > limit) throw new AppError("payload_too_large", `The request body is larger than ${limit} bytes.`, { limit });
+        if (size > limit) throw payloadTooLarge(limit);
         chunks.push(value);
       }
     } catch (e) {
@@ -162,6 +162,30 @@ async function readLimited(request: Request, limit: number, expiry: Expiry): Pro
   } finally {
     expiry.done();
   }
+}
+
+/** 413 payload_too_large naming the limit (BODY_LIMIT), in bytes and in the unit a person reads. */
+export function payloadTooLarge(limit: number): AppError {
+  const readable = limit >= 1024 * 1024 ? `${+(limit / 1024 / 1024).toFixed(1)} MiB` : `${+(limit / 1024).toFixed(1)} KiB`;
+  return new AppError(
+    "payload_too_large",
+    `The request body is larger than ${limit} bytes (${readable}), this server's limit (BODY_LIMIT): send less in one request.`,
+    { limit },
+  );
+}
+
+/**
+ * The 413 of a body declared past the limit: the error model's JSON, or on `/mcp` a JSON-RPC error (an MCP client shows
+ * its message; the key API's text is the same).
+ */
+function tooLargeResponse(request: Request, limit: number, id: string): Response {
+  const err = payloadTooLarge(limit);
+  if (!/^\/mcp(\/|$)/.test(new URL(request.url).pathname)) return errorResponse(err, id);
+  const body = { jsonrpc: "2.0", error: { code: -32600, message: err.message, data: { limit } }, id: null };
+  return new Response(JSON.stringify(body), {
+    status: 413,
+    headers: { "content-type": "application/json; charset=utf-8", "x-request-id": id },
+  });
 }
 
 /** The 408 of a body that did not arrive by REQUEST_DEADLINE (the connection closes). */
@@ -314,12 +338,7 @@ function requestOpener(opts: EdgeOptions, cap: ConnectionCap | null) {
     const refused = cap?.enter(m);
     if (refused) return refused;
     const len = request.headers.get("content-length");
-    if (len !== null && Number(len) > opts.bodyLimit) {
-      return errorResponse(
-        new AppError("payload_too_large", `The request body is larger than ${opts.bodyLimit} bytes.`, { limit: opts.bodyLimit }),
-        id,
-      );
-    }
+    if (len !== null && Number(len) > opts.bodyLimit) return tooLargeResponse(request, opts.bodyLimit, id);
   };
 }
 

@@ -72,8 +72,9 @@ const deepenTool: ToolFace = {
           "it served. Optional.",
       ),
   }),
+  // neither uri nor query: the read route's refusal, which names both ("give uri … or query …")
   toRequest: (a) =>
-    a.uri !== undefined
+    a.uri !== undefined || a.query === undefined
       ? { method: "POST", path: "/api/talents/get", body: { uri: a.uri, section: a.section, resolutionId: a.resolutionId } }
       : {
           method: "GET",

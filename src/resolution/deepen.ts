@@ -2,8 +2,8 @@
  * Deepen (`svc_deepen`; docs/architecture.md "The agent loop"): a literal search that returns pointers only, and reads
  * of talent files — the current bytes of an enabled public talent, or the pinned bytes of a
  * talent a given resolution served. Of a catalog talent that is neither, only its preview (the key
- * route's reads: what discovery proposes can be read before it is installed), and an expertise's
- * files only through a resolution that pinned it.
+ * route's reads: what discovery proposes can be read before it is installed); an expertise's files
+ * at its published version while the project has it enabled, else through a resolution that pinned it.
  */
 import type { Catalog } from "../catalog/catalog";
 import { searchTalents } from "../catalog/literalSearch";
@@ -14,7 +14,7 @@ import { getBlobs } from "../db/blobs";
 import type { Database } from "../db/client";
 import { AppError, validationFailed } from "../http/errors";
 import { digestOf } from "../lib/crypto";
-import { getExpertiseVersion } from "../expertises/servable";
+import { getExpertiseVersion, getServableExpertise } from "../expertises/servable";
 import { listInstalled } from "../selection/service";
 import { loadResolution, pinnedDefinition, type PinnedItem, type PinnedResolution } from "./pinned";
 import { installedWithItems } from "../selection/sources";
@@ -109,7 +109,8 @@ export interface ReadFile {
 
 /**
  * Reads 1..20 uris, all or nothing: with `resolutionId`, pinned talents read their pinned
- * bytes and others must be enabled public talents; without it, only enabled public talents.
+ * bytes and others must be enabled in the project; without it, only what the project has enabled (an
+ * expertise at its published version).
  * `previews`: a catalog talent's main uri (no section) that is neither reads as its preview.
  */
 export async function readFiles(
@@ -154,12 +155,14 @@ export async function readFiles(
       else unreadable.push(uri);
       continue;
     }
-    // unpinned reads serve enabled public talents only: the selection's rows and the catalog
-    // (expertise files are read only through a resolution that pinned them)
-    enabled ??= new Set(
-      (await listInstalled(deps.database, project.id)).filter((r) => r.enabled && r.kind === "talent").map((r) => r.talentId),
-    );
-    const talent = enabled.has(parsed.id) ? deps.catalog.get(parsed.id) : undefined;
+    // unpinned reads serve what the project has enabled: a public talent from the catalog, an expertise at its
+    // published version (the version a task would be served now)
+    enabled ??= new Set((await listInstalled(deps.database, project.id)).filter((r) => r.enabled).map((r) => r.talentId));
+    const talent = !enabled.has(parsed.id)
+      ? undefined
+      : parsed.id.startsWith("@")
+        ? (await getServableExpertise(deps.database, project.organizationId, parsed.id, deps.catalog))?.talent
+        : deps.catalog.get(parsed.id);
     const candidate = talent || !input.previews ? undefined : deps.catalog.get(parsed.id);
     if (candidate) {
       // a catalog talent the project has not enabled (discovery proposes it, a catalog search points to it): its
@@ -191,7 +194,8 @@ export async function readFiles(
   if (unreadable.length > 0) {
     throw new AppError(
       "not_found",
-      `Not readable for this project: ${unreadable.join(", ")} (a talent must be enabled in the project, or pinned by the given resolution).`,
+      `Not readable for this project: ${unreadable.join(", ")} (a talent or expertise must be enabled in the project, or pinned by ` +
+        "the given resolution).",
       { uris: unreadable },
     );
   }

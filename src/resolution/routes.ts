@@ -71,7 +71,9 @@ function readUris(b: Record<string, unknown>): string[] {
       return v;
     });
   }
-  throw validationFailed([{ path: "", message: "give exactly one of uri, uris (with resolutionId), or query" }]);
+  throw validationFailed([
+    { path: "", message: "give uri (a talent:// uri to read) or query (a text to search for); uris reads several at once" },
+  ]);
 }
 
 /** Designable, prepare-task, playbook and reports. */

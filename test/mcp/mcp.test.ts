@@ -269,7 +269,9 @@ describe("MCP with a project key (the SDK client over Streamable HTTP)", () => {
     });
     const ts = await client.readResource({ uri: "talent://typescript-strict" });
     expect((ts.contents[0] as { text: string }).text).toContain("typescript-strict");
-    await expect(client.readResource({ uri: "talent://sql-base" })).rejects.toThrow(/not_found/);
+    // a catalog talent the project has not enabled reads as its preview, as svc_deepen reads it
+    const preview = await client.readResource({ uri: "talent://sql-base" });
+    expect((preview.contents[0] as { text: string }).text).toContain("a preview, not installed in this project");
     // the listed expertise reads at its published version; the "@" of its uri survives the adapter
     // (the SDK's URL parsing would drop it)
     for (const uri of [`talent://${s.expertiseRef}`, `talent://${s.expertiseRef}/TALENT.md`]) {
