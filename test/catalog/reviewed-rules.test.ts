@@ -1,0 +1,80 @@
+/**
+ * Rules of the shipped security and framework talents held to what each stack's own guidance says:
+ * the shipped detectors run as `talentd check` runs them (the client's engine over added files read
+ * in context) find the violation and leave the endorsed practice alone; the rules' texts say what the
+ * frameworks do today (PyTorch 2.6's `weights_only` default, Vitest's `allowOnly` in CI, Angular's
+ * sanitized `[innerHTML]`, EF Core's foreign-key indexes, Microsoft's long-lived `HttpClient`).
+ */
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { detectorFiles } from "../../src/catalog/detect";
+import type { Talent } from "../../src/catalog/format";
+import { readTalentDir } from "../../src/catalog/load";
+import { detectorSeverity } from "../../src/catalog/measured";
+import { validateTalent } from "../../src/catalog/validate";
+import { runDetectors, type ServedObligation } from "../../src/client/check";
+import type { AddedFile } from "../../src/client/git";
+
+const TALENTS = join(import.meta.dir, "..", "..", "talents");
+const talents = new Map<string, Talent>();
+for (const s of readTalentDir(TALENTS).sources) {
+  const t = validateTalent(s).talent;
+  if (t) talents.set(t.id, t);
+}
+
+/** A talent served as the playbook serves it with `include=detectors`. */
+function served(id: string): ServedObligation {
+  const t = talents.get(id)!;
+  const triggers = t.triggers?.files ?? [];
+  return {
+    id: t.id,
+    kind: "talent",
+    version: t.version,
+    rules: t.rules.map((r) => ({
+      id: r.id,
+      severity: r.severity,
+      title: r.title,
+      ...(r.detect ? { detect: r.detect.map((d) => ({ ...d, files: detectorFiles(d, triggers), severity: detectorSeverity(r) })) } : {}),
+    })),
+  };
+}
+
+/** The findings (`line rule`) of talent `id` on a new file at `path` whose every line is added. */
+function found(id: string, path: string, text: string): string[] {
+  const file: AddedFile = { path, lines: text.split("\n").map((t, i) => ({ line: i + 1, text: t })) };
+  return runDetectors([served(id)], [file], () => text).findings.map((f) => `${f.line} ${f.rule}${f.also ? `+${f.also.join("+")}` : ""}`);
+}
+
+const rule = (talent: string, id: string) => talents.get(talent)!.rules.find((r) => r.id === id)!;
+const samples = (talent: string, id: string) =>
+  talents
+    .get(talent)!
+    .tests.filter((t) => t.rule === id)
+    .flatMap((t) => [t.pass, t.fail])
+    .join("\n");
+
+describe("SSRF-002: resolved addresses are checked by allow-list (is_global), never by a blocklist of private ranges", () => {
+  test("a blocklist of is_private / is_loopback / is_link_local is found; is_global (with the blocklist's names beside it) is left alone", () => {
+    expect(
+      found("ssrf", "app/webhooks.py", "if any(ip.is_private or ip.is_loopback or ip.is_link_local for ip in ips):\n    raise Forbidden"),
+    ).toEqual(["1 SSRF-002"]);
+    const allow = [
+      "ip = ipaddress.ip_address(addr)",
+      "if not ip.is_global or ip.is_multicast:",
+      '    log.info("refused", private=ip.is_private)',
+      "    raise Forbidden",
+    ].join("\n");
+    expect(found("ssrf", "app/webhooks.py", allow)).toEqual([]);
+  });
+  test("the samples and the reference connect to the checked address; the reference's scheme set is ALLOWED_SCHEMES and Go's Control refuses 100.64/10", () => {
+    const text = samples("ssrf", "SSRF-002");
+    expect(text).toContain("is_global");
+    expect(text).toContain("sni_hostname");
+    expect(rule("ssrf", "SSRF-002").check).toContain("100.64");
+    const reference = readFileSync(join(TALENTS, "ssrf", "references", "guarded-fetch.md"), "utf8");
+    expect(reference).toContain("ALLOWED_SCHEMES = {");
+    expect(reference).not.toContain("BLOCKED_SCHEMES");
+    expect(reference).toContain('netip.MustParsePrefix("100.64.0.0/10")');
+  });
+});
