@@ -78,3 +78,36 @@ describe("SSRF-002: resolved addresses are checked by allow-list (is_global), ne
     expect(reference).toContain('netip.MustParsePrefix("100.64.0.0/10")');
   });
 });
+
+describe("HDR-001: 'unsafe-inline' in script-src is a violation only without a nonce or hash; style-src is not this rule's concern", () => {
+  const at = "src/middleware/security.ts";
+  test("the strict-CSP fallback ('nonce-…' 'strict-dynamic' 'unsafe-inline' https:) is left alone, as is style-src 'unsafe-inline'", () => {
+    const fallback = `res.setHeader("Content-Security-Policy", "script-src 'nonce-\${nonce}' 'strict-dynamic' 'unsafe-inline' https:; object-src 'none'; base-uri 'none'");`;
+    expect(found("security-headers-csrf", at, fallback)).toEqual([]);
+    expect(
+      found(
+        "security-headers-csrf",
+        at,
+        `const csp = "default-src 'self'; script-src 'self' 'nonce-\${n}'; style-src 'self' 'unsafe-inline'";`,
+      ),
+    ).toEqual([]);
+    expect(found("security-headers-csrf", "shop/settings.py", '    "style-src": [CSP.SELF, CSP.UNSAFE_INLINE],')).toEqual([]);
+    expect(
+      found(
+        "security-headers-csrf",
+        at,
+        `helmet({ contentSecurityPolicy: { directives: { scriptSrc: ["'self'"], styleSrc: ["'self'", "'unsafe-inline'"] } } });`,
+      ),
+    ).toEqual([]);
+  });
+  test("'unsafe-inline' without a nonce or hash, and 'unsafe-eval' even beside a nonce, are found (header strings and Django 6 SECURE_CSP)", () => {
+    expect(found("security-headers-csrf", at, `res.setHeader("Content-Security-Policy", "script-src 'self' 'unsafe-inline'");`)).toEqual([
+      "1 HDR-001",
+    ]);
+    expect(found("security-headers-csrf", at, `const csp = "script-src 'nonce-\${n}' 'unsafe-eval'";`)).toEqual(["1 HDR-001"]);
+    expect(found("security-headers-csrf", "shop/settings.py", '    "script-src": [CSP.SELF, CSP.UNSAFE_INLINE],')).toEqual(["1 HDR-001"]);
+    expect(found("security-headers-csrf", "shop/settings.py", '    "script-src": [CSP.SELF, CSP.NONCE, CSP.UNSAFE_EVAL],')).toEqual([
+      "1 HDR-001",
+    ]);
+  });
+});
