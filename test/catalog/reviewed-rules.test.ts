@@ -111,3 +111,19 @@ describe("HDR-001: 'unsafe-inline' in script-src is a violation only without a n
     ]);
   });
 });
+
+describe("RX-003: takeUntil is followed only by what rxjs/no-unsafe-takeuntil allows (share, shareReplay, finalize, toArray…)", () => {
+  test("takeUntil then shareReplay({refCount: true}) or share() is left alone; takeUntil then switchMap is found", () => {
+    expect(
+      found(
+        "rxjs",
+        "src/app/prices.service.ts",
+        "prices$ = this.socket.prices$.pipe(takeUntil(this.destroy$), shareReplay({ bufferSize: 1, refCount: true }));",
+      ),
+    ).toEqual([]);
+    expect(found("rxjs", "src/app/prices.service.ts", "events$ = this.ws.events$.pipe(takeUntil(this.destroy$), share());")).toEqual([]);
+    expect(
+      found("rxjs", "src/app/search.component.ts", "query$.pipe(takeUntil(this.destroyed$), switchMap((q) => this.search(q)))"),
+    ).toEqual(["1 RX-003"]);
+  });
+});
