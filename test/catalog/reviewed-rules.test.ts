@@ -127,3 +127,17 @@ describe("RX-003: takeUntil is followed only by what rxjs/no-unsafe-takeuntil al
     ).toEqual(["1 RX-003"]);
   });
 });
+
+describe("DESER-001: torch.load with weights_only=False, joblib.load and np.load(allow_pickle=True) unpickle; PyTorch ≥ 2.6 defaults are safe", () => {
+  test("each unpickling call is found; torch.load with the default and np.load without allow_pickle are left alone", () => {
+    expect(found("insecure-deserialization", "ml/serve.py", "model = torch.load(upload_path, weights_only=False)")).toEqual([
+      "1 DESER-001",
+    ]);
+    expect(found("insecure-deserialization", "ml/serve.py", "model = joblib.load(request.FILES['model'])")).toEqual(["1 DESER-001"]);
+    expect(found("insecure-deserialization", "ml/serve.py", "arr = np.load(uploaded, allow_pickle=True)")).toEqual(["1 DESER-001"]);
+    expect(
+      found("insecure-deserialization", "ml/serve.py", 'state = torch.load(path, map_location="cpu")\nemb = np.load("embeddings.npy")'),
+    ).toEqual([]);
+    expect(rule("insecure-deserialization", "DESER-001").check).toContain("weights_only=False");
+  });
+});
