@@ -141,3 +141,24 @@ describe("DESER-001: torch.load with weights_only=False, joblib.load and np.load
     expect(rule("insecure-deserialization", "DESER-001").check).toContain("weights_only=False");
   });
 });
+
+describe("DJ-001 and SQLA-001: formatted SQL in cursor.execute and op.execute is found; Streamlit's st.text is not SQL", () => {
+  test('DJ-001: cursor.execute(f…) and ("…" % x) are found; a %s placeholder with parameters is left alone', () => {
+    expect(found("django", "shop/views.py", 'cursor.execute(f"SELECT * FROM shop_book WHERE author_id = {author_id}")')).toEqual([
+      "1 DJ-001",
+    ]);
+    expect(found("django", "shop/views.py", "cursor.execute(\"SELECT * FROM shop_book WHERE title = '%s'\" % title)")).toEqual([
+      "1 DJ-001",
+    ]);
+    expect(found("django", "shop/views.py", 'cursor.execute("SELECT * FROM shop_book WHERE author_id = %s", [author_id])')).toEqual([]);
+  });
+  test("SQLA-001: op.execute(f…) and sa.text(f…) are found; st.text(f…) is left alone", () => {
+    expect(found("sqlalchemy-alembic", "alembic/versions/0007_backfill.py", "op.execute(f\"UPDATE users SET plan = '{plan}'\")")).toEqual([
+      "1 SQLA-001",
+    ]);
+    expect(
+      found("sqlalchemy-alembic", "app/crud.py", "rows = conn.execute(sa.text(f\"SELECT * FROM users WHERE email = '{email}'\"))"),
+    ).toEqual(["1 SQLA-001"]);
+    expect(found("sqlalchemy-alembic", "app/crud.py", 'st.text(f"{count} users imported")')).toEqual([]);
+  });
+});
