@@ -162,3 +162,14 @@ describe("DJ-001 and SQLA-001: formatted SQL in cursor.execute and op.execute is
     expect(found("sqlalchemy-alembic", "app/crud.py", 'st.text(f"{count} users imported")')).toEqual([]);
   });
 });
+
+describe("ASPNET-002: a long-lived HttpClient over SocketsHttpHandler is endorsed; a client made per call is not", () => {
+  test("a static client with PooledConnectionLifetime is left alone; new HttpClient() and a using-scoped client are found", () => {
+    const singleton =
+      "private static readonly HttpClient Client = new HttpClient(new SocketsHttpHandler { PooledConnectionLifetime = TimeSpan.FromMinutes(2) });";
+    expect(found("aspnet-core", "src/Api/Geo.cs", singleton)).toEqual([]);
+    expect(found("aspnet-core", "src/Api/Geo.cs", "using var client = new HttpClient();")).toEqual(["1 ASPNET-002"]);
+    expect(found("aspnet-core", "src/Api/Geo.cs", "using var client = new HttpClient(new HttpClientHandler());")).toEqual(["1 ASPNET-002"]);
+    expect(rule("aspnet-core", "ASPNET-002").title).toContain("PooledConnectionLifetime");
+  });
+});
