@@ -173,3 +173,21 @@ describe("ASPNET-002: a long-lived HttpClient over SocketsHttpHandler is endorse
     expect(rule("aspnet-core", "ASPNET-002").title).toContain("PooledConnectionLifetime");
   });
 });
+
+describe("NG-004 and XSS-001 agree: Angular sanitizes [innerHTML]; bypassSecurityTrust* on data is the danger", () => {
+  test("an [innerHTML] binding and a bypass of a constant are left alone; a bypass of data is one finding under both rules", () => {
+    const both = [served("angular"), served("xss-output-encoding")];
+    const check = (path: string, text: string) =>
+      runDetectors(both, [{ path, lines: text.split("\n").map((t, i) => ({ line: i + 1, text: t })) }], () => text).findings.map(
+        (f) => `${f.line} ${[f.rule, ...(f.also ?? [])].sort().join("+")}`,
+      );
+    expect(check("src/app/bio.component.ts", 'template: `<div [innerHTML]="bio()"></div>`,')).toEqual([]);
+    expect(
+      check("src/app/logo.component.ts", "readonly logo = this.sanitizer.bypassSecurityTrustHtml('<svg viewBox=\"0 0 8 8\"></svg>');"),
+    ).toEqual([]);
+    expect(check("src/app/bio.component.ts", "this.bioHtml = this.sanitizer.bypassSecurityTrustHtml(user.bio);")).toEqual([
+      "1 NG-004+XSS-001",
+    ]);
+    expect(rule("angular", "NG-004").title).not.toContain("sanitize before `[innerHTML]`");
+  });
+});
