@@ -191,3 +191,18 @@ describe("NG-004 and XSS-001 agree: Angular sanitizes [innerHTML]; bypassSecurit
     expect(rule("angular", "NG-004").title).not.toContain("sanitize before `[innerHTML]`");
   });
 });
+
+describe("rules that contradicted endorsed practice say what the frameworks do", () => {
+  test("EF-007 no longer asks for foreign-key indexes EF Core creates by convention", () => {
+    expect(rule("ef-core", "EF-007").check).not.toContain("foreign keys without an index");
+    expect(rule("ef-core", "EF-007").check).toContain("by convention");
+  });
+  test("PYD-004 forbids extra fields on request and input models at trust boundaries, not on messages that must tolerate new fields", () => {
+    expect(rule("pydantic-v2", "PYD-004").check).not.toContain("Request or message models");
+    expect(samples("pydantic-v2", "PYD-004")).toContain('extra="ignore"');
+  });
+  test("VTEST-001: .only fails a Vitest run in CI (allowOnly is false there); it silences the rest of the suite locally", () => {
+    expect(rule("vue-testing", "VTEST-001").check).not.toContain("silences the rest of the suite in CI");
+    expect(rule("vue-testing", "VTEST-001").check).toContain("allowOnly");
+  });
+});
