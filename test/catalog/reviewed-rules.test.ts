@@ -161,6 +161,13 @@ describe("DJ-001 and SQLA-001: formatted SQL in cursor.execute and op.execute is
     ).toEqual(["1 SQLA-001"]);
     expect(found("sqlalchemy-alembic", "app/crud.py", 'st.text(f"{count} users imported")')).toEqual([]);
   });
+  test("SQLA-001: a bare text(f…) is SQL only where the file imports text from sqlalchemy (an HTML builder's text is not)", () => {
+    const builder = 'from tagflow import tag, text\nwith tag.p():\n    text(f"Step {position} of {total}")';
+    expect(found("sqlalchemy-alembic", "server/backoffice/views.py", builder)).toEqual([]);
+    const sql =
+      "from sqlalchemy import (\n    select,\n    text,\n)\nrows = conn.execute(text(f\"SELECT * FROM users WHERE plan = '{plan}'\"))";
+    expect(found("sqlalchemy-alembic", "app/crud.py", sql)).toEqual(["5 SQLA-001"]);
+  });
 });
 
 describe("ASPNET-002: a long-lived HttpClient over SocketsHttpHandler is endorsed; a client made per call is not", () => {
