@@ -107,41 +107,26 @@ export interface ReadFile {
   preview?: true;
 }
 
-/**
- * Reads 1..20 uris, all or nothing: with `resolutionId`, pinned talents read their pinned
- * bytes and others must be enabled in the project; without it, only what the project has enabled (an
- * expertise at its published version).
- * `previews`: a catalog talent's main uri (no section) that is neither reads as its preview.
- */
-export async function readFiles(
+/** One read, planned: `main` when the file is the talent's main file, whose sections are the compact block's headings. */
+interface PlannedRead {
+  uri: string;
+  pinnedDigest?: string;
+  live?: { content: string; digest: string };
+  main?: { talent: Talent } | { item: PinnedItem };
+  preview?: Talent;
+}
+
+/** What each uri reads (pinned bytes, live bytes, a preview), or 404 naming every uri that is not readable. */
+async function planReads(
   deps: Deps,
   project: Project,
   input: { uris: string[]; resolutionId?: string; section?: string; previews?: boolean },
-): Promise<ReadFile[]> {
-  if (input.uris.length === 0) throw validationFailed([{ path: "uris", message: "give uri, or uris with 1 to 20 entries" }]);
-  if (input.uris.length > READ_MAX_URIS) {
-    throw validationFailed(
-      [
-        {
-          path: "uris",
-          message: `at most ${READ_MAX_URIS} uris per read (got ${input.uris.length}); send sequential batches of at most ${READ_MAX_URIS}`,
-        },
-      ],
-      `One read carries at most ${READ_MAX_URIS} uris; send sequential batches of at most ${READ_MAX_URIS}.`,
-    );
-  }
+): Promise<PlannedRead[]> {
   const res: PinnedResolution | null = input.resolutionId ? await loadResolution(deps.database, project.id, input.resolutionId) : null;
   const pinned = new Map(res?.items.map((i) => [i.talentId, i]) ?? []);
   let enabled: Set<string> | null = null;
   const unreadable: string[] = [];
-  // `main`: the file is the talent's main file, whose sections are the compact block's headings
-  const planned: {
-    uri: string;
-    pinnedDigest?: string;
-    live?: { content: string; digest: string };
-    main?: { talent: Talent } | { item: PinnedItem };
-    preview?: Talent;
-  }[] = [];
+  const planned: PlannedRead[] = [];
   const previewOnly: string[] = [];
   for (const uri of input.uris) {
     const parsed = parseTalentUri(uri);
@@ -199,6 +184,33 @@ export async function readFiles(
       { uris: unreadable },
     );
   }
+  return planned;
+}
+
+/**
+ * Reads 1..20 uris, all or nothing: with `resolutionId`, pinned talents read their pinned
+ * bytes and others must be enabled in the project; without it, only what the project has enabled (an
+ * expertise at its published version).
+ * `previews`: a catalog talent's main uri (no section) that is neither reads as its preview.
+ */
+export async function readFiles(
+  deps: Deps,
+  project: Project,
+  input: { uris: string[]; resolutionId?: string; section?: string; previews?: boolean },
+): Promise<ReadFile[]> {
+  if (input.uris.length === 0) throw validationFailed([{ path: "uris", message: "give uri, or uris with 1 to 20 entries" }]);
+  if (input.uris.length > READ_MAX_URIS) {
+    throw validationFailed(
+      [
+        {
+          path: "uris",
+          message: `at most ${READ_MAX_URIS} uris per read (got ${input.uris.length}); send sequential batches of at most ${READ_MAX_URIS}`,
+        },
+      ],
+      `One read carries at most ${READ_MAX_URIS} uris; send sequential batches of at most ${READ_MAX_URIS}.`,
+    );
+  }
+  const planned = await planReads(deps, project, input);
   const blobs = await getBlobs(
     deps.database,
     planned.filter((x) => x.pinnedDigest).map((x) => x.pinnedDigest!),
