@@ -8,6 +8,7 @@
  * undocumented. docs/api.md is the prose beside it.
  */
 import { Elysia } from "elysia";
+import { OAUTH_SCOPES } from "../db/schema";
 import { ANSWERS, type OtherAnswer } from "./openapiAnswers";
 import { sessionCookieName } from "./cookies";
 import { routeKey } from "./keyRoute";
@@ -129,9 +130,7 @@ export function openApiDocument(baseUrl: string, version: string): Record<string
             authorizationCode: {
               authorizationUrl: `${baseUrl}/oauth/authorize`,
               tokenUrl: `${baseUrl}/oauth/token`,
-              scopes: Object.fromEntries(
-                ["prepare_task", "validate", "record_validation", "deepen", "doctor", "catalog", "discover", "install"].map((s) => [s, s]),
-              ),
+              scopes: Object.fromEntries(OAUTH_SCOPES.map((s) => [s, s])),
             },
           },
         },

@@ -15,6 +15,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
 import * as z from "zod";
+import pkg from "../../package.json" with { type: "json" };
 import { PROMPTS } from "./prompts";
 import { LOOP, TOOLS, TOOLS_BY_NAME } from "./tools";
 import { lateAnswer } from "../http/answer";
@@ -31,7 +32,7 @@ export interface BackendAnswer {
 /** Sends one request to the backend; `tool` names the MCP operation (for traces). */
 export type CallBackend = (call: BackendCall, tool: string) => Promise<BackendAnswer>;
 
-export const SERVER_INFO = { name: "talentd", version: "0.1.0" };
+export const SERVER_INFO = { name: "talentd", version: pkg.version };
 
 export const INSTRUCTIONS = `talentd serves the conventions (talents) of this project and checks your work against them. The loop:\n${LOOP}\nThe project is the one of your credentials: tools never take a project id.`;
 

@@ -9,6 +9,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { loopProject } from "../activity-support";
 import { liveEnv, type LiveEnv } from "../mcp-support";
+import pkg from "../../package.json" with { type: "json" };
 
 let live: LiveEnv;
 let key: string;
@@ -141,6 +142,8 @@ describe("2026-07-28 over raw HTTP: the refusals the revision names", () => {
     const tools = await post("tools/list", {});
     expect(tools.body.result.resultType).toBe("complete");
     expect(tools.body.result._meta["io.modelcontextprotocol/serverInfo"].name).toBe("talentd");
+    // one version everywhere: package.json's, as server.json and `talentd version` say
+    expect(tools.body.result._meta["io.modelcontextprotocol/serverInfo"].version).toBe(pkg.version);
   });
 
   test("the client named in the request's _meta envelope is the client of its trace (no session id in this revision)", async () => {
