@@ -8,12 +8,11 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { detectorFiles } from "../../src/catalog/detect";
 import type { Talent } from "../../src/catalog/format";
 import { readTalentDir } from "../../src/catalog/load";
-import { detectorSeverity } from "../../src/catalog/measured";
 import { validateTalent } from "../../src/catalog/validate";
 import { runDetectors, type ServedObligation } from "../../src/client/check";
+import { servedObligationOf } from "../../src/client/served";
 import type { AddedFile } from "../../src/client/git";
 
 const TALENTS = join(import.meta.dir, "..", "..", "talents");
@@ -24,21 +23,7 @@ for (const s of readTalentDir(TALENTS).sources) {
 }
 
 /** A talent served as the playbook serves it with `include=detectors`. */
-function served(id: string): ServedObligation {
-  const t = talents.get(id)!;
-  const triggers = t.triggers?.files ?? [];
-  return {
-    id: t.id,
-    kind: "talent",
-    version: t.version,
-    rules: t.rules.map((r) => ({
-      id: r.id,
-      severity: r.severity,
-      title: r.title,
-      ...(r.detect ? { detect: r.detect.map((d) => ({ ...d, files: detectorFiles(d, triggers), severity: detectorSeverity(r) })) } : {}),
-    })),
-  };
-}
+const served = (id: string): ServedObligation => servedObligationOf(talents.get(id)!);
 
 /** The findings (`line rule`) of talent `id` on a new file at `path` whose every line is added. */
 function found(id: string, path: string, text: string): string[] {
