@@ -221,6 +221,29 @@ describe("an SSO domain claim routes nothing until proven", () => {
     ]);
   });
 
+  test("proof by DNS refuses a TXT owned by another name (out of bailiwick) and a CNAME at the challenge name (the alias's target holds the token): 409 domain_unverified; a TXT at exactly the name proves it", async () => {
+    const { owner, org } = await orgWithProject(live.env, "Dns Strict");
+    const claim = (await samlSso(owner, org.id, ["strict-proof.example"])).body.sso.domainClaims[0];
+    const name = "_talentd-challenge.strict-proof.example";
+    // the answer carries the token, but in a record owned by another name
+    dns.foreign.set(name, [{ owner: "attacker-zone.example", value: claim.record.value }]);
+    const foreign = await owner.post("/web/orgs/current/sso/domains/strict-proof.example/verify");
+    expect(`${foreign.status} ${foreign.body.error}`).toBe("409 domain_unverified");
+    expect(foreign.body.found).toEqual([]);
+    dns.foreign.delete(name);
+    // the challenge name is an alias; the target (someone else's zone) holds the token
+    dns.txt.set("token-host.attacker-zone.example", [claim.record.value]);
+    dns.cname.set(name, "token-host.attacker-zone.example");
+    const alias = await owner.post("/web/orgs/current/sso/domains/strict-proof.example/verify");
+    expect(`${alias.status} ${alias.body.error}`).toBe("409 domain_unverified");
+    expect(alias.body.message).toContain(`${name} is a CNAME`);
+    expect((await owner.get("/web/orgs/current/sso")).body.sso.domainClaims[0].status).toBe("pending");
+    dns.cname.delete(name);
+    dns.txt.set(name, [claim.record.value]);
+    const ok = await owner.post("/web/orgs/current/sso/domains/strict-proof.example/verify");
+    expect(ok.body.claim).toMatchObject({ status: "verified", verifiedBy: "dns" });
+  });
+
   test("the /org/sso page shows each pending domain's TXT record and verifies it from a form post", async () => {
     const { owner, org } = await orgWithProject(live.env, "Page Proof");
     await samlSso(owner, org.id, ["page-proof.example"]);
