@@ -164,7 +164,8 @@ export async function verifyDomainByDns(
     if (e instanceof DnsCnameError)
       throw new AppError(
         "domain_unverified",
-        `${claim.record.name} is a CNAME (to ${e.target}): the proof must be a TXT record at exactly that name, not an alias. Replace the CNAME with the TXT record, then verify again.`,
+        `${claim.record.name} is a CNAME (to ${e.target}): the proof must be a TXT record at exactly that name, ` +
+          "not an alias. Replace the CNAME with the TXT record, then verify again.",
         { record: claim.record, found: [] },
       );
     found = []; // NXDOMAIN, no TXT, a resolver that did not answer: the record is not there (yet)

@@ -50,7 +50,10 @@ export interface TraceInput {
 
 export const FLUSH_MS = 250;
 
-/** A trace event id: `trc_` + an ordered id (10 time characters, 11 arrival characters, 5 event-within-call characters, Crockford base32). */
+/**
+ * A trace event id: `trc_` + an ordered id (10 time characters, 11 arrival characters, 5 event-within-call characters,
+ * Crockford base32).
+ */
 export const TRACE_ID = /^trc_[0-9A-HJKMNP-TV-Z]{26}$/;
 const INSERT_SIZES = [50, 10, 1] as const;
 const insertSql = keptUnbounded<string, string>("Trace INSERT texts by batch size", {
