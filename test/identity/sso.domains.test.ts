@@ -345,6 +345,43 @@ describe("an identity opens an existing account only with the account's consent"
     expect(replay.status).toBe(410);
   });
 
+  test("declining at /account/link cancels only the pending link bound to the signed-in account: another account's decline with the token is 410 and the link stays; the holder's decline drops it", async () => {
+    const { owner, org } = await orgWithProject(live.env, "Decline Org");
+    await samlSso(owner, org.id, ["decline.example"]);
+    await approveSsoDomains(live.env, org.id, ["decline.example"]);
+    const person = await verifiedByMail(live.env, await signedUp(live.env, "kim@decline.example"));
+    const r = await ssoAs(org.id, "kim@decline.example");
+    expect(r.linkToken).toMatch(/^[0-9A-Za-z]{20,}$/);
+    const pending = async () =>
+      Number(
+        (
+          await live.env.database.client.execute({
+            sql: "SELECT count(*) AS n FROM pending_links WHERE user_id = ?",
+            args: [person.userId],
+          })
+        ).rows[0]!.n,
+      );
+    const decline = (cookie: string) =>
+      live.env.request("/account/link", {
+        method: "POST",
+        headers: {
+          cookie: `${cookie}; talentd_link=${r.linkToken}`,
+          origin: live.base,
+          "content-type": "application/x-www-form-urlencoded",
+        },
+        body: "decision=decline",
+      });
+    const stranger = await signedUp(live.env);
+    const foreign = await decline(stranger.cookie!);
+    expect(foreign.status).toBe(410);
+    expect(await foreign.text()).toContain("No link to confirm");
+    expect(await pending()).toBe(1);
+    const mine = await decline(person.cookie!);
+    expect(mine.status).toBe(200);
+    expect(await mine.text()).toContain("Nothing was linked");
+    expect(await pending()).toBe(0);
+  });
+
   test("pre-account hijacking refused: an unverified account someone else made at the address is reclaimed by the holder's SSO sign-in: the squatter's password and sessions stop working, the membership goes to the holder", async () => {
     const { owner, org } = await orgWithProject(live.env, "Reclaim Org");
     await samlSso(owner, org.id, ["reclaim.example"]);
