@@ -45,8 +45,7 @@ export function errorCodeOf(request: Request): string | undefined {
 export function arrivalOf(request: Request): { at: number; seq: number; n: number } {
   const m = meta.get(request);
   if (!m) return { at: Date.now(), seq: ++arrivals, n: 0 };
-  const n = m.events ?? 0;
-  m.events = n + 1;
+  const n = m.events++;
   return { at: m.startedAt, seq: m.seq, n };
 }
 
@@ -315,7 +314,7 @@ function requestOpener(opts: EdgeOptions, cap: ConnectionCap | null) {
     const incoming = request.headers.get("x-request-id");
     const id = incoming && /^[A-Za-z0-9._-]{1,64}$/.test(incoming) ? incoming : ulid();
     const peer = serverOf() ?? null;
-    const m: RequestMeta = { id, start: performance.now(), startedAt: Date.now(), seq: ++arrivals, request, peer, trusted };
+    const m: RequestMeta = { id, start: performance.now(), startedAt: Date.now(), seq: ++arrivals, events: 0, request, peer, trusted };
     meta.set(request, m);
     set.headers["x-request-id"] = id;
     if (opts.accessLog) addressOf(m);
