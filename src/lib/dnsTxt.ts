@@ -142,7 +142,10 @@ export function readTxtAnswer(msg: Buffer, id: number, name: string): string[][]
 function overUdp(server: DnsServer, message: Buffer, id: number, timeoutMs: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const socket = createSocket(isIP(server.host) === 6 ? "udp6" : "udp4");
+    let finished = false;
     const done = (f: () => void) => {
+      if (finished) return;
+      finished = true;
       clearTimeout(timer);
       socket.close();
       f();
