@@ -561,13 +561,13 @@ describe("access tokens on every call", () => {
     expect(viaToken.body).toEqual(viaKey.body);
   });
 
-  test("the Activity tab names who made a token's call by the authorizing user's e-mail, and the OAuth client", async () => {
+  test("the Activity tab names who made a token's call by the authorizing user's e-mail, and the OAuth client (its name isolated)", async () => {
     const t = await tokens();
     expect((await withKey(env, t.access, "/api/doctor")).status).toBe(200);
     const html = await (await t.owner.call("GET", `/projects/${t.project.id}?tab=activity`)).text();
     const row = html.split("<tr").find((r) => r.includes("checked the project")) ?? "";
     expect(row).toContain(t.owner.email);
-    expect(row).toContain("(OAuth: Agent)");
+    expect(row).toContain("(OAuth: <bdi>Agent</bdi>)"); // the client's own name, isolated as on the consent page
   });
 
   test("wrong audience: a token for project A on /mcp/<B> → 401 with B's metadata; on bare /mcp → 401", async () => {
