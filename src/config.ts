@@ -88,7 +88,8 @@ export interface Config {
   metricsToken: string | undefined;
   /**
    * DNS_SERVERS (`10.0.0.2`, `127.0.0.1:5353`, comma-separated). Default none: the system's resolver.
-   * Used to check the TXT records that prove an organization's SSO domains.
+   * Used to check the TXT records that prove an organization's SSO domains, and to resolve every egress fetch's
+   * host name (`egress.dnsServers`, lib/egress.ts).
    */
   dnsServers: string[];
   /** External identity providers (docs/design.md), each enabled by its own OAUTH_<PROVIDER>_* settings; absent = not offered. */
@@ -97,7 +98,8 @@ export interface Config {
    * What server-side fetches of URLs others chose (SSO issuers, SAML entry points) may reach beyond the public
    * internet (lib/egress.ts). `allowHosts`: EGRESS_ALLOW_HOSTS, comma-separated host names, `*.domain` patterns,
    * addresses and CIDR ranges (an IdP on the LAN). Default none. `allowLoopback`: EGRESS_ALLOW_LOOPBACK. Default
-   * false: 127.0.0.0/8 and ::1 are refused (true for a local IdP, and in tests).
+   * false: 127.0.0.0/8 and ::1 are refused (true for a local IdP, and in tests). `dnsServers`: DNS_SERVERS, which
+   * resolve its host names when set.
    */
   egress: EgressPolicy;
   /**
@@ -366,7 +368,7 @@ export function loadConfig(
         : parseIntIn("OAUTH_MAX_CLIENTS", get("OAUTH_MAX_CLIENTS")!, 1, 10_000_000, "a number of clients (1–10000000)"),
     oauthClientMetadataLoopback: parseBool("OAUTH_CLIENT_METADATA_LOOPBACK", get("OAUTH_CLIENT_METADATA_LOOPBACK"), false),
     oauth,
-    egress: { allowHosts, allowLoopback: parseBool("EGRESS_ALLOW_LOOPBACK", get("EGRESS_ALLOW_LOOPBACK"), false) },
+    egress: { allowHosts, allowLoopback: parseBool("EGRESS_ALLOW_LOOPBACK", get("EGRESS_ALLOW_LOOPBACK"), false), dnsServers },
     ...edgeLimits,
   };
 

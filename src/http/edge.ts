@@ -36,10 +36,17 @@ export function errorCodeOf(request: Request): string | undefined {
   return meta.get(request)?.errorCode;
 }
 
-/** When the request arrived (ms since epoch) and its arrival number: orders trace events by call. */
-export function arrivalOf(request: Request): { at: number; seq: number } {
+/**
+ * When the request arrived (ms since epoch), its arrival number, and the number of this event
+ * within the request: orders trace events by call. Each call hands out the request's next event
+ * number (0, 1, …), so a route that journals several events (a policy save, one per project)
+ * gives each its own id.
+ */
+export function arrivalOf(request: Request): { at: number; seq: number; n: number } {
   const m = meta.get(request);
-  return m ? { at: m.startedAt, seq: m.seq } : { at: Date.now(), seq: ++arrivals };
+  if (!m) return { at: Date.now(), seq: ++arrivals, n: 0 };
+  const n = m.events++;
+  return { at: m.startedAt, seq: m.seq, n };
 }
 
 /** Milliseconds since the edge saw the request. */
@@ -331,7 +338,7 @@ function requestOpener(opts: EdgeOptions, cap: ConnectionCap | null) {
     const incoming = request.headers.get("x-request-id");
     const id = incoming && /^[A-Za-z0-9._-]{1,64}$/.test(incoming) ? incoming : ulid();
     const peer = serverOf() ?? null;
-    const m: RequestMeta = { id, start: performance.now(), startedAt: Date.now(), seq: ++arrivals, request, peer, trusted };
+    const m: RequestMeta = { id, start: performance.now(), startedAt: Date.now(), seq: ++arrivals, events: 0, request, peer, trusted };
     meta.set(request, m);
     set.headers["x-request-id"] = id;
     if (opts.accessLog) addressOf(m);

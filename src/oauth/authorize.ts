@@ -4,6 +4,7 @@
  * project checks of the consent (the user must be a member of an approved organization).
  */
 import type { Database } from "../db/client";
+import { withoutBidi } from "../lib/controls";
 import type { KeyScope } from "../db/schema";
 import { metadataClient, type MetadataSettings } from "./cimd";
 import { findClient, isMetadataClientId, PORT_MAX, redirectUriRegistered, type OAuthClient } from "./clients";
@@ -92,7 +93,7 @@ export async function checkAuthorizeRequest(
     return {
       ok: false,
       page:
-        `The redirect_uri ${redirectUri} is not registered for ${client.name}; ` +
+        `The redirect_uri ${withoutBidi(redirectUri)} is not registered for ${withoutBidi(client.name)}; ` +
         "talentd will not send an authorization there (invalid_request).",
     };
   }

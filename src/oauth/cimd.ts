@@ -9,7 +9,7 @@
  */
 import type { Tx } from "../db/client";
 import { oauthClients } from "../db/schema";
-import { EgressError, safeFetch, type EgressPolicy } from "../lib/egress";
+import { EgressError, egressPolicyKey, safeFetch, type EgressPolicy } from "../lib/egress";
 import { kept } from "../lib/kept";
 import { REDIRECT_URIS_MAX, redirectUriProblem, type OAuthClient } from "./clients";
 import { OAuthError } from "./errors";
@@ -143,7 +143,7 @@ async function fetchDocument(id: string, s: MetadataSettings): Promise<{ client:
  */
 export async function metadataClient(id: string, s: MetadataSettings, now = Date.now()): Promise<OAuthClient> {
   // two apps in one process (tests) may have different settings: a document is kept per settings
-  const key = `${s.allowLoopback}|${s.egress.allowLoopback}|${s.egress.allowHosts.join(",")}|${id}`;
+  const key = `${s.allowLoopback}|${egressPolicyKey(s.egress)}|${id}`;
   const hit = documents.get(key);
   if (hit && hit.until > now) return hit.client;
   documents.delete(key);

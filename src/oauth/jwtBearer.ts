@@ -17,7 +17,7 @@ import { normalizeEmail } from "../identity/users";
 import { oidcConfiguration, OidcError } from "../identity/oidc";
 import { usableSsoOf } from "../identity/sso";
 import { newSecret, sha256Hex } from "../lib/crypto";
-import { policyFetch, type EgressPolicy } from "../lib/egress";
+import { egressPolicyKey, policyFetch, type EgressPolicy } from "../lib/egress";
 import { newId } from "../lib/ids";
 import { keptUnbounded } from "../lib/kept";
 import { onFirstUse } from "../lib/onFirstUse";
@@ -62,7 +62,7 @@ const keySets = keptUnbounded<string, ReturnType<Jose["createRemoteJWKSet"]>>("A
 async function idpKeys(jose: Jose, oidc: { issuer: string; clientId: string; clientSecret: string }, policy: EgressPolicy) {
   const jwksUri = (await oidcConfiguration(oidc, policy)).serverMetadata().jwks_uri;
   if (!jwksUri) throw new OAuthError("invalid_grant", "The organization's identity provider publishes no signing keys (jwks_uri).");
-  const key = `${jwksUri}\n${policy.allowLoopback}|${policy.allowHosts.join(",")}`;
+  const key = `${jwksUri}\n${egressPolicyKey(policy)}`;
   let set = keySets.get(key);
   if (!set) {
     const options = { [jose.customFetch]: policyFetch(policy) as FetchImplementation, timeoutDuration: 10_000 };

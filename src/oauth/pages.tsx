@@ -49,7 +49,8 @@ function refusal(base: string, req: AuthorizeRequest, session: SessionRecord, me
         { href: `/login?next=${encodeURIComponent(returnTo)}`, label: "Sign in with another account" },
         {
           href: redirectWith(req.redirectUri, { error: "access_denied", error_description: message, state: req.state }, base),
-          label: `Return to ${req.client.name}`,
+          label: "Return to ",
+          name: req.client.name,
         },
       ]}
     />,

@@ -97,7 +97,7 @@ describe("client ID metadata documents: refusals (invalid_client / invalid_reque
     const r = await fetch(authorizeUrl(live.base, docUrl("good.json")), { redirect: "manual" });
     expect(r.status).toBe(302);
     const html = await (await fetch(new URL(r.headers.get("location")!, live.base))).text();
-    expect(html).toContain("<strong>CIMD Agent</strong>");
+    expect(html).toContain("<strong><bdi>CIMD Agent</bdi></strong>");
     expect(html).toContain(`described by 127.0.0.1:${docs.port}, returns to 127.0.0.1:53690`);
   });
 
@@ -271,7 +271,7 @@ describe("client ID metadata documents: the journey with SDK v2", () => {
     const signed = await browser.postForm("/login", { ...fields, email: o.owner.email, password: PASSWORD });
     expect(signed.status).toBe(303);
     const page = await (await browser.get(url)).text();
-    expect(page).toContain("Authorize CIMD Agent");
+    expect(page).toContain("Authorize <bdi>CIMD Agent</bdi>");
     expect(page).toContain(`described by 127.0.0.1:${docs.port}`);
   });
 });

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client, exchangeJwtAuthGrant, requestJwtAuthorizationGrant, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from "jose";
-import { approveSsoDomains, joinedMember, orgWithProject, signedUp, type WebClient } from "../helpers";
+import { approveSsoDomains, joinedMember, orgWithProject, signedUp, verifiedByMail, type WebClient } from "../helpers";
 import { selfSignedCert, startOidcIdp, type OidcIdp } from "../idp-support";
 import { idJagTokenExchange, idTokenAt, TOKEN_EXCHANGE } from "../idjag-support";
 import { CLIENT_INFO, freePort, liveEnv, toolJson, type LiveEnv } from "../mcp-support";
@@ -76,7 +76,7 @@ async function setup(enable = true): Promise<Setup> {
     expect(on.status).toBe(200);
     expect(on.body.sso.enterpriseGrant).toBe(true);
   }
-  const member = await joinedMember(live.env, owner, await signedUp(live.env, `person${seq}@${domain}`));
+  const member = await joinedMember(live.env, owner, await verifiedByMail(live.env, await signedUp(live.env, `person${seq}@${domain}`)));
   const reg = await fetch(`${live.base}/oauth/register`, {
     method: "POST",
     headers: { "content-type": "application/json" },
