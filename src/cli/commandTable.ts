@@ -341,7 +341,7 @@ export const CLIENT_COMMANDS: ReadonlySet<string> = new Set([
   "import",
 ]);
 
-/** The settings read from the environment only, with the help `talentd --help` prints for each (README.md "Configuration" has the whole text). */
+/** The settings read from the environment only, with the help `talentd --help` prints for each (README.md has the whole text). */
 export const ENV_ONLY: Record<string, string> = {
   LOG_FORMAT: "auto|json|text (default auto: text when stdout is a terminal, JSON lines otherwise)",
   DATABASE_AUTH_TOKEN: "token for a libSQL server (DATABASE_URL libsql://…)",
