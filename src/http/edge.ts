@@ -6,6 +6,7 @@
 import { Elysia } from "elysia";
 import type { Logger } from "../lib/log";
 import { ulid } from "../lib/ids";
+import { payloadTooLarge, tooLargeResponse } from "./bodyLimit";
 import { AppError, errorResponse, validationFailed, type Issue } from "./errors";
 import { STORAGE_RETRY_AFTER_S, storageFailureOf, storageMessage, type StorageHealth } from "../db/storage";
 import { addressOf } from "./client";
@@ -169,30 +170,6 @@ async function readLimited(request: Request, limit: number, expiry: Expiry): Pro
   } finally {
     expiry.done();
   }
-}
-
-/** 413 payload_too_large naming the limit (BODY_LIMIT), in bytes and in the unit a person reads. */
-export function payloadTooLarge(limit: number): AppError {
-  const readable = limit >= 1024 * 1024 ? `${+(limit / 1024 / 1024).toFixed(1)} MiB` : `${+(limit / 1024).toFixed(1)} KiB`;
-  return new AppError(
-    "payload_too_large",
-    `The request body is larger than ${limit} bytes (${readable}), this server's limit (BODY_LIMIT): send less in one request.`,
-    { limit },
-  );
-}
-
-/**
- * The 413 of a body declared past the limit: the error model's JSON, or on `/mcp` a JSON-RPC error (an MCP client shows
- * its message; the key API's text is the same).
- */
-function tooLargeResponse(request: Request, limit: number, id: string): Response {
-  const err = payloadTooLarge(limit);
-  if (!/^\/mcp(\/|$)/.test(new URL(request.url).pathname)) return errorResponse(err, id);
-  const body = { jsonrpc: "2.0", error: { code: -32600, message: err.message, data: { limit } }, id: null };
-  return new Response(JSON.stringify(body), {
-    status: 413,
-    headers: { "content-type": "application/json; charset=utf-8", "x-request-id": id },
-  });
 }
 
 /** The 408 of a body that did not arrive by REQUEST_DEADLINE (the connection closes). */
