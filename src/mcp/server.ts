@@ -26,6 +26,8 @@ export interface BackendAnswer {
   text: string;
   /** True when the backend labelled the body application/json (its own JSON.stringify output). */
   json?: boolean;
+  /** What the backend noted for the tool result's `_meta` (machine-only fields, http/keyRoute.ts), never shown to the model. */
+  meta?: Record<string, unknown>;
 }
 
 /** Sends one request to the backend; `tool` names the MCP operation (for traces). */
@@ -52,19 +54,27 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
  * (docs/performance.md "MCP adapter").
  */
 export function toolResultJson(a: BackendAnswer): string {
-  if (a.status < 400 && a.json && a.text.startsWith("{"))
-    return `{"content":[{"type":"text","text":${JSON.stringify(a.text)}}],"structuredContent":${a.text}}`;
+  if (a.status < 400 && a.json && a.text.startsWith("{")) {
+    const meta = a.meta ? `,"_meta":${JSON.stringify(a.meta)}` : "";
+    return `{"content":[{"type":"text","text":${JSON.stringify(a.text)}}],"structuredContent":${a.text}${meta}}`;
+  }
   return JSON.stringify(toToolResult(a));
 }
 
 /**
  * A backend answer as a tool result: the body as text and, when it is a JSON object, as
- * `structuredContent` too; an error status makes it a tool error (`isError`, a result, not a
+ * `structuredContent` too; what the backend noted for `_meta` (an attestation) beside them, for
+ * the client's code and not its model; an error status makes it a tool error (`isError`, a result, not a
  * JSON-RPC error: the agent reads it and corrects its call) carrying the status and backend code.
  */
 export function toToolResult(a: BackendAnswer): CallToolResult {
   const body = parse(a.text);
-  if (a.status < 400) return { content: [{ type: "text", text: a.text }], ...(isObject(body) ? { structuredContent: body } : {}) };
+  if (a.status < 400)
+    return {
+      content: [{ type: "text", text: a.text }],
+      ...(isObject(body) ? { structuredContent: body } : {}),
+      ...(a.meta ? { _meta: a.meta } : {}),
+    };
   const structured = isObject(body) ? { status: a.status, ...body } : { status: a.status, error: "backend_error", message: a.text };
   return { isError: true, content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured };
 }

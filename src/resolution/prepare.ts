@@ -197,6 +197,8 @@ export interface PreparedTask {
   /** The ids designated past the context budget (listed, not served). */
   notServed: string[];
   tokens: number;
+  /** The signed manifest (a compact JWS), or null (signing off); in the body only for the key API (http/keyRoute.ts MACHINE_FIELDS). */
+  attestation: string | null;
   /** The 201 body (prepareAnswer.ts). */
   json: string;
 }
@@ -239,7 +241,8 @@ export async function prepareTask(
     prerequisites,
     conflicts,
     tokens,
-    ...(attestation ? { attestation } : {}),
+    // over MCP the attestation goes to the tool result's _meta (the route notes it), never to the model
+    ...(attestation && voice.channel === "api" ? { attestation } : {}),
     ...(rest.length > 0
       ? {
           contextBudget: { budget, served: servedCount, notServed: rest.length },
@@ -258,6 +261,7 @@ export async function prepareTask(
     served: served.map((d) => d.id),
     notServed: rest.map((d) => d.id),
     tokens,
+    attestation,
     json: answerJson({ resolutionId, language, createdAt: iso(now) }, servedTalentsJson(memo, designationId, served), tail),
   };
 }
