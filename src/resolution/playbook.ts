@@ -11,7 +11,7 @@ import { notFound } from "../http/errors";
 import { detectorFiles } from "../catalog/detect";
 import { detectorSeverity } from "../catalog/measured";
 import type { TalentRule } from "../catalog/format";
-import { auditProcedure, type Voice } from "../http/wording";
+import { afterDetail, auditProcedure, type Voice } from "../http/wording";
 import { attestationOf, loadResolution, pinnedDefinition, pinnedTriggerFiles } from "./pinned";
 import { readProjectPolicy } from "../selection/policyRules";
 
@@ -52,7 +52,8 @@ export async function playbook(
   let detail: Record<string, unknown> | undefined;
   for (const item of res.items) {
     const def = await pinnedDefinition(database, item);
-    const wantsDetect = opts.detectors || (talent !== undefined && item.talentId === talent);
+    // the detail's detectors are the key API's (the hook's view); an agent over MCP never gets them
+    const wantsDetect = opts.detectors || (talent !== undefined && item.talentId === talent && opts.voice.channel === "api");
     const triggerFiles = wantsDetect && def.rules.some((r) => r.detect) ? await pinnedTriggerFiles(database, item, def) : [];
     obligations.push({
       id: item.talentId,
@@ -84,6 +85,7 @@ export async function playbook(
   }
   if (talent !== undefined && !detail) throw notFound(`${talent} was not served by resolution ${resolutionId}.`);
   const hasExpertises = res.items.some((i) => i.kind === "expertise");
+  if (detail && opts.voice.channel === "mcp") return mcpDetail(resolutionId, detail, afterDetail(opts.voice, resolutionId, hasExpertises));
   const attestation = attestationOf(res);
   // the talents the organization's policy requires that this resolution did not serve (the task did not designate them)
   const required = (await readProjectPolicy(database, projectId))?.required ?? [];
@@ -98,5 +100,19 @@ export async function playbook(
     ...(required.length > 0 ? { requiredNotDesignated } : {}),
     ...(attestation ? { attestation } : {}),
     ...(detail ? { detail } : {}),
+  };
+}
+
+/**
+ * One talent's detail as an agent over MCP gets it: its rules with their checks and its tests, and
+ * what to do next — not the playbook again (the agent read it just before), not the version and
+ * digest the playbook listed, no detectors (the hook's), no attestation.
+ */
+function mcpDetail(resolutionId: string, detail: Record<string, unknown>, next: string) {
+  const { id, kind, title, summary, rules, tests } = detail as { rules: Record<string, unknown>[] } & Record<string, unknown>;
+  return {
+    resolutionId,
+    detail: { id, kind, title, summary, rules: rules.map(({ detect: _, ...rule }) => rule), tests },
+    next,
   };
 }
