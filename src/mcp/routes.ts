@@ -31,7 +31,7 @@ import { clientLabel, sessionIdFor } from "./client";
 
 /** The `_meta` key of the client's name and version in a 2026-07-28 request (the SDK's CLIENT_INFO_META_KEY; not imported: the SDK loads on first use). */
 const CLIENT_INFO_META_KEY = "io.modelcontextprotocol/clientInfo";
-import type { BackendAnswer, CallBackend } from "./server";
+import type { BackendAnswer, CallBackend } from "./toolResult";
 import type { BackendCall } from "./tools";
 
 /** What the per-request server of a request needs, handed to the SDK's factory as `authInfo.extra`. */
