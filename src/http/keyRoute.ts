@@ -99,6 +99,12 @@ export function channelOf(request: Request): Channel {
  */
 export const MACHINE_FIELDS = { attestation: "talentd/attestation" } as const;
 
+/**
+ * The `_meta` key of the digests (`sha256:…`) of what a prepare or a playbook names, `{<id>: digest}`:
+ * over MCP they leave the talents and obligations they belong to (opaque to a model).
+ */
+export const DIGESTS_META = "talentd/digests";
+
 /** The `_meta` of the tool result of a backend request the MCP adapter made, noted by the route (a per-request note). */
 const metaOf = new WeakMap<Request, Record<string, unknown>>();
 

@@ -199,6 +199,8 @@ export interface PreparedTask {
   tokens: number;
   /** The signed manifest (a compact JWS), or null (signing off); in the body only for the key API (http/keyRoute.ts MACHINE_FIELDS). */
   attestation: string | null;
+  /** The served talents' digests by id; in the body only for the key API (over MCP: http/keyRoute.ts DIGESTS_META). */
+  digests: Record<string, string>;
   /** The 201 body (prepareAnswer.ts). */
   json: string;
 }
@@ -262,7 +264,12 @@ export async function prepareTask(
     notServed: rest.map((d) => d.id),
     tokens,
     attestation,
-    json: answerJson({ resolutionId, language, createdAt: iso(now) }, servedTalentsJson(memo, designationId, served), tail),
+    digests: Object.fromEntries(served.map((d) => [d.id, d.talent.compactDigest])),
+    json: answerJson(
+      { resolutionId, language, createdAt: iso(now) },
+      servedTalentsJson(memo, designationId, served, voice.channel === "api"),
+      tail,
+    ),
   };
 }
 

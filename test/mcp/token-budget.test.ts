@@ -2,8 +2,8 @@
  * What a model is shown in one agent loop over MCP (docs/performance.md "Tokens of one agent
  * loop"): the six-talent loop of bench/tokenLoop.ts, driven by SDK v2's client on the shipped
  * catalog, held to a budget — a size, not a time. Beside it, what each answer leaves out for the
- * model and where it went: the attestation in the result's `_meta` (both eras), one talent's detail
- * without the playbook, its detectors or the attestation; the key API's answers keep them.
+ * model and where it went: the attestation and the digests in the result's `_meta` (both eras), one
+ * talent's detail without the playbook, its detectors or the attestation; the key API's answers keep them.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
@@ -11,8 +11,8 @@ import { measureLoop, shownTotal, SIX, tokensOf } from "../../bench/tokenLoop";
 import { createKey, orgWithProject } from "../helpers";
 import { liveEnv, type LiveEnv } from "../mcp-support";
 
-/** The six-talent loop measured 19,788 tokens (2026-12-02); the budget leaves ~10% for wording and catalog edits. */
-const SIX_TALENT_BUDGET = 21_800;
+/** The six-talent loop measured 19,539 tokens (2026-12-02); the budget leaves ~10% for wording and catalog edits. */
+const SIX_TALENT_BUDGET = 21_500;
 
 const ALL = ["prepare_task", "validate", "record_validation", "deepen", "doctor", "catalog", "discover", "install"];
 
@@ -71,6 +71,7 @@ describe("nothing shown twice, nothing opaque shown at all", () => {
   let p: Awaited<ReturnType<typeof freshProject>>;
   let resolutionId: string;
   let apiAttestation: string;
+  let apiDigests: Record<string, string>;
   beforeAll(async () => {
     p = await freshProject();
     await p.owner.post(`/web/projects/${p.project.id}/talents`, { talents: ["typescript-strict", "javascript-base"] });
@@ -82,11 +83,12 @@ describe("nothing shown twice, nothing opaque shown at all", () => {
     const body = await prepared.json();
     resolutionId = body.resolutionId;
     apiAttestation = body.attestation;
+    apiDigests = Object.fromEntries(body.talents.map((t: { id: string; digest: string }) => [t.id, t.digest]));
     expect(apiAttestation).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
   });
 
   for (const era of ["modern", "legacy"] as const) {
-    test(`${era}: prepare, the playbook and a recorded report carry the attestation in the result's _meta["talentd/attestation"], never in the text or structuredContent`, async () => {
+    test(`${era}: prepare, the playbook and a recorded report carry the attestation in the result's _meta["talentd/attestation"] and the digests in _meta["talentd/digests"], never in the text or structuredContent`, async () => {
       const client = await v2Client(p.project.id, p.key, era);
       try {
         const prepared = await client.callTool({ name: "svc_prepare_task", arguments: { talentIds: ["typescript-strict"] } });
@@ -97,19 +99,23 @@ describe("nothing shown twice, nothing opaque shown at all", () => {
         });
         for (const r of [prepared, playbook, report]) {
           expect(r.isError).toBeFalsy();
-          expect(textOf(r)).not.toContain("attestation");
-          expect(JSON.stringify(r.structuredContent)).not.toContain("attestation");
+          for (const shown of [textOf(r), JSON.stringify(r.structuredContent)]) {
+            expect(shown).not.toContain("attestation");
+            expect(shown).not.toContain("sha256:");
+          }
           expect(r._meta?.["talentd/attestation"]).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
         }
-        // the playbook's is the resolution's, as the key API serves it
+        // the playbook's are the resolution's, as the key API serves them
         expect(playbook._meta?.["talentd/attestation"]).toBe(apiAttestation);
+        expect(playbook._meta?.["talentd/digests"]).toEqual(apiDigests);
+        expect(prepared._meta?.["talentd/digests"]).toEqual({ "typescript-strict": apiDigests["typescript-strict"] });
       } finally {
         await client.close();
       }
     });
   }
 
-  test("a talent's detail over MCP: its rules with their checks, its tests and one next step — not the playbook index, not its detectors, not the attestation", async () => {
+  test("a talent's detail over MCP: its rules with their checks, its tests and one next step — not the playbook index, not its detectors, not the attestation; its digest in _meta", async () => {
     const client = await v2Client(p.project.id, p.key, "modern");
     try {
       const r = await client.callTool({ name: "svc_validate", arguments: { resolutionId, talent: "typescript-strict" } });
@@ -122,6 +128,7 @@ describe("nothing shown twice, nothing opaque shown at all", () => {
       expect(answer.next).toContain(`svc_validate with resolutionId=${resolutionId}, talent=<id>`);
       expect(r.structuredContent).toEqual(answer);
       expect(r._meta?.["talentd/attestation"]).toBeUndefined();
+      expect(r._meta?.["talentd/digests"]).toEqual({ "typescript-strict": apiDigests["typescript-strict"] });
     } finally {
       await client.close();
     }
