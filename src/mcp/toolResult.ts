@@ -45,7 +45,7 @@ export function toolResultJson(a: BackendAnswer): string {
 
 /**
  * A backend answer as a tool result: the body as text and, when it is a JSON object, as
- * `structuredContent` too; what the backend noted for `_meta` (an attestation) beside them, for
+ * `structuredContent` too; what the backend noted for `_meta` (an attestation, digests) beside them, for
  * the client's code and not its model; an error status makes it a tool error (`isError`, a result, not a
  * JSON-RPC error: the agent reads it and corrects its call) carrying the status and backend code.
  */

@@ -57,7 +57,7 @@ export async function playbook(
   for (const item of res.items) {
     const def = await pinnedDefinition(database, item);
     // the detail's detectors are the key API's (the hook's view); an agent over MCP never gets them
-    const wantsDetect = opts.detectors || (talent !== undefined && item.talentId === talent && opts.voice.channel === "api");
+    const wantsDetect = opts.detectors || (talent !== undefined && item.talentId === talent && !forModel);
     const triggerFiles = wantsDetect && def.rules.some((r) => r.detect) ? await pinnedTriggerFiles(database, item, def) : [];
     obligations.push({
       id: item.talentId,
@@ -82,7 +82,13 @@ export async function playbook(
         digest: item.digest,
         title: def.title,
         summary: def.summary,
-        rules: def.rules.map((r) => ({ id: r.id, severity: r.severity, title: r.title, check: r.check, ...servedDetect(r, triggerFiles) })),
+        rules: def.rules.map((r) => ({
+          id: r.id,
+          severity: r.severity,
+          title: r.title,
+          check: r.check,
+          ...(forModel ? {} : servedDetect(r, triggerFiles)),
+        })),
         tests: def.tests,
       };
     }
@@ -117,10 +123,6 @@ export async function playbook(
  * playbook listed, no digest (in `_meta`), no detectors (the hook's), no attestation.
  */
 function mcpDetail(resolutionId: string, detail: Record<string, unknown>, next: string) {
-  const { id, kind, title, summary, rules, tests } = detail as { rules: Record<string, unknown>[] } & Record<string, unknown>;
-  return {
-    resolutionId,
-    detail: { id, kind, title, summary, rules: rules.map(({ detect: _, ...rule }) => rule), tests },
-    next,
-  };
+  const { id, kind, title, summary, rules, tests } = detail;
+  return { resolutionId, detail: { id, kind, title, summary, rules, tests }, next };
 }
