@@ -188,7 +188,7 @@ export const KEY_ROUTES = {
         talent: z
           .string()
           .optional()
-          .describe("A talent or expertise id of the resolution: answers its detailed rules (with their checks) and tests."),
+          .describe("A talent or expertise id of the resolution: answers only its detailed rules and tests."),
       }),
       toRequest: (a) => ({
         method: "GET",

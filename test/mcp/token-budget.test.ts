@@ -11,7 +11,7 @@ import { measureLoop, shownTotal, SIX, tokensOf } from "../../bench/tokenLoop";
 import { createKey, orgWithProject } from "../helpers";
 import { liveEnv, type LiveEnv } from "../mcp-support";
 
-/** The six-talent loop measured 19,539 tokens (2026-12-02); the budget leaves ~10% for wording and catalog edits. */
+/** The six-talent loop measured 19,537 tokens (2026-12-02); the budget leaves ~10% for wording and catalog edits. */
 const SIX_TALENT_BUDGET = 21_500;
 
 const ALL = ["prepare_task", "validate", "record_validation", "deepen", "doctor", "catalog", "discover", "install"];
