@@ -21,6 +21,7 @@ import { benchRules } from "./rules";
 import { benchSigning } from "./signing";
 import { benchStartup } from "./startup";
 import { benchStarvation } from "./starvation";
+import { benchTokens } from "./tokens";
 
 const all: Record<string, () => Promise<void>> = {
   startup: benchStartup,
@@ -45,6 +46,7 @@ const all: Record<string, () => Promise<void>> = {
   precision: benchPrecision,
   signing: benchSigning,
   auditexport: benchAuditExport,
+  tokens: benchTokens,
 };
 const pick = Bun.argv.slice(2);
 for (const [name, fn] of Object.entries(all)) {

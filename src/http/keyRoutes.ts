@@ -190,7 +190,7 @@ export const KEY_ROUTES = {
         talent: z
           .string()
           .optional()
-          .describe("A talent or expertise id of the resolution: adds its detailed rules and tests to the answer."),
+          .describe("A talent or expertise id of the resolution: answers only its detailed rules and tests."),
       }),
       toRequest: (a) => ({
         method: "GET",

@@ -24,14 +24,14 @@ import type { KeyPrincipal } from "../auth/key";
 import { authenticateBearer } from "../auth/principal";
 import { requestIdOf } from "../http/edge";
 import { AppError, errorResponse } from "../http/errors";
-import { markMcpCall } from "../http/keyRoute";
+import { markMcpCall, mcpMetaOf } from "../http/keyRoute";
 import { mcpResource, OAUTH_SCOPES, PROJECT_ID_PATTERN, resourceMetadataUrl } from "../oauth/resource";
 import { onFirstUse } from "../lib/onFirstUse";
 import { clientLabel, sessionIdFor } from "./client";
 
 /** The `_meta` key of the client's name and version in a 2026-07-28 request (the SDK's CLIENT_INFO_META_KEY; not imported: the SDK loads on first use). */
 const CLIENT_INFO_META_KEY = "io.modelcontextprotocol/clientInfo";
-import type { BackendAnswer, CallBackend } from "./server";
+import type { BackendAnswer, CallBackend } from "./toolResult";
 import type { BackendCall } from "./tools";
 
 /** What the per-request server of a request needs, handed to the SDK's factory as `authInfo.extra`. */
@@ -237,11 +237,16 @@ export function mcpRoutes(deps: AppDeps, backend: Backend) {
         headers["content-type"] = "application/json";
       }
       // marked as the adapter's: the answer names tools, not routes (http/wording.ts)
-      const res = await backend.handle(markMcpCall(new Request(url, { method: c.method, headers, body: payload })));
+      const backendRequest = markMcpCall(new Request(url, { method: c.method, headers, body: payload }));
+      const res = await backend.handle(backendRequest);
+      const text = await res.text();
+      // machine-only fields the route left out of the body for the tool result's _meta (http/keyRoute.ts)
+      const meta = mcpMetaOf(backendRequest);
       return {
         status: res.status,
-        text: await res.text(),
+        text,
         json: (res.headers.get("content-type") ?? "").toLowerCase().startsWith("application/json"),
+        ...(meta ? { meta } : {}),
       };
     };
 

@@ -3,7 +3,7 @@
  * `createMcpHandler` calls for both protocol eras: 2026-07-28 requests and the 2025 handshake).
  * It registers the seven tools, the talents-as-resources handlers, the Skills extension's
  * methods and the loop's two prompts; every tool, resource and skills handler turns into one
- * backend request through `call` and hands the answer back as is.
+ * backend request through `call` and hands the answer back (a tool result: toolResult.ts).
  */
 import {
   McpServer,
@@ -19,56 +19,11 @@ import pkg from "../../package.json" with { type: "json" };
 import { PROMPTS } from "./prompts";
 import { LOOP, TOOLS, TOOLS_BY_NAME } from "./tools";
 import { lateAnswer } from "../http/answer";
-import type { BackendCall } from "./tools";
-
-/** A backend answer: status and the body as text (JSON for every key-API route). */
-export interface BackendAnswer {
-  status: number;
-  text: string;
-  /** True when the backend labelled the body application/json (its own JSON.stringify output). */
-  json?: boolean;
-}
-
-/** Sends one request to the backend; `tool` names the MCP operation (for traces). */
-export type CallBackend = (call: BackendCall, tool: string) => Promise<BackendAnswer>;
+import { type BackendAnswer, type CallBackend, isObject, parse, toolResultJson, toToolResult } from "./toolResult";
 
 export const SERVER_INFO = { name: "talentd", version: pkg.version };
 
 export const INSTRUCTIONS = `talentd serves the conventions (talents) of this project and checks your work against them. The loop:\n${LOOP}\nThe project is the one of your credentials: tools never take a project id.`;
-
-const parse = (text: string): unknown => {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-};
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
-/**
- * toToolResult's result as JSON text. A success whose body is a JSON object (as the backend wrote
- * it) is written around that text — `structuredContent` is the text itself — without parsing it
- * and serializing it again: for a ~16 KB discovery answer that was ~40% of the fast path's CPU
- * (docs/performance.md "MCP adapter").
- */
-export function toolResultJson(a: BackendAnswer): string {
-  if (a.status < 400 && a.json && a.text.startsWith("{"))
-    return `{"content":[{"type":"text","text":${JSON.stringify(a.text)}}],"structuredContent":${a.text}}`;
-  return JSON.stringify(toToolResult(a));
-}
-
-/**
- * A backend answer as a tool result: the body as text and, when it is a JSON object, as
- * `structuredContent` too; an error status makes it a tool error (`isError`, a result, not a
- * JSON-RPC error: the agent reads it and corrects its call) carrying the status and backend code.
- */
-export function toToolResult(a: BackendAnswer): CallToolResult {
-  const body = parse(a.text);
-  if (a.status < 400) return { content: [{ type: "text", text: a.text }], ...(isObject(body) ? { structuredContent: body } : {}) };
-  const structured = isObject(body) ? { status: a.status, ...body } : { status: a.status, error: "backend_error", message: a.text };
-  return { isError: true, content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured };
-}
 
 /**
  * A backend error on a resource or skills request, as a JSON-RPC error carrying the backend

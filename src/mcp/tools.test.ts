@@ -9,7 +9,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { createMcpServer, type BackendAnswer } from "./server";
+import { createMcpServer } from "./server";
+import type { BackendAnswer } from "./toolResult";
 import { TOOL_ROUTES, TOOLS, type BackendCall } from "./tools";
 
 /** docs/api-oauth-mcp.md "Tools", "backend request" column, with the key API's /api prefix and PATCH /projects/current → :id. */
