@@ -82,6 +82,10 @@ const SERVE_ENV = [
   "BACKUP_KEEP",
   "METRICS_TOKEN",
   "DASHBOARD_READS_PER_USER",
+  "OAUTH_REGISTRATION_GLOBAL_LIMIT_PER_HOUR",
+  "OAUTH_METADATA_FETCH_LIMIT_PER_MINUTE",
+  "OAUTH_METADATA_FETCH_GLOBAL_LIMIT_PER_MINUTE",
+  "OAUTH_UNUSED_CLIENT_DAYS",
 ];
 
 /** The commands, in the order `talentd --help` lists them. */
@@ -367,6 +371,10 @@ export const ENV_ONLY: Record<string, string> = {
   BACKUP_KEEP: "scheduled backups kept (default 7; older ones are deleted)",
   METRICS_TOKEN: "turns GET /metrics on, for Authorization: Bearer <token> (default off)",
   DASHBOARD_READS_PER_USER: "heavy dashboard reads one user may have in flight; more get 429 (default 2)",
+  OAUTH_REGISTRATION_GLOBAL_LIMIT_PER_HOUR: "OAuth client registrations from all addresses an hour; more get 429 (default 300)",
+  OAUTH_METADATA_FETCH_LIMIT_PER_MINUTE: "client metadata documents fetched per address a minute (default 10)",
+  OAUTH_METADATA_FETCH_GLOBAL_LIMIT_PER_MINUTE: "client metadata documents fetched for all addresses a minute (default 60)",
+  OAUTH_UNUSED_CLIENT_DAYS: "an OAuth client that got no token within this many days is deleted (default 1)",
 };
 
 /** The configuration flags a command accepts (docs and tests read it). */

@@ -12,6 +12,7 @@ import { Elysia } from "elysia";
 import type { SignInDeps } from "../identity/limits";
 import { clientMeta } from "../http/client";
 import { SlidingWindowLimiter } from "../lib/rateLimit";
+import { MetadataFetchBudget } from "./cimd";
 import { registerClient } from "./clients";
 import { consentRoutes } from "./pages";
 import { OAuthError, oauthErrorResponse, oauthJson, PUBLIC_CORS, preflight } from "./errors";
@@ -41,7 +42,9 @@ async function answer(fn: () => Promise<Response>): Promise<Response> {
 
 export function oauthRoutes(deps: SignInDeps) {
   const base = deps.config.baseUrl;
-  const registrations = new SlidingWindowLimiter(deps.config.authLimits.oauthRegistrations, 60_000);
+  const limits = deps.config.authLimits;
+  const registrations = new SlidingWindowLimiter(limits.oauthRegistrations, 60_000);
+  const metadataFetches = new MetadataFetchBudget(limits.oauthMetadataFetches, limits.oauthMetadataFetchesGlobal);
   return (
     new Elysia()
       .get("/.well-known/oauth-protected-resource", () => oauthJson(protectedResourceMetadata(base), 200, METADATA_CACHE))
@@ -118,6 +121,6 @@ export function oauthRoutes(deps: SignInDeps) {
       .options("/oauth/register", preflight)
       .options("/oauth/token", preflight)
       .options("/oauth/revoke", preflight)
-      .use(consentRoutes(deps))
+      .use(consentRoutes(deps, metadataFetches))
   );
 }
