@@ -253,5 +253,6 @@ export async function rememberMetadataClient(tx: Tx, client: OAuthClient, now: n
   await tx
     .insert(oauthClients)
     .values({ id: client.id, name: client.name, redirectUris: client.redirectUris, metadata, createdAt: now, lastUsedAt: now })
-    .onConflictDoUpdate({ target: oauthClients.id, set: { name: client.name, redirectUris: client.redirectUris, lastUsedAt: now } });
+    // last_used_at is left as it is: only a token marks a client used (its live code keeps it from housekeeping meanwhile)
+    .onConflictDoUpdate({ target: oauthClients.id, set: { name: client.name, redirectUris: client.redirectUris } });
 }

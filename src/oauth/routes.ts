@@ -44,6 +44,8 @@ export function oauthRoutes(deps: SignInDeps) {
   const base = deps.config.baseUrl;
   const limits = deps.config.authLimits;
   const registrations = new SlidingWindowLimiter(limits.oauthRegistrations, 60_000);
+  const allRegistrations = new SlidingWindowLimiter(limits.oauthRegistrationsGlobal, 3_600_000);
+  const clientBudget = { maxClients: deps.config.oauthMaxClients, unusedMs: deps.config.oauthUnusedClientDays * 24 * 3_600_000 };
   const metadataFetches = new MetadataFetchBudget(limits.oauthMetadataFetches, limits.oauthMetadataFetchesGlobal);
   return (
     new Elysia()
@@ -57,14 +59,16 @@ export function oauthRoutes(deps: SignInDeps) {
       .get("/.well-known/oauth-authorization-server", () => oauthJson(authorizationServerMetadata(base), 200, METADATA_CACHE))
       .post("/oauth/register", ({ body, request, server }) =>
         answer(async () => {
-          // per client address, OAUTH_REGISTRATION_LIMIT_PER_MINUTE (unknown only without a socket, i.e. app.handle in tests and the adapter)
+          // per client address, OAUTH_REGISTRATION_LIMIT_PER_MINUTE (unknown only without a socket, i.e. app.handle in tests and the adapter),
+          // and from all addresses, OAUTH_REGISTRATION_GLOBAL_LIMIT_PER_HOUR (many addresses at 30 a minute each filled the table)
           const ip = clientMeta(request, server).ip;
-          if (ip !== null) {
-            if (!registrations.check(ip).allowed)
-              throw new OAuthError("too_many_requests", "Too many client registrations from this address; retry in a minute.");
-            registrations.hit(ip);
-          }
-          return oauthJson(await registerClient(deps.database, body, deps.config.oauthMaxClients), 201);
+          if (ip !== null && !registrations.check(ip).allowed)
+            throw new OAuthError("too_many_requests", "Too many client registrations from this address; retry in a minute.");
+          if (!allRegistrations.check("all").allowed)
+            throw new OAuthError("too_many_requests", "Too many client registrations on this server just now; retry later.");
+          if (ip !== null) registrations.hit(ip);
+          allRegistrations.hit("all");
+          return oauthJson(await registerClient(deps.database, body, clientBudget), 201);
         }),
       )
       .post("/oauth/token", ({ body, request }) =>
