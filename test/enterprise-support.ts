@@ -16,7 +16,7 @@ const KID = "idp-signing-1";
 export const AGENT = { clientId: "mcp-agent", clientSecret: "agent-secret", redirectUri: "http://127.0.0.1:9/idp-callback" };
 
 export interface Setup {
-  owner: WebClient;
+  owner: WebClient & { email: string; userId: string };
   org: { id: string };
   project: { id: string };
   domain: string;
