@@ -127,9 +127,16 @@ export async function purgeIdleClients(tx: Tx, now: number, unusedMs = UNUSED_CL
   return gone.length;
 }
 
-/** Marks a client used now (a token was issued to it), which keeps its registration alive. */
+/**
+ * Marks a client used now (a token was issued to it), which keeps its registration alive. Always
+ * after its `created_at` (a row written with its first token, in the same millisecond, too): equal
+ * means never used.
+ */
 export async function touchClient(tx: Tx, clientId: string, now: number): Promise<void> {
-  await tx.update(oauthClients).set({ lastUsedAt: now }).where(eq(oauthClients.id, clientId));
+  await tx
+    .update(oauthClients)
+    .set({ lastUsedAt: sql`max(${now}, ${oauthClients.createdAt} + 1)` })
+    .where(eq(oauthClients.id, clientId));
 }
 
 /** What bounds the registrations: OAUTH_MAX_CLIENTS kept at once, and how long an unused one is kept. */

@@ -12,8 +12,9 @@ import { Elysia } from "elysia";
 import type { SignInDeps } from "../identity/limits";
 import { clientMeta } from "../http/client";
 import { SlidingWindowLimiter } from "../lib/rateLimit";
-import { MetadataFetchBudget } from "./cimd";
-import { registerClient } from "./clients";
+import { clientAddressOf } from "../http/client";
+import { MetadataFetchBudget, metadataClient } from "./cimd";
+import { findClient, isMetadataClientId, registerClient } from "./clients";
 import { consentRoutes } from "./pages";
 import { OAuthError, oauthErrorResponse, oauthJson, PUBLIC_CORS, preflight } from "./errors";
 import { exchangeCode, refreshTokens, revokeToken } from "./grants";
@@ -38,6 +39,24 @@ async function answer(fn: () => Promise<Response>): Promise<Response> {
     if (e instanceof OAuthError) return oauthErrorResponse(e);
     throw e;
   }
+}
+
+/**
+ * The jwt-bearer grant's request: its client (a metadata-document client without its row is a public
+ * client named by its URL, whose document is looked up only once the assertion verified) and assertion.
+ */
+async function jwtBearerRequest(deps: SignInDeps, body: unknown, request: Request, budget: MetadataFetchBudget) {
+  const named = param(body, "client_id");
+  const documentOnly =
+    named !== undefined && isMetadataClientId(named) && !request.headers.has("authorization") && !(await findClient(deps.database, named));
+  const clientId = documentOnly ? named : (await authenticateClient(deps.database, body, request)).id;
+  const assertion = param(body, "assertion");
+  if (!assertion) throw new OAuthError("invalid_request", "assertion is required (the ID-JAG from your identity provider).");
+  const settings = { egress: deps.config.egress, allowLoopback: deps.config.oauthClientMetadataLoopback, log: deps.log };
+  const access = { budget, address: clientAddressOf(request) };
+  // with an access, the lookup fetches or throws: never null
+  const document = documentOnly ? async () => (await metadataClient(clientId, settings, access))! : undefined;
+  return jwtBearerGrant(deps, { clientId, assertion, scope: param(body, "scope"), resource: param(body, "resource"), document });
 }
 
 export function oauthRoutes(deps: SignInDeps) {
@@ -81,13 +100,8 @@ export function oauthRoutes(deps: SignInDeps) {
               `Supported grant types: authorization_code, refresh_token, ${JWT_BEARER_GRANT}.`,
             );
           }
+          if (grantType === JWT_BEARER_GRANT) return oauthJson(await jwtBearerRequest(deps, body, request, metadataFetches));
           const clientId = (await authenticateClient(deps.database, body, request)).id;
-          if (grantType === JWT_BEARER_GRANT) {
-            const assertion = param(body, "assertion");
-            if (!assertion) throw new OAuthError("invalid_request", "assertion is required (the ID-JAG from your identity provider).");
-            const input = { clientId, assertion, scope: param(body, "scope"), resource: param(body, "resource") };
-            return oauthJson(await jwtBearerGrant(deps, input));
-          }
           if (grantType === "authorization_code") {
             const code = param(body, "code");
             const codeVerifier = param(body, "code_verifier");

@@ -101,7 +101,9 @@ describe("enterprise-managed authorization: the jwt-bearer grant with an ID-JAG"
       sql: "INSERT INTO external_accounts (provider, provider_user_id, user_id, created_at) VALUES (?, ?, ?, ?)",
       args: [`sso:${s.org.id}`, "linked-sub", s.member.userId, Date.now()],
     });
-    const r = await token(s, await idJag(s, { sub: "linked-sub", email: undefined, scope: undefined }), { scope: "discover install" });
+    const r = await token(s, await idJag(s, { sub: "linked-sub", email: undefined, scope: "doctor discover install" }), {
+      scope: "discover install",
+    });
     expect(r.status).toBe(200);
     expect(r.body.scope).toBe("discover install");
     expect(r.body.token_type).toBe("Bearer");
