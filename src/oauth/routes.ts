@@ -78,8 +78,9 @@ export function oauthRoutes(deps: SignInDeps) {
       .get("/.well-known/oauth-authorization-server", () => oauthJson(authorizationServerMetadata(base), 200, METADATA_CACHE))
       .post("/oauth/register", ({ body, request, server }) =>
         answer(async () => {
-          // per client address, OAUTH_REGISTRATION_LIMIT_PER_MINUTE (unknown only without a socket, i.e. app.handle in tests and the adapter),
-          // and from all addresses, OAUTH_REGISTRATION_GLOBAL_LIMIT_PER_HOUR (many addresses at 30 a minute each filled the table)
+          // per client address, OAUTH_REGISTRATION_LIMIT_PER_MINUTE (unknown only without a socket, i.e. app.handle in tests
+          // and the adapter), and from all addresses, OAUTH_REGISTRATION_GLOBAL_LIMIT_PER_HOUR (many addresses at 30 a minute
+          // each filled the table)
           const ip = clientMeta(request, server).ip;
           if (ip !== null && !registrations.check(ip).allowed)
             throw new OAuthError("too_many_requests", "Too many client registrations from this address; retry in a minute.");

@@ -2,7 +2,8 @@
  * Housekeeping: rows that can never be used again are deleted, so a long-running service's
  * tables do not grow without bound. Expired sessions; OAuth codes and tokens a day after
  * their expiry (until then a reused code or refresh token is still recognised and revokes its
- * family); OAuth clients idle for 30 days, or never given a token within OAUTH_UNUSED_CLIENT_DAYS; setup tokens a day after expiry; SAML request and assertion ids once expired; pending invitations 30 days after expiry. Trace
+ * family); OAuth clients idle for 30 days, or never given a token within OAUTH_UNUSED_CLIENT_DAYS;
+ * setup tokens a day after expiry; SAML request and assertion ids once expired; pending invitations 30 days after expiry. Trace
  * events, security events and organizations' audit-log entries past EVENT_RETENTION_DAYS (default 90), in batches of their own
  * transactions so no write waits long behind them.
  * Runs an hour after start, then hourly.
@@ -131,16 +132,16 @@ export async function purgeOldEvents(
   return gone;
 }
 
-/** Starts the hourly purge; returns a function that stops it. */
+/** Starts the hourly purge (`opts`: the settings it reads, e.g. the Config); returns a function that stops it. */
 export function startHousekeeping(
   database: Database,
   log: Logger,
-  opts: { everyMs?: number; eventRetentionDays?: number; unusedClientDays?: number } = {},
+  opts: { everyMs?: number; eventRetentionDays?: number; oauthUnusedClientDays?: number } = {},
 ): () => void {
   const everyMs = opts.everyMs ?? HOUSEKEEPING_EVERY_MS;
   const run = async () => {
     try {
-      const unusedClientMs = (opts.unusedClientDays ?? 1) * DAY;
+      const unusedClientMs = (opts.oauthUnusedClientDays ?? 1) * DAY;
       const gone = {
         ...(await purgeExpired(database, Date.now(), unusedClientMs)),
         ...(await purgeOldEvents(database, opts.eventRetentionDays ?? 90)),
