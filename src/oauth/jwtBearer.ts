@@ -17,11 +17,21 @@
  * The token is its own family (`family_id = id`): that is how the tokens of this grant are told
  * apart, and revoked when the organization turns the grant off (identity/ssoEnterprise.ts).
  */
-import { and, eq, isNotNull, ne } from "drizzle-orm";
+import { and, eq, isNotNull, ne, sql } from "drizzle-orm";
 import type { FetchImplementation, JWTPayload } from "jose";
 import type { Config } from "../config";
 import type { Database, Tx } from "../db/client";
-import { externalAccounts, members, oauthTokens, organizations, projects, ssoNonces, users, type KeyScope } from "../db/schema";
+import {
+  externalAccounts,
+  members,
+  oauthTokens,
+  organizations,
+  projects,
+  ssoConnections,
+  ssoNonces,
+  users,
+  type KeyScope,
+} from "../db/schema";
 import { normalizeEmail } from "../identity/users";
 import { oidcConfiguration, OidcError } from "../identity/oidc";
 import { usableSsoOf } from "../identity/sso";
@@ -217,6 +227,8 @@ async function memberFor(tx: Tx, organizationId: string, verifiedDomains: string
   return member.id;
 }
 
+const notAccepted = () => new OAuthError("invalid_grant", "The project's organization does not accept enterprise-managed authorization.");
+
 /**
  * The jwt-bearer grant with an ID-JAG. Checks, in order: the resource claim (a project here),
  * its organization's enterprise setting and issuer, the signature and claims, the client_id
@@ -238,8 +250,7 @@ export async function jwtBearerGrant(
   const unverified = unverifiedClaims(jose, input.assertion);
   const target = await targetOf(database, config, unverified, input.resource);
   const sso = await usableSsoOf(database, target.organizationId);
-  if (!sso?.oidc || !sso.enterpriseGrant)
-    throw new OAuthError("invalid_grant", "The project's organization does not accept enterprise-managed authorization.");
+  if (!sso?.oidc || !sso.enterpriseGrant) throw notAccepted();
   if (unverified.iss !== sso.oidc.issuer)
     throw new OAuthError("invalid_grant", "The assertion's issuer is not the identity provider the project's organization trusts.");
   const claims = await verified(jose, input.assertion, sso.oidc, config);
@@ -249,6 +260,16 @@ export async function jwtBearerGrant(
   const document = input.document ? await input.document() : null;
   const now = Date.now();
   const r = await database.write(async (tx): Promise<JwtBearerResponse | OAuthError> => {
+    // read again in the token's transaction: a grant turned off (which revokes its tokens) while this request was verifying issues nothing
+    const on = await tx
+      .select({
+        enterpriseGrant: ssoConnections.enterpriseGrant,
+        issuer: sql<string | null>`json_extract(${ssoConnections.config}, '$.oidc.issuer')`,
+      })
+      .from(ssoConnections)
+      .where(eq(ssoConnections.organizationId, target.organizationId))
+      .limit(1);
+    if (!on[0]?.enterpriseGrant || on[0].issuer !== sso.oidc!.issuer) return notAccepted();
     let userId: string;
     try {
       userId = await memberFor(tx, target.organizationId, sso.verifiedDomains, claims);

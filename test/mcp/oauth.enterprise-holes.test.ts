@@ -11,6 +11,7 @@ import { randomBytes } from "node:crypto";
 import { enterpriseWorld, type EnterpriseWorld, type Setup } from "../enterprise-support";
 import { countingListener, httpAnswer, type CountingListener } from "../egress-support";
 import { s256 } from "../../src/oauth/grants";
+import { jwtBearerGrant } from "../../src/oauth/jwtBearer";
 import { Browser, consentInBrowser, PASSWORD } from "../mcp-support";
 
 let w: EnterpriseWorld;
@@ -166,6 +167,27 @@ describe("ID-JAG: turning the grant off revokes what it issued", () => {
     // turning it on again does not revive it
     expect((await s.owner.post("/web/orgs/current/sso/enterprise", { enabled: true })).status).toBe(200);
     expect(await use(s, jag)).toBe(401);
+  });
+
+  test("turned off while a request is being verified: its token transaction reads the setting again and issues nothing", async () => {
+    const s = await w.setup();
+    const id = docUrl("racing.json");
+    const assertion = await w.idJag({ ...s, clientId: id });
+    const turnedOffMeanwhile = async () => {
+      // runs after the first check of the setting and the verification, before the token's transaction
+      expect((await s.owner.post("/web/orgs/current/sso/enterprise", { enabled: false })).status).toBe(200);
+      return {
+        id,
+        name: "Racing Agent",
+        redirectUris: ["http://127.0.0.1:9/cb"],
+        authMethod: "none" as const,
+        secretHash: null,
+        from: "x",
+      };
+    };
+    const input = { clientId: id, assertion, scope: undefined, resource: undefined, document: turnedOffMeanwhile };
+    await expect(jwtBearerGrant(w.live.env, input)).rejects.toMatchObject({ code: "invalid_grant" });
+    expect(await w.tokensOf(s.project.id)).toBe(0);
   });
 
   test("saving another issuer (which turns the grant off) and removing the SSO revoke them too", async () => {
