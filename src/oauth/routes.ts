@@ -84,8 +84,15 @@ export function oauthRoutes(deps: SignInDeps) {
           const ip = clientMeta(request, server).ip;
           if (ip !== null && !registrations.check(ip).allowed)
             throw new OAuthError("too_many_requests", "Too many client registrations from this address; retry in a minute.");
-          if (!allRegistrations.check("all").allowed)
-            throw new OAuthError("too_many_requests", "Too many client registrations on this server just now; retry later.");
+          const all = allRegistrations.check("all");
+          if (!all.allowed) {
+            const e = new OAuthError(
+              "too_many_requests",
+              `Too many client registrations on this server just now; retry in ${all.retryAfter} s.`,
+            );
+            e.headers = { "retry-after": String(all.retryAfter) };
+            throw e;
+          }
           if (ip !== null) registrations.hit(ip);
           allRegistrations.hit("all");
           return oauthJson(await registerClient(deps.database, body, clientBudget), 201);

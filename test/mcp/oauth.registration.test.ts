@@ -47,7 +47,8 @@ describe("registration: budgets and metadata bounds", () => {
       const refused = await register(undefined, small);
       expect(refused.status).toBe(429);
       expect(refused.body.error).toBe("too_many_requests");
-      expect(refused.res.headers.get("retry-after")).toBe("60");
+      // the wait until the oldest of the hour's registrations leaves the window
+      expect(Number(refused.res.headers.get("retry-after"))).toBeGreaterThan(3500);
       expect(Number((await sql("SELECT count(*) AS n FROM oauth_clients", [], small)).rows[0]!.n)).toBe(3);
     } finally {
       small.close();
