@@ -377,6 +377,10 @@ export const ENV_ONLY: Record<string, string> = {
   OAUTH_MAX_CLIENTS: "OAuth client registrations kept at once (default 10000)",
   OAUTH_CLIENT_METADATA_LOOPBACK: "client metadata documents may be fetched from loopback over http (default false)",
   "OAUTH_<P>_CLIENT_ID, _SECRET": "sign in with P = GITHUB, GITLAB, GOOGLE, MICROSOFT or OIDC (README.md)",
+  OAUTH_REGISTRATION_GLOBAL_LIMIT_PER_HOUR: "OAuth client registrations from all addresses an hour; more get 429 (default 300)",
+  OAUTH_METADATA_FETCH_LIMIT_PER_MINUTE: "client metadata documents fetched per address a minute (default 10)",
+  OAUTH_METADATA_FETCH_GLOBAL_LIMIT_PER_MINUTE: "client metadata documents fetched for all addresses a minute (default 60)",
+  OAUTH_UNUSED_CLIENT_DAYS: "an OAuth client that got no token within this many days is deleted (default 1)",
 };
 
 /** The configuration flags a command accepts (docs and tests read it). */
