@@ -187,10 +187,7 @@ export const KEY_ROUTES = {
         "compare each rule to your diff yourself (the diff is never sent), and fix blocking violations before finishing.",
       input: (z) => ({
         resolutionId: z.string().describe("The resolutionId returned by svc_prepare_task (res_…)."),
-        talent: z
-          .string()
-          .optional()
-          .describe("A talent or expertise id of the resolution: answers only its detailed rules and tests."),
+        talent: z.string().optional().describe("A talent or expertise id of the resolution: answers only its detailed rules and tests."),
       }),
       toRequest: (a) => ({
         method: "GET",
