@@ -26,6 +26,11 @@ export interface ToolFace {
   title: string;
   /** What an agent reads to know when to call the tool. */
   description: string;
+  /**
+   * The MCP tool annotations: whether a call changes the project (readOnlyHint), can remove anything (destructiveHint),
+   * gives the same state when repeated (idempotentHint); none reaches beyond this service (openWorldHint false).
+   */
+  annotations: { readOnlyHint: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint: boolean };
   /** The input schema (zod is handed in: it is loaded with the MCP adapter, never at start). */
   input(z: typeof Zod): Zod.ZodRawShape;
   /** The request a call becomes; `projectId` is the bearer's project (never an argument). */
@@ -135,3 +140,10 @@ export function forChannel<T extends Record<string, unknown>>(request: Request, 
   if (Object.keys(meta).length > 0) noteMcpMeta(request, meta);
   return out as T;
 }
+
+/** MCP tool annotations: a read changes nothing (calling it again is harmless). */
+export const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const;
+/** A write that adds a record each call (a new resolution), removing nothing. */
+export const ADDS = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
+/** A write that, repeated with the same arguments, leaves the same state (an install, a replayable report). */
+export const REPEATABLE = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;

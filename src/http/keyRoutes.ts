@@ -6,7 +6,7 @@
  */
 import type * as Zod from "zod";
 import { DESIGNABLE, DISCOVERY, DOCTOR, INSTALLED, PLAYBOOK, PREPARED, REPORT } from "./keyAnswers";
-import { type KeyRoute, type ToolFace } from "./keyRoute";
+import { ADDS, READ_ONLY, REPEATABLE, type KeyRoute, type ToolFace } from "./keyRoute";
 import { FINDINGS_ROUTE } from "./keyRouteFindings";
 import { a, arr, map, CatalogItem, I, ids, int, n, o, obj, page, S, SelectionChange, str, TalentFile, Triggers } from "./schema";
 
@@ -32,6 +32,7 @@ const uriParam = { name: "uri", schema: str(), required: true };
 const deepenTool: ToolFace = {
   name: "svc_deepen",
   title: "Read or search talents",
+  annotations: READ_ONLY,
   description:
     "During a task, when the served guidance points further (talent:// links) or you need a talent you were not served. " +
     "With uri: reads that one talent file (optionally one markdown section); a catalog talent not installed in the project " +
@@ -121,6 +122,7 @@ export const KEY_ROUTES = {
     tool: {
       name: "svc_prepare_task",
       title: "Prepare a task (step 1)",
+      annotations: ADDS,
       description:
         "Step 1 of the loop — call BEFORE starting a coding task. Designate the talents (rule sets) the work touches, by id, and " +
         "receive their compact guidance plus a resolutionId; keep the resolutionId for svc_validate after the work. " +
@@ -180,6 +182,7 @@ export const KEY_ROUTES = {
     tool: {
       name: "svc_validate",
       title: "Audit playbook (steps 2 and 3)",
+      annotations: READ_ONLY,
       description:
         "Steps 2 and 3 of the loop — call AFTER the work. With the resolutionId from svc_prepare_task it returns the exact index of " +
         "the public and private obligations of what was served. " +
@@ -227,6 +230,7 @@ export const KEY_ROUTES = {
     tool: {
       name: "svc_record_validation",
       title: "Record verdicts (step 4)",
+      annotations: REPEATABLE,
       description:
         "Step 4 of the loop — only when svc_validate lists private expertises (verdictRequired). Records ONE final verdict per private " +
         "expertise of the resolution, each with file:line evidence or the missing elements. " +
@@ -264,6 +268,7 @@ export const KEY_ROUTES = {
     tool: {
       name: "svc_install_talents",
       title: "Install talents",
+      annotations: REPEATABLE,
       description:
         "Installs talents in this project's selection so later tasks can designate them (an existing resolution never changes). Give " +
         "one id in talent, or several in talents: a list is installed atomically (all or none). " +
@@ -294,6 +299,7 @@ export const KEY_ROUTES = {
     tool: {
       name: "svc_doctor",
       title: "Check the selection",
+      annotations: READ_ONLY,
       description:
         "Checks this project's talent selection: missing prerequisites (talents required by installed ones) and conflicts. Call it " +
         "when svc_prepare_task refuses ids or lists prerequisites, or when you are unsure the selection is sound.",
@@ -316,6 +322,7 @@ export const KEY_ROUTES = {
     tool: {
       name: "svc_discover_codebase",
       title: "Discover which talents fit",
+      annotations: READ_ONLY,
       description:
         "When the project's selection is empty, or you do not know which talents exist: returns the discovery procedure, the project's " +
         "selection and a compact catalog index (relevant first, within a token budget) to decide which talents fit this codebase. It " +

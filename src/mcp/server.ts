@@ -17,13 +17,12 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/
 import * as z from "zod";
 import pkg from "../../package.json" with { type: "json" };
 import { PROMPTS } from "./prompts";
-import { LOOP, TOOLS, TOOLS_BY_NAME } from "./tools";
+import { TOOLS, TOOLS_BY_NAME } from "./tools";
+import { allows, instructionsFor, promptsFor, type CallerView } from "./view";
 import { lateAnswer } from "../http/answer";
 import { type BackendAnswer, type CallBackend, isObject, parse, toolResultJson, toToolResult } from "./toolResult";
 
 export const SERVER_INFO = { name: "talentd", version: pkg.version };
-
-export const INSTRUCTIONS = `talentd serves the conventions (talents) of this project and checks your work against them. The loop:\n${LOOP}\nThe project is the one of your credentials: tools never take a project id.`;
 
 /**
  * A backend error on a resource or skills request, as a JSON-RPC error carrying the backend
@@ -127,8 +126,10 @@ const PROMPT_SCHEMAS = new Map(PROMPTS.map((p) => [p.name, z.object(p.argsSchema
  */
 const JSON_SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
 
-/** What stays the same for a whole build (the tools, the prompts, the templates): an hour, for anyone. */
+/** What stays the same for a whole build (the templates): an hour, for anyone. */
 const STABLE_PER_BUILD: CacheHint = { ttlMs: 3_600_000, cacheScope: "public" };
+/** What stays the same for a build and one set of credentials (the tools and prompts its scopes allow): an hour, private. */
+const STABLE_PER_CREDENTIALS: CacheHint = { ttlMs: 3_600_000, cacheScope: "private" };
 /**
  * Caching hints of the 2026-07-28 cacheable results (docs/api-oauth-mcp.md "Caching"). The lists
  * of tools, prompts and templates change only with a new build. A project's resources follow its
@@ -137,32 +138,40 @@ const STABLE_PER_BUILD: CacheHint = { ttlMs: 3_600_000, cacheScope: "public" };
  * reloaded) and for the discover result (it names the credentials' view of the server).
  */
 const CACHE_HINTS_BY_METHOD = {
-  "tools/list": STABLE_PER_BUILD,
-  "prompts/list": STABLE_PER_BUILD,
+  "tools/list": STABLE_PER_CREDENTIALS,
+  "prompts/list": STABLE_PER_CREDENTIALS,
   "resources/templates/list": STABLE_PER_BUILD,
   "resources/list": NOT_CACHED,
   "resources/read": NOT_CACHED,
   "server/discover": NOT_CACHED,
 };
 
-/** Builds the server of one request; `projectId` is the bearer's project (for the install route). */
-export function createMcpServer(call: CallBackend, projectId: string): McpServer {
+/**
+ * Builds the server of one request; `projectId` is the bearer's project (for the install route). `view`: the caller's
+ * scopes (view.ts): tools/list, the prompts and the instructions offer what they allow; a request that calls a tool
+ * registers every tool, so a call outside the scopes reaches its route and comes back as a tool error in words.
+ */
+export function createMcpServer(call: CallBackend, projectId: string, view: CallerView): McpServer {
   const server = new McpServer(SERVER_INFO, {
-    instructions: INSTRUCTIONS,
+    instructions: instructionsFor(view, TOOLS),
     capabilities: { resources: {}, prompts: {}, extensions: { [SKILLS_EXTENSION]: { directoryRead: true } } },
     jsonSchemaValidator: JSON_SCHEMA_VALIDATOR,
     cacheHints: CACHE_HINTS_BY_METHOD,
   });
+  const none = !TOOLS.some((t) => allows(view, t));
   for (const tool of TOOLS) {
-    server.registerTool(
+    if (!view.calling && !none && !allows(view, tool)) continue;
+    const registered = server.registerTool(
       tool.name,
-      { title: tool.title, description: tool.description, inputSchema: INPUT_SCHEMAS.get(tool.name)! },
+      { title: tool.title, description: tool.description, inputSchema: INPUT_SCHEMAS.get(tool.name)!, annotations: tool.annotations },
       async (args: Record<string, unknown>) => toToolResult(await call(tool.toRequest(args, projectId), tool.name)),
     );
+    // scopes that allow no tool still answer tools/list (an empty list): the tools are there, disabled
+    if (none && !view.calling) registered.disable();
   }
   registerResources(server, call);
   registerSkills(server, call);
-  for (const prompt of PROMPTS) {
+  for (const prompt of promptsFor(view, PROMPTS)) {
     server.registerPrompt(
       prompt.name,
       { title: prompt.title, description: prompt.description, argsSchema: PROMPT_SCHEMAS.get(prompt.name)! },
