@@ -14,14 +14,17 @@ import type { TalentRule } from "../catalog/format";
 import { auditProcedure, type Voice } from "../http/wording";
 import { attestationOf, loadResolution, pinnedDefinition, pinnedTriggerFiles } from "./pinned";
 import { readProjectPolicy } from "../selection/policyRules";
+import { effectiveChoice, readHookChoices, servedSeverity, type HookChoice } from "../policy/hookRules";
 
 /**
  * A rule's detectors as served: each with the globs it applies to (its own, else the talent's
- * served triggers.files) and the severity of its findings (blocking only where earned).
+ * served triggers.files) and the severity of its findings: the project's hook rule for it when it
+ * chose one (policy/hookRules.ts; "off": the detectors are not served), else blocking only where earned.
+ * The choice is read when the playbook is, not pinned with the resolution.
  */
-function servedDetect(r: TalentRule, triggerFiles: string[]) {
-  const severity = detectorSeverity(r);
-  return r.detect
+function servedDetect(r: TalentRule, triggerFiles: string[], choices: ReadonlyMap<string, HookChoice>) {
+  const severity = servedSeverity(effectiveChoice(detectorSeverity(r) === "blocking", choices.get(r.id) ?? null));
+  return r.detect && severity !== null
     ? {
         detect: r.detect.map((d) => ({
           severity,
@@ -48,6 +51,7 @@ export async function playbook(
   opts: { detectors?: boolean; voice: Voice },
 ) {
   const res = await loadResolution(database, projectId, resolutionId);
+  const choices = opts.detectors || talent !== undefined ? await readHookChoices(database, projectId) : new Map<string, HookChoice>();
   const obligations = [];
   let detail: Record<string, unknown> | undefined;
   for (const item of res.items) {
@@ -66,7 +70,7 @@ export async function playbook(
         id: r.id,
         severity: r.severity,
         title: r.title,
-        ...(opts.detectors ? servedDetect(r, triggerFiles) : {}),
+        ...(opts.detectors ? servedDetect(r, triggerFiles, choices) : {}),
       })),
     });
     if (talent !== undefined && item.talentId === talent) {
@@ -77,7 +81,13 @@ export async function playbook(
         digest: item.digest,
         title: def.title,
         summary: def.summary,
-        rules: def.rules.map((r) => ({ id: r.id, severity: r.severity, title: r.title, check: r.check, ...servedDetect(r, triggerFiles) })),
+        rules: def.rules.map((r) => ({
+          id: r.id,
+          severity: r.severity,
+          title: r.title,
+          check: r.check,
+          ...servedDetect(r, triggerFiles, choices),
+        })),
         tests: def.tests,
       };
     }
