@@ -13,7 +13,10 @@ import { blobsAt } from "./contents";
 import { git, parseUnifiedDiff, type AddedFile } from "./git";
 import { designate } from "./match";
 
-/** When the history says a team does not follow a rule: it would have blocked at least this many commits and this share of those it ran on. */
+/**
+ * When the history says a team does not follow a rule: it would have blocked at least this many commits
+ * and this share of the commits it ran on.
+ */
 export const CALIBRATION = { commits: 3, share: 0.05 } as const;
 export const DEFAULT_HISTORY = 200;
 /** Commits whose files are read in one `git cat-file --batch`. */

@@ -76,7 +76,8 @@ export async function calibrateCommand(cli: Run, cwd: string): Promise<number> {
   else if (applied) print(applied);
   else
     print(
-      `proposal: ${ids.join(", ")} → advise (the history shows the team does not follow ${ids.length === 1 ? "it" : "them"}: ${THRESHOLD}). ` +
+      `proposal: ${ids.join(", ")} → advise ` +
+        `(the history shows the team does not follow ${ids.length === 1 ? "it" : "them"}: ${THRESHOLD}). ` +
         "Apply it with talentd calibrate --apply (a key with the install scope), or on the project's hook rules in the dashboard.",
     );
   return 0;
