@@ -6,6 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createKey, joinedMember, orgWithProject, testEnv, withKey, type TestEnv } from "../helpers";
+import { sentenceOf } from "../../src/projects/activityRows";
+import type { TraceEvent } from "../../src/journal/journal";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -81,6 +83,12 @@ describe("PUT /api/hook-rules replaces the project's choices, each change in the
     rows = byRule(second.body.rules);
     expect(rows.get("TS-002")).toMatchObject({ choice: null, effective: "advise" });
     expect(rows.get("TS-003")).toMatchObject({ choice: null, effective: "advise" });
+
+    // the key's calls are in the journal, said in words on the Activity tab
+    await Bun.sleep(50);
+    const events = (await p.owner.get(`/web/projects/${p.project.id}/traces?limit=20`)).body.events as TraceEvent[];
+    const sets = events.filter((e) => e.kind === "hook_rules_set");
+    expect(sets.map((e) => sentenceOf(e)).sort()).toEqual(["changed 2 hook rules", "changed 3 hook rules"]);
 
     const log = (await p.owner.get("/web/orgs/current/audit-log?action=project.hook_rule_changed")).body.entries as any[];
     expect(log).toHaveLength(5);
