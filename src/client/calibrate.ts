@@ -86,7 +86,9 @@ export async function historyOf(root: string, rev: string, n: number): Promise<C
     const body = nl < 0 ? "" : chunk.slice(nl + 1);
     const paths = new Set<string>();
     for (const m of body.matchAll(/^diff --git a\/(.*?) b\/(.*)$/gm)) paths.add(m[2]!);
-    commits.push({ sha, files: parseUnifiedDiff(body).filter((f) => f.lines.length > 0), paths: [...paths] });
+    const files = parseUnifiedDiff(body).filter((f) => f.lines.length > 0);
+    for (const f of files) paths.add(f.path); // a quoted path ("a/sp ace") is read from its +++ line
+    commits.push({ sha, files, paths: [...paths] });
   }
   return commits;
 }

@@ -19,6 +19,8 @@ import { record, type AuditBy } from "../audit/record";
 
 export type { HookChoice };
 export const HOOK_CHOICES: readonly HookChoice[] = ["block", "advise", "off"];
+/** Most rules one PUT names (the shipped catalog has a few hundred rules with detectors). */
+export const HOOK_RULES_MAX = 1000;
 
 /** A rule with a detector, as the hook rules list it. */
 export interface HookRule {
@@ -113,9 +115,12 @@ export function readHookRulesBody(body: unknown): Map<string, HookChoice> {
   const rules = body !== null && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>).rules : undefined;
   if (rules === null || typeof rules !== "object" || Array.isArray(rules))
     throw validationFailed([{ path: "rules", message: 'rules is required: an object of rule ids to "block", "advise" or "off"' }]);
+  const entries = Object.entries(rules as Record<string, unknown>);
+  if (entries.length > HOOK_RULES_MAX)
+    throw validationFailed([{ path: "rules", message: `rules names at most ${HOOK_RULES_MAX} rules (got ${entries.length})` }]);
   const out = new Map<string, HookChoice>();
   const issues: Issue[] = [];
-  for (const [rule, v] of Object.entries(rules as Record<string, unknown>)) {
+  for (const [rule, v] of entries) {
     if (typeof v === "string" && (HOOK_CHOICES as string[]).includes(v)) out.set(rule, v as HookChoice);
     else issues.push({ path: `rules.${rule}`, message: `rules.${rule} must be "block", "advise" or "off"` });
   }

@@ -120,6 +120,17 @@ describe("talentd calibrate: the project's habits become advisory, the rest keep
     expect((await hookRules(live.base, p.key)).every((x) => x.choice === null)).toBe(true);
   });
 
+  test("--apply with a key without install is one line naming the scope, exit 2; nothing is applied", async () => {
+    const p = await clientProject(live, TALENTS, ["prepare_task", "validate"]);
+    const repo = history(4, untyped);
+    const r = await talentd(["calibrate", "--apply"], repo, p.env);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(
+      "talentd: the key lacks the scope install that PUT /api/hook-rules needs (403 insufficient_scope): create a key with it",
+    );
+    expect((await hookRules(live.base, p.key)).every((x) => x.choice === null)).toBe(true);
+  });
+
   test("usage: --history outside 1–10000 and an unknown --until are one line, exit 2", async () => {
     const p = await clientProject(live, TALENTS);
     const repo = history(1, untyped);

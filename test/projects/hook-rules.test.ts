@@ -123,12 +123,14 @@ describe("hook rules refuse what they cannot take", () => {
     expect(byRule((await p.api("GET")).body.rules).get("TS-005")?.choice).toBeNull();
   });
 
-  test("a value other than block, advise or off, or no rules object: 400 validation_failed", async () => {
+  test("a value other than block, advise or off, more than 1000 rules, or no rules object: 400 validation_failed", async () => {
     const p = await project();
     const bad = await p.api("PUT", { rules: { "TS-005": "warn" } });
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ error: "validation_failed", issues: [{ path: "rules.TS-005" }] });
     expect(bad.body.message).toContain('"block", "advise" or "off"');
+    const many = await p.api("PUT", { rules: Object.fromEntries(Array.from({ length: 1001 }, (_, i) => [`X-${i}`, "off"])) });
+    expect([many.status, many.body.message]).toEqual([400, "rules names at most 1000 rules (got 1001)"]);
     const none = await p.api("PUT", { rule: { "TS-005": "off" } });
     expect(none.status).toBe(400);
     expect(none.body.issues[0].path).toBe("rules");
