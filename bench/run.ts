@@ -3,6 +3,7 @@ import { benchActivity } from "./activity";
 import { benchAgentLoop } from "./agentloop";
 import { benchAgentWrk } from "./agentwrk";
 import { benchAuditExport } from "./auditexport";
+import { benchCalibrate } from "./calibrate";
 import { benchCeilings } from "./ceilings";
 import { benchClient } from "./client";
 import { benchDiscovery } from "./discovery";
@@ -47,6 +48,7 @@ const all: Record<string, () => Promise<void>> = {
   signing: benchSigning,
   auditexport: benchAuditExport,
   tokens: benchTokens,
+  calibrate: benchCalibrate,
 };
 const pick = Bun.argv.slice(2);
 for (const [name, fn] of Object.entries(all)) {

@@ -54,6 +54,7 @@ import { orgRulesPage } from "./activity/rulesPage";
 import { dashboardReadCap } from "./activity/readCap";
 import { projectRoutes } from "./projects/routes/project";
 import { relevanceRoutes } from "./projects/routes/relevance";
+import { hookRulesRoutes } from "./projects/routes/hookRules";
 import { connectionRoutes } from "./projects/routes/connection";
 import { specializationRoutes } from "./specializations/routes";
 import { validatorConfigRoutes } from "./projects/routes/validatorConfig";
@@ -197,7 +198,12 @@ export type App = ReturnType<typeof createApp>;
  * plugin typed as a plain Elysia, for the same reason as `pages` below.
  */
 function governance(deps: ComposedDeps, guards: Guards, sessions: PageSessions): Elysia {
-  return plainPlugin([policyRoutes(deps, guards), auditRoutes(deps, guards, sessions), findingsRoutes(deps, guards)]);
+  return plainPlugin([
+    policyRoutes(deps, guards),
+    auditRoutes(deps, guards, sessions),
+    findingsRoutes(deps, guards),
+    hookRulesRoutes(deps, guards),
+  ]);
 }
 
 /**

@@ -3,6 +3,7 @@
  * environment-only settings it reads. Data only; the parser and usage texts are in args.ts.
  */
 import { CONFIG_FLAGS, type ConfigFlag } from "../config";
+import { CALIBRATE_FLAGS, CALIBRATE_SPEC } from "./calibrateSpec";
 
 /** One flag: its value placeholder, the variable it overrides, its help line. */
 export interface FlagSpec {
@@ -44,6 +45,7 @@ export const FLAGS: Record<string, FlagSpec> = {
   force: { help: "replace a hook that talentd did not install (kept as <hook>.before-talentd)" },
   "dry-run": { help: "list the migrations that would run, with their statements; change nothing" },
   local: { help: "check this machine's data folder (no server needed)" },
+  ...CALIBRATE_FLAGS,
   "no-report": { help: "do not report the findings' counts per rule to the server (or set TALENTD_REPORT=0)" },
   help: { help: "print this text and exit" },
 };
@@ -234,12 +236,15 @@ export const COMMANDS: CommandSpec[] = [
       "--commit-msg` on the message git gives it, with this talentd. The hook reads\n" +
       "TALENTD_URL and TALENTD_KEY from the environment (--url writes a default URL into it; a key is\n" +
       "never written). A hook talentd did not install is kept unless --force. Skip the hook once with\n" +
-      "`git commit --no-verify`. Exit codes: 0 installed, 2 usage errors (one line).",
+      "`git commit --no-verify`. First it calibrates (talentd calibrate; --no-calibrate skips it): the\n" +
+      "proposal is applied when the key holds install, and it says which rules block from now on; a\n" +
+      "calibration that cannot run is one line, never a failure. Exit codes: 0 installed, 2 usage errors (one line).",
     args: [{ name: "HOOK", help: "pre-commit (default), pre-push or commit-msg", optional: true }],
-    flags: ["url", "force"],
+    flags: ["url", "key", "timeout", "force", "no-calibrate", "history"],
     required: [],
     env: [],
   },
+  CALIBRATE_SPEC,
   {
     name: "lock",
     summary: "write .talentd/lock.json: the project's selection with versions and digests",
@@ -335,6 +340,7 @@ export const CLIENT_COMMANDS: ReadonlySet<string> = new Set([
   "playbook",
   "check",
   "hook install",
+  "calibrate",
   "lock",
   "ci verify",
   "verify",

@@ -75,7 +75,7 @@ export function serverOptions(flags: Record<string, unknown>, env: Record<string
 /** A request to the key API; resolves to the JSON body of a 2xx answer, else throws CliError. */
 export async function call<T = any>(
   server: ServerOptions,
-  method: "GET" | "POST",
+  method: "GET" | "POST" | "PUT",
   path: string,
   body?: unknown,
   /** `issues`: a refusal's issues (a 400's fields) are added to its line. */

@@ -23,6 +23,7 @@ import { list, note, print, printJson, stdoutDrained } from "./output";
 import type { SigningJwks } from "../signing/jws";
 import { verifyFile } from "./verify";
 import { importCommand } from "./importFiles";
+import { calibrateCommand } from "./calibrateCommand";
 
 type Run = Extract<CommandLine, { kind: "run" }>;
 
@@ -57,6 +58,8 @@ async function runCommand(cli: Run, cwd: string): Promise<number> {
       return checkCommand(cli, cwd);
     case "hook install":
       return hookInstall(cli, cwd);
+    case "calibrate":
+      return calibrateCommand(cli, cwd);
     case "lock":
       return lockCommand(cli, cwd);
     case "ci verify":

@@ -7,6 +7,7 @@ import { CliError } from "../cli/errors";
 import { serverOptions } from "./api";
 import { gitPath, requireRepo } from "./git";
 import { note, print } from "./output";
+import { calibrateForInstall } from "./calibrateCommand";
 
 type Run = Extract<CommandLine, { kind: "run" }>;
 
@@ -70,6 +71,8 @@ export async function hookInstall(cli: Run, cwd: string): Promise<number> {
       renameSync(file, kept);
     }
   }
+  // the project chooses what blocks before the hook starts blocking (docs/design.md "What blocks a commit")
+  if (!cli.flags["no-calibrate"]) await calibrateForInstall(cli, root);
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, hookScript(hook, selfCommand(), typeof cli.flags.url === "string" ? cli.flags.url : undefined));
   chmodSync(file, 0o755);

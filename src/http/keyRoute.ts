@@ -39,7 +39,7 @@ export interface ToolFace {
 
 /** One route of the key API. */
 export interface KeyRoute {
-  method: "GET" | "POST" | "PATCH";
+  method: "GET" | "POST" | "PATCH" | "PUT";
   /** The route as registered (`/api/projects/:id/talents`). */
   path: string;
   /** The key/token scope the route's guard requires. */

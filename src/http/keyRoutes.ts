@@ -8,6 +8,7 @@ import type * as Zod from "zod";
 import { DESIGNABLE, DISCOVERY, DOCTOR, INSTALLED, PLAYBOOK, PREPARED, REPORT } from "./keyAnswers";
 import { ADDS, READ_ONLY, REPEATABLE, type KeyRoute, type ToolFace } from "./keyRoute";
 import { FINDINGS_ROUTE } from "./keyRouteFindings";
+import { HOOK_RULES_READ, HOOK_RULES_WRITE } from "./keyRouteHookRules";
 import { a, arr, map, CatalogItem, I, ids, int, n, o, obj, page, S, SelectionChange, str, TalentFile, Triggers } from "./schema";
 
 // A plain object: `.passthrough()` would publish `additionalProperties: {}`, a schema that
@@ -256,6 +257,8 @@ export const KEY_ROUTES = {
     },
   },
   findings: FINDINGS_ROUTE,
+  hookRules: HOOK_RULES_READ,
+  hookRulesSet: HOOK_RULES_WRITE,
   install: {
     method: "PATCH",
     path: "/api/projects/:id/talents",

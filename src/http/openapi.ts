@@ -13,6 +13,7 @@ import { ANSWERS, type OtherAnswer } from "./openapiAnswers";
 import { sessionCookieName } from "./cookies";
 import { routeKey } from "./keyRoute";
 import { KEY_ROUTE_LIST } from "./keyRoutes";
+import { HOOK_RULES_WEB_ANSWERS } from "./keyRouteHookRules";
 import { AUTH_OPERATIONS, ORG_OPERATIONS } from "./openapiOperations";
 import { PROJECT_OPERATIONS } from "./openapiProjectOps";
 import { arr, obj, str, type Access, type Operation, type Schema } from "./schema";
@@ -37,6 +38,7 @@ export const OPERATIONS: Operation[] = [...AUTH_OPERATIONS, ...KEY_OPERATIONS, .
 /** The declared answers: the key routes' from their descriptors, the others' from openapiAnswers.ts. */
 const ALL_ANSWERS: Record<string, Schema | OtherAnswer> = {
   ...ANSWERS,
+  ...HOOK_RULES_WEB_ANSWERS,
   ...Object.fromEntries(KEY_ROUTE_LIST.map((r) => [routeKey(r).replace(/:([A-Za-z]+)/g, "{$1}"), r.answer])),
 };
 

@@ -15,14 +15,17 @@ import { afterDetail, auditProcedure, type Voice } from "../http/wording";
 import { DIGESTS_META } from "../http/keyRoute";
 import { attestationOf, loadResolution, pinnedDefinition, pinnedTriggerFiles } from "./pinned";
 import { readProjectPolicy } from "../selection/policyRules";
+import { effectiveChoice, readHookChoices, servedSeverity, type HookChoice } from "../policy/hookRules";
 
 /**
  * A rule's detectors as served: each with the globs it applies to (its own, else the talent's
- * served triggers.files) and the severity of its findings (blocking only where earned).
+ * served triggers.files) and the severity of its findings: the project's hook rule for it when it
+ * chose one (policy/hookRules.ts; "off": the detectors are not served), else blocking only where earned.
+ * The choice is read when the playbook is, not pinned with the resolution.
  */
-function servedDetect(r: TalentRule, triggerFiles: string[]) {
-  const severity = detectorSeverity(r);
-  return r.detect
+function servedDetect(r: TalentRule, triggerFiles: string[], choices: ReadonlyMap<string, HookChoice>) {
+  const severity = servedSeverity(effectiveChoice(detectorSeverity(r) === "blocking", choices.get(r.id) ?? null));
+  return r.detect && severity !== null
     ? {
         detect: r.detect.map((d) => ({
           severity,
@@ -52,6 +55,9 @@ export async function playbook(
 ) {
   const res = await loadResolution(database, projectId, resolutionId);
   const forModel = opts.voice.channel === "mcp";
+  // the project's hook rules decide what each detector's findings do; a detail for the model carries no detectors
+  const choices =
+    opts.detectors || (talent !== undefined && !forModel) ? await readHookChoices(database, projectId) : new Map<string, HookChoice>();
   const obligations = [];
   let detail: Record<string, unknown> | undefined;
   for (const item of res.items) {
@@ -71,7 +77,7 @@ export async function playbook(
         id: r.id,
         severity: r.severity,
         title: r.title,
-        ...(opts.detectors ? servedDetect(r, triggerFiles) : {}),
+        ...(opts.detectors ? servedDetect(r, triggerFiles, choices) : {}),
       })),
     });
     if (talent !== undefined && item.talentId === talent) {
@@ -87,7 +93,7 @@ export async function playbook(
           severity: r.severity,
           title: r.title,
           check: r.check,
-          ...(forModel ? {} : servedDetect(r, triggerFiles)),
+          ...(forModel ? {} : servedDetect(r, triggerFiles, choices)),
         })),
         tests: def.tests,
       };
