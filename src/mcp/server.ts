@@ -116,6 +116,8 @@ function asResources(body: unknown): { uri: string; name: string; title?: string
 
 /** Input schemas built once per process, not per request (a server is built per request). */
 const INPUT_SCHEMAS = new Map(TOOLS.map((t) => [t.name, z.object(t.inputSchema)]));
+/** The schema of a tool called outside the caller's scopes: its arguments are not read (the route refuses first). */
+const NO_ARGUMENTS = z.object({});
 /** The prompts' argument schemas, built once per process too. */
 const PROMPT_SCHEMAS = new Map(PROMPTS.map((p) => [p.name, z.object(p.argsSchema)]));
 
@@ -161,9 +163,11 @@ export function createMcpServer(call: CallBackend, projectId: string, view: Call
   const none = !TOOLS.some((t) => allows(view, t));
   for (const tool of TOOLS) {
     if (!view.calling && !none && !allows(view, tool)) continue;
+    // a tool outside the scopes takes any arguments: its route refuses the scope before it reads them
+    const inputSchema = allows(view, tool) ? INPUT_SCHEMAS.get(tool.name)! : NO_ARGUMENTS;
     const registered = server.registerTool(
       tool.name,
-      { title: tool.title, description: tool.description, inputSchema: INPUT_SCHEMAS.get(tool.name)!, annotations: tool.annotations },
+      { title: tool.title, description: tool.description, inputSchema, annotations: tool.annotations },
       async (args: Record<string, unknown>) => toToolResult(await call(tool.toRequest(args, projectId), tool.name)),
     );
     // scopes that allow no tool still answer tools/list (an empty list): the tools are there, disabled

@@ -51,7 +51,16 @@ describe("tools fit the caller", () => {
   });
 
   test("every tool carries annotations: reads are read-only; prepare adds a resolution each call; install and a report repeat harmlessly; none is destructive or open-world", async () => {
-    const client = await clientWith(["prepare_task", "validate", "record_validation", "deepen", "doctor", "catalog", "discover", "install"]);
+    const client = await clientWith([
+      "prepare_task",
+      "validate",
+      "record_validation",
+      "deepen",
+      "doctor",
+      "catalog",
+      "discover",
+      "install",
+    ]);
     const { tools } = await client.listTools();
     expect(tools).toHaveLength(TOOLS.length);
     const hints = Object.fromEntries(tools.map((t) => [t.name, t.annotations]));
