@@ -8,32 +8,10 @@
 import { iso } from "../lib/time";
 import type { Database } from "../db/client";
 import { notFound } from "../http/errors";
-import { detectorFiles } from "../catalog/detect";
-import { detectorSeverity } from "../catalog/measured";
-import type { TalentRule } from "../catalog/format";
+import { servedDetect } from "./obligations";
 import { auditProcedure, type Voice } from "../http/wording";
 import { attestationOf, loadResolution, pinnedDefinition, pinnedTriggerFiles } from "./pinned";
 import { readProjectPolicy } from "../selection/policyRules";
-
-/**
- * A rule's detectors as served: each with the globs it applies to (its own, else the talent's
- * served triggers.files) and the severity of its findings (blocking only where earned).
- */
-function servedDetect(r: TalentRule, triggerFiles: string[]) {
-  const severity = detectorSeverity(r);
-  return r.detect
-    ? {
-        detect: r.detect.map((d) => ({
-          severity,
-          files: detectorFiles(d, triggerFiles),
-          pattern: d.pattern,
-          ...(d.flags ? { flags: d.flags } : {}),
-          ...(d.scan ? { scan: d.scan } : {}),
-          ...(d.unless ? { unless: d.unless } : {}),
-        })),
-      }
-    : {};
-}
 
 /**
  * The playbook of a resolution of the project; 404 for another project's or an unknown talent.

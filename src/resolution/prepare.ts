@@ -18,6 +18,8 @@ import { unknownTalents } from "../selection/service";
 import type { Signer } from "../signing/signer";
 import { detach } from "../signing/jws";
 import { manifestItemsJson, resolutionManifestJson } from "./attestation";
+import { claimsJson } from "../signing/claims";
+import { obligationClaims, servedDefinitionOf } from "./obligations";
 import { conflictsAmong, missingPrerequisites, readDesignation, type PrepareInput, type Prerequisite } from "./designation";
 import { answerJson, notServedOf, servedTalentsJson, servedWithin } from "./prepareAnswer";
 import { afterPrepare, notDesignableHint, overBudgetNote, type Voice } from "../http/wording";
@@ -122,6 +124,8 @@ interface DesignationMemo {
   conflicts: { a: string; b: string }[];
   /** The items of the signed manifest as JSON text (attestation.ts). */
   itemsJson: string;
+  /** The manifest's claims over the playbook's rules and detectors (obligations.ts). */
+  obligations: { rules: string; detectors: string };
 }
 const designationMemos = kept<string, DesignationMemo>(
   "Designation memo (items SQL, id, prerequisites, conflicts, tokens) by project and ids",
@@ -160,6 +164,7 @@ function designationFor(
         filesDigest: manifestOf(d.talent).digest,
       })),
     ),
+    obligations: obligationClaims(designated.map(servedDefinitionOf)),
   };
   designationMemos.delete(key);
   designationMemos.set(key, fresh);
@@ -176,16 +181,25 @@ function knownDesignations(database: Database): KeptMap<string, true> {
   return committedDesignations.of(database);
 }
 
-/** The resolution's manifest signed (attestation.ts), when the deps carry a signer. */
+/** The resolution's manifest signed (attestation.ts) with its claims, when the deps carry a signer. */
 function signManifest(
   deps: { catalog: Catalog; signer?: Signer; iss?: string },
   resolutionId: string,
   projectId: string,
   now: number,
   itemsJson: string,
+  claimsJson: string,
 ): string | null {
   if (!deps.signer) return null;
-  const manifest = { iss: deps.iss ?? "", resolutionId, projectId, createdAt: now, catalogDigest: deps.catalog.digest, itemsJson };
+  const manifest = {
+    iss: deps.iss ?? "",
+    resolutionId,
+    projectId,
+    createdAt: now,
+    catalogDigest: deps.catalog.digest,
+    itemsJson,
+    claimsJson,
+  };
   return deps.signer.signJson(resolutionManifestJson(manifest));
 }
 
@@ -224,8 +238,36 @@ export async function prepareTask(
   const { count: servedCount, tokens } = servedWithin(designated, budget);
   const resolutionId = newId("res");
   const now = Date.now();
-  const attestation = signManifest(deps, resolutionId, project.id, now, memo.itemsJson);
-  const writes = resolutionWrites(deps, memo, designated, { resolutionId, project, language, tokens, author, now, attestation });
+  const served = designated.slice(0, servedCount);
+  const rest = designated.slice(servedCount);
+  const overBudget =
+    rest.length > 0
+      ? {
+          contextBudget: { budget, served: servedCount, notServed: rest.length },
+          notServed: notServedOf(rest),
+          overBudget: overBudgetNote(voice, resolutionId),
+        }
+      : {};
+  const next = afterPrepare(
+    voice,
+    resolutionId,
+    designated.some((d) => d.kind === "expertise"),
+  );
+  // the answer's fields besides the items, each claimed by its digest in the signed manifest (signing/claims.ts)
+  const claims = deps.signer?.enabled
+    ? claimsJson({ language, tokens, prerequisites, conflicts, ...overBudget, next }, memo.obligations)
+    : null;
+  const attestation = claims === null ? null : signManifest(deps, resolutionId, project.id, now, memo.itemsJson, claims);
+  const writes = resolutionWrites(deps, memo, designated, {
+    resolutionId,
+    project,
+    language,
+    tokens,
+    author,
+    now,
+    attestation,
+    claims: attestation ? claims : null,
+  });
   await deps.database.writeJob({ statements: writes.statements });
   const known = knownBlobs(deps.database);
   for (const d of writes.blobs) known.add(d);
@@ -233,26 +275,7 @@ export async function prepareTask(
   const stored = storedTalentsOf(known);
   for (const d of designated) stored.add(d.talent); // each of its blobs was known or is now written
 
-  const served = designated.slice(0, servedCount);
-  const rest = designated.slice(servedCount);
-  const tail = {
-    prerequisites,
-    conflicts,
-    tokens,
-    ...(attestation ? { attestation } : {}),
-    ...(rest.length > 0
-      ? {
-          contextBudget: { budget, served: servedCount, notServed: rest.length },
-          notServed: notServedOf(rest),
-          overBudget: overBudgetNote(voice, resolutionId),
-        }
-      : {}),
-    next: afterPrepare(
-      voice,
-      resolutionId,
-      designated.some((d) => d.kind === "expertise"),
-    ),
-  };
+  const tail = { prerequisites, conflicts, tokens, ...(attestation ? { attestation } : {}), ...overBudget, next };
   return {
     resolutionId,
     served: served.map((d) => d.id),
@@ -279,6 +302,7 @@ function resolutionWrites(
     author: Author;
     now: number;
     attestation: string | null;
+    claims: string | null;
   },
 ): { statements: Statement[]; blobs: string[] } {
   const known = knownBlobs(deps.database);
@@ -300,8 +324,8 @@ function resolutionWrites(
   statements.push({
     sql:
       "INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at, " +
-      "designation_id, signature, issuer) " +
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "designation_id, signature, issuer, claims) " +
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     // the signature alone (~150 bytes where the whole JWS was ~2.5 KB): the manifest is written again from the row on read (pinned.ts)
     args: [
       r.resolutionId,
@@ -316,6 +340,7 @@ function resolutionWrites(
       memo.id,
       r.attestation ? detach(r.attestation) : null,
       r.attestation ? (deps.iss ?? "") : null,
+      r.claims,
     ],
   });
   statements.push(
