@@ -1,0 +1,175 @@
+/**
+ * What `talentd verify` proves of a saved answer once its signature holds: each field an agent or
+ * a hook acts on is computed again from the answer and compared with what was signed (docs/api.md
+ * "What verify refuses"). A field missing is a refusal, never a skip; each problem names the field
+ * (and the talent) that differs.
+ */
+import { digestOf } from "../lib/crypto";
+import { ANSWER_FIELDS, detectorsClaim, fieldDigest, type ManifestClaims, resultsDigestOf, rulesClaim } from "../signing/claims";
+
+type Json = Record<string, unknown>;
+
+/** An item of a signed resolution manifest (resolution/attestation.ts). */
+interface SignedItem {
+  id: string;
+  kind: string;
+  version: string;
+  digest: string;
+}
+
+const shown = (v: unknown): string => (v === undefined ? "nothing" : typeof v === "string" ? v : JSON.stringify(v));
+const isObject = (v: unknown): v is Json => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** `field` of `of` against the signed value: a problem when it is missing or different. */
+function same(problems: string[], where: string, of: Json, field: string, signed: unknown): void {
+  if (!(field in of) || of[field] === undefined) problems.push(`${where}${field} is missing (signed ${shown(signed)})`);
+  else if (JSON.stringify(of[field]) !== JSON.stringify(signed))
+    problems.push(`${where}${field} ${shown(of[field])}, signed ${shown(signed)}`);
+}
+
+/** The answer's list of entries against the signed items, by id and in order: missing, added, reordered. */
+function sameIds(problems: string[], what: string, entries: unknown[], items: readonly SignedItem[]): void {
+  const ids = entries.map((e) => (isObject(e) ? String(e.id) : "?"));
+  const signed = items.map((i) => i.id);
+  const missing = signed.filter((id) => !ids.includes(id));
+  const added = ids.filter((id) => !signed.includes(id));
+  for (const id of missing) problems.push(`${id} is signed but missing from the ${what}`);
+  for (const id of added) problems.push(`${id} is in the ${what} but not in the signed resolution`);
+  if (missing.length === 0 && added.length === 0 && ids.join("\n") !== signed.join("\n"))
+    problems.push(`the ${what} are in another order than signed (${signed.join(", ")})`);
+}
+
+/** Each entry's id, kind, version and digest against its signed item. */
+function sameItemFields(problems: string[], entries: unknown[], items: readonly SignedItem[], fields: (keyof SignedItem)[]): Json[] {
+  const signed = new Map(items.map((i) => [i.id, i]));
+  const out: Json[] = [];
+  for (const e of entries) {
+    if (!isObject(e)) {
+      problems.push(`an entry is not an object: ${shown(e)}`);
+      continue;
+    }
+    const s = signed.get(String(e.id));
+    if (!s) continue; // named by sameIds
+    for (const f of fields) same(problems, `${s.id}: `, e, f, s[f]);
+    out.push(e);
+  }
+  return out;
+}
+
+/** A prepare-task answer against its manifest: every designated talent, each served text, and the claimed fields. */
+export function prepareProblems(answer: Json, items: readonly SignedItem[], claims: ManifestClaims | undefined): string[] {
+  const problems: string[] = [];
+  if (!Array.isArray(answer.talents)) return ["talents is missing: the answer lists no talent"];
+  const notServed = answer.notServed === undefined ? [] : answer.notServed;
+  if (!Array.isArray(notServed)) return [`notServed is not a list: ${shown(notServed)}`];
+  sameIds(problems, "talents (served and notServed)", [...answer.talents, ...notServed], items);
+  for (const t of sameItemFields(problems, answer.talents, items, ["kind", "version", "digest"])) {
+    if (typeof t.compact !== "string") problems.push(`${t.id}: compact is missing (the served text)`);
+    else if (typeof t.digest === "string" && digestOf(t.compact) !== t.digest)
+      problems.push(`${t.id}: the served text differs from what was signed`);
+    if (t.uri !== `talent://${t.id}`) problems.push(`${t.id}: uri ${shown(t.uri)}, expected talent://${t.id}`);
+  }
+  sameItemFields(problems, notServed, items, ["kind", "version"]);
+  if (!claims) return problems;
+  same(problems, "", answer, "tokens", claims.tokens);
+  same(problems, "", answer, "language", claims.language);
+  for (const f of ANSWER_FIELDS) {
+    const signed = claims.fields?.[f];
+    if (signed === undefined) {
+      if (answer[f] !== undefined) problems.push(`${f} is in the answer but was not signed`);
+    } else if (answer[f] === undefined) problems.push(`${f} is missing (signed)`);
+    else if (fieldDigest(answer[f]) !== signed) problems.push(`${f} differs from what was signed`);
+  }
+  return problems;
+}
+
+/** A playbook against its manifest: every obligation, whether a verdict is required, each rule and its severity, the detectors. */
+export function playbookProblems(answer: Json, items: readonly SignedItem[], claims: ManifestClaims | undefined): string[] {
+  const problems: string[] = [];
+  if (!Array.isArray(answer.obligations)) return ["obligations is missing: the playbook lists no obligation"];
+  sameIds(problems, "obligations", answer.obligations, items);
+  const kinds = new Map(items.map((i) => [i.id, i.kind]));
+  const obligations = sameItemFields(problems, answer.obligations, items, ["kind", "version", "digest"]);
+  for (const o of obligations) {
+    same(problems, `${o.id}: `, o, "verdictRequired", kinds.get(String(o.id)) === "expertise");
+    if (!Array.isArray(o.rules)) {
+      problems.push(`${o.id}: rules is missing`);
+      continue;
+    }
+    for (const r of o.rules as unknown[]) {
+      if (!isObject(r)) problems.push(`${o.id}: a rule is not an object`);
+      else
+        for (const f of ["id", "severity", "title"])
+          if (typeof r[f] !== "string") problems.push(`${o.id}: rule ${shown(r.id)}: ${f} is missing`);
+    }
+    same(problems, `${o.id}: `, o, "blocking", (o.rules as Json[]).filter((r) => isObject(r) && r.severity === "blocking").length);
+    if (typeof o.title !== "string") problems.push(`${o.id}: title is missing`);
+  }
+  same(
+    problems,
+    "",
+    answer,
+    "verdictsRequired",
+    items.filter((i) => i.kind === "expertise").map((i) => i.id),
+  );
+  if (problems.length > 0 || !claims) return problems;
+  const served = obligations as unknown as { id: string; title: string; rules: Json[] }[];
+  const asClaimed = served.map((o) => ({ id: o.id, title: o.title, rules: o.rules as never[] }));
+  if (rulesClaim(asClaimed) !== claims.rules)
+    problems.push("the obligations' rules differ from what was signed (a rule added or removed, or its severity or title changed)");
+  const withDetectors = served.some((o) => o.rules.some((r) => "detect" in r));
+  if (withDetectors && detectorsClaim(asClaimed) !== claims.detectors) problems.push("the rules' detectors differ from what was signed");
+  if (isObject(answer.detail)) problems.push(...detailProblems(answer.detail, served, withDetectors));
+  return problems;
+}
+
+/** The detail of one talent against its (verified) obligation: the same item and the same rules. */
+function detailProblems(
+  detail: Json,
+  obligations: readonly { id: string; title: string; rules: Json[] }[],
+  withDetectors: boolean,
+): string[] {
+  const o = obligations.find((x) => x.id === detail.id);
+  if (!o) return [`detail: ${shown(detail.id)} is not an obligation of the signed resolution`];
+  const problems: string[] = [];
+  const rules = Array.isArray(detail.rules) ? (detail.rules as Json[]) : [];
+  const pick = (r: Json) => [r.id, r.severity, r.title, ...(withDetectors ? [r.detect ?? null] : [])];
+  if (JSON.stringify(rules.map(pick)) !== JSON.stringify(o.rules.map(pick)))
+    problems.push(`detail: the rules of ${o.id} differ from its signed obligation`);
+  return problems;
+}
+
+/** A report's answer against its receipt: the same report, the same resolution, and counts taken from the signed verdicts. */
+export function receiptProblems(answer: Json, p: Json): string[] {
+  const problems: string[] = [];
+  if (!("reportId" in answer)) return ["the receipt is attached to an answer that is not a report's (it has no reportId)"];
+  for (const f of ["reportId", "submissionId", "resolutionId", "recordedAt"]) same(problems, "", answer, f, p[f]);
+  const verdicts = (Array.isArray(p.verdicts) ? p.verdicts : []) as { id: string; verdict: string }[];
+  same(problems, "", answer, "verdicts", verdicts.length);
+  const summary = { pass: 0, fail: 0, not_applicable: 0 };
+  for (const v of verdicts) if (v.verdict in summary) summary[v.verdict as keyof typeof summary]++;
+  same(problems, "", answer, "summary", summary);
+  same(
+    problems,
+    "",
+    answer,
+    "failing",
+    verdicts.filter((v) => v.verdict === "fail").map((v) => v.id),
+  );
+  // the report itself saved with its receipt: its results are the ones the receipt's digest binds
+  if (answer.expertiseResults !== undefined) {
+    const results = Array.isArray(answer.expertiseResults) ? (answer.expertiseResults as Json[]) : [];
+    const digest = resultsDigestOf(
+      String(answer.resolutionId),
+      results.map((r) => ({
+        id: String(r.id),
+        verdict: String(r.verdict),
+        evidence: (r.evidence as string[] | undefined) ?? [],
+        missing: (r.missing as string[] | undefined) ?? [],
+        note: (r.note as string | null | undefined) ?? null,
+      })),
+    );
+    if (digest !== p.resultsDigest) problems.push("expertiseResults differ from the results the receipt signed");
+  }
+  return problems;
+}
