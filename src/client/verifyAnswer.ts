@@ -78,7 +78,7 @@ export function prepareProblems(answer: Json, items: readonly SignedItem[], clai
     if (signed === undefined) {
       if (answer[f] !== undefined) problems.push(`${f} is in the answer but was not signed`);
     } else if (answer[f] === undefined) problems.push(`${f} is missing (signed)`);
-    else if (fieldDigest(answer[f]) !== signed) problems.push(`${f} differs from what was signed`);
+    else if (fieldDigest(answer[f]) !== signed) problems.push(`${f} is not what was signed`);
   }
   return problems;
 }
@@ -102,7 +102,8 @@ export function playbookProblems(answer: Json, items: readonly SignedItem[], cla
         for (const f of ["id", "severity", "title"])
           if (typeof r[f] !== "string") problems.push(`${o.id}: rule ${shown(r.id)}: ${f} is missing`);
     }
-    same(problems, `${o.id}: `, o, "blocking", (o.rules as Json[]).filter((r) => isObject(r) && r.severity === "blocking").length);
+    const blocking = (o.rules as Json[]).filter((r) => isObject(r) && r.severity === "blocking").length;
+    if (o.blocking !== blocking) problems.push(`${o.id}: blocking ${shown(o.blocking)}, but ${blocking} of its rules are blocking`);
     if (typeof o.title !== "string") problems.push(`${o.id}: title is missing`);
   }
   same(
