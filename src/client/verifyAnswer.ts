@@ -5,7 +5,15 @@
  * (and the talent) that differs.
  */
 import { digestOf } from "../lib/crypto";
-import { ANSWER_FIELDS, detectorsClaim, fieldDigest, type ManifestClaims, resultsDigestOf, rulesClaim } from "../signing/claims";
+import {
+  ANSWER_CLAIMS,
+  type AnswerClaim,
+  answerClaim,
+  detectorsClaim,
+  type ManifestClaims,
+  resultsDigestOf,
+  rulesClaim,
+} from "../signing/claims";
 
 type Json = Record<string, unknown>;
 
@@ -73,12 +81,15 @@ export function prepareProblems(answer: Json, items: readonly SignedItem[], clai
   if (!claims) return problems;
   same(problems, "", answer, "tokens", claims.tokens);
   same(problems, "", answer, "language", claims.language);
-  for (const f of ANSWER_FIELDS) {
-    const signed = claims.fields?.[f];
+  for (const c of Object.keys(ANSWER_CLAIMS) as AnswerClaim[]) {
+    const signed = claims.fields?.[c];
+    const fields: readonly string[] = ANSWER_CLAIMS[c];
+    const named = fields.join(", ");
+    const missing = fields.filter((f) => answer[f] === undefined);
     if (signed === undefined) {
-      if (answer[f] !== undefined) problems.push(`${f} is in the answer but was not signed`);
-    } else if (answer[f] === undefined) problems.push(`${f} is missing (signed)`);
-    else if (fieldDigest(answer[f]) !== signed) problems.push(`${f} is not what was signed`);
+      if (missing.length < fields.length) problems.push(`${named} ${fields.length > 1 ? "are" : "is"} in the answer but not signed`);
+    } else if (missing.length > 0) problems.push(`${missing.join(", ")} ${missing.length > 1 ? "are" : "is"} missing (signed)`);
+    else if (answerClaim(answer, c) !== signed) problems.push(`${named} ${fields.length > 1 ? "are" : "is"} not what was signed`);
   }
   return problems;
 }

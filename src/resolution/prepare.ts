@@ -18,7 +18,7 @@ import { unknownTalents } from "../selection/service";
 import type { Signer } from "../signing/signer";
 import { detach } from "../signing/jws";
 import { manifestItemsJson, resolutionManifestJson } from "./attestation";
-import { claimsJson } from "../signing/claims";
+import { claimsJson, fieldDigest } from "../signing/claims";
 import { obligationClaims, servedDefinitionOf } from "./obligations";
 import { conflictsAmong, missingPrerequisites, readDesignation, type PrepareInput, type Prerequisite } from "./designation";
 import { answerJson, notServedOf, servedTalentsJson, servedWithin } from "./prepareAnswer";
@@ -124,8 +124,10 @@ interface DesignationMemo {
   conflicts: { a: string; b: string }[];
   /** The items of the signed manifest as JSON text (attestation.ts). */
   itemsJson: string;
-  /** The manifest's claims over the playbook's rules and detectors (obligations.ts). */
-  obligations: { rules: string; detectors: string };
+  /** The manifest's claims over the playbook's rules and detectors (obligations.ts), and over the prerequisites and conflicts. */
+  claims: { rules: string; detectors: string; digests: { prerequisites: string; conflicts: string } };
+  /** The digest of the answer's `notServed` (signing/claims.ts fieldDigest) by the number served, once over a budget. */
+  notServedDigests: Map<number, string>;
 }
 const designationMemos = kept<string, DesignationMemo>(
   "Designation memo (items SQL, id, prerequisites, conflicts, tokens) by project and ids",
@@ -147,13 +149,15 @@ function designationFor(
   const memo = designationMemos.get(key);
   if (memo && memo.active === active) return memo;
   const sql = itemsInsert(designated);
+  // shared by every answer of this designation: frozen, so a caller that changed one would throw, not alter the next
+  const prerequisites = deepFrozen(missingPrerequisites(designated, catalog, active));
+  const conflicts = deepFrozen(conflictsAmong(designated));
   const fresh: DesignationMemo = {
     active,
     sql,
     id: designationOf(projectId, sql),
-    // shared by every answer of this designation: frozen, so a caller that changed one would throw, not alter the next
-    prerequisites: deepFrozen(missingPrerequisites(designated, catalog, active)),
-    conflicts: deepFrozen(conflictsAmong(designated)),
+    prerequisites,
+    conflicts,
     itemsJson: manifestItemsJson(
       designated.map((d) => ({
         id: d.id,
@@ -164,7 +168,11 @@ function designationFor(
         filesDigest: manifestOf(d.talent).digest,
       })),
     ),
-    obligations: obligationClaims(designated.map(servedDefinitionOf)),
+    claims: {
+      ...obligationClaims(designated.map(servedDefinitionOf)),
+      digests: { prerequisites: fieldDigest(prerequisites), conflicts: fieldDigest(conflicts) },
+    },
+    notServedDigests: new Map(),
   };
   designationMemos.delete(key);
   designationMemos.set(key, fresh);
@@ -201,6 +209,14 @@ function signManifest(
     claimsJson,
   };
   return deps.signer.signJson(resolutionManifestJson(manifest));
+}
+
+/** The digests of answer fields a designation's answers share: its prerequisites and conflicts, and its `notServed` at this cut. */
+function digestsOf(memo: DesignationMemo, servedCount: number, over: { notServed?: unknown[] }): Readonly<Record<string, string>> {
+  if (!over.notServed) return memo.claims.digests;
+  let notServed = memo.notServedDigests.get(servedCount); // one per cut: at most MAX_DESIGNATED
+  if (notServed === undefined) memo.notServedDigests.set(servedCount, (notServed = fieldDigest(over.notServed)));
+  return { ...memo.claims.digests, notServed };
 }
 
 /** What prepare-task answered: the 201 body as JSON text, and what the trace notes of it. */
@@ -255,7 +271,10 @@ export async function prepareTask(
   );
   // the answer's fields besides the items, each claimed by its digest in the signed manifest (signing/claims.ts)
   const claims = deps.signer?.enabled
-    ? claimsJson({ language, tokens, prerequisites, conflicts, ...overBudget, next }, memo.obligations)
+    ? claimsJson(
+        { language, tokens, prerequisites, conflicts, ...overBudget, next },
+        { ...memo.claims, digests: digestsOf(memo, servedCount, overBudget) },
+      )
     : null;
   const attestation = claims === null ? null : signManifest(deps, resolutionId, project.id, now, memo.itemsJson, claims);
   const writes = resolutionWrites(deps, memo, designated, {

