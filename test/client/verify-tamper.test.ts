@@ -16,7 +16,7 @@ import { publishedExpertise, tempDir } from "../helpers";
 import { verifyFile } from "../../src/client/verify";
 import { CONTEXT_BUDGET_LIMITS } from "../../src/resolution/budget";
 import { digestOf } from "../../src/lib/crypto";
-import { payloadOf } from "../../src/signing/jws";
+import { detach, payloadOf } from "../../src/signing/jws";
 import { ensureSigningKeys, publicKeySet } from "../../src/signing/keys";
 import { Signer } from "../../src/signing/signer";
 
@@ -33,6 +33,7 @@ let a: {
   submitted: Json;
   jwks: Json;
   env: Record<string, string>;
+  api: (method: string, path: string, body?: unknown) => Promise<Json>;
 };
 
 beforeAll(async () => {
@@ -77,6 +78,7 @@ beforeAll(async () => {
     submitted,
     jwks: await (await fetch(`${live.base}/.well-known/jwks.json`)).json(),
     env: p.env,
+    api,
   };
   writeFileSync(join(dir, "jwks.json"), JSON.stringify(a.jwks));
 });
@@ -95,6 +97,17 @@ async function verified(answer: Json): Promise<{ code: number; line: string }> {
   return verifyFile(file, sources, dir);
 }
 
+/** The same JSON with every object's keys in reverse order. */
+const reversed = (x: Json): Json =>
+  Array.isArray(x)
+    ? x.map(reversed)
+    : x && typeof x === "object"
+      ? Object.fromEntries(
+          Object.entries(x)
+            .reverse()
+            .map(([k, v]) => [k, reversed(v)]),
+        )
+      : x;
 const talent = (x: Json, id: string) => x.talents.find((t: Json) => t.id === id);
 const obligation = (x: Json, id: string) => x.obligations.find((o: Json) => o.id === id);
 const expertise = (x: Json) => x.obligations.find((o: Json) => o.kind === "expertise");
@@ -117,6 +130,12 @@ describe("untampered answers verify", () => {
     ["a playbook with a talent's detail", () => a.detail, "(playbook)"],
     ["a report's answer with its receipt", () => a.report, "receipt of report s-1"],
     ["the submitted report saved with its receipt", () => ({ ...a.report, expertiseResults: a.submitted.expertiseResults }), "receipt"],
+    [
+      "a prepare-task answer whose every object lists its keys in reverse (a tool reformatted it)",
+      () => reversed(a.overBudget),
+      "(prepare-task answer)",
+    ],
+    ["a playbook whose every object lists its keys in reverse", () => reversed(a.playbook), "(playbook)"],
     ["a bare JWS (only its payload is proven)", () => a.prepared.attestation, "a bare JWS"],
   ];
   for (const [name, answer, says] of rows)
@@ -128,6 +147,28 @@ describe("untampered answers verify", () => {
       expect(r.line).toContain(says);
       expect([r.code, r.line]).toEqual([0, expect.stringContaining(": valid: ")]);
     });
+});
+
+test("a resolution signed before claims existed keeps verifying (its talents only) and says so; the playbook answers its old manifest", async () => {
+  const r = await a.api("POST", "/api/prepare-task", { talentIds: [TS] });
+  // its manifest signed without claims by the instance's key, as before migration 0025, and stored so
+  const [, body] = String(r.attestation).split(".");
+  const text = Buffer.from(body!, "base64url").toString("utf8");
+  const old = text.slice(0, text.indexOf(',"claims":')) + "}";
+  const jws = new Signer(live.env.dir, true, 0).signJson(old)!;
+  await live.env.database.client.execute({
+    sql: "UPDATE resolutions SET signature = ?, claims = NULL WHERE id = ?",
+    args: [detach(jws), r.resolutionId],
+  });
+  const playbook = await a.api("GET", `/api/validation/playbook?resolutionId=${r.resolutionId}`);
+  expect(playbook.attestation).toBe(jws);
+  for (const answer of [{ ...r, attestation: jws }, playbook]) {
+    const v = await verified(answer);
+    expect([v.code, v.line]).toEqual([0, expect.stringContaining("(signed before claims: only the talents are proven")]);
+  }
+  // its talents are still proven
+  const removed = await verified({ ...r, attestation: jws, talents: [] });
+  expect([removed.code, removed.line]).toEqual([1, expect.stringContaining(`${TS} is signed but missing`)]);
 });
 
 /** A row of the table: what is tampered with, how, and what the refusal names. */
