@@ -4,6 +4,7 @@ import { benchAgentLoop } from "./agentloop";
 import { benchAgentWrk } from "./agentwrk";
 import { benchAuditExport } from "./auditexport";
 import { benchCeilings } from "./ceilings";
+import { benchClaims } from "./claims";
 import { benchClient } from "./client";
 import { benchDiscovery } from "./discovery";
 import { benchEdge } from "./edge";
@@ -44,6 +45,7 @@ const all: Record<string, () => Promise<void>> = {
   edge: benchEdge,
   precision: benchPrecision,
   signing: benchSigning,
+  claims: benchClaims,
   auditexport: benchAuditExport,
 };
 const pick = Bun.argv.slice(2);
