@@ -408,5 +408,11 @@ describe("the key source is printed; ci verify compares the lock's keys with the
     const swapped = await talentd(["ci", "verify"], repo, a.env);
     expect(swapped.code).toBe(1);
     expect(swapped.stdout).toContain(`lock: signing key ${a.jwks.keys[0].kid}: x differ from the server's key set`);
+    // a lock without keys (written by hand, or by an older client) while the server signs
+    delete lock.signingKeys;
+    writeFileSync(lockPath, JSON.stringify(lock, null, 2));
+    const keyless = await talentd(["ci", "verify"], repo, a.env);
+    expect(keyless.code).toBe(1);
+    expect(keyless.stdout).toContain("lock: no signing keys recorded, the server publishes 1: run talentd lock");
   }, 30_000);
 });
