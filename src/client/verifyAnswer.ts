@@ -9,6 +9,8 @@ import {
   ANSWER_CLAIMS,
   type AnswerClaim,
   answerClaim,
+  detailDigest,
+  detailsClaim,
   detectorsClaim,
   type ManifestClaims,
   resultsDigestOf,
@@ -131,23 +133,40 @@ export function playbookProblems(answer: Json, items: readonly SignedItem[], cla
     problems.push("the obligations' rules differ from what was signed (a rule added or removed, or its severity or title changed)");
   const withDetectors = served.some((o) => o.rules.some((r) => "detect" in r));
   if (withDetectors && detectorsClaim(asClaimed) !== claims.detectors) problems.push("the rules' detectors differ from what was signed");
-  if (isObject(answer.detail)) problems.push(...detailProblems(answer.detail, served, withDetectors));
+  if (isObject(answer.detail)) problems.push(...detailProblems(answer, answer.detail, served, withDetectors, claims.details));
+  else if (answer.detail !== undefined) problems.push("detail is not an object");
   return problems;
 }
 
-/** The detail of one talent against its (verified) obligation: the same item and the same rules. */
+/**
+ * The detail of one talent against its (verified) obligation, and against the manifest's `details`
+ * claim through the answer's `detailDigests` (every item's detail digest, in served order).
+ */
 function detailProblems(
+  answer: Json,
   detail: Json,
   obligations: readonly { id: string; title: string; rules: Json[] }[],
   withDetectors: boolean,
+  claimed: string | undefined,
 ): string[] {
-  const o = obligations.find((x) => x.id === detail.id);
+  const at = obligations.findIndex((x) => x.id === detail.id);
+  const o = obligations[at];
   if (!o) return [`detail: ${shown(detail.id)} is not an obligation of the signed resolution`];
   const problems: string[] = [];
   const rules = Array.isArray(detail.rules) ? (detail.rules as Json[]) : [];
   const pick = (r: Json) => [r.id, r.severity, r.title, ...(withDetectors ? [r.detect ?? null] : [])];
   if (JSON.stringify(rules.map(pick)) !== JSON.stringify(o.rules.map(pick)))
     problems.push(`detail: the rules of ${o.id} differ from its signed obligation`);
+  if (claimed === undefined) return problems; // signed before details were claimed: its checks and tests are not proven
+  for (const f of ["title", "summary", "rules", "tests"]) if (detail[f] === undefined) problems.push(`detail: ${f} is missing`);
+  const list = answer.detailDigests;
+  if (!Array.isArray(list) || list.length !== obligations.length || list.some((d) => typeof d !== "string"))
+    problems.push(
+      `detailDigests ${list === undefined ? "is missing" : "is not one digest per obligation"} (the detail cannot be proven without it)`,
+    );
+  else if (detailsClaim(list as string[]) !== claimed) problems.push("detailDigests is not what was signed");
+  else if (detailDigest(detail as never) !== list[at])
+    problems.push(`detail: ${o.id}'s checks, rules, tests or summary differ from what was signed`);
   return problems;
 }
 

@@ -48,6 +48,7 @@ export const PLAYBOOK = o({
   verdictsRequired: a(S),
   requiredNotDesignated: a(S),
   attestation: S,
+  detailDigests: a(S),
   obligations: a(
     o({
       id: S,

@@ -8,7 +8,7 @@
 import { iso } from "../lib/time";
 import type { Database } from "../db/client";
 import { notFound } from "../http/errors";
-import { servedDetect } from "./obligations";
+import { detailDigestOf, servedDetail, servedDetect } from "./obligations";
 import { auditProcedure, type Voice } from "../http/wording";
 import { attestationOf, loadResolution, pinnedDefinition, pinnedTriggerFiles } from "./pinned";
 import { readProjectPolicy } from "../selection/policyRules";
@@ -28,6 +28,7 @@ export async function playbook(
   const res = await loadResolution(database, projectId, resolutionId);
   const obligations = [];
   let detail: Record<string, unknown> | undefined;
+  const detailDigests: string[] = [];
   for (const item of res.items) {
     const def = await pinnedDefinition(database, item);
     const wantsDetect = opts.detectors || (talent !== undefined && item.talentId === talent);
@@ -47,17 +48,16 @@ export async function playbook(
         ...(opts.detectors ? servedDetect(r, triggerFiles) : {}),
       })),
     });
-    if (talent !== undefined && item.talentId === talent) {
-      detail = {
-        id: item.talentId,
-        kind: item.kind,
-        version: item.version,
-        digest: item.digest,
-        title: def.title,
-        summary: def.summary,
-        rules: def.rules.map((r) => ({ id: r.id, severity: r.severity, title: r.title, check: r.check, ...servedDetect(r, triggerFiles) })),
-        tests: def.tests,
-      };
+    if (talent !== undefined && item.talentId === talent)
+      detail = { id: item.talentId, kind: item.kind, version: item.version, digest: item.digest, ...servedDetail(def, triggerFiles) };
+    // a detail answers every item's detail digest, which the signed manifest claims (obligations.ts), when the manifest has that claim
+    if (talent !== undefined && res.claims?.includes('"details":')) {
+      const files = def.rules.some((r) => r.detect)
+        ? triggerFiles.length
+          ? triggerFiles
+          : await pinnedTriggerFiles(database, item, def)
+        : [];
+      detailDigests.push(detailDigestOf(item.definitionDigest, def, files));
     }
   }
   if (talent !== undefined && !detail) throw notFound(`${talent} was not served by resolution ${resolutionId}.`);
@@ -76,5 +76,6 @@ export async function playbook(
     ...(required.length > 0 ? { requiredNotDesignated } : {}),
     ...(attestation ? { attestation } : {}),
     ...(detail ? { detail } : {}),
+    ...(detail && detailDigests.length > 0 ? { detailDigests } : {}),
   };
 }

@@ -125,7 +125,7 @@ interface DesignationMemo {
   /** The items of the signed manifest as JSON text (attestation.ts). */
   itemsJson: string;
   /** The manifest's claims over the playbook's rules and detectors (obligations.ts), and over the prerequisites and conflicts. */
-  claims: { rules: string; detectors: string; digests: { prerequisites: string; conflicts: string } };
+  claims: { rules: string; detectors: string; details: string; digests: { prerequisites: string; conflicts: string } };
   /** The digest of the answer's `notServed` (signing/claims.ts fieldDigest) by the number served, once over a budget. */
   notServedDigests: Map<number, string>;
 }

@@ -95,6 +95,28 @@ export function detectorsClaim(obligations: readonly ClaimedObligation[]): strin
   return fieldDigest(obligations.map((o) => [o.id, o.rules.map((r) => [r.id, r.detect ?? null])]));
 }
 
+/** A talent's detail as the playbook serves it (`talent=`): what `detailDigest` reads. */
+export interface ClaimedDetail {
+  title: unknown;
+  summary: unknown;
+  rules: unknown;
+  tests: unknown;
+}
+
+/** The digest of one talent's detail: its title, summary, rules (with their check and detectors) and conformance tests. */
+export function detailDigest(d: ClaimedDetail): string {
+  return fieldDigest({ title: d.title, summary: d.summary, rules: d.rules, tests: d.tests });
+}
+
+/**
+ * The claim over every item's detail: the digest of the list of their digests, in served order. A
+ * playbook's detail answers that list beside it (`detailDigests`), so one talent's detail is proven
+ * without the others': the list must give the claim, and the detail its own entry.
+ */
+export function detailsClaim(detailDigests: readonly string[]): string {
+  return fieldDigest(detailDigests);
+}
+
 /**
  * The claims of a resolution's manifest (`claims`): `tokens` and `language` in clear, a digest
  * per answer field present (ANSWER_FIELDS), and the playbook's `rules` and `detectors`.
@@ -105,6 +127,8 @@ export interface ManifestClaims {
   fields: Partial<Record<AnswerClaim, string>>;
   rules: string;
   detectors: string;
+  /** detailsClaim over every item's detail. */
+  details: string;
 }
 
 /**
@@ -114,7 +138,7 @@ export interface ManifestClaims {
  */
 export function claimsJson(
   answer: Record<string, unknown>,
-  known: { rules: string; detectors: string; digests: Readonly<Record<string, string>> },
+  known: { rules: string; detectors: string; details: string; digests: Readonly<Record<string, string>> },
 ): string {
   const fields: Partial<Record<AnswerClaim, string>> = {};
   for (const c of Object.keys(ANSWER_CLAIMS) as AnswerClaim[]) {
@@ -127,6 +151,7 @@ export function claimsJson(
     fields,
     rules: known.rules,
     detectors: known.detectors,
+    details: known.details,
   };
   return JSON.stringify(claims);
 }

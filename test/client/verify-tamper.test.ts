@@ -16,6 +16,7 @@ import { publishedExpertise, tempDir } from "../helpers";
 import { verifyFile } from "../../src/client/verify";
 import { CONTEXT_BUDGET_LIMITS } from "../../src/resolution/budget";
 import { digestOf } from "../../src/lib/crypto";
+import { detailDigest } from "../../src/signing/claims";
 import { detach, payloadOf } from "../../src/signing/jws";
 import { ensureSigningKeys, publicKeySet } from "../../src/signing/keys";
 import { Signer } from "../../src/signing/signer";
@@ -120,6 +121,7 @@ test("the fixture is what the table tampers with: a prerequisite, a conflict, a 
   expect(a.playbook.verdictsRequired).toHaveLength(1);
   expect(obligation(a.playbook, TS).rules.some((r: Json) => r.detect)).toBe(true);
   expect(payloadOf(a.prepared.attestation)!.claims).toBeDefined();
+  expect(a.detail.detailDigests).toHaveLength(a.detail.obligations.length);
 });
 
 describe("untampered answers verify", () => {
@@ -310,6 +312,29 @@ const playbookRows: Row[] = [
     () => a.detail,
     (x) => (x.detail.rules.find((r: Json) => r.severity === "blocking").severity = "advisory"),
     `detail: the rules of ${TS} differ`,
+  ],
+  [
+    "a detail's check rewritten",
+    () => a.detail,
+    (x) => (x.detail.rules[0].check = "Nothing to check."),
+    `detail: ${TS}'s checks, rules, tests or summary differ`,
+  ],
+  [
+    "a detail's conformance tests emptied",
+    () => a.detail,
+    (x) => (x.detail.tests = []),
+    `detail: ${TS}'s checks, rules, tests or summary differ`,
+  ],
+  ["a detail's summary stripped", () => a.detail, (x) => delete x.detail.summary, "detail: summary is missing"],
+  ["the detail digests stripped", () => a.detail, (x) => delete x.detailDigests, "detailDigests is missing"],
+  [
+    "a forged detail with its own digest put in the list",
+    () => a.detail,
+    (x) => {
+      x.detail.rules[0].check = "Nothing to check.";
+      x.detailDigests[x.obligations.findIndex((o: Json) => o.id === TS)] = detailDigest(x.detail);
+    },
+    "detailDigests is not what was signed",
   ],
 ];
 
