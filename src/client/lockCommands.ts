@@ -30,6 +30,7 @@ export async function verifyCommand(cli: Run, cwd: string): Promise<number> {
       timeoutMs: Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : DEFAULT_TIMEOUT_S * 1000,
     },
     cwd,
+    typeof cli.flags.resolution === "string" ? cli.flags.resolution : null,
   );
   if (r.keys) note(`talentd verify: ${r.keys}`);
   (r.code === 0 ? print : note)(`talentd verify: ${r.line}`);

@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { ManifestClaims } from "../signing/claims";
 import { type SigningJwks, verifyCompact } from "../signing/jws";
-import { playbookProblems, prepareProblems, receiptProblems } from "./verifyAnswer";
+import { bindingProblems, playbookProblems, prepareProblems, receiptProblems } from "./verifyAnswer";
 
 /** The key set of a file: a JWK Set, or a lock file's `signingKeys`; a problem line otherwise. */
 export function keySetOf(text: string, shown: string): SigningJwks | { problem: string } {
@@ -35,7 +35,12 @@ export function keysLine(source: string, keys: SigningJwks): string {
 const fail = (line: string) => ({ ok: false, line });
 
 /** The one-line verdict on a saved answer's text: ok and what it proves, or why not. */
-export function verifyAnswer(text: string, keys: SigningJwks): { ok: boolean; line: string } {
+export function verifyAnswer(
+  text: string,
+  keys: SigningJwks,
+  /** The verified manifest of the resolution a receipt should belong to (--resolution FILE). */
+  resolution?: Record<string, unknown>,
+): { ok: boolean; line: string; payload?: Record<string, unknown> } {
   let answer: Record<string, unknown> | null = null;
   let jws = text.trim();
   if (jws.startsWith("{")) {
@@ -57,7 +62,8 @@ export function verifyAnswer(text: string, keys: SigningJwks): { ok: boolean; li
     const claims = p.claims as ManifestClaims | undefined;
     const what = `resolution ${p.resolutionId} of project ${p.projectId}: ${items.length} talent(s)`;
     const by = `signed by ${v.kid} at ${when}`;
-    if (!answer) return { ok: true, line: `${what}, ${by} (a bare JWS: only its payload is proven)` };
+    if (resolution) return fail("--resolution applies to a report's answer, not to a resolution's");
+    if (!answer) return { ok: true, line: `${what}, ${by} (a bare JWS: only its payload is proven)`, payload: p };
     const problems: string[] = [];
     for (const f of ["resolutionId", "createdAt"] as const)
       if (answer[f] !== p[f]) problems.push(`${f} ${String(answer[f] ?? "is missing")}, signed ${String(p[f])}`);
@@ -67,15 +73,15 @@ export function verifyAnswer(text: string, keys: SigningJwks): { ok: boolean; li
     if (problems.length) return refused(problems);
     const kind = "obligations" in answer ? "playbook" : "prepare-task answer";
     const covered = claims ? "" : " (signed before claims: only the talents are proven, not prerequisites, conflicts, next or rules)";
-    return { ok: true, line: `${what} (${kind}), ${by}${covered}` };
+    return { ok: true, line: `${what} (${kind}), ${by}${covered}`, payload: p };
   }
   if (p.typ === "talentd.receipt") {
     const verdicts = (Array.isArray(p.verdicts) ? p.verdicts : []) as unknown[];
     const what = `receipt of report ${p.submissionId} on ${p.resolutionId}: ${verdicts.length} verdict(s), signed by ${v.kid} at ${when}`;
-    if (!answer) return { ok: true, line: `${what} (a bare JWS: only its payload is proven)` };
-    const problems = receiptProblems(answer, p);
+    const problems = [...(answer ? receiptProblems(answer, p) : []), ...(resolution ? bindingProblems(answer, p, resolution) : [])];
     if (problems.length) return refused(problems);
-    return { ok: true, line: what };
+    const bound = resolution ? ` (of the resolution given)` : "";
+    return { ok: true, line: answer ? `${what}${bound}` : `${what}${bound} (a bare JWS: only its payload is proven)` };
   }
   return fail(`signed, but not a talentd resolution or receipt (typ ${String(p.typ)})`);
 }
@@ -116,16 +122,29 @@ export async function keysFrom(s: KeySources, cwd: string): Promise<{ keys: Sign
   }
 }
 
-/** Reads FILE and the key set; the key source's line, the verdict line and the exit code (0 valid, 1 not, 2 usage). */
+/**
+ * Reads FILE and the key set; the key source's line, the verdict line and the exit code (0 valid, 1 not, 2 usage).
+ * `resolutionFile`: a report's answer must belong to that resolution (itself verified first).
+ */
 export async function verifyFile(
   file: string,
   sources: KeySources,
   cwd: string,
+  resolutionFile: string | null = null,
 ): Promise<{ code: number; keys: string | null; line: string }> {
   const path = resolve(cwd, file);
   if (!existsSync(path)) return { code: 2, keys: null, line: `${file}: no such file` };
+  const other = resolutionFile ? resolve(cwd, resolutionFile) : null;
+  if (other && !existsSync(other)) return { code: 2, keys: null, line: `--resolution ${resolutionFile}: no such file` };
   const k = await keysFrom(sources, cwd);
   if ("problem" in k) return { code: 2, keys: null, line: k.problem };
-  const r = verifyAnswer(readFileSync(path, "utf8"), k.keys);
+  let resolution: Record<string, unknown> | undefined;
+  if (other) {
+    const r = verifyAnswer(readFileSync(other, "utf8"), k.keys);
+    if (!r.ok || r.payload?.typ !== "talentd.resolution")
+      return { code: 1, keys: k.line, line: `${resolutionFile}: NOT valid: ${r.ok ? "not a resolution's answer" : r.line}` };
+    resolution = r.payload;
+  }
+  const r = verifyAnswer(readFileSync(path, "utf8"), k.keys, resolution);
   return { code: r.ok ? 0 : 1, keys: k.line, line: `${file}: ${r.ok ? "valid" : "NOT valid"}: ${r.line}` };
 }

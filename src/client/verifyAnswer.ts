@@ -204,3 +204,24 @@ export function receiptProblems(answer: Json, p: Json): string[] {
   }
   return problems;
 }
+
+/**
+ * A receipt against the (verified) manifest of the resolution it should belong to: the same
+ * resolution and project, a verdict only for a talent it served, one for each of its expertises,
+ * and the answer's `expertiseVerdicts` the number of those.
+ */
+export function bindingProblems(answer: Json | null, receipt: Json, manifest: Json): string[] {
+  const problems: string[] = [];
+  for (const f of ["resolutionId", "projectId"])
+    if (receipt[f] !== manifest[f]) problems.push(`the receipt's ${f} is ${shown(receipt[f])}, the resolution's ${shown(manifest[f])}`);
+  if (problems.length > 0) return problems;
+  const items = (Array.isArray(manifest.items) ? manifest.items : []) as SignedItem[];
+  const verdicts = (Array.isArray(receipt.verdicts) ? receipt.verdicts : []) as { id: string }[];
+  const served = new Set(items.map((i) => i.id));
+  for (const v of verdicts) if (!served.has(v.id)) problems.push(`a verdict for ${v.id}, which the resolution did not serve`);
+  const expertises = items.filter((i) => i.kind === "expertise").map((i) => i.id);
+  for (const id of expertises)
+    if (verdicts.filter((v) => v.id === id).length !== 1) problems.push(`not exactly one verdict for expertise ${id}`);
+  if (answer) same(problems, "", answer, "expertiseVerdicts", expertises.length);
+  return problems;
+}

@@ -377,6 +377,56 @@ for (const [group, rows] of [
       });
   });
 
+describe("a report's answer verified with its resolution (--resolution FILE)", () => {
+  /** Verifies `report` against the resolution answer `resolution`, both saved. */
+  async function bound(report: Json, resolution: Json): Promise<{ code: number; line: string }> {
+    writeFileSync(join(dir, `resolution-${++n}.json`), JSON.stringify(resolution));
+    const res = `resolution-${n}.json`;
+    writeFileSync(join(dir, `report-${n}.json`), JSON.stringify(report));
+    const sources = {
+      keysFile: "jwks.json",
+      lockPath: join(dir, "no-lock.json"),
+      lockShown: "no-lock.json",
+      server: null,
+      timeoutMs: 1000,
+    };
+    return verifyFile(`report-${n}.json`, sources, dir, res);
+  }
+
+  test("a report's answer and its resolution's prepare-task answer or playbook: valid, bound", async () => {
+    for (const resolution of [a.prepared, a.playbook, a.detail])
+      expect(await bound(a.report, resolution)).toEqual({
+        code: 0,
+        keys: expect.any(String),
+        line: expect.stringContaining("(of the resolution given)"),
+      } as never);
+    expect((await bound(a.other, a.prepared)).code).toBe(0);
+  });
+
+  const rows: [string, () => [Json, Json], string][] = [
+    ["another resolution given", () => [a.report, a.overBudget], "the receipt's resolutionId is"],
+    ["expertiseVerdicts changed", () => [{ ...a.report, expertiseVerdicts: 5 }, a.prepared], "expertiseVerdicts 5, signed 1"],
+    ["a tampered resolution given", () => [a.report, { ...a.prepared, talents: [] }], "NOT valid: does not match its signature"],
+    ["a report's answer given as the resolution", () => [a.report, a.other], "not a resolution's answer"],
+  ];
+  for (const [name, files, reason] of rows)
+    test(`refused: ${name}`, async () => {
+      const [report, resolution] = files();
+      const r = await bound(report, resolution);
+      expect([r.code, r.line]).toEqual([1, expect.stringContaining(reason)]);
+    });
+
+  test("through the CLI: exit 0 bound, exit 1 with another resolution", async () => {
+    writeFileSync(join(dir, "cli-report.json"), JSON.stringify(a.report));
+    writeFileSync(join(dir, "cli-res.json"), JSON.stringify(a.prepared));
+    writeFileSync(join(dir, "cli-other.json"), JSON.stringify(a.overBudget));
+    const ok = await talentd(["verify", "cli-report.json", "--resolution", "cli-res.json", "--keys", "jwks.json"], dir, {});
+    expect([ok.code, ok.stdout]).toEqual([0, expect.stringContaining("valid: receipt of report s-1")]);
+    const other = await talentd(["verify", "cli-report.json", "--resolution", "cli-other.json", "--keys", "jwks.json"], dir, {});
+    expect([other.code, other.stderr]).toEqual([1, expect.stringContaining("the receipt's resolutionId is")]);
+  }, 30_000);
+});
+
 describe("the key source is printed; ci verify compares the lock's keys with the server's", () => {
   test("--keys FILE, the lock's keys, then the server's key set: each named on one line", async () => {
     const repo = gitRepo();
