@@ -124,8 +124,11 @@ interface DesignationMemo {
   conflicts: { a: string; b: string }[];
   /** The items of the signed manifest as JSON text (attestation.ts). */
   itemsJson: string;
-  /** The manifest's claims over the playbook's rules and detectors (obligations.ts), and over the prerequisites and conflicts. */
-  claims: { rules: string; detectors: string; details: string; digests: { prerequisites: string; conflicts: string } };
+  /**
+   * The manifest's claims over the playbook's rules, detectors and details (obligations.ts), and the digests of the
+   * prerequisites and conflicts: taken by the first signed answer (claimsOf), none while signing is off.
+   */
+  claims: { rules: string; detectors: string; details: string; digests: { prerequisites: string; conflicts: string } } | null;
   /** The digest of the answer's `notServed` (signing/claims.ts fieldDigest) by the number served, once over a budget. */
   notServedDigests: Map<number, string>;
 }
@@ -168,10 +171,7 @@ function designationFor(
         filesDigest: manifestOf(d.talent).digest,
       })),
     ),
-    claims: {
-      ...obligationClaims(designated.map(servedDefinitionOf)),
-      digests: { prerequisites: fieldDigest(prerequisites), conflicts: fieldDigest(conflicts) },
-    },
+    claims: null,
     notServedDigests: new Map(),
   };
   designationMemos.delete(key);
@@ -211,12 +211,19 @@ function signManifest(
   return deps.signer.signJson(resolutionManifestJson(manifest));
 }
 
-/** The digests of answer fields a designation's answers share: its prerequisites and conflicts, and its `notServed` at this cut. */
-function digestsOf(memo: DesignationMemo, servedCount: number, over: { notServed?: unknown[] }): Readonly<Record<string, string>> {
-  if (!over.notServed) return memo.claims.digests;
+/**
+ * What a designation's signed answers share of their claims (taken once, kept with the memo): the claims over its
+ * obligations, and the digests of its prerequisites, conflicts and, at this cut, its `notServed`.
+ */
+function claimsOf(memo: DesignationMemo, designated: ServableItem[], servedCount: number, over: { notServed?: unknown[] }) {
+  memo.claims ??= {
+    ...obligationClaims(designated.map(servedDefinitionOf)),
+    digests: { prerequisites: fieldDigest(memo.prerequisites), conflicts: fieldDigest(memo.conflicts) },
+  };
+  if (!over.notServed) return memo.claims;
   let notServed = memo.notServedDigests.get(servedCount); // one per cut: at most MAX_DESIGNATED
   if (notServed === undefined) memo.notServedDigests.set(servedCount, (notServed = fieldDigest(over.notServed)));
-  return { ...memo.claims.digests, notServed };
+  return { ...memo.claims, digests: { ...memo.claims.digests, notServed } };
 }
 
 /** What prepare-task answered: the 201 body as JSON text, and what the trace notes of it. */
@@ -271,10 +278,7 @@ export async function prepareTask(
   );
   // the answer's fields besides the items, each claimed by its digest in the signed manifest (signing/claims.ts)
   const claims = deps.signer?.enabled
-    ? claimsJson(
-        { language, tokens, prerequisites, conflicts, ...overBudget, next },
-        { ...memo.claims, digests: digestsOf(memo, servedCount, overBudget) },
-      )
+    ? claimsJson({ language, tokens, prerequisites, conflicts, ...overBudget, next }, claimsOf(memo, designated, servedCount, overBudget))
     : null;
   const attestation = claims === null ? null : signManifest(deps, resolutionId, project.id, now, memo.itemsJson, claims);
   const writes = resolutionWrites(deps, memo, designated, {
