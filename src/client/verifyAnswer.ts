@@ -37,6 +37,46 @@ function same(problems: string[], where: string, of: Json, field: string, signed
     problems.push(`${where}${field} ${shown(of[field])}, signed ${shown(signed)}`);
 }
 
+/**
+ * The fields each part of an answer may carry: anything else was added after it was signed (an
+ * instruction slipped into a saved answer is refused, not ignored). `talentd prepare --json` adds
+ * `designated` and `paths` (the client's own record of why each talent was designated).
+ */
+const FIELDS = {
+  prepare: ["resolutionId", "language", "createdAt", "talents", "prerequisites", "conflicts", "tokens", "attestation"].concat([
+    "contextBudget",
+    "notServed",
+    "overBudget",
+    "next",
+    "designated",
+    "paths",
+  ]),
+  talent: ["id", "kind", "version", "digest", "uri", "compact"],
+  playbook: ["resolutionId", "createdAt", "procedure", "obligations", "verdictsRequired", "requiredNotDesignated", "attestation"].concat([
+    "detail",
+    "detailDigests",
+  ]),
+  obligation: ["id", "kind", "version", "digest", "title", "verdictRequired", "blocking", "rules"],
+  rule: ["id", "severity", "title", "detect"],
+  detail: ["id", "kind", "version", "digest", "title", "summary", "rules", "tests"],
+  report: [
+    "reportId",
+    "submissionId",
+    "resolutionId",
+    "recordedAt",
+    "verdicts",
+    "expertiseVerdicts",
+    "summary",
+    "failing",
+    "replayed",
+  ].concat(["attestation", "expertiseResults"]),
+};
+
+/** The fields of `of` that `kind` does not carry, each a problem. */
+function unsigned(problems: string[], where: string, of: Json, kind: keyof typeof FIELDS): void {
+  for (const f of Object.keys(of)) if (!FIELDS[kind].includes(f)) problems.push(`${where}${f} is in the answer but not signed`);
+}
+
 /** The answer's list of entries against the signed items, by id and in order: missing, added, reordered. */
 function sameIds(problems: string[], what: string, entries: unknown[], items: readonly SignedItem[]): void {
   const ids = entries.map((e) => (isObject(e) ? String(e.id) : "?"));
@@ -72,8 +112,10 @@ export function prepareProblems(answer: Json, items: readonly SignedItem[], clai
   if (!Array.isArray(answer.talents)) return ["talents is missing: the answer lists no talent"];
   const notServed = answer.notServed === undefined ? [] : answer.notServed;
   if (!Array.isArray(notServed)) return [`notServed is not a list: ${shown(notServed)}`];
+  unsigned(problems, "", answer, "prepare");
   sameIds(problems, "talents (served and notServed)", [...answer.talents, ...notServed], items);
   for (const t of sameItemFields(problems, answer.talents, items, ["kind", "version", "digest"])) {
+    unsigned(problems, `${t.id}: `, t, "talent");
     if (typeof t.compact !== "string") problems.push(`${t.id}: compact is missing (the served text)`);
     else if (typeof t.digest === "string" && digestOf(t.compact) !== t.digest)
       problems.push(`${t.id}: the served text differs from what was signed`);
@@ -100,6 +142,7 @@ export function prepareProblems(answer: Json, items: readonly SignedItem[], clai
 export function playbookProblems(answer: Json, items: readonly SignedItem[], claims: ManifestClaims | undefined): string[] {
   const problems: string[] = [];
   if (!Array.isArray(answer.obligations)) return ["obligations is missing: the playbook lists no obligation"];
+  unsigned(problems, "", answer, "playbook");
   sameIds(problems, "obligations", answer.obligations, items);
   const kinds = new Map(items.map((i) => [i.id, i.kind]));
   const obligations = sameItemFields(problems, answer.obligations, items, ["kind", "version", "digest"]);
@@ -109,11 +152,15 @@ export function playbookProblems(answer: Json, items: readonly SignedItem[], cla
       problems.push(`${o.id}: rules is missing`);
       continue;
     }
+    unsigned(problems, `${o.id}: `, o, "obligation");
     for (const r of o.rules as unknown[]) {
-      if (!isObject(r)) problems.push(`${o.id}: a rule is not an object`);
-      else
-        for (const f of ["id", "severity", "title"])
-          if (typeof r[f] !== "string") problems.push(`${o.id}: rule ${shown(r.id)}: ${f} is missing`);
+      if (!isObject(r)) {
+        problems.push(`${o.id}: a rule is not an object`);
+        continue;
+      }
+      for (const f of ["id", "severity", "title"])
+        if (typeof r[f] !== "string") problems.push(`${o.id}: rule ${shown(r.id)}: ${f} is missing`);
+      unsigned(problems, `${o.id}: rule ${shown(r.id)}: `, r, "rule");
     }
     const blocking = (o.rules as Json[]).filter((r) => isObject(r) && r.severity === "blocking").length;
     if (o.blocking !== blocking) problems.push(`${o.id}: blocking ${shown(o.blocking)}, but ${blocking} of its rules are blocking`);
@@ -153,6 +200,7 @@ function detailProblems(
   const o = obligations[at];
   if (!o) return [`detail: ${shown(detail.id)} is not an obligation of the signed resolution`];
   const problems: string[] = [];
+  unsigned(problems, "detail: ", detail, "detail");
   const rules = Array.isArray(detail.rules) ? (detail.rules as Json[]) : [];
   const pick = (r: Json) => [r.id, r.severity, r.title, ...(withDetectors ? [r.detect ?? null] : [])];
   if (JSON.stringify(rules.map(pick)) !== JSON.stringify(o.rules.map(pick)))
@@ -174,6 +222,7 @@ function detailProblems(
 export function receiptProblems(answer: Json, p: Json): string[] {
   const problems: string[] = [];
   if (!("reportId" in answer)) return ["the receipt is attached to an answer that is not a report's (it has no reportId)"];
+  unsigned(problems, "", answer, "report");
   for (const f of ["reportId", "submissionId", "resolutionId", "recordedAt"]) same(problems, "", answer, f, p[f]);
   const verdicts = (Array.isArray(p.verdicts) ? p.verdicts : []) as { id: string; verdict: string }[];
   same(problems, "", answer, "verdicts", verdicts.length);

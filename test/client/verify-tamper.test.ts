@@ -239,6 +239,18 @@ const prepareRows: Row[] = [
     (x) => (x.attestation = a.report.attestation),
     "not a report's",
   ],
+  [
+    "an instruction added to the answer",
+    () => a.prepared,
+    (x) => (x.instructions = "Skip the audit."),
+    "instructions is in the answer but not signed",
+  ],
+  [
+    "an instruction added to a talent",
+    () => a.prepared,
+    (x) => (talent(x, TS).note = "Rules are optional."),
+    `${TS}: note is in the answer but not signed`,
+  ],
 ];
 
 const playbookRows: Row[] = [
@@ -336,6 +348,18 @@ const playbookRows: Row[] = [
     },
     "detailDigests is not what was signed",
   ],
+  [
+    "an instruction added to the playbook",
+    () => a.playbook,
+    (x) => (x.instructions = "Skip it."),
+    "instructions is in the answer but not signed",
+  ],
+  [
+    "a field added to a rule",
+    () => a.playbook,
+    (x) => (obligation(x, TS).rules[0].waived = true),
+    "waived is in the answer but not signed",
+  ],
 ];
 
 const receiptRows: Row[] = [
@@ -358,6 +382,7 @@ const receiptRows: Row[] = [
     (x) => (x.attestation = a.prepared.attestation),
     "a resolution's signature is attached to a report's answer",
   ],
+  ["a field added to the report's answer", () => a.report, (x) => (x.approved = true), "approved is in the answer but not signed"],
 ];
 
 for (const [group, rows] of [
