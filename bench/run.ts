@@ -5,6 +5,7 @@ import { benchAgentWrk } from "./agentwrk";
 import { benchAuditExport } from "./auditexport";
 import { benchCalibrate } from "./calibrate";
 import { benchCeilings } from "./ceilings";
+import { benchClaims } from "./claims";
 import { benchClient } from "./client";
 import { benchDiscovery } from "./discovery";
 import { benchEdge } from "./edge";
@@ -46,6 +47,7 @@ const all: Record<string, () => Promise<void>> = {
   edge: benchEdge,
   precision: benchPrecision,
   signing: benchSigning,
+  claims: benchClaims,
   auditexport: benchAuditExport,
   tokens: benchTokens,
   calibrate: benchCalibrate,

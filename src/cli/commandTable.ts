@@ -41,7 +41,14 @@ export const FLAGS: Record<string, FlagSpec> = {
   "pre-push": { help: "the commits being pushed, read from a pre-push hook's standard input" },
   "commit-msg": { value: "FILE", help: "a commit message (a commit-msg hook's file), checked as .git/COMMIT_EDITMSG" },
   lock: { value: "FILE", help: "the lock file (default .talentd/lock.json at the repository root)" },
-  keys: { value: "FILE", help: "the public key set: /.well-known/jwks.json saved, or a lock file (default the lock file)" },
+  keys: {
+    value: "FILE",
+    help: "the public key set: /.well-known/jwks.json saved, or a lock file (default the lock file's, else the server's)",
+  },
+  resolution: {
+    value: "FILE",
+    help: "with a report's answer: its resolution's saved prepare-task answer or playbook, which it must belong to",
+  },
   force: { help: "replace a hook that talentd did not install (kept as <hook>.before-talentd)" },
   "dry-run": { help: "list the migrations that would run, with their statements; change nothing" },
   local: { help: "check this machine's data folder (no server needed)" },
@@ -265,7 +272,8 @@ export const COMMANDS: CommandSpec[] = [
       "For CI: asks the server's doctor about the key's project and compares the lock file with the\n" +
       "project's selection. Fails on missing or disabled prerequisites, conflicts, installed talents that\n" +
       "can no longer be served, a missing lock file, and every difference between the lock and the\n" +
-      "server (a talent added or removed, another version, state or digest). Scope doctor.\n" +
+      "server (a talent added or removed, another version, state or digest), and every difference between\n" +
+      "the signing keys the lock recorded and the server's key set. Scope doctor.\n" +
       "Exit codes: 0 consistent and matching, 1 problems (one line each), 2 usage, configuration or\n" +
       "connection errors (one line).",
     args: [],
@@ -277,12 +285,16 @@ export const COMMANDS: CommandSpec[] = [
     name: "verify",
     summary: "check a saved resolution or receipt against the instance's signing keys, offline",
     description:
-      "Checks FILE, a saved prepare-task answer, playbook, report receipt or compact JWS: its signature\n" +
-      "against the public key set (--keys FILE, or the lock file's keys recorded by talentd lock), the\n" +
-      "signing key's window, and that the answer's talents, versions, digests and served text match what\n" +
-      "was signed. No server is asked. Exit codes: 0 valid, 1 not valid (one line), 2 usage (one line).",
+      "Checks FILE, a saved prepare-task answer, playbook, report answer or compact JWS: its signature\n" +
+      "against the public key set, the signing key's window, and that every field the answer's reader acts\n" +
+      "on is what was signed: each talent (none missing, none added) with its version, digest and served\n" +
+      "text, the prerequisites, conflicts and next steps, the playbook's rules, severities, detectors,\n" +
+      "details and required verdicts, a report's verdicts (with --resolution FILE: that they are the verdicts\n" +
+      "of that resolution); a field missing is refused. The keys: --keys FILE, else the\n" +
+      "lock file's (recorded by talentd lock), else the server's set (TALENTD_URL); the source is printed.\n" +
+      "Exit codes: 0 valid, 1 not valid (one line naming what differs), 2 usage (one line).",
     args: [{ name: "FILE", help: "the saved answer (JSON) or a compact JWS" }],
-    flags: ["keys", "lock"],
+    flags: ["keys", "lock", "url", "timeout", "resolution"],
     required: [],
     env: [],
   },

@@ -7,6 +7,7 @@
  * on — is proposed as advise. Security rules are never relaxed here. `--apply` makes the proposals the
  * project's hook rules (PUT /api/hook-rules, merged with the choices already made).
  */
+import { withHookRules, type HookChoice } from "./hookRules";
 import { call, type ServerOptions } from "./api";
 import { runDetectors, type ServedObligation } from "./check";
 import { blobsAt } from "./contents";
@@ -115,7 +116,12 @@ export async function calibrate(
       p = (async () => {
         const prepared = await call(server, "POST", "/api/prepare-task", { talentIds: ids });
         const q = new URLSearchParams({ resolutionId: prepared.resolutionId, include: "detectors" });
-        return (await call<{ obligations: ServedObligation[] }>(server, "GET", `/api/validation/playbook?${q}`)).obligations;
+        const pb = await call<{ obligations: ServedObligation[]; hookRules?: Record<string, HookChoice> }>(
+          server,
+          "GET",
+          `/api/validation/playbook?${q}`,
+        );
+        return withHookRules(pb.obligations, pb.hookRules);
       })();
       playbooks.set(key, p);
     }

@@ -15,14 +15,13 @@ import { call, serverOptions, type ServerOptions } from "./api";
 import { runDetectors, type ServedObligation } from "./check";
 import { findingsBody, reportsFindings, sendFindings } from "./findingsReport";
 import { changedPaths, gitPath, repoOf, repoPaths, repoRoot, requireRepo, type Repo } from "./git";
-import { compareLock, LOCK_PATH, lockOf, parseLock, renderLock, type LockEntry } from "./lock";
 import { designate, type Designation } from "./match";
 import { hookInstall } from "./hooks";
 import { changeOf } from "./change";
 import { list, note, print, printJson, stdoutDrained } from "./output";
-import type { SigningJwks } from "../signing/jws";
-import { verifyFile } from "./verify";
+import { ciVerify, lockCommand, verifyCommand } from "./lockCommands";
 import { importCommand } from "./importFiles";
+import { withHookRules, type HookChoice } from "./hookRules";
 import { calibrateCommand } from "./calibrateCommand";
 
 type Run = Extract<CommandLine, { kind: "run" }>;
@@ -66,12 +65,8 @@ async function runCommand(cli: Run, cwd: string): Promise<number> {
       return ciVerify(cli, cwd);
     case "import":
       return importCommand(cli, cwd);
-    case "verify": {
-      const lock = (await lockFile(cli, cwd)).file;
-      const r = verifyFile(cli.args[0]!, typeof cli.flags.keys === "string" ? cli.flags.keys : null, lock, cwd);
-      (r.code === 0 ? print : note)(`talentd verify: ${r.line}`);
-      return r.code;
-    }
+    case "verify":
+      return verifyCommand(cli, cwd);
     default:
       throw new Error(`client command "${cli.command.name}" has no implementation`);
   }
@@ -263,17 +258,19 @@ async function checkCommand(cli: Run, cwd: string): Promise<number> {
     resolutionId = p.resolutionId;
     designatedIds = p.designated.map((d) => d.id);
   }
-  const playbook = await call<{ obligations: ServedObligation[] }>(
+  const playbook = await call<{ obligations: ServedObligation[]; hookRules?: Record<string, HookChoice> }>(
     server,
     "GET",
     `/api/validation/playbook?${new URLSearchParams({ resolutionId, include: "detectors" })}`,
   );
+  // the pinned detectors, with the project's hook rules applied (block, advise, off)
+  const obligations = withHookRules(playbook.obligations, playbook.hookRules);
   const checked = await contents;
-  const result = runDetectors(playbook.obligations, files, (path) => checked.get(path) ?? null);
+  const result = runDetectors(obligations, files, (path) => checked.get(path) ?? null);
   for (const s of result.skipped) note(`talentd check: skipped a detector that cannot run here: ${s}`);
   // sent while the result is printed, and waited for at most REPORT_TIMEOUT_MS (src/client/findingsReport.ts)
   const report = reportsFindings(cli.flags, process.env)
-    ? sendFindings(server, findingsBody(playbook.obligations, result, cli.args[0]))
+    ? sendFindings(server, findingsBody(obligations, result, cli.args[0]))
     : Promise.resolve(null);
   const blocking = result.findings.filter((f) => f.severity === "blocking").length;
   const advisory = result.findings.length - blocking;
@@ -290,7 +287,7 @@ async function checkCommand(cli: Run, cwd: string): Promise<number> {
     });
   } else {
     for (const f of result.findings) print(`${f.file}:${f.line} ${f.rule} ${f.severity} ${oneLine(f.title)}`);
-    const talents = designatedIds ?? playbook.obligations.map((o) => o.id);
+    const talents = designatedIds ?? obligations.map((o) => o.id);
     note(`talentd check: talents ${talentList(talents)}`);
     note(
       `talentd check: ${result.findings.length === 0 ? "no finding" : `${blocking} blocking, ${advisory} advisory`} ` +
@@ -308,92 +305,4 @@ async function checkCommand(cli: Run, cwd: string): Promise<number> {
 function talentList(ids: string[]): string {
   const shown = ids.slice(0, 10).join(", ");
   return ids.length > 10 ? `${shown} and ${ids.length - 10} more` : shown;
-}
-
-// ---- lock and ci verify
-
-interface DoctorSelection {
-  healthy: boolean;
-  projectId: string;
-  talents: LockEntry[];
-  missingPrerequisites: { id: string; requiredBy: string[]; inCatalog: boolean }[];
-  conflicts: { a: string; b: string }[];
-  disabledDependencies: { id: string; requiredBy: string[] }[];
-  unservable: { id: string; kind: string; reason: string }[];
-  /** Absent from an older server. */
-  requiredByPolicy?: { id: string; problem: string }[];
-}
-
-async function lockFile(cli: Run, cwd: string): Promise<{ file: string; shown: string }> {
-  if (typeof cli.flags.lock === "string") return { file: resolve(cwd, cli.flags.lock), shown: cli.flags.lock };
-  const root = (await repoRoot(cwd)) ?? cwd;
-  const file = resolve(root, LOCK_PATH);
-  return { file, shown: relative(cwd, file) || LOCK_PATH };
-}
-
-async function lockCommand(cli: Run, cwd: string): Promise<number> {
-  const server = serverOptions(cli.flags, process.env);
-  const { file, shown } = await lockFile(cli, cwd);
-  const [doctor, keys] = await Promise.all([
-    call<DoctorSelection>(server, "GET", "/api/doctor?include=selection"),
-    call<SigningJwks | null>(server, "GET", "/.well-known/jwks.json").catch(() => null), // an older server has none
-  ]);
-  const text = renderLock(lockOf(doctor, keys ?? undefined));
-  const before = existsSync(file) ? readFileSync(file, "utf8") : null;
-  if (before !== text) {
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, text);
-  }
-  const active = doctor.talents.filter((t) => t.state === "active").length;
-  if (cli.flags.json)
-    printJson({ file: shown, changed: before !== text, project: doctor.projectId, talents: doctor.talents.length, active });
-  else
-    print(
-      `${before === text ? "unchanged" : "wrote"} ${shown}: ${doctor.talents.length} talent(s) (${active} active) of project ` +
-        `${doctor.projectId}; commit it`,
-    );
-  if (!doctor.healthy) note("talentd lock: the selection has problems that talentd ci verify will report (run it to see them)");
-  return 0;
-}
-
-async function ciVerify(cli: Run, cwd: string): Promise<number> {
-  const server = serverOptions(cli.flags, process.env);
-  const { file, shown } = await lockFile(cli, cwd);
-  const doctor = await call<DoctorSelection>(server, "GET", "/api/doctor?include=selection");
-  const problems: string[] = [];
-  for (const m of doctor.missingPrerequisites)
-    problems.push(`missing prerequisite: ${m.id} (required by ${m.requiredBy.join(", ")}${m.inCatalog ? "" : "; not in the catalog"})`);
-  for (const d of doctor.disabledDependencies) problems.push(`disabled prerequisite: ${d.id} (required by ${d.requiredBy.join(", ")})`);
-  for (const c of doctor.conflicts) problems.push(`conflict: ${c.a} × ${c.b} are both active`);
-  for (const u of doctor.unservable) problems.push(`unservable: ${u.id} (${u.reason})`);
-  for (const r of doctor.requiredByPolicy ?? [])
-    problems.push(`required by the organization's policy: ${r.id} is ${r.problem === "missing" ? "not installed" : r.problem}`);
-  const server_ = lockOf(doctor);
-  let lockProblems: string[];
-  if (!existsSync(file)) lockProblems = [`no lock file at ${shown}: run talentd lock and commit it`];
-  else {
-    const parsed = parseLock(readFileSync(file, "utf8"));
-    lockProblems = "problem" in parsed ? [`${shown} ${parsed.problem}`] : compareLock(parsed, server_).map((d) => `lock: ${d}`);
-  }
-  const all = [...problems, ...lockProblems];
-  if (cli.flags.json) {
-    printJson({
-      ok: all.length === 0,
-      project: doctor.projectId,
-      doctor: { healthy: doctor.healthy, problems },
-      lock: { file: shown, differences: lockProblems },
-    });
-  } else {
-    for (const p of all) print(p);
-    if (all.length === 0)
-      print(`talentd ci verify: ok: ${doctor.talents.length} talent(s) match ${shown}; no missing prerequisite, no conflict`);
-    else
-      note(
-        `talentd ci verify: ${all.length} problem(s)` +
-          (lockProblems.length > 0 && problems.length === 0
-            ? ": if the change to the selection is intended, run talentd lock and commit the lock file"
-            : ""),
-      );
-  }
-  return all.length === 0 ? 0 : 1;
 }

@@ -18,7 +18,7 @@ export interface LockFile {
   talents: LockEntry[];
   /**
    * The instance's public signing keys when the lock was written (GET /.well-known/jwks.json), so
-   * `talentd verify` checks saved resolutions and receipts offline. Not compared by `ci verify`.
+   * `talentd verify` checks saved resolutions and receipts offline; `ci verify` fails when they differ from the server's.
    */
   signingKeys?: SigningJwks;
 }
@@ -84,3 +84,26 @@ export function compareLock(lock: LockFile, server: LockFile): string[] {
 }
 
 const short = (d: string | null): string => (d ? d.slice(0, "sha256:".length + 12) : "none");
+
+/**
+ * Every difference between the signing keys the lock recorded and the server's key set (GET
+ * /.well-known/jwks.json), one sentence each: `talentd verify` trusts the lock's keys, so a key
+ * written into the lock by hand (or a rotation the lock missed) fails CI instead of being trusted.
+ */
+export function compareKeys(locked: SigningJwks | undefined, server: SigningJwks | null): string[] {
+  const published = server?.keys ?? [];
+  if (!locked) return published.length > 0 ? [`no signing keys recorded, the server publishes ${published.length}: run talentd lock`] : [];
+  const mine = new Map((Array.isArray(locked.keys) ? locked.keys : []).map((k) => [String(k?.kid), k]));
+  const theirs = new Map(published.map((k) => [k.kid, k]));
+  const out: string[] = [];
+  for (const [kid, k] of mine) {
+    const s = theirs.get(kid);
+    if (!s) out.push(`signing key ${kid} is in the lock but not in the server's key set`);
+    else {
+      const fields = (["kty", "crv", "x", "alg", "use", "nbf", "exp"] as const).filter((f) => k[f] !== s[f]);
+      if (fields.length > 0) out.push(`signing key ${kid}: ${fields.join(", ")} differ from the server's key set`);
+    }
+  }
+  for (const kid of theirs.keys()) if (!mine.has(kid)) out.push(`the server's signing key ${kid} is not in the lock: run talentd lock`);
+  return out;
+}

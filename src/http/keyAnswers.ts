@@ -1,5 +1,5 @@
 /** The success answers of the larger key routes, beside their descriptors (http/keyRoutes.ts). */
-import { a, B, I, n, o, Pair, S, Triggers, Verdicts } from "./schema";
+import { a, B, I, map, n, o, Pair, S, Triggers, Verdicts } from "./schema";
 
 const Ids = o({ id: S, requiredBy: a(S) });
 
@@ -48,6 +48,8 @@ export const PLAYBOOK = o({
   verdictsRequired: a(S),
   requiredNotDesignated: a(S),
   attestation: S,
+  detailDigests: a(S),
+  hookRules: map(S),
   obligations: a(
     o({
       id: S,

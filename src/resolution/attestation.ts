@@ -32,7 +32,11 @@ export function manifestItemsJson(items: readonly ManifestItem[]): string {
   );
 }
 
-/** A resolution's manifest as JSON text, ready to sign (`itemsJson` from manifestItemsJson). */
+/**
+ * A resolution's manifest as JSON text, ready to sign (`itemsJson` from manifestItemsJson). `claimsJson`
+ * (signing/claims.ts claimsJson) covers the answer's other fields and the playbook's rules; a resolution
+ * signed before claims existed has none (null), and its manifest is written again without them.
+ */
 export function resolutionManifestJson(m: {
   iss: string;
   resolutionId: string;
@@ -40,6 +44,7 @@ export function resolutionManifestJson(m: {
   createdAt: number;
   catalogDigest: string;
   itemsJson: string;
+  claimsJson: string | null;
 }): string {
   const head = JSON.stringify({
     typ: "talentd.resolution",
@@ -50,7 +55,7 @@ export function resolutionManifestJson(m: {
     createdAt: new Date(m.createdAt).toISOString(),
     catalogDigest: m.catalogDigest,
   });
-  return `${head.slice(0, -1)},"items":${m.itemsJson}}`;
+  return `${head.slice(0, -1)},"items":${m.itemsJson}${m.claimsJson === null ? "" : `,"claims":${m.claimsJson}`}}`;
 }
 
 /** A report's receipt: the submission, the resolution, each verdict, when. */

@@ -42,6 +42,8 @@ export interface PinnedResolution {
   /** Its manifest's detached JWS and the `iss` it was signed with (attestationOf), or null (signing off). */
   signature: string | null;
   issuer: string | null;
+  /** The claims its manifest signed over the answer's other fields and the playbook's rules (JSON text), null before they existed. */
+  claims: string | null;
   items: PinnedItem[];
 }
 
@@ -64,7 +66,10 @@ export function attestationOf(res: PinnedResolution): string | null {
     })),
   );
   const manifest = { iss: res.issuer ?? "", resolutionId: res.id, projectId: res.projectId, createdAt: res.createdAt };
-  return attach(res.signature, resolutionManifestJson({ ...manifest, catalogDigest: res.catalogDigest, itemsJson }));
+  return attach(
+    res.signature,
+    resolutionManifestJson({ ...manifest, catalogDigest: res.catalogDigest, itemsJson, claimsJson: res.claims }),
+  );
 }
 
 /**
@@ -84,7 +89,7 @@ const itemCaches = keptEach<Database, string, readonly PinnedItem[]>("A resoluti
 export async function loadResolution(database: Database, projectId: string, resolutionId: string): Promise<PinnedResolution> {
   const r = await database.get<Omit<PinnedResolution, "items">>(
     "SELECT id, project_id AS projectId, language, tokens, created_at AS createdAt, catalog_digest AS catalogDigest, attestation, " +
-      "signature, issuer FROM resolutions WHERE id = ?",
+      "signature, issuer, claims FROM resolutions WHERE id = ?",
     [resolutionId],
   );
   if (!r || r.projectId !== projectId) throw notFound(`No resolution ${resolutionId} in this project.`);
@@ -139,6 +144,17 @@ export async function pinnedDefinition(database: Database, item: PinnedItem): Pr
         : "TALENT.md";
   const text = await getBlob(database, item.definitionDigest);
   if (text === undefined) throw new Error(`blob ${item.definitionDigest} of ${item.talentId} is missing`);
+  return definitionOfText(item.definitionDigest, text, mainFile, item.talentId);
+}
+
+/**
+ * A definition parsed from its main file's text (cached by its digest, with pinnedDefinition's):
+ * prepare-task reads the talent it is about to pin this way, so the claims it signs over the
+ * playbook's rules come from the very parse the playbook serves.
+ */
+export function definitionOfText(definitionDigest: string, text: string, mainFile: string, talentId: string): PinnedDefinition {
+  const cached = definitions.get(definitionDigest);
+  if (cached) return cached;
   const split = splitFrontMatter(text);
   const parsed = split ? parseFrontMatterYaml(split.yaml) : { error: "no front matter" };
   const fm = ("value" in parsed && parsed.value && typeof parsed.value === "object" ? parsed.value : {}) as Record<string, unknown>;
@@ -146,7 +162,7 @@ export async function pinnedDefinition(database: Database, item: PinnedItem): Pr
   const fields = (mainFile === "SKILL.md" ? mapSkillFrontMatter(fm).fields : fm) as Record<string, unknown>;
   const def: PinnedDefinition = {
     // trimmed as the validator trims them, so a folded YAML scalar reads as in the catalog
-    title: String(fields.title ?? fm.name ?? item.talentId).trim(),
+    title: String(fields.title ?? fm.name ?? talentId).trim(),
     summary: String(fm.summary ?? fm.description ?? "").trim(),
     rules: Array.isArray(fields.rules)
       ? (fields.rules as TalentRule[]).map((r) => ({
@@ -165,7 +181,7 @@ export async function pinnedDefinition(database: Database, item: PinnedItem): Pr
     mainFile,
     triggerFiles: readTriggerFiles(fields.triggers),
   };
-  definitions.set(item.definitionDigest, def);
+  definitions.set(definitionDigest, def);
   return def;
 }
 

@@ -8,36 +8,12 @@
 import { iso } from "../lib/time";
 import type { Database } from "../db/client";
 import { notFound } from "../http/errors";
-import { detectorFiles } from "../catalog/detect";
-import { detectorSeverity } from "../catalog/measured";
-import type { TalentRule } from "../catalog/format";
+import { detailDigestOf, servedDetail, servedDetect } from "./obligations";
 import { afterDetail, auditProcedure, type Voice } from "../http/wording";
 import { DIGESTS_META } from "../http/keyRoute";
 import { attestationOf, loadResolution, pinnedDefinition, pinnedTriggerFiles } from "./pinned";
 import { readProjectPolicy } from "../selection/policyRules";
-import { effectiveChoice, readHookChoices, servedSeverity, type HookChoice } from "../policy/hookRules";
-
-/**
- * A rule's detectors as served: each with the globs it applies to (its own, else the talent's
- * served triggers.files) and the severity of its findings: the project's hook rule for it when it
- * chose one (policy/hookRules.ts; "off": the detectors are not served), else blocking only where earned.
- * The choice is read when the playbook is, not pinned with the resolution.
- */
-function servedDetect(r: TalentRule, triggerFiles: string[], choices: ReadonlyMap<string, HookChoice>) {
-  const severity = servedSeverity(effectiveChoice(detectorSeverity(r) === "blocking", choices.get(r.id) ?? null));
-  return r.detect && severity !== null
-    ? {
-        detect: r.detect.map((d) => ({
-          severity,
-          files: detectorFiles(d, triggerFiles),
-          pattern: d.pattern,
-          ...(d.flags ? { flags: d.flags } : {}),
-          ...(d.scan ? { scan: d.scan } : {}),
-          ...(d.unless ? { unless: d.unless } : {}),
-        })),
-      }
-    : {};
-}
+import { readHookChoices } from "../policy/hookRules";
 
 /**
  * The playbook of a resolution of the project; 404 for another project's or an unknown talent.
@@ -55,11 +31,9 @@ export async function playbook(
 ) {
   const res = await loadResolution(database, projectId, resolutionId);
   const forModel = opts.voice.channel === "mcp";
-  // the project's hook rules decide what each detector's findings do; a detail for the model carries no detectors
-  const choices =
-    opts.detectors || (talent !== undefined && !forModel) ? await readHookChoices(database, projectId) : new Map<string, HookChoice>();
   const obligations = [];
   let detail: Record<string, unknown> | undefined;
+  const detailDigests: string[] = [];
   for (const item of res.items) {
     const def = await pinnedDefinition(database, item);
     // the detail's detectors are the key API's (the hook's view); an agent over MCP never gets them
@@ -77,26 +51,23 @@ export async function playbook(
         id: r.id,
         severity: r.severity,
         title: r.title,
-        ...(opts.detectors ? servedDetect(r, triggerFiles, choices) : {}),
+        ...(opts.detectors ? servedDetect(r, triggerFiles) : {}),
       })),
     });
     if (talent !== undefined && item.talentId === talent) {
-      detail = {
-        id: item.talentId,
-        kind: item.kind,
-        version: item.version,
-        digest: item.digest,
-        title: def.title,
-        summary: def.summary,
-        rules: def.rules.map((r) => ({
-          id: r.id,
-          severity: r.severity,
-          title: r.title,
-          check: r.check,
-          ...(forModel ? {} : servedDetect(r, triggerFiles, choices)),
-        })),
-        tests: def.tests,
-      };
+      const served = servedDetail(def, triggerFiles);
+      // an agent over MCP gets no detectors (the hook's view, over the key API)
+      const rules = forModel ? def.rules.map((r) => ({ id: r.id, severity: r.severity, title: r.title, check: r.check })) : served.rules;
+      detail = { id: item.talentId, kind: item.kind, version: item.version, digest: item.digest, ...served, rules };
+    }
+    // a detail answers every item's detail digest, which the signed manifest claims (obligations.ts), when the manifest has that claim
+    if (talent !== undefined && !forModel && res.claims?.includes('"details":')) {
+      const files = def.rules.some((r) => r.detect)
+        ? triggerFiles.length
+          ? triggerFiles
+          : await pinnedTriggerFiles(database, item, def)
+        : [];
+      detailDigests.push(detailDigestOf(item.definitionDigest, def, files));
     }
   }
   if (talent !== undefined && !detail) throw notFound(`${talent} was not served by resolution ${resolutionId}.`);
@@ -120,7 +91,21 @@ export async function playbook(
     ...(required.length > 0 ? { requiredNotDesignated } : {}),
     ...(attestation ? { attestation } : {}),
     ...(detail ? { detail } : {}),
+    ...(detail && detailDigests.length > 0 ? { detailDigests } : {}),
+    ...(opts.detectors ? await hookRulesOf(database, projectId, obligations) : {}),
   };
+}
+
+/**
+ * The project's hook rules for the served detectors (docs/design.md "What blocks a commit"): its choice per rule,
+ * read when the playbook is, beside the pinned detectors the signature proves. `talentd check` applies them
+ * (client/hookRules.ts): block, advise, or off (the rule's detectors not run).
+ */
+async function hookRulesOf(database: Database, projectId: string, obligations: { rules: { id: string; detect?: unknown }[] }[]) {
+  const choices = await readHookChoices(database, projectId);
+  if (choices.size === 0) return {};
+  const chosen = obligations.flatMap((o) => o.rules.filter((r) => r.detect && choices.has(r.id)).map((r) => [r.id, choices.get(r.id)!]));
+  return chosen.length > 0 ? { hookRules: Object.fromEntries(chosen) } : {};
 }
 
 /**

@@ -18,6 +18,8 @@ import { unknownTalents } from "../selection/service";
 import type { Signer } from "../signing/signer";
 import { detach } from "../signing/jws";
 import { manifestItemsJson, resolutionManifestJson } from "./attestation";
+import { claimsJson, fieldDigest } from "../signing/claims";
+import { obligationClaims, servedDefinitionOf } from "./obligations";
 import { conflictsAmong, missingPrerequisites, readDesignation, type PrepareInput, type Prerequisite } from "./designation";
 import { answerJson, notServedOf, servedTalentsJson, servedWithin } from "./prepareAnswer";
 import { afterPrepare, notDesignableHint, overBudgetNote, type Voice } from "../http/wording";
@@ -122,6 +124,13 @@ interface DesignationMemo {
   conflicts: { a: string; b: string }[];
   /** The items of the signed manifest as JSON text (attestation.ts). */
   itemsJson: string;
+  /**
+   * The manifest's claims over the playbook's rules, detectors and details (obligations.ts), and the digests of the
+   * prerequisites and conflicts: taken by the first signed answer (claimsOf), none while signing is off.
+   */
+  claims: { rules: string; detectors: string; details: string; digests: { prerequisites: string; conflicts: string } } | null;
+  /** The digest of the answer's `notServed` (signing/claims.ts fieldDigest) by the number served, once over a budget. */
+  notServedDigests: Map<number, string>;
 }
 const designationMemos = kept<string, DesignationMemo>(
   "Designation memo (items SQL, id, prerequisites, conflicts, tokens) by project and ids",
@@ -143,13 +152,15 @@ function designationFor(
   const memo = designationMemos.get(key);
   if (memo && memo.active === active) return memo;
   const sql = itemsInsert(designated);
+  // shared by every answer of this designation: frozen, so a caller that changed one would throw, not alter the next
+  const prerequisites = deepFrozen(missingPrerequisites(designated, catalog, active));
+  const conflicts = deepFrozen(conflictsAmong(designated));
   const fresh: DesignationMemo = {
     active,
     sql,
     id: designationOf(projectId, sql),
-    // shared by every answer of this designation: frozen, so a caller that changed one would throw, not alter the next
-    prerequisites: deepFrozen(missingPrerequisites(designated, catalog, active)),
-    conflicts: deepFrozen(conflictsAmong(designated)),
+    prerequisites,
+    conflicts,
     itemsJson: manifestItemsJson(
       designated.map((d) => ({
         id: d.id,
@@ -160,6 +171,8 @@ function designationFor(
         filesDigest: manifestOf(d.talent).digest,
       })),
     ),
+    claims: null,
+    notServedDigests: new Map(),
   };
   designationMemos.delete(key);
   designationMemos.set(key, fresh);
@@ -176,17 +189,41 @@ function knownDesignations(database: Database): KeptMap<string, true> {
   return committedDesignations.of(database);
 }
 
-/** The resolution's manifest signed (attestation.ts), when the deps carry a signer. */
+/** The resolution's manifest signed (attestation.ts) with its claims, when the deps carry a signer. */
 function signManifest(
   deps: { catalog: Catalog; signer?: Signer; iss?: string },
   resolutionId: string,
   projectId: string,
   now: number,
   itemsJson: string,
+  claimsJson: string,
 ): string | null {
   if (!deps.signer) return null;
-  const manifest = { iss: deps.iss ?? "", resolutionId, projectId, createdAt: now, catalogDigest: deps.catalog.digest, itemsJson };
+  const manifest = {
+    iss: deps.iss ?? "",
+    resolutionId,
+    projectId,
+    createdAt: now,
+    catalogDigest: deps.catalog.digest,
+    itemsJson,
+    claimsJson,
+  };
   return deps.signer.signJson(resolutionManifestJson(manifest));
+}
+
+/**
+ * What a designation's signed answers share of their claims (taken once, kept with the memo): the claims over its
+ * obligations, and the digests of its prerequisites, conflicts and, at this cut, its `notServed`.
+ */
+function claimsOf(memo: DesignationMemo, designated: ServableItem[], servedCount: number, over: { notServed?: unknown[] }) {
+  memo.claims ??= {
+    ...obligationClaims(designated.map(servedDefinitionOf)),
+    digests: { prerequisites: fieldDigest(memo.prerequisites), conflicts: fieldDigest(memo.conflicts) },
+  };
+  if (!over.notServed) return memo.claims;
+  let notServed = memo.notServedDigests.get(servedCount); // one per cut: at most MAX_DESIGNATED
+  if (notServed === undefined) memo.notServedDigests.set(servedCount, (notServed = fieldDigest(over.notServed)));
+  return { ...memo.claims, digests: { ...memo.claims.digests, notServed } };
 }
 
 /** What prepare-task answered: the 201 body as JSON text, and what the trace notes of it. */
@@ -228,8 +265,36 @@ export async function prepareTask(
   const { count: servedCount, tokens } = servedWithin(designated, budget);
   const resolutionId = newId("res");
   const now = Date.now();
-  const attestation = signManifest(deps, resolutionId, project.id, now, memo.itemsJson);
-  const writes = resolutionWrites(deps, memo, designated, { resolutionId, project, language, tokens, author, now, attestation });
+  const served = designated.slice(0, servedCount);
+  const rest = designated.slice(servedCount);
+  const overBudget =
+    rest.length > 0
+      ? {
+          contextBudget: { budget, served: servedCount, notServed: rest.length },
+          notServed: notServedOf(rest),
+          overBudget: overBudgetNote(voice, resolutionId),
+        }
+      : {};
+  const next = afterPrepare(
+    voice,
+    resolutionId,
+    designated.some((d) => d.kind === "expertise"),
+  );
+  // the answer's fields besides the items, each claimed by its digest in the signed manifest (signing/claims.ts)
+  const claims = deps.signer?.enabled
+    ? claimsJson({ language, tokens, prerequisites, conflicts, ...overBudget, next }, claimsOf(memo, designated, servedCount, overBudget))
+    : null;
+  const attestation = claims === null ? null : signManifest(deps, resolutionId, project.id, now, memo.itemsJson, claims);
+  const writes = resolutionWrites(deps, memo, designated, {
+    resolutionId,
+    project,
+    language,
+    tokens,
+    author,
+    now,
+    attestation,
+    claims: attestation ? claims : null,
+  });
   await deps.database.writeJob({ statements: writes.statements });
   const known = knownBlobs(deps.database);
   for (const d of writes.blobs) known.add(d);
@@ -237,26 +302,14 @@ export async function prepareTask(
   const stored = storedTalentsOf(known);
   for (const d of designated) stored.add(d.talent); // each of its blobs was known or is now written
 
-  const served = designated.slice(0, servedCount);
-  const rest = designated.slice(servedCount);
+  // over MCP the attestation goes to the tool result's _meta (the route notes it), never to the model
   const tail = {
     prerequisites,
     conflicts,
     tokens,
-    // over MCP the attestation goes to the tool result's _meta (the route notes it), never to the model
     ...(attestation && voice.channel === "api" ? { attestation } : {}),
-    ...(rest.length > 0
-      ? {
-          contextBudget: { budget, served: servedCount, notServed: rest.length },
-          notServed: notServedOf(rest),
-          overBudget: overBudgetNote(voice, resolutionId),
-        }
-      : {}),
-    next: afterPrepare(
-      voice,
-      resolutionId,
-      designated.some((d) => d.kind === "expertise"),
-    ),
+    ...overBudget,
+    next,
   };
   return {
     resolutionId,
@@ -290,6 +343,7 @@ function resolutionWrites(
     author: Author;
     now: number;
     attestation: string | null;
+    claims: string | null;
   },
 ): { statements: Statement[]; blobs: string[] } {
   const known = knownBlobs(deps.database);
@@ -311,8 +365,8 @@ function resolutionWrites(
   statements.push({
     sql:
       "INSERT INTO resolutions (id, project_id, language, tokens, catalog_digest, author_type, author_id, via, created_at, " +
-      "designation_id, signature, issuer) " +
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "designation_id, signature, issuer, claims) " +
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     // the signature alone (~150 bytes where the whole JWS was ~2.5 KB): the manifest is written again from the row on read (pinned.ts)
     args: [
       r.resolutionId,
@@ -327,6 +381,7 @@ function resolutionWrites(
       memo.id,
       r.attestation ? detach(r.attestation) : null,
       r.attestation ? (deps.iss ?? "") : null,
+      r.claims,
     ],
   });
   statements.push(

@@ -10,7 +10,7 @@ import { and, eq } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { reportResults, reports } from "../db/schema";
 import { AppError, validationFailed, type Issue } from "../http/errors";
-import { sha256Hex } from "../lib/crypto";
+import { resultsDigestOf } from "../signing/claims";
 import type { Signer } from "../signing/signer";
 import { attach, detach } from "../signing/jws";
 import { receiptJson } from "./attestation";
@@ -88,12 +88,6 @@ export function readReport(body: Record<string, unknown>): { submissionId: strin
   return { submissionId: (submissionId as string).trim(), resolutionId: resolutionId as string, results };
 }
 
-/** The digest that tells a replay (same) from a conflict (different). */
-function payloadDigest(resolutionId: string, results: ResultInput[]): string {
-  const canonical = [...results].sort((a, b) => (a.id < b.id ? -1 : 1)).map((r) => [r.id, r.verdict, r.evidence, r.missing, r.note]);
-  return sha256Hex(JSON.stringify([resolutionId, canonical]));
-}
-
 /** Records a report; returns the HTTP status (201 new, 200 replay) and body. */
 export async function recordReport(
   database: Database,
@@ -104,7 +98,8 @@ export async function recordReport(
   signing: { signer: Signer; iss: string } | null = null,
 ): Promise<{ status: number; body: Record<string, unknown> }> {
   const { submissionId, resolutionId, results } = readReport(body);
-  const digest = payloadDigest(resolutionId, results);
+  // what tells a replay (same) from a conflict (different), and what the receipt binds (signing/claims.ts)
+  const digest = resultsDigestOf(resolutionId, results);
   const findPrior = {
     sql:
       "SELECT id, payload_digest AS digest, response, created_at AS createdAt, signature, issuer FROM reports " +

@@ -347,7 +347,7 @@ describe("insights and adoption memoize settled days (src/journal/dayMemo.ts; th
     // serving the same items: the same designation (migration 0009)
     await sql(
       env,
-      "INSERT INTO resolutions SELECT ?, project_id, language, tokens, catalog_digest, author_type, author_id, via, ?, designation_id, attestation, signature, issuer FROM resolutions WHERE id = ?",
+      "INSERT INTO resolutions SELECT ?, project_id, language, tokens, catalog_digest, author_type, author_id, via, ?, designation_id, attestation, signature, issuer, claims FROM resolutions WHERE id = ?",
       [id, at, fresh],
     );
     return id; // beside today's, which stays (the journal names it)
@@ -386,7 +386,7 @@ describe("insights and adoption memoize settled days (src/journal/dayMemo.ts; th
     );
     await sql(
       env,
-      "INSERT INTO resolutions SELECT ?, ?, language, tokens, catalog_digest, author_type, author_id, via, created_at, ?, attestation, signature, issuer FROM resolutions WHERE id = ?",
+      "INSERT INTO resolutions SELECT ?, ?, language, tokens, catalog_digest, author_type, author_id, via, created_at, ?, attestation, signature, issuer, claims FROM resolutions WHERE id = ?",
       [otherId, other.id, otherId, id],
     );
     forgetMemo(); // rows written behind the service's back (the test's SQL): read afresh once
@@ -421,7 +421,7 @@ describe("insights and adoption memoize settled days (src/journal/dayMemo.ts; th
     );
     await sql(
       env,
-      "INSERT INTO resolutions SELECT ?, ?, language, tokens, catalog_digest, author_type, author_id, via, created_at, ?, attestation, signature, issuer FROM resolutions WHERE id = ?",
+      "INSERT INTO resolutions SELECT ?, ?, language, tokens, catalog_digest, author_type, author_id, via, created_at, ?, attestation, signature, issuer, claims FROM resolutions WHERE id = ?",
       [otherId, other.id, otherId, id],
     );
     forgetMemo(); // rows written behind the service's back (the test's SQL): read afresh once

@@ -40,6 +40,12 @@ export const resolutions = sqliteTable(
     signature: text("signature"),
     /** The `iss` of the signed manifest (the base URL when it was signed), with `signature`. */
     issuer: text("issuer"),
+    /**
+     * The `claims` its manifest signed (src/signing/claims.ts: digests of the answer's other fields and
+     * of the playbook's rules), as JSON text, written into the manifest again on read; null for a
+     * resolution signed before claims existed (its manifest had none) or not signed (migration 0026).
+     */
+    claims: text("claims"),
   },
   (t) => [
     // a project's resolutions in a time window, with their ids, from the index alone (activity; migration 0005)
