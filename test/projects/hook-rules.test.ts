@@ -4,6 +4,7 @@
  * replaces the choices in one transaction, each change audited; the playbook's detectors carry the
  * effective severity (off: not served).
  */
+import { withHookRules } from "../../src/client/hookRules";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createKey, joinedMember, orgWithProject, testEnv, withKey, type TestEnv } from "../helpers";
 import { sentenceOf } from "../../src/projects/activityRows";
@@ -161,18 +162,27 @@ describe("hook rules refuse what they cannot take", () => {
   });
 });
 
-describe("the playbook's detectors carry the effective severity", () => {
-  test("advise → advisory, block on an unearned rule → blocking, off → not served; the rule itself stays in the index", async () => {
+describe("the playbook carries the project's hook rules beside the pinned detectors, and the client applies them", () => {
+  test("advise → advisory, block on an unearned rule → blocking, off → not run; the signed detectors unchanged; the rule stays in the index", async () => {
     const p = await project();
+    const prepare = async () => {
+      const prep = await withKey(env, p.key, "/api/prepare-task", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ talentIds: ["typescript-strict"] }),
+      });
+      const { resolutionId } = (await prep.json()) as { resolutionId: string };
+      return (await (await withKey(env, p.key, `/api/validation/playbook?resolutionId=${resolutionId}&include=detectors`)).json()) as any;
+    };
+    const before = await prepare();
+    expect(before.hookRules).toBeUndefined();
     await p.api("PUT", { rules: { "TS-005": "advise", "TS-002": "block", "TS-003": "off" } });
-    const prep = await withKey(env, p.key, "/api/prepare-task", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ talentIds: ["typescript-strict"] }),
-    });
-    const { resolutionId } = (await prep.json()) as { resolutionId: string };
-    const pb = (await (await withKey(env, p.key, `/api/validation/playbook?resolutionId=${resolutionId}&include=detectors`)).json()) as any;
-    const rules = new Map<string, any>(pb.obligations[0].rules.map((r: any) => [r.id, r]));
+    const pb = await prepare();
+    expect(pb.hookRules).toEqual({ "TS-005": "advise", "TS-002": "block", "TS-003": "off" });
+    // the detectors as pinned (what the signature proves), whatever the project chose
+    expect(pb.obligations[0].rules).toEqual(before.obligations[0].rules);
+    const applied = withHookRules(pb.obligations, pb.hookRules);
+    const rules = new Map<string, any>(applied[0]!.rules.map((r: any) => [r.id, r]));
     expect(rules.get("TS-005").detect.map((d: any) => d.severity)).toEqual(["advisory"]);
     expect(rules.get("TS-002").detect.map((d: any) => d.severity)).toEqual(["blocking"]);
     expect(rules.get("TS-003").detect).toBeUndefined();
