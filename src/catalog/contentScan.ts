@@ -1,0 +1,217 @@
+/**
+ * The content check's scanners (docs/design.md "What the content check refuses, and how fast"):
+ * what used to be one regular expression with several unbounded parts (`curl[^\n]*https?://[^\n]*
+ * -o …`), which backtracked polynomially on a long line, is here a walk over the line: each part
+ * found with a pattern of one unbounded part at most, from where the previous part ended, and the
+ * earliest occurrence of each part taken (it leaves the most room for the next). Every function is
+ * linear in the line's length and decides as the pattern it replaced (a test compares them on
+ * generated lines).
+ */
+
+/** The first match of a global pattern at or after `from`. */
+function find(re: RegExp, text: string, from: number): RegExpExecArray | null {
+  re.lastIndex = from;
+  return re.exec(text);
+}
+
+const end = (m: RegExpExecArray) => m.index + m[0].length;
+
+const FETCHER = /\b(curl|wget)\b/g;
+const URL_START = /https?:\/\//g;
+const SHELL_AFTER_PIPE = /\s*(sudo\s+)?(ba|z|da|k)?sh\b/y;
+const SHELL_OF_FETCH = /\b(ba|z)?sh\s+(-c\s+)?["']?\$\(\s*(curl|wget)\b/g;
+const SHELL_OF_PROCESS = /\b(ba|z)?sh\s+<\(\s*(curl|wget)\b/g;
+const INVOKE = /\b(iex|Invoke-Expression)\b/gi;
+const DOWNLOAD = /\b(iwr|Invoke-WebRequest|DownloadString|irm|Invoke-RestMethod)\b/gi;
+const URL_START_ANY_CASE = /https?:\/\//gi;
+const OUTPUT_FLAG = /-o|-O|--output/g;
+const THEN_RUN = /(&&|;)\s*(chmod\s+\+x|\.\/|sh\s|bash\s)/g;
+
+/** `curl … https://… | sh`: a fetch, a URL in the same pipe stage, and a shell (maybe under sudo) as the next stage. */
+function fetchPipedToShell(line: string): number {
+  for (let from = 0; ; ) {
+    const fetch = find(FETCHER, line, from);
+    if (!fetch) return -1;
+    const bar = line.indexOf("|", end(fetch));
+    const stop = bar < 0 ? line.length : bar;
+    const url = find(URL_START, line, end(fetch));
+    if (url && url.index < stop && bar >= 0) {
+      SHELL_AFTER_PIPE.lastIndex = bar + 1;
+      if (SHELL_AFTER_PIPE.test(line)) return fetch.index;
+    }
+    // every later fetch before this bar has the same next stage and less room for a URL
+    if (bar < 0) return -1;
+    from = bar + 1;
+  }
+}
+
+/** `sh -c "$(curl https://…)"`, `bash <(curl https://…)`: a start, then a URL before the next `)`. */
+function shellOfFetch(line: string, start: RegExp): number {
+  for (let from = 0; ; ) {
+    const s = find(start, line, from);
+    if (!s) return -1;
+    const paren = line.indexOf(")", end(s));
+    const stop = paren < 0 ? line.length : paren;
+    const url = find(URL_START, line, end(s));
+    if (url && url.index < stop) return s.index;
+    // a start holds no `)`: every later one before this `)` has less room for a URL
+    if (paren < 0) return -1;
+    from = paren + 1;
+  }
+}
+
+/** `iex (iwr https://…)`: an invocation, then a download, then a URL. */
+function invokeDownload(line: string): number {
+  const invoke = find(INVOKE, line, 0);
+  const download = invoke && find(DOWNLOAD, line, end(invoke));
+  const url = download && find(URL_START_ANY_CASE, line, end(download));
+  return invoke && url ? invoke.index : -1;
+}
+
+/** Where the output name after a flag can have ended at the earliest: past the flag, its spaces and one character. */
+function outputEnd(line: string, flag: RegExpExecArray): number {
+  if (flag[0] === "--output") return flag.index + 4; // "-o" inside it, then "u"
+  let i = end(flag);
+  while (i < line.length && /\s/.test(line[i]!)) i++;
+  return i < line.length ? i + 1 : -1;
+}
+
+/** `curl https://… -o x && chmod +x x`: a fetch, a URL, an output flag with a name, then `&&` or `;` and a run. */
+function downloadThenRun(line: string): number {
+  const fetch = find(FETCHER, line, 0);
+  const url = fetch && find(URL_START, line, end(fetch));
+  const flag = url && find(OUTPUT_FLAG, line, end(url));
+  if (!fetch || !flag) return -1;
+  const after = outputEnd(line, flag);
+  return after >= 0 && find(THEN_RUN, line, after) ? fetch.index : -1;
+}
+
+/** Where the first pipe-to-shell or download-and-execute of a URL starts on a line, or -1. */
+export function pipeToShellAt(line: string): number {
+  for (const at of [
+    () => fetchPipedToShell(line),
+    () => shellOfFetch(line, SHELL_OF_FETCH),
+    () => shellOfFetch(line, SHELL_OF_PROCESS),
+    () => invokeDownload(line),
+    () => downloadThenRun(line),
+  ]) {
+    const i = at();
+    if (i >= 0) return i;
+  }
+  return -1;
+}
+
+/** Every match of a global pattern, in order. */
+const all = (re: RegExp, text: string) => [...text.matchAll(re)];
+
+/** The `a`s followed, `within` characters at most after their end, by a `b` (both lists in order, walked once). */
+function followed(a: RegExpExecArray[], b: RegExpExecArray[], within: number, firstOnly: boolean): RegExpExecArray[] {
+  const out: RegExpExecArray[] = [];
+  let k = 0;
+  for (const x of a) {
+    const from = end(x);
+    while (k < b.length && b[k]!.index < from) k++;
+    if (k < b.length && b[k]!.index <= from + within) {
+      out.push(x);
+      if (firstOnly) break;
+    }
+  }
+  return out;
+}
+
+const READ = /\b(read|cat|open|upload|send|post|copy|collect)\b/g;
+const CREDENTIAL = /\.env\b|id_rsa|id_ed25519|\.ssh\/|\.aws\/credentials|\.npmrc|\.netrc|\.pgpass|\.git-credentials|\.kube\/config/g;
+const SEND = /\b(to|curl|wget|fetch|http|webhook|upload|send|post)\b/g;
+const EXFILTRATE = /\bexfiltrate\b/g;
+const DESTINATION = /\b(to|into|via|through) (https?:|\S+?\.\w{2})/g;
+
+/** A credential or environment file read to be sent (`cat ~/.ssh/id_rsa … curl`), each part within 80 characters: where, or null. */
+export function credentialSentAt(text: string): RegExpExecArray | null {
+  const credentials = all(CREDENTIAL, text);
+  if (credentials.length === 0) return null;
+  const sent = followed(credentials, all(SEND, text), 80, false);
+  return sent.length === 0 ? null : (followed(all(READ, text), sent, 80, true)[0] ?? null);
+}
+
+/** `exfiltrate … to <host>` within 80 characters: where, or null. */
+export function exfiltrationAt(text: string): RegExpExecArray | null {
+  const verbs = all(EXFILTRATE, text);
+  return verbs.length === 0 ? null : (followed(verbs, all(DESTINATION, text), 80, true)[0] ?? null);
+}
+
+/** The length of the run of backticks starting at `i`. */
+function backticks(line: string, i: number): number {
+  let j = i;
+  while (line.charCodeAt(j) === 96) j++;
+  return j - i;
+}
+
+/**
+ * The line with its inline code spans blanked (a URL there is code, not a link to follow), as
+ * ``/(`+)[^`]*?\1/g`` blanked them: an opening run closes at the next run of backticks when that one
+ * is at least as long; otherwise the run's first half pairs with its second.
+ */
+export function proseOf(line: string): string {
+  let i = line.indexOf("`");
+  if (i < 0) return line;
+  const spans: [number, number][] = [];
+  while (i >= 0) {
+    const k = backticks(line, i);
+    const next = line.indexOf("`", i + k);
+    if (next >= 0 && backticks(line, next) >= k) {
+      spans.push([i, next + k]);
+      i = line.charCodeAt(next + k) === 96 ? next + k : line.indexOf("`", next + k);
+    } else if (k >= 2) {
+      const pair = 2 * Math.floor(k / 2);
+      spans.push([i, i + pair]);
+      i = pair < k ? i + pair : next;
+    } else i = next;
+  }
+  let out = "";
+  let at = 0;
+  for (const [a, b] of spans) {
+    out += line.slice(at, a) + " ".repeat(b - a);
+    at = b;
+  }
+  return out + line.slice(at);
+}
+
+const isBase64 = (c: number) =>
+  (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2f;
+const isHex = (c: number) => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
+const isWord = (c: number) => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
+
+/** The runs of characters `inRun` holds, at least `min` long: start and end. One pass. */
+function runs(line: string, inRun: (c: number) => boolean, min: number): [number, number][] {
+  const out: [number, number][] = [];
+  for (let i = 0; i < line.length; ) {
+    if (!inRun(line.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    while (j < line.length && inRun(line.charCodeAt(j))) j++;
+    if (j - i >= min) out.push([i, j]);
+    i = j;
+  }
+  return out;
+}
+
+/**
+ * Base64 runs of 160 characters or more (their `=` padding, up to two, counted in the length) and
+ * hex runs of 128 or more between word boundaries: scanned by hand, as
+ * `/[A-Za-z0-9+/]{160,}={0,2}/` and `/\b[0-9a-fA-F]{128,}\b/` find them.
+ */
+export function blobsOf(line: string): { index: number; length: number; what: "base64" | "hex" }[] {
+  const out: { index: number; length: number; what: "base64" | "hex" }[] = [];
+  for (const [a, b] of runs(line, isBase64, 160)) {
+    let pad = 0;
+    while (pad < 2 && line.charCodeAt(b + pad) === 0x3d) pad++;
+    out.push({ index: a, length: b - a + pad, what: "base64" });
+  }
+  for (const [a, b] of runs(line, isHex, 128)) {
+    if ((a === 0 || !isWord(line.charCodeAt(a - 1))) && (b === line.length || !isWord(line.charCodeAt(b))))
+      out.push({ index: a, length: b - a, what: "hex" });
+  }
+  return out;
+}
