@@ -1,7 +1,8 @@
 /**
  * The content check on expertise writes: an invisible character refuses publication; an
  * instruction aimed at the agent is a finding shown beside its line, which a person acknowledges
- * (acknowledgeContent) before publishing, and the page shows it beside the line.
+ * (acknowledgeContent) before publishing — the audit log's entry of the publication names what was
+ * acknowledged —, and the page shows it beside the line. Refused kinds cannot be acknowledged.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { expertiseMd, joinedMember, orgWithProject, testEnv, type TestEnv } from "../helpers";
@@ -37,6 +38,12 @@ describe("content check on expertises", () => {
     const published = await d.owner.post(`/web/orgs/current/expertises/${d.id}/publish`, { serve: true, acknowledgeContent: true });
     expect(published.status).toBe(200);
     expect(published.body.published.version).toBe(1);
+    // the acknowledgement is in the audit log's entry of the publication
+    const log = await d.owner.get("/web/orgs/current/audit-log?action=expertise.published");
+    expect(log.body.entries[0].after.acknowledgedContent).toEqual({
+      count: 1,
+      findings: [expect.stringMatching(/TALENT\.md: content: line \d+, column \d+: an instruction aimed at the agent/)],
+    });
     // the page shows the finding beside its line and the acknowledgement in the publish form
     const page = await d.owner.call("GET", `/org/expertises/${d.id}`);
     expect(page.status).toBe(200);
