@@ -5,6 +5,7 @@ import { benchAgentWrk } from "./agentwrk";
 import { benchAuditExport } from "./auditexport";
 import { benchCeilings } from "./ceilings";
 import { benchClient } from "./client";
+import { benchContentCheck } from "./contentcheck";
 import { benchDiscovery } from "./discovery";
 import { benchEdge } from "./edge";
 import { benchHardening } from "./hardening";
@@ -45,6 +46,7 @@ const all: Record<string, () => Promise<void>> = {
   precision: benchPrecision,
   signing: benchSigning,
   auditexport: benchAuditExport,
+  contentcheck: benchContentCheck,
 };
 const pick = Bun.argv.slice(2);
 for (const [name, fn] of Object.entries(all)) {

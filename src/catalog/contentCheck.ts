@@ -217,12 +217,12 @@ function checkPhrases(line: string, folded: Folded, next: { line: string; folded
     const stop = m.index + m[0].length;
     const across = stop > folded.text.length;
     const written = across
-      ? `${line.slice(folded.from[m.index])}\n${next!.line.slice(0, next!.folded.from[stop - folded.text.length - 1])}`
-      : line.slice(folded.from[m.index], folded.from[stop]);
+      ? `${line.slice(folded.origin(m.index))}\n${next!.line.slice(0, next!.folded.origin(stop - folded.text.length - 1))}`
+      : line.slice(folded.origin(m.index), folded.origin(stop));
     const notes = [across ? "across two lines" : "", /[^\x00-\x7f]/.test(written) ? "written with look-alike or invisible characters" : ""];
     const note = notes.filter((n) => n !== "").join(", ");
     at(
-      folded.from[m.index]!,
+      folded.origin(m.index),
       "agent-instruction",
       false,
       `an instruction aimed at the agent: ${what} ("${m[0].slice(0, 60)}")${note ? `, ${note}` : ""}`,

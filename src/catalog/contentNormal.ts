@@ -61,11 +61,11 @@ const CAPITALS: Record<string, string> = { В: "b", Н: "h", М: "m", Т: "t", �
 const DROPPED = /[\p{Mn}\p{Me}\p{Default_Ignorable_Code_Point}\p{Bidi_Control}\ufff9-\ufffb]/u;
 const SPACE = /\s/u;
 
-/** A text folded for phrase matching, and for each of its characters the index in the original it came from. */
+/** A text folded for phrase matching, and where each of its characters came from in the original. */
 export interface Folded {
   text: string;
-  /** `from[k]`: the original index of `text[k]`; `from[text.length]` is the original's length. */
-  from: number[];
+  /** The original index of `text[k]`; for `k === text.length`, the original's length. */
+  origin(k: number): number;
 }
 
 /** The characters one code point folds to ("" when dropped). */
@@ -86,24 +86,55 @@ function foldOne(ch: string): string {
 /** Tab, line tabulation, form feed, carriage return, space: the ASCII white space. */
 const asciiSpace = (code: number): boolean => code === 32 || (code >= 9 && code <= 13);
 
-/** The folded form of one line (no newline in it); ASCII takes a fast path, the rest goes through foldOne. */
+/** The original index of each folded character of an ASCII line (white space collapsed, none leading or trailing). */
+function asciiOrigins(line: string): number[] {
+  const from: number[] = [];
+  let space = true;
+  for (let i = 0; i < line.length; i++) {
+    if (asciiSpace(line.charCodeAt(i))) {
+      if (!space) from.push(i);
+      space = true;
+    } else {
+      from.push(i);
+      space = false;
+    }
+  }
+  if (space && from.length > 0) from.pop();
+  from.push(line.length);
+  return from;
+}
+
+/** Where folded characters came from, worked out on first use (only a finding asks). */
+function lazyOrigin(make: () => number[]): (k: number) => number {
+  let from: number[] | null = null;
+  return (k) => {
+    from ??= make();
+    return from[k]!;
+  };
+}
+
+const NOT_ASCII = /[^\x00-\x7f]/;
+
+/** The folded form of one line (no newline in it). An ASCII line is lower-cased and its white space collapsed in one go. */
 export function foldForPhrases(line: string): Folded {
+  if (!NOT_ASCII.test(line)) {
+    const text = line.toLowerCase().replace(/\s+/g, " ").trim();
+    return { text, origin: text.length === line.length ? (k) => k : lazyOrigin(() => asciiOrigins(line)) };
+  }
   const parts: string[] = [];
   const from: number[] = [];
   let space = true; // at the start, or right after a space: a further one is dropped
   for (let i = 0; i < line.length; ) {
     const code = line.charCodeAt(i);
     if (code < 0x80) {
-      if (asciiSpace(code)) {
-        if (!space) {
-          parts.push(" ");
-          from.push(i);
-          space = true;
-        }
-      } else {
+      if (!asciiSpace(code)) {
         parts.push(code >= 0x41 && code <= 0x5a ? String.fromCharCode(code + 32) : line[i]!);
         from.push(i);
         space = false;
+      } else if (!space) {
+        parts.push(" ");
+        from.push(i);
+        space = true;
       }
       i++;
       continue;
@@ -127,5 +158,5 @@ export function foldForPhrases(line: string): Folded {
     from.pop();
   }
   from.push(line.length);
-  return { text: parts.join(""), from };
+  return { text: parts.join(""), origin: (k) => from[k]! };
 }

@@ -24,6 +24,7 @@ const SHELL_OF_PROCESS = /\b(ba|z)?sh\s+<\(\s*(curl|wget)\b/g;
 const INVOKE = /\b(iex|Invoke-Expression)\b/gi;
 const DOWNLOAD = /\b(iwr|Invoke-WebRequest|DownloadString|irm|Invoke-RestMethod)\b/gi;
 const URL_START_ANY_CASE = /https?:\/\//gi;
+const HAS_URL = /https?:\/\//i;
 const OUTPUT_FLAG = /-o|-O|--output/g;
 const THEN_RUN = /(&&|;)\s*(chmod\s+\+x|\.\/|sh\s|bash\s)/g;
 
@@ -88,6 +89,7 @@ function downloadThenRun(line: string): number {
 
 /** Where the first pipe-to-shell or download-and-execute of a URL starts on a line, or -1. */
 export function pipeToShellAt(line: string): number {
+  if (!HAS_URL.test(line)) return -1; // every form needs a URL
   for (const at of [
     () => fetchPipedToShell(line),
     () => shellOfFetch(line, SHELL_OF_FETCH),
@@ -121,12 +123,14 @@ function followed(a: RegExpExecArray[], b: RegExpExecArray[], within: number, fi
 
 const READ = /\b(read|cat|open|upload|send|post|copy|collect)\b/g;
 const CREDENTIAL = /\.env\b|id_rsa|id_ed25519|\.ssh\/|\.aws\/credentials|\.npmrc|\.netrc|\.pgpass|\.git-credentials|\.kube\/config/g;
+const HAS_CREDENTIAL = new RegExp(CREDENTIAL.source);
 const SEND = /\b(to|curl|wget|fetch|http|webhook|upload|send|post)\b/g;
 const EXFILTRATE = /\bexfiltrate\b/g;
 const DESTINATION = /\b(to|into|via|through) (https?:|\S+?\.\w{2})/g;
 
 /** A credential or environment file read to be sent (`cat ~/.ssh/id_rsa … curl`), each part within 80 characters: where, or null. */
 export function credentialSentAt(text: string): RegExpExecArray | null {
+  if (!HAS_CREDENTIAL.test(text)) return null;
   const credentials = all(CREDENTIAL, text);
   if (credentials.length === 0) return null;
   const sent = followed(credentials, all(SEND, text), 80, false);
@@ -135,6 +139,7 @@ export function credentialSentAt(text: string): RegExpExecArray | null {
 
 /** `exfiltrate … to <host>` within 80 characters: where, or null. */
 export function exfiltrationAt(text: string): RegExpExecArray | null {
+  if (!text.includes("exfiltrate")) return null;
   const verbs = all(EXFILTRATE, text);
   return verbs.length === 0 ? null : (followed(verbs, all(DESTINATION, text), 80, true)[0] ?? null);
 }
@@ -204,6 +209,7 @@ function runs(line: string, inRun: (c: number) => boolean, min: number): [number
  */
 export function blobsOf(line: string): { index: number; length: number; what: "base64" | "hex" }[] {
   const out: { index: number; length: number; what: "base64" | "hex" }[] = [];
+  if (line.length < 128) return out;
   for (const [a, b] of runs(line, isBase64, 160)) {
     let pad = 0;
     while (pad < 2 && line.charCodeAt(b + pad) === 0x3d) pad++;
