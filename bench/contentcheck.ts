@@ -63,7 +63,7 @@ function timed(check: Check, text: string, runs: number): number {
 }
 
 export async function benchContentCheck(): Promise<void> {
-  const base = process.env.BENCH_BASE;
+  const base = process.env.BENCH_BASE || undefined;
   const check = await checkerOf(base);
   const texts = Object.values(embeddedTalents());
   const kib = texts.reduce((n, t) => n + t.length, 0) / 1024;

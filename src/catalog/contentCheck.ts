@@ -96,22 +96,22 @@ export const CHECK_BUDGET_MS = 1000;
 /** C0 but tab, newline and carriage return; DEL; C1. */
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
 
+/** One pattern of several written apart (each part stays readable). */
+const joined = (...parts: RegExp[]): RegExp => new RegExp(parts.map((p) => p.source).join(""));
+
+const SET_ASIDE = joined(
+  /\b(ignore|disregard|forget|override) (all |any )?(the |your )?/,
+  /(previous|prior|above|earlier|preceding|system|other) (instructions|rules|prompts?|messages|guidelines)/,
+);
+const HIDE = joined(
+  /\b(do not|don't|never) (tell|inform|mention (this )?to|reveal (this )?to|show) the user\b/,
+  /|\bwithout (telling|informing|asking) the user\b/,
+);
+
 /** Instructions aimed at the agent rather than at the code it writes, as phrases of the folded text. */
 const AGENT_PHRASES: readonly { find: (text: string) => { index: number; 0: string } | null; what: string }[] = [
-  {
-    find: (t) =>
-      /\b(ignore|disregard|forget|override) (all |any )?(the |your )?(previous|prior|above|earlier|preceding|system|other) (instructions|rules|prompts?|messages|guidelines)/.exec(
-        t,
-      ),
-    what: "tells the agent to set its other instructions aside",
-  },
-  {
-    find: (t) =>
-      /\b(do not|don't|never) (tell|inform|mention (this )?to|reveal (this )?to|show) the user\b|\bwithout (telling|informing|asking) the user\b/.exec(
-        t,
-      ),
-    what: "tells the agent to hide something from the user",
-  },
+  { find: (t) => SET_ASIDE.exec(t), what: "tells the agent to set its other instructions aside" },
+  { find: (t) => HIDE.exec(t), what: "tells the agent to hide something from the user" },
   { find: exfiltrationAt, what: "tells the agent to exfiltrate data" },
   { find: credentialSentAt, what: "reads a credential or environment file to send it somewhere" },
 ];
@@ -252,6 +252,36 @@ function checkPatterns(line: string, l: { example: boolean; code: boolean }, hos
   }
 }
 
+/** A word one of the phrases needs (in the folded text): a line without one, next to a line without one, is not matched. */
+const TRIGGER =
+  /ignore|disregard|forget|override|user|exfiltrate|\.env|id_rsa|id_ed25519|\.ssh\/|\.aws\/|\.npmrc|\.netrc|\.pgpass|\.git-credentials|\.kube\//i;
+const NOT_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * The lines' folded texts, made on first need, and whether each holds a trigger word: an ASCII line
+ * is asked as written (its fold only lower-cases it and collapses its white space), any other folded first.
+ */
+function phraseLines(lines: string[]): { folded(i: number): Folded | null; hot(i: number): boolean } {
+  const folded = new Map<number, Folded | null>();
+  const hot = new Map<number, boolean>();
+  const foldedOf = (i: number): Folded | null => {
+    if (!folded.has(i)) {
+      const line = lines[i];
+      folded.set(i, line === undefined || line.length > LINE_CAP ? null : foldForPhrases(line));
+    }
+    return folded.get(i)!;
+  };
+  const hotOf = (i: number): boolean => {
+    if (!hot.has(i)) {
+      const line = lines[i];
+      const ok = line !== undefined && line.length <= LINE_CAP;
+      hot.set(i, ok && (NOT_ASCII.test(line) ? TRIGGER.test(foldedOf(i)!.text) : TRIGGER.test(line)));
+    }
+    return hot.get(i)!;
+  };
+  return { folded: foldedOf, hot: hotOf };
+}
+
 /**
  * Every content finding of one text, in order of line. `linkHosts`: hosts allowed besides
  * DEFAULT_LINK_HOSTS. `samples`: 0-based lines that hold code samples (frontMatterSampleLines),
@@ -265,11 +295,7 @@ export function checkContent(text: string, opts: CheckOptions = {}): ContentFind
   const started = clock();
   const out: ContentFinding[] = [];
   const lines = linesWithFences(text);
-  const foldedOf = (i: number): Folded | null => {
-    const line = lines[i]?.line;
-    return line === undefined || line.length > LINE_CAP ? null : foldForPhrases(line);
-  };
-  let nextFolded = foldedOf(0);
+  const phrases = phraseLines(lines.map((l) => l.line));
   for (let i = 0; i < lines.length; i++) {
     const at: At = (index, kind, refused, message) => out.push({ kind, refused, line: i + 1, column: index + 1, message });
     if (i > 0 && clock() - started > budget) {
@@ -283,10 +309,8 @@ export function checkContent(text: string, opts: CheckOptions = {}): ContentFind
     }
     const l = lines[i]!;
     const sample = opts.samples?.has(i) ?? false;
-    const folded = nextFolded;
-    nextFolded = foldedOf(i + 1);
     checkCharacters(l.line, i === 0, at);
-    if (!folded) {
+    if (l.line.length > LINE_CAP) {
       const size = l.line.length.toLocaleString("en");
       at(
         LINE_CAP,
@@ -296,7 +320,10 @@ export function checkContent(text: string, opts: CheckOptions = {}): ContentFind
       );
       continue;
     }
-    checkPhrases(l.line, folded, nextFolded ? { line: lines[i + 1]!.line, folded: nextFolded } : null, at);
+    if (phrases.hot(i) || phrases.hot(i + 1)) {
+      const next = phrases.folded(i + 1);
+      checkPhrases(l.line, phrases.folded(i)!, next ? { line: lines[i + 1]!.line, folded: next } : null, at);
+    }
     checkPatterns(l.line, { example: l.example || sample, code: l.code || sample }, hosts, at);
   }
   return out;

@@ -8,7 +8,7 @@
  * so a finding names the column in the text as written.
  */
 
-/** Look-alikes of Latin letters (after lower-casing, plus the capitals whose lower case looks like nothing Latin). */
+/** Look-alikes of Latin letters, looked up after lower-casing. */
 const LOOK_ALIKES: Record<string, string> = {
   // Cyrillic
   а: "a",

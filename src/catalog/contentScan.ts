@@ -181,43 +181,51 @@ export function proseOf(line: string): string {
   return out + line.slice(at);
 }
 
-const isBase64 = (c: number) =>
-  (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2f;
-const isHex = (c: number) => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
-const isWord = (c: number) => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
-
-/** The runs of characters `inRun` holds, at least `min` long: start and end. One pass. */
-function runs(line: string, inRun: (c: number) => boolean, min: number): [number, number][] {
-  const out: [number, number][] = [];
-  for (let i = 0; i < line.length; ) {
-    if (!inRun(line.charCodeAt(i))) {
-      i++;
-      continue;
-    }
-    let j = i + 1;
-    while (j < line.length && inRun(line.charCodeAt(j))) j++;
-    if (j - i >= min) out.push([i, j]);
-    i = j;
+/** Per ASCII code: 1 base64 (letters, digits, + and /), 2 hex digit, 4 word character (letters, digits, _). */
+const CLASSES = (() => {
+  const t = new Uint8Array(128);
+  for (let c = 0; c < 128; c++) {
+    const ch = String.fromCharCode(c);
+    if (/[A-Za-z0-9+/]/.test(ch)) t[c]! |= 1;
+    if (/[0-9a-fA-F]/.test(ch)) t[c]! |= 2;
+    if (/\w/.test(ch)) t[c]! |= 4;
   }
-  return out;
+  return t;
+})();
+const classOf = (line: string, i: number): number => {
+  const c = line.charCodeAt(i);
+  return c < 128 ? CLASSES[c]! : 0;
+};
+
+/** The end of the run of characters of class `bit` that starts at `i`. */
+function runEnd(line: string, i: number, bit: number): number {
+  let j = i;
+  while (j < line.length && (classOf(line, j) & bit) !== 0) j++;
+  return j;
 }
 
 /**
  * Base64 runs of 160 characters or more (their `=` padding, up to two, counted in the length) and
- * hex runs of 128 or more between word boundaries: scanned by hand, as
+ * hex runs of 128 or more between word boundaries: scanned by hand in one pass each, as
  * `/[A-Za-z0-9+/]{160,}={0,2}/` and `/\b[0-9a-fA-F]{128,}\b/` find them.
  */
 export function blobsOf(line: string): { index: number; length: number; what: "base64" | "hex" }[] {
   const out: { index: number; length: number; what: "base64" | "hex" }[] = [];
   if (line.length < 128) return out;
-  for (const [a, b] of runs(line, isBase64, 160)) {
-    let pad = 0;
-    while (pad < 2 && line.charCodeAt(b + pad) === 0x3d) pad++;
-    out.push({ index: a, length: b - a + pad, what: "base64" });
+  for (let i = 0; i < line.length; ) {
+    const j = (classOf(line, i) & 1) === 0 ? i + 1 : runEnd(line, i, 1);
+    if (j - i >= 160) {
+      let pad = 0;
+      while (pad < 2 && line.charCodeAt(j + pad) === 0x3d) pad++;
+      out.push({ index: i, length: j - i + pad, what: "base64" });
+    }
+    i = j;
   }
-  for (const [a, b] of runs(line, isHex, 128)) {
-    if ((a === 0 || !isWord(line.charCodeAt(a - 1))) && (b === line.length || !isWord(line.charCodeAt(b))))
-      out.push({ index: a, length: b - a, what: "hex" });
+  for (let i = 0; i < line.length; ) {
+    const j = (classOf(line, i) & 2) === 0 ? i + 1 : runEnd(line, i, 2);
+    const bounded = (i === 0 || (classOf(line, i - 1) & 4) === 0) && (j === line.length || (classOf(line, j) & 4) === 0);
+    if (j - i >= 128 && bounded) out.push({ index: i, length: j - i, what: "hex" });
+    i = j;
   }
   return out;
 }

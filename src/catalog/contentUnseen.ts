@@ -14,6 +14,7 @@ const UNSEEN = /[\p{Default_Ignorable_Code_Point}\p{Bidi_Control}\u2028\u2029\uf
 const PICTOGRAPHIC = /\p{Extended_Pictographic}/u;
 const MODIFIER = /\p{Emoji_Modifier}/u;
 const KEYCAP_BASE = /^[0-9#*]$/;
+const NOT_ASCII = /[^\x00-\x7f]/;
 
 /** One unseen code point: its UTF-16 index in the text, the code point and what it is. */
 export interface Unseen {
@@ -69,6 +70,7 @@ function whatIs(cp: number): string {
 /** The unseen code points of a text, in order (a BOM included: the caller decides about the file's first one). */
 export function unseenIn(text: string): Unseen[] {
   const out: Unseen[] = [];
+  if (!NOT_ASCII.test(text)) return out; // every candidate is outside ASCII
   for (const m of text.matchAll(UNSEEN)) {
     const cp = m[0].codePointAt(0)!;
     if ((cp === 0xfe0e || cp === 0xfe0f || cp === 0x200d) && inEmoji(text, m.index, cp)) continue;
