@@ -252,9 +252,16 @@ function checkPatterns(line: string, l: { example: boolean; code: boolean }, hos
   }
 }
 
-/** A word one of the phrases needs (in the folded text): a line without one, next to a line without one, is not matched. */
-const TRIGGER =
-  /ignore|disregard|forget|override|user|exfiltrate|\.env|id_rsa|id_ed25519|\.ssh\/|\.aws\/|\.npmrc|\.netrc|\.pgpass|\.git-credentials|\.kube\//i;
+/** A word some phrase needs (in the folded text): a line without one, beside a line without one, is not matched. */
+const TRIGGER = new RegExp(
+  [
+    /ignore|disregard|forget|override|user|exfiltrate/,
+    /|\.env|id_rsa|id_ed25519|\.ssh\/|\.aws\/|\.npmrc|\.netrc|\.pgpass|\.git-credentials|\.kube\//,
+  ]
+    .map((p) => p.source)
+    .join(""),
+  "i",
+);
 const NOT_ASCII = /[^\x00-\x7f]/;
 
 /**
