@@ -9,7 +9,8 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { CHECK_BUDGET_MS, checkContent, LINE_CAP } from "../../src/catalog/contentCheck";
-import { pipeToShellAt } from "../../src/catalog/contentScan";
+import { foldForPhrases } from "../../src/catalog/contentNormal";
+import { blobsOf, credentialSentAt, exfiltrationAt, pipeToShellAt, proseOf } from "../../src/catalog/contentScan";
 
 const kinds = (text: string) => checkContent(text).map((f) => f.kind);
 const count = (text: string, kind: string) => kinds(text).filter((k) => k === kind).length;
@@ -138,6 +139,70 @@ describe("content check: the scanners decide as the old patterns did", () => {
         expect(pipeToShellAt(line) >= 0).toBe(oldPipeToShell(line));
       }),
       { numRuns: 4000 },
+    );
+  });
+
+  const OLD_CREDENTIAL = new RegExp(
+    [
+      /\b(read|cat|open|upload|send|post|copy|collect)\b[^\n]{0,80}/,
+      /(\.env\b|id_rsa|id_ed25519|\.ssh\/|\.aws\/credentials|\.npmrc|\.netrc|\.pgpass|\.git-credentials|\.kube\/config)/,
+      /[^\n]{0,80}\b(to|curl|wget|fetch|http|webhook|upload|send|post)\b/,
+    ]
+      .map((p) => p.source)
+      .join(""),
+    "i",
+  );
+  const OLD_EXFILTRATE = /\bexfiltrate\b[^\n]{0,80}\b(to|into|via|through)\s+(https?:|\S+\.\w{2,})/i;
+  const PHRASE_TOKENS = [
+    "read ",
+    "cat ",
+    "send ",
+    "post ",
+    ".env",
+    " .env ",
+    "id_rsa",
+    "~/.ssh/",
+    " to ",
+    "curl ",
+    "webhook",
+    " x ",
+    "a".repeat(30),
+  ];
+  const EXFIL_TOKENS = ["exfiltrate ", " to ", "into ", "via ", "http:", "evil.net", "a.b", " a", ".", "x".repeat(30), " "];
+
+  test("credentials and exfiltration: on generated folded lines, found where the old patterns found them (80-character windows included)", () => {
+    const agree = (tokens: string[], scan: (t: string) => RegExpExecArray | null, old: RegExp) =>
+      fc.assert(
+        fc.property(fc.array(fc.constantFrom(...tokens), { maxLength: 16 }), (parts) => {
+          const text = foldForPhrases(parts.join("")).text;
+          expect(scan(text)?.index ?? -1).toBe(old.exec(text)?.index ?? -1);
+        }),
+        { numRuns: 3000 },
+      );
+    agree(PHRASE_TOKENS, credentialSentAt, OLD_CREDENTIAL);
+    agree(EXFIL_TOKENS, exfiltrationAt, OLD_EXFILTRATE);
+  });
+
+  test("code spans and blobs: on generated lines, the same blanks and the same blobs as the old patterns", () => {
+    const oldProse = (line: string) => line.replace(/(`+)[^`]*?\1/g, (m) => " ".repeat(m.length));
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom("`", "``", "```", "a", " ", "http://x.io", "b c"), { maxLength: 16 }), (parts) => {
+        const line = parts.join("");
+        expect(proseOf(line)).toBe(oldProse(line));
+      }),
+      { numRuns: 3000 },
+    );
+    const oldBlobs = (line: string) => [
+      ...[...line.matchAll(/[A-Za-z0-9+/]{160,}={0,2}/g)].map((m) => [m.index, m[0].length, "base64"]),
+      ...[...line.matchAll(/\b[0-9a-fA-F]{128,}\b/g)].map((m) => [m.index, m[0].length, "hex"]),
+    ];
+    const runs = ["A".repeat(50), "f".repeat(40), "0".repeat(70), "=", "==", "+/", " ", "g", "_", "Z".repeat(30), "-"];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...runs), { maxLength: 12 }), (parts) => {
+        const line = parts.join("");
+        expect(blobsOf(line).map((b) => [b.index, b.length, b.what])).toEqual(oldBlobs(line));
+      }),
+      { numRuns: 3000 },
     );
   });
 });
