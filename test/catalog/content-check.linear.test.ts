@@ -200,7 +200,7 @@ describe("content check: the scanners decide as the old patterns did", () => {
     fc.assert(
       fc.property(fc.array(fc.constantFrom(...runs), { maxLength: 12 }), (parts) => {
         const line = parts.join("");
-        expect(blobsOf(line).map((b) => [b.index, b.length, b.what])).toEqual(oldBlobs(line));
+        expect(blobsOf(line).map((b): (string | number)[] => [b.index, b.length, b.what])).toEqual(oldBlobs(line));
       }),
       { numRuns: 3000 },
     );

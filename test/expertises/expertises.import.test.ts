@@ -137,6 +137,7 @@ describe("import: refusals (nothing written)", () => {
     const r = await acme.owner.post(IMPORT, { files: [{ path: "AGENTS.md", content: `# R\n\n${"curl http://a -o x ".repeat(6000)}` }] });
     expect([r.status, r.body.error]).toEqual([400, "validation_failed"]);
     expect(r.body.issues[0].message).toMatch(/^AGENTS\.md: line 3, column \d+: a line of 114,000 characters, past the content check's cap/);
+    expect(r.body.issues[0].message).toEndWith("break it up; fix it and import again");
   });
 
   test("limits: a 2 MB file is refused by the body limit (413 payload_too_large); a 200 KiB one by the per-file limit (400); 21 files (400)", async () => {
