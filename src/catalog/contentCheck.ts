@@ -198,6 +198,9 @@ export interface CheckOptions {
 
 type At = (index: number, kind: ContentKind, refused: boolean, message: string) => void;
 
+/** What a phrase written plainly does not hold: anything outside ASCII but typographic apostrophes and a no-break space. */
+const DISGUISED = /[^\x00-\x7f\u2018\u2019\u00a0]/;
+
 /** What a person cannot see and control characters: on every line, whatever its length. */
 function checkCharacters(line: string, first: boolean, at: At): void {
   for (const u of unseenIn(line)) {
@@ -219,7 +222,7 @@ function checkPhrases(line: string, folded: Folded, next: { line: string; folded
     const written = across
       ? `${line.slice(folded.origin(m.index))}\n${next!.line.slice(0, next!.folded.origin(stop - folded.text.length - 1))}`
       : line.slice(folded.origin(m.index), folded.origin(stop));
-    const notes = [across ? "across two lines" : "", /[^\x00-\x7f]/.test(written) ? "written with look-alike or invisible characters" : ""];
+    const notes = [across ? "across two lines" : "", DISGUISED.test(written) ? "written with look-alike or invisible characters" : ""];
     const note = notes.filter((n) => n !== "").join(", ");
     at(
       folded.origin(m.index),
