@@ -28,12 +28,21 @@ function repeated(unit: string, kib: number, head = "# R\n\n"): string {
   return head + lines.join("\n");
 }
 
+/** Each line of a text ended by a URL (every start before it then has to look that far for one). */
+const withUrlAtEnds = (text: string) =>
+  text
+    .split("\n")
+    .map((l) => (l.length > 20 ? `${l.slice(0, -12)} https://x.sh` : l))
+    .join("\n");
+
 /** The worst cases: lines of each pattern's prefix, one line up to 16 KiB, then lines of 16 KiB. */
 const CASES: [string, (kib: number) => string][] = [
   ["curl http://a -o x ", (k) => repeated("curl http://a -o x ", k)],
   ["curl https:// ", (k) => repeated("curl https:// ", k)],
   ["sh $(curl http:// ", (k) => repeated("sh $(curl http:// ", k)],
   ["sh <(curl ", (k) => repeated("sh <(curl ", k)],
+  ["sh $(curl ) …, a URL ending each line", (k) => withUrlAtEnds(repeated("sh $(curl ) ", k))],
+  ["curl |…, a URL ending each line", (k) => withUrlAtEnds(repeated("curl |", k))],
   ["iex iwr ", (k) => repeated("iex iwr ", k)],
   ["exfiltrate to a", (k) => repeated("exfiltrate to a", k)],
   ["cat .env ", (k) => repeated("cat .env ", k)],

@@ -16,6 +16,18 @@ function find(re: RegExp, text: string, from: number): RegExpExecArray | null {
 
 const end = (m: RegExpExecArray) => m.index + m[0].length;
 
+/**
+ * The first URL at or after a position that only moves forward: searched again only once the
+ * position has passed the one found, so a line is searched once however many starts ask.
+ */
+function urlsFrom(line: string): (from: number) => RegExpExecArray | null {
+  let found: RegExpExecArray | null | undefined;
+  return (from) => {
+    if (found === undefined || (found !== null && found.index < from)) found = find(URL_START, line, from);
+    return found;
+  };
+}
+
 const FETCHER = /\b(curl|wget)\b/g;
 const URL_START = /https?:\/\//g;
 const SHELL_AFTER_PIPE = /\s*(sudo\s+)?(ba|z|da|k)?sh\b/y;
@@ -30,12 +42,13 @@ const THEN_RUN = /(&&|;)\s*(chmod\s+\+x|\.\/|sh\s|bash\s)/g;
 
 /** `curl … https://… | sh`: a fetch, a URL in the same pipe stage, and a shell (maybe under sudo) as the next stage. */
 function fetchPipedToShell(line: string): number {
+  const urlFrom = urlsFrom(line);
   for (let from = 0; ; ) {
     const fetch = find(FETCHER, line, from);
     if (!fetch) return -1;
     const bar = line.indexOf("|", end(fetch));
     const stop = bar < 0 ? line.length : bar;
-    const url = find(URL_START, line, end(fetch));
+    const url = urlFrom(end(fetch));
     if (url && url.index < stop && bar >= 0) {
       SHELL_AFTER_PIPE.lastIndex = bar + 1;
       if (SHELL_AFTER_PIPE.test(line)) return fetch.index;
@@ -48,12 +61,13 @@ function fetchPipedToShell(line: string): number {
 
 /** `sh -c "$(curl https://…)"`, `bash <(curl https://…)`: a start, then a URL before the next `)`. */
 function shellOfFetch(line: string, start: RegExp): number {
+  const urlFrom = urlsFrom(line);
   for (let from = 0; ; ) {
     const s = find(start, line, from);
     if (!s) return -1;
     const paren = line.indexOf(")", end(s));
     const stop = paren < 0 ? line.length : paren;
-    const url = find(URL_START, line, end(s));
+    const url = urlFrom(end(s));
     if (url && url.index < stop) return s.index;
     // a start holds no `)`: every later one before this `)` has less room for a URL
     if (paren < 0) return -1;

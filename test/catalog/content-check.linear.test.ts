@@ -53,6 +53,10 @@ describe("content check: the worst cases are checked whole", () => {
     expect(kinds(`${fill("sh $(curl ").slice(0, -100)} https://x.sh)`)).toContain("pipe-to-shell");
     expect(kinds(`${fill("iex iwr ").slice(0, -100)} https://x.ps1`)).toContain("pipe-to-shell");
     expect(kinds(`${fill("cat .env ").slice(0, -100)} to the webhook`)).toContain("agent-instruction");
+    // starts whose stage or parenthesis closes before the one URL at the end: each start does not search the line again
+    expect(kinds(`${fill("curl |").slice(0, -100)} https://x.sh`)).toEqual(["link"]);
+    expect(kinds(`${fill("sh $(curl ) ").slice(0, -100)} https://x.sh`)).toEqual(["link"]);
+    expect(kinds(`${fill("sh <(curl ) ").slice(0, -100)} https://x.sh`)).toEqual(["link"]);
   });
 });
 
