@@ -193,13 +193,13 @@ export interface RunningIn extends Running {
  * Starts dist/talentd with `dir` as its working folder (so DATA_DIR ./data is `<dir>/data`),
  * which survives the process: `stop()` (SIGTERM) and `kill()` (SIGKILL) keep the folder, so a
  * second start on the same folder sees the same database. Resolves once /readyz is 200. `binary`: another
- * checkout's build (bench mcp's BENCH_V1).
+ * checkout's build (bench mcp's BENCH_V1), or a command that runs one (`[bun, "src/main.ts"]`: from source).
  */
-export async function startBinaryIn(dir: string, env: Record<string, string> = {}, binary = BINARY): Promise<RunningIn> {
+export async function startBinaryIn(dir: string, env: Record<string, string> = {}, binary: string | string[] = BINARY): Promise<RunningIn> {
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const proc = Bun.spawn([binary, "serve", "--port", String(port), "--host", "127.0.0.1", "--base-url", base], {
+  const proc = Bun.spawn([...[binary].flat(), "serve", "--port", String(port), "--host", "127.0.0.1", "--base-url", base], {
     cwd: dir,
     env: { PATH: process.env.PATH ?? "", ACCESS_LOG: "false", LOG_LEVEL: "error", AUTO_APPROVE_ORGS: "true", ...env },
     stdout: "ignore",

@@ -3,6 +3,7 @@ import { benchActivity } from "./activity";
 import { benchAgentLoop } from "./agentloop";
 import { benchAgentWrk } from "./agentwrk";
 import { benchAuditExport } from "./auditexport";
+import { benchCalibrate } from "./calibrate";
 import { benchCeilings } from "./ceilings";
 import { benchClient } from "./client";
 import { benchContentCheck } from "./contentcheck";
@@ -22,6 +23,7 @@ import { benchRules } from "./rules";
 import { benchSigning } from "./signing";
 import { benchStartup } from "./startup";
 import { benchStarvation } from "./starvation";
+import { benchTokens } from "./tokens";
 
 const all: Record<string, () => Promise<void>> = {
   startup: benchStartup,
@@ -47,6 +49,8 @@ const all: Record<string, () => Promise<void>> = {
   signing: benchSigning,
   auditexport: benchAuditExport,
   contentcheck: benchContentCheck,
+  tokens: benchTokens,
+  calibrate: benchCalibrate,
 };
 const pick = Bun.argv.slice(2);
 for (const [name, fn] of Object.entries(all)) {

@@ -26,6 +26,7 @@ import m21 from "./0021_audit.sql" with { type: "text" };
 import m22 from "./0022_policy.sql" with { type: "text" };
 import m23 from "./0023_effect.sql" with { type: "text" };
 import m24 from "./0024_client_days_batched.sql" with { type: "text" };
+import m25 from "./0025_hook_rules.sql" with { type: "text" };
 
 export const migrations: EmbeddedMigration[] = [
   { tag: "0000_init", sql: m0 },
@@ -53,4 +54,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0022_policy", sql: m22 },
   { tag: "0023_effect", sql: m23 },
   { tag: "0024_client_days_batched", sql: m24 },
+  { tag: "0025_hook_rules", sql: m25 },
 ];

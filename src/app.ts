@@ -54,6 +54,7 @@ import { orgRulesPage } from "./activity/rulesPage";
 import { dashboardReadCap } from "./activity/readCap";
 import { projectRoutes } from "./projects/routes/project";
 import { relevanceRoutes } from "./projects/routes/relevance";
+import { hookRulesRoutes } from "./projects/routes/hookRules";
 import { connectionRoutes } from "./projects/routes/connection";
 import { specializationRoutes } from "./specializations/routes";
 import { validatorConfigRoutes } from "./projects/routes/validatorConfig";
@@ -122,14 +123,16 @@ export function createApp(input: AppDeps) {
   registerPolicyViews(deps.views);
   // The MCP adapter sends each tool call through the app itself (docs/api-oauth-mcp.md).
   const backend: Backend = { handle: (request) => app.handle(request) };
-  // Bun's own cap is a backstop above ours, so the edge can answer 413 in the error model.
+  // Bun's own cap is far above ours (it would answer an empty 413), so the edge answers every body past
+  // BODY_LIMIT with 413 in the error model, naming the limit: by its Content-Length before a byte is read,
+  // a chunked one once it has counted past it.
   // development: false — never Bun's development error page (stack, source), whatever NODE_ENV says.
   // reusePort off: Elysia's listen turns SO_REUSEPORT on, which lets a second talentd bind the
   // same port and take half the connections; off, the second start fails with EADDRINUSE.
   // idleTimeout: Bun closes a connection whose headers have not arrived (or whose request is not
   // answered) this long after it opened; a few seconds past REQUEST_DEADLINE, so the edge's 408 comes first.
   const idleTimeout = Math.min(255, Math.ceil(deps.config.requestDeadlineMs / 1000) + 5);
-  const serve = { maxRequestBodySize: deps.config.bodyLimit + 64 * 1024, development: false, reusePort: false, idleTimeout };
+  const serve = { maxRequestBodySize: 2 ** 40, development: false, reusePort: false, idleTimeout };
   const { trustedProxies, requestDeadlineMs, maxConnectionsPerAddress } = deps.config;
   // the socket's server once `listen` made one (the edge reads peers through it; see EdgeOptions.server)
   const listening: { server: PeerInfo | null } = { server: null };
@@ -195,7 +198,12 @@ export type App = ReturnType<typeof createApp>;
  * plugin typed as a plain Elysia, for the same reason as `pages` below.
  */
 function governance(deps: ComposedDeps, guards: Guards, sessions: PageSessions): Elysia {
-  return plainPlugin([policyRoutes(deps, guards), auditRoutes(deps, guards, sessions), findingsRoutes(deps, guards)]);
+  return plainPlugin([
+    policyRoutes(deps, guards),
+    auditRoutes(deps, guards, sessions),
+    findingsRoutes(deps, guards),
+    hookRulesRoutes(deps, guards),
+  ]);
 }
 
 /**

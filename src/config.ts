@@ -11,11 +11,15 @@ import {
   parseIntIn,
   parseInterval,
   parseOAuthProviders,
+  AUTH_LIMIT_SETTINGS,
+  type AuthLimitSettings,
   type OAuthProviders,
 } from "./configParsers";
 import { parseAllowEntry, type EgressPolicy } from "./lib/egress";
 import type { LogFormatSetting, LogLevel } from "./lib/log";
 import { NO_TRUSTED_PROXIES, parseTrustedProxies, type TrustedProxies } from "./lib/proxies";
+
+export { AUTH_LIMIT_SETTINGS, type AuthLimitSettings };
 
 export interface Config {
   /** PORT / --port. Default 8787. 0 picks a free port (tests). */
@@ -79,6 +83,8 @@ export interface Config {
   backupKeep: number;
   /** OAUTH_MAX_CLIENTS. Default 10000: dynamic client registrations kept at once; when full (after deleting the unused ones) → 503. */
   oauthMaxClients: number;
+  /** OAUTH_UNUSED_CLIENT_DAYS. Default 1: a client registered (or consented to) that got no token within this many days is deleted. */
+  oauthUnusedClientDays: number;
   /**
    * OAUTH_CLIENT_METADATA_LOOPBACK. Default false: a client_id that is a metadata document URL must be https on a
    * public host. True (development only): `http(s)://localhost`, `127.0.0.1` and `[::1]` client ids are fetched too.
@@ -88,7 +94,8 @@ export interface Config {
   metricsToken: string | undefined;
   /**
    * DNS_SERVERS (`10.0.0.2`, `127.0.0.1:5353`, comma-separated). Default none: the system's resolver.
-   * Used to check the TXT records that prove an organization's SSO domains.
+   * Used to check the TXT records that prove an organization's SSO domains, and to resolve every egress fetch's
+   * host name (`egress.dnsServers`, lib/egress.ts).
    */
   dnsServers: string[];
   /** External identity providers (docs/design.md), each enabled by its own OAUTH_<PROVIDER>_* settings; absent = not offered. */
@@ -97,7 +104,8 @@ export interface Config {
    * What server-side fetches of URLs others chose (SSO issuers, SAML entry points) may reach beyond the public
    * internet (lib/egress.ts). `allowHosts`: EGRESS_ALLOW_HOSTS, comma-separated host names, `*.domain` patterns,
    * addresses and CIDR ranges (an IdP on the LAN). Default none. `allowLoopback`: EGRESS_ALLOW_LOOPBACK. Default
-   * false: 127.0.0.0/8 and ::1 are refused (true for a local IdP, and in tests).
+   * false: 127.0.0.0/8 and ::1 are refused (true for a local IdP, and in tests). `dnsServers`: DNS_SERVERS, which
+   * resolve its host names when set.
    */
   egress: EgressPolicy;
   /**
@@ -118,38 +126,6 @@ export interface Config {
   /** The sign-in, sign-up and reset limits (identity/limits.ts), each a count of its own setting; defaults below. */
   authLimits: AuthLimitSettings;
 }
-
-/** How many auth attempts are allowed; each window is fixed (identity/limits.ts), the counts are settings. */
-export interface AuthLimitSettings {
-  /** SIGNIN_PAIR_FAILURE_LIMIT. Default 5: failed sign-ins per e-mail and address in 15 min. */
-  signInPair: number;
-  /** SIGNIN_FAILURE_LIMIT. Default 20: failed sign-ins per address in 15 min. */
-  signInAddress: number;
-  /** SIGNIN_EMAIL_FAILURE_LIMIT. Default 20: failed sign-ins per e-mail from all addresses in 15 min (then one per 30 s). */
-  signInEmail: number;
-  /** CHANGE_PASSWORD_LIMIT. Default 5: wrong current passwords per user in 15 min. */
-  changePassword: number;
-  /** SIGNUP_LIMIT_PER_HOUR. Default 10: new accounts per address in an hour. */
-  signUpAddress: number;
-  /** PASSWORD_RESET_LIMIT. Default 10: password-reset requests per address in 15 min. */
-  resetAddress: number;
-  /** PASSWORD_RESET_MAIL_LIMIT. Default 3: reset mails per e-mail in 15 min. */
-  resetEmail: number;
-  /** OAUTH_REGISTRATION_LIMIT_PER_MINUTE. Default 30: OAuth client registrations per address in a minute. */
-  oauthRegistrations: number;
-}
-
-/** Each auth limit's setting and default (AuthLimitSettings). */
-export const AUTH_LIMIT_SETTINGS: Record<keyof AuthLimitSettings, { name: string; default: number }> = {
-  signInPair: { name: "SIGNIN_PAIR_FAILURE_LIMIT", default: 5 },
-  signInAddress: { name: "SIGNIN_FAILURE_LIMIT", default: 20 },
-  signInEmail: { name: "SIGNIN_EMAIL_FAILURE_LIMIT", default: 20 },
-  changePassword: { name: "CHANGE_PASSWORD_LIMIT", default: 5 },
-  signUpAddress: { name: "SIGNUP_LIMIT_PER_HOUR", default: 10 },
-  resetAddress: { name: "PASSWORD_RESET_LIMIT", default: 10 },
-  resetEmail: { name: "PASSWORD_RESET_MAIL_LIMIT", default: 3 },
-  oauthRegistrations: { name: "OAUTH_REGISTRATION_LIMIT_PER_MINUTE", default: 30 },
-};
 
 /**
  * The configuration flags and the environment variable each one overrides. The command line
@@ -360,18 +336,31 @@ export function loadConfig(
         : parseIntIn("BACKUP_KEEP", get("BACKUP_KEEP")!, 1, 10000, "a number of backups to keep (1–10000)"),
     metricsToken,
     dnsServers,
-    oauthMaxClients:
-      get("OAUTH_MAX_CLIENTS") === undefined
-        ? 10_000
-        : parseIntIn("OAUTH_MAX_CLIENTS", get("OAUTH_MAX_CLIENTS")!, 1, 10_000_000, "a number of clients (1–10000000)"),
-    oauthClientMetadataLoopback: parseBool("OAUTH_CLIENT_METADATA_LOOPBACK", get("OAUTH_CLIENT_METADATA_LOOPBACK"), false),
+    ...parseOAuthServer(get),
     oauth,
-    egress: { allowHosts, allowLoopback: parseBool("EGRESS_ALLOW_LOOPBACK", get("EGRESS_ALLOW_LOOPBACK"), false) },
+    egress: { allowHosts, allowLoopback: parseBool("EGRESS_ALLOW_LOOPBACK", get("EGRESS_ALLOW_LOOPBACK"), false), dnsServers },
     ...edgeLimits,
   };
 
   if (opts.checkDataDir) ensureWritableDir("DATA_DIR", config.dataDir);
   return config;
+}
+
+/** The authorization server's own settings: its client budget, the unused clients' expiry, loopback metadata documents. */
+function parseOAuthServer(
+  get: (name: string) => string | undefined,
+): Pick<Config, "oauthMaxClients" | "oauthUnusedClientDays" | "oauthClientMetadataLoopback"> {
+  return {
+    oauthMaxClients:
+      get("OAUTH_MAX_CLIENTS") === undefined
+        ? 10_000
+        : parseIntIn("OAUTH_MAX_CLIENTS", get("OAUTH_MAX_CLIENTS")!, 1, 10_000_000, "a number of clients (1–10000000)"),
+    oauthUnusedClientDays:
+      get("OAUTH_UNUSED_CLIENT_DAYS") === undefined
+        ? 1
+        : parseIntIn("OAUTH_UNUSED_CLIENT_DAYS", get("OAUTH_UNUSED_CLIENT_DAYS")!, 1, 30, "a number of days (1–30)"),
+    oauthClientMetadataLoopback: parseBool("OAUTH_CLIENT_METADATA_LOOPBACK", get("OAUTH_CLIENT_METADATA_LOOPBACK"), false),
+  };
 }
 
 /** TRUSTED_PROXIES, REQUEST_DEADLINE, MAX_CONNECTIONS_PER_ADDRESS and the auth limits (see Config). */

@@ -26,6 +26,47 @@ export function parseIntIn(name: string, raw: string, min: number, max: number, 
   return n;
 }
 
+/** How many auth attempts are allowed; each window is fixed (identity/limits.ts), the counts are settings. */
+export interface AuthLimitSettings {
+  /** SIGNIN_PAIR_FAILURE_LIMIT. Default 5: failed sign-ins per e-mail and address in 15 min. */
+  signInPair: number;
+  /** SIGNIN_FAILURE_LIMIT. Default 20: failed sign-ins per address in 15 min. */
+  signInAddress: number;
+  /** SIGNIN_EMAIL_FAILURE_LIMIT. Default 20: failed sign-ins per e-mail from all addresses in 15 min (then one per 30 s). */
+  signInEmail: number;
+  /** CHANGE_PASSWORD_LIMIT. Default 5: wrong current passwords per user in 15 min. */
+  changePassword: number;
+  /** SIGNUP_LIMIT_PER_HOUR. Default 10: new accounts per address in an hour. */
+  signUpAddress: number;
+  /** PASSWORD_RESET_LIMIT. Default 10: password-reset requests per address in 15 min. */
+  resetAddress: number;
+  /** PASSWORD_RESET_MAIL_LIMIT. Default 3: reset mails per e-mail in 15 min. */
+  resetEmail: number;
+  /** OAUTH_REGISTRATION_LIMIT_PER_MINUTE. Default 30: OAuth client registrations per address in a minute. */
+  oauthRegistrations: number;
+  /** OAUTH_REGISTRATION_GLOBAL_LIMIT_PER_HOUR. Default 300: OAuth client registrations from all addresses in an hour. */
+  oauthRegistrationsGlobal: number;
+  /** OAUTH_METADATA_FETCH_LIMIT_PER_MINUTE. Default 10: client metadata documents fetched for one address in a minute. */
+  oauthMetadataFetches: number;
+  /** OAUTH_METADATA_FETCH_GLOBAL_LIMIT_PER_MINUTE. Default 60: client metadata documents fetched for all addresses in a minute. */
+  oauthMetadataFetchesGlobal: number;
+}
+
+/** Each auth limit's setting and default (AuthLimitSettings). */
+export const AUTH_LIMIT_SETTINGS: Record<keyof AuthLimitSettings, { name: string; default: number }> = {
+  signInPair: { name: "SIGNIN_PAIR_FAILURE_LIMIT", default: 5 },
+  signInAddress: { name: "SIGNIN_FAILURE_LIMIT", default: 20 },
+  signInEmail: { name: "SIGNIN_EMAIL_FAILURE_LIMIT", default: 20 },
+  changePassword: { name: "CHANGE_PASSWORD_LIMIT", default: 5 },
+  signUpAddress: { name: "SIGNUP_LIMIT_PER_HOUR", default: 10 },
+  resetAddress: { name: "PASSWORD_RESET_LIMIT", default: 10 },
+  resetEmail: { name: "PASSWORD_RESET_MAIL_LIMIT", default: 3 },
+  oauthRegistrations: { name: "OAUTH_REGISTRATION_LIMIT_PER_MINUTE", default: 30 },
+  oauthRegistrationsGlobal: { name: "OAUTH_REGISTRATION_GLOBAL_LIMIT_PER_HOUR", default: 300 },
+  oauthMetadataFetches: { name: "OAUTH_METADATA_FETCH_LIMIT_PER_MINUTE", default: 10 },
+  oauthMetadataFetchesGlobal: { name: "OAUTH_METADATA_FETCH_GLOBAL_LIMIT_PER_MINUTE", default: 60 },
+};
+
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** `90s`, `30m`, `6h`, `1d` → ms; `0`, `off` → null (no schedule). Between 1 second and 366 days. */

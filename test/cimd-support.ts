@@ -1,5 +1,6 @@
 /** The SDK v2 OAuth client provider of the client ID metadata document tests (test/mcp/oauth.cimd*.test.ts). */
 import type { OAuthClientProvider } from "@modelcontextprotocol/client";
+import { Browser } from "./mcp-support";
 
 /** An OAuth client provider of SDK v2 whose client_id is its metadata document's URL. */
 export class MetadataDocumentProvider implements OAuthClientProvider {
@@ -53,3 +54,16 @@ export class MetadataDocumentProvider implements OAuthClientProvider {
     return this.verifier;
   }
 }
+
+/** A browser signed in on `/login` as `who`: client metadata documents are fetched only for a signed-in person. */
+export async function signedInBrowser(base: string, who: { email: string; password: string }): Promise<Browser> {
+  const browser = new Browser(base);
+  const page = await (await browser.get("/login")).text();
+  const fields = Object.fromEntries([...page.matchAll(/name="([^"]+)" value="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
+  const r = await browser.postForm("/login", { ...fields, email: who.email, password: who.password });
+  if (r.status !== 303) throw new Error(`sign-in failed: ${r.status}`);
+  return browser;
+}
+
+/** The words every page refusing a fetched metadata document says, whatever went wrong. */
+export const UNVERIFIED = "could not be verified: its client metadata document could not be used";

@@ -197,6 +197,23 @@ export async function signedUp(
   return c;
 }
 
+/**
+ * Verifies a signed-up account's address the way its holder does: the sign-up's mailed link,
+ * confirmed by its button (an accepted invitation proves nothing: docs/design.md "An invitation
+ * link never vouches for an address"). Returns the client.
+ */
+export async function verifiedByMail<C extends WebClient & { email: string }>(env: TestEnv, c: C): Promise<C> {
+  const mail = await env.database.client.execute({
+    sql: "SELECT body FROM mail_outbox WHERE to_address = ? AND kind = 'email_verification' ORDER BY created_at DESC LIMIT 1",
+    args: [c.email],
+  });
+  const token = /\/verify-email\?token=([0-9A-Za-z]+)/.exec(String(mail.rows[0]?.body ?? ""))?.[1];
+  if (!token) throw new Error(`no verification mail for ${c.email}`);
+  const r = await c.post("/api/auth/verify-email", { token });
+  if (r.status !== 200) throw new Error(`verifying ${c.email} failed: ${r.status} ${JSON.stringify(r.body)}`);
+  return c;
+}
+
 /** Makes a user a platform admin directly in the database. */
 export async function makePlatformAdmin(env: TestEnv, userId: string): Promise<void> {
   await env.database.client.execute({ sql: "UPDATE users SET role = 'admin' WHERE id = ?", args: [userId] });

@@ -7,11 +7,10 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { detectorFiles } from "../../src/catalog/detect";
 import { readSpecializationDir, readTalentDir } from "../../src/catalog/load";
-import { detectorSeverity } from "../../src/catalog/measured";
 import { validateTalent } from "../../src/catalog/validate";
 import { runDetectors, type Finding, type ServedObligation } from "../../src/client/check";
+import { servedObligationOf } from "../../src/client/served";
 import { parseUnifiedDiff } from "../../src/client/git";
 import { designate } from "../../src/client/match";
 
@@ -56,24 +55,13 @@ export function stackTalents(talentsDir: string, specializations: readonly strin
       if (!v.talent) throw new Error(`${s.folder}: ${v.findings.map((f) => `${f.field}: ${f.problem}`).join("; ")}`);
       return v.talent;
     });
-  return talents.map((t) => {
-    const triggerFiles = t.triggers?.files ?? [];
-    const obligation: ServedObligation = {
-      id: t.id,
-      kind: "talent",
-      version: t.version,
-      rules: t.rules.map((r) => ({
-        id: r.id,
-        severity: r.severity,
-        title: r.title,
-        // as the playbook serves them: findings block only where the rule's blocks is earned
-        ...(r.detect
-          ? { detect: r.detect.map((d) => ({ ...d, files: detectorFiles(d, triggerFiles), severity: detectorSeverity(r) })) }
-          : {}),
-      })),
-    };
-    return { id: t.id, triggers: { files: triggerFiles }, languages: t.languages, obligation };
-  });
+  // as the playbook serves them: findings block only where the rule's blocks is earned
+  return talents.map((t) => ({
+    id: t.id,
+    triggers: { files: t.triggers?.files ?? [] },
+    languages: t.languages,
+    obligation: servedObligationOf(t),
+  }));
 }
 
 /**

@@ -44,11 +44,18 @@ export function invalidToken(): AppError {
   );
 }
 
-/** 403 insufficient_scope naming the scope the route needs. */
-export function insufficientScope(scope: KeyScope): AppError {
+/**
+ * 403 insufficient_scope naming the scope the route needs and who can grant it: any member of the project creates a
+ * key with it (the project's Keys tab); an OAuth token's person grants it by signing in again (the consent page).
+ */
+export function insufficientScope(scope: KeyScope, bearer: "key" | "token" = "key"): AppError {
   return new AppError(
     "insufficient_scope",
-    `This key does not carry the "${scope}" scope.`,
+    bearer === "key"
+      ? `This key does not carry the "${scope}" scope this needs. Any member of the project can create a key with it in the ` +
+          "project's Keys tab of the dashboard."
+      : `This token was not granted the "${scope}" scope this needs. Connect again and allow it on the consent page (the ` +
+          "person who signs in must be a member of the project's organization).",
     { requiredScope: scope },
     {
       "www-authenticate": `Bearer realm="talentd", error="insufficient_scope", scope="${scope}"`,

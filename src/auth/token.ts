@@ -75,7 +75,7 @@ export async function authenticateToken(
   if (!audience.includes(t.resource)) throw invalidToken();
   checkStanding(t, now, "The user who authorized this token is no longer a member of the organization.");
   const scopes = JSON.parse(t.scopes) as KeyScope[];
-  if (scope !== null && !scopes.includes(scope)) throw insufficientScope(scope);
+  if (scope !== null && !scopes.includes(scope)) throw insufficientScope(scope, "token");
   recordUse(deps, "oauth_tokens", t.id, t.lastUsedAt, now);
   return {
     kind: "token",

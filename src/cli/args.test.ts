@@ -113,3 +113,41 @@ describe("command line: each command declares its flags and arguments", () => {
     expect(r.config).toEqual({ DATA_DIR: "/d" });
   });
 });
+
+describe("--help reads as a table", () => {
+  /** The lines of the block under `title`, up to the next empty line. */
+  const block = (text: string, title: string): string[] => {
+    const rest = text.slice(text.indexOf(`${title}\n`) + title.length + 1);
+    const end = rest.indexOf("\n\n");
+    return (end < 0 ? rest : rest.slice(0, end)).split("\n");
+  };
+  /** Where a line's last column starts: after the first run of two or more spaces past the indent. */
+  const helpColumn = (line: string): number => {
+    const m = /^ {2}\S.*? {2,}(?=\S)/.exec(line);
+    if (!m) throw new Error(`no column gap in ${JSON.stringify(line)}`);
+    return m[0].length;
+  };
+
+  test("every column is as wide as its longest cell: a name never runs into its help (`EVENT_RETENTION_DAYStrace`)", () => {
+    const text = globalHelp("9.9.9");
+    const env = block(text, "Environment only:");
+    expect(env.length).toBeGreaterThan(20);
+    expect(new Set(env.map(helpColumn)).size).toBe(1);
+    const commands = block(text, "Commands:");
+    expect(commands.length).toBe(COMMANDS.length);
+    expect(new Set(commands.map(helpColumn)).size).toBe(1);
+    const serve = parse("serve", "--help");
+    if (serve.kind !== "help") throw new Error("expected help");
+    expect(new Set(block(serve.text, "Environment only:").map(helpColumn)).size).toBe(1);
+  });
+
+  test("every setting the server reads from the environment is in --help, with its current text", async () => {
+    const config = await Bun.file(new URL("../config.ts", import.meta.url)).text();
+    const read = new Set([...config.matchAll(/"([A-Z][A-Z0-9_]{3,})"/g)].map((m) => m[1]!));
+    expect(read.size).toBeGreaterThan(30);
+    const text = globalHelp("9.9.9");
+    for (const name of read) expect(text).toContain(name);
+    expect(text).not.toContain("not used yet");
+    expect(text).toMatch(/SMTP_URL +smtp:\/\//);
+  });
+});

@@ -33,10 +33,17 @@ function flagColumn(name: string): string {
   return name === "help" ? "-h, --help" : `--${name}${spec.value ? " " + spec.value : ""}`;
 }
 
-function flagLine(name: string): string {
+/** Rows of cells as aligned columns: each column as wide as its longest cell plus two spaces (the last unpadded). */
+export function columns(rows: readonly (readonly string[])[], indent = "  "): string[] {
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  return rows.map((row) => (indent + row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i]! + 2) : cell)).join("")).trimEnd());
+}
+
+/** A flag's cells: the flag, the variable it overrides (or ""), its help. */
+function flagRow(name: string): string[] {
   const spec = FLAGS[name]!;
-  const env = spec.env ?? spec.clientEnv;
-  return `  ${flagColumn(name).padEnd(20)}${env ? env.padEnd(16) : ""}${spec.help}`;
+  return [flagColumn(name), spec.env ?? spec.clientEnv ?? "", spec.help];
 }
 
 /** `talentd backup FILE [flags]`: the one-line synopsis of a command. */
@@ -52,15 +59,13 @@ export function synopsis(spec: CommandSpec): string {
 export function commandHelp(spec: CommandSpec): string {
   const lines = [`Usage: ${synopsis(spec)}`, "", spec.description];
   if (spec.args.length > 0) {
-    lines.push("", "Arguments:", ...spec.args.map((a) => `  ${a.name.padEnd(20)}${a.help}`));
+    lines.push("", "Arguments:", ...columns(spec.args.map((a) => [a.name, a.help])));
   }
   const config = spec.flags.filter((f) => FLAGS[f]!.env);
   const own = spec.flags.filter((f) => !FLAGS[f]!.env);
-  lines.push("", "Flags:", ...own.map(flagLine), flagLine("help"));
-  if (config.length > 0) lines.push("", "Configuration flags (override the environment):", ...config.map(flagLine));
-  if (spec.env.length > 0) {
-    lines.push("", "Environment only:", ...spec.env.map((e) => `  ${e.padEnd(20)}${ENV_ONLY[e] ?? ""}`.trimEnd()));
-  }
+  lines.push("", "Flags:", ...columns([...own, "help"].map(flagRow)));
+  if (config.length > 0) lines.push("", "Configuration flags (override the environment):", ...columns(config.map(flagRow)));
+  if (spec.env.length > 0) lines.push("", "Environment only:", ...columns(spec.env.map((e) => [e, ENV_ONLY[e] ?? ""])));
   return lines.join("\n");
 }
 
@@ -75,7 +80,6 @@ export function globalHelp(version: string): string {
         c.summary,
       ] as const,
   );
-  const width = Math.max(...listed.map(([s]) => s.length)) + 2;
   const configFlags = Object.keys(FLAGS).filter((f) => FLAGS[f]!.env);
   const takers = COMMANDS.filter((c) => c.flags.some((f) => FLAGS[f]!.env)).map(
     (c) =>
@@ -91,15 +95,15 @@ export function globalHelp(version: string): string {
     "       talentd <command> --help       the usage of one command (or: talentd help <command>)",
     "",
     "Commands:",
-    ...listed.map(([s, summary]) => `  ${s.padEnd(width)}${summary}`),
+    ...columns(listed),
     "",
     "Configuration flags (override the environment):",
-    ...configFlags.map(flagLine),
+    ...columns(configFlags.map(flagRow)),
     "Each command accepts those it uses:",
     ...takers.map((t) => `  ${t}`),
     "",
     "Environment only:",
-    ...Object.entries(ENV_ONLY).map(([e, h]) => `  ${e.padEnd(20)}${h}`),
+    ...columns(Object.entries(ENV_ONLY)),
     "",
     `The client commands (${[...CLIENT_COMMANDS].join(", ")}) talk to a talentd server:`,
     "  TALENTD_URL and TALENTD_KEY (a project key), or --url and --key; TALENTD_TIMEOUT (seconds, default 10).",

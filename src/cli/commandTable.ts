@@ -3,6 +3,7 @@
  * environment-only settings it reads. Data only; the parser and usage texts are in args.ts.
  */
 import { CONFIG_FLAGS, type ConfigFlag } from "../config";
+import { CALIBRATE_FLAGS, CALIBRATE_SPEC } from "./calibrateSpec";
 
 /** One flag: its value placeholder, the variable it overrides, its help line. */
 export interface FlagSpec {
@@ -44,6 +45,7 @@ export const FLAGS: Record<string, FlagSpec> = {
   force: { help: "replace a hook that talentd did not install (kept as <hook>.before-talentd)" },
   "dry-run": { help: "list the migrations that would run, with their statements; change nothing" },
   local: { help: "check this machine's data folder (no server needed)" },
+  ...CALIBRATE_FLAGS,
   "no-report": { help: "do not report the findings' counts per rule to the server (or set TALENTD_REPORT=0)" },
   help: { help: "print this text and exit" },
 };
@@ -68,21 +70,8 @@ export interface CommandSpec {
 const CLIENT = ["url", "key", "timeout", "json"];
 const CLIENT_EXIT = "Exit codes: 0 clean, 1 findings, 2 usage, configuration or connection errors (one line).";
 
-const SERVE_ENV = [
-  "LOG_FORMAT",
-  "DATABASE_AUTH_TOKEN",
-  "SMTP_URL",
-  "MAIL_FROM",
-  "AUTO_APPROVE_ORGS",
-  "KEYS_ENABLED",
-  "BODY_LIMIT",
-  "ACCESS_LOG",
-  "EVENT_RETENTION_DAYS",
-  "BACKUP_INTERVAL",
-  "BACKUP_KEEP",
-  "METRICS_TOKEN",
-  "DASHBOARD_READS_PER_USER",
-];
+/** `serve` reads every setting of the environment. */
+const SERVE_ENV = (): string[] => Object.keys(ENV_ONLY);
 
 /** The commands, in the order `talentd --help` lists them. */
 export const COMMANDS: CommandSpec[] = [
@@ -98,7 +87,9 @@ export const COMMANDS: CommandSpec[] = [
     args: [],
     flags: ["port", "host", "base-url", "data-dir", "database-url", "talents-dir", "log-level"],
     required: [],
-    env: SERVE_ENV,
+    get env() {
+      return SERVE_ENV();
+    },
   },
   {
     name: "admin create",
@@ -245,12 +236,15 @@ export const COMMANDS: CommandSpec[] = [
       "--commit-msg` on the message git gives it, with this talentd. The hook reads\n" +
       "TALENTD_URL and TALENTD_KEY from the environment (--url writes a default URL into it; a key is\n" +
       "never written). A hook talentd did not install is kept unless --force. Skip the hook once with\n" +
-      "`git commit --no-verify`. Exit codes: 0 installed, 2 usage errors (one line).",
+      "`git commit --no-verify`. First it calibrates (talentd calibrate; --no-calibrate skips it): the\n" +
+      "proposal is applied when the key holds install, and it says which rules block from now on; a\n" +
+      "calibration that cannot run is one line, never a failure. Exit codes: 0 installed, 2 usage errors (one line).",
     args: [{ name: "HOOK", help: "pre-commit (default), pre-push or commit-msg", optional: true }],
-    flags: ["url", "force"],
+    flags: ["url", "key", "timeout", "force", "no-calibrate", "history"],
     required: [],
     env: [],
   },
+  CALIBRATE_SPEC,
   {
     name: "lock",
     summary: "write .talentd/lock.json: the project's selection with versions and digests",
@@ -346,27 +340,53 @@ export const CLIENT_COMMANDS: ReadonlySet<string> = new Set([
   "playbook",
   "check",
   "hook install",
+  "calibrate",
   "lock",
   "ci verify",
   "verify",
   "import",
 ]);
 
-/** The settings read from the environment only, with the help `talentd --help` prints for each. */
+/** The settings read from the environment only, with the help `talentd --help` prints for each (README.md has the whole text). */
 export const ENV_ONLY: Record<string, string> = {
   LOG_FORMAT: "auto|json|text (default auto: text when stdout is a terminal, JSON lines otherwise)",
   DATABASE_AUTH_TOKEN: "token for a libSQL server (DATABASE_URL libsql://…)",
-  SMTP_URL: "validated, not used yet: mails go to the log and the outbox table",
+  SMTP_URL: "smtp://[user:pass@]host[:port] or smtps://…: mails delivered (default none: to the log and the outbox)",
   MAIL_FROM: "default talentd@<BASE_URL host>",
-  AUTO_APPROVE_ORGS: "default false",
-  KEYS_ENABLED: "default true",
+  MAIL_MAX_ATTEMPTS: "failed deliveries before a mail is failed (default 8)",
+  MAIL_RETRY_BASE: "wait after the first failed delivery, doubled after each (default 30s)",
+  AUTO_APPROVE_ORGS: "new organizations approved without an admin (default false)",
+  KEYS_ENABLED: "the project-key API on or off (default true)",
+  SIGNING: "resolutions and receipts signed with the instance's key (default true)",
   BODY_LIMIT: "request body limit in bytes (default 1048576)",
+  REQUEST_DEADLINE: "a body not all arrived this long after its headers gets 408 (default 30s)",
+  MAX_CONNECTIONS_PER_ADDRESS: "requests in progress per client address; more get 429 (default 64)",
+  TRUSTED_PROXIES: "addresses and CIDRs whose X-Forwarded-For names the client (default none)",
   ACCESS_LOG: "one line per request (default true)",
   EVENT_RETENTION_DAYS: "trace and security events kept this many days (default 90; 0 keeps them)",
   BACKUP_INTERVAL: "scheduled verified backups to DATA_DIR/backups, e.g. 6h (s, m, h, d; default off)",
   BACKUP_KEEP: "scheduled backups kept (default 7; older ones are deleted)",
   METRICS_TOKEN: "turns GET /metrics on, for Authorization: Bearer <token> (default off)",
   DASHBOARD_READS_PER_USER: "heavy dashboard reads one user may have in flight; more get 429 (default 2)",
+  CONTENT_LINK_HOSTS: "hosts a talent's prose may link to, besides the documentation hosts (comma-separated)",
+  EGRESS_ALLOW_HOSTS: "hosts, addresses or CIDRs outbound fetches may reach beyond the internet (default none)",
+  EGRESS_ALLOW_LOOPBACK: "outbound fetches may reach 127.0.0.0/8 and ::1 (default false)",
+  DNS_SERVERS: "resolvers for domain proofs, e.g. 10.0.0.2,127.0.0.1:5353 (default the system's)",
+  SIGNIN_FAILURE_LIMIT: "failed sign-ins per address in 15 minutes (default 20)",
+  SIGNIN_PAIR_FAILURE_LIMIT: "failed sign-ins per e-mail and address in 15 minutes (default 5)",
+  SIGNIN_EMAIL_FAILURE_LIMIT: "failed sign-ins per e-mail from all addresses in 15 minutes (default 20)",
+  CHANGE_PASSWORD_LIMIT: "wrong current passwords per user in 15 minutes (default 5)",
+  SIGNUP_LIMIT_PER_HOUR: "new accounts per address in an hour (default 10)",
+  PASSWORD_RESET_LIMIT: "password-reset requests per address in 15 minutes (default 10)",
+  PASSWORD_RESET_MAIL_LIMIT: "reset mails per e-mail in 15 minutes (default 3)",
+  OAUTH_REGISTRATION_LIMIT_PER_MINUTE: "OAuth client registrations per address per minute (default 30)",
+  OAUTH_MAX_CLIENTS: "OAuth client registrations kept at once (default 10000)",
+  OAUTH_CLIENT_METADATA_LOOPBACK: "client metadata documents may be fetched from loopback over http (default false)",
+  "OAUTH_<P>_CLIENT_ID, _SECRET": "sign in with P = GITHUB, GITLAB, GOOGLE, MICROSOFT or OIDC (README.md)",
+  OAUTH_REGISTRATION_GLOBAL_LIMIT_PER_HOUR: "OAuth client registrations from all addresses an hour; more get 429 (default 300)",
+  OAUTH_METADATA_FETCH_LIMIT_PER_MINUTE: "client metadata documents fetched per address a minute (default 10)",
+  OAUTH_METADATA_FETCH_GLOBAL_LIMIT_PER_MINUTE: "client metadata documents fetched for all addresses a minute (default 60)",
+  OAUTH_UNUSED_CLIENT_DAYS: "an OAuth client that got no token within this many days is deleted (default 1)",
 };
 
 /** The configuration flags a command accepts (docs and tests read it). */

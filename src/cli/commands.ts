@@ -148,7 +148,7 @@ async function startBackground(
     });
   }
   void slimCatalog(database, loaded.catalog, loaded.extraFolders, log);
-  const stopHousekeeping = startHousekeeping(database, log, { eventRetentionDays: config.eventRetentionDays });
+  const stopHousekeeping = startHousekeeping(database, log, config);
   backups.start();
   // the outbox's delivery loop: mails queued while SMTP was down (or before a restart) leave now
   const mail = config.smtpUrl === undefined ? null : new MailDelivery({ database, config, log });

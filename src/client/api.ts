@@ -22,11 +22,24 @@ export const DEFAULT_TIMEOUT_S = 10;
 /** The largest answer the client reads (32 MiB): a playbook or a selection is a few hundred KiB at most. */
 export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 
-/** The run's tag: `check --staged`, `--pre-push` and `--commit-msg` are what the git hooks run; CI sets `CI`. */
+/**
+ * The run's tag. A hook says so: the script `talentd hook install` writes sets TALENTD_RUN=hook
+ * (a hook written before it did is known by GIT_INDEX_FILE, which git sets for the commit hooks);
+ * CI sets `CI`; any other check is one run by hand, whatever its flags.
+ */
 function runOf(flags: Record<string, unknown>, env: Record<string, string | undefined>, command?: string): ServerOptions["run"] {
-  if (command === "check" && (flags.staged || flags["pre-push"] || flags["commit-msg"])) return "hook";
+  if (command === "check") {
+    if (env.TALENTD_RUN === "hook") return "hook";
+    if (env.GIT_INDEX_FILE && (flags.staged || flags["commit-msg"])) return "hook";
+  }
   if (env.CI && env.CI !== "false") return "ci";
   return command === "check" ? "check" : undefined;
+}
+
+/** The base URL when `url` is a project's MCP URL (`…/mcp` or `…/mcp/<project>`), else null. */
+export function mcpBase(url: URL): string | null {
+  const m = /^(.*?)\/mcp(\/[^/]+)?\/?$/.exec(url.pathname);
+  return m ? `${url.origin}${m[1]}` : null;
 }
 
 /** The server, key and timeout: flags first, then TALENTD_URL, TALENTD_KEY, TALENTD_TIMEOUT; `command` tags the run. */
@@ -41,6 +54,9 @@ export function serverOptions(flags: Record<string, unknown>, env: Record<string
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
     throw new CliError(`TALENTD_URL: "${url}" must be an http:// or https:// URL`);
+  const base = mcpBase(parsed);
+  if (base !== null)
+    throw new CliError(`TALENTD_URL: "${url}" is an MCP URL, for agents; the talentd client needs the server's own URL: ${base}`);
   const key = (typeof flags.key === "string" ? flags.key : env.TALENTD_KEY)?.trim();
   if (!key) throw new CliError("no key: set TALENTD_KEY to a project key (svc_pk_…; create one in the project's keys) or pass --key KEY");
   const rawTimeout = typeof flags.timeout === "string" ? flags.timeout : env.TALENTD_TIMEOUT;
@@ -59,7 +75,7 @@ export function serverOptions(flags: Record<string, unknown>, env: Record<string
 /** A request to the key API; resolves to the JSON body of a 2xx answer, else throws CliError. */
 export async function call<T = any>(
   server: ServerOptions,
-  method: "GET" | "POST",
+  method: "GET" | "POST" | "PUT",
   path: string,
   body?: unknown,
   /** `issues`: a refusal's issues (a 400's fields) are added to its line. */

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { hookScript } from "./hooks";
 import { serverOptions } from "./api";
 import { runDetectors, type ServedObligation } from "./check";
 import { designate, globMatcher } from "./match";
@@ -159,9 +160,33 @@ describe("the unified diff reader", () => {
 });
 
 describe("the run's tag", () => {
-  test("check --commit-msg, like --staged and --pre-push, is a hook run (the Activity tab's `talentd hook`)", () => {
+  test("a check the hook runs is a hook run (the Activity tab's `talentd hook`); the same flags by hand are a hand-run check", () => {
     const env = { TALENTD_URL: "http://127.0.0.1:1", TALENTD_KEY: "k" };
-    for (const flag of ["staged", "pre-push", "commit-msg"]) expect(serverOptions({ [flag]: "x" }, env, "check").run).toBe("hook");
+    for (const flag of ["staged", "pre-push", "commit-msg"]) {
+      expect(serverOptions({ [flag]: "x" }, { ...env, TALENTD_RUN: "hook" }, "check").run).toBe("hook");
+      expect(serverOptions({ [flag]: "x" }, env, "check").run).toBe("check");
+    }
+    // a hook written before the script set TALENTD_RUN: git's GIT_INDEX_FILE marks the commit hooks
+    expect(serverOptions({ staged: true }, { ...env, GIT_INDEX_FILE: ".git/index" }, "check").run).toBe("hook");
     expect(serverOptions({}, env, "check").run).toBe("check");
+    expect(serverOptions({ staged: true }, { ...env, CI: "true" }, "check").run).toBe("ci");
+  });
+
+  test("the hook script tells the check it is the hook (TALENTD_RUN=hook)", () => {
+    for (const hook of ["pre-commit", "pre-push", "commit-msg"] as const)
+      expect(hookScript(hook, ["/usr/bin/talentd"])).toContain("TALENTD_RUN=hook\nexport TALENTD_RUN\n");
+  });
+
+  test("TALENTD_URL set to a project's MCP URL is refused with the server's own URL to use instead", () => {
+    for (const [url, base] of [
+      ["http://127.0.0.1:8787/mcp/prj_01J0000000000000000000000", "http://127.0.0.1:8787"],
+      ["https://talentd.example.com/mcp", "https://talentd.example.com"],
+      ["https://example.com/talentd/mcp/prj_x/", "https://example.com/talentd"],
+    ] as const) {
+      expect(() => serverOptions({}, { TALENTD_URL: url, TALENTD_KEY: "k" })).toThrow(
+        `is an MCP URL, for agents; the talentd client needs the server's own URL: ${base}`,
+      );
+    }
+    expect(serverOptions({}, { TALENTD_URL: "https://example.com/mcpserver", TALENTD_KEY: "k" }).url).toBe("https://example.com/mcpserver");
   });
 });

@@ -23,6 +23,7 @@ import { list, note, print, printJson, stdoutDrained } from "./output";
 import type { SigningJwks } from "../signing/jws";
 import { verifyFile } from "./verify";
 import { importCommand } from "./importFiles";
+import { calibrateCommand } from "./calibrateCommand";
 
 type Run = Extract<CommandLine, { kind: "run" }>;
 
@@ -57,6 +58,8 @@ async function runCommand(cli: Run, cwd: string): Promise<number> {
       return checkCommand(cli, cwd);
     case "hook install":
       return hookInstall(cli, cwd);
+    case "calibrate":
+      return calibrateCommand(cli, cwd);
     case "lock":
       return lockCommand(cli, cwd);
     case "ci verify":
@@ -253,12 +256,12 @@ async function checkCommand(cli: Run, cwd: string): Promise<number> {
   const server = run ?? serverOptions(cli.flags, process.env, "check");
   const contents = change.contents(); // read while the server answers
   let resolutionId = cli.args[0];
-  let designatedCount: number | null = null;
+  let designatedIds: string[] | null = null;
   if (!resolutionId) {
     const p = await prepareFrom(server, repo, paths, named, early);
     if (!p.resolutionId) return emptyResult(change.noTalent);
     resolutionId = p.resolutionId;
-    designatedCount = p.designated.length;
+    designatedIds = p.designated.map((d) => d.id);
   }
   const playbook = await call<{ obligations: ServedObligation[] }>(
     server,
@@ -287,17 +290,24 @@ async function checkCommand(cli: Run, cwd: string): Promise<number> {
     });
   } else {
     for (const f of result.findings) print(`${f.file}:${f.line} ${f.rule} ${f.severity} ${oneLine(f.title)}`);
-    const talents = designatedCount ?? playbook.obligations.length;
+    const talents = designatedIds ?? playbook.obligations.map((o) => o.id);
+    note(`talentd check: talents ${talentList(talents)}`);
     note(
       `talentd check: ${result.findings.length === 0 ? "no finding" : `${blocking} blocking, ${advisory} advisory`} ` +
         `in ${lines} added line(s) of ${files.length} file(s); ` +
-        `${result.rulesWithDetectors} rule(s) with detectors from ${talents} talent(s), resolution ${resolutionId}` +
+        `${result.rulesWithDetectors} rule(s) with detectors from ${talents.length} talent(s), resolution ${resolutionId}` +
         (blocking > 0 ? ". Fix the blocking findings (or mark a deliberate line with talentd-ignore RULE-ID)." : ""),
     );
   }
   const failed = await report;
   if (failed && !cli.flags.json) note(failed);
   return blocking > 0 ? 1 : 0;
+}
+
+/** The talents a check ran, on one line: the first ten by id, then how many more. */
+function talentList(ids: string[]): string {
+  const shown = ids.slice(0, 10).join(", ");
+  return ids.length > 10 ? `${shown} and ${ids.length - 10} more` : shown;
 }
 
 // ---- lock and ci verify

@@ -47,11 +47,29 @@ export async function checkedContents(root: string, source: DiffSource, files: r
     }
     return out;
   }
+  const blobs = await blobsAt(
+    root,
+    files.map((f) => `${rev}:${f.path}`),
+  );
+  for (const f of files) {
+    const text = blobs.get(`${rev}:${f.path}`);
+    if (text !== undefined) out.set(f.path, text);
+  }
+  return out;
+}
+
+/**
+ * Texts of git objects by name (`<rev>:<path>`), one `git cat-file --batch` for all of them; absent: missing,
+ * too large or binary (`talentd check`'s context, and `talentd calibrate`'s files as each commit left them).
+ */
+export async function blobsAt(root: string, names: readonly string[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  if (names.length === 0) return out;
   let bytes: Uint8Array;
   try {
     const proc = Bun.spawn(["git", "cat-file", "--batch"], {
       cwd: root,
-      stdin: new TextEncoder().encode(files.map((f) => `${rev}:${f.path}`).join("\n") + "\n"),
+      stdin: new TextEncoder().encode(names.join("\n") + "\n"),
       stdout: "pipe",
       stderr: "ignore",
       env: { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" },
@@ -63,7 +81,7 @@ export async function checkedContents(root: string, source: DiffSource, files: r
   }
   const decoder = new TextDecoder();
   let at = 0;
-  for (const f of files) {
+  for (const name of names) {
     const nl = bytes.indexOf(10, at);
     if (nl < 0) break;
     const header = decoder.decode(bytes.subarray(at, nl));
@@ -73,7 +91,7 @@ export async function checkedContents(root: string, source: DiffSource, files: r
     const size = Number(m[2]);
     const body = bytes.subarray(at, at + size);
     at += size + 1;
-    if (m[1] === "blob" && size <= CONTENT_MAX && !body.includes(0)) out.set(f.path, decoder.decode(body));
+    if (m[1] === "blob" && size <= CONTENT_MAX && !body.includes(0)) out.set(name, decoder.decode(body));
   }
   return out;
 }

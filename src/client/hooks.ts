@@ -7,6 +7,7 @@ import { CliError } from "../cli/errors";
 import { serverOptions } from "./api";
 import { gitPath, requireRepo } from "./git";
 import { note, print } from "./output";
+import { calibrateForInstall } from "./calibrateCommand";
 
 type Run = Extract<CommandLine, { kind: "run" }>;
 
@@ -42,6 +43,8 @@ export function hookScript(hook: (typeof HOOKS)[number], command: string[], url?
       "It needs TALENTD_KEY (and TALENTD_URL)",
     `# in the environment; skip it once with \`git ${hook === "pre-push" ? "push" : "commit"} --no-verify\`.`,
     ...(url ? [`: "\${TALENTD_URL:=${url.replace(/[`"$\\]/g, "")}}"`, "export TALENTD_URL"] : []),
+    "TALENTD_RUN=hook",
+    "export TALENTD_RUN",
     `exec ${command.map(shQuote).join(" ")} ${args}`,
     "",
   ].join("\n");
@@ -68,6 +71,8 @@ export async function hookInstall(cli: Run, cwd: string): Promise<number> {
       renameSync(file, kept);
     }
   }
+  // the project chooses what blocks before the hook starts blocking (docs/design.md "What blocks a commit")
+  if (!cli.flags["no-calibrate"]) await calibrateForInstall(cli, root);
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, hookScript(hook, selfCommand(), typeof cli.flags.url === "string" ? cli.flags.url : undefined));
   chmodSync(file, 0o755);

@@ -35,6 +35,7 @@ export const EPOCH_TABLES = [
   "users",
   "email_verifications",
   "pending_links",
+  "project_hook_rules",
 ] as const;
 
 /**

@@ -6,6 +6,7 @@
 import { Elysia } from "elysia";
 import type { Logger } from "../lib/log";
 import { ulid } from "../lib/ids";
+import { payloadTooLarge, tooLargeResponse } from "./bodyLimit";
 import { AppError, errorResponse, validationFailed, type Issue } from "./errors";
 import { STORAGE_RETRY_AFTER_S, storageFailureOf, storageMessage, type StorageHealth } from "../db/storage";
 import { addressOf } from "./client";
@@ -36,10 +37,17 @@ export function errorCodeOf(request: Request): string | undefined {
   return meta.get(request)?.errorCode;
 }
 
-/** When the request arrived (ms since epoch) and its arrival number: orders trace events by call. */
-export function arrivalOf(request: Request): { at: number; seq: number } {
+/**
+ * When the request arrived (ms since epoch), its arrival number, and the number of this event
+ * within the request: orders trace events by call. Each call hands out the request's next event
+ * number (0, 1, …), so a route that journals several events (a policy save, one per project)
+ * gives each its own id.
+ */
+export function arrivalOf(request: Request): { at: number; seq: number; n: number } {
   const m = meta.get(request);
-  return m ? { at: m.startedAt, seq: m.seq } : { at: Date.now(), seq: ++arrivals };
+  if (!m) return { at: Date.now(), seq: ++arrivals, n: 0 };
+  const n = m.events++;
+  return { at: m.startedAt, seq: m.seq, n };
 }
 
 /** Milliseconds since the edge saw the request. */
@@ -151,7 +159,7 @@ async function readLimited(request: Request, limit: number, expiry: Expiry): Pro
         const { done, value } = await Promise.race([reader.read(), expiry.expired]);
         if (done) break;
         size += value.byteLength;
-        if (size > limit) throw new AppError("payload_too_large", `The request body is larger than ${limit} bytes.`, { limit });
+        if (size > limit) throw payloadTooLarge(limit);
         chunks.push(value);
       }
     } catch (e) {
@@ -307,19 +315,14 @@ function requestOpener(opts: EdgeOptions, cap: ConnectionCap | null) {
     const incoming = request.headers.get("x-request-id");
     const id = incoming && /^[A-Za-z0-9._-]{1,64}$/.test(incoming) ? incoming : ulid();
     const peer = serverOf() ?? null;
-    const m: RequestMeta = { id, start: performance.now(), startedAt: Date.now(), seq: ++arrivals, request, peer, trusted };
+    const m: RequestMeta = { id, start: performance.now(), startedAt: Date.now(), seq: ++arrivals, events: 0, request, peer, trusted };
     meta.set(request, m);
     set.headers["x-request-id"] = id;
     if (opts.accessLog) addressOf(m);
     const refused = cap?.enter(m);
     if (refused) return refused;
     const len = request.headers.get("content-length");
-    if (len !== null && Number(len) > opts.bodyLimit) {
-      return errorResponse(
-        new AppError("payload_too_large", `The request body is larger than ${opts.bodyLimit} bytes.`, { limit: opts.bodyLimit }),
-        id,
-      );
-    }
+    if (len !== null && Number(len) > opts.bodyLimit) return tooLargeResponse(request, opts.bodyLimit, id);
   };
 }
 

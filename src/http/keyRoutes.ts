@@ -6,8 +6,10 @@
  */
 import type * as Zod from "zod";
 import { DESIGNABLE, DISCOVERY, DOCTOR, INSTALLED, PLAYBOOK, PREPARED, REPORT } from "./keyAnswers";
-import { type KeyRoute, type ToolFace } from "./keyRoute";
+import { ADDS, READ_ONLY, REPEATABLE, type KeyRoute, type ToolFace } from "./keyRoute";
+import { deepenTool } from "./keyToolDeepen";
 import { FINDINGS_ROUTE } from "./keyRouteFindings";
+import { HOOK_RULES_READ, HOOK_RULES_WRITE } from "./keyRouteHookRules";
 import { a, arr, map, CatalogItem, I, ids, int, n, o, obj, page, S, SelectionChange, str, TalentFile, Triggers } from "./schema";
 
 // A plain object: `.passthrough()` would publish `additionalProperties: {}`, a schema that
@@ -28,63 +30,6 @@ const verdict = (z: typeof Zod) =>
 const Frontmatter = o({ name: S, description: S, license: S, compatibility: S, "allowed-tools": S, metadata: map(S) });
 const Skill = o({ uri: S, frontmatter: Frontmatter, resources: a(o({ uri: S, digest: S, size: I })) });
 const uriParam = { name: "uri", schema: str(), required: true };
-
-const deepenTool: ToolFace = {
-  name: "svc_deepen",
-  title: "Read or search talents",
-  description:
-    "During a task, when the served guidance points further (talent:// links) or you need a talent you were not served. " +
-    "With uri: reads that one talent file (optionally one markdown section). With query: literal, case-insensitive search that returns " +
-    "pointers (id, uri, summary), never content — then read what you need with uri. Read only what the task needs. " +
-    "Pass the task's resolutionId to read exactly what was served to it (files of a private expertise are readable only this way).",
-  input: (z) => ({
-    uri: z
-      .string()
-      .optional()
-      .describe(
-        "A talent file to read, e.g. talent://typescript-strict/references/strict-flags.md (from a pointer in the guidance or a search " +
-          "result).",
-      ),
-    section: z
-      .string()
-      .optional()
-      .describe(
-        'With uri: return only the section under this heading (case-insensitive): a markdown heading of the file; for a talent\'s main file (talent://<id>), any heading of its compact block, e.g. its title, "Rules", or a heading of the guidance.',
-      ),
-    query: z
-      .string()
-      .optional()
-      .describe("Without uri: the literal text to search for in talent ids, titles, summaries, keywords and rules."),
-    k: z.number().int().min(1).max(50).optional().describe("With query: the maximum number of pointers (default 10)."),
-    scope: z
-      .enum(["catalog", "installed", "active", "resolution"])
-      .optional()
-      .describe(
-        "With query: where to search — the whole public catalog, the project's installed talents, its active talents, or what the " +
-          "resolution given in resolutionId served (the scope implied by resolutionId; another scope with it is refused).",
-      ),
-    resolutionId: z
-      .string()
-      .optional()
-      .describe(
-        "The resolutionId of the current task (from svc_prepare_task): reads are pinned to what it served, and a query searches what " +
-          "it served. Optional.",
-      ),
-  }),
-  toRequest: (a) =>
-    a.uri !== undefined
-      ? { method: "POST", path: "/api/talents/get", body: { uri: a.uri, section: a.section, resolutionId: a.resolutionId } }
-      : {
-          method: "GET",
-          path: "/api/search",
-          query: {
-            query: a.query as string | undefined,
-            k: a.k as number | undefined,
-            scope: a.scope as string | undefined,
-            resolutionId: a.resolutionId as string | undefined,
-          },
-        },
-};
 
 /** The key routes, by name. */
 export const KEY_ROUTES = {
@@ -119,6 +64,7 @@ export const KEY_ROUTES = {
     tool: {
       name: "svc_prepare_task",
       title: "Prepare a task (step 1)",
+      annotations: ADDS,
       description:
         "Step 1 of the loop — call BEFORE starting a coding task. Designate the talents (rule sets) the work touches, by id, and " +
         "receive their compact guidance plus a resolutionId; keep the resolutionId for svc_validate after the work. " +
@@ -178,6 +124,7 @@ export const KEY_ROUTES = {
     tool: {
       name: "svc_validate",
       title: "Audit playbook (steps 2 and 3)",
+      annotations: READ_ONLY,
       description:
         "Steps 2 and 3 of the loop — call AFTER the work. With the resolutionId from svc_prepare_task it returns the exact index of " +
         "the public and private obligations of what was served. " +
@@ -185,10 +132,7 @@ export const KEY_ROUTES = {
         "compare each rule to your diff yourself (the diff is never sent), and fix blocking violations before finishing.",
       input: (z) => ({
         resolutionId: z.string().describe("The resolutionId returned by svc_prepare_task (res_…)."),
-        talent: z
-          .string()
-          .optional()
-          .describe("A talent or expertise id of the resolution: adds its detailed rules and tests to the answer."),
+        talent: z.string().optional().describe("A talent or expertise id of the resolution: answers only its detailed rules and tests."),
       }),
       toRequest: (a) => ({
         method: "GET",
@@ -228,6 +172,7 @@ export const KEY_ROUTES = {
     tool: {
       name: "svc_record_validation",
       title: "Record verdicts (step 4)",
+      annotations: REPEATABLE,
       description:
         "Step 4 of the loop — only when svc_validate lists private expertises (verdictRequired). Records ONE final verdict per private " +
         "expertise of the resolution, each with file:line evidence or the missing elements. " +
@@ -253,6 +198,8 @@ export const KEY_ROUTES = {
     },
   },
   findings: FINDINGS_ROUTE,
+  hookRules: HOOK_RULES_READ,
+  hookRulesSet: HOOK_RULES_WRITE,
   install: {
     method: "PATCH",
     path: "/api/projects/:id/talents",
@@ -265,11 +212,12 @@ export const KEY_ROUTES = {
     tool: {
       name: "svc_install_talents",
       title: "Install talents",
+      annotations: REPEATABLE,
       description:
         "Installs talents in this project's selection so later tasks can designate them (an existing resolution never changes). Give " +
         "one id in talent, or several in talents: a list is installed atomically (all or none). " +
-        "Their prerequisites (requires) come along in the same group; a group whose prerequisites include a conflict is refused " +
-        "(selection_conflict). " +
+        "Their prerequisites (requires) come along in the same group; a group holding a conflict, or conflicting with an active " +
+        "talent of the project, is refused (selection_conflict). " +
         "With an organization allow-list, other talents are refused (not_allowed_by_policy). " +
         "Ids absent from the catalog are refused. This tool only installs; disabling or removing talents is done in the dashboard.",
       input: (z) => ({
@@ -295,6 +243,7 @@ export const KEY_ROUTES = {
     tool: {
       name: "svc_doctor",
       title: "Check the selection",
+      annotations: READ_ONLY,
       description:
         "Checks this project's talent selection: missing prerequisites (talents required by installed ones) and conflicts. Call it " +
         "when svc_prepare_task refuses ids or lists prerequisites, or when you are unsure the selection is sound.",
@@ -317,6 +266,7 @@ export const KEY_ROUTES = {
     tool: {
       name: "svc_discover_codebase",
       title: "Discover which talents fit",
+      annotations: READ_ONLY,
       description:
         "When the project's selection is empty, or you do not know which talents exist: returns the discovery procedure, the project's " +
         "selection and a compact catalog index (relevant first, within a token budget) to decide which talents fit this codebase. It " +

@@ -8,10 +8,12 @@
  * undocumented. docs/api.md is the prose beside it.
  */
 import { Elysia } from "elysia";
+import { OAUTH_SCOPES } from "../db/schema";
 import { ANSWERS, type OtherAnswer } from "./openapiAnswers";
 import { sessionCookieName } from "./cookies";
 import { routeKey } from "./keyRoute";
 import { KEY_ROUTE_LIST } from "./keyRoutes";
+import { HOOK_RULES_WEB_ANSWERS } from "./keyRouteHookRules";
 import { AUTH_OPERATIONS, ORG_OPERATIONS } from "./openapiOperations";
 import { PROJECT_OPERATIONS } from "./openapiProjectOps";
 import { arr, obj, str, type Access, type Operation, type Schema } from "./schema";
@@ -36,6 +38,7 @@ export const OPERATIONS: Operation[] = [...AUTH_OPERATIONS, ...KEY_OPERATIONS, .
 /** The declared answers: the key routes' from their descriptors, the others' from openapiAnswers.ts. */
 const ALL_ANSWERS: Record<string, Schema | OtherAnswer> = {
   ...ANSWERS,
+  ...HOOK_RULES_WEB_ANSWERS,
   ...Object.fromEntries(KEY_ROUTE_LIST.map((r) => [routeKey(r).replace(/:([A-Za-z]+)/g, "{$1}"), r.answer])),
 };
 
@@ -129,9 +132,7 @@ export function openApiDocument(baseUrl: string, version: string): Record<string
             authorizationCode: {
               authorizationUrl: `${baseUrl}/oauth/authorize`,
               tokenUrl: `${baseUrl}/oauth/token`,
-              scopes: Object.fromEntries(
-                ["prepare_task", "validate", "record_validation", "deepen", "doctor", "catalog", "discover", "install"].map((s) => [s, s]),
-              ),
+              scopes: Object.fromEntries(OAUTH_SCOPES.map((s) => [s, s])),
             },
           },
         },

@@ -1,5 +1,6 @@
 /** Rows of the OpenAPI document (http/openapi.ts): expertises, catalog and specializations, projects. */
 import { arr, ids, int, obj, page, str, type Operation } from "./schema";
+import { HOOK_RULES_WEB_OPERATIONS } from "./keyRouteHookRules";
 
 /** Expertises, the catalog, specializations and projects. */
 export const PROJECT_OPERATIONS: Operation[] = [
@@ -336,4 +337,5 @@ export const PROJECT_OPERATIONS: Operation[] = [
     body: obj({ uri: str(), section: str(), resolutionId: str() }, ["uri"]),
     errors: [400, 404],
   },
+  ...HOOK_RULES_WEB_OPERATIONS,
 ];

@@ -27,7 +27,7 @@ export function intParam(query: Query, name: string, min: number, max: number, f
   if (raw === undefined) return fallback;
   const n = Number(raw);
   if (!/^-?\d+$/.test(raw.trim()) || n < min || n > max)
-    throw validationFailed([{ path: name, message: `must be a number from ${min} to ${max}` }]);
+    throw validationFailed([{ path: name, message: `must be a whole number from ${min} to ${max}` }]);
   return n;
 }
 

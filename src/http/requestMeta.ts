@@ -16,6 +16,8 @@ export interface RequestMeta {
   startedAt: number;
   /** Arrival order in this process. */
   seq: number;
+  /** Trace events numbered for it so far (edge.ts arrivalOf): the next event's number within the request. */
+  events: number;
   /** Status of an error response rendered by onError (the access log reads it). */
   errorStatus?: number;
   /** Its error code (`unknown_talents`, …): the trace journal records it with a failed call. */

@@ -120,6 +120,23 @@ export function auditProcedure(voice: Voice, resolutionId: string, hasExpertises
   return steps.map((s, i) => `${i + 1}. ${s}`);
 }
 
+/**
+ * `next` of one talent's detail over MCP, which leaves the playbook's procedure out (the agent has
+ * it from the playbook): apply the rules, then the next talent's detail or the verdicts.
+ */
+export function afterDetail(voice: Voice, resolutionId: string, hasExpertises: boolean): string {
+  const other = call(voice, "playbook", { resolutionId, talent: "<id>" });
+  const record = call(voice, "reports", { resolutionId });
+  const then = [
+    other && `fetch the next talent's detail (${other})`,
+    hasExpertises && (record ? `record one verdict per private expertise (${record})` : `record verdicts (${lacking("reports")})`),
+  ].filter(Boolean);
+  return (
+    "Apply each rule's check to your diff (the tests show a passing and a failing example), list violations with file:line and " +
+    `fix the blocking ones${then.length ? `; then ${then.join(", or ")}` : ""}.`
+  );
+}
+
 /** The procedure of the discovery playbook. */
 export function discoveryProcedure(voice: Voice): string[] {
   const install = call(voice, "install", { talents: "[...]" });

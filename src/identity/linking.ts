@@ -199,9 +199,17 @@ export async function confirmPendingLink(tx: Tx, token: string | null, userId: s
   };
 }
 
-/** Drops a pending link (the person said no). */
-export async function cancelPendingLink(tx: Tx, token: string | null): Promise<void> {
-  if (token && TOKEN_PATTERN.test(token)) await tx.delete(pendingLinks).where(eq(pendingLinks.tokenHash, sha256Hex(token)));
+/**
+ * Drops a pending link (the person said no): only the one bound to `userId`, the signed-in account
+ * — a token alone cancels nobody else's. True when one was dropped.
+ */
+export async function cancelPendingLink(tx: Tx, token: string | null, userId: string): Promise<boolean> {
+  if (!token || !TOKEN_PATTERN.test(token)) return false;
+  const gone = await tx
+    .delete(pendingLinks)
+    .where(and(eq(pendingLinks.tokenHash, sha256Hex(token)), eq(pendingLinks.userId, userId)))
+    .returning({ userId: pendingLinks.userId });
+  return gone.length > 0;
 }
 
 /** The Set-Cookie value that carries (or, with null, clears) a pending link's token. */

@@ -7,7 +7,7 @@
  */
 import type * as OidcClient from "openid-client";
 import { keptUnbounded } from "../lib/kept";
-import { EGRESS_LIMITS, egressDetail, policyFetch, type EgressPolicy } from "../lib/egress";
+import { EGRESS_LIMITS, egressDetail, egressPolicyKey, policyFetch, type EgressPolicy } from "../lib/egress";
 import { onFirstUse } from "../lib/onFirstUse";
 
 /** openid-client, loaded with the first OIDC sign-in or configuration test (not at start). */
@@ -50,7 +50,7 @@ export function isLoopbackHttp(url: URL): boolean {
   return url.protocol === "http:" && ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname);
 }
 
-const policyKey = (p: EgressPolicy): string => `${p.allowLoopback}|${p.allowHosts.join(",")}`;
+const policyKey = egressPolicyKey;
 
 /**
  * Discovers the issuer (cached; a failure is cached too, FAILED_DISCOVERY_MS). Every request

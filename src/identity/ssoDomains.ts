@@ -1,8 +1,9 @@
 /**
  * Proof of an SSO domain. Saving SSO with `domains` only claims them: a claim routes sign-in
  * (`/login`, `/api/auth/sso/:domain`) and enforces SSO only once it is verified, either by a
- * DNS TXT record `_talentd-challenge.<domain>` holding `talentd-verification=<token>` (checked
- * through the system resolver, or the servers of DNS_SERVERS), or by a platform administrator's
+ * DNS TXT record `_talentd-challenge.<domain>` holding `talentd-verification=<token>` (asked of
+ * the system resolver's servers, or those of DNS_SERVERS; only a TXT owned by exactly that name
+ * counts, never one reached through a CNAME), or by a platform administrator's
  * approval. Several organizations may claim one domain; one at most holds it verified (a partial
  * unique index decides inside the write). Without this, any organization's owner could name
  * someone else's domain and sign in as its people.
@@ -17,6 +18,7 @@ import type { Database, Tx } from "../db/client";
 import { organizations, ssoDomains } from "../db/schema";
 import { AppError, notFound } from "../http/errors";
 import { iso } from "../lib/time";
+import { DnsCnameError, lookupTxt, parseDnsServer, type DnsServer } from "../lib/dnsTxt";
 
 /** The DNS name under which an organization proves a domain. */
 export const CHALLENGE_LABEL = "_talentd-challenge";
@@ -40,16 +42,18 @@ const lookups = keptUnbounded<string, TxtLookup>("TXT resolver by DNS servers", 
 });
 
 /**
- * The TXT lookup of this configuration: the system resolver, or DNS_SERVERS (an operator's
- * internal resolver; tests name a local one). A short timeout: a person waits on the answer.
+ * The TXT lookup of this configuration: the system resolver's servers, or DNS_SERVERS (an
+ * operator's internal resolver; tests name a local one). It reads the answer itself
+ * (`lib/dnsTxt.ts`): only TXT records owned by exactly the name asked count, and a CNAME there
+ * is refused (DnsCnameError). A short timeout: a person waits on the answer.
  */
 export function txtLookup(config: Pick<Config, "dnsServers">): TxtLookup {
   const key = config.dnsServers.join(",");
   let found = lookups.get(key);
   if (!found) {
-    const resolver = new Resolver({ timeout: 3000, tries: 2 });
-    if (config.dnsServers.length > 0) resolver.setServers(config.dnsServers);
-    found = (name) => resolver.resolveTxt(name);
+    const named = config.dnsServers.length > 0 ? config.dnsServers : new Resolver().getServers();
+    const servers = named.map(parseDnsServer).filter((s): s is DnsServer => s !== null);
+    found = (name) => lookupTxt(servers, name, { timeoutMs: 3000, tries: 2 });
     lookups.set(key, found);
   }
   return found;
@@ -156,7 +160,14 @@ export async function verifyDomainByDns(
   let found: string[] = [];
   try {
     found = (await lookup(claim.record.name)).map((parts) => parts.join(""));
-  } catch {
+  } catch (e) {
+    if (e instanceof DnsCnameError)
+      throw new AppError(
+        "domain_unverified",
+        `${claim.record.name} is a CNAME (to ${e.target}): the proof must be a TXT record at exactly that name, ` +
+          "not an alias. Replace the CNAME with the TXT record, then verify again.",
+        { record: claim.record, found: [] },
+      );
     found = []; // NXDOMAIN, no TXT, a resolver that did not answer: the record is not there (yet)
   }
   if (!found.includes(claim.record.value)) {

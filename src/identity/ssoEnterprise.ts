@@ -3,12 +3,14 @@
  * authorization on or off for the active organization's OIDC SSO, for its owners and admins.
  * When on, the token endpoint accepts ID-JAGs its IdP issued for its members and its projects
  * (src/oauth/jwtBearer.ts). Off by default; a security event (`sso.enterprise_grant`) records each change.
+ * Turned off (by hand, by saving another issuer or SAML, by removing the SSO), the access tokens it
+ * issued are revoked in the same transaction: they fail at their next use.
  */
-import { eq } from "drizzle-orm";
+import { and, eq, inArray, isNull } from "drizzle-orm";
 import { Elysia } from "elysia";
 import type { Guards } from "../auth/guards";
 import type { Tx } from "../db/client";
-import { ssoConnections } from "../db/schema";
+import { oauthTokens, projects, ssoConnections } from "../db/schema";
 import type { CoreDeps } from "../deps";
 import { clientMeta } from "../http/client";
 import { AppError, notFound, validationFailed } from "../http/errors";
@@ -30,7 +32,20 @@ export function keepsEnterpriseGrant(stored: StoredSso, next: SsoSettings): bool
   return next.type === "oidc" && next.oidc?.issuer === stored.oidc?.issuer;
 }
 
-/** Stores the setting; 404 without SSO, 409 invalid_transition when the SSO is SAML (ID-JAGs come from an OIDC IdP). */
+/**
+ * Revokes the live access tokens the jwt-bearer grant issued for the organization's projects (each
+ * is its own family, `family_id = id`; a consented grant's family is its code's hash). Inside the
+ * transaction that turns the grant off or removes the SSO.
+ */
+export async function revokeEnterpriseTokens(tx: Tx, organizationId: string, now = Date.now()): Promise<void> {
+  const ofOrganization = tx.select({ id: projects.id }).from(projects).where(eq(projects.organizationId, organizationId));
+  await tx
+    .update(oauthTokens)
+    .set({ revokedAt: now })
+    .where(and(isNull(oauthTokens.revokedAt), eq(oauthTokens.familyId, oauthTokens.id), inArray(oauthTokens.projectId, ofOrganization)));
+}
+
+/** Stores the setting (off: with the tokens it issued revoked); 404 without SSO, 409 invalid_transition when the SSO is SAML. */
 export async function setEnterpriseGrant(tx: Tx, organizationId: string, enabled: boolean): Promise<void> {
   const stored = await loadSso(tx, organizationId);
   if (!stored) throw notFound("This organization has no single sign-on: configure OIDC single sign-on first.");
@@ -40,6 +55,7 @@ export async function setEnterpriseGrant(tx: Tx, organizationId: string, enabled
     .update(ssoConnections)
     .set({ enterpriseGrant: enabled, updatedAt: Date.now() })
     .where(eq(ssoConnections.organizationId, organizationId));
+  if (!enabled) await revokeEnterpriseTokens(tx, organizationId);
 }
 
 /** The route of the setting (mounted beside the other SSO routes). */

@@ -18,7 +18,7 @@ const KNOWN: { test: (raw: string) => boolean; name: string }[] = [
 ];
 
 /** What each run of the talentd client is called, by the tag in its User-Agent. */
-const TALENTD_RUNS: Record<string, string> = { hook: "talentd hook", ci: "talentd CI", check: "talentd check" };
+const TALENTD_RUNS: Record<string, string> = { hook: "talentd hook", ci: "talentd CI", check: "talentd check by hand" };
 
 /** The longest unknown label shown (the raw one stays in the title). */
 const SHORT_MAX = 32;

@@ -11,7 +11,7 @@ import type { Database } from "../db/client";
 import type { Statement } from "../db/writeJob";
 import type { KeyScope } from "../db/schema";
 import { traceEvents } from "../db/schema";
-import { orderedId } from "../lib/ids";
+import { orderedSubId } from "../lib/ids";
 import type { Logger } from "../lib/log";
 import { storageFailureOf } from "../db/storage";
 import type { CoreDeps } from "../deps";
@@ -41,13 +41,19 @@ export interface TraceInput {
   status: number;
   durationMs: number;
   detail?: Record<string, unknown> | null;
-  /** When the call arrived (ms, arrival number: http/edge.ts arrivalOf); events are ordered by it. */
-  arrival: { at: number; seq: number };
+  /**
+   * When the call arrived (ms, arrival number: http/edge.ts arrivalOf) and the event's number
+   * within the call (one per event, never shared: the id is made of the three); events are ordered by it.
+   */
+  arrival: { at: number; seq: number; n: number };
 }
 
 export const FLUSH_MS = 250;
 
-/** A trace event id: `trc_` + an ordered id (10 time characters, 16 sequence characters, Crockford base32). */
+/**
+ * A trace event id: `trc_` + an ordered id (10 time characters, 11 arrival characters, 5 event-within-call characters,
+ * Crockford base32).
+ */
 export const TRACE_ID = /^trc_[0-9A-HJKMNP-TV-Z]{26}$/;
 const INSERT_SIZES = [50, 10, 1] as const;
 const insertSql = keptUnbounded<string, string>("Trace INSERT texts by batch size", {
@@ -137,7 +143,7 @@ export class TraceJournal {
     this.#pending.push({
       author: [e.projectId, e.via, e.authorType, e.authorId, e.authorName, e.client?.slice(0, 200) ?? null, e.runId ?? null],
       event: [
-        `trc_${orderedId(arrival.at, arrival.seq)}`,
+        `trc_${orderedSubId(arrival.at, arrival.seq, arrival.n)}`,
         e.kind,
         e.talentsEntered?.length ? JSON.stringify(e.talentsEntered) : "[]",
         e.talentsLeft?.length ? JSON.stringify(e.talentsLeft) : "[]",

@@ -23,6 +23,17 @@ export function printableJson(json: string): string {
   return json.replace(RAW_IN_JSON, escaped);
 }
 
+/** Bidi marks (LRM, RLM, ALM), embeddings, overrides and isolates. */
+const BIDI = /[\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * The text without bidi controls: a name someone else chose (an OAuth client's) cannot reorder
+ * what is shown around it or hide its own letters' order. Pages also isolate it (`<bdi>`, ui/parts.tsx `Isolated`).
+ */
+export function withoutBidi(text: string): string {
+  return text.replace(BIDI, "");
+}
+
 /**
  * Why `text` may not be a talent's text, or null: a C0 control (tab and newline allowed; CR too
  * when `cr`, for files with Windows line ends), DEL or a C1 control; a bidi control when `bidi`.

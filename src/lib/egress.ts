@@ -1,7 +1,8 @@
 /**
  * The egress policy: every server-side fetch of a URL someone else chose (an organization's
  * OIDC issuer and what its discovery names, a SAML entry point, an identity provider's API)
- * goes through `safeFetch`. It resolves the host name, refuses loopback, private, link-local
+ * goes through `safeFetch`. It resolves the host name (through DNS_SERVERS when set, else the
+ * system's resolver), refuses loopback, private, link-local
  * (cloud metadata), unique-local, multicast and reserved addresses unless the operator allows
  * them (EGRESS_ALLOW_HOSTS, EGRESS_ALLOW_LOOPBACK), connects to the address it checked (the
  * URL's host becomes that address; the Host header and TLS server name stay the name),
@@ -9,7 +10,8 @@
  * the answer. Every failure is one `EgressError` whose message says nothing about the inside
  * of the network; the reason is in `detail`, for the log only.
  */
-import { lookup } from "node:dns/promises";
+import { lookup, Resolver } from "node:dns/promises";
+import { keptUnbounded } from "./kept";
 import { inRange, parseIp, parseRange, refusedKind, urlHost, type IpAddress, type IpRange } from "./ipRanges";
 
 /** What the operator allows beyond the public internet (config.ts, `egress`). */
@@ -18,6 +20,40 @@ export interface EgressPolicy {
   allowHosts: readonly string[];
   /** Loopback addresses (127.0.0.0/8, ::1) are reached only when true. */
   allowLoopback: boolean;
+  /** DNS_SERVERS: when any, host names are resolved by these servers (A and AAAA), not the system's resolver. */
+  dnsServers?: readonly string[];
+}
+
+/** The policy as a cache key (what a fetch through it may reach and how names resolve). */
+export function egressPolicyKey(p: EgressPolicy): string {
+  return `${p.allowLoopback}|${p.allowHosts.join(",")}|${(p.dnsServers ?? []).join(",")}`;
+}
+
+const resolvers = keptUnbounded<string, Resolver>("Egress resolver by DNS servers", {
+  clock: "none",
+  bound: "one per DNS_SERVERS setting (one per process)",
+});
+
+/**
+ * The addresses of `host`: asked of DNS_SERVERS when the policy names them (A and AAAA, in
+ * parallel; `localhost` and names under it are loopback without asking, RFC 6761), else the
+ * system's resolver (getaddrinfo: /etc/hosts included).
+ */
+async function resolveHost(host: string, policy: EgressPolicy): Promise<string[]> {
+  const servers = policy.dnsServers ?? [];
+  if (servers.length === 0) return (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+  if (host === "localhost" || host.endsWith(".localhost")) return ["127.0.0.1", "::1"];
+  const key = servers.join(",");
+  let resolver = resolvers.get(key);
+  if (!resolver) {
+    resolver = new Resolver({ timeout: 2000, tries: 2 });
+    resolver.setServers([...servers]);
+    resolvers.set(key, resolver);
+  }
+  const [v4, v6] = await Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]);
+  const found = [...(v4.status === "fulfilled" ? v4.value : []), ...(v6.status === "fulfilled" ? v6.value : [])];
+  if (found.length === 0 && v4.status === "rejected") throw v4.reason;
+  return found;
 }
 
 /** Limits of one fetch (redirects included). */
@@ -81,14 +117,14 @@ export async function checkedAddresses(url: URL, policy: EgressPolicy, signal: A
   let addresses: IpAddress[];
   if (literal) addresses = [literal];
   else {
-    let answers: { address: string }[];
+    let answers: string[];
     try {
-      answers = await abortable(lookup(host, { all: true, verbatim: true }), signal);
+      answers = await abortable(resolveHost(host, policy), signal);
     } catch (e) {
       if (e instanceof EgressError) throw e;
       throw new EgressError("unreachable", `${host} does not resolve (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
     }
-    addresses = answers.map((a) => parseIp(a.address)).filter((a): a is IpAddress => a !== null);
+    addresses = answers.map((a) => parseIp(a)).filter((a): a is IpAddress => a !== null);
     if (addresses.length === 0) throw new EgressError("unreachable", `${host} has no address`);
     if (nameAllowed(policy, host)) return addresses;
   }

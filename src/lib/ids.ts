@@ -67,19 +67,27 @@ export function newId(prefix: IdPrefix): string {
   return `${prefix}_${ulid()}`;
 }
 
-/** A ULID-shaped id from a time and a sequence number: sorts by (time, seq) exactly. */
-export function orderedId(time: number, seq: number): string {
-  let t = time;
-  let head = "";
-  for (let i = 0; i < 10; i++) {
-    head = CROCKFORD[t % 32] + head;
-    t = Math.floor(t / 32);
-  }
-  let n = seq;
-  let tail = "";
-  for (let i = 0; i < 16; i++) {
-    tail = CROCKFORD[n % 32] + tail;
+/** `value` in `width` Crockford digits, most significant first. */
+function digits(value: number, width: number): string {
+  let n = value;
+  let out = "";
+  for (let i = 0; i < width; i++) {
+    out = CROCKFORD[n % 32] + out;
     n = Math.floor(n / 32);
   }
-  return head + tail;
+  return out;
+}
+
+/** A ULID-shaped id from a time and a sequence number: sorts by (time, seq) exactly. */
+export function orderedId(time: number, seq: number): string {
+  return digits(time, 10) + digits(seq, 16);
+}
+
+/**
+ * A ULID-shaped id from a time, a sequence number and the number of an item within it (the
+ * n-th event of one call): 10 time digits, 11 sequence digits (2^55), 5 item digits (2^25).
+ * Sorts by (time, seq, n) exactly, so one call's several events get several ids.
+ */
+export function orderedSubId(time: number, seq: number, n: number): string {
+  return digits(time, 10) + digits(seq, 11) + digits(n, 5);
 }

@@ -4,9 +4,12 @@
  * person's arguments copied in; it calls no backend and decides nothing (the tools do).
  */
 import * as z from "zod";
+import type { KeyScope } from "../db/schema";
 
 export interface PromptSpec {
   name: string;
+  /** The scope of the tool the prompt starts with: offered only to credentials that carry it (view.ts). */
+  scope: KeyScope;
   title: string;
   description: string;
   /** The arguments, as the SDK publishes them in prompts/list (name, description, required). */
@@ -24,6 +27,7 @@ const list = (text: string | undefined): string[] =>
 export const PROMPTS: PromptSpec[] = [
   {
     name: "prepare_task",
+    scope: "prepare_task",
     title: "Prepare a task with talentd (step 1)",
     description:
       "Before a coding task: designate the talents (conventions) the work touches, receive their guidance and a resolutionId to audit " +
@@ -57,6 +61,7 @@ export const PROMPTS: PromptSpec[] = [
   },
   {
     name: "audit_resolution",
+    scope: "validate",
     title: "Audit the work with talentd (steps 2–4)",
     description:
       "After a coding task: check the work against exactly what its resolution served, fix blocking violations, and record the " +

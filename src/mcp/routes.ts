@@ -24,20 +24,23 @@ import type { KeyPrincipal } from "../auth/key";
 import { authenticateBearer } from "../auth/principal";
 import { requestIdOf } from "../http/edge";
 import { AppError, errorResponse } from "../http/errors";
-import { markMcpCall } from "../http/keyRoute";
+import { markMcpCall, mcpMetaOf } from "../http/keyRoute";
 import { mcpResource, OAUTH_SCOPES, PROJECT_ID_PATTERN, resourceMetadataUrl } from "../oauth/resource";
 import { onFirstUse } from "../lib/onFirstUse";
 import { clientLabel, sessionIdFor } from "./client";
 
 /** The `_meta` key of the client's name and version in a 2026-07-28 request (the SDK's CLIENT_INFO_META_KEY; not imported: the SDK loads on first use). */
 const CLIENT_INFO_META_KEY = "io.modelcontextprotocol/clientInfo";
-import type { BackendAnswer, CallBackend } from "./server";
+import type { BackendAnswer, CallBackend } from "./toolResult";
 import type { BackendCall } from "./tools";
+import type { CallerView } from "./view";
 
 /** What the per-request server of a request needs, handed to the SDK's factory as `authInfo.extra`. */
 interface RequestScope {
   call: CallBackend;
   projectId: string;
+  /** The caller's scopes, and whether the request calls a tool (view.ts). */
+  view: CallerView;
 }
 
 /**
@@ -51,7 +54,7 @@ const loadSdk = onFirstUse(async () => {
   const [{ createMcpServer, fastToolCall }, sdk] = await Promise.all([import("./server"), import("@modelcontextprotocol/server")]);
   const factory = ({ authInfo }: { authInfo?: { extra?: Record<string, unknown> } }) => {
     const scope = authInfo?.extra as unknown as RequestScope;
-    return createMcpServer(scope.call, scope.projectId);
+    return createMcpServer(scope.call, scope.projectId, scope.view);
   };
   const modern = sdk.createMcpHandler(factory, { legacy: "reject" });
   return {
@@ -138,7 +141,7 @@ async function dispatch(request: Request, body: unknown, scope: RequestScope, in
   if (fast) return fast;
   if (!(await sdk.isLegacyRequest(request, body)))
     return sdk.modern.fetch(request, { authInfo: { token: "", clientId: "", scopes: [], extra: { ...scope } }, parsedBody: body });
-  const server = sdk.createMcpServer(scope.call, scope.projectId);
+  const server = sdk.createMcpServer(scope.call, scope.projectId, scope.view);
   const transport = new sdk.Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   try {
     await server.connect(transport);
@@ -200,7 +203,9 @@ export function mcpRoutes(deps: AppDeps, backend: Backend) {
     const { TOOLS_BY_NAME } = await toolsModule();
     for (const m of messages) {
       const tool = m.method === "tools/call" ? TOOLS_BY_NAME.get(String(m.params?.name)) : undefined;
-      if (tool && !principal.scopes.includes(tool.scope)) {
+      // a token is refused at HTTP with the challenge that lets its client ask for the scope (step-up); a key cannot
+      // step up: its call reaches the route, whose refusal is a tool error naming the scope and who grants it
+      if (tool && principal.kind === "token" && !principal.scopes.includes(tool.scope)) {
         return refusal(
           new AppError("insufficient_scope", `These credentials do not carry the "${tool.scope}" scope that ${tool.name} needs.`, {
             requiredScope: tool.scope,
@@ -237,15 +242,21 @@ export function mcpRoutes(deps: AppDeps, backend: Backend) {
         headers["content-type"] = "application/json";
       }
       // marked as the adapter's: the answer names tools, not routes (http/wording.ts)
-      const res = await backend.handle(markMcpCall(new Request(url, { method: c.method, headers, body: payload })));
+      const backendRequest = markMcpCall(new Request(url, { method: c.method, headers, body: payload }));
+      const res = await backend.handle(backendRequest);
+      const text = await res.text();
+      // machine-only fields the route left out of the body for the tool result's _meta (http/keyRoute.ts)
+      const meta = mcpMetaOf(backendRequest);
       return {
         status: res.status,
-        text: await res.text(),
+        text,
         json: (res.headers.get("content-type") ?? "").toLowerCase().startsWith("application/json"),
+        ...(meta ? { meta } : {}),
       };
     };
 
-    return dispatch(request, body, { call, projectId: principal.projectId }, initialize ? client : null);
+    const view = { scopes: principal.scopes, calling: messages.some((m) => m.method === "tools/call") };
+    return dispatch(request, body, { call, projectId: principal.projectId, view }, initialize ? client : null);
   }
 
   return new Elysia()

@@ -3,7 +3,7 @@
  * `createMcpHandler` calls for both protocol eras: 2026-07-28 requests and the 2025 handshake).
  * It registers the seven tools, the talents-as-resources handlers, the Skills extension's
  * methods and the loop's two prompts; every tool, resource and skills handler turns into one
- * backend request through `call` and hands the answer back as is.
+ * backend request through `call` and hands the answer back (a tool result: toolResult.ts).
  */
 import {
   McpServer,
@@ -15,59 +15,14 @@ import {
 } from "@modelcontextprotocol/server";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
 import * as z from "zod";
+import pkg from "../../package.json" with { type: "json" };
 import { PROMPTS } from "./prompts";
-import { LOOP, TOOLS, TOOLS_BY_NAME } from "./tools";
+import { TOOLS, TOOLS_BY_NAME } from "./tools";
+import { allows, instructionsFor, promptsFor, type CallerView } from "./view";
 import { lateAnswer } from "../http/answer";
-import type { BackendCall } from "./tools";
+import { type BackendAnswer, type CallBackend, isObject, parse, toolResultJson, toToolResult } from "./toolResult";
 
-/** A backend answer: status and the body as text (JSON for every key-API route). */
-export interface BackendAnswer {
-  status: number;
-  text: string;
-  /** True when the backend labelled the body application/json (its own JSON.stringify output). */
-  json?: boolean;
-}
-
-/** Sends one request to the backend; `tool` names the MCP operation (for traces). */
-export type CallBackend = (call: BackendCall, tool: string) => Promise<BackendAnswer>;
-
-export const SERVER_INFO = { name: "talentd", version: "0.1.0" };
-
-export const INSTRUCTIONS = `talentd serves the conventions (talents) of this project and checks your work against them. The loop:\n${LOOP}\nThe project is the one of your credentials: tools never take a project id.`;
-
-const parse = (text: string): unknown => {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-};
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
-/**
- * toToolResult's result as JSON text. A success whose body is a JSON object (as the backend wrote
- * it) is written around that text — `structuredContent` is the text itself — without parsing it
- * and serializing it again: for a ~16 KB discovery answer that was ~40% of the fast path's CPU
- * (docs/performance.md "MCP adapter").
- */
-export function toolResultJson(a: BackendAnswer): string {
-  if (a.status < 400 && a.json && a.text.startsWith("{"))
-    return `{"content":[{"type":"text","text":${JSON.stringify(a.text)}}],"structuredContent":${a.text}}`;
-  return JSON.stringify(toToolResult(a));
-}
-
-/**
- * A backend answer as a tool result: the body as text and, when it is a JSON object, as
- * `structuredContent` too; an error status makes it a tool error (`isError`, a result, not a
- * JSON-RPC error: the agent reads it and corrects its call) carrying the status and backend code.
- */
-export function toToolResult(a: BackendAnswer): CallToolResult {
-  const body = parse(a.text);
-  if (a.status < 400) return { content: [{ type: "text", text: a.text }], ...(isObject(body) ? { structuredContent: body } : {}) };
-  const structured = isObject(body) ? { status: a.status, ...body } : { status: a.status, error: "backend_error", message: a.text };
-  return { isError: true, content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured };
-}
+export const SERVER_INFO = { name: "talentd", version: pkg.version };
 
 /**
  * A backend error on a resource or skills request, as a JSON-RPC error carrying the backend
@@ -161,6 +116,8 @@ function asResources(body: unknown): { uri: string; name: string; title?: string
 
 /** Input schemas built once per process, not per request (a server is built per request). */
 const INPUT_SCHEMAS = new Map(TOOLS.map((t) => [t.name, z.object(t.inputSchema)]));
+/** The schema of a tool called outside the caller's scopes: its arguments are not read (the route refuses first). */
+const NO_ARGUMENTS = z.object({});
 /** The prompts' argument schemas, built once per process too. */
 const PROMPT_SCHEMAS = new Map(PROMPTS.map((p) => [p.name, z.object(p.argsSchema)]));
 
@@ -171,8 +128,10 @@ const PROMPT_SCHEMAS = new Map(PROMPTS.map((p) => [p.name, z.object(p.argsSchema
  */
 const JSON_SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
 
-/** What stays the same for a whole build (the tools, the prompts, the templates): an hour, for anyone. */
+/** What stays the same for a whole build (the templates): an hour, for anyone. */
 const STABLE_PER_BUILD: CacheHint = { ttlMs: 3_600_000, cacheScope: "public" };
+/** What stays the same for a build and one set of credentials (the tools and prompts its scopes allow): an hour, private. */
+const STABLE_PER_CREDENTIALS: CacheHint = { ttlMs: 3_600_000, cacheScope: "private" };
 /**
  * Caching hints of the 2026-07-28 cacheable results (docs/api-oauth-mcp.md "Caching"). The lists
  * of tools, prompts and templates change only with a new build. A project's resources follow its
@@ -181,32 +140,42 @@ const STABLE_PER_BUILD: CacheHint = { ttlMs: 3_600_000, cacheScope: "public" };
  * reloaded) and for the discover result (it names the credentials' view of the server).
  */
 const CACHE_HINTS_BY_METHOD = {
-  "tools/list": STABLE_PER_BUILD,
-  "prompts/list": STABLE_PER_BUILD,
+  "tools/list": STABLE_PER_CREDENTIALS,
+  "prompts/list": STABLE_PER_CREDENTIALS,
   "resources/templates/list": STABLE_PER_BUILD,
   "resources/list": NOT_CACHED,
   "resources/read": NOT_CACHED,
   "server/discover": NOT_CACHED,
 };
 
-/** Builds the server of one request; `projectId` is the bearer's project (for the install route). */
-export function createMcpServer(call: CallBackend, projectId: string): McpServer {
+/**
+ * Builds the server of one request; `projectId` is the bearer's project (for the install route). `view`: the caller's
+ * scopes (view.ts): tools/list, the prompts and the instructions offer what they allow; a request that calls a tool
+ * registers every tool, so a call outside the scopes reaches its route and comes back as a tool error in words.
+ */
+export function createMcpServer(call: CallBackend, projectId: string, view: CallerView): McpServer {
   const server = new McpServer(SERVER_INFO, {
-    instructions: INSTRUCTIONS,
+    instructions: instructionsFor(view, TOOLS),
     capabilities: { resources: {}, prompts: {}, extensions: { [SKILLS_EXTENSION]: { directoryRead: true } } },
     jsonSchemaValidator: JSON_SCHEMA_VALIDATOR,
     cacheHints: CACHE_HINTS_BY_METHOD,
   });
+  const none = !TOOLS.some((t) => allows(view, t));
   for (const tool of TOOLS) {
-    server.registerTool(
+    if (!view.calling && !none && !allows(view, tool)) continue;
+    // a tool outside the scopes takes any arguments: its route refuses the scope before it reads them
+    const inputSchema = allows(view, tool) ? INPUT_SCHEMAS.get(tool.name)! : NO_ARGUMENTS;
+    const registered = server.registerTool(
       tool.name,
-      { title: tool.title, description: tool.description, inputSchema: INPUT_SCHEMAS.get(tool.name)! },
+      { title: tool.title, description: tool.description, inputSchema, annotations: tool.annotations },
       async (args: Record<string, unknown>) => toToolResult(await call(tool.toRequest(args, projectId), tool.name)),
     );
+    // scopes that allow no tool still answer tools/list (an empty list): the tools are there, disabled
+    if (none && !view.calling) registered.disable();
   }
   registerResources(server, call);
   registerSkills(server, call);
-  for (const prompt of PROMPTS) {
+  for (const prompt of promptsFor(view, PROMPTS)) {
     server.registerPrompt(
       prompt.name,
       { title: prompt.title, description: prompt.description, argsSchema: PROMPT_SCHEMAS.get(prompt.name)! },

@@ -9,7 +9,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { createMcpServer, type BackendAnswer } from "./server";
+import { KEY_SCOPES } from "../db/schema";
+import { createMcpServer } from "./server";
+import type { BackendAnswer } from "./toolResult";
 import { TOOL_ROUTES, TOOLS, type BackendCall } from "./tools";
 
 /** docs/api-oauth-mcp.md "Tools", "backend request" column, with the key API's /api prefix and PATCH /projects/current → :id. */
@@ -36,10 +38,14 @@ const SPEC_SCOPES: Record<string, string> = {
 
 async function recordingClient(answer: BackendAnswer = { status: 200, text: "{}" }) {
   const calls: { call: BackendCall; tool: string }[] = [];
-  const server = createMcpServer(async (call, tool) => {
-    calls.push({ call, tool });
-    return answer;
-  }, "prj_01AAAAAAAAAAAAAAAAAAAAAAAA");
+  const server = createMcpServer(
+    async (call, tool) => {
+      calls.push({ call, tool });
+      return answer;
+    },
+    "prj_01AAAAAAAAAAAAAAAAAAAAAAAA",
+    { scopes: KEY_SCOPES, calling: false },
+  );
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);
   const client = new Client({ name: "t", version: "1" });

@@ -6,7 +6,7 @@
  */
 import * as z from "zod";
 import type { KeyScope } from "../db/schema";
-import { type BackendCall, routeKey } from "../http/keyRoute";
+import { type BackendCall, routeKey, type ToolFace } from "../http/keyRoute";
 import { KEY_ROUTE_LIST, routesOfTool } from "../http/keyRoutes";
 
 export type { BackendCall };
@@ -17,6 +17,8 @@ export interface ToolSpec {
   /** The key/token scope the backend route requires (checked again by the backend). */
   scope: KeyScope;
   description: string;
+  /** MCP tool annotations (readOnlyHint, destructiveHint, idempotentHint, openWorldHint). */
+  annotations: ToolFace["annotations"];
   inputSchema: z.ZodRawShape;
   /** The backend routes the tool may reach, `METHOD /path` (documentation and tests). */
   routes: string[];
@@ -43,6 +45,7 @@ export const TOOLS: ToolSpec[] = KEY_ROUTE_LIST.flatMap((r) =>
           title: r.tool.title,
           scope: r.scope,
           description: r.tool.description,
+          annotations: r.tool.annotations,
           inputSchema: r.tool.input(z),
           routes: routesOfTool(r.tool.name).map(routeKey),
           toRequest: r.tool.toRequest,

@@ -4,8 +4,9 @@
  * project checks of the consent (the user must be a member of an approved organization).
  */
 import type { Database } from "../db/client";
+import { withoutBidi } from "../lib/controls";
 import type { KeyScope } from "../db/schema";
-import { metadataClient, type MetadataSettings } from "./cimd";
+import { metadataClient, type MetadataFetch, type MetadataSettings } from "./cimd";
 import { findClient, isMetadataClientId, PORT_MAX, redirectUriRegistered, type OAuthClient } from "./clients";
 import { OAuthError, type OAuthErrorCode } from "./errors";
 import { CHALLENGE } from "./grants";
@@ -24,8 +25,10 @@ export interface AuthorizeRequest {
 
 export type AuthorizeCheck =
   | { ok: true; request: AuthorizeRequest }
-  /** Unknown client or redirect URI: shown to the user, never redirected (RFC 6749 §4.1.2.1). */
-  | { ok: false; page: string }
+  /** Unknown client or redirect URI: shown to the user, never redirected (RFC 6749 §4.1.2.1); 400 unless `status` says otherwise. */
+  | { ok: false; page: string; status?: number; headers?: Record<string, string> }
+  /** A metadata-document client not kept, and nobody signed in to fetch it for: sign in first. */
+  | { ok: false; signIn: true }
   /** Any other error: sent back to the client's redirect URI. */
   | { ok: false; redirect: string };
 
@@ -49,26 +52,33 @@ export function redirectWith(redirectUri: string, params: Record<string, string 
   return u.toString();
 }
 
+/** How a URL client_id is looked up: the settings, and whether its document may be fetched now (oauth/cimd.ts). */
+export interface MetadataLookup {
+  settings: MetadataSettings;
+  fetch: MetadataFetch;
+}
+
 /**
  * The client of an authorization request: a registration, or the client a URL client_id's
- * metadata document describes (oauth/cimd.ts; its refusal is shown, never redirected).
+ * metadata document describes (oauth/cimd.ts; its refusal is shown, never redirected; not kept
+ * and not to be fetched: sign in first).
  */
 async function clientOf(
   database: Database,
   clientId: string | undefined,
-  metadata: MetadataSettings | undefined,
-): Promise<OAuthClient | { page: string }> {
+  metadata: MetadataLookup,
+): Promise<OAuthClient | { page: string; status?: number; headers?: Record<string, string> } | { signIn: true }> {
   const unknown = {
     page:
       "This application is not registered with talentd (unknown client_id, invalid_client). " +
       "Start the connection again from the application.",
   };
   if (!clientId) return unknown;
-  if (!isMetadataClientId(clientId) || !metadata) return (await findClient(database, clientId)) ?? unknown;
+  if (!isMetadataClientId(clientId)) return (await findClient(database, clientId)) ?? unknown;
   try {
-    return await metadataClient(clientId, metadata);
+    return (await metadataClient(clientId, metadata.settings, metadata.fetch)) ?? { signIn: true };
   } catch (e) {
-    if (e instanceof OAuthError) return { page: `${e.description} (${e.code})` };
+    if (e instanceof OAuthError) return { page: `${e.description} (${e.code})`, status: e.status === 429 ? 429 : 400, headers: e.headers };
     throw e;
   }
 }
@@ -78,10 +88,11 @@ export async function checkAuthorizeRequest(
   database: Database,
   baseUrl: string,
   get: (name: string) => string | undefined,
-  metadata?: MetadataSettings,
+  metadata: MetadataLookup,
 ): Promise<AuthorizeCheck> {
   const client = await clientOf(database, get("client_id"), metadata);
-  if ("page" in client) return { ok: false, page: client.page };
+  if ("signIn" in client) return { ok: false, signIn: true };
+  if ("page" in client) return { ok: false, ...client };
   const redirectUri = get("redirect_uri");
   if (!redirectUri) return { ok: false, page: "The request carries no redirect_uri." };
   // before any URL is built from it: a port above 65535 (or any unparseable URI) is refused, never redirected to
@@ -92,7 +103,7 @@ export async function checkAuthorizeRequest(
     return {
       ok: false,
       page:
-        `The redirect_uri ${redirectUri} is not registered for ${client.name}; ` +
+        `The redirect_uri ${withoutBidi(redirectUri)} is not registered for ${withoutBidi(client.name)}; ` +
         "talentd will not send an authorization there (invalid_request).",
     };
   }

@@ -6,11 +6,20 @@
  * document's `client_id` must be its URL; its `redirect_uris` are the only ones an authorization
  * request may name. Nothing is written until a user consents: then the client gets its
  * `oauth_clients` row (id = the URL), which its codes and tokens refer to.
+ *
+ * A document is fetched only for a signed-in person (the consent page and form) or for a client
+ * an identity provider vouched for (the jwt-bearer grant, after the assertion verified), within
+ * a per-address and a global budget (`MetadataFetchBudget`); an anonymous visitor and the sign-in
+ * page see only a document already kept. Whatever went wrong with a fetched document, the person
+ * reads one sentence ("could not be verified"): nothing of the target's answer (status, content
+ * type, fields) is shown back; the reason goes to the log.
  */
 import type { Tx } from "../db/client";
 import { oauthClients } from "../db/schema";
-import { EgressError, safeFetch, type EgressPolicy } from "../lib/egress";
+import { EgressError, egressPolicyKey, safeFetch, type EgressPolicy } from "../lib/egress";
 import { kept } from "../lib/kept";
+import type { Logger } from "../lib/log";
+import { SlidingWindowLimiter } from "../lib/rateLimit";
 import { REDIRECT_URIS_MAX, redirectUriProblem, type OAuthClient } from "./clients";
 import { OAuthError } from "./errors";
 
@@ -30,6 +39,58 @@ export interface MetadataSettings {
   egress: EgressPolicy;
   /** OAUTH_CLIENT_METADATA_LOOPBACK: loopback client ids (development). */
   allowLoopback: boolean;
+  /** Where the reason of a refused document is written (the person is told only that the client could not be verified). */
+  log?: Logger;
+}
+
+/**
+ * Documents fetched in a minute, per client address (OAUTH_METADATA_FETCH_LIMIT_PER_MINUTE) and
+ * in all (OAUTH_METADATA_FETCH_GLOBAL_LIMIT_PER_MINUTE); one per app. Documents already kept, and
+ * failures already kept, are answered without a fetch and count nothing.
+ */
+export class MetadataFetchBudget {
+  readonly #perAddress: SlidingWindowLimiter;
+  readonly #all: SlidingWindowLimiter;
+  constructor(perAddress: number, all: number) {
+    this.#perAddress = new SlidingWindowLimiter(perAddress, 60_000);
+    this.#all = new SlidingWindowLimiter(all, 60_000);
+  }
+
+  /** Counts one fetch for `address` (null: no socket, counted as one address), or says in how many seconds to retry. */
+  take(address: string | null, now = Date.now()): { allowed: boolean; retryAfter: number } {
+    const key = address ?? "-";
+    const mine = this.#perAddress.check(key, now);
+    const all = this.#all.check("all", now);
+    if (!mine.allowed || !all.allowed) return { allowed: false, retryAfter: Math.max(mine.retryAfter, all.retryAfter) };
+    this.#perAddress.hit(key, now);
+    this.#all.hit("all", now);
+    return { allowed: true, retryAfter: 0 };
+  }
+}
+
+/**
+ * Whether a document may be fetched now: for whom (the client address of a signed-in person, or
+ * of a jwt-bearer request whose assertion verified) and within which budget. null: only a
+ * document already kept is used (an anonymous visitor, the sign-in page).
+ */
+export type MetadataFetch = { budget: MetadataFetchBudget; address: string | null } | null;
+
+/** The one sentence a person reads when a fetched document is refused, whatever the reason. */
+export function unverifiedSentence(id: string): string {
+  return (
+    `The application ${id.slice(0, 200)} could not be verified: its client metadata document could not be used. ` +
+    "Start the connection again from the application, or ask its publisher."
+  );
+}
+
+/** A document refused: the person reads `unverifiedSentence`, the log gets `reason`. */
+export class UnverifiedClient extends OAuthError {
+  constructor(
+    id: string,
+    readonly reason: string,
+  ) {
+    super("invalid_client", unverifiedSentence(id));
+  }
 }
 
 const documents = kept<string, { client: OAuthClient; until: number }>("Client ID metadata documents by URL and settings", {
@@ -85,6 +146,8 @@ function keepFor(cacheControl: string | null): number {
 }
 
 const invalid = (description: string): OAuthError => new OAuthError("invalid_client", description);
+/** A fetched document's refusal: the reason for the log only. */
+const unverified = (id: string, reason: string): OAuthError => new UnverifiedClient(id, reason);
 
 /** The client a document describes, or an invalid_client error saying which rule it breaks. */
 export function clientOfDocument(id: string, doc: unknown): OAuthClient {
@@ -114,8 +177,6 @@ export function clientOfDocument(id: string, doc: unknown): OAuthClient {
 
 /** Fetches and checks a document (throws invalid_client); returns the client and how long it may be kept. */
 async function fetchDocument(id: string, s: MetadataSettings): Promise<{ client: OAuthClient; keepMs: number }> {
-  const problem = metadataUrlProblem(id, s.allowLoopback);
-  if (problem) throw invalid(`The client_id ${id.slice(0, 200)} ${problem}.`);
   const url = new URL(id);
   const policy = LOOPBACK_HOSTS.has(url.hostname) ? { ...s.egress, allowLoopback: true } : s.egress;
   const limits = { timeoutMs: CIMD_TIMEOUT_MS, maxBytes: CIMD_MAX_BYTES, maxRedirects: 0 };
@@ -123,40 +184,65 @@ async function fetchDocument(id: string, s: MetadataSettings): Promise<{ client:
   try {
     r = await safeFetch(url, { headers: { accept: "application/json" }, redirect: "manual" }, policy, limits);
   } catch (e) {
-    if (e instanceof EgressError)
-      throw invalid(`The client metadata document at ${id.slice(0, 200)} could not be fetched: ${FETCH_FAILURES[e.reason]}.`);
+    if (e instanceof EgressError) throw unverified(id, `it could not be fetched: ${FETCH_FAILURES[e.reason]}`);
     throw e;
   }
-  if (r.status !== 200) throw invalid(`The client metadata document at ${id.slice(0, 200)} answered HTTP ${r.status} (200 expected).`);
+  if (r.status !== 200) throw unverified(id, `it answered HTTP ${r.status} (200 expected)`);
   let doc: unknown;
   try {
     doc = JSON.parse(await r.text());
   } catch {
-    throw invalid(`The client metadata document at ${id.slice(0, 200)} is not JSON.`);
+    throw unverified(id, "it is not JSON");
   }
-  return { client: clientOfDocument(id, doc), keepMs: keepFor(r.headers.get("cache-control")) };
+  try {
+    return { client: clientOfDocument(id, doc), keepMs: keepFor(r.headers.get("cache-control")) };
+  } catch (e) {
+    if (e instanceof OAuthError) throw unverified(id, e.description);
+    throw e;
+  }
 }
+
+/** The key of a document and of its failure: two apps in one process (tests) may have different settings. */
+const keyOf = (id: string, s: MetadataSettings) => `${s.allowLoopback}|${egressPolicyKey(s.egress)}|${id}`;
 
 /**
  * The client a URL client_id describes: kept for the document's max-age (within bounds), else
- * fetched and checked. Throws OAuthError invalid_client with the rule it breaks.
+ * fetched and checked when `access` allows it (within its budget: else 429 too_many_requests).
+ * Returns null when the document is not kept and may not be fetched. Throws OAuthError
+ * invalid_client: the id's own problem in words, a fetched document's as `unverifiedSentence`
+ * (a failure is kept FAILED_FETCH_MS and answered again without a fetch).
  */
-export async function metadataClient(id: string, s: MetadataSettings, now = Date.now()): Promise<OAuthClient> {
-  // two apps in one process (tests) may have different settings: a document is kept per settings
-  const key = `${s.allowLoopback}|${s.egress.allowLoopback}|${s.egress.allowHosts.join(",")}|${id}`;
+export async function metadataClient(
+  id: string,
+  s: MetadataSettings,
+  access: MetadataFetch,
+  now = Date.now(),
+): Promise<OAuthClient | null> {
+  const problem = metadataUrlProblem(id, s.allowLoopback);
+  if (problem) throw invalid(`The client_id ${id.slice(0, 200)} ${problem}.`);
+  const key = keyOf(id, s);
   const hit = documents.get(key);
   if (hit && hit.until > now) return hit.client;
   documents.delete(key);
+  if (!access) return null;
   const failed = failures.get(key);
   if (failed && failed.until > now) throw failed.error;
   failures.delete(key);
+  const budget = access.budget.take(access.address, now);
+  if (!budget.allowed) {
+    const e = new OAuthError("too_many_requests", `Too many applications were looked up just now; retry in ${budget.retryAfter} s.`);
+    e.headers = { "retry-after": String(budget.retryAfter) };
+    throw e;
+  }
   try {
     const { client, keepMs } = await fetchDocument(id, s);
     if (keepMs > 0) documents.set(key, { client, until: now + keepMs });
     return client;
   } catch (e) {
-    if (e instanceof OAuthError && metadataUrlProblem(id, s.allowLoopback) === null)
+    if (e instanceof UnverifiedClient) {
       failures.set(key, { error: e, until: now + FAILED_FETCH_MS });
+      s.log?.info("client metadata document refused", { clientId: id.slice(0, 200), reason: e.reason });
+    }
     throw e;
   }
 }
@@ -167,5 +253,6 @@ export async function rememberMetadataClient(tx: Tx, client: OAuthClient, now: n
   await tx
     .insert(oauthClients)
     .values({ id: client.id, name: client.name, redirectUris: client.redirectUris, metadata, createdAt: now, lastUsedAt: now })
-    .onConflictDoUpdate({ target: oauthClients.id, set: { name: client.name, redirectUris: client.redirectUris, lastUsedAt: now } });
+    // last_used_at is left as it is: only a token marks a client used (its live code keeps it from housekeeping meanwhile)
+    .onConflictDoUpdate({ target: oauthClients.id, set: { name: client.name, redirectUris: client.redirectUris } });
 }

@@ -4,9 +4,9 @@
  * as its hash, checked at the token endpoint by clientAuth.ts); redirect URIs limited to https and
  * loopback http (RFC 8252 §7.3, where any port matches).
  */
-import { eq, lt, sql } from "drizzle-orm";
+import { and, eq, lt, or, sql } from "drizzle-orm";
 import type { Database, Tx } from "../db/client";
-import { oauthClients } from "../db/schema";
+import { oauthClients, oauthCodes } from "../db/schema";
 import { newSecret, sha256Hex } from "../lib/crypto";
 import { newId } from "../lib/ids";
 import { OAuthError } from "./errors";
@@ -18,6 +18,13 @@ export const REDIRECT_URIS_MAX = 10;
  * Equal to the refresh token's lifetime: an idle client holds no live token.
  */
 export const CLIENT_IDLE_MS = 30 * 24 * 3600 * 1000;
+/**
+ * A client that never got a token (its `last_used_at` still its `created_at`) is deleted this long
+ * after it was registered or consented to: OAUTH_UNUSED_CLIENT_DAYS, default 1 day.
+ */
+export const UNUSED_CLIENT_MS = 24 * 3600 * 1000;
+/** The largest client metadata accepted at registration, as JSON (RFC 7591 sets none; real clients send well under 1 KiB). */
+export const CLIENT_METADATA_MAX_BYTES = 4096;
 const URI_MAX = 2000;
 /** The jwt-bearer grant of enterprise-managed authorization (jwtBearer.ts, which imports this module). */
 const JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer";
@@ -89,36 +96,71 @@ export function redirectUriRegistered(registered: string[], candidate: string): 
 
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
-/** Deletes the clients unused for CLIENT_IDLE_MS (their codes and tokens go by cascade); returns how many. */
-export async function purgeIdleClients(tx: Tx, now: number): Promise<number> {
+/**
+ * A page URI of the metadata (`client_uri`, `logo_uri`) as kept: absent, or an https URL; anything
+ * else (another scheme such as `javascript:`, not a URL, too long) is 400 invalid_client_metadata.
+ */
+function httpsUri(b: Record<string, unknown>, field: "client_uri" | "logo_uri"): { [k: string]: string } {
+  const v = b[field];
+  if (v === undefined || v === null || v === "") return {};
+  const problem = typeof v !== "string" ? "must be a string" : v.length > URI_MAX ? `is longer than ${URI_MAX} characters` : null;
+  if (problem) throw new OAuthError("invalid_client_metadata", `${field} ${problem}.`);
+  if (!URL.canParse(v as string) || new URL(v as string).protocol !== "https:")
+    throw new OAuthError("invalid_client_metadata", `${field} must be an https URL.`);
+  return { [field]: v as string };
+}
+
+/**
+ * Deletes the clients unused for CLIENT_IDLE_MS, and those that never got a token within
+ * `unusedMs` of their registration (or consent); never one holding a live, unused authorization
+ * code (a consent whose exchange is on its way). Their codes and tokens go by cascade; returns how many.
+ */
+export async function purgeIdleClients(tx: Tx, now: number, unusedMs = UNUSED_CLIENT_MS): Promise<number> {
   const lastUse = sql`coalesce(${oauthClients.lastUsedAt}, ${oauthClients.createdAt})`;
+  const neverUsed = and(eq(oauthClients.lastUsedAt, oauthClients.createdAt), lt(oauthClients.createdAt, now - unusedMs));
+  const liveCode = sql`exists (select 1 from ${oauthCodes} where ${oauthCodes.clientId} = ${oauthClients.id}
+    and ${oauthCodes.usedAt} is null and ${oauthCodes.expiresAt} > ${now})`;
   const gone = await tx
     .delete(oauthClients)
-    .where(lt(lastUse, now - CLIENT_IDLE_MS))
+    .where(and(or(lt(lastUse, now - CLIENT_IDLE_MS), neverUsed), sql`not ${liveCode}`))
     .returning({ id: oauthClients.id });
   return gone.length;
 }
 
-/** Marks a client used now (a token was issued to it), which keeps its registration alive. */
+/**
+ * Marks a client used now (a token was issued to it), which keeps its registration alive. Always
+ * after its `created_at` (a row written with its first token, in the same millisecond, too): equal
+ * means never used.
+ */
 export async function touchClient(tx: Tx, clientId: string, now: number): Promise<void> {
-  await tx.update(oauthClients).set({ lastUsedAt: now }).where(eq(oauthClients.id, clientId));
+  await tx
+    .update(oauthClients)
+    .set({ lastUsedAt: sql`max(${now}, ${oauthClients.createdAt} + 1)` })
+    .where(eq(oauthClients.id, clientId));
+}
+
+/** What bounds the registrations: OAUTH_MAX_CLIENTS kept at once, and how long an unused one is kept. */
+export interface ClientBudget {
+  maxClients: number;
+  unusedMs: number;
 }
 
 /**
- * Inserts a registration within the global budget `maxClients`: when it is full, idle clients
- * are deleted first; still full → 503 temporarily_unavailable (the per-address limit alone let
+ * Inserts a registration within the global budget `maxClients`: when it is full, idle and unused
+ * clients are deleted first; still full → 503 temporarily_unavailable (the per-address limit alone let
  * many addresses grow the table without bound).
  */
 async function insertWithinBudget(
   database: Database,
-  maxClients: number,
+  budget: ClientBudget,
   row: typeof oauthClients.$inferInsert,
   now: number,
 ): Promise<void> {
+  const { maxClients } = budget;
   const full = await database.write(async (tx): Promise<boolean> => {
     const count = async () => (await tx.select({ n: sql<number>`count(*)` }).from(oauthClients))[0]!.n;
     if ((await count()) >= maxClients) {
-      await purgeIdleClients(tx, now);
+      await purgeIdleClients(tx, now, budget.unusedMs);
       if ((await count()) >= maxClients) return true;
     }
     await tx.insert(oauthClients).values(row);
@@ -135,10 +177,15 @@ async function insertWithinBudget(
  * (RFC 7591 §2 lets the server replace requested values; clients such as Cursor send a private-use
  * scheme beside a loopback one); the registration fails only when none is left.
  */
-export async function registerClient(database: Database, body: unknown, maxClients: number) {
+export async function registerClient(database: Database, body: unknown, budget: ClientBudget) {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw new OAuthError("invalid_client_metadata", "The body must be a JSON object of client metadata.");
   }
+  if (Buffer.byteLength(JSON.stringify(body)) > CLIENT_METADATA_MAX_BYTES)
+    throw new OAuthError(
+      "invalid_client_metadata",
+      `The client metadata is larger than ${CLIENT_METADATA_MAX_BYTES / 1024} KiB (as JSON).`,
+    );
   const b = body as Record<string, unknown>;
   const uris = b.redirect_uris;
   if (!Array.isArray(uris) || uris.length === 0 || !uris.every((u) => typeof u === "string")) {
@@ -163,6 +210,7 @@ export async function registerClient(database: Database, body: unknown, maxClien
   const authMethod = b.token_endpoint_auth_method ?? "none";
   if (!CLIENT_AUTH_METHODS.includes(authMethod as ClientAuthMethod))
     throw new OAuthError("invalid_client_metadata", `token_endpoint_auth_method may only be ${CLIENT_AUTH_METHODS.join(", ")}.`);
+  const pages = { ...httpsUri(b, "client_uri"), ...httpsUri(b, "logo_uri") };
   const name = (str(b.client_name) ?? "").trim().slice(0, NAME_MAX) || "Unnamed client";
   const now = Date.now();
   const id = newId("ocl");
@@ -172,12 +220,13 @@ export async function registerClient(database: Database, body: unknown, maxClien
     response_types: responseTypes,
     token_endpoint_auth_method: authMethod,
     ...(scope !== undefined ? { scope } : {}),
-    ...(str(b.client_uri) ? { client_uri: str(b.client_uri)!.slice(0, URI_MAX) } : {}),
+    ...pages,
     ...(str(b.software_id) ? { software_id: str(b.software_id)!.slice(0, NAME_MAX) } : {}),
     ...(str(b.software_version) ? { software_version: str(b.software_version)!.slice(0, NAME_MAX) } : {}),
   };
+  // last_used_at = created_at until a token is issued: a client that never gets one goes after budget.unusedMs
   const row = { id, name, redirectUris: kept, metadata, createdAt: now, lastUsedAt: now, secretHash: secret && sha256Hex(secret) };
-  await insertWithinBudget(database, maxClients, row, now);
+  await insertWithinBudget(database, budget, row, now);
   return {
     client_id: id,
     client_id_issued_at: Math.floor(now / 1000),

@@ -65,7 +65,8 @@ export function oauthJson(body: unknown, status = 200, headers: Record<string, s
 /** Renders an OAuthError as its JSON response. */
 export function oauthErrorResponse(e: OAuthError): Response {
   const retryAfter = e.status === 429 ? "60" : e.status === 503 ? "3600" : undefined;
-  return oauthJson(e.body(), e.status, { ...e.headers, ...(retryAfter ? { "retry-after": retryAfter } : {}) });
+  // a Retry-After the error carries (a limiter's own wait) wins over the default
+  return oauthJson(e.body(), e.status, { ...(retryAfter ? { "retry-after": retryAfter } : {}), ...e.headers });
 }
 
 /** The answer to a CORS preflight on a public endpoint. */

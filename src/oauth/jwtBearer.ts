@@ -7,21 +7,41 @@
  * SSO, and only its issuer, its keys (the JWKS of its discovery, through the egress policy) and
  * its members count. The answer is one access token bound to the resource: no refresh token, no
  * consent page (the IdP's policy is the consent). Every `iss|jti` is accepted once.
+ *
+ * `aud` must be this server's issuer (BASE_URL) as a single string: the draft names one audience,
+ * the issuer of the resource's authorization server, and a list would let one assertion serve
+ * several servers. The scopes are those the `scope` claim names (narrowed by the request's
+ * `scope`); an assertion without the claim gets none (refused): the IdP's policy must name what
+ * it grants. A client identified by its metadata document's URL is looked up only once the
+ * assertion verified (the IdP vouched for that client_id), and its row is written with the token.
+ * The token is its own family (`family_id = id`): that is how the tokens of this grant are told
+ * apart, and revoked when the organization turns the grant off (identity/ssoEnterprise.ts).
  */
-import { and, eq, isNotNull, ne } from "drizzle-orm";
+import { and, eq, isNotNull, ne, sql } from "drizzle-orm";
 import type { FetchImplementation, JWTPayload } from "jose";
 import type { Config } from "../config";
 import type { Database, Tx } from "../db/client";
-import { externalAccounts, members, oauthTokens, organizations, projects, ssoNonces, users, type KeyScope } from "../db/schema";
+import {
+  externalAccounts,
+  members,
+  oauthTokens,
+  organizations,
+  projects,
+  ssoConnections,
+  ssoNonces,
+  users,
+  type KeyScope,
+} from "../db/schema";
 import { normalizeEmail } from "../identity/users";
 import { oidcConfiguration, OidcError } from "../identity/oidc";
 import { usableSsoOf } from "../identity/sso";
 import { newSecret, sha256Hex } from "../lib/crypto";
-import { policyFetch, type EgressPolicy } from "../lib/egress";
+import { egressPolicyKey, policyFetch, type EgressPolicy } from "../lib/egress";
 import { newId } from "../lib/ids";
 import { keptUnbounded } from "../lib/kept";
 import { onFirstUse } from "../lib/onFirstUse";
-import { touchClient } from "./clients";
+import { rememberMetadataClient } from "./cimd";
+import { touchClient, type OAuthClient } from "./clients";
 import { OAuthError } from "./errors";
 import { ACCESS_TOKEN_PREFIX, ACCESS_TOKEN_TTL_MS } from "./grants";
 import { parseResource, parseScopes, OAUTH_SCOPES } from "./resource";
@@ -62,7 +82,7 @@ const keySets = keptUnbounded<string, ReturnType<Jose["createRemoteJWKSet"]>>("A
 async function idpKeys(jose: Jose, oidc: { issuer: string; clientId: string; clientSecret: string }, policy: EgressPolicy) {
   const jwksUri = (await oidcConfiguration(oidc, policy)).serverMetadata().jwks_uri;
   if (!jwksUri) throw new OAuthError("invalid_grant", "The organization's identity provider publishes no signing keys (jwks_uri).");
-  const key = `${jwksUri}\n${policy.allowLoopback}|${policy.allowHosts.join(",")}`;
+  const key = `${jwksUri}\n${egressPolicyKey(policy)}`;
   let set = keySets.get(key);
   if (!set) {
     const options = { [jose.customFetch]: policyFetch(policy) as FetchImplementation, timeoutDuration: 10_000 };
@@ -121,6 +141,11 @@ async function verified(jose: Jose, assertion: string, oidc: { issuer: string; c
       clockTolerance: ID_JAG_CLOCK_SKEW_S,
       requiredClaims: ["exp", "iat", "sub", "jti", "client_id"],
     });
+    if (typeof payload.aud !== "string")
+      throw new OAuthError(
+        "invalid_grant",
+        "The assertion's aud must be this authorization server's issuer as a single string, not a list.",
+      );
     const now = Math.floor(Date.now() / 1000);
     if (payload.iat! > now + ID_JAG_CLOCK_SKEW_S) throw new OAuthError("invalid_grant", "The assertion was issued in the future (iat).");
     if (payload.exp! - payload.iat! > ID_JAG_MAX_LIFETIME_S)
@@ -147,9 +172,15 @@ function assertionProblem(errors: Jose["errors"], e: unknown): string {
   return "The assertion could not be verified.";
 }
 
-/** The scopes to issue: the assertion's (or all) narrowed by the request's `scope`, if sent (RFC 6749 §3.3). */
+/** The scopes to issue: the assertion's narrowed by the request's `scope`, if sent (RFC 6749 §3.3); none without the claim. */
 function grantedScopes(claim: unknown, requested: string | undefined): KeyScope[] {
-  const fromIdp = typeof claim === "string" ? parseScopes(claim) : { scopes: [...OAUTH_SCOPES], unknown: [] };
+  if (claim === undefined || claim === null)
+    throw new OAuthError(
+      "invalid_grant",
+      "The assertion carries no scope claim: talentd issues no scope the identity provider did not name.",
+    );
+  if (typeof claim !== "string") throw new OAuthError("invalid_grant", "The assertion's scope claim must be a space-separated string.");
+  const fromIdp = parseScopes(claim);
   if (fromIdp.unknown.length > 0)
     throw new OAuthError("invalid_grant", `The assertion's scope names unknown scopes: ${fromIdp.unknown.join(", ")}.`);
   let scopes = fromIdp.scopes;
@@ -196,6 +227,8 @@ async function memberFor(tx: Tx, organizationId: string, verifiedDomains: string
   return member.id;
 }
 
+const notAccepted = () => new OAuthError("invalid_grant", "The project's organization does not accept enterprise-managed authorization.");
+
 /**
  * The jwt-bearer grant with an ID-JAG. Checks, in order: the resource claim (a project here),
  * its organization's enterprise setting and issuer, the signature and claims, the client_id
@@ -203,23 +236,40 @@ async function memberFor(tx: Tx, organizationId: string, verifiedDomains: string
  */
 export async function jwtBearerGrant(
   deps: { database: Database; config: Config },
-  input: { clientId: string; assertion: string; scope: string | undefined; resource: string | undefined },
+  input: {
+    clientId: string;
+    assertion: string;
+    scope: string | undefined;
+    resource: string | undefined;
+    /** A metadata-document client without its row yet: its document, looked up once the assertion verified. */
+    document?: () => Promise<OAuthClient>;
+  },
 ): Promise<JwtBearerResponse> {
   const { database, config } = deps;
   const jose = await joseLib();
   const unverified = unverifiedClaims(jose, input.assertion);
   const target = await targetOf(database, config, unverified, input.resource);
   const sso = await usableSsoOf(database, target.organizationId);
-  if (!sso?.oidc || !sso.enterpriseGrant)
-    throw new OAuthError("invalid_grant", "The project's organization does not accept enterprise-managed authorization.");
+  if (!sso?.oidc || !sso.enterpriseGrant) throw notAccepted();
   if (unverified.iss !== sso.oidc.issuer)
     throw new OAuthError("invalid_grant", "The assertion's issuer is not the identity provider the project's organization trusts.");
   const claims = await verified(jose, input.assertion, sso.oidc, config);
   if (claims.client_id !== input.clientId)
     throw new OAuthError("invalid_grant", "The assertion was issued for another client (client_id claim).");
   const scopes = grantedScopes(claims.scope, input.scope);
+  const document = input.document ? await input.document() : null;
   const now = Date.now();
   const r = await database.write(async (tx): Promise<JwtBearerResponse | OAuthError> => {
+    // read again in the token's transaction: a grant turned off (which revokes its tokens) while this request was verifying issues nothing
+    const on = await tx
+      .select({
+        enterpriseGrant: ssoConnections.enterpriseGrant,
+        issuer: sql<string | null>`json_extract(${ssoConnections.config}, '$.oidc.issuer')`,
+      })
+      .from(ssoConnections)
+      .where(eq(ssoConnections.organizationId, target.organizationId))
+      .limit(1);
+    if (!on[0]?.enterpriseGrant || on[0].issuer !== sso.oidc!.issuer) return notAccepted();
     let userId: string;
     try {
       userId = await memberFor(tx, target.organizationId, sso.verifiedDomains, claims);
@@ -239,6 +289,7 @@ export async function jwtBearerGrant(
       .onConflictDoNothing()
       .returning({ id: ssoNonces.id });
     if (fresh.length === 0) return new OAuthError("invalid_grant", "The assertion was already used (jti): a replayed ID-JAG is refused.");
+    if (document) await rememberMetadataClient(tx, document, now);
     await touchClient(tx, input.clientId, now);
     const access = newSecret(ACCESS_TOKEN_PREFIX, 32);
     const id = newId("otk");
@@ -246,7 +297,7 @@ export async function jwtBearerGrant(
       id,
       kind: "access",
       tokenHash: sha256Hex(access),
-      familyId: id,
+      familyId: id, // its own family: a token of this grant (revoked when the organization turns the grant off)
       clientId: input.clientId,
       userId,
       projectId: target.projectId,

@@ -6,6 +6,7 @@
  */
 import { Elysia } from "elysia";
 import type { CoreDeps } from "../deps";
+import { clientAddressOf } from "../http/client";
 import { optionalSession } from "../auth/session";
 import { checkSameOrigin } from "../http/csrf";
 import { AppError } from "../http/errors";
@@ -18,13 +19,16 @@ import {
   projectForConsent,
   projectsForConsent,
   redirectWith,
+  type AuthorizeCheck,
   type AuthorizeRequest,
+  type MetadataLookup,
 } from "./authorize";
+import type { MetadataFetchBudget } from "./cimd";
 import { issueCode } from "./grants";
 import { ConsentPage, OAuthErrorPage } from "./views";
 import type { SignInClientOf } from "../identity/pages/login";
 
-const html = (node: unknown, status = 200) => page(node, status);
+const html = (node: unknown, status = 200, headers: Record<string, string> = {}) => page(node, status, headers);
 const redirect = (location: string, headers: Record<string, string> = {}) =>
   new Response(null, { status: 302, headers: { location, "cache-control": "no-store", ...headers } });
 
@@ -49,7 +53,8 @@ function refusal(base: string, req: AuthorizeRequest, session: SessionRecord, me
         { href: `/login?next=${encodeURIComponent(returnTo)}`, label: "Sign in with another account" },
         {
           href: redirectWith(req.redirectUri, { error: "access_denied", error_description: message, state: req.state }, base),
-          label: `Return to ${req.client.name}`,
+          label: "Return to ",
+          name: req.client.name,
         },
       ]}
     />,
@@ -57,38 +62,53 @@ function refusal(base: string, req: AuthorizeRequest, session: SessionRecord, me
   );
 }
 
-/** How a client id that is a metadata document's URL may be fetched (oauth/cimd.ts). */
-const clientMetadata = (deps: CoreDeps) => ({ egress: deps.config.egress, allowLoopback: deps.config.oauthClientMetadataLoopback });
+/**
+ * How a client id that is a metadata document's URL is looked up (oauth/cimd.ts): fetched within
+ * `budget` for the request's client address, or, without a budget (nobody signed in), only kept.
+ */
+function clientMetadata(deps: CoreDeps, request: Request | null, budget: MetadataFetchBudget | null): MetadataLookup {
+  const settings = { egress: deps.config.egress, allowLoopback: deps.config.oauthClientMetadataLoopback, log: deps.log };
+  return { settings, fetch: budget && request ? { budget, address: clientAddressOf(request) } : null };
+}
+
+/** The page of a request refused before any redirect: the client or redirect URI (400; 429 past the lookup budget). */
+function refusedPage(check: Extract<AuthorizeCheck, { page: string }>): Response {
+  return html(<OAuthErrorPage title="Authorization request refused" message={check.page} />, check.status ?? 400, check.headers ?? {});
+}
 
 /**
  * The application a sign-in is for (the `/login` page of an authorization request's `next`): its
- * registered client_name or its metadata document's, and its redirect host; null unless the
- * request is valid.
+ * registered client_name or its metadata document's (only when already kept: the sign-in page
+ * never fetches one), and its redirect host; null unless the request is valid.
  */
 export function signInClient(deps: CoreDeps): SignInClientOf {
   return async (next) => {
     const url = new URL(next, deps.config.baseUrl);
     if (url.pathname !== "/oauth/authorize") return null;
     const get = (n: string) => url.searchParams.get(n) ?? undefined;
-    const check = await checkAuthorizeRequest(deps.database, deps.config.baseUrl, get, clientMetadata(deps));
+    const check = await checkAuthorizeRequest(deps.database, deps.config.baseUrl, get, clientMetadata(deps, null, null));
     if (!check.ok) return null;
     const c = check.request.client;
     return { name: c.name, from: c.from, redirectHost: new URL(check.request.redirectUri).host };
   };
 }
 
-/** `GET /oauth/authorize`: the request checked, then sign-in or the consent page (the project named, or a choice of them). */
-async function consentPage(deps: CoreDeps, request: Request): Promise<Response> {
+/**
+ * `GET /oauth/authorize`: the request checked, then sign-in or the consent page (the project named, or a
+ * choice of them). A metadata document is fetched only for a signed-in person: a visitor is sent to sign in first.
+ */
+async function consentPage(deps: CoreDeps, request: Request, budget: MetadataFetchBudget): Promise<Response> {
   const base = deps.config.baseUrl;
   const url = new URL(request.url);
   const get = (n: string) => url.searchParams.get(n) ?? undefined;
-  const check = await checkAuthorizeRequest(deps.database, base, get, clientMetadata(deps));
-  if (!check.ok)
-    return "redirect" in check
-      ? redirect(check.redirect)
-      : html(<OAuthErrorPage title="Authorization request refused" message={check.page} />, 400);
   const session = await optionalSession(deps, request);
   const here = url.pathname + url.search;
+  const check = await checkAuthorizeRequest(deps.database, base, get, clientMetadata(deps, request, session ? budget : null));
+  if (!check.ok) {
+    if ("redirect" in check) return redirect(check.redirect);
+    if ("signIn" in check) return redirect(`/login?next=${encodeURIComponent(here)}`);
+    return refusedPage(check);
+  }
   if (!session) return redirect(`/login?next=${encodeURIComponent(here)}`);
   const req = check.request;
   let project = null;
@@ -115,7 +135,7 @@ async function consentPage(deps: CoreDeps, request: Request): Promise<Response> 
 }
 
 /** `POST /oauth/authorize`: the consent form (CSRF-checked); allowed, a code for the chosen project and scopes. */
-async function consentPost(deps: CoreDeps, request: Request, body: unknown): Promise<Response> {
+async function consentPost(deps: CoreDeps, request: Request, body: unknown, budget: MetadataFetchBudget): Promise<Response> {
   const base = deps.config.baseUrl;
   const get = (n: string) => formField(body, n);
   const session = await optionalSession(deps, request);
@@ -127,11 +147,12 @@ async function consentPost(deps: CoreDeps, request: Request, body: unknown): Pro
     if (e instanceof AppError) return html(<OAuthErrorPage title="Request refused" message={e.message} user={session.user} />, e.status);
     throw e;
   }
-  const check = await checkAuthorizeRequest(deps.database, base, get, clientMetadata(deps));
-  if (!check.ok)
-    return "redirect" in check
-      ? redirect(check.redirect)
-      : html(<OAuthErrorPage title="Authorization request refused" message={check.page} />, 400);
+  const check = await checkAuthorizeRequest(deps.database, base, get, clientMetadata(deps, request, budget));
+  if (!check.ok) {
+    if ("redirect" in check) return redirect(check.redirect);
+    if ("page" in check) return refusedPage(check);
+    throw new Error("unreachable: a signed-in lookup may fetch");
+  }
   const req = check.request;
   const deny = (description: string) =>
     redirect(redirectWith(req.redirectUri, { error: "access_denied", error_description: description, state: req.state }, base));
@@ -158,9 +179,9 @@ async function consentPost(deps: CoreDeps, request: Request, body: unknown): Pro
   return redirect(redirectWith(req.redirectUri, { code, state: req.state }, base));
 }
 
-/** The consent page and form of the authorization server's front channel. */
-export function consentRoutes(deps: CoreDeps) {
+/** The consent page and form of the authorization server's front channel; `budget` bounds the metadata documents they fetch. */
+export function consentRoutes(deps: CoreDeps, budget: MetadataFetchBudget) {
   return new Elysia()
-    .get("/oauth/authorize", ({ request }) => consentPage(deps, request))
-    .post("/oauth/authorize", ({ request, body }) => consentPost(deps, request, body));
+    .get("/oauth/authorize", ({ request }) => consentPage(deps, request, budget))
+    .post("/oauth/authorize", ({ request, body }) => consentPost(deps, request, body, budget));
 }

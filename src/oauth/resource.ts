@@ -4,15 +4,15 @@
  * whose project comes from the bearer. Every OAuth token is bound to exactly one of them.
  */
 import { mcpResource } from "../auth/bearers";
-import { KEY_SCOPES, type KeyScope } from "../db/schema";
+import { OAUTH_SCOPES, type KeyScope } from "../db/schema";
 
 export { mcpResource };
 
 /** A project id as minted by `newId("prj")`: checked before any lookup. */
 export const PROJECT_ID_PATTERN = /^prj_[0-9A-HJKMNP-TV-Z]{26}$/;
 
-/** The eight scopes an OAuth client may ask for: the tool names of the key API (`import`, which writes expertise drafts, is for project keys only). */
-export const OAUTH_SCOPES: readonly KeyScope[] = KEY_SCOPES.filter((s) => s !== "import");
+/** The scopes an OAuth client may ask for (declared beside KEY_SCOPES). */
+export { OAUTH_SCOPES };
 
 /** Where the RFC 9728 metadata of a resource lives (the root document for the bare endpoint). */
 export function resourceMetadataUrl(baseUrl: string, projectId?: string | null): string {

@@ -12,7 +12,9 @@ import { Elysia } from "elysia";
 import type { SignInDeps } from "../identity/limits";
 import { clientMeta } from "../http/client";
 import { SlidingWindowLimiter } from "../lib/rateLimit";
-import { registerClient } from "./clients";
+import { clientAddressOf } from "../http/client";
+import { MetadataFetchBudget, metadataClient } from "./cimd";
+import { findClient, isMetadataClientId, registerClient } from "./clients";
 import { consentRoutes } from "./pages";
 import { OAuthError, oauthErrorResponse, oauthJson, PUBLIC_CORS, preflight } from "./errors";
 import { exchangeCode, refreshTokens, revokeToken } from "./grants";
@@ -39,9 +41,31 @@ async function answer(fn: () => Promise<Response>): Promise<Response> {
   }
 }
 
+/**
+ * The jwt-bearer grant's request: its client (a metadata-document client without its row is a public
+ * client named by its URL, whose document is looked up only once the assertion verified) and assertion.
+ */
+async function jwtBearerRequest(deps: SignInDeps, body: unknown, request: Request, budget: MetadataFetchBudget) {
+  const named = param(body, "client_id");
+  const documentOnly =
+    named !== undefined && isMetadataClientId(named) && !request.headers.has("authorization") && !(await findClient(deps.database, named));
+  const clientId = documentOnly ? named : (await authenticateClient(deps.database, body, request)).id;
+  const assertion = param(body, "assertion");
+  if (!assertion) throw new OAuthError("invalid_request", "assertion is required (the ID-JAG from your identity provider).");
+  const settings = { egress: deps.config.egress, allowLoopback: deps.config.oauthClientMetadataLoopback, log: deps.log };
+  const access = { budget, address: clientAddressOf(request) };
+  // with an access, the lookup fetches or throws: never null
+  const document = documentOnly ? async () => (await metadataClient(clientId, settings, access))! : undefined;
+  return jwtBearerGrant(deps, { clientId, assertion, scope: param(body, "scope"), resource: param(body, "resource"), document });
+}
+
 export function oauthRoutes(deps: SignInDeps) {
   const base = deps.config.baseUrl;
-  const registrations = new SlidingWindowLimiter(deps.config.authLimits.oauthRegistrations, 60_000);
+  const limits = deps.config.authLimits;
+  const registrations = new SlidingWindowLimiter(limits.oauthRegistrations, 60_000);
+  const allRegistrations = new SlidingWindowLimiter(limits.oauthRegistrationsGlobal, 3_600_000);
+  const clientBudget = { maxClients: deps.config.oauthMaxClients, unusedMs: deps.config.oauthUnusedClientDays * 24 * 3_600_000 };
+  const metadataFetches = new MetadataFetchBudget(limits.oauthMetadataFetches, limits.oauthMetadataFetchesGlobal);
   return (
     new Elysia()
       .get("/.well-known/oauth-protected-resource", () => oauthJson(protectedResourceMetadata(base), 200, METADATA_CACHE))
@@ -54,14 +78,24 @@ export function oauthRoutes(deps: SignInDeps) {
       .get("/.well-known/oauth-authorization-server", () => oauthJson(authorizationServerMetadata(base), 200, METADATA_CACHE))
       .post("/oauth/register", ({ body, request, server }) =>
         answer(async () => {
-          // per client address, OAUTH_REGISTRATION_LIMIT_PER_MINUTE (unknown only without a socket, i.e. app.handle in tests and the adapter)
+          // per client address, OAUTH_REGISTRATION_LIMIT_PER_MINUTE (unknown only without a socket, i.e. app.handle in tests
+          // and the adapter), and from all addresses, OAUTH_REGISTRATION_GLOBAL_LIMIT_PER_HOUR (many addresses at 30 a minute
+          // each filled the table)
           const ip = clientMeta(request, server).ip;
-          if (ip !== null) {
-            if (!registrations.check(ip).allowed)
-              throw new OAuthError("too_many_requests", "Too many client registrations from this address; retry in a minute.");
-            registrations.hit(ip);
+          if (ip !== null && !registrations.check(ip).allowed)
+            throw new OAuthError("too_many_requests", "Too many client registrations from this address; retry in a minute.");
+          const all = allRegistrations.check("all");
+          if (!all.allowed) {
+            const e = new OAuthError(
+              "too_many_requests",
+              `Too many client registrations on this server just now; retry in ${all.retryAfter} s.`,
+            );
+            e.headers = { "retry-after": String(all.retryAfter) };
+            throw e;
           }
-          return oauthJson(await registerClient(deps.database, body, deps.config.oauthMaxClients), 201);
+          if (ip !== null) registrations.hit(ip);
+          allRegistrations.hit("all");
+          return oauthJson(await registerClient(deps.database, body, clientBudget), 201);
         }),
       )
       .post("/oauth/token", ({ body, request }) =>
@@ -74,13 +108,8 @@ export function oauthRoutes(deps: SignInDeps) {
               `Supported grant types: authorization_code, refresh_token, ${JWT_BEARER_GRANT}.`,
             );
           }
+          if (grantType === JWT_BEARER_GRANT) return oauthJson(await jwtBearerRequest(deps, body, request, metadataFetches));
           const clientId = (await authenticateClient(deps.database, body, request)).id;
-          if (grantType === JWT_BEARER_GRANT) {
-            const assertion = param(body, "assertion");
-            if (!assertion) throw new OAuthError("invalid_request", "assertion is required (the ID-JAG from your identity provider).");
-            const input = { clientId, assertion, scope: param(body, "scope"), resource: param(body, "resource") };
-            return oauthJson(await jwtBearerGrant(deps, input));
-          }
           if (grantType === "authorization_code") {
             const code = param(body, "code");
             const codeVerifier = param(body, "code_verifier");
@@ -118,6 +147,6 @@ export function oauthRoutes(deps: SignInDeps) {
       .options("/oauth/register", preflight)
       .options("/oauth/token", preflight)
       .options("/oauth/revoke", preflight)
-      .use(consentRoutes(deps))
+      .use(consentRoutes(deps, metadataFetches))
   );
 }

@@ -2,6 +2,7 @@
 /** The pages of the authorization server: consent, and the refusal page. */
 import type { KeyScope } from "../db/schema";
 import { Layout } from "../ui/layout";
+import { Isolated } from "../ui/parts";
 
 /** What each scope lets the client do, as shown on the consent page. */
 export const SCOPE_LABELS: Record<KeyScope, string> = {
@@ -35,9 +36,13 @@ export function ConsentPage(p: ConsentProps) {
   return (
     <Layout title="Authorize access" user={p.user}>
       <div class="card">
-        <h1>Authorize {p.client.name}</h1>
+        <h1>
+          Authorize <Isolated text={p.client.name} />
+        </h1>
         <p>
-          <strong>{p.client.name}</strong>{" "}
+          <strong>
+            <Isolated text={p.client.name} />
+          </strong>{" "}
           <span class="muted">
             ({p.client.from ? `described by ${p.client.from}, ` : ""}returns to {p.redirectHost})
           </span>{" "}
@@ -102,7 +107,8 @@ export function OAuthErrorPage(p: {
   title: string;
   message: string;
   user?: { email: string } | null;
-  links?: { href: string; label: string }[];
+  /** `name`: a name someone else chose, shown isolated after the label (ui/parts.tsx `Isolated`). */
+  links?: { href: string; label: string; name?: string }[];
 }) {
   return (
     <Layout title={p.title} user={p.user ?? null}>
@@ -111,7 +117,10 @@ export function OAuthErrorPage(p: {
         <p class="error">{p.message}</p>
         {(p.links ?? []).map((l) => (
           <p>
-            <a href={l.href}>{l.label}</a>
+            <a href={l.href}>
+              {l.label}
+              {l.name === undefined ? null : <Isolated text={l.name} />}
+            </a>
           </p>
         ))}
       </div>

@@ -2,7 +2,8 @@
  * Housekeeping: rows that can never be used again are deleted, so a long-running service's
  * tables do not grow without bound. Expired sessions; OAuth codes and tokens a day after
  * their expiry (until then a reused code or refresh token is still recognised and revokes its
- * family); setup tokens a day after expiry; SAML request and assertion ids once expired; pending invitations 30 days after expiry. Trace
+ * family); OAuth clients idle for 30 days, or never given a token within OAUTH_UNUSED_CLIENT_DAYS;
+ * setup tokens a day after expiry; SAML request and assertion ids once expired; pending invitations 30 days after expiry. Trace
  * events, security events and organizations' audit-log entries past EVENT_RETENTION_DAYS (default 90), in batches of their own
  * transactions so no write waits long behind them.
  * Runs an hour after start, then hourly.
@@ -14,13 +15,20 @@ import { invitations, mailOutbox, oauthCodes, oauthTokens, passwordResets, sessi
 import { orderedId } from "../lib/ids";
 import type { Logger } from "../lib/log";
 import { storageFailureOf } from "../db/storage";
-import { purgeIdleClients } from "../oauth/clients";
+import { purgeIdleClients, UNUSED_CLIENT_MS } from "../oauth/clients";
 
 const DAY = 24 * 3600 * 1000;
 export const HOUSEKEEPING_EVERY_MS = 3600 * 1000;
 
-/** Deletes what has expired; returns how many rows of each kind went. */
-export async function purgeExpired(database: Database, now = Date.now()): Promise<Record<string, number>> {
+/**
+ * Deletes what has expired; returns how many rows of each kind went. `unusedClientMs`: how long an OAuth
+ * client that never got a token is kept (OAUTH_UNUSED_CLIENT_DAYS).
+ */
+export async function purgeExpired(
+  database: Database,
+  now = Date.now(),
+  unusedClientMs = UNUSED_CLIENT_MS,
+): Promise<Record<string, number>> {
   return database.write(async (tx) => {
     const sessionsGone = await tx.delete(sessions).where(lt(sessions.expiresAt, now)).returning({ id: sessions.id });
     const codesGone = await tx
@@ -53,7 +61,7 @@ export async function purgeExpired(database: Database, now = Date.now()): Promis
       )
       .returning({ id: mailOutbox.id });
     const ssoGone = await tx.delete(ssoNonces).where(lt(ssoNonces.expiresAt, now)).returning({ id: ssoNonces.id });
-    const clientsGone = await purgeIdleClients(tx, now);
+    const clientsGone = await purgeIdleClients(tx, now, unusedClientMs);
     return {
       ssoNonces: ssoGone.length,
       sessions: sessionsGone.length,
@@ -124,16 +132,20 @@ export async function purgeOldEvents(
   return gone;
 }
 
-/** Starts the hourly purge; returns a function that stops it. */
+/** Starts the hourly purge (`opts`: the settings it reads, e.g. the Config); returns a function that stops it. */
 export function startHousekeeping(
   database: Database,
   log: Logger,
-  opts: { everyMs?: number; eventRetentionDays?: number } = {},
+  opts: { everyMs?: number; eventRetentionDays?: number; oauthUnusedClientDays?: number } = {},
 ): () => void {
   const everyMs = opts.everyMs ?? HOUSEKEEPING_EVERY_MS;
   const run = async () => {
     try {
-      const gone = { ...(await purgeExpired(database)), ...(await purgeOldEvents(database, opts.eventRetentionDays ?? 90)) };
+      const unusedClientMs = (opts.oauthUnusedClientDays ?? 1) * DAY;
+      const gone = {
+        ...(await purgeExpired(database, Date.now(), unusedClientMs)),
+        ...(await purgeOldEvents(database, opts.eventRetentionDays ?? 90)),
+      };
       if (Object.values(gone).some((n) => n > 0)) log.info("housekeeping", gone);
     } catch (e) {
       if (!storageFailureOf(e)) log.warn("housekeeping failed; will retry", { error: String(e) }); // a full disk: told by the storage state

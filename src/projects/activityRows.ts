@@ -87,6 +87,10 @@ export function sentenceOf(e: TraceEvent): string {
       const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
       return `reported ${plural(d.findings, "detector finding")} on ${plural(d.rules, "rule")} (counts only)`;
     }
+    case "hook_rules":
+      return "read the project's hook rules";
+    case "hook_rules_set":
+      return typeof d.changed === "number" ? `changed ${d.changed} hook rule${d.changed === 1 ? "" : "s"}` : "set the project's hook rules";
     case "install":
       return changed.length > 0 ? `installed ${names(e.talentsEntered)}` : "asked to install talents";
     default:

@@ -9,6 +9,7 @@ import { clientName } from "../journal/clients";
 import type { TraceEvent } from "../journal/journal";
 import { utcSecond } from "../lib/time";
 import { DataTable } from "../ui/layout";
+import { Isolated } from "../ui/parts";
 import { groupRows, resultWords, sentenceOf } from "./activityRows";
 
 /** E-mail of the user who authorized each OAuth token among the events (token id → e-mail). */
@@ -30,7 +31,10 @@ function Who(props: { e: TraceEvent; emails: Map<string, string> }) {
   if (e.authorType === "token")
     return (
       <>
-        {props.emails.get(e.authorId) ?? e.authorName} <span class="muted">(OAuth: {e.authorName})</span>
+        {props.emails.get(e.authorId) ?? <Isolated text={e.authorName} />}{" "}
+        <span class="muted">
+          (OAuth: <Isolated text={e.authorName} />)
+        </span>
       </>
     );
   return (

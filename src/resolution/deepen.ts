@@ -1,8 +1,9 @@
 /**
  * Deepen (`svc_deepen`; docs/architecture.md "The agent loop"): a literal search that returns pointers only, and reads
  * of talent files — the current bytes of an enabled public talent, or the pinned bytes of a
- * talent a given resolution served. Never a talent that is neither enabled nor pinned, and an
- * expertise's files only through a resolution that pinned it.
+ * talent a given resolution served. Of a catalog talent that is neither, only its preview (the key
+ * route's reads: what discovery proposes can be read before it is installed); an expertise's files
+ * at its published version while the project has it enabled, else through a resolution that pinned it.
  */
 import type { Catalog } from "../catalog/catalog";
 import { searchTalents } from "../catalog/literalSearch";
@@ -13,7 +14,7 @@ import { getBlobs } from "../db/blobs";
 import type { Database } from "../db/client";
 import { AppError, validationFailed } from "../http/errors";
 import { digestOf } from "../lib/crypto";
-import { getExpertiseVersion } from "../expertises/servable";
+import { getExpertiseVersion, getServableExpertise } from "../expertises/servable";
 import { listInstalled } from "../selection/service";
 import { loadResolution, pinnedDefinition, type PinnedItem, type PinnedResolution } from "./pinned";
 import { installedWithItems } from "../selection/sources";
@@ -102,16 +103,100 @@ export interface ReadFile {
   content: string;
   pinned: boolean;
   section?: string;
+  /** A catalog talent the project has not enabled: its preview (previewText), never its files. */
+  preview?: true;
+}
+
+/** One read, planned: `main` when the file is the talent's main file, whose sections are the compact block's headings. */
+interface PlannedRead {
+  uri: string;
+  pinnedDigest?: string;
+  live?: { content: string; digest: string };
+  main?: { talent: Talent } | { item: PinnedItem };
+  preview?: Talent;
+}
+
+/** What each uri reads (pinned bytes, live bytes, a preview), or 404 naming every uri that is not readable. */
+async function planReads(
+  deps: Deps,
+  project: Project,
+  input: { uris: string[]; resolutionId?: string; section?: string; previews?: boolean },
+): Promise<PlannedRead[]> {
+  const res: PinnedResolution | null = input.resolutionId ? await loadResolution(deps.database, project.id, input.resolutionId) : null;
+  const pinned = new Map(res?.items.map((i) => [i.talentId, i]) ?? []);
+  let enabled: Set<string> | null = null;
+  const unreadable: string[] = [];
+  const planned: PlannedRead[] = [];
+  const previewOnly: string[] = [];
+  for (const uri of input.uris) {
+    const parsed = parseTalentUri(uri);
+    if (!parsed) throw validationFailed([{ path: "uri", message: `"${uri}" is not a talent:// uri` }]);
+    const p = pinned.get(parsed.id);
+    if (p) {
+      const path = parsed.path ?? (p.files["TALENT.md"] ? "TALENT.md" : "SKILL.md");
+      const digest = p.files[path];
+      const main = (path === "TALENT.md" || path === "SKILL.md") && digest === p.definitionDigest;
+      if (digest) planned.push({ uri, pinnedDigest: digest, main: main ? { item: p } : undefined });
+      else unreadable.push(uri);
+      continue;
+    }
+    // unpinned reads serve what the project has enabled: a public talent from the catalog, an expertise at its
+    // published version (the version a task would be served now)
+    enabled ??= new Set((await listInstalled(deps.database, project.id)).filter((r) => r.enabled).map((r) => r.talentId));
+    const talent = !enabled.has(parsed.id)
+      ? undefined
+      : parsed.id.startsWith("@")
+        ? (await getServableExpertise(deps.database, project.organizationId, parsed.id, deps.catalog))?.talent
+        : deps.catalog.get(parsed.id);
+    const candidate = talent || !input.previews ? undefined : deps.catalog.get(parsed.id);
+    if (candidate) {
+      // a catalog talent the project has not enabled (discovery proposes it, a catalog search points to it): its
+      // preview, so an agent reads what it would propose; its files come with the install
+      if ((parsed.path === null || parsed.path === candidate.mainFile) && input.section === undefined)
+        planned.push({ uri, preview: candidate });
+      else previewOnly.push(uri);
+      continue;
+    }
+    const path = parsed.path ?? talent?.mainFile;
+    const file = path === undefined ? undefined : talent?.files.get(path);
+    if (file)
+      planned.push({
+        uri,
+        live: { content: file.content, digest: file.digest },
+        main: path === talent!.mainFile ? { talent: talent! } : undefined,
+      });
+    else unreadable.push(uri);
+  }
+  if (previewOnly.length > 0 && unreadable.length === 0) {
+    throw new AppError(
+      "not_found",
+      `Not readable for this project: ${previewOnly.join(", ")}: the talent is not enabled in the project, so only its preview ` +
+        "(its talent://<id> uri, without section) is readable; its files and sections are readable once it is installed.",
+      { uris: previewOnly },
+    );
+  }
+  unreadable.push(...previewOnly);
+  if (unreadable.length > 0) {
+    throw new AppError(
+      "not_found",
+      `Not readable for this project: ${unreadable.join(", ")} (a talent or expertise must be enabled in the project, or pinned by ` +
+        "the given resolution).",
+      { uris: unreadable },
+    );
+  }
+  return planned;
 }
 
 /**
  * Reads 1..20 uris, all or nothing: with `resolutionId`, pinned talents read their pinned
- * bytes and others must be enabled public talents; without it, only enabled public talents.
+ * bytes and others must be enabled in the project; without it, only what the project has enabled (an
+ * expertise at its published version).
+ * `previews`: a catalog talent's main uri (no section) that is neither reads as its preview.
  */
 export async function readFiles(
   deps: Deps,
   project: Project,
-  input: { uris: string[]; resolutionId?: string; section?: string },
+  input: { uris: string[]; resolutionId?: string; section?: string; previews?: boolean },
 ): Promise<ReadFile[]> {
   if (input.uris.length === 0) throw validationFailed([{ path: "uris", message: "give uri, or uris with 1 to 20 entries" }]);
   if (input.uris.length > READ_MAX_URIS) {
@@ -125,58 +210,18 @@ export async function readFiles(
       `One read carries at most ${READ_MAX_URIS} uris; send sequential batches of at most ${READ_MAX_URIS}.`,
     );
   }
-  const res: PinnedResolution | null = input.resolutionId ? await loadResolution(deps.database, project.id, input.resolutionId) : null;
-  const pinned = new Map(res?.items.map((i) => [i.talentId, i]) ?? []);
-  let enabled: Set<string> | null = null;
-  const unreadable: string[] = [];
-  // `main`: the file is the talent's main file, whose sections are the compact block's headings
-  const planned: {
-    uri: string;
-    pinnedDigest?: string;
-    live?: { content: string; digest: string };
-    main?: { talent: Talent } | { item: PinnedItem };
-  }[] = [];
-  for (const uri of input.uris) {
-    const parsed = parseTalentUri(uri);
-    if (!parsed) throw validationFailed([{ path: "uri", message: `"${uri}" is not a talent:// uri` }]);
-    const p = pinned.get(parsed.id);
-    if (p) {
-      const path = parsed.path ?? (p.files["TALENT.md"] ? "TALENT.md" : "SKILL.md");
-      const digest = p.files[path];
-      const main = (path === "TALENT.md" || path === "SKILL.md") && digest === p.definitionDigest;
-      if (digest) planned.push({ uri, pinnedDigest: digest, main: main ? { item: p } : undefined });
-      else unreadable.push(uri);
-      continue;
-    }
-    // unpinned reads serve enabled public talents only: the selection's rows and the catalog
-    // (expertise files are read only through a resolution that pinned them)
-    enabled ??= new Set(
-      (await listInstalled(deps.database, project.id)).filter((r) => r.enabled && r.kind === "talent").map((r) => r.talentId),
-    );
-    const talent = enabled.has(parsed.id) ? deps.catalog.get(parsed.id) : undefined;
-    const path = parsed.path ?? talent?.mainFile;
-    const file = path === undefined ? undefined : talent?.files.get(path);
-    if (file)
-      planned.push({
-        uri,
-        live: { content: file.content, digest: file.digest },
-        main: path === talent!.mainFile ? { talent: talent! } : undefined,
-      });
-    else unreadable.push(uri);
-  }
-  if (unreadable.length > 0) {
-    throw new AppError(
-      "not_found",
-      `Not readable for this project: ${unreadable.join(", ")} (a talent must be enabled in the project, or pinned by the given resolution).`,
-      { uris: unreadable },
-    );
-  }
+  const planned = await planReads(deps, project, input);
   const blobs = await getBlobs(
     deps.database,
     planned.filter((x) => x.pinnedDigest).map((x) => x.pinnedDigest!),
   );
   const files: ReadFile[] = [];
   for (const x of planned) {
+    if (x.preview) {
+      const content = previewText(x.preview);
+      files.push({ uri: x.uri, digest: digestOf(content), content, pinned: false, preview: true });
+      continue;
+    }
     const content = x.live ? x.live.content : blobs.get(x.pinnedDigest!)!;
     const digest = x.live ? x.live.digest : x.pinnedDigest!;
     if (input.section === undefined) {
@@ -219,4 +264,26 @@ function sectionNotFound(uri: string, section: string, headings: string[]): AppE
       ? `No section "${section}" in ${uri}. Its sections: ${listed}.`
       : `No section "${section}" in ${uri}: it has no headings; read it without section.`;
   return new AppError("not_found", message, { uri, sections: headings.slice(0, SECTIONS_LISTED) });
+}
+
+/**
+ * What an agent may read of a catalog talent before it is installed: title, summary, what designates it, its links to
+ * other talents and its rules (id, severity, title). Reading it installs, designates and serves nothing.
+ */
+export function previewText(t: Talent): string {
+  const list = (xs: readonly string[]) => (xs.length > 0 ? xs.join(", ") : "none");
+  return [
+    `# ${t.title} (${t.id} ${t.version}): a preview, not installed in this project`,
+    "",
+    t.summary,
+    "",
+    `Designated by files: ${list(t.triggers.files)}; keywords: ${list(t.triggers.keywords)}; languages: ${list(t.languages)}.`,
+    `Requires: ${list(t.requires)}. Conflicts with: ${list(t.conflicts)}.`,
+    "",
+    `Rules (${t.rules.length}):`,
+    ...t.rules.map((r) => `- ${r.id} (${r.severity}): ${r.title}`),
+    "",
+    "Reading this preview installed, designated and served nothing. Installed in the project, the talent becomes designable " +
+      "for a task, and its guidance, checks and files are served then.",
+  ].join("\n");
 }

@@ -19,13 +19,24 @@ export interface Prerequisite {
 }
 
 export const MAX_DESIGNATED = 100;
+/** The longest talent id a designation may name. */
+const ID_MAX = 200;
 
 /** Checks the body; returns the designated ids (deduplicated, in order) and the language. */
 export function readDesignation(body: PrepareInput): { ids: string[]; language: string | null } {
   const raw = body.talentIds;
   if (raw === undefined || raw === null || (Array.isArray(raw) && raw.length === 0)) throw new AppError("designation_required");
-  if (!Array.isArray(raw) || raw.some((x) => typeof x !== "string" || x.trim() === "" || x.length > 200)) {
-    throw validationFailed([{ path: "talentIds", message: "must be a non-empty array of talent ids (strings)" }]);
+  if (!Array.isArray(raw)) throw validationFailed([{ path: "talentIds", message: "must be a non-empty array of talent ids (strings)" }]);
+  const bad = raw.findIndex((x) => typeof x !== "string" || x.trim() === "" || x.length > ID_MAX);
+  if (bad >= 0) {
+    const x = raw[bad];
+    const what =
+      typeof x !== "string"
+        ? "must be a talent id (a string)"
+        : x.trim() === ""
+          ? "is empty"
+          : `id too long (at most ${ID_MAX} characters)`;
+    throw validationFailed([{ path: `talentIds[${bad}]`, message: what }]);
   }
   if (raw.length > MAX_DESIGNATED) throw validationFailed([{ path: "talentIds", message: `at most ${MAX_DESIGNATED} talents per task` }]);
   const language = body.language;

@@ -1,10 +1,10 @@
 /**
  * The key route's install (`PATCH /api/projects/:id/talents`, `svc_install_talents`): what an agent installs is a
  * usable selection. The named ids come with their requires-closure as one atomic group; a group whose closure holds
- * a conflict is refused whole (409 selection_conflict naming both sides). It only installs: nothing disabled is
- * enabled, nothing removed.
+ * a conflict, or that conflicts with an active talent of the project, is refused whole (409 selection_conflict naming
+ * both sides). It only installs: nothing disabled is enabled, nothing removed.
  */
-import { and, eq, inArray } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { conflictPairs, requiresClosure, type Lookup } from "../catalog/graph";
 import { installedTalents } from "../db/schema";
 import { listServableExpertises } from "../expertises/servable";
@@ -34,8 +34,9 @@ async function lookupFor(deps: SourceDeps, organizationId: string, ids: string[]
 
 /**
  * Installs `ids` with their requires-closure, all or nothing: an unknown id (named or required) → 400 unknown_talents;
- * a conflict inside the closure that the install would create (one side not yet installed) → 409 selection_conflict
- * with the pairs. Decided inside the write transaction against the selection as it is then.
+ * a conflict inside the closure that the install would create (one side not yet installed), or between a talent it adds
+ * and an active one → 409 selection_conflict with the pairs. Decided inside the write transaction against the
+ * selection as it is then.
  */
 export async function installWithPrerequisites(
   deps: SourceDeps,
@@ -47,7 +48,11 @@ export async function installWithPrerequisites(
 ): Promise<GroupInstall> {
   const { known, unknown } = await classifyInstallable(deps, organizationId, ids);
   if (unknown.length > 0) throw unknownTalents(unknown);
-  const lookup = await lookupFor(deps, organizationId, ids);
+  // the project's installed expertises are read too when one is installed: a conflict is declared on either side
+  const installedRefs = (
+    await deps.database.db.select({ id: installedTalents.talentId }).from(installedTalents).where(eq(installedTalents.projectId, projectId))
+  ).map((r) => r.id);
+  const lookup = await lookupFor(deps, organizationId, [...ids, ...installedRefs]);
   const closure = requiresClosure(
     known.map((k) => k.id),
     lookup,
@@ -56,14 +61,11 @@ export async function installWithPrerequisites(
     throw unknownTalents(closure.missing, "required by the talents named but not in the catalog (nor an active published expertise)");
   const named = new Set(ids);
   const change = await deps.database.write(async (tx) => {
-    const present = new Set(
-      (
-        await tx
-          .select({ id: installedTalents.talentId })
-          .from(installedTalents)
-          .where(and(eq(installedTalents.projectId, projectId), inArray(installedTalents.talentId, closure.ids)))
-      ).map((r) => r.id),
-    );
+    const rows = await tx
+      .select({ id: installedTalents.talentId, enabled: installedTalents.enabled })
+      .from(installedTalents)
+      .where(eq(installedTalents.projectId, projectId));
+    const present = new Set(rows.map((r) => r.id));
     const incoming = closure.ids.filter((id) => !present.has(id));
     const pairs = conflictPairs(incoming, lookup, closure.ids);
     if (pairs.length > 0) {
@@ -74,6 +76,9 @@ export async function installWithPrerequisites(
         { pairs },
       );
     }
+    const active = rows.filter((r) => r.enabled && !closure.ids.includes(r.id)).map((r) => r.id);
+    const clashes = conflictPairs(incoming, lookup, active);
+    if (clashes.length > 0) throw activeConflict(clashes, new Set(incoming));
     const kind = (id: string) => (isExpertiseRef(id) ? ("expertise" as const) : ("talent" as const));
     return installTalents(
       tx,
@@ -89,4 +94,21 @@ export async function installWithPrerequisites(
     alreadyInstalled: change.unchanged,
     change,
   };
+}
+
+/**
+ * 409 selection_conflict for talents that would become active beside an active talent they conflict with: one
+ * sentence per pair naming both sides and what to do (a project follows one of the two; this route only installs).
+ */
+function activeConflict(pairs: { a: string; b: string }[], incoming: ReadonlySet<string>): AppError {
+  const sentences = pairs.map(({ a, b }) => {
+    const [fresh, there] = incoming.has(a) ? [a, b] : [b, a];
+    return `${fresh} conflicts with ${there}, which is active in this project: a project follows one of them.`;
+  });
+  const there = [...new Set(pairs.map(({ a, b }) => (incoming.has(a) ? b : a)))];
+  return new AppError(
+    "selection_conflict",
+    `${sentences.join(" ")} To switch, a member disables ${there.join(" and ")} in the project's dashboard first. Nothing was installed.`,
+    { pairs },
+  );
 }

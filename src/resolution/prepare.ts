@@ -197,6 +197,10 @@ export interface PreparedTask {
   /** The ids designated past the context budget (listed, not served). */
   notServed: string[];
   tokens: number;
+  /** The signed manifest (a compact JWS), or null (signing off); in the body only for the key API (http/keyRoute.ts MACHINE_FIELDS). */
+  attestation: string | null;
+  /** The served talents' digests by id; in the body only for the key API (over MCP: http/keyRoute.ts DIGESTS_META). */
+  digests: Record<string, string>;
   /** The 201 body (prepareAnswer.ts). */
   json: string;
 }
@@ -239,7 +243,8 @@ export async function prepareTask(
     prerequisites,
     conflicts,
     tokens,
-    ...(attestation ? { attestation } : {}),
+    // over MCP the attestation goes to the tool result's _meta (the route notes it), never to the model
+    ...(attestation && voice.channel === "api" ? { attestation } : {}),
     ...(rest.length > 0
       ? {
           contextBudget: { budget, served: servedCount, notServed: rest.length },
@@ -258,7 +263,13 @@ export async function prepareTask(
     served: served.map((d) => d.id),
     notServed: rest.map((d) => d.id),
     tokens,
-    json: answerJson({ resolutionId, language, createdAt: iso(now) }, servedTalentsJson(memo, designationId, served), tail),
+    attestation,
+    digests: Object.fromEntries(served.map((d) => [d.id, d.talent.compactDigest])),
+    json: answerJson(
+      { resolutionId, language, createdAt: iso(now) },
+      servedTalentsJson(memo, designationId, served, voice.channel === "api"),
+      tail,
+    ),
   };
 }
 

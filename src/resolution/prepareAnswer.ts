@@ -24,9 +24,12 @@ const servedJson = kept<string, { memo: object; text: string }>("Served talents 
   weigh: (v) => v.text.length,
 });
 
-/** The `talents` array of the answer as JSON text: the served items in the order designated. */
-export function servedTalentsJson(memo: object, designationId: string, served: readonly ServableItem[]): string {
-  const key = `${designationId}\n${served.length}`;
+/**
+ * The `talents` array of the answer as JSON text: the served items in the order designated;
+ * `digests` false leaves each one's digest out (over MCP it goes to the result's `_meta`).
+ */
+export function servedTalentsJson(memo: object, designationId: string, served: readonly ServableItem[], digests = true): string {
+  const key = `${designationId}\n${served.length}${digests ? "" : "\nno digests"}`;
   const hit = servedJson.get(key);
   if (hit && hit.memo === memo) return hit.text;
   const text = JSON.stringify(
@@ -34,7 +37,7 @@ export function servedTalentsJson(memo: object, designationId: string, served: r
       id: d.id,
       kind: d.kind,
       version: d.version,
-      digest: d.talent.compactDigest,
+      ...(digests ? { digest: d.talent.compactDigest } : {}),
       uri: d.talent.uri,
       compact: d.talent.compact,
     })),

@@ -54,11 +54,21 @@ export function readReport(body: Record<string, unknown>): { submissionId: strin
       const x = r as Record<string, unknown>;
       if (typeof x.id !== "string" || x.id === "") issues.push({ path: `${at}.id`, message: "is required" });
       if (!VERDICTS.includes(x.verdict as Verdict)) issues.push({ path: `${at}.verdict`, message: "must be pass, fail or not_applicable" });
+      // a list that is refused is said once, as what it is: never also as an empty one ("a fail needs evidence")
+      let listRefused = false;
       const list = (name: "evidence" | "missing"): string[] => {
         const v = x[name];
         if (v === undefined || v === null) return [];
-        if (!Array.isArray(v) || v.length > 100 || v.some((s) => typeof s !== "string" || s.length === 0 || s.length > 500)) {
-          issues.push({ path: `${at}.${name}`, message: "must be an array of non-empty strings (at most 100)" });
+        const problem = !Array.isArray(v)
+          ? "must be an array of non-empty strings (at most 100)"
+          : v.length > 100
+            ? `at most 100 items (got ${v.length})`
+            : v.some((s) => typeof s !== "string" || s.length === 0 || s.length > 500)
+              ? "must be an array of non-empty strings of at most 500 characters"
+              : null;
+        if (problem) {
+          listRefused = true;
+          issues.push({ path: `${at}.${name}`, message: problem });
           return [];
         }
         return v as string[];
@@ -67,7 +77,7 @@ export function readReport(body: Record<string, unknown>): { submissionId: strin
       const missing = list("missing");
       for (const e of evidence)
         if (!EVIDENCE_PATTERN.test(e)) issues.push({ path: `${at}.evidence`, message: `"${e}" is not <file>:<line>` });
-      if (x.verdict === "fail" && evidence.length === 0 && missing.length === 0)
+      if (x.verdict === "fail" && evidence.length === 0 && missing.length === 0 && !listRefused)
         issues.push({ path: `${at}`, message: "a fail needs evidence (file:line) or the missing elements" });
       if (x.note !== undefined && x.note !== null && (typeof x.note !== "string" || x.note.length > 2000))
         issues.push({ path: `${at}.note`, message: "must be a string of at most 2000 characters" });

@@ -13,7 +13,7 @@ import type { Guards } from "../auth/guards";
 import { keyApiTracer, noteTrace, viaOf } from "../journal/trace";
 import { notFound, validationFailed } from "../http/errors";
 import { keyActor } from "../audit/record";
-import { guardOf, traceKinds, type TracedRoute } from "../http/keyRoute";
+import { DIGESTS_META, forChannel, guardOf, MACHINE_FIELDS, noteMcpMeta, traceKinds, type TracedRoute } from "../http/keyRoute";
 import { KEY_ROUTES as R } from "../http/keyRoutes";
 import { designableNext, voiceOf } from "../http/wording";
 import { intParam, oneOf, strParam } from "../http/query";
@@ -71,7 +71,9 @@ function readUris(b: Record<string, unknown>): string[] {
       return v;
     });
   }
-  throw validationFailed([{ path: "", message: "give exactly one of uri, uris (with resolutionId), or query" }]);
+  throw validationFailed([
+    { path: "", message: "give uri (a talent:// uri to read) or query (a text to search for); uris reads several at once" },
+  ]);
 }
 
 /** Designable, prepare-task, playbook and reports. */
@@ -117,6 +119,8 @@ function loopRoutes(deps: Deps, guards: Guards) {
         // the trace says what was served and what the budget cut (designated, frozen, not served)
         const cut = r.notServed.length > 0 ? { notServed: r.notServed } : {};
         noteTrace(request, { resolutionId: r.resolutionId, detail: { talents: r.served, tokens: r.tokens, ...cut } });
+        // over MCP, what the body left out for the model's sake (nothing for a key-API caller)
+        noteMcpMeta(request, { [DIGESTS_META]: r.digests, ...(r.attestation ? { [MACHINE_FIELDS.attestation]: r.attestation } : {}) });
         return lateAnswer(r.json, 201, { "content-type": "application/json" });
       },
       guardOf(R.prepareTask),
@@ -132,7 +136,14 @@ function loopRoutes(deps: Deps, guards: Guards) {
           detail: talent || include ? { ...(talent ? { talent } : {}), ...(include ? { include } : {}) } : undefined,
         });
         const voice = voiceOf(request, principal.scopes);
-        return playbook(deps.database, principal.projectId, resolutionId, talent, { detectors: include === "detectors", voice });
+        return forChannel(
+          request,
+          await playbook(deps.database, principal.projectId, resolutionId, talent, {
+            detectors: include === "detectors",
+            voice,
+            note: (meta) => noteMcpMeta(request, meta),
+          }),
+        );
       },
       guardOf(R.playbook),
     )
@@ -145,7 +156,7 @@ function loopRoutes(deps: Deps, guards: Guards) {
         const r = await recordReport(deps.database, principal.projectId, author(principal, request), b, signing);
         noteTrace(request, { detail: { submissionId: r.body.submissionId, replayed: r.body.replayed, summary: r.body.summary } });
         set.status = r.status;
-        return r.body;
+        return forChannel(request, r.body);
       },
       guardOf(R.reports),
     );
@@ -188,7 +199,8 @@ function deepenRoutes(deps: Deps, guards: Guards) {
         if (b.section !== undefined && (typeof b.section !== "string" || b.section.trim() === "" || b.section.length > 200)) {
           throw validationFailed([{ path: "section", message: "must be a heading text of at most 200 characters" }]);
         }
-        return { files: await readFiles(src(), project(principal), { uris, resolutionId, section: b.section as string | undefined }) };
+        const section = b.section as string | undefined;
+        return { files: await readFiles(src(), project(principal), { uris, resolutionId, section, previews: true }) };
       },
       guardOf(R.read),
     );

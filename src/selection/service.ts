@@ -42,14 +42,19 @@ export function readInstallIds(body: Record<string, unknown>): string[] {
     throw validationFailed([{ path: "", message: "give exactly one of talent (an id) or talents (an array of ids)" }]);
   }
   const isId = (x: unknown) => typeof x === "string" && x !== "" && x.length <= 200;
+  /** Why one id is refused: too long is said as such. */
+  const idProblem = (x: unknown) =>
+    typeof x === "string" && x.length > 200 ? "id too long (at most 200 characters)" : "must be a talent id (1 to 200 characters)";
   if (body.talent !== undefined) {
-    if (!isId(body.talent)) throw validationFailed([{ path: "talent", message: "must be a talent id (1 to 200 characters)" }]);
+    if (!isId(body.talent)) throw validationFailed([{ path: "talent", message: idProblem(body.talent) }]);
     return [body.talent as string];
   }
   const v = body.talents;
-  if (!Array.isArray(v) || v.length === 0 || v.length > INSTALL_MAX || !v.every(isId)) {
+  if (!Array.isArray(v) || v.length === 0 || v.length > INSTALL_MAX) {
     throw validationFailed([{ path: "talents", message: `must be a non-empty array of talent ids (at most ${INSTALL_MAX})` }]);
   }
+  const bad = v.findIndex((x) => !isId(x));
+  if (bad >= 0) throw validationFailed([{ path: `talents[${bad}]`, message: idProblem(v[bad]) }]);
   return v as string[];
 }
 

@@ -346,10 +346,6 @@ export async function acceptInvitation(tx: Tx, id: string, user: { id: string; e
     after: { status: "accepted", userId: user.id, role: already.length === 0 ? inv.role : already[0]!.role },
   });
   await tx.update(invitations).set({ status: "accepted", acceptedAt: Date.now() }).where(eq(invitations.id, id));
-  // the invitation's link reached this address's mailbox: the address is proven
-  await tx
-    .update(users)
-    .set({ emailVerifiedAt: Date.now() })
-    .where(and(eq(users.id, user.id), isNull(users.emailVerifiedAt)));
+  // the address is not marked verified: the inviter holds the same link (docs/design.md "An invitation link never vouches for an address")
   return { organizationId: inv.organizationId, role: inv.role };
 }

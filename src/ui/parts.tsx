@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx */
 /** Pieces the organization views and the administrators' views share. */
+import { withoutBidi } from "../lib/controls";
 import { utcMinute } from "../lib/time";
 
 /** A time to the minute, UTC, or a dash. */
@@ -24,4 +25,12 @@ export function InlineCode(props: { text: string }) {
   // an odd count of backticks leaves the last one unpaired: it is joined back as text
   const paired = parts.length % 2 === 1 ? parts : [...parts.slice(0, -2), `${parts.at(-2)}\`${parts.at(-1)}`];
   return <>{paired.map((p, i) => (i % 2 === 1 ? <code>{p}</code> : p))}</>;
+}
+
+/**
+ * A name someone else chose (an OAuth client's), shown isolated: its bidi controls dropped and the
+ * rest in a <bdi>, so neither its characters nor its direction reorder the sentence around it.
+ */
+export function Isolated(props: { text: string }) {
+  return <bdi>{withoutBidi(props.text)}</bdi>;
 }

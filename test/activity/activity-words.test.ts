@@ -45,7 +45,7 @@ describe("activity in words: who, what, which tool, how it ended", () => {
     expect(clientName("mcp-inspector/0.16")).toBe("MCP Inspector");
     expect(clientName("talentd-client/0.1.0 (hook)")).toBe("talentd hook");
     expect(clientName("talentd-client/0.1.0 (ci)")).toBe("talentd CI");
-    expect(clientName("talentd-client/0.1.0 (check)")).toBe("talentd check");
+    expect(clientName("talentd-client/0.1.0 (check)")).toBe("talentd check by hand");
     expect(clientName("talentd-client/0.1.0")).toBe("talentd CLI");
     expect(clientName("curl/8.5.0")).toBe("curl");
     expect(clientName("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36")).toBe("a browser");
@@ -92,7 +92,7 @@ describe("activity in words: who, what, which tool, how it ended", () => {
     await o.owner.post(`/web/projects/${o.project.id}/talents`, { talents: ["typescript-strict", "javascript-base"] });
     const key = await createKey(o.owner, o.project.id, ALL_SCOPES, { name: "ci-hooks" });
     // the client's own request shape: what the pre-commit hook's `talentd check --staged` sends
-    const server = serverOptions({ staged: true }, { TALENTD_URL: live.base, TALENTD_KEY: key.value }, "check");
+    const server = serverOptions({ staged: true }, { TALENTD_URL: live.base, TALENTD_KEY: key.value, TALENTD_RUN: "hook" }, "check");
     await call(server, "GET", "/api/prepare-task/designable");
     const p = await call(server, "POST", "/api/prepare-task", { talentIds: ["typescript-strict", "javascript-base"] });
     await call(server, "GET", `/api/validation/playbook?${new URLSearchParams({ resolutionId: p.resolutionId })}`);
@@ -133,7 +133,10 @@ describe("activity in words: who, what, which tool, how it ended", () => {
     expect(ids).toHaveLength(10); // each run ends with its findings' counts (POST /api/findings)
     expect(new Set(ids).size).toBe(3);
     for (const id of ids) expect(id).toMatch(/^[0-9a-f-]{36}$/);
-    const rows = (await activityPage(p)).split("<tr").filter((r) => r.includes("talentd hook"));
+    // run by hand (no hook set TALENTD_RUN): each is named as such, never as the hook
+    const html = await activityPage(p);
+    expect(html).not.toContain("talentd hook");
+    const rows = html.split("<tr").filter((r) => r.includes("talentd check by hand"));
     expect(rows).toHaveLength(3);
     expect(rows.map((r) => (r.includes("4 calls") ? 4 : r.includes("2 calls") ? 2 : 0))).toEqual([2, 4, 4]);
     expect(rows[0]).toContain("read the audit playbook");

@@ -342,7 +342,7 @@ describe("failure paths of the activity routes (organization rule 1; docs/design
       for (const q of ["0", "91", "1.5", "-1", "abc", "1e1"]) {
         const r = await s.owner.get(`${path}?days=${q}`);
         expect(`${path}?days=${q} → ${r.status} ${r.body.error}`).toBe(`${path}?days=${q} → 400 validation_failed`);
-        expect(r.body.issues).toEqual([{ path: "days", message: "must be a number from 1 to 90" }]);
+        expect(r.body.issues).toEqual([{ path: "days", message: "must be a whole number from 1 to 90" }]);
       }
     }
   });

@@ -22,7 +22,7 @@ const event = (projectId: string, i: number) => ({
   durationMs: i,
   resolutionId: i % 5 ? null : `res_${i}`,
   detail: i % 3 ? null : { i },
-  arrival: { at: 1_700_000_000_000 + i, seq: i },
+  arrival: { at: 1_700_000_000_000 + i, seq: i, n: 0 },
 });
 
 describe("activity journal writes (docs/api.md 'Trace events'; docs/design.md 'Writes')", () => {
@@ -94,7 +94,12 @@ describe("activity journal writes (docs/api.md 'Trace events'; docs/design.md 'W
     ];
     // 61 events each (a 50, a 10 and a 1 statement per author), interleaved
     for (let i = 0; i < 183; i++)
-      journal.record({ ...event(a.project.id, i), ...authors[i % 3]!, kind: `k${i % 3}`, arrival: { at: 1_800_000_000_000 + i, seq: i } });
+      journal.record({
+        ...event(a.project.id, i),
+        ...authors[i % 3]!,
+        kind: `k${i % 3}`,
+        arrival: { at: 1_800_000_000_000 + i, seq: i, n: 0 },
+      });
     await journal.flush();
     const rows = (
       await env.database.client.execute({
@@ -150,7 +155,7 @@ describe("activity journal writes (docs/api.md 'Trace events'; docs/design.md 'W
       client: "tool-x",
       resolutionId,
       status,
-      arrival: { at, seq },
+      arrival: { at, seq, n: 0 },
     });
     journal.record(call("prepare_task", a, 201, 1));
     journal.record(call("prepare_task", b, 201, 2));

@@ -50,7 +50,7 @@ describe("rule effectiveness: served, audited, verdicts and reported findings, p
     const p = await clientProject(live, ["typescript-strict", "javascript-base"]);
     const repo = repoWithChange();
     // 1. a check before any task: its findings were not served to a task
-    const before = await talentd(["check", "--staged"], repo, p.env);
+    const before = await talentd(["check", "--staged"], repo, { ...p.env, TALENTD_RUN: "hook" });
     expect(before.code).toBe(1);
     // 2. an agent's task is served typescript-strict, audits it and records a fail verdict
     const task = await asAgent(live.base, p.key, "POST", "/api/prepare-task", { talentIds: ["typescript-strict"] });
@@ -90,11 +90,13 @@ describe("rule effectiveness: served, audited, verdicts and reported findings, p
     expect(ts.served).toBe(5);
     expect(ts.audited).toBe(5);
     expect(ts.verdicts).toEqual({ pass: 0, fail: 1, not_applicable: 0 });
-    // served and audited by the tool that prepared each resolution: the agent's task, the three hook runs, the CI run
+    // served and audited by the tool that prepared each resolution: the agent's task, the hook's run, the two checks
+    // run by hand, the CI run
     expect(ts.byClient.map((c: any) => [c.name, c.served, c.audited])).toEqual([
-      ["talentd hook", 3, 3],
+      ["talentd check by hand", 2, 2],
       ["Claude Code", 1, 1],
       ["talentd CI", 1, 1],
+      ["talentd hook", 1, 1],
     ]);
     expect(ts.findings).toEqual({ served: 3, notServed: 3 });
     expect(ts.href).toBe("/catalog/typescript-strict");

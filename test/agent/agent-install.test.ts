@@ -99,6 +99,25 @@ describe("install means a usable selection (key API PATCH /api/projects/:id/tale
     expect(r.body.message).toContain("clash-left × clash-right");
     expect(await s.rows()).toEqual(["lone:active"]);
   });
+
+  test("install refuses a talent that conflicts with an active one: 409 selection_conflict, both sides named in a sentence with what to do, nothing installed", async () => {
+    const s = await setup();
+    await s.api("PATCH", "/api/projects/current/talents", { talent: "clash-right" });
+    const r = await s.api("PATCH", "/api/projects/current/talents", { talents: ["lone", "clash-top"] });
+    expect(r.status).toBe(409);
+    expect(r.body.error).toBe("selection_conflict");
+    expect(r.body.pairs).toEqual([{ a: "clash-left", b: "clash-right" }]);
+    expect(r.body.message).toBe(
+      "clash-left conflicts with clash-right, which is active in this project: a project follows one of them. " +
+        "To switch, a member disables clash-right in the project's dashboard first. Nothing was installed.",
+    );
+    expect(await s.rows()).toEqual(["clash-right:active"]);
+    // a disabled talent is not followed: the other side installs beside it
+    await s.api("PATCH", "/api/projects/current/talents", { talent: "clash-right", enabled: false });
+    const ok = await s.api("PATCH", "/api/projects/current/talents", { talent: "clash-top" });
+    expect(ok.status).toBe(200);
+    expect(ok.body.installed).toEqual(["clash-top", "clash-left"]);
+  });
 });
 
 describe("install over MCP (the SDK client): svc_install_talents answers installed, prerequisites, alreadyInstalled", () => {
@@ -122,6 +141,14 @@ describe("install over MCP (the SDK client): svc_install_talents answers install
     expect(bad.isError).toBe(true);
     expect(toolJson(bad)).toMatchObject({ status: 409, error: "selection_conflict", pairs: [{ a: "clash-left", b: "clash-right" }] });
     expect(await s.rows()).toEqual(["chain-base:active", "chain-mid:active", "chain-top:active", "lone:active"]);
+    // beside an active talent it conflicts with: a tool error whose sentence names both sides
+    expect(toolJson(await client.callTool({ name: "svc_install_talents", arguments: { talent: "clash-right" } }))).toMatchObject({
+      installed: ["clash-right"],
+    });
+    const clash = await client.callTool({ name: "svc_install_talents", arguments: { talent: "clash-top" } });
+    expect(clash.isError).toBe(true);
+    expect(toolJson(clash)).toMatchObject({ status: 409, error: "selection_conflict", pairs: [{ a: "clash-left", b: "clash-right" }] });
+    expect(toolJson(clash).message).toContain("clash-left conflicts with clash-right, which is active in this project");
     await client.close();
   });
 });

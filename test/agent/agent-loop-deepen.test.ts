@@ -98,7 +98,7 @@ describe("key API: deepen (search and read)", () => {
     expect(scoped.body.results.map((x: { id: string }) => x.id)).toEqual(["typescript-strict"]);
   });
 
-  test("reads: {uri} of an enabled talent, its deeper files, a section; not enabled → 404; not a talent:// uri → 400", async () => {
+  test("reads: {uri} of an enabled talent, its deeper files, a section; not enabled → its preview only; not a talent:// uri → 400", async () => {
     const s = await setup(["typescript-strict", "javascript-base", "sql-base"]);
     const ts = env.state.catalog!.get("typescript-strict")!;
     const main = await s.api("POST", "/api/talents/get", { uri: "talent://typescript-strict" });
@@ -121,12 +121,46 @@ describe("key API: deepen (search and read)", () => {
     expect((await s.api("POST", "/api/talents/get", { uri: deeper, section: "No Such Heading" })).body.error).toBe("not_found");
     await s.owner.patch(`/web/projects/${s.project.id}/talents/sql-base`, { enabled: false });
     const disabled = await s.api("POST", "/api/talents/get", { uri: "talent://sql-base" });
-    expect(disabled.status).toBe(404);
-    expect(disabled.body.uris).toEqual(["talent://sql-base"]);
-    expect((await s.api("POST", "/api/talents/get", { uri: "talent://react-hooks" })).status).toBe(404);
+    expect(disabled.status).toBe(200);
+    expect(disabled.body.files[0]).toMatchObject({ uri: "talent://sql-base", pinned: false, preview: true });
+    expect(disabled.body.files[0].content).toStartWith("# ");
+    expect(disabled.body.files[0].content).toContain("a preview, not installed in this project");
+    const sqlDeeper = env.state.catalog!.get("sql-base")!.pointers.find((p) => p.startsWith("talent://sql-base/"));
+    for (const body of [{ uri: "talent://sql-base", section: "Rules" }, ...(sqlDeeper ? [{ uri: sqlDeeper }] : [])]) {
+      const r = await s.api("POST", "/api/talents/get", body);
+      expect(`${r.status} ${r.body.error}`).toBe("404 not_found");
+      expect(r.body.message).toContain("only its preview (its talent://<id> uri, without section) is readable");
+    }
+    expect((await s.api("POST", "/api/talents/get", { uri: "talent://no-such-talent" })).status).toBe(404);
     expect((await s.api("POST", "/api/talents/get", { uri: "talent://typescript-strict/../../etc/passwd" })).status).toBe(400);
     expect((await s.api("POST", "/api/talents/get", { uri: "https://example.com" })).status).toBe(400);
     expect((await s.api("POST", "/api/talents/get", {})).status).toBe(400);
+  });
+
+  test("a catalog talent not installed reads as a preview (summary, triggers, rules): nothing installed, designated or served", async () => {
+    const s = await setup(["typescript-strict"]);
+    const react = env.state.catalog!.get("react-hooks")!;
+    const before = await s.owner.get(`/web/projects/${s.project.id}/talents`);
+    const r = await s.api("POST", "/api/talents/get", { uri: "talent://react-hooks" });
+    expect(r.status).toBe(200);
+    const [file] = r.body.files;
+    expect(Object.keys(file).sort()).toEqual(["content", "digest", "pinned", "preview", "uri"]);
+    expect(file.content).toContain(react.summary);
+    for (const rule of react.rules) expect(file.content).toContain(`- ${rule.id} (${rule.severity}): ${rule.title}`);
+    for (const glob of react.triggers.files) expect(file.content).toContain(glob);
+    // the guidance itself is not in it: that is served once it is installed and designated
+    expect(file.content).not.toContain(react.body.trim().slice(0, 200));
+    // a catalog search's pointers are readable the same way
+    const hit = (await s.api("GET", "/api/search?query=hooks&scope=catalog")).body.results.find(
+      (x: { id: string }) => x.id === "react-hooks",
+    );
+    expect((await s.api("POST", "/api/talents/get", { uri: hit.uri })).body.files[0].preview).toBe(true);
+    expect(await s.owner.get(`/web/projects/${s.project.id}/talents`)).toEqual(before);
+    const resolutions = await env.database.client.execute({
+      sql: "SELECT count(*) AS n FROM resolutions WHERE project_id = ?",
+      args: [s.project.id],
+    });
+    expect(Number(resolutions.rows[0]!.n)).toBe(0);
   });
 
   test("{resolutionId, uris: [...]} reads up to 20 files; 21 → 400 naming the limit", async () => {

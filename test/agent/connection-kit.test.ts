@@ -130,7 +130,7 @@ describe("POST /web/projects/:id/token: the automation key", () => {
 });
 
 describe("POST /web/projects/:id/file: read a talent file as a person, with the key route's rules", () => {
-  test("an enabled talent's file (and one section); not installed or disabled → 404; an expertise only pinned by a resolution", async () => {
+  test("an enabled talent's file (and one section); not installed or disabled → 404 (a person reads no preview); an expertise while enabled, or pinned by a resolution", async () => {
     const o = await orgWithProject(env);
     await o.owner.post(`/web/projects/${o.project.id}/talents`, { talents: ["typescript-strict", "javascript-base"] });
     const r = await o.owner.post(`/web/projects/${o.project.id}/file`, { uri: "talent://typescript-strict" });
@@ -143,8 +143,10 @@ describe("POST /web/projects/:id/file: read a talent file as a person, with the 
     expect((await o.owner.post(`/web/projects/${o.project.id}/file`, { uri: "talent://javascript-base" })).status).toBe(404);
 
     const { ref } = await publishedExpertise(o.owner, o.org.slug, "ledger");
-    await o.owner.post(`/web/projects/${o.project.id}/talents`, { talents: [ref] });
     expect((await o.owner.post(`/web/projects/${o.project.id}/file`, { uri: `talent://${ref}/runbook.md` })).status).toBe(404);
+    await o.owner.post(`/web/projects/${o.project.id}/talents`, { talents: [ref] });
+    // enabled: read at its published version, as the key route reads it
+    expect((await o.owner.post(`/web/projects/${o.project.id}/file`, { uri: `talent://${ref}/runbook.md` })).status).toBe(200);
     const k = await createKey(o.owner, o.project.id, ["prepare_task"]);
     const res = await (
       await withKey(env, k.value, "/api/prepare-task", {

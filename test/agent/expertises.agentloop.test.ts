@@ -104,17 +104,25 @@ describe("private expertises in the agent loop", () => {
     expect(reports.body.reports.map((r: { submissionId: string }) => r.submissionId)).toEqual(["r1", "r2"]);
   });
 
-  test("an expertise's files are readable only through a resolution that pinned it", async () => {
+  test("an expertise's files are readable at its published version while the project has it enabled, else only through a resolution that pinned it", async () => {
     const s = await setup();
     await s.owner.post(`/web/projects/${s.project.id}/talents`, { talents: ["typescript-strict", "javascript-base"] });
     const { ref } = await publishedIn(s, "ledger");
-    await s.api("PATCH", "/api/projects/current/talents", { talent: ref });
-    expect((await s.api("POST", "/api/talents/get", { uri: `talent://${ref}/runbook.md` })).status).toBe(404);
+    // not installed: nothing of it is readable (an expertise has no preview)
     expect((await s.api("POST", "/api/talents/get", { uri: `talent://${ref}` })).status).toBe(404);
-    const p = await s.api("POST", "/api/prepare-task", { talentIds: ["typescript-strict"] });
-    expect((await s.api("POST", "/api/talents/get", { resolutionId: p.body.resolutionId, uri: `talent://${ref}/runbook.md` })).status).toBe(
-      404,
-    );
+    await s.api("PATCH", "/api/projects/current/talents", { talent: ref });
+    const main = await s.api("POST", "/api/talents/get", { uri: `talent://${ref}` });
+    expect(main.status).toBe(200);
+    expect(main.body.files[0]).toMatchObject({ uri: `talent://${ref}`, pinned: false });
+    expect(main.body.files[0].content).toContain("PAY-001");
+    expect((await s.api("POST", "/api/talents/get", { uri: `talent://${ref}/runbook.md` })).status).toBe(200);
+    // disabled: readable only through a resolution that pinned it
+    const p = await s.api("POST", "/api/prepare-task", { talentIds: [ref] });
+    await s.owner.patch(`/web/projects/${s.project.id}/talents/${encodeURIComponent(ref)}`, { enabled: false });
+    const off = await s.api("POST", "/api/talents/get", { uri: `talent://${ref}` });
+    expect(`${off.status} ${off.body.error}`).toBe("404 not_found");
+    const pinned = await s.api("POST", "/api/talents/get", { resolutionId: p.body.resolutionId, uri: `talent://${ref}` });
+    expect(pinned.body.files[0].pinned).toBe(true);
   });
 
   test("deactivated or deleted: no longer designable nor installable; existing resolutions still audit against what they pinned", async () => {

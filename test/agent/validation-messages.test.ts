@@ -212,7 +212,7 @@ function probes(): Probe[] {
 /**
  * What is wrong with one issue of a 400: a TypeBox default text, or no field named. The field is
  * named by the issue's path and the message either names it too ("tools must be a list …") or
- * reads as what the path must be ("must be a number from 1 to 90": pages show
+ * reads as what the path must be ("must be a whole number from 1 to 90": pages show
  * `<code>days</code> must be …`, the answer's message `days: must be …`). An issue of the whole
  * body (path "") names the fields it is about ("send at least one of name, description").
  */

@@ -6,30 +6,17 @@
  */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { detectorFiles } from "../../src/catalog/detect";
 import { readTalentDir } from "../../src/catalog/load";
-import { detectorSeverity } from "../../src/catalog/measured";
 import { validateTalent } from "../../src/catalog/validate";
 import { runDetectors, type ServedObligation } from "../../src/client/check";
+import { servedObligationOf } from "../../src/client/served";
 import type { AddedFile } from "../../src/client/git";
 
 /** The shipped talents, served as the playbook serves them with `include=detectors`. */
 const shippedObligations = new Map<string, ServedObligation>();
 for (const s of readTalentDir(join(import.meta.dir, "..", "..", "talents")).sources) {
   const t = validateTalent(s).talent;
-  if (!t) continue;
-  const triggers = t.triggers?.files ?? [];
-  shippedObligations.set(t.id, {
-    id: t.id,
-    kind: "talent",
-    version: t.version,
-    rules: t.rules.map((r) => ({
-      id: r.id,
-      severity: r.severity,
-      title: r.title,
-      ...(r.detect ? { detect: r.detect.map((d) => ({ ...d, files: detectorFiles(d, triggers), severity: detectorSeverity(r) })) } : {}),
-    })),
-  });
+  if (t) shippedObligations.set(t.id, servedObligationOf(t));
 }
 const shipped = (...ids: string[]): ServedObligation[] => ids.map((id) => shippedObligations.get(id)!);
 

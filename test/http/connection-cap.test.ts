@@ -8,7 +8,7 @@ function enterAndForget(cap: ReturnType<typeof connectionCap>, n: number): WeakR
   const refs: WeakRef<Request>[] = [];
   for (let i = 0; i < n; i++) {
     const request = new Request(`http://127.0.0.1/${i}`);
-    const m: RequestMeta = { id: `r${i}`, start: 0, startedAt: 0, seq: i, request, peer: null, trusted: NO_TRUSTED_PROXIES };
+    const m: RequestMeta = { id: `r${i}`, start: 0, startedAt: 0, seq: i, events: 0, request, peer: null, trusted: NO_TRUSTED_PROXIES };
     expect(cap.enter(m)).toBeUndefined();
     refs.push(new WeakRef(request));
   }

@@ -11,6 +11,7 @@ import { ConfigError } from "../../src/configParsers";
 import { checkedAddresses, EgressError, EGRESS_LIMITS, nameAllowed, safeFetch, type EgressPolicy } from "../../src/lib/egress";
 import { parseIp, refusedKind, urlHost } from "../../src/lib/ipRanges";
 import { certFor, countingListener, httpAnswer, type CountingListener } from "../egress-support";
+import { startTestDns, type TestDns } from "../dns-support";
 
 const STRICT: EgressPolicy = { allowHosts: [], allowLoopback: false };
 const reason = async (p: Promise<unknown>): Promise<string> => {
@@ -231,11 +232,54 @@ describe("egress policy: the connection", () => {
   });
 });
 
+describe("egress resolution through DNS_SERVERS", () => {
+  let dns: TestDns;
+  let service: CountingListener;
+  beforeAll(async () => {
+    dns = await startTestDns();
+    service = await countingListener((head) => httpAnswer(200, {}, `at ${head.split(" ")[1]}`));
+  });
+  afterAll(async () => {
+    await service.stop();
+    await dns.stop();
+  });
+
+  test("with DNS_SERVERS set, a host name is resolved by those servers, not the system's: a name only they know is reached at the address they give", async () => {
+    dns.a.set("idp.egress-dns.example", ["127.0.0.1"]);
+    const policy: EgressPolicy = { allowHosts: [], allowLoopback: true, dnsServers: [dns.server] };
+    const r = await safeFetch(`http://idp.egress-dns.example:${service.port}/hello`, {}, policy);
+    expect(await r.text()).toBe("at /hello");
+    expect(dns.asked).toContain("idp.egress-dns.example");
+    // the system's resolver does not know the name: without DNS_SERVERS it does not resolve
+    expect(await check("http://idp.egress-dns.example/", { allowHosts: [], allowLoopback: true })).toBe("unreachable");
+  });
+
+  test("with DNS_SERVERS set, the addresses those servers give are what the policy judges: a private one is refused, no connection made; an unknown name is unreachable", async () => {
+    dns.a.set("inside.egress-dns.example", ["10.20.30.40"]);
+    dns.a.set("loop.egress-dns.example", ["127.0.0.1"]);
+    const policy: EgressPolicy = { allowHosts: [], allowLoopback: false, dnsServers: [dns.server] };
+    expect(await check("http://inside.egress-dns.example/", policy)).toBe("refused");
+    const before = service.connections;
+    expect(await reason(safeFetch(`http://loop.egress-dns.example:${service.port}/`, {}, policy))).toBe("refused");
+    expect(service.connections).toBe(before);
+    expect(await check("http://nowhere.egress-dns.example/", policy)).toBe("unreachable");
+    // localhost is loopback by its own rule, asked of no server
+    dns.asked.length = 0;
+    expect(await check("http://localhost/", policy)).toBe("refused");
+    expect(dns.asked).toEqual([]);
+  });
+});
+
 describe("egress settings", () => {
-  test("EGRESS_ALLOW_HOSTS takes names, *.patterns, addresses and CIDRs (commas or spaces); EGRESS_ALLOW_LOOPBACK is false unless set", () => {
-    expect(loadConfig({}).egress).toEqual({ allowHosts: [], allowLoopback: false });
+  test("EGRESS_ALLOW_HOSTS takes names, *.patterns, addresses and CIDRs (commas or spaces); EGRESS_ALLOW_LOOPBACK is false unless set; DNS_SERVERS resolves egress too", () => {
+    expect(loadConfig({}).egress).toEqual({ allowHosts: [], allowLoopback: false, dnsServers: [] });
+    expect(loadConfig({ DNS_SERVERS: "127.0.0.1:5353" }).egress.dnsServers).toEqual(["127.0.0.1:5353"]);
     const c = loadConfig({ EGRESS_ALLOW_HOSTS: "idp.corp.lan, *.corp.lan 10.0.0.0/8,fd00::/8 192.168.1.5", EGRESS_ALLOW_LOOPBACK: "true" });
-    expect(c.egress).toEqual({ allowHosts: ["idp.corp.lan", "*.corp.lan", "10.0.0.0/8", "fd00::/8", "192.168.1.5"], allowLoopback: true });
+    expect(c.egress).toEqual({
+      allowHosts: ["idp.corp.lan", "*.corp.lan", "10.0.0.0/8", "fd00::/8", "192.168.1.5"],
+      allowLoopback: true,
+      dnsServers: [],
+    });
     for (const bad of ["http://idp.corp.lan", "10.0.0.0/33", "idp;corp", "a..b"]) {
       expect(() => loadConfig({ EGRESS_ALLOW_HOSTS: bad })).toThrow(ConfigError);
     }

@@ -194,3 +194,39 @@ describe("every /web route: no session → 401 unauthenticated, nothing else rev
     },
   );
 });
+
+describe("limit takes whole numbers only, on every route that pages by it", () => {
+  test("each route whose OpenAPI operation has a limit answers limit=1.5, 1e1, 0x10 and -0 with 400 validation_failed and the sentence 'limit: must be a whole number from 1 to N'; the /org/audit-log page too", async () => {
+    const { owner, project } = await orgWithProject(env);
+    await makePlatformAdmin(env, owner.userId);
+    const key = await createKey(owner, project.id, ["catalog", "deepen"]);
+    const doc = (await env.request("/openapi.json").then((r) => r.json())) as {
+      paths: Record<string, Record<string, { parameters?: { name: string; in: string }[] }>>;
+    };
+    const paged = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops)
+        .filter(([, op]) => op.parameters?.some((p) => p.name === "limit" && p.in === "query"))
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
+    );
+    // the list the document gives (a new paged route joins it by its own OpenAPI row)
+    expect(paged.length).toBeGreaterThanOrEqual(7);
+    for (const route of paged) {
+      const [method, template] = route.split(" ") as [string, string];
+      expect(method).toBe("GET");
+      const path = template.replace("{id}", project.id) + (template.endsWith("/directory") ? "?uri=skill%3A%2F%2Ftypescript-strict&" : "?");
+      for (const bad of ["1.5", "1e1", "0x10", "-0"]) {
+        const r = path.startsWith("/api/")
+          ? await env.request(`${path}limit=${bad}`, { headers: { authorization: `Bearer ${key.value}` } }).then(async (x) => ({
+              status: x.status,
+              body: await x.json(),
+            }))
+          : await owner.get(`${path}limit=${bad}`);
+        expect(`${route} limit=${bad} → ${r.status} ${r.body.error}`).toBe(`${route} limit=${bad} → 400 validation_failed`);
+        // the sentence says what limit takes: 1.5 is a number, so "a number" alone does not tell why it was refused
+        expect(r.body.message).toMatch(/^limit: must be a whole number from 1 to \d+$/);
+      }
+    }
+    const page = await owner.call("GET", "/org/audit-log?limit=1.5");
+    expect(page.status).toBe(400);
+  });
+});

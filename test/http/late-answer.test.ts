@@ -143,10 +143,14 @@ describe("POST /api/prepare-task with a large answer, over a socket", () => {
       const direct = await (await prepare(ids)).json();
       const same = (b: { resolutionId: string; createdAt?: string }) =>
         JSON.parse(JSON.stringify({ ...b, createdAt: "", attestation: "" }).replaceAll(b.resolutionId, "res_"));
-      // wording follows the channel: the route names routes, the tool tools; all else is the same
+      // wording follows the channel: the route names routes, the tool tools; the digests are the tool result's _meta
+      // (docs/api-oauth-mcp.md "What a tool result carries"); all else is the same
       expect(body.next).toContain("svc_validate with resolutionId=");
       expect(direct.next).toContain("GET /api/validation/playbook?resolutionId=");
-      expect(same({ ...body, next: "" })).toEqual(same({ ...direct, next: "" }));
+      const digests = Object.fromEntries(direct.talents.map((t: { id: string; digest: string }) => [t.id, t.digest]));
+      expect(result._meta?.["talentd/digests"]).toEqual(digests);
+      const talents = direct.talents.map(({ digest: _, ...t }: { digest: string }) => t);
+      expect(same({ ...body, next: "" })).toEqual(same({ ...direct, talents, next: "" }));
     } finally {
       await client.close();
     }

@@ -249,6 +249,8 @@ async function callEveryRoute(): Promise<void> {
     expertiseResults: [{ id: `@${org.slug}/shapes-pay`, verdict: "pass", evidence: ["src/pay.ts:1"] }],
   });
   await call(key, "POST /api/findings", "/api/findings", { resolutionId: rid, counts: { "typescript-strict": { "TS-002": 1 } } });
+  await call(key, "GET /api/hook-rules", "/api/hook-rules");
+  await call(key, "PUT /api/hook-rules", "/api/hook-rules", { rules: { "TS-005": "advise" } });
   await call(key, "GET /api/search", "/api/search?query=strict");
   await call(key, "POST /api/talents/get", "/api/talents/get", { uri: "talent://typescript-strict" });
   await call(key, "GET /api/doctor", "/api/doctor?include=selection");
@@ -277,6 +279,8 @@ async function callEveryRoute(): Promise<void> {
     paths: ["src/**"],
     exclude: [],
   });
+  await call(owner, "GET /web/projects/{id}/hook-rules", `${p}/hook-rules`);
+  await call(owner, "PUT /web/projects/{id}/hook-rules", `${p}/hook-rules`, { rules: { "TS-005": "off" } });
   await call(owner, "GET /web/projects/{id}/setup", `${p}/setup`);
   await call(owner, "POST /web/projects/{id}/token", `${p}/token`);
   await call(owner, "GET /web/projects/{id}/validator-config", `${p}/validator-config?target=github`);

@@ -117,6 +117,9 @@ describe("the auth limits are settings, today's values by default", () => {
       resetAddress: 10,
       resetEmail: 3,
       oauthRegistrations: 30,
+      oauthRegistrationsGlobal: 300,
+      oauthMetadataFetches: 10,
+      oauthMetadataFetchesGlobal: 60,
     });
     expect(AUTH_LIMITS.signInPair.limit).toBe(AUTH_LIMIT_SETTINGS.signInPair.default);
     expect(c.trustedProxies.ranges).toHaveLength(0);

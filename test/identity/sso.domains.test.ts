@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, test as bunTest } from "bun:test
 import { fillTemplate, loginResponseValues, startSamlIdp, type SamlIdp } from "../idp-support";
 import { liveEnv, type LiveEnv } from "../mcp-support";
 import { startTestDns, type TestDns } from "../dns-support";
-import { approveSsoDomains, joinedMember, makePlatformAdmin, orgWithProject, signedUp, WebClient } from "../helpers";
+import { approveSsoDomains, joinedMember, makePlatformAdmin, orgWithProject, signedUp, verifiedByMail, WebClient } from "../helpers";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 60_000);
 
@@ -221,6 +221,29 @@ describe("an SSO domain claim routes nothing until proven", () => {
     ]);
   });
 
+  test("proof by DNS refuses a TXT owned by another name (out of bailiwick) and a CNAME at the challenge name (the alias's target holds the token): 409 domain_unverified; a TXT at exactly the name proves it", async () => {
+    const { owner, org } = await orgWithProject(live.env, "Dns Strict");
+    const claim = (await samlSso(owner, org.id, ["strict-proof.example"])).body.sso.domainClaims[0];
+    const name = "_talentd-challenge.strict-proof.example";
+    // the answer carries the token, but in a record owned by another name
+    dns.foreign.set(name, [{ owner: "attacker-zone.example", value: claim.record.value }]);
+    const foreign = await owner.post("/web/orgs/current/sso/domains/strict-proof.example/verify");
+    expect(`${foreign.status} ${foreign.body.error}`).toBe("409 domain_unverified");
+    expect(foreign.body.found).toEqual([]);
+    dns.foreign.delete(name);
+    // the challenge name is an alias; the target (someone else's zone) holds the token
+    dns.txt.set("token-host.attacker-zone.example", [claim.record.value]);
+    dns.cname.set(name, "token-host.attacker-zone.example");
+    const alias = await owner.post("/web/orgs/current/sso/domains/strict-proof.example/verify");
+    expect(`${alias.status} ${alias.body.error}`).toBe("409 domain_unverified");
+    expect(alias.body.message).toContain(`${name} is a CNAME`);
+    expect((await owner.get("/web/orgs/current/sso")).body.sso.domainClaims[0].status).toBe("pending");
+    dns.cname.delete(name);
+    dns.txt.set(name, [claim.record.value]);
+    const ok = await owner.post("/web/orgs/current/sso/domains/strict-proof.example/verify");
+    expect(ok.body.claim).toMatchObject({ status: "verified", verifiedBy: "dns" });
+  });
+
   test("the /org/sso page shows each pending domain's TXT record and verifies it from a form post", async () => {
     const { owner, org } = await orgWithProject(live.env, "Page Proof");
     await samlSso(owner, org.id, ["page-proof.example"]);
@@ -266,7 +289,7 @@ describe("an identity opens an existing account only with the account's consent"
     await samlSso(owner, org.id, ["consent.example"]);
     await approveSsoDomains(live.env, org.id, ["consent.example"]);
     const { owner: inviter } = await orgWithProject(live.env, "Elsewhere");
-    const person = await joinedMember(live.env, inviter, await signedUp(live.env, "pat@consent.example")); // the invitation verified the address
+    const person = await joinedMember(live.env, inviter, await verifiedByMail(live.env, await signedUp(live.env, "pat@consent.example")));
     const before = await sessionsOf(person.userId);
     const r = await ssoAs(org.id, "pat@consent.example");
     expect(r.session).toBeNull();
@@ -322,6 +345,43 @@ describe("an identity opens an existing account only with the account's consent"
     expect(replay.status).toBe(410);
   });
 
+  test("declining at /account/link cancels only the pending link bound to the signed-in account: another account's decline with the token is 410 and the link stays; the holder's decline drops it", async () => {
+    const { owner, org } = await orgWithProject(live.env, "Decline Org");
+    await samlSso(owner, org.id, ["decline.example"]);
+    await approveSsoDomains(live.env, org.id, ["decline.example"]);
+    const person = await verifiedByMail(live.env, await signedUp(live.env, "kim@decline.example"));
+    const r = await ssoAs(org.id, "kim@decline.example");
+    expect(r.linkToken).toMatch(/^[0-9A-Za-z]{20,}$/);
+    const pending = async () =>
+      Number(
+        (
+          await live.env.database.client.execute({
+            sql: "SELECT count(*) AS n FROM pending_links WHERE user_id = ?",
+            args: [person.userId],
+          })
+        ).rows[0]!.n,
+      );
+    const decline = (cookie: string) =>
+      live.env.request("/account/link", {
+        method: "POST",
+        headers: {
+          cookie: `${cookie}; talentd_link=${r.linkToken}`,
+          origin: live.base,
+          "content-type": "application/x-www-form-urlencoded",
+        },
+        body: "decision=decline",
+      });
+    const stranger = await signedUp(live.env);
+    const foreign = await decline(stranger.cookie!);
+    expect(foreign.status).toBe(410);
+    expect(await foreign.text()).toContain("No link to confirm");
+    expect(await pending()).toBe(1);
+    const mine = await decline(person.cookie!);
+    expect(mine.status).toBe(200);
+    expect(await mine.text()).toContain("Nothing was linked");
+    expect(await pending()).toBe(0);
+  });
+
   test("pre-account hijacking refused: an unverified account someone else made at the address is reclaimed by the holder's SSO sign-in: the squatter's password and sessions stop working, the membership goes to the holder", async () => {
     const { owner, org } = await orgWithProject(live.env, "Reclaim Org");
     await samlSso(owner, org.id, ["reclaim.example"]);
@@ -342,6 +402,56 @@ describe("an identity opens an existing account only with the account's consent"
       args: [squatter.userId],
     });
     expect(String(event.rows[0]!.detail)).toContain('"reclaimed":true');
+  });
+});
+
+describe("an invitation link never vouches for an address", () => {
+  test("invitation pre-hijack refused: the inviter signs the invited address up with a password of their own; the account stays unverified, and the holder's SSO sign-in reclaims it (no consent asked, the inviter's password and session dead)", async () => {
+    const { owner, org } = await orgWithProject(live.env, "Holder SSO Org");
+    await samlSso(owner, org.id, ["prehijack.example"]);
+    await approveSsoDomains(live.env, org.id, ["prehijack.example"]);
+    const { owner: inviter, org: inviterOrg } = await orgWithProject(live.env, "Inviter Org");
+    const inv = (await inviter.post("/web/orgs/current/invitations", { email: "holder@prehijack.example" })).body;
+    // the inviter holds the link (the /org page shows it) and uses it before the mail is read
+    const signUp = await live.env.request(`/accept-invitation/${inv.id}/sign-up`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: live.base },
+      body: new URLSearchParams({ email: "holder@prehijack.example", password: "the inviter's own secret" }).toString(),
+    });
+    expect(signUp.status).toBe(200);
+    const attacker = new WebClient(live.env);
+    attacker.cookie = /talentd_session=[^;]+/.exec(signUp.headers.get("set-cookie")!)![0];
+    const account = (await attacker.get("/api/auth/session")).body.user.id as string;
+    const verifiedAt = await live.env.database.client.execute({
+      sql: "SELECT email_verified_at AS v FROM users WHERE id = ?",
+      args: [account],
+    });
+    expect(verifiedAt.rows[0]!.v).toBeNull();
+    // the real holder signs in through their organization's IdP: signed in at once, no link_required, no pending link
+    const r = await ssoAs(org.id, "holder@prehijack.example");
+    expect(r.location).not.toContain("link_required");
+    expect(r.linkToken).toBeNull();
+    expect(r.session).not.toBeNull();
+    const pending = await live.env.database.client.execute({
+      sql: "SELECT count(*) AS n FROM pending_links WHERE user_id = ?",
+      args: [account],
+    });
+    expect(Number(pending.rows[0]!.n)).toBe(0);
+    // the account is reclaimed: the inviter's password and session no longer open it; the holder's session is that account, now verified
+    expect(await passwordSignIn("holder@prehijack.example", "the inviter's own secret")).toBe(401);
+    expect((await attacker.get("/api/auth/session")).status).toBe(401);
+    const holder = new WebClient(live.env);
+    holder.cookie = `talentd_session=${r.session}`;
+    const s = (await holder.get("/api/auth/session")).body;
+    expect(s.user.id).toBe(account);
+    expect(s.organizations.map((o: { id: string }) => o.id).sort()).toEqual([org.id, inviterOrg.id].sort());
+    const event = await live.env.database.client.execute({
+      sql: "SELECT detail FROM security_events WHERE kind = 'sign_in.success' AND user_id = ? ORDER BY created_at DESC LIMIT 1",
+      args: [account],
+    });
+    expect(String(event.rows[0]!.detail)).toContain('"reclaimed":true');
+    const after = await live.env.database.client.execute({ sql: "SELECT email_verified_at AS v FROM users WHERE id = ?", args: [account] });
+    expect(after.rows[0]!.v).not.toBeNull();
   });
 });
 
@@ -448,7 +558,11 @@ describe("the consent to link, in Chromium", () => {
       metadataUrls.clear(); // the IdP's page answers the request of this organization's SP
       metadataUrls.set(org.id, (await owner.get("/web/orgs/current/sso")).body.serviceProvider.samlMetadataUrl);
       const { owner: inviter } = await orgWithProject(live.env, "Browser Elsewhere");
-      const person = await joinedMember(live.env, inviter, await signedUp(live.env, "sam@browser-consent.example"));
+      const person = await joinedMember(
+        live.env,
+        inviter,
+        await verifiedByMail(live.env, await signedUp(live.env, "sam@browser-consent.example")),
+      );
       const w = await newPage(browser);
       const p = w.page;
       idp.email = person.email;

@@ -9,6 +9,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { loopProject } from "../activity-support";
 import { liveEnv, type LiveEnv } from "../mcp-support";
+import pkg from "../../package.json" with { type: "json" };
 
 let live: LiveEnv;
 let key: string;
@@ -141,6 +142,8 @@ describe("2026-07-28 over raw HTTP: the refusals the revision names", () => {
     const tools = await post("tools/list", {});
     expect(tools.body.result.resultType).toBe("complete");
     expect(tools.body.result._meta["io.modelcontextprotocol/serverInfo"].name).toBe("talentd");
+    // one version everywhere: package.json's, as server.json and `talentd version` say
+    expect(tools.body.result._meta["io.modelcontextprotocol/serverInfo"].version).toBe(pkg.version);
   });
 
   test("the client named in the request's _meta envelope is the client of its trace (no session id in this revision)", async () => {
@@ -192,13 +195,13 @@ describe("2026-07-28 over raw HTTP: the refusals the revision names", () => {
     }
   });
 
-  test("caching hints: tools, prompts and templates lists an hour, public; a project's resources and reads 0, private; a missing resource is -32602 naming the uri", async () => {
+  test("caching hints: tools and prompts lists an hour, private (they follow the credentials' scopes), templates an hour, public; a project's resources and reads 0, private; a missing resource is -32602 naming the uri", async () => {
     const hints = async (method: string, params: Record<string, unknown> = {}) => {
       const r = await post(method, params);
       return `${method}: ${r.body.result.ttlMs} ${r.body.result.cacheScope}`;
     };
-    expect(await hints("tools/list")).toBe("tools/list: 3600000 public");
-    expect(await hints("prompts/list")).toBe("prompts/list: 3600000 public");
+    expect(await hints("tools/list")).toBe("tools/list: 3600000 private");
+    expect(await hints("prompts/list")).toBe("prompts/list: 3600000 private");
     expect(await hints("resources/templates/list")).toBe("resources/templates/list: 3600000 public");
     expect(await hints("resources/list")).toBe("resources/list: 0 private");
     expect(await hints("resources/read", { uri: "talent://typescript-strict" })).toBe("resources/read: 0 private");

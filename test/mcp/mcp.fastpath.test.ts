@@ -138,18 +138,22 @@ describe("what the fast path does not handle goes to the SDK (the specification'
     expect(r.body.result.content[0].text).toContain("Input validation error: Invalid arguments for tool svc_prepare_task");
   });
 
-  test("a key without the tool's scope is still refused before either path (403 insufficient_scope)", async () => {
+  test("a key without the tool's scope: the fast path answers the route's refusal as a tool error naming the scope (no HTTP 403)", async () => {
     const s = await loopProject(live.env, "narrow");
     const narrow = (await (
       await s.owner.call("POST", `/web/projects/${s.project.id}/keys`, { name: "narrow", tools: ["doctor"] })
     ).json()) as { value: string };
+    const before = fastPath.answered;
     const r = await fetch(`${live.base}/mcp`, {
       method: "POST",
       headers: { ...HEADERS, authorization: `Bearer ${narrow.value}` },
       body: JSON.stringify(call("svc_prepare_task", { talentIds: ["typescript-strict"] })),
     });
-    expect(r.status).toBe(403);
-    expect(r.headers.get("www-authenticate")).toContain('error="insufficient_scope"');
+    expect(r.status).toBe(200);
+    const body = (await r.json()) as { result: { isError: boolean; content: { text: string }[] } };
+    expect(body.result.isError).toBe(true);
+    expect(JSON.parse(body.result.content[0]!.text)).toMatchObject({ error: "insufficient_scope", requiredScope: "prepare_task" });
+    expect(fastPath.answered).toBe(before + 1);
   });
 });
 

@@ -4,15 +4,15 @@
  * the agent's document is served over TLS on 127.0.0.1 (OAUTH_CLIENT_METADATA_LOOPBACK, the development
  * setting that lets a loopback address hold it); SDK v2 takes the document's https URL as its
  * `clientMetadataUrl` (it refuses any other) and goes authorize → consent → token → tools/call without
- * registering. A document behind a certificate the server does not trust is refused as unreachable
- * on a page.
+ * registering. A document behind a certificate the server does not trust is refused on a page
+ * that says only that the client could not be verified.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { auth, Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { selfSignedCert } from "../cert-support";
-import { MetadataDocumentProvider } from "../cimd-support";
+import { MetadataDocumentProvider, signedInBrowser, UNVERIFIED } from "../cimd-support";
 import { BUN, ROOT, tempDir } from "../helpers";
 import { Browser, consentInBrowser, PASSWORD, toolJson } from "../mcp-support";
 import { freePort, waitReady } from "../proc";
@@ -79,7 +79,9 @@ async function owner(): Promise<{ email: string; projectId: string }> {
   expect(up.status).toBe(201);
   const cookie = /talentd_session=[^;]+/.exec(up.headers.get("set-cookie") ?? "")![0];
   const h = { ...headers, cookie };
-  expect((await fetch(`${base}/web/orgs`, { method: "POST", headers: h, body: JSON.stringify({ name: "TLS org" }) })).status).toBe(201);
+  expect((await fetch(`${base}/web/orgs`, { method: "POST", headers: h, body: JSON.stringify({ name: `TLS org ${email}` }) })).status).toBe(
+    201,
+  );
   const p = await fetch(`${base}/web/projects`, { method: "POST", headers: h, body: JSON.stringify({ name: "tls" }) });
   expect(p.status).toBe(201);
   return { email, projectId: ((await p.json()) as { project: { id: string } }).project.id };
@@ -95,7 +97,7 @@ describe("client ID metadata documents over https (a real server process, a real
     expect(agent.authorizationUrl!.searchParams.get("client_id")).toBe(id);
     const browser = new Browser(base);
     const consent = await browser.get(agent.authorizationUrl!.toString());
-    expect(consent.status).toBe(302); // to /login: the document was fetched over TLS and accepted
+    expect(consent.status).toBe(302); // to /login: nothing is fetched for a visitor
     const { location, code } = await consentInBrowser(browser, agent.authorizationUrl!.toString(), {
       email: me.email,
       password: PASSWORD,
@@ -110,9 +112,10 @@ describe("client ID metadata documents over https (a real server process, a real
     await mcp.close();
   }, 60_000);
 
-  test("a document behind a certificate the server does not trust → invalid_client (the host could not be reached), on a page, never redirected", async () => {
+  test("a document behind a certificate the server does not trust → invalid_client (could not be verified), on a page, never redirected", async () => {
     const id = `https://127.0.0.1:${untrusted.port}/agent/client.json`;
-    const r = await fetch(
+    const person = await signedInBrowser(base, { email: (await owner()).email, password: PASSWORD });
+    const r = await person.get(
       `${base}/oauth/authorize?${new URLSearchParams({
         response_type: "code",
         client_id: id,
@@ -122,12 +125,11 @@ describe("client ID metadata documents over https (a real server process, a real
         code_challenge_method: "S256",
         resource: `${base}/mcp`,
       })}`,
-      { redirect: "manual" },
     );
     expect(r.status).toBe(400);
     expect(r.headers.get("location")).toBeNull();
     const text = (await r.text()).replaceAll("&#39;", "'");
     expect(text).toContain("(invalid_client)");
-    expect(text).toContain(`The client metadata document at ${id} could not be fetched: the host could not be reached.`);
+    expect(text).toContain(`The application ${id} ${UNVERIFIED}`);
   });
 });

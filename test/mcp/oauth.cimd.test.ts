@@ -3,13 +3,15 @@
  * client's metadata, served here by a listener on 127.0.0.1 that counts its connections. The
  * failures — a document that never comes, one too large, one naming another client_id, a
  * redirect_uri it does not list, a non-https id, a loopback address behind another name — are
- * each a page naming the OAuth error, and nothing is written. The journey: SDK v2's `auth()`
+ * each a page naming the OAuth error, shown to a signed-in person (a visitor is sent to sign in
+ * before anything is fetched), and nothing is written; a fetched document's refusal says only
+ * that the client could not be verified. The journey: SDK v2's `auth()`
  * with that client_id through authorize → consent → token (checking `iss`) → tools/call.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { auth, Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { countingListener, httpAnswer, type CountingListener } from "../egress-support";
-import { MetadataDocumentProvider } from "../cimd-support";
+import { MetadataDocumentProvider, signedInBrowser, UNVERIFIED } from "../cimd-support";
 import { orgWithProject } from "../helpers";
 import { Browser, consentInBrowser, liveEnv, PASSWORD, toolJson, type LiveEnv } from "../mcp-support";
 
@@ -18,6 +20,8 @@ let live: LiveEnv; // OAUTH_CLIENT_METADATA_LOOPBACK=true: the documents below m
 let strict: LiveEnv; // the default: only https ids on public addresses
 let docs: CountingListener;
 const served = new Map<string, { body: string; headers?: Record<string, string> } | "hang">();
+/** A signed-in person per server: documents are fetched only for one. */
+const people = new Map<LiveEnv, Browser>();
 
 const docUrl = (name: string) => `http://127.0.0.1:${docs.port}/${name}`;
 const documentOf = (id: string, over: Record<string, unknown> = {}) =>
@@ -31,8 +35,11 @@ beforeAll(async () => {
     if (!doc) return httpAnswer(404, {}, "no");
     return httpAnswer(200, { "content-type": "application/json", ...doc.headers }, doc.body);
   });
-  live = await liveEnv({ OAUTH_CLIENT_METADATA_LOOPBACK: "true" });
+  // the fetch budget has tests of its own (oauth.cimd-budget.test.ts): this file fetches more than its default
+  live = await liveEnv({ OAUTH_CLIENT_METADATA_LOOPBACK: "true", OAUTH_METADATA_FETCH_LIMIT_PER_MINUTE: "1000" });
   strict = await liveEnv();
+  for (const env of [live, strict])
+    people.set(env, await signedInBrowser(env.base, { email: (await orgWithProject(env.env)).owner.email, password: PASSWORD }));
   served.set("good.json", { body: documentOf(docUrl("good.json")) });
   served.set("slow.json", "hang");
   served.set("big.json", { body: documentOf(docUrl("big.json"), { client_uri: `https://x.test/${"a".repeat(6000)}` }) });
@@ -66,7 +73,7 @@ async function rows(env: LiveEnv): Promise<number> {
 /** An authorization request that must be refused on a page (never redirected) naming `code` and `words`. */
 async function refused(env: LiveEnv, url: string, code: "invalid_client" | "invalid_request", words: string) {
   const before = await rows(env);
-  const r = await fetch(url, { redirect: "manual" });
+  const r = await people.get(env)!.get(url);
   const text = (await r.text()).replaceAll("&#39;", "'").replaceAll("&quot;", '"');
   expect(r.status).toBe(400);
   expect(r.headers.get("location")).toBeNull();
@@ -85,32 +92,39 @@ describe("client ID metadata documents: refusals (invalid_client / invalid_reque
 
   test("a document that does not come within 5 s → invalid_client (timeout); the failure is kept 30 s (one fetch for two requests)", async () => {
     const started = Date.now();
-    await refused(live, authorizeUrl(live.base, docUrl("slow.json")), "invalid_client", "did not answer within 5 s");
+    await refused(live, authorizeUrl(live.base, docUrl("slow.json")), "invalid_client", UNVERIFIED);
     expect(Date.now() - started).toBeLessThan(9_000);
     const again = Date.now();
-    await refused(live, authorizeUrl(live.base, docUrl("slow.json")), "invalid_client", "did not answer within 5 s");
+    await refused(live, authorizeUrl(live.base, docUrl("slow.json")), "invalid_client", UNVERIFIED);
     expect(Date.now() - again).toBeLessThan(1_000);
     expect(docs.heads.filter((h) => h.startsWith("GET /slow.json ")).length).toBe(1);
   }, 15_000);
 
-  test("the OAuth sign-in step names a metadata-document client by the document's client_name, its host and its redirect host", async () => {
-    const r = await fetch(authorizeUrl(live.base, docUrl("good.json")), { redirect: "manual" });
+  test("the sign-in step names a metadata-document client by its client_name, host and redirect host once the document is kept, never fetching it", async () => {
+    served.set("named.json", { body: documentOf(docUrl("named.json")) });
+    const url = authorizeUrl(live.base, docUrl("named.json"));
+    const r = await fetch(url, { redirect: "manual" });
     expect(r.status).toBe(302);
-    const html = await (await fetch(new URL(r.headers.get("location")!, live.base))).text();
-    expect(html).toContain("<strong>CIMD Agent</strong>");
+    const login = new URL(r.headers.get("location")!, live.base);
+    expect(await (await fetch(login)).text()).not.toContain("<strong><bdi>CIMD Agent</bdi></strong>");
+    expect(docs.heads.filter((h) => h.startsWith("GET /named.json ")).length).toBe(0);
+    await people.get(live)!.get(url); // a signed-in person's request fetches and keeps it
+    const html = await (await fetch(login)).text();
+    expect(html).toContain("<strong><bdi>CIMD Agent</bdi></strong>");
     expect(html).toContain(`described by 127.0.0.1:${docs.port}, returns to 127.0.0.1:53690`);
+    expect(docs.heads.filter((h) => h.startsWith("GET /named.json ")).length).toBe(1);
   });
 
-  test("a document over 5 KB → invalid_client (too large)", async () => {
-    await refused(live, authorizeUrl(live.base, docUrl("big.json")), "invalid_client", "larger than 5 KB");
+  test("a document over 5 KB → invalid_client (could not be verified)", async () => {
+    await refused(live, authorizeUrl(live.base, docUrl("big.json")), "invalid_client", UNVERIFIED);
   });
 
-  test("a document whose client_id is not its URL → invalid_client", async () => {
-    await refused(live, authorizeUrl(live.base, docUrl("other.json")), "invalid_client", "names another client_id");
+  test("a document whose client_id is not its URL → invalid_client (could not be verified, the other id not shown)", async () => {
+    await refused(live, authorizeUrl(live.base, docUrl("other.json")), "invalid_client", UNVERIFIED);
   });
 
-  test("a confidential client's document (client_secret_basic) → invalid_client", async () => {
-    await refused(live, authorizeUrl(live.base, docUrl("secret.json")), "invalid_client", "public clients");
+  test("a confidential client's document (client_secret_basic) → invalid_client (could not be verified)", async () => {
+    await refused(live, authorizeUrl(live.base, docUrl("secret.json")), "invalid_client", UNVERIFIED);
   });
 
   test("a redirect_uri the document does not list → invalid_request, never redirected to", async () => {
@@ -151,8 +165,8 @@ describe("client ID metadata documents: refusals (invalid_client / invalid_reque
   test("another host's loopback: an https id whose name or address is loopback is refused by the egress policy, even in development", async () => {
     const before = docs.connections;
     for (const env of [strict, live]) {
-      await refused(env, authorizeUrl(env.base, `https://localhost.:${docs.port}/good.json`), "invalid_client", "could not be reached");
-      await refused(env, authorizeUrl(env.base, `https://127.0.0.2:${docs.port}/good.json`), "invalid_client", "could not be reached");
+      await refused(env, authorizeUrl(env.base, `https://localhost.:${docs.port}/good.json`), "invalid_client", UNVERIFIED);
+      await refused(env, authorizeUrl(env.base, `https://127.0.0.2:${docs.port}/good.json`), "invalid_client", UNVERIFIED);
     }
     expect(docs.connections).toBe(before);
   });
@@ -162,9 +176,10 @@ describe("client ID metadata documents: caching and the iss of every authorizati
   const fetches = (name: string) => docs.heads.filter((h) => h.startsWith(`GET /${name} `)).length;
 
   test("a document is kept for its max-age (one fetch for two requests); under no-store it is fetched each time", async () => {
+    const person = people.get(live)!;
     for (let i = 0; i < 2; i++) {
-      expect((await fetch(authorizeUrl(live.base, docUrl("cached.json")), { redirect: "manual" })).status).toBe(302);
-      expect((await fetch(authorizeUrl(live.base, docUrl("nostore.json")), { redirect: "manual" })).status).toBe(302);
+      expect((await person.get(authorizeUrl(live.base, docUrl("cached.json")))).status).toBe(200);
+      expect((await person.get(authorizeUrl(live.base, docUrl("nostore.json")))).status).toBe(200);
     }
     expect(fetches("cached.json")).toBe(1);
     expect(fetches("nostore.json")).toBe(2);
@@ -173,7 +188,7 @@ describe("client ID metadata documents: caching and the iss of every authorizati
   test("RFC 9207: an error redirect to a metadata-document client carries iss too", async () => {
     const bad = new URL(authorizeUrl(live.base, docUrl("good.json")));
     bad.searchParams.set("code_challenge_method", "plain");
-    const r = await fetch(bad, { redirect: "manual" });
+    const r = await people.get(live)!.get(bad.toString());
     expect(r.status).toBe(302);
     const to = new URL(r.headers.get("location")!);
     expect(`${to.origin}${to.pathname}`).toBe(REDIRECT);
@@ -271,7 +286,7 @@ describe("client ID metadata documents: the journey with SDK v2", () => {
     const signed = await browser.postForm("/login", { ...fields, email: o.owner.email, password: PASSWORD });
     expect(signed.status).toBe(303);
     const page = await (await browser.get(url)).text();
-    expect(page).toContain("Authorize CIMD Agent");
+    expect(page).toContain("Authorize <bdi>CIMD Agent</bdi>");
     expect(page).toContain(`described by 127.0.0.1:${docs.port}`);
   });
 });

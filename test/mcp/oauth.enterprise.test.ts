@@ -9,132 +9,30 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client, exchangeJwtAuthGrant, requestJwtAuthorizationGrant, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { exportJWK, generateKeyPair, SignJWT, type JWK } from "jose";
-import { approveSsoDomains, joinedMember, orgWithProject, signedUp, type WebClient } from "../helpers";
-import { selfSignedCert, startOidcIdp, type OidcIdp } from "../idp-support";
-import { idJagTokenExchange, idTokenAt, TOKEN_EXCHANGE } from "../idjag-support";
-import { CLIENT_INFO, freePort, liveEnv, toolJson, type LiveEnv } from "../mcp-support";
+import { AGENT, enterpriseWorld, type EnterpriseWorld, type Setup } from "../enterprise-support";
+import { joinedMember, orgWithProject, signedUp } from "../helpers";
+import { selfSignedCert, type OidcIdp } from "../idp-support";
+import { idTokenAt } from "../idjag-support";
+import { CLIENT_INFO, toolJson, type LiveEnv } from "../mcp-support";
 
+let w: EnterpriseWorld;
 let live: LiveEnv;
 let idp: OidcIdp;
-let idpKey: CryptoKey;
 let strangerKey: CryptoKey;
-const KID = "idp-signing-1";
-let seq = 0;
-/** The MCP client's registration at the IdP, and its client_id here as the IdP records it. */
-const AGENT = { clientId: "mcp-agent", clientSecret: "agent-secret", redirectUri: "http://127.0.0.1:9/idp-callback" };
-let agentClientIdHere = "";
 
 beforeAll(async () => {
-  live = await liveEnv({ EGRESS_ALLOW_LOOPBACK: "true" }); // the IdP is on 127.0.0.1
-  const pair = await generateKeyPair("RS256", { extractable: true });
-  idpKey = pair.privateKey;
-  const jwk: JWK = { ...(await exportJWK(pair.privateKey)), kid: KID, alg: "RS256", use: "sig" };
-  strangerKey = (await generateKeyPair("RS256")).privateKey;
-  const port = freePort();
-  idp = await startOidcIdp(
-    [
-      { clientId: "talentd-org", clientSecret: "org-secret", redirectUris: [`${live.base}/api/auth/sso/oidc/callback`] },
-      { ...AGENT, redirectUris: [AGENT.redirectUri], grantTypes: [TOKEN_EXCHANGE], authMethod: "client_secret_post" },
-    ],
-    port,
-    {
-      jwks: { keys: [jwk] },
-      setup: idJagTokenExchange({ issuer: `http://127.0.0.1:${port}`, key: idpKey, kid: KID, clientIdAt: () => agentClientIdHere }),
-    },
-  );
+  w = await enterpriseWorld();
+  ({ live, idp, strangerKey } = w);
 }, 60_000);
 afterAll(async () => {
-  await idp?.stop();
-  await live?.close();
+  await w?.stop();
 });
 
-interface Setup {
-  owner: WebClient;
-  org: { id: string };
-  project: { id: string };
-  domain: string;
-  resource: string;
-  clientId: string;
-  member: WebClient & { email: string; userId: string };
-}
-
-/** An organization with a project, OIDC SSO at the test IdP for a proven domain, a member at that domain, a registered MCP client. */
-async function setup(enable = true): Promise<Setup> {
-  const { owner, org, project } = await orgWithProject(live.env, `Enterprise Org ${++seq}`);
-  const domain = `enterprise${seq}.example`;
-  const saved = await owner.post("/web/orgs/current/sso", {
-    type: "oidc",
-    domains: [domain],
-    oidc: { issuer: idp.issuer, clientId: "talentd-org", clientSecret: "org-secret" },
-  });
-  expect(saved.status).toBe(200);
-  expect(saved.body.sso.enterpriseGrant).toBe(false); // off by default
-  await approveSsoDomains(live.env, org.id, [domain]);
-  if (enable) {
-    const on = await owner.post("/web/orgs/current/sso/enterprise", { enabled: true });
-    expect(on.status).toBe(200);
-    expect(on.body.sso.enterpriseGrant).toBe(true);
-  }
-  const member = await joinedMember(live.env, owner, await signedUp(live.env, `person${seq}@${domain}`));
-  const reg = await fetch(`${live.base}/oauth/register`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      client_name: "Enterprise Agent",
-      redirect_uris: ["http://127.0.0.1:9/callback"],
-      grant_types: ["urn:ietf:params:oauth:grant-type:jwt-bearer"], // registration accepts the grant type
-    }),
-  });
-  expect(reg.status).toBe(201);
-  const clientId = ((await reg.json()) as { client_id: string }).client_id;
-  return { owner, org, project, domain, resource: `${live.base}/mcp/${project.id}`, clientId, member };
-}
-
-/** An ID-JAG as the IdP's token exchange issues it; `over` replaces claims, `key`/`kid`/`typ` the signing. */
-async function idJag(
-  s: Setup,
-  over: Record<string, unknown> = {},
-  sign: { key?: CryptoKey; kid?: string; typ?: string } = {},
-): Promise<string> {
-  const now = Math.floor(Date.now() / 1000);
-  const claims: Record<string, unknown> = {
-    jti: crypto.randomUUID(),
-    iss: idp.issuer,
-    sub: `idp-${s.member.userId}`,
-    email: s.member.email,
-    aud: live.base,
-    resource: s.resource,
-    client_id: s.clientId,
-    scope: "doctor catalog",
-    iat: now,
-    exp: now + 300,
-    ...over,
-  };
-  for (const [k, v] of Object.entries(claims)) if (v === undefined) delete claims[k];
-  return new SignJWT(claims)
-    .setProtectedHeader({ alg: "RS256", typ: sign.typ ?? "oauth-id-jag+jwt", kid: sign.kid ?? KID })
-    .sign(sign.key ?? idpKey);
-}
-
-/** POST /oauth/token with the jwt-bearer grant; returns status and body. */
-async function token(s: Setup, assertion: string, extra: Record<string, string> = {}) {
-  const r = await fetch(`${live.base}/oauth/token`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion, client_id: s.clientId, ...extra }),
-  });
-  return { status: r.status, body: (await r.json()) as Record<string, string | number> };
-}
-
-/** The number of OAuth tokens issued for a project (nothing issued on a refusal). */
-async function tokensOf(projectId: string): Promise<number> {
-  const r = await live.env.database.client.execute({
-    sql: "SELECT count(*) AS n FROM oauth_tokens WHERE project_id = ?",
-    args: [projectId],
-  });
-  return Number(r.rows[0]!.n);
-}
+const setup = (enable = true) => w.setup(enable);
+const idJag = (s: Setup, over: Record<string, unknown> = {}, sign: { key?: CryptoKey; kid?: string; typ?: string } = {}) =>
+  w.idJag(s, over, sign);
+const token = (s: Setup, assertion: string, extra: Record<string, string> = {}) => w.token(s, assertion, extra);
+const tokensOf = (projectId: string) => w.tokensOf(projectId);
 
 describe("enterprise-managed authorization: the jwt-bearer grant with an ID-JAG", () => {
   test("metadata announces the grant and the ID-JAG profile", async () => {
@@ -147,7 +45,7 @@ describe("enterprise-managed authorization: the jwt-bearer grant with an ID-JAG"
     const s = await setup();
     // the person signs in to the MCP client through the organization's IdP; the client exchanges the ID token there
     idp.account = { sub: `idp-${s.member.userId}`, email: s.member.email, email_verified: true };
-    agentClientIdHere = s.clientId;
+    w.agentHere = s.clientId;
     const grant = await requestJwtAuthorizationGrant({
       tokenEndpoint: `${idp.issuer}/oauth/token`,
       audience: live.base,
@@ -203,7 +101,9 @@ describe("enterprise-managed authorization: the jwt-bearer grant with an ID-JAG"
       sql: "INSERT INTO external_accounts (provider, provider_user_id, user_id, created_at) VALUES (?, ?, ?, ?)",
       args: [`sso:${s.org.id}`, "linked-sub", s.member.userId, Date.now()],
     });
-    const r = await token(s, await idJag(s, { sub: "linked-sub", email: undefined, scope: undefined }), { scope: "discover install" });
+    const r = await token(s, await idJag(s, { sub: "linked-sub", email: undefined, scope: "doctor discover install" }), {
+      scope: "discover install",
+    });
     expect(r.status).toBe(200);
     expect(r.body.scope).toBe("discover install");
     expect(r.body.token_type).toBe("Bearer");
@@ -344,7 +244,7 @@ describe("enterprise-managed authorization: the jwt-bearer grant with an ID-JAG"
 
   test("refused — a user who is not a member of the organization (e-mail at its proven domain, no membership)", async () => {
     const s = await setup();
-    const outsider = await signedUp(live.env, `outsider${seq}@${s.domain}`);
+    const outsider = await signedUp(live.env, `outsider${w.seq}@${s.domain}`);
     const r = await token(s, await idJag(s, { sub: "outsider", email: outsider.email }));
     expect(r.body).toMatchObject({ error: "invalid_grant", error_description: expect.stringMatching(/not a member/) });
     // an e-mail outside the organization's proven domains does not map to its account either
@@ -425,7 +325,7 @@ describe("enterprise-managed authorization: the jwt-bearer grant with an ID-JAG"
     const saml = await orgWithProject(live.env);
     await saml.owner.post("/web/orgs/current/sso", {
       type: "saml",
-      domains: [`saml${seq}.example`],
+      domains: [`saml${w.seq}.example`],
       saml: { entryPoint: "http://127.0.0.1:1/sso", idpIssuer: "urn:idp", idpCert: selfSignedCert("enterprise-test").cert },
     });
     const refused = await saml.owner.post("/web/orgs/current/sso/enterprise", { enabled: true });

@@ -258,7 +258,7 @@ describe("GET /oauth/authorize and the consent", () => {
     const login = new URL((await get(path)).headers.get("location")!, base);
     const html = await (await get(login.pathname + login.search)).text();
     expect(html).toContain('id="sign-in-client"');
-    expect(html).toContain("<strong>Registered Namer</strong>");
+    expect(html).toContain("<strong><bdi>Registered Namer</bdi></strong>");
     expect(html).toContain("returns to 127.0.0.1:8976");
     // an unknown client, or a plain /login: no one is named
     const unknown = authorizeQuery({ client_id: "nope", code_challenge: pkce().challenge, resource: `${base}/mcp/${o.project.id}` });
@@ -305,6 +305,35 @@ describe("GET /oauth/authorize and the consent", () => {
     expect(html).toContain(o.org.name);
     expect(html).toContain("127.0.0.1:8976");
     expect(formFields(html).checkboxes).toEqual(["scope_validate", "scope_doctor"]);
+  });
+
+  test("a client name with bidi controls is shown without them and isolated (<bdi>) wherever the authorize flow names it: sign-in step, consent, refusal page, unregistered-redirect page", async () => {
+    const o = await orgWithProject(env);
+    // U+202E (right-to-left override) would show "Safe app.exe" reversed: "Safe exe.ppa"-style spoofing
+    const spoof = "Safe \u202Eexe.ppa\u202C \u2067Tool\u2069 \u200Fname";
+    const clientId = (await register({ client_name: spoof, redirect_uris: [REDIRECT] })).body.client_id;
+    const shown = "<bdi>Safe exe.ppa Tool name</bdi>";
+    const noBidi = (html: string) => expect(/[\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]/.test(html)).toBe(false);
+    const path = authorizeQuery({ client_id: clientId, code_challenge: pkce().challenge, resource: `${base}/mcp/${o.project.id}` });
+    const login = new URL((await get(path)).headers.get("location")!, base);
+    const signIn = await (await get(login.pathname + login.search)).text();
+    expect(signIn).toContain(`<strong>${shown}</strong>`);
+    noBidi(signIn);
+    const consent = await (await get(path, o.owner)).text();
+    expect(consent).toContain(`<h1>Authorize ${shown}</h1>`);
+    expect(consent).toContain(`<strong>${shown}</strong>`);
+    noBidi(consent);
+    const loner = await signedUp(env); // no project anywhere: the refusal page and its way back to the client
+    const bare = authorizeQuery({ client_id: clientId, code_challenge: pkce().challenge, resource: `${base}/mcp` });
+    const refusal = await get(bare, loner);
+    expect(refusal.status).toBe(403);
+    const refusalHtml = await refusal.text();
+    expect(refusalHtml).toContain(`Return to ${shown}`);
+    noBidi(refusalHtml);
+    const wrongUri = authorizeQuery({ client_id: clientId, redirect_uri: "https://attacker.example/cb", code_challenge: pkce().challenge });
+    const unregistered = await (await get(wrongUri, o.owner)).text();
+    expect(unregistered).toContain("is not registered for Safe exe.ppa Tool name");
+    noBidi(unregistered);
   });
 
   test("an unknown client or an unregistered redirect URI → 400 page, never a redirect", async () => {
@@ -532,13 +561,13 @@ describe("access tokens on every call", () => {
     expect(viaToken.body).toEqual(viaKey.body);
   });
 
-  test("the Activity tab names who made a token's call by the authorizing user's e-mail, and the OAuth client", async () => {
+  test("the Activity tab names who made a token's call by the authorizing user's e-mail, and the OAuth client (its name isolated)", async () => {
     const t = await tokens();
     expect((await withKey(env, t.access, "/api/doctor")).status).toBe(200);
     const html = await (await t.owner.call("GET", `/projects/${t.project.id}?tab=activity`)).text();
     const row = html.split("<tr").find((r) => r.includes("checked the project")) ?? "";
     expect(row).toContain(t.owner.email);
-    expect(row).toContain("(OAuth: Agent)");
+    expect(row).toContain("(OAuth: <bdi>Agent</bdi>)"); // the client's own name, isolated as on the consent page
   });
 
   test("wrong audience: a token for project A on /mcp/<B> → 401 with B's metadata; on bare /mcp → 401", async () => {

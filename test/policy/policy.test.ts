@@ -221,3 +221,27 @@ describe("required talents are served only when designated: the playbook and the
     expect(html).toContain(served.resolutionId);
   });
 });
+
+describe("the activity journal of a policy save: one event per project, each with its own id", () => {
+  test("saving a policy that installs in three projects writes each project's install event to its activity, ids unique per event, not per request", async () => {
+    const { owner } = await orgWithProject(env);
+    for (const name of ["Second", "Third"]) expect((await owner.post("/web/projects", { name })).status).toBe(201);
+    const projects: { id: string }[] = (await owner.get("/web/projects")).body.projects;
+    expect(projects.length).toBe(3);
+    const put = await owner.put("/web/orgs/current/policy", { requiredTalents: ["secrets-handling"] });
+    expect(put.status).toBe(200);
+    expect(put.body.projects.length).toBe(3);
+    const ids: string[] = [];
+    for (const p of projects) {
+      const events = (await owner.get(`/web/projects/${p.id}/traces`)).body.events as {
+        id: string;
+        kind: string;
+        talentsEntered: string[];
+      }[];
+      const installs = events.filter((e) => e.kind === "install");
+      expect(installs.map((e) => e.talentsEntered)).toEqual([["secrets-handling"]]);
+      ids.push(installs[0]!.id);
+    }
+    expect(new Set(ids).size).toBe(3);
+  });
+});

@@ -15,7 +15,7 @@ const form = (fields: Record<string, string>, cookie?: string) => ({
 });
 
 describe("/accept-invitation/:id, the page an invitation mail links to", () => {
-  test("a new person creates the account with the invited address and joins in one step", async () => {
+  test("a new person creates the account with the invited address and joins in one step; the invitation does not verify the address (the verification mail does)", async () => {
     const { owner, org } = await orgWithProject(env);
     const inv = (await owner.post("/web/orgs/current/invitations", { email: "newcomer@example.com", role: "admin" })).body;
     const pageRes = await env.request(`/accept-invitation/${inv.id}`);
@@ -29,14 +29,24 @@ describe("/accept-invitation/:id, the page an invitation mail links to", () => {
       form({ email: "newcomer@example.com", password: "a good password" }),
     );
     expect(r.status).toBe(200);
-    expect(await r.text()).toContain(`Welcome to ${org.name}`);
+    const welcome = await r.text();
+    expect(welcome).toContain(`Welcome to ${org.name}`);
+    expect(welcome).toContain("To verify newcomer@example.com, open the link we mailed to it.");
     const c = new WebClient(env);
     c.cookie = /talentd_session=[^;]+/.exec(r.headers.get("set-cookie")!)![0];
     expect((await c.get("/web/orgs/current/status")).body).toMatchObject({ organization: { id: org.id }, role: "admin" });
     expect((await env.request(`/accept-invitation/${inv.id}`)).status).toBe(409); // already accepted
+    const me = (await c.get("/api/auth/session")).body.user.id;
+    const verified = await env.database.client.execute({ sql: "SELECT email_verified_at AS v FROM users WHERE id = ?", args: [me] });
+    expect(verified.rows[0]!.v).toBeNull();
+    const mail = await env.database.client.execute({
+      sql: "SELECT count(*) AS n FROM mail_outbox WHERE to_address = 'newcomer@example.com' AND kind = 'email_verification'",
+      args: [],
+    });
+    expect(Number(mail.rows[0]!.n)).toBe(1);
   });
 
-  test("signed in as the invitee: an Accept button that joins; another address or a short password is refused", async () => {
+  test("signed in as the invitee: an Accept button that joins (the address stays unverified); another address or a short password is refused", async () => {
     const { owner, org } = await orgWithProject(env);
     const invitee = await signedUp(env);
     const inv = (await owner.post("/web/orgs/current/invitations", { email: invitee.email })).body;
@@ -64,6 +74,12 @@ describe("/accept-invitation/:id, the page an invitation mail links to", () => {
     expect(ok.status).toBe(200);
     expect(await ok.text()).toContain(`Welcome to ${org.name}`);
     expect((await invitee.get("/web/orgs/current/status")).body.organization.id).toBe(org.id);
+    // accepting signed in leaves an unverified address unverified: the inviter holds the same link
+    const verified = await env.database.client.execute({
+      sql: "SELECT email_verified_at AS v FROM users WHERE id = ?",
+      args: [invitee.userId],
+    });
+    expect(verified.rows[0]!.v).toBeNull();
   });
 
   test("without a session, accepting sends the person to /login and back", async () => {

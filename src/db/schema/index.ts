@@ -7,3 +7,4 @@ export * from "./resolution";
 export * from "./activity";
 export * from "./oauth";
 export * from "./audit";
+export * from "./hookRules";

@@ -41,6 +41,8 @@ export const KEY_SCOPES = [
   "import",
 ] as const;
 export type KeyScope = (typeof KEY_SCOPES)[number];
+/** The scopes an OAuth client may ask for: every key scope but `import` (it writes expertise drafts: project keys only). */
+export const OAUTH_SCOPES: readonly KeyScope[] = KEY_SCOPES.filter((s) => s !== "import");
 
 export const apiKeys = sqliteTable(
   "api_keys",

@@ -99,8 +99,11 @@ export function linkPages(deps: SignInDeps): Elysia {
       const token = cookieValue(request, LINK_COOKIE);
       const clear = { "set-cookie": linkCookie(deps.config, null) };
       if (formField(body, "decision") !== "link") {
-        await deps.database.write((tx) => cancelPendingLink(tx, token));
-        return page(<LinkPage state={{ kind: "declined" }} />, 200, clear);
+        // only this account's pending link: another account's token declines nothing (410, as for linking)
+        const dropped = await deps.database.write((tx) => cancelPendingLink(tx, token, session.user.id));
+        return dropped
+          ? page(<LinkPage state={{ kind: "declined" }} />, 200, clear)
+          : page(<LinkPage state={{ kind: "none" }} />, 410, clear);
       }
       const linked = await deps.database.write(async (tx) => {
         const done = await confirmPendingLink(tx, token, session.user.id);

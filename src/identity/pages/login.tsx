@@ -16,6 +16,7 @@ import { formField } from "../../http/form";
 import { safeNext } from "../../http/next";
 import { Layout, page } from "../../ui/layout";
 import { Field, FormActions } from "../../ui/form";
+import { Isolated } from "../../ui/parts";
 import { passwordProblem } from "../passwords";
 import { signIn, signUp } from "../service";
 import { deleteSessionByToken, sessionCookie, sessionTokenFrom } from "../../auth/sessions";
@@ -99,7 +100,9 @@ export function LoginPage(props: {
         <h1>Sign in</h1>
         {props.client ? (
           <p id="sign-in-client">
-            <strong>{props.client.name}</strong>{" "}
+            <strong>
+              <Isolated text={props.client.name} />
+            </strong>{" "}
             <span class="muted">
               ({props.client.from ? `described by ${props.client.from}, ` : ""}returns to {props.client.redirectHost})
             </span>{" "}

@@ -18,7 +18,7 @@ import { decodedParam } from "../../http/query";
 import { record, userActor } from "../../audit/record";
 import type { Tx } from "../../db/client";
 import { deleteSso, loadSso, markTested, publicSso, readSsoSettings, saveSso, testSso } from "../sso";
-import { keepsEnterpriseGrant, setEnterpriseGrant, ssoEnterpriseRoutes } from "../ssoEnterprise";
+import { keepsEnterpriseGrant, revokeEnterpriseTokens, setEnterpriseGrant, ssoEnterpriseRoutes } from "../ssoEnterprise";
 import { approveDomainClaim, pendingDomainClaims, txtLookup, verifyDomainByDns } from "../ssoDomains";
 
 export function ssoWebRoutes(deps: CoreDeps, guards: Guards) {
@@ -165,6 +165,7 @@ export async function saveOrgSso(tx: Tx, organizationId: string, body: unknown, 
 async function deleteOrgSso(tx: Tx, organizationId: string, user: Who, meta: Meta): Promise<void> {
   const stored = await loadSso(tx, organizationId);
   if (!stored || !(await deleteSso(tx, organizationId))) throw notFound("This organization has no single sign-on.");
+  await revokeEnterpriseTokens(tx, organizationId); // the grant goes with the SSO, and what it issued
   await record(tx, {
     organizationId,
     actor: userActor(user),

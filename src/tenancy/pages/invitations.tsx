@@ -117,12 +117,17 @@ function InvitationPage(props: { inv: InvitationView; signedInAs: string | null;
 
 const field = (body: unknown, name: string): string => formField(body, name) ?? "";
 
-/** The welcome after joining, its status line saying so; `cookie`: the new account's session. */
+/**
+ * The welcome after joining, its status line saying so; `cookie`: the new account's session. A new account's address is
+ * not verified by the invitation (its inviter holds the same link): the welcome points to the verification mail.
+ */
 const joined = (inv: InvitationView, cookie?: string) =>
   page(
     <Message
       title={`Welcome to ${inv.organizationName}`}
-      text={`You are now a member of ${inv.organizationName} (${inv.role}); it is your active organization.`}
+      text={`You are now a member of ${inv.organizationName} (${inv.role}); it is your active organization.${
+        cookie ? ` To verify ${inv.email}, open the link we mailed to it.` : ""
+      }`}
       link={{ href: "/", label: "Go to the dashboard" }}
       status={`You joined ${inv.organizationName} as ${inv.role}.`}
     />,

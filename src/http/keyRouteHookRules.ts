@@ -1,0 +1,60 @@
+/**
+ * The hook rules' key routes (docs/api.md "Hook rules"): what a project chose its detectors' findings do
+ * in `talentd check` (block, advise, off). Read with the scope the playbook's detectors need, written with
+ * `install`. Their descriptors sit beside the others' (http/keyRoutes.ts lists them); the handlers are
+ * src/projects/routes/hookRules.ts.
+ */
+import type { KeyRoute } from "./keyRoute";
+import { a, B, I, map, n, o, obj, S, str, type Operation, type Schema } from "./schema";
+
+/** One rule with a detector of the project's enabled talents. */
+export const HookRuleRow = o({ rule: S, talent: S, shipped: S, earned: B, security: B, effective: S, choice: n(S), lockedBy: n(S) });
+
+/** The body of both PUTs (key and web). */
+export const HOOK_RULES_BODY = obj({ rules: map(str({ enum: ["block", "advise", "off"] })) }, ["rules"]);
+
+export const HOOK_RULES_READ = {
+  method: "GET",
+  path: "/api/hook-rules",
+  scope: "validate",
+  kind: "hook_rules",
+  summary: "The project's hook rules: per rule with a detector, its shipped severity, whether it earned blocking, the project's choice",
+  answer: o({ rules: a(HookRuleRow) }),
+} satisfies KeyRoute;
+
+export const HOOK_RULES_WRITE = {
+  method: "PUT",
+  path: "/api/hook-rules",
+  scope: "install",
+  kind: "hook_rules_set",
+  summary:
+    "Replace the project's hook rules ({rules: {RULE-ID: block | advise | off}}); rules not named go back to their shipped behaviour",
+  body: HOOK_RULES_BODY,
+  errors: [400],
+  answer: o({ rules: a(HookRuleRow), changed: I }),
+} satisfies KeyRoute;
+
+/** The web routes' rows of the OpenAPI document (http/openapiProjectOps.ts spreads them). */
+export const HOOK_RULES_WEB_OPERATIONS: Operation[] = [
+  {
+    method: "GET",
+    path: "/web/projects/{id}/hook-rules",
+    summary: "The project's hook rules (what blocks a commit in talentd check)",
+    access: "member",
+    errors: [404],
+  },
+  {
+    method: "PUT",
+    path: "/web/projects/{id}/hook-rules",
+    summary: "Replace the project's hook rules (owner or admin)",
+    access: "admin",
+    body: HOOK_RULES_BODY,
+    errors: [400, 404],
+  },
+];
+
+/** The web routes' answers (http/openapiAnswers.ts spreads them). */
+export const HOOK_RULES_WEB_ANSWERS: Record<string, Schema> = {
+  "GET /web/projects/{id}/hook-rules": HOOK_RULES_READ.answer,
+  "PUT /web/projects/{id}/hook-rules": HOOK_RULES_WRITE.answer,
+};
