@@ -7,6 +7,7 @@ import { benchCalibrate } from "./calibrate";
 import { benchCeilings } from "./ceilings";
 import { benchClaims } from "./claims";
 import { benchClient } from "./client";
+import { benchContentCheck } from "./contentcheck";
 import { benchDiscovery } from "./discovery";
 import { benchEdge } from "./edge";
 import { benchHardening } from "./hardening";
@@ -49,6 +50,7 @@ const all: Record<string, () => Promise<void>> = {
   signing: benchSigning,
   claims: benchClaims,
   auditexport: benchAuditExport,
+  contentcheck: benchContentCheck,
   tokens: benchTokens,
   calibrate: benchCalibrate,
 };

@@ -3,8 +3,10 @@
  * guide its code. Run on every text of a talent (its main file, front matter included, and every
  * reference file) wherever a talent enters: `talents lint`, the start-up load of the catalog and
  * TALENTS_DIR, every expertise write. Two weights:
- * - refused: invisible or direction-changing characters (zero-width, bidi embeddings, overrides and
- *   isolates, tag characters) and control characters — nothing legitimate needs them;
+ * - refused: what a person cannot see (contentUnseen.ts: zero-width characters, variation selectors
+ *   outside an emoji, bidi controls, tag characters, every default-ignorable code point, line and
+ *   paragraph separators) and control characters — nothing legitimate needs them —; a line longer
+ *   than LINE_CAP, and a text the check could not finish within CHECK_BUDGET_MS;
  * - findings: instructions aimed at the agent ("ignore previous instructions", "do not tell the
  *   user", exfiltration, reading credential files to send them), pipe-to-shell and
  *   download-and-execute commands of a URL outside a fenced example marked as such (a fence whose
@@ -12,10 +14,16 @@
  *   code spans and fenced blocks) to hosts other than the documentation hosts allowed
  *   (CONTENT_LINK_HOSTS; reserved example names and loopback addresses always pass). A person acknowledges an expertise's findings
  *   before it is published; a public talent with any does not load.
+ * Instructions are matched in the folded text (contentNormal.ts) of a line joined to the next one;
+ * every check is linear in the line's length (contentScan.ts), so a text costs time in proportion
+ * to its size (docs/design.md "What the content check refuses, and how fast").
  */
+import { foldForPhrases, type Folded } from "./contentNormal";
+import { blobsOf, credentialSentAt, exfiltrationAt, pipeToShellAt, proseOf } from "./contentScan";
+import { unseenIn } from "./contentUnseen";
 
 /** The kinds of content findings. */
-export type ContentKind = "invisible" | "control" | "agent-instruction" | "pipe-to-shell" | "blob" | "link";
+export type ContentKind = "invisible" | "control" | "agent-instruction" | "pipe-to-shell" | "blob" | "link" | "line-length" | "time-budget";
 
 /** One finding: where (1-based line and column of the text given), what, and whether it refuses the text. */
 export interface ContentFinding {
@@ -80,84 +88,70 @@ export const DEFAULT_LINK_HOSTS: readonly string[] = [
   "localhost",
 ];
 
-/** Zero-width and joiner characters, the BOM, word joiners and invisible operators, soft hyphen, bidi controls. */
-const INVISIBLE = /[\u00ad\u200b-\u200f\u2060-\u2064\u202a-\u202e\u2066-\u2069\ufeff]|\udb40[\udc00-\udc7f]/g;
+/** The longest line the check reads (UTF-16 code units): a longer one is refused, its patterns not run. */
+export const LINE_CAP = 16_384;
+/** The time one text may take; past it the rest of the text is refused unchecked. */
+export const CHECK_BUDGET_MS = 1000;
+
 /** C0 but tab, newline and carriage return; DEL; C1. */
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
 
-/** One case-insensitive pattern of several written apart (each part stays readable). */
-const joined = (...parts: RegExp[]): RegExp => new RegExp(parts.map((p) => p.source).join(""), "i");
+/** One pattern of several written apart (each part stays readable). */
+const joined = (...parts: RegExp[]): RegExp => new RegExp(parts.map((p) => p.source).join(""));
 
-/** Instructions aimed at the agent rather than at the code it writes. */
-const AGENT_INSTRUCTIONS: readonly { pattern: RegExp; what: string }[] = [
-  {
-    pattern: joined(
-      /\b(ignore|disregard|forget|override)\s+(all\s+|any\s+)?(the\s+|your\s+)?/,
-      /(previous|prior|above|earlier|preceding|system|other)\s+(instructions|rules|prompts?|messages|guidelines)/,
-    ),
-    what: "tells the agent to set its other instructions aside",
-  },
-  {
-    pattern: joined(
-      /\b(do\s+not|don't|never)\s+(tell|inform|mention\s+(this\s+)?to|reveal\s+(this\s+)?to|show)\s+the\s+user\b/,
-      /|\bwithout\s+(telling|informing|asking)\s+the\s+user\b/,
-    ),
-    what: "tells the agent to hide something from the user",
-  },
-  { pattern: /\bexfiltrate\b[^\n]{0,80}\b(to|into|via|through)\s+(https?:|\S+\.\w{2,})/i, what: "tells the agent to exfiltrate data" },
-  {
-    pattern: joined(
-      /\b(read|cat|open|upload|send|post|copy|collect)\b[^\n]{0,80}/,
-      /(\.env\b|id_rsa|id_ed25519|\.ssh\/|\.aws\/credentials|\.npmrc|\.netrc|\.pgpass|\.git-credentials|\.kube\/config)/,
-      /[^\n]{0,80}\b(to|curl|wget|fetch|http|webhook|upload|send|post)\b/,
-    ),
-    what: "reads a credential or environment file to send it somewhere",
-  },
+const SET_ASIDE = joined(
+  /\b(ignore|disregard|forget|override) (all |any )?(the |your )?/,
+  /(previous|prior|above|earlier|preceding|system|other) (instructions|rules|prompts?|messages|guidelines)/,
+);
+const HIDE = joined(
+  /\b(do not|don't|never) (tell|inform|mention (this )?to|reveal (this )?to|show) the user\b/,
+  /|\bwithout (telling|informing|asking) the user\b/,
+);
+
+/** Instructions aimed at the agent rather than at the code it writes, as phrases of the folded text. */
+const AGENT_PHRASES: readonly { find: (text: string) => { index: number; 0: string } | null; what: string }[] = [
+  { find: (t) => SET_ASIDE.exec(t), what: "tells the agent to set its other instructions aside" },
+  { find: (t) => HIDE.exec(t), what: "tells the agent to hide something from the user" },
+  { find: exfiltrationAt, what: "tells the agent to exfiltrate data" },
+  { find: credentialSentAt, what: "reads a credential or environment file to send it somewhere" },
 ];
 
 /** A secret read from the environment (a name with TOKEN, SECRET, PASSWORD or KEY in it). */
 const ENV_SECRET =
   /(process\.env\.|os\.environ\[["']|os\.getenv\(["']|\$\{?)[A-Z0-9_]*(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY)\b/;
 
-/** Pipe-to-shell and download-and-execute, of a URL (a mention of the pattern without one is prose about it). */
-const PIPE_TO_SHELL: readonly RegExp[] = [
-  /\b(curl|wget)\b[^\n|]*https?:\/\/[^\n|]*\|\s*(sudo\s+)?(ba|z|da|k)?sh\b/,
-  /\b(ba|z)?sh\s+(-c\s+)?["']?\$\(\s*(curl|wget)\b[^\n)]*https?:\/\//,
-  /\b(ba|z)?sh\s+<\(\s*(curl|wget)\b[^\n)]*https?:\/\//,
-  /\b(iex|Invoke-Expression)\b[^\n]*\b(iwr|Invoke-WebRequest|DownloadString|irm|Invoke-RestMethod)\b[^\n]*https?:\/\//i,
-  /\b(curl|wget)\b[^\n]*https?:\/\/[^\n]*(-o|-O|--output)\s*\S+[^\n]*(&&|;)\s*(chmod\s+\+x|\.\/|sh\s|bash\s)/,
-];
-
-const BASE64_BLOB = /[A-Za-z0-9+/]{160,}={0,2}/g;
-const HEX_BLOB = /\b[0-9a-fA-F]{128,}\b/g;
 const URL = /\bhttps?:\/\/([^\s/?#)\]>"'`\\]+)/g;
 
-const hex = (c: string): string => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
+const hex = (cp: number): string => `U+${cp.toString(16).toUpperCase().padStart(4, "0")}`;
 
 /** Names reserved for examples and tests (RFC 2606, RFC 6761) and loopback addresses: never a real destination. */
 const RESERVED_HOST = /(^|\.)(example|test|invalid|localhost)$|^(example\.(com|net|org)|127(\.\d{1,3}){3}|0\.0\.0\.0|\[::1\])$/;
 
+/** A host as written in a URL without its user info, trailing punctuation, port and `www.` (by hand: no pattern backtracks over it). */
+function bareHost(host: string): string {
+  let h = host.toLowerCase();
+  h = h.slice(h.lastIndexOf("@") + 1);
+  let end = h.length;
+  while (end > 0 && ".,;:!".includes(h[end - 1]!)) end--;
+  h = h.slice(0, end);
+  const colon = h.lastIndexOf(":");
+  if (colon >= 0 && /^\d*$/.test(h.slice(colon + 1))) h = h.slice(0, colon);
+  return h.startsWith("www.") ? h.slice(4) : h;
+}
+
 /** Whether `host` (as written in a URL: maybe a port, user info, trailing punctuation) is allowed. */
 function allowedHost(host: string, allowed: readonly string[]): boolean {
-  const h = host
-    .toLowerCase()
-    .replace(/^.*@/, "")
-    .replace(/[.,;:!]+$/, "")
-    .replace(/:\d*$/, "")
-    .replace(/^www\./, "");
+  const h = bareHost(host);
   if (RESERVED_HOST.test(h) || h.endsWith(".example.com")) return true;
   return allowed.some((a) => h === a || h.endsWith(`.${a}`));
 }
-
-/** The line with its inline code spans blanked (a URL there is code, not a link to follow). */
-const proseOf = (line: string): string => line.replace(/(`+)[^`]*?\1/g, (m) => " ".repeat(m.length));
 
 /** The lines of a text with, for each, whether it lies inside a fenced block marked as an example. */
 function linesWithFences(text: string): { line: string; example: boolean; code: boolean }[] {
   const out: { line: string; example: boolean; code: boolean }[] = [];
   let fence: { marker: string; example: boolean } | null = null;
   for (const line of text.split("\n")) {
-    const m = /^\s*(`{3,}|~{3,})(.*)$/.exec(line);
+    const m = line.length <= LINE_CAP ? /^\s*(`{3,}|~{3,})(.*)$/.exec(line) : null;
     if (m && !fence) {
       fence = { marker: m[1]!, example: /\bexample\b/i.test(m[2]!) };
       out.push({ line, example: fence.example, code: true });
@@ -189,65 +183,158 @@ export function frontMatterSampleLines(text: string): Set<number> {
     if (line.trim() === "---") break;
     // a SKILL.md's `metadata` carries a talent's rules and tests as strings (skillFormat.ts)
     if (/^\S/.test(line)) inTests = /^(tests|metadata)\s*:/.test(line);
-    if (inTests || /^\s*-?\s*(pattern|unless)\s*:/.test(line)) out.add(i);
+    if (inTests || /^\s*(?:-\s*)?(pattern|unless)\s*:/.test(line)) out.add(i);
   }
   return out;
 }
 
+/** The options of one check: allowed hosts besides the default, sample lines, and (tests) a clock and budget. */
+export interface CheckOptions {
+  linkHosts?: readonly string[];
+  samples?: ReadonlySet<number>;
+  clock?: () => number;
+  budgetMs?: number;
+}
+
+type At = (index: number, kind: ContentKind, refused: boolean, message: string) => void;
+
+/** What a phrase written plainly does not hold: anything outside ASCII but typographic apostrophes and a no-break space. */
+const DISGUISED = /[^\x00-\x7f\u2018\u2019\u00a0]/;
+
+/** What a person cannot see and control characters: on every line, whatever its length. */
+function checkCharacters(line: string, first: boolean, at: At): void {
+  for (const u of unseenIn(line)) {
+    if (u.codePoint === 0xfeff && first && u.index === 0) continue; // a byte order mark opening the file
+    at(u.index, "invisible", true, `an invisible or direction-changing character (${hex(u.codePoint)}): ${u.what}`);
+  }
+  for (const m of line.matchAll(CONTROL)) at(m.index, "control", true, `a control character (${hex(m[0].codePointAt(0)!)})`);
+}
+
+/** The instructions to the agent that start on a line, in its folded text joined to the next line's. */
+function checkPhrases(line: string, folded: Folded, next: { line: string; folded: Folded } | null, at: At): void {
+  if (folded.text === "") return;
+  const joined = next && next.folded.text !== "" ? `${folded.text} ${next.folded.text}` : folded.text;
+  for (const { find, what } of AGENT_PHRASES) {
+    const m = find(joined);
+    if (!m || m.index >= folded.text.length) continue; // none, or it starts on the next line (found there)
+    const stop = m.index + m[0].length;
+    const across = stop > folded.text.length;
+    const written = across
+      ? `${line.slice(folded.origin(m.index))}\n${next!.line.slice(0, next!.folded.origin(stop - folded.text.length - 1))}`
+      : line.slice(folded.origin(m.index), folded.origin(stop));
+    const notes = [across ? "across two lines" : "", DISGUISED.test(written) ? "written with look-alike or invisible characters" : ""];
+    const note = notes.filter((n) => n !== "").join(", ");
+    at(
+      folded.origin(m.index),
+      "agent-instruction",
+      false,
+      `an instruction aimed at the agent: ${what} ("${m[0].slice(0, 60)}")${note ? `, ${note}` : ""}`,
+    );
+  }
+}
+
+/** A secret of the environment sent to a host not allowed; pipe-to-shell; blobs; links in prose. */
+function checkPatterns(line: string, l: { example: boolean; code: boolean }, hosts: readonly string[], at: At): void {
+  const secret = ENV_SECRET.exec(line);
+  const destination = secret ? [...line.matchAll(URL)].find((u) => !allowedHost(u[1]!, hosts)) : undefined;
+  if (secret && destination)
+    at(
+      secret.index,
+      "agent-instruction",
+      false,
+      `an instruction aimed at the agent: sends a secret of the environment to ${destination[1]}`,
+    );
+  const pipe = l.example ? -1 : pipeToShellAt(line);
+  if (pipe >= 0)
+    at(pipe, "pipe-to-shell", false, "a download piped to a shell or executed (mark a fenced example with `example` in its info string)");
+  for (const b of blobsOf(line)) at(b.index, "blob", false, `a ${b.what} blob of ${b.length} characters`);
+  if (!l.code) {
+    for (const m of proseOf(line).matchAll(URL)) {
+      if (!allowedHost(m[1]!, hosts)) at(m.index, "link", false, `a link to ${m[1]}, not a documentation host (CONTENT_LINK_HOSTS)`);
+    }
+  }
+}
+
+/** A word some phrase needs (in the folded text): a line without one, beside a line without one, is not matched. */
+const TRIGGER = new RegExp(
+  [
+    /ignore|disregard|forget|override|user|exfiltrate/,
+    /|\.env|id_rsa|id_ed25519|\.ssh\/|\.aws\/|\.npmrc|\.netrc|\.pgpass|\.git-credentials|\.kube\//,
+  ]
+    .map((p) => p.source)
+    .join(""),
+  "i",
+);
+const NOT_ASCII = /[^\x00-\x7f]/;
+
 /**
- * Every content finding of one text, in order of position. `linkHosts`: hosts allowed besides
- * DEFAULT_LINK_HOSTS. `samples`: 0-based lines that hold code samples (frontMatterSampleLines),
- * checked as a marked example is.
+ * The lines' folded texts, made on first need, and whether each holds a trigger word: an ASCII line
+ * is asked as written (its fold only lower-cases it and collapses its white space), any other folded first.
  */
-export function checkContent(text: string, opts: { linkHosts?: readonly string[]; samples?: ReadonlySet<number> } = {}): ContentFinding[] {
+function phraseLines(lines: string[]): { folded(i: number): Folded | null; hot(i: number): boolean } {
+  const folded = new Map<number, Folded | null>();
+  const hot = new Map<number, boolean>();
+  const foldedOf = (i: number): Folded | null => {
+    if (!folded.has(i)) {
+      const line = lines[i];
+      folded.set(i, line === undefined || line.length > LINE_CAP ? null : foldForPhrases(line));
+    }
+    return folded.get(i)!;
+  };
+  const hotOf = (i: number): boolean => {
+    if (!hot.has(i)) {
+      const line = lines[i];
+      const ok = line !== undefined && line.length <= LINE_CAP;
+      hot.set(i, ok && (NOT_ASCII.test(line) ? TRIGGER.test(foldedOf(i)!.text) : TRIGGER.test(line)));
+    }
+    return hot.get(i)!;
+  };
+  return { folded: foldedOf, hot: hotOf };
+}
+
+/**
+ * Every content finding of one text, in order of line. `linkHosts`: hosts allowed besides
+ * DEFAULT_LINK_HOSTS. `samples`: 0-based lines that hold code samples (frontMatterSampleLines),
+ * checked as a marked example is. A line over LINE_CAP is refused (its characters are still
+ * checked); past CHECK_BUDGET_MS the rest of the text is refused unchecked.
+ */
+export function checkContent(text: string, opts: CheckOptions = {}): ContentFinding[] {
   const hosts = opts.linkHosts?.length ? [...DEFAULT_LINK_HOSTS, ...opts.linkHosts] : DEFAULT_LINK_HOSTS;
+  const clock = opts.clock ?? (() => performance.now());
+  const budget = opts.budgetMs ?? CHECK_BUDGET_MS;
+  const started = clock();
   const out: ContentFinding[] = [];
-  linesWithFences(text).forEach((l, i) => {
-    const sample = opts.samples?.has(i) ?? false;
-    const { line } = l;
-    const example = l.example || sample;
-    const code = l.code || sample;
-    const at = (index: number, kind: ContentKind, refused: boolean, message: string) =>
-      out.push({ kind, refused, line: i + 1, column: index + 1, message });
-    for (const m of line.matchAll(INVISIBLE)) {
-      if (m[0] === "\ufeff" && i === 0 && m.index === 0) continue; // a byte order mark opening the file
-      at(m.index, "invisible", true, `an invisible or direction-changing character (${hex(m[0])})`);
-    }
-    for (const m of line.matchAll(CONTROL)) at(m.index, "control", true, `a control character (${hex(m[0])})`);
-    for (const { pattern, what } of AGENT_INSTRUCTIONS) {
-      const m = pattern.exec(line);
-      if (m) at(m.index, "agent-instruction", false, `an instruction aimed at the agent: ${what} ("${m[0].slice(0, 60)}")`);
-    }
-    const secret = ENV_SECRET.exec(line);
-    const destination = secret ? [...line.matchAll(URL)].find((u) => !allowedHost(u[1]!, hosts)) : undefined;
-    if (secret && destination)
+  const lines = linesWithFences(text);
+  const phrases = phraseLines(lines.map((l) => l.line));
+  for (let i = 0; i < lines.length; i++) {
+    const at: At = (index, kind, refused, message) => out.push({ kind, refused, line: i + 1, column: index + 1, message });
+    if (i > 0 && clock() - started > budget) {
       at(
-        secret.index,
-        "agent-instruction",
-        false,
-        `an instruction aimed at the agent: sends a secret of the environment to ${destination[1]}`,
+        0,
+        "time-budget",
+        true,
+        `the check stopped here, past its time budget of ${budget} ms: the text was not checked past it; split it up`,
       );
-    if (!example) {
-      for (const pattern of PIPE_TO_SHELL) {
-        const m = pattern.exec(line);
-        if (m) {
-          at(
-            m.index,
-            "pipe-to-shell",
-            false,
-            "a download piped to a shell or executed (mark a fenced example with `example` in its info string)",
-          );
-          break;
-        }
-      }
+      break;
     }
-    for (const m of line.matchAll(BASE64_BLOB)) at(m.index, "blob", false, `a base64 blob of ${m[0].length} characters`);
-    for (const m of line.matchAll(HEX_BLOB)) at(m.index, "blob", false, `a hex blob of ${m[0].length} characters`);
-    if (!code) {
-      for (const m of proseOf(line).matchAll(URL)) {
-        if (!allowedHost(m[1]!, hosts)) at(m.index, "link", false, `a link to ${m[1]}, not a documentation host (CONTENT_LINK_HOSTS)`);
-      }
+    const l = lines[i]!;
+    const sample = opts.samples?.has(i) ?? false;
+    checkCharacters(l.line, i === 0, at);
+    if (l.line.length > LINE_CAP) {
+      const size = l.line.length.toLocaleString("en");
+      at(
+        LINE_CAP,
+        "line-length",
+        true,
+        `a line of ${size} characters, past the content check's cap of ${LINE_CAP.toLocaleString("en")}: break it up`,
+      );
+      continue;
     }
-  });
+    if (phrases.hot(i) || phrases.hot(i + 1)) {
+      const next = phrases.folded(i + 1);
+      checkPhrases(l.line, phrases.folded(i)!, next ? { line: lines[i + 1]!.line, folded: next } : null, at);
+    }
+    checkPatterns(l.line, { example: l.example || sample, code: l.code || sample }, hosts, at);
+  }
   return out;
 }

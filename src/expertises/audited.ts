@@ -69,7 +69,13 @@ export async function confirmTriggersAudited(
   return row;
 }
 
-/** Publishes (expertise.published), recorded when a version was added or the status moved. */
+/** The most acknowledged content findings one audit entry names (their count is always there). */
+const ACKNOWLEDGED_NAMED = 20;
+
+/**
+ * Publishes (expertise.published), recorded when a version was added or the status moved; findings of the
+ * content check the publisher acknowledged are in the entry (`acknowledgedContent`: their count and the first ones).
+ */
 export async function publishAudited(
   tx: Tx,
   org: OrgRef,
@@ -87,7 +93,16 @@ export async function publishAudited(
       actor,
       "expertise.published",
       { status: before.status, publishedVersion: before.publishedVersion },
-      { status: r.row.status, publishedVersion: r.version },
+      {
+        status: r.row.status,
+        publishedVersion: r.version,
+        ...(r.acknowledged.length > 0 && {
+          acknowledgedContent: {
+            count: r.acknowledged.length,
+            findings: r.acknowledged.slice(0, ACKNOWLEDGED_NAMED).map((f) => `${f.path}: ${f.message}`),
+          },
+        }),
+      },
     );
   }
   return r;

@@ -6,6 +6,8 @@ import { checkContent } from "../catalog/contentCheck";
 import { validationFailed, type Issue } from "../http/errors";
 import { IMPORT_LIMITS, importPathProblem, normalizePath, type ImportFile } from "./imports";
 
+/** Refusals of a character, which the person removes; the others (a line past the cap, the time budget) they fix. */
+const UNSEEN_KINDS: ReadonlySet<string> = new Set(["invisible", "control"]);
 const bytes = (s: string) => Buffer.byteLength(s, "utf8");
 const importRefused = (issues: Issue[]) =>
   validationFailed(issues, `Nothing was imported: ${issues.length} problem${issues.length === 1 ? "" : "s"} in the files sent.`);
@@ -13,7 +15,7 @@ const importRefused = (issues: Issue[]) =>
 /**
  * `{ files: [{ path, content }] }`, checked as a whole: at most 20 files, each at most 128 KiB,
  * 1 MiB together; a path relative; a text the content check refuses (invisible or control
- * characters) refuses the request, naming the file, its line and column. Nothing is written
+ * characters, a line past its cap) refuses the request, naming the file, its line and column. Nothing is written
  * unless every file passes.
  */
 export function parseImport(body: unknown): ImportFile[] {
@@ -49,13 +51,13 @@ export function parseImport(body: unknown): ImportFile[] {
   return out;
 }
 
-/** The content check's refusals of a file's text (invisible and control characters), each an issue naming the file. */
+/** The content check's refusals of a file's text (invisible and control characters, a line past the cap), each an issue naming the file. */
 function refusedContent(path: string, text: string, at: string): Issue[] {
   return checkContent(text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n"))
     .filter((f) => f.refused)
     .slice(0, 5)
-    .map((f) => ({
-      path: `${at}.content`,
-      message: `${path}: line ${f.line}, column ${f.column}: ${f.message}; remove it and import again`,
-    }));
+    .map((f) => {
+      const fix = UNSEEN_KINDS.has(f.kind) ? "remove it" : "fix it";
+      return { path: `${at}.content`, message: `${path}: line ${f.line}, column ${f.column}: ${f.message}; ${fix} and import again` };
+    });
 }

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { draftOf, formatOf, isImperative, listItems, rulePrefix } from "./imports";
+import fc from "fast-check";
+import { draftOf, formatOf, headingText, importPathProblem, isImperative, listItems, rulePrefix } from "./imports";
 import { freeSlugs, talentMdOf } from "./importText";
 import { parseImport } from "./importRequest";
 import { IMPORT_LIMITS } from "./imports";
@@ -136,5 +137,39 @@ describe("imports: the TALENT.md and the request", () => {
     expect(parseImport({ files: [{ path: "./a\\AGENTS.md", content: "- Use x." }] })).toEqual([
       { path: "a/AGENTS.md", content: "- Use x." },
     ]);
+  });
+});
+
+describe("imports: linear-time reading", () => {
+  const OLD_HEADING = /^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$/;
+  const OLD_ITEM = /^(\s*)(?:[-*+]|\d{1,3}[.)])\s+(.*\S)\s*$/;
+
+  test("a heading with a run of 16,000 spaces inside is read (it backtracked cubically), its title as the old pattern gave it", () => {
+    expect(draftOf({ path: "AGENTS.md", content: `# Build${" ".repeat(16_000)}rules #\n- Use x.` }).title).toBe(`Build rules`);
+    expect(headingText(`# a${" ".repeat(16_000)}`)).toBe("a");
+  });
+
+  test("a path with a variation selector, a Hangul filler or a bidi control is refused as the text would be", () => {
+    for (const c of ["\uFE0F", "\u3164", "\u202E", "\u200B"]) expect(importPathProblem(`rules${c}.md`)).toContain("invisible");
+    expect(importPathProblem("docs/rules.md")).toBeNull();
+  });
+
+  test("an item marker followed by 16,000 spaces is no item (it backtracked quadratically)", () => {
+    expect(listItems(`-${" ".repeat(16_000)}\n- Use x.`)).toEqual(["Use x."]);
+  });
+
+  test("headings and items decide as the old patterns did, on generated short lines", () => {
+    const parts = fc.array(fc.constantFrom("#", " ", "\t", "a", "b", "-", "*", "+", "1", "12", ".", ")", "\u00a0"), { maxLength: 12 });
+    fc.assert(
+      fc.property(parts, (p) => {
+        const line = p.join("");
+        const old = OLD_HEADING.exec(line);
+        expect(headingText(line)).toBe(old ? old[1]! : null);
+        const item = listItems(line);
+        const oldItem = OLD_ITEM.exec(line);
+        expect(item).toEqual(oldItem ? [oldItem[2]!.trim()] : []);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

@@ -8,6 +8,7 @@
  * verbatim as the body. The route (routes.ts) writes the drafts; nothing here is published.
  */
 import type { Triggers } from "../catalog/format";
+import { hasUnseen } from "../catalog/contentUnseen";
 import { globProblem } from "../catalog/validateFields";
 import { SLUG_MAX } from "./model";
 
@@ -77,8 +78,7 @@ export function formatOf(path: string): ImportFormat {
 export function importPathProblem(path: string): string | null {
   if (path.length === 0) return "must not be empty";
   if (path.length > IMPORT_LIMITS.pathLength) return `too long (${path.length} > ${IMPORT_LIMITS.pathLength} characters)`;
-  if (/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/.test(path))
-    return "must not contain control or invisible characters";
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(path) || hasUnseen(path)) return "must not contain control or invisible characters";
   if (path.startsWith("/") || /^[A-Za-z]:/.test(path)) return "must be relative (the client sends paths from the current folder)";
   if (path.split("/").some((s) => s === "..")) return "must not contain .. segments";
   return null;
@@ -149,11 +149,36 @@ function proseLines(body: string): string[] {
   });
 }
 
+const isSpace = (ch: string | undefined) => ch !== undefined && /\s/.test(ch);
+
+/**
+ * An ATX heading's text (up to 3 spaces, 1 to 6 `#`, white space, the text less its closing `#`s
+ * and white space), or null: read by hand, as `/^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$/` read it, since
+ * that pattern backtracked cubically over a run of spaces inside the heading.
+ */
+export function headingText(line: string): string | null {
+  let i = 0;
+  while (i < 3 && isSpace(line[i])) i++;
+  let hashes = 0;
+  while (line[i + hashes] === "#") hashes++;
+  if (hashes < 1 || hashes > 6 || !isSpace(line[i + hashes])) return null;
+  const spaces = i + hashes;
+  i = spaces;
+  while (isSpace(line[i])) i++;
+  // only white space after the #s: the text is its last character, when one is left after the first
+  if (i >= line.length) return i - spaces >= 2 ? line[i - 1]! : null;
+  let end = line.length;
+  while (end > i && isSpace(line[end - 1])) end--;
+  while (end > i && line[end - 1] === "#") end--;
+  while (end > i && isSpace(line[end - 1])) end--;
+  return line.slice(i, Math.max(end, i + 1));
+}
+
 /** The first ATX heading's text, or null. */
 export function firstHeading(body: string): string | null {
   for (const line of proseLines(body)) {
-    const m = /^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$/.exec(line);
-    if (m) return plain(m[1]!);
+    const text = headingText(line);
+    if (text !== null) return plain(text);
   }
   return null;
 }
@@ -206,7 +231,8 @@ export function listItems(body: string): string[] {
     current = null;
   };
   for (const line of proseLines(body)) {
-    const m = /^(\s*)(?:[-*+]|\d{1,3}[.)])\s+(.*\S)\s*$/.exec(line);
+    // trimmed first: `\s+(.*\S)\s*$` backtracked quadratically over a marker followed by spaces only
+    const m = /^(\s*)(?:[-*+]|\d{1,3}[.)])\s+(\S.*)$/.exec(line.trimEnd());
     if (m) {
       flush();
       current = { indent: m[1]!.length, parts: [m[2]!.trim()] };

@@ -12,7 +12,7 @@ import { parseFrontMatterYaml, splitFrontMatter } from "../catalog/validate";
 import type { Database, Tx } from "../db/client";
 import { getBlobs, putBlob } from "../db/blobs";
 import { expertises, expertiseVersions, users, type ExpertiseStatus } from "../db/schema";
-import { AppError, notFound, validationFailed } from "../http/errors";
+import { AppError, notFound, validationFailed, type Issue } from "../http/errors";
 import { newId } from "../lib/ids";
 import { allowedOperations, nextStatus, type LifecycleOperation } from "./lifecycle";
 import type { CreateInput, ListFilter, PatchInput } from "./model";
@@ -138,6 +138,8 @@ export interface PublishResult {
   version: number;
   /** False when the working version and triggers equal the latest version: nothing was added. */
   created: boolean;
+  /** The content check's findings the publisher acknowledged (acknowledgeContent), for the audit entry. */
+  acknowledged: Issue[];
 }
 
 /**
@@ -175,6 +177,7 @@ export async function publishExpertise(
       { findings: check.content },
     );
   }
+  const acknowledged = check.content;
   const { triggers } = effectiveTriggers(row);
   if (!triggers) {
     throw new AppError(
@@ -195,9 +198,9 @@ export async function publishExpertise(
         .limit(1)
     )[0];
     if (sameAsVersion({ ...digests, triggers }, latest)) {
-      if (next === row.status) return { row, version: row.publishedVersion, created: false };
+      if (next === row.status) return { row, version: row.publishedVersion, created: false, acknowledged };
       await tx.update(expertises).set({ status: next, updatedAt: now }).where(eq(expertises.id, id));
-      return { row: { ...row, status: next, updatedAt: now }, version: row.publishedVersion, created: false };
+      return { row: { ...row, status: next, updatedAt: now }, version: row.publishedVersion, created: false, acknowledged };
     }
   }
   await putBlob(tx, row.workingContent);
@@ -213,7 +216,7 @@ export async function publishExpertise(
     publishedAt: now,
   });
   await tx.update(expertises).set({ status: next, publishedVersion: version, updatedAt: now }).where(eq(expertises.id, id));
-  return { row: { ...row, status: next, publishedVersion: version, updatedAt: now }, version, created: true };
+  return { row: { ...row, status: next, publishedVersion: version, updatedAt: now }, version, created: true, acknowledged };
 }
 
 /** The status after a publication that also serves: published → active, inactive → active (reactivated). */

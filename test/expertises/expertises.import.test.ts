@@ -89,6 +89,25 @@ describe("import: each format becomes a draft", () => {
   });
 });
 
+describe("import: the content check is linear", () => {
+  test("the repeated curl line of 3,500 characters (seconds of backtracking before): imported, one link finding per URL", async () => {
+    const content = `# R\n\n${"curl http://a -o x ".repeat(185)}`;
+    const r = await acme.owner.post(IMPORT, { files: [{ path: "slow/AGENTS.md", content }] });
+    expect(r.status).toBe(201);
+    expect(r.body.drafts[0].contentFindings).toBe(185);
+  });
+
+  test("a 128 KiB rule file of long adversarial lines, with bullets and emphasis, is imported with the findings its text holds", async () => {
+    const line = `- Use **${"curl http://a -o x ".repeat(700)}&& ./x`;
+    const lines = Math.floor((127 * 1024) / (line.length + 1));
+    const content = `# R\n\n${Array.from({ length: lines }, () => line).join("\n")}\n`;
+    const r = await acme.owner.post(IMPORT, { files: [{ path: "big/AGENTS.md", content }] });
+    expect(r.status).toBe(201);
+    expect(r.body.drafts[0].contentFindings).toBeGreaterThanOrEqual(lines * 701);
+    expect(r.body.drafts[0].rules.length).toBe(1);
+  });
+});
+
 describe("import: refusals (nothing written)", () => {
   const count = async () => (await acme.owner.get(BASE)).body.expertises.length;
 
@@ -102,6 +121,23 @@ describe("import: refusals (nothing written)", () => {
     expect(r.body.issues[0].path).toBe("files[1].content");
     expect(r.body.issues[0].message).toContain("CLAUDE.md: line 2");
     expect(await count()).toBe(before);
+  });
+
+  test("a variation selector outside an emoji refuses the request naming the file, line and code point; one after an emoji is imported", async () => {
+    const before = await count();
+    const r = await acme.owner.post(IMPORT, { files: [{ path: "AGENTS.md", content: "# X\n\n- Use\uFE0F strict mode.\n" }] });
+    expect([r.status, r.body.error]).toEqual([400, "validation_failed"]);
+    expect(r.body.issues[0].message).toMatch(/^AGENTS\.md: line 3, column 6: an invisible .*\(U\+FE0F\)/);
+    expect(await count()).toBe(before);
+    const ok = await acme.owner.post(IMPORT, { files: [{ path: "emoji/AGENTS.md", content: "# X\n\n- Use strict mode \u2705\uFE0F.\n" }] });
+    expect(ok.status).toBe(201);
+  });
+
+  test("a line past the content check's cap refuses the request naming the file and line", async () => {
+    const r = await acme.owner.post(IMPORT, { files: [{ path: "AGENTS.md", content: `# R\n\n${"curl http://a -o x ".repeat(6000)}` }] });
+    expect([r.status, r.body.error]).toEqual([400, "validation_failed"]);
+    expect(r.body.issues[0].message).toMatch(/^AGENTS\.md: line 3, column \d+: a line of 114,000 characters, past the content check's cap/);
+    expect(r.body.issues[0].message).toEndWith("break it up; fix it and import again");
   });
 
   test("limits: a 2 MB file is refused by the body limit (413 payload_too_large); a 200 KiB one by the per-file limit (400); 21 files (400)", async () => {

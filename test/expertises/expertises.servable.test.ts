@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { getExpertiseVersion, getServableExpertise, listServableExpertises } from "../../src/expertises/servable";
-import { orgWithProject, shipped, talentMd, testEnv, type TestEnv, type WebClient } from "../helpers";
+import { digestOf } from "../../src/lib/crypto";
+import { nextTurn, orgWithProject, shipped, talentMd, testEnv, type TestEnv, type WebClient } from "../helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -140,5 +141,31 @@ describe("servable expertises (the contract the agent loop calls)", () => {
     const a = await getExpertiseVersion(env.database, ids.active!, 1, shipped());
     const b = await getExpertiseVersion(env.database, ids.active!, 1, shipped());
     expect(a!.talent).toBe(b!.talent);
+  });
+});
+
+describe("servable expertises: the content check of today applies to versions published before it", () => {
+  test("a version stored with variation selectors (published before the check refused them) is not served, by list or by ref", async () => {
+    const o = await orgWithProject(env);
+    const id = await make(o.owner, "legacy-one");
+    const ref = `@${o.org.slug}/legacy-one`;
+    expect((await listServableExpertises(env.database, o.org.id, shipped())).map((s) => s.ref)).toEqual([ref]);
+    // what the version table would hold had it been published before: its TALENT.md with invisible code points
+    const content = talentMd("legacy-one", {}, `Do the thing well.${"\u{E0100}\u{E0101}".repeat(20)}`);
+    const digest = digestOf(content);
+    const c = env.database.client;
+    await c.execute({
+      sql: "INSERT INTO content_blobs (digest, content, size, created_at) VALUES (?, ?, ?, ?)",
+      args: [digest, content, Buffer.byteLength(content), Date.now()],
+    });
+    await c.execute({
+      sql: `INSERT INTO expertise_versions (expertise_id, version, content_digest, files, triggers, published_by, published_at)
+            VALUES (?, 2, ?, '{}', ?, NULL, ?)`,
+      args: [id, digest, JSON.stringify(TRIGGERS), Date.now()],
+    });
+    await c.execute({ sql: "UPDATE expertises SET published_version = 2 WHERE id = ?", args: [id] });
+    await nextTurn();
+    expect(await listServableExpertises(env.database, o.org.id, shipped())).toEqual([]);
+    expect(await getServableExpertise(env.database, o.org.id, ref, shipped())).toBeUndefined();
   });
 });
