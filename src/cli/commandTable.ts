@@ -4,6 +4,9 @@
  */
 import { CONFIG_FLAGS, type ConfigFlag } from "../config";
 import { CALIBRATE_FLAGS, CALIBRATE_SPEC } from "./calibrateSpec";
+import { ENV_ONLY } from "./envSettings";
+
+export { ENV_ONLY };
 
 /** One flag: its value placeholder, the variable it overrides, its help line. */
 export interface FlagSpec {
@@ -358,48 +361,6 @@ export const CLIENT_COMMANDS: ReadonlySet<string> = new Set([
   "verify",
   "import",
 ]);
-
-/** The settings read from the environment only, with the help `talentd --help` prints for each (README.md has the whole text). */
-export const ENV_ONLY: Record<string, string> = {
-  LOG_FORMAT: "auto|json|text (default auto: text when stdout is a terminal, JSON lines otherwise)",
-  DATABASE_AUTH_TOKEN: "token for a libSQL server (DATABASE_URL libsql://…)",
-  SMTP_URL: "smtp://[user:pass@]host[:port] or smtps://…: mails delivered (default none: to the log and the outbox)",
-  MAIL_FROM: "default talentd@<BASE_URL host>",
-  MAIL_MAX_ATTEMPTS: "failed deliveries before a mail is failed (default 8)",
-  MAIL_RETRY_BASE: "wait after the first failed delivery, doubled after each (default 30s)",
-  AUTO_APPROVE_ORGS: "new organizations approved without an admin (default false)",
-  KEYS_ENABLED: "the project-key API on or off (default true)",
-  SIGNING: "resolutions and receipts signed with the instance's key (default true)",
-  BODY_LIMIT: "request body limit in bytes (default 1048576)",
-  REQUEST_DEADLINE: "a body not all arrived this long after its headers gets 408 (default 30s)",
-  MAX_CONNECTIONS_PER_ADDRESS: "requests in progress per client address; more get 429 (default 64)",
-  TRUSTED_PROXIES: "addresses and CIDRs whose X-Forwarded-For names the client (default none)",
-  ACCESS_LOG: "one line per request (default true)",
-  EVENT_RETENTION_DAYS: "trace and security events kept this many days (default 90; 0 keeps them)",
-  BACKUP_INTERVAL: "scheduled verified backups to DATA_DIR/backups, e.g. 6h (s, m, h, d; default off)",
-  BACKUP_KEEP: "scheduled backups kept (default 7; older ones are deleted)",
-  METRICS_TOKEN: "turns GET /metrics on, for Authorization: Bearer <token> (default off)",
-  DASHBOARD_READS_PER_USER: "heavy dashboard reads one user may have in flight; more get 429 (default 2)",
-  CONTENT_LINK_HOSTS: "hosts a talent's prose may link to, besides the documentation hosts (comma-separated)",
-  EGRESS_ALLOW_HOSTS: "hosts, addresses or CIDRs outbound fetches may reach beyond the internet (default none)",
-  EGRESS_ALLOW_LOOPBACK: "outbound fetches may reach 127.0.0.0/8 and ::1 (default false)",
-  DNS_SERVERS: "resolvers for domain proofs, e.g. 10.0.0.2,127.0.0.1:5353 (default the system's)",
-  SIGNIN_FAILURE_LIMIT: "failed sign-ins per address in 15 minutes (default 20)",
-  SIGNIN_PAIR_FAILURE_LIMIT: "failed sign-ins per e-mail and address in 15 minutes (default 5)",
-  SIGNIN_EMAIL_FAILURE_LIMIT: "failed sign-ins per e-mail from all addresses in 15 minutes (default 20)",
-  CHANGE_PASSWORD_LIMIT: "wrong current passwords per user in 15 minutes (default 5)",
-  SIGNUP_LIMIT_PER_HOUR: "new accounts per address in an hour (default 10)",
-  PASSWORD_RESET_LIMIT: "password-reset requests per address in 15 minutes (default 10)",
-  PASSWORD_RESET_MAIL_LIMIT: "reset mails per e-mail in 15 minutes (default 3)",
-  OAUTH_REGISTRATION_LIMIT_PER_MINUTE: "OAuth client registrations per address per minute (default 30)",
-  OAUTH_MAX_CLIENTS: "OAuth client registrations kept at once (default 10000)",
-  OAUTH_CLIENT_METADATA_LOOPBACK: "client metadata documents may be fetched from loopback over http (default false)",
-  "OAUTH_<P>_CLIENT_ID, _SECRET": "sign in with P = GITHUB, GITLAB, GOOGLE, MICROSOFT or OIDC (README.md)",
-  OAUTH_REGISTRATION_GLOBAL_LIMIT_PER_HOUR: "OAuth client registrations from all addresses an hour; more get 429 (default 300)",
-  OAUTH_METADATA_FETCH_LIMIT_PER_MINUTE: "client metadata documents fetched per address a minute (default 10)",
-  OAUTH_METADATA_FETCH_GLOBAL_LIMIT_PER_MINUTE: "client metadata documents fetched for all addresses a minute (default 60)",
-  OAUTH_UNUSED_CLIENT_DAYS: "an OAuth client that got no token within this many days is deleted (default 1)",
-};
 
 /** The configuration flags a command accepts (docs and tests read it). */
 export function configFlagsOf(command: string): ConfigFlag[] {
