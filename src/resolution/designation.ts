@@ -16,6 +16,15 @@ export interface Prerequisite {
   requiredBy: string[];
   /** Whether the prerequisite is active in the project (designable right away). */
   active: boolean;
+  /** What it means and what to do, in one sentence (prepare-task's answer). */
+  note: string;
+}
+
+/** A conflict among the designated talents, with what to do in one sentence (prepare-task's answer). */
+export interface DesignatedConflict {
+  a: string;
+  b: string;
+  note: string;
 }
 
 export const MAX_DESIGNATED = 100;
@@ -69,7 +78,24 @@ export function missingPrerequisites(
       }
     }
   }
-  return [...requiredBy.entries()].map(([id, by]) => ({ id, requiredBy: [...by], active: active.has(id) }));
+  return [...requiredBy.entries()].map(([id, by]) => ({
+    id,
+    requiredBy: [...by],
+    active: active.has(id),
+    note: active.has(id)
+      ? `${id} is required by ${[...by].join(", ")} and was not designated: designate it too, so its rules are served with theirs.`
+      : `${id} is required by ${[...by].join(", ")} but is not active in this project: it must be installed (or enabled) before ` +
+        "it can be designated.",
+  }));
+}
+
+/** The designated conflicts, each with its sentence: the two ask for opposite things, the task follows one. */
+export function designatedConflicts(designated: ServableItem[]): DesignatedConflict[] {
+  return conflictsAmong(designated).map(({ a, b }) => ({
+    a,
+    b,
+    note: `${a} and ${b} conflict: they ask for opposite things, so designate only the one this task follows.`,
+  }));
 }
 
 /** Pairs of talents (designated, or active for doctor) that declare a conflict (either side). */

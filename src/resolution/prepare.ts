@@ -20,7 +20,14 @@ import { detach } from "../signing/jws";
 import { manifestItemsJson, resolutionManifestJson } from "./attestation";
 import { claimsJson, fieldDigest } from "../signing/claims";
 import { obligationClaims, servedDefinitionOf } from "./obligations";
-import { conflictsAmong, missingPrerequisites, readDesignation, type PrepareInput, type Prerequisite } from "./designation";
+import {
+  designatedConflicts,
+  missingPrerequisites,
+  type DesignatedConflict,
+  readDesignation,
+  type PrepareInput,
+  type Prerequisite,
+} from "./designation";
 import { answerJson, notServedOf, servedTalentsJson, servedWithin } from "./prepareAnswer";
 import { afterPrepare, notDesignableHint, overBudgetNote, type Voice } from "../http/wording";
 import { activeItems, type ServableItem } from "../selection/sources";
@@ -121,7 +128,7 @@ interface DesignationMemo {
   sql: string;
   id: string;
   prerequisites: Prerequisite[];
-  conflicts: { a: string; b: string }[];
+  conflicts: DesignatedConflict[];
   /** The items of the signed manifest as JSON text (attestation.ts). */
   itemsJson: string;
   /**
@@ -154,7 +161,7 @@ function designationFor(
   const sql = itemsInsert(designated);
   // shared by every answer of this designation: frozen, so a caller that changed one would throw, not alter the next
   const prerequisites = deepFrozen(missingPrerequisites(designated, catalog, active));
-  const conflicts = deepFrozen(conflictsAmong(designated));
+  const conflicts = deepFrozen(designatedConflicts(designated));
   const fresh: DesignationMemo = {
     active,
     sql,

@@ -101,11 +101,28 @@ describe("key API: prepare_task", () => {
     expect(hooks).toMatchObject({ kind: "talent", version: env.state.catalog!.get("react-hooks")!.version, uri: "talent://react-hooks" });
     expect(hooks.compact).toBe(env.state.catalog!.get("react-hooks")!.compact);
     expect(hooks.digest).toBe(env.state.catalog!.get("react-hooks")!.compactDigest);
+    // each prerequisite and conflict comes with one sentence: what it means and what to do
     expect(r.body.prerequisites).toEqual([
-      { id: "react-components", requiredBy: ["react-hooks"], active: true },
-      { id: "javascript-base", requiredBy: ["react-components"], active: true },
+      {
+        id: "react-components",
+        requiredBy: ["react-hooks"],
+        active: true,
+        note: "react-components is required by react-hooks and was not designated: designate it too, so its rules are served with theirs.",
+      },
+      {
+        id: "javascript-base",
+        requiredBy: ["react-components"],
+        active: true,
+        note: "javascript-base is required by react-components and was not designated: designate it too, so its rules are served with theirs.",
+      },
     ]);
-    expect(r.body.conflicts).toEqual([{ a: "conventional-commits", b: "git-commit-messages" }]);
+    expect(r.body.conflicts).toEqual([
+      {
+        a: "conventional-commits",
+        b: "git-commit-messages",
+        note: "conventional-commits and git-commit-messages conflict: they ask for opposite things, so designate only the one this task follows.",
+      },
+    ]);
     expect(r.body.tokens).toBe(r.body.talents.reduce((n: number, t: { compact: string }) => n + Math.ceil(t.compact.length / 4), 0));
     expect(JSON.stringify(r.body)).not.toContain("sql-base");
     expect(r.body.next).toContain(`/api/validation/playbook?resolutionId=${r.body.resolutionId}`);
@@ -115,15 +132,35 @@ describe("key API: prepare_task", () => {
     const s = await setup(["react-hooks", "react-components"]);
     const first = await s.api("POST", "/api/prepare-task", { talentIds: ["react-hooks"] });
     expect(first.body.prerequisites).toEqual([
-      { id: "react-components", requiredBy: ["react-hooks"], active: true },
-      { id: "javascript-base", requiredBy: ["react-components"], active: false },
+      {
+        id: "react-components",
+        requiredBy: ["react-hooks"],
+        active: true,
+        note: "react-components is required by react-hooks and was not designated: designate it too, so its rules are served with theirs.",
+      },
+      {
+        id: "javascript-base",
+        requiredBy: ["react-components"],
+        active: false,
+        note: "javascript-base is required by react-components but is not active in this project: it must be installed (or enabled) before it can be designated.",
+      },
     ]);
     expect((await s.api("PATCH", "/api/projects/current/talents", { talent: "javascript-base" })).status).toBeLessThan(300);
     const again = await s.api("POST", "/api/prepare-task", { talentIds: ["react-hooks"] });
     expect(again.status).toBe(201);
     expect(again.body.prerequisites).toEqual([
-      { id: "react-components", requiredBy: ["react-hooks"], active: true },
-      { id: "javascript-base", requiredBy: ["react-components"], active: true },
+      {
+        id: "react-components",
+        requiredBy: ["react-hooks"],
+        active: true,
+        note: "react-components is required by react-hooks and was not designated: designate it too, so its rules are served with theirs.",
+      },
+      {
+        id: "javascript-base",
+        requiredBy: ["react-components"],
+        active: true,
+        note: "javascript-base is required by react-components and was not designated: designate it too, so its rules are served with theirs.",
+      },
     ]);
   });
 
