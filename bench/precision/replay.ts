@@ -61,6 +61,7 @@ export function stackTalents(talentsDir: string, specializations: readonly strin
     triggers: { files: t.triggers?.files ?? [] },
     languages: t.languages,
     obligation: servedObligationOf(t),
+    security: t.roles.includes("security"),
   }));
 }
 
