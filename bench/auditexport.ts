@@ -13,8 +13,11 @@ import { BINARY, printTable, rssMiB, seedProject, startBinaryIn } from "./lib";
 
 const ROWS = Number(process.env.AUDIT_ROWS ?? 1_000_000);
 
-/** Inserts `n` entries for `orgId` in one transaction (a recursive CTE: no row crosses into JS); returns the time and the organization's count. */
-function seed(dbPath: string, orgId: string, n: number): { ms: number; total: number } {
+/**
+ * Inserts `n` entries for `orgId` in one transaction (a recursive CTE: no row crosses into JS); returns the time and the organization's
+ * count. `idPrefix` (one digit after `aud_`) keeps the ids of two seeded organizations apart.
+ */
+export function seed(dbPath: string, orgId: string, n: number, idPrefix = "aud_0"): { ms: number; total: number } {
   const t0 = performance.now();
   const conn = new LibsqlDatabase(dbPath, { timeout: 30_000 } as ConstructorParameters<typeof LibsqlDatabase>[1]);
   conn.exec("BEGIN IMMEDIATE");
@@ -22,11 +25,11 @@ function seed(dbPath: string, orgId: string, n: number): { ms: number; total: nu
     .prepare(
       `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
        INSERT INTO audit_entries (id, organization_id, at, actor_kind, actor_id, actor_label, action, object_kind, object_id, before, after)
-       SELECT printf('aud_0%025d', i), ?, 1700000000000 + i * 1000, 'user', 'usr_bench', 'someone.with.a.long.name@example.com',
+       SELECT printf('%s%025d', ?, i), ?, 1700000000000 + i * 1000, 'user', 'usr_bench', 'someone.with.a.long.name@example.com',
               'member.role_changed', 'member', printf('usr_%026d', i % 5000), '{"role":"member"}', '{"role":"admin, with \\"quotes\\""}'
        FROM n`,
     )
-    .run(n, orgId);
+    .run(n, idPrefix, orgId);
   conn.exec("COMMIT");
   const ms = performance.now() - t0;
   // the seed's own changes (organization, project, key) are in the log too

@@ -3,6 +3,7 @@ import { benchActivity } from "./activity";
 import { benchAgentLoop } from "./agentloop";
 import { benchAgentWrk } from "./agentwrk";
 import { benchAuditExport } from "./auditexport";
+import { benchAuditLoad } from "./auditload";
 import { benchCeilings } from "./ceilings";
 import { benchClient } from "./client";
 import { benchDiscovery } from "./discovery";
@@ -45,6 +46,7 @@ const all: Record<string, () => Promise<void>> = {
   precision: benchPrecision,
   signing: benchSigning,
   auditexport: benchAuditExport,
+  auditload: benchAuditLoad,
 };
 const pick = Bun.argv.slice(2);
 for (const [name, fn] of Object.entries(all)) {
