@@ -3,7 +3,7 @@
  * statement through a native connection, exported by dist/talentd over HTTP (JSONL, then CSV)
  * with the body read to its end, while the server's RSS (/proc/<pid>/status VmRSS) is sampled
  * every 10 ms. Target (docs/performance.md "Audit export"): peak RSS < 150 MB.
- * AUDIT_ROWS overrides the count.
+ * AUDIT_ROWS overrides the count; AUDIT_BINARY runs another build.
  */
 import LibsqlDatabase from "libsql";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { BINARY, printTable, rssMiB, seedProject, startBinaryIn } from "./lib";
 
 const ROWS = Number(process.env.AUDIT_ROWS ?? 1_000_000);
+const BIN = process.env.AUDIT_BINARY ?? BINARY;
 
 /**
  * Inserts `n` entries for `orgId` in one transaction (a recursive CTE: no row crosses into JS); returns the time and the organization's
@@ -64,9 +65,9 @@ async function exportOnce(base: string, cookie: string, pid: number, format: "js
 }
 
 export async function benchAuditExport(): Promise<void> {
-  if (!(await Bun.file(BINARY).exists())) throw new Error("dist/talentd is missing: run `bun run build` first");
+  if (!(await Bun.file(BIN).exists())) throw new Error(`${BIN} is missing: run \`bun run build\` first`);
   const dir = mkdtempSync(join(tmpdir(), "talentd-bench-"));
-  const server = await startBinaryIn(dir);
+  const server = await startBinaryIn(dir, {}, BIN);
   try {
     const s = await seedProject(server.base);
     const status = (await (await fetch(`${server.base}/web/orgs/current/status`, { headers: { cookie: s.cookie } })).json()) as {
