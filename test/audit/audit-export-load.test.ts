@@ -202,6 +202,14 @@ describe("an audit-log export shares the thread", () => {
     await next.arrayBuffer();
   });
 
+  test("a HEAD of the export holds no slot: the next export is answered 200", async () => {
+    const head = await fetch(exportUrl(), { method: "HEAD", headers: { cookie: owner.cookie! } });
+    await head.arrayBuffer();
+    const next = await whenFree(owner);
+    expect(next.status).toBe(200);
+    await next.arrayBuffer();
+  });
+
   test("the page query walks the (organization, id) index from the last id, with any filter: no OFFSET, no sort", async () => {
     const { where, args } = whereOf(orgId, { action: "member.role_changed", from: 1700000000000, to: 1800000000000, actor: "usr_x" });
     for (const format of ["csv", "jsonl"] as const) {
