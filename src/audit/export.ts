@@ -70,17 +70,24 @@ export function pageQuery(format: ExportFormat, where: string, after: boolean): 
        WHERE ${where}${after ? " AND id > ?" : ""} ORDER BY id LIMIT ${EXPORT_PAGE})`;
 }
 
+/** What the route adds to an export's body. */
+export interface ExportHooks {
+  /** Called once when the stream ends: read to its end, cancelled (the client went away) or failed. */
+  ended?: () => void;
+  /** Awaited before each page after the first, with the ms the last page's query took. */
+  pause?: (pageMs: number) => Promise<void>;
+}
+
 /**
  * The export's body: the entries of `organizationId` under `f`, oldest first, one page per pull,
- * each in its own event-loop turn. `ended` is called once when the stream ends: read to its end,
- * cancelled (the client went away) or failed.
+ * each in its own event-loop turn (after `hooks.pause`).
  */
 export function exportStream(
   database: Database,
   organizationId: string,
   f: AuditFilters,
   format: ExportFormat,
-  ended: () => void = () => {},
+  hooks: ExportHooks = {},
 ): ReadableStream<Uint8Array> {
   const { where, args } = whereOf(organizationId, f);
   const first = pageQuery(format, where, false);
@@ -88,20 +95,25 @@ export function exportStream(
   let last: string | null = null;
   let started = false;
   let over = false;
+  let pageMs = 0;
   const end = () => {
     if (over) return;
     over = true;
-    ended();
+    hooks.ended?.();
   };
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         try {
-          if (started) await nextTurn();
-          else if (format === "csv") controller.enqueue(CSV_HEADER);
+          if (started) {
+            await hooks.pause?.(pageMs);
+            await nextTurn();
+          } else if (format === "csv") controller.enqueue(CSV_HEADER);
           started = true;
           if (over) return; // cancelled while waiting for the turn
+          const t = performance.now();
           const p = (await database.get<Page>(last === null ? first : next, last === null ? args : [...args, last]))!;
+          pageMs = performance.now() - t;
           if (p.body) controller.enqueue(p.body instanceof Uint8Array ? p.body : new Uint8Array(p.body));
           last = p.last ?? last;
           if (Number(p.n) < EXPORT_PAGE) {

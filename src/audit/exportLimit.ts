@@ -3,7 +3,8 @@
  * organization's exports run at once (the next one is answered 429 rate_limited with
  * Retry-After, before anything is read), and each runs as one heavy read under the dashboard's
  * per-user cap for as long as its body streams (`HeavyReads`: activity/readCap.ts, handed in by
- * app.ts, since the audit log sits below activity). docs/design.md "Exports share the thread".
+ * app.ts, since the audit log sits below activity), its pages paced to the cap's share of the
+ * thread while other requests want it. docs/design.md "Exports share the thread".
  */
 import { AppError } from "../http/errors";
 
@@ -12,9 +13,31 @@ export const EXPORTS_PER_ORGANIZATION = 1;
 /** The seconds a refused export is told to wait. */
 export const EXPORT_RETRY_AFTER_S = 5;
 
+/** The longest an export waits between two pages (a page of a slow disk must not stall it for seconds). */
+const MAX_PAUSE_MS = 250;
+
 /** The heavy-read cap's shape (activity/readCap.ts `ReadCap`): runs `read` when the user's turn comes, or throws 429. */
 export interface HeavyReads {
   run<T>(userId: string, request: Request | undefined, read: () => Promise<T>): Promise<T>;
+  /** The ms since a request other than a heavy read, a probe or an asset was answered. */
+  quietFor(): number;
+  /** The thread counts as contended for `quietMs` after such a request; past `burstMs` of reading, a heavy read's `share` of its time while contended. */
+  readonly limits: { quietMs: number; share: number; burstMs: number };
+}
+
+/**
+ * One export's pause before its next page: none during its first `burstMs` of page reads (a small
+ * export is never slowed), nor while no one else wants the thread; past them, while the thread is
+ * contended, as long as the last page took divided so the export uses the cap's share of the thread
+ * (a tenth: a 10 ms page, then 90 ms for the others), at most MAX_PAUSE_MS.
+ */
+export function exportPause(cap: HeavyReads): (pageMs: number) => Promise<void> {
+  let read = 0;
+  return (pageMs) => {
+    read += pageMs;
+    if (read <= cap.limits.burstMs || cap.quietFor() >= cap.limits.quietMs) return Promise.resolve();
+    return Bun.sleep(Math.min(MAX_PAUSE_MS, pageMs * (1 / cap.limits.share - 1)));
+  };
 }
 
 /** The exports running, per organization (one per app). */

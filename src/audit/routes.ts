@@ -11,7 +11,7 @@ import type { Guards } from "../auth/guards";
 import { oneOf, patternParam } from "../http/query";
 import type { PageSessions } from "../ui/pageGuard";
 import { EXPORT_FORMATS, exportStream } from "./export";
-import { ExportSlots, holdTurn, type HeavyReads } from "./exportLimit";
+import { ExportSlots, exportPause, holdTurn, type HeavyReads } from "./exportLimit";
 import { auditPages } from "./pages";
 import { limitOf, listAuditEntries, parseFilters } from "./query";
 
@@ -57,7 +57,7 @@ export function auditRoutes(deps: CoreDeps, guards: Guards, sessions: PageSessio
         // a client gone before the body started is no cancel of the stream (one gone during it is: Bun cancels the body)
         if (request.signal.aborted) ended();
         else request.signal.addEventListener("abort", ended, { once: true });
-        return new Response(exportStream(deps.database, org.id, filters, format, ended), {
+        return new Response(exportStream(deps.database, org.id, filters, format, { ended, pause: exportPause(cap) }), {
           headers: {
             "content-type": MEDIA[format],
             "content-disposition": `attachment; filename="audit-log-${org.slug}-${day}.${format}"`,

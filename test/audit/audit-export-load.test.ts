@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { nextTurn, orgWithProject, queryPlan, testEnv, type TestEnv, type WebClient } from "../helpers";
 import { EXPORT_PAGE, exportStream, pageQuery } from "../../src/audit/export";
-import { EXPORT_RETRY_AFTER_S } from "../../src/audit/exportLimit";
+import { EXPORT_RETRY_AFTER_S, exportPause, type HeavyReads } from "../../src/audit/exportLimit";
 import { whereOf } from "../../src/audit/query";
 import type { Database } from "../../src/db/client";
 import { dashboardReadCap } from "../../src/activity/readCap";
@@ -208,6 +208,20 @@ describe("an audit-log export shares the thread", () => {
     const next = await whenFree(owner);
     expect(next.status).toBe(200);
     await next.arrayBuffer();
+  });
+
+  test("pacing: past its first burst of reading, an export pauses between pages only while the thread is contended", async () => {
+    let quiet = 0;
+    const cap: HeavyReads = { run: (_u, _r, read) => read(), quietFor: () => quiet, limits: { quietMs: 1000, share: 0.1, burstMs: 25 } };
+    /** Whether the pause after a page of `ms` outlasts the next event-loop turn. */
+    const pauses = async (pause: (ms: number) => Promise<void>, ms: number) =>
+      (await Promise.race([pause(ms).then(() => false), nextTurn().then(() => true)])) as boolean;
+    const pause = exportPause(cap);
+    expect(await pauses(pause, 10)).toBe(false); // contended, within the burst
+    expect(await pauses(pause, 10)).toBe(false);
+    expect(await pauses(pause, 10)).toBe(true); // contended, past the burst: 90 ms for the others
+    quiet = 5000;
+    expect(await pauses(pause, 10)).toBe(false); // no one else wants the thread
   });
 
   test("the page query walks the (organization, id) index from the last id, with any filter: no OFFSET, no sort", async () => {
