@@ -21,7 +21,10 @@ export interface HeavyReads {
   run<T>(userId: string, request: Request | undefined, read: () => Promise<T>): Promise<T>;
   /** The ms since a request other than a heavy read, a probe or an asset was answered. */
   quietFor(): number;
-  /** The thread counts as contended for `quietMs` after such a request; past `burstMs` of reading, a heavy read's `share` of its time while contended. */
+  /**
+   * The thread counts as contended for `quietMs` after such a request; past `burstMs` of reading, a
+   * heavy read gets its `share` of the thread's time while contended.
+   */
   readonly limits: { quietMs: number; share: number; burstMs: number };
 }
 
