@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
-import { nextTurn, orgWithProject, queryPlan, testEnv, type TestEnv, type WebClient } from "../helpers";
+import { nextTurn, orgWithProject, queryPlan, signedUp, testEnv, type TestEnv, type WebClient } from "../helpers";
 import { EXPORT_PAGE, exportStream, pageQuery } from "../../src/audit/export";
 import { EXPORT_RETRY_AFTER_S, exportPause, type HeavyReads } from "../../src/audit/exportLimit";
 import { whereOf } from "../../src/audit/query";
@@ -24,8 +24,8 @@ const PAGES = 200;
 const SEEDED = EXPORT_PAGE * PAGES;
 
 /** `n` entries of `organization`, ids `aud_<prefix>…` in order, each line ~300 bytes. */
-async function seed(organization: string, n: number, prefix: string): Promise<void> {
-  await env.database.client.execute({
+async function seed(organization: string, n: number, prefix: string, on: TestEnv = env): Promise<void> {
+  await on.database.client.execute({
     sql: `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
           INSERT INTO audit_entries (id, organization_id, at, actor_kind, actor_id, actor_label, action, object_kind, object_id, before, after)
           SELECT printf('aud_%s%024d', ?, i), ?, 1700000000000 + i * 1000, 'user', 'usr_x', 'someone.with.a.long.name@example.com',
@@ -232,6 +232,42 @@ describe("an audit-log export shares the thread", () => {
       expect(plan).not.toContain("TEMP B-TREE FOR ORDER BY"); // (the page's 500 lines are put in order by group_concat)
       expect(plan).not.toContain("SCAN audit_entries");
       expect(pageQuery(format, where, true)).not.toContain("OFFSET");
+    }
+  });
+});
+
+describe("an audit-log export under the heavy-read cap", () => {
+  test("an export is refused 429 by the cap while its user's heavy reads are all running (DASHBOARD_READS_PER_USER=1), and its organization's slot is given back", async () => {
+    const own = await testEnv({ DASHBOARD_READS_PER_USER: "1" });
+    try {
+      const user = await signedUp(own);
+      const orgs: string[] = [];
+      for (const name of ["Capped A", "Capped B"]) {
+        const org = (await user.post("/web/orgs", { name })).body.organization;
+        await own.database.client.execute({ sql: "UPDATE organizations SET status = 'approved' WHERE id = ?", args: [org.id] });
+        orgs.push(org.id);
+      }
+      await seed(orgs[0]!, EXPORT_PAGE * PAGES, "2", own);
+      own.app.listen({ port: 0, hostname: "127.0.0.1" });
+      const url = `http://127.0.0.1:${own.app.server!.port}/web/orgs/current/audit-log/export?format=csv`;
+      const active = async (id: string) => expect((await user.post("/web/orgs/active", { organizationId: id })).status).toBe(200);
+      await active(orgs[0]!);
+      const first = await fetch(url, { headers: { cookie: user.cookie! } });
+      expect(first.status).toBe(200);
+      const reader = first.body!.getReader();
+      await reader.read();
+      await active(orgs[1]!);
+      const refused = await fetch(url, { headers: { cookie: user.cookie! } }); // waits its turn (up to 2 s), then 429
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get("retry-after")).toBe("1");
+      expect((await refused.json()).error).toBe("rate_limited");
+      while (!(await reader.read()).done) {}
+      const next = await fetch(url, { headers: { cookie: user.cookie! } }); // B's slot was given back with the refusal
+      expect(next.status).toBe(200);
+      await next.arrayBuffer();
+    } finally {
+      if (own.app.server) await own.app.stop(true);
+      own.close();
     }
   });
 });
