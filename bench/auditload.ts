@@ -5,7 +5,8 @@
  * AUDIT_LOAD_SECONDS (15): alone, while two CSV exports of A run in a loop, and while an export of
  * A and one of C run in a loop. Each exporter is a curl loop (another process, reading as fast as
  * loopback goes); a 429 is retried after a second. A call not answered in 30 s is given up and
- * counted as 30 s ("gave up"). "export s": the mean time of the exports that ended in the window. Goal (docs/performance.md "Audit export"): the
+ * counted as 30 s ("gave up"). The last row: A imports a 128 KiB rule file of long lines in a loop instead (the content
+ * check's worst shape). "export s": the mean time of the exports (or imports) that ended in the window. Goal (docs/performance.md "Audit export"): the
  * other tenant's calls under 250 ms at p100. AUDIT_BINARY: another build (the one before a change).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -35,6 +36,37 @@ done`;
       const lines = readFileSync(log, "utf8").trim().split("\n").filter(Boolean);
       const done = lines.filter((l) => l.startsWith("200 ")).map((l) => Number(l.split(" ")[2]));
       return { done, refused: lines.filter((l) => l.startsWith("429 ")).length };
+    },
+  };
+}
+
+/**
+ * A bash loop importing a rule file of 128 KiB in long lines (the content check's worst shape: `curl http://a -o x `
+ * repeated, 8 lines just under its line cap) as organization `cookie`'s owner, until stopped.
+ */
+function importLoop(base: string, cookie: string, dir: string, log: string) {
+  const line = "curl http://a -o x ".repeat(Math.floor(16_000 / 19));
+  const content = `# Rules\n\n${Array.from({ length: 8 }, () => line).join("\n")}\n`;
+  const body = join(dir, "import.json");
+  writeFileSync(body, JSON.stringify({ files: [{ path: "AGENTS.md", content }] }));
+  writeFileSync(log, "");
+  const script = `trap 'kill $c 2>/dev/null; exit 0' TERM
+while :; do
+  curl -s -o /dev/null -w '%{http_code} %{size_download} %{time_total}\\n' -X POST -H "cookie: $COOKIE" -H "origin: $BASE" \\
+    -H 'content-type: application/json' --data-binary @"$BODY" "$BASE/web/orgs/current/expertises/import" >> "$LOG" & c=$!; wait $c
+done`;
+  const proc = Bun.spawn(["bash", "-c", script], {
+    env: { PATH: process.env.PATH ?? "", BASE: base, COOKIE: cookie, BODY: body, LOG: log },
+  });
+  return {
+    stop: async () => {
+      proc.kill("SIGTERM");
+      await proc.exited;
+      const lines = readFileSync(log, "utf8").trim().split("\n").filter(Boolean);
+      return {
+        done: lines.filter((l) => /^2\d\d /.test(l)).map((l) => Number(l.split(" ")[2])),
+        refused: lines.filter((l) => !/^2/.test(l)).length,
+      };
     },
   };
 }
@@ -93,14 +125,19 @@ export async function benchAuditLoad(): Promise<void> {
     seed(dbPath, await orgOf(c.cookie), ROWS, "aud_1");
     await Bun.sleep(1000);
     const url = `${server.base}/web/orgs/current/audit-log/export?format=csv`;
-    const scenarios: { name: string; cookies: string[] }[] = [
+    const scenarios: { name: string; cookies: string[]; imports?: true }[] = [
       { name: "alone", cookies: [] },
       { name: "2 exports of A at once", cookies: [a.cookie, a.cookie] },
       { name: "exports of A and C at once", cookies: [a.cookie, c.cookie] },
+      { name: "A imports 128 KiB of long lines in a loop", cookies: [a.cookie], imports: true },
     ];
     const rows: (string | number)[][] = [];
     for (const sc of scenarios) {
-      const loops = sc.cookies.map((cookie, i) => exportLoop(url, cookie, join(dir, `export-${i}.log`)));
+      const loops = sc.cookies.map((cookie, i) =>
+        sc.imports
+          ? importLoop(server.base, cookie, dir, join(dir, `import-${i}.log`))
+          : exportLoop(url, cookie, join(dir, `export-${i}.log`)),
+      );
       if (loops.length > 0) await Bun.sleep(1000);
       const p = await probe(server.base, other.key);
       const ended = await Promise.all(loops.map((l) => l.stop()));
