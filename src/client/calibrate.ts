@@ -58,15 +58,17 @@ interface Commit {
   paths: string[];
 }
 
-/** The last `n` first-parent commits ending at `rev`, each with the lines it added and the paths it touched (one git process). */
-export async function historyOf(root: string, rev: string, n: number): Promise<Commit[]> {
-  if (!(await git(root, ["rev-parse", "--verify", "--quiet", `${rev}^{commit}`])).ok) return [];
-  const r = await git(root, [
+/**
+ * The `git log` arguments of a replay of history (calibrate, the precision harness): the last `n` first-parent commits
+ * (a merge against its first parent), each as `format` then its patch with no context lines, renames found.
+ */
+export function historyLog(n: number, format: string): string[] {
+  return [
     "log",
     "--first-parent",
     "--diff-merges=first-parent",
     `--max-count=${n}`,
-    "--format=%x01%H",
+    `--format=${format}`,
     "--no-color",
     "--no-ext-diff",
     "--unified=0",
@@ -74,9 +76,13 @@ export async function historyOf(root: string, rev: string, n: number): Promise<C
     "--src-prefix=a/",
     "--dst-prefix=b/",
     "-p",
-    rev,
-    "--",
-  ]);
+  ];
+}
+
+/** The last `n` first-parent commits ending at `rev`, each with the lines it added and the paths it touched (one git process). */
+export async function historyOf(root: string, rev: string, n: number): Promise<Commit[]> {
+  if (!(await git(root, ["rev-parse", "--verify", "--quiet", `${rev}^{commit}`])).ok) return [];
+  const r = await git(root, [...historyLog(n, "%x01%H"), rev, "--"]);
   if (!r.ok) return [];
   const commits: Commit[] = [];
   // an added line always starts with "+": a line starting with \x01 is a commit's header
