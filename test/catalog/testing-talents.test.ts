@@ -29,6 +29,28 @@ function found(id: string, path: string, text: string): string[] {
   return runDetectors([servedObligationOf(talents.get(id)!)], [file], () => text).findings.map((f) => `${f.line} ${f.rule}`);
 }
 
+/** The findings (`line rule+also`) of several talents served together on one new file. */
+function foundTogether(ids: string[], path: string, text: string): string[] {
+  const file: AddedFile = { path, lines: text.split("\n").map((t, i) => ({ line: i + 1, text: t })) };
+  const served = ids.map((id) => servedObligationOf(talents.get(id)!));
+  return runDetectors(served, [file], () => text).findings.map((f) => `${f.line} ${f.rule}${f.also ? `+${f.also.join("+")}` : ""}`);
+}
+
+describe("a construct two talents cover is one finding: the testing talent beside its language's testing talent", () => {
+  test("Thread.sleep in a Spring test is JTEST-002 with SBT-004 in also; UseInMemoryDatabase in a C# test is DNT-004 with ASPIT-003", () => {
+    expect(
+      foundTogether(["java-testing", "spring-boot-testing"], "src/test/java/com/shop/OutboxIT.java", "    Thread.sleep(500);"),
+    ).toEqual(["1 JTEST-002+SBT-004"]);
+    expect(
+      foundTogether(
+        ["dotnet-testing", "aspnetcore-integration-testing"],
+        "tests/Orders.Api.Tests/ApiFactory.cs",
+        'services.AddDbContext<AppDbContext>(o => o.UseInMemoryDatabase("orders"));',
+      ),
+    ).toEqual(["1 DNT-004+ASPIT-003"]);
+  });
+});
+
 const SBT = "spring-boot-testing";
 const JAVA_TEST = "src/test/java/com/shop/orders/OrderControllerTest.java";
 
@@ -103,6 +125,12 @@ describe("spring-boot-testing: detectors in Spring Boot test sources", () => {
     expect(found(SBT, "src/test/java/com/shop/OutboxIT.java", good)).toEqual([]);
   });
 
+  test("SBT-007: a Gatling simulation's default base URL (a load test aimed at a deployed server) is not a finding", () => {
+    const gatling = 'String baseURL = Optional.ofNullable(System.getProperty("baseURL")).orElse("http://localhost:8080");';
+    expect(found(SBT, "src/test/java/gatling/simulations/OrderGatlingTest.java", gatling)).toEqual([]);
+    expect(found(SBT, "src/test/java/com/shop/OrderApiTest.java", gatling)).toEqual(["1 SBT-007"]);
+  });
+
   test("a line with talentd-ignore SBT-005 and its reason keeps a deliberate @DirtiesContext", () => {
     expect(
       found(SBT, JAVA_TEST, "// talentd-ignore SBT-005 the embedded broker cannot be reset\n@DirtiesContext\nclass BrokerTest {}"),
@@ -144,6 +172,12 @@ describe("pytest-django-testing: detectors in Django test modules", () => {
       "    client.force_login(user)",
     ].join("\n");
     expect(found(PDJ, "orders/conftest.py", good)).toEqual([]);
+  });
+
+  test("PDJ-003: RequestFactory() in a module of Django TestCase classes (no pytest fixtures there) is left alone", () => {
+    const testCase = ["class RichTextTests(TestCase):", "    def setUp(self):", "        self.rf = RequestFactory()"].join("\n");
+    expect(found(PDJ, PY_TEST, testCase)).toEqual([]);
+    expect(found(PDJ, PY_TEST, "def test_rich_text():\n    rf = RequestFactory()")).toEqual(["2 PDJ-003"]);
   });
 
   test("PDJ-005: assigning to the imported django.conf settings is found; the settings fixture (same assignment, no import) is left alone", () => {
@@ -211,6 +245,26 @@ describe("fastapi-testing: detectors in FastAPI test modules", () => {
     expect(found(FAPIT, FAPI_TEST, 'async with AsyncClient(transport=ASGITransport(app=app), base_url="http://test") as ac:')).toEqual([]);
   });
 
+  test("FAPIT-001, FAPIT-002: an override on, and a client of, an app the test function builds itself are left alone; the shared app's are found", () => {
+    const local = [
+      "def test_versioned_routes():",
+      "    app = FastAPI()",
+      "    app.include_router(router)",
+      '    app.dependency_overrides[get_tenant] = lambda: "acme"',
+      "    client = TestClient(app)",
+    ].join("\n");
+    expect(found(FAPIT, FAPI_TEST, local)).toEqual([]);
+    const shared = [
+      "from app.main import app as main_app",
+      "def test_versioned_routes():",
+      '    main_app.dependency_overrides[get_tenant] = lambda: "acme"',
+      "    client = TestClient(main_app)",
+    ].join("\n");
+    expect(found(FAPIT, FAPI_TEST, shared)).toEqual(["3 FAPIT-001", "4 FAPIT-002"]);
+    // clearing another app's overrides does not excuse this one's
+    expect(found(FAPIT, FAPI_TEST, `${shared}\n    other.dependency_overrides.clear()`)).toEqual(["3 FAPIT-001", "4 FAPIT-002"]);
+  });
+
   test("FAPIT-003, FAPIT-004, FAPIT-005: a running server on :8000, module reloads and hand-driven loops are found; MockTransport, overrides and anyio are left alone", () => {
     const bad = [
       'r = httpx.get("http://localhost:8000/items/1")',
@@ -273,6 +327,22 @@ describe("aspnetcore-integration-testing: detectors in C# test projects", () => 
       "}",
     ].join("\n");
     expect(found(ASPIT, CS_TEST, good)).toEqual([]);
+  });
+
+  test("ASPIT-004, ASPIT-005: browser acceptance projects and an NUnit [SetUpFixture]'s statics are left alone; a scope factory is not an app factory", () => {
+    const url = 'private const string RootUrl = "https://localhost:44447/";';
+    expect(found(ASPIT, "tests/WebUI.AcceptanceTests/LoginTests.cs", url)).toEqual([]);
+    expect(found(ASPIT, "tests/WebUI.IntegrationTests/LoginTests.cs", url)).toEqual(["1 ASPIT-004"]);
+    const setUp = [
+      "[SetUpFixture]",
+      "public partial class Testing",
+      "{",
+      "    private static CustomWebApplicationFactory _factory = null!;",
+      "}",
+    ].join("\n");
+    expect(found(ASPIT, "tests/Application.IntegrationTests/Testing.cs", setUp)).toEqual([]);
+    expect(found(ASPIT, "tests/Application.IntegrationTests/Testing.cs", setUp.replace("[SetUpFixture]\n", ""))).toEqual(["3 ASPIT-005"]);
+    expect(found(ASPIT, CS_TEST, "    private static IServiceScopeFactory _scopeFactory = null!;")).toEqual([]);
   });
 
   test("ASPIT-006, ASPIT-007: AllowAnonymousFilter and process environment variables are found; a test auth scheme and UseSetting are left alone", () => {
