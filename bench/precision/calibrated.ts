@@ -44,8 +44,15 @@ export function blockedAfter(window: Replay, relaxed: readonly string[]): { bloc
   return { blocked: new Set(still.map((f) => f.commit)).size, by: blockedBy(still) };
 }
 
-/** Calibrates on the commits before the window (its oldest commit's first parent, back CALIBRATE_HISTORY), or null when the snapshot has none. */
-export function calibrationBefore(repo: string, gitDir: string, talents: Talents, head: string, windowSize: number): Replay | null {
+/** Calibrates on the `history` commits before the window (from its oldest commit's first parent), or null when the snapshot has none. */
+export function calibrationBefore(
+  repo: string,
+  gitDir: string,
+  talents: Talents,
+  head: string,
+  windowSize: number,
+  history = CALIBRATE_HISTORY,
+): Replay | null {
   let before: string;
   try {
     before = gitIn(gitDir, ["rev-list", "--first-parent", "--skip", String(windowSize), "-n", "1", head]).trim();
@@ -54,7 +61,7 @@ export function calibrationBefore(repo: string, gitDir: string, talents: Talents
   }
   if (!before) return null;
   try {
-    return replay(repo, gitDir, talents, CALIBRATE_HISTORY, before);
+    return replay(repo, gitDir, talents, history, before);
   } catch {
     return null; // a snapshot without those objects
   }

@@ -123,16 +123,18 @@ export async function benchPrecision(): Promise<void> {
     }
     const started = performance.now();
     const available = "max" in c ? c.max : Number.POSITIVE_INFINITY;
-    const n = Math.min(commits, calibrated ? available - CALIBRATE_HISTORY : available);
+    // a short snapshot calibrates on its older half
+    const history = Math.min(CALIBRATE_HISTORY, Math.floor(available / 2));
+    const n = Math.min(commits, calibrated ? available - history : available);
     const talents = stackTalents(talentsDir, c.stack);
     const r = replay(c.repo, gitDir, talents, n, c.head);
     if (calibrated) {
-      const history = calibrationBefore(c.repo, gitDir, talents, c.head, n);
-      const relaxed = history ? relaxedBy(history, talents) : [];
+      const before = calibrationBefore(c.repo, gitDir, talents, c.head, n, history);
+      const relaxed = before ? relaxedBy(before, talents) : [];
       const after = blockedAfter(r, relaxed);
       calibration.push([
         c.repo,
-        history ? history.commits : "none",
+        before ? before.commits : "none",
         r.commits,
         r.blocked,
         `${((100 * r.blocked) / Math.max(1, r.commits)).toFixed(1)}%`,
