@@ -205,6 +205,7 @@ export const ANSWERS: Record<string, Schema | OtherAnswer> = {
     triggers: Triggers,
     compact: S,
     compactDigest: S,
+    ...{ reviewed: n(S), covers: a(o({ product: S, versions: a(S) })) },
     rules: a(o({ id: S, severity: S, title: S, check: S })),
     tests: a(o({ rule: S, pass: S, fail: S })),
     files: a(o({ path: S, digest: S, size: I })),

@@ -15,6 +15,7 @@ import { DataTable, Layout } from "../../ui/layout";
 import { InlineCode } from "../../ui/parts";
 import { HtmlByObject, HtmlMemo } from "../../ui/memo";
 import { InstallInto, ProjectStates, type ProjectWithState } from "./sheetProjects";
+import { ReviewFacts } from "./sheetReview";
 
 /** Kept renders (ui/memo.ts): a card outside grouped install depends on its talent only; the other blocks on what their key names. */
 const plainCards = new HtmlByObject<Talent, null>(() => true);
@@ -328,6 +329,7 @@ export function TalentSheet(props: {
         <dd>{t.requires.join(", ") || "—"}</dd>
         <dt>Conflicts with</dt>
         <dd>{t.conflicts.join(", ") || "—"}</dd>
+        <ReviewFacts t={t} />
       </dl>
       <h2>Rules</h2>
       <DataTable caption="Rules and how to check them" columns={["Rule", "Severity", "Rule and check"]}>
