@@ -299,7 +299,8 @@ export function TalentSheet(props: {
       </p>
       <h1>{t.title}</h1>
       <p>
-        <code>{t.id}</code> · version {t.version} {t.kind === "expertise" ? <span class="tag">expertise</span> : null}
+        <code>{t.id}</code> · version {t.version}
+        <ReviewFacts t={t} /> {t.kind === "expertise" ? <span class="tag">expertise</span> : null}
       </p>
       <p>{t.summary}</p>
       <InstallInto id={t.id} rows={projects} />
@@ -329,7 +330,6 @@ export function TalentSheet(props: {
         <dd>{t.requires.join(", ") || "—"}</dd>
         <dt>Conflicts with</dt>
         <dd>{t.conflicts.join(", ") || "—"}</dd>
-        <ReviewFacts t={t} />
       </dl>
       <h2>Rules</h2>
       <DataTable caption="Rules and how to check them" columns={["Rule", "Severity", "Rule and check"]}>
