@@ -1,3 +1,4 @@
+/** @jsxImportSource hono/jsx */
 /** The talent sheet's review line: when a person last checked the talent, and the versions it covers (docs/talent-format.md). */
 import type { Talent } from "../../catalog/format";
 
