@@ -3,7 +3,7 @@
  * talents' `covers` name, and which of a talent's covered versions are past it on a given day
  * (docs/talent-format.md "Review: reviewed and covers").
  */
-import type { Coverage } from "./format";
+import type { Coverage, Finding } from "./format";
 import { isCalendarDay } from "./validateReview";
 
 export const SUPPORT_FILE = "_support.yaml";
@@ -68,4 +68,32 @@ export function pastSupport(covers: readonly Coverage[] | undefined, rows: reado
 /** Today's day in UTC, YYYY-MM-DD. */
 export function utcDay(now: Date = new Date()): string {
   return now.toISOString().slice(0, 10);
+}
+
+/**
+ * What `talents lint DIR` adds when DIR holds a support table: the table's malformed rows, a
+ * talent's covered version past its end of support and a `reviewed` day after `today`, as findings.
+ */
+export function supportFindings(
+  table: { text: string; label: string } | null,
+  talents: readonly { id: string; file: string; covers?: readonly Coverage[]; reviewed?: string }[],
+  today: string,
+): Finding[] {
+  const out: Finding[] = [];
+  for (const t of talents)
+    if (t.reviewed && t.reviewed > today) out.push({ file: t.file, field: "reviewed", problem: `${t.reviewed} is after today (${today})` });
+  if (!table) return out;
+  const { rows, problems } = parseSupportTable(table.text);
+  for (const p of problems) {
+    const at = p.startsWith("support") ? p.indexOf(": ") : -1;
+    out.push({ file: table.label, field: at < 0 ? "support" : p.slice(0, at), problem: at < 0 ? p : p.slice(at + 2) });
+  }
+  for (const t of talents)
+    for (const p of pastSupport(t.covers, rows, today))
+      out.push({
+        file: t.file,
+        field: "covers",
+        problem: `${p.product} ${p.version} left support on ${p.ended} (${table.label}): write the talent for a supported version`,
+      });
+  return out;
 }

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { formatFinding } from "../../src/catalog/format";
 import { skillFolderOf } from "../../src/catalog/skillFormat";
-import { parseSupportTable, pastSupport } from "../../src/catalog/support";
+import { parseSupportTable, pastSupport, utcDay } from "../../src/catalog/support";
 import { validateTalent } from "../../src/catalog/validate";
-import { talentMd } from "../helpers";
+import { runCli, talentMd, tempDir, writeFiles } from "../helpers";
 
 const validate = (over: Record<string, string>, main = "TALENT.md") =>
   validateTalent({ folder: "alpha", files: { [main]: talentMd("alpha", over) }, label: (p) => `talents/alpha/${p}` });
@@ -72,5 +72,30 @@ describe("the support table: a covered version past its end of support", () => {
       "support[1].ends: must be a day YYYY-MM-DD",
       "support[3]: c 1 is listed twice",
     ]);
+  });
+});
+
+describe("talents lint DIR checks the review fields against DIR's support table", () => {
+  test("a covered version past its end, a reviewed day after today and a malformed table row are problems (exit 1); without them exit 0", async () => {
+    const { dir, cleanup } = tempDir("lint-support-");
+    const covers = '[{product: .NET, versions: ["9", "10"]}]';
+    writeFiles(dir, {
+      "alpha/TALENT.md": talentMd("alpha", { reviewed: "2999-01-01", covers }),
+      "_support.yaml":
+        'support:\n  - {product: .NET, version: "9", ends: 2026-11-10}\n  - {product: .NET, version: "10", ends: 2999-11-14}\n  - {product: X, version: 1, ends: 2026-01-01}\n',
+    });
+    const r = await runCli(["talents", "lint", dir]);
+    expect(r.code).toBe(1);
+    expect(r.stdout.trim().split("\n")).toEqual([
+      `${dir}/alpha/TALENT.md: reviewed: 2999-01-01 is after today (${utcDay()})`,
+      `${dir}/_support.yaml: support[2].version: missing (a string: quote it)`,
+      `${dir}/alpha/TALENT.md: covers: .NET 9 left support on 2026-11-10 (${dir}/_support.yaml): write the talent for a supported version`,
+    ]);
+    writeFiles(dir, { "alpha/TALENT.md": talentMd("alpha", { reviewed: "2026-11-30", covers: '[{product: .NET, versions: ["10"]}]' }) });
+    writeFiles(dir, { "_support.yaml": 'support:\n  - {product: .NET, version: "9", ends: 2026-11-10}\n' });
+    const ok = await runCli(["talents", "lint", dir]);
+    expect(ok.stdout).toBe("");
+    expect(ok.code).toBe(0);
+    cleanup();
   });
 });
