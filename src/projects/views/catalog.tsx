@@ -15,6 +15,7 @@ import { DataTable, Layout } from "../../ui/layout";
 import { InlineCode } from "../../ui/parts";
 import { HtmlByObject, HtmlMemo } from "../../ui/memo";
 import { InstallInto, ProjectStates, type ProjectWithState } from "./sheetProjects";
+import { ReviewFacts } from "./sheetReview";
 
 /** Kept renders (ui/memo.ts): a card outside grouped install depends on its talent only; the other blocks on what their key names. */
 const plainCards = new HtmlByObject<Talent, null>(() => true);
@@ -298,7 +299,8 @@ export function TalentSheet(props: {
       </p>
       <h1>{t.title}</h1>
       <p>
-        <code>{t.id}</code> · version {t.version} {t.kind === "expertise" ? <span class="tag">expertise</span> : null}
+        <code>{t.id}</code> · version {t.version}
+        <ReviewFacts t={t} /> {t.kind === "expertise" ? <span class="tag">expertise</span> : null}
       </p>
       <p>{t.summary}</p>
       <InstallInto id={t.id} rows={projects} />
