@@ -282,6 +282,8 @@ export function CatalogListing(props: { l: Listing }) {
 /** The talent sheet: graph, roles, triggers, budget, rules, conformance tests, compact preview, files, install into a project. */
 export function TalentSheet(props: {
   ctx: PageContext;
+  /** The version as the sheet says it (an expertise's: declared, with its publication). */
+  version: string;
   t: Talent;
   sheet: ReturnType<typeof talentSheet>;
   nodes: GraphNodeView[];
@@ -298,7 +300,7 @@ export function TalentSheet(props: {
       </p>
       <h1>{t.title}</h1>
       <p>
-        <code>{t.id}</code> · version {t.version} {t.kind === "expertise" ? <span class="tag">expertise</span> : null}
+        <code>{t.id}</code> · version {props.version} {t.kind === "expertise" ? <span class="tag">expertise</span> : null}
       </p>
       <p>{t.summary}</p>
       <InstallInto id={t.id} rows={projects} />
