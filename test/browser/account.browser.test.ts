@@ -125,3 +125,15 @@ test("the onboarding steps' labels never overlap, at 1280 and at 390 px", async 
   }
   await w.context.close();
 });
+
+test("a page's bad query in a browser (/org/insights?days=abc) is the kit's error page with the problem in words, not JSON", async () => {
+  const o = await orgWithProject(live.env, "Insights Bad Days");
+  const w = await signedInPage(browser, live.base, o.owner.email, PASSWORD);
+  const answer = await w.page.goto(`${live.base}/org/insights?days=abc`);
+  expect(answer?.status()).toBe(400);
+  expect(answer?.headers()["content-type"]).toStartWith("text/html");
+  expect(await w.page.textContent("h1")).toBe("That did not work");
+  expect(await w.page.textContent("main")).toContain("must be a whole number from 1 to 90");
+  expectOnlyStatus(w, 400, false); // the document's own status is what is asserted above
+  await w.context.close();
+});
