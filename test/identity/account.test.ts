@@ -3,7 +3,7 @@
  * `/web/account…` as JSON and with htmx, `/account` and its forms without JavaScript, and their failure paths.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createKey, formPost, htmxForm, orgWithProject, signedUp, testEnv, type TestEnv, textOfId, WebClient } from "../helpers";
+import { createKey, formPost, htmxForm, nextTurn, orgWithProject, signedUp, testEnv, type TestEnv, textOfId, WebClient } from "../helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -64,6 +64,21 @@ describe("GET /web/account and /account", () => {
     expect(r.headers.get("hx-refresh")).toBeNull();
     expect((await r.json()).user.email).toBe(c.email);
   });
+});
+
+test("linked identities are listed read-only with their provider's name, an organization's SSO by the organization's name", async () => {
+  const o = await orgWithProject(env, "Account SSO Co");
+  for (const provider of ["github", `sso:${o.org.id}`]) {
+    await env.database.client.execute({
+      sql: "INSERT INTO external_accounts (provider, provider_user_id, user_id, created_at) VALUES (?, ?, ?, ?)",
+      args: [provider, `subject-${provider}`, o.owner.userId, Date.now()],
+    });
+  }
+  await nextTurn();
+  const ids = (await o.owner.get("/web/account")).body.identities.map((i: { label: string }) => i.label).sort();
+  expect(ids).toEqual(["GitHub", "Single sign-on of Account SSO Co"]);
+  const html = await (await o.owner.call("GET", "/account", undefined, { accept: "text/html" })).text();
+  expect(html).toContain("Single sign-on of Account SSO Co");
 });
 
 describe("PATCH /web/account: the name", () => {
