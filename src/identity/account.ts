@@ -5,13 +5,14 @@
  */
 import { and, desc, eq, gt, inArray, isNull, ne } from "drizzle-orm";
 import type { Config } from "../config";
-import type { Database } from "../db/client";
+import type { Database, Tx } from "../db/client";
 import { apiKeys, externalAccounts, organizations, projects, sessions, users } from "../db/schema";
 import { AppError, type Issue, notFound, validationFailed } from "../http/errors";
 import { type ClientMeta, changePassword } from "./service";
 import type { AuthLimiters } from "./limits";
 import { passwordProblem } from "./passwords";
 import { providerLabel } from "./providers";
+import { recordSecurityEvent } from "./security";
 
 /** One active session of the person: where and when it was last used. */
 export interface AccountSession {
@@ -192,24 +193,36 @@ export async function changeOwnPassword(
   }
 }
 
-/** Ends every session of the person but `keepId` (this browser's); returns how many ended. */
-export async function endOtherSessions(database: Database, userId: string, keepId: string): Promise<number> {
+/** Who ends sessions, for the security event recorded in the same transaction. */
+interface Ender {
+  user: { id: string; email: string };
+  meta: ClientMeta;
+}
+
+/** Ends every session of the person but `keepId` (this browser's); returns how many ended (a `sessions.ended` security event when any did). */
+export async function endOtherSessions(database: Database, by: Ender, keepId: string): Promise<number> {
   return database.write(async (tx) => {
     const ended = await tx
       .delete(sessions)
-      .where(and(eq(sessions.userId, userId), ne(sessions.id, keepId)))
+      .where(and(eq(sessions.userId, by.user.id), ne(sessions.id, keepId)))
       .returning({ id: sessions.id });
+    if (ended.length > 0) await recordEnded(tx, by, { scope: "others", ended: ended.length });
     return ended.length;
   });
 }
 
 /** Ends one session of the person: 404 when it is not theirs (or no longer exists). */
-export async function endOwnSession(database: Database, userId: string, sessionId: string): Promise<void> {
+export async function endOwnSession(database: Database, by: Ender, sessionId: string): Promise<void> {
   await database.write(async (tx) => {
     const ended = await tx
       .delete(sessions)
-      .where(and(eq(sessions.id, sessionId), eq(sessions.userId, userId)))
+      .where(and(eq(sessions.id, sessionId), eq(sessions.userId, by.user.id)))
       .returning({ id: sessions.id });
     if (ended.length === 0) throw notFound("No such session of yours: it may have ended already.");
+    await recordEnded(tx, by, { scope: "one", ended: 1 });
   });
+}
+
+function recordEnded(tx: Tx, by: Ender, detail: { scope: "others" | "one"; ended: number }): Promise<void> {
+  return recordSecurityEvent(tx, { kind: "sessions.ended", userId: by.user.id, email: by.user.email, ...by.meta, detail });
 }

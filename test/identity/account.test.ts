@@ -220,6 +220,11 @@ describe("sessions: sign out elsewhere, and one session", () => {
     expect((await third.get("/web/account")).status).toBe(401);
     expect((await c.get("/web/account")).status).toBe(200);
     expect((await stranger.get("/web/account")).status).toBe(200);
+    const events = await env.database.client.execute({
+      sql: "SELECT detail FROM security_events WHERE kind = 'sessions.ended' AND user_id = ?",
+      args: [c.userId],
+    });
+    expect(events.rows.map((r) => JSON.parse(String(r.detail)))).toEqual([{ scope: "others", ended: 2 }]);
   });
 
   test("another person's session → 404, and it goes on; the person's own other session ends", async () => {

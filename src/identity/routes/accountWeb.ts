@@ -76,13 +76,17 @@ export function accountWebRoutes(deps: SignInDeps, guards: Guards) {
       },
       { session: true },
     )
-    .post("/sessions/sign-out-others", async ({ auth }) => ({ ended: await endOtherSessions(deps.database, auth.user.id, auth.id) }), {
-      session: true,
-    })
+    .post(
+      "/sessions/sign-out-others",
+      async ({ auth, request, server }) => ({
+        ended: await endOtherSessions(deps.database, { user: auth.user, meta: clientMeta(request, server) }, auth.id),
+      }),
+      { session: true },
+    )
     .delete(
       "/sessions/:sessionId",
-      async ({ auth, params }) => {
-        await endOwnSession(deps.database, auth.user.id, params.sessionId);
+      async ({ auth, params, request, server }) => {
+        await endOwnSession(deps.database, { user: auth.user, meta: clientMeta(request, server) }, params.sessionId);
         return { ended: true, current: params.sessionId === auth.id };
       },
       { session: true, params: t.Object({ sessionId: t.String({ maxLength: 100 }) }) },
