@@ -81,6 +81,16 @@ test("linked identities are listed read-only with their provider's name, an orga
   expect(html).toContain("Single sign-on of Account SSO Co");
 });
 
+test("an account without a password (an identity provider's) is offered a reset link instead of the change form", async () => {
+  const c = await signedUp(env);
+  await env.database.client.execute({ sql: "UPDATE users SET password_hash = NULL WHERE id = ?", args: [c.userId] });
+  await nextTurn();
+  expect((await c.get("/web/account")).body.user.hasPassword).toBe(false);
+  const html = await (await c.call("GET", "/account", undefined, { accept: "text/html" })).text();
+  expect(html).toContain('<a href="/reset-password">A reset link</a>');
+  expect(html).not.toContain('id="acc-password-form"');
+});
+
 describe("PATCH /web/account: the name", () => {
   test("renamed; a name over 100 characters → 400 naming name", async () => {
     const c = await signedUp(env);

@@ -106,7 +106,8 @@ function Password(props: { account: Account; attempt?: AccountAttempt }) {
     return (
       <Card id="acc-password" title="Password">
         <p class="muted">
-          You sign in through an identity provider: this account has no password. The sign-in page's “Forgot your password?” sets one.
+          You sign in through an identity provider: this account has no password. <a href="/reset-password">A reset link</a> mailed to your
+          address sets one.
         </p>
       </Card>
     );
