@@ -32,6 +32,8 @@ import { passwordResetRoutes } from "./identity/pages/reset";
 import { ssoAuthRoutes } from "./identity/routes/sso";
 import { ssoWebRoutes } from "./identity/routes/ssoSettings";
 import { ssoPages } from "./identity/pages/sso";
+import { accountPages } from "./identity/pages/account";
+import { accountWebRoutes, registerAccountViews } from "./identity/routes/accountWeb";
 import type { Guards } from "./auth/guards";
 import { homePage } from "./projects/pages/home";
 import { htmlErrors } from "./ui/errors";
@@ -121,6 +123,7 @@ export function createApp(input: AppDeps) {
   registerTenancyViews(deps);
   registerExpertiseViews(deps.views);
   registerPolicyViews(deps.views);
+  registerAccountViews(deps.views);
   // The MCP adapter sends each tool call through the app itself (docs/api-oauth-mcp.md).
   const backend: Backend = { handle: (request) => app.handle(request) };
   // Bun's own cap is far above ours (it would answer an empty 413), so the edge answers every body past
@@ -164,6 +167,7 @@ export function createApp(input: AppDeps) {
     .use(identityRoutes(deps, guards))
     .use(pages(deps))
     .use(ssoRoutes(deps, guards, sessions))
+    .use(plainPlugin([accountWebRoutes(deps, guards), accountPages(deps, sessions)]))
     .use(searchRoutes(deps, guards))
     .use(tenancyRoutes(deps, guards))
     .use(codeHostingRoutes(deps, guards))

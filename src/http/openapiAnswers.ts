@@ -209,7 +209,7 @@ export const ANSWERS: Record<string, Schema | OtherAnswer> = {
   "POST /web/projects": Project,
   "GET /web/projects/{id}": Project,
   "PATCH /web/projects/{id}": Project,
-  "DELETE /web/projects/{id}": o({ deleted: S }),
+  "DELETE /web/projects/{id}": o({ deleted: S, name: S }),
   "GET /web/projects/{id}/keys": o({ keys: a(Key) }),
   "POST /web/projects/{id}/keys": o({ key: Key, value: S, notice: S }),
   "DELETE /web/projects/{id}/keys/{keyId}": o({ key: Key }),

@@ -283,6 +283,8 @@ export function CatalogListing(props: { l: Listing }) {
 /** The talent sheet: graph, roles, triggers, budget, rules, conformance tests, compact preview, files, install into a project. */
 export function TalentSheet(props: {
   ctx: PageContext;
+  /** The version as the sheet says it (an expertise's: declared, with its publication). */
+  version: string;
   t: Talent;
   sheet: ReturnType<typeof talentSheet>;
   nodes: GraphNodeView[];
@@ -299,7 +301,7 @@ export function TalentSheet(props: {
       </p>
       <h1>{t.title}</h1>
       <p>
-        <code>{t.id}</code> · version {t.version}
+        <code>{t.id}</code> · version {props.version}
         <ReviewFacts t={t} /> {t.kind === "expertise" ? <span class="tag">expertise</span> : null}
       </p>
       <p>{t.summary}</p>
