@@ -94,3 +94,49 @@ describe("spring-boot-4-migration: what a Boot 3.5 codebase must change, the Boo
     expect(designate(designable, ["src/main/java/a/OwnerController.java"], [])).toEqual([]);
   });
 });
+
+describe("dotnet-10-migration: what a .NET 8/9 solution must change, the .NET 10 forms left alone", () => {
+  test("project and package files: a net9.0 target, a 9.x ASP.NET Core or EF Core package, System.Linq.Async; a multi-targeted library and packages on their own trains are fine", () => {
+    const old = lines(
+      "<TargetFramework>net9.0</TargetFramework>",
+      '<PackageVersion Include="Microsoft.EntityFrameworkCore.Tools" Version="9.0.4" />',
+      '<PackageVersion Include="System.Linq.Async" Version="6.0.1" />',
+    );
+    expect(found("dotnet-10-migration", "src/Catalog.API/Catalog.API.csproj", old)).toEqual(["1 NET10-001", "2 NET10-002", "3 NET10-003"]);
+    const net10 = lines(
+      "<TargetFramework>net10.0</TargetFramework>",
+      "<TargetFrameworks>net8.0;net10.0</TargetFrameworks>",
+      '<PackageVersion Include="Microsoft.EntityFrameworkCore.Tools" Version="10.0.1" />',
+      '<PackageVersion Include="Microsoft.Extensions.Http.Resilience" Version="9.10.0" />',
+      '<PackageReference Include="Microsoft.AspNetCore.Components.WebView.Maui" Version="9.0.30" />',
+    );
+    expect(found("dotnet-10-migration", "src/Catalog.API/Catalog.API.csproj", net10)).toEqual([]);
+  });
+
+  test("code: WebHost, WithOpenApi, OpenAPI.NET 1 namespaces, a suppression without its justification over several lines", () => {
+    const old = lines(
+      "using Microsoft.OpenApi.Models;",
+      "var host = WebHost.CreateDefaultBuilder(args).UseStartup<Startup>().Build();",
+      'group.MapGet("/", GetTodoLists).WithOpenApi();',
+      '[UnconditionalSuppressMessage("Trimming",',
+      '    "IL2026:RequiresUnreferencedCode")]',
+    );
+    expect(found("dotnet-10-migration", "src/Web/Program.cs", old)).toEqual(["1 NET10-004", "2 NET10-005", "3 NET10-006", "4 NET10-009"]);
+    const net10 = lines(
+      "using Microsoft.OpenApi;",
+      "var builder = WebApplication.CreateBuilder(args);",
+      'group.MapGet("/", GetTodoLists).WithSummary("Todo lists");',
+      '[UnconditionalSuppressMessage("Trimming", "IL2026:RequiresUnreferencedCode",',
+      '    Justification = "EventBusOptions is a plain options class whose public properties are preserved.")]',
+    );
+    expect(found("dotnet-10-migration", "src/Web/Program.cs", net10)).toEqual([]);
+  });
+
+  test("designated by project, package and SDK files and the host's Program.cs, not by a controller", () => {
+    const t = talents.get("dotnet-10-migration")!;
+    const designable = [{ id: t.id, triggers: { files: t.triggers.files }, languages: t.languages }];
+    for (const p of ["global.json", "Directory.Packages.props", "src/Web/Web.csproj", "src/Web/Program.cs"])
+      expect(designate(designable, [p], []).map((d) => d.id)).toEqual([t.id]);
+    expect(designate(designable, ["src/Web/Controllers/OrdersController.cs"], [])).toEqual([]);
+  });
+});
