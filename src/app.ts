@@ -198,9 +198,11 @@ export type App = ReturnType<typeof createApp>;
  * plugin typed as a plain Elysia, for the same reason as `pages` below.
  */
 function governance(deps: ComposedDeps, guards: Guards, sessions: PageSessions): Elysia {
+  // an audit-log export is a heavy read under the dashboard's per-user cap (activity/readCap.ts)
+  const cap = dashboardReadCap(deps.database, deps.config.dashboardReadsPerUser);
   return plainPlugin([
     policyRoutes(deps, guards),
-    auditRoutes(deps, guards, sessions),
+    auditRoutes(deps, guards, sessions, cap),
     findingsRoutes(deps, guards),
     hookRulesRoutes(deps, guards),
   ]);

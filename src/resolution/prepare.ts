@@ -262,14 +262,17 @@ export async function prepareTask(
   voice: Voice,
   budget: number = Number.POSITIVE_INFINITY,
 ): Promise<PreparedTask> {
-  const { ids, language } = readDesignation(body);
+  const { ids, language, maxTokens } = readDesignation(body);
   const active = await activeItems(deps, project);
   const unknown = ids.filter((id) => !active.has(id));
   if (unknown.length > 0) throw unknownTalents(unknown, notDesignableHint(voice));
   const designated = ids.map((id) => active.get(id)!);
   const memo = designationFor(project.id, ids, designated, active, deps.catalog);
   const { id: designationId, prerequisites, conflicts } = memo;
-  const { count: servedCount, tokens } = servedWithin(designated, budget);
+  // the agent's maxTokens cuts below the project's context budget, never above it
+  const capped = maxTokens !== null && maxTokens < budget;
+  const cut = capped ? maxTokens : budget;
+  const { count: servedCount, tokens } = servedWithin(designated, cut);
   const resolutionId = newId("res");
   const now = Date.now();
   const served = designated.slice(0, servedCount);
@@ -277,9 +280,9 @@ export async function prepareTask(
   const overBudget =
     rest.length > 0
       ? {
-          contextBudget: { budget, served: servedCount, notServed: rest.length },
+          contextBudget: { budget: cut, served: servedCount, notServed: rest.length, ...(capped ? { by: "maxTokens" } : {}) },
           notServed: notServedOf(rest),
-          overBudget: overBudgetNote(voice, resolutionId),
+          overBudget: overBudgetNote(voice, resolutionId, capped),
         }
       : {};
   const next = afterPrepare(
