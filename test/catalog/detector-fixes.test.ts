@@ -99,6 +99,20 @@ describe("scan: [file] — a construct laid out over several lines is found, rep
     expect(found("django", "app/models.py", next)).toEqual([]);
   });
 
+  test("talentd-ignore on the comment line above a construct's first line silences it, with its reason", () => {
+    const text = lines(
+      "try { Close(); }",
+      "// talentd-ignore CS-006 closing twice is harmless here",
+      "catch (ObjectDisposedException)",
+      "{",
+      "}",
+    );
+    const file: AddedFile = { path: "src/A.cs", lines: text.split("\n").map((t, i) => ({ line: i + 1, text: t })) };
+    const r = runDetectors([served("csharp-base")], [file], () => text);
+    expect(r.findings.map((f) => f.rule)).toEqual([]);
+    expect(r.ignored).toEqual([{ file: "src/A.cs", line: 3, rule: "CS-006", reason: "closing twice is harmless here" }]);
+  });
+
   test("a construct is reported when any of its lines is added, and not when none is", () => {
     const text = lines("class A {", "  void f() {", "    try { g(); } catch (IOException e) {", "    }", "  }", "}");
     expect(found("java-base", "src/main/java/a/A.java", text, [4])).toEqual(["3 JAVA-001"]);
