@@ -245,15 +245,54 @@ export function reportsLine(d: ViewDetector, view: FileView, i: number, raw: str
   const line = d.scan.has("comments") ? raw : (view.code[i] ?? raw);
   const m = d.regex.exec(line.length > LINE_MAX ? line.slice(0, LINE_MAX) : line);
   if (!m) return null;
-  // an `unless` about the first group says nothing when the group matched nothing
-  if (d.unless && (m[1] !== undefined || !d.unless.includes("$1"))) {
-    // one test per file and expression: a detector of bare calls asks the same of each `log(…)` line
-    const source = d.unless.replace(/\$1/g, () => escapeRegExp(m[1] ?? ""));
-    const key = `${d.regex.flags}/${source}`;
-    const excused = (view.excused ??= new Map());
-    let hit = excused.get(key);
-    if (hit === undefined) excused.set(key, (hit = new RegExp(source, d.regex.flags).test(whole())));
-    if (hit) return null;
+  return excused(d, view, m, whole) ? null : m;
+}
+
+/** Its `unless` finds what excuses the match in the whole file (an `unless` about `$1` says nothing when the group matched nothing). */
+function excused(d: ViewDetector, view: FileView, m: RegExpExecArray, whole: () => string): boolean {
+  if (!d.unless || (m[1] === undefined && d.unless.includes("$1"))) return false;
+  // one test per file and expression: a detector of bare calls asks the same of each `log(…)` line
+  const source = d.unless.replace(/\$1/g, () => escapeRegExp(m[1] ?? ""));
+  const key = `${d.regex.flags}/${source}`;
+  const known = (view.excused ??= new Map());
+  let hit = known.get(key);
+  if (hit === undefined) known.set(key, (hit = new RegExp(source, d.regex.flags).test(whole())));
+  return hit;
+}
+
+/**
+ * A `scan: [file]` detector's matches (docs/talent-format.md "Detectors"): its pattern over the whole
+ * file, so a construct laid out over several lines (a `catch` whose empty braces sit on the next
+ * lines) is seen; comments blanked unless it scans them. Each match is reported at the line it
+ * starts on (0-based `line`, `end` the line it ends on), not in test code unless it scans tests, and
+ * not when its `unless` excuses it.
+ */
+export function fileMatches(
+  d: ViewDetector,
+  view: FileView,
+  raw: readonly string[],
+  whole: () => string,
+): { line: number; end: number; match: RegExpExecArray }[] {
+  const text = d.scan.has("comments") ? raw.join("\n") : whole();
+  const re = new RegExp(d.regex.source, `${d.regex.flags}g`);
+  const out: { line: number; end: number; match: RegExpExecArray }[] = [];
+  let line = 0;
+  let at = 0; // the text up to `at` holds `line` newlines
+  const lineOf = (index: number): number => {
+    for (; at < index; at++) if (text.charCodeAt(at) === 10) line++;
+    return line;
+  };
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    if (m[0] === "") {
+      re.lastIndex++;
+      continue;
+    }
+    const start = lineOf(m.index);
+    let end = start;
+    for (let k = 0; k < m[0].length; k++) if (m[0].charCodeAt(k) === 10) end++;
+    if (view.inTest[start] && !d.scan.has("tests")) continue;
+    if (excused(d, view, m, whole)) continue;
+    out.push({ line: start, end, match: m });
   }
-  return m;
+  return out;
 }

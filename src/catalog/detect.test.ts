@@ -119,7 +119,7 @@ describe("rule detectors in TALENT.md (docs/talent-format.md 'Detectors': `detec
       { pattern: "\\bbad\\((\\w*)", files: ["src/**/*.ts"], scan: ["tests", "comments"], unless: "allow\\($1\\)" },
     ]);
     expect(lines(validate(`    detect:\n      - pattern: 'bad'\n        scan: [tests, prose]\n        unless: '('`))).toEqual([
-      "talents/detecting/TALENT.md: rules[AB-001].detect[0].scan: must be a non-empty list of tests, e2e, examples, docs, fixtures, generated, vendored, comments",
+      "talents/detecting/TALENT.md: rules[AB-001].detect[0].scan: must be a non-empty list of tests, e2e, examples, docs, fixtures, generated, vendored, comments, file",
       "talents/detecting/TALENT.md: rules[AB-001].detect[0].unless: invalid regular expression: missing )",
     ]);
     // a fail sample that is a comment proves nothing unless the detector scans comments

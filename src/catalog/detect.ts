@@ -6,7 +6,7 @@
  * them on the client. This module imports nothing else of the server, so the client command
  * loads it without the catalog, the database or Elysia.
  */
-import { reportsLine, viewOf } from "./codeContext";
+import { fileMatches, reportsLine, viewOf, type ViewDetector } from "./codeContext";
 import { pathKind, sampleOfGlob, SCAN_VALUES } from "./pathKind";
 
 /** One detector of a rule, as written in TALENT.md. */
@@ -207,6 +207,11 @@ export function compile(d: Detector): RegExp {
   return new RegExp(d.pattern, d.flags ?? "");
 }
 
+/** A detector ready to run on file views: compiled, with what it scans and its `unless`. */
+export function readyDetector(d: Detector): ViewDetector {
+  return { regex: compile(d), scan: new Set(d.scan ?? []), ...(d.unless ? { unless: d.unless } : {}) };
+}
+
 /** The 1-based line numbers of a sample that the rule's detectors report, read as a file at a path their globs name. */
 function sampleMatches(detectors: readonly Detector[], triggerFiles: readonly string[], text: string): { line: number; text: string }[] {
   const lines = text.replace(/\r\n/g, "\n").split("\n");
@@ -214,11 +219,14 @@ function sampleMatches(detectors: readonly Detector[], triggerFiles: readonly st
   for (const d of detectors) {
     const include = detectorFiles(d, triggerFiles).find((g) => !g.startsWith("!")) ?? "**";
     const view = viewOf(sampleOfGlob(include), lines.join("\n"));
-    const ready = { regex: compile(d), scan: new Set(d.scan ?? []), ...(d.unless ? { unless: d.unless } : {}) };
+    const ready = readyDetector(d);
     let whole: string | undefined;
-    lines.forEach((l, i) => {
-      if (reportsLine(ready, view, i, l, () => (whole ??= view.code.join("\n")))) hits.add(i);
-    });
+    const wholeText = () => (whole ??= view.code.join("\n"));
+    if (ready.scan.has("file")) for (const m of fileMatches(ready, view, lines, wholeText)) hits.add(m.line);
+    else
+      lines.forEach((l, i) => {
+        if (reportsLine(ready, view, i, l, wholeText)) hits.add(i);
+      });
   }
   return [...hits].sort((a, b) => a - b).map((i) => ({ line: i + 1, text: lines[i]! }));
 }

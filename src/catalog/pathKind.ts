@@ -9,8 +9,11 @@
 export const PATH_KINDS = ["tests", "e2e", "examples", "docs", "fixtures", "generated", "vendored"] as const;
 export type PathKind = (typeof PATH_KINDS)[number];
 
-/** What `scan` may name: a path kind, or `comments` (comment text, skipped by default too). */
-export const SCAN_VALUES: readonly string[] = [...PATH_KINDS, "comments"];
+/**
+ * What `scan` may name: a path kind, `comments` (comment text, skipped by default too), or `file`
+ * (the pattern is matched over the whole file, for a construct laid out over several lines).
+ */
+export const SCAN_VALUES: readonly string[] = [...PATH_KINDS, "comments", "file"];
 
 const DIR = (names: string): RegExp => new RegExp(`(?:^|/)(?:${names})/`);
 

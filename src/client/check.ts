@@ -2,8 +2,8 @@
  * `talentd check`'s engine: the served rules' detectors (from the resolution's playbook, pinned
  * like everything it serves) over the added lines of a diff, on this machine.
  */
-import { reportsLine, viewOf, type FileView, type ViewDetector } from "../catalog/codeContext";
-import { compile, LINE_MAX, patternProblem, type Detector } from "../catalog/detect";
+import { fileMatches, reportsLine, viewOf, type FileView, type ViewDetector } from "../catalog/codeContext";
+import { LINE_MAX, patternProblem, readyDetector, type Detector } from "../catalog/detect";
 import { fileKind, pathKind } from "../catalog/pathKind";
 import type { AddedFile } from "./git";
 import { globMatcher, type GlobCache, type PathMatcher } from "./match";
@@ -155,8 +155,8 @@ function compileAll(obligations: readonly ServedObligation[]): { compiled: Compi
           skipped.push(`${o.id} ${rule.id} detect[${i}]: ${problem}`);
           return;
         }
-        const regex = compile(d);
-        const ready = { regex, scan: new Set(d.scan ?? []), ...(d.unless ? { unless: d.unless } : {}) };
+        const ready = readyDetector(d);
+        const regex = ready.regex;
         const severity = d.severity === "advisory" || d.severity === "blocking" ? d.severity : rule.severity;
         const filesKey = JSON.stringify(d.files);
         let files = matchers.get(filesKey);
@@ -194,10 +194,31 @@ export function runDetectors(obligations: readonly ServedObligation[], files: re
     const applicable = compiled.filter((c) => applies(c) && (kind === null || c.ready.scan.has(kind)));
     if (applicable.length === 0) continue;
     for (const c of applicable) rulesRun.add(c.rule.id);
-    const key = applicable.map((c) => position.get(c)).join(",");
+    const byLine = applicable.filter((c) => !c.ready.scan.has("file"));
+    const key = byLine.map((c) => position.get(c)).join(",");
     let plan = plans.get(key);
-    if (!plan) plans.set(key, (plan = planFor(applicable)));
+    if (!plan) plans.set(key, (plan = planFor(byLine)));
     let context: ReturnType<typeof fileView> | undefined;
+    const report = (c: Compiled, line: number, text: string, m: RegExpExecArray): void => {
+      const ctx = context!;
+      const reason = ignoreReason(text, c.rule.id) ?? (aboveIsComment(ctx, line) ? ignoreReason(ctx.lines[line - 2], c.rule.id) : null);
+      if (reason !== null) {
+        ignored.push({ file: f.path, line, rule: c.rule.id, reason });
+        return;
+      }
+      const finding: Finding = { file: f.path, line, rule: c.rule.id, talent: c.talent, severity: c.severity, title: c.rule.title, text };
+      const byRule = `${f.path}\0${line}\0${c.rule.id}`;
+      if (reported.has(byRule)) return;
+      reported.add(byRule);
+      // one problem: the same text found by rules of different talents (a talent's own rules are distinct problems)
+      const same = `${f.path}\0${line}\0${m.index}\0${m[0]}`;
+      const known = seen.get(same);
+      if (known && known.talent !== finding.talent) merge(known, finding);
+      else {
+        seen.set(same, finding);
+        findings.push(finding);
+      }
+    };
     for (const { line, text } of f.lines) {
       const s = text.length > LINE_MAX ? text.slice(0, LINE_MAX) : text;
       for (const group of plan) {
@@ -208,33 +229,21 @@ export function runDetectors(obligations: readonly ServedObligation[], files: re
           context ??= fileView(f, contentOf);
           if (context.generated && !c.ready.scan.has("generated")) continue;
           const m = reportsLine(c.ready, context.view, line - 1, text, context.whole);
-          if (!m) continue;
-          const reason =
-            ignoreReason(text, c.rule.id) ?? (aboveIsComment(context, line) ? ignoreReason(context.lines[line - 2], c.rule.id) : null);
-          if (reason !== null) {
-            ignored.push({ file: f.path, line, rule: c.rule.id, reason });
-            continue;
-          }
-          const finding: Finding = {
-            file: f.path,
-            line,
-            rule: c.rule.id,
-            talent: c.talent,
-            severity: c.severity,
-            title: c.rule.title,
-            text,
-          };
-          const byRule = `${f.path}\0${line}\0${c.rule.id}`;
-          if (reported.has(byRule)) continue;
-          reported.add(byRule);
-          // one problem: the same text found by rules of different talents (a talent's own rules are distinct problems)
-          const same = `${f.path}\0${line}\0${m.index}\0${m[0]}`;
-          const known = seen.get(same);
-          if (known && known.talent !== finding.talent) merge(known, finding);
-          else {
-            seen.set(same, finding);
-            findings.push(finding);
-          }
+          if (m) report(c, line, text, m);
+        }
+      }
+    }
+    const overFile = applicable.filter((c) => c.ready.scan.has("file"));
+    if (overFile.length > 0) {
+      // a construct over several lines: reported at the line it starts on when any of its lines was added
+      context ??= fileView(f, contentOf);
+      const added = new Set(f.lines.map((l) => l.line));
+      for (const c of overFile) {
+        if (context.generated && !c.ready.scan.has("generated")) continue;
+        for (const { line, end, match } of fileMatches(c.ready, context.view, context.lines, context.whole)) {
+          let touched = false;
+          for (let k = line + 1; k <= end + 1 && !touched; k++) touched = added.has(k);
+          if (touched) report(c, line + 1, context.lines[line] ?? "", match);
         }
       }
     }

@@ -93,7 +93,7 @@ describe("talentd calibrate: the project's habits become advisory, the rest keep
     const repo = history(
       8,
       (i) => `app.get("/r${i}", (req, res) => res.redirect(req.query.next));\n`,
-      (i) => `src/routes${i}.js`,
+      (i) => `src/routes/r${i}.js`,
     );
     const r = await talentd(["calibrate", "--apply", "--json"], repo, p.env);
     expect(r.code).toBe(0);
