@@ -122,7 +122,9 @@ export async function benchPrecision(): Promise<void> {
       continue;
     }
     const started = performance.now();
-    const available = "max" in c ? c.max : Number.POSITIVE_INFINITY;
+    // the first-parent commits the snapshot holds (a pinned `max` where its objects end)
+    const count = calibrated ? Number(gitIn(gitDir, ["rev-list", "--first-parent", "--count", c.head]).trim()) : Number.POSITIVE_INFINITY;
+    const available = Math.min("max" in c ? c.max : Number.POSITIVE_INFINITY, count);
     // a short snapshot calibrates on its older half
     const history = Math.min(CALIBRATE_HISTORY, Math.floor(available / 2));
     const n = Math.min(commits, calibrated ? available - history : available);
