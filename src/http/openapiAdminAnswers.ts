@@ -2,12 +2,12 @@
  * The declared success answers of the platform administrators' routes (`/web/admin/*`) and the
  * organization policy's, a part of ANSWERS (openapiAnswers.ts).
  */
-import { a, B, I, N, n, o, open, S, type Schema } from "./schema";
+import { a, B, I, map, N, n, o, open, S, type Schema } from "./schema";
 
 const AdminUser = o({ id: S, email: S, name: S, role: S, disabled: B, disabledAt: n(S), createdAt: S });
 const BackupRecord = n(o({ file: n(S), ok: B, startedAt: S, finishedAt: S, bytes: I, error: S, skipped: B }));
 
-const Policy = o({ requiredTalents: a(S), allowedTalents: n(a(S)), setBy: n(o({ id: S, name: S })), updatedAt: n(S) });
+const Policy = o({ requiredTalents: a(S), allowedTalents: n(a(S)), hookRules: map(S), setBy: n(o({ id: S, name: S })), updatedAt: n(S) });
 
 /** The admin routes' answers, by `METHOD /path`. */
 export const ADMIN_ANSWERS: Record<string, Schema> = {

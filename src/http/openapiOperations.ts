@@ -288,9 +288,17 @@ export const ORG_OPERATIONS: Operation[] = [
   {
     method: "PUT",
     path: "/web/orgs/current/policy",
-    summary: "Set the talent policy: required talents are installed and active in every project, with their prerequisites",
+    summary:
+      "Set the talent policy: required talents are installed and active in every project, with their prerequisites; hookRules locks rules",
     access: "admin",
-    body: obj({ requiredTalents: arr(str()), allowedTalents: { anyOf: [arr(str()), { type: "null" }] } }, ["requiredTalents"]),
+    body: obj(
+      {
+        requiredTalents: arr(str()),
+        allowedTalents: { anyOf: [arr(str()), { type: "null" }] },
+        hookRules: { type: "object", additionalProperties: str({ enum: ["block", "advise", "off"] }) },
+      },
+      ["requiredTalents"],
+    ),
     errors: [400, 409],
   },
   { method: "GET", path: "/web/admin/organizations", summary: "Organizations and their status", access: "platform" },
