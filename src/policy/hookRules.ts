@@ -10,7 +10,7 @@ import type { Database, Tx } from "../db/client";
 import { orgPolicies, projectHookRules, type HookChoice } from "../db/schema";
 import { keptAll, keptGet } from "../db/versionMemo";
 import { AppError, validationFailed, type Issue } from "../http/errors";
-import { detectorSeverity } from "../catalog/measured";
+import { detectorSeverity, type Measured } from "../catalog/measured";
 import type { Catalog } from "../catalog/catalog";
 import type { Talent } from "../catalog/format";
 import { listInstalled } from "../selection/service";
@@ -38,6 +38,9 @@ export interface HookRule {
   earned: boolean;
   /** A rule of a talent whose roles include `security`: calibration never relaxes it. */
   security: boolean;
+  title: string;
+  /** Its detectors' figure measured on real history, when the catalog has it. */
+  measured?: Measured;
 }
 
 /** What a rule's findings do: the organization's lock, else the project's choice, else block where earned, advise elsewhere. */
@@ -57,7 +60,15 @@ export function rulesOf(talents: readonly Talent[]): HookRule[] {
     const security = t.roles.includes("security");
     for (const r of t.rules) {
       if (!r.detect || r.detect.length === 0) continue;
-      out.push({ rule: r.id, talent: t.id, shipped: r.severity, earned: detectorSeverity(r) === "blocking", security });
+      out.push({
+        rule: r.id,
+        talent: t.id,
+        shipped: r.severity,
+        earned: detectorSeverity(r) === "blocking",
+        security,
+        title: r.title,
+        ...(r.measured ? { measured: r.measured } : {}),
+      });
     }
   }
   return out;
@@ -119,9 +130,18 @@ export async function hookRulesAnswer(database: Database, catalog: Catalog, orga
   };
 }
 
-/** Reads `{rules: {"TS-005": "advise" | "block" | "off"}}`: 400 validation_failed on anything else. */
+/**
+ * Reads `{rules: {"TS-005": "advise" | "block" | "off"}}`, or a form's fields `rules.TS-005` (the Settings tab's selects; an
+ * empty one names no choice): 400 validation_failed on anything else.
+ */
 export function readHookRulesBody(body: unknown): Map<string, HookChoice> {
-  const rules = body !== null && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>).rules : undefined;
+  const b = body !== null && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+  let rules = b?.rules;
+  // a form: its hidden `rules` field (empty) and one select per rule it lets a person choose for
+  if (b && (rules === "" || (rules === undefined && Object.keys(b).some((k) => k.startsWith("rules.")))))
+    rules = Object.fromEntries(
+      Object.entries(b).flatMap(([k, v]) => (k.startsWith("rules.") && v !== "" ? [[k.slice("rules.".length), v]] : [])),
+    );
   if (rules === null || typeof rules !== "object" || Array.isArray(rules))
     throw validationFailed([{ path: "rules", message: 'rules is required: an object of rule ids to "block", "advise" or "off"' }]);
   const entries = Object.entries(rules as Record<string, unknown>);

@@ -110,7 +110,8 @@ async function hookRulesOf(database: Database, projectId: string, obligations: {
       return r.detect && v ? [[r.id, v] as const] : [];
     }),
   );
-  return chosen.length > 0 ? { hookRules: Object.fromEntries(chosen) } : {};
+  const locked = chosen.filter(([id]) => Object.hasOwn(locks, id)).map(([id]) => id);
+  return chosen.length > 0 ? { hookRules: Object.fromEntries(chosen), ...(locked.length > 0 ? { hookRulesLocked: locked } : {}) } : {};
 }
 
 /**

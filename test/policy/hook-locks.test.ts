@@ -134,6 +134,7 @@ describe("a locked rule: lock > project choice > earned, and a project cannot re
     const { resolutionId } = (await prep.json()) as { resolutionId: string };
     const pb = (await (await withKey(env, p.key, `/api/validation/playbook?resolutionId=${resolutionId}&include=detectors`)).json()) as any;
     expect(pb.hookRules).toEqual({ "TS-005": "block", "TS-002": "block", "TS-006": "off" });
+    expect([...pb.hookRulesLocked].sort()).toEqual(["TS-002", "TS-005"]);
   });
 });
 
@@ -155,5 +156,24 @@ describe("talentd calibrate --apply skips a locked rule and says so", () => {
     const json = JSON.parse((await talentd(["calibrate", "--history", "50", "--json"], repo, p.env)).stdout);
     expect(json.proposals).toEqual({});
     expect(json.locked).toEqual(["TS-005"]);
+  });
+});
+
+describe("talentd check says why a rule blocking for review does not block: advisory (hook: <reason>)", () => {
+  test("locked to advise: (hook: locked by policy); the project advises: (hook: the project advises it); unmeasured: (hook: its detector is advisory until measured)", async () => {
+    const p = await clientProject(live, ["typescript-strict", "javascript-base"]);
+    await p.owner.put("/web/orgs/current/policy", { requiredTalents: [], hookRules: { "TS-005": "advise" } });
+    await fetch(`${live.base}/api/hook-rules`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${p.key}`, "content-type": "application/json" },
+      body: JSON.stringify({ rules: { "TS-006": "advise" } }),
+    });
+    const repo = gitRepo();
+    stage(repo, { "src/a.ts": "// @ts-ignore\nexport function f(a: number) {\n  const x: any = a;\n  return x;\n}\n" });
+    const r = await talentd(["check", "--staged", "--no-report"], repo, p.env);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("TS-005 advisory (hook: locked by policy) ");
+    expect(r.stdout).toContain("TS-006 advisory (hook: the project advises it) ");
+    expect(r.stdout).toContain("TS-002 advisory (hook: its detector is advisory until measured) ");
   });
 });
