@@ -64,6 +64,7 @@ import { mailRoutes } from "./mail/routes";
 import { auditRoutes } from "./audit/routes";
 import { codeHostingRoutes } from "./tenancy/codeHostingRoutes";
 import { policyRoutes } from "./policy/routes";
+import { lockRoutes } from "./policy/lockRoutes";
 import { policyPages } from "./policy/pages";
 import { registerPolicyViews } from "./policy/views";
 import { edge } from "./http/edge";
@@ -200,6 +201,7 @@ export type App = ReturnType<typeof createApp>;
 function governance(deps: ComposedDeps, guards: Guards, sessions: PageSessions): Elysia {
   return plainPlugin([
     policyRoutes(deps, guards),
+    lockRoutes(deps, guards),
     auditRoutes(deps, guards, sessions),
     findingsRoutes(deps, guards),
     hookRulesRoutes(deps, guards),

@@ -13,6 +13,8 @@ const Policy = o({ requiredTalents: a(S), allowedTalents: n(a(S)), hookRules: ma
 export const ADMIN_ANSWERS: Record<string, Schema> = {
   "GET /web/orgs/current/policy": o({ policy: Policy }),
   "PUT /web/orgs/current/policy": o({ policy: Policy, projects: a(o({ projectId: S, installed: a(S) })) }),
+  "POST /web/orgs/current/policy/hook-rules": o({ policy: Policy, projects: a(o({ projectId: S, installed: a(S) })) }),
+  "DELETE /web/orgs/current/policy/hook-rules/{rule}": o({ policy: Policy, projects: a(o({ projectId: S, installed: a(S) })) }),
   "GET /web/admin/organizations": o({
     organizations: a(o({ id: S, slug: S, name: S, status: S, createdAt: S, statusChangedAt: n(S), members: I })),
   }),

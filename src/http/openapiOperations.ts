@@ -301,6 +301,21 @@ export const ORG_OPERATIONS: Operation[] = [
     ),
     errors: [400, 409],
   },
+  {
+    method: "POST",
+    path: "/web/orgs/current/policy/hook-rules",
+    summary: "Lock one hook rule in every project (or change its lock): {rule, choice}",
+    access: "admin",
+    body: obj({ rule: str(), choice: str({ enum: ["block", "advise", "off"] }) }, ["rule", "choice"]),
+    errors: [400],
+  },
+  {
+    method: "DELETE",
+    path: "/web/orgs/current/policy/hook-rules/{rule}",
+    summary: "Lift the organization's lock on a hook rule",
+    access: "admin",
+    errors: [400],
+  },
   { method: "GET", path: "/web/admin/organizations", summary: "Organizations and their status", access: "platform" },
   {
     method: "POST",

@@ -104,29 +104,35 @@ export async function readHookChoices(database: Database, projectId: string): Pr
   return new Map(rows.map((r) => [r.rule, r.choice]));
 }
 
-/** The answer of GET (and PUT): every rule with a detector of the project's enabled talents. */
-export async function hookRulesAnswer(database: Database, catalog: Catalog, organizationId: string, projectId: string) {
+/** Every rule with a detector of the project's enabled talents, with the project's choice and the organization's lock. */
+export async function hookRuleLines(database: Database, catalog: Catalog, organizationId: string, projectId: string) {
   const [talents, choices, locks] = await Promise.all([
     installedTalents(database, catalog, organizationId, projectId, true),
     readHookChoices(database, projectId),
     readHookLocks(database, organizationId),
   ]);
+  return rulesOf(talents).map((r) => {
+    const choice = choices.get(r.rule) ?? null;
+    const lock = Object.hasOwn(locks, r.rule) ? locks[r.rule]! : null;
+    return { ...r, choice, lock, effective: effectiveChoice(r.earned, choice, lock) };
+  });
+}
+
+/** The answer of GET (and PUT): every rule with a detector of the project's enabled talents. */
+export async function hookRulesAnswer(database: Database, catalog: Catalog, organizationId: string, projectId: string) {
+  const lines = await hookRuleLines(database, catalog, organizationId, projectId);
   return {
-    rules: rulesOf(talents).map((r) => {
-      const choice = choices.get(r.rule) ?? null;
-      const lock = Object.hasOwn(locks, r.rule) ? locks[r.rule]! : null;
-      return {
-        rule: r.rule,
-        talent: r.talent,
-        shipped: r.shipped,
-        earned: r.earned,
-        security: r.security,
-        effective: effectiveChoice(r.earned, choice, lock),
-        choice,
-        lockedBy: lock === null ? null : LOCKED_BY,
-        lock,
-      };
-    }),
+    rules: lines.map((r) => ({
+      rule: r.rule,
+      talent: r.talent,
+      shipped: r.shipped,
+      earned: r.earned,
+      security: r.security,
+      effective: r.effective,
+      choice: r.choice,
+      lockedBy: r.lock === null ? null : LOCKED_BY,
+      lock: r.lock,
+    })),
   };
 }
 

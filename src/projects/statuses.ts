@@ -9,6 +9,9 @@ import type { ViewContext } from "../ui/views";
 /** What a saved Settings tab says (the JSON route's htmx answer, and the form's post without JavaScript). */
 export const SETTINGS_SAVED = "Settings saved";
 
+/** What saved hook rules say (the JSON route's htmx answer, and the Settings tab's card without JavaScript). */
+export const HOOK_RULES_SAVED = "Hook rules saved";
+
 /** What a deleted project says (the JSON route's answer, and the deletion card without JavaScript). */
 export const PROJECT_DELETED = "The project was deleted";
 
@@ -73,5 +76,6 @@ export const PROJECT_STATUSES: Record<string, (data: unknown, ctx: ViewContext) 
   "POST /web/projects/:id/token": () => "Automation key created — copy it now; the previous one no longer works",
   "POST /web/projects": (data) => projectCreated((data as { project: { name: string } }).project.name),
   "PATCH /web/projects/:id": () => SETTINGS_SAVED,
+  "PUT /web/projects/:id/hook-rules": () => HOOK_RULES_SAVED,
   "DELETE /web/projects/:id": () => PROJECT_DELETED,
 };
