@@ -126,3 +126,16 @@ describe("the Settings tab lists every rule with a detector and saves the projec
     );
   });
 });
+
+describe("one vocabulary: the talent sheet says per rule what the hook does, apart from its severity for review", () => {
+  test("TS-005 hook: blocks; TS-002 (blocking for review) hook: advises (its detector is advisory until measured); TS-004 no detector", async () => {
+    const { owner } = await project();
+    const sheet = await pageOf(owner, "/catalog/typescript-strict");
+    expect(sheet.status).toBe(200);
+    expect(textOfId(sheet.html, "rule-TS-005")).toContain("hook: blocks");
+    const ts2 = textOfId(sheet.html, "rule-TS-002")!;
+    expect(ts2).toContain("blocking");
+    expect(ts2).toContain("hook: advises (its detector is advisory until measured)");
+    expect(textOfId(sheet.html, "rule-TS-004")).toContain("hook: no detector (review only)");
+  });
+});
