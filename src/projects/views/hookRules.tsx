@@ -34,10 +34,10 @@ export interface HookRulesAttempt {
 /** The id of a rule's select (and of its error line). */
 export const hookRuleField = (rule: string): string => `hook-${rule}`;
 
-/** The measured figure in words, or why there is none. */
-function figure(r: HookRuleLine): string {
+/** The measured figure in words, when the catalog has it. */
+function figure(r: HookRuleLine): string | null {
   const m = r.measured;
-  if (!m) return r.earned ? "earned" : "not measured";
+  if (!m) return null;
   const precision = m.precision === undefined ? "" : `, ${Math.round(m.precision * 1000) / 10}% precision`;
   return `${m.findings} findings${precision} over ${m.commits} commits`;
 }
@@ -95,7 +95,7 @@ export function HookRulesCard(props: { projectId: string; rules: HookRuleLine[];
           <td>{r.shipped}</td>
           <td>
             {r.earned ? "earned blocking" : "advisory until measured"}
-            <span class="muted small"> ({figure(r)})</span>
+            {figure(r) ? <span class="muted small"> ({figure(r)})</span> : null}
           </td>
           <td>
             <ChoiceCell r={r} admin={props.admin} value={value(r)} error={props.attempt?.refusal.fields[hookRuleField(r.rule)] ?? null} />
