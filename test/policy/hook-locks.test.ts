@@ -177,3 +177,19 @@ describe("talentd check says why a rule blocking for review does not block: advi
     expect(r.stdout).toContain("TS-002 advisory (hook: its detector is advisory until measured) ");
   });
 });
+
+describe("one vocabulary in the guidance: a blocking rule's line says when the hook only advises on it, and why", () => {
+  test("TS-002 (blocking; hook advises: its detector is advisory until measured); TS-005 (blocking), its detector earned blocking", async () => {
+    const p = await project();
+    const prep = await withKey(env, p.key, "/api/prepare-task", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ talentIds: ["typescript-strict"] }),
+    });
+    const body = (await prep.json()) as { talents: { id: string; compact: string }[] };
+    const compact = body.talents.find((t) => t.id === "typescript-strict")!.compact;
+    expect(compact).toContain("- [TS-002] (blocking; hook advises: its detector is advisory until measured) ");
+    expect(compact).toContain("- [TS-005] (blocking) ");
+    expect(compact).toContain("- [TS-004] (blocking) ");
+  });
+});
