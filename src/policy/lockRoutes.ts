@@ -11,8 +11,10 @@ import { AppError, validationFailed, type Issue } from "../http/errors";
 import { decodedParam } from "../http/query";
 import type { JournalDeps } from "../journal/journal";
 import { HOOK_CHOICES, type HookChoice } from "./hookRules";
-import { savePolicy } from "./routes";
-import { readPolicy } from "./service";
+import { userActor } from "../audit/record";
+import { checkLockedRules } from "./hookLocks";
+import { policyAnswer } from "./routes";
+import { commitLock, readPolicy } from "./service";
 
 /** What the lock form sends: `rule` and `choice` to lock, or only `rule` with `remove` to lift. */
 export interface LockChange {
@@ -33,42 +35,37 @@ export function readLockBody(body: unknown): LockChange {
   return { rule, choice: choice as HookChoice };
 }
 
-/** Saves the policy with one lock set or lifted; a refusal's issues name the form's `rule`. */
+/** Sets or lifts one lock (service.ts commitLock, one transaction); the answer is the policy's. A refusal's issues name the form's `rule`. */
 export async function changeLock(
   deps: CatalogDeps & JournalDeps,
   organizationId: string,
   user: { id: string; email: string },
   change: LockChange,
-  request: Request,
 ) {
-  const policy = await readPolicy(deps.database, organizationId);
-  const hookRules = { ...policy.hookRules };
-  if (change.choice === null) {
-    if (!Object.hasOwn(hookRules, change.rule))
-      throw validationFailed([{ path: "rule", message: `${change.rule} is not locked by the organization's policy` }]);
-    delete hookRules[change.rule];
-  } else hookRules[change.rule] = change.choice;
-  const body = { requiredTalents: policy.requiredTalents, allowedTalents: policy.allowedTalents, hookRules };
-  try {
-    return await savePolicy(deps, organizationId, user, body, request);
-  } catch (e) {
-    if (!(e instanceof AppError) || e.code !== "validation_failed") throw e;
-    const issues = ((e.details.issues as Issue[] | undefined) ?? []).map((i) => ({
-      path: i.path.startsWith("hookRules") ? "rule" : i.path,
-      message: i.message.replace(/^hookRules\.[^ :]+:? /, ""),
-    }));
-    throw validationFailed(issues);
+  if (change.choice !== null) {
+    try {
+      await checkLockedRules(deps.database, deps.state.catalog!, organizationId, { [change.rule]: change.choice });
+    } catch (e) {
+      if (!(e instanceof AppError) || e.code !== "validation_failed") throw e;
+      throw validationFailed(
+        ((e.details.issues as Issue[] | undefined) ?? []).map((i) => ({
+          path: "rule",
+          message: i.message.replace(/^hookRules\.[^ :]+:? /, ""),
+        })),
+      );
+    }
   }
+  await deps.database.write((tx) => commitLock(tx, organizationId, change, userActor(user)));
+  return { ...policyAnswer(await readPolicy(deps.database, organizationId)), projects: [] as { projectId: string; installed: string[] }[] };
 }
 
 export function lockRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) {
   return new Elysia({ prefix: "/web/orgs/current/policy/hook-rules" })
     .use(guards)
-    .post("/", async ({ auth, org, body, request }) => changeLock(deps, org.id, auth.user, readLockBody(body), request), { org: "admin" })
+    .post("/", async ({ auth, org, body }) => changeLock(deps, org.id, auth.user, readLockBody(body)), { org: "admin" })
     .delete(
       "/:rule",
-      async ({ auth, org, params, request }) =>
-        changeLock(deps, org.id, auth.user, { rule: decodedParam(params.rule, "rule"), choice: null }, request),
+      async ({ auth, org, params }) => changeLock(deps, org.id, auth.user, { rule: decodedParam(params.rule, "rule"), choice: null }),
       { org: "admin" },
     );
 }

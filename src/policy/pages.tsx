@@ -99,7 +99,7 @@ export function policyPages(deps: CatalogDeps & JournalDeps): Elysia {
         let saved: Awaited<ReturnType<typeof changeLock>>;
         try {
           const change = lifted ? { rule: values.rule, choice: null } : readLockBody(values);
-          saved = await changeLock(deps, org.id, ctx.session.user, change, request);
+          saved = await changeLock(deps, org.id, ctx.session.user, change);
         } catch (e) {
           if (!(e instanceof AppError) || e.status >= 500 || e.status === 401 || e.status === 403) throw e;
           const lockAttempt = { values, refusal: refusalOf(e, (path) => LOCK_FIELDS[path] ?? "") };

@@ -196,6 +196,40 @@ export async function commitPolicy(
   return out;
 }
 
+/**
+ * Sets or lifts one lock (`choice` null: lift) in the transaction that reads the policy, so two changes at once both
+ * land; the lists and the projects' selections are left as they are. Audited as `policy.changed` like any save. Lifting
+ * a rule that is not locked → 400 validation_failed (issue `rule`), nothing written.
+ */
+export async function commitLock(tx: Tx, organizationId: string, change: { rule: string; choice: HookChoice | null }, actor: AuditActor) {
+  const row = (
+    await tx
+      .select({
+        requiredTalents: orgPolicies.requiredTalents,
+        allowedTalents: orgPolicies.allowedTalents,
+        hookRules: orgPolicies.hookRules,
+      })
+      .from(orgPolicies)
+      .where(eq(orgPolicies.organizationId, organizationId))
+      .limit(1)
+  )[0];
+  const before = row ?? { requiredTalents: [], allowedTalents: null, hookRules: {} };
+  const hookRules: Record<string, HookChoice> = { ...before.hookRules };
+  if (change.choice === null) {
+    if (!Object.hasOwn(hookRules, change.rule))
+      throw validationFailed([{ path: "rule", message: `${change.rule} is not locked by the organization's policy` }]);
+    delete hookRules[change.rule];
+  } else hookRules[change.rule] = change.choice;
+  const after = { ...before, hookRules };
+  if (JSON.stringify(before.hookRules) === JSON.stringify(hookRules)) return;
+  await record(tx, { organizationId, actor, action: "policy.changed", object: { kind: "policy", id: organizationId }, before, after });
+  const values = { ...after, updatedBy: actor.id, updatedAt: Date.now() };
+  await tx
+    .insert(orgPolicies)
+    .values({ organizationId, ...values })
+    .onConflictDoUpdate({ target: orgPolicies.organizationId, set: { hookRules, updatedBy: actor.id, updatedAt: values.updatedAt } });
+}
+
 /** How a new project's required talents are read: the catalog and the organization's servable expertises, read before its transaction. */
 export function policyLookup(database: Database, catalog: Catalog, organizationId: string): Promise<Lookup> {
   return lookupFor(database, catalog, organizationId);

@@ -139,3 +139,26 @@ describe("one vocabulary: the talent sheet says per rule what the hook does, apa
     expect(textOfId(sheet.html, "rule-TS-004")).toContain("hook: no detector (review only)");
   });
 });
+
+describe("one lock at a time, in the transaction that reads the policy", () => {
+  test("two locks sent at once both land; the lists and the projects' selections are untouched; lifting an unlocked rule is 400", async () => {
+    const { owner } = await project();
+    await owner.put("/web/orgs/current/policy", { requiredTalents: ["typescript-strict"] });
+    const [a, b] = await Promise.all([
+      owner.post("/web/orgs/current/policy/hook-rules", { rule: "TS-005", choice: "block" }),
+      owner.post("/web/orgs/current/policy/hook-rules", { rule: "TS-002", choice: "advise" }),
+    ]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    const policy = (await owner.get("/web/orgs/current/policy")).body.policy;
+    expect(policy.hookRules).toEqual({ "TS-005": "block", "TS-002": "advise" });
+    expect(policy.requiredTalents).toEqual(["typescript-strict"]);
+    const notLocked = await owner.call("DELETE", "/web/orgs/current/policy/hook-rules/TS-003");
+    const body = await notLocked.json();
+    expect([notLocked.status, body.issues]).toEqual([
+      400,
+      [{ path: "rule", message: "TS-003 is not locked by the organization's policy" }],
+    ]);
+    const log = (await owner.get("/web/orgs/current/audit-log?action=policy.changed")).body.entries as any[];
+    expect(log).toHaveLength(3);
+  });
+});
