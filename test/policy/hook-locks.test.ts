@@ -80,6 +80,18 @@ describe("PUT /web/orgs/current/policy takes hookRules: the organization locks r
     expect((await p.owner.get("/web/orgs/current/policy")).body.policy.hookRules).toEqual({});
   });
 
+  test("from a form, hookRules is text: one RULE-ID choice per line; a line that is not one is 400 naming hookRules", async () => {
+    const p = await project();
+    const ok = await p.owner.put("/web/orgs/current/policy", { requiredTalents: "", hookRules: "TS-005 block\nTS-002=advise\n" });
+    expect(ok.status).toBe(200);
+    expect(ok.body.policy.hookRules).toEqual({ "TS-005": "block", "TS-002": "advise" });
+    const bad = await p.owner.put("/web/orgs/current/policy", { requiredTalents: "", hookRules: "TS-005 block now" });
+    expect(bad.status).toBe(400);
+    expect(bad.body.issues).toEqual([
+      { path: "hookRules", message: 'hookRules: "TS-005 block now" is not a rule id and a choice (TS-005 block)' },
+    ]);
+  });
+
   test("a member (not owner or admin) cannot lock: 403 forbidden", async () => {
     const p = await project();
     const member = await joinedMember(env, p.owner);
