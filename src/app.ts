@@ -66,6 +66,7 @@ import { mailRoutes } from "./mail/routes";
 import { auditRoutes } from "./audit/routes";
 import { codeHostingRoutes } from "./tenancy/codeHostingRoutes";
 import { policyRoutes } from "./policy/routes";
+import { lockRoutes } from "./policy/lockRoutes";
 import { policyPages } from "./policy/pages";
 import { registerPolicyViews } from "./policy/views";
 import { edge } from "./http/edge";
@@ -206,6 +207,7 @@ function governance(deps: ComposedDeps, guards: Guards, sessions: PageSessions):
   const cap = dashboardReadCap(deps.database, deps.config.dashboardReadsPerUser);
   return plainPlugin([
     policyRoutes(deps, guards),
+    lockRoutes(deps, guards),
     auditRoutes(deps, guards, sessions, cap),
     findingsRoutes(deps, guards),
     hookRulesRoutes(deps, guards),

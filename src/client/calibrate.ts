@@ -201,17 +201,44 @@ function judge(s: RuleReplay, proposals: Record<string, "advise">): void {
   if (proposal === "advise") proposals[s.rule] = "advise";
 }
 
-type HookRulesAnswer = { rules: { rule: string; choice: string | null; security: boolean }[] };
+type HookRulesAnswer = {
+  rules: { rule: string; choice: string | null; security: boolean; lockedBy?: string | null; lock?: string | null }[];
+};
 
-/** The project's hook rules (GET /api/hook-rules): the security rules and the choices already made. */
-export async function currentHookRules(server: ServerOptions): Promise<{ security: Set<string>; choices: Record<string, string> }> {
+/** The project's hook rules (GET /api/hook-rules): the security rules, the choices already made, the organization's locks. */
+export async function currentHookRules(
+  server: ServerOptions,
+): Promise<{ security: Set<string>; choices: Record<string, string>; locks: Record<string, string> }> {
   const r = await call<HookRulesAnswer>(server, "GET", "/api/hook-rules");
   const choices: Record<string, string> = {};
-  for (const x of r.rules) if (x.choice !== null) choices[x.rule] = x.choice;
-  return { security: new Set(r.rules.filter((x) => x.security).map((x) => x.rule)), choices };
+  const locks: Record<string, string> = {};
+  for (const x of r.rules) {
+    if (x.lockedBy) locks[x.rule] = x.lock ?? "";
+    else if (x.choice !== null) choices[x.rule] = x.choice;
+  }
+  return { security: new Set(r.rules.filter((x) => x.security).map((x) => x.rule)), choices, locks };
 }
 
-/** Makes the proposals the project's hook rules, merged with its choices: PUT /api/hook-rules (scope install). */
+/**
+ * Leaves out the rules the organization's policy locks: calibration never proposes for them (a project cannot
+ * relax a lock: the PUT would be refused 409 locked_by_policy). Returns the ids it skipped.
+ */
+export function skipLocked(c: Calibration, locks: Record<string, string>): string[] {
+  const skipped: string[] = [];
+  for (const r of c.rules) {
+    if (!Object.hasOwn(locks, r.rule)) continue;
+    if (Object.hasOwn(c.proposals, r.rule)) skipped.push(r.rule);
+    delete c.proposals[r.rule];
+    r.proposal = null;
+    r.why = `locked to ${locks[r.rule]} by the organization's policy: calibration leaves it`;
+  }
+  return skipped;
+}
+
+/**
+ * Makes the proposals the project's hook rules, merged with its choices: PUT /api/hook-rules (scope install). Locked
+ * rules are not named (their choices stay as they are).
+ */
 export async function applyProposals(server: ServerOptions, choices: Record<string, string>, proposals: Record<string, "advise">) {
   return call<{ changed: number }>(server, "PUT", "/api/hook-rules", { rules: { ...choices, ...proposals } });
 }

@@ -5,7 +5,16 @@
 import type { CommandLine } from "../cli/args";
 import { CliError } from "../cli/errors";
 import { call, serverOptions, type ServerOptions } from "./api";
-import { applyProposals, CALIBRATION, calibrate, currentHookRules, DEFAULT_HISTORY, historyOf, type Calibration } from "./calibrate";
+import {
+  applyProposals,
+  CALIBRATION,
+  calibrate,
+  currentHookRules,
+  DEFAULT_HISTORY,
+  historyOf,
+  skipLocked,
+  type Calibration,
+} from "./calibrate";
 import { requireRepo } from "./git";
 import { note, print, printJson } from "./output";
 
@@ -65,14 +74,17 @@ export async function calibrateCommand(cli: Run, cwd: string): Promise<number> {
   const [commits, current] = await Promise.all([historyOf(repo.root, rev, n), currentHookRules(server)]);
   if (commits.length === 0 && rev !== "HEAD") throw new CliError(`calibrate: --until ${rev}: no such commit in this repository`);
   const c = await calibrate(server, repo.root, commits, current.security);
+  const locked = skipLocked(c, current.locks);
   const applied = cli.flags.apply ? await apply(server, c, current.choices, false) : null;
   if (cli.flags.json) {
-    printJson({ ...c, until: rev, threshold: CALIBRATION, applied: cli.flags.apply === true && applied !== null });
+    printJson({ ...c, until: rev, threshold: CALIBRATION, applied: cli.flags.apply === true && applied !== null, locked });
     return 0;
   }
   printCalibration(c, rev, "talentd calibrate");
+  if (locked.length > 0) print(lockedLine(locked, current.locks));
   const ids = Object.keys(c.proposals);
-  if (ids.length === 0) print(`nothing to relax: no rule would have blocked ${THRESHOLD}`);
+  if (ids.length === 0 && locked.length === 0) print(`nothing to relax: no rule would have blocked ${THRESHOLD}`);
+  else if (ids.length === 0) print("nothing else to relax");
   else if (applied) print(applied);
   else
     print(
@@ -99,7 +111,9 @@ export async function calibrateForInstall(cli: Run, root: string): Promise<void>
     const [commits, current] = await Promise.all([historyOf(root, "HEAD", n), currentHookRules(server)]);
     if (commits.length > 0) {
       const c = await calibrate(server, root, commits, current.security);
+      const locked = skipLocked(c, current.locks);
       printCalibration(c, "HEAD", "talentd hook install: calibration");
+      if (locked.length > 0) print(lockedLine(locked, current.locks));
       const line = await apply(server, c, current.choices, true);
       if (line) print(line);
     } else print("talentd hook install: no commit yet: nothing to calibrate");
@@ -114,6 +128,11 @@ export async function calibrateForInstall(cli: Run, root: string): Promise<void>
     note(`talentd hook install: not calibrated (${(e as Error).message}); the hook is installed all the same`);
   }
 }
+
+/** The line saying which rules calibration left because the organization's policy locks them. */
+const lockedLine = (ids: string[], locks: Record<string, string>): string =>
+  `skipped: ${ids.map((r) => `${r} (locked to ${locks[r]})`).join(", ")}: locked by the organization's policy, ` +
+  "calibration leaves locked rules as they are (an owner or admin changes a lock at /org/policy)";
 
 const shortList = (ids: string[]): string =>
   ids.length > 12 ? `${ids.slice(0, 12).join(", ")} and ${ids.length - 12} more` : ids.join(", ");

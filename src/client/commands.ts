@@ -21,7 +21,7 @@ import { changeOf } from "./change";
 import { list, note, print, printJson, stdoutDrained } from "./output";
 import { ciVerify, lockCommand, verifyCommand } from "./lockCommands";
 import { importCommand } from "./importFiles";
-import { withHookRules, type HookChoice } from "./hookRules";
+import { findingWhy, withHookRules, type HookChoice } from "./hookRules";
 import { calibrateCommand } from "./calibrateCommand";
 
 type Run = Extract<CommandLine, { kind: "run" }>;
@@ -258,7 +258,7 @@ async function checkCommand(cli: Run, cwd: string): Promise<number> {
     resolutionId = p.resolutionId;
     designatedIds = p.designated.map((d) => d.id);
   }
-  const playbook = await call<{ obligations: ServedObligation[]; hookRules?: Record<string, HookChoice> }>(
+  const playbook = await call<{ obligations: ServedObligation[]; hookRules?: Record<string, HookChoice>; hookRulesLocked?: string[] }>(
     server,
     "GET",
     `/api/validation/playbook?${new URLSearchParams({ resolutionId, include: "detectors" })}`,
@@ -286,7 +286,12 @@ async function checkCommand(cli: Run, cwd: string): Promise<number> {
       ignored: result.ignored,
     });
   } else {
-    for (const f of result.findings) print(`${f.file}:${f.line} ${f.rule} ${f.severity} ${oneLine(f.title)}`);
+    // a rule blocking for review whose finding does not block says why: "advisory (hook: the project advises it)"
+    const why = findingWhy(playbook.obligations, playbook.hookRules, playbook.hookRulesLocked);
+    for (const f of result.findings) {
+      const reason = f.severity === "advisory" ? why(f.rule) : null;
+      print(`${f.file}:${f.line} ${f.rule} ${f.severity}${reason ? ` (hook: ${reason})` : ""} ${oneLine(f.title)}`);
+    }
     const talents = designatedIds ?? obligations.map((o) => o.id);
     note(`talentd check: talents ${talentList(talents)}`);
     note(

@@ -4,6 +4,7 @@
  * choice per rule; here each chosen rule's detectors block, only advise, or are left out ("off").
  */
 import type { ServedObligation } from "./check";
+import { hookWhy } from "../catalog/hookWords";
 
 export type HookChoice = "block" | "advise" | "off";
 
@@ -23,4 +24,28 @@ export function withHookRules(obligations: ServedObligation[], choices: Record<s
       return { ...r, detect: r.detect.map((d) => ({ ...d, severity })) };
     }),
   }));
+}
+
+/**
+ * Why a finding of a rule blocking for review does not block the commit, in the hook's words ("its detector is
+ * advisory until measured", "the project advises it", "locked by policy"), from the playbook as served (before the
+ * hook rules are applied); null when the rule is advisory for review too.
+ */
+export function findingWhy(
+  served: ServedObligation[],
+  choices: Record<string, HookChoice> | undefined,
+  locked: readonly string[] | undefined,
+): (rule: string) => string | null {
+  const facts = new Map<string, { shipped: "blocking" | "advisory"; earned: boolean }>();
+  for (const o of served)
+    for (const r of o.rules)
+      if (r.detect && r.detect.length > 0)
+        facts.set(r.id, { shipped: r.severity, earned: (r.detect[0]!.severity ?? r.severity) === "blocking" });
+  return (rule) => {
+    const f = facts.get(rule);
+    if (!f || f.shipped !== "blocking") return null;
+    const v = choices && Object.hasOwn(choices, rule) ? choices[rule]! : null;
+    const isLocked = v !== null && (locked ?? []).includes(rule);
+    return hookWhy({ ...f, choice: isLocked ? null : v, lock: isLocked ? v : null });
+  };
 }

@@ -57,6 +57,7 @@ const FIELDS = {
     "detailDigests",
     // the project's hook rules, read live beside the pinned detectors: a setting, not part of what was served
     "hookRules",
+    "hookRulesLocked",
   ]),
   obligation: ["id", "kind", "version", "digest", "title", "verdictRequired", "blocking", "rules"],
   rule: ["id", "severity", "title", "detect"],

@@ -28,6 +28,7 @@ export const ERROR_CODES = {
   content_unacknowledged: { status: 409, message: "The content check has findings a person must acknowledge before publishing." },
   required_by_policy: { status: 409, message: "The organization's policy requires this talent: it stays installed and active." },
   not_allowed_by_policy: { status: 409, message: "The organization's policy does not allow this talent in its projects." },
+  locked_by_policy: { status: 409, message: "The organization's policy locks this rule: an owner or admin changes it on the policy." },
   selection_conflict: { status: 409, message: "These talents conflict with the project's active selection." },
   request_timeout: { status: 408, message: "The request did not arrive in time." },
   invitation_expired: { status: 410, message: "This invitation has expired." },

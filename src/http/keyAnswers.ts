@@ -50,6 +50,7 @@ export const PLAYBOOK = o({
   attestation: S,
   detailDigests: a(S),
   hookRules: map(S),
+  hookRulesLocked: a(S),
   obligations: a(
     o({
       id: S,

@@ -8,7 +8,17 @@ import type { KeyRoute } from "./keyRoute";
 import { a, B, I, map, n, o, obj, S, str, type Operation, type Schema } from "./schema";
 
 /** One rule with a detector of the project's enabled talents. */
-export const HookRuleRow = o({ rule: S, talent: S, shipped: S, earned: B, security: B, effective: S, choice: n(S), lockedBy: n(S) });
+export const HookRuleRow = o({
+  rule: S,
+  talent: S,
+  shipped: S,
+  earned: B,
+  security: B,
+  effective: S,
+  choice: n(S),
+  lockedBy: n(S),
+  lock: n(S),
+});
 
 /** The body of both PUTs (key and web). */
 export const HOOK_RULES_BODY = obj({ rules: map(str({ enum: ["block", "advise", "off"] })) }, ["rules"]);
@@ -30,7 +40,7 @@ export const HOOK_RULES_WRITE = {
   summary:
     "Replace the project's hook rules ({rules: {RULE-ID: block | advise | off}}); rules not named go back to their shipped behaviour",
   body: HOOK_RULES_BODY,
-  errors: [400],
+  errors: [400, 409],
   answer: o({ rules: a(HookRuleRow), changed: I }),
 } satisfies KeyRoute;
 
@@ -49,7 +59,7 @@ export const HOOK_RULES_WEB_OPERATIONS: Operation[] = [
     summary: "Replace the project's hook rules (owner or admin)",
     access: "admin",
     body: HOOK_RULES_BODY,
-    errors: [400, 404],
+    errors: [400, 404, 409],
   },
 ];
 

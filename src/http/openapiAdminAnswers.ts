@@ -3,18 +3,20 @@
  * organization policy's, a part of ANSWERS (openapiAnswers.ts), which also carries the account routes' (openapiAccount.ts).
  */
 import { ACCOUNT_ANSWERS } from "./openapiAccount";
-import { a, B, I, N, n, o, open, S, type Schema } from "./schema";
+import { a, B, I, map, N, n, o, open, S, type Schema } from "./schema";
 
 const AdminUser = o({ id: S, email: S, name: S, role: S, disabled: B, disabledAt: n(S), createdAt: S });
 const BackupRecord = n(o({ file: n(S), ok: B, startedAt: S, finishedAt: S, bytes: I, error: S, skipped: B }));
 
-const Policy = o({ requiredTalents: a(S), allowedTalents: n(a(S)), setBy: n(o({ id: S, name: S })), updatedAt: n(S) });
+const Policy = o({ requiredTalents: a(S), allowedTalents: n(a(S)), hookRules: map(S), setBy: n(o({ id: S, name: S })), updatedAt: n(S) });
 
 /** The admin routes' answers, by `METHOD /path`. */
 export const ADMIN_ANSWERS: Record<string, Schema> = {
   ...ACCOUNT_ANSWERS,
   "GET /web/orgs/current/policy": o({ policy: Policy }),
   "PUT /web/orgs/current/policy": o({ policy: Policy, projects: a(o({ projectId: S, installed: a(S) })) }),
+  "POST /web/orgs/current/policy/hook-rules": o({ policy: Policy, projects: a(o({ projectId: S, installed: a(S) })) }),
+  "DELETE /web/orgs/current/policy/hook-rules/{rule}": o({ policy: Policy, projects: a(o({ projectId: S, installed: a(S) })) }),
   "GET /web/admin/organizations": o({
     organizations: a(o({ id: S, slug: S, name: S, status: S, createdAt: S, statusChangedAt: n(S), members: I })),
   }),

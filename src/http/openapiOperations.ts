@@ -288,10 +288,33 @@ export const ORG_OPERATIONS: Operation[] = [
   {
     method: "PUT",
     path: "/web/orgs/current/policy",
-    summary: "Set the talent policy: required talents are installed and active in every project, with their prerequisites",
+    summary:
+      "Set the talent policy: required talents are installed and active in every project, with their prerequisites; hookRules locks rules",
     access: "admin",
-    body: obj({ requiredTalents: arr(str()), allowedTalents: { anyOf: [arr(str()), { type: "null" }] } }, ["requiredTalents"]),
+    body: obj(
+      {
+        requiredTalents: arr(str()),
+        allowedTalents: { anyOf: [arr(str()), { type: "null" }] },
+        hookRules: { type: "object", additionalProperties: str({ enum: ["block", "advise", "off"] }) },
+      },
+      ["requiredTalents"],
+    ),
     errors: [400, 409],
+  },
+  {
+    method: "POST",
+    path: "/web/orgs/current/policy/hook-rules",
+    summary: "Lock one hook rule in every project (or change its lock): {rule, choice}",
+    access: "admin",
+    body: obj({ rule: str(), choice: str({ enum: ["block", "advise", "off"] }) }, ["rule", "choice"]),
+    errors: [400],
+  },
+  {
+    method: "DELETE",
+    path: "/web/orgs/current/policy/hook-rules/{rule}",
+    summary: "Lift the organization's lock on a hook rule",
+    access: "admin",
+    errors: [400],
   },
   { method: "GET", path: "/web/admin/organizations", summary: "Organizations and their status", access: "platform" },
   {

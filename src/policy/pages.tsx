@@ -5,7 +5,8 @@
  * talents are installed and active everywhere but, like any talent, served only when a task
  * designates them. The form sends `PUT /web/orgs/current/policy` with htmx; without JavaScript it
  * posts to `POST /org/policy`: a save → 303 back here with its status line, a refusal → this page
- * again (400 or 409) with what was typed and each problem under the list it concerns.
+ * again (400 or 409) with what was typed and each problem under the list it concerns. The locked hook rules' card
+ * (views.tsx LocksCard) posts to `POST /org/policy/locks` the same way.
  */
 import { Elysia } from "elysia";
 import type { CatalogDeps } from "../catalog/state";
@@ -18,7 +19,18 @@ import { refusalOf } from "../ui/form";
 import { statusCookie } from "../ui/status";
 import { savePolicy } from "./routes";
 import { readPolicy, type PolicyView } from "./service";
-import { POLICY_FIELDS, PolicyForm, PolicySummary, policySaved, type PolicyAttempt } from "./views";
+import { changeLock, readLockBody } from "./lockRoutes";
+import {
+  LOCK_FIELDS,
+  LocksCard,
+  lockSaved,
+  POLICY_FIELDS,
+  PolicyForm,
+  PolicySummary,
+  policySaved,
+  type LockAttempt,
+  type PolicyAttempt,
+} from "./views";
 
 const ADMIN_ONLY = { admin: "This page is for the organization's owners and admins." };
 
@@ -28,6 +40,7 @@ function PolicyPage(props: {
   policy: PolicyView;
   catalog: CatalogDeps["state"]["catalog"];
   attempt?: PolicyAttempt;
+  lockAttempt?: LockAttempt;
 }) {
   const { org } = props;
   return (
@@ -42,6 +55,7 @@ function PolicyPage(props: {
       </p>
       <PolicySummary policy={props.policy} catalog={props.catalog!} />
       <PolicyForm policy={props.policy} attempt={props.attempt} />
+      <LocksCard locks={props.policy.hookRules} attempt={props.lockAttempt} />
     </Layout>
   );
 }
@@ -74,6 +88,30 @@ export function policyPages(deps: CatalogDeps & JournalDeps): Elysia {
         }
         const headers = { location: "/org/policy", "cache-control": "no-store", "set-cookie": statusCookie(policySaved(saved), request) };
         return new Response(null, { status: 303, headers });
+      },
+      { orgPage: ADMIN_ONLY },
+    )
+    .post(
+      "/org/policy/locks",
+      async ({ page: ctx, org, body, request }) => {
+        const values = { rule: formField(body, "rule") ?? "", choice: formField(body, "choice") ?? "" };
+        const lifted = formField(body, "remove") === "yes";
+        let saved: Awaited<ReturnType<typeof changeLock>>;
+        try {
+          const change = lifted ? { rule: values.rule, choice: null } : readLockBody(values);
+          saved = await changeLock(deps, org.id, ctx.session.user, change);
+        } catch (e) {
+          if (!(e instanceof AppError) || e.status >= 500 || e.status === 401 || e.status === 403) throw e;
+          const lockAttempt = { values, refusal: refusalOf(e, (path) => LOCK_FIELDS[path] ?? "") };
+          const policy = await readPolicy(deps.database, org.id);
+          const html = <PolicyPage ctx={ctx} org={org} policy={policy} catalog={deps.state.catalog} lockAttempt={lockAttempt} />;
+          return page(html, e.status, { "cache-control": "no-store" });
+        }
+        const cookie = statusCookie(lockSaved(saved, lifted), request);
+        return new Response(null, {
+          status: 303,
+          headers: { location: "/org/policy#policy-locks-h", "cache-control": "no-store", "set-cookie": cookie },
+        });
       },
       { orgPage: ADMIN_ONLY },
     );

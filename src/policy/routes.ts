@@ -11,6 +11,7 @@ import { arrivalOf, elapsedMs } from "../http/edge";
 import type { JournalDeps } from "../journal/journal";
 import { clientOf } from "../journal/trace";
 import { userActor } from "../audit/record";
+import { checkLockedRules } from "./hookLocks";
 import { commitPolicy, readPolicy, readPolicyBody, requiredItemsOf, type PolicyView } from "./service";
 
 /** The answer of both routes. */
@@ -19,6 +20,7 @@ export function policyAnswer(p: PolicyView) {
     policy: {
       requiredTalents: p.requiredTalents,
       allowedTalents: p.allowedTalents,
+      hookRules: p.hookRules,
       setBy: p.setBy,
       updatedAt: p.updatedAt === null ? null : new Date(p.updatedAt).toISOString(),
     },
@@ -31,7 +33,11 @@ export function policyRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) {
     .get("/", async ({ org }) => policyAnswer(await readPolicy(deps.database, org.id)), { org: "admin" })
     .put("/", async ({ auth, org, body, request }) => savePolicy(deps, org.id, auth.user, body as Record<string, unknown>, request), {
       org: "admin",
-      body: t.Object({ requiredTalents: t.Optional(t.Unknown()), allowedTalents: t.Optional(t.Unknown()) }),
+      body: t.Object({
+        requiredTalents: t.Optional(t.Unknown()),
+        allowedTalents: t.Optional(t.Unknown()),
+        hookRules: t.Optional(t.Unknown()),
+      }),
     });
 }
 
@@ -48,6 +54,7 @@ export async function savePolicy(
 ) {
   const input = readPolicyBody(body);
   const items = await requiredItemsOf(deps.database, deps.state.catalog!, organizationId, input);
+  if (input.hookRules) await checkLockedRules(deps.database, deps.state.catalog!, organizationId, input.hookRules);
   const changed = await deps.database.write((tx) => commitPolicy(tx, organizationId, { ...input, items }, userActor(user)));
   for (const c of changed) {
     if (c.entered.length === 0) continue;

@@ -15,6 +15,8 @@ import { AppError, validationFailed, type Issue } from "../http/errors";
 import { installTalents, unknownTalents, type TalentKind } from "../selection/service";
 import { record, type AuditActor } from "../audit/record";
 import { isExpertiseRef } from "../selection/sources";
+import { readHookLocksField } from "./hookLocks";
+import type { HookChoice } from "./hookRules";
 
 /** Most ids each list of a policy names. */
 export const POLICY_MAX = 200;
@@ -24,10 +26,13 @@ export interface PolicyInput {
   requiredTalents: string[];
   /** null: no allow-list (any talent may be installed). */
   allowedTalents: string[] | null;
+  /** The locked hook rules (rule id → choice); undefined: as they are. */
+  hookRules?: Record<string, HookChoice>;
 }
 
 /** A policy as read: the input, who saved it last and when (null: never saved). */
 export interface PolicyView extends PolicyInput {
+  hookRules: Record<string, HookChoice>;
   setBy: { id: string; name: string } | null;
   updatedAt: number | null;
 }
@@ -49,7 +54,7 @@ function readList(v: unknown, path: string, issues: Issue[]): string[] | null {
 
 /**
  * The policy a PUT body asks for: `requiredTalents` (required; an array, or a form's text) and
- * `allowedTalents` (absent, null or, from a form, blank: no allow-list).
+ * `allowedTalents` (absent, null or, from a form, blank: no allow-list), `hookRules` (absent: the locks stay).
  */
 export function readPolicyBody(body: Record<string, unknown>): PolicyInput {
   const issues: Issue[] = [];
@@ -57,8 +62,9 @@ export function readPolicyBody(body: Record<string, unknown>): PolicyInput {
   const rawAllowed = body.allowedTalents;
   const noList = rawAllowed === undefined || rawAllowed === null || (typeof rawAllowed === "string" && rawAllowed.trim() === "");
   const allowed = noList ? null : readList(rawAllowed, "allowedTalents", issues);
+  const hookRules = readHookLocksField(body.hookRules, issues);
   if (issues.length > 0) throw validationFailed(issues);
-  return { requiredTalents: required!, allowedTalents: allowed };
+  return { requiredTalents: required!, allowedTalents: allowed, ...(hookRules ? { hookRules } : {}) };
 }
 
 /** The organization's policy; an organization that never saved one has none required and no allow-list. */
@@ -68,6 +74,7 @@ export async function readPolicy(database: Database, organizationId: string): Pr
       .select({
         required: orgPolicies.requiredTalents,
         allowed: orgPolicies.allowedTalents,
+        hookRules: orgPolicies.hookRules,
         updatedAt: orgPolicies.updatedAt,
         userId: users.id,
         name: users.name,
@@ -78,10 +85,11 @@ export async function readPolicy(database: Database, organizationId: string): Pr
       .where(eq(orgPolicies.organizationId, organizationId))
       .limit(1)
   )[0];
-  if (!row) return { requiredTalents: [], allowedTalents: null, setBy: null, updatedAt: null };
+  if (!row) return { requiredTalents: [], allowedTalents: null, hookRules: {}, setBy: null, updatedAt: null };
   return {
     requiredTalents: row.required,
     allowedTalents: row.allowed ?? null,
+    hookRules: row.hookRules ?? {},
     setBy: row.userId ? { id: row.userId, name: row.name || row.email || row.userId } : null,
     updatedAt: row.updatedAt,
   };
@@ -145,8 +153,8 @@ export async function installRequired(tx: Tx, projectId: string, items: Required
 /**
  * Writes an organization's policy and, in the same transaction, installs its required talents
  * with their prerequisites (enabling the disabled ones) in every project of the organization, and
- * records the change in the organization's audit log (one entry: the lists before and after; the
- * installs it brings are part of it). Returns, per project, the talents that entered its active selection.
+ * records the change in the organization's audit log (one entry: the lists and locks before and after;
+ * the installs it brings are part of it). A policy input without `hookRules` keeps the locks. Returns, per project, the talents that entered its active selection.
  */
 export async function commitPolicy(
   tx: Tx,
@@ -157,16 +165,27 @@ export async function commitPolicy(
   const by = actor.id;
   const before = (
     await tx
-      .select({ requiredTalents: orgPolicies.requiredTalents, allowedTalents: orgPolicies.allowedTalents })
+      .select({
+        requiredTalents: orgPolicies.requiredTalents,
+        allowedTalents: orgPolicies.allowedTalents,
+        hookRules: orgPolicies.hookRules,
+      })
       .from(orgPolicies)
       .where(eq(orgPolicies.organizationId, organizationId))
       .limit(1)
-  )[0] ?? { requiredTalents: [], allowedTalents: null };
-  const after = { requiredTalents: policy.requiredTalents, allowedTalents: policy.allowedTalents };
+  )[0] ?? { requiredTalents: [], allowedTalents: null, hookRules: {} };
+  const hookRules = policy.hookRules ?? before.hookRules;
+  const after = { requiredTalents: policy.requiredTalents, allowedTalents: policy.allowedTalents, hookRules };
   if (JSON.stringify(before) !== JSON.stringify(after)) {
     await record(tx, { organizationId, actor, action: "policy.changed", object: { kind: "policy", id: organizationId }, before, after });
   }
-  const row = { requiredTalents: policy.requiredTalents, allowedTalents: policy.allowedTalents, updatedBy: by, updatedAt: Date.now() };
+  const row = {
+    requiredTalents: policy.requiredTalents,
+    allowedTalents: policy.allowedTalents,
+    hookRules,
+    updatedBy: by,
+    updatedAt: Date.now(),
+  };
   await tx
     .insert(orgPolicies)
     .values({ organizationId, ...row })
@@ -175,6 +194,40 @@ export async function commitPolicy(
   const out: { projectId: string; entered: string[] }[] = [];
   for (const projectId of ids) out.push({ projectId, entered: await installRequired(tx, projectId, policy.items, `policy:${by}`) });
   return out;
+}
+
+/**
+ * Sets or lifts one lock (`choice` null: lift) in the transaction that reads the policy, so two changes at once both
+ * land; the lists and the projects' selections are left as they are. Audited as `policy.changed` like any save. Lifting
+ * a rule that is not locked → 400 validation_failed (issue `rule`), nothing written.
+ */
+export async function commitLock(tx: Tx, organizationId: string, change: { rule: string; choice: HookChoice | null }, actor: AuditActor) {
+  const row = (
+    await tx
+      .select({
+        requiredTalents: orgPolicies.requiredTalents,
+        allowedTalents: orgPolicies.allowedTalents,
+        hookRules: orgPolicies.hookRules,
+      })
+      .from(orgPolicies)
+      .where(eq(orgPolicies.organizationId, organizationId))
+      .limit(1)
+  )[0];
+  const before = row ?? { requiredTalents: [], allowedTalents: null, hookRules: {} };
+  const hookRules: Record<string, HookChoice> = { ...before.hookRules };
+  if (change.choice === null) {
+    if (!Object.hasOwn(hookRules, change.rule))
+      throw validationFailed([{ path: "rule", message: `${change.rule} is not locked by the organization's policy` }]);
+    delete hookRules[change.rule];
+  } else hookRules[change.rule] = change.choice;
+  const after = { ...before, hookRules };
+  if (JSON.stringify(before.hookRules) === JSON.stringify(hookRules)) return;
+  await record(tx, { organizationId, actor, action: "policy.changed", object: { kind: "policy", id: organizationId }, before, after });
+  const values = { ...after, updatedBy: actor.id, updatedAt: Date.now() };
+  await tx
+    .insert(orgPolicies)
+    .values({ organizationId, ...values })
+    .onConflictDoUpdate({ target: orgPolicies.organizationId, set: { hookRules, updatedBy: actor.id, updatedAt: values.updatedAt } });
 }
 
 /** How a new project's required talents are read: the catalog and the organization's servable expertises, read before its transaction. */

@@ -5,8 +5,10 @@
  * itself, which answers a refusal with the form again; both come back to the page).
  */
 import type { Catalog } from "../catalog/catalog";
+import { HOOK_WHY } from "../catalog/hookWords";
 import { utcMinute } from "../lib/time";
 import { Field, FormActions, RefusalLine, type Refusal } from "../ui/form";
+import { DataTable } from "../ui/layout";
 import type { ViewRegistry } from "../ui/views";
 import type { PolicyView } from "./service";
 
@@ -116,6 +118,99 @@ export function PolicyForm(props: { policy: PolicyView; attempt?: PolicyAttempt 
   );
 }
 
+/** The form's field of each lock problem (an issue's path). */
+export const LOCK_FIELDS: Record<string, string> = { rule: "policy-lock-rule", choice: "policy-lock-choice" };
+
+/** A refused lock posted without JavaScript: what was sent, and the problems by field. */
+export interface LockAttempt {
+  values: { rule: string; choice: string };
+  refusal: Refusal;
+}
+
+const LOCK_ROUTE = `${ROUTE}/hook-rules`;
+
+/**
+ * The locked hook rules (every project takes the lock over its own choice; docs/design.md "What blocks a commit") with a
+ * form to lift each, and the form to lock one: with htmx `POST` / `DELETE /web/orgs/current/policy/hook-rules`, without
+ * JavaScript a post to `/org/policy/locks` (pages.tsx).
+ */
+export function LocksCard(props: { locks: Record<string, string>; attempt?: LockAttempt }) {
+  const locks = Object.entries(props.locks).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const at = (field: string) => props.attempt?.refusal.fields[field] ?? null;
+  const v = props.attempt?.values ?? { rule: "", choice: "block" };
+  return (
+    <section class="card" id="policy-locks" aria-labelledby="policy-locks-h">
+      <h2 id="policy-locks-h">Locked hook rules</h2>
+      <p class="muted">
+        A locked rule does in every project's hook (<code>talentd check</code>) what the lock says, whatever the project chose; a project or
+        a calibration that tries to change it is refused. The rule's severity for the agent's review stays its own.
+      </p>
+      {locks.length === 0 ? (
+        <p class="muted" id="policy-locks-none">
+          No rule is locked.
+        </p>
+      ) : (
+        <DataTable caption="Locked hook rules" columns={["Rule", "Hook", ""]}>
+          {locks.map(([rule, choice]) => (
+            <tr id={`lock-${rule}`}>
+              <td>
+                <code>{rule}</code>
+              </td>
+              <td>{choice === "block" ? `blocks (${HOOK_WHY.policy})` : `${choice === "off" ? "off" : "advises"} (${HOOK_WHY.policy})`}</td>
+              <td>
+                <form method="post" action="/org/policy/locks" hx-delete={`${LOCK_ROUTE}/${encodeURIComponent(rule)}`} class="inline">
+                  <input type="hidden" name="rule" value={rule} />
+                  <input type="hidden" name="remove" value="yes" />
+                  <button type="submit" class="secondary small">
+                    Unlock<span class="visually-hidden"> {rule}</span>
+                  </button>
+                </form>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
+      )}
+      <form method="post" action="/org/policy/locks#policy-locks-h" hx-post={LOCK_ROUTE} id="policy-lock-form">
+        <h3>Lock a rule</h3>
+        <RefusalLine id="policy-lock-refused" refusal={props.attempt?.refusal} />
+        <Field
+          id={LOCK_FIELDS.rule!}
+          label="Rule id"
+          help="A rule with a detector, of a catalog talent or an active expertise of the organization."
+          error={at(LOCK_FIELDS.rule!)}
+        >
+          <input name="rule" value={v.rule} maxlength={100} placeholder="TS-005" spellcheck={false} autocomplete="off" />
+        </Field>
+        <Field id={LOCK_FIELDS.choice!} label="The hook" error={at(LOCK_FIELDS.choice!)}>
+          <select name="choice">
+            {(
+              [
+                ["block", "blocks a commit"],
+                ["advise", "advises only"],
+                ["off", "off: its detectors do not run"],
+              ] as const
+            ).map(([c, label]) => (
+              <option value={c} selected={v.choice === c}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <FormActions>
+          <button type="submit">Lock the rule</button>
+        </FormActions>
+      </form>
+    </section>
+  );
+}
+
+/** What the status line says after a lock is set or lifted. */
+export function lockSaved(data: unknown, lifted: boolean): string {
+  return lifted
+    ? "Lock lifted: each project's own choice applies again."
+    : `Rule locked in every project${policySaved(data).slice("Policy saved".length)}`;
+}
+
 /** What the status line says after a save (htmx and the form without JavaScript alike). */
 export function policySaved(data: unknown): string {
   const projects = (data as { projects?: unknown[] }).projects?.length ?? 0;
@@ -128,4 +223,6 @@ export function registerPolicyViews(views: ViewRegistry): void {
     redirect: () => "/org/policy",
     status: policySaved,
   });
+  views.register("POST", LOCK_ROUTE, { redirect: () => "/org/policy", status: (d) => lockSaved(d, false) });
+  views.register("DELETE", `${LOCK_ROUTE}/:rule`, { redirect: () => "/org/policy", status: (d) => lockSaved(d, true) });
 }

@@ -18,6 +18,9 @@ export function automationKeyStatus(data: unknown): string {
   return `Automation key created — copy it now${replaced ? "; the previous one no longer works" : ""}`;
 }
 
+/** What saved hook rules say (the JSON route's htmx answer, and the Settings tab's card without JavaScript). */
+export const HOOK_RULES_SAVED = "Hook rules saved";
+
 /** What a new project says (the JSON route's answer, and the new-project form without JavaScript). */
 export const projectCreated = (name: string): string => `Project ${name} created`;
 
@@ -79,5 +82,6 @@ export const PROJECT_STATUSES: Record<string, (data: unknown, ctx: ViewContext) 
   "POST /web/projects/:id/token": automationKeyStatus,
   "POST /web/projects": (data) => projectCreated((data as { project: { name: string } }).project.name),
   "PATCH /web/projects/:id": () => SETTINGS_SAVED,
+  "PUT /web/projects/:id/hook-rules": () => HOOK_RULES_SAVED,
   "DELETE /web/projects/:id": (data) => projectDeleted((data as { name: string }).name),
 };

@@ -287,6 +287,7 @@ export function registerProjectViews(deps: ViewDeps & CatalogDeps): void {
   registerView("POST", "/web/projects", { redirect: (data) => `/projects/${(data as { project: { id: string } }).project.id}/onboarding` });
   registerView("DELETE", "/web/projects/:id", { redirect: () => "/" });
   registerView("PATCH", "/web/projects/:id", { redirect: (_d, ctx) => `/projects/${ctx.params.id}?tab=settings` });
+  registerView("PUT", "/web/projects/:id/hook-rules", { redirect: (_d, ctx) => `/projects/${ctx.params.id}?tab=settings` });
   registerView("POST", "/web/orgs/active", { redirect: () => "/" });
 }
 

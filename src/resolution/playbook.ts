@@ -13,7 +13,7 @@ import { afterDetail, auditProcedure, type Voice } from "../http/wording";
 import { DIGESTS_META } from "../http/keyRoute";
 import { attestationOf, loadResolution, pinnedDefinition, pinnedTriggerFiles } from "./pinned";
 import { readProjectPolicy } from "../selection/policyRules";
-import { readHookChoices } from "../policy/hookRules";
+import { readHookChoices, readProjectHookLocks } from "../policy/hookRules";
 
 /**
  * The playbook of a resolution of the project; 404 for another project's or an unknown talent.
@@ -97,15 +97,21 @@ export async function playbook(
 }
 
 /**
- * The project's hook rules for the served detectors (docs/design.md "What blocks a commit"): its choice per rule,
- * read when the playbook is, beside the pinned detectors the signature proves. `talentd check` applies them
- * (client/hookRules.ts): block, advise, or off (the rule's detectors not run).
+ * The project's hook rules for the served detectors (docs/design.md "What blocks a commit"): per rule, the
+ * organization's lock, else the project's choice, read when the playbook is, beside the pinned detectors the
+ * signature proves. `talentd check` applies them (client/hookRules.ts): block, advise, or off (the rule's detectors not run).
  */
 async function hookRulesOf(database: Database, projectId: string, obligations: { rules: { id: string; detect?: unknown }[] }[]) {
-  const choices = await readHookChoices(database, projectId);
-  if (choices.size === 0) return {};
-  const chosen = obligations.flatMap((o) => o.rules.filter((r) => r.detect && choices.has(r.id)).map((r) => [r.id, choices.get(r.id)!]));
-  return chosen.length > 0 ? { hookRules: Object.fromEntries(chosen) } : {};
+  const [choices, locks] = await Promise.all([readHookChoices(database, projectId), readProjectHookLocks(database, projectId)]);
+  if (choices.size === 0 && Object.keys(locks).length === 0) return {};
+  const chosen = obligations.flatMap((o) =>
+    o.rules.flatMap((r) => {
+      const v = Object.hasOwn(locks, r.id) ? locks[r.id] : choices.get(r.id);
+      return r.detect && v ? [[r.id, v] as const] : [];
+    }),
+  );
+  const locked = chosen.filter(([id]) => Object.hasOwn(locks, id)).map(([id]) => id);
+  return chosen.length > 0 ? { hookRules: Object.fromEntries(chosen), ...(locked.length > 0 ? { hookRulesLocked: locked } : {}) } : {};
 }
 
 /**

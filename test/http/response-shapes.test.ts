@@ -191,6 +191,8 @@ async function callEveryRoute(): Promise<void> {
   await call(owner, "GET /web/orgs/current/code-hosting", "/web/orgs/current/code-hosting");
   await call(owner, "PUT /web/orgs/current/policy", "/web/orgs/current/policy", { requiredTalents: [], allowedTalents: null });
   await call(owner, "GET /web/orgs/current/policy", "/web/orgs/current/policy");
+  await call(owner, "POST /web/orgs/current/policy/hook-rules", "/web/orgs/current/policy/hook-rules", { rule: "TS-005", choice: "block" });
+  await call(owner, "DELETE /web/orgs/current/policy/hook-rules/{rule}", "/web/orgs/current/policy/hook-rules/TS-005");
   await call(owner, "GET /web/admin/organizations", "/web/admin/organizations");
   await call(owner, "POST /web/admin/organizations/{id}/{operation}", `/web/admin/organizations/${second.organization.id}/approve`);
   await call(owner, "GET /web/admin/users", "/web/admin/users");

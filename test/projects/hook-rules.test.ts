@@ -51,6 +51,7 @@ describe("GET /api/hook-rules: every rule with a detector of the project's enabl
       effective: "block",
       choice: null,
       lockedBy: null,
+      lock: null,
     } as Row);
     // a blocking rule whose detector did not earn blocking advises; a rule without a detector is not listed
     expect(rows.get("TS-002")).toMatchObject({ shipped: "blocking", earned: false, effective: "advise" });

@@ -168,8 +168,9 @@ export const mailOutbox = sqliteTable(
 /**
  * An organization's talent policy (docs/design.md "Organization policy"): the talents every
  * project has installed and active (public ids and `@org/slug` expertises), and, when not null,
- * the only talents a project may install besides them. One row per organization at most; no
- * row is no policy.
+ * the only talents a project may install besides them; `hookRules`, the rules whose hook behaviour
+ * it locks in every project (docs/design.md "What blocks a commit"). One row per organization at
+ * most; no row is no policy.
  */
 export const orgPolicies = sqliteTable("org_policies", {
   organizationId: text("organization_id")
@@ -177,6 +178,7 @@ export const orgPolicies = sqliteTable("org_policies", {
     .references(() => organizations.id, { onDelete: "cascade" }),
   requiredTalents: text("required_talents", { mode: "json" }).$type<string[]>().notNull(),
   allowedTalents: text("allowed_talents", { mode: "json" }).$type<string[] | null>(),
+  hookRules: text("hook_rules", { mode: "json" }).$type<Record<string, "block" | "advise" | "off">>().notNull().default({}),
   updatedBy: text("updated_by").references(() => users.id, { onDelete: "set null" }),
   updatedAt: integer("updated_at").notNull(),
 });

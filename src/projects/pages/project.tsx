@@ -26,7 +26,7 @@ import { createPageGuard } from "../../tenancy/pageSessions";
 import { isOrgAdmin } from "../../ui/pageGuard";
 import { Field, FormActions } from "../../ui/form";
 import { ProjectHeader, TABS, type Tab } from "./header";
-import { Settings, settingsPages } from "./settings";
+import { Settings, settingsHookRules, settingsPages } from "./settings";
 import { newProjectPages } from "./newProject";
 import { Layout, page } from "../../ui/layout";
 import { HtmlMemo } from "../../ui/memo";
@@ -209,7 +209,8 @@ export function projectPages(deps: CatalogDeps & JournalDeps) {
         } else if (tab === "keys") {
           body = <KeysTab project={project} keys={await listKeys(deps.database, project.id)} />;
         } else if (tab === "settings") {
-          body = <Settings project={project} admin={isOrgAdmin(org)} />;
+          const hookRules = await settingsHookRules(deps, org.id, project.id);
+          body = <Settings project={project} admin={isOrgAdmin(org)} hookRules={hookRules} />;
         } else {
           const overview = await installedOverview({ database: deps.database, catalog: catalog() }, project);
           body = (

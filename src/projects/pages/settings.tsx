@@ -3,7 +3,8 @@
  * The Settings tab of `/projects/:id` (docs/api.md "Pages"): name, description, repository, context budget, and the
  * typed deletion. With JavaScript the form sends `PATCH /web/projects/:id` (a refusal in #flash, each issue also under
  * its field by app.js); without, it posts to `POST /projects/:id?tab=settings`, saved under the same rules (settings.ts)
- * → 303 back to the tab, or refused → 400 with this tab again: what was typed, each problem under its field.
+ * → 303 back to the tab, or refused → 400 with this tab again: what was typed, each problem under its field. The hook
+ * rules' card (views/hookRules.tsx) posts with `&form=hook-rules` under the same rules as `PUT /web/projects/:id/hook-rules`.
  */
 import { Elysia } from "elysia";
 import type { CatalogDeps } from "../../catalog/state";
@@ -20,8 +21,10 @@ import { statusCookie } from "../../ui/status";
 import { TypedDeleteForm } from "../../ui/typedDelete";
 import { DEFAULT_CONTEXT_BUDGET, getProject, type Project, removeProject, updateProject } from "../service";
 import { readSettingsForm, type SettingsForm, settingsForm } from "../settings";
-import { projectDeleted, SETTINGS_SAVED } from "../statuses";
+import { HOOK_RULES_SAVED, projectDeleted, SETTINGS_SAVED } from "../statuses";
 import { ProjectHeader } from "./header";
+import { hookRuleLines, knownHookRules, readHookRulesBody, saveHookRules } from "../../policy/hookRules";
+import { hookRuleField, HookRulesCard, type HookRuleLine, type HookRulesAttempt } from "../views/hookRules";
 
 /** The field of the form each issue's path names. */
 const FIELDS: Record<string, string> = { name: "p-name", description: "p-desc", repository: "p-repo", contextBudget: "p-budget" };
@@ -33,7 +36,14 @@ interface SettingsAttempt {
   refusal: Refusal;
 }
 
-export function Settings(props: { project: Project; admin: boolean; attempt?: SettingsAttempt; deletion?: DeleteAttempt }) {
+export function Settings(props: {
+  project: Project;
+  admin: boolean;
+  hookRules: HookRuleLine[];
+  attempt?: SettingsAttempt;
+  deletion?: DeleteAttempt;
+  hookAttempt?: HookRulesAttempt;
+}) {
   const p = props.project;
   const route = `/web/projects/${p.id}`;
   const v = props.attempt?.values ?? {
@@ -76,6 +86,7 @@ export function Settings(props: { project: Project; admin: boolean; attempt?: Se
           </FormActions>
         </form>
       </section>
+      <HookRulesCard projectId={p.id} rules={props.hookRules} admin={props.admin} attempt={props.hookAttempt} />
       {props.admin ? (
         <TypedDeleteForm
           route={route}
@@ -99,18 +110,25 @@ interface DeleteAttempt {
   error: string;
 }
 
+/** The Settings tab's hook rules, as its card shows them. */
+export function settingsHookRules(deps: CatalogDeps, organizationId: string, projectId: string): Promise<HookRuleLine[]> {
+  return hookRuleLines(deps.database, deps.state.catalog!, organizationId, projectId);
+}
+
 /** The Settings tab's page (its header and the tab), for a refused post of one of its forms. */
-function settingsPage(
+async function settingsPage(
+  deps: CatalogDeps,
   ctx: PageContext,
+  org: OrgMembership,
   project: Project,
-  admin: boolean,
   status: number,
-  refused: { attempt?: SettingsAttempt; deletion?: DeleteAttempt },
+  refused: { attempt?: SettingsAttempt; deletion?: DeleteAttempt; hookAttempt?: HookRulesAttempt },
 ) {
+  const hookRules = await settingsHookRules(deps, org.id, project.id);
   return page(
     <Layout title={project.name} user={ctx.session.user} nav={ctx.nav}>
       <ProjectHeader project={project} tab="settings" />
-      <Settings project={project} admin={admin} attempt={refused.attempt} deletion={refused.deletion} />
+      <Settings project={project} admin={isOrgAdmin(org)} hookRules={hookRules} {...refused} />
     </Layout>,
     status,
     { "cache-control": "no-store" },
@@ -126,10 +144,44 @@ async function deleteFromForm(deps: CatalogDeps, ctx: PageContext, org: OrgMembe
   const refusal = typedNameRefusal(body, project.name, "project");
   if (refusal) {
     const deletion = { typed: formField(body, "confirm") ?? "", error: (refusal.details.issues as Issue[])[0]!.message };
-    return settingsPage(ctx, project, true, refusal.status, { deletion });
+    return settingsPage(deps, ctx, org, project, refusal.status, { deletion });
   }
   await removeProject(deps.database, org.id, project.id, userActor(ctx.session.user));
   const headers = { location: "/", "cache-control": "no-store", "set-cookie": statusCookie(projectDeleted(project.name), request) };
+  return new Response(null, { status: 303, headers });
+}
+
+/**
+ * `POST /projects/:id?tab=settings&form=hook-rules`: the hook rules' card without JavaScript (owner/admin, as `PUT
+ * /web/projects/:id/hook-rules`): saved → 303 back to the tab; refused (400, 409 locked_by_policy) → the tab again with
+ * the choices as sent, each problem under its rule.
+ */
+async function hookRulesFromForm(
+  deps: CatalogDeps,
+  ctx: PageContext,
+  org: OrgMembership,
+  project: Project,
+  body: unknown,
+  request: Request,
+) {
+  if (!isOrgAdmin(org)) throw new AppError("forbidden", "Only the organization's owners and admins change a project's hook rules.");
+  const b = (body && typeof body === "object" ? body : {}) as Record<string, unknown>;
+  const values = Object.fromEntries(
+    Object.entries(b).flatMap(([k, v]) => (k.startsWith("rules.") && typeof v === "string" ? [[k.slice(6), v]] : [])),
+  );
+  try {
+    const choices = readHookRulesBody({ ...b, rules: "" });
+    const known = await knownHookRules(deps.database, deps.state.catalog!, org.id, project.id);
+    await deps.database.write((tx) =>
+      saveHookRules(tx, project.id, choices, known, { organizationId: org.id, actor: userActor(ctx.session.user) }),
+    );
+  } catch (e) {
+    if (!(e instanceof AppError) || e.status >= 500 || e.status === 401 || e.status === 403) throw e;
+    const refusal = refusalOf(e, (path) => (path.startsWith("rules.") ? hookRuleField(path.slice(6)) : ""));
+    return settingsPage(deps, ctx, org, project, e.status, { hookAttempt: { values, refusal } });
+  }
+  const location = `/projects/${project.id}?tab=settings#hook-rules-h`;
+  const headers = { location, "cache-control": "no-store", "set-cookie": statusCookie(HOOK_RULES_SAVED, request) };
   return new Response(null, { status: 303, headers });
 }
 
@@ -143,13 +195,14 @@ export function settingsPages(deps: CatalogDeps) {
     async ({ page: ctx, org, params, body, request, query }) => {
       const project = await getProject(deps.database, org.id, params.id);
       if (query.form === "delete") return deleteFromForm(deps, ctx, org, project, body, request);
+      if (query.form === "hook-rules") return hookRulesFromForm(deps, ctx, org, project, body, request);
       const values = settingsForm(body);
       try {
         const change = readSettingsForm(values);
         await deps.database.write((tx) => updateProject(tx, org.id, project.id, change, userActor(ctx.session.user)));
       } catch (e) {
         if (!(e instanceof AppError) || (e.code !== "validation_failed" && e.code !== "conflict")) throw e;
-        return settingsPage(ctx, project, isOrgAdmin(org), e.status, { attempt: { values, refusal: refusalOf(e, fieldOf) } });
+        return settingsPage(deps, ctx, org, project, e.status, { attempt: { values, refusal: refusalOf(e, fieldOf) } });
       }
       const location = `/projects/${project.id}?tab=settings`;
       const headers = { location, "cache-control": "no-store", "set-cookie": statusCookie(SETTINGS_SAVED, request) };

@@ -5,6 +5,8 @@
  */
 import { card, type Card as CardView, type facets, type ProjectState, type talentSheet } from "../../catalog/people";
 import type { Talent } from "../../catalog/format";
+import { hookSays } from "../../catalog/hookWords";
+import { detectorSeverity } from "../../catalog/measured";
 import type { Project } from "../service";
 import type { CatalogRelevance } from "../../selection/relevance";
 import type { SpecializationView } from "../../specializations/service";
@@ -280,6 +282,12 @@ export function CatalogListing(props: { l: Listing }) {
   );
 }
 
+/** What the hook does with a rule as shipped (catalog/hookWords.ts): "hook: blocks", "hook: advises (why)", or none without a detector. */
+function hookOf(r: Talent["rules"][number] | undefined): string {
+  if (!r?.detect?.length) return "hook: no detector (review only)";
+  return `hook: ${hookSays({ shipped: r.severity, earned: detectorSeverity(r) === "blocking" })}`;
+}
+
 /** The talent sheet: graph, roles, triggers, budget, rules, conformance tests, compact preview, files, install into a project. */
 export function TalentSheet(props: {
   ctx: PageContext;
@@ -335,13 +343,14 @@ export function TalentSheet(props: {
       </dl>
       <h2>Rules</h2>
       <DataTable caption="Rules and how to check them" columns={["Rule", "Severity", "Rule and check"]}>
-        {sheet.rules.map((r) => (
-          <tr>
+        {sheet.rules.map((r, i) => (
+          <tr id={`rule-${r.id}`}>
             <td>
               <code class="rule-id">{r.id}</code>
             </td>
             <td>
               <span class={`severity ${r.severity}`}>{r.severity}</span>
+              <div class="muted small">{hookOf(t.rules[i])}</div>
             </td>
             <td>
               <InlineCode text={r.title} />

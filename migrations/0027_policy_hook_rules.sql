@@ -1,0 +1,1 @@
+ALTER TABLE `org_policies` ADD `hook_rules` text DEFAULT '{}' NOT NULL;
