@@ -10,6 +10,7 @@ import { benchClient } from "./client";
 import { benchContentCheck } from "./contentcheck";
 import { benchDiscovery } from "./discovery";
 import { benchEdge } from "./edge";
+import { benchEval } from "./eval";
 import { benchHardening } from "./hardening";
 import { benchWebCatalog } from "./webcatalog";
 import { benchIdentity } from "./identity";
@@ -53,6 +54,7 @@ const all: Record<string, () => Promise<void>> = {
   contentcheck: benchContentCheck,
   tokens: benchTokens,
   calibrate: benchCalibrate,
+  eval: benchEval,
 };
 const pick = Bun.argv.slice(2);
 for (const [name, fn] of Object.entries(all)) {
