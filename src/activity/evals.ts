@@ -179,3 +179,44 @@ export async function keyResolutions(database: Database, projectId: string, auth
     talents: r.talents ? r.talents.split("\n") : [],
   }));
 }
+
+/** A talent's effect as the latest eval that measured it found (the Rules page's "Measured effect"). */
+export interface MeasuredEffect {
+  talent: string;
+  evalId: string;
+  createdAt: string;
+  projectId: string;
+  projectName: string;
+  runsPerArm: number;
+  with: ArmEffect;
+  without: ArmEffect;
+  neverInvoked: number;
+}
+
+/** Per talent, its effect in the newest eval of the organization's projects that measured it (the last 200 evals read). */
+export async function latestEffects(database: Database, organizationId: string): Promise<MeasuredEffect[]> {
+  const rows = await database.all<{ id: string; created_at: number; project_id: string; name: string; summary: string }>(
+    "SELECT e.id, e.created_at, e.project_id, p.name, e.summary FROM evals e JOIN projects p ON p.id = e.project_id " +
+      "WHERE p.organization_id = ? ORDER BY e.created_at DESC, e.id DESC LIMIT 200",
+    [organizationId],
+  );
+  const out = new Map<string, MeasuredEffect>();
+  for (const r of rows) {
+    const s = JSON.parse(r.summary) as EvalSummary;
+    for (const e of s.effects) {
+      if (out.has(e.talent)) continue;
+      out.set(e.talent, {
+        talent: e.talent,
+        evalId: r.id,
+        createdAt: iso(r.created_at),
+        projectId: r.project_id,
+        projectName: r.name,
+        runsPerArm: s.runsPerArm,
+        with: e.with,
+        without: e.without,
+        neverInvoked: e.neverInvoked,
+      });
+    }
+  }
+  return [...out.values()].sort((a, b) => (a.talent < b.talent ? -1 : 1));
+}
