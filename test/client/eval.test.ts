@@ -118,6 +118,20 @@ describe("talentd eval: the agent with and without talentd, scored locally", () 
     expect(text.stdout).toMatch(/typescript-strict +0 +1 +100% +0%/);
   });
 
+  test("an agent reaching talentd over MCP with TALENTD_MCP_CONFIG (the shape Claude Code reads) is found invoked: its resolution was prepared over MCP", async () => {
+    const p = await clientProject(live, ["typescript-strict"], SCOPES);
+    const { repo, tasks } = repoWithTasks(TASKS);
+    const r = await talentd(["eval", "--agent", AGENT, "--tasks", tasks, "--json"], repo, evalEnv(p, { EVAL_AGENT_MODE: "mcp" }));
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    const w = doc.runs.find((x: { arm: string }) => x.arm === "with");
+    expect([w.exit, w.output ?? ""]).toEqual([0, ""]);
+    expect(w).toMatchObject({ invoked: true, findings: [], check: "pass" });
+    const listed = await fetch(`${live.base}/api/resolutions?limit=1`, { headers: { authorization: `Bearer ${p.key}` } });
+    const [latest] = ((await listed.json()) as { resolutions: { resolutionId: string; via: string; talents: string[] }[] }).resolutions;
+    expect(latest).toMatchObject({ resolutionId: w.resolutions[0], via: "mcp", talents: ["typescript-strict"] });
+  });
+
   test("an agent that never calls the service in the with arm is reported as never invoked", async () => {
     const p = await clientProject(live, ["typescript-strict"], SCOPES);
     const { repo, tasks } = repoWithTasks(TASKS);
