@@ -77,6 +77,8 @@ export interface CommandSpec {
   required: string[];
   /** Settings read from the environment only that matter to this command. */
   env: string[];
+  /** A shared flag this command reads its own way: its help line here (eval's --timeout). */
+  flagHelp?: Record<string, string>;
 }
 
 const CLIENT = ["url", "key", "timeout", "json"];

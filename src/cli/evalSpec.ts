@@ -31,4 +31,5 @@ export const EVAL_SPEC = {
   flags: ["agent", "tasks", "runs", "upload", "url", "key", "timeout", "json"],
   required: [],
   env: [],
+  flagHelp: { timeout: "seconds each run of the agent may take (default 600); its process group is killed then" },
 };
