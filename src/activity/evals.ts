@@ -9,6 +9,7 @@ import type { Database } from "../db/client";
 import { validationFailed, type Issue } from "../http/errors";
 import { newId } from "../lib/ids";
 import { iso } from "../lib/time";
+import type { ArmEffect, EvalSummary } from "../projects/measuredEffect";
 
 export const EVAL_MAX_TASKS = 200;
 export const EVAL_MAX_RUNS = 2_000;
@@ -17,28 +18,6 @@ const RULE = /^[A-Z][A-Z0-9]{0,15}-\d{1,6}$/;
 
 type Obj = Record<string, unknown>;
 const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-
-interface ArmEffect {
-  runs: number;
-  findingsPerRun: number;
-  findingsSpread: { min: number; max: number };
-  checkPassRate: number | null;
-}
-export interface EvalSummary {
-  runsPerArm: number;
-  tasks: { id: string; talents: string[] }[];
-  runs: {
-    task: string;
-    arm: "with" | "without";
-    run: number;
-    findings: Record<string, number>;
-    check: "pass" | "fail" | null;
-    durationMs: number;
-    invoked: boolean;
-    timedOut: boolean;
-  }[];
-  effects: { talent: string; with: ArmEffect; without: ArmEffect; neverInvoked: number }[];
-}
 
 /** A reader of one body that collects issues instead of throwing at the first. */
 function reader(issues: Issue[]) {
@@ -178,45 +157,4 @@ export async function keyResolutions(database: Database, projectId: string, auth
     via: r.via,
     talents: r.talents ? r.talents.split("\n") : [],
   }));
-}
-
-/** A talent's effect as the latest eval that measured it found (the Rules page's "Measured effect"). */
-export interface MeasuredEffect {
-  talent: string;
-  evalId: string;
-  createdAt: string;
-  projectId: string;
-  projectName: string;
-  runsPerArm: number;
-  with: ArmEffect;
-  without: ArmEffect;
-  neverInvoked: number;
-}
-
-/** Per talent, its effect in the newest eval of the organization's projects that measured it (the last 200 evals read). */
-export async function latestEffects(database: Database, organizationId: string): Promise<MeasuredEffect[]> {
-  const rows = await database.all<{ id: string; created_at: number; project_id: string; name: string; summary: string }>(
-    "SELECT e.id, e.created_at, e.project_id, p.name, e.summary FROM evals e JOIN projects p ON p.id = e.project_id " +
-      "WHERE p.organization_id = ? ORDER BY e.created_at DESC, e.id DESC LIMIT 200",
-    [organizationId],
-  );
-  const out = new Map<string, MeasuredEffect>();
-  for (const r of rows) {
-    const s = JSON.parse(r.summary) as EvalSummary;
-    for (const e of s.effects) {
-      if (out.has(e.talent)) continue;
-      out.set(e.talent, {
-        talent: e.talent,
-        evalId: r.id,
-        createdAt: iso(r.created_at),
-        projectId: r.project_id,
-        projectName: r.name,
-        runsPerArm: s.runsPerArm,
-        with: e.with,
-        without: e.without,
-        neverInvoked: e.neverInvoked,
-      });
-    }
-  }
-  return [...out.values()].sort((a, b) => (a.talent < b.talent ? -1 : 1));
 }

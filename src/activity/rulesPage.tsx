@@ -17,7 +17,7 @@ import { createPageGuard } from "../tenancy/pageSessions";
 import { Card, DataTable, Layout, page } from "../ui/layout";
 import { EXPERTISES_ADMIN } from "../expertises/pages";
 import { WindowForm } from "./pages";
-import { latestEffects, type MeasuredEffect } from "./evals";
+import { latestEffects, type MeasuredEffect } from "../projects/measuredEffect";
 
 const rate = (x: number | null) => (x === null ? "—" : `${Math.round(x * 100)}%`);
 const perRun = (a: MeasuredEffect["with"]) =>

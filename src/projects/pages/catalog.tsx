@@ -8,6 +8,7 @@
  * it (`POST /web/projects/:id/apply-specialization`). The talent sheet: graph, roles,
  * triggers, budget, conformance tests, compact preview, and install into a chosen project.
  */
+import { latestEffects } from "../measuredEffect";
 import { Elysia } from "elysia";
 import type { CatalogDeps } from "../../catalog/state";
 import { card, catalogCards, dependencyGraph, facets, talentSheet, type ProjectState, type Visible } from "../../catalog/people";
@@ -179,7 +180,10 @@ async function sheetPage(deps: CatalogDeps, ctx: PageContext, org: OrgMembership
     const drawn = nodeState(n, state);
     return { id: n.id, label: n.id, state: drawn, href: drawn === "self" || n.missing ? undefined : talentHref(n.id) };
   });
-  return page(<TalentSheet ctx={ctx} t={t} sheet={sheet} nodes={nodes} projects={rows} chosen={projects[at]} />);
+  const [measured] = await latestEffects(deps.database, org.id, t.id);
+  return page(
+    <TalentSheet ctx={ctx} t={t} sheet={sheet} nodes={nodes} projects={rows} chosen={projects[at]} measured={measured ?? null} />,
+  );
 }
 
 /** The catalog pages: `/catalog` (listing, grouped install, a specialization's install) and `/catalog/*` (a talent's sheet). */
