@@ -172,6 +172,27 @@ describe("talentd eval: the agent with and without talentd, scored locally", () 
     for (const pid of children) expect(running(pid)).toBe(false);
   });
 
+  test("an eval interrupted (Ctrl-C) during a run kills the agent and removes the run's worktree before it exits (130)", async () => {
+    const p = await clientProject(live, ["typescript-strict"], SCOPES);
+    const { repo, tasks } = repoWithTasks(TASKS);
+    const pids = join(home, "interrupted.pid");
+    const proc = Bun.spawn([BUN, join(ROOT, "src", "main.ts"), "eval", "--agent", `echo $$ > '${pids}'; sleep 60`, "--tasks", tasks], {
+      cwd: repo,
+      env: { GIT_CONFIG_NOSYSTEM: "1", ...evalEnv(p) },
+      stdout: "ignore",
+      stderr: "ignore",
+    });
+    const worktrees = () => gitIn(repo, ["worktree", "list"]).stdout.trim().split("\n").length;
+    for (let i = 0; i < 200 && !(existsSync(pids) && worktrees() === 2); i++) await Bun.sleep(50);
+    expect(worktrees()).toBe(2);
+    const agent = Number(readFileSync(pids, "utf8").trim());
+    proc.kill("SIGINT");
+    expect(await proc.exited).toBe(130);
+    expect(worktrees()).toBe(1);
+    expect(running(agent)).toBe(false);
+    expect(gitIn(repo, ["status", "--porcelain"]).stdout).toBe("?? tasks.yaml\n");
+  });
+
   test("--upload stores the summary (counts only: no file, line or code) and GET /web/projects/:id/evals lists it for members", async () => {
     const p = await clientProject(live, ["typescript-strict"], SCOPES);
     const { repo, tasks } = repoWithTasks(TASKS);

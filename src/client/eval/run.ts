@@ -43,6 +43,9 @@ function tail(file: string, max = 2000): string {
   }
 }
 
+/** The process group running now (the agent's or the check's), for an interrupt to kill. */
+let running: number | null = null;
+
 /** The variables eval sets or removes; everything else of the environment is the agent's. */
 const TALENTD_VARS = ["TALENTD_URL", "TALENTD_KEY", "TALENTD_MCP_CONFIG", "TALENTD_TIMEOUT", "TALENTD_RUN", "TALENTD_REPORT"];
 
@@ -64,6 +67,7 @@ async function shell(
 ): Promise<{ exit: number | null; timedOut: boolean }> {
   const out = Bun.file(log);
   const proc = Bun.spawn(["sh", "-c", command], { cwd, env, detached: true, stdin: "ignore", stdout: out, stderr: out });
+  running = proc.pid;
   let timedOut = false;
   const killGroup = () => {
     try {
@@ -77,6 +81,7 @@ async function shell(
     killGroup();
   }, timeoutMs);
   const code = await proc.exited;
+  running = null;
   clearTimeout(timer);
   killGroup(); // what the agent left running in the background ends with it
   return { exit: timedOut ? null : code, timedOut };
@@ -104,10 +109,37 @@ export interface RunSpec {
   timeoutMs: number;
 }
 
+/**
+ * An interrupt (Ctrl-C, SIGTERM) during a run: the agent's process group killed, the worktree and its temp folder
+ * removed before the exit, so an interrupted eval leaves nothing in the repository.
+ */
+function onInterrupt(root: string, wt: string, dir: string): () => void {
+  const stop = (signal: NodeJS.Signals) => {
+    if (running !== null) {
+      try {
+        process.kill(-running, "SIGKILL");
+      } catch {
+        // gone already
+      }
+    }
+    Bun.spawnSync(["git", "worktree", "remove", "--force", wt], { cwd: root, stdout: "ignore", stderr: "ignore" });
+    rmSync(dir, { recursive: true, force: true });
+    Bun.spawnSync(["git", "worktree", "prune"], { cwd: root, stdout: "ignore", stderr: "ignore" });
+    process.exit(signal === "SIGINT" ? 130 : 143);
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  return () => {
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+  };
+}
+
 /** One run: worktree, agent, change, check; the worktree and its temp folder removed whatever happens. */
 export async function runOnce(spec: RunSpec): Promise<AgentRun> {
   const dir = mkdtempSync(join(tmpdir(), "talentd-eval-"));
   const wt = join(dir, "worktree");
+  const release = onInterrupt(spec.root, wt, dir);
   try {
     const added = await git(spec.root, ["worktree", "add", "--detach", "--quiet", wt, spec.head]);
     if (!added.ok) throw new CliError(`eval: git worktree add failed: ${added.stderr.trim().split("\n")[0]}`);
@@ -137,6 +169,7 @@ export async function runOnce(spec: RunSpec): Promise<AgentRun> {
     const output = agent.exit !== null && agent.exit !== 0 ? tail(log) : null;
     return { exit: agent.exit, timedOut: agent.timedOut, durationMs, files, contents, check, output };
   } finally {
+    release();
     await git(spec.root, ["worktree", "remove", "--force", wt]);
     rmSync(dir, { recursive: true, force: true });
     await git(spec.root, ["worktree", "prune"]);
