@@ -3,7 +3,7 @@
  * statement through a native connection, exported by dist/talentd over HTTP (JSONL, then CSV)
  * with the body read to its end, while the server's RSS (/proc/<pid>/status VmRSS) is sampled
  * every 10 ms. Target (docs/performance.md "Audit export"): peak RSS < 150 MB.
- * AUDIT_ROWS overrides the count.
+ * AUDIT_ROWS overrides the count; AUDIT_BINARY runs another build.
  */
 import LibsqlDatabase from "libsql";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -12,9 +12,13 @@ import { join } from "node:path";
 import { BINARY, printTable, rssMiB, seedProject, startBinaryIn } from "./lib";
 
 const ROWS = Number(process.env.AUDIT_ROWS ?? 1_000_000);
+const BIN = process.env.AUDIT_BINARY ?? BINARY;
 
-/** Inserts `n` entries for `orgId` in one transaction (a recursive CTE: no row crosses into JS); returns the time and the organization's count. */
-function seed(dbPath: string, orgId: string, n: number): { ms: number; total: number } {
+/**
+ * Inserts `n` entries for `orgId` in one transaction (a recursive CTE: no row crosses into JS); returns the time and the organization's
+ * count. `idPrefix` (one digit after `aud_`) keeps the ids of two seeded organizations apart.
+ */
+export function seed(dbPath: string, orgId: string, n: number, idPrefix = "aud_0"): { ms: number; total: number } {
   const t0 = performance.now();
   const conn = new LibsqlDatabase(dbPath, { timeout: 30_000 } as ConstructorParameters<typeof LibsqlDatabase>[1]);
   conn.exec("BEGIN IMMEDIATE");
@@ -22,11 +26,11 @@ function seed(dbPath: string, orgId: string, n: number): { ms: number; total: nu
     .prepare(
       `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
        INSERT INTO audit_entries (id, organization_id, at, actor_kind, actor_id, actor_label, action, object_kind, object_id, before, after)
-       SELECT printf('aud_0%025d', i), ?, 1700000000000 + i * 1000, 'user', 'usr_bench', 'someone.with.a.long.name@example.com',
+       SELECT printf('%s%025d', ?, i), ?, 1700000000000 + i * 1000, 'user', 'usr_bench', 'someone.with.a.long.name@example.com',
               'member.role_changed', 'member', printf('usr_%026d', i % 5000), '{"role":"member"}', '{"role":"admin, with \\"quotes\\""}'
        FROM n`,
     )
-    .run(n, orgId);
+    .run(n, idPrefix, orgId);
   conn.exec("COMMIT");
   const ms = performance.now() - t0;
   // the seed's own changes (organization, project, key) are in the log too
@@ -61,9 +65,9 @@ async function exportOnce(base: string, cookie: string, pid: number, format: "js
 }
 
 export async function benchAuditExport(): Promise<void> {
-  if (!(await Bun.file(BINARY).exists())) throw new Error("dist/talentd is missing: run `bun run build` first");
+  if (!(await Bun.file(BIN).exists())) throw new Error(`${BIN} is missing: run \`bun run build\` first`);
   const dir = mkdtempSync(join(tmpdir(), "talentd-bench-"));
-  const server = await startBinaryIn(dir);
+  const server = await startBinaryIn(dir, {}, BIN);
   try {
     const s = await seedProject(server.base);
     const status = (await (await fetch(`${server.base}/web/orgs/current/status`, { headers: { cookie: s.cookie } })).json()) as {

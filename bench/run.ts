@@ -4,6 +4,7 @@ import { benchAgentLoop } from "./agentloop";
 import { benchAgentWrk } from "./agentwrk";
 import { benchAuditExport } from "./auditexport";
 import { benchCalibrate } from "./calibrate";
+import { benchAuditLoad } from "./auditload";
 import { benchCeilings } from "./ceilings";
 import { benchClaims } from "./claims";
 import { benchClient } from "./client";
@@ -55,6 +56,7 @@ const all: Record<string, () => Promise<void>> = {
   tokens: benchTokens,
   calibrate: benchCalibrate,
   eval: benchEval,
+  auditload: benchAuditLoad,
 };
 const pick = Bun.argv.slice(2);
 for (const [name, fn] of Object.entries(all)) {

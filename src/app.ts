@@ -33,6 +33,8 @@ import { passwordResetRoutes } from "./identity/pages/reset";
 import { ssoAuthRoutes } from "./identity/routes/sso";
 import { ssoWebRoutes } from "./identity/routes/ssoSettings";
 import { ssoPages } from "./identity/pages/sso";
+import { accountPages } from "./identity/pages/account";
+import { accountWebRoutes, registerAccountViews } from "./identity/routes/accountWeb";
 import type { Guards } from "./auth/guards";
 import { homePage } from "./projects/pages/home";
 import { htmlErrors } from "./ui/errors";
@@ -122,6 +124,7 @@ export function createApp(input: AppDeps) {
   registerTenancyViews(deps);
   registerExpertiseViews(deps.views);
   registerPolicyViews(deps.views);
+  registerAccountViews(deps.views);
   // The MCP adapter sends each tool call through the app itself (docs/api-oauth-mcp.md).
   const backend: Backend = { handle: (request) => app.handle(request) };
   // Bun's own cap is far above ours (it would answer an empty 413), so the edge answers every body past
@@ -165,6 +168,7 @@ export function createApp(input: AppDeps) {
     .use(identityRoutes(deps, guards))
     .use(pages(deps))
     .use(ssoRoutes(deps, guards, sessions))
+    .use(plainPlugin([accountWebRoutes(deps, guards), accountPages(deps, sessions)]))
     .use(searchRoutes(deps, guards))
     .use(tenancyRoutes(deps, guards))
     .use(codeHostingRoutes(deps, guards))
@@ -199,9 +203,11 @@ export type App = ReturnType<typeof createApp>;
  * plugin typed as a plain Elysia, for the same reason as `pages` below.
  */
 function governance(deps: ComposedDeps, guards: Guards, sessions: PageSessions): Elysia {
+  // an audit-log export is a heavy read under the dashboard's per-user cap (activity/readCap.ts)
+  const cap = dashboardReadCap(deps.database, deps.config.dashboardReadsPerUser);
   return plainPlugin([
     policyRoutes(deps, guards),
-    auditRoutes(deps, guards, sessions),
+    auditRoutes(deps, guards, sessions, cap),
     findingsRoutes(deps, guards),
     evalsRoutes(deps, guards),
     hookRulesRoutes(deps, guards),

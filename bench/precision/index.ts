@@ -5,10 +5,12 @@
  * PRECISION_COMMITS (default 1000; chi: its 500) first-parent commits per repository, from the pinned head.
  * PRECISION_SAMPLE=K prints up to K unlabelled findings per rule as labels.tsv lines to fill in.
  * PRECISION_ONLY=a,b replays only the repositories whose owner/name contains one of those words.
+ * PRECISION_CALIBRATE=1 adds the calibrated mode (calibrated.ts): blocked commits before and after `talentd calibrate`'s rule.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { printTable } from "../lib";
+import { blockedAfter, CALIBRATE_HISTORY, calibrationBefore, relaxedBy } from "./calibrated";
 import { blockedBy, gitIn, labelKey, LABELS, precision, readLabels, replay, stackTalents, tally, type ReplayFinding } from "./replay";
 
 /** The corpus: well-kept public projects, each with the specializations a team on its stack would apply. */
@@ -109,6 +111,9 @@ export async function benchPrecision(): Promise<void> {
   let totalBlocked = 0;
   const ran = new Map<string, number>();
   const only = (process.env.PRECISION_ONLY ?? "").split(",").filter(Boolean);
+  // calibrated mode: the window leaves room for the calibration history where the snapshot is short
+  const calibrated = process.env.PRECISION_CALIBRATE === "1";
+  const calibration: (string | number)[][] = [];
   for (const c of CORPUS) {
     if (only.length > 0 && !only.some((w) => c.repo.toLowerCase().includes(w.toLowerCase()))) continue;
     const gitDir = gitDirOf(root, c.repo);
@@ -117,8 +122,28 @@ export async function benchPrecision(): Promise<void> {
       continue;
     }
     const started = performance.now();
-    const n = Math.min(commits, "max" in c ? c.max : commits);
-    const r = replay(c.repo, gitDir, stackTalents(talentsDir, c.stack), n, c.head);
+    const available = "max" in c ? c.max : Number.POSITIVE_INFINITY;
+    // a short snapshot calibrates on its older half
+    const history = Math.min(CALIBRATE_HISTORY, Math.floor(available / 2));
+    const n = Math.min(commits, calibrated ? available - history : available);
+    const talents = stackTalents(talentsDir, c.stack);
+    const r = replay(c.repo, gitDir, talents, n, c.head);
+    if (calibrated) {
+      const before = calibrationBefore(c.repo, gitDir, talents, c.head, n, history);
+      const relaxed = before ? relaxedBy(before, talents) : [];
+      const after = blockedAfter(r, relaxed);
+      calibration.push([
+        c.repo,
+        before ? before.commits : "none",
+        r.commits,
+        r.blocked,
+        `${((100 * r.blocked) / Math.max(1, r.commits)).toFixed(1)}%`,
+        after.blocked,
+        `${((100 * after.blocked) / Math.max(1, r.commits)).toFixed(1)}%`,
+        relaxed.join(" ") || "-",
+        r.findings.length,
+      ]);
+    }
     const oldest = gitIn(gitDir, ["rev-list", "--first-parent", "--skip", String(n - 1), "-n", "1", c.head]).trim();
     perRepo.push([
       c.repo,
@@ -152,6 +177,35 @@ export async function benchPrecision(): Promise<void> {
     ["repository", "stack", "commits", "replayed", "findings", "blocked", "blocked %", "blocked by (commits)", "ms"],
     perRepo,
   );
+  if (calibrated) {
+    const sum = (i: number) => calibration.reduce((n, row) => n + Number(row[i] ?? 0), 0);
+    calibration.push([
+      "all",
+      "",
+      sum(2),
+      sum(3),
+      `${((100 * sum(3)) / Math.max(1, sum(2))).toFixed(1)}%`,
+      sum(5),
+      `${((100 * sum(5)) / Math.max(1, sum(2))).toFixed(1)}%`,
+      "",
+      sum(8),
+    ]);
+    printTable(
+      `precision, calibrated: talentd calibrate's rule on the ${CALIBRATE_HISTORY} commits before each window, then the window replayed`,
+      [
+        "repository",
+        "calibrated on",
+        "replayed",
+        "blocked",
+        "blocked %",
+        "after calibration",
+        "after %",
+        "rules made advise",
+        "findings (all still reported)",
+      ],
+      calibration,
+    );
+  }
   const rows = tally(all, labels, ran);
   printTable(
     "precision per rule (labels: bench/precision/labels.tsv; precision = true / labelled)",

@@ -5,6 +5,7 @@
  * specializations loaded from talents/. It counts, per rule, the findings, the commits they would
  * have blocked, and the hand labels of the findings that have one (labels.tsv).
  */
+import { historyLog } from "../../src/client/calibrate";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { readSpecializationDir, readTalentDir } from "../../src/catalog/load";
@@ -61,6 +62,7 @@ export function stackTalents(talentsDir: string, specializations: readonly strin
     triggers: { files: t.triggers?.files ?? [] },
     languages: t.languages,
     obligation: servedObligationOf(t),
+    security: t.roles.includes("security"),
   }));
 }
 
@@ -69,21 +71,7 @@ export function stackTalents(talentsDir: string, specializations: readonly strin
  * compared with its first parent; the root commit is left out). One `git log -p` reads them all.
  */
 export function replay(repo: string, gitDir: string, talents: ReturnType<typeof stackTalents>, count: number, head = "HEAD"): Replay {
-  const log = gitIn(gitDir, [
-    "log",
-    "--first-parent",
-    "--diff-merges=first-parent",
-    `--max-count=${count}`,
-    "--format=%x01%H %P",
-    "-p",
-    "--no-color",
-    "--no-ext-diff",
-    "--unified=0",
-    "--find-renames",
-    "--src-prefix=a/",
-    "--dst-prefix=b/",
-    head,
-  ]);
+  const log = gitIn(gitDir, [...historyLog(count, "%x01%H %P"), head]);
   const out: Replay = { commits: 0, blocked: 0, findings: [], ran: new Map() };
   for (const chunk of log.split("\x01")) {
     const nl = chunk.indexOf("\n");

@@ -4,6 +4,12 @@
  * again only when the client has taken it. Memory is bounded by that backpressure, whatever the
  * log's size (bench/auditexport.ts: 1,000,000 entries; docs/performance.md "Audit export").
  *
+ * Each page is read in a later event-loop turn than the last one (a macrotask, not a microtask):
+ * the reader's page query is synchronous on a local file, and a client taking pages as fast as
+ * they come would otherwise chain every pull in one turn and hold the thread for the whole log.
+ * Pages follow `audit_entries_org_idx` (organization, id) from the last id (no OFFSET, no sort,
+ * whatever the filters: a time window through the `at` index would sort its whole range per page).
+ *
  * SQLite writes each page's lines itself (json_object, the CSV quoting) and hands over the page
  * as one BLOB: two values cross into JavaScript per page, not ten per entry. Entries read as row
  * objects and formatted here left the collector behind (~45 MiB of garbage not yet collected
@@ -54,31 +60,72 @@ interface Page {
   n: number;
 }
 
-/** The export's body: the entries of `organizationId` under `f`, oldest first, one page per pull. */
+/** The next event-loop turn (a macrotask: pending I/O and timers run before it). */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** The page query of an export (tests check its plan). */
+export function pageQuery(format: ExportFormat, where: string, after: boolean): string {
+  return `SELECT CAST(group_concat(line, '' ORDER BY id) AS BLOB) AS body, max(id) AS last, count(*) AS n FROM (
+       SELECT id, ${LINE[format]} AS line FROM audit_entries INDEXED BY audit_entries_org_idx
+       WHERE ${where}${after ? " AND id > ?" : ""} ORDER BY id LIMIT ${EXPORT_PAGE})`;
+}
+
+/** What the route adds to an export's body. */
+export interface ExportHooks {
+  /** Called once when the stream ends: read to its end, cancelled (the client went away) or failed. */
+  ended?: () => void;
+  /** Awaited before each page after the first, with the ms the last page's query took. */
+  pause?: (pageMs: number) => Promise<void>;
+}
+
+/**
+ * The export's body: the entries of `organizationId` under `f`, oldest first, one page per pull,
+ * each in its own event-loop turn (after `hooks.pause`).
+ */
 export function exportStream(
   database: Database,
   organizationId: string,
   f: AuditFilters,
   format: ExportFormat,
+  hooks: ExportHooks = {},
 ): ReadableStream<Uint8Array> {
   const { where, args } = whereOf(organizationId, f);
-  const page = (after: boolean) =>
-    `SELECT CAST(group_concat(line, '' ORDER BY id) AS BLOB) AS body, max(id) AS last, count(*) AS n FROM (
-       SELECT id, ${LINE[format]} AS line FROM audit_entries WHERE ${where}${after ? " AND id > ?" : ""} ORDER BY id LIMIT ${EXPORT_PAGE})`;
-  const first = page(false);
-  const next = page(true);
+  const first = pageQuery(format, where, false);
+  const next = pageQuery(format, where, true);
   let last: string | null = null;
   let started = false;
+  let over = false;
+  let pageMs = 0;
+  const end = () => {
+    if (over) return;
+    over = true;
+    hooks.ended?.();
+  };
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        if (!started && format === "csv") controller.enqueue(CSV_HEADER);
-        started = true;
-        const p = (await database.get<Page>(last === null ? first : next, last === null ? args : [...args, last]))!;
-        if (p.body) controller.enqueue(p.body instanceof Uint8Array ? p.body : new Uint8Array(p.body));
-        last = p.last ?? last;
-        if (Number(p.n) < EXPORT_PAGE) controller.close();
+        try {
+          if (started) {
+            await hooks.pause?.(pageMs);
+            await nextTurn();
+          } else if (format === "csv") controller.enqueue(CSV_HEADER);
+          started = true;
+          if (over) return; // cancelled while waiting for the turn
+          const t = performance.now();
+          const p = (await database.get<Page>(last === null ? first : next, last === null ? args : [...args, last]))!;
+          pageMs = performance.now() - t;
+          if (p.body) controller.enqueue(p.body instanceof Uint8Array ? p.body : new Uint8Array(p.body));
+          last = p.last ?? last;
+          if (Number(p.n) < EXPORT_PAGE) {
+            controller.close();
+            end();
+          }
+        } catch (e) {
+          end();
+          throw e;
+        }
       },
+      cancel: end,
     },
     { highWaterMark: 0 },
   );

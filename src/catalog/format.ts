@@ -29,6 +29,12 @@ export interface Triggers {
   keywords: string[];
 }
 
+/** A product and the versions of it a talent covers (`covers`; checked against `talents/_support.yaml`). */
+export interface Coverage {
+  product: string;
+  versions: string[];
+}
+
 /** A further file of a talent (TALENT.md itself included), with its content digest. */
 export interface TalentFile {
   path: string;
@@ -56,6 +62,10 @@ export interface Talent {
   /** rules.length, kept light (listings need it without rebuilding a lazy talent). */
   ruleCount: number;
   tests: ConformanceTest[];
+  /** `reviewed`: the day (YYYY-MM-DD) a person last checked the talent against its stack's current docs. */
+  reviewed?: string;
+  /** `covers`: the products and versions the talent is written for. */
+  covers?: Coverage[];
   body: string;
   /** `talent://<id>` (or `talent://@org/slug`). */
   uri: string;

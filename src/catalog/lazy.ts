@@ -74,6 +74,8 @@ export function lazyTalent(full: Talent, load: BlobLoader, cache: TalentCache): 
     conflicts: full.conflicts.map(own),
     budget: full.budget,
     ruleCount: full.ruleCount,
+    ...(full.reviewed ? { reviewed: own(full.reviewed) } : {}),
+    ...(full.covers ? { covers: full.covers.map((c) => ({ product: own(c.product), versions: c.versions.map(own) })) } : {}),
     uri: own(full.uri),
     mainFile: full.mainFile === "TALENT.md" ? "TALENT.md" : "SKILL.md",
     compactDigest: full.compactDigest,

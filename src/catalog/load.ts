@@ -1,7 +1,8 @@
 /** Reads talent folders from disk (or from the files embedded in the binary) into TalentSources. */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import type { Finding } from "./format";
+import type { Finding, Talent } from "./format";
+import { SUPPORT_FILE, supportFindings, utcDay } from "./support";
 import type { TalentSource } from "./validate";
 import { SPECIALIZATIONS_FOLDER, type SpecializationSource } from "./specializations";
 
@@ -101,4 +102,23 @@ export function readSpecializationDir(dir: string, labelRoot: string = dir): Spe
     content: readFileSync(join(folder, n), "utf8"),
     label: `${labelRoot}/${SPECIALIZATIONS_FOLDER}/${n}`,
   }));
+}
+
+/**
+ * `talents lint DIR`'s review checks (docs/talent-format.md "Review: reviewed and covers"): a
+ * `reviewed` day after today, and, when DIR holds `_support.yaml`, its malformed rows and each
+ * covered version past its end of support.
+ */
+export function supportLint(dir: string, labelRoot: string, sources: TalentSource[], get: (id: string) => Talent | undefined): Finding[] {
+  let table: { text: string; label: string } | null = null;
+  try {
+    table = { text: readFileSync(join(dir, SUPPORT_FILE), "utf8"), label: `${labelRoot}/${SUPPORT_FILE}` };
+  } catch {
+    // no support table: only the reviewed days are checked
+  }
+  const talents = sources.flatMap((s) => {
+    const t = get(s.folder);
+    return t ? [{ id: t.id, file: s.label(t.mainFile), covers: t.covers, reviewed: t.reviewed }] : [];
+  });
+  return supportFindings(table, talents, utcDay());
 }

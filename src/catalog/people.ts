@@ -253,6 +253,8 @@ export function talentSheet(t: Talent, graph: Graph, installed?: ProjectState) {
     tests: t.tests,
     compact: t.compact,
     compactDigest: t.compactDigest,
+    reviewed: t.reviewed ?? null,
+    covers: t.covers ?? [],
     files: [...t.files.values()]
       .map((f) => ({ path: f.path, digest: f.digest, size: Buffer.byteLength(f.content, "utf8") }))
       .sort((a, b) => (a.path < b.path ? -1 : 1)),

@@ -38,6 +38,8 @@ export const TALENT_METADATA_KEYS = [
   "budget",
   "rules",
   "tests",
+  "reviewed",
+  "covers",
 ] as const;
 type TalentMetadataKey = (typeof TALENT_METADATA_KEYS)[number];
 const LIST_KEYS = new Set<string>(["roles", "languages", "requires", "conflicts"]);
@@ -138,7 +140,7 @@ function decodeField(out: MappedSkill, key: TalentMetadataKey, raw: unknown, lab
     }
   } else if (key === "budget") {
     if (typeof raw === "string" && /^\s*\d{1,9}\s*$/.test(raw)) value = Number(raw);
-  } else if (key === "rules" || key === "tests") {
+  } else if (key === "rules" || key === "tests" || key === "covers") {
     if (typeof raw === "string") {
       if (!raw.trim().startsWith("[")) return problem("must be a JSON list or a YAML list");
       value = json(raw.trim());
@@ -298,6 +300,8 @@ function talentMetadata(t: Talent): Record<string, string> {
   m.budget = String(t.budget);
   list("rules", t.rules);
   list("tests", t.tests);
+  if (t.reviewed) m.reviewed = t.reviewed;
+  if (t.covers && t.covers.length > 0) m.covers = jsonText(t.covers);
   return m;
 }
 

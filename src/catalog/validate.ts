@@ -31,6 +31,7 @@ import {
 export { globProblem, parseFrontMatterYaml, splitFrontMatter };
 import { controlProblem } from "../lib/controls";
 import { checkContent, type ContentFinding, frontMatterSampleLines } from "./contentCheck";
+import { readCovers, readReviewed } from "./validateReview";
 import { checkControls, globProblem, readRules, readStr, readStrList, readTests, readTriggers, relabel, type Add } from "./validateFields";
 
 export interface TalentSource {
@@ -70,6 +71,8 @@ const TALENT_FIELDS = new Set([
   "budget",
   "rules",
   "tests",
+  "reviewed",
+  "covers",
 ]);
 
 /** The front matter of the main file as a mapping, and the body after it; null (with the finding) when there is none. */
@@ -175,7 +178,9 @@ function readTalentFields(h: Header, data: Record<string, unknown>, isSkill: boo
   if (!isSkill || given("rules")) readRules(fields.rules, rules, addField, roles.includes("security"));
   if (!isSkill || given("rules") || given("tests")) readTests(fields.tests, rules, tests, addField, triggers.files);
   const budgetGiven = !isSkill || given("budget");
-  return { title, version, roles, languages, triggers, requires, conflicts, budget, budgetGiven, rules, tests };
+  const reviewed = readReviewed(fields.reviewed, addField);
+  const covers = readCovers(fields.covers, addField);
+  return { title, version, roles, languages, triggers, requires, conflicts, budget, budgetGiven, rules, tests, reviewed, covers };
 }
 
 /**
@@ -306,6 +311,8 @@ export function validateTalent(src: TalentSource, opts: ValidateOptions = {}): V
       rules: f.rules,
       ruleCount: f.rules.length,
       tests: f.tests,
+      ...(f.reviewed ? { reviewed: f.reviewed } : {}),
+      ...(f.covers ? { covers: f.covers } : {}),
       body,
       uri,
       mainFile,

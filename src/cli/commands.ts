@@ -12,7 +12,7 @@ import { TraceJournal } from "../journal/journal";
 import { createApp } from "../app";
 import { buildCatalog, formatFindings } from "../catalog/catalog";
 import type { Finding, Talent } from "../catalog/format";
-import { readSpecializationDir, readTalentDir, sourcesFromFlat } from "../catalog/load";
+import { readSpecializationDir, readTalentDir, sourcesFromFlat, supportLint } from "../catalog/load";
 import { loadCatalog, slimCatalog } from "../catalog/startup";
 import { loadConfig, readContentLinkHosts, type Config } from "../config";
 import { databasePath, snapshotDatabase } from "../db/backup";
@@ -278,7 +278,7 @@ function lintCommand(args: string[]): number {
   const linkHosts = readContentLinkHosts(process.env.CONTENT_LINK_HOSTS); // the content check, as at start
   const { catalog, findings, notes } = buildCatalog([...embedded, ...read.sources], read.findings, { linkHosts }, specializations);
   const ofDir = (f: Finding) => f.file.startsWith(label) || f.file === label.slice(0, -1);
-  const mine = findings.filter(ofDir);
+  const mine = [...findings.filter(ofDir), ...supportLint(dir, label.slice(0, -1), read.sources, (id) => catalog.get(id))];
   const noted = notes.filter(ofDir);
   // a finding may quote the text it refuses (a control character in a title): shown inert
   for (const line of formatFindings(mine)) console.log(printable(line));

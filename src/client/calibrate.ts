@@ -58,15 +58,17 @@ interface Commit {
   paths: string[];
 }
 
-/** The last `n` first-parent commits ending at `rev`, each with the lines it added and the paths it touched (one git process). */
-export async function historyOf(root: string, rev: string, n: number): Promise<Commit[]> {
-  if (!(await git(root, ["rev-parse", "--verify", "--quiet", `${rev}^{commit}`])).ok) return [];
-  const r = await git(root, [
+/**
+ * The `git log` arguments of a replay of history (calibrate, the precision harness): the last `n` first-parent commits
+ * (a merge against its first parent), each as `format` then its patch with no context lines, renames found.
+ */
+export function historyLog(n: number, format: string): string[] {
+  return [
     "log",
     "--first-parent",
     "--diff-merges=first-parent",
     `--max-count=${n}`,
-    "--format=%x01%H",
+    `--format=${format}`,
     "--no-color",
     "--no-ext-diff",
     "--unified=0",
@@ -74,9 +76,13 @@ export async function historyOf(root: string, rev: string, n: number): Promise<C
     "--src-prefix=a/",
     "--dst-prefix=b/",
     "-p",
-    rev,
-    "--",
-  ]);
+  ];
+}
+
+/** The last `n` first-parent commits ending at `rev`, each with the lines it added and the paths it touched (one git process). */
+export async function historyOf(root: string, rev: string, n: number): Promise<Commit[]> {
+  if (!(await git(root, ["rev-parse", "--verify", "--quiet", `${rev}^{commit}`])).ok) return [];
+  const r = await git(root, [...historyLog(n, "%x01%H"), rev, "--"]);
   if (!r.ok) return [];
   const commits: Commit[] = [];
   // an added line always starts with "+": a line starting with \x01 is a commit's header
@@ -173,26 +179,26 @@ export async function calibrate(
   return { commits: commits.length, designations: playbooks.size, rules, quiet: stats.size - rules.length, proposals };
 }
 
-/** The proposal for one rule with findings. */
-function judge(s: RuleReplay, proposals: Record<string, "advise">): void {
+/** The proposal for one rule with findings, and why (also what the precision harness's calibrated mode applies). */
+export function proposalOf(s: Pick<RuleReplay, "blocked" | "ranOn" | "now" | "security">): {
+  proposal: RuleReplay["proposal"];
+  why: string;
+} {
   const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
   const share = s.ranOn > 0 ? s.blocked / s.ranOn : 0;
-  if (s.now === "advisory") {
-    s.why = "advisory already: it blocks nothing";
-    return;
-  }
-  const notFollowed = s.blocked >= CALIBRATION.commits && share >= CALIBRATION.share;
-  if (!notFollowed) {
-    s.proposal = "keep";
-    s.why = `would have blocked ${s.blocked} of ${s.ranOn} commit(s) (${pct(share)}): the team follows it`;
-  } else if (s.security) {
-    s.proposal = "keep";
-    s.why = `would have blocked ${s.blocked} of ${s.ranOn} commit(s) (${pct(share)}), but a security rule: calibration never relaxes it`;
-  } else {
-    s.proposal = "advise";
-    s.why = `would have blocked ${s.blocked} of ${s.ranOn} commit(s) (${pct(share)}): the team does not follow it`;
-    proposals[s.rule] = "advise";
-  }
+  if (s.now === "advisory") return { proposal: null, why: "advisory already: it blocks nothing" };
+  const counts = `would have blocked ${s.blocked} of ${s.ranOn} commit(s) (${pct(share)})`;
+  if (s.blocked < CALIBRATION.commits || share < CALIBRATION.share) return { proposal: "keep", why: `${counts}: the team follows it` };
+  if (s.security) return { proposal: "keep", why: `${counts}, but a security rule: calibration never relaxes it` };
+  return { proposal: "advise", why: `${counts}: the team does not follow it` };
+}
+
+/** The proposal for one rule with findings, noted on it and, for advise, among the proposals. */
+function judge(s: RuleReplay, proposals: Record<string, "advise">): void {
+  const { proposal, why } = proposalOf(s);
+  s.proposal = proposal;
+  s.why = why;
+  if (proposal === "advise") proposals[s.rule] = "advise";
 }
 
 type HookRulesAnswer = { rules: { rule: string; choice: string | null; security: boolean }[] };

@@ -15,6 +15,7 @@ import { getBlobs } from "../db/blobs";
 import { keptAll } from "../db/versionMemo";
 import { kept, keptByIdentity } from "../lib/kept";
 import { refOf, validateExpertise } from "./verify";
+import { declaredVersion } from "./working";
 
 export interface ServableExpertise {
   expertiseId: string;
@@ -23,6 +24,8 @@ export interface ServableExpertise {
   version: number;
   /** id === ref, kind "expertise", uri "talent://" + ref, version String(version). */
   talent: Talent;
+  /** The version its author wrote in the front matter (`version: 1.0.0`), or null: pages say both (versionLabel). */
+  declaredVersion: string | null;
 }
 
 interface VersionRow {
@@ -35,14 +38,20 @@ interface VersionRow {
   triggers: string;
 }
 
-const cache = kept<string, Talent | null>("An expertise version's Talent (null: no longer validates)", {
+/** A version's Talent and the version its author declared. */
+interface BuiltVersion {
+  talent: Talent;
+  declared: string | null;
+}
+
+const cache = kept<string, BuiltVersion | null>("An expertise version's Talent and declared version (null: no longer validates)", {
   clock: "immutable",
   limit: 1000,
   order: "used",
 });
 
 /** Builds (or reuses) the Talent of a stored version; undefined if its bytes no longer validate. */
-async function talentOfVersion(database: Database, row: VersionRow): Promise<Talent | undefined> {
+async function talentOfVersion(database: Database, row: VersionRow): Promise<BuiltVersion | undefined> {
   const files = JSON.parse(row.files) as Record<string, string>;
   const fileKeys = Object.entries(files)
     .sort(([a], [b]) => (a < b ? -1 : 1))
@@ -63,17 +72,22 @@ async function talentOfVersion(database: Database, row: VersionRow): Promise<Tal
     if (text === undefined) complete = false;
     else fileTexts[p] = text;
   }
-  let talent: Talent | null = null;
+  let built: BuiltVersion | null = null;
   if (complete) {
     const r = validateExpertise({ orgSlug: row.org_slug, slug: row.slug, content: content!, files: fileTexts });
     if (r.talent) {
       const triggers = JSON.parse(row.triggers) as Triggers;
-      talent = { ...r.talent, version: String(row.version), triggers: { files: [...triggers.files], keywords: [...triggers.keywords] } };
+      const talent = {
+        ...r.talent,
+        version: String(row.version),
+        triggers: { files: [...triggers.files], keywords: [...triggers.keywords] },
+      };
+      built = { talent, declared: declaredVersion(content!) };
     }
   }
   if (!complete) return undefined; // not cached: a blob is missing (should never happen)
-  cache.set(key, talent);
-  return talent ?? undefined;
+  cache.set(key, built);
+  return built ?? undefined;
 }
 
 const SELECT = `SELECT e.id AS expertise_id, e.slug AS slug, o.slug AS org_slug, v.version AS version,
@@ -85,8 +99,15 @@ const SELECT = `SELECT e.id AS expertise_id, e.slug AS slug, o.slug AS org_slug,
 async function toServable(database: Database, rows: readonly VersionRow[]): Promise<ServableExpertise[]> {
   const out: ServableExpertise[] = [];
   for (const row of rows) {
-    const talent = await talentOfVersion(database, row);
-    if (talent) out.push({ expertiseId: row.expertise_id, ref: refOf(row.org_slug, row.slug), version: Number(row.version), talent });
+    const built = await talentOfVersion(database, row);
+    if (built)
+      out.push({
+        expertiseId: row.expertise_id,
+        ref: refOf(row.org_slug, row.slug),
+        version: Number(row.version),
+        talent: built.talent,
+        declaredVersion: built.declared,
+      });
   }
   return out;
 }

@@ -33,7 +33,7 @@ export const PREPARED = o({
   prerequisites: a(o({ id: S, requiredBy: a(S), active: B, note: S })),
   conflicts: a(o({ a: S, b: S, note: S })),
   tokens: I,
-  contextBudget: o({ budget: I, served: I, notServed: I }),
+  contextBudget: o({ budget: I, served: I, notServed: I, by: S }),
   notServed: a(o({ id: S, kind: S, version: S, uri: S, summary: S, tokens: I })),
   overBudget: S,
   attestation: S,

@@ -58,7 +58,7 @@ export const KEY_ROUTES = {
     scope: "prepare_task",
     kind: "prepare_task",
     summary: "Designate talents; a frozen resolution",
-    body: obj({ talentIds: ids, language: str() }, ["talentIds"]),
+    body: obj({ talentIds: ids, language: str(), maxTokens: int(1, 1_000_000) }, ["talentIds"]),
     ok: 201,
     errors: [400],
     answer: PREPARED,
@@ -79,8 +79,18 @@ export const KEY_ROUTES = {
             'Ids of the talents to apply, e.g. ["typescript-strict"]; "@org/slug" for a private expertise of your organization. Must not be empty.',
           ),
         language: z.string().optional().describe("The main language of the task (e.g. typescript). Optional."),
+        maxTokens: z
+          .number()
+          .int()
+          .min(1)
+          .optional()
+          .describe("Optional cap on the guidance served now (tokens): what fits in designation order, the rest listed to read later."),
       }),
-      toRequest: (a) => ({ method: "POST", path: "/api/prepare-task", body: { talentIds: a.talentIds, language: a.language } }),
+      toRequest: (a) => ({
+        method: "POST",
+        path: "/api/prepare-task",
+        body: { talentIds: a.talentIds, language: a.language, maxTokens: a.maxTokens },
+      }),
     },
   },
   read: {
@@ -89,9 +99,16 @@ export const KEY_ROUTES = {
     scope: "deepen",
     kind: "read",
     summary: "Read talent files (1–20 uris), or search",
-    body: obj({ uri: str(), uris: arr(obj({ uri: str() }), { maxItems: 20 }), resolutionId: str(), section: str(), query: str() }),
+    body: obj({
+      uri: str(),
+      uris: arr(obj({ uri: str() }), { maxItems: 20 }),
+      resolutionId: str(),
+      section: str(),
+      query: str(),
+      maxTokens: int(1, 1_000_000),
+    }),
     errors: [400, 404],
-    answer: o({ files: a(TalentFile) }),
+    answer: o({ files: a(TalentFile), notServed: a(o({ uri: S, section: S, tokens: I })), overBudget: S }),
     tool: deepenTool,
   },
   search: {

@@ -38,6 +38,12 @@ export const deepenTool: ToolFace = {
         "With query: where to search — the whole public catalog, the project's installed talents, its active talents, or what the " +
           "resolution given in resolutionId served (the scope implied by resolutionId; another scope with it is refused).",
       ),
+    maxTokens: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe("With uri: an optional cap on this answer (tokens); past it, files are listed to read next."),
     resolutionId: z
       .string()
       .optional()
@@ -49,7 +55,11 @@ export const deepenTool: ToolFace = {
   // neither uri nor query: the read route's refusal, which names both ("give uri … or query …")
   toRequest: (a) =>
     a.uri !== undefined || a.query === undefined
-      ? { method: "POST", path: "/api/talents/get", body: { uri: a.uri, section: a.section, resolutionId: a.resolutionId } }
+      ? {
+          method: "POST",
+          path: "/api/talents/get",
+          body: { uri: a.uri, section: a.section, resolutionId: a.resolutionId, maxTokens: a.maxTokens },
+        }
       : {
           method: "GET",
           path: "/api/search",

@@ -17,6 +17,7 @@ import { HOOK_RULES_WEB_ANSWERS } from "./keyRouteHookRules";
 import { EVALS_WEB_ANSWERS } from "./keyRouteEvals";
 import { AUTH_OPERATIONS, ORG_OPERATIONS } from "./openapiOperations";
 import { PROJECT_OPERATIONS } from "./openapiProjectOps";
+import { ACCOUNT_OPERATIONS } from "./openapiAccount";
 import { arr, obj, str, type Access, type Operation, type Schema } from "./schema";
 
 export type { Access, Operation };
@@ -34,7 +35,13 @@ const KEY_OPERATIONS: Operation[] = KEY_ROUTE_LIST.map((r) => ({
 }));
 
 /** Every documented route. */
-export const OPERATIONS: Operation[] = [...AUTH_OPERATIONS, ...KEY_OPERATIONS, ...ORG_OPERATIONS, ...PROJECT_OPERATIONS];
+export const OPERATIONS: Operation[] = [
+  ...AUTH_OPERATIONS,
+  ...KEY_OPERATIONS,
+  ...ORG_OPERATIONS,
+  ...PROJECT_OPERATIONS,
+  ...ACCOUNT_OPERATIONS,
+];
 
 /** The declared answers: the key routes' from their descriptors, the others' from openapiAnswers.ts. */
 const ALL_ANSWERS: Record<string, Schema | OtherAnswer> = {

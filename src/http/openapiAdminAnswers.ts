@@ -1,7 +1,8 @@
 /**
  * The declared success answers of the platform administrators' routes (`/web/admin/*`) and the
- * organization policy's, a part of ANSWERS (openapiAnswers.ts).
+ * organization policy's, a part of ANSWERS (openapiAnswers.ts), which also carries the account routes' (openapiAccount.ts).
  */
+import { ACCOUNT_ANSWERS } from "./openapiAccount";
 import { a, B, I, N, n, o, open, S, type Schema } from "./schema";
 
 const AdminUser = o({ id: S, email: S, name: S, role: S, disabled: B, disabledAt: n(S), createdAt: S });
@@ -11,6 +12,7 @@ const Policy = o({ requiredTalents: a(S), allowedTalents: n(a(S)), setBy: n(o({ 
 
 /** The admin routes' answers, by `METHOD /path`. */
 export const ADMIN_ANSWERS: Record<string, Schema> = {
+  ...ACCOUNT_ANSWERS,
   "GET /web/orgs/current/policy": o({ policy: Policy }),
   "PUT /web/orgs/current/policy": o({ policy: Policy, projects: a(o({ projectId: S, installed: a(S) })) }),
   "GET /web/admin/organizations": o({

@@ -7,6 +7,7 @@
  * details). The key routes' answers are in their descriptors (http/keyRoutes.ts).
  */
 import { ADMIN_ANSWERS } from "./openapiAdminAnswers";
+import { CATALOG_ANSWERS } from "./openapiCatalogAnswers";
 import { GOVERNANCE_ANSWERS } from "./openapiGovernanceAnswers";
 import { RULES_ANSWERS } from "./openapiRulesAnswers";
 import { a, B, CatalogItem, I, map, N, n, o, open, S, SelectionChange, TalentFile, Triggers, Verdicts, type Schema } from "./schema";
@@ -195,21 +196,7 @@ export const ANSWERS: Record<string, Schema | OtherAnswer> = {
   "POST /web/orgs/current/expertises/{id}/reactivate": Expertise,
   "GET /web/orgs/current/expertises/{id}/versions/{version}": o({ ...Version, content: S, fileDigests: map(S) }),
   // ---- catalog and specializations
-  "GET /web/catalog": o({ items: a(o({ ...CatalogItem, rules: I })), nextCursor: n(S), total: I }),
-  "GET /web/catalog/facets": o({ roles: map(I), languages: map(I), kinds: map(I) }),
-  "GET /web/catalog/{talentId}": o({
-    ...CatalogItem,
-    uri: S,
-    format: S,
-    budget: I,
-    triggers: Triggers,
-    compact: S,
-    compactDigest: S,
-    rules: a(o({ id: S, severity: S, title: S, check: S })),
-    tests: a(o({ rule: S, pass: S, fail: S })),
-    files: a(o({ path: S, digest: S, size: I })),
-    graph: o({ nodes: a(o({ id: S, title: S, kind: S, missing: B, relation: S })), edges: a(o({ from: S, to: S, type: S })) }),
-  }),
+  ...CATALOG_ANSWERS,
   "GET /web/specializations": o({ specializations: a(Specialization) }),
   "POST /web/specializations": o({ specialization: Specialization }),
   "GET /web/specializations/{id}": o({ specialization: Specialization }),
@@ -222,7 +209,7 @@ export const ANSWERS: Record<string, Schema | OtherAnswer> = {
   "POST /web/projects": Project,
   "GET /web/projects/{id}": Project,
   "PATCH /web/projects/{id}": Project,
-  "DELETE /web/projects/{id}": o({ deleted: S }),
+  "DELETE /web/projects/{id}": o({ deleted: S, name: S }),
   "GET /web/projects/{id}/keys": o({ keys: a(Key) }),
   "POST /web/projects/{id}/keys": o({ key: Key, value: S, notice: S }),
   "DELETE /web/projects/{id}/keys/{keyId}": o({ key: Key }),

@@ -176,7 +176,7 @@ export const ORG_OPERATIONS: Operation[] = [
     summary: "The audit log as JSON lines or CSV, oldest first, streamed",
     access: "admin",
     query: [{ name: "format", schema: str({ enum: ["jsonl", "csv"] }) }, ...AUDIT_FILTERS],
-    errors: [400],
+    errors: [400, 429],
   },
   { method: "GET", path: "/web/orgs/current/members", summary: "Members and roles", access: "member" },
   {

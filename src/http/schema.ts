@@ -75,7 +75,7 @@ export const Triggers = o({ files: a(S), keywords: a(S) });
 export const Verdicts = o({ pass: I, fail: I, not_applicable: I });
 export const SelectionChange = o({ installed: a(S), alreadyInstalled: a(S) });
 export const Pair = o({ a: S, b: S });
-export const TalentFile = o({ uri: S, digest: S, content: S, pinned: B, section: S, preview: B });
+export const TalentFile = o({ uri: S, digest: S, content: S, pinned: B, section: S, preview: B, cut: B });
 export const CatalogItem = {
   id: S,
   kind: S,

@@ -171,9 +171,10 @@ export function installPrerequisites(voice: Voice | undefined, ids: string[]): s
 }
 
 /** What a prepared task says when the context budget cut it: the rest is designated and audited, read when reached. */
-export function overBudgetNote(voice: Voice, resolutionId: string): string {
+export function overBudgetNote(voice: Voice, resolutionId: string, capped = false): string {
   const read = call(voice, "read", { resolutionId, uri: "<uri>" });
   const how = read ? `: ${read}` : ` (reading them needs ${lacking("read")})`;
-  const cut = "Over the project's context budget: the talents under notServed are designated, frozen and audited like the rest";
+  const over = capped ? "Over the maxTokens you gave" : "Over the project's context budget";
+  const cut = `${over}: the talents under notServed are designated, frozen and audited like the rest`;
   return `${cut}, but not served here. Read each when the task reaches it${how}.`;
 }

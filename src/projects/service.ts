@@ -1,9 +1,9 @@
 /** Projects of an organization: create, list, read, delete (the database cascades the rest). */
-import { and, desc, eq, getTableColumns, gt, isNull } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, gt, isNull, ne, sql } from "drizzle-orm";
 import type { Database, Tx } from "../db/client";
 import { keptAll, keptGet } from "../db/versionMemo";
 import { apiKeys, keyTombstones, oauthTokens, projects } from "../db/schema";
-import { notFound } from "../http/errors";
+import { AppError, notFound } from "../http/errors";
 import { newId } from "../lib/ids";
 import { touchAll } from "../journal/dayMemo";
 import { record, type AuditActor } from "../audit/record";
@@ -12,12 +12,30 @@ import { record, type AuditActor } from "../audit/record";
 export type Project = Omit<typeof projects.$inferSelect, "selectionRev">;
 const { selectionRev: _internal, ...projectColumns } = getTableColumns(projects);
 
-/** Creates a project in an organization. */
+/**
+ * 409 conflict naming `name` when another project of the organization has this name (the same letters,
+ * whatever their case and the spaces around them); decided inside the write's transaction.
+ */
+async function refuseTakenName(tx: Tx, organizationId: string, name: string, exceptId?: string): Promise<void> {
+  const same = and(eq(projects.organizationId, organizationId), sql`lower(trim(${projects.name})) = lower(trim(${name}))`);
+  const taken = await tx
+    .select({ id: projects.id })
+    .from(projects)
+    .where(exceptId ? and(same, ne(projects.id, exceptId)) : same)
+    .limit(1);
+  if (taken.length > 0)
+    throw new AppError("conflict", `A project named “${name.trim()}” already exists in this organization: choose another name.`, {
+      field: "name",
+    });
+}
+
+/** Creates a project in an organization: 409 when the name is taken there. */
 export async function createProject(
   tx: Tx,
   input: { organizationId: string; name: string; description: string; createdBy: string; repository?: string | null },
   actor: AuditActor,
 ): Promise<Project> {
+  await refuseTakenName(tx, input.organizationId, input.name);
   const now = Date.now();
   const row: Project = {
     id: newId("prj"),
@@ -84,6 +102,7 @@ export async function updateProject(
   actor: AuditActor,
 ): Promise<Project> {
   const current = await getProject(tx, organizationId, projectId);
+  if (change.name !== undefined && change.name !== current.name) await refuseTakenName(tx, organizationId, change.name, projectId);
   const set = {
     ...(change.name !== undefined ? { name: change.name } : {}),
     ...(change.description !== undefined ? { description: change.description } : {}),

@@ -9,8 +9,14 @@ import type { ViewContext } from "../ui/views";
 /** What a saved Settings tab says (the JSON route's htmx answer, and the form's post without JavaScript). */
 export const SETTINGS_SAVED = "Settings saved";
 
-/** What a deleted project says (the JSON route's answer, and the deletion card without JavaScript). */
-export const PROJECT_DELETED = "The project was deleted";
+/** What a deleted project says, naming it (the JSON route's answer, and the deletion card without JavaScript). */
+export const projectDeleted = (name: string): string => `The project ${name} was deleted`;
+
+/** What a new automation key says: that the previous one stopped working only when there was one. */
+export function automationKeyStatus(data: unknown): string {
+  const replaced = ((data as { revoked?: unknown[] }).revoked ?? []).length > 0;
+  return `Automation key created — copy it now${replaced ? "; the previous one no longer works" : ""}`;
+}
 
 /** What a new project says (the JSON route's answer, and the new-project form without JavaScript). */
 export const projectCreated = (name: string): string => `Project ${name} created`;
@@ -70,8 +76,8 @@ export const PROJECT_STATUSES: Record<string, (data: unknown, ctx: ViewContext) 
   "DELETE /web/projects/:id/talents/*": (data) => `Uninstalled ${(data as { uninstalled: string }).uninstalled}`,
   "POST /web/projects/:id/keys": (data) => `Key ${(data as { key: { name: string } }).key.name} created — copy it now`,
   "DELETE /web/projects/:id/keys/:keyId": (data) => `Key ${(data as { key: { name: string } }).key.name} revoked`,
-  "POST /web/projects/:id/token": () => "Automation key created — copy it now; the previous one no longer works",
+  "POST /web/projects/:id/token": automationKeyStatus,
   "POST /web/projects": (data) => projectCreated((data as { project: { name: string } }).project.name),
   "PATCH /web/projects/:id": () => SETTINGS_SAVED,
-  "DELETE /web/projects/:id": () => PROJECT_DELETED,
+  "DELETE /web/projects/:id": (data) => projectDeleted((data as { name: string }).name),
 };

@@ -105,6 +105,8 @@ export interface ReadFile {
   section?: string;
   /** A catalog talent the project has not enabled: its preview (previewText), never its files. */
   preview?: true;
+  /** Cut at the reader's maxTokens (deepenCap.ts): the file's first part; the rest is listed under notServed. */
+  cut?: true;
 }
 
 /** One read, planned: `main` when the file is the talent's main file, whose sections are the compact block's headings. */

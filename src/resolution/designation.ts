@@ -9,7 +9,11 @@ import type { ServableItem } from "../selection/sources";
 export interface PrepareInput {
   talentIds?: unknown;
   language?: unknown;
+  maxTokens?: unknown;
 }
+
+/** The largest `maxTokens` an agent may ask for (far above any context budget). */
+const MAX_TOKENS_CAP = 1_000_000;
 
 export interface Prerequisite {
   id: string;
@@ -32,7 +36,7 @@ export const MAX_DESIGNATED = 100;
 const ID_MAX = 200;
 
 /** Checks the body; returns the designated ids (deduplicated, in order) and the language. */
-export function readDesignation(body: PrepareInput): { ids: string[]; language: string | null } {
+export function readDesignation(body: PrepareInput): { ids: string[]; language: string | null; maxTokens: number | null } {
   const raw = body.talentIds;
   if (raw === undefined || raw === null || (Array.isArray(raw) && raw.length === 0)) throw new AppError("designation_required");
   if (!Array.isArray(raw)) throw validationFailed([{ path: "talentIds", message: "must be a non-empty array of talent ids (strings)" }]);
@@ -52,7 +56,15 @@ export function readDesignation(body: PrepareInput): { ids: string[]; language: 
   if (language !== undefined && language !== null && (typeof language !== "string" || language.length > 50)) {
     throw validationFailed([{ path: "language", message: "must be a string of at most 50 characters" }]);
   }
-  return { ids: [...new Set((raw as string[]).map((s) => s.trim()))], language: (language as string | undefined) ?? null };
+  const cap = body.maxTokens;
+  if (cap !== undefined && cap !== null && (typeof cap !== "number" || !Number.isInteger(cap) || cap < 1 || cap > MAX_TOKENS_CAP)) {
+    throw validationFailed([{ path: "maxTokens", message: `must be a whole number from 1 to ${MAX_TOKENS_CAP}` }]);
+  }
+  return {
+    ids: [...new Set((raw as string[]).map((s) => s.trim()))],
+    language: (language as string | undefined) ?? null,
+    maxTokens: typeof cap === "number" ? cap : null,
+  };
 }
 
 /** Transitive `requires` of the designated talents that were not designated. */

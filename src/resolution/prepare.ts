@@ -28,6 +28,7 @@ import {
   type PrepareInput,
   type Prerequisite,
 } from "./designation";
+import { designationOf, itemsInsert, manifestOf } from "./designationItems";
 import { answerJson, notServedOf, servedTalentsJson, servedWithin } from "./prepareAnswer";
 import { afterPrepare, notDesignableHint, overBudgetNote, type Voice } from "../http/wording";
 import { activeItems, type ServableItem } from "../selection/sources";
@@ -36,27 +37,6 @@ export interface Author {
   type: "key" | "user" | "token";
   id: string;
   via: "api" | "web" | "mcp";
-}
-
-/**
- * A talent's pinned files (path → digest) as a content-addressed blob: its JSON, and what an
- * item stores in `files` — the blob's digest as a JSON string, 73 bytes instead of the map (the
- * same map for every resolution of that version was most of the bytes a resolution wrote:
- * docs/performance.md: prepare-task is bound by the commits' writes). `pinned.ts` reads both forms: rows
- * written before this hold the map itself.
- */
-const manifests = keptByIdentity<Talent, { content: string; digest: string; column: string }>("A talent's manifest");
-function manifestOf(talent: Talent): { content: string; digest: string; column: string } {
-  let m = manifests.get(talent);
-  if (m === undefined) {
-    const files: Record<string, string> = {};
-    for (const f of talent.files.values()) files[f.path] = f.digest;
-    const content = JSON.stringify(files);
-    const digest = digestOf(content);
-    m = { content, digest, column: JSON.stringify(digest) };
-    manifests.set(talent, m);
-  }
-  return m;
 }
 
 /**
@@ -69,49 +49,6 @@ function storedTalentsOf(known: Set<string>): WeakSet<Talent> {
   let set = storedTalents.get(known);
   if (!set) storedTalents.set(known, (set = new WeakSet()));
   return set;
-}
-
-/** An SQL string literal (quotes doubled), or NULL. */
-const literal = (v: string | null): string => (v === null ? "NULL" : `'${v.replace(/'/g, "''")}'`);
-
-/** An item's columns after its position, as SQL literals: fixed by the talent's version (kept per talent object). */
-const itemTuples = keptByIdentity<Talent, Map<string, string>>("A talent's item tuples");
-function itemTuple(d: { id: string; kind: string; version: string; expertiseId: string | null; talent: Talent }): string {
-  let byItem = itemTuples.get(d.talent);
-  if (!byItem) itemTuples.set(d.talent, (byItem = new Map()));
-  const key = `${d.id}\n${d.kind}\n${d.version}\n${d.expertiseId ?? ""}`;
-  let tuple = byItem.get(key);
-  if (tuple === undefined) {
-    tuple = [d.id, d.kind, d.version, d.talent.compactDigest, d.talent.digest, manifestOf(d.talent).column, d.expertiseId]
-      .map(literal)
-      .join(", ");
-    byItem.set(key, tuple);
-  }
-  return tuple;
-}
-
-/**
- * The INSERT of a designation's items, one statement binding two arguments (the designation id
- * and the project id): every other column is fixed by the designated talents' versions and
- * written into the statement as literals, so a designation made again reuses the writer
- * thread's prepared statement. Binding arguments was most of the writer's work per prepare-task
- * (~0.65 µs each through libsql: 90 of them for ten items, ~60 of a job's ~130 µs; docs/performance.md).
- * OR IGNORE: two calls serving a new designation at once both write it; the rows are the same.
- */
-function itemsInsert(designated: { id: string; kind: string; version: string; expertiseId: string | null; talent: Talent }[]): string {
-  return `INSERT OR IGNORE INTO designation_items (designation_id, position, project_id, talent_id, kind, version, digest, definition_digest, files, expertise_id) VALUES ${designated
-    .map((d, i) => `(?1, ${i}, ?2, ${itemTuple(d)})`)
-    .join(", ")}`;
-}
-
-/**
- * A project's designation of these items, in this order: `dsg_` + 32 hex characters of the
- * digest of the project and the items' columns. Resolutions that serve the same talents at the
- * same versions in the same order share it, so a prepare-task writes its items only the first
- * time (docs/performance.md: the items were ten of a call's eleven rows, most of its writer time and bytes).
- */
-function designationOf(projectId: string, itemsSql: string): string {
-  return `dsg_${digestOf(`${projectId}\n${itemsSql}`).slice(7, 39)}`;
 }
 
 /**
@@ -262,14 +199,17 @@ export async function prepareTask(
   voice: Voice,
   budget: number = Number.POSITIVE_INFINITY,
 ): Promise<PreparedTask> {
-  const { ids, language } = readDesignation(body);
+  const { ids, language, maxTokens } = readDesignation(body);
   const active = await activeItems(deps, project);
   const unknown = ids.filter((id) => !active.has(id));
   if (unknown.length > 0) throw unknownTalents(unknown, notDesignableHint(voice));
   const designated = ids.map((id) => active.get(id)!);
   const memo = designationFor(project.id, ids, designated, active, deps.catalog);
   const { id: designationId, prerequisites, conflicts } = memo;
-  const { count: servedCount, tokens } = servedWithin(designated, budget);
+  // the agent's maxTokens cuts below the project's context budget, never above it
+  const capped = maxTokens !== null && maxTokens < budget;
+  const cut = capped ? maxTokens : budget;
+  const { count: servedCount, tokens } = servedWithin(designated, cut);
   const resolutionId = newId("res");
   const now = Date.now();
   const served = designated.slice(0, servedCount);
@@ -277,9 +217,9 @@ export async function prepareTask(
   const overBudget =
     rest.length > 0
       ? {
-          contextBudget: { budget, served: servedCount, notServed: rest.length },
+          contextBudget: { budget: cut, served: servedCount, notServed: rest.length, ...(capped ? { by: "maxTokens" } : {}) },
           notServed: notServedOf(rest),
-          overBudget: overBudgetNote(voice, resolutionId),
+          overBudget: overBudgetNote(voice, resolutionId, capped),
         }
       : {};
   const next = afterPrepare(

@@ -17,6 +17,7 @@ import { DIGESTS_META, forChannel, guardOf, MACHINE_FIELDS, noteMcpMeta, traceKi
 import { KEY_ROUTES as R } from "../http/keyRoutes";
 import { designableNext, voiceOf } from "../http/wording";
 import { intParam, oneOf, strParam } from "../http/query";
+import { capReads } from "./deepenCap";
 import { disableTalents, listInstalled, readInstallIds } from "../selection/service";
 import { contextBudgetOf } from "./budget";
 import { listServableExpertises } from "../expertises/servable";
@@ -200,7 +201,8 @@ function deepenRoutes(deps: Deps, guards: Guards) {
           throw validationFailed([{ path: "section", message: "must be a heading text of at most 200 characters" }]);
         }
         const section = b.section as string | undefined;
-        return { files: await readFiles(src(), project(principal), { uris, resolutionId, section, previews: true }) };
+        const maxTokens = intParam(b, "maxTokens", 1, 1_000_000);
+        return capReads(await readFiles(src(), project(principal), { uris, resolutionId, section, previews: true }), maxTokens);
       },
       guardOf(R.read),
     );

@@ -142,11 +142,13 @@ function Menu(props: { user?: { email: string } | null; nav: Nav }) {
   );
 }
 
-/** The signed-in person's address and the sign-out button. */
+/** The signed-in person's address (a link to their account page) and the sign-out button. */
 function SignOut(props: { user?: { email: string } | null }) {
   return props.user ? (
     <form class="signout" method="post" action="/logout">
-      <span class="muted">{props.user.email}</span>{" "}
+      <a href="/account" class="muted" title="Your account">
+        {props.user.email}
+      </a>{" "}
       <button type="submit" class="link">
         Sign out
       </button>

@@ -6,8 +6,8 @@
  * app has one: a second app in the same process answers with its own data), beside the domain
  * that owns them (e.g. src/projects/views.tsx), and one global hook picks the form of the answer.
  *
- * An htmx request to a route without a fragment gets `HX-Refresh` (the page reloads with the
- * new state); a navigation POST goes to the form's `return` field (a path of this site), or
+ * An htmx change to a route without a fragment gets `HX-Refresh` (the page reloads with the
+ * new state), an htmx read (GET) without one its JSON; a navigation POST goes to the form's `return` field (a path of this site), or
  * to the page it came from.
  */
 import { Elysia } from "elysia";
@@ -98,6 +98,8 @@ export function webViews(registry: ViewRegistry) {
       const navigation = !htmx && request.method !== "GET" && isNavigation(request);
       if (!htmx && !navigation) return;
       const view = registry.get(request.method, route);
+      // a read without a fragment answers its JSON: a reload would change nothing, and an empty answer tells nothing
+      if (htmx && request.method === "GET" && !view?.fragment) return;
       const ctx: ViewContext = { request, params: (params ?? {}) as Record<string, string>, body };
       return htmx ? htmxAnswer(view, responseValue, ctx) : formAnswer(view, responseValue, ctx);
     });

@@ -1,6 +1,22 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createKey, orgWithProject, talentMd, testEnv, withKey, type TestEnv } from "../helpers";
 
+/** react-hooks' undesignated prerequisites, both active, each with its sentence. */
+const BOTH_ACTIVE = [
+  {
+    id: "react-components",
+    requiredBy: ["react-hooks"],
+    active: true,
+    note: "react-components is required by react-hooks and was not designated: designate it too, so its rules are served with theirs.",
+  },
+  {
+    id: "javascript-base",
+    requiredBy: ["react-components"],
+    active: true,
+    note: "javascript-base is required by react-components and was not designated: designate it too, so its rules are served with theirs.",
+  },
+];
+
 let env: TestEnv;
 beforeAll(async () => {
   env = await testEnv();
@@ -102,20 +118,7 @@ describe("key API: prepare_task", () => {
     expect(hooks.compact).toBe(env.state.catalog!.get("react-hooks")!.compact);
     expect(hooks.digest).toBe(env.state.catalog!.get("react-hooks")!.compactDigest);
     // each prerequisite and conflict comes with one sentence: what it means and what to do
-    expect(r.body.prerequisites).toEqual([
-      {
-        id: "react-components",
-        requiredBy: ["react-hooks"],
-        active: true,
-        note: "react-components is required by react-hooks and was not designated: designate it too, so its rules are served with theirs.",
-      },
-      {
-        id: "javascript-base",
-        requiredBy: ["react-components"],
-        active: true,
-        note: "javascript-base is required by react-components and was not designated: designate it too, so its rules are served with theirs.",
-      },
-    ]);
+    expect(r.body.prerequisites).toEqual(BOTH_ACTIVE);
     expect(r.body.conflicts).toEqual([
       {
         a: "conventional-commits",
@@ -148,20 +151,7 @@ describe("key API: prepare_task", () => {
     expect((await s.api("PATCH", "/api/projects/current/talents", { talent: "javascript-base" })).status).toBeLessThan(300);
     const again = await s.api("POST", "/api/prepare-task", { talentIds: ["react-hooks"] });
     expect(again.status).toBe(201);
-    expect(again.body.prerequisites).toEqual([
-      {
-        id: "react-components",
-        requiredBy: ["react-hooks"],
-        active: true,
-        note: "react-components is required by react-hooks and was not designated: designate it too, so its rules are served with theirs.",
-      },
-      {
-        id: "javascript-base",
-        requiredBy: ["react-components"],
-        active: true,
-        note: "javascript-base is required by react-components and was not designated: designate it too, so its rules are served with theirs.",
-      },
-    ]);
+    expect(again.body.prerequisites).toEqual(BOTH_ACTIVE);
   });
 
   test("a bad body (not an object, ids not strings) → 400 validation_failed", async () => {

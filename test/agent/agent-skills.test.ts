@@ -49,6 +49,8 @@ const served = (t: Talent) => ({
   budget: t.budget,
   rules: t.rules,
   tests: t.tests,
+  reviewed: t.reviewed,
+  covers: t.covers,
   body: t.body,
   compact: t.compact,
   pointers: t.pointers,

@@ -78,6 +78,7 @@ describe("every page fits a phone (390 px) and a laptop (1280 px)", () => {
       ["admin users", "/admin/users"],
       ["admin mail", "/admin/mail"],
       ["security events", "/admin/security-events"],
+      ["account", "/account"],
       ["account link", "/account/link"],
     ];
     const shots: Record<string, string> = {

@@ -267,3 +267,16 @@ describe("the overview: Add talents, the installed list before the graph, a grap
     await w.context.close();
   });
 });
+
+describe("the talent sheet's review line", () => {
+  test("the line under the title says Reviewed <date> and Covers: <product> <versions>, readable and clean (axe)", async () => {
+    const o = await orgWithProject(live.env, "Sheet Review");
+    const w = await signedInPage(browser, live.base, o.owner.email, PASSWORD);
+    await w.page.goto(`${live.base}/catalog/ef-core`);
+    const t = live.env.state.catalog!.get("ef-core")!;
+    const facts = await text(w.page, "main h1 + p");
+    expect(facts).toContain(`Reviewed ${t.reviewed}`);
+    expect(facts).toContain("Covers: EF Core 10; .NET 10");
+    await expectClean(w, "talent-sheet-review");
+  });
+});

@@ -15,8 +15,8 @@ describe("the shipped catalog (talents/)", () => {
     expect(findings.map(formatFinding)).toEqual([]);
     expect(catalog.list.length).toBe(read.sources.length);
   });
-  test("has at least 75 public talents", () => {
-    expect(catalog.list.length).toBeGreaterThanOrEqual(75);
+  test("has at least 79 public talents", () => {
+    expect(catalog.list.length).toBeGreaterThanOrEqual(79);
   });
   test("has at least 10 requires edges and at least one conflict pair declared on both sides", () => {
     const edges = catalog.list.flatMap((t) => t.requires.map((r) => `${t.id}→${r}`));

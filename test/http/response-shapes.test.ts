@@ -135,6 +135,26 @@ async function callEveryRoute(): Promise<void> {
     password: "a third horse battery",
   });
 
+  // ---- the person's own account
+  const me = await signedUp(env);
+  const elsewhere = new WebClient(env);
+  await elsewhere.post("/api/auth/sign-in", { email: me.email, password: "correct horse battery" });
+  await call(me, "PATCH /web/account", "/web/account", { name: "Shapes" });
+  await call(me, "POST /web/account/verification", "/web/account/verification");
+  const mine = await call(elsewhere, "GET /web/account", "/web/account");
+  await call(
+    me,
+    "DELETE /web/account/sessions/{sessionId}",
+    `/web/account/sessions/${mine.sessions.find((s: { current: boolean }) => s.current).id}`,
+  );
+  await call(me, "POST /web/account/sessions/sign-out-others", "/web/account/sessions/sign-out-others");
+  const change = {
+    currentPassword: "correct horse battery",
+    newPassword: "another horse battery",
+    repeatPassword: "another horse battery",
+  };
+  await call(me, "POST /web/account/password", "/web/account/password", change);
+
   // ---- organizations
   const { owner, org, project } = await orgWithProject(env, "Shapes");
   await call(owner, "GET /api/auth/session", "/api/auth/session");

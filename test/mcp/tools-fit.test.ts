@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { TOOLS } from "../../src/mcp/tools";
+import { ALL_SCOPES } from "../client-support";
 import { createKey, orgWithProject } from "../helpers";
 import { connectWithBearer, liveEnv, toolJson, type LiveEnv } from "../mcp-support";
 
@@ -51,16 +52,7 @@ describe("tools fit the caller", () => {
   });
 
   test("every tool carries annotations: reads are read-only; prepare adds a resolution each call; install and a report repeat harmlessly; none is destructive or open-world", async () => {
-    const client = await clientWith([
-      "prepare_task",
-      "validate",
-      "record_validation",
-      "deepen",
-      "doctor",
-      "catalog",
-      "discover",
-      "install",
-    ]);
+    const client = await clientWith(ALL_SCOPES);
     const { tools } = await client.listTools();
     expect(tools).toHaveLength(TOOLS.length);
     const hints = Object.fromEntries(tools.map((t) => [t.name, t.annotations]));

@@ -82,6 +82,12 @@ const ROWS: Row[] = [
   { path: () => "/", expect: signedIn },
   { path: () => "/org", expect: signedIn },
   { path: () => "/org/new", expect: signedIn },
+  { path: () => "/account", expect: signedIn },
+  {
+    method: "POST",
+    path: () => "/account?form=name",
+    expect: (path) => ({ ...Object.fromEntries(ACTORS.map((a) => [a, "400 page"])), anon: NEXT(path) }) as Answers,
+  },
   { path: () => "/admin", expect: platformOnly },
   { path: () => "/admin/users", expect: platformOnly },
   { path: () => "/admin/mail", expect: platformOnly },

@@ -15,6 +15,7 @@ import { card, catalogCards, dependencyGraph, facets, talentSheet, type ProjectS
 import type { Talent } from "../../catalog/format";
 import { requiresClosure } from "../../catalog/graph";
 import { listServableExpertises } from "../../expertises/servable";
+import { versionLabel } from "../../expertises/views/lifecycle";
 import { AppError, notFound } from "../../http/errors";
 import { decodedParam } from "../../http/query";
 import { catalogRelevance, judge } from "../../selection/relevance";
@@ -45,10 +46,11 @@ function listingQuery(query: Record<string, unknown>) {
   };
 }
 
-/** What the organization sees of the catalog: the loaded catalog and its servable expertises. */
-async function visibleOf(deps: CatalogDeps, orgId: string): Promise<Visible> {
+/** What the organization sees of the catalog: the loaded catalog and its servable expertises (with the versions their authors declared). */
+async function visibleOf(deps: CatalogDeps, orgId: string): Promise<Visible & { declared: Map<string, string | null> }> {
   const catalog = deps.state.catalog!;
-  return { catalog, expertises: (await listServableExpertises(deps.database, orgId, catalog)).map((e) => e.talent) };
+  const servable = await listServableExpertises(deps.database, orgId, catalog);
+  return { catalog, expertises: servable.map((e) => e.talent), declared: new Map(servable.map((e) => [e.ref, e.declaredVersion])) };
 }
 
 /** Whether a talent conflicts with one installed in the project (either side declares it): it cannot join that selection, so it does not suit it. */
@@ -180,9 +182,20 @@ async function sheetPage(deps: CatalogDeps, ctx: PageContext, org: OrgMembership
     const drawn = nodeState(n, state);
     return { id: n.id, label: n.id, state: drawn, href: drawn === "self" || n.missing ? undefined : talentHref(n.id) };
   });
+  // an expertise's version in the words of its editor: "1.0.0 (publication 1)"
+  const version = t.kind === "expertise" ? versionLabel(v.declared.get(t.id), Number(t.version)) : t.version;
   const [measured] = await latestEffects(deps.database, org.id, t.id);
   return page(
-    <TalentSheet ctx={ctx} t={t} sheet={sheet} nodes={nodes} projects={rows} chosen={projects[at]} measured={measured ?? null} />,
+    <TalentSheet
+      ctx={ctx}
+      t={t}
+      version={version}
+      sheet={sheet}
+      nodes={nodes}
+      projects={rows}
+      chosen={projects[at]}
+      measured={measured ?? null}
+    />,
   );
 }
 

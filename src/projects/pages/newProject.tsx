@@ -62,7 +62,8 @@ export function newProjectPages(deps: CatalogDeps) {
           const { name, description, repository } = readSettingsForm(values);
           created = await createOrgProject(deps, org.id, ctx.session.user, { name, description, repository });
         } catch (e) {
-          if (!(e instanceof AppError) || e.code !== "validation_failed") throw e;
+          // a bad field, or a name another project has: each under its field
+          if (!(e instanceof AppError) || (e.code !== "validation_failed" && e.code !== "conflict")) throw e;
           const attempt = { values, refusal: refusalOf(e, fieldOf) };
           return page(<NewProjectPage ctx={ctx} attempt={attempt} />, e.status, { "cache-control": "no-store" });
         }

@@ -20,7 +20,7 @@ import { statusCookie } from "../../ui/status";
 import { TypedDeleteForm } from "../../ui/typedDelete";
 import { DEFAULT_CONTEXT_BUDGET, getProject, type Project, removeProject, updateProject } from "../service";
 import { readSettingsForm, type SettingsForm, settingsForm } from "../settings";
-import { PROJECT_DELETED, SETTINGS_SAVED } from "../statuses";
+import { projectDeleted, SETTINGS_SAVED } from "../statuses";
 import { ProjectHeader } from "./header";
 
 /** The field of the form each issue's path names. */
@@ -129,7 +129,7 @@ async function deleteFromForm(deps: CatalogDeps, ctx: PageContext, org: OrgMembe
     return settingsPage(ctx, project, true, refusal.status, { deletion });
   }
   await removeProject(deps.database, org.id, project.id, userActor(ctx.session.user));
-  const headers = { location: "/", "cache-control": "no-store", "set-cookie": statusCookie(PROJECT_DELETED, request) };
+  const headers = { location: "/", "cache-control": "no-store", "set-cookie": statusCookie(projectDeleted(project.name), request) };
   return new Response(null, { status: 303, headers });
 }
 
@@ -148,7 +148,7 @@ export function settingsPages(deps: CatalogDeps) {
         const change = readSettingsForm(values);
         await deps.database.write((tx) => updateProject(tx, org.id, project.id, change, userActor(ctx.session.user)));
       } catch (e) {
-        if (!(e instanceof AppError) || e.code !== "validation_failed") throw e;
+        if (!(e instanceof AppError) || (e.code !== "validation_failed" && e.code !== "conflict")) throw e;
         return settingsPage(ctx, project, isOrgAdmin(org), e.status, { attempt: { values, refusal: refusalOf(e, fieldOf) } });
       }
       const location = `/projects/${project.id}?tab=settings`;

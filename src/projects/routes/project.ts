@@ -119,9 +119,10 @@ function projectCrudRoutes(deps: CatalogDeps, guards: Guards) {
     .delete(
       "/:id",
       async ({ auth, org, params, body, request }) => {
-        await requireTypedName(request, body, async () => (await getProject(deps.database, org.id, params.id)).name, "project");
+        const project = await getProject(deps.database, org.id, params.id);
+        await requireTypedName(request, body, async () => project.name, "project");
         await removeProject(deps.database, org.id, params.id, userActor(auth.user));
-        return { deleted: params.id };
+        return { deleted: params.id, name: project.name };
       },
       { org: "admin" },
     );

@@ -17,6 +17,7 @@ import { DataTable, Layout } from "../../ui/layout";
 import { InlineCode } from "../../ui/parts";
 import { HtmlByObject, HtmlMemo } from "../../ui/memo";
 import { InstallInto, ProjectStates, type ProjectWithState } from "./sheetProjects";
+import { ReviewFacts } from "./sheetReview";
 
 /** Kept renders (ui/memo.ts): a card outside grouped install depends on its talent only; the other blocks on what their key names. */
 const plainCards = new HtmlByObject<Talent, null>(() => true);
@@ -284,6 +285,8 @@ export function CatalogListing(props: { l: Listing }) {
 /** The talent sheet: graph, roles, triggers, budget, rules, conformance tests, compact preview, files, install into a project. */
 export function TalentSheet(props: {
   ctx: PageContext;
+  /** The version as the sheet says it (an expertise's: declared, with its publication). */
+  version: string;
   t: Talent;
   sheet: ReturnType<typeof talentSheet>;
   nodes: GraphNodeView[];
@@ -302,7 +305,8 @@ export function TalentSheet(props: {
       </p>
       <h1>{t.title}</h1>
       <p>
-        <code>{t.id}</code> · version {t.version} {t.kind === "expertise" ? <span class="tag">expertise</span> : null}
+        <code>{t.id}</code> · version {props.version}
+        <ReviewFacts t={t} /> {t.kind === "expertise" ? <span class="tag">expertise</span> : null}
       </p>
       <p>{t.summary}</p>
       <InstallInto id={t.id} rows={projects} />

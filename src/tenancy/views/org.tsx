@@ -133,7 +133,12 @@ export function MembersSection(props: {
                   </td>
                   <td class="small">{when(m.joinedAt)}</td>
                   <td>
-                    {self ? (
+                    {self && m.role === "owner" && owners === 1 ? (
+                      // the server refuses it (409 last_owner): the only owner is told what to do instead
+                      <span class="muted small" data-last-owner>
+                        The only owner: make another member owner to leave
+                      </span>
+                    ) : self ? (
                       <form
                         method="post"
                         action={`${target}?_method=DELETE`}

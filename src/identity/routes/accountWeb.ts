@@ -1,0 +1,113 @@
+/**
+ * `/web/account…` (docs/api.md "Your account"): the signed-in person's own account as JSON, and
+ * its changes. htmx gets each change's status line and `/account` again (registerAccountViews);
+ * `/account`'s forms posted without JavaScript are answered by identity/pages/account.tsx under
+ * the same rules (account.ts).
+ */
+import { Elysia, t } from "elysia";
+import type { Guards } from "../../auth/guards";
+import { sessionCookie } from "../../auth/sessions";
+import { clientMeta } from "../../http/client";
+import type { ViewRegistry } from "../../ui/views";
+import { changeOwnPassword, endOtherSessions, endOwnSession, readAccount, readName, readPasswordChange, renameSelf } from "../account";
+import { resendEmailVerification } from "../emailVerification";
+import type { SignInDeps } from "../limits";
+import { iso } from "../../lib/time";
+import type { Account } from "../account";
+
+const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
+
+/** The account as JSON: its times as ISO 8601. */
+function accountJson(a: Account) {
+  return {
+    user: a.user,
+    sessions: a.sessions.map((s) => ({ ...s, createdAt: iso(s.createdAt), lastSeenAt: iso(s.lastSeenAt) })),
+    identities: a.identities.map((i) => ({ ...i, linkedAt: iso(i.linkedAt) })),
+    keys: a.keys.map((k) => ({
+      ...k,
+      createdAt: iso(k.createdAt),
+      lastUsedAt: isoOrNull(k.lastUsedAt),
+      expiresAt: isoOrNull(k.expiresAt),
+    })),
+  };
+}
+
+/** What each change says in the status line (also the page's answer to a form posted without JavaScript). */
+export const ACCOUNT_STATUSES = {
+  renamed: "Your name is saved.",
+  password: "Your password is changed: every other session of yours is signed out.",
+  endedOthers: (n: number) =>
+    n === 0 ? "No other session was open." : `Signed out elsewhere: ${n} other session${n === 1 ? "" : "s"} ended.`,
+  endedOne: "That session is signed out.",
+  verification: (sent: boolean, email: string) =>
+    sent ? `A new verification link is on its way to ${email}.` : "Your e-mail is already verified.",
+};
+
+/** The JSON routes of the person's own account; a session only (a key never reaches them). */
+export function accountWebRoutes(deps: SignInDeps, guards: Guards) {
+  return new Elysia({ prefix: "/web/account" })
+    .use(guards)
+    .get("", async ({ auth }) => accountJson(await readAccount(deps.database, deps.config, auth.user.id, auth.id)), { session: true })
+    .patch(
+      "",
+      async ({ auth, body }) => {
+        const name = readName(body);
+        await renameSelf(deps.database, auth.user.id, name);
+        return { user: { id: auth.user.id, email: auth.user.email, name } };
+      },
+      { session: true },
+    )
+    .post(
+      "/password",
+      async ({ auth, body, request, server, set }) => {
+        const change = readPasswordChange(body);
+        const s = await changeOwnPassword(deps.database, deps.authLimiters, auth.user.id, change, clientMeta(request, server));
+        set.headers["set-cookie"] = sessionCookie(deps.config, s.token, s.expiresAt);
+        return { changed: true, otherSessionsEnded: true };
+      },
+      { session: true },
+    )
+    .post(
+      "/verification",
+      async ({ auth, set }) => {
+        const sent = await resendEmailVerification(deps.database, deps, auth.user.id);
+        set.status = sent ? 202 : 200;
+        return { sent, verified: !sent, email: auth.user.email };
+      },
+      { session: true },
+    )
+    .post(
+      "/sessions/sign-out-others",
+      async ({ auth, request, server }) => ({
+        ended: await endOtherSessions(deps.database, { user: auth.user, meta: clientMeta(request, server) }, auth.id),
+      }),
+      { session: true },
+    )
+    .delete(
+      "/sessions/:sessionId",
+      async ({ auth, params, request, server }) => {
+        await endOwnSession(deps.database, { user: auth.user, meta: clientMeta(request, server) }, params.sessionId);
+        return { ended: true, current: params.sessionId === auth.id };
+      },
+      { session: true, params: t.Object({ sessionId: t.String({ maxLength: 100 }) }) },
+    );
+}
+
+/** htmx and forms: each change goes back to `/account`, its status line saying what it did. */
+export function registerAccountViews(views: ViewRegistry): void {
+  const back = () => "/account";
+  views.register("PATCH", "/web/account", { redirect: back, status: () => ACCOUNT_STATUSES.renamed });
+  views.register("POST", "/web/account/password", { redirect: back, status: () => ACCOUNT_STATUSES.password });
+  views.register("POST", "/web/account/verification", {
+    redirect: back,
+    status: (d) => ACCOUNT_STATUSES.verification((d as { sent: boolean }).sent, (d as { email: string }).email),
+  });
+  views.register("POST", "/web/account/sessions/sign-out-others", {
+    redirect: back,
+    status: (d) => ACCOUNT_STATUSES.endedOthers((d as { ended: number }).ended),
+  });
+  views.register("DELETE", "/web/account/sessions/:sessionId", {
+    redirect: (d) => ((d as { current: boolean }).current ? "/login" : "/account"),
+    status: () => ACCOUNT_STATUSES.endedOne,
+  });
+}
