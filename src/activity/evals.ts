@@ -123,7 +123,9 @@ export async function recordEval(database: Database, projectId: string, uploaded
   await database.writeJob({
     statements: [
       {
-        sql: "INSERT INTO evals (id, project_id, created_at, uploaded_by, runs_per_arm, tasks, runs, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        sql:
+          "INSERT INTO evals (id, project_id, created_at, uploaded_by, runs_per_arm, tasks, runs, summary) " +
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         args: [id, projectId, now, uploadedBy, s.runsPerArm, s.tasks.length, s.runs.length, JSON.stringify(s)],
       },
     ],

@@ -23,7 +23,10 @@ const rate = (x: number | null) => (x === null ? "—" : `${Math.round(x * 100)}
 const perRun = (a: MeasuredEffect["with"]) =>
   `${a.findingsPerRun}${a.findingsSpread.min !== a.findingsSpread.max ? ` (${a.findingsSpread.min}–${a.findingsSpread.max})` : ""}`;
 
-/** Per talent, the latest `talentd eval --upload` that measured it: findings of its rules per run and the check's pass rate, with and without talentd. */
+/**
+ * Per talent, the latest `talentd eval --upload` that measured it: findings of its rules per run and the check's
+ * pass rate, with and without talentd.
+ */
 function MeasuredSection(props: { rows: MeasuredEffect[] }) {
   return (
     <Card

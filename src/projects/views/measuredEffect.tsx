@@ -10,6 +10,12 @@ const rate = (x: number | null) => (x === null ? "no check" : `${Math.round(x * 
 const perRun = (a: MeasuredEffect["with"]) =>
   `${a.findingsPerRun}${a.findingsSpread.min !== a.findingsSpread.max ? ` (${a.findingsSpread.min}–${a.findingsSpread.max})` : ""}`;
 
+const runs = (m: MeasuredEffect) => `${m.with.runs}+${m.without.runs}`;
+const checks = (m: MeasuredEffect) =>
+  `the task's check passed ${rate(m.with.checkPassRate)} with, ${rate(m.without.checkPassRate)} without.`;
+const never = (m: MeasuredEffect) =>
+  m.neverInvoked > 0 ? ` (${m.neverInvoked} run${m.neverInvoked === 1 ? "" : "s"} with talentd never invoked it)` : "";
+
 export function MeasuredEffectBlock(props: { m: MeasuredEffect | null }) {
   const m = props.m;
   return (
@@ -17,11 +23,9 @@ export function MeasuredEffectBlock(props: { m: MeasuredEffect | null }) {
       <h2 id="measured-effect-h">Measured effect</h2>
       {m ? (
         <p>
-          Findings of its rules per run: <strong>{perRun(m.with)}</strong> with talentd, <strong>{perRun(m.without)}</strong> without; the
-          task's check passed {rate(m.with.checkPassRate)} with, {rate(m.without.checkPassRate)} without. {m.with.runs}+{m.without.runs}{" "}
-          runs in {m.projectName}, <time datetime={m.createdAt}>{m.createdAt.slice(0, 10)}</time>
-          {m.neverInvoked > 0 ? ` (${m.neverInvoked} run${m.neverInvoked === 1 ? "" : "s"} with talentd never invoked it)` : ""}. A few runs
-          show large effects only.
+          Findings of its rules per run: <strong>{perRun(m.with)}</strong> with talentd, <strong>{perRun(m.without)}</strong> without;{" "}
+          {checks(m)} {runs(m)} runs in {m.projectName}, <time datetime={m.createdAt}>{m.createdAt.slice(0, 10)}</time>
+          {never(m)}. A few runs show large effects only.
         </p>
       ) : (
         <p class="muted">Not measured yet: talentd eval --upload runs your agent with and without it and records the difference.</p>
