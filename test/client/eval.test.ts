@@ -193,7 +193,7 @@ describe("talentd eval: the agent with and without talentd, scored locally", () 
     expect(gitIn(repo, ["status", "--porcelain"]).stdout).toBe("?? tasks.yaml\n");
   });
 
-  test("--upload stores the summary (counts only: no file, line or code) and GET /web/projects/:id/evals lists it for members", async () => {
+  test("--upload stores the summary (counts only: no file, line or code, anything else refused) and GET /web/projects/:id/evals lists it for members; deleted with the project", async () => {
     const p = await clientProject(live, ["typescript-strict"], SCOPES);
     const { repo, tasks } = repoWithTasks(TASKS);
     const r = await talentd(["eval", "--agent", AGENT, "--tasks", tasks, "--upload", "--json"], repo, evalEnv(p));
@@ -227,7 +227,13 @@ describe("talentd eval: the agent with and without talentd, scored locally", () 
       }),
     });
     expect(bad.status).toBe(400);
-    expect(((await bad.json()) as { error: string }).error).toBe("validation_failed");
+    const refused = (await bad.json()) as { error: string; issues: { path: string }[] };
+    expect(refused.error).toBe("validation_failed");
+    expect(refused.issues.map((i) => i.path)).toContain("runs.0.diff");
+    // kept until the project goes: deleted with it
+    expect((await p.owner.del(`/web/projects/${p.project.id}`)).status).toBe(200);
+    const left = await live.env.database.all("SELECT id FROM evals WHERE project_id = ?", [p.project.id]);
+    expect(left).toEqual([]);
   });
 });
 
