@@ -105,13 +105,21 @@ export async function evalCommand(cli: Run, cwd: string): Promise<number> {
     }
   }
   const effects = effectsOf(tasks, results);
+  // a refused upload never loses the runs: they are printed all the same, the refusal after them (exit 2)
   let uploaded: { evalId: string } | null = null;
-  if (cli.flags.upload) uploaded = await call(server, "POST", "/api/evals", uploadBody(tasks, results, effects, runs), { issues: true });
-  if (cli.flags.json) {
-    printJson({ head, runsPerArm: runs, runs: results, effects, ...(uploaded ? { uploaded: uploaded.evalId } : {}) });
-    return 0;
+  let refused: string | null = null;
+  if (cli.flags.upload) {
+    try {
+      uploaded = await call(server, "POST", "/api/evals", uploadBody(tasks, results, effects, runs), { issues: true });
+    } catch (e) {
+      refused = `talentd eval: not uploaded: ${(e as Error).message}`;
+    }
   }
-  print(...evalText(results, effects, runs));
-  if (uploaded) print(`uploaded: ${uploaded.evalId} (counts only: no code, no diff)`);
-  return 0;
+  if (cli.flags.json) printJson({ head, runsPerArm: runs, runs: results, effects, ...(uploaded ? { uploaded: uploaded.evalId } : {}) });
+  else {
+    print(...evalText(results, effects, runs));
+    if (uploaded) print(`uploaded: ${uploaded.evalId} (counts only: no code, no diff)`);
+  }
+  if (refused) note(refused);
+  return refused ? 2 : 0;
 }
