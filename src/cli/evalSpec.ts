@@ -26,7 +26,7 @@ export const EVAL_SPEC = {
     "from the project's resolutions made with the key during the run. Prints the runs and, per talent, findings per\n" +
     "run and the check's pass rate with and without (min–max over runs when --runs > 1); --json one document.\n" +
     "--upload sends the summary (counts only). Scopes prepare_task, validate and doctor. Exit codes: 0 done,\n" +
-    "2 usage, configuration or connection errors (one line).",
+    "2 usage, configuration or connection errors, or a refused upload (after the results) (one line).",
   args: [],
   flags: ["agent", "tasks", "runs", "upload", "url", "key", "timeout", "json"],
   required: [],
