@@ -74,7 +74,9 @@ export async function evalCommand(cli: Run, cwd: string): Promise<number> {
   for (const task of tasks) {
     const obligations = await detectorsOf(server, task);
     for (let run = 1; run <= runs; run++) {
-      for (const arm of ["with", "without"] as Arm[]) {
+      // the arms take turns going first, so what one run leaves warm (caches, rate limits) favours neither
+      const arms: Arm[] = run % 2 === 1 ? ["with", "without"] : ["without", "with"];
+      for (const arm of arms) {
         if (!cli.flags.json) note(`talentd eval: ${task.id} run ${run} ${arm} talentd…`);
         const before = arm === "with" ? await resolutionIds(server) : null;
         const r = await runOnce({
