@@ -100,6 +100,12 @@ describe("talentd eval: the agent with and without talentd, scored locally", () 
       }),
     ]);
     expect(doc.effects[0].without.findingsPerRun).toBeGreaterThanOrEqual(1);
+    // per task and arm: findings by rule over the runs, the check, the time, how many runs invoked talentd
+    expect(doc.tasks).toEqual([
+      expect.objectContaining({ task: "add", arm: "with", runs: 2, findingsByRule: {}, checkPassRate: 1, invoked: 2, timedOut: 0 }),
+      expect.objectContaining({ task: "add", arm: "without", runs: 2, findingsByRule: { "TS-005": 2 }, checkPassRate: 0, invoked: 0 }),
+    ]);
+    expect(doc.tasks[0].meanDurationMs).toBeGreaterThan(0);
     // the user's working tree and the repository's worktrees are as they were
     expect(existsSync(join(repo, "src", "added.ts"))).toBe(false);
     expect(gitIn(repo, ["status", "--porcelain"]).stdout).toBe("?? tasks.yaml\n");

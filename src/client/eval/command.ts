@@ -13,7 +13,7 @@ import { runDetectors, type ServedObligation } from "../check";
 import { git, requireRepo } from "../git";
 import { note, print, printJson } from "../output";
 import { runOnce, type Talentd } from "./run";
-import { effectsOf, evalText, uploadBody, type Arm, type EvalRun } from "./summary";
+import { effectsOf, evalText, perTask, uploadBody, type Arm, type EvalRun } from "./summary";
 import { readTasks, type EvalTask } from "./tasks";
 
 type Run = Extract<CommandLine, { kind: "run" }>;
@@ -117,8 +117,10 @@ export async function evalCommand(cli: Run, cwd: string): Promise<number> {
       refused = `talentd eval: not uploaded: ${(e as Error).message}`;
     }
   }
-  if (cli.flags.json) printJson({ head, runsPerArm: runs, runs: results, effects, ...(uploaded ? { uploaded: uploaded.evalId } : {}) });
-  else {
+  if (cli.flags.json) {
+    const tasksDoc = perTask(tasks, results);
+    printJson({ head, runsPerArm: runs, runs: results, tasks: tasksDoc, effects, ...(uploaded ? { uploaded: uploaded.evalId } : {}) });
+  } else {
     print(...evalText(results, effects, runs));
     if (uploaded) print(`uploaded: ${uploaded.evalId} (counts only: no code, no diff)`);
   }

@@ -72,6 +72,41 @@ export function effectsOf(tasks: { id: string; talents: string[] }[], runs: Eval
   });
 }
 
+/** One task's arm over its runs: findings by rule (all runs), the check's pass rate, the mean duration, invocations. */
+export interface TaskArm {
+  task: string;
+  arm: Arm;
+  runs: number;
+  findingsByRule: Record<string, number>;
+  checkPassRate: number | null;
+  meanDurationMs: number;
+  /** Runs that prepared a task with the key (the `with` arm; 0 without). */
+  invoked: number;
+  timedOut: number;
+}
+
+/** Per task and arm, in the tasks' order, `with` first. */
+export function perTask(tasks: { id: string }[], runs: EvalRun[]): TaskArm[] {
+  return tasks.flatMap((t) =>
+    (["with", "without"] as Arm[]).map((arm) => {
+      const of = runs.filter((r) => r.task === t.id && r.arm === arm);
+      const byRule: Record<string, number> = {};
+      for (const f of of.flatMap((r) => r.findings)) byRule[f.rule] = (byRule[f.rule] ?? 0) + 1;
+      const checked = of.filter((r) => r.check !== null);
+      return {
+        task: t.id,
+        arm,
+        runs: of.length,
+        findingsByRule: byRule,
+        checkPassRate: checked.length === 0 ? null : round(checked.filter((r) => r.check === "pass").length / checked.length),
+        meanDurationMs: of.length === 0 ? 0 : Math.round(of.reduce((n, r) => n + r.durationMs, 0) / of.length),
+        invoked: of.filter((r) => r.invoked).length,
+        timedOut: of.filter((r) => r.timedOut).length,
+      };
+    }),
+  );
+}
+
 const pct = (x: number | null) => (x === null ? "-" : `${Math.round(x * 100)}%`);
 const spread = (a: ArmEffect, many: boolean) => `${a.findingsPerRun}${many ? ` (${a.findingsSpread.min}–${a.findingsSpread.max})` : ""}`;
 
