@@ -25,7 +25,7 @@ const TALENTS = [
 ];
 
 /** `talentd serve` from the checkout (bun and src/main.ts), in a temp folder; resolves once /readyz is 200. */
-async function startServer(dir: string): Promise<{ base: string; stop: () => Promise<void> }> {
+export async function startServer(dir: string): Promise<{ base: string; stop: () => Promise<void> }> {
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;

@@ -11,6 +11,7 @@ import { benchClient } from "./client";
 import { benchContentCheck } from "./contentcheck";
 import { benchDiscovery } from "./discovery";
 import { benchEdge } from "./edge";
+import { benchEval } from "./eval";
 import { benchHardening } from "./hardening";
 import { benchWebCatalog } from "./webcatalog";
 import { benchIdentity } from "./identity";
@@ -54,6 +55,7 @@ const all: Record<string, () => Promise<void>> = {
   contentcheck: benchContentCheck,
   tokens: benchTokens,
   calibrate: benchCalibrate,
+  eval: benchEval,
   auditload: benchAuditLoad,
 };
 const pick = Bun.argv.slice(2);

@@ -29,6 +29,7 @@ import m24 from "./0024_client_days_batched.sql" with { type: "text" };
 import m25 from "./0025_hook_rules.sql" with { type: "text" };
 import m26 from "./0026_claims.sql" with { type: "text" };
 import m27 from "./0027_policy_hook_rules.sql" with { type: "text" };
+import m28 from "./0028_evals.sql" with { type: "text" };
 
 export const migrations: EmbeddedMigration[] = [
   { tag: "0000_init", sql: m0 },
@@ -59,4 +60,5 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0025_hook_rules", sql: m25 },
   { tag: "0026_claims", sql: m26 },
   { tag: "0027_policy_hook_rules", sql: m27 },
+  { tag: "0028_evals", sql: m28 },
 ];

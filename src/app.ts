@@ -11,6 +11,7 @@ import type { SignInDeps } from "./identity/limits";
 import { TraceJournal, type JournalDeps } from "./journal/journal";
 import { activityRoutes } from "./activity/routes";
 import { findingsRoutes } from "./activity/findingsRoutes";
+import { evalsRoutes } from "./activity/evalsRoutes";
 import { createGuards } from "./auth/guards";
 import { createAuthLimiters } from "./identity/limits";
 import { selectionRoutes } from "./projects/routes/selection";
@@ -210,6 +211,7 @@ function governance(deps: ComposedDeps, guards: Guards, sessions: PageSessions):
     lockRoutes(deps, guards),
     auditRoutes(deps, guards, sessions, cap),
     findingsRoutes(deps, guards),
+    evalsRoutes(deps, guards),
     hookRulesRoutes(deps, guards),
   ]);
 }

@@ -4,7 +4,8 @@
  * the organization's owners and admins — rules that fail most often after being served (and
  * talents judged fail), talents
  * served but never audited, rules never served in the window — each row linking to the talent's
- * sheet. It reads what `GET /web/orgs/current/rules` answers (src/activity/ruleEffect.ts).
+ * sheet. It reads what `GET /web/orgs/current/rules` answers (src/activity/ruleEffect.ts), and, per talent, the
+ * measured effect of the latest `talentd eval --upload` that measured it (src/activity/evals.ts).
  */
 import { Elysia } from "elysia";
 import type { JournalDeps } from "../journal/journal";
@@ -16,6 +17,49 @@ import { createPageGuard } from "../tenancy/pageSessions";
 import { Card, DataTable, Layout, page } from "../ui/layout";
 import { EXPERTISES_ADMIN } from "../expertises/pages";
 import { WindowForm } from "./pages";
+import { latestEffects, type MeasuredEffect } from "../projects/measuredEffect";
+
+const rate = (x: number | null) => (x === null ? "—" : `${Math.round(x * 100)}%`);
+const perRun = (a: MeasuredEffect["with"]) =>
+  `${a.findingsPerRun}${a.findingsSpread.min !== a.findingsSpread.max ? ` (${a.findingsSpread.min}–${a.findingsSpread.max})` : ""}`;
+
+/**
+ * Per talent, the latest `talentd eval --upload` that measured it: findings of its rules per run and the check's
+ * pass rate, with and without talentd.
+ */
+function MeasuredSection(props: { rows: MeasuredEffect[] }) {
+  return (
+    <Card
+      id="measured-effect"
+      title="Measured effect (talentd eval)"
+      empty={props.rows.length === 0 && "No eval uploaded yet: talentd eval --upload measures a talent's effect on your own agent's code."}
+    >
+      <DataTable
+        caption="Measured effect per talent, from the latest eval"
+        columns={["Talent", "Findings per run with", "Findings per run without", "Check with", "Check without", "Runs", "Eval"]}
+      >
+        {props.rows.map((e) => (
+          <tr>
+            <td>
+              <a href={`/catalog/${e.talent}`}>{e.talent}</a>
+            </td>
+            <td class="num">{perRun(e.with)}</td>
+            <td class="num">{perRun(e.without)}</td>
+            <td class="num">{rate(e.with.checkPassRate)}</td>
+            <td class="num">{rate(e.without.checkPassRate)}</td>
+            <td class="num">
+              {e.with.runs}+{e.without.runs}
+              {e.neverInvoked > 0 ? <div class="small muted">{e.neverInvoked} never invoked</div> : null}
+            </td>
+            <td class="small">
+              <time datetime={e.createdAt}>{e.createdAt.slice(0, 10)}</time> in {e.projectName}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
+    </Card>
+  );
+}
 
 /** `served / not served` of a rule's findings, with the clients that reported them. */
 function Findings(props: { r: RuleRow }) {
@@ -147,9 +191,12 @@ export function orgRulesPage(deps: CatalogDeps & JournalDeps) {
     "/org/insights/rules",
     async ({ page: ctx, org, query, request }) => {
       const w = readWindow(query, deps.config.eventRetentionDays);
-      const d = await cap.run(ctx.session.user.id, request, async () => {
+      const [d, measured] = await cap.run(ctx.session.user.id, request, async () => {
         await deps.journal.settle();
-        return ruleEffect(deps.database, deps.state.catalog!, { organizationId: org.id }, w);
+        return Promise.all([
+          ruleEffect(deps.database, deps.state.catalog!, { organizationId: org.id }, w),
+          latestEffects(deps.database, org.id),
+        ]);
       });
       const t = d.totals;
       return page(
@@ -168,6 +215,7 @@ export function orgRulesPage(deps: CatalogDeps & JournalDeps) {
           <FailingTalentsSection rows={d.failingTalents} />
           <UnauditedSection rows={d.servedNeverAudited} />
           <NeverServedSection rows={d.neverServed} />
+          <MeasuredSection rows={measured} />
         </Layout>,
       );
     },

@@ -41,9 +41,11 @@ export function columns(rows: readonly (readonly string[])[], indent = "  "): st
 }
 
 /** A flag's cells: the flag, the variable it overrides (or ""), its help. */
-function flagRow(name: string): string[] {
+function flagRow(name: string, command?: CommandSpec): string[] {
   const spec = FLAGS[name]!;
-  return [flagColumn(name), spec.env ?? spec.clientEnv ?? "", spec.help];
+  const own = command?.flagHelp?.[name];
+  // a flag a command reads its own way (eval's --timeout bounds the agent): its words, and no variable
+  return own ? [flagColumn(name), "", own] : [flagColumn(name), spec.env ?? spec.clientEnv ?? "", spec.help];
 }
 
 /** `talentd backup FILE [flags]`: the one-line synopsis of a command. */
@@ -63,8 +65,8 @@ export function commandHelp(spec: CommandSpec): string {
   }
   const config = spec.flags.filter((f) => FLAGS[f]!.env);
   const own = spec.flags.filter((f) => !FLAGS[f]!.env);
-  lines.push("", "Flags:", ...columns([...own, "help"].map(flagRow)));
-  if (config.length > 0) lines.push("", "Configuration flags (override the environment):", ...columns(config.map(flagRow)));
+  lines.push("", "Flags:", ...columns([...own, "help"].map((f) => flagRow(f, spec))));
+  if (config.length > 0) lines.push("", "Configuration flags (override the environment):", ...columns(config.map((f) => flagRow(f))));
   if (spec.env.length > 0) lines.push("", "Environment only:", ...columns(spec.env.map((e) => [e, ENV_ONLY[e] ?? ""])));
   return lines.join("\n");
 }
@@ -98,7 +100,7 @@ export function globalHelp(version: string): string {
     ...columns(listed),
     "",
     "Configuration flags (override the environment):",
-    ...columns(configFlags.map(flagRow)),
+    ...columns(configFlags.map((f) => flagRow(f))),
     "Each command accepts those it uses:",
     ...takers.map((t) => `  ${t}`),
     "",

@@ -4,6 +4,7 @@
  */
 import { CONFIG_FLAGS, type ConfigFlag } from "../config";
 import { CALIBRATE_FLAGS, CALIBRATE_SPEC } from "./calibrateSpec";
+import { EVAL_FLAGS, EVAL_SPEC } from "./evalSpec";
 import { ENV_ONLY } from "./envSettings";
 
 export { ENV_ONLY };
@@ -56,6 +57,7 @@ export const FLAGS: Record<string, FlagSpec> = {
   "dry-run": { help: "list the migrations that would run, with their statements; change nothing" },
   local: { help: "check this machine's data folder (no server needed)" },
   ...CALIBRATE_FLAGS,
+  ...EVAL_FLAGS,
   "no-report": { help: "do not report the findings' counts per rule to the server (or set TALENTD_REPORT=0)" },
   help: { help: "print this text and exit" },
 };
@@ -75,6 +77,8 @@ export interface CommandSpec {
   required: string[];
   /** Settings read from the environment only that matter to this command. */
   env: string[];
+  /** A shared flag this command reads its own way: its help line here (eval's --timeout). */
+  flagHelp?: Record<string, string>;
 }
 
 const CLIENT = ["url", "key", "timeout", "json"];
@@ -255,6 +259,7 @@ export const COMMANDS: CommandSpec[] = [
     env: [],
   },
   CALIBRATE_SPEC,
+  EVAL_SPEC,
   {
     name: "lock",
     summary: "write .talentd/lock.json: the project's selection with versions and digests",
@@ -356,6 +361,7 @@ export const CLIENT_COMMANDS: ReadonlySet<string> = new Set([
   "check",
   "hook install",
   "calibrate",
+  "eval",
   "lock",
   "ci verify",
   "verify",

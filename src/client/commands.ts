@@ -23,6 +23,7 @@ import { ciVerify, lockCommand, verifyCommand } from "./lockCommands";
 import { importCommand } from "./importFiles";
 import { findingWhy, withHookRules, type HookChoice } from "./hookRules";
 import { calibrateCommand } from "./calibrateCommand";
+import { evalCommand } from "./eval/command";
 
 type Run = Extract<CommandLine, { kind: "run" }>;
 
@@ -59,6 +60,8 @@ async function runCommand(cli: Run, cwd: string): Promise<number> {
       return hookInstall(cli, cwd);
     case "calibrate":
       return calibrateCommand(cli, cwd);
+    case "eval":
+      return evalCommand(cli, cwd);
     case "lock":
       return lockCommand(cli, cwd);
     case "ci verify":

@@ -58,6 +58,7 @@ export const NON_EPOCH_TABLES = [
   "audit_entries",
   "rule_finding_days",
   "talent_client_days",
+  "evals",
   "config_epoch",
   "__talentd_migrations",
 ] as const;

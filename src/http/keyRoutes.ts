@@ -10,6 +10,7 @@ import { ADDS, READ_ONLY, REPEATABLE, type KeyRoute, type ToolFace } from "./key
 import { deepenTool } from "./keyToolDeepen";
 import { FINDINGS_ROUTE } from "./keyRouteFindings";
 import { HOOK_RULES_READ, HOOK_RULES_WRITE } from "./keyRouteHookRules";
+import { EVALS_UPLOAD, RESOLUTIONS_LIST } from "./keyRouteEvals";
 import { a, arr, map, CatalogItem, I, ids, int, n, o, obj, page, S, SelectionChange, str, TalentFile, Triggers } from "./schema";
 
 // A plain object: `.passthrough()` would publish `additionalProperties: {}`, a schema that
@@ -217,6 +218,8 @@ export const KEY_ROUTES = {
   findings: FINDINGS_ROUTE,
   hookRules: HOOK_RULES_READ,
   hookRulesSet: HOOK_RULES_WRITE,
+  evals: EVALS_UPLOAD,
+  resolutions: RESOLUTIONS_LIST,
   install: {
     method: "PATCH",
     path: "/api/projects/:id/talents",

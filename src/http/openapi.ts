@@ -14,6 +14,7 @@ import { sessionCookieName } from "./cookies";
 import { routeKey } from "./keyRoute";
 import { KEY_ROUTE_LIST } from "./keyRoutes";
 import { HOOK_RULES_WEB_ANSWERS } from "./keyRouteHookRules";
+import { EVALS_WEB_ANSWERS } from "./keyRouteEvals";
 import { AUTH_OPERATIONS, ORG_OPERATIONS } from "./openapiOperations";
 import { PROJECT_OPERATIONS } from "./openapiProjectOps";
 import { ACCOUNT_OPERATIONS } from "./openapiAccount";
@@ -46,6 +47,7 @@ export const OPERATIONS: Operation[] = [
 const ALL_ANSWERS: Record<string, Schema | OtherAnswer> = {
   ...ANSWERS,
   ...HOOK_RULES_WEB_ANSWERS,
+  ...EVALS_WEB_ANSWERS,
   ...Object.fromEntries(KEY_ROUTE_LIST.map((r) => [routeKey(r).replace(/:([A-Za-z]+)/g, "{$1}"), r.answer])),
 };
 

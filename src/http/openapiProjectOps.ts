@@ -1,6 +1,7 @@
 /** Rows of the OpenAPI document (http/openapi.ts): expertises, catalog and specializations, projects. */
 import { arr, ids, int, obj, page, str, type Operation } from "./schema";
 import { HOOK_RULES_WEB_OPERATIONS } from "./keyRouteHookRules";
+import { EVALS_WEB_OPERATIONS } from "./keyRouteEvals";
 
 /** Expertises, the catalog, specializations and projects. */
 export const PROJECT_OPERATIONS: Operation[] = [
@@ -338,4 +339,5 @@ export const PROJECT_OPERATIONS: Operation[] = [
     errors: [400, 404],
   },
   ...HOOK_RULES_WEB_OPERATIONS,
+  ...EVALS_WEB_OPERATIONS,
 ];

@@ -21,7 +21,8 @@ export type IdPrefix =
   | "otk"
   | "mail"
   | "sso"
-  | "aud";
+  | "aud"
+  | "evl";
 
 let lastTime = -1;
 let timePart = "";

@@ -91,6 +91,10 @@ export function sentenceOf(e: TraceEvent): string {
       return "read the project's hook rules";
     case "hook_rules_set":
       return typeof d.changed === "number" ? `changed ${d.changed} hook rule${d.changed === 1 ? "" : "s"}` : "set the project's hook rules";
+    case "eval_upload":
+      return typeof d.runs === "number" ? `uploaded an eval of ${d.runs} run${d.runs === 1 ? "" : "s"} (counts only)` : "uploaded an eval";
+    case "resolutions":
+      return "listed the resolutions it prepared";
     case "install":
       return changed.length > 0 ? `installed ${names(e.talentsEntered)}` : "asked to install talents";
     default:

@@ -1,11 +1,11 @@
 /**
  * `/org/insights/rules` (docs/design.md "Rule effectiveness") in Chromium: rules that fail most often
  * after being served, talents served but never audited, rules never served — each row linking to
- * the talent's sheet; checked with axe-core, no console error; a member gets the 404 page.
+ * the talent's sheet, and the measured effect of the latest uploaded eval per talent; checked with axe-core, no console error; a member gets the 404 page.
  */
 import { describe, expect, test as bunTest } from "bun:test";
 import { createKey, joinedMember, orgWithProject, withKey } from "../helpers";
-import { expectClean, expectOnlyStatus, signedInPage, withChromiumAndApp } from "../browser-support";
+import { expectClean, expectOnlyStatus, screenshot, signedInPage, withChromiumAndApp } from "../browser-support";
 import { PASSWORD, type LiveEnv } from "../mcp-support";
 import type { Browser } from "playwright-core";
 
@@ -51,6 +51,21 @@ describe("/org/insights/rules in Chromium", () => {
     );
     expect(ci.status).toBe(201);
 
+    // an eval's summary (talentd eval --upload): the measured effect per talent, latest first
+    const arm = (findingsPerRun: number, min: number, max: number, checkPassRate: number | null) => ({
+      runs: 3,
+      findingsPerRun,
+      findingsSpread: { min, max },
+      checkPassRate,
+    });
+    const evalBody = {
+      runsPerArm: 3,
+      tasks: [{ id: "add", talents: ["typescript-strict"] }],
+      runs: [],
+      effects: [{ talent: "typescript-strict", with: arm(0.33, 0, 1, 1), without: arm(2, 1, 3, 0.67), neverInvoked: 1 }],
+    };
+    expect((await api("POST", "/api/evals", evalBody)).status).toBe(201);
+
     const w = await signedInPage(browser, live.base, o.owner.email, PASSWORD);
     const page = w.page;
     await page.goto(`${live.base}/org/insights`);
@@ -70,7 +85,13 @@ describe("/org/insights/rules in Chromium", () => {
     const never = await page.textContent("#never-served");
     expect(never).toContain("dockerfiles");
     expect(never).not.toContain("typescript-strict");
+    const measured = (await page.locator("#measured-effect tbody tr").first().locator("td").allTextContents()).map((t) => t.trim());
+    expect(measured.slice(0, 5)).toEqual(["typescript-strict", "0.33 (0–1)", "2 (1–3)", "100%", "67%"]);
+    expect(measured[5]).toBe("3+31 never invoked");
+    expect(measured[6]).toMatch(/^\d{4}-\d{2}-\d{2} in /);
     await expectClean(w, "org-insights-rules");
+    await page.locator("#measured-effect").scrollIntoViewIfNeeded();
+    await screenshot(page, "org-insights-measured-effect");
 
     // the window chooser keeps the page
     await page.selectOption("#days", "7");

@@ -10,8 +10,8 @@
 import { describe, expect, test as bunTest } from "bun:test";
 import type { Page } from "playwright-core";
 import type { Browser } from "playwright-core";
-import { orgWithProject, publishedExpertise, withKey } from "../helpers";
-import { expectClean, expectOnlyStatus, signedInPage, submitForm, withChromiumAndApp } from "../browser-support";
+import { createKey, orgWithProject, publishedExpertise, withKey } from "../helpers";
+import { expectClean, expectOnlyStatus, screenshot, signedInPage, submitForm, withChromiumAndApp } from "../browser-support";
 import { PASSWORD, type LiveEnv } from "../mcp-support";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 90_000);
@@ -62,6 +62,45 @@ describe("the pages show the project's state", () => {
     await page.goto(`${live.base}/catalog/typescript-strict`);
     expect(await page.locator("#install-project").count()).toBe(0);
     expect(await text(page, "main")).toContain("Installed in every project of this organization.");
+    await w.context.close();
+  });
+
+  test("the talent sheet's measured effect: not measured yet, then the latest uploaded eval of the organization (findings per run and check with and without, runs, date, project)", async () => {
+    const o = await orgWithProject(live.env, "Sheet Measured");
+    expect((await o.owner.post(`/web/projects/${o.project.id}/talents`, { talents: ["typescript-strict"] })).status).toBe(201);
+    const w = await signedInPage(browser, live.base, o.owner.email, PASSWORD);
+    const page = w.page;
+    await page.goto(`${live.base}/catalog/typescript-strict`);
+    expect(await text(page, "#measured-effect")).toContain("Not measured yet: talentd eval --upload");
+    const key = (await createKey(o.owner, o.project.id, ["validate"])).value;
+    const arm = (findingsPerRun: number, min: number, max: number, checkPassRate: number | null) => ({
+      runs: 3,
+      findingsPerRun,
+      findingsSpread: { min, max },
+      checkPassRate,
+    });
+    const upload = (w: ReturnType<typeof arm>, wo: ReturnType<typeof arm>) =>
+      withKey(live.env, key, "/api/evals", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          runsPerArm: 3,
+          tasks: [],
+          runs: [],
+          effects: [{ talent: "typescript-strict", with: w, without: wo, neverInvoked: 0 }],
+        }),
+      });
+    expect((await upload(arm(1, 1, 1, null), arm(1, 1, 1, null))).status).toBe(201);
+    await Bun.sleep(5);
+    expect((await upload(arm(0, 0, 0, 1), arm(2.33, 1, 3, 0.33))).status).toBe(201);
+    await page.goto(`${live.base}/catalog/typescript-strict`);
+    const said = await text(page, "#measured-effect");
+    expect(said).toContain("Findings of its rules per run: 0 with talentd, 2.33 (1–3) without");
+    expect(said).toContain("the task's check passed 100% with, 33% without. 3+3 runs in Sheet Measured project");
+    expect(said).toMatch(/\d{4}-\d{2}-\d{2}/);
+    await expectClean(w);
+    await page.locator("#measured-effect").scrollIntoViewIfNeeded();
+    await screenshot(page, "talent-sheet-measured-effect");
     await w.context.close();
   });
 

@@ -273,6 +273,14 @@ async function callEveryRoute(): Promise<void> {
   await call(key, "POST /api/findings", "/api/findings", { resolutionId: rid, counts: { "typescript-strict": { "TS-002": 1 } } });
   await call(key, "GET /api/hook-rules", "/api/hook-rules");
   await call(key, "PUT /api/hook-rules", "/api/hook-rules", { rules: { "TS-005": "advise" } });
+  await call(key, "GET /api/resolutions", "/api/resolutions?limit=5");
+  const arm = { runs: 1, findingsPerRun: 1, findingsSpread: { min: 1, max: 1 }, checkPassRate: null };
+  await call(key, "POST /api/evals", "/api/evals", {
+    runsPerArm: 1,
+    tasks: [{ id: "t", talents: ["typescript-strict"] }],
+    runs: [{ task: "t", arm: "without", run: 1, findings: { "TS-005": 1 }, check: null, durationMs: 5, invoked: false, timedOut: false }],
+    effects: [{ talent: "typescript-strict", with: arm, without: arm, neverInvoked: 0 }],
+  });
   await call(key, "GET /api/search", "/api/search?query=strict");
   await call(key, "POST /api/talents/get", "/api/talents/get", { uri: "talent://typescript-strict" });
   await call(key, "GET /api/doctor", "/api/doctor?include=selection");
@@ -303,6 +311,7 @@ async function callEveryRoute(): Promise<void> {
   });
   await call(owner, "GET /web/projects/{id}/hook-rules", `${p}/hook-rules`);
   await call(owner, "PUT /web/projects/{id}/hook-rules", `${p}/hook-rules`, { rules: { "TS-005": "off" } });
+  await call(owner, "GET /web/projects/{id}/evals", `${p}/evals`);
   await call(owner, "GET /web/projects/{id}/setup", `${p}/setup`);
   await call(owner, "POST /web/projects/{id}/token", `${p}/token`);
   await call(owner, "GET /web/projects/{id}/validator-config", `${p}/validator-config?target=github`);

@@ -8,3 +8,4 @@ export * from "./activity";
 export * from "./oauth";
 export * from "./audit";
 export * from "./hookRules";
+export * from "./evals";

@@ -8,6 +8,7 @@
  * it (`POST /web/projects/:id/apply-specialization`). The talent sheet: graph, roles,
  * triggers, budget, conformance tests, compact preview, and install into a chosen project.
  */
+import { latestEffects } from "../measuredEffect";
 import { Elysia } from "elysia";
 import type { CatalogDeps } from "../../catalog/state";
 import { card, catalogCards, dependencyGraph, facets, talentSheet, type ProjectState, type Visible } from "../../catalog/people";
@@ -183,7 +184,19 @@ async function sheetPage(deps: CatalogDeps, ctx: PageContext, org: OrgMembership
   });
   // an expertise's version in the words of its editor: "1.0.0 (publication 1)"
   const version = t.kind === "expertise" ? versionLabel(v.declared.get(t.id), Number(t.version)) : t.version;
-  return page(<TalentSheet ctx={ctx} t={t} version={version} sheet={sheet} nodes={nodes} projects={rows} chosen={projects[at]} />);
+  const [measured] = await latestEffects(deps.database, org.id, t.id);
+  return page(
+    <TalentSheet
+      ctx={ctx}
+      t={t}
+      version={version}
+      sheet={sheet}
+      nodes={nodes}
+      projects={rows}
+      chosen={projects[at]}
+      measured={measured ?? null}
+    />,
+  );
 }
 
 /** The catalog pages: `/catalog` (listing, grouped install, a specialization's install) and `/catalog/*` (a talent's sheet). */

@@ -3,6 +3,8 @@
  * The components of the dashboard catalog (pages/catalog.tsx): cards, the specializations block,
  * the filters, the grouped install of a specialization, the listing and the talent sheet.
  */
+import type { MeasuredEffect } from "../measuredEffect";
+import { MeasuredEffectBlock } from "./measuredEffect";
 import { card, type Card as CardView, type facets, type ProjectState, type talentSheet } from "../../catalog/people";
 import type { Talent } from "../../catalog/format";
 import { hookSays } from "../../catalog/hookWords";
@@ -300,6 +302,8 @@ export function TalentSheet(props: {
   projects: ProjectWithState[];
   /** The project whose states the graph shows. */
   chosen: Project | undefined;
+  /** The latest uploaded eval's effect of this talent in the organization's projects. */
+  measured: MeasuredEffect | null;
 }) {
   const { ctx, t, sheet, nodes, projects } = props;
   return (
@@ -341,6 +345,7 @@ export function TalentSheet(props: {
         <dt>Conflicts with</dt>
         <dd>{t.conflicts.join(", ") || "—"}</dd>
       </dl>
+      <MeasuredEffectBlock m={props.measured} />
       <h2>Rules</h2>
       <DataTable caption="Rules and how to check them" columns={["Rule", "Severity", "Rule and check"]}>
         {sheet.rules.map((r, i) => (
