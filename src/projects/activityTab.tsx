@@ -127,44 +127,50 @@ export function ActivityTab(props: {
                 </span>
               ))}
             </p>
-            <DataTable caption="Latest actions, newest first" columns={["When (UTC)", "Who", "What", "Client", "Result"]}>
-              {groupRows(props.events).map((row) => {
-                const e = row.head;
-                const failed = row.steps.find((s) => s.status >= 400);
-                const outcome = outcomeOf(row, props.verdicts);
-                return (
-                  <tr class={[row.steps.length > 1 ? "grouped" : "", outcome.fail ? "failing" : ""].filter(Boolean).join(" ") || undefined}>
-                    <td class="small">{when(e.createdAt)}</td>
-                    <td class="small">
-                      <Who e={e} emails={props.emails} />
-                    </td>
-                    <td>
-                      {sentenceOf(e)}
-                      <Outcome o={outcome} />
-                      {row.steps.length > 1 ? (
-                        <details class="steps">
-                          <summary class="small">{row.steps.length} calls</summary>
-                          <ol class="small">
-                            {[...row.steps].reverse().map((s) => (
-                              <li>
-                                {when(s.createdAt).slice(11)} {sentenceOf(s)} ·{" "}
-                                <Result e={s} fail={outcomeOf({ head: s, steps: [s] }, props.verdicts).fail} />
-                              </li>
-                            ))}
-                          </ol>
-                        </details>
-                      ) : null}
-                    </td>
-                    <td class="small" title={e.client ?? undefined}>
-                      {clientName(e.client)}
-                    </td>
-                    <td>
-                      <Result e={failed ?? e} fail={outcome.fail} />
-                    </td>
-                  </tr>
-                );
-              })}
-            </DataTable>
+            <div class="activity-table">
+              <DataTable caption="Latest actions, newest first" columns={["When (UTC)", "Who", "What", "Client", "Result"]}>
+                {groupRows(props.events).map((row) => {
+                  const e = row.head;
+                  const failed = row.steps.find((s) => s.status >= 400);
+                  const outcome = outcomeOf(row, props.verdicts);
+                  return (
+                    <tr
+                      class={[row.steps.length > 1 ? "grouped" : "", outcome.fail ? "failing" : ""].filter(Boolean).join(" ") || undefined}
+                    >
+                      <td class="small" data-label="When (UTC)">
+                        {when(e.createdAt)}
+                      </td>
+                      <td class="small" data-label="Who">
+                        <Who e={e} emails={props.emails} />
+                      </td>
+                      <td>
+                        {sentenceOf(e)}
+                        <Outcome o={outcome} />
+                        {row.steps.length > 1 ? (
+                          <details class="steps">
+                            <summary class="small">{row.steps.length} calls</summary>
+                            <ol class="small">
+                              {[...row.steps].reverse().map((s) => (
+                                <li>
+                                  {when(s.createdAt).slice(11)} {sentenceOf(s)} ·{" "}
+                                  <Result e={s} fail={outcomeOf({ head: s, steps: [s] }, props.verdicts).fail} />
+                                </li>
+                              ))}
+                            </ol>
+                          </details>
+                        ) : null}
+                      </td>
+                      <td class="small" data-label="Client" title={e.client ?? undefined}>
+                        {clientName(e.client)}
+                      </td>
+                      <td data-label="Result">
+                        <Result e={failed ?? e} fail={outcome.fail} />
+                      </td>
+                    </tr>
+                  );
+                })}
+              </DataTable>
+            </div>
             {props.nextBefore ? (
               <p>
                 <a href={`/projects/${props.projectId}${filterQuery(props.query, { before: props.nextBefore })}`}>Older</a>

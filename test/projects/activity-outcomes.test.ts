@@ -58,7 +58,7 @@ async function activity(o: Awaited<ReturnType<typeof orgWithProject>>, query = "
 const rows = (html: string) => html.split("<tr").slice(2);
 /** What a row shows without expanding anything: its HTML without the `<details>` of its calls. */
 const unexpanded = (row: string) => row.replace(/<details[\s\S]*?<\/details>/g, "");
-const resultOf = (row: string) => /<td><span class="[^"]*"[^>]*>([^<]*)<\/span><\/td>\s*<\/tr>/.exec(row)?.[1];
+const resultOf = (row: string) => /<td data-label="Result"><span class="[^"]*"[^>]*>([^<]*)<\/span><\/td>\s*<\/tr>/.exec(row)?.[1];
 
 describe("the Activity tab leads with the outcome", () => {
   test("a fail verdict recorded through the key API is in its row unexpanded, with its file:line evidence, and the row's Result says fail (not ok)", async () => {
