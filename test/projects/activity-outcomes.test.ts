@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createKey, orgWithProject, testEnv, withKey, type TestEnv } from "../helpers";
+import { connectWithBearer, liveEnv, type LiveEnv } from "../mcp-support";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -146,5 +147,41 @@ describe("the Activity tab leads with the outcome", () => {
     expect(form).toContain('<option value="typescript-strict">');
     // a value not understood is the unfiltered list, not an error
     expect(rows(await activity(o, "&result=maybe")).length).toBeGreaterThan(2);
+  });
+});
+
+describe("a fail verdict recorded over MCP", () => {
+  let live: LiveEnv;
+  beforeAll(async () => {
+    live = await liveEnv();
+  });
+  afterAll(() => live.close());
+
+  test("svc_record_validation's fail is in its row unexpanded with its evidence, the row's Result fail, the tool named from clientInfo", async () => {
+    const o = await orgWithProject(live.env);
+    await o.owner.post(`/web/projects/${o.project.id}/talents`, { talents: ["typescript-strict"] });
+    const key = await createKey(o.owner, o.project.id, ALL, { name: "mcp-agent" });
+    const client = await connectWithBearer(`${live.base}/mcp`, key.value, { name: "claude-code", version: "2.0.1" });
+    try {
+      const prepared = await client.callTool({ name: "svc_prepare_task", arguments: { talentIds: ["typescript-strict"] } });
+      expect(prepared.isError).toBeFalsy();
+      const resolutionId = (prepared.structuredContent as { resolutionId: string }).resolutionId;
+      const recorded = await client.callTool({
+        name: "svc_record_validation",
+        arguments: {
+          submissionId: "mcp-1",
+          resolutionId,
+          expertiseResults: [{ id: "typescript-strict", verdict: "fail", evidence: ["lib/io.ts:7"] }],
+        },
+      });
+      expect(recorded.isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+    const r = await o.owner.call("GET", `/projects/${o.project.id}?tab=activity`, undefined, { accept: "text/html" });
+    const row = rows(await r.text()).find((x) => x.includes("prepared a task with typescript-strict"))!;
+    expect(unexpanded(row)).toContain('<code class="evidence">lib/io.ts:7</code>');
+    expect(row).toContain(">Claude Code<");
+    expect(resultOf(row)).toBe("fail");
   });
 });
