@@ -29,6 +29,8 @@ export interface FeedVerdict {
 
 export interface ProjectFeed {
   project: Project;
+  /** When it was read: the card's "expires in N days" counts from it, so its kept HTML says what a render would. */
+  readAt: number;
   /** Tasks prepared in the window. */
   runs: number;
   lastRun: { at: number; who: string; client: string | null } | null;
@@ -113,6 +115,7 @@ async function readFeed(database: Database, catalog: Catalog | null, project: Pr
   }
   return {
     project,
+    readAt: now,
     runs: Number(runs?.n ?? 0),
     lastRun: last
       ? { at: Number(last.at), who: last.email ?? last.name ?? (last.type === "key" ? "a key" : "someone"), client: last.client }
@@ -129,10 +132,17 @@ async function readFeed(database: Database, catalog: Catalog | null, project: Pr
   };
 }
 
-/** A project's feed, kept per data version and window hour (the catalog as loaded, the project's row as listed). */
-export function feedOf(database: Database, catalog: Catalog | null, project: Project, now = Date.now()): Promise<ProjectFeed> {
+/**
+ * A project's feed, kept per data version and window hour (the catalog as loaded, the project's row as listed). The read
+ * in flight is what is kept (in a box, so the kept value is set at once): the views that arrive while it runs share it
+ * rather than each reading the same again (ten connections after a commit were ten reads of every project).
+ */
+export async function feedOf(database: Database, catalog: Catalog | null, project: Project, now = Date.now()): Promise<ProjectFeed> {
   const hour = Math.floor(now / HOUR);
-  return keptRead(database, "home feed", [project.id, hour], () => readFeed(database, catalog, project, hour, now));
+  const box = await keptRead(database, "home feed", [project.id, hour], async () => ({
+    feed: readFeed(database, catalog, project, hour, now),
+  }));
+  return box.feed;
 }
 
 /** The organization's projects' feeds: those that need a person first, then by their last run, newest first. */

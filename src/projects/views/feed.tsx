@@ -6,6 +6,7 @@
  */
 import { clientName } from "../../journal/clients";
 import { when } from "../../ui/parts";
+import { HtmlByObject } from "../../ui/memo";
 import { FEED_DAYS, FEED_LISTED, KEY_WARN_DAYS, needsYou, type FeedVerdict, type ProjectFeed } from "../feed";
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -14,8 +15,9 @@ const activity = (projectId: string, q: Record<string, string>) =>
 const days = (ms: number, now: number) => Math.max(0, Math.ceil((ms - now) / 86_400_000));
 
 /** What needs a person in this project, each a line with where to act. */
-function NeedsYou(props: { f: ProjectFeed; now: number }) {
-  const { f, now } = props;
+function NeedsYou(props: { f: ProjectFeed }) {
+  const f = props.f;
+  const now = f.readAt;
   const id = f.project.id;
   return (
     <div class="needs" role="note" aria-label={`Needs you in ${f.project.name}`}>
@@ -68,16 +70,23 @@ function Verdict(props: { v: FeedVerdict; projectId: string }) {
   );
 }
 
+/** Each card's HTML, kept while its feed is the same object (feed.ts keeps it per data version and hour). */
+const cards = new HtmlByObject<ProjectFeed, string>((a, b) => a === b);
+
 /** One project's card: outcomes, facts, then its MCP URL. */
-export function FeedCard(props: { f: ProjectFeed; baseUrl: string; now: number }) {
-  const { f, now } = props;
+export function FeedCard(props: { f: ProjectFeed; baseUrl: string }) {
+  return cards.render(props.f, props.baseUrl, () => <Card f={props.f} baseUrl={props.baseUrl} />);
+}
+
+function Card(props: { f: ProjectFeed; baseUrl: string }) {
+  const f = props.f;
   const p = f.project;
   return (
     <li class={needsYou(f) ? "card feed-card needs-you" : "card feed-card"}>
       <h3>
         <a href={`/projects/${p.id}`}>{p.name}</a>
       </h3>
-      {needsYou(f) ? <NeedsYou f={f} now={now} /> : null}
+      {needsYou(f) ? <NeedsYou f={f} /> : null}
       <p class="counts small">
         <span>
           <strong>{f.runs}</strong> {f.runs === 1 ? "run" : "runs"} in {FEED_DAYS} days
@@ -140,7 +149,6 @@ export function FeedCard(props: { f: ProjectFeed; baseUrl: string; now: number }
 
 /** The feed: the count of projects that need a person, then every card. */
 export function HomeFeed(props: { feeds: ProjectFeed[]; baseUrl: string }) {
-  const now = Date.now();
   const needing = props.feeds.filter(needsYou).length;
   return (
     <>
@@ -151,7 +159,7 @@ export function HomeFeed(props: { feeds: ProjectFeed[]; baseUrl: string }) {
       </p>
       <ul class="cards feed">
         {props.feeds.map((f) => (
-          <FeedCard f={f} baseUrl={props.baseUrl} now={now} />
+          <FeedCard f={f} baseUrl={props.baseUrl} />
         ))}
       </ul>
     </>
