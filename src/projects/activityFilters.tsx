@@ -47,7 +47,7 @@ export function filterQuery(q: ActivityQuery, more: Partial<ActivityQuery> = {})
 
 const CLIENTS_SQL = "SELECT DISTINCT client, client_null AS none FROM trace_hours WHERE project_id = ? AND hour >= ?";
 /** How far back the client filter's choices look. */
-const CLIENTS_DAYS = 90;
+const CLIENTS_DAYS = 30;
 
 /** The raw client labels of the project's recent calls (kept counts per hour), kept per data version. */
 async function recentClients(database: Database, projectId: string): Promise<(string | null)[]> {
