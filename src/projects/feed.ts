@@ -4,11 +4,12 @@
  * (when, by whom, with which tool), the talents whose latest verdict is a fail (with its evidence),
  * findings on rules that block a commit (per rule), the talents installed — and what needs a person:
  * failing verdicts, required talents missing (not installed and enabled, or left out of tasks), a key
- * that expires within KEY_WARN_DAYS. Each project's reads are kept per data version and window hour.
+ * that expires within KEY_WARN_DAYS. Each project's feed is kept while its own clock stands (feedOf).
  */
 import type { Catalog } from "../catalog/catalog";
 import type { Database } from "../db/client";
 import { keptGet, keptRead } from "../db/versionMemo";
+import { keptEach } from "../lib/kept";
 import { blockingRules } from "../policy/hookRules";
 import { listInstalled } from "../selection/service";
 import type { Project } from "./service";
@@ -132,16 +133,39 @@ async function readFeed(database: Database, catalog: Catalog | null, project: Pr
   };
 }
 
+/** A project's events of the current and the previous hour (kept hourly counts): it moves with any call traced in the project. */
+const CLOCK_SQL = "SELECT COALESCE(SUM(events), 0) AS n FROM trace_hours WHERE project_id = ? AND hour >= ?";
+
 /**
- * A project's feed, kept per data version and window hour (the catalog as loaded, the project's row as listed). The read
- * in flight is what is kept (in a box, so the kept value is set at once): the views that arrive while it runs share it
- * rather than each reading the same again (ten connections after a commit were ten reads of every project).
+ * Each project's feed with the clock it was read at. The read in flight is what is kept (in a box), so the views that arrive
+ * while it runs share it rather than each reading the same again.
+ */
+const feeds = keptEach<Database, string, { clock: string; box: { feed: Promise<ProjectFeed> } }>("Home feed of a project", {
+  clock: "generation",
+  limit: 2_000,
+  per: "database",
+});
+
+/**
+ * A project's feed, read again only when its own clock moves: the configuration epoch (keys, selections, the policy, hook rules,
+ * the project), the hour (the window, a key's expiry), and the count of the project's traced calls of the last two hours. Every
+ * write the feed reads is a traced call (a prepared task, a report, a findings report), and the page settles the journal first,
+ * so a commit elsewhere in the database costs this project one read of a few kept counts, not its eight reads (docs/performance.md
+ * "Home feed and Activity"). Without clocks (a libSQL server) it is read every time.
  */
 export async function feedOf(database: Database, catalog: Catalog | null, project: Project, now = Date.now()): Promise<ProjectFeed> {
   const hour = Math.floor(now / HOUR);
-  const box = await keptRead(database, "home feed", [project.id, hour], async () => ({
-    feed: readFeed(database, catalog, project, hour, now),
-  }));
+  const epoch = database.configEpoch();
+  if (epoch === null) return readFeed(database, catalog, project, hour, now);
+  const recent = await keptRead(database, CLOCK_SQL, [project.id, hour - 1], () =>
+    database.get<{ n: number }>(CLOCK_SQL, [project.id, hour - 1]),
+  );
+  const clock = `${epoch} ${hour} ${recent?.n ?? 0}`;
+  const kept = feeds.of(database);
+  const hit = kept.get(project.id);
+  if (hit && hit.clock === clock) return hit.box.feed;
+  const box = { feed: readFeed(database, catalog, project, hour, now) };
+  kept.set(project.id, { clock, box });
   return box.feed;
 }
 

@@ -152,4 +152,26 @@ describe("home: what did my agents do?", () => {
     expect(card).toContain(`Required by the organization, not installed and enabled: <a href="/projects/${o.calm.id}">javascript-base</a>`);
     expect(card).toContain("(1 disabled)");
   });
+
+  test("a view after a change shows it: a fail recorded after a view, then a key expiring soon, are on the next view (each project's feed is kept only while its own clock stands)", async () => {
+    const o = await orgWithProject(env);
+    const id = o.project.id;
+    await o.owner.post(`/web/projects/${id}/talents`, { talents: ["typescript-strict"] });
+    const key = (await createKey(o.owner, id, ["prepare_task", "record_validation"], { name: "agent" })).value;
+    const task = await asTool(key, "/api/prepare-task", { talentIds: ["typescript-strict"] });
+    const name = `${o.org.name} project`;
+    expect(cardOf(await home(o.owner), name)).not.toContain("Needs you");
+    expect(cardOf(await home(o.owner), name)).toContain("<strong>1</strong> run in 7 days");
+    const report = await asTool(key, "/api/validation/reports", {
+      submissionId: "later-1",
+      resolutionId: task.body.resolutionId,
+      expertiseResults: [{ id: "typescript-strict", verdict: "fail", missing: ["a return type on exported functions"] }],
+    });
+    expect(report.status).toBe(201);
+    const failing = cardOf(await home(o.owner), name);
+    expect(failing).toContain("1 failing verdict");
+    expect(failing).toContain("missing: a return type on exported functions");
+    await createKey(o.owner, id, ["doctor"], { name: "soon", expiresAt: new Date(Date.now() + 2 * DAY).toISOString() });
+    expect(cardOf(await home(o.owner), name)).toContain("expires in 2 days");
+  });
 });
