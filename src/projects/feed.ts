@@ -166,6 +166,8 @@ export async function feedOf(database: Database, catalog: Catalog | null, projec
   if (hit && hit.clock === clock) return hit.box.feed;
   const box = { feed: readFeed(database, catalog, project, hour, now) };
   kept.set(project.id, { clock, box });
+  // a read that failed is not kept: the next view reads again
+  box.feed.catch(() => kept.get(project.id)?.box === box && kept.delete(project.id));
   return box.feed;
 }
 
