@@ -11,7 +11,8 @@ import type { TraceEvent } from "../journal/journal";
 import { utcSecond } from "../lib/time";
 import { DataTable } from "../ui/layout";
 import { Isolated } from "../ui/parts";
-import { groupRows, resultWords, sentenceOf } from "./activityRows";
+import { groupRows, resultWords, sentenceOf, type ActivityRow } from "./activityRows";
+import { HtmlMemo } from "../ui/memo";
 import { outcomeOf, type FailingVerdict, type RowOutcome } from "./activityOutcomes";
 import { ActivityFilters, filterQuery, type ActivityQuery } from "./activityFilters";
 
@@ -93,6 +94,53 @@ export function Outcome(props: { o: RowOutcome }) {
   );
 }
 
+/** Each row's HTML by what it is made of (its events' ids, its author's e-mail, its fails found): events never change. */
+const rowsHtml = new HtmlMemo(1024);
+
+function Row(props: {
+  row: ActivityRow;
+  outcome: RowOutcome;
+  emails: Map<string, string>;
+  verdicts: ReadonlyMap<string, FailingVerdict[]>;
+}) {
+  const { row, outcome } = props;
+  const e = row.head;
+  const failed = row.steps.find((s) => s.status >= 400);
+  return (
+    <tr class={[row.steps.length > 1 ? "grouped" : "", outcome.fail ? "failing" : ""].filter(Boolean).join(" ") || undefined}>
+      <td class="small" data-label="When (UTC)">
+        {when(e.createdAt)}
+      </td>
+      <td class="small" data-label="Who">
+        <Who e={e} emails={props.emails} />
+      </td>
+      <td>
+        {sentenceOf(e)}
+        <Outcome o={outcome} />
+        {row.steps.length > 1 ? (
+          <details class="steps">
+            <summary class="small">{row.steps.length} calls</summary>
+            <ol class="small">
+              {[...row.steps].reverse().map((s) => (
+                <li>
+                  {when(s.createdAt).slice(11)} {sentenceOf(s)} ·{" "}
+                  <Result e={s} fail={outcomeOf({ head: s, steps: [s] }, props.verdicts).fail} />
+                </li>
+              ))}
+            </ol>
+          </details>
+        ) : null}
+      </td>
+      <td class="small" data-label="Client" title={e.client ?? undefined}>
+        {clientName(e.client)}
+      </td>
+      <td data-label="Result">
+        <Result e={failed ?? e} fail={outcome.fail} />
+      </td>
+    </tr>
+  );
+}
+
 /** The tab: its filters, then the list (counts by kind, one row per action, newest first, with paging) that htmx swaps. */
 export function ActivityTab(props: {
   events: TraceEvent[];
@@ -130,44 +178,11 @@ export function ActivityTab(props: {
             <div class="activity-table">
               <DataTable caption="Latest actions, newest first" columns={["When (UTC)", "Who", "What", "Client", "Result"]}>
                 {groupRows(props.events).map((row) => {
-                  const e = row.head;
-                  const failed = row.steps.find((s) => s.status >= 400);
                   const outcome = outcomeOf(row, props.verdicts);
-                  return (
-                    <tr
-                      class={[row.steps.length > 1 ? "grouped" : "", outcome.fail ? "failing" : ""].filter(Boolean).join(" ") || undefined}
-                    >
-                      <td class="small" data-label="When (UTC)">
-                        {when(e.createdAt)}
-                      </td>
-                      <td class="small" data-label="Who">
-                        <Who e={e} emails={props.emails} />
-                      </td>
-                      <td>
-                        {sentenceOf(e)}
-                        <Outcome o={outcome} />
-                        {row.steps.length > 1 ? (
-                          <details class="steps">
-                            <summary class="small">{row.steps.length} calls</summary>
-                            <ol class="small">
-                              {[...row.steps].reverse().map((s) => (
-                                <li>
-                                  {when(s.createdAt).slice(11)} {sentenceOf(s)} ·{" "}
-                                  <Result e={s} fail={outcomeOf({ head: s, steps: [s] }, props.verdicts).fail} />
-                                </li>
-                              ))}
-                            </ol>
-                          </details>
-                        ) : null}
-                      </td>
-                      <td class="small" data-label="Client" title={e.client ?? undefined}>
-                        {clientName(e.client)}
-                      </td>
-                      <td data-label="Result">
-                        <Result e={failed ?? e} fail={outcome.fail} />
-                      </td>
-                    </tr>
-                  );
+                  // a row is made of events, which never change, the reports they name, and its author's e-mail
+                  const email = row.head.authorType === "token" ? (props.emails.get(row.head.authorId) ?? "") : "";
+                  const key = `${row.steps.map((s) => s.id).join(",")}|${email}|${outcome.fails.length}`;
+                  return rowsHtml.render(key, () => <Row row={row} outcome={outcome} emails={props.emails} verdicts={props.verdicts} />);
                 })}
               </DataTable>
             </div>
