@@ -312,7 +312,7 @@ export async function benchOrgPages(): Promise<void> {
       ]);
     }
     printTable(
-      `Organization pages: ${projectCount} projects, ${expertises.length} expertises, ${seeded.events.toLocaleString("en")} trace events over 90 days (${seeded.resolutions.toLocaleString("en")} resolutions, ${seeded.reports.toLocaleString("en")} reports; seeded in ${seededS.toFixed(0)} s), default 30-day window; target p99 < 50 ms`,
+      `Organization pages: ${projectCount} projects, ${expertises.length} expertises, ${seeded.events.toLocaleString("en")} trace events over 90 days (${seeded.resolutions.toLocaleString("en")} resolutions, ${seeded.reports.toLocaleString("en")} reports; seeded in ${seededS.toFixed(0)} s), ${feed ? "home feed and Activity; goal p99 < 15 ms" : "default 30-day window; target p99 < 50 ms"}`,
       ["request", "first call ms", "one client p50 ms", "one client p99 ms", `wrk -t1 -c10 -d${seconds}s`],
       rows,
     );
