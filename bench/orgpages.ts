@@ -8,7 +8,9 @@
  * through the web routes, then the other projects, their selections and the whole history in
  * bulk SQL straight into the stopped server's database file. Measured: the first call after
  * start, one sequential client, and wrk -c10. BENCH_EVENTS, BENCH_PROJECTS, BENCH_SECONDS
- * override; BENCH_KEEP=1 keeps the folder (printed) for profiling.
+ * override; BENCH_KEEP=1 keeps the folder (printed) for profiling. BENCH_PAGES=feed measures the
+ * home feed (`/`) and the first project's Activity tab instead (with BENCH_PROJECTS=20
+ * BENCH_EVENTS=200000: 10,000 events per project).
  */
 import Native from "libsql";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -253,12 +255,20 @@ export async function benchOrgPages(): Promise<void> {
     server = await startBinaryIn(dir);
     const html = "text/html";
     const rows: (string | number)[][] = [];
-    for (const [name, path, accept] of [
-      ["page /org/talent-adoption", "/org/talent-adoption", html],
-      ["page /org/insights", "/org/insights", html],
-      ["GET /web/orgs/current/talent-adoption", "/web/orgs/current/talent-adoption", "application/json"],
-      ["GET /web/orgs/current/insights", "/web/orgs/current/insights", "application/json"],
-    ] as const) {
+    // BENCH_PAGES=feed: only the home feed and a project's Activity tab (docs/performance.md "Home feed and Activity")
+    const feed = process.env.BENCH_PAGES === "feed";
+    const pages: (readonly [string, string, string])[] = feed
+      ? [
+          ["page / (home feed)", "/", html],
+          ["page /projects/:id?tab=activity", `/projects/${a.projectId}?tab=activity`, html],
+        ]
+      : [
+          ["page /org/talent-adoption", "/org/talent-adoption", html],
+          ["page /org/insights", "/org/insights", html],
+          ["GET /web/orgs/current/talent-adoption", "/web/orgs/current/talent-adoption", "application/json"],
+          ["GET /web/orgs/current/insights", "/web/orgs/current/insights", "application/json"],
+        ];
+    for (const [name, path, accept] of pages) {
       const first = await sequential(server.base + path, a.cookie, 1, accept);
       const seq = await sequential(server.base + path, a.cookie, 100, accept);
       const w = await runWrk(server.base, [{ method: "GET", path, headers: { cookie: a.cookie, accept } }], {
@@ -276,10 +286,12 @@ export async function benchOrgPages(): Promise<void> {
       ]);
     }
     // the same pages while agents work (commits every ~70 ms): what a view costs when the unsettled hours must be read again
-    for (const [name, path] of [
-      ["page /org/talent-adoption, agents at work", "/org/talent-adoption"],
-      ["page /org/insights, agents at work", "/org/insights"],
-    ] as const) {
+    for (const [name, path] of feed
+      ? ([["page / (home feed), agents at work", "/"]] as const)
+      : ([
+          ["page /org/talent-adoption, agents at work", "/org/talent-adoption"],
+          ["page /org/insights, agents at work", "/org/insights"],
+        ] as const)) {
       const stop = agentsAtWork(server.base, a.key);
       await new Promise((r) => setTimeout(r, 500));
       const seq = await sequential(server.base + path, a.cookie, 100, html);
@@ -300,7 +312,7 @@ export async function benchOrgPages(): Promise<void> {
       ]);
     }
     printTable(
-      `Organization pages: ${projectCount} projects, ${expertises.length} expertises, ${seeded.events.toLocaleString("en")} trace events over 90 days (${seeded.resolutions.toLocaleString("en")} resolutions, ${seeded.reports.toLocaleString("en")} reports; seeded in ${seededS.toFixed(0)} s), default 30-day window; target p99 < 50 ms`,
+      `Organization pages: ${projectCount} projects, ${expertises.length} expertises, ${seeded.events.toLocaleString("en")} trace events over 90 days (${seeded.resolutions.toLocaleString("en")} resolutions, ${seeded.reports.toLocaleString("en")} reports; seeded in ${seededS.toFixed(0)} s), ${feed ? "home feed and Activity; goal p99 < 15 ms" : "default 30-day window; target p99 < 50 ms"}`,
       ["request", "first call ms", "one client p50 ms", "one client p99 ms", `wrk -t1 -c10 -d${seconds}s`],
       rows,
     );

@@ -142,3 +142,14 @@ export async function recordFindings(
     notServed: talents.filter((t) => !served.has(t)).sort(),
   };
 }
+
+/** Rules of a report's blocking findings the trace names, at most. */
+export const BLOCKING_LISTED = 20;
+
+/** The report's findings on rules that block (`talent rule` keys), most first: `{talent, rule, findings}`, at most BLOCKING_LISTED. */
+export function blockingOf(report: FindingsReport, blocking: ReadonlySet<string>): { talent: string; rule: string; findings: number }[] {
+  const out: { talent: string; rule: string; findings: number }[] = [];
+  for (const [talent, rules] of report.counts)
+    for (const [rule, n] of rules) if (n > 0 && blocking.has(`${talent} ${rule}`)) out.push({ talent, rule, findings: n });
+  return out.sort((a, b) => b.findings - a.findings).slice(0, BLOCKING_LISTED);
+}

@@ -9,7 +9,8 @@ import type { Guards } from "../auth/guards";
 import { clientOf, keyApiTracer, noteTrace } from "../journal/trace";
 import { guardOf, traceKinds } from "../http/keyRoute";
 import { FINDINGS_ROUTE as R } from "../http/keyRouteFindings";
-import { readFindings, recordFindings } from "./findings";
+import { blockingOf, readFindings, recordFindings } from "./findings";
+import { blockingRules } from "../policy/hookRules";
 
 export function findingsRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) {
   return new Elysia()
@@ -23,7 +24,12 @@ export function findingsRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) 
         // the run's own prepare-task call is in the journal before its resolution is judged (not a task's)
         await deps.journal.settle();
         const r = await recordFindings(deps.database, principal.projectId, clientOf(request), report);
-        noteTrace(request, { detail: { rules: r.rules, findings: r.findings } });
+        // the findings of rules that block a commit in the project, per rule: the Activity tab shows them unexpanded
+        const blocking = blockingOf(
+          report,
+          await blockingRules(deps.database, deps.state.catalog!, principal.organizationId, principal.projectId),
+        );
+        noteTrace(request, { detail: { rules: r.rules, findings: r.findings, ...(blocking.length > 0 ? { blocking } : {}) } });
         set.status = 201;
         return { ...r, resolutionId: report.resolutionId };
       },

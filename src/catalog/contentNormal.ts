@@ -55,7 +55,19 @@ const LOOK_ALIKES: Record<string, string> = {
 };
 
 /** Capitals that look like Latin ones though their lower case does not (Cyrillic В, Н, М, Т, К; Greek Η, Μ, Ν, Β, Ζ, Χ). */
-const CAPITALS: Record<string, string> = { В: "b", Н: "h", М: "m", Т: "t", К: "k", Η: "h", Μ: "m", Ν: "n", Β: "b", Ζ: "z", Χ: "x" };
+const CAPITALS: Record<string, string> = {
+  В: "b",
+  Н: "h",
+  М: "m",
+  Т: "t",
+  К: "k",
+  Η: "h",
+  Μ: "m",
+  Ν: "n",
+  Β: "b",
+  Ζ: "z",
+  Χ: "x",
+};
 
 /** Dropped: combining marks, and what is invisible (the content check refuses those on their own). */
 const DROPPED = /[\p{Mn}\p{Me}\p{Default_Ignorable_Code_Point}\p{Bidi_Control}\ufff9-\ufffb]/u;

@@ -199,7 +199,10 @@ interface Ender {
   meta: ClientMeta;
 }
 
-/** Ends every session of the person but `keepId` (this browser's); returns how many ended (a `sessions.ended` security event when any did). */
+/**
+ * Ends every session of the person but `keepId` (this browser's); returns how many ended (a `sessions.ended` security
+ * event when any did).
+ */
 export async function endOtherSessions(database: Database, by: Ender, keepId: string): Promise<number> {
   return database.write(async (tx) => {
     const ended = await tx

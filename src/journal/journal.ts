@@ -14,6 +14,7 @@ import { traceEvents } from "../db/schema";
 import { orderedSubId } from "../lib/ids";
 import type { Logger } from "../lib/log";
 import { storageFailureOf } from "../db/storage";
+import { filterSql, type TraceFilter } from "./traceFilter";
 import type { CoreDeps } from "../deps";
 
 /** CoreDeps with the activity journal: what a traced route receives. */
@@ -221,10 +222,24 @@ export class TraceJournal {
     await this.flush();
   }
 
-  /** A page of a project's events, newest first; `before` is the previous page's `nextBefore`. */
-  async list(projectId: string, limit: number, before?: string): Promise<{ events: TraceEvent[]; nextBefore: string | null }> {
+  /** A page of a project's events, newest first; `before` is the previous page's `nextBefore`; `filter` the Activity tab's. */
+  async list(
+    projectId: string,
+    limit: number,
+    before?: string,
+    filter?: TraceFilter,
+  ): Promise<{ events: TraceEvent[]; nextBefore: string | null }> {
     await this.settle();
-    const rows = await this.database.all<TraceRow>(TRACE_PAGE_SQL, [projectId, before ?? "\uffff", limit]);
+    const f = filterSql(filter);
+    const rows =
+      f.sql === ""
+        ? await this.database.all<TraceRow>(TRACE_PAGE_SQL, [projectId, before ?? "\uffff", limit])
+        : await this.database.all<TraceRow>(TRACE_PAGE_SQL.replace(" ORDER BY", `${f.sql} ORDER BY`), [
+            projectId,
+            before ?? "\uffff",
+            ...f.args,
+            limit,
+          ]);
     const events = rows.map(traceFromRow);
     return { events, nextBefore: events.length === limit ? events.at(-1)!.id : null };
   }

@@ -274,3 +274,20 @@ export function refuseRelaxedLocks(choices: ReadonlyMap<string, HookChoice>, loc
     issues: relaxed.map(([rule], i) => ({ path: `rules.${rule}`, message: sentences[i]! })),
   });
 }
+
+/**
+ * The rules whose findings block a commit in the project now (the effective choice `block`), as
+ * `talent rule` keys: the rules with a detector of its enabled talents. What the Activity tab and the
+ * home feed call a blocking finding (docs/design.md "Blocking findings in the activity").
+ */
+export async function blockingRules(database: Database, catalog: Catalog, organizationId: string, projectId: string): Promise<Set<string>> {
+  const [talents, choices, locks] = await Promise.all([
+    installedTalents(database, catalog, organizationId, projectId, true),
+    readHookChoices(database, projectId),
+    readHookLocks(database, organizationId),
+  ]);
+  const out = new Set<string>();
+  for (const r of rulesOf(talents))
+    if (effectiveChoice(r.earned, choices.get(r.rule) ?? null, locks[r.rule] ?? null) === "block") out.add(`${r.talent} ${r.rule}`);
+  return out;
+}

@@ -35,7 +35,10 @@ export function readLockBody(body: unknown): LockChange {
   return { rule, choice: choice as HookChoice };
 }
 
-/** Sets or lifts one lock (service.ts commitLock, one transaction); the answer is the policy's. A refusal's issues name the form's `rule`. */
+/**
+ * Sets or lifts one lock (service.ts commitLock, one transaction); the answer is the policy's. A refusal's issues name
+ * the form's `rule`.
+ */
 export async function changeLock(
   deps: CatalogDeps & JournalDeps,
   organizationId: string,

@@ -154,7 +154,8 @@ export async function installRequired(tx: Tx, projectId: string, items: Required
  * Writes an organization's policy and, in the same transaction, installs its required talents
  * with their prerequisites (enabling the disabled ones) in every project of the organization, and
  * records the change in the organization's audit log (one entry: the lists and locks before and after;
- * the installs it brings are part of it). A policy input without `hookRules` keeps the locks. Returns, per project, the talents that entered its active selection.
+ * the installs it brings are part of it). A policy input without `hookRules` keeps the locks. Returns, per project, the
+ * talents that entered its active selection.
  */
 export async function commitPolicy(
   tx: Tx,

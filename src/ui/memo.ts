@@ -11,7 +11,7 @@ import { KeptMap } from "../lib/keptMap";
 
 declareKept("Rendered HTML by its whole input (header, connection kit, specializations, filters)", {
   clock: "none",
-  limit: "1,024; 256; 256; 512, FIFO (each HtmlMemo's own)",
+  limit: "1,024; 256; 256; 512; 1,024 (activity rows), FIFO (each HtmlMemo's own)",
 });
 declareKept("Rendered HTML per object (cards, overviews, dashboard sections)", { clock: "identity", limit: "identity" });
 

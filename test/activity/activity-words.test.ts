@@ -31,8 +31,12 @@ async function activityPage(o: Awaited<ReturnType<typeof orgWithProject>>): Prom
   return r.text();
 }
 
-/** The table row (`<tr …>…</tr>`) of the page holding `needle`. */
-const rowWith = (html: string, needle: string): string => html.split("<tr").find((r) => r.includes(needle)) ?? "";
+/** The table row (`<tr …>…</tr>`) of the page holding `needle` (never the filter form before the table). */
+const rowWith = (html: string, needle: string): string =>
+  html
+    .split("<tr")
+    .slice(1)
+    .find((r) => r.includes(needle)) ?? "";
 
 describe("activity in words: who, what, which tool, how it ended", () => {
   test("the client is named in one map: MCP clientInfo names, talentd runs, curl, browsers; unknown → shortened first word", () => {
@@ -107,8 +111,18 @@ describe("activity in words: who, what, which tool, how it ended", () => {
     expect(row).toContain("3 calls");
     expect(row).toContain("listed the talents its paths designate");
     expect(row).toContain("read the audit playbook");
-    expect(html.split("<tr").filter((r) => r.includes("read the audit playbook"))).toHaveLength(1);
-    expect(html.split("<tr").filter((r) => r.includes("listed the talents its paths designate"))).toHaveLength(1);
+    expect(
+      html
+        .split("<tr")
+        .slice(1)
+        .filter((r) => r.includes("read the audit playbook")),
+    ).toHaveLength(1);
+    expect(
+      html
+        .split("<tr")
+        .slice(1)
+        .filter((r) => r.includes("listed the talents its paths designate")),
+    ).toHaveLength(1);
   });
 
   test("one row per client run (X-Talentd-Run), not per guess: three `talentd check --staged` runs within 2 minutes — two full, one re-checking the second's resolution — are three rows; a full run's four calls (with its findings report) are one", async () => {
@@ -136,7 +150,10 @@ describe("activity in words: who, what, which tool, how it ended", () => {
     // run by hand (no hook set TALENTD_RUN): each is named as such, never as the hook
     const html = await activityPage(p);
     expect(html).not.toContain("talentd hook");
-    const rows = html.split("<tr").filter((r) => r.includes("talentd check by hand"));
+    const rows = html
+      .split("<tr")
+      .slice(1)
+      .filter((r) => r.includes("talentd check by hand"));
     expect(rows).toHaveLength(3);
     expect(rows.map((r) => (r.includes("4 calls") ? 4 : r.includes("2 calls") ? 2 : 0))).toEqual([2, 4, 4]);
     expect(rows[0]).toContain("read the audit playbook");
@@ -207,7 +224,11 @@ describe("activity in words: who, what, which tool, how it ended", () => {
 
     const html = await activityPage(o);
     expect(rowWith(html, "unknown talent")).toContain("agent-key");
-    const refused = html.split("<tr").find((r) => r.includes("narrow-key")) ?? "";
+    const refused =
+      html
+        .split("<tr")
+        .slice(1)
+        .find((r) => r.includes("narrow-key")) ?? "";
     expect(refused).toContain("refused: missing scope validate");
     expect(html).toContain("recorded verdicts: 1 fail");
     expect(rowWith(html, ">curl<")).toContain("checked the project");

@@ -26,7 +26,8 @@ import { createPageGuard, type PageContext } from "../../tenancy/pageSessions";
 import type { OrgMembership } from "../../auth/memberships";
 import type { GraphNodeView } from "../../ui/graph";
 import { page } from "../../ui/layout";
-import { ApplySpecialization, CatalogListing, talentHref, TalentSheet, type Listing } from "../views/catalog";
+import { ApplySpecialization, CatalogListing, talentHref, type Listing } from "../views/catalog";
+import { TalentSheet } from "../views/talentSheet";
 import { nodeState } from "../views/sheetProjects";
 
 const PAGE = 24;

@@ -1,22 +1,27 @@
 /** @jsxImportSource hono/jsx */
 /**
  * `/` (docs/api.md "Pages": pick or create a project). Signed out: to `/login`. Signed in: the
- * projects of the active organization (or the empty state that leads to `/projects/new`), the
- * organization's approval status when it is not approved, and how to get an organization when
- * there is none.
+ * projects of the active organization as a feed of their agents' work, those that need a person
+ * first (views/feed.tsx; or the empty state that leads to `/projects/new`), the organization's
+ * approval status when it is not approved, and how to get an organization when there is none.
  */
 import { Elysia } from "elysia";
-import type { CoreDeps } from "../../deps";
+import type { CatalogDeps } from "../../catalog/state";
+import type { JournalDeps } from "../../journal/journal";
 import { listProjects } from "../service";
+import { homeFeed } from "../feed";
+import { HomeFeed } from "../views/feed";
 import { createPageGuard } from "../../tenancy/pageSessions";
 import { Layout, page } from "../../ui/layout";
 
-export function homePage(deps: CoreDeps) {
+export function homePage(deps: CatalogDeps & JournalDeps) {
   return new Elysia().use(createPageGuard(deps)).get(
     "/",
     async ({ page: ctx }) => {
       const active = ctx.active;
       const projects = active?.status === "approved" ? await listProjects(deps.database, active.id) : [];
+      if (projects.length > 0) await deps.journal.settle(); // the last run's tool: every call that completed before this view
+      const feeds = await homeFeed(deps.database, deps.state.catalog, projects);
       return page(
         <Layout title="Projects" user={ctx.session.user} nav={ctx.nav}>
           <h1>Welcome{ctx.session.user.name ? `, ${ctx.session.user.name}` : ""}</h1>
@@ -62,23 +67,7 @@ export function homePage(deps: CoreDeps) {
                   </p>
                 </div>
               ) : (
-                <ul class="cards">
-                  {projects.map((p) => (
-                    <li class="card">
-                      <h3>
-                        <a href={`/projects/${p.id}`}>{p.name}</a>
-                      </h3>
-                      {p.description ? <p class="muted">{p.description}</p> : null}
-                      <div class="copy-row small card-url">
-                        <span>MCP URL</span>
-                        <code id={`mcp-url-${p.id}`}>{`${deps.config.baseUrl}/mcp/${p.id}`}</code>
-                        <button type="button" class="secondary small" data-copy={`#mcp-url-${p.id}`}>
-                          Copy<span class="visually-hidden"> the MCP URL of {p.name}</span>
-                        </button>
-                      </div>
-                    </li>
-                  ))}
-                </ul>
+                <HomeFeed feeds={feeds} baseUrl={deps.config.baseUrl} />
               )}
             </section>
           )}

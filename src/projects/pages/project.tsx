@@ -30,7 +30,8 @@ import { Settings, settingsHookRules, settingsPages } from "./settings";
 import { newProjectPages } from "./newProject";
 import { Layout, page } from "../../ui/layout";
 import { HtmlMemo } from "../../ui/memo";
-import { ActivityTab, tokenEmails } from "../activityTab";
+import { ActivityTab } from "../activityTab";
+import { loadActivity, readActivityQuery } from "../activityFilters";
 
 /**
  * Where a specialization stands in a project: `applied` when every talent of its closure is
@@ -202,10 +203,9 @@ export function projectPages(deps: CatalogDeps & JournalDeps) {
         const tab: Tab = (TABS as readonly string[]).includes(String(query.tab)) ? (query.tab as Tab) : "overview";
         let body: Child;
         if (tab === "activity") {
-          const before = typeof query.before === "string" && /^trc_[0-9A-Z]{26}$/.test(query.before) ? query.before : undefined;
-          const { events, nextBefore } = await deps.journal.list(project.id, 50, before);
-          const emails = await tokenEmails(deps.database, events);
-          body = <ActivityTab events={events} emails={emails} projectId={project.id} nextBefore={nextBefore} />;
+          const q = readActivityQuery(query);
+          const a = await loadActivity(deps.database, deps.journal, project.id, q);
+          body = <ActivityTab {...a} projectId={project.id} query={q} />;
         } else if (tab === "keys") {
           body = <KeysTab project={project} keys={await listKeys(deps.database, project.id)} />;
         } else if (tab === "settings") {
