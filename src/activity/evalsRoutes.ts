@@ -4,6 +4,7 @@
  * (what eval reads to tell whether the agent invoked talentd), `GET /web/projects/:id/evals` lists the project's
  * evals (members). Traced like every key route.
  */
+import { intParam } from "../http/query";
 import { Elysia } from "elysia";
 import type { Guards } from "../auth/guards";
 import type { CatalogDeps } from "../catalog/state";
@@ -33,10 +34,8 @@ export function evalsRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) {
     .get(
       RESOLUTIONS_LIST.path,
       async ({ principal, query }) => {
-        const raw = (query as Record<string, string | undefined>).limit;
-        const limit = raw === undefined ? 20 : Number(raw);
-        if (!/^\d+$/.test(raw ?? "20") || limit < 1 || limit > 100)
-          throw validationFailed([{ path: "limit", message: "limit must be a whole number from 1 to 100" }]);
+        // the paged routes' one reader of limit (http/query.ts): a whole number, its sentence
+        const limit = intParam(query, "limit", 1, 100, 20);
         return { resolutions: await keyResolutions(deps.database, principal.projectId, principal.id, limit) };
       },
       guardOf(RESOLUTIONS_LIST),

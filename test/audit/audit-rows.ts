@@ -490,8 +490,9 @@ const SETTINGS: AuditRow[] = [
       return {
         action: "policy.changed",
         object: { kind: "policy", id: c.org.id },
-        before: { requiredTalents: [], allowedTalents: null },
-        after: { requiredTalents: ["typescript-strict"], allowedTalents: null },
+        // the policy's hook rule locks are part of it: none locked here
+        before: { requiredTalents: [], allowedTalents: null, hookRules: {} },
+        after: { requiredTalents: ["typescript-strict"], allowedTalents: null, hookRules: {} },
       };
     },
   },

@@ -199,7 +199,7 @@ describe("limit takes whole numbers only, on every route that pages by it", () =
   test("each route whose OpenAPI operation has a limit answers limit=1.5, 1e1, 0x10 and -0 with 400 validation_failed and the sentence 'limit: must be a whole number from 1 to N'; the /org/audit-log page too", async () => {
     const { owner, project } = await orgWithProject(env);
     await makePlatformAdmin(env, owner.userId);
-    const key = await createKey(owner, project.id, ["catalog", "deepen"]);
+    const key = await createKey(owner, project.id, ["catalog", "deepen", "validate"]);
     const doc = (await env.request("/openapi.json").then((r) => r.json())) as {
       paths: Record<string, Record<string, { parameters?: { name: string; in: string }[] }>>;
     };
