@@ -57,8 +57,8 @@ describe("MCP with a project key (the SDK client over Streamable HTTP)", () => {
     const { tools } = await client.listTools();
     const params = Object.fromEntries(tools.map((t) => [t.name, Object.keys(t.inputSchema.properties ?? {}).sort()]));
     expect(params).toEqual({
-      svc_prepare_task: ["language", "talentIds"],
-      svc_deepen: ["k", "query", "resolutionId", "scope", "section", "uri"],
+      svc_prepare_task: ["language", "maxTokens", "talentIds"],
+      svc_deepen: ["k", "maxTokens", "query", "resolutionId", "scope", "section", "uri"],
       svc_validate: ["resolutionId", "talent"],
       svc_record_validation: ["expertiseResults", "resolutionId", "submissionId"],
       svc_install_talents: ["talent", "talents"],
