@@ -164,17 +164,7 @@ export async function commitPolicy(
   actor: AuditActor,
 ): Promise<{ projectId: string; entered: string[] }[]> {
   const by = actor.id;
-  const before = (
-    await tx
-      .select({
-        requiredTalents: orgPolicies.requiredTalents,
-        allowedTalents: orgPolicies.allowedTalents,
-        hookRules: orgPolicies.hookRules,
-      })
-      .from(orgPolicies)
-      .where(eq(orgPolicies.organizationId, organizationId))
-      .limit(1)
-  )[0] ?? { requiredTalents: [], allowedTalents: null, hookRules: {} };
+  const before = await policyRowIn(tx, organizationId);
   const hookRules = policy.hookRules ?? before.hookRules;
   const after = { requiredTalents: policy.requiredTalents, allowedTalents: policy.allowedTalents, hookRules };
   if (JSON.stringify(before) !== JSON.stringify(after)) {
@@ -197,24 +187,23 @@ export async function commitPolicy(
   return out;
 }
 
+/** The organization's policy as its transaction reads it (the lists and the locks), or the empty policy. */
+async function policyRowIn(tx: Tx, organizationId: string) {
+  const rows = await tx
+    .select({ requiredTalents: orgPolicies.requiredTalents, allowedTalents: orgPolicies.allowedTalents, hookRules: orgPolicies.hookRules })
+    .from(orgPolicies)
+    .where(eq(orgPolicies.organizationId, organizationId))
+    .limit(1);
+  return rows[0] ?? { requiredTalents: [] as string[], allowedTalents: null, hookRules: {} as Record<string, HookChoice> };
+}
+
 /**
  * Sets or lifts one lock (`choice` null: lift) in the transaction that reads the policy, so two changes at once both
  * land; the lists and the projects' selections are left as they are. Audited as `policy.changed` like any save. Lifting
  * a rule that is not locked → 400 validation_failed (issue `rule`), nothing written.
  */
 export async function commitLock(tx: Tx, organizationId: string, change: { rule: string; choice: HookChoice | null }, actor: AuditActor) {
-  const row = (
-    await tx
-      .select({
-        requiredTalents: orgPolicies.requiredTalents,
-        allowedTalents: orgPolicies.allowedTalents,
-        hookRules: orgPolicies.hookRules,
-      })
-      .from(orgPolicies)
-      .where(eq(orgPolicies.organizationId, organizationId))
-      .limit(1)
-  )[0];
-  const before = row ?? { requiredTalents: [], allowedTalents: null, hookRules: {} };
+  const before = await policyRowIn(tx, organizationId);
   const hookRules: Record<string, HookChoice> = { ...before.hookRules };
   if (change.choice === null) {
     if (!Object.hasOwn(hookRules, change.rule))
