@@ -16,7 +16,7 @@ import { readWindow } from "./summaries";
 import { listProjects } from "../projects/service";
 import { StackedBars } from "../ui/charts";
 import { createPageGuard } from "../tenancy/pageSessions";
-import { Layout, page, ScrollBox } from "../ui/layout";
+import { DataTable, Layout, page } from "../ui/layout";
 import { HtmlByObject } from "../ui/memo";
 import { InsightsBody, type Insights } from "./views";
 import { EXPERTISES_ADMIN } from "../expertises/pages";
@@ -121,69 +121,63 @@ function AdoptionBody(props: { d: Adoption; sort: unknown; order: unknown }) {
         {rows.length === 0 ? (
           <p class="muted">No talent installed or served yet.</p>
         ) : (
-          <ScrollBox label="Adoption per talent and expertise">
-            <table class="sortable">
-              <caption class="visually-hidden">
-                Adoption per talent and expertise, sorted by {COLUMNS.find((c) => c.key === sort)!.label} (
-                {order === "asc" ? "ascending" : "descending"})
-              </caption>
-              <thead>
-                <tr>
-                  {COLUMNS.map((c) => {
-                    const current = c.key === sort;
-                    const next = current ? (order === "asc" ? "desc" : "asc") : c.numeric ? "desc" : "asc";
-                    return (
-                      <th scope="col" aria-sort={current ? (order === "asc" ? "ascending" : "descending") : undefined}>
-                        <a href={`/org/talent-adoption?days=${days}&sort=${c.key}&order=${next}`}>
-                          {c.label}
-                          {current ? (order === "asc" ? " ▲" : " ▼") : ""}
-                        </a>
-                      </th>
-                    );
-                  })}
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((e) => (
-                  <tr>
-                    <td>
-                      <a href={talentHref(e)}>
-                        <code>{e.id}</code>
-                      </a>
-                      {e.kind === "expertise" ? <span class="tag">expertise</span> : null}
-                      {e.status && e.status !== "active" ? <span class="muted small"> {e.status}</span> : null}
-                    </td>
-                    <td>{e.projects.installed}</td>
-                    <td>{e.projects.active}</td>
-                    <td>{e.designations}</td>
-                    <td>{pct(e.auditRate)}</td>
-                    <td>
-                      {e.withVerdict === 0 ? (
-                        "—"
-                      ) : (
-                        <>
-                          {e.outcomes.pass} / <span class={e.outcomes.fail > 0 ? "error" : undefined}>{e.outcomes.fail}</span> /{" "}
-                          {e.outcomes.not_applicable}
-                        </>
-                      )}
-                    </td>
-                    <td class="small">
-                      {e.versions.length === 0
-                        ? e.latestVersion
-                          ? `latest ${e.latestVersion}, not served`
-                          : "—"
-                        : e.versions.map((v) => (
-                            <span class={v.latest ? undefined : "behind"}>
-                              {v.version}
-                              {v.latest ? " (latest)" : ` (latest ${e.latestVersion ?? "?"})`}: {v.designations}{" "}
-                            </span>
-                          ))}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </ScrollBox>
+          <DataTable
+            label="Adoption per talent and expertise"
+            class="sortable"
+            caption={`Adoption per talent and expertise, sorted by ${COLUMNS.find((c) => c.key === sort)!.label} (${order === "asc" ? "ascending" : "descending"})`}
+            columns={COLUMNS.map((c) => {
+              const current = c.key === sort;
+              const next = current ? (order === "asc" ? "desc" : "asc") : c.numeric ? "desc" : "asc";
+              return {
+                label: c.label,
+                sort: current ? (order === "asc" ? "ascending" : "descending") : undefined,
+                head: (
+                  <a href={`/org/talent-adoption?days=${days}&sort=${c.key}&order=${next}`}>
+                    {c.label}
+                    {current ? (order === "asc" ? " ▲" : " ▼") : ""}
+                  </a>
+                ),
+              };
+            })}
+          >
+            {rows.map((e) => (
+              <tr>
+                <td>
+                  <a href={talentHref(e)}>
+                    <code>{e.id}</code>
+                  </a>
+                  {e.kind === "expertise" ? <span class="tag">expertise</span> : null}
+                  {e.status && e.status !== "active" ? <span class="muted small"> {e.status}</span> : null}
+                </td>
+                <td>{e.projects.installed}</td>
+                <td>{e.projects.active}</td>
+                <td>{e.designations}</td>
+                <td>{pct(e.auditRate)}</td>
+                <td>
+                  {e.withVerdict === 0 ? (
+                    "—"
+                  ) : (
+                    <>
+                      {e.outcomes.pass} / <span class={e.outcomes.fail > 0 ? "error" : undefined}>{e.outcomes.fail}</span> /{" "}
+                      {e.outcomes.not_applicable}
+                    </>
+                  )}
+                </td>
+                <td class="small">
+                  {e.versions.length === 0
+                    ? e.latestVersion
+                      ? `latest ${e.latestVersion}, not served`
+                      : "—"
+                    : e.versions.map((v) => (
+                        <span class={v.latest ? undefined : "behind"}>
+                          {v.version}
+                          {v.latest ? " (latest)" : ` (latest ${e.latestVersion ?? "?"})`}: {v.designations}{" "}
+                        </span>
+                      ))}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </section>
     </>

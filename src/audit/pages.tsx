@@ -9,7 +9,8 @@ import { Elysia } from "elysia";
 import type { CoreDeps } from "../deps";
 import { utcSecond } from "../lib/time";
 import { Field } from "../ui/form";
-import { Layout, page, ScrollBox } from "../ui/layout";
+import { DataTable, Layout, page } from "../ui/layout";
+import { Breakable } from "../ui/parts";
 import { createPageGuard, type PageSessions } from "../ui/pageGuard";
 import { strParam } from "../http/query";
 import { type AuditEntryView, limitOf, listAuditEntries, parseFilters } from "./query";
@@ -43,39 +44,31 @@ function change(before: Record<string, unknown> | null, after: Record<string, un
 
 function EntriesTable(props: { entries: AuditEntryView[] }) {
   return (
-    <ScrollBox label="Audit log entries">
-      <table>
-        <caption class="visually-hidden">Audit log entries, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">When (UTC)</th>
-            <th scope="col">Actor</th>
-            <th scope="col">Action</th>
-            <th scope="col">Object</th>
-            <th scope="col">Change</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.entries.map((e) => (
-            <tr id={`audit-${e.id}`}>
-              <td class="small">{utcSecond(Date.parse(e.at))}</td>
-              <td class="break">
-                {e.actor.label} <span class="muted small">({e.actor.kind})</span>
-              </td>
-              <td>
-                <code>{e.action}</code>
-              </td>
-              <td class="break">
-                {e.object.kind}
-                <br />
-                <span class="muted small">{e.object.id}</span>
-              </td>
-              <td class="small break">{change(e.before, e.after)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </ScrollBox>
+    <DataTable
+      label="Audit log entries"
+      caption="Audit log entries, newest first"
+      columns={["When (UTC)", "Actor", "Action", "Object", "Change"]}
+    >
+      {props.entries.map((e) => (
+        <tr id={`audit-${e.id}`}>
+          <td class="small">{utcSecond(Date.parse(e.at))}</td>
+          <td class="break">
+            <Breakable text={e.actor.label} /> <span class="muted small">({e.actor.kind})</span>
+          </td>
+          <td>
+            <code>{e.action}</code>
+          </td>
+          <td class="break">
+            {e.object.kind}
+            <br />
+            <span class="muted small">
+              <Breakable text={e.object.id} />
+            </span>
+          </td>
+          <td class="small break">{change(e.before, e.after)}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

@@ -9,7 +9,8 @@ import { utcSecond } from "../lib/time";
 import { Elysia } from "elysia";
 import type { ViewDeps } from "../deps";
 import { createPageGuard, type PageSessions } from "../ui/pageGuard";
-import { Layout, page, ScrollBox } from "../ui/layout";
+import { DataTable, Layout, page } from "../ui/layout";
+import { Breakable } from "../ui/parts";
 import { listOrgMail, type MailView } from "./outbox";
 
 const when = (ms: number | null): string => (ms === null ? "—" : utcSecond(ms));
@@ -17,49 +18,39 @@ const when = (ms: number | null): string => (ms === null ? "—" : utcSecond(ms)
 /** The undelivered mails as a table; with `retry`, each waiting or failed one gets its retry form (an organization's, on /org/mail). */
 export function MailTable(props: { mails: MailView[]; retry?: boolean }) {
   return (
-    <ScrollBox label="Mails not delivered yet">
-      <table>
-        <caption class="visually-hidden">Mails not delivered yet, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Queued (UTC)</th>
-            <th scope="col">To</th>
-            <th scope="col">Subject</th>
-            <th scope="col">Status</th>
-            <th scope="col">Attempts</th>
-            <th scope="col">Last error</th>
-            {props.retry ? <th scope="col">Action</th> : null}
-          </tr>
-        </thead>
-        <tbody>
-          {props.mails.map((m) => (
-            <tr id={`mail-${m.id}`}>
-              <td class="small">{when(m.createdAt)}</td>
-              <td class="break">{m.to}</td>
-              <td>{m.subject}</td>
-              <td>
-                <strong class={m.status === "failed" ? "error" : undefined}>{m.status}</strong>
-                {m.status === "pending" && m.attempts > 0 ? <span class="muted small"> next try {when(m.nextAttemptAt)}</span> : null}
-              </td>
-              <td>{m.attempts}</td>
-              <td class="small break">{m.lastError ?? "—"}</td>
-              {props.retry ? (
-                <td>
-                  {m.status === "failed" || m.status === "pending" ? (
-                    <form method="post" action={`/web/orgs/current/mail/${m.id}/retry`}>
-                      <input type="hidden" name="return" value="/org/mail" />
-                      <button type="submit" class="small" aria-label={`Retry the mail to ${m.to}: ${m.subject}`}>
-                        {m.status === "failed" ? "Retry" : "Try now"}
-                      </button>
-                    </form>
-                  ) : null}
-                </td>
+    <DataTable
+      label="Mails not delivered yet"
+      caption="Mails not delivered yet, newest first"
+      columns={["Queued (UTC)", "To", "Subject", "Status", "Attempts", "Last error", ...(props.retry ? ["Action"] : [])]}
+    >
+      {props.mails.map((m) => (
+        <tr id={`mail-${m.id}`}>
+          <td class="small">{when(m.createdAt)}</td>
+          <td class="break">
+            <Breakable text={m.to} />
+          </td>
+          <td>{m.subject}</td>
+          <td>
+            <strong class={m.status === "failed" ? "error" : undefined}>{m.status}</strong>
+            {m.status === "pending" && m.attempts > 0 ? <span class="muted small"> next try {when(m.nextAttemptAt)}</span> : null}
+          </td>
+          <td>{m.attempts}</td>
+          <td class="small break">{m.lastError ?? "—"}</td>
+          {props.retry ? (
+            <td>
+              {m.status === "failed" || m.status === "pending" ? (
+                <form method="post" action={`/web/orgs/current/mail/${m.id}/retry`}>
+                  <input type="hidden" name="return" value="/org/mail" />
+                  <button type="submit" class="small" aria-label={`Retry the mail to ${m.to}: ${m.subject}`}>
+                    {m.status === "failed" ? "Retry" : "Try now"}
+                  </button>
+                </form>
               ) : null}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </ScrollBox>
+            </td>
+          ) : null}
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

@@ -5,6 +5,8 @@ import type { Child } from "hono/jsx";
 import { HtmlMemo } from "./memo";
 import { filledStatusSlot, STATUS_SLOT } from "./status";
 
+export { DataTable, ScrollBox, type Column } from "./table";
+
 /** What the header shows of the signed-in person's organizations (pages that have a session). */
 export interface Nav {
   organizations: { id: string; name: string; status: string; role: string }[];
@@ -252,40 +254,6 @@ export function Card(props: { id: string; title: string; empty?: string | false;
       <h2 id={`${props.id}-h`}>{props.title}</h2>
       {props.empty ? <p class="muted">{props.empty}</p> : props.children}
     </section>
-  );
-}
-
-/**
- * A table of rows: a caption for screen readers (visually hidden: the card's heading names it
- * for the eye) and its column headers; the children are the body's rows.
- */
-export function DataTable(props: { caption: string; columns: string[]; children?: Child }) {
-  return (
-    <ScrollBox label={props.caption}>
-      <table>
-        <caption class="visually-hidden">{props.caption}</caption>
-        <thead>
-          <tr>
-            {props.columns.map((c) => (
-              <th scope="col">{c}</th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>{props.children}</tbody>
-      </table>
-    </ScrollBox>
-  );
-}
-
-/**
- * A box that scrolls sideways by itself when what it holds (a wide table) is wider than the
- * screen, so the page never does; focusable, so a keyboard can scroll it too.
- */
-export function ScrollBox(props: { label: string; children?: Child }): Child {
-  return (
-    <div class="scroll-x" role="region" aria-label={props.label} tabindex={0}>
-      {props.children}
-    </div>
   );
 }
 

@@ -27,6 +27,33 @@ export function InlineCode(props: { text: string }) {
   return <>{paired.map((p, i) => (i % 2 === 1 ? <code>{p}</code> : p))}</>;
 }
 
+/** Where a long value may wrap: after an `@` or a single `/`, before `.`, `?`, `#`, `&`, `=` or `_`. */
+const BREAKS = /(?<=@|[^/]\/(?!\/))|(?=[.?#&=_])/;
+
+/**
+ * A long value (an e-mail, a URL, an id) that may wrap between its parts: a <wbr> at each point of
+ * BREAKS, so a narrow column breaks `name@` / `example.com` rather than inside a word (the stylesheet
+ * breaks anywhere only what still does not fit).
+ */
+export function Breakable(props: { text: string }) {
+  const parts = props.text.split(BREAKS);
+  if (parts.length < 2) return <>{props.text}</>;
+  return (
+    <>
+      {parts.map((p, i) =>
+        i === 0 ? (
+          p
+        ) : (
+          <>
+            <wbr />
+            {p}
+          </>
+        ),
+      )}
+    </>
+  );
+}
+
 /**
  * A name someone else chose (an OAuth client's), shown isolated: its bidi controls dropped and the
  * rest in a <bdi>, so neither its characters nor its direction reorder the sentence around it.

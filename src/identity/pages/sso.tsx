@@ -18,7 +18,7 @@ import { txtLookup, verifyDomainByDns } from "../ssoDomains";
 import { AppError } from "../../http/errors";
 import { formField } from "../../http/form";
 import { createPageGuard, type OrgPageRule, type PageContext, type PageSessions } from "../../ui/pageGuard";
-import { Layout, page } from "../../ui/layout";
+import { DataTable, Layout, page } from "../../ui/layout";
 import { confirmations } from "../../ui/confirmations";
 import { CheckField, FormActions, refusalOf, type Refusal } from "../../ui/form";
 import { statusCookie } from "../../ui/status";
@@ -49,38 +49,27 @@ function DomainClaims(props: { data: Public; outcome?: { ok: boolean; message: s
           {props.outcome.message}
         </p>
       ) : null}
-      <div class="scroll-x">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Domain</th>
-              <th scope="col">Status</th>
-              <th scope="col">Proof</th>
-            </tr>
-          </thead>
-          <tbody>
-            {claims.map((c) => (
-              <tr>
-                <td>{c.domain}</td>
-                <td>{c.status === "verified" ? `Verified (${c.verifiedBy === "dns" ? "DNS" : "administrator"})` : "Pending"}</td>
-                <td>
-                  {c.status === "verified" ? (
-                    <span class="muted">{c.verifiedAt}</span>
-                  ) : (
-                    <form method="post" action="/org/sso/verify">
-                      <p class="break">
-                        TXT <code>{c.record.name}</code> = <code>{c.record.value}</code>
-                      </p>
-                      <input type="hidden" name="domain" value={c.domain} />
-                      <button type="submit">Verify {c.domain}</button>
-                    </form>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable caption="Domains and their proof" columns={["Domain", "Status", "Proof"]}>
+        {claims.map((c) => (
+          <tr>
+            <td>{c.domain}</td>
+            <td>{c.status === "verified" ? `Verified (${c.verifiedBy === "dns" ? "DNS" : "administrator"})` : "Pending"}</td>
+            <td>
+              {c.status === "verified" ? (
+                <span class="muted">{c.verifiedAt}</span>
+              ) : (
+                <form method="post" action="/org/sso/verify">
+                  <p class="break">
+                    TXT <code>{c.record.name}</code> = <code>{c.record.value}</code>
+                  </p>
+                  <input type="hidden" name="domain" value={c.domain} />
+                  <button type="submit">Verify {c.domain}</button>
+                </form>
+              )}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
     </section>
   );
 }

@@ -23,6 +23,7 @@ import { userActor } from "../../audit/record";
 import { statusCookie } from "../../ui/status";
 import { createPageGuard, type PageContext } from "../pageSessions";
 import { DataTable, Layout, page } from "../../ui/layout";
+import { Breakable } from "../../ui/parts";
 
 const TABS = [
   { href: "/admin", label: "Organizations" },
@@ -147,7 +148,7 @@ export function adminPages(deps: CoreDeps) {
                       <td>
                         <code>{e.kind}</code>
                       </td>
-                      <td>{e.email ?? "—"}</td>
+                      <td>{e.email ? <Breakable text={e.email} /> : "—"}</td>
                       <td class="small">
                         {e.ip ?? "—"}
                         {e.userAgent ? <div class="muted small">{e.userAgent.slice(0, 80)}</div> : null}

@@ -12,9 +12,9 @@
 import type { MemberRole, OrgStatus } from "../../db/schema";
 import { MEMBER_ROLES } from "../../db/schema";
 import { confirmations } from "../../ui/confirmations";
-import { Notice, when } from "../../ui/parts";
+import { Breakable, Notice, when } from "../../ui/parts";
 import { type OrgMembership } from "../service";
-import { DataTable, ScrollBox } from "../../ui/layout";
+import { DataTable } from "../../ui/layout";
 import { Field, FormActions, RefusalLine, type Refusal } from "../../ui/form";
 
 const STATUS_TEXT: Record<OrgStatus, string> = {
@@ -79,99 +79,90 @@ export function MembersSection(props: {
         Owners manage everything, owners included; admins manage members, admins, invitations and settings; members use the projects. An
         organization keeps at least one owner ({owners} now).
       </p>
-      <ScrollBox label="Members">
-        <table>
-          <caption class="visually-hidden">Members of {props.orgName} and their roles</caption>
-          <thead>
-            <tr>
-              <th scope="col">Member</th>
-              <th scope="col">Role</th>
-              <th scope="col">Joined (UTC)</th>
-              <th scope="col">Actions</th>
+      <DataTable
+        label="Members"
+        caption={`Members of ${props.orgName} and their roles`}
+        columns={["Member", "Role", "Joined (UTC)", "Actions"]}
+      >
+        {props.members.map((m) => {
+          const self = m.userId === viewer.userId;
+          const roles = assignable(viewer.role, m.role);
+          const target = `/web/orgs/current/members/${m.userId}`;
+          return (
+            <tr data-member={m.email}>
+              <td>
+                <Breakable text={m.email} />
+                {self ? <span class="tag">you</span> : null}
+                {m.name ? <div class="muted small">{m.name}</div> : null}
+              </td>
+              <td>
+                {roles.length > 0 ? (
+                  <form
+                    class="inline"
+                    method="post"
+                    action={`${target}?_method=PATCH`}
+                    hx-patch={target}
+                    hx-target="#members"
+                    hx-swap="outerHTML"
+                    data-reset-on-error
+                  >
+                    <label class="visually-hidden" for={`role-${m.userId}`}>
+                      Role of {m.email}
+                    </label>
+                    <select id={`role-${m.userId}`} name="role">
+                      {roles.map((r) => (
+                        <option value={r} selected={r === m.role}>
+                          {r}
+                        </option>
+                      ))}
+                    </select>
+                    <button type="submit" class="secondary small">
+                      Change<span class="visually-hidden"> the role of {m.email}</span>
+                    </button>
+                  </form>
+                ) : (
+                  <span class={`role ${m.role}`}>{m.role}</span>
+                )}
+              </td>
+              <td class="small">{when(m.joinedAt)}</td>
+              <td>
+                {self && m.role === "owner" && owners === 1 ? (
+                  // the server refuses it (409 last_owner): the only owner is told what to do instead
+                  <span class="muted small" data-last-owner>
+                    The only owner: make another member owner to leave
+                  </span>
+                ) : self ? (
+                  <form
+                    method="post"
+                    action={`${target}?_method=DELETE`}
+                    hx-delete={target}
+                    hx-target="#members"
+                    hx-swap="outerHTML"
+                    hx-confirm={confirmations.leave(props.orgName).question}
+                  >
+                    <button type="submit" class="secondary small">
+                      Leave {props.orgName}
+                    </button>
+                  </form>
+                ) : removable(viewer.role, m.role) ? (
+                  <form
+                    method="post"
+                    action={`${target}?_method=DELETE`}
+                    hx-delete={target}
+                    hx-target="#members"
+                    hx-swap="outerHTML"
+                    hx-confirm={confirmations.removeMember(m.email, props.orgName).question}
+                  >
+                    <button type="submit" class="danger small">
+                      Remove<span class="visually-hidden"> {m.email}</span>
+                    </button>
+                  </form>
+                ) : null}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {props.members.map((m) => {
-              const self = m.userId === viewer.userId;
-              const roles = assignable(viewer.role, m.role);
-              const target = `/web/orgs/current/members/${m.userId}`;
-              return (
-                <tr data-member={m.email}>
-                  <td>
-                    {m.email}
-                    {self ? <span class="tag">you</span> : null}
-                    {m.name ? <div class="muted small">{m.name}</div> : null}
-                  </td>
-                  <td>
-                    {roles.length > 0 ? (
-                      <form
-                        class="inline"
-                        method="post"
-                        action={`${target}?_method=PATCH`}
-                        hx-patch={target}
-                        hx-target="#members"
-                        hx-swap="outerHTML"
-                        data-reset-on-error
-                      >
-                        <label class="visually-hidden" for={`role-${m.userId}`}>
-                          Role of {m.email}
-                        </label>
-                        <select id={`role-${m.userId}`} name="role">
-                          {roles.map((r) => (
-                            <option value={r} selected={r === m.role}>
-                              {r}
-                            </option>
-                          ))}
-                        </select>
-                        <button type="submit" class="secondary small">
-                          Change<span class="visually-hidden"> the role of {m.email}</span>
-                        </button>
-                      </form>
-                    ) : (
-                      <span class={`role ${m.role}`}>{m.role}</span>
-                    )}
-                  </td>
-                  <td class="small">{when(m.joinedAt)}</td>
-                  <td>
-                    {self && m.role === "owner" && owners === 1 ? (
-                      // the server refuses it (409 last_owner): the only owner is told what to do instead
-                      <span class="muted small" data-last-owner>
-                        The only owner: make another member owner to leave
-                      </span>
-                    ) : self ? (
-                      <form
-                        method="post"
-                        action={`${target}?_method=DELETE`}
-                        hx-delete={target}
-                        hx-target="#members"
-                        hx-swap="outerHTML"
-                        hx-confirm={confirmations.leave(props.orgName).question}
-                      >
-                        <button type="submit" class="secondary small">
-                          Leave {props.orgName}
-                        </button>
-                      </form>
-                    ) : removable(viewer.role, m.role) ? (
-                      <form
-                        method="post"
-                        action={`${target}?_method=DELETE`}
-                        hx-delete={target}
-                        hx-target="#members"
-                        hx-swap="outerHTML"
-                        hx-confirm={confirmations.removeMember(m.email, props.orgName).question}
-                      >
-                        <button type="submit" class="danger small">
-                          Remove<span class="visually-hidden"> {m.email}</span>
-                        </button>
-                      </form>
-                    ) : null}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </ScrollBox>
+          );
+        })}
+      </DataTable>
     </section>
   );
 }
@@ -232,14 +223,18 @@ export function InvitationsSection(props: {
             const expired = i.expiresAt <= now;
             return (
               <tr data-invitation={i.email}>
-                <td>{i.email}</td>
+                <td>
+                  <Breakable text={i.email} />
+                </td>
                 <td>{i.role}</td>
                 <td class="small">
                   {expired ? <span class="state expired">expired</span> : null} {when(i.expiresAt)}
                 </td>
                 <td>
                   <div class="copy-row">
-                    <code id={`link-${i.id}`} class="small">{`${props.baseUrl}/accept-invitation/${i.id}`}</code>
+                    <code id={`link-${i.id}`} class="small">
+                      <Breakable text={`${props.baseUrl}/accept-invitation/${i.id}`} />
+                    </code>
                     <button type="button" class="secondary small" data-copy={`#link-${i.id}`}>
                       Copy<span class="visually-hidden"> the link for {i.email}</span>
                     </button>
