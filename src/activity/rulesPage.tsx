@@ -15,6 +15,7 @@ import { readWindow } from "./summaries";
 import { ruleEffect, type RuleEffect, type RuleRow } from "./ruleEffect";
 import { createPageGuard } from "../tenancy/pageSessions";
 import { Card, DataTable, Layout, page } from "../ui/layout";
+import { InlineMarkdown } from "../ui/markdown";
 import { EXPERTISES_ADMIN } from "../expertises/pages";
 import { WindowForm } from "./pages";
 import { latestEffects, type MeasuredEffect } from "../projects/measuredEffect";
@@ -83,7 +84,11 @@ function RuleName(props: { r: RuleRow }) {
       <a href={props.r.href}>
         {props.r.talentId} <code>{props.r.ruleId}</code>
       </a>
-      {props.r.title ? <div class="small muted">{props.r.title}</div> : null}
+      {props.r.title ? (
+        <div class="small muted">
+          <InlineMarkdown text={props.r.title} />
+        </div>
+      ) : null}
     </td>
   );
 }

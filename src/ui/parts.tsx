@@ -15,18 +15,6 @@ export function Notice(props: { text?: string }) {
   ) : null;
 }
 
-/**
- * Text whose `backticked` spans are code (rule checks and titles are written in Markdown's inline
- * style): each pair of backticks becomes a <code>; an unpaired backtick stays as it is.
- */
-export function InlineCode(props: { text: string }) {
-  const parts = props.text.split("`");
-  if (parts.length < 3) return <>{props.text}</>;
-  // an odd count of backticks leaves the last one unpaired: it is joined back as text
-  const paired = parts.length % 2 === 1 ? parts : [...parts.slice(0, -2), `${parts.at(-2)}\`${parts.at(-1)}`];
-  return <>{paired.map((p, i) => (i % 2 === 1 ? <code>{p}</code> : p))}</>;
-}
-
 /** Where a long value may wrap: after an `@` or a single `/`, before `.`, `?`, `#`, `&`, `=` or `_`. */
 const BREAKS = /(?<=@|[^/]\/(?!\/))|(?=[.?#&=_])/;
 

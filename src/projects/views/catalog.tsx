@@ -11,7 +11,7 @@ import type { SpecializationView } from "../../specializations/service";
 import type { PageContext } from "../../tenancy/pageSessions";
 import { Field } from "../../ui/form";
 import { DataTable, Layout } from "../../ui/layout";
-import { InlineCode } from "../../ui/parts";
+import { InlineMarkdown } from "../../ui/markdown";
 import { HtmlByObject, HtmlMemo } from "../../ui/memo";
 
 /** Kept renders (ui/memo.ts): a card outside grouped install depends on its talent only; the other blocks on what their key names. */
@@ -33,14 +33,18 @@ export function Card(props: { c: CardView; project?: Project; checked?: boolean 
         </label>
       ) : null}
       <h3>
-        <a href={talentHref(c.id)}>{c.title}</a>
+        <a href={talentHref(c.id)}>
+          <InlineMarkdown text={c.title} links={false} />
+        </a>
       </h3>
       <p class="muted small">
         <code>{c.id}</code> · {c.version}
         {c.kind === "expertise" ? <span class="tag">expertise</span> : null}
         {installed ? <span class={`state ${c.installed}`}>{c.installed}</span> : null}
       </p>
-      <p>{c.summary}</p>
+      <p>
+        <InlineMarkdown text={c.summary} />
+      </p>
       <p class="small muted">
         {c.rules} rules · {c.tokens} tokens{c.languages.length ? ` · ${c.languages.join(", ")}` : ""}
         {c.requires.length ? ` · requires ${c.requires.join(", ")}` : ""}
@@ -62,7 +66,9 @@ function SpecializationsBlock(props: { specs: SpecializationView[]; projects: Pr
               {s.name}
               {s.builtIn ? null : <span class="tag">custom</span>}
             </h3>
-            <p class="small">{s.description}</p>
+            <p class="small">
+              <InlineMarkdown text={s.description} />
+            </p>
             <p class="small muted">{s.talents.join(", ")}</p>
             {props.projects.length > 0 ? (
               <form method="get" action="/catalog" class="inline">

@@ -10,7 +10,7 @@ import type { Project } from "../service";
 import type { PageContext } from "../../tenancy/pageSessions";
 import { GraphSvg, type GraphNodeView } from "../../ui/graph";
 import { DataTable, Layout } from "../../ui/layout";
-import { InlineCode } from "../../ui/parts";
+import { InlineMarkdown, plainInline } from "../../ui/markdown";
 import { talentHref } from "./catalog";
 import { InstallInto, ProjectStates, type ProjectWithState } from "./sheetProjects";
 import { ReviewFacts } from "./sheetReview";
@@ -38,16 +38,20 @@ export function TalentSheet(props: {
 }) {
   const { ctx, t, sheet, nodes, projects } = props;
   return (
-    <Layout title={t.title} user={ctx.session.user} nav={ctx.nav}>
+    <Layout title={plainInline(t.title)} user={ctx.session.user} nav={ctx.nav}>
       <p class="crumbs">
         <a href="/catalog">Catalog</a> /
       </p>
-      <h1>{t.title}</h1>
+      <h1>
+        <InlineMarkdown text={t.title} />
+      </h1>
       <p>
         <code>{t.id}</code> · version {props.version}
         <ReviewFacts t={t} /> {t.kind === "expertise" ? <span class="tag">expertise</span> : null}
       </p>
-      <p>{t.summary}</p>
+      <p>
+        <InlineMarkdown text={t.summary} />
+      </p>
       <InstallInto id={t.id} rows={projects} />
       <ProjectStates id={t.id} href={talentHref(t.id)} rows={projects} chosen={props.chosen} />
       <GraphSvg
@@ -89,9 +93,9 @@ export function TalentSheet(props: {
               <div class="muted small">{hookOf(t.rules[i])}</div>
             </td>
             <td>
-              <InlineCode text={r.title} />
+              <InlineMarkdown text={r.title} />
               <div class="muted small">
-                Check: <InlineCode text={r.check} />
+                Check: <InlineMarkdown text={r.check} />
               </div>
             </td>
           </tr>
