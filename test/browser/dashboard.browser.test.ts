@@ -128,7 +128,7 @@ describe("the dashboard's journeys in Chromium", () => {
     expect(await page.isChecked("input[name=talents][value='javascript-base']")).toBe(true);
     await clean(w, "catalog-grouped");
     await page.fill("#f-query", "sql");
-    await Promise.all([page.waitForLoadState("load"), page.click("form.filters button[type=submit]")]);
+    await Promise.all([page.waitForLoadState("load"), page.click(".filters button[type=submit]")]);
     await page.check("input[name=talents][value='sql-base']");
     await Promise.all([page.waitForURL((u) => u.pathname === `/projects/${o.project.id}`), page.click("button:text('Install selected')")]);
     expect(await page.textContent("#installed")).toContain("sql-base");

@@ -137,7 +137,7 @@ describe("the pages show the project's state", () => {
     const seen: string[] = [];
     for (;;) {
       seen.push(...(await page.$$eval("ul.cards .talent-card input[name=talents]", (xs) => xs.map((x) => (x as HTMLInputElement).value))));
-      const more = page.locator("a:text('More')");
+      const more = page.locator("#catalog-pick button:text('More')");
       if ((await more.count()) === 0) break;
       await Promise.all([page.waitForLoadState("load"), more.click()]);
     }

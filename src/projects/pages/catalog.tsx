@@ -27,10 +27,13 @@ import type { OrgMembership } from "../../auth/memberships";
 import type { GraphNodeView } from "../../ui/graph";
 import { page } from "../../ui/layout";
 import { ApplySpecialization, CatalogListing, talentHref, type Listing } from "../views/catalog";
+import { filterSpecializations } from "../views/catalogSpecs";
 import { TalentSheet } from "../views/talentSheet";
 import { nodeState } from "../views/sheetProjects";
 
 const PAGE = 24;
+/** Ticks read from a query, at most (a selection is a few dozen talents). */
+const MAX_TICKS = 500;
 const str = (v: unknown, max = 200) => (typeof v === "string" && v.length <= max && v !== "" ? v : undefined);
 const list = (v: unknown) =>
   (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((x): x is string => typeof x === "string" && x !== "" && x.length <= 200);
@@ -45,6 +48,13 @@ function listingQuery(query: Record<string, unknown>) {
     relevance: query.relevance === "all" ? "all" : undefined,
     cursor: str(query.cursor, 100),
   };
+}
+
+/** The query with its repeated fields as lists (the parsed query keeps one value of a repeated name): the ticks. */
+function withLists(query: Record<string, unknown>, request: Request): Record<string, unknown> {
+  const params = new URL(request.url).searchParams;
+  const all = (name: string) => params.getAll(name).slice(0, MAX_TICKS);
+  return { ...query, select: all("select"), talents: all("talents"), prerequisites: all("prerequisites") };
 }
 
 /** What the organization sees of the catalog: the loaded catalog and its servable expertises (with the versions their authors declared). */
@@ -109,7 +119,10 @@ async function listing(
       pageOf = catalogCards(v, { query: q.query, role: q.role, language: q.language, kind: q.kind, keep }, PAGE);
     else throw e;
   }
-  const selected = new Set(list(query.select));
+  // the ticks: `select` pre-ticks (a sheet's "Install…"), `talents` the boxes the form sent back on a search or a page;
+  // those it marked as prerequisites are derived again below from what is still ticked
+  const derived = new Set(list(query.prerequisites));
+  const selected = new Set([...list(query.select), ...list(query.talents).filter((id) => !derived.has(id))]);
   // prerequisites offered: what the selected talents require that the project lacks (named so in the install's status line)
   const prerequisites = new Set<string>();
   if (project && selected.size > 0)
@@ -128,9 +141,10 @@ async function listing(
     ...card(t),
     ...(project ? { installed: state(t.id), why: judge(t, relevance!.settings).why } : {}),
   }));
-  const [specs, projects] = project
+  const [allSpecs, projects] = project
     ? [[], []]
     : await Promise.all([listSpecializations(deps.database, deps.state.catalog!, org.id), listProjects(deps.database, org.id)]);
+  const specFilter = str(query.spec, 100)?.trim() || undefined;
   const next = new URLSearchParams(
     Object.entries({ ...q, cursor: pageOf.nextCursor ?? undefined, project: project?.id }).filter(([, x]) => x !== undefined) as [
       string,
@@ -147,9 +161,13 @@ async function listing(
     cards,
     selected,
     prerequisites,
-    specs,
+    specs: filterSpecializations(allSpecs, specFilter),
+    specTotal: allSpecs.length,
+    specFilter,
+    specOpen: query.spec !== undefined,
     projects,
     next: pageOf.nextCursor ? String(next) : null,
+    nextCursor: pageOf.nextCursor ?? null,
   };
 }
 
@@ -204,7 +222,7 @@ async function sheetPage(deps: CatalogDeps, ctx: PageContext, org: OrgMembership
 export function catalogPages(deps: CatalogDeps) {
   return new Elysia()
     .use(createPageGuard(deps))
-    .get("/catalog", ({ page: ctx, org, query }) => catalogPage(deps, ctx, org, query), { orgPage: "member" })
+    .get("/catalog", ({ page: ctx, org, query, request }) => catalogPage(deps, ctx, org, withLists(query, request)), { orgPage: "member" })
     .get("/catalog/*", ({ page: ctx, org, params, query }) => sheetPage(deps, ctx, org, decodedParam(params["*"], "id"), query), {
       orgPage: "member",
     });

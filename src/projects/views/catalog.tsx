@@ -11,6 +11,7 @@ import type { SpecializationView } from "../../specializations/service";
 import type { PageContext } from "../../tenancy/pageSessions";
 import { Field } from "../../ui/form";
 import { DataTable, Layout } from "../../ui/layout";
+import { SpecializationsBlock, SpecializationsLink } from "./catalogSpecs";
 import { InlineMarkdown } from "../../ui/markdown";
 import { HtmlByObject, HtmlMemo } from "../../ui/memo";
 
@@ -54,51 +55,11 @@ export function Card(props: { c: CardView; project?: Project; checked?: boolean 
   );
 }
 
-function SpecializationsBlock(props: { specs: SpecializationView[]; projects: Project[] }) {
-  return (
-    <section aria-labelledby="specs-h">
-      <h2 id="specs-h">Specializations</h2>
-      <p class="muted">Bundles for a kind of codebase: apply one to a project, its prerequisites come along.</p>
-      <ul class="cards">
-        {props.specs.map((s) => (
-          <li class="card">
-            <h3>
-              {s.name}
-              {s.builtIn ? null : <span class="tag">custom</span>}
-            </h3>
-            <p class="small">
-              <InlineMarkdown text={s.description} />
-            </p>
-            <p class="small muted">{s.talents.join(", ")}</p>
-            {props.projects.length > 0 ? (
-              <form method="get" action="/catalog" class="inline">
-                <input type="hidden" name="specialization" value={s.id} />
-                <label for={`spec-${s.id}`} class="visually-hidden">
-                  Project to apply {s.name} to
-                </label>
-                <select id={`spec-${s.id}`} name="project">
-                  {props.projects.map((p) => (
-                    <option value={p.id}>{p.name}</option>
-                  ))}
-                </select>{" "}
-                <button type="submit" class="small">
-                  Apply…<span class="visually-hidden"> {s.name}</span>
-                </button>
-              </form>
-            ) : null}
-          </li>
-        ))}
-      </ul>
-    </section>
-  );
-}
-
-function Filters(props: {
-  query: Record<string, string | undefined>;
-  f: ReturnType<typeof facets>;
-  project?: Project;
-  selected?: Iterable<string>;
-}) {
+/**
+ * The search fields: a GET form of their own on the plain catalog; in grouped install (`inForm`)
+ * a bar inside the one form that also holds the ticks, so a search sends them along.
+ */
+function Filters(props: { query: Record<string, string | undefined>; f: ReturnType<typeof facets>; project?: Project; inForm?: boolean }) {
   const q = props.query;
   const options = (name: string, counts: Record<string, number>, label: string) => (
     <Field id={`f-${name}`} label={label} inline>
@@ -112,13 +73,8 @@ function Filters(props: {
       </select>
     </Field>
   );
-  return (
-    <form method="get" action="/catalog" class="filters" role="search">
-      {props.project ? <input type="hidden" name="project" value={props.project.id} /> : null}
-      {/* what was pre-selected stays selected across searches */}
-      {[...(props.selected ?? [])].map((id) => (
-        <input type="hidden" name="select" value={id} />
-      ))}
+  const fields = (
+    <>
       <Field id="f-query" label="Search" inline>
         <input type="search" name="query" value={q.query ?? ""} placeholder="typescript, migrations, TS-001…" />
       </Field>
@@ -132,6 +88,15 @@ function Filters(props: {
         </label>
       ) : null}
       <button type="submit">Search</button>
+    </>
+  );
+  return props.inForm ? (
+    <div class="filters" role="search" aria-label="Search the catalog">
+      {fields}
+    </div>
+  ) : (
+    <form method="get" action="/catalog" class="filters" role="search">
+      {fields}
     </form>
   );
 }
@@ -201,9 +166,16 @@ export interface Listing {
   selected: Set<string>;
   /** Of the selected, those ticked because a selected talent requires them. */
   prerequisites: Set<string>;
+  /** The specializations shown (filtered by `specFilter`), of `specTotal`; none in grouped install. */
   specs: SpecializationView[];
+  specTotal: number;
+  specFilter: string | undefined;
+  /** The specializations block opened: a filter was asked for (`?spec=`, even empty). */
+  specOpen: boolean;
   projects: readonly Project[];
+  /** The next page's query string (plain catalog: a link) and its cursor (grouped install: a button of the form, so the ticks go along). */
   next: string | null;
+  nextCursor: string | null;
 }
 
 /** Which of the project's settings narrow the cards, in words, and where they come from. */
@@ -227,9 +199,13 @@ function Narrowed(props: { r: CatalogRelevance }) {
   );
 }
 
-/** The catalog listing: the specializations block (without a project), the filters, the cards, the next page. */
+/**
+ * The catalog listing: the search, the talents, the next page, then the specializations (collapsed,
+ * with their filter). In grouped install one GET form holds the search, the ticks and "More", so a
+ * search or a page keeps what was ticked; "Install selected" posts the same form to the install route.
+ */
 export function CatalogListing(props: { l: Listing }) {
-  const { ctx, q, project, selected, specs, projects, cards } = props.l;
+  const { ctx, q, project, selected, cards } = props.l;
   const grid = (
     <ul class="cards" aria-label="Talents">
       {project
@@ -237,48 +213,89 @@ export function CatalogListing(props: { l: Listing }) {
         : props.l.talents.map((t) => plainCards.render(t, null, () => <Card c={card(t)} />))}
     </ul>
   );
+  const nothing = cards.length === 0 ? <p class="muted">Nothing matches.</p> : null;
   return (
     <Layout title={project ? `Add talents to ${project.name}` : "Catalog"} user={ctx.session.user} nav={ctx.nav}>
-      {project ? (
+      {project ? <GroupedInstall l={props.l} grid={grid} nothing={nothing} /> : null}
+      {project ? null : (
         <>
-          <p class="crumbs">
-            <a href={`/projects/${project.id}`}>{project.name}</a> /
-          </p>
-          <h1>Add talents to {project.name}</h1>
-          <p class="muted">Tick talents and install them in one step (all or nothing).</p>
-          {props.l.relevance ? <Narrowed r={props.l.relevance} /> : null}
-        </>
-      ) : (
-        <h1>Catalog</h1>
-      )}
-      {project
-        ? null
-        : specBlocks.render(JSON.stringify([specs, (projects as Project[]).map((p) => [p.id, p.name])]), () => (
-            <SpecializationsBlock specs={specs as SpecializationView[]} projects={projects as Project[]} />
+          <h1>Catalog</h1>
+          <SpecializationsLink count={props.l.specTotal} />
+          {filterForms.render(JSON.stringify([q, props.l.facets]), () => (
+            <Filters query={q} f={props.l.facets} />
           ))}
-      {filterForms.render(JSON.stringify([q, props.l.facets, project?.id, project ? [...selected] : null]), () => (
-        <Filters query={q} f={props.l.facets} project={project} selected={project ? selected : undefined} />
-      ))}
-      {cards.length === 0 ? <p class="muted">Nothing matches.</p> : null}
-      {project ? (
-        <form method="post" action={`/web/projects/${project.id}/talents`}>
-          <input type="hidden" name="return" value={`/projects/${project.id}`} />
-          {[...props.l.prerequisites].map((id) => (
-            <input type="hidden" name="prerequisites" value={id} />
-          ))}
+          {nothing}
           {grid}
-          <p class="sticky-actions">
-            <button type="submit">Install selected</button>
-          </p>
-        </form>
-      ) : (
-        grid
+          {props.l.next ? (
+            <p>
+              <a href={`/catalog?${props.l.next}`}>More</a>
+            </p>
+          ) : null}
+          {specBlocks.render(
+            JSON.stringify([
+              props.l.specs,
+              props.l.specTotal,
+              props.l.specFilter,
+              props.l.specOpen,
+              q,
+              props.l.projects.map((p) => [p.id, p.name]),
+            ]),
+            () => (
+              <SpecializationsBlock
+                specs={props.l.specs}
+                total={props.l.specTotal}
+                projects={props.l.projects as Project[]}
+                filter={props.l.specFilter}
+                open={props.l.specOpen}
+                kept={q}
+              />
+            ),
+          )}
+        </>
       )}
-      {props.l.next ? (
-        <p>
-          <a href={`/catalog?${props.l.next}`}>More</a>
-        </p>
-      ) : null}
     </Layout>
+  );
+}
+
+/** Grouped install: one form. Its default button (the first) is Search; "More" and "Install selected" are buttons of the same form. */
+function GroupedInstall(props: { l: Listing; grid: unknown; nothing: unknown }) {
+  const { project: p, q } = props.l;
+  const project = p!;
+  const install = `/web/projects/${project.id}/talents`;
+  return (
+    <>
+      <p class="crumbs">
+        <a href={`/projects/${project.id}`}>{project.name}</a> /
+      </p>
+      <h1>Add talents to {project.name}</h1>
+      <p class="muted">
+        Tick talents and install them in one step (all or nothing); what is ticked stays ticked through a search or the next page.
+      </p>
+      {props.l.relevance ? <Narrowed r={props.l.relevance} /> : null}
+      <form method="get" action="/catalog" id="catalog-pick">
+        <input type="hidden" name="project" value={project.id} />
+        <input type="hidden" name="return" value={`/projects/${project.id}`} />
+        {[...props.l.prerequisites].map((id) => (
+          <input type="hidden" name="prerequisites" value={id} />
+        ))}
+        {filterForms.render(JSON.stringify([q, props.l.facets, project.id]), () => (
+          <Filters query={q} f={props.l.facets} project={project} inForm />
+        ))}
+        {props.nothing}
+        {props.grid}
+        {props.l.nextCursor ? (
+          <p>
+            <button type="submit" name="cursor" value={props.l.nextCursor} class="secondary">
+              More
+            </button>
+          </p>
+        ) : null}
+        <p class="sticky-actions">
+          <button type="submit" formmethod="post" formaction={install}>
+            Install selected
+          </button>
+        </p>
+      </form>
+    </>
   );
 }
