@@ -281,6 +281,11 @@ function GroupedInstall(props: { l: Listing; grid: unknown; nothing: unknown }) 
         {filterForms.render(JSON.stringify([q, props.l.facets, project.id]), () => (
           <Filters query={q} f={props.l.facets} project={project} inForm />
         ))}
+        {props.l.selected.size > 0 ? (
+          <p class="small" id="ticked" role="status">
+            Ticked: {[...props.l.selected].join(", ")} (shown first when not on this page).
+          </p>
+        ) : null}
         {props.nothing}
         {props.grid}
         {props.l.nextCursor ? (
