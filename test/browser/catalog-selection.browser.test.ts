@@ -84,7 +84,10 @@ describe("the catalog in Chromium", () => {
     await submitted(page, page.click("#catalog-pick button:text('More')"));
     expect(new URL(page.url()).searchParams.get("cursor")).toBeTruthy();
     for (const id of [first!, "typescript-strict", "javascript-base"]) expect(await isTicked(page, id)).toBe(true);
-    const later = await page.locator("ul.cards .talent-card input[name=talents]:not(:checked):not([disabled])").first().getAttribute("value");
+    const later = await page
+      .locator("ul.cards .talent-card input[name=talents]:not(:checked):not([disabled])")
+      .first()
+      .getAttribute("value");
     await page.check(`input[name=talents][value='${later}']`);
     await expectClean(w);
     await screenshot(page, "catalog-ticks-page-2");

@@ -17,7 +17,9 @@ type Owner = Awaited<ReturnType<typeof orgWithProject>>["owner"];
 const html = (c: Owner, path: string) => c.call("GET", path, undefined, { accept: "text/html" }).then((r) => r.text());
 /** The ids of the ticked boxes of a grouped install page. */
 const ticked = (page: string) =>
-  [...page.matchAll(/<input type="checkbox" name="talents" value="([^"]+)"([^>]*)>/g)].filter((m) => / checked/.test(m[2]!)).map((m) => m[1]);
+  [...page.matchAll(/<input type="checkbox" name="talents" value="([^"]+)"([^>]*)>/g)]
+    .filter((m) => / checked/.test(m[2]!))
+    .map((m) => m[1]);
 const nextCursor = (page: string) => /<button type="submit" name="cursor" value="([^"]+)"/.exec(page)?.[1];
 
 describe("the catalog shows its talents first", () => {
@@ -118,7 +120,9 @@ describe("grouped install: what is ticked survives a search and the next page", 
     expect(r.status).toBe(303);
     expect(r.location).toStartWith(`/projects/${pid}`);
     const installed = (await o.owner.get(`/web/projects/${pid}/installed`)).body;
-    const ids = (installed.items ?? installed.talents ?? installed).map((x: { talentId?: string; id?: string }) => x.talentId ?? x.id).sort();
+    const ids = (installed.items ?? installed.talents ?? installed)
+      .map((x: { talentId?: string; id?: string }) => x.talentId ?? x.id)
+      .sort();
     expect(ids).toEqual(["javascript-base", "sql-base", "typescript-strict"]);
   });
 });
