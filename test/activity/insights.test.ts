@@ -465,7 +465,7 @@ describe("the pages /org/insights and /org/talent-adoption keep what they drew o
     const failed = (h: string) => Number(/<strong>(\d+)<\/strong> failed calls/.exec(h)?.[1] ?? 0);
     // the adoption table's cells of a talent: installed, active, designations, audit rate, …
     const cells = (h: string, id: string) =>
-      [...(new RegExp(`<code>${id}</code>.*?</tr>`, "s").exec(h)?.[0] ?? "").matchAll(/<td>([^<]*)<\/td>/g)].map((m) => m[1]);
+      [...(new RegExp(`<code>${id}</code>.*?</tr>`, "s").exec(h)?.[0] ?? "").matchAll(/<td[^>]*>([^<]*)<\/td>/g)].map((m) => m[1]);
     expect(failed(await html("/org/insights"))).toBe(0);
     expect(failed(await html("/org/insights"))).toBe(0);
     await s.api("POST", "/api/prepare-task", { talentIds: ["nope"] });

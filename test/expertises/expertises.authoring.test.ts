@@ -114,7 +114,7 @@ describe("publish and serve in one step", () => {
     expect(item).toMatchObject({ serving: 1, publishedDeclaredVersion: "1.0.0" });
     const list = await html(acme.owner, "/org/expertises");
     const row = list.slice(list.indexOf(`/org/expertises/${e.id}`));
-    expect(row.slice(0, row.indexOf("</tr>"))).toMatch(/<td>1\.0\.0<\/td>/);
+    expect(row.slice(0, row.indexOf("</tr>"))).toMatch(/<td[^>]*>1\.0\.0<\/td>/);
     // an unpublished edit brings the publication back
     await acme.owner.patch(`${BASE}/${e.id}`, { expectedRevision: 1, content: talentMd("page-serve", {}, "Changed.") });
     expect(lifecycleButtons(await html(acme.owner, `/org/expertises/${e.id}`))).toEqual(["Publish revision 2", "Deactivate"]);

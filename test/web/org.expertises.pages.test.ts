@@ -109,12 +109,12 @@ describe("the organization's pages on their failure paths", () => {
     await a.owner.post(`/web/projects/${a.project.id}/talents`, { talents: ["typescript-strict", "javascript-base", "sql-base"] });
     const asc = await page(a.owner, "/org/talent-adoption?sort=talent&order=asc");
     expect(asc.status).toBe(200);
-    const ids = [...asc.html.matchAll(/<td><a href="[^"]+"><code>([^<]+)<\/code>/g)].map((m) => m[1]!);
+    const ids = [...asc.html.matchAll(/<td[^>]*><a href="[^"]+"><code>([^<]+)<\/code>/g)].map((m) => m[1]!);
     expect(ids.length).toBeGreaterThanOrEqual(3);
     expect(ids).toEqual([...ids].sort());
     expect(asc.html).toMatch(/<th scope="col" aria-sort="ascending"><a href="[^"]*sort=talent&amp;order=desc"/);
     const desc = await page(a.owner, "/org/talent-adoption?sort=talent&order=desc");
-    const idsDesc = [...desc.html.matchAll(/<td><a href="[^"]+"><code>([^<]+)<\/code>/g)].map((m) => m[1]!);
+    const idsDesc = [...desc.html.matchAll(/<td[^>]*><a href="[^"]+"><code>([^<]+)<\/code>/g)].map((m) => m[1]!);
     expect(idsDesc).toEqual([...ids].reverse());
     const fallback = await page(a.owner, "/org/talent-adoption?sort=nope");
     expect(fallback.html).toMatch(/aria-sort="descending"><a href="[^"]*sort=designations/);
