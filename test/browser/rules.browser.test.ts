@@ -85,6 +85,9 @@ describe("/org/insights/rules in Chromium", () => {
     const never = await page.textContent("#never-served");
     expect(never).toContain("dockerfiles");
     expect(never).not.toContain("typescript-strict");
+    // a rule's title is Markdown: its `backticks` drawn as code (ui/markdown.tsx), none left as typed
+    expect(never).not.toContain("`");
+    expect(await page.locator("#never-served td .small.muted code", { hasText: "FROM" }).count()).toBe(1);
     const measured = (await page.locator("#measured-effect tbody tr").first().locator("td").allTextContents()).map((t) => t.trim());
     expect(measured.slice(0, 5)).toEqual(["typescript-strict", "0.33 (0–1)", "2 (1–3)", "100%", "67%"]);
     expect(measured[5]).toBe("3+31 never invoked");
