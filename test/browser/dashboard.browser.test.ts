@@ -57,7 +57,7 @@ describe("the dashboard's journeys in Chromium", () => {
     await page.waitForSelector("#installed table");
     expect(await page.textContent("#installed")).toContain("typescript-strict");
     expect(await page.textContent("#installed")).toContain("javascript-base"); // a prerequisite came along
-    expect(await page.locator("#installed svg").count()).toBe(1);
+    expect(await page.locator("#installed svg.wide").count()).toBe(1);
     await clean(w);
 
     await Promise.all([page.waitForURL((u) => u.search === "?step=connect"), page.click("text=Next: connect an agent")]);
@@ -117,7 +117,7 @@ describe("the dashboard's journeys in Chromium", () => {
     // the talent sheet, then "Install…" into the project: the grouped mode with it and its prerequisites ticked
     await page.goto(`${live.base}/catalog/typescript-strict`);
     expect(await main(page)).toContain("TS-001");
-    expect(await page.locator("figure.graph svg").count()).toBe(1);
+    expect(await page.locator("figure.graph svg.wide").count()).toBe(1);
     await clean(w, "talent-sheet");
     await Promise.all([
       page.waitForURL((u) => u.pathname === "/catalog" && u.searchParams.get("project") === o.project.id),
