@@ -26,6 +26,7 @@ import { benchRules } from "./rules";
 import { benchSigning } from "./signing";
 import { benchStartup } from "./startup";
 import { benchStarvation } from "./starvation";
+import { benchTableLabels } from "./tablelabels";
 import { benchTokens } from "./tokens";
 
 const all: Record<string, () => Promise<void>> = {
@@ -57,6 +58,7 @@ const all: Record<string, () => Promise<void>> = {
   calibrate: benchCalibrate,
   eval: benchEval,
   auditload: benchAuditLoad,
+  tablelabels: benchTableLabels,
 };
 const pick = Bun.argv.slice(2);
 for (const [name, fn] of Object.entries(all)) {

@@ -5,6 +5,7 @@
  * mark stays as typed. Also the kit's table labels (src/ui/table.tsx): every body cell names its column.
  */
 import { describe, expect, test } from "bun:test";
+import { raw } from "hono/html";
 import { InlineMarkdown, plainInline } from "../../src/ui/markdown";
 import { DataTable, labelCells } from "../../src/ui/table";
 
@@ -67,12 +68,36 @@ describe("DataTable: each body cell carries its column's name (a phone's card sh
     );
     const body = html.slice(html.indexOf("<tbody>"));
     expect(body).toContain('<td data-label="Name">a</td>');
-    expect(body).toContain('<td data-label="When &amp; where" colspan="2">b</td>');
+    expect(body).toContain('<td colspan="2" data-label="When &amp; where">b</td>');
     expect(body).toContain('<td data-label="Own">c</td>');
-    expect(body).toContain('<th data-label="Name" scope="row">d</th>');
+    expect(body).toContain('<th scope="row" data-label="Name">d</th>');
     expect(body).toContain("<td>inner</td>");
     expect(body).toContain("<td>e</td>"); // the third column has no name
     expect(body).toContain('<td data-label="Size">f</td>');
+  });
+
+  test("rows drawn by a component, cells by a fragment-returning component, and rows kept as rendered HTML are labelled too", () => {
+    const Cells = (p: { a: string }) => (
+      <>
+        <td>{p.a}</td>
+        <td>{p.a}2</td>
+      </>
+    );
+    const Row = (p: { a: string }) => (
+      <tr>
+        <Cells a={p.a} />
+        <td>z</td>
+      </tr>
+    );
+    const kept = raw('<tr><td>k1</td><td>k2</td><td data-label="Own">k3</td></tr>');
+    const html = String(
+      <DataTable caption="T" columns={["A", "B", "C"]}>
+        <Row a="x" />
+        {kept}
+      </DataTable>,
+    );
+    expect(html).toContain('<tr><td data-label="A">x</td><td data-label="B">x2</td><td data-label="C">z</td></tr>');
+    expect(html).toContain('<tr><td data-label="A">k1</td><td data-label="B">k2</td><td data-label="Own">k3</td></tr>');
   });
 
   test("labelCells leaves text that only looks like a tag alone (hono escapes it)", () => {
