@@ -79,13 +79,16 @@ function eachRow(x: unknown, labels: (string | null)[]): Child {
     for (let i = 0; i < x.length; i++) x[i] = eachRow(x[i], labels);
     return x as Child;
   }
+  // HTML kept rendered: a row that labels its cells itself (the Activity tab's) is taken as it is, without a pass over it
   if (isRaw(x))
-    return raw(
-      labelCells(
-        String(x),
-        labels.map((l) => l ?? ""),
-      ),
-    );
+    return x.includes("data-label=")
+      ? (x as unknown as Child)
+      : raw(
+          labelCells(
+            String(x),
+            labels.map((l) => l ?? ""),
+          ),
+        );
   if (!isNode(x)) return x as Child;
   if (x.tag === "tr") {
     labelRow(x.children, labels, 0);

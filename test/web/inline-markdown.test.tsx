@@ -76,7 +76,7 @@ describe("DataTable: each body cell carries its column's name (a phone's card sh
     expect(body).toContain('<td data-label="Size">f</td>');
   });
 
-  test("rows drawn by a component, cells by a fragment-returning component, and rows kept as rendered HTML are labelled too", () => {
+  test("rows drawn by a component, cells by a fragment-returning component, and rows kept as rendered HTML (unless they label themselves) are labelled too", () => {
     const Cells = (p: { a: string }) => (
       <>
         <td>{p.a}</td>
@@ -89,15 +89,19 @@ describe("DataTable: each body cell carries its column's name (a phone's card sh
         <td>z</td>
       </tr>
     );
-    const kept = raw('<tr><td>k1</td><td>k2</td><td data-label="Own">k3</td></tr>');
+    const kept = raw("<tr><td>k1</td><td>k2</td><td>k3</td></tr>");
+    // a kept row that labels its cells itself is taken as it is (no pass over it)
+    const own = raw('<tr><td data-label="Mine">o1</td><td>o2</td></tr>');
     const html = String(
       <DataTable caption="T" columns={["A", "B", "C"]}>
         <Row a="x" />
         {kept}
+        {own}
       </DataTable>,
     );
     expect(html).toContain('<tr><td data-label="A">x</td><td data-label="B">x2</td><td data-label="C">z</td></tr>');
-    expect(html).toContain('<tr><td data-label="A">k1</td><td data-label="B">k2</td><td data-label="Own">k3</td></tr>');
+    expect(html).toContain('<tr><td data-label="A">k1</td><td data-label="B">k2</td><td data-label="C">k3</td></tr>');
+    expect(html).toContain('<tr><td data-label="Mine">o1</td><td>o2</td></tr>');
   });
 
   test("labelCells leaves text that only looks like a tag alone (hono escapes it)", () => {
