@@ -124,7 +124,9 @@ function AdoptionBody(props: { d: Adoption; sort: unknown; order: unknown }) {
           <DataTable
             label="Adoption per talent and expertise"
             class="sortable"
-            caption={`Adoption per talent and expertise, sorted by ${COLUMNS.find((c) => c.key === sort)!.label} (${order === "asc" ? "ascending" : "descending"})`}
+            caption={`Adoption per talent and expertise, sorted by ${COLUMNS.find((c) => c.key === sort)!.label} (${
+              order === "asc" ? "ascending" : "descending"
+            })`}
             columns={COLUMNS.map((c) => {
               const current = c.key === sort;
               const next = current ? (order === "asc" ? "desc" : "asc") : c.numeric ? "desc" : "asc";

@@ -129,7 +129,10 @@ function labelRow(children: unknown[], labels: (string | null)[], at: number): n
   return at;
 }
 
-/** A component's element called to what it draws (a fragment to its children); the element itself when it is not one, or draws later (async). */
+/**
+ * A component's element called to what it draws (a fragment to its children); the element itself
+ * when it is not one, or when it draws later (async).
+ */
 function called_(x: Node): unknown {
   if (typeof x.tag !== "function") return x;
   const out = (x.tag as (p: unknown) => unknown)({ ...x.props, children: x.children.length <= 1 ? x.children[0] : x.children });

@@ -148,7 +148,10 @@ describe("phones get cards, not scrolled tables", () => {
           if (g.cut.length) failures.push(`${name} at ${width}: graph labels cut: ${g.cut.join(", ")}`);
           if (g.smallest < 10) failures.push(`${name} at ${width}: graph labels ${g.smallest.toFixed(1)} px`);
           if (name === "talent sheet") {
-            await w.page.locator("figure.graph").first().evaluate((f) => f.scrollIntoView());
+            await w.page
+              .locator("figure.graph")
+              .first()
+              .evaluate((f) => f.scrollIntoView());
             await screenshot(w.page, `phone-cards-graph-${width}`);
           }
         }
