@@ -52,13 +52,13 @@ function EntriesTable(props: { entries: AuditEntryView[] }) {
       {props.entries.map((e) => (
         <tr id={`audit-${e.id}`}>
           <td class="small">{utcSecond(Date.parse(e.at))}</td>
-          <td class="break">
+          <td>
             <Breakable text={e.actor.label} /> <span class="muted small">({e.actor.kind})</span>
           </td>
           <td>
             <code>{e.action}</code>
           </td>
-          <td class="break">
+          <td>
             {e.object.kind}
             <br />
             <span class="muted small">

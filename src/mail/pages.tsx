@@ -26,7 +26,7 @@ export function MailTable(props: { mails: MailView[]; retry?: boolean }) {
       {props.mails.map((m) => (
         <tr id={`mail-${m.id}`}>
           <td class="small">{when(m.createdAt)}</td>
-          <td class="break">
+          <td>
             <Breakable text={m.to} />
           </td>
           <td>{m.subject}</td>

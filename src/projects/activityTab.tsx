@@ -114,7 +114,7 @@ function Row(props: {
       <td class="small" data-label="Who">
         <Who e={e} emails={props.emails} />
       </td>
-      <td>
+      <td data-label="What">
         {sentenceOf(e)}
         <Outcome o={outcome} />
         {row.steps.length > 1 ? (
