@@ -1,7 +1,7 @@
 /**
  * docs/design.md "Every page fits a phone": each dashboard page, seen by an organization owner
  * who is also a platform administrator (the longest menu), at 390×844 never scrolls sideways
- * (the menu folds into a <details>, tables scroll inside their own box, long values wrap), and
+ * (the menu folds into a <details>, tables become cards (phone-cards.browser.test.ts), long values wrap), and
  * at 1280×800 neither does it and the header stays one line.
  */
 import { describe, expect, test as bunTest } from "bun:test";
