@@ -2,12 +2,13 @@
  * docs/design.md "Catalog: talents first", "Catalog selection across search" in Chromium: the
  * talents are on screen before the specializations, which open from a link and filter by words;
  * in grouped install a ticked talent stays ticked through a search and the next page, then
- * installs with the others; a card and a sheet draw `code` as code. axe-core clean on each page.
+ * installs with the others, with JavaScript and without; a card and a sheet draw `code` as code.
+ * axe-core clean on each page.
  */
 import { describe, expect, test as bunTest } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { orgWithProject } from "../helpers";
-import { expectClean, screenshot, signedInPage, withChromiumAndApp } from "../browser-support";
+import { expectClean, expectCleanWithoutScripts, screenshot, signedInPage, withChromiumAndApp } from "../browser-support";
 import { PASSWORD, type LiveEnv } from "../mcp-support";
 
 const test = (name: string, fn: () => Promise<void>) => bunTest(name, fn, 120_000);
@@ -95,6 +96,30 @@ describe("the catalog in Chromium", () => {
     await Promise.all([page.waitForURL((u) => u.pathname === `/projects/${pid}`), page.click("button:text('Install selected')")]);
     const installed = await page.locator("#installed").textContent();
     for (const id of [first!, "typescript-strict", "javascript-base", later!]) expect(installed).toContain(id);
+    await w.context.close();
+  });
+
+  test("without JavaScript the ticks survive a search and the next page the same way (plain GET form), and install", async () => {
+    const o = await orgWithProject(live.env, "Catalog Ticks NoJS");
+    const pid = o.project.id;
+    const w = await signedInPage(browser, live.base, o.owner.email, PASSWORD, { javaScript: false });
+    const page = w.page;
+    await page.goto(`${live.base}/catalog?project=${pid}&relevance=all`);
+    const first = await page.locator("input[name=talents]:not([disabled])").first().getAttribute("value");
+    await page.check(`input[name=talents][value='${first}']`);
+    await page.fill("#f-query", "sql");
+    await submitted(page, page.click(".filters button[type=submit]"));
+    expect(await isTicked(page, first!)).toBe(true);
+    await page.check("input[name=talents][value='sql-base']");
+    await page.fill("#f-query", "");
+    await submitted(page, page.click(".filters button[type=submit]"));
+    await submitted(page, page.click("#catalog-pick button:text('More')"));
+    for (const id of [first!, "sql-base"]) expect(await isTicked(page, id)).toBe(true);
+    expect(await page.textContent("#ticked")).toContain("sql-base");
+    await Promise.all([page.waitForURL((u) => u.pathname === `/projects/${pid}`), page.click("button:text('Install selected')")]);
+    const installed = await page.locator("#installed").textContent();
+    for (const id of [first!, "sql-base"]) expect(installed).toContain(id);
+    await expectCleanWithoutScripts(browser, w);
     await w.context.close();
   });
 });
