@@ -35,7 +35,18 @@ describe("the catalog in Chromium", () => {
     expect(await page.locator("#specializations").getAttribute("open")).not.toBeNull();
     const all = await page.locator("#specializations li.card").count();
     await page.fill("#spec-filter", "react");
-    await Promise.all([page.waitForURL((u) => u.searchParams.get("spec") === "react"), page.press("#spec-filter", "Enter")]);
+    // htmx swaps the block alone (the talents above stay the same elements) and keeps the address in step
+    await page
+      .locator(".talent-card")
+      .first()
+      .evaluate((e) => e.setAttribute("data-before-filter", ""));
+    await Promise.all([
+      page.waitForResponse((r) => r.url().includes("spec=react") && r.request().headers()["hx-request"] === "true"),
+      page.press("#spec-filter", "Enter"),
+    ]);
+    await page.waitForFunction(() => document.querySelectorAll("#specializations li.card").length > 0 && /react/.test(location.search));
+    expect(await page.locator(".talent-card[data-before-filter]").count()).toBe(1);
+    expect(await page.locator("#specializations").getAttribute("open")).not.toBeNull();
     const names = await page.locator("#specializations li.card h3").allTextContents();
     expect(names.length).toBeGreaterThan(0);
     expect(names.length).toBeLessThan(all);

@@ -2,7 +2,7 @@
 /**
  * The catalog's specializations (docs/design.md "Catalog: talents first"): after the talents, one
  * click away in a collapsed <details>, with a filter box that is a plain GET form (`?spec=<words>`,
- * which also opens the block), so it works without JavaScript.
+ * which also opens the block), so it works without JavaScript; htmx swaps only the block.
  */
 import type { Project } from "../service";
 import type { SpecializationView } from "../../specializations/service";
@@ -47,7 +47,19 @@ export function SpecializationsBlock(props: {
         <h2 id="specs-h">Specializations ({props.total})</h2>
       </summary>
       <p class="muted">Bundles for a kind of codebase: apply one to a project, its prerequisites come along.</p>
-      <form method="get" action="/catalog#specializations" class="inline" role="search" aria-label="Filter the specializations">
+      {/* htmx, when it runs, swaps only this block (the address kept in step); without it the form is a plain GET */}
+      <form
+        method="get"
+        action="/catalog#specializations"
+        hx-get="/catalog"
+        hx-select="#specializations"
+        hx-target="#specializations"
+        hx-swap="outerHTML"
+        hx-push-url="true"
+        class="inline"
+        role="search"
+        aria-label="Filter the specializations"
+      >
         {Object.entries(props.kept).map(([k, v]) => (v === undefined ? null : <input type="hidden" name={k} value={v} />))}
         <label for="spec-filter" class="visually-hidden">
           Filter the specializations
