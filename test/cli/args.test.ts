@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { globalHelp, parseCommandLine, UsageError, type CommandLine } from "./args";
-import { COMMANDS, configFlagsOf } from "./commandTable";
+import { globalHelp, parseCommandLine, UsageError, type CommandLine } from "../../src/cli/args";
+import { COMMANDS, configFlagsOf } from "../../src/cli/commandTable";
 
 const parse = (...argv: string[]): CommandLine => parseCommandLine(argv, "9.9.9");
 const run = (...argv: string[]) => {
@@ -142,7 +142,7 @@ describe("--help reads as a table", () => {
   });
 
   test("every setting the server reads from the environment is in --help, with its current text", async () => {
-    const config = await Bun.file(new URL("../config.ts", import.meta.url)).text();
+    const config = await Bun.file(new URL("../../src/config.ts", import.meta.url)).text();
     const read = new Set([...config.matchAll(/"([A-Z][A-Z0-9_]{3,})"/g)].map((m) => m[1]!));
     expect(read.size).toBeGreaterThan(30);
     const text = globalHelp("9.9.9");

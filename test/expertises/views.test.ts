@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { verifyExpertise } from "./verify";
-import { lineOfIssue } from "./views/editor";
-import { starterContent } from "./views/list";
+import { verifyExpertise } from "../../src/expertises/verify";
+import { lineOfIssue } from "../../src/expertises/views/editor";
+import { starterContent } from "../../src/expertises/views/list";
 
 const content = `---
 id: pay

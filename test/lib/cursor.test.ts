@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { decodeCursor, encodeCursor } from "./cursor";
+import { decodeCursor, encodeCursor } from "../../src/lib/cursor";
 
 describe("one cursor codec for every paginated list (lib/cursor.ts)", () => {
   test("a cursor is <kind>:<position> in base64url, as the catalog, skills and people lists wrote them before: cursors held by clients stay valid", () => {

@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { isAlias, isCollection, isNode, parseDocument, visit } from "yaml";
-import { parseFrontMatterYaml, splitFrontMatter } from "./frontMatter";
+import { parseFrontMatterYaml, splitFrontMatter } from "../../src/catalog/frontMatter";
 import {
   mapSkillFrontMatter,
   pointersToRelativeLinks,
@@ -15,9 +15,9 @@ import {
   skillFolderOf,
   yamlScalar,
   type SkillFrontMatter,
-} from "./skillFormat";
-import { mapLinkTargets } from "./skillLinks";
-import { validateTalent } from "./validate";
+} from "../../src/catalog/skillFormat";
+import { mapLinkTargets } from "../../src/catalog/skillLinks";
+import { validateTalent } from "../../src/catalog/validate";
 
 /** What strictyaml (the Agent Skills reference validator's parser) refuses: flow collections, anchors, aliases, tags. */
 export function strictYamlProblems(yaml: string): string[] {

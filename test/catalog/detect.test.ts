@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { runCli, talentMd, tempDir, writeFiles } from "../../test/helpers";
-import { formatFinding } from "./format";
-import { matchingLines, patternProblem } from "./detect";
-import { validateTalent } from "./validate";
+import { runCli, talentMd, tempDir, writeFiles } from "../helpers";
+import { formatFinding } from "../../src/catalog/format";
+import { matchingLines, patternProblem } from "../../src/catalog/detect";
+import { validateTalent } from "../../src/catalog/validate";
 
 const RULES = (detect: string) => `
   - id: AB-001

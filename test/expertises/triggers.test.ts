@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { declaredTriggers, normalizeTriggers, proposeTriggers } from "./triggers";
-import { LIFECYCLE_MOVES, LIFECYCLE_OPERATIONS, allowedOperations, nextStatus } from "./lifecycle";
-import { EXPERTISE_STATUSES } from "../db/schema";
-import { AppError } from "../http/errors";
+import { declaredTriggers, normalizeTriggers, proposeTriggers } from "../../src/expertises/triggers";
+import { LIFECYCLE_MOVES, LIFECYCLE_OPERATIONS, allowedOperations, nextStatus } from "../../src/expertises/lifecycle";
+import { EXPERTISE_STATUSES } from "../../src/db/schema";
+import { AppError } from "../../src/http/errors";
 
 const TALENT = `---
 id: ledger

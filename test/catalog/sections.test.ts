@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { renderCompact } from "./compact";
-import { compactHeadings, compactSection, extractSection, markdownHeadings } from "./sections";
+import { renderCompact } from "../../src/catalog/compact";
+import { compactHeadings, compactSection, extractSection, markdownHeadings } from "../../src/catalog/sections";
 
 const parts = {
   title: "Strict Things",

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { fileStamp, iso, utcDay, utcMinute, utcSecond } from "./time";
+import { fileStamp, iso, utcDay, utcMinute, utcSecond } from "../../src/lib/time";
 
 const AT = Date.UTC(2026, 10, 23, 0, 30, 5, 123);
 

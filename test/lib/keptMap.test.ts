@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { KeptMap, KeptTable } from "./keptMap";
+import { KeptMap, KeptTable } from "../../src/lib/keptMap";
 
 describe("KeptMap: bounded, the oldest entry out first", () => {
   test("inserted order (FIFO): over the limit the first added goes, whatever was read since", () => {

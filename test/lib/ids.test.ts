@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { timeOfId } from "../journal/dayMemo";
-import { newId, orderedId, orderedSubId, ulid } from "./ids";
+import { timeOfId } from "../../src/journal/dayMemo";
+import { newId, orderedId, orderedSubId, ulid } from "../../src/lib/ids";
 
 describe("ulid: 26 Crockford characters, its time first, monotonic within one millisecond", () => {
   test("the first 10 characters are the time; the rest is random; ids of one millisecond sort in the order they were made", () => {

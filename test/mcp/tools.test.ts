@@ -9,10 +9,10 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { KEY_SCOPES } from "../db/schema";
-import { createMcpServer } from "./server";
-import type { BackendAnswer } from "./toolResult";
-import { TOOL_ROUTES, TOOLS, type BackendCall } from "./tools";
+import { KEY_SCOPES } from "../../src/db/schema";
+import { createMcpServer } from "../../src/mcp/server";
+import type { BackendAnswer } from "../../src/mcp/toolResult";
+import { TOOL_ROUTES, TOOLS, type BackendCall } from "../../src/mcp/tools";
 
 /** docs/api-oauth-mcp.md "Tools", "backend request" column, with the key API's /api prefix and PATCH /projects/current → :id. */
 const SPEC_TABLE: Record<string, string[]> = {
@@ -157,7 +157,7 @@ describe("the tool table", () => {
   });
 
   test("no file of the adapter reads the database", () => {
-    const dir = import.meta.dir;
+    const dir = join(import.meta.dir, "../../src/mcp");
     for (const f of readdirSync(dir).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"))) {
       const src = readFileSync(join(dir, f), "utf8");
       expect(src).not.toMatch(/db\/client|drizzle|\.database\b|deps\.database/);

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { createSocket } from "node:dgram";
 import { createServer } from "node:net";
-import { DnsCnameError, DnsLookupError, lookupTxt, parseDnsServer, readTxtAnswer } from "./dnsTxt";
+import { DnsCnameError, DnsLookupError, lookupTxt, parseDnsServer, readTxtAnswer } from "../../src/lib/dnsTxt";
 
 const name = (n: string) =>
   Buffer.concat([...n.split(".").map((l) => Buffer.concat([Buffer.from([l.length]), Buffer.from(l)])), Buffer.from([0])]);

@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { buildCatalog } from "./catalog";
-import { searchTalents } from "./literalSearch";
-import { formatFinding } from "./format";
-import { readTalentDir } from "./load";
-import { talentMd, tempDir, writeFiles } from "../../test/helpers";
-import type { TalentSource } from "./validate";
+import { buildCatalog } from "../../src/catalog/catalog";
+import { searchTalents } from "../../src/catalog/literalSearch";
+import { formatFinding } from "../../src/catalog/format";
+import { readTalentDir } from "../../src/catalog/load";
+import { talentMd, tempDir, writeFiles } from "../helpers";
+import type { TalentSource } from "../../src/catalog/validate";
 
 function src(folder: string, files: Record<string, string>): TalentSource {
   return { folder, files, label: (p) => `talents/${folder}/${p}` };

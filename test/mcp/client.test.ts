@@ -1,6 +1,6 @@
 /** The client label of traces: clientInfo at initialize, carried by the session id afterwards. */
 import { describe, expect, test } from "bun:test";
-import { clientInfoLabel, clientLabel, labelFromSessionId, sessionIdFor } from "./client";
+import { clientInfoLabel, clientLabel, labelFromSessionId, sessionIdFor } from "../../src/mcp/client";
 
 describe("client labels", () => {
   test("clientInfo → name/version, header-safe, bounded", () => {

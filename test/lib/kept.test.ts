@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { declareKept, kept, keptByVersion, keptDeclarations, keptEach, keptUnbounded } from "./kept";
+import { declareKept, kept, keptByVersion, keptDeclarations, keptEach, keptUnbounded } from "../../src/lib/kept";
 
 describe("kept toolkit: each kept value declares its clock and limit where it is made", () => {
   test("a declaration is registered with its clock and its limit in words; a name describes one value", () => {

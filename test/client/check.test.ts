@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { hookScript } from "./hooks";
-import { serverOptions } from "./api";
-import { runDetectors, type ServedObligation } from "./check";
-import { designate, globMatcher } from "./match";
-import { parseUnifiedDiff, unquote } from "./git";
+import { hookScript } from "../../src/client/hooks";
+import { serverOptions } from "../../src/client/api";
+import { runDetectors, type ServedObligation } from "../../src/client/check";
+import { designate, globMatcher } from "../../src/client/match";
+import { parseUnifiedDiff, unquote } from "../../src/client/git";
 
 const rule = (id: string, severity: "blocking" | "advisory", detect: { pattern: string; flags?: string; files?: string[] }[]) => ({
   id,

@@ -1,11 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { draftOf, formatOf, headingText, importPathProblem, isImperative, listItems, rulePrefix } from "./imports";
-import { freeSlugs, talentMdOf } from "./importText";
-import { parseImport } from "./importRequest";
-import { IMPORT_LIMITS } from "./imports";
-import { validateExpertise } from "./verify";
-import { SAMPLES } from "../../test/fixtures/rule-files";
+import { draftOf, formatOf, headingText, importPathProblem, isImperative, listItems, rulePrefix } from "../../src/expertises/imports";
+import { freeSlugs, talentMdOf } from "../../src/expertises/importText";
+import { parseImport } from "../../src/expertises/importRequest";
+import { IMPORT_LIMITS } from "../../src/expertises/imports";
+import { validateExpertise } from "../../src/expertises/verify";
+import { SAMPLES } from "../fixtures/rule-files";
 
 describe("imports: each format", () => {
   test("formats by file name", () => {

@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadConfig } from "./config";
-import { ConfigError } from "./configParsers";
-import { parseCommandLine } from "./cli/args";
-import { tempDir } from "../test/helpers";
+import { loadConfig } from "../src/config";
+import { ConfigError } from "../src/configParsers";
+import { parseCommandLine } from "../src/cli/args";
+import { tempDir } from "./helpers";
 
 describe("config: flags > env > defaults", () => {
   test("defaults are documented values", () => {

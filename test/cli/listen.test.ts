@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { loadConfig } from "../config";
-import { isLoopback, listenFailure, localUrl, publicUrlNotice } from "./listen";
+import { loadConfig } from "../../src/config";
+import { isLoopback, listenFailure, localUrl, publicUrlNotice } from "../../src/cli/listen";
 
 const err = (code: string): Error => Object.assign(new Error("Failed to start server"), { code });
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { GraphSvg, graphCaption, layoutGraph, type GraphEdgeView, type GraphNodeView } from "./graph";
+import { GraphSvg, graphCaption, layoutGraph, type GraphEdgeView, type GraphNodeView } from "../../src/ui/graph";
 
 describe("layoutGraph (the layout memo)", () => {
   const edges: GraphEdgeView[] = [{ from: "a", to: "b", type: "requires" }];

@@ -1,10 +1,10 @@
-import { digestOf } from "../lib/crypto";
+import { digestOf } from "../../src/lib/crypto";
 import { describe, expect, test } from "bun:test";
-import { buildCatalog } from "./catalog";
-import type { BlobLoader } from "./lazy";
-import { TalentCache } from "./lazy";
-import { talentMd } from "../../test/helpers";
-import type { TalentSource } from "./validate";
+import { buildCatalog } from "../../src/catalog/catalog";
+import type { BlobLoader } from "../../src/catalog/lazy";
+import { TalentCache } from "../../src/catalog/lazy";
+import { talentMd } from "../helpers";
+import type { TalentSource } from "../../src/catalog/validate";
 
 function sources(n: number): TalentSource[] {
   return Array.from({ length: n }, (_, i) => ({

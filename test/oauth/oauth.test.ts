@@ -1,8 +1,8 @@
 /** Pure pieces of the authorization server: PKCE, redirect URI rules, resource and scope parsing. */
 import { describe, expect, test } from "bun:test";
-import { redirectUriProblem, redirectUriRegistered } from "./clients";
-import { s256 } from "./grants";
-import { mcpResource, parseResource, parseScopes, resourceMetadataUrl } from "./resource";
+import { redirectUriProblem, redirectUriRegistered } from "../../src/oauth/clients";
+import { s256 } from "../../src/oauth/grants";
+import { mcpResource, parseResource, parseScopes, resourceMetadataUrl } from "../../src/oauth/resource";
 
 const BASE = "https://talentd.example";
 const PRJ = "prj_01J0000000000000000000000A";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { createLogger, formatJson, formatText, resolveLogFormat } from "./log";
+import { createLogger, formatJson, formatText, resolveLogFormat } from "../../src/lib/log";
 
 // 23:31:15 local time, whatever the machine's zone
 const at = new Date(2026, 10, 22, 23, 31, 15, 250);
