@@ -2,7 +2,7 @@
  * The readers of a talent's front matter fields for the validator (validate.ts): strings, lists,
  * triggers (their globs checked), rules and tests, each finding named by its field.
  */
-import { RULE_ID_PATTERN, type ConformanceTest, type TalentRule, type Triggers } from "./format";
+import { RULE_ID_PATTERN, type ConformanceTest, type TalentRule, type Triggers } from "./formatBase";
 import { TALENT_METADATA_KEYS } from "./skillFormat";
 import { proveDetectors, readDetectors } from "./detect";
 import { blockingProblem, readMeasured } from "./measured";

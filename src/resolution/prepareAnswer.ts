@@ -8,6 +8,7 @@
  */
 import type { ServableItem } from "../selection/sources";
 import { kept } from "../lib/kept";
+import { preparedFields } from "../catalog/fields";
 
 /** How many characters of served talents' JSON are kept at most (LRU by total length). */
 export const SERVED_JSON_CHARS = 2_000_000;
@@ -26,7 +27,8 @@ const servedJson = kept<string, { memo: object; text: string }>("Served talents 
 
 /**
  * The `talents` array of the answer as JSON text: the served items in the order designated;
- * `digests` false leaves each one's digest out (over MCP it goes to the result's `_meta`).
+ * `digests` false leaves each one's digest out (over MCP it goes to the result's `_meta`); a declared
+ * field marked `prepare` (catalog/fields.ts) follows the compact form.
  */
 export function servedTalentsJson(memo: object, designationId: string, served: readonly ServableItem[], digests = true): string {
   const key = `${designationId}\n${served.length}${digests ? "" : "\nno digests"}`;
@@ -40,6 +42,7 @@ export function servedTalentsJson(memo: object, designationId: string, served: r
       ...(digests ? { digest: d.talent.compactDigest } : {}),
       uri: d.talent.uri,
       compact: d.talent.compact,
+      ...preparedFields(d.talent),
     })),
   );
   servedJson.delete(key);

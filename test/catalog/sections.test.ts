@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { renderCompact } from "../../src/catalog/compact";
+import { renderCompact } from "../../src/catalog/fields";
 import { compactHeadings, compactSection, extractSection, markdownHeadings } from "../../src/catalog/sections";
 
 const parts = {
