@@ -13,12 +13,13 @@ import {
   SKILL_COMPATIBILITY_MAX,
   SKILL_DESCRIPTION_MAX,
   SKILL_NAME_MAX,
+  TALENT_METADATA_KEYS,
 } from "./skillFormat";
 
 export { globProblem, parseFrontMatterYaml, splitFrontMatter };
 import { controlProblem } from "../lib/controls";
 import { checkContent, type ContentFinding, frontMatterSampleLines } from "./contentCheck";
-import { checkControls, globProblem, readStr, relabel, type Add } from "./validateFields";
+import { checkControls, globProblem, readStr, type Add } from "./validateFields";
 
 export interface TalentSource {
   /** Folder name (public talents) or slug (expertises): the id the talent must carry. */
@@ -66,6 +67,16 @@ function readFrontMatter(text: string | undefined, add: Add): { data: Record<str
     return null;
   }
   return { data: fm as Record<string, unknown>, body: split.body };
+}
+
+/** Findings on a SKILL.md's talent fields named where they were written (`metadata.rules[TS-001].check`). */
+export function relabel(add: Add, labels: Partial<Record<string, string>>): Add {
+  return (field, problem) => {
+    const key = /^[a-z]+/.exec(field)?.[0] ?? field;
+    // a field that was not written is named where it would be: in metadata
+    const label = labels[key] ?? ((TALENT_METADATA_KEYS as readonly string[]).includes(key) ? `metadata.${key}` : undefined);
+    add(label ? label + field.slice(key.length) : field, problem);
+  };
 }
 
 /** The id and summary of a talent, the talent fields and how findings name them. */
