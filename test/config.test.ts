@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../src/config";
-import { ConfigError } from "../src/configParsers";
+import { AUTH_LIMIT_SETTINGS, ConfigError } from "../src/configParsers";
 import { parseCommandLine } from "../src/cli/args";
 import { tempDir } from "./helpers";
 
@@ -101,4 +101,45 @@ describe("config: flags > env > defaults", () => {
       cleanup();
     }
   });
+});
+
+describe('integer settings: unset → the default; the lowest and highest allowed; anything else → `NAME: "raw" is not <what>`', () => {
+  const rows: [
+    name: string,
+    read: (c: ReturnType<typeof loadConfig>) => number,
+    fallback: number,
+    min: number,
+    max: number,
+    what: string,
+  ][] = [
+    ["PORT", (c) => c.port, 8787, 0, 65535, "a port (0–65535)"],
+    ["BODY_LIMIT", (c) => c.bodyLimit, 1024 * 1024, 1024, 64 * 1024 * 1024, "a size in bytes (1024–67108864)"],
+    ["MAIL_MAX_ATTEMPTS", (c) => c.mailMaxAttempts, 8, 1, 50, "a number of attempts (1–50)"],
+    ["EVENT_RETENTION_DAYS", (c) => c.eventRetentionDays, 90, 0, 36500, "a number of days (0–36500; 0 keeps events forever)"],
+    ["DASHBOARD_READS_PER_USER", (c) => c.dashboardReadsPerUser, 2, 1, 100, "a number of reads (1–100)"],
+    ["BACKUP_KEEP", (c) => c.backupKeep, 7, 1, 10000, "a number of backups to keep (1–10000)"],
+    ["OAUTH_MAX_CLIENTS", (c) => c.oauthMaxClients, 10_000, 1, 10_000_000, "a number of clients (1–10000000)"],
+    ["OAUTH_UNUSED_CLIENT_DAYS", (c) => c.oauthUnusedClientDays, 1, 1, 30, "a number of days (1–30)"],
+    ["MAX_CONNECTIONS_PER_ADDRESS", (c) => c.maxConnectionsPerAddress, 64, 1, 100_000, "a count (1–100000)"],
+    ["SIGNIN_PAIR_FAILURE_LIMIT", (c) => c.authLimits.signInPair, 5, 1, 1_000_000, "a count (1–1000000)"],
+    [
+      AUTH_LIMIT_SETTINGS.oauthRegistrations.name,
+      (c) => c.authLimits.oauthRegistrations,
+      AUTH_LIMIT_SETTINGS.oauthRegistrations.default,
+      1,
+      1_000_000,
+      "a count (1–1000000)",
+    ],
+  ];
+  for (const [name, read, fallback, min, max, what] of rows) {
+    test(`${name}: ${fallback} unset or empty, ${min} to ${max}, else "is not ${what}"`, () => {
+      expect(read(loadConfig({}))).toBe(fallback);
+      expect(read(loadConfig({ [name]: "" }))).toBe(fallback);
+      expect(read(loadConfig({ [name]: String(min) }))).toBe(min);
+      expect(read(loadConfig({ [name]: ` ${max} ` }))).toBe(max);
+      const below = min > 0 ? [String(min - 1)] : [];
+      for (const bad of [...below, String(max + 1), "-1", "1.5", "ten"])
+        expect(() => loadConfig({ [name]: bad })).toThrow(new ConfigError(`${name}: "${bad}" is not ${what}`));
+    });
+  }
 });
