@@ -54,7 +54,17 @@ export interface FieldSpec {
   compact?(v: never): string[];
   /** Carried beside each served talent in prepare-task's answer (after `compact`). */
   prepare?: true;
+  /** A SKILL.md carries it in `metadata`, written in this form (skillFormat.ts); without it, a SKILL.md cannot say it. */
+  skill?: SkillForm;
 }
+
+/**
+ * How a SKILL.md's `metadata` writes a field (its values are strings; docs/talent-format.md "Agent
+ * Skills folders"): a semantic `version` (completed, with a note); `text`; a `list` (JSON text, a
+ * YAML list or comma-separated text); a `mapping` (JSON text or a YAML mapping); a `number` (or its
+ * text); `entries` (a JSON list or a YAML list); `as-written` (the field's reader judges it).
+ */
+export type SkillForm = "version" | "text" | "list" | "mapping" | "number" | "entries" | "as-written";
 
 /** A field's declarations, as a test may extend them. */
 export type FieldTable = Readonly<Record<string, FieldSpec>>;
@@ -72,6 +82,7 @@ export const TALENT_FIELDS = {
       return title;
     },
     compact: (v: string) => [`# ${v}`],
+    skill: "text",
   },
   summary: { read: (c): string => c.summary, compact: (v: string) => [v] },
   version: {
@@ -81,6 +92,7 @@ export const TALENT_FIELDS = {
       if (version && !SEMVER_PATTERN.test(version)) c.addField("version", `"${version}" is not a semantic version (MAJOR.MINOR.PATCH)`);
       return version;
     },
+    skill: "version",
   },
   roles: {
     read(c): string[] {
@@ -91,10 +103,12 @@ export const TALENT_FIELDS = {
       return roles;
     },
     sheet: { label: "Roles", show: (v: string[]) => list(v, "—") },
+    skill: "list",
   },
   languages: {
     read: (c): string[] => readStrList(c.fields, "languages", c.addField),
     sheet: { label: "Languages", show: (v: string[]) => list(v, "any") },
+    skill: "list",
   },
   triggers: {
     read: (c): Triggers => readTriggers(c.fields.triggers, c.addField),
@@ -102,10 +116,12 @@ export const TALENT_FIELDS = {
       label: "Triggers",
       show: (v: Triggers) => ({ code: v.files, text: v.keywords.length ? ` · ${v.keywords.join(", ")}` : "" }),
     },
+    skill: "mapping",
   },
   requires: {
     read: (c): string[] => readStrList(c.fields, "requires", c.addField, ID_PATTERN, "a talent id"),
     sheet: { label: "Requires", show: (v: string[]) => list(v, "—") },
+    skill: "list",
   },
   conflicts: {
     read(c): string[] {
@@ -117,6 +133,7 @@ export const TALENT_FIELDS = {
       return conflicts;
     },
     sheet: { label: "Conflicts with", show: (v: string[]) => list(v, "—") },
+    skill: "list",
   },
   budget: {
     read(c): number {
@@ -129,6 +146,7 @@ export const TALENT_FIELDS = {
       return 4000;
     },
     sheet: { label: "Budget", show: (v: number, t: SheetTalent) => `${t.tokens} of ${v} tokens` },
+    skill: "number",
   },
   rules: {
     read(c): TalentRule[] {
@@ -138,6 +156,7 @@ export const TALENT_FIELDS = {
     },
     heavy: true,
     compact: (v: readonly CompactRule[]) => compactRuleLines(v),
+    skill: "entries",
   },
   tests: {
     read(c): ConformanceTest[] {
@@ -147,14 +166,17 @@ export const TALENT_FIELDS = {
       return tests;
     },
     heavy: true,
+    skill: "entries",
   },
   reviewed: {
     read: (c): string | undefined => readReviewed(c.fields.reviewed, c.addField),
     sheet: { label: "Reviewed", at: "byline", show: (v: string) => ({ time: v }) },
+    skill: "as-written",
   },
   covers: {
     read: (c): Coverage[] | undefined => readCovers(c.fields.covers, c.addField),
     sheet: { label: "Covers:", at: "byline", show: (v: Coverage[]) => (v.length > 0 ? coversText(v) : null) },
+    skill: "entries",
   },
 } satisfies FieldTable;
 
