@@ -13,6 +13,7 @@ import {
   type FieldTable,
   type SheetValue,
 } from "../../src/catalog/fields";
+import { skillFolderOf } from "../../src/catalog/skillFormat";
 import { validateTalent } from "../../src/catalog/validate";
 import { readStr } from "../../src/catalog/validateFields";
 import { SheetByline, SheetFacts } from "../../src/projects/views/sheetFields";
@@ -140,5 +141,19 @@ describe("every field of the shipped declaration shows where its entry says", ()
       if (spec.prepare) expect(served[k]).toEqual(v);
     }
     expect(served.compact).toBe(t.compact);
+  });
+
+  test("each field with `skill` is in the canonical SKILL.md's metadata (empty lists left out), version first, then the table's order", () => {
+    const t = env.state.catalog!.get("ef-core")!;
+    const metadata = skillFolderOf(t).frontmatter.metadata!;
+    const declared = Object.entries(TALENT_FIELDS as FieldTable)
+      .filter(([k, s]) => s.skill && k !== "version")
+      .map(([k]) => k);
+    // an empty list is left out (ef-core conflicts with nothing)
+    const empty = (v: unknown) => Array.isArray(v) && v.length === 0;
+    expect(Object.keys(metadata)).toEqual(["version", ...declared.filter((k) => !empty(Reflect.get(t, k)))]);
+    expect(t.conflicts).toEqual([]);
+    expect(metadata.covers).toBe(JSON.stringify(t.covers));
+    expect(metadata.budget).toBe(String(t.budget));
   });
 });
