@@ -193,6 +193,15 @@ export type TalentFields = { [K in Exclude<keyof Values, OptionalKey>]: Values[K
   [K in OptionalKey]?: Exclude<Values[K], undefined>;
 };
 
+type TakesIts<F, V> = F extends (v: infer P, ...rest: never[]) => unknown ? ([V] extends [P] ? true : false) : true;
+type SheetTakes<K extends keyof Declared> = Declared[K] extends { sheet: { show: infer S } }
+  ? TakesIts<S, Exclude<Values[K], undefined>>
+  : true;
+type CompactTakes<K extends keyof Declared> = Declared[K] extends { compact: infer C } ? TakesIts<C, Values[K]> : true;
+type Mismatched = { [K in keyof Declared]: [SheetTakes<K>, CompactTakes<K>] extends [true, true] ? never : K }[keyof Declared];
+// a sheet or compact renderer that does not take its field's value (as its reader returns it) fails to compile here
+const renderersTakeTheirValues: [Mismatched] extends [never] ? true : Mismatched = true;
+
 /** The fields a lazy talent rebuilds on access. */
 export type HeavyField = { [K in keyof Declared]: Declared[K] extends { heavy: true } ? K : never }[keyof Declared];
 
