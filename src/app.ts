@@ -1,5 +1,5 @@
 /**
- * The composition root: one Elysia app, one plugin per domain, nothing else registers routes.
+ * The composition root: one Elysia app and every route plugin (several per domain), nothing else registers routes.
  */
 import type { PeerInfo } from "./http/requestMeta";
 import { Signer, type SignerDeps } from "./signing/signer";

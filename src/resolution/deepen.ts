@@ -1,5 +1,5 @@
 /**
- * Deepen (`svc_deepen`; docs/architecture.md "The agent loop"): a literal search that returns pointers only, and reads
+ * Deepen (`svc_deepen`; docs/design.md "A resolution is frozen when it is prepared"): a literal search that returns pointers only, and reads
  * of talent files — the current bytes of an enabled public talent, or the pinned bytes of a
  * talent a given resolution served. Of a catalog talent that is neither, only its preview (the key
  * route's reads: what discovery proposes can be read before it is installed); an expertise's files

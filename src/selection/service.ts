@@ -69,7 +69,7 @@ const INSTALLED_SQL = `SELECT talent_id AS talentId, kind, enabled, installed_at
   installed_by AS installedBy
 FROM installed_talents WHERE project_id = ? ORDER BY installed_at, talent_id`;
 
-/** A project's installed rows, valid while the data version or, failing that, the project's selection_rev is unchanged. */
+/** A project's installed rows, valid while the configuration epoch or, failing that, the project's selection_rev is unchanged. */
 interface CachedSelection {
   version: number;
   rev: number;
