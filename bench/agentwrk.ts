@@ -9,7 +9,8 @@
  * table gives each side's medians: req/s, p99 and the server's CPU µs per request (user + system, /proc). The discovery
  * answer's size on each side is printed first (tokens as the budgets estimate them: characters / 4).
  * BENCH_ROUNDS (default 3) rounds of BENCH_SECONDS (default 3) per run, after a 1 s warm-up run each; wrk's request timeout
- * is 10 s (an answer slower than that is a socket error, outside p99).
+ * is 10 s (an answer slower than that is a socket error, outside p99). BENCH_ROUTES=<words> runs only the routes whose
+ * label holds one of the comma-separated words (e.g. `playbook`).
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -125,7 +126,10 @@ export async function benchAgentWrk(): Promise<void> {
       ["GET /api/validation/playbook (index)", (s) => playbook(s)],
       [`GET /api/validation/playbook (detail: ${designated[0]})`, (s) => playbook(s, designated[0])],
     ];
-    await measure(sides, routes, { rounds, seconds, dir, catalog, designated: designated.length, installed: installed.length });
+    // BENCH_ROUTES=<words>: only the routes whose label holds one of the comma-separated words (e.g. "playbook")
+    const only = process.env.BENCH_ROUTES?.split(",").filter(Boolean);
+    const chosen = only ? routes.filter(([label]) => only.some((w) => label.includes(w))) : routes;
+    await measure(sides, chosen, { rounds, seconds, dir, catalog, designated: designated.length, installed: installed.length });
   } finally {
     for (const s of sides) {
       s.proc.kill("SIGTERM");
