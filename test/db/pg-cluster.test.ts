@@ -21,7 +21,7 @@ describe.skipIf(skip !== null)("the PostgreSQL test cluster", () => {
     } finally {
       await sql.close();
     }
-  });
+  }, 60_000); // a cluster's start on a loaded machine
 
   test("a second database on the same cluster is another, empty one", async () => {
     const other = await pgDatabase("cluster");
