@@ -5,13 +5,16 @@
  * PostgreSQL's transactional DDL: a new database gets every migration in one transaction, an
  * existing one each pending migration in its own. Every migrating transaction first takes one
  * advisory lock and reads the plan again under it, so replicas starting together apply each
- * migration once.
+ * migration once. `planDatabase` and `migrateDatabase` pick the dialect's migrations for a
+ * Database (the commands use them).
  */
 import type { SQL } from "bun";
 import type { EmbeddedMigration } from "../../migrations";
 import { migrations as embedded } from "../../migrations-pg";
 import { sha256Hex } from "../lib/crypto";
-import { type MigrationPlan, type MigrationResult, NewerSchemaError, statementsOf } from "./migrate";
+import type { Database } from "./database";
+import { type MigrationPlan, type MigrationResult, migrate, NewerSchemaError, planMigrations, statementsOf } from "./migrate";
+import type { PgDatabaseHandle } from "./pgClient";
 
 /** The advisory lock key migrating transactions take (any constant of this application). */
 const MIGRATION_LOCK = 7_482_917_301;
@@ -86,4 +89,16 @@ export async function migratePg(sql: SQL, list: EmbeddedMigration[] = embedded, 
   }
   for (const p of first.pending) result.applied.push(...(await apply(p.tag)));
   return result;
+}
+
+/** What migrate would apply to `database`, in its dialect. */
+export function planDatabase(database: Database): Promise<MigrationPlan> {
+  return database.dialect === "postgres" ? planPgMigrations((database as PgDatabaseHandle).sql) : planMigrations(database.client);
+}
+
+/** Migrates `database` with its dialect's migrations (SQLite's: src/db/migrate.ts). */
+export function migrateDatabase(database: Database, where = ""): Promise<MigrationResult> {
+  return database.dialect === "postgres"
+    ? migratePg((database as PgDatabaseHandle).sql, embedded, where)
+    : migrate(database.client, undefined, where);
 }
