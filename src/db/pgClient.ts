@@ -35,26 +35,43 @@ export function isPostgresUrl(url: string): boolean {
 }
 
 /**
- * SQLite's `?` placeholders as PostgreSQL's `$1…$n`, in order; a `?` inside a string literal,
- * a quoted identifier or a comment is left alone.
+ * Raw SQL written for SQLite, as PostgreSQL takes it: `?` placeholders as `$1…$n` in order and
+ * `?NNN` as `$NNN` (SQLite's numbering), and a camelCase alias (`AS userId`) quoted, since
+ * PostgreSQL folds unquoted names to lower case and SQLite keeps them. String literals, quoted
+ * identifiers and comments are left alone.
  */
 export function numberPlaceholders(sql: string): string {
   let out = "";
   let n = 0;
+  let code = ""; // the run of plain SQL since the last literal or comment
+  const flush = () => {
+    out += code.replace(/\bAS\s+([a-z][a-z0-9_]*[A-Z][A-Za-z0-9_]*)\b/gi, (m, alias: string) => m.slice(0, -alias.length) + `"${alias}"`);
+    code = "";
+  };
   for (let i = 0; i < sql.length; i++) {
     const c = sql[i]!;
     if (c === "'" || c === '"') {
+      flush();
       const end = closing(sql, i, c);
       out += sql.slice(i, end + 1);
       i = end;
     } else if (c === "-" && sql[i + 1] === "-") {
+      flush();
       const end = sql.indexOf("\n", i);
       const stop = end === -1 ? sql.length - 1 : end;
       out += sql.slice(i, stop + 1);
       i = stop;
-    } else if (c === "?") out += `$${++n}`;
-    else out += c;
+    } else if (c === "?") {
+      // ?NNN keeps its number; a bare ? takes the next after the largest so far (SQLite's rule)
+      const digits = /^\d+/.exec(sql.slice(i + 1))?.[0];
+      if (digits) {
+        n = Math.max(n, Number(digits));
+        code += `$${digits}`;
+        i += digits.length;
+      } else code += `$${++n}`;
+    } else code += c;
   }
+  flush();
   return out;
 }
 

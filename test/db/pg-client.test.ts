@@ -8,10 +8,15 @@ import { migrateDatabase } from "../../src/db/migratePg";
 import { numberPlaceholders, type PgDatabaseHandle } from "../../src/db/pgClient";
 import { pgDatabase, pgUnavailable, type PgDatabase } from "../pg-support";
 
-test("SQLite's ? placeholders become $1…$n in order; a ? in a string, a quoted name or a comment stays", () => {
+test("SQLite's ? placeholders become $1…$n in order, ?N keeps its number, camelCase aliases are quoted; a ? in a string, a quoted name or a comment stays", () => {
   expect(numberPlaceholders("SELECT * FROM t WHERE a = ? AND b IN (?, ?)")).toBe("SELECT * FROM t WHERE a = $1 AND b IN ($2, $3)");
   expect(numberPlaceholders("SELECT '?', 'it''s ?', \"a?b\" FROM t WHERE c = ? -- why?\nAND d = ?")).toBe(
     "SELECT '?', 'it''s ?', \"a?b\" FROM t WHERE c = $1 -- why?\nAND d = $2",
+  ); // numbered ones keep their number, and a bare ? after them takes the next (SQLite's rule)
+  expect(numberPlaceholders("SELECT ?1, ?2 WHERE a = ?1 AND b = ?")).toBe("SELECT $1, $2 WHERE a = $1 AND b = $3");
+  // PostgreSQL folds unquoted names to lower case: camelCase aliases are quoted, as SQLite keeps them
+  expect(numberPlaceholders("SELECT s.user_id AS userId, 'AS notMe' AS x, count(*) as nRows FROM s")).toBe(
+    `SELECT s.user_id AS "userId", 'AS notMe' AS x, count(*) as "nRows" FROM s`,
   );
 });
 

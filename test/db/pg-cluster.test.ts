@@ -10,7 +10,9 @@ describe.skipIf(skip !== null)("the PostgreSQL test cluster", () => {
 
   test("a throwaway cluster on 127.0.0.1 gives each test file its own empty database, reachable by Bun's SQL", async () => {
     pg = await pgDatabase("cluster");
-    console.log(`PostgreSQL test cluster: initdb + start in ${pg.cluster.startupMs.toFixed(0)} ms on port ${pg.cluster.port}`);
+    console.log(
+      `PostgreSQL test cluster: started (template copied, or made by initdb on the first run) in ${pg.cluster.startupMs.toFixed(0)} ms on port ${pg.cluster.port}`,
+    );
     expect(pg.url).toStartWith("postgres://postgres@127.0.0.1:");
     const sql = new SQL(pg.url);
     try {
