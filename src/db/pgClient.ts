@@ -100,6 +100,33 @@ function plainRow(row: Record<string, unknown>): Record<string, unknown> {
 
 type Queryable = Pick<SQL, "unsafe">;
 
+const toNumber = (v: unknown) => (typeof v === "bigint" ? Number(v) : v);
+
+/**
+ * The client drizzle is given: Bun's, with every int8 value made a number on the way out, in
+ * objects and in the arrays of `.values()` (a column of a bigint table gets a number from drizzle
+ * either way; `count(*)`, `max(created_at)` and other expressions would arrive as BigInt).
+ */
+function numbersOut(c: any): any {
+  return {
+    unsafe(text: string, params?: unknown[]) {
+      const q = c.unsafe(text, params);
+      return {
+        then: (ok: (rows: unknown) => unknown, fail?: (e: unknown) => unknown) =>
+          q
+            .then((rows: Record<string, unknown>[]) => {
+              for (const r of rows) plainRow(r);
+              return rows;
+            })
+            .then(ok, fail),
+        values: () => q.values().then((rows: unknown[][]) => rows.map((r) => r.map(toNumber))),
+      };
+    },
+    begin: (fn: (tx: unknown) => unknown) => c.begin((tx: unknown) => fn(numbersOut(tx))),
+    savepoint: (fn: (sp: unknown) => unknown) => c.savepoint((sp: unknown) => fn(numbersOut(sp))),
+  };
+}
+
 async function query(on: Queryable, sql: string, args?: readonly unknown[]): Promise<Record<string, unknown>[] & { count?: number }> {
   const rows = (await on.unsafe(numberPlaceholders(sql), argsOf(args))) as Record<string, unknown>[] & { count?: number };
   for (const r of rows) plainRow(r);
@@ -140,7 +167,7 @@ export async function openPgDatabase(url: string): Promise<PgDatabaseHandle> {
     await sql.close().catch(() => {});
     throw new PgUnreachableError(url, e);
   }
-  const db = drizzle({ client: sql, schema: pgSchema });
+  const db = drizzle({ client: numbersOut(sql), schema: pgSchema });
   const mutex = new Mutex();
   const commits = { transaction: new Histogram(), batch: new Histogram() };
   let pending = 0;

@@ -58,6 +58,15 @@ describe.skipIf(skip !== null)("the Database interface on PostgreSQL", () => {
     expect(await db.get("SELECT ?::int AS yes, ?::int AS no", [true, false])).toEqual({ yes: 1, no: 0 });
   });
 
+  test("drizzle's reads give numbers for int8 expressions too (count, max), not BigInt", async () => {
+    const { sql } = await import("drizzle-orm");
+    const { users } = await import("../../src/db/schema");
+    const [row] = await db.db.select({ n: sql<number>`count(*)`, last: sql<number>`max(${users.createdAt})` }).from(users);
+    expect(row).toEqual({ n: 1, last: now });
+    const [tuple] = await db.db.select({ id: users.id, at: users.createdAt }).from(users);
+    expect(tuple).toEqual({ id: "usr_a", at: now });
+  });
+
   test("write is one transaction: a failure inside rolls every row of it back", async () => {
     const { users } = await import("../../src/db/schema");
     await expect(
