@@ -35,3 +35,19 @@ describe.skipIf(skip !== null)("the PostgreSQL test cluster", () => {
     }
   });
 });
+
+test("without the server's binaries the PostgreSQL tests skip with the reason, but under CI=true they fail", () => {
+  const saved = { root: process.env.PG_BIN_ROOT, ci: process.env.CI };
+  try {
+    process.env.PG_BIN_ROOT = "/nonexistent/postgresql";
+    process.env.CI = "false";
+    expect(pgUnavailable()).toContain("apt-get install -y postgresql");
+    process.env.CI = "true";
+    expect(() => pgUnavailable()).toThrow("CI=true: PostgreSQL's server binaries are absent");
+  } finally {
+    if (saved.root === undefined) delete process.env.PG_BIN_ROOT;
+    else process.env.PG_BIN_ROOT = saved.root;
+    if (saved.ci === undefined) delete process.env.CI;
+    else process.env.CI = saved.ci;
+  }
+});
