@@ -86,7 +86,12 @@ export async function pgCluster(): Promise<PgCluster> {
   const { uid, gid } = postgresUser();
   chownSync(dir, uid, gid);
   const data = join(dir, "data");
-  copyTemplate(bin, data);
+  try {
+    copyTemplate(bin, data);
+  } catch (e) {
+    rmSync(dir, { recursive: true, force: true }); // nothing runs there yet
+    throw e;
+  }
   const port = await freePort();
   const opts = [
     `-p ${port}`,
@@ -98,7 +103,13 @@ export async function pgCluster(): Promise<PgCluster> {
     "-c shared_buffers=16MB",
     "-c max_connections=50",
   ].join(" ");
-  run(join(bin, "pg_ctl"), ["-D", data, "-o", opts, "-l", join(dir, "server.log"), "-w", "-t", "30", "start"]);
+  try {
+    run(join(bin, "pg_ctl"), ["-D", data, "-o", opts, "-l", join(dir, "server.log"), "-w", "-t", "30", "start"]);
+  } catch (e) {
+    spawnSync("runuser", ["-u", "postgres", "--", join(bin, "pg_ctl"), "-D", data, "-m", "immediate", "stop"]);
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
   const stop = () => {
     try {
       run(join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "-w", "stop"]);
