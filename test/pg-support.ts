@@ -163,7 +163,12 @@ function copyTemplate(bin: string, data: string): void {
     const { uid, gid } = postgresUser();
     mkdirSync(partial, { mode: 0o700 });
     chownSync(partial, uid, gid);
-    run(join(bin, "initdb"), ["-D", partial, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8", "--locale=C"]);
+    try {
+      run(join(bin, "initdb"), ["-D", partial, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8", "--locale=C"]);
+    } catch (e) {
+      rmSync(partial, { recursive: true, force: true });
+      throw e;
+    }
     try {
       renameSync(partial, template); // another process may have made it meanwhile: theirs is as good
     } catch {
