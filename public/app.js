@@ -157,6 +157,12 @@
     if (!form.querySelector(".field-error[data-from-flash]")) showFlash();
   });
 
+  // a change confirmed from the question in #flash (ui/errors.tsx ConfirmFragment): the question goes once it is answered
+  document.addEventListener("htmx:afterRequest", (e) => {
+    const asked = e.detail.successful && e.detail.elt && e.detail.elt.closest && e.detail.elt.closest("#confirm-change");
+    if (asked) asked.remove();
+  });
+
   // a change the server refused: form[data-reset-on-error] shows again what is true (e.g. the role it kept)
   document.addEventListener("htmx:responseError", (e) => {
     const form = e.target.closest && e.target.closest("form[data-reset-on-error]");
