@@ -4,6 +4,26 @@
 (() => {
   const $ = (sel, root = document) => root.querySelector(sel);
 
+  // a picker's filter (src/policy/picker.tsx): typing hides the choices that do not match (the ticked ones stay);
+  // Enter filters here instead of reloading the page with ?q=
+  for (const picker of document.querySelectorAll("[data-picker]")) {
+    const input = $("[data-picker-filter]", picker);
+    if (!input) continue;
+    const apply = () => {
+      const words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+      for (const item of picker.querySelectorAll("[data-picker-item]")) {
+        const box = $("input[type=checkbox]", item);
+        item.hidden = !(box && box.checked) && !words.every((w) => item.dataset.pickerItem.includes(w));
+      }
+    };
+    input.addEventListener("input", apply);
+    input.addEventListener("keydown", (e) => {
+      if (e.key !== "Enter") return;
+      e.preventDefault();
+      apply();
+    });
+  }
+
   // copy buttons: data-copy="<selector of the element whose text to copy>"
   document.addEventListener("click", async (e) => {
     const button = e.target.closest("[data-copy]");

@@ -45,7 +45,8 @@ const isId = (x: unknown): x is string => typeof x === "string" && x !== "" && x
 
 /** A list field of the body: an array of ids, or (from a form) text with one id per line or comma. */
 function readList(v: unknown, path: string, issues: Issue[]): string[] | null {
-  const list = typeof v === "string" ? v.split(/[\s,]+/).filter(Boolean) : v;
+  // (a form's empty field among its check boxes is no id: blank entries are dropped)
+  const list = typeof v === "string" ? v.split(/[\s,]+/).filter(Boolean) : Array.isArray(v) ? v.filter((x) => x !== "") : v;
   if (!Array.isArray(list) || list.length > POLICY_MAX || !list.every(isId)) {
     issues.push({ path, message: `must be an array of talent ids (at most ${POLICY_MAX}, each 1 to 200 characters)` });
     return null;

@@ -29,7 +29,9 @@ describe("POST /org/policy: a refused policy answers its form again, each proble
     expect(textOfId(r.html, "policy-required-field-error")).not.toContain("nope-2");
     expect(textOfId(r.html, "policy-allowed-field-error")).toContain('unknown talent "nope-2"');
     expect(textOfId(r.html, "policy-refused")).toBe("Not saved: the fields marked below say why.");
-    expect(r.html).toContain("secrets-handling\nno-such-talent</textarea>");
+    // the picker keeps what was sent ticked, the unknown id marked so
+    expect(r.html).toContain('<input type="checkbox" name="requiredTalents" value="secrets-handling" checked=""/>');
+    expect(r.html).toContain('value="no-such-talent" checked=""/> <code>no-such-talent</code><span class="error small"> not known</span>');
     expect(r.html).toContain("go-base, nope-2</textarea>");
     expect((await policyOf(owner)).requiredTalents).toEqual([]);
   });
