@@ -6,9 +6,9 @@
 
   // a picker's filter (src/policy/picker.tsx): typing hides the choices that do not match (the ticked ones stay);
   // Enter filters here instead of reloading the page with ?q=
-  for (const picker of document.querySelectorAll("[data-picker]")) {
-    const input = $("[data-picker-filter]", picker);
-    if (!input) continue;
+  for (const input of document.querySelectorAll("input[data-picker-filter]")) {
+    const picker = document.getElementById(input.dataset.pickerFilter);
+    if (!picker) continue;
     const apply = () => {
       const words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
       for (const item of picker.querySelectorAll("[data-picker-item]")) {

@@ -49,7 +49,31 @@ export function matchesFilter(o: { id: string; title: string }, q: string): bool
 export const idsOf = (text: string): string[] => [...new Set(text.split(/[\s,]+/).filter(Boolean))];
 
 /**
- * The required talents' picker: the filter (its GET form `policy-filter` sits outside the policy form), then the check
+ * The picker's filter: a GET form of its own (`?q=`, without JavaScript) placed before the policy form; with
+ * JavaScript app.js filters the list it names (`data-picker-filter`) as one types.
+ */
+export function PickerFilter(props: { q: string; list: string }) {
+  return (
+    <form id="policy-filter" method="get" action="/org/policy#policy-form-card" class="picker-filter" role="search">
+      <label for="policy-picker-q">Find a talent to require</label>{" "}
+      <input
+        type="search"
+        id="policy-picker-q"
+        name="q"
+        value={props.q}
+        placeholder="secrets, typescript…"
+        autocomplete="off"
+        data-picker-filter={props.list}
+      />{" "}
+      <button type="submit" class="secondary small">
+        Filter
+      </button>
+    </form>
+  );
+}
+
+/**
+ * The required talents' picker: the filter (PickerFilter, its own form before the policy form), then the check
  * boxes named `requiredTalents` — the ticked first (an id no longer known among them, marked so), then the others that
  * match the filter. A hidden empty `requiredTalents` makes "none ticked" a list of none.
  */
@@ -58,7 +82,7 @@ export function TalentPicker(props: { id: string; options: PickerOption[]; check
   const byId = new Map(props.options.map((o) => [o.id, o]));
   const ticked = props.checked.map((id) => byId.get(id) ?? { id, title: "", kind: "talent" as const });
   const others = props.options.filter((o) => !checked.has(o.id) && matchesFilter(o, props.q));
-  const hidden = props.options.length - checked.size - others.length;
+  const hidden = props.options.filter((o) => !checked.has(o.id)).length - others.length;
   return (
     <ChoiceField
       id={props.id}
@@ -67,23 +91,7 @@ export function TalentPicker(props: { id: string; options: PickerOption[]; check
       help="Saving installs and enables the ticked talents, with their prerequisites, in every project."
       error={props.error}
     >
-      <div class="picker" data-picker>
-        <div class="picker-filter">
-          <label for="policy-picker-q">Find a talent</label>{" "}
-          <input
-            type="search"
-            id="policy-picker-q"
-            name="q"
-            form="policy-filter"
-            value={props.q}
-            placeholder="secrets, typescript…"
-            autocomplete="off"
-            data-picker-filter
-          />{" "}
-          <button type="submit" form="policy-filter" class="secondary small">
-            Filter
-          </button>
-        </div>
+      <div class="picker" id="policy-picker">
         <input type="hidden" name="requiredTalents" value="" />
         <ul class="picker-list" aria-label="Talents to require">
           {[...ticked, ...others].map((o) => (

@@ -12,7 +12,7 @@ import { DataTable } from "../ui/layout";
 import type { ViewRegistry } from "../ui/views";
 import type { PolicyView } from "./service";
 import type { HookRule } from "./hookRules";
-import { idsOf, RuleOptions, TalentPicker, type PickerOption } from "./picker";
+import { idsOf, PickerFilter, RuleOptions, TalentPicker, type PickerOption } from "./picker";
 
 const ROUTE = "/web/orgs/current/policy";
 
@@ -90,8 +90,7 @@ export function PolicyForm(props: { policy: PolicyView; attempt?: PolicyAttempt;
   return (
     <section class="card" id="policy-form-card" aria-labelledby="policy-form-h">
       <h2 id="policy-form-h">Change the policy</h2>
-      {/* the picker's filter without JavaScript: its search box and button belong to this GET form (form="policy-filter") */}
-      <form id="policy-filter" method="get" action="/org/policy#policy-form-card" />
+      <PickerFilter q={props.q} list="policy-picker" />
       <form method="post" action="/org/policy" hx-put={ROUTE} id="policy-form">
         <RefusalLine id="policy-refused" refusal={props.attempt?.refusal} />
         <TalentPicker
