@@ -3,7 +3,7 @@
  * talents (JSON and the form posted without JavaScript), a locked hook rule, an install by id. Code and status stay.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { formPost, orgWithProject, testEnv, type TestEnv, textOfId } from "../helpers";
+import { createKey, formPost, orgWithProject, testEnv, type TestEnv, textOfId, withKey } from "../helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -54,5 +54,20 @@ describe("an unknown id is refused with the closest known ids", () => {
     expect(r.body.message).toContain('did you mean "javascript-base"?');
     expect(r.body.suggestions).toEqual({ "javascript-bsae": ["javascript-base"] });
     expect((await owner.get(`/web/projects/${project.id}/installed`)).body.talents).toEqual([]);
+  });
+
+  test("designating a misspelt talent (POST /api/prepare-task) → 400 unknown_talents naming the closest active talent; nothing resolved", async () => {
+    const { owner, project } = await orgWithProject(env);
+    await owner.post(`/web/projects/${project.id}/talents`, { talents: ["javascript-base", "typescript-strict"] });
+    const key = await createKey(owner, project.id, ["prepare_task"]);
+    const r = await withKey(env, key.value, "/api/prepare-task", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ talentIds: ["typescript-strcit"] }),
+    });
+    const body = await r.json();
+    expect([r.status, body.error]).toEqual([400, "unknown_talents"]);
+    expect(body.message).toStartWith('Unknown talent "typescript-strcit" — did you mean "typescript-strict"?');
+    expect(body.suggestions).toEqual({ "typescript-strcit": ["typescript-strict"] });
   });
 });
