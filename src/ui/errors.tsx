@@ -11,6 +11,7 @@ import type { Confirmation } from "../http/methodOverride";
 import { Layout, page } from "./layout";
 import type { Viewer } from "./pageGuard";
 import { returnPath } from "./views";
+import { safeNext } from "../http/next";
 
 const TITLES: Record<number, string> = {
   400: "That did not work",
@@ -96,6 +97,14 @@ function ConfirmFragment(props: { c: Confirmation; request: Request }) {
   const { c, request } = props;
   const url = new URL(request.url);
   const method = request.method.toLowerCase();
+  // "keep it": the page the question was asked on, again (htmx names it), else the home page
+  const current = request.headers.get("hx-current-url");
+  let keep = "/";
+  try {
+    if (current) keep = safeNext(new URL(current).pathname + new URL(current).search);
+  } catch {
+    /* not a URL: the home page */
+  }
   const htmx = { [`hx-${method}`]: url.pathname + url.search, ...(c.target ? { "hx-target": c.target, "hx-swap": "outerHTML" } : {}) };
   return (
     <div class="flash warning confirm" role="alert" id="confirm-change">
@@ -108,7 +117,8 @@ function ConfirmFragment(props: { c: Confirmation; request: Request }) {
         <input type="hidden" name="confirm" value="yes" />
         <button type="submit" class="danger small">
           {c.label}
-        </button>
+        </button>{" "}
+        <a href={keep}>Keep it as it is</a>
       </form>
     </div>
   );

@@ -39,6 +39,7 @@ describe("disable or uninstall a talent others need: asked first, naming them", 
     expect(asked.html).toContain('hx-target="#installed"');
     expect(asked.html).toContain('<input type="hidden" name="enabled" value="false"/>');
     expect(asked.html).toContain('<input type="hidden" name="confirm" value="yes"/>');
+    expect(asked.html).toContain(">Keep it as it is</a>");
     expect(await p.state("javascript-base")).toBe("active");
     const done = await htmxForm(env, p.owner, "PATCH", p.target, { enabled: "false", confirm: "yes" });
     expect(done.status).toBe(200);
