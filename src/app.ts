@@ -52,6 +52,7 @@ import { registerProjectViews } from "./projects/views";
 import { registerExpertiseViews } from "./expertises/views/fragments";
 import { orgExpertisesPages } from "./expertises/pages";
 import { importPages } from "./expertises/importPage";
+import { expertiseFormPages } from "./expertises/formPages";
 import { orgInsightsPages } from "./activity/pages";
 import { orgRulesPage } from "./activity/rulesPage";
 import { dashboardReadCap } from "./activity/readCap";
@@ -235,6 +236,7 @@ function pages(deps: ComposedDeps): Elysia {
     adminPages(deps),
     invitationPages(deps),
     importPages(deps),
+    expertiseFormPages(deps),
     orgExpertisesPages(deps),
     orgInsightsPages(deps),
     policyPages(deps),

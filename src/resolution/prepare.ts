@@ -202,7 +202,7 @@ export async function prepareTask(
   const { ids, language, maxTokens } = readDesignation(body);
   const active = await activeItems(deps, project);
   const unknown = ids.filter((id) => !active.has(id));
-  if (unknown.length > 0) throw unknownTalents(unknown, notDesignableHint(voice));
+  if (unknown.length > 0) throw unknownTalents(unknown, notDesignableHint(voice), active.keys());
   const designated = ids.map((id) => active.get(id)!);
   const memo = designationFor(project.id, ids, designated, active, deps.catalog);
   const { id: designationId, prerequisites, conflicts } = memo;
