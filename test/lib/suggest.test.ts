@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { closestIds, editDistance, unknownIdSentence } from "./suggest";
+import { closestIds, editDistance, unknownIdSentence } from "../../src/lib/suggest";
 
 const known = ["secrets-handling", "go-base", "javascript-base", "typescript-strict", "react-hooks", "node-services", "sql-migrations"];
 
