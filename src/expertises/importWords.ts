@@ -44,11 +44,12 @@ export function isImperative(text: string): boolean {
   });
 }
 
+/** The words of an obligation. */
+const NORMATIVE =
+  /\b(must|mustn't|should|shouldn't|shall|never|always|(is|are) (not )?(required|allowed|permitted) to|(needs?|has|have) to)\b/i;
 /** Whether a sentence states an obligation ("Every migration must be reversible", "Tests should not hit the network"). */
 export function isNormative(text: string): boolean {
-  return /\b(must|mustn't|should|shouldn't|shall|never|always|(is|are) (not )?(required|allowed|permitted) to|(needs?|has|have) to)\b/i.test(
-    plain(text),
-  );
+  return NORMATIVE.test(plain(text));
 }
 
 /** Whether an item's text reads as a rule: an instruction or an obligation. */
