@@ -33,7 +33,7 @@ export interface Config {
   baseUrlFromDefault: boolean;
   /** DATA_DIR / --data-dir. Default ./data (created at start). */
   dataDir: string;
-  /** DATABASE_URL / --database-url. Default file:DATA_DIR/talentd.db; libsql:// or http(s):// for a server. */
+  /** DATABASE_URL / --database-url. Default file:DATA_DIR/talentd.db; libsql:// or http(s):// for a server; postgres:// (preview). */
   databaseUrl: string;
   /** DATABASE_AUTH_TOKEN. Default none (for a remote libSQL server). */
   databaseAuthToken: string | undefined;
@@ -146,7 +146,7 @@ export const CONFIG_FLAGS = {
 /** The name of a configuration flag, without its leading `--`. */
 export type ConfigFlag = keyof typeof CONFIG_FLAGS;
 
-const DB_SCHEMES = ["file:", "libsql:", "http:", "https:", "ws:", "wss:"];
+const DB_SCHEMES = ["file:", "libsql:", "http:", "https:", "ws:", "wss:", "postgres:", "postgresql:"];
 
 /** Reads one setting, flags before the environment; an empty value is unset. */
 
@@ -169,7 +169,9 @@ function parseDatabaseUrl(get: Get, dataDir: string): { databaseUrl: string; sch
   let databaseUrl = get("DATABASE_URL") ?? `file:${resolve(dataDir, "talentd.db")}`;
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(databaseUrl)?.[0]?.toLowerCase();
   if (!scheme || !DB_SCHEMES.includes(scheme)) {
-    throw new ConfigError(`DATABASE_URL: "${databaseUrl}" is malformed (expected file:PATH, libsql://HOST, or http(s)://HOST)`);
+    throw new ConfigError(
+      `DATABASE_URL: "${databaseUrl}" is malformed (expected file:PATH, libsql://HOST, http(s)://HOST, or postgres://HOST/DB)`,
+    );
   }
   if (scheme === "file:") {
     const path = databaseUrl.slice(5);

@@ -45,10 +45,17 @@ describe("config: flags > env > defaults", () => {
   test("remote libSQL URLs are accepted", () => {
     expect(loadConfig({ DATABASE_URL: "libsql://db.example.internal" }).databaseUrl).toBe("libsql://db.example.internal");
   });
+  test("PostgreSQL URLs (postgres:// and postgresql://) are accepted, credentials kept; without a host they are malformed", () => {
+    expect(loadConfig({ DATABASE_URL: "postgres://u:p@db.internal:5432/talentd" }).databaseUrl).toBe(
+      "postgres://u:p@db.internal:5432/talentd",
+    );
+    expect(loadConfig({ DATABASE_URL: "postgresql://db.internal/talentd" }).databaseUrl).toBe("postgresql://db.internal/talentd");
+    expect(() => loadConfig({ DATABASE_URL: "postgres://" })).toThrow(/^DATABASE_URL: "postgres:\/\/" is malformed/);
+  });
   const bad: [Record<string, string>, RegExp][] = [
     [{ PORT: "abc" }, /^PORT: "abc" is not a port/],
     [{ PORT: "70000" }, /^PORT: "70000" is not a port/],
-    [{ DATABASE_URL: "postgres://x" }, /^DATABASE_URL: "postgres:\/\/x" is malformed/],
+    [{ DATABASE_URL: "mysql://x" }, /^DATABASE_URL: "mysql:\/\/x" is malformed/],
     [{ DATABASE_URL: "nonsense" }, /^DATABASE_URL: "nonsense" is malformed/],
     [{ DATABASE_URL: "libsql://" }, /^DATABASE_URL: .* is malformed/],
     [{ BASE_URL: "ftp://x" }, /^BASE_URL: "ftp:\/\/x" is not an http\(s\) URL/],

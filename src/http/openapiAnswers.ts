@@ -235,8 +235,8 @@ export const ANSWERS: Record<string, Schema | OtherAnswer> = {
     policy: n(o({ requiredTalents: a(S), setBy: n(S) })),
   }),
   "POST /web/projects/{id}/talents": SelectionChange,
-  "PATCH /web/projects/{id}/talents/{talentId}": o({ id: S, state: S, changed: B }),
-  "DELETE /web/projects/{id}/talents/{talentId}": o({ uninstalled: S }),
+  "PATCH /web/projects/{id}/talents/{talentId}": o({ id: S, state: S, changed: B, dependents: a(S) }),
+  "DELETE /web/projects/{id}/talents/{talentId}": o({ uninstalled: S, dependents: a(S) }),
   "POST /web/projects/{id}/apply-specialization": o({
     specialization: o({ id: S, name: S }),
     talents: a(S),

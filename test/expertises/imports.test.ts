@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { draftOf, formatOf, headingText, importPathProblem, isImperative, listItems, rulePrefix } from "../../src/expertises/imports";
 import { freeSlugs, talentMdOf } from "../../src/expertises/importText";
+import { skippedLines } from "../../src/expertises/importSkipped";
 import { parseImport } from "../../src/expertises/importRequest";
 import { IMPORT_LIMITS } from "../../src/expertises/imports";
 import { validateExpertise } from "../../src/expertises/verify";
@@ -47,18 +48,43 @@ describe("imports: each format", () => {
     ]);
   });
 
-  test("GEMINI.md: descriptive bullets are left out", () => {
+  test("GEMINI.md: an item opening with a clause is left out; an obligation (should) is a rule", () => {
     const d = draftOf(SAMPLES.gemini);
     expect(d.title).toBe("Project: My Awesome TypeScript Library");
-    expect(d.rules.map((r) => r.title)).toEqual(
-      [
-        "When you generate new TypeScript code, follow the existing coding style.",
-        "Ensure all new functions and classes have JSDoc comments.",
-        "Prefer functional programming paradigms where appropriate.",
-        "Use 2 spaces for indentation.",
-        "Always use strict equality (`===` and `!==`).",
-      ].filter((t) => !t.startsWith("When")),
-    );
+    expect(d.rules.map((r) => r.title)).toEqual([
+      "Ensure all new functions and classes have JSDoc comments.",
+      "Prefer functional programming paradigms where appropriate.",
+      "Use 2 spaces for indentation.",
+      "Interface names should be prefixed with `I` (e.g., `IUserService`).",
+      "Always use strict equality (`===` and `!==`).",
+    ]);
+    expect(skippedLines(SAMPLES.gemini.content)).toEqual([
+      {
+        line: 4,
+        text: "When you generate new TypeScript code, follow the existing coding style.",
+        reason: "not an instruction: it neither opens with a verb nor says must, should, never or always",
+      },
+    ]);
+  });
+
+  test("a five-rule file: an obligation item (Every migration must be reversible.) is a rule; the same sentence as a paragraph, a statement item and a repeat are listed as skipped with their lines", () => {
+    const five =
+      "# Database rules\n\n- Use transactions for every multi-row write.\n- Never edit a migration that was applied.\n- Every migration must be reversible.\n- Name migrations by date and topic.\n- Run the migration tests before a merge.\n";
+    expect(draftOf({ path: "AGENTS.md", content: five }).rules.map((r) => r.title)).toEqual([
+      "Use transactions for every multi-row write.",
+      "Never edit a migration that was applied.",
+      "Every migration must be reversible.",
+      "Name migrations by date and topic.",
+      "Run the migration tests before a merge.",
+    ]);
+    expect(skippedLines(five)).toEqual([]);
+    const mixed =
+      "---\ndescription: x\n---\n# Rules\n\nThe database is SQLite.\n\n## Migrations\n\nEvery migration must be reversible.\n\n- The CI runs on every push\n- Use transactions.\n- Use transactions.\n```\nnever in a fence\n```\n";
+    expect(skippedLines(mixed, "agents").map((l) => [l.line, l.text, l.reason.split(":")[0]])).toEqual([
+      [10, "Every migration must be reversible.", "a sentence outside a list"],
+      [12, "The CI runs on every push", "not an instruction"],
+      [14, "Use transactions.", "the same as rule AG-001"],
+    ]);
   });
 
   test(".mdc: globs (comma-separated, not YAML) under the rule's folder, description as summary, title from the file name", () => {
