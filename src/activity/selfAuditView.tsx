@@ -39,37 +39,40 @@ export function SelfAuditSection(props: { s: SelfAudit }) {
         ))}
       </p>
       {s.cases.length > 0 ? (
-        <DataTable
-          caption="Passes the hook contradicted, newest first"
-          columns={["Recorded (UTC)", "Project", "Talent", "Blocking findings", "Who"]}
-        >
-          {s.cases.map((c) => (
-            <tr>
-              <td class="small">
-                {utcMinute(c.recordedAt)}
-                <br />
-                <code class="small">{c.resolutionId}</code>
-              </td>
-              <td>
-                <a href={c.href}>{c.projectName}</a>
-              </td>
-              <td>
-                <code>{c.talentId}</code>
-              </td>
-              <td class="small">
-                {c.rules.map((r, i) => (
-                  <>
-                    {i > 0 ? ", " : null}
-                    <code class="rule-id">{r.rule}</code> × {r.findings}
-                  </>
-                ))}
-              </td>
-              <td class="small">
-                {c.author} <span class="muted">({c.clientName})</span>
-              </td>
-            </tr>
-          ))}
-        </DataTable>
+        // on a phone the table stacks as the Activity tab's does (app.css): each case a block, its rules in view
+        <div class="activity-table">
+          <DataTable
+            caption="Passes the hook contradicted, newest first"
+            columns={["Recorded (UTC)", "Project", "Talent", "Blocking findings", "Who"]}
+          >
+            {s.cases.map((c) => (
+              <tr>
+                <td class="small" data-label="Recorded (UTC)">
+                  {utcMinute(c.recordedAt)}
+                  <br />
+                  <code class="small">{c.resolutionId}</code>
+                </td>
+                <td data-label="Project">
+                  <a href={c.href}>{c.projectName}</a>
+                </td>
+                <td data-label="Talent">
+                  <code>{c.talentId}</code>
+                </td>
+                <td class="small" data-label="Blocking findings">
+                  {c.rules.map((r, i) => (
+                    <>
+                      {i > 0 ? ", " : null}
+                      <code class="rule-id">{r.rule}</code> × {r.findings}
+                    </>
+                  ))}
+                </td>
+                <td class="small" data-label="Who">
+                  {c.author} <span class="muted">({c.clientName})</span>
+                </td>
+              </tr>
+            ))}
+          </DataTable>
+        </div>
       ) : null}
     </Card>
   );
