@@ -59,16 +59,18 @@ async function recentClients(database: Database, projectId: string, fromHour: nu
 export type ActivityData = Awaited<ReturnType<typeof readActivity>>;
 
 /**
- * The tab's data, kept while the database has not changed (its data version: versionMemo.ts keptRead), by project, hour and
- * query: the events, the reports their fails come from, the keys' and tokens' authors and the installed talents all change only
+ * The tab's first page, kept while the database has not changed (its data version: versionMemo.ts keptRead), by project, hour
+ * and filters: the events, the reports their fails come from, the keys' and tokens' authors and the installed talents all change only
  * by a commit, and the journal is settled first, so a call that completed before the view is in it. Between two commits a view
  * reads nothing and hands out the same object, so its HTML is kept by it (activityTab.tsx).
  */
 export async function loadActivity(database: Database, journal: TraceJournal, projectId: string, q: ActivityQuery): Promise<ActivityData> {
   await journal.settle(); // the choices count every call that completed before this one
   const hour = Math.floor(Date.now() / 3_600_000);
-  const args = [projectId, hour, q.client ?? "", q.result ?? "", q.talent ?? "", q.before ?? ""];
-  return keptRead(database, TAB_READ, args, () => readActivity(database, journal, projectId, q, hour - CLIENTS_DAYS * 24));
+  const read = () => readActivity(database, journal, projectId, q, hour - CLIENTS_DAYS * 24);
+  // the first page only (what is viewed again and again): a walk through the older pages keeps nothing
+  if (q.before) return read();
+  return keptRead(database, TAB_READ, [projectId, hour, q.client ?? "", q.result ?? "", q.talent ?? ""], read);
 }
 
 /** The group of the tab's kept reads. */

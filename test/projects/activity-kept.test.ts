@@ -65,4 +65,19 @@ describe("the Activity tab kept between commits", () => {
     expect(curl).not.toContain("prepared a task");
     expect(await view()).toContain("prepared a task");
   });
+
+  test("the older pages (before=) are read each time and follow the first page's Older link, the first page kept apart", async () => {
+    const o = await orgWithProject(env);
+    const key = (await createKey(o.owner, o.project.id, ["doctor"], { name: "pager" })).value;
+    for (let i = 0; i < 52; i++)
+      expect((await asTool(key, "/api/doctor", undefined, i < 2 ? "curl/8.5.0" : "claude-code/1.0.0")).status).toBe(200);
+    const get = async (path: string) => (await o.owner.call("GET", path, undefined, { accept: "text/html" })).text();
+    const first = await get(`/projects/${o.project.id}?tab=activity`);
+    const older = /<a href="([^"]+before=[^"]+)">Older<\/a>/.exec(first)![1]!.replaceAll("&amp;", "&");
+    const page2 = await get(older);
+    // the two oldest calls (curl's) are on the second page only
+    expect(page2).toContain('title="curl/8.5.0"');
+    expect(first).not.toContain('title="curl/8.5.0"');
+    expect(await get(`/projects/${o.project.id}?tab=activity`)).toBe(first);
+  });
 });
