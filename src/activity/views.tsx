@@ -2,8 +2,7 @@
 /**
  * The sections of `/org/insights` (orgInsightsPages.tsx): failed calls by code and day, keys to
  * review, projects to fix, resolutions never audited, failing expertises, what the context budget cut, passes the hook
- * contradicted (selfAuditView.tsx); each drawn once
- * per answer.
+ * contradicted (selfAuditView.tsx); each drawn once per answer.
  */
 import { utcMinute } from "../lib/time";
 import type { insights } from "./insights";
@@ -45,7 +44,7 @@ const drawn = {
   selfAudit: new HtmlByObject<object, null>(() => true),
 };
 
-/** The insights page's body: failed calls, keys, selections, never-audited resolutions, failing expertises, budget cuts. */
+/** The insights page's body: failed calls, keys, selections, never-audited resolutions, failing expertises, budget cuts, self-audit. */
 export function InsightsBody(props: { d: Insights }) {
   const d = props.d;
   return (
