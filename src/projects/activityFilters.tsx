@@ -70,7 +70,13 @@ export async function loadActivity(database: Database, journal: TraceJournal, pr
   const read = () => readActivity(database, journal, projectId, q, hour - CLIENTS_DAYS * 24);
   // the first page only (what is viewed again and again): a walk through the older pages keeps nothing
   if (q.before) return read();
-  return keptRead(database, TAB_READ, [projectId, hour, q.client ?? "", q.result ?? "", q.talent ?? ""], read);
+  // the read in flight is what is kept (in a box), so the views that arrive while it runs share it; a read that failed is not shared
+  const box = await keptRead(database, TAB_READ, [projectId, hour, q.client ?? "", q.result ?? "", q.talent ?? ""], async () => {
+    const kept: { data: Promise<ActivityData>; failed: boolean } = { data: read(), failed: false };
+    kept.data.catch(() => void (kept.failed = true));
+    return kept;
+  });
+  return box.failed ? read() : box.data;
 }
 
 /** The group of the tab's kept reads. */
