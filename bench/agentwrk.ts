@@ -1,14 +1,16 @@
 /**
  * The agent's first two calls under wrk (docs/performance.md "Agent loop"): POST /api/prepare-task (10 designated of 50
  * installed) and discovery — its key route GET /api/discovery/playbook, and svc_discover_codebase as an MCP tools/call
- * (a stateless 2025-06-18 POST to /mcp/<project>) — on a project with an empty selection, at 10 and 64 connections
+ * (a stateless 2025-06-18 POST to /mcp/<project>) — on a project with an empty selection — and the validation playbook of
+ * a prepared resolution (svc_validate's key route: the index, and the first designated talent's detail), at 10 and 64 connections
  * (wrk -t1). The catalog is 5,000 generated talents in TALENTS_DIR (BENCH_CATALOG=shipped: the shipped one, three of its
  * talents designated). Each server runs from source (`bun src/main.ts serve`); with BENCH_BASE=<another checkout> that
  * checkout's server runs too, both up, one loaded at a time, interleaved rounds (the first side alternates), and the
  * table gives each side's medians: req/s, p99 and the server's CPU µs per request (user + system, /proc). The discovery
  * answer's size on each side is printed first (tokens as the budgets estimate them: characters / 4).
  * BENCH_ROUNDS (default 3) rounds of BENCH_SECONDS (default 3) per run, after a 1 s warm-up run each; wrk's request timeout
- * is 10 s (an answer slower than that is a socket error, outside p99).
+ * is 10 s (an answer slower than that is a socket error, outside p99). BENCH_ROUTES=<words> runs only the routes whose
+ * label holds one of the comma-separated words (e.g. `playbook`).
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -28,6 +30,8 @@ interface Loop extends Side {
   loopKey: string;
   /** The project of `key`, with an empty selection (discovery). */
   emptyProject: string;
+  /** A resolution of the designated talents, for the validation playbook. */
+  resolutionId: string;
 }
 
 /** A 2025-06-18 stateless MCP tools/call (no session: the server answers each POST on its own). */
@@ -45,10 +49,23 @@ function mcpCall(s: Loop, tool: string): WrkRequest {
   };
 }
 
-async function seedLoop(side: Side, installed: string[]): Promise<Loop> {
+/** The validation playbook of the loop's resolution (svc_validate's key route): the index, or one talent's detail. */
+function playbook(s: Loop, talent?: string): WrkRequest {
+  const q = `resolutionId=${s.resolutionId}${talent ? `&talent=${encodeURIComponent(talent)}` : ""}`;
+  return { method: "GET", path: `/api/validation/playbook?${q}`, headers: { authorization: `Bearer ${s.loopKey}` } };
+}
+
+async function seedLoop(side: Side, installed: string[], designated: string[]): Promise<Loop> {
   await Bun.sleep(5); // seedProject names its account by the millisecond
   const loop = await seedInstalled(side.base, installed);
-  return { ...side, loopKey: loop.key, emptyProject: side.projectId };
+  const prep = await fetch(`${side.base}/api/prepare-task`, {
+    method: "POST",
+    headers: loop.api,
+    body: JSON.stringify({ talentIds: designated }),
+  });
+  if (prep.status !== 201) throw new Error(`${side.name} prepare-task: ${prep.status} ${await prep.text()}`);
+  const { resolutionId } = (await prep.json()) as { resolutionId: string };
+  return { ...side, loopKey: loop.key, emptyProject: side.projectId, resolutionId };
 }
 
 /** Waits (at most 60 s) until the server spends under 2% of a core for half a second: start-up work done in the background
@@ -72,7 +89,9 @@ export async function benchAgentWrk(): Promise<void> {
   if (process.env.BENCH_BASE) roots.push([`base (${process.env.BENCH_BASE})`, process.env.BENCH_BASE]);
   const sides: Loop[] = [];
   try {
-    const env: Record<string, string> = {};
+    // 64 connections from one address meet the per-address cap (64 in progress) whenever the next request on a connection
+    // arrives before the previous one's slot is returned: the bench measures the routes, not the cap
+    const env: Record<string, string> = { MAX_CONNECTIONS_PER_ADDRESS: "1000" };
     if (process.env.SIGNING) env.SIGNING = process.env.SIGNING; // SIGNING=false: this checkout without signatures (the base has none)
     if (!shipped) {
       env.TALENTS_DIR = join(dir, "talents");
@@ -83,7 +102,7 @@ export async function benchAgentWrk(): Promise<void> {
     for (const [i, [name, root]] of roots.entries()) {
       mkdirSync(join(dir, `side${i}`));
       const side = await startFromSource(name, root, join(dir, `side${i}`), env);
-      sides.push(await seedLoop(side, installed));
+      sides.push(await seedLoop(side, installed, designated));
     }
     const catalog = shipped ? "shipped catalog" : "5,000 generated talents";
     await discoverySizes(sides, catalog);
@@ -104,8 +123,13 @@ export async function benchAgentWrk(): Promise<void> {
         (s) => ({ method: "GET", path: "/api/discovery/playbook", headers: { authorization: `Bearer ${s.key}` } }),
       ],
       ["MCP svc_discover_codebase", (s) => mcpCall(s, "svc_discover_codebase")],
+      ["GET /api/validation/playbook (index)", (s) => playbook(s)],
+      [`GET /api/validation/playbook (detail: ${designated[0]})`, (s) => playbook(s, designated[0])],
     ];
-    await measure(sides, routes, { rounds, seconds, dir, catalog, designated: designated.length, installed: installed.length });
+    // BENCH_ROUTES=<words>: only the routes whose label holds one of the comma-separated words (e.g. "playbook")
+    const only = process.env.BENCH_ROUTES?.split(",").filter(Boolean);
+    const chosen = only ? routes.filter(([label]) => only.some((w) => label.includes(w))) : routes;
+    await measure(sides, chosen, { rounds, seconds, dir, catalog, designated: designated.length, installed: installed.length });
   } finally {
     for (const s of sides) {
       s.proc.kill("SIGTERM");

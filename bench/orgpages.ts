@@ -287,7 +287,11 @@ export async function benchOrgPages(): Promise<void> {
     }
     // the same pages while agents work (commits every ~70 ms): what a view costs when the unsettled hours must be read again
     for (const [name, path] of feed
-      ? ([["page / (home feed), agents at work", "/"]] as const)
+      ? ([
+          ["page / (home feed), agents at work", "/"],
+          // the agents work in this very project: its kept tab is read again after each of their commits
+          ["page /projects/:id?tab=activity, agents at work", `/projects/${a.projectId}?tab=activity`],
+        ] as const)
       : ([
           ["page /org/talent-adoption, agents at work", "/org/talent-adoption"],
           ["page /org/insights, agents at work", "/org/insights"],

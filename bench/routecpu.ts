@@ -1,5 +1,6 @@
 /**
- * CPU time per request of the key route (`GET /api/catalog?limit=1`) and a catalog search, in process
+ * CPU time per request of the key route (`GET /api/catalog?limit=1`), a catalog search and the validation playbook of a
+ * prepared resolution of three shipped talents (its index, and one talent's detail: svc_validate's key route), in process
  * (`app.handle`, no socket), for this checkout and each checkout named in BENCH_TREES (comma-separated
  * folders with node_modules), alternating between them BENCH_ROUNDS (default 3) times. Each tree runs in its
  * own process through its own test helpers, so the figures compare code (and catalog) only; the process's
@@ -10,6 +11,9 @@ import { join } from "node:path";
 import { printTable, ROOT } from "./lib";
 
 const PATHS = { search: "/api/search?query=typescript&scope=catalog&k=10", key: "/api/catalog?limit=1" } as const;
+/** The validation playbook of a prepared resolution (svc_validate's key route): its index and one talent's detail. */
+const PLAYBOOK = { playbook: "", "playbook detail": "&talent=javascript-base" } as const;
+const LOOP = ["javascript-base", "typescript-strict", "conventional-commits"];
 const TOOLS = ["prepare_task", "validate", "record_validation", "deepen", "doctor", "catalog", "discover", "install"];
 
 /** Runs in the child: one tree's app, a key, then N requests per path, five times. Prints one JSON line. */
@@ -19,9 +23,18 @@ async function child(root: string): Promise<void> {
   const env = await h.testEnv({ ACCESS_LOG: "false", LOG_LEVEL: "error" });
   const { owner, project } = await h.orgWithProject(env);
   const { value } = await h.createKey(owner, project.id, TOOLS);
+  await owner.post(`/web/projects/${project.id}/talents`, { talents: LOOP });
+  const prep = await h.withKey(env, value, "/api/prepare-task", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ talentIds: LOOP }),
+  });
+  const { resolutionId } = (await prep.json()) as { resolutionId: string };
+  const paths: Record<string, string> = { ...PATHS };
+  for (const [name, q] of Object.entries(PLAYBOOK)) paths[name] = `/api/validation/playbook?resolutionId=${resolutionId}${q}`;
   const n = Number(process.env.BENCH_N ?? 3000);
   const out: Record<string, number[]> = {};
-  for (const [name, path] of Object.entries(PATHS)) {
+  for (const [name, path] of Object.entries(paths)) {
     for (let i = 0; i < 500; i++) await (await h.withKey(env, value, path)).text();
     const runs: number[] = [];
     for (let r = 0; r < 5; r++) {
@@ -51,7 +64,7 @@ export async function benchRouteCpu(): Promise<void> {
     }
   }
   const rows: (string | number)[][] = [];
-  for (const name of Object.keys(PATHS)) {
+  for (const name of [...Object.keys(PATHS), ...Object.keys(PLAYBOOK)]) {
     for (const tree of trees) {
       const best = seen.get(tree)!.map((x) => x[name]![0]!);
       const med = seen.get(tree)!.map((x) => x[name]![2]!);

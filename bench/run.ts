@@ -12,6 +12,7 @@ import { benchContentCheck } from "./contentcheck";
 import { benchDiscovery } from "./discovery";
 import { benchEdge } from "./edge";
 import { benchEval } from "./eval";
+import { benchFeedCpu } from "./feedcpu";
 import { benchHardening } from "./hardening";
 import { benchWebCatalog } from "./webcatalog";
 import { benchIdentity } from "./identity";
@@ -37,6 +38,7 @@ const all: Record<string, () => Promise<void>> = {
   mcp: benchMcp,
   hardening: benchHardening,
   webcatalog: benchWebCatalog,
+  feedcpu: benchFeedCpu,
   client: benchClient,
   metrics: benchMetrics,
   activity: benchActivity,

@@ -4,6 +4,26 @@
 (() => {
   const $ = (sel, root = document) => root.querySelector(sel);
 
+  // a picker's filter (src/policy/picker.tsx): typing hides the choices that do not match (the ticked ones stay);
+  // Enter filters here instead of reloading the page with ?q=
+  for (const input of document.querySelectorAll("input[data-picker-filter]")) {
+    const picker = document.getElementById(input.dataset.pickerFilter);
+    if (!picker) continue;
+    const apply = () => {
+      const words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+      for (const item of picker.querySelectorAll("[data-picker-item]")) {
+        const box = $("input[type=checkbox]", item);
+        item.hidden = !(box && box.checked) && !words.every((w) => item.dataset.pickerItem.includes(w));
+      }
+    };
+    input.addEventListener("input", apply);
+    input.addEventListener("keydown", (e) => {
+      if (e.key !== "Enter") return;
+      e.preventDefault();
+      apply();
+    });
+  }
+
   // copy buttons: data-copy="<selector of the element whose text to copy>"
   document.addEventListener("click", async (e) => {
     const button = e.target.closest("[data-copy]");
@@ -155,6 +175,12 @@
       control.setAttribute("aria-invalid", "true");
     }
     if (!form.querySelector(".field-error[data-from-flash]")) showFlash();
+  });
+
+  // a change confirmed from the question in #flash (ui/errors.tsx ConfirmFragment): the question goes once it is answered
+  document.addEventListener("htmx:afterRequest", (e) => {
+    const asked = e.detail.successful && e.detail.elt && e.detail.elt.closest && e.detail.elt.closest("#confirm-change");
+    if (asked) asked.remove();
   });
 
   // a change the server refused: form[data-reset-on-error] shows again what is true (e.g. the role it kept)

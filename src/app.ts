@@ -1,5 +1,5 @@
 /**
- * The composition root: one Elysia app, one plugin per domain, nothing else registers routes.
+ * The composition root: one Elysia app and every route plugin (several per domain), nothing else registers routes.
  */
 import type { PeerInfo } from "./http/requestMeta";
 import { Signer, type SignerDeps } from "./signing/signer";
@@ -52,6 +52,7 @@ import { registerProjectViews } from "./projects/views";
 import { registerExpertiseViews } from "./expertises/views/fragments";
 import { orgExpertisesPages } from "./expertises/pages";
 import { importPages } from "./expertises/importPage";
+import { expertiseFormPages } from "./expertises/formPages";
 import { orgInsightsPages } from "./activity/pages";
 import { orgRulesPage } from "./activity/rulesPage";
 import { dashboardReadCap } from "./activity/readCap";
@@ -235,6 +236,7 @@ function pages(deps: ComposedDeps): Elysia {
     adminPages(deps),
     invitationPages(deps),
     importPages(deps),
+    expertiseFormPages(deps),
     orgExpertisesPages(deps),
     orgInsightsPages(deps),
     policyPages(deps),

@@ -8,7 +8,8 @@ import {
   ConfigError,
   ensureWritableDir,
   parseBool,
-  parseIntIn,
+  intSettingOf,
+  type Get,
   parseInterval,
   parseOAuthProviders,
   AUTH_LIMIT_SETTINGS,
@@ -32,7 +33,7 @@ export interface Config {
   baseUrlFromDefault: boolean;
   /** DATA_DIR / --data-dir. Default ./data (created at start). */
   dataDir: string;
-  /** DATABASE_URL / --database-url. Default file:DATA_DIR/talentd.db; libsql:// or http(s):// for a server. */
+  /** DATABASE_URL / --database-url. Default file:DATA_DIR/talentd.db; libsql:// or http(s):// for a server; postgres:// (preview). */
   databaseUrl: string;
   /** DATABASE_AUTH_TOKEN. Default none (for a remote libSQL server). */
   databaseAuthToken: string | undefined;
@@ -145,10 +146,9 @@ export const CONFIG_FLAGS = {
 /** The name of a configuration flag, without its leading `--`. */
 export type ConfigFlag = keyof typeof CONFIG_FLAGS;
 
-const DB_SCHEMES = ["file:", "libsql:", "http:", "https:", "ws:", "wss:"];
+const DB_SCHEMES = ["file:", "libsql:", "http:", "https:", "ws:", "wss:", "postgres:", "postgresql:"];
 
 /** Reads one setting, flags before the environment; an empty value is unset. */
-type Get = (name: string) => string | undefined;
 
 /** BASE_URL (default http://localhost:PORT), as an origin and a path without a trailing slash. */
 function parseBaseUrl(get: Get, port: number): { baseUrl: string; baseUrlFromDefault: boolean } {
@@ -169,7 +169,9 @@ function parseDatabaseUrl(get: Get, dataDir: string): { databaseUrl: string; sch
   let databaseUrl = get("DATABASE_URL") ?? `file:${resolve(dataDir, "talentd.db")}`;
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(databaseUrl)?.[0]?.toLowerCase();
   if (!scheme || !DB_SCHEMES.includes(scheme)) {
-    throw new ConfigError(`DATABASE_URL: "${databaseUrl}" is malformed (expected file:PATH, libsql://HOST, or http(s)://HOST)`);
+    throw new ConfigError(
+      `DATABASE_URL: "${databaseUrl}" is malformed (expected file:PATH, libsql://HOST, http(s)://HOST, or postgres://HOST/DB)`,
+    );
   }
   if (scheme === "file:") {
     const path = databaseUrl.slice(5);
@@ -256,7 +258,8 @@ export function loadConfig(
     return v === undefined || v === "" ? undefined : v;
   };
 
-  const port = get("PORT") === undefined ? 8787 : parseIntIn("PORT", get("PORT")!, 0, 65535, "a port (0–65535)");
+  const intSetting = intSettingOf(get);
+  const port = intSetting("PORT", 8787, 0, 65535, "a port (0–65535)");
   const host = get("HOST") ?? "0.0.0.0";
 
   const { baseUrl, baseUrlFromDefault } = parseBaseUrl(get, port);
@@ -264,11 +267,7 @@ export function loadConfig(
   const dataDir = resolve(get("DATA_DIR") ?? "./data");
   const { databaseUrl, scheme } = parseDatabaseUrl(get, dataDir);
 
-  const bodyLimitRaw = get("BODY_LIMIT");
-  const bodyLimit =
-    bodyLimitRaw === undefined
-      ? 1024 * 1024
-      : parseIntIn("BODY_LIMIT", bodyLimitRaw, 1024, 64 * 1024 * 1024, "a size in bytes (1024–67108864)");
+  const bodyLimit = intSetting("BODY_LIMIT", 1024 * 1024, 1024, 64 * 1024 * 1024, "a size in bytes (1024–67108864)");
 
   const logLevelRaw = (get("LOG_LEVEL") ?? "info").toLowerCase();
   if (!["debug", "info", "warn", "error"].includes(logLevelRaw)) {
@@ -308,10 +307,7 @@ export function loadConfig(
     talentsDir: get("TALENTS_DIR") ? resolve(get("TALENTS_DIR")!) : undefined,
     smtpUrl,
     mailFrom: mailFrom.trim(),
-    mailMaxAttempts:
-      get("MAIL_MAX_ATTEMPTS") === undefined
-        ? 8
-        : parseIntIn("MAIL_MAX_ATTEMPTS", get("MAIL_MAX_ATTEMPTS")!, 1, 50, "a number of attempts (1–50)"),
+    mailMaxAttempts: intSetting("MAIL_MAX_ATTEMPTS", 8, 1, 50, "a number of attempts (1–50)"),
     mailRetryBaseMs,
     autoApproveOrgs: parseBool("AUTO_APPROVE_ORGS", get("AUTO_APPROVE_ORGS"), false),
     keysEnabled: parseBool("KEYS_ENABLED", get("KEYS_ENABLED"), true),
@@ -321,19 +317,10 @@ export function loadConfig(
     logLevel: logLevelRaw as LogLevel,
     logFormat: logFormatRaw as LogFormatSetting,
     accessLog: parseBool("ACCESS_LOG", get("ACCESS_LOG"), true),
-    eventRetentionDays:
-      get("EVENT_RETENTION_DAYS") === undefined
-        ? 90
-        : parseIntIn("EVENT_RETENTION_DAYS", get("EVENT_RETENTION_DAYS")!, 0, 36500, "a number of days (0–36500; 0 keeps events forever)"),
-    dashboardReadsPerUser:
-      get("DASHBOARD_READS_PER_USER") === undefined
-        ? 2
-        : parseIntIn("DASHBOARD_READS_PER_USER", get("DASHBOARD_READS_PER_USER")!, 1, 100, "a number of reads (1–100)"),
+    eventRetentionDays: intSetting("EVENT_RETENTION_DAYS", 90, 0, 36500, "a number of days (0–36500; 0 keeps events forever)"),
+    dashboardReadsPerUser: intSetting("DASHBOARD_READS_PER_USER", 2, 1, 100, "a number of reads (1–100)"),
     backupIntervalMs,
-    backupKeep:
-      get("BACKUP_KEEP") === undefined
-        ? 7
-        : parseIntIn("BACKUP_KEEP", get("BACKUP_KEEP")!, 1, 10000, "a number of backups to keep (1–10000)"),
+    backupKeep: intSetting("BACKUP_KEEP", 7, 1, 10000, "a number of backups to keep (1–10000)"),
     metricsToken,
     dnsServers,
     ...parseOAuthServer(get),
@@ -347,26 +334,17 @@ export function loadConfig(
 }
 
 /** The authorization server's own settings: its client budget, the unused clients' expiry, loopback metadata documents. */
-function parseOAuthServer(
-  get: (name: string) => string | undefined,
-): Pick<Config, "oauthMaxClients" | "oauthUnusedClientDays" | "oauthClientMetadataLoopback"> {
+function parseOAuthServer(get: Get): Pick<Config, "oauthMaxClients" | "oauthUnusedClientDays" | "oauthClientMetadataLoopback"> {
+  const intSetting = intSettingOf(get);
   return {
-    oauthMaxClients:
-      get("OAUTH_MAX_CLIENTS") === undefined
-        ? 10_000
-        : parseIntIn("OAUTH_MAX_CLIENTS", get("OAUTH_MAX_CLIENTS")!, 1, 10_000_000, "a number of clients (1–10000000)"),
-    oauthUnusedClientDays:
-      get("OAUTH_UNUSED_CLIENT_DAYS") === undefined
-        ? 1
-        : parseIntIn("OAUTH_UNUSED_CLIENT_DAYS", get("OAUTH_UNUSED_CLIENT_DAYS")!, 1, 30, "a number of days (1–30)"),
+    oauthMaxClients: intSetting("OAUTH_MAX_CLIENTS", 10_000, 1, 10_000_000, "a number of clients (1–10000000)"),
+    oauthUnusedClientDays: intSetting("OAUTH_UNUSED_CLIENT_DAYS", 1, 1, 30, "a number of days (1–30)"),
     oauthClientMetadataLoopback: parseBool("OAUTH_CLIENT_METADATA_LOOPBACK", get("OAUTH_CLIENT_METADATA_LOOPBACK"), false),
   };
 }
 
 /** TRUSTED_PROXIES, REQUEST_DEADLINE, MAX_CONNECTIONS_PER_ADDRESS and the auth limits (see Config). */
-function parseEdgeLimits(
-  get: (name: string) => string | undefined,
-): Pick<Config, "trustedProxies" | "requestDeadlineMs" | "maxConnectionsPerAddress" | "authLimits"> {
+function parseEdgeLimits(get: Get): Pick<Config, "trustedProxies" | "requestDeadlineMs" | "maxConnectionsPerAddress" | "authLimits"> {
   let trustedProxies = NO_TRUSTED_PROXIES;
   try {
     trustedProxies = get("TRUSTED_PROXIES") === undefined ? NO_TRUSTED_PROXIES : parseTrustedProxies(get("TRUSTED_PROXIES")!);
@@ -377,8 +355,8 @@ function parseEdgeLimits(
   const requestDeadlineMs = deadlineRaw === undefined ? 30_000 : parseInterval("REQUEST_DEADLINE", deadlineRaw);
   if (requestDeadlineMs === null || requestDeadlineMs > 240_000)
     throw new ConfigError(`REQUEST_DEADLINE: "${deadlineRaw}" must be between 1s and 4m`);
-  const count = (name: string, fallback: number, max: number): number =>
-    get(name) === undefined ? fallback : parseIntIn(name, get(name)!, 1, max, `a count (1–${max})`);
+  const intSetting = intSettingOf(get);
+  const count = (name: string, fallback: number, max: number): number => intSetting(name, fallback, 1, max, `a count (1–${max})`);
   const authLimits = {} as AuthLimitSettings;
   for (const [key, s] of Object.entries(AUTH_LIMIT_SETTINGS))
     authLimits[key as keyof AuthLimitSettings] = count(s.name, s.default, 1_000_000);

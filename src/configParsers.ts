@@ -26,6 +26,21 @@ export function parseIntIn(name: string, raw: string, min: number, max: number, 
   return n;
 }
 
+/** A setting's value as loadConfig reads it (flags over environment; an empty value is unset). */
+export type Get = (name: string) => string | undefined;
+
+/**
+ * The integer settings' one reader over `get`: `intSetting(name, fallback, min, max, what)` is
+ * `fallback` when the setting is unset, else a whole number from `min` to `max` (parseIntIn's
+ * error, naming the setting and `what`, otherwise).
+ */
+export function intSettingOf(get: Get): (name: string, fallback: number, min: number, max: number, what: string) => number {
+  return (name, fallback, min, max, what) => {
+    const raw = get(name);
+    return raw === undefined ? fallback : parseIntIn(name, raw, min, max, what);
+  };
+}
+
 /** How many auth attempts are allowed; each window is fixed (identity/limits.ts), the counts are settings. */
 export interface AuthLimitSettings {
   /** SIGNIN_PAIR_FAILURE_LIMIT. Default 5: failed sign-ins per e-mail and address in 15 min. */

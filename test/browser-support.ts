@@ -1,5 +1,5 @@
 /**
- * Real-browser support (docs/architecture.md "Pages and browser tests"): Debian's Chromium driven by playwright-core (never a
+ * Real-browser support (docs/design.md "Pages are tested in a real browser"): Debian's Chromium driven by playwright-core (never a
  * downloaded browser), a page that records console errors (CSP violations among them) and
  * uncaught exceptions, axe-core run inside the page, and screenshots at 1280×800 into
  * docs/screenshots/ when UPDATE_SCREENSHOTS=1.

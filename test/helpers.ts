@@ -9,9 +9,10 @@ import { sourcesFromFlat } from "../src/catalog/load";
 import { specializationSourcesFromFlat } from "../src/catalog/specializations";
 import { loadConfig, type Config } from "../src/config";
 import { openDatabase, type Database } from "../src/db/client";
-import { migrate } from "../src/db/migrate";
+import { migrateDatabase } from "../src/db/migratePg";
 import { embeddedTalents } from "../src/embedded";
 import { createLogger, type Logger } from "../src/lib/log";
+import { pgDatabase } from "./pg-support";
 
 export const ROOT = join(import.meta.dir, "..");
 export const BUN = process.execPath;
@@ -49,12 +50,25 @@ export interface TestEnv {
   close(): void;
 }
 
-/** A real database file in a temp folder, migrated, with the app composed over it. */
+/**
+ * A real database file in a temp folder, migrated, with the app composed over it. With
+ * TEST_DATABASE=postgres, a new database on the test cluster instead (test/pg-support.ts): how a
+ * test file is run against PostgreSQL (docs/operations.md "PostgreSQL (preview)").
+ */
 export async function testEnv(env: Record<string, string> = {}, catalog: Catalog = shipped()): Promise<TestEnv> {
-  const { dir, cleanup } = tempDir();
-  const config = loadConfig({ DATA_DIR: dir, BASE_URL: "http://localhost:8787", ...env }, {}, { checkDataDir: true });
+  const { dir, cleanup: removeDir } = tempDir();
+  const pg = process.env.TEST_DATABASE === "postgres" && !env.DATABASE_URL ? await pgDatabase("env") : null;
+  const cleanup = () => {
+    removeDir();
+    pg?.drop();
+  };
+  const config = loadConfig(
+    { DATA_DIR: dir, BASE_URL: "http://localhost:8787", ...(pg ? { DATABASE_URL: pg.url } : {}), ...env },
+    {},
+    { checkDataDir: true },
+  );
   const database = await openDatabase(config.databaseUrl);
-  await migrate(database.client);
+  await migrateDatabase(database);
   const logs: string[] = [];
   const log: Logger = createLogger("debug", (line) => logs.push(line));
   const state: AppState = { catalog, draining: false };

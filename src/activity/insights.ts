@@ -1,7 +1,6 @@
 /**
- * An organization's insights (docs/design.md "Insights and adoption"): failed calls, keys expired, expiring or unused,
- * projects missing prerequisites or in conflict, resolutions never audited or without a required talent, failing
- * expertises, what the context budget cut (budgetCuts.ts); each item with the ids a page links to.
+ * An organization's insights (docs/design.md "Insights and adoption"): failed calls, keys to review, projects at fault, resolutions never
+ * audited or lacking a required talent, failing expertises, budget cuts, passes the hook contradicted; each with the ids a page links to.
  */
 import type { Catalog } from "../catalog/catalog";
 import type { Database } from "../db/client";
@@ -19,6 +18,7 @@ import { talentAdoption, type AdoptionEntry } from "./adoption";
 import { neverAudited } from "./neverAudited";
 import { orgRequired, requiredNotDesignated } from "./requiredNotDesignated";
 import { budgetCuts } from "./budgetCuts";
+import { selfAudit } from "./selfAudit";
 
 /** Keys listed: expiring within KEY_EXPIRING_DAYS, unused for KEY_UNUSED_DAYS, never used once KEY_NEVER_USED_DAYS old. */
 export const KEY_EXPIRING_DAYS = 14;
@@ -278,8 +278,7 @@ export async function projectsToFix(
     });
   }
   out.sort((a, b) => (a.projectName < b.projectName ? -1 : a.projectName > b.projectName ? 1 : 0));
-  const byOrg = judged.of(catalog);
-  byOrg.set(organizationId, { key, out });
+  judged.of(catalog).set(organizationId, { key, out });
   return out;
 }
 
@@ -395,5 +394,6 @@ export async function insights(
     requiredNotDesignated: await requiredNotDesignated(database, org.id, projects, w),
     expertises: await failingExpertises(database, catalog, org, projects, w),
     budgetCuts: await budgetCuts(database, org.id, projects, w),
+    selfAudit: await selfAudit(database, org.id, projects, w),
   };
 }

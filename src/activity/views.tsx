@@ -1,8 +1,8 @@
 /** @jsxImportSource hono/jsx */
 /**
  * The sections of `/org/insights` (orgInsightsPages.tsx): failed calls by code and day, keys to
- * review, projects to fix, resolutions never audited, failing expertises, what the context budget cut; each drawn once
- * per answer.
+ * review, projects to fix, resolutions never audited, failing expertises, what the context budget cut, passes the hook
+ * contradicted (selfAuditView.tsx); each drawn once per answer.
  */
 import { utcMinute } from "../lib/time";
 import type { insights } from "./insights";
@@ -11,6 +11,7 @@ import { Card, DataTable } from "../ui/layout";
 import { HtmlByObject } from "../ui/memo";
 import { clientName } from "../journal/clients";
 import { talentHref } from "../projects/views/catalog";
+import { SelfAuditSection } from "./selfAuditView";
 
 /** The answer of `GET /web/orgs/current/insights`. */
 export type Insights = Awaited<ReturnType<typeof insights>>;
@@ -40,9 +41,10 @@ const drawn = {
   audit: new HtmlByObject<object, null>(() => true),
   failing: new HtmlByObject<object, null>(() => true),
   cuts: new HtmlByObject<object, null>(() => true),
+  selfAudit: new HtmlByObject<object, null>(() => true),
 };
 
-/** The insights page's body: failed calls, keys, selections, never-audited resolutions, failing expertises, budget cuts. */
+/** The insights page's body: failed calls, keys, selections, never-audited resolutions, failing expertises, budget cuts, self-audit. */
 export function InsightsBody(props: { d: Insights }) {
   const d = props.d;
   return (
@@ -65,6 +67,9 @@ export function InsightsBody(props: { d: Insights }) {
       {d.requiredNotDesignated.requiredTalents.length > 0 ? <RequiredSection r={d.requiredNotDesignated} /> : null}
       {drawn.cuts.render(d.budgetCuts, null, () => (
         <BudgetSection c={d.budgetCuts} />
+      ))}
+      {drawn.selfAudit.render(d.selfAudit, null, () => (
+        <SelfAuditSection s={d.selfAudit} />
       ))}
     </>
   );

@@ -246,7 +246,7 @@ function cachedKey(database: Database, hash: string): CachedKeyRow | null | unde
   return currentKeyCache(database)?.get(hash);
 }
 
-/** The key lookup (one indexed read), cached for the current data version, misses included. */
+/** The key lookup (one indexed read), cached for the current configuration epoch, misses included. */
 async function lookupKey(database: Database, hash: string): Promise<CachedKeyRow | null> {
   const rows = currentKeyCache(database);
   const row = await database.get<KeyRow>(KEY_LOOKUP, [hash, hash]);

@@ -34,7 +34,7 @@ function memberships(db: Database["db"] | Tx) {
 
 /** The organizations a user belongs to, with their role. */
 export async function listMemberships(database: Database, userId: string): Promise<OrgMembership[]> {
-  // every page's header reads this: the prepared reader, kept for the data version (db/versionMemo.ts)
+  // every page's header reads this: the prepared reader, kept for the configuration epoch (db/versionMemo.ts)
   return keptAll<OrgMembership>(
     database,
     `SELECT o.id AS id, o.slug AS slug, o.name AS name, o.status AS status, m.role AS role

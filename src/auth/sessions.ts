@@ -67,8 +67,8 @@ FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND u.di
 /** Looks a session up by raw token; null when unknown or expired. Slides the expiry. */
 export async function findSession(database: Database, token: string): Promise<SessionRecord | null> {
   if (!/^[0-9A-Za-z]{20,64}$/.test(token)) return null;
-  // kept for the current data version (db/versionMemo.ts): sign-out, a password change, an
-  // expiry slide are commits, so none of them is missed
+  // kept for the current configuration epoch (db/versionMemo.ts): sign-out, a password change, an
+  // expiry slide change the sessions table, which moves the epoch, so none of them is missed
   const row = await keptGet<{
     id: string;
     expiresAt: number;

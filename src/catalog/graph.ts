@@ -48,3 +48,26 @@ export function conflictPairs(ids: readonly string[], lookup: Lookup, others: re
   }
   return [...pairs.values()].sort((p, q) => (p.a < q.a ? -1 : p.a > q.a ? 1 : p.b < q.b ? -1 : 1));
 }
+
+/**
+ * Which of `among` need `id`: those whose requires-closure (through `requiresOf`) holds it, in
+ * the order of `among`. What a disable or an uninstall of `id` would leave without a prerequisite.
+ */
+export function dependentsWithin(
+  id: string,
+  among: readonly string[],
+  requiresOf: (id: string) => readonly string[] | undefined,
+): string[] {
+  const needs = new Map<string, boolean>();
+  const reaches = (x: string, path: Set<string>): boolean => {
+    const known = needs.get(x);
+    if (known !== undefined) return known;
+    if (path.has(x)) return false; // a cycle of requires: not through here
+    path.add(x);
+    const found = (requiresOf(x) ?? []).some((r) => r === id || reaches(r, path));
+    path.delete(x);
+    needs.set(x, found);
+    return found;
+  };
+  return among.filter((x) => x !== id && reaches(x, new Set()));
+}

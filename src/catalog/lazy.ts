@@ -8,6 +8,7 @@
  */
 import { declareKept } from "../lib/kept";
 import { KeptMap } from "../lib/keptMap";
+import { lightKeys, type HeavyField, type TalentFields } from "./fields";
 import type { Talent } from "./format";
 import { validateTalent } from "./validate";
 
@@ -35,6 +36,26 @@ export class TalentCache {
 /** A fresh copy of a string, so it does not keep the parse-time source text alive. */
 const own = (s: string): string => Buffer.from(s, "utf8").toString("utf8");
 
+/** The light fields of a talent: the declared ones but the heavy (fields.ts), and what the validator derives but the body, files, pointers and compact form. */
+type Light = Omit<Talent, HeavyField | "body" | "files" | "pointers" | "compact">;
+
+/** What the validator derives that a lazy talent keeps (the rest is rebuilt with the heavy fields). */
+const DERIVED_LIGHT = ["id", "kind", "format", "ruleCount", "uri", "mainFile", "compactDigest", "tokens", "digest"] as const;
+// a light field neither declared (fields.ts) nor listed above fails to compile here
+const everyLightField: Exclude<keyof Light, keyof TalentFields | (typeof DERIVED_LIGHT)[number]> extends never ? true : false = true;
+
+/**
+ * A fresh copy of the light fields, so they do not keep the parse-time source text alive: JSON
+ * text parsed again makes new strings (lists and mappings copied with them); an absent optional
+ * field stays absent.
+ */
+function lightCopy(full: Talent): Light {
+  const picked: Record<string, unknown> = {};
+  for (const key of [...lightKeys(), ...DERIVED_LIGHT]) picked[key] = Reflect.get(full, key);
+  const copy: Light = JSON.parse(JSON.stringify(picked));
+  return copy;
+}
+
 /** The lazy twin of a validated public talent. */
 export function lazyTalent(full: Talent, load: BlobLoader, cache: TalentCache): Talent {
   const manifest = [...full.files.values()].map((f) => ({ path: own(f.path), digest: f.digest }));
@@ -60,34 +81,26 @@ export function lazyTalent(full: Talent, load: BlobLoader, cache: TalentCache): 
     cache.set(key, r.talent);
     return r.talent;
   };
-  const light = {
-    id: folder,
-    kind: full.kind,
-    format: full.format,
-    title: own(full.title),
-    summary: own(full.summary),
-    version: own(full.version),
-    roles: full.roles.map(own),
-    languages: full.languages.map(own),
-    triggers: { files: full.triggers.files.map(own), keywords: full.triggers.keywords.map(own) },
-    requires: full.requires.map(own),
-    conflicts: full.conflicts.map(own),
-    budget: full.budget,
-    ruleCount: full.ruleCount,
-    ...(full.reviewed ? { reviewed: own(full.reviewed) } : {}),
-    ...(full.covers ? { covers: full.covers.map((c) => ({ product: own(c.product), versions: c.versions.map(own) })) } : {}),
-    uri: own(full.uri),
-    mainFile: full.mainFile === "TALENT.md" ? "TALENT.md" : "SKILL.md",
-    compactDigest: full.compactDigest,
-    tokens: full.tokens,
-    digest: full.digest,
+  const light = lightCopy(full);
+  return {
+    ...light,
+    get body() {
+      return rebuild().body;
+    },
+    get rules() {
+      return rebuild().rules;
+    },
+    get tests() {
+      return rebuild().tests;
+    },
+    get files() {
+      return rebuild().files;
+    },
+    get pointers() {
+      return rebuild().pointers;
+    },
+    get compact() {
+      return rebuild().compact;
+    },
   };
-  return Object.defineProperties(light, {
-    body: { get: () => rebuild().body, enumerable: true },
-    rules: { get: () => rebuild().rules, enumerable: true },
-    tests: { get: () => rebuild().tests, enumerable: true },
-    files: { get: () => rebuild().files, enumerable: true },
-    pointers: { get: () => rebuild().pointers, enumerable: true },
-    compact: { get: () => rebuild().compact, enumerable: true },
-  }) as unknown as Talent;
 }

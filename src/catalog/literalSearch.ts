@@ -118,7 +118,7 @@ export class Haystack {
  * trigram prefilter's, intersected by the first level that scans), or, given haystacks, for the
  * four short fields by `indexOf` jumps.
  * Measured over 5,050 talents: "module", held by every talent, 1.3 ms → see docs/performance.md.
- * Equality with the full ranking is tested (src/catalog/catalog.test.ts).
+ * Equality with the full ranking is tested (test/catalog/catalog.test.ts).
  */
 export function searchOneWord(
   all: readonly SearchEntry[],

@@ -4,16 +4,10 @@
  * form is the compact block — a heading of that block (the title, "Rules", the body's
  * headings). Matching is case-insensitive; leading `#`s and surrounding spaces are ignored.
  */
-import { renderCompact, RULES_HEADING } from "./compact";
-import type { TalentRule } from "./format";
+import { RULES_HEADING } from "./compact";
+import { renderCompact, type CompactParts } from "./fields";
 
-/** The parts a compact block is rendered from (docs/talent-format.md). */
-export interface CompactParts {
-  title: string;
-  summary: string;
-  rules: Pick<TalentRule, "id" | "severity" | "title">[];
-  body: string;
-}
+export type { CompactParts };
 
 const normalise = (heading: string) =>
   heading

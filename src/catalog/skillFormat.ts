@@ -15,6 +15,7 @@
  */
 import { keptByIdentity } from "../lib/kept";
 import { digestOf } from "../lib/crypto";
+import { TALENT_FIELDS, type FieldTable } from "./fields";
 import { ID_PATTERN, SEMVER_PATTERN, type Talent } from "./format";
 import { parseFrontMatterYaml, splitFrontMatter } from "./frontMatter";
 import { mapLinkTargets } from "./skillLinks";
@@ -26,23 +27,15 @@ export const SKILL_NAME_MAX = 64;
 export const SKILL_DESCRIPTION_MAX = 1024;
 export const SKILL_COMPATIBILITY_MAX = 500;
 
-/** The talent fields a SKILL.md carries in `metadata`, in the order they are written. */
-export const TALENT_METADATA_KEYS = [
+const DECLARED: FieldTable = TALENT_FIELDS;
+
+/** The talent fields a SKILL.md carries in `metadata`, in the order they are written: `version`, then the declaration's (fields.ts). */
+export const TALENT_METADATA_KEYS: readonly string[] = [
   "version",
-  "title",
-  "roles",
-  "languages",
-  "triggers",
-  "requires",
-  "conflicts",
-  "budget",
-  "rules",
-  "tests",
-  "reviewed",
-  "covers",
-] as const;
-type TalentMetadataKey = (typeof TALENT_METADATA_KEYS)[number];
-const LIST_KEYS = new Set<string>(["roles", "languages", "requires", "conflicts"]);
+  ...Object.entries(DECLARED)
+    .filter(([key, spec]) => spec.skill && key !== "version")
+    .map(([key]) => key),
+];
 
 /** A problem (`field`, `problem`) of a front matter, without the file name. */
 export interface FieldProblem {
@@ -53,9 +46,9 @@ export interface FieldProblem {
 /** The talent fields read from a SKILL.md front matter: what could be decoded, what could not, what is not mapped. */
 export interface MappedSkill {
   /** Talent field name → decoded value (lists as arrays, triggers as an object, budget a number). */
-  fields: Partial<Record<TalentMetadataKey, unknown>>;
+  fields: Record<string, unknown>;
   /** Where each field was found, for findings (`metadata.rules`, `version`). */
-  labels: Partial<Record<TalentMetadataKey, string>>;
+  labels: Partial<Record<string, string>>;
   /** Values that cannot be decoded: errors, as a malformed TALENT.md field is. */
   problems: FieldProblem[];
   /** What has no talent field (kept in SKILL.md, not in the talent). */
@@ -88,11 +81,11 @@ export function mapSkillFrontMatter(fm: Record<string, unknown>): MappedSkill {
   }
 
   for (const [key, raw] of Object.entries(meta)) {
-    if (!(TALENT_METADATA_KEYS as readonly string[]).includes(key)) {
+    if (!TALENT_METADATA_KEYS.includes(key)) {
       out.notes.push({ field: `metadata.${key}`, problem: notMapped("no talent field of that name (kept in SKILL.md)") });
       continue;
     }
-    decodeField(out, key as TalentMetadataKey, raw, `metadata.${key}`);
+    decodeField(out, key, raw, `metadata.${key}`);
   }
   if (fm.version !== undefined) {
     if (meta.version !== undefined) out.notes.push({ field: "version", problem: notMapped("metadata.version is the one used") });
@@ -101,7 +94,8 @@ export function mapSkillFrontMatter(fm: Record<string, unknown>): MappedSkill {
   return out;
 }
 
-function decodeField(out: MappedSkill, key: TalentMetadataKey, raw: unknown, label: string): void {
+function decodeField(out: MappedSkill, key: string, raw: unknown, label: string): void {
+  const form = DECLARED[key]?.skill;
   const problem = (p: string): void => {
     out.problems.push({ field: label, problem: p });
   };
@@ -114,14 +108,14 @@ function decodeField(out: MappedSkill, key: TalentMetadataKey, raw: unknown, lab
     }
   };
   let value: unknown = raw;
-  if (key === "version") {
+  if (form === "version") {
     const v = readVersion(raw);
     if (v.note) out.notes.push({ field: label, problem: v.note });
     if (v.version === null) return;
     value = v.version;
-  } else if (key === "title") {
+  } else if (form === "text") {
     if (typeof raw !== "string") return problem("must be a string");
-  } else if (LIST_KEYS.has(key)) {
+  } else if (form === "list") {
     if (typeof raw === "string") {
       const text = raw.trim();
       value = text.startsWith("[")
@@ -132,15 +126,15 @@ function decodeField(out: MappedSkill, key: TalentMetadataKey, raw: unknown, lab
             .filter((s) => s !== "");
       if (value === undefined) return;
     }
-  } else if (key === "triggers") {
+  } else if (form === "mapping") {
     if (typeof raw === "string") {
       if (!raw.trim().startsWith("{")) return problem('must be a JSON object {"files": [globs], "keywords": [words]} or a mapping');
       value = json(raw.trim());
       if (value === undefined) return;
     }
-  } else if (key === "budget") {
+  } else if (form === "number") {
     if (typeof raw === "string" && /^\s*\d{1,9}\s*$/.test(raw)) value = Number(raw);
-  } else if (key === "rules" || key === "tests" || key === "covers") {
+  } else if (form === "entries") {
     if (typeof raw === "string") {
       if (!raw.trim().startsWith("[")) return problem("must be a JSON list or a YAML list");
       value = json(raw.trim());
@@ -286,22 +280,18 @@ function skillFile(path: string, content: string): SkillFile {
   return { path, content, digest: digestOf(content), size: Buffer.byteLength(content, "utf8") };
 }
 
-/** A TALENT.md talent's fields as metadata strings (lists and structures as JSON; empty ones left out). */
+/** A TALENT.md talent's fields as metadata strings: text as it is, a number as text, lists and structures as JSON; empty ones left out. */
 function talentMetadata(t: Talent): Record<string, string> {
-  const m: Record<string, string> = { version: t.version, title: t.title };
-  const list = (key: string, v: readonly unknown[]) => {
-    if (v.length > 0) m[key] = jsonText(v);
-  };
-  list("roles", t.roles);
-  list("languages", t.languages);
-  if (t.triggers.files.length > 0 || t.triggers.keywords.length > 0) m.triggers = jsonText(t.triggers);
-  list("requires", t.requires);
-  list("conflicts", t.conflicts);
-  m.budget = String(t.budget);
-  list("rules", t.rules);
-  list("tests", t.tests);
-  if (t.reviewed) m.reviewed = t.reviewed;
-  if (t.covers && t.covers.length > 0) m.covers = jsonText(t.covers);
+  const m: Record<string, string> = {};
+  for (const key of TALENT_METADATA_KEYS) {
+    const v: unknown = Reflect.get(t, key);
+    if (typeof v === "string") {
+      if (v) m[key] = v;
+    } else if (typeof v === "number") m[key] = String(v);
+    else if (Array.isArray(v)) {
+      if (v.length > 0) m[key] = jsonText(v);
+    } else if (v !== null && typeof v === "object" && Object.values(v).some((x) => Array.isArray(x) && x.length > 0)) m[key] = jsonText(v);
+  }
   return m;
 }
 

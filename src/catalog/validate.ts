@@ -4,20 +4,8 @@
  * (requires, conflicts, pointers into other talents) are checked by the index.
  */
 import { digestOf } from "../lib/crypto";
-import {
-  estimateTokens,
-  ID_PATTERN,
-  POINTER_PATTERN,
-  RULE_ID_PATTERN,
-  SEMVER_PATTERN,
-  type ConformanceTest,
-  type Finding,
-  type Talent,
-  type TalentFile,
-  type TalentRule,
-  type Triggers,
-} from "./format";
-import { renderCompact } from "./compact";
+import { estimateTokens, ID_PATTERN, POINTER_PATTERN, type Finding, type Talent, type TalentFile } from "./format";
+import { frontMatterKeys, readFields, renderCompact, TALENT_FIELDS, type FieldTable } from "./fields";
 import { parseFrontMatterYaml, splitFrontMatter } from "./frontMatter";
 import {
   mapSkillFrontMatter,
@@ -31,8 +19,7 @@ import {
 export { globProblem, parseFrontMatterYaml, splitFrontMatter };
 import { controlProblem } from "../lib/controls";
 import { checkContent, type ContentFinding, frontMatterSampleLines } from "./contentCheck";
-import { readCovers, readReviewed } from "./validateReview";
-import { checkControls, globProblem, readRules, readStr, readStrList, readTests, readTriggers, relabel, type Add } from "./validateFields";
+import { checkControls, globProblem, readStr, type Add } from "./validateFields";
 
 export interface TalentSource {
   /** Folder name (public talents) or slug (expertises): the id the talent must carry. */
@@ -58,23 +45,6 @@ export interface ValidationResult {
   notes: Finding[];
 }
 
-const TALENT_FIELDS = new Set([
-  "id",
-  "title",
-  "summary",
-  "version",
-  "roles",
-  "languages",
-  "triggers",
-  "requires",
-  "conflicts",
-  "budget",
-  "rules",
-  "tests",
-  "reviewed",
-  "covers",
-]);
-
 /** The front matter of the main file as a mapping, and the body after it; null (with the finding) when there is none. */
 function readFrontMatter(text: string | undefined, add: Add): { data: Record<string, unknown>; body: string } | null {
   if (text === undefined) {
@@ -97,6 +67,16 @@ function readFrontMatter(text: string | undefined, add: Add): { data: Record<str
     return null;
   }
   return { data: fm as Record<string, unknown>, body: split.body };
+}
+
+/** Findings on a SKILL.md's talent fields named where they were written (`metadata.rules[TS-001].check`). */
+export function relabel(add: Add, labels: Partial<Record<string, string>>): Add {
+  return (field, problem) => {
+    const key = /^[a-z]+/.exec(field)?.[0] ?? field;
+    // a field that was not written is named where it would be: in metadata
+    const label = labels[key] ?? ((TALENT_METADATA_KEYS as readonly string[]).includes(key) ? `metadata.${key}` : undefined);
+    add(label ? label + field.slice(key.length) : field, problem);
+  };
 }
 
 /** The id and summary of a talent, the talent fields and how findings name them. */
@@ -138,49 +118,10 @@ function skillHeader(data: Record<string, unknown>, add: Add, findings: Finding[
 }
 
 /** A TALENT.md's id and summary; any field the format does not have is a finding. */
-function talentHeader(data: Record<string, unknown>, add: Add): Header {
-  for (const key of Object.keys(data)) if (!TALENT_FIELDS.has(key)) add(key, "unknown field");
+function talentHeader(data: Record<string, unknown>, add: Add, fields: FieldTable): Header {
+  const known = frontMatterKeys(fields);
+  for (const key of Object.keys(data)) if (!known.has(key)) add(key, "unknown field");
   return { id: readStr(data, "id", 64, add), summary: readStr(data, "summary", 300, add), fields: data, addField: add };
-}
-
-/**
- * The talent fields beyond id and summary. A SKILL.md needs only name and description: its other
- * fields are optional, and checked as TALENT.md's when present.
- */
-function readTalentFields(h: Header, data: Record<string, unknown>, isSkill: boolean, add: Add) {
-  const { id, fields, addField } = h;
-  const given = (key: string) => fields[key] !== undefined && fields[key] !== null;
-  const title = isSkill && !given("title") ? id : readStr(fields, "title", 80, addField);
-  if (title.includes("\n")) addField("title", "must be one line");
-  let version = "0.0.0";
-  if (!isSkill || given("version")) {
-    version = readStr(fields, "version", 64, addField);
-    if (version && !SEMVER_PATTERN.test(version)) addField("version", `"${version}" is not a semantic version (MAJOR.MINOR.PATCH)`);
-  }
-  if (!isSkill && data.roles === undefined) add("roles", "missing");
-  const roles = readStrList(fields, "roles", addField, /^[a-z0-9-]+$/, "a role name (lower-case letters, digits, -)");
-  if (!isSkill && data.roles !== undefined && roles.length === 0 && Array.isArray(data.roles)) add("roles", "needs at least one role");
-  const languages = readStrList(fields, "languages", addField);
-  const triggers = readTriggers(fields.triggers, addField);
-  const requires = readStrList(fields, "requires", addField, ID_PATTERN, "a talent id");
-  const conflicts = readStrList(fields, "conflicts", addField, ID_PATTERN, "a talent id");
-  if (requires.includes(id)) addField("requires", "a talent cannot require itself");
-  if (conflicts.includes(id)) addField("conflicts", "a talent cannot conflict with itself");
-  for (const r of requires) if (conflicts.includes(r)) addField("conflicts", `"${r}" is both required and in conflict`);
-  let budget = 4000;
-  if (!given("budget")) {
-    if (!isSkill) add("budget", "missing");
-  } else if (typeof fields.budget !== "number" || !Number.isInteger(fields.budget) || fields.budget < 100 || fields.budget > 4000) {
-    addField("budget", `must be an integer from 100 to 4000 (got ${JSON.stringify(fields.budget)})`);
-  } else budget = fields.budget;
-  const rules: TalentRule[] = [];
-  const tests: ConformanceTest[] = [];
-  if (!isSkill || given("rules")) readRules(fields.rules, rules, addField, roles.includes("security"));
-  if (!isSkill || given("rules") || given("tests")) readTests(fields.tests, rules, tests, addField, triggers.files);
-  const budgetGiven = !isSkill || given("budget");
-  const reviewed = readReviewed(fields.reviewed, addField);
-  const covers = readCovers(fields.covers, addField);
-  return { title, version, roles, languages, triggers, requires, conflicts, budget, budgetGiven, rules, tests, reviewed, covers };
 }
 
 /**
@@ -222,6 +163,8 @@ export interface ValidateOptions {
    * come back under `content` for a person to acknowledge.
    */
   content?: { linkHosts?: readonly string[]; strict: boolean };
+  /** The field declarations to read (fields.ts); a test extends them. */
+  fields?: FieldTable;
 }
 
 /** The content check over every file of the folder; refusing findings go to `findings`, the rest are returned. */
@@ -277,9 +220,12 @@ export function validateTalent(src: TalentSource, opts: ValidateOptions = {}): V
   const { data } = front;
   checkControls(data, "", add);
   const uri = src.uri ?? `talent://${src.folder}`;
-  const header = isSkill ? skillHeader(data, add, findings, report.note) : talentHeader(data, add);
+  const declared = opts.fields ?? TALENT_FIELDS;
+  const header = isSkill ? skillHeader(data, add, findings, report.note) : talentHeader(data, add, declared);
   const { id, summary, addField } = header;
-  const f = readTalentFields(header, data, isSkill, add);
+  // a SKILL.md needs only name and description: its other fields are optional, and checked as TALENT.md's when present
+  const f = readFields({ fields: header.fields, data, isSkill, id, summary, add, addField, got: {} }, declared);
+  const budgetGiven = !isSkill || (header.fields.budget !== undefined && header.fields.budget !== null);
   if (id) {
     if (!ID_PATTERN.test(id))
       add(isSkill ? "name" : "id", `"${id}" is not a valid id (1–64 chars, lower-case letters and digits separated by single -)`);
@@ -287,9 +233,9 @@ export function validateTalent(src: TalentSource, opts: ValidateOptions = {}): V
   }
   const { files, body, pointers } = readFiles(src, mainFile, front.body, uri, isSkill, report);
   const content = opts.content ? checkedContent(src, mainFile, opts.content, findings) : undefined;
-  const compact = renderCompact({ title: f.title || src.folder, summary, rules: f.rules, body });
+  const compact = renderCompact({ ...f, title: f.title || src.folder, body }, declared);
   const tokens = estimateTokens(compact);
-  if (f.budgetGiven && tokens > f.budget) addField("budget", `compact form is ${tokens} tokens, over its budget of ${f.budget}`);
+  if (budgetGiven && tokens > f.budget) addField("budget", `compact form is ${tokens} tokens, over its budget of ${f.budget}`);
   if (findings.length > 0) return { talent: null, findings, notes, content };
   return {
     findings,
@@ -299,20 +245,8 @@ export function validateTalent(src: TalentSource, opts: ValidateOptions = {}): V
       id: src.kind === "expertise" ? uri.slice("talent://".length) : id,
       kind: src.kind ?? "talent",
       format: isSkill ? "skill" : "talent",
-      title: f.title,
-      summary,
-      version: f.version,
-      roles: f.roles,
-      languages: f.languages,
-      triggers: f.triggers,
-      requires: f.requires,
-      conflicts: f.conflicts,
-      budget: f.budget,
-      rules: f.rules,
+      ...f,
       ruleCount: f.rules.length,
-      tests: f.tests,
-      ...(f.reviewed ? { reviewed: f.reviewed } : {}),
-      ...(f.covers ? { covers: f.covers } : {}),
       body,
       uri,
       mainFile,
@@ -320,7 +254,7 @@ export function validateTalent(src: TalentSource, opts: ValidateOptions = {}): V
       pointers,
       // rendered on each access rather than kept: ~2.5 KB a talent (docs/performance.md)
       get compact(): string {
-        return renderCompact(this);
+        return renderCompact(this, declared);
       },
       compactDigest: digestOf(compact),
       tokens,

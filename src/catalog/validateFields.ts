@@ -2,8 +2,7 @@
  * The readers of a talent's front matter fields for the validator (validate.ts): strings, lists,
  * triggers (their globs checked), rules and tests, each finding named by its field.
  */
-import { RULE_ID_PATTERN, type ConformanceTest, type TalentRule, type Triggers } from "./format";
-import { TALENT_METADATA_KEYS } from "./skillFormat";
+import { RULE_ID_PATTERN, type ConformanceTest, type TalentRule, type Triggers } from "./formatBase";
 import { proveDetectors, readDetectors } from "./detect";
 import { blockingProblem, readMeasured } from "./measured";
 import { controlProblem } from "../lib/controls";
@@ -59,16 +58,6 @@ export function readStrList(data: Record<string, unknown>, field: string, add: A
   }
   if (pattern) for (const x of v as string[]) if (!pattern.test(x)) add(field, `"${x}" is not ${what}`);
   return v as string[];
-}
-
-/** Findings on a SKILL.md's talent fields named where they were written (`metadata.rules[TS-001].check`). */
-export function relabel(add: Add, labels: Partial<Record<string, string>>): Add {
-  return (field, problem) => {
-    const key = /^[a-z]+/.exec(field)?.[0] ?? field;
-    // a field that was not written is named where it would be: in metadata
-    const label = labels[key] ?? ((TALENT_METADATA_KEYS as readonly string[]).includes(key) ? `metadata.${key}` : undefined);
-    add(label ? label + field.slice(key.length) : field, problem);
-  };
 }
 
 /** `triggers`: files (globs, each checked) and keywords. */

@@ -3,7 +3,7 @@
  * covers"): `reviewed`, the day a person last checked the talent against its stack's current
  * docs, and `covers`, the products and versions it is written for.
  */
-import type { Coverage } from "./format";
+import type { Coverage } from "./formatBase";
 import type { Add } from "./validateFields";
 
 export const REVIEWED_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;

@@ -19,7 +19,8 @@ import { databasePath, snapshotDatabase } from "../db/backup";
 import { openDatabase, type Database } from "../db/client";
 import { startHousekeeping } from "../ops/housekeeping";
 import { MailDelivery } from "../mail/delivery";
-import { migrate, NewerSchemaError, planMigrations, type MigrationResult } from "../db/migrate";
+import { NewerSchemaError, type MigrationResult } from "../db/migrate";
+import { migrateDatabase, planDatabase } from "../db/migratePg";
 import { restoreDatabase } from "../db/restore";
 import { backupBeforeMigration, Backups } from "../ops/backups";
 import { doctorExitCode, doctorLocal, formatDoctor } from "../ops/doctor";
@@ -56,7 +57,7 @@ function whereIs(config: Config): string {
 async function openAndMigrate(config: Config, log: Logger): Promise<{ database: Database; result: MigrationResult }> {
   const database = await openDatabase(config.databaseUrl, config.databaseAuthToken);
   try {
-    const plan = await planMigrations(database.client);
+    const plan = await planDatabase(database);
     if (plan.unknown.length > 0) throw new NewerSchemaError(plan.unknown, whereIs(config));
     if (plan.pending.length > 0 && !plan.empty && database.path) {
       let r;
@@ -67,7 +68,7 @@ async function openAndMigrate(config: Config, log: Logger): Promise<{ database: 
       }
       log.info("backup taken before migrating", { file: r.file, bytes: r.bytes, pending: plan.pending.map((p) => p.tag) });
     }
-    const result = await migrate(database.client, undefined, whereIs(config));
+    const result = await migrateDatabase(database, whereIs(config));
     if (result.applied.length > 0) log.info("migrations applied", { applied: result.applied });
     return { database, result };
   } catch (e) {
@@ -298,7 +299,7 @@ async function migrateCommand(config: Config, dryRun: boolean): Promise<number> 
   if (dryRun) {
     const database = await openDatabase(config.databaseUrl, config.databaseAuthToken);
     try {
-      const plan = await planMigrations(database.client);
+      const plan = await planDatabase(database);
       if (plan.unknown.length > 0) throw new NewerSchemaError(plan.unknown, whereIs(config));
       for (const p of plan.pending) {
         console.log(`would apply ${p.tag} (${p.statements.length} statement${p.statements.length === 1 ? "" : "s"}):`);

@@ -177,7 +177,8 @@ export function playbookProblems(answer: Json, items: readonly SignedItem[], cla
     items.filter((i) => i.kind === "expertise").map((i) => i.id),
   );
   if (problems.length > 0 || !claims) return problems;
-  const served = obligations as unknown as { id: string; title: string; rules: Json[] }[];
+  // each obligation was checked above: an id, a title and a list of rules
+  const served = obligations.map((o) => ({ id: String(o.id), title: String(o.title), rules: o.rules as Json[] }));
   const asClaimed = served.map((o) => ({ id: o.id, title: o.title, rules: o.rules as never[] }));
   if (rulesClaim(asClaimed) !== claims.rules)
     problems.push("the obligations' rules differ from what was signed (a rule added or removed, or its severity or title changed)");

@@ -13,6 +13,7 @@ import { AppError } from "../http/errors";
 import type { OrgMembership } from "../tenancy/service";
 import { draftOf, type ImportFile } from "./imports";
 import { freeSlugs, talentMdOf } from "./importText";
+import { skippedLines, type SkippedLine } from "./importSkipped";
 import { createExpertise, expertiseNotFound } from "./service";
 import { pageOf } from "./views/list";
 import { refOf, validateExpertise } from "./verify";
@@ -59,6 +60,8 @@ export interface ImportedView {
   /** The content check's findings on the text (shown on the draft; acknowledged before publication). */
   contentFindings: number;
   notes: string[];
+  /** Each line of the file that became no rule and is not a heading or plain prose kept in the body, with why (importSkipped.ts). */
+  skipped: SkippedLine[];
   /** The dashboard's editor of the draft. */
   editor: string;
 }
@@ -89,6 +92,7 @@ export async function importDrafts(tx: Tx, importer: Importer, files: ImportFile
       triggers: d.triggers,
       contentFindings: check.content.length,
       notes: d.notes,
+      skipped: skippedLines(files[i]!.content, slug),
       editor: pageOf(row.id),
     });
   }

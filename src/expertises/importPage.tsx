@@ -18,7 +18,8 @@ import { Field, FormActions } from "../ui/form";
 import { DataTable, Layout, page } from "../ui/layout";
 import { importDrafts } from "./importDrafts";
 import { parseImport } from "./importRequest";
-import { IMPORT_LIMITS, type ImportFile } from "./imports";
+import { IMPORT_LIMITS, readLooseFrontMatter, type ImportFile } from "./imports";
+import { skippedLines, type SkippedLine } from "./importSkipped";
 import { EXPERTISES_ADMIN } from "./pages";
 import { describeContent } from "./service";
 import { EXPERTISES_PAGE, pageOf } from "./views/list";
@@ -36,6 +37,8 @@ interface ImportedRow {
   slug: string;
   title: string | null;
   rules: number;
+  /** The lines of the imported file (the draft's body) that became no rule, with why. */
+  skipped: SkippedLine[];
 }
 
 /** The files of the form: each upload (a name, no folder) and the pasted text under its path. */
@@ -62,8 +65,33 @@ async function importedRows(deps: CatalogDeps, org: OrgMembership, ids: string[]
     const r = byId.get(id);
     if (!r) return [];
     const rules = (r.workingContent.split("\n---\n")[0]?.match(/^ {2}- id: /gm) ?? []).length;
-    return [{ id: r.id, slug: r.slug, title: describeContent(r.workingContent).title, rules }];
+    // the draft's body is the imported file as it was: its lines are the file's
+    const skipped = skippedLines(readLooseFrontMatter(r.workingContent).body, r.slug);
+    return [{ id: r.id, slug: r.slug, title: describeContent(r.workingContent).title, rules, skipped }];
   });
+}
+
+/** The lines of one draft's file that became no rule: each with its line number, its text and why. */
+function SkippedList(props: { row: ImportedRow }) {
+  const r = props.row;
+  const id = `skipped-${r.slug}`;
+  return (
+    <section class="skipped" id={id} aria-labelledby={`${id}-h`}>
+      <h3 id={`${id}-h`}>
+        Not made rules in <code>{r.slug}</code> ({r.skipped.length} line{r.skipped.length === 1 ? "" : "s"})
+      </h3>
+      <p class="muted small">They stay in the draft's text; make each a rule in the editor if it is one.</p>
+      <DataTable caption={`Lines of ${r.slug} not made rules`} columns={["Line", "Text", "Why"]}>
+        {r.skipped.map((l) => (
+          <tr>
+            <td>{l.line}</td>
+            <td>{l.text}</td>
+            <td class="small">{l.reason}</td>
+          </tr>
+        ))}
+      </DataTable>
+    </section>
+  );
 }
 
 function ImportedList(props: { rows: ImportedRow[] }) {
@@ -75,7 +103,7 @@ function ImportedList(props: { rows: ImportedRow[] }) {
       <p class="muted">
         Nothing is served yet: open each draft, read its rules (all advisory) and triggers, choose its roles, then publish it.
       </p>
-      <DataTable caption="Imported drafts" columns={["Draft", "Title", "Rules"]}>
+      <DataTable caption="Imported drafts" columns={["Draft", "Title", "Rules", "Lines not made rules"]}>
         {props.rows.map((r) => (
           <tr>
             <td>
@@ -85,9 +113,15 @@ function ImportedList(props: { rows: ImportedRow[] }) {
             </td>
             <td>{r.title ?? "—"}</td>
             <td>{r.rules}</td>
+            <td>{r.skipped.length}</td>
           </tr>
         ))}
       </DataTable>
+      {props.rows
+        .filter((r) => r.skipped.length > 0)
+        .map((r) => (
+          <SkippedList row={r} />
+        ))}
     </section>
   );
 }

@@ -11,6 +11,9 @@ import type { Triggers } from "../catalog/format";
 import { hasUnseen } from "../catalog/contentUnseen";
 import { globProblem } from "../catalog/validateFields";
 import { SLUG_MAX } from "./model";
+import { plain, readsAsRule } from "./importWords";
+
+export { isImperative } from "./importWords";
 
 /** The limits of one import request (docs/design.md "Importing rule files"). */
 export const IMPORT_LIMITS = {
@@ -133,7 +136,7 @@ function globList(v: string | string[] | undefined): string[] {
 // ---- title, rules ------------------------------------------------------------------------------
 
 /** Lines of the text outside fenced code blocks (a fence's own lines and content become ""). */
-function proseLines(body: string): string[] {
+export function proseLines(body: string): string[] {
   let fence: string | null = null;
   return body.split("\n").map((line) => {
     const m = /^\s{0,3}(`{3,}|~{3,})/.exec(line);
@@ -183,68 +186,49 @@ export function firstHeading(body: string): string | null {
   return null;
 }
 
-/** Markdown emphasis removed, spaces collapsed; code spans kept. */
-function plain(text: string): string {
-  return text
-    .replace(/(\*\*|__)(.+?)\1/g, "$2")
-    .replace(/(^|\W)[*_]([^*_\s][^*_]*?)[*_](?=\W|$)/g, "$1$2")
-    .replace(/\s+/g, " ")
-    .trim();
-}
-
-/** Words that open an instruction: verbs in the imperative, and the adverbs and negations rules start with. */
-const IMPERATIVE_OPENERS = new Set(
-  (
-    "always never only do don't dont no avoid prefer use write keep run add make ensure follow put place name return throw handle " +
-    "validate check test document import export call create define declare store log include exclude remove delete update wrap " +
-    "split limit favor favour choose pick set pass let treat mark tag commit push open close read respect reuse apply implement " +
-    "refactor extract separate group sort format lint build install pin bump configure enable disable require allow forbid reject " +
-    "accept sanitize sanitise escape encode decode parse serialize catch await mock stub cover assert verify confirm review explain " +
-    "describe comment annotate type prefix start stop begin cap batch cache memoize index query paginate migrate maintain preserve " +
-    "match mirror align indent default guard protect secure encrypt hash sign rotate expire retry debounce throttle load fetch send " +
-    "emit listen subscribe dispatch render inline extend override compose stick consider think ask tell give show hide move rename " +
-    "copy replace convert cast narrow specify list organize organise structure colocate reference link cite note report raise fail " +
-    "exit quote clean prune trim minimize reduce increase skip ignore omit drop leave lock target support measure profile deploy " +
-    "release publish version squash rebase merge branch spell respond answer reply finish complete summarize summarise plan break " +
-    "fix debug investigate look search find stay remain be get go see try watch wait isolate inject expose declare prefer instead " +
-    "must should please destructure model design store persist return design mention flag warn lowercase uppercase capitalize"
-  ).split(" "),
-);
-
-/** Whether an item's text reads as an instruction: its first word (after a `Label:` lead-in) opens one. */
-export function isImperative(text: string): boolean {
-  const t = plain(text).replace(/^\[[ xX]\]\s+/, "");
-  const lead = /^[^:]{1,40}:\s+(.+)$/.exec(t);
-  const candidates = lead ? [t, lead[1]!] : [t];
-  return candidates.some((c) => {
-    const word = /^[`"']?([A-Za-z][A-Za-z'’-]*)/.exec(c)?.[1];
-    return word !== undefined && IMPERATIVE_OPENERS.has(word.toLowerCase().replace("’", "'"));
-  });
+/** A bullet or numbered item with its continuation lines: its text and the body lines it spans (0-based). */
+export interface ListItem {
+  text: string;
+  lines: number[];
 }
 
 /** Bullet and numbered items with their continuation lines, in order. */
 export function listItems(body: string): string[] {
-  const items: string[] = [];
-  let current: { indent: number; parts: string[] } | null = null;
+  return listItemsAt(body).map((i) => i.text);
+}
+
+/** Bullet and numbered items with the lines of the body each spans. */
+export function listItemsAt(body: string): ListItem[] {
+  const items: ListItem[] = [];
+  let current: { indent: number; parts: string[]; lines: number[] } | null = null;
   const flush = () => {
-    if (current) items.push(current.parts.join(" "));
+    if (current) items.push({ text: current.parts.join(" "), lines: current.lines });
     current = null;
   };
-  for (const line of proseLines(body)) {
+  for (const [n, line] of proseLines(body).entries()) {
     // trimmed first: `\s+(.*\S)\s*$` backtracked quadratically over a marker followed by spaces only
     const m = /^(\s*)(?:[-*+]|\d{1,3}[.)])\s+(\S.*)$/.exec(line.trimEnd());
     if (m) {
       flush();
-      current = { indent: m[1]!.length, parts: [m[2]!.trim()] };
+      current = { indent: m[1]!.length, parts: [m[2]!.trim()], lines: [n] };
     } else if (current && line.trim() !== "" && /^\s+/.test(line) && !/^\s*#/.test(line)) {
       current.parts.push(line.trim());
+      current.lines.push(n);
     } else flush();
   }
   flush();
   return items;
 }
 
-const cut = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`);
+/** An item that did not become a rule: its first line (of the body, 0-based), text, why, and the lines it spans. */
+export interface LeftItem {
+  line: number;
+  text: string;
+  reason: string;
+  lines: number[];
+}
+
+export const cut = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`);
 
 /** A rule's one-line title: the item's first sentence when the whole is longer than a title may be. */
 function titleOf(text: string): string {
@@ -267,25 +251,40 @@ export function rulePrefix(slug: string): string {
   return /^[A-Z]/.test(p) ? p : `R${p}`.slice(0, 4);
 }
 
-/** The rules of a body: each imperative item once, numbered from 001, advisory. */
-export function rulesOf(body: string, slug: string): { rules: ImportedRule[]; skipped: number } {
+/**
+ * The rules of a body: each item that reads as a rule (an instruction or an obligation, importWords.ts) once,
+ * numbered from 001, advisory; `left`, the items that did not become one, with why (lines of the body, 0-based).
+ */
+export function rulesOf(body: string, slug: string): { rules: ImportedRule[]; skipped: number; left: LeftItem[] } {
   const prefix = rulePrefix(slug);
-  const seen = new Set<string>();
+  const seen = new Map<string, string>();
   const rules: ImportedRule[] = [];
+  const left: LeftItem[] = [];
   let skipped = 0;
-  for (const raw of listItems(body)) {
-    if (!isImperative(raw)) continue;
+  for (const item of listItemsAt(body)) {
+    const raw = item.text;
+    const at = { line: item.lines[0]!, text: raw, lines: item.lines };
+    if (!readsAsRule(raw)) {
+      left.push({ ...at, reason: "not an instruction: it neither opens with a verb nor says must, should, never or always" });
+      continue;
+    }
     const text = plain(raw.replace(/^\[[ xX]\]\s+/, ""));
-    if (seen.has(text.toLowerCase())) continue;
-    seen.add(text.toLowerCase());
+    const twin = seen.get(text.toLowerCase());
+    if (twin) {
+      left.push({ ...at, reason: `the same as rule ${twin}` });
+      continue;
+    }
     if (rules.length >= IMPORT_LIMITS.rules) {
       skipped++;
+      seen.set(text.toLowerCase(), "(over the limit)");
+      left.push({ ...at, reason: `over the limit of ${IMPORT_LIMITS.rules} rules per file` });
       continue;
     }
     const id = `${prefix}-${String(rules.length + 1).padStart(3, "0")}`;
+    seen.set(text.toLowerCase(), id);
     rules.push({ id, severity: "advisory", title: titleOf(text), check: cut(text, 600) });
   }
-  return { rules, skipped };
+  return { rules, skipped, left };
 }
 
 // ---- triggers, names ---------------------------------------------------------------------------

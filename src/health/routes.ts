@@ -37,6 +37,8 @@ export function healthRoutes(deps: CatalogDeps) {
       }
       // talents skipped at load (a format or content-check finding) are named: ready, but not serving them
       const skipped = catalog.broken.length > 0 ? { skipped: catalog.broken.map((b) => b.folder) } : {};
-      return { status: "ready", catalog: { talents: catalog.list.length, digest: catalog.digest, ...skipped } };
+      // which database answered: sqlite (a file or a libSQL server) or postgres
+      const database = deps.database.dialect;
+      return { status: "ready", database, catalog: { talents: catalog.list.length, digest: catalog.digest, ...skipped } };
     });
 }

@@ -1,5 +1,5 @@
 /**
- * What a key route is, as data (docs/architecture.md "Key-route descriptors"): its method, path,
+ * What a key route is, as data (docs/design.md "One descriptor per key route"): its method, path,
  * scope and trace kind, its OpenAPI entry, and — where the MCP adapter offers it — the tool that
  * reaches it. The routes' guards and traces, the OpenAPI document and the MCP tools are all
  * derived from the descriptors (http/keyRoutes.ts), and so is every sentence that tells a caller

@@ -77,6 +77,21 @@ export function methodOverride(dispatch: (request: Request) => Response | Promis
 export interface Confirmation {
   question: string;
   label: string;
+  /** Fields the confirmed post sends again beside `confirm=yes` (a disable's `enabled=false`). */
+  fields?: Record<string, string>;
+  /** With htmx, the element the confirmed answer replaces (outerHTML), e.g. `#installed`; else the page reloads. */
+  target?: string;
+}
+
+/** A form posted without JavaScript whose method came from `?_method=` (its route may ask for a confirmation). */
+export function isFormOverride(request: Request): boolean {
+  return overridden.has(request);
+}
+
+/** The body confirms the change: `confirm=yes` (the kit's confirmation page) or `confirm=1`. */
+export function isConfirmed(body: unknown): boolean {
+  const c = formField(body, "confirm");
+  return c === "yes" || c === "1";
 }
 
 /**
@@ -86,7 +101,7 @@ export interface Confirmation {
  * `ask` is called only then (it may read names to put in the question).
  */
 export async function requireConfirmation(request: Request, body: unknown, ask: () => Confirmation | Promise<Confirmation>): Promise<void> {
-  if (!overridden.has(request) || formField(body, "confirm") === "yes") return;
+  if (!overridden.has(request) || isConfirmed(body)) return;
   const c = await ask();
   throw new AppError("validation_failed", `${c.question} Nothing was changed yet: confirm to go on.`, {
     issues: [{ path: "confirm", message: "confirm the change (confirm=yes)" }],

@@ -104,6 +104,8 @@ const Key = o({
   automation: B,
 });
 const Window = { days: I, from: S, to: S, retentionDays: I };
+/** A pass the hook contradicted (insights' selfAudit.cases): where and when. */
+const SelfAuditCase = { projectId: S, projectName: S, resolutionId: S, reportId: S, recordedAt: S, talentId: S };
 const Totals = o({
   events: I,
   failed: I,
@@ -235,8 +237,8 @@ export const ANSWERS: Record<string, Schema | OtherAnswer> = {
     policy: n(o({ requiredTalents: a(S), setBy: n(S) })),
   }),
   "POST /web/projects/{id}/talents": SelectionChange,
-  "PATCH /web/projects/{id}/talents/{talentId}": o({ id: S, state: S, changed: B }),
-  "DELETE /web/projects/{id}/talents/{talentId}": o({ uninstalled: S }),
+  "PATCH /web/projects/{id}/talents/{talentId}": o({ id: S, state: S, changed: B, dependents: a(S) }),
+  "DELETE /web/projects/{id}/talents/{talentId}": o({ uninstalled: S, dependents: a(S) }),
   "POST /web/projects/{id}/apply-specialization": o({
     specialization: o({ id: S, name: S }),
     talents: a(S),
@@ -309,6 +311,13 @@ export const ANSWERS: Record<string, Schema | OtherAnswer> = {
       projects: a(
         o({ projectId: S, projectName: S, budget: I, defaultBudget: B, prepared: I, cut: I, talents: a(o({ id: S, count: I })) }),
       ),
+    }),
+    selfAudit: o({
+      passes: I,
+      contradicted: I,
+      share: n(N),
+      byClient: a(o({ name: S, passes: I, contradicted: I, share: n(N) })),
+      cases: a(o({ ...SelfAuditCase, rules: a(o({ rule: S, findings: I })), author: S, client: n(S), clientName: S, href: S })),
     }),
   }),
   "GET /web/orgs/current/talent-adoption": o({

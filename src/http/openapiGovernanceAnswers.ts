@@ -25,7 +25,7 @@ export const GOVERNANCE_ANSWERS: Record<string, Schema | { media: string }> = {
     drafts: a(
       o({
         ...{ id: S, ref: S, slug: S, path: S, format: S, title: S, status: S, rules: a(o({ id: S, severity: S, title: S })) },
-        ...{ triggers: Triggers, contentFindings: I, notes: a(S), editor: S },
+        ...{ triggers: Triggers, contentFindings: I, notes: a(S), skipped: a(o({ line: I, text: S, reason: S })), editor: S },
       }),
     ),
   }),

@@ -43,7 +43,19 @@ export const AUTH_LIMITS = {
 } as const;
 
 /** The default counts (what an app gets without the settings: tests, benchmarks). */
-const DEFAULT_COUNTS = Object.fromEntries(Object.entries(D).map(([k, v]) => [k, v.default])) as unknown as AuthLimitSettings;
+const DEFAULT_COUNTS: AuthLimitSettings = {
+  signInPair: D.signInPair.default,
+  signInAddress: D.signInAddress.default,
+  signInEmail: D.signInEmail.default,
+  changePassword: D.changePassword.default,
+  signUpAddress: D.signUpAddress.default,
+  resetAddress: D.resetAddress.default,
+  resetEmail: D.resetEmail.default,
+  oauthRegistrations: D.oauthRegistrations.default,
+  oauthRegistrationsGlobal: D.oauthRegistrationsGlobal.default,
+  oauthMetadataFetches: D.oauthMetadataFetches.default,
+  oauthMetadataFetchesGlobal: D.oauthMetadataFetchesGlobal.default,
+};
 
 /** The limiters of one app, with the configured counts over AUTH_LIMITS' windows. */
 export function createAuthLimiters(counts: AuthLimitSettings = DEFAULT_COUNTS) {

@@ -1,14 +1,14 @@
 /**
  * The one toolkit for module-level kept values (caches): each is made here and declares, where it
  * is defined, its name, its clock (what makes it stale) and its limit. The declarations are
- * registered, so docs/architecture.md's table "Kept values" can be checked against them
+ * registered, so the table "Kept values" of docs/caches.md can be checked against them
  * (test/repo/kept-values.test.ts), and a module-level Map, WeakMap or Set made outside this toolkit is
  * refused by the same test. Bounded values use KeptMap (./keptMap.ts).
  */
 import { KeptMap, type KeptMapOptions, KeptTable } from "./keptMap";
 
 /**
- * What makes a kept value stale (docs/architecture.md "Clocks"): "configuration epoch" and "data
+ * What makes a kept value stale (docs/caches.md "Clocks"): "configuration epoch" and "data
  * version" are the database's counters; "identity" keys by an object replaced when its inputs
  * change; "generation" is a counter the writes bump by hand; "immutable" and "none" never go stale
  * (the key names the content, or the value is a pure function of the key); "time" expires.

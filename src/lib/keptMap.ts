@@ -1,7 +1,7 @@
 /**
  * A bounded map for kept values: the one place the "drop the oldest entry when over the limit"
  * eviction is written, so the module-level caches of src/ (the table "Kept values" in
- * docs/architecture.md) cannot grow without bound and do not each carry their own copy of it.
+ * docs/caches.md) cannot grow without bound and do not each carry their own copy of it.
  */
 
 /**

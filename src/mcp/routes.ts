@@ -43,6 +43,12 @@ interface RequestScope {
   view: CallerView;
 }
 
+/** The scope handed to the SDK as `authInfo.extra` (`{ ...scope }`), read back by shape. */
+function isRequestScope(x: unknown): x is RequestScope {
+  if (typeof x !== "object" || x === null) return false;
+  return "call" in x && typeof x.call === "function" && "projectId" in x && typeof x.projectId === "string" && "view" in x;
+}
+
 /**
  * The MCP SDK is loaded on the first /mcp request, not at start: it is the largest module
  * graph of the binary (start-up with the shipped catalog 270 → ~150 ms; docs/performance.md).
@@ -53,7 +59,8 @@ interface RequestScope {
 const loadSdk = onFirstUse(async () => {
   const [{ createMcpServer, fastToolCall }, sdk] = await Promise.all([import("./server"), import("@modelcontextprotocol/server")]);
   const factory = ({ authInfo }: { authInfo?: { extra?: Record<string, unknown> } }) => {
-    const scope = authInfo?.extra as unknown as RequestScope;
+    const scope = authInfo?.extra;
+    if (!isRequestScope(scope)) throw new Error("an MCP request reached the server factory without its scope");
     return createMcpServer(scope.call, scope.projectId, scope.view);
   };
   const modern = sdk.createMcpHandler(factory, { legacy: "reject" });

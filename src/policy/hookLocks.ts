@@ -5,6 +5,7 @@
  * expertise of the organization has a detector for. A project's PUT (or a calibration's) that names a locked rule
  * with another value is refused 409 `locked_by_policy`.
  */
+import { closestIds } from "../lib/suggest";
 import type { Catalog } from "../catalog/catalog";
 import type { Talent } from "../catalog/format";
 import type { Database } from "../db/client";
@@ -68,9 +69,15 @@ export async function checkLockedRules(database: Database, catalog: Catalog, org
   const unknown = ids.filter((r) => !known.has(r));
   if (unknown.length > 0)
     throw validationFailed(
-      unknown.map((r) => ({
-        path: `hookRules.${r}`,
-        message: `hookRules.${r}: no detector of a shipped talent or active expertise of this organization carries rule ${r}`,
-      })),
+      unknown.map((r) => {
+        // the closest rule ids that have a detector (docs/design.md "Did you mean")
+        const suggestions = closestIds(r, known);
+        const hint = suggestions.length > 0 ? ` — did you mean ${suggestions.map((x) => `"${x}"`).join(" or ")}?` : "";
+        return {
+          path: `hookRules.${r}`,
+          message: `hookRules.${r}: no detector of a shipped talent or active expertise of this organization carries rule ${r}${hint}`,
+          suggestions,
+        };
+      }),
     );
 }

@@ -51,9 +51,10 @@ export async function changeLock(
     } catch (e) {
       if (!(e instanceof AppError) || e.code !== "validation_failed") throw e;
       throw validationFailed(
-        ((e.details.issues as Issue[] | undefined) ?? []).map((i) => ({
+        ((e.details.issues as (Issue & { suggestions?: string[] })[] | undefined) ?? []).map((i) => ({
           path: "rule",
           message: i.message.replace(/^hookRules\.[^ :]+:? /, ""),
+          ...(i.suggestions ? { suggestions: i.suggestions } : {}),
         })),
       );
     }

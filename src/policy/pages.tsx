@@ -18,6 +18,7 @@ import { Layout, page } from "../ui/layout";
 import { refusalOf } from "../ui/form";
 import { statusCookie } from "../ui/status";
 import { savePolicy } from "./routes";
+import { pickerOptions, type PickerOptions } from "./picker";
 import { readPolicy, type PolicyView } from "./service";
 import { changeLock, readLockBody } from "./lockRoutes";
 import {
@@ -39,6 +40,8 @@ function PolicyPage(props: {
   org: { name: string };
   policy: PolicyView;
   catalog: CatalogDeps["state"]["catalog"];
+  options: PickerOptions;
+  q?: string;
   attempt?: PolicyAttempt;
   lockAttempt?: LockAttempt;
 }) {
@@ -54,26 +57,34 @@ function PolicyPage(props: {
         them. Like any talent they reach an agent only when its task designates them.
       </p>
       <PolicySummary policy={props.policy} catalog={props.catalog!} />
-      <PolicyForm policy={props.policy} attempt={props.attempt} />
-      <LocksCard locks={props.policy.hookRules} attempt={props.lockAttempt} />
+      <PolicyForm policy={props.policy} attempt={props.attempt} options={props.options.talents} q={props.q ?? ""} />
+      <LocksCard locks={props.policy.hookRules} attempt={props.lockAttempt} rules={props.options.rules} />
     </Layout>
   );
 }
 
 export function policyPages(deps: CatalogDeps & JournalDeps): Elysia {
+  const optionsOf = (organizationId: string) => pickerOptions(deps.database, deps.state.catalog!, organizationId);
   const plugin = new Elysia()
     .use(createPageGuard(deps))
     .get(
       "/org/policy",
-      async ({ page: ctx, org }) =>
-        page(<PolicyPage ctx={ctx} org={org} policy={await readPolicy(deps.database, org.id)} catalog={deps.state.catalog} />),
+      async ({ page: ctx, org, query }) => {
+        const q = typeof query.q === "string" ? query.q.slice(0, 100) : "";
+        const [policy, options] = await Promise.all([readPolicy(deps.database, org.id), optionsOf(org.id)]);
+        return page(<PolicyPage ctx={ctx} org={org} policy={policy} catalog={deps.state.catalog} options={options} q={q} />);
+      },
       { orgPage: ADMIN_ONLY },
     )
     .post(
       "/org/policy",
       async ({ page: ctx, org, body, request }) => {
+        // the picker's check boxes (a list, or one value), or an older form's text
+        const required = (body as Record<string, unknown>).requiredTalents;
         const values = {
-          requiredTalents: formField(body, "requiredTalents") ?? "",
+          requiredTalents: Array.isArray(required)
+            ? required.filter((x) => typeof x === "string").join("\n")
+            : (formField(body, "requiredTalents") ?? ""),
           allowedTalents: formField(body, "allowedTalents") ?? "",
         };
         let saved: Awaited<ReturnType<typeof savePolicy>>;
@@ -83,7 +94,8 @@ export function policyPages(deps: CatalogDeps & JournalDeps): Elysia {
           if (!(e instanceof AppError) || e.status >= 500 || e.status === 401 || e.status === 403) throw e;
           const attempt = { values, refusal: refusalOf(e, (path) => POLICY_FIELDS[path] ?? "") };
           const policy = await readPolicy(deps.database, org.id);
-          const html = <PolicyPage ctx={ctx} org={org} policy={policy} catalog={deps.state.catalog} attempt={attempt} />;
+          const options = await optionsOf(org.id);
+          const html = <PolicyPage ctx={ctx} org={org} policy={policy} catalog={deps.state.catalog} options={options} attempt={attempt} />;
           return page(html, e.status, { "cache-control": "no-store" });
         }
         const headers = { location: "/org/policy", "cache-control": "no-store", "set-cookie": statusCookie(policySaved(saved), request) };
@@ -104,7 +116,10 @@ export function policyPages(deps: CatalogDeps & JournalDeps): Elysia {
           if (!(e instanceof AppError) || e.status >= 500 || e.status === 401 || e.status === 403) throw e;
           const lockAttempt = { values, refusal: refusalOf(e, (path) => LOCK_FIELDS[path] ?? "") };
           const policy = await readPolicy(deps.database, org.id);
-          const html = <PolicyPage ctx={ctx} org={org} policy={policy} catalog={deps.state.catalog} lockAttempt={lockAttempt} />;
+          const options = await optionsOf(org.id);
+          const html = (
+            <PolicyPage ctx={ctx} org={org} policy={policy} catalog={deps.state.catalog} options={options} lockAttempt={lockAttempt} />
+          );
           return page(html, e.status, { "cache-control": "no-store" });
         }
         const cookie = statusCookie(lockSaved(saved, lifted), request);

@@ -16,6 +16,7 @@ import { installTalents, unknownTalents, type TalentKind } from "../selection/se
 import { record, type AuditActor } from "../audit/record";
 import { isExpertiseRef } from "../selection/sources";
 import { readHookLocksField } from "./hookLocks";
+import { closestIds, unknownIdSentence } from "../lib/suggest";
 import type { HookChoice } from "./hookRules";
 
 /** Most ids each list of a policy names. */
@@ -44,7 +45,8 @@ const isId = (x: unknown): x is string => typeof x === "string" && x !== "" && x
 
 /** A list field of the body: an array of ids, or (from a form) text with one id per line or comma. */
 function readList(v: unknown, path: string, issues: Issue[]): string[] | null {
-  const list = typeof v === "string" ? v.split(/[\s,]+/).filter(Boolean) : v;
+  // (a form's empty field among its check boxes is no id: blank entries are dropped)
+  const list = typeof v === "string" ? v.split(/[\s,]+/).filter(Boolean) : Array.isArray(v) ? v.filter((x) => x !== "") : v;
   if (!Array.isArray(list) || list.length > POLICY_MAX || !list.every(isId)) {
     issues.push({ path, message: `must be an array of talent ids (at most ${POLICY_MAX}, each 1 to 200 characters)` });
     return null;
@@ -95,10 +97,11 @@ export async function readPolicy(database: Database, organizationId: string): Pr
   };
 }
 
-/** How the policy's graph reads an id: the catalog, or the organization's servable expertises. */
-async function lookupFor(database: Database, catalog: Catalog, organizationId: string): Promise<Lookup> {
+/** How the policy's graph reads an id: the catalog, or the organization's servable expertises; `known`, every id it knows. */
+async function lookupFor(database: Database, catalog: Catalog, organizationId: string): Promise<{ lookup: Lookup; known: string[] }> {
   const expertises = new Map((await listServableExpertises(database, organizationId, catalog)).map((e) => [e.ref, e.talent]));
-  return (id) => (isExpertiseRef(id) ? expertises.get(id) : catalog.get(id));
+  const lookup: Lookup = (id) => (isExpertiseRef(id) ? expertises.get(id) : catalog.get(id));
+  return { lookup, known: [...catalog.talents.keys(), ...expertises.keys()] };
 }
 
 /** Why an id of a policy's list is unknown. */
@@ -112,15 +115,19 @@ const UNKNOWN_WHY = "not in the catalog (nor an active published expertise of th
  * selection_conflict naming `field` requiredTalents. The form's pages put each under its field.
  */
 export async function requiredItemsOf(database: Database, catalog: Catalog, organizationId: string, policy: PolicyInput) {
-  const lookup = await lookupFor(database, catalog, organizationId);
+  const { lookup, known } = await lookupFor(database, catalog, organizationId);
   const lists = { requiredTalents: policy.requiredTalents, allowedTalents: policy.allowedTalents ?? [] };
-  const issues = Object.entries(lists).flatMap(([path, ids]) => {
-    const unknown = ids.filter((id) => !lookup(id));
-    return unknown.length > 0 ? [{ path, message: `unknown: ${unknown.join(", ")} (${UNKNOWN_WHY})` }] : [];
-  });
-  const unknown = [...policy.requiredTalents, ...(policy.allowedTalents ?? [])].filter((id) => !lookup(id));
-  if (unknown.length > 0) {
-    const e = unknownTalents([...new Set(unknown)], UNKNOWN_WHY);
+  // one issue per unknown id, with the known ids closest to it (docs/design.md "Did you mean")
+  const issues = Object.entries(lists).flatMap(([path, ids]) =>
+    ids
+      .filter((id) => !lookup(id))
+      .map((id) => {
+        const suggestions = closestIds(id, known);
+        return { path, message: `${unknownIdSentence("talent", id, suggestions)} (${UNKNOWN_WHY})`, id, suggestions };
+      }),
+  );
+  if (issues.length > 0) {
+    const e = unknownTalents([...new Set(issues.map((i) => i.id))], UNKNOWN_WHY, known);
     throw new AppError(e.code, e.message, { ...e.details, issues });
   }
   const closure = requiresClosure(policy.requiredTalents, lookup);
@@ -221,8 +228,8 @@ export async function commitLock(tx: Tx, organizationId: string, change: { rule:
 }
 
 /** How a new project's required talents are read: the catalog and the organization's servable expertises, read before its transaction. */
-export function policyLookup(database: Database, catalog: Catalog, organizationId: string): Promise<Lookup> {
-  return lookupFor(database, catalog, organizationId);
+export async function policyLookup(database: Database, catalog: Catalog, organizationId: string): Promise<Lookup> {
+  return (await lookupFor(database, catalog, organizationId)).lookup;
 }
 
 /**

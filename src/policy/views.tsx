@@ -11,6 +11,8 @@ import { Field, FormActions, RefusalLine, type Refusal } from "../ui/form";
 import { DataTable } from "../ui/layout";
 import type { ViewRegistry } from "../ui/views";
 import type { PolicyView } from "./service";
+import type { HookRule } from "./hookRules";
+import { idsOf, PickerFilter, RuleOptions, TalentPicker, type PickerOption } from "./picker";
 
 const ROUTE = "/web/orgs/current/policy";
 
@@ -77,29 +79,27 @@ export interface PolicyAttempt {
   refusal: Refusal;
 }
 
-/** The form: one id per line (or separated by commas); a blank allow-list is none. A refused attempt keeps what was typed. */
-export function PolicyForm(props: { policy: PolicyView; attempt?: PolicyAttempt }) {
+/**
+ * The form: the required talents ticked in a picker (picker.tsx), the allowed ones one id per line (or separated by
+ * commas; blank: none). A refused attempt keeps what was sent.
+ */
+export function PolicyForm(props: { policy: PolicyView; attempt?: PolicyAttempt; options: PickerOption[]; q: string }) {
   const p = props.policy;
   const v = props.attempt?.values;
   const at = (field: string) => props.attempt?.refusal.fields[field] ?? null;
   return (
     <section class="card" id="policy-form-card" aria-labelledby="policy-form-h">
       <h2 id="policy-form-h">Change the policy</h2>
+      <PickerFilter q={props.q} list="policy-picker" />
       <form method="post" action="/org/policy" hx-put={ROUTE} id="policy-form">
         <RefusalLine id="policy-refused" refusal={props.attempt?.refusal} />
-        <Field
+        <TalentPicker
           id={POLICY_FIELDS.requiredTalents!}
-          label="Required talents"
-          help={
-            "One talent id (or @organization/slug expertise) per line. " +
-            "Saving installs and enables them, with their prerequisites, in every project."
-          }
+          options={props.options}
+          checked={v ? idsOf(v.requiredTalents) : p.requiredTalents}
+          q={props.q}
           error={at(POLICY_FIELDS.requiredTalents!)}
-        >
-          <textarea name="requiredTalents" rows={5} spellcheck={false}>
-            {v ? v.requiredTalents : p.requiredTalents.join("\n")}
-          </textarea>
-        </Field>
+        />
         <Field
           id={POLICY_FIELDS.allowedTalents!}
           label="Allowed talents"
@@ -134,7 +134,7 @@ const LOCK_ROUTE = `${ROUTE}/hook-rules`;
  * form to lift each, and the form to lock one: with htmx `POST` / `DELETE /web/orgs/current/policy/hook-rules`, without
  * JavaScript a post to `/org/policy/locks` (pages.tsx).
  */
-export function LocksCard(props: { locks: Record<string, string>; attempt?: LockAttempt }) {
+export function LocksCard(props: { locks: Record<string, string>; attempt?: LockAttempt; rules: HookRule[] }) {
   const locks = Object.entries(props.locks).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const at = (field: string) => props.attempt?.refusal.fields[field] ?? null;
   const v = props.attempt?.values ?? { rule: "", choice: "block" };
@@ -176,11 +176,20 @@ export function LocksCard(props: { locks: Record<string, string>; attempt?: Lock
         <Field
           id={LOCK_FIELDS.rule!}
           label="Rule id"
-          help="A rule with a detector, of a catalog talent or an active expertise of the organization."
+          help="A rule with a detector, of a catalog talent or an active expertise of the organization: type to pick one."
           error={at(LOCK_FIELDS.rule!)}
         >
-          <input name="rule" value={v.rule} maxlength={100} placeholder="TS-005" spellcheck={false} autocomplete="off" />
+          <input
+            name="rule"
+            value={v.rule}
+            maxlength={100}
+            placeholder="TS-005"
+            spellcheck={false}
+            autocomplete="off"
+            list="policy-rule-options"
+          />
         </Field>
+        <RuleOptions id="policy-rule-options" rules={props.rules} />
         <Field id={LOCK_FIELDS.choice!} label="The hook" error={at(LOCK_FIELDS.choice!)}>
           <select name="choice">
             {(

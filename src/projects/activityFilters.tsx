@@ -49,19 +49,41 @@ const CLIENTS_SQL = "SELECT DISTINCT client, client_null AS none FROM trace_hour
 /** How far back the client filter's choices look. */
 const CLIENTS_DAYS = 30;
 
-/** The raw client labels of the project's recent calls (kept counts per hour), kept per data version. */
-async function recentClients(database: Database, projectId: string): Promise<(string | null)[]> {
-  const from = Math.floor(Date.now() / 3_600_000) - CLIENTS_DAYS * 24;
-  const rows = await keptRead(database, CLIENTS_SQL, [projectId, from], () =>
-    database.all<{ client: string; none: number }>(CLIENTS_SQL, [projectId, from]),
-  );
+/** The raw client labels of the project's calls since `fromHour` (kept counts per hour). */
+async function recentClients(database: Database, projectId: string, fromHour: number): Promise<(string | null)[]> {
+  const rows = await database.all<{ client: string; none: number }>(CLIENTS_SQL, [projectId, fromHour]);
   return rows.map((r) => (Number(r.none) ? null : r.client));
 }
 
-/** The tab's data: the page of events (filtered), the e-mails of OAuth authors, the fail verdicts, the filters' choices. */
-export async function loadActivity(database: Database, journal: TraceJournal, projectId: string, q: ActivityQuery) {
+/** What the tab shows: the page of events (filtered), the e-mails of OAuth authors, the fail verdicts, the filters' choices. */
+export type ActivityData = Awaited<ReturnType<typeof readActivity>>;
+
+/**
+ * The tab's first page, kept while the database has not changed (its data version: versionMemo.ts keptRead), by project, hour
+ * and filters: the events, the reports their fails come from, the keys' and tokens' authors and the installed talents all change only
+ * by a commit, and the journal is settled first, so a call that completed before the view is in it. Between two commits a view
+ * reads nothing and hands out the same object, so its HTML is kept by it (activityTab.tsx).
+ */
+export async function loadActivity(database: Database, journal: TraceJournal, projectId: string, q: ActivityQuery): Promise<ActivityData> {
   await journal.settle(); // the choices count every call that completed before this one
-  const labels = await recentClients(database, projectId);
+  const hour = Math.floor(Date.now() / 3_600_000);
+  const read = () => readActivity(database, journal, projectId, q, hour - CLIENTS_DAYS * 24);
+  // the first page only (what is viewed again and again): a walk through the older pages keeps nothing
+  if (q.before) return read();
+  // the read in flight is what is kept (in a box), so the views that arrive while it runs share it; a read that failed is not shared
+  const box = await keptRead(database, TAB_READ, [projectId, hour, q.client ?? "", q.result ?? "", q.talent ?? ""], async () => {
+    const kept: { data: Promise<ActivityData>; failed: boolean } = { data: read(), failed: false };
+    kept.data.catch(() => void (kept.failed = true));
+    return kept;
+  });
+  return box.failed ? read() : box.data;
+}
+
+/** The group of the tab's kept reads. */
+const TAB_READ = "projects/activityFilters.tsx loadActivity";
+
+async function readActivity(database: Database, journal: TraceJournal, projectId: string, q: ActivityQuery, fromHour: number) {
+  const labels = await recentClients(database, projectId, fromHour);
   const byName = new Map<string, (string | null)[]>();
   for (const l of labels) byName.set(clientName(l), [...(byName.get(clientName(l)) ?? []), l]);
   const filter: TraceFilter = {

@@ -12,9 +12,9 @@ import { utcSecond } from "../lib/time";
 import { DataTable } from "../ui/layout";
 import { Isolated } from "../ui/parts";
 import { groupRows, resultWords, sentenceOf, type ActivityRow } from "./activityRows";
-import { HtmlMemo } from "../ui/memo";
+import { HtmlByObject, HtmlMemo } from "../ui/memo";
 import { outcomeOf, type FailingVerdict, type RowOutcome } from "./activityOutcomes";
-import { ActivityFilters, filterQuery, type ActivityQuery } from "./activityFilters";
+import { ActivityFilters, filterQuery, type ActivityData, type ActivityQuery } from "./activityFilters";
 
 const when = (at: number): string => utcSecond(at);
 
@@ -196,4 +196,12 @@ export function ActivityTab(props: {
       </div>
     </section>
   );
+}
+
+/** The tab's HTML per kept data (loadActivity's object: the same while nothing was committed) and query. */
+const tabsHtml = new HtmlByObject<object, string>((a, b) => a === b);
+
+/** The tab as HTML, drawn again only when its data was read again (activityFilters.tsx loadActivity). */
+export function activityTabHtml(a: ActivityData, projectId: string, query: ActivityQuery) {
+  return tabsHtml.render(a, `${projectId}${filterQuery(query)}`, () => <ActivityTab {...a} projectId={projectId} query={query} />);
 }

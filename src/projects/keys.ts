@@ -47,7 +47,7 @@ function view(row: typeof apiKeys.$inferSelect, creatorEmail: string, now = Date
   };
 }
 
-/** True when `s` is one of the eight scopes. */
+/** True when `s` is one of the scopes of `KEY_SCOPES`. */
 export function isScope(s: string): s is KeyScope {
   return (KEY_SCOPES as readonly string[]).includes(s);
 }

@@ -66,9 +66,21 @@ export function applyStatus(data: unknown): string {
 
 /** A talent enabled or disabled (or already so). */
 export function toggleStatus(data: unknown): string {
-  const d = data as { id: string; state: string; changed: boolean };
+  const d = data as { id: string; state: string; changed: boolean; dependents?: string[] };
   const word = d.state === "active" ? "enabled" : "disabled";
-  return d.changed ? `${word === "enabled" ? "Enabled" : "Disabled"} ${d.id}` : `${d.id} was already ${word}`;
+  if (!d.changed) return `${d.id} was already ${word}`;
+  return `${word === "enabled" ? "Enabled" : "Disabled"} ${d.id}${leftWithout(d.dependents)}`;
+}
+
+/** What a confirmed disable or uninstall left without a prerequisite: "; typescript-strict and react-hooks now miss it". */
+function leftWithout(dependents: readonly string[] | undefined): string {
+  return dependents && dependents.length > 0 ? `; ${inWords(dependents)} now miss${dependents.length === 1 ? "es" : ""} it` : "";
+}
+
+/** An uninstall, naming what it left without a prerequisite. */
+export function uninstallStatus(data: unknown): string {
+  const d = data as { uninstalled: string; dependents?: string[] };
+  return `Uninstalled ${d.uninstalled}${leftWithout(d.dependents)}`;
 }
 
 /** The status of each project route, by `METHOD route` as registerProjectViews registers it. */
@@ -76,7 +88,7 @@ export const PROJECT_STATUSES: Record<string, (data: unknown, ctx: ViewContext) 
   "POST /web/projects/:id/talents": installStatus,
   "POST /web/projects/:id/apply-specialization": (data) => applyStatus(data),
   "PATCH /web/projects/:id/talents/*": (data) => toggleStatus(data),
-  "DELETE /web/projects/:id/talents/*": (data) => `Uninstalled ${(data as { uninstalled: string }).uninstalled}`,
+  "DELETE /web/projects/:id/talents/*": uninstallStatus,
   "POST /web/projects/:id/keys": (data) => `Key ${(data as { key: { name: string } }).key.name} created — copy it now`,
   "DELETE /web/projects/:id/keys/:keyId": (data) => `Key ${(data as { key: { name: string } }).key.name} revoked`,
   "POST /web/projects/:id/token": automationKeyStatus,

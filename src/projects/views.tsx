@@ -19,6 +19,7 @@ import { AutomationKey } from "./views/automationKey";
 import { KeysSection } from "./views/keys";
 import { PROJECT_STATUSES } from "./statuses";
 import { confirmations } from "../ui/confirmations";
+import { dependentsWithin } from "../catalog/graph";
 import { installedOverview, type InstalledTalentView } from "./installed";
 import { listKeys, type KeyView } from "./keys";
 import type { ClientConfig } from "./setup";
@@ -44,7 +45,7 @@ export function selectionGraph(o: Overview, catalog: Catalog): { nodes: GraphNod
   return { nodes: [...nodes.values()], edges };
 }
 
-function InstalledRow(props: { projectId: string; t: InstalledTalentView; setBy: string | null }) {
+function InstalledRow(props: { projectId: string; t: InstalledTalentView; setBy: string | null; neededBy: string[] }) {
   const { t, projectId } = props;
   const target = `/web/projects/${projectId}/talents/${talentPath(t.id)}`;
   return (
@@ -76,16 +77,20 @@ function InstalledRow(props: { projectId: string; t: InstalledTalentView; setBy:
             {props.setBy ? `, set by ${props.setBy}` : ""}
           </p>
         ) : (
-          <RowActions t={t} target={target} />
+          <RowActions t={t} target={target} neededBy={props.neededBy} />
         )}
       </td>
     </tr>
   );
 }
 
-/** Disable (or enable) and uninstall, for a talent the policy does not require. */
-function RowActions(props: { t: InstalledTalentView; target: string }) {
+/**
+ * Disable (or enable) and uninstall, for a talent the policy does not require. When enabled talents need it, neither
+ * asks in the browser: the server's answer asks, naming them (routes/selection.ts), so the question is never stale.
+ */
+function RowActions(props: { t: InstalledTalentView; target: string; neededBy: string[] }) {
   const { t, target } = props;
+  const ask = props.neededBy.length > 0 ? {} : { "hx-confirm": confirmations.uninstall(t.id).question };
   return (
     <div class="row-actions">
       <form method="post" action={`${target}?_method=PATCH`} hx-patch={target} hx-target="#installed" hx-swap="outerHTML">
@@ -95,14 +100,7 @@ function RowActions(props: { t: InstalledTalentView; target: string }) {
           <span class="visually-hidden"> {t.id}</span>
         </button>
       </form>
-      <form
-        method="post"
-        action={`${target}?_method=DELETE`}
-        hx-delete={target}
-        hx-confirm={confirmations.uninstall(t.id).question}
-        hx-target="#installed"
-        hx-swap="outerHTML"
-      >
+      <form method="post" action={`${target}?_method=DELETE`} hx-delete={target} {...ask} hx-target="#installed" hx-swap="outerHTML">
         <button type="submit" class="danger small">
           Uninstall<span class="visually-hidden"> {t.id}</span>
         </button>
@@ -127,6 +125,13 @@ export function InstalledSection(props: { projectId: string; overview: Overview;
 const installedHtml = new HtmlByObject<Overview, { projectId: string; catalog: Catalog }>(
   (a, b) => a.projectId === b.projectId && a.catalog === b.catalog,
 );
+
+/** The enabled talents of the overview that need `id` (through the installed ones' requires). */
+function neededBy(o: Overview, id: string): string[] {
+  const requires = new Map(o.talents.map((t) => [t.id, t.requires]));
+  const enabled = o.talents.filter((t) => t.state === "active").map((t) => t.id);
+  return dependentsWithin(id, enabled, (x) => requires.get(x));
+}
 
 function InstalledSectionView(props: { projectId: string; overview: Overview; catalog: Catalog }) {
   const o = props.overview;
@@ -183,7 +188,7 @@ function InstalledSectionView(props: { projectId: string; overview: Overview; ca
           ) : null}
           <DataTable caption="Installed talents" columns={["Talent", "Version", "State", "Actions"]}>
             {o.talents.map((t) => (
-              <InstalledRow projectId={props.projectId} t={t} setBy={o.policy?.setBy ?? null} />
+              <InstalledRow projectId={props.projectId} t={t} setBy={o.policy?.setBy ?? null} neededBy={neededBy(o, t.id)} />
             ))}
           </DataTable>
           <GraphSvg nodes={g.nodes} edges={g.edges} title="Installed talents and what they require" />

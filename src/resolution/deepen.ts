@@ -1,6 +1,6 @@
 /**
- * Deepen (`svc_deepen`; docs/architecture.md "The agent loop"): a literal search that returns pointers only, and reads
- * of talent files — the current bytes of an enabled public talent, or the pinned bytes of a
+ * Deepen (`svc_deepen`; docs/design.md "A resolution is frozen when it is prepared"): a literal
+ * search that returns pointers only, and reads of talent files — the current bytes of an enabled public talent, or the pinned bytes of a
  * talent a given resolution served. Of a catalog talent that is neither, only its preview (the key
  * route's reads: what discovery proposes can be read before it is installed); an expertise's files
  * at its published version while the project has it enabled, else through a resolution that pinned it.

@@ -47,7 +47,7 @@ export async function installWithPrerequisites(
   actor: AuditActor,
 ): Promise<GroupInstall> {
   const { known, unknown } = await classifyInstallable(deps, organizationId, ids);
-  if (unknown.length > 0) throw unknownTalents(unknown);
+  if (unknown.length > 0) throw unknownTalents(unknown, undefined, deps.catalog.talents.keys());
   // the project's installed expertises are read too when one is installed: a conflict is declared on either side
   const installedRefs = (
     await deps.database.db.select({ id: installedTalents.talentId }).from(installedTalents).where(eq(installedTalents.projectId, projectId))

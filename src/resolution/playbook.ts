@@ -1,5 +1,5 @@
 /**
- * The audit playbook (`svc_validate`; docs/architecture.md "The agent loop"): exactly what a resolution served, as
+ * The audit playbook (`svc_validate`; docs/design.md "A resolution is frozen when it is prepared"): exactly what a resolution served, as
  * obligations per talent, with a procedure an agent can follow; with `talent`, the targeted
  * detail (full rules with their check, and the conformance tests). When the organization's
  * policy requires talents, `requiredNotDesignated` names those the resolution did not serve:

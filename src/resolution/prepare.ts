@@ -1,5 +1,5 @@
 /**
- * Task preparation (docs/architecture.md "The agent loop"): the agent designates talents; the service compiles
+ * Task preparation (docs/design.md "A resolution is frozen when it is prepared"): the agent designates talents; the service compiles
  * exactly those (public and private mixed, always the compact form) and freezes a resolution.
  * Nothing is guessed: no designation → 400 designation_required; an id that is not active in
  * the project → 400 unknown_talents. Dependencies not designated are listed, not served.
@@ -202,7 +202,7 @@ export async function prepareTask(
   const { ids, language, maxTokens } = readDesignation(body);
   const active = await activeItems(deps, project);
   const unknown = ids.filter((id) => !active.has(id));
-  if (unknown.length > 0) throw unknownTalents(unknown, notDesignableHint(voice));
+  if (unknown.length > 0) throw unknownTalents(unknown, notDesignableHint(voice), active.keys());
   const designated = ids.map((id) => active.get(id)!);
   const memo = designationFor(project.id, ids, designated, active, deps.catalog);
   const { id: designationId, prerequisites, conflicts } = memo;

@@ -8,6 +8,7 @@
  */
 import type { ServableItem } from "../selection/sources";
 import { kept } from "../lib/kept";
+import { preparedFields, TALENT_FIELDS, type FieldTable } from "../catalog/fields";
 
 /** How many characters of served talents' JSON are kept at most (LRU by total length). */
 export const SERVED_JSON_CHARS = 2_000_000;
@@ -26,9 +27,16 @@ const servedJson = kept<string, { memo: object; text: string }>("Served talents 
 
 /**
  * The `talents` array of the answer as JSON text: the served items in the order designated;
- * `digests` false leaves each one's digest out (over MCP it goes to the result's `_meta`).
+ * `digests` false leaves each one's digest out (over MCP it goes to the result's `_meta`); a declared
+ * field marked `prepare` (catalog/fields.ts) follows the compact form.
  */
-export function servedTalentsJson(memo: object, designationId: string, served: readonly ServableItem[], digests = true): string {
+export function servedTalentsJson(
+  memo: object,
+  designationId: string,
+  served: readonly ServableItem[],
+  digests = true,
+  fields: FieldTable = TALENT_FIELDS,
+): string {
   const key = `${designationId}\n${served.length}${digests ? "" : "\nno digests"}`;
   const hit = servedJson.get(key);
   if (hit && hit.memo === memo) return hit.text;
@@ -40,6 +48,7 @@ export function servedTalentsJson(memo: object, designationId: string, served: r
       ...(digests ? { digest: d.talent.compactDigest } : {}),
       uri: d.talent.uri,
       compact: d.talent.compact,
+      ...preparedFields(d.talent, fields),
     })),
   );
   servedJson.delete(key);

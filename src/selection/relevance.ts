@@ -106,12 +106,12 @@ export async function saveRelevance(tx: Tx, projectId: string, settings: Relevan
   const now = Date.now();
   await tx
     .insert(projectRelevance)
-    .values({ projectId, settings: settings as unknown as Record<string, unknown>, updatedAt: now })
+    .values({ projectId, settings: { ...settings }, updatedAt: now })
     .onConflictDoUpdate({
       target: projectRelevance.projectId,
-      set: { settings: settings as unknown as Record<string, unknown>, updatedAt: now },
+      set: { settings: { ...settings }, updatedAt: now },
     });
-  await recordRelevance(tx, projectId, audit, before, settings as unknown as Record<string, unknown>);
+  await recordRelevance(tx, projectId, audit, before, { ...settings });
 }
 
 /** The stored settings as they are in this transaction (null: derived). */

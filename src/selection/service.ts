@@ -8,6 +8,7 @@ import type { Database, Tx } from "../db/client";
 import { installedTalents } from "../db/schema";
 import { keptEach } from "../lib/kept";
 import { AppError, notFound, validationFailed } from "../http/errors";
+import { closestIds, unknownIdSentence } from "../lib/suggest";
 import { record, type AuditBy } from "../audit/record";
 import { refuseNotAllowed, refuseRequired } from "./policyRules";
 
@@ -59,17 +60,31 @@ export function readInstallIds(body: Record<string, unknown>): string[] {
 }
 
 /** 400 unknown_talents listing every id that cannot be installed. */
-export function unknownTalents(ids: string[], why = "not in the catalog (nor an active expertise of this organization)"): AppError {
-  return new AppError("unknown_talents", `Unknown talent${ids.length > 1 ? "s" : ""} ${ids.join(", ")}: ${why}. Nothing was changed.`, {
-    ids,
-  });
+export function unknownTalents(
+  ids: string[],
+  why = "not in the catalog (nor an active expertise of this organization)",
+  known?: Iterable<string>,
+): AppError {
+  const message = `Unknown talent${ids.length > 1 ? "s" : ""} ${ids.join(", ")}: ${why}.`;
+  if (!known) return new AppError("unknown_talents", `${message} Nothing was changed.`, { ids });
+  // with the ids it knows: the closest of each unknown one (docs/design.md "Did you mean")
+  const all = [...known];
+  const suggestions: Record<string, string[]> = {};
+  for (const id of ids) suggestions[id] = closestIds(id, all);
+  if (ids.every((id) => suggestions[id]!.length === 0))
+    return new AppError("unknown_talents", `${message} Nothing was changed.`, { ids, suggestions });
+  const head = capitalized(ids.map((id) => unknownIdSentence("talent", id, suggestions[id]!)).join("; "));
+  const text = head.endsWith("?") ? `${head} ${capitalized(why)}.` : `${head}: ${why}.`;
+  return new AppError("unknown_talents", `${text} Nothing was changed.`, { ids, suggestions });
 }
+
+const capitalized = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 const INSTALLED_SQL = `SELECT talent_id AS talentId, kind, enabled, installed_at AS installedAt, updated_at AS updatedAt,
   installed_by AS installedBy
 FROM installed_talents WHERE project_id = ? ORDER BY installed_at, talent_id`;
 
-/** A project's installed rows, valid while the data version or, failing that, the project's selection_rev is unchanged. */
+/** A project's installed rows, valid while the configuration epoch or, failing that, the project's selection_rev is unchanged. */
 interface CachedSelection {
   version: number;
   rev: number;

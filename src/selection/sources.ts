@@ -123,6 +123,6 @@ export async function installByIds(
   actor: AuditActor,
 ): Promise<SelectionChange> {
   const { known, unknown } = await classifyInstallable(deps, organizationId, ids);
-  if (unknown.length > 0) throw unknownTalents(unknown);
+  if (unknown.length > 0) throw unknownTalents(unknown, undefined, deps.catalog.talents.keys());
   return deps.database.write((tx) => installTalents(tx, projectId, known, by, { organizationId, actor }));
 }

@@ -60,7 +60,7 @@ export async function setCodeHosting(tx: Tx, organizationId: string, settings: C
     (await tx.select({ h: organizations.codeHosting }).from(organizations).where(eq(organizations.id, organizationId)))[0]?.h ?? null;
   await tx
     .update(organizations)
-    .set({ codeHosting: settings as unknown as Record<string, unknown> | null, updatedAt: Date.now() })
+    .set({ codeHosting: settings ? { ...settings } : null, updatedAt: Date.now() })
     .where(eq(organizations.id, organizationId));
   if (JSON.stringify(before) !== JSON.stringify(settings)) {
     await record(tx, {

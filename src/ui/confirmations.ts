@@ -5,8 +5,26 @@
  */
 import type { Confirmation } from "../http/methodOverride";
 
+/** "a", "a and b", "a, b and c". */
+function listed(items: readonly string[]): string {
+  return items.length <= 1 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
+}
+
 export const confirmations = {
   uninstall: (talentId: string): Confirmation => ({ question: `Uninstall ${talentId} from this project?`, label: `Uninstall ${talentId}` }),
+  /** Disabling a talent that enabled talents of the project need (docs/design.md "Risky selection changes name what they break"). */
+  disableNeeded: (talentId: string, dependents: readonly string[]): Confirmation => ({
+    question: `${talentId} is needed by ${listed(dependents)}. Disable it anyway?`,
+    label: `Disable ${talentId} anyway`,
+    fields: { enabled: "false" },
+    target: "#installed",
+  }),
+  /** Uninstalling a talent that enabled talents of the project need. */
+  uninstallNeeded: (talentId: string, dependents: readonly string[]): Confirmation => ({
+    question: `${talentId} is needed by ${listed(dependents)}. Uninstall it anyway?`,
+    label: `Uninstall ${talentId} anyway`,
+    target: "#installed",
+  }),
   revokeKey: (name: string): Confirmation => ({
     question: `Revoke the key “${name}”? Calls with it fail at once.`,
     label: `Revoke “${name}”`,

@@ -11,6 +11,7 @@ import type { Confirmation } from "../http/methodOverride";
 import { Layout, page } from "./layout";
 import type { Viewer } from "./pageGuard";
 import { returnPath } from "./views";
+import { safeNext } from "../http/next";
 
 const TITLES: Record<number, string> = {
   400: "That did not work",
@@ -64,11 +65,16 @@ export function ErrorDetails(props: { error: AppError; requestId: string }) {
 }
 
 /** The htmx fragment of an error: retargeted into the page's #flash area. */
-export function errorFragment(error: AppError, requestId: string): Response {
+export function errorFragment(error: AppError, requestId: string, request?: Request): Response {
+  const c = error.details.confirm as Confirmation | undefined;
   const html = String(
-    <div class="flash error" role="alert">
-      <strong>{TITLES[error.status] ?? "Something went wrong"}.</strong> <ErrorDetails error={error} requestId={requestId} />
-    </div>,
+    c && request ? (
+      <ConfirmFragment c={c} request={request} />
+    ) : (
+      <div class="flash error" role="alert">
+        <strong>{TITLES[error.status] ?? "Something went wrong"}.</strong> <ErrorDetails error={error} requestId={requestId} />
+      </div>
+    ),
   );
   return new Response(html, {
     status: error.status,
@@ -80,6 +86,42 @@ export function errorFragment(error: AppError, requestId: string): Response {
       ...error.headers,
     },
   });
+}
+
+/**
+ * An htmx change the server asks to confirm (a route's `confirm` detail, e.g. a disable that leaves talents without a
+ * prerequisite): the question in #flash with a button that sends the same change again with `confirm=yes` and the
+ * fields it names, its answer replacing the confirmation's `target`. Nothing was changed.
+ */
+function ConfirmFragment(props: { c: Confirmation; request: Request }) {
+  const { c, request } = props;
+  const url = new URL(request.url);
+  const method = request.method.toLowerCase();
+  // "keep it": the page the question was asked on, again (htmx names it), else the home page
+  const current = request.headers.get("hx-current-url");
+  let keep = "/";
+  try {
+    if (current) keep = safeNext(new URL(current).pathname + new URL(current).search);
+  } catch {
+    /* not a URL: the home page */
+  }
+  const htmx = { [`hx-${method}`]: url.pathname + url.search, ...(c.target ? { "hx-target": c.target, "hx-swap": "outerHTML" } : {}) };
+  return (
+    <div class="flash warning confirm" role="alert" id="confirm-change">
+      <strong>Confirm: {c.label}.</strong> <p>{c.question}</p>
+      <p class="muted small">Nothing was changed yet.</p>
+      <form method="post" action={`${url.pathname}?_method=${request.method}`} {...htmx} class="inline">
+        {Object.entries(c.fields ?? {}).map(([name, value]) => (
+          <input type="hidden" name={name} value={value} />
+        ))}
+        <input type="hidden" name="confirm" value="yes" />
+        <button type="submit" class="danger small">
+          {c.label}
+        </button>{" "}
+        <a href={keep}>Keep it as it is</a>
+      </form>
+    </div>
+  );
 }
 
 /** The error page of a page route or a browser form post; with the header of a signed-in `viewer`. */
@@ -114,6 +156,9 @@ export function confirmationPage(error: AppError, request: Request, viewer: View
         <p>{c.question}</p>
         <p class="muted">Nothing was changed yet.</p>
         <form method="post" action={url.pathname + url.search}>
+          {Object.entries(c.fields ?? {}).map(([name, value]) => (
+            <input type="hidden" name={name} value={value} />
+          ))}
           <input type="hidden" name="confirm" value="yes" />
           <input type="hidden" name="return" value={back} />
           <p>
@@ -141,7 +186,7 @@ export type ViewerLookup = (request: Request, path: string) => Promise<Viewer | 
  */
 export function htmlErrors(viewerOf: ViewerLookup) {
   return async (error: AppError, request: Request, requestId: string): Promise<Response | null> => {
-    if (isHtmx(request)) return errorFragment(error, requestId);
+    if (isHtmx(request)) return errorFragment(error, requestId, request);
     if (!isNavigation(request)) return null;
     const url = new URL(request.url);
     if (isApiPath(url.pathname)) return null;

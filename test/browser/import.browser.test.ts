@@ -31,10 +31,16 @@ describe("/org/expertises/import in Chromium", () => {
     ]);
     expect(await submitForm(page, "button:text('Import as drafts')")).toBe(303);
     expect(new URL(page.url()).searchParams.get("imported")?.split(",")).toHaveLength(2);
-    const rows = await page
-      .locator("#imported tbody tr")
-      .evaluateAll((trs) => trs.map((tr) => [...(tr as HTMLTableRowElement).cells].map((c) => c.textContent?.trim()).join(" | ")));
-    expect(rows).toEqual(["agents | Project guidelines | 5", "react-components | React components | 2"]);
+    const rowsOf = (table: string) =>
+      page
+        .locator(`${table} tbody tr`)
+        .evaluateAll((trs) => trs.map((tr) => [...(tr as HTMLTableRowElement).cells].map((c) => c.textContent?.trim()).join(" | ")));
+    // each draft: its rules and the lines not made rules, then those lines with why
+    expect(await rowsOf("#imported > .scroll-x table")).toEqual([
+      "agents | Project guidelines | 5 | 1",
+      "react-components | React components | 2 | 1",
+    ]);
+    expect((await rowsOf("#skipped-agents"))[0]).toStartWith("8 | The project uses Vite. | not an instruction");
     await expectCleanWithoutScripts(browser, w);
     await screenshot(page, "org-expertises-import");
 

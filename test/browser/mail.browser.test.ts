@@ -1,5 +1,5 @@
 /**
- * Mail in Chromium (docs/architecture.md "Pages and browser tests"): the links that arrive by mail work in a real
+ * Mail in Chromium (docs/design.md "Pages are tested in a real browser"): the links that arrive by mail work in a real
  * browser, and the organization's mail page works for its admins.
  *   - an invitation arrives over SMTP (smtp-server, read with mailparser); the invited person
  *     opens its link, creates the account and joins;

@@ -1,6 +1,6 @@
 /**
- * The organization's talent policy in Chromium: an owner adds a required talent on /org/policy
- * (htmx, then without JavaScript; an unknown id is refused under the list that holds it, either
+ * The organization's talent policy in Chromium: an owner ticks required talents in the picker on /org/policy
+ * (htmx, then without JavaScript; an unknown id of the allow-list is refused under it, either
  * way), the page says who set it, and the project page shows the
  * talent locked ("required by policy, set by …") with neither Disable nor Uninstall. axe-core
  * finds nothing serious; nothing goes wrong in the console.
@@ -34,15 +34,18 @@ describe("/org/policy in Chromium", () => {
     const w = await signedInPage(browser, live.base, owner.email, PASSWORD);
     await w.page.goto(`${live.base}/org/policy`);
     expect(await w.page.textContent("#policy-set-by")).toContain("Never set.");
-    // an unknown id: the page stays, the flash says which one, nothing saved
-    await w.page.fill("textarea[name=requiredTalents]", "no-such-talent");
+    // an unknown id (the allow-list is typed): the page stays, the flash says which one, nothing saved
+    await w.page.fill("textarea[name=allowedTalents]", "no-such-talent");
     await w.page.click("#policy-form button[type=submit]");
     await w.page.waitForSelector("#flash [role=alert]");
     expect(await w.page.textContent("#flash")).toContain("no-such-talent");
     // and under the list that holds it (app.js, from the alert's issue)
-    expect(await w.page.textContent("#policy-required-field-error")).toContain("unknown: no-such-talent");
+    expect(await w.page.textContent("#policy-allowed-field-error")).toContain('unknown talent "no-such-talent"');
     expectOnlyStatus(w, 400);
-    await w.page.fill("textarea[name=requiredTalents]", "secrets-handling\ninput-validation");
+    await w.page.fill("textarea[name=allowedTalents]", "");
+    // the required talents are ticked in the picker
+    await w.page.check('input[name=requiredTalents][value="secrets-handling"]');
+    await w.page.check('input[name=requiredTalents][value="input-validation"]');
     await Promise.all([w.page.waitForURL(`${live.base}/org/policy`), w.page.click("#policy-form button[type=submit]")]);
     await w.page.waitForSelector("#policy-required");
     expect(await w.page.textContent("#policy-required")).toContain("secrets-handling");
@@ -67,12 +70,13 @@ describe("/org/policy in Chromium", () => {
     const w = await signedInPage(browser, live.base, owner.email, PASSWORD, { javaScript: false });
     await w.page.goto(`${live.base}/org/policy`);
     // a refusal: the page again at its own address, the unknown id under the allow-list, what was typed kept
-    await w.page.fill("textarea[name=requiredTalents]", "secrets-handling");
+    await w.page.check('input[name=requiredTalents][value="secrets-handling"]');
     await w.page.fill("textarea[name=allowedTalents]", "sql-base, no-such-talent");
     expect(await submitForm(w.page, "#policy-form button[type=submit]")).toBe(400);
     expectOnlyStatus(w, 400, false);
     expect(new URL(w.page.url()).pathname).toBe("/org/policy");
-    expect(await w.page.textContent("#policy-allowed-field-error")).toContain("unknown: no-such-talent");
+    expect(await w.page.textContent("#policy-allowed-field-error")).toContain('unknown talent "no-such-talent"');
+    expect(await w.page.isChecked('input[name=requiredTalents][value="secrets-handling"]')).toBe(true);
     expect(await w.page.isVisible("#policy-required-field-error")).toBe(false);
     expect(await w.page.inputValue("textarea[name=allowedTalents]")).toBe("sql-base, no-such-talent");
     expect(await w.page.getAttribute("textarea[name=allowedTalents]", "aria-invalid")).toBe("true");

@@ -1,5 +1,5 @@
 /**
- * `/org/sso` in Chromium (docs/architecture.md "Pages and browser tests"): an owner sets OIDC SSO with the form, tests it
+ * `/org/sso` in Chromium (docs/design.md "Pages are tested in a real browser"): an owner sets OIDC SSO with the form, tests it
  * (discovery against a real `oidc-provider`), follows the test sign-in link; the refusals
  * show on the page (#flash: 409 for a domain another organization proved, 400 with each
  * field's issue); a failed test lists its problem; a member gets the 404 page. axe-core finds

@@ -52,7 +52,7 @@ describe("import: each format becomes a draft", () => {
       "copilot-instructions",
       "typescript",
     ]);
-    expect(drafts.map((d) => d.rules.length)).toEqual([5, 6, 4, 2, 1, 3, 2, 2]);
+    expect(drafts.map((d) => d.rules.length)).toEqual([5, 6, 5, 2, 1, 3, 2, 2]);
     expect(drafts.flatMap((d) => d.rules.map((x) => x.severity))).toEqual(drafts.flatMap((d) => d.rules.map(() => "advisory")));
     expect(drafts[3]!.triggers).toEqual({ files: ["web/src/components/**/*.tsx", "web/src/hooks/*.ts"], keywords: [] });
     expect(drafts[7]!.triggers).toEqual({ files: ["**/*.ts", "**/*.tsx"], keywords: [] });

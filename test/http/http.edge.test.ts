@@ -17,11 +17,11 @@ describe("health", () => {
     expect(r.status).toBe(200);
     expect(await r.json()).toEqual({ status: "ok" });
   });
-  test('GET /readyz → {"status":"ready","catalog":{"talents":N,"digest":"sha256:…"}}', async () => {
+  test('GET /readyz → {"status":"ready","database":"sqlite","catalog":{"talents":N,"digest":"sha256:…"}}', async () => {
     const r = await env.request("/readyz");
     expect(r.status).toBe(200);
     const body = await r.json();
-    expect(body).toEqual({ status: "ready", catalog: { talents: shipped().list.length, digest: shipped().digest } });
+    expect(body).toEqual({ status: "ready", database: "sqlite", catalog: { talents: shipped().list.length, digest: shipped().digest } });
     expect(body.catalog.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
   });
   test("GET /readyz → 503 until the catalog is loaded", async () => {

@@ -25,11 +25,13 @@ describe("POST /org/policy: a refused policy answers its form again, each proble
     expect(r.status).toBe(400);
     expect(r.html).toContain('id="policy-form"');
     expect(r.html).not.toContain("That did not work"); // not the error page
-    expect(textOfId(r.html, "policy-required-field-error")).toContain("unknown: no-such-talent");
+    expect(textOfId(r.html, "policy-required-field-error")).toContain('unknown talent "no-such-talent"');
     expect(textOfId(r.html, "policy-required-field-error")).not.toContain("nope-2");
-    expect(textOfId(r.html, "policy-allowed-field-error")).toContain("unknown: nope-2");
+    expect(textOfId(r.html, "policy-allowed-field-error")).toContain('unknown talent "nope-2"');
     expect(textOfId(r.html, "policy-refused")).toBe("Not saved: the fields marked below say why.");
-    expect(r.html).toContain("secrets-handling\nno-such-talent</textarea>");
+    // the picker keeps what was sent ticked, the unknown id marked so
+    expect(r.html).toContain('<input type="checkbox" name="requiredTalents" value="secrets-handling" checked=""/>');
+    expect(r.html).toContain('value="no-such-talent" checked=""/> <code>no-such-talent</code><span class="error small"> not known</span>');
     expect(r.html).toContain("go-base, nope-2</textarea>");
     expect((await policyOf(owner)).requiredTalents).toEqual([]);
   });
@@ -65,7 +67,9 @@ describe("POST /org/policy: a refused policy answers its form again, each proble
     const put = (fields: Record<string, string>) => htmxForm(env, owner, "PUT", "/web/orgs/current/policy", fields);
     const unknown = await put({ requiredTalents: "no-such-talent", allowedTalents: "" });
     expect(unknown.status).toBe(400);
-    expect(unknown.html).toContain('<li data-field="requiredTalents"><code>requiredTalents</code> unknown: no-such-talent');
+    expect(unknown.html).toContain(
+      '<li data-field="requiredTalents"><code>requiredTalents</code> unknown talent &quot;no-such-talent&quot;',
+    );
     const conflict = await put({ requiredTalents: "npm-workspaces pnpm-workspaces", allowedTalents: "" });
     expect(conflict.status).toBe(409);
     expect(conflict.html).toContain('<p data-field="requiredTalents">The required talents conflict');

@@ -1,6 +1,6 @@
 /**
  * Kept values go through one toolkit (src/lib/kept.ts) and the table "Kept values" of
- * docs/architecture.md lists them:
+ * docs/caches.md lists them:
  *   - a module-level Map, WeakMap, Set, WeakSet or KeptMap of src/ is made by the toolkit, which
  *     declares its name, clock and limit where it is defined; the few exceptions below say why;
  *   - a file that makes a KeptMap inside a class or a function declares it too;
@@ -47,9 +47,10 @@ function declaredNames(): string[] {
 
 /** The table "Kept values": its rows' first cell (the name) and second (the clock). */
 function keptTable(): Map<string, string> {
-  const doc = readFileSync(join(ROOT, "docs", "architecture.md"), "utf8");
-  const section = doc.slice(doc.indexOf("### Kept values"));
-  const body = section.slice(0, section.indexOf("\n## "));
+  const doc = readFileSync(join(ROOT, "docs", "caches.md"), "utf8");
+  const section = doc.slice(doc.indexOf("## Kept values"));
+  const end = section.indexOf("\n## ", 1);
+  const body = end < 0 ? section : section.slice(0, end);
   const rows = new Map<string, string>();
   for (const line of body.split("\n")) {
     const cells = line.split("|").map((c) => c.trim());
@@ -81,7 +82,7 @@ describe("kept values: one toolkit, each declares its clock and limit, the docs 
     expect(offenders).toEqual([]);
   });
 
-  test("each name is declared once, and the table of docs/architecture.md lists exactly the declared names", () => {
+  test("each name is declared once, and the table of docs/caches.md lists exactly the declared names", () => {
     const names = declaredNames();
     expect(names.filter((n, i) => names.indexOf(n) !== i)).toEqual([]);
     const table = keptTable();

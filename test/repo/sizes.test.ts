@@ -5,7 +5,8 @@
  *   - every .tsx file of src/ names its JSX runtime on its first line: the built binary and a
  *     process started outside the checkout read no tsconfig, and would look for React;
  *   - no function of src/ over 80 lines (biome's noExcessiveLinesPerFunction, configured in
- *     biome.json), no file of src/ over 400 lines, no line of src/ over 140 characters.
+ *     biome.json), no file of src/ over 400 lines, no line of src/ over 140 characters;
+ *   - tests live under test/ (mirroring src/), never beside the code.
  * Where the code is not there yet, the offenders are listed below: a new one fails, named, and one
  * that was fixed fails too until its line is removed, so the lists only ever shrink.
  */
@@ -83,5 +84,15 @@ describe("the shape of the source", () => {
       .filter((f) => f.endsWith(".tsx") && !readFileSync(f, "utf8").startsWith("/** @jsxImportSource hono/jsx */"))
       .map((f) => relative(ROOT, f));
     expect(without).toEqual([]);
+  });
+
+  test("no test file under src/: tests live under test/, in the folder that mirrors the code's", () => {
+    const tests = (dir: string): string[] =>
+      readdirSync(dir).flatMap((name) => {
+        const p = join(dir, name);
+        if (statSync(p).isDirectory()) return tests(p);
+        return /\.test\.tsx?$/.test(name) ? [relative(ROOT, p)] : [];
+      });
+    expect(tests(join(ROOT, "src"))).toEqual([]);
   });
 });

@@ -177,6 +177,14 @@ export function Editor(props: { e: ExpertiseDetail; draft?: Draft; server?: Serv
   return (
     <section class="card" id="editor" aria-labelledby="editor-h">
       <h2 id="editor-h">{props.server ? "Merge and save again" : "Working version"}</h2>
+      {props.server ? null : (
+        <p>
+          <a href={`${pageOf(e.id)}/form`} id="edit-with-form">
+            Edit with the form
+          </a>{" "}
+          <span class="muted">(title, summary, triggers, rules); below, Advanced: its TALENT.md as YAML.</span>
+        </p>
+      )}
       {props.server ? (
         <div class="flash error conflict" role="alert">
           <strong>Someone saved this expertise since you opened it.</strong> The server is at revision {props.server.revision} (saved{" "}

@@ -146,6 +146,12 @@ export function CreateForm(props: { attempt?: CreateAttempt }) {
   return (
     <section class="card" id="create" aria-labelledby="create-h">
       <h2 id="create-h">New expertise</h2>
+      <p>
+        <a class="button" href={`${EXPERTISES_PAGE}/new`} id="create-with-form">
+          Write it with the form
+        </a>{" "}
+        <span class="muted">Title, summary, triggers and rules, field by field. Advanced: write its TALENT.md (YAML) below.</span>
+      </p>
       {whole ? (
         <p id="create-problem" class="error" role="alert">
           {whole}

@@ -30,7 +30,7 @@ import { Settings, settingsHookRules, settingsPages } from "./settings";
 import { newProjectPages } from "./newProject";
 import { Layout, page } from "../../ui/layout";
 import { HtmlMemo } from "../../ui/memo";
-import { ActivityTab } from "../activityTab";
+import { activityTabHtml } from "../activityTab";
 import { loadActivity, readActivityQuery } from "../activityFilters";
 
 /**
@@ -205,7 +205,7 @@ export function projectPages(deps: CatalogDeps & JournalDeps) {
         if (tab === "activity") {
           const q = readActivityQuery(query);
           const a = await loadActivity(deps.database, deps.journal, project.id, q);
-          body = <ActivityTab {...a} projectId={project.id} query={q} />;
+          body = activityTabHtml(a, project.id, q);
         } else if (tab === "keys") {
           body = <KeysTab project={project} keys={await listKeys(deps.database, project.id)} />;
         } else if (tab === "settings") {

@@ -4,6 +4,7 @@
  * each other project's), the organization's pages (each only to the roles that may open it), and
  * the platform administration pages (platform administrators only). Listed only for a query.
  */
+import { ADMIN_PLACES, ORG_PLACES } from "../../ui/places";
 
 /** A place the palette lists: a label, what it belongs to, where it goes. */
 export interface PageItem {
@@ -19,25 +20,6 @@ const PROJECT_TABS = [
   { tab: "activity", label: "Activity" },
   { tab: "keys", label: "Keys" },
   { tab: "settings", label: "Settings" },
-] as const;
-
-/** The organization's pages: `admin` ones only to its owners and admins. */
-const ORG_PAGES = [
-  { href: "/org#members", label: "Members", admin: false },
-  { href: "/org/sso", label: "SSO", admin: true, also: "single sign-on" },
-  { href: "/org/insights", label: "Insights", admin: true },
-  { href: "/org/talent-adoption", label: "Adoption", admin: true, also: "talent adoption" },
-  { href: "/org/expertises", label: "Expertises", admin: true },
-  { href: "/org/mail", label: "Mail", admin: true },
-  { href: "/org/audit-log", label: "Audit log", admin: true, also: "who changed what" },
-  { href: "/org/policy", label: "Policy", admin: true, also: "talent policy, required and allowed talents" },
-] as const;
-
-const ADMIN_PAGES = [
-  { href: "/admin", label: "Organizations" },
-  { href: "/admin/users", label: "Users" },
-  { href: "/admin/security-events", label: "Security events" },
-  { href: "/admin/mail", label: "Mail" },
 ] as const;
 
 /** Most tabs of one kind listed (the current project's and then others'). */
@@ -80,12 +62,12 @@ export function pageItems(
     }
   }
   if (ctx.org) {
-    for (const p of ORG_PAGES.filter((p) => (!p.admin || ctx.org!.admin) && hit(p.label, "also" in p ? p.also : ""))) {
+    for (const p of ORG_PLACES.filter((p) => (!p.admin || ctx.org!.admin) && hit(p.label, p.also ?? ""))) {
       items.push({ type: "page", id: p.href, label: p.label, detail: `page of ${ctx.org.name}`, href: p.href });
     }
   }
   if (ctx.platformAdmin) {
-    for (const p of ADMIN_PAGES.filter((p) => hit(p.label, "administration"))) {
+    for (const p of ADMIN_PLACES.filter((p) => hit(p.label, "administration"))) {
       items.push({ type: "page", id: p.href, label: p.label, detail: "platform administration", href: p.href });
     }
   }

@@ -22,7 +22,10 @@ import { applySpecialization } from "../../specializations/service";
 import { evidenceLink, getCodeHosting } from "../../tenancy/codeHosting";
 import { iso } from "../../lib/time";
 import { userActor } from "../../audit/record";
-import { requireConfirmation } from "../../http/methodOverride";
+import { isConfirmed, isFormOverride, requireConfirmation, type Confirmation } from "../../http/methodOverride";
+import { isHtmx } from "../../http/negotiate";
+import { AppError } from "../../http/errors";
+import { dependentsWithin } from "../../catalog/graph";
 import { confirmations } from "../../ui/confirmations";
 
 type SelectionDeps = CatalogDeps & JournalDeps;
@@ -60,10 +63,39 @@ function selectionTracer(deps: SelectionDeps) {
     });
 }
 
+/**
+ * The enabled talents of the project that need `talentId` (its requires-closure through the installed ones). From a
+ * browser (htmx, or a form without JavaScript) a disable or uninstall that would leave some without it is asked
+ * first, naming them (400 validation_failed with `confirm` and `dependents`; nothing changed); `confirm=yes` (or
+ * `1`) goes on. A JSON caller is not asked: its answer names them (docs/design.md "Risky selection changes name what
+ * they break").
+ */
+async function dependentsAsked(
+  deps: SelectionDeps,
+  request: Request,
+  body: unknown,
+  project: { id: string; organizationId: string },
+  talentId: string,
+  ask: (talentId: string, dependents: readonly string[]) => Confirmation,
+): Promise<string[]> {
+  const o = await installedOverview({ database: deps.database, catalog: deps.state.catalog! }, project);
+  const requires = new Map(o.talents.map((t) => [t.id, t.requires]));
+  const enabled = o.talents.filter((t) => t.state === "active").map((t) => t.id);
+  const dependents = requires.has(talentId) ? dependentsWithin(talentId, enabled, (id) => requires.get(id)) : [];
+  if (dependents.length === 0 || isConfirmed(body) || !(isHtmx(request) || isFormOverride(request))) return dependents;
+  const c = ask(talentId, dependents);
+  throw new AppError("validation_failed", `${c.question} Nothing was changed yet: confirm to go on.`, {
+    issues: [{ path: "confirm", message: "confirm the change (confirm=yes)" }],
+    confirm: c,
+    dependents,
+  });
+}
+
 /** Install, apply a specialization, enable, disable, uninstall: each traced. */
 function selectionChangeRoutes(deps: SelectionDeps, guards: Guards) {
   const src = () => ({ database: deps.database, catalog: deps.state.catalog! });
   const trace = selectionTracer(deps);
+  const askIfNeeded = (...a: Parameters<typeof dependentsAsked> extends [unknown, ...infer R] ? R : never) => dependentsAsked(deps, ...a);
   return new Elysia({ prefix: "/web/projects/:id" })
     .use(guards)
     .post(
@@ -119,16 +151,20 @@ function selectionChangeRoutes(deps: SelectionDeps, guards: Guards) {
         const project = await getProject(deps.database, org.id, params.id);
         const talentId = decodedParam(params["*"], "talentId");
         const enabled = body.enabled === true || body.enabled === "true"; // htmx and forms send "true" / "false"
+        const dependents = enabled ? [] : await askIfNeeded(request, body, project, talentId, confirmations.disableNeeded);
         const change = await deps.database.write((tx) =>
           setEnabled(tx, project.id, talentId, enabled, { organizationId: org.id, actor: userActor(auth.user) }),
         );
         trace(request, auth, project.id, enabled ? "enable" : "disable", change);
-        return { id: talentId, state: enabled ? "active" : "disabled", changed: change.entered.length + change.left.length > 0 };
+        const changed = change.entered.length + change.left.length > 0;
+        return { id: talentId, state: enabled ? "active" : "disabled", changed, dependents: changed ? dependents : [] };
       },
       {
         org: "member",
         body: t.Object({
           enabled: t.Union([t.Boolean(), t.Literal("true"), t.Literal("false")], { error: "enabled must be true or false" }),
+          // a browser's answer to the question a disable of a needed talent asks (dependentsAsked)
+          confirm: t.Optional(t.Unknown()),
         }),
       },
     )
@@ -137,12 +173,13 @@ function selectionChangeRoutes(deps: SelectionDeps, guards: Guards) {
       async ({ auth, org, params, body, request }) => {
         const project = await getProject(deps.database, org.id, params.id);
         const talentId = decodedParam(params["*"], "talentId");
+        const dependents = await askIfNeeded(request, body, project, talentId, confirmations.uninstallNeeded);
         await requireConfirmation(request, body, () => confirmations.uninstall(talentId));
         const change = await deps.database.write((tx) =>
           uninstall(tx, project.id, talentId, { organizationId: org.id, actor: userActor(auth.user) }),
         );
         trace(request, auth, project.id, "uninstall", change);
-        return { uninstalled: talentId };
+        return { uninstalled: talentId, dependents };
       },
       { org: "member" },
     );

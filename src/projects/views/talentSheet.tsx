@@ -13,7 +13,7 @@ import { DataTable, Layout } from "../../ui/layout";
 import { InlineMarkdown, plainInline } from "../../ui/markdown";
 import { talentHref } from "./catalog";
 import { InstallInto, ProjectStates, type ProjectWithState } from "./sheetProjects";
-import { ReviewFacts } from "./sheetReview";
+import { SheetByline, SheetFacts } from "./sheetFields";
 
 /** What the hook does with a rule as shipped (catalog/hookWords.ts): "hook: blocks", "hook: advises (why)", or none without a detector. */
 function hookOf(r: Talent["rules"][number] | undefined): string {
@@ -47,7 +47,7 @@ export function TalentSheet(props: {
       </h1>
       <p>
         <code>{t.id}</code> · version {props.version}
-        <ReviewFacts t={t} /> {t.kind === "expertise" ? <span class="tag">expertise</span> : null}
+        <SheetByline t={t} /> {t.kind === "expertise" ? <span class="tag">expertise</span> : null}
       </p>
       <p>
         <InlineMarkdown text={t.summary} />
@@ -59,27 +59,7 @@ export function TalentSheet(props: {
         edges={sheet.graph.edges}
         title={`What ${t.id} requires, what requires it, and what it conflicts with${props.chosen ? `, as installed in ${props.chosen.name}` : ""}`}
       />
-      <dl class="facts">
-        <dt>Roles</dt>
-        <dd>{t.roles.join(", ") || "—"}</dd>
-        <dt>Languages</dt>
-        <dd>{t.languages.join(", ") || "any"}</dd>
-        <dt>Triggers</dt>
-        <dd>
-          {t.triggers.files.map((g) => (
-            <code>{g} </code>
-          ))}
-          {t.triggers.keywords.length ? ` · ${t.triggers.keywords.join(", ")}` : ""}
-        </dd>
-        <dt>Budget</dt>
-        <dd>
-          {t.tokens} of {t.budget} tokens
-        </dd>
-        <dt>Requires</dt>
-        <dd>{t.requires.join(", ") || "—"}</dd>
-        <dt>Conflicts with</dt>
-        <dd>{t.conflicts.join(", ") || "—"}</dd>
-      </dl>
+      <SheetFacts t={t} />
       <MeasuredEffectBlock m={props.measured} />
       <h2>Rules</h2>
       <DataTable caption="Rules and how to check them" columns={["Rule", "Severity", "Rule and check"]}>

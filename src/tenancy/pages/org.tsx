@@ -26,17 +26,7 @@ import { AppError, validationFailed } from "../../http/errors";
 import { formField } from "../../http/form";
 import { createPageGuard, type PageContext } from "../pageSessions";
 import { createOwnOrganization } from "../routes";
-
-/** The owner/admin pages of the organization, linked from /org (some are built beside this one). */
-const ADMIN_LINKS = [
-  { href: "/org/expertises", label: "Expertises", text: "the organization's private talents: write, verify, publish" },
-  { href: "/org/insights", label: "Insights", text: "operational health: failed calls, keys to act on, projects at fault" },
-  { href: "/org/talent-adoption", label: "Talent adoption", text: "which talents and expertises the projects use and audit" },
-  { href: "/org/policy", label: "Talent policy", text: "talents every project must have, and the only ones it may install" },
-  { href: "/org/sso", label: "Single sign-on", text: "OIDC or SAML for the organization's e-mail domains" },
-  { href: "/org/mail", label: "Mail", text: "invitations and other mails that failed or wait to be sent" },
-  { href: "/org/audit-log", label: "Audit log", text: "who changed what in the organization, with a CSV or JSON lines export" },
-];
+import { ORG_PLACES } from "../../ui/places";
 
 /** Whether a new organization of this person is approved at once (the setting, or a platform administrator's). */
 const approvedAtOnce = (deps: CoreDeps, ctx: PageContext) => deps.config.autoApproveOrgs || ctx.session.user.role === "admin";
@@ -166,9 +156,9 @@ async function orgPage(deps: CoreDeps, ctx: PageContext, attempts: OrgAttempts =
         <section class="card" aria-labelledby="more-h">
           <h2 id="more-h">Settings and analytics</h2>
           <ul class="links">
-            {ADMIN_LINKS.map((l) => (
+            {ORG_PLACES.filter((p) => p.admin).map((l) => (
               <li>
-                <a href={l.href}>{l.label}</a> <span class="muted small">— {l.text}</span>
+                <a href={l.href}>{l.title}</a> <span class="muted small">— {l.text}</span>
               </li>
             ))}
           </ul>

@@ -1,0 +1,256 @@
+/**
+ * The Database interface on PostgreSQL (DATABASE_URL=postgres://… or postgresql://; docs/operations.md
+ * "PostgreSQL (preview)"), over Bun's built-in SQL client (docs/design.md "PostgreSQL: driver").
+ * What it does today: drizzle over the derived schema (src/db/schema-pg), `write` as one
+ * transaction, raw `get/all` with SQLite's `?` placeholders numbered for PostgreSQL, write jobs and
+ * bulk writes as transactions, no data version, and the configuration epoch only when read this
+ * event-loop turn (`readConfigEpoch`). Raw SQL written for SQLite alone (INSERT OR IGNORE,
+ * json_extract, strftime, …) fails here: that is the next step.
+ */
+import type { Client, InValue, ResultSet } from "@libsql/client";
+import { SQL } from "bun";
+import { drizzle } from "drizzle-orm/bun-sql";
+import { Histogram } from "../lib/histogram";
+import { Mutex } from "../lib/mutex";
+import type { Database, DrizzleDb } from "./database";
+import * as pgSchema from "./schema-pg";
+import { StorageHealth } from "./storage";
+import type { Statement, WriteJob } from "./writeJob";
+
+/** A Database on PostgreSQL: the shared interface, and what only PostgreSQL has. */
+export interface PgDatabaseHandle extends Database {
+  dialect: "postgres";
+  /** Bun's SQL client (the pool). */
+  sql: SQL;
+  /**
+   * Reads the configuration epoch's row: `configEpoch()` returns it for the rest of this
+   * event-loop turn, then null again (nothing is kept across turns on a value no one read).
+   */
+  readConfigEpoch(): Promise<number | null>;
+}
+
+/** True for a DATABASE_URL this module opens. */
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url);
+}
+
+/**
+ * Raw SQL written for SQLite, as PostgreSQL takes it: `?` placeholders as `$1…$n` in order and
+ * `?NNN` as `$NNN` (SQLite's numbering), and a camelCase alias (`AS userId`) quoted, since
+ * PostgreSQL folds unquoted names to lower case and SQLite keeps them. String literals, quoted
+ * identifiers and comments are left alone.
+ */
+export function numberPlaceholders(sql: string): string {
+  let out = "";
+  let n = 0;
+  let code = ""; // the run of plain SQL since the last literal or comment
+  const flush = () => {
+    out += code.replace(/\bAS\s+([a-z][a-z0-9_]*[A-Z][A-Za-z0-9_]*)\b/gi, (m, alias: string) => m.slice(0, -alias.length) + `"${alias}"`);
+    code = "";
+  };
+  for (let i = 0; i < sql.length; i++) {
+    const c = sql[i]!;
+    if (c === "'" || c === '"') {
+      flush();
+      const end = closing(sql, i, c);
+      out += sql.slice(i, end + 1);
+      i = end;
+    } else if (c === "-" && sql[i + 1] === "-") {
+      flush();
+      const end = sql.indexOf("\n", i);
+      const stop = end === -1 ? sql.length - 1 : end;
+      out += sql.slice(i, stop + 1);
+      i = stop;
+    } else if (c === "?") {
+      // ?NNN keeps its number; a bare ? takes the next after the largest so far (SQLite's rule)
+      const digits = /^\d+/.exec(sql.slice(i + 1))?.[0];
+      if (digits) {
+        n = Math.max(n, Number(digits));
+        code += `$${digits}`;
+        i += digits.length;
+      } else code += `$${++n}`;
+    } else code += c;
+  }
+  flush();
+  return out;
+}
+
+/** The index of the quote closing the literal opened at `start` (a doubled quote is one character of it). */
+function closing(sql: string, start: number, quote: string): number {
+  let i = start + 1;
+  while (i < sql.length) {
+    if (sql[i] === quote) {
+      if (sql[i + 1] === quote) i += 2;
+      else return i;
+    } else i++;
+  }
+  return sql.length - 1;
+}
+
+/** Arguments as SQLite would take them: booleans as 0/1 (the 0/1 columns of the derived schema). */
+function argsOf(args: readonly unknown[] | undefined): unknown[] {
+  return (args ?? []).map((a) => (typeof a === "boolean" ? (a ? 1 : 0) : a));
+}
+
+/** A row with PostgreSQL's int8 values (bigint) as numbers, as SQLite's driver gives them. */
+function plainRow(row: Record<string, unknown>): Record<string, unknown> {
+  for (const k in row) if (typeof row[k] === "bigint") row[k] = Number(row[k]);
+  return row;
+}
+
+type Queryable = Pick<SQL, "unsafe">;
+
+const toNumber = (v: unknown) => (typeof v === "bigint" ? Number(v) : v);
+
+/**
+ * The client drizzle is given: Bun's, with every int8 value made a number on the way out, in
+ * objects and in the arrays of `.values()` (a column of a bigint table gets a number from drizzle
+ * either way; `count(*)`, `max(created_at)` and other expressions would arrive as BigInt).
+ */
+function numbersOut(c: any): any {
+  return {
+    unsafe(text: string, params?: unknown[]) {
+      const q = c.unsafe(text, params);
+      return {
+        then: (ok: (rows: unknown) => unknown, fail?: (e: unknown) => unknown) =>
+          q
+            .then((rows: Record<string, unknown>[]) => {
+              for (const r of rows) plainRow(r);
+              return rows;
+            })
+            .then(ok, fail),
+        values: () => q.values().then((rows: unknown[][]) => rows.map((r) => r.map(toNumber))),
+      };
+    },
+    begin: (fn: (tx: unknown) => unknown) => c.begin((tx: unknown) => fn(numbersOut(tx))),
+    savepoint: (fn: (sp: unknown) => unknown) => c.savepoint((sp: unknown) => fn(numbersOut(sp))),
+  };
+}
+
+async function query(on: Queryable, sql: string, args?: readonly unknown[]): Promise<Record<string, unknown>[] & { count?: number }> {
+  const rows = (await on.unsafe(numberPlaceholders(sql), argsOf(args))) as Record<string, unknown>[] & { count?: number };
+  for (const r of rows) plainRow(r);
+  return rows;
+}
+
+/** A result in the libSQL client's shape, for the callers that use `database.client` (migrate's plan, /readyz). */
+function resultSet(rows: Record<string, unknown>[] & { count?: number }): ResultSet {
+  return {
+    rows: rows as unknown as ResultSet["rows"],
+    columns: rows[0] ? Object.keys(rows[0]) : [],
+    columnTypes: [],
+    rowsAffected: rows.count ?? rows.length,
+    lastInsertRowid: undefined,
+    toJSON: () => ({ rows }),
+  };
+}
+
+/** The database could not be reached or refused the connection (start-up: one line, exit 1). */
+export class PgUnreachableError extends Error {
+  override name = "PgUnreachableError";
+  constructor(url: string, cause: unknown) {
+    const e = cause as { message?: string; code?: string };
+    const code = e.code ? ` (${e.code})` : "";
+    // the URL without its credentials
+    super(`could not connect to the PostgreSQL database at ${url.replace(/\/\/[^@/]*@/, "//***@")}: ${e.message ?? String(cause)}${code}`);
+  }
+}
+
+/** Opens the pool and checks the server answers; throws PgUnreachableError with the server's or the network's reason. */
+export async function openPgDatabase(url: string): Promise<PgDatabaseHandle> {
+  // bigint: int8 values arrive as bigint (not text) and are made numbers by plainRow; drizzle's
+  // bigint columns in number mode take either
+  const sql = new SQL({ url, bigint: true, max: 10, connectionTimeout: 5, idleTimeout: 60 });
+  try {
+    await sql.unsafe("SELECT 1");
+  } catch (e) {
+    await sql.close().catch(() => {});
+    throw new PgUnreachableError(url, e);
+  }
+  const db = drizzle({ client: numbersOut(sql), schema: pgSchema });
+  const mutex = new Mutex();
+  const commits = { transaction: new Histogram(), batch: new Histogram() };
+  let pending = 0;
+  const storage = new StorageHealth({ dir: null });
+  let epoch: number | null | undefined;
+  const forgetEpoch = () => {
+    epoch = undefined;
+  };
+  const committing = <T>(p: Promise<T>): Promise<T> => {
+    pending++;
+    p.then(
+      () => {
+        pending--;
+        forgetEpoch();
+      },
+      () => {
+        pending--;
+        forgetEpoch();
+      },
+    );
+    return p;
+  };
+  /** Under this process's writer mutex, timed into `h` (/metrics' commit latency). */
+  const timed = <T>(h: Histogram, fn: () => Promise<T>): Promise<T> =>
+    mutex.run(async () => {
+      const t0 = performance.now();
+      try {
+        return await fn();
+      } finally {
+        h.observe((performance.now() - t0) / 1000);
+      }
+    });
+  const inTransaction = (statements: Statement[], unless?: Statement) =>
+    sql.begin(async (tx) => {
+      const found = unless ? (await query(tx, unless.sql, unless.args))[0] : undefined;
+      if (!found) for (const st of statements) await query(tx, st.sql, st.args);
+      return found ? { ...found } : undefined;
+    });
+  const client = {
+    protocol: "postgres",
+    closed: false,
+    execute: async (stmt: string | { sql: string; args?: InValue[] }) =>
+      resultSet(typeof stmt === "string" ? await query(sql, stmt) : await query(sql, stmt.sql, stmt.args)),
+    batch: async (stmts: (string | { sql: string; args?: InValue[] })[]) =>
+      sql.begin(async (tx) => {
+        const out: ResultSet[] = [];
+        for (const st of stmts) out.push(resultSet(typeof st === "string" ? await query(tx, st) : await query(tx, st.sql, st.args)));
+        return out;
+      }),
+    close: () => void sql.close(),
+  } as unknown as Client;
+  const handle: PgDatabaseHandle = {
+    dialect: "postgres",
+    sql,
+    // the query builder's API is the same in both dialects; what differs (onConflictDoNothing's
+    // target, returning, …) is the next step's, and shows up as run-time errors, not silent ones
+    db: db as unknown as DrizzleDb,
+    client,
+    isLocal: false,
+    path: null,
+    writeStats: { pending: () => pending, commits },
+    storage,
+    write: (fn) => committing(timed(commits.transaction, () => db.transaction((tx) => fn(tx as never)))),
+    writeJob: <T>(job: WriteJob) =>
+      committing(timed(commits.batch, () => inTransaction(job.statements, job.unless)) as Promise<T | undefined>),
+    bulkWrite: (statements) => committing(timed(commits.transaction, async () => void (await inTransaction(statements)))),
+    idle: () => mutex.run(async () => {}),
+    get: async <T>(text: string, args: InValue[] = []) => (await query(sql, text, args))[0] as T | undefined,
+    all: async <T>(text: string, args: InValue[] = []) => (await query(sql, text, args)) as unknown as T[],
+    allSync: null,
+    dataVersion: () => null,
+    configEpoch: () => epoch ?? null,
+    readConfigEpoch: async () => {
+      try {
+        const row = (await query(sql, "SELECT epoch FROM config_epoch WHERE id = 1"))[0];
+        epoch = row ? Number(row.epoch) : null;
+      } catch {
+        epoch = null; // not migrated yet: nothing is kept
+      }
+      setImmediate(forgetEpoch);
+      return epoch;
+    },
+    close: () => void sql.close(),
+  };
+  return handle;
+}
