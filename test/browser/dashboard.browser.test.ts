@@ -129,16 +129,19 @@ describe("the dashboard's journeys in Chromium", () => {
     await clean(w, "catalog-grouped");
     await page.fill("#f-query", "sql");
     await Promise.all([page.waitForLoadState("load"), page.click(".filters button[type=submit]")]);
+    // the search kept what was ticked (the one form carries the ticks)
+    expect(await page.isChecked("input[name=talents][value='typescript-strict']")).toBe(true);
+    expect(await page.isChecked("input[name=talents][value='javascript-base']")).toBe(true);
     await page.check("input[name=talents][value='sql-base']");
     await Promise.all([page.waitForURL((u) => u.pathname === `/projects/${o.project.id}`), page.click("button:text('Install selected')")]);
-    expect(await page.textContent("#installed")).toContain("sql-base");
+    for (const id of ["sql-base", "typescript-strict", "javascript-base"]) expect(await page.textContent("#installed")).toContain(id);
 
     // uninstall through htmx (the list is swapped in place)
     await page.click("#installed button:has-text('Uninstall sql-base')");
     await page.waitForFunction(() => !document.querySelector("#installed")?.textContent?.includes("sql-base"));
-    // disable, then enable again
-    await page.click("#installed button:has-text('Disable javascript-base')");
-    await page.waitForSelector("#installed button:has-text('Enable javascript-base')");
+    // disable (a talent nothing installed requires: javascript-base would ask first, typescript-strict needs it)
+    await page.click("#installed button:has-text('Disable typescript-strict')");
+    await page.waitForSelector("#installed button:has-text('Enable typescript-strict')");
 
     // delete with a typed confirmation
     await page.goto(`${live.base}/projects/${o.project.id}?tab=settings`);
