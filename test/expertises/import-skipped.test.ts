@@ -72,7 +72,8 @@ describe("import: lines not made rules are listed", () => {
     expect(page.status).toBe(200);
     const html = await page.text();
     expect(html).toContain('id="skipped-agents"');
-    expect(html).toContain("<td>7</td><td>Every migration must be reversible.</td>");
-    expect(html).toContain("<td>9</td><td>The CI runs on every push</td>");
+    // each cell names its column (a phone shows the rows as cards: src/ui/table.tsx)
+    expect(html).toContain('<td data-label="Line">7</td><td data-label="Text">Every migration must be reversible.</td>');
+    expect(html).toContain('<td data-label="Line">9</td><td data-label="Text">The CI runs on every push</td>');
   });
 });
