@@ -25,10 +25,12 @@ describe("POST /org/policy: a refused policy answers its form again, each proble
     expect(r.status).toBe(400);
     expect(r.html).toContain('id="policy-form"');
     expect(r.html).not.toContain("That did not work"); // not the error page
-    expect(textOfId(r.html, "policy-required-field-error")).toContain("unknown: no-such-talent");
+    expect(textOfId(r.html, "policy-required-field-error")).toContain(
+      "no-such-talent is not in the catalog, nor an active published expertise",
+    );
     expect(textOfId(r.html, "policy-required-field-error")).not.toContain("nope-2");
-    expect(textOfId(r.html, "policy-allowed-field-error")).toContain("unknown: nope-2");
-    expect(textOfId(r.html, "policy-refused")).toBe("Not saved: the fields marked below say why.");
+    expect(textOfId(r.html, "policy-allowed-field-error")).toContain("nope-2 is not in the catalog");
+    expect(textOfId(r.html, "policy-refused")).toBe("Not saved: fix the 2 fields marked below.");
     expect(r.html).toContain("secrets-handling\nno-such-talent</textarea>");
     expect(r.html).toContain("go-base, nope-2</textarea>");
     expect((await policyOf(owner)).requiredTalents).toEqual([]);
@@ -65,10 +67,12 @@ describe("POST /org/policy: a refused policy answers its form again, each proble
     const put = (fields: Record<string, string>) => htmxForm(env, owner, "PUT", "/web/orgs/current/policy", fields);
     const unknown = await put({ requiredTalents: "no-such-talent", allowedTalents: "" });
     expect(unknown.status).toBe(400);
-    expect(unknown.html).toContain('<li data-field="requiredTalents"><code>requiredTalents</code> unknown: no-such-talent');
+    expect(unknown.html).toContain(
+      '<li data-field="requiredTalents" data-message="no-such-talent is not in the catalog, nor an active published expertise of this organization">Required talents: no-such-talent is not',
+    );
     const conflict = await put({ requiredTalents: "npm-workspaces pnpm-workspaces", allowedTalents: "" });
     expect(conflict.status).toBe(409);
-    expect(conflict.html).toContain('<p data-field="requiredTalents">The required talents conflict');
+    expect(conflict.html).toContain('<p data-field="requiredTalents" data-message="The required talents conflict');
     const json = await owner.call("PUT", "/web/orgs/current/policy", { requiredTalents: ["no-such-talent"], allowedTalents: ["nope"] });
     const body = await json.json();
     expect([json.status, body.error, body.ids]).toEqual([400, "unknown_talents", ["no-such-talent", "nope"]]);
