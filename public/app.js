@@ -186,9 +186,10 @@
     if (alert) {
       // the alert: one sentence pointing to the fields, after what no field shows (if anything)
       const sentence = placed.length === 1 ? alert.dataset.markedOne : (alert.dataset.markedMany || "").replace("{n}", String(placed.length));
-      const line = document.createElement("p");
-      line.textContent = sentence;
       const left = alert.querySelector("ul, p");
+      // on the title's line when it is all the alert says; under what no field shows otherwise
+      const line = document.createElement(left ? "p" : "span");
+      line.textContent = sentence;
       if (!left) {
         const title = alert.querySelector("strong");
         alert.replaceChildren(...(title ? [title, " "] : []), line);

@@ -3,7 +3,8 @@
  * `/org/audit-log`: the organization's audit log for its owners and admins (anyone else gets the
  * 404 page), newest first, with filters (actor, action, object kind, time window) in a plain GET
  * form, so they work without JavaScript; with htmx the form and the "Older entries" link swap only
- * the results and keep the address in step. The export links carry the same filters.
+ * the results and keep the address in step. The export links carry the same filters. Each entry's object and change
+ * name the projects, keys and people they hold (names.tsx, one read for the page), the ids on hover.
  */
 import { Elysia } from "elysia";
 import type { CoreDeps } from "../deps";

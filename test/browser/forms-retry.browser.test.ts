@@ -73,6 +73,7 @@ describe("a refusal said once, beside its field; a successful retry clears it", 
       expect(await p.evaluate(() => document.activeElement?.getAttribute("name"))).toBe("tools");
       expect(await axeViolations(p)).toEqual([]);
       if (width === 1280) await shots(p, "forms-retry-refused-key", "#key-tools");
+      if (width === 1280) await shots(p, "forms-retry-refused-key-alert", "#flash");
       expectOnlyStatus(w, 400);
 
       await p.check('#key-tools input[value="validate"]');
