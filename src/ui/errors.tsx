@@ -5,7 +5,7 @@
  * page, or a form posted without JavaScript, gets an error page with the status; APIs keep the
  * JSON error model. Given to the edge as its `htmlError` (`htmlErrors`).
  */
-import type { AppError, Issue } from "../http/errors";
+import { type AppError, ERROR_CODES, type Issue } from "../http/errors";
 import { isApiPath, isHtmx, isNavigation } from "../http/negotiate";
 import type { Confirmation } from "../http/methodOverride";
 import { markedFields } from "./form";
@@ -33,6 +33,7 @@ const TITLES: Record<number, string> = {
  */
 export function ErrorDetails(props: { error: AppError; requestId: string }) {
   const issues = (props.error.details.issues as Issue[] | undefined) ?? [];
+  const said = !saidByIssues(props.error, issues);
   const pairs = (props.error.details.pairs as { a: string; b: string }[] | undefined) ?? [];
   const ids = ((props.error.details.ids as string[] | undefined) ?? []).filter(
     (id) => issues.length === 0 && !props.error.message.includes(id),
@@ -41,11 +42,12 @@ export function ErrorDetails(props: { error: AppError; requestId: string }) {
   return (
     <>
       {/* a refusal of one field (a 409 naming it): app.js also shows it under that field */}
-      {issues.length === 0 ? (
+      {said ? (
         <p data-field={field} data-message={field ? flatParentheses(props.error.message) : undefined}>
           {flatParentheses(props.error.message)}
         </p>
-      ) : (
+      ) : null}
+      {issues.length > 0 ? (
         <ul>
           {issues.map((i) => {
             const words = issueWords(i);
@@ -56,7 +58,7 @@ export function ErrorDetails(props: { error: AppError; requestId: string }) {
             );
           })}
         </ul>
-      )}
+      ) : null}
       {pairs.length > 0 ? (
         <ul>
           {pairs.map((p) => (
@@ -77,6 +79,18 @@ export function ErrorDetails(props: { error: AppError; requestId: string }) {
       {props.error.status >= 500 ? <p class="muted">Request {props.requestId}</p> : null}
     </>
   );
+}
+
+/**
+ * Whether an error's own sentence only repeats its issues: the code's default sentence ("The request is not valid."),
+ * the one issue's sentence (`validationFailed` of one issue), or unknown ids every one of which an issue names.
+ */
+function saidByIssues(error: AppError, issues: Issue[]): boolean {
+  if (issues.length === 0) return false;
+  if (error.message === ERROR_CODES[error.code].message) return true;
+  if (issues.some((i) => error.message === i.message || error.message === `${i.path}: ${i.message}`)) return true;
+  const ids = (error.details.ids as string[] | undefined) ?? [];
+  return ids.length > 0 && ids.every((id) => issues.some((i) => i.message.includes(id)));
 }
 
 /** The htmx fragment of an error: retargeted into the page's #flash area. */

@@ -67,6 +67,11 @@ describe("the #flash alert says each problem once", () => {
     expect(two).not.toContain("<code>");
   });
 
+  test("an error's own sentence that says more than its issues stays, above them", async () => {
+    const e = validationFailed([{ path: "confirm", message: "x is not y" }], "Nothing was deleted: type the name, y, to confirm.");
+    expect(await textOf(e)).toBe("That did not work. Nothing was deleted: type the name, y, to confirm. Confirm: x is not y");
+  });
+
   test("unknown talents with issues: the issue alone (not the sentence, not the ids again), its parentheses flat", async () => {
     const e = new AppError(
       "unknown_talents",
