@@ -139,7 +139,8 @@
     const verb = ((e.detail.requestConfig && e.detail.requestConfig.verb) || "get").toLowerCase();
     const source = e.detail.requestConfig && e.detail.requestConfig.elt;
     const form = source && source.closest && source.closest("form");
-    if (verb === "get" && !form) return; // a read of no form (a poll, a link) leaves a refusal alone
+    // a read of no form (a poll, a link, the palette's search) leaves a refusal alone
+    if (verb === "get" && (!form || form.getAttribute("method") === "dialog")) return;
     clearFlash();
     if (form && form.isConnected) clearFieldErrors(form);
   });
