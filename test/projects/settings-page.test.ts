@@ -59,6 +59,19 @@ describe("POST /projects/:id?tab=settings: the Settings form without JavaScript"
     expect(saved).toMatchObject({ name: "Renamed", description: "A description", repository: null });
   });
 
+  test("the status line names the project: renamed without JavaScript says from what to what; a save with htmx names it", async () => {
+    const o = await orgWithProject(env, "Settings Named");
+    const said = (setCookie: string | null) =>
+      Buffer.from(/talentd_status=([^.;]+)\./.exec(setCookie ?? "")![1]!, "base64url").toString("utf8");
+    const renamed = await formPost(env, o.owner, `/projects/${o.project.id}?tab=settings`, { ...FORM, name: "checkout-web" });
+    expect(said(renamed.setCookie)).toBe(`Project “${o.project.name}” renamed to “checkout-web”`);
+    const again = await formPost(env, o.owner, `/projects/${o.project.id}?tab=settings`, { ...FORM, name: "checkout-web" });
+    expect(said(again.setCookie)).toBe("Project “checkout-web” saved");
+    const hx = await htmxForm(env, o.owner, "PATCH", `/web/projects/${o.project.id}`, { description: "Changed" });
+    expect(hx.status).toBe(204);
+    expect(said(hx.headers.get("set-cookie"))).toBe("Project “checkout-web” saved");
+  });
+
   test("with htmx the JSON route's refusal is the #flash fragment naming the field", async () => {
     const o = await orgWithProject(env, "Settings Htmx");
     const r = await htmxForm(env, o.owner, "PATCH", `/web/projects/${o.project.id}`, { ...FORM, contextBudget: "12" });
