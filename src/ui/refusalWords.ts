@@ -88,7 +88,7 @@ export function flatParentheses(text: string): string {
 export interface IssueWords {
   /** The field's words from the path ("Client ID"), "" for the form as a whole. */
   field: string;
-  /** The message without the path it started with ("is required: text of 1 to 300 characters"), or null. */
+  /** The message without the path it started with ("is required: text of 1 to 300 characters"), or one that begins with "is" or "are"; else null. */
   rest: string | null;
   /** The message as said beside its field: the field's words then `rest`, or the message itself. */
   atField: string;
@@ -101,7 +101,9 @@ export function issueWords(issue: Issue, label?: string): IssueWords {
   const message = flatParentheses(issue.message);
   const field = label ?? pathWords(issue.path);
   const subject = issue.path ? subjects(issue.path).find((s) => message.startsWith(`${s} `) || message.startsWith(`${s}:`)) : undefined;
-  const rest = subject ? message.slice(subject.length).trimStart() : null;
+  // a message that begins with its verb ("is required (at most 300 characters)") has its field as its subject
+  const bare = field !== "" && /^(is|are) /.test(message);
+  const rest = subject ? message.slice(subject.length).trimStart() : bare ? message : null;
   const atField = rest !== null ? `${field}${rest.startsWith(":") ? "" : " "}${rest}` : message;
   const alone = rest !== null || !field ? atField : `${field}: ${message}`;
   return { field, rest, atField, alone };

@@ -46,7 +46,7 @@ describe("the SSO form without JavaScript: a refusal answers the form again", ()
     expect(textOfId(html, "sso-domains-error")).toBe(
       '"not" is not an e-mail domain; "a" is not an e-mail domain; "domain" is not an e-mail domain',
     );
-    expect(textOfId(html, "oidc-client-id-error")).toBe("is required (at most 300 characters)");
+    expect(textOfId(html, "oidc-client-id-error")).toBe("Client ID is required (at most 300 characters)");
     expect(textOfId(html, "sso-type-error")).toBeNull();
     expect(textOfId(html, "sso-form-refused")).toBe("Not saved: fix the 2 fields marked below.");
     // the control is named by its error and marked invalid

@@ -102,9 +102,9 @@ describe("refusalOf and RefusalLine: a refused post sorted by field", () => {
       ]),
       fieldOf,
     );
-    expect(r).toEqual({ whole: "Elsewhere: is odd", fields: { "sso-domains": "a is bad; b is bad", "sso-type": "must be oidc or saml" } });
+    expect(r).toEqual({ whole: "Elsewhere is odd", fields: { "sso-domains": "a is bad; b is bad", "sso-type": "must be oidc or saml" } });
     expect(html(<RefusalLine id="top" refusal={r} />)).toBe(
-      '<p class="error" role="alert" id="top">Elsewhere: is odd. Not saved: fix the 2 fields marked below.</p>',
+      '<p class="error" role="alert" id="top">Elsewhere is odd. Not saved: fix the 2 fields marked below.</p>',
     );
   });
 

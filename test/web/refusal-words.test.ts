@@ -37,6 +37,11 @@ describe("an issue in a person's words", () => {
       alone: "Client ID is required: text of 1 to 300 characters",
     });
     expect(issueWords({ path: "domains/0", message: "each item of domains must be text" }).atField).toBe("Domain 1 must be text");
+    // a message that begins with its verb gets its field as subject
+    expect(issueWords({ path: "oidc/clientId", message: "is required (at most 300 characters)" }).atField).toBe(
+      "Client ID is required (at most 300 characters)",
+    );
+    expect(issueWords({ path: "expiresAt", message: "must be in the future" }).atField).toBe("must be in the future");
     const bare = issueWords({ path: "domains/0", message: '"a" is not an e-mail domain' });
     expect([bare.atField, bare.alone]).toEqual(['"a" is not an e-mail domain', 'Domain 1: "a" is not an e-mail domain']);
     expect(issueWords({ path: "oidc/clientId", message: "x" }, "Client ID of the app").alone).toBe("Client ID of the app: x");
