@@ -102,7 +102,7 @@ async function lookupFor(database: Database, catalog: Catalog, organizationId: s
 }
 
 /** Why an id of a policy's list is unknown. */
-const UNKNOWN_WHY = "not in the catalog, nor an active published expertise of this organization";
+const UNKNOWN_WHY = "not in the catalog (nor an active published expertise of this organization)";
 
 /**
  * Checks a policy against the catalog and the organization's expertises and returns the items
@@ -116,7 +116,7 @@ export async function requiredItemsOf(database: Database, catalog: Catalog, orga
   const lists = { requiredTalents: policy.requiredTalents, allowedTalents: policy.allowedTalents ?? [] };
   const issues = Object.entries(lists).flatMap(([path, ids]) => {
     const unknown = ids.filter((id) => !lookup(id));
-    return unknown.length > 0 ? [{ path, message: `${unknown.join(", ")} ${unknown.length === 1 ? "is" : "are"} ${UNKNOWN_WHY}` }] : [];
+    return unknown.length > 0 ? [{ path, message: `unknown: ${unknown.join(", ")} (${UNKNOWN_WHY})` }] : [];
   });
   const unknown = [...policy.requiredTalents, ...(policy.allowedTalents ?? [])].filter((id) => !lookup(id));
   if (unknown.length > 0) {

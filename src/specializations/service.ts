@@ -131,7 +131,7 @@ export function readSpecialization(body: unknown, partial: boolean): Partial<Spe
 async function checkTalents(database: Database, catalog: Catalog, organizationId: string, ids: string[]): Promise<void> {
   const lookup = await resolver(database, catalog, organizationId);
   const unknown = ids.filter((id) => !lookup(id));
-  if (unknown.length > 0) throw unknownTalents(unknown, "not in the catalog, nor an active published expertise of this organization");
+  if (unknown.length > 0) throw unknownTalents(unknown, "not in the catalog (nor an active published expertise of this organization)");
   const closure = requiresClosure(ids, lookup);
   const pairs = conflictPairs(closure.ids, lookup);
   if (pairs.length > 0) {
@@ -280,7 +280,7 @@ export async function applySpecialization(
   const lookup = await resolver(database, catalog, project.organizationId);
   const closure = requiresClosure(spec.talents, lookup);
   if (closure.missing.length > 0)
-    throw unknownTalents(closure.missing, "no longer in the catalog, nor an active published expertise of this organization");
+    throw unknownTalents(closure.missing, "no longer in the catalog (nor an active published expertise of this organization)");
   const change = await database.write(async (tx) => {
     const rows = await tx
       .select({ id: installedTalents.talentId, enabled: installedTalents.enabled })

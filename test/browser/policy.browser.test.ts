@@ -41,7 +41,7 @@ describe("/org/policy in Chromium", () => {
     expect(await w.page.textContent("#flash")).toContain("fix the field marked below");
     // under the list that holds it (app.js, from the alert's issue), said once
     expect(await w.page.textContent("#flash")).not.toContain("no-such-talent");
-    expect(await w.page.textContent("#policy-required-field-error")).toContain("no-such-talent is not in the catalog");
+    expect(await w.page.textContent("#policy-required-field-error")).toContain("unknown: no-such-talent");
     expectOnlyStatus(w, 400);
     await w.page.fill("textarea[name=requiredTalents]", "secrets-handling\ninput-validation");
     await Promise.all([w.page.waitForURL(`${live.base}/org/policy`), w.page.click("#policy-form button[type=submit]")]);
@@ -73,7 +73,7 @@ describe("/org/policy in Chromium", () => {
     expect(await submitForm(w.page, "#policy-form button[type=submit]")).toBe(400);
     expectOnlyStatus(w, 400, false);
     expect(new URL(w.page.url()).pathname).toBe("/org/policy");
-    expect(await w.page.textContent("#policy-allowed-field-error")).toContain("no-such-talent is not in the catalog");
+    expect(await w.page.textContent("#policy-allowed-field-error")).toContain("unknown: no-such-talent");
     expect(await w.page.isVisible("#policy-required-field-error")).toBe(false);
     expect(await w.page.inputValue("textarea[name=allowedTalents]")).toBe("sql-base, no-such-talent");
     expect(await w.page.getAttribute("textarea[name=allowedTalents]", "aria-invalid")).toBe("true");

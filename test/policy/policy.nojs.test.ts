@@ -25,11 +25,12 @@ describe("POST /org/policy: a refused policy answers its form again, each proble
     expect(r.status).toBe(400);
     expect(r.html).toContain('id="policy-form"');
     expect(r.html).not.toContain("That did not work"); // not the error page
-    expect(textOfId(r.html, "policy-required-field-error")).toContain(
-      "no-such-talent is not in the catalog, nor an active published expertise",
+    // said without parentheses inside parentheses (ui/refusalWords.ts)
+    expect(textOfId(r.html, "policy-required-field-error")).toBe(
+      "unknown: no-such-talent (not in the catalog, nor an active published expertise of this organization)",
     );
     expect(textOfId(r.html, "policy-required-field-error")).not.toContain("nope-2");
-    expect(textOfId(r.html, "policy-allowed-field-error")).toContain("nope-2 is not in the catalog");
+    expect(textOfId(r.html, "policy-allowed-field-error")).toContain("unknown: nope-2");
     expect(textOfId(r.html, "policy-refused")).toBe("Not saved: fix the 2 fields marked below.");
     expect(r.html).toContain("secrets-handling\nno-such-talent</textarea>");
     expect(r.html).toContain("go-base, nope-2</textarea>");
@@ -68,7 +69,7 @@ describe("POST /org/policy: a refused policy answers its form again, each proble
     const unknown = await put({ requiredTalents: "no-such-talent", allowedTalents: "" });
     expect(unknown.status).toBe(400);
     expect(unknown.html).toContain(
-      '<li data-field="requiredTalents" data-message="no-such-talent is not in the catalog, nor an active published expertise of this organization">Required talents: no-such-talent is not',
+      '<li data-field="requiredTalents" data-message="unknown: no-such-talent (not in the catalog, nor an active published expertise of this organization)">Required talents: unknown: no-such-talent',
     );
     const conflict = await put({ requiredTalents: "npm-workspaces pnpm-workspaces", allowedTalents: "" });
     expect(conflict.status).toBe(409);
