@@ -124,10 +124,12 @@
     input.dataset.followed = now;
   });
 
-  // a field the server refused (an issue of the #flash alert naming it): its message also under the field itself
-  // (ui/form.tsx Field's error slot, named by the control's aria-describedby); cleared when the form is sent again
+  // a field the server refused (an issue of the #flash alert naming it): its message moves under the field itself
+  // (ui/form.tsx Field's error slot, named by the control's aria-describedby), said once (docs/design.md "Form
+  // refusals"); the alert then says one sentence. Cleared when the form is sent again, and by a success.
   const clearFieldErrors = (form) => {
-    for (const slot of form.querySelectorAll(".field-error[data-from-flash]")) {
+    for (const slot of form.querySelectorAll(".field-error")) {
+      if (slot.hidden && !slot.textContent) continue;
       slot.hidden = true;
       slot.textContent = "";
       slot.removeAttribute("data-from-flash");
@@ -138,10 +140,29 @@
       if (rest.length) control.setAttribute("aria-describedby", rest.join(" "));
       else control.removeAttribute("aria-describedby");
     }
+    // the top line of a form answered without JavaScript (ui/form.tsx RefusalLine), when the page had one
+    for (const line of form.querySelectorAll("p.error[role=alert]")) line.remove();
+  };
+  const clearFlash = () => {
+    const flash = document.getElementById("flash");
+    if (!flash) return;
+    flash.replaceChildren();
+    flash.removeAttribute("data-placed");
   };
   document.addEventListener("htmx:beforeRequest", (e) => {
     const form = e.target.closest && e.target.closest("form");
     if (form) clearFieldErrors(form);
+  });
+  // a success clears every earlier refusal: the alert, and the errors of the form that was sent
+  document.addEventListener("htmx:afterRequest", (e) => {
+    if (!e.detail.successful) return;
+    const verb = ((e.detail.requestConfig && e.detail.requestConfig.verb) || "get").toLowerCase();
+    const source = e.detail.requestConfig && e.detail.requestConfig.elt;
+    const form = source && source.closest && source.closest("form");
+    // a read of no form (a poll, a link, the palette's search) leaves a refusal alone
+    if (verb === "get" && (!form || form.getAttribute("method") === "dialog")) return;
+    clearFlash();
+    if (form && form.isConnected) clearFieldErrors(form);
   });
   // a refusal no field shows, its alert out of view (on a phone #flash is not sticky: app.css): brought into view
   const showFlash = () => {
@@ -150,22 +171,25 @@
   };
   document.addEventListener("htmx:afterSettle", (e) => {
     if (!e.detail.failed) return;
+    const flash = document.getElementById("flash");
+    if (flash) flash.removeAttribute("data-placed");
     const source = e.detail.requestConfig && e.detail.requestConfig.elt;
     const form = source && source.closest && source.closest("form");
     if (!form) return showFlash();
     // an issue's path names a control (its name, or its data-issue-path), or an item of it ("domains/0", "files.a.md", "files[1]")
     const names = (path, c) => [c.getAttribute("name"), c.dataset.issuePath].some((p) => p && (path === p || ["/", ".", "["].some((sep) => path.startsWith(p + sep))));
     const controls = [...form.querySelectorAll("[name], [data-issue-path]")];
+    const alert = document.querySelector("#flash [role=alert]");
+    const placed = [];
     // (or the alert's own sentence, when it is the refusal of one field: a 409 naming it)
     for (const issue of document.querySelectorAll("#flash [data-field]")) {
-      const control = controls.find((c) => names(issue.dataset.field, c));
+      const found = controls.find((c) => names(issue.dataset.field, c));
+      // a check box or radio of a group: the group's fieldset holds the error slot
+      const control = found && !document.getElementById(`${found.id}-error`) ? found.closest("fieldset[id]") || found : found;
       const slot = control && control.id && document.getElementById(`${control.id}-error`);
       if (!slot) continue;
-      // the path in front of the message, unless the field is not named by it (an item, or a data-issue-path): its label says it
-      const bare = [...issue.childNodes].filter((n) => n.nodeName !== "CODE").map((n) => n.textContent).join("").trim();
-      // (nor twice, when the message already starts with it: "repository must be a path…")
-      const named = issue.dataset.field === control.getAttribute("name") && !bare.startsWith(`${issue.dataset.field} `);
-      const text = named ? issue.textContent.trim() : bare;
+      // beside its field, in the words the server gave it (ui/refusalWords.ts: the field's name, never an API path)
+      const text = issue.dataset.message || issue.textContent.trim();
       // several issues of one control: each said, in the order of the alert
       slot.textContent = slot.dataset.fromFlash ? `${slot.textContent}; ${text}` : text;
       slot.hidden = false;
@@ -173,8 +197,30 @@
       const by = (control.getAttribute("aria-describedby") || "").split(" ").filter(Boolean);
       if (!by.includes(slot.id)) control.setAttribute("aria-describedby", [...by, slot.id].join(" "));
       control.setAttribute("aria-invalid", "true");
+      if (!placed.includes(control)) placed.push(control);
+      // said once: no longer in the alert
+      const list = issue.parentElement;
+      issue.remove();
+      if (list && list.tagName === "UL" && !list.children.length) list.remove();
     }
-    if (!form.querySelector(".field-error[data-from-flash]")) showFlash();
+    if (placed.length === 0) return showFlash();
+    if (alert) {
+      // the alert: one sentence pointing to the fields, after what no field shows (if anything)
+      const sentence = placed.length === 1 ? alert.dataset.markedOne : (alert.dataset.markedMany || "").replace("{n}", String(placed.length));
+      const left = alert.querySelector("ul, p");
+      // on the title's line when it is all the alert says; under what no field shows otherwise
+      const line = document.createElement(left ? "p" : "span");
+      line.textContent = sentence;
+      if (!left) {
+        const title = alert.querySelector("strong");
+        alert.replaceChildren(...(title ? [title, " "] : []), line);
+      } else alert.append(line);
+      if (flash) flash.dataset.placed = "true";
+    }
+    // the first field to fix, in view and focused (the alert no longer sticks over it)
+    placed[0].scrollIntoView({ block: "center" });
+    const first = placed[0].tagName === "FIELDSET" ? placed[0].querySelector("input, select, textarea") : placed[0];
+    if (first && first.focus) first.focus({ preventScroll: true });
   });
 
   // a change confirmed from the question in #flash (ui/errors.tsx ConfirmFragment): the question goes once it is answered

@@ -3,7 +3,8 @@
  * `/org/audit-log`: the organization's audit log for its owners and admins (anyone else gets the
  * 404 page), newest first, with filters (actor, action, object kind, time window) in a plain GET
  * form, so they work without JavaScript; with htmx the form and the "Older entries" link swap only
- * the results and keep the address in step. The export links carry the same filters.
+ * the results and keep the address in step. The export links carry the same filters. Each entry's object and change
+ * name the projects, keys and people they hold (names.tsx, one read for the page), the ids on hover.
  */
 import { Elysia } from "elysia";
 import type { CoreDeps } from "../deps";
@@ -13,6 +14,7 @@ import { DataTable, Layout, page } from "../ui/layout";
 import { Breakable } from "../ui/parts";
 import { createPageGuard, type PageSessions } from "../ui/pageGuard";
 import { strParam } from "../http/query";
+import { ChangeWords, idsIn, type Names, readNames, ValueWords } from "./names";
 import { type AuditEntryView, limitOf, listAuditEntries, parseFilters } from "./query";
 
 const FILTERS = ["actor", "action", "objectKind", "from", "to"] as const;
@@ -26,23 +28,8 @@ function queryOf(q: Record<string, string | undefined>, extra: Record<string, st
   return s ? `?${s}` : "";
 }
 
-/** A value in a few words. */
-const word = (x: unknown): string => (typeof x === "string" ? x : JSON.stringify(x));
-
-/** What changed in a few words: `key: before → after` for each field either side names. */
-function change(before: Record<string, unknown> | null, after: Record<string, unknown> | null): string {
-  const keys = [...new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})])];
-  if (keys.length === 0) return "—";
-  return keys
-    .map((k) => {
-      const b = before && k in before ? word(before[k]) : null;
-      const a = after && k in after ? word(after[k]) : null;
-      return `${k}: ${b !== null && a !== null ? `${b} → ${a}` : a !== null ? a : `${b} (gone)`}`;
-    })
-    .join("; ");
-}
-
-function EntriesTable(props: { entries: AuditEntryView[] }) {
+/** The entries of one page, names read for the ids their objects and changes hold (one query: names.tsx). */
+function EntriesTable(props: { entries: AuditEntryView[]; names: Names }) {
   return (
     <DataTable
       label="Audit log entries"
@@ -58,14 +45,16 @@ function EntriesTable(props: { entries: AuditEntryView[] }) {
           <td>
             <code>{e.action}</code>
           </td>
-          <td>
+          <td class="break">
             {e.object.kind}
             <br />
             <span class="muted small">
-              <Breakable text={e.object.id} />
+              <ValueWords value={e.object.id} names={props.names} />
             </span>
           </td>
-          <td class="small break">{change(e.before, e.after)}</td>
+          <td class="small break">
+            <ChangeWords before={e.before} after={e.after} names={props.names} />
+          </td>
         </tr>
       ))}
     </DataTable>
@@ -112,6 +101,7 @@ export function auditPages(deps: CoreDeps, sessions: PageSessions): Elysia {
       const size = strParam(query, "limit", 3);
       const { entries, nextCursor } = await listAuditEntries(deps.database, org.id, parseFilters(query), { limit: limitOf(query), cursor });
       const filtered = FILTERS.some((k) => q[k]);
+      const names = await readNames(deps.database, org.id, idsIn(entries.flatMap((e) => [e.object.id, e.before, e.after])));
       return page(
         <Layout title={`Audit log · ${org.name}`} user={ctx.session.user} nav={ctx.nav}>
           <p class="crumbs">
@@ -132,7 +122,7 @@ export function auditPages(deps: CoreDeps, sessions: PageSessions): Elysia {
             {entries.length === 0 ? (
               <p id="audit-state">{filtered || cursor ? "No entries match these filters." : "Nothing has been recorded yet."}</p>
             ) : (
-              <EntriesTable entries={entries} />
+              <EntriesTable entries={entries} names={names} />
             )}
             {nextCursor ? (
               <p>

@@ -6,11 +6,19 @@
  */
 import type { ViewContext } from "../ui/views";
 
-/** What a saved Settings tab says (the JSON route's htmx answer, and the form's post without JavaScript). */
-export const SETTINGS_SAVED = "Settings saved";
+/** A name as the status line quotes it: “checkout-web”. */
+export const quoted = (name: string): string => `“${name}”`;
+
+/**
+ * What a saved Settings tab says, naming the project (the JSON route's htmx answer, and the form's post without
+ * JavaScript, which also knows the name it had): "Project “checkout-web” renamed", "Project “checkout-web” saved".
+ */
+export function settingsSaved(name: string, before?: string): string {
+  return before !== undefined && before !== name ? `Project ${quoted(before)} renamed to ${quoted(name)}` : `Project ${quoted(name)} saved`;
+}
 
 /** What a deleted project says, naming it (the JSON route's answer, and the deletion card without JavaScript). */
-export const projectDeleted = (name: string): string => `The project ${name} was deleted`;
+export const projectDeleted = (name: string): string => `The project ${quoted(name)} was deleted`;
 
 /** What a new automation key says: that the previous one stopped working only when there was one. */
 export function automationKeyStatus(data: unknown): string {
@@ -18,11 +26,14 @@ export function automationKeyStatus(data: unknown): string {
   return `Automation key created — copy it now${replaced ? "; the previous one no longer works" : ""}`;
 }
 
+/** What a new key says, naming it (the JSON route's htmx answer, and the Keys tab's form without JavaScript). */
+export const keyCreated = (name: string): string => `Key ${quoted(name)} created — copy it now`;
+
 /** What saved hook rules say (the JSON route's htmx answer, and the Settings tab's card without JavaScript). */
 export const HOOK_RULES_SAVED = "Hook rules saved";
 
 /** What a new project says (the JSON route's answer, and the new-project form without JavaScript). */
-export const projectCreated = (name: string): string => `Project ${name} created`;
+export const projectCreated = (name: string): string => `Project ${quoted(name)} created`;
 
 /** A list in words: "a", "a and b", "a, b and c". */
 export function inWords(items: readonly string[]): string {
@@ -89,11 +100,11 @@ export const PROJECT_STATUSES: Record<string, (data: unknown, ctx: ViewContext) 
   "POST /web/projects/:id/apply-specialization": (data) => applyStatus(data),
   "PATCH /web/projects/:id/talents/*": (data) => toggleStatus(data),
   "DELETE /web/projects/:id/talents/*": uninstallStatus,
-  "POST /web/projects/:id/keys": (data) => `Key ${(data as { key: { name: string } }).key.name} created — copy it now`,
-  "DELETE /web/projects/:id/keys/:keyId": (data) => `Key ${(data as { key: { name: string } }).key.name} revoked`,
+  "POST /web/projects/:id/keys": (data) => keyCreated((data as { key: { name: string } }).key.name),
+  "DELETE /web/projects/:id/keys/:keyId": (data) => `Key ${quoted((data as { key: { name: string } }).key.name)} revoked`,
   "POST /web/projects/:id/token": automationKeyStatus,
   "POST /web/projects": (data) => projectCreated((data as { project: { name: string } }).project.name),
-  "PATCH /web/projects/:id": () => SETTINGS_SAVED,
+  "PATCH /web/projects/:id": (data) => settingsSaved((data as { project: { name: string } }).project.name),
   "PUT /web/projects/:id/hook-rules": () => HOOK_RULES_SAVED,
   "DELETE /web/projects/:id": (data) => projectDeleted((data as { name: string }).name),
 };

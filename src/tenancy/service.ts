@@ -119,8 +119,11 @@ export async function listAllOrganizations(database: Database) {
       createdAt: organizations.createdAt,
       statusChangedAt: organizations.statusChangedAt,
       members: sql<number>`(SELECT count(*) FROM members m WHERE m.organization_id = ${organizations.id})`,
+      // who asked for it (its creator; null once their account is gone), in the same read
+      requestedBy: { id: users.id, email: users.email, name: users.name },
     })
     .from(organizations)
+    .leftJoin(users, eq(users.id, organizations.createdBy))
     .orderBy(desc(organizations.createdAt));
 }
 

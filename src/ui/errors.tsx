@@ -5,10 +5,12 @@
  * page, or a form posted without JavaScript, gets an error page with the status; APIs keep the
  * JSON error model. Given to the edge as its `htmlError` (`htmlErrors`).
  */
-import type { AppError } from "../http/errors";
+import { type AppError, ERROR_CODES, type Issue } from "../http/errors";
 import { isApiPath, isHtmx, isNavigation } from "../http/negotiate";
 import type { Confirmation } from "../http/methodOverride";
+import { markedFields } from "./form";
 import { Layout, page } from "./layout";
+import { flatParentheses, issueWords } from "./refusalWords";
 import type { Viewer } from "./pageGuard";
 import { returnPath } from "./views";
 import { safeNext } from "../http/next";
@@ -24,22 +26,38 @@ const TITLES: Record<number, string> = {
   429: "Too many attempts",
 };
 
-/** The problem in words: the message and, for a validation error, each field's issue. */
+/**
+ * The problem in words (docs/design.md "Form refusals"): each issue once, in a person's words (ui/refusalWords.ts), and
+ * the error's own sentence only when no issue says it; the unknown ids only when that sentence does not name them.
+ * Each issue carries its path (`data-field`) and what it says beside its field (`data-message`): app.js
+ * moves it under the field it names and leaves the alert one sentence (`data-marked-one`, `data-marked-many`).
+ */
 export function ErrorDetails(props: { error: AppError; requestId: string }) {
-  const issues = (props.error.details.issues as { path: string; message: string }[] | undefined) ?? [];
+  const issues = (props.error.details.issues as Issue[] | undefined) ?? [];
+  const said = !saidByIssues(props.error, issues);
   const pairs = (props.error.details.pairs as { a: string; b: string }[] | undefined) ?? [];
-  const ids = (props.error.details.ids as string[] | undefined) ?? [];
+  const ids = ((props.error.details.ids as string[] | undefined) ?? []).filter(
+    (id) => issues.length === 0 && !props.error.message.includes(id),
+  );
+  const field = (issues.length === 0 && (props.error.details.field as string | undefined)) || undefined;
   return (
     <>
       {/* a refusal of one field (a 409 naming it): app.js also shows it under that field */}
-      <p data-field={(issues.length === 0 && (props.error.details.field as string | undefined)) || undefined}>{props.error.message}</p>
+      {said ? (
+        <p data-field={field} data-message={field ? flatParentheses(props.error.message) : undefined}>
+          {flatParentheses(props.error.message)}
+        </p>
+      ) : null}
       {issues.length > 0 ? (
         <ul>
-          {issues.map((i) => (
-            <li data-field={i.path || undefined}>
-              {i.path ? <code>{i.path}</code> : null} {i.message}
-            </li>
-          ))}
+          {issues.map((i) => {
+            const words = issueWords(i);
+            return (
+              <li data-field={i.path || undefined} data-message={words.atField}>
+                {words.alone}
+              </li>
+            );
+          })}
         </ul>
       ) : null}
       {pairs.length > 0 ? (
@@ -64,6 +82,18 @@ export function ErrorDetails(props: { error: AppError; requestId: string }) {
   );
 }
 
+/**
+ * Whether an error's own sentence only repeats its issues: the code's default sentence ("The request is not valid."),
+ * the one issue's sentence (`validationFailed` of one issue), or unknown ids every one of which an issue names.
+ */
+function saidByIssues(error: AppError, issues: Issue[]): boolean {
+  if (issues.length === 0) return false;
+  if (error.message === ERROR_CODES[error.code].message) return true;
+  if (issues.some((i) => error.message === i.message || error.message === `${i.path}: ${i.message}`)) return true;
+  const ids = (error.details.ids as string[] | undefined) ?? [];
+  return ids.length > 0 && ids.every((id) => issues.some((i) => i.message.includes(id)));
+}
+
 /** The htmx fragment of an error: retargeted into the page's #flash area. */
 export function errorFragment(error: AppError, requestId: string, request?: Request): Response {
   const c = error.details.confirm as Confirmation | undefined;
@@ -71,7 +101,7 @@ export function errorFragment(error: AppError, requestId: string, request?: Requ
     c && request ? (
       <ConfirmFragment c={c} request={request} />
     ) : (
-      <div class="flash error" role="alert">
+      <div class="flash error" role="alert" data-marked-one={markedFields(1)} data-marked-many={markedFields("{n}")}>
         <strong>{TITLES[error.status] ?? "Something went wrong"}.</strong> <ErrorDetails error={error} requestId={requestId} />
       </div>
     ),

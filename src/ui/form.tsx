@@ -8,6 +8,7 @@
  */
 import type { Child } from "hono/jsx";
 import type { AppError, Issue } from "../http/errors";
+import { flatParentheses, issueWords } from "./refusalWords";
 
 /** The ids a field's help and error get, from the control's id (also the error slot app.js fills for htmx). */
 export const helpId = (id: string): string => `${id}-help`;
@@ -125,29 +126,41 @@ export interface Refusal {
   fields: Record<string, string>;
 }
 
-/** Sorts a refusal (400 with its issues, or another 4xx naming its `field` in its details) by field. */
+/**
+ * Sorts a refusal (400 with its issues, or another 4xx naming its `field` in its details) by field, each issue in a
+ * person's words (ui/refusalWords.ts): beside its field, or in the form's top line when no field shows it.
+ */
 export function refusalOf(error: AppError, fieldOf: (path: string) => string): Refusal {
   const issues = (error.details.issues as Issue[] | undefined) ?? [{ path: String(error.details.field ?? ""), message: error.message }];
   const fields: Record<string, string> = {};
   const whole: string[] = [];
   for (const i of issues) {
     const field = fieldOf(i.path);
-    if (field === "") whole.push(i.path ? `${i.path}: ${i.message}` : i.message);
-    else fields[field] = fields[field] ? `${fields[field]}; ${i.message}` : i.message;
+    const words = issueWords(i);
+    if (field === "") whole.push(words.alone);
+    else fields[field] = fields[field] ? `${fields[field]}; ${words.atField}` : words.atField;
   }
-  if (whole.length === 0 && Object.keys(fields).length === 0) whole.push(error.message);
+  if (whole.length === 0 && Object.keys(fields).length === 0) whole.push(flatParentheses(error.message));
   return { whole: whole.length > 0 ? whole.join(" ") : null, fields };
 }
 
-/** The top line of a refused form: its own problem, or where to look when its fields say theirs. */
+/** The one sentence of a refusal whose problems its fields show: "Not saved: fix the 2 fields marked below." */
+export function markedFields(count: number | "{n}"): string {
+  return count === 1 ? "Not saved: fix the field marked below." : `Not saved: fix the ${count} fields marked below.`;
+}
+
+/**
+ * The top line of a refused form: its own problem when no field shows it, else one sentence pointing to the fields
+ * (never their problems again: each is said once, beside its field).
+ */
 export function RefusalLine(props: { id: string; refusal?: Refusal | null }): Child {
   const r = props.refusal;
   if (!r) return null;
   const marked = Object.keys(r.fields).length;
-  const text = r.whole ?? `Not saved: ${marked === 1 ? "the field marked below says why" : "the fields marked below say why"}.`;
+  const point = marked > 0 ? markedFields(marked) : "";
   return (
     <p class="error" role="alert" id={props.id}>
-      {r.whole && marked > 0 ? `${text} The fields marked below say more.` : text}
+      {r.whole ? `${r.whole}${point ? `${/[.!?]$/.test(r.whole) ? "" : "."} ${point}` : ""}` : point}
     </p>
   );
 }

@@ -33,6 +33,12 @@ export function statusOob(message: string): string {
   return `<div id="action-status" hx-swap-oob="innerHTML">${messageHtml(message)}</div>`;
 }
 
+/**
+ * What htmx swaps into the layout's #flash beside a change's fragment: nothing, so a refusal shown before the change
+ * succeeded does not stay on screen beside its success (docs/design.md "Form refusals").
+ */
+export const FLASH_CLEARED = '<div id="flash" hx-swap-oob="innerHTML"></div>';
+
 /** The Set-Cookie header carrying `message` to the next page of this browser. */
 export function statusCookie(message: string, request: Request): string {
   const value = Buffer.from(message.slice(0, 500), "utf8").toString("base64url");

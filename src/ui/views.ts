@@ -13,7 +13,7 @@
 import { Elysia } from "elysia";
 import { isHtmx, isNavigation } from "../http/negotiate";
 import { safeNext } from "../http/next";
-import { statusCookie, statusOob, withStatus } from "./status";
+import { FLASH_CLEARED, statusCookie, statusOob, withStatus } from "./status";
 
 export interface ViewContext {
   request: Request;
@@ -112,7 +112,9 @@ async function htmxAnswer(view: RouteView | undefined, data: unknown, ctx: ViewC
   const to = view?.redirect?.(data, ctx);
   if (to) return new Response(null, { status: 204, headers: { "hx-redirect": to, ...carried } });
   if (view?.fragment) {
-    const html = String(await view.fragment(data, ctx)) + (status && !view.statusInFragment ? statusOob(status) : "");
+    // a change that succeeded: any refusal still in #flash is cleared (a read leaves it)
+    const cleared = ctx.request.method === "GET" ? "" : FLASH_CLEARED;
+    const html = String(await view.fragment(data, ctx)) + (status && !view.statusInFragment ? statusOob(status) : "") + cleared;
     return new Response(html, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } });
   }
   return new Response(null, { status: 204, headers: { "hx-refresh": "true", ...carried } });

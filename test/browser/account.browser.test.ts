@@ -48,7 +48,7 @@ describe("/account", () => {
 
     await changePassword(p, "not my password at all", NEW);
     await p.waitForSelector("#acc-current-error:not([hidden])");
-    expect((await p.textContent("#acc-current-error"))?.trim()).toBe("currentPassword is not your current password");
+    expect((await p.textContent("#acc-current-error"))?.trim()).toBe("Current password is not your current password");
     expect(await p.getAttribute("#acc-current", "aria-invalid")).toBe("true");
     expectOnlyStatus(w, 400);
 
@@ -89,7 +89,7 @@ describe("/account", () => {
     await p.fill("#acc-new", NEW);
     await p.fill("#acc-repeat", NEW);
     expect(await submitForm(p, "#acc-password-form button[type=submit]")).toBe(400);
-    expect((await p.textContent("#acc-current-error"))?.trim()).toBe("currentPassword is not your current password");
+    expect((await p.textContent("#acc-current-error"))?.trim()).toBe("Current password is not your current password");
     expectOnlyStatus(w, 400, false);
     await expectCleanWithoutScripts(browser, w);
     await p.fill("#acc-current", PASSWORD);

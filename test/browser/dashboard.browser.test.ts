@@ -215,8 +215,9 @@ describe("the dashboard's journeys in Chromium", () => {
     const created = page.waitForResponse((r) => r.url().endsWith("/web/projects") && r.request().method() === "POST");
     await page.click("button[type=submit]:text('Create and choose talents')");
     expect((await created).status()).toBe(400);
-    await page.waitForSelector("#flash [role=alert]");
-    expect(await page.textContent("#flash")).toContain("name");
+    await page.waitForSelector("#name-error:not([hidden])");
+    expect(await page.textContent("#name-error")).toContain("Name");
+    expect(await page.textContent("#flash")).toContain("fix the field marked below"); // said once: under the field
     expect(new URL(page.url()).pathname).toBe("/projects/new");
     expectedOnly(w, 400);
     await clean(w);

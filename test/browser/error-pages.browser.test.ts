@@ -82,20 +82,21 @@ describe("error and confirmation pages carry the navigation of a signed-in viewe
 });
 
 describe("a field's issue on the page is the schema's own sentence", () => {
-  test("a bad repository on the project's settings form and on the new project form: the #flash says `repository must be a path such as payments-api or group/repo`, not the union's own text", async () => {
+  test("a bad repository on the project's settings form and on the new project form: the field says `Repository must be a path such as payments-api or group/repo` (once: not again in #flash), not the union's own text", async () => {
     const o = await orgWithProject(live.env, "Repo Flash Co");
     const w = await signedInPage(browser, live.base, o.owner.email, PASSWORD);
     const page = w.page;
-    const message = "repository must be a path such as payments-api or group/repo";
+    const message = "Repository must be a path such as payments-api or group/repo";
 
     await page.goto(`${live.base}/projects/${o.project.id}?tab=settings`);
     await page.fill("#p-repo", "../elsewhere");
     const patched = page.waitForResponse((r) => r.url().endsWith(`/web/projects/${o.project.id}`) && r.request().method() === "PATCH");
     await page.click("form[hx-patch] button[type=submit]");
     expect((await patched).status()).toBe(400);
-    await page.waitForSelector("#flash [role=alert]");
-    expect(await page.textContent("#flash li")).toBe(`repository ${message}`);
+    await page.waitForSelector("#p-repo-error:not([hidden])");
+    expect(await page.textContent("#p-repo-error")).toBe(message);
     expect(await page.textContent("#flash")).not.toContain("union");
+    expect(await page.textContent("#flash")).not.toContain("must be a path"); // said once, under the field
     expect((await o.owner.get(`/web/projects/${o.project.id}`)).body.project.repository).toBeNull();
     expectOnlyStatus(w, 400);
     await expectClean(w);
@@ -106,8 +107,8 @@ describe("a field's issue on the page is the schema's own sentence", () => {
     const created = page.waitForResponse((r) => r.url().endsWith("/web/projects") && r.request().method() === "POST");
     await page.click("button[type=submit]:text('Create and choose talents')");
     expect((await created).status()).toBe(400);
-    await page.waitForSelector("#flash [role=alert]");
-    expect(await page.textContent("#flash li")).toBe(`repository ${message}`);
+    await page.waitForSelector("#repository-error:not([hidden])");
+    expect(await page.textContent("#repository-error")).toBe(message);
     expect(new URL(page.url()).pathname).toBe("/projects/new");
     expectOnlyStatus(w, 400);
     await expectClean(w);

@@ -25,7 +25,7 @@ test("on a phone the refused key form keeps its error under the field and the al
   await page.fill("input[name=name]", "hook");
   await page.click("text=Create key");
   await page.waitForSelector("#key-tools-error:not([hidden])");
-  expect(await page.textContent("#key-tools-error")).toContain("tools must name at least one tool");
+  expect(await page.textContent("#key-tools-error")).toContain("Tools must name at least one tool");
   expectOnlyStatus(w, 400);
   const flash = () =>
     page.evaluate(() => ({

@@ -88,16 +88,18 @@ describe("one form layout: each label with its field", () => {
     await w.page.fill("#p-budget", "a lot");
     await w.page.click("#settings-h ~ form button[type=submit]");
     await w.page.waitForSelector("#p-budget-error:not([hidden])");
-    expect(await w.page.textContent("#p-budget-error")).toContain("contextBudget");
+    expect(await w.page.textContent("#p-budget-error")).toContain("must be a whole number of tokens from 500 to 200000");
     expect(await w.page.getAttribute("#p-budget", "aria-describedby")).toBe("p-budget-help p-budget-error");
     expect(await w.page.getAttribute("#p-budget", "aria-invalid")).toBe("true");
-    expect(await w.page.isVisible("#flash [role=alert]")).toBe(true); // the alert keeps saying it too
+    // the alert points to the field, without saying its problem again
+    expect(await w.page.textContent("#flash [role=alert]")).toBe("That did not work. Not saved: fix the field marked below.");
     expectOnlyStatus(w, 400);
     await w.page.fill("#p-budget", "4000");
     await w.page.click("#settings-h ~ form button[type=submit]");
     await w.page.waitForSelector("#p-budget-error[hidden]", { state: "attached" });
     expect(await w.page.getAttribute("#p-budget", "aria-invalid")).toBe(null);
     expect(await w.page.getAttribute("#p-budget", "aria-describedby")).toBe("p-budget-help");
+    expect(await w.page.textContent("#flash")).toBe(""); // the success cleared the refusal
     await w.context.close();
   });
 });

@@ -97,7 +97,7 @@ describe("the pages without JavaScript: every state-changing control posts a for
     await page.goto(`${live.base}/projects/${pid}?tab=settings`);
     await page.fill("#p-repo", "../elsewhere");
     expect(await submitForm(page, "#settings-form button[type=submit]")).toBe(400);
-    expect(await page.textContent("#p-repo-error")).toBe("repository must be a path such as payments-api or group/repo");
+    expect(await page.textContent("#p-repo-error")).toBe("Repository must be a path such as payments-api or group/repo");
     expect(await page.inputValue("#p-repo")).toBe("../elsewhere");
     expectOnlyStatus(w, 400, false);
     await expectClean(w);

@@ -35,7 +35,7 @@ const path = (p: Page) => {
   return u.pathname + u.search;
 };
 const BAD_DOMAINS = '"not" is not an e-mail domain; "a" is not an e-mail domain; "domain" is not an e-mail domain';
-const BAD_REPO = "repository must be a path such as payments-api or group/repo";
+const BAD_REPO = "Repository must be a path such as payments-api or group/repo";
 
 /** Fills the SSO form with an OIDC configuration at `domains`. */
 async function fillSso(p: Page, domains: string): Promise<void> {
@@ -82,7 +82,7 @@ describe("a refused save answers the form's own page, with and without JavaScrip
     expect(await p.textContent("#sso-domains-error")).toBe(BAD_DOMAINS);
     expect(await p.isVisible("#sso-domains-error")).toBe(true);
     expect(await p.getAttribute("#sso-domains", "aria-invalid")).toBe("true");
-    expect(await p.textContent("#sso-form-refused")).toBe("Not saved: the field marked below says why.");
+    expect(await p.textContent("#sso-form-refused")).toBe("Not saved: fix the field marked below.");
     expect(await p.inputValue("#sso-domains")).toBe("not a domain");
     expect(await p.inputValue("#oidc-client-id")).toBe("refused-client");
     expect(await p.isChecked("#sso-enforce")).toBe(true);
@@ -211,7 +211,7 @@ describe("a refused save answers the form's own page, with and without JavaScrip
     for (const box of await p.locator('#key-tools input[name="tools"]').all()) await box.uncheck();
     await p.click("#keys button[type=submit]:text('Create key')");
     await p.waitForSelector("#key-tools-error:not([hidden])");
-    expect(await p.textContent("#key-tools-error")).toContain("tools");
+    expect(await p.textContent("#key-tools-error")).toContain("Tools must name at least one tool");
     expect(await p.getAttribute("#key-tools", "aria-describedby")).toBe("key-tools-error");
     expect(await p.inputValue("#key-name")).toBe("no tools");
     expect(await axeViolations(p)).toEqual([]);

@@ -57,20 +57,23 @@ describe("/org/sso in Chromium", () => {
     expect(await axeViolations(p)).toEqual([]);
     await screenshot(p, "org-sso-empty");
 
-    // a domain another organization holds → 409 in #flash, nothing saved
+    // a domain another organization holds → 409, said under the domains (the alert points there), nothing saved
     await p.fill("#sso-domains", "page-sso.example, taken-page.example");
     await p.fill("#oidc-issuer", idp.issuer);
     await p.fill("#oidc-client-id", "page-client");
     await p.fill("#oidc-client-secret", "page-secret");
     await p.click('#sso-form button[type="submit"]');
     await p.locator("#flash .flash.error").waitFor();
-    expect(await p.locator("#flash").textContent()).toContain("taken-page.example is verified by another organization");
+    await p.waitForSelector("#sso-domains-error:not([hidden])");
+    expect(await p.textContent("#sso-domains-error")).toContain("taken-page.example is verified by another organization");
+    expect(await p.locator("#flash").textContent()).toBe("That clashes with what is there. Not saved: fix the field marked below.");
     expect((await owner.get("/web/orgs/current/sso")).body.sso).toBeNull();
 
     // a bad field → 400 with the field named
     await p.fill("#sso-domains", "not a domain");
     await p.click('#sso-form button[type="submit"]');
-    await p.waitForFunction(() => document.querySelector("#flash")?.textContent?.includes("domains/0"));
+    await p.waitForFunction(() => document.querySelector("#sso-domains-error")?.textContent?.includes("is not an e-mail domain"));
+    expect(await p.locator("#flash").textContent()).not.toContain("domains/0"); // no API path on the page
     // the one form layout: the refusal also under the field it concerns, named by the field
     await p.waitForSelector("#sso-domains-error:not([hidden])");
     expect(await p.textContent("#sso-domains-error")).toBe(

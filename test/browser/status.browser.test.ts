@@ -68,7 +68,7 @@ describe("every action answers in the layout's status line", () => {
     await page.fill("#key-name", "ci");
     await page.click("#keys form button[type=submit]");
     await page.waitForSelector("#keys .secret");
-    await page.waitForFunction(() => document.querySelector("#action-status")?.textContent === "Key ci created — copy it now");
+    await page.waitForFunction(() => document.querySelector("#action-status")?.textContent === "Key “ci” created — copy it now");
     expect(await installed(o.owner, pid)).toMatchObject({ "typescript-strict": "disabled", "sql-base": "active" });
     await w.context.close();
   });

@@ -86,7 +86,7 @@ describe("POST /org/expertises/:id?form=triggers: a refused trigger set answers 
       keywords: "",
     });
     expect(r.status).toBe(400);
-    expect(r.html).toContain('<li data-field="files[1]"><code>files[1]</code> &quot;/etc/passwd&quot; must be relative');
+    expect(r.html).toContain('<li data-field="files[1]" data-message="&quot;/etc/passwd&quot; must be relative');
   });
 });
 

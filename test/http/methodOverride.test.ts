@@ -116,7 +116,7 @@ describe("a /web form post with ?_method= takes that method before routing", () 
     expect(r.status).toBe(400);
     const html = await r.text();
     expect(html).toContain("That did not work");
-    expect(html).toContain("<code>name</code>");
+    expect(html).toContain(">Name must be text of 1 to 100 characters</li>");
   });
 
   test("typed-name deletion: a wrong name is 400 on `confirm` and keeps the project; the exact name deletes it; a DELETE that is not a form post (htmx, scripts) is not asked again", async () => {

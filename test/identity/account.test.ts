@@ -188,7 +188,7 @@ describe("POST /account?form=…: the forms without JavaScript", () => {
     });
     expect(r.status).toBe(400);
     expect(r.html).toContain("<h1>Your account</h1>");
-    expect(textOfId(r.html, "acc-current-error")).toBe("currentPassword is not your current password");
+    expect(textOfId(r.html, "acc-current-error")).toBe("Current password is not your current password");
     expect(textOfId(r.html, "acc-repeat-error")).toBeNull();
   });
 
@@ -200,8 +200,8 @@ describe("POST /account?form=…: the forms without JavaScript", () => {
       repeatPassword: "other",
     });
     expect(r.status).toBe(400);
-    expect(textOfId(r.html, "acc-new-error")).toBe("newPassword must be at least 10 characters");
-    expect(textOfId(r.html, "acc-repeat-error")).toBe("repeatPassword does not match the new password: type it again");
+    expect(textOfId(r.html, "acc-new-error")).toBe("New password must be at least 10 characters");
+    expect(textOfId(r.html, "acc-repeat-error")).toBe("Repeat password does not match the new password: type it again");
   });
 
   test("the right one → 303 to /account with the status cookie and a fresh session cookie; the name form saves", async () => {

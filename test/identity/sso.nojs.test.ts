@@ -46,9 +46,9 @@ describe("the SSO form without JavaScript: a refusal answers the form again", ()
     expect(textOfId(html, "sso-domains-error")).toBe(
       '"not" is not an e-mail domain; "a" is not an e-mail domain; "domain" is not an e-mail domain',
     );
-    expect(textOfId(html, "oidc-client-id-error")).toBe("is required (at most 300 characters)");
+    expect(textOfId(html, "oidc-client-id-error")).toBe("Client ID is required (at most 300 characters)");
     expect(textOfId(html, "sso-type-error")).toBeNull();
-    expect(textOfId(html, "sso-form-refused")).toBe("Not saved: the fields marked below say why.");
+    expect(textOfId(html, "sso-form-refused")).toBe("Not saved: fix the 2 fields marked below.");
     // the control is named by its error and marked invalid
     expect(html).toMatch(
       /<input id="sso-domains" name="domains"[^>]*aria-describedby="sso-domains-help sso-domains-error"[^>]*aria-invalid="true"/,
@@ -93,7 +93,7 @@ describe("the SSO form without JavaScript: a refusal answers the form again", ()
     const h = await post(owner, "/web/orgs/current/sso", { ...FORM, domains: "taken-nojs.example" }, true);
     expect(h.status).toBe(409);
     expect(h.headers.get("hx-retarget")).toBe("#flash");
-    expect(await h.text()).toContain('<p data-field="domains">taken-nojs.example is verified by another organization');
+    expect(await h.text()).toContain('<p data-field="domains" data-message="taken-nojs.example is verified by another organization');
   });
 
   test("with htmx the same refusal is the #flash fragment naming each field (app.js puts it under them)", async () => {
@@ -102,8 +102,10 @@ describe("the SSO form without JavaScript: a refusal answers the form again", ()
     expect(r.status).toBe(400);
     expect(r.headers.get("hx-retarget")).toBe("#flash");
     const html = await r.text();
-    expect(html).toContain('<li data-field="type">');
-    expect(html).toContain('<li data-field="domains/0">');
+    expect(html).toContain('<li data-field="type" data-message="must be oidc or saml">Type: must be oidc or saml</li>');
+    expect(html).toContain(
+      '<li data-field="domains/0" data-message="&quot;not-a-domain&quot; is not an e-mail domain">Domain 1: &quot;not-a-domain&quot; is not an e-mail domain</li>',
+    );
   });
 
   test("a good save without JavaScript → 303 to /org/sso with the status cookie; a member gets the 404 page, an unsigned post 401, another site 403", async () => {

@@ -42,8 +42,8 @@ describe("/org/policy: the locked rules, a form to lock one and to lift each", (
     expect(textOfId(unknown.html, "policy-lock-rule-error")).toContain("no detector of a shipped talent or active expertise");
     expect(unknown.html).toContain('value="NOPE-001"');
     const bad = await formPost(env, owner, "/org/policy/locks", { rule: "", choice: "warn" });
-    expect(textOfId(bad.html, "policy-lock-rule-error")).toBe("rule is required: a rule id such as TS-005");
-    expect(textOfId(bad.html, "policy-lock-choice-error")).toBe('choice must be "block", "advise" or "off"');
+    expect(textOfId(bad.html, "policy-lock-rule-error")).toBe("Rule is required: a rule id such as TS-005");
+    expect(textOfId(bad.html, "policy-lock-choice-error")).toBe('Choice must be "block", "advise" or "off"');
     const lifted = await formPost(env, owner, "/org/policy/locks", { rule: "TS-005", remove: "yes" });
     expect(lifted.status).toBe(303);
     expect(await locksOf(owner)).toEqual({});
@@ -120,7 +120,7 @@ describe("the Settings tab lists every rule with a detector and saves the projec
     const r = await formPost(env, owner, `/projects/${p.id}?tab=settings&form=hook-rules`, { rules: "", "rules.TS-005": "off" });
     expect(r.status).toBe(409);
     expect(r.html).toContain('id="hook-rules-form"');
-    expect(textOfId(r.html, "hook-rules-refused")).toBe("Not saved: the field marked below says why.");
+    expect(textOfId(r.html, "hook-rules-refused")).toBe("Not saved: fix the field marked below.");
     expect(textOfId(r.html, "hook-TS-005-error")).toBe(
       "TS-005 is locked to block by the organization's policy; an owner or admin changes it at /org/policy",
     );

@@ -28,7 +28,7 @@ describe("POST /org/policy: a refused policy answers its form again, each proble
     expect(textOfId(r.html, "policy-required-field-error")).toContain('unknown talent "no-such-talent"');
     expect(textOfId(r.html, "policy-required-field-error")).not.toContain("nope-2");
     expect(textOfId(r.html, "policy-allowed-field-error")).toContain('unknown talent "nope-2"');
-    expect(textOfId(r.html, "policy-refused")).toBe("Not saved: the fields marked below say why.");
+    expect(textOfId(r.html, "policy-refused")).toBe("Not saved: fix the 2 fields marked below.");
     // the picker keeps what was sent ticked, the unknown id marked so
     expect(r.html).toContain('<input type="checkbox" name="requiredTalents" value="secrets-handling" checked=""/>');
     expect(r.html).toContain('value="no-such-talent" checked=""/> <code>no-such-talent</code><span class="error small"> not known</span>');
@@ -68,11 +68,11 @@ describe("POST /org/policy: a refused policy answers its form again, each proble
     const unknown = await put({ requiredTalents: "no-such-talent", allowedTalents: "" });
     expect(unknown.status).toBe(400);
     expect(unknown.html).toContain(
-      '<li data-field="requiredTalents"><code>requiredTalents</code> unknown talent &quot;no-such-talent&quot;',
+      '<li data-field="requiredTalents" data-message="unknown talent &quot;no-such-talent&quot;',
     );
     const conflict = await put({ requiredTalents: "npm-workspaces pnpm-workspaces", allowedTalents: "" });
     expect(conflict.status).toBe(409);
-    expect(conflict.html).toContain('<p data-field="requiredTalents">The required talents conflict');
+    expect(conflict.html).toContain('<p data-field="requiredTalents" data-message="The required talents conflict');
     const json = await owner.call("PUT", "/web/orgs/current/policy", { requiredTalents: ["no-such-talent"], allowedTalents: ["nope"] });
     const body = await json.json();
     expect([json.status, body.error, body.ids]).toEqual([400, "unknown_talents", ["no-such-talent", "nope"]]);

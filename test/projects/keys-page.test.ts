@@ -57,7 +57,7 @@ describe("POST /projects/:id/keys: the key creation form without JavaScript", ()
     expect(textOfId(r.html, "key-tools-error")).toStartWith("choose at least one of prepare_task");
     expect(textOfId(r.html, "key-expires-error")).toBe("must be in the future");
     expect(textOfId(r.html, "key-name-error")).toBeNull();
-    expect(textOfId(r.html, "key-refused")).toBe("Not saved: the fields marked below say why.");
+    expect(textOfId(r.html, "key-refused")).toBe("Not saved: fix the 2 fields marked below.");
     expect(r.html).toMatch(/<input id="key-name" name="name"[^>]*value="nightly job"/);
     expect(r.html).toMatch(/<input id="key-expires" name="expiresAt" type="date" value="2001-01-01"[^>]*aria-invalid="true"/);
     expect(r.html).not.toMatch(/name="tools" value="prepare_task" checked/); // the boxes as they were sent: none
@@ -118,7 +118,7 @@ describe("POST /projects/:id/keys: the key creation form without JavaScript", ()
     );
     expect(refused.status).toBe(400);
     expect(refused.headers.get("hx-retarget")).toBe("#flash");
-    expect(refused.html).toContain('<li data-field="tools">');
+    expect(refused.html).toContain('<li data-field="tools" data-message="choose at least one of');
     expect((await keysOf(o.owner, o.project.id)).map((k) => k.name)).toEqual(["hx"]);
   });
 

@@ -27,10 +27,10 @@ describe("POST /projects/:id?tab=settings: the Settings form without JavaScript"
     expect(r.status).toBe(400);
     expect(r.html).not.toContain("That did not work"); // not the error page
     expect(r.html).toContain('aria-current="page">Settings</a>');
-    expect(textOfId(r.html, "p-repo-error")).toBe("repository must be a path such as payments-api or group/repo");
+    expect(textOfId(r.html, "p-repo-error")).toBe("Repository must be a path such as payments-api or group/repo");
     expect(textOfId(r.html, "p-budget-error")).toBe("must be a whole number of tokens from 500 to 200000, or null for the default");
     expect(textOfId(r.html, "p-name-error")).toBeNull();
-    expect(textOfId(r.html, "settings-refused")).toBe("Not saved: the fields marked below say why.");
+    expect(textOfId(r.html, "settings-refused")).toBe("Not saved: fix the 2 fields marked below.");
     expect(r.html).toMatch(
       /<input id="p-repo" name="repository"[^>]*value="\.\.\/elsewhere"[^>]*aria-describedby="p-repo-help p-repo-error" aria-invalid="true"/,
     );
@@ -44,7 +44,7 @@ describe("POST /projects/:id?tab=settings: the Settings form without JavaScript"
     const o = await orgWithProject(env, "Settings Empty Name");
     const r = await formPost(env, o.owner, `/projects/${o.project.id}?tab=settings`, { ...FORM, name: "   " });
     expect(r.status).toBe(400);
-    expect(textOfId(r.html, "p-name-error")).toBe("name is required (at most 100 characters)");
+    expect(textOfId(r.html, "p-name-error")).toBe("Name is required (at most 100 characters)");
     expect((await o.owner.get(`/web/projects/${o.project.id}`)).body.project.name).toBe(o.project.name);
   });
 
@@ -59,12 +59,25 @@ describe("POST /projects/:id?tab=settings: the Settings form without JavaScript"
     expect(saved).toMatchObject({ name: "Renamed", description: "A description", repository: null });
   });
 
+  test("the status line names the project: renamed without JavaScript says from what to what; a save with htmx names it", async () => {
+    const o = await orgWithProject(env, "Settings Named");
+    const said = (setCookie: string | null) =>
+      Buffer.from(/talentd_status=([^.;]+)\./.exec(setCookie ?? "")![1]!, "base64url").toString("utf8");
+    const renamed = await formPost(env, o.owner, `/projects/${o.project.id}?tab=settings`, { ...FORM, name: "checkout-web" });
+    expect(said(renamed.setCookie)).toBe(`Project “${o.project.name}” renamed to “checkout-web”`);
+    const again = await formPost(env, o.owner, `/projects/${o.project.id}?tab=settings`, { ...FORM, name: "checkout-web" });
+    expect(said(again.setCookie)).toBe("Project “checkout-web” saved");
+    const hx = await htmxForm(env, o.owner, "PATCH", `/web/projects/${o.project.id}`, { description: "Changed" });
+    expect(hx.status).toBe(204);
+    expect(said(hx.headers.get("set-cookie"))).toBe("Project “checkout-web” saved");
+  });
+
   test("with htmx the JSON route's refusal is the #flash fragment naming the field", async () => {
     const o = await orgWithProject(env, "Settings Htmx");
     const r = await htmxForm(env, o.owner, "PATCH", `/web/projects/${o.project.id}`, { ...FORM, contextBudget: "12" });
     expect(r.status).toBe(400);
     expect(r.headers.get("hx-retarget")).toBe("#flash");
-    expect(r.html).toContain('<li data-field="contextBudget">');
+    expect(r.html).toContain('<li data-field="contextBudget" data-message="must be a whole number');
   });
 
   test("signed out → sign-in; another organization's project and an unknown one → 404; another site → 403; nothing changes", async () => {
@@ -118,8 +131,8 @@ describe("POST /projects/new: the new-project form without JavaScript", () => {
     const r = await formPost(env, o.owner, "/projects/new", { name: " ", description: "Typed", repository: "a b" });
     expect(r.status).toBe(400);
     expect(r.html).toContain('id="new-project-form"');
-    expect(textOfId(r.html, "name-error")).toBe("name is required (at most 100 characters)");
-    expect(textOfId(r.html, "repository-error")).toBe("repository must be a path such as payments-api or group/repo");
+    expect(textOfId(r.html, "name-error")).toBe("Name is required (at most 100 characters)");
+    expect(textOfId(r.html, "repository-error")).toBe("Repository must be a path such as payments-api or group/repo");
     expect(textOfId(r.html, "description-error")).toBeNull();
     expect(r.html).toContain('value="Typed"');
     expect(r.html).toContain('value="a b"');

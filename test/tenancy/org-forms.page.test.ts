@@ -38,7 +38,7 @@ describe("POST /org/new: the new-organization form without JavaScript", () => {
     const c = await signedUp(env);
     const noName = await formPost(env, c, "/org/new", { name: "  ", slug: "" });
     expect(noName.status).toBe(400);
-    expect(textOfId(noName.html, "org-name-error")).toBe("name is required (at most 100 characters)");
+    expect(textOfId(noName.html, "org-name-error")).toBe("Name is required (at most 100 characters)");
     const badSlug = await formPost(env, c, "/org/new", { name: "Bad Slug Co", slug: "Bad Slug" });
     expect(badSlug.status).toBe(400);
     expect(textOfId(badSlug.html, "org-slug-error")).toBe("invalid slug");
@@ -77,7 +77,9 @@ describe("POST /org/new: the new-organization form without JavaScript", () => {
       body: new URLSearchParams({ name: "Again", slug: "taken-co" }).toString(),
     });
     expect(r.status).toBe(409);
-    expect(await r.text()).toContain('<p data-field="slug">The slug &quot;taken-co&quot; is taken; choose another.</p>');
+    expect(await r.text()).toContain(
+      '<p data-field="slug" data-message="The slug &quot;taken-co&quot; is taken; choose another.">The slug &quot;taken-co&quot; is taken; choose another.</p>',
+    );
   });
 });
 
@@ -125,7 +127,7 @@ describe("POST /org/invitations: the invitation form without JavaScript", () => 
     expect(r.html).toContain('id="invitations"');
     expect(r.html).not.toContain("That did not work"); // not the error page
     expect(textOfId(r.html, "invite-email-error")).toBe("must be an e-mail address");
-    expect(textOfId(r.html, "invite-refused")).toBe("Not saved: the field marked below says why.");
+    expect(textOfId(r.html, "invite-refused")).toBe("Not saved: fix the field marked below.");
     expect(r.html).toMatch(/<input id="invite-email" name="email"[^>]*value="bob at example"[^>]*aria-invalid="true"/);
     expect(r.html).toContain('<option value="admin" selected="">admin</option>');
     expect(await invitationsOf(o.owner)).toEqual([]);
@@ -175,7 +177,9 @@ describe("POST /org/invitations: the invitation form without JavaScript", () => 
     const r = await htmxForm(env, o.owner, "POST", "/web/orgs/current/invitations", { email: member.email });
     expect(r.status).toBe(409);
     expect(r.headers.get("hx-retarget")).toBe("#flash");
-    expect(r.html).toContain(`<p data-field="email">${member.email} is already a member.</p>`);
+    expect(r.html).toContain(
+      `<p data-field="email" data-message="${member.email} is already a member.">${member.email} is already a member.</p>`,
+    );
   });
 });
 

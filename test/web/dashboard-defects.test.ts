@@ -38,7 +38,7 @@ describe("status lines", () => {
     expect(form.status).toBe(303);
     for (const cookie of [status, form.setCookie!]) {
       const page = await env.request("/", { headers: { cookie: `${o.owner.cookie}; ${cookie.split(";")[0]}`, accept: "text/html" } });
-      expect(await page.text()).toMatch(/The project (Status Deleted project|Second of Status Deleted) was deleted/);
+      expect(await page.text()).toMatch(/The project “(Status Deleted project|Second of Status Deleted)” was deleted/);
     }
   });
 });

@@ -102,9 +102,9 @@ describe("refusalOf and RefusalLine: a refused post sorted by field", () => {
       ]),
       fieldOf,
     );
-    expect(r).toEqual({ whole: "elsewhere: is odd", fields: { "sso-domains": "a is bad; b is bad", "sso-type": "must be oidc or saml" } });
+    expect(r).toEqual({ whole: "Elsewhere is odd", fields: { "sso-domains": "a is bad; b is bad", "sso-type": "must be oidc or saml" } });
     expect(html(<RefusalLine id="top" refusal={r} />)).toBe(
-      '<p class="error" role="alert" id="top">elsewhere: is odd The fields marked below say more.</p>',
+      '<p class="error" role="alert" id="top">Elsewhere is odd. Not saved: fix the 2 fields marked below.</p>',
     );
   });
 
@@ -114,7 +114,7 @@ describe("refusalOf and RefusalLine: a refused post sorted by field", () => {
       whole: null,
       fields: { "sso-domains": "taken.example is verified by another organization." },
     });
-    expect(html(<RefusalLine id="top" refusal={refusalOf(conflict, fieldOf)} />)).toContain("Not saved: the field marked below says why.");
+    expect(html(<RefusalLine id="top" refusal={refusalOf(conflict, fieldOf)} />)).toContain("Not saved: fix the field marked below.");
     expect(refusalOf(new AppError("conflict", "Clash."), fieldOf)).toEqual({ whole: "Clash.", fields: {} });
     expect(html(<RefusalLine id="top" refusal={null} />)).toBe("");
   });

@@ -18,6 +18,7 @@ import { getProject, type Project } from "../service";
 import { AutomationKey } from "../views/automationKey";
 import { type KeyAttempt, type KeyFormValues, keyFieldOf, KeysSection } from "../views/keys";
 import { ProjectHeader } from "./header";
+import { keyCreated } from "../statuses";
 
 /** The tab's body: the automation key's card, then the keys (a new key's value, or a refused creation). */
 export function KeysTab(props: { project: Project; keys: KeyView[]; created?: { value: string; name: string }; attempt?: KeyAttempt }) {
@@ -53,7 +54,7 @@ async function keysPage(
   shown: Omit<Parameters<typeof KeysTab>[0], "project" | "keys">,
 ) {
   return page(
-    <Layout title={project.name} user={ctx.session.user} nav={ctx.nav}>
+    <Layout title={project.name} user={ctx.session.user} nav={ctx.nav} status={shown.created ? keyCreated(shown.created.name) : undefined}>
       <ProjectHeader project={project} tab="keys" />
       <KeysTab {...shown} project={project} keys={await listKeys(deps.database, project.id)} />
     </Layout>,

@@ -21,7 +21,7 @@ import { statusCookie } from "../../ui/status";
 import { TypedDeleteForm } from "../../ui/typedDelete";
 import { DEFAULT_CONTEXT_BUDGET, getProject, type Project, removeProject, updateProject } from "../service";
 import { readSettingsForm, type SettingsForm, settingsForm } from "../settings";
-import { HOOK_RULES_SAVED, projectDeleted, SETTINGS_SAVED } from "../statuses";
+import { HOOK_RULES_SAVED, projectDeleted, settingsSaved } from "../statuses";
 import { ProjectHeader } from "./header";
 import { hookRuleLines, knownHookRules, readHookRulesBody, saveHookRules } from "../../policy/hookRules";
 import { hookRuleField, HookRulesCard, type HookRuleLine, type HookRulesAttempt } from "../views/hookRules";
@@ -197,15 +197,16 @@ export function settingsPages(deps: CatalogDeps) {
       if (query.form === "delete") return deleteFromForm(deps, ctx, org, project, body, request);
       if (query.form === "hook-rules") return hookRulesFromForm(deps, ctx, org, project, body, request);
       const values = settingsForm(body);
+      let saved: string;
       try {
         const change = readSettingsForm(values);
-        await deps.database.write((tx) => updateProject(tx, org.id, project.id, change, userActor(ctx.session.user)));
+        saved = (await deps.database.write((tx) => updateProject(tx, org.id, project.id, change, userActor(ctx.session.user)))).name;
       } catch (e) {
         if (!(e instanceof AppError) || (e.code !== "validation_failed" && e.code !== "conflict")) throw e;
         return settingsPage(deps, ctx, org, project, e.status, { attempt: { values, refusal: refusalOf(e, fieldOf) } });
       }
       const location = `/projects/${project.id}?tab=settings`;
-      const headers = { location, "cache-control": "no-store", "set-cookie": statusCookie(SETTINGS_SAVED, request) };
+      const headers = { location, "cache-control": "no-store", "set-cookie": statusCookie(settingsSaved(saved, project.name), request) };
       return new Response(null, { status: 303, headers });
     },
     { orgPage: "member" },

@@ -20,6 +20,7 @@ import { AdminOrganizations, type RefusedStop, statusFilter } from "../views/adm
 import { notFound } from "../../http/errors";
 import { formField } from "../../http/form";
 import { userActor } from "../../audit/record";
+import { DetailWords, idsIn, readNames } from "../../audit/names";
 import { statusCookie } from "../../ui/status";
 import { createPageGuard, type PageContext } from "../pageSessions";
 import { DataTable, Layout, page } from "../../ui/layout";
@@ -134,6 +135,8 @@ export function adminPages(deps: CoreDeps) {
         const before = typeof query.before === "string" && /^[1-9][0-9]{0,15}$/.test(query.before) ? Number(query.before) : undefined;
         const events = await listSecurityEvents(deps.database, EVENTS_PAGE, before);
         const next = events.length >= EVENTS_PAGE ? events.at(-1)!.createdAt : null;
+        // the projects, keys, people and organizations the details name, read once for the page
+        const names = await readNames(deps.database, null, idsIn(events.map((e) => e.detail)));
         return page(
           <AdminLayout ctx={ctx} title="Security events" path="/admin/security-events">
             <section aria-labelledby="events-h">
@@ -153,7 +156,9 @@ export function adminPages(deps: CoreDeps) {
                         {e.ip ?? "—"}
                         {e.userAgent ? <div class="muted small">{e.userAgent.slice(0, 80)}</div> : null}
                       </td>
-                      <td class="small">{e.detail ? <code>{JSON.stringify(e.detail).slice(0, 200)}</code> : "—"}</td>
+                      <td class="small break">
+                        <DetailWords detail={e.detail} names={names} />
+                      </td>
                     </tr>
                   ))}
                 </DataTable>

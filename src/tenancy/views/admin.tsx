@@ -17,6 +17,23 @@ export interface AdminOrgView {
   members: number;
   createdAt: number;
   statusChangedAt: number | null;
+  /** Who asked for it (its creator), null once their account is gone. */
+  requestedBy?: { id: string; email: string; name: string } | null;
+}
+
+/** Who asked for an organization, and when: "Dana Lead (dana@acme.test)", the e-mail alone without a name. */
+function AskedBy(props: { o: AdminOrgView }) {
+  const by = props.o.requestedBy;
+  return (
+    <>
+      {by ? (
+        <span title={by.id}>{by.name ? `${by.name} (${by.email})` : by.email}</span>
+      ) : (
+        <span class="muted">an account since removed</span>
+      )}
+      <div class="muted small">on {when(props.o.createdAt)} UTC</div>
+    </>
+  );
 }
 
 const OPERATION_LABEL: Record<ApprovalOperation, string> = {
@@ -70,7 +87,7 @@ export function AdminOrganizations(props: {
       {shown.length === 0 ? (
         <p class="muted">No organization{props.status ? ` is ${props.status}` : " yet"}.</p>
       ) : (
-        <DataTable caption="Organizations and their status" columns={["Organization", "Status", "Members", "Created (UTC)", "Decisions"]}>
+        <DataTable caption="Organizations and their status" columns={["Organization", "Status", "Members", "Asked for by", "Decisions"]}>
           {shown.map((o) => (
             <tr data-org={o.slug}>
               <td>
@@ -84,7 +101,9 @@ export function AdminOrganizations(props: {
                 {o.statusChangedAt ? <div class="muted small">since {when(o.statusChangedAt)}</div> : null}
               </td>
               <td>{o.members}</td>
-              <td class="small">{when(o.createdAt)}</td>
+              <td class="small break">
+                <AskedBy o={o} />
+              </td>
               <td>
                 <div class="row-actions">
                   {allowedOperations(o.status).map((op) => {
