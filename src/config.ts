@@ -164,13 +164,16 @@ function parseBaseUrl(get: Get, port: number): { baseUrl: string; baseUrlFromDef
   return { baseUrl, baseUrlFromDefault };
 }
 
-/** DATABASE_URL (default the file talentd.db in DATA_DIR), checked, with its scheme. */
+/** A database URL as a message may show it: the password of `scheme://user:password@` hidden. */
+const shown = (url: string) => url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:]*):[^/@]*@/i, "$1:***@");
+
+/** DATABASE_URL (default the file talentd.db in DATA_DIR), checked, with its scheme; a refusal never repeats its password. */
 function parseDatabaseUrl(get: Get, dataDir: string): { databaseUrl: string; scheme: string } {
   let databaseUrl = get("DATABASE_URL") ?? `file:${resolve(dataDir, "talentd.db")}`;
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(databaseUrl)?.[0]?.toLowerCase();
   if (!scheme || !DB_SCHEMES.includes(scheme)) {
     throw new ConfigError(
-      `DATABASE_URL: "${databaseUrl}" is malformed (expected file:PATH, libsql://HOST, http(s)://HOST, or postgres://HOST/DB)`,
+      `DATABASE_URL: "${shown(databaseUrl)}" is malformed (expected file:PATH, libsql://HOST, http(s)://HOST, or postgres://HOST/DB)`,
     );
   }
   if (scheme === "file:") {
@@ -184,7 +187,7 @@ function parseDatabaseUrl(get: Get, dataDir: string): { databaseUrl: string; sch
       if (!u.hostname) throw new Error();
       databaseUrl = u.toString().replace(/\/$/, "");
     } catch {
-      throw new ConfigError(`DATABASE_URL: "${databaseUrl}" is malformed (no host)`);
+      throw new ConfigError(`DATABASE_URL: "${shown(databaseUrl)}" is malformed (no host)`);
     }
   }
   return { databaseUrl, scheme };

@@ -52,6 +52,22 @@ describe("config: flags > env > defaults", () => {
     expect(loadConfig({ DATABASE_URL: "postgresql://db.internal/talentd" }).databaseUrl).toBe("postgresql://db.internal/talentd");
     expect(() => loadConfig({ DATABASE_URL: "postgres://" })).toThrow(/^DATABASE_URL: "postgres:\/\/" is malformed/);
   });
+  test("a refused DATABASE_URL never repeats its password (user:*** in the message)", () => {
+    for (const url of [
+      "postgres://talentd:s3cret-pw@/talentd",
+      "mysql://talentd:s3cret-pw@db/x",
+      "postgresql://talentd:s3cret-pw@:5432/db",
+    ]) {
+      let message = "";
+      try {
+        loadConfig({ DATABASE_URL: url });
+      } catch (e) {
+        message = (e as Error).message;
+      }
+      expect(message).toMatch(/^DATABASE_URL: ".*talentd:\*\*\*@.*" is malformed/);
+      expect(message).not.toContain("s3cret-pw");
+    }
+  });
   const bad: [Record<string, string>, RegExp][] = [
     [{ PORT: "abc" }, /^PORT: "abc" is not a port/],
     [{ PORT: "70000" }, /^PORT: "70000" is not a port/],
