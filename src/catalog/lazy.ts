@@ -36,7 +36,10 @@ export class TalentCache {
 /** A fresh copy of a string, so it does not keep the parse-time source text alive. */
 const own = (s: string): string => Buffer.from(s, "utf8").toString("utf8");
 
-/** The light fields of a talent: the declared ones but the heavy (fields.ts), and what the validator derives but the body, files, pointers and compact form. */
+/**
+ * The light fields of a talent: the declared ones but the heavy (fields.ts), and what the
+ * validator derives but the body, files, pointers and compact form.
+ */
 type Light = Omit<Talent, HeavyField | "body" | "files" | "pointers" | "compact">;
 
 /** What the validator derives that a lazy talent keeps (the rest is rebuilt with the heavy fields). */

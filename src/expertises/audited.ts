@@ -4,11 +4,14 @@
  * commit together. Routes and pages call these, never the bare writes.
  */
 import type { Catalog } from "../catalog/catalog";
+import type { CatalogDeps } from "../catalog/state";
+import { validationFailed } from "../http/errors";
 import type { Triggers } from "../catalog/format";
 import type { Tx } from "../db/client";
-import { record, type AuditActor } from "../audit/record";
+import { record, userActor, type AuditActor } from "../audit/record";
 import type { LifecycleOperation } from "./lifecycle";
-import type { CreateInput, PatchInput } from "./model";
+import { parseTriggersBody, type CreateInput, type PatchInput } from "./model";
+import { normalizeTriggers } from "./triggers";
 import {
   changeLifecycle,
   confirmTriggers,
@@ -127,4 +130,23 @@ export async function deleteAudited(tx: Tx, organizationId: string, id: string, 
   const before = await findExpertise(tx, organizationId, id);
   await deleteExpertise(tx, organizationId, id);
   await recordExpertise(tx, before, actor, "expertise.deleted", { slug: before.slug, status: before.status }, null);
+}
+
+/**
+ * Confirms an expertise's triggers from a body (JSON, or a form's text with one per line): 400 validation_failed with
+ * an issue per bad line (`files[2]`), 409 expertise_revision_conflict for a stale `expectedRevision`. Returns the row.
+ * `PUT …/:id/triggers` and the expertise page's trigger form without JavaScript (pages.tsx).
+ */
+export async function confirmTriggersOfBody(
+  db: CatalogDeps["database"],
+  organizationId: string,
+  id: string,
+  body: unknown,
+  form: boolean,
+  user: { id: string; email: string },
+) {
+  const input = parseTriggersBody(body, form);
+  const { triggers, issues } = normalizeTriggers(input);
+  if (issues.length > 0) throw validationFailed(issues);
+  return db.write((tx) => confirmTriggersAudited(tx, organizationId, id, triggers, input.expectedRevision, userActor(user)));
 }

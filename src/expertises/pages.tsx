@@ -30,7 +30,7 @@ import { statusCookie } from "../ui/status";
 import { refusalOf } from "../ui/form";
 import { formField } from "../http/form";
 import { typedNameRefusal } from "../http/methodOverride";
-import { confirmTriggers } from "./routes";
+import { confirmTriggersOfBody } from "./audited";
 import { EXPERTISE_DONE } from "./views/fragments";
 
 /** The answer after a change made by a page's own form: back to a page, never cached, the status line saying what was done. */
@@ -162,7 +162,7 @@ export function orgExpertisesPages(deps: CatalogDeps) {
    */
   const triggersFromForm = async (ctx: PageContext, org: OrgMembership, id: string, body: unknown, request: Request) => {
     try {
-      await confirmTriggers(deps.database, org.id, id, body, true, ctx.session.user);
+      await confirmTriggersOfBody(deps.database, org.id, id, body, true, ctx.session.user);
     } catch (e) {
       if (!(e instanceof AppError) || (e.code !== "validation_failed" && e.code !== "expertise_revision_conflict")) throw e;
       const typed = { files: formField(body, "files") ?? "", keywords: formField(body, "keywords") ?? "" };

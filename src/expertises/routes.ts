@@ -8,7 +8,7 @@
 import { iso } from "../lib/time";
 import { userActor } from "../audit/record";
 import type { SessionRecord } from "../auth/sessions";
-import { confirmTriggersAudited, createAudited, deleteAudited, lifecycleAudited, publishAudited, updateAudited } from "./audited";
+import { confirmTriggersOfBody, createAudited, deleteAudited, lifecycleAudited, publishAudited, updateAudited } from "./audited";
 import { Elysia } from "elysia";
 import type { CatalogDeps } from "../catalog/state";
 import type { Guards } from "../auth/guards";
@@ -17,9 +17,9 @@ import { validationFailed } from "../http/errors";
 import { requireTypedName } from "../http/methodOverride";
 import type { OrgMembership } from "../tenancy/service";
 import type { LifecycleOperation } from "./lifecycle";
-import { parseCreate, parseListQuery, parsePatch, parsePublish, parseTriggersBody, parseVersionParam } from "./model";
+import { parseCreate, parseListQuery, parsePatch, parsePublish, parseVersionParam } from "./model";
 import { detailView, expertiseNotFound, findExpertise, listExpertises, readVersion } from "./service";
-import { normalizeTriggers, proposeTriggers } from "./triggers";
+import { proposeTriggers } from "./triggers";
 import { importDrafts, importerOf } from "./importDrafts";
 import { parseImport } from "./importRequest";
 
@@ -27,25 +27,6 @@ import { parseImport } from "./importRequest";
 function ownerOrAdmin(org: OrgMembership): OrgMembership {
   if (ROLE_RANK[org.role] < ROLE_RANK.admin) throw expertiseNotFound();
   return org;
-}
-
-/**
- * Confirms an expertise's triggers from a body (JSON, or a form's text with one per line): 400 validation_failed with
- * an issue per bad line (`files[2]`), 409 expertise_revision_conflict for a stale `expectedRevision`. Returns the row.
- * `PUT …/:id/triggers` and the expertise page's trigger form without JavaScript (pages.tsx).
- */
-export async function confirmTriggers(
-  db: CatalogDeps["database"],
-  organizationId: string,
-  id: string,
-  body: unknown,
-  form: boolean,
-  user: { id: string; email: string },
-) {
-  const input = parseTriggersBody(body, form);
-  const { triggers, issues } = normalizeTriggers(input);
-  if (issues.length > 0) throw validationFailed(issues);
-  return db.write((tx) => confirmTriggersAudited(tx, organizationId, id, triggers, input.expectedRevision, userActor(user)));
 }
 
 /** What the expertise routes share: the database, the catalog, the detail view. */
@@ -164,7 +145,7 @@ function expertiseWorkflowRoutes({ db, catalog }: ExpertiseContext, guards: Guar
         ownerOrAdmin(org);
         await findExpertise(db, org.id, params.id);
         const form = (request.headers.get("content-type") ?? "").startsWith("application/x-www-form-urlencoded");
-        const row = await confirmTriggers(db, org.id, params.id, body, form, auth.user);
+        const row = await confirmTriggersOfBody(db, org.id, params.id, body, form, auth.user);
         return detailView(db, row, org.slug, catalog());
       },
       { org: "member" },

@@ -13,7 +13,7 @@ import type { JournalDeps } from "../journal/journal";
 import { HOOK_CHOICES, type HookChoice } from "./hookRules";
 import { userActor } from "../audit/record";
 import { checkLockedRules } from "./hookLocks";
-import { policyAnswer } from "./routes";
+import { policyAnswer } from "./save";
 import { commitLock, readPolicy } from "./service";
 
 /** What the lock form sends: `rule` and `choice` to lock, or only `rule` with `remove` to lift. */

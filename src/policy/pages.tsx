@@ -17,7 +17,7 @@ import { createPageGuard, type PageContext } from "../tenancy/pageSessions";
 import { Layout, page } from "../ui/layout";
 import { refusalOf } from "../ui/form";
 import { statusCookie } from "../ui/status";
-import { savePolicy } from "./routes";
+import { savePolicy } from "./save";
 import { pickerOptions, type PickerOptions } from "./picker";
 import { readPolicy, type PolicyView } from "./service";
 import { changeLock, readLockBody } from "./lockRoutes";

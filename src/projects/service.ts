@@ -1,12 +1,14 @@
 /** Projects of an organization: create, list, read, delete (the database cascades the rest). */
-import { and, desc, eq, getTableColumns, gt, isNull, ne, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, gt, isNull, ne, sql } from "drizzle-orm";
 import type { Database, Tx } from "../db/client";
 import { keptAll, keptGet } from "../db/versionMemo";
 import { apiKeys, keyTombstones, oauthTokens, projects } from "../db/schema";
 import { AppError, notFound } from "../http/errors";
 import { newId } from "../lib/ids";
 import { touchAll } from "../journal/dayMemo";
-import { record, type AuditActor } from "../audit/record";
+import { record, userActor, type AuditActor } from "../audit/record";
+import type { CatalogDeps } from "../catalog/state";
+import { installSavedRequired, policyLookup } from "../policy/service";
 
 /** A project as the API shows it (selection_rev is internal: the selection cache's counter). */
 export type Project = Omit<typeof projects.$inferSelect, "selectionRev">;
@@ -194,4 +196,22 @@ async function deleteProject(tx: Tx, organizationId: string, projectId: string, 
 export async function removeProject(database: Database, organizationId: string, projectId: string, actor: AuditActor): Promise<void> {
   await database.write((tx) => deleteProject(tx, organizationId, projectId, actor));
   touchAll();
+}
+
+/**
+ * Creates a project of the organization with its required talents (the organization's policy), in one transaction:
+ * `POST /web/projects` and the new-project form without JavaScript (pages/newProject.tsx).
+ */
+export async function createOrgProject(
+  deps: CatalogDeps,
+  organizationId: string,
+  user: { id: string; email: string },
+  input: { name: string; description: string; repository: string | null },
+): Promise<Project> {
+  const lookup = await policyLookup(deps.database, deps.state.catalog!, organizationId);
+  return deps.database.write(async (tx) => {
+    const created = await createProject(tx, { organizationId, ...input, createdBy: user.id }, userActor(user));
+    await installSavedRequired(tx, organizationId, created.id, lookup, `policy:${user.id}`);
+    return created;
+  });
 }

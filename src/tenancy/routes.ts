@@ -7,7 +7,7 @@ import type { CoreDeps } from "../deps";
 import type { Guards } from "../auth/guards";
 import { activeOrganization } from "../auth/session";
 import { MEMBER_ROLES } from "../db/schema";
-import { AppError, notFound } from "../http/errors";
+import { notFound } from "../http/errors";
 import { intParam } from "../http/query";
 import { requireConfirmation } from "../http/methodOverride";
 import { confirmations } from "../ui/confirmations";
@@ -21,7 +21,7 @@ import {
   APPROVAL_OPERATIONS,
   changeApproval,
   changeMemberRole,
-  createOrganization,
+  createOwnOrganization,
   findMembership,
   listAllOrganizations,
   listInvitations,
@@ -31,8 +31,6 @@ import {
   removeMember,
   renewInvitation,
   revokeInvitation,
-  slugify,
-  SLUG_PATTERN,
   type ApprovalOperation,
 } from "./service";
 import { iso } from "../lib/time";
@@ -51,35 +49,6 @@ export function tenancyRoutes(deps: CoreDeps, guards: Guards) {
     .use(invitationRoutes(deps, guards))
     .use(acceptInvitationRoutes(deps, guards))
     .use(platformAdminRoutes(deps, guards));
-}
-
-/**
- * Creates an organization whose owner is the signed-in person and makes it their active one (`slug`: the name's when
- * absent; 400 for a bad one, 409 for a taken one naming the field): `POST /web/orgs` and `/org/new`'s form without
- * JavaScript (pages/org.tsx).
- */
-export async function createOwnOrganization(
-  deps: CoreDeps,
-  session: { id: string; user: { id: string; email: string; role: string } },
-  input: { name: string; slug?: string },
-) {
-  const slug = input.slug ?? slugify(input.name);
-  if (!SLUG_PATTERN.test(slug) || slug.length > 40)
-    throw new AppError("validation_failed", "slug: lower-case letters and digits separated by -, at most 40 characters", {
-      issues: [{ path: "slug", message: "invalid slug" }],
-    });
-  const approved = deps.config.autoApproveOrgs || session.user.role === "admin";
-  return deps.database.write(async (tx) => {
-    const o = await createOrganization(tx, {
-      name: input.name.trim(),
-      slug,
-      creatorId: session.user.id,
-      approved,
-      actor: userActor(session.user),
-    });
-    await setActiveOrganization(tx, session.id, o.id);
-    return o;
-  });
 }
 
 /** The signed-in user's organizations (no approval needed: not a business route). */

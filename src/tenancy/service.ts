@@ -2,13 +2,15 @@
  * Organizations (tenants): creation, approval by platform admins, members and roles,
  * invitations. Plain functions over the database; routes do the HTTP.
  */
-import { and, asc, count, desc, eq, isNull, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, sql } from "drizzle-orm";
 import type { Database, Tx } from "../db/client";
 import { invitations, members, organizations, users, type MemberRole, type OrgStatus } from "../db/schema";
 import { AppError, notFound } from "../http/errors";
 import type { OrgMembership } from "../auth/memberships";
 import { newId } from "../lib/ids";
-import { record, type AuditActor } from "../audit/record";
+import { record, userActor, type AuditActor } from "../audit/record";
+import type { CoreDeps } from "../deps";
+import { setActiveOrganization } from "../auth/sessions";
 
 export { findMembership, listMemberships, membershipView, type OrgMembership } from "../auth/memberships";
 
@@ -351,4 +353,33 @@ export async function acceptInvitation(tx: Tx, id: string, user: { id: string; e
   await tx.update(invitations).set({ status: "accepted", acceptedAt: Date.now() }).where(eq(invitations.id, id));
   // the address is not marked verified: the inviter holds the same link (docs/design.md "An invitation link never vouches for an address")
   return { organizationId: inv.organizationId, role: inv.role };
+}
+
+/**
+ * Creates an organization whose owner is the signed-in person and makes it their active one (`slug`: the name's when
+ * absent; 400 for a bad one, 409 for a taken one naming the field): `POST /web/orgs` and `/org/new`'s form without
+ * JavaScript (pages/org.tsx).
+ */
+export async function createOwnOrganization(
+  deps: CoreDeps,
+  session: { id: string; user: { id: string; email: string; role: string } },
+  input: { name: string; slug?: string },
+) {
+  const slug = input.slug ?? slugify(input.name);
+  if (!SLUG_PATTERN.test(slug) || slug.length > 40)
+    throw new AppError("validation_failed", "slug: lower-case letters and digits separated by -, at most 40 characters", {
+      issues: [{ path: "slug", message: "invalid slug" }],
+    });
+  const approved = deps.config.autoApproveOrgs || session.user.role === "admin";
+  return deps.database.write(async (tx) => {
+    const o = await createOrganization(tx, {
+      name: input.name.trim(),
+      slug,
+      creatorId: session.user.id,
+      approved,
+      actor: userActor(session.user),
+    });
+    await setActiveOrganization(tx, session.id, o.id);
+    return o;
+  });
 }

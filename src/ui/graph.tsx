@@ -44,7 +44,9 @@ const SHAPES = { wide: { rankdir: "LR", pack: 640 }, narrow: { rankdir: "TB", pa
 
 /** The layout: node boxes and edge polylines in one coordinate space. */
 export function layoutGraph(nodes: GraphNodeView[], edges: GraphEdgeView[], shape: GraphShape = "wide") {
-  const key = `${shape}\u0004${nodes.map((n) => `${n.id}\u0001${n.label}`).join("\u0002")}\u0003${edges.map((e) => `${e.from}\u0001${e.to}\u0001${e.type}`).join("\u0002")}`;
+  const nodeKey = nodes.map((n) => `${n.id}\u0001${n.label}`).join("\u0002");
+  const edgeKey = edges.map((e) => `${e.from}\u0001${e.to}\u0001${e.type}`).join("\u0002");
+  const key = `${shape}\u0004${nodeKey}\u0003${edgeKey}`;
   let l = layouts.get(key);
   if (!l) {
     l = computeLayout(nodes, edges, shape);

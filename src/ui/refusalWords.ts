@@ -88,7 +88,10 @@ export function flatParentheses(text: string): string {
 export interface IssueWords {
   /** The field's words from the path ("Client ID"), "" for the form as a whole. */
   field: string;
-  /** The message without the path it started with ("is required: text of 1 to 300 characters"), or one that begins with "is" or "are"; else null. */
+  /**
+   * The message without the path it started with ("is required: text of 1 to 300 characters"),
+   * or one that begins with "is" or "are"; else null.
+   */
   rest: string | null;
   /** The message as said beside its field: the field's words then `rest`, or the message itself. */
   atField: string;

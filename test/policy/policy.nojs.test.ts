@@ -67,9 +67,7 @@ describe("POST /org/policy: a refused policy answers its form again, each proble
     const put = (fields: Record<string, string>) => htmxForm(env, owner, "PUT", "/web/orgs/current/policy", fields);
     const unknown = await put({ requiredTalents: "no-such-talent", allowedTalents: "" });
     expect(unknown.status).toBe(400);
-    expect(unknown.html).toContain(
-      '<li data-field="requiredTalents" data-message="unknown talent &quot;no-such-talent&quot;',
-    );
+    expect(unknown.html).toContain('<li data-field="requiredTalents" data-message="unknown talent &quot;no-such-talent&quot;');
     const conflict = await put({ requiredTalents: "npm-workspaces pnpm-workspaces", allowedTalents: "" });
     expect(conflict.status).toBe(409);
     expect(conflict.html).toContain('<p data-field="requiredTalents" data-message="The required talents conflict');

@@ -24,7 +24,7 @@ const KNOWN_LONG_FUNCTIONS: string[] = [];
 const KNOWN_LONG_FILES: string[] = [];
 
 /** Lines of src/ over 140 characters today (comments and strings the formatter does not break). */
-const MAX_LONG_LINES = 54;
+const MAX_LONG_LINES = 52;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

@@ -22,7 +22,7 @@ import { DataTable, Layout, page } from "../../ui/layout";
 import { confirmations } from "../../ui/confirmations";
 import { CheckField, FormActions, refusalOf, type Refusal } from "../../ui/form";
 import { statusCookie } from "../../ui/status";
-import { saveOrgSso } from "../routes/ssoSettings";
+import { saveOrgSso } from "../ssoChanges";
 import { postedValues, SsoForm, ssoFieldOf, storedValues, type SsoFormValues } from "./ssoForm";
 
 type Public = ReturnType<typeof publicSso>;

@@ -12,7 +12,7 @@ import { createPageGuard, type PageContext } from "../../tenancy/pageSessions";
 import { Field, FormActions, RefusalLine, refusalOf, type Refusal } from "../../ui/form";
 import { Layout, page } from "../../ui/layout";
 import { statusCookie } from "../../ui/status";
-import { createOrgProject } from "../routes/project";
+import { createOrgProject } from "../service";
 import { readSettingsForm, type SettingsForm, settingsForm } from "../settings";
 import { projectCreated } from "../statuses";
 

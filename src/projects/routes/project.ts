@@ -2,7 +2,6 @@
 import { Elysia, t } from "elysia";
 import type { CoreDeps } from "../../deps";
 import type { CatalogDeps } from "../../catalog/state";
-import { installSavedRequired, policyLookup } from "../../policy/service";
 import type { Guards } from "../../auth/guards";
 import { notFound } from "../../http/errors";
 import { requireConfirmation, requireTypedName } from "../../http/methodOverride";
@@ -10,7 +9,7 @@ import { confirmations } from "../../ui/confirmations";
 import { recordSecurityEvent } from "../../identity/security";
 import { KEY_NAME_MAX, listKeys, revokeKey } from "../keys";
 import { createProjectKey } from "../keyForm";
-import { createProject, DEFAULT_CONTEXT_BUDGET, getProject, listProjects, removeProject, updateProject, type Project } from "../service";
+import { createOrgProject, DEFAULT_CONTEXT_BUDGET, getProject, listProjects, removeProject, updateProject, type Project } from "../service";
 import { iso } from "../../lib/time";
 import { readContextBudget, REPOSITORY_ISSUE, REPOSITORY_PATTERN } from "../settings";
 import { userActor } from "../../audit/record";
@@ -18,24 +17,6 @@ import { userActor } from "../../audit/record";
 const Repository = t.String({ pattern: REPOSITORY_PATTERN, maxLength: 200, error: REPOSITORY_ISSUE });
 /** The body's `repository`: a path, or null or "" to clear it. The issue is the path's (a union's own text is "Expected union value"). */
 const RepositoryField = t.Optional(t.Union([Repository, t.Null(), t.Literal("")], { error: REPOSITORY_ISSUE }));
-
-/**
- * Creates a project of the organization with its required talents (the organization's policy), in one transaction:
- * `POST /web/projects` and the new-project form without JavaScript (pages/newProject.tsx).
- */
-export async function createOrgProject(
-  deps: CatalogDeps,
-  organizationId: string,
-  user: { id: string; email: string },
-  input: { name: string; description: string; repository: string | null },
-): Promise<Project> {
-  const lookup = await policyLookup(deps.database, deps.state.catalog!, organizationId);
-  return deps.database.write(async (tx) => {
-    const created = await createProject(tx, { organizationId, ...input, createdBy: user.id }, userActor(user));
-    await installSavedRequired(tx, organizationId, created.id, lookup, `policy:${user.id}`);
-    return created;
-  });
-}
 
 /** The key body's unions, in words (a union's own text is "Expected union value"). */
 const TOOLS_ISSUE = "tools must name at least one tool: a list of tool names, or a comma-separated string";

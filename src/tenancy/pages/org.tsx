@@ -25,7 +25,7 @@ import { Field, FormActions, RefusalLine, refusalOf, type Refusal } from "../../
 import { AppError, validationFailed } from "../../http/errors";
 import { formField } from "../../http/form";
 import { createPageGuard, type PageContext } from "../pageSessions";
-import { createOwnOrganization } from "../routes";
+import { createOwnOrganization } from "../service";
 import { ORG_PLACES } from "../../ui/places";
 
 /** Whether a new organization of this person is approved at once (the setting, or a platform administrator's). */
