@@ -80,7 +80,7 @@ export function policyPages(deps: CatalogDeps & JournalDeps): Elysia {
       "/org/policy",
       async ({ page: ctx, org, body, request }) => {
         // the picker's check boxes (a list, or one value), or an older form's text
-        const required = (body as Record<string, unknown>).requiredTalents;
+        const required = body !== null && typeof body === "object" ? (body as Record<string, unknown>).requiredTalents : undefined;
         const values = {
           requiredTalents: Array.isArray(required)
             ? required.filter((x) => typeof x === "string").join("\n")

@@ -36,6 +36,15 @@ describe("POST /org/policy: a refused policy answers its form again, each proble
     expect((await policyOf(owner)).requiredTalents).toEqual([]);
   });
 
+  test("a body that is not a form or an object (JSON null, a string) → the page, never a 500; nothing saved", async () => {
+    const { owner } = await orgWithProject(env);
+    for (const body of [null, "text", 7]) {
+      const r = await owner.call("POST", "/org/policy", body, { accept: "text/html" });
+      expect({ body, status: r.status < 500 }).toEqual({ body, status: true });
+    }
+    expect((await policyOf(owner)).requiredTalents).toEqual([]);
+  });
+
   test("required talents that conflict → 409 with the conflict under the required list; a bad list → 400 under it", async () => {
     const { owner } = await orgWithProject(env);
     const r = await formPost(env, owner, "/org/policy", { requiredTalents: "npm-workspaces\npnpm-workspaces", allowedTalents: "" });
