@@ -28,7 +28,7 @@ export function blobInserts(blobs: readonly { digest: string; content: string }[
   for (let i = 0; i < blobs.length; i += 50) {
     const chunk = blobs.slice(i, i + 50);
     out.push({
-      sql: `INSERT OR IGNORE INTO content_blobs (digest, content, size, created_at) VALUES ${chunk.map(() => "(?, ?, ?, ?)").join(", ")}`,
+      sql: `INSERT INTO content_blobs (digest, content, size, created_at) VALUES ${chunk.map(() => "(?, ?, ?, ?)").join(", ")} ON CONFLICT DO NOTHING`,
       args: chunk.flatMap((b) => [b.digest, b.content, Buffer.byteLength(b.content), now]),
     });
   }

@@ -4,8 +4,8 @@
  * What it does today: drizzle over the derived schema (src/db/schema-pg), `write` as one
  * transaction, raw `get/all` with SQLite's `?` placeholders numbered for PostgreSQL, write jobs and
  * bulk writes as transactions, no data version, and the configuration epoch only when read this
- * event-loop turn (`readConfigEpoch`). Raw SQL written for SQLite alone (INSERT OR IGNORE,
- * json_extract, strftime, …) fails here: that is the next step.
+ * event-loop turn (`readConfigEpoch`). Raw SQL written for SQLite alone (json_extract,
+ * strftime, group_concat, …) fails here: that is the next step.
  */
 import type { Client, InValue, ResultSet } from "@libsql/client";
 import { SQL } from "bun";

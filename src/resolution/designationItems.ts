@@ -52,14 +52,15 @@ function itemTuple(d: { id: string; kind: string; version: string; expertiseId: 
  * written into the statement as literals, so a designation made again reuses the writer
  * thread's prepared statement. Binding arguments was most of the writer's work per prepare-task
  * (~0.65 µs each through libsql: 90 of them for ten items, ~60 of a job's ~130 µs; docs/performance.md).
- * OR IGNORE: two calls serving a new designation at once both write it; the rows are the same.
+ * ON CONFLICT DO NOTHING (SQLite's OR IGNORE, written so PostgreSQL reads it too): two calls
+ * serving a new designation at once both write it; the rows are the same.
  */
 export function itemsInsert(
   designated: { id: string; kind: string; version: string; expertiseId: string | null; talent: Talent }[],
 ): string {
-  return `INSERT OR IGNORE INTO designation_items (designation_id, position, project_id, talent_id, kind, version, digest, definition_digest, files, expertise_id) VALUES ${designated
-    .map((d, i) => `(?1, ${i}, ?2, ${itemTuple(d)})`)
-    .join(", ")}`;
+  const columns = "designation_id, position, project_id, talent_id, kind, version, digest, definition_digest, files, expertise_id";
+  const rows = designated.map((d, i) => `(?1, ${i}, ?2, ${itemTuple(d)})`).join(", ");
+  return `INSERT INTO designation_items (${columns}) VALUES ${rows} ON CONFLICT DO NOTHING`;
 }
 
 /**

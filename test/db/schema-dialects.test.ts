@@ -1,7 +1,7 @@
 /**
  * One schema, two dialects (docs/design.md "PostgreSQL: one schema, two dialects"): a fresh
  * libSQL file and a fresh PostgreSQL database, each migrated by its own migrations, are read back
- * (SQLite's pragmas; PostgreSQL's information_schema and catalogs) and compared — tables, columns
+ * (SQLite's pragmas; PostgreSQL's information_schema and catalogs) and compared — tables and views, columns
  * (name, nullability, type family), indexes (columns, uniqueness, partial or not), foreign keys
  * and the triggers by table and event. A change to one dialect's migrations without the other's
  * fails here.
@@ -47,7 +47,8 @@ function familyOfPg(type: string): string {
 async function sqliteShape(database: Database): Promise<Shape> {
   const shape: Shape = { columns: {}, indexes: [], foreignKeys: [], triggers: [] };
   const tables = await database.all<{ name: string }>(
-    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '__talentd_migrations' ORDER BY name",
+    // the views too: PostgreSQL's information_schema lists their columns beside the tables'
+    "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' AND name <> '__talentd_migrations' ORDER BY name",
   );
   for (const { name } of tables) {
     const info = await database.all<{ name: string; type: string; notnull: number; pk: number }>(`PRAGMA table_info("${name}")`);
@@ -141,8 +142,9 @@ describe.skipIf(skip !== null)("one schema, two dialects", () => {
     for (const m of pgMigrations) expect(m.sql).toBe(readFileSync(join(ROOT, "migrations-pg", `${m.tag}.sql`), "utf8"));
   });
 
-  test("the same tables and columns, each with the same nullability and type family (integer → bigint, booleans 0/1, JSON as text)", () => {
+  test("the same tables and views and their columns, each with the same nullability and type family (integer → bigint, booleans 0/1, JSON as text)", () => {
     expect(Object.keys(a.columns).length).toBeGreaterThan(300);
+    expect(a.columns["resolution_items.definition_digest"]).toBe("text null"); // a view's column
     expect(b.columns).toEqual(a.columns);
   });
 
