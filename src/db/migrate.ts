@@ -56,13 +56,17 @@ export async function planMigrations(client: Client, list: EmbeddedMigration[] =
   if (tables.includes("__talentd_migrations")) {
     for (const r of (await client.execute("SELECT tag, hash FROM __talentd_migrations")).rows) done.set(String(r.tag), String(r.hash));
   }
+  return planOf(list, done, tables.length === 0);
+}
+
+/**
+ * The plan from what a database records (`done`: tag → hash of the applied SQL), either engine's:
+ * the migrations still to apply, those applied, those it records but this binary does not know;
+ * a recorded migration whose SQL changed since is refused.
+ */
+export function planOf(list: EmbeddedMigration[], done: Map<string, string>, empty: boolean): MigrationPlan {
   const known = new Set(list.map((m) => m.tag));
-  const plan: MigrationPlan = {
-    applied: [],
-    pending: [],
-    unknown: [...done.keys()].filter((t) => !known.has(t)).sort(),
-    empty: tables.length === 0,
-  };
+  const plan: MigrationPlan = { applied: [], pending: [], unknown: [...done.keys()].filter((t) => !known.has(t)).sort(), empty };
   for (const m of list) {
     const seen = done.get(m.tag);
     if (seen === undefined) plan.pending.push({ tag: m.tag, statements: statementsOf(m) });

@@ -13,7 +13,7 @@ import type { EmbeddedMigration } from "../../migrations";
 import { migrations as embedded } from "../../migrations-pg";
 import { sha256Hex } from "../lib/crypto";
 import type { Database } from "./database";
-import { type MigrationPlan, type MigrationResult, migrate, NewerSchemaError, planMigrations, statementsOf } from "./migrate";
+import { type MigrationPlan, type MigrationResult, migrate, NewerSchemaError, planMigrations, planOf } from "./migrate";
 import type { PgDatabaseHandle } from "./pgClient";
 
 /** The advisory lock key migrating transactions take (any constant of this application). */
@@ -33,20 +33,7 @@ export async function planPgMigrations(sql: Queryable, list: EmbeddedMigration[]
     for (const r of (await sql.unsafe("SELECT tag, hash FROM __talentd_migrations")) as { tag: string; hash: string }[])
       done.set(r.tag, r.hash);
   }
-  const known = new Set(list.map((m) => m.tag));
-  const plan: MigrationPlan = {
-    applied: [],
-    pending: [],
-    unknown: [...done.keys()].filter((t) => !known.has(t)).sort(),
-    empty: tables.length === 0,
-  };
-  for (const m of list) {
-    const seen = done.get(m.tag);
-    if (seen === undefined) plan.pending.push({ tag: m.tag, statements: statementsOf(m) });
-    else if (seen !== sha256Hex(m.sql)) throw new Error(`migration ${m.tag} was changed after it was applied (hash differs)`);
-    else plan.applied.push(m.tag);
-  }
-  return plan;
+  return planOf(list, done, tables.length === 0);
 }
 
 /**
