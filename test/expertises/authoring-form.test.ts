@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { fieldsOfTalentMd, talentMdOfFields, type AuthoringFields } from "../../src/expertises/authoring";
-import { formPost, orgWithProject, testEnv, type TestEnv, type WebClient } from "../helpers";
+import { formPost, joinedMember, orgWithProject, testEnv, textOfId, type TestEnv, type WebClient } from "../helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -118,5 +118,36 @@ describe("the authoring form", () => {
     const list = await html(owner, "/org/expertises");
     expect(list).toContain('href="/org/expertises/new"');
     expect(list).toContain('id="new-content"');
+  });
+
+  test("failure paths: a member or another organization's owner → 404 (the form, its post, the new page for a member); unknown id → 404; signed out → the sign-in; a bad form → 400 with the form, nothing made", async () => {
+    const a = await orgWithProject(env);
+    const b = await orgWithProject(env);
+    const made = await formPost(env, a.owner, "/org/expertises/new", FIELDS);
+    expect(made.status).toBe(303);
+    const id = made.headers.get("location")!.split("?")[0]!.split("/")[3]!;
+    const member = await joinedMember(env, a.owner);
+    for (const [who, c] of [
+      ["a member", member],
+      ["another organization's owner", b.owner],
+    ] as const) {
+      const form = await c.call("GET", `/org/expertises/${id}/form`, undefined, { accept: "text/html" });
+      const post = await formPost(env, c, `/org/expertises/${id}/form`, FIELDS);
+      expect({ who, form: form.status, post: post.status }).toEqual({ who, form: 404, post: 404 });
+    }
+    expect((await member.call("GET", "/org/expertises/new", undefined, { accept: "text/html" })).status).toBe(404);
+    expect((await a.owner.call("GET", "/org/expertises/exp_unknown/form", undefined, { accept: "text/html" })).status).toBe(404);
+    const anon = await env.request("/org/expertises/new", { headers: { accept: "text/html" } });
+    expect(anon.status).toBe(303);
+    expect(anon.headers.get("location")).toStartWith("/login?next=");
+    const before = (await a.owner.get("/web/orgs/current/expertises")).body;
+    const bad = await formPost(env, a.owner, "/org/expertises/new", [
+      ["slug", "Bad Slug!"],
+      ["title", ""],
+      ["ruleCount", "1"],
+    ]);
+    expect(bad.status).toBe(400);
+    expect(textOfId(bad.html, "authoring-refused")).toBeTruthy();
+    expect((await a.owner.get("/web/orgs/current/expertises")).body).toEqual(before);
   });
 });
