@@ -164,3 +164,24 @@ export function RefusalLine(props: { id: string; refusal?: Refusal | null }): Ch
     </p>
   );
 }
+
+/**
+ * The alert of a refused save whose problems are a document's (an editor's files, a form whose fields make
+ * one TALENT.md): "Not saved." and each issue with the path it names in that document (a file, a field of
+ * its front matter), which is the person's own text here, not an API's.
+ */
+export function RefusedIssues(props: { id?: string; issues?: Issue[] | null }): Child {
+  if (!props.issues || props.issues.length === 0) return null;
+  return (
+    <div class="flash error" role="alert" id={props.id}>
+      <strong>Not saved.</strong>
+      <ul>
+        {props.issues.map((i) => (
+          <li>
+            {i.path ? <code>{i.path}</code> : null} {i.message}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}

@@ -5,7 +5,7 @@
  * example) and the guidance. No JavaScript needed: a save with every row filled comes back with two more blank rows.
  */
 import type { Issue } from "../../http/errors";
-import { Field, FormActions } from "../../ui/form";
+import { Field, FormActions, RefusedIssues } from "../../ui/form";
 import { isFilled, MAX_RULE_ROWS, MIN_RULE_ROWS, type AuthoringFields, type RuleFields } from "../authoring";
 
 const blankRule = (): RuleFields => ({ id: "", severity: "advisory", title: "", check: "", pass: "", fail: "" });
@@ -81,18 +81,7 @@ export function AuthoringForm(props: {
         The form writes the expertise's TALENT.md (front matter and guidance) for you; what it does not show is kept.{" "}
         <a href={props.yamlHref}>Advanced: edit the TALENT.md (YAML) instead</a>.
       </p>
-      {props.issues && props.issues.length > 0 ? (
-        <div class="flash error" role="alert" id="authoring-refused">
-          <strong>Not saved.</strong>
-          <ul>
-            {props.issues.map((i) => (
-              <li>
-                {i.path ? <code>{i.path}</code> : null} {i.message}
-              </li>
-            ))}
-          </ul>
-        </div>
-      ) : null}
+      <RefusedIssues id="authoring-refused" issues={props.issues} />
       <form method="post" action={props.action} id="authoring-form">
         {props.revision !== undefined ? <input type="hidden" name="expectedRevision" value={String(props.revision)} /> : null}
         {props.slug !== undefined ? (

@@ -4,7 +4,7 @@
  * revision conflict, and the validator's issues beside the lines they concern.
  */
 import type { Issue } from "../../http/errors";
-import { Field, FormActions } from "../../ui/form";
+import { Field, FormActions, RefusedIssues } from "../../ui/form";
 import { pageOf, when, type ExpertiseDetail } from "./list";
 
 /** What the person typed in the editor: the TALENT.md text and the further files. */
@@ -192,18 +192,7 @@ export function Editor(props: { e: ExpertiseDetail; draft?: Draft; server?: Serv
           server's on the right: merge what you want to keep into yours and save again.
         </div>
       ) : null}
-      {props.issues && props.issues.length > 0 ? (
-        <div class="flash error" role="alert">
-          <strong>Not saved.</strong>
-          <ul>
-            {props.issues.map((i) => (
-              <li>
-                {i.path ? <code>{i.path}</code> : null} {i.message}
-              </li>
-            ))}
-          </ul>
-        </div>
-      ) : null}
+      <RefusedIssues issues={props.issues} />
       <form method="post" action={pageOf(e.id)}>
         <input type="hidden" name="expectedRevision" value={String(revision)} />
         <div class={props.server ? "merge" : undefined}>
