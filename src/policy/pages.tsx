@@ -12,7 +12,7 @@ import { Elysia } from "elysia";
 import type { CatalogDeps } from "../catalog/state";
 import type { JournalDeps } from "../journal/journal";
 import { AppError } from "../http/errors";
-import { formField } from "../http/form";
+import { formField, formList } from "../http/form";
 import { createPageGuard, type PageContext } from "../tenancy/pageSessions";
 import { Layout, page } from "../ui/layout";
 import { refusalOf } from "../ui/form";
@@ -80,11 +80,9 @@ export function policyPages(deps: CatalogDeps & JournalDeps): Elysia {
       "/org/policy",
       async ({ page: ctx, org, body, request }) => {
         // the picker's check boxes (a list, or one value), or an older form's text
-        const required = body !== null && typeof body === "object" ? (body as Record<string, unknown>).requiredTalents : undefined;
+        const required = formList(body, "requiredTalents");
         const values = {
-          requiredTalents: Array.isArray(required)
-            ? required.filter((x) => typeof x === "string").join("\n")
-            : (formField(body, "requiredTalents") ?? ""),
+          requiredTalents: required?.join("\n") ?? "",
           allowedTalents: formField(body, "allowedTalents") ?? "",
         };
         let saved: Awaited<ReturnType<typeof savePolicy>>;

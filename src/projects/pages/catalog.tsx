@@ -17,6 +17,7 @@ import { requiresClosure } from "../../catalog/graph";
 import { listServableExpertises } from "../../expertises/servable";
 import { versionLabel } from "../../expertises/views/lifecycle";
 import { AppError, notFound } from "../../http/errors";
+import { formList } from "../../http/form";
 import { decodedParam } from "../../http/query";
 import { catalogRelevance, judge } from "../../selection/relevance";
 import { listInstalled } from "../../selection/service";
@@ -35,8 +36,7 @@ const PAGE = 24;
 /** Ticks read from a query, at most (a selection is a few dozen talents). */
 const MAX_TICKS = 500;
 const str = (v: unknown, max = 200) => (typeof v === "string" && v.length <= max && v !== "" ? v : undefined);
-const list = (v: unknown) =>
-  (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((x): x is string => typeof x === "string" && x !== "" && x.length <= 200);
+const list = (query: Record<string, unknown>, name: string) => (formList(query, name) ?? []).filter((x) => x !== "" && x.length <= 200);
 
 /** The listing's query: search, filters, the relevance switch and the cursor. */
 function listingQuery(query: Record<string, unknown>) {
@@ -121,8 +121,8 @@ async function listing(
   }
   // the ticks: `select` pre-ticks (a sheet's "Install…"), `talents` the boxes the form sent back on a search or a page;
   // those it marked as prerequisites are derived again below from what is still ticked
-  const derived = new Set(list(query.prerequisites));
-  const selected = new Set([...list(query.select), ...list(query.talents).filter((id) => !derived.has(id))]);
+  const derived = new Set(list(query, "prerequisites"));
+  const selected = new Set([...list(query, "select"), ...list(query, "talents").filter((id) => !derived.has(id))]);
   // prerequisites offered: what the selected talents require that the project lacks (named so in the install's status line)
   const prerequisites = new Set<string>();
   if (project && selected.size > 0)

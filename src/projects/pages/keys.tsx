@@ -8,7 +8,7 @@
 import { Elysia } from "elysia";
 import type { CatalogDeps } from "../../catalog/state";
 import { AppError } from "../../http/errors";
-import { formField } from "../../http/form";
+import { formField, formList } from "../../http/form";
 import { createPageGuard, type PageContext } from "../../tenancy/pageSessions";
 import { refusalOf } from "../../ui/form";
 import { Layout, page } from "../../ui/layout";
@@ -40,9 +40,7 @@ export function KeysTab(props: { project: Project; keys: KeyView[]; created?: { 
 
 /** The creation form's fields as posted (tools: every checked box). */
 function keyForm(body: unknown): KeyFormValues {
-  const tools = (body as Record<string, unknown> | null)?.tools;
-  const list = Array.isArray(tools) ? tools.filter((t): t is string => typeof t === "string") : typeof tools === "string" ? [tools] : [];
-  return { name: formField(body, "name") ?? "", tools: list, expiresAt: formField(body, "expiresAt") ?? "" };
+  return { name: formField(body, "name") ?? "", tools: formList(body, "tools") ?? [], expiresAt: formField(body, "expiresAt") ?? "" };
 }
 
 /** The Keys tab's page, answering the creation form posted without JavaScript. */
