@@ -49,6 +49,10 @@ export interface PgCluster {
   url(database: string): string;
   /** Runs one SQL statement through psql on the `postgres` database; throws with psql's output on failure. */
   psql(sql: string, database?: string): string;
+  /** Stops the server at once (`pg_ctl stop -m immediate`: a crash, connections cut), keeping its data. */
+  halt(): void;
+  /** Starts the halted server again on the same port and data (crash recovery replays its WAL). */
+  resume(): void;
   stop(): void;
 }
 
@@ -103,8 +107,9 @@ export async function pgCluster(): Promise<PgCluster> {
     "-c shared_buffers=16MB",
     "-c max_connections=50",
   ].join(" ");
+  const start = () => run(join(bin, "pg_ctl"), ["-D", data, "-o", opts, "-l", join(dir, "server.log"), "-w", "-t", "30", "start"]);
   try {
-    run(join(bin, "pg_ctl"), ["-D", data, "-o", opts, "-l", join(dir, "server.log"), "-w", "-t", "30", "start"]);
+    start();
   } catch (e) {
     spawnSync("runuser", ["-u", "postgres", "--", join(bin, "pg_ctl"), "-D", data, "-m", "immediate", "stop"]);
     rmSync(dir, { recursive: true, force: true });
@@ -147,6 +152,8 @@ export async function pgCluster(): Promise<PgCluster> {
         "-c",
         sql,
       ]),
+    halt: () => void run(join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "-w", "stop"]),
+    resume: () => void start(),
     stop,
   };
   return cluster;

@@ -3,6 +3,7 @@ import { Elysia } from "elysia";
 import type { CatalogDeps } from "../catalog/state";
 import { AppError, errorResponse } from "../http/errors";
 import { requestIdOf } from "../http/edge";
+import { DATABASE_RETRY_AFTER_S } from "../db/unavailable";
 
 /**
  * `/healthz` answers while the process runs; `/readyz` only when database and catalog are usable,
@@ -14,15 +15,16 @@ export function healthRoutes(deps: CatalogDeps) {
   return new Elysia({ name: "health" })
     .get("/healthz", () => ({ status: "ok" }))
     .get("/readyz", async ({ request }) => {
-      const notReady = (why: string): Response =>
-        errorResponse(new AppError("not_ready", why, { status: "not_ready" }), requestIdOf(request));
+      const notReady = (why: string, headers: Record<string, string> = {}): Response =>
+        errorResponse(new AppError("not_ready", why, { status: "not_ready" }, headers), requestIdOf(request));
       if (deps.state.draining) return notReady("The service is shutting down.");
       const catalog = deps.state.catalog;
       if (!catalog) return notReady("The catalog is not loaded yet.");
       try {
         await deps.database.client.execute("SELECT 1");
       } catch {
-        return notReady("The database is not reachable.");
+        // a load balancer takes this replica out of rotation until the database answers again
+        return notReady("The database is not reachable.", { "retry-after": String(DATABASE_RETRY_AFTER_S) });
       }
       const storage = deps.database.storage.check();
       if (storage.status === "degraded") {
