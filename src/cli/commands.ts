@@ -338,7 +338,6 @@ export async function runCommand(cli: Extract<CommandLine, { kind: "run" }>): Pr
   if (command.name === "talents lint") return lintCommand(args);
   if (command.name === "talents export") return exportCommand(cli);
   if (command.name === "migrate-to") return (await import("./migrateTo")).migrateTo(cli);
-
   // doctor looks at the data folder as it is: it creates nothing
   const config = loadConfig(process.env, cli.config, { checkDataDir: command.name !== "doctor" });
   const log = createLogger(config.logLevel, undefined, resolveLogFormat(config.logFormat, process.stdout.isTTY === true));
