@@ -9,6 +9,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import LibsqlDatabase from "libsql";
+import { migrations as sqliteMigrations } from "../../migrations";
 import { BUN, ROOT, tempDir } from "../helpers";
 import { pgDatabase, pgUnavailable, type PgDatabase } from "../pg-support";
 import { freePort, waitReady } from "../proc";
@@ -157,5 +159,41 @@ describe.skipIf(skip !== null)("talentd migrate-to: an embedded instance moved i
     expect(down.code).toBe(1);
     expect(down.stderr).toContain(`could not connect to the PostgreSQL database at postgres://***@127.0.0.1:${port}/talentd`);
     expect(down.stderr).not.toContain("s3cret");
+  });
+
+  test("a source older or newer than the binary is refused before the target is touched: exit 1, one line", async () => {
+    const fresh = await pgDatabase("untouched");
+    try {
+      const copy = (name: string, change: string) => {
+        const d = join(dir, name);
+        mkdirSync(d, { recursive: true });
+        const db = new LibsqlDatabase(join(source, "talentd.db"));
+        db.exec(`VACUUM INTO '${join(d, "talentd.db")}'`); // a whole copy, WAL included
+        db.close();
+        const c = new LibsqlDatabase(join(d, "talentd.db"));
+        c.exec(change);
+        c.close();
+        return d;
+      };
+      const last = sqliteMigrations.at(-1)!.tag;
+      const older = copy("older", `DELETE FROM __talentd_migrations WHERE tag = '${last}'`);
+      const r1 = talentd(["migrate-to", fresh.url], { DATA_DIR: older });
+      expect(r1.code).toBe(1);
+      expect(r1.stderr).toBe(
+        `talentd: the database at ${join(older, "talentd.db")} lacks migrations of this version (${last}…): run talentd migrate first\n`,
+      );
+      const newer = copy("newer", "INSERT INTO __talentd_migrations (tag, hash, applied_at) VALUES ('9999_newer', 'x', 0)");
+      const r2 = talentd(["migrate-to", fresh.url], { DATA_DIR: newer });
+      expect(r2.code).toBe(1);
+      expect(r2.stderr).toContain(
+        `talentd: the database at ${join(newer, "talentd.db")} was migrated by a newer talentd (it records 9999_newer`,
+      );
+      // nothing was created in the target
+      expect(fresh.cluster.psql("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'", fresh.name).trim()).toBe(
+        "0",
+      );
+    } finally {
+      fresh.drop();
+    }
   });
 });
