@@ -53,6 +53,13 @@ describe.skipIf(skip !== null)("the PostgreSQL database lost while serving", () 
 
   test("requests answer 503 database_unavailable with Retry-After, /readyz 503, /healthz 200; back without a restart, nothing acknowledged lost", async () => {
     const { key, resolutionId } = await agentSetup(base);
+    const signIn = await fetch(`${base}/api/auth/sign-in`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: base },
+      body: JSON.stringify({ email: "writer@example.com", password: "correct horse battery" }),
+    });
+    expect(signIn.status).toBe(200);
+    const cookie = /talentd_session=[^;]+/.exec(signIn.headers.get("set-cookie") ?? "")![0];
     const acknowledged = await postReport(base, key, resolutionId, "before-the-stop");
     expect(acknowledged.status).toBe(201);
     const reportId = ((await acknowledged.json()) as { reportId: string }).reportId;
@@ -69,6 +76,12 @@ describe.skipIf(skip !== null)("the PostgreSQL database lost while serving", () 
         retryAfter: 5,
       });
     }
+    // a person's browser: the error page, 503 with Retry-After (the page's header needs no database)
+    const page = await fetch(`${base}/`, { headers: { accept: "text/html", "sec-fetch-mode": "navigate", cookie } });
+    expect(page.status).toBe(503);
+    expect(page.headers.get("retry-after")).toBe("5");
+    expect(page.headers.get("content-type")).toContain("text/html");
+    expect(await page.text()).toContain("The database cannot be reached right now; retry later.");
     const ready = await fetch(`${base}/readyz`);
     expect(ready.status).toBe(503);
     expect(ready.headers.get("retry-after")).toBe("5");
