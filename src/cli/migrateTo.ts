@@ -179,7 +179,7 @@ export async function migrateTo(cli: Extract<CommandLine, { kind: "run" }>): Pro
     console.log(
       existsSync(keys)
         ? `signing keys: ${keys} is not in the database: copy it into the DATA_DIR of every replica (mode 0600)`
-        : `signing keys: none in ${config.dataDir} yet (the first replica to start creates them; copy that file to the others)`,
+        : `signing keys: none in ${config.dataDir} yet: make them once (talentd keys rotate), then copy the file to every replica`,
     );
     console.log(`next: start talentd with DATABASE_URL=${target}`);
     return 0;
