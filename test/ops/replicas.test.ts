@@ -131,7 +131,7 @@ describe.skipIf(skip !== null)("two replicas of the built binary on one PostgreS
     );
     const key = await owner.post(`/web/projects/${projectId}/keys`, {
       name: "agent",
-      tools: ["prepare_task", "validate", "record_validation", "catalog"],
+      tools: ["prepare_task", "validate", "record_validation", "catalog", "doctor"],
     });
     expect(key.status).toBe(201);
     agentKey = key.body.value;
@@ -139,7 +139,7 @@ describe.skipIf(skip !== null)("two replicas of the built binary on one PostgreS
     expect(new Set(lb.answered)).toEqual(new Set([0, 1]));
   }, 60_000);
 
-  test("the agent loop through the balancer: prepare-task, the playbook, a report; its receipt verifies with either replica's keys", async () => {
+  test("the agent loop through the balancer: prepare-task, the playbook, a report, MCP; its receipt verifies with either replica's keys", async () => {
     const agent = new Client(owner.base, owner.origin, { authorization: `Bearer ${agentKey}` });
     const prep = await agent.post("/api/prepare-task", { talentIds: ["typescript-strict"] });
     expect(prep.status).toBe(201);
@@ -159,6 +159,17 @@ describe.skipIf(skip !== null)("two replicas of the built binary on one PostgreS
       expect(replay.status).toBe(200); // the other replica replays the first answer
       expect(replay.body.replayed).toBe(true);
       expect(replay.body.reportId).toBe(first.body.reportId);
+    }
+    // MCP through the balancer: no session lives in a replica, so consecutive calls may land anywhere
+    for (let i = 0; i < 2; i++) {
+      const call = { jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "svc_doctor", arguments: {} } };
+      const mcp = await fetch(`${owner.base}/mcp`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${agentKey}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify(call),
+      });
+      expect(mcp.status).toBe(200);
+      expect(await mcp.text()).toContain("healthy");
     }
     const binary = builtBinary();
     for (const r of [a, b]) {
