@@ -6,7 +6,7 @@ import { passwordResets, setupTokens, users } from "../db/schema";
 import { AppError } from "../http/errors";
 import { base62, sha256Hex } from "../lib/crypto";
 import { listMemberships } from "../auth/memberships";
-import { takePasswordCheck, takeSignInAttempt, takeSignUp, type AuthLimiters } from "./limits";
+import { passwordCheckAttempt, signInAttempt, signUpAttempt, type AuthLimiters } from "./limits";
 import { hashPassword, verifyPassword } from "./passwords";
 import { recordSecurityEvent } from "./security";
 import { createSession, dropUserSessions, deleteSessionByToken } from "../auth/sessions";
@@ -45,7 +45,7 @@ export async function signUp(
   meta: ClientMeta,
   mail: MailDeps,
 ) {
-  takeSignUp(limiters, meta.ip);
+  await signUpAttempt(limiters, meta.ip);
   const email = normalizeEmail(input.email);
   await refuseWhenSsoEnforced(database, email, meta, "sign_up.refused");
   const taken = () => new AppError("conflict", "An account with this e-mail exists; sign in instead.", { field: "email" });
@@ -78,7 +78,7 @@ export async function signIn(
   const email = normalizeEmail(input.email);
   let attempt;
   try {
-    attempt = takeSignInAttempt(limiters, email, meta.ip);
+    attempt = await signInAttempt(limiters, email, meta.ip);
   } catch (e) {
     await recordSecurityEvent(database, {
       kind: "sign_in.rate_limited",
@@ -126,7 +126,7 @@ export async function changePassword(
   next: string,
   meta: ClientMeta,
 ) {
-  const attempt = takePasswordCheck(limiters, userId);
+  const attempt = await passwordCheckAttempt(limiters, userId);
   const user = (await database.db.select().from(users).where(eq(users.id, userId)).limit(1))[0];
   if (!user?.passwordHash || !(await verifyPassword(current, user.passwordHash)))
     throw new AppError("invalid_credentials", "The current password is wrong.");
