@@ -43,9 +43,10 @@ import { listenFailure, localUrl } from "./listen";
  */
 function pgToolsLine(url: string, what: "backup" | "restore"): string {
   const shown = url.replace(/\/\/([^:@/]*):[^@/]*@/, "//$1:***@");
+  const tools = "PostgreSQL with its own tools";
   return what === "backup"
-    ? `backup copies the embedded database file; back up PostgreSQL with its own tools: pg_dump --format=custom --file=talentd.dump '${shown}'`
-    : `restore replaces the embedded database file; restore PostgreSQL with its own tools: pg_restore --clean --dbname='${shown}' talentd.dump`;
+    ? `backup copies the embedded database file; back up ${tools}: pg_dump --format=custom --file=talentd.dump '${shown}'`
+    : `restore replaces the embedded database file; restore ${tools}: pg_restore --clean --dbname='${shown}' talentd.dump`;
 }
 
 /** `keys rotate` on PostgreSQL: the key table every replica reads (signing/keyStore.ts); the replicas sign with the new key within 5 s. */

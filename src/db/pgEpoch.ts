@@ -44,7 +44,7 @@ export async function readEpoch(on: Pick<SQL, "unsafe">): Promise<number | null>
 }
 
 /** Starts the clock: the LISTEN connection (its own, outside the pool) and the poll on `pool`. */
-export async function startEpochClock(url: string, pool: SQL, opts: { pollMs?: number } = {}): Promise<EpochClock> {
+export async function startEpochClock(url: string, pool: SQL, opts: { pollMs?: number; listen?: boolean } = {}): Promise<EpochClock> {
   let epoch: number | null = null;
   let highest = -1; // the newest epoch taken from any source
   let gen = 0; // moved by every invalidation: a poll begun before one is not taken
@@ -82,6 +82,7 @@ export async function startEpochClock(url: string, pool: SQL, opts: { pollMs?: n
   // a client of its own (one connection): a LISTEN holds its connection, which a pool would hand out
   const listener = new SQL({ url, max: 1, idleTimeout: 0, connectionTimeout: 5 });
   try {
+    if (opts.listen === false) throw new Error("no LISTEN asked"); // tests of the poll alone
     await listener.listen(EPOCH_CHANNEL, (payload: string) => {
       const v = Number(payload);
       if (!Number.isFinite(v)) return;
