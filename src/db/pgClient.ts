@@ -163,58 +163,13 @@ export class PgUnreachableError extends Error {
   }
 }
 
-/** Opens the pool and checks the server answers; throws PgUnreachableError with the server's or the network's reason. */
-export async function openPgDatabase(url: string): Promise<PgDatabaseHandle> {
-  // bigint: int8 values arrive as bigint (not text) and are made numbers by plainRow; drizzle's
-  // bigint columns in number mode take either
-  const sql = new SQL({ url, bigint: true, max: 10, connectionTimeout: 5, idleTimeout: 60 });
-  try {
-    await sql.unsafe("SELECT 1");
-  } catch (e) {
-    await sql.close().catch(() => {});
-    throw new PgUnreachableError(url, e);
-  }
-  const db = drizzle({ client: numbersOut(sql), schema: pgSchema });
-  const mutex = new Mutex();
-  const commits = { transaction: new Histogram(), batch: new Histogram() };
-  let pending = 0;
-  const storage = new StorageHealth({ dir: null });
-  const clock = await startEpochClock(url, sql);
-  // the epoch each transaction read last (its own bump included), handed to the clock once
-  // committed: this process's next request sees its change whatever the notification's timing
-  const seenIn = async (tx: Queryable): Promise<number | null> => (clock.ready ? readEpoch(tx) : null);
-  const committing = <T>(p: Promise<{ value: T; seen: number | null }>): Promise<T> => {
-    pending++;
-    return p.then(
-      ({ value, seen }) => {
-        pending--;
-        clock.committed(seen);
-        return value;
-      },
-      (e: unknown) => {
-        pending--;
-        clock.committed(null);
-        throw e;
-      },
-    );
-  };
-  /** Under this process's writer mutex, timed into `h` (/metrics' commit latency). */
-  const timed = <T>(h: Histogram, fn: () => Promise<T>): Promise<T> =>
-    mutex.run(async () => {
-      const t0 = performance.now();
-      try {
-        return await fn();
-      } finally {
-        h.observe((performance.now() - t0) / 1000);
-      }
-    });
-  const inTransaction = (statements: Statement[], unless?: Statement) =>
-    sql.begin(async (tx) => {
-      const found = unless ? (await query(tx, unless.sql, unless.args))[0] : undefined;
-      if (!found) for (const st of statements) await query(tx, st.sql, st.args);
-      return { value: found ? { ...found } : undefined, seen: await seenIn(tx) };
-    });
-  const client = {
+/**
+ * The pool in the libSQL client's shape, for the callers that use `database.client` (migrate's
+ * plan, /readyz, tests): a raw statement other than a read may change configuration, so the
+ * clock keeps nothing until it reads the epoch again.
+ */
+function libsqlShaped(sql: SQL, clock: EpochClock): Client {
+  return {
     protocol: "postgres",
     closed: false,
     // a raw statement other than a read may change configuration: nothing is kept until the clock reads the epoch again
@@ -236,6 +191,69 @@ export async function openPgDatabase(url: string): Promise<PgDatabaseHandle> {
         .finally(() => clock.committed(null)),
     close: () => void sql.close(),
   } as unknown as Client;
+}
+
+/**
+ * This process's writes: under one mutex, timed into /metrics' commit latency, counted while
+ * pending; each resolves to its transaction's value once committed, and hands the clock the
+ * epoch the transaction read last (null on failure: nothing kept until the next read).
+ */
+function writeDoor(clock: EpochClock) {
+  const mutex = new Mutex();
+  const commits = { transaction: new Histogram(), batch: new Histogram() };
+  let pending = 0;
+  const committing = <T>(p: Promise<{ value: T; seen: number | null }>): Promise<T> => {
+    pending++;
+    return p.then(
+      ({ value, seen }) => {
+        pending--;
+        clock.committed(seen);
+        return value;
+      },
+      (e: unknown) => {
+        pending--;
+        clock.committed(null);
+        throw e;
+      },
+    );
+  };
+  const timed = <T>(h: Histogram, fn: () => Promise<T>): Promise<T> =>
+    mutex.run(async () => {
+      const t0 = performance.now();
+      try {
+        return await fn();
+      } finally {
+        h.observe((performance.now() - t0) / 1000);
+      }
+    });
+  return { committing, timed, commits, pending: () => pending, idle: () => mutex.run(async () => {}) };
+}
+
+/** Opens the pool and checks the server answers; throws PgUnreachableError with the server's or the network's reason. */
+export async function openPgDatabase(url: string): Promise<PgDatabaseHandle> {
+  // bigint: int8 values arrive as bigint (not text) and are made numbers by plainRow; drizzle's
+  // bigint columns in number mode take either
+  const sql = new SQL({ url, bigint: true, max: 10, connectionTimeout: 5, idleTimeout: 60 });
+  try {
+    await sql.unsafe("SELECT 1");
+  } catch (e) {
+    await sql.close().catch(() => {});
+    throw new PgUnreachableError(url, e);
+  }
+  const db = drizzle({ client: numbersOut(sql), schema: pgSchema });
+  const storage = new StorageHealth({ dir: null });
+  const clock = await startEpochClock(url, sql);
+  const { committing, timed, commits, pending, idle } = writeDoor(clock);
+  // the epoch each transaction read last (its own bump included), handed to the clock once
+  // committed: this process's next request sees its change whatever the notification's timing
+  const seenIn = async (tx: Queryable): Promise<number | null> => (clock.ready ? readEpoch(tx) : null);
+  const inTransaction = (statements: Statement[], unless?: Statement) =>
+    sql.begin(async (tx) => {
+      const found = unless ? (await query(tx, unless.sql, unless.args))[0] : undefined;
+      if (!found) for (const st of statements) await query(tx, st.sql, st.args);
+      return { value: found ? { ...found } : undefined, seen: await seenIn(tx) };
+    });
+  const client = libsqlShaped(sql, clock);
   const handle: PgDatabaseHandle = {
     dialect: "postgres",
     sql,
@@ -245,7 +263,7 @@ export async function openPgDatabase(url: string): Promise<PgDatabaseHandle> {
     client,
     isLocal: false,
     path: null,
-    writeStats: { pending: () => pending, commits },
+    writeStats: { pending, commits },
     storage,
     write: (fn) =>
       committing(
@@ -259,7 +277,7 @@ export async function openPgDatabase(url: string): Promise<PgDatabaseHandle> {
     writeJob: <T>(job: WriteJob) =>
       committing(timed(commits.batch, () => inTransaction(job.statements, job.unless))) as Promise<T | undefined>,
     bulkWrite: (statements) => committing(timed(commits.transaction, () => inTransaction(statements))).then(() => {}),
-    idle: () => mutex.run(async () => {}),
+    idle,
     get: async <T>(text: string, args: InValue[] = []) => (await query(sql, text, args))[0] as T | undefined,
     all: async <T>(text: string, args: InValue[] = []) => (await query(sql, text, args)) as unknown as T[],
     allSync: null,

@@ -60,8 +60,13 @@ async function jwtBearerRequest(deps: SignInDeps, body: unknown, request: Reques
   return jwtBearerGrant(deps, { clientId, assertion, scope: param(body, "scope"), resource: param(body, "resource"), document });
 }
 
-export function oauthRoutes(deps: SignInDeps) {
-  const base = deps.config.baseUrl;
+/**
+ * The client registration limits: per client address, OAUTH_REGISTRATION_LIMIT_PER_MINUTE, and
+ * from all addresses, OAUTH_REGISTRATION_GLOBAL_LIMIT_PER_HOUR; in memory, or on PostgreSQL in
+ * the database, across replicas (identity/sharedLimits.ts). Answers the function that counts one
+ * registration from an address or throws too_many_requests.
+ */
+function registrationLimits(deps: SignInDeps): (ip: string | null) => Promise<void> {
   const limits = deps.config.authLimits;
   const registrations = new SlidingWindowLimiter(limits.oauthRegistrations, 60_000);
   const allRegistrations = new SlidingWindowLimiter(limits.oauthRegistrationsGlobal, 3_600_000);
@@ -79,7 +84,7 @@ export function oauthRoutes(deps: SignInDeps) {
     });
   const fromHere = () => new OAuthError("too_many_requests", "Too many client registrations from this address; retry in a minute.");
   /** Counts one registration from `ip`, or throws too_many_requests (in memory, or in the database on PostgreSQL). */
-  const takeRegistration = async (ip: string | null): Promise<void> => {
+  return async (ip: string | null): Promise<void> => {
     if (shared) {
       const mine = ip !== null ? await shared.mine.take(ip) : null;
       if (mine && !mine.allowed) throw fromHere();
@@ -96,6 +101,12 @@ export function oauthRoutes(deps: SignInDeps) {
     if (ip !== null) registrations.hit(ip);
     allRegistrations.hit("all");
   };
+}
+
+export function oauthRoutes(deps: SignInDeps) {
+  const base = deps.config.baseUrl;
+  const limits = deps.config.authLimits;
+  const takeRegistration = registrationLimits(deps);
   const clientBudget = { maxClients: deps.config.oauthMaxClients, unusedMs: deps.config.oauthUnusedClientDays * 24 * 3_600_000 };
   const metadataFetches = new MetadataFetchBudget(limits.oauthMetadataFetches, limits.oauthMetadataFetchesGlobal, deps.database);
   return (
