@@ -2,7 +2,8 @@
  * The composition root: one Elysia app and every route plugin (several per domain), nothing else registers routes.
  */
 import type { PeerInfo } from "./http/requestMeta";
-import { Signer, type SignerDeps } from "./signing/signer";
+import { databaseKeyStore } from "./signing/keyStore";
+import { KEY_FILE_CHECK_MS, Signer, type SignerDeps } from "./signing/signer";
 import { jwksRoutes } from "./signing/routes";
 import { Elysia, type AnyElysia } from "elysia";
 import type { CoreDeps, ViewDeps } from "./deps";
@@ -109,14 +110,15 @@ export function createApp(input: AppDeps) {
   const deps: ComposedDeps = {
     ...input,
     journal: input.journal ?? new TraceJournal(input.database, input.log),
-    authLimiters: createAuthLimiters(input.config.authLimits),
+    authLimiters: createAuthLimiters(input.config.authLimits, input.database),
     metrics: input.metrics ?? new HttpMetrics(),
     backups:
       input.backups ??
       new Backups({ source: input.database.path, folder: join(input.config.dataDir, "backups"), schedule: null, log: input.log }),
     // this app's fragments and form redirects: a second app in the same process keeps its own
     views: new ViewRegistry(),
-    signer: input.signer ?? new Signer(input.config.dataDir, input.config.signing),
+    // on PostgreSQL the keys of the database, shared by every replica (signing/keyStore.ts)
+    signer: input.signer ?? new Signer(input.config.dataDir, input.config.signing, KEY_FILE_CHECK_MS, databaseKeyStore(input.database)),
   };
   deps.database.storage.useLog(deps.log);
   const guards = createGuards(deps);
@@ -160,6 +162,10 @@ export function createApp(input: AppDeps) {
         answered: (request, route) => readCap.answered(request, route),
       }),
     )
+    // on PostgreSQL the signing keys are read from the database once: no request is served before
+    .onRequest(async () => {
+      if (!deps.signer.loaded) await deps.signer.ready;
+    })
     // a form's `?_method=DELETE` (PUT, PATCH) on a /web POST becomes that method before routing (http/methodOverride.ts)
     .use(methodOverride(backend.handle)) // hands the request back to the app once it took its method
     // before the routes: the fragment or redirect a /web route answers to htmx and to a form post (ui/views.ts)

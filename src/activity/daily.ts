@@ -195,6 +195,8 @@ async function settled(
   key: string,
   read: () => Promise<PeriodCounts>,
 ): Promise<{ counts: PeriodCounts; cold: boolean }> {
+  // on PostgreSQL another replica's retention purge would not reach this memo (db/activityPurged.ts is per process): kept nowhere
+  if (database.dialect === "postgres") return { counts: await read(), cold: true };
   const memo = memos.of(database);
   const hit = memo.get(key);
   if (hit) return { counts: hit, cold: false };

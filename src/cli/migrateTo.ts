@@ -5,8 +5,9 @@
  * every table is copied in foreign-key order in one transaction (all or nothing) with the tables'
  * own triggers off, so the counts they keep (selection revisions, hourly counts, the configuration
  * epoch) arrive as the source kept them instead of being counted twice; then the rows of each
- * table are counted on both sides. The signing keys stay in their file (they are not in the
- * database): the command names it, to be copied into each replica's DATA_DIR.
+ * table are counted on both sides. The signing keys of DATA_DIR's key file go into the target's
+ * `signing_keys` table in the same transaction (on PostgreSQL every replica reads them there), so
+ * what the embedded instance signed still verifies.
  */
 import { SQL } from "bun";
 import { existsSync } from "node:fs";
@@ -17,7 +18,7 @@ import { databasePath } from "../db/backup";
 import { NewerSchemaError, planOf } from "../db/migrate";
 import { migratePg } from "../db/migratePg";
 import { isPostgresUrl, PgUnreachableError } from "../db/pgClient";
-import { signingKeyPath } from "../signing/keys";
+import { readSigningKeys, type StoredSigningKey } from "../signing/keys";
 import type { CommandLine } from "./args";
 import { CliError } from "./errors";
 
@@ -126,7 +127,7 @@ async function copyTable(tx: SQL, native: Native, t: Table): Promise<number> {
 }
 
 /** Copies every table in one transaction with the tables' triggers off; returns the rows per table. */
-async function copyAll(sql: SQL, native: Native, tables: Table[]): Promise<Map<string, number>> {
+async function copyAll(sql: SQL, native: Native, tables: Table[], keys: StoredSigningKey[]): Promise<Map<string, number>> {
   const copied = new Map<string, number>();
   native.exec("BEGIN"); // one snapshot of the source for every table
   try {
@@ -136,6 +137,14 @@ async function copyAll(sql: SQL, native: Native, tables: Table[]): Promise<Map<s
         if (SEEDED.includes(t.name)) await tx.unsafe(`DELETE FROM "${t.name}"`);
         copied.set(t.name, await copyTable(tx, native, t));
       }
+      for (const k of keys)
+        await tx.unsafe("INSERT INTO signing_keys (kid, x, d, created_at, retired_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (kid) DO NOTHING", [
+          k.kid,
+          k.x,
+          k.d,
+          k.createdAt,
+          k.retiredAt,
+        ]);
       for (const t of tables) await tx.unsafe(`ALTER TABLE "${t.name}" ENABLE TRIGGER USER`);
     });
   } finally {
@@ -164,22 +173,24 @@ export async function migrateTo(cli: Extract<CommandLine, { kind: "run" }>): Pro
     console.log(`target ${target}: ${migrated.applied.length} migration(s) applied, ${migrated.skipped.length} already there`);
     const tables = await targetTables(sql);
     await refuseData(sql, tables, target);
-    const copied = await copyAll(sql, native, tables);
+    const keys = readSigningKeys(config.dataDir) ?? [];
+    const copied = await copyAll(sql, native, tables, keys);
     const wrong: string[] = [];
     for (const t of tables) {
       const n = ((await sql.unsafe(`SELECT count(*)::int AS n FROM "${t.name}"`)) as { n: number }[])[0]!.n;
-      const m = (native.prepare(`SELECT count(*) FROM "${t.name}"`).raw().all() as [number][])[0]![0];
+      const source = (native.prepare(`SELECT count(*) FROM "${t.name}"`).raw().all() as [number][])[0]![0];
+      // the key file's keys join the (empty on SQLite) key table
+      const m = t.name === "signing_keys" ? source + keys.length : source;
       console.log(`  ${t.name.padEnd(28)} ${String(copied.get(t.name)).padStart(9)} row(s)`);
       if (n !== m) wrong.push(`${t.name}: ${m} in the source, ${n} in the target`);
     }
     if (wrong.length > 0) throw new Error(`the counts differ after the copy: ${wrong.join("; ")}`);
     const total = [...copied.values()].reduce((a, b) => a + b, 0);
     console.log(`copied ${total} row(s) of ${tables.length} tables from ${path} in one transaction; every count verified`);
-    const keys = signingKeyPath(config.dataDir);
     console.log(
-      existsSync(keys)
-        ? `signing keys: ${keys} is not in the database: copy it into the DATA_DIR of every replica (mode 0600)`
-        : `signing keys: none in ${config.dataDir} yet: make them once (talentd keys rotate), then copy the file to every replica`,
+      keys.length > 0
+        ? `signing keys: ${keys.length} from ${config.dataDir} copied into the database (every replica signs with them)`
+        : `signing keys: none in ${config.dataDir}: the first replica to start makes one in the database`,
     );
     console.log(`next: start talentd with DATABASE_URL=${target}`);
     return 0;

@@ -3,7 +3,8 @@
  * tables do not grow without bound. Expired sessions; OAuth codes and tokens a day after
  * their expiry (until then a reused code or refresh token is still recognised and revokes its
  * family); OAuth clients idle for 30 days, or never given a token within OAUTH_UNUSED_CLIENT_DAYS;
- * setup tokens a day after expiry; SAML request and assertion ids once expired; pending invitations 30 days after expiry. Trace
+ * setup tokens a day after expiry; SAML request and assertion ids once expired; pending invitations 30 days after expiry;
+ * rate-limit windows once expired (PostgreSQL). Trace
  * events, security events and organizations' audit-log entries past EVENT_RETENTION_DAYS (default 90), in batches of their own
  * transactions so no write waits long behind them.
  * Runs an hour after start, then hourly.
@@ -11,7 +12,17 @@
 import { and, eq, inArray, lt, or, sql, type SQL } from "drizzle-orm";
 import { activityPurged } from "../db/activityPurged";
 import type { Database } from "../db/client";
-import { invitations, mailOutbox, oauthCodes, oauthTokens, passwordResets, sessions, setupTokens, ssoNonces } from "../db/schema";
+import {
+  invitations,
+  mailOutbox,
+  oauthCodes,
+  oauthTokens,
+  passwordResets,
+  rateCounters,
+  sessions,
+  setupTokens,
+  ssoNonces,
+} from "../db/schema";
 import { orderedId } from "../lib/ids";
 import type { Logger } from "../lib/log";
 import { storageFailureOf } from "../db/storage";
@@ -62,6 +73,8 @@ export async function purgeExpired(
       .returning({ id: mailOutbox.id });
     const ssoGone = await tx.delete(ssoNonces).where(lt(ssoNonces.expiresAt, now)).returning({ id: ssoNonces.id });
     const clientsGone = await purgeIdleClients(tx, now, unusedClientMs);
+    // the rate-limit windows counted on PostgreSQL (identity/sharedLimits.ts); none on SQLite
+    const countersGone = await tx.delete(rateCounters).where(lt(rateCounters.expiresAt, now)).returning({ k: rateCounters.key });
     return {
       ssoNonces: ssoGone.length,
       sessions: sessionsGone.length,
@@ -72,6 +85,7 @@ export async function purgeExpired(
       passwordResets: resetsGone.length,
       mails: mailsGone.length,
       oauthClients: clientsGone,
+      rateCounters: countersGone.length,
     };
   });
 }
@@ -147,6 +161,7 @@ export function startHousekeeping(
         ...(await purgeOldEvents(database, opts.eventRetentionDays ?? 90)),
       };
       if (Object.values(gone).some((n) => n > 0)) log.info("housekeeping", gone);
+      else log.debug("housekeeping: nothing to delete");
     } catch (e) {
       if (!storageFailureOf(e)) log.warn("housekeeping failed; will retry", { error: String(e) }); // a full disk: told by the storage state
     }

@@ -1,13 +1,13 @@
 /**
  * `talentd migrate-to postgres://…` (src/cli/migrateTo.ts), as real processes: an embedded
  * instance seeded through its API, copied into a fresh PostgreSQL database, then served from it
- * with the signing key file copied beside: the same people, projects and keys, a report's receipt
+ * with no key file (the keys went into the database): the same people, projects and keys, a report's receipt
  * that still verifies, the counts the triggers keep unchanged and kept again after. And its
  * refusals: a target that holds data, a URL that is not PostgreSQL, no embedded database, an
  * unreachable server.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import LibsqlDatabase from "libsql";
 import { migrations as sqliteMigrations } from "../../migrations";
@@ -96,7 +96,7 @@ describe.skipIf(skip !== null)("talentd migrate-to: an embedded instance moved i
     cleanup();
   });
 
-  test("copies every table in one transaction, prints the rows per table, verifies the counts, names the signing key file", () => {
+  test("copies every table in one transaction, prints the rows per table, verifies the counts, moves the signing keys into the database", () => {
     const r = talentd(["migrate-to", pg.url], { DATA_DIR: source });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
@@ -105,16 +105,17 @@ describe.skipIf(skip !== null)("talentd migrate-to: an embedded instance moved i
     expect(r.stdout).toMatch(/\n {2}projects +1 row\(s\)\n/);
     expect(r.stdout).toMatch(/\n {2}reports +1 row\(s\)\n/);
     expect(r.stdout).toMatch(/copied \d+ row\(s\) of \d+ tables from .*talentd\.db in one transaction; every count verified\n/);
-    expect(r.stdout).toContain(`signing keys: ${join(source, "signing-keys.json")} is not in the database: copy it into the DATA_DIR`);
+    expect(r.stdout).toContain(`signing keys: 1 from ${source} copied into the database (every replica signs with them)`);
+    const file = JSON.parse(readFileSync(join(source, "signing-keys.json"), "utf8")) as { keys: { kid: string }[] };
+    expect(pg.cluster.psql("SELECT kid FROM signing_keys", pg.name).trim()).toBe(file.keys[0]!.kid);
     // the counts the triggers keep came as the source kept them (not counted again by the copy)
     const q = (sql: string) => pg.cluster.psql(sql, pg.name).trim();
     expect(q(`SELECT selection_rev FROM projects WHERE id = '${seeded.projectId}'`)).toBe("1");
     expect(q("SELECT sum(resolutions) || '/' || sum(reports) FROM resolution_hours")).toBe("1/1");
   });
 
-  test("served from PostgreSQL with the key file copied: the same account, project and key; the receipt verifies; triggers count again", async () => {
+  test("served from PostgreSQL with an empty DATA_DIR (no key file): the same account, project and key; the receipt verifies with the database's keys; triggers count again", async () => {
     mkdirSync(replica, { recursive: true });
-    copyFileSync(join(source, "signing-keys.json"), join(replica, "signing-keys.json"));
     const s = await serving({ DATA_DIR: replica, DATABASE_URL: pg.url });
     try {
       const web = caller(s.base);
