@@ -79,7 +79,20 @@ import { Backups } from "./ops/backups";
 import { HttpMetrics } from "./ops/metrics";
 import { opsRoutes, type OpsDeps } from "./ops/routes";
 import { assetRoutes } from "./ui/assets";
-import { openApiRoutes } from "./http/openapi";
+import { openApiOperations, openApiRoutes } from "./http/openapi";
+import type { RouteDescriptor } from "./http/route";
+import { ACCOUNT_ROUTES, AUTH_ROUTES } from "./identity/routes/describe";
+import { SSO_ROUTES } from "./identity/routes/ssoDescribe";
+import { TENANCY_ROUTES } from "./tenancy/describe";
+import { MAIL_ROUTES } from "./mail/describe";
+import { AUDIT_ROUTES } from "./audit/describe";
+import { POLICY_ROUTES } from "./policy/describe";
+import { OPS_ROUTES } from "./ops/describe";
+import { EXPERTISE_ROUTES } from "./expertises/describe";
+import { CATALOG_WEB_ROUTES } from "./projects/describeCatalog";
+import { SPECIALIZATION_ROUTES } from "./specializations/describe";
+import { PROJECT_ROUTES } from "./projects/describe";
+import { ACTIVITY_ROUTES } from "./activity/describe";
 import pkg from "../package.json" with { type: "json" };
 
 export type { AppState };
@@ -103,6 +116,29 @@ export interface AppDeps extends CoreDeps {
  * (CoreDeps, ViewDeps, CatalogDeps, JournalDeps, SignInDeps, OpsDeps) is a part of it.
  */
 export type ComposedDeps = AppDeps & ViewDeps & SignInDeps & JournalDeps & OpsDeps & SignerDeps;
+
+/**
+ * The descriptor of every `/web/*` and `/api/auth/*` route, each domain's list beside its handlers (http/route.ts):
+ * the OpenAPI document and the views are built from it once, when the app is built. The key routes' are http/keyRoutes.ts.
+ */
+export const ROUTES: readonly RouteDescriptor<ComposedDeps>[] = [
+  ...AUTH_ROUTES,
+  ...TENANCY_ROUTES,
+  ...MAIL_ROUTES,
+  ...AUDIT_ROUTES,
+  ...SSO_ROUTES,
+  ...POLICY_ROUTES,
+  ...OPS_ROUTES,
+  ...EXPERTISE_ROUTES,
+  ...CATALOG_WEB_ROUTES,
+  ...SPECIALIZATION_ROUTES,
+  ...PROJECT_ROUTES,
+  ...ACTIVITY_ROUTES,
+  ...ACCOUNT_ROUTES,
+];
+
+/** Every row of the OpenAPI document: the key routes' and ROUTES. */
+export const OPERATIONS = openApiOperations(ROUTES);
 
 /** Builds the app; `app.handle(request)` serves it without a socket (tests), `listen` with one. */
 export function createApp(input: AppDeps) {
@@ -172,7 +208,7 @@ export function createApp(input: AppDeps) {
     .use(webViews(deps.views))
     .use(healthRoutes(deps))
     .use(assetRoutes(embeddedAssets()))
-    .use(openApiRoutes(deps.config.baseUrl, pkg.version))
+    .use(openApiRoutes(deps.config.baseUrl, pkg.version, ROUTES))
     .use(identityRoutes(deps, guards))
     .use(pages(deps))
     .use(ssoRoutes(deps, guards, sessions))
