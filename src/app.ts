@@ -35,7 +35,7 @@ import { ssoAuthRoutes } from "./identity/routes/sso";
 import { ssoWebRoutes } from "./identity/routes/ssoSettings";
 import { ssoPages } from "./identity/pages/sso";
 import { accountPages } from "./identity/pages/account";
-import { accountWebRoutes, registerAccountViews } from "./identity/routes/accountWeb";
+import { accountWebRoutes } from "./identity/routes/accountWeb";
 import type { Guards } from "./auth/guards";
 import { homePage } from "./projects/pages/home";
 import { htmlErrors } from "./ui/errors";
@@ -47,10 +47,7 @@ import { projectPages } from "./projects/pages/project";
 import { catalogPages } from "./projects/pages/catalog";
 import { orgPages } from "./tenancy/pages/org";
 import { adminPages } from "./tenancy/pages/admin";
-import { registerTenancyViews } from "./tenancy/views/fragments";
 import { searchRoutes } from "./projects/pages/search";
-import { registerProjectViews } from "./projects/views";
-import { registerExpertiseViews } from "./expertises/views/fragments";
 import { orgExpertisesPages } from "./expertises/pages";
 import { importPages } from "./expertises/importPage";
 import { expertiseFormPages } from "./expertises/formPages";
@@ -71,7 +68,6 @@ import { codeHostingRoutes } from "./tenancy/codeHostingRoutes";
 import { policyRoutes } from "./policy/routes";
 import { lockRoutes } from "./policy/lockRoutes";
 import { policyPages } from "./policy/pages";
-import { registerPolicyViews } from "./policy/views";
 import { edge } from "./http/edge";
 import { methodOverride } from "./http/methodOverride";
 import { join } from "node:path";
@@ -160,11 +156,8 @@ export function createApp(input: AppDeps) {
   const guards = createGuards(deps);
   // who is signed in on a page, for the kit's page guard and error pages (ui/pageGuard.ts)
   const sessions = pageSessions(deps);
-  registerProjectViews(deps);
-  registerTenancyViews(deps);
-  registerExpertiseViews(deps.views);
-  registerPolicyViews(deps.views);
-  registerAccountViews(deps.views);
+  // each route's fragment or redirect for htmx and forms, from its descriptor (ui/views.ts)
+  deps.views.describe(ROUTES, deps);
   // The MCP adapter sends each tool call through the app itself (docs/api-oauth-mcp.md).
   const backend: Backend = { handle: (request) => app.handle(request) };
   // Bun's own cap is far above ours (it would answer an empty 413), so the edge answers every body past

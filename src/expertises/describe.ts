@@ -4,6 +4,7 @@
  */
 import type { RouteDescriptor } from "../http/route";
 import { a, arr, B, I, map, n, o, obj, S, str, Triggers } from "../http/schema";
+import { EXPERTISE_VIEWS } from "./views/fragments";
 
 const Actor = o({ id: S, email: S });
 const ExpertiseRow = {
@@ -60,6 +61,7 @@ export const EXPERTISE_ROUTES: RouteDescriptor[] = [
     ok: 201,
     errors: [400, 409],
     answer: Expertise,
+    view: EXPERTISE_VIEWS.created,
   },
   {
     method: "POST",
@@ -98,6 +100,7 @@ export const EXPERTISE_ROUTES: RouteDescriptor[] = [
     ]),
     errors: [400, 404, 409],
     answer: Expertise,
+    view: EXPERTISE_VIEWS.saved,
   },
   {
     method: "DELETE",
@@ -106,6 +109,7 @@ export const EXPERTISE_ROUTES: RouteDescriptor[] = [
     access: "admin",
     errors: [404],
     answer: o({ deleted: S }),
+    view: EXPERTISE_VIEWS.deleted,
   },
   {
     method: "POST",
@@ -121,6 +125,7 @@ export const EXPERTISE_ROUTES: RouteDescriptor[] = [
       confirmed: n(Triggers),
       triggersConfirmedAt: n(S),
     }),
+    view: EXPERTISE_VIEWS.proposal,
   },
   {
     method: "PUT",
@@ -130,6 +135,7 @@ export const EXPERTISE_ROUTES: RouteDescriptor[] = [
     body: obj({ files: arr(str()), keywords: arr(str()) }),
     errors: [400, 404],
     answer: Expertise,
+    view: EXPERTISE_VIEWS.triggers,
   },
   ...(["publish", "activate", "deactivate", "reactivate"] as const).map(
     (op): RouteDescriptor => ({
@@ -140,6 +146,7 @@ export const EXPERTISE_ROUTES: RouteDescriptor[] = [
       ...(op === "publish" ? { body: obj({ expectedRevision: { type: "integer" }, serve: { type: "boolean" } }) } : {}),
       errors: op === "publish" ? [400, 404, 409] : [404, 409],
       answer: Expertise,
+      view: () => (op === "publish" ? EXPERTISE_VIEWS.publish() : EXPERTISE_VIEWS.lifecycle(op)),
     }),
   ),
   {

@@ -36,5 +36,12 @@ export const MAIL_ROUTES: RouteDescriptor[] = [
     access: "admin",
     errors: [404, 409],
     answer: o({ mail: Mail }),
+    view: () => ({
+      // a retry (htmx or a plain form, back to /org/mail): the status line says what it did
+      status: (d) => {
+        const m = (d as { mail: { to: string; status: string } }).mail;
+        return m.status === "sent" ? `The mail to ${m.to} was sent.` : `The mail to ${m.to} is queued again.`;
+      },
+    }),
   },
 ];

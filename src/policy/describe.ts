@@ -4,10 +4,14 @@
  */
 import type { RouteDescriptor } from "../http/route";
 import { a, arr, map, n, o, obj, S, str } from "../http/schema";
+import { lockSaved, policySaved } from "./views";
 
 const Policy = o({ requiredTalents: a(S), allowedTalents: n(a(S)), hookRules: map(S), setBy: n(o({ id: S, name: S })), updatedAt: n(S) });
 
-/** The policy and its hook-rule locks: owners and admins. */
+/**
+ * The policy and its hook-rule locks: owners and admins. A change goes back to the page, from a form post and from
+ * htmx alike, saying what it did.
+ */
 export const POLICY_ROUTES: RouteDescriptor[] = [
   {
     method: "GET",
@@ -32,6 +36,7 @@ export const POLICY_ROUTES: RouteDescriptor[] = [
     ),
     errors: [400, 409],
     answer: o({ policy: Policy, projects: a(o({ projectId: S, installed: a(S) })) }),
+    view: () => ({ redirect: () => "/org/policy", status: policySaved }),
   },
   {
     method: "POST",
@@ -41,6 +46,7 @@ export const POLICY_ROUTES: RouteDescriptor[] = [
     body: obj({ rule: str(), choice: str({ enum: ["block", "advise", "off"] }) }, ["rule", "choice"]),
     errors: [400],
     answer: o({ policy: Policy, projects: a(o({ projectId: S, installed: a(S) })) }),
+    view: () => ({ redirect: () => "/org/policy", status: (d) => lockSaved(d, false) }),
   },
   {
     method: "DELETE",
@@ -49,5 +55,6 @@ export const POLICY_ROUTES: RouteDescriptor[] = [
     access: "admin",
     errors: [400],
     answer: o({ policy: Policy, projects: a(o({ projectId: S, installed: a(S) })) }),
+    view: () => ({ redirect: () => "/org/policy", status: (d) => lockSaved(d, true) }),
   },
 ];

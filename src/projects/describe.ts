@@ -4,8 +4,11 @@
  * answer and view (http/route.ts), collected by app.ts. The activity read of a project is activity/describe.ts.
  */
 import { HOOK_RULES_BODY, HOOK_RULES_READ, HOOK_RULES_WRITE } from "../http/keyRouteHookRules";
+import type { CatalogDeps } from "../catalog/state";
+import type { ViewDeps } from "../deps";
 import type { RouteDescriptor } from "../http/route";
 import { a, arr, B, I, ids, int, n, N, o, obj, open, S, SelectionChange, str, TalentFile } from "../http/schema";
+import { projectViews } from "./views";
 
 const Actor = o({ id: S, email: S });
 const projectNames = { id: S, organizationId: S, name: S, description: S, repository: n(S) };
@@ -27,7 +30,7 @@ const Key = o({
 const Relevance = o({ settings: o({ languages: a(S), roles: a(S), paths: a(S), exclude: a(S) }), source: S });
 
 /** Projects, their keys, installed talents, journal, relevance, connection kit and hook rules: members (a deletion: admins). */
-export const PROJECT_ROUTES: RouteDescriptor[] = [
+export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
   {
     method: "GET",
     path: "/web/projects",
@@ -44,6 +47,7 @@ export const PROJECT_ROUTES: RouteDescriptor[] = [
     ok: 201,
     errors: [400],
     answer: Project,
+    view: (deps) => projectViews(deps).created,
   },
   { method: "GET", path: "/web/projects/{id}", summary: "A project", access: "member", errors: [404], answer: Project },
   {
@@ -54,6 +58,7 @@ export const PROJECT_ROUTES: RouteDescriptor[] = [
     body: obj({ name: str(), description: str(), repository: str(), contextBudget: { type: ["integer", "null"] } }),
     errors: [400, 404],
     answer: Project,
+    view: (deps) => projectViews(deps).settings,
   },
   {
     method: "DELETE",
@@ -62,6 +67,7 @@ export const PROJECT_ROUTES: RouteDescriptor[] = [
     access: "admin",
     errors: [404],
     answer: o({ deleted: S, name: S }),
+    view: (deps) => projectViews(deps).deleted,
   },
   {
     method: "GET",
@@ -80,6 +86,7 @@ export const PROJECT_ROUTES: RouteDescriptor[] = [
     ok: 201,
     errors: [400, 404],
     answer: o({ key: Key, value: S, notice: S }),
+    view: (deps) => projectViews(deps).keyCreated,
   },
   {
     method: "DELETE",
@@ -88,6 +95,7 @@ export const PROJECT_ROUTES: RouteDescriptor[] = [
     access: "member",
     errors: [404],
     answer: o({ key: Key }),
+    view: (deps) => projectViews(deps).keyRevoked,
   },
   {
     method: "GET",
@@ -126,6 +134,7 @@ export const PROJECT_ROUTES: RouteDescriptor[] = [
     ok: 201,
     errors: [400, 404, 409],
     answer: SelectionChange,
+    view: (deps) => projectViews(deps).install,
   },
   {
     method: "PATCH",
@@ -136,6 +145,7 @@ export const PROJECT_ROUTES: RouteDescriptor[] = [
     errors: [400, 404, 409],
     route: "/web/projects/:id/talents/*",
     answer: o({ id: S, state: S, changed: B, dependents: a(S) }),
+    view: (deps) => projectViews(deps).toggle,
   },
   {
     method: "DELETE",
@@ -145,6 +155,7 @@ export const PROJECT_ROUTES: RouteDescriptor[] = [
     errors: [404, 409],
     route: "/web/projects/:id/talents/*",
     answer: o({ uninstalled: S, dependents: a(S) }),
+    view: (deps) => projectViews(deps).uninstall,
   },
   {
     method: "POST",
@@ -159,6 +170,7 @@ export const PROJECT_ROUTES: RouteDescriptor[] = [
       installed: a(S),
       alreadyInstalled: a(S),
     }),
+    view: (deps) => projectViews(deps).apply,
   },
   {
     method: "GET",
@@ -267,6 +279,7 @@ export const PROJECT_ROUTES: RouteDescriptor[] = [
     ok: 201,
     errors: [404],
     answer: o({ key: Key, value: S, revoked: a(S), env: o({ TALENTD_URL: S, TALENTD_KEY: S }), notice: S }),
+    view: (deps) => projectViews(deps).token,
   },
   {
     method: "GET",
@@ -302,5 +315,6 @@ export const PROJECT_ROUTES: RouteDescriptor[] = [
     body: HOOK_RULES_BODY,
     errors: [400, 404, 409],
     answer: HOOK_RULES_WRITE.answer,
+    view: (deps) => projectViews(deps).hookRules,
   },
 ];

@@ -4,16 +4,18 @@
  * security events: routes.ts, adminUserRoutes.ts), docs/api.md "Organizations" and "Administration":
  * each route's OpenAPI row, answer and view (http/route.ts), collected by app.ts.
  */
+import type { ViewDeps } from "../deps";
 import type { RouteDescriptor } from "../http/route";
 import { a, B, I, int, n, o, obj, open, S, str } from "../http/schema";
 import { Membership } from "../identity/routes/describe";
+import { tenancyViews } from "./views/fragments";
 
 const Invitation = o({ id: S, link: S, email: S, role: S, expiresAt: S });
 const CodeHosting = o({ codeHosting: n(o({ provider: S, url: S, defaultBranch: S })) });
 const AdminUser = o({ id: S, email: S, name: S, role: S, disabled: B, disabledAt: n(S), createdAt: S });
 
 /** Organizations, members, invitations, code hosting; the platform administrators' organizations, users and security events. */
-export const TENANCY_ROUTES: RouteDescriptor[] = [
+export const TENANCY_ROUTES: RouteDescriptor<ViewDeps>[] = [
   {
     method: "GET",
     path: "/web/orgs",
@@ -30,6 +32,7 @@ export const TENANCY_ROUTES: RouteDescriptor[] = [
     ok: 201,
     errors: [400, 409],
     answer: o({ organization: Membership }),
+    view: (deps) => tenancyViews(deps).created,
   },
   {
     method: "GET",
@@ -37,6 +40,7 @@ export const TENANCY_ROUTES: RouteDescriptor[] = [
     summary: "Approval status of the active organization (always open)",
     access: "session",
     answer: o({ organization: n(o({ id: S, slug: S, name: S, status: S })), role: n(S), approved: B }),
+    view: (deps) => tenancyViews(deps).status,
   },
   {
     method: "POST",
@@ -46,6 +50,7 @@ export const TENANCY_ROUTES: RouteDescriptor[] = [
     body: obj({ organizationId: str() }, ["organizationId"]),
     errors: [400, 404],
     answer: o({ organization: Membership }),
+    view: (deps) => tenancyViews(deps).switched,
   },
   {
     method: "GET",
@@ -53,6 +58,7 @@ export const TENANCY_ROUTES: RouteDescriptor[] = [
     summary: "Members and roles",
     access: "member",
     answer: o({ members: a(o({ userId: S, email: S, name: S, role: S, joinedAt: S })) }),
+    view: (deps) => tenancyViews(deps).members,
   },
   {
     method: "PATCH",
@@ -62,6 +68,7 @@ export const TENANCY_ROUTES: RouteDescriptor[] = [
     body: obj({ role: str({ enum: ["owner", "admin", "member"] }) }, ["role"]),
     errors: [400, 404, 409],
     answer: o({ userId: S, role: S }),
+    view: (deps) => tenancyViews(deps).roleChanged,
   },
   {
     method: "DELETE",
@@ -70,6 +77,7 @@ export const TENANCY_ROUTES: RouteDescriptor[] = [
     access: "admin",
     errors: [404, 409],
     answer: o({ removed: S }),
+    view: (deps) => tenancyViews(deps).memberRemoved,
   },
   {
     method: "GET",
@@ -79,6 +87,7 @@ export const TENANCY_ROUTES: RouteDescriptor[] = [
     answer: o({
       invitations: a(o({ id: S, email: S, role: S, status: S, expiresAt: S, createdAt: S, link: S })),
     }),
+    view: (deps) => tenancyViews(deps).invitations,
   },
   {
     method: "POST",
@@ -89,6 +98,7 @@ export const TENANCY_ROUTES: RouteDescriptor[] = [
     ok: 201,
     errors: [400, 409],
     answer: Invitation,
+    view: (deps) => tenancyViews(deps).invited,
   },
   {
     method: "DELETE",
@@ -97,6 +107,7 @@ export const TENANCY_ROUTES: RouteDescriptor[] = [
     access: "admin",
     errors: [404],
     answer: o({ revoked: S }),
+    view: (deps) => tenancyViews(deps).revoked,
   },
   {
     method: "POST",
@@ -105,6 +116,7 @@ export const TENANCY_ROUTES: RouteDescriptor[] = [
     access: "admin",
     errors: [404],
     answer: Invitation,
+    view: (deps) => tenancyViews(deps).resent,
   },
   {
     method: "POST",
@@ -114,7 +126,14 @@ export const TENANCY_ROUTES: RouteDescriptor[] = [
     errors: [403, 404, 409, 410],
     answer: o({ organization: n(Membership) }),
   },
-  { method: "GET", path: "/web/orgs/current/code-hosting", summary: "Code hosting settings", access: "member", answer: CodeHosting },
+  {
+    method: "GET",
+    path: "/web/orgs/current/code-hosting",
+    summary: "Code hosting settings",
+    access: "member",
+    answer: CodeHosting,
+    view: (deps) => tenancyViews(deps).codeHosting,
+  },
   {
     method: "PUT",
     path: "/web/orgs/current/code-hosting",
@@ -126,8 +145,16 @@ export const TENANCY_ROUTES: RouteDescriptor[] = [
     ]),
     errors: [400],
     answer: CodeHosting,
+    view: (deps) => tenancyViews(deps).codeHostingSaved,
   },
-  { method: "DELETE", path: "/web/orgs/current/code-hosting", summary: "Clear code hosting", access: "admin", answer: CodeHosting },
+  {
+    method: "DELETE",
+    path: "/web/orgs/current/code-hosting",
+    summary: "Clear code hosting",
+    access: "admin",
+    answer: CodeHosting,
+    view: (deps) => tenancyViews(deps).codeHostingCleared,
+  },
   {
     method: "GET",
     path: "/web/admin/organizations",
@@ -136,6 +163,7 @@ export const TENANCY_ROUTES: RouteDescriptor[] = [
     answer: o({
       organizations: a(o({ id: S, slug: S, name: S, status: S, createdAt: S, statusChangedAt: n(S), members: I })),
     }),
+    view: (deps) => tenancyViews(deps).organizations,
   },
   {
     method: "POST",
@@ -144,6 +172,7 @@ export const TENANCY_ROUTES: RouteDescriptor[] = [
     access: "platform",
     errors: [404, 409],
     answer: o({ organization: o({ id: S, slug: S, name: S, status: S, statusChangedAt: n(S) }) }),
+    view: (deps) => tenancyViews(deps).organizationMoved,
   },
   { method: "GET", path: "/web/admin/users", summary: "Users", access: "platform", answer: o({ users: a(AdminUser) }) },
   {
@@ -154,6 +183,7 @@ export const TENANCY_ROUTES: RouteDescriptor[] = [
     body: obj({ disabled: { type: "boolean" }, role: str({ enum: ["user", "admin"] }) }, []),
     errors: [400, 404, 409],
     answer: o({ user: AdminUser }),
+    view: (deps) => tenancyViews(deps).userChanged,
   },
   {
     method: "DELETE",
@@ -162,6 +192,7 @@ export const TENANCY_ROUTES: RouteDescriptor[] = [
     access: "platform",
     errors: [404, 409],
     answer: o({ removed: S }),
+    view: (deps) => tenancyViews(deps).userRemoved,
   },
   {
     method: "GET",

@@ -7,6 +7,10 @@
 
 import type { RouteDescriptor } from "../../http/route";
 import { a, B, I, n, o, obj, S, str } from "../../http/schema";
+import { ACCOUNT_STATUSES } from "./accountWeb";
+
+/** Each account change goes back to `/account`, its status line saying what it did. */
+const back = () => "/account";
 
 export const User = o({ id: S, email: S, name: S, role: S });
 /** An organization as its member sees it. */
@@ -183,6 +187,7 @@ export const ACCOUNT_ROUTES: RouteDescriptor[] = [
     body: obj({ name: str({ maxLength: 100 }) }, ["name"]),
     errors: [400],
     answer: o({ user: o({ id: S, email: S, name: S }) }),
+    view: () => ({ redirect: back, status: () => ACCOUNT_STATUSES.renamed }),
   },
   {
     method: "POST",
@@ -193,6 +198,7 @@ export const ACCOUNT_ROUTES: RouteDescriptor[] = [
     body: PASSWORD_CHANGE,
     errors: [400, 429],
     answer: o({ changed: B, otherSessionsEnded: B }),
+    view: () => ({ redirect: back, status: () => ACCOUNT_STATUSES.password }),
   },
   {
     method: "POST",
@@ -202,6 +208,10 @@ export const ACCOUNT_ROUTES: RouteDescriptor[] = [
     ok: 202,
     errors: [429],
     answer: o({ sent: B, verified: B, email: S }),
+    view: () => ({
+      redirect: back,
+      status: (d) => ACCOUNT_STATUSES.verification((d as { sent: boolean }).sent, (d as { email: string }).email),
+    }),
   },
   {
     method: "POST",
@@ -209,6 +219,7 @@ export const ACCOUNT_ROUTES: RouteDescriptor[] = [
     summary: "Sign out elsewhere: every other session of yours ends",
     access: "session",
     answer: o({ ended: I }),
+    view: () => ({ redirect: back, status: (d) => ACCOUNT_STATUSES.endedOthers((d as { ended: number }).ended) }),
   },
   {
     method: "DELETE",
@@ -217,5 +228,9 @@ export const ACCOUNT_ROUTES: RouteDescriptor[] = [
     access: "session",
     errors: [404],
     answer: o({ ended: B, current: B }),
+    view: () => ({
+      redirect: (d) => ((d as { current: boolean }).current ? "/login" : "/account"),
+      status: () => ACCOUNT_STATUSES.endedOne,
+    }),
   },
 ];

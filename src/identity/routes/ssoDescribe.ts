@@ -5,6 +5,10 @@
  */
 import type { RouteDescriptor } from "../../http/route";
 import { a, arr, B, n, o, obj, S, str, type Schema } from "../../http/schema";
+import { SSO_SAVED } from "../pages/sso";
+import type { publicSso } from "../sso";
+
+type Public = ReturnType<typeof publicSso>;
 
 const DomainClaim = o({ domain: S, status: S, record: o({ type: S, name: S, value: S }), verifiedAt: n(S), verifiedBy: n(S) });
 const Sso = o({
@@ -55,6 +59,7 @@ export const SSO_ROUTES: RouteDescriptor[] = [
     ),
     errors: [400, 409],
     answer: Sso,
+    view: () => ({ redirect: () => "/org/sso", status: () => SSO_SAVED }),
   },
   {
     method: "DELETE",
@@ -63,6 +68,7 @@ export const SSO_ROUTES: RouteDescriptor[] = [
     access: "admin",
     errors: [404],
     answer: o({ sso: { type: "null" } }),
+    view: () => ({ redirect: () => "/org/sso", status: () => "Single sign-on removed." }),
   },
   {
     method: "POST",
@@ -83,6 +89,11 @@ export const SSO_ROUTES: RouteDescriptor[] = [
     body: obj({ enabled: { type: "boolean" } }),
     errors: [400, 404, 409],
     answer: Sso,
+    view: () => ({
+      redirect: () => "/org/sso",
+      status: (d) =>
+        (d as Public).sso?.enterpriseGrant ? "Enterprise-managed authorization is on." : "Enterprise-managed authorization is off.",
+    }),
   },
   {
     method: "POST",
