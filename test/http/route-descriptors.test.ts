@@ -5,14 +5,15 @@
  * OpenAPI `{param}`, or its `route` where it names one); each view belongs to a /web route; the
  * OpenAPI document has one row per descriptor; and the access a descriptor declares is the
  * guard's: a caller without credentials is refused with 401 by every route that is not public,
- * and never by one that is.
+ * and never by one that is; a member is refused with 403 by every route for owners and admins or
+ * platform administrators, and an owner who is not a platform administrator by every platform route.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ROUTES } from "../../src/app";
 import { routeKey } from "../../src/http/keyRoute";
 import { KEY_ROUTE_LIST } from "../../src/http/keyRoutes";
 import { routePattern } from "../../src/http/route";
-import { testEnv, type TestEnv } from "../helpers";
+import { joinedMember, orgWithProject, testEnv, type TestEnv, type WebClient } from "../helpers";
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -25,6 +26,21 @@ afterAll(() => env.close());
  * internal route would be listed here, and a route that is not internal gets its descriptor).
  */
 const UNDESCRIBED: Record<string, string> = {};
+
+/**
+ * Owner-or-admin routes that answer a member's request with 404 rather than 403, with why (the placeholder ids
+ * of these calls are unknown).
+ */
+const MEMBER_NOT_FOUND: [RegExp, string][] = [
+  [
+    /^[A-Z]+ \/web\/orgs\/current\/expertises/,
+    "a member's request is answered exactly like an unknown expertise, so a member learns nothing (expertises/routes.ts)",
+  ],
+  [
+    /^DELETE \/web\/orgs\/current\/members\/\{userId\}$/,
+    "every member may leave: the guard admits members, the service refuses another's removal",
+  ],
+];
 
 /** `METHOD /pattern` as Elysia registers it, without a trailing slash (a prefix's `""` route is `/prefix/`). */
 const served = () =>
@@ -78,14 +94,33 @@ describe("route descriptors: one per route, the table the OpenAPI document and t
   test("the access a descriptor declares is its guard's: without credentials, 401 from every route that is not public, never from one that is", async () => {
     const wrong: string[] = [];
     for (const r of [...ROUTES, ...KEY_ROUTE_LIST.map((k) => ({ method: k.method, path: k.path, access: `key:${k.scope}` }))]) {
-      const pattern = "route" in r && r.route ? r.route : r.path.replace(/\{([A-Za-z]+)\}/g, ":$1");
-      const res = await env.request(concrete(pattern), {
+      const res = await env.request(concrete(routePattern(r)), {
         method: r.method,
         redirect: "manual",
         headers: { origin: env.config.baseUrl, "content-type": "application/json" },
         ...(r.method === "GET" ? {} : { body: "{}" }),
       });
       if ((res.status === 401) !== (r.access !== "public")) wrong.push(`${r.method} ${r.path} (${r.access}): ${res.status}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  test("a member gets 403 from every owner-or-admin and platform route; an owner who is not a platform administrator from every platform route", async () => {
+    const { owner } = await orgWithProject(env);
+    const member = await joinedMember(env, owner);
+    const call = (c: WebClient, r: (typeof ROUTES)[number]) =>
+      c.call(r.method, concrete(routePattern(r)), r.method === "GET" ? undefined : {}).then((res) => res.status);
+    const wrong: string[] = [];
+    for (const r of ROUTES) {
+      if (r.access === "public") continue;
+      const refusesMember = r.access === "admin" || r.access === "platform" || r.access.startsWith("admin+key:");
+      const status = await call(member, r);
+      const notFound = MEMBER_NOT_FOUND.some(([re]) => re.test(`${r.method} ${r.path}`));
+      // a member's route may answer 403 only where its descriptor lists 403 (built-ins are read-only, …)
+      const refused = status === 403;
+      const fine = notFound ? status === 404 : refusesMember ? refused : !refused || (r.errors ?? []).includes(403);
+      if (!fine) wrong.push(`member ${r.method} ${r.path} (${r.access}): ${status}`);
+      if (r.access === "platform" && (await call(owner, r)) !== 403) wrong.push(`owner ${r.method} ${r.path} (platform)`);
     }
     expect(wrong).toEqual([]);
   });
