@@ -6,7 +6,8 @@ import type { RouteDescriptor } from "../http/route";
 import { a, arr, B, I, map, n, o, obj, S, str, Triggers } from "../http/schema";
 import { EXPERTISE_VIEWS } from "./views/fragments";
 
-const Actor = o({ id: S, email: S });
+/** Who did it: a person by id and e-mail. */
+export const Actor = o({ id: S, email: S });
 const ExpertiseRow = {
   id: S,
   ref: S,

@@ -6,11 +6,11 @@
 import { HOOK_RULES_BODY, HOOK_RULES_READ, HOOK_RULES_WRITE } from "../http/keyRouteHookRules";
 import type { CatalogDeps } from "../catalog/state";
 import type { ViewDeps } from "../deps";
+import { Actor } from "../expertises/describe";
 import type { RouteDescriptor } from "../http/route";
 import { a, arr, B, I, ids, int, n, N, o, obj, open, S, SelectionChange, str, TalentFile } from "../http/schema";
 import { projectViews } from "./views";
 
-const Actor = o({ id: S, email: S });
 const projectNames = { id: S, organizationId: S, name: S, description: S, repository: n(S) };
 const ProjectView = o({ ...projectNames, contextBudget: I, createdBy: n(S), createdAt: S, updatedAt: S });
 const Project = o({ project: ProjectView });
