@@ -1,7 +1,7 @@
 /**
  * The descriptors of the activity reads (`/web/activity/summary`, a project's journal summary, a talent's
  * use, insights, rule effectiveness, talent adoption, the evals: routes.ts, evalsRoutes.ts), docs/api.md
- * "Activity": each route's OpenAPI row and answer (http/route.ts), collected by app.ts.
+ * "Activity, insights and adoption": each route's OpenAPI row and answer (http/route.ts), collected by app.ts.
  */
 import { EvalRow } from "../http/keyRouteEvals";
 import type { RouteDescriptor } from "../http/route";

@@ -1,6 +1,6 @@
 /**
  * The descriptors of the audit log's routes (`/web/orgs/current/audit-log…`: routes.ts), docs/api.md
- * "Audit log": each route's OpenAPI row and answer (http/route.ts), collected by app.ts.
+ * "The audit log": each route's OpenAPI row and answer (http/route.ts), collected by app.ts.
  */
 import type { RouteDescriptor } from "../http/route";
 import { a, int, n, o, open, S, str } from "../http/schema";

@@ -1,6 +1,6 @@
 /**
  * The descriptors of the expertise routes (`/web/orgs/current/expertises…`: routes.ts, and the import of
- * rule files), docs/api.md "Expertises": each route's OpenAPI row, answer and view (http/route.ts), collected by app.ts.
+ * rule files), docs/api-expertises.md: each route's OpenAPI row, answer and view (http/route.ts), collected by app.ts.
  */
 import type { RouteDescriptor } from "../http/route";
 import { a, arr, B, I, map, n, o, obj, S, str, Triggers } from "../http/schema";

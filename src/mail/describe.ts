@@ -1,6 +1,6 @@
 /**
  * The descriptors of the organization's outbox routes (`/web/orgs/current/mail…`: routes.ts), docs/api.md
- * "Mail": each route's OpenAPI row, answer and view (http/route.ts), collected by app.ts.
+ * "The organization's mail": each route's OpenAPI row, answer and view (http/route.ts), collected by app.ts.
  */
 import type { RouteDescriptor } from "../http/route";
 import { a, B, I, n, o, S, str } from "../http/schema";

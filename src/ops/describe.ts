@@ -1,5 +1,5 @@
 /**
- * The descriptor of the backups' route (`GET /web/admin/backups`: routes.ts), docs/api.md "Administration":
+ * The descriptor of the backups' route (`GET /web/admin/backups`: routes.ts), docs/api.md "Platform administration":
  * its OpenAPI row and answer (http/route.ts), collected by app.ts.
  */
 import type { RouteDescriptor } from "../http/route";

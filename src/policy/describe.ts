@@ -1,6 +1,6 @@
 /**
  * The descriptors of the organization's talent policy routes (`/web/orgs/current/policy…`: routes.ts,
- * lockRoutes.ts), docs/api.md "Policy": each route's OpenAPI row, answer and view (http/route.ts), collected by app.ts.
+ * lockRoutes.ts), docs/api.md "Organization policy": each route's OpenAPI row, answer and view (http/route.ts), collected by app.ts.
  */
 import type { RouteDescriptor } from "../http/route";
 import { a, arr, map, n, o, obj, S, str } from "../http/schema";

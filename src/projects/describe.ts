@@ -1,6 +1,6 @@
 /**
  * The descriptors of the project routes (`/web/projects…`: routes/project.ts, selection.ts, relevance.ts,
- * connection.ts, validatorConfig.ts, hookRules.ts), docs/api.md "Projects": each route's OpenAPI row,
+ * connection.ts, validatorConfig.ts, hookRules.ts), docs/api.md "Projects and keys": each route's OpenAPI row,
  * answer and view (http/route.ts), collected by app.ts. The activity read of a project is activity/describe.ts.
  */
 import { HOOK_RULES_BODY, HOOK_RULES_READ, HOOK_RULES_WRITE } from "../http/keyRouteHookRules";

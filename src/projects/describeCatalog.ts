@@ -1,6 +1,6 @@
 /**
  * The descriptors of the catalog for people (`/web/catalog…`: routes/catalog.ts) and the command
- * palette's search (`/web/search`: pages/search.tsx), docs/api.md "Catalog": each route's OpenAPI
+ * palette's search (`/web/search`: pages/search.tsx), docs/api.md "Catalog for people": each route's OpenAPI
  * row and answer (http/route.ts), collected by app.ts.
  */
 import type { RouteDescriptor } from "../http/route";

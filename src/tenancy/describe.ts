@@ -1,7 +1,7 @@
 /**
  * The descriptors of the organizations' routes (`/web/orgs…`, members, invitations, code hosting:
  * routes.ts, codeHostingRoutes.ts) and of platform administration (`/web/admin/organizations`, users,
- * security events: routes.ts, adminUserRoutes.ts), docs/api.md "Organizations" and "Administration":
+ * security events: routes.ts, adminUserRoutes.ts), docs/api.md "Organizations", "Members and invitations" and "Platform administration":
  * each route's OpenAPI row, answer and view (http/route.ts), collected by app.ts.
  */
 import type { ViewDeps } from "../deps";
