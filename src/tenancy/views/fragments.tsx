@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 /**
- * The HTML views of the tenancy routes (docs/design.md "JSON by default, HTML when a browser asks": a resource's fragments beside its routes):
- * the organization's approval status, its members with their roles, its invitations (with the
+ * The HTML views of the tenancy routes (docs/design.md "JSON by default, HTML when a browser asks": a resource's
+ * fragments beside its routes): the organization's approval status, its members with their roles, its invitations (with the
  * accept link, for installs without mail) and its code hosting; the platform administrators'
  * table of organizations is in admin.tsx. The pages (tenancy/pages/org.tsx, tenancy/pages/admin.tsx) render the
  * same components; after a change through htmx the route answers the updated section with a
