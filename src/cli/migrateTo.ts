@@ -138,13 +138,10 @@ async function copyAll(sql: SQL, native: Native, tables: Table[], keys: StoredSi
         copied.set(t.name, await copyTable(tx, native, t));
       }
       for (const k of keys)
-        await tx.unsafe("INSERT INTO signing_keys (kid, x, d, created_at, retired_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (kid) DO NOTHING", [
-          k.kid,
-          k.x,
-          k.d,
-          k.createdAt,
-          k.retiredAt,
-        ]);
+        await tx.unsafe(
+          "INSERT INTO signing_keys (kid, x, d, created_at, retired_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (kid) DO NOTHING",
+          [k.kid, k.x, k.d, k.createdAt, k.retiredAt],
+        );
       for (const t of tables) await tx.unsafe(`ALTER TABLE "${t.name}" ENABLE TRIGGER USER`);
     });
   } finally {
