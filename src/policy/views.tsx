@@ -9,7 +9,6 @@ import { HOOK_WHY } from "../catalog/hookWords";
 import { utcMinute } from "../lib/time";
 import { Field, FormActions, RefusalLine, type Refusal } from "../ui/form";
 import { DataTable } from "../ui/layout";
-import type { ViewRegistry } from "../ui/views";
 import type { PolicyView } from "./service";
 import type { HookRule } from "./hookRules";
 import { idsOf, PickerFilter, RuleOptions, TalentPicker, type PickerOption } from "./picker";
@@ -224,14 +223,4 @@ export function lockSaved(data: unknown, lifted: boolean): string {
 export function policySaved(data: unknown): string {
   const projects = (data as { projects?: unknown[] }).projects?.length ?? 0;
   return `Policy saved${projects > 0 ? `: required talents installed in ${projects} project${projects > 1 ? "s" : ""}` : ""}.`;
-}
-
-/** A saved policy goes back to the page, from a form post and from htmx alike, saying what it did. */
-export function registerPolicyViews(views: ViewRegistry): void {
-  views.register("PUT", ROUTE, {
-    redirect: () => "/org/policy",
-    status: policySaved,
-  });
-  views.register("POST", LOCK_ROUTE, { redirect: () => "/org/policy", status: (d) => lockSaved(d, false) });
-  views.register("DELETE", `${LOCK_ROUTE}/:rule`, { redirect: () => "/org/policy", status: (d) => lockSaved(d, true) });
 }
