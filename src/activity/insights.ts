@@ -19,6 +19,7 @@ import { neverAudited } from "./neverAudited";
 import { orgRequired, requiredNotDesignated } from "./requiredNotDesignated";
 import { budgetCuts } from "./budgetCuts";
 import { selfAudit } from "./selfAudit";
+import { bothDialects } from "../db/sqlDialect";
 
 /** Keys listed: expiring within KEY_EXPIRING_DAYS, unused for KEY_UNUSED_DAYS, never used once KEY_NEVER_USED_DAYS old. */
 export const KEY_EXPIRING_DAYS = 14;
@@ -32,10 +33,14 @@ type ProjectRef = { id: string; name: string; contextBudget?: number | null };
  * index trace_events_failed_idx holds only failed calls (probed per project), so the successful
  * ones are never walked.
  */
-export const FAILED_CALLS_ORG_SQL = `SELECT project_id, created_at / 86400000 AS day, status, json_extract(detail, '$.error') AS
+export const FAILED_CALLS_ORG = bothDialects(
+  (d) => `SELECT project_id, created_at / 86400000 AS day, status, ${d.jsonField("detail", ["error"])} AS
   code, kind, count(*) AS n, max(created_at) AS last
 FROM trace_events WHERE project_id IN (SELECT id FROM projects WHERE organization_id = ?) AND status >= 400 AND created_at >= ?
-  AND created_at < ? GROUP BY project_id, day, status, code, kind`;
+  AND created_at < ? GROUP BY project_id, day, status, code, kind`,
+);
+/** SQLite's. */
+export const FAILED_CALLS_ORG_SQL = FAILED_CALLS_ORG.sqlite;
 
 type FailedRow = { project_id: string; day: number; status: number; code: string | null; kind: string; n: number; last: number };
 
@@ -120,7 +125,7 @@ export async function failedCalls(database: Database, organizationId: string, pr
     `failed|${organizationId}`,
     w.fromDay,
     w.toDay,
-    async (from, to) => foldFailed(await database.all<FailedRow>(FAILED_CALLS_ORG_SQL, [organizationId, from, to])),
+    async (from, to) => foldFailed(await database.all<FailedRow>(FAILED_CALLS_ORG[database.dialect], [organizationId, from, to])),
     FAILED_FOLD,
   );
   return keptAnswer(failedAnswers, sum, [projects, w.fromDay, w.toDay], () => failedAnswer(sum, projects, w));
