@@ -336,7 +336,7 @@ export async function failingExpertises(
            FROM resolutions r JOIN reports rep ON rep.resolution_id = r.id
            JOIN report_results rr ON rr.report_id = rep.id AND rr.kind = 'expertise' AND rr.verdict = 'fail'
            WHERE r.project_id IN (SELECT id FROM projects WHERE organization_id = ?) AND r.created_at >= ? AND r.created_at < ?
-         ) WHERE k = 1`,
+         ) AS latest WHERE k = 1`,
         [org.id, from, to],
       ),
     FAILS_FOLD,

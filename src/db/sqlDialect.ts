@@ -19,6 +19,7 @@ export interface SqlDialect {
    * A FROM item over the elements of the JSON array at `path` of `expr` (the whole text when `path`
    * is empty), named `alias`, with one column `value`: the element as text when `as` is "text"
    * (strings compared with `=`), as JSON to read fields of with `jsonField(alias + ".value", …)`.
+   * `expr` appears more than once in PostgreSQL's text: a parameter is numbered (`?2`), never a bare `?`.
    */
   jsonEach(expr: string, alias: string, path?: readonly string[], as?: "text" | "json"): string;
   /**
@@ -36,6 +37,11 @@ export interface SqlDialect {
 
 const jsonPath = (path: readonly string[]) => `'$${path.map((p) => `.${p}`).join("")}'`;
 const pgPath = (path: readonly string[]) => `'{${path.join(",")}}'`;
+/**
+ * A JSON text as jsonb. A parameter is typed text first: typed jsonb by the cast alone, Bun's driver
+ * would send the JavaScript string as a JSON string (one scalar), not as the JSON it holds.
+ */
+const jsonb = (expr: string) => (/^\?\d*$/.test(expr) ? `(${expr})::text::jsonb` : `(${expr})::jsonb`);
 
 export const SQLITE: SqlDialect = {
   name: "sqlite",
@@ -51,13 +57,15 @@ export const SQLITE: SqlDialect = {
 /** JSON text columns are text on PostgreSQL too (src/db/schema-pg/derive.ts): each read casts to jsonb. */
 export const POSTGRES: SqlDialect = {
   name: "postgres",
-  jsonField: (expr, path) => `((${expr})::jsonb #>> ${pgPath(path)})`,
-  jsonNumber: (expr, path) => `((${expr})::jsonb #>> ${pgPath(path)})::numeric`,
+  jsonField: (expr, path) => `(${jsonb(expr)} #>> ${pgPath(path)})`,
+  jsonNumber: (expr, path) => `(${jsonb(expr)} #>> ${pgPath(path)})::numeric`,
   jsonEach: (expr, alias, path = [], as = "text") => {
     const fn = as === "text" ? "jsonb_array_elements_text" : "jsonb_array_elements";
-    const array = path.length > 0 ? `(${expr})::jsonb #> ${pgPath(path)}` : `(${expr})::jsonb`;
-    // a field that is not an array (absent, null, or an object) has no elements, as on SQLite
-    return `${fn}(CASE WHEN jsonb_typeof(${array}) = 'array' THEN ${array} ELSE '[]'::jsonb END) AS ${alias}(value)`;
+    const v = path.length > 0 ? `${jsonb(expr)} #> ${pgPath(path)}` : jsonb(expr);
+    // as SQLite's json_each: an absent value has no elements, an object its members' values, a scalar itself
+    const elements = `CASE WHEN ${v} IS NULL THEN '[]'::jsonb WHEN jsonb_typeof(${v}) = 'array' THEN ${v}
+      WHEN jsonb_typeof(${v}) = 'object' THEN jsonb_path_query_array(${v}, '$.*') ELSE jsonb_build_array(${v}) END`;
+    return `${fn}(${elements}) AS ${alias}(value)`;
   },
   stringAgg: (expr, separator, orderBy) => `string_agg((${expr})::text, ${separator}${orderBy ? ` ORDER BY ${orderBy}` : ""})`,
   newline: "chr(10)",
