@@ -28,19 +28,14 @@ export const KEY_NEVER_USED_DAYS = 7;
 type ProjectRef = { id: string; name: string; contextBudget?: number | null };
 
 /**
- * Failed calls (status ≥ 400) of an organization's projects in a period, by project, day,
- * status, error code (recorded in the event's detail by the trace hook) and kind: the partial
- * index trace_events_failed_idx holds only failed calls (probed per project), so the successful
- * ones are never walked.
+ * Failed calls (status ≥ 400) of an organization's projects in a period, by project, day, status, error code (in the event's detail,
+ * by the trace hook) and kind: the partial index trace_events_failed_idx holds only failed calls (probed per project), never the rest.
  */
 export const FAILED_CALLS_ORG = bothDialects(
-  (d) => `SELECT project_id, created_at / 86400000 AS day, status, ${d.jsonField("detail", ["error"])} AS
-  code, kind, count(*) AS n, max(created_at) AS last
-FROM trace_events WHERE project_id IN (SELECT id FROM projects WHERE organization_id = ?) AND status >= 400 AND created_at >= ?
-  AND created_at < ? GROUP BY project_id, day, status, code, kind`,
+  (d) => `SELECT project_id, created_at / 86400000 AS day, status, ${d.jsonField("detail", ["error"])} AS code, kind, count(*) AS n,
+  max(created_at) AS last FROM trace_events WHERE project_id IN (SELECT id FROM projects WHERE organization_id = ?) AND status >= 400
+  AND created_at >= ? AND created_at < ? GROUP BY project_id, day, status, code, kind`,
 );
-/** SQLite's. */
-export const FAILED_CALLS_ORG_SQL = FAILED_CALLS_ORG.sqlite;
 
 type FailedRow = { project_id: string; day: number; status: number; code: string | null; kind: string; n: number; last: number };
 

@@ -88,6 +88,10 @@ export function readReport(body: Record<string, unknown>): { submissionId: strin
   return { submissionId: (submissionId as string).trim(), resolutionId: resolutionId as string, results };
 }
 
+/** One result of a report, with its place in the report (a replay answers them in that order). */
+const INSERT_RESULT =
+  "INSERT INTO report_results (report_id, talent_id, kind, verdict, evidence, missing, note, position) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+
 /** Records a report; returns the HTTP status (201 new, 200 replay) and body. */
 export async function recordReport(
   database: Database,
@@ -188,9 +192,7 @@ export async function recordReport(
         args: [reportId, projectId, resolutionId, submissionId, digest, JSON.stringify(response), author.type, author.id, now, ...signed],
       },
       ...results.map((r, position) => ({
-        sql:
-          "INSERT INTO report_results (report_id, talent_id, kind, verdict, evidence, missing, note, position) " +
-          "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        sql: INSERT_RESULT,
         args: [reportId, r.id, kinds.get(r.id)!, r.verdict, JSON.stringify(r.evidence), JSON.stringify(r.missing), r.note, position],
       })),
     ],

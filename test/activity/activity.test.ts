@@ -20,7 +20,7 @@ import {
   SPAN_ROWS,
   SPAN_VERDICTS_SQL,
 } from "../../src/activity/daily";
-import { FAILED_CALLS_ORG_SQL } from "../../src/activity/insights";
+import { FAILED_CALLS_ORG } from "../../src/activity/insights";
 import { readWindow } from "../../src/activity/summaries";
 import { AUDITED } from "../../src/activity/usage";
 import { loopProject, publishedExpertise, seedTraceEvents, type SeedEvent } from "../activity-support";
@@ -62,7 +62,7 @@ describe.skipIf(process.env.TEST_DATABASE === "postgres")(
     });
 
     test("insights' failed calls walk the partial index trace_events_failed_idx (failed calls only), never a project's successful ones", async () => {
-      const p = await plan(FAILED_CALLS_ORG_SQL, ["org_x", 0, DAY_MS]);
+      const p = await plan(FAILED_CALLS_ORG.sqlite, ["org_x", 0, DAY_MS]);
       expect(p).toContain("USING INDEX trace_events_failed_idx (project_id=? AND created_at>? AND created_at<?)");
     });
 
