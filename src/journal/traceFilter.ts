@@ -5,7 +5,7 @@
  * an `error` a call that failed (status 400 or more); `ok` any other.
  */
 import type { InValue } from "@libsql/client";
-import { bothDialects, type Dialect } from "../db/sqlDialect";
+import { bothDialects, POSTGRES, type Dialect } from "../db/sqlDialect";
 
 export const RESULTS = ["fail", "error", "ok"] as const;
 export type ResultFilter = (typeof RESULTS)[number];
@@ -26,14 +26,23 @@ export const FAIL = bothDialects(
 export const FAIL_SQL = FAIL.sqlite;
 
 /** The talent named by a call: entered, left, prepared, audited, or served by its resolution. */
-const TALENT = bothDialects(
-  (d) => `(EXISTS (SELECT 1 FROM ${d.jsonEach("talents_entered", "e")} WHERE e.value = ?1t)
-  OR EXISTS (SELECT 1 FROM ${d.jsonEach("talents_left", "l")} WHERE l.value = ?1t)
-  OR (detail IS NOT NULL AND (${d.jsonField("detail", ["talent"])} = ?1t
-    OR EXISTS (SELECT 1 FROM ${d.jsonEach("detail", "t", ["talents"])} WHERE t.value = ?1t)
-    OR EXISTS (SELECT 1 FROM ${d.jsonEach("detail", "b", ["blocking"], "json")} WHERE ${d.jsonField("b.value", ["talent"])} = ?1t)))
+const TALENT = {
+  // SQLite's text as the Activity tab has always sent it
+  sqlite: `(EXISTS (SELECT 1 FROM json_each(talents_entered) WHERE value = ?1t)
+  OR EXISTS (SELECT 1 FROM json_each(talents_left) WHERE value = ?1t)
+  OR (detail IS NOT NULL AND (json_extract(detail, '$.talent') = ?1t
+    OR EXISTS (SELECT 1 FROM json_each(detail, '$.talents') WHERE value = ?1t)
+    OR EXISTS (SELECT 1 FROM json_each(detail, '$.blocking') WHERE json_extract(value, '$.talent') = ?1t)))
   OR (resolution_id IS NOT NULL AND EXISTS (SELECT 1 FROM resolution_items ri WHERE ri.resolution_id = trace_events.resolution_id AND ri.talent_id = ?1t)))`,
-);
+  postgres: `(EXISTS (SELECT 1 FROM ${POSTGRES.jsonEach("talents_entered", "e")} WHERE e.value = ?1t)
+  OR EXISTS (SELECT 1 FROM ${POSTGRES.jsonEach("talents_left", "l")} WHERE l.value = ?1t)
+  OR (detail IS NOT NULL AND (${POSTGRES.jsonField("detail", ["talent"])} = ?1t
+    OR EXISTS (SELECT 1 FROM ${POSTGRES.jsonEach("detail", "t", ["talents"])} WHERE t.value = ?1t)
+    OR EXISTS (SELECT 1 FROM ${POSTGRES.jsonEach("detail", "b", ["blocking"], "json")}
+      WHERE ${POSTGRES.jsonField("b.value", ["talent"])} = ?1t)))
+  OR (resolution_id IS NOT NULL AND EXISTS (SELECT 1 FROM resolution_items ri
+    WHERE ri.resolution_id = trace_events.resolution_id AND ri.talent_id = ?1t)))`,
+};
 
 /** The filter's conditions (each starting with AND) and their arguments, in order. */
 export function filterSql(f: TraceFilter | undefined, dialect: Dialect = "sqlite"): { sql: string; args: InValue[] } {
