@@ -195,6 +195,7 @@ export function isUniqueViolation(error: unknown): boolean {
     e = e.cause as typeof e, depth++
   ) {
     if (String(e.code ?? "").startsWith("SQLITE_CONSTRAINT") && String(e.message ?? "").includes("UNIQUE constraint failed")) return true;
+    if (String((e as { errno?: unknown }).errno ?? "") === "23505") return true; // PostgreSQL's unique_violation
   }
   return false;
 }

@@ -32,6 +32,7 @@ import { Layout, page } from "../../ui/layout";
 import { HtmlMemo } from "../../ui/memo";
 import { activityTabHtml } from "../activityTab";
 import { loadActivity, readActivityQuery } from "../activityFilters";
+import { bothDialects } from "../../db/sqlDialect";
 
 /**
  * Where a specialization stands in a project: `applied` when every talent of its closure is
@@ -50,13 +51,16 @@ export function specializationState(
   return appliedBefore.has(spec.id) ? "changed" : "new";
 }
 
+const APPLIED = bothDialects(
+  (d) =>
+    `SELECT DISTINCT ${d.jsonField("detail", ["specialization"])} AS id FROM trace_events
+     WHERE project_id = ? AND kind = 'apply_specialization'`,
+);
+
 /** The specializations applied to a project, as its activity journal remembers (within its retention). */
 async function appliedSpecializations(deps: JournalDeps & CatalogDeps, projectId: string): Promise<Set<string>> {
   await deps.journal.settle();
-  const rows = await deps.database.all<{ id: string | null }>(
-    "SELECT DISTINCT json_extract(detail, '$.specialization') AS id FROM trace_events WHERE project_id = ? AND kind = 'apply_specialization'",
-    [projectId],
-  );
+  const rows = await deps.database.all<{ id: string | null }>(APPLIED[deps.database.dialect], [projectId]);
   return new Set(rows.map((r) => r.id).filter((id): id is string => typeof id === "string"));
 }
 
