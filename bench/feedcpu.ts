@@ -28,7 +28,7 @@ function allocatedKb(log: string, name: string): number {
   const part = log.slice(log.indexOf(`<<alloc ${name}>>`), log.indexOf(`<</alloc ${name}>>`));
   let total = 0;
   let after: number | null = null;
-  for (const m of part.matchAll(/START M (\d+)kb => \w+,.*? => (\d+)kb, p=/g)) {
+  for (const m of part.matchAll(/START M (\d+)kb => \w+,[\s\S]*? => (\d+)kb, p=/g)) {
     if (after !== null) total += Number(m[1]) - after;
     after = Number(m[2]);
   }
