@@ -14,6 +14,10 @@ declareKept("Rendered HTML by its whole input (header, connection kit, specializ
   limit: "1,024; 256; 256; 512; 1,024 (activity rows), FIFO (each HtmlMemo's own)",
 });
 declareKept("Rendered HTML per object (cards, overviews, dashboard sections)", { clock: "identity", limit: "identity" });
+declareKept("Whole pages' bytes by the kept objects drawn and every other input (home feed, Activity tab)", {
+  clock: "identity",
+  limit: "256 pages each (home, Activity), FIFO",
+});
 
 export class HtmlMemo {
   private readonly map: KeptMap<string, string>;
@@ -43,5 +47,31 @@ export class HtmlByObject<K extends object, X> {
     const html = String(draw());
     this.map.set(key, { extra, html });
     return raw(html);
+  }
+}
+
+const utf8 = new TextEncoder();
+
+/**
+ * Whole pages kept as their UTF-8 bytes (the home feed, a project's Activity tab: viewed again and again while nothing
+ * changes). `key` names every input that is not a kept object (the viewer, the navigation, the project row, the query);
+ * `parts` are the kept objects the page is drawn from, compared by identity (a kept read hands back the same object until
+ * its clock moves). A hit skips the render, the string a render builds and its encoding: the bytes are the same a render
+ * would give. Bounded (oldest out first); an entry holds its parts until it goes.
+ */
+export class KeptPages {
+  private readonly map: KeptMap<string, { parts: readonly object[]; bytes: Uint8Array<ArrayBuffer> }>;
+  constructor(max: number) {
+    this.map = new KeptMap(max);
+  }
+
+  /** The page's bytes: kept ones when `key` was drawn from the same `parts`, else `draw()` encoded and kept. */
+  bytes(key: string, parts: readonly object[], draw: () => string): Uint8Array<ArrayBuffer> {
+    const hit = this.map.get(key);
+    if (hit && hit.parts.length === parts.length && hit.parts.every((p, i) => p === parts[i])) return hit.bytes;
+    const bytes = utf8.encode(draw());
+    this.map.delete(key); // a redrawn page is the newest
+    this.map.set(key, { parts, bytes });
+    return bytes;
   }
 }
