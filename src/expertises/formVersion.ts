@@ -46,7 +46,9 @@ export async function saveAsNewVersion(
 ) {
   const row = await findExpertise(database, organizationId, target.id);
   if (row.slug !== target.slug) {
-    const message = `"Save as a new version" writes to the expertise "${row.slug}", but the slug is now "${target.slug}": set it back, or create a new draft.`;
+    const message =
+      `"Save as a new version" writes to the expertise "${row.slug}", but the slug is now "${target.slug}": ` +
+      "set it back, or create a new draft.";
     throw validationFailed([{ path: "slug", message }]);
   }
   const input = parsePatch({ expectedRevision: target.expectedRevision, content: talentMdOfFields(fields, row.slug, row.workingContent) });
