@@ -261,4 +261,4 @@ export function page(node: unknown, status = 200, headers: Record<string, string
 export const pageHtml = (node: unknown): string => "<!doctype html>" + String(node);
 
 /** A kept page's bytes (ui/memo.ts `KeptPages`) as a 200 with the page header policy. */
-export const pageOfBytes = (bytes: Uint8Array<ArrayBuffer>): Response => new Response(bytes, { headers: PAGE_HEADERS });
+export const pageOfBytes = (bytes: Blob): Response => new Response(bytes, { headers: PAGE_HEADERS });

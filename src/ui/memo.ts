@@ -50,26 +50,25 @@ export class HtmlByObject<K extends object, X> {
   }
 }
 
-const utf8 = new TextEncoder();
-
 /**
  * Whole pages kept as their UTF-8 bytes (the home feed, a project's Activity tab: viewed again and again while nothing
- * changes). `key` names every input that is not a kept object (the viewer, the navigation, the project row, the query);
+ * changes), in a Blob: a Response shares a Blob's bytes, where it copies a typed array's and encodes a string as it sends
+ * it. `key` names every input that is not a kept object (the viewer, the navigation, the project row, the query);
  * `parts` are the kept objects the page is drawn from, compared by identity (a kept read hands back the same object until
  * its clock moves). A hit skips the render, the string a render builds and its encoding: the bytes are the same a render
  * would give. Bounded (oldest out first); an entry holds its parts until it goes.
  */
 export class KeptPages {
-  private readonly map: KeptMap<string, { parts: readonly object[]; bytes: Uint8Array<ArrayBuffer> }>;
+  private readonly map: KeptMap<string, { parts: readonly object[]; bytes: Blob }>;
   constructor(max: number) {
     this.map = new KeptMap(max);
   }
 
   /** The page's bytes: kept ones when `key` was drawn from the same `parts`, else `draw()` encoded and kept. */
-  bytes(key: string, parts: readonly object[], draw: () => string): Uint8Array<ArrayBuffer> {
+  bytes(key: string, parts: readonly object[], draw: () => string): Blob {
     const hit = this.map.get(key);
     if (hit && hit.parts.length === parts.length && hit.parts.every((p, i) => p === parts[i])) return hit.bytes;
-    const bytes = utf8.encode(draw());
+    const bytes = new Blob([draw()]);
     this.map.delete(key); // a redrawn page is the newest
     this.map.set(key, { parts, bytes });
     return bytes;
