@@ -9,7 +9,7 @@ import { Elysia } from "elysia";
 import type { CatalogDeps } from "../../catalog/state";
 import type { JournalDeps } from "../../journal/journal";
 import { listProjects } from "../service";
-import { homeFeed } from "../feed";
+import { organizationFeeds } from "../feed";
 import { HomeFeed } from "../views/feed";
 import { createPageGuard } from "../../tenancy/pageSessions";
 import { Layout, pageHtml, pageOfBytes } from "../../ui/layout";
@@ -25,7 +25,7 @@ export function homePage(deps: CatalogDeps & JournalDeps) {
       const active = ctx.active;
       const projects = active?.status === "approved" ? await listProjects(deps.database, active.id) : [];
       if (projects.length > 0) await deps.journal.settle(); // the last run's tool: every call that completed before this view
-      const feeds = await homeFeed(deps.database, deps.state.catalog, projects);
+      const feeds = active && projects.length > 0 ? await organizationFeeds(deps.database, deps.state.catalog, active.id, projects) : [];
       const { user } = ctx.session;
       const key = JSON.stringify([user.name, user.email, user.role, ctx.nav, active, ctx.organizations, deps.config.autoApproveOrgs]);
       return pageOfBytes(
