@@ -105,7 +105,10 @@ export function AuthoringForm(props: {
   yamlHref: string;
 }) {
   const f = props.fields;
-  const slugError = props.issues?.find((i) => i.path === "slug")?.message ?? null;
+  const slugError = props.slug === undefined ? null : (props.issues?.find((i) => i.path === "slug")?.message ?? null);
+  // a problem of the slug is said under it; the alert above the form points there
+  const others = (props.issues ?? []).filter((i) => !slugError || i.path !== "slug");
+  const top = slugError ? [...others, { path: "", message: "See the problem under the slug." }] : others;
   const rows = ruleRows(f.rules);
   return (
     <section class="card" id="authoring" aria-labelledby="authoring-h">
@@ -114,7 +117,7 @@ export function AuthoringForm(props: {
         The form writes the expertise's TALENT.md (front matter and guidance) for you; what it does not show is kept.{" "}
         <a href={props.yamlHref}>Advanced: edit the TALENT.md (YAML) instead</a>.
       </p>
-      <RefusedIssues id="authoring-refused" issues={props.issues} />
+      <RefusedIssues id="authoring-refused" issues={top} />
       <form method="post" action={props.action} id="authoring-form">
         {props.revision !== undefined ? <input type="hidden" name="expectedRevision" value={String(props.revision)} /> : null}
         {props.slug !== undefined ? (
