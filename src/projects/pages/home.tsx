@@ -16,7 +16,7 @@ import { Layout, pageHtml, pageOfBytes } from "../../ui/layout";
 import { KeptPages } from "../../ui/memo";
 
 /** The home pages (ui/memo.ts KeptPages): kept while each project's kept feed is the same object. */
-const homePages = new KeptPages(256);
+const homePages = new KeptPages(4 * 1024 * 1024);
 
 export function homePage(deps: CatalogDeps & JournalDeps) {
   return new Elysia().use(createPageGuard(deps)).get(

@@ -105,7 +105,7 @@ function SpecList(props: {
  */
 const kits = new HtmlMemo(256);
 /** The Activity tab's pages (ui/memo.ts KeptPages). */
-const activityPages = new KeptPages(256);
+const activityPages = new KeptPages(4 * 1024 * 1024);
 function connectionKitHtml(baseUrl: string, project: Project) {
   return kits.render(`${baseUrl}\n${project.id}\n${project.name}`, () => {
     const kit = connectionKit(baseUrl, project);
