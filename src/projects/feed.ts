@@ -184,3 +184,26 @@ export async function homeFeed(database: Database, catalog: Catalog | null, proj
     .sort((a, b) => rank(a.f) - rank(b.f) || (b.f.lastRun?.at ?? 0) - (a.f.lastRun?.at ?? 0) || a.i - b.i)
     .map(({ f }) => f);
 }
+
+/** The group of the home page's kept read (organizationFeeds). */
+const HOME_READ = "projects/feed.ts organizationFeeds";
+
+/**
+ * homeFeed of an organization's projects, kept for the data version and the hour: a view with no commit since the last one
+ * (by anyone: every commit moves the data version) takes the feeds as they were instead of asking each project's clock
+ * again; after a commit each project's own clock decides (feedOf). The read in flight is shared; a failed one is not kept.
+ */
+export async function organizationFeeds(
+  database: Database,
+  catalog: Catalog | null,
+  organizationId: string,
+  projects: readonly Project[],
+): Promise<ProjectFeed[]> {
+  const hour = Math.floor(Date.now() / HOUR);
+  const box = await keptRead(database, HOME_READ, [organizationId, hour], async () => {
+    const kept = { projects, feeds: homeFeed(database, catalog, projects), failed: false };
+    kept.feeds.catch(() => void (kept.failed = true));
+    return kept;
+  });
+  return box.failed || box.projects !== projects ? homeFeed(database, catalog, projects) : box.feeds;
+}

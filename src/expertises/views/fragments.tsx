@@ -15,6 +15,7 @@ import type { TriggerProposal } from "../triggers";
 export const EXPERTISE_DONE: Record<string, string> = {
   created: "Draft created.",
   saved: "Saved.",
+  version: "Saved as a new draft version: the published version stays served until you publish this one.",
   triggers: "Triggers confirmed.",
   publish: "Published (not served yet: activate it to serve it).",
   served: "Published and served: projects that install it get this version.",

@@ -28,8 +28,8 @@ import { Field, FormActions } from "../../ui/form";
 import { ProjectHeader, TABS, type Tab } from "./header";
 import { Settings, settingsHookRules, settingsPages } from "./settings";
 import { newProjectPages } from "./newProject";
-import { Layout, page } from "../../ui/layout";
-import { HtmlMemo } from "../../ui/memo";
+import { Layout, page, pageHtml, pageOfBytes } from "../../ui/layout";
+import { HtmlMemo, KeptPages } from "../../ui/memo";
 import { activityTabHtml } from "../activityTab";
 import { loadActivity, readActivityQuery } from "../activityFilters";
 import { bothDialects } from "../../db/sqlDialect";
@@ -108,6 +108,8 @@ function SpecList(props: {
  * several KB of configurations and the instruction stub, the same on every view of the page.
  */
 const kits = new HtmlMemo(256);
+/** The Activity tab's pages (ui/memo.ts KeptPages). */
+const activityPages = new KeptPages(4 * 1024 * 1024);
 function connectionKitHtml(baseUrl: string, project: Project) {
   return kits.render(`${baseUrl}\n${project.id}\n${project.name}`, () => {
     const kit = connectionKit(baseUrl, project);
@@ -209,7 +211,16 @@ export function projectPages(deps: CatalogDeps & JournalDeps) {
         if (tab === "activity") {
           const q = readActivityQuery(query);
           const a = await loadActivity(deps.database, deps.journal, project.id, q);
-          body = activityTabHtml(a, project.id, q);
+          // the whole page is kept while its kept read is the same object and nothing else it shows changed
+          const key = JSON.stringify([ctx.session.user.email, ctx.nav, project, q]);
+          const draw = () =>
+            pageHtml(
+              <Layout title={project.name} user={ctx.session.user} nav={ctx.nav}>
+                <ProjectHeader project={project} tab={tab} />
+                {activityTabHtml(a, project.id, q)}
+              </Layout>,
+            );
+          return pageOfBytes(activityPages.bytes(key, [a], draw));
         } else if (tab === "keys") {
           body = <KeysTab project={project} keys={await listKeys(deps.database, project.id)} />;
         } else if (tab === "settings") {
