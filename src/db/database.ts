@@ -53,7 +53,7 @@ export interface Database {
   allSync: (<T>(sql: string, args?: InValue[]) => T[]) | null;
   /**
    * A hot-path write, as data (src/db/writeJob.ts): serialized with every other write (same
-   * mutex), all or nothing. On a local file, posted to the writer thread at once and group
+   * mutex) on SQLite, run at once on PostgreSQL (src/db/pgWrites.ts); all or nothing. On a local file, posted to the writer thread at once and group
    * committed there with the jobs around it (src/db/writerThread.ts), so neither the rows nor
    * the COMMIT's fsync take the thread serving requests; on a libSQL server, one interactive
    * transaction each.
