@@ -15,7 +15,7 @@ import type { Database, DrizzleDb } from "./database";
 import * as pgSchema from "./schema-pg";
 import { type EpochClock, readEpoch, startEpochClock } from "./pgEpoch";
 import { StorageHealth } from "./storage";
-import { type PgTally, runJob, writeDoor } from "./pgWrites";
+import { jobBatches, type PgTally, runJob, writeDoor } from "./pgWrites";
 import type { WriteJob } from "./writeJob";
 
 /** A Database on PostgreSQL: the shared interface, and what only PostgreSQL has. */
@@ -228,7 +228,9 @@ export async function openPgDatabase(url: string): Promise<PgDatabaseHandle> {
     tally.statements++;
     return readEpoch(tx);
   };
-  const job = (j: WriteJob) => runJob(sql, counted, j, seenIn, tally);
+  const batched = jobBatches(sql, counted, seenIn, tally);
+  // an `unless` job decides on what it reads: its own transaction, at once; the others group-committed
+  const job = (j: WriteJob) => (j.unless ? runJob(sql, counted, j, seenIn, tally) : batched(j));
   const client = libsqlShaped(sql, clock);
   const handle: PgDatabaseHandle = {
     dialect: "postgres",
@@ -256,9 +258,10 @@ export async function openPgDatabase(url: string): Promise<PgDatabaseHandle> {
         () => refused,
       );
     },
-    // not under the mutex: jobs run at once on the pool, each its own transaction (pgWrites.ts runJob)
+    // not under the mutex: group-committed, or at once for an `unless` job (pgWrites.ts)
     writeJob: <T>(j: WriteJob) => committing(timed(commits.batch, () => job(j))) as Promise<T | undefined>,
-    bulkWrite: (statements) => committing(locked(commits.transaction, () => job({ statements }))).then(() => {}),
+    bulkWrite: (statements) =>
+      committing(locked(commits.transaction, () => runJob(sql, counted, { statements }, seenIn, tally))).then(() => {}),
     idle,
     get: async <T>(text: string, args: InValue[] = []) => (await counted(sql, text, args))[0] as T | undefined,
     all: async <T>(text: string, args: InValue[] = []) => (await counted(sql, text, args)) as unknown as T[],

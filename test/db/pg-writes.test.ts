@@ -1,8 +1,9 @@
 /**
- * Writes on PostgreSQL run at once (src/db/pgWrites.ts, docs/design.md "Writes on PostgreSQL"):
- * the statements one prepare-task sends (its round trips), write jobs of two requests and of two
- * replicas racing on the same rows (designations, blobs, a report's submissionId), and answers
- * under concurrency equal to the sequential ones. Two apps in this process on one real database
+ * Writes on PostgreSQL (src/db/pgWrites.ts, docs/design.md "Writes on PostgreSQL"): the
+ * statements one prepare-task sends (its round trips), jobs group-committed and a refused one
+ * failing alone, write jobs of two requests and of two replicas racing on the same rows
+ * (designations, blobs, a report's submissionId), and answers under concurrency equal to the
+ * sequential ones. Two apps in this process on one real database
  * stand for two replicas (signing off: see beforeAll).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -148,6 +149,30 @@ describe.skipIf(skip !== null)("writes on PostgreSQL, at once", () => {
     expect(outcomes.filter((o) => o !== undefined)).toEqual([{ token_hash: "race-1" }, { token_hash: "race-1" }, { token_hash: "race-1" }]);
     // a job without unless that breaks a unique key is refused, not retried into silence
     await expect(A.database.writeJob({ statements: [insert(5)] })).rejects.toThrow(/duplicate key|unique/i);
+  });
+
+  test("jobs queued together share one transaction; a refused job in a batch fails alone, the others of its batch commit", async () => {
+    await A.database.idle();
+    const insert = (hash: string) => ({
+      sql: "INSERT INTO setup_tokens (token_hash, created_at, expires_at) VALUES (?, ?, ?)",
+      args: [hash, 1, 60_000],
+    });
+    const before = tally(A).statements;
+    // the first starts a transaction at once; the three queued meanwhile share the next one
+    await Promise.all(["b-1", "b-2", "b-3", "b-4"].map((h) => A.database.writeJob({ statements: [insert(h)] })));
+    const sent = tally(A).statements - before;
+    console.log(`four jobs queued together: ${sent} statements (16 one transaction each)`);
+    expect(sent).toBeLessThan(16);
+    const outcomes = await Promise.allSettled([
+      A.database.writeJob({ statements: [insert("b-5")] }),
+      A.database.writeJob({ statements: [insert("b-6")] }),
+      A.database.writeJob({ statements: [insert("b-1")] }), // already there: refused
+      A.database.writeJob({ statements: [insert("b-7")] }),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
+    expect(String((outcomes[2] as PromiseRejectedResult).reason)).toMatch(/duplicate key|unique/i);
+    const rows = await A.database.all<{ h: string }>("SELECT token_hash AS h FROM setup_tokens WHERE token_hash LIKE 'b-%' ORDER BY 1");
+    expect(rows.map((r) => r.h)).toEqual(["b-1", "b-2", "b-3", "b-4", "b-5", "b-6", "b-7"]);
   });
 
   test("a report's submissionId sent to two replicas at once: one report recorded (201), the other answers it as a replay", async () => {
