@@ -118,6 +118,8 @@ export function runJob(
 /** At most this many jobs share one transaction. */
 const MAX_BATCH = 64;
 
+const NOT_DURABLE: Statement = { sql: "SET LOCAL synchronous_commit TO OFF" };
+
 interface Queued {
   job: WriteJob;
   resolve: (o: Outcome) => void;
@@ -130,7 +132,8 @@ interface Queued {
  * pipelined. Measured: concurrent prepare-tasks of one project wait for each other's row lock
  * on `talent_days` (the resolution's insert trigger counts the day's use), held until COMMIT,
  * so they commit one at a time whatever the pool; one transaction for a batch takes that lock
- * once for all. When the batch is refused (rolled back for sure), each of its jobs runs alone,
+ * once for all. A batch of jobs marked `durable: false` only commits with synchronous_commit off
+ * (atomic, not waiting for its flush), as SQLite's batches of them commit without an fsync. When the batch is refused (rolled back for sure), each of its jobs runs alone,
  * so only the failing one fails; after a lost connection every job of it is answered the error
  * (its outcome unknown, nothing run twice).
  */
@@ -144,7 +147,9 @@ export function jobBatches(
   let busy = false;
   const run = async (batch: Queued[]) => {
     try {
-      const statements = batch.length === 1 ? batch[0]!.job.statements : batch.flatMap((q) => q.job.statements);
+      const jobs = batch.length === 1 ? batch[0]!.job.statements : batch.flatMap((q) => q.job.statements);
+      // bookkeeping alone (trace events, a key's last use: docs/design.md "Writes") commits without waiting for its WAL flush
+      const statements = batch.every((q) => q.job.durable === false) ? [NOT_DURABLE, ...jobs] : jobs;
       const outcome = await transaction(sql, query, statements, undefined, seenIn, tally);
       for (const q of batch) q.resolve(outcome);
     } catch (e) {

@@ -171,8 +171,13 @@ describe.skipIf(skip !== null)("writes on PostgreSQL, at once", () => {
     ]);
     expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
     expect(String((outcomes[2] as PromiseRejectedResult).reason)).toMatch(/duplicate key|unique/i);
+    // bookkeeping (durable: false) batched alone commits too (SET LOCAL: the connections' setting stays as it was)
+    const setting = (await A.database.get<{ s: string }>("SHOW synchronous_commit"))!.s;
+    await Promise.all(["b-8", "b-9"].map((h) => A.database.writeJob({ statements: [insert(h)], durable: false })));
     const rows = await A.database.all<{ h: string }>("SELECT token_hash AS h FROM setup_tokens WHERE token_hash LIKE 'b-%' ORDER BY 1");
-    expect(rows.map((r) => r.h)).toEqual(["b-1", "b-2", "b-3", "b-4", "b-5", "b-6", "b-7"]);
+    expect(rows.map((r) => r.h)).toEqual(["b-1", "b-2", "b-3", "b-4", "b-5", "b-6", "b-7", "b-8", "b-9"]);
+    const settings = await Promise.all(Array.from({ length: 10 }, () => A.database.get<{ s: string }>("SHOW synchronous_commit")));
+    expect(settings.map((x) => x!.s)).toEqual(settings.map(() => setting));
   });
 
   test("a report's submissionId sent to two replicas at once: one report recorded (201), the other answers it as a replay", async () => {
