@@ -228,9 +228,10 @@ export async function openPgDatabase(url: string): Promise<PgDatabaseHandle> {
     tally.statements++;
     return readEpoch(tx);
   };
-  const batched = jobBatches(sql, counted, seenIn, tally);
+  // business writes and bookkeeping in batches of their own: a failing trace batch never sends a resolution alone
+  const [business, bookkeeping] = [jobBatches(sql, counted, seenIn, tally), jobBatches(sql, counted, seenIn, tally)];
   // an `unless` job decides on what it reads: its own transaction, at once; the others group-committed
-  const job = (j: WriteJob) => (j.unless ? runJob(sql, counted, j, seenIn, tally) : batched(j));
+  const job = (j: WriteJob) => (j.unless ? runJob(sql, counted, j, seenIn, tally) : j.durable === false ? bookkeeping(j) : business(j));
   const client = libsqlShaped(sql, clock);
   const handle: PgDatabaseHandle = {
     dialect: "postgres",

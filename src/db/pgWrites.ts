@@ -133,9 +133,12 @@ interface Queued {
  * on `talent_days` (the resolution's insert trigger counts the day's use), held until COMMIT,
  * so they commit one at a time whatever the pool; one transaction for a batch takes that lock
  * once for all. A batch of jobs marked `durable: false` only commits with synchronous_commit off
- * (atomic, not waiting for its flush), as SQLite's batches of them commit without an fsync. When the batch is refused (rolled back for sure), each of its jobs runs alone,
- * so only the failing one fails; after a lost connection every job of it is answered the error
- * (its outcome unknown, nothing run twice).
+ * (atomic, not waiting for its flush), as SQLite's batches of them commit without an fsync.
+ * When the batch is refused (rolled back for sure), each of its jobs runs alone, so only the
+ * failing one fails; after a lost connection every job of it is answered the error
+ * (its outcome unknown, nothing run twice). pgClient.ts keeps two: business writes, and
+ * bookkeeping (`durable: false`), so a failing bookkeeping job never breaks up a batch of
+ * resolutions.
  */
 export function jobBatches(
   sql: SQL,
