@@ -52,10 +52,11 @@ export interface Database {
   /** Synchronous reads on the local read connection; null for a libSQL server (no sync client). */
   allSync: (<T>(sql: string, args?: InValue[]) => T[]) | null;
   /**
-   * A hot-path write, as data (src/db/writeJob.ts): serialized with every other write (same
-   * mutex), all or nothing. On a local file, posted to the writer thread at once and group
-   * committed there with the jobs around it (src/db/writerThread.ts), so neither the rows nor
-   * the COMMIT's fsync take the thread serving requests; on a libSQL server, one interactive
+   * A hot-path write, as data (src/db/writeJob.ts), all or nothing: on PostgreSQL group-committed
+   * without the mutex (src/db/pgWrites.ts); elsewhere serialized with every other write (same
+   * mutex). On a local file, posted to the writer thread at once and group committed there
+   * with the jobs around it (src/db/writerThread.ts), so neither the rows nor the COMMIT's fsync
+   * take the thread serving requests; on a libSQL server, one interactive
    * transaction each.
    * Resolves after the COMMIT with the row `unless` found (nothing written), or undefined.
    */

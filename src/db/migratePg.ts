@@ -85,7 +85,8 @@ export function planDatabase(database: Database): Promise<MigrationPlan> {
 
 /** Migrates `database` with its dialect's migrations (SQLite's: src/db/migrate.ts). */
 export function migrateDatabase(database: Database, where = ""): Promise<MigrationResult> {
-  return database.dialect === "postgres"
-    ? migratePg((database as PgDatabaseHandle).sql, embedded, where)
-    : migrate(database.client, undefined, where);
+  if (database.dialect !== "postgres") return migrate(database.client, undefined, where);
+  const pg = database as PgDatabaseHandle;
+  // the clock reads the epoch at once: opened before the migration, it would keep nothing until its next poll
+  return migratePg(pg.sql, embedded, where).then(async (r) => (await pg.readConfigEpoch(), r));
 }

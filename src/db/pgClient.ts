@@ -11,13 +11,12 @@ import type { Client, InValue, ResultSet } from "@libsql/client";
 import { SQL } from "bun";
 import { sql as drizzleSql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sql";
-import { Histogram } from "../lib/histogram";
-import { Mutex } from "../lib/mutex";
 import type { Database, DrizzleDb } from "./database";
 import * as pgSchema from "./schema-pg";
 import { type EpochClock, readEpoch, startEpochClock } from "./pgEpoch";
 import { StorageHealth } from "./storage";
-import type { Statement, WriteJob } from "./writeJob";
+import { jobBatches, type PgTally, runJob, writeDoor } from "./pgWrites";
+import type { WriteJob } from "./writeJob";
 
 /** A Database on PostgreSQL: the shared interface, and what only PostgreSQL has. */
 export interface PgDatabaseHandle extends Database {
@@ -28,6 +27,8 @@ export interface PgDatabaseHandle extends Database {
   epochClock: EpochClock;
   /** Reads the configuration epoch's row now (null before the migration); the clock takes it. */
   readConfigEpoch(): Promise<number | null>;
+  /** What this process sent so far (pgWrites.ts PgTally): the tests count a request's statements with it. */
+  tally: Readonly<PgTally>;
 }
 
 /** True for a DATABASE_URL this module opens. */
@@ -108,9 +109,10 @@ const toNumber = (v: unknown) => (typeof v === "bigint" ? Number(v) : v);
  * objects and in the arrays of `.values()` (a column of a bigint table gets a number from drizzle
  * either way; `count(*)`, `max(created_at)` and other expressions would arrive as BigInt).
  */
-function numbersOut(c: any): any {
+function numbersOut(c: any, tally: PgTally): any {
   return {
     unsafe(text: string, params?: unknown[]) {
+      tally.statements++;
       const q = c.unsafe(text, params);
       return {
         then: (ok: (rows: unknown) => unknown, fail?: (e: unknown) => unknown) =>
@@ -123,8 +125,14 @@ function numbersOut(c: any): any {
         values: () => q.values().then((rows: unknown[][]) => rows.map((r) => r.map(toNumber))),
       };
     },
-    begin: (fn: (tx: unknown) => unknown) => c.begin((tx: unknown) => fn(numbersOut(tx))),
-    savepoint: (fn: (sp: unknown) => unknown) => c.savepoint((sp: unknown) => fn(numbersOut(sp))),
+    begin: (fn: (tx: unknown) => unknown) => {
+      tally.statements += 2; // BEGIN and COMMIT
+      return c.begin((tx: unknown) => fn(numbersOut(tx, tally)));
+    },
+    savepoint: (fn: (sp: unknown) => unknown) => {
+      tally.statements += 2;
+      return c.savepoint((sp: unknown) => fn(numbersOut(sp, tally)));
+    },
   };
 }
 
@@ -193,42 +201,6 @@ function libsqlShaped(sql: SQL, clock: EpochClock): Client {
   } as unknown as Client;
 }
 
-/**
- * This process's writes: under one mutex, timed into /metrics' commit latency, counted while
- * pending; each resolves to its transaction's value once committed, and hands the clock the
- * epoch the transaction read last (null on failure: nothing kept until the next read).
- */
-function writeDoor(clock: EpochClock) {
-  const mutex = new Mutex();
-  const commits = { transaction: new Histogram(), batch: new Histogram() };
-  let pending = 0;
-  const committing = <T>(p: Promise<{ value: T; seen: number | null }>): Promise<T> => {
-    pending++;
-    return p.then(
-      ({ value, seen }) => {
-        pending--;
-        clock.committed(seen);
-        return value;
-      },
-      (e: unknown) => {
-        pending--;
-        clock.committed(null);
-        throw e;
-      },
-    );
-  };
-  const timed = <T>(h: Histogram, fn: () => Promise<T>): Promise<T> =>
-    mutex.run(async () => {
-      const t0 = performance.now();
-      try {
-        return await fn();
-      } finally {
-        h.observe((performance.now() - t0) / 1000);
-      }
-    });
-  return { committing, timed, commits, pending: () => pending, idle: () => mutex.run(async () => {}) };
-}
-
 /** Opens the pool and checks the server answers; throws PgUnreachableError with the server's or the network's reason. */
 export async function openPgDatabase(url: string): Promise<PgDatabaseHandle> {
   // bigint: int8 values arrive as bigint (not text) and are made numbers by plainRow; drizzle's
@@ -240,19 +212,26 @@ export async function openPgDatabase(url: string): Promise<PgDatabaseHandle> {
     await sql.close().catch(() => {});
     throw new PgUnreachableError(url, e);
   }
-  const db = drizzle({ client: numbersOut(sql), schema: pgSchema });
+  const tally: PgTally = { statements: 0, retries: 0, mutexWait: 0 };
+  const db = drizzle({ client: numbersOut(sql, tally), schema: pgSchema });
   const storage = new StorageHealth({ dir: null });
   const clock = await startEpochClock(url, sql);
-  const { committing, timed, commits, pending, idle } = writeDoor(clock);
+  const { committing, timed, locked, commits, pending, idle } = writeDoor(clock, tally);
+  const counted = (on: Queryable, text: string, args?: readonly unknown[]) => {
+    tally.statements++;
+    return query(on, text, args);
+  };
   // the epoch each transaction read last (its own bump included), handed to the clock once
   // committed: this process's next request sees its change whatever the notification's timing
-  const seenIn = async (tx: Queryable): Promise<number | null> => (clock.ready ? readEpoch(tx) : null);
-  const inTransaction = (statements: Statement[], unless?: Statement) =>
-    sql.begin(async (tx) => {
-      const found = unless ? (await query(tx, unless.sql, unless.args))[0] : undefined;
-      if (!found) for (const st of statements) await query(tx, st.sql, st.args);
-      return { value: found ? { ...found } : undefined, seen: await seenIn(tx) };
-    });
+  const seenIn = async (tx: Queryable): Promise<number | null> => {
+    if (!clock.ready) return null;
+    tally.statements++;
+    return readEpoch(tx);
+  };
+  // business writes and bookkeeping in batches of their own: a failing trace batch never sends a resolution alone
+  const [business, bookkeeping] = [jobBatches(sql, counted, seenIn, tally), jobBatches(sql, counted, seenIn, tally)];
+  // an `unless` job decides on what it reads: its own transaction, at once; the others group-committed
+  const job = (j: WriteJob) => (j.unless ? runJob(sql, counted, j, seenIn, tally) : j.durable === false ? bookkeeping(j) : business(j));
   const client = libsqlShaped(sql, clock);
   const handle: PgDatabaseHandle = {
     dialect: "postgres",
@@ -265,24 +244,32 @@ export async function openPgDatabase(url: string): Promise<PgDatabaseHandle> {
     path: null,
     writeStats: { pending, commits },
     storage,
-    write: (fn) =>
-      committing(
-        timed(commits.transaction, () =>
+    write: (fn) => {
+      let refused = false; // fn threw: rolled back before any COMMIT
+      return committing(
+        locked(commits.transaction, () =>
           db.transaction(async (tx) => {
-            const value = await fn(tx as never);
+            const value = await fn(tx as never).catch((e: unknown) => {
+              refused = true;
+              throw e;
+            });
             return { value, seen: clock.ready ? await epochOfDrizzle(tx) : null };
           }),
         ),
-      ),
-    writeJob: <T>(job: WriteJob) =>
-      committing(timed(commits.batch, () => inTransaction(job.statements, job.unless))) as Promise<T | undefined>,
-    bulkWrite: (statements) => committing(timed(commits.transaction, () => inTransaction(statements))).then(() => {}),
+        () => refused,
+      );
+    },
+    // not under the mutex: group-committed, or at once for an `unless` job (pgWrites.ts)
+    writeJob: <T>(j: WriteJob) => committing(timed(commits.batch, () => job(j))) as Promise<T | undefined>,
+    bulkWrite: (statements) =>
+      committing(locked(commits.transaction, () => runJob(sql, counted, { statements }, seenIn, tally))).then(() => {}),
     idle,
-    get: async <T>(text: string, args: InValue[] = []) => (await query(sql, text, args))[0] as T | undefined,
-    all: async <T>(text: string, args: InValue[] = []) => (await query(sql, text, args)) as unknown as T[],
+    get: async <T>(text: string, args: InValue[] = []) => (await counted(sql, text, args))[0] as T | undefined,
+    all: async <T>(text: string, args: InValue[] = []) => (await counted(sql, text, args)) as unknown as T[],
     allSync: null,
     dataVersion: () => null,
     epochClock: clock,
+    tally,
     configEpoch: () => clock.current(),
     readConfigEpoch: async () => {
       const v = await readEpoch(sql).catch(() => null); // not migrated yet: null

@@ -103,7 +103,10 @@ export async function startEpochClock(url: string, pool: SQL, opts: { pollMs?: n
       if (seen === null) {
         gen++;
         epoch = null;
-      } else take(seen);
+      } else {
+        ready = true; // the epoch's row was read: the table is there (after a migration, before the next poll)
+        take(seen);
+      }
     },
     stats: () => ({ ...counts }),
     close() {
