@@ -22,6 +22,7 @@ import { benchOrgPages } from "./orgpages";
 import { benchPageCpu } from "./pagecpu";
 import { benchRouteCpu } from "./routecpu";
 import { benchPrecision } from "./precision/index";
+import { benchReplicas } from "./replicas";
 import { benchReset } from "./reset";
 import { benchRules } from "./rules";
 import { benchSigning } from "./signing";
@@ -61,6 +62,7 @@ const all: Record<string, () => Promise<void>> = {
   eval: benchEval,
   auditload: benchAuditLoad,
   tablelabels: benchTableLabels,
+  replicas: benchReplicas,
 };
 const pick = Bun.argv.slice(2);
 for (const [name, fn] of Object.entries(all)) {

@@ -4,9 +4,15 @@ import type { EmbeddedMigration } from "../migrations";
 import m0 from "./0000_init.sql" with { type: "text" };
 import m1 from "./0001_triggers.sql" with { type: "text" };
 import m2 from "./0002_views.sql" with { type: "text" };
+import m3 from "./0003_shared_state.sql" with { type: "text" };
+import m4 from "./0004_epoch_notify.sql" with { type: "text" };
+import m5 from "./0005_report_result_position.sql" with { type: "text" };
 
 export const migrations: EmbeddedMigration[] = [
   { tag: "0000_init", sql: m0 },
   { tag: "0001_triggers", sql: m1 },
   { tag: "0002_views", sql: m2 },
+  { tag: "0003_shared_state", sql: m3 },
+  { tag: "0004_epoch_notify", sql: m4 },
+  { tag: "0005_report_result_position", sql: m5 },
 ];

@@ -30,6 +30,8 @@ import m25 from "./0025_hook_rules.sql" with { type: "text" };
 import m26 from "./0026_claims.sql" with { type: "text" };
 import m27 from "./0027_policy_hook_rules.sql" with { type: "text" };
 import m28 from "./0028_evals.sql" with { type: "text" };
+import m29 from "./0029_shared_state.sql" with { type: "text" };
+import m30 from "./0030_report_result_position.sql" with { type: "text" };
 
 export const migrations: EmbeddedMigration[] = [
   { tag: "0000_init", sql: m0 },
@@ -61,4 +63,6 @@ export const migrations: EmbeddedMigration[] = [
   { tag: "0026_claims", sql: m26 },
   { tag: "0027_policy_hook_rules", sql: m27 },
   { tag: "0028_evals", sql: m28 },
+  { tag: "0029_shared_state", sql: m29 },
+  { tag: "0030_report_result_position", sql: m30 },
 ];

@@ -4,23 +4,30 @@
 (() => {
   const $ = (sel, root = document) => root.querySelector(sel);
 
-  // a picker's filter (src/policy/picker.tsx): typing hides the choices that do not match (the ticked ones stay);
-  // Enter filters here instead of reloading the page with ?q=
+  // a picker's filter (src/policy/picker.tsx): typing hides the choices that do not match (the ticked ones stay) and says
+  // when none of the others does; Enter filters here instead of reloading the page, unless nothing matches: then
+  // the filter's form asks the server, which offers the closest ids ("did you mean")
   for (const input of document.querySelectorAll("input[data-picker-filter]")) {
     const picker = document.getElementById(input.dataset.pickerFilter);
     if (!picker) continue;
     const apply = () => {
       const words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+      let matches = 0;
       for (const item of picker.querySelectorAll("[data-picker-item]")) {
         const box = $("input[type=checkbox]", item);
-        item.hidden = !(box && box.checked) && !words.every((w) => item.dataset.pickerItem.includes(w));
+        const ticked = box && box.checked;
+        const match = words.every((w) => item.dataset.pickerItem.includes(w));
+        item.hidden = !ticked && !match;
+        if (!ticked && match) matches++;
       }
+      const empty = $("[data-picker-empty]", picker);
+      if (empty) empty.hidden = matches > 0 || words.length === 0;
+      return matches;
     };
     input.addEventListener("input", apply);
     input.addEventListener("keydown", (e) => {
       if (e.key !== "Enter") return;
-      e.preventDefault();
-      apply();
+      if (apply() > 0) e.preventDefault();
     });
   }
 

@@ -2,7 +2,8 @@
  * The composition root: one Elysia app and every route plugin (several per domain), nothing else registers routes.
  */
 import type { PeerInfo } from "./http/requestMeta";
-import { Signer, type SignerDeps } from "./signing/signer";
+import { databaseKeyStore } from "./signing/keyStore";
+import { KEY_FILE_CHECK_MS, Signer, type SignerDeps } from "./signing/signer";
 import { jwksRoutes } from "./signing/routes";
 import { Elysia, type AnyElysia } from "elysia";
 import type { CoreDeps, ViewDeps } from "./deps";
@@ -34,7 +35,7 @@ import { ssoAuthRoutes } from "./identity/routes/sso";
 import { ssoWebRoutes } from "./identity/routes/ssoSettings";
 import { ssoPages } from "./identity/pages/sso";
 import { accountPages } from "./identity/pages/account";
-import { accountWebRoutes, registerAccountViews } from "./identity/routes/accountWeb";
+import { accountWebRoutes } from "./identity/routes/accountWeb";
 import type { Guards } from "./auth/guards";
 import { homePage } from "./projects/pages/home";
 import { htmlErrors } from "./ui/errors";
@@ -46,10 +47,7 @@ import { projectPages } from "./projects/pages/project";
 import { catalogPages } from "./projects/pages/catalog";
 import { orgPages } from "./tenancy/pages/org";
 import { adminPages } from "./tenancy/pages/admin";
-import { registerTenancyViews } from "./tenancy/views/fragments";
 import { searchRoutes } from "./projects/pages/search";
-import { registerProjectViews } from "./projects/views";
-import { registerExpertiseViews } from "./expertises/views/fragments";
 import { orgExpertisesPages } from "./expertises/pages";
 import { importPages } from "./expertises/importPage";
 import { expertiseFormPages } from "./expertises/formPages";
@@ -70,7 +68,6 @@ import { codeHostingRoutes } from "./tenancy/codeHostingRoutes";
 import { policyRoutes } from "./policy/routes";
 import { lockRoutes } from "./policy/lockRoutes";
 import { policyPages } from "./policy/pages";
-import { registerPolicyViews } from "./policy/views";
 import { edge } from "./http/edge";
 import { methodOverride } from "./http/methodOverride";
 import { join } from "node:path";
@@ -78,7 +75,20 @@ import { Backups } from "./ops/backups";
 import { HttpMetrics } from "./ops/metrics";
 import { opsRoutes, type OpsDeps } from "./ops/routes";
 import { assetRoutes } from "./ui/assets";
-import { openApiRoutes } from "./http/openapi";
+import { openApiOperations, openApiRoutes } from "./http/openapi";
+import type { RouteDescriptor } from "./http/route";
+import { ACCOUNT_ROUTES, AUTH_ROUTES } from "./identity/routes/describe";
+import { SSO_ROUTES } from "./identity/routes/ssoDescribe";
+import { TENANCY_ROUTES } from "./tenancy/describe";
+import { MAIL_ROUTES } from "./mail/describe";
+import { AUDIT_ROUTES } from "./audit/describe";
+import { POLICY_ROUTES } from "./policy/describe";
+import { OPS_ROUTES } from "./ops/describe";
+import { EXPERTISE_ROUTES } from "./expertises/describe";
+import { CATALOG_WEB_ROUTES } from "./projects/describeCatalog";
+import { SPECIALIZATION_ROUTES } from "./specializations/describe";
+import { PROJECT_ROUTES } from "./projects/describe";
+import { ACTIVITY_ROUTES } from "./activity/describe";
 import pkg from "../package.json" with { type: "json" };
 
 export type { AppState };
@@ -103,30 +113,51 @@ export interface AppDeps extends CoreDeps {
  */
 export type ComposedDeps = AppDeps & ViewDeps & SignInDeps & JournalDeps & OpsDeps & SignerDeps;
 
+/**
+ * The descriptor of every `/web/*` and `/api/auth/*` route, each domain's list beside its handlers (http/route.ts):
+ * the OpenAPI document and the views are built from it once, when the app is built. The key routes' are http/keyRoutes.ts.
+ */
+export const ROUTES: readonly RouteDescriptor<ComposedDeps>[] = [
+  ...AUTH_ROUTES,
+  ...TENANCY_ROUTES,
+  ...MAIL_ROUTES,
+  ...AUDIT_ROUTES,
+  ...SSO_ROUTES,
+  ...POLICY_ROUTES,
+  ...OPS_ROUTES,
+  ...EXPERTISE_ROUTES,
+  ...CATALOG_WEB_ROUTES,
+  ...SPECIALIZATION_ROUTES,
+  ...PROJECT_ROUTES,
+  ...ACTIVITY_ROUTES,
+  ...ACCOUNT_ROUTES,
+];
+
+/** Every row of the OpenAPI document: the key routes' and ROUTES. */
+export const OPERATIONS = openApiOperations(ROUTES);
+
 /** Builds the app; `app.handle(request)` serves it without a socket (tests), `listen` with one. */
 export function createApp(input: AppDeps) {
   // one pair of limiters for the sign-in API and the OAuth login page: a lockout on one is a lockout on both
   const deps: ComposedDeps = {
     ...input,
     journal: input.journal ?? new TraceJournal(input.database, input.log),
-    authLimiters: createAuthLimiters(input.config.authLimits),
+    authLimiters: createAuthLimiters(input.config.authLimits, input.database),
     metrics: input.metrics ?? new HttpMetrics(),
     backups:
       input.backups ??
       new Backups({ source: input.database.path, folder: join(input.config.dataDir, "backups"), schedule: null, log: input.log }),
     // this app's fragments and form redirects: a second app in the same process keeps its own
     views: new ViewRegistry(),
-    signer: input.signer ?? new Signer(input.config.dataDir, input.config.signing),
+    // on PostgreSQL the keys of the database, shared by every replica (signing/keyStore.ts)
+    signer: input.signer ?? new Signer(input.config.dataDir, input.config.signing, KEY_FILE_CHECK_MS, databaseKeyStore(input.database)),
   };
   deps.database.storage.useLog(deps.log);
   const guards = createGuards(deps);
   // who is signed in on a page, for the kit's page guard and error pages (ui/pageGuard.ts)
   const sessions = pageSessions(deps);
-  registerProjectViews(deps);
-  registerTenancyViews(deps);
-  registerExpertiseViews(deps.views);
-  registerPolicyViews(deps.views);
-  registerAccountViews(deps.views);
+  // each route's fragment or redirect for htmx and forms, from its descriptor (ui/views.ts)
+  deps.views.describe(ROUTES, deps);
   // The MCP adapter sends each tool call through the app itself (docs/api-oauth-mcp.md).
   const backend: Backend = { handle: (request) => app.handle(request) };
   // Bun's own cap is far above ours (it would answer an empty 413), so the edge answers every body past
@@ -160,13 +191,17 @@ export function createApp(input: AppDeps) {
         answered: (request, route) => readCap.answered(request, route),
       }),
     )
+    // on PostgreSQL the signing keys are read from the database once: no request is served before
+    .onRequest(async () => {
+      if (!deps.signer.loaded) await deps.signer.ready;
+    })
     // a form's `?_method=DELETE` (PUT, PATCH) on a /web POST becomes that method before routing (http/methodOverride.ts)
     .use(methodOverride(backend.handle)) // hands the request back to the app once it took its method
     // before the routes: the fragment or redirect a /web route answers to htmx and to a form post (ui/views.ts)
     .use(webViews(deps.views))
     .use(healthRoutes(deps))
     .use(assetRoutes(embeddedAssets()))
-    .use(openApiRoutes(deps.config.baseUrl, pkg.version))
+    .use(openApiRoutes(deps.config.baseUrl, pkg.version, ROUTES))
     .use(identityRoutes(deps, guards))
     .use(pages(deps))
     .use(ssoRoutes(deps, guards, sessions))

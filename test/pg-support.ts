@@ -49,6 +49,10 @@ export interface PgCluster {
   url(database: string): string;
   /** Runs one SQL statement through psql on the `postgres` database; throws with psql's output on failure. */
   psql(sql: string, database?: string): string;
+  /** Stops the server at once (`pg_ctl stop -m immediate`: a crash, connections cut), keeping its data. */
+  halt(): void;
+  /** Starts the halted server again on the same port and data (crash recovery replays its WAL). */
+  resume(): void;
   stop(): void;
 }
 
@@ -75,8 +79,11 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** Starts the process's cluster (once); every later call returns it. */
-export async function pgCluster(): Promise<PgCluster> {
+/**
+ * Starts the process's cluster (once); every later call returns it. `durable` (benches): fsync,
+ * synchronous commits and full page writes on, as a production server runs, instead of off.
+ */
+export async function pgCluster(want: { durable?: boolean } = {}): Promise<PgCluster> {
   if (cluster) return cluster;
   const bin = pgBinDir();
   if (!bin) throw new Error("PostgreSQL's server binaries are absent");
@@ -97,14 +104,14 @@ export async function pgCluster(): Promise<PgCluster> {
     `-p ${port}`,
     `-k ${dir}`,
     "-c listen_addresses=127.0.0.1",
-    "-c fsync=off",
-    "-c synchronous_commit=off",
-    "-c full_page_writes=off",
-    "-c shared_buffers=16MB",
+    ...(want.durable
+      ? ["-c shared_buffers=128MB"]
+      : ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off", "-c shared_buffers=16MB"]),
     "-c max_connections=50",
   ].join(" ");
+  const start = () => run(join(bin, "pg_ctl"), ["-D", data, "-o", opts, "-l", join(dir, "server.log"), "-w", "-t", "30", "start"]);
   try {
-    run(join(bin, "pg_ctl"), ["-D", data, "-o", opts, "-l", join(dir, "server.log"), "-w", "-t", "30", "start"]);
+    start();
   } catch (e) {
     spawnSync("runuser", ["-u", "postgres", "--", join(bin, "pg_ctl"), "-D", data, "-m", "immediate", "stop"]);
     rmSync(dir, { recursive: true, force: true });
@@ -147,6 +154,8 @@ export async function pgCluster(): Promise<PgCluster> {
         "-c",
         sql,
       ]),
+    halt: () => void run(join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "-w", "stop"]),
+    resume: () => void start(),
     stop,
   };
   return cluster;
@@ -195,8 +204,8 @@ export interface PgDatabase {
 }
 
 /** A new, empty database on the process's cluster (one per test file). */
-export async function pgDatabase(prefix = "t"): Promise<PgDatabase> {
-  const c = await pgCluster();
+export async function pgDatabase(prefix = "t", opts: { durable?: boolean } = {}): Promise<PgDatabase> {
+  const c = await pgCluster(opts);
   const name = `${prefix}_${process.pid}_${++databases}`;
   c.psql(`CREATE DATABASE ${name}`);
   live++;

@@ -16,6 +16,7 @@ import { foldWindow, keptAnswer, type PeriodFold } from "../journal/dayMemo";
 import { orgSelections, type OrgSelectionRow } from "./selections";
 import { windowView, type Window } from "./summaries";
 import { AUDITED, emptyTally, rate, tallyVerdicts, verdictsSql, type VerdictTally } from "./usage";
+import { bothDialects } from "../db/sqlDialect";
 
 /** One talent or expertise across the organization (talent-adoption, and the expertises of insights). */
 export interface AdoptionEntry {
@@ -75,6 +76,19 @@ const ADOPTION_FOLD: PeriodFold<{ rows: ServedRow[]; verdictRows: Parameters<typ
   }),
 };
 
+/** The organization's resolutions made in [?2, ?3). */
+const WHERE = "r.project_id IN (SELECT id FROM projects WHERE organization_id = ?1) AND r.created_at >= ?2 AND r.created_at < ?3";
+/** Their talents by talent and version (the kind: SQLite takes any row's, PostgreSQL wants it aggregated; it is the same in each). */
+const KIND = { sqlite: "i.kind", postgres: "min(i.kind) AS kind" };
+const SERVED = bothDialects(
+  (d) => `WITH win AS MATERIALIZED (SELECT r.id AS id, r.created_at AS created_at, ${d.flag(AUDITED)} AS audited
+           FROM resolutions r WHERE ${WHERE})
+         SELECT i.talent_id, ${KIND[d.name]}, i.version, max(i.expertise_id) AS expertise_id, count(*) AS designations,
+           sum(w.audited) AS audited, max(w.created_at) AS last
+         FROM win w JOIN resolution_items i ON i.resolution_id = w.id GROUP BY i.talent_id, i.version`,
+);
+const VERDICTS_OF = bothDialects((d) => verdictsSql("resolutions r", WHERE, "", d));
+
 /**
  * Every talent and expertise the organization installed or was served in the window, and every
  * published expertise of it, with projects installed/active, designations, audit rate, verdict
@@ -88,7 +102,6 @@ export async function talentAdoption(
 ): Promise<AdoptionEntry[]> {
   // the organization's resolutions a period at a time: the sum of the settled periods kept until an audit or a report touches one
   // (dayMemo.ts)
-  const where = "r.project_id IN (SELECT id FROM projects WHERE organization_id = ?1) AND r.created_at >= ?2 AND r.created_at < ?3";
   const sum = await foldWindow(
     database,
     `adoption|${org.id}`,
@@ -97,17 +110,11 @@ export async function talentAdoption(
     async (from, to) => {
       // a whole day from the counts kept per day (talent_days): a few rows per project, however many resolutions
       if (from % DAY_MS === 0 && to - from === DAY_MS) return keptDay(database, org.id, from / DAY_MS);
-      const rows = await database.all<ServedRow>(
-        `WITH win AS MATERIALIZED (SELECT r.id AS id, r.created_at AS created_at, ${AUDITED} AS audited FROM resolutions r WHERE ${where})
-         SELECT i.talent_id, i.kind, i.version, max(i.expertise_id) AS expertise_id, count(*) AS designations,
-           sum(w.audited) AS audited, max(w.created_at) AS last
-         FROM win w JOIN resolution_items i ON i.resolution_id = w.id GROUP BY i.talent_id, i.version`,
-        [org.id, from, to],
-      );
+      const rows = await database.all<ServedRow>(SERVED[database.dialect], [org.id, from, to]);
       const verdictRows =
         rows.length === 0
           ? []
-          : await database.all<Parameters<typeof tallyVerdicts>[0][number]>(verdictsSql("resolutions r", where), [org.id, from, to]);
+          : await database.all<Parameters<typeof tallyVerdicts>[0][number]>(VERDICTS_OF[database.dialect], [org.id, from, to]);
       return { rows, verdictRows };
     },
     ADOPTION_FOLD,

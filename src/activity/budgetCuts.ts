@@ -10,6 +10,7 @@ import { foldWindow, keptAnswer, type PeriodFold } from "../journal/dayMemo";
 import { DEFAULT_CONTEXT_BUDGET } from "../resolution/budget";
 import { HOUR_MS } from "./daily";
 import type { Window } from "./summaries";
+import { bothDialects } from "../db/sqlDialect";
 
 /** Talents listed per project (the most often cut first); the JSON answer and the page show the same. */
 export const CUT_TALENTS_LISTED = 10;
@@ -21,9 +22,13 @@ type ProjectRef = { id: string; name: string; contextBudget?: number | null };
  * the budget cut (null: nothing cut). `created_at / 3600000` walks trace_events_summary_idx an hour at a
  * time to its `prepare_task` entries; only those rows are read for their detail.
  */
-export const CUTS_SQL = `SELECT project_id, json_extract(detail, '$.notServed') AS cut, count(*) AS n FROM trace_events
+export const CUTS = bothDialects(
+  (d) => `SELECT project_id, ${d.jsonField("detail", ["notServed"])} AS cut, count(*) AS n FROM trace_events
 WHERE project_id IN (SELECT id FROM projects WHERE organization_id = ?) AND created_at / 3600000 >= ? AND created_at / 3600000 < ?
-  AND kind = 'prepare_task' AND status < 400 GROUP BY project_id, cut`;
+  AND kind = 'prepare_task' AND status < 400 GROUP BY project_id, cut`,
+);
+/** SQLite's. */
+export const CUTS_SQL = CUTS.sqlite;
 
 type CutRow = { project_id: string; cut: string | null; n: number };
 type ProjectCuts = { prepared: number; cut: number; talents: Map<string, number> };
@@ -65,7 +70,7 @@ export async function budgetCuts(database: Database, organizationId: string, pro
     `cuts|${organizationId}`,
     w.fromDay,
     w.toDay,
-    (from, to) => database.all<CutRow>(CUTS_SQL, [organizationId, from / HOUR_MS, to / HOUR_MS]),
+    (from, to) => database.all<CutRow>(CUTS[database.dialect], [organizationId, from / HOUR_MS, to / HOUR_MS]),
     CUTS_FOLD,
   );
   return keptAnswer(cutAnswers, sum, [projects, w.fromDay, w.toDay], () => cutAnswer(sum, projects));

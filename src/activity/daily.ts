@@ -24,6 +24,7 @@ import type { Database } from "../db/client";
 import { KeptMap } from "../lib/keptMap";
 import { VERDICTS, type Verdict } from "../resolution/verdicts";
 import { DAY_MS, HOUR_MS, SETTLE_MS } from "../journal/dayMemo";
+import { bothDialects } from "../db/sqlDialect";
 
 export { DAY_MS, HOUR_MS, SETTLE_MS };
 
@@ -64,8 +65,12 @@ export interface DayCounts extends PeriodCounts {
  * One hour of a project's events, grouped by kind and client; `created_at / 3600000 = ?` is the
  * index's expression, so SQLite seeks the hour and reads the groups in order.
  */
-export const HOUR_EVENTS_SQL = `SELECT kind, client, count(*) AS events, sum(status >= 400) AS failed
-FROM trace_events WHERE project_id = ? AND created_at / 3600000 = ? GROUP BY kind, client`;
+export const HOUR_EVENTS = bothDialects(
+  (d) => `SELECT kind, client, count(*) AS events, ${d.countWhere("status >= 400")} AS failed
+FROM trace_events WHERE project_id = ? AND created_at / 3600000 = ? GROUP BY kind, client`,
+);
+/** SQLite's. */
+export const HOUR_EVENTS_SQL = HOUR_EVENTS.sqlite;
 
 /** Whether a project has any event in hours `?2..?3`: one seek, so a quiet day costs one query, not 24. */
 export const ANY_EVENT_SQL = `SELECT 1 AS found FROM trace_events WHERE project_id = ? AND created_at / 3600000 BETWEEN ? AND ? LIMIT 1`;
@@ -76,10 +81,14 @@ export const SPAN_COUNTS_SQL = `SELECT
   (SELECT count(*) FROM reports WHERE project_id = ?1 AND created_at >= ?2 AND created_at < ?3) AS reports`;
 
 /** Verdicts of the reports a project recorded in [from, to) (one row: no grouping, no sort). */
-export const SPAN_VERDICTS_SQL = `SELECT sum(rr.verdict = 'pass') AS pass, sum(rr.verdict = 'fail') AS fail,
-  sum(rr.verdict = 'not_applicable') AS not_applicable
+export const SPAN_VERDICTS = bothDialects(
+  (d) => `SELECT ${d.countWhere("rr.verdict = 'pass'")} AS pass, ${d.countWhere("rr.verdict = 'fail'")} AS fail,
+  ${d.countWhere("rr.verdict = 'not_applicable'")} AS not_applicable
 FROM reports rep JOIN report_results rr ON rr.report_id = rep.id
-WHERE rep.project_id = ? AND rep.created_at >= ? AND rep.created_at < ?`;
+WHERE rep.project_id = ? AND rep.created_at >= ? AND rep.created_at < ?`,
+);
+/** SQLite's. */
+export const SPAN_VERDICTS_SQL = SPAN_VERDICTS.sqlite;
 
 /** Adds `b` into `a` (groups merged by kind and client). */
 function merge(a: PeriodCounts, b: PeriodCounts): PeriodCounts {
@@ -108,7 +117,7 @@ const empty = (): PeriodCounts => ({ groups: [], resolutions: 0, reports: 0, ver
 async function readEvents(database: Database, projectId: string, fromHour: number, toHour: number): Promise<EventGroup[]> {
   const out = empty();
   for (let h = fromHour; h <= toHour; h++) {
-    const groups = (await database.all<EventGroup>(HOUR_EVENTS_SQL, [projectId, h])).map((g) => ({
+    const groups = (await database.all<EventGroup>(HOUR_EVENTS[database.dialect], [projectId, h])).map((g) => ({
       kind: g.kind,
       client: g.client,
       events: Number(g.events),
@@ -124,7 +133,7 @@ async function readSpan(database: Database, projectId: string, from: number, to:
   const counts = (await database.get<{ resolutions: number; reports: number }>(SPAN_COUNTS_SQL, [projectId, from, to]))!;
   const verdicts = noVerdicts();
   if (Number(counts.reports) > 0) {
-    const v = (await database.get<Record<Verdict, number | null>>(SPAN_VERDICTS_SQL, [projectId, from, to]))!;
+    const v = (await database.get<Record<Verdict, number | null>>(SPAN_VERDICTS[database.dialect], [projectId, from, to]))!;
     for (const name of VERDICTS) verdicts[name] = Number(v[name] ?? 0);
   }
   return { resolutions: Number(counts.resolutions), reports: Number(counts.reports), verdicts };
@@ -139,8 +148,12 @@ async function readDay(database: Database, projectId: string, day: number): Prom
 }
 
 /** One hour of a project's events by kind and client, from the counts kept per hour (trace_hours, migration 0012). */
-export const KEPT_HOUR_EVENTS_SQL = `SELECT kind, CASE WHEN client_null THEN NULL ELSE client END AS client, events, failed
-FROM trace_hours WHERE project_id = ? AND hour = ?`;
+export const KEPT_HOUR_EVENTS = bothDialects(
+  (d) => `SELECT kind, CASE WHEN client_null${d.name === "sqlite" ? "" : " <> 0"} THEN NULL ELSE client END AS client, events, failed
+FROM trace_hours WHERE project_id = ? AND hour = ?`,
+);
+/** SQLite's. */
+export const KEPT_HOUR_EVENTS_SQL = KEPT_HOUR_EVENTS.sqlite;
 
 /** One hour of a project's resolutions, reports and verdicts, kept per hour (resolution_hours, migration 0012). */
 export const KEPT_HOUR_SPAN_SQL =
@@ -152,7 +165,7 @@ export const KEPT_HOUR_SPAN_SQL =
  * summary until they settle) cost the same for a busy project as for a quiet one.
  */
 async function readHour(database: Database, projectId: string, hour: number): Promise<PeriodCounts> {
-  const rows = await database.all<EventGroup>(KEPT_HOUR_EVENTS_SQL, [projectId, hour]);
+  const rows = await database.all<EventGroup>(KEPT_HOUR_EVENTS[database.dialect], [projectId, hour]);
   const groups = rows.map((g) => ({ kind: g.kind, client: g.client, events: Number(g.events), failed: Number(g.failed) }));
   const span = await database.get<Record<"resolutions" | "reports" | Verdict, number>>(KEPT_HOUR_SPAN_SQL, [projectId, hour]);
   const verdicts = noVerdicts();
@@ -195,6 +208,8 @@ async function settled(
   key: string,
   read: () => Promise<PeriodCounts>,
 ): Promise<{ counts: PeriodCounts; cold: boolean }> {
+  // on PostgreSQL another replica's retention purge would not reach this memo (db/activityPurged.ts is per process): kept nowhere
+  if (database.dialect === "postgres") return { counts: await read(), cold: true };
   const memo = memos.of(database);
   const hit = memo.get(key);
   if (hit) return { counts: hit, cold: false };

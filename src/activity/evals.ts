@@ -145,12 +145,21 @@ export async function listEvals(database: Database, projectId: string, limit = 5
   });
 }
 
+const KEY_RESOLUTIONS = {
+  sqlite:
+    "SELECT r.id, r.created_at, r.via, (SELECT group_concat(talent_id, char(10)) FROM " +
+    "(SELECT talent_id FROM resolution_items i WHERE i.resolution_id = r.id ORDER BY position)) AS talents " +
+    "FROM resolutions r WHERE r.project_id = ? AND r.author_id = ? ORDER BY r.created_at DESC, r.id DESC LIMIT ?",
+  postgres:
+    "SELECT r.id, r.created_at, r.via, (SELECT string_agg(talent_id, chr(10) ORDER BY position) FROM resolution_items i " +
+    "WHERE i.resolution_id = r.id) AS talents FROM resolutions r WHERE r.project_id = ? AND r.author_id = ? " +
+    "ORDER BY r.created_at DESC, r.id DESC LIMIT ?",
+};
+
 /** The newest resolutions of the project prepared by this key (or token), with their talents in served order. */
 export async function keyResolutions(database: Database, projectId: string, authorId: string, limit: number) {
   const rows = await database.all<{ id: string; created_at: number; via: string; talents: string | null }>(
-    "SELECT r.id, r.created_at, r.via, (SELECT group_concat(talent_id, char(10)) FROM " +
-      "(SELECT talent_id FROM resolution_items i WHERE i.resolution_id = r.id ORDER BY position)) AS talents " +
-      "FROM resolutions r WHERE r.project_id = ? AND r.author_id = ? ORDER BY r.created_at DESC, r.id DESC LIMIT ?",
+    KEY_RESOLUTIONS[database.dialect],
     [projectId, authorId, limit],
   );
   return rows.map((r) => ({

@@ -76,7 +76,7 @@ const TASK_TALENTS_SQL = (n: number) => `SELECT DISTINCT ri.talent_id AS talent_
 FROM resolutions r JOIN resolution_items ri ON ri.resolution_id = r.id
 WHERE r.project_id = ? AND r.created_at >= ? AND r.created_at <= ? AND ri.talent_id IN (${Array(n).fill("?").join(", ")})
   AND NOT EXISTS (SELECT 1 FROM trace_events t WHERE t.resolution_id = r.id AND t.kind = 'prepare_task'
-    AND t.client LIKE 'talentd-client/%')`;
+    AND lower(t.client) LIKE 'talentd-client/%')`;
 
 /**
  * The talents, among `talents`, that were served to the task that produced the change: the named
@@ -129,7 +129,8 @@ export async function recordFindings(
       statements.push({
         sql:
           "INSERT INTO rule_finding_days (project_id, day, talent_id, rule_id, client, served, findings, reports) " +
-          "VALUES (?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT DO UPDATE SET findings = findings + excluded.findings, reports = reports + 1",
+          "VALUES (?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT (project_id, day, talent_id, rule_id, client, served) DO UPDATE " +
+          "SET findings = rule_finding_days.findings + excluded.findings, reports = rule_finding_days.reports + 1",
         args: [projectId, day, talent, rule, client ?? "", served.has(talent) ? 1 : 0, n],
       });
     }

@@ -19,6 +19,7 @@ import { neverAudited } from "./neverAudited";
 import { orgRequired, requiredNotDesignated } from "./requiredNotDesignated";
 import { budgetCuts } from "./budgetCuts";
 import { selfAudit } from "./selfAudit";
+import { bothDialects } from "../db/sqlDialect";
 
 /** Keys listed: expiring within KEY_EXPIRING_DAYS, unused for KEY_UNUSED_DAYS, never used once KEY_NEVER_USED_DAYS old. */
 export const KEY_EXPIRING_DAYS = 14;
@@ -27,15 +28,14 @@ export const KEY_NEVER_USED_DAYS = 7;
 type ProjectRef = { id: string; name: string; contextBudget?: number | null };
 
 /**
- * Failed calls (status ≥ 400) of an organization's projects in a period, by project, day,
- * status, error code (recorded in the event's detail by the trace hook) and kind: the partial
- * index trace_events_failed_idx holds only failed calls (probed per project), so the successful
- * ones are never walked.
+ * Failed calls (status ≥ 400) of an organization's projects in a period, by project, day, status, error code (in the event's detail,
+ * by the trace hook) and kind: the partial index trace_events_failed_idx holds only failed calls (probed per project), never the rest.
  */
-export const FAILED_CALLS_ORG_SQL = `SELECT project_id, created_at / 86400000 AS day, status, json_extract(detail, '$.error') AS
-  code, kind, count(*) AS n, max(created_at) AS last
-FROM trace_events WHERE project_id IN (SELECT id FROM projects WHERE organization_id = ?) AND status >= 400 AND created_at >= ?
-  AND created_at < ? GROUP BY project_id, day, status, code, kind`;
+export const FAILED_CALLS_ORG = bothDialects(
+  (d) => `SELECT project_id, created_at / 86400000 AS day, status, ${d.jsonField("detail", ["error"])} AS code, kind, count(*) AS n,
+  max(created_at) AS last FROM trace_events WHERE project_id IN (SELECT id FROM projects WHERE organization_id = ?) AND status >= 400
+  AND created_at >= ? AND created_at < ? GROUP BY project_id, day, status, code, kind`,
+);
 
 type FailedRow = { project_id: string; day: number; status: number; code: string | null; kind: string; n: number; last: number };
 
@@ -120,7 +120,7 @@ export async function failedCalls(database: Database, organizationId: string, pr
     `failed|${organizationId}`,
     w.fromDay,
     w.toDay,
-    async (from, to) => foldFailed(await database.all<FailedRow>(FAILED_CALLS_ORG_SQL, [organizationId, from, to])),
+    async (from, to) => foldFailed(await database.all<FailedRow>(FAILED_CALLS_ORG[database.dialect], [organizationId, from, to])),
     FAILED_FOLD,
   );
   return keptAnswer(failedAnswers, sum, [projects, w.fromDay, w.toDay], () => failedAnswer(sum, projects, w));
@@ -331,7 +331,7 @@ export async function failingExpertises(
            FROM resolutions r JOIN reports rep ON rep.resolution_id = r.id
            JOIN report_results rr ON rr.report_id = rep.id AND rr.kind = 'expertise' AND rr.verdict = 'fail'
            WHERE r.project_id IN (SELECT id FROM projects WHERE organization_id = ?) AND r.created_at >= ? AND r.created_at < ?
-         ) WHERE k = 1`,
+         ) AS latest WHERE k = 1`,
         [org.id, from, to],
       ),
     FAILS_FOLD,

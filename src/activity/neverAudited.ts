@@ -10,6 +10,7 @@ import { keptRead } from "../db/versionMemo";
 import { foldWindow, keptAnswer, type PeriodFold } from "../journal/dayMemo";
 import type { Window } from "./summaries";
 import { AUDITED } from "./usage";
+import { bothDialects } from "../db/sqlDialect";
 
 /** A resolution younger than this may still be audited (its task is under way): not counted as never audited. */
 export const AUDIT_GRACE_MS = 60 * 60_000;
@@ -20,6 +21,7 @@ export const NEVER_AUDITED_LISTED = 20;
 type ProjectRef = { id: string; name: string };
 
 /** The client (development tool) that prepared resolution `r`, from its prepare_task trace event. */
+const IN_ORG = "r.project_id IN (SELECT id FROM projects WHERE organization_id = ?)";
 const PREPARED_BY = `(SELECT t.client FROM trace_events t WHERE t.resolution_id = r.id AND t.kind = 'prepare_task' LIMIT 1)`;
 
 type Recent = {
@@ -93,10 +95,20 @@ function auditPeriod(rows: { project_id: string; client: string | null; served: 
 export const OPEN_PAGE_ROWS = 250;
 
 /** One page of a project's resolutions in [?, ?4) after the key (created_at, id), on resolutions_project_idx, in its order. */
-export const OPEN_PAGE_SQL = `SELECT r.id, r.project_id, r.created_at, r.via, r.author_type,
-  r.author_id, ${PREPARED_BY} AS client, ${AUDITED} AS audited
+export const OPEN_PAGE = bothDialects(
+  (d) => `SELECT r.id, r.project_id, r.created_at, r.via, r.author_type,
+  r.author_id, ${PREPARED_BY} AS client, ${d.flag(AUDITED)} AS audited
 FROM resolutions r WHERE r.project_id = ?1 AND (r.created_at, r.id) > (?2, ?3) AND r.created_at < ?4 ORDER BY r.created_at, r.id
-  LIMIT ${OPEN_PAGE_ROWS}`;
+  LIMIT ${OPEN_PAGE_ROWS}`,
+);
+/** SQLite's. */
+export const OPEN_PAGE_SQL = OPEN_PAGE.sqlite;
+
+/** A period's resolutions per project and preparing client, and how many were never audited. */
+const PERIOD = bothDialects(
+  (d) => `SELECT r.project_id, ${PREPARED_BY} AS client, count(*) AS served, ${d.countWhere(`NOT ${AUDITED}`)} AS never
+         FROM resolutions r WHERE ${IN_ORG} AND r.created_at >= ? AND r.created_at < ? GROUP BY r.project_id, client`,
+);
 
 /**
  * The organization's resolutions made in [from, to), each with its preparing client and whether it
@@ -114,7 +126,7 @@ export async function openResolutions(
   for (const { id } of projectIds) {
     let after: [number, string] = [from - 1, "\uffff"]; // before every resolution made at `from` or later
     for (;;) {
-      const page = await database.all<Recent & { audited: number }>(OPEN_PAGE_SQL, [id, ...after, to]);
+      const page = await database.all<Recent & { audited: number }>(OPEN_PAGE[database.dialect], [id, ...after, to]);
       out.push(...page);
       if (page.length < OPEN_PAGE_ROWS) break;
       after = [Number(page.at(-1)!.created_at), page.at(-1)!.id];
@@ -134,7 +146,6 @@ export async function openResolutions(
  */
 export async function neverAudited(database: Database, organizationId: string, projects: readonly ProjectRef[], w: Window, now: number) {
   const until = now - AUDIT_GRACE_MS;
-  const inOrg = "r.project_id IN (SELECT id FROM projects WHERE organization_id = ?)";
   const sum = await foldWindow(
     database,
     `audit|${organizationId}`,
@@ -144,15 +155,14 @@ export async function neverAudited(database: Database, organizationId: string, p
       const end = Math.min(to, until);
       if (from >= end) return { projects: [], clients: [], recent: [] };
       const rows = await database.all<{ project_id: string; client: string | null; served: number; never: number }>(
-        `SELECT r.project_id, ${PREPARED_BY} AS client, count(*) AS served, sum(NOT ${AUDITED}) AS never
-         FROM resolutions r WHERE ${inOrg} AND r.created_at >= ? AND r.created_at < ? GROUP BY r.project_id, client`,
+        PERIOD[database.dialect],
         [organizationId, from, end],
       );
       // the period's newest never-audited ones, when it has some
       const recent = rows.some((r) => Number(r.never) > 0)
         ? await database.all<Recent>(
             `SELECT r.id, r.project_id, r.created_at, r.via, r.author_type, r.author_id, ${PREPARED_BY} AS client
-             FROM resolutions r WHERE ${inOrg} AND r.created_at >= ? AND r.created_at < ? AND NOT ${AUDITED}
+             FROM resolutions r WHERE ${IN_ORG} AND r.created_at >= ? AND r.created_at < ? AND NOT ${AUDITED}
              ORDER BY r.created_at DESC LIMIT ?`,
             [organizationId, from, end, NEVER_AUDITED_LISTED],
           )

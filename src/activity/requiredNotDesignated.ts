@@ -8,6 +8,7 @@ import type { Database } from "../db/client";
 import { keptGet, keptRead } from "../db/versionMemo";
 import { iso } from "../lib/time";
 import type { Window } from "./summaries";
+import { bothDialects } from "../db/sqlDialect";
 
 /** Resolutions of the window read (the newest); those that lack a required talent are listed, at most LISTED. */
 const READ = 500;
@@ -15,10 +16,12 @@ const LISTED = 50;
 
 const POLICY_SQL = "SELECT required_talents AS required FROM org_policies WHERE organization_id = ?";
 
-const RESOLUTIONS_SQL = `SELECT r.id, r.project_id, r.created_at,
-  (SELECT group_concat(d.talent_id, ' ') FROM designation_items d WHERE d.designation_id = r.designation_id) AS served
+const RESOLUTIONS = bothDialects(
+  (d) => `SELECT r.id, r.project_id, r.created_at,
+  (SELECT ${d.stringAgg("d.talent_id", "' '")} FROM designation_items d WHERE d.designation_id = r.designation_id) AS served
 FROM resolutions r WHERE r.project_id IN (SELECT id FROM projects WHERE organization_id = ?) AND r.created_at >= ?
-ORDER BY r.created_at DESC, r.id DESC LIMIT ${READ}`;
+ORDER BY r.created_at DESC, r.id DESC LIMIT ${READ}`,
+);
 
 type Row = { id: string; project_id: string; created_at: number; served: string | null };
 
@@ -37,8 +40,8 @@ export async function requiredNotDesignated(
 ) {
   const required = await orgRequired(database, organizationId);
   if (required.length === 0) return { requiredTalents: required, resolutions: 0, lacking: 0, recent: [] };
-  const rows = await keptRead(database, RESOLUTIONS_SQL, [organizationId, w.from], () =>
-    database.all<Row>(RESOLUTIONS_SQL, [organizationId, w.from]),
+  const rows = await keptRead(database, RESOLUTIONS[database.dialect], [organizationId, w.from], () =>
+    database.all<Row>(RESOLUTIONS[database.dialect], [organizationId, w.from]),
   );
   const names = new Map(projects.map((p) => [p.id, p.name]));
   const lacking = rows.flatMap((r) => {

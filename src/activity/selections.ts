@@ -19,9 +19,12 @@ export interface OrgSelectionRow {
 }
 
 /** The organization's projects and their selection revisions, read once per data version. */
-const FINGERPRINT_SQL =
-  "SELECT group_concat(id || ':' || selection_rev, ',') AS fp " +
-  "FROM (SELECT id, selection_rev FROM projects WHERE organization_id = ? ORDER BY id)";
+const FINGERPRINT = {
+  sqlite:
+    "SELECT group_concat(id || ':' || selection_rev, ',') AS fp " +
+    "FROM (SELECT id, selection_rev FROM projects WHERE organization_id = ? ORDER BY id)",
+  postgres: "SELECT string_agg(id || ':' || selection_rev, ',' ORDER BY id) AS fp FROM projects WHERE organization_id = ?",
+};
 const memos = keptEach<Database, string, { fingerprint: string; rows: OrgSelectionRow[] }>("An organization's installed rows", {
   clock: "configuration epoch",
   limit: 1_000,
@@ -33,7 +36,7 @@ export async function orgSelections(
   database: Database,
   organizationId: string,
 ): Promise<{ fingerprint: string; rows: readonly OrgSelectionRow[] }> {
-  const fingerprint = (await keptGet<{ fp: string | null }>(database, FINGERPRINT_SQL, [organizationId]))?.fp ?? "";
+  const fingerprint = (await keptGet<{ fp: string | null }>(database, FINGERPRINT[database.dialect], [organizationId]))?.fp ?? "";
   const memo = memos.of(database);
   const hit = memo.get(organizationId);
   if (hit && hit.fingerprint === fingerprint) return hit;

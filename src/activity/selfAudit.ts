@@ -13,6 +13,7 @@ import { iso } from "../lib/time";
 import { clientName } from "../journal/clients";
 import { foldWindow, type PeriodFold } from "../journal/dayMemo";
 import type { Window } from "./summaries";
+import { bothDialects } from "../db/sqlDialect";
 
 /** Contradicted passes listed one by one (the newest); the counts hold every one. */
 export const SELF_AUDIT_LISTED = 20;
@@ -28,19 +29,23 @@ const FINDINGS_OF = (alias: string) => `${alias}.resolution_id = r.id AND ${alia
  * A period's pass verdicts on resolutions with a findings report, each with the call that recorded
  * it (the `record_validation` trace naming the report's submission: its client and author).
  */
-export const PASSES_SQL = `SELECT r.project_id, r.id AS resolution_id, rep.id AS report_id, rep.created_at, rr.talent_id,
+export const PASSES = bothDialects(
+  (d) => `SELECT r.project_id, r.id AS resolution_id, rep.id AS report_id, rep.created_at, rr.talent_id,
   v.client, coalesce(v.author_name, rep.author_id) AS author
 FROM resolutions r JOIN reports rep ON rep.resolution_id = r.id
 JOIN report_results rr ON rr.report_id = rep.id AND rr.verdict = 'pass'
 LEFT JOIN trace_events v ON v.id = (SELECT t.id FROM trace_events t WHERE t.resolution_id = r.id AND t.kind = 'record_validation'
-  AND t.status < 300 AND json_extract(t.detail, '$.submissionId') = rep.submission_id LIMIT 1)
-WHERE ${IN_PERIOD} AND EXISTS (SELECT 1 FROM trace_events f WHERE ${FINDINGS_OF("f")})`;
+  AND t.status < 300 AND ${d.jsonField("t.detail", ["submissionId"])} = rep.submission_id LIMIT 1)
+WHERE ${IN_PERIOD} AND EXISTS (SELECT 1 FROM trace_events f WHERE ${FINDINGS_OF("f")})`,
+);
 
 /** The same resolutions' blocking findings, per talent and rule, summed over their findings reports. */
-export const BLOCKING_SQL = `SELECT f.resolution_id, json_extract(b.value, '$.talent') AS talent, json_extract(b.value, '$.rule') AS rule,
-  sum(json_extract(b.value, '$.findings')) AS findings
-FROM resolutions r JOIN trace_events f ON ${FINDINGS_OF("f")}, json_each(f.detail, '$.blocking') b
-WHERE ${IN_PERIOD} GROUP BY f.resolution_id, talent, rule`;
+export const BLOCKING = bothDialects(
+  (d) => `SELECT f.resolution_id, ${d.jsonField("b.value", ["talent"])} AS talent, ${d.jsonField("b.value", ["rule"])} AS rule,
+  sum(${d.jsonNumber("b.value", ["findings"])}) AS findings
+FROM resolutions r JOIN trace_events f ON ${FINDINGS_OF("f")}, ${d.jsonEach("f.detail", "b", ["blocking"], "json")}
+WHERE ${IN_PERIOD} GROUP BY f.resolution_id, talent, rule`,
+);
 
 type PassRow = {
   project_id: string;
@@ -91,10 +96,10 @@ const FOLD: PeriodFold<SelfAuditSum, SelfAuditSum> = {
 /** A period's value: each pass judged against its resolution's blocking findings of the same talent. */
 async function readPeriod(database: Database, organizationId: string, from: number, to: number): Promise<SelfAuditSum> {
   const out: SelfAuditSum = { byClient: new Map(), cases: [] };
-  const passes = await database.all<PassRow>(PASSES_SQL, [organizationId, from, to]);
+  const passes = await database.all<PassRow>(PASSES[database.dialect], [organizationId, from, to]);
   if (passes.length === 0) return out;
   const blocking = new Map<string, { rule: string; findings: number }[]>();
-  for (const b of await database.all<BlockingRow>(BLOCKING_SQL, [organizationId, from, to])) {
+  for (const b of await database.all<BlockingRow>(BLOCKING[database.dialect], [organizationId, from, to])) {
     const k = `${b.resolution_id} ${b.talent}`;
     (blocking.get(k) ?? blocking.set(k, []).get(k)!).push({ rule: b.rule, findings: Number(b.findings) });
   }

@@ -16,6 +16,7 @@ import { isExpertiseRef } from "../selection/sources";
 import { VERDICTS, type Verdict } from "../resolution/verdicts";
 import { dateOf, noVerdicts, type VerdictCounts } from "./daily";
 import { DAYS_MAX, windowView, type Window } from "./summaries";
+import { SQLITE, type SqlDialect } from "../db/sqlDialect";
 
 /**
  * True for a resolution `r` whose playbook was fetched successfully. Answered from the partial
@@ -40,15 +41,15 @@ const isVerdict = (v: string): v is Verdict => (VERDICTS as readonly string[]).i
  * each counted once (`total`) and, when it is the last report's result for its resolution and
  * talent, once more as that resolution's outcome (`latest`).
  */
-export function verdictsSql(from: string, where: string, talentFilter = ""): string {
-  return `SELECT talent_id, verdict, count(*) AS total, sum(k = 1) AS latest FROM (
+export function verdictsSql(from: string, where: string, talentFilter = "", d: SqlDialect = SQLITE): string {
+  return `SELECT talent_id, verdict, count(*) AS total, ${d.countWhere("k = 1")} AS latest FROM (
   SELECT rr.talent_id AS talent_id, rr.verdict AS verdict,
     row_number() OVER (PARTITION BY rep.resolution_id, rr.talent_id ORDER BY rep.created_at DESC, rep.id DESC) AS k
   FROM ${from}
   JOIN reports rep ON rep.resolution_id = r.id
   JOIN report_results rr ON rr.report_id = rep.id${talentFilter}
   WHERE ${where}
-) GROUP BY talent_id, verdict`;
+)${d.name === "sqlite" ? "" : " AS v"} GROUP BY talent_id, verdict`;
 }
 
 /** Adds verdict rows (of verdictsSql) into `out`, per talent. */

@@ -6,6 +6,8 @@ import type { Catalog } from "./catalog";
 export interface AppState {
   catalog: Catalog | null;
   draining: boolean;
+  /** On PostgreSQL, whether this replica runs the background work now (db/leader.ts; /readyz says it). */
+  leader?: boolean;
 }
 
 /** CoreDeps with the process state: what a reader of the loaded catalog receives. */

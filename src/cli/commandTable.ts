@@ -130,6 +130,20 @@ export const COMMANDS: CommandSpec[] = [
     env: ["DATABASE_AUTH_TOKEN"],
   },
   {
+    name: "migrate-to",
+    summary: "copy the embedded database into an empty PostgreSQL database",
+    description:
+      "Moves an embedded instance into PostgreSQL: migrates the target, refuses one that already holds\n" +
+      "data, copies every table of DATA_DIR's database (or a file: DATABASE_URL) in one transaction,\n" +
+      "prints the rows per table and checks each count. Stop the server first. The signing keys stay\n" +
+      "in DATA_DIR/signing-keys.json: copy that file to every replica. Example:\n" +
+      "  talentd migrate-to postgres://talentd:PASSWORD@db.internal:5432/talentd",
+    args: [{ name: "URL", help: "the target: postgres://USER:PASSWORD@HOST:PORT/DATABASE" }],
+    flags: ["data-dir", "database-url"],
+    required: [],
+    env: [],
+  },
+  {
     name: "talents lint",
     summary: "validate talent folders; exit 1 with file: field: problem lines",
     description:

@@ -5,6 +5,8 @@
  * driver or the catalog (about 30 ms instead of 200).
  */
 import { rotateSigningKeys } from "../signing/keys";
+import { databaseKeyStore } from "../signing/keyStore";
+import { isPostgresUrl } from "../db/pgClient";
 import pkg from "../../package.json" with { type: "json" };
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -14,11 +16,10 @@ import { buildCatalog, formatFindings } from "../catalog/catalog";
 import type { Finding, Talent } from "../catalog/format";
 import { readSpecializationDir, readTalentDir, sourcesFromFlat, supportLint } from "../catalog/load";
 import { loadCatalog, slimCatalog } from "../catalog/startup";
+import { startBackground } from "./background";
 import { loadConfig, readContentLinkHosts, type Config } from "../config";
 import { databasePath, snapshotDatabase } from "../db/backup";
 import { openDatabase, type Database } from "../db/client";
-import { startHousekeeping } from "../ops/housekeeping";
-import { MailDelivery } from "../mail/delivery";
 import { NewerSchemaError, type MigrationResult } from "../db/migrate";
 import { migrateDatabase, planDatabase } from "../db/migratePg";
 import { restoreDatabase } from "../db/restore";
@@ -27,7 +28,6 @@ import { doctorExitCode, doctorLocal, formatDoctor } from "../ops/doctor";
 import { HttpMetrics } from "../ops/metrics";
 import { embeddedTalents } from "../embedded";
 import { resetRequestsSettled } from "../identity/passwordReset";
-import { issueSetupToken } from "../identity/service";
 import { printable } from "../lib/controls";
 import { createLogger, resolveLogFormat, type Logger } from "../lib/log";
 import { adminCreate } from "./admin";
@@ -35,12 +35,28 @@ import type { CommandLine } from "./args";
 import type { AppState } from "../catalog/state";
 import { CliError } from "./errors";
 import { projectTalents, writeSkillFolders } from "./export";
-import { listenFailure, localUrl, publicUrlNotice } from "./listen";
+import { listenFailure, localUrl } from "./listen";
 
-/** SMTP_URL for the log: scheme, host and port, never the credentials. */
-function smtpDisplay(url: string): string {
-  const u = new URL(url);
-  return `${u.protocol}//${u.host}`;
+/**
+ * `backup` and `restore` on PostgreSQL: the database's own tools do it (exit 2, nothing copied:
+ * a script that asked for a backup must not take this for one). The URL is shown without its password.
+ */
+function pgToolsLine(url: string, what: "backup" | "restore"): string {
+  const shown = url.replace(/\/\/([^:@/]*):[^@/]*@/, "//$1:***@");
+  const tools = "PostgreSQL with its own tools";
+  return what === "backup"
+    ? `backup copies the embedded database file; back up ${tools}: pg_dump --format=custom --file=talentd.dump '${shown}'`
+    : `restore replaces the embedded database file; restore ${tools}: pg_restore --clean --dbname='${shown}' talentd.dump`;
+}
+
+/** `keys rotate` on PostgreSQL: the key table every replica reads (signing/keyStore.ts); the replicas sign with the new key within 5 s. */
+async function rotateInDatabase(config: Config, log: Logger) {
+  const { database } = await openAndMigrate(config, log);
+  try {
+    return await databaseKeyStore(database)!.rotate();
+  } finally {
+    database.close();
+  }
 }
 
 /** Where the database is, for messages (a server URL without its credentials). */
@@ -124,49 +140,8 @@ async function serve(config: Config, log: Logger): Promise<void> {
       cpu: cpuMs(),
     },
   });
-  const background = await startBackground(config, log, { database, loaded, backups, port });
+  const background = await startBackground(config, log, { database, loaded, backups, port, state });
   handleSignals(config, log, { app, database, state, journal, backups, ...background });
-}
-
-/** What runs beside the server once it listens: the setup link, the catalog's slimming, housekeeping, backups, mail delivery. */
-async function startBackground(
-  config: Config,
-  log: Logger,
-  {
-    database,
-    loaded,
-    backups,
-    port,
-  }: { database: Database; loaded: Awaited<ReturnType<typeof loadCatalog>>; backups: Backups; port: number },
-): Promise<{ stopHousekeeping: () => void; mail: MailDelivery | null }> {
-  const notice = publicUrlNotice(config, port);
-  if (notice) log.info(notice);
-  // after listen: a start that fails (a busy port) hands out no link
-  const setupToken = await issueSetupToken(database);
-  if (setupToken) {
-    log.warn("no platform administrator yet: open this one-time link within 1 hour to create one (or run `talentd admin create`)", {
-      setupLink: `${config.baseUrl}/setup?token=${setupToken}`,
-    });
-  }
-  void slimCatalog(database, loaded.catalog, loaded.extraFolders, log);
-  const stopHousekeeping = startHousekeeping(database, log, config);
-  backups.start();
-  // the outbox's delivery loop: mails queued while SMTP was down (or before a restart) leave now
-  const mail = config.smtpUrl === undefined ? null : new MailDelivery({ database, config, log });
-  mail?.start();
-  log.info(
-    mail ? "mail delivery on" : "no SMTP_URL: mails are written to the log and the outbox table",
-    mail ? { smtp: smtpDisplay(config.smtpUrl!), from: config.mailFrom } : {},
-  );
-  if (config.backupIntervalMs !== null) {
-    log.info("scheduled backups", {
-      every: config.backupIntervalMs / 1000,
-      keep: config.backupKeep,
-      folder: join(config.dataDir, "backups"),
-      nextAt: new Date(backups.status().nextAt ?? Date.now()).toISOString(),
-    });
-  }
-  return { stopHousekeeping, mail };
 }
 
 /** SIGHUP reloads the catalog; SIGTERM and SIGINT drain and stop. */
@@ -179,11 +154,10 @@ function handleSignals(
     state: AppState;
     journal: TraceJournal;
     backups: Backups;
-    stopHousekeeping: () => void;
-    mail: MailDelivery | null;
+    stopLeaderJobs: () => Promise<void>;
   },
 ): void {
-  const { app, database, state, journal, backups, stopHousekeeping, mail } = running;
+  const { app, database, state, journal, backups, stopLeaderJobs } = running;
   // SIGHUP (systemctl reload): the catalog is read again (TALENTS_DIR edits); a failure keeps the one being served
   let reloading = false;
   const reload = async (): Promise<void> => {
@@ -218,9 +192,8 @@ function handleSignals(
     } catch (e) {
       log.error("error while stopping the server", { error: String(e) });
     }
-    stopHousekeeping();
     await resetRequestsSettled(); // reset requests already answered write their token and mail first
-    await mail?.stop(); // the mail in flight, if any, is sent and marked first
+    await stopLeaderJobs(); // housekeeping; the mail in flight, if any, is sent and marked first; then the lock
     backups.stop(); // a backup still running is abandoned: its `.partial` file is removed at the next start
     await journal.flush();
     await database.idle(); // e.g. a last-use update still queued
@@ -337,7 +310,7 @@ export async function runCommand(cli: Extract<CommandLine, { kind: "run" }>): Pr
   const { command, args, flags } = cli;
   if (command.name === "talents lint") return lintCommand(args);
   if (command.name === "talents export") return exportCommand(cli);
-
+  if (command.name === "migrate-to") return (await import("./migrateTo")).migrateTo(cli);
   // doctor looks at the data folder as it is: it creates nothing
   const config = loadConfig(process.env, cli.config, { checkDataDir: command.name !== "doctor" });
   const log = createLogger(config.logLevel, undefined, resolveLogFormat(config.logFormat, process.stdout.isTTY === true));
@@ -349,6 +322,7 @@ export async function runCommand(cli: Extract<CommandLine, { kind: "run" }>): Pr
       return migrateCommand(config, Boolean(flags["dry-run"]));
     case "backup": {
       // the database as it is: a backup taken before an upgrade must not run the new binary's migrations
+      if (isPostgresUrl(config.databaseUrl)) throw new CliError(pgToolsLine(config.databaseUrl, "backup"));
       const path = databasePath(config.databaseUrl);
       if (path === null) throw new Error("backup works on a local database file; back up a libSQL server with its own tools");
       const r = snapshotDatabase(path, args[0]!);
@@ -356,6 +330,7 @@ export async function runCommand(cli: Extract<CommandLine, { kind: "run" }>): Pr
       return 0;
     }
     case "restore": {
+      if (isPostgresUrl(config.databaseUrl)) throw new CliError(pgToolsLine(config.databaseUrl, "restore"));
       const path = databasePath(config.databaseUrl);
       if (path === null) throw new Error("restore works on a local database file; restore a libSQL server with its own tools");
       const r = restoreDatabase(args[0]!, path, join(config.dataDir, "backups"));
@@ -375,7 +350,7 @@ export async function runCommand(cli: Extract<CommandLine, { kind: "run" }>): Pr
       return code;
     }
     case "keys rotate": {
-      const r = rotateSigningKeys(config.dataDir);
+      const r = isPostgresUrl(config.databaseUrl) ? await rotateInDatabase(config, log) : rotateSigningKeys(config.dataDir);
       const old = r.retired ? `; ${r.retired.kid} is rotated out and still verifies what it signed` : "";
       console.log(`signing key ${r.current.kid} now signs${old}`);
       return 0;

@@ -61,4 +61,6 @@ export const NON_EPOCH_TABLES = [
   "evals",
   "config_epoch",
   "__talentd_migrations",
+  "signing_keys",
+  "rate_counters",
 ] as const;

@@ -3,17 +3,19 @@
  * "PostgreSQL (preview)"), over Bun's built-in SQL client (docs/design.md "PostgreSQL: driver").
  * What it does today: drizzle over the derived schema (src/db/schema-pg), `write` as one
  * transaction, raw `get/all` with SQLite's `?` placeholders numbered for PostgreSQL, write jobs and
- * bulk writes as transactions, no data version, and the configuration epoch only when read this
- * event-loop turn (`readConfigEpoch`). Raw SQL written for SQLite alone (json_extract,
- * strftime, group_concat, …) fails here: that is the next step.
+ * bulk writes as transactions, no data version, and the configuration epoch kept in memory and
+ * shared by every replica on the database (pgEpoch.ts). Raw SQL written for SQLite alone
+ * (json_extract, strftime, group_concat, …) fails here: that is the next step.
  */
 import type { Client, InValue, ResultSet } from "@libsql/client";
 import { SQL } from "bun";
+import { sql as drizzleSql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sql";
 import { Histogram } from "../lib/histogram";
 import { Mutex } from "../lib/mutex";
 import type { Database, DrizzleDb } from "./database";
 import * as pgSchema from "./schema-pg";
+import { type EpochClock, readEpoch, startEpochClock } from "./pgEpoch";
 import { StorageHealth } from "./storage";
 import type { Statement, WriteJob } from "./writeJob";
 
@@ -22,10 +24,9 @@ export interface PgDatabaseHandle extends Database {
   dialect: "postgres";
   /** Bun's SQL client (the pool). */
   sql: SQL;
-  /**
-   * Reads the configuration epoch's row: `configEpoch()` returns it for the rest of this
-   * event-loop turn, then null again (nothing is kept across turns on a value no one read).
-   */
+  /** The configuration epoch as every replica sees it (pgEpoch.ts): `configEpoch()` answers from it. */
+  epochClock: EpochClock;
+  /** Reads the configuration epoch's row now (null before the migration); the clock takes it. */
   readConfigEpoch(): Promise<number | null>;
 }
 
@@ -145,6 +146,12 @@ function resultSet(rows: Record<string, unknown>[] & { count?: number }): Result
   };
 }
 
+/** The configuration epoch as a drizzle transaction reads it (the bump of this transaction included). */
+async function epochOfDrizzle(tx: { execute(q: unknown): Promise<unknown> }): Promise<number | null> {
+  const rows = (await tx.execute(drizzleSql`SELECT epoch FROM config_epoch WHERE id = 1`)) as { epoch: number | bigint }[];
+  return rows[0] ? Number(rows[0].epoch) : null;
+}
+
 /** The database could not be reached or refused the connection (start-up: one line, exit 1). */
 export class PgUnreachableError extends Error {
   override name = "PgUnreachableError";
@@ -154,6 +161,72 @@ export class PgUnreachableError extends Error {
     // the URL without its credentials
     super(`could not connect to the PostgreSQL database at ${url.replace(/\/\/[^@/]*@/, "//***@")}: ${e.message ?? String(cause)}${code}`);
   }
+}
+
+/**
+ * The pool in the libSQL client's shape, for the callers that use `database.client` (migrate's
+ * plan, /readyz, tests): a raw statement other than a read may change configuration, so the
+ * clock keeps nothing until it reads the epoch again.
+ */
+function libsqlShaped(sql: SQL, clock: EpochClock): Client {
+  return {
+    protocol: "postgres",
+    closed: false,
+    // a raw statement other than a read may change configuration: nothing is kept until the clock reads the epoch again
+    execute: async (stmt: string | { sql: string; args?: InValue[] }) => {
+      const text = typeof stmt === "string" ? stmt : stmt.sql;
+      try {
+        return resultSet(await query(sql, text, typeof stmt === "string" ? [] : stmt.args));
+      } finally {
+        if (!/^\s*SELECT\b/i.test(text)) clock.committed(null);
+      }
+    },
+    batch: async (stmts: (string | { sql: string; args?: InValue[] })[]) =>
+      sql
+        .begin(async (tx) => {
+          const out: ResultSet[] = [];
+          for (const st of stmts) out.push(resultSet(typeof st === "string" ? await query(tx, st) : await query(tx, st.sql, st.args)));
+          return out;
+        })
+        .finally(() => clock.committed(null)),
+    close: () => void sql.close(),
+  } as unknown as Client;
+}
+
+/**
+ * This process's writes: under one mutex, timed into /metrics' commit latency, counted while
+ * pending; each resolves to its transaction's value once committed, and hands the clock the
+ * epoch the transaction read last (null on failure: nothing kept until the next read).
+ */
+function writeDoor(clock: EpochClock) {
+  const mutex = new Mutex();
+  const commits = { transaction: new Histogram(), batch: new Histogram() };
+  let pending = 0;
+  const committing = <T>(p: Promise<{ value: T; seen: number | null }>): Promise<T> => {
+    pending++;
+    return p.then(
+      ({ value, seen }) => {
+        pending--;
+        clock.committed(seen);
+        return value;
+      },
+      (e: unknown) => {
+        pending--;
+        clock.committed(null);
+        throw e;
+      },
+    );
+  };
+  const timed = <T>(h: Histogram, fn: () => Promise<T>): Promise<T> =>
+    mutex.run(async () => {
+      const t0 = performance.now();
+      try {
+        return await fn();
+      } finally {
+        h.observe((performance.now() - t0) / 1000);
+      }
+    });
+  return { committing, timed, commits, pending: () => pending, idle: () => mutex.run(async () => {}) };
 }
 
 /** Opens the pool and checks the server answers; throws PgUnreachableError with the server's or the network's reason. */
@@ -168,57 +241,19 @@ export async function openPgDatabase(url: string): Promise<PgDatabaseHandle> {
     throw new PgUnreachableError(url, e);
   }
   const db = drizzle({ client: numbersOut(sql), schema: pgSchema });
-  const mutex = new Mutex();
-  const commits = { transaction: new Histogram(), batch: new Histogram() };
-  let pending = 0;
   const storage = new StorageHealth({ dir: null });
-  let epoch: number | null | undefined;
-  const forgetEpoch = () => {
-    epoch = undefined;
-  };
-  const committing = <T>(p: Promise<T>): Promise<T> => {
-    pending++;
-    p.then(
-      () => {
-        pending--;
-        forgetEpoch();
-      },
-      () => {
-        pending--;
-        forgetEpoch();
-      },
-    );
-    return p;
-  };
-  /** Under this process's writer mutex, timed into `h` (/metrics' commit latency). */
-  const timed = <T>(h: Histogram, fn: () => Promise<T>): Promise<T> =>
-    mutex.run(async () => {
-      const t0 = performance.now();
-      try {
-        return await fn();
-      } finally {
-        h.observe((performance.now() - t0) / 1000);
-      }
-    });
+  const clock = await startEpochClock(url, sql);
+  const { committing, timed, commits, pending, idle } = writeDoor(clock);
+  // the epoch each transaction read last (its own bump included), handed to the clock once
+  // committed: this process's next request sees its change whatever the notification's timing
+  const seenIn = async (tx: Queryable): Promise<number | null> => (clock.ready ? readEpoch(tx) : null);
   const inTransaction = (statements: Statement[], unless?: Statement) =>
     sql.begin(async (tx) => {
       const found = unless ? (await query(tx, unless.sql, unless.args))[0] : undefined;
       if (!found) for (const st of statements) await query(tx, st.sql, st.args);
-      return found ? { ...found } : undefined;
+      return { value: found ? { ...found } : undefined, seen: await seenIn(tx) };
     });
-  const client = {
-    protocol: "postgres",
-    closed: false,
-    execute: async (stmt: string | { sql: string; args?: InValue[] }) =>
-      resultSet(typeof stmt === "string" ? await query(sql, stmt) : await query(sql, stmt.sql, stmt.args)),
-    batch: async (stmts: (string | { sql: string; args?: InValue[] })[]) =>
-      sql.begin(async (tx) => {
-        const out: ResultSet[] = [];
-        for (const st of stmts) out.push(resultSet(typeof st === "string" ? await query(tx, st) : await query(tx, st.sql, st.args)));
-        return out;
-      }),
-    close: () => void sql.close(),
-  } as unknown as Client;
+  const client = libsqlShaped(sql, clock);
   const handle: PgDatabaseHandle = {
     dialect: "postgres",
     sql,
@@ -228,29 +263,36 @@ export async function openPgDatabase(url: string): Promise<PgDatabaseHandle> {
     client,
     isLocal: false,
     path: null,
-    writeStats: { pending: () => pending, commits },
+    writeStats: { pending, commits },
     storage,
-    write: (fn) => committing(timed(commits.transaction, () => db.transaction((tx) => fn(tx as never)))),
+    write: (fn) =>
+      committing(
+        timed(commits.transaction, () =>
+          db.transaction(async (tx) => {
+            const value = await fn(tx as never);
+            return { value, seen: clock.ready ? await epochOfDrizzle(tx) : null };
+          }),
+        ),
+      ),
     writeJob: <T>(job: WriteJob) =>
-      committing(timed(commits.batch, () => inTransaction(job.statements, job.unless)) as Promise<T | undefined>),
-    bulkWrite: (statements) => committing(timed(commits.transaction, async () => void (await inTransaction(statements)))),
-    idle: () => mutex.run(async () => {}),
+      committing(timed(commits.batch, () => inTransaction(job.statements, job.unless))) as Promise<T | undefined>,
+    bulkWrite: (statements) => committing(timed(commits.transaction, () => inTransaction(statements))).then(() => {}),
+    idle,
     get: async <T>(text: string, args: InValue[] = []) => (await query(sql, text, args))[0] as T | undefined,
     all: async <T>(text: string, args: InValue[] = []) => (await query(sql, text, args)) as unknown as T[],
     allSync: null,
     dataVersion: () => null,
-    configEpoch: () => epoch ?? null,
+    epochClock: clock,
+    configEpoch: () => clock.current(),
     readConfigEpoch: async () => {
-      try {
-        const row = (await query(sql, "SELECT epoch FROM config_epoch WHERE id = 1"))[0];
-        epoch = row ? Number(row.epoch) : null;
-      } catch {
-        epoch = null; // not migrated yet: nothing is kept
-      }
-      setImmediate(forgetEpoch);
-      return epoch;
+      const v = await readEpoch(sql).catch(() => null); // not migrated yet: null
+      if (v !== null) clock.committed(v);
+      return v;
     },
-    close: () => void sql.close(),
+    close: () => {
+      clock.close();
+      void sql.close();
+    },
   };
   return handle;
 }

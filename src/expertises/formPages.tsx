@@ -4,7 +4,9 @@
  * admins: `/org/expertises/new` makes a draft from the form, `/org/expertises/:id/form` edits the working version with
  * it. Each posts to itself and saves through the same services as the YAML editor (`createAudited`, `updateAudited`,
  * with `parseCreate` / `parsePatch`): a refusal (400; 409 for a taken slug or a stale revision) answers the form again
- * with what was typed. A TALENT.md the form cannot show (no YAML front matter) sends the person to the YAML editor.
+ * with what was typed. A taken slug is said under the slug, with the expertise that holds it and a button that sends the
+ * form again as a new draft version of it (formVersion.ts). A TALENT.md the form cannot show (no YAML front matter)
+ * sends the person to the YAML editor.
  */
 import { Elysia } from "elysia";
 import type { CatalogDeps } from "../catalog/state";
@@ -19,7 +21,8 @@ import { createAudited, updateAudited } from "./audited";
 import { parseCreate, parsePatch } from "./model";
 import { EXPERTISES_ADMIN } from "./pages";
 import { findExpertise } from "./service";
-import { AuthoringForm } from "./views/authoringForm";
+import { saveAsNewVersion, takenBy } from "./formVersion";
+import { AuthoringForm, type SlugOffer } from "./views/authoringForm";
 import { EXPERTISE_DONE } from "./views/fragments";
 import { EXPERTISES_PAGE, pageOf } from "./views/list";
 
@@ -27,7 +30,7 @@ export const NEW_EXPERTISE_PAGE = `${EXPERTISES_PAGE}/new`;
 /** The authoring form of one expertise. */
 export const formPageOf = (id: string): string => `${pageOf(id)}/form`;
 
-function seeOther(location: string, request: Request, done: "created" | "saved"): Response {
+function seeOther(location: string, request: Request, done: "created" | "saved" | "version"): Response {
   const headers = { location, "cache-control": "no-store", "set-cookie": statusCookie(EXPERTISE_DONE[done]!, request) };
   return new Response(null, { status: 303, headers });
 }
@@ -36,14 +39,23 @@ function seeOther(location: string, request: Request, done: "created" | "saved")
 const issuesOf = (e: AppError): Issue[] =>
   (e.details.issues as Issue[] | undefined) ?? [{ path: String(e.details.field ?? ""), message: e.message }];
 
-function newPage(ctx: PageContext, org: OrgMembership, o: { fields: AuthoringFields; slug: string; issues?: Issue[]; status?: number }) {
+type NewPageState = { fields: AuthoringFields; slug: string; issues?: Issue[]; offer?: SlugOffer | null; status?: number };
+
+function newPage(ctx: PageContext, org: OrgMembership, o: NewPageState) {
   return page(
     <Layout title="New expertise · Expertises" user={ctx.session.user} nav={ctx.nav}>
       <p class="crumbs">
         <a href={EXPERTISES_PAGE}>Expertises</a> /
       </p>
       <h1>New expertise of {org.name}</h1>
-      <AuthoringForm action={NEW_EXPERTISE_PAGE} fields={o.fields} slug={o.slug} issues={o.issues} yamlHref={`${EXPERTISES_PAGE}#create`} />
+      <AuthoringForm
+        action={NEW_EXPERTISE_PAGE}
+        fields={o.fields}
+        slug={o.slug}
+        issues={o.issues}
+        offer={o.offer}
+        yamlHref={`${EXPERTISES_PAGE}#create`}
+      />
     </Layout>,
     o.status ?? 200,
   );
@@ -84,6 +96,20 @@ function editPage(
   );
 }
 
+/**
+ * What a refused new form says: a taken slug under the slug, with the offer to save a new version of the expertise that
+ * holds it (none for a deleted one's reserved slug); a version refused for a newer revision, the offer again at the new one.
+ */
+async function refusedNew(deps: CatalogDeps, org: OrgMembership, slug: string, e: AppError) {
+  const taken = e.code === "validation_failed" ? null : await takenBy(deps.database, org.id, slug);
+  const offer = taken ? { ref: `@${org.slug}/${taken.slug}`, href: pageOf(taken.id), id: taken.id, revision: taken.revision } : null;
+  if (e.code === "expertise_revision_conflict") {
+    const message = "Someone saved this expertise since it was offered: look at it first, then save as a new version again.";
+    return { issues: [{ path: "slug", message }], offer };
+  }
+  return { issues: issuesOf(e), offer };
+}
+
 /** `GET` / `POST /org/expertises/new` and `/org/expertises/:id/form`. */
 export function expertiseFormPages(deps: CatalogDeps) {
   return new Elysia()
@@ -95,15 +121,22 @@ export function expertiseFormPages(deps: CatalogDeps) {
         const fields = fieldsOfForm(body);
         const b = (body && typeof body === "object" ? body : {}) as Record<string, unknown>;
         const slug = typeof b.slug === "string" ? b.slug.trim() : "";
+        const overwrite = typeof b.overwrite === "string" ? b.overwrite : "";
         try {
+          if (overwrite !== "") {
+            const target = { id: overwrite, slug, expectedRevision: b.overwriteRevision };
+            const row = await saveAsNewVersion(deps.database, org.id, target, fields, userActor(ctx.session.user));
+            return seeOther(`${pageOf(row.id)}?done=version`, request, "version");
+          }
           const input = parseCreate({ slug, content: talentMdOfFields(fields, slug) });
           const row = await deps.database.write((tx) =>
             createAudited(tx, { ...input, organizationId: org.id }, userActor(ctx.session.user)),
           );
           return seeOther(`${pageOf(row.id)}?done=created`, request, "created");
         } catch (e) {
-          if (!(e instanceof AppError) || (e.code !== "conflict" && e.code !== "validation_failed")) throw e;
-          return newPage(ctx, org, { fields, slug, issues: issuesOf(e), status: e.status });
+          const known = ["conflict", "validation_failed", "expertise_revision_conflict"];
+          if (!(e instanceof AppError) || !known.includes(e.code)) throw e;
+          return newPage(ctx, org, { fields, slug, ...(await refusedNew(deps, org, slug, e)), status: e.status });
         }
       },
       { orgPage: EXPERTISES_ADMIN },

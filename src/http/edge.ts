@@ -7,8 +7,9 @@ import { Elysia } from "elysia";
 import type { Logger } from "../lib/log";
 import { ulid } from "../lib/ids";
 import { payloadTooLarge, tooLargeResponse } from "./bodyLimit";
-import { AppError, errorResponse, validationFailed, type Issue } from "./errors";
+import { AppError, databaseUnavailable, errorResponse, validationFailed, type Issue } from "./errors";
 import { STORAGE_RETRY_AFTER_S, storageFailureOf, storageMessage, type StorageHealth } from "../db/storage";
+import { databaseUnreachable } from "../db/unavailable";
 import { addressOf } from "./client";
 import { connectionCap, type ConnectionCap } from "./connectionCap";
 import { requestMetas, type PeerInfo, type RequestMeta } from "./requestMeta";
@@ -194,6 +195,7 @@ export function isUniqueViolation(error: unknown): boolean {
     e = e.cause as typeof e, depth++
   ) {
     if (String(e.code ?? "").startsWith("SQLITE_CONSTRAINT") && String(e.message ?? "").includes("UNIQUE constraint failed")) return true;
+    if (String((e as { errno?: unknown }).errno ?? "") === "23505") return true; // PostgreSQL's unique_violation
   }
   return false;
 }
@@ -230,6 +232,11 @@ function toAppError(code: unknown, error: unknown, request: Request, log: Logger
       // a full or failing disk is a state, told once per interval by the storage state: no stack per request
       const full = storage ? storage.failed(error) : storageFailureOf(error);
       if (full) return storageFull(full);
+      if (databaseUnreachable(error)) {
+        // a state of the server, not a bug: one warning line, no stack
+        log.warn("the database cannot be reached: answered 503", { requestId: id, error: String(error) });
+        return databaseUnavailable();
+      }
       log.error("unhandled error", { requestId: id, error: String((error as Error)?.stack ?? error) });
       return new AppError("internal_error", `Something went wrong on our side (request ${id}).`, { requestId: id });
     }

@@ -2,6 +2,7 @@
  * One error type and a table of codes (docs/design.md "One error model"). Every error body is
  * `{"error": code, "message": sentence, ...details}`.
  */
+import { DATABASE_RETRY_AFTER_S } from "../db/unavailable";
 
 export const ERROR_CODES = {
   validation_failed: { status: 400, message: "The request is not valid." },
@@ -44,6 +45,7 @@ export const ERROR_CODES = {
   too_many_connections: { status: 429, message: "Too many requests in progress from this address." },
   internal_error: { status: 500, message: "Something went wrong on our side." },
   not_ready: { status: 503, message: "The service is starting." },
+  database_unavailable: { status: 503, message: "The database cannot be reached right now; retry later." },
   storage_full: { status: 507, message: "The server's disk is full: nothing was written; retry later." },
 } as const satisfies Record<string, { status: number; message: string }>;
 
@@ -93,6 +95,12 @@ export function validationFailed(issues: Issue[], message?: string): AppError {
 /** 404 not_found with a sentence naming what is missing. */
 export function notFound(what = "Not found."): AppError {
   return new AppError("not_found", what);
+}
+
+/** 503 database_unavailable with Retry-After: the database server cannot be reached (src/db/unavailable.ts). */
+export function databaseUnavailable(): AppError {
+  const retryAfter = DATABASE_RETRY_AFTER_S;
+  return new AppError("database_unavailable", undefined, { retryAfter }, { "retry-after": String(retryAfter) });
 }
 
 /** Renders an AppError as a Response with JSON body and extra headers. */

@@ -5,7 +5,7 @@
  * src/activity/evalsRoutes.ts.
  */
 import type { KeyRoute } from "./keyRoute";
-import { a, B, I, int, map, n, N, o, S, type Operation, type Schema } from "./schema";
+import { a, B, I, int, map, n, N, o, S } from "./schema";
 
 const ArmEffect = o({ runs: I, findingsPerRun: N, findingsSpread: o({ min: I, max: I }), checkPassRate: n(N) });
 const Effect = o({ talent: S, with: ArmEffect, without: ArmEffect, neverInvoked: I });
@@ -42,19 +42,3 @@ export const RESOLUTIONS_LIST = {
   errors: [400],
   answer: o({ resolutions: a(o({ resolutionId: S, createdAt: S, via: S, talents: a(S) })) }),
 } satisfies KeyRoute;
-
-/** The web route's row of the OpenAPI document (http/openapiProjectOps.ts spreads it). */
-export const EVALS_WEB_OPERATIONS: Operation[] = [
-  {
-    method: "GET",
-    path: "/web/projects/{id}/evals",
-    summary: "The project's uploaded evals, newest first (talentd eval --upload)",
-    access: "member",
-    errors: [404],
-  },
-];
-
-/** The web route's answer (http/openapi.ts spreads it). */
-export const EVALS_WEB_ANSWERS: Record<string, Schema> = {
-  "GET /web/projects/{id}/evals": o({ evals: a(EvalRow) }),
-};

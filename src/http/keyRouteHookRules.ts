@@ -2,10 +2,10 @@
  * The hook rules' key routes (docs/api.md "Hook rules"): what a project chose its detectors' findings do
  * in `talentd check` (block, advise, off). Read with the scope the playbook's detectors need, written with
  * `install`. Their descriptors sit beside the others' (http/keyRoutes.ts lists them); the handlers are
- * src/projects/routes/hookRules.ts.
+ * src/projects/routes/hookRules.ts, and the web routes' descriptors src/projects/describe.ts.
  */
 import type { KeyRoute } from "./keyRoute";
-import { a, B, I, map, n, o, obj, S, str, type Operation, type Schema } from "./schema";
+import { a, B, I, map, n, o, obj, S, str } from "./schema";
 
 /** One rule with a detector of the project's enabled talents. */
 export const HookRuleRow = o({
@@ -43,28 +43,3 @@ export const HOOK_RULES_WRITE = {
   errors: [400, 409],
   answer: o({ rules: a(HookRuleRow), changed: I }),
 } satisfies KeyRoute;
-
-/** The web routes' rows of the OpenAPI document (http/openapiProjectOps.ts spreads them). */
-export const HOOK_RULES_WEB_OPERATIONS: Operation[] = [
-  {
-    method: "GET",
-    path: "/web/projects/{id}/hook-rules",
-    summary: "The project's hook rules (what blocks a commit in talentd check)",
-    access: "member",
-    errors: [404],
-  },
-  {
-    method: "PUT",
-    path: "/web/projects/{id}/hook-rules",
-    summary: "Replace the project's hook rules (owner or admin)",
-    access: "admin",
-    body: HOOK_RULES_BODY,
-    errors: [400, 404, 409],
-  },
-];
-
-/** The web routes' answers (http/openapiAnswers.ts spreads them). */
-export const HOOK_RULES_WEB_ANSWERS: Record<string, Schema> = {
-  "GET /web/projects/{id}/hook-rules": HOOK_RULES_READ.answer,
-  "PUT /web/projects/{id}/hook-rules": HOOK_RULES_WRITE.answer,
-};

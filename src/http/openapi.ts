@@ -1,23 +1,18 @@
 /**
  * The OpenAPI 3.1 document of the key API (`/api/*`) and the web endpoints (`/web/*`), served
- * at `/openapi.json`. Written as a table (one row per route: what it does, who may call it,
- * its body and query) because most routes read their input by hand (http/query.ts) rather
- * than through schemas a generator could see; the key routes' rows and answers are read from
- * their descriptors (http/keyRoutes.ts). A test keeps the table and the registered
- * routes equal in both directions (test/http/openapi.test.ts), so a new route cannot go
- * undocumented. docs/api.md is the prose beside it.
+ * at `/openapi.json`. Built once at start-up from the routes' descriptors (one per route: what it does,
+ * who may call it, its body, query and answer) because most routes read their input by hand
+ * (http/query.ts) rather than through schemas a generator could see: the key routes' from
+ * http/keyRoutes.ts, the others' from each domain's list (http/route.ts), collected by app.ts.
+ * A test keeps the descriptors and the registered routes equal in both directions
+ * (test/http/route-descriptors.test.ts), so a new route cannot go undocumented. docs/api.md is the prose beside it.
  */
 import { Elysia } from "elysia";
 import { OAUTH_SCOPES } from "../db/schema";
-import { ANSWERS, type OtherAnswer } from "./openapiAnswers";
 import { sessionCookieName } from "./cookies";
 import { routeKey } from "./keyRoute";
 import { KEY_ROUTE_LIST } from "./keyRoutes";
-import { HOOK_RULES_WEB_ANSWERS } from "./keyRouteHookRules";
-import { EVALS_WEB_ANSWERS } from "./keyRouteEvals";
-import { AUTH_OPERATIONS, ORG_OPERATIONS } from "./openapiOperations";
-import { PROJECT_OPERATIONS } from "./openapiProjectOps";
-import { ACCOUNT_OPERATIONS } from "./openapiAccount";
+import type { OtherAnswer, RouteDescriptor } from "./route";
 import { arr, obj, str, type Access, type Operation, type Schema } from "./schema";
 
 export type { Access, Operation };
@@ -34,22 +29,18 @@ const KEY_OPERATIONS: Operation[] = KEY_ROUTE_LIST.map((r) => ({
   ...(r.errors ? { errors: r.errors } : {}),
 }));
 
-/** Every documented route. */
-export const OPERATIONS: Operation[] = [
-  ...AUTH_OPERATIONS,
-  ...KEY_OPERATIONS,
-  ...ORG_OPERATIONS,
-  ...PROJECT_OPERATIONS,
-  ...ACCOUNT_OPERATIONS,
-];
+/** Every documented route: the key routes', then the others' in the order the app lists them. */
+export function openApiOperations(routes: readonly RouteDescriptor<never>[]): Operation[] {
+  return [...KEY_OPERATIONS, ...routes];
+}
 
-/** The declared answers: the key routes' from their descriptors, the others' from openapiAnswers.ts. */
-const ALL_ANSWERS: Record<string, Schema | OtherAnswer> = {
-  ...ANSWERS,
-  ...HOOK_RULES_WEB_ANSWERS,
-  ...EVALS_WEB_ANSWERS,
-  ...Object.fromEntries(KEY_ROUTE_LIST.map((r) => [routeKey(r).replace(/:([A-Za-z]+)/g, "{$1}"), r.answer])),
-};
+/** The declared answers by `METHOD /path`: the key routes' and the others' from their descriptors. */
+function answersOf(routes: readonly RouteDescriptor<never>[]): Map<string, Schema | OtherAnswer> {
+  const answers = new Map<string, Schema | OtherAnswer>();
+  for (const r of KEY_ROUTE_LIST) answers.set(routeKey(r).replace(/:([A-Za-z]+)/g, "{$1}"), r.answer);
+  for (const r of routes) if (r.answer) answers.set(`${r.method} ${r.path}`, r.answer);
+  return answers;
+}
 
 const ERROR_TEXT: Record<number, string> = {
   400: "validation_failed (issues), unknown_talents, designation_required",
@@ -72,21 +63,22 @@ function implied(access: Access): number[] {
 }
 
 /**
- * A route's success content, from its declared answer (openapiAnswers.ts): the JSON schema, another
- * media type, or none for a redirect. A route without a declared answer gets none (the shapes test fails on it).
+ * A route's success content, from its declared answer: the JSON schema, another media type, or none
+ * for a redirect. A route without a declared answer gets none (the shapes test fails on it).
  */
-function success(op: Operation): Record<string, unknown> {
+function success(op: Operation, answers: Map<string, Schema | OtherAnswer>): Record<string, unknown> {
   if ((op.ok ?? 200) >= 300) return {};
-  const answer = ALL_ANSWERS[`${op.method} ${op.path}`];
+  const answer = answers.get(`${op.method} ${op.path}`);
   if (!answer) return {};
   if (typeof answer.media === "string") return { content: { [answer.media]: {} } };
   return { content: { "application/json": { schema: answer } } };
 }
 
-/** The OpenAPI 3.1 document for a base URL. */
-export function openApiDocument(baseUrl: string, version: string): Record<string, unknown> {
+/** The OpenAPI 3.1 document for a base URL, of the key routes and the routes described by `routes`. */
+export function openApiDocument(baseUrl: string, version: string, routes: readonly RouteDescriptor<never>[]): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const op of OPERATIONS) {
+  const answers = answersOf(routes);
+  for (const op of openApiOperations(routes)) {
     const pathParams = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: str() }));
     const security =
       op.access === "public"
@@ -114,7 +106,7 @@ export function openApiDocument(baseUrl: string, version: string): Record<string
       ],
       ...(op.body ? { requestBody: { required: true, content: { "application/json": { schema: op.body } } } } : {}),
       responses: {
-        [String(op.ok ?? 200)]: { description: "OK", ...success(op) },
+        [String(op.ok ?? 200)]: { description: "OK", ...success(op, answers) },
         ...Object.fromEntries(
           statuses.map((s) => [
             String(s),
@@ -160,9 +152,9 @@ export function openApiDocument(baseUrl: string, version: string): Record<string
   };
 }
 
-/** `GET /openapi.json`. */
-export function openApiRoutes(baseUrl: string, version: string) {
-  const text = JSON.stringify(openApiDocument(baseUrl, version));
+/** `GET /openapi.json`: the document is written once, when the app is built. */
+export function openApiRoutes(baseUrl: string, version: string, routes: readonly RouteDescriptor<never>[]) {
+  const text = JSON.stringify(openApiDocument(baseUrl, version, routes));
   return new Elysia({ name: "openapi" }).get(
     "/openapi.json",
     () => new Response(text, { headers: { "content-type": "application/json; charset=utf-8", "access-control-allow-origin": "*" } }),

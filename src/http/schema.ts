@@ -1,6 +1,6 @@
 /**
- * JSON Schema builders of the OpenAPI document (http/openapi.ts, its answers and the key-route
- * descriptors): one spelling of "a string", "an object of these fields", shared so each table
+ * JSON Schema builders of the OpenAPI document (http/openapi.ts) and the routes' descriptors
+ * (http/keyRoutes.ts, each domain's describe.ts): one spelling of "a string", "an object of these fields", shared so each table
  * stays a table.
  */
 export type Schema = Record<string, unknown>;
@@ -54,7 +54,7 @@ export const page = (max: number): QueryParam[] => [
   { name: "cursor", schema: str(), description: "nextCursor of the previous page" },
 ];
 
-// ---- answers (openapiAnswers.ts, key-route descriptors): short names, the tables are long
+// ---- answers (the routes' descriptors, key routes' and the domains'): short names, the tables are long
 export const S: Schema = { type: "string" };
 export const I: Schema = { type: "integer" };
 export const N: Schema = { type: "number" };

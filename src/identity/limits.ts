@@ -25,6 +25,8 @@ import { AUTH_LIMIT_SETTINGS, type AuthLimitSettings } from "../config";
 import { AppError } from "../http/errors";
 import type { CoreDeps } from "../deps";
 import { IntervalGate, SlidingWindowLimiter } from "../lib/rateLimit";
+import type { Database } from "../db/database";
+import { type SharedWindow, sharedWindow } from "./sharedLimits";
 
 const MIN = 60_000;
 const D = AUTH_LIMIT_SETTINGS;
@@ -57,10 +59,15 @@ const DEFAULT_COUNTS: AuthLimitSettings = {
   oauthMetadataFetchesGlobal: D.oauthMetadataFetchesGlobal.default,
 };
 
-/** The limiters of one app, with the configured counts over AUTH_LIMITS' windows. */
-export function createAuthLimiters(counts: AuthLimitSettings = DEFAULT_COUNTS) {
+/**
+ * The limiters of one app, with the configured counts over AUTH_LIMITS' windows; on PostgreSQL
+ * (`database` given) the same limits counted in the database, shared by every replica
+ * (sharedLimits.ts), which the `…Attempt` functions below then use.
+ */
+export function createAuthLimiters(counts: AuthLimitSettings = DEFAULT_COUNTS, database?: Database) {
   const L = AUTH_LIMITS;
   return {
+    shared: database?.dialect === "postgres" ? sharedAuthLimits(database, counts) : null,
     pair: new SlidingWindowLimiter(counts.signInPair, L.signInPair.windowMs),
     address: new SlidingWindowLimiter(counts.signInAddress, L.signInAddress.windowMs),
     email: new SlidingWindowLimiter(counts.signInEmail, L.signInEmail.windowMs),
@@ -140,6 +147,82 @@ export function takeResetRequest(l: AuthLimiters, email: string, ip: string | nu
     if (!r.allowed) throw rateLimited("Too many password-reset requests from this address", r.retryAfter);
   }
   return { mail: l.resetEmail.take(email, now).allowed };
+}
+
+/** The limits of AUTH_LIMITS counted in the database (PostgreSQL: every replica counts together). */
+function sharedAuthLimits(database: Database, counts: AuthLimitSettings) {
+  const L = AUTH_LIMITS;
+  const w = (scope: string, limit: number, windowMs: number, sliding = true) => sharedWindow(database, scope, limit, windowMs, sliding);
+  return {
+    pair: w("sign-in-pair", counts.signInPair, L.signInPair.windowMs),
+    address: w("sign-in-address", counts.signInAddress, L.signInAddress.windowMs),
+    email: w("sign-in-email", counts.signInEmail, L.signInEmail.windowMs),
+    emailSlowPath: w("sign-in-slow", 1, L.signInSlowPathMs, false),
+    changePassword: w("change-password", counts.changePassword, L.changePassword.windowMs),
+    signUp: w("sign-up", counts.signUpAddress, L.signUpAddress.windowMs),
+    resetAddress: w("reset-address", counts.resetAddress, L.resetAddress.windowMs),
+    resetEmail: w("reset-email", counts.resetEmail, L.resetEmail.windowMs),
+  } satisfies Record<string, SharedWindow>;
+}
+
+/** A refusal of the shared limits, with its scope for the security event (as takeSignInAttempt's). */
+const refused = (what: string, retryAfter: number, scope: string) => Object.assign(rateLimited(what, retryAfter), { scope });
+
+/**
+ * takeSignInAttempt, counted in the database on PostgreSQL (in memory otherwise): the pair, the
+ * address and the e-mail are each taken by an atomic upsert; a refusal gives back what it took.
+ */
+export async function signInAttempt(l: AuthLimiters, email: string, ip: string | null): Promise<SignInAttempt> {
+  const s = l.shared;
+  if (!s) return takeSignInAttempt(l, email, ip);
+  const pairKey = `${email}\n${ip ?? "-"}`;
+  const pair = await s.pair.take(pairKey);
+  if (!pair.allowed) throw refused("Too many failed sign-ins for this e-mail from this address", pair.retryAfter, "pair");
+  const address = ip !== null ? await s.address.take(ip) : null;
+  if (address && !address.allowed) {
+    await pair.giveBack();
+    throw refused("Too many failed sign-ins from this address", address.retryAfter, "address");
+  }
+  const mail = await s.email.take(email);
+  if (!mail.allowed) {
+    const slow = await s.emailSlowPath.take(email);
+    if (!slow.allowed) {
+      await Promise.all([pair.giveBack(), address?.giveBack()]);
+      throw refused("Too many failed sign-ins for this e-mail; one attempt is allowed every 30 s", slow.retryAfter, "e-mail");
+    }
+  }
+  return {
+    succeeded: () => {
+      // in the background, as the in-memory limiter's is synchronous: a failure here only leaves a few counts
+      void Promise.all([s.pair.clear(pairKey), address?.giveBack(), mail.giveBack()]).catch(() => {});
+    },
+  };
+}
+
+/** takePasswordCheck, counted in the database on PostgreSQL. */
+export async function passwordCheckAttempt(l: AuthLimiters, userId: string): Promise<SignInAttempt> {
+  if (!l.shared) return takePasswordCheck(l, userId);
+  const r = await l.shared.changePassword.take(userId);
+  if (!r.allowed) throw rateLimited("Too many wrong current passwords", r.retryAfter);
+  return { succeeded: () => void r.giveBack().catch(() => {}) };
+}
+
+/** takeSignUp, counted in the database on PostgreSQL. */
+export async function signUpAttempt(l: AuthLimiters, ip: string | null): Promise<void> {
+  if (!l.shared) return takeSignUp(l, ip);
+  if (ip === null) return;
+  const r = await l.shared.signUp.take(ip);
+  if (!r.allowed) throw rateLimited("Too many new accounts from this address", r.retryAfter);
+}
+
+/** takeResetRequest, counted in the database on PostgreSQL. */
+export async function resetRequestAttempt(l: AuthLimiters, email: string, ip: string | null): Promise<{ mail: boolean }> {
+  if (!l.shared) return takeResetRequest(l, email, ip);
+  if (ip !== null) {
+    const r = await l.shared.resetAddress.take(ip);
+    if (!r.allowed) throw rateLimited("Too many password-reset requests from this address", r.retryAfter);
+  }
+  return { mail: (await l.shared.resetEmail.take(email)).allowed };
 }
 
 /** CoreDeps with the one pair of sign-in limiters every sign-in path shares. */

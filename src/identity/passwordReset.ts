@@ -17,7 +17,7 @@ import { base62, sha256Hex } from "../lib/crypto";
 import type { Logger } from "../lib/log";
 import { queueMail } from "../mail/outbox";
 import { passwordResetMail } from "../mail/templates";
-import { takeResetRequest, type AuthLimiters } from "./limits";
+import { resetRequestAttempt, type AuthLimiters } from "./limits";
 import { hashPassword } from "./passwords";
 import { recordSecurityEvent } from "./security";
 import type { ClientMeta } from "./service";
@@ -46,7 +46,7 @@ const pendingResets = new Set<Promise<void>>();
  */
 export async function requestPasswordReset(deps: ResetDeps, rawEmail: string, meta: ClientMeta): Promise<void> {
   const email = normalizeEmail(rawEmail);
-  const allowed = takeResetRequest(deps.authLimiters, email, meta.ip);
+  const allowed = await resetRequestAttempt(deps.authLimiters, email, meta.ip);
   const job = new Promise<void>((resolve) => setImmediate(resolve))
     .then(() => fulfilResetRequest(deps, email, allowed.mail, meta))
     .catch((e) => deps.log.error("password reset request failed", { error: String(e) }))

@@ -6,7 +6,7 @@ import { passwordResets, setupTokens, users } from "../db/schema";
 import { AppError } from "../http/errors";
 import { base62, sha256Hex } from "../lib/crypto";
 import { listMemberships } from "../auth/memberships";
-import { takePasswordCheck, takeSignInAttempt, takeSignUp, type AuthLimiters } from "./limits";
+import { passwordCheckAttempt, signInAttempt, signUpAttempt, type AuthLimiters } from "./limits";
 import { hashPassword, verifyPassword } from "./passwords";
 import { recordSecurityEvent } from "./security";
 import { createSession, dropUserSessions, deleteSessionByToken } from "../auth/sessions";
@@ -45,7 +45,7 @@ export async function signUp(
   meta: ClientMeta,
   mail: MailDeps,
 ) {
-  takeSignUp(limiters, meta.ip);
+  await signUpAttempt(limiters, meta.ip);
   const email = normalizeEmail(input.email);
   await refuseWhenSsoEnforced(database, email, meta, "sign_up.refused");
   const taken = () => new AppError("conflict", "An account with this e-mail exists; sign in instead.", { field: "email" });
@@ -78,7 +78,7 @@ export async function signIn(
   const email = normalizeEmail(input.email);
   let attempt;
   try {
-    attempt = takeSignInAttempt(limiters, email, meta.ip);
+    attempt = await signInAttempt(limiters, email, meta.ip);
   } catch (e) {
     await recordSecurityEvent(database, {
       kind: "sign_in.rate_limited",
@@ -126,7 +126,7 @@ export async function changePassword(
   next: string,
   meta: ClientMeta,
 ) {
-  const attempt = takePasswordCheck(limiters, userId);
+  const attempt = await passwordCheckAttempt(limiters, userId);
   const user = (await database.db.select().from(users).where(eq(users.id, userId)).limit(1))[0];
   if (!user?.passwordHash || !(await verifyPassword(current, user.passwordHash)))
     throw new AppError("invalid_credentials", "The current password is wrong.");
@@ -188,12 +188,16 @@ export async function completeSetup(
   const passwordHash = await hashPassword(input.password); // outside the write: it holds the writer mutex
   const result = await database.write(async (tx) => {
     const admin = await tx.select({ id: users.id }).from(users).where(eq(users.role, "admin")).limit(1);
+    // every unused link ends with this one (each replica of a PostgreSQL deployment logs its own): two
+    // completions at once through two links take turns on these rows, and the second finds its link used
+    const now = Date.now();
     const used = await tx
       .update(setupTokens)
-      .set({ usedAt: Date.now() })
-      .where(and(eq(setupTokens.tokenHash, sha256Hex(input.token)), isNull(setupTokens.usedAt), gt(setupTokens.expiresAt, Date.now())))
-      .returning({ h: setupTokens.tokenHash });
-    if (admin.length > 0 || used.length === 0) throw new AppError("forbidden", "This setup link is invalid, expired or already used.");
+      .set({ usedAt: now })
+      .where(isNull(setupTokens.usedAt))
+      .returning({ h: setupTokens.tokenHash, expiresAt: setupTokens.expiresAt });
+    const mine = used.some((u) => u.h === sha256Hex(input.token) && u.expiresAt > now);
+    if (admin.length > 0 || !mine) throw new AppError("forbidden", "This setup link is invalid, expired or already used.");
     const taken = await tx.select({ id: users.id }).from(users).where(eq(users.email, email)).limit(1);
     if (taken.length > 0) throw new AppError("conflict", "An account with this e-mail exists; use `talentd admin create` to promote it.");
     const userId = await insertUser(tx, { email, passwordHash, name: input.name, role: "admin", emailVerified: true });

@@ -6,6 +6,7 @@
  * updates. A trigger on each event did the same with ten upserts per prepare_task event (one per talent); one statement for a
  * batch of up to 50 events upserts each (day, talent) once (migrations/0024_client_days_batched.sql).
  */
+import { POSTGRES, SQLITE, type Dialect } from "../db/sqlDialect";
 import type { Statement } from "../db/writeJob";
 
 /**
@@ -15,19 +16,30 @@ import type { Statement } from "../db/writeJob";
  * (grouping every event's talents instead: ~17 in batches of 8). A resolution that is not there (its project deleted since the
  * call) counts nothing, as its event is not inserted either.
  */
-const SERVED_SQL = `INSERT INTO talent_client_days (project_id, day, talent_id, client, served, audited)
+const SERVED = {
+  sqlite: `INSERT INTO talent_client_days (project_id, day, talent_id, client, served, audited)
   SELECT g.project_id, g.day, d.talent_id, ?1, g.n, 0
   FROM (SELECT r.project_id, r.created_at / 86400000 AS day, r.designation_id, count(*) AS n
-    FROM json_each(?2) j JOIN resolutions r ON r.id = j.value GROUP BY 1, 2, 3) g
+    FROM ${SQLITE.jsonEach("?2", "j")} JOIN resolutions r ON r.id = j.value GROUP BY 1, 2, 3) g
   JOIN designation_items d ON d.designation_id = g.designation_id
   WHERE true
-  ON CONFLICT (project_id, day, talent_id, client) DO UPDATE SET served = served + excluded.served`;
+  ON CONFLICT (project_id, day, talent_id, client) DO UPDATE SET served = served + excluded.served`,
+  // one row per key (PostgreSQL's upsert refuses to touch a row twice, which two designations sharing a talent would),
+  // and the table's column named apart from excluded's
+  postgres: `INSERT INTO talent_client_days (project_id, day, talent_id, client, served, audited)
+  SELECT g.project_id, g.day, d.talent_id, ?1, sum(g.n), 0
+  FROM (SELECT r.project_id, r.created_at / 86400000 AS day, r.designation_id, count(*) AS n
+    FROM ${POSTGRES.jsonEach("?2", "j")} JOIN resolutions r ON r.id = j.value GROUP BY 1, 2, 3) g
+  JOIN designation_items d ON d.designation_id = g.designation_id
+  GROUP BY g.project_id, g.day, d.talent_id
+  ON CONFLICT (project_id, day, talent_id, client) DO UPDATE SET served = talent_client_days.served + excluded.served`,
+};
 
 /** Whether an event counts as served: a prepare_task with its resolution, answered 2xx. */
 export const countsServed = (kind: string, resolutionId: string | null, status: number): resolutionId is string =>
   kind === "prepare_task" && resolutionId !== null && status >= 200 && status <= 299;
 
 /** The statement counting one author's served resolutions (null when there are none). */
-export function servedStatement(client: string | null, resolutionIds: readonly string[]): Statement | null {
-  return resolutionIds.length === 0 ? null : { sql: SERVED_SQL, args: [client ?? "", JSON.stringify(resolutionIds)] };
+export function servedStatement(client: string | null, resolutionIds: readonly string[], dialect: Dialect = "sqlite"): Statement | null {
+  return resolutionIds.length === 0 ? null : { sql: SERVED[dialect], args: [client ?? "", JSON.stringify(resolutionIds)] };
 }

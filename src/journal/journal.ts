@@ -16,6 +16,7 @@ import type { Logger } from "../lib/log";
 import { storageFailureOf } from "../db/storage";
 import { filterSql, type TraceFilter } from "./traceFilter";
 import type { CoreDeps } from "../deps";
+import type { Dialect } from "../db/sqlDialect";
 
 /** CoreDeps with the activity journal: what a traced route receives. */
 export interface JournalDeps extends CoreDeps {
@@ -59,7 +60,7 @@ export const TRACE_ID = /^trc_[0-9A-HJKMNP-TV-Z]{26}$/;
 const INSERT_SIZES = [50, 10, 1] as const;
 const insertSql = keptUnbounded<string, string>("Trace INSERT texts by batch size", {
   clock: "none",
-  bound: "one per size of INSERT_SIZES, plain or full: six",
+  bound: "one per size of INSERT_SIZES, plain or full, and dialect: six per database",
 });
 /**
  * The INSERT of `n` trace events of one author (one of INSERT_SIZES, so a handful of cached
@@ -68,8 +69,8 @@ const insertSql = keptUnbounded<string, string>("Trace INSERT texts by batch siz
  * calls), whose other four are written as literals. The writer binds an argument in about half a
  * microsecond, and 15 per event were two thirds of its work per event (docs/performance.md).
  */
-function insertTraces(n: number, plain: boolean): string {
-  const key = `${plain ? "p" : "f"}${n}`;
+function insertTraces(n: number, plain: boolean, dialect: Dialect): string {
+  const key = `${dialect}${plain ? "p" : "f"}${n}`;
   let text = insertSql.get(key);
   if (!text) {
     const width = plain ? PLAIN_EVENT : PER_EVENT;
@@ -78,11 +79,16 @@ function insertTraces(n: number, plain: boolean): string {
       const [id, kind, entered, left, res, status, ms, detail, at, scope] = plain
         ? [p[0], p[1], "'[]'", "'[]'", "NULL", p[2], p[3], "NULL", p[4], p[5]]
         : p;
+      // PostgreSQL types a VALUES list's parameters as text: the numbers are cast (SQLite's text is unchanged)
+      const num = (x: string | undefined) => (dialect === "sqlite" ? x : `${x}::bigint`);
+      if (i === 0 && dialect === "postgres")
+        return `(${id}, ?1, ${kind}, ?2, ?3, ?4, ?5, ?6, ?7, ${entered}, ${left}, ${res}::text,
+          ${num(status)}, ${num(ms)}, ${detail}::text, ${num(at)}, ${scope})`;
       return `(${id}, ?1, ${kind}, ?2, ?3, ?4, ?5, ?6, ?7, ${entered}, ${left}, ${res}, ${status}, ${ms}, ${detail}, ${at}, ${scope})`;
     });
     text = `INSERT INTO trace_events (id, project_id, kind, via, author_type, author_id, author_name, client, run_id,
   talents_entered, talents_left, resolution_id, status, duration_ms, detail, created_at, scope)
-  SELECT * FROM (VALUES ${rows.join(", ")}) WHERE EXISTS (SELECT 1 FROM projects p WHERE p.id = ?1)`;
+  SELECT * FROM (VALUES ${rows.join(", ")})${dialect === "sqlite" ? "" : " AS v"} WHERE EXISTS (SELECT 1 FROM projects p WHERE p.id = ?1)`;
     insertSql.set(key, text);
   }
   return text;
@@ -187,7 +193,10 @@ export class TraceJournal {
           for (const size of INSERT_SIZES) {
             for (; events.length - i >= size; i += size) {
               const chunk = events.slice(i, i + size);
-              statements.push({ sql: insertTraces(size, plain), args: [...author, ...(plain ? chunk.flatMap(plainArgs) : chunk.flat())] });
+              statements.push({
+                sql: insertTraces(size, plain, this.database.dialect),
+                args: [...author, ...(plain ? chunk.flatMap(plainArgs) : chunk.flat())],
+              });
             }
           }
         };
@@ -196,6 +205,7 @@ export class TraceJournal {
           const served = servedStatement(
             author[5],
             full.filter((e) => countsServed(e[1], e[4], e[5])).map((e) => e[4]!),
+            this.database.dialect,
           );
           if (served) statements.push(served);
         }
@@ -230,7 +240,7 @@ export class TraceJournal {
     filter?: TraceFilter,
   ): Promise<{ events: TraceEvent[]; nextBefore: string | null }> {
     await this.settle();
-    const f = filterSql(filter);
+    const f = filterSql(filter, this.database.dialect);
     const rows =
       f.sql === ""
         ? await this.database.all<TraceRow>(TRACE_PAGE_SQL, [projectId, before ?? "\uffff", limit])

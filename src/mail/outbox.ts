@@ -112,8 +112,8 @@ export async function markSent(database: Database, id: string, now: number): Pro
         sentAt: now,
         claimedAt: null,
         error: null,
-        body: sql`CASE WHEN ${mailOutbox.sensitive} THEN ${SCRUBBED} ELSE ${mailOutbox.body} END`,
-        html: sql`CASE WHEN ${mailOutbox.sensitive} THEN NULL ELSE ${mailOutbox.html} END`,
+        body: sql`CASE WHEN ${mailOutbox.sensitive} = 1 THEN ${SCRUBBED} ELSE ${mailOutbox.body} END`,
+        html: sql`CASE WHEN ${mailOutbox.sensitive} = 1 THEN NULL ELSE ${mailOutbox.html} END`,
       })
       .where(and(eq(mailOutbox.id, id), eq(mailOutbox.status, "sending"))),
   );
@@ -144,8 +144,8 @@ export async function markAttemptFailed(
               status: "failed",
               claimedAt: null,
               error: error.slice(0, 1000),
-              body: sql`CASE WHEN ${mailOutbox.sensitive} THEN ${SCRUBBED} ELSE ${mailOutbox.body} END`,
-              html: sql`CASE WHEN ${mailOutbox.sensitive} THEN NULL ELSE ${mailOutbox.html} END`,
+              body: sql`CASE WHEN ${mailOutbox.sensitive} = 1 THEN ${SCRUBBED} ELSE ${mailOutbox.body} END`,
+              html: sql`CASE WHEN ${mailOutbox.sensitive} = 1 THEN NULL ELSE ${mailOutbox.html} END`,
             }
           : {
               status: "pending",

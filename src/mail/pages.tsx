@@ -56,13 +56,6 @@ export function MailTable(props: { mails: MailView[]; retry?: boolean }) {
 
 /** The /org/mail page; `sessions` finds the signed-in person and their organizations (the kit's page guard). */
 export function mailPages(deps: ViewDeps, sessions: PageSessions): Elysia {
-  // a retry (htmx or a plain form, back to /org/mail): the status line says what it did
-  deps.views.register("POST", "/web/orgs/current/mail/:id/retry", {
-    status: (d) => {
-      const m = (d as { mail: { to: string; status: string } }).mail;
-      return m.status === "sent" ? `The mail to ${m.to} was sent.` : `The mail to ${m.to} is queued again.`;
-    },
-  });
   // typed as a plain Elysia: the app's chain of plugin types is near TypeScript's depth limit
   const plugin = new Elysia().use(createPageGuard(sessions)).get(
     "/org/mail",

@@ -20,6 +20,8 @@ import { EgressError, egressPolicyKey, safeFetch, type EgressPolicy } from "../l
 import { kept } from "../lib/kept";
 import type { Logger } from "../lib/log";
 import { SlidingWindowLimiter } from "../lib/rateLimit";
+import type { Database } from "../db/database";
+import { type SharedWindow, sharedWindow } from "../identity/sharedLimits";
 import { REDIRECT_URIS_MAX, redirectUriProblem, type OAuthClient } from "./clients";
 import { OAuthError } from "./errors";
 
@@ -51,14 +53,27 @@ export interface MetadataSettings {
 export class MetadataFetchBudget {
   readonly #perAddress: SlidingWindowLimiter;
   readonly #all: SlidingWindowLimiter;
-  constructor(perAddress: number, all: number) {
+  /** On PostgreSQL: the same two limits counted in the database, across replicas (identity/sharedLimits.ts). */
+  readonly #shared: { mine: SharedWindow; all: SharedWindow } | null;
+  constructor(perAddress: number, all: number, database?: Database) {
     this.#perAddress = new SlidingWindowLimiter(perAddress, 60_000);
     this.#all = new SlidingWindowLimiter(all, 60_000);
+    this.#shared =
+      database?.dialect === "postgres"
+        ? { mine: sharedWindow(database, "cimd-fetch", perAddress, 60_000), all: sharedWindow(database, "cimd-fetch-all", all, 60_000) }
+        : null;
   }
 
   /** Counts one fetch for `address` (null: no socket, counted as one address), or says in how many seconds to retry. */
-  take(address: string | null, now = Date.now()): { allowed: boolean; retryAfter: number } {
+  async take(address: string | null, now = Date.now()): Promise<{ allowed: boolean; retryAfter: number }> {
     const key = address ?? "-";
+    if (this.#shared) {
+      const mine = await this.#shared.mine.take(key, now);
+      if (!mine.allowed) return mine;
+      const all = await this.#shared.all.take("all", now);
+      if (!all.allowed) await mine.giveBack();
+      return { allowed: all.allowed, retryAfter: all.retryAfter };
+    }
     const mine = this.#perAddress.check(key, now);
     const all = this.#all.check("all", now);
     if (!mine.allowed || !all.allowed) return { allowed: false, retryAfter: Math.max(mine.retryAfter, all.retryAfter) };
@@ -228,7 +243,7 @@ export async function metadataClient(
   const failed = failures.get(key);
   if (failed && failed.until > now) throw failed.error;
   failures.delete(key);
-  const budget = access.budget.take(access.address, now);
+  const budget = await access.budget.take(access.address, now);
   if (!budget.allowed) {
     const e = new OAuthError("too_many_requests", `Too many applications were looked up just now; retry in ${budget.retryAfter} s.`);
     e.headers = { "retry-after": String(budget.retryAfter) };

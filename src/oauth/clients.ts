@@ -135,7 +135,8 @@ export async function purgeIdleClients(tx: Tx, now: number, unusedMs = UNUSED_CL
 export async function touchClient(tx: Tx, clientId: string, now: number): Promise<void> {
   await tx
     .update(oauthClients)
-    .set({ lastUsedAt: sql`max(${now}, ${oauthClients.createdAt} + 1)` })
+    // the larger of the two, written so both engines read it (SQLite's two-argument max is PostgreSQL's greatest)
+    .set({ lastUsedAt: sql`CASE WHEN ${now} > ${oauthClients.createdAt} THEN ${now} ELSE ${oauthClients.createdAt} + 1 END` })
     .where(eq(oauthClients.id, clientId));
 }
 

@@ -17,7 +17,7 @@
  * The token is its own family (`family_id = id`): that is how the tokens of this grant are told
  * apart, and revoked when the organization turns the grant off (identity/ssoEnterprise.ts).
  */
-import { and, eq, isNotNull, ne, sql } from "drizzle-orm";
+import { and, eq, isNotNull, ne } from "drizzle-orm";
 import type { FetchImplementation, JWTPayload } from "jose";
 import type { Config } from "../config";
 import type { Database, Tx } from "../db/client";
@@ -264,12 +264,13 @@ export async function jwtBearerGrant(
     const on = await tx
       .select({
         enterpriseGrant: ssoConnections.enterpriseGrant,
-        issuer: sql<string | null>`json_extract(${ssoConnections.config}, '$.oidc.issuer')`,
+        config: ssoConnections.config, // read whole: the issuer is a field of its JSON, read the same on both engines
       })
       .from(ssoConnections)
       .where(eq(ssoConnections.organizationId, target.organizationId))
       .limit(1);
-    if (!on[0]?.enterpriseGrant || on[0].issuer !== sso.oidc!.issuer) return notAccepted();
+    const issuer = (on[0]?.config.oidc as { issuer?: unknown } | undefined)?.issuer;
+    if (!on[0]?.enterpriseGrant || issuer !== sso.oidc!.issuer) return notAccepted();
     let userId: string;
     try {
       userId = await memberFor(tx, target.organizationId, sso.verifiedDomains, claims);

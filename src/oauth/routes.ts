@@ -12,6 +12,7 @@ import { Elysia } from "elysia";
 import type { SignInDeps } from "../identity/limits";
 import { clientMeta } from "../http/client";
 import { SlidingWindowLimiter } from "../lib/rateLimit";
+import { sharedWindow } from "../identity/sharedLimits";
 import { clientAddressOf } from "../http/client";
 import { MetadataFetchBudget, metadataClient } from "./cimd";
 import { findClient, isMetadataClientId, registerClient } from "./clients";
@@ -59,13 +60,55 @@ async function jwtBearerRequest(deps: SignInDeps, body: unknown, request: Reques
   return jwtBearerGrant(deps, { clientId, assertion, scope: param(body, "scope"), resource: param(body, "resource"), document });
 }
 
-export function oauthRoutes(deps: SignInDeps) {
-  const base = deps.config.baseUrl;
+/**
+ * The client registration limits: per client address, OAUTH_REGISTRATION_LIMIT_PER_MINUTE, and
+ * from all addresses, OAUTH_REGISTRATION_GLOBAL_LIMIT_PER_HOUR; in memory, or on PostgreSQL in
+ * the database, across replicas (identity/sharedLimits.ts). Answers the function that counts one
+ * registration from an address or throws too_many_requests.
+ */
+function registrationLimits(deps: SignInDeps): (ip: string | null) => Promise<void> {
   const limits = deps.config.authLimits;
   const registrations = new SlidingWindowLimiter(limits.oauthRegistrations, 60_000);
   const allRegistrations = new SlidingWindowLimiter(limits.oauthRegistrationsGlobal, 3_600_000);
+  // on PostgreSQL the same two limits counted in the database, across replicas (identity/sharedLimits.ts)
+  const shared =
+    deps.database.dialect === "postgres"
+      ? {
+          mine: sharedWindow(deps.database, "oauth-register", limits.oauthRegistrations, 60_000),
+          all: sharedWindow(deps.database, "oauth-register-all", limits.oauthRegistrationsGlobal, 3_600_000),
+        }
+      : null;
+  const tooMany = (retryAfter: number) =>
+    Object.assign(new OAuthError("too_many_requests", `Too many client registrations on this server just now; retry in ${retryAfter} s.`), {
+      headers: { "retry-after": String(retryAfter) },
+    });
+  const fromHere = () => new OAuthError("too_many_requests", "Too many client registrations from this address; retry in a minute.");
+  /** Counts one registration from `ip`, or throws too_many_requests (in memory, or in the database on PostgreSQL). */
+  return async (ip: string | null): Promise<void> => {
+    if (shared) {
+      const mine = ip !== null ? await shared.mine.take(ip) : null;
+      if (mine && !mine.allowed) throw fromHere();
+      const all = await shared.all.take("all");
+      if (!all.allowed) {
+        await mine?.giveBack();
+        throw tooMany(all.retryAfter);
+      }
+      return;
+    }
+    if (ip !== null && !registrations.check(ip).allowed) throw fromHere();
+    const all = allRegistrations.check("all");
+    if (!all.allowed) throw tooMany(all.retryAfter);
+    if (ip !== null) registrations.hit(ip);
+    allRegistrations.hit("all");
+  };
+}
+
+export function oauthRoutes(deps: SignInDeps) {
+  const base = deps.config.baseUrl;
+  const limits = deps.config.authLimits;
+  const takeRegistration = registrationLimits(deps);
   const clientBudget = { maxClients: deps.config.oauthMaxClients, unusedMs: deps.config.oauthUnusedClientDays * 24 * 3_600_000 };
-  const metadataFetches = new MetadataFetchBudget(limits.oauthMetadataFetches, limits.oauthMetadataFetchesGlobal);
+  const metadataFetches = new MetadataFetchBudget(limits.oauthMetadataFetches, limits.oauthMetadataFetchesGlobal, deps.database);
   return (
     new Elysia()
       .get("/.well-known/oauth-protected-resource", () => oauthJson(protectedResourceMetadata(base), 200, METADATA_CACHE))
@@ -82,19 +125,7 @@ export function oauthRoutes(deps: SignInDeps) {
           // and the adapter), and from all addresses, OAUTH_REGISTRATION_GLOBAL_LIMIT_PER_HOUR (many addresses at 30 a minute
           // each filled the table)
           const ip = clientMeta(request, server).ip;
-          if (ip !== null && !registrations.check(ip).allowed)
-            throw new OAuthError("too_many_requests", "Too many client registrations from this address; retry in a minute.");
-          const all = allRegistrations.check("all");
-          if (!all.allowed) {
-            const e = new OAuthError(
-              "too_many_requests",
-              `Too many client registrations on this server just now; retry in ${all.retryAfter} s.`,
-            );
-            e.headers = { "retry-after": String(all.retryAfter) };
-            throw e;
-          }
-          if (ip !== null) registrations.hit(ip);
-          allRegistrations.hit("all");
+          await takeRegistration(ip);
           return oauthJson(await registerClient(deps.database, body, clientBudget), 201);
         }),
       )

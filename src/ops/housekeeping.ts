@@ -3,15 +3,26 @@
  * tables do not grow without bound. Expired sessions; OAuth codes and tokens a day after
  * their expiry (until then a reused code or refresh token is still recognised and revokes its
  * family); OAuth clients idle for 30 days, or never given a token within OAUTH_UNUSED_CLIENT_DAYS;
- * setup tokens a day after expiry; SAML request and assertion ids once expired; pending invitations 30 days after expiry. Trace
+ * setup tokens a day after expiry; SAML request and assertion ids once expired; pending invitations 30 days after expiry;
+ * rate-limit windows once expired (PostgreSQL). Trace
  * events, security events and organizations' audit-log entries past EVENT_RETENTION_DAYS (default 90), in batches of their own
  * transactions so no write waits long behind them.
  * Runs an hour after start, then hourly.
  */
 import { and, eq, inArray, lt, or, sql, type SQL } from "drizzle-orm";
 import { activityPurged } from "../db/activityPurged";
-import type { Database } from "../db/client";
-import { invitations, mailOutbox, oauthCodes, oauthTokens, passwordResets, sessions, setupTokens, ssoNonces } from "../db/schema";
+import type { Database, Tx } from "../db/client";
+import {
+  invitations,
+  mailOutbox,
+  oauthCodes,
+  oauthTokens,
+  passwordResets,
+  rateCounters,
+  sessions,
+  setupTokens,
+  ssoNonces,
+} from "../db/schema";
 import { orderedId } from "../lib/ids";
 import type { Logger } from "../lib/log";
 import { storageFailureOf } from "../db/storage";
@@ -62,6 +73,8 @@ export async function purgeExpired(
       .returning({ id: mailOutbox.id });
     const ssoGone = await tx.delete(ssoNonces).where(lt(ssoNonces.expiresAt, now)).returning({ id: ssoNonces.id });
     const clientsGone = await purgeIdleClients(tx, now, unusedClientMs);
+    // the rate-limit windows counted on PostgreSQL (identity/sharedLimits.ts); none on SQLite
+    const countersGone = await tx.delete(rateCounters).where(lt(rateCounters.expiresAt, now)).returning({ k: rateCounters.key });
     return {
       ssoNonces: ssoGone.length,
       sessions: sessionsGone.length,
@@ -72,6 +85,7 @@ export async function purgeExpired(
       passwordResets: resetsGone.length,
       mails: mailsGone.length,
       oauthClients: clientsGone,
+      rateCounters: countersGone.length,
     };
   });
 }
@@ -107,20 +121,21 @@ export async function purgeOldEvents(
   ];
   // the events' kept hourly counts (migration 0010) go with them, uncounted: whole hours before the cut
   const cutHour = Math.floor(cutoff / 3_600_000);
-  const hours = sql`DELETE FROM trace_hours WHERE rowid IN (SELECT rowid FROM trace_hours WHERE hour < ${cutHour} LIMIT ${batch})`;
+  // the rows by their physical address: these tables' keys are four columns long (rowid on SQLite, ctid on PostgreSQL)
+  const row = sql.raw(database.dialect === "sqlite" ? "rowid" : "ctid");
+  const hours = sql`DELETE FROM trace_hours WHERE ${row} IN (SELECT ${row} FROM trace_hours WHERE hour < ${cutHour} LIMIT ${batch})`;
   // the reported findings' days (rule effectiveness) go with the events too: whole days before the cut
   const cutDay = Math.floor(cutoff / DAY);
-  const findingDays = sql`DELETE FROM rule_finding_days WHERE rowid IN
-    (SELECT rowid FROM rule_finding_days WHERE day < ${cutDay} LIMIT ${batch})`;
+  const findingDays = sql`DELETE FROM rule_finding_days WHERE ${row} IN
+    (SELECT ${row} FROM rule_finding_days WHERE day < ${cutDay} LIMIT ${batch})`;
   // and the served and audited counts per client, counted from the events' clients: whole days before the cut
-  const clientDays = sql`DELETE FROM talent_client_days WHERE rowid IN
-    (SELECT rowid FROM talent_client_days WHERE day < ${cutDay} LIMIT ${batch})`;
+  const clientDays = sql`DELETE FROM talent_client_days WHERE ${row} IN
+    (SELECT ${row} FROM talent_client_days WHERE day < ${cutDay} LIMIT ${batch})`;
   let traces = 0; // trace events and hours deleted: the activity memos forget them, even if a later batch fails
   try {
     for (const [kind, statement] of [...batches, [null, hours] as const, [null, findingDays] as const, [null, clientDays] as const]) {
       for (;;) {
-        const r = await database.write(async (tx) => tx.run(statement));
-        const n = Number((r as { rowsAffected?: number }).rowsAffected ?? 0);
+        const n = await database.write((tx) => deleted(database, tx, statement));
         if (kind) gone[kind] += n;
         if (kind === "traceEvents" || kind === null) traces += n;
         if (n < RETENTION_BATCH) break;
@@ -130,6 +145,13 @@ export async function purgeOldEvents(
     if (traces > 0) activityPurged(database);
   }
   return gone;
+}
+
+/** Runs a DELETE in `tx` and returns how many rows it deleted (PostgreSQL's driver does not say: the rows are counted). */
+async function deleted(database: Database, tx: Tx, statement: SQL): Promise<number> {
+  if (database.dialect === "sqlite") return Number(((await tx.run(statement)) as { rowsAffected?: number }).rowsAffected ?? 0);
+  const pgTx = tx as unknown as { execute(s: SQL): Promise<{ n: number }[]> };
+  return Number((await pgTx.execute(sql`WITH gone AS (${statement} RETURNING 1) SELECT count(*) AS n FROM gone`))[0]?.n ?? 0);
 }
 
 /** Starts the hourly purge (`opts`: the settings it reads, e.g. the Config); returns a function that stops it. */
@@ -147,6 +169,7 @@ export function startHousekeeping(
         ...(await purgeOldEvents(database, opts.eventRetentionDays ?? 90)),
       };
       if (Object.values(gone).some((n) => n > 0)) log.info("housekeeping", gone);
+      else log.debug("housekeeping: nothing to delete");
     } catch (e) {
       if (!storageFailureOf(e)) log.warn("housekeeping failed; will retry", { error: String(e) }); // a full disk: told by the storage state
     }

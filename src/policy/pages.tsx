@@ -18,7 +18,7 @@ import { Layout, page } from "../ui/layout";
 import { refusalOf } from "../ui/form";
 import { statusCookie } from "../ui/status";
 import { savePolicy } from "./save";
-import { pickerOptions, type PickerOptions } from "./picker";
+import { pickerOptions, type PickerFilters, type PickerOptions } from "./picker";
 import { readPolicy, type PolicyView } from "./service";
 import { changeLock, readLockBody } from "./lockRoutes";
 import {
@@ -33,6 +33,10 @@ import {
   type PolicyAttempt,
 } from "./views";
 
+const NO_FILTER: PickerFilters = { q: "", aq: "" };
+/** A filter of the query (`q`, `aq`), at most 100 characters. */
+const filterOf = (v: unknown): string => (typeof v === "string" ? v.slice(0, 100) : "");
+
 const ADMIN_ONLY = { admin: "This page is for the organization's owners and admins." };
 
 function PolicyPage(props: {
@@ -41,7 +45,7 @@ function PolicyPage(props: {
   policy: PolicyView;
   catalog: CatalogDeps["state"]["catalog"];
   options: PickerOptions;
-  q?: string;
+  filters?: PickerFilters;
   attempt?: PolicyAttempt;
   lockAttempt?: LockAttempt;
 }) {
@@ -57,7 +61,7 @@ function PolicyPage(props: {
         them. Like any talent they reach an agent only when its task designates them.
       </p>
       <PolicySummary policy={props.policy} catalog={props.catalog!} />
-      <PolicyForm policy={props.policy} attempt={props.attempt} options={props.options.talents} q={props.q ?? ""} />
+      <PolicyForm policy={props.policy} attempt={props.attempt} options={props.options.talents} filters={props.filters ?? NO_FILTER} />
       <LocksCard locks={props.policy.hookRules} attempt={props.lockAttempt} rules={props.options.rules} />
     </Layout>
   );
@@ -70,20 +74,20 @@ export function policyPages(deps: CatalogDeps & JournalDeps): Elysia {
     .get(
       "/org/policy",
       async ({ page: ctx, org, query }) => {
-        const q = typeof query.q === "string" ? query.q.slice(0, 100) : "";
+        const filters = { q: filterOf(query.q), aq: filterOf(query.aq) };
         const [policy, options] = await Promise.all([readPolicy(deps.database, org.id), optionsOf(org.id)]);
-        return page(<PolicyPage ctx={ctx} org={org} policy={policy} catalog={deps.state.catalog} options={options} q={q} />);
+        return page(<PolicyPage ctx={ctx} org={org} policy={policy} catalog={deps.state.catalog} options={options} filters={filters} />);
       },
       { orgPage: ADMIN_ONLY },
     )
     .post(
       "/org/policy",
       async ({ page: ctx, org, body, request }) => {
-        // the picker's check boxes (a list, or one value), or an older form's text
-        const required = formList(body, "requiredTalents");
+        // the pickers' check boxes (a list, or one value), or an older form's text; the allow-list's mode (none: an older form)
         const values = {
-          requiredTalents: required?.join("\n") ?? "",
-          allowedTalents: formField(body, "allowedTalents") ?? "",
+          requiredTalents: formList(body, "requiredTalents")?.join("\n") ?? "",
+          allowedMode: formField(body, "allowedMode") ?? "",
+          allowedTalents: formList(body, "allowedTalents")?.join("\n") ?? "",
         };
         let saved: Awaited<ReturnType<typeof savePolicy>>;
         try {

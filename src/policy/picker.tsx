@@ -1,14 +1,16 @@
 /** @jsxImportSource hono/jsx */
 /**
- * The policy page's pickers (docs/design.md "Pickers, not typed ids"): the required talents are check boxes of every
- * talent the organization may require (the catalog's and its servable expertises), filtered by a search box — live
- * with JavaScript (public/app.js `[data-picker]`), without it by `?q=` through its own GET form; the ticked ones are
- * always shown, so a filter never drops a choice. A locked rule is typed into an input with a `<datalist>` of every
+ * The policy page's pickers (docs/design.md "Pickers, not typed ids"): the required and the allowed talents are check
+ * boxes of every talent the organization may require (the catalog's and its servable expertises), each list filtered by
+ * its search box — live with JavaScript (public/app.js `[data-picker-filter]`), without it by `?q=` / `?aq=` through a GET
+ * form of its own; the ticked ones are always shown, so a filter never drops a choice; a filter that matches nothing
+ * offers the closest ids. A locked rule is typed into an input with a `<datalist>` of every
  * rule a detector carries.
  */
 import type { Catalog } from "../catalog/catalog";
 import type { Database } from "../db/client";
 import { listServableExpertises } from "../expertises/servable";
+import { closestIds } from "../lib/suggest";
 import { ChoiceField } from "../ui/form";
 import { rulesOf, type HookRule } from "./hookRules";
 
@@ -48,11 +50,23 @@ export function matchesFilter(o: { id: string; title: string }, q: string): bool
 /** The ids a list field holds: a form's text (one per line or comma) or the saved list. */
 export const idsOf = (text: string): string[] => [...new Set(text.split(/[\s,]+/).filter(Boolean))];
 
+/** The policy page's two filters (`?q=`: the required talents', `?aq=`: the allowed talents'). */
+export interface PickerFilters {
+  q: string;
+  aq: string;
+}
+
+/** The policy page filtered so (both filters kept), at the field it concerns. */
+export function filterHref(f: PickerFilters, at: string): string {
+  const query = new URLSearchParams(Object.entries(f).filter(([, v]) => v !== "")).toString();
+  return `/org/policy${query ? `?${query}` : ""}#${at}`;
+}
+
 /**
- * The picker's filter: a GET form of its own (`?q=`, without JavaScript) placed before the policy form; with
- * JavaScript app.js filters the list it names (`data-picker-filter`) as one types.
+ * The required talents' filter: a GET form of its own (`?q=`, without JavaScript) placed before the policy form; with
+ * JavaScript app.js filters the list it names (`data-picker-filter`) as one types. It carries the other filter along.
  */
-export function PickerFilter(props: { q: string; list: string }) {
+export function PickerFilter(props: { filters: PickerFilters; list: string }) {
   return (
     <form id="policy-filter" method="get" action="/org/policy#policy-form-card" class="picker-filter" role="search">
       <label for="policy-picker-q">Find a talent to require</label>{" "}
@@ -60,11 +74,12 @@ export function PickerFilter(props: { q: string; list: string }) {
         type="search"
         id="policy-picker-q"
         name="q"
-        value={props.q}
+        value={props.filters.q}
         placeholder="secrets, typescript…"
         autocomplete="off"
         data-picker-filter={props.list}
       />{" "}
+      {props.filters.aq ? <input type="hidden" name="aq" value={props.filters.aq} /> : null}
       <button type="submit" class="secondary small">
         Filter
       </button>
@@ -73,16 +88,96 @@ export function PickerFilter(props: { q: string; list: string }) {
 }
 
 /**
- * The required talents' picker: the filter (PickerFilter, its own form before the policy form), then the check
- * boxes named `requiredTalents` — the ticked first (an id no longer known among them, marked so), then the others that
- * match the filter. A hidden empty `requiredTalents` makes "none ticked" a list of none.
+ * The allowed talents' filter form (`?aq=`), empty: its search box and button sit in the allowed talents' field inside the
+ * policy form and belong to it by their `form` attribute (AllowedPicker), so that neither form's button submits the other.
  */
-export function TalentPicker(props: { id: string; options: PickerOption[]; checked: string[]; q: string; error: string | null }) {
+export function AllowedFilterForm(props: { filters: PickerFilters }) {
+  return (
+    <form id="policy-allowed-filter" method="get" action="/org/policy#policy-allowed-field" role="search" aria-label="Allowed talents">
+      {props.filters.q ? <input type="hidden" name="q" value={props.filters.q} /> : null}
+    </form>
+  );
+}
+
+/**
+ * One picker's check boxes named `name`: the ticked first (an id no longer known among them, marked so), then the others
+ * that match the filter `q`; a hidden empty `name` makes "none ticked" a list of none. When the filter matches none of
+ * the others, the closest ids are offered ("did you mean", each a link filtering by it: `hrefOf`).
+ */
+function PickerChecks(props: {
+  listId: string;
+  name: string;
+  label: string;
+  options: PickerOption[];
+  checked: string[];
+  q: string;
+  hrefOf: (q: string) => string;
+}) {
   const checked = new Set(props.checked);
   const byId = new Map(props.options.map((o) => [o.id, o]));
   const ticked = props.checked.map((id) => byId.get(id) ?? { id, title: "", kind: "talent" as const });
-  const others = props.options.filter((o) => !checked.has(o.id) && matchesFilter(o, props.q));
-  const hidden = props.options.filter((o) => !checked.has(o.id)).length - others.length;
+  const unticked = props.options.filter((o) => !checked.has(o.id));
+  const others = unticked.filter((o) => matchesFilter(o, props.q));
+  const hidden = unticked.length - others.length;
+  const suggestions =
+    props.q && others.length === 0
+      ? closestIds(
+          props.q,
+          unticked.map((o) => o.id),
+        )
+      : [];
+  return (
+    <div class="picker" id={props.listId}>
+      <input type="hidden" name={props.name} value="" />
+      <ul class="picker-list" aria-label={props.label}>
+        {[...ticked, ...others].map((o) => (
+          <li data-picker-item={`${o.id} ${o.title}`.toLowerCase()} data-checked={checked.has(o.id) ? "true" : undefined}>
+            <label class="check">
+              <input type="checkbox" name={props.name} value={o.id} checked={checked.has(o.id)} /> <code>{o.id}</code>
+              {o.title ? <span class="muted small"> {o.title}</span> : <span class="error small"> not known</span>}
+              {o.kind === "expertise" ? <span class="tag">expertise</span> : null}
+            </label>
+          </li>
+        ))}
+      </ul>
+      {hidden > 0 ? (
+        <p class="muted small" id={`${props.listId}-hidden`}>
+          {hidden} more do not match “{props.q}”
+          {suggestions.length > 0 ? (
+            <>
+              {": did you mean "}
+              {suggestions.map((id, i) => (
+                <>
+                  {i > 0 ? " or " : ""}
+                  <a href={props.hrefOf(id)}>{id}</a>
+                </>
+              ))}
+              {"? Or "}
+            </>
+          ) : (
+            ": "
+          )}
+          <a href={props.hrefOf("")}>show all</a>.
+        </p>
+      ) : null}
+      <p class="muted small" data-picker-empty hidden>
+        No other talent matches: press Enter for the closest ids.
+      </p>
+    </div>
+  );
+}
+
+/**
+ * The required talents' picker: the filter (PickerFilter, its own form before the policy form), then the check
+ * boxes named `requiredTalents`.
+ */
+export function TalentPicker(props: {
+  id: string;
+  options: PickerOption[];
+  checked: string[];
+  filters: PickerFilters;
+  error: string | null;
+}) {
   return (
     <ChoiceField
       id={props.id}
@@ -91,25 +186,70 @@ export function TalentPicker(props: { id: string; options: PickerOption[]; check
       help="Saving installs and enables the ticked talents, with their prerequisites, in every project."
       error={props.error}
     >
-      <div class="picker" id="policy-picker">
-        <input type="hidden" name="requiredTalents" value="" />
-        <ul class="picker-list" aria-label="Talents to require">
-          {[...ticked, ...others].map((o) => (
-            <li data-picker-item={`${o.id} ${o.title}`.toLowerCase()} data-checked={checked.has(o.id) ? "true" : undefined}>
-              <label class="check">
-                <input type="checkbox" name="requiredTalents" value={o.id} checked={checked.has(o.id)} /> <code>{o.id}</code>
-                {o.title ? <span class="muted small"> {o.title}</span> : <span class="error small"> not known</span>}
-                {o.kind === "expertise" ? <span class="tag">expertise</span> : null}
-              </label>
-            </li>
-          ))}
-        </ul>
-        {hidden > 0 ? (
-          <p class="muted small" id="policy-picker-hidden">
-            {hidden} more do not match “{props.q}”: <a href="/org/policy#policy-form-card">show all</a>.
-          </p>
-        ) : null}
+      <PickerChecks
+        listId="policy-picker"
+        name="requiredTalents"
+        label="Talents to require"
+        options={props.options}
+        checked={props.checked}
+        q={props.filters.q}
+        hrefOf={(q) => filterHref({ ...props.filters, q }, "policy-form-card")}
+      />
+    </ChoiceField>
+  );
+}
+
+/**
+ * The allowed talents' picker: "any talent" or "only the ticked ones" (`allowedMode`), its own search box (of the form
+ * AllowedFilterForm, `?aq=`), then the check boxes named `allowedTalents`, as the required talents' picker has them.
+ */
+export function AllowedPicker(props: {
+  id: string;
+  options: PickerOption[];
+  only: boolean;
+  checked: string[];
+  filters: PickerFilters;
+  error: string | null;
+}) {
+  return (
+    <ChoiceField
+      id={props.id}
+      legend="Allowed talents"
+      issuePath="allowedTalents"
+      help="With “only”, projects may install the ticked talents and the required ones (with what they require); nothing else."
+      error={props.error}
+    >
+      <label class="check">
+        <input type="radio" name="allowedMode" value="any" checked={!props.only} /> Any talent may be installed
+      </label>
+      <label class="check">
+        <input type="radio" name="allowedMode" value="only" checked={props.only} /> Only the ticked talents (and the required ones)
+      </label>
+      <div class="picker-filter">
+        <label for="policy-allowed-q">Find a talent to allow</label>{" "}
+        <input
+          type="search"
+          id="policy-allowed-q"
+          name="aq"
+          form="policy-allowed-filter"
+          value={props.filters.aq}
+          placeholder="sql, react…"
+          autocomplete="off"
+          data-picker-filter="policy-allowed-picker"
+        />{" "}
+        <button type="submit" form="policy-allowed-filter" class="secondary small">
+          Filter
+        </button>
       </div>
+      <PickerChecks
+        listId="policy-allowed-picker"
+        name="allowedTalents"
+        label="Talents to allow"
+        options={props.options}
+        checked={props.checked}
+        q={props.filters.aq}
+        hrefOf={(aq) => filterHref({ ...props.filters, aq }, "policy-allowed-field")}
+      />
     </ChoiceField>
   );
 }

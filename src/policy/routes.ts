@@ -20,6 +20,7 @@ export function policyRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) {
       body: t.Object({
         requiredTalents: t.Optional(t.Unknown()),
         allowedTalents: t.Optional(t.Unknown()),
+        allowedMode: t.Optional(t.Unknown()),
         hookRules: t.Optional(t.Unknown()),
       }),
     });

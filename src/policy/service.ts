@@ -57,13 +57,19 @@ function readList(v: unknown, path: string, issues: Issue[]): string[] | null {
 /**
  * The policy a PUT body asks for: `requiredTalents` (required; an array, or a form's text) and
  * `allowedTalents` (absent, null or, from a form, blank: no allow-list), `hookRules` (absent: the locks stay).
+ * The page's picker also sends `allowedMode`: "any" (no allow-list, whatever is ticked) or "only" (the ticked ones,
+ * none ticked included).
  */
 export function readPolicyBody(body: Record<string, unknown>): PolicyInput {
   const issues: Issue[] = [];
   const required = readList(body.requiredTalents, "requiredTalents", issues);
   const rawAllowed = body.allowedTalents;
-  const noList = rawAllowed === undefined || rawAllowed === null || (typeof rawAllowed === "string" && rawAllowed.trim() === "");
-  const allowed = noList ? null : readList(rawAllowed, "allowedTalents", issues);
+  const mode = body.allowedMode === "" ? undefined : body.allowedMode;
+  if (mode !== undefined && mode !== "any" && mode !== "only")
+    issues.push({ path: "allowedMode", message: 'must be "any" (any talent may be installed) or "only" (the ticked ones)' });
+  const blank = rawAllowed === undefined || rawAllowed === null || (typeof rawAllowed === "string" && rawAllowed.trim() === "");
+  const noList = mode === "any" || (mode !== "only" && blank);
+  const allowed = noList ? null : readList(rawAllowed ?? [], "allowedTalents", issues);
   const hookRules = readHookLocksField(body.hookRules, issues);
   if (issues.length > 0) throw validationFailed(issues);
   return { requiredTalents: required!, allowedTalents: allowed, ...(hookRules ? { hookRules } : {}) };

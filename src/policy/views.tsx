@@ -9,10 +9,18 @@ import { HOOK_WHY } from "../catalog/hookWords";
 import { utcMinute } from "../lib/time";
 import { Field, FormActions, RefusalLine, type Refusal } from "../ui/form";
 import { DataTable } from "../ui/layout";
-import type { ViewRegistry } from "../ui/views";
 import type { PolicyView } from "./service";
 import type { HookRule } from "./hookRules";
-import { idsOf, PickerFilter, RuleOptions, TalentPicker, type PickerOption } from "./picker";
+import {
+  AllowedFilterForm,
+  AllowedPicker,
+  idsOf,
+  PickerFilter,
+  RuleOptions,
+  TalentPicker,
+  type PickerFilters,
+  type PickerOption,
+} from "./picker";
 
 const ROUTE = "/web/orgs/current/policy";
 
@@ -52,7 +60,11 @@ export function PolicySummary(props: { policy: PolicyView; catalog: Catalog }) {
         </p>
       ) : (
         <>
-          <p class="muted small">Projects may install only these and the required talents (with what they require).</p>
+          <p class="muted small">
+            {p.allowedTalents.length === 0
+              ? "Projects may install only the required talents (with what they require)."
+              : "Projects may install only these and the required talents (with what they require)."}
+          </p>
           <ul id="policy-allowed">
             {p.allowedTalents.map((id) => (
               <TalentItem id={id} catalog={props.catalog} />
@@ -71,47 +83,51 @@ export function PolicySummary(props: { policy: PolicyView; catalog: Catalog }) {
 export const POLICY_FIELDS: Record<string, string> = {
   requiredTalents: "policy-required-field",
   allowedTalents: "policy-allowed-field",
+  allowedMode: "policy-allowed-field",
 };
 
-/** A refused save posted without JavaScript: the lists as typed, and the problems by field. */
+/** A refused save posted without JavaScript: the lists as sent (ids one per line), the allow-list's mode, and the problems by field. */
 export interface PolicyAttempt {
-  values: { requiredTalents: string; allowedTalents: string };
+  values: { requiredTalents: string; allowedMode: string; allowedTalents: string };
   refusal: Refusal;
 }
 
 /**
- * The form: the required talents ticked in a picker (picker.tsx), the allowed ones one id per line (or separated by
- * commas; blank: none). A refused attempt keeps what was sent.
+ * The form: the required talents ticked in a picker, the allowed ones "any" or only those ticked in a second picker
+ * (picker.tsx). Each picker's filter is a GET form outside this one. A refused attempt keeps what was sent.
  */
-export function PolicyForm(props: { policy: PolicyView; attempt?: PolicyAttempt; options: PickerOption[]; q: string }) {
+export function PolicyForm(props: { policy: PolicyView; attempt?: PolicyAttempt; options: PickerOption[]; filters: PickerFilters }) {
   const p = props.policy;
   const v = props.attempt?.values;
   const at = (field: string) => props.attempt?.refusal.fields[field] ?? null;
+  // an older form's text with no mode: blank is "any"
+  const only = v ? v.allowedMode === "only" || (v.allowedMode === "" && v.allowedTalents.trim() !== "") : p.allowedTalents !== null;
   return (
     <section class="card" id="policy-form-card" aria-labelledby="policy-form-h">
       <h2 id="policy-form-h">Change the policy</h2>
-      <PickerFilter q={props.q} list="policy-picker" />
+      <PickerFilter filters={props.filters} list="policy-picker" />
+      <AllowedFilterForm filters={props.filters} />
       <form method="post" action="/org/policy" hx-put={ROUTE} id="policy-form">
         <RefusalLine id="policy-refused" refusal={props.attempt?.refusal} />
         <TalentPicker
           id={POLICY_FIELDS.requiredTalents!}
           options={props.options}
           checked={v ? idsOf(v.requiredTalents) : p.requiredTalents}
-          q={props.q}
+          filters={props.filters}
           error={at(POLICY_FIELDS.requiredTalents!)}
         />
-        <Field
+        <AllowedPicker
           id={POLICY_FIELDS.allowedTalents!}
-          label="Allowed talents"
-          help="Leave blank to allow any talent; otherwise only these and the required ones."
+          options={props.options}
+          only={only}
+          checked={v ? idsOf(v.allowedTalents) : (p.allowedTalents ?? [])}
+          filters={props.filters}
           error={at(POLICY_FIELDS.allowedTalents!)}
-        >
-          <textarea name="allowedTalents" rows={5} spellcheck={false}>
-            {v ? v.allowedTalents : (p.allowedTalents ?? []).join("\n")}
-          </textarea>
-        </Field>
+        />
         <FormActions>
-          <button type="submit">Save the policy</button>
+          <button type="submit" id="policy-save">
+            Save the policy
+          </button>
         </FormActions>
       </form>
     </section>
@@ -224,14 +240,4 @@ export function lockSaved(data: unknown, lifted: boolean): string {
 export function policySaved(data: unknown): string {
   const projects = (data as { projects?: unknown[] }).projects?.length ?? 0;
   return `Policy saved${projects > 0 ? `: required talents installed in ${projects} project${projects > 1 ? "s" : ""}` : ""}.`;
-}
-
-/** A saved policy goes back to the page, from a form post and from htmx alike, saying what it did. */
-export function registerPolicyViews(views: ViewRegistry): void {
-  views.register("PUT", ROUTE, {
-    redirect: () => "/org/policy",
-    status: policySaved,
-  });
-  views.register("POST", LOCK_ROUTE, { redirect: () => "/org/policy", status: (d) => lockSaved(d, false) });
-  views.register("DELETE", `${LOCK_ROUTE}/:rule`, { redirect: () => "/org/policy", status: (d) => lockSaved(d, true) });
 }

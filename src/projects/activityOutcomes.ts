@@ -30,7 +30,8 @@ export interface RowOutcome {
 
 const FAILS_SQL = (n: number) => `SELECT r.submission_id AS sid, rr.talent_id AS talent, rr.evidence, rr.missing
 FROM reports r JOIN report_results rr ON rr.report_id = r.id
-WHERE r.project_id = ? AND r.submission_id IN (${Array(n).fill("?").join(", ")}) AND rr.verdict = 'fail' ORDER BY rr.rowid`;
+WHERE r.project_id = ? AND r.submission_id IN (${Array(n).fill("?").join(", ")}) AND rr.verdict = 'fail'
+ORDER BY r.created_at, r.id, rr.position`;
 
 const failCount = (e: TraceEvent): number => {
   const s = e.detail?.summary as Record<string, unknown> | undefined;

@@ -13,6 +13,7 @@ import { keptEach } from "../lib/kept";
 import { blockingRules } from "../policy/hookRules";
 import { listInstalled } from "../selection/service";
 import type { Project } from "./service";
+import { POSTGRES, SQLITE, type SqlDialect } from "../db/sqlDialect";
 
 export const FEED_DAYS = 7;
 export const KEY_WARN_DAYS = 14;
@@ -64,15 +65,15 @@ const VERDICTS_SQL = `SELECT rr.talent_id AS talent, rr.verdict, rr.evidence, rr
 FROM reports r JOIN report_results rr ON rr.report_id = r.id
 WHERE r.project_id = ? AND r.created_at >= ? ORDER BY r.created_at DESC, r.id DESC`;
 const FINDINGS_SQL = `SELECT talent_id AS talent, rule_id AS rule, SUM(findings) AS n FROM rule_finding_days
-WHERE project_id = ? AND day >= ? GROUP BY talent_id, rule_id HAVING n > 0`;
+WHERE project_id = ? AND day >= ? GROUP BY talent_id, rule_id HAVING SUM(findings) > 0`;
 const KEYS_SQL = `SELECT name, expires_at AS expiresAt FROM api_keys
 WHERE project_id = ? AND revoked_at IS NULL AND expires_at IS NOT NULL AND expires_at > ? AND expires_at <= ? ORDER BY expires_at`;
 const POLICY_SQL = "SELECT required_talents AS required FROM org_policies WHERE organization_id = ?";
+const LEFT_OUT_OF = (i: number) => `d.designation_id = r.designation_id AND d.talent_id = ?${i + 3}`;
 /** Per required talent (the `?` after the window), the tasks of the window that did not designate it. */
-const LEFT_OUT_SQL = (n: number) => `SELECT ${Array.from(
+const LEFT_OUT_SQL = (n: number, d: SqlDialect) => `SELECT ${Array.from(
   { length: n },
-  (_, i) =>
-    `SUM(NOT EXISTS (SELECT 1 FROM designation_items d WHERE d.designation_id = r.designation_id AND d.talent_id = ?${i + 3})) AS t${i}`,
+  (_, i) => `${d.countWhere(`NOT EXISTS (SELECT 1 FROM designation_items d WHERE ${LEFT_OUT_OF(i)})`)} AS t${i}`,
 ).join(", ")}
 FROM resolutions r WHERE r.project_id = ?1 AND r.created_at >= ?2`;
 
@@ -111,7 +112,10 @@ async function readFeed(database: Database, catalog: Catalog | null, project: Pr
   const enabled = new Set(installed.filter((r) => r.enabled).map((r) => r.talentId));
   let requiredNotDesignated: ProjectFeed["requiredNotDesignated"] = [];
   if (required.length > 0) {
-    const row = await database.get<Record<string, number | null>>(LEFT_OUT_SQL(required.length), [project.id, from, ...required]);
+    const row = await database.get<Record<string, number | null>>(
+      LEFT_OUT_SQL(required.length, database.dialect === "sqlite" ? SQLITE : POSTGRES),
+      [project.id, from, ...required],
+    );
     requiredNotDesignated = required.map((talentId, i) => ({ talentId, tasks: Number(row?.[`t${i}`] ?? 0) })).filter((r) => r.tasks > 0);
   }
   return {
@@ -179,4 +183,27 @@ export async function homeFeed(database: Database, catalog: Catalog | null, proj
     .map((f, i) => ({ f, i }))
     .sort((a, b) => rank(a.f) - rank(b.f) || (b.f.lastRun?.at ?? 0) - (a.f.lastRun?.at ?? 0) || a.i - b.i)
     .map(({ f }) => f);
+}
+
+/** The group of the home page's kept read (organizationFeeds). */
+const HOME_READ = "projects/feed.ts organizationFeeds";
+
+/**
+ * homeFeed of an organization's projects, kept for the data version and the hour: a view with no commit since the last one
+ * (by anyone: every commit moves the data version) takes the feeds as they were instead of asking each project's clock
+ * again; after a commit each project's own clock decides (feedOf). The read in flight is shared; a failed one is not kept.
+ */
+export async function organizationFeeds(
+  database: Database,
+  catalog: Catalog | null,
+  organizationId: string,
+  projects: readonly Project[],
+): Promise<ProjectFeed[]> {
+  const hour = Math.floor(Date.now() / HOUR);
+  const box = await keptRead(database, HOME_READ, [organizationId, hour], async () => {
+    const kept = { projects, feeds: homeFeed(database, catalog, projects), failed: false };
+    kept.feeds.catch(() => void (kept.failed = true));
+    return kept;
+  });
+  return box.failed || box.projects !== projects ? homeFeed(database, catalog, projects) : box.feeds;
 }

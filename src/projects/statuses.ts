@@ -2,7 +2,7 @@
  * What each change of a project says in the layout's status line (ui/status.ts), in words:
  * "Installed typescript-strict and javascript-base (a prerequisite)", "Uninstalled
  * api-pagination", "Key ci created — copy it now", "Applied Go service: 7 talents installed, 2
- * were already there". Read by registerProjectViews (projects/views.tsx) from each route's answer.
+ * were already there". Read by projectViews (projects/views.tsx) from each route's answer.
  */
 import type { ViewContext } from "../ui/views";
 
@@ -94,17 +94,17 @@ export function uninstallStatus(data: unknown): string {
   return `Uninstalled ${d.uninstalled}${leftWithout(d.dependents)}`;
 }
 
-/** The status of each project route, by `METHOD route` as registerProjectViews registers it. */
-export const PROJECT_STATUSES: Record<string, (data: unknown, ctx: ViewContext) => string> = {
-  "POST /web/projects/:id/talents": installStatus,
-  "POST /web/projects/:id/apply-specialization": (data) => applyStatus(data),
-  "PATCH /web/projects/:id/talents/*": (data) => toggleStatus(data),
-  "DELETE /web/projects/:id/talents/*": uninstallStatus,
-  "POST /web/projects/:id/keys": (data) => keyCreated((data as { key: { name: string } }).key.name),
-  "DELETE /web/projects/:id/keys/:keyId": (data) => `Key ${quoted((data as { key: { name: string } }).key.name)} revoked`,
-  "POST /web/projects/:id/token": automationKeyStatus,
-  "POST /web/projects": (data) => projectCreated((data as { project: { name: string } }).project.name),
-  "PATCH /web/projects/:id": (data) => settingsSaved((data as { project: { name: string } }).project.name),
-  "PUT /web/projects/:id/hook-rules": () => HOOK_RULES_SAVED,
-  "DELETE /web/projects/:id": (data) => projectDeleted((data as { name: string }).name),
-};
+/** What each project change says in the status line, by the view that says it (projectViews, views.tsx). */
+export const PROJECT_STATUSES = {
+  install: installStatus,
+  apply: (data) => applyStatus(data),
+  toggle: (data) => toggleStatus(data),
+  uninstall: uninstallStatus,
+  keyCreated: (data) => keyCreated((data as { key: { name: string } }).key.name),
+  keyRevoked: (data) => `Key ${quoted((data as { key: { name: string } }).key.name)} revoked`,
+  token: automationKeyStatus,
+  created: (data) => projectCreated((data as { project: { name: string } }).project.name),
+  settings: (data) => settingsSaved((data as { project: { name: string } }).project.name),
+  hookRules: () => HOOK_RULES_SAVED,
+  deleted: (data) => projectDeleted((data as { name: string }).name),
+} satisfies Record<string, (data: unknown, ctx: ViewContext) => string>;

@@ -4,7 +4,7 @@
  * routes): the installed-talent section (counts, graph, list with toggle and uninstall), the
  * keys section (a new key's value shown once), the automation key, and the connection kit.
  * The project page (src/projects/pages/project.tsx) renders the same components; after a change
- * through htmx the route answers the updated section (registered in registerProjectViews).
+ * through htmx the route answers the updated section (projectViews, in the routes' descriptors).
  */
 import type { CatalogDeps } from "../catalog/state";
 import type { ViewDeps } from "../deps";
@@ -239,13 +239,13 @@ export function ConnectionKit(props: { mcpUrl: string; clients: ClientConfig[]; 
   );
 }
 
-/** The route views of the project pages (registered once by createApp). */
-export function registerProjectViews(deps: ViewDeps & CatalogDeps): void {
-  // each route also says what it did, in the layout's status line (statuses.ts)
-  const registerView = (m: string, r: string, view: RouteView) =>
-    deps.views.register(m, r, { ...view, status: PROJECT_STATUSES[`${m} ${r}`] });
+/**
+ * The views of the project routes (their descriptors: projects/describe.ts), made from the app's deps when the app is
+ * built; each also says what it did, in the layout's status line (statuses.ts).
+ */
+export function projectViews(deps: ViewDeps & CatalogDeps) {
   const catalog = () => deps.state.catalog!;
-  const installedFragment = async (_data: unknown, ctx: ViewContext) => {
+  const installed = async (_data: unknown, ctx: ViewContext) => {
     const project = await projectOf(deps, ctx);
     return (
       <InstalledSection
@@ -255,45 +255,46 @@ export function registerProjectViews(deps: ViewDeps & CatalogDeps): void {
       />
     );
   };
-  for (const [m, r] of [
-    ["POST", "/web/projects/:id/talents"],
-    ["PATCH", "/web/projects/:id/talents/*"],
-    ["DELETE", "/web/projects/:id/talents/*"],
-  ] as const) {
-    registerView(m, r, { fragment: installedFragment });
-  }
-  registerView("POST", "/web/projects/:id/apply-specialization", {
-    redirect: (_d, ctx) => returnPath(ctx.request, `/projects/${ctx.params.id}`),
-  });
-  const keysFragment = async (ctx: ViewContext, created?: { value: string; name: string }) => (
+  const keys = async (ctx: ViewContext, created?: { value: string; name: string }) => (
     <KeysSection projectId={ctx.params.id!} keys={await listKeys(deps.database, ctx.params.id!)} created={created} />
   );
-  registerView("POST", "/web/projects/:id/keys", {
-    fragment: (data, ctx) => {
-      const d = data as { key: KeyView; value: string };
-      return keysFragment(ctx, { value: d.value, name: d.key.name });
+  const settings = (_d: unknown, ctx: ViewContext) => `/projects/${ctx.params.id}?tab=settings`;
+  return {
+    install: { fragment: installed, status: PROJECT_STATUSES.install },
+    toggle: { fragment: installed, status: PROJECT_STATUSES.toggle },
+    uninstall: { fragment: installed, status: PROJECT_STATUSES.uninstall },
+    apply: { redirect: (_d, ctx) => returnPath(ctx.request, `/projects/${ctx.params.id}`), status: PROJECT_STATUSES.apply },
+    keyCreated: {
+      fragment: (data, ctx) => {
+        const d = data as { key: KeyView; value: string };
+        return keys(ctx, { value: d.value, name: d.key.name });
+      },
+      status: PROJECT_STATUSES.keyCreated,
     },
-  });
-  registerView("DELETE", "/web/projects/:id/keys/:keyId", { fragment: (_data, ctx) => keysFragment(ctx) });
-  registerView("POST", "/web/projects/:id/token", {
-    fragment: (data, ctx) => {
-      const d = data as { value: string; revoked: string[] };
-      const from = formReturn(ctx.request);
-      return (
-        <AutomationKey
-          projectId={ctx.params.id!}
-          exists
-          returnTo={from}
-          created={{ value: d.value, baseUrl: deps.config.baseUrl, replaced: d.revoked.length > 0 }}
-        />
-      );
+    keyRevoked: { fragment: (_data, ctx) => keys(ctx), status: PROJECT_STATUSES.keyRevoked },
+    token: {
+      fragment: (data, ctx) => {
+        const d = data as { value: string; revoked: string[] };
+        const from = formReturn(ctx.request);
+        return (
+          <AutomationKey
+            projectId={ctx.params.id!}
+            exists
+            returnTo={from}
+            created={{ value: d.value, baseUrl: deps.config.baseUrl, replaced: d.revoked.length > 0 }}
+          />
+        );
+      },
+      status: PROJECT_STATUSES.token,
     },
-  });
-  registerView("POST", "/web/projects", { redirect: (data) => `/projects/${(data as { project: { id: string } }).project.id}/onboarding` });
-  registerView("DELETE", "/web/projects/:id", { redirect: () => "/" });
-  registerView("PATCH", "/web/projects/:id", { redirect: (_d, ctx) => `/projects/${ctx.params.id}?tab=settings` });
-  registerView("PUT", "/web/projects/:id/hook-rules", { redirect: (_d, ctx) => `/projects/${ctx.params.id}?tab=settings` });
-  registerView("POST", "/web/orgs/active", { redirect: () => "/" });
+    created: {
+      redirect: (data) => `/projects/${(data as { project: { id: string } }).project.id}/onboarding`,
+      status: PROJECT_STATUSES.created,
+    },
+    deleted: { redirect: () => "/", status: PROJECT_STATUSES.deleted },
+    settings: { redirect: settings, status: PROJECT_STATUSES.settings },
+    hookRules: { redirect: settings, status: PROJECT_STATUSES.hookRules },
+  } satisfies Record<string, RouteView>;
 }
 
 /** The project of a route's `:id` (the route's guard and handler already checked it is the caller's). */

@@ -88,6 +88,10 @@ export function readReport(body: Record<string, unknown>): { submissionId: strin
   return { submissionId: (submissionId as string).trim(), resolutionId: resolutionId as string, results };
 }
 
+/** One result of a report, with its place in the report (a replay answers them in that order). */
+const INSERT_RESULT =
+  "INSERT INTO report_results (report_id, talent_id, kind, verdict, evidence, missing, note, position) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+
 /** Records a report; returns the HTTP status (201 new, 200 replay) and body. */
 export async function recordReport(
   database: Database,
@@ -187,9 +191,9 @@ export async function recordReport(
           "created_at, signature, issuer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         args: [reportId, projectId, resolutionId, submissionId, digest, JSON.stringify(response), author.type, author.id, now, ...signed],
       },
-      ...results.map((r) => ({
-        sql: "INSERT INTO report_results (report_id, talent_id, kind, verdict, evidence, missing, note) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        args: [reportId, r.id, kinds.get(r.id)!, r.verdict, JSON.stringify(r.evidence), JSON.stringify(r.missing), r.note],
+      ...results.map((r, position) => ({
+        sql: INSERT_RESULT,
+        args: [reportId, r.id, kinds.get(r.id)!, r.verdict, JSON.stringify(r.evidence), JSON.stringify(r.missing), r.note, position],
       })),
     ],
   });
@@ -215,7 +219,7 @@ interface PriorReport {
 async function storedReceipt(database: Database, projectId: string, resolutionId: string, prior: PriorReport): Promise<string | null> {
   if (!prior.signature) return null;
   const verdicts = await database.all<{ id: string; verdict: string }>(
-    "SELECT talent_id AS id, verdict FROM report_results WHERE report_id = ? ORDER BY rowid",
+    "SELECT talent_id AS id, verdict FROM report_results WHERE report_id = ? ORDER BY position",
     [prior.id],
   );
   const body = JSON.parse(prior.response) as { submissionId: string };
@@ -241,7 +245,7 @@ export async function listReports(database: Database, projectId: string, resolut
     .orderBy(reports.createdAt);
   const out = [];
   for (const r of rows) {
-    const results = await database.db.select().from(reportResults).where(eq(reportResults.reportId, r.id));
+    const results = await database.db.select().from(reportResults).where(eq(reportResults.reportId, r.id)).orderBy(reportResults.position);
     out.push({
       reportId: r.id,
       submissionId: r.submissionId,

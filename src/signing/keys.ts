@@ -2,7 +2,8 @@
  * The instance's Ed25519 signing keys, in one file of the data folder (`signing-keys.json`, mode
  * 0600): created at the first start, rotated by `talentd keys rotate`. A rotated-out key stays in
  * the file and in the published key set with the window in which it signed, so what it signed
- * still verifies; only the newest key signs.
+ * still verifies; only the newest key signs. On PostgreSQL the keys live in the database instead
+ * (keyStore.ts), shared by every replica.
  */
 import { generateKeyPairSync } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
@@ -27,7 +28,7 @@ export function signingKeyPath(dataDir: string): string {
 }
 
 /** A new Ed25519 key, its id the RFC 7638 thumbprint. */
-function newKey(now: number): StoredSigningKey {
+export function newSigningKey(now: number): StoredSigningKey {
   const jwk = generateKeyPairSync("ed25519").privateKey.export({ format: "jwk" }) as { x: string; d: string };
   return { kid: thumbprint(jwk.x), x: jwk.x, d: jwk.d, createdAt: Math.floor(now / 1000), retiredAt: null };
 }
@@ -56,7 +57,7 @@ function writeSigningKeys(dataDir: string, keys: StoredSigningKey[]): void {
 export function ensureSigningKeys(dataDir: string, now = Date.now()): StoredSigningKey[] {
   const keys = readSigningKeys(dataDir);
   if (keys) return keys;
-  const first = [newKey(now)];
+  const first = [newSigningKey(now)];
   writeSigningKeys(dataDir, first);
   return first;
 }
@@ -67,7 +68,7 @@ export function rotateSigningKeys(dataDir: string, now = Date.now()): { retired:
   const at = Math.floor(now / 1000);
   const retired = keys.find((k) => k.retiredAt === null) ?? null;
   if (retired) retired.retiredAt = at;
-  const current = newKey(now);
+  const current = newSigningKey(now);
   writeSigningKeys(dataDir, [...keys, current]);
   return { retired, current };
 }

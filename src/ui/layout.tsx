@@ -254,5 +254,11 @@ export function Card(props: { id: string; title: string; empty?: string | false;
 
 /** Renders a page to a text/html Response with the page header policy (plus `headers`, e.g. a cookie). */
 export function page(node: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response("<!doctype html>" + String(node), { status, headers: { ...PAGE_HEADERS, ...headers } });
+  return new Response(pageHtml(node), { status, headers: { ...PAGE_HEADERS, ...headers } });
 }
+
+/** A page's whole HTML, as `page` answers it (what `KeptPages` keeps). */
+export const pageHtml = (node: unknown): string => "<!doctype html>" + String(node);
+
+/** A kept page's bytes (ui/memo.ts `KeptPages`) as a 200 with the page header policy. */
+export const pageOfBytes = (bytes: Blob): Response => new Response(bytes, { headers: PAGE_HEADERS });

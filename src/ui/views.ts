@@ -2,9 +2,9 @@
  * The HTML side of the `/web/*` routes (docs/design.md "JSON by default, HTML when a browser asks"): a route answers JSON by default; the
  * same data as an HTML fragment when htmx asks (`HX-Request`); and a browser form posted
  * without JavaScript is sent back to a page (303, Post/Redirect/Get). Routes stay as they are:
- * their views are registered by method and route pattern in the app's own ViewRegistry (each
- * app has one: a second app in the same process answers with its own data), beside the domain
- * that owns them (e.g. src/projects/views.tsx), and one global hook picks the form of the answer.
+ * each route's view is a part of its descriptor (http/route.ts, in the owning domain's describe.ts),
+ * made from the app's deps into the app's own ViewRegistry (each app has one: a second app in the
+ * same process answers with its own data), and one global hook picks the form of the answer.
  *
  * An htmx change to a route without a fragment gets `HX-Refresh` (the page reloads with the
  * new state), an htmx read (GET) without one its JSON; a navigation POST goes to the form's `return` field (a path of this site), or
@@ -13,40 +13,18 @@
 import { Elysia } from "elysia";
 import { isHtmx, isNavigation } from "../http/negotiate";
 import { safeNext } from "../http/next";
+import { routePattern, type RouteDescriptor, type RouteView, type ViewContext } from "../http/route";
 import { FLASH_CLEARED, statusCookie, statusOob, withStatus } from "./status";
 
-export interface ViewContext {
-  request: Request;
-  params: Record<string, string>;
-  body: unknown;
-}
+export type { RouteView, ViewContext };
 
-/** What a registered route answers in HTML: a fragment for htmx, where to go after a form post. */
-export interface RouteView {
-  fragment?: (data: unknown, ctx: ViewContext) => unknown | Promise<unknown>;
-  /**
-   * The page to go to after the change, for a form posted without JavaScript and for htmx
-   * alike (`HX-Redirect`), when the fragment is not the answer (default for a form post: the
-   * form's `return`, else the Referer's path; for htmx: the page reloads). Null: no redirect
-   * for this answer (htmx gets the fragment, a form post its default).
-   */
-  redirect?: (data: unknown, ctx: ViewContext) => string | null;
-  /**
-   * What the change did, in one line for the layout's status line (ui/status.ts): swapped in
-   * beside the fragment for htmx, carried to the next page otherwise. Null: nothing to say.
-   */
-  status?: (data: unknown, ctx: ViewContext) => string | null | Promise<string | null>;
-  /** The fragment already says what changed (its own notice line): htmx gets no second one. */
-  statusInFragment?: boolean;
-}
-
-/** The HTML answers of one app's routes, by `METHOD /web/...` as each route is declared. */
+/** The HTML answers of one app's routes, by `METHOD /web/...` as each route is registered. */
 export class ViewRegistry {
   readonly #views = new Map<string, RouteView>();
 
-  /** Registers the HTML answers of a route (`METHOD /web/...` as the route is declared). */
-  register(method: string, route: string, view: RouteView): void {
-    this.#views.set(`${method} ${route.replace(/\/$/, "")}`, view);
+  /** Makes the view of each route descriptor that has one, from the app's deps: once, when the app is built. */
+  describe<D>(routes: readonly RouteDescriptor<D>[], deps: D): void {
+    for (const r of routes) if (r.view) this.#views.set(`${r.method} ${routePattern(r).replace(/\/$/, "")}`, r.view(deps));
   }
 
   /** The view of a route, if one was registered. */

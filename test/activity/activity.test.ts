@@ -20,7 +20,7 @@ import {
   SPAN_ROWS,
   SPAN_VERDICTS_SQL,
 } from "../../src/activity/daily";
-import { FAILED_CALLS_ORG_SQL } from "../../src/activity/insights";
+import { FAILED_CALLS_ORG } from "../../src/activity/insights";
 import { readWindow } from "../../src/activity/summaries";
 import { AUDITED } from "../../src/activity/usage";
 import { loopProject, publishedExpertise, seedTraceEvents, type SeedEvent } from "../activity-support";
@@ -38,37 +38,41 @@ const seedEvents = (projectId: string, events: SeedEvent[]) => seedTraceEvents(e
 
 const plan = async (sql: string, args: unknown[]) => queryPlan(env.database, sql, args).join("\n");
 
-describe("query plans: the summary reads indexes only (the 1,000,000-event figure, docs/performance.md)", () => {
-  test("one hour of a project's events: SEARCH USING COVERING INDEX trace_events_summary_idx (project_id=? AND <expr>=?), grouped by kind and client in index order — no temporary sort", async () => {
-    const p = await plan(HOUR_EVENTS_SQL, ["prj_x", 480_000]);
-    expect(p).toContain("USING COVERING INDEX trace_events_summary_idx (project_id=? AND <expr>=?)");
-    expect(p).not.toContain("TEMP B-TREE");
-    expect(await plan(ANY_EVENT_SQL, ["prj_x", 480_000, 480_023])).toContain(
-      "USING COVERING INDEX trace_events_summary_idx (project_id=? AND <expr>>? AND <expr><?)",
-    );
-  });
+// SQLite's query plans (EXPLAIN QUERY PLAN): PostgreSQL plans its own way
+describe.skipIf(process.env.TEST_DATABASE === "postgres")(
+  "query plans: the summary reads indexes only (the 1,000,000-event figure, docs/performance.md)",
+  () => {
+    test("one hour of a project's events: SEARCH USING COVERING INDEX trace_events_summary_idx (project_id=? AND <expr>=?), grouped by kind and client in index order — no temporary sort", async () => {
+      const p = await plan(HOUR_EVENTS_SQL, ["prj_x", 480_000]);
+      expect(p).toContain("USING COVERING INDEX trace_events_summary_idx (project_id=? AND <expr>=?)");
+      expect(p).not.toContain("TEMP B-TREE");
+      expect(await plan(ANY_EVENT_SQL, ["prj_x", 480_000, 480_023])).toContain(
+        "USING COVERING INDEX trace_events_summary_idx (project_id=? AND <expr>>? AND <expr><?)",
+      );
+    });
 
-  test("resolutions and reports of a period: covering (project_id, created_at) indexes; verdicts join the results by their primary key", async () => {
-    const p = await plan(SPAN_COUNTS_SQL, ["prj_x", 0, DAY_MS]);
-    expect(p).toContain("USING COVERING INDEX resolutions_project_idx (project_id=? AND created_at>? AND created_at<?)");
-    expect(p).toContain("USING COVERING INDEX reports_project_created_idx (project_id=? AND created_at>? AND created_at<?)");
-    const v = await plan(SPAN_VERDICTS_SQL, ["prj_x", 0, DAY_MS]);
-    expect(v).toContain("reports_project_created_idx");
-    expect(v).toContain("SEARCH rr USING INDEX sqlite_autoindex_report_results_1 (report_id=?)");
-    expect(v).not.toContain("TEMP B-TREE");
-  });
+    test("resolutions and reports of a period: covering (project_id, created_at) indexes; verdicts join the results by their primary key", async () => {
+      const p = await plan(SPAN_COUNTS_SQL, ["prj_x", 0, DAY_MS]);
+      expect(p).toContain("USING COVERING INDEX resolutions_project_idx (project_id=? AND created_at>? AND created_at<?)");
+      expect(p).toContain("USING COVERING INDEX reports_project_created_idx (project_id=? AND created_at>? AND created_at<?)");
+      const v = await plan(SPAN_VERDICTS_SQL, ["prj_x", 0, DAY_MS]);
+      expect(v).toContain("reports_project_created_idx");
+      expect(v).toContain("SEARCH rr USING INDEX sqlite_autoindex_report_results_1 (report_id=?)");
+      expect(v).not.toContain("TEMP B-TREE");
+    });
 
-  test("insights' failed calls walk the partial index trace_events_failed_idx (failed calls only), never a project's successful ones", async () => {
-    const p = await plan(FAILED_CALLS_ORG_SQL, ["org_x", 0, DAY_MS]);
-    expect(p).toContain("USING INDEX trace_events_failed_idx (project_id=? AND created_at>? AND created_at<?)");
-  });
+    test("insights' failed calls walk the partial index trace_events_failed_idx (failed calls only), never a project's successful ones", async () => {
+      const p = await plan(FAILED_CALLS_ORG.sqlite, ["org_x", 0, DAY_MS]);
+      expect(p).toContain("USING INDEX trace_events_failed_idx (project_id=? AND created_at>? AND created_at<?)");
+    });
 
-  test("'audited' (the playbook of a resolution was fetched) is answered by the partial index trace_events_resolution_idx alone", async () => {
-    const p = await plan(`SELECT count(*) FROM resolutions r WHERE r.project_id = ? AND r.created_at >= ? AND ${AUDITED}`, ["prj_x", 0]);
-    expect(p).toContain("USING COVERING INDEX resolutions_project_idx (project_id=? AND created_at>?)");
-    expect(p).toContain("USING COVERING INDEX trace_events_resolution_idx (resolution_id=? AND kind=? AND status>? AND status<?)");
-  });
-});
+    test("'audited' (the playbook of a resolution was fetched) is answered by the partial index trace_events_resolution_idx alone", async () => {
+      const p = await plan(`SELECT count(*) FROM resolutions r WHERE r.project_id = ? AND r.created_at >= ? AND ${AUDITED}`, ["prj_x", 0]);
+      expect(p).toContain("USING COVERING INDEX resolutions_project_idx (project_id=? AND created_at>?)");
+      expect(p).toContain("USING COVERING INDEX trace_events_resolution_idx (resolution_id=? AND kind=? AND status>? AND status<?)");
+    });
+  },
+);
 
 describe("GET /web/projects/:id/traces/summary?days= (any member): counts per day by kind and by client, resolutions, reports, verdicts", () => {
   test("the agent loop's calls, counted from the journal and the reports: totals and today's line agree; a failed call counts as failed", async () => {

@@ -33,11 +33,15 @@ async function seed(projectId: string, n: number, t0: number): Promise<string[]>
 }
 
 describe("trace pages by keyset", () => {
-  test("the page query walks the (project_id, id) index: no temporary sort, no scan of the project's history", async () => {
-    const plan = queryPlan(env.database, TRACE_PAGE_SQL, ["prj_x", "trc_z", 50]);
-    expect(plan.join("\n")).toContain("USING INDEX trace_events_project_id_idx (project_id=? AND id<?)");
-    expect(plan.join("\n")).not.toContain("TEMP B-TREE");
-  });
+  // SQLite's query plan (PostgreSQL plans its own way)
+  test.skipIf(process.env.TEST_DATABASE === "postgres")(
+    "the page query walks the (project_id, id) index: no temporary sort, no scan of the project's history",
+    async () => {
+      const plan = queryPlan(env.database, TRACE_PAGE_SQL, ["prj_x", "trc_z", 50]);
+      expect(plan.join("\n")).toContain("USING INDEX trace_events_project_id_idx (project_id=? AND id<?)");
+      expect(plan.join("\n")).not.toContain("TEMP B-TREE");
+    },
+  );
 
   test("GET /web/projects/:id/traces pages through 250 events in pages of 60: each once, newest first, none of another project", async () => {
     const a = await orgWithProject(env);

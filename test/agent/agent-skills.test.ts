@@ -283,7 +283,7 @@ describe("export --project: a project's active selection, read from the local da
     await o.owner.post(`/web/projects/${o.project.id}/talents`, { talents: ["typescript-strict", "api-pagination", mine.ref] });
     await o.owner.patch(`/web/projects/${o.project.id}/talents/api-pagination`, { enabled: false });
     const out = fresh("project");
-    const r = await runCli(["talents", "export", out, "--project", o.project.id], { env: { DATA_DIR: env.dir } });
+    const r = await runCli(["talents", "export", out, "--project", o.project.id], { env: dbEnv() });
     expect(r.stderr).toContain(`2 talent(s) written to ${out} as Agent Skills folders (project ${o.project.id})`);
     expect(r.code).toBe(0);
     expect(readdirSync(out).sort()).toEqual(["payments", "typescript-strict"]);
@@ -301,10 +301,11 @@ describe("export --project: a project's active selection, read from the local da
     expect(readFileSync(join(out, "payments", "SKILL.md"), "utf8")).toContain("Refunds: [ledger](references/ledger.md).");
   });
 
+  /** The test's database for the command: its folder, and on PostgreSQL its URL too. */
+  const dbEnv = () => ({ DATA_DIR: env.dir, ...(env.database.dialect === "postgres" ? { DATABASE_URL: env.config.databaseUrl } : {}) });
+
   test("an unknown project, or no database at DATA_DIR → exit 2 naming it", async () => {
-    const r = await runCli(["talents", "export", fresh("x"), "--project", "prj_00000000000000000000000000"], {
-      env: { DATA_DIR: env.dir },
-    });
+    const r = await runCli(["talents", "export", fresh("x"), "--project", "prj_00000000000000000000000000"], { env: dbEnv() });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--project: no project "prj_00000000000000000000000000" in this database');
     const empty = fresh("no-db");

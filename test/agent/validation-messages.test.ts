@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Elysia, t } from "elysia";
 import { edge } from "../../src/http/edge";
 import { createLogger } from "../../src/lib/log";
-import { OPERATIONS, type Operation } from "../../src/http/openapi";
+import { OPERATIONS } from "../../src/app";
+import type { Operation } from "../../src/http/openapi";
 import { createKey, expertiseMd, makePlatformAdmin, orgWithProject } from "../helpers";
 import { liveEnv, type LiveEnv } from "../mcp-support";
 

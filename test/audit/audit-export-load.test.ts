@@ -28,7 +28,7 @@ async function seed(organization: string, n: number, prefix: string, on: TestEnv
   await on.database.client.execute({
     sql: `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
           INSERT INTO audit_entries (id, organization_id, at, actor_kind, actor_id, actor_label, action, object_kind, object_id, before, after)
-          SELECT printf('aud_%s%024d', ?, i), ?, 1700000000000 + i * 1000, 'user', 'usr_x', 'someone.with.a.long.name@example.com',
+          SELECT ${on.database.dialect === "sqlite" ? "printf('aud_%s%024d', ?, i)" : "'aud_' || ? || lpad(i::text, 24, '0')"}, ?, 1700000000000 + i * 1000, 'user', 'usr_x', 'someone.with.a.long.name@example.com',
                  'member.role_changed', 'member', 'usr_' || i, '{"role":"member"}', '{"role":"admin"}' FROM n`,
     args: [n, prefix, organization],
   });
@@ -224,16 +224,20 @@ describe("an audit-log export shares the thread", () => {
     expect(await pauses(pause, 10)).toBe(false); // no one else wants the thread
   });
 
-  test("the page query walks the (organization, id) index from the last id, with any filter: no OFFSET, no sort", async () => {
-    const { where, args } = whereOf(orgId, { action: "member.role_changed", from: 1700000000000, to: 1800000000000, actor: "usr_x" });
-    for (const format of ["csv", "jsonl"] as const) {
-      const plan = queryPlan(env.database, pageQuery(format, where, true), [...args, "aud_0"]).join("\n");
-      expect(plan).toContain("USING INDEX audit_entries_org_idx (organization_id=? AND id>?)");
-      expect(plan).not.toContain("TEMP B-TREE FOR ORDER BY"); // (the page's 500 lines are put in order by group_concat)
-      expect(plan).not.toContain("SCAN audit_entries");
-      expect(pageQuery(format, where, true)).not.toContain("OFFSET");
-    }
-  });
+  // SQLite's query plan (PostgreSQL plans its own way)
+  test.skipIf(process.env.TEST_DATABASE === "postgres")(
+    "the page query walks the (organization, id) index from the last id, with any filter: no OFFSET, no sort",
+    async () => {
+      const { where, args } = whereOf(orgId, { action: "member.role_changed", from: 1700000000000, to: 1800000000000, actor: "usr_x" });
+      for (const format of ["csv", "jsonl"] as const) {
+        const plan = queryPlan(env.database, pageQuery(format, where, true), [...args, "aud_0"]).join("\n");
+        expect(plan).toContain("USING INDEX audit_entries_org_idx (organization_id=? AND id>?)");
+        expect(plan).not.toContain("TEMP B-TREE FOR ORDER BY"); // (the page's 500 lines are put in order by group_concat)
+        expect(plan).not.toContain("SCAN audit_entries");
+        expect(pageQuery(format, where, true)).not.toContain("OFFSET");
+      }
+    },
+  );
 });
 
 describe("an audit-log export under the heavy-read cap", () => {

@@ -22,7 +22,7 @@ beforeAll(async () => {
   await env.database.client.execute({
     sql: `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
           INSERT INTO audit_entries (id, organization_id, at, actor_kind, actor_id, actor_label, action, object_kind, object_id, before, after)
-          SELECT printf('aud_00%024d', i), ?, 1700000000000 + i * 1001, 'key', 'key_x', ?, CASE WHEN i % 2 = 0 THEN 'even.thing' ELSE 'odd.thing' END,
+          SELECT ${env.database.dialect === "sqlite" ? "printf('aud_00%024d', i)" : "'aud_00' || lpad(i::text, 24, '0')"}, ?, 1700000000000 + i * 1001, 'key', 'key_x', ?, CASE WHEN i % 2 = 0 THEN 'even.thing' ELSE 'odd.thing' END,
                  'thing', 'obj_' || i, CASE WHEN i % 3 = 0 THEN '{"note":"a, \\"quoted\\" value"}' END, '{"n":' || i || '}' FROM n`,
     args: [SEEDED, orgId, AWKWARD],
   });

@@ -48,7 +48,7 @@ describe("pickers, the authoring form and the disable warning in Chromium", () =
       await fits(w.page);
       await expectClean(w);
       await screenshot(w.page, `picker-${name}`);
-      await Promise.all([w.page.waitForURL(`${live.base}/org/policy`), w.page.click("#policy-form button[type=submit]")]);
+      await Promise.all([w.page.waitForURL(`${live.base}/org/policy`), w.page.click("#policy-save")]);
       await w.page.waitForSelector("#policy-required");
       expect(await w.page.textContent("#policy-required")).toContain("secrets-handling");
       expect(await w.page.textContent("#policy-required")).toContain("go-base");

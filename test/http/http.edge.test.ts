@@ -21,7 +21,9 @@ describe("health", () => {
     const r = await env.request("/readyz");
     expect(r.status).toBe(200);
     const body = await r.json();
-    expect(body).toEqual({ status: "ready", database: "sqlite", catalog: { talents: shipped().list.length, digest: shipped().digest } });
+    // the engine it runs on: "sqlite" (the embedded file), or "postgres" under TEST_DATABASE=postgres
+    const database = env.database.dialect;
+    expect(body).toEqual({ status: "ready", database, catalog: { talents: shipped().list.length, digest: shipped().digest } });
     expect(body.catalog.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
   });
   test("GET /readyz → 503 until the catalog is loaded", async () => {

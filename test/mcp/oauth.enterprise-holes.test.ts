@@ -82,7 +82,7 @@ describe("ID-JAG: a client identified by its metadata document's URL", () => {
     expect(r.body.scope).toBe("doctor catalog");
     expect(await use(s, String(r.body.access_token))).toBe(200);
     const row = await w.live.env.database.client.execute({
-      sql: "SELECT name, created_at < last_used_at AS used FROM oauth_clients WHERE id = ?",
+      sql: "SELECT name, CASE WHEN created_at < last_used_at THEN 1 ELSE 0 END AS used FROM oauth_clients WHERE id = ?", // 0/1 on both engines
       args: [id],
     });
     expect(row.rows[0]).toMatchObject({ name: "Document Agent", used: 1 });

@@ -712,6 +712,13 @@ describe("housekeeping", () => {
         .insert(s.ssoNonces)
         .values({ kind: "saml_assertion", id: "asr_live", organizationId: "org_h", expiresAt: now + 60_000, createdAt: now });
     });
+    await database.write(async (tx) => {
+      // the rate-limit windows of PostgreSQL's shared limits: an expired one goes, a live one stays
+      await tx.insert(s.rateCounters).values([
+        { scope: "sign-in-pair", key: "old", windowStart: now - 3_600_000, count: 3, expiresAt: now - 1 },
+        { scope: "sign-in-pair", key: "live", windowStart: now, count: 1, expiresAt: now + 60_000 },
+      ]);
+    });
     const { purgeExpired } = await import("../../src/ops/housekeeping");
     expect(await purgeExpired(database, now)).toEqual({
       ssoNonces: 1,
@@ -723,6 +730,7 @@ describe("housekeeping", () => {
       passwordResets: 1,
       mails: 2,
       oauthClients: 0,
+      rateCounters: 1,
     });
     const ids = async (sql: string) => (await database.all<{ id: string }>(sql)).map((r) => r.id);
     expect(await ids("SELECT id FROM sessions")).toEqual(["ses_live"]);
@@ -742,7 +750,9 @@ describe("housekeeping", () => {
       passwordResets: 0,
       mails: 0,
       oauthClients: 0,
+      rateCounters: 0,
     });
+    expect(await ids("SELECT key AS id FROM rate_counters")).toEqual(["live"]);
     database.close();
   });
 });

@@ -12,6 +12,7 @@ import { compactVerify, createLocalJWKSet, decodeProtectedHeader } from "jose";
 import { createKey, orgWithProject, runCli, testEnv, withKey, type TestEnv } from "../helpers";
 import { payloadOf, type PublicSigningJwk, signingInput, verifyCompact } from "../../src/signing/jws";
 import { ensureSigningKeys, publicKeySet, readSigningKeys, rotateSigningKeys, signingKeyPath } from "../../src/signing/keys";
+import { databaseKeyStore } from "../../src/signing/keyStore";
 import { Signer } from "../../src/signing/signer";
 
 let env: TestEnv;
@@ -194,10 +195,12 @@ describe("key rotation", () => {
   });
 
   test("talentd keys rotate writes a new key; the running app publishes both and signs with the new one", async () => {
-    const r = await runCli(["keys", "rotate", "--data-dir", env.dir]);
+    // the app's database: on PostgreSQL the keys are its table (signing/keyStore.ts), on SQLite the data folder's file
+    const r = await runCli(["keys", "rotate", "--data-dir", env.dir], { env: { DATABASE_URL: env.config.databaseUrl, LOG_LEVEL: "warn" } });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("rotated out");
-    const signer = new Signer(env.dir, true, 0);
+    const signer = new Signer(env.dir, true, 0, databaseKeyStore(env.database));
+    await signer.ready;
     expect(signer.jwks().keys).toHaveLength(2);
     expect(signer.jwks().keys[0]!.exp).toBeNumber();
   }, 30_000);

@@ -6,7 +6,7 @@
  * for the organization's admins (never for a member) with a retry; a claim left by a dead
  * process is taken again after its lease; without SMTP_URL the mail goes to the log.
  */
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, test } from "bun:test";
 import { MailDelivery, POLL_MS } from "../../src/mail/delivery";
 import { retryDelay } from "../../src/mail/outbox";
 import { createLogger } from "../../src/lib/log";
@@ -20,9 +20,8 @@ const smtps: TestSmtp[] = [];
 afterEach(async () => {
   for (const d of deliveries.splice(0)) await d.stop();
   for (const s of smtps.splice(0)) await s.stop();
-});
-afterAll(() => {
-  for (const e of envs) e.close();
+  // each test's database closed after it: on PostgreSQL each holds a pool of connections, and the test cluster takes 50
+  for (const e of envs.splice(0)) e.close();
 });
 
 async function setup(opts: { listening?: boolean; env?: Record<string, string> } = {}) {

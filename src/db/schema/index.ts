@@ -9,3 +9,4 @@ export * from "./oauth";
 export * from "./audit";
 export * from "./hookRules";
 export * from "./evals";
+export * from "./shared";

@@ -138,6 +138,8 @@ export const reportResults = sqliteTable(
     evidence: text("evidence", { mode: "json" }).$type<string[]>().notNull(),
     missing: text("missing", { mode: "json" }).$type<string[]>().notNull(),
     note: text("note"),
+    /** The result's place in its report, from 0: a replay answers the results in the order they were recorded. */
+    position: integer("position").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.reportId, t.talentId] })],
 );

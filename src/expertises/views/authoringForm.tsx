@@ -60,9 +60,40 @@ function RuleRow(props: { n: number; r: RuleFields }) {
   );
 }
 
+/** A taken slug's expertise, as the refused form offers it: its reference, its page, its id and working revision. */
+export interface SlugOffer {
+  ref: string;
+  href: string;
+  id: string;
+  revision: number;
+}
+
+/**
+ * Beside the slug of a new expertise that is taken: the expertise it belongs to (a link) and a button that sends the
+ * same form again as a new draft version of it (`overwrite` = its id, at the revision shown).
+ */
+function SaveAsVersion(props: { offer: SlugOffer }) {
+  const o = props.offer;
+  return (
+    <div class="slug-taken" id="form-slug-taken">
+      <p>
+        <a href={o.href}>
+          <code>{o.ref}</code>
+        </a>{" "}
+        already exists. Save this form as a new draft version of it instead? Its published version stays served until you publish the draft.
+      </p>
+      <input type="hidden" name="overwriteRevision" value={String(o.revision)} />
+      <button type="submit" name="overwrite" value={o.id} class="secondary" id="save-as-version">
+        Save as a new version of {o.ref}
+      </button>
+    </div>
+  );
+}
+
 /**
  * The form (`action`: the page it posts to). `slug`: the slug field of a new expertise (its value), absent when editing;
- * `revision`: the working revision the edit is based on; `issues`: a refused save's problems.
+ * `revision`: the working revision the edit is based on; `issues`: a refused save's problems (one whose path is `slug`
+ * also under the slug); `offer`: the expertise a taken slug belongs to.
  */
 export function AuthoringForm(props: {
   action: string;
@@ -70,9 +101,14 @@ export function AuthoringForm(props: {
   slug?: string;
   revision?: number;
   issues?: Issue[];
+  offer?: SlugOffer | null;
   yamlHref: string;
 }) {
   const f = props.fields;
+  const slugError = props.slug === undefined ? null : (props.issues?.find((i) => i.path === "slug")?.message ?? null);
+  // a problem of the slug is said under it; the alert above the form points there
+  const others = (props.issues ?? []).filter((i) => !slugError || i.path !== "slug");
+  const top = slugError ? [...others, { path: "", message: "See the problem under the slug." }] : others;
   const rows = ruleRows(f.rules);
   return (
     <section class="card" id="authoring" aria-labelledby="authoring-h">
@@ -81,13 +117,16 @@ export function AuthoringForm(props: {
         The form writes the expertise's TALENT.md (front matter and guidance) for you; what it does not show is kept.{" "}
         <a href={props.yamlHref}>Advanced: edit the TALENT.md (YAML) instead</a>.
       </p>
-      <RefusedIssues id="authoring-refused" issues={props.issues} />
+      <RefusedIssues id="authoring-refused" issues={top} />
       <form method="post" action={props.action} id="authoring-form">
         {props.revision !== undefined ? <input type="hidden" name="expectedRevision" value={String(props.revision)} /> : null}
         {props.slug !== undefined ? (
-          <Field id="form-slug" label="Slug" help="The expertise's id, designated as @organization/slug.">
-            <input name="slug" required maxlength={64} pattern="[a-z0-9]+(-[a-z0-9]+)*" placeholder="payments" value={props.slug} />
-          </Field>
+          <>
+            <Field id="form-slug" label="Slug" help="The expertise's id, designated as @organization/slug." error={slugError}>
+              <input name="slug" required maxlength={64} pattern="[a-z0-9]+(-[a-z0-9]+)*" placeholder="payments" value={props.slug} />
+            </Field>
+            {props.offer ? <SaveAsVersion offer={props.offer} /> : null}
+          </>
         ) : null}
         <Field id="form-title" label="Title">
           <input name="title" value={f.title} maxlength={80} required placeholder="Payments service" />

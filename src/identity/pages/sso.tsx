@@ -215,21 +215,14 @@ function SsoPage(props: {
 /** Single sign-on is set by the organization's owners and admins: anyone else gets the 404 page. */
 const SSO_ADMIN: OrgPageRule = { admin: "No such page for your role: single sign-on is set by the organization's owners and admins." };
 
-/** What the status line says after a save. */
-const SAVED = "Single sign-on saved.";
+/** What the status line says after a save (the form without JavaScript and the route's view alike). */
+export const SSO_SAVED = "Single sign-on saved.";
 
 /**
  * The /org/sso page, its form's post without JavaScript and its test post; `sessions` finds the signed-in person
  * (handed in by the composition root).
  */
 export function ssoPages(deps: ViewDeps, sessions: PageSessions) {
-  deps.views.register("POST", "/web/orgs/current/sso", { redirect: () => "/org/sso", status: () => SAVED });
-  deps.views.register("DELETE", "/web/orgs/current/sso", { redirect: () => "/org/sso", status: () => "Single sign-on removed." });
-  deps.views.register("POST", "/web/orgs/current/sso/enterprise", {
-    redirect: () => "/org/sso",
-    status: (d) =>
-      (d as Public).sso?.enterpriseGrant ? "Enterprise-managed authorization is on." : "Enterprise-managed authorization is off.",
-  });
   return new Elysia()
     .use(createPageGuard(sessions))
     .get(
@@ -251,7 +244,7 @@ export function ssoPages(deps: ViewDeps, sessions: PageSessions) {
           const attempt = { values: postedValues(body), refusal: refusalOf(e, ssoFieldOf) };
           return page(<SsoPage ctx={ctx} data={data} attempt={attempt} />, e.status, { "cache-control": "no-store" });
         }
-        const headers = { location: "/org/sso", "cache-control": "no-store", "set-cookie": statusCookie(SAVED, request) };
+        const headers = { location: "/org/sso", "cache-control": "no-store", "set-cookie": statusCookie(SSO_SAVED, request) };
         return new Response(null, { status: 303, headers });
       },
       { orgPage: SSO_ADMIN },

@@ -1,6 +1,6 @@
 /**
  * `/web/account…` (docs/api.md "Your account"): the signed-in person's own account as JSON, and
- * its changes. htmx gets each change's status line and `/account` again (registerAccountViews);
+ * its changes. htmx gets each change's status line and `/account` again (the views of describe.ts);
  * `/account`'s forms posted without JavaScript are answered by identity/pages/account.tsx under
  * the same rules (account.ts).
  */
@@ -8,7 +8,6 @@ import { Elysia, t } from "elysia";
 import type { Guards } from "../../auth/guards";
 import { sessionCookie } from "../../auth/sessions";
 import { clientMeta } from "../../http/client";
-import type { ViewRegistry } from "../../ui/views";
 import { changeOwnPassword, endOtherSessions, endOwnSession, readAccount, readName, readPasswordChange, renameSelf } from "../account";
 import { resendEmailVerification } from "../emailVerification";
 import type { SignInDeps } from "../limits";
@@ -91,23 +90,4 @@ export function accountWebRoutes(deps: SignInDeps, guards: Guards) {
       },
       { session: true, params: t.Object({ sessionId: t.String({ maxLength: 100 }) }) },
     );
-}
-
-/** htmx and forms: each change goes back to `/account`, its status line saying what it did. */
-export function registerAccountViews(views: ViewRegistry): void {
-  const back = () => "/account";
-  views.register("PATCH", "/web/account", { redirect: back, status: () => ACCOUNT_STATUSES.renamed });
-  views.register("POST", "/web/account/password", { redirect: back, status: () => ACCOUNT_STATUSES.password });
-  views.register("POST", "/web/account/verification", {
-    redirect: back,
-    status: (d) => ACCOUNT_STATUSES.verification((d as { sent: boolean }).sent, (d as { email: string }).email),
-  });
-  views.register("POST", "/web/account/sessions/sign-out-others", {
-    redirect: back,
-    status: (d) => ACCOUNT_STATUSES.endedOthers((d as { ended: number }).ended),
-  });
-  views.register("DELETE", "/web/account/sessions/:sessionId", {
-    redirect: (d) => ((d as { current: boolean }).current ? "/login" : "/account"),
-    status: () => ACCOUNT_STATUSES.endedOne,
-  });
 }

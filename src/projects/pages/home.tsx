@@ -9,10 +9,14 @@ import { Elysia } from "elysia";
 import type { CatalogDeps } from "../../catalog/state";
 import type { JournalDeps } from "../../journal/journal";
 import { listProjects } from "../service";
-import { homeFeed } from "../feed";
+import { organizationFeeds } from "../feed";
 import { HomeFeed } from "../views/feed";
 import { createPageGuard } from "../../tenancy/pageSessions";
-import { Layout, page } from "../../ui/layout";
+import { Layout, pageHtml, pageOfBytes } from "../../ui/layout";
+import { KeptPages } from "../../ui/memo";
+
+/** The home pages (ui/memo.ts KeptPages): kept while each project's kept feed is the same object. */
+const homePages = new KeptPages(4 * 1024 * 1024);
 
 export function homePage(deps: CatalogDeps & JournalDeps) {
   return new Elysia().use(createPageGuard(deps)).get(
@@ -21,70 +25,78 @@ export function homePage(deps: CatalogDeps & JournalDeps) {
       const active = ctx.active;
       const projects = active?.status === "approved" ? await listProjects(deps.database, active.id) : [];
       if (projects.length > 0) await deps.journal.settle(); // the last run's tool: every call that completed before this view
-      const feeds = await homeFeed(deps.database, deps.state.catalog, projects);
-      return page(
-        <Layout title="Projects" user={ctx.session.user} nav={ctx.nav}>
-          <h1>Welcome{ctx.session.user.name ? `, ${ctx.session.user.name}` : ""}</h1>
-          {!active ? (
-            <div class="card">
-              <h2>No organization yet</h2>
-              <p>
-                Ask a colleague for an invitation (its link opens the way in), or create an organization
-                {deps.config.autoApproveOrgs || ctx.session.user.role === "admin" ? "." : ": a platform administrator approves new ones."}
-              </p>
-              <p>
-                <a class="button" href="/org/new">
-                  Create an organization
-                </a>
-              </p>
-            </div>
-          ) : active.status !== "approved" ? (
-            <div class="card">
-              <h2>
-                {active.name} is {active.status}
-              </h2>
-              <p>
-                {active.status === "pending"
-                  ? "A platform administrator must approve it before its projects can be used. Nothing else is needed from you."
-                  : "Its projects cannot be used. Ask a platform administrator."}
-              </p>
-            </div>
-          ) : (
-            <section aria-labelledby="projects-h">
-              <div class="row">
-                <h2 id="projects-h">Projects of {active.name}</h2>
-                <a class="button" href="/projects/new">
-                  New project
-                </a>
-              </div>
-              {projects.length === 0 ? (
-                <div class="card empty">
-                  <p>No project yet. A project is one codebase: its talents, its keys and what its agents did.</p>
+      const feeds = active && projects.length > 0 ? await organizationFeeds(deps.database, deps.state.catalog, active.id, projects) : [];
+      const { user } = ctx.session;
+      const key = JSON.stringify([user.name, user.email, user.role, ctx.nav, active, ctx.organizations, deps.config.autoApproveOrgs]);
+      return pageOfBytes(
+        homePages.bytes(key, feeds, () =>
+          pageHtml(
+            <Layout title="Projects" user={ctx.session.user} nav={ctx.nav}>
+              <h1>Welcome{ctx.session.user.name ? `, ${ctx.session.user.name}` : ""}</h1>
+              {!active ? (
+                <div class="card">
+                  <h2>No organization yet</h2>
                   <p>
-                    <a class="button" href="/projects/new">
-                      Create your first project
+                    Ask a colleague for an invitation (its link opens the way in), or create an organization
+                    {deps.config.autoApproveOrgs || ctx.session.user.role === "admin"
+                      ? "."
+                      : ": a platform administrator approves new ones."}
+                  </p>
+                  <p>
+                    <a class="button" href="/org/new">
+                      Create an organization
                     </a>
                   </p>
                 </div>
+              ) : active.status !== "approved" ? (
+                <div class="card">
+                  <h2>
+                    {active.name} is {active.status}
+                  </h2>
+                  <p>
+                    {active.status === "pending"
+                      ? "A platform administrator must approve it before its projects can be used. Nothing else is needed from you."
+                      : "Its projects cannot be used. Ask a platform administrator."}
+                  </p>
+                </div>
               ) : (
-                <HomeFeed feeds={feeds} baseUrl={deps.config.baseUrl} />
+                <section aria-labelledby="projects-h">
+                  <div class="row">
+                    <h2 id="projects-h">Projects of {active.name}</h2>
+                    <a class="button" href="/projects/new">
+                      New project
+                    </a>
+                  </div>
+                  {projects.length === 0 ? (
+                    <div class="card empty">
+                      <p>No project yet. A project is one codebase: its talents, its keys and what its agents did.</p>
+                      <p>
+                        <a class="button" href="/projects/new">
+                          Create your first project
+                        </a>
+                      </p>
+                    </div>
+                  ) : (
+                    <HomeFeed feeds={feeds} baseUrl={deps.config.baseUrl} />
+                  )}
+                </section>
               )}
-            </section>
-          )}
-          {ctx.organizations.length > 1 ? (
-            <section aria-labelledby="orgs-h">
-              <h2 id="orgs-h">Your organizations</h2>
-              <ul>
-                {ctx.organizations.map((o) => (
-                  <li>
-                    <strong>{o.name}</strong> <span class="muted">({o.role})</span> — {o.status}
-                    {active?.id === o.id ? <span class="tag">active</span> : null}
-                  </li>
-                ))}
-              </ul>
-            </section>
-          ) : null}
-        </Layout>,
+              {ctx.organizations.length > 1 ? (
+                <section aria-labelledby="orgs-h">
+                  <h2 id="orgs-h">Your organizations</h2>
+                  <ul>
+                    {ctx.organizations.map((o) => (
+                      <li>
+                        <strong>{o.name}</strong> <span class="muted">({o.role})</span> — {o.status}
+                        {active?.id === o.id ? <span class="tag">active</span> : null}
+                      </li>
+                    ))}
+                  </ul>
+                </section>
+              ) : null}
+            </Layout>,
+          ),
+        ),
       );
     },
     { page: "signedIn" },

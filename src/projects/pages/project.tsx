@@ -28,10 +28,11 @@ import { Field, FormActions } from "../../ui/form";
 import { ProjectHeader, TABS, type Tab } from "./header";
 import { Settings, settingsHookRules, settingsPages } from "./settings";
 import { newProjectPages } from "./newProject";
-import { Layout, page } from "../../ui/layout";
-import { HtmlMemo } from "../../ui/memo";
+import { Layout, page, pageHtml, pageOfBytes } from "../../ui/layout";
+import { HtmlMemo, KeptPages } from "../../ui/memo";
 import { activityTabHtml } from "../activityTab";
 import { loadActivity, readActivityQuery } from "../activityFilters";
+import { bothDialects } from "../../db/sqlDialect";
 
 /**
  * Where a specialization stands in a project: `applied` when every talent of its closure is
@@ -50,13 +51,16 @@ export function specializationState(
   return appliedBefore.has(spec.id) ? "changed" : "new";
 }
 
+const APPLIED = bothDialects(
+  (d) =>
+    `SELECT DISTINCT ${d.jsonField("detail", ["specialization"])} AS id FROM trace_events
+     WHERE project_id = ? AND kind = 'apply_specialization'`,
+);
+
 /** The specializations applied to a project, as its activity journal remembers (within its retention). */
 async function appliedSpecializations(deps: JournalDeps & CatalogDeps, projectId: string): Promise<Set<string>> {
   await deps.journal.settle();
-  const rows = await deps.database.all<{ id: string | null }>(
-    "SELECT DISTINCT json_extract(detail, '$.specialization') AS id FROM trace_events WHERE project_id = ? AND kind = 'apply_specialization'",
-    [projectId],
-  );
+  const rows = await deps.database.all<{ id: string | null }>(APPLIED[deps.database.dialect], [projectId]);
   return new Set(rows.map((r) => r.id).filter((id): id is string => typeof id === "string"));
 }
 
@@ -104,6 +108,8 @@ function SpecList(props: {
  * several KB of configurations and the instruction stub, the same on every view of the page.
  */
 const kits = new HtmlMemo(256);
+/** The Activity tab's pages (ui/memo.ts KeptPages). */
+const activityPages = new KeptPages(4 * 1024 * 1024);
 function connectionKitHtml(baseUrl: string, project: Project) {
   return kits.render(`${baseUrl}\n${project.id}\n${project.name}`, () => {
     const kit = connectionKit(baseUrl, project);
@@ -205,7 +211,16 @@ export function projectPages(deps: CatalogDeps & JournalDeps) {
         if (tab === "activity") {
           const q = readActivityQuery(query);
           const a = await loadActivity(deps.database, deps.journal, project.id, q);
-          body = activityTabHtml(a, project.id, q);
+          // the whole page is kept while its kept read is the same object and nothing else it shows changed
+          const key = JSON.stringify([ctx.session.user.email, ctx.nav, project, q]);
+          const draw = () =>
+            pageHtml(
+              <Layout title={project.name} user={ctx.session.user} nav={ctx.nav}>
+                <ProjectHeader project={project} tab={tab} />
+                {activityTabHtml(a, project.id, q)}
+              </Layout>,
+            );
+          return pageOfBytes(activityPages.bytes(key, [a], draw));
         } else if (tab === "keys") {
           body = <KeysTab project={project} keys={await listKeys(deps.database, project.id)} />;
         } else if (tab === "settings") {

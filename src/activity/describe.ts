@@ -1,0 +1,245 @@
+/**
+ * The descriptors of the activity reads (`/web/activity/summary`, a project's journal summary, a talent's
+ * use, insights, rule effectiveness, talent adoption, the evals: routes.ts, evalsRoutes.ts), docs/api.md
+ * "Activity, insights and adoption": each route's OpenAPI row and answer (http/route.ts), collected by app.ts.
+ */
+import { EvalRow } from "../http/keyRouteEvals";
+import type { RouteDescriptor } from "../http/route";
+import { a, B, I, int, map, N, n, o, open, S, str, Verdicts, type Schema } from "../http/schema";
+
+const Window = { days: I, from: S, to: S, retentionDays: I };
+/** A pass the hook contradicted (insights' selfAudit.cases): where and when. */
+const SelfAuditCase = { projectId: S, projectName: S, resolutionId: S, reportId: S, recordedAt: S, talentId: S };
+const Totals = o({
+  events: I,
+  failed: I,
+  byKind: map(I),
+  byClient: map(I),
+  otherClients: I,
+  resolutions: I,
+  reports: I,
+  verdicts: Verdicts,
+  clients: I,
+  projects: I,
+});
+const Day = o({
+  date: S,
+  events: I,
+  failed: I,
+  byKind: map(I),
+  byClient: map(I),
+  otherClients: I,
+  resolutions: I,
+  reports: I,
+  verdicts: Verdicts,
+});
+const Split = o({ served: I, notServed: I });
+const Talent = o({
+  talentId: S,
+  href: S,
+  served: I,
+  audited: I,
+  verdicts: Verdicts,
+  findings: Split,
+  rules: I,
+  byClient: a(o({ client: n(S), name: S, served: I, audited: I })),
+});
+const Rule = o({
+  talentId: S,
+  ruleId: S,
+  title: n(S),
+  severity: n(S),
+  href: S,
+  served: I,
+  audited: I,
+  failVerdicts: I,
+  findings: o({ served: I, notServed: I, total: I }),
+  reports: I,
+  byClient: a(o({ client: n(S), name: S, served: I, notServed: I })),
+});
+const Rules = o({
+  window: o({ days: I, from: S, to: S, retentionDays: I }),
+  totals: o({ served: I, audited: I, verdicts: Verdicts, findings: Split }),
+  failingAfterServed: a(Rule),
+  failingTalents: a(Talent),
+  servedNeverAudited: a(Talent),
+  neverServed: a(Rule),
+  talents: a(Talent),
+  rules: a(Rule),
+});
+
+/** What the organization's members and admins read of the activity (the heavy reads under the read cap). */
+export const ACTIVITY_ROUTES: RouteDescriptor[] = [
+  {
+    method: "GET",
+    path: "/web/projects/{id}/traces/summary",
+    summary: "Activity per day: calls by kind and client, failed calls, resolutions, reports, verdicts",
+    access: "member",
+    query: [{ name: "days", schema: int(1, 90) }],
+    errors: [400, 404, 429],
+    answer: o({ projectId: S, ...Window, totals: Totals, byDay: a(Day) }),
+  },
+  {
+    method: "GET",
+    path: "/web/projects/{id}/talents/{talentId}/usage",
+    summary: "One talent's use in a project: designations, audits, verdicts, versions served",
+    access: "member",
+    query: [{ name: "days", schema: int(1, 90) }],
+    errors: [400, 404, 429],
+    route: "/web/projects/:id/talents/*",
+    answer: o({
+      projectId: S,
+      talentId: S,
+      kind: S,
+      ...Window,
+      installed: n(o({ state: S, installedAt: S })),
+      designated: I,
+      audited: I,
+      auditRate: n(I),
+      withVerdict: I,
+      verdictRate: n(I),
+      verdicts: Verdicts,
+      outcomes: Verdicts,
+      latestVersion: n(S),
+      versions: a(o({ version: S, latest: B, designated: I, audited: I, firstServedAt: S, lastServedAt: S })),
+      lastUsedAt: n(S),
+      lastVerdict: n(o({ verdict: S, at: S, resolutionId: S, reportId: S })),
+      byDay: a(o({ date: S, designated: I, audited: I })),
+    }),
+  },
+  {
+    method: "GET",
+    path: "/web/activity/summary",
+    summary: "The activity summary of every project of the organization",
+    access: "member",
+    query: [{ name: "days", schema: int(1, 90) }],
+    errors: [400, 429],
+    answer: o({
+      organizationId: S,
+      ...Window,
+      totals: Totals,
+      byDay: a(Day),
+      projects: a(o({ id: S, name: S, totals: Totals, byDay: a(Day) })),
+    }),
+  },
+  {
+    method: "GET",
+    path: "/web/orgs/current/insights",
+    summary: "Failed calls by code, keys to act on, projects at fault, never-audited resolutions, failing expertises",
+    access: "admin",
+    query: [{ name: "days", schema: int(1, 90) }],
+    errors: [400, 429],
+    answer: o({
+      organizationId: S,
+      ...Window,
+      failedCalls: o({
+        total: I,
+        byDay: a(o({ date: S, count: I, byCode: map(I) })),
+        byCode: a(
+          o({ code: n(S), status: I, count: I, lastAt: S, byKind: map(I), projects: a(o({ projectId: S, projectName: S, count: I })) }),
+        ),
+      }),
+      keys: a(
+        o({
+          reason: S,
+          keyId: S,
+          name: S,
+          projectId: S,
+          projectName: S,
+          automation: B,
+          createdAt: S,
+          expiresAt: n(S),
+          lastUsedAt: n(S),
+          createdBy: o({ id: S, email: n(S) }),
+        }),
+      ),
+      projects: a(open),
+      neverAudited: o({ served: I, neverAudited: I, share: n(N), graceMinutes: I, byProject: a(open), byClient: a(open), recent: a(open) }),
+      requiredNotDesignated: o({
+        requiredTalents: a(S),
+        resolutions: I,
+        lacking: I,
+        recent: a(o({ resolutionId: S, projectId: S, projectName: S, createdAt: S, requiredNotDesignated: a(S) })),
+      }),
+      expertises: a(open),
+      budgetCuts: o({
+        resolutions: I,
+        projects: a(
+          o({ projectId: S, projectName: S, budget: I, defaultBudget: B, prepared: I, cut: I, talents: a(o({ id: S, count: I })) }),
+        ),
+      }),
+      selfAudit: o({
+        passes: I,
+        contradicted: I,
+        share: n(N),
+        byClient: a(o({ name: S, passes: I, contradicted: I, share: n(N) })),
+        cases: a(o({ ...SelfAuditCase, rules: a(o({ rule: S, findings: I })), author: S, client: n(S), clientName: S, href: S })),
+      }),
+    }),
+  },
+  {
+    method: "GET",
+    path: "/web/projects/{id}/rules",
+    summary: "Rule effectiveness in a project: served, audited, verdicts, findings served or not, by client (CSV with format=csv)",
+    access: "member",
+    query: [
+      { name: "days", schema: int(1, 90) },
+      { name: "format", schema: str({ enum: ["json", "csv"] }) },
+    ],
+    errors: [400, 404, 429],
+    answer: o({ projectId: S, ...(Rules.properties as Record<string, Schema>) }),
+  },
+  {
+    method: "GET",
+    path: "/web/orgs/current/rules",
+    summary: "Rule effectiveness across the organization (CSV with format=csv)",
+    access: "admin",
+    query: [
+      { name: "days", schema: int(1, 90) },
+      { name: "format", schema: str({ enum: ["json", "csv"] }) },
+    ],
+    errors: [400, 429],
+    answer: o({ organizationId: S, ...(Rules.properties as Record<string, Schema>) }),
+  },
+  {
+    method: "GET",
+    path: "/web/orgs/current/talent-adoption",
+    summary: "Per talent and expertise: projects, designations, audit rate, outcomes, versions in use",
+    access: "admin",
+    query: [{ name: "days", schema: int(1, 90) }],
+    errors: [400, 429],
+    answer: o({
+      organizationId: S,
+      ...Window,
+      projects: I,
+      talents: a(
+        o({
+          id: S,
+          kind: S,
+          title: n(S),
+          expertiseId: n(S),
+          status: n(S),
+          projects: o({ installed: I, active: I }),
+          designations: I,
+          audited: I,
+          auditRate: n(I),
+          withVerdict: I,
+          verdictRate: n(I),
+          verdicts: Verdicts,
+          outcomes: Verdicts,
+          latestVersion: n(S),
+          versions: a(o({ version: S, latest: B, designations: I, lastServedAt: S })),
+          lastUsedAt: n(S),
+        }),
+      ),
+    }),
+  },
+  {
+    method: "GET",
+    path: "/web/projects/{id}/evals",
+    summary: "The project's uploaded evals, newest first (talentd eval --upload)",
+    access: "member",
+    errors: [404],
+    answer: o({ evals: a(EvalRow) }),
+  },
+];

@@ -1,0 +1,44 @@
+/**
+ * The descriptors of the audit log's routes (`/web/orgs/current/audit-log…`: routes.ts), docs/api.md
+ * "The audit log": each route's OpenAPI row and answer (http/route.ts), collected by app.ts.
+ */
+import type { RouteDescriptor } from "../http/route";
+import { a, int, n, o, open, S, str } from "../http/schema";
+
+/** The audit log's filters (the JSON list and the export take the same). */
+const AUDIT_FILTERS = ["actor", "action", "objectKind", "from", "to"].map((name) => ({ name, schema: str() }));
+
+/** The audit log and its export: owners and admins. */
+export const AUDIT_ROUTES: RouteDescriptor[] = [
+  {
+    method: "GET",
+    path: "/web/orgs/current/audit-log",
+    summary: "The organization's audit log, newest first, filtered and paged",
+    access: "admin",
+    query: [...AUDIT_FILTERS, { name: "limit", schema: int(1, 200) }, { name: "cursor", schema: str() }],
+    errors: [400],
+    answer: o({
+      entries: a(
+        o({
+          id: S,
+          at: S,
+          actor: o({ kind: S, id: S, label: S }),
+          action: S,
+          object: o({ kind: S, id: S }),
+          before: n(open),
+          after: n(open),
+        }),
+      ),
+      nextCursor: n(S),
+    }),
+  },
+  {
+    method: "GET",
+    path: "/web/orgs/current/audit-log/export",
+    summary: "The audit log as JSON lines or CSV, oldest first, streamed",
+    access: "admin",
+    query: [{ name: "format", schema: str({ enum: ["jsonl", "csv"] }) }, ...AUDIT_FILTERS],
+    errors: [400, 429],
+    answer: { media: "application/jsonl" },
+  },
+];

@@ -1,0 +1,60 @@
+/**
+ * The descriptors of the organization's talent policy routes (`/web/orgs/current/policy…`: routes.ts,
+ * lockRoutes.ts), docs/api.md "Organization policy": each route's OpenAPI row, answer and view (http/route.ts), collected by app.ts.
+ */
+import type { RouteDescriptor } from "../http/route";
+import { a, arr, map, n, o, obj, S, str } from "../http/schema";
+import { lockSaved, policySaved } from "./views";
+
+const Policy = o({ requiredTalents: a(S), allowedTalents: n(a(S)), hookRules: map(S), setBy: n(o({ id: S, name: S })), updatedAt: n(S) });
+
+/**
+ * The policy and its hook-rule locks: owners and admins. A change goes back to the page, from a form post and from
+ * htmx alike, saying what it did.
+ */
+export const POLICY_ROUTES: RouteDescriptor[] = [
+  {
+    method: "GET",
+    path: "/web/orgs/current/policy",
+    summary: "The organization's talent policy (required and allowed talents)",
+    access: "admin",
+    answer: o({ policy: Policy }),
+  },
+  {
+    method: "PUT",
+    path: "/web/orgs/current/policy",
+    summary:
+      "Set the talent policy: required talents are installed and active in every project, with their prerequisites; hookRules locks rules",
+    access: "admin",
+    body: obj(
+      {
+        requiredTalents: arr(str()),
+        allowedTalents: { anyOf: [arr(str()), { type: "null" }] },
+        hookRules: { type: "object", additionalProperties: str({ enum: ["block", "advise", "off"] }) },
+      },
+      ["requiredTalents"],
+    ),
+    errors: [400, 409],
+    answer: o({ policy: Policy, projects: a(o({ projectId: S, installed: a(S) })) }),
+    view: () => ({ redirect: () => "/org/policy", status: policySaved }),
+  },
+  {
+    method: "POST",
+    path: "/web/orgs/current/policy/hook-rules",
+    summary: "Lock one hook rule in every project (or change its lock): {rule, choice}",
+    access: "admin",
+    body: obj({ rule: str(), choice: str({ enum: ["block", "advise", "off"] }) }, ["rule", "choice"]),
+    errors: [400],
+    answer: o({ policy: Policy, projects: a(o({ projectId: S, installed: a(S) })) }),
+    view: () => ({ redirect: () => "/org/policy", status: (d) => lockSaved(d, false) }),
+  },
+  {
+    method: "DELETE",
+    path: "/web/orgs/current/policy/hook-rules/{rule}",
+    summary: "Lift the organization's lock on a hook rule",
+    access: "admin",
+    errors: [400],
+    answer: o({ policy: Policy, projects: a(o({ projectId: S, installed: a(S) })) }),
+    view: () => ({ redirect: () => "/org/policy", status: (d) => lockSaved(d, true) }),
+  },
+];

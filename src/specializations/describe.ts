@@ -1,0 +1,64 @@
+/**
+ * The descriptors of the specialization routes (`/web/specializations…`: routes.ts), docs/api.md
+ * "Specializations": each route's OpenAPI row and answer (http/route.ts), collected by app.ts.
+ */
+import type { RouteDescriptor } from "../http/route";
+import { a, B, ids, n, o, obj, S, str } from "../http/schema";
+
+const Specialization = o({ id: S, name: S, description: S, talents: a(S), builtIn: B, createdBy: n(S), createdAt: S, updatedAt: S });
+
+/** Built-in and custom specializations: members read, owners and admins write. */
+export const SPECIALIZATION_ROUTES: RouteDescriptor[] = [
+  {
+    method: "GET",
+    path: "/web/specializations",
+    summary: "Built-in and custom specializations",
+    access: "member",
+    answer: o({ specializations: a(Specialization) }),
+  },
+  {
+    method: "POST",
+    path: "/web/specializations",
+    summary: "Create a custom specialization",
+    access: "admin",
+    body: obj({ name: str({ maxLength: 100 }), description: str({ maxLength: 500 }), talents: ids }, ["name", "talents"]),
+    ok: 201,
+    errors: [400],
+    answer: o({ specialization: Specialization }),
+  },
+  {
+    method: "GET",
+    path: "/web/specializations/{id}",
+    summary: "A specialization",
+    access: "member",
+    errors: [404],
+    answer: o({ specialization: Specialization }),
+  },
+  {
+    method: "PATCH",
+    path: "/web/specializations/{id}",
+    summary: "Edit a custom specialization (built-ins are read-only)",
+    access: "admin",
+    body: obj({ name: str(), description: str(), talents: ids }),
+    errors: [400, 403, 404],
+    answer: o({ specialization: Specialization }),
+  },
+  {
+    method: "DELETE",
+    path: "/web/specializations/{id}",
+    summary: "Delete a custom specialization",
+    access: "admin",
+    errors: [403, 404],
+    answer: o({ deleted: S }),
+  },
+  {
+    method: "POST",
+    path: "/web/specializations/{id}/duplicate",
+    summary: "Copy any specialization into a custom one",
+    access: "admin",
+    body: obj({ name: str() }),
+    ok: 201,
+    errors: [400, 404],
+    answer: o({ specialization: Specialization }),
+  },
+];
