@@ -126,22 +126,20 @@ async function suite(label: string, args: string[], onLine?: (line: string) => P
   rmSync(out, { recursive: true, force: true });
 }
 
-for (const run of RUNS) {
-  for (const scenario of run.scenarios) {
-    if (only.length > 0 && !only.includes(scenario)) continue;
-    const url = `http://127.0.0.1:${proxy.port}/mcp`;
-    await suite(`${run.requirements} ${scenario}`, [
-      "server",
-      "--url",
-      url,
-      "--scenario",
-      scenario,
-      "--force",
-      "--spec-version",
-      run.requirements,
-    ]);
-  }
-}
+// the scenarios are independent (each its own session through the proxy): a few run at once, as
+// each run of the suite is a process that mostly waits on its start and on the server
+const scenarios = RUNS.flatMap((run) => run.scenarios.map((scenario) => ({ requirements: run.requirements, scenario })));
+const queue = scenarios.filter((s) => only.length === 0 || only.includes(s.scenario));
+const AT_ONCE = 3;
+await Promise.all(
+  Array.from({ length: AT_ONCE }, async () => {
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      const url = `http://127.0.0.1:${proxy.port}/mcp`;
+      const args = ["server", "--url", url, "--scenario", next.scenario, "--force", "--spec-version", next.requirements];
+      await suite(`${next.requirements} ${next.scenario}`, args);
+    }
+  }),
+);
 
 // the authorization server, with a public client registered beforehand for the suite's callback
 const callbackPort = (() => {
