@@ -121,7 +121,9 @@ describe("GET /web/projects/:id/traces/summary?days= (any member): counts per da
     expect(ninety.body.byDay).toHaveLength(90);
   });
 
-  test("a day that is over is read once (its counts cannot change: events are written within 250 ms of their call); today is read on every call", async () => {
+  // the settled periods are kept on SQLite only: on PostgreSQL another replica's retention purge
+  // could not reach this process's memo, so every period is read again there (design.md "Several replicas")
+  test.skipIf(process.env.TEST_DATABASE === "postgres")("a day that is over is read once (its counts cannot change: events are written within 250 ms of their call); today is read on every call", async () => {
     const s = await setup();
     const now = Date.now();
     await seedEvents(s.project.id, [{ at: now - 2 * DAY_MS }]);
@@ -136,7 +138,9 @@ describe("GET /web/projects/:id/traces/summary?days= (any member): counts per da
     expect((await s.owner.get(`/web/projects/${s.project.id}/traces/summary`)).body.totals.events).toBe(4);
   });
 
-  test("today is read hour by hour: an hour that is over (plus 5 minutes) is read once, the current hour on every call", async () => {
+  // the settled periods are kept on SQLite only: on PostgreSQL another replica's retention purge
+  // could not reach this process's memo, so every period is read again there (design.md "Several replicas")
+  test.skipIf(process.env.TEST_DATABASE === "postgres")("today is read hour by hour: an hour that is over (plus 5 minutes) is read once, the current hour on every call", async () => {
     const s = await setup();
     const now = Date.UTC(2026, 0, 10, 12, 30); // a fixed "now": 12:30 UTC
     const day = dayOf(now);

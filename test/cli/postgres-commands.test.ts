@@ -54,7 +54,7 @@ describe.skipIf(skip !== null)("keys rotate on PostgreSQL", () => {
       cleanup();
     }
     const rows = await env.database.all<{ kid: string; retired_at: number | null }>(
-      "SELECT kid, retired_at FROM signing_keys ORDER BY created_at",
+      "SELECT kid, retired_at FROM signing_keys ORDER BY created_at, retired_at IS NULL, kid",
     );
     expect(rows).toHaveLength(2);
     expect(rows[0]).toMatchObject({ kid: before.keys[0]!.kid });
