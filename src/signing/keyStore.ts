@@ -24,7 +24,8 @@ export interface SigningKeyStore {
 /** The advisory lock key the key table's changes take (any constant of this application, not the migrator's). */
 const SIGNING_KEYS_LOCK = 7_482_917_302;
 
-const SELECT = 'SELECT kid, x, d, created_at AS "createdAt", retired_at AS "retiredAt" FROM signing_keys ORDER BY created_at, retired_at IS NULL, kid';
+const SELECT =
+  'SELECT kid, x, d, created_at AS "createdAt", retired_at AS "retiredAt" FROM signing_keys ORDER BY created_at, retired_at IS NULL, kid';
 const INSERT = "INSERT INTO signing_keys (kid, x, d, created_at, retired_at) VALUES ($1, $2, $3, $4, NULL) ON CONFLICT (kid) DO NOTHING";
 
 type Rows = { kid: string; x: string; d: string; createdAt: number | bigint; retiredAt: number | bigint | null }[];

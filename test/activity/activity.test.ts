@@ -123,36 +123,42 @@ describe("GET /web/projects/:id/traces/summary?days= (any member): counts per da
 
   // the settled periods are kept on SQLite only: on PostgreSQL another replica's retention purge
   // could not reach this process's memo, so every period is read again there (design.md "Several replicas")
-  test.skipIf(process.env.TEST_DATABASE === "postgres")("a day that is over is read once (its counts cannot change: events are written within 250 ms of their call); today is read on every call", async () => {
-    const s = await setup();
-    const now = Date.now();
-    await seedEvents(s.project.id, [{ at: now - 2 * DAY_MS }]);
-    expect((await s.owner.get(`/web/projects/${s.project.id}/traces/summary`)).body.totals.events).toBe(2);
-    // rows written behind the journal's back into a settled day are not seen until the memo is dropped…
-    await seedEvents(s.project.id, [{ at: now - 2 * DAY_MS }]);
-    expect((await s.owner.get(`/web/projects/${s.project.id}/traces/summary`)).body.totals.events).toBe(2);
-    forgetDays(env.database);
-    expect((await s.owner.get(`/web/projects/${s.project.id}/traces/summary`)).body.totals.events).toBe(3);
-    // …while today's calls always are
-    await s.api("GET", "/api/doctor");
-    expect((await s.owner.get(`/web/projects/${s.project.id}/traces/summary`)).body.totals.events).toBe(4);
-  });
+  test.skipIf(process.env.TEST_DATABASE === "postgres")(
+    "a day that is over is read once (its counts cannot change: events are written within 250 ms of their call); today is read on every call",
+    async () => {
+      const s = await setup();
+      const now = Date.now();
+      await seedEvents(s.project.id, [{ at: now - 2 * DAY_MS }]);
+      expect((await s.owner.get(`/web/projects/${s.project.id}/traces/summary`)).body.totals.events).toBe(2);
+      // rows written behind the journal's back into a settled day are not seen until the memo is dropped…
+      await seedEvents(s.project.id, [{ at: now - 2 * DAY_MS }]);
+      expect((await s.owner.get(`/web/projects/${s.project.id}/traces/summary`)).body.totals.events).toBe(2);
+      forgetDays(env.database);
+      expect((await s.owner.get(`/web/projects/${s.project.id}/traces/summary`)).body.totals.events).toBe(3);
+      // …while today's calls always are
+      await s.api("GET", "/api/doctor");
+      expect((await s.owner.get(`/web/projects/${s.project.id}/traces/summary`)).body.totals.events).toBe(4);
+    },
+  );
 
   // the settled periods are kept on SQLite only: on PostgreSQL another replica's retention purge
   // could not reach this process's memo, so every period is read again there (design.md "Several replicas")
-  test.skipIf(process.env.TEST_DATABASE === "postgres")("today is read hour by hour: an hour that is over (plus 5 minutes) is read once, the current hour on every call", async () => {
-    const s = await setup();
-    const now = Date.UTC(2026, 0, 10, 12, 30); // a fixed "now": 12:30 UTC
-    const day = dayOf(now);
-    await seedEvents(s.project.id, [{ at: Date.UTC(2026, 0, 10, 10, 15) }, { at: Date.UTC(2026, 0, 10, 12, 10) }]);
-    const count = async () => (await projectDays(env.database, s.project.id, day, day, now))[0]!.groups.reduce((n, g) => n + g.events, 0);
-    expect(await count()).toBe(2);
-    await seedEvents(s.project.id, [{ at: Date.UTC(2026, 0, 10, 10, 20) }, { at: Date.UTC(2026, 0, 10, 12, 20) }]);
-    expect(await count()).toBe(3); // 10:00–11:00 was read once; 12:00– is read again
-    forgetDays(env.database);
-    expect(await count()).toBe(4);
-    expect(HOUR_MS * 24).toBe(DAY_MS);
-  });
+  test.skipIf(process.env.TEST_DATABASE === "postgres")(
+    "today is read hour by hour: an hour that is over (plus 5 minutes) is read once, the current hour on every call",
+    async () => {
+      const s = await setup();
+      const now = Date.UTC(2026, 0, 10, 12, 30); // a fixed "now": 12:30 UTC
+      const day = dayOf(now);
+      await seedEvents(s.project.id, [{ at: Date.UTC(2026, 0, 10, 10, 15) }, { at: Date.UTC(2026, 0, 10, 12, 10) }]);
+      const count = async () => (await projectDays(env.database, s.project.id, day, day, now))[0]!.groups.reduce((n, g) => n + g.events, 0);
+      expect(await count()).toBe(2);
+      await seedEvents(s.project.id, [{ at: Date.UTC(2026, 0, 10, 10, 20) }, { at: Date.UTC(2026, 0, 10, 12, 20) }]);
+      expect(await count()).toBe(3); // 10:00–11:00 was read once; 12:00– is read again
+      forgetDays(env.database);
+      expect(await count()).toBe(4);
+      expect(HOUR_MS * 24).toBe(DAY_MS);
+    },
+  );
 
   test(`clients beyond the ten most active are summed as otherClients; "" counts calls that named no client`, async () => {
     const s = await setup();
