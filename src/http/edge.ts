@@ -9,6 +9,7 @@ import { ulid } from "../lib/ids";
 import { payloadTooLarge, tooLargeResponse } from "./bodyLimit";
 import { AppError, databaseUnavailable, errorResponse, validationFailed, type Issue } from "./errors";
 import { STORAGE_RETRY_AFTER_S, storageFailureOf, storageMessage, type StorageHealth } from "../db/storage";
+import { isNulInText, isUniqueViolation } from "../db/sqlErrors";
 import { databaseUnreachable } from "../db/unavailable";
 import { addressOf } from "./client";
 import { connectionCap, type ConnectionCap } from "./connectionCap";
@@ -183,23 +184,6 @@ function tooLate(deadlineMs: number): AppError {
   );
 }
 
-/**
- * A UNIQUE constraint failure anywhere in an error's cause chain (drizzle wraps the driver's
- * error; a write job carries the driver's code). Routes check uniqueness first for a precise
- * message; this turns the race between two such checks into the 409 it is, not a 500.
- */
-export function isUniqueViolation(error: unknown): boolean {
-  for (
-    let e = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0;
-    e && depth < 5;
-    e = e.cause as typeof e, depth++
-  ) {
-    if (String(e.code ?? "").startsWith("SQLITE_CONSTRAINT") && String(e.message ?? "").includes("UNIQUE constraint failed")) return true;
-    if (String((e as { errno?: unknown }).errno ?? "") === "23505") return true; // PostgreSQL's unique_violation
-  }
-  return false;
-}
-
 /** 507 storage_full with Retry-After: the disk is full or failing (src/db/storage.ts). */
 export function storageFull(kind: "full" | "io_error"): AppError {
   return new AppError(
@@ -229,6 +213,7 @@ function toAppError(code: unknown, error: unknown, request: Request, log: Logger
       const status = (error as { status?: number }).status;
       if (status === 413) return new AppError("payload_too_large");
       if (isUniqueViolation(error)) return new AppError("conflict", "That already exists (it was created meanwhile).");
+      if (isNulInText(error)) return validationFailed([{ path: "", message: "must not hold a NUL character (U+0000)" }]);
       // a full or failing disk is a state, told once per interval by the storage state: no stack per request
       const full = storage ? storage.failed(error) : storageFailureOf(error);
       if (full) return storageFull(full);

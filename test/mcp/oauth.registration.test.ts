@@ -47,8 +47,13 @@ describe("registration: budgets and metadata bounds", () => {
       const refused = await register(undefined, small);
       expect(refused.status).toBe(429);
       expect(refused.body.error).toBe("too_many_requests");
-      // the wait until the oldest of the hour's registrations leaves the window
-      expect(Number(refused.res.headers.get("retry-after"))).toBeGreaterThan(3500);
+      // the wait until the oldest of the hour's registrations leaves the window; on PostgreSQL, where
+      // the budget is counted in the database by hour windows with the previous one weighted (shared by
+      // every replica), the wait until the current window ends
+      const wait = Number(refused.res.headers.get("retry-after"));
+      if (process.env.TEST_DATABASE === "postgres") expect(wait).toBeGreaterThan(0);
+      else expect(wait).toBeGreaterThan(3500);
+      expect(wait).toBeLessThanOrEqual(3600);
       expect(Number((await sql("SELECT count(*) AS n FROM oauth_clients", [], small)).rows[0]!.n)).toBe(3);
     } finally {
       small.close();
