@@ -53,7 +53,7 @@ export interface TestEnv {
 /**
  * A real database file in a temp folder, migrated, with the app composed over it. With
  * TEST_DATABASE=postgres, a new database on the test cluster instead (test/pg-support.ts): how a
- * test file is run against PostgreSQL (docs/operations.md "PostgreSQL (preview)").
+ * test file is run against PostgreSQL (docs/operations.md "PostgreSQL").
  */
 export async function testEnv(env: Record<string, string> = {}, catalog: Catalog = shipped()): Promise<TestEnv> {
   const { dir, cleanup: removeDir } = tempDir();

@@ -1,5 +1,5 @@
 /**
- * A real PostgreSQL for the tests (docs/operations.md "PostgreSQL (preview)"): Debian's server
+ * A real PostgreSQL for the tests (docs/operations.md "PostgreSQL"): Debian's server
  * binaries start a throwaway cluster in a temp folder (one at a time per test process), listening on a free
  * port of 127.0.0.1 with its socket in that folder; each test file asks for its own database
  * (`pgDatabase`) and drops it after. The cluster runs as the `postgres` user (the tests run as

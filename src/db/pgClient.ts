@@ -1,6 +1,6 @@
 /**
  * The Database interface on PostgreSQL (DATABASE_URL=postgres://… or postgresql://; docs/operations.md
- * "PostgreSQL (preview)"), over Bun's built-in SQL client (docs/design.md "PostgreSQL: driver").
+ * "PostgreSQL"), over Bun's built-in SQL client (docs/design.md "PostgreSQL: driver").
  * What it does today: drizzle over the derived schema (src/db/schema-pg), `write` as one
  * transaction, raw `get/all` with SQLite's `?` placeholders numbered for PostgreSQL, write jobs and
  * bulk writes as transactions, no data version, and the configuration epoch kept in memory and

@@ -1,5 +1,5 @@
 /**
- * talentd on PostgreSQL (docs/operations.md "PostgreSQL (preview)"), as real processes against a
+ * talentd on PostgreSQL (docs/operations.md "PostgreSQL"), as real processes against a
  * real server: `migrate --dry-run` and `migrate`, `serve` answering /healthz and /readyz, and a
  * database unreachable at start.
  */

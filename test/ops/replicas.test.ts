@@ -6,20 +6,15 @@
  * other answers every request.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { migrations as pgMigrations } from "../../migrations-pg";
-import { expertiseMd, ROOT, tempDir } from "../helpers";
+import { expertiseMd, tempDir } from "../helpers";
 import { pgDatabase, pgUnavailable, type PgDatabase } from "../pg-support";
 import { freePort } from "../proc";
 import { type Balancer, builtBinary, type Replica, replicaReady, roundRobin, startReplica } from "../replica-support";
 
 const skip = pgUnavailable();
-/**
- * A report's replay reads its results `ORDER BY rowid`, which PostgreSQL has not (docs/operations.md
- * "PostgreSQL (preview)", what does not work yet): the replay is checked here once that query is ported.
- */
-const REPLAY_UNPORTED = readFileSync(join(ROOT, "src", "resolution", "reports.ts"), "utf8").includes("ORDER BY rowid");
 
 /** A person's browser or an agent against one base URL: JSON in and out, the session cookie kept. */
 class Client {
@@ -81,11 +76,8 @@ describe.skipIf(skip !== null)("two replicas of the built binary on one PostgreS
     pg = await pgDatabase("replicas");
     const lbPort = await freePort();
     const base = `http://127.0.0.1:${lbPort}`;
-    // one signing key for both (docs/operations.md "Several replicas": the key file is copied to each replica's DATA_DIR)
+    // each its own DATA_DIR with no key file: the signing key is made once in the database and shared
     for (const d of ["a", "b"]) mkdirSync(join(dir, d));
-    const made = Bun.spawnSync([binary, "keys", "rotate"], { env: { PATH: process.env.PATH ?? "", DATA_DIR: join(dir, "a") } });
-    if (made.exitCode !== 0) throw new Error(`keys rotate: ${made.stderr.toString()}`);
-    copyFileSync(join(dir, "a", "signing-keys.json"), join(dir, "b", "signing-keys.json"));
     const env = (d: string) => ({ DATABASE_URL: pg.url, DATA_DIR: join(dir, d), BASE_URL: base, TRUSTED_PROXIES: "127.0.0.1" });
     // both start together on the empty database: the migrations' advisory lock applies each once
     [a, b] = await Promise.all([startReplica("A", env("a"), binary), startReplica("B", env("b"), binary)]);
@@ -154,12 +146,10 @@ describe.skipIf(skip !== null)("two replicas of the built binary on one PostgreS
     const first = await agent.post("/api/validation/reports", report);
     expect(first.status).toBe(201);
     expect(typeof first.body.attestation).toBe("string");
-    if (!REPLAY_UNPORTED) {
-      const replay = await agent.post("/api/validation/reports", report);
-      expect(replay.status).toBe(200); // the other replica replays the first answer
-      expect(replay.body.replayed).toBe(true);
-      expect(replay.body.reportId).toBe(first.body.reportId);
-    }
+    const replay = await agent.post("/api/validation/reports", report);
+    expect(replay.status).toBe(200); // the other replica replays the first answer
+    expect(replay.body.replayed).toBe(true);
+    expect(replay.body.reportId).toBe(first.body.reportId);
     // MCP through the balancer: no session lives in a replica, so consecutive calls may land anywhere
     for (let i = 0; i < 2; i++) {
       const call = { jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "svc_doctor", arguments: {} } };
