@@ -43,6 +43,7 @@ import { viewerOf, type PageSessions } from "./ui/pageGuard";
 import { pageSessions } from "./tenancy/pageSessions";
 import { embeddedAssets } from "./embedded";
 import { ViewRegistry, webViews } from "./ui/views";
+import { type Places, usePlaces } from "./ui/places";
 import { projectPages } from "./projects/pages/project";
 import { catalogPages } from "./projects/pages/catalog";
 import { orgPages } from "./tenancy/pages/org";
@@ -78,17 +79,17 @@ import { assetRoutes } from "./ui/assets";
 import { openApiOperations, openApiRoutes } from "./http/openapi";
 import type { RouteDescriptor } from "./http/route";
 import { ACCOUNT_ROUTES, AUTH_ROUTES } from "./identity/routes/describe";
-import { SSO_ROUTES } from "./identity/routes/ssoDescribe";
-import { TENANCY_ROUTES } from "./tenancy/describe";
-import { MAIL_ROUTES } from "./mail/describe";
-import { AUDIT_ROUTES } from "./audit/describe";
-import { POLICY_ROUTES } from "./policy/describe";
+import { SSO_PLACES, SSO_ROUTES } from "./identity/routes/ssoDescribe";
+import { ADMIN_PLACES, TENANCY_PLACES, TENANCY_ROUTES } from "./tenancy/describe";
+import { MAIL_PLACES, MAIL_ROUTES } from "./mail/describe";
+import { AUDIT_PLACES, AUDIT_ROUTES } from "./audit/describe";
+import { POLICY_PLACES, POLICY_ROUTES } from "./policy/describe";
 import { OPS_ROUTES } from "./ops/describe";
-import { EXPERTISE_ROUTES } from "./expertises/describe";
+import { EXPERTISE_PLACES, EXPERTISE_ROUTES } from "./expertises/describe";
 import { CATALOG_WEB_ROUTES } from "./projects/describeCatalog";
 import { SPECIALIZATION_ROUTES } from "./specializations/describe";
 import { PROJECT_ROUTES } from "./projects/describe";
-import { ACTIVITY_ROUTES } from "./activity/describe";
+import { ACTIVITY_PLACES, ACTIVITY_ROUTES } from "./activity/describe";
 import pkg from "../package.json" with { type: "json" };
 
 export type { AppState };
@@ -133,6 +134,15 @@ export const ROUTES: readonly RouteDescriptor<ComposedDeps>[] = [
   ...ACCOUNT_ROUTES,
 ];
 
+/**
+ * The navigation entry of every organization and administration page, each domain's beside its handlers
+ * (ui/places.ts), in the order the header, the organization page's list and the palette show them.
+ */
+export const PLACES: Places = {
+  org: [...TENANCY_PLACES, ...EXPERTISE_PLACES, ...ACTIVITY_PLACES, ...POLICY_PLACES, ...SSO_PLACES, ...MAIL_PLACES, ...AUDIT_PLACES],
+  admin: ADMIN_PLACES,
+};
+
 /** Every row of the OpenAPI document: the key routes' and ROUTES. */
 export const OPERATIONS = openApiOperations(ROUTES);
 
@@ -158,6 +168,8 @@ export function createApp(input: AppDeps) {
   const sessions = pageSessions(deps);
   // each route's fragment or redirect for htmx and forms, from its descriptor (ui/views.ts)
   deps.views.describe(ROUTES, deps);
+  // the pages' navigation entries for the header, the organization page and the palette (ui/places.ts)
+  usePlaces(PLACES);
   // The MCP adapter sends each tool call through the app itself (docs/api-oauth-mcp.md).
   const backend: Backend = { handle: (request) => app.handle(request) };
   // Bun's own cap is far above ours (it would answer an empty 413), so the edge answers every body past

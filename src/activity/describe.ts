@@ -5,6 +5,7 @@
  */
 import { EvalRow } from "../http/keyRouteEvals";
 import type { RouteDescriptor } from "../http/route";
+import type { OrgPlace } from "../ui/places";
 import { a, B, I, int, map, N, n, o, open, S, str, Verdicts, type Schema } from "../http/schema";
 
 const Window = { days: I, from: S, to: S, retentionDays: I };
@@ -241,5 +242,26 @@ export const ACTIVITY_ROUTES: RouteDescriptor[] = [
     access: "member",
     errors: [404],
     answer: o({ evals: a(EvalRow) }),
+  },
+];
+
+/** The navigation entries of its pages (pages.tsx). */
+export const ACTIVITY_PLACES: OrgPlace[] = [
+  {
+    href: "/org/insights",
+    label: "Insights",
+    title: "Insights",
+    text: "operational health: failed calls, keys to act on, projects at fault",
+    admin: true,
+    header: true,
+  },
+  {
+    href: "/org/talent-adoption",
+    label: "Adoption",
+    title: "Talent adoption",
+    text: "which talents and expertises the projects use and audit",
+    admin: true,
+    header: true,
+    also: "talent adoption",
   },
 ];

@@ -3,6 +3,7 @@
  * "The audit log": each route's OpenAPI row and answer (http/route.ts), collected by app.ts.
  */
 import type { RouteDescriptor } from "../http/route";
+import type { OrgPlace } from "../ui/places";
 import { a, int, n, o, open, S, str } from "../http/schema";
 
 /** The audit log's filters (the JSON list and the export take the same). */
@@ -40,5 +41,18 @@ export const AUDIT_ROUTES: RouteDescriptor[] = [
     query: [{ name: "format", schema: str({ enum: ["jsonl", "csv"] }) }, ...AUDIT_FILTERS],
     errors: [400, 429],
     answer: { media: "application/jsonl" },
+  },
+];
+
+/** The navigation entry of its page (pages.tsx). */
+export const AUDIT_PLACES: OrgPlace[] = [
+  {
+    href: "/org/audit-log",
+    label: "Audit log",
+    title: "Audit log",
+    text: "who changed what in the organization, with a CSV or JSON lines export",
+    admin: true,
+    header: false,
+    also: "who changed what",
   },
 ];

@@ -3,6 +3,7 @@
  * rule files), docs/api-expertises.md: each route's OpenAPI row, answer and view (http/route.ts), collected by app.ts.
  */
 import type { RouteDescriptor } from "../http/route";
+import type { OrgPlace } from "../ui/places";
 import { a, arr, B, I, map, n, o, obj, S, str, Triggers } from "../http/schema";
 import { EXPERTISE_VIEWS } from "./views/fragments";
 
@@ -157,5 +158,17 @@ export const EXPERTISE_ROUTES: RouteDescriptor[] = [
     access: "admin",
     errors: [404],
     answer: o({ ...Version, content: S, fileDigests: map(S) }),
+  },
+];
+
+/** The navigation entry of its page (pages.tsx). */
+export const EXPERTISE_PLACES: OrgPlace[] = [
+  {
+    href: "/org/expertises",
+    label: "Expertises",
+    title: "Expertises",
+    text: "the organization's private talents: write, verify, publish",
+    admin: true,
+    header: true,
   },
 ];

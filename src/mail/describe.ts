@@ -3,6 +3,7 @@
  * "The organization's mail": each route's OpenAPI row, answer and view (http/route.ts), collected by app.ts.
  */
 import type { RouteDescriptor } from "../http/route";
+import type { OrgPlace } from "../ui/places";
 import { a, B, I, n, o, S, str } from "../http/schema";
 
 const Mail = o({
@@ -43,5 +44,17 @@ export const MAIL_ROUTES: RouteDescriptor[] = [
         return m.status === "sent" ? `The mail to ${m.to} was sent.` : `The mail to ${m.to} is queued again.`;
       },
     }),
+  },
+];
+
+/** The navigation entry of its page (pages.tsx); the platform's /admin/mail is tenancy's. */
+export const MAIL_PLACES: OrgPlace[] = [
+  {
+    href: "/org/mail",
+    label: "Mail",
+    title: "Mail",
+    text: "invitations and other mails that failed or wait to be sent",
+    admin: true,
+    header: false,
   },
 ];

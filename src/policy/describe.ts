@@ -3,6 +3,7 @@
  * lockRoutes.ts), docs/api.md "Organization policy": each route's OpenAPI row, answer and view (http/route.ts), collected by app.ts.
  */
 import type { RouteDescriptor } from "../http/route";
+import type { OrgPlace } from "../ui/places";
 import { a, arr, map, n, o, obj, S, str } from "../http/schema";
 import { lockSaved, policySaved } from "./views";
 
@@ -56,5 +57,18 @@ export const POLICY_ROUTES: RouteDescriptor[] = [
     errors: [400],
     answer: o({ policy: Policy, projects: a(o({ projectId: S, installed: a(S) })) }),
     view: () => ({ redirect: () => "/org/policy", status: (d) => lockSaved(d, true) }),
+  },
+];
+
+/** The navigation entry of its page (pages.tsx). */
+export const POLICY_PLACES: OrgPlace[] = [
+  {
+    href: "/org/policy",
+    label: "Policy",
+    title: "Talent policy",
+    text: "talents every project must have, and the only ones it may install",
+    admin: true,
+    header: false,
+    also: "talent policy, required and allowed talents",
   },
 ];

@@ -6,6 +6,7 @@
  */
 import type { ViewDeps } from "../deps";
 import type { RouteDescriptor } from "../http/route";
+import type { AdminPlace, OrgPlace } from "../ui/places";
 import { a, B, I, int, n, o, obj, open, S, str } from "../http/schema";
 import { Membership } from "../identity/routes/describe";
 import { tenancyViews } from "./views/fragments";
@@ -209,4 +210,17 @@ export const TENANCY_ROUTES: RouteDescriptor<ViewDeps>[] = [
       nextBefore: n(I),
     }),
   },
+];
+
+/** The navigation entry of the organization's members (pages/org.tsx). */
+export const TENANCY_PLACES: OrgPlace[] = [
+  { href: "/org#members", label: "Members", title: "Members", text: "", admin: false, header: false },
+];
+
+/** The navigation entries of the platform administration's pages (pages/admin.tsx). */
+export const ADMIN_PLACES: AdminPlace[] = [
+  { href: "/admin", label: "Organizations" },
+  { href: "/admin/users", label: "Users" },
+  { href: "/admin/security-events", label: "Security events" },
+  { href: "/admin/mail", label: "Mail" },
 ];

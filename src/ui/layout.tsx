@@ -4,7 +4,7 @@ import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
 import { HtmlMemo } from "./memo";
 import { filledStatusSlot, STATUS_SLOT } from "./status";
-import { ORG_PLACES } from "./places";
+import { places } from "./places";
 
 export { DataTable, ScrollBox, type Column } from "./table";
 
@@ -32,7 +32,7 @@ export function navLinks(nav: Nav): { href: string; label: string }[] {
     { href: "/", label: "Projects" },
     ...(approved ? [{ href: "/catalog", label: "Catalog" }] : []),
     { href: "/org", label: "Organization" },
-    ...(orgAdmin ? ORG_PLACES.filter((p) => p.header).map(({ href, label }) => ({ href, label })) : []),
+    ...(orgAdmin ? places.org.filter((p) => p.header).map(({ href, label }) => ({ href, label })) : []),
     ...(nav.platformAdmin ? [{ href: "/admin", label: "Administration" }] : []),
   ];
 }

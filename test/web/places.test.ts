@@ -1,11 +1,12 @@
 /**
- * The organization's and the platform's pages are declared once (src/ui/places.ts): every page the
- * app serves at `/org/<page>` or `/admin/<page>` is declared there (a deeper page is reached from its
- * parent; `/org/new` is the way in, not a place), every declared place is served, and the header,
- * the organization page's list and the palette show what the declaration says.
+ * The organization's and the platform's pages are declared once, each by its domain beside its
+ * handlers and collected by app.ts (PLACES, src/ui/places.ts): every page the app serves at
+ * `/org/<page>` or `/admin/<page>` is declared (a deeper page is reached from its parent; `/org/new`
+ * is the way in, not a place), every declared place is served, and the header, the organization
+ * page's list and the palette show what the declarations say.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { ADMIN_PLACES, ORG_PLACES } from "../../src/ui/places";
+import { PLACES } from "../../src/app";
 import { orgWithProject, testEnv, type TestEnv } from "../helpers";
 
 let env: TestEnv;
@@ -23,7 +24,7 @@ describe("places: each organization and administration page declared once", () =
       .filter((r) => r.method === "GET" && /^\/(org|admin)(\/[a-z-]+)?$/.test(r.path) && r.path !== "/org")
       .map((r) => r.path)
       .filter((p) => !NOT_PLACES.has(p));
-    const declared = [...ORG_PLACES.map((p) => p.href.replace(/#.*$/, "")), ...ADMIN_PLACES.map((p) => p.href)].filter((p) => p !== "/org");
+    const declared = [...PLACES.org.map((p) => p.href.replace(/#.*$/, "")), ...PLACES.admin.map((p) => p.href)].filter((p) => p !== "/org");
     expect([...new Set(served)].sort()).toEqual([...new Set(declared)].sort());
   });
 
@@ -33,10 +34,10 @@ describe("places: each organization and administration page declared once", () =
     expect(r.status).toBe(200);
     const html = await r.text();
     const nav = /<nav[^>]*>([\s\S]*?)<\/nav>/.exec(html)?.[1] ?? "";
-    for (const p of ORG_PLACES.filter((p) => p.header)) expect(nav).toContain(`href="${p.href}"`);
-    for (const p of ORG_PLACES.filter((p) => !p.header && p.admin)) expect(nav).not.toContain(`href="${p.href}"`);
-    for (const p of ORG_PLACES.filter((p) => p.admin)) expect(html).toContain(`<a href="${p.href}">${p.title}</a>`);
-    for (const p of ORG_PLACES) {
+    for (const p of PLACES.org.filter((p) => p.header)) expect(nav).toContain(`href="${p.href}"`);
+    for (const p of PLACES.org.filter((p) => !p.header && p.admin)) expect(nav).not.toContain(`href="${p.href}"`);
+    for (const p of PLACES.org.filter((p) => p.admin)) expect(html).toContain(`<a href="${p.href}">${p.title}</a>`);
+    for (const p of PLACES.org) {
       const found = await o.owner.get(`/web/search?q=${encodeURIComponent(p.label.toLowerCase())}`);
       expect({ place: p.href, listed: JSON.stringify(found.body).includes(`"href":"${p.href}"`) }).toEqual({ place: p.href, listed: true });
     }

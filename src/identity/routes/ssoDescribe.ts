@@ -4,6 +4,7 @@
  * docs/api.md "Organization SSO": each route's OpenAPI row, answer and view (http/route.ts), collected by app.ts.
  */
 import type { RouteDescriptor } from "../../http/route";
+import type { OrgPlace } from "../../ui/places";
 import { a, arr, B, n, o, obj, S, str, type Schema } from "../../http/schema";
 import { SSO_SAVED } from "../pages/sso";
 import type { publicSso } from "../sso";
@@ -119,5 +120,18 @@ export const SSO_ROUTES: RouteDescriptor[] = [
     access: "platform",
     errors: [404, 409],
     answer: o({ claim: DomainClaim }),
+  },
+];
+
+/** The navigation entry of its page (pages/sso.tsx). */
+export const SSO_PLACES: OrgPlace[] = [
+  {
+    href: "/org/sso",
+    label: "SSO",
+    title: "Single sign-on",
+    text: "OIDC or SAML for the organization's e-mail domains",
+    admin: true,
+    header: false,
+    also: "single sign-on",
   },
 ];

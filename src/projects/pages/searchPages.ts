@@ -4,7 +4,7 @@
  * each other project's), the organization's pages (each only to the roles that may open it), and
  * the platform administration pages (platform administrators only). Listed only for a query.
  */
-import { ADMIN_PLACES, ORG_PLACES } from "../../ui/places";
+import { places } from "../../ui/places";
 
 /** A place the palette lists: a label, what it belongs to, where it goes. */
 export interface PageItem {
@@ -62,12 +62,12 @@ export function pageItems(
     }
   }
   if (ctx.org) {
-    for (const p of ORG_PLACES.filter((p) => (!p.admin || ctx.org!.admin) && hit(p.label, p.also ?? ""))) {
+    for (const p of places.org.filter((p) => (!p.admin || ctx.org!.admin) && hit(p.label, p.also ?? ""))) {
       items.push({ type: "page", id: p.href, label: p.label, detail: `page of ${ctx.org.name}`, href: p.href });
     }
   }
   if (ctx.platformAdmin) {
-    for (const p of ADMIN_PLACES.filter((p) => hit(p.label, "administration"))) {
+    for (const p of places.admin.filter((p) => hit(p.label, "administration"))) {
       items.push({ type: "page", id: p.href, label: p.label, detail: "platform administration", href: p.href });
     }
   }

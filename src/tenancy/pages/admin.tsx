@@ -25,13 +25,7 @@ import { statusCookie } from "../../ui/status";
 import { createPageGuard, type PageContext } from "../pageSessions";
 import { DataTable, Layout, page } from "../../ui/layout";
 import { Breakable } from "../../ui/parts";
-
-const TABS = [
-  { href: "/admin", label: "Organizations" },
-  { href: "/admin/users", label: "Users" },
-  { href: "/admin/security-events", label: "Security events" },
-  { href: "/admin/mail", label: "Mail" },
-];
+import { places } from "../../ui/places";
 
 const when = (ms: number): string => utcSecond(ms);
 
@@ -43,7 +37,7 @@ function AdminLayout(props: { ctx: PageContext; title: string; path: string; chi
     <Layout title={`${props.title} · Administration`} user={props.ctx.session.user} nav={props.ctx.nav}>
       <h1>Platform administration</h1>
       <nav class="tabs" aria-label="Administration">
-        {TABS.map((t) => (
+        {places.admin.map((t) => (
           <a href={t.href} aria-current={t.href === props.path ? "page" : undefined}>
             {t.label}
           </a>

@@ -26,7 +26,7 @@ import { AppError, validationFailed } from "../../http/errors";
 import { formField } from "../../http/form";
 import { createPageGuard, type PageContext } from "../pageSessions";
 import { createOwnOrganization } from "../service";
-import { ORG_PLACES } from "../../ui/places";
+import { places } from "../../ui/places";
 
 /** Whether a new organization of this person is approved at once (the setting, or a platform administrator's). */
 const approvedAtOnce = (deps: CoreDeps, ctx: PageContext) => deps.config.autoApproveOrgs || ctx.session.user.role === "admin";
@@ -156,11 +156,13 @@ async function orgPage(deps: CoreDeps, ctx: PageContext, attempts: OrgAttempts =
         <section class="card" aria-labelledby="more-h">
           <h2 id="more-h">Settings and analytics</h2>
           <ul class="links">
-            {ORG_PLACES.filter((p) => p.admin).map((l) => (
-              <li>
-                <a href={l.href}>{l.title}</a> <span class="muted small">— {l.text}</span>
-              </li>
-            ))}
+            {places.org
+              .filter((p) => p.admin)
+              .map((l) => (
+                <li>
+                  <a href={l.href}>{l.title}</a> <span class="muted small">— {l.text}</span>
+                </li>
+              ))}
           </ul>
         </section>
       ) : null}
