@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { buildCatalog, type Catalog } from "../src/catalog/catalog";
 import { readTalentDir, sourcesFromFlat } from "../src/catalog/load";
 import { embeddedTalents } from "../src/embedded";
-import { KEY_ROUTE_LIST } from "../src/http/keyRoutes";
+import { KEY_ROUTE_LIST } from "../src/keyRoutes";
 import { DISCOVERY_BUDGET, discoveryPlaybook, discoveryTokens } from "../src/resolution/discovery";
 import { generateCatalog, printTable } from "./lib";
 

@@ -90,6 +90,7 @@ import { CATALOG_WEB_ROUTES } from "./projects/describeCatalog";
 import { SPECIALIZATION_ROUTES } from "./specializations/describe";
 import { PROJECT_ROUTES } from "./projects/describe";
 import { ACTIVITY_PLACES, ACTIVITY_ROUTES } from "./activity/describe";
+import { KEY_ROUTE_LIST } from "./keyRoutes";
 import pkg from "../package.json" with { type: "json" };
 
 export type { AppState };
@@ -116,7 +117,7 @@ export type ComposedDeps = AppDeps & ViewDeps & SignInDeps & JournalDeps & OpsDe
 
 /**
  * The descriptor of every `/web/*` and `/api/auth/*` route, each domain's list beside its handlers (http/route.ts):
- * the OpenAPI document and the views are built from it once, when the app is built. The key routes' are http/keyRoutes.ts.
+ * the OpenAPI document and the views are built from it once, when the app is built. The key routes' are listed in keyRoutes.ts.
  */
 export const ROUTES: readonly RouteDescriptor<ComposedDeps>[] = [
   ...AUTH_ROUTES,
@@ -144,7 +145,7 @@ export const PLACES: Places = {
 };
 
 /** Every row of the OpenAPI document: the key routes' and ROUTES. */
-export const OPERATIONS = openApiOperations(ROUTES);
+export const OPERATIONS = openApiOperations(KEY_ROUTE_LIST, ROUTES);
 
 /** Builds the app; `app.handle(request)` serves it without a socket (tests), `listen` with one. */
 export function createApp(input: AppDeps) {
@@ -213,7 +214,7 @@ export function createApp(input: AppDeps) {
     .use(webViews(deps.views))
     .use(healthRoutes(deps))
     .use(assetRoutes(embeddedAssets()))
-    .use(openApiRoutes(deps.config.baseUrl, pkg.version, ROUTES))
+    .use(openApiRoutes(deps.config.baseUrl, pkg.version, KEY_ROUTE_LIST, ROUTES))
     .use(identityRoutes(deps, guards))
     .use(pages(deps))
     .use(ssoRoutes(deps, guards, sessions))

@@ -2,11 +2,27 @@
  * The descriptors of the activity reads (`/web/activity/summary`, a project's journal summary, a talent's
  * use, insights, rule effectiveness, talent adoption, the evals: routes.ts, evalsRoutes.ts), docs/api.md
  * "Activity, insights and adoption": each route's OpenAPI row and answer (http/route.ts), collected by app.ts.
+ * Then the key routes' (http/keyRoute.ts, listed in src/keyRoutes.ts): `talentd check`'s findings report
+ * (findingsRoutes.ts, docs/api.md "Rule effectiveness"), the eval upload and the key's resolutions (evalsRoutes.ts).
  */
-import { EvalRow } from "../http/keyRouteEvals";
+import type { KeyRoute } from "../http/keyRoute";
 import type { RouteDescriptor } from "../http/route";
 import type { OrgPlace } from "../ui/places";
-import { a, B, I, int, map, N, n, o, open, S, str, Verdicts, type Schema } from "../http/schema";
+import { a, B, I, int, map, N, n, o, obj, open, S, str, Verdicts, type Schema } from "../http/schema";
+
+const ArmEffect = o({ runs: I, findingsPerRun: N, findingsSpread: o({ min: I, max: I }), checkPassRate: n(N) });
+const Effect = o({ talent: S, with: ArmEffect, without: ArmEffect, neverInvoked: I });
+const EvalRunRow = o({ task: S, arm: S, run: I, findings: map(I), check: n(S), durationMs: I, invoked: B, timedOut: B });
+/** One stored eval as listed. */
+const EvalRow = o({
+  evalId: S,
+  createdAt: S,
+  uploadedBy: S,
+  runsPerArm: I,
+  tasks: a(o({ id: S, talents: a(S) })),
+  runs: a(EvalRunRow),
+  effects: a(Effect),
+});
 
 const Window = { days: I, from: S, to: S, retentionDays: I };
 /** A pass the hook contradicted (insights' selfAudit.cases): where and when. */
@@ -265,3 +281,40 @@ export const ACTIVITY_PLACES: OrgPlace[] = [
     also: "talent adoption",
   },
 ];
+
+export const FINDINGS_ROUTE = {
+  method: "POST",
+  path: "/api/findings",
+  scope: "validate",
+  kind: "report_findings",
+  summary: "Report detector findings of a talentd check run as counts per talent and rule",
+  body: {
+    ...obj({ resolutionId: str(), counts: map(map(int(0, 100_000))) }, ["counts"]),
+    additionalProperties: false,
+  },
+  ok: 201,
+  errors: [400, 404],
+  answer: o({ rules: I, findings: I, served: a(S), notServed: a(S), resolutionId: n(S) }),
+} satisfies KeyRoute;
+
+export const EVALS_UPLOAD = {
+  method: "POST",
+  path: "/api/evals",
+  scope: "validate",
+  kind: "eval_upload",
+  summary: "Store the summary of a talentd eval run (counts per rule, check results, durations, effects per talent; no code)",
+  ok: 201,
+  errors: [400],
+  answer: o({ evalId: S, createdAt: S, runs: I, talents: I }),
+} satisfies KeyRoute;
+
+export const RESOLUTIONS_LIST = {
+  method: "GET",
+  path: "/api/resolutions",
+  scope: "validate",
+  kind: "resolutions",
+  summary: "The newest resolutions prepared with the calling key (or token): id, time, channel and talents",
+  query: [{ name: "limit", schema: int(1, 100) }],
+  errors: [400],
+  answer: o({ resolutions: a(o({ resolutionId: S, createdAt: S, via: S, talents: a(S) })) }),
+} satisfies KeyRoute;

@@ -10,9 +10,8 @@ import type { Guards } from "../auth/guards";
 import type { CatalogDeps } from "../catalog/state";
 import type { JournalDeps } from "../journal/journal";
 import { keyApiTracer, noteTrace } from "../journal/trace";
-import { validationFailed } from "../http/errors";
 import { guardOf, traceKinds } from "../http/keyRoute";
-import { EVALS_UPLOAD, RESOLUTIONS_LIST } from "../http/keyRouteEvals";
+import { EVALS_UPLOAD, RESOLUTIONS_LIST } from "./describe";
 import { getProject } from "../projects/service";
 import { keyResolutions, listEvals, readEval, recordEval } from "./evals";
 

@@ -8,7 +8,7 @@ import type { CatalogDeps } from "../catalog/state";
 import type { Guards } from "../auth/guards";
 import { clientOf, keyApiTracer, noteTrace } from "../journal/trace";
 import { guardOf, traceKinds } from "../http/keyRoute";
-import { FINDINGS_ROUTE as R } from "../http/keyRouteFindings";
+import { FINDINGS_ROUTE as R } from "./describe";
 import { blockingOf, readFindings, recordFindings } from "./findings";
 import { blockingRules } from "../policy/hookRules";
 

@@ -1,18 +1,29 @@
-/** `GET /api/catalog` (scope catalog): the public catalog, paged with an opaque cursor. */
+/** `GET /api/catalog` (scope catalog): the public catalog, paged with an opaque cursor; its key-route descriptor (http/keyRoute.ts). */
 import { Elysia } from "elysia";
-import { guardOf, traceKinds } from "../http/keyRoute";
-import { KEY_ROUTES as R } from "../http/keyRoutes";
+import { guardOf, type KeyRoute, traceKinds } from "../http/keyRoute";
+import { a, CatalogItem, I, n, o, page, S, Triggers } from "../http/schema";
 import { badCursor, intParam, strParam } from "../http/query";
 import { decodeCursor, encodeCursor } from "../lib/cursor";
 import type { JournalDeps } from "../journal/journal";
 import type { CatalogDeps } from "./state";
 import type { Guards } from "../auth/guards";
 import { keyApiTracer } from "../journal/trace";
-import { validationFailed } from "../http/errors";
 import type { Catalog } from "./catalog";
 import type { Talent } from "./format";
 
 export const CATALOG_PAGE_MAX = 200;
+
+/** The descriptor of the catalog's key route (src/keyRoutes.ts lists it with the others). */
+export const CATALOG_KEY_ROUTE = {
+  method: "GET",
+  path: "/api/catalog",
+  scope: "catalog",
+  kind: "catalog",
+  summary: "The public catalog, paged",
+  query: page(CATALOG_PAGE_MAX),
+  errors: [400],
+  answer: o({ talents: a(o({ ...CatalogItem, uri: S, triggers: Triggers, rules: I })), total: I, digest: S, nextCursor: n(S) }),
+} satisfies KeyRoute;
 
 /** The listing shape of a talent: what an agent needs to choose, no content. */
 export function talentSummary(t: Talent) {
@@ -61,10 +72,10 @@ export function catalogPage(catalog: Catalog, limit: number, cursor?: string) {
 export function catalogApiRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) {
   return new Elysia()
     .use(guards)
-    .onAfterResponse(keyApiTracer(deps.journal, traceKinds([R.catalog])))
+    .onAfterResponse(keyApiTracer(deps.journal, traceKinds([CATALOG_KEY_ROUTE])))
     .get(
-      R.catalog.path,
+      CATALOG_KEY_ROUTE.path,
       ({ query }) => catalogPage(deps.state.catalog!, intParam(query, "limit", 1, CATALOG_PAGE_MAX, 50), strParam(query, "cursor", 200)),
-      guardOf(R.catalog),
+      guardOf(CATALOG_KEY_ROUTE),
     );
 }

@@ -2,8 +2,8 @@
  * What a key route is, as data (docs/design.md "One descriptor per key route"): its method, path,
  * scope and trace kind, its OpenAPI entry, and — where the MCP adapter offers it — the tool that
  * reaches it. The routes' guards and traces, the OpenAPI document and the MCP tools are all
- * derived from the descriptors (http/keyRoutes.ts), and so is every sentence that tells a caller
- * which operation to call next (http/wording.ts), in the caller's own channel.
+ * derived from the descriptors (beside their handlers, listed in src/keyRoutes.ts), and so is every
+ * sentence that tells a caller which operation to call next (http/wording.ts), in its own channel.
  */
 import type * as Zod from "zod";
 import type { KeyScope } from "../db/schema";

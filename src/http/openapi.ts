@@ -2,23 +2,27 @@
  * The OpenAPI 3.1 document of the key API (`/api/*`) and the web endpoints (`/web/*`), served
  * at `/openapi.json`. Built once at start-up from the routes' descriptors (one per route: what it does,
  * who may call it, its body, query and answer) because most routes read their input by hand
- * (http/query.ts) rather than through schemas a generator could see: the key routes' from
- * http/keyRoutes.ts, the others' from each domain's list (http/route.ts), collected by app.ts.
+ * (http/query.ts) rather than through schemas a generator could see: the key routes' (http/keyRoute.ts)
+ * and the others' (http/route.ts), each domain's beside its handlers, handed in by app.ts (the key
+ * routes' listed in src/keyRoutes.ts).
  * A test keeps the descriptors and the registered routes equal in both directions
  * (test/http/route-descriptors.test.ts), so a new route cannot go undocumented. docs/api.md is the prose beside it.
  */
 import { Elysia } from "elysia";
 import { OAUTH_SCOPES } from "../db/schema";
 import { sessionCookieName } from "./cookies";
-import { routeKey } from "./keyRoute";
-import { KEY_ROUTE_LIST } from "./keyRoutes";
+import { type KeyRoute, routeKey } from "./keyRoute";
 import type { OtherAnswer, RouteDescriptor } from "./route";
 import { arr, obj, str, type Access, type Operation, type Schema } from "./schema";
 
 export type { Access, Operation };
 
-/** The key routes' rows, from their descriptors (`:id` → `{id}`). */
-const KEY_OPERATIONS: Operation[] = KEY_ROUTE_LIST.map((r) => ({
+/** The descriptors a document is built from: the key routes' and the others'. */
+type Keys = readonly KeyRoute[];
+type Routes = readonly RouteDescriptor<never>[];
+
+/** A key route's row, from its descriptor (`:id` → `{id}`). */
+const keyOperation = (r: KeyRoute): Operation => ({
   method: r.method,
   path: r.path.replace(/:([A-Za-z]+)/g, "{$1}"),
   summary: r.summary,
@@ -27,17 +31,17 @@ const KEY_OPERATIONS: Operation[] = KEY_ROUTE_LIST.map((r) => ({
   ...(r.query ? { query: r.query } : {}),
   ...(r.ok ? { ok: r.ok } : {}),
   ...(r.errors ? { errors: r.errors } : {}),
-}));
+});
 
 /** Every documented route: the key routes', then the others' in the order the app lists them. */
-export function openApiOperations(routes: readonly RouteDescriptor<never>[]): Operation[] {
-  return [...KEY_OPERATIONS, ...routes];
+export function openApiOperations(keyRoutes: Keys, routes: Routes): Operation[] {
+  return [...keyRoutes.map(keyOperation), ...routes];
 }
 
 /** The declared answers by `METHOD /path`: the key routes' and the others' from their descriptors. */
-function answersOf(routes: readonly RouteDescriptor<never>[]): Map<string, Schema | OtherAnswer> {
+function answersOf(keyRoutes: Keys, routes: Routes): Map<string, Schema | OtherAnswer> {
   const answers = new Map<string, Schema | OtherAnswer>();
-  for (const r of KEY_ROUTE_LIST) answers.set(routeKey(r).replace(/:([A-Za-z]+)/g, "{$1}"), r.answer);
+  for (const r of keyRoutes) answers.set(routeKey(r).replace(/:([A-Za-z]+)/g, "{$1}"), r.answer);
   for (const r of routes) if (r.answer) answers.set(`${r.method} ${r.path}`, r.answer);
   return answers;
 }
@@ -74,11 +78,11 @@ function success(op: Operation, answers: Map<string, Schema | OtherAnswer>): Rec
   return { content: { "application/json": { schema: answer } } };
 }
 
-/** The OpenAPI 3.1 document for a base URL, of the key routes and the routes described by `routes`. */
-export function openApiDocument(baseUrl: string, version: string, routes: readonly RouteDescriptor<never>[]): Record<string, unknown> {
+/** The OpenAPI 3.1 document for a base URL, of the key routes `keyRoutes` and the routes described by `routes`. */
+export function openApiDocument(baseUrl: string, version: string, keyRoutes: Keys, routes: Routes): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
-  const answers = answersOf(routes);
-  for (const op of openApiOperations(routes)) {
+  const answers = answersOf(keyRoutes, routes);
+  for (const op of openApiOperations(keyRoutes, routes)) {
     const pathParams = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: str() }));
     const security =
       op.access === "public"
@@ -153,8 +157,8 @@ export function openApiDocument(baseUrl: string, version: string, routes: readon
 }
 
 /** `GET /openapi.json`: the document is written once, when the app is built. */
-export function openApiRoutes(baseUrl: string, version: string, routes: readonly RouteDescriptor<never>[]) {
-  const text = JSON.stringify(openApiDocument(baseUrl, version, routes));
+export function openApiRoutes(baseUrl: string, version: string, keyRoutes: Keys, routes: Routes) {
+  const text = JSON.stringify(openApiDocument(baseUrl, version, keyRoutes, routes));
   return new Elysia({ name: "openapi" }).get(
     "/openapi.json",
     () => new Response(text, { headers: { "content-type": "application/json; charset=utf-8", "access-control-allow-origin": "*" } }),

@@ -1,7 +1,7 @@
 /**
  * JSON Schema builders of the OpenAPI document (http/openapi.ts) and the routes' descriptors
- * (http/keyRoutes.ts, each domain's describe.ts): one spelling of "a string", "an object of these fields", shared so each table
- * stays a table.
+ * (http/keyRoute.ts, http/route.ts; each beside its domain's handlers): one spelling of "a string",
+ * "an object of these fields", shared so each table stays a table.
  */
 export type Schema = Record<string, unknown>;
 

@@ -1,13 +1,13 @@
 /**
  * The seven tools (docs/api-oauth-mcp.md "Tools"), as data: name, scope, what an agent reads to know
  * when to call it, its input schema, and the ONE backend request a call becomes. Read from the
- * key-route descriptors (http/keyRoutes.ts), which carry each tool beside the route it becomes.
+ * key-route descriptors (src/keyRoutes.ts lists them), which carry each tool beside the route it becomes.
  * No tool computes anything: arguments are copied into a path, a query or a body.
  */
 import * as z from "zod";
 import type { KeyScope } from "../db/schema";
 import { type BackendCall, routeKey, type ToolFace } from "../http/keyRoute";
-import { KEY_ROUTE_LIST, routesOfTool } from "../http/keyRoutes";
+import { KEY_ROUTE_LIST } from "../keyRoutes";
 
 export type { BackendCall };
 
@@ -35,6 +35,9 @@ export const LOOP = [
   "4. If the index lists private expertises (verdictRequired): svc_record_validation with one final verdict per expertise, with " +
     "file:line evidence or the missing elements.",
 ].join("\n");
+
+/** The routes a tool reaches: its own, and those that name it in reachedBy. */
+const routesOfTool = (name: string) => KEY_ROUTE_LIST.filter((r) => r.tool?.name === name || r.reachedBy === name);
 
 /** Every tool, in the order of the descriptors. */
 export const TOOLS: ToolSpec[] = KEY_ROUTE_LIST.flatMap((r) =>

@@ -36,7 +36,7 @@ const CODE_WORDS: Record<string, string> = {
 export function resultWords(e: TraceEvent): string {
   if (e.status < 400) return "ok";
   const code = typeof e.detail?.error === "string" ? e.detail.error : null;
-  // the scope the route requires, as its trace recorded it (src/http/keyRoutes.ts)
+  // the scope the route requires, as its trace recorded it (its descriptor, listed in src/keyRoutes.ts)
   if (code === "insufficient_scope") return e.scope ? `refused: missing scope ${e.scope}` : "refused: missing scope";
   if (code) return CODE_WORDS[code] ?? code.replaceAll("_", " ");
   return e.status >= 500 ? "server error" : "failed";

@@ -2,13 +2,15 @@
  * The descriptors of the project routes (`/web/projects…`: routes/project.ts, selection.ts, relevance.ts,
  * connection.ts, validatorConfig.ts, hookRules.ts), docs/api.md "Projects and keys": each route's OpenAPI row,
  * answer and view (http/route.ts), collected by app.ts. The activity read of a project is activity/describe.ts.
+ * The hook rules' key routes (docs/api.md "Hook rules"; read with `validate`, written with `install`) are
+ * described here too (http/keyRoute.ts; src/keyRoutes.ts lists them with the others).
  */
-import { HOOK_RULES_BODY, HOOK_RULES_READ, HOOK_RULES_WRITE } from "../http/keyRouteHookRules";
+import type { KeyRoute } from "../http/keyRoute";
 import type { CatalogDeps } from "../catalog/state";
 import type { ViewDeps } from "../deps";
 import { Actor } from "../expertises/describe";
 import type { RouteDescriptor } from "../http/route";
-import { a, arr, B, I, ids, int, n, N, o, obj, open, S, SelectionChange, str, TalentFile } from "../http/schema";
+import { a, arr, B, I, ids, int, map, n, N, o, obj, open, S, SelectionChange, str, TalentFile } from "../http/schema";
 import { projectViews } from "./views";
 
 const projectNames = { id: S, organizationId: S, name: S, description: S, repository: n(S) };
@@ -28,6 +30,43 @@ const Key = o({
   automation: B,
 });
 const Relevance = o({ settings: o({ languages: a(S), roles: a(S), paths: a(S), exclude: a(S) }), source: S });
+
+/** One rule with a detector of the project's enabled talents. */
+const HookRuleRow = o({
+  rule: S,
+  talent: S,
+  shipped: S,
+  earned: B,
+  security: B,
+  effective: S,
+  choice: n(S),
+  lockedBy: n(S),
+  lock: n(S),
+});
+
+/** The body of both PUTs (key and web). */
+const HOOK_RULES_BODY = obj({ rules: map(str({ enum: ["block", "advise", "off"] })) }, ["rules"]);
+
+export const HOOK_RULES_READ = {
+  method: "GET",
+  path: "/api/hook-rules",
+  scope: "validate",
+  kind: "hook_rules",
+  summary: "The project's hook rules: per rule with a detector, its shipped severity, whether it earned blocking, the project's choice",
+  answer: o({ rules: a(HookRuleRow) }),
+} satisfies KeyRoute;
+
+export const HOOK_RULES_WRITE = {
+  method: "PUT",
+  path: "/api/hook-rules",
+  scope: "install",
+  kind: "hook_rules_set",
+  summary:
+    "Replace the project's hook rules ({rules: {RULE-ID: block | advise | off}}); rules not named go back to their shipped behaviour",
+  body: HOOK_RULES_BODY,
+  errors: [400, 409],
+  answer: o({ rules: a(HookRuleRow), changed: I }),
+} satisfies KeyRoute;
 
 /** Projects, their keys, installed talents, journal, relevance, connection kit and hook rules: members (a deletion: admins). */
 export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [

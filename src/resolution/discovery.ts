@@ -7,7 +7,7 @@ import type { Catalog } from "../catalog/catalog";
 import { estimateTokens, type Talent } from "../catalog/format";
 import type { ServableExpertise } from "../expertises/servable";
 import { validationFailed } from "../http/errors";
-import { discoveryMore, discoveryProcedure, type Voice } from "../http/wording";
+import { discoveryMore, discoveryProcedure, type Voice } from "./wording";
 import { keptByIdentity } from "../lib/kept";
 import type { InstalledRow } from "../selection/service";
 import { isRelevanceWord, rankByRelevance, RELEVANCE_LIMITS, type Relevance } from "../selection/relevance";

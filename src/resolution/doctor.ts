@@ -10,7 +10,7 @@ import { digestOf } from "../lib/crypto";
 import type { Database } from "../db/client";
 import { conflictsAmong } from "./designation";
 import { installedWithItems } from "../selection/sources";
-import { installPrerequisites, type Voice } from "../http/wording";
+import { installPrerequisites, type Voice } from "./wording";
 import { readProjectPolicy } from "../selection/policyRules";
 
 /**

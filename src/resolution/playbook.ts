@@ -9,7 +9,7 @@ import { iso } from "../lib/time";
 import type { Database } from "../db/client";
 import { notFound } from "../http/errors";
 import { detailDigestOf, servedDetail, servedDetect } from "./obligations";
-import { afterDetail, auditProcedure, type Voice } from "../http/wording";
+import { afterDetail, auditProcedure, type Voice } from "./wording";
 import { DIGESTS_META } from "../http/keyRoute";
 import { attestationOf, loadResolution, pinnedDefinition, pinnedTriggerFiles } from "./pinned";
 import { readProjectPolicy } from "../selection/policyRules";
@@ -18,7 +18,7 @@ import { readHookChoices, readProjectHookLocks } from "../policy/hookRules";
 /**
  * The playbook of a resolution of the project; 404 for another project's or an unknown talent.
  * `detectors`: every obligation's rules carry their `detect` patterns, pinned like the rest
- * (what `talentd check` runs locally). `voice`: who reads the procedure (http/wording.ts).
+ * (what `talentd check` runs locally). `voice`: who reads the procedure (wording.ts).
  * An agent over MCP (`voice.channel`) is not shown the digests: they are handed to `note`, for
  * the tool result's `_meta` (http/keyRoute.ts DIGESTS_META).
  */

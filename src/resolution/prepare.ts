@@ -30,7 +30,7 @@ import {
 } from "./designation";
 import { designationOf, itemsInsert, manifestOf } from "./designationItems";
 import { answerJson, notServedOf, servedTalentsJson, servedWithin } from "./prepareAnswer";
-import { afterPrepare, notDesignableHint, overBudgetNote, type Voice } from "../http/wording";
+import { afterPrepare, notDesignableHint, overBudgetNote, type Voice } from "./wording";
 import { activeItems, type ServableItem } from "../selection/sources";
 
 export interface Author {

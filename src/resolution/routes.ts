@@ -2,7 +2,7 @@
  * The project-key API of the agent loop (docs/api.md "The agent loop"): designable, prepare-task, playbook, reports,
  * search and reads (one deepen scope for both), doctor, discovery, install. The project is the
  * key's; `x-svc-project` is never read. Every call is traced. Paths, scopes and trace kinds are the
- * descriptors' (http/keyRoutes.ts); what an answer tells the caller to call next follows its channel (http/wording.ts).
+ * descriptors' (keyRoutes.ts); what an answer tells the caller to call next follows its channel (wording.ts).
  */
 import { lateAnswer } from "../http/answer";
 import { Elysia } from "elysia";
@@ -14,8 +14,9 @@ import { keyApiTracer, noteTrace, viaOf } from "../journal/trace";
 import { notFound, validationFailed } from "../http/errors";
 import { keyActor } from "../audit/record";
 import { DIGESTS_META, forChannel, guardOf, MACHINE_FIELDS, noteMcpMeta, traceKinds, type TracedRoute } from "../http/keyRoute";
-import { KEY_ROUTES as R } from "../http/keyRoutes";
-import { designableNext, voiceOf } from "../http/wording";
+import { RESOLUTION_KEY_ROUTES as R } from "./keyRoutes";
+import { voiceOf } from "../http/wording";
+import { designableNext } from "./wording";
 import { intParam, oneOf, strParam } from "../http/query";
 import { capReads } from "./deepenCap";
 import { disableTalents, listInstalled, readInstallIds } from "../selection/service";
@@ -33,17 +34,7 @@ import { installWithPrerequisites } from "./install";
 import type { SignerDeps } from "../signing/signer";
 
 /** Trace kinds of the routes of this plugin, by "METHOD route". */
-export const KEY_API_TRACE_KINDS: Record<string, TracedRoute> = traceKinds([
-  R.designable,
-  R.prepareTask,
-  R.playbook,
-  R.reports,
-  R.search,
-  R.read,
-  R.doctor,
-  R.discovery,
-  R.install,
-]);
+export const KEY_API_TRACE_KINDS: Record<string, TracedRoute> = traceKinds(Object.values(R));
 
 const project = (p: KeyPrincipal) => ({ id: p.projectId, organizationId: p.organizationId });
 const author = (p: KeyPrincipal, request: Request): Author => ({ type: p.kind, id: p.id, via: viaOf(request) });

@@ -3,17 +3,17 @@
  * the project's skills with their file manifests, one entry, a directory's children and one
  * file. Reading talents is what the `deepen` scope grants, so all four need it. Every call is
  * traced. The MCP adapter translates `skills/list`, `skills/get`, `resources/directory/read`
- * and `resources/read` of a `skill://` URI into these routes and adds nothing.
+ * and `resources/read` of a `skill://` URI into these routes and adds nothing. Their key-route
+ * descriptors (http/keyRoute.ts) are here; src/keyRoutes.ts lists them with the others.
  */
 import { Elysia } from "elysia";
 import type { JournalDeps } from "../journal/journal";
 import type { CatalogDeps } from "../catalog/state";
 import type { KeyPrincipal } from "../auth/key";
 import type { Guards } from "../auth/guards";
-import type { TraceJournal } from "../journal/journal";
 import { keyApiTracer } from "../journal/trace";
-import { guardOf, traceKinds, type TracedRoute } from "../http/keyRoute";
-import { KEY_ROUTES as R } from "../http/keyRoutes";
+import { guardOf, type KeyRoute, traceKinds, type TracedRoute } from "../http/keyRoute";
+import { a, I, map, n, o, page, S, str } from "../http/schema";
 import { intParam, strParam } from "../http/query";
 import {
   DIRECTORY_PAGE_DEFAULT,
@@ -26,8 +26,57 @@ import {
   SKILLS_PAGE_MAX,
 } from "./service";
 
+const Frontmatter = o({ name: S, description: S, license: S, compatibility: S, "allowed-tools": S, metadata: map(S) });
+const Skill = o({ uri: S, frontmatter: Frontmatter, resources: a(o({ uri: S, digest: S, size: I })) });
+const uriParam = { name: "uri", schema: str(), required: true };
+
+/** The skills' key routes, by name. */
+export const SKILLS_KEY_ROUTES = {
+  skills: {
+    method: "GET",
+    path: "/api/skills",
+    scope: "deepen",
+    kind: "skills_list",
+    summary: "The project's active talents as Agent Skills (MCP Skills extension), paged",
+    query: page(200),
+    errors: [400],
+    answer: o({ skills: a(Skill), nextCursor: n(S) }),
+  },
+  skillEntry: {
+    method: "GET",
+    path: "/api/skills/entry",
+    scope: "deepen",
+    kind: "skill_get",
+    summary: "One skill with its file manifest (digests, sizes)",
+    query: [uriParam],
+    errors: [400, 404],
+    answer: o({ skill: Skill }),
+  },
+  skillDirectory: {
+    method: "GET",
+    path: "/api/skills/directory",
+    scope: "deepen",
+    kind: "skill_directory",
+    summary: "A skill directory's entries",
+    query: [uriParam, ...page(200)],
+    errors: [400, 404],
+    answer: o({ uri: S, resources: a(o({ uri: S, name: S, description: S, mimeType: S, size: I })), nextCursor: n(S) }),
+  },
+  skillFile: {
+    method: "GET",
+    path: "/api/skills/file",
+    scope: "deepen",
+    kind: "skill_read",
+    summary: "One skill file, the exact bytes its digest names",
+    query: [uriParam],
+    errors: [400, 404],
+    answer: o({ uri: S, mimeType: S, text: S, blob: S, digest: S, size: I }),
+  },
+} satisfies Record<string, KeyRoute>;
+const R = SKILLS_KEY_ROUTES;
+
 /** Trace kinds of the skills routes, by "METHOD route". */
-export const SKILLS_TRACE_KINDS: Record<string, TracedRoute> = traceKinds([R.skills, R.skillEntry, R.skillDirectory, R.skillFile]);
+export const SKILLS_TRACE_KINDS: Record<string, TracedRoute> = traceKinds(Object.values(R));
 
 /** The longest URI the routes read (a skill path plus a file path of at most 200 characters, encoded). */
 export const SKILL_URI_MAX = 1000;

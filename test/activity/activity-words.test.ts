@@ -10,7 +10,7 @@ import { clientName } from "../../src/journal/clients";
 import { runOf } from "../../src/journal/trace";
 import type { TraceEvent } from "../../src/journal/journal";
 import { groupRows, RUN_GAP_MS } from "../../src/projects/activityRows";
-import { KEY_ROUTE_LIST } from "../../src/http/keyRoutes";
+import { KEY_ROUTE_LIST } from "../../src/keyRoutes";
 import { ALL_SCOPES, clientProject, gitRepo, removeRepos, stage, talentd } from "../client-support";
 import { createKey, orgWithProject } from "../helpers";
 import { connectWithBearer, liveEnv, type LiveEnv } from "../mcp-support";

@@ -5,7 +5,7 @@
  * reads the listening server through a getter instead (src/http/edge.ts EdgeOptions.server).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { KEY_ROUTES } from "../../src/http/keyRoutes";
+import { KEY_ROUTE_LIST } from "../../src/keyRoutes";
 import { testEnv, type TestEnv } from "../helpers";
 
 let env: TestEnv;
@@ -19,7 +19,7 @@ describe("the composed route handlers", () => {
     await env.request("/healthz");
     // (sign-in routes name `server` in their own handlers for the client address: only they pay for it)
     const routes = (env.app as unknown as { routes: { method: string; path: string; compile?: () => unknown }[] }).routes;
-    const keys = new Set(Object.values(KEY_ROUTES).map((r) => `${r.method} ${r.path}`));
+    const keys = new Set(KEY_ROUTE_LIST.map((r) => `${r.method} ${r.path}`));
     const keyRoutes = routes.filter((r) => keys.has(`${r.method} ${r.path}`) && typeof r.compile === "function");
     expect(keyRoutes.length).toBe(keys.size);
     const defining = keyRoutes

@@ -1,5 +1,5 @@
 /**
- * One descriptor per key route (http/keyRoutes.ts), and everything derived from it: every key
+ * One descriptor per key route (src/keyRoutes.ts lists them), and everything derived from it: every key
  * route the app registers has exactly one descriptor and every descriptor is registered; each
  * route's guard refuses a key without the descriptor's scope (naming that scope) and traces the
  * refusal under the descriptor's kind; the OpenAPI document carries the descriptor's scope,
@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { routeKey } from "../../src/http/keyRoute";
-import { KEY_ROUTE_LIST } from "../../src/http/keyRoutes";
+import { KEY_ROUTE_LIST } from "../../src/keyRoutes";
 import { TOOLS } from "../../src/mcp/tools";
 import { createKey, orgWithProject, testEnv, withKey, type TestEnv } from "../helpers";
 

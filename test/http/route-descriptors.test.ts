@@ -1,6 +1,6 @@
 /**
  * One descriptor per route (src/http/route.ts, each domain's describe.ts; the key routes'
- * src/http/keyRoutes.ts): every route the app serves under /api/ and /web/ has exactly one
+ * src/keyRoutes.ts): every route the app serves under /api/ and /web/ has exactly one
  * descriptor and every descriptor is served (Elysia's `:param` and `*` against the descriptor's
  * OpenAPI `{param}`, or its `route` where it names one); each view belongs to a /web route; the
  * OpenAPI document has one row per descriptor; and the access a descriptor declares is the
@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ROUTES } from "../../src/app";
 import { routeKey } from "../../src/http/keyRoute";
-import { KEY_ROUTE_LIST } from "../../src/http/keyRoutes";
+import { KEY_ROUTE_LIST } from "../../src/keyRoutes";
 import { routePattern } from "../../src/http/route";
 import { joinedMember, orgWithProject, testEnv, type TestEnv, type WebClient } from "../helpers";
 

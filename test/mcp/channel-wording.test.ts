@@ -11,7 +11,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from "@modelcontextprotocol/client";
-import { KEY_ROUTE_LIST } from "../../src/http/keyRoutes";
+import { KEY_ROUTE_LIST } from "../../src/keyRoutes";
 import { TOOLS, TOOLS_BY_NAME } from "../../src/mcp/tools";
 import { createKey, orgWithProject, publishedExpertiseOf, talentMd } from "../helpers";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";

@@ -19,7 +19,8 @@ const SRC = resolve(import.meta.dir, "..", "..", "src");
  * The layers of src/, lowest first: a folder (or a file at the root) imports only layers before it.
  * The kit (ui) below every domain; auth (sessions, memberships, the guards) below the domains
  * that sign people in and manage organizations; the journal below every traced route; a
- * project's selection below the specializations, resolution and projects that read it; the
+ * project's selection below the specializations, resolution and projects that read it; the list
+ * of every key route (keyRoutes.ts) above the domains whose descriptors it gathers; the
  * composition root and the commands on top. A new folder takes its place here.
  */
 const LAYERS = [
@@ -48,6 +49,7 @@ const LAYERS = [
   "projects",
   "activity",
   "skills",
+  "keyRoutes.ts",
   "ops",
   "health",
   "mcp",

@@ -27,7 +27,7 @@ export const traceEvents = sqliteTable(
     createdAt: integer("created_at").notNull(),
     /** The client's run (`X-Talentd-Run`): the calls of one `talentd check`, hook or CI run share it; null otherwise. */
     runId: text("run_id"),
-    /** The scope the key route requires (its descriptor's, src/http/keyRoutes.ts); null for the web routes' events. */
+    /** The scope the key route requires (its descriptor's, listed in src/keyRoutes.ts); null for the web routes' events. */
     scope: text("scope").$type<KeyScope>(),
   },
   (t) => [

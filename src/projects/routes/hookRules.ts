@@ -9,7 +9,7 @@ import type { CatalogDeps } from "../../catalog/state";
 import type { JournalDeps } from "../../journal/journal";
 import { keyApiTracer, noteTrace } from "../../journal/trace";
 import { guardOf, traceKinds } from "../../http/keyRoute";
-import { HOOK_RULES_READ, HOOK_RULES_WRITE } from "../../http/keyRouteHookRules";
+import { HOOK_RULES_READ, HOOK_RULES_WRITE } from "../describe";
 import { keyActor, userActor, type AuditBy } from "../../audit/record";
 import { hookRulesAnswer, knownHookRules, readHookRulesBody, saveHookRules } from "../../policy/hookRules";
 import { getProject } from "../service";

@@ -1,5 +1,5 @@
-/** The success answers of the larger key routes, beside their descriptors (http/keyRoutes.ts). */
-import { a, B, I, map, n, o, Pair, S, Triggers, Verdicts } from "./schema";
+/** The success answers of the larger key routes of resolution, beside their descriptors (keyRoutes.ts). */
+import { a, B, I, map, n, o, Pair, S, Triggers, Verdicts } from "../http/schema";
 
 const Ids = o({ id: S, requiredBy: a(S) });
 

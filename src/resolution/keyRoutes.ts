@@ -1,17 +1,14 @@
 /**
- * The key routes of the agent loop, one descriptor each (http/keyRoute.ts): the resolution
- * routes, the catalog, the install route and the skills routes. The guards and trace kinds of
- * the routes, their OpenAPI entries (http/openapi.ts) and the MCP tools (mcp/tools.ts) are read
- * from here; test/http/key-routes.test.ts checks that every registered key route has one.
+ * The key routes of the agent loop that resolution serves (routes.ts), one descriptor each
+ * (http/keyRoute.ts): designable, prepare-task, reads and search, playbook, reports, install,
+ * doctor, discovery. Their guards and trace kinds, their OpenAPI entries, the MCP tools and the
+ * next steps an answer words (wording.ts) are read from here; src/keyRoutes.ts lists them with
+ * the other domains' key routes.
  */
 import type * as Zod from "zod";
+import { ADDS, READ_ONLY, REPEATABLE, type KeyRoute, type ToolFace } from "../http/keyRoute";
+import { a, arr, I, ids, int, o, obj, S, str, TalentFile } from "../http/schema";
 import { DESIGNABLE, DISCOVERY, DOCTOR, INSTALLED, PLAYBOOK, PREPARED, REPORT } from "./keyAnswers";
-import { ADDS, READ_ONLY, REPEATABLE, type KeyRoute, type ToolFace } from "./keyRoute";
-import { deepenTool } from "./keyToolDeepen";
-import { FINDINGS_ROUTE } from "./keyRouteFindings";
-import { HOOK_RULES_READ, HOOK_RULES_WRITE } from "./keyRouteHookRules";
-import { EVALS_UPLOAD, RESOLUTIONS_LIST } from "./keyRouteEvals";
-import { a, arr, map, CatalogItem, I, ids, int, n, o, obj, page, S, SelectionChange, str, TalentFile, Triggers } from "./schema";
 
 // A plain object: `.passthrough()` would publish `additionalProperties: {}`, a schema that
 // constrains nothing (the MCP Inspector's --strict check flags it). The backend reads no other
@@ -28,22 +25,79 @@ const verdict = (z: typeof Zod) =>
     note: z.string().optional().describe("Optional short explanation."),
   });
 
-const Frontmatter = o({ name: S, description: S, license: S, compatibility: S, "allowed-tools": S, metadata: map(S) });
-const Skill = o({ uri: S, frontmatter: Frontmatter, resources: a(o({ uri: S, digest: S, size: I })) });
-const uriParam = { name: "uri", schema: str(), required: true };
+/** `svc_deepen`, one tool over the read (with uri) and the search (with query); with neither, the read, whose refusal names both. */
+const deepenTool: ToolFace = {
+  name: "svc_deepen",
+  title: "Read or search talents",
+  annotations: READ_ONLY,
+  description:
+    "During a task, when the served guidance points further (talent:// links) or you need a talent you were not served. " +
+    "With uri: reads that one talent file (optionally one markdown section); a catalog talent not installed in the project " +
+    "reads as a preview (summary, triggers, rules). With query: literal, case-insensitive search that returns " +
+    "pointers (id, uri, summary), never content — then read what you need with uri. Read only what the task needs. " +
+    "Pass the task's resolutionId to read exactly what was served to it (files of a private expertise are readable only this way).",
+  input: (z) => ({
+    uri: z
+      .string()
+      .optional()
+      .describe(
+        "A talent file to read, e.g. talent://typescript-strict/references/strict-flags.md (from a pointer in the guidance or a search " +
+          "result).",
+      ),
+    section: z
+      .string()
+      .optional()
+      .describe(
+        'With uri: return only the section under this heading (case-insensitive): a markdown heading of the file; for a talent\'s main file (talent://<id>), any heading of its compact block, e.g. its title, "Rules", or a heading of the guidance.',
+      ),
+    query: z
+      .string()
+      .optional()
+      .describe("Without uri: the literal text to search for in talent ids, titles, summaries, keywords and rules."),
+    k: z.number().int().min(1).max(50).optional().describe("With query: the maximum number of pointers (default 10)."),
+    scope: z
+      .enum(["catalog", "installed", "active", "resolution"])
+      .optional()
+      .describe(
+        "With query: where to search — the whole public catalog, the project's installed talents, its active talents, or what the " +
+          "resolution given in resolutionId served (the scope implied by resolutionId; another scope with it is refused).",
+      ),
+    maxTokens: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe("With uri: an optional cap on this answer (tokens); past it, files are listed to read next."),
+    resolutionId: z
+      .string()
+      .optional()
+      .describe(
+        "The resolutionId of the current task (from svc_prepare_task): reads are pinned to what it served, and a query searches what " +
+          "it served. Optional.",
+      ),
+  }),
+  // neither uri nor query: the read route's refusal, which names both ("give uri … or query …")
+  toRequest: (a) =>
+    a.uri !== undefined || a.query === undefined
+      ? {
+          method: "POST",
+          path: "/api/talents/get",
+          body: { uri: a.uri, section: a.section, resolutionId: a.resolutionId, maxTokens: a.maxTokens },
+        }
+      : {
+          method: "GET",
+          path: "/api/search",
+          query: {
+            query: a.query as string | undefined,
+            k: a.k as number | undefined,
+            scope: a.scope as string | undefined,
+            resolutionId: a.resolutionId as string | undefined,
+          },
+        },
+};
 
-/** The key routes, by name. */
-export const KEY_ROUTES = {
-  catalog: {
-    method: "GET",
-    path: "/api/catalog",
-    scope: "catalog",
-    kind: "catalog",
-    summary: "The public catalog, paged",
-    query: page(200),
-    errors: [400],
-    answer: o({ talents: a(o({ ...CatalogItem, uri: S, triggers: Triggers, rules: I })), total: I, digest: S, nextCursor: n(S) }),
-  },
+/** The key routes of resolution, by name. */
+export const RESOLUTION_KEY_ROUTES = {
   designable: {
     method: "GET",
     path: "/api/prepare-task/designable",
@@ -215,11 +269,6 @@ export const KEY_ROUTES = {
       }),
     },
   },
-  findings: FINDINGS_ROUTE,
-  hookRules: HOOK_RULES_READ,
-  hookRulesSet: HOOK_RULES_WRITE,
-  evals: EVALS_UPLOAD,
-  resolutions: RESOLUTIONS_LIST,
   install: {
     method: "PATCH",
     path: "/api/projects/:id/talents",
@@ -305,58 +354,4 @@ export const KEY_ROUTES = {
       },
     },
   },
-  skills: {
-    method: "GET",
-    path: "/api/skills",
-    scope: "deepen",
-    kind: "skills_list",
-    summary: "The project's active talents as Agent Skills (MCP Skills extension), paged",
-    query: page(200),
-    errors: [400],
-    answer: o({ skills: a(Skill), nextCursor: n(S) }),
-  },
-  skillEntry: {
-    method: "GET",
-    path: "/api/skills/entry",
-    scope: "deepen",
-    kind: "skill_get",
-    summary: "One skill with its file manifest (digests, sizes)",
-    query: [uriParam],
-    errors: [400, 404],
-    answer: o({ skill: Skill }),
-  },
-  skillDirectory: {
-    method: "GET",
-    path: "/api/skills/directory",
-    scope: "deepen",
-    kind: "skill_directory",
-    summary: "A skill directory's entries",
-    query: [uriParam, ...page(200)],
-    errors: [400, 404],
-    answer: o({ uri: S, resources: a(o({ uri: S, name: S, description: S, mimeType: S, size: I })), nextCursor: n(S) }),
-  },
-  skillFile: {
-    method: "GET",
-    path: "/api/skills/file",
-    scope: "deepen",
-    kind: "skill_read",
-    summary: "One skill file, the exact bytes its digest names",
-    query: [uriParam],
-    errors: [400, 404],
-    answer: o({ uri: S, mimeType: S, text: S, blob: S, digest: S, size: I }),
-  },
 } satisfies Record<string, KeyRoute>;
-
-/** A key route's name. */
-export type KeyRouteName = keyof typeof KEY_ROUTES;
-
-/** Every key route, in the order of the OpenAPI document. */
-export const KEY_ROUTE_LIST: KeyRoute[] = Object.values(KEY_ROUTES);
-
-/** The routes an MCP tool reaches: its own, and those that name it in reachedBy. */
-export function routesOfTool(name: string): KeyRoute[] {
-  return KEY_ROUTE_LIST.filter((r) => r.tool?.name === name || r.reachedBy === name);
-}
-
-/** The route whose descriptor carries a tool, by tool name. */
-export const TOOL_ROUTE: ReadonlyMap<string, KeyRoute> = new Map(KEY_ROUTE_LIST.filter((r) => r.tool).map((r) => [r.tool!.name, r]));
