@@ -154,12 +154,12 @@ async function deleted(database: Database, tx: Tx, statement: SQL): Promise<numb
   return Number((await pgTx.execute(sql`WITH gone AS (${statement} RETURNING 1) SELECT count(*) AS n FROM gone`))[0]?.n ?? 0);
 }
 
-/** Starts the hourly purge (`opts`: the settings it reads, e.g. the Config); returns a function that stops it. */
+/** Starts the hourly purge (`opts`: the settings it reads, e.g. the Config); returns a function that stops it (its promise ends with a run already begun). */
 export function startHousekeeping(
   database: Database,
   log: Logger,
   opts: { everyMs?: number; eventRetentionDays?: number; oauthUnusedClientDays?: number } = {},
-): () => void {
+): () => Promise<void> {
   const everyMs = opts.everyMs ?? HOUSEKEEPING_EVERY_MS;
   const run = async () => {
     try {
@@ -174,7 +174,20 @@ export function startHousekeeping(
       if (!storageFailureOf(e)) log.warn("housekeeping failed; will retry", { error: String(e) }); // a full disk: told by the storage state
     }
   };
-  const timer = setInterval(() => void run(), everyMs);
-  timer.unref();
-  return () => clearInterval(timer);
+  // the next run is timed from the end of the last: runs never overlap, however slow the database
+  let stopped = false;
+  let current: Promise<void> = Promise.resolve();
+  let timer: ReturnType<typeof setTimeout>;
+  const next = () => {
+    timer = setTimeout(() => {
+      current = run().finally(() => stopped || next());
+    }, everyMs);
+    timer.unref();
+  };
+  next();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+    return current; // a run already begun finishes; none starts after
+  };
 }
