@@ -30,15 +30,15 @@ const Key = o({
 const Relevance = o({ settings: o({ languages: a(S), roles: a(S), paths: a(S), exclude: a(S) }), source: S });
 
 /** Projects, their keys, installed talents, journal, relevance, connection kit and hook rules: members (a deletion: admins). */
-export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
-  {
+export const PROJECT = {
+  list: {
     method: "GET",
     path: "/web/projects",
     summary: "Projects of the active organization",
     access: "member",
     answer: o({ projects: a(ProjectView) }),
   },
-  {
+  create: {
     method: "POST",
     path: "/web/projects",
     summary: "Create a project",
@@ -49,8 +49,8 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     answer: Project,
     view: (deps) => projectViews(deps).created,
   },
-  { method: "GET", path: "/web/projects/{id}", summary: "A project", access: "member", errors: [404], answer: Project },
-  {
+  one: { method: "GET", path: "/web/projects/{id}", summary: "A project", access: "member", errors: [404], answer: Project },
+  update: {
     method: "PATCH",
     path: "/web/projects/{id}",
     summary: "Rename, describe, set the repository or the context budget",
@@ -60,7 +60,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     answer: Project,
     view: (deps) => projectViews(deps).settings,
   },
-  {
+  remove: {
     method: "DELETE",
     path: "/web/projects/{id}",
     summary: "Delete a project with everything it holds",
@@ -69,7 +69,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     answer: o({ deleted: S, name: S }),
     view: (deps) => projectViews(deps).deleted,
   },
-  {
+  keys: {
     method: "GET",
     path: "/web/projects/{id}/keys",
     summary: "The project's keys (never their values)",
@@ -77,7 +77,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     errors: [404],
     answer: o({ keys: a(Key) }),
   },
-  {
+  createKey: {
     method: "POST",
     path: "/web/projects/{id}/keys",
     summary: "Create a key (value shown once)",
@@ -88,7 +88,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     answer: o({ key: Key, value: S, notice: S }),
     view: (deps) => projectViews(deps).keyCreated,
   },
-  {
+  revokeKey: {
     method: "DELETE",
     path: "/web/projects/{id}/keys/{keyId}",
     summary: "Revoke a key",
@@ -97,7 +97,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     answer: o({ key: Key }),
     view: (deps) => projectViews(deps).keyRevoked,
   },
-  {
+  installed: {
     method: "GET",
     path: "/web/projects/{id}/installed",
     summary: "Installed talents and their state",
@@ -125,7 +125,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
       policy: n(o({ requiredTalents: a(S), setBy: n(S) })),
     }),
   },
-  {
+  install: {
     method: "POST",
     path: "/web/projects/{id}/talents",
     summary: "Install talents (atomic group)",
@@ -136,7 +136,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     answer: SelectionChange,
     view: (deps) => projectViews(deps).install,
   },
-  {
+  updateTalent: {
     method: "PATCH",
     path: "/web/projects/{id}/talents/{talentId}",
     summary: "Enable or disable an installed talent",
@@ -147,7 +147,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     answer: o({ id: S, state: S, changed: B, dependents: a(S) }),
     view: (deps) => projectViews(deps).toggle,
   },
-  {
+  uninstall: {
     method: "DELETE",
     path: "/web/projects/{id}/talents/{talentId}",
     summary: "Uninstall a talent",
@@ -157,7 +157,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     answer: o({ uninstalled: S, dependents: a(S) }),
     view: (deps) => projectViews(deps).uninstall,
   },
-  {
+  applySpecialization: {
     method: "POST",
     path: "/web/projects/{id}/apply-specialization",
     summary: "Install a specialization with its requires-closure (atomic)",
@@ -172,7 +172,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     }),
     view: (deps) => projectViews(deps).apply,
   },
-  {
+  traces: {
     method: "GET",
     path: "/web/projects/{id}/traces",
     summary: "The activity journal, newest first (keyset paging)",
@@ -204,7 +204,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
       nextBefore: n(S),
     }),
   },
-  {
+  reports: {
     method: "GET",
     path: "/web/projects/{id}/resolutions/{resolutionId}/reports",
     summary: "Reports of a resolution with evidence links",
@@ -233,7 +233,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
       ),
     }),
   },
-  {
+  relevance: {
     method: "GET",
     path: "/web/projects/{id}/relevance",
     summary: "Relevance settings (stored or derived)",
@@ -241,7 +241,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     errors: [404],
     answer: Relevance,
   },
-  {
+  setRelevance: {
     method: "PUT",
     path: "/web/projects/{id}/relevance",
     summary: "Replace relevance settings",
@@ -250,7 +250,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     errors: [400, 404],
     answer: Relevance,
   },
-  {
+  resetRelevance: {
     method: "DELETE",
     path: "/web/projects/{id}/relevance",
     summary: "Reset relevance to the derived settings",
@@ -258,7 +258,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     errors: [404],
     answer: Relevance,
   },
-  {
+  setup: {
     method: "GET",
     path: "/web/projects/{id}/setup",
     summary: "Connection kit: client configurations, AGENTS.md stub",
@@ -271,7 +271,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
       automation: o({ env: o({ TALENTD_URL: S, TALENTD_KEY: S }), scopes: a(S), tokenRoute: S, hook: S }),
     }),
   },
-  {
+  token: {
     method: "POST",
     path: "/web/projects/{id}/token",
     summary: "(Re)create the automation key (value once; previous revoked)",
@@ -281,7 +281,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     answer: o({ key: Key, value: S, revoked: a(S), env: o({ TALENTD_URL: S, TALENTD_KEY: S }), notice: S }),
     view: (deps) => projectViews(deps).token,
   },
-  {
+  validatorConfig: {
     method: "GET",
     path: "/web/projects/{id}/validator-config",
     summary: "The CI file that runs talentd ci verify (github, gitlab or a script)",
@@ -290,7 +290,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     errors: [400, 404],
     answer: o({ target: S, file: S, content: S }),
   },
-  {
+  readFile: {
     method: "POST",
     path: "/web/projects/{id}/file",
     summary: "Read one talent file with the key route's rules",
@@ -299,7 +299,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     errors: [400, 404],
     answer: o({ file: TalentFile }),
   },
-  {
+  hookRules: {
     method: "GET",
     path: "/web/projects/{id}/hook-rules",
     summary: "The project's hook rules (what blocks a commit in talentd check)",
@@ -307,7 +307,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     errors: [404],
     answer: HOOK_RULES_READ.answer,
   },
-  {
+  setHookRules: {
     method: "PUT",
     path: "/web/projects/{id}/hook-rules",
     summary: "Replace the project's hook rules (owner or admin)",
@@ -317,4 +317,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     answer: HOOK_RULES_WRITE.answer,
     view: (deps) => projectViews(deps).hookRules,
   },
-];
+} satisfies Record<string, RouteDescriptor<ViewDeps & CatalogDeps>>;
+
+/** The same descriptors as a list, in the OpenAPI document's order (app.ts collects it). */
+export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = Object.values(PROJECT);
