@@ -15,6 +15,8 @@ import { guardOf, traceKinds } from "../http/keyRoute";
 import { EVALS_UPLOAD, RESOLUTIONS_LIST } from "../http/keyRouteEvals";
 import { getProject } from "../projects/service";
 import { keyResolutions, listEvals, readEval, recordEval } from "./evals";
+import { routeGuard, routePattern } from "../http/route";
+import { ACTIVITY } from "./describe";
 
 export function evalsRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) {
   return new Elysia()
@@ -41,11 +43,11 @@ export function evalsRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) {
       guardOf(RESOLUTIONS_LIST),
     )
     .get(
-      "/web/projects/:id/evals",
+      routePattern(ACTIVITY.evals),
       async ({ org, params }) => {
         const project = await getProject(deps.database, org.id, params.id);
         return { evals: await listEvals(deps.database, project.id) };
       },
-      { org: "member" },
+      routeGuard(ACTIVITY.evals),
     );
 }
