@@ -216,7 +216,7 @@ export function createApp(input: AppDeps) {
     .use(assetRoutes(embeddedAssets()))
     .use(openApiRoutes(deps.config.baseUrl, pkg.version, KEY_ROUTE_LIST, ROUTES))
     .use(identityRoutes(deps, guards))
-    .use(pages(deps))
+    .use(pages(deps, guards))
     .use(ssoRoutes(deps, guards, sessions))
     .use(plainPlugin([accountWebRoutes(deps, guards), accountPages(deps, sessions)]))
     .use(searchRoutes(deps, guards))
@@ -270,12 +270,12 @@ function governance(deps: ComposedDeps, guards: Guards, sessions: PageSessions):
  * typed as a plain Elysia: nothing reads their route types (no typed client), and the app's
  * chain of plugin types stays under TypeScript's instantiation depth limit (TS2589).
  */
-function pages(deps: ComposedDeps): Elysia {
+function pages(deps: ComposedDeps, guards: Guards): Elysia {
   return plainPlugin([
     setupRoutes(deps),
     loginPages(deps, signInClient(deps)),
     linkPages(deps),
-    verifyEmailRoutes(deps),
+    verifyEmailRoutes(deps, guards),
     passwordResetRoutes(deps),
     homePage(deps),
     projectPages(deps),

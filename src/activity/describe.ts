@@ -86,8 +86,8 @@ const Rules = o({
 });
 
 /** What the organization's members and admins read of the activity (the heavy reads under the read cap). */
-export const ACTIVITY_ROUTES: RouteDescriptor[] = [
-  {
+export const ACTIVITY = {
+  summary: {
     method: "GET",
     path: "/web/projects/{id}/traces/summary",
     summary: "Activity per day: calls by kind and client, failed calls, resolutions, reports, verdicts",
@@ -96,7 +96,7 @@ export const ACTIVITY_ROUTES: RouteDescriptor[] = [
     errors: [400, 404, 429],
     answer: o({ projectId: S, ...Window, totals: Totals, byDay: a(Day) }),
   },
-  {
+  talentUsage: {
     method: "GET",
     path: "/web/projects/{id}/talents/{talentId}/usage",
     summary: "One talent's use in a project: designations, audits, verdicts, versions served",
@@ -124,7 +124,7 @@ export const ACTIVITY_ROUTES: RouteDescriptor[] = [
       byDay: a(o({ date: S, designated: I, audited: I })),
     }),
   },
-  {
+  activity: {
     method: "GET",
     path: "/web/activity/summary",
     summary: "The activity summary of every project of the organization",
@@ -139,7 +139,7 @@ export const ACTIVITY_ROUTES: RouteDescriptor[] = [
       projects: a(o({ id: S, name: S, totals: Totals, byDay: a(Day) })),
     }),
   },
-  {
+  insights: {
     method: "GET",
     path: "/web/orgs/current/insights",
     summary: "Failed calls by code, keys to act on, projects at fault, never-audited resolutions, failing expertises",
@@ -194,7 +194,7 @@ export const ACTIVITY_ROUTES: RouteDescriptor[] = [
       }),
     }),
   },
-  {
+  projectRules: {
     method: "GET",
     path: "/web/projects/{id}/rules",
     summary: "Rule effectiveness in a project: served, audited, verdicts, findings served or not, by client (CSV with format=csv)",
@@ -206,7 +206,7 @@ export const ACTIVITY_ROUTES: RouteDescriptor[] = [
     errors: [400, 404, 429],
     answer: o({ projectId: S, ...(Rules.properties as Record<string, Schema>) }),
   },
-  {
+  orgRules: {
     method: "GET",
     path: "/web/orgs/current/rules",
     summary: "Rule effectiveness across the organization (CSV with format=csv)",
@@ -218,7 +218,7 @@ export const ACTIVITY_ROUTES: RouteDescriptor[] = [
     errors: [400, 429],
     answer: o({ organizationId: S, ...(Rules.properties as Record<string, Schema>) }),
   },
-  {
+  adoption: {
     method: "GET",
     path: "/web/orgs/current/talent-adoption",
     summary: "Per talent and expertise: projects, designations, audit rate, outcomes, versions in use",
@@ -251,7 +251,7 @@ export const ACTIVITY_ROUTES: RouteDescriptor[] = [
       ),
     }),
   },
-  {
+  evals: {
     method: "GET",
     path: "/web/projects/{id}/evals",
     summary: "The project's uploaded evals, newest first (talentd eval --upload)",
@@ -259,7 +259,10 @@ export const ACTIVITY_ROUTES: RouteDescriptor[] = [
     errors: [404],
     answer: o({ evals: a(EvalRow) }),
   },
-];
+} satisfies Record<string, RouteDescriptor>;
+
+/** The same descriptors as a list, in the OpenAPI document's order (app.ts collects it). */
+export const ACTIVITY_ROUTES: RouteDescriptor[] = Object.values(ACTIVITY);
 
 /** The navigation entries of its pages (pages.tsx). */
 export const ACTIVITY_PLACES: OrgPlace[] = [

@@ -14,6 +14,8 @@ import { guardOf, traceKinds } from "../http/keyRoute";
 import { EVALS_UPLOAD, RESOLUTIONS_LIST } from "./describe";
 import { getProject } from "../projects/service";
 import { keyResolutions, listEvals, readEval, recordEval } from "./evals";
+import { routeGuard, routePattern } from "../http/route";
+import { ACTIVITY } from "./describe";
 
 export function evalsRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) {
   return new Elysia()
@@ -40,11 +42,11 @@ export function evalsRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) {
       guardOf(RESOLUTIONS_LIST),
     )
     .get(
-      "/web/projects/:id/evals",
+      routePattern(ACTIVITY.evals),
       async ({ org, params }) => {
         const project = await getProject(deps.database, org.id, params.id);
         return { evals: await listEvals(deps.database, project.id) };
       },
-      { org: "member" },
+      routeGuard(ACTIVITY.evals),
     );
 }

@@ -19,6 +19,8 @@ import { dashboardReadCap } from "./readCap";
 import { talentUsage } from "./usage";
 import { ruleEffect, rulesCsv, type RuleEffect } from "./ruleEffect";
 import { oneOf } from "../http/query";
+import { routeGuard, routePattern } from "../http/route";
+import { ACTIVITY } from "./describe";
 
 const FORMATS = ["json", "csv"] as const;
 
@@ -43,8 +45,9 @@ export function activityRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) 
   return (
     new Elysia()
       .use(guards)
+      .use(ruleRoutes(deps, guards, window, cap))
       .get(
-        "/web/projects/:id/traces/summary",
+        routePattern(ACTIVITY.summary),
         async ({ auth, org, params, query, request }) =>
           cap.run(auth.user.id, request, async () => {
             const project = await getProject(db, org.id, params.id);
@@ -52,11 +55,11 @@ export function activityRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) 
             await deps.journal.settle();
             return projectSummary(db, project.id, w);
           }),
-        { org: "member" },
+        routeGuard(ACTIVITY.summary),
       )
       // GET /web/projects/:id/talents/<talentId>/usage — the talent id may be `@org/slug`, raw or percent-encoded
       .get(
-        "/web/projects/:id/talents/*",
+        routePattern(ACTIVITY.talentUsage),
         async ({ auth, org, params, query, request }) =>
           cap.run(auth.user.id, request, async () => {
             const project = await getProject(db, org.id, params.id);
@@ -67,10 +70,10 @@ export function activityRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) 
             await deps.journal.settle();
             return talentUsage(db, deps.state.catalog!, project, talentId, w);
           }),
-        { org: "member" },
+        routeGuard(ACTIVITY.talentUsage),
       )
       .get(
-        "/web/activity/summary",
+        routePattern(ACTIVITY.activity),
         async ({ auth, org, query, request }) =>
           cap.run(auth.user.id, request, async () => {
             const w = window(query);
@@ -78,10 +81,10 @@ export function activityRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) 
             await deps.journal.settle();
             return organizationSummary(db, org.id, projects, w);
           }),
-        { org: "member" },
+        routeGuard(ACTIVITY.activity),
       )
       .get(
-        "/web/orgs/current/insights",
+        routePattern(ACTIVITY.insights),
         async ({ auth, org, query, request }) =>
           cap.run(auth.user.id, request, async () => {
             const w = window(query);
@@ -89,35 +92,10 @@ export function activityRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) 
             await deps.journal.settle();
             return insights(db, deps.state.catalog!, org, projects, w);
           }),
-        { org: "admin" },
+        routeGuard(ACTIVITY.insights),
       )
       .get(
-        "/web/projects/:id/rules",
-        async ({ auth, org, params, query, request }) =>
-          cap.run(auth.user.id, request, async () => {
-            const project = await getProject(db, org.id, params.id);
-            const w = window(query);
-            const csv = oneOf(query, "format", FORMATS) === "csv";
-            await deps.journal.settle();
-            const d = await ruleEffect(db, deps.state.catalog!, { projectId: project.id }, w);
-            return rulesAnswer(csv, project.id, { projectId: project.id, ...d } as RuleEffect);
-          }),
-        { org: "member" },
-      )
-      .get(
-        "/web/orgs/current/rules",
-        async ({ auth, org, query, request }) =>
-          cap.run(auth.user.id, request, async () => {
-            const w = window(query);
-            const csv = oneOf(query, "format", FORMATS) === "csv";
-            await deps.journal.settle();
-            const d = await ruleEffect(db, deps.state.catalog!, { organizationId: org.id }, w);
-            return rulesAnswer(csv, org.slug, { organizationId: org.id, ...d } as RuleEffect);
-          }),
-        { org: "admin" },
-      )
-      .get(
-        "/web/orgs/current/talent-adoption",
+        routePattern(ACTIVITY.adoption),
         async ({ auth, org, query, request }) =>
           cap.run(auth.user.id, request, async () => {
             const w = window(query);
@@ -125,7 +103,44 @@ export function activityRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) 
             await deps.journal.settle();
             return adoptionView(db, deps.state.catalog!, org, projects.length, w);
           }),
-        { org: "admin" },
+        routeGuard(ACTIVITY.adoption),
       )
   );
+}
+
+/** The rules' effect, of a project and of the organization (JSON, or CSV with `?format=csv`). */
+function ruleRoutes(
+  deps: CatalogDeps & JournalDeps,
+  guards: Guards,
+  window: (query: Record<string, unknown>) => ReturnType<typeof readWindow>,
+  cap: ReturnType<typeof dashboardReadCap>,
+) {
+  const db = deps.database;
+  return new Elysia()
+    .use(guards)
+    .get(
+      routePattern(ACTIVITY.projectRules),
+      async ({ auth, org, params, query, request }) =>
+        cap.run(auth.user.id, request, async () => {
+          const project = await getProject(db, org.id, params.id);
+          const w = window(query);
+          const csv = oneOf(query, "format", FORMATS) === "csv";
+          await deps.journal.settle();
+          const d = await ruleEffect(db, deps.state.catalog!, { projectId: project.id }, w);
+          return rulesAnswer(csv, project.id, { projectId: project.id, ...d } as RuleEffect);
+        }),
+      routeGuard(ACTIVITY.projectRules),
+    )
+    .get(
+      routePattern(ACTIVITY.orgRules),
+      async ({ auth, org, query, request }) =>
+        cap.run(auth.user.id, request, async () => {
+          const w = window(query);
+          const csv = oneOf(query, "format", FORMATS) === "csv";
+          await deps.journal.settle();
+          const d = await ruleEffect(db, deps.state.catalog!, { organizationId: org.id }, w);
+          return rulesAnswer(csv, org.slug, { organizationId: org.id, ...d } as RuleEffect);
+        }),
+      routeGuard(ACTIVITY.orgRules),
+    );
 }

@@ -14,6 +14,8 @@ import { EXPORT_FORMATS, exportStream } from "./export";
 import { ExportSlots, exportPause, holdTurn, type HeavyReads } from "./exportLimit";
 import { auditPages } from "./pages";
 import { limitOf, listAuditEntries, parseFilters } from "./query";
+import { routeGuard, routePattern } from "../http/route";
+import { AUDIT } from "./describe";
 
 const MEDIA = { jsonl: "application/jsonl; charset=utf-8", csv: "text/csv; charset=utf-8" } as const;
 
@@ -28,16 +30,16 @@ export function auditRoutes(deps: CoreDeps, guards: Guards, sessions: PageSessio
     .use(guards)
     .use(auditPages(deps, sessions))
     .get(
-      "/web/orgs/current/audit-log",
+      routePattern(AUDIT.list),
       async ({ org, query }) => {
         const filters = parseFilters(query);
         const cursor = patternParam(query, "cursor", /^[A-Za-z0-9_-]+$/, "a cursor returned by this route");
         return listAuditEntries(deps.database, org.id, filters, { limit: limitOf(query), cursor });
       },
-      { org: "admin" },
+      routeGuard(AUDIT.list),
     )
     .get(
-      "/web/orgs/current/audit-log/export",
+      routePattern(AUDIT.export),
       async ({ auth, org, query, request }) => {
         const format = oneOf(query, "format", EXPORT_FORMATS) ?? "jsonl";
         const filters = parseFilters(query);
@@ -65,7 +67,7 @@ export function auditRoutes(deps: CoreDeps, guards: Guards, sessions: PageSessio
           },
         });
       },
-      { org: "admin" },
+      routeGuard(AUDIT.export),
     );
   return plugin as unknown as Elysia;
 }

@@ -44,28 +44,45 @@ const Expertise = o({
   published: o({ version: I, created: B }),
 });
 
+/** A lifecycle step's route (`POST …/{id}/publish`, `activate`, `deactivate`, `reactivate`). */
+function lifecycle(op: "publish" | "activate" | "deactivate" | "reactivate") {
+  return {
+    method: "POST",
+    path: `/web/orgs/current/expertises/{id}/${op}`,
+    summary: op === "publish" ? "Lifecycle: publish (serve: true also serves it, in the same transaction)" : `Lifecycle: ${op}`,
+    access: "admin",
+    admits: "member",
+    ...(op === "publish" ? { body: obj({ expectedRevision: { type: "integer" }, serve: { type: "boolean" } }) } : {}),
+    errors: op === "publish" ? [400, 404, 409] : [404, 409],
+    answer: Expertise,
+    view: () => (op === "publish" ? EXPERTISE_VIEWS.publish() : EXPERTISE_VIEWS.lifecycle(op)),
+  } satisfies RouteDescriptor;
+}
+
 /** The organization's expertises: owners and admins (the import also a key with the import scope). */
-export const EXPERTISE_ROUTES: RouteDescriptor[] = [
-  {
+export const EXPERTISE = {
+  list: {
     method: "GET",
     path: "/web/orgs/current/expertises",
     summary: "The organization's expertises (status filter)",
     access: "admin",
+    admits: "member",
     query: [{ name: "status", schema: str() }],
     answer: o({ expertises: a(o({ ...ExpertiseRow, publishedDeclaredVersion: n(S) })) }),
   },
-  {
+  create: {
     method: "POST",
     path: "/web/orgs/current/expertises",
     summary: "Create an expertise",
     access: "admin",
+    admits: "member",
     body: obj({ slug: str(), content: str(), files: { type: "object", additionalProperties: str() } }, ["slug", "content"]),
     ok: 201,
     errors: [400, 409],
     answer: Expertise,
     view: EXPERTISE_VIEWS.created,
   },
-  {
+  import: {
     method: "POST",
     path: "/web/orgs/current/expertises/import",
     summary:
@@ -84,19 +101,21 @@ export const EXPERTISE_ROUTES: RouteDescriptor[] = [
       ),
     }),
   },
-  {
+  one: {
     method: "GET",
     path: "/web/orgs/current/expertises/{id}",
     summary: "An expertise with its working version",
     access: "admin",
+    admits: "member",
     errors: [404],
     answer: Expertise,
   },
-  {
+  update: {
     method: "PATCH",
     path: "/web/orgs/current/expertises/{id}",
     summary: "A new working version (expected revision)",
     access: "admin",
+    admits: "member",
     body: obj({ expectedRevision: { type: "integer" }, content: str(), files: { type: "object", additionalProperties: str() } }, [
       "expectedRevision",
     ]),
@@ -104,20 +123,22 @@ export const EXPERTISE_ROUTES: RouteDescriptor[] = [
     answer: Expertise,
     view: EXPERTISE_VIEWS.saved,
   },
-  {
+  remove: {
     method: "DELETE",
     path: "/web/orgs/current/expertises/{id}",
     summary: "Delete an expertise",
     access: "admin",
+    admits: "member",
     errors: [404],
     answer: o({ deleted: S }),
     view: EXPERTISE_VIEWS.deleted,
   },
-  {
+  proposeTriggers: {
     method: "POST",
     path: "/web/orgs/current/expertises/{id}/trigger-proposal",
     summary: "Propose triggers",
     access: "admin",
+    admits: "member",
     errors: [404],
     answer: o({
       id: S,
@@ -129,37 +150,34 @@ export const EXPERTISE_ROUTES: RouteDescriptor[] = [
     }),
     view: EXPERTISE_VIEWS.proposal,
   },
-  {
+  confirmTriggers: {
     method: "PUT",
     path: "/web/orgs/current/expertises/{id}/triggers",
     summary: "Confirm triggers",
     access: "admin",
+    admits: "member",
     body: obj({ files: arr(str()), keywords: arr(str()) }),
     errors: [400, 404],
     answer: Expertise,
     view: EXPERTISE_VIEWS.triggers,
   },
-  ...(["publish", "activate", "deactivate", "reactivate"] as const).map(
-    (op): RouteDescriptor => ({
-      method: "POST",
-      path: `/web/orgs/current/expertises/{id}/${op}`,
-      summary: op === "publish" ? "Lifecycle: publish (serve: true also serves it, in the same transaction)" : `Lifecycle: ${op}`,
-      access: "admin",
-      ...(op === "publish" ? { body: obj({ expectedRevision: { type: "integer" }, serve: { type: "boolean" } }) } : {}),
-      errors: op === "publish" ? [400, 404, 409] : [404, 409],
-      answer: Expertise,
-      view: () => (op === "publish" ? EXPERTISE_VIEWS.publish() : EXPERTISE_VIEWS.lifecycle(op)),
-    }),
-  ),
-  {
+  publish: lifecycle("publish"),
+  activate: lifecycle("activate"),
+  deactivate: lifecycle("deactivate"),
+  reactivate: lifecycle("reactivate"),
+  version: {
     method: "GET",
     path: "/web/orgs/current/expertises/{id}/versions/{version}",
     summary: "A published version",
     access: "admin",
+    admits: "member",
     errors: [404],
     answer: o({ ...Version, content: S, fileDigests: map(S) }),
   },
-];
+} satisfies Record<string, RouteDescriptor>;
+
+/** The same descriptors as a list, in the OpenAPI document's order (app.ts collects it). */
+export const EXPERTISE_ROUTES: RouteDescriptor[] = Object.values(EXPERTISE);
 
 /** The navigation entry of its page (pages.tsx). */
 export const EXPERTISE_PLACES: OrgPlace[] = [

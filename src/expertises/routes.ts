@@ -2,7 +2,7 @@
  * `/web/orgs/current/expertises/*`: private expertises of the active organization
  * (docs/api-expertises.md). Owner and admin only: a member's request is answered exactly like an
  * unknown expertise (404 not_found), as is another organization's expertise (docs/design.md "Organizations and their data", rule 2).
- * The guard `{ org: "member" }` authenticates and checks approval (403 organization_not_approved);
+ * The guard, a member's (the descriptors' `admits`), authenticates and checks approval (403 organization_not_approved);
  * the role is checked here, before any body is read, so a member learns nothing.
  */
 import { iso } from "../lib/time";
@@ -22,6 +22,8 @@ import { detailView, expertiseNotFound, findExpertise, listExpertises, readVersi
 import { proposeTriggers } from "./triggers";
 import { importDrafts, importerOf } from "./importDrafts";
 import { parseImport } from "./importRequest";
+import { routeGuard, routePattern } from "../http/route";
+import { EXPERTISE } from "./describe";
 
 /** Owner or admin of the active organization; anyone else is told the expertise does not exist. */
 function ownerOrAdmin(org: OrgMembership): OrgMembership {
@@ -47,10 +49,10 @@ export function expertiseRoutes(deps: CatalogDeps, guards: Guards) {
 
 /** List, create, read, edit and delete. */
 function expertiseEditRoutes({ db, catalog, detail }: ExpertiseContext, guards: Guards) {
-  return new Elysia({ prefix: "/web/orgs/current/expertises" })
+  return new Elysia()
     .use(guards)
     .post(
-      "/import",
+      routePattern(EXPERTISE.import),
       // rule files as drafts (imports.ts): an owner's or admin's session, or a key with the import scope (talentd import)
       async ({ caller, body, set }) => {
         const importer = await importerOf(db, caller);
@@ -59,19 +61,19 @@ function expertiseEditRoutes({ db, catalog, detail }: ExpertiseContext, guards: 
         set.status = 201;
         return { drafts };
       },
-      { orgOrKey: "import" },
+      routeGuard(EXPERTISE.import),
     )
     .get(
-      "/",
+      routePattern(EXPERTISE.list),
       async ({ org, query }) => {
         ownerOrAdmin(org);
         const filter = parseListQuery(query as Record<string, string | undefined>);
         return { expertises: await listExpertises(db, org, filter) };
       },
-      { org: "member" },
+      routeGuard(EXPERTISE.list),
     )
     .post(
-      "/",
+      routePattern(EXPERTISE.create),
       async ({ auth, org, body, set }) => {
         ownerOrAdmin(org);
         const input = parseCreate(body);
@@ -79,18 +81,18 @@ function expertiseEditRoutes({ db, catalog, detail }: ExpertiseContext, guards: 
         set.status = 201;
         return detailView(db, row, org.slug, catalog());
       },
-      { org: "member" },
+      routeGuard(EXPERTISE.create),
     )
     .get(
-      "/:id",
+      routePattern(EXPERTISE.one),
       async ({ org, params }) => {
         ownerOrAdmin(org);
         return detail(org, params.id);
       },
-      { org: "member" },
+      routeGuard(EXPERTISE.one),
     )
     .patch(
-      "/:id",
+      routePattern(EXPERTISE.update),
       async ({ auth, org, params, body }) => {
         ownerOrAdmin(org);
         await findExpertise(db, org.id, params.id);
@@ -98,17 +100,17 @@ function expertiseEditRoutes({ db, catalog, detail }: ExpertiseContext, guards: 
         const row = await db.write((tx) => updateAudited(tx, org.id, params.id, input, userActor(auth.user)));
         return detailView(db, row, org.slug, catalog());
       },
-      { org: "member" },
+      routeGuard(EXPERTISE.update),
     )
     .delete(
-      "/:id",
+      routePattern(EXPERTISE.remove),
       async ({ auth, org, params, body, request }) => {
         ownerOrAdmin(org);
         await requireTypedName(request, body, async () => (await findExpertise(db, org.id, params.id)).slug, "expertise");
         await db.write((tx) => deleteAudited(tx, org.id, params.id, userActor(auth.user)));
         return { deleted: params.id };
       },
-      { org: "member" },
+      routeGuard(EXPERTISE.remove),
     );
 }
 
@@ -121,10 +123,10 @@ function expertiseWorkflowRoutes({ db, catalog }: ExpertiseContext, guards: Guar
       const row = await db.write((tx) => lifecycleAudited(tx, org.id, params.id, op, userActor(auth.user)));
       return detailView(db, row, org.slug, catalog());
     };
-  return new Elysia({ prefix: "/web/orgs/current/expertises" })
+  return new Elysia()
     .use(guards)
     .post(
-      "/:id/trigger-proposal",
+      routePattern(EXPERTISE.proposeTriggers),
       async ({ org, params }) => {
         ownerOrAdmin(org);
         const row = await findExpertise(db, org.id, params.id);
@@ -137,10 +139,10 @@ function expertiseWorkflowRoutes({ db, catalog }: ExpertiseContext, guards: Guar
           triggersConfirmedAt: iso(row.triggersConfirmedAt),
         };
       },
-      { org: "member" },
+      routeGuard(EXPERTISE.proposeTriggers),
     )
     .put(
-      "/:id/triggers",
+      routePattern(EXPERTISE.confirmTriggers),
       async ({ auth, org, params, body, request }) => {
         ownerOrAdmin(org);
         await findExpertise(db, org.id, params.id);
@@ -148,10 +150,10 @@ function expertiseWorkflowRoutes({ db, catalog }: ExpertiseContext, guards: Guar
         const row = await confirmTriggersOfBody(db, org.id, params.id, body, form, auth.user);
         return detailView(db, row, org.slug, catalog());
       },
-      { org: "member" },
+      routeGuard(EXPERTISE.confirmTriggers),
     )
     .post(
-      "/:id/publish",
+      routePattern(EXPERTISE.publish),
       async ({ auth, org, params, body }) => {
         ownerOrAdmin(org);
         await findExpertise(db, org.id, params.id);
@@ -159,13 +161,13 @@ function expertiseWorkflowRoutes({ db, catalog }: ExpertiseContext, guards: Guar
         const r = await db.write((tx) => publishAudited(tx, org, params.id, userActor(auth.user), catalog(), opts));
         return { ...(await detailView(db, r.row, org.slug, catalog())), published: { version: r.version, created: r.created } };
       },
-      { org: "member" },
+      routeGuard(EXPERTISE.publish),
     )
-    .post("/:id/activate", lifecycle("activate"), { org: "member" })
-    .post("/:id/deactivate", lifecycle("deactivate"), { org: "member" })
-    .post("/:id/reactivate", lifecycle("reactivate"), { org: "member" })
+    .post(routePattern(EXPERTISE.activate), lifecycle("activate"), routeGuard(EXPERTISE.activate))
+    .post(routePattern(EXPERTISE.deactivate), lifecycle("deactivate"), routeGuard(EXPERTISE.deactivate))
+    .post(routePattern(EXPERTISE.reactivate), lifecycle("reactivate"), routeGuard(EXPERTISE.reactivate))
     .get(
-      "/:id/versions/:version",
+      routePattern(EXPERTISE.version),
       async ({ org, params }) => {
         ownerOrAdmin(org);
         const version = parseVersionParam(params.version);
@@ -173,6 +175,6 @@ function expertiseWorkflowRoutes({ db, catalog }: ExpertiseContext, guards: Guar
         if (version === undefined) throw validationFailed([{ path: "version", message: "must be a positive integer" }]);
         return readVersion(db, org.id, params.id, version);
       },
-      { org: "member" },
+      routeGuard(EXPERTISE.version),
     );
 }

@@ -1,22 +1,17 @@
 /**
- * `POST /web/orgs/current/sso/enterprise` (docs/api.md "Organization SSO"): turns enterprise-managed
- * authorization on or off for the active organization's OIDC SSO, for its owners and admins.
+ * Enterprise-managed authorization (docs/api.md "Organization SSO"; its route,
+ * `POST /web/orgs/current/sso/enterprise`, is in routes/ssoSettings.ts): turned on or off for the
+ * active organization's OIDC SSO, by its owners and admins.
  * When on, the token endpoint accepts ID-JAGs its IdP issued for its members and its projects
  * (src/oauth/jwtBearer.ts). Off by default; a security event (`sso.enterprise_grant`) records each change.
  * Turned off (by hand, by saving another issuer or SAML, by removing the SSO), the access tokens it
  * issued are revoked in the same transaction: they fail at their next use.
  */
 import { and, eq, inArray, isNull } from "drizzle-orm";
-import { Elysia } from "elysia";
-import type { Guards } from "../auth/guards";
 import type { Tx } from "../db/client";
 import { oauthTokens, projects, ssoConnections } from "../db/schema";
-import type { CoreDeps } from "../deps";
-import { clientMeta } from "../http/client";
 import { AppError, notFound, validationFailed } from "../http/errors";
-import { recordSecurityEvent } from "./security";
-import { record, userActor } from "../audit/record";
-import { loadSso, publicSso, type SsoSettings, type StoredSso } from "./sso";
+import { loadSso, type SsoSettings, type StoredSso } from "./sso";
 
 /** Reads `enabled` from a JSON body (boolean) or a form (`true`/`on`/`1`, anything else off). */
 export function readEnterpriseToggle(body: unknown): boolean {
@@ -56,39 +51,4 @@ export async function setEnterpriseGrant(tx: Tx, organizationId: string, enabled
     .set({ enterpriseGrant: enabled, updatedAt: Date.now() })
     .where(eq(ssoConnections.organizationId, organizationId));
   if (!enabled) await revokeEnterpriseTokens(tx, organizationId);
-}
-
-/** The route of the setting (mounted beside the other SSO routes). */
-export function ssoEnterpriseRoutes(deps: CoreDeps, guards: Guards) {
-  const { config, database } = deps;
-  return new Elysia({ prefix: "/web/orgs/current/sso" }).use(guards).post(
-    "/enterprise",
-    async ({ auth, org, body, request, server }) => {
-      const enabled = readEnterpriseToggle(body);
-      const saved = await database.write(async (tx) => {
-        const before = (await loadSso(tx, org.id))?.enterpriseGrant ?? false;
-        await setEnterpriseGrant(tx, org.id, enabled);
-        if (before !== enabled) {
-          await record(tx, {
-            organizationId: org.id,
-            actor: userActor(auth.user),
-            action: "sso.enterprise_grant_changed",
-            object: { kind: "sso", id: org.id },
-            before: { enterpriseGrant: before },
-            after: { enterpriseGrant: enabled },
-          });
-        }
-        await recordSecurityEvent(tx, {
-          kind: "sso.enterprise_grant",
-          userId: auth.user.id,
-          email: auth.user.email,
-          ...clientMeta(request, server),
-          detail: { organizationId: org.id, enabled },
-        });
-        return loadSso(tx, org.id);
-      });
-      return publicSso(config, org.id, saved);
-    },
-    { org: "admin" },
-  );
 }

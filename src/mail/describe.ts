@@ -20,8 +20,8 @@ const Mail = o({
 });
 
 /** The outbox: owners and admins. */
-export const MAIL_ROUTES: RouteDescriptor[] = [
-  {
+export const MAIL = {
+  list: {
     method: "GET",
     path: "/web/orgs/current/mail",
     summary: "The organization's mails not delivered yet (pending, sending, failed), without bodies",
@@ -30,7 +30,7 @@ export const MAIL_ROUTES: RouteDescriptor[] = [
     errors: [400],
     answer: o({ mails: a(Mail), smtp: B }),
   },
-  {
+  retry: {
     method: "POST",
     path: "/web/orgs/current/mail/{id}/retry",
     summary: "Send a failed or waiting mail again now",
@@ -45,7 +45,10 @@ export const MAIL_ROUTES: RouteDescriptor[] = [
       },
     }),
   },
-];
+} satisfies Record<string, RouteDescriptor>;
+
+/** The same descriptors as a list, in the OpenAPI document's order (app.ts collects it). */
+export const MAIL_ROUTES: RouteDescriptor[] = Object.values(MAIL);
 
 /** The navigation entry of its page (pages.tsx); the platform's /admin/mail is tenancy's. */
 export const MAIL_PLACES: OrgPlace[] = [

@@ -13,6 +13,8 @@ import { listOrgMail, retryMail, UNDELIVERED, type MailView } from "./outbox";
 import { mailPages } from "./pages";
 import type { PageSessions } from "../ui/pageGuard";
 import { record, userActor } from "../audit/record";
+import { routeGuard, routePattern } from "../http/route";
+import { MAIL } from "./describe";
 
 /** A mail as JSON: times as ISO strings. */
 export function mailJson(m: MailView) {
@@ -42,15 +44,15 @@ export function mailRoutes(deps: ViewDeps, guards: Guards, sessions: PageSession
     .use(guards)
     .use(mailPages(deps, sessions))
     .get(
-      "/web/orgs/current/mail",
+      routePattern(MAIL.list),
       async ({ org, query }) => {
         const statuses: MailStatus[] = query.status ? [query.status] : UNDELIVERED;
         return { mails: (await listOrgMail(deps.database, org.id, statuses)).map(mailJson), smtp: deps.config.smtpUrl !== undefined };
       },
-      { org: "admin", query: t.Object({ status: t.Optional(Status) }) },
+      { ...routeGuard(MAIL.list), query: t.Object({ status: t.Optional(Status) }) },
     )
     .post(
-      "/web/orgs/current/mail/:id/retry",
+      routePattern(MAIL.retry),
       async ({ auth, org, params }) => ({
         mail: mailJson(
           await deps.database.write(async (tx) => {
@@ -66,7 +68,7 @@ export function mailRoutes(deps: ViewDeps, guards: Guards, sessions: PageSession
           }),
         ),
       }),
-      { org: "admin", params: t.Object({ id: t.String({ maxLength: 64 }) }) },
+      { ...routeGuard(MAIL.retry), params: t.Object({ id: t.String({ maxLength: 64 }) }) },
     );
   return plugin as unknown as Elysia;
 }

@@ -8,8 +8,8 @@ import { a, B, I, n, N, o, S } from "../http/schema";
 const BackupRecord = n(o({ file: n(S), ok: B, startedAt: S, finishedAt: S, bytes: I, error: S, skipped: B }));
 
 /** The backups: platform administrators. */
-export const OPS_ROUTES: RouteDescriptor[] = [
-  {
+export const OPS = {
+  backups: {
     method: "GET",
     path: "/web/admin/backups",
     summary: "The backup schedule, the latest outcome and the kept backups",
@@ -30,4 +30,7 @@ export const OPS_ROUTES: RouteDescriptor[] = [
       files: a(o({ name: S, bytes: I, createdAt: S, kind: S })),
     }),
   },
-];
+} satisfies Record<string, RouteDescriptor>;
+
+/** The same descriptors as a list, in the OpenAPI document's order (app.ts collects it). */
+export const OPS_ROUTES: RouteDescriptor[] = Object.values(OPS);

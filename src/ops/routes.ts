@@ -13,6 +13,8 @@ import { AppError } from "../http/errors";
 import { iso } from "../lib/time";
 import type { BackupRecord, Backups } from "./backups";
 import { renderMetrics, type HttpMetrics } from "./metrics";
+import { routeGuard, routePattern } from "../http/route";
+import { OPS } from "./describe";
 
 /** CatalogDeps with the request counters and the scheduled backups. */
 export interface OpsDeps extends CatalogDeps {
@@ -35,7 +37,7 @@ const record = (r: BackupRecord | null) =>
 
 export function opsRoutes(deps: OpsDeps, guards: Guards) {
   const app = new Elysia().use(guards).get(
-    "/web/admin/backups",
+    routePattern(OPS.backups),
     () => {
       const s = deps.backups.status();
       return {
@@ -54,7 +56,7 @@ export function opsRoutes(deps: OpsDeps, guards: Guards) {
         files: deps.backups.files().map((f) => ({ name: f.name, bytes: f.bytes, createdAt: iso(f.createdAt), kind: f.kind })),
       };
     },
-    { platformAdmin: true },
+    routeGuard(OPS.backups),
   );
   const token = deps.config.metricsToken;
   if (!token) return app;

@@ -13,15 +13,15 @@ const Policy = o({ requiredTalents: a(S), allowedTalents: n(a(S)), hookRules: ma
  * The policy and its hook-rule locks: owners and admins. A change goes back to the page, from a form post and from
  * htmx alike, saying what it did.
  */
-export const POLICY_ROUTES: RouteDescriptor[] = [
-  {
+export const POLICY = {
+  policy: {
     method: "GET",
     path: "/web/orgs/current/policy",
     summary: "The organization's talent policy (required and allowed talents)",
     access: "admin",
     answer: o({ policy: Policy }),
   },
-  {
+  setPolicy: {
     method: "PUT",
     path: "/web/orgs/current/policy",
     summary:
@@ -39,7 +39,7 @@ export const POLICY_ROUTES: RouteDescriptor[] = [
     answer: o({ policy: Policy, projects: a(o({ projectId: S, installed: a(S) })) }),
     view: () => ({ redirect: () => "/org/policy", status: policySaved }),
   },
-  {
+  lockHookRule: {
     method: "POST",
     path: "/web/orgs/current/policy/hook-rules",
     summary: "Lock one hook rule in every project (or change its lock): {rule, choice}",
@@ -49,7 +49,7 @@ export const POLICY_ROUTES: RouteDescriptor[] = [
     answer: o({ policy: Policy, projects: a(o({ projectId: S, installed: a(S) })) }),
     view: () => ({ redirect: () => "/org/policy", status: (d) => lockSaved(d, false) }),
   },
-  {
+  unlockHookRule: {
     method: "DELETE",
     path: "/web/orgs/current/policy/hook-rules/{rule}",
     summary: "Lift the organization's lock on a hook rule",
@@ -58,7 +58,10 @@ export const POLICY_ROUTES: RouteDescriptor[] = [
     answer: o({ policy: Policy, projects: a(o({ projectId: S, installed: a(S) })) }),
     view: () => ({ redirect: () => "/org/policy", status: (d) => lockSaved(d, true) }),
   },
-];
+} satisfies Record<string, RouteDescriptor>;
+
+/** The same descriptors as a list, in the OpenAPI document's order (app.ts collects it). */
+export const POLICY_ROUTES: RouteDescriptor[] = Object.values(POLICY);
 
 /** The navigation entry of its page (pages.tsx). */
 export const POLICY_PLACES: OrgPlace[] = [

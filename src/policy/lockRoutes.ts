@@ -15,6 +15,8 @@ import { userActor } from "../audit/record";
 import { checkLockedRules } from "./hookLocks";
 import { policyAnswer } from "./save";
 import { commitLock, readPolicy } from "./service";
+import { routeGuard, routePattern } from "../http/route";
+import { POLICY } from "./describe";
 
 /** What the lock form sends: `rule` and `choice` to lock, or only `rule` with `remove` to lift. */
 export interface LockChange {
@@ -64,12 +66,16 @@ export async function changeLock(
 }
 
 export function lockRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) {
-  return new Elysia({ prefix: "/web/orgs/current/policy/hook-rules" })
+  return new Elysia()
     .use(guards)
-    .post("/", async ({ auth, org, body }) => changeLock(deps, org.id, auth.user, readLockBody(body)), { org: "admin" })
+    .post(
+      routePattern(POLICY.lockHookRule),
+      async ({ auth, org, body }) => changeLock(deps, org.id, auth.user, readLockBody(body)),
+      routeGuard(POLICY.lockHookRule),
+    )
     .delete(
-      "/:rule",
+      routePattern(POLICY.unlockHookRule),
       async ({ auth, org, params }) => changeLock(deps, org.id, auth.user, { rule: decodedParam(params.rule, "rule"), choice: null }),
-      { org: "admin" },
+      routeGuard(POLICY.unlockHookRule),
     );
 }

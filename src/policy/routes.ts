@@ -10,18 +10,24 @@ import type { CatalogDeps } from "../catalog/state";
 import type { JournalDeps } from "../journal/journal";
 import { policyAnswer, savePolicy } from "./save";
 import { readPolicy } from "./service";
+import { routeGuard, routePattern } from "../http/route";
+import { POLICY } from "./describe";
 
 export function policyRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) {
-  return new Elysia({ prefix: "/web/orgs/current/policy" })
+  return new Elysia()
     .use(guards)
-    .get("/", async ({ org }) => policyAnswer(await readPolicy(deps.database, org.id)), { org: "admin" })
-    .put("/", async ({ auth, org, body, request }) => savePolicy(deps, org.id, auth.user, body as Record<string, unknown>, request), {
-      org: "admin",
-      body: t.Object({
-        requiredTalents: t.Optional(t.Unknown()),
-        allowedTalents: t.Optional(t.Unknown()),
-        allowedMode: t.Optional(t.Unknown()),
-        hookRules: t.Optional(t.Unknown()),
-      }),
-    });
+    .get(routePattern(POLICY.policy), async ({ org }) => policyAnswer(await readPolicy(deps.database, org.id)), routeGuard(POLICY.policy))
+    .put(
+      routePattern(POLICY.setPolicy),
+      async ({ auth, org, body, request }) => savePolicy(deps, org.id, auth.user, body as Record<string, unknown>, request),
+      {
+        ...routeGuard(POLICY.setPolicy),
+        body: t.Object({
+          requiredTalents: t.Optional(t.Unknown()),
+          allowedTalents: t.Optional(t.Unknown()),
+          allowedMode: t.Optional(t.Unknown()),
+          hookRules: t.Optional(t.Unknown()),
+        }),
+      },
+    );
 }

@@ -69,15 +69,15 @@ export const HOOK_RULES_WRITE = {
 } satisfies KeyRoute;
 
 /** Projects, their keys, installed talents, journal, relevance, connection kit and hook rules: members (a deletion: admins). */
-export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
-  {
+export const PROJECT = {
+  list: {
     method: "GET",
     path: "/web/projects",
     summary: "Projects of the active organization",
     access: "member",
     answer: o({ projects: a(ProjectView) }),
   },
-  {
+  create: {
     method: "POST",
     path: "/web/projects",
     summary: "Create a project",
@@ -88,8 +88,8 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     answer: Project,
     view: (deps) => projectViews(deps).created,
   },
-  { method: "GET", path: "/web/projects/{id}", summary: "A project", access: "member", errors: [404], answer: Project },
-  {
+  one: { method: "GET", path: "/web/projects/{id}", summary: "A project", access: "member", errors: [404], answer: Project },
+  update: {
     method: "PATCH",
     path: "/web/projects/{id}",
     summary: "Rename, describe, set the repository or the context budget",
@@ -99,7 +99,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     answer: Project,
     view: (deps) => projectViews(deps).settings,
   },
-  {
+  remove: {
     method: "DELETE",
     path: "/web/projects/{id}",
     summary: "Delete a project with everything it holds",
@@ -108,7 +108,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     answer: o({ deleted: S, name: S }),
     view: (deps) => projectViews(deps).deleted,
   },
-  {
+  keys: {
     method: "GET",
     path: "/web/projects/{id}/keys",
     summary: "The project's keys (never their values)",
@@ -116,7 +116,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     errors: [404],
     answer: o({ keys: a(Key) }),
   },
-  {
+  createKey: {
     method: "POST",
     path: "/web/projects/{id}/keys",
     summary: "Create a key (value shown once)",
@@ -127,7 +127,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     answer: o({ key: Key, value: S, notice: S }),
     view: (deps) => projectViews(deps).keyCreated,
   },
-  {
+  revokeKey: {
     method: "DELETE",
     path: "/web/projects/{id}/keys/{keyId}",
     summary: "Revoke a key",
@@ -136,7 +136,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     answer: o({ key: Key }),
     view: (deps) => projectViews(deps).keyRevoked,
   },
-  {
+  installed: {
     method: "GET",
     path: "/web/projects/{id}/installed",
     summary: "Installed talents and their state",
@@ -164,7 +164,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
       policy: n(o({ requiredTalents: a(S), setBy: n(S) })),
     }),
   },
-  {
+  install: {
     method: "POST",
     path: "/web/projects/{id}/talents",
     summary: "Install talents (atomic group)",
@@ -175,7 +175,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     answer: SelectionChange,
     view: (deps) => projectViews(deps).install,
   },
-  {
+  updateTalent: {
     method: "PATCH",
     path: "/web/projects/{id}/talents/{talentId}",
     summary: "Enable or disable an installed talent",
@@ -186,7 +186,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     answer: o({ id: S, state: S, changed: B, dependents: a(S) }),
     view: (deps) => projectViews(deps).toggle,
   },
-  {
+  uninstall: {
     method: "DELETE",
     path: "/web/projects/{id}/talents/{talentId}",
     summary: "Uninstall a talent",
@@ -196,7 +196,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     answer: o({ uninstalled: S, dependents: a(S) }),
     view: (deps) => projectViews(deps).uninstall,
   },
-  {
+  applySpecialization: {
     method: "POST",
     path: "/web/projects/{id}/apply-specialization",
     summary: "Install a specialization with its requires-closure (atomic)",
@@ -211,7 +211,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     }),
     view: (deps) => projectViews(deps).apply,
   },
-  {
+  traces: {
     method: "GET",
     path: "/web/projects/{id}/traces",
     summary: "The activity journal, newest first (keyset paging)",
@@ -243,7 +243,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
       nextBefore: n(S),
     }),
   },
-  {
+  reports: {
     method: "GET",
     path: "/web/projects/{id}/resolutions/{resolutionId}/reports",
     summary: "Reports of a resolution with evidence links",
@@ -272,7 +272,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
       ),
     }),
   },
-  {
+  relevance: {
     method: "GET",
     path: "/web/projects/{id}/relevance",
     summary: "Relevance settings (stored or derived)",
@@ -280,7 +280,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     errors: [404],
     answer: Relevance,
   },
-  {
+  setRelevance: {
     method: "PUT",
     path: "/web/projects/{id}/relevance",
     summary: "Replace relevance settings",
@@ -289,7 +289,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     errors: [400, 404],
     answer: Relevance,
   },
-  {
+  resetRelevance: {
     method: "DELETE",
     path: "/web/projects/{id}/relevance",
     summary: "Reset relevance to the derived settings",
@@ -297,7 +297,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     errors: [404],
     answer: Relevance,
   },
-  {
+  setup: {
     method: "GET",
     path: "/web/projects/{id}/setup",
     summary: "Connection kit: client configurations, AGENTS.md stub",
@@ -310,7 +310,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
       automation: o({ env: o({ TALENTD_URL: S, TALENTD_KEY: S }), scopes: a(S), tokenRoute: S, hook: S }),
     }),
   },
-  {
+  token: {
     method: "POST",
     path: "/web/projects/{id}/token",
     summary: "(Re)create the automation key (value once; previous revoked)",
@@ -320,7 +320,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     answer: o({ key: Key, value: S, revoked: a(S), env: o({ TALENTD_URL: S, TALENTD_KEY: S }), notice: S }),
     view: (deps) => projectViews(deps).token,
   },
-  {
+  validatorConfig: {
     method: "GET",
     path: "/web/projects/{id}/validator-config",
     summary: "The CI file that runs talentd ci verify (github, gitlab or a script)",
@@ -329,7 +329,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     errors: [400, 404],
     answer: o({ target: S, file: S, content: S }),
   },
-  {
+  readFile: {
     method: "POST",
     path: "/web/projects/{id}/file",
     summary: "Read one talent file with the key route's rules",
@@ -338,7 +338,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     errors: [400, 404],
     answer: o({ file: TalentFile }),
   },
-  {
+  hookRules: {
     method: "GET",
     path: "/web/projects/{id}/hook-rules",
     summary: "The project's hook rules (what blocks a commit in talentd check)",
@@ -346,7 +346,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     errors: [404],
     answer: HOOK_RULES_READ.answer,
   },
-  {
+  setHookRules: {
     method: "PUT",
     path: "/web/projects/{id}/hook-rules",
     summary: "Replace the project's hook rules (owner or admin)",
@@ -356,4 +356,7 @@ export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = [
     answer: HOOK_RULES_WRITE.answer,
     view: (deps) => projectViews(deps).hookRules,
   },
-];
+} satisfies Record<string, RouteDescriptor<ViewDeps & CatalogDeps>>;
+
+/** The same descriptors as a list, in the OpenAPI document's order (app.ts collects it). */
+export const PROJECT_ROUTES: RouteDescriptor<ViewDeps & CatalogDeps>[] = Object.values(PROJECT);

@@ -7,8 +7,8 @@ import type { RouteDescriptor } from "../http/route";
 import { a, B, CatalogItem, I, map, n, o, page, S, str, Triggers } from "../http/schema";
 
 /** The catalog, its facets, the talent sheet and the search. */
-export const CATALOG_WEB_ROUTES: RouteDescriptor[] = [
-  {
+export const CATALOG_WEB = {
+  list: {
     method: "GET",
     path: "/web/catalog",
     summary: "Catalog cards (public talents and the organization's published expertises)",
@@ -25,14 +25,14 @@ export const CATALOG_WEB_ROUTES: RouteDescriptor[] = [
     errors: [400, 404],
     answer: o({ items: a(o({ ...CatalogItem, rules: I })), nextCursor: n(S), total: I }),
   },
-  {
+  facets: {
     method: "GET",
     path: "/web/catalog/facets",
     summary: "Counts by role, language and kind",
     access: "member",
     answer: o({ roles: map(I), languages: map(I), kinds: map(I) }),
   },
-  {
+  talent: {
     method: "GET",
     path: "/web/catalog/{talentId}",
     summary: "The talent sheet (graph, rules, tests, compact preview, files)",
@@ -56,7 +56,7 @@ export const CATALOG_WEB_ROUTES: RouteDescriptor[] = [
       graph: o({ nodes: a(o({ id: S, title: S, kind: S, missing: B, relation: S })), edges: a(o({ from: S, to: S, type: S })) }),
     }),
   },
-  {
+  search: {
     method: "GET",
     path: "/web/search",
     summary: "The command palette's search: projects, talents, specializations, organizations",
@@ -65,4 +65,7 @@ export const CATALOG_WEB_ROUTES: RouteDescriptor[] = [
     errors: [400],
     answer: o({ items: a(o({ type: S, id: S, label: S, detail: S, href: S })) }),
   },
-];
+} satisfies Record<string, RouteDescriptor>;
+
+/** The same descriptors as a list, in the OpenAPI document's order (app.ts collects it). */
+export const CATALOG_WEB_ROUTES: RouteDescriptor[] = Object.values(CATALOG_WEB);

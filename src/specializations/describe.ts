@@ -8,15 +8,15 @@ import { a, B, ids, n, o, obj, S, str } from "../http/schema";
 const Specialization = o({ id: S, name: S, description: S, talents: a(S), builtIn: B, createdBy: n(S), createdAt: S, updatedAt: S });
 
 /** Built-in and custom specializations: members read, owners and admins write. */
-export const SPECIALIZATION_ROUTES: RouteDescriptor[] = [
-  {
+export const SPECIALIZATION = {
+  list: {
     method: "GET",
     path: "/web/specializations",
     summary: "Built-in and custom specializations",
     access: "member",
     answer: o({ specializations: a(Specialization) }),
   },
-  {
+  create: {
     method: "POST",
     path: "/web/specializations",
     summary: "Create a custom specialization",
@@ -26,7 +26,7 @@ export const SPECIALIZATION_ROUTES: RouteDescriptor[] = [
     errors: [400],
     answer: o({ specialization: Specialization }),
   },
-  {
+  one: {
     method: "GET",
     path: "/web/specializations/{id}",
     summary: "A specialization",
@@ -34,7 +34,7 @@ export const SPECIALIZATION_ROUTES: RouteDescriptor[] = [
     errors: [404],
     answer: o({ specialization: Specialization }),
   },
-  {
+  update: {
     method: "PATCH",
     path: "/web/specializations/{id}",
     summary: "Edit a custom specialization (built-ins are read-only)",
@@ -43,7 +43,7 @@ export const SPECIALIZATION_ROUTES: RouteDescriptor[] = [
     errors: [400, 403, 404],
     answer: o({ specialization: Specialization }),
   },
-  {
+  remove: {
     method: "DELETE",
     path: "/web/specializations/{id}",
     summary: "Delete a custom specialization",
@@ -51,7 +51,7 @@ export const SPECIALIZATION_ROUTES: RouteDescriptor[] = [
     errors: [403, 404],
     answer: o({ deleted: S }),
   },
-  {
+  duplicate: {
     method: "POST",
     path: "/web/specializations/{id}/duplicate",
     summary: "Copy any specialization into a custom one",
@@ -61,4 +61,7 @@ export const SPECIALIZATION_ROUTES: RouteDescriptor[] = [
     errors: [400, 404],
     answer: o({ specialization: Specialization }),
   },
-];
+} satisfies Record<string, RouteDescriptor>;
+
+/** The same descriptors as a list, in the OpenAPI document's order (app.ts collects it). */
+export const SPECIALIZATION_ROUTES: RouteDescriptor[] = Object.values(SPECIALIZATION);

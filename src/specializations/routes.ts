@@ -20,26 +20,34 @@ import {
 } from "./service";
 import { SPECIALIZATION_LIMITS } from "../catalog/specializations";
 import { validationFailed } from "../http/errors";
+import { routeGuard, routePattern } from "../http/route";
+import { SPECIALIZATION } from "./describe";
 
 export function specializationRoutes(deps: CatalogDeps, guards: Guards) {
   const catalog = () => deps.state.catalog!;
-  return new Elysia({ prefix: "/web/specializations" })
+  return new Elysia()
     .use(guards)
-    .get("/", async ({ org }) => ({ specializations: await listSpecializations(deps.database, catalog(), org.id) }), { org: "member" })
+    .get(
+      routePattern(SPECIALIZATION.list),
+      async ({ org }) => ({ specializations: await listSpecializations(deps.database, catalog(), org.id) }),
+      routeGuard(SPECIALIZATION.list),
+    )
     .post(
-      "/",
+      routePattern(SPECIALIZATION.create),
       async ({ auth, org, body, set }) => {
         const input = readSpecialization(body, false) as SpecializationInput;
         set.status = 201;
         return { specialization: await createSpecialization(deps.database, catalog(), org.id, userActor(auth.user), input) };
       },
-      { org: "admin" },
+      routeGuard(SPECIALIZATION.create),
     )
-    .get("/:id", async ({ org, params }) => ({ specialization: await getSpecialization(deps.database, catalog(), org.id, params.id) }), {
-      org: "member",
-    })
+    .get(
+      routePattern(SPECIALIZATION.one),
+      async ({ org, params }) => ({ specialization: await getSpecialization(deps.database, catalog(), org.id, params.id) }),
+      routeGuard(SPECIALIZATION.one),
+    )
     .patch(
-      "/:id",
+      routePattern(SPECIALIZATION.update),
       async ({ auth, org, params, body }) => ({
         specialization: await updateSpecialization(
           deps.database,
@@ -50,18 +58,18 @@ export function specializationRoutes(deps: CatalogDeps, guards: Guards) {
           userActor(auth.user),
         ),
       }),
-      { org: "admin" },
+      routeGuard(SPECIALIZATION.update),
     )
     .delete(
-      "/:id",
+      routePattern(SPECIALIZATION.remove),
       async ({ auth, org, params }) => {
         await deleteSpecialization(deps.database, catalog(), org.id, params.id, userActor(auth.user));
         return { deleted: params.id };
       },
-      { org: "admin" },
+      routeGuard(SPECIALIZATION.remove),
     )
     .post(
-      "/:id/duplicate",
+      routePattern(SPECIALIZATION.duplicate),
       async ({ auth, org, params, body, set }) => {
         const name = (body as Record<string, unknown> | null)?.name;
         if (name !== undefined && (typeof name !== "string" || name.trim() === "" || name.length > SPECIALIZATION_LIMITS.name)) {
@@ -72,6 +80,6 @@ export function specializationRoutes(deps: CatalogDeps, guards: Guards) {
           specialization: await duplicateSpecialization(deps.database, catalog(), org.id, params.id, userActor(auth.user), name?.trim()),
         };
       },
-      { org: "admin" },
+      routeGuard(SPECIALIZATION.duplicate),
     );
 }

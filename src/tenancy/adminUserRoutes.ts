@@ -10,6 +10,8 @@ import { requireConfirmation } from "../http/methodOverride";
 import { validationFailed } from "../http/errors";
 import { confirmations } from "../ui/confirmations";
 import { changeUser, listAdminUsers, removeUser, type AdminActor, type UserChange } from "./adminUsers";
+import { routeGuard, routePattern } from "../http/route";
+import { TENANCY } from "./describe";
 
 const actorOf = (auth: { user: { id: string; email: string } }, request: Request): AdminActor => ({
   id: auth.user.id,
@@ -39,7 +41,7 @@ export function adminUserRoutes(deps: CoreDeps, guards: Guards) {
   return new Elysia()
     .use(guards)
     .patch(
-      "/web/admin/users/:id",
+      routePattern(TENANCY.adminUpdateUser),
       async ({ auth, params, body, request }) => {
         const change = changeOf(body);
         // enabling gives back nothing dangerous: only the other changes are asked
@@ -50,7 +52,7 @@ export function adminUserRoutes(deps: CoreDeps, guards: Guards) {
         return { user };
       },
       {
-        platformAdmin: true,
+        ...routeGuard(TENANCY.adminUpdateUser),
         body: t.Object({
           disabled: t.Optional(t.Union([t.Boolean(), t.Literal("true"), t.Literal("false")], { error: "disabled must be true or false" })),
           role: t.Optional(t.Union([t.Literal("user"), t.Literal("admin")], { error: "role must be user or admin" })),
@@ -60,11 +62,11 @@ export function adminUserRoutes(deps: CoreDeps, guards: Guards) {
       },
     )
     .delete(
-      "/web/admin/users/:id",
+      routePattern(TENANCY.adminDeleteUser),
       async ({ auth, params, body, request }) => {
         await requireConfirmation(request, body, () => confirmationOf(deps, params.id, null));
         return deps.database.write((tx) => removeUser(tx, params.id, actorOf(auth, request)));
       },
-      { platformAdmin: true },
+      routeGuard(TENANCY.adminDeleteUser),
     );
 }

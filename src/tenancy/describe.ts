@@ -16,15 +16,15 @@ const CodeHosting = o({ codeHosting: n(o({ provider: S, url: S, defaultBranch: S
 const AdminUser = o({ id: S, email: S, name: S, role: S, disabled: B, disabledAt: n(S), createdAt: S });
 
 /** Organizations, members, invitations, code hosting; the platform administrators' organizations, users and security events. */
-export const TENANCY_ROUTES: RouteDescriptor<ViewDeps>[] = [
-  {
+export const TENANCY = {
+  orgs: {
     method: "GET",
     path: "/web/orgs",
     summary: "The user's organizations",
     access: "session",
     answer: o({ organizations: a(Membership), activeOrganizationId: n(S) }),
   },
-  {
+  createOrg: {
     method: "POST",
     path: "/web/orgs",
     summary: "Create an organization (pending approval)",
@@ -35,7 +35,7 @@ export const TENANCY_ROUTES: RouteDescriptor<ViewDeps>[] = [
     answer: o({ organization: Membership }),
     view: (deps) => tenancyViews(deps).created,
   },
-  {
+  status: {
     method: "GET",
     path: "/web/orgs/current/status",
     summary: "Approval status of the active organization (always open)",
@@ -43,7 +43,7 @@ export const TENANCY_ROUTES: RouteDescriptor<ViewDeps>[] = [
     answer: o({ organization: n(o({ id: S, slug: S, name: S, status: S })), role: n(S), approved: B }),
     view: (deps) => tenancyViews(deps).status,
   },
-  {
+  setActive: {
     method: "POST",
     path: "/web/orgs/active",
     summary: "Switch the active organization",
@@ -53,7 +53,7 @@ export const TENANCY_ROUTES: RouteDescriptor<ViewDeps>[] = [
     answer: o({ organization: Membership }),
     view: (deps) => tenancyViews(deps).switched,
   },
-  {
+  members: {
     method: "GET",
     path: "/web/orgs/current/members",
     summary: "Members and roles",
@@ -61,7 +61,7 @@ export const TENANCY_ROUTES: RouteDescriptor<ViewDeps>[] = [
     answer: o({ members: a(o({ userId: S, email: S, name: S, role: S, joinedAt: S })) }),
     view: (deps) => tenancyViews(deps).members,
   },
-  {
+  changeRole: {
     method: "PATCH",
     path: "/web/orgs/current/members/{userId}",
     summary: "Change a member's role",
@@ -71,16 +71,17 @@ export const TENANCY_ROUTES: RouteDescriptor<ViewDeps>[] = [
     answer: o({ userId: S, role: S }),
     view: (deps) => tenancyViews(deps).roleChanged,
   },
-  {
+  removeMember: {
     method: "DELETE",
     path: "/web/orgs/current/members/{userId}",
     summary: "Remove a member",
     access: "admin",
+    admits: "member",
     errors: [404, 409],
     answer: o({ removed: S }),
     view: (deps) => tenancyViews(deps).memberRemoved,
   },
-  {
+  invitations: {
     method: "GET",
     path: "/web/orgs/current/invitations",
     summary: "Pending invitations",
@@ -90,7 +91,7 @@ export const TENANCY_ROUTES: RouteDescriptor<ViewDeps>[] = [
     }),
     view: (deps) => tenancyViews(deps).invitations,
   },
-  {
+  invite: {
     method: "POST",
     path: "/web/orgs/current/invitations",
     summary: "Invite by e-mail",
@@ -101,7 +102,7 @@ export const TENANCY_ROUTES: RouteDescriptor<ViewDeps>[] = [
     answer: Invitation,
     view: (deps) => tenancyViews(deps).invited,
   },
-  {
+  revokeInvitation: {
     method: "DELETE",
     path: "/web/orgs/current/invitations/{id}",
     summary: "Revoke an invitation",
@@ -110,7 +111,7 @@ export const TENANCY_ROUTES: RouteDescriptor<ViewDeps>[] = [
     answer: o({ revoked: S }),
     view: (deps) => tenancyViews(deps).revoked,
   },
-  {
+  resendInvitation: {
     method: "POST",
     path: "/web/orgs/current/invitations/{id}/resend",
     summary: "Send a pending invitation again, valid 7 more days (same link)",
@@ -119,7 +120,7 @@ export const TENANCY_ROUTES: RouteDescriptor<ViewDeps>[] = [
     answer: Invitation,
     view: (deps) => tenancyViews(deps).resent,
   },
-  {
+  acceptInvitation: {
     method: "POST",
     path: "/web/invitations/{id}/accept",
     summary: "Accept an invitation (the invitee)",
@@ -127,7 +128,7 @@ export const TENANCY_ROUTES: RouteDescriptor<ViewDeps>[] = [
     errors: [403, 404, 409, 410],
     answer: o({ organization: n(Membership) }),
   },
-  {
+  codeHosting: {
     method: "GET",
     path: "/web/orgs/current/code-hosting",
     summary: "Code hosting settings",
@@ -135,7 +136,7 @@ export const TENANCY_ROUTES: RouteDescriptor<ViewDeps>[] = [
     answer: CodeHosting,
     view: (deps) => tenancyViews(deps).codeHosting,
   },
-  {
+  setCodeHosting: {
     method: "PUT",
     path: "/web/orgs/current/code-hosting",
     summary: "Set code hosting (evidence links)",
@@ -148,7 +149,7 @@ export const TENANCY_ROUTES: RouteDescriptor<ViewDeps>[] = [
     answer: CodeHosting,
     view: (deps) => tenancyViews(deps).codeHostingSaved,
   },
-  {
+  clearCodeHosting: {
     method: "DELETE",
     path: "/web/orgs/current/code-hosting",
     summary: "Clear code hosting",
@@ -156,7 +157,7 @@ export const TENANCY_ROUTES: RouteDescriptor<ViewDeps>[] = [
     answer: CodeHosting,
     view: (deps) => tenancyViews(deps).codeHostingCleared,
   },
-  {
+  adminOrgs: {
     method: "GET",
     path: "/web/admin/organizations",
     summary: "Organizations and their status",
@@ -166,7 +167,7 @@ export const TENANCY_ROUTES: RouteDescriptor<ViewDeps>[] = [
     }),
     view: (deps) => tenancyViews(deps).organizations,
   },
-  {
+  adminOrgOperation: {
     method: "POST",
     path: "/web/admin/organizations/{id}/{operation}",
     summary: "Approve, reject, suspend or reactivate",
@@ -175,8 +176,8 @@ export const TENANCY_ROUTES: RouteDescriptor<ViewDeps>[] = [
     answer: o({ organization: o({ id: S, slug: S, name: S, status: S, statusChangedAt: n(S) }) }),
     view: (deps) => tenancyViews(deps).organizationMoved,
   },
-  { method: "GET", path: "/web/admin/users", summary: "Users", access: "platform", answer: o({ users: a(AdminUser) }) },
-  {
+  adminUsers: { method: "GET", path: "/web/admin/users", summary: "Users", access: "platform", answer: o({ users: a(AdminUser) }) },
+  adminUpdateUser: {
     method: "PATCH",
     path: "/web/admin/users/{id}",
     summary: "Disable, enable, promote or demote a user (409 last_platform_admin)",
@@ -186,7 +187,7 @@ export const TENANCY_ROUTES: RouteDescriptor<ViewDeps>[] = [
     answer: o({ user: AdminUser }),
     view: (deps) => tenancyViews(deps).userChanged,
   },
-  {
+  adminDeleteUser: {
     method: "DELETE",
     path: "/web/admin/users/{id}",
     summary: "Remove a user (409 last_owner naming the organizations, 409 last_platform_admin)",
@@ -195,7 +196,7 @@ export const TENANCY_ROUTES: RouteDescriptor<ViewDeps>[] = [
     answer: o({ removed: S }),
     view: (deps) => tenancyViews(deps).userRemoved,
   },
-  {
+  securityEvents: {
     method: "GET",
     path: "/web/admin/security-events",
     summary: "Security events, newest first",
@@ -210,7 +211,10 @@ export const TENANCY_ROUTES: RouteDescriptor<ViewDeps>[] = [
       nextBefore: n(I),
     }),
   },
-];
+} satisfies Record<string, RouteDescriptor<ViewDeps>>;
+
+/** The same descriptors as a list, in the OpenAPI document's order (app.ts collects it). */
+export const TENANCY_ROUTES: RouteDescriptor<ViewDeps>[] = Object.values(TENANCY);
 
 /** The navigation entry of the organization's members (pages/org.tsx). */
 export const TENANCY_PLACES: OrgPlace[] = [

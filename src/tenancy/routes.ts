@@ -35,6 +35,8 @@ import {
 } from "./service";
 import { iso } from "../lib/time";
 import { userActor } from "../audit/record";
+import { routeGuard, routePattern } from "../http/route";
+import { TENANCY } from "./describe";
 
 const Role = t.Union(
   MEMBER_ROLES.map((r) => t.Literal(r)),
@@ -56,27 +58,27 @@ function orgRoutes(deps: CoreDeps, guards: Guards) {
   return new Elysia()
     .use(guards)
     .get(
-      "/web/orgs",
+      routePattern(TENANCY.orgs),
       async ({ auth }) => ({
         organizations: (await listMemberships(deps.database, auth.user.id)).map(membershipView),
         activeOrganizationId: auth.activeOrganizationId,
       }),
-      { session: true },
+      routeGuard(TENANCY.orgs),
     )
     .post(
-      "/web/orgs",
+      routePattern(TENANCY.createOrg),
       async ({ auth, body, set }) => {
         const org = await createOwnOrganization(deps, auth, body);
         set.status = 201;
         return { organization: membershipView(org) };
       },
       {
-        session: true,
+        ...routeGuard(TENANCY.createOrg),
         body: t.Object({ name: t.String({ minLength: 1, maxLength: 100 }), slug: t.Optional(t.String({ maxLength: 40 })) }),
       },
     )
     .get(
-      "/web/orgs/current/status",
+      routePattern(TENANCY.status),
       async ({ auth }) => {
         const org = await activeOrganization(deps.database, auth);
         return {
@@ -85,17 +87,17 @@ function orgRoutes(deps: CoreDeps, guards: Guards) {
           approved: org?.status === "approved",
         };
       },
-      { session: true },
+      routeGuard(TENANCY.status),
     )
     .post(
-      "/web/orgs/active",
+      routePattern(TENANCY.setActive),
       async ({ auth, body }) => {
         const org = await findMembership(deps.database, auth.user.id, body.organizationId);
         if (!org) throw notFound("No such organization among yours.");
         await deps.database.write((tx) => setActiveOrganization(tx, auth.id, org.id));
         return { organization: membershipView(org) };
       },
-      { session: true, body: t.Object({ organizationId: t.String({ maxLength: 64 }) }) },
+      { ...routeGuard(TENANCY.setActive), body: t.Object({ organizationId: t.String({ maxLength: 64 }) }) },
     );
 }
 
@@ -104,7 +106,7 @@ function memberRoutes(deps: CoreDeps, guards: Guards) {
   return new Elysia()
     .use(guards)
     .get(
-      "/web/orgs/current/members",
+      routePattern(TENANCY.members),
       async ({ org }) => ({
         members: (await listMembers(deps.database, org.id)).map((m) => ({
           userId: m.userId,
@@ -114,16 +116,16 @@ function memberRoutes(deps: CoreDeps, guards: Guards) {
           joinedAt: iso(m.joinedAt),
         })),
       }),
-      { org: "member" },
+      routeGuard(TENANCY.members),
     )
     .patch(
-      "/web/orgs/current/members/:userId",
+      routePattern(TENANCY.changeRole),
       async ({ auth, org, params, body }) =>
         deps.database.write((tx) => changeMemberRole(tx, org.id, { ...userActor(auth.user), role: org.role }, params.userId, body.role)),
-      { org: "admin", body: t.Object({ role: Role }) },
+      { ...routeGuard(TENANCY.changeRole), body: t.Object({ role: Role }) },
     )
     .delete(
-      "/web/orgs/current/members/:userId",
+      routePattern(TENANCY.removeMember),
       async ({ auth, org, params, body, request }) => {
         await requireConfirmation(request, body, async () => {
           const m = (await listMembers(deps.database, org.id)).find((x) => x.userId === params.userId);
@@ -133,7 +135,7 @@ function memberRoutes(deps: CoreDeps, guards: Guards) {
         await deps.database.write((tx) => removeMember(tx, org.id, { ...userActor(auth.user), role: org.role }, params.userId));
         return { removed: params.userId };
       },
-      { org: "member" },
+      routeGuard(TENANCY.removeMember),
     );
 }
 
@@ -142,7 +144,7 @@ function invitationRoutes(deps: CoreDeps, guards: Guards) {
   return new Elysia()
     .use(guards)
     .get(
-      "/web/orgs/current/invitations",
+      routePattern(TENANCY.invitations),
       async ({ org }) => ({
         invitations: (await listInvitations(deps.database, org.id)).map((i) => ({
           id: i.id,
@@ -154,17 +156,17 @@ function invitationRoutes(deps: CoreDeps, guards: Guards) {
           link: `${deps.config.baseUrl}/accept-invitation/${i.id}`,
         })),
       }),
-      { org: "admin" },
+      routeGuard(TENANCY.invitations),
     )
     .post(
-      "/web/orgs/current/invitations",
+      routePattern(TENANCY.invite),
       async ({ auth, org, body, set }) => {
         const inv = await sendInvitation(deps, auth.user, org, body);
         set.status = 201;
         return { id: inv.id, link: inv.link, email: inv.email, role: inv.role, expiresAt: iso(inv.expiresAt) };
       },
       {
-        org: "admin",
+        ...routeGuard(TENANCY.invite),
         body: t.Object({
           email: t.String({ maxLength: 254, pattern: INVITE_EMAIL_PATTERN, error: INVITE_EMAIL_ISSUE }),
           role: t.Optional(Role),
@@ -172,7 +174,7 @@ function invitationRoutes(deps: CoreDeps, guards: Guards) {
       },
     )
     .post(
-      "/web/orgs/current/invitations/:id/resend",
+      routePattern(TENANCY.resendInvitation),
       async ({ auth, org, params }) => {
         const inv = await deps.database.write(async (tx) => {
           const i = await renewInvitation(tx, org.id, params.id, userActor(auth.user));
@@ -180,10 +182,10 @@ function invitationRoutes(deps: CoreDeps, guards: Guards) {
         });
         return { id: inv.id, link: inv.link, email: inv.email, role: inv.role, expiresAt: iso(inv.expiresAt) };
       },
-      { org: "admin" },
+      routeGuard(TENANCY.resendInvitation),
     )
     .delete(
-      "/web/orgs/current/invitations/:id",
+      routePattern(TENANCY.revokeInvitation),
       async ({ auth, org, params, body, request }) => {
         await requireConfirmation(request, body, async () => {
           const i = (await listInvitations(deps.database, org.id)).find((x) => x.id === params.id);
@@ -193,14 +195,14 @@ function invitationRoutes(deps: CoreDeps, guards: Guards) {
         await deps.database.write((tx) => revokeInvitation(tx, org.id, params.id, userActor(auth.user)));
         return { revoked: params.id };
       },
-      { org: "admin" },
+      routeGuard(TENANCY.revokeInvitation),
     );
 }
 
 /** Accepting an invitation: any signed-in person it was sent to. */
 function acceptInvitationRoutes(deps: CoreDeps, guards: Guards) {
   return new Elysia().use(guards).post(
-    "/web/invitations/:id/accept",
+    routePattern(TENANCY.acceptInvitation),
     async ({ auth, params }) => {
       const r = await deps.database.write(async (tx) => {
         const a = await acceptInvitation(tx, params.id, auth.user);
@@ -210,7 +212,7 @@ function acceptInvitationRoutes(deps: CoreDeps, guards: Guards) {
       const org = await findMembership(deps.database, auth.user.id, r.organizationId);
       return { organization: org ? membershipView(org) : null };
     },
-    { session: true },
+    routeGuard(TENANCY.acceptInvitation),
   );
 }
 
@@ -219,7 +221,7 @@ function platformAdminRoutes(deps: CoreDeps, guards: Guards) {
   return new Elysia()
     .use(guards)
     .get(
-      "/web/admin/organizations",
+      routePattern(TENANCY.adminOrgs),
       async () => ({
         organizations: (await listAllOrganizations(deps.database)).map((o) => ({
           id: o.id,
@@ -231,10 +233,10 @@ function platformAdminRoutes(deps: CoreDeps, guards: Guards) {
           members: o.members,
         })),
       }),
-      { platformAdmin: true },
+      routeGuard(TENANCY.adminOrgs),
     )
     .post(
-      "/web/admin/organizations/:id/:operation",
+      routePattern(TENANCY.adminOrgOperation),
       async ({ auth, params }) => {
         if (!(APPROVAL_OPERATIONS as readonly string[]).includes(params.operation)) throw notFound("No such operation.");
         const org = await deps.database.write((tx) =>
@@ -244,12 +246,12 @@ function platformAdminRoutes(deps: CoreDeps, guards: Guards) {
           organization: { id: org.id, slug: org.slug, name: org.name, status: org.status, statusChangedAt: iso(org.statusChangedAt) },
         };
       },
-      { platformAdmin: true },
+      routeGuard(TENANCY.adminOrgOperation),
     )
-    .get("/web/admin/users", async () => ({ users: await listAdminUsers(deps.database) }), { platformAdmin: true })
+    .get(routePattern(TENANCY.adminUsers), async () => ({ users: await listAdminUsers(deps.database) }), routeGuard(TENANCY.adminUsers))
     .use(adminUserRoutes(deps, guards))
     .get(
-      "/web/admin/security-events",
+      routePattern(TENANCY.securityEvents),
       async ({ query }) => {
         const limit = intParam(query, "limit", 1, 500, 100);
         const rows = await listSecurityEvents(deps.database, limit, intParam(query, "before", 1, Number.MAX_SAFE_INTEGER));
@@ -268,6 +270,6 @@ function platformAdminRoutes(deps: CoreDeps, guards: Guards) {
           nextBefore: rows.length >= limit ? rows.at(-1)!.createdAt : null,
         };
       },
-      { platformAdmin: true },
+      routeGuard(TENANCY.securityEvents),
     );
 }

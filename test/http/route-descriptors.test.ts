@@ -4,7 +4,8 @@
  * descriptor and every descriptor is served (Elysia's `:param` and `*` against the descriptor's
  * OpenAPI `{param}`, or its `route` where it names one); each view belongs to a /web route; the
  * OpenAPI document has one row per descriptor; and the access a descriptor declares is the
- * guard's: a caller without credentials is refused with 401 by every route that is not public,
+ * guard's — each route is registered with the guard its descriptor's access names (or its wider
+ * `admits`, where the handler refuses the rest itself) — and, as a check of behaviour: a caller without credentials is refused with 401 by every route that is not public,
  * and never by one that is; a member is refused with 403 by every route for owners and admins or
  * platform administrators, and an owner who is not a platform administrator by every platform route.
  */
@@ -12,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ROUTES } from "../../src/app";
 import { routeKey } from "../../src/http/keyRoute";
 import { KEY_ROUTE_LIST } from "../../src/keyRoutes";
-import { routePattern } from "../../src/http/route";
+import { routePattern, type RouteDetail } from "../../src/http/route";
 import { joinedMember, orgWithProject, testEnv, type TestEnv, type WebClient } from "../helpers";
 
 let env: TestEnv;
@@ -66,6 +67,25 @@ describe("route descriptors: one per route, the table the OpenAPI document and t
     expect([...all].filter((d) => !routes.includes(d)).sort()).toEqual([]);
     // an allowance that no longer applies is removed
     expect(Object.keys(UNDESCRIBED).filter((r) => !routes.includes(r) || all.has(r))).toEqual([]);
+  });
+
+  test("every described route is registered with its descriptor's guard (`routeGuard`), so a descriptor's access is its route's guard", () => {
+    const keyRoutes = new Set(KEY_ROUTE_LIST.map(routeKey));
+    const byKey = new Map(ROUTES.map((r) => [`${r.method} ${routePattern(r)}`, r]));
+    const wrong = env.app.routes
+      .filter((r) => /^\/(api|web)\//.test(r.path))
+      .map((r) => ({ key: `${r.method} ${r.path.replace(/(.)\/$/, "$1")}`, hooks: r.hooks as { detail?: Partial<RouteDetail> } }))
+      .filter(({ key }) => !keyRoutes.has(key) && !(key in UNDESCRIBED))
+      .filter(({ key, hooks }) => hooks.detail?.["x-descriptor"] !== byKey.get(key))
+      .map(({ key }) => key);
+    expect(wrong).toEqual([]);
+  });
+
+  test("a guard wider than its descriptor's access (`admits`) is one of the routes that answer a member 404 rather than 403", () => {
+    const wider = ROUTES.filter((r) => r.admits).map((r) => `${r.method} ${r.path}`);
+    expect(wider.length).toBeGreaterThan(0);
+    for (const route of wider) expect(MEMBER_NOT_FOUND.some(([re]) => re.test(route))).toBe(true);
+    for (const [re] of MEMBER_NOT_FOUND) expect(wider.some((route) => re.test(route))).toBe(true);
   });
 
   test("a descriptor's OpenAPI path names the route's parameters; `route` is given only where the path cannot say it (a wildcard)", () => {

@@ -30,7 +30,7 @@ import {
   renameSelf,
 } from "../account";
 import type { SignInDeps } from "../limits";
-import { ACCOUNT_STATUSES } from "../routes/accountWeb";
+import { ACCOUNT_STATUSES } from "../routes/describe";
 
 /** The field of each issue's path. */
 const FIELDS: Record<string, string> = {

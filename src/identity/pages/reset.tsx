@@ -11,6 +11,8 @@ import { clientMeta } from "../../http/client";
 import { checkSameOrigin } from "../../http/csrf";
 import { AppError } from "../../http/errors";
 import { formField } from "../../http/form";
+import { routeGuard, routePattern } from "../../http/route";
+import { AUTH } from "../routes/describe";
 import { Layout, page } from "../../ui/layout";
 import { Field, FormActions } from "../../ui/form";
 import { email, password } from "../model";
@@ -116,24 +118,24 @@ export function passwordResetRoutes(deps: SignInDeps): Elysia {
   // typed as a plain Elysia: the app's chain of plugin types is near TypeScript's depth limit
   const plugin = new Elysia()
     .post(
-      "/api/auth/password-reset",
+      routePattern(AUTH.passwordReset),
       async ({ body, request, server, set }) => {
         checkSameOrigin(deps.config, request, false);
         await requestPasswordReset(deps, body.email, clientMeta(request, server));
         set.status = 202;
         return { requested: true, message: RESET_REQUESTED };
       },
-      { body: t.Object({ email }) },
+      { ...routeGuard(AUTH.passwordReset), body: t.Object({ email }) },
     )
     .post(
-      "/api/auth/password-reset/confirm",
+      routePattern(AUTH.passwordResetConfirm),
       async ({ body, request, server, set }) => {
         checkSameOrigin(deps.config, request, false);
         const r = await resetPassword(deps.database, body.token, body.password, clientMeta(request, server));
         set.headers["set-cookie"] = sessionCookie(deps.config, r.session.token, r.session.expiresAt);
         return { reset: true, otherSessionsEnded: true, user: r.user };
       },
-      { body: t.Object({ token: t.String({ minLength: 1, maxLength: 200 }), password }) },
+      { ...routeGuard(AUTH.passwordResetConfirm), body: t.Object({ token: t.String({ minLength: 1, maxLength: 200 }), password }) },
     )
     .get("/reset-password", async ({ request }) => {
       const token = new URL(request.url).searchParams.get("token");

@@ -7,10 +7,12 @@
  */
 import { Elysia, t } from "elysia";
 import type { SignInDeps } from "../limits";
-import { requireSession } from "../../auth/session";
+import type { Guards } from "../../auth/guards";
 import { checkSameOrigin } from "../../http/csrf";
 import { AppError } from "../../http/errors";
 import { formField } from "../../http/form";
+import { routeGuard, routePattern } from "../../http/route";
+import { AUTH } from "../routes/describe";
 import { Layout, page } from "../../ui/layout";
 import { confirmEmail, resendEmailVerification, verificationTokenValid } from "../emailVerification";
 
@@ -48,8 +50,9 @@ function VerifyPage(props: { state: "confirm" | "done" | "invalid"; token?: stri
 }
 
 /** The page, its form post, and the JSON routes. */
-export function verifyEmailRoutes(deps: SignInDeps): Elysia {
+export function verifyEmailRoutes(deps: SignInDeps, guards: Guards): Elysia {
   const plugin = new Elysia()
+    .use(guards)
     .get("/verify-email", async ({ request }) => {
       const token = new URL(request.url).searchParams.get("token") ?? "";
       return (await verificationTokenValid(deps.database, token))
@@ -67,20 +70,22 @@ export function verifyEmailRoutes(deps: SignInDeps): Elysia {
       }
     })
     .post(
-      "/api/auth/verify-email",
+      routePattern(AUTH.verifyEmail),
       async ({ body, request }) => {
         checkSameOrigin(deps.config, request, false);
         const r = await confirmEmail(deps.database, body.token);
         return { verified: true, email: r.email };
       },
-      { body: t.Object({ token: t.String({ minLength: 1, maxLength: 200 }) }) },
+      { ...routeGuard(AUTH.verifyEmail), body: t.Object({ token: t.String({ minLength: 1, maxLength: 200 }) }) },
     )
-    .post("/api/auth/verify-email/resend", async ({ request, set }) => {
-      checkSameOrigin(deps.config, request, true);
-      const session = await requireSession(deps, request);
-      const sent = await resendEmailVerification(deps.database, deps, session.user.id);
-      set.status = sent ? 202 : 200;
-      return sent ? { sent: true, verified: false } : { sent: false, verified: true };
-    });
+    .post(
+      routePattern(AUTH.verifyEmailResend),
+      async ({ auth, set }) => {
+        const sent = await resendEmailVerification(deps.database, deps, auth.user.id);
+        set.status = sent ? 202 : 200;
+        return sent ? { sent: true, verified: false } : { sent: false, verified: true };
+      },
+      routeGuard(AUTH.verifyEmailResend),
+    );
   return plugin as unknown as Elysia;
 }

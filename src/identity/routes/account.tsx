@@ -15,13 +15,15 @@ import { ChangePasswordBody, SetupBody, SignInBody, SignUpBody } from "../model"
 import { changePassword, completeSetup, setupTokenValid, signIn, signUp } from "../service";
 import { deleteSessionByToken, sessionCookie, sessionTokenFrom } from "../../auth/sessions";
 import { SetupPage } from "../pages/setup";
+import { routeGuard, routePattern } from "../../http/route";
+import { AUTH } from "./describe";
 
 export function identityRoutes(deps: SignInDeps, guards: Guards) {
   const limiters = deps.authLimiters;
-  return new Elysia({ prefix: "/api/auth" })
+  return new Elysia()
     .use(guards)
     .post(
-      "/sign-up",
+      routePattern(AUTH.signUp),
       async ({ body, request, server, set }) => {
         checkSameOrigin(deps.config, request, false);
         const r = await signUp(deps.database, limiters, body, clientMeta(request, server), deps);
@@ -29,29 +31,33 @@ export function identityRoutes(deps: SignInDeps, guards: Guards) {
         set.headers["set-cookie"] = sessionCookie(deps.config, r.session.token, r.session.expiresAt);
         return { user: r.user, organizations: [] };
       },
-      { body: SignUpBody },
+      { ...routeGuard(AUTH.signUp), body: SignUpBody },
     )
     .post(
-      "/sign-in",
+      routePattern(AUTH.signIn),
       async ({ body, request, server, set }) => {
         checkSameOrigin(deps.config, request, false);
         const r = await signIn(deps.database, limiters, body, clientMeta(request, server), sessionTokenFrom(deps.config, request));
         set.headers["set-cookie"] = sessionCookie(deps.config, r.session.token, r.session.expiresAt);
         return { user: r.user, activeOrganizationId: r.organizations[0]?.id ?? null, organizations: r.organizations.map(membershipView) };
       },
-      { body: SignInBody },
+      { ...routeGuard(AUTH.signIn), body: SignInBody },
     )
-    .post("/sign-out", async ({ request, set }) => {
-      const token = sessionTokenFrom(deps.config, request);
-      if (token) {
-        checkSameOrigin(deps.config, request, true);
-        await deps.database.write((tx) => deleteSessionByToken(tx, token));
-      }
-      set.headers["set-cookie"] = sessionCookie(deps.config, null);
-      return { signedOut: true };
-    })
+    .post(
+      routePattern(AUTH.signOut),
+      async ({ request, set }) => {
+        const token = sessionTokenFrom(deps.config, request);
+        if (token) {
+          checkSameOrigin(deps.config, request, true);
+          await deps.database.write((tx) => deleteSessionByToken(tx, token));
+        }
+        set.headers["set-cookie"] = sessionCookie(deps.config, null);
+        return { signedOut: true };
+      },
+      routeGuard(AUTH.signOut),
+    )
     .get(
-      "/session",
+      routePattern(AUTH.session),
       async ({ auth }) => {
         const organizations = (await listMemberships(deps.database, auth.user.id)).map(membershipView);
         const { id, email, name, role } = auth.user;
@@ -62,10 +68,10 @@ export function identityRoutes(deps: SignInDeps, guards: Guards) {
           expiresAt: iso(auth.expiresAt),
         };
       },
-      { session: true },
+      routeGuard(AUTH.session),
     )
     .post(
-      "/change-password",
+      routePattern(AUTH.changePassword),
       async ({ auth, body, request, server, set }) => {
         const s = await changePassword(
           deps.database,
@@ -78,7 +84,7 @@ export function identityRoutes(deps: SignInDeps, guards: Guards) {
         set.headers["set-cookie"] = sessionCookie(deps.config, s.token, s.expiresAt);
         return { changed: true, otherSessionsEnded: true };
       },
-      { session: true, body: ChangePasswordBody },
+      { ...routeGuard(AUTH.changePassword), body: ChangePasswordBody },
     );
 }
 

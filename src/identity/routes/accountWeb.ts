@@ -13,6 +13,8 @@ import { resendEmailVerification } from "../emailVerification";
 import type { SignInDeps } from "../limits";
 import { iso } from "../../lib/time";
 import type { Account } from "../account";
+import { routeGuard, routePattern } from "../../http/route";
+import { ACCOUNT } from "./describe";
 
 const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
 
@@ -31,63 +33,56 @@ function accountJson(a: Account) {
   };
 }
 
-/** What each change says in the status line (also the page's answer to a form posted without JavaScript). */
-export const ACCOUNT_STATUSES = {
-  renamed: "Your name is saved.",
-  password: "Your password is changed: every other session of yours is signed out.",
-  endedOthers: (n: number) =>
-    n === 0 ? "No other session was open." : `Signed out elsewhere: ${n} other session${n === 1 ? "" : "s"} ended.`,
-  endedOne: "That session is signed out.",
-  verification: (sent: boolean, email: string) =>
-    sent ? `A new verification link is on its way to ${email}.` : "Your e-mail is already verified.",
-};
-
 /** The JSON routes of the person's own account; a session only (a key never reaches them). */
 export function accountWebRoutes(deps: SignInDeps, guards: Guards) {
-  return new Elysia({ prefix: "/web/account" })
+  return new Elysia()
     .use(guards)
-    .get("", async ({ auth }) => accountJson(await readAccount(deps.database, deps.config, auth.user.id, auth.id)), { session: true })
+    .get(
+      routePattern(ACCOUNT.account),
+      async ({ auth }) => accountJson(await readAccount(deps.database, deps.config, auth.user.id, auth.id)),
+      routeGuard(ACCOUNT.account),
+    )
     .patch(
-      "",
+      routePattern(ACCOUNT.update),
       async ({ auth, body }) => {
         const name = readName(body);
         await renameSelf(deps.database, auth.user.id, name);
         return { user: { id: auth.user.id, email: auth.user.email, name } };
       },
-      { session: true },
+      routeGuard(ACCOUNT.update),
     )
     .post(
-      "/password",
+      routePattern(ACCOUNT.password),
       async ({ auth, body, request, server, set }) => {
         const change = readPasswordChange(body);
         const s = await changeOwnPassword(deps.database, deps.authLimiters, auth.user.id, change, clientMeta(request, server));
         set.headers["set-cookie"] = sessionCookie(deps.config, s.token, s.expiresAt);
         return { changed: true, otherSessionsEnded: true };
       },
-      { session: true },
+      routeGuard(ACCOUNT.password),
     )
     .post(
-      "/verification",
+      routePattern(ACCOUNT.verification),
       async ({ auth, set }) => {
         const sent = await resendEmailVerification(deps.database, deps, auth.user.id);
         set.status = sent ? 202 : 200;
         return { sent, verified: !sent, email: auth.user.email };
       },
-      { session: true },
+      routeGuard(ACCOUNT.verification),
     )
     .post(
-      "/sessions/sign-out-others",
+      routePattern(ACCOUNT.signOutOthers),
       async ({ auth, request, server }) => ({
         ended: await endOtherSessions(deps.database, { user: auth.user, meta: clientMeta(request, server) }, auth.id),
       }),
-      { session: true },
+      routeGuard(ACCOUNT.signOutOthers),
     )
     .delete(
-      "/sessions/:sessionId",
+      routePattern(ACCOUNT.endSession),
       async ({ auth, params, request, server }) => {
         await endOwnSession(deps.database, { user: auth.user, meta: clientMeta(request, server) }, params.sessionId);
         return { ended: true, current: params.sessionId === auth.id };
       },
-      { session: true, params: t.Object({ sessionId: t.String({ maxLength: 100 }) }) },
+      { ...routeGuard(ACCOUNT.endSession), params: t.Object({ sessionId: t.String({ maxLength: 100 }) }) },
     );
 }

@@ -7,7 +7,6 @@
 
 import type { RouteDescriptor } from "../../http/route";
 import { a, B, I, n, o, obj, S, str } from "../../http/schema";
-import { ACCOUNT_STATUSES } from "./accountWeb";
 
 /** Each account change goes back to `/account`, its status line saying what it did. */
 const back = () => "/account";
@@ -23,8 +22,8 @@ const PASSWORD_CHANGE = obj({ currentPassword: str(), newPassword: str({ minLeng
 ]);
 
 /** Authentication: sign-up and sign-in, password reset, e-mail verification, identity providers and organization SSO. */
-export const AUTH_ROUTES: RouteDescriptor[] = [
-  {
+export const AUTH = {
+  signUp: {
     method: "POST",
     path: "/api/auth/sign-up",
     summary: "Create an account and sign in",
@@ -37,7 +36,7 @@ export const AUTH_ROUTES: RouteDescriptor[] = [
     errors: [400, 403, 409, 429],
     answer: o({ user: User, activeOrganizationId: n(S), organizations: a(Membership) }),
   },
-  {
+  signIn: {
     method: "POST",
     path: "/api/auth/sign-in",
     summary: "Sign in with e-mail and password",
@@ -46,15 +45,22 @@ export const AUTH_ROUTES: RouteDescriptor[] = [
     errors: [400, 401, 403, 429],
     answer: o({ user: User, activeOrganizationId: n(S), organizations: a(Membership) }),
   },
-  { method: "POST", path: "/api/auth/sign-out", summary: "End this session", access: "public", errors: [403], answer: o({ signedOut: B }) },
-  {
+  signOut: {
+    method: "POST",
+    path: "/api/auth/sign-out",
+    summary: "End this session",
+    access: "public",
+    errors: [403],
+    answer: o({ signedOut: B }),
+  },
+  session: {
     method: "GET",
     path: "/api/auth/session",
     summary: "The signed-in user, organizations and active one",
     access: "session",
     answer: o({ user: User, activeOrganizationId: n(S), organizations: a(Membership), expiresAt: S }),
   },
-  {
+  passwordReset: {
     method: "POST",
     path: "/api/auth/password-reset",
     summary: "Ask for a password-reset mail (same answer whether the account exists or not)",
@@ -64,7 +70,7 @@ export const AUTH_ROUTES: RouteDescriptor[] = [
     errors: [400, 403, 429],
     answer: o({ requested: B, message: S }),
   },
-  {
+  passwordResetConfirm: {
     method: "POST",
     path: "/api/auth/password-reset/confirm",
     summary: "Set a new password with a reset token (single use, 30 min); every session ends, a new one is set",
@@ -73,7 +79,7 @@ export const AUTH_ROUTES: RouteDescriptor[] = [
     errors: [400, 403, 410],
     answer: o({ reset: B, otherSessionsEnded: B, user: User }),
   },
-  {
+  verifyEmail: {
     method: "POST",
     path: "/api/auth/verify-email",
     summary: "Confirm the account's e-mail address with the token of the mailed link (single use, 48 h)",
@@ -82,7 +88,7 @@ export const AUTH_ROUTES: RouteDescriptor[] = [
     errors: [400, 403, 410],
     answer: o({ verified: B, email: S }),
   },
-  {
+  verifyEmailResend: {
     method: "POST",
     path: "/api/auth/verify-email/resend",
     summary: "Mail a new verification link to the signed-in account (202), or say it is verified already (200); at most 5 an hour",
@@ -91,7 +97,7 @@ export const AUTH_ROUTES: RouteDescriptor[] = [
     errors: [401, 403, 429],
     answer: o({ sent: B, verified: B }),
   },
-  {
+  changePassword: {
     method: "POST",
     path: "/api/auth/change-password",
     summary: "Change the password; every session ends, a new one is set",
@@ -100,7 +106,7 @@ export const AUTH_ROUTES: RouteDescriptor[] = [
     errors: [400, 401, 429],
     answer: o({ changed: B, otherSessionsEnded: B }),
   },
-  {
+  oauthStart: {
     method: "GET",
     path: "/api/auth/oauth/{provider}",
     summary:
@@ -110,14 +116,14 @@ export const AUTH_ROUTES: RouteDescriptor[] = [
     query: [{ name: "next", schema: str(), description: "a path of this site to go to afterwards" }],
     ok: 302,
   },
-  {
+  oauthCallback: {
     method: "GET",
     path: "/api/auth/oauth/{provider}/callback",
     summary: "The provider's redirect back: signs in (303 to next), or 303 to /login?error=<code>",
     access: "public",
     ok: 303,
   },
-  {
+  ssoStart: {
     method: "GET",
     path: "/api/auth/sso/{domain}",
     summary: "Organization SSO for an e-mail domain: 302 to the organization's IdP (OIDC or SAML), or 303 to /login?error=<code>",
@@ -125,14 +131,14 @@ export const AUTH_ROUTES: RouteDescriptor[] = [
     query: [{ name: "next", schema: str() }],
     ok: 302,
   },
-  {
+  oidcCallback: {
     method: "GET",
     path: "/api/auth/sso/oidc/callback",
     summary: "An organization's OIDC IdP redirect back: signs in and joins the organization, or 303 to /login?error=<code>",
     access: "public",
     ok: 303,
   },
-  {
+  samlAcs: {
     method: "POST",
     path: "/api/auth/saml/{orgId}/acs",
     summary: "SAML assertion consumer service (HTTP-POST binding): signs in and joins the organization, or 303 to /login?error=saml",
@@ -140,7 +146,7 @@ export const AUTH_ROUTES: RouteDescriptor[] = [
     body: obj({ SAMLResponse: str(), RelayState: str() }, ["SAMLResponse"]),
     ok: 303,
   },
-  {
+  samlMetadata: {
     method: "GET",
     path: "/api/auth/saml/{orgId}/metadata",
     summary: "The SAML service provider metadata of an organization (entity ID, ACS URL)",
@@ -148,7 +154,21 @@ export const AUTH_ROUTES: RouteDescriptor[] = [
     errors: [404],
     answer: { media: "application/samlmetadata+xml" },
   },
-];
+} satisfies Record<string, RouteDescriptor>;
+
+/** What each change says in the status line (also the page's answer to a form posted without JavaScript). */
+export const ACCOUNT_STATUSES = {
+  renamed: "Your name is saved.",
+  password: "Your password is changed: every other session of yours is signed out.",
+  endedOthers: (n: number) =>
+    n === 0 ? "No other session was open." : `Signed out elsewhere: ${n} other session${n === 1 ? "" : "s"} ended.`,
+  endedOne: "That session is signed out.",
+  verification: (sent: boolean, email: string) =>
+    sent ? `A new verification link is on its way to ${email}.` : "Your e-mail is already verified.",
+};
+
+/** The same descriptors as a list, in the OpenAPI document's order (app.ts collects it). */
+export const AUTH_ROUTES: RouteDescriptor[] = Object.values(AUTH);
 
 const Account = o({
   user: o({ id: S, email: S, name: S, emailVerified: B, hasPassword: B }),
@@ -171,15 +191,15 @@ const Account = o({
 });
 
 /** The account routes: a session only. */
-export const ACCOUNT_ROUTES: RouteDescriptor[] = [
-  {
+export const ACCOUNT = {
+  account: {
     method: "GET",
     path: "/web/account",
     summary: "Your account: name, e-mail and its verification, active sessions, linked identities, the keys you created",
     access: "session",
     answer: Account,
   },
-  {
+  update: {
     method: "PATCH",
     path: "/web/account",
     summary: "Change your name",
@@ -189,7 +209,7 @@ export const ACCOUNT_ROUTES: RouteDescriptor[] = [
     answer: o({ user: o({ id: S, email: S, name: S }) }),
     view: () => ({ redirect: back, status: () => ACCOUNT_STATUSES.renamed }),
   },
-  {
+  password: {
     method: "POST",
     path: "/web/account/password",
     summary:
@@ -200,7 +220,7 @@ export const ACCOUNT_ROUTES: RouteDescriptor[] = [
     answer: o({ changed: B, otherSessionsEnded: B }),
     view: () => ({ redirect: back, status: () => ACCOUNT_STATUSES.password }),
   },
-  {
+  verification: {
     method: "POST",
     path: "/web/account/verification",
     summary: "Mail a new verification link (202), or say the address is verified already (200)",
@@ -213,7 +233,7 @@ export const ACCOUNT_ROUTES: RouteDescriptor[] = [
       status: (d) => ACCOUNT_STATUSES.verification((d as { sent: boolean }).sent, (d as { email: string }).email),
     }),
   },
-  {
+  signOutOthers: {
     method: "POST",
     path: "/web/account/sessions/sign-out-others",
     summary: "Sign out elsewhere: every other session of yours ends",
@@ -221,7 +241,7 @@ export const ACCOUNT_ROUTES: RouteDescriptor[] = [
     answer: o({ ended: I }),
     view: () => ({ redirect: back, status: (d) => ACCOUNT_STATUSES.endedOthers((d as { ended: number }).ended) }),
   },
-  {
+  endSession: {
     method: "DELETE",
     path: "/web/account/sessions/{sessionId}",
     summary: "End one of your sessions (another person's: 404)",
@@ -233,4 +253,7 @@ export const ACCOUNT_ROUTES: RouteDescriptor[] = [
       status: () => ACCOUNT_STATUSES.endedOne,
     }),
   },
-];
+} satisfies Record<string, RouteDescriptor>;
+
+/** The same descriptors as a list, in the OpenAPI document's order (app.ts collects it). */
+export const ACCOUNT_ROUTES: RouteDescriptor[] = Object.values(ACCOUNT);

@@ -24,6 +24,8 @@ import { enabledProviders, finishProvider, ProviderError, PROVIDER_IDS, startPro
 import { samlAuthorizeUrl, samlFinish, samlMetadata, SamlRefused } from "../saml";
 import { loadSso, serviceProvider, ssoForDomain, usableSsoOf, ssoEnforcedFor } from "../sso";
 import { sessionCookie, sessionTokenFrom } from "../../auth/sessions";
+import { routeGuard, routePattern } from "../../http/route";
+import { AUTH } from "./describe";
 
 /** The sentences /login shows for `?error=<code>` (identity/pages/login.tsx). */
 export type SignInErrorCode =
@@ -170,150 +172,177 @@ export function ssoAuthRoutes(deps: SignInDeps) {
 function oauthRoutes(deps: SignInDeps, f: SsoFlow) {
   const { config, database } = deps;
   const { toLogin, complete, checkCallback, startRedirect } = f;
-  return new Elysia({ prefix: "/api/auth" })
-    .get("/oauth/:provider", async ({ params, request, server }) => {
-      const id = params.provider as ProviderId;
-      if (!PROVIDER_IDS.includes(id) || !config.oauth[id]) return toLogin("provider_unknown");
-      const next = safeNext(new URL(request.url).searchParams.get("next"));
-      try {
-        const { url, flow } = await startProvider(config, id, next);
-        return startRedirect(url, flow);
-      } catch (e) {
-        if (!(e instanceof ProviderError)) throw e;
-        await recordExternalFailure(database, id, e.message, clientMeta(request, server));
-        deps.log.warn("identity provider unavailable", { provider: id, error: e.message });
-        return toLogin("unavailable", { provider: id });
-      }
-    })
-    .get("/oauth/:provider/callback", async ({ params, request, server }) => {
-      const id = params.provider as ProviderId;
-      if (!PROVIDER_IDS.includes(id) || !config.oauth[id]) return toLogin("provider_unknown");
-      const url = new URL(request.url);
-      const callbackUrl = new URL(`${config.baseUrl}/api/auth/oauth/${id}/callback${url.search}`);
-      const flow = readFlow(request);
-      const refused = await checkCallback(request, server, url, id, flow);
-      if (refused) return refused;
-      try {
-        const identity = await finishProvider(config, id, callbackUrl, flow!);
-        return await complete(request, server, identity, flow!.next);
-      } catch (e) {
-        if (!(e instanceof ProviderError)) throw e;
-        await recordExternalFailure(database, id, e.message, clientMeta(request, server));
-        return toLogin(e.kind === "exchange" ? "exchange" : e.kind === "discovery" ? "unavailable" : "token", { provider: id });
-      }
-    });
+  return new Elysia()
+    .get(
+      routePattern(AUTH.oauthStart),
+      async ({ params, request, server }) => {
+        const id = params.provider as ProviderId;
+        if (!PROVIDER_IDS.includes(id) || !config.oauth[id]) return toLogin("provider_unknown");
+        const next = safeNext(new URL(request.url).searchParams.get("next"));
+        try {
+          const { url, flow } = await startProvider(config, id, next);
+          return startRedirect(url, flow);
+        } catch (e) {
+          if (!(e instanceof ProviderError)) throw e;
+          await recordExternalFailure(database, id, e.message, clientMeta(request, server));
+          deps.log.warn("identity provider unavailable", { provider: id, error: e.message });
+          return toLogin("unavailable", { provider: id });
+        }
+      },
+      routeGuard(AUTH.oauthStart),
+    )
+    .get(
+      routePattern(AUTH.oauthCallback),
+      async ({ params, request, server }) => {
+        const id = params.provider as ProviderId;
+        if (!PROVIDER_IDS.includes(id) || !config.oauth[id]) return toLogin("provider_unknown");
+        const url = new URL(request.url);
+        const callbackUrl = new URL(`${config.baseUrl}/api/auth/oauth/${id}/callback${url.search}`);
+        const flow = readFlow(request);
+        const refused = await checkCallback(request, server, url, id, flow);
+        if (refused) return refused;
+        try {
+          const identity = await finishProvider(config, id, callbackUrl, flow!);
+          return await complete(request, server, identity, flow!.next);
+        } catch (e) {
+          if (!(e instanceof ProviderError)) throw e;
+          await recordExternalFailure(database, id, e.message, clientMeta(request, server));
+          return toLogin(e.kind === "exchange" ? "exchange" : e.kind === "discovery" ? "unavailable" : "token", { provider: id });
+        }
+      },
+      routeGuard(AUTH.oauthCallback),
+    );
 }
 
 /** Organization single sign-on: the start by e-mail domain and the OIDC callback. */
 function ssoStartRoutes(deps: SignInDeps, f: SsoFlow) {
   const { config, database } = deps;
   const { toLogin, complete, checkCallback, startRedirect, samlCookie } = f;
-  return new Elysia({ prefix: "/api/auth" })
-    .get("/sso/oidc/callback", async ({ request, server }) => {
-      const url = new URL(request.url);
-      const flow = readFlow(request);
-      const provider = flow?.provider.startsWith("sso:") ? flow.provider : "sso:unknown";
-      const refused = await checkCallback(request, server, url, provider, flow);
-      if (refused) return refused;
-      const orgId = provider.slice(4);
-      const settings = await usableSsoOf(database, orgId);
-      if (!settings?.oidc) return toLogin("sso_not_approved");
-      try {
-        const r = await oidcFinish(settings.oidc, config.egress, new URL(`${config.baseUrl}/api/auth/sso/oidc/callback${url.search}`), {
-          state: flow!.state,
-          nonce: flow!.nonce ?? "",
-          verifier: flow!.verifier ?? "",
-        });
-        return await complete(request, server, { provider, ...r, emailVerified: true }, flow!.next, {
-          id: orgId,
-          domains: settings.verifiedDomains,
-        });
-      } catch (e) {
-        if (!(e instanceof OidcError)) throw e;
-        await recordExternalFailure(database, provider, e.message, clientMeta(request, server));
-        return toLogin(e.kind === "exchange" ? "exchange" : e.kind === "discovery" ? "unavailable" : "token");
-      }
-    })
-    .get("/sso/:domain", async ({ params, request, server }) => {
-      const domain = decodedParam(params.domain, "domain").toLowerCase();
-      const next = safeNext(new URL(request.url).searchParams.get("next"));
-      const meta = clientMeta(request, server);
-      const found = await ssoForDomain(database, domain);
-      if (!found) return toLogin("sso_unknown", { domain: /^[a-z0-9.-]{1,253}$/.test(domain) ? domain : undefined });
-      const provider = `sso:${found.organization.id}`;
-      if (found.organization.status !== "approved") {
-        await recordExternalFailure(database, provider, `organization is ${found.organization.status}`, meta);
-        return toLogin("sso_not_approved");
-      }
-      const s = found.settings;
-      try {
-        if (s.type === "oidc" && s.oidc) {
-          const a = await oidcAuthorizationUrl(s.oidc, config.egress, serviceProvider(config, found.organization.id).oidcRedirectUri);
-          return startRedirect(a.url, {
-            provider,
-            state: a.state,
-            nonce: a.nonce,
-            verifier: a.verifier,
-            next,
-            exp: Date.now() + FLOW_TTL_MS,
+  return new Elysia()
+    .get(
+      routePattern(AUTH.oidcCallback),
+      async ({ request, server }) => {
+        const url = new URL(request.url);
+        const flow = readFlow(request);
+        const provider = flow?.provider.startsWith("sso:") ? flow.provider : "sso:unknown";
+        const refused = await checkCallback(request, server, url, provider, flow);
+        if (refused) return refused;
+        const orgId = provider.slice(4);
+        const settings = await usableSsoOf(database, orgId);
+        if (!settings?.oidc) return toLogin("sso_not_approved");
+        try {
+          const r = await oidcFinish(settings.oidc, config.egress, new URL(`${config.baseUrl}/api/auth/sso/oidc/callback${url.search}`), {
+            state: flow!.state,
+            nonce: flow!.nonce ?? "",
+            verifier: flow!.verifier ?? "",
           });
+          return await complete(request, server, { provider, ...r, emailVerified: true }, flow!.next, {
+            id: orgId,
+            domains: settings.verifiedDomains,
+          });
+        } catch (e) {
+          if (!(e instanceof OidcError)) throw e;
+          await recordExternalFailure(database, provider, e.message, clientMeta(request, server));
+          return toLogin(e.kind === "exchange" ? "exchange" : e.kind === "discovery" ? "unavailable" : "token");
         }
-        if (s.type === "saml" && s.saml) {
-          const binding = randomBytes(18).toString("base64url");
-          const r = startRedirect(await samlAuthorizeUrl(config, database, found.organization.id, s.saml, next, binding), null);
-          r.headers.append("set-cookie", samlCookie(binding));
-          return r;
+      },
+      routeGuard(AUTH.oidcCallback),
+    )
+    .get(
+      routePattern(AUTH.ssoStart),
+      async ({ params, request, server }) => {
+        const domain = decodedParam(params.domain, "domain").toLowerCase();
+        const next = safeNext(new URL(request.url).searchParams.get("next"));
+        const meta = clientMeta(request, server);
+        const found = await ssoForDomain(database, domain);
+        if (!found) return toLogin("sso_unknown", { domain: /^[a-z0-9.-]{1,253}$/.test(domain) ? domain : undefined });
+        const provider = `sso:${found.organization.id}`;
+        if (found.organization.status !== "approved") {
+          await recordExternalFailure(database, provider, `organization is ${found.organization.status}`, meta);
+          return toLogin("sso_not_approved");
         }
-      } catch (e) {
-        await recordExternalFailure(database, provider, (e as Error).message, meta);
-        return toLogin("unavailable");
-      }
-      return toLogin("sso_unknown");
-    });
+        const s = found.settings;
+        try {
+          if (s.type === "oidc" && s.oidc) {
+            const a = await oidcAuthorizationUrl(s.oidc, config.egress, serviceProvider(config, found.organization.id).oidcRedirectUri);
+            return startRedirect(a.url, {
+              provider,
+              state: a.state,
+              nonce: a.nonce,
+              verifier: a.verifier,
+              next,
+              exp: Date.now() + FLOW_TTL_MS,
+            });
+          }
+          if (s.type === "saml" && s.saml) {
+            const binding = randomBytes(18).toString("base64url");
+            const r = startRedirect(await samlAuthorizeUrl(config, database, found.organization.id, s.saml, next, binding), null);
+            r.headers.append("set-cookie", samlCookie(binding));
+            return r;
+          }
+        } catch (e) {
+          await recordExternalFailure(database, provider, (e as Error).message, meta);
+          return toLogin("unavailable");
+        }
+        return toLogin("sso_unknown");
+      },
+      routeGuard(AUTH.ssoStart),
+    );
 }
 
 /** SAML: the assertion consumer service and the service provider's metadata. */
 function samlRoutes(deps: SignInDeps, f: SsoFlow) {
   const { config, database } = deps;
   const { toLogin, complete, samlCookie } = f;
-  return new Elysia({ prefix: "/api/auth" })
-    .post("/saml/:orgId/acs", async ({ params, body, request, server }) => {
-      const orgId = decodedParam(params.orgId, "orgId");
-      const provider = `sso:${orgId}`;
-      const meta = clientMeta(request, server);
-      const b = (body ?? {}) as Record<string, unknown>;
-      const samlResponse = typeof b.SAMLResponse === "string" ? b.SAMLResponse : "";
-      const next = safeNext(typeof b.RelayState === "string" ? b.RelayState : "/");
-      const settings = await usableSsoOf(database, orgId);
-      if (!settings?.saml) {
-        await recordExternalFailure(database, provider, "SAML response for an organization without usable SAML SSO", meta);
-        return toLogin("sso_not_approved", {}, false);
-      }
-      if (samlResponse === "") return toLogin("saml", {}, false);
-      const clear = (r: Response) => (r.headers.append("set-cookie", samlCookie(null)), r);
-      try {
-        const r = await samlFinish(config, database, orgId, settings.saml, samlResponse, cookieValue(request, SAML_COOKIE));
-        return clear(
-          await complete(request, server, { provider, ...r, emailVerified: true }, next, { id: orgId, domains: settings.verifiedDomains }),
-        );
-      } catch (e) {
-        if (!(e instanceof SamlRefused)) throw e;
-        await recordExternalFailure(database, provider, `SAML: ${e.message}`, meta);
-        return clear(toLogin("saml", {}, false));
-      }
-    })
-    .get("/saml/:orgId/metadata", async ({ params }) => {
-      const orgId = decodedParam(params.orgId, "orgId");
-      const settings = await loadSso(database, orgId);
-      if (!settings?.saml)
-        return new Response(JSON.stringify({ error: "not_found", message: "This organization has no SAML single sign-on." }), {
-          status: 404,
-          headers: { "content-type": "application/json" },
+  return new Elysia()
+    .post(
+      routePattern(AUTH.samlAcs),
+      async ({ params, body, request, server }) => {
+        const orgId = decodedParam(params.orgId, "orgId");
+        const provider = `sso:${orgId}`;
+        const meta = clientMeta(request, server);
+        const b = (body ?? {}) as Record<string, unknown>;
+        const samlResponse = typeof b.SAMLResponse === "string" ? b.SAMLResponse : "";
+        const next = safeNext(typeof b.RelayState === "string" ? b.RelayState : "/");
+        const settings = await usableSsoOf(database, orgId);
+        if (!settings?.saml) {
+          await recordExternalFailure(database, provider, "SAML response for an organization without usable SAML SSO", meta);
+          return toLogin("sso_not_approved", {}, false);
+        }
+        if (samlResponse === "") return toLogin("saml", {}, false);
+        const clear = (r: Response) => (r.headers.append("set-cookie", samlCookie(null)), r);
+        try {
+          const r = await samlFinish(config, database, orgId, settings.saml, samlResponse, cookieValue(request, SAML_COOKIE));
+          return clear(
+            await complete(request, server, { provider, ...r, emailVerified: true }, next, {
+              id: orgId,
+              domains: settings.verifiedDomains,
+            }),
+          );
+        } catch (e) {
+          if (!(e instanceof SamlRefused)) throw e;
+          await recordExternalFailure(database, provider, `SAML: ${e.message}`, meta);
+          return clear(toLogin("saml", {}, false));
+        }
+      },
+      routeGuard(AUTH.samlAcs),
+    )
+    .get(
+      routePattern(AUTH.samlMetadata),
+      async ({ params }) => {
+        const orgId = decodedParam(params.orgId, "orgId");
+        const settings = await loadSso(database, orgId);
+        if (!settings?.saml)
+          return new Response(JSON.stringify({ error: "not_found", message: "This organization has no SAML single sign-on." }), {
+            status: 404,
+            headers: { "content-type": "application/json" },
+          });
+        return new Response(await samlMetadata(config, database, orgId, settings.saml), {
+          headers: { "content-type": "application/samlmetadata+xml; charset=utf-8" },
         });
-      return new Response(await samlMetadata(config, database, orgId, settings.saml), {
-        headers: { "content-type": "application/samlmetadata+xml; charset=utf-8" },
-      });
-    });
+      },
+      routeGuard(AUTH.samlMetadata),
+    );
 }
 
 /** The providers /login offers (enabled ones only). */

@@ -1,6 +1,5 @@
 /**
- * The descriptors of the organization's SSO settings (`/web/orgs/current/sso…`: routes/ssoSettings.ts,
- * ssoEnterprise.ts) and of the platform administrators' domain approvals (`/web/admin/sso-domains…`),
+ * The descriptors of the organization's SSO settings (`/web/orgs/current/sso…`: routes/ssoSettings.ts) and of the platform administrators' domain approvals (`/web/admin/sso-domains…`),
  * docs/api.md "Organization SSO": each route's OpenAPI row, answer and view (http/route.ts), collected by app.ts.
  */
 import type { RouteDescriptor } from "../../http/route";
@@ -31,15 +30,15 @@ const Sso = o({
 });
 
 /** The SSO settings (owners and admins) and the domain approvals (platform administrators). */
-export const SSO_ROUTES: RouteDescriptor[] = [
-  {
+export const SSO = {
+  settings: {
     method: "GET",
     path: "/web/orgs/current/sso",
     summary: "The organization's SSO (secrets never returned) and the URLs to register at the IdP",
     access: "admin",
     answer: Sso,
   },
-  {
+  save: {
     method: "POST",
     path: "/web/orgs/current/sso",
     summary: "Set the organization's SSO (OIDC or SAML) and its e-mail domains",
@@ -62,7 +61,7 @@ export const SSO_ROUTES: RouteDescriptor[] = [
     answer: Sso,
     view: () => ({ redirect: () => "/org/sso", status: () => SSO_SAVED }),
   },
-  {
+  remove: {
     method: "DELETE",
     path: "/web/orgs/current/sso",
     summary: "Remove the organization's SSO",
@@ -71,7 +70,7 @@ export const SSO_ROUTES: RouteDescriptor[] = [
     answer: o({ sso: { type: "null" } }),
     view: () => ({ redirect: () => "/org/sso", status: () => "Single sign-on removed." }),
   },
-  {
+  verifyDomain: {
     method: "POST",
     path: "/web/orgs/current/sso/domains/{domain}/verify",
     summary:
@@ -81,7 +80,7 @@ export const SSO_ROUTES: RouteDescriptor[] = [
     errors: [404, 409],
     answer: o({ claim: DomainClaim }),
   },
-  {
+  enterprise: {
     method: "POST",
     path: "/web/orgs/current/sso/enterprise",
     summary:
@@ -96,7 +95,7 @@ export const SSO_ROUTES: RouteDescriptor[] = [
         (d as Public).sso?.enterpriseGrant ? "Enterprise-managed authorization is on." : "Enterprise-managed authorization is off.",
     }),
   },
-  {
+  test: {
     method: "POST",
     path: "/web/orgs/current/sso/test",
     summary: "Check the SSO configuration (OIDC discovery; SAML certificate and entry point) and return a test sign-in link",
@@ -104,7 +103,7 @@ export const SSO_ROUTES: RouteDescriptor[] = [
     errors: [404],
     answer: o({ ok: B, checks: a(o({ name: S, ok: B, message: S })), link: S }),
   },
-  {
+  pendingDomains: {
     method: "GET",
     path: "/web/admin/sso-domains",
     summary: "SSO domain claims waiting for proof",
@@ -113,7 +112,7 @@ export const SSO_ROUTES: RouteDescriptor[] = [
       claims: a(o({ ...(DomainClaim.properties as Record<string, Schema>), organization: o({ id: S, name: S, status: S }) })),
     }),
   },
-  {
+  approveDomain: {
     method: "POST",
     path: "/web/admin/sso-domains/{orgId}/{domain}/approve",
     summary: "Verify an organization's SSO domain claim by approval (409 when another organization holds it verified)",
@@ -121,7 +120,10 @@ export const SSO_ROUTES: RouteDescriptor[] = [
     errors: [404, 409],
     answer: o({ claim: DomainClaim }),
   },
-];
+} satisfies Record<string, RouteDescriptor>;
+
+/** The same descriptors as a list, in the OpenAPI document's order (app.ts collects it). */
+export const SSO_ROUTES: RouteDescriptor[] = Object.values(SSO);
 
 /** The navigation entry of its page (pages/sso.tsx). */
 export const SSO_PLACES: OrgPlace[] = [

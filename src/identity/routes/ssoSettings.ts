@@ -1,5 +1,6 @@
 /**
- * `GET, POST, DELETE /web/orgs/current/sso` and `POST /web/orgs/current/sso/test` (docs/api.md "Organization SSO"):
+ * `GET, POST, DELETE /web/orgs/current/sso`, `POST /web/orgs/current/sso/test` and `…/sso/enterprise`
+ * (enterprise-managed authorization: ssoEnterprise.ts), docs/api.md "Organization SSO":
  * the active organization's SSO, for its owners and admins (members 403). Secrets never come
  * back. Every change is a security event (`sso.configured`, `sso.deleted`, `sso.tested`,
  * `sso.domain_verified`). A saved domain is a claim that routes nothing until it is proven:
@@ -18,8 +19,10 @@ import { decodedParam } from "../../http/query";
 import { record, userActor } from "../../audit/record";
 import { loadSso, markTested, publicSso, testSso } from "../sso";
 import { deleteOrgSso, saveOrgSso } from "../ssoChanges";
-import { ssoEnterpriseRoutes } from "../ssoEnterprise";
+import { readEnterpriseToggle, setEnterpriseGrant } from "../ssoEnterprise";
 import { approveDomainClaim, pendingDomainClaims, txtLookup, verifyDomainByDns } from "../ssoDomains";
+import { routeGuard, routePattern } from "../../http/route";
+import { SSO } from "./ssoDescribe";
 
 export function ssoWebRoutes(deps: CoreDeps, guards: Guards) {
   return new Elysia().use(orgSsoRoutes(deps, guards)).use(ssoEnterpriseRoutes(deps, guards)).use(adminDomainRoutes(deps, guards));
@@ -28,11 +31,11 @@ export function ssoWebRoutes(deps: CoreDeps, guards: Guards) {
 /** The platform administrators' list of pending domain claims and their approval. */
 function adminDomainRoutes(deps: CoreDeps, guards: Guards) {
   const { database } = deps;
-  return new Elysia({ prefix: "/web/admin/sso-domains" })
+  return new Elysia()
     .use(guards)
-    .get("/", async () => ({ claims: await pendingDomainClaims(database) }), { platformAdmin: true })
+    .get(routePattern(SSO.pendingDomains), async () => ({ claims: await pendingDomainClaims(database) }), routeGuard(SSO.pendingDomains))
     .post(
-      "/:orgId/:domain/approve",
+      routePattern(SSO.approveDomain),
       async ({ auth, params, request, server }) => {
         const orgId = decodedParam(params.orgId, "orgId");
         const domain = decodedParam(params.domain, "domain").toLowerCase();
@@ -56,25 +59,29 @@ function adminDomainRoutes(deps: CoreDeps, guards: Guards) {
         });
         return { claim };
       },
-      { platformAdmin: true },
+      routeGuard(SSO.approveDomain),
     );
 }
 
 function orgSsoRoutes(deps: CoreDeps, guards: Guards) {
   const { config, database } = deps;
-  return new Elysia({ prefix: "/web/orgs/current/sso" })
+  return new Elysia()
     .use(guards)
-    .get("/", async ({ org }) => publicSso(config, org.id, await loadSso(database, org.id)), { org: "admin" })
+    .get(
+      routePattern(SSO.settings),
+      async ({ org }) => publicSso(config, org.id, await loadSso(database, org.id)),
+      routeGuard(SSO.settings),
+    )
     .post(
-      "/",
+      routePattern(SSO.save),
       async ({ auth, org, body, request, server }) => {
         const saved = await database.write((tx) => saveOrgSso(tx, org.id, body, auth.user, clientMeta(request, server)));
         return publicSso(config, org.id, saved);
       },
-      { org: "admin" },
+      routeGuard(SSO.save),
     )
     .post(
-      "/domains/:domain/verify",
+      routePattern(SSO.verifyDomain),
       async ({ auth, org, params, request, server }) => {
         const domain = decodedParam(params.domain, "domain").toLowerCase();
         const claim = await verifyDomainByDns(database, txtLookup(config), org.id, domain, userActor(auth.user));
@@ -89,10 +96,10 @@ function orgSsoRoutes(deps: CoreDeps, guards: Guards) {
         }
         return { claim };
       },
-      { org: "admin" },
+      routeGuard(SSO.verifyDomain),
     )
     .delete(
-      "/",
+      routePattern(SSO.remove),
       async ({ auth, org, body, request, server }) => {
         await requireConfirmation(request, body, async () => {
           if (!(await loadSso(database, org.id))) throw notFound("This organization has no single sign-on.");
@@ -101,10 +108,10 @@ function orgSsoRoutes(deps: CoreDeps, guards: Guards) {
         await database.write((tx) => deleteOrgSso(tx, org.id, auth.user, clientMeta(request, server)));
         return { sso: null };
       },
-      { org: "admin" },
+      routeGuard(SSO.remove),
     )
     .post(
-      "/test",
+      routePattern(SSO.test),
       async ({ auth, org, request, server }) => {
         const settings = await loadSso(database, org.id);
         if (!settings) throw notFound("This organization has no single sign-on to test: save a configuration first.");
@@ -127,6 +134,41 @@ function orgSsoRoutes(deps: CoreDeps, guards: Guards) {
           link: `${config.baseUrl}/api/auth/sso/${domain}?next=${encodeURIComponent("/org/sso")}`,
         };
       },
-      { org: "admin" },
+      routeGuard(SSO.test),
     );
+}
+
+/** `POST /web/orgs/current/sso/enterprise`: enterprise-managed authorization on or off (ssoEnterprise.ts). */
+function ssoEnterpriseRoutes(deps: CoreDeps, guards: Guards) {
+  const { config, database } = deps;
+  return new Elysia().use(guards).post(
+    routePattern(SSO.enterprise),
+    async ({ auth, org, body, request, server }) => {
+      const enabled = readEnterpriseToggle(body);
+      const saved = await database.write(async (tx) => {
+        const before = (await loadSso(tx, org.id))?.enterpriseGrant ?? false;
+        await setEnterpriseGrant(tx, org.id, enabled);
+        if (before !== enabled) {
+          await record(tx, {
+            organizationId: org.id,
+            actor: userActor(auth.user),
+            action: "sso.enterprise_grant_changed",
+            object: { kind: "sso", id: org.id },
+            before: { enterpriseGrant: before },
+            after: { enterpriseGrant: enabled },
+          });
+        }
+        await recordSecurityEvent(tx, {
+          kind: "sso.enterprise_grant",
+          userId: auth.user.id,
+          email: auth.user.email,
+          ...clientMeta(request, server),
+          detail: { organizationId: org.id, enabled },
+        });
+        return loadSso(tx, org.id);
+      });
+      return publicSso(config, org.id, saved);
+    },
+    routeGuard(SSO.enterprise),
+  );
 }

@@ -14,6 +14,8 @@ import { catalogCards } from "../../catalog/people";
 import { listServableExpertises } from "../../expertises/servable";
 import { strParam } from "../../http/query";
 import { isHtmx } from "../../http/negotiate";
+import { routeGuard, routePattern } from "../../http/route";
+import { CATALOG_WEB } from "../describeCatalog";
 import { listProjects } from "../service";
 import { listSpecializations } from "../../specializations/service";
 import { listMemberships } from "../../tenancy/service";
@@ -32,7 +34,7 @@ const PER_TYPE = 6;
 
 export function searchRoutes(deps: CatalogDeps, guards: Guards) {
   return new Elysia().use(guards).get(
-    "/web/search",
+    routePattern(CATALOG_WEB.search),
     async ({ auth, query, request }) => {
       const q = (strParam(query, "q", 200) ?? "").trim().toLowerCase();
       const has = (...xs: string[]) => q === "" || xs.some((x) => x.toLowerCase().includes(q));
@@ -77,7 +79,7 @@ export function searchRoutes(deps: CatalogDeps, guards: Guards) {
       const html = paletteItems(items);
       return new Response(html, { headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } });
     },
-    { session: true },
+    routeGuard(CATALOG_WEB.search),
   );
 }
 

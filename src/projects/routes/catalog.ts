@@ -27,6 +27,8 @@ import {
   type ProjectState,
   type Visible,
 } from "../../catalog/people";
+import { routeGuard, routePattern } from "../../http/route";
+import { CATALOG_WEB } from "../describeCatalog";
 
 export const WEB_CATALOG_PAGE_MAX = 100;
 
@@ -46,10 +48,10 @@ export function catalogWebRoutes(deps: CatalogDeps, guards: Guards) {
     return { project, state: (id: string): ProjectState => states.get(id) ?? "not_installed" };
   };
 
-  return new Elysia({ prefix: "/web/catalog" })
+  return new Elysia()
     .use(guards)
     .get(
-      "/",
+      routePattern(CATALOG_WEB.list),
       async ({ org, query }) => {
         const limit = intParam(query, "limit", 1, WEB_CATALOG_PAGE_MAX, 30);
         const filter = {
@@ -70,11 +72,11 @@ export function catalogWebRoutes(deps: CatalogDeps, guards: Guards) {
           ...(relevance ? { relevance: { ...relevance, applied: !wholeCatalog } } : {}),
         };
       },
-      { org: "member" },
+      routeGuard(CATALOG_WEB.list),
     )
-    .get("/facets", async ({ org }) => facets(await visible(org.id)), { org: "member" })
+    .get(routePattern(CATALOG_WEB.facets), async ({ org }) => facets(await visible(org.id)), routeGuard(CATALOG_WEB.facets))
     .get(
-      "/*",
+      routePattern(CATALOG_WEB.talent),
       async ({ org, params, query }) => {
         const id = decodedParam(params["*"], "id");
         const [v, p] = await Promise.all([visible(org.id), projectStates(org.id, query)]);
@@ -91,7 +93,7 @@ export function catalogWebRoutes(deps: CatalogDeps, guards: Guards) {
           talentSheet(t, dependencyGraph(t, lookup, dependents)),
         );
       },
-      { org: "member" },
+      routeGuard(CATALOG_WEB.talent),
     );
 }
 

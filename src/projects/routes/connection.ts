@@ -11,15 +11,19 @@ import { readFiles } from "../../resolution/deepen";
 import { rotateAutomationKey } from "../automationKey";
 import { getProject } from "../service";
 import { connectionKit } from "../setup";
+import { routeGuard, routePattern } from "../../http/route";
+import { PROJECT } from "../describe";
 
 export function connectionRoutes(deps: CatalogDeps, guards: Guards) {
-  return new Elysia({ prefix: "/web/projects/:id" })
+  return new Elysia()
     .use(guards)
-    .get("/setup", async ({ org, params }) => connectionKit(deps.config.baseUrl, await getProject(deps.database, org.id, params.id)), {
-      org: "member",
-    })
+    .get(
+      routePattern(PROJECT.setup),
+      async ({ org, params }) => connectionKit(deps.config.baseUrl, await getProject(deps.database, org.id, params.id)),
+      routeGuard(PROJECT.setup),
+    )
     .post(
-      "/token",
+      routePattern(PROJECT.token),
       async ({ auth, org, params, set }) => {
         const project = await getProject(deps.database, org.id, params.id);
         // one transaction: the previous automation key is revoked exactly when the new one exists
@@ -33,10 +37,10 @@ export function connectionRoutes(deps: CatalogDeps, guards: Guards) {
           notice: `Copy the value now: it is shown once and cannot be retrieved again.${r.revoked.length > 0 ? " The previous automation key no longer works: replace the CI secret TALENTD_KEY with this value." : ""}`,
         };
       },
-      { org: "member" },
+      routeGuard(PROJECT.token),
     )
     .post(
-      "/file",
+      routePattern(PROJECT.readFile),
       async ({ org, params, body }) => {
         const project = await getProject(deps.database, org.id, params.id);
         const b = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
@@ -55,6 +59,6 @@ export function connectionRoutes(deps: CatalogDeps, guards: Guards) {
         });
         return { file };
       },
-      { org: "member" },
+      routeGuard(PROJECT.readFile),
     );
 }

@@ -13,6 +13,8 @@ import { HOOK_RULES_READ, HOOK_RULES_WRITE } from "../describe";
 import { keyActor, userActor, type AuditBy } from "../../audit/record";
 import { hookRulesAnswer, knownHookRules, readHookRulesBody, saveHookRules } from "../../policy/hookRules";
 import { getProject } from "../service";
+import { routeGuard, routePattern } from "../../http/route";
+import { PROJECT } from "../describe";
 
 export function hookRulesRoutes(deps: CatalogDeps & JournalDeps, guards: Guards) {
   const answer = (organizationId: string, projectId: string) =>
@@ -41,16 +43,16 @@ export function hookRulesRoutes(deps: CatalogDeps & JournalDeps, guards: Guards)
       guardOf(HOOK_RULES_WRITE),
     )
     .get(
-      "/web/projects/:id/hook-rules",
+      routePattern(PROJECT.hookRules),
       async ({ org, params }) => answer(org.id, (await getProject(deps.database, org.id, params.id)).id),
-      { org: "member" },
+      routeGuard(PROJECT.hookRules),
     )
     .put(
-      "/web/projects/:id/hook-rules",
+      routePattern(PROJECT.setHookRules),
       async ({ auth, org, params, body }) => {
         const project = await getProject(deps.database, org.id, params.id);
         return save(org.id, project.id, body, { organizationId: org.id, actor: userActor(auth.user) });
       },
-      { org: "admin" },
+      routeGuard(PROJECT.setHookRules),
     );
 }

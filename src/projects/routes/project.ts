@@ -13,6 +13,8 @@ import { createOrgProject, DEFAULT_CONTEXT_BUDGET, getProject, listProjects, rem
 import { iso } from "../../lib/time";
 import { readContextBudget, REPOSITORY_ISSUE, REPOSITORY_PATTERN } from "../settings";
 import { userActor } from "../../audit/record";
+import { routeGuard, routePattern } from "../../http/route";
+import { PROJECT } from "../describe";
 
 const Repository = t.String({ pattern: REPOSITORY_PATTERN, maxLength: 200, error: REPOSITORY_ISSUE });
 /** The body's `repository`: a path, or null or "" to clear it. The issue is the path's (a union's own text is "Expected union value"). */
@@ -42,11 +44,15 @@ export function projectRoutes(deps: CatalogDeps, guards: Guards) {
 
 /** List, create, read, edit and delete projects. */
 function projectCrudRoutes(deps: CatalogDeps, guards: Guards) {
-  return new Elysia({ prefix: "/web/projects" })
+  return new Elysia()
     .use(guards)
-    .get("/", async ({ org }) => ({ projects: (await listProjects(deps.database, org.id)).map(projectView) }), { org: "member" })
+    .get(
+      routePattern(PROJECT.list),
+      async ({ org }) => ({ projects: (await listProjects(deps.database, org.id)).map(projectView) }),
+      routeGuard(PROJECT.list),
+    )
     .post(
-      "/",
+      routePattern(PROJECT.create),
       async ({ auth, org, body, set }) => {
         const input = { name: body.name.trim(), description: body.description?.trim() ?? "", repository: body.repository || null };
         const p = await createOrgProject(deps, org.id, auth.user, input);
@@ -54,7 +60,7 @@ function projectCrudRoutes(deps: CatalogDeps, guards: Guards) {
         return { project: projectView(p) };
       },
       {
-        org: "member",
+        ...routeGuard(PROJECT.create),
         body: t.Object({
           name: t.String({ minLength: 1, maxLength: 100 }),
           description: t.Optional(t.String({ maxLength: 1000 })),
@@ -62,11 +68,13 @@ function projectCrudRoutes(deps: CatalogDeps, guards: Guards) {
         }),
       },
     )
-    .get("/:id", async ({ org, params }) => ({ project: projectView(await getProject(deps.database, org.id, params.id)) }), {
-      org: "member",
-    })
+    .get(
+      routePattern(PROJECT.one),
+      async ({ org, params }) => ({ project: projectView(await getProject(deps.database, org.id, params.id)) }),
+      routeGuard(PROJECT.one),
+    )
     .patch(
-      "/:id",
+      routePattern(PROJECT.update),
       async ({ auth, org, params, body }) => {
         const p = await deps.database.write((tx) =>
           updateProject(
@@ -85,7 +93,7 @@ function projectCrudRoutes(deps: CatalogDeps, guards: Guards) {
         return { project: projectView(p) };
       },
       {
-        org: "member",
+        ...routeGuard(PROJECT.update),
         body: t.Object(
           {
             name: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
@@ -98,31 +106,31 @@ function projectCrudRoutes(deps: CatalogDeps, guards: Guards) {
       },
     )
     .delete(
-      "/:id",
+      routePattern(PROJECT.remove),
       async ({ auth, org, params, body, request }) => {
         const project = await getProject(deps.database, org.id, params.id);
         await requireTypedName(request, body, async () => project.name, "project");
         await removeProject(deps.database, org.id, params.id, userActor(auth.user));
         return { deleted: params.id, name: project.name };
       },
-      { org: "admin" },
+      routeGuard(PROJECT.remove),
     );
 }
 
 /** A project's keys: any member lists, creates and revokes; a key can never reach these routes. */
 function projectKeyRoutes(deps: CoreDeps, guards: Guards) {
-  return new Elysia({ prefix: "/web/projects" })
+  return new Elysia()
     .use(guards)
     .get(
-      "/:id/keys",
+      routePattern(PROJECT.keys),
       async ({ org, params }) => {
         await getProject(deps.database, org.id, params.id);
         return { keys: await listKeys(deps.database, params.id) };
       },
-      { org: "member" },
+      routeGuard(PROJECT.keys),
     )
     .post(
-      "/:id/keys",
+      routePattern(PROJECT.createKey),
       async ({ auth, org, params, body, set }) => {
         await getProject(deps.database, org.id, params.id);
         const r = await createProjectKey(deps.database, { organizationId: org.id, projectId: params.id }, auth.user, body);
@@ -130,7 +138,7 @@ function projectKeyRoutes(deps: CoreDeps, guards: Guards) {
         return { key: r.key, value: r.value, notice: "Copy the value now: it is shown once and cannot be retrieved again." };
       },
       {
-        org: "member",
+        ...routeGuard(PROJECT.createKey),
         body: t.Object({
           name: t.String({ maxLength: KEY_NAME_MAX, error: `must be a string of at most ${KEY_NAME_MAX} characters` }),
           tools: t.Union([t.Array(t.String({ maxLength: 40 }), { maxItems: 16 }), t.String({ maxLength: 400 })], { error: TOOLS_ISSUE }),
@@ -139,7 +147,7 @@ function projectKeyRoutes(deps: CoreDeps, guards: Guards) {
       },
     )
     .delete(
-      "/:id/keys/:keyId",
+      routePattern(PROJECT.revokeKey),
       async ({ auth, org, params, body, request }) => {
         await getProject(deps.database, org.id, params.id);
         await requireConfirmation(request, body, async () => {
@@ -159,6 +167,6 @@ function projectKeyRoutes(deps: CoreDeps, guards: Guards) {
         });
         return { key };
       },
-      { org: "member" },
+      routeGuard(PROJECT.revokeKey),
     );
 }

@@ -27,6 +27,8 @@ import { isHtmx } from "../../http/negotiate";
 import { AppError } from "../../http/errors";
 import { dependentsWithin } from "../../catalog/graph";
 import { confirmations } from "../../ui/confirmations";
+import { routeGuard, routePattern } from "../../http/route";
+import { PROJECT } from "../describe";
 
 type SelectionDeps = CatalogDeps & JournalDeps;
 
@@ -96,10 +98,10 @@ function selectionChangeRoutes(deps: SelectionDeps, guards: Guards) {
   const src = () => ({ database: deps.database, catalog: deps.state.catalog! });
   const trace = selectionTracer(deps);
   const askIfNeeded = (...a: Parameters<typeof dependentsAsked> extends [unknown, ...infer R] ? R : never) => dependentsAsked(deps, ...a);
-  return new Elysia({ prefix: "/web/projects/:id" })
+  return new Elysia()
     .use(guards)
     .post(
-      "/talents",
+      routePattern(PROJECT.install),
       async ({ auth, org, params, body, request, set }) => {
         const project = await getProject(deps.database, org.id, params.id);
         const b = body as Record<string, unknown>;
@@ -112,13 +114,13 @@ function selectionChangeRoutes(deps: SelectionDeps, guards: Guards) {
         return { installed: change.entered, alreadyInstalled: change.unchanged };
       },
       {
-        org: "member",
+        ...routeGuard(PROJECT.install),
         // prerequisites: which of the talents a form ticked as required by the others (only its status line reads them)
         body: t.Object({ talent: t.Optional(t.Unknown()), talents: t.Optional(t.Unknown()), prerequisites: t.Optional(t.Unknown()) }),
       },
     )
     .post(
-      "/apply-specialization",
+      routePattern(PROJECT.applySpecialization),
       async ({ auth, org, params, body, request }) => {
         const project = await getProject(deps.database, org.id, params.id);
         const r = await applySpecialization(
@@ -139,14 +141,14 @@ function selectionChangeRoutes(deps: SelectionDeps, guards: Guards) {
         };
       },
       {
-        org: "member",
+        ...routeGuard(PROJECT.applySpecialization),
         body: t.Object({
           specializationId: t.String({ minLength: 1, maxLength: 100, error: "specializationId must be a specialization id" }),
         }),
       },
     )
     .patch(
-      "/talents/*",
+      routePattern(PROJECT.updateTalent),
       async ({ auth, org, params, body, request }) => {
         const project = await getProject(deps.database, org.id, params.id);
         const talentId = decodedParam(params["*"], "talentId");
@@ -160,7 +162,7 @@ function selectionChangeRoutes(deps: SelectionDeps, guards: Guards) {
         return { id: talentId, state: enabled ? "active" : "disabled", changed, dependents: changed ? dependents : [] };
       },
       {
-        org: "member",
+        ...routeGuard(PROJECT.updateTalent),
         body: t.Object({
           enabled: t.Union([t.Boolean(), t.Literal("true"), t.Literal("false")], { error: "enabled must be true or false" }),
           // a browser's answer to the question a disable of a needed talent asks (dependentsAsked)
@@ -169,7 +171,7 @@ function selectionChangeRoutes(deps: SelectionDeps, guards: Guards) {
       },
     )
     .delete(
-      "/talents/*",
+      routePattern(PROJECT.uninstall),
       async ({ auth, org, params, body, request }) => {
         const project = await getProject(deps.database, org.id, params.id);
         const talentId = decodedParam(params["*"], "talentId");
@@ -181,25 +183,25 @@ function selectionChangeRoutes(deps: SelectionDeps, guards: Guards) {
         trace(request, auth, project.id, "uninstall", change);
         return { uninstalled: talentId, dependents };
       },
-      { org: "member" },
+      routeGuard(PROJECT.uninstall),
     );
 }
 
 /** The installed overview, the activity journal and a resolution's reports. */
 function projectReadRoutes(deps: SelectionDeps, guards: Guards) {
   const src = () => ({ database: deps.database, catalog: deps.state.catalog! });
-  return new Elysia({ prefix: "/web/projects/:id" })
+  return new Elysia()
     .use(guards)
     .get(
-      "/installed",
+      routePattern(PROJECT.installed),
       async ({ org, params }) => {
         const project = await getProject(deps.database, org.id, params.id);
         return installedOverview(src(), project);
       },
-      { org: "member" },
+      routeGuard(PROJECT.installed),
     )
     .get(
-      "/traces",
+      routePattern(PROJECT.traces),
       async ({ org, params, query }) => {
         const project = await getProject(deps.database, org.id, params.id);
         const limit = intParam(query, "limit", 1, 200, 50);
@@ -225,10 +227,10 @@ function projectReadRoutes(deps: SelectionDeps, guards: Guards) {
           nextBefore: page.nextBefore,
         };
       },
-      { org: "member" },
+      routeGuard(PROJECT.traces),
     )
     .get(
-      "/resolutions/:resolutionId/reports",
+      routePattern(PROJECT.reports),
       async ({ org, params }) => {
         const project = await getProject(deps.database, org.id, params.id);
         await loadResolution(deps.database, project.id, params.resolutionId);
@@ -249,6 +251,6 @@ function projectReadRoutes(deps: SelectionDeps, guards: Guards) {
           })),
         };
       },
-      { org: "member" },
+      routeGuard(PROJECT.reports),
     );
 }

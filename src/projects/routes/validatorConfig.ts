@@ -13,6 +13,8 @@ import type { Guards } from "../../auth/guards";
 import { notFound } from "../../http/errors";
 import { oneOf } from "../../http/query";
 import { getProject, type Project } from "../service";
+import { routeGuard, routePattern } from "../../http/route";
+import { PROJECT } from "../describe";
 
 export const VALIDATOR_TARGETS = ["github", "gitlab", "script"] as const;
 export type ValidatorTarget = (typeof VALIDATOR_TARGETS)[number];
@@ -142,13 +144,13 @@ export function validatorConfigRoutes(deps: CoreDeps, guards: Guards) {
     new Elysia()
       .use(guards)
       .get(
-        "/web/projects/:id/validator-config",
+        routePattern(PROJECT.validatorConfig),
         async ({ org, params, query }) => {
           const project = await getProject(deps.database, org.id, params.id);
           const target = oneOf(query, "target", VALIDATOR_TARGETS) ?? "github";
           return validatorConfig(target, { baseUrl: deps.config.baseUrl, project });
         },
-        { org: "member" },
+        routeGuard(PROJECT.validatorConfig),
       )
       // the client for CI jobs: this very binary (it embeds only the public catalog and assets)
       .get("/download/talentd", () => {
