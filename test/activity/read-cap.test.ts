@@ -57,9 +57,10 @@ describe("per-user cap on heavy dashboard reads (DASHBOARD_READS_PER_USER)", () 
       "/web/orgs/current/talent-adoption",
     ];
     for (const third of heavy) {
-      // a call waiting in the journal, and the writer held: every heavy read waits in its journal settle
-      expect((await a.api("GET", "/api/doctor")).status).toBe(200);
+      // the writer held, then a call waiting in the journal (held first, so the journal's own
+      // flush cannot write it in between): every heavy read waits in its journal settle
       const { held, release } = await holdWriter();
+      expect((await a.api("GET", "/api/doctor")).status).toBe(200);
       const first = [a.owner.get(heavy[0]!), a.owner.get(heavy[1]!)];
       for (let i = 0; i < 5; i++) await nextTurn();
       for (let i = 0; i < DEFAULT_LIMITS.queueMax; i++) first.push(a.owner.get(heavy[i % heavy.length]!)); // these wait their turn
