@@ -91,12 +91,6 @@ export async function confirmEmail(database: Database, token: string): Promise<{
   return done;
 }
 
-/** Whether the user's address is verified (the home page offers to send the link again when not). */
-export async function emailVerified(database: Database, userId: string): Promise<boolean> {
-  const r = (await database.db.select({ v: users.emailVerifiedAt }).from(users).where(eq(users.id, userId)).limit(1))[0];
-  return r !== undefined && r.v !== null;
-}
-
 /** At most this many verification mails per account and hour (a person who lost one asks again). */
 export const RESENDS_PER_HOUR = 5;
 
