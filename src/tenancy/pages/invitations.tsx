@@ -5,7 +5,7 @@
  * `/login` page, returning here) or create the account with the invited address and join.
  */
 import { passwordProblem } from "../../identity/passwords";
-import { iso, utcMinute } from "../../lib/time";
+import { utcMinute } from "../../lib/time";
 import { Elysia } from "elysia";
 import { eq } from "drizzle-orm";
 import type { SignInDeps } from "../../identity/limits";
