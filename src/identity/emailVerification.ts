@@ -38,6 +38,10 @@ export async function queueEmailVerification(tx: Tx, deps: MailDeps, user: { id:
   await queueMail(tx, deps, emailVerificationMail({ to: user.email, link, hours: VERIFY_TTL_MS / 3600_000 }));
 }
 
+/** The verification token's row while it is unused and unexpired at `now`. */
+const unusedToken = (token: string, now: number) =>
+  and(eq(emailVerifications.tokenHash, sha256Hex(token)), isNull(emailVerifications.usedAt), gt(emailVerifications.expiresAt, now));
+
 /** True when the token is unused, unexpired and still names its account's address. */
 export async function verificationTokenValid(database: Database, token: string): Promise<boolean> {
   if (!TOKEN_PATTERN.test(token)) return false;
@@ -45,13 +49,7 @@ export async function verificationTokenValid(database: Database, token: string):
     .select({ u: emailVerifications.userId })
     .from(emailVerifications)
     .innerJoin(users, and(eq(users.id, emailVerifications.userId), eq(users.email, emailVerifications.email)))
-    .where(
-      and(
-        eq(emailVerifications.tokenHash, sha256Hex(token)),
-        isNull(emailVerifications.usedAt),
-        gt(emailVerifications.expiresAt, Date.now()),
-      ),
-    )
+    .where(unusedToken(token, Date.now()))
     .limit(1);
   return r.length > 0;
 }
@@ -69,13 +67,7 @@ export async function confirmEmail(database: Database, token: string): Promise<{
           await tx
             .update(emailVerifications)
             .set({ usedAt: now })
-            .where(
-              and(
-                eq(emailVerifications.tokenHash, sha256Hex(token)),
-                isNull(emailVerifications.usedAt),
-                gt(emailVerifications.expiresAt, now),
-              ),
-            )
+            .where(unusedToken(token, now))
             .returning({ userId: emailVerifications.userId, email: emailVerifications.email })
         )[0];
         if (!used) return null;
