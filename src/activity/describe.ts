@@ -65,6 +65,8 @@ const Rules = {
   talents: a(Talent),
   rules: a(Rule),
 };
+/** A talent's use in a window, in a project or across the organization: audits, verdicts, the latest version. */
+const Use = { audited: I, auditRate: n(I), withVerdict: I, verdictRate: n(I), verdicts: Verdicts, outcomes: Verdicts, latestVersion: n(S) };
 /** The window of days every read here takes (`?days=`, 1 to 90). */
 const DAYS = [{ name: "days", schema: int(1, 90) }];
 /** The rule reads' query: the window, and JSON or CSV. */
@@ -96,13 +98,7 @@ export const ACTIVITY = {
       ...Window,
       installed: n(o({ state: S, installedAt: S })),
       designated: I,
-      audited: I,
-      auditRate: n(I),
-      withVerdict: I,
-      verdictRate: n(I),
-      verdicts: Verdicts,
-      outcomes: Verdicts,
-      latestVersion: n(S),
+      ...Use,
       versions: a(o({ version: S, latest: B, designated: I, audited: I, firstServedAt: S, lastServedAt: S })),
       lastUsedAt: n(S),
       lastVerdict: n(o({ verdict: S, at: S, resolutionId: S, reportId: S })),
@@ -217,13 +213,7 @@ export const ACTIVITY = {
           status: n(S),
           projects: o({ installed: I, active: I }),
           designations: I,
-          audited: I,
-          auditRate: n(I),
-          withVerdict: I,
-          verdictRate: n(I),
-          verdicts: Verdicts,
-          outcomes: Verdicts,
-          latestVersion: n(S),
+          ...Use,
           versions: a(o({ version: S, latest: B, designations: I, lastServedAt: S })),
           lastUsedAt: n(S),
         }),
