@@ -27,8 +27,6 @@ export const CUTS = bothDialects(
 WHERE project_id IN (SELECT id FROM projects WHERE organization_id = ?) AND created_at / 3600000 >= ? AND created_at / 3600000 < ?
   AND kind = 'prepare_task' AND status < 400 GROUP BY project_id, cut`,
 );
-/** SQLite's. */
-export const CUTS_SQL = CUTS.sqlite;
 
 type CutRow = { project_id: string; cut: string | null; n: number };
 type ProjectCuts = { prepared: number; cut: number; talents: Map<string, number> };

@@ -152,8 +152,6 @@ export const KEPT_HOUR_EVENTS = bothDialects(
   (d) => `SELECT kind, CASE WHEN client_null${d.name === "sqlite" ? "" : " <> 0"} THEN NULL ELSE client END AS client, events, failed
 FROM trace_hours WHERE project_id = ? AND hour = ?`,
 );
-/** SQLite's. */
-export const KEPT_HOUR_EVENTS_SQL = KEPT_HOUR_EVENTS.sqlite;
 
 /** One hour of a project's resolutions, reports and verdicts, kept per hour (resolution_hours, migration 0012). */
 export const KEPT_HOUR_SPAN_SQL =

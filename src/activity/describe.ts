@@ -8,7 +8,7 @@
 import type { KeyRoute } from "../http/keyRoute";
 import type { RouteDescriptor } from "../http/route";
 import type { OrgPlace } from "../ui/places";
-import { a, B, I, int, map, N, n, o, obj, open, S, str, Verdicts, type Schema } from "../http/schema";
+import { a, B, I, int, map, N, n, o, obj, open, S, str, Verdicts } from "../http/schema";
 
 const ArmEffect = o({ runs: I, findingsPerRun: N, findingsSpread: o({ min: I, max: I }), checkPassRate: n(N) });
 const Effect = o({ talent: S, with: ArmEffect, without: ArmEffect, neverInvoked: I });
@@ -27,29 +27,9 @@ const EvalRow = o({
 const Window = { days: I, from: S, to: S, retentionDays: I };
 /** A pass the hook contradicted (insights' selfAudit.cases): where and when. */
 const SelfAuditCase = { projectId: S, projectName: S, resolutionId: S, reportId: S, recordedAt: S, talentId: S };
-const Totals = o({
-  events: I,
-  failed: I,
-  byKind: map(I),
-  byClient: map(I),
-  otherClients: I,
-  resolutions: I,
-  reports: I,
-  verdicts: Verdicts,
-  clients: I,
-  projects: I,
-});
-const Day = o({
-  date: S,
-  events: I,
-  failed: I,
-  byKind: map(I),
-  byClient: map(I),
-  otherClients: I,
-  resolutions: I,
-  reports: I,
-  verdicts: Verdicts,
-});
+const Counts = { events: I, failed: I, byKind: map(I), byClient: map(I), otherClients: I, resolutions: I, reports: I, verdicts: Verdicts };
+const Totals = o({ ...Counts, clients: I, projects: I });
+const Day = o({ date: S, ...Counts });
 const Split = o({ served: I, notServed: I });
 const Talent = o({
   talentId: S,
@@ -74,8 +54,9 @@ const Rule = o({
   reports: I,
   byClient: a(o({ client: n(S), name: S, served: I, notServed: I })),
 });
-const Rules = o({
-  window: o({ days: I, from: S, to: S, retentionDays: I }),
+/** The fields of a rule-effectiveness answer, beside the project's or organization's id. */
+const Rules = {
+  window: o(Window),
   totals: o({ served: I, audited: I, verdicts: Verdicts, findings: Split }),
   failingAfterServed: a(Rule),
   failingTalents: a(Talent),
@@ -83,7 +64,13 @@ const Rules = o({
   neverServed: a(Rule),
   talents: a(Talent),
   rules: a(Rule),
-});
+};
+/** A talent's use in a window, in a project or across the organization: audits, verdicts, the latest version. */
+const Use = { audited: I, auditRate: n(I), withVerdict: I, verdictRate: n(I), verdicts: Verdicts, outcomes: Verdicts, latestVersion: n(S) };
+/** The window of days every read here takes (`?days=`, 1 to 90). */
+const DAYS = [{ name: "days", schema: int(1, 90) }];
+/** The rule reads' query: the window, and JSON or CSV. */
+const DAYS_FORMAT = [...DAYS, { name: "format", schema: str({ enum: ["json", "csv"] }) }];
 
 /** What the organization's members and admins read of the activity (the heavy reads under the read cap). */
 export const ACTIVITY = {
@@ -92,7 +79,7 @@ export const ACTIVITY = {
     path: "/web/projects/{id}/traces/summary",
     summary: "Activity per day: calls by kind and client, failed calls, resolutions, reports, verdicts",
     access: "member",
-    query: [{ name: "days", schema: int(1, 90) }],
+    query: DAYS,
     errors: [400, 404, 429],
     answer: o({ projectId: S, ...Window, totals: Totals, byDay: a(Day) }),
   },
@@ -101,7 +88,7 @@ export const ACTIVITY = {
     path: "/web/projects/{id}/talents/{talentId}/usage",
     summary: "One talent's use in a project: designations, audits, verdicts, versions served",
     access: "member",
-    query: [{ name: "days", schema: int(1, 90) }],
+    query: DAYS,
     errors: [400, 404, 429],
     route: "/web/projects/:id/talents/*",
     answer: o({
@@ -111,13 +98,7 @@ export const ACTIVITY = {
       ...Window,
       installed: n(o({ state: S, installedAt: S })),
       designated: I,
-      audited: I,
-      auditRate: n(I),
-      withVerdict: I,
-      verdictRate: n(I),
-      verdicts: Verdicts,
-      outcomes: Verdicts,
-      latestVersion: n(S),
+      ...Use,
       versions: a(o({ version: S, latest: B, designated: I, audited: I, firstServedAt: S, lastServedAt: S })),
       lastUsedAt: n(S),
       lastVerdict: n(o({ verdict: S, at: S, resolutionId: S, reportId: S })),
@@ -129,7 +110,7 @@ export const ACTIVITY = {
     path: "/web/activity/summary",
     summary: "The activity summary of every project of the organization",
     access: "member",
-    query: [{ name: "days", schema: int(1, 90) }],
+    query: DAYS,
     errors: [400, 429],
     answer: o({
       organizationId: S,
@@ -144,7 +125,7 @@ export const ACTIVITY = {
     path: "/web/orgs/current/insights",
     summary: "Failed calls by code, keys to act on, projects at fault, never-audited resolutions, failing expertises",
     access: "admin",
-    query: [{ name: "days", schema: int(1, 90) }],
+    query: DAYS,
     errors: [400, 429],
     answer: o({
       organizationId: S,
@@ -199,31 +180,25 @@ export const ACTIVITY = {
     path: "/web/projects/{id}/rules",
     summary: "Rule effectiveness in a project: served, audited, verdicts, findings served or not, by client (CSV with format=csv)",
     access: "member",
-    query: [
-      { name: "days", schema: int(1, 90) },
-      { name: "format", schema: str({ enum: ["json", "csv"] }) },
-    ],
+    query: DAYS_FORMAT,
     errors: [400, 404, 429],
-    answer: o({ projectId: S, ...(Rules.properties as Record<string, Schema>) }),
+    answer: o({ projectId: S, ...Rules }),
   },
   orgRules: {
     method: "GET",
     path: "/web/orgs/current/rules",
     summary: "Rule effectiveness across the organization (CSV with format=csv)",
     access: "admin",
-    query: [
-      { name: "days", schema: int(1, 90) },
-      { name: "format", schema: str({ enum: ["json", "csv"] }) },
-    ],
+    query: DAYS_FORMAT,
     errors: [400, 429],
-    answer: o({ organizationId: S, ...(Rules.properties as Record<string, Schema>) }),
+    answer: o({ organizationId: S, ...Rules }),
   },
   adoption: {
     method: "GET",
     path: "/web/orgs/current/talent-adoption",
     summary: "Per talent and expertise: projects, designations, audit rate, outcomes, versions in use",
     access: "admin",
-    query: [{ name: "days", schema: int(1, 90) }],
+    query: DAYS,
     errors: [400, 429],
     answer: o({
       organizationId: S,
@@ -238,13 +213,7 @@ export const ACTIVITY = {
           status: n(S),
           projects: o({ installed: I, active: I }),
           designations: I,
-          audited: I,
-          auditRate: n(I),
-          withVerdict: I,
-          verdictRate: n(I),
-          verdicts: Verdicts,
-          outcomes: Verdicts,
-          latestVersion: n(S),
+          ...Use,
           versions: a(o({ version: S, latest: B, designations: I, lastServedAt: S })),
           lastUsedAt: n(S),
         }),

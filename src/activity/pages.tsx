@@ -18,7 +18,7 @@ import { StackedBars } from "../ui/charts";
 import { createPageGuard } from "../tenancy/pageSessions";
 import { DataTable, Layout, page } from "../ui/layout";
 import { HtmlByObject } from "../ui/memo";
-import { InsightsBody, type Insights } from "./views";
+import { InsightsBody } from "./views";
 import { EXPERTISES_ADMIN } from "../expertises/pages";
 
 type Adoption = Awaited<ReturnType<typeof adoptionView>>;

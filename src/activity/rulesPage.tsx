@@ -19,10 +19,9 @@ import { InlineMarkdown } from "../ui/markdown";
 import { EXPERTISES_ADMIN } from "../expertises/pages";
 import { WindowForm } from "./pages";
 import { latestEffects, type MeasuredEffect } from "../projects/measuredEffect";
+import { perRun } from "../projects/views/measuredEffect";
 
 const rate = (x: number | null) => (x === null ? "—" : `${Math.round(x * 100)}%`);
-const perRun = (a: MeasuredEffect["with"]) =>
-  `${a.findingsPerRun}${a.findingsSpread.min !== a.findingsSpread.max ? ` (${a.findingsSpread.min}–${a.findingsSpread.max})` : ""}`;
 
 /**
  * Per talent, the latest `talentd eval --upload` that measured it: findings of its rules per run and the check's

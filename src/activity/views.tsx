@@ -209,31 +209,29 @@ function RequiredSection(props: { r: Insights["requiredNotDesignated"] }) {
 }
 
 function AuditSection(props: { a: Insights["neverAudited"] }) {
+  const behind = props.a.byProject.filter((p) => p.neverAudited > 0);
   return (
     <Card id="never-audited" title="Resolutions served but never audited">
       <p>
         <strong>{props.a.neverAudited}</strong> of {props.a.served} resolutions (older than {props.a.graceMinutes} minutes) never had their
         playbook fetched.
       </p>
-      {props.a.byProject.filter((p) => p.neverAudited > 0).length > 0 ? (
+      {behind.length > 0 ? (
         <DataTable caption="Never-audited resolutions per project" columns={["Project", "Served", "Never audited"]}>
-          {props.a.byProject
-            .filter((p) => p.neverAudited > 0)
-            .slice(0, LISTED)
-            .map((p) => (
-              <tr>
-                <td>
-                  <a href={projectHref(p.projectId, "activity")}>{p.projectName}</a>
-                </td>
-                <td>{p.served}</td>
-                <td>{p.neverAudited}</td>
-              </tr>
-            ))}
+          {behind.slice(0, LISTED).map((p) => (
+            <tr>
+              <td>
+                <a href={projectHref(p.projectId, "activity")}>{p.projectName}</a>
+              </td>
+              <td>{p.served}</td>
+              <td>{p.neverAudited}</td>
+            </tr>
+          ))}
         </DataTable>
       ) : null}
-      {props.a.byProject.filter((p) => p.neverAudited > 0).length > LISTED ? (
+      {behind.length > LISTED ? (
         <p class="small muted">
-          …and {props.a.byProject.filter((p) => p.neverAudited > 0).length - LISTED} more projects (the {LISTED} with the most are listed).
+          …and {behind.length - LISTED} more projects (the {LISTED} with the most are listed).
         </p>
       ) : null}
       {props.a.byClient.filter((c) => c.neverAudited > 0).length > 0 ? (

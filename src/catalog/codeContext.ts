@@ -231,7 +231,7 @@ export interface ViewDetector {
 }
 
 /** The first 4,000 characters of a line are matched (a minified line is not scanned to its end). */
-const LINE_MAX = 4000;
+export const LINE_MAX = 4000;
 
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 

@@ -36,8 +36,6 @@ export interface Detector {
 export const DETECT_MAX = 5;
 export const PATTERN_MAX = 500;
 export const DETECT_FLAGS = /^(?!.*(.).*\1)[iu]*$/;
-/** Lines are matched up to this many characters (a minified line is not scanned to its end). */
-export const LINE_MAX = 4000;
 
 type Add = (field: string, problem: string) => void;
 
@@ -188,18 +186,6 @@ function readContextFields(o: Record<string, unknown>, at: string, flags: string
     } else out.unless = o.unless as string;
   }
   return ok ? out : null;
-}
-
-/** The line numbers (1-based) of `text` that any of the compiled detectors matches. */
-export function matchingLines(regexes: readonly RegExp[], text: string): { line: number; text: string }[] {
-  const out: { line: number; text: string }[] = [];
-  const lines = text.replace(/\r\n/g, "\n").split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    const l = lines[i]!;
-    const s = l.length > LINE_MAX ? l.slice(0, LINE_MAX) : l;
-    if (regexes.some((re) => re.test(s))) out.push({ line: i + 1, text: l });
-  }
-  return out;
 }
 
 /** Compiles a detector (its pattern was validated; never the stateful g or y flags). */

@@ -5,7 +5,6 @@
  * dependency graph. Plain functions over the catalog and the expertises given; the routes
  * (projects/routes/catalog.ts) gather those and the project's state.
  */
-import { validationFailed } from "../http/errors";
 import { keptByIdentity, keptEach } from "../lib/kept";
 import { badCursor } from "../http/query";
 import { decodeCursor, encodeCursor } from "../lib/cursor";

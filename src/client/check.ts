@@ -2,8 +2,8 @@
  * `talentd check`'s engine: the served rules' detectors (from the resolution's playbook, pinned
  * like everything it serves) over the added lines of a diff, on this machine.
  */
-import { fileMatches, reportsLine, viewOf, type FileView, type ViewDetector } from "../catalog/codeContext";
-import { LINE_MAX, patternProblem, readyDetector, type Detector } from "../catalog/detect";
+import { fileMatches, LINE_MAX, reportsLine, viewOf, type FileView, type ViewDetector } from "../catalog/codeContext";
+import { patternProblem, readyDetector, type Detector } from "../catalog/detect";
 import { fileKind, pathKind } from "../catalog/pathKind";
 import type { AddedFile } from "./git";
 import { globMatcher, type GlobCache, type PathMatcher } from "./match";

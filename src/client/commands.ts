@@ -7,14 +7,14 @@
  * configuration or connection errors, a malformed answer — thrown as CliError, printed by main as one line.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, relative, resolve } from "node:path";
+import { dirname } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import type { CommandLine } from "../cli/args";
 import { CliError } from "../cli/errors";
 import { call, serverOptions, type ServerOptions } from "./api";
 import { runDetectors, type ServedObligation } from "./check";
 import { findingsBody, reportsFindings, sendFindings } from "./findingsReport";
-import { changedPaths, gitPath, repoOf, repoPaths, repoRoot, requireRepo, type Repo } from "./git";
+import { changedPaths, repoOf, repoPaths, requireRepo, type Repo } from "./git";
 import { designate, type Designation } from "./match";
 import { hookInstall } from "./hooks";
 import { changeOf } from "./change";

@@ -56,13 +56,19 @@ async function lockFile(cli: Run, cwd: string): Promise<{ file: string; shown: s
   return { file, shown: relative(cwd, file) || LOCK_PATH };
 }
 
-export async function lockCommand(cli: Run, cwd: string): Promise<number> {
+/** What both commands read: the lock file's place, the server's selection and its signing keys (null from an older server). */
+async function lockInputs(cli: Run, cwd: string) {
   const server = serverOptions(cli.flags, process.env);
-  const { file, shown } = await lockFile(cli, cwd);
+  const place = await lockFile(cli, cwd);
   const [doctor, keys] = await Promise.all([
     call<DoctorSelection>(server, "GET", "/api/doctor?include=selection"),
-    call<SigningJwks | null>(server, "GET", "/.well-known/jwks.json").catch(() => null), // an older server has none
+    call<SigningJwks | null>(server, "GET", "/.well-known/jwks.json").catch(() => null),
   ]);
+  return { ...place, doctor, keys };
+}
+
+export async function lockCommand(cli: Run, cwd: string): Promise<number> {
+  const { file, shown, doctor, keys } = await lockInputs(cli, cwd);
   const text = renderLock(lockOf(doctor, keys ?? undefined));
   const before = existsSync(file) ? readFileSync(file, "utf8") : null;
   if (before !== text) {
@@ -82,12 +88,7 @@ export async function lockCommand(cli: Run, cwd: string): Promise<number> {
 }
 
 export async function ciVerify(cli: Run, cwd: string): Promise<number> {
-  const server = serverOptions(cli.flags, process.env);
-  const { file, shown } = await lockFile(cli, cwd);
-  const [doctor, keys] = await Promise.all([
-    call<DoctorSelection>(server, "GET", "/api/doctor?include=selection"),
-    call<SigningJwks | null>(server, "GET", "/.well-known/jwks.json").catch(() => null), // an older server has none
-  ]);
+  const { file, shown, doctor, keys } = await lockInputs(cli, cwd);
   const problems: string[] = [];
   for (const m of doctor.missingPrerequisites)
     problems.push(`missing prerequisite: ${m.id} (required by ${m.requiredBy.join(", ")}${m.inCatalog ? "" : "; not in the catalog"})`);

@@ -38,6 +38,10 @@ export async function queueEmailVerification(tx: Tx, deps: MailDeps, user: { id:
   await queueMail(tx, deps, emailVerificationMail({ to: user.email, link, hours: VERIFY_TTL_MS / 3600_000 }));
 }
 
+/** The verification token's row while it is unused and unexpired at `now`. */
+const unusedToken = (token: string, now: number) =>
+  and(eq(emailVerifications.tokenHash, sha256Hex(token)), isNull(emailVerifications.usedAt), gt(emailVerifications.expiresAt, now));
+
 /** True when the token is unused, unexpired and still names its account's address. */
 export async function verificationTokenValid(database: Database, token: string): Promise<boolean> {
   if (!TOKEN_PATTERN.test(token)) return false;
@@ -45,13 +49,7 @@ export async function verificationTokenValid(database: Database, token: string):
     .select({ u: emailVerifications.userId })
     .from(emailVerifications)
     .innerJoin(users, and(eq(users.id, emailVerifications.userId), eq(users.email, emailVerifications.email)))
-    .where(
-      and(
-        eq(emailVerifications.tokenHash, sha256Hex(token)),
-        isNull(emailVerifications.usedAt),
-        gt(emailVerifications.expiresAt, Date.now()),
-      ),
-    )
+    .where(unusedToken(token, Date.now()))
     .limit(1);
   return r.length > 0;
 }
@@ -69,13 +67,7 @@ export async function confirmEmail(database: Database, token: string): Promise<{
           await tx
             .update(emailVerifications)
             .set({ usedAt: now })
-            .where(
-              and(
-                eq(emailVerifications.tokenHash, sha256Hex(token)),
-                isNull(emailVerifications.usedAt),
-                gt(emailVerifications.expiresAt, now),
-              ),
-            )
+            .where(unusedToken(token, now))
             .returning({ userId: emailVerifications.userId, email: emailVerifications.email })
         )[0];
         if (!used) return null;
@@ -89,12 +81,6 @@ export async function confirmEmail(database: Database, token: string): Promise<{
     : null;
   if (!done) throw new AppError("verification_link_invalid");
   return done;
-}
-
-/** Whether the user's address is verified (the home page offers to send the link again when not). */
-export async function emailVerified(database: Database, userId: string): Promise<boolean> {
-  const r = (await database.db.select({ v: users.emailVerifiedAt }).from(users).where(eq(users.id, userId)).limit(1))[0];
-  return r !== undefined && r.v !== null;
 }
 
 /** At most this many verification mails per account and hour (a person who lost one asks again). */

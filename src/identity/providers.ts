@@ -79,6 +79,14 @@ export async function startProvider(config: Config, id: ProviderId, next: string
   const o = config.oauth;
   const nonce = randomBytes(16).toString("base64url");
   const A = await arctic();
+  // GitLab, Google, Microsoft: a fresh state and PKCE verifier, and OpenID's nonce on the URL
+  const pkceFlow = (build: (state: string, verifier: string) => URL) => {
+    const state = A.generateState();
+    const verifier = A.generateCodeVerifier();
+    const url = build(state, verifier);
+    url.searchParams.set("nonce", nonce);
+    return { url, flow: { provider: id, state, verifier, nonce, next, exp } };
+  };
   switch (id) {
     case "github": {
       const state = A.generateState();
@@ -88,38 +96,28 @@ export async function startProvider(config: Config, id: ProviderId, next: string
       ]);
       return { url, flow: { provider: id, state, next, exp } };
     }
-    case "gitlab": {
-      const state = A.generateState();
-      const verifier = A.generateCodeVerifier();
-      const url = gitlabClient(A, o.gitlab!, redirect).createAuthorizationURLWithPKCE(
-        gitlabEndpoint(o.gitlab!.baseUrl, "authorize"),
-        state,
-        A.CodeChallengeMethod.S256,
-        verifier,
-        SCOPES_OIDC,
+    case "gitlab":
+      return pkceFlow((state, verifier) =>
+        gitlabClient(A, o.gitlab!, redirect).createAuthorizationURLWithPKCE(
+          gitlabEndpoint(o.gitlab!.baseUrl, "authorize"),
+          state,
+          A.CodeChallengeMethod.S256,
+          verifier,
+          SCOPES_OIDC,
+        ),
       );
-      url.searchParams.set("nonce", nonce);
-      return { url, flow: { provider: id, state, verifier, nonce, next, exp } };
-    }
-    case "google": {
-      const state = A.generateState();
-      const verifier = A.generateCodeVerifier();
-      const url = new A.Google(o.google!.clientId, o.google!.clientSecret, redirect).createAuthorizationURL(state, verifier, SCOPES_OIDC);
-      url.searchParams.set("nonce", nonce);
-      return { url, flow: { provider: id, state, verifier, nonce, next, exp } };
-    }
-    case "microsoft": {
-      const state = A.generateState();
-      const verifier = A.generateCodeVerifier();
-      const url = new A.MicrosoftEntraId(
-        o.microsoft!.tenant,
-        o.microsoft!.clientId,
-        o.microsoft!.clientSecret,
-        redirect,
-      ).createAuthorizationURL(state, verifier, SCOPES_OIDC);
-      url.searchParams.set("nonce", nonce);
-      return { url, flow: { provider: id, state, verifier, nonce, next, exp } };
-    }
+    case "google":
+      return pkceFlow((state, verifier) =>
+        new A.Google(o.google!.clientId, o.google!.clientSecret, redirect).createAuthorizationURL(state, verifier, SCOPES_OIDC),
+      );
+    case "microsoft":
+      return pkceFlow((state, verifier) =>
+        new A.MicrosoftEntraId(o.microsoft!.tenant, o.microsoft!.clientId, o.microsoft!.clientSecret, redirect).createAuthorizationURL(
+          state,
+          verifier,
+          SCOPES_OIDC,
+        ),
+      );
     case "oidc": {
       try {
         const a = await oidcAuthorizationUrl(o.oidc!, config.egress, redirect);

@@ -9,7 +9,7 @@ import { and, eq, ne } from "drizzle-orm";
 import type { Config } from "../config";
 import type { Database, Tx } from "../db/client";
 import { members, organizations, ssoConnections, users } from "../db/schema";
-import { AppError, validationFailed, type Issue } from "../http/errors";
+import { validationFailed, type Issue } from "../http/errors";
 import { egressDetail, safeFetch, type EgressPolicy } from "../lib/egress";
 import { iso } from "../lib/time";
 import { forgetOidcConfiguration, isLoopbackHttp, oidcConfiguration } from "./oidc";

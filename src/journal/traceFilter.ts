@@ -22,8 +22,6 @@ export const FAIL = bothDialects(
   (d) => `((kind = 'record_validation' AND ${d.jsonNumber("detail", ["summary", "fail"])} > 0)
   OR (kind = 'report_findings' AND ${d.jsonField("detail", ["blocking"])} IS NOT NULL))`,
 );
-/** SQLite's. */
-export const FAIL_SQL = FAIL.sqlite;
 
 /** The talent named by a call: entered, left, prepared, audited, or served by its resolution. */
 const TALENT = {

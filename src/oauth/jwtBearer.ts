@@ -44,7 +44,7 @@ import { rememberMetadataClient } from "./cimd";
 import { touchClient, type OAuthClient } from "./clients";
 import { OAuthError } from "./errors";
 import { ACCESS_TOKEN_PREFIX, ACCESS_TOKEN_TTL_MS } from "./grants";
-import { parseResource, parseScopes, OAUTH_SCOPES } from "./resource";
+import { parseResource, parseScopes } from "./resource";
 
 /** The grant type (RFC 7523 §2.1) the token endpoint accepts an ID-JAG with. */
 export const JWT_BEARER_GRANT = "urn:ietf:params:oauth:grant-type:jwt-bearer";

@@ -48,11 +48,6 @@ export function effectiveChoice(earned: boolean, choice: HookChoice | null, lock
   return lock ?? choice ?? (earned ? "block" : "advise");
 }
 
-/** The severity a detector's findings are served with; null: the detector is not served ("off"). */
-export function servedSeverity(effective: HookChoice): "blocking" | "advisory" | null {
-  return effective === "off" ? null : effective === "block" ? "blocking" : "advisory";
-}
-
 /** The rules with detectors of some talents, in talent then rule order. */
 export function rulesOf(talents: readonly Talent[]): HookRule[] {
   const out: HookRule[] = [];

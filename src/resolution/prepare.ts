@@ -10,7 +10,6 @@ import type { Talent } from "../catalog/format";
 import { blobInserts, knownBlobs } from "../db/blobs";
 import type { Database } from "../db/client";
 import type { Statement } from "../db/writeJob";
-import { digestOf } from "../lib/crypto";
 import { newId } from "../lib/ids";
 import { kept, keptByIdentity, keptEach } from "../lib/kept";
 import type { KeptMap } from "../lib/keptMap";

@@ -11,7 +11,7 @@
 import type { Catalog } from "../catalog/catalog";
 import { SKILL_FILE, skillFolderOf, type SkillFile, type SkillFolder } from "../catalog/skillFormat";
 import type { Database } from "../db/client";
-import { AppError, notFound, validationFailed } from "../http/errors";
+import { AppError, notFound } from "../http/errors";
 import { badCursor } from "../http/query";
 import { decodeCursor, encodeCursor } from "../lib/cursor";
 import { activeItems, type ServableItem } from "../selection/sources";

@@ -5,7 +5,7 @@
  * requires-closure into a project as one atomic group, refused with the conflicting pairs
  * when any of them conflicts with the project's active selection or with another of them.
  */
-import { and, asc, eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Catalog } from "../catalog/catalog";
 import type { Talent } from "../catalog/format";
 import { conflictPairs, requiresClosure } from "../catalog/graph";

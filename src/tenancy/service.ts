@@ -141,6 +141,16 @@ export async function listMembers(database: Database, organizationId: string) {
     .orderBy(asc(members.createdAt));
 }
 
+/** The membership of a user in an organization, as a where clause. */
+const theMember = (organizationId: string, userId: string) => and(eq(members.organizationId, organizationId), eq(members.userId, userId));
+
+/** A member's row; 404 when the user is not a member. */
+async function memberRow(tx: Tx, organizationId: string, userId: string) {
+  const target = (await tx.select().from(members).where(theMember(organizationId, userId)).limit(1))[0];
+  if (!target) throw notFound("No such member.");
+  return target;
+}
+
 async function ownerCount(tx: Tx, organizationId: string): Promise<number> {
   const r = await tx
     .select({ n: count() })
@@ -161,24 +171,14 @@ export async function changeMemberRole(
   role: MemberRole,
 ) {
   const actorRole = actor.role;
-  const target = (
-    await tx
-      .select()
-      .from(members)
-      .where(and(eq(members.organizationId, organizationId), eq(members.userId, userId)))
-      .limit(1)
-  )[0];
-  if (!target) throw notFound("No such member.");
+  const target = await memberRow(tx, organizationId, userId);
   if ((target.role === "owner" || role === "owner") && actorRole !== "owner") {
     throw new AppError("forbidden", "Only an owner can grant or take the owner role.");
   }
   if (target.role === "owner" && role !== "owner" && (await ownerCount(tx, organizationId)) <= 1) {
     throw new AppError("last_owner", "The last owner cannot be demoted; make someone else owner first.");
   }
-  await tx
-    .update(members)
-    .set({ role })
-    .where(and(eq(members.organizationId, organizationId), eq(members.userId, userId)));
+  await tx.update(members).set({ role }).where(theMember(organizationId, userId));
   if (target.role !== role) {
     await record(tx, {
       organizationId,
@@ -197,21 +197,14 @@ export async function changeMemberRole(
  * re-evaluated on every call, so the next one is refused.
  */
 export async function removeMember(tx: Tx, organizationId: string, actor: AuditActor & { role: MemberRole }, userId: string) {
-  const target = (
-    await tx
-      .select()
-      .from(members)
-      .where(and(eq(members.organizationId, organizationId), eq(members.userId, userId)))
-      .limit(1)
-  )[0];
-  if (!target) throw notFound("No such member.");
+  const target = await memberRow(tx, organizationId, userId);
   const self = actor.id === userId;
   if (!self && actor.role === "member") throw new AppError("forbidden", "Only an owner or admin can remove members.");
   if (!self && target.role === "owner" && actor.role !== "owner") throw new AppError("forbidden", "Only an owner can remove an owner.");
   if (target.role === "owner" && (await ownerCount(tx, organizationId)) <= 1) {
     throw new AppError("last_owner", "The last owner cannot be removed; make someone else owner first.");
   }
-  await tx.delete(members).where(and(eq(members.organizationId, organizationId), eq(members.userId, userId)));
+  await tx.delete(members).where(theMember(organizationId, userId));
   await record(tx, {
     organizationId,
     actor,

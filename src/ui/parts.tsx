@@ -15,6 +15,15 @@ export function Notice(props: { text?: string }) {
   ) : null;
 }
 
+/** One line saying what went wrong (announced at once); nothing without a text. */
+export function Alert(props: { text?: string | null; id?: string }) {
+  return props.text ? (
+    <p class="error" role="alert" id={props.id}>
+      {props.text}
+    </p>
+  ) : null;
+}
+
 /** Where a long value may wrap: after an `@` or a single `/`, before `.`, `?`, `#`, `&`, `=` or `_`. */
 const BREAKS = /(?<=@|[^/]\/(?!\/))|(?=[.?#&=_])/;
 

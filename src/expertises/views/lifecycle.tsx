@@ -30,59 +30,53 @@ export const triggerFieldOf = (path: string): string =>
       ? "trigger-keywords"
       : "";
 
-/**
- * The confirmation form of triggers, prefilled with a proposal, the confirmed ones or a refused attempt. With htmx it
- * sends `PUT …/:id/triggers`; without JavaScript it posts to the expertise's page (`?form=triggers`), which answers a
- * refusal with this form again.
- */
-export function TriggerConfirmForm(props: {
+interface TriggerForm {
   id: string;
   revision: number;
   files: string[];
   keywords: string[];
   proposal?: TriggerProposal;
   attempt?: TriggerAttempt;
-}) {
+}
+
+/** One column of the triggers form: its lines (as typed, else as confirmed) and, under a proposal, why each was proposed. */
+function TriggerColumn({ form, field, label }: { form: TriggerForm; field: "files" | "keywords"; label: string }) {
+  const a = form.attempt;
+  return (
+    <div>
+      <Field id={`trigger-${field}`} label={`${label} (one per line)`} error={a?.refusal.fields[`trigger-${field}`] ?? null}>
+        <textarea name={field} rows={5} spellcheck={false} class="code">
+          {a ? a[field] : form[field].join("\n")}
+        </textarea>
+      </Field>
+      {form.proposal ? (
+        <ul class="small muted why">
+          {form.proposal[field].map((t) => (
+            <li>
+              <code>{t.value}</code>: {t.why}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}
+
+/**
+ * The confirmation form of triggers, prefilled with a proposal, the confirmed ones or a refused attempt. With htmx it
+ * sends `PUT …/:id/triggers`; without JavaScript it posts to the expertise's page (`?form=triggers`), which answers a
+ * refusal with this form again.
+ */
+export function TriggerConfirmForm(props: TriggerForm) {
   const target = `${ROUTE}/${props.id}/triggers`;
   const a = props.attempt;
-  const at = (field: string) => a?.refusal.fields[field] ?? null;
   return (
     <form method="post" action={`${pageOf(props.id)}?form=triggers#triggers`} hx-put={target} hx-swap="none" id="trigger-form">
       <RefusalLine id="trigger-refused" refusal={a?.refusal} />
       <input type="hidden" name="expectedRevision" value={String(a?.revision ?? props.revision)} />
       <div class="merge">
-        <div>
-          <Field id="trigger-files" label="File globs (one per line)" error={at("trigger-files")}>
-            <textarea name="files" rows={5} spellcheck={false} class="code">
-              {a ? a.files : props.files.join("\n")}
-            </textarea>
-          </Field>
-          {props.proposal ? (
-            <ul class="small muted why">
-              {props.proposal.files.map((f) => (
-                <li>
-                  <code>{f.value}</code>: {f.why}
-                </li>
-              ))}
-            </ul>
-          ) : null}
-        </div>
-        <div>
-          <Field id="trigger-keywords" label="Keywords (one per line)" error={at("trigger-keywords")}>
-            <textarea name="keywords" rows={5} spellcheck={false} class="code">
-              {a ? a.keywords : props.keywords.join("\n")}
-            </textarea>
-          </Field>
-          {props.proposal ? (
-            <ul class="small muted why">
-              {props.proposal.keywords.map((k) => (
-                <li>
-                  <code>{k.value}</code>: {k.why}
-                </li>
-              ))}
-            </ul>
-          ) : null}
-        </div>
+        <TriggerColumn form={props} field="files" label="File globs" />
+        <TriggerColumn form={props} field="keywords" label="Keywords" />
       </div>
       <FormActions>
         <button type="submit">Confirm triggers</button>

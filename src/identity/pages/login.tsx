@@ -16,7 +16,7 @@ import { formField } from "../../http/form";
 import { safeNext } from "../../http/next";
 import { Layout, page } from "../../ui/layout";
 import { Field, FormActions } from "../../ui/form";
-import { Isolated } from "../../ui/parts";
+import { Alert, Isolated } from "../../ui/parts";
 import { passwordProblem } from "../passwords";
 import { signIn, signUp } from "../service";
 import { deleteSessionByToken, sessionCookie, sessionTokenFrom } from "../../auth/sessions";
@@ -114,17 +114,9 @@ export function LoginPage(props: {
             Signed in as {props.signedInAs}. <a href={props.next}>Continue</a>, or sign in with another account.
           </p>
         ) : null}
-        {props.notice ? (
-          <p class="error" role="alert" id="sign-in-notice">
-            {props.notice}
-          </p>
-        ) : null}
+        <Alert text={props.notice} id="sign-in-notice" />
         <form method="post" action="/login">
-          {signInErr ? (
-            <p class="error" role="alert">
-              {signInErr.error}
-            </p>
-          ) : null}
+          <Alert text={signInErr?.error} />
           <input type="hidden" name="next" value={props.next} />
           <Field id="email" label="E-mail">
             <input name="email" type="email" required autocomplete="username" value={signInErr?.email ?? ""} />
@@ -157,11 +149,7 @@ export function LoginPage(props: {
       <div class="card narrow" id="create-account">
         <h2>New here? Create an account</h2>
         <form method="post" action="/login/sign-up">
-          {signUpErr ? (
-            <p class="error" role="alert">
-              {signUpErr.error}
-            </p>
-          ) : null}
+          <Alert text={signUpErr?.error} />
           <input type="hidden" name="next" value={props.next} />
           <Field id="new-email" label="E-mail">
             <input name="email" type="email" required autocomplete="email" value={signUpErr?.email ?? ""} />

@@ -15,6 +15,7 @@ import { routeGuard, routePattern } from "../../http/route";
 import { AUTH } from "../routes/describe";
 import { Layout, page } from "../../ui/layout";
 import { Field, FormActions } from "../../ui/form";
+import { Alert } from "../../ui/parts";
 import { email, password } from "../model";
 import { passwordProblem } from "../passwords";
 import { requestPasswordReset, RESET_REQUESTED, resetPassword, resetTokenValid } from "../passwordReset";
@@ -24,11 +25,7 @@ import { EMAIL_PATTERN } from "../users";
 function RequestForm(props: { email?: string; error?: string }) {
   return (
     <form method="post" action="/reset-password">
-      {props.error ? (
-        <p class="error" role="alert">
-          {props.error}
-        </p>
-      ) : null}
+      <Alert text={props.error} />
       <Field id="email" label="E-mail of your account">
         <input name="email" type="email" required maxlength={254} autocomplete="email" value={props.email ?? ""} />
       </Field>
@@ -76,11 +73,7 @@ function ResetPage(props: {
           </>
         ) : s === "choose" ? (
           <form method="post" action="/reset-password/confirm">
-            {props.error ? (
-              <p class="error" role="alert">
-                {props.error}
-              </p>
-            ) : null}
+            <Alert text={props.error} />
             <input type="hidden" name="token" value={props.token ?? ""} />
             <Field id="password" label="New password" help="At least 10 characters.">
               <input name="password" type="password" required minlength={10} maxlength={256} autocomplete="new-password" />

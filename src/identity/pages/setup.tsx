@@ -6,6 +6,7 @@
  */
 import { Layout } from "../../ui/layout";
 import { Field, FormActions } from "../../ui/form";
+import { Alert } from "../../ui/parts";
 import { NameAndPasswordFields } from "./accountFields";
 
 /** A refused setup: its message, and the field it concerns (none: the link or the form as a whole). */
@@ -23,11 +24,7 @@ export function SetupPage(props: { token: string; valid: boolean; error?: SetupP
         <h1>Create the platform administrator</h1>
         {props.valid ? (
           <form method="post" action="/setup">
-            {e && !e.field ? (
-              <p class="error" role="alert">
-                {e.message}
-              </p>
-            ) : null}
+            <Alert text={e && !e.field ? e.message : null} />
             <input type="hidden" name="token" value={props.token} />
             <Field id="email" label="E-mail" error={at("email")}>
               <input name="email" type="email" required autocomplete="username" value={props.email ?? ""} />

@@ -22,6 +22,7 @@ import { DataTable, Layout, page } from "../../ui/layout";
 import { confirmations } from "../../ui/confirmations";
 import { CheckField, FormActions, refusalOf, type Refusal } from "../../ui/form";
 import { statusCookie } from "../../ui/status";
+import { Alert } from "../../ui/parts";
 import { saveOrgSso } from "../ssoChanges";
 import { postedValues, SsoForm, ssoFieldOf, storedValues, type SsoFormValues } from "./ssoForm";
 
@@ -44,11 +45,7 @@ function DomainClaims(props: { data: Public; outcome?: { ok: boolean; message: s
         A domain signs people in only once it is proven yours: publish the TXT record shown at your DNS provider, then verify. A platform
         administrator can also approve a domain (one without public DNS, say).
       </p>
-      {props.outcome && !props.outcome.ok ? (
-        <p class="error" role="alert" id="sso-verify-outcome">
-          {props.outcome.message}
-        </p>
-      ) : null}
+      <Alert text={props.outcome && !props.outcome.ok ? props.outcome.message : null} id="sso-verify-outcome" />
       <DataTable caption="Domains and their proof" columns={["Domain", "Status", "Proof"]}>
         {claims.map((c) => (
           <tr>

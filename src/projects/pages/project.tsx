@@ -24,7 +24,6 @@ import { requiresClosure } from "../../catalog/graph";
 import type { Talent } from "../../catalog/format";
 import { createPageGuard } from "../../tenancy/pageSessions";
 import { isOrgAdmin } from "../../ui/pageGuard";
-import { Field, FormActions } from "../../ui/form";
 import { ProjectHeader, TABS, type Tab } from "./header";
 import { Settings, settingsHookRules, settingsPages } from "./settings";
 import { newProjectPages } from "./newProject";

@@ -10,7 +10,7 @@ import type { CatalogRelevance } from "../../selection/relevance";
 import type { SpecializationView } from "../../specializations/service";
 import type { PageContext } from "../../tenancy/pageSessions";
 import { Field } from "../../ui/form";
-import { DataTable, Layout } from "../../ui/layout";
+import { Layout } from "../../ui/layout";
 import { SpecializationsBlock, SpecializationsLink } from "./catalogSpecs";
 import { InlineMarkdown } from "../../ui/markdown";
 import { HtmlByObject, HtmlMemo } from "../../ui/memo";

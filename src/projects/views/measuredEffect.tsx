@@ -7,7 +7,8 @@
 import type { MeasuredEffect } from "../measuredEffect";
 
 const rate = (x: number | null) => (x === null ? "no check" : `${Math.round(x * 100)}%`);
-const perRun = (a: MeasuredEffect["with"]) =>
+/** Findings per run, with their spread (min–max per run) when runs differed. */
+export const perRun = (a: MeasuredEffect["with"]) =>
   `${a.findingsPerRun}${a.findingsSpread.min !== a.findingsSpread.max ? ` (${a.findingsSpread.min}–${a.findingsSpread.max})` : ""}`;
 
 const runs = (m: MeasuredEffect) => `${m.with.runs}+${m.without.runs}`;

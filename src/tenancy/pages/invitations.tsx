@@ -5,7 +5,7 @@
  * `/login` page, returning here) or create the account with the invited address and join.
  */
 import { passwordProblem } from "../../identity/passwords";
-import { iso, utcMinute } from "../../lib/time";
+import { utcMinute } from "../../lib/time";
 import { Elysia } from "elysia";
 import { eq } from "drizzle-orm";
 import type { SignInDeps } from "../../identity/limits";
@@ -20,6 +20,7 @@ import { sessionCookie, setActiveOrganization } from "../../auth/sessions";
 import { normalizeEmail } from "../../identity/users";
 import { Layout, page } from "../../ui/layout";
 import { Field, FormActions } from "../../ui/form";
+import { Alert } from "../../ui/parts";
 import { NameAndPasswordFields } from "../../identity/pages/accountFields";
 import { acceptInvitation } from "../service";
 
@@ -91,11 +92,7 @@ function InvitationPage(props: { inv: InvitationView; signedInAs: string | null;
           {inv.email} is invited to the organization <strong>{inv.organizationName}</strong> as {inv.role}. The invitation expires{" "}
           {utcMinute(inv.expiresAt)} UTC.
         </p>
-        {whole ? (
-          <p class="error" role="alert">
-            {whole}
-          </p>
-        ) : null}
+        <Alert text={whole} />
         {props.signedInAs === inv.email ? (
           <form method="post" action={here}>
             <FormActions>

@@ -12,17 +12,16 @@ import { confirmations } from "../../ui/confirmations";
 import { Notice } from "../../ui/parts";
 import { DataTable } from "../../ui/layout";
 
-/** One button of a row: a PATCH (or DELETE) form with its fields, asked first unless `question` is null. */
+/** One button of a row: a PATCH (or DELETE) form with its fields, asked first (the confirmation `ask`) unless none is named. */
 function UserAction(props: {
-  id: string;
+  u: AdminUserView;
   method: "PATCH" | "DELETE";
   fields: Record<string, string>;
   label: string;
-  question: string | null;
+  ask?: "disableUser" | "promoteUser" | "demoteUser" | "removeUser";
   danger?: boolean;
-  email: string;
 }) {
-  const target = `/web/admin/users/${props.id}`;
+  const target = `/web/admin/users/${props.u.id}`;
   const htmx = props.method === "PATCH" ? { "hx-patch": target } : { "hx-delete": target };
   return (
     <form
@@ -32,14 +31,14 @@ function UserAction(props: {
       {...htmx}
       hx-target="#admin-users"
       hx-swap="outerHTML"
-      hx-confirm={props.question ?? undefined}
+      hx-confirm={props.ask ? confirmations[props.ask](props.u.email).question : undefined}
     >
       {Object.entries(props.fields).map(([name, value]) => (
         <input type="hidden" name={name} value={value} />
       ))}
       <button type="submit" class={`${props.danger ? "danger" : "secondary"} small`}>
         {props.label}
-        <span class="visually-hidden"> {props.email}</span>
+        <span class="visually-hidden"> {props.u.email}</span>
       </button>
     </form>
   );
@@ -65,45 +64,16 @@ export function AdminUsers(props: { users: AdminUserView[]; viewerId: string; no
             <td>
               <div class="row-actions">
                 {u.disabled ? (
-                  <UserAction id={u.id} method="PATCH" fields={{ disabled: "false" }} label="Enable" question={null} email={u.email} />
+                  <UserAction u={u} method="PATCH" fields={{ disabled: "false" }} label="Enable" />
                 ) : (
-                  <UserAction
-                    id={u.id}
-                    method="PATCH"
-                    fields={{ disabled: "true" }}
-                    label="Disable"
-                    question={confirmations.disableUser(u.email).question}
-                    email={u.email}
-                  />
+                  <UserAction u={u} method="PATCH" fields={{ disabled: "true" }} label="Disable" ask="disableUser" />
                 )}
                 {u.role === "admin" ? (
-                  <UserAction
-                    id={u.id}
-                    method="PATCH"
-                    fields={{ role: "user" }}
-                    label="Demote"
-                    question={confirmations.demoteUser(u.email).question}
-                    email={u.email}
-                  />
+                  <UserAction u={u} method="PATCH" fields={{ role: "user" }} label="Demote" ask="demoteUser" />
                 ) : (
-                  <UserAction
-                    id={u.id}
-                    method="PATCH"
-                    fields={{ role: "admin" }}
-                    label="Promote"
-                    question={confirmations.promoteUser(u.email).question}
-                    email={u.email}
-                  />
+                  <UserAction u={u} method="PATCH" fields={{ role: "admin" }} label="Promote" ask="promoteUser" />
                 )}
-                <UserAction
-                  id={u.id}
-                  method="DELETE"
-                  fields={{}}
-                  label="Remove"
-                  question={confirmations.removeUser(u.email).question}
-                  danger
-                  email={u.email}
-                />
+                <UserAction u={u} method="DELETE" fields={{}} label="Remove" ask="removeUser" danger />
               </div>
             </td>
           </tr>
