@@ -9,6 +9,7 @@ import type { Database } from "../db/client";
 import { validationFailed, type Issue } from "../http/errors";
 import { newId } from "../lib/ids";
 import { iso } from "../lib/time";
+import { isObject } from "../lib/json";
 import type { ArmEffect, EvalSummary } from "../projects/measuredEffect";
 
 export const EVAL_MAX_TASKS = 200;
@@ -17,7 +18,6 @@ const NAME = /^[A-Za-z0-9@][A-Za-z0-9@/._-]{0,99}$/;
 const RULE = /^[A-Z][A-Z0-9]{0,15}-\d{1,6}$/;
 
 type Obj = Record<string, unknown>;
-const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** A reader of one body that collects issues instead of throwing at the first. */
 function reader(issues: Issue[]) {

@@ -9,6 +9,7 @@ import type { Database } from "../db/client";
 import { notFound, validationFailed, type Issue } from "../http/errors";
 import { RULE_ID_PATTERN } from "../catalog/format";
 import { DAY_MS } from "../journal/dayMemo";
+import { isObject } from "../lib/json";
 
 /** A task's resolution counts as "served to the task" for reports made within this time after it. */
 export const TASK_WINDOW_MS = 12 * 3_600_000;
@@ -28,8 +29,6 @@ export interface FindingsReport {
   resolutionId: string | null;
   counts: Map<string, Map<string, number>>;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * The report in a body, or 400 validation_failed: only `resolutionId` (a string) and `counts`

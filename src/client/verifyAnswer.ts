@@ -5,6 +5,7 @@
  * (and the talent) that differs.
  */
 import { digestOf } from "../lib/crypto";
+import { isObject } from "../lib/json";
 import {
   ANSWER_CLAIMS,
   type AnswerClaim,
@@ -28,7 +29,6 @@ interface SignedItem {
 }
 
 const shown = (v: unknown): string => (v === undefined ? "nothing" : typeof v === "string" ? v : JSON.stringify(v));
-const isObject = (v: unknown): v is Json => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** `field` of `of` against the signed value: a problem when it is missing or different. */
 function same(problems: string[], where: string, of: Json, field: string, signed: unknown): void {

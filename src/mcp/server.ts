@@ -20,7 +20,8 @@ import { PROMPTS } from "./prompts";
 import { TOOLS, TOOLS_BY_NAME } from "./tools";
 import { allows, instructionsFor, promptsFor, type CallerView } from "./view";
 import { lateAnswer } from "../http/answer";
-import { type BackendAnswer, type CallBackend, isObject, parse, toolResultJson, toToolResult } from "./toolResult";
+import { type BackendAnswer, type CallBackend, parse, toolResultJson, toToolResult } from "./toolResult";
+import { isObject } from "../lib/json";
 
 export const SERVER_INFO = { name: "talentd", version: pkg.version };
 

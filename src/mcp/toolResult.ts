@@ -5,6 +5,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { BackendCall } from "./tools";
+import { isObject } from "../lib/json";
 
 /** A backend answer: status and the body as text (JSON for every key-API route). */
 export interface BackendAnswer {
@@ -26,8 +27,6 @@ export const parse = (text: string): unknown => {
     return undefined;
   }
 };
-
-export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * toToolResult's result as JSON text. A success whose body is a JSON object (as the backend wrote

@@ -6,10 +6,13 @@
 import type { Database } from "../db/client";
 import { iso } from "../lib/time";
 
+/** One arm's effect on a talent (`talentd eval`'s client/eval/summary.ts measures it). */
 export interface ArmEffect {
   runs: number;
   findingsPerRun: number;
+  /** Fewest and most findings of the talent's rules in one run. */
   findingsSpread: { min: number; max: number };
+  /** Passed checks over runs with a check (null: no task of the talent has a check). */
   checkPassRate: number | null;
 }
 export interface EvalSummary {

@@ -4,6 +4,7 @@
  * min–max per run, when a task ran more than once). The text a person reads and the document scripts read.
  */
 import type { Finding } from "../check";
+import type { ArmEffect } from "../../projects/measuredEffect";
 
 export type Arm = "with" | "without";
 
@@ -23,15 +24,6 @@ export interface EvalRun {
   exit: number | null;
   /** The end of the agent's output when it exited non-zero (local only: never uploaded). */
   output?: string;
-}
-
-export interface ArmEffect {
-  runs: number;
-  findingsPerRun: number;
-  /** Fewest and most findings of the talent's rules in one run. */
-  findingsSpread: { min: number; max: number };
-  /** Passed checks over runs with a check (null: no task of the talent has a check). */
-  checkPassRate: number | null;
 }
 
 export interface TalentEffect {
