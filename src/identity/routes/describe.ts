@@ -14,8 +14,14 @@ const back = () => "/account";
 export const User = o({ id: S, email: S, name: S, role: S });
 /** An organization as its member sees it. */
 export const Membership = o({ id: S, slug: S, name: S, status: S, role: S });
+/** Who is signed in: the sign-up's, the sign-in's and the session's answer. */
+const SignedIn = { user: User, activeOrganizationId: n(S), organizations: a(Membership) };
+/** A new password's bounds. */
+const PASSWORD = str({ minLength: 10, maxLength: 256 });
+/** A password changed: every other session ended. */
+const PasswordChanged = o({ changed: B, otherSessionsEnded: B });
 
-const PASSWORD_CHANGE = obj({ currentPassword: str(), newPassword: str({ minLength: 10, maxLength: 256 }), repeatPassword: str() }, [
+const PASSWORD_CHANGE = obj({ currentPassword: str(), newPassword: PASSWORD, repeatPassword: str() }, [
   "currentPassword",
   "newPassword",
   "repeatPassword",
@@ -28,13 +34,10 @@ export const AUTH = {
     path: "/api/auth/sign-up",
     summary: "Create an account and sign in",
     access: "public",
-    body: obj({ email: str({ format: "email" }), password: str({ minLength: 10, maxLength: 256 }), name: str({ maxLength: 100 }) }, [
-      "email",
-      "password",
-    ]),
+    body: obj({ email: str({ format: "email" }), password: PASSWORD, name: str({ maxLength: 100 }) }, ["email", "password"]),
     ok: 201,
     errors: [400, 403, 409, 429],
-    answer: o({ user: User, activeOrganizationId: n(S), organizations: a(Membership) }),
+    answer: o(SignedIn),
   },
   signIn: {
     method: "POST",
@@ -43,7 +46,7 @@ export const AUTH = {
     access: "public",
     body: obj({ email: str(), password: str() }, ["email", "password"]),
     errors: [400, 401, 403, 429],
-    answer: o({ user: User, activeOrganizationId: n(S), organizations: a(Membership) }),
+    answer: o(SignedIn),
   },
   signOut: {
     method: "POST",
@@ -58,7 +61,7 @@ export const AUTH = {
     path: "/api/auth/session",
     summary: "The signed-in user, organizations and active one",
     access: "session",
-    answer: o({ user: User, activeOrganizationId: n(S), organizations: a(Membership), expiresAt: S }),
+    answer: o({ ...SignedIn, expiresAt: S }),
   },
   passwordReset: {
     method: "POST",
@@ -75,7 +78,7 @@ export const AUTH = {
     path: "/api/auth/password-reset/confirm",
     summary: "Set a new password with a reset token (single use, 30 min); every session ends, a new one is set",
     access: "public",
-    body: obj({ token: str(), password: str({ minLength: 10, maxLength: 256 }) }, ["token", "password"]),
+    body: obj({ token: str(), password: PASSWORD }, ["token", "password"]),
     errors: [400, 403, 410],
     answer: o({ reset: B, otherSessionsEnded: B, user: User }),
   },
@@ -104,7 +107,7 @@ export const AUTH = {
     access: "session",
     body: obj({ currentPassword: str(), newPassword: str({ minLength: 10 }) }, ["currentPassword", "newPassword"]),
     errors: [400, 401, 429],
-    answer: o({ changed: B, otherSessionsEnded: B }),
+    answer: PasswordChanged,
   },
   oauthStart: {
     method: "GET",
@@ -217,7 +220,7 @@ export const ACCOUNT = {
     access: "session",
     body: PASSWORD_CHANGE,
     errors: [400, 429],
-    answer: o({ changed: B, otherSessionsEnded: B }),
+    answer: PasswordChanged,
     view: () => ({ redirect: back, status: () => ACCOUNT_STATUSES.password }),
   },
   verification: {
