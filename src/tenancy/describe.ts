@@ -11,6 +11,12 @@ import { a, B, I, int, n, o, obj, open, S, str } from "../http/schema";
 import { Membership } from "../identity/routes/describe";
 import { tenancyViews } from "./views/fragments";
 
+/** An organization's names and approval status (the approval's and the platform administrators' answers). */
+const orgNames = { id: S, slug: S, name: S, status: S };
+/** The answer of a change that made an organization the active one. */
+const Organization = o({ organization: Membership });
+const ROLE = str({ enum: ["owner", "admin", "member"] });
+const Removed = o({ removed: S });
 const Invitation = o({ id: S, link: S, email: S, role: S, expiresAt: S });
 const CodeHosting = o({ codeHosting: n(o({ provider: S, url: S, defaultBranch: S })) });
 const AdminUser = o({ id: S, email: S, name: S, role: S, disabled: B, disabledAt: n(S), createdAt: S });
@@ -32,7 +38,7 @@ export const TENANCY = {
     body: obj({ name: str({ maxLength: 100 }), slug: str({ maxLength: 40 }) }, ["name"]),
     ok: 201,
     errors: [400, 409],
-    answer: o({ organization: Membership }),
+    answer: Organization,
     view: (deps) => tenancyViews(deps).created,
   },
   status: {
@@ -40,7 +46,7 @@ export const TENANCY = {
     path: "/web/orgs/current/status",
     summary: "Approval status of the active organization (always open)",
     access: "session",
-    answer: o({ organization: n(o({ id: S, slug: S, name: S, status: S })), role: n(S), approved: B }),
+    answer: o({ organization: n(o(orgNames)), role: n(S), approved: B }),
     view: (deps) => tenancyViews(deps).status,
   },
   setActive: {
@@ -50,7 +56,7 @@ export const TENANCY = {
     access: "session",
     body: obj({ organizationId: str() }, ["organizationId"]),
     errors: [400, 404],
-    answer: o({ organization: Membership }),
+    answer: Organization,
     view: (deps) => tenancyViews(deps).switched,
   },
   members: {
@@ -66,7 +72,7 @@ export const TENANCY = {
     path: "/web/orgs/current/members/{userId}",
     summary: "Change a member's role",
     access: "admin",
-    body: obj({ role: str({ enum: ["owner", "admin", "member"] }) }, ["role"]),
+    body: obj({ role: ROLE }, ["role"]),
     errors: [400, 404, 409],
     answer: o({ userId: S, role: S }),
     view: (deps) => tenancyViews(deps).roleChanged,
@@ -78,7 +84,7 @@ export const TENANCY = {
     access: "admin",
     admits: "member",
     errors: [404, 409],
-    answer: o({ removed: S }),
+    answer: Removed,
     view: (deps) => tenancyViews(deps).memberRemoved,
   },
   invitations: {
@@ -96,7 +102,7 @@ export const TENANCY = {
     path: "/web/orgs/current/invitations",
     summary: "Invite by e-mail",
     access: "admin",
-    body: obj({ email: str(), role: str({ enum: ["owner", "admin", "member"] }) }, ["email"]),
+    body: obj({ email: str(), role: ROLE }, ["email"]),
     ok: 201,
     errors: [400, 409],
     answer: Invitation,
@@ -163,7 +169,7 @@ export const TENANCY = {
     summary: "Organizations and their status",
     access: "platform",
     answer: o({
-      organizations: a(o({ id: S, slug: S, name: S, status: S, createdAt: S, statusChangedAt: n(S), members: I })),
+      organizations: a(o({ ...orgNames, createdAt: S, statusChangedAt: n(S), members: I })),
     }),
     view: (deps) => tenancyViews(deps).organizations,
   },
@@ -173,7 +179,7 @@ export const TENANCY = {
     summary: "Approve, reject, suspend or reactivate",
     access: "platform",
     errors: [404, 409],
-    answer: o({ organization: o({ id: S, slug: S, name: S, status: S, statusChangedAt: n(S) }) }),
+    answer: o({ organization: o({ ...orgNames, statusChangedAt: n(S) }) }),
     view: (deps) => tenancyViews(deps).organizationMoved,
   },
   adminUsers: { method: "GET", path: "/web/admin/users", summary: "Users", access: "platform", answer: o({ users: a(AdminUser) }) },
@@ -193,7 +199,7 @@ export const TENANCY = {
     summary: "Remove a user (409 last_owner naming the organizations, 409 last_platform_admin)",
     access: "platform",
     errors: [404, 409],
-    answer: o({ removed: S }),
+    answer: Removed,
     view: (deps) => tenancyViews(deps).userRemoved,
   },
   securityEvents: {
