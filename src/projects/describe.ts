@@ -29,6 +29,8 @@ const Key = o({
   createdBy: n(Actor),
   automation: B,
 });
+/** The environment `talentd check` and the CI read the server and the automation key from. */
+const AutomationEnv = o({ TALENTD_URL: S, TALENTD_KEY: S });
 const Relevance = o({ settings: o({ languages: a(S), roles: a(S), paths: a(S), exclude: a(S) }), source: S });
 
 /** One rule with a detector of the project's enabled talents. */
@@ -307,7 +309,7 @@ export const PROJECT = {
       mcpUrl: S,
       clients: a(o({ id: S, name: S, command: S, file: S, content: S, docs: S })),
       instructions: o({ file: S, content: S }),
-      automation: o({ env: o({ TALENTD_URL: S, TALENTD_KEY: S }), scopes: a(S), tokenRoute: S, hook: S }),
+      automation: o({ env: AutomationEnv, scopes: a(S), tokenRoute: S, hook: S }),
     }),
   },
   token: {
@@ -317,7 +319,7 @@ export const PROJECT = {
     access: "member",
     ok: 201,
     errors: [404],
-    answer: o({ key: Key, value: S, revoked: a(S), env: o({ TALENTD_URL: S, TALENTD_KEY: S }), notice: S }),
+    answer: o({ key: Key, value: S, revoked: a(S), env: AutomationEnv, notice: S }),
     view: (deps) => projectViews(deps).token,
   },
   validatorConfig: {

@@ -6,6 +6,8 @@ import type { RouteDescriptor } from "../http/route";
 import { a, B, ids, n, o, obj, S, str } from "../http/schema";
 
 const Specialization = o({ id: S, name: S, description: S, talents: a(S), builtIn: B, createdBy: n(S), createdAt: S, updatedAt: S });
+/** The answer about one specialization. */
+const One = o({ specialization: Specialization });
 
 /** Built-in and custom specializations: members read, owners and admins write. */
 export const SPECIALIZATION = {
@@ -24,7 +26,7 @@ export const SPECIALIZATION = {
     body: obj({ name: str({ maxLength: 100 }), description: str({ maxLength: 500 }), talents: ids }, ["name", "talents"]),
     ok: 201,
     errors: [400],
-    answer: o({ specialization: Specialization }),
+    answer: One,
   },
   one: {
     method: "GET",
@@ -32,7 +34,7 @@ export const SPECIALIZATION = {
     summary: "A specialization",
     access: "member",
     errors: [404],
-    answer: o({ specialization: Specialization }),
+    answer: One,
   },
   update: {
     method: "PATCH",
@@ -41,7 +43,7 @@ export const SPECIALIZATION = {
     access: "admin",
     body: obj({ name: str(), description: str(), talents: ids }),
     errors: [400, 403, 404],
-    answer: o({ specialization: Specialization }),
+    answer: One,
   },
   remove: {
     method: "DELETE",
@@ -59,7 +61,7 @@ export const SPECIALIZATION = {
     body: obj({ name: str() }),
     ok: 201,
     errors: [400, 404],
-    answer: o({ specialization: Specialization }),
+    answer: One,
   },
 } satisfies Record<string, RouteDescriptor>;
 
