@@ -188,6 +188,8 @@ export function createApp(input: AppDeps) {
   const listening: { server: PeerInfo | null } = { server: null };
   // the heavy dashboard reads' cap (activity/readCap.ts) counts every other answered request as contention
   const readCap = dashboardReadCap(deps.database, deps.config.dashboardReadsPerUser);
+  // route plugins made of the deps and the guards alone, as one plain plugin each run (in this order)
+  const guarded = (...routes: ((deps: ComposedDeps, guards: Guards) => AnyElysia)[]) => plainPlugin(routes.map((r) => r(deps, guards)));
   const app = new Elysia({ serve })
     .use(
       edge({
@@ -219,23 +221,11 @@ export function createApp(input: AppDeps) {
     .use(pages(deps, guards))
     .use(ssoRoutes(deps, guards, sessions))
     .use(plainPlugin([accountWebRoutes(deps, guards), accountPages(deps, sessions)]))
-    .use(searchRoutes(deps, guards))
-    .use(tenancyRoutes(deps, guards))
-    .use(codeHostingRoutes(deps, guards))
+    .use(guarded(searchRoutes, tenancyRoutes, codeHostingRoutes))
     .use(mailRoutes(deps, guards, sessions))
     .use(governance(deps, guards, sessions))
-    .use(projectRoutes(deps, guards))
-    .use(expertiseRoutes(deps, guards))
-    .use(catalogApiRoutes(deps, guards))
-    .use(catalogWebRoutes(deps, guards))
-    .use(resolutionRoutes(deps, guards))
-    .use(skillRoutes(deps, guards))
-    .use(selectionRoutes(deps, guards))
-    .use(relevanceRoutes(deps, guards))
-    .use(connectionRoutes(deps, guards))
-    .use(specializationRoutes(deps, guards))
-    .use(validatorConfigRoutes(deps, guards))
-    .use(activityRoutes(deps, guards))
+    .use(guarded(projectRoutes, expertiseRoutes, catalogApiRoutes, catalogWebRoutes, resolutionRoutes, skillRoutes))
+    .use(guarded(selectionRoutes, relevanceRoutes, connectionRoutes, specializationRoutes, validatorConfigRoutes, activityRoutes))
     .use(oauthRoutes(deps))
     .use(mcpRoutes(deps, backend))
     .use(serverJsonRoutes(deps.config))
