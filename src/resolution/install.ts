@@ -11,7 +11,7 @@ import { listServableExpertises } from "../expertises/servable";
 import { AppError } from "../http/errors";
 import type { AuditActor } from "../audit/record";
 import { installTalents, unknownTalents, type SelectionChange } from "../selection/service";
-import { classifyInstallable, isExpertiseRef, type SourceDeps } from "../selection/sources";
+import { installable, isExpertiseRef, type SourceDeps } from "../selection/sources";
 
 /** The answer of a group install: `installed` (every id it added), the `prerequisites` among them, and what was there already. */
 export interface GroupInstall {
@@ -46,8 +46,7 @@ export async function installWithPrerequisites(
   by: string,
   actor: AuditActor,
 ): Promise<GroupInstall> {
-  const { known, unknown } = await classifyInstallable(deps, organizationId, ids);
-  if (unknown.length > 0) throw unknownTalents(unknown, undefined, deps.catalog.talents.keys());
+  const known = await installable(deps, organizationId, ids);
   // the project's installed expertises are read too when one is installed: a conflict is declared on either side
   const installedRefs = (
     await deps.database.db.select({ id: installedTalents.talentId }).from(installedTalents).where(eq(installedTalents.projectId, projectId))

@@ -94,10 +94,10 @@ const activeByRows = keptByIdentity<
 >("Active items of a project's installed rows");
 
 /**
- * Splits ids into installable ones (with their kind) and unknown ones: a public id must be in
- * the catalog; an expertise ref must be an active, published expertise of the organization.
+ * The ids as installable ones, with their kind: a public id must be in the catalog; an expertise ref must
+ * be an active, published expertise of the organization. One unknown id → 400 unknown_talents naming every unknown one.
  */
-export async function classifyInstallable(deps: SourceDeps, organizationId: string, ids: string[]) {
+export async function installable(deps: SourceDeps, organizationId: string, ids: string[]) {
   const known: { id: string; kind: TalentKind }[] = [];
   const unknown: string[] = [];
   for (const id of ids) {
@@ -107,7 +107,8 @@ export async function classifyInstallable(deps: SourceDeps, organizationId: stri
     } else if (deps.catalog.get(id)) known.push({ id, kind: "talent" });
     else unknown.push(id);
   }
-  return { known, unknown: [...new Set(unknown)] };
+  if (unknown.length > 0) throw unknownTalents([...new Set(unknown)], undefined, deps.catalog.talents.keys());
+  return known;
 }
 
 /**
@@ -122,7 +123,6 @@ export async function installByIds(
   by: string,
   actor: AuditActor,
 ): Promise<SelectionChange> {
-  const { known, unknown } = await classifyInstallable(deps, organizationId, ids);
-  if (unknown.length > 0) throw unknownTalents(unknown, undefined, deps.catalog.talents.keys());
+  const known = await installable(deps, organizationId, ids);
   return deps.database.write((tx) => installTalents(tx, projectId, known, by, { organizationId, actor }));
 }
