@@ -25,6 +25,8 @@ const EvalRow = o({
 });
 
 const Window = { days: I, from: S, to: S, retentionDays: I };
+/** An organization-wide read's first fields: the organization and the window. */
+const OrgWindow = { organizationId: S, ...Window };
 /** A pass the hook contradicted (insights' selfAudit.cases): where and when. */
 const SelfAuditCase = { projectId: S, projectName: S, resolutionId: S, reportId: S, recordedAt: S, talentId: S };
 const Counts = { events: I, failed: I, byKind: map(I), byClient: map(I), otherClients: I, resolutions: I, reports: I, verdicts: Verdicts };
@@ -113,8 +115,7 @@ export const ACTIVITY = {
     query: DAYS,
     errors: [400, 429],
     answer: o({
-      organizationId: S,
-      ...Window,
+      ...OrgWindow,
       totals: Totals,
       byDay: a(Day),
       projects: a(o({ id: S, name: S, totals: Totals, byDay: a(Day) })),
@@ -128,8 +129,7 @@ export const ACTIVITY = {
     query: DAYS,
     errors: [400, 429],
     answer: o({
-      organizationId: S,
-      ...Window,
+      ...OrgWindow,
       failedCalls: o({
         total: I,
         byDay: a(o({ date: S, count: I, byCode: map(I) })),
@@ -201,8 +201,7 @@ export const ACTIVITY = {
     query: DAYS,
     errors: [400, 429],
     answer: o({
-      organizationId: S,
-      ...Window,
+      ...OrgWindow,
       projects: I,
       talents: a(
         o({
