@@ -167,17 +167,20 @@ function PickerChecks(props: {
   );
 }
 
-/**
- * The required talents' picker: the filter (PickerFilter, its own form before the policy form), then the check
- * boxes named `requiredTalents`.
- */
-export function TalentPicker(props: {
+/** What both pickers read: the field's id, the talents to offer, the ticked ones, the filters and the field's error. */
+interface PickerProps {
   id: string;
   options: PickerOption[];
   checked: string[];
   filters: PickerFilters;
   error: string | null;
-}) {
+}
+
+/**
+ * The required talents' picker: the filter (PickerFilter, its own form before the policy form), then the check
+ * boxes named `requiredTalents`.
+ */
+export function TalentPicker(props: PickerProps) {
   return (
     <ChoiceField
       id={props.id}
@@ -203,14 +206,7 @@ export function TalentPicker(props: {
  * The allowed talents' picker: "any talent" or "only the ticked ones" (`allowedMode`), its own search box (of the form
  * AllowedFilterForm, `?aq=`), then the check boxes named `allowedTalents`, as the required talents' picker has them.
  */
-export function AllowedPicker(props: {
-  id: string;
-  options: PickerOption[];
-  only: boolean;
-  checked: string[];
-  filters: PickerFilters;
-  error: string | null;
-}) {
+export function AllowedPicker(props: PickerProps & { only: boolean }) {
   return (
     <ChoiceField
       id={props.id}
