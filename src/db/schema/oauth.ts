@@ -18,8 +18,8 @@ export const oauthClients = sqliteTable("oauth_clients", {
   secretHash: text("secret_hash"),
 });
 
-export const oauthCodes = sqliteTable("oauth_codes", {
-  codeHash: text("code_hash").primaryKey(),
+/** The client, user and project a code or a token is granted to (deleted with any of them): new columns for each table. */
+const grantedTo = () => ({
   clientId: text("client_id")
     .notNull()
     .references(() => oauthClients.id, { onDelete: "cascade" }),
@@ -29,6 +29,11 @@ export const oauthCodes = sqliteTable("oauth_codes", {
   projectId: text("project_id")
     .notNull()
     .references(() => projects.id, { onDelete: "cascade" }),
+});
+
+export const oauthCodes = sqliteTable("oauth_codes", {
+  codeHash: text("code_hash").primaryKey(),
+  ...grantedTo(),
   redirectUri: text("redirect_uri").notNull(),
   codeChallenge: text("code_challenge").notNull(),
   scopes: text("scopes", { mode: "json" }).$type<string[]>().notNull(),
@@ -46,15 +51,7 @@ export const oauthTokens = sqliteTable(
     tokenHash: text("token_hash").notNull(),
     /** All tokens descending from one authorization code; reuse of a rotated refresh token revokes the family. */
     familyId: text("family_id").notNull(),
-    clientId: text("client_id")
-      .notNull()
-      .references(() => oauthClients.id, { onDelete: "cascade" }),
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    ...grantedTo(),
     scopes: text("scopes", { mode: "json" }).$type<string[]>().notNull(),
     resource: text("resource").notNull(),
     expiresAt: integer("expires_at").notNull(),
