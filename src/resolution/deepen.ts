@@ -5,7 +5,6 @@
  * route's reads: what discovery proposes can be read before it is installed); an expertise's files
  * at its published version while the project has it enabled, else through a resolution that pinned it.
  */
-import type { Catalog } from "../catalog/catalog";
 import { searchTalents } from "../catalog/literalSearch";
 import type { Talent } from "../catalog/format";
 import { compactHeadings, compactSection, extractSection, markdownHeadings, type CompactParts } from "../catalog/sections";
@@ -17,23 +16,13 @@ import { digestOf } from "../lib/crypto";
 import { getExpertiseVersion, getServableExpertise } from "../expertises/servable";
 import { listInstalled } from "../selection/service";
 import { loadResolution, pinnedDefinition, type PinnedItem, type PinnedResolution } from "./pinned";
-import { installedWithItems } from "../selection/sources";
+import { installedWithItems, type ProjectRef, type SourceDeps } from "../selection/sources";
 
 export const SEARCH_SCOPES = ["catalog", "installed", "active", "resolution"] as const;
 export type SearchScope = (typeof SEARCH_SCOPES)[number];
 export const SEARCH_K_DEFAULT = 10;
 export const SEARCH_K_MAX = 50;
 export const READ_MAX_URIS = 20;
-
-interface Deps {
-  database: Database;
-  catalog: Catalog;
-}
-
-interface Project {
-  id: string;
-  organizationId: string;
-}
 
 /** Parses `talent://<id>[/<path>]` or `talent://@org/slug[/<path>]`. */
 export function parseTalentUri(uri: string): { id: string; path: string | null } | null {
@@ -50,8 +39,8 @@ export function parseTalentUri(uri: string): { id: string; path: string | null }
 
 /** Literal search within a scope; pointers only (id, uri, summary), never content. */
 export async function search(
-  deps: Deps,
-  project: Project,
+  deps: SourceDeps,
+  project: ProjectRef,
   input: { query: string; k?: number; scope?: SearchScope; resolutionId?: string },
 ): Promise<{ results: { id: string; uri: string; summary: string }[]; scope: SearchScope }> {
   // a search that names a resolution searches what it served: scope=resolution is implied,
@@ -120,8 +109,8 @@ interface PlannedRead {
 
 /** What each uri reads (pinned bytes, live bytes, a preview), or 404 naming every uri that is not readable. */
 async function planReads(
-  deps: Deps,
-  project: Project,
+  deps: SourceDeps,
+  project: ProjectRef,
   input: { uris: string[]; resolutionId?: string; section?: string; previews?: boolean },
 ): Promise<PlannedRead[]> {
   const res: PinnedResolution | null = input.resolutionId ? await loadResolution(deps.database, project.id, input.resolutionId) : null;
@@ -196,8 +185,8 @@ async function planReads(
  * `previews`: a catalog talent's main uri (no section) that is neither reads as its preview.
  */
 export async function readFiles(
-  deps: Deps,
-  project: Project,
+  deps: SourceDeps,
+  project: ProjectRef,
   input: { uris: string[]; resolutionId?: string; section?: string; previews?: boolean },
 ): Promise<ReadFile[]> {
   if (input.uris.length === 0) throw validationFailed([{ path: "uris", message: "give uri, or uris with 1 to 20 entries" }]);

@@ -25,13 +25,19 @@ export interface SourceDeps {
   catalog: Catalog;
 }
 
+/** The project a read is for, with its organization (whose expertises it may be served). */
+export interface ProjectRef {
+  id: string;
+  organizationId: string;
+}
+
 /** True for an expertise reference `@org-slug/slug`. */
 export function isExpertiseRef(id: string): boolean {
   return id.startsWith("@");
 }
 
 /** The project's installed rows with, for each, what would be served (null: gone or not servable). */
-export async function installedWithItems(deps: SourceDeps, project: { id: string; organizationId: string }) {
+export async function installedWithItems(deps: SourceDeps, project: ProjectRef) {
   const rows = await listInstalled(deps.database, project.id);
   const needsExpertises = rows.some((r) => r.kind === "expertise");
   const expertises = needsExpertises ? await listServableExpertises(deps.database, project.organizationId, deps.catalog) : [];
@@ -65,10 +71,7 @@ export function withItems(
  * organization's servable expertises it was built from: prepare-task asks for it
  * on every call (docs/performance.md), and building it looked up every installed talent each time.
  */
-export async function activeItems(
-  deps: SourceDeps,
-  project: { id: string; organizationId: string },
-): Promise<ReadonlyMap<string, ServableItem>> {
+export async function activeItems(deps: SourceDeps, project: ProjectRef): Promise<ReadonlyMap<string, ServableItem>> {
   const rows = await listInstalled(deps.database, project.id);
   const kept = activeByRows.get(rows);
   // (asked once per rows: `some` over the frozen rows was a tenth of prepare-task's request-thread time)

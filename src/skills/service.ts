@@ -8,13 +8,11 @@
  * served to this project — another organization's expertise included — is the same 404 as a
  * URI that names nothing.
  */
-import type { Catalog } from "../catalog/catalog";
 import { SKILL_FILE, skillFolderOf, type SkillFile, type SkillFolder } from "../catalog/skillFormat";
-import type { Database } from "../db/client";
 import { AppError, notFound } from "../http/errors";
 import { badCursor } from "../http/query";
 import { decodeCursor, encodeCursor } from "../lib/cursor";
-import { activeItems, type ServableItem } from "../selection/sources";
+import { activeItems, type ProjectRef, type ServableItem, type SourceDeps } from "../selection/sources";
 
 export const SKILL_SCHEME = "skill://";
 /** The extension's per-skill limits: hosts must accept up to these; a skill over either is not served. */
@@ -25,16 +23,6 @@ export const SKILLS_PAGE_MAX = 200;
 export const DIRECTORY_PAGE_DEFAULT = 100;
 export const DIRECTORY_PAGE_MAX = 500;
 export const DIRECTORY_MIME = "inode/directory";
-
-interface Deps {
-  database: Database;
-  catalog: Catalog;
-}
-
-interface Project {
-  id: string;
-  organizationId: string;
-}
 
 /** One skill served to a project. */
 export interface ServedSkill {
@@ -73,7 +61,7 @@ export function skillPathOf(item: Pick<ServableItem, "id" | "kind">): string {
 const bytesOf = (folder: SkillFolder) => folder.files.reduce((n, f) => n + f.size, 0);
 
 /** The project's skills (its active talents and expertises), by skill path. */
-export async function projectSkills(deps: Deps, project: Project): Promise<ServedSkill[]> {
+export async function projectSkills(deps: SourceDeps, project: ProjectRef): Promise<ServedSkill[]> {
   const items = await activeItems(deps, project);
   const out: ServedSkill[] = [];
   for (const item of items.values()) {
@@ -116,8 +104,8 @@ function page<T>(
 
 /** `GET /api/skills`: one page of the project's skill entries. */
 export async function listSkills(
-  deps: Deps,
-  project: Project,
+  deps: SourceDeps,
+  project: ProjectRef,
   limit: number,
   cursor?: string,
 ): Promise<{ skills: SkillEntry[]; nextCursor: string | null }> {
@@ -150,7 +138,7 @@ const noFile = (uri: string) => notFound(`No skill file is served at ${uri.slice
 const noDirectory = (uri: string) => notFound(`No directory resource is served at ${uri.slice(0, 300)}.`);
 
 /** `GET /api/skills/entry?uri=`: the entry of the skill whose SKILL.md is `uri`. */
-export async function getSkill(deps: Deps, project: Project, uri: string): Promise<{ skill: SkillEntry }> {
+export async function getSkill(deps: SourceDeps, project: ProjectRef, uri: string): Promise<{ skill: SkillEntry }> {
   const at = locate(await projectSkills(deps, project), uri);
   if (!at || at.path !== SKILL_FILE) throw noSkill(uri);
   return { skill: skillEntry(at.skill) };
@@ -186,8 +174,8 @@ const MIME_TYPES: Record<string, string> = {
 
 /** `GET /api/skills/file?uri=`: one file of a served skill, with the digest and size of exactly `text`. */
 export async function readSkillFile(
-  deps: Deps,
-  project: Project,
+  deps: SourceDeps,
+  project: ProjectRef,
   uri: string,
 ): Promise<{ uri: string; mimeType: string; text: string; digest: string; size: number }> {
   const at = locate(await projectSkills(deps, project), uri);
@@ -253,8 +241,8 @@ function childrenOf(s: ServedSkill, dir: string): DirectoryChild[] {
  * whose children are its expertises' roots) — one page at a time.
  */
 export async function readDirectory(
-  deps: Deps,
-  project: Project,
+  deps: SourceDeps,
+  project: ProjectRef,
   uri: string,
   limit: number,
   cursor?: string,
