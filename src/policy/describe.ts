@@ -6,6 +6,10 @@ import type { RouteDescriptor } from "../http/route";
 import type { OrgPlace } from "../ui/places";
 import { a, arr, map, n, o, obj, S, str } from "../http/schema";
 import { lockSaved, policySaved } from "./views";
+import { HOOK_CHOICES } from "./hookRules";
+
+/** A hook rule's choice: block, advise or off (the policy's locks, a project's hook rules). */
+export const HookChoice = str({ enum: [...HOOK_CHOICES] });
 
 const Policy = o({ requiredTalents: a(S), allowedTalents: n(a(S)), hookRules: map(S), setBy: n(o({ id: S, name: S })), updatedAt: n(S) });
 
@@ -31,7 +35,7 @@ export const POLICY = {
       {
         requiredTalents: arr(str()),
         allowedTalents: { anyOf: [arr(str()), { type: "null" }] },
-        hookRules: { type: "object", additionalProperties: str({ enum: ["block", "advise", "off"] }) },
+        hookRules: { type: "object", additionalProperties: HookChoice },
       },
       ["requiredTalents"],
     ),
@@ -44,7 +48,7 @@ export const POLICY = {
     path: "/web/orgs/current/policy/hook-rules",
     summary: "Lock one hook rule in every project (or change its lock): {rule, choice}",
     access: "admin",
-    body: obj({ rule: str(), choice: str({ enum: ["block", "advise", "off"] }) }, ["rule", "choice"]),
+    body: obj({ rule: str(), choice: HookChoice }, ["rule", "choice"]),
     errors: [400],
     answer: o({ policy: Policy, projects: a(o({ projectId: S, installed: a(S) })) }),
     view: () => ({ redirect: () => "/org/policy", status: (d) => lockSaved(d, false) }),

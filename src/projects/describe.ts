@@ -12,6 +12,7 @@ import { Actor } from "../expertises/describe";
 import type { RouteDescriptor } from "../http/route";
 import { a, arr, B, I, ids, int, map, n, N, o, obj, open, S, SelectionChange, str, TalentFile } from "../http/schema";
 import { projectViews } from "./views";
+import { HookChoice } from "../policy/describe";
 
 const projectNames = { id: S, organizationId: S, name: S, description: S, repository: n(S) };
 const ProjectView = o({ ...projectNames, contextBudget: I, createdBy: n(S), createdAt: S, updatedAt: S });
@@ -47,7 +48,7 @@ const HookRuleRow = o({
 });
 
 /** The body of both PUTs (key and web). */
-const HOOK_RULES_BODY = obj({ rules: map(str({ enum: ["block", "advise", "off"] })) }, ["rules"]);
+const HOOK_RULES_BODY = obj({ rules: map(HookChoice) }, ["rules"]);
 
 export const HOOK_RULES_READ = {
   method: "GET",
