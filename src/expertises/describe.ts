@@ -25,6 +25,8 @@ const ExpertiseRow = {
   updatedAt: S,
 };
 const Version = { version: I, publishedAt: S, publishedBy: n(Actor), contentDigest: S, files: map(S), triggers: n(Triggers) };
+/** Proposed trigger values (file globs, keywords), each with why. */
+const Proposed = a(o({ value: S, why: S }));
 const Expertise = o({
   ...ExpertiseRow,
   working: o({ content: S, files: map(S) }),
@@ -143,8 +145,8 @@ export const EXPERTISE = {
     answer: o({
       id: S,
       revision: I,
-      files: a(o({ value: S, why: S })),
-      keywords: a(o({ value: S, why: S })),
+      files: Proposed,
+      keywords: Proposed,
       confirmed: n(Triggers),
       triggersConfirmedAt: n(S),
     }),

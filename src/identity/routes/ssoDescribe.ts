@@ -11,6 +11,8 @@ import type { publicSso } from "../sso";
 type Public = ReturnType<typeof publicSso>;
 
 const DomainClaim = o({ domain: S, status: S, record: o({ type: S, name: S, value: S }), verifiedAt: n(S), verifiedBy: n(S) });
+/** The answer about one domain claim. */
+const Claim = o({ claim: DomainClaim });
 const Sso = o({
   sso: n(
     o({
@@ -78,7 +80,7 @@ export const SSO = {
       "409 conflict when another organization verified it",
     access: "admin",
     errors: [404, 409],
-    answer: o({ claim: DomainClaim }),
+    answer: Claim,
   },
   enterprise: {
     method: "POST",
@@ -118,7 +120,7 @@ export const SSO = {
     summary: "Verify an organization's SSO domain claim by approval (409 when another organization holds it verified)",
     access: "platform",
     errors: [404, 409],
-    answer: o({ claim: DomainClaim }),
+    answer: Claim,
   },
 } satisfies Record<string, RouteDescriptor>;
 
