@@ -156,28 +156,11 @@ async function deleteProject(tx: Tx, organizationId: string, projectId: string, 
         gt(oauthTokens.expiresAt, now),
       ),
     );
-  for (const t of tokens) {
-    await tx.insert(keyTombstones).values({
-      keyHash: t.tokenHash,
-      keyId: t.id,
-      projectId,
-      organizationId,
-      createdBy: t.userId,
-      expiresAt: t.expiresAt,
-      deletedAt: now,
-    });
-  }
-  for (const k of live) {
-    await tx.insert(keyTombstones).values({
-      keyHash: k.keyHash,
-      keyId: k.id,
-      projectId,
-      organizationId,
-      createdBy: k.createdBy,
-      expiresAt: k.expiresAt,
-      deletedAt: now,
-    });
-  }
+  const held = [
+    ...tokens.map((t) => ({ keyHash: t.tokenHash, keyId: t.id, createdBy: t.userId, expiresAt: t.expiresAt })),
+    ...live.map((k) => ({ keyHash: k.keyHash, keyId: k.id, createdBy: k.createdBy, expiresAt: k.expiresAt })),
+  ];
+  for (const h of held) await tx.insert(keyTombstones).values({ ...h, projectId, organizationId, deletedAt: now });
   await tx.delete(projects).where(eq(projects.id, projectId));
   await record(tx, {
     organizationId,
