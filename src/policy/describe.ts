@@ -35,7 +35,7 @@ export const POLICY = {
       {
         requiredTalents: arr(str()),
         allowedTalents: { anyOf: [arr(str()), { type: "null" }] },
-        hookRules: { type: "object", additionalProperties: HookChoice },
+        hookRules: map(HookChoice),
       },
       ["requiredTalents"],
     ),
