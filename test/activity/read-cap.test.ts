@@ -33,10 +33,10 @@ async function holdWriter(): Promise<{ held: Promise<void>; release: () => void 
   return { held, release };
 }
 
-/** Waits (a turn at a time, at most 2 s) until the user has 2 reads running and QUEUE_MAX waiting. */
+/** Waits (a turn at a time, at most 10 s: a loaded machine starts the requests slowly) until the user has 2 reads running and QUEUE_MAX waiting. */
 async function capFull(userId: string): Promise<void> {
   const cap = dashboardReadCap(env.database, 2);
-  const until = performance.now() + 2_000;
+  const until = performance.now() + 10_000;
   while (performance.now() < until) {
     const p = cap.pending(userId);
     if (p.running === 2 && p.waiting === DEFAULT_LIMITS.queueMax) return;
