@@ -36,7 +36,23 @@ async function serveOnce(opts: { pty: boolean; env?: Record<string, string>; nam
   try {
     const ready = await waitFor(`http://127.0.0.1:${port}/readyz`);
     expect(ready.status).toBe(200);
-    await fetch(`http://127.0.0.1:${port}/readyz`, { headers: { "user-agent": "talentd-test" } });
+    const probe = await fetch(`http://127.0.0.1:${port}/readyz`, { headers: { "user-agent": "talentd-test" } });
+    expect(probe.status).toBe(200);
+    await probe.text();
+    // its access log line is written after the answer: read stdout until it is there (at most 10 s), then stop
+    const out = proc.stdout.getReader();
+    const text = new TextDecoder();
+    let stdout = "";
+    let pending: ReturnType<typeof out.read> | null = null; // a read not yet answered is kept, never dropped
+    const until = Date.now() + 10_000;
+    while (!stdout.includes("talentd-test") && Date.now() < until) {
+      pending ??= out.read();
+      const next = await Promise.race([pending, Bun.sleep(200).then(() => null)]);
+      if (next === null) continue;
+      pending = null;
+      if (next.done) break;
+      stdout += text.decode(next.value, { stream: true });
+    }
     if (opts.pty) {
       // the server is script's child: SIGTERM goes to it, script ends when it does
       const below = serversBelow(proc.pid);
@@ -44,7 +60,15 @@ async function serveOnce(opts: { pty: boolean; env?: Record<string, string>; nam
       server = below[0]!;
     }
     process.kill(server, "SIGTERM");
-    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    const rest = async () => {
+      for (;;) {
+        const { done, value } = await (pending ?? out.read());
+        pending = null;
+        if (done) return;
+        stdout += text.decode(value, { stream: true });
+      }
+    };
+    const [, stderr, code] = await Promise.all([rest(), new Response(proc.stderr).text(), proc.exited]);
     return { port, stdout: stdout.replace(/\r\n/g, "\n"), stderr, code };
   } finally {
     if (alive(server)) process.kill(server, "SIGKILL");
