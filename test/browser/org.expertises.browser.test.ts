@@ -162,9 +162,19 @@ describe("/org/expertises, /org/insights and /org/talent-adoption in Chromium", 
     expect(await page.getAttribute("#trigger-files", "aria-invalid")).toBe("true");
     expect(await axeViolations(page)).toEqual([]);
     expectedOnly(w, 400);
+    // the same form on a phone: its two columns stacked, the refusal still under the globs, nothing sideways
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.isVisible("#trigger-files-error")).toBe(true);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    const [files, keywords] = await Promise.all(["#trigger-files", "#trigger-keywords"].map((f) => page.locator(f).boundingBox()));
+    expect(keywords!.y).toBeGreaterThan(files!.y + files!.height); // stacked, not side by side
+    expect(await axeViolations(page)).toEqual([]);
+    await page.evaluate(() => document.querySelector("#triggers")!.scrollIntoView({ block: "start" }));
+    await screenshot(page, "org-expertise-triggers-phone");
     await page.fill("#trigger-files", globs);
     await Promise.all([page.waitForURL(doneIs("triggers")), page.click("#proposal button:has-text('Confirm triggers')")]);
     expect(await page.textContent("#action-status")).toBe("Triggers confirmed."); // the status line
+    await page.setViewportSize({ width: 1280, height: 800 });
     expect(await page.textContent("#triggers")).toContain("Confirmed");
 
     // publish, then activate
