@@ -493,6 +493,12 @@ describe("the new routes' failure paths", () => {
       { origin: "https://evil.example" },
     );
     expect(`${cross.status} ${cross.body.error}`).toBe("403 csrf_rejected");
+    // the resend route takes its session guard from its descriptor: signed in, a cross-site post is
+    // refused (403); signed out, 401 comes first, as on every session route
+    const resendCross = await owner.json("POST", "/api/auth/verify-email/resend", {}, { origin: "https://evil.example" });
+    expect(`${resendCross.status} ${resendCross.body.error}`).toBe("403 csrf_rejected");
+    const resendAnon = await anon.json("POST", "/api/auth/verify-email/resend", {}, { origin: "https://evil.example" });
+    expect(`${resendAnon.status} ${resendAnon.body.error}`).toBe("401 unauthenticated");
     // the consent page: signed out → sign in first; a post with no pending link → 410 page
     const page = await live.env.request("/account/link");
     expect(`${page.status} ${page.headers.get("location")}`).toBe("303 /login?next=%2Faccount%2Flink");
